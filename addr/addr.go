@@ -8,8 +8,12 @@ package addr
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 )
+
+// ErrNotFound is returned by node stores for an address they do not hold.
+var ErrNotFound = errors.New("no node at address")
 
 // Size is the length of a Hash in bytes.
 const Size = 20
