@@ -1,0 +1,252 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// namePattern is what we accept for slot and publication names: the slot
+// name is sent unquoted in replication commands, so it must be plain.
+var namePattern = regexp.MustCompile(`^[a-z0-9_]{1,63}$`)
+
+// validate checks every key and resolves the password. Each problem starts
+// with the key it is about.
+func (c *Config) validate(env map[string]string) []string {
+	var p []string
+	add := func(key, format string, args ...any) {
+		p = append(p, key+": "+fmt.Sprintf(format, args...))
+	}
+
+	if strings.TrimSpace(c.Postgres.URL) == "" {
+		add("postgres.url", "is required: the connection URL of the PostgreSQL server to follow (or set %s)", envName("postgres.url"))
+	} else if msg := c.Postgres.resolve(env); msg != "" {
+		add("postgres.url", "%s", msg)
+	}
+	if c.Postgres.PasswordFile != "" {
+		if _, err := os.Stat(c.Postgres.PasswordFile); err != nil {
+			add("postgres.password_file", "cannot read %s: %v", c.Postgres.PasswordFile, unwrapPathError(err))
+		}
+	}
+	if !namePattern.MatchString(c.Publication) {
+		add("publication", "%q is not a valid name: use 1-63 characters of a-z, 0-9 and _", c.Publication)
+	}
+	if !namePattern.MatchString(c.Slot) {
+		add("slot", "%q is not a valid replication slot name: use 1-63 characters of a-z, 0-9 and _", c.Slot)
+	}
+	if len(c.Tables) == 0 {
+		add("tables", `is empty: list the tables to follow as "schema.table", or ["*"] for every table with a primary key`)
+	}
+	seen := map[string]bool{}
+	for _, t := range c.Tables {
+		if t == "*" {
+			if len(c.Tables) > 1 {
+				add("tables", `"*" follows every table with a primary key; it cannot be combined with other names`)
+			}
+			continue
+		}
+		name, err := ParseTable(t)
+		if err != nil {
+			add("tables", "%v", err)
+			continue
+		}
+		if seen[name.String()] {
+			add("tables", "%s is listed twice", name)
+		}
+		seen[name.String()] = true
+	}
+	if msg := checkWritableDir(c.DataDir); msg != "" {
+		add("data_dir", "%s", msg)
+	}
+	if host, port, err := net.SplitHostPort(c.Listen); err != nil || port == "" {
+		add("listen", "%q is not host:port (for example 127.0.0.1:7432)", c.Listen)
+	} else if host == "" {
+		add("listen", "%q listens on every interface; name the address (127.0.0.1:%s keeps the API local)", c.Listen, port)
+	}
+	if c.History.Retain < 0 {
+		add("history.retain", "must not be negative, got %s", c.History.Retain)
+	}
+	if c.Verify.Interval < 0 {
+		add("verify.interval", "must not be negative, got %s", c.Verify.Interval)
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		add("log.level", "%q is not one of debug, info, warn, error", c.Log.Level)
+	}
+	switch c.Log.Format {
+	case "text", "json":
+	default:
+		add("log.format", "%q is not one of text, json", c.Log.Format)
+	}
+	return p
+}
+
+// resolve parses the URL (without ever echoing it) and finds the password:
+// from the URL, else postgres.password_file, else PGPASSWORD. It returns a
+// problem description or "".
+func (p *Postgres) resolve(env map[string]string) string {
+	cc, err := pgconn.ParseConfig(p.URL)
+	if err != nil {
+		return "is not a valid PostgreSQL connection URL (expected postgres://user@host:port/dbname?sslmode=...)" + parseHint(err, p.URL)
+	}
+	switch {
+	case cc.Password != "" && urlHasPassword(p.URL):
+		p.password = cc.Password
+	case p.PasswordFile != "":
+		data, err := os.ReadFile(p.PasswordFile)
+		if err != nil {
+			return "" // reported under postgres.password_file
+		}
+		p.password = strings.TrimRight(strings.SplitN(string(data), "\n", 2)[0], "\r")
+	default:
+		p.password = env["PGPASSWORD"]
+	}
+	if cc.Database == "" {
+		return "names no database"
+	}
+	return ""
+}
+
+// parseHint extracts pgconn's reason without the connection string it quotes.
+func parseHint(err error, raw string) string {
+	msg := err.Error()
+	// pgconn quotes the (redacted) string in backticks; keep only the reason.
+	if i := strings.LastIndex(msg, "`: "); i >= 0 {
+		msg = msg[i+3:]
+	}
+	msg = redact(msg, raw)
+	if msg == "" {
+		return ""
+	}
+	return ": " + msg
+}
+
+func urlHasPassword(raw string) bool {
+	if u, err := url.Parse(raw); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		_, ok := u.User.Password()
+		return ok
+	}
+	return strings.Contains(raw, "password=")
+}
+
+// ConnString is the connection string to use, with the resolved password
+// included. Never log it; use Redacted.
+func (p Postgres) ConnString() string {
+	if p.password == "" || urlHasPassword(p.URL) {
+		return p.URL
+	}
+	if u, err := url.Parse(p.URL); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		user := ""
+		if u.User != nil {
+			user = u.User.Username()
+		}
+		u.User = url.UserPassword(user, p.password)
+		return u.String()
+	}
+	return p.URL + " password='" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(p.password) + "'"
+}
+
+// Password returns the resolved password ("" when none); for redaction.
+func (p Postgres) Password() string { return p.password }
+
+// Redacted is the URL with any password replaced by "xxxxx", safe to log.
+func (p Postgres) Redacted() string {
+	return redact(p.URL, p.URL, p.password)
+}
+
+// String keeps the password out of fmt's %v of a Config.
+func (p Postgres) String() string { return p.Redacted() }
+
+// redact removes every password found in conn (URL or keyword form), and
+// the extra secrets, from msg.
+func redact(msg, conn string, extra ...string) string {
+	secrets := append([]string{}, extra...)
+	if u, err := url.Parse(conn); err == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			secrets = append(secrets, pw, url.QueryEscape(pw), url.PathEscape(pw))
+		}
+	}
+	if i := strings.Index(conn, "password="); i >= 0 {
+		rest := conn[i+len("password="):]
+		if strings.HasPrefix(rest, "'") {
+			if j := strings.Index(rest[1:], "'"); j >= 0 {
+				secrets = append(secrets, rest[1:1+j])
+			}
+		} else if f := strings.Fields(rest); len(f) > 0 {
+			pw := f[0]
+			if j := strings.IndexByte(pw, '&'); j >= 0 {
+				pw = pw[:j]
+			}
+			secrets = append(secrets, pw)
+		}
+	}
+	for _, s := range secrets {
+		if s != "" {
+			msg = strings.ReplaceAll(msg, s, "xxxxx")
+		}
+	}
+	return msg
+}
+
+// checkWritableDir reports why dir cannot hold the data directory, or "".
+// A missing directory is fine when its parent is writable (run creates it).
+func checkWritableDir(dir string) string {
+	if strings.TrimSpace(dir) == "" {
+		return "is required: the directory where the mirror is stored"
+	}
+	target := dir
+	st, err := os.Stat(dir)
+	switch {
+	case err == nil && !st.IsDir():
+		return fmt.Sprintf("%s is not a directory", dir)
+	case os.IsNotExist(err):
+		parent := filepath.Dir(filepath.Clean(dir))
+		for {
+			if pst, perr := os.Stat(parent); perr == nil {
+				if !pst.IsDir() {
+					return fmt.Sprintf("%s cannot be created: %s is not a directory", dir, parent)
+				}
+				break
+			}
+			next := filepath.Dir(parent)
+			if next == parent {
+				break
+			}
+			parent = next
+		}
+		target = parent
+	case err != nil:
+		return fmt.Sprintf("%s: %v", dir, unwrapPathError(err))
+	}
+	f, err := os.CreateTemp(target, ".sidecar-write-test-*")
+	if err != nil {
+		if target != dir {
+			return fmt.Sprintf("%s does not exist and %s is not writable: %v", dir, target, unwrapPathError(err))
+		}
+		return fmt.Sprintf("%s is not writable: %v", dir, unwrapPathError(err))
+	}
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
+	return ""
+}
+
+// MarshalJSON keeps the password out of JSON (and slog's JSON handler).
+func (p Postgres) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		URL          string `json:"url"`
+		PasswordFile string `json:"password_file,omitempty"`
+	}{p.Redacted(), p.PasswordFile})
+}
+
+// LogValue keeps the password out of slog's text handler.
+func (p Postgres) LogValue() slog.Value { return slog.StringValue(p.Redacted()) }
