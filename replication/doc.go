@@ -1,0 +1,43 @@
+// Package replication follows a PostgreSQL database through logical
+// replication (pgoutput, protocol version 2) and hands what it decodes to a
+// consumer. It knows nothing about storage: the consumer (the mirror) owns
+// durability and tells this package how far it got.
+//
+// # Lifecycle
+//
+// A consumer drives four steps, each a function or type of this package:
+//
+//  1. [IdentifySystem] on a replication connection ([ConnectReplication]):
+//     persist the system id and timeline with the mirror and compare them on
+//     every later start ([SystemIdentity.Check]); another cluster or a new
+//     timeline means the slot and every stored LSN are meaningless.
+//  2. [EnsurePublication], then [CreateSlot]: the publication is created
+//     before the slot (decoding WAL older than the publication fails forever),
+//     and the slot exports a snapshot at its consistent point.
+//  3. [Copy] under that snapshot: parallel workers, ctid block ranges, COPY
+//     text. Every table is reported copied at the slot's consistent point. A
+//     copy interrupted by a crash cannot be continued under the lost snapshot:
+//     the tables not yet complete are copied again by [Resync], under a fresh
+//     snapshot from a temporary slot, and their changes at or before that
+//     snapshot are dropped from the main stream by [CopiedAt].
+//  4. [Streamer.Run]: START_REPLICATION from the consumer's durable LSN,
+//     decoding into [Sink] calls, acknowledging only what the sink reports
+//     durable, reconnecting with capped backoff until the context ends or a
+//     fatal error ([ErrSlotLost], [ErrSystemChanged], a sink error).
+//
+// # Positions
+//
+// Two positions are kept apart: what was received (reported to PostgreSQL
+// as write) and what the sink made durable ([Sink.Durable], reported as
+// flush and apply). All three are always set explicitly. Only when nothing
+// received is still unapplied does the keepalive's WAL end get acknowledged,
+// so an idle slot does not pin WAL. A transaction whose commit end LSN is at
+// or below the durable LSN is skipped: the slot may send it again.
+//
+// # Values
+//
+// Column values are the exact bytes of PostgreSQL's text output functions,
+// with the session settings pinned ([SessionSettings]) on every connection
+// this package opens, so a value read by the copy and the same value
+// received from the stream are byte-identical.
+package replication
