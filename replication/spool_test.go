@@ -1,0 +1,106 @@
+package replication
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// TestDiskSpoolModel runs random Append/Abort/Replay/Discard/Reset sequences
+// against a map-of-slices model.
+func TestDiskSpoolModel(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 0))
+
+	s, err := NewDiskSpool(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+
+	type rec struct {
+		sub uint32
+		msg string
+	}
+	model := map[uint32][]rec{}
+	aborted := map[uint32]map[uint32]bool{}
+	for step := 0; step < 3000; step++ {
+		xid := uint32(100 + rng.IntN(4)*10)
+		sub := xid + uint32(rng.IntN(3))
+		switch op := rng.IntN(20); {
+		case op < 14:
+			msg := fmt.Sprintf("m%d-%s", step, string(make([]byte, rng.IntN(300))))
+			if err := s.Append(xid, sub, []byte(msg)); err != nil {
+				t.Fatalf("seed %d step %d: append: %v", seed, step, err)
+			}
+			if aborted[xid][sub] {
+				continue // an aborted subtransaction makes no further changes
+			}
+			model[xid] = append(model[xid], rec{sub, msg})
+		case op < 16:
+			if err := s.Abort(xid, sub); err != nil {
+				t.Fatalf("seed %d step %d: abort: %v", seed, step, err)
+			}
+			if sub == xid {
+				delete(model, xid)
+				delete(aborted, xid)
+				continue
+			}
+			if _, open := model[xid]; !open {
+				continue
+			}
+			if aborted[xid] == nil {
+				aborted[xid] = map[uint32]bool{}
+			}
+			aborted[xid][sub] = true
+			var keep []rec
+			for _, r := range model[xid] {
+				if r.sub != sub {
+					keep = append(keep, r)
+				}
+			}
+			model[xid] = keep
+		case op < 18:
+			var got []rec
+			err := s.Replay(xid, func(msg []byte) error {
+				got = append(got, rec{msg: string(msg)})
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("seed %d step %d: replay: %v", seed, step, err)
+			}
+			var want []rec
+			for _, r := range model[xid] {
+				want = append(want, rec{msg: r.msg})
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d step %d: replay xid %d: got %d messages, want %d", seed, step, xid, len(got), len(want))
+			}
+			delete(model, xid)
+			delete(aborted, xid)
+		case op < 19:
+			if err := s.Discard(xid); err != nil {
+				t.Fatalf("seed %d step %d: discard: %v", seed, step, err)
+			}
+			delete(model, xid)
+			delete(aborted, xid)
+		default:
+			if err := s.Reset(); err != nil {
+				t.Fatalf("seed %d step %d: reset: %v", seed, step, err)
+			}
+			model = map[uint32][]rec{}
+			aborted = map[uint32]map[uint32]bool{}
+		}
+	}
+	dir := s.dir
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("spool directory %s still exists after Close: %v", dir, err)
+	}
+}
