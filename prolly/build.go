@@ -1,0 +1,278 @@
+package prolly
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/sidecar-dev/sidecar/addr"
+)
+
+// item is one entry of a level: a row (level 0) or a child reference.
+type item struct {
+	key    []byte
+	val    []byte // leaves
+	ref    Hash   // internal levels
+	count  uint64 // rows below (1 for a row)
+	digest uint64 // Σ rowhash below (rowhash(key, val) for a row)
+}
+
+// itemSize is the number of bytes an item adds to its node's encoding; it is
+// what the splitter measures.
+func itemSize(level int, it *item) int {
+	if level == 0 {
+		return len(it.key) + len(it.val) + 2*offSize
+	}
+	return len(it.key) + offSize + entrySize
+}
+
+// levelWriter accumulates the items of one level and cuts them into nodes.
+// Buffers are reused across nodes; every emitted node gets fresh bytes,
+// because the store may retain them.
+type levelWriter struct {
+	level   int
+	sp      splitter
+	keys    []byte
+	vals    []byte
+	keyEnds []uint32
+	valEnds []uint32
+	refs    []byte
+	counts  []uint64
+	digests []uint64
+	count   uint64
+	digest  uint64
+	// sink receives every finished node and the parent entry naming it.
+	sink func(n *Node, h Hash, entry item) error
+}
+
+func newLevelWriter(p *splitParams, level int, sink func(*Node, Hash, item) error) *levelWriter {
+	return &levelWriter{level: level, sp: newSplitter(p, level), sink: sink}
+}
+
+// pending returns the number of items not yet in an emitted node.
+func (w *levelWriter) pending() int { return len(w.keyEnds) }
+
+// add appends it, emitting a node before it (oversized item) or after it
+// (boundary) as the splitter decides.
+func (w *levelWriter) add(it *item) error {
+	size := itemSize(w.level, it)
+	if w.sp.before(size) {
+		w.sp.reset()
+		if err := w.emit(); err != nil {
+			return err
+		}
+	}
+	w.keys = append(w.keys, it.key...)
+	w.keyEnds = append(w.keyEnds, uint32(len(w.keys)))
+	if w.level == 0 {
+		w.vals = append(w.vals, it.val...)
+		w.valEnds = append(w.valEnds, uint32(len(w.vals)))
+	} else {
+		w.refs = append(w.refs, it.ref[:]...)
+		w.counts = append(w.counts, it.count)
+		w.digests = append(w.digests, it.digest)
+	}
+	w.count += it.count
+	w.digest += it.digest
+	if w.sp.after(it.key, size) {
+		return w.emit()
+	}
+	return nil
+}
+
+// flush emits the pending items, if any, as the level's last node.
+func (w *levelWriter) flush() error {
+	w.sp.reset()
+	if w.pending() == 0 {
+		return nil
+	}
+	return w.emit()
+}
+
+func (w *levelWriter) emit() error {
+	n := len(w.keyEnds)
+	size := headerSize + n*offSize + len(w.keys)
+	if w.level == 0 {
+		size += n*offSize + len(w.vals)
+	} else {
+		size += n * entrySize
+	}
+	b := make([]byte, size)
+	b[0] = FormatVersion
+	b[1] = byte(w.level)
+	le.PutUint32(b[2:], uint32(n))
+	p := headerSize
+	for _, e := range w.keyEnds {
+		le.PutUint32(b[p:], e)
+		p += offSize
+	}
+	p += copy(b[p:], w.keys)
+	if w.level == 0 {
+		for _, e := range w.valEnds {
+			le.PutUint32(b[p:], e)
+			p += offSize
+		}
+		copy(b[p:], w.vals)
+	} else {
+		p += copy(b[p:], w.refs)
+		for _, c := range w.counts {
+			le.PutUint64(b[p:], c)
+			p += 8
+		}
+		for _, d := range w.digests {
+			le.PutUint64(b[p:], d)
+			p += 8
+		}
+	}
+	node, err := parseNode(b)
+	if err != nil {
+		return fmt.Errorf("encode level %d node: %w", w.level, err) // a bug, never data
+	}
+	entry := item{key: node.LastKey(), ref: addr.Of(b), count: w.count, digest: w.digest}
+	w.keys, w.vals = w.keys[:0], w.vals[:0]
+	w.keyEnds, w.valEnds = w.keyEnds[:0], w.valEnds[:0]
+	w.refs, w.counts, w.digests = w.refs[:0], w.counts[:0], w.digests[:0]
+	w.count, w.digest = 0, 0
+	return w.sink(node, entry.ref, entry)
+}
+
+func encodeEmptyLeaf() []byte {
+	b := make([]byte, headerSize)
+	b[0] = FormatVersion
+	return b
+}
+
+// ErrUnsorted is returned when keys handed to Builder.Add or Mutate are not
+// strictly increasing.
+var ErrUnsorted = errors.New("keys not strictly increasing")
+
+// Builder builds a tree from rows added in strictly increasing key order. It
+// streams: memory is O(height × node size) whatever the number of rows, and
+// nodes go to the store as they are cut. A Builder is not safe for
+// concurrent use; it is done after Finish or the first error.
+type Builder struct {
+	e       *Engine
+	ctx     context.Context
+	levels  []*levelWriter
+	emitted []int  // nodes emitted per level
+	last    []Hash // last node emitted per level
+	prev    []byte
+	started bool
+	err     error
+}
+
+// NewBuilder starts a bulk build. ctx bounds the store writes.
+func (e *Engine) NewBuilder(ctx context.Context) *Builder {
+	b := &Builder{e: e, ctx: ctx}
+	b.level(0)
+	return b
+}
+
+func (b *Builder) level(l int) *levelWriter {
+	for len(b.levels) <= l {
+		lv := len(b.levels)
+		b.levels = append(b.levels, newLevelWriter(b.e.params, lv, func(n *Node, h Hash, entry item) error {
+			if err := b.e.ns.Put(b.ctx, h, n.Bytes(), n); err != nil {
+				return fmt.Errorf("write node %s: %w", h.Short(), err)
+			}
+			b.emitted[lv]++
+			b.last[lv] = h
+			if lv+1 > MaxLevel {
+				return fmt.Errorf("build: tree exceeds %d levels", MaxLevel)
+			}
+			return b.level(lv+1).add(&entry)
+		}))
+		b.emitted = append(b.emitted, 0)
+		b.last = append(b.last, Hash{})
+	}
+	return b.levels[l]
+}
+
+// Add appends a row. Keys must be strictly increasing. key and value are
+// copied; the caller may reuse them.
+func (b *Builder) Add(key, value []byte) error {
+	if b.err != nil {
+		return b.err
+	}
+	if b.started && bytes.Compare(b.prev, key) >= 0 {
+		b.err = fmt.Errorf("build: key %x after %x: %w", key, b.prev, ErrUnsorted)
+		return b.err
+	}
+	b.started = true
+	b.prev = append(b.prev[:0], key...)
+	it := item{key: key, val: value, count: 1, digest: b.e.rowHash(key, value)}
+	if err := b.levels[0].add(&it); err != nil {
+		b.err = err
+	}
+	return b.err
+}
+
+// Finish cuts the last nodes of every level and returns the canonical root:
+// the lowest level with a single node (an empty leaf for no rows).
+func (b *Builder) Finish() (Root, error) {
+	if b.err != nil {
+		return Root{}, b.err
+	}
+	b.err = errors.New("build: already finished")
+	for l := 0; l < len(b.levels); l++ {
+		w := b.levels[l]
+		if b.emitted[l] == 0 {
+			if w.pending() == 0 { // no rows at all
+				return b.e.putEmpty(b.ctx)
+			}
+			// The pending items are the level's only node: the root. Cut it
+			// without a parent entry.
+			w.sink = func(n *Node, h Hash, _ item) error {
+				if err := b.e.ns.Put(b.ctx, h, n.Bytes(), n); err != nil {
+					return fmt.Errorf("write node %s: %w", h.Short(), err)
+				}
+				b.last[l] = h
+				return nil
+			}
+			if err := w.flush(); err != nil {
+				return Root{}, err
+			}
+			return Root{Hash: b.last[l], Spec: b.e.id}, nil
+		}
+		if err := w.flush(); err != nil {
+			return Root{}, err
+		}
+		if b.emitted[l] == 1 {
+			// INVARIANT: the root is canonical: never an internal node with
+			// a single entry.
+			return Root{Hash: b.last[l], Spec: b.e.id}, nil
+		}
+	}
+	return Root{}, errors.New("build: no root level") // unreachable: the top level has emitted 0 nodes
+}
+
+// putEmpty writes the empty leaf and returns its root.
+func (e *Engine) putEmpty(ctx context.Context) (Root, error) {
+	if err := e.ns.Put(ctx, e.emptyH, e.empty.Bytes(), e.empty); err != nil {
+		return Root{}, fmt.Errorf("write empty leaf: %w", err)
+	}
+	return e.EmptyRoot(), nil
+}
+
+// Build builds a tree from rows in strictly increasing key order; next
+// returns ok=false after the last row.
+func (e *Engine) Build(ctx context.Context, next func() (key, value []byte, ok bool, err error)) (Root, error) {
+	b := e.NewBuilder(ctx)
+	for {
+		k, v, ok, err := next()
+		if err != nil {
+			return Root{}, fmt.Errorf("build: read row: %w", err)
+		}
+		if !ok {
+			break
+		}
+		if err := b.Add(k, v); err != nil {
+			return Root{}, err
+		}
+		if err := ctx.Err(); err != nil {
+			return Root{}, err
+		}
+	}
+	return b.Finish()
+}
