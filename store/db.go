@@ -1,0 +1,276 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Defaults for Options fields left zero. doc.go explains the choices.
+const (
+	DefaultCacheBytes     = 256 << 20
+	DefaultPendingBytes   = 32 << 20
+	DefaultValueThreshold = 1 << 10
+	DefaultMemTableSize   = 32 << 20
+	DefaultNumMemtables   = 3
+	DefaultVlogFileSize   = 256 << 20
+)
+
+// lockName is the file in Dir that Open locks. Badger keeps its own LOCK;
+// ours exists so that a second opener gets ErrLocked with the holder's pid
+// instead of Badger's untyped error string.
+const lockName = "sidecar.lock"
+
+// Options configures Open. The zero value of every field but Dir (or
+// InMemory) selects the default.
+type Options struct {
+	// Dir is the data directory; it is created if missing. One DB per Dir.
+	Dir string
+	// InMemory keeps everything in RAM (tests, benchmarks); Dir is ignored.
+	InMemory bool
+	// CacheBytes bounds each NodeStore's decoded-node cache, counted with
+	// Codec.Size. Zero selects DefaultCacheBytes; negative disables caching.
+	CacheBytes int64
+	// PendingBytes is how many bytes of Put nodes a NodeStore buffers before
+	// it writes them in the background. Zero selects DefaultPendingBytes.
+	PendingBytes int64
+	// ReadConcurrency bounds the workers of one GetMany. Zero selects
+	// 2×GOMAXPROCS (reads mix page-cache copies and decompression).
+	ReadConcurrency int
+	// Compression is the codec new nodes are written with; values carry
+	// their own tag, so changing it never breaks reading. Default s2.
+	Compression Compression
+	// ZstdLevel is used when Compression is CompressionZstd. Zero selects
+	// zstd.SpeedDefault.
+	ZstdLevel zstd.EncoderLevel
+	// ValueThreshold is Badger's: values at least this long go to the value
+	// log. Zero selects DefaultValueThreshold (nodes in the value log; see
+	// RunValueLogGC). Values above 1 MiB are clamped to Badger's maximum.
+	ValueThreshold int64
+	// MemTableSize and NumMemtables bound Badger's write buffers
+	// (MemTableSize × NumMemtables of RAM at worst). Zero selects the
+	// defaults above.
+	MemTableSize int64
+	NumMemtables int
+	// Logger receives Badger's messages (see LevelBadgerDebug). Nil discards
+	// them.
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.CacheBytes == 0 {
+		o.CacheBytes = DefaultCacheBytes
+	}
+	if o.PendingBytes <= 0 {
+		o.PendingBytes = DefaultPendingBytes
+	}
+	if o.ReadConcurrency <= 0 {
+		o.ReadConcurrency = 2 * runtime.GOMAXPROCS(0)
+	}
+	if o.ValueThreshold <= 0 {
+		o.ValueThreshold = DefaultValueThreshold
+	}
+	if o.ValueThreshold > 1<<20 {
+		o.ValueThreshold = 1 << 20
+	}
+	if o.MemTableSize <= 0 {
+		o.MemTableSize = DefaultMemTableSize
+	}
+	if o.NumMemtables <= 0 {
+		o.NumMemtables = DefaultNumMemtables
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// badgerOptions translates Options into Badger's, tuned for a store of
+// immutable, already-compressed ~4 KiB values written in large batches by a
+// single writer.
+func (o Options) badgerOptions() badger.Options {
+	dir := o.Dir
+	if o.InMemory {
+		dir = ""
+	}
+	bo := badger.DefaultOptions(dir).
+		WithInMemory(o.InMemory).
+		WithLogger(badgerLogger{l: o.Logger.With("component", "badger")}).
+		// The mirror syncs once per commit group through DB.Sync.
+		WithSyncWrites(false).
+		// Versions live in the Prolly tree; Badger keeps one per key.
+		WithNumVersionsToKeep(1).
+		// One writer, no read-modify-write transactions.
+		WithDetectConflicts(false).
+		// Nodes are compressed before Put; compressing SST blocks again
+		// costs CPU on every read for nothing, and without compression the
+		// block cache only duplicates the OS page cache (Badger's advice).
+		WithCompression(options.None).
+		WithBlockCacheSize(0).
+		WithIndexCacheSize(0).
+		WithValueThreshold(o.ValueThreshold).
+		WithValueLogFileSize(DefaultVlogFileSize).
+		WithMemTableSize(o.MemTableSize).
+		WithNumMemtables(o.NumMemtables).
+		WithNumLevelZeroTables(o.NumMemtables).
+		WithNumLevelZeroTablesStall(3 * o.NumMemtables).
+		// Two cores: two compactors (Badger's minimum) leave room for apply.
+		WithNumCompactors(2)
+	if o.InMemory {
+		// No value log in memory: every value must fit in the LSM.
+		bo = bo.WithValueThreshold(1 << 20)
+	}
+	return bo
+}
+
+// DB is one Badger database per data directory, shared by every component
+// that persists state: node stores here, catalog, refs and spool elsewhere,
+// each under its own key prefix (see doc.go). Safe for concurrent use.
+type DB struct {
+	bdb   *badger.DB
+	opts  Options
+	codec *valueCodec
+	lock  *os.File // nil when InMemory
+	log   *slog.Logger
+}
+
+// Open opens (creating if needed) the store in opts.Dir. A directory held by
+// another process fails with an error wrapping ErrLocked. The caller must
+// Close the DB.
+func Open(opts Options) (*DB, error) {
+	if !opts.InMemory && opts.Dir == "" {
+		return nil, errors.New("open store: Dir is empty and InMemory is false")
+	}
+	opts = opts.withDefaults()
+	codec, err := newValueCodec(opts.Compression, opts.ZstdLevel)
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	db := &DB{opts: opts, codec: codec, log: opts.Logger}
+	if !opts.InMemory {
+		if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+			codec.close()
+			return nil, fmt.Errorf("open store: create data dir: %w", err)
+		}
+		if db.lock, err = lockDir(opts.Dir); err != nil {
+			codec.close()
+			return nil, fmt.Errorf("open store %s: %w", opts.Dir, err)
+		}
+	}
+	db.bdb, err = badger.Open(opts.badgerOptions())
+	if err != nil {
+		codec.close()
+		db.unlock()
+		if strings.Contains(err.Error(), "Cannot acquire directory lock") {
+			// Another program holds Badger's own lock but not ours.
+			return nil, fmt.Errorf("open store %s: %w: %v", opts.Dir, ErrLocked, err)
+		}
+		return nil, fmt.Errorf("open store %s: %w", opts.Dir, err)
+	}
+	return db, nil
+}
+
+// lockDir takes an exclusive flock on Dir/sidecar.lock and records our pid
+// in it. flock locks belong to the open file, so a second Open in the same
+// process is refused too.
+func lockDir(dir string) (*os.File, error) {
+	path := filepath.Join(dir, lockName)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open lock file: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		holder := "unknown pid"
+		if b, rerr := os.ReadFile(path); rerr == nil {
+			if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil {
+				holder = "pid " + strconv.Itoa(pid)
+			}
+		}
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w (%s holds %s); stop it or use another data_dir", ErrLocked, holder, path)
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return f, nil
+}
+
+func (db *DB) unlock() {
+	if db.lock != nil {
+		// Closing the file releases the flock. The pid file stays: its
+		// content only matters while the lock is held.
+		db.lock.Close()
+		db.lock = nil
+	}
+}
+
+// Close flushes Badger's memtables, closes the database and releases the
+// directory. NodeStores must be flushed first; their unflushed Puts are lost.
+func (db *DB) Close() error {
+	err := db.bdb.Close()
+	db.codec.close()
+	db.unlock()
+	if err != nil {
+		return fmt.Errorf("close store: %w", err)
+	}
+	return nil
+}
+
+// Badger returns the underlying database, for packages that keep their own
+// keys under the prefixes registered in doc.go. They must not write keys
+// under PrefixNode.
+func (db *DB) Badger() *badger.DB { return db.bdb }
+
+// Sync makes every write acknowledged so far durable (fsync of the value log
+// and of the memtable WAL). Writes are not synced individually; the mirror
+// calls Sync once per commit group before it reports a flush LSN.
+func (db *DB) Sync() error {
+	if db.opts.InMemory {
+		return nil
+	}
+	if err := db.bdb.Sync(); err != nil {
+		return fmt.Errorf("sync store: %w", err)
+	}
+	return nil
+}
+
+// RunValueLogGC rewrites value-log files of which at least discardRatio
+// (0 < r < 1; 0.5 is Badger's advice) is garbage, repeating until none
+// qualifies or ctx is done, and returns how many files it rewrote. Nodes
+// live in the value log (Options.ValueThreshold), so deleted nodes only
+// give their space back through this; run it after a node sweep and
+// periodically (e.g. every few minutes) from the owner of the DB.
+func (db *DB) RunValueLogGC(ctx context.Context, discardRatio float64) (int, error) {
+	if db.opts.InMemory {
+		return 0, nil
+	}
+	n := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		err := db.bdb.RunValueLogGC(discardRatio)
+		switch {
+		case err == nil:
+			n++
+		case errors.Is(err, badger.ErrNoRewrite):
+			return n, nil
+		default:
+			return n, fmt.Errorf("value log gc after %d rewrites: %w", n, err)
+		}
+	}
+}

@@ -1,0 +1,142 @@
+package store
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Compression names how a node's bytes are compressed at rest. The value is
+// also the tag byte that starts every stored node value, so every value says
+// how to read itself and the writer's choice can change without a migration.
+type Compression uint8
+
+const (
+	// CompressionNone stores the node's bytes as they are.
+	CompressionNone Compression = 0
+	// CompressionS2 is klauspost's s2 (Snappy-compatible block format,
+	// faster). The default: see doc.go for the measurements.
+	CompressionS2 Compression = 1
+	// CompressionZstd is zstd at Options.ZstdLevel.
+	CompressionZstd Compression = 2
+)
+
+// String returns the name used in logs and benchmarks.
+func (c Compression) String() string {
+	switch c {
+	case CompressionNone:
+		return "none"
+	case CompressionS2:
+		return "s2"
+	case CompressionZstd:
+		return "zstd"
+	}
+	return fmt.Sprintf("compression(%d)", uint8(c))
+}
+
+// maxNodeBytes bounds the decoded size of a stored value, so a corrupt length
+// header cannot make a read allocate gigabytes before the hash check fails.
+const maxNodeBytes = 16 << 20
+
+// valueCodec turns node bytes into stored values and back. It holds the zstd
+// encoder and decoder (both safe for concurrent EncodeAll/DecodeAll), so one
+// exists per DB, never as package state.
+type valueCodec struct {
+	write Compression
+	zenc  *zstd.Encoder
+	zdec  *zstd.Decoder
+}
+
+func newValueCodec(write Compression, zstdLevel zstd.EncoderLevel) (*valueCodec, error) {
+	switch write {
+	case CompressionNone, CompressionS2, CompressionZstd:
+	default:
+		return nil, fmt.Errorf("unknown compression %d", uint8(write))
+	}
+	if zstdLevel == 0 {
+		zstdLevel = zstd.SpeedDefault
+	}
+	procs := runtime.GOMAXPROCS(0)
+	zenc, err := zstd.NewWriter(nil,
+		zstd.WithEncoderLevel(zstdLevel),
+		zstd.WithEncoderConcurrency(procs),
+		zstd.WithEncoderCRC(false), // the content address already checks every byte
+		zstd.WithZeroFrames(true),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("zstd encoder: %w", err)
+	}
+	zdec, err := zstd.NewReader(nil,
+		zstd.WithDecoderConcurrency(procs),
+		zstd.WithDecoderMaxMemory(maxNodeBytes),
+		zstd.IgnoreChecksum(true),
+	)
+	if err != nil {
+		zenc.Close()
+		return nil, fmt.Errorf("zstd decoder: %w", err)
+	}
+	return &valueCodec{write: write, zenc: zenc, zdec: zdec}, nil
+}
+
+func (c *valueCodec) close() {
+	c.zenc.Close()
+	c.zdec.Close()
+}
+
+// encode returns the stored value of node bytes: a tag byte, then the
+// payload. A node that does not shrink is stored raw, so incompressible
+// nodes cost one byte and no decode work.
+func (c *valueCodec) encode(data []byte) []byte {
+	var out []byte
+	switch c.write {
+	case CompressionS2:
+		buf := make([]byte, 1+s2.MaxEncodedLen(len(data)))
+		buf[0] = byte(CompressionS2)
+		enc := s2.Encode(buf[1:], data)
+		out = buf[:1+len(enc)]
+	case CompressionZstd:
+		out = c.zenc.EncodeAll(data, []byte{byte(CompressionZstd)})
+	}
+	if out == nil || len(out) >= 1+len(data) {
+		out = make([]byte, 1+len(data))
+		out[0] = byte(CompressionNone)
+		copy(out[1:], data)
+	}
+	return out
+}
+
+// decode returns the node bytes of a stored value in a new buffer: the
+// caller may keep them after val (Badger's mmap-backed slice) is gone. The
+// returned error is the reason for a *CorruptError; it has no address yet.
+func (c *valueCodec) decode(val []byte) ([]byte, error) {
+	if len(val) == 0 {
+		return nil, fmt.Errorf("empty value")
+	}
+	payload := val[1:]
+	switch Compression(val[0]) {
+	case CompressionNone:
+		return append([]byte(nil), payload...), nil
+	case CompressionS2:
+		n, err := s2.DecodedLen(payload)
+		if err != nil {
+			return nil, fmt.Errorf("s2 header: %w", err)
+		}
+		if n > maxNodeBytes {
+			return nil, fmt.Errorf("s2 decoded length %d exceeds %d", n, maxNodeBytes)
+		}
+		out, err := s2.Decode(make([]byte, n), payload)
+		if err != nil {
+			return nil, fmt.Errorf("s2: %w", err)
+		}
+		return out, nil
+	case CompressionZstd:
+		out, err := c.zdec.DecodeAll(payload, nil)
+		if err != nil {
+			return nil, fmt.Errorf("zstd: %w", err)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("unknown codec tag %d", val[0])
+}
