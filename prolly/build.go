@@ -181,7 +181,7 @@ func (b *Builder) level(l int) *levelWriter {
 			if lv+1 > MaxLevel {
 				return fmt.Errorf("build: tree exceeds %d levels", MaxLevel)
 			}
-			return b.level(lv+1).add(&entry)
+			return b.level(lv + 1).add(&entry)
 		}))
 		b.emitted = append(b.emitted, 0)
 		b.last = append(b.last, Hash{})

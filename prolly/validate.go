@@ -118,4 +118,4 @@ func (discardStore) GetMany(_ context.Context, hs []Hash) ([]*Node, error) {
 	return nil, fmt.Errorf("discard store get %d nodes: %w", len(hs), ErrNotFound)
 }
 func (discardStore) Put(context.Context, Hash, []byte, *Node) error { return nil }
-func (discardStore) Flush(context.Context) error                  { return nil }
+func (discardStore) Flush(context.Context) error                    { return nil }
