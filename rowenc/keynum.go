@@ -253,7 +253,7 @@ func decodeNumeric(dst, key []byte) ([]byte, []byte, error) {
 		return corrupt("no digits or scale out of range")
 	}
 	nd := 2 * len(pairs)
-	lastPair := key[p-1]^flip - 1
+	lastPair := key[p-1] ^ flip - 1
 	if lastPair%10 == 0 {
 		nd-- // an odd digit count, padded with a 0
 		if lastPair == 0 {
