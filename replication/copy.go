@@ -1,0 +1,520 @@
+package replication
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pglogrepl"
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/sync/errgroup"
+)
+
+// Snapshot is an exported snapshot and the LSN it corresponds to: it shows
+// exactly the transactions with CommitLSN < LSN.
+type Snapshot struct {
+	Name string
+	LSN  LSN
+}
+
+// BlockRange is one slice of a table read by one COPY: the heap blocks
+// [Start, End) of Source. End == 0 means "to the end of the table": the
+// last range of every table is open-ended, so blocks added since the block
+// count was taken are still read (their rows are invisible to the
+// snapshot anyway, but nothing may be missed).
+type BlockRange struct {
+	Source TableName // the table read: the relation itself, or one of its partitions
+	Start  uint32
+	End    uint32
+	Index  int // position among the relation's ranges, 0-based
+	Of     int // number of ranges of the relation
+}
+
+// CopySink receives the initial copy. The mirror implements it.
+//
+// CopyRange is called concurrently from several workers, for ranges of
+// the same or different tables; each RowWriter is used by one goroutine.
+// TableCopied is called once per table after every one of its ranges was
+// closed successfully, possibly concurrently for different tables.
+type CopySink interface {
+	// CopyRange opens the receiver of one block range of rel. Rows arrive
+	// in ctid order within the range; ranges arrive in any order, so the
+	// mirror sorts (or bulk-builds from sorted runs).
+	CopyRange(ctx context.Context, rel *Relation, r BlockRange) (RowWriter, error)
+	// TableCopied says that rel is completely copied as of at: the stream
+	// must drop rel's changes from transactions with CommitLSN < at.
+	// Record it durably with the rows: a table is either copied at a
+	// known LSN or not copied at all.
+	TableCopied(ctx context.Context, rel *Relation, at LSN) error
+}
+
+// RowWriter receives the rows of one block range.
+type RowWriter interface {
+	// WriteRow receives one row, one value per Relation column, never
+	// Unchanged. values and their bytes are valid only during the call.
+	WriteRow(values []Value) error
+	// Close is called after the last row of a range that was read
+	// completely.
+	Close() error
+	// Abort is called instead of Close when the range failed; its rows
+	// must be forgotten.
+	Abort()
+}
+
+// CopyProgress reports one table's copy progress.
+type CopyProgress struct {
+	Table      string
+	Rows       int64
+	Bytes      int64 // COPY text bytes received
+	RangesDone int
+	Ranges     int
+	Done       bool
+	Elapsed    time.Duration
+}
+
+// CopyOptions configure [Copy] and [Resync].
+type CopyOptions struct {
+	ConnString string
+	// Workers is the number of parallel COPY connections (default 4).
+	Workers int
+	// RangeBlocks is the size of a block range in 8 KiB heap blocks;
+	// larger tables are split (default 16384 = 128 MiB).
+	RangeBlocks uint32
+	// ViaPartitionRoot must match the publication: when true a partitioned
+	// table is copied as itself (rows read from its leaf partitions), when
+	// false its leaf partitions are copied as separate tables, as the
+	// stream names them.
+	ViaPartitionRoot bool
+	// Progress, if set, is called (serially) at most every
+	// ProgressInterval per table, and once when each table is done.
+	Progress         func(CopyProgress)
+	ProgressInterval time.Duration
+}
+
+func (o *CopyOptions) defaults() {
+	if o.Workers <= 0 {
+		o.Workers = 4
+	}
+	if o.RangeBlocks == 0 {
+		o.RangeBlocks = 16384
+	}
+	if o.ProgressInterval <= 0 {
+		o.ProgressInterval = time.Second
+	}
+}
+
+// copyTable is one relation being copied.
+type copyTable struct {
+	rel      *Relation
+	sources  []copySource
+	ranges   []BlockRange
+	cols     string // quoted column list
+	rows     atomic.Int64
+	bytes    atomic.Int64
+	done     atomic.Int64 // ranges finished
+	started  time.Time
+	lastProg atomic.Int64 // unix nanos of the last progress report
+}
+
+type copySource struct {
+	name   TableName
+	oid    uint32
+	blocks uint32
+}
+
+type copyTask struct {
+	t *copyTable
+	r BlockRange
+}
+
+// Copy copies tables under snap: parallel workers each import the snapshot
+// (REPEATABLE READ, SET TRANSACTION SNAPSHOT), tables larger than
+// RangeBlocks are split into ctid block ranges (TID range scans, PG 14+),
+// and every range is read with COPY (SELECT columns ...) TO STDOUT in text
+// format. The tables are locked in ACCESS SHARE mode for the duration, so
+// TRUNCATE, ALTER TABLE and VACUUM FULL (not MVCC-safe) wait.
+//
+// Each table is reported copied at snap.LSN. On error nothing is reported
+// for tables not completed; a copy cannot be resumed under another
+// snapshot: use [Resync] for the tables not completed.
+func Copy(ctx context.Context, opts CopyOptions, snap Snapshot, tables []TableName, sink CopySink) error {
+	opts.defaults()
+	coord, err := Connect(ctx, opts.ConnString)
+	if err != nil {
+		return fmt.Errorf("copy: %w", err)
+	}
+	defer coord.Close(context.Background())
+	if err := beginSnapshot(ctx, coord, snap.Name); err != nil {
+		return fmt.Errorf("copy: %w", err)
+	}
+	var work []*copyTable
+	for _, tn := range tables {
+		ts, err := describeCopy(ctx, coord, tn, opts.ViaPartitionRoot)
+		if err != nil {
+			return fmt.Errorf("copy %s: %w", tn, err)
+		}
+		work = append(work, ts...)
+	}
+	var tasks []copyTask
+	for _, t := range work {
+		t.ranges = splitRanges(t.sources, opts.RangeBlocks)
+		for _, r := range t.ranges {
+			tasks = append(tasks, copyTask{t, r})
+		}
+	}
+	// Largest ranges first keeps the workers busy to the end: a range's
+	// size is its block count, open-ended ranges count what is known.
+	slices.SortStableFunc(tasks, func(a, b copyTask) int { return int(rangeBlocks(b)) - int(rangeBlocks(a)) })
+
+	var progMu sync.Mutex
+	report := func(t *copyTable, final bool) {
+		if opts.Progress == nil {
+			return
+		}
+		now := time.Now()
+		if !final && now.UnixNano()-t.lastProg.Load() < int64(opts.ProgressInterval) {
+			return
+		}
+		t.lastProg.Store(now.UnixNano())
+		progMu.Lock()
+		defer progMu.Unlock()
+		opts.Progress(CopyProgress{
+			Table: t.rel.QualifiedName(), Rows: t.rows.Load(), Bytes: t.bytes.Load(),
+			RangesDone: int(t.done.Load()), Ranges: len(t.ranges), Done: final, Elapsed: now.Sub(t.started),
+		})
+	}
+
+	queue := make(chan copyTask, len(tasks))
+	for _, tk := range tasks {
+		queue <- tk
+	}
+	close(queue)
+	start := time.Now()
+	for _, t := range work {
+		t.started = start
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for w := 0; w < min(opts.Workers, len(tasks)); w++ {
+		g.Go(func() error {
+			conn, err := Connect(gctx, opts.ConnString)
+			if err != nil {
+				return fmt.Errorf("copy worker: %w", err)
+			}
+			defer conn.Close(context.Background())
+			if err := beginSnapshot(gctx, conn, snap.Name); err != nil {
+				return fmt.Errorf("copy worker: %w", err)
+			}
+			for tk := range queue {
+				if err := copyRange(gctx, conn, tk, sink, report); err != nil {
+					return err
+				}
+				if int(tk.t.done.Add(1)) == len(tk.t.ranges) {
+					if err := sink.TableCopied(gctx, tk.t.rel, snap.LSN); err != nil {
+						return fmt.Errorf("copy %s: sink: %w", tk.t.rel.QualifiedName(), err)
+					}
+					report(tk.t, true)
+				}
+			}
+			_, err = conn.Exec(gctx, "COMMIT")
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, t := range work {
+		if len(t.ranges) == 0 { // a partitioned table without partitions
+			if err := sink.TableCopied(ctx, t.rel, snap.LSN); err != nil {
+				return fmt.Errorf("copy %s: sink: %w", t.rel.QualifiedName(), err)
+			}
+			report(t, true)
+		}
+	}
+	if _, err := coord.Exec(ctx, "COMMIT"); err != nil {
+		return fmt.Errorf("copy: end snapshot transaction: %w", err)
+	}
+	return nil
+}
+
+func rangeBlocks(tk copyTask) uint32 {
+	if tk.r.End == 0 {
+		for _, s := range tk.t.sources {
+			if s.name == tk.r.Source && s.blocks > tk.r.Start {
+				return s.blocks - tk.r.Start
+			}
+		}
+		return 0
+	}
+	return tk.r.End - tk.r.Start
+}
+
+// splitRanges cuts every source into ranges of at most n blocks, the last
+// one open-ended.
+func splitRanges(sources []copySource, n uint32) []BlockRange {
+	var rs []BlockRange
+	for _, s := range sources {
+		for start := uint32(0); ; start += n {
+			if uint64(start)+uint64(n) >= uint64(s.blocks) {
+				rs = append(rs, BlockRange{Source: s.name, Start: start})
+				break
+			}
+			rs = append(rs, BlockRange{Source: s.name, Start: start, End: start + n})
+		}
+	}
+	for i := range rs {
+		rs[i].Index, rs[i].Of = i, len(rs)
+	}
+	return rs
+}
+
+// beginSnapshot starts a read-only REPEATABLE READ transaction that sees
+// the exported snapshot.
+func beginSnapshot(ctx context.Context, conn *pgx.Conn, name string) error {
+	if _, err := conn.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"); err != nil {
+		return fmt.Errorf("begin snapshot transaction: %w", err)
+	}
+	if _, err := conn.Exec(ctx, "SET TRANSACTION SNAPSHOT "+quoteLiteral(name)); err != nil {
+		return fmt.Errorf("import snapshot %q (the exporting connection must stay open and idle until every worker has imported it): %w", name, err)
+	}
+	return nil
+}
+
+// describeCopy locks a table and describes what to copy for it: itself, or
+// (partitioned, not via root) one entry per leaf partition.
+func describeCopy(ctx context.Context, conn *pgx.Conn, tn TableName, viaRoot bool) ([]*copyTable, error) {
+	var oid uint32
+	var kind, ident string
+	err := conn.QueryRow(ctx, `SELECT c.oid, c.relkind::text, c.relreplident::text FROM pg_catalog.pg_class c
+		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`,
+		tn.Schema, tn.Name).Scan(&oid, &kind, &ident)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("no such table")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if kind != "r" && kind != "p" {
+		return nil, fmt.Errorf("relkind %q is not a table", kind)
+	}
+	if _, err := conn.Exec(ctx, "LOCK TABLE "+tn.Quoted()+" IN ACCESS SHARE MODE"); err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
+	}
+	if kind == "r" {
+		t, err := newCopyTable(ctx, conn, tn, oid, ident, []TableName{tn})
+		if err != nil {
+			return nil, err
+		}
+		return []*copyTable{t}, nil
+	}
+	rows, err := conn.Query(ctx, `SELECT n.nspname, c.relname, c.oid, c.relreplident::text FROM pg_catalog.pg_partition_tree($1) pt
+		JOIN pg_catalog.pg_class c ON c.oid = pt.relid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+		WHERE pt.isleaf AND c.relkind = 'r' ORDER BY 1, 2`, oid)
+	if err != nil {
+		return nil, fmt.Errorf("list partitions: %w", err)
+	}
+	type leaf struct {
+		name  TableName
+		oid   uint32
+		ident string
+	}
+	leaves, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (leaf, error) {
+		var l leaf
+		err := r.Scan(&l.name.Schema, &l.name.Name, &l.oid, &l.ident)
+		return l, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list partitions: %w", err)
+	}
+	if viaRoot {
+		names := make([]TableName, len(leaves))
+		for i, l := range leaves {
+			names[i] = l.name
+		}
+		t, err := newCopyTable(ctx, conn, tn, oid, ident, names)
+		if err != nil {
+			return nil, err
+		}
+		return []*copyTable{t}, nil
+	}
+	var out []*copyTable
+	for _, l := range leaves {
+		t, err := newCopyTable(ctx, conn, l.name, l.oid, l.ident, []TableName{l.name})
+		if err != nil {
+			return nil, fmt.Errorf("partition %s: %w", l.name, err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// columnsSQL describes a table's published columns the way a pgoutput
+// Relation message does: no dropped or generated columns, attnum order,
+// key flags from the replica identity (all columns under FULL).
+const columnsSQL = `SELECT a.attname, a.atttypid,
+	CASE WHEN tn.nspname = 'pg_catalog' THEN t.typname::text ELSE tn.nspname || '.' || t.typname END,
+	a.atttypmod,
+	CASE c.relreplident WHEN 'f' THEN true WHEN 'n' THEN false
+	ELSE a.attnum = ANY (coalesce((SELECT i.indkey::int2[] FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid
+		AND ((c.relreplident = 'd' AND i.indisprimary) OR (c.relreplident = 'i' AND i.indisreplident)) LIMIT 1), '{}'))
+	END
+	FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
+	JOIN pg_catalog.pg_type t ON t.oid = a.atttypid JOIN pg_catalog.pg_namespace tn ON tn.oid = t.typnamespace
+	WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+	ORDER BY a.attnum`
+
+func newCopyTable(ctx context.Context, conn *pgx.Conn, tn TableName, oid uint32, ident string, sources []TableName) (*copyTable, error) {
+	rel := &Relation{OID: oid, Schema: tn.Schema, Name: tn.Name, Identity: ReplicaIdentity(ident[0])}
+	rows, err := conn.Query(ctx, columnsSQL, oid)
+	if err != nil {
+		return nil, fmt.Errorf("describe columns: %w", err)
+	}
+	rel.Columns, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Column, error) {
+		var c Column
+		err := r.Scan(&c.Name, &c.TypeOID, &c.TypeName, &c.TypeMod, &c.Key)
+		return c, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("describe columns: %w", err)
+	}
+	if len(rel.Columns) == 0 {
+		return nil, fmt.Errorf("table has no columns to copy")
+	}
+	quoted := make([]string, len(rel.Columns))
+	for i, c := range rel.Columns {
+		quoted[i] = QuoteIdent(c.Name)
+	}
+	t := &copyTable{rel: rel, cols: strings.Join(quoted, ", ")}
+	for _, s := range sources {
+		var src copySource
+		src.name = s
+		// Taken inside the snapshot transaction (relpages can be stale);
+		// the last range is open-ended anyway.
+		err := conn.QueryRow(ctx, `SELECT c.oid, (pg_catalog.pg_relation_size(c.oid) / current_setting('block_size')::bigint)::bigint
+			FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+			WHERE n.nspname = $1 AND c.relname = $2`, s.Schema, s.Name).Scan(&src.oid, &src.blocks)
+		if err != nil {
+			return nil, fmt.Errorf("size of %s: %w", s, err)
+		}
+		t.sources = append(t.sources, src)
+	}
+	return t, nil
+}
+
+// copyRange runs one COPY and feeds its rows to the sink.
+func copyRange(ctx context.Context, conn *pgx.Conn, tk copyTask, sink CopySink, report func(*copyTable, bool)) error {
+	t, r := tk.t, tk.r
+	w, err := sink.CopyRange(ctx, t.rel, r)
+	if err != nil {
+		return fmt.Errorf("copy %s range %d/%d: sink: %w", t.rel.QualifiedName(), r.Index+1, r.Of, err)
+	}
+	var where string
+	switch {
+	case r.Start == 0 && r.End == 0:
+	case r.End == 0:
+		where = fmt.Sprintf(" WHERE ctid >= '(%d,0)'::tid", r.Start)
+	default:
+		where = fmt.Sprintf(" WHERE ctid >= '(%d,0)'::tid AND ctid < '(%d,0)'::tid", r.Start, r.End)
+	}
+	from := "ONLY " + r.Source.Quoted()
+	sql := fmt.Sprintf("COPY (SELECT %s FROM %s%s) TO STDOUT", t.cols, from, where)
+	var lastRows int64
+	p := newCopyParser(len(t.rel.Columns), func(vals []Value) error {
+		if err := w.WriteRow(vals); err != nil {
+			return fmt.Errorf("sink: %w", err)
+		}
+		return nil
+	})
+	tick := func() {
+		t.rows.Add(p.rows - lastRows)
+		lastRows = p.rows
+		report(t, false)
+	}
+	pw := &progressWriter{p: p, every: 4096, tick: tick}
+	_, err = conn.PgConn().CopyTo(ctx, pw, sql)
+	t.bytes.Add(p.bytes)
+	if err == nil {
+		err = p.finish()
+	}
+	tick()
+	if err != nil {
+		w.Abort()
+		return fmt.Errorf("copy %s range %d/%d (%s blocks %d-%s): %w", t.rel.QualifiedName(), r.Index+1, r.Of, r.Source, r.Start, endString(r.End), err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("copy %s range %d/%d: sink: %w", t.rel.QualifiedName(), r.Index+1, r.Of, err)
+	}
+	return nil
+}
+
+func endString(e uint32) string {
+	if e == 0 {
+		return "end"
+	}
+	return fmt.Sprint(e - 1)
+}
+
+// progressWriter calls tick every `every` rows.
+type progressWriter struct {
+	p     *copyParser
+	every int64
+	next  int64
+	tick  func()
+}
+
+func (w *progressWriter) Write(b []byte) (int, error) {
+	n, err := w.p.Write(b)
+	if w.p.rows >= w.next {
+		w.next = w.p.rows + w.every
+		w.tick()
+	}
+	return n, err
+}
+
+// Resync copies tables again under a fresh snapshot, for a copy
+// interrupted by a crash (the first snapshot is gone) or a table whose
+// schema changed. It creates a temporary slot with (SNAPSHOT 'use') inside
+// a REPEATABLE READ transaction on a replication connection, exports that
+// snapshot to the copy workers, and returns its consistent point S: every
+// table is reported copied at S, and the main stream must drop their
+// changes from transactions with CommitLSN < S (register S in [CopiedAt]
+// before streaming). The temporary slot disappears with the connection.
+func Resync(ctx context.Context, opts CopyOptions, tables []TableName, sink CopySink) (LSN, error) {
+	conn, err := ConnectReplication(ctx, opts.ConnString)
+	if err != nil {
+		return 0, fmt.Errorf("resync: %w", err)
+	}
+	defer conn.Close(context.Background())
+	if _, _, err := simpleQuery(ctx, conn, "BEGIN ISOLATION LEVEL REPEATABLE READ"); err != nil {
+		return 0, fmt.Errorf("resync: begin: %w", err)
+	}
+	slot := fmt.Sprintf("sidecar_resync_%d_%d", os.Getpid(), time.Now().UnixNano()%1e12)
+	res, err := pglogrepl.ParseCreateReplicationSlot(conn.Exec(ctx,
+		fmt.Sprintf("CREATE_REPLICATION_SLOT %s TEMPORARY LOGICAL pgoutput (SNAPSHOT 'use')", slot)))
+	if err != nil {
+		return 0, fmt.Errorf("resync: %w", slotCreateError(ctx, opts.ConnString, slot, err))
+	}
+	lsn, err := ParseLSN(res.ConsistentPoint)
+	if err != nil {
+		return 0, fmt.Errorf("resync: consistent point: %w", err)
+	}
+	rows, _, err := simpleQuery(ctx, conn, "SELECT pg_catalog.pg_export_snapshot()")
+	if err != nil {
+		return 0, fmt.Errorf("resync: export snapshot: %w", err)
+	}
+	if len(rows) != 1 || len(rows[0]) != 1 {
+		return 0, fmt.Errorf("resync: export snapshot: no snapshot name returned")
+	}
+	if err := Copy(ctx, opts, Snapshot{Name: rows[0][0], LSN: lsn}, tables, sink); err != nil {
+		return 0, fmt.Errorf("resync at %s: %w", lsn, err)
+	}
+	if _, _, err := simpleQuery(ctx, conn, "COMMIT"); err != nil {
+		return 0, fmt.Errorf("resync: commit: %w", err)
+	}
+	return lsn, nil
+}

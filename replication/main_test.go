@@ -1,0 +1,151 @@
+package replication
+
+import (
+	"context"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/sidecar-dev/sidecar/internal/pgtest"
+)
+
+// pg is the package's cluster. Small logical_decoding_work_mem makes
+// modest transactions stream (protocol 2 Stream Start/Stop/Commit/Abort);
+// a short wal_sender_timeout makes a reader that fails to answer
+// keepalives fail fast.
+var pg *pgtest.Cluster
+
+var clusterOpts = pgtest.Options{Settings: map[string]string{
+	"logical_decoding_work_mem": "64kB",
+	"wal_sender_timeout":        "4s",
+}}
+
+func TestMain(m *testing.M) {
+	os.Exit(pgtest.RunMain(m, clusterOpts, func(c *pgtest.Cluster) { pg = c }))
+}
+
+// sqlConn opens an ordinary connection for test setup.
+func sqlConn(t *testing.T, url string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+func mustExec(t *testing.T, conn *pgx.Conn, sqls ...string) {
+	t.Helper()
+	for _, sql := range sqls {
+		if _, err := conn.Exec(t.Context(), sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+}
+
+// rowsOf reads a query's rows as value lists rendered under the pinned
+// session settings, through COPY-independent text output (::text), the
+// reference the copy and the stream are compared with.
+func rowsOf(t *testing.T, url, table string, cols []string) []string {
+	t.Helper()
+	conn, err := Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	exprs := make([]string, len(cols))
+	for i, c := range cols {
+		exprs[i] = "coalesce('''' || replace(" + QuoteIdent(c) + "::text, '''', '''''') || '''', 'NULL')"
+	}
+	rows, err := conn.Query(t.Context(), "SELECT "+strings.Join(exprs, " || ',' || ")+" FROM "+table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// renderRow renders values as rowsOf does.
+func renderRow(vals []Value) string {
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		switch v.Kind {
+		case Null:
+			parts[i] = "NULL"
+		case Unchanged:
+			parts[i] = "<unchanged>"
+		default:
+			parts[i] = "'" + strings.ReplaceAll(string(v.Bytes), "'", "''") + "'"
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// memCopySink collects copied rows per table.
+type memCopySink struct {
+	mu      sync.Mutex
+	rows    map[string][]string
+	ranges  map[string][]BlockRange
+	copied  map[string]LSN
+	rels    map[string]*Relation
+	aborted int
+}
+
+func newMemCopySink() *memCopySink {
+	return &memCopySink{rows: map[string][]string{}, ranges: map[string][]BlockRange{}, copied: map[string]LSN{}, rels: map[string]*Relation{}}
+}
+
+type memRowWriter struct {
+	s     *memCopySink
+	table string
+	rows  []string
+}
+
+func (s *memCopySink) CopyRange(_ context.Context, rel *Relation, r BlockRange) (RowWriter, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ranges[rel.QualifiedName()] = append(s.ranges[rel.QualifiedName()], r)
+	s.rels[rel.QualifiedName()] = rel
+	return &memRowWriter{s: s, table: rel.QualifiedName()}, nil
+}
+
+func (s *memCopySink) TableCopied(_ context.Context, rel *Relation, at LSN) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.copied[rel.QualifiedName()] = at
+	return nil
+}
+
+func (w *memRowWriter) WriteRow(vals []Value) error {
+	w.rows = append(w.rows, renderRow(vals))
+	return nil
+}
+
+func (w *memRowWriter) Close() error {
+	w.s.mu.Lock()
+	defer w.s.mu.Unlock()
+	w.s.rows[w.table] = append(w.s.rows[w.table], w.rows...)
+	return nil
+}
+
+func (w *memRowWriter) Abort() {
+	w.s.mu.Lock()
+	defer w.s.mu.Unlock()
+	w.s.aborted++
+}
+
+func (s *memCopySink) sorted(table string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := append([]string(nil), s.rows[table]...)
+	sort.Strings(out)
+	return out
+}

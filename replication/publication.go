@@ -1,0 +1,216 @@
+package replication
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// PublicationSpec says what to publish.
+type PublicationSpec struct {
+	Name string
+	// Tables are "schema.table" names, or exactly ["*"] for every
+	// ordinary or partitioned table with a primary key (resolved once, at
+	// creation: tables created later are not added).
+	Tables []string
+	// ViaPartitionRoot publishes changes of partitions as their root
+	// table (publish_via_partition_root); otherwise as the leaf
+	// partitions, where a cross-partition UPDATE arrives as a DELETE and
+	// an INSERT.
+	ViaPartitionRoot bool
+}
+
+// Publication is what EnsurePublication found or created.
+type Publication struct {
+	Name             string
+	Tables           []TableName // the configured tables, resolved, sorted
+	ViaPartitionRoot bool
+	Created          bool
+	// WithoutKey lists the tables "*" left out because they have no
+	// primary key.
+	WithoutKey []TableName
+}
+
+// ErrPublication is wrapped by errors about the publication or the tables
+// that make the configuration unusable as it stands.
+var ErrPublication = errors.New("publication not usable")
+
+// EnsurePublication creates the publication for spec's tables, or checks
+// that an existing one publishes all of them with every operation, no row
+// filter or column list, and the same publish_via_partition_root. It must
+// run before the slot is created, and an existing publication is never
+// dropped or recreated: a slot decoding WAL older than its publication
+// fails forever.
+//
+// Every table must have a primary key or a REPLICA IDENTITY USING INDEX:
+// without one, the publisher would refuse the application's UPDATEs and
+// DELETEs, and the mirror has no key. The error names every such table.
+func EnsurePublication(ctx context.Context, conn *pgx.Conn, spec PublicationSpec) (*Publication, error) {
+	if err := ValidatePublicationName(spec.Name); err != nil {
+		return nil, err
+	}
+	pub := &Publication{Name: spec.Name, ViaPartitionRoot: spec.ViaPartitionRoot}
+	var err error
+	if len(spec.Tables) == 1 && spec.Tables[0] == "*" {
+		pub.Tables, pub.WithoutKey, err = tablesWithKey(ctx, conn)
+		if err != nil {
+			return nil, err
+		}
+		if len(pub.Tables) == 0 {
+			return nil, fmt.Errorf("%w: tables [\"*\"] matched no table with a primary key", ErrPublication)
+		}
+	} else {
+		if len(spec.Tables) == 0 {
+			return nil, fmt.Errorf("%w: no tables configured", ErrPublication)
+		}
+		for _, s := range spec.Tables {
+			tn, err := ParseTableName(s)
+			if err != nil {
+				return nil, err
+			}
+			pub.Tables = append(pub.Tables, tn)
+		}
+		if err := checkTables(ctx, conn, pub.Tables); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(pub.Tables, func(a, b TableName) int { return strings.Compare(a.String(), b.String()) })
+	pub.Tables = slices.Compact(pub.Tables)
+
+	var viaRoot, all, ins, upd, del, trunc bool
+	err = conn.QueryRow(ctx, `SELECT pubviaroot, puballtables, pubinsert, pubupdate, pubdelete, pubtruncate
+		FROM pg_catalog.pg_publication WHERE pubname = $1`, spec.Name).Scan(&viaRoot, &all, &ins, &upd, &del, &trunc)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return pub, createPublication(ctx, conn, pub)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read publication %q: %w", spec.Name, err)
+	}
+	if viaRoot != spec.ViaPartitionRoot {
+		return nil, fmt.Errorf("%w: publication %q has publish_via_partition_root = %v, the configuration asks for %v; ALTER PUBLICATION %s SET (publish_via_partition_root = %v) and resync the partitioned tables",
+			ErrPublication, spec.Name, viaRoot, spec.ViaPartitionRoot, spec.Name, spec.ViaPartitionRoot)
+	}
+	if !(ins && upd && del && trunc) {
+		return nil, fmt.Errorf("%w: publication %q does not publish every operation (insert %v, update %v, delete %v, truncate %v); ALTER PUBLICATION %s SET (publish = 'insert, update, delete, truncate')",
+			ErrPublication, spec.Name, ins, upd, del, trunc, spec.Name)
+	}
+	var filtered []string
+	rows, err := conn.Query(ctx, `SELECT n.nspname || '.' || c.relname FROM pg_catalog.pg_publication_rel pr
+		JOIN pg_catalog.pg_publication p ON p.oid = pr.prpubid
+		JOIN pg_catalog.pg_class c ON c.oid = pr.prrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+		WHERE p.pubname = $1 AND (pr.prqual IS NOT NULL OR pr.prattrs IS NOT NULL)`, spec.Name)
+	if err != nil {
+		return nil, fmt.Errorf("read publication %q: %w", spec.Name, err)
+	}
+	if filtered, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		return nil, fmt.Errorf("read publication %q: %w", spec.Name, err)
+	}
+	if len(filtered) > 0 {
+		return nil, fmt.Errorf("%w: publication %q has a row filter or column list on %s; the mirror needs whole rows: remove them",
+			ErrPublication, spec.Name, strings.Join(filtered, ", "))
+	}
+	if all {
+		return pub, nil
+	}
+	var missing []string
+	for _, t := range pub.Tables {
+		var in bool
+		err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_publication_rel pr
+			JOIN pg_catalog.pg_publication p ON p.oid = pr.prpubid
+			WHERE p.pubname = $1 AND pr.prrelid = (quote_ident($2) || '.' || quote_ident($3))::regclass)
+			OR EXISTS (SELECT 1 FROM pg_catalog.pg_publication_namespace pn
+			JOIN pg_catalog.pg_publication p ON p.oid = pn.pnpubid
+			WHERE p.pubname = $1 AND pn.pnnspid = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = $2))`,
+			spec.Name, t.Schema, t.Name).Scan(&in)
+		if err != nil {
+			return nil, fmt.Errorf("read publication %q: table %s: %w", spec.Name, t, err)
+		}
+		if !in {
+			missing = append(missing, t.Quoted())
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: publication %q exists but does not publish %s; ALTER PUBLICATION %s ADD TABLE %s, then `sidecar resync` those tables",
+			ErrPublication, spec.Name, strings.Join(missing, ", "), spec.Name, strings.Join(missing, ", "))
+	}
+	return pub, nil
+}
+
+func createPublication(ctx context.Context, conn *pgx.Conn, pub *Publication) error {
+	names := make([]string, len(pub.Tables))
+	for i, t := range pub.Tables {
+		names[i] = t.Quoted()
+	}
+	sql := fmt.Sprintf("CREATE PUBLICATION %s FOR TABLE %s WITH (publish = 'insert, update, delete, truncate', publish_via_partition_root = %v)",
+		QuoteIdent(pub.Name), strings.Join(names, ", "), pub.ViaPartitionRoot)
+	if _, err := conn.Exec(ctx, sql); err != nil {
+		return fmt.Errorf("create publication %q: %w", pub.Name, err)
+	}
+	pub.Created = true
+	return nil
+}
+
+// tableClassSQL selects user tables (ordinary or partitioned, permanent,
+// not a partition themselves) with whether they have a usable key.
+const tableClassSQL = `SELECT n.nspname, c.relname,
+	c.relreplident <> 'n' AND EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid
+		AND (i.indisprimary OR (c.relreplident = 'i' AND i.indisreplident))) AS has_key
+	FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+	WHERE c.relkind IN ('r', 'p') AND c.relpersistence = 'p' AND NOT c.relispartition
+	AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_%'`
+
+func tablesWithKey(ctx context.Context, conn *pgx.Conn) (with, without []TableName, err error) {
+	rows, err := conn.Query(ctx, tableClassSQL+` ORDER BY 1, 2`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list tables: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t TableName
+		var key bool
+		if err := rows.Scan(&t.Schema, &t.Name, &key); err != nil {
+			return nil, nil, fmt.Errorf("list tables: %w", err)
+		}
+		if key {
+			with = append(with, t)
+		} else {
+			without = append(without, t)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("list tables: %w", err)
+	}
+	return with, without, nil
+}
+
+// checkTables verifies that each table exists and has a key, naming every
+// offender in one error.
+func checkTables(ctx context.Context, conn *pgx.Conn, tables []TableName) error {
+	var missing, keyless []string
+	for _, t := range tables {
+		var key bool
+		err := conn.QueryRow(ctx, tableClassSQL+` AND n.nspname = $1 AND c.relname = $2`, t.Schema, t.Name).Scan(nil, nil, &key)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			missing = append(missing, t.String())
+		case err != nil:
+			return fmt.Errorf("check table %s: %w", t, err)
+		case !key:
+			keyless = append(keyless, t.String())
+		}
+	}
+	var errs []error
+	if len(missing) > 0 {
+		errs = append(errs, fmt.Errorf("%w: no such table (ordinary or partitioned, not a partition, not temporary or unlogged): %s",
+			ErrPublication, strings.Join(missing, ", ")))
+	}
+	if len(keyless) > 0 {
+		errs = append(errs, fmt.Errorf("%w: tables without a primary key or REPLICA IDENTITY USING INDEX: %s; add a primary key (or ALTER TABLE ... REPLICA IDENTITY USING INDEX a unique index), or remove them from `tables`",
+			ErrPublication, strings.Join(keyless, ", ")))
+	}
+	return errors.Join(errs...)
+}

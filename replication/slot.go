@@ -1,0 +1,215 @@
+package replication
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pglogrepl"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// ErrSlotLost is wrapped by [SlotLostError]: the slot is gone or can no
+// longer supply the changes the mirror needs. Nothing but a full resync
+// can repair that; never skip ahead.
+var ErrSlotLost = errors.New("replication slot lost")
+
+// SlotLostError says which slot was lost and why.
+type SlotLostError struct {
+	Slot   string
+	Reason string // "missing", "wal_status=lost", or the server's error
+}
+
+func (e *SlotLostError) Error() string {
+	return fmt.Sprintf("replication slot %q lost (%s): the changes the mirror still needs are gone; start over with `sidecar run --resync` (it drops the slot and copies every table again). To avoid it: keep sidecar running, watch `sidecar status` lag, and size max_slot_wal_keep_size for the longest downtime", e.Slot, e.Reason)
+}
+
+// Unwrap makes errors.Is(err, ErrSlotLost) work.
+func (e *SlotLostError) Unwrap() error { return ErrSlotLost }
+
+// SlotInfo is a replication slot's row in pg_replication_slots.
+type SlotInfo struct {
+	Name           string
+	Exists         bool
+	Plugin         string
+	Database       string
+	Temporary      bool
+	Active         bool
+	WALStatus      string // reserved, extended, unreserved, lost
+	ConfirmedFlush LSN
+	RestartLSN     LSN
+}
+
+// SlotStatus reads a slot's state. It works on ordinary and replication
+// connections alike.
+func SlotStatus(ctx context.Context, conn *pgconn.PgConn, slot string) (SlotInfo, error) {
+	if err := ValidateSlotName(slot); err != nil {
+		return SlotInfo{}, err
+	}
+	rows, null, err := simpleQuery(ctx, conn, `SELECT plugin, database, temporary::text, active::text,
+		coalesce(wal_status, ''), coalesce(confirmed_flush_lsn::text, '0/0'), coalesce(restart_lsn::text, '0/0')
+		FROM pg_catalog.pg_replication_slots WHERE slot_name = `+quoteLiteral(slot))
+	if err != nil {
+		return SlotInfo{}, fmt.Errorf("read slot %q: %w", slot, err)
+	}
+	info := SlotInfo{Name: slot}
+	if len(rows) == 0 {
+		return info, nil
+	}
+	r := rows[0]
+	info.Exists = true
+	info.Plugin, info.Database = r[0], r[1]
+	if null[0][1] {
+		info.Database = ""
+	}
+	info.Temporary, info.Active = r[2] == "true", r[3] == "true"
+	info.WALStatus = r[4]
+	if info.ConfirmedFlush, err = ParseLSN(r[5]); err != nil {
+		return info, fmt.Errorf("read slot %q: %w", slot, err)
+	}
+	if info.RestartLSN, err = ParseLSN(r[6]); err != nil {
+		return info, fmt.Errorf("read slot %q: %w", slot, err)
+	}
+	return info, nil
+}
+
+// checkSlotUsable turns a missing or lost slot into a [SlotLostError].
+func checkSlotUsable(info SlotInfo) error {
+	if !info.Exists {
+		return &SlotLostError{Slot: info.Name, Reason: "missing"}
+	}
+	if info.WALStatus == "lost" {
+		return &SlotLostError{Slot: info.Name, Reason: "wal_status=lost"}
+	}
+	if info.Plugin != "pgoutput" {
+		return fmt.Errorf("replication slot %q uses plugin %q, not pgoutput: it belongs to something else; choose another slot name", info.Name, info.Plugin)
+	}
+	return nil
+}
+
+// ExportedSnapshot is a new replication slot whose creation exported a
+// snapshot: the database exactly as of the slot's consistent point.
+// The snapshot lives only while the creating connection stays open and
+// idle, so Close it only after every copy worker has imported it.
+type ExportedSnapshot struct {
+	Slot string
+	// LSN is the slot's consistent point: the copy shows every transaction
+	// with CommitLSN < LSN, the stream starts there.
+	LSN LSN
+	// Name is the snapshot to pass to SET TRANSACTION SNAPSHOT.
+	Name string
+	// System was read just before the slot was created, on the same
+	// connection: persist it with the mirror.
+	System SystemIdentity
+
+	conn *pgconn.PgConn
+}
+
+// Snapshot returns what [Copy] needs.
+func (e *ExportedSnapshot) Snapshot() Snapshot { return Snapshot{Name: e.Name, LSN: e.LSN} }
+
+// Close ends the exporting connection, and with it the snapshot.
+func (e *ExportedSnapshot) Close(ctx context.Context) error {
+	if e.conn == nil {
+		return nil
+	}
+	err := e.conn.Close(ctx)
+	e.conn = nil
+	if err != nil {
+		return fmt.Errorf("close slot %q export connection: %w", e.Slot, err)
+	}
+	return nil
+}
+
+// CreateSlot creates the permanent logical slot (pgoutput) and exports its
+// snapshot. Create the publication first ([EnsurePublication]).
+//
+// Slot creation waits until every transaction that held an xid when it
+// started has finished; a long-running or idle-in-transaction session
+// blocks it. When ctx ends first, the error names the sessions that held
+// it up.
+func CreateSlot(ctx context.Context, connString, slot string) (*ExportedSnapshot, error) {
+	if err := ValidateSlotName(slot); err != nil {
+		return nil, err
+	}
+	conn, err := ConnectReplication(ctx, connString)
+	if err != nil {
+		return nil, err
+	}
+	// IDENTIFY_SYSTEM must come before the slot: any command after
+	// CREATE_REPLICATION_SLOT invalidates the exported snapshot.
+	sys, err := IdentifySystem(ctx, conn)
+	if err != nil {
+		conn.Close(context.Background())
+		return nil, err
+	}
+	res, err := pglogrepl.ParseCreateReplicationSlot(conn.Exec(ctx,
+		fmt.Sprintf("CREATE_REPLICATION_SLOT %s LOGICAL pgoutput (SNAPSHOT 'export')", slot)))
+	if err != nil {
+		conn.Close(context.Background())
+		return nil, slotCreateError(ctx, connString, slot, err)
+	}
+	lsn, err := ParseLSN(res.ConsistentPoint)
+	if err != nil {
+		conn.Close(context.Background())
+		return nil, fmt.Errorf("create slot %q: consistent point: %w", slot, err)
+	}
+	return &ExportedSnapshot{Slot: slot, LSN: lsn, Name: res.SnapshotName, System: sys, conn: conn}, nil
+}
+
+// slotCreateError explains a failed slot creation: an existing slot, or a
+// wait cut short by ctx (with the sessions it waited for).
+func slotCreateError(ctx context.Context, connString, slot string, err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42710" {
+		return fmt.Errorf("create slot %q: it already exists; if the mirror is new, another consumer may own it (choose another `slot`), or drop it with `sidecar run --resync`: %w", slot, err)
+	}
+	if ctx.Err() == nil {
+		return fmt.Errorf("create slot %q: %w", slot, err)
+	}
+	bctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	blockers := runningTransactions(bctx, connString)
+	return fmt.Errorf("create slot %q: gave up waiting for transactions that were running when it started (%s): %w", slot, blockers, err)
+}
+
+// runningTransactions lists sessions holding a transaction id, for error
+// messages. It never fails: problems are described in the result.
+func runningTransactions(ctx context.Context, connString string) string {
+	conn, err := Connect(ctx, connString)
+	if err != nil {
+		return "could not list them: " + err.Error()
+	}
+	defer conn.Close(context.Background())
+	rows, _, err := simpleQuery(ctx, conn.PgConn(), `SELECT pid::text, coalesce(usename, ''), coalesce(state, ''),
+		coalesce(now() - xact_start, '0')::text, left(coalesce(query, ''), 80)
+		FROM pg_catalog.pg_stat_activity WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid()
+		ORDER BY xact_start LIMIT 5`)
+	if err != nil {
+		return "could not list them: " + err.Error()
+	}
+	if len(rows) == 0 {
+		return "none running now"
+	}
+	var parts []string
+	for _, r := range rows {
+		parts = append(parts, fmt.Sprintf("pid %s user %s %s for %s: %q", r[0], r[1], r[2], r[3], r[4]))
+	}
+	return "blocked by " + strings.Join(parts, "; ")
+}
+
+// DropSlot drops a replication slot if it exists, waiting up to the ctx
+// deadline for a consumer that still holds it to go away.
+func DropSlot(ctx context.Context, conn *pgconn.PgConn, slot string) error {
+	if err := ValidateSlotName(slot); err != nil {
+		return err
+	}
+	_, _, err := simpleQuery(ctx, conn, `SELECT pg_catalog.pg_drop_replication_slot(slot_name)
+		FROM pg_catalog.pg_replication_slots WHERE slot_name = `+quoteLiteral(slot))
+	if err != nil {
+		return fmt.Errorf("drop slot %q: %w", slot, err)
+	}
+	return nil
+}
