@@ -1,0 +1,379 @@
+package preflight
+
+import (
+	"fmt"
+	"strings"
+)
+
+// minServerVersion is the oldest PostgreSQL the sidecar follows: pgoutput
+// protocol 2 (streaming of in-progress transactions) and logical decoding
+// messages need 14.
+const minServerVersion = 140000
+
+const restart = "; then restart PostgreSQL"
+
+// serverFacts are the server-wide facts the checks judge, read in one query.
+type serverFacts struct {
+	versionNum      int    // server_version_num
+	version         string // server_version
+	walLevel        string
+	maxSlots        int
+	usedSlots       int
+	maxSenders      int
+	activeSenders   int
+	role            string
+	superuser       bool
+	replication     bool
+	database        string
+	createOnDB      bool
+	slotExists      bool // the configured slot exists (it needs no free slot)
+	slotName        string
+	publicationName string
+}
+
+func checkVersion(f serverFacts) Check {
+	c := Check{Name: "server_version", Detail: fmt.Sprintf("PostgreSQL %s", f.version)}
+	if f.versionNum < minServerVersion {
+		c.Status = Fail
+		c.Detail = fmt.Sprintf("PostgreSQL %s is too old: the sidecar needs 14 or later (pgoutput protocol 2 streaming and logical messages)", f.version)
+		c.Fix = "upgrade PostgreSQL to version 14 or later"
+	}
+	return c
+}
+
+func checkWALLevel(f serverFacts) Check {
+	c := Check{Name: "wal_level", Detail: "wal_level = logical"}
+	if f.walLevel != "logical" {
+		c.Status = Fail
+		c.Detail = fmt.Sprintf("wal_level = %s, but logical decoding needs wal_level = logical", f.walLevel)
+		c.Fix = "ALTER SYSTEM SET wal_level = logical" + restart
+	}
+	return c
+}
+
+// checkSlots wants a slot for the sidecar (unless it exists already) and one
+// spare for a per-table resync, which streams from a temporary slot.
+func checkSlots(f serverFacts) Check {
+	free := f.maxSlots - f.usedSlots
+	need := 1
+	if f.slotExists {
+		need = 0
+	}
+	c := Check{Name: "replication_slots", Detail: fmt.Sprintf("%d of max_replication_slots = %d free", free, f.maxSlots)}
+	if f.slotExists {
+		c.Detail += fmt.Sprintf(" (slot %s exists)", f.slotName)
+	}
+	raise := fmt.Sprintf("ALTER SYSTEM SET max_replication_slots = %d%s (or drop an unused slot: SELECT slot_name FROM pg_replication_slots; SELECT pg_drop_replication_slot('name'))", f.usedSlots+need+1, restart)
+	switch {
+	case free < need:
+		c.Status = Fail
+		c.Detail = fmt.Sprintf("no free replication slot: all %d of max_replication_slots = %d are used", f.usedSlots, f.maxSlots)
+		c.Fix = raise
+	case free < need+1:
+		c.Status = Warn
+		c.Detail += "; none spare for a per-table resync, which needs a temporary slot"
+		c.Fix = raise
+	}
+	return c
+}
+
+// checkSenders wants a WAL sender for the stream and one spare for a resync.
+func checkSenders(f serverFacts) Check {
+	free := f.maxSenders - f.activeSenders
+	c := Check{Name: "wal_senders", Detail: fmt.Sprintf("%d of max_wal_senders = %d free", free, f.maxSenders)}
+	raise := fmt.Sprintf("ALTER SYSTEM SET max_wal_senders = %d%s", f.activeSenders+2, restart)
+	switch {
+	case free < 1:
+		c.Status = Fail
+		c.Detail = fmt.Sprintf("no free WAL sender: %d of max_wal_senders = %d are in use", f.activeSenders, f.maxSenders)
+		c.Fix = raise
+	case free < 2:
+		c.Status = Warn
+		c.Detail += "; none spare for a per-table resync"
+		c.Fix = raise
+	}
+	return c
+}
+
+func checkReplicationRole(f serverFacts) Check {
+	c := Check{Name: "replication_role", Detail: fmt.Sprintf("role %s may replicate", f.role)}
+	switch {
+	case f.superuser:
+		c.Detail += " (superuser)"
+	case f.replication:
+		c.Detail += " (REPLICATION)"
+	default:
+		c.Status = Fail
+		c.Detail = fmt.Sprintf("role %s has neither REPLICATION nor SUPERUSER, so it cannot open a replication connection", f.role)
+		c.Fix = fmt.Sprintf("ALTER ROLE %s WITH REPLICATION;", quoteIdent(f.role))
+	}
+	return c
+}
+
+// tableFacts describe one table, as read from pg_class.
+type tableFacts struct {
+	given        string // the name as configured, or the qualified name for "*"
+	found        bool
+	qualified    string // quoted schema.table
+	relkind      string // 'r' table, 'p' partitioned, 'v' view, ...
+	replident    string // 'd' default (PK), 'i' index, 'f' full, 'n' nothing
+	hasPK        bool
+	identIndex   string // index of REPLICA IDENTITY USING INDEX, or ""
+	candidate    string // a unique index on NOT NULL columns, or ""
+	owned        bool   // the role owns it (may add it to a publication)
+	selectable   bool   // the role may SELECT it (initial copy)
+	nameProblem  string // set when the name could not be parsed
+	lookupFailed string // set when the lookup query failed
+}
+
+var relkinds = map[string]string{
+	"r": "table", "p": "partitioned table", "v": "view", "m": "materialized view",
+	"f": "foreign table", "S": "sequence", "i": "index", "I": "partitioned index",
+	"c": "composite type", "t": "TOAST table",
+}
+
+// hasKey reports whether the table has a key the sidecar can follow it by.
+func (t tableFacts) hasKey() bool {
+	return t.replident != "n" && (t.hasPK || t.replident == "i" && t.identIndex != "")
+}
+
+// keyFix is the SQL that gives t a key.
+func (t tableFacts) keyFix() string {
+	if t.candidate != "" {
+		return fmt.Sprintf("ALTER TABLE %s REPLICA IDENTITY USING INDEX %s; (or ALTER TABLE %s ADD PRIMARY KEY (...);)",
+			t.qualified, quoteIdent(t.candidate), t.qualified)
+	}
+	return fmt.Sprintf("ALTER TABLE %s ADD PRIMARY KEY (column, ...);", t.qualified)
+}
+
+// checkTable judges a configured table: it must exist, be a table, have a
+// key and be readable by the role.
+func checkTable(t tableFacts, role string) Check {
+	c := Check{Name: "table " + t.given}
+	switch {
+	case t.nameProblem != "":
+		c.Status, c.Detail = Fail, t.nameProblem
+		c.Fix = `write tables as schema.table; double-quote names with capitals or other characters: "My Schema"."My Table"`
+		return c
+	case t.lookupFailed != "":
+		c.Status, c.Detail = Fail, "could not look the table up: "+t.lookupFailed
+		return c
+	case !t.found:
+		c.Status = Fail
+		c.Detail = fmt.Sprintf("table %s does not exist (unquoted names are folded to lower case)", t.given)
+		c.Fix = fmt.Sprintf("create %s, or remove it from tables in the config", t.given)
+		return c
+	case t.relkind != "r" && t.relkind != "p":
+		kind := relkinds[t.relkind]
+		if kind == "" {
+			kind = "relation of kind " + t.relkind
+		}
+		c.Status = Fail
+		c.Detail = fmt.Sprintf("%s is a %s; only tables can be followed", t.qualified, kind)
+		c.Fix = fmt.Sprintf("remove %s from tables in the config", t.given)
+		return c
+	}
+	var problems, fixes []string
+	switch {
+	case t.replident == "n":
+		problems = append(problems, fmt.Sprintf("%s has REPLICA IDENTITY NOTHING: once published, PostgreSQL rejects its UPDATEs and DELETEs", t.qualified))
+		fixes = append(fixes, fmt.Sprintf("ALTER TABLE %s REPLICA IDENTITY DEFAULT;", t.qualified))
+		if !t.hasPK {
+			fixes = append(fixes, t.keyFix())
+		}
+	case !t.hasKey():
+		problems = append(problems, fmt.Sprintf("%s has no primary key (nor REPLICA IDENTITY USING INDEX): rows cannot be identified", t.qualified))
+		fixes = append(fixes, t.keyFix())
+	}
+	if !t.selectable {
+		problems = append(problems, fmt.Sprintf("role %s may not SELECT %s (the initial copy reads it)", role, t.qualified))
+		fixes = append(fixes, fmt.Sprintf("GRANT SELECT ON %s TO %s;", t.qualified, quoteIdent(role)))
+	}
+	if len(problems) > 0 {
+		c.Status, c.Detail, c.Fix = Fail, strings.Join(problems, "; "), strings.Join(fixes, " ")
+		return c
+	}
+	switch {
+	case t.hasPK:
+		c.Detail = fmt.Sprintf("%s has a primary key", t.qualified)
+	default:
+		c.Detail = fmt.Sprintf("%s is keyed by its replica identity index %s", t.qualified, quoteIdent(t.identIndex))
+	}
+	return c
+}
+
+// checkAllTables judges "*": every table with a key is followed; those
+// without are listed as warnings, since they will not be.
+func checkAllTables(ts []tableFacts, role string) []Check {
+	keyed := 0
+	var out []Check
+	for _, t := range ts {
+		if t.hasKey() {
+			keyed++
+			if !t.selectable {
+				out = append(out, checkTable(t, role))
+			}
+			continue
+		}
+		out = append(out, Check{
+			Name:   "table " + t.qualified,
+			Status: Warn,
+			Detail: fmt.Sprintf("%s has no primary key (nor REPLICA IDENTITY USING INDEX); it will not be followed", t.qualified),
+			Fix:    t.keyFix(),
+		})
+	}
+	sum := Check{Name: "tables", Detail: fmt.Sprintf(`tables = ["*"]: %d of %d tables have a key and will be followed`, keyed, len(ts))}
+	if keyed == 0 {
+		sum.Status = Warn
+		sum.Detail = `tables = ["*"], but no table has a primary key: nothing would be followed`
+		sum.Fix = "add primary keys to the tables to follow, or list them in tables"
+	}
+	return append([]Check{sum}, out...)
+}
+
+// checkPublicationPrivilege judges whether the role can create the
+// publication when it does not exist yet: CREATE on the database, and
+// ownership of each table (FOR TABLE) or superuser (FOR ALL TABLES).
+func checkPublicationPrivilege(f serverFacts, exists, allTables bool, tables []tableFacts) Check {
+	c := Check{Name: "publication_privilege"}
+	pub := quoteIdent(f.publicationName)
+	switch {
+	case exists:
+		c.Detail = fmt.Sprintf("publication %s exists; nothing to create", f.publicationName)
+		return c
+	case f.superuser:
+		c.Detail = fmt.Sprintf("role %s is a superuser and can create publication %s", f.role, f.publicationName)
+		return c
+	case !f.createOnDB:
+		c.Status = Fail
+		c.Detail = fmt.Sprintf("role %s lacks CREATE on database %s, so it cannot create publication %s", f.role, f.database, f.publicationName)
+		c.Fix = fmt.Sprintf("GRANT CREATE ON DATABASE %s TO %s;", quoteIdent(f.database), quoteIdent(f.role))
+		return c
+	}
+	var notOwned []string
+	for _, t := range tables {
+		if t.found && t.hasKey() && !t.owned {
+			notOwned = append(notOwned, t.qualified)
+		}
+	}
+	if len(notOwned) == 0 {
+		c.Detail = fmt.Sprintf("role %s owns the tables and can create publication %s", f.role, f.publicationName)
+		return c
+	}
+	c.Status = Fail
+	c.Detail = fmt.Sprintf("role %s does not own %s; only a table's owner or a superuser can add it to publication %s",
+		f.role, strings.Join(notOwned, ", "), f.publicationName)
+	if allTables {
+		c.Fix = fmt.Sprintf("as a superuser: CREATE PUBLICATION %s FOR ALL TABLES;", pub)
+	} else {
+		c.Fix = fmt.Sprintf("as a superuser or the tables' owner: CREATE PUBLICATION %s FOR TABLE %s;", pub, strings.Join(notOwned, ", "))
+	}
+	return c
+}
+
+// pubFacts describe the configured publication.
+type pubFacts struct {
+	exists                           bool
+	allTables                        bool
+	insert, update, delete, truncate bool
+	covered                          map[string]bool // quoted schema.table
+	viaRoot                          bool
+}
+
+// checkPublication judges an existing publication: it must publish every
+// kind of change and cover the followed tables.
+func checkPublication(name string, p pubFacts, allTables bool, tables []tableFacts) Check {
+	c := Check{Name: "publication"}
+	if !p.exists {
+		c.Detail = fmt.Sprintf("publication %s does not exist yet; sidecar run creates it", name)
+		return c
+	}
+	var problems, fixes []string
+	var missingOps []string
+	for _, op := range []struct {
+		name string
+		on   bool
+	}{{"insert", p.insert}, {"update", p.update}, {"delete", p.delete}, {"truncate", p.truncate}} {
+		if !op.on {
+			missingOps = append(missingOps, op.name)
+		}
+	}
+	if len(missingOps) > 0 {
+		problems = append(problems, fmt.Sprintf("publication %s does not publish %s, so the mirror would miss those changes", name, strings.Join(missingOps, ", ")))
+		fixes = append(fixes, fmt.Sprintf("ALTER PUBLICATION %s SET (publish = 'insert, update, delete, truncate');", quoteIdent(name)))
+	}
+	var missing []string
+	if !p.allTables {
+		for _, t := range tables {
+			if t.found && t.hasKey() && !p.covered[t.qualified] {
+				missing = append(missing, t.qualified)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		problems = append(problems, fmt.Sprintf("publication %s does not cover %s", name, strings.Join(missing, ", ")))
+		fixes = append(fixes, fmt.Sprintf("ALTER PUBLICATION %s ADD TABLE %s;", quoteIdent(name), strings.Join(missing, ", ")))
+	}
+	if len(problems) == 0 {
+		c.Detail = fmt.Sprintf("publication %s exists and covers the followed tables", name)
+		if p.allTables {
+			c.Detail = fmt.Sprintf("publication %s exists (FOR ALL TABLES)", name)
+		}
+		return c
+	}
+	c.Status = Fail
+	if len(missingOps) == 0 && allTables {
+		c.Status = Warn // with "*", an uncovered table is simply not followed
+	}
+	c.Detail, c.Fix = strings.Join(problems, "; "), strings.Join(fixes, " ")
+	return c
+}
+
+// slotFacts describe the configured slot.
+type slotFacts struct {
+	exists    bool
+	slotType  string // "logical" or "physical"
+	plugin    string
+	database  string
+	walStatus string // reserved, extended, unreserved, lost
+	activePID int    // 0 when not active
+}
+
+// checkSlot judges an existing slot: logical, pgoutput, in our database, and
+// not lost.
+func checkSlot(name, database string, s slotFacts) Check {
+	c := Check{Name: "slot"}
+	lit := quoteLiteral(name)
+	drop := fmt.Sprintf("SELECT pg_drop_replication_slot(%s);", lit)
+	switch {
+	case !s.exists:
+		c.Detail = fmt.Sprintf("slot %s does not exist yet; sidecar run creates it (with an initial copy of the tables)", name)
+	case s.slotType != "logical":
+		c.Status = Fail
+		c.Detail = fmt.Sprintf("slot %s is a %s slot, not a logical one", name, s.slotType)
+		c.Fix = fmt.Sprintf("configure another slot name, or if slot %s is unused: %s", name, drop)
+	case s.plugin != "pgoutput":
+		c.Status = Fail
+		c.Detail = fmt.Sprintf("slot %s uses output plugin %s; the sidecar needs pgoutput", name, s.plugin)
+		c.Fix = fmt.Sprintf("configure another slot name, or if slot %s is unused: %s", name, drop)
+	case s.database != database:
+		c.Status = Fail
+		c.Detail = fmt.Sprintf("slot %s belongs to database %s, not %s", name, s.database, database)
+		c.Fix = fmt.Sprintf("configure another slot name, or connect to database %s", s.database)
+	case s.walStatus == "lost":
+		c.Status = Fail
+		c.Detail = fmt.Sprintf("slot %s has lost WAL it needs (wal_status = lost): changes since the sidecar last read it are gone", name)
+		c.Fix = fmt.Sprintf("start over with a fresh copy: %s then sidecar run --resync (and raise max_slot_wal_keep_size so it does not happen again)", drop)
+	case s.walStatus == "unreserved":
+		c.Status = Warn
+		c.Detail = fmt.Sprintf("slot %s is about to lose WAL it needs (wal_status = unreserved)", name)
+		c.Fix = "start sidecar run now so it catches up, or raise max_slot_wal_keep_size"
+	case s.activePID != 0:
+		c.Status = Warn
+		c.Detail = fmt.Sprintf("slot %s is in use by process %d (another sidecar running?)", name, s.activePID)
+		c.Fix = fmt.Sprintf("stop the other consumer, or if it is stuck: SELECT pg_terminate_backend(%d);", s.activePID)
+	default:
+		c.Detail = fmt.Sprintf("slot %s exists (pgoutput, wal_status = %s); sidecar run resumes from it", name, s.walStatus)
+	}
+	return c
+}

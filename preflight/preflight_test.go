@@ -1,0 +1,405 @@
+package preflight
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sidecar-dev/sidecar/internal/pgtest"
+)
+
+var pg *pgtest.Cluster
+
+func TestMain(m *testing.M) {
+	os.Exit(pgtest.RunMain(m, pgtest.Options{}, func(c *pgtest.Cluster) { pg = c }))
+}
+
+// exec runs statements on url, failing the test on error. It does not use
+// t.Context, which is already cancelled when cleanups run.
+func exec(t *testing.T, url string, stmts ...string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for _, s := range stmts {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// find returns the check named name, failing the test when there is none.
+func find(t *testing.T, r Report, name string) Check {
+	t.Helper()
+	for _, c := range r.Checks {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no check %q in report:\n%s", name, text(t, r))
+	return Check{}
+}
+
+func text(t *testing.T, r Report) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// withUser returns url with its user replaced (and an optional password).
+func withUser(url, user, password string) string {
+	cred := user
+	if password != "" {
+		cred += ":" + password
+	}
+	return strings.Replace(url, "postgres://postgres@", "postgres://"+cred+"@", 1)
+}
+
+func TestGoodClusterIsReady(t *testing.T) {
+	url := pg.NewDB(t)
+	exec(t, url, "CREATE TABLE items (id int PRIMARY KEY, name text)")
+	r := Run(t.Context(), Params{URL: url, Tables: []string{"public.items"}, Publication: "sidecar", Slot: "sidecar"})
+	out := text(t, r)
+	t.Logf("report:\n%s", out)
+	if !r.Ready() {
+		t.Fatalf("good cluster not ready:\n%s", out)
+	}
+	for _, c := range r.Checks {
+		if c.Status != OK {
+			t.Errorf("check %s = %s on a good cluster: %s", c.Name, c.Status, c.Detail)
+		}
+	}
+	for _, name := range []string{"connection", "server_version", "wal_level", "replication_role", "replication_connection",
+		"replication_slots", "wal_senders", "table public.items", "publication_privilege", "publication", "slot"} {
+		find(t, r, name)
+	}
+	if !strings.Contains(out, "OK   wal_level: wal_level = logical\n") || !strings.HasSuffix(out, "ready (0 warning(s))\n") {
+		t.Errorf("unexpected text report:\n%s", out)
+	}
+}
+
+func TestReplicaClusterFails(t *testing.T) {
+	c, err := pgtest.Start(t.Context(), pgtest.Options{
+		WALLevel: "replica",
+		Settings: map[string]string{"max_replication_slots": "1", "max_wal_senders": "1"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	exec(t, c.URL("postgres"),
+		"CREATE TABLE items (id int PRIMARY KEY)",
+		"SELECT pg_create_physical_replication_slot('standby')")
+	r := Run(t.Context(), Params{URL: c.URL("postgres"), Tables: []string{"items"}, Publication: "sidecar", Slot: "sidecar"})
+	out := text(t, r)
+	t.Logf("report:\n%s", out)
+	if r.Ready() {
+		t.Fatalf("wal_level=replica cluster reported ready:\n%s", out)
+	}
+	wl := find(t, r, "wal_level")
+	if wl.Status != Fail || !strings.Contains(wl.Detail, "replica") || !strings.Contains(wl.Fix, "ALTER SYSTEM SET wal_level = logical") {
+		t.Errorf("wal_level check = %+v", wl)
+	}
+	if !strings.Contains(out, "FAIL wal_level: wal_level = replica, but logical decoding needs wal_level = logical. Fix: ALTER SYSTEM SET wal_level = logical; then restart PostgreSQL\n") {
+		t.Errorf("text lacks the wal_level line:\n%s", out)
+	}
+	if s := find(t, r, "replication_slots"); s.Status != Fail || !strings.Contains(s.Fix, "max_replication_slots = 3") {
+		t.Errorf("replication_slots with 0 free = %+v", s)
+	}
+	if s := find(t, r, "wal_senders"); s.Status != Warn {
+		t.Errorf("wal_senders with 1 free = %+v, want a warning", s)
+	}
+	for _, c := range r.Checks {
+		if c.Name == "replication_connection" {
+			t.Errorf("replication connection attempted on a wal_level=replica server: %+v", c)
+		}
+	}
+}
+
+func TestTables(t *testing.T) {
+	url := pg.NewDB(t)
+	exec(t, url,
+		"CREATE TABLE items (id int PRIMARY KEY)",
+		"CREATE TABLE nopk (id int, v text)",
+		"CREATE TABLE uniq (id int NOT NULL, v text)",
+		"CREATE UNIQUE INDEX uniq_id ON uniq (id)",
+		"CREATE TABLE ident (id int NOT NULL)",
+		"CREATE UNIQUE INDEX ident_id ON ident (id)",
+		"ALTER TABLE ident REPLICA IDENTITY USING INDEX ident_id",
+		"CREATE TABLE nothing (id int PRIMARY KEY)",
+		"ALTER TABLE nothing REPLICA IDENTITY NOTHING",
+		"CREATE TABLE full_nopk (id int)",
+		"ALTER TABLE full_nopk REPLICA IDENTITY FULL",
+		"CREATE VIEW v AS SELECT * FROM items",
+		`CREATE SCHEMA "Odd Schema"`,
+		`CREATE TABLE "Odd Schema"."My.Table" (id int PRIMARY KEY)`,
+		"CREATE TABLE parted (id int PRIMARY KEY) PARTITION BY RANGE (id)",
+	)
+	cases := []struct {
+		name    string // as configured
+		check   string // check name
+		status  Status
+		mention string // in Detail or Fix
+	}{
+		{"public.items", "table public.items", OK, "primary key"},
+		{"items", "table public.items", OK, "primary key"},
+		{"PUBLIC.ITEMS", "table public.items", OK, "primary key"},
+		{"public.nopk", "table public.nopk", Fail, "ALTER TABLE public.nopk ADD PRIMARY KEY"},
+		{"public.uniq", "table public.uniq", Fail, "ALTER TABLE public.uniq REPLICA IDENTITY USING INDEX uniq_id"},
+		{"public.ident", "table public.ident", OK, "ident_id"},
+		{"public.nothing", "table public.nothing", Fail, "REPLICA IDENTITY DEFAULT"},
+		{"public.full_nopk", "table public.full_nopk", Fail, "ADD PRIMARY KEY"},
+		{"public.v", "table public.v", Fail, "view"},
+		{"public.missing", "table public.missing", Fail, "does not exist"},
+		{"nosuchschema.items", "table nosuchschema.items", Fail, "does not exist"},
+		{`"Odd Schema"."My.Table"`, `table "Odd Schema"."My.Table"`, OK, "primary key"},
+		{"public.parted", "table public.parted", OK, "primary key"},
+		{`public.x'); DROP TABLE items; --`, `table public.x'); DROP TABLE items; --`, Fail, "not a plain identifier"},
+		{`"x""; DROP TABLE items; --"`, `table public."x""; DROP TABLE items; --"`, Fail, "does not exist"},
+		{`"a".b.c`, `table "a".b.c`, Fail, "schema.table"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Run(t.Context(), Params{URL: url, Tables: []string{tc.name}})
+			c := find(t, r, tc.check)
+			if c.Status != tc.status || !strings.Contains(c.Detail+" "+c.Fix, tc.mention) {
+				t.Errorf("got %s: %s (fix: %s); want %s mentioning %q", c.Status, c.Detail, c.Fix, tc.status, tc.mention)
+			}
+			if r.Ready() != (tc.status != Fail) {
+				t.Errorf("Ready = %v with a %s table check", r.Ready(), tc.status)
+			}
+		})
+	}
+	// The hostile names did nothing.
+	r := Run(t.Context(), Params{URL: url, Tables: []string{"public.items"}})
+	if c := find(t, r, "table public.items"); c.Status != OK {
+		t.Errorf("items after hostile names: %+v", c)
+	}
+}
+
+func TestAllTablesWarnsOnKeyless(t *testing.T) {
+	url := pg.NewDB(t)
+	exec(t, url,
+		"CREATE TABLE items (id int PRIMARY KEY)",
+		"CREATE TABLE logs (line text)",
+		"CREATE TABLE parted (id int PRIMARY KEY) PARTITION BY RANGE (id)",
+		"CREATE TABLE parted_1 PARTITION OF parted FOR VALUES FROM (0) TO (10)")
+	r := Run(t.Context(), Params{URL: url, Tables: []string{"*"}, Publication: "sidecar"})
+	if !r.Ready() {
+		t.Fatalf(`tables=["*"] with a keyless table should only warn:\n%s`, text(t, r))
+	}
+	if c := find(t, r, "tables"); c.Status != OK || !strings.Contains(c.Detail, "2 of 3") {
+		t.Errorf("tables summary = %+v, want 2 of 3 (items, parted; partitions excluded)", c)
+	}
+	if c := find(t, r, "table public.logs"); c.Status != Warn || !strings.Contains(c.Fix, "ALTER TABLE public.logs ADD PRIMARY KEY") {
+		t.Errorf("keyless table = %+v", c)
+	}
+	for _, c := range r.Checks {
+		if strings.Contains(c.Name, "parted_1") {
+			t.Errorf("a partition is listed on its own: %+v", c)
+		}
+	}
+}
+
+// newRole creates a login role for the test and drops it (and its grants in
+// db) at cleanup.
+func newRole(t *testing.T, dbURL, attrs string) string {
+	t.Helper()
+	role := strings.ToLower(fmt.Sprintf("r_%s", strings.NewReplacer("/", "_", "#", "_").Replace(t.Name())))
+	exec(t, dbURL, fmt.Sprintf("CREATE ROLE %s LOGIN %s", role, attrs))
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(context.Background(), dbURL)
+		if err != nil {
+			t.Errorf("drop role %s: %v", role, err)
+			return
+		}
+		defer conn.Close(context.Background())
+		for _, s := range []string{"DROP OWNED BY " + role, "DROP ROLE " + role} {
+			if _, err := conn.Exec(context.Background(), s); err != nil {
+				t.Errorf("%s: %v", s, err)
+			}
+		}
+	})
+	return role
+}
+
+func TestRolePrivileges(t *testing.T) {
+	url := pg.NewDB(t)
+	role := newRole(t, url, "NOSUPERUSER")
+	exec(t, url, "CREATE TABLE items (id int PRIMARY KEY)")
+	p := Params{URL: withUser(url, role, ""), Tables: []string{"public.items"}, Publication: "sidecar", Slot: "sidecar"}
+
+	r := Run(t.Context(), p)
+	if r.Ready() {
+		t.Fatalf("role without privileges reported ready:\n%s", text(t, r))
+	}
+	if c := find(t, r, "replication_role"); c.Status != Fail || c.Fix != "ALTER ROLE "+role+" WITH REPLICATION;" {
+		t.Errorf("replication_role = %+v", c)
+	}
+	if c := find(t, r, "table public.items"); c.Status != Fail || !strings.Contains(c.Fix, "GRANT SELECT ON public.items TO "+role) {
+		t.Errorf("unreadable table = %+v", c)
+	}
+	if c := find(t, r, "publication_privilege"); c.Status != Fail || !strings.Contains(c.Fix, "GRANT CREATE ON DATABASE") {
+		t.Errorf("publication_privilege without CREATE = %+v", c)
+	}
+
+	db := url[strings.LastIndex(url, "/")+1 : strings.Index(url, "?")]
+	exec(t, url, "ALTER ROLE "+role+" WITH REPLICATION", "GRANT SELECT ON items TO "+role, "GRANT CREATE ON DATABASE "+db+" TO "+role)
+	r = Run(t.Context(), p)
+	if c := find(t, r, "replication_role"); c.Status != OK {
+		t.Errorf("replication_role after GRANT = %+v", c)
+	}
+	if c := find(t, r, "replication_connection"); c.Status != OK {
+		t.Errorf("replication_connection with REPLICATION = %+v", c)
+	}
+	if c := find(t, r, "publication_privilege"); c.Status != Fail || !strings.Contains(c.Detail, "does not own public.items") ||
+		!strings.Contains(c.Fix, "CREATE PUBLICATION sidecar FOR TABLE public.items") {
+		t.Errorf("publication_privilege without ownership = %+v", c)
+	}
+
+	exec(t, url, "ALTER TABLE items OWNER TO "+role)
+	r = Run(t.Context(), p)
+	if !r.Ready() {
+		t.Errorf("role with REPLICATION, CREATE and ownership not ready:\n%s", text(t, r))
+	}
+}
+
+func TestPublication(t *testing.T) {
+	url := pg.NewDB(t)
+	exec(t, url,
+		"CREATE TABLE a (id int PRIMARY KEY)",
+		"CREATE TABLE b (id int PRIMARY KEY)",
+		"CREATE PUBLICATION only_a FOR TABLE a",
+		"CREATE PUBLICATION inserts FOR TABLE a, b WITH (publish = 'insert')",
+		"CREATE PUBLICATION everything FOR ALL TABLES")
+	cases := []struct {
+		pub     string
+		status  Status
+		mention string
+	}{
+		{"only_a", Fail, "ALTER PUBLICATION only_a ADD TABLE public.b;"},
+		{"inserts", Fail, "SET (publish = 'insert, update, delete, truncate')"},
+		{"everything", OK, "FOR ALL TABLES"},
+		{"absent", OK, "creates it"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.pub, func(t *testing.T) {
+			r := Run(t.Context(), Params{URL: url, Tables: []string{"a", "b"}, Publication: tc.pub})
+			c := find(t, r, "publication")
+			if c.Status != tc.status || !strings.Contains(c.Detail+" "+c.Fix, tc.mention) {
+				t.Errorf("publication %s = %+v; want %s mentioning %q", tc.pub, c, tc.status, tc.mention)
+			}
+		})
+	}
+}
+
+func TestSlot(t *testing.T) {
+	url, other := pg.NewDB(t), pg.NewDB(t)
+	exec(t, url,
+		"CREATE TABLE items (id int PRIMARY KEY)",
+		"SELECT pg_create_logical_replication_slot('good', 'pgoutput')",
+		"SELECT pg_create_logical_replication_slot('decoding', 'test_decoding')",
+		"SELECT pg_create_physical_replication_slot('phys')")
+	exec(t, other, "SELECT pg_create_logical_replication_slot('elsewhere', 'pgoutput')")
+	cases := []struct {
+		slot    string
+		status  Status
+		mention string
+	}{
+		{"good", OK, "resumes"},
+		{"absent", OK, "creates it"},
+		{"decoding", Fail, "test_decoding"},
+		{"phys", Fail, "physical"},
+		{"elsewhere", Fail, "belongs to database"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.slot, func(t *testing.T) {
+			r := Run(t.Context(), Params{URL: url, Tables: []string{"items"}, Slot: tc.slot})
+			c := find(t, r, "slot")
+			if c.Status != tc.status || !strings.Contains(c.Detail+" "+c.Fix, tc.mention) {
+				t.Errorf("slot %s = %+v; want %s mentioning %q", tc.slot, c, tc.status, tc.mention)
+			}
+		})
+	}
+}
+
+// TestPasswordNeverReported connects in ways that fail, each with a password
+// in the connection string, and checks the password appears nowhere in the
+// report, as text or JSON.
+func TestPasswordNeverReported(t *testing.T) {
+	const pw = "Sup3r-Secret_pw"
+	url := pg.NewDB(t)
+	role := newRole(t, url, "PASSWORD '"+pw+"'")
+
+	// Make the harness ask this role for its password (it trusts everyone
+	// else); the first matching pg_hba.conf line wins.
+	hba := filepath.Join(pg.Dir(), "data", "pg_hba.conf")
+	orig, err := os.ReadFile(hba)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := fmt.Sprintf("host all %s 127.0.0.1/32 scram-sha-256\n", role)
+	if err := os.WriteFile(hba, append([]byte(line), orig...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := os.WriteFile(hba, orig, 0o600); err != nil {
+			t.Error(err)
+		}
+		exec(t, url, "SELECT pg_reload_conf()")
+	})
+	exec(t, url, "SELECT pg_reload_conf()")
+
+	good := withUser(url, role, pw)
+	r := Run(t.Context(), Params{URL: good, Tables: []string{"*"}})
+	if c := find(t, r, "connection"); c.Status != OK {
+		t.Fatalf("the right password does not connect (test setup): %+v", c)
+	}
+
+	port := fmt.Sprint(pg.Port())
+	cases := map[string]string{
+		"wrong password":     withUser(url, role, pw+"x"),
+		"closed port":        strings.Replace(good, ":"+port+"/", ":1/", 1),
+		"bad port":           strings.Replace(good, ":"+port+"/", ":notaport/", 1),
+		"unknown host":       strings.Replace(good, "127.0.0.1", "no-such-host.invalid", 1),
+		"keyword form":       fmt.Sprintf("host=127.0.0.1 port=1 user=%s password=%s dbname=x connect_timeout=2", role, pw),
+		"keyword form bad":   fmt.Sprintf("host=127.0.0.1 port=x user=%s password='%s' dbname=x", role, pw),
+		"password parameter": fmt.Sprintf("postgres://%s@127.0.0.1:1/x?password=%s&connect_timeout=2", role, pw),
+		"escaped password":   withUser(url, role, "p%40ss"+pw),
+	}
+	for name, u := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := Run(t.Context(), Params{URL: u, Tables: []string{"*"}, Publication: "p", Slot: "s"})
+			if r.Ready() {
+				t.Fatalf("failed connection reported ready")
+			}
+			c := find(t, r, "connection")
+			if c.Status != Fail || c.Fix == "" {
+				t.Errorf("connection check = %+v", c)
+			}
+			js, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, out := range []string{text(t, r), string(js)} {
+				if strings.Contains(out, pw) {
+					t.Errorf("password in report:\n%s", out)
+				}
+			}
+			t.Log(c.Detail)
+		})
+	}
+}
