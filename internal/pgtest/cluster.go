@@ -45,9 +45,12 @@ type Cluster struct {
 	port   int
 	as     runAs
 	logf   func(format string, args ...any)
-	srv    *proc
 	dbSeq  atomic.Uint64 // makes NewDB names unique
+	verNum int           // server_version_num
 
+	mu       sync.Mutex // guards srv and stopped: Restart against Stop
+	srv      *proc      // the running postmaster
+	stopped  bool
 	stopOnce sync.Once
 	stopErr  error
 }
@@ -101,6 +104,13 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err := c.setup(ctx, opts); err != nil {
 		_ = c.Stop()
 		return nil, fmt.Errorf("pgtest: %w", err)
+	}
+	err = c.admin(ctx, func(conn *pgx.Conn) error {
+		return conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&c.verNum)
+	})
+	if err != nil {
+		_ = c.Stop()
+		return nil, fmt.Errorf("pgtest: read server version: %w", err)
 	}
 	logf("pgtest: PostgreSQL (%s) started on 127.0.0.1:%d in %s (%.2fs)", binDir, c.port, dir, time.Since(t0).Seconds())
 	return c, nil
@@ -343,6 +353,10 @@ func (c *Cluster) Port() int { return c.port }
 // pg_recvlogical of the same installation are usually there too.
 func (c *Cluster) BinDir() string { return c.binDir }
 
+// ServerVersion is the server's version number (server_version_num, e.g.
+// 150018 for 15.18).
+func (c *Cluster) ServerVersion() int { return c.verNum }
+
 // Dir is the cluster's temporary directory (data/, server.log); it is
 // removed by Stop.
 func (c *Cluster) Dir() string { return c.dir }
@@ -367,18 +381,12 @@ func (c *Cluster) URL(dbname string) string {
 // returns the first call's result.
 func (c *Cluster) Stop() error {
 	c.stopOnce.Do(func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.stopped = true
 		var errs []error
-		if c.srv != nil && !c.srv.exited() {
-			// SIGINT is PostgreSQL's "fast" shutdown: what `pg_ctl stop -m fast` sends.
-			if err := c.srv.cmd.Process.Signal(syscall.SIGINT); err != nil && !c.srv.exited() {
-				errs = append(errs, fmt.Errorf("signal postgres: %w", err))
-			}
-			select {
-			case <-c.srv.done:
-			case <-time.After(stopWait):
-				errs = append(errs, fmt.Errorf("postgres did not stop within %v; killed", stopWait))
-				c.kill()
-			}
+		if err := c.shutdown(); err != nil {
+			errs = append(errs, err)
 		}
 		if c.dir != "" {
 			if err := os.RemoveAll(c.dir); err != nil {
@@ -393,6 +401,54 @@ func (c *Cluster) Stop() error {
 	})
 	return c.stopErr
 }
+
+// Restart stops the server (fast shutdown, as Stop) and starts it again on
+// the same port and data directory: for tests of reconnection, and of
+// settings that need a restart (ALTER SYSTEM SET wal_level ...). Sessions
+// and walsenders are ended; data, slots and publications survive.
+func (c *Cluster) Restart(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return fmt.Errorf("pgtest: restart: cluster on port %d is stopped", c.port)
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, defaultWait)
+		defer cancel()
+	}
+	if err := c.shutdown(); err != nil {
+		return fmt.Errorf("pgtest: restart: %w", err)
+	}
+	if err := c.startServer(ctx, filepath.Join(c.dir, "data"), c.port); err != nil {
+		return fmt.Errorf("pgtest: restart: %w", err)
+	}
+	c.logf("pgtest: PostgreSQL on port %d restarted", c.port)
+	return nil
+}
+
+// shutdown stops the server if it runs: SIGINT, PostgreSQL's "fast"
+// shutdown (what `pg_ctl stop -m fast` sends), then SIGKILL after stopWait.
+// The caller holds c.mu.
+func (c *Cluster) shutdown() error {
+	if c.srv == nil || c.srv.exited() {
+		return nil
+	}
+	if err := c.srv.cmd.Process.Signal(syscall.SIGINT); err != nil && !c.srv.exited() {
+		return fmt.Errorf("signal postgres: %w", err)
+	}
+	select {
+	case <-c.srv.done:
+		return nil
+	case <-time.After(stopWait):
+		c.kill()
+		return fmt.Errorf("postgres did not stop within %v; killed", stopWait)
+	}
+}
+
+// ServerLog returns the last lines of the server's log, for a test to print
+// when something went wrong on the server side.
+func (c *Cluster) ServerLog() string { return c.logTail(0) }
 
 // kill sends SIGKILL to the postmaster and waits for it. Its backends notice
 // the postmaster's death and exit on their own.

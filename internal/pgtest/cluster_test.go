@@ -70,6 +70,9 @@ func TestClusterSettings(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, got, v)
 		}
 	}
+	if v := show(t, conn, "server_version_num"); v != strconv.Itoa(pg.ServerVersion()) || pg.ServerVersion() < 140000 {
+		t.Errorf("ServerVersion() = %d, server says %s; want both equal and >= 140000", pg.ServerVersion(), v)
+	}
 	if n, _ := strconv.Atoi(show(t, conn, "max_connections")); n < 100 {
 		t.Errorf("max_connections = %d, want >= 100", n)
 	}
@@ -210,6 +213,20 @@ func TestNewDBCleanup(t *testing.T) {
 	}
 }
 
+// TestNewDBParallel creates databases from parallel tests, as packages
+// using the harness will.
+func TestNewDBParallel(t *testing.T) {
+	for i := range 8 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
+			conn := connect(t, pg.NewDB(t))
+			if _, err := conn.Exec(t.Context(), "CREATE TABLE x (id int PRIMARY KEY); INSERT INTO x VALUES (1)"); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
 func TestCreateDBHostileName(t *testing.T) {
 	name := `we"ird; DROP DATABASE postgres; --`
 	url, err := pg.CreateDB(t.Context(), name)
@@ -261,6 +278,36 @@ func TestStartOptionsAndStop(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, got, v)
 		}
 	}
+	// Restart applies a setting that needs one and keeps the data.
+	for _, q := range []string{"CREATE TABLE kept (id int)", "ALTER SYSTEM SET wal_level = logical"} {
+		if _, err := conn.Exec(t.Context(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	oldPid := c.srv.cmd.Process.Pid
+	if err := c.Restart(t.Context()); err != nil {
+		t.Fatalf("Restart: %v", err)
+	}
+	if alive(oldPid) {
+		t.Errorf("old postmaster %d alive after Restart", oldPid)
+	}
+	if err := conn.Ping(t.Context()); err == nil {
+		t.Errorf("a session survived Restart")
+	}
+	conn.Close(context.Background())
+	conn, err = pgx.Connect(t.Context(), c.URL("postgres"))
+	if err != nil {
+		t.Fatalf("connect after Restart: %v", err)
+	}
+	var wal string
+	var kept *string
+	if err := conn.QueryRow(t.Context(), "SELECT current_setting('wal_level'), to_regclass('kept')::text").Scan(&wal, &kept); err != nil {
+		t.Fatal(err)
+	}
+	if wal != "logical" || kept == nil {
+		t.Errorf("after Restart: wal_level = %s, table kept = %v; want logical and the table", wal, kept)
+	}
+
 	pid := c.srv.cmd.Process.Pid
 	dir := c.Dir()
 
@@ -284,7 +331,10 @@ func TestStartOptionsAndStop(t *testing.T) {
 		conn.Close(ctx)
 		t.Errorf("connected to a stopped cluster on port %d", c.Port())
 	}
-	if len(logs) != 2 || !strings.Contains(logs[0], "started") || !strings.Contains(logs[1], "stopped") {
+	if err := c.Restart(t.Context()); err == nil {
+		t.Errorf("Restart of a stopped cluster succeeded")
+	}
+	if len(logs) != 3 || !strings.Contains(logs[0], "started") || !strings.Contains(logs[1], "restarted") || !strings.Contains(logs[2], "stopped") {
 		t.Errorf("Logf got %q, want a start and a stop line", logs)
 	}
 }
