@@ -277,7 +277,6 @@ type pubFacts struct {
 	allTables                        bool
 	insert, update, delete, truncate bool
 	covered                          map[string]bool // quoted schema.table
-	viaRoot                          bool
 }
 
 // checkPublication judges an existing publication: it must publish every

@@ -127,6 +127,52 @@ func TestReplicaClusterFails(t *testing.T) {
 			t.Errorf("replication connection attempted on a wal_level=replica server: %+v", c)
 		}
 	}
+
+	// Doing what the fixes say, literally, makes the server ready.
+	var fixes []string
+	for _, name := range []string{"wal_level", "replication_slots", "wal_senders"} {
+		sql, _, ok := strings.Cut(find(t, r, name).Fix, "; then restart PostgreSQL")
+		if !ok {
+			t.Fatalf("%s fix does not say to restart: %q", name, find(t, r, name).Fix)
+		}
+		fixes = append(fixes, sql)
+	}
+	exec(t, c.URL("postgres"), fixes...)
+	if err := c.Restart(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	p := Params{URL: c.URL("postgres"), Tables: []string{"items"}, Publication: "sidecar", Slot: "sidecar"}
+	r = Run(t.Context(), p)
+	for _, c := range r.Checks {
+		if c.Status != OK {
+			t.Errorf("after applying the fixes %q: %s %s: %s", fixes, c.Status, c.Name, c.Detail)
+		}
+	}
+
+	// A slot that lost its WAL fails, and its fix is the way back.
+	exec(t, c.URL("postgres"),
+		"ALTER SYSTEM SET max_slot_wal_keep_size = '1MB'",
+		"SELECT pg_reload_conf()",
+		"SELECT pg_create_logical_replication_slot('sidecar', 'pgoutput')")
+	lost := false
+	for i := 0; i < 10 && !lost; i++ {
+		exec(t, c.URL("postgres"), "INSERT INTO items SELECT g FROM generate_series(1, 1000) g ON CONFLICT DO NOTHING",
+			"SELECT pg_switch_wal()", "INSERT INTO items VALUES (-1) ON CONFLICT DO NOTHING", "SELECT pg_switch_wal()", "CHECKPOINT")
+		lost = find(t, Run(t.Context(), p), "slot").Status == Fail
+	}
+	if !lost {
+		t.Fatalf("could not make slot lose its WAL:\n%s", text(t, Run(t.Context(), p)))
+	}
+	s := find(t, Run(t.Context(), p), "slot")
+	if !strings.Contains(s.Detail, "wal_status = lost") || !strings.Contains(s.Fix, "SELECT pg_drop_replication_slot('sidecar');") {
+		t.Errorf("lost slot check = %+v", s)
+	}
+	sql, _, _ := strings.Cut(s.Fix, " then ")
+	sql = strings.TrimPrefix(sql, "start over with a fresh copy: ")
+	exec(t, c.URL("postgres"), sql)
+	if s := find(t, Run(t.Context(), p), "slot"); s.Status != OK {
+		t.Errorf("after %q: slot = %+v", sql, s)
+	}
 }
 
 func TestTables(t *testing.T) {

@@ -247,8 +247,8 @@ ORDER BY 1`)
 
 func readPublication(ctx context.Context, conn *pgx.Conn, name string) (pubFacts, error) {
 	p := pubFacts{covered: map[string]bool{}}
-	err := conn.QueryRow(ctx, `SELECT puballtables, pubinsert, pubupdate, pubdelete, pubtruncate, pubviaroot
-FROM pg_publication WHERE pubname = $1`, name).Scan(&p.allTables, &p.insert, &p.update, &p.delete, &p.truncate, &p.viaRoot)
+	err := conn.QueryRow(ctx, `SELECT puballtables, pubinsert, pubupdate, pubdelete, pubtruncate
+FROM pg_publication WHERE pubname = $1`, name).Scan(&p.allTables, &p.insert, &p.update, &p.delete, &p.truncate)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return p, nil
 	}
