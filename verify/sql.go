@@ -1,0 +1,331 @@
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/verify/rowhash"
+)
+
+// Column is one published column of a table, as pgoutput's Relation
+// message lists it.
+type Column struct {
+	// Name is the column name (unquoted).
+	Name string
+	// Type is the type as format_type(atttypid, atttypmod) prints it
+	// ("integer", "character(4)", "timestamp with time zone", "text[]",
+	// "public.mood"), or its pg_type.typname.
+	Type string
+	// Collatable is true for types with a collation (text, varchar,
+	// char(n), domains over them): their key comparisons are made under
+	// COLLATE "C", the mirror's byte order.
+	Collatable bool
+}
+
+// Table is a table as verify sees it: its published columns in relation
+// order (dropped and generated columns excluded, as pgoutput excludes
+// them) and its primary key.
+type Table struct {
+	Schema, Name string
+	Columns      []Column
+	// Key holds indexes into Columns of the primary-key columns, in key
+	// order.
+	Key []int
+}
+
+// Ident returns the table's quoted, schema-qualified name.
+func (t Table) Ident() string { return pgx.Identifier{t.Schema, t.Name}.Sanitize() }
+
+// Validate checks that the table has columns and an in-range key.
+func (t Table) Validate() error {
+	if len(t.Columns) == 0 {
+		return fmt.Errorf("table %s: no published columns", t.Ident())
+	}
+	if len(t.Key) == 0 {
+		return fmt.Errorf("table %s: no primary key", t.Ident())
+	}
+	for _, k := range t.Key {
+		if k < 0 || k >= len(t.Columns) {
+			return fmt.Errorf("table %s: key column index %d out of range", t.Ident(), k)
+		}
+	}
+	return nil
+}
+
+// KeyKinds returns the rowenc key kinds of the primary-key columns.
+func (t Table) KeyKinds() []rowenc.KeyKind {
+	kinds := make([]rowenc.KeyKind, len(t.Key))
+	for i, k := range t.Key {
+		kinds[i] = rowenc.KindForType(t.Columns[k].Type)
+	}
+	return kinds
+}
+
+// baseType strips a type's modifiers, array brackets excepted:
+// "character varying(20)" -> "character varying",
+// "timestamp(3) with time zone" -> "timestamp with time zone".
+func baseType(typ string) string {
+	t := strings.ToLower(strings.TrimSpace(typ))
+	for {
+		i := strings.IndexByte(t, '(')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(t[i:], ')')
+		if j < 0 {
+			break
+		}
+		t = t[:i] + t[i+j+1:]
+	}
+	t = strings.Join(strings.Fields(t), " ")
+	return strings.TrimPrefix(t, "pg_catalog.")
+}
+
+// textCastTypes are the types whose cast to text is an I/O conversion
+// (it calls the output function) or a binary-coercible no-op, so col::text
+// is exactly the text pgoutput sends. Types with a cast function of their
+// own that renders differently (boolean: 'true' vs 't'; character(n):
+// trims the padding; inet/cidr: adds /32; "char": non-ASCII bytes) are
+// deliberately absent, as is every type not listed: they go through
+// format('%s', col), which always calls the output function. Arrays are
+// always I/O conversions (array_out calls the element's output function).
+var textCastTypes = map[string]bool{
+	"smallint": true, "int2": true, "integer": true, "int4": true, "bigint": true, "int8": true,
+	"numeric": true, "decimal": true, "real": true, "float4": true, "double precision": true, "float8": true,
+	"text": true, "character varying": true, "varchar": true,
+	"date": true, "time without time zone": true, "time": true, "time with time zone": true, "timetz": true,
+	"timestamp without time zone": true, "timestamp": true, "timestamp with time zone": true, "timestamptz": true,
+	"interval": true, "uuid": true, "json": true, "jsonb": true, "bytea": true,
+}
+
+// ColumnTextSQL returns an SQL expression yielding column c's output-function
+// text, or NULL when the column is NULL.
+func ColumnTextSQL(c Column) string {
+	id := pgx.Identifier{c.Name}.Sanitize()
+	bt := baseType(c.Type)
+	switch {
+	case bt == "text":
+		return id
+	case textCastTypes[bt] || strings.HasSuffix(bt, "[]"):
+		return id + "::text"
+	}
+	return fmt.Sprintf("CASE WHEN %s IS NULL THEN NULL ELSE format('%%s', %s) END", id, id)
+}
+
+// RowEncodingSQL returns the SQL expression of type text yielding the vrow1
+// encoding (package rowenc) of a row with the given columns: per column '-'
+// for NULL, else octet_length(text) || ':' || text.
+func RowEncodingSQL(cols []Column) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		e := ColumnTextSQL(c)
+		parts[i] = fmt.Sprintf("coalesce(octet_length(%s)::text || ':' || %s, '-')", e, e)
+	}
+	if len(parts) == 0 {
+		return "''"
+	}
+	return strings.Join(parts, " || ")
+}
+
+// RowHashSQL returns the SQL expression of type bigint whose bits are
+// hash.Sum(vrow1 bytes of the row).
+func RowHashSQL(cols []Column, hash rowhash.ID) string {
+	return hash.SQL(RowEncodingSQL(cols))
+}
+
+// two64 is 2^64 as an SQL numeric literal.
+const two64 = "18446744073709551616"
+
+// digestSumSQL turns sum(bigint) (exact numeric) into Σ mod 2^64 in
+// [0, 2^64), printed as an unsigned decimal.
+func digestSumSQL(h string) string {
+	return fmt.Sprintf("((coalesce(sum(%s), 0) %% %s + %s) %% %s)::text", h, two64, two64, two64)
+}
+
+// TableDigestQuery returns a query yielding one row (count, Σ H mod 2^64
+// as text) over the whole table.
+func TableDigestQuery(t Table, hash rowhash.ID) (string, error) {
+	if err := t.Validate(); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("SELECT count(*), %s FROM %s", digestSumSQL(RowHashSQL(t.Columns, hash)), t.Ident()), nil
+}
+
+// integerKey returns the quoted key column of a table whose key is a
+// single int2/int4/int8 column.
+func integerKey(t Table) (string, error) {
+	if err := t.Validate(); err != nil {
+		return "", err
+	}
+	if len(t.Key) != 1 {
+		return "", fmt.Errorf("table %s: bucketed digests need a single-column integer key, have %d columns", t.Ident(), len(t.Key))
+	}
+	switch rowenc.KindForType(t.Columns[t.Key[0]].Type) {
+	case rowenc.KindInt2, rowenc.KindInt4, rowenc.KindInt8:
+	default:
+		return "", fmt.Errorf("table %s: bucketed digests need an integer key, %q is %s", t.Ident(), t.Columns[t.Key[0]].Name, t.Columns[t.Key[0]].Type)
+	}
+	return pgx.Identifier{t.Columns[t.Key[0]].Name}.Sanitize(), nil
+}
+
+// Bucket returns the fixed-width bucket of an integer key: floor(pk/width),
+// so bucket b holds keys [b·width, (b+1)·width). The SQL of
+// BucketDigestQuery computes the same.
+func Bucket(pk, width int64) int64 {
+	b := pk / width
+	if pk%width < 0 {
+		b--
+	}
+	return b
+}
+
+// BucketDigestQuery returns the level-0 query for a table with a single
+// integer key: one row per non-empty bucket, ordered by bucket, with
+// columns (bucket bigint, count bigint, Σ H mod 2^64 as text). A bucket
+// absent from the result is empty, digest (0, 0).
+//
+// The bucket is floor(pk / width), computed with truncating division and a
+// correction, so no subtraction can overflow int8.
+func BucketDigestQuery(t Table, hash rowhash.ID, width int64) (string, error) {
+	pk, err := integerKey(t)
+	if err != nil {
+		return "", err
+	}
+	if width <= 0 {
+		return "", fmt.Errorf("table %s: bucket width %d must be positive", t.Ident(), width)
+	}
+	w := strconv.FormatInt(width, 10)
+	bucket := fmt.Sprintf("(%s::int8 / %s - CASE WHEN %s::int8 %% %s < 0 THEN 1 ELSE 0 END)", pk, w, pk, w)
+	return fmt.Sprintf("SELECT b, count(*), %s FROM (SELECT %s AS b, %s AS h FROM %s) s GROUP BY b ORDER BY b",
+		digestSumSQL("h"), bucket, RowHashSQL(t.Columns, hash), t.Ident()), nil
+}
+
+// KeyRange is a range of primary keys given as key column texts (output
+// function text, as the mirror stores them): Lo inclusive, Hi exclusive,
+// nil for unbounded. A bound may name fewer columns than the key (a
+// prefix).
+type KeyRange struct {
+	Lo, Hi []string
+}
+
+// nativeOrderKinds are the key kinds whose rowenc byte order is the
+// type's own order in PostgreSQL, so a range predicate can compare the
+// column itself (and use the primary-key index). Others compare their
+// output text under COLLATE "C", which is the byte order of KindBytes.
+func nativeOrder(c Column) bool {
+	switch rowenc.KindForType(c.Type) {
+	case rowenc.KindInt2, rowenc.KindInt4, rowenc.KindInt8, rowenc.KindNumeric,
+		rowenc.KindBool, rowenc.KindDate, rowenc.KindTimestamp:
+		return true
+	}
+	bt := baseType(c.Type)
+	return bt == "uuid" || bt == "bytea"
+}
+
+// keyOperand returns the SQL operand used to compare key column c. The
+// bound values are untyped literals, which PostgreSQL resolves to the
+// operand's type (or text): no type name is ever spliced into the query.
+func keyOperand(c Column) string {
+	switch {
+	case nativeOrder(c):
+		return pgx.Identifier{c.Name}.Sanitize()
+	case c.Collatable:
+		return pgx.Identifier{c.Name}.Sanitize() + ` COLLATE "C"`
+	}
+	return "(" + ColumnTextSQL(c) + `) COLLATE "C"`
+}
+
+// boundSQL returns the row comparison "(k1, k2) op (v1, v2)" for a key
+// prefix.
+func boundSQL(t Table, vals []string, op string) (string, error) {
+	if len(vals) > len(t.Key) {
+		return "", fmt.Errorf("table %s: range bound has %d values for a %d-column key", t.Ident(), len(vals), len(t.Key))
+	}
+	cols := make([]string, len(vals))
+	lits := make([]string, len(vals))
+	for i, v := range vals {
+		cols[i] = keyOperand(t.Columns[t.Key[i]])
+		lit, err := QuoteLiteral(v)
+		if err != nil {
+			return "", fmt.Errorf("table %s: key column %q: %w", t.Ident(), t.Columns[t.Key[i]].Name, err)
+		}
+		lits[i] = lit
+	}
+	return fmt.Sprintf("(%s) %s (%s)", strings.Join(cols, ", "), op, strings.Join(lits, ", ")), nil
+}
+
+// RangeHashQuery returns a query yielding, for every row whose key lies in
+// one of the ranges, the key columns' output texts followed by the row hash
+// (bigint), ordered by key. With no ranges it covers the whole table.
+//
+// A prefix bound compares the prefix only: Lo = ("a") includes every key
+// starting with "a", Hi = ("b") excludes every key starting with "b".
+func RangeHashQuery(t Table, hash rowhash.ID, ranges []KeyRange) (string, error) {
+	if err := t.Validate(); err != nil {
+		return "", err
+	}
+	keyCols := make([]string, len(t.Key))
+	order := make([]string, len(t.Key))
+	for i, k := range t.Key {
+		c := t.Columns[k]
+		keyCols[i] = ColumnTextSQL(c)
+		order[i] = keyOperand(c)
+	}
+	var preds []string
+	for _, r := range ranges {
+		var conj []string
+		if r.Lo != nil {
+			s, err := boundSQL(t, r.Lo, ">=")
+			if err != nil {
+				return "", err
+			}
+			conj = append(conj, s)
+		}
+		if r.Hi != nil {
+			s, err := boundSQL(t, r.Hi, "<")
+			if err != nil {
+				return "", err
+			}
+			conj = append(conj, s)
+		}
+		if len(conj) == 0 {
+			preds = nil // an unbounded range covers everything
+			break
+		}
+		preds = append(preds, "("+strings.Join(conj, " AND ")+")")
+	}
+	where := ""
+	if len(preds) > 0 {
+		where = " WHERE " + strings.Join(preds, " OR ")
+	}
+	return fmt.Sprintf("SELECT %s, %s FROM %s%s ORDER BY %s",
+		strings.Join(keyCols, ", "), RowHashSQL(t.Columns, hash), t.Ident(), where, strings.Join(order, ", ")), nil
+}
+
+// ErrLiteral is wrapped by QuoteLiteral's error for text PostgreSQL
+// cannot hold.
+var ErrLiteral = errors.New("text cannot be an SQL literal")
+
+// QuoteLiteral returns s as an SQL string literal that means s whatever
+// standard_conforming_strings is: single quotes are doubled, and a string
+// with a backslash uses the E'' form with backslashes doubled (as
+// PostgreSQL's quote_literal does). PostgreSQL text cannot hold NUL, so a
+// NUL byte is an error.
+//
+// Literals are inlined because the verify connection is a replication
+// connection, which speaks only the simple query protocol.
+func QuoteLiteral(s string) (string, error) {
+	if strings.IndexByte(s, 0) >= 0 {
+		return "", fmt.Errorf("%w: %q contains a NUL byte", ErrLiteral, s)
+	}
+	q := "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	if strings.Contains(s, `\`) {
+		return "E" + strings.ReplaceAll(q, `\`, `\\`), nil
+	}
+	return q, nil
+}
