@@ -313,7 +313,7 @@ var ErrLiteral = errors.New("text cannot be an SQL literal")
 
 // QuoteLiteral returns s as an SQL string literal that means s whatever
 // standard_conforming_strings is: single quotes are doubled, and a string
-// with a backslash uses the E'' form with backslashes doubled (as
+// with a backslash uses the E” form with backslashes doubled (as
 // PostgreSQL's quote_literal does). PostgreSQL text cannot hold NUL, so a
 // NUL byte is an error.
 //
