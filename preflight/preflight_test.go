@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -447,5 +450,37 @@ func TestPasswordNeverReported(t *testing.T) {
 			}
 			t.Log(c.Detail)
 		})
+	}
+}
+
+// TestRandomPasswordsNeverReported is a property test: whatever characters
+// a password has, in URL or keyword/value form, valid or not, it does not
+// reach the report.
+func TestRandomPasswordsNeverReported(t *testing.T) {
+	seed := time.Now().UnixNano()
+	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	const chars = `abcXYZ019 @:/?#%&='"\;$!~.-_` + "é"
+	for i := 0; i < 40; i++ {
+		var b strings.Builder
+		for n := 8 + rng.IntN(12); b.Len() < n; {
+			r := []rune(chars)
+			b.WriteRune(r[rng.IntN(len(r))])
+		}
+		pw := b.String()
+		u := url.URL{Scheme: "postgres", User: url.UserPassword("u", pw), Host: "127.0.0.1:1", Path: "/db", RawQuery: "connect_timeout=2"}
+		kw := "host=127.0.0.1 port=1 user=u dbname=db connect_timeout=2 password='" +
+			strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(pw) + "'"
+		for _, conn := range []string{u.String(), kw, strings.Replace(u.String(), ":1/", ":bad/", 1), strings.Replace(kw, "port=1", "port=bad", 1)} {
+			r := Run(t.Context(), Params{URL: conn, Tables: []string{"*"}})
+			js, _ := json.Marshal(r)
+			for _, out := range []string{text(t, r), string(js)} {
+				if strings.Contains(out, pw) {
+					t.Fatalf("seed %d: password %q in report for %q:\n%s", seed, pw, conn, out)
+				}
+			}
+			if r.Ready() {
+				t.Fatalf("seed %d: connection to port 1 reported ready", seed)
+			}
+		}
 	}
 }

@@ -65,7 +65,9 @@ func newRedactor(connStr string) redactor {
 }
 
 // clean returns s with every secret, and anything shaped like a password in
-// a connection string, replaced by xxxxx.
+// a connection string, replaced by xxxxx. A very short password also blanks
+// unrelated text that happens to contain it: a garbled message is the price
+// of never printing a secret.
 func (r redactor) clean(s string) string {
 	for _, sec := range r.secrets {
 		s = strings.ReplaceAll(s, sec, redacted)
