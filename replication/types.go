@@ -245,9 +245,13 @@ type TxnInfo struct {
 //
 //	Relation* (Begin (Relation | Change)* (Commit | Abort))*
 //
-// Relation can also arrive outside a transaction (for example from a
-// transaction that was skipped because it is already durable): it
-// describes the table for every following change of that OID.
+// Relation can also arrive outside a transaction (before the Begin it
+// precedes, or from a transaction skipped because it is already durable):
+// it describes the table for every following change of that OID.
+//
+// Begin is sent with a transaction's first change. A transaction with
+// nothing to deliver (all its changes dropped by [CopiedAt], or a streamed
+// transaction that touched only unpublished tables) is not sent at all.
 //
 // A transaction is delivered as it is decoded, never held in memory, so a
 // 5M-row transaction streams through. If the connection breaks inside a

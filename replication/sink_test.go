@@ -1,0 +1,229 @@
+package replication
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// memSink is a test mirror: it buffers each transaction, applies it at
+// Commit to per-table maps keyed like the mirror would (replica identity
+// columns; the first column under FULL), merging Unchanged values, and
+// makes it "durable" at once unless holdDurable is set.
+type memSink struct {
+	mu          sync.Mutex
+	durable     atomic.Uint64
+	holdDurable atomic.Bool
+	tables      map[string]map[string][]Value
+	txns        []txnRecord
+	cur         *txnRecord
+	aborts      int
+	relations   []*Relation
+	delayOnce   time.Duration // sleep this long in the first Change
+	delayed     bool
+	err         error // first invariant violation seen
+}
+
+type txnRecord struct {
+	info    TxnInfo
+	changes []*Change
+}
+
+func newMemSink(start LSN) *memSink {
+	s := &memSink{tables: map[string]map[string][]Value{}}
+	s.durable.Store(uint64(start))
+	return s
+}
+
+func (s *memSink) Durable() LSN { return LSN(s.durable.Load()) }
+
+func (s *memSink) Begin(_ context.Context, txn TxnInfo) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur != nil {
+		return fmt.Errorf("Begin of xid %d inside xid %d", txn.Xid, s.cur.info.Xid)
+	}
+	s.cur = &txnRecord{info: txn}
+	return nil
+}
+
+func (s *memSink) Relation(_ context.Context, rel *Relation) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.relations = append(s.relations, rel)
+	return nil
+}
+
+func (s *memSink) Change(_ context.Context, c *Change) error {
+	s.mu.Lock()
+	if s.delayOnce > 0 && !s.delayed {
+		s.delayed = true
+		d := s.delayOnce
+		s.mu.Unlock()
+		time.Sleep(d)
+		s.mu.Lock()
+	}
+	defer s.mu.Unlock()
+	if s.cur == nil {
+		return fmt.Errorf("change outside a transaction")
+	}
+	s.cur.changes = append(s.cur.changes, c)
+	return nil
+}
+
+func (s *memSink) Commit(_ context.Context, txn TxnInfo) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur == nil || s.cur.info.Xid != txn.Xid {
+		return fmt.Errorf("Commit of xid %d without its Begin", txn.Xid)
+	}
+	if txn.EndLSN <= s.Durable() {
+		return fmt.Errorf("xid %d ending at %s delivered although durable is %s", txn.Xid, txn.EndLSN, s.Durable())
+	}
+	for _, c := range s.cur.changes {
+		if err := s.applyChange(c); err != nil && s.err == nil {
+			s.err = fmt.Errorf("xid %d: %w", txn.Xid, err)
+		}
+	}
+	s.cur.info = txn
+	s.txns = append(s.txns, *s.cur)
+	s.cur = nil
+	if !s.holdDurable.Load() {
+		s.durable.Store(uint64(txn.EndLSN))
+	}
+	return nil
+}
+
+func (s *memSink) Abort(_ context.Context, txn TxnInfo) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cur = nil
+	s.aborts++
+	return nil
+}
+
+func keyOf(rel *Relation, vals []Value) string {
+	idx := rel.KeyColumns()
+	if rel.Identity == IdentityFull {
+		idx = []int{0}
+	}
+	parts := make([]string, len(idx))
+	for i, k := range idx {
+		parts[i] = vals[k].String()
+	}
+	return strings.Join(parts, "|")
+}
+
+func cloneVals(vals []Value) []Value {
+	out := make([]Value, len(vals))
+	for i, v := range vals {
+		out[i] = Value{Kind: v.Kind, Bytes: append([]byte(nil), v.Bytes...)}
+	}
+	return out
+}
+
+func (s *memSink) table(name string) map[string][]Value {
+	m := s.tables[name]
+	if m == nil {
+		m = map[string][]Value{}
+		s.tables[name] = m
+	}
+	return m
+}
+
+func (s *memSink) applyChange(c *Change) error {
+	switch c.Kind {
+	case Truncate:
+		for _, r := range c.Truncated {
+			s.tables[r.QualifiedName()] = map[string][]Value{}
+		}
+		return nil
+	case Message:
+		return nil
+	}
+	rel := c.Relation
+	m := s.table(rel.QualifiedName())
+	switch c.Kind {
+	case Insert:
+		m[keyOf(rel, c.New)] = cloneVals(c.New)
+	case Update:
+		oldKey := keyOf(rel, c.New)
+		if c.OldKind != NoOld {
+			oldKey = keyOf(rel, c.Old)
+		}
+		cur, have := m[oldKey]
+		row := cloneVals(c.New)
+		for i, v := range row {
+			if v.Kind != Unchanged {
+				continue
+			}
+			switch {
+			case c.OldKind == OldRow && c.Old[i].Kind != Unchanged:
+				row[i] = cloneVals(c.Old[i : i+1])[0]
+			case have:
+				row[i] = cur[i]
+			default:
+				return fmt.Errorf("unchanged TOAST value of column %s for a row (%s) the mirror does not have", rel.Columns[i].Name, oldKey)
+			}
+		}
+		delete(m, oldKey)
+		m[keyOf(rel, row)] = row
+	case Delete:
+		if _, ok := m[keyOf(rel, c.Old)]; !ok {
+			return fmt.Errorf("delete of missing key %s", keyOf(rel, c.Old))
+		}
+		delete(m, keyOf(rel, c.Old))
+	}
+	return nil
+}
+
+// rows renders a table's rows as rowsOf does.
+func (s *memSink) rows(table string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, r := range s.tables[table] {
+		out = append(out, renderRow(r))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (s *memSink) committed() []txnRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]txnRecord(nil), s.txns...)
+}
+
+// load seeds a table from a copy sink.
+func (s *memSink) load(rel *Relation, rows [][]Value) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.table(rel.QualifiedName())
+	for _, r := range rows {
+		m[keyOf(rel, r)] = cloneVals(r)
+	}
+}
+
+func (s *memSink) invariantErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// waitFor polls cond until it holds or the timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

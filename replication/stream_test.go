@@ -1,0 +1,426 @@
+package replication
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"go.uber.org/goleak"
+)
+
+// harness runs a Streamer against a fresh database.
+type harness struct {
+	t      *testing.T
+	url    string
+	conn   *pgx.Conn
+	sink   *memSink
+	slot   LSN
+	cancel context.CancelFunc
+	done   chan error
+	leaks  goleak.Option
+
+	mu     sync.Mutex
+	onErrs []error
+	st     *Streamer
+}
+
+// newHarness creates the schema, the publication "pub" for tables, and the
+// slot "main" (its exported snapshot unused: the tables are empty or
+// seeded into the sink by the test).
+func newHarness(t *testing.T, tables []string, schema ...string) *harness {
+	t.Helper()
+	h := &harness{t: t, url: pg.NewDB(t), leaks: goleak.IgnoreCurrent()}
+	h.conn = sqlConn(t, h.url)
+	mustExec(t, h.conn, schema...)
+	if _, err := EnsurePublication(t.Context(), h.conn, PublicationSpec{Name: "pub", Tables: tables}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := CreateSlot(t.Context(), h.url, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := snap.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h.slot = snap.LSN
+	h.sink = newMemSink(snap.LSN)
+	return h
+}
+
+func (h *harness) start(mods ...func(*StreamConfig)) {
+	h.t.Helper()
+	cfg := StreamConfig{ConnString: h.url, Slot: "main", Publication: "pub", Sink: h.sink,
+		SpoolDir: h.t.TempDir(), MinBackoff: 50 * time.Millisecond, MaxBackoff: 500 * time.Millisecond,
+		OnError: func(err error, _ time.Duration) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.onErrs = append(h.onErrs, err)
+		}}
+	for _, m := range mods {
+		m(&cfg)
+	}
+	st, err := NewStreamer(cfg)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.st = st
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel, h.done = cancel, make(chan error, 1)
+	go func() { h.done <- st.Run(ctx) }()
+}
+
+// stop ends the stream, checks it ended cleanly and left no goroutine.
+func (h *harness) stop() {
+	h.t.Helper()
+	h.cancel()
+	select {
+	case err := <-h.done:
+		if err != nil {
+			h.t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		h.t.Fatal("Run did not return within 10s of cancel")
+	}
+	goleak.VerifyNone(h.t, h.leaks)
+	if err := h.sink.invariantErr(); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *harness) errorsSeen() []error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]error(nil), h.onErrs...)
+}
+
+// sync waits until everything committed so far on the server is durable in
+// the sink: a marker transaction's end is reached.
+func (h *harness) sync() {
+	h.t.Helper()
+	var lsn string
+	if err := h.conn.QueryRow(h.t.Context(), "SELECT pg_current_wal_insert_lsn()::text").Scan(&lsn); err != nil {
+		h.t.Fatal(err)
+	}
+	want, err := ParseLSN(lsn)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	waitFor(h.t, 30*time.Second, "sink to reach "+lsn, func() bool {
+		return h.sink.Durable() >= want || h.st.Stats().Flushed >= want
+	})
+}
+
+// checkTable compares the sink's copy of a table with PostgreSQL.
+func (h *harness) checkTable(table string, cols []string) {
+	h.t.Helper()
+	got, want := h.sink.rows("public."+table), rowsOf(h.t, h.url, table, cols)
+	if !reflect.DeepEqual(got, want) {
+		h.t.Fatalf("%s differs from PostgreSQL:\n got %q\nwant %q", table, got, want)
+	}
+}
+
+// changesOf lists the committed changes as short strings.
+func changesOf(txns []txnRecord) []string {
+	var out []string
+	for _, tx := range txns {
+		for _, c := range tx.changes {
+			out = append(out, describe(c))
+		}
+	}
+	return out
+}
+
+func describe(c *Change) string {
+	switch c.Kind {
+	case Truncate:
+		var names []string
+		for _, r := range c.Truncated {
+			names = append(names, r.Name)
+		}
+		return fmt.Sprintf("truncate %s cascade=%v restart=%v", strings.Join(names, ","), c.Cascade, c.RestartIdentity)
+	case Message:
+		return fmt.Sprintf("message %s %s", c.Prefix, c.Content)
+	}
+	s := fmt.Sprintf("%s %s", c.Kind, c.Relation.Name)
+	if c.OldKind != NoOld {
+		s += fmt.Sprintf(" old%d[%s]", c.OldKind, renderRow(c.Old))
+	}
+	if c.New != nil {
+		s += " new[" + renderRow(c.New) + "]"
+	}
+	return s
+}
+
+func TestStreamRoundTrip(t *testing.T) {
+	h := newHarness(t, []string{"public.a", "public.parent", "public.child"},
+		"CREATE TABLE a (id int PRIMARY KEY, v text)",
+		"CREATE TABLE parent (id int PRIMARY KEY)",
+		"CREATE TABLE child (id int PRIMARY KEY, p int REFERENCES parent)",
+		"CREATE TABLE unpublished (id int PRIMARY KEY)")
+	h.start()
+	mustExec(t, h.conn,
+		"INSERT INTO a VALUES (1, 'one'), (2, ''), (3, NULL)",
+		"UPDATE a SET v = 'uno' WHERE id = 1",
+		"UPDATE a SET id = 10 WHERE id = 1", // primary key change
+		"DELETE FROM a WHERE id = 2",
+		"INSERT INTO unpublished VALUES (1)",
+		"INSERT INTO parent VALUES (1)", "INSERT INTO child VALUES (1, 1)",
+		"BEGIN", "SELECT pg_logical_emit_message(true, 'sidecar', 'marker')", "INSERT INTO a VALUES (4, 'four')", "COMMIT",
+		"TRUNCATE parent CASCADE",
+	)
+	h.sync()
+	h.stop()
+	got := changesOf(h.sink.committed())
+	want := []string{
+		"insert a new['1','one']", "insert a new['2','']", "insert a new['3',NULL]",
+		"update a new['1','uno']",
+		"update a old1['1',<unchanged>] new['10','uno']",
+		"delete a old1['2',<unchanged>]",
+		"insert parent new['1']", "insert child new['1','1']",
+		"message sidecar marker", "insert a new['4','four']",
+		"truncate parent,child cascade=true restart=false",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("changes:\n got %q\nwant %q", got, want)
+	}
+	h.checkTable("a", []string{"id", "v"})
+	// Every transaction's positions are consistent and increasing.
+	var prev LSN
+	for _, tx := range h.sink.committed() {
+		if tx.info.CommitLSN >= tx.info.EndLSN || tx.info.EndLSN <= prev || tx.info.CommitTime.IsZero() || tx.info.Xid == 0 {
+			t.Fatalf("bad txn info %+v after end %s", tx.info, prev)
+		}
+		prev = tx.info.EndLSN
+	}
+	if tx := h.sink.committed()[0]; tx.info.CommitLSN < h.slot {
+		t.Fatalf("first transaction commits at %s, before the slot's consistent point %s", tx.info.CommitLSN, h.slot)
+	}
+	if errs := h.errorsSeen(); len(errs) > 0 {
+		t.Fatalf("connection errors: %v", errs)
+	}
+	// The stream's Relation describes the table exactly as the copy does.
+	var streamRel *Relation
+	for _, r := range h.sink.relations {
+		if r.Name == "a" {
+			streamRel = r
+		}
+	}
+	cs := newMemCopySink()
+	snap, err := CreateSlot(t.Context(), h.url, "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close(t.Context())
+	if err := Copy(t.Context(), CopyOptions{ConnString: h.url}, snap.Snapshot(), []TableName{{"public", "a"}}, cs); err != nil {
+		t.Fatal(err)
+	}
+	if copyRel := cs.rels["public.a"]; !copyRel.Equal(streamRel) || !reflect.DeepEqual(copyRel, streamRel) {
+		t.Fatalf("copy describes %+v, stream %+v", copyRel, streamRel)
+	}
+}
+
+func TestReplicaIdentities(t *testing.T) {
+	h := newHarness(t, []string{"public.d", "public.ui", "public.f"},
+		"CREATE TABLE d (id int PRIMARY KEY, v text)",
+		"CREATE TABLE ui (u text NOT NULL, id int PRIMARY KEY, v text)",
+		"CREATE UNIQUE INDEX ui_u ON ui (u)",
+		"ALTER TABLE ui REPLICA IDENTITY USING INDEX ui_u",
+		"CREATE TABLE f (id int PRIMARY KEY, v text)",
+		"ALTER TABLE f REPLICA IDENTITY FULL")
+	h.start()
+	for _, tbl := range []string{"d", "f"} {
+		mustExec(t, h.conn,
+			"INSERT INTO "+tbl+" VALUES (1, 'a'), (2, 'b')",
+			"UPDATE "+tbl+" SET v = 'a2' WHERE id = 1",
+			"UPDATE "+tbl+" SET id = 3 WHERE id = 2",
+			"DELETE FROM "+tbl+" WHERE id = 1")
+	}
+	mustExec(t, h.conn,
+		"INSERT INTO ui VALUES ('x', 1, 'a')",
+		"UPDATE ui SET v = 'a2'",
+		"UPDATE ui SET u = 'y'",
+		"DELETE FROM ui")
+	h.sync()
+	h.stop()
+	got := changesOf(h.sink.committed())
+	want := []string{
+		"insert d new['1','a']", "insert d new['2','b']",
+		"update d new['1','a2']",
+		"update d old1['2',<unchanged>] new['3','b']",
+		"delete d old1['1',<unchanged>]",
+		"insert f new['1','a']", "insert f new['2','b']",
+		"update f old2['1','a'] new['1','a2']",
+		"update f old2['2','b'] new['3','b']",
+		"delete f old2['1','a2']",
+		"insert ui new['x','1','a']",
+		"update ui new['x','1','a2']",
+		"update ui old1['x',<unchanged>,<unchanged>] new['y','1','a2']",
+		"delete ui old1['y',<unchanged>,<unchanged>]",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("changes:\n got %q\nwant %q", got, want)
+	}
+	for _, r := range h.sink.relations {
+		var keys []string
+		for _, i := range r.KeyColumns() {
+			keys = append(keys, r.Columns[i].Name)
+		}
+		wantKeys := map[string]string{"d": "id", "ui": "u", "f": "id,v"}[r.Name]
+		if strings.Join(keys, ",") != wantKeys {
+			t.Errorf("%s (identity %s): key columns %v, want %s", r.Name, r.Identity, keys, wantKeys)
+		}
+	}
+	for _, tbl := range []string{"d", "f"} {
+		h.checkTable(tbl, []string{"id", "v"})
+	}
+}
+
+func TestUnchangedToast(t *testing.T) {
+	h := newHarness(t, []string{"public.big"},
+		"CREATE TABLE big (id int PRIMARY KEY, n int, doc text)",
+		"ALTER TABLE big ALTER COLUMN doc SET STORAGE EXTERNAL") // out of line, uncompressed
+	h.start()
+	mustExec(t, h.conn,
+		"INSERT INTO big SELECT 1, 0, string_agg(md5(g::text), '') FROM generate_series(1, 400) g", // 12.8 kB
+		"UPDATE big SET n = n + 1")
+	h.sync()
+	h.stop()
+	txns := h.sink.committed()
+	if len(txns) != 2 {
+		t.Fatalf("%d transactions, want 2", len(txns))
+	}
+	up := txns[1].changes[0]
+	if up.Kind != Update || up.New[2].Kind != Unchanged || string(up.New[1].Bytes) != "1" {
+		t.Fatalf("update carries %s, want doc unchanged ('u') and n = 1", describe(up))
+	}
+	h.checkTable("big", []string{"id", "n", "doc"})
+}
+
+// TestStreamedTransactionSubxactRollback: a transaction big enough to be
+// streamed in chunks (logical_decoding_work_mem = 64kB) with a rolled-back
+// subtransaction delivers exactly the surviving rows, once, at its commit.
+func TestStreamedTransactionSubxactRollback(t *testing.T) {
+	h := newHarness(t, []string{"public.s"}, "CREATE TABLE s (id int PRIMARY KEY, v text)")
+	h.start()
+	mustExec(t, h.conn,
+		"BEGIN",
+		"INSERT INTO s SELECT g, repeat('a', 50) FROM generate_series(1, 3000) g",
+		"SAVEPOINT sp",
+		"INSERT INTO s SELECT g, 'doomed' FROM generate_series(100001, 102000) g",
+		"UPDATE s SET v = 'doomed too' WHERE id <= 10",
+		"ROLLBACK TO SAVEPOINT sp",
+		"SAVEPOINT sp2",
+		"INSERT INTO s SELECT g, 'kept' FROM generate_series(5001, 6000) g",
+		"RELEASE SAVEPOINT sp2",
+		"COMMIT")
+	h.sync()
+	h.stop()
+	txns := h.sink.committed()
+	if len(txns) != 1 || !txns[0].info.Streamed {
+		t.Fatalf("%d transactions (first streamed: %v), want 1 streamed", len(txns), len(txns) > 0 && txns[0].info.Streamed)
+	}
+	if n := len(txns[0].changes); n != 4000 {
+		t.Fatalf("streamed transaction delivered %d changes, want 4000", n)
+	}
+	h.checkTable("s", []string{"id", "v"})
+}
+
+// TestAbortedStreamedTransaction: a streamed transaction that rolls back
+// delivers nothing and leaves nothing spooled.
+func TestAbortedStreamedTransaction(t *testing.T) {
+	h := newHarness(t, []string{"public.s"}, "CREATE TABLE s (id int PRIMARY KEY, v text)")
+	spool, err := NewDiskSpool(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spool.Close()
+	h.start(func(c *StreamConfig) { c.Spool = spool })
+	mustExec(t, h.conn,
+		"BEGIN", "INSERT INTO s SELECT g, repeat('z', 80) FROM generate_series(1, 5000) g", "ROLLBACK",
+		"INSERT INTO s VALUES (0, 'after')")
+	h.sync()
+	h.stop()
+	if got := changesOf(h.sink.committed()); !reflect.DeepEqual(got, []string{"insert s new['0','after']"}) {
+		t.Fatalf("changes after an aborted streamed transaction: %d (%.80q), want only the later insert", len(got), got)
+	}
+	if n := spool.Open(); n != 0 {
+		t.Fatalf("%d transactions left in the spool", n)
+	}
+}
+
+// TestKeepaliveWhileSinkBlocks: the sink stalls longer than
+// wal_sender_timeout (4s) inside a transaction; the reader keeps answering,
+// so the walsender does not drop the connection.
+func TestKeepaliveWhileSinkBlocks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sleeps 6s")
+	}
+	h := newHarness(t, []string{"public.k"}, "CREATE TABLE k (id int PRIMARY KEY)")
+	h.sink.delayOnce = 6 * time.Second
+	h.start()
+	mustExec(t, h.conn, "INSERT INTO k SELECT generate_series(1, 10)", "INSERT INTO k VALUES (11)")
+	h.sync()
+	st := h.st.Stats()
+	h.stop()
+	if errs := h.errorsSeen(); len(errs) > 0 || st.Reconnects > 0 {
+		t.Fatalf("connection dropped while the sink was blocked (%d reconnects): %v", st.Reconnects, errs)
+	}
+	if st.StatusSent < 4 {
+		t.Fatalf("only %d status updates sent during a 6s stall", st.StatusSent)
+	}
+	h.checkTable("k", []string{"id"})
+}
+
+// TestIdleSlotAdvances: with traffic only in unpublished tables, the slot's
+// confirmed_flush_lsn still moves (keepalive WAL end acknowledged when
+// caught up), so it does not pin WAL.
+func TestIdleSlotAdvances(t *testing.T) {
+	h := newHarness(t, []string{"public.p"}, "CREATE TABLE p (id int PRIMARY KEY)", "CREATE TABLE other (id int)")
+	h.start()
+	mustExec(t, h.conn, "INSERT INTO other SELECT generate_series(1, 1000)")
+	var target LSN
+	var s string
+	if err := h.conn.QueryRow(t.Context(), "SELECT pg_current_wal_lsn()::text").Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	target, _ = ParseLSN(s)
+	waitFor(t, 30*time.Second, "confirmed_flush_lsn to pass "+s, func() bool {
+		info, err := SlotStatus(t.Context(), h.conn.PgConn(), "main")
+		return err == nil && info.ConfirmedFlush >= target
+	})
+	if txns := h.sink.committed(); len(txns) != 0 {
+		t.Fatalf("%d transactions delivered (%+v), want none", len(txns), txns[0].info)
+	}
+	h.stop()
+}
+
+func TestSlotLostAndSystemChanged(t *testing.T) {
+	h := newHarness(t, []string{"public.p"}, "CREATE TABLE p (id int PRIMARY KEY)")
+	st, err := NewStreamer(StreamConfig{ConnString: h.url, Slot: "main", Publication: "pub", Sink: h.sink,
+		System: SystemIdentity{SystemID: "1", Timeline: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Run(t.Context()); !errors.Is(err, ErrSystemChanged) {
+		t.Fatalf("Run against another system id: %v, want ErrSystemChanged", err)
+	}
+	if err := DropSlot(t.Context(), h.conn.PgConn(), "main"); err != nil {
+		t.Fatal(err)
+	}
+	st, err = NewStreamer(StreamConfig{ConnString: h.url, Slot: "main", Publication: "pub", Sink: h.sink})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.Run(t.Context())
+	var lost *SlotLostError
+	if !errors.Is(err, ErrSlotLost) || !errors.As(err, &lost) || lost.Reason != "missing" ||
+		!strings.Contains(err.Error(), "--resync") {
+		t.Fatalf("Run with a dropped slot: %v, want a SlotLostError naming the way back", err)
+	}
+}
