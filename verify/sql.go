@@ -227,15 +227,22 @@ func nativeOrder(c Column) bool {
 	return bt == "uuid" || bt == "bytea"
 }
 
-// keyOperand returns the SQL operand used to compare key column c. The
-// bound values are untyped literals, which PostgreSQL resolves to the
-// operand's type (or text): no type name is ever spliced into the query.
+// srcAlias names the table in queries whose ORDER BY must refer to input
+// columns: a bare ORDER BY name would pick an output column of the same
+// name (the key's text), ordering integers as text.
+const srcAlias = "src"
+
+// keyOperand returns the SQL operand used to compare key column c,
+// qualified by srcAlias. The bound values are untyped literals, which
+// PostgreSQL resolves to the operand's type (or text): no type name is
+// ever spliced into the query.
 func keyOperand(c Column) string {
+	id := srcAlias + "." + pgx.Identifier{c.Name}.Sanitize()
 	switch {
 	case nativeOrder(c):
-		return pgx.Identifier{c.Name}.Sanitize()
+		return id
 	case c.Collatable:
-		return pgx.Identifier{c.Name}.Sanitize() + ` COLLATE "C"`
+		return id + ` COLLATE "C"`
 	}
 	return "(" + ColumnTextSQL(c) + `) COLLATE "C"`
 }
@@ -303,8 +310,8 @@ func RangeHashQuery(t Table, hash rowhash.ID, ranges []KeyRange) (string, error)
 	if len(preds) > 0 {
 		where = " WHERE " + strings.Join(preds, " OR ")
 	}
-	return fmt.Sprintf("SELECT %s, %s FROM %s%s ORDER BY %s",
-		strings.Join(keyCols, ", "), RowHashSQL(t.Columns, hash), t.Ident(), where, strings.Join(order, ", ")), nil
+	return fmt.Sprintf("SELECT %s, %s FROM %s AS %s%s ORDER BY %s",
+		strings.Join(keyCols, ", "), RowHashSQL(t.Columns, hash), t.Ident(), srcAlias, where, strings.Join(order, ", ")), nil
 }
 
 // ErrLiteral is wrapped by QuoteLiteral's error for text PostgreSQL
@@ -313,7 +320,7 @@ var ErrLiteral = errors.New("text cannot be an SQL literal")
 
 // QuoteLiteral returns s as an SQL string literal that means s whatever
 // standard_conforming_strings is: single quotes are doubled, and a string
-// with a backslash uses the E” form with backslashes doubled (as
+// with a backslash uses the E'…' form with backslashes doubled (as
 // PostgreSQL's quote_literal does). PostgreSQL text cannot hold NUL, so a
 // NUL byte is an error.
 //

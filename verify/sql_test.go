@@ -1,0 +1,87 @@
+package verify
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/sidecar-dev/sidecar/verify/rowhash"
+)
+
+func TestColumnTextSQL(t *testing.T) {
+	cases := []struct {
+		col  Column
+		want string
+	}{
+		{Column{Name: "t", Type: "text"}, `"t"`},
+		{Column{Name: "n", Type: "numeric(12,2)"}, `"n"::text`},
+		{Column{Name: "ts", Type: "timestamp(3) with time zone"}, `"ts"::text`},
+		{Column{Name: "a", Type: "boolean[]"}, `"a"::text`},
+		{Column{Name: "b", Type: "boolean"}, `CASE WHEN "b" IS NULL THEN NULL ELSE format('%s', "b") END`},
+		{Column{Name: "c", Type: "character(4)"}, `CASE WHEN "c" IS NULL THEN NULL ELSE format('%s', "c") END`},
+		{Column{Name: "q", Type: `"char"`}, `CASE WHEN "q" IS NULL THEN NULL ELSE format('%s', "q") END`},
+		{Column{Name: "i", Type: "inet"}, `CASE WHEN "i" IS NULL THEN NULL ELSE format('%s', "i") END`},
+		{Column{Name: "e", Type: "public.mood"}, `CASE WHEN "e" IS NULL THEN NULL ELSE format('%s', "e") END`},
+		{Column{Name: `we"ird`, Type: "text"}, `"we""ird"`},
+	}
+	for _, c := range cases {
+		if got := ColumnTextSQL(c.col); got != c.want {
+			t.Errorf("ColumnTextSQL(%+v) = %s, want %s", c.col, got, c.want)
+		}
+	}
+}
+
+func TestQuoteLiteral(t *testing.T) {
+	cases := map[string]string{
+		"":          "''",
+		"abc":       "'abc'",
+		"O'Brien":   "'O''Brien'",
+		`a\b`:       `E'a\\b'`,
+		`it's \ok'`: `E'it''s \\ok'''`,
+		"héllo":     "'héllo'",
+	}
+	for in, want := range cases {
+		got, err := QuoteLiteral(in)
+		if err != nil || got != want {
+			t.Errorf("QuoteLiteral(%q) = %s, %v; want %s", in, got, err, want)
+		}
+	}
+	if _, err := QuoteLiteral("a\x00b"); !errors.Is(err, ErrLiteral) {
+		t.Errorf("QuoteLiteral with NUL: %v", err)
+	}
+}
+
+func TestBucket(t *testing.T) {
+	cases := []struct{ pk, w, want int64 }{
+		{0, 512, 0}, {511, 512, 0}, {512, 512, 1}, {-1, 512, -1}, {-512, 512, -1}, {-513, 512, -2},
+		{math.MinInt64, 512, math.MinInt64 / 512}, {math.MaxInt64, 512, math.MaxInt64 / 512}, {math.MinInt64, 3, math.MinInt64/3 - 1},
+	}
+	for _, c := range cases {
+		if got := Bucket(c.pk, c.w); got != c.want {
+			t.Errorf("Bucket(%d, %d) = %d, want %d", c.pk, c.w, got, c.want)
+		}
+	}
+}
+
+func TestQueriesRejectBadTables(t *testing.T) {
+	noKey := Table{Schema: "s", Name: "t", Columns: []Column{{Name: "a", Type: "int4"}}}
+	if _, err := TableDigestQuery(noKey, rowhash.PGHash64); err == nil {
+		t.Error("TableDigestQuery accepted a table without a key")
+	}
+	if _, err := RangeHashQuery(noKey, rowhash.PGHash64, nil); err == nil {
+		t.Error("RangeHashQuery accepted a table without a key")
+	}
+	ok := Table{Schema: "s", Name: `t"x`, Columns: []Column{{Name: "a", Type: "int4"}}, Key: []int{0}}
+	if _, err := BucketDigestQuery(ok, rowhash.PGHash64, 0); err == nil {
+		t.Error("BucketDigestQuery accepted width 0")
+	}
+	q, err := RangeHashQuery(ok, rowhash.PGHash64, []KeyRange{{Lo: []string{"1", "2"}}})
+	if err == nil {
+		t.Errorf("RangeHashQuery accepted a bound longer than the key: %s", q)
+	}
+	q, err = RangeHashQuery(ok, rowhash.PGHash64, []KeyRange{{Lo: []string{"1'; DROP TABLE x; --"}}})
+	if err != nil || !strings.Contains(q, `'1''; DROP TABLE x; --'`) || !strings.Contains(q, `"s"."t""x"`) {
+		t.Errorf("RangeHashQuery quoting: %s, %v", q, err)
+	}
+}
