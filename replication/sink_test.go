@@ -150,6 +150,9 @@ func (s *memSink) applyChange(c *Change) error {
 	m := s.table(rel.QualifiedName())
 	switch c.Kind {
 	case Insert:
+		if _, dup := m[keyOf(rel, c.New)]; dup {
+			return fmt.Errorf("insert of existing key %s into %s: a change was delivered twice", keyOf(rel, c.New), rel.Name)
+		}
 		m[keyOf(rel, c.New)] = cloneVals(c.New)
 	case Update:
 		oldKey := keyOf(rel, c.New)

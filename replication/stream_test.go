@@ -23,7 +23,7 @@ type harness struct {
 	slot   LSN
 	cancel context.CancelFunc
 	done   chan error
-	leaks  goleak.Option
+	leaks  []goleak.Option
 
 	mu     sync.Mutex
 	onErrs []error
@@ -35,7 +35,12 @@ type harness struct {
 // seeded into the sink by the test).
 func newHarness(t *testing.T, tables []string, schema ...string) *harness {
 	t.Helper()
-	h := &harness{t: t, url: pg.NewDB(t), leaks: goleak.IgnoreCurrent()}
+	return newHarnessAt(t, pg.NewDB(t), tables, schema...)
+}
+
+func newHarnessAt(t *testing.T, url string, tables []string, schema ...string) *harness {
+	t.Helper()
+	h := &harness{t: t, url: url, leaks: []goleak.Option{goleak.IgnoreCurrent()}}
 	h.conn = sqlConn(t, h.url)
 	mustExec(t, h.conn, schema...)
 	if _, err := EnsurePublication(t.Context(), h.conn, PublicationSpec{Name: "pub", Tables: tables}); err != nil {
@@ -87,7 +92,7 @@ func (h *harness) stop() {
 	case <-time.After(10 * time.Second):
 		h.t.Fatal("Run did not return within 10s of cancel")
 	}
-	goleak.VerifyNone(h.t, h.leaks)
+	goleak.VerifyNone(h.t, h.leaks...)
 	if err := h.sink.invariantErr(); err != nil {
 		h.t.Fatal(err)
 	}

@@ -1,0 +1,188 @@
+package replication
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"go.uber.org/goleak"
+)
+
+// restartServer stops a pgtest cluster's postmaster (fast shutdown) and
+// starts it again on the same data directory and port, as a child of the
+// test; the returned function stops it (call it before Cluster.Stop).
+// pgtest has no restart of its own yet.
+func restartServer(t *testing.T, c *pgtest.Cluster) func() {
+	t.Helper()
+	data := filepath.Join(c.Dir(), "data")
+	pidText, err := os.ReadFile(filepath.Join(data, "postmaster.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.SplitN(string(pidText), "\n", 2)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "postmaster to exit", func() bool {
+		_, err := os.Stat(filepath.Join(data, "postmaster.pid"))
+		return os.IsNotExist(err)
+	})
+	cmd := exec.Command(filepath.Join(c.BinDir(), "postgres"), "-D", data, "-p", strconv.Itoa(c.Port()))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			t.Fatal(err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+	}
+	logf, err := os.Create(filepath.Join(t.TempDir(), "restarted.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); logf.Close(); close(done) }()
+	waitFor(t, 30*time.Second, "restarted server to accept connections", func() bool {
+		conn, err := pgx.Connect(context.Background(), c.URL("postgres"))
+		if err != nil {
+			return false
+		}
+		conn.Close(context.Background())
+		return true
+	})
+	return func() {
+		cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	}
+}
+
+// TestRestartMidStream runs small and streamed transactions while the
+// walsender is killed inside a streamed transaction and PostgreSQL is
+// restarted twice; at the end the sink equals the table, no change was
+// delivered twice (the sink refuses a duplicate insert), and commits are
+// delivered in increasing LSN order.
+func TestRestartMidStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("restarts PostgreSQL")
+	}
+	c, err := pgtest.Start(t.Context(), clusterOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Stop() })
+	url, err := c.CreateDB(t.Context(), "restart")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessAt(t, url, []string{"public.w"}, "CREATE TABLE w (id int PRIMARY KEY, v text)")
+	h.sink.holdDurable.Store(true) // durability lags delivery, as in the mirror
+	var stopDurable atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // the "mirror" makes delivered transactions durable in batches
+		defer wg.Done()
+		for !stopDurable.Load() {
+			time.Sleep(300 * time.Millisecond)
+			if txns := h.sink.committed(); len(txns) > 0 {
+				h.sink.durable.Store(uint64(txns[len(txns)-1].info.EndLSN))
+			}
+		}
+	}()
+	defer func() { stopDurable.Store(true); wg.Wait() }()
+	h.start()
+
+	// Streamed transaction in progress while its walsender is killed.
+	tx, err := h.conn.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(t.Context(), "INSERT INTO w SELECT g, repeat('s', 60) FROM generate_series(1, 3000) g"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "walsender", func() bool { return h.st.Stats().Connected })
+	time.Sleep(300 * time.Millisecond) // let the first chunks stream
+	mustExec(t, sqlConn(t, url), "SELECT pg_terminate_backend(pid) FROM pg_stat_replication")
+	if _, err := tx.Exec(t.Context(), "INSERT INTO w SELECT g, 'late' FROM generate_series(3001, 4000) g"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h.sync()
+
+	next := 10000
+	write := func(n int) {
+		for i := 0; i < n; i++ {
+			conn, err := pgx.Connect(t.Context(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i%10 == 9 { // every tenth transaction streams
+				_, err = conn.Exec(t.Context(), fmt.Sprintf("INSERT INTO w SELECT g, repeat('b', 60) FROM generate_series(%d, %d) g", next, next+1999))
+				next += 2000
+			} else {
+				_, err = conn.Exec(t.Context(), fmt.Sprintf("INSERT INTO w VALUES (%d, 'small'); UPDATE w SET v = 'upd' WHERE id = %d", next, next-1))
+				next++
+			}
+			conn.Close(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for round := 0; round < 2; round++ {
+		h.conn.Close(context.Background())
+		write(25)
+		stop := restartServer(t, c)
+		t.Cleanup(stop)
+		// The restarted server's waiter belongs to the test, not the stream.
+		h.leaks = append(h.leaks, goleak.IgnoreAnyFunction("github.com/sidecar-dev/sidecar/replication.restartServer.func2"))
+		write(25)
+		if h.conn, err = pgx.Connect(t.Context(), url); err != nil {
+			t.Fatal(err)
+		}
+		h.sync()
+	}
+	h.sink.holdDurable.Store(false)
+	stopDurable.Store(true)
+	wg.Wait()
+	h.stop()
+	if len(h.errorsSeen()) < 3 {
+		t.Fatalf("only %d connection errors reported for 1 terminated walsender and 2 restarts", len(h.errorsSeen()))
+	}
+	h.checkTable("w", []string{"id", "v"})
+	var prev LSN
+	for _, tx := range h.sink.committed() {
+		if tx.info.EndLSN <= prev {
+			t.Fatalf("commit %s delivered after %s", tx.info.EndLSN, prev)
+		}
+		prev = tx.info.EndLSN
+	}
+	t.Logf("%d transactions, %d aborted deliveries, %d connection errors", len(h.sink.committed()), h.sink.aborts, len(h.errorsSeen()))
+}
