@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -253,6 +254,7 @@ func TestCreateDBHostileName(t *testing.T) {
 // and checks that Stop leaves nothing behind.
 func TestStartOptionsAndStop(t *testing.T) {
 	var logs []string
+	before := serverGoroutines()
 	c, err := Start(t.Context(), Options{
 		WALLevel: "replica",
 		Settings: map[string]string{"work_mem": "7MB", "application_name": "it's quoted"},
@@ -262,6 +264,9 @@ func TestStartOptionsAndStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Stop()
+	if n := serverGoroutines(); n != before+1 {
+		t.Errorf("%d goroutines in %s after Start, want %d", n, ServerGoroutine, before+1)
+	}
 	if c.Port() == pg.Port() {
 		t.Fatalf("second cluster got the first one's port %d", c.Port())
 	}
@@ -333,6 +338,13 @@ func TestStartOptionsAndStop(t *testing.T) {
 	}
 	if err := c.Restart(t.Context()); err == nil {
 		t.Errorf("Restart of a stopped cluster succeeded")
+	}
+	for deadline := time.Now().Add(5 * time.Second); serverGoroutines() != before; {
+		if time.Now().After(deadline) {
+			t.Errorf("%d goroutines in %s after Stop, want %d", serverGoroutines(), ServerGoroutine, before)
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	if len(logs) != 3 || !strings.Contains(logs[0], "started") || !strings.Contains(logs[1], "restarted") || !strings.Contains(logs[2], "stopped") {
 		t.Errorf("Logf got %q, want a start and a stop line", logs)
@@ -509,4 +521,11 @@ func TestHelperChild(t *testing.T) {
 	fmt.Printf("READY %d %s\n", c.srv.cmd.Process.Pid, c.Dir())
 	time.Sleep(time.Minute) // killed by the parent long before
 	c.Stop()
+}
+
+// serverGoroutines counts the goroutines running ServerGoroutine.
+func serverGoroutines() int {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	return strings.Count(string(buf), ServerGoroutine+"(")
 }

@@ -85,6 +85,11 @@ type proc struct {
 	err  error         // Wait's result; read only after done is closed
 }
 
+// ServerGoroutine is the function in which the harness waits for a running
+// server, for goroutine-leak checks of tests that Restart a cluster:
+// goleak.IgnoreAnyFunction(pgtest.ServerGoroutine). Stop ends it.
+const ServerGoroutine = "github.com/sidecar-dev/sidecar/internal/pgtest.(*proc).run"
+
 // startProc starts cmd from a goroutine locked to its OS thread and keeps that
 // goroutine (and so the thread) alive until the child exits.
 //
@@ -96,23 +101,27 @@ type proc struct {
 func startProc(cmd *exec.Cmd) (*proc, error) {
 	p := &proc{cmd: cmd, done: make(chan struct{})}
 	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		defer close(p.done)
-		if err := cmd.Start(); err != nil {
-			started <- err
-			p.err = err
-			return
-		}
-		started <- nil
-		p.err = cmd.Wait()
-	}()
+	go p.run(started)
 	if err := <-started; err != nil {
 		<-p.done
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
 	return p, nil
+}
+
+// run starts the process, reports the outcome on started, and waits for the
+// process to exit.
+func (p *proc) run(started chan<- error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer close(p.done)
+	if err := p.cmd.Start(); err != nil {
+		p.err = err
+		started <- err
+		return
+	}
+	started <- nil
+	p.err = p.cmd.Wait()
 }
 
 // exited reports whether the process has exited.
