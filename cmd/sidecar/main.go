@@ -70,7 +70,9 @@ func (e *exitError) Error() string {
 func (e *exitError) Unwrap() error { return e.err }
 
 // usageError is bad input: exit status 2.
-func usageError(err error, hint string) error { return &exitError{code: exitUsage, err: err, hint: hint} }
+func usageError(err error, hint string) error {
+	return &exitError{code: exitUsage, err: err, hint: hint}
+}
 
 // silentExit ends the command with status code and prints nothing more (the
 // command has already reported).
