@@ -1,0 +1,165 @@
+package replication
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestValidateNames(t *testing.T) {
+	for _, ok := range []string{"main", "sidecar_1", strings.Repeat("a", 63)} {
+		if err := ValidateSlotName(ok); err != nil {
+			t.Errorf("ValidateSlotName(%q): %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "Main", "a-b", "a b", "x;DROP", strings.Repeat("a", 64), "é"} {
+		if err := ValidateSlotName(bad); err == nil {
+			t.Errorf("ValidateSlotName(%q) accepted", bad)
+		}
+	}
+	tn, err := ParseTableName(`public.My"T`)
+	if err == nil {
+		t.Errorf("table with a double quote accepted: %+v", tn)
+	}
+	for _, bad := range []string{"t", ".t", "s.", "a.b.c", "s.\x00"} {
+		if _, err := ParseTableName(bad); err == nil {
+			t.Errorf("ParseTableName(%q) accepted", bad)
+		}
+	}
+	tn, err = ParseTableName("Sales.Order Items")
+	if err != nil || tn.Quoted() != `"Sales"."Order Items"` || tn.String() != "Sales.Order Items" {
+		t.Errorf("ParseTableName: %+v %v, quoted %s", tn, err, tn.Quoted())
+	}
+}
+
+func TestSystemIdentityCheck(t *testing.T) {
+	stored := SystemIdentity{SystemID: "7300", Timeline: 1, DBName: "app"}
+	if err := (SystemIdentity{SystemID: "7300", Timeline: 1, DBName: "app"}).Check(stored); err != nil {
+		t.Fatal(err)
+	}
+	if err := (SystemIdentity{SystemID: "7300", Timeline: 1}).Check(SystemIdentity{}); err != nil {
+		t.Fatalf("new mirror: %v", err)
+	}
+	for name, cur := range map[string]SystemIdentity{
+		"other cluster": {SystemID: "9999", Timeline: 1, DBName: "app"},
+		"new timeline":  {SystemID: "7300", Timeline: 2, DBName: "app"},
+		"other db":      {SystemID: "7300", Timeline: 1, DBName: "other"},
+	} {
+		err := cur.Check(stored)
+		if !errors.Is(err, ErrSystemChanged) || !strings.Contains(err.Error(), "--resync") {
+			t.Errorf("%s: %v, want ErrSystemChanged with the way back", name, err)
+		}
+	}
+}
+
+func TestIdentifySystem(t *testing.T) {
+	url := pg.NewDB(t)
+	conn, err := ConnectReplication(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	sys, err := IdentifySystem(t.Context(), conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sys.SystemID == "" || sys.Timeline != 1 || sys.XLogPos == 0 || !strings.HasPrefix(sys.DBName, "t_") {
+		t.Fatalf("IDENTIFY_SYSTEM: %+v", sys)
+	}
+}
+
+// TestSessionSettingsWin: role and database defaults, and settings in the
+// connection string, do not change how values are rendered: the pinned
+// settings apply to ordinary and replication connections, and both the
+// copy and the stream give the same canonical text.
+func TestSessionSettingsWin(t *testing.T) {
+	url := pg.NewDB(t)
+	conn := sqlConn(t, url)
+	var db string
+	if err := conn.QueryRow(t.Context(), "SELECT current_database()").Scan(&db); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, conn,
+		"ALTER DATABASE "+QuoteIdent(db)+" SET TimeZone = 'America/New_York'",
+		"ALTER DATABASE "+QuoteIdent(db)+" SET DateStyle = 'SQL, DMY'",
+		"ALTER DATABASE "+QuoteIdent(db)+" SET bytea_output = 'escape'",
+		"ALTER DATABASE "+QuoteIdent(db)+" SET extra_float_digits = 0",
+		"ALTER DATABASE "+QuoteIdent(db)+" SET IntervalStyle = 'sql_standard'")
+	h := newHarnessAt(t, url+"&options=-c%20TimeZone%3DAsia/Tokyo", []string{"public.v"},
+		"CREATE TABLE v (id int PRIMARY KEY, ts timestamptz, d date, b bytea, f float8, iv interval)")
+	h.start()
+	mustExec(t, h.conn, "INSERT INTO v VALUES (1, '2026-11-30 12:00:00+00', '2026-11-30', '\\x00ff', 0.1, '1 day 2 hours')")
+	h.sync()
+	h.stop()
+	got := changesOf(h.sink.committed())
+	want := []string{"insert v new['1','2026-11-30 12:00:00+00','2026-11-30','\\x00ff','0.1','1 day 02:00:00']"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("streamed %q, want %q", got, want)
+	}
+	h.checkTable("v", []string{"id", "ts", "d", "b", "f", "iv"})
+}
+
+func TestEnsurePublication(t *testing.T) {
+	url := pg.NewDB(t)
+	conn := sqlConn(t, url)
+	mustExec(t, conn,
+		"CREATE TABLE a (id int PRIMARY KEY)", "CREATE TABLE b (id int PRIMARY KEY)",
+		"CREATE TABLE nokey (x int)", "CREATE TABLE nokey2 (x int)",
+		"CREATE TABLE ui (x int NOT NULL)", "CREATE UNIQUE INDEX ui_x ON ui (x)", "ALTER TABLE ui REPLICA IDENTITY USING INDEX ui_x",
+		"CREATE TABLE p (id int PRIMARY KEY) PARTITION BY RANGE (id)", "CREATE TABLE p1 PARTITION OF p FOR VALUES FROM (0) TO (10)",
+		"CREATE UNLOGGED TABLE u (id int PRIMARY KEY)")
+
+	// Keyless and missing tables are refused, all named in one error.
+	_, err := EnsurePublication(t.Context(), conn, PublicationSpec{Name: "pub", Tables: []string{"public.a", "public.nokey", "public.nokey2", "public.gone"}})
+	if !errors.Is(err, ErrPublication) || !strings.Contains(err.Error(), "public.nokey, public.nokey2") || !strings.Contains(err.Error(), "public.gone") {
+		t.Fatalf("keyless tables: %v", err)
+	}
+
+	// "*" takes every permanent table with a key, partitioned roots but not partitions.
+	pub, err := EnsurePublication(t.Context(), conn, PublicationSpec{Name: "all_pub", Tables: []string{"*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(ts []TableName) string {
+		var s []string
+		for _, t := range ts {
+			s = append(s, t.String())
+		}
+		return strings.Join(s, " ")
+	}
+	if got := names(pub.Tables); got != "public.a public.b public.p public.ui" || !pub.Created {
+		t.Fatalf("* resolved to %q (created %v)", got, pub.Created)
+	}
+	if got := names(pub.WithoutKey); got != "public.nokey public.nokey2" {
+		t.Fatalf("* left out %q", got)
+	}
+
+	// Existing publication: accepted when it covers the tables, unchanged.
+	pub, err = EnsurePublication(t.Context(), conn, PublicationSpec{Name: "all_pub", Tables: []string{"public.b", "public.a"}})
+	if err != nil || pub.Created {
+		t.Fatalf("existing publication: %+v, %v", pub, err)
+	}
+	mustExec(t, conn, "CREATE PUBLICATION small FOR TABLE a")
+	for name, spec := range map[string]PublicationSpec{
+		"missing table":  {Name: "small", Tables: []string{"public.a", "public.b"}},
+		"via root":       {Name: "small", Tables: []string{"public.a"}, ViaPartitionRoot: true},
+		"bad name":       {Name: "Bad-Name", Tables: []string{"public.a"}},
+		"no tables":      {Name: "x", Tables: nil},
+		"unlogged table": {Name: "x", Tables: []string{"public.u"}},
+	} {
+		if _, err := EnsurePublication(t.Context(), conn, spec); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	mustExec(t, conn, "CREATE PUBLICATION filtered FOR TABLE a WHERE (id > 0)")
+	if _, err := EnsurePublication(t.Context(), conn, PublicationSpec{Name: "filtered", Tables: []string{"public.a"}}); err == nil ||
+		!strings.Contains(err.Error(), "row filter") {
+		t.Errorf("row filter: %v", err)
+	}
+	// The publication exists before the slot: nothing published is left out.
+	var n int
+	if err := conn.QueryRow(t.Context(), "SELECT count(*) FROM pg_publication_tables WHERE pubname = 'all_pub'").Scan(&n); err != nil || n != 4 {
+		t.Fatalf("all_pub publishes %d tables (%v), want 4 (a, b, p1 as leaf, ui)", n, err)
+	}
+}
