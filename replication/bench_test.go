@@ -1,0 +1,192 @@
+package replication
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/sidecar-dev/sidecar/internal/pgtest"
+)
+
+// The benchmarks use their own cluster with production-like settings
+// (default logical_decoding_work_mem and wal_sender_timeout) and the
+// baseline's table from notes/replication.md §9.
+
+const benchSchema = `CREATE TABLE t (id bigint PRIMARY KEY, k bytea NOT NULL, v text NOT NULL, score int NOT NULL)`
+
+func benchLoad(n int) string {
+	return fmt.Sprintf(`INSERT INTO t SELECT g, substring(sha256(int8send(g)) from 1 for 24),
+		substr(md5(g::text)||md5(g::text),1,27), ((g::bigint*7919) %% 1000003)::int
+		FROM generate_series(1, %d) g`, n)
+}
+
+func benchCluster(b *testing.B) (*pgtest.Cluster, string) {
+	b.Helper()
+	c, err := pgtest.Start(context.Background(), pgtest.Options{Settings: map[string]string{
+		"shared_buffers": "1GB", "max_wal_size": "8GB"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Stop() })
+	url, err := c.CreateDB(context.Background(), "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c, url
+}
+
+// countSink counts and drops rows; it is durable at once.
+type countSink struct {
+	rows, txns atomic.Int64
+	durable    atomic.Uint64
+}
+
+func (s *countSink) Begin(context.Context, TxnInfo) error              { return nil }
+func (s *countSink) Relation(context.Context, *Relation) error         { return nil }
+func (s *countSink) Change(context.Context, *Change) error             { s.rows.Add(1); return nil }
+func (s *countSink) Abort(context.Context, TxnInfo) error              { return nil }
+func (s *countSink) Durable() LSN                                      { return LSN(s.durable.Load()) }
+func (s *countSink) TableCopied(context.Context, *Relation, LSN) error { return nil }
+func (s *countSink) Commit(_ context.Context, txn TxnInfo) error {
+	s.txns.Add(1)
+	s.durable.Store(uint64(txn.EndLSN))
+	return nil
+}
+func (s *countSink) CopyRange(context.Context, *Relation, BlockRange) (RowWriter, error) {
+	return countWriter{s}, nil
+}
+
+type countWriter struct{ s *countSink }
+
+func (w countWriter) WriteRow([]Value) error { w.s.rows.Add(1); return nil }
+func (w countWriter) Close() error           { return nil }
+func (w countWriter) Abort()                 {}
+
+// BenchmarkCopy1M copies 1M rows (the baseline table) with 1 and 4
+// workers under an exported snapshot.
+func BenchmarkCopy1M(b *testing.B) {
+	_, url := benchCluster(b)
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for _, sql := range []string{benchSchema, benchLoad(1_000_000), "VACUUM ANALYZE t"} {
+		if _, err := conn.Exec(context.Background(), sql); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, workers := range []int{1, 4} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			for b.Loop() {
+				snapConn, err := pgx.Connect(context.Background(), url)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var name string
+				if _, err := snapConn.Exec(context.Background(), "BEGIN ISOLATION LEVEL REPEATABLE READ"); err != nil {
+					b.Fatal(err)
+				}
+				if err := snapConn.QueryRow(context.Background(), "SELECT pg_export_snapshot()").Scan(&name); err != nil {
+					b.Fatal(err)
+				}
+				sink := &countSink{}
+				t0 := time.Now()
+				err = Copy(context.Background(), CopyOptions{ConnString: url, Workers: workers, RangeBlocks: 2048},
+					Snapshot{Name: name}, []TableName{{"public", "t"}}, sink)
+				if err != nil {
+					b.Fatal(err)
+				}
+				el := time.Since(t0)
+				snapConn.Close(context.Background())
+				if sink.rows.Load() != 1_000_000 {
+					b.Fatalf("copied %d rows", sink.rows.Load())
+				}
+				b.ReportMetric(float64(sink.rows.Load())/el.Seconds(), "rows/s")
+			}
+		})
+	}
+}
+
+// BenchmarkStreamCatchUp measures, with the stream running, the time from
+// the COMMIT of one 500k-row UPDATE (streamed by the server, spooled and
+// replayed here) to its Commit at the sink; and the catch-up of 10k
+// single-row transactions written while the stream was stopped.
+func BenchmarkStreamCatchUp(b *testing.B) {
+	_, url := benchCluster(b)
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for _, sql := range []string{benchSchema, benchLoad(1_000_000), "VACUUM ANALYZE t"} {
+		if _, err := conn.Exec(context.Background(), sql); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := EnsurePublication(context.Background(), conn, PublicationSpec{Name: "pub", Tables: []string{"public.t"}}); err != nil {
+		b.Fatal(err)
+	}
+	snap, err := CreateSlot(context.Background(), url, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	snap.Close(context.Background())
+	sink := &countSink{}
+	sink.durable.Store(uint64(snap.LSN))
+	run := func() (stop func()) {
+		st, err := NewStreamer(StreamConfig{ConnString: url, Slot: "bench", Publication: "pub", Sink: sink})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- st.Run(ctx) }()
+		return func() {
+			cancel()
+			if err := <-done; err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("update500k", func(b *testing.B) {
+		for b.Loop() {
+			stop := run()
+			rows0, txns0 := sink.rows.Load(), sink.txns.Load()
+			if _, err := conn.Exec(context.Background(), "UPDATE t SET score = score + 1, v = upper(v) WHERE id % 2 = 0"); err != nil {
+				b.Fatal(err)
+			}
+			t0 := time.Now()
+			for sink.txns.Load() == txns0 {
+				time.Sleep(2 * time.Millisecond)
+			}
+			el := time.Since(t0)
+			stop()
+			if got := sink.rows.Load() - rows0; got != 500_000 {
+				b.Fatalf("received %d rows", got)
+			}
+			b.ReportMetric(el.Seconds(), "s-after-commit")
+		}
+	})
+	b.Run("catchup10k", func(b *testing.B) {
+		for b.Loop() {
+			txns0 := sink.txns.Load()
+			for i := 0; i < 10_000; i++ {
+				if _, err := conn.Exec(context.Background(), "UPDATE t SET score = score + 1 WHERE id = $1", i*97%1_000_000+1); err != nil {
+					b.Fatal(err)
+				}
+			}
+			t0 := time.Now()
+			stop := run()
+			for sink.txns.Load()-txns0 < 10_000 {
+				time.Sleep(time.Millisecond)
+			}
+			el := time.Since(t0)
+			stop()
+			b.ReportMetric(10_000/el.Seconds(), "txn/s")
+		}
+	})
+}
