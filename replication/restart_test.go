@@ -2,6 +2,7 @@ package replication
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -185,4 +186,42 @@ func TestRestartMidStream(t *testing.T) {
 		prev = tx.info.EndLSN
 	}
 	t.Logf("%d transactions, %d aborted deliveries, %d connection errors", len(h.sink.committed()), h.sink.aborts, len(h.errorsSeen()))
+}
+
+// TestSlotInvalidated: a slot that fell behind max_slot_wal_keep_size and
+// lost its WAL (wal_status = lost) stops the stream with a SlotLostError,
+// never a silent skip.
+func TestSlotInvalidated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 100 MB of WAL")
+	}
+	c, err := pgtest.Start(t.Context(), pgtest.Options{Settings: map[string]string{
+		"max_slot_wal_keep_size": "16MB", "max_wal_size": "64MB", "min_wal_size": "32MB"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Stop() })
+	url, err := c.CreateDB(t.Context(), "lost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessAt(t, url, []string{"public.p"}, "CREATE TABLE p (id int PRIMARY KEY)", "CREATE TABLE other (x text)")
+	// The slot is idle (no consumer) while other WAL accumulates.
+	for i := 0; i < 4; i++ {
+		mustExec(t, h.conn, "INSERT INTO other SELECT repeat('w', 200) FROM generate_series(1, 100000)", "CHECKPOINT")
+	}
+	waitFor(t, 30*time.Second, "wal_status = lost", func() bool {
+		mustExec(t, h.conn, "CHECKPOINT")
+		info, err := SlotStatus(t.Context(), h.conn.PgConn(), "main")
+		return err == nil && info.WALStatus == "lost"
+	})
+	st, err := NewStreamer(StreamConfig{ConnString: url, Slot: "main", Publication: "pub", Sink: h.sink})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.Run(t.Context())
+	var lost *SlotLostError
+	if !errors.As(err, &lost) || lost.Reason != "wal_status=lost" {
+		t.Fatalf("Run on an invalidated slot: %v, want SlotLostError(wal_status=lost)", err)
+	}
 }
