@@ -118,7 +118,7 @@ func BoundaryDigestQuery(t Table, hash rowhash.ID, bounds []string) (string, err
 			return "", fmt.Errorf("table %s: key column %q: %w", t.Ident(), kc.Name, err)
 		}
 	}
-	bucket := fmt.Sprintf("width_bucket(%s, ARRAY[%s]::%s[])", keyOperand(kc), strings.Join(lits, ", "), elemType)
+	bucket := fmt.Sprintf("pg_catalog.width_bucket(%s, ARRAY[%s]::%s[])", keyOperand(kc), strings.Join(lits, ", "), elemType)
 	return fmt.Sprintf("SELECT b, count(*), %s FROM (SELECT %s AS b, %s AS h FROM %s AS %s) s GROUP BY b ORDER BY b",
 		digestSumSQL("h"), bucket, RowHashSQL(t.Columns, hash), t.Ident(), srcAlias), nil
 }

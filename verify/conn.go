@@ -127,9 +127,14 @@ func SelfTest(ctx context.Context, conn *pgconn.PgConn, hash rowhash.ID) error {
 // sha256-64) whose SelfTest passes on conn, with the errors of those that
 // failed (for the log), or an error if none passes.
 func ChooseHash(ctx context.Context, conn *pgconn.PgConn) (rowhash.ID, []error, error) {
+	return chooseHash(ctx, func(id rowhash.ID) error { return SelfTest(ctx, conn, id) })
+}
+
+// chooseHash is ChooseHash over any self-test.
+func chooseHash(ctx context.Context, selfTest func(rowhash.ID) error) (rowhash.ID, []error, error) {
 	var failed []error
 	for _, id := range rowhash.All() {
-		err := SelfTest(ctx, conn, id)
+		err := selfTest(id)
 		if err == nil {
 			return id, failed, nil
 		}

@@ -63,7 +63,8 @@ func (p *Pinned) Slot() string { return p.slot }
 
 // Conn is the connection inside the pinned transaction. It is a
 // replication connection: simple query protocol only, so literals are
-// inlined with QuoteLiteral. Its session runs with rowenc.SessionParams.
+// inlined with QuoteLiteral. Its session runs with rowenc.SessionParams
+// and search_path = pg_catalog: name tables with their schema.
 func (p *Pinned) Conn() *pgconn.PgConn { return p.conn }
 
 // Pin opens a replication=database connection configured by cfg (with the
@@ -136,6 +137,12 @@ func Pin(ctx context.Context, cfg *pgconn.Config, opts PinOptions) (*Pinned, err
 	lsn, err := pglogrepl.ParseLSN(res.ConsistentPoint)
 	if err != nil {
 		return fail(fmt.Errorf("pin: slot %s: consistent point %q: %w", slot, res.ConsistentPoint, err))
+	}
+	// Only pg_catalog for unqualified functions and operators: a role's
+	// search_path cannot substitute what the hash queries call. Tables are
+	// always schema-qualified.
+	if _, err := conn.Exec(ctx, "SET LOCAL search_path = pg_catalog").ReadAll(); err != nil {
+		return fail(fmt.Errorf("pin: set search_path: %w", err))
 	}
 	if err := CheckSession(ctx, conn); err != nil {
 		return fail(fmt.Errorf("pin: %w", err))

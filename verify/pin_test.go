@@ -63,7 +63,7 @@ func TestPinSnapshotAndCloseDropsSlot(t *testing.T) {
 	if !strings.HasPrefix(p.Slot(), "pin_close_") {
 		t.Errorf("slot name %q", p.Slot())
 	}
-	rows, err := simpleQuery(t.Context(), p.Conn(), "SELECT string_agg(id::text, ',' ORDER BY id) FROM t")
+	rows, err := simpleQuery(t.Context(), p.Conn(), "SELECT string_agg(id::text, ',' ORDER BY id) FROM public.t")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestPinExactUnderLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := simpleQuery(t.Context(), p.Conn(), "SELECT x::text FROM ev")
+		rows, err := simpleQuery(t.Context(), p.Conn(), "SELECT x::text FROM public.ev")
 		if err != nil {
 			t.Fatal(err)
 		}

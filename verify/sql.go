@@ -114,7 +114,7 @@ func ColumnTextSQL(c Column) string {
 	case textCastTypes[bt] || strings.HasSuffix(bt, "[]"):
 		return id + "::text"
 	}
-	return fmt.Sprintf("CASE WHEN %s IS NULL THEN NULL ELSE format('%%s', %s) END", id, id)
+	return fmt.Sprintf("CASE WHEN %s IS NULL THEN NULL ELSE pg_catalog.format('%%s', %s) END", id, id)
 }
 
 // RowEncodingSQL returns the SQL expression of type text yielding the vrow1
@@ -124,7 +124,7 @@ func RowEncodingSQL(cols []Column) string {
 	parts := make([]string, len(cols))
 	for i, c := range cols {
 		e := ColumnTextSQL(c)
-		parts[i] = fmt.Sprintf("coalesce(octet_length(%s)::text || ':' || %s, '-')", e, e)
+		parts[i] = fmt.Sprintf("coalesce(pg_catalog.octet_length(%s)::text || ':' || %s, '-')", e, e)
 	}
 	if len(parts) == 0 {
 		return "''"

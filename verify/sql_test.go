@@ -18,11 +18,11 @@ func TestColumnTextSQL(t *testing.T) {
 		{Column{Name: "n", Type: "numeric(12,2)"}, `"n"::text`},
 		{Column{Name: "ts", Type: "timestamp(3) with time zone"}, `"ts"::text`},
 		{Column{Name: "a", Type: "boolean[]"}, `"a"::text`},
-		{Column{Name: "b", Type: "boolean"}, `CASE WHEN "b" IS NULL THEN NULL ELSE format('%s', "b") END`},
-		{Column{Name: "c", Type: "character(4)"}, `CASE WHEN "c" IS NULL THEN NULL ELSE format('%s', "c") END`},
-		{Column{Name: "q", Type: `"char"`}, `CASE WHEN "q" IS NULL THEN NULL ELSE format('%s', "q") END`},
-		{Column{Name: "i", Type: "inet"}, `CASE WHEN "i" IS NULL THEN NULL ELSE format('%s', "i") END`},
-		{Column{Name: "e", Type: "public.mood"}, `CASE WHEN "e" IS NULL THEN NULL ELSE format('%s', "e") END`},
+		{Column{Name: "b", Type: "boolean"}, `CASE WHEN "b" IS NULL THEN NULL ELSE pg_catalog.format('%s', "b") END`},
+		{Column{Name: "c", Type: "character(4)"}, `CASE WHEN "c" IS NULL THEN NULL ELSE pg_catalog.format('%s', "c") END`},
+		{Column{Name: "q", Type: `"char"`}, `CASE WHEN "q" IS NULL THEN NULL ELSE pg_catalog.format('%s', "q") END`},
+		{Column{Name: "i", Type: "inet"}, `CASE WHEN "i" IS NULL THEN NULL ELSE pg_catalog.format('%s', "i") END`},
+		{Column{Name: "e", Type: "public.mood"}, `CASE WHEN "e" IS NULL THEN NULL ELSE pg_catalog.format('%s', "e") END`},
 		{Column{Name: `we"ird`, Type: "text"}, `"we""ird"`},
 	}
 	for _, c := range cases {
@@ -83,5 +83,27 @@ func TestQueriesRejectBadTables(t *testing.T) {
 	q, err = RangeHashQuery(ok, rowhash.PGHash64, []KeyRange{{Lo: []string{"1'; DROP TABLE x; --"}}})
 	if err != nil || !strings.Contains(q, `'1''; DROP TABLE x; --'`) || !strings.Contains(q, `"s"."t""x"`) {
 		t.Errorf("RangeHashQuery quoting: %s, %v", q, err)
+	}
+}
+
+func TestChooseHashFallsBack(t *testing.T) {
+	broken := map[rowhash.ID]bool{rowhash.PGHash64: true}
+	selfTest := func(id rowhash.ID) error {
+		if broken[id] {
+			return errors.New("server disagrees")
+		}
+		return nil
+	}
+	id, failed, err := chooseHash(t.Context(), selfTest)
+	if err != nil || id != rowhash.MD5_64 || len(failed) != 1 {
+		t.Fatalf("pghash64 broken: chose %v (failed %v, err %v), want md5-64", id, failed, err)
+	}
+	broken[rowhash.MD5_64] = true // a FIPS server without md5()
+	if id, _, err := chooseHash(t.Context(), selfTest); err != nil || id != rowhash.SHA256_64 {
+		t.Fatalf("pghash64 and md5 broken: chose %v, %v; want sha256-64", id, err)
+	}
+	broken[rowhash.SHA256_64] = true
+	if _, failed, err := chooseHash(t.Context(), selfTest); err == nil || len(failed) != 3 {
+		t.Fatalf("all broken: err %v, %d failures", err, len(failed))
 	}
 }

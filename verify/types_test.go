@@ -133,6 +133,10 @@ func TestEveryTypeHashMatches(t *testing.T) {
 		}
 	}
 
+	// The server agrees with every Go hash, so the fast one is chosen.
+	if id, failed, err := ChooseHash(t.Context(), conn); err != nil || id != rowhash.PGHash64 || len(failed) != 0 {
+		t.Errorf("ChooseHash = %v, %v, %v; want pghash64", id, failed, err)
+	}
 	// And every hash agrees.
 	for _, id := range rowhash.All() {
 		if err := SelfTest(t.Context(), conn, id); err != nil {

@@ -86,17 +86,19 @@ func (id ID) Sum(vrow []byte) uint64 {
 // SQL returns a PostgreSQL expression of type bigint whose bits are
 // Sum(enc) for the text expression enc (which must yield the vrow1 bytes,
 // in a UTF8 database). enc is inserted as is: the caller builds it from
-// quoted identifiers only.
+// quoted identifiers only. Functions are schema-qualified so that a
+// search_path naming another schema before pg_catalog cannot substitute
+// them.
 func (id ID) SQL(enc string) string {
 	switch id {
 	case PGHash64:
 		// COLLATE "C": a nondeterministic column collation would switch
 		// hashtext to hashing ICU sort keys.
-		return fmt.Sprintf(`hashtextextended((%s) COLLATE "C", 0)`, enc)
+		return fmt.Sprintf(`pg_catalog.hashtextextended((%s) COLLATE "C", 0)`, enc)
 	case MD5_64:
-		return fmt.Sprintf(`('x' || left(md5(%s), 16))::bit(64)::bigint`, enc)
+		return fmt.Sprintf(`('x' || pg_catalog.left(pg_catalog.md5(%s), 16))::bit(64)::bigint`, enc)
 	case SHA256_64:
-		return fmt.Sprintf(`('x' || encode(substr(sha256(convert_to(%s, 'UTF8')), 1, 8), 'hex'))::bit(64)::bigint`, enc)
+		return fmt.Sprintf(`('x' || pg_catalog.encode(pg_catalog.substr(pg_catalog.sha256(pg_catalog.convert_to(%s, 'UTF8')), 1, 8), 'hex'))::bit(64)::bigint`, enc)
 	}
 	panic(fmt.Sprintf("rowhash: SQL with invalid %v", id))
 }

@@ -1,0 +1,32 @@
+// Package verify proves that the mirror of a table equals PostgreSQL's
+// table at one exact LSN, and names the differing rows when it does not
+// (DESIGN.md, `sidecar verify`; research in notes/verify.md).
+//
+// The pieces, in protocol order:
+//
+//   - Pin (pin.go): a REPEATABLE READ transaction on a replication
+//     connection that creates a temporary logical slot with SNAPSHOT 'use';
+//     its snapshot sees exactly the commits that end at or before the slot's
+//     consistent point C. The mirror side is the version of the last commit
+//     with end LSN ≤ C.
+//   - CheckSession and ChooseHash (conn.go): the session prints values
+//     exactly as the mirror stores them (rowenc.SessionParams, UTF8), and a
+//     known-answer self-test picks the row hash (package rowhash): pghash64
+//     when the server agrees with the Go port, else md5-64, else sha256-64.
+//   - The SQL (sql.go, buckets.go): per column, an expression yielding the
+//     output-function text pgoutput sends (col::text only for types whose
+//     cast is an I/O conversion; format('%s', col) otherwise); per row, the
+//     vrow1 encoding (package rowenc) and its hash; per bucket,
+//     (count, Σ H mod 2^64) for fixed-width integer keys, boundary keys or
+//     hash buckets; per key range, (key texts, H). Identifiers are quoted
+//     with pgx.Identifier, literals with QuoteLiteral (the replication
+//     connection speaks only the simple protocol), and functions are
+//     schema-qualified.
+//   - The comparison (compare.go): FetchDigests and DirtyBuckets at level
+//     0, FetchKeyHashes and DiffKeyHashes for the dirty buckets, giving
+//     missing, extra and changed keys.
+//
+// Because the mirror stores the vrow1 bytes as received, the row hash is
+// computed on both sides over identical bytes, with no decoding or
+// re-encoding on the mirror side.
+package verify
