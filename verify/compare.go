@@ -37,6 +37,23 @@ func FetchDigests(ctx context.Context, conn *pgconn.PgConn, query string) (map[i
 	return out, nil
 }
 
+// fetchDigest runs TableDigestQuery's query: one row (count, sum).
+func fetchDigest(ctx context.Context, conn *pgconn.PgConn, query string) (rowhash.Digest, error) {
+	rows, err := simpleQuery(ctx, conn, query)
+	if err != nil {
+		return rowhash.Digest{}, fmt.Errorf("table digest: %w", err)
+	}
+	if len(rows) != 1 || len(rows[0]) != 2 {
+		return rowhash.Digest{}, fmt.Errorf("table digest: unexpected result shape")
+	}
+	n, err1 := strconv.ParseUint(string(rows[0][0]), 10, 64)
+	s, err2 := strconv.ParseUint(string(rows[0][1]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return rowhash.Digest{}, fmt.Errorf("table digest: bad row %q", rows[0])
+	}
+	return rowhash.Digest{Count: n, Sum: s}, nil
+}
+
 // DirtyBuckets returns, ascending, the buckets whose digests differ
 // between PostgreSQL and the mirror (a bucket missing from a map is empty).
 func DirtyBuckets(pg, mirror map[int64]rowhash.Digest) []int64 {
