@@ -46,7 +46,8 @@ func feed(t *testing.T, sink *memSink, spool Spool, msgs ...[]byte) error {
 		t.Fatal(err)
 	}
 	a := &applier{s: st, spool: spool, rels: map[uint32]*Relation{}, typeNames: map[uint32]string{}}
-	ch := make(chan item, len(msgs))
+	q := &queue{ch: make(chan item, len(msgs)), budget: 1 << 30, drained: make(chan struct{}, 1)}
+	ch := q.ch
 	inStream := false
 	for _, raw := range msgs {
 		if inStream && isStreamable(raw[0]) {
@@ -61,7 +62,7 @@ func feed(t *testing.T, sink *memSink, spool Spool, msgs ...[]byte) error {
 		ch <- item{m: m}
 	}
 	close(ch)
-	return a.run(context.Background(), ch)
+	return a.run(context.Background(), q)
 }
 
 func TestApplierAbortsPartialTransaction(t *testing.T) {

@@ -42,6 +42,7 @@ type wireMsg struct {
 	relIDs  []uint32
 	prefix  string
 	content []byte
+	size    int // bytes of the message (for the reader's memory budget)
 }
 
 // reader walks a message's bytes.
@@ -186,6 +187,7 @@ func decodeMessage(data []byte, inStream bool) (m wireMsg, err error) {
 	}
 	r := &reader{b: data, off: 1}
 	m.typ = data[0]
+	m.size = len(data)
 	if inStream && isStreamable(m.typ) {
 		m.xid = r.u32()
 	}

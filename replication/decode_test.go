@@ -93,6 +93,10 @@ func TestDecodeMessages(t *testing.T) {
 			if err != nil {
 				t.Fatalf("decode: %v", err)
 			}
+			if got.size != len(tc.data) {
+				t.Fatalf("size %d, want %d", got.size, len(tc.data))
+			}
+			got.size = 0
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("decode:\n got %+v\nwant %+v", got, tc.want)
 			}

@@ -146,7 +146,7 @@ func TestCopyHandoverAndResync(t *testing.T) {
 	filter := NewCopiedAt()
 	filter.Set("public.b", at)
 
-	h := &harness{t: t, url: url, conn: conn, sink: sink, slot: snap.LSN, leaks: []goleak.Option{leaks}}
+	h := &harness{t: t, url: url, conn: conn, sink: sink, slot: snap.LSN, leaks: []goleak.Option{leaks}, slotName: "main"}
 	h.start(func(c *StreamConfig) { c.CopiedAt = filter })
 	time.Sleep(300 * time.Millisecond)
 	close(stop)
@@ -200,7 +200,7 @@ func TestPartitionedTables(t *testing.T) {
 			if fmt.Sprint(ci.copied) != fmt.Sprint(wantCopied) {
 				t.Fatalf("copied %v, want %v", ci.copied, wantCopied)
 			}
-			h := &harness{t: t, url: url, conn: conn, sink: sink, slot: snap.LSN, leaks: []goleak.Option{leaks}}
+			h := &harness{t: t, url: url, conn: conn, sink: sink, slot: snap.LSN, leaks: []goleak.Option{leaks}, slotName: "main"}
 			h.start()
 			mustExec(t, conn, "UPDATE m SET id = 500 WHERE id = 5", // crosses partitions
 				"UPDATE m SET v = 'x' WHERE id = 200", "DELETE FROM m WHERE id = 7", "INSERT INTO m VALUES (999, 'new')")

@@ -212,10 +212,10 @@ func TestSlotInvalidated(t *testing.T) {
 	}
 	waitFor(t, 30*time.Second, "wal_status = lost", func() bool {
 		mustExec(t, h.conn, "CHECKPOINT")
-		info, err := SlotStatus(t.Context(), h.conn.PgConn(), "main")
+		info, err := SlotStatus(t.Context(), h.conn.PgConn(), h.slotName)
 		return err == nil && info.WALStatus == "lost"
 	})
-	st, err := NewStreamer(StreamConfig{ConnString: url, Slot: "main", Publication: "pub", Sink: h.sink})
+	st, err := NewStreamer(StreamConfig{ConnString: url, Slot: h.slotName, Publication: "pub", Sink: h.sink})
 	if err != nil {
 		t.Fatal(err)
 	}

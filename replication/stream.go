@@ -46,9 +46,12 @@ type StreamConfig struct {
 	// returned by Run instead.
 	OnError func(err error, retryIn time.Duration)
 	// QueueSize is the number of decoded messages buffered between the
-	// socket reader and the sink (default 4096).
-	QueueSize int
-	Logger    *slog.Logger
+	// socket reader and the sink (default 4096), and QueueBytes their
+	// total size (default 64 MiB), whichever is reached first: memory
+	// stays bounded whatever the row size.
+	QueueSize  int
+	QueueBytes int64
+	Logger     *slog.Logger
 }
 
 // StreamStats is a snapshot of a Streamer's positions, for status output
@@ -114,6 +117,9 @@ func NewStreamer(cfg StreamConfig) (*Streamer, error) {
 	}
 	if cfg.QueueSize <= 0 {
 		cfg.QueueSize = 4096
+	}
+	if cfg.QueueBytes <= 0 {
+		cfg.QueueBytes = 64 << 20
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -190,6 +196,23 @@ func (s *Streamer) Run(ctx context.Context) error {
 	}
 }
 
+// queue carries items from the reader to the apply loop, bounded in count
+// (the channel) and in bytes (budget).
+type queue struct {
+	ch      chan item
+	bytes   atomic.Int64
+	budget  int64
+	drained chan struct{} // signalled when bytes go down
+}
+
+func (q *queue) release(n int64) {
+	q.bytes.Add(-n)
+	select {
+	case q.drained <- struct{}{}:
+	default:
+	}
+}
+
 // item is one message passed from the reader to the apply loop: decoded,
 // or raw when it belongs in the spool.
 type item struct {
@@ -253,18 +276,19 @@ func (s *Streamer) session(ctx context.Context, spool Spool) (progressed bool, e
 
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r := &walReader{s: s, conn: conn, interval: interval, ch: make(chan item, s.cfg.QueueSize),
+	q := &queue{ch: make(chan item, s.cfg.QueueSize), budget: s.cfg.QueueBytes, drained: make(chan struct{}, 1)}
+	r := &walReader{s: s, conn: conn, interval: interval, q: q,
 		openStreams: map[uint32]struct{}{}, acked: start, lastCommitEnd: start}
 	var wg sync.WaitGroup
 	var readErr error
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		defer close(r.ch)
+		defer close(q.ch)
 		readErr = r.run(sctx)
 	}()
 	a := &applier{s: s, spool: spool, rels: map[uint32]*Relation{}, typeNames: map[uint32]string{}}
-	applyErr := a.run(sctx, r.ch)
+	applyErr := a.run(sctx, q)
 	cancel()
 	wg.Wait()
 	if applyErr != nil {
@@ -317,7 +341,7 @@ type walReader struct {
 	s        *Streamer
 	conn     *pgconn.PgConn
 	interval time.Duration
-	ch       chan item
+	q        *queue
 
 	inStream      bool
 	inTxn         bool                // between Begin and Commit
@@ -331,6 +355,11 @@ type walReader struct {
 // pollEvery is how often the reader looks at the durable LSN (to report
 // progress promptly) when nothing arrives.
 const pollEvery = 200 * time.Millisecond
+
+// minStatusGap rate-limits status updates sent because the durable LSN
+// moved (at tens of thousands of commits per second, one per commit would
+// be pure overhead).
+const minStatusGap = 50 * time.Millisecond
 
 func (r *walReader) run(ctx context.Context) error {
 	tick := time.NewTicker(min(pollEvery, r.interval))
@@ -441,9 +470,25 @@ func (r *walReader) track(m wireMsg) {
 // push hands an item to the apply loop, sending status updates while the
 // apply loop is busy so the walsender never times out.
 func (r *walReader) push(ctx context.Context, it item, tick *time.Ticker) error {
+	size := int64(len(it.raw) + it.m.size)
 	for {
+		if r.q.bytes.Load() > r.q.budget {
+			// Over the byte budget: wait for the apply loop to drain,
+			// still answering the server.
+			select {
+			case <-r.q.drained:
+			case <-tick.C:
+				if err := r.maybeStatus(ctx); err != nil {
+					return err
+				}
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			continue
+		}
 		select {
-		case r.ch <- it:
+		case r.q.ch <- it:
+			r.q.bytes.Add(size)
 			return nil
 		case <-tick.C:
 			if err := r.maybeStatus(ctx); err != nil {
@@ -458,7 +503,8 @@ func (r *walReader) push(ctx context.Context, it item, tick *time.Ticker) error 
 // maybeStatus sends a status update when the interval has passed or the
 // acknowledgeable position moved.
 func (r *walReader) maybeStatus(ctx context.Context) error {
-	if time.Since(r.lastStatus) >= r.interval || r.flushable() > r.acked {
+	since := time.Since(r.lastStatus)
+	if since >= r.interval || (since >= minStatusGap && r.flushable() > r.acked) {
 		return r.sendStatus(ctx, false)
 	}
 	return nil
@@ -529,7 +575,7 @@ func sinkErr(what string, err error) error {
 	return fatal(fmt.Errorf("sink %s: %w", what, err))
 }
 
-func (a *applier) run(ctx context.Context, ch <-chan item) (err error) {
+func (a *applier) run(ctx context.Context, q *queue) (err error) {
 	defer func() {
 		if a.cur != nil && a.begun {
 			// The connection ended inside a transaction: it will be sent
@@ -545,10 +591,11 @@ func (a *applier) run(ctx context.Context, ch <-chan item) (err error) {
 		select {
 		case <-ctx.Done():
 			return nil
-		case it, ok := <-ch:
+		case it, ok := <-q.ch:
 			if !ok {
 				return nil
 			}
+			q.release(int64(len(it.raw) + it.m.size))
 			if it.raw != nil {
 				sub, err := streamXid(it.raw)
 				if err != nil {

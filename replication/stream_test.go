@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,13 +26,17 @@ type harness struct {
 	done   chan error
 	leaks  []goleak.Option
 
-	mu     sync.Mutex
-	onErrs []error
-	st     *Streamer
+	mu       sync.Mutex
+	onErrs   []error
+	st       *Streamer
+	slotName string
 }
 
+// slotSeq makes slot names unique: slots are per cluster, not per database.
+var slotSeq atomic.Int64
+
 // newHarness creates the schema, the publication "pub" for tables, and the
-// slot "main" (its exported snapshot unused: the tables are empty or
+// slot h.slotName (its exported snapshot unused: the tables are empty or
 // seeded into the sink by the test).
 func newHarness(t *testing.T, tables []string, schema ...string) *harness {
 	t.Helper()
@@ -40,13 +45,13 @@ func newHarness(t *testing.T, tables []string, schema ...string) *harness {
 
 func newHarnessAt(t *testing.T, url string, tables []string, schema ...string) *harness {
 	t.Helper()
-	h := &harness{t: t, url: url, leaks: []goleak.Option{goleak.IgnoreCurrent()}}
+	h := &harness{t: t, url: url, leaks: []goleak.Option{goleak.IgnoreCurrent()}, slotName: fmt.Sprintf("main_%d", slotSeq.Add(1))}
 	h.conn = sqlConn(t, h.url)
 	mustExec(t, h.conn, schema...)
 	if _, err := EnsurePublication(t.Context(), h.conn, PublicationSpec{Name: "pub", Tables: tables}); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := CreateSlot(t.Context(), h.url, "main")
+	snap, err := CreateSlot(t.Context(), h.url, h.slotName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +65,7 @@ func newHarnessAt(t *testing.T, url string, tables []string, schema ...string) *
 
 func (h *harness) start(mods ...func(*StreamConfig)) {
 	h.t.Helper()
-	cfg := StreamConfig{ConnString: h.url, Slot: "main", Publication: "pub", Sink: h.sink,
+	cfg := StreamConfig{ConnString: h.url, Slot: h.slotName, Publication: "pub", Sink: h.sink,
 		SpoolDir: h.t.TempDir(), MinBackoff: 50 * time.Millisecond, MaxBackoff: 500 * time.Millisecond,
 		OnError: func(err error, _ time.Duration) {
 			h.mu.Lock()
@@ -360,26 +365,35 @@ func TestAbortedStreamedTransaction(t *testing.T) {
 }
 
 // TestKeepaliveWhileSinkBlocks: the sink stalls longer than
-// wal_sender_timeout (4s) inside a transaction; the reader keeps answering,
+// wal_sender_timeout (4s) inside a transaction while the reader's queue is
+// full (by count, then by bytes); the reader keeps sending status updates,
 // so the walsender does not drop the connection.
 func TestKeepaliveWhileSinkBlocks(t *testing.T) {
 	if testing.Short() {
-		t.Skip("sleeps 6s")
+		t.Skip("sleeps 5s")
 	}
-	h := newHarness(t, []string{"public.k"}, "CREATE TABLE k (id int PRIMARY KEY)")
-	h.sink.delayOnce = 6 * time.Second
-	h.start()
-	mustExec(t, h.conn, "INSERT INTO k SELECT generate_series(1, 10)", "INSERT INTO k VALUES (11)")
-	h.sync()
-	st := h.st.Stats()
-	h.stop()
-	if errs := h.errorsSeen(); len(errs) > 0 || st.Reconnects > 0 {
-		t.Fatalf("connection dropped while the sink was blocked (%d reconnects): %v", st.Reconnects, errs)
+	for name, mod := range map[string]func(*StreamConfig){
+		"queue full":   func(c *StreamConfig) { c.QueueSize = 2 },
+		"bytes budget": func(c *StreamConfig) { c.QueueBytes = 1 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, []string{"public.k"}, "CREATE TABLE k (id int PRIMARY KEY)")
+			h.sink.delayOnce = 5 * time.Second
+			h.start(mod)
+			mustExec(t, h.conn, "INSERT INTO k SELECT generate_series(1, 100)", "INSERT INTO k VALUES (101)")
+			h.sync()
+			st := h.st.Stats()
+			h.stop()
+			if errs := h.errorsSeen(); len(errs) > 0 || st.Reconnects > 0 {
+				t.Fatalf("connection dropped while the sink was blocked (%d reconnects): %v", st.Reconnects, errs)
+			}
+			if st.StatusSent < 4 {
+				t.Fatalf("only %d status updates sent during a 5s stall", st.StatusSent)
+			}
+			h.checkTable("k", []string{"id"})
+		})
 	}
-	if st.StatusSent < 4 {
-		t.Fatalf("only %d status updates sent during a 6s stall", st.StatusSent)
-	}
-	h.checkTable("k", []string{"id"})
 }
 
 // TestIdleSlotAdvances: with traffic only in unpublished tables, the slot's
@@ -396,7 +410,7 @@ func TestIdleSlotAdvances(t *testing.T) {
 	}
 	target, _ = ParseLSN(s)
 	waitFor(t, 30*time.Second, "confirmed_flush_lsn to pass "+s, func() bool {
-		info, err := SlotStatus(t.Context(), h.conn.PgConn(), "main")
+		info, err := SlotStatus(t.Context(), h.conn.PgConn(), h.slotName)
 		return err == nil && info.ConfirmedFlush >= target
 	})
 	if txns := h.sink.committed(); len(txns) != 0 {
@@ -407,7 +421,7 @@ func TestIdleSlotAdvances(t *testing.T) {
 
 func TestSlotLostAndSystemChanged(t *testing.T) {
 	h := newHarness(t, []string{"public.p"}, "CREATE TABLE p (id int PRIMARY KEY)")
-	st, err := NewStreamer(StreamConfig{ConnString: h.url, Slot: "main", Publication: "pub", Sink: h.sink,
+	st, err := NewStreamer(StreamConfig{ConnString: h.url, Slot: h.slotName, Publication: "pub", Sink: h.sink,
 		System: SystemIdentity{SystemID: "1", Timeline: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -415,10 +429,10 @@ func TestSlotLostAndSystemChanged(t *testing.T) {
 	if err := st.Run(t.Context()); !errors.Is(err, ErrSystemChanged) {
 		t.Fatalf("Run against another system id: %v, want ErrSystemChanged", err)
 	}
-	if err := DropSlot(t.Context(), h.conn.PgConn(), "main"); err != nil {
+	if err := DropSlot(t.Context(), h.conn.PgConn(), h.slotName); err != nil {
 		t.Fatal(err)
 	}
-	st, err = NewStreamer(StreamConfig{ConnString: h.url, Slot: "main", Publication: "pub", Sink: h.sink})
+	st, err = NewStreamer(StreamConfig{ConnString: h.url, Slot: h.slotName, Publication: "pub", Sink: h.sink})
 	if err != nil {
 		t.Fatal(err)
 	}
