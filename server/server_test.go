@@ -1,0 +1,132 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+func start(t *testing.T, opts Options) string {
+	t.Helper()
+	opts.Addr = "127.0.0.1:0"
+	s, err := Listen(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.HandleAPI("GET /api/ping", func(w http.ResponseWriter, r *http.Request) {
+		WriteJSON(w, http.StatusOK, map[string]string{"pong": "yes"})
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	return "http://" + s.Addr()
+}
+
+func get(t *testing.T, url, token string) (int, map[string]any, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	_ = json.Unmarshal(body, &m)
+	return resp.StatusCode, m, string(body)
+}
+
+func TestHealthReadyAndMetrics(t *testing.T) {
+	var ready atomic.Bool
+	reg := prometheus.NewRegistry()
+	c := prometheus.NewCounter(prometheus.CounterOpts{Name: "sidecar_test_total", Help: "x"})
+	reg.MustRegister(c)
+	c.Add(2)
+	base := start(t, Options{Gatherer: reg, Ready: func(context.Context) (bool, string) {
+		if ready.Load() {
+			return true, ""
+		}
+		return false, "copying public.t: 10 of 100 ranges"
+	}})
+	if code, m, _ := get(t, base+"/healthz", ""); code != 200 || m["status"] != "alive" {
+		t.Errorf("healthz %d %v", code, m)
+	}
+	code, m, _ := get(t, base+"/readyz", "")
+	if code != http.StatusServiceUnavailable || !strings.Contains(m["reason"].(string), "copying") {
+		t.Errorf("readyz not ready: %d %v", code, m)
+	}
+	ready.Store(true)
+	if code, _, _ := get(t, base+"/readyz", ""); code != 200 {
+		t.Errorf("readyz ready: %d", code)
+	}
+	if code, _, body := get(t, base+"/metrics", ""); code != 200 || !strings.Contains(body, "sidecar_test_total 2") {
+		t.Errorf("metrics %d %s", code, body)
+	}
+}
+
+func TestTokenGuardsAPIOnly(t *testing.T) {
+	base := start(t, Options{Token: "t0ken"})
+	if code, m, _ := get(t, base+"/api/ping", ""); code != 401 || !strings.Contains(m["error"].(string), "bearer token") {
+		t.Errorf("no token: %d %v", code, m)
+	}
+	if code, _, _ := get(t, base+"/api/ping", "wrong"); code != 401 {
+		t.Errorf("wrong token: %d", code)
+	}
+	if code, m, _ := get(t, base+"/api/ping", "t0ken"); code != 200 || m["pong"] != "yes" {
+		t.Errorf("right token: %d %v", code, m)
+	}
+	if code, _, _ := get(t, base+"/healthz", ""); code != 200 {
+		t.Errorf("healthz needs no token: %d", code)
+	}
+	if code, m, _ := get(t, base+"/api/nope", "t0ken"); code != 404 || !strings.Contains(m["error"].(string), "/api/nope") {
+		t.Errorf("unknown path: %d %v", code, m)
+	}
+}
+
+func TestPortClashFailsAtListen(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, err = Listen(Options{Addr: ln.Addr().String()})
+	if err == nil || !strings.Contains(err.Error(), ln.Addr().String()) {
+		t.Fatalf("want a bind error naming the address, got %v", err)
+	}
+}
+
+func TestServeStopsWithContext(t *testing.T) {
+	s, err := Listen(Options{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx) }()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not return after cancel")
+	}
+}
