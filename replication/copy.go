@@ -497,7 +497,7 @@ func Resync(ctx context.Context, opts CopyOptions, tables []TableName, sink Copy
 	res, err := pglogrepl.ParseCreateReplicationSlot(conn.Exec(ctx,
 		fmt.Sprintf("CREATE_REPLICATION_SLOT %s TEMPORARY LOGICAL pgoutput (SNAPSHOT 'use')", slot)))
 	if err != nil {
-		return 0, fmt.Errorf("resync: %w", slotCreateError(ctx, opts.ConnString, slot, err))
+		return 0, fmt.Errorf("resync: %w", slotCreateError(ctx, opts.ConnString, slot, conn.PID(), err))
 	}
 	lsn, err := ParseLSN(res.ConsistentPoint)
 	if err != nil {

@@ -1,10 +1,12 @@
 package replication
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestValidateNames(t *testing.T) {
@@ -161,5 +163,28 @@ func TestEnsurePublication(t *testing.T) {
 	var n int
 	if err := conn.QueryRow(t.Context(), "SELECT count(*) FROM pg_publication_tables WHERE pubname = 'all_pub'").Scan(&n); err != nil || n != 4 {
 		t.Fatalf("all_pub publishes %d tables (%v), want 4 (a, b, p1 as leaf, ui)", n, err)
+	}
+}
+
+// TestCreateSlotBlocked: slot creation waits for transactions that hold an
+// xid; when the caller's deadline passes first, the error names the
+// blocking session and no slot is left behind.
+func TestCreateSlotBlocked(t *testing.T) {
+	url := pg.NewDB(t)
+	conn := sqlConn(t, url)
+	mustExec(t, conn, "CREATE TABLE x (id int)")
+	blocker := sqlConn(t, url)
+	mustExec(t, blocker, "BEGIN", "INSERT INTO x VALUES (1)")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	_, err := CreateSlot(ctx, url, "blocked")
+	if err == nil || !strings.Contains(err.Error(), "blocked by pid") || !strings.Contains(err.Error(), "INSERT INTO x") {
+		t.Fatalf("CreateSlot behind an open transaction: %v", err)
+	}
+	mustExec(t, blocker, "COMMIT")
+	time.Sleep(200 * time.Millisecond) // the walsender would have finished by now
+	info, err := SlotStatus(t.Context(), conn.PgConn(), "blocked")
+	if err != nil || info.Exists {
+		t.Fatalf("slot left behind after a timed-out creation: %+v %v", info, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -148,8 +149,9 @@ func CreateSlot(ctx context.Context, connString, slot string) (*ExportedSnapshot
 	res, err := pglogrepl.ParseCreateReplicationSlot(conn.Exec(ctx,
 		fmt.Sprintf("CREATE_REPLICATION_SLOT %s LOGICAL pgoutput (SNAPSHOT 'export')", slot)))
 	if err != nil {
+		err = slotCreateError(ctx, connString, slot, conn.PID(), err)
 		conn.Close(context.Background())
-		return nil, slotCreateError(ctx, connString, slot, err)
+		return nil, err
 	}
 	lsn, err := ParseLSN(res.ConsistentPoint)
 	if err != nil {
@@ -160,8 +162,11 @@ func CreateSlot(ctx context.Context, connString, slot string) (*ExportedSnapshot
 }
 
 // slotCreateError explains a failed slot creation: an existing slot, or a
-// wait cut short by ctx (with the sessions it waited for).
-func slotCreateError(ctx context.Context, connString, slot string, err error) error {
+// wait cut short by ctx (with the sessions it waited for). In the latter
+// case the walsender (backend pid) is still waiting and would create the
+// slot once the blockers finish, leaving a slot nobody consumes: it is
+// terminated, which drops the not yet persisted slot.
+func slotCreateError(ctx context.Context, connString, slot string, pid uint32, err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "42710" {
 		return fmt.Errorf("create slot %q: it already exists; if the mirror is new, another consumer may own it (choose another `slot`), or drop it with `sidecar run --resync`: %w", slot, err)
@@ -171,13 +176,30 @@ func slotCreateError(ctx context.Context, connString, slot string, err error) er
 	}
 	bctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	blockers := runningTransactions(bctx, connString)
+	blockers := runningTransactions(bctx, connString, pid)
+	if terr := terminateBackend(bctx, connString, pid); terr != nil {
+		blockers += fmt.Sprintf("; could not stop the waiting walsender (pid %d), check pg_replication_slots for a leftover %q: %v", pid, slot, terr)
+	}
 	return fmt.Errorf("create slot %q: gave up waiting for transactions that were running when it started (%s): %w", slot, blockers, err)
 }
 
-// runningTransactions lists sessions holding a transaction id, for error
-// messages. It never fails: problems are described in the result.
-func runningTransactions(ctx context.Context, connString string) string {
+// terminateBackend ends a backend and waits (briefly) until it is gone.
+func terminateBackend(ctx context.Context, connString string, pid uint32) error {
+	conn, err := Connect(ctx, connString)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "SELECT pg_catalog.pg_terminate_backend($1, 5000)", int32(pid)); err != nil {
+		return fmt.Errorf("terminate backend %d: %w", pid, err)
+	}
+	return nil
+}
+
+// runningTransactions lists sessions holding a transaction id (other than
+// the waiting walsender self), for error messages. It never fails:
+// problems are described in the result.
+func runningTransactions(ctx context.Context, connString string, self uint32) string {
 	conn, err := Connect(ctx, connString)
 	if err != nil {
 		return "could not list them: " + err.Error()
@@ -186,7 +208,7 @@ func runningTransactions(ctx context.Context, connString string) string {
 	rows, _, err := simpleQuery(ctx, conn.PgConn(), `SELECT pid::text, coalesce(usename, ''), coalesce(state, ''),
 		coalesce(now() - xact_start, '0')::text, left(coalesce(query, ''), 80)
 		FROM pg_catalog.pg_stat_activity WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid()
-		ORDER BY xact_start LIMIT 5`)
+		AND pid <> `+strconv.FormatUint(uint64(self), 10)+` ORDER BY xact_start LIMIT 5`)
 	if err != nil {
 		return "could not list them: " + err.Error()
 	}
