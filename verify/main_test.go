@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 
 // connect opens a connection with the canonical session settings plus
 // extra runtime parameters (e.g. replication=database).
-func connect(t *testing.T, url string, extra map[string]string) *pgconn.PgConn {
+func connect(t testing.TB, url string, extra map[string]string) *pgconn.PgConn {
 	t.Helper()
 	cfg, err := pgconn.ParseConfig(url)
 	if err != nil {
@@ -40,14 +40,14 @@ func connect(t *testing.T, url string, extra map[string]string) *pgconn.PgConn {
 
 // mustExec runs SQL (possibly several statements) and fails the test on
 // error.
-func mustExec(t *testing.T, conn *pgconn.PgConn, sql string) {
+func mustExec(t testing.TB, conn *pgconn.PgConn, sql string) {
 	t.Helper()
 	if _, err := conn.Exec(t.Context(), sql).ReadAll(); err != nil {
 		t.Fatalf("exec %q: %v", sql, err)
 	}
 }
 
-func mustQuery(t *testing.T, conn *pgconn.PgConn, sql string) [][][]byte {
+func mustQuery(t testing.TB, conn *pgconn.PgConn, sql string) [][][]byte {
 	t.Helper()
 	rows, err := simpleQuery(t.Context(), conn, sql)
 	if err != nil {
