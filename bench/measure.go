@@ -1,0 +1,192 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Cell is one timed measurement of the matrix: Samples holds one duration
+// per repetition, each for Ops operations (rows, calls or changes).
+type Cell struct {
+	ID      string          `json:"id"`
+	Ops     int             `json:"ops"`
+	Samples []time.Duration `json:"samples_ns"`
+}
+
+// Median returns the median sample (the lower middle one for an even count).
+func (c *Cell) Median() time.Duration {
+	if len(c.Samples) == 0 {
+		return 0
+	}
+	s := slices.Clone(c.Samples)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
+}
+
+// Min returns the fastest sample.
+func (c *Cell) Min() time.Duration {
+	if len(c.Samples) == 0 {
+		return 0
+	}
+	return slices.Min(c.Samples)
+}
+
+// Max returns the slowest sample.
+func (c *Cell) Max() time.Duration {
+	if len(c.Samples) == 0 {
+		return 0
+	}
+	return slices.Max(c.Samples)
+}
+
+// PerOp returns the median divided by Ops.
+func (c *Cell) PerOp() time.Duration {
+	if c.Ops == 0 {
+		return 0
+	}
+	return c.Median() / time.Duration(c.Ops)
+}
+
+// resetPeakRSS resets the kernel's peak-RSS counter (VmHWM) of this process
+// by writing 5 to /proc/self/clear_refs (Linux 4.0+), so that a later
+// readPeakRSS measures one phase only.
+func resetPeakRSS() error {
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		return fmt.Errorf("reset peak RSS: %w", err)
+	}
+	return nil
+}
+
+// readPeakRSS returns VmHWM from /proc/self/status, in bytes.
+func readPeakRSS() (int64, error) {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0, fmt.Errorf("read peak RSS: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:")
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("read peak RSS: parse %q: %w", rest, err)
+		}
+		return kb << 10, nil
+	}
+	if err := sc.Err(); err != nil {
+		return 0, fmt.Errorf("read peak RSS: %w", err)
+	}
+	return 0, fmt.Errorf("read peak RSS: no VmHWM line in /proc/self/status")
+}
+
+// diskUsage returns the bytes allocated on disk to the files under dir
+// (st_blocks × 512, like du): Badger preallocates and mmaps sparse files, so
+// apparent sizes would overstate the footprint.
+func diskUsage(dir string) (int64, error) {
+	var total int64
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if st, ok := info.Sys().(*syscall.Stat_t); ok {
+			total += st.Blocks * 512
+		} else {
+			total += info.Size()
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("disk usage of %s: %w", dir, err)
+	}
+	return total, nil
+}
+
+// fmtDur prints a duration with three significant digits in the unit that
+// suits it (ns, µs, ms, s).
+func fmtDur(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0"
+	case d < time.Microsecond:
+		return fmt.Sprintf("%d ns", d.Nanoseconds())
+	case d < time.Millisecond:
+		return sig3(float64(d)/float64(time.Microsecond)) + " µs"
+	case d < time.Second:
+		return sig3(float64(d)/float64(time.Millisecond)) + " ms"
+	default:
+		return sig3(d.Seconds()) + " s"
+	}
+}
+
+// sig3 formats x (≥ 1) with three significant digits.
+func sig3(x float64) string {
+	switch {
+	case x >= 100:
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	case x >= 10:
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(x, 'f', 2, 64)
+	}
+}
+
+// fmtBytes prints a byte count in MiB or GiB.
+func fmtBytes(b int64) string {
+	switch {
+	case b >= 1<<30:
+		return sig3(float64(b)/(1<<30)) + " GiB"
+	case b >= 1<<20:
+		return sig3(float64(b)/(1<<20)) + " MiB"
+	case b >= 1<<10:
+		return sig3(float64(b)/(1<<10)) + " KiB"
+	default:
+		return strconv.FormatInt(b, 10) + " B"
+	}
+}
+
+// fmtCount prints n with thousands separators.
+func fmtCount(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	if n < 0 {
+		return "-" + fmtCount(-n)
+	}
+	var b bytes.Buffer
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// fmtRecords prints a record count the way the seed does: 1M, 10M, 20k.
+func fmtRecords(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return strconv.Itoa(n/1_000_000) + "M"
+	case n >= 1_000 && n%1_000 == 0:
+		return strconv.Itoa(n/1_000) + "k"
+	default:
+		return strconv.Itoa(n)
+	}
+}
