@@ -106,8 +106,13 @@ func intKey(i int) string {
 // randValue returns a value of length n with content from rng.
 func randValue(rng *rand.Rand, n int) string {
 	b := make([]byte, n)
+	var x uint64
 	for i := range b {
-		b[i] = byte('a' + rng.IntN(26))
+		if i%8 == 0 {
+			x = rng.Uint64()
+		}
+		b[i] = 'a' + byte(x%26)
+		x >>= 8
 	}
 	return string(b)
 }

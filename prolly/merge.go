@@ -1,0 +1,254 @@
+package prolly
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// Version is a key's state in one tree: absent, or present with Value.
+type Version struct {
+	Value  []byte
+	Exists bool
+}
+
+func (v Version) equal(o Version) bool {
+	return v.Exists == o.Exists && (!v.Exists || bytes.Equal(v.Value, o.Value))
+}
+
+// ConflictKind classifies a key both sides changed differently.
+type ConflictKind uint8
+
+// Kinds of conflict.
+const (
+	ModifyModify ConflictKind = iota + 1 // both changed (or added) the row, differently
+	DeleteModify                         // ours deleted it, theirs changed it
+	ModifyDelete                         // ours changed it, theirs deleted it
+)
+
+func (k ConflictKind) String() string {
+	switch k {
+	case ModifyModify:
+		return "modify/modify"
+	case DeleteModify:
+		return "delete/modify"
+	case ModifyDelete:
+		return "modify/delete"
+	}
+	return fmt.Sprintf("ConflictKind(%d)", uint8(k))
+}
+
+// Conflict is a key changed differently by both sides. Byte slices may
+// alias node memory and must not be modified.
+type Conflict struct {
+	Key               []byte
+	Kind              ConflictKind
+	Base, Ours, Theirs Version
+}
+
+// Resolution is a Resolver's answer: Resolved with the merged version (a
+// version that does not exist deletes the key), or not resolved: a conflict.
+type Resolution struct {
+	Resolved bool
+	Merged   Version
+}
+
+// Resolver decides divergent changes. The sidecar's resolver merges rows
+// column by column (columns changed on one side only); a Resolver must be
+// deterministic and must not retain c's slices beyond the call unless it
+// treats them as read-only.
+type Resolver func(c Conflict) (Resolution, error)
+
+// ReportConflicts is the default Resolver: every divergent change is a conflict.
+func ReportConflicts(Conflict) (Resolution, error) { return Resolution{}, nil }
+
+// MergeResult is the outcome of a three-way merge.
+type MergeResult struct {
+	// Root is ours with theirs' non-conflicting changes applied; conflicting
+	// keys keep ours' version.
+	Root Root
+	// Conflicts lists unresolved divergent changes in key order.
+	Conflicts []Conflict
+	// ConflictRoot is the same list as a tree: key → EncodeConflict value.
+	ConflictRoot Root
+	// Applied counts changes of theirs applied to ours (resolved ones included).
+	Applied int
+	// Resolved counts divergent changes the resolver settled.
+	Resolved int
+}
+
+// mergeBatch bounds the edits buffered before they are applied to ours.
+const mergeBatch = 1 << 16
+
+// Merge merges theirs into ours against their common ancestor base: the two
+// diffs base→ours and base→theirs are merge-joined by key; changes only
+// theirs made are applied to ours with Mutate (so ours' own changes are
+// never rewritten); changes both made identically are already in ours;
+// changes both made differently go to resolve (nil means ReportConflicts).
+// Cost: O((k_ours + k_theirs) · height) reads, O(k_theirs · height) writes.
+func (e *Engine) Merge(ctx context.Context, base, ours, theirs Root, resolve Resolver) (MergeResult, error) {
+	if resolve == nil {
+		resolve = ReportConflicts
+	}
+	res := MergeResult{Root: ours, ConflictRoot: e.EmptyRoot()}
+	if err := e.check(base); err != nil {
+		return res, err
+	}
+	if err := e.check(ours); err != nil {
+		return res, err
+	}
+	if err := e.check(theirs); err != nil {
+		return res, err
+	}
+	do, err := e.Diff(ctx, base, ours, DiffOptions{})
+	if err != nil {
+		return res, fmt.Errorf("merge: diff base→ours: %w", err)
+	}
+	dt, err := e.Diff(ctx, base, theirs, DiffOptions{})
+	if err != nil {
+		return res, fmt.Errorf("merge: diff base→theirs: %w", err)
+	}
+	var edits []Edit
+	flush := func() error {
+		if len(edits) == 0 {
+			return nil
+		}
+		r, err := e.Mutate(ctx, res.Root, edits)
+		if err != nil {
+			return fmt.Errorf("merge: apply %d edits: %w", len(edits), err)
+		}
+		res.Root, res.Applied, edits = r, res.Applied+len(edits), edits[:0]
+		return nil
+	}
+	oOK, tOK := do.Next(), dt.Next()
+	for tOK {
+		t := dt.Entry()
+		var c int
+		if !oOK {
+			c = 1
+		} else {
+			c = bytes.Compare(do.Entry().Key, t.Key)
+		}
+		switch {
+		case c < 0: // only ours changed the key: already in ours
+			oOK = do.Next()
+			continue
+		case c > 0: // only theirs changed it
+			edits = append(edits, editOf(t.Key, after(t)))
+		default:
+			o := do.Entry()
+			ov, tv := after(o), after(t)
+			if !ov.equal(tv) {
+				cf := Conflict{Key: t.Key, Base: before(t), Ours: ov, Theirs: tv, Kind: ModifyModify}
+				switch {
+				case !ov.Exists:
+					cf.Kind = DeleteModify
+				case !tv.Exists:
+					cf.Kind = ModifyDelete
+				}
+				r, err := resolve(cf)
+				if err != nil {
+					return res, fmt.Errorf("merge: resolve key %x: %w", t.Key, err)
+				}
+				switch {
+				case !r.Resolved:
+					res.Conflicts = append(res.Conflicts, cf)
+				case r.Merged.equal(ov):
+					res.Resolved++
+				default:
+					res.Resolved++
+					edits = append(edits, editOf(t.Key, r.Merged))
+				}
+			}
+			oOK = do.Next()
+		}
+		tOK = dt.Next()
+		if len(edits) >= mergeBatch {
+			if err := flush(); err != nil {
+				return res, err
+			}
+		}
+	}
+	if err := errors.Join(do.Err(), dt.Err()); err != nil {
+		return res, fmt.Errorf("merge: %w", err)
+	}
+	if err := flush(); err != nil {
+		return res, err
+	}
+	if len(res.Conflicts) > 0 {
+		b := e.NewBuilder(ctx)
+		var buf []byte
+		for _, cf := range res.Conflicts {
+			buf = EncodeConflict(buf[:0], cf)
+			if err := b.Add(cf.Key, buf); err != nil {
+				return res, fmt.Errorf("merge: conflict tree: %w", err)
+			}
+		}
+		if res.ConflictRoot, err = b.Finish(); err != nil {
+			return res, fmt.Errorf("merge: conflict tree: %w", err)
+		}
+	}
+	return res, nil
+}
+
+func after(d DiffEntry) Version  { return Version{Value: d.To, Exists: d.Kind != Removed} }
+func before(d DiffEntry) Version { return Version{Value: d.From, Exists: d.Kind != Added} }
+
+func editOf(key []byte, v Version) Edit {
+	return Edit{Key: key, Value: v.Value, Delete: !v.Exists}
+}
+
+// EncodeConflict appends the conflict tree's value for c to dst: the kind
+// byte, then base, ours and theirs, each a presence byte (0 absent, 1
+// present) and, when present, a uvarint length and the bytes.
+func EncodeConflict(dst []byte, c Conflict) []byte {
+	dst = append(dst, byte(c.Kind))
+	for _, v := range []Version{c.Base, c.Ours, c.Theirs} {
+		if !v.Exists {
+			dst = append(dst, 0)
+			continue
+		}
+		dst = append(dst, 1)
+		dst = binary.AppendUvarint(dst, uint64(len(v.Value)))
+		dst = append(dst, v.Value...)
+	}
+	return dst
+}
+
+// DecodeConflict parses a conflict tree row.
+func DecodeConflict(key, value []byte) (Conflict, error) {
+	c := Conflict{Key: key}
+	if len(value) < 1 {
+		return c, fmt.Errorf("decode conflict %x: empty value", key)
+	}
+	c.Kind, value = ConflictKind(value[0]), value[1:]
+	if c.Kind < ModifyModify || c.Kind > ModifyDelete {
+		return c, fmt.Errorf("decode conflict %x: unknown kind %d", key, c.Kind)
+	}
+	for _, v := range []*Version{&c.Base, &c.Ours, &c.Theirs} {
+		if len(value) < 1 {
+			return c, fmt.Errorf("decode conflict %x: truncated", key)
+		}
+		present := value[0]
+		value = value[1:]
+		switch present {
+		case 0:
+			continue
+		case 1:
+		default:
+			return c, fmt.Errorf("decode conflict %x: presence byte %d", key, present)
+		}
+		n, k := binary.Uvarint(value)
+		if k <= 0 || n > uint64(len(value)-k) {
+			return c, fmt.Errorf("decode conflict %x: bad length", key)
+		}
+		v.Exists, v.Value = true, value[k:k+int(n):k+int(n)]
+		value = value[k+int(n):]
+	}
+	if len(value) != 0 {
+		return c, fmt.Errorf("decode conflict %x: %d trailing bytes", key, len(value))
+	}
+	return c, nil
+}
