@@ -43,8 +43,8 @@ func (k ConflictKind) String() string {
 // Conflict is a key changed differently by both sides. Byte slices may
 // alias node memory and must not be modified.
 type Conflict struct {
-	Key               []byte
-	Kind              ConflictKind
+	Key                []byte
+	Kind               ConflictKind
 	Base, Ours, Theirs Version
 }
 
