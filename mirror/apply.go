@@ -1,0 +1,641 @@
+package mirror
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/sidecar-dev/sidecar/prolly"
+	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/rowenc"
+)
+
+var (
+	_ replication.Sink     = (*Mirror)(nil)
+	_ replication.CopySink = (*Mirror)(nil)
+)
+
+// txnState is the transaction between Begin and Commit or Abort.
+type txnState struct {
+	info   replication.TxnInfo
+	tables map[string]*txnTable
+	rows   int
+	bytes  int64
+	// spilled: the group was flushed and each table's edits so far are
+	// in its scratch tree.
+	spilled bool
+	// held changes of tables in state resync_needed, per table.
+	held       map[string][]*heldChange
+	heldSeq    map[string]uint32
+	heldCount  int
+	heldFlushd map[string]bool // some were written to Badger already
+}
+
+type txnTable struct {
+	edits   *editSet
+	change  TableChange
+	scratch *prolly.Root // spilled edits, over the group's base
+}
+
+// heldFlushAt bounds held changes kept in memory by one transaction.
+const heldFlushAt = 10_000
+
+// Begin implements replication.Sink.
+func (m *Mirror) Begin(ctx context.Context, info replication.TxnInfo) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.err != nil {
+		return m.err
+	}
+	if m.txn != nil {
+		return fmt.Errorf("begin xid %d: transaction xid %d still open", info.Xid, m.txn.info.Xid)
+	}
+	m.txn = &txnState{info: info, tables: map[string]*txnTable{}, held: map[string][]*heldChange{},
+		heldSeq: map[string]uint32{}, heldFlushd: map[string]bool{}}
+	return nil
+}
+
+// Relation implements replication.Sink. A Relation that differs from the
+// one a ready table was copied with (columns added, dropped, retyped, key
+// or identity changed, table re-created) puts the table in state
+// resync_needed: PostgreSQL sends no row changes for the rewrite, so
+// applying later changes cannot be right.
+func (m *Mirror) Relation(ctx context.Context, rel *replication.Relation) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.err != nil {
+		return m.err
+	}
+	t := m.followed(rel.QualifiedName())
+	if t == nil {
+		return nil
+	}
+	t.latest = rel
+	if t.rec.State == StateReady && !rel.Equal(t.rec.Rel) {
+		return m.markResync(t, fmt.Sprintf("relation changed: %s", describeRelDiff(t.rec.Rel, rel)))
+	}
+	return nil
+}
+
+// followed returns the table's state, or nil (with a debug log) for a
+// table that is not followed.
+func (m *Mirror) followed(name string) *table {
+	t := m.tables[name]
+	if t == nil || (m.follow != nil && !m.follow[name]) {
+		m.log.Debug("ignoring change to a table that is not followed", "table", name)
+		return nil
+	}
+	return t
+}
+
+// markResync records durably that t needs a resync; its changes are held
+// from now on. The caller holds mu.
+func (m *Mirror) markResync(t *table, reason string) error {
+	rec := t.rec
+	rec.State = StateResyncNeeded
+	rec.ResyncFrom = m.head.EndLSN
+	if m.txn != nil {
+		rec.ResyncFrom = m.txn.info.CommitLSN
+	}
+	if err := m.update(func(txn *badger.Txn) error { return txn.Set(tableKey(rec.Name), rec.encode()) }); err != nil {
+		return fmt.Errorf("mark %s resync_needed: %w", rec.Name, err)
+	}
+	t.rec = rec
+	m.log.Warn("table needs a resync; its changes are held until then", "table", rec.Name, "reason", reason)
+	return nil
+}
+
+func describeRelDiff(old, cur *replication.Relation) string {
+	col := func(r *replication.Relation) string {
+		var b bytes.Buffer
+		for i, c := range r.Columns {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s %d/%d", c.Name, c.TypeOID, c.TypeMod)
+			if c.Key {
+				b.WriteString(" key")
+			}
+		}
+		return b.String()
+	}
+	return fmt.Sprintf("oid %d identity %s (%s) → oid %d identity %s (%s)", old.OID, old.Identity, col(old), cur.OID, cur.Identity, col(cur))
+}
+
+// NeedsResync lists the tables (sorted) in state resync_needed: the daemon
+// runs replication.Resync for them with the Mirror as CopySink.
+func (m *Mirror) NeedsResync() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for name, t := range m.tables {
+		if t.rec.State == StateResyncNeeded {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Change implements replication.Sink.
+func (m *Mirror) Change(ctx context.Context, c *replication.Change) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.err != nil {
+		return m.err
+	}
+	if m.txn == nil {
+		return fmt.Errorf("%s outside a transaction", c.Kind)
+	}
+	switch c.Kind {
+	case replication.Message:
+		return nil
+	case replication.Truncate:
+		for _, rel := range c.Truncated {
+			t := m.followed(rel.QualifiedName())
+			if t == nil {
+				continue
+			}
+			if t.rec.State != StateReady {
+				if err := m.hold(ctx, t, &heldChange{kind: replication.Truncate}); err != nil {
+					return err
+				}
+				continue
+			}
+			tt := m.txnTable(t.rec.Name)
+			tt.edits.truncate()
+			tt.change.Truncated = true
+			if tt.scratch != nil {
+				e := m.eng.EmptyRoot()
+				tt.scratch = &e
+			}
+		}
+		return m.maybeSpill(ctx)
+	}
+	t := m.followed(c.Relation.QualifiedName())
+	if t == nil {
+		return nil
+	}
+	if t.rec.State != StateReady {
+		return m.hold(ctx, t, &heldChange{kind: c.Kind, oldKind: c.OldKind, newVals: c.New, oldVals: c.Old})
+	}
+	tt := m.txnTable(t.rec.Name)
+	err := rowEdits(t, c.Kind, c.OldKind, c.New, c.Old, func(key []byte) ([]byte, bool, error) {
+		return m.current(ctx, t, tt, key)
+	}, func(key string, e edit) {
+		before := tt.edits.bytes
+		tt.edits.put(key, e)
+		m.txn.bytes += tt.edits.bytes - before
+		m.txn.rows++
+	})
+	var missing *missingRowError
+	if errors.As(err, &missing) {
+		// The mirror lacks a row PostgreSQL has: its copy of the table
+		// cannot be trusted. Never invent the missing values.
+		return m.markResync(t, missing.Error())
+	}
+	if err != nil {
+		return fmt.Errorf("%s on %s: %w", c.Kind, t.rec.Name, err)
+	}
+	tt.change.Rows++
+	return m.maybeSpill(ctx)
+}
+
+func (m *Mirror) txnTable(name string) *txnTable {
+	tt := m.txn.tables[name]
+	if tt == nil {
+		tt = &txnTable{edits: newEditSet(), change: TableChange{Table: name}}
+		m.txn.tables[name] = tt
+	}
+	return tt
+}
+
+// current returns the table's current row under key as this transaction
+// sees it: its own pending edits, then its spilled scratch tree, then the
+// uncommitted group, then the tree.
+func (m *Mirror) current(ctx context.Context, t *table, tt *txnTable, key []byte) ([]byte, bool, error) {
+	if tt != nil {
+		if v, found, known := tt.edits.lookup(key); known {
+			return v, found, nil
+		}
+		if tt.scratch != nil {
+			return m.eng.Get(ctx, *tt.scratch, key)
+		}
+	}
+	if s := m.group.tables[t.rec.Name]; s != nil {
+		if v, found, known := s.lookup(key); known {
+			return v, found, nil
+		}
+	}
+	return m.eng.Get(ctx, t.rec.Root, key)
+}
+
+// missingRowError: an UPDATE left columns unchanged (TOAST) for a row the
+// mirror does not have.
+type missingRowError struct {
+	table string
+	key   []byte
+}
+
+func (e *missingRowError) Error() string {
+	return fmt.Sprintf("update of %s key %x left columns unchanged, but the mirror has no such row", e.table, e.key)
+}
+
+// rowEdits turns one row change into edits of t's tree: the key from the
+// identity columns (New for an insert or an update without old key, Old
+// for a key-changing update or a delete), the value vrow1 of New with
+// Unchanged columns filled from the old row (REPLICA IDENTITY FULL) or
+// the current row. A key-changing update deletes the old key.
+func rowEdits(t *table, kind replication.ChangeKind, oldKind replication.OldKind, newVals, oldVals []replication.Value,
+	current func(key []byte) ([]byte, bool, error), put func(key string, e edit)) error {
+	ncol := len(t.rec.Rel.Columns)
+	for _, tup := range [][]replication.Value{newVals, oldVals} {
+		if tup != nil && len(tup) != ncol {
+			return fmt.Errorf("row has %d columns, the table %d", len(tup), ncol)
+		}
+	}
+	switch kind {
+	case replication.Insert:
+		key, err := encodeKey(t, newVals)
+		if err != nil {
+			return err
+		}
+		val, err := encodeRow(newVals, nil)
+		if err != nil {
+			return err
+		}
+		put(string(key), edit{val: val})
+	case replication.Update:
+		newKey, err := encodeKey(t, newVals)
+		if err != nil {
+			return err
+		}
+		oldKey := newKey
+		if oldKind != replication.NoOld {
+			if oldKey, err = encodeKey(t, oldVals); err != nil {
+				return fmt.Errorf("old key: %w", err)
+			}
+		}
+		var fill []replication.Value
+		if needsFill(newVals) {
+			if oldKind == replication.OldRow {
+				fill = oldVals
+			} else {
+				cur, found, err := current(oldKey)
+				if err != nil {
+					return err
+				}
+				if !found {
+					return &missingRowError{table: t.rec.Name, key: oldKey}
+				}
+				if fill, err = decodeRow(cur, ncol); err != nil {
+					return fmt.Errorf("current row %x: %w", oldKey, err)
+				}
+			}
+		}
+		val, err := encodeRow(newVals, fill)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(oldKey, newKey) {
+			put(string(oldKey), edit{del: true})
+		}
+		put(string(newKey), edit{val: val})
+	case replication.Delete:
+		key, err := encodeKey(t, oldVals)
+		if err != nil {
+			return err
+		}
+		put(string(key), edit{del: true})
+	default:
+		return fmt.Errorf("unexpected change kind %s", kind)
+	}
+	return nil
+}
+
+func needsFill(vals []replication.Value) bool {
+	for _, v := range vals {
+		if v.Kind == replication.Unchanged {
+			return true
+		}
+	}
+	return false
+}
+
+// encodeKey encodes the identity columns of vals.
+func encodeKey(t *table, vals []replication.Value) ([]byte, error) {
+	if vals == nil {
+		return nil, errors.New("no row to take the key from")
+	}
+	texts := make([][]byte, len(t.keyCols))
+	for i, k := range t.keyCols {
+		v := vals[k]
+		if v.Kind != replication.Text {
+			return nil, fmt.Errorf("key column %s is %s", t.rec.Rel.Columns[k].Name, v)
+		}
+		texts[i] = v.Bytes
+	}
+	key, err := t.codec.Append(nil, texts)
+	if err != nil {
+		return nil, fmt.Errorf("encode key: %w", err)
+	}
+	return key, nil
+}
+
+// encodeRow encodes vals as vrow1, taking Unchanged columns from fill.
+func encodeRow(vals, fill []replication.Value) ([]byte, error) {
+	cols := make([][]byte, len(vals))
+	for i, v := range vals {
+		if v.Kind == replication.Unchanged {
+			if fill == nil || fill[i].Kind == replication.Unchanged {
+				return nil, fmt.Errorf("column %d unchanged and no current value to keep", i)
+			}
+			v = fill[i]
+		}
+		switch v.Kind {
+		case replication.Null:
+			cols[i] = nil
+		case replication.Text:
+			cols[i] = v.Bytes
+			if cols[i] == nil {
+				cols[i] = []byte{}
+			}
+		default:
+			return nil, fmt.Errorf("column %d has value kind %d", i, v.Kind)
+		}
+	}
+	return rowenc.Encode(cols), nil
+}
+
+// decodeRow decodes a stored vrow1 row into values.
+func decodeRow(row []byte, ncol int) ([]replication.Value, error) {
+	vals := make([]replication.Value, 0, ncol)
+	it := rowenc.NewIter(row)
+	for it.Next() {
+		if it.Null() {
+			vals = append(vals, replication.Value{Kind: replication.Null})
+		} else {
+			vals = append(vals, replication.Value{Kind: replication.Text, Bytes: it.Value()})
+		}
+	}
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	if len(vals) != ncol {
+		return nil, fmt.Errorf("stored row has %d columns, the table %d", len(vals), ncol)
+	}
+	return vals, nil
+}
+
+// hold keeps a change to a table waiting for its resync. The caller holds
+// mu.
+func (m *Mirror) hold(ctx context.Context, t *table, h *heldChange) error {
+	name := t.rec.Name
+	m.txn.held[name] = append(m.txn.held[name], h)
+	m.txn.heldCount++
+	if m.txn.heldCount >= heldFlushAt {
+		if err := m.update(func(txn *badger.Txn) error { return m.writeHeld(txn) }); err != nil {
+			return fmt.Errorf("write held changes: %w", err)
+		}
+	}
+	return nil
+}
+
+// writeHeld writes the transaction's held changes under its commit LSN
+// (idempotent: a redelivered transaction writes the same keys).
+func (m *Mirror) writeHeld(txn *badger.Txn) error {
+	for name, hs := range m.txn.held {
+		for _, h := range hs {
+			seq := m.txn.heldSeq[name]
+			m.txn.heldSeq[name] = seq + 1
+			if err := txn.Set(heldKey(name, m.txn.info.CommitLSN, seq), h.encode()); err != nil {
+				return err
+			}
+		}
+		if len(hs) > 0 {
+			m.txn.heldFlushd[name] = true
+		}
+	}
+	clear(m.txn.held)
+	m.txn.heldCount = 0
+	return nil
+}
+
+// maybeSpill moves the transaction's edits into scratch trees when they
+// grow past the spill bounds. The caller holds mu.
+func (m *Mirror) maybeSpill(ctx context.Context) error {
+	if m.txn.rows < m.opts.SpillRows && m.txn.bytes < m.opts.SpillBytes {
+		return nil
+	}
+	return m.spill(ctx)
+}
+
+func (m *Mirror) spill(ctx context.Context) error {
+	if !m.txn.spilled {
+		// The scratch trees start from the trees with every earlier
+		// commit applied.
+		if err := m.flushGroup(ctx); err != nil {
+			return fmt.Errorf("spill xid %d: %w", m.txn.info.Xid, err)
+		}
+		m.txn.spilled = true
+		m.stats.spills.Add(1)
+	}
+	for name, tt := range m.txn.tables {
+		base := m.tables[name].rec.Root
+		if tt.scratch != nil {
+			base = *tt.scratch
+		}
+		r, err := tt.edits.apply(ctx, m.eng, base)
+		if err != nil {
+			return fmt.Errorf("spill xid %d table %s: %w", m.txn.info.Xid, name, err)
+		}
+		tt.scratch = &r
+		tt.edits = newEditSet()
+	}
+	m.txn.rows, m.txn.bytes = 0, 0
+	return nil
+}
+
+// Abort implements replication.Sink: everything since Begin is forgotten.
+func (m *Mirror) Abort(ctx context.Context, info replication.TxnInfo) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.txn == nil {
+		return nil
+	}
+	err := m.discardTxn(ctx)
+	if m.err != nil {
+		return m.err
+	}
+	return err
+}
+
+// discardTxn drops the open transaction: its scratch nodes become garbage,
+// its held changes already written are deleted.
+func (m *Mirror) discardTxn(ctx context.Context) error {
+	txn := m.txn
+	m.txn = nil
+	m.idle.Broadcast()
+	var err error
+	for name := range txn.heldFlushd {
+		if derr := m.deletePrefix(heldTxnPrefix(name, txn.info.CommitLSN)); derr != nil {
+			err = fmt.Errorf("abort xid %d: delete held changes of %s: %w", txn.info.Xid, name, derr)
+		}
+	}
+	return err
+}
+
+// deletePrefix deletes every key under prefix.
+func (m *Mirror) deletePrefix(prefix []byte) error {
+	var keys [][]byte
+	err := m.bdb.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			keys = append(keys, it.Item().KeyCopy(nil))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	wb := m.bdb.NewWriteBatch()
+	defer wb.Cancel()
+	for _, k := range keys {
+		if err := wb.Delete(k); err != nil {
+			return err
+		}
+	}
+	return wb.Flush()
+}
+
+// Commit implements replication.Sink. The commit's log record (its final
+// row states per table), its held changes and the new durable LSN are
+// written in one Badger transaction; Durable advances once a later sync
+// covers it. A spilled transaction instead becomes a group of its own:
+// its trees are flushed and its group record is written in that same
+// transaction.
+func (m *Mirror) Commit(ctx context.Context, info replication.TxnInfo) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.err != nil {
+		return m.err
+	}
+	if m.txn == nil {
+		return fmt.Errorf("commit xid %d without begin", info.Xid)
+	}
+	if err := m.commit(ctx, info); err != nil {
+		m.failLocked(fmt.Errorf("commit %s (xid %d): %w", info.EndLSN, info.Xid, err))
+		return m.err
+	}
+	return nil
+}
+
+func (m *Mirror) commit(ctx context.Context, info replication.TxnInfo) error {
+	txn := m.txn
+	txn.info = info
+	if info.EndLSN <= m.head.EndLSN {
+		// INVARIANT: versions are strictly increasing in end LSN; the
+		// streamer never delivers a commit at or below the durable one.
+		return fmt.Errorf("commit end LSN %s not above the head %s", info.EndLSN, m.head.EndLSN)
+	}
+	v := Version{EndLSN: info.EndLSN, CommitLSN: info.CommitLSN, CommitTime: info.CommitTime.UTC(), Xid: info.Xid, Spilled: txn.spilled}
+	names := make([]string, 0, len(txn.tables))
+	for name := range txn.tables {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var logTables []logTable
+	for _, name := range names {
+		tt := txn.tables[name]
+		v.Tables = append(v.Tables, tt.change)
+		if txn.spilled {
+			logTables = append(logTables, logTable{change: tt.change})
+			continue
+		}
+		lt := logTable{change: tt.change}
+		keys := make([]string, 0, len(tt.edits.m))
+		for k := range tt.edits.m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			e := tt.edits.m[k]
+			lt.edits = append(lt.edits, logEdit{key: []byte(k), val: e.val, del: e.del})
+		}
+		logTables = append(logTables, lt)
+	}
+	rec := encodeLog(&v, logTables)
+	durable := enc{}
+	durable.uvarint(uint64(info.EndLSN))
+	writeLog := func(btx *badger.Txn) error {
+		if err := txn2held(m, btx); err != nil {
+			return err
+		}
+		if err := btx.Set(logKey(info.EndLSN), rec); err != nil {
+			return err
+		}
+		return btx.Set(keyDurable, durable.b)
+	}
+	m.stats.bytesLog.Add(int64(len(rec) + 10))
+	if txn.spilled {
+		if err := m.spill(ctx); err != nil {
+			return err
+		}
+		if err := m.ns.Flush(ctx); err != nil {
+			return err
+		}
+		recs := map[string]tableRecord{}
+		for name, t := range m.tables {
+			r := t.rec
+			if tt := txn.tables[name]; tt != nil && tt.scratch != nil && *tt.scratch != r.Root {
+				n, err := m.eng.Count(ctx, *tt.scratch)
+				if err != nil {
+					return fmt.Errorf("count %s: %w", name, err)
+				}
+				r.Root, r.Rows = *tt.scratch, n
+			}
+			recs[name] = r
+		}
+		if err := m.writeGroup(info.EndLSN, recs, writeLog); err != nil {
+			return err
+		}
+		for name, r := range recs {
+			m.tables[name].rec = r
+		}
+		m.lastGroup = info.EndLSN
+		m.stats.groups.Add(1)
+	} else {
+		if err := m.update(writeLog); err != nil {
+			return err
+		}
+		m.group.add(logTables, info.EndLSN)
+	}
+	m.head = v
+	m.txn = nil
+	m.idle.Broadcast()
+	m.stats.commits.Add(1)
+	m.written.Store(uint64(info.EndLSN))
+	select {
+	case m.syncReq <- struct{}{}:
+	default:
+	}
+	if m.group.full(&m.opts) {
+		if err := m.flushGroup(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// txn2held writes the open transaction's remaining held changes.
+func txn2held(m *Mirror, btx *badger.Txn) error {
+	if m.txn.heldCount == 0 {
+		return nil
+	}
+	return m.writeHeld(btx)
+}

@@ -1,0 +1,460 @@
+package mirror
+
+import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/sidecar-dev/sidecar/prolly"
+	"github.com/sidecar-dev/sidecar/replication"
+)
+
+// tableCopy collects the sorted runs of one table's copy. Ranges arrive
+// concurrently and in any order; each closed range adds its runs.
+type tableCopy struct {
+	rel *replication.Relation
+	t   *table // key codec for rel
+	dir string // run files
+
+	mu    sync.Mutex
+	runs  []*run
+	files int
+	rows  int64
+}
+
+// run is a sorted sequence of rows, in memory or in a file.
+type run struct {
+	mem  []kv
+	path string
+}
+
+type kv struct{ key, val []byte }
+
+// CopyRange implements replication.CopySink: rows are encoded (key from
+// the identity columns, vrow1 value), buffered, and cut into sorted runs
+// of at most CopyRunBytes; runs beyond the first in-memory one go to
+// files, so memory stays bounded by workers × CopyRunBytes.
+func (m *Mirror) CopyRange(ctx context.Context, rel *replication.Relation, r replication.BlockRange) (replication.RowWriter, error) {
+	name := rel.QualifiedName()
+	m.copyMu.Lock()
+	defer m.copyMu.Unlock()
+	tc := m.copies[name]
+	if tc == nil {
+		t, err := newTable(tableRecord{Name: name, Rel: rel})
+		if err != nil {
+			return nil, fmt.Errorf("copy %s: %w", name, err)
+		}
+		dir, err := os.MkdirTemp(m.opts.TempDir, "sidecar-copy-")
+		if err != nil {
+			return nil, fmt.Errorf("copy %s: run directory: %w", name, err)
+		}
+		tc = &tableCopy{rel: rel, t: t, dir: dir}
+		m.copies[name] = tc
+	} else if !tc.rel.Equal(rel) {
+		return nil, fmt.Errorf("copy %s range %d/%d: relation differs from the one its other ranges were copied with", name, r.Index+1, r.Of)
+	}
+	return &rangeWriter{m: m, tc: tc}, nil
+}
+
+// rangeWriter receives one block range.
+type rangeWriter struct {
+	m     *Mirror
+	tc    *tableCopy
+	buf   []kv
+	bytes int64
+	runs  []*run
+	rows  int64
+}
+
+func (w *rangeWriter) WriteRow(values []replication.Value) error {
+	key, err := encodeKey(w.tc.t, values)
+	if err != nil {
+		return fmt.Errorf("copy %s: %w", w.tc.t.rec.Name, err)
+	}
+	val, err := encodeRow(values, nil)
+	if err != nil {
+		return fmt.Errorf("copy %s: %w", w.tc.t.rec.Name, err)
+	}
+	w.buf = append(w.buf, kv{key, val})
+	w.bytes += int64(len(key) + len(val) + 48)
+	w.rows++
+	if w.bytes >= w.m.opts.CopyRunBytes {
+		return w.cut(true)
+	}
+	return nil
+}
+
+// cut sorts the buffer into a run, written to a file when toFile.
+func (w *rangeWriter) cut(toFile bool) error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	slices.SortFunc(w.buf, func(a, b kv) int { return bytes.Compare(a.key, b.key) })
+	if !toFile {
+		w.runs = append(w.runs, &run{mem: w.buf})
+		w.buf, w.bytes = nil, 0
+		return nil
+	}
+	w.tc.mu.Lock()
+	w.tc.files++
+	path := fmt.Sprintf("%s/run-%06d", w.tc.dir, w.tc.files)
+	w.tc.mu.Unlock()
+	if err := writeRun(path, w.buf); err != nil {
+		return fmt.Errorf("copy %s: %w", w.tc.t.rec.Name, err)
+	}
+	w.runs = append(w.runs, &run{path: path})
+	w.buf, w.bytes = w.buf[:0], 0
+	return nil
+}
+
+// Close keeps the range's last run in memory when it is small.
+func (w *rangeWriter) Close() error {
+	if err := w.cut(w.bytes >= w.m.opts.CopyRunBytes/4); err != nil {
+		return err
+	}
+	w.tc.mu.Lock()
+	w.tc.runs = append(w.tc.runs, w.runs...)
+	w.tc.rows += w.rows
+	w.tc.mu.Unlock()
+	return nil
+}
+
+// Abort forgets the range's rows and removes its run files.
+func (w *rangeWriter) Abort() {
+	for _, r := range w.runs {
+		if r.path != "" {
+			os.Remove(r.path)
+		}
+	}
+	w.runs, w.buf = nil, nil
+}
+
+func writeRun(path string, rows []kv) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write run: %w", err)
+	}
+	bw := bufio.NewWriterSize(f, 256<<10)
+	var hdr []byte
+	for _, r := range rows {
+		hdr = binary.AppendUvarint(hdr[:0], uint64(len(r.key)))
+		hdr = binary.AppendUvarint(hdr, uint64(len(r.val)))
+		bw.Write(hdr)
+		bw.Write(r.key)
+		bw.Write(r.val)
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("write run %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write run %s: %w", path, err)
+	}
+	return nil
+}
+
+// runReader iterates one run.
+type runReader struct {
+	r      *run
+	i      int
+	f      *os.File
+	br     *bufio.Reader
+	cur    kv
+	path   string
+	closed bool
+}
+
+func openRun(r *run) (*runReader, error) {
+	rr := &runReader{r: r, i: -1}
+	if r.path != "" {
+		f, err := os.Open(r.path)
+		if err != nil {
+			return nil, fmt.Errorf("open run: %w", err)
+		}
+		rr.f, rr.br, rr.path = f, bufio.NewReaderSize(f, 256<<10), r.path
+	}
+	return rr, nil
+}
+
+func (rr *runReader) next() (bool, error) {
+	if rr.f == nil {
+		rr.i++
+		if rr.i >= len(rr.r.mem) {
+			return false, nil
+		}
+		rr.cur = rr.r.mem[rr.i]
+		return true, nil
+	}
+	kl, err := binary.ReadUvarint(rr.br)
+	if errors.Is(err, io.EOF) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read run %s: %w", rr.path, err)
+	}
+	vl, err := binary.ReadUvarint(rr.br)
+	if err != nil {
+		return false, fmt.Errorf("read run %s: %w", rr.path, err)
+	}
+	b := make([]byte, kl+vl)
+	if _, err := io.ReadFull(rr.br, b); err != nil {
+		return false, fmt.Errorf("read run %s: %w", rr.path, err)
+	}
+	rr.cur = kv{key: b[:kl:kl], val: b[kl:]}
+	return true, nil
+}
+
+func (rr *runReader) close() {
+	if rr.f != nil && !rr.closed {
+		rr.f.Close()
+		rr.closed = true
+	}
+}
+
+// runHeap orders run readers by their current key.
+type runHeap []*runReader
+
+func (h runHeap) Len() int           { return len(h) }
+func (h runHeap) Less(i, j int) bool { return bytes.Compare(h[i].cur.key, h[j].cur.key) < 0 }
+func (h runHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *runHeap) Push(x any)        { *h = append(*h, x.(*runReader)) }
+func (h *runHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// build merges the runs into a tree. Equal keys with equal values (a
+// REPLICA IDENTITY FULL table without a unique key holding duplicate rows)
+// collapse into one row; equal keys with different values are an error.
+func (tc *tableCopy) build(ctx context.Context, eng *prolly.Engine) (prolly.Root, error) {
+	var h runHeap
+	defer func() {
+		for _, rr := range h {
+			rr.close()
+		}
+	}()
+	for _, r := range tc.runs {
+		rr, err := openRun(r)
+		if err != nil {
+			return prolly.Root{}, err
+		}
+		ok, err := rr.next()
+		if err != nil {
+			rr.close()
+			return prolly.Root{}, err
+		}
+		if !ok {
+			rr.close()
+			continue
+		}
+		h = append(h, rr)
+	}
+	heap.Init(&h)
+	b := eng.NewBuilder(ctx)
+	var prev kv
+	started := false
+	for h.Len() > 0 {
+		rr := h[0]
+		cur := rr.cur
+		if started && bytes.Equal(cur.key, prev.key) {
+			if !bytes.Equal(cur.val, prev.val) {
+				return prolly.Root{}, fmt.Errorf("copy %s: two rows with key %x", tc.rel.QualifiedName(), cur.key)
+			}
+		} else {
+			if err := b.Add(cur.key, cur.val); err != nil {
+				return prolly.Root{}, fmt.Errorf("copy %s: %w", tc.rel.QualifiedName(), err)
+			}
+			prev, started = cur, true
+		}
+		ok, err := rr.next()
+		if err != nil {
+			return prolly.Root{}, err
+		}
+		if ok {
+			heap.Fix(&h, 0)
+		} else {
+			rr.close()
+			heap.Pop(&h)
+		}
+	}
+	return b.Finish()
+}
+
+// TableCopied implements replication.CopySink: the table's runs are
+// merged and bulk-built into a tree; then, in one Badger transaction, the
+// table is recorded ready at lsn with its root (a table is copied at a
+// known LSN or not at all). Changes held while the table waited for this
+// resync are applied when their commit LSN is >= at (the copy does not
+// contain them) and dropped otherwise.
+func (m *Mirror) TableCopied(ctx context.Context, rel *replication.Relation, at replication.LSN) error {
+	name := rel.QualifiedName()
+	m.copyMu.Lock()
+	tc := m.copies[name]
+	delete(m.copies, name)
+	m.copyMu.Unlock()
+	if tc == nil {
+		// A table with no rows may have had no range at all.
+		t, err := newTable(tableRecord{Name: name, Rel: rel})
+		if err != nil {
+			return fmt.Errorf("copy %s: %w", name, err)
+		}
+		tc = &tableCopy{rel: rel, t: t}
+	}
+	if tc.dir != "" {
+		defer os.RemoveAll(tc.dir)
+	}
+	start := time.Now()
+	root, err := tc.build(ctx, m.eng)
+	if err != nil {
+		return err
+	}
+	if err := m.ns.Flush(ctx); err != nil {
+		return fmt.Errorf("copy %s: %w", name, err)
+	}
+	m.log.Info("table copied", "table", name, "at", at, "rows", tc.rows, "build", time.Since(start))
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for m.txn != nil && m.err == nil {
+		m.idle.Wait()
+	}
+	if m.err != nil {
+		return m.err
+	}
+	// The group's pending edits were made against the old tree; flush
+	// them so history up to now keeps them, then replace the tree.
+	if err := m.flushGroup(ctx); err != nil {
+		m.failLocked(err)
+		return err
+	}
+	t := m.tables[name]
+	if t == nil {
+		if t, err = newTable(tableRecord{Name: name, Rel: rel}); err != nil {
+			return fmt.Errorf("copy %s: %w", name, err)
+		}
+	}
+	rec := tableRecord{Name: name, State: StateReady, CopiedAt: at, Rel: rel}
+	nt, err := newTable(rec)
+	if err != nil {
+		return fmt.Errorf("copy %s: %w", name, err)
+	}
+	nt.latest = t.latest
+	clearHeld := true
+	if t.latest != nil && !t.latest.Equal(rel) {
+		// The stream has already described a newer schema than the copy.
+		nt.rec.State, nt.rec.ResyncFrom = StateResyncNeeded, t.rec.ResyncFrom
+		clearHeld = false
+		m.log.Warn("copied table changed again meanwhile; it needs another resync", "table", name)
+	} else if root, err = m.applyHeld(ctx, nt, root, at); err != nil {
+		var missing *missingRowError
+		if !errors.As(err, &missing) {
+			return fmt.Errorf("copy %s: held changes: %w", name, err)
+		}
+		nt.rec.State, nt.rec.ResyncFrom = StateResyncNeeded, at
+		m.log.Warn("held change does not apply to the copy; table needs another resync", "table", name, "err", err)
+	}
+	if err := m.ns.Flush(ctx); err != nil {
+		return fmt.Errorf("copy %s: %w", name, err)
+	}
+	n, err := m.eng.Count(ctx, root)
+	if err != nil {
+		return fmt.Errorf("copy %s: %w", name, err)
+	}
+	nt.rec.Root, nt.rec.Rows = root, n
+	recs := map[string]tableRecord{}
+	for tn, tt := range m.tables {
+		recs[tn] = tt.rec
+	}
+	recs[name] = nt.rec
+	// INVARIANT: the group record at the head names the copied root, in
+	// the same Badger transaction as the table record that makes it ready.
+	end := max(m.lastGroup, m.head.EndLSN)
+	if err := m.writeGroup(end, recs); err != nil {
+		return fmt.Errorf("copy %s: record: %w", name, err)
+	}
+	if err := m.db.Sync(); err != nil {
+		return fmt.Errorf("copy %s: %w", name, err)
+	}
+	m.tables[name] = nt
+	m.lastGroup = end
+	if clearHeld {
+		if err := m.deletePrefix(heldPrefix(name)); err != nil {
+			return fmt.Errorf("copy %s: delete held changes: %w", name, err)
+		}
+	}
+	if m.opts.CopiedAt != nil {
+		m.opts.CopiedAt.Set(name, at)
+	}
+	return nil
+}
+
+// applyHeld applies t's held changes with commit LSN >= at to root, in
+// commit order. The caller holds mu.
+func (m *Mirror) applyHeld(ctx context.Context, t *table, root prolly.Root, at replication.LSN) (prolly.Root, error) {
+	set := newEditSet()
+	flush := func() error {
+		var err error
+		root, err = set.apply(ctx, m.eng, root)
+		set = newEditSet()
+		return err
+	}
+	current := func(key []byte) ([]byte, bool, error) {
+		if v, found, known := set.lookup(key); known {
+			return v, found, nil
+		}
+		return m.eng.Get(ctx, root, key)
+	}
+	prefix := heldPrefix(t.rec.Name)
+	applied := 0
+	err := m.bdb.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			k := it.Item().Key()
+			if len(k) != len(prefix)+12 {
+				return fmt.Errorf("%w: held key %x", errCorrupt, k)
+			}
+			if replication.LSN(binary.BigEndian.Uint64(k[len(prefix):])) < at {
+				continue
+			}
+			var h *heldChange
+			if err := it.Item().Value(func(v []byte) (err error) {
+				h, err = decodeHeld(slices.Clone(v))
+				return err
+			}); err != nil {
+				return err
+			}
+			if h.kind == replication.Truncate {
+				set.truncate()
+			} else if err := rowEdits(t, h.kind, h.oldKind, h.newVals, h.oldVals, current, set.put); err != nil {
+				return err
+			}
+			applied++
+			if len(set.m) >= m.opts.SpillRows {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return prolly.Root{}, err
+	}
+	if applied > 0 {
+		m.log.Info("applied changes held during resync", "table", t.rec.Name, "changes", applied)
+	}
+	return root, flush()
+}

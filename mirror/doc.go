@@ -1,0 +1,118 @@
+// Package mirror is the sidecar's single writer: it turns the decoded
+// replication stream (replication.Sink) and the initial copy
+// (replication.CopySink) into versioned Prolly trees, one per followed
+// table, keeps every commit exactly addressable, and reports to the
+// stream how far it is durable.
+//
+// # Versions with bounded write amplification
+//
+// Every commit is a version, addressed by its commit end LSN. Writing a
+// Prolly root per commit would rewrite a leaf-to-root path (~16 KB) per
+// single-row transaction, so trees are written per GROUP of commits, and
+// each commit in between is a compact log record of its final row states:
+//
+//	commit  ──▶ log record 's' 'l' endLSN  (+ 'm' 'd' durable LSN, same Badger txn)
+//	group   ──▶ Mutate each changed tree with the group's sorted edits,
+//	            flush nodes, then group record 'c' 'g' endLSN + table records
+//	            (one Badger txn)
+//
+// A group is flushed when it holds GroupMaxRows changed rows,
+// GroupMaxBytes of edits or is GroupMaxAge old (checked after each commit
+// and by a background ticker), at Close, before a table is copied, and
+// when a transaction spills. The version at LSN L of a table is the root
+// in the latest group record at or before L plus a replay of the log
+// records after that group up to L (Mirror.TreeAt); the replay writes its
+// nodes into an in-memory overlay, never into the store.
+//
+// # Durability (group commit)
+//
+// Commit writes the commit's log record and the new durable LSN in one
+// Badger transaction (not synced), then wakes the background syncer. The
+// syncer fsyncs (store.DB.Sync) everything written so far and only then
+// publishes the LSN through Durable, which the Streamer reports to
+// PostgreSQL as flush and apply. Back-to-back commits share one fsync: the
+// next sync starts as soon as the previous one ends and covers every
+// commit written meanwhile.
+//
+// # Recovery
+//
+// Open reads the latest group record and replays every log record after
+// it into the in-memory pending group. Replay only rebuilds memory, so it
+// is idempotent; the streamer skips commits at or below the durable LSN,
+// so nothing is applied twice, and every acknowledged commit has a log
+// record, so nothing acknowledged is lost. Badger applies its write-ahead
+// log in order, so after a crash the surviving writes are a prefix: a
+// group record never survives without the nodes it names (they were
+// written before it), and a log record never without the earlier ones.
+//
+// # Large transactions
+//
+// A transaction whose pending edits exceed SpillRows or SpillBytes first
+// flushes the group (earlier commits), then applies its edits in chunks
+// to scratch trees with Mutate; memory stays bounded by one chunk. At
+// Commit its scratch roots become the tables' roots in a group record at
+// its own end LSN, written in the same Badger transaction as its (header
+// only) log record and the durable LSN; on Abort the scratch roots are
+// forgotten (their nodes are garbage for GC).
+//
+// # Schema changes and resync
+//
+// A Relation message that differs from the stored one (Relation.Equal)
+// puts the table in state resync_needed; its later changes are HELD
+// ('s' 'h' records, written with their commit) instead of applied. The
+// daemon runs replication.Resync for NeedsResync(); TableCopied builds the
+// new tree, applies the held changes whose commit LSN is at or above the
+// copy's LSN (the copy already contains the older ones), and records the
+// table ready in the group record at the head. A table's history before
+// the resync keeps its old trees (and the old schema's rows); versions
+// between the schema change and the resync show the table as it was
+// before the change.
+//
+// # On-disk layout
+//
+// All keys live in the data directory's Badger (store.DB) under the
+// prefixes store/doc.go assigns to the mirror. LSNs are 8-byte big-endian;
+// integers in values are (u)varints; strings and byte strings are
+// uvarint-length-prefixed; a root is the 20-byte node address then the
+// 8-byte spec id. Every value starts with a record version byte (1).
+//
+//	'm' 'i'                      meta: format version, prolly spec id, row hash name,
+//	                             row encoding ("vrow1"), PostgreSQL system id,
+//	                             timeline, database name
+//	'm' 'd'                      end LSN of the last commit logged (durable once synced)
+//	'm' 'r'                      resume LSN set before any commit (the copy's consistent point)
+//	'c' 't' name                 table: name, state (2 ready, 3 resync_needed), copied-at LSN,
+//	                             resync-from LSN, root and row count as of the latest group,
+//	                             Relation (oid, schema, name, identity, columns: name,
+//	                             type oid, type name, typmod, key flag)
+//	'c' 'g' endLSN               group: per table (sorted by name) name, root, row count:
+//	                             every table's tree as of the commit ending at endLSN
+//	's' 'l' endLSN               commit log record: commit LSN, commit time (unix ns), xid,
+//	                             flags (1 = spilled: the trees are in the group record at the
+//	                             same LSN); per table name, rows changed, truncated flag,
+//	                             edit count; then per table its edits in key order:
+//	                             key, op (0 put + vrow1 value, 1 delete)
+//	's' 'h' name 0x00 commitLSN seq
+//	                             held change of a table waiting for resync: kind, old kind,
+//	                             new and old tuples (per value: kind, text)
+//
+// Keys in trees are rowenc.KeyCodec encodings of the replica-identity
+// columns (kinds by type OID); values are rowenc vrow1 rows; internal
+// entries sum the row hash Options.RowHash (default pghash64) of the
+// values, the hash verify computes inside PostgreSQL.
+//
+// # Invariants
+//
+//   - Durable() <= the end LSN of the last commit whose log record is
+//     synced; it never runs ahead of disk (checked in syncNow).
+//   - Versions have strictly increasing end LSNs (checked at Commit).
+//   - Table records and the group record they agree with are written in
+//     one Badger transaction (checked at Open).
+//   - A table is ready only with a root built from a complete copy: the
+//     table record is written at TableCopied, after every range closed; a
+//     copy interrupted by a crash leaves no record (or the old
+//     resync_needed one) and is redone.
+//   - An UPDATE whose unchanged (TOAST) columns cannot be filled from the
+//     mirror marks the table resync_needed; NULL or a placeholder is
+//     never stored for them.
+package mirror

@@ -1,0 +1,222 @@
+package mirror
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/sidecar-dev/sidecar/prolly"
+	"github.com/sidecar-dev/sidecar/replication"
+)
+
+// edit is a row's pending final state: a value, or deleted.
+type edit struct {
+	val []byte
+	del bool
+}
+
+// editSet is the pending state of one table over a base tree: keys
+// changed since the base, and whether the base was truncated first.
+type editSet struct {
+	truncated bool
+	m         map[string]edit
+	bytes     int64
+}
+
+func newEditSet() *editSet { return &editSet{m: map[string]edit{}} }
+
+func (s *editSet) put(key string, e edit) {
+	if old, ok := s.m[key]; ok {
+		s.bytes -= int64(len(key) + len(old.val))
+	}
+	s.m[key] = e
+	s.bytes += int64(len(key) + len(e.val))
+}
+
+func (s *editSet) truncate() {
+	s.truncated = true
+	clear(s.m)
+	s.bytes = 0
+}
+
+// lookup reports the pending state of key: known is false when the base
+// tree decides.
+func (s *editSet) lookup(key []byte) (val []byte, found, known bool) {
+	if e, ok := s.m[string(key)]; ok {
+		return e.val, !e.del, true
+	}
+	if s.truncated {
+		return nil, false, true
+	}
+	return nil, false, false
+}
+
+// sorted returns the edits as a Mutate batch in key order. Deletes are
+// dropped when the base is truncated (nothing to delete).
+func (s *editSet) sorted() []prolly.Edit {
+	keys := make([]string, 0, len(s.m))
+	for k := range s.m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]prolly.Edit, 0, len(keys))
+	for _, k := range keys {
+		e := s.m[k]
+		if e.del && s.truncated {
+			continue
+		}
+		out = append(out, prolly.Edit{Key: []byte(k), Value: e.val, Delete: e.del})
+	}
+	return out
+}
+
+// apply mutates base with the set's edits.
+func (s *editSet) apply(ctx context.Context, eng *prolly.Engine, base prolly.Root) (prolly.Root, error) {
+	if s.truncated {
+		base = eng.EmptyRoot()
+	}
+	edits := s.sorted()
+	if len(edits) == 0 {
+		return base, nil // the empty root when truncated: served by every engine
+	}
+	return eng.Mutate(ctx, base, edits)
+}
+
+// group is the set of commits applied since the last group record: their
+// log records are durable, their effect on the trees is pending here.
+type group struct {
+	tables  map[string]*editSet
+	commits int
+	rows    int
+	bytes   int64
+	started time.Time
+	last    replication.LSN
+}
+
+func (g *group) reset() {
+	g.tables = map[string]*editSet{}
+	g.commits, g.rows, g.bytes = 0, 0, 0
+	g.last = 0
+}
+
+// add merges one commit's log into the group.
+func (g *group) add(tables []logTable, end replication.LSN) {
+	if g.commits == 0 {
+		g.started = time.Now()
+	}
+	g.commits++
+	g.last = end
+	for _, lt := range tables {
+		s := g.tables[lt.change.Table]
+		if s == nil {
+			s = newEditSet()
+			g.tables[lt.change.Table] = s
+		}
+		before := s.bytes
+		if lt.change.Truncated {
+			s.truncate()
+		}
+		for _, e := range lt.edits {
+			s.put(string(e.key), edit{val: e.val, del: e.del})
+		}
+		g.rows += len(lt.edits)
+		g.bytes += s.bytes - before
+	}
+}
+
+func (g *group) full(o *Options) bool {
+	return g.rows >= o.GroupMaxRows || g.bytes >= o.GroupMaxBytes ||
+		(g.commits > 0 && time.Since(g.started) >= o.GroupMaxAge)
+}
+
+// flushGroup applies the pending group to the trees and writes the group
+// record. The caller holds mu.
+//
+// Order: Mutate every changed tree (new nodes are Put), Flush the node
+// store (the nodes are in Badger), then one Badger transaction with the
+// group record and every table record. A crash before that transaction
+// leaves the previous group record and the log: Open replays the same
+// commits again. The group record need not be synced on its own: the next
+// commit's sync covers it, and until then the log still holds its commits.
+func (m *Mirror) flushGroup(ctx context.Context) error {
+	if m.group.commits == 0 {
+		return nil
+	}
+	start := time.Now()
+	end := m.group.last
+	roots := map[string]prolly.Root{}
+	for name, s := range m.group.tables {
+		t := m.tables[name]
+		if t == nil {
+			return fmt.Errorf("flush group %s: changes to unknown table %s", end, name)
+		}
+		r, err := s.apply(ctx, m.eng, t.rec.Root)
+		if err != nil {
+			return fmt.Errorf("flush group %s: table %s: %w", end, name, err)
+		}
+		roots[name] = r
+	}
+	if err := m.ns.Flush(ctx); err != nil {
+		return fmt.Errorf("flush group %s: %w", end, err)
+	}
+	recs := map[string]tableRecord{}
+	for name, t := range m.tables {
+		rec := t.rec
+		if r, ok := roots[name]; ok && r != rec.Root {
+			n, err := m.eng.Count(ctx, r)
+			if err != nil {
+				return fmt.Errorf("flush group %s: count %s: %w", end, name, err)
+			}
+			rec.Root, rec.Rows = r, n
+		}
+		recs[name] = rec
+	}
+	if err := m.writeGroup(end, recs); err != nil {
+		return fmt.Errorf("flush group %s: %w", end, err)
+	}
+	for name, rec := range recs {
+		m.tables[name].rec = rec
+	}
+	m.lastGroup = end
+	m.stats.groups.Add(1)
+	m.stats.groupRows.Add(int64(m.group.rows))
+	m.log.Debug("group flushed", "end", end, "commits", m.group.commits, "rows", m.group.rows, "took", time.Since(start))
+	m.group.reset()
+	return nil
+}
+
+// writeGroup writes the group record at end naming recs' roots, and the
+// table records, in one Badger transaction.
+func (m *Mirror) writeGroup(end replication.LSN, recs map[string]tableRecord, extra ...func(*badger.Txn) error) error {
+	g := &groupRecord{End: end, Roots: map[string]groupRoot{}}
+	names := make([]string, 0, len(recs))
+	for name, rec := range recs {
+		names = append(names, name)
+		g.Roots[name] = groupRoot{Root: rec.Root, Rows: rec.Rows}
+	}
+	slices.Sort(names)
+	return m.update(func(txn *badger.Txn) error {
+		gv := g.encode(names)
+		m.stats.bytesCatalog.Add(int64(len(gv)))
+		if err := txn.Set(groupKey(end), gv); err != nil {
+			return err
+		}
+		for _, name := range names {
+			rec := recs[name]
+			v := rec.encode()
+			m.stats.bytesCatalog.Add(int64(len(v)))
+			if err := txn.Set(tableKey(name), v); err != nil {
+				return err
+			}
+		}
+		for _, fn := range extra {
+			if err := fn(txn); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,616 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/sidecar-dev/sidecar/prolly"
+	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/verify/rowhash"
+)
+
+// FormatVersion is the version of the mirror's records (keys and values
+// under its prefixes). A data directory written under another version is
+// refused by Open.
+const FormatVersion = 1
+
+// Defaults of Options.
+const (
+	DefaultGroupMaxRows  = 50_000
+	DefaultGroupMaxBytes = 64 << 20
+	DefaultGroupMaxAge   = time.Second
+	DefaultSpillRows     = 100_000
+	DefaultSpillBytes    = 8 << 20
+	DefaultCopyRunBytes  = 16 << 20
+)
+
+// Options configure a Mirror.
+type Options struct {
+	// DB is the data directory's store; the Mirror does not close it.
+	DB *store.DB
+	// Nodes is the node store over DB; nil creates one. Pass the daemon's
+	// when other components share it (one cache, one write pipeline).
+	Nodes *store.NodeStore[*prolly.Node]
+	// RowHash is the row hash summed into the trees' digests; it must be
+	// the one verify computes in PostgreSQL (default rowhash.PGHash64).
+	RowHash rowhash.ID
+	// Tables, if set, limits the tables followed ("schema.name"); changes
+	// to other tables are ignored with a debug log.
+	Tables []string
+	// CopiedAt, if set, gets every table's copy LSN at TableCopied, so a
+	// Streamer sharing it drops the changes the copy already contains.
+	CopiedAt *replication.CopiedAt
+	// A group of commits is flushed into the trees when it holds
+	// GroupMaxRows changed rows, GroupMaxBytes of pending edits, or is
+	// GroupMaxAge old.
+	GroupMaxRows  int
+	GroupMaxBytes int64
+	GroupMaxAge   time.Duration
+	// A transaction whose pending edits exceed SpillRows rows or
+	// SpillBytes bytes is applied to scratch trees in chunks instead of
+	// being held in memory, and becomes a group of its own at commit.
+	SpillRows  int
+	SpillBytes int64
+	// CopyRunBytes bounds the rows a copy range buffers before sorting
+	// them into a run file under TempDir (default the system's).
+	CopyRunBytes int64
+	TempDir      string
+	Logger       *slog.Logger
+}
+
+func (o *Options) defaults() {
+	if o.RowHash == 0 {
+		o.RowHash = rowhash.PGHash64
+	}
+	if o.GroupMaxRows <= 0 {
+		o.GroupMaxRows = DefaultGroupMaxRows
+	}
+	if o.GroupMaxBytes <= 0 {
+		o.GroupMaxBytes = DefaultGroupMaxBytes
+	}
+	if o.GroupMaxAge <= 0 {
+		o.GroupMaxAge = DefaultGroupMaxAge
+	}
+	if o.SpillRows <= 0 {
+		o.SpillRows = DefaultSpillRows
+	}
+	if o.SpillBytes <= 0 {
+		o.SpillBytes = DefaultSpillBytes
+	}
+	if o.CopyRunBytes <= 0 {
+		o.CopyRunBytes = DefaultCopyRunBytes
+	}
+	if o.TempDir == "" {
+		o.TempDir = os.TempDir()
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Spec returns the Prolly spec of a mirror whose trees sum the row hash id:
+// the default chunking, with the row hash of the canonical vrow1 value.
+func Spec(id rowhash.ID) (prolly.Spec, prolly.RowHash) {
+	spec := prolly.DefaultSpec()
+	spec.RowHash = id.String()
+	return spec, prolly.RowHash{ID: id.String(), Fn: func(_, value []byte) uint64 { return id.Sum(value) }}
+}
+
+// Mirror is the sidecar's single writer: it implements replication.Sink
+// and replication.CopySink, keeps every commit as a version, and serves
+// reads at any version. Create it with Open; Close it.
+type Mirror struct {
+	opts   Options
+	db     *store.DB
+	bdb    *badger.DB
+	ns     *store.NodeStore[*prolly.Node]
+	ownsNS bool
+	eng    *prolly.Engine
+	log    *slog.Logger
+	follow map[string]bool // nil: every table with a record
+
+	// ctx is cancelled by Close; background work runs under it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	// mu guards the writer state below. Sink calls come from one
+	// goroutine; TableCopied and the background flusher take it too.
+	mu        sync.Mutex
+	idle      *sync.Cond // signalled when txn becomes nil
+	tables    map[string]*table
+	group     group
+	txn       *txnState
+	head      Version         // latest commit applied
+	lastGroup replication.LSN // end LSN of the latest group record
+	resume    replication.LSN
+	meta      metaRecord
+	err       error // sticky: a failed write leaves the state unknown
+
+	// written is the end LSN of the last commit written to Badger;
+	// durable the last one synced. INVARIANT: durable <= written, and
+	// durable only moves after a DB.Sync that began after written was
+	// stored.
+	written atomic.Uint64
+	durable atomic.Uint64
+	syncReq chan struct{}
+	syncMu  sync.Mutex // serialises syncs
+	synced  *sync.Cond // on syncMu: broadcast after each sync
+
+	copyMu sync.Mutex
+	copies map[string]*tableCopy
+
+	stats statsCounters
+}
+
+// table is the in-memory state of one followed table.
+type table struct {
+	rec     tableRecord
+	keyCols []int
+	codec   *rowenc.KeyCodec
+	// latest is the latest Relation the stream sent for the table.
+	latest *replication.Relation
+}
+
+func newTable(rec tableRecord) (*table, error) {
+	t := &table{rec: rec}
+	if err := t.setRelation(rec.Rel); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (t *table) setRelation(rel *replication.Relation) error {
+	keys := rel.KeyColumns()
+	if len(keys) == 0 {
+		return fmt.Errorf("table %s has no replica identity columns (no primary key, REPLICA IDENTITY NOTHING?)", rel.QualifiedName())
+	}
+	kinds := make([]rowenc.KeyKind, len(keys))
+	for i, k := range keys {
+		kinds[i] = rowenc.KindForOID(rel.Columns[k].TypeOID)
+	}
+	codec, err := rowenc.NewKeyCodec(kinds...)
+	if err != nil {
+		return fmt.Errorf("table %s key: %w", rel.QualifiedName(), err)
+	}
+	t.rec.Rel, t.keyCols, t.codec = rel, keys, codec
+	return nil
+}
+
+// Open loads the mirror's state from opts.DB, creating it in an empty data
+// directory. It refuses a directory written under another format, tree
+// spec, row hash or row encoding. Commits logged since the last group
+// record are replayed into the pending group (nothing acknowledged is
+// lost); a table whose copy did not finish has no record and must be
+// copied again. The caller must Close the Mirror (before closing DB).
+func Open(ctx context.Context, opts Options) (*Mirror, error) {
+	opts.defaults()
+	if opts.DB == nil {
+		return nil, errors.New("open mirror: no store (Options.DB)")
+	}
+	if !opts.RowHash.Valid() {
+		return nil, fmt.Errorf("open mirror: invalid row hash %v", opts.RowHash)
+	}
+	spec, rh := Spec(opts.RowHash)
+	m := &Mirror{
+		opts:    opts,
+		db:      opts.DB,
+		bdb:     opts.DB.Badger(),
+		ns:      opts.Nodes,
+		log:     opts.Logger,
+		tables:  map[string]*table{},
+		syncReq: make(chan struct{}, 1),
+		copies:  map[string]*tableCopy{},
+	}
+	if m.ns == nil {
+		m.ns = store.NewNodeStore[*prolly.Node](opts.DB, prolly.NodeCodec{})
+		m.ownsNS = true
+	}
+	eng, err := prolly.NewEngine(m.ns, spec, rh)
+	if err != nil {
+		return nil, fmt.Errorf("open mirror: %w", err)
+	}
+	m.eng = eng
+	if opts.Tables != nil {
+		m.follow = map[string]bool{}
+		for _, t := range opts.Tables {
+			m.follow[t] = true
+		}
+	}
+	m.idle = sync.NewCond(&m.mu)
+	m.synced = sync.NewCond(&m.syncMu)
+	m.group.reset()
+	if err := m.load(ctx); err != nil {
+		return nil, fmt.Errorf("open mirror: %w", err)
+	}
+	m.ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	m.wg.Add(1)
+	go m.background()
+	return m, nil
+}
+
+// load reads meta, tables, the latest group and replays the log after it.
+func (m *Mirror) load(ctx context.Context) error {
+	want := metaRecord{Format: FormatVersion, Spec: m.eng.SpecID(), RowHash: m.opts.RowHash.String(), RowEnc: rowenc.Version}
+	err := m.bdb.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(keyMeta)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return item.Value(func(v []byte) error {
+			got, err := decodeMeta(v)
+			if err != nil {
+				return err
+			}
+			switch {
+			case got.Format != want.Format:
+				return fmt.Errorf("data directory holds mirror format %d, this build reads format %d; run a matching sidecar or start over with `sidecar run --resync` in an empty data_dir", got.Format, want.Format)
+			case got.Spec != want.Spec:
+				return fmt.Errorf("data directory's trees use prolly spec %s, this build uses %s; start over with `sidecar run --resync` in an empty data_dir", got.Spec, want.Spec)
+			case got.RowHash != want.RowHash:
+				return fmt.Errorf("data directory's trees sum row hash %q, configured %q; configure %q or start over in an empty data_dir", got.RowHash, want.RowHash, got.RowHash)
+			case got.RowEnc != want.RowEnc:
+				return fmt.Errorf("data directory stores rows as %q, this build writes %q", got.RowEnc, want.RowEnc)
+			}
+			m.meta = got
+			return nil
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("read meta: %w", err)
+	}
+	if m.meta.Format == 0 {
+		m.meta = want
+		if err := m.update(func(txn *badger.Txn) error { return txn.Set(keyMeta, m.meta.encode()) }); err != nil {
+			return fmt.Errorf("write meta: %w", err)
+		}
+	}
+
+	var durable, resume replication.LSN
+	var lastGroup *groupRecord
+	err = m.bdb.View(func(txn *badger.Txn) error {
+		for _, kv := range []struct {
+			k []byte
+			v *replication.LSN
+		}{{keyDurable, &durable}, {keyResume, &resume}} {
+			item, err := txn.Get(kv.k)
+			if errors.Is(err, badger.ErrKeyNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if err := item.Value(func(v []byte) error {
+				d := dec{b: v}
+				*kv.v = replication.LSN(d.uvarint())
+				return d.done("LSN")
+			}); err != nil {
+				return err
+			}
+		}
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: tablePrefix()})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			var rec *tableRecord
+			if err := it.Item().Value(func(v []byte) (err error) {
+				rec, err = decodeTable(v)
+				return err
+			}); err != nil {
+				return err
+			}
+			t, err := newTable(*rec)
+			if err != nil {
+				return fmt.Errorf("load table %s: %w", rec.Name, err)
+			}
+			m.tables[rec.Name] = t
+		}
+		lastGroup, err = latestGroup(txn, ^replication.LSN(0))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("load state: %w", err)
+	}
+	m.resume = resume
+	if lastGroup != nil {
+		m.lastGroup = lastGroup.End
+		// INVARIANT: table records are written in the same Badger
+		// transaction as the group record they agree with.
+		for name, t := range m.tables {
+			if gr, ok := lastGroup.Roots[name]; ok && gr.Root != t.rec.Root {
+				return fmt.Errorf("table %s: record root %s differs from group %s root %s", name, t.rec.Root, lastGroup.End, gr.Root)
+			}
+		}
+	}
+	if err := m.replay(ctx); err != nil {
+		return err
+	}
+	if m.head.EndLSN != durable && !(m.head.EndLSN == 0 && durable == 0) {
+		return fmt.Errorf("durable LSN %s differs from the last logged commit %s", durable, m.head.EndLSN)
+	}
+	m.written.Store(uint64(durable))
+	m.durable.Store(uint64(max(durable, resume)))
+	m.log.Info("mirror opened", "tables", len(m.tables), "durable", durable, "group", m.lastGroup,
+		"replayed_commits", m.group.commits, "replayed_rows", m.group.rows)
+	return nil
+}
+
+// latestGroup returns the group record with the largest end LSN <= at, or
+// nil.
+func latestGroup(txn *badger.Txn, at replication.LSN) (*groupRecord, error) {
+	it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: groupPrefix()})
+	defer it.Close()
+	it.Seek(groupKey(at))
+	if !it.Valid() {
+		return nil, nil
+	}
+	end, err := lsnOfKey(it.Item().Key())
+	if err != nil {
+		return nil, err
+	}
+	var g *groupRecord
+	err = it.Item().Value(func(v []byte) (err error) {
+		g, err = decodeGroup(end, v)
+		return err
+	})
+	return g, err
+}
+
+// replay rebuilds the pending group from the log records after the last
+// group record. It is idempotent: it only rebuilds memory.
+func (m *Mirror) replay(ctx context.Context) error {
+	return m.bdb.View(func(txn *badger.Txn) error {
+		// The head version: the last log record.
+		rit := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: logPrefix()})
+		rit.Seek(logKey(^replication.LSN(0)))
+		if rit.Valid() {
+			end, err := lsnOfKey(rit.Item().Key())
+			if err == nil {
+				err = rit.Item().Value(func(v []byte) error {
+					h, _, err := decodeLog(end, v, false)
+					if err == nil {
+						m.head = *h
+					}
+					return err
+				})
+			}
+			if err != nil {
+				rit.Close()
+				return err
+			}
+		}
+		rit.Close()
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: logPrefix()})
+		defer it.Close()
+		for it.Seek(logKey(m.lastGroup + 1)); it.Valid(); it.Next() {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			end, err := lsnOfKey(it.Item().Key())
+			if err != nil {
+				return err
+			}
+			var v *Version
+			var tables []logTable
+			if err := it.Item().Value(func(b []byte) (err error) {
+				v, tables, err = decodeLog(end, slices.Clone(b), true)
+				return err
+			}); err != nil {
+				return err
+			}
+			if v.Spilled {
+				return fmt.Errorf("log record %s: spilled commit after the last group record %s", end, m.lastGroup)
+			}
+			m.group.add(tables, end)
+		}
+		return nil
+	})
+}
+
+// update runs fn in a Badger read-write transaction.
+func (m *Mirror) update(fn func(txn *badger.Txn) error) error {
+	txn := m.bdb.NewTransaction(true)
+	defer txn.Discard()
+	if err := fn(txn); err != nil {
+		return err
+	}
+	return txn.Commit()
+}
+
+// background syncs written commits (group commit: syncs of back-to-back
+// commits are batched, the next sync starting as soon as the previous one
+// ends) and flushes aged groups. It is owned by the Mirror: Close stops it.
+func (m *Mirror) background() {
+	defer m.wg.Done()
+	tick := time.NewTicker(max(m.opts.GroupMaxAge/4, time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-m.syncReq:
+			if err := m.syncNow(); err != nil {
+				m.fail(err)
+			}
+		case <-tick.C:
+			m.mu.Lock()
+			if m.err == nil && m.group.commits > 0 && time.Since(m.group.started) >= m.opts.GroupMaxAge {
+				if err := m.flushGroup(m.ctx); err != nil {
+					m.failLocked(err)
+				}
+			}
+			m.mu.Unlock()
+		}
+	}
+}
+
+// syncNow makes every commit written so far durable and publishes it.
+func (m *Mirror) syncNow() error {
+	m.syncMu.Lock()
+	defer m.syncMu.Unlock()
+	w := m.written.Load()
+	if w <= m.durable.Load() {
+		return nil
+	}
+	start := time.Now()
+	if err := m.db.Sync(); err != nil {
+		return fmt.Errorf("sync commits up to %s: %w", replication.LSN(w), err)
+	}
+	m.stats.syncs.Add(1)
+	m.stats.syncNanos.Add(int64(time.Since(start)))
+	// INVARIANT: durable advances only to a commit written before the
+	// sync began.
+	m.durable.Store(max(m.durable.Load(), w))
+	m.synced.Broadcast()
+	return nil
+}
+
+// Sync makes every commit applied so far durable before it returns (the
+// background syncer does this on its own; Sync is for callers that need it
+// now, e.g. a clean shutdown or a test).
+func (m *Mirror) Sync(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := m.syncNow(); err != nil {
+		m.fail(err)
+		return err
+	}
+	return nil
+}
+
+func (m *Mirror) fail(err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.failLocked(err)
+}
+
+func (m *Mirror) failLocked(err error) {
+	if m.err == nil {
+		m.err = err
+		m.log.Error("mirror stopped applying", "err", err)
+	}
+}
+
+// Err returns the error that stopped the mirror, if any: after a failed
+// write the in-memory state is unknown, every later Sink call returns it,
+// and the process should restart (recovery replays the log).
+func (m *Mirror) Err() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.err
+}
+
+// Durable implements replication.Sink: the end LSN of the last commit
+// synced to disk (or the resume LSN recorded before any commit).
+func (m *Mirror) Durable() replication.LSN { return replication.LSN(m.durable.Load()) }
+
+// SetResumeLSN records where streaming starts for a mirror that has no
+// commit yet: the initial copy's consistent point. It fails if commits
+// were applied already.
+func (m *Mirror) SetResumeLSN(ctx context.Context, lsn replication.LSN) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.head.EndLSN != 0 {
+		return fmt.Errorf("set resume LSN %s: the mirror already applied commits up to %s", lsn, m.head.EndLSN)
+	}
+	e := enc{}
+	e.uvarint(uint64(lsn))
+	if err := m.update(func(txn *badger.Txn) error { return txn.Set(keyResume, e.b) }); err != nil {
+		return fmt.Errorf("set resume LSN %s: %w", lsn, err)
+	}
+	if err := m.db.Sync(); err != nil {
+		return fmt.Errorf("set resume LSN %s: %w", lsn, err)
+	}
+	m.resume = lsn
+	m.durable.Store(max(m.durable.Load(), uint64(lsn)))
+	return nil
+}
+
+// System returns the PostgreSQL system identity stored with the mirror
+// (zero for a new mirror).
+func (m *Mirror) System() replication.SystemIdentity {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.meta.System
+}
+
+// SetSystem stores the identity of the cluster the mirror follows; check
+// it on every start with SystemIdentity.Check.
+func (m *Mirror) SetSystem(ctx context.Context, sys replication.SystemIdentity) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	meta := m.meta
+	meta.System = replication.SystemIdentity{SystemID: sys.SystemID, Timeline: sys.Timeline, DBName: sys.DBName}
+	if err := m.update(func(txn *badger.Txn) error { return txn.Set(keyMeta, meta.encode()) }); err != nil {
+		return fmt.Errorf("store system identity: %w", err)
+	}
+	if err := m.db.Sync(); err != nil {
+		return fmt.Errorf("store system identity: %w", err)
+	}
+	m.meta = meta
+	return nil
+}
+
+// Engine returns the engine over the durable node store: every root that
+// Head and the table records name can be read with it. Roots returned by
+// TreeAt come with their own engine.
+func (m *Mirror) Engine() *prolly.Engine { return m.eng }
+
+// Close flushes the pending group into the trees (so the next Open
+// replays nothing), syncs, and stops the background goroutine. A
+// transaction in progress is discarded: it was not acknowledged and will
+// be sent again. The store stays open.
+func (m *Mirror) Close(ctx context.Context) error {
+	m.cancel()
+	m.wg.Wait()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.txn != nil {
+		m.discardTxn(ctx)
+	}
+	err := m.err
+	if err == nil && m.group.commits > 0 {
+		err = m.flushGroup(ctx)
+	}
+	if m.ownsNS {
+		if cerr := m.ns.Close(ctx); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	if serr := m.db.Sync(); serr != nil && err == nil {
+		err = serr
+	}
+	if err == nil {
+		m.durable.Store(m.written.Load())
+	}
+	m.err = errors.Join(m.err, errClosed)
+	if err != nil {
+		return fmt.Errorf("close mirror: %w", err)
+	}
+	return nil
+}
+
+var errClosed = errors.New("mirror closed")
+
+// abandon stops the background goroutine without flushing or syncing
+// anything: what a crash leaves behind (for tests).
+func (m *Mirror) abandon() {
+	m.cancel()
+	m.wg.Wait()
+	m.mu.Lock()
+	m.err = errClosed
+	m.mu.Unlock()
+}

@@ -1,0 +1,362 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/sidecar-dev/sidecar/prolly"
+	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/rowenc"
+)
+
+// ErrNoVersion is wrapped by errors about an LSN before the first version
+// the mirror holds.
+var ErrNoVersion = errors.New("no version at or before this LSN")
+
+// ErrUnknownTable is wrapped by errors about a table the mirror does not
+// hold.
+var ErrUnknownTable = errors.New("table not in the mirror")
+
+// Head returns the latest commit applied (durable or about to be: see
+// Durable). Its zero value means no commit yet.
+func (m *Mirror) Head() Version {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.head
+}
+
+// Versions returns up to limit versions (all when limit <= 0) with end LSN
+// in [from, to], oldest first.
+func (m *Mirror) Versions(from, to replication.LSN, limit int) ([]Version, error) {
+	var out []Version
+	err := m.bdb.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: logPrefix()})
+		defer it.Close()
+		for it.Seek(logKey(from)); it.Valid(); it.Next() {
+			end, err := lsnOfKey(it.Item().Key())
+			if err != nil {
+				return err
+			}
+			if end > to || (limit > 0 && len(out) >= limit) {
+				return nil
+			}
+			if err := it.Item().Value(func(b []byte) error {
+				v, _, err := decodeLog(end, b, false)
+				if err == nil {
+					out = append(out, *v)
+				}
+				return err
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list versions %s..%s: %w", from, to, err)
+	}
+	return out, nil
+}
+
+// VersionAt returns the latest commit with end LSN <= lsn.
+func (m *Mirror) VersionAt(lsn replication.LSN) (Version, error) {
+	var v *Version
+	err := m.bdb.View(func(txn *badger.Txn) error {
+		var err error
+		v, err = versionAt(txn, lsn)
+		return err
+	})
+	if err != nil {
+		return Version{}, fmt.Errorf("version at %s: %w", lsn, err)
+	}
+	if v == nil {
+		return Version{}, fmt.Errorf("version at %s: %w", lsn, ErrNoVersion)
+	}
+	return *v, nil
+}
+
+func versionAt(txn *badger.Txn, lsn replication.LSN) (*Version, error) {
+	it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: logPrefix()})
+	defer it.Close()
+	it.Seek(logKey(lsn))
+	if !it.Valid() {
+		return nil, nil
+	}
+	end, err := lsnOfKey(it.Item().Key())
+	if err != nil {
+		return nil, err
+	}
+	var v *Version
+	err = it.Item().Value(func(b []byte) (err error) {
+		v, _, err = decodeLog(end, b, false)
+		return err
+	})
+	return v, err
+}
+
+// TableInfo describes one table of the mirror.
+type TableInfo struct {
+	Name     string
+	State    TableState
+	CopiedAt replication.LSN
+	// Root and Rows are as of the last group record (pending commits not
+	// included).
+	Root     prolly.Root
+	Rows     uint64
+	Relation *replication.Relation
+}
+
+// Tables lists the mirror's tables, by name.
+func (m *Mirror) Tables() []TableInfo {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]TableInfo, 0, len(m.tables))
+	for _, t := range m.tables {
+		out = append(out, TableInfo{Name: t.rec.Name, State: t.rec.State, CopiedAt: t.rec.CopiedAt,
+			Root: t.rec.Root, Rows: t.rec.Rows, Relation: t.rec.Rel})
+	}
+	slices.SortFunc(out, func(a, b TableInfo) int {
+		switch {
+		case a.Name < b.Name:
+			return -1
+		case a.Name > b.Name:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// Tree is one table as of one version, readable through its own engine:
+// a version inside a group is materialised by replaying the log onto the
+// group's base root, and the nodes that replay writes live in memory only.
+type Tree struct {
+	Table string
+	// Version is the commit the tree shows (the latest with end LSN <= the
+	// LSN asked for); zero when the table predates every commit.
+	Version Version
+	Root    prolly.Root
+	// Relation is the table's current schema (history of schemas is not
+	// kept: a schema change resyncs the table).
+	Relation *replication.Relation
+	Codec    *rowenc.KeyCodec
+	eng      *prolly.Engine
+}
+
+// Engine returns the engine that can read Root.
+func (t *Tree) Engine() *prolly.Engine { return t.eng }
+
+// Get returns the stored vrow1 row under the primary key given as column
+// texts (one per identity column).
+func (t *Tree) Get(ctx context.Context, pk ...string) ([]byte, bool, error) {
+	key, err := t.Codec.Encode(pk...)
+	if err != nil {
+		return nil, false, fmt.Errorf("get %s: %w", t.Table, err)
+	}
+	v, ok, err := t.eng.Get(ctx, t.Root, key)
+	if err != nil {
+		return nil, false, fmt.Errorf("get %s at %s: %w", t.Table, t.Version.EndLSN, err)
+	}
+	return slices.Clone(v), ok, nil
+}
+
+// Scan opens a cursor over the rows with start <= key < end (nil: open).
+func (t *Tree) Scan(ctx context.Context, start, end []byte) (*prolly.Cursor, error) {
+	return t.eng.Range(ctx, t.Root, start, end)
+}
+
+// Count returns the number of rows.
+func (t *Tree) Count(ctx context.Context) (uint64, error) { return t.eng.Count(ctx, t.Root) }
+
+// TreeAt returns table as of the latest commit with end LSN <= lsn: the
+// root of the latest group record at or before it, plus a replay of the
+// logged commits after that group up to the version.
+func (m *Mirror) TreeAt(ctx context.Context, table string, lsn replication.LSN) (*Tree, error) {
+	m.mu.Lock()
+	t := m.tables[table]
+	var rel *replication.Relation
+	var codec *rowenc.KeyCodec
+	if t != nil {
+		rel, codec = t.rec.Rel, t.codec
+	}
+	m.mu.Unlock()
+	if t == nil {
+		return nil, fmt.Errorf("tree of %s at %s: %w", table, lsn, ErrUnknownTable)
+	}
+	var base prolly.Root
+	var v *Version
+	set := newEditSet()
+	err := m.bdb.View(func(txn *badger.Txn) error {
+		g, err := latestGroup(txn, lsn)
+		if err != nil {
+			return err
+		}
+		if g == nil {
+			return ErrNoVersion
+		}
+		gr, ok := g.Roots[table]
+		if !ok {
+			return fmt.Errorf("%w at %s (it was copied later)", ErrUnknownTable, lsn)
+		}
+		base = gr.Root
+		if v, err = versionAt(txn, lsn); err != nil {
+			return err
+		}
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: logPrefix()})
+		defer it.Close()
+		for it.Seek(logKey(g.End + 1)); it.Valid(); it.Next() {
+			end, err := lsnOfKey(it.Item().Key())
+			if err != nil {
+				return err
+			}
+			if end > lsn {
+				break
+			}
+			err = it.Item().Value(func(b []byte) error {
+				_, tables, err := decodeLog(end, slices.Clone(b), true)
+				if err != nil {
+					return err
+				}
+				for _, lt := range tables {
+					if lt.change.Table != table {
+						continue
+					}
+					if lt.change.Truncated {
+						set.truncate()
+					}
+					for _, e := range lt.edits {
+						set.put(string(e.key), edit{val: e.val, del: e.del})
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tree of %s at %s: %w", table, lsn, err)
+	}
+	eng := m.eng
+	root := base
+	if set.truncated || len(set.m) > 0 {
+		spec, rh := Spec(m.opts.RowHash)
+		if eng, err = prolly.NewEngine(newOverlay(m.ns), spec, rh); err != nil {
+			return nil, fmt.Errorf("tree of %s at %s: %w", table, lsn, err)
+		}
+		if root, err = set.apply(ctx, eng, base); err != nil {
+			return nil, fmt.Errorf("tree of %s at %s: replay: %w", table, lsn, err)
+		}
+	}
+	tr := &Tree{Table: table, Root: root, Relation: rel, Codec: codec, eng: eng}
+	if v != nil {
+		tr.Version = *v
+	}
+	return tr, nil
+}
+
+// Get returns table's row under the primary key pk (column texts) as of
+// the latest commit with end LSN <= lsn, as vrow1 bytes.
+func (m *Mirror) Get(ctx context.Context, table string, pk []string, lsn replication.LSN) ([]byte, bool, error) {
+	tr, err := m.TreeAt(ctx, table, lsn)
+	if err != nil {
+		return nil, false, err
+	}
+	return tr.Get(ctx, pk...)
+}
+
+// overlay is a NodeStore that reads through to a base store and keeps its
+// own writes in memory: materialised versions never reach the disk.
+type overlay struct {
+	base prolly.NodeStore
+	mu   sync.RWMutex
+	mem  map[prolly.Hash]*prolly.Node
+}
+
+func newOverlay(base prolly.NodeStore) *overlay {
+	return &overlay{base: base, mem: map[prolly.Hash]*prolly.Node{}}
+}
+
+func (o *overlay) Get(ctx context.Context, h prolly.Hash) (*prolly.Node, error) {
+	o.mu.RLock()
+	n, ok := o.mem[h]
+	o.mu.RUnlock()
+	if ok {
+		return n, nil
+	}
+	return o.base.Get(ctx, h)
+}
+
+func (o *overlay) GetMany(ctx context.Context, hs []prolly.Hash) ([]*prolly.Node, error) {
+	out := make([]*prolly.Node, len(hs))
+	var miss []prolly.Hash
+	var at []int
+	o.mu.RLock()
+	for i, h := range hs {
+		if n, ok := o.mem[h]; ok {
+			out[i] = n
+		} else {
+			miss = append(miss, h)
+			at = append(at, i)
+		}
+	}
+	o.mu.RUnlock()
+	if len(miss) > 0 {
+		ns, err := o.base.GetMany(ctx, miss)
+		if err != nil {
+			return nil, err
+		}
+		for j, n := range ns {
+			out[at[j]] = n
+		}
+	}
+	return out, nil
+}
+
+func (o *overlay) Put(_ context.Context, h prolly.Hash, _ []byte, n *prolly.Node) error {
+	o.mu.Lock()
+	o.mem[h] = n
+	o.mu.Unlock()
+	return nil
+}
+
+func (o *overlay) Flush(context.Context) error { return nil }
+
+// statsCounters count the writer's work for metrics and benchmarks.
+type statsCounters struct {
+	commits, groups, groupRows, spills, syncs, syncNanos atomic.Int64
+	bytesLog, bytesCatalog                               atomic.Int64
+}
+
+// Stats are cumulative counters of the writer since Open.
+type Stats struct {
+	Commits   int64 // commits applied
+	Groups    int64 // group records written (flushes, spilled commits, copies)
+	GroupRows int64 // rows applied to trees by group flushes
+	Spills    int64 // transactions spilled to scratch trees
+	Syncs     int64 // fsyncs
+	SyncNanos int64 // time spent in them
+	// LogBytes and CatalogBytes are the bytes of log, group and table
+	// records handed to Badger (keys included for the log).
+	LogBytes, CatalogBytes int64
+	// NodeBytes is what the node store wrote (compressed), shared with
+	// other users of the same node store.
+	NodeBytes int64
+}
+
+// Stats returns the writer's counters.
+func (m *Mirror) Stats() Stats {
+	return Stats{
+		Commits: m.stats.commits.Load(), Groups: m.stats.groups.Load(), GroupRows: m.stats.groupRows.Load(),
+		Spills: m.stats.spills.Load(), Syncs: m.stats.syncs.Load(), SyncNanos: m.stats.syncNanos.Load(),
+		LogBytes: m.stats.bytesLog.Load(), CatalogBytes: m.stats.bytesCatalog.Load(),
+		NodeBytes: m.ns.Stats().BytesStored,
+	}
+}
