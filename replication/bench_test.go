@@ -2,7 +2,9 @@ package replication
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -111,6 +113,10 @@ func BenchmarkCopy1M(b *testing.B) {
 	}
 }
 
+// updateRows sizes the big transaction of BenchmarkStreamCatchUp (the
+// issue's 5M-row case: -replication.update-rows=5000000).
+var updateRows = flag.Int("replication.update-rows", 500_000, "rows updated by one transaction in BenchmarkStreamCatchUp")
+
 // BenchmarkStreamCatchUp measures, with the stream running, the time from
 // the COMMIT of one 500k-row UPDATE (streamed by the server, spooled and
 // replayed here) to its Commit at the sink; and the catch-up of 10k
@@ -122,7 +128,7 @@ func BenchmarkStreamCatchUp(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	for _, sql := range []string{benchSchema, benchLoad(1_000_000), "VACUUM ANALYZE t"} {
+	for _, sql := range []string{benchSchema, benchLoad(max(1_000_000, 2**updateRows)), "VACUUM ANALYZE t"} {
 		if _, err := conn.Exec(context.Background(), sql); err != nil {
 			b.Fatal(err)
 		}
@@ -152,23 +158,28 @@ func BenchmarkStreamCatchUp(b *testing.B) {
 			}
 		}
 	}
-	b.Run("update500k", func(b *testing.B) {
+	b.Run(fmt.Sprintf("update%d", *updateRows), func(b *testing.B) {
 		for b.Loop() {
 			stop := run()
 			rows0, txns0 := sink.rows.Load(), sink.txns.Load()
-			if _, err := conn.Exec(context.Background(), "UPDATE t SET score = score + 1, v = upper(v) WHERE id % 2 = 0"); err != nil {
+			if _, err := conn.Exec(context.Background(), "UPDATE t SET score = score + 1, v = upper(v) WHERE id % 2 = 0 AND id <= $1", 2**updateRows); err != nil {
 				b.Fatal(err)
 			}
 			t0 := time.Now()
+			var peak uint64
+			var ms runtime.MemStats
 			for sink.txns.Load() == txns0 {
-				time.Sleep(2 * time.Millisecond)
+				time.Sleep(20 * time.Millisecond)
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapInuse)
 			}
 			el := time.Since(t0)
 			stop()
-			if got := sink.rows.Load() - rows0; got != 500_000 {
+			if got := sink.rows.Load() - rows0; got != int64(*updateRows) {
 				b.Fatalf("received %d rows", got)
 			}
 			b.ReportMetric(el.Seconds(), "s-after-commit")
+			b.ReportMetric(float64(peak)/(1<<20), "MiB-peak-heap")
 		}
 	})
 	b.Run("catchup10k", func(b *testing.B) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5"
@@ -96,7 +97,7 @@ func ConnectReplication(ctx context.Context, connString string) (*pgconn.PgConn,
 		return nil, fmt.Errorf("open replication connection: %w", err)
 	}
 	if err := verifySettings(ctx, conn); err != nil {
-		conn.Close(context.Background())
+		closeConn(conn)
 		return nil, err
 	}
 	return conn, nil
@@ -118,10 +119,21 @@ func Connect(ctx context.Context, connString string) (*pgx.Conn, error) {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	if err := verifySettings(ctx, conn.PgConn()); err != nil {
-		conn.Close(context.Background())
+		closeConn(conn)
 		return nil, err
 	}
 	return conn, nil
+}
+
+// closeTimeout bounds the goodbye to a server that may be gone.
+const closeTimeout = 5 * time.Second
+
+// closeConn closes an ordinary or replication connection, bounded by
+// closeTimeout: a dead peer must not hang the caller.
+func closeConn(c interface{ Close(context.Context) error }) {
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	_ = c.Close(ctx) // nothing to do about a failed goodbye
 }
 
 // SystemIdentity identifies the cluster and timeline a mirror follows.

@@ -149,7 +149,7 @@ func Copy(ctx context.Context, opts CopyOptions, snap Snapshot, tables []TableNa
 	if err != nil {
 		return fmt.Errorf("copy: %w", err)
 	}
-	defer coord.Close(context.Background())
+	defer closeConn(coord)
 	if err := beginSnapshot(ctx, coord, snap.Name); err != nil {
 		return fmt.Errorf("copy: %w", err)
 	}
@@ -206,7 +206,7 @@ func Copy(ctx context.Context, opts CopyOptions, snap Snapshot, tables []TableNa
 			if err != nil {
 				return fmt.Errorf("copy worker: %w", err)
 			}
-			defer conn.Close(context.Background())
+			defer closeConn(conn)
 			if err := beginSnapshot(gctx, conn, snap.Name); err != nil {
 				return fmt.Errorf("copy worker: %w", err)
 			}
@@ -489,7 +489,7 @@ func Resync(ctx context.Context, opts CopyOptions, tables []TableName, sink Copy
 	if err != nil {
 		return 0, fmt.Errorf("resync: %w", err)
 	}
-	defer conn.Close(context.Background())
+	defer closeConn(conn)
 	if _, _, err := simpleQuery(ctx, conn, "BEGIN ISOLATION LEVEL REPEATABLE READ"); err != nil {
 		return 0, fmt.Errorf("resync: begin: %w", err)
 	}

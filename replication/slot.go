@@ -143,19 +143,19 @@ func CreateSlot(ctx context.Context, connString, slot string) (*ExportedSnapshot
 	// CREATE_REPLICATION_SLOT invalidates the exported snapshot.
 	sys, err := IdentifySystem(ctx, conn)
 	if err != nil {
-		conn.Close(context.Background())
+		closeConn(conn)
 		return nil, err
 	}
 	res, err := pglogrepl.ParseCreateReplicationSlot(conn.Exec(ctx,
 		fmt.Sprintf("CREATE_REPLICATION_SLOT %s LOGICAL pgoutput (SNAPSHOT 'export')", slot)))
 	if err != nil {
 		err = slotCreateError(ctx, connString, slot, conn.PID(), err)
-		conn.Close(context.Background())
+		closeConn(conn)
 		return nil, err
 	}
 	lsn, err := ParseLSN(res.ConsistentPoint)
 	if err != nil {
-		conn.Close(context.Background())
+		closeConn(conn)
 		return nil, fmt.Errorf("create slot %q: consistent point: %w", slot, err)
 	}
 	return &ExportedSnapshot{Slot: slot, LSN: lsn, Name: res.SnapshotName, System: sys, conn: conn}, nil
@@ -189,7 +189,7 @@ func terminateBackend(ctx context.Context, connString string, pid uint32) error 
 	if err != nil {
 		return err
 	}
-	defer conn.Close(context.Background())
+	defer closeConn(conn)
 	if _, err := conn.Exec(ctx, "SELECT pg_catalog.pg_terminate_backend($1, 5000)", int32(pid)); err != nil {
 		return fmt.Errorf("terminate backend %d: %w", pid, err)
 	}
@@ -204,7 +204,7 @@ func runningTransactions(ctx context.Context, connString string, self uint32) st
 	if err != nil {
 		return "could not list them: " + err.Error()
 	}
-	defer conn.Close(context.Background())
+	defer closeConn(conn)
 	rows, _, err := simpleQuery(ctx, conn.PgConn(), `SELECT pid::text, coalesce(usename, ''), coalesce(state, ''),
 		coalesce(now() - xact_start, '0')::text, left(coalesce(query, ''), 80)
 		FROM pg_catalog.pg_stat_activity WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid()

@@ -167,7 +167,7 @@ func (s *Streamer) Run(ctx context.Context) error {
 		spool = ds
 	}
 	backoff := s.cfg.MinBackoff
-	for attempt := 0; ; attempt++ {
+	for {
 		progressed, err := s.session(ctx, spool)
 		s.connected.Store(false)
 		if ctx.Err() != nil {
@@ -227,7 +227,7 @@ func (s *Streamer) session(ctx context.Context, spool Spool) (progressed bool, e
 	if err != nil {
 		return false, err
 	}
-	defer conn.Close(context.Background())
+	defer closeConn(conn)
 	sys, err := IdentifySystem(ctx, conn)
 	if err != nil {
 		return false, err
@@ -265,7 +265,7 @@ func (s *Streamer) session(ctx context.Context, spool Spool) (progressed bool, e
 		},
 	})
 	if err != nil {
-		return false, s.classifyStartError(ctx, err)
+		return false, s.classifyStartError(err)
 	}
 	s.connected.Store(true)
 	// Partial streams of the previous connection are sent again from
@@ -302,7 +302,7 @@ func (s *Streamer) session(ctx context.Context, spool Spool) (progressed bool, e
 
 // classifyStartError turns START_REPLICATION failures that reconnecting
 // cannot fix into fatal errors.
-func (s *Streamer) classifyStartError(ctx context.Context, err error) error {
+func (s *Streamer) classifyStartError(err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch {
@@ -389,7 +389,7 @@ func (r *walReader) run(ctx context.Context) error {
 				return err
 			}
 		case *pgproto3.ErrorResponse:
-			return r.s.classifyStartError(ctx, pgconn.ErrorResponseToPgError(msg))
+			return r.s.classifyStartError(pgconn.ErrorResponseToPgError(msg))
 		case *pgproto3.CopyDone:
 			return errors.New("server ended the replication stream (CopyDone)")
 		default:
