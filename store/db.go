@@ -22,9 +22,9 @@ const (
 	DefaultCacheBytes     = 256 << 20
 	DefaultPendingBytes   = 32 << 20
 	DefaultValueThreshold = 1 << 10
-	DefaultMemTableSize   = 32 << 20
+	DefaultMemTableSize   = 16 << 20
 	DefaultNumMemtables   = 3
-	DefaultVlogFileSize   = 256 << 20
+	DefaultVlogFileSize   = 128 << 20
 )
 
 // lockName is the file in Dir that Open locks. Badger keeps its own LOCK;
@@ -49,7 +49,7 @@ type Options struct {
 	// 2×GOMAXPROCS (reads mix page-cache copies and decompression).
 	ReadConcurrency int
 	// Compression is the codec new nodes are written with; values carry
-	// their own tag, so changing it never breaks reading. Default s2.
+	// their own tag, so changing it never breaks reading. Zero selects s2.
 	Compression Compression
 	// ZstdLevel is used when Compression is CompressionZstd. Zero selects
 	// zstd.SpeedDefault.
@@ -63,9 +63,17 @@ type Options struct {
 	// defaults above.
 	MemTableSize int64
 	NumMemtables int
+	// ValueLogFileSize is the size at which Badger starts a new value-log
+	// file; value-log GC rewrites whole files, so smaller files reclaim
+	// space in smaller steps. Zero selects DefaultVlogFileSize.
+	ValueLogFileSize int64
 	// Logger receives Badger's messages (see LevelBadgerDebug). Nil discards
 	// them.
 	Logger *slog.Logger
+	// BadgerTune, if set, adjusts Badger's options last: for experiments
+	// and the benchmarks that justify the defaults. Not for production
+	// configuration.
+	BadgerTune func(badger.Options) badger.Options
 }
 
 func (o Options) withDefaults() Options {
@@ -89,6 +97,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.NumMemtables <= 0 {
 		o.NumMemtables = DefaultNumMemtables
+	}
+	if o.ValueLogFileSize <= 0 {
+		o.ValueLogFileSize = DefaultVlogFileSize
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -120,16 +131,23 @@ func (o Options) badgerOptions() badger.Options {
 		WithBlockCacheSize(0).
 		WithIndexCacheSize(0).
 		WithValueThreshold(o.ValueThreshold).
-		WithValueLogFileSize(DefaultVlogFileSize).
+		WithValueLogFileSize(o.ValueLogFileSize).
 		WithMemTableSize(o.MemTableSize).
 		WithNumMemtables(o.NumMemtables).
-		WithNumLevelZeroTables(o.NumMemtables).
-		WithNumLevelZeroTablesStall(3 * o.NumMemtables).
+		// With nodes in the value log the LSM holds only keys and value
+		// pointers (tens of bytes a node), so compacting every L0 table at
+		// once is cheap, and it is what records deleted nodes as value-log
+		// garbage (see RunValueLogGC).
+		WithNumLevelZeroTables(1).
+		WithNumLevelZeroTablesStall(4).
 		// Two cores: two compactors (Badger's minimum) leave room for apply.
 		WithNumCompactors(2)
 	if o.InMemory {
 		// No value log in memory: every value must fit in the LSM.
 		bo = bo.WithValueThreshold(1 << 20)
+	}
+	if o.BadgerTune != nil {
+		bo = o.BadgerTune(bo)
 	}
 	return bo
 }
@@ -248,15 +266,44 @@ func (db *DB) Sync() error {
 	return nil
 }
 
+// gcFlushKey is written and dropped by compactForGC; it is never read.
+var gcFlushKey = []byte{PrefixMeta, 'g', 'c', '-', 'f', 'l', 'u', 's', 'h'}
+
+// compactForGC pushes recent deletes through the LSM. Badger learns which
+// value-log bytes are garbage only when a compaction drops a deleted or
+// overwritten key, so right after a sweep nothing is collectable until the
+// memtable holding the deletes has been flushed and compacted. Badger has
+// no "flush now" call; DropPrefix flushes every memtable before dropping,
+// so dropping a prefix that holds one scratch key does it. Flatten then
+// compacts the flushed tables into the level below. Writes pause for the
+// duration of the memtable flush.
+func (db *DB) compactForGC() error {
+	if err := db.bdb.Update(func(txn *badger.Txn) error { return txn.Set(gcFlushKey, nil) }); err != nil {
+		return fmt.Errorf("value log gc: %w", err)
+	}
+	if err := db.bdb.DropPrefix(gcFlushKey); err != nil {
+		return fmt.Errorf("value log gc: flush memtables: %w", err)
+	}
+	if err := db.bdb.Flatten(1); err != nil {
+		return fmt.Errorf("value log gc: compact: %w", err)
+	}
+	return nil
+}
+
 // RunValueLogGC rewrites value-log files of which at least discardRatio
 // (0 < r < 1; 0.5 is Badger's advice) is garbage, repeating until none
-// qualifies or ctx is done, and returns how many files it rewrote. Nodes
+// qualifies or ctx is done, and returns how many files it rewrote. It first
+// flushes and compacts the LSM so that deletes made just before (a sweep)
+// are already counted as garbage. Nodes
 // live in the value log (Options.ValueThreshold), so deleted nodes only
 // give their space back through this; run it after a node sweep and
 // periodically (e.g. every few minutes) from the owner of the DB.
 func (db *DB) RunValueLogGC(ctx context.Context, discardRatio float64) (int, error) {
 	if db.opts.InMemory {
 		return 0, nil
+	}
+	if err := db.compactForGC(); err != nil {
+		return 0, err
 	}
 	n := 0
 	for {

@@ -8,24 +8,29 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// Compression names how a node's bytes are compressed at rest. The value is
-// also the tag byte that starts every stored node value, so every value says
-// how to read itself and the writer's choice can change without a migration.
+// Compression names how a node's bytes are compressed at rest. Its non-zero
+// values are also the tag byte that starts every stored node value, so every
+// value says how to read itself and the writer's choice can change without a
+// migration. Tag 0 is never written: an all-zero value reads as corrupt.
 type Compression uint8
 
 const (
+	// CompressionDefault selects CompressionS2 (see doc.go for why).
+	CompressionDefault Compression = 0
 	// CompressionNone stores the node's bytes as they are.
-	CompressionNone Compression = 0
-	// CompressionS2 is klauspost's s2 (Snappy-compatible block format,
-	// faster). The default: see doc.go for the measurements.
-	CompressionS2 Compression = 1
+	CompressionNone Compression = 1
+	// CompressionS2 is klauspost's s2 (a faster superset of Snappy's block
+	// format).
+	CompressionS2 Compression = 2
 	// CompressionZstd is zstd at Options.ZstdLevel.
-	CompressionZstd Compression = 2
+	CompressionZstd Compression = 3
 )
 
 // String returns the name used in logs and benchmarks.
 func (c Compression) String() string {
 	switch c {
+	case CompressionDefault:
+		return "default"
 	case CompressionNone:
 		return "none"
 	case CompressionS2:
@@ -51,6 +56,8 @@ type valueCodec struct {
 
 func newValueCodec(write Compression, zstdLevel zstd.EncoderLevel) (*valueCodec, error) {
 	switch write {
+	case CompressionDefault:
+		write = CompressionS2
 	case CompressionNone, CompressionS2, CompressionZstd:
 	default:
 		return nil, fmt.Errorf("unknown compression %d", uint8(write))

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"golang.org/x/sync/errgroup"
@@ -424,17 +425,26 @@ func (s *NodeStore[N]) write(ctx context.Context, b *batch[N]) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("write nodes: %w", err)
 	}
-	wb := s.db.bdb.NewWriteBatch()
-	defer wb.Cancel()
+	// Badger refuses writes while DB.RunValueLogGC flushes its memtables
+	// (and while it closes); a batch is idempotent, so wait and rewrite it.
 	var stored int64
-	for _, e := range enc {
-		if err := wb.Set(e.key, e.val); err != nil {
-			return fmt.Errorf("write nodes: %w", err)
+	backoff := 5 * time.Millisecond
+	deadline := time.Now().Add(blockedWriteTimeout)
+	for {
+		var err error
+		stored, err = s.writeBatch(enc)
+		if err == nil {
+			break
 		}
-		stored += int64(len(e.val))
-	}
-	if err := wb.Flush(); err != nil {
-		return fmt.Errorf("write nodes: %w", err)
+		if !errors.Is(err, badger.ErrBlockedWrites) || time.Now().After(deadline) {
+			return fmt.Errorf("write %d nodes: %w", len(enc), err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("write %d nodes: %w", len(enc), ctx.Err())
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 200*time.Millisecond)
 	}
 	s.written.Add(int64(len(enc)))
 	s.rawBytes.Add(b.bytes)
@@ -449,6 +459,28 @@ func (s *NodeStore[N]) Close(ctx context.Context) error {
 	err := s.Flush(ctx)
 	s.writers.Wait()
 	return err
+}
+
+// blockedWriteTimeout bounds how long a batch waits for Badger to accept
+// writes again.
+const blockedWriteTimeout = 30 * time.Second
+
+// writeBatch writes encoded nodes with one Badger WriteBatch (transactions
+// split and committed as they fill, all awaited by Flush).
+func (s *NodeStore[N]) writeBatch(enc []encodedNode) (int64, error) {
+	wb := s.db.bdb.NewWriteBatch()
+	defer wb.Cancel()
+	var stored int64
+	for _, e := range enc {
+		if err := wb.Set(e.key, e.val); err != nil {
+			return 0, err
+		}
+		stored += int64(len(e.val))
+	}
+	if err := wb.Flush(); err != nil {
+		return 0, err
+	}
+	return stored, nil
 }
 
 // ClearCache drops every cached node, so that benchmarks can measure cold

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -488,15 +489,21 @@ func TestBadgerLogger(t *testing.T) {
 	}
 }
 
+// TestRunValueLogGC deletes most nodes and checks that GC, run at once (so
+// it must itself push the deletes through the LSM), removes value-log files,
+// shrinks the directory and keeps every surviving node readable.
 func TestRunValueLogGC(t *testing.T) {
-	db := openTest(t, Options{})
+	dir := t.TempDir()
+	// Tiny memtables and vlog files so that a few MiB exercise compaction.
+	db := openTest(t, Options{Dir: dir, MemTableSize: 128 << 10, ValueLogFileSize: 4 << 20})
 	s := NewNodeStore(db, testCodec{})
-	hs, _ := putNodes(t, s, newLeafGen(21, false), 100)
+	gen := newLeafGen(21, false)
+	hs, datas := putNodes(t, s, gen, 3000) // ~8 MiB stored: several vlog files
 	if err := s.Flush(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	wb := db.Badger().NewWriteBatch()
-	for _, h := range hs {
+	for _, h := range hs[:2900] {
 		if err := wb.Delete(nodeKey(h)); err != nil {
 			t.Fatal(err)
 		}
@@ -504,12 +511,89 @@ func TestRunValueLogGC(t *testing.T) {
 	if err := wb.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.RunValueLogGC(t.Context(), 0.5); err != nil {
+	before := dirBytes(dir)
+	n, err := db.RunValueLogGC(t.Context(), 0.5)
+	if err != nil {
 		t.Fatalf("value log gc: %v", err)
+	}
+	after := dirBytes(dir)
+	t.Logf("rewrote %d value-log files; %d -> %d bytes on disk", n, before, after)
+	if n == 0 || after >= before {
+		t.Fatalf("gc rewrote %d files, disk %d -> %d bytes: nothing reclaimed", n, before, after)
+	}
+	s.ClearCache()
+	got, err := s.GetMany(t.Context(), hs[2900:])
+	if err != nil {
+		t.Fatalf("survivors after gc: %v", err)
+	}
+	for i, n := range got {
+		if !bytes.Equal(n.data, datas[2900+i]) {
+			t.Fatalf("survivor %d differs after gc", i)
+		}
+	}
+	if _, err := s.Get(t.Context(), hs[0]); !errors.Is(err, addr.ErrNotFound) {
+		t.Fatalf("deleted node: %v, want ErrNotFound", err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if _, err := db.RunValueLogGC(ctx, 0.5); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled gc: %v", err)
+	}
+}
+
+// TestValueLogGCDuringWrites runs GC (which pauses Badger's writes) in a
+// loop while a NodeStore writes batches: the writes must wait, not fail.
+func TestValueLogGCDuringWrites(t *testing.T) {
+	db := openTest(t, Options{MemTableSize: 128 << 10, ValueLogFileSize: 2 << 20, PendingBytes: 32 << 10})
+	s := NewNodeStore(db, testCodec{})
+	stop := make(chan struct{})
+	first := make(chan struct{})
+	gcErr := make(chan error, 1)
+	var gcs int
+	go func() {
+		defer close(gcErr)
+		for {
+			if _, err := db.RunValueLogGC(t.Context(), 0.5); err != nil {
+				gcErr <- err
+				return
+			}
+			if gcs++; gcs == 1 {
+				close(first)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	<-first
+	gen := newLeafGen(23, false)
+	var hs []addr.Hash
+	var datas [][]byte
+	for range 10 {
+		h, d := putNodes(t, s, gen, 60)
+		hs, datas = append(hs, h...), append(datas, d...)
+		if err := s.Flush(t.Context()); err != nil {
+			t.Fatalf("flush during gc: %v", err)
+		}
+	}
+	close(stop)
+	if err := <-gcErr; err != nil {
+		t.Fatalf("gc: %v", err)
+	}
+	t.Logf("%d GC runs during the writes", gcs)
+	if gcs < 2 {
+		t.Fatalf("only %d GC runs: the writes did not overlap GC", gcs)
+	}
+	s.ClearCache()
+	got, err := s.GetMany(t.Context(), hs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if !bytes.Equal(got[i].data, datas[i]) {
+			t.Fatalf("node %d differs", i)
+		}
 	}
 }
