@@ -139,13 +139,16 @@ CREATE TABLE by_num (k numeric PRIMARY KEY, v int);
 INSERT INTO by_num SELECT round(hashint4(i)::numeric / 1000, i % 5), i FROM generate_series(1, 2000) i ON CONFLICT DO NOTHING;
 CREATE TABLE by_ts (k timestamptz PRIMARY KEY, v int);
 INSERT INTO by_ts SELECT '2026-01-01'::timestamptz + hashint4(i) * interval '1 ms', i FROM generate_series(1, 2000) i ON CONFLICT DO NOTHING;
+CREATE TABLE by_bpchar (k char(3) PRIMARY KEY, v int);
+INSERT INTO by_bpchar SELECT chr(97 + i % 3) || (ARRAY[' ', E'\t', 'b'])[1 + i / 3 % 3] || (ARRAY['', 'x', E'\n'])[1 + i / 9 % 3], i
+  FROM generate_series(0, 26) i ON CONFLICT DO NOTHING;
 CREATE TYPE color AS ENUM ('red', 'green', 'blue');
 CREATE TABLE by_enum (k color PRIMARY KEY, v int);
 INSERT INTO by_enum VALUES ('red', 1), ('green', 2), ('blue', 3);
 CREATE TABLE by_comp (k1 text COLLATE "en-x-icu", k2 int8, v text, PRIMARY KEY (k1, k2));
 INSERT INTO by_comp SELECT (ARRAY['a','B','b','A'])[1 + i % 4], i / 4, md5(i::text) FROM generate_series(1, 2000) i;`)
 	hash := rowhash.PGHash64
-	for _, name := range []string{"by_text", "by_uuid", "by_num", "by_ts", "by_enum"} {
+	for _, name := range []string{"by_text", "by_uuid", "by_num", "by_ts", "by_enum", "by_bpchar"} {
 		t.Run(name, func(t *testing.T) {
 			tbl, err := LoadTable(t.Context(), conn, "public", name)
 			if err != nil {

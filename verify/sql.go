@@ -22,8 +22,10 @@ type Column struct {
 	// "public.mood"), or its pg_type.typname.
 	Type string
 	// Collatable is true for types with a collation (text, varchar,
-	// char(n), domains over them): their key comparisons are made under
-	// COLLATE "C", the mirror's byte order.
+	// char(n), domains over them). A text or varchar key column is
+	// compared as itself under COLLATE "C" (the mirror's byte order, and
+	// an index on it in "C" can serve the comparison); other key columns
+	// without a native order are compared through their output text.
 	Collatable bool
 }
 
@@ -241,7 +243,9 @@ func keyOperand(c Column) string {
 	switch {
 	case nativeOrder(c):
 		return id
-	case c.Collatable:
+	case c.Collatable && (baseType(c.Type) == "text" || baseType(c.Type) == "character varying" || baseType(c.Type) == "varchar"):
+		// Not char(n): bpchar compares without trailing spaces, which is
+		// not the byte order of its padded output text.
 		return id + ` COLLATE "C"`
 	}
 	return "(" + ColumnTextSQL(c) + `) COLLATE "C"`
