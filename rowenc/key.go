@@ -341,3 +341,23 @@ func clip(b []byte) string {
 	}
 	return string(b)
 }
+
+// EncodeKey returns the key of the given column texts under kinds; a
+// shorthand for NewKeyCodec(kinds...).Encode(texts...).
+func EncodeKey(kinds []KeyKind, texts ...string) ([]byte, error) {
+	c, err := NewKeyCodec(kinds...)
+	if err != nil {
+		return nil, err
+	}
+	return c.Encode(texts...)
+}
+
+// DecodeKey returns the column texts of key under kinds; a shorthand for
+// NewKeyCodec(kinds...).Decode(key).
+func DecodeKey(key []byte, kinds []KeyKind) ([]string, error) {
+	c, err := NewKeyCodec(kinds...)
+	if err != nil {
+		return nil, err
+	}
+	return c.Decode(key)
+}

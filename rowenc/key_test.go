@@ -434,3 +434,21 @@ func BenchmarkEncodeKey(b *testing.B) {
 		})
 	}
 }
+
+func TestEncodeDecodeKeyShorthands(t *testing.T) {
+	kinds := []KeyKind{KindInt4, KindBytes, KindNumeric}
+	key, err := EncodeKey(kinds, "-7", "a\x00b", "1.50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts, err := DecodeKey(key, kinds)
+	if err != nil || !slices.Equal(texts, []string{"-7", "a\x00b", "1.50"}) {
+		t.Fatalf("DecodeKey = %q, %v", texts, err)
+	}
+	if _, err := DecodeKey(append(key, 0), kinds); !errors.Is(err, ErrCorruptKey) {
+		t.Fatalf("trailing byte: %v", err)
+	}
+	if _, err := EncodeKey(kinds, "1", "x"); err == nil {
+		t.Fatal("EncodeKey accepted too few texts")
+	}
+}

@@ -92,7 +92,8 @@ func baseType(typ string) string {
 // (it calls the output function) or a binary-coercible no-op, so col::text
 // is exactly the text pgoutput sends. Types with a cast function of their
 // own that renders differently (boolean: 'true' vs 't'; character(n):
-// trims the padding; inet/cidr: adds /32; "char": non-ASCII bytes) are
+// trims the padding; inet/cidr: adds /32; "char": raw non-ASCII bytes
+// before PostgreSQL 15) are
 // deliberately absent, as is every type not listed: they go through
 // format('%s', col), which always calls the output function. Arrays are
 // always I/O conversions (array_out calls the element's output function).

@@ -170,7 +170,10 @@ func TestEveryTypeHashMatches(t *testing.T) {
 		return
 	}
 	// Self-check of the test: the ::text casts this test guards against
-	// really do differ here, so the format() path is exercised.
+	// really do differ here, so the format() path is exercised. ("char"
+	// is not probed: PostgreSQL 15 made its text cast print non-ASCII
+	// bytes as octal escapes like its output function; older servers
+	// differ, and format() is right on both.)
 	for _, probe := range []string{"bo::text <> format('%s', bo)", "ch::text <> format('%s', ch)", "ip::text <> format('%s', ip)", "dbool::text <> format('%s', dbool)"} {
 		if r := mustQuery(t, conn, "SELECT count(*) FROM every WHERE "+probe); string(r[0][0]) == "0" {
 			t.Errorf("probe %q found no row where the cast differs", probe)
