@@ -93,10 +93,10 @@ func baseType(typ string) string {
 // is exactly the text pgoutput sends. Types with a cast function of their
 // own that renders differently (boolean: 'true' vs 't'; character(n):
 // trims the padding; inet/cidr: adds /32; "char": raw non-ASCII bytes
-// before PostgreSQL 15) are
-// deliberately absent, as is every type not listed: they go through
-// format('%s', col), which always calls the output function. Arrays are
-// always I/O conversions (array_out calls the element's output function).
+// before PostgreSQL 15) are deliberately absent, as is every type not
+// listed: they go through format('%s', col), which always calls the output
+// function. Arrays are always I/O conversions (array_out calls the
+// element's output function).
 var textCastTypes = map[string]bool{
 	"smallint": true, "int2": true, "integer": true, "int4": true, "bigint": true, "int8": true,
 	"numeric": true, "decimal": true, "real": true, "float4": true, "double precision": true, "float8": true,
