@@ -102,3 +102,16 @@ func procField(path, key string) string {
 	}
 	return ""
 }
+
+// loadAvg returns the 1-minute load average, or "" if unknown.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}

@@ -2,9 +2,11 @@ package bench
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -70,6 +72,9 @@ func WriteProllyMarkdown(out io.Writer, rep *ProllyReport) error {
 
 	p("\n## Headline metrics\n\n")
 	writeTable(w, rep)
+
+	p("\n## Wall and CPU time (ours)\n\n")
+	writeCPU(w, rep)
 
 	p("\n## Storage\n\n")
 	writeStorage(w, rep)
@@ -223,8 +228,6 @@ func writeTable(w io.Writer, rep *ProllyReport) {
 				if hasSeed {
 					ratios = append(ratios, fmtRecords(s.Records)+" "+fmtRatio(seed[0], shown(spec, c)))
 				}
-			case s.Skipped[spec.id] != "":
-				row = append(row, "not run: "+s.Skipped[spec.id])
 			default:
 				row = append(row, "—")
 			}
@@ -413,17 +416,6 @@ func writeSummary(w io.Writer, rep *ProllyReport) {
 			fmt.Fprintf(w, "\nCells missing their %s target: %s (see Interpretation).\n", fmtRecords(targetRecords), strings.Join(missed, ", "))
 		}
 	}
-	var skipped []string
-	for _, sz := range rep.Sizes {
-		for id := range sz.Skipped {
-			if !slices.Contains(skipped, id) {
-				skipped = append(skipped, id)
-			}
-		}
-	}
-	if len(skipped) > 0 {
-		fmt.Fprintf(w, "\nNot measured (the engine lacks the operation in this revision): %s.\n", strings.Join(slices.Sorted(slices.Values(skipped)), ", "))
-	}
 }
 
 func missedTargets(s *SizeResult) []string {
@@ -455,4 +447,68 @@ func writeInterpretation(w io.Writer, rep *ProllyReport) {
 	if !any {
 		fmt.Fprintf(w, "Every measured cell with a target meets it.\n")
 	}
+}
+
+// writeCPU prints, per cell and size, the median wall time beside the
+// median process CPU time: on a shared machine the gap is time spent
+// waiting (for I/O, for Badger's writer, or for a core).
+func writeCPU(w io.Writer, rep *ProllyReport) {
+	hdr := []string{"cell"}
+	for _, s := range rep.Sizes {
+		hdr = append(hdr, fmtRecords(s.Records)+" wall", fmtRecords(s.Records)+" CPU")
+	}
+	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(hdr, " | "), strings.Repeat("---|", len(hdr)))
+	for _, spec := range prollyCells {
+		row := []string{spec.label}
+		for i := range rep.Sizes {
+			c := rep.Sizes[i].Cell(spec.id)
+			if c == nil {
+				row = append(row, "—", "—")
+				continue
+			}
+			row = append(row, fmtDur(c.Median()), fmtDur(c.MedianCPU()))
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+	}
+	fmt.Fprintf(w, "\nCPU is the whole process's user + system time over the timed interval (getrusage), so it includes the store's background writer and Badger's goroutines; with 2 cores it can exceed wall time. Per-call cells (point gets) show the whole 10k-call sample here. Load average (1 min) at the start and end of each size: %s.\n", loadNote(rep))
+}
+
+func loadNote(rep *ProllyReport) string {
+	var parts []string
+	for _, s := range rep.Sizes {
+		parts = append(parts, fmt.Sprintf("%s %s → %s", fmtRecords(s.Records), orNone(s.LoadStart), orNone(s.LoadEnd)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// WriteProllyFiles writes the markdown report to path (creating its
+// directory) and the raw report as JSON beside it (same name, .json).
+func WriteProllyFiles(path string, rep *ProllyReport) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create report dir: %w", err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("create report: %w", err)
+	}
+	if err := WriteProllyMarkdown(f, rep); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	if err := os.WriteFile(JSONPath(path), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write raw report: %w", err)
+	}
+	return nil
+}
+
+// JSONPath is the raw report's path beside the markdown one at md.
+func JSONPath(md string) string {
+	return strings.TrimSuffix(md, filepath.Ext(md)) + ".json"
 }

@@ -16,10 +16,58 @@ import (
 
 // Cell is one timed measurement of the matrix: Samples holds one duration
 // per repetition, each for Ops operations (rows, calls or changes).
+//
+// CPU holds the process's CPU time (user + system, all threads: the
+// caller's and the store's background writers and Badger's) over the same
+// timed intervals. On a shared machine wall time includes waiting for a
+// core; CPU time does not, so a cell whose wall time is far above its CPU
+// time was either waiting for I/O or for the machine.
 type Cell struct {
 	ID      string          `json:"id"`
 	Ops     int             `json:"ops"`
 	Samples []time.Duration `json:"samples_ns"`
+	CPU     []time.Duration `json:"cpu_ns"`
+}
+
+// MedianCPU returns the median CPU time.
+func (c *Cell) MedianCPU() time.Duration {
+	if len(c.CPU) == 0 {
+		return 0
+	}
+	s := slices.Clone(c.CPU)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
+}
+
+// timer accumulates wall and process CPU time over start/stop brackets.
+type timer struct {
+	wall, cpu time.Duration
+	w0        time.Time
+	c0        time.Duration
+}
+
+func (t *timer) start() {
+	t.c0 = processCPU()
+	t.w0 = time.Now()
+}
+
+func (t *timer) stop() {
+	t.wall += time.Since(t.w0)
+	t.cpu += processCPU() - t.c0
+}
+
+// cell returns a one-sample cell of the accumulated times.
+func (t *timer) cell(id string, ops int) Cell {
+	return Cell{ID: id, Ops: ops, Samples: []time.Duration{t.wall}, CPU: []time.Duration{t.cpu}}
+}
+
+// processCPU returns the user + system CPU time of the whole process.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // Median returns the median sample (the lower middle one for an even count).

@@ -3,7 +3,6 @@ package bench
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -108,11 +107,13 @@ type StoreConfig struct {
 
 // SizeResult holds the measurements at one base size.
 type SizeResult struct {
-	Records int    `json:"records"`
-	Cells   []Cell `json:"cells"`
-	// Skipped names cells the engine cannot run yet, with the reason.
-	Skipped map[string]string `json:"skipped,omitempty"`
-	Tree    TreeStats         `json:"tree"`
+	Records int       `json:"records"`
+	Cells   []Cell    `json:"cells"`
+	Tree    TreeStats `json:"tree"`
+	// LoadStart and LoadEnd are /proc/loadavg's 1-minute figure when the
+	// size started and ended: how busy the shared machine was.
+	LoadStart string `json:"load_start"`
+	LoadEnd   string `json:"load_end"`
 }
 
 // Cell returns the cell with id, or nil.
@@ -231,7 +232,7 @@ func runProllySize(ctx context.Context, o ProllyOptions, n int) (_ *SizeResult, 
 		o:          o,
 		w:          &workload{n: n, seed: uint64(o.Seed)},
 		dir:        dir,
-		res:        &SizeResult{Records: n, Skipped: map[string]string{}},
+		res:        &SizeResult{Records: n},
 		batchRoots: map[string][]mutated{},
 	}
 	defer func() {
@@ -248,6 +249,7 @@ func runProllySize(ctx context.Context, o ProllyOptions, n int) (_ *SizeResult, 
 		return nil, StoreConfig{}, err
 	}
 	sc := r.storeConfig()
+	r.res.LoadStart = loadAvg()
 	fmt.Fprintf(o.Out, "%s: store in %s\n", fmtRecords(n), dir)
 
 	if err := r.build(ctx); err != nil {
@@ -265,6 +267,7 @@ func runProllySize(ctx context.Context, o ProllyOptions, n int) (_ *SizeResult, 
 		{"batches", r.batches},
 		{"diffs", r.diffs},
 		{"merges", r.merges},
+		{"digests", r.digests},
 	}
 	for _, s := range steps {
 		if err := ctx.Err(); err != nil {
@@ -283,6 +286,7 @@ func runProllySize(ctx context.Context, o ProllyOptions, n int) (_ *SizeResult, 
 	if r.res.Tree.PeakRSSRun, err = readPeakRSS(); err != nil {
 		return nil, sc, err
 	}
+	r.res.LoadEnd = loadAvg()
 	return r.res, sc, nil
 }
 
@@ -308,8 +312,8 @@ func (r *sizeRun) storeConfig() StoreConfig {
 // record appends a finished cell and prints its progress line.
 func (r *sizeRun) record(c Cell) {
 	r.res.Cells = append(r.res.Cells, c)
-	line := fmt.Sprintf("%s %-16s median %s (min %s, max %s, %d× %d ops)",
-		fmtRecords(r.w.n), c.ID, fmtDur(c.Median()), fmtDur(c.Min()), fmtDur(c.Max()), len(c.Samples), c.Ops)
+	line := fmt.Sprintf("%s %-16s median %s (min %s, max %s; cpu %s; %d× %d ops)",
+		fmtRecords(r.w.n), c.ID, fmtDur(c.Median()), fmtDur(c.Min()), fmtDur(c.Max()), fmtDur(c.MedianCPU()), len(c.Samples), c.Ops)
 	if spec, ok := specOf(c.ID); ok && spec.perOp {
 		line += fmt.Sprintf(" = %s/op", fmtDur(c.PerOp()))
 	}
@@ -317,20 +321,22 @@ func (r *sizeRun) record(c Cell) {
 }
 
 // repeat runs one timed cell o.Reps times. fn does its own untimed set-up
-// and checks and returns the timed duration. A GC runs before each
-// repetition, so that garbage from set-up is not collected on the clock.
-func (r *sizeRun) repeat(ctx context.Context, id string, ops int, fn func(rep int) (time.Duration, error)) error {
+// and checks, and brackets the timed part with tm.start and tm.stop (once or
+// many times). A GC runs before each repetition, so that garbage from set-up
+// is not collected on the clock.
+func (r *sizeRun) repeat(ctx context.Context, id string, ops int, fn func(rep int, tm *timer) error) error {
 	c := Cell{ID: id, Ops: ops}
 	for i := range r.o.Reps {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		runtime.GC()
-		d, err := fn(i)
-		if err != nil {
+		var tm timer
+		if err := fn(i, &tm); err != nil {
 			return fmt.Errorf("%s rep %d: %w", id, i+1, err)
 		}
-		c.Samples = append(c.Samples, d)
+		c.Samples = append(c.Samples, tm.wall)
+		c.CPU = append(c.CPU, tm.cpu)
 	}
 	r.record(c)
 	return nil
@@ -344,12 +350,13 @@ func (r *sizeRun) build(ctx context.Context) error {
 	debug.FreeOSMemory()
 	r.res.Tree.PeakRSSReset = resetPeakRSS() == nil
 	before := r.ns.Stats()
-	start := time.Now()
+	var tm timer
+	tm.start()
 	root, err := r.e.Build(ctx, r.w.rows())
 	if err == nil {
 		err = r.ns.Flush(ctx)
 	}
-	d := time.Since(start)
+	tm.stop()
 	if err != nil {
 		return fmt.Errorf("build: %w", err)
 	}
@@ -357,7 +364,7 @@ func (r *sizeRun) build(ctx context.Context) error {
 		return err
 	}
 	r.base = root
-	r.record(Cell{ID: "build", Ops: r.w.n, Samples: []time.Duration{d}})
+	r.record(tm.cell("build", r.w.n))
 
 	after := r.ns.Stats()
 	t := &r.res.Tree
@@ -385,7 +392,8 @@ func (r *sizeRun) build(ctx context.Context) error {
 // (empty node cache), checking the count, the order and both ends.
 func (r *sizeRun) scan(ctx context.Context) error {
 	runtime.GC()
-	start := time.Now()
+	var tm timer
+	tm.start()
 	c, err := r.e.Range(ctx, r.base, nil, nil)
 	if err != nil {
 		return err
@@ -402,17 +410,17 @@ func (r *sizeRun) scan(ctx context.Context) error {
 		prev = k
 		rows++
 	}
+	tm.stop()
 	if err := c.Err(); err != nil {
 		return err
 	}
-	d := time.Since(start)
 	if rows != r.w.n {
 		return fmt.Errorf("scanned %d rows, want %d", rows, r.w.n)
 	}
 	if !bytes.Equal(first, r.w.key(0, 0)) || !bytes.Equal(prev, r.w.key(uint64(r.w.n-1), 0)) {
 		return fmt.Errorf("scan ends %x … %x are not the first and last base keys", first, prev)
 	}
-	r.record(Cell{ID: "scan", Ops: rows, Samples: []time.Duration{d}})
+	r.record(tm.cell("scan", rows))
 	return nil
 }
 
@@ -430,54 +438,53 @@ func (r *sizeRun) pointGets(ctx context.Context) error {
 		}
 		return nil
 	}
-	err := r.repeat(ctx, "get/cold", k, func(rep int) (time.Duration, error) {
+	err := r.repeat(ctx, "get/cold", k, func(rep int, tm *timer) error {
 		ps := r.w.samplePositions(k, r.w.rng("get/cold", rep), false)
 		key := make([]byte, KeySize)
-		var total time.Duration
 		for _, p := range ps {
 			r.w.putKey(key, p, 0)
 			r.ns.ClearCache()
-			start := time.Now()
+			tm.start()
 			v, found, err := r.e.Get(ctx, r.base, key)
-			total += time.Since(start)
+			tm.stop()
 			if err != nil {
-				return 0, err
+				return err
 			}
 			if err := check(p, v, found); err != nil {
-				return 0, err
+				return err
 			}
 		}
-		return total, nil
+		return nil
 	})
 	if err != nil {
 		return err
 	}
-	return r.repeat(ctx, "get/warm", k, func(rep int) (time.Duration, error) {
+	return r.repeat(ctx, "get/warm", k, func(rep int, tm *timer) error {
 		ps := r.w.samplePositions(k, r.w.rng("get/warm", rep), false)
 		keys := make([][]byte, len(ps))
 		for i, p := range ps {
 			keys[i] = r.w.key(p, 0)
 			if _, _, err := r.e.Get(ctx, r.base, keys[i]); err != nil {
-				return 0, err
+				return err
 			}
 		}
 		vals := make([][]byte, len(ps))
 		found := make([]bool, len(ps))
-		start := time.Now()
+		tm.start()
 		for i, key := range keys {
 			v, ok, err := r.e.Get(ctx, r.base, key)
 			if err != nil {
-				return 0, err
+				return err
 			}
 			vals[i], found[i] = v, ok
 		}
-		d := time.Since(start)
+		tm.stop()
 		for i, p := range ps {
 			if err := check(p, vals[i], found[i]); err != nil {
-				return 0, err
+				return err
 			}
 		}
-		return d, nil
+		return nil
 	})
 }
 
@@ -489,7 +496,7 @@ func (r *sizeRun) getMany(ctx context.Context) error {
 		if ordered {
 			id = "getmany/ordered"
 		}
-		err := r.repeat(ctx, id, r.o.Batch, func(rep int) (time.Duration, error) {
+		err := r.repeat(ctx, id, r.o.Batch, func(rep int, tm *timer) error {
 			ps := r.w.samplePositions(r.o.Batch, r.w.rng(id, rep), ordered)
 			slices.Sort(ps)
 			keys := make([][]byte, len(ps))
@@ -500,7 +507,7 @@ func (r *sizeRun) getMany(ctx context.Context) error {
 			var bad error
 			hits := 0
 			r.ns.ClearCache()
-			start := time.Now()
+			tm.start()
 			err := r.e.GetMany(ctx, r.base, keys, func(i int, v []byte, found bool) error {
 				if !found || !bytes.Equal(v, want[i]) {
 					if bad == nil {
@@ -511,17 +518,16 @@ func (r *sizeRun) getMany(ctx context.Context) error {
 				hits++
 				return nil
 			})
-			d := time.Since(start)
-			if err != nil {
-				return 0, err
+			tm.stop()
+			switch {
+			case err != nil:
+				return err
+			case bad != nil:
+				return bad
+			case hits != len(keys):
+				return fmt.Errorf("GetMany answered %d of %d keys", hits, len(keys))
 			}
-			if bad != nil {
-				return 0, bad
-			}
-			if hits != len(keys) {
-				return 0, fmt.Errorf("GetMany answered %d of %d keys", hits, len(keys))
-			}
-			return d, nil
+			return nil
 		})
 		if err != nil {
 			return err
@@ -534,14 +540,14 @@ func (r *sizeRun) getMany(ctx context.Context) error {
 // node cache.
 func (r *sizeRun) rangeScan(ctx context.Context) error {
 	k := r.o.Batch
-	return r.repeat(ctx, "range/ordered", k, func(rep int) (time.Duration, error) {
+	return r.repeat(ctx, "range/ordered", k, func(rep int, tm *timer) error {
 		ps := r.w.samplePositions(k, r.w.rng("range/ordered", rep), true)
 		lo, hi := r.w.key(ps[0], 0), r.w.key(ps[0]+uint64(k), 0)
 		r.ns.ClearCache()
-		start := time.Now()
+		tm.start()
 		c, err := r.e.Range(ctx, r.base, lo, hi)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		rows := 0
 		var first []byte
@@ -551,14 +557,14 @@ func (r *sizeRun) rangeScan(ctx context.Context) error {
 			}
 			rows++
 		}
-		d := time.Since(start)
+		tm.stop()
 		if err := c.Err(); err != nil {
-			return 0, err
+			return err
 		}
 		if rows != k || !bytes.Equal(first, lo) {
-			return 0, fmt.Errorf("range from row %d: %d rows starting at %x, want %d from %x", ps[0], rows, first, k, lo)
+			return fmt.Errorf("range from row %d: %d rows starting at %x, want %d from %x", ps[0], rows, first, k, lo)
 		}
-		return d, nil
+		return nil
 	})
 }
 
@@ -574,22 +580,22 @@ func (r *sizeRun) edits(slots []slot, ver uint32) []prolly.Edit {
 // mutate times Mutate plus the Flush that hands its nodes to Badger, from a
 // cleared node cache, then checks the new tree's count and (off the clock)
 // every inserted row.
-func (r *sizeRun) mutate(ctx context.Context, base prolly.Root, baseRows int, slots []slot, ver uint32) (prolly.Root, time.Duration, error) {
+func (r *sizeRun) mutate(ctx context.Context, tm *timer, base prolly.Root, baseRows int, slots []slot, ver uint32) (prolly.Root, error) {
 	eds := r.edits(slots, ver)
 	r.ns.ClearCache()
-	start := time.Now()
+	tm.start()
 	root, err := r.e.Mutate(ctx, base, eds)
 	if err == nil {
 		err = r.ns.Flush(ctx)
 	}
-	d := time.Since(start)
+	tm.stop()
 	if err != nil {
-		return prolly.Root{}, 0, err
+		return prolly.Root{}, err
 	}
 	if err := r.checkRows(ctx, root, baseRows+len(eds), eds); err != nil {
-		return prolly.Root{}, 0, err
+		return prolly.Root{}, err
 	}
-	return root, d, nil
+	return root, nil
 }
 
 // checkRows checks that root holds rows rows and every edit's value.
@@ -617,10 +623,10 @@ func (r *sizeRun) checkRows(ctx context.Context, root prolly.Root, rows int, eds
 func (r *sizeRun) singlePuts(ctx context.Context) error {
 	for _, pat := range []string{patAppend, patRandom, patClustered} {
 		id := "put/" + pat
-		err := r.repeat(ctx, id, 1, func(rep int) (time.Duration, error) {
+		err := r.repeat(ctx, id, 1, func(rep int, tm *timer) error {
 			slots := r.w.inserts(pat, 1, r.w.rng(id, rep), 0, 1)
-			_, d, err := r.mutate(ctx, r.base, r.w.n, slots, uint32(rep+1))
-			return d, err
+			_, err := r.mutate(ctx, tm, r.base, r.w.n, slots, uint32(rep+1))
+			return err
 		})
 		if err != nil {
 			return err
@@ -635,29 +641,21 @@ func (r *sizeRun) singlePuts(ctx context.Context) error {
 func (r *sizeRun) batches(ctx context.Context) error {
 	for _, pat := range []string{patAppend, patRandom, patClustered} {
 		id := "batch/" + pat
-		err := r.repeat(ctx, id, r.o.Batch, func(rep int) (time.Duration, error) {
+		err := r.repeat(ctx, id, r.o.Batch, func(rep int, tm *timer) error {
 			slots := r.w.inserts(pat, r.o.Batch, r.w.rng(id, rep), 0, 1)
 			ver := uint32(100 + rep)
-			root, d, err := r.mutate(ctx, r.base, r.w.n, slots, ver)
+			root, err := r.mutate(ctx, tm, r.base, r.w.n, slots, ver)
 			if err != nil {
-				return 0, err
+				return err
 			}
 			r.batchRoots[pat] = append(r.batchRoots[pat], mutated{root: root, slots: slots, ver: ver})
-			return d, nil
+			return nil
 		})
 		if err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// errNotYet marks a cell whose engine operation does not exist yet.
-var errNotYet = errors.New("not implemented by the engine yet")
-
-func (r *sizeRun) skip(id string, err error) {
-	r.res.Skipped[id] = err.Error()
-	fmt.Fprintf(r.o.Out, "%s %-16s skipped: %v\n", fmtRecords(r.w.n), id, err)
 }
 
 // ParseRecords parses a comma-separated list of record counts, each a

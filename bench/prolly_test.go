@@ -2,7 +2,12 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,13 +30,6 @@ func TestRunProllySmall(t *testing.T) {
 		for _, spec := range prollyCells {
 			c := s.Cell(spec.id)
 			if c == nil {
-				// Diff and merge may be skipped, with a reason, while the
-				// engine lacks them; nothing else may.
-				reason, ok := s.Skipped[spec.id]
-				if ok && (strings.HasPrefix(spec.id, "diff/") || strings.HasPrefix(spec.id, "merge/")) {
-					t.Logf("%d: %s skipped: %s", s.Records, spec.id, reason)
-					continue
-				}
 				t.Errorf("%d records: cell %s missing", s.Records, spec.id)
 				continue
 			}
@@ -39,8 +37,8 @@ func TestRunProllySmall(t *testing.T) {
 			if spec.id == "build" || spec.id == "scan" {
 				want = 1
 			}
-			if len(c.Samples) != want {
-				t.Errorf("%d records: %s has %d samples, want %d", s.Records, spec.id, len(c.Samples), want)
+			if len(c.Samples) != want || len(c.CPU) != want {
+				t.Errorf("%d records: %s has %d samples and %d CPU times, want %d", s.Records, spec.id, len(c.Samples), len(c.CPU), want)
 			}
 			for _, d := range c.Samples {
 				if d <= 0 || d > time.Minute {
@@ -73,17 +71,106 @@ func TestRunProllySmall(t *testing.T) {
 		}
 	}
 
-	var md bytes.Buffer
-	if err := WriteProllyMarkdown(&md, rep); err != nil {
+	path := filepath.Join(t.TempDir(), "r", ProllyResultName(rep.Started))
+	if err := WriteProllyFiles(path, rep); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## Setup", "## Method", "## Headline metrics", "| cell | ours 20k | ours 30k |", "Random batch, 10k", "## Storage", "## Machine-independent ratios", "## Interpretation", "## How to reproduce", "--records 20000,30000"} {
+	mdBytes, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := bytes.NewBuffer(mdBytes)
+	raw, err := os.ReadFile(JSONPath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back ProllyReport
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatalf("raw report does not decode: %v", err)
+	}
+	if len(back.Sizes) != 2 || len(back.Sizes[1].Cells) != len(rep.Sizes[1].Cells) || back.Sizes[1].Cells[0].Samples[0] != rep.Sizes[1].Cells[0].Samples[0] {
+		t.Errorf("raw report does not round-trip: %+v", back.Sizes)
+	}
+	for _, want := range []string{"## Setup", "## Method", "## Headline metrics", "| cell | ours 20k | ours 30k |", "Random batch, 10k", "## Storage", "## Wall and CPU time (ours)", "Range digest, half the table", "## Machine-independent ratios", "## Interpretation", "## How to reproduce", "--records 20000,30000"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
 	}
-	if _, err := json.Marshal(rep); err != nil {
-		t.Errorf("report does not encode as JSON: %v", err)
-	}
 	t.Logf("progress:\n%s", progress.String())
+}
+
+var (
+	flagRecords = flag.String("prolly.records", "", "run the full-size matrix at these sizes (e.g. 1M); skipped when empty")
+	flagReps    = flag.Int("prolly.reps", 3, "repetitions for -prolly.records")
+	flagOut     = flag.String("prolly.out", "", "write the -prolly.records report (markdown) here")
+)
+
+// TestProllyFullSize runs the real matrix when -prolly.records is given, for
+// profiling with go test -cpuprofile (the CLI is sidecar bench prolly).
+func TestProllyFullSize(t *testing.T) {
+	if *flagRecords == "" {
+		t.Skip("set -prolly.records to run")
+	}
+	sizes, err := ParseRecords(*flagRecords)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := RunProlly(t.Context(), ProllyOptions{Records: sizes, Reps: *flagReps, Out: os.Stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *flagOut != "" {
+		if err := WriteProllyFiles(*flagOut, rep); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestChecksCatchWrongAnswers builds a tree, then judges it against a
+// workload with another seed (same keys' positions, other bytes): every
+// checked cell must fail, so a broken engine cannot post a fast number.
+func TestChecksCatchWrongAnswers(t *testing.T) {
+	ctx := t.Context()
+	o := ProllyOptions{Records: []int{20_000}, Reps: 1, Batch: 1_000}.withDefaults()
+	r := &sizeRun{o: o, w: &workload{n: 20_000, seed: 1}, dir: t.TempDir(), res: &SizeResult{}, batchRoots: map[string][]mutated{}}
+	if err := r.open(); err != nil {
+		t.Fatal(err)
+	}
+	defer r.close(ctx)
+	if err := r.build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.scan(ctx); err != nil {
+		t.Fatalf("scan of the right tree: %v", err)
+	}
+	r.w = &workload{n: 20_000, seed: 2}
+	for name, fn := range map[string]func(context.Context) error{
+		"scan": r.scan, "point gets": r.pointGets, "GetMany": r.getMany, "range": r.rangeScan, "digests": r.digests,
+	} {
+		if err := fn(ctx); err == nil {
+			t.Errorf("%s accepted a tree built from other rows", name)
+		}
+	}
+	r.w = &workload{n: 20_000, seed: 1}
+	eds := r.edits(r.w.inserts(patRandom, 10, r.w.rng("x", 0), 0, 1), 1)
+	if err := r.checkRows(ctx, r.base, 20_000+len(eds), eds); err == nil {
+		t.Error("checkRows accepted a tree without the inserted rows")
+	}
+	if err := r.checkRows(ctx, r.base, 20_000, eds); err == nil {
+		t.Error("checkRows accepted a tree whose inserted rows are missing")
+	}
+}
+
+func TestParseRecords(t *testing.T) {
+	for in, want := range map[string][]int{"1000000,10000000": {1_000_000, 10_000_000}, "1M, 10M": {1_000_000, 10_000_000}, "20k": {20_000}} {
+		got, err := ParseRecords(in)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("ParseRecords(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0", "-5", "1G", "1M,", "abc", "99999999999999999999M"} {
+		if got, err := ParseRecords(in); err == nil {
+			t.Errorf("ParseRecords(%q) = %v, want an error", in, got)
+		}
+	}
 }

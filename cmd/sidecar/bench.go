@@ -1,0 +1,121 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sidecar-dev/sidecar/bench"
+)
+
+// benchSubjects are the reports `sidecar bench` can reproduce so far.
+var benchSubjects = []string{"prolly"}
+
+// newBenchCmd is `sidecar bench <subject>`: reproduce a benchmark report of
+// bench/results/ on this machine.
+func newBenchCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bench <subject>",
+		Short: "Reproduce a benchmark report in bench/results/ on this machine",
+		Long: `bench runs one benchmark matrix and writes its report, with the reference
+(seed) figures beside ours, as markdown plus the raw samples as JSON.
+
+Subjects: ` + strings.Join(benchSubjects, ", ") + `.
+
+Exit status: 0 the report was written; 2 bad flags, an unknown subject, or a
+cell that failed its check.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(_ *cobra.Command, args []string) error {
+			// Reached only when no subcommand matched.
+			if len(args) == 0 {
+				return usageError(errors.New("bench: name a subject"), "sidecar bench prolly")
+			}
+			return usageError(fmt.Errorf("bench: unknown subject %q (known: %s)", args[0], strings.Join(benchSubjects, ", ")), "sidecar bench prolly --help")
+		},
+	}
+	cmd.AddCommand(newBenchProllyCmd(g))
+	return cmd
+}
+
+func newBenchProllyCmd(g *globals) *cobra.Command {
+	var (
+		records, dir, out, cpuprofile string
+		reps, batch                   int
+		seed                          int64
+		keep                          bool
+	)
+	cmd := &cobra.Command{
+		Use:   "prolly",
+		Short: "The Prolly-tree matrix of issue #3 at 1M and 10M records",
+		Long: `prolly builds a Prolly tree of N rows (24-byte keys, 27-byte values) in a fresh
+Badger store per size and times: initial build, full scan, append / random /
+clustered batches and single puts, cold and warm point gets, ordered and
+random GetMany, an ordered range scan, diffs and three-way merges; it records
+node count, height, serialized bytes, bytes on disk and peak RSS. Build and
+full scan run once, every other cell --reps times (median, min, max). Every
+cell checks its answer. The report goes to --out (default
+bench/results/prolly-<date>.md), the raw samples beside it as .json.
+
+10M records take several minutes and a few GiB in --dir.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sizes, err := bench.ParseRecords(records)
+			if err != nil {
+				return usageError(fmt.Errorf("--records: %w", err), "sidecar bench prolly --records 1000000,10000000")
+			}
+			if reps < 1 {
+				return usageError(fmt.Errorf("--reps %d: want at least 1", reps), "sidecar bench prolly --reps 3")
+			}
+			if batch < 1 {
+				return usageError(fmt.Errorf("--batch %d: want at least 1", batch), "sidecar bench prolly --batch 10000")
+			}
+			if dir != "" {
+				if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+					return usageError(fmt.Errorf("--dir %q: not an existing directory", dir), "sidecar bench prolly --dir /var/tmp")
+				}
+			}
+			o := bench.ProllyOptions{Records: sizes, Dir: dir, Keep: keep, Reps: reps, Seed: seed, Batch: batch, Out: g.stderr}
+			if err := o.Validate(); err != nil {
+				return usageError(err, "sidecar bench prolly --records 1000000,10000000")
+			}
+			if cpuprofile != "" {
+				f, err := os.Create(cpuprofile)
+				if err != nil {
+					return usageError(fmt.Errorf("--cpuprofile: %w", err), "")
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return usageError(fmt.Errorf("--cpuprofile: %w", err), "")
+				}
+				defer pprof.StopCPUProfile()
+			}
+			rep, err := bench.RunProlly(cmd.Context(), o)
+			if err != nil {
+				return usageError(err, "")
+			}
+			if out == "" {
+				out = filepath.Join("bench", "results", bench.ProllyResultName(rep.Started))
+			}
+			if err := bench.WriteProllyFiles(out, rep); err != nil {
+				return usageError(err, "")
+			}
+			fmt.Fprintf(g.stdout, "wrote %s and %s\n", out, bench.JSONPath(out))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&records, "records", "1000000,10000000", "comma-separated base sizes (k and M suffixes allowed)")
+	f.IntVar(&reps, "reps", 3, "repetitions of every cell but build and full scan")
+	f.StringVar(&dir, "dir", "", "directory for the temporary stores (default: the system temp dir)")
+	f.StringVar(&out, "out", "", "markdown report file (default bench/results/prolly-<date>.md)")
+	f.Int64Var(&seed, "seed", 1, "seed of every sampled key and value")
+	f.IntVar(&batch, "batch", 10_000, "keys per batch, read, scan and diff (the seed's 10,000; other values make the seed columns incomparable)")
+	f.BoolVar(&keep, "keep", false, "keep the stores in --dir after the run")
+	f.StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to FILE")
+	return cmd
+}
