@@ -356,15 +356,21 @@ func describeCopy(ctx context.Context, conn *pgx.Conn, tn TableName, viaRoot boo
 // columnsSQL describes a table's published columns the way a pgoutput
 // Relation message does: no dropped or generated columns, attnum order,
 // key flags from the replica identity (all columns under FULL).
+//
+// Type names follow pgoutput too: a domain is named by its base type (the
+// Type message for a domain column carries the base type's name).
 const columnsSQL = `SELECT a.attname, a.atttypid,
-	CASE WHEN tn.nspname = 'pg_catalog' THEN t.typname::text ELSE tn.nspname || '.' || t.typname END,
+	(WITH RECURSIVE b(o) AS (SELECT a.atttypid UNION ALL
+		SELECT bt.typbasetype FROM pg_catalog.pg_type bt JOIN b ON bt.oid = b.o WHERE bt.typtype = 'd')
+	SELECT CASE WHEN tn.nspname = 'pg_catalog' THEN t.typname::text ELSE tn.nspname || '.' || t.typname END
+	FROM b JOIN pg_catalog.pg_type t ON t.oid = b.o JOIN pg_catalog.pg_namespace tn ON tn.oid = t.typnamespace
+	WHERE t.typtype <> 'd'),
 	a.atttypmod,
 	CASE c.relreplident WHEN 'f' THEN true WHEN 'n' THEN false
 	ELSE a.attnum = ANY (coalesce((SELECT i.indkey::int2[] FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid
 		AND ((c.relreplident = 'd' AND i.indisprimary) OR (c.relreplident = 'i' AND i.indisreplident)) LIMIT 1), '{}'))
 	END
 	FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
-	JOIN pg_catalog.pg_type t ON t.oid = a.atttypid JOIN pg_catalog.pg_namespace tn ON tn.oid = t.typnamespace
 	WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
 	ORDER BY a.attnum`
 

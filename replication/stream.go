@@ -14,7 +14,6 @@ import (
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // StreamConfig configures a [Streamer].
@@ -74,9 +73,8 @@ type StreamStats struct {
 // Streamer follows the slot and feeds the sink. Create one with
 // [NewStreamer] and call Run once.
 type Streamer struct {
-	cfg   StreamConfig
-	log   *slog.Logger
-	types *pgtype.Map // names of built-in types for Column.TypeName
+	cfg StreamConfig
+	log *slog.Logger
 
 	// lastCommitted is the end LSN of the last transaction handed to the
 	// sink in this process. With Durable it bounds what is skipped after
@@ -125,7 +123,7 @@ func NewStreamer(cfg StreamConfig) (*Streamer, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Streamer{cfg: cfg, log: log.With("slot", cfg.Slot), types: pgtype.NewMap()}, nil
+	return &Streamer{cfg: cfg, log: log.With("slot", cfg.Slot)}, nil
 }
 
 // Stats returns the current positions. Safe for concurrent use.
@@ -242,6 +240,12 @@ func (s *Streamer) session(ctx context.Context, spool Spool) (progressed bool, e
 	if err := checkSlotUsable(slot); err != nil {
 		return false, fatal(err)
 	}
+	// pgoutput announces non-built-in types with Type messages; the names
+	// of built-in ones come from the catalog, as the copy's do.
+	typeNames, err := builtinTypeNames(ctx, conn)
+	if err != nil {
+		return false, err
+	}
 	interval := s.cfg.StatusInterval
 	if rows, _, err := simpleQuery(ctx, conn, "SHOW wal_sender_timeout"); err == nil && len(rows) == 1 {
 		if d, ok := parsePGDuration(rows[0][0]); ok && d > 0 {
@@ -287,7 +291,7 @@ func (s *Streamer) session(ctx context.Context, spool Spool) (progressed bool, e
 		defer close(q.ch)
 		readErr = r.run(sctx)
 	}()
-	a := &applier{s: s, spool: spool, rels: map[uint32]*Relation{}, typeNames: map[uint32]string{}}
+	a := &applier{s: s, spool: spool, rels: map[uint32]*Relation{}, typeNames: typeNames}
 	applyErr := a.run(sctx, q)
 	cancel()
 	wg.Wait()
@@ -817,14 +821,26 @@ func (a *applier) rel(id uint32) (*Relation, error) {
 }
 
 // typeName names a column type as the copy does (pg_type.typname,
-// schema-qualified outside pg_catalog): from a Type message, else from
-// pgx's table of built-in types.
+// schema-qualified outside pg_catalog): from a Type message or the
+// catalog's built-in types.
 func (a *applier) typeName(oid uint32) string {
-	if n, ok := a.typeNames[oid]; ok {
-		return n
+	return a.typeNames[oid]
+}
+
+// builtinTypeNames reads the names of pg_catalog's types.
+func builtinTypeNames(ctx context.Context, conn *pgconn.PgConn) (map[uint32]string, error) {
+	rows, _, err := simpleQuery(ctx, conn, `SELECT oid::text, typname::text FROM pg_catalog.pg_type
+		WHERE typnamespace = 'pg_catalog'::regnamespace`)
+	if err != nil {
+		return nil, fmt.Errorf("read built-in type names: %w", err)
 	}
-	if t, ok := a.s.types.TypeForOID(oid); ok {
-		return t.Name
+	m := make(map[uint32]string, len(rows))
+	for _, r := range rows {
+		oid, err := strconv.ParseUint(r[0], 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("read built-in type names: %w", err)
+		}
+		m[uint32(oid)] = r[1]
 	}
-	return ""
+	return m, nil
 }

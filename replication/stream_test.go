@@ -443,3 +443,50 @@ func TestSlotLostAndSystemChanged(t *testing.T) {
 		t.Fatalf("Run with a dropped slot: %v, want a SlotLostError naming the way back", err)
 	}
 }
+
+// TestRelationMatchesCopy: for built-in, array, enum and domain types and
+// typmods, the stream's Relation equals the copy's description field for
+// field, and values of every type arrive as the copy reads them.
+func TestRelationMatchesCopy(t *testing.T) {
+	h := newHarness(t, []string{"public.ty"},
+		"CREATE TYPE mood AS ENUM ('sad', 'ok')",
+		"CREATE DOMAIN posint AS int CHECK (VALUE > 0)",
+		`CREATE TABLE ty (id int PRIMARY KEY, a int2, b float4, c numeric(10,2), d varchar(5), e char(3), f bool,
+			g uuid, h jsonb, i inet, j macaddr, k money, l bit(4), m varbit, n tsvector, o int4range, p point,
+			q mood, r posint, s mood[], u timetz, v time(3), w xml, x "char", y name, z oid, aa int8[])`)
+	h.start()
+	mustExec(t, h.conn, `INSERT INTO ty VALUES (1, 2, 1.5, 3.14, 'abc', 'x', true,
+		'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{"b": [1, 2]}', '10.0.0.1/8', '08:00:2b:01:02:03', 12.5, B'1010', B'11',
+		'a fat cat', '[1,5)', '(1,2)', 'ok', 7, '{sad,ok}', '04:05:06+02', '04:05:06.789', '<a>x</a>', 'q', 'nm', 42, '{1,NULL}')`)
+	h.sync()
+	h.stop()
+	var streamRel *Relation
+	for _, r := range h.sink.relations {
+		streamRel = r
+	}
+	cs := newMemCopySink()
+	snap, err := CreateSlot(t.Context(), h.url, h.slotName+"_c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close(t.Context())
+	if err := Copy(t.Context(), CopyOptions{ConnString: h.url}, snap.Snapshot(), []TableName{{"public", "ty"}}, cs); err != nil {
+		t.Fatal(err)
+	}
+	copyRel := cs.rels["public.ty"]
+	if !reflect.DeepEqual(copyRel, streamRel) {
+		for i := range copyRel.Columns {
+			if i < len(streamRel.Columns) && copyRel.Columns[i] != streamRel.Columns[i] {
+				t.Errorf("column %d: copy %+v, stream %+v", i, copyRel.Columns[i], streamRel.Columns[i])
+			}
+		}
+		t.Fatalf("copy and stream describe the table differently")
+	}
+	if got, want := cs.sorted("public.ty"), h.sink.rows("public.ty"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("copy reads %q, stream sent %q", got, want)
+	}
+	if c := copyRel.Columns[17]; c.TypeName != "public.mood" || copyRel.Columns[19].TypeName != "public._mood" ||
+		copyRel.Columns[4].TypeMod != 9 || copyRel.Columns[18].TypeName != "int4" {
+		t.Fatalf("type names: %+v", copyRel.Columns)
+	}
+}

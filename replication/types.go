@@ -66,7 +66,9 @@ func (r ReplicaIdentity) String() string {
 type Column struct {
 	Name     string
 	TypeOID  uint32
-	TypeName string // pg_type.typname, schema-qualified unless in pg_catalog; "" when unknown
+	// TypeName is pg_type.typname, schema-qualified unless in pg_catalog;
+	// for a domain, the name of its base type (as pgoutput announces it).
+	TypeName string
 	TypeMod  int32
 	// Key is true when the column is part of the replica identity (all
 	// columns under REPLICA IDENTITY FULL).
