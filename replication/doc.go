@@ -25,6 +25,23 @@
 //     durable, reconnecting with capped backoff until the context ends or a
 //     fatal error ([ErrSlotLost], [ErrSystemChanged], a sink error).
 //
+// # What the mirror must do
+//
+//   - Store each transaction's [TxnInfo.EndLSN] in the same durable commit
+//     as its rows, and report the highest one through [Sink.Durable]; start
+//     with the slot's consistent point, never 0/0 (Run refuses it).
+//   - Apply [Change] values as described there: an Update or Delete with
+//     OldKey deletes the old key (a PK-changing UPDATE), Unchanged values
+//     are taken from OldRow or from the mirror's current row (never stored
+//     as NULL; a missing current row is corruption: resync the table).
+//   - Compare every [Relation] with the stored schema ([Relation.Equal]);
+//     on a difference, stop Run, call [Resync] for that table, install
+//     the copy durably with its LSN S, [CopiedAt.Set] it, and Run again
+//     from the durable LSN: the table's changes before S are dropped, the
+//     other tables replay normally. DDL itself is not replicated.
+//   - Discard a transaction on [Sink.Abort] (the connection broke; it comes
+//     again).
+//
 // # Positions
 //
 // Two positions are kept apart: what was received (reported to PostgreSQL

@@ -253,6 +253,11 @@ func (s *Streamer) session(ctx context.Context, spool Spool) (progressed bool, e
 		}
 	}
 	start := s.cfg.Sink.Durable()
+	if start == 0 {
+		// 0/0 would mean "wherever the slot is", which silently skips
+		// whatever the slot acknowledged but the mirror does not have.
+		return false, fatal(errors.New("the sink reports durable LSN 0/0: store the slot's consistent point (ExportedSnapshot.LSN) with the copied tables before streaming"))
+	}
 	s.log.Info("starting replication", "from", start, "slot_confirmed_flush", slot.ConfirmedFlush,
 		"slot_restart_lsn", slot.RestartLSN, "wal_status", slot.WALStatus, "status_interval", interval)
 	if start > slot.ConfirmedFlush && slot.ConfirmedFlush != 0 {

@@ -64,8 +64,8 @@ func (r ReplicaIdentity) String() string {
 // never published, so a column's position in [Relation.Columns] is not its
 // attnum: match columns by name.
 type Column struct {
-	Name     string
-	TypeOID  uint32
+	Name    string
+	TypeOID uint32
 	// TypeName is pg_type.typname, schema-qualified unless in pg_catalog;
 	// for a domain, the name of its base type (as pgoutput announces it).
 	TypeName string
