@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5/pgconn"
+	"go.uber.org/goleak"
 )
 
 func mustConfig(t *testing.T, url string) *pgconn.Config {
@@ -96,6 +97,8 @@ func TestPinTimeoutNamesBlocker(t *testing.T) {
 	conn := connect(t, url, nil)
 	blocker := connect(t, url, map[string]string{"application_name": "blocker-app"})
 	mustExec(t, blocker, "BEGIN; SELECT pg_current_xact_id()")
+	// The cancelled slot creation must not leave goroutines behind.
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 
 	start := time.Now()
 	p, err := Pin(t.Context(), mustConfig(t, url), PinOptions{Timeout: 700 * time.Millisecond, SlotPrefix: "pin_block"})
