@@ -260,25 +260,24 @@ func rowEdits(t *table, kind replication.ChangeKind, oldKind replication.OldKind
 	}
 	switch kind {
 	case replication.Insert:
-		key, err := encodeKey(t, newVals)
+		val, err := encodeRow(newVals, nil)
 		if err != nil {
 			return err
 		}
-		val, err := encodeRow(newVals, nil)
+		key, err := rowKey(t, newVals, val)
 		if err != nil {
 			return err
 		}
 		put(string(key), edit{val: val})
 	case replication.Update:
-		newKey, err := encodeKey(t, newVals)
-		if err != nil {
-			return err
-		}
-		oldKey := newKey
+		var oldKey []byte
+		var err error
 		if oldKind != replication.NoOld {
-			if oldKey, err = encodeKey(t, oldVals); err != nil {
+			if oldKey, err = rowKey(t, oldVals, nil); err != nil {
 				return fmt.Errorf("old key: %w", err)
 			}
+		} else if oldKey, err = encodeKey(t, newVals); err != nil {
+			return err
 		}
 		var fill []replication.Value
 		if needsFill(newVals) {
@@ -301,12 +300,18 @@ func rowEdits(t *table, kind replication.ChangeKind, oldKind replication.OldKind
 		if err != nil {
 			return err
 		}
+		newKey := oldKey
+		if oldKind != replication.NoOld {
+			if newKey, err = rowKey(t, newVals, val); err != nil {
+				return err
+			}
+		}
 		if !bytes.Equal(oldKey, newKey) {
 			put(string(oldKey), edit{del: true})
 		}
 		put(string(newKey), edit{val: val})
 	case replication.Delete:
-		key, err := encodeKey(t, oldVals)
+		key, err := rowKey(t, oldVals, nil)
 		if err != nil {
 			return err
 		}
@@ -326,10 +331,26 @@ func needsFill(vals []replication.Value) bool {
 	return false
 }
 
+// rowKey returns the tree key of a row: the identity columns' key
+// encoding, or under REPLICA IDENTITY FULL the row's vrow1 (val when the
+// caller has it already).
+func rowKey(t *table, vals []replication.Value, val []byte) ([]byte, error) {
+	if !t.full {
+		return encodeKey(t, vals)
+	}
+	if val != nil {
+		return val, nil
+	}
+	return encodeRow(vals, nil)
+}
+
 // encodeKey encodes the identity columns of vals.
 func encodeKey(t *table, vals []replication.Value) ([]byte, error) {
 	if vals == nil {
 		return nil, errors.New("no row to take the key from")
+	}
+	if t.codec == nil {
+		return nil, errors.New("REPLICA IDENTITY FULL change without the old row")
 	}
 	texts := make([][]byte, len(t.keyCols))
 	for i, k := range t.keyCols {

@@ -77,11 +77,11 @@ type rangeWriter struct {
 }
 
 func (w *rangeWriter) WriteRow(values []replication.Value) error {
-	key, err := encodeKey(w.tc.t, values)
+	val, err := encodeRow(values, nil)
 	if err != nil {
 		return fmt.Errorf("copy %s: %w", w.tc.t.rec.Name, err)
 	}
-	val, err := encodeRow(values, nil)
+	key, err := rowKey(w.tc.t, values, val)
 	if err != nil {
 		return fmt.Errorf("copy %s: %w", w.tc.t.rec.Name, err)
 	}

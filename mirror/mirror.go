@@ -160,6 +160,8 @@ type table struct {
 	codec   *rowenc.KeyCodec
 	// latest is the latest Relation the stream sent for the table.
 	latest *replication.Relation
+	// full: REPLICA IDENTITY FULL, keyed by the whole row.
+	full bool
 }
 
 func newTable(rec tableRecord) (*table, error) {
@@ -174,6 +176,12 @@ func (t *table) setRelation(rel *replication.Relation) error {
 	keys := rel.KeyColumns()
 	if len(keys) == 0 {
 		return fmt.Errorf("table %s has no replica identity columns (no primary key, REPLICA IDENTITY NOTHING?)", rel.QualifiedName())
+	}
+	if rel.Identity == replication.IdentityFull {
+		// Every column is the identity, NULLs included: the key is the
+		// whole row's vrow1 (rows form a set; see doc.go).
+		t.rec.Rel, t.keyCols, t.codec, t.full = rel, keys, nil, true
+		return nil
 	}
 	kinds := make([]rowenc.KeyKind, len(keys))
 	for i, k := range keys {

@@ -144,8 +144,10 @@ type Tree struct {
 	// Relation is the table's current schema (history of schemas is not
 	// kept: a schema change resyncs the table).
 	Relation *replication.Relation
-	Codec    *rowenc.KeyCodec
-	eng      *prolly.Engine
+	// Codec encodes primary keys; nil for a REPLICA IDENTITY FULL table,
+	// whose key is the whole row's vrow1.
+	Codec *rowenc.KeyCodec
+	eng   *prolly.Engine
 }
 
 // Engine returns the engine that can read Root.
@@ -154,6 +156,9 @@ func (t *Tree) Engine() *prolly.Engine { return t.eng }
 // Get returns the stored vrow1 row under the primary key given as column
 // texts (one per identity column).
 func (t *Tree) Get(ctx context.Context, pk ...string) ([]byte, bool, error) {
+	if t.Codec == nil {
+		return nil, false, fmt.Errorf("get %s: REPLICA IDENTITY FULL tables are keyed by the whole row, not a primary key; scan them", t.Table)
+	}
 	key, err := t.Codec.Encode(pk...)
 	if err != nil {
 		return nil, false, fmt.Errorf("get %s: %w", t.Table, err)

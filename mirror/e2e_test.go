@@ -1,0 +1,295 @@
+package mirror
+
+import (
+	"context"
+	"maps"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/store"
+	"go.uber.org/goleak"
+)
+
+// pg is the package's cluster. A small logical_decoding_work_mem makes
+// modest transactions arrive streamed (protocol 2), with subtransaction
+// aborts.
+var pg *pgtest.Cluster
+
+func TestMain(m *testing.M) {
+	os.Exit(pgtest.RunMain(m, pgtest.Options{Settings: map[string]string{
+		"logical_decoding_work_mem": "64kB",
+		"wal_sender_timeout":        "10s",
+	}}, func(c *pgtest.Cluster) { pg = c }))
+}
+
+// e2e follows a fresh database: publication "pub", slot "main", initial
+// copy into a Mirror on a disk store, then a Streamer into it.
+type e2e struct {
+	t      *testing.T
+	url    string
+	conn   *pgx.Conn
+	dir    string
+	opts   Options
+	db     *store.DB
+	m      *Mirror
+	filter *replication.CopiedAt
+	tables []replication.TableName
+
+	mu     sync.Mutex
+	st     *replication.Streamer
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func newE2E(t *testing.T, opts Options, tables []string, schema ...string) *e2e {
+	t.Helper()
+	leaks := goleak.IgnoreCurrent()
+	e := &e2e{t: t, url: pg.NewDB(t), dir: t.TempDir(), opts: opts, filter: replication.NewCopiedAt()}
+	conn, err := pgx.Connect(t.Context(), e.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.conn = conn
+	t.Cleanup(func() {
+		e.stop()
+		if e.m != nil {
+			e.m.Close(context.Background())
+		}
+		if e.db != nil {
+			e.db.Close()
+		}
+		conn.Close(context.Background())
+		goleak.VerifyNone(t, leaks, goleak.IgnoreTopFunction("github.com/sidecar-dev/sidecar/internal/pgtest.ServerGoroutine"))
+	})
+	e.exec(schema...)
+	if _, err := replication.EnsurePublication(t.Context(), conn, replication.PublicationSpec{Name: "pub", Tables: tables}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range tables {
+		tn, err := replication.ParseTableName(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.tables = append(e.tables, tn)
+	}
+	snap, err := replication.CreateSlot(t.Context(), e.url, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.open()
+	if err := replication.Copy(t.Context(), replication.CopyOptions{ConnString: e.url, Workers: 2, RangeBlocks: 1}, snap.Snapshot(), e.tables, e.m); err != nil {
+		t.Fatal(err)
+	}
+	if err := snap.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.m.SetResumeLSN(t.Context(), snap.LSN); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.m.SetSystem(t.Context(), snap.System); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func (e *e2e) exec(sqls ...string) {
+	e.t.Helper()
+	for _, s := range sqls {
+		if _, err := e.conn.Exec(e.t.Context(), s); err != nil {
+			e.t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+func (e *e2e) open() {
+	e.t.Helper()
+	db, err := store.Open(store.Options{Dir: e.dir, CacheBytes: 16 << 20})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	o := e.opts
+	o.DB, o.CopiedAt, o.TempDir = db, e.filter, e.t.TempDir()
+	m, err := Open(e.t.Context(), o)
+	if err != nil {
+		db.Close()
+		e.t.Fatal(err)
+	}
+	e.db, e.m = db, m
+}
+
+func (e *e2e) start() {
+	e.t.Helper()
+	st, err := replication.NewStreamer(replication.StreamConfig{ConnString: e.url, Slot: "main", Publication: "pub",
+		Sink: e.m, System: e.m.System(), CopiedAt: e.filter, SpoolDir: e.t.TempDir(),
+		MinBackoff: 50 * time.Millisecond, MaxBackoff: 500 * time.Millisecond})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- st.Run(ctx) }()
+	e.mu.Lock()
+	e.st, e.cancel, e.done = st, cancel, done
+	e.mu.Unlock()
+}
+
+func (e *e2e) stop() {
+	e.mu.Lock()
+	cancel, done := e.cancel, e.done
+	e.cancel, e.done = nil, nil
+	e.mu.Unlock()
+	if cancel == nil {
+		return
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			e.t.Errorf("stream: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		e.t.Error("stream did not stop within 15s")
+	}
+}
+
+// reopen stops the stream and closes the mirror: cleanly, or (crash) by
+// closing Badger under a mirror that neither flushed its group nor synced
+// its last commits. Then it opens both again.
+func (e *e2e) reopen(crash bool) {
+	e.t.Helper()
+	e.stop()
+	if crash {
+		e.m.abandon()
+	} else if err := e.m.Close(e.t.Context()); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := e.db.Close(); err != nil {
+		e.t.Fatal(err)
+	}
+	e.m, e.db = nil, nil
+	e.open()
+	e.start()
+}
+
+// sync waits until every transaction committed on the server so far is
+// durable in the mirror.
+func (e *e2e) sync() replication.LSN {
+	e.t.Helper()
+	var s string
+	if err := e.conn.QueryRow(e.t.Context(), "SELECT pg_current_wal_insert_lsn()::text").Scan(&s); err != nil {
+		e.t.Fatal(err)
+	}
+	want, err := replication.ParseLSN(s)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		e.mu.Lock()
+		st := e.st
+		e.mu.Unlock()
+		if e.m.Durable() >= want || (st != nil && st.Stats().Flushed >= want) {
+			return want
+		}
+		if err := e.m.Err(); err != nil {
+			e.t.Fatalf("mirror: %v", err)
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("mirror durable at %s, waited for %s", e.m.Durable(), want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// pgRows reads a table from PostgreSQL as the mirror stores it: key →
+// vrow1 of the columns' text output under the pinned session settings.
+func pgRows(t *testing.T, url string, tr *Tree, table string) map[string]string {
+	t.Helper()
+	conn, err := replication.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	rel := tr.Relation
+	exprs := make([]string, len(rel.Columns))
+	for i, c := range rel.Columns {
+		exprs[i] = replication.QuoteIdent(c.Name) + "::text"
+	}
+	tn, _ := replication.ParseTableName(table)
+	rows, err := conn.Query(t.Context(), "SELECT "+strings.Join(exprs, ", ")+" FROM ONLY "+tn.Quoted(), pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	keyCols := rel.KeyColumns()
+	for rows.Next() {
+		raw := rows.RawValues()
+		cols := make([][]byte, len(raw))
+		for i, r := range raw {
+			if r != nil {
+				cols[i] = append([]byte{}, r...)
+			}
+		}
+		val := rowenc.Encode(cols)
+		key := val
+		if tr.Codec != nil {
+			texts := make([][]byte, len(keyCols))
+			for i, k := range keyCols {
+				texts[i] = cols[k]
+			}
+			if key, err = tr.Codec.Append(nil, texts); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out[string(key)] = string(val)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// treeMap scans a tree into key → value.
+func treeMap(t *testing.T, tr *Tree) map[string]string {
+	t.Helper()
+	c, err := tr.Scan(t.Context(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for c.Next() {
+		out[string(c.Key())] = string(c.Value())
+	}
+	if err := c.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// check compares every table at the mirror's head with PostgreSQL.
+func (e *e2e) check() {
+	e.t.Helper()
+	e.sync()
+	for _, tn := range e.tables {
+		tr, err := e.m.TreeAt(e.t.Context(), tn.String(), ^replication.LSN(0))
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		got, want := treeMap(e.t, tr), pgRows(e.t, e.url, tr, tn.String())
+		if !maps.Equal(got, want) {
+			e.t.Fatalf("%s: mirror has %d rows, PostgreSQL %d; first differences:\n%s", tn, len(got), len(want), diffRows(got, want))
+		}
+		e.t.Logf("%s: %d rows equal to PostgreSQL", tn, len(got))
+	}
+	if rs := e.m.NeedsResync(); len(rs) != 0 {
+		e.t.Fatalf("tables need a resync: %v", rs)
+	}
+}
