@@ -429,6 +429,13 @@ func TestSlotLostAndSystemChanged(t *testing.T) {
 	if err := st.Run(t.Context()); !errors.Is(err, ErrSystemChanged) {
 		t.Fatalf("Run against another system id: %v, want ErrSystemChanged", err)
 	}
+	st, err = NewStreamer(StreamConfig{ConnString: h.url, Slot: h.slotName, Publication: "pub", Sink: newMemSink(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Run(t.Context()); err == nil || !strings.Contains(err.Error(), "0/0") {
+		t.Fatalf("Run with a sink at 0/0: %v, want a refusal", err)
+	}
 	if err := DropSlot(t.Context(), h.conn.PgConn(), h.slotName); err != nil {
 		t.Fatal(err)
 	}
@@ -488,5 +495,33 @@ func TestRelationMatchesCopy(t *testing.T) {
 	if c := copyRel.Columns[17]; c.TypeName != "public.mood" || copyRel.Columns[19].TypeName != "public._mood" ||
 		copyRel.Columns[4].TypeMod != 9 || copyRel.Columns[18].TypeName != "int4" {
 		t.Fatalf("type names: %+v", copyRel.Columns)
+	}
+}
+
+// TestSchemaChangeRelation: DDL is not replicated, but the next change
+// after it comes with a new Relation that differs from the old one: the
+// mirror's cue to resync the table.
+func TestSchemaChangeRelation(t *testing.T) {
+	h := newHarness(t, []string{"public.sc"}, "CREATE TABLE sc (id int PRIMARY KEY, v text)")
+	h.start()
+	mustExec(t, h.conn, "INSERT INTO sc VALUES (1, 'a')",
+		"ALTER TABLE sc ADD COLUMN d int DEFAULT 42", "INSERT INTO sc VALUES (2, 'b')",
+		"ALTER TABLE sc DROP COLUMN v", "ALTER TABLE sc ALTER COLUMN d TYPE text", "INSERT INTO sc VALUES (3)")
+	h.sync()
+	h.stop()
+	var shapes []string
+	for i, r := range h.sink.relations {
+		var cols []string
+		for _, c := range r.Columns {
+			cols = append(cols, c.Name+":"+c.TypeName)
+		}
+		shapes = append(shapes, strings.Join(cols, ","))
+		if i > 0 && r.Equal(h.sink.relations[i-1]) {
+			t.Errorf("relation %d equals its predecessor after a schema change", i)
+		}
+	}
+	want := []string{"id:int4,v:text", "id:int4,v:text,d:int4", "id:int4,d:text"}
+	if !reflect.DeepEqual(shapes, want) {
+		t.Fatalf("relations %q, want %q", shapes, want)
 	}
 }
