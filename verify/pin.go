@@ -75,37 +75,11 @@ func (p *Pinned) Conn() *pgconn.PgConn { return p.conn }
 // from pg_stat_activity and pg_prepared_xacts. On any error the connection
 // is closed, which drops the temporary slot.
 func Pin(ctx context.Context, cfg *pgconn.Config, opts PinOptions) (*Pinned, error) {
-	prefix := opts.SlotPrefix
-	if prefix == "" {
-		prefix = "sidecar_verify"
+	slot, timeout, err := pinSlotName(opts)
+	if err != nil {
+		return nil, err
 	}
-	if !slotPrefixRE.MatchString(prefix) {
-		return nil, fmt.Errorf("pin: slot prefix %q: want 1-40 of [a-z0-9_]", prefix)
-	}
-	timeout := opts.Timeout
-	if timeout <= 0 {
-		timeout = DefaultPinTimeout
-	}
-	var rnd [6]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
-		return nil, fmt.Errorf("pin: slot name: %w", err)
-	}
-	slot := prefix + "_" + hex.EncodeToString(rnd[:])
-
-	rc := cfg.Copy()
-	rc.RuntimeParams = maps.Clone(cfg.RuntimeParams)
-	if rc.RuntimeParams == nil {
-		rc.RuntimeParams = map[string]string{}
-	}
-	maps.Copy(rc.RuntimeParams, rowenc.SessionParams())
-	rc.RuntimeParams["replication"] = "database"
-	// On cancellation ask the server to cancel the statement, so a backend
-	// waiting for old transactions stops waiting at once instead of
-	// lingering until they end; fall back to a socket deadline.
-	rc.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
-		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 5 * time.Second}
-	}
-	conn, err := pgconn.ConnectConfig(ctx, rc)
+	conn, err := connectReplication(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pin: connect for replication: %w", err)
 	}
@@ -118,21 +92,9 @@ func Pin(ctx context.Context, cfg *pgconn.Config, opts PinOptions) (*Pinned, err
 	if _, err := conn.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ").ReadAll(); err != nil {
 		return fail(fmt.Errorf("pin: begin: %w", err))
 	}
-	createCtx, cancel := context.WithTimeout(ctx, timeout)
-	res, err := pglogrepl.ParseCreateReplicationSlot(conn.Exec(createCtx,
-		"CREATE_REPLICATION_SLOT "+slot+" TEMPORARY LOGICAL pgoutput (SNAPSHOT 'use')"))
-	timedOut := errors.Is(createCtx.Err(), context.DeadlineExceeded)
-	cancel()
+	res, err := createSlot(ctx, cfg, conn, slot, "use", timeout)
 	if err != nil {
-		if timedOut && ctx.Err() == nil {
-			blockers, berr := describeBlockers(ctx, cfg, conn.PID())
-			if berr != nil {
-				blockers = "(could not list them: " + berr.Error() + ")"
-			}
-			return fail(fmt.Errorf("pin: %w: creating slot %s took longer than %v, waiting for transactions that were open when it started: %s",
-				ErrPinTimeout, slot, timeout, blockers))
-		}
-		return fail(fmt.Errorf("pin: create slot %s: %w", slot, err))
+		return fail(err)
 	}
 	lsn, err := pglogrepl.ParseLSN(res.ConsistentPoint)
 	if err != nil {
@@ -148,6 +110,68 @@ func Pin(ctx context.Context, cfg *pgconn.Config, opts PinOptions) (*Pinned, err
 		return fail(fmt.Errorf("pin: %w", err))
 	}
 	return &Pinned{conn: conn, lsn: lsn, slot: slot}, nil
+}
+
+// pinSlotName validates opts and returns a fresh slot name and the
+// timeout.
+func pinSlotName(opts PinOptions) (string, time.Duration, error) {
+	prefix := opts.SlotPrefix
+	if prefix == "" {
+		prefix = "sidecar_verify"
+	}
+	if !slotPrefixRE.MatchString(prefix) {
+		return "", 0, fmt.Errorf("pin: slot prefix %q: want 1-40 of [a-z0-9_]", prefix)
+	}
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultPinTimeout
+	}
+	var rnd [6]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return "", 0, fmt.Errorf("pin: slot name: %w", err)
+	}
+	return prefix + "_" + hex.EncodeToString(rnd[:]), timeout, nil
+}
+
+// connectReplication opens a replication=database connection from cfg
+// with the canonical session settings.
+func connectReplication(ctx context.Context, cfg *pgconn.Config) (*pgconn.PgConn, error) {
+	rc := cfg.Copy()
+	rc.RuntimeParams = maps.Clone(cfg.RuntimeParams)
+	if rc.RuntimeParams == nil {
+		rc.RuntimeParams = map[string]string{}
+	}
+	maps.Copy(rc.RuntimeParams, rowenc.SessionParams())
+	rc.RuntimeParams["replication"] = "database"
+	// On cancellation ask the server to cancel the statement, so a backend
+	// waiting for old transactions stops waiting at once instead of
+	// lingering until they end; fall back to a socket deadline.
+	rc.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 5 * time.Second}
+	}
+	return pgconn.ConnectConfig(ctx, rc)
+}
+
+// createSlot creates the temporary slot with SNAPSHOT 'use' or 'export'
+// within timeout; on timeout the error wraps ErrPinTimeout and names the
+// transactions it waited for.
+func createSlot(ctx context.Context, cfg *pgconn.Config, conn *pgconn.PgConn, slot, snapshot string, timeout time.Duration) (pglogrepl.CreateReplicationSlotResult, error) {
+	createCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := pglogrepl.ParseCreateReplicationSlot(conn.Exec(createCtx,
+		"CREATE_REPLICATION_SLOT "+slot+" TEMPORARY LOGICAL pgoutput (SNAPSHOT '"+snapshot+"')"))
+	if err == nil {
+		return res, nil
+	}
+	if errors.Is(createCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		blockers, berr := describeBlockers(ctx, cfg, conn.PID())
+		if berr != nil {
+			blockers = "(could not list them: " + berr.Error() + ")"
+		}
+		return res, fmt.Errorf("pin: %w: creating slot %s took longer than %v, waiting for transactions that were open when it started: %s",
+			ErrPinTimeout, slot, timeout, blockers)
+	}
+	return res, fmt.Errorf("pin: create slot %s: %w", slot, err)
 }
 
 // Close ends the transaction, drops the slot and closes the connection.
@@ -206,4 +230,114 @@ SELECT format('prepared transaction %%L (owner %%s, prepared %%s)', gid, owner, 
 		lines[i] = string(r[0])
 	}
 	return strings.Join(lines, "; "), nil
+}
+
+// PinnedGroup is a snapshot at one exact LSN shared by several ordinary
+// connections, for parallel verification: each worker connection is in a
+// REPEATABLE READ transaction that imported the snapshot a temporary slot
+// exported at its consistent point. The slot itself is gone by the time
+// PinGroup returns (the imported snapshots keep what they need), so only
+// the workers hold back xmin. The caller must Close it.
+type PinnedGroup struct {
+	lsn     pglogrepl.LSN
+	workers []*pgconn.PgConn
+}
+
+// LSN is the consistent point of the shared snapshot.
+func (g *PinnedGroup) LSN() pglogrepl.LSN { return g.lsn }
+
+// Workers are the connections inside the snapshot: ordinary connections
+// (extended protocol available), canonical session settings, search_path
+// pg_catalog. Each is for one goroutine at a time.
+func (g *PinnedGroup) Workers() []*pgconn.PgConn { return g.workers }
+
+// Close ends every worker's transaction and closes the connections.
+func (g *PinnedGroup) Close(ctx context.Context) error {
+	var errs []error
+	for _, w := range g.workers {
+		if _, err := w.Exec(ctx, "ROLLBACK").ReadAll(); err != nil {
+			errs = append(errs, err)
+		}
+		if err := w.Close(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	g.workers = nil
+	if len(errs) > 0 {
+		return fmt.Errorf("unpin group: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// PinGroup is Pin for n parallel workers: it creates a temporary slot with
+// SNAPSHOT 'export' on a replication connection, has n ordinary
+// connections import the snapshot (SET TRANSACTION SNAPSHOT) before
+// anything else is sent on the replication connection (the export lives
+// until its next command), then drops the slot. Timeout and blocker
+// reporting are as for Pin.
+func PinGroup(ctx context.Context, cfg *pgconn.Config, n int, opts PinOptions) (*PinnedGroup, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("pin group: %d workers", n)
+	}
+	slot, timeout, err := pinSlotName(opts)
+	if err != nil {
+		return nil, err
+	}
+	// Connect the workers first, so the export waits on nothing.
+	g := &PinnedGroup{}
+	fail := func(err error) (*PinnedGroup, error) {
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		for _, w := range g.workers {
+			_ = w.Close(closeCtx)
+		}
+		return nil, err
+	}
+	wc := cfg.Copy()
+	wc.RuntimeParams = maps.Clone(cfg.RuntimeParams)
+	if wc.RuntimeParams == nil {
+		wc.RuntimeParams = map[string]string{}
+	}
+	delete(wc.RuntimeParams, "replication")
+	maps.Copy(wc.RuntimeParams, rowenc.SessionParams())
+	for i := range n {
+		w, err := pgconn.ConnectConfig(ctx, wc)
+		if err != nil {
+			return fail(fmt.Errorf("pin group: connect worker %d: %w", i, err))
+		}
+		g.workers = append(g.workers, w)
+	}
+	repl, err := connectReplication(ctx, cfg)
+	if err != nil {
+		return fail(fmt.Errorf("pin group: connect for replication: %w", err))
+	}
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		// Closing the session drops the temporary slot.
+		_ = repl.Close(closeCtx)
+	}()
+	res, err := createSlot(ctx, cfg, repl, slot, "export", timeout)
+	if err != nil {
+		return fail(err)
+	}
+	lsn, err := pglogrepl.ParseLSN(res.ConsistentPoint)
+	if err != nil {
+		return fail(fmt.Errorf("pin group: slot %s: consistent point %q: %w", slot, res.ConsistentPoint, err))
+	}
+	snap, err := QuoteLiteral(res.SnapshotName)
+	if err != nil {
+		return fail(err)
+	}
+	for i, w := range g.workers {
+		_, err := w.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ; SET TRANSACTION SNAPSHOT "+snap+"; SET LOCAL search_path = pg_catalog").ReadAll()
+		if err != nil {
+			return fail(fmt.Errorf("pin group: worker %d: import snapshot %s: %w", i, res.SnapshotName, err))
+		}
+		if err := CheckSession(ctx, w); err != nil {
+			return fail(fmt.Errorf("pin group: worker %d: %w", i, err))
+		}
+	}
+	g.lsn = lsn
+	return g, nil
 }

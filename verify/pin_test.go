@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,6 +82,28 @@ func TestPinSnapshotAndCloseDropsSlot(t *testing.T) {
 		t.Fatalf("second Close: %v", err)
 	}
 	waitNoSlots(t, conn, "pin_close_%")
+
+	// A group pin drops its slot before returning; its workers keep the
+	// snapshot (rows 1 and 2, not 3).
+	g, err := PinGroup(t.Context(), mustConfig(t, url), 2, PinOptions{SlotPrefix: "pin_group"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close(context.Background())
+	mustExec(t, conn, "INSERT INTO t VALUES (3)")
+	waitNoSlots(t, conn, "pin_group_%")
+	for i, w := range g.Workers() {
+		rows, err := simpleQuery(t.Context(), w, "SELECT string_agg(id::text, ',' ORDER BY id) FROM public.t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(rows[0][0]); got != "1,2" {
+			t.Errorf("worker %d sees ids %q, want 1,2", i, got)
+		}
+	}
+	if err := g.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestPinRejectsBadPrefix(t *testing.T) {
@@ -157,14 +180,8 @@ func TestPinExactUnderLoad(t *testing.T) {
 		lsn     pglogrepl.LSN
 		visible map[string]bool
 	}
-	var pins []pinResult
-	for range 3 {
-		time.Sleep(300 * time.Millisecond)
-		p, err := Pin(t.Context(), mustConfig(t, url), PinOptions{Timeout: 20 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows, err := simpleQuery(t.Context(), p.Conn(), "SELECT x::text FROM public.ev")
+	visibleXIDs := func(conn *pgconn.PgConn) map[string]bool {
+		rows, err := simpleQuery(t.Context(), conn, "SELECT x::text FROM public.ev")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,8 +189,35 @@ func TestPinExactUnderLoad(t *testing.T) {
 		for _, r := range rows {
 			vis[string(r[0])] = true
 		}
-		pins = append(pins, pinResult{p.LSN(), vis})
-		if err := p.Close(t.Context()); err != nil {
+		return vis
+	}
+	var pins []pinResult
+	for i := range 4 {
+		time.Sleep(300 * time.Millisecond)
+		if i%2 == 0 {
+			p, err := Pin(t.Context(), mustConfig(t, url), PinOptions{Timeout: 20 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pins = append(pins, pinResult{p.LSN(), visibleXIDs(p.Conn())})
+			if err := p.Close(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		// An exported snapshot shared by parallel workers: every worker
+		// sees the same set, and that set is exact too.
+		g, err := PinGroup(t.Context(), mustConfig(t, url), 2, PinOptions{Timeout: 20 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond) // let commits land between the workers' reads
+		v0, v1 := visibleXIDs(g.Workers()[0]), visibleXIDs(g.Workers()[1])
+		if !maps.Equal(v0, v1) {
+			t.Errorf("group pin at %v: workers see %d and %d transactions", g.LSN(), len(v0), len(v1))
+		}
+		pins = append(pins, pinResult{g.LSN(), v0})
+		if err := g.Close(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 	}
