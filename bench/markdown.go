@@ -73,7 +73,7 @@ func WriteProllyMarkdown(out io.Writer, rep *ProllyReport) error {
 	p("\n## Headline metrics\n\n")
 	writeTable(w, rep)
 
-	p("\n## Wall and CPU time (ours)\n\n")
+	p("\n## Wall time, CPU time and disk I/O (ours)\n\n")
 	writeCPU(w, rep)
 
 	p("\n## Storage\n\n")
@@ -293,6 +293,11 @@ func writeStorage(w io.Writer, rep *ProllyReport) {
 			func(int) string { return "—" }},
 		{"peak RSS during the build", func(s *SizeResult) string { return fmtBytes(s.Tree.PeakRSSBuild) },
 			func(int) string { return "—" }},
+		{"RSS right after the build: anonymous / file-mapped", func(s *SizeResult) string {
+			return fmtBytes(s.Tree.RSSAnonAfterBuild) + " / " + fmtBytes(s.Tree.RSSFileAfterBuild)
+		}, func(int) string { return "—" }},
+		{"Go heap right after the build", func(s *SizeResult) string { return fmtBytes(s.Tree.GoHeapAfterBuild) },
+			func(int) string { return "—" }},
 		{"peak RSS over the whole size", func(s *SizeResult) string { return fmtBytes(s.Tree.PeakRSSRun) },
 			func(int) string { return "—" }},
 	}
@@ -455,7 +460,8 @@ func writeInterpretation(w io.Writer, rep *ProllyReport) {
 func writeCPU(w io.Writer, rep *ProllyReport) {
 	hdr := []string{"cell"}
 	for _, s := range rep.Sizes {
-		hdr = append(hdr, fmtRecords(s.Records)+" wall", fmtRecords(s.Records)+" CPU")
+		n := fmtRecords(s.Records)
+		hdr = append(hdr, n+" wall", n+" CPU", n+" disk read", n+" disk write")
 	}
 	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(hdr, " | "), strings.Repeat("---|", len(hdr)))
 	for _, spec := range prollyCells {
@@ -463,14 +469,14 @@ func writeCPU(w io.Writer, rep *ProllyReport) {
 		for i := range rep.Sizes {
 			c := rep.Sizes[i].Cell(spec.id)
 			if c == nil {
-				row = append(row, "—", "—")
+				row = append(row, "—", "—", "—", "—")
 				continue
 			}
-			row = append(row, fmtDur(c.Median()), fmtDur(c.MedianCPU()))
+			row = append(row, fmtDur(c.Median()), fmtDur(c.MedianCPU()), fmtBytes(c.MedianDiskRead()), fmtBytes(c.MedianDiskWrite()))
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 	}
-	fmt.Fprintf(w, "\nCPU is the whole process's user + system time over the timed interval (getrusage), so it includes the store's background writer and Badger's goroutines; with 2 cores it can exceed wall time. Per-call cells (point gets) show the whole 10k-call sample here. Load average (1 min) at the start and end of each size: %s.\n", loadNote(rep))
+	fmt.Fprintf(w, "\nCPU is the whole process's user + system time over the timed interval (getrusage), so it includes the store's background writer and Badger's goroutines; with 2 cores it can exceed wall time. Disk read and write are the bytes the process made the storage layer move (`/proc/self/io`; page-cache hits are not counted, so a cold cell with zero disk reads was served from memory). All three are medians over the repetitions. Per-call cells (point gets) show the whole 10k-call sample here. Load average (1 min) at the start and end of each size: %s.\n", loadNote(rep))
 }
 
 func loadNote(rep *ProllyReport) string {

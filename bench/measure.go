@@ -27,6 +27,26 @@ type Cell struct {
 	Ops     int             `json:"ops"`
 	Samples []time.Duration `json:"samples_ns"`
 	CPU     []time.Duration `json:"cpu_ns"`
+	// DiskRead and DiskWrite are the bytes the process made the storage
+	// layer read and write over the timed intervals (/proc/self/io):
+	// reads served by the page cache are not counted.
+	DiskRead  []int64 `json:"disk_read_bytes"`
+	DiskWrite []int64 `json:"disk_write_bytes"`
+}
+
+// MedianDiskRead returns the median of DiskRead.
+func (c *Cell) MedianDiskRead() int64 { return medianInt(c.DiskRead) }
+
+// MedianDiskWrite returns the median of DiskWrite.
+func (c *Cell) MedianDiskWrite() int64 { return medianInt(c.DiskWrite) }
+
+func medianInt(xs []int64) int64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
 }
 
 // MedianCPU returns the median CPU time.
@@ -39,14 +59,18 @@ func (c *Cell) MedianCPU() time.Duration {
 	return s[(len(s)-1)/2]
 }
 
-// timer accumulates wall and process CPU time over start/stop brackets.
+// timer accumulates wall time, process CPU time (see Cell.CPU)
+// and the process's storage I/O over the same brackets.
 type timer struct {
 	wall, cpu time.Duration
+	io        ioCounters
 	w0        time.Time
 	c0        time.Duration
+	io0       ioCounters
 }
 
 func (t *timer) start() {
+	t.io0 = readIOCounters()
 	t.c0 = processCPU()
 	t.w0 = time.Now()
 }
@@ -54,11 +78,15 @@ func (t *timer) start() {
 func (t *timer) stop() {
 	t.wall += time.Since(t.w0)
 	t.cpu += processCPU() - t.c0
+	io := readIOCounters()
+	t.io.Read += io.Read - t.io0.Read
+	t.io.Write += io.Write - t.io0.Write
 }
 
-// cell returns a one-sample cell of the accumulated times.
+// cell returns a one-sample cell of the accumulated measurements.
 func (t *timer) cell(id string, ops int) Cell {
-	return Cell{ID: id, Ops: ops, Samples: []time.Duration{t.wall}, CPU: []time.Duration{t.cpu}}
+	return Cell{ID: id, Ops: ops, Samples: []time.Duration{t.wall}, CPU: []time.Duration{t.cpu},
+		DiskRead: []int64{t.io.Read}, DiskWrite: []int64{t.io.Write}}
 }
 
 // processCPU returns the user + system CPU time of the whole process.
@@ -237,4 +265,63 @@ func fmtRecords(n int) string {
 	default:
 		return strconv.Itoa(n)
 	}
+}
+
+// ioCounters are the storage bytes this process caused to be read and
+// written (/proc/self/io read_bytes, write_bytes): page-cache hits are not
+// counted, so a non-zero read count means the "cold" cell went to the disk.
+type ioCounters struct {
+	Read, Write int64
+}
+
+// readIOCounters returns the process's I/O counters, zero if unavailable.
+func readIOCounters() ioCounters {
+	var c ioCounters
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return c
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			continue
+		}
+		switch k {
+		case "read_bytes":
+			c.Read = n
+		case "write_bytes":
+			c.Write = n
+		}
+	}
+	return c
+}
+
+// readRSSSplit returns RssAnon and RssFile from /proc/self/status, in
+// bytes (zero when unknown).
+func readRSSSplit() (anon, file int64) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		if err != nil {
+			continue
+		}
+		switch k {
+		case "RssAnon":
+			anon = kb << 10
+		case "RssFile":
+			file = kb << 10
+		}
+	}
+	return anon, file
 }

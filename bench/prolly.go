@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -144,6 +145,13 @@ type TreeStats struct {
 	PeakRSSBuild int64 `json:"peak_rss_build_bytes"`
 	PeakRSSReset bool  `json:"peak_rss_reset"`
 	PeakRSSRun   int64 `json:"peak_rss_run_bytes"`
+	// RSSAnonAfterBuild and RSSFileAfterBuild split the RSS right after
+	// the build into anonymous memory (Go heap, Badger's memtables) and
+	// file pages mapped by Badger (its value log and tables), which the
+	// kernel may drop; GoHeapAfterBuild is the live-and-unswept Go heap.
+	RSSAnonAfterBuild int64 `json:"rss_anon_after_build_bytes"`
+	RSSFileAfterBuild int64 `json:"rss_file_after_build_bytes"`
+	GoHeapAfterBuild  int64 `json:"go_heap_after_build_bytes"`
 }
 
 // RunProlly runs the seed's Prolly matrix at every size of o.Records on a
@@ -252,14 +260,19 @@ func runProllySize(ctx context.Context, o ProllyOptions, n int) (_ *SizeResult, 
 	r.res.LoadStart = loadAvg()
 	fmt.Fprintf(o.Out, "%s: store in %s\n", fmtRecords(n), dir)
 
-	if err := r.build(ctx); err != nil {
-		return nil, sc, err
+	var err2 error
+	pprof.Do(ctx, pprof.Labels("cell", "build"), func(ctx context.Context) { err2 = r.build(ctx) })
+	if err2 != nil {
+		return nil, sc, err2
 	}
 	steps := []struct {
 		name string
 		fn   func(context.Context) error
 	}{
-		{"full scan", r.scan},
+		{"full scan", func(ctx context.Context) (err error) {
+			pprof.Do(ctx, pprof.Labels("cell", "scan"), func(ctx context.Context) { err = r.scan(ctx) })
+			return err
+		}},
 		{"point gets", r.pointGets},
 		{"GetMany", r.getMany},
 		{"range", r.rangeScan},
@@ -312,8 +325,9 @@ func (r *sizeRun) storeConfig() StoreConfig {
 // record appends a finished cell and prints its progress line.
 func (r *sizeRun) record(c Cell) {
 	r.res.Cells = append(r.res.Cells, c)
-	line := fmt.Sprintf("%s %-16s median %s (min %s, max %s; cpu %s; %d× %d ops)",
-		fmtRecords(r.w.n), c.ID, fmtDur(c.Median()), fmtDur(c.Min()), fmtDur(c.Max()), fmtDur(c.MedianCPU()), len(c.Samples), c.Ops)
+	line := fmt.Sprintf("%s %-16s median %s (min %s, max %s; cpu %s; disk r/w %s/%s; %d× %d ops)",
+		fmtRecords(r.w.n), c.ID, fmtDur(c.Median()), fmtDur(c.Min()), fmtDur(c.Max()), fmtDur(c.MedianCPU()),
+		fmtBytes(c.MedianDiskRead()), fmtBytes(c.MedianDiskWrite()), len(c.Samples), c.Ops)
 	if spec, ok := specOf(c.ID); ok && spec.perOp {
 		line += fmt.Sprintf(" = %s/op", fmtDur(c.PerOp()))
 	}
@@ -332,11 +346,18 @@ func (r *sizeRun) repeat(ctx context.Context, id string, ops int, fn func(rep in
 		}
 		runtime.GC()
 		var tm timer
-		if err := fn(i, &tm); err != nil {
+		var err error
+		// The label lets a CPU profile of the run (--cpuprofile) be cut
+		// by cell: pprof -tagfocus cell=batch/random. Goroutines the
+		// store starts inherit it; Badger's long-lived ones do not.
+		pprof.Do(ctx, pprof.Labels("cell", id), func(context.Context) { err = fn(i, &tm) })
+		if err != nil {
 			return fmt.Errorf("%s rep %d: %w", id, i+1, err)
 		}
 		c.Samples = append(c.Samples, tm.wall)
 		c.CPU = append(c.CPU, tm.cpu)
+		c.DiskRead = append(c.DiskRead, tm.io.Read)
+		c.DiskWrite = append(c.DiskWrite, tm.io.Write)
 	}
 	r.record(c)
 	return nil
@@ -363,8 +384,14 @@ func (r *sizeRun) build(ctx context.Context) error {
 	if r.res.Tree.PeakRSSBuild, err = readPeakRSS(); err != nil {
 		return err
 	}
+	r.res.Tree.RSSAnonAfterBuild, r.res.Tree.RSSFileAfterBuild = readRSSSplit()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	r.res.Tree.GoHeapAfterBuild = int64(ms.HeapAlloc)
 	r.base = root
 	r.record(tm.cell("build", r.w.n))
+	fmt.Fprintf(r.o.Out, "%s build peak RSS %s (after: anon %s, file %s; Go heap %s)\n", fmtRecords(r.w.n),
+		fmtBytes(r.res.Tree.PeakRSSBuild), fmtBytes(r.res.Tree.RSSAnonAfterBuild), fmtBytes(r.res.Tree.RSSFileAfterBuild), fmtBytes(r.res.Tree.GoHeapAfterBuild))
 
 	after := r.ns.Stats()
 	t := &r.res.Tree

@@ -37,8 +37,8 @@ func TestRunProllySmall(t *testing.T) {
 			if spec.id == "build" || spec.id == "scan" {
 				want = 1
 			}
-			if len(c.Samples) != want || len(c.CPU) != want {
-				t.Errorf("%d records: %s has %d samples and %d CPU times, want %d", s.Records, spec.id, len(c.Samples), len(c.CPU), want)
+			if len(c.Samples) != want || len(c.CPU) != want || len(c.DiskRead) != want || len(c.DiskWrite) != want {
+				t.Errorf("%d records: %s has %d samples, %d CPU times, %d+%d I/O counts, want %d each", s.Records, spec.id, len(c.Samples), len(c.CPU), len(c.DiskRead), len(c.DiskWrite), want)
 			}
 			for _, d := range c.Samples {
 				if d <= 0 || d > time.Minute {
@@ -91,7 +91,7 @@ func TestRunProllySmall(t *testing.T) {
 	if len(back.Sizes) != 2 || len(back.Sizes[1].Cells) != len(rep.Sizes[1].Cells) || back.Sizes[1].Cells[0].Samples[0] != rep.Sizes[1].Cells[0].Samples[0] {
 		t.Errorf("raw report does not round-trip: %+v", back.Sizes)
 	}
-	for _, want := range []string{"## Setup", "## Method", "## Headline metrics", "| cell | ours 20k | ours 30k |", "Random batch, 10k", "## Storage", "## Wall and CPU time (ours)", "Range digest, half the table", "## Machine-independent ratios", "## Interpretation", "## How to reproduce", "--records 20000,30000"} {
+	for _, want := range []string{"## Setup", "## Method", "## Headline metrics", "| cell | ours 20k | ours 30k |", "Random batch, 10k", "## Storage", "## Wall time, CPU time and disk I/O (ours)", "Range digest, half the table", "## Machine-independent ratios", "## Interpretation", "## How to reproduce", "--records 20000,30000"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
