@@ -241,3 +241,42 @@ func Column(row []byte, i int) (v []byte, null bool, err error) {
 	}
 	return nil, true, nil
 }
+
+// AppendMerged appends a row built from a pgoutput tuple: column i is
+// vals[i] (nil for NULL) unless keep[i], in which case it is column i of
+// prev, the row stored before, copied verbatim. keep marks the unchanged
+// out-of-line TOAST columns ('u'), whose bytes pgoutput does not resend.
+// A kept column that prev does not have is an error: the mirror must then
+// resync the table rather than invent a value (replication.md §5).
+// keep may be nil (nothing kept); otherwise len(keep) == len(vals).
+func AppendMerged(dst []byte, vals [][]byte, keep []bool, prev []byte) ([]byte, error) {
+	if keep != nil && len(keep) != len(vals) {
+		return dst, fmt.Errorf("merge row: %d keep flags for %d columns", len(keep), len(vals))
+	}
+	it := NewIter(prev)
+	for i, v := range vals {
+		if keep == nil || !keep[i] {
+			if v == nil {
+				dst = AppendNull(dst)
+			} else {
+				dst = AppendValue(dst, v)
+			}
+			continue
+		}
+		// Advance prev to column i.
+		for it.Column() < i {
+			if !it.Next() {
+				if err := it.Err(); err != nil {
+					return dst, fmt.Errorf("merge row: previous row: %w", err)
+				}
+				return dst, fmt.Errorf("merge row: column %d is unchanged but the previous row has only %d columns", i, it.Column()+1)
+			}
+		}
+		if it.Null() {
+			dst = AppendNull(dst)
+		} else {
+			dst = AppendValue(dst, it.Value())
+		}
+	}
+	return dst, nil
+}

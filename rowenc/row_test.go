@@ -218,3 +218,28 @@ func BenchmarkIter(b *testing.B) {
 		}
 	}
 }
+
+func TestAppendMerged(t *testing.T) {
+	prev := Encode([][]byte{[]byte("1"), []byte("big toasted text"), nil, []byte("old")})
+	got, err := AppendMerged(nil, [][]byte{[]byte("1"), nil, nil, []byte("new")}, []bool{false, true, true, false}, prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Encode([][]byte{[]byte("1"), []byte("big toasted text"), nil, []byte("new")})
+	if !bytes.Equal(got, want) {
+		t.Fatalf("AppendMerged = %q, want %q", got, want)
+	}
+	if got, err := AppendMerged(nil, [][]byte{[]byte("x"), {}}, nil, nil); err != nil || !bytes.Equal(got, Encode([][]byte{[]byte("x"), {}})) {
+		t.Fatalf("AppendMerged without keep = %q, %v", got, err)
+	}
+	// A kept column the previous row lacks is an error, never a NULL.
+	if _, err := AppendMerged(nil, [][]byte{nil, nil, nil, nil, nil}, []bool{false, false, false, false, true}, prev); err == nil {
+		t.Fatal("kept a column the previous row does not have")
+	}
+	if _, err := AppendMerged(nil, [][]byte{nil, nil}, []bool{false, true}, []byte("3:ab")); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("corrupt previous row: %v", err)
+	}
+	if _, err := AppendMerged(nil, [][]byte{nil}, []bool{false, true}, prev); err == nil {
+		t.Fatal("mismatched keep length accepted")
+	}
+}

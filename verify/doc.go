@@ -8,7 +8,8 @@
 //     connection that creates a temporary logical slot with SNAPSHOT 'use';
 //     its snapshot sees exactly the commits that end at or before the slot's
 //     consistent point C. The mirror side is the version of the last commit
-//     with end LSN ≤ C.
+//     with end LSN ≤ C. PinGroup shares such a snapshot ('export') among
+//     parallel worker connections.
 //   - CheckSession and ChooseHash (conn.go): the session prints values
 //     exactly as the mirror stores them (rowenc.SessionParams, UTF8), and a
 //     known-answer self-test picks the row hash (package rowhash): pghash64
@@ -25,6 +26,9 @@
 //   - The comparison (compare.go): FetchDigests and DirtyBuckets at level
 //     0, FetchKeyHashes and DiffKeyHashes for the dirty buckets, giving
 //     missing, extra and changed keys.
+//   - VerifyTable (table.go) runs the whole protocol for one table against
+//     a MirrorTable, the interface the mirror implements (digests of key
+//     ranges in O(height) from the Prolly tree, quantile keys, key hashes).
 //
 // Because the mirror stores the vrow1 bytes as received, the row hash is
 // computed on both sides over identical bytes, with no decoding or
