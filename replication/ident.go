@@ -42,15 +42,16 @@ func (t TableName) Quoted() string { return QuoteIdent(t.Schema) + "." + QuoteId
 
 // ParseTableName parses "schema.table". Both parts are required and taken
 // literally (case-sensitive, no quoting syntax), as in the config file; a
-// part may not be empty, contain a dot, a NUL or a double quote.
+// part may not be empty or contain a dot or a NUL. Quoted() makes any
+// other character safe in SQL.
 func ParseTableName(s string) (TableName, error) {
 	schema, name, ok := strings.Cut(s, ".")
 	if !ok {
 		return TableName{}, fmt.Errorf("invalid table %q: want schema.table", s)
 	}
 	for _, p := range []string{schema, name} {
-		if p == "" || len(p) > 63 || strings.ContainsAny(p, ".\"\x00") {
-			return TableName{}, fmt.Errorf("invalid table %q: want schema.table, each part 1-63 characters without '.', '\"' or NUL", s)
+		if p == "" || len(p) > 63 || strings.ContainsAny(p, ".\x00") {
+			return TableName{}, fmt.Errorf("invalid table %q: want schema.table, each part 1-63 bytes without '.' or NUL", s)
 		}
 	}
 	return TableName{Schema: schema, Name: name}, nil

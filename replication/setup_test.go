@@ -21,8 +21,8 @@ func TestValidateNames(t *testing.T) {
 		}
 	}
 	tn, err := ParseTableName(`public.My"T`)
-	if err == nil {
-		t.Errorf("table with a double quote accepted: %+v", tn)
+	if err != nil || tn.Quoted() != `"public"."My""T"` {
+		t.Errorf("table with a double quote: %+v %v", tn, err)
 	}
 	for _, bad := range []string{"t", ".t", "s.", "a.b.c", "s.\x00"} {
 		if _, err := ParseTableName(bad); err == nil {
@@ -186,5 +186,46 @@ func TestCreateSlotBlocked(t *testing.T) {
 	info, err := SlotStatus(t.Context(), conn.PgConn(), "blocked")
 	if err != nil || info.Exists {
 		t.Fatalf("slot left behind after a timed-out creation: %+v %v", info, err)
+	}
+}
+
+// TestQuotedIdentifiers: table and column names that need quoting go
+// through publication, copy and stream intact; a role without the
+// REPLICATION privilege is a fatal configuration error, not a retry loop.
+func TestQuotedIdentifiers(t *testing.T) {
+	h := newHarness(t, []string{"Odd Schema.Odd \"Name"},
+		`CREATE SCHEMA "Odd Schema"`,
+		`CREATE TABLE "Odd Schema"."Odd ""Name" ("Weird Col" int PRIMARY KEY, "x""y" text)`,
+		`INSERT INTO "Odd Schema"."Odd ""Name" VALUES (1, 'copied')`)
+	h.start()
+	mustExec(t, h.conn, `INSERT INTO "Odd Schema"."Odd ""Name" VALUES (2, 'streamed')`)
+	h.sync()
+	h.stop()
+	if got := changesOf(h.sink.committed()); !reflect.DeepEqual(got, []string{`insert Odd "Name new['2','streamed']`}) {
+		t.Fatalf("streamed %q", got)
+	}
+	cs := newMemCopySink()
+	snap, err := CreateSlot(t.Context(), h.url, h.slotName+"_c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close(t.Context())
+	if err := Copy(t.Context(), CopyOptions{ConnString: h.url}, snap.Snapshot(), []TableName{{"Odd Schema", `Odd "Name`}}, cs); err != nil {
+		t.Fatal(err)
+	}
+	if got := cs.sorted(`Odd Schema.Odd "Name`); !reflect.DeepEqual(got, []string{"'1','copied'", "'2','streamed'"}) {
+		t.Fatalf("copied %q", got)
+	}
+
+	mustExec(t, h.conn, "CREATE ROLE norepl LOGIN")
+	t.Cleanup(func() { h.conn.Exec(context.Background(), "DROP ROLE norepl") })
+	u := strings.Replace(h.url, "postgres@", "norepl@", 1)
+	st, err := NewStreamer(StreamConfig{ConnString: u, Slot: h.slotName, Publication: "pub", Sink: h.sink,
+		OnError: func(err error, _ time.Duration) { t.Errorf("retried: %v", err) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Run(t.Context()); err == nil || !strings.Contains(err.Error(), "42501") {
+		t.Fatalf("Run as a role without REPLICATION: %v, want a fatal permission error", err)
 	}
 }

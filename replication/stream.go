@@ -223,6 +223,12 @@ type item struct {
 func (s *Streamer) session(ctx context.Context, spool Spool) (progressed bool, err error) {
 	conn, err := ConnectReplication(ctx, s.cfg.ConnString)
 	if err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && (strings.HasPrefix(pgErr.Code, "28") || pgErr.Code == "3D000" || pgErr.Code == "42501") {
+			// Bad credentials, no such database, no REPLICATION privilege:
+			// configuration, not a passing outage.
+			return false, fatal(err)
+		}
 		return false, err
 	}
 	defer closeConn(conn)
