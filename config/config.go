@@ -9,6 +9,10 @@
 package config
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
 	"time"
 )
 
@@ -26,6 +30,8 @@ type Config struct {
 	History History `mapstructure:"history"`
 	Verify  Verify  `mapstructure:"verify"`
 	Log     Log     `mapstructure:"log"`
+	Ready   Ready   `mapstructure:"ready"`
+	API     API     `mapstructure:"api"`
 
 	// File is the config file the values were read from ("" when none).
 	File string `mapstructure:"-"`
@@ -62,6 +68,47 @@ type Log struct {
 	Format string `mapstructure:"format"` // text or json
 }
 
+// Ready configures /readyz.
+type Ready struct {
+	// MaxLag is the replication lag (now − last applied commit time, while
+	// behind) above which /readyz answers 503.
+	MaxLag time.Duration `mapstructure:"max_lag"`
+}
+
+// API configures the daemon's HTTP API.
+type API struct {
+	// Token, when set, is required as a bearer token on /api/. Prefer
+	// TokenFile; the token never appears in logs.
+	Token     string `mapstructure:"token"`
+	TokenFile string `mapstructure:"token_file"`
+}
+
+// BearerToken returns the API token from Token or the first line of
+// TokenFile ("" when neither is set).
+func (a API) BearerToken() (string, error) {
+	if a.Token != "" || a.TokenFile == "" {
+		return a.Token, nil
+	}
+	data, err := os.ReadFile(a.TokenFile)
+	if err != nil {
+		return "", fmt.Errorf("api.token_file: %w", err)
+	}
+	return strings.TrimSpace(strings.SplitN(string(data), "\n", 2)[0]), nil
+}
+
+// String keeps the token out of printed configs.
+func (a API) String() string {
+	if a.Token != "" {
+		return "{token:xxxxx}"
+	}
+	return fmt.Sprintf("{token_file:%s}", a.TokenFile)
+}
+
+// MarshalJSON keeps the token out of JSON logs.
+func (a API) MarshalJSON() ([]byte, error) {
+	return json.Marshal(map[string]any{"token_set": a.Token != "", "token_file": a.TokenFile})
+}
+
 // defaults holds the value of every key; a key absent here does not exist.
 func defaults() map[string]any {
 	return map[string]any{
@@ -76,5 +123,8 @@ func defaults() map[string]any {
 		"verify.interval":        "0s",
 		"log.level":              "info",
 		"log.format":             "text",
+		"ready.max_lag":          "30s",
+		"api.token":              "",
+		"api.token_file":         "",
 	}
 }

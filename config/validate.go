@@ -77,6 +77,17 @@ func (c *Config) validate(env map[string]string) []string {
 	if c.Verify.Interval < 0 {
 		add("verify.interval", "must not be negative, got %s", c.Verify.Interval)
 	}
+	if c.Ready.MaxLag <= 0 {
+		add("ready.max_lag", "must be positive, got %s", c.Ready.MaxLag)
+	}
+	if c.API.Token != "" && c.API.TokenFile != "" {
+		add("api.token", "set either api.token or api.token_file, not both")
+	}
+	if c.API.TokenFile != "" {
+		if _, err := c.API.BearerToken(); err != nil {
+			add("api.token_file", "cannot read %s: %v", c.API.TokenFile, unwrapPathError(err))
+		}
+	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
 	default:
