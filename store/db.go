@@ -20,7 +20,7 @@ import (
 // Defaults for Options fields left zero. doc.go explains the choices.
 const (
 	DefaultCacheBytes     = 256 << 20
-	DefaultPendingBytes   = 32 << 20
+	DefaultPendingBytes   = 16 << 20
 	DefaultValueThreshold = 1 << 10
 	DefaultMemTableSize   = 16 << 20
 	DefaultNumMemtables   = 3

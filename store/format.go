@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"runtime"
+	"slices"
 
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
@@ -92,26 +93,29 @@ func (c *valueCodec) close() {
 	c.zdec.Close()
 }
 
-// encode returns the stored value of node bytes: a tag byte, then the
-// payload. A node that does not shrink is stored raw, so incompressible
-// nodes cost one byte and no decode work.
-func (c *valueCodec) encode(data []byte) []byte {
-	var out []byte
+// maxEncodedLen bounds len(encode(data)) for a node of n bytes.
+func maxEncodedLen(n int) int { return 1 + s2.MaxEncodedLen(n) }
+
+// encode appends the stored value of node bytes to dst and returns the
+// extended slice: a tag byte, then the payload. With cap(dst)-len(dst) ≥
+// maxEncodedLen(len(data)) it does not allocate. A node that does not shrink
+// is stored raw, so incompressible nodes cost one byte and no decode work.
+func (c *valueCodec) encode(dst, data []byte) []byte {
+	start := len(dst)
 	switch c.write {
 	case CompressionS2:
-		buf := make([]byte, 1+s2.MaxEncodedLen(len(data)))
-		buf[0] = byte(CompressionS2)
-		enc := s2.Encode(buf[1:], data)
-		out = buf[:1+len(enc)]
+		dst = slices.Grow(dst, maxEncodedLen(len(data)))
+		dst = append(dst, byte(CompressionS2))
+		enc := s2.Encode(dst[len(dst):cap(dst)], data)
+		dst = dst[:len(dst)+len(enc)]
 	case CompressionZstd:
-		out = c.zenc.EncodeAll(data, []byte{byte(CompressionZstd)})
+		dst = c.zenc.EncodeAll(data, append(dst, byte(CompressionZstd)))
 	}
-	if out == nil || len(out) >= 1+len(data) {
-		out = make([]byte, 1+len(data))
-		out[0] = byte(CompressionNone)
-		copy(out[1:], data)
+	if len(dst)-start == 0 || len(dst)-start >= 1+len(data) {
+		dst = append(dst[:start], byte(CompressionNone))
+		dst = append(dst, data...)
 	}
-	return out
+	return dst
 }
 
 // decode returns the node bytes of a stored value in a new buffer: the

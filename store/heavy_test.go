@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -80,7 +81,10 @@ func TestHeavyLoad(t *testing.T) {
 		*heavyLayout, len(hs), mib(raw), mib(st.BytesStored), float64(st.BytesRaw)/float64(st.BytesStored),
 		wall.Round(time.Millisecond), cpu.Round(time.Millisecond), float64(raw)/1e6/wall.Seconds(),
 		float64(len(hs))/wall.Seconds(), st.Batches)
-	t.Logf("peak RSS so far %.0f MiB (now: %s); disk %.0f MiB", mib(peakRSS()), rssNow(), mib(dirBytes(dir)))
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	t.Logf("peak RSS so far %.0f MiB (now: %s; Go heap in use %.0f MiB, heap sys %.0f MiB, node cache %.0f MiB); disk %.0f MiB",
+		mib(peakRSS()), rssNow(), mib(int64(ms.HeapInuse)), mib(int64(ms.HeapSys)), mib(st.CacheBytes), mib(dirBytes(dir)))
 
 	// Cold reads: node cache off, Badger reopened.
 	if err := db.Close(); err != nil {

@@ -236,7 +236,7 @@ func TestCorruptionDetected(t *testing.T) {
 	other := newLeafGen(99, true).leaf()
 	tamper := map[string]func(val []byte) []byte{
 		// A well-formed value of other bytes: only the hash check sees it.
-		"other node": func([]byte) []byte { return db.codec.encode(other) },
+		"other node": func([]byte) []byte { return db.codec.encode(nil, other) },
 		"flipped bit": func(val []byte) []byte {
 			v := append([]byte(nil), val...)
 			v[len(v)/2] ^= 0x10
