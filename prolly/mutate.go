@@ -59,7 +59,7 @@ func (e *Engine) Mutate(ctx context.Context, r Root, edits []Edit) (Root, error)
 		if level > MaxLevel {
 			return Root{}, fmt.Errorf("mutate: tree exceeds %d levels", MaxLevel)
 		}
-		out, err := m.level(level, spans)
+		out, err := m.level(level, spans, level >= root.Level())
 		if err != nil {
 			return Root{}, err
 		}
@@ -246,8 +246,10 @@ func (c *levelCursor) oldItem(level int) item {
 }
 
 // level applies spans (sorted, disjoint) to one level of the old tree and
-// returns the spans for the level above.
-func (m *mutation) level(level int, spans []span) ([]span, error) {
+// returns the spans for the level above. With whole (the old root level and
+// above), one window runs to the level's end, so its span lists every node
+// of the new level.
+func (m *mutation) level(level int, spans []span, whole bool) ([]span, error) {
 	cur := m.newLevelCursor(level)
 	type emitted struct {
 		n *Node
@@ -311,7 +313,7 @@ func (m *mutation) level(level int, spans []span) ([]span, error) {
 			// INVARIANT: a window ends only where a new boundary coincides
 			// with an old node's start; the trees are identical from there
 			// until the next change.
-			if progressed && w.pending() == 0 && !cur.exhausted && cur.j == 0 {
+			if !whole && progressed && w.pending() == 0 && !cur.exhausted && cur.j == 0 {
 				break
 			}
 			if si < len(spans) && (cur.exhausted || spans[si].reaches(cur.node().Key(cur.j))) {
