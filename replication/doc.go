@@ -18,8 +18,9 @@
 //     text. Every table is reported copied at the slot's consistent point. A
 //     copy interrupted by a crash cannot be continued under the lost snapshot:
 //     the tables not yet complete are copied again by [Resync], under a fresh
-//     snapshot from a temporary slot, and their changes at or before that
-//     snapshot are dropped from the main stream by [CopiedAt].
+//     snapshot from a temporary slot, and the main stream drops their
+//     changes from transactions that snapshot already shows (CommitLSN
+//     below its LSN) through [CopiedAt].
 //  4. [Streamer.Run]: START_REPLICATION from the consumer's durable LSN,
 //     decoding into [Sink] calls, acknowledging only what the sink reports
 //     durable, reconnecting with capped backoff until the context ends or a
@@ -34,6 +35,8 @@
 //     OldKey deletes the old key (a PK-changing UPDATE), Unchanged values
 //     are taken from OldRow or from the mirror's current row (never stored
 //     as NULL; a missing current row is corruption: resync the table).
+//   - Key rows by [KeyColumns] (Relation key flags mark every column under
+//     REPLICA IDENTITY FULL).
 //   - Compare every [Relation] with the stored schema ([Relation.Equal]);
 //     on a difference, stop Run, call [Resync] for that table, install
 //     the copy durably with its LSN S, [CopiedAt.Set] it, and Run again

@@ -214,3 +214,28 @@ func checkTables(ctx context.Context, conn *pgx.Conn, tables []TableName) error 
 	}
 	return errors.Join(errs...)
 }
+
+// KeyColumns returns the names of the columns the mirror keys a table by,
+// in index order: the primary key, or the REPLICA IDENTITY USING INDEX
+// index when there is no primary key. Relation key flags cannot tell:
+// under REPLICA IDENTITY FULL every column is flagged.
+func KeyColumns(ctx context.Context, conn *pgx.Conn, t TableName) ([]string, error) {
+	rows, err := conn.Query(ctx, `SELECT a.attname FROM pg_catalog.pg_index i
+		CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
+		JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+		WHERE i.indrelid = (quote_ident($1) || '.' || quote_ident($2))::regclass
+		AND i.indexrelid = (SELECT i2.indexrelid FROM pg_catalog.pg_index i2 WHERE i2.indrelid = i.indrelid
+			AND (i2.indisprimary OR i2.indisreplident) ORDER BY i2.indisprimary DESC LIMIT 1)
+		ORDER BY k.ord`, t.Schema, t.Name)
+	if err != nil {
+		return nil, fmt.Errorf("key columns of %s: %w", t, err)
+	}
+	cols, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("key columns of %s: %w", t, err)
+	}
+	if len(cols) == 0 {
+		return nil, fmt.Errorf("%w: %s has no primary key or replica identity index", ErrPublication, t)
+	}
+	return cols, nil
+}

@@ -159,6 +159,16 @@ func TestEnsurePublication(t *testing.T) {
 		!strings.Contains(err.Error(), "row filter") {
 		t.Errorf("row filter: %v", err)
 	}
+	mustExec(t, conn, "CREATE TABLE ck (b int, a int, v text, PRIMARY KEY (a, b))", "ALTER TABLE ck REPLICA IDENTITY FULL")
+	for tbl, want := range map[string]string{"ck": "a,b", "ui": "x", "a": "id"} {
+		cols, err := KeyColumns(t.Context(), conn, TableName{"public", tbl})
+		if err != nil || strings.Join(cols, ",") != want {
+			t.Errorf("KeyColumns(%s) = %v, %v; want %s", tbl, cols, err, want)
+		}
+	}
+	if _, err := KeyColumns(t.Context(), conn, TableName{"public", "nokey"}); !errors.Is(err, ErrPublication) {
+		t.Errorf("KeyColumns of a keyless table: %v", err)
+	}
 	// The publication exists before the slot: nothing published is left out.
 	var n int
 	if err := conn.QueryRow(t.Context(), "SELECT count(*) FROM pg_publication_tables WHERE pubname = 'all_pub'").Scan(&n); err != nil || n != 4 {
