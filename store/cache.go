@@ -158,6 +158,24 @@ func evictOne[N any](s *cacheShard[N]) {
 	}
 }
 
+// remove drops the entry at h, if cached.
+func (c *nodeCache[N]) remove(h addr.Hash) {
+	s := c.shard(h)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, ok := s.index[h]
+	if !ok {
+		return
+	}
+	slot := &s.slots[i]
+	delete(s.index, h)
+	s.used -= slot.size
+	var zero N
+	slot.n, slot.live, slot.size = zero, false, 0
+	slot.ref.Store(false)
+	s.free = append(s.free, i)
+}
+
 // clear drops every entry (benchmarks of cold reads).
 func (c *nodeCache[N]) clear() {
 	for i := range c.shards {

@@ -41,6 +41,8 @@ func TestCacheModel(t *testing.T) {
 					model[h] = n
 				}
 				c.add(h, n)
+			case op < 9000:
+				c.remove(h)
 			case op < 9998:
 				got, ok := c.get(h)
 				if ok && got != model[h] {
