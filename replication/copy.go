@@ -429,7 +429,7 @@ func copyRange(ctx context.Context, conn *pgx.Conn, tk copyTask, sink CopySink, 
 	}
 	from := "ONLY " + r.Source.Quoted()
 	sql := fmt.Sprintf("COPY (SELECT %s FROM %s%s) TO STDOUT", t.cols, from, where)
-	var lastRows int64
+	var lastRows, lastBytes int64
 	p := newCopyParser(len(t.rel.Columns), func(vals []Value) error {
 		if err := w.WriteRow(vals); err != nil {
 			return fmt.Errorf("sink: %w", err)
@@ -438,12 +438,12 @@ func copyRange(ctx context.Context, conn *pgx.Conn, tk copyTask, sink CopySink, 
 	})
 	tick := func() {
 		t.rows.Add(p.rows - lastRows)
-		lastRows = p.rows
+		t.bytes.Add(p.bytes - lastBytes)
+		lastRows, lastBytes = p.rows, p.bytes
 		report(t, false)
 	}
 	pw := &progressWriter{p: p, every: 4096, tick: tick}
 	_, err = conn.PgConn().CopyTo(ctx, pw, sql)
-	t.bytes.Add(p.bytes)
 	if err == nil {
 		err = p.finish()
 	}

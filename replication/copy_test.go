@@ -192,7 +192,7 @@ func TestCopySplitRangesExact(t *testing.T) {
 		t.Fatalf("TableCopied at %s, want the consistent point %s", at, snap.LSN)
 	}
 	last := progress[len(progress)-1]
-	if !last.Done || last.Rows != int64(len(want)) || last.RangesDone != last.Ranges {
+	if !last.Done || last.Rows != int64(len(want)) || last.RangesDone != last.Ranges || last.Bytes < 3000*200 {
 		t.Fatalf("final progress %+v, want done with %d rows", last, len(want))
 	}
 	rel := sink.rels["public.tricky"]
