@@ -2,8 +2,11 @@ package replication
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"math/rand/v2"
 	"reflect"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -214,4 +217,52 @@ func BenchmarkCopyParser(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*1000)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// failingSink fails the row after `after` rows.
+type failingSink struct {
+	*memCopySink
+	after int
+	n     atomic.Int64
+}
+
+var errSinkFull = errors.New("sink full")
+
+func (f *failingSink) CopyRange(ctx context.Context, rel *Relation, r BlockRange) (RowWriter, error) {
+	w, err := f.memCopySink.CopyRange(ctx, rel, r)
+	return &failingWriter{RowWriter: w, f: f}, err
+}
+
+type failingWriter struct {
+	RowWriter
+	f *failingSink
+}
+
+func (w *failingWriter) WriteRow(v []Value) error {
+	if w.f.n.Add(1) > int64(w.f.after) {
+		return errSinkFull
+	}
+	return w.RowWriter.WriteRow(v)
+}
+
+// TestCopySinkError: a failing sink stops every worker, aborts the open
+// ranges and reports no table as copied.
+func TestCopySinkError(t *testing.T) {
+	url := pg.NewDB(t)
+	conn := sqlConn(t, url)
+	mustExec(t, conn, "CREATE TABLE big (id int PRIMARY KEY, pad text)",
+		"INSERT INTO big SELECT g, repeat('p', 100) FROM generate_series(1, 20000) g")
+	snap, err := CreateSlot(t.Context(), url, "copyfail")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close(t.Context())
+	sink := &failingSink{memCopySink: newMemCopySink(), after: 5000}
+	err = Copy(t.Context(), CopyOptions{ConnString: url, Workers: 3, RangeBlocks: 16}, snap.Snapshot(), []TableName{{"public", "big"}}, sink)
+	if !errors.Is(err, errSinkFull) {
+		t.Fatalf("Copy with a failing sink: %v", err)
+	}
+	if len(sink.copied) != 0 || sink.aborted == 0 {
+		t.Fatalf("after a failed copy: copied %v, %d ranges aborted", sink.copied, sink.aborted)
+	}
 }
