@@ -461,7 +461,7 @@ func writeCPU(w io.Writer, rep *ProllyReport) {
 	hdr := []string{"cell"}
 	for _, s := range rep.Sizes {
 		n := fmtRecords(s.Records)
-		hdr = append(hdr, n+" wall", n+" CPU", n+" disk read", n+" disk write")
+		hdr = append(hdr, n+" wall", n+" CPU", n+" run-queue wait", n+" disk read", n+" disk write")
 	}
 	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(hdr, " | "), strings.Repeat("---|", len(hdr)))
 	for _, spec := range prollyCells {
@@ -469,14 +469,21 @@ func writeCPU(w io.Writer, rep *ProllyReport) {
 		for i := range rep.Sizes {
 			c := rep.Sizes[i].Cell(spec.id)
 			if c == nil {
-				row = append(row, "—", "—", "—", "—")
+				row = append(row, "—", "—", "—", "—", "—")
 				continue
 			}
-			row = append(row, fmtDur(c.Median()), fmtDur(c.MedianCPU()), fmtBytes(c.MedianDiskRead()), fmtBytes(c.MedianDiskWrite()))
+			row = append(row, fmtDur(c.Median()), fmtDur(c.MedianCPU()), fmtWait(c.MedianRunqWait()), fmtBytes(c.MedianDiskRead()), fmtBytes(c.MedianDiskWrite()))
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 	}
-	fmt.Fprintf(w, "\nCPU is the whole process's user + system time over the timed interval (getrusage), so it includes the store's background writer and Badger's goroutines; with 2 cores it can exceed wall time. Disk read and write are the bytes the process made the storage layer move (`/proc/self/io`; page-cache hits are not counted, so a cold cell with zero disk reads was served from memory). All three are medians over the repetitions. Per-call cells (point gets) show the whole 10k-call sample here. Load average (1 min) at the start and end of each size: %s.\n", loadNote(rep))
+	fmt.Fprintf(w, "\nCPU is the whole process's user + system time over the timed interval (getrusage), so it includes the store's background writer and Badger's goroutines; with 2 cores it can exceed wall time. Disk read and write are the bytes the process made the storage layer move (`/proc/self/io`; page-cache hits are not counted, so a cold cell with zero disk reads was served from memory). Run-queue wait is the time our threads were runnable but waiting for a CPU that other processes held (summed over threads, `/proc/self/task/*/schedstat`; not measured around each of the 10k cold gets): where wall time is far above CPU time, this column says how much of the gap the shared machine took. All are medians over the repetitions. Per-call cells (point gets) show the whole 10k-call sample here. Load average (1 min) at the start and end of each size: %s.\n", loadNote(rep))
+}
+
+func fmtWait(d time.Duration) string {
+	if d < 0 {
+		return "n/m"
+	}
+	return fmtDur(d)
 }
 
 func loadNote(rep *ProllyReport) string {

@@ -325,9 +325,9 @@ func (r *sizeRun) storeConfig() StoreConfig {
 // record appends a finished cell and prints its progress line.
 func (r *sizeRun) record(c Cell) {
 	r.res.Cells = append(r.res.Cells, c)
-	line := fmt.Sprintf("%s %-16s median %s (min %s, max %s; cpu %s; disk r/w %s/%s; %d× %d ops)",
+	line := fmt.Sprintf("%s %-16s median %s (min %s, max %s; cpu %s; runq wait %s; disk r/w %s/%s; %d× %d ops)",
 		fmtRecords(r.w.n), c.ID, fmtDur(c.Median()), fmtDur(c.Min()), fmtDur(c.Max()), fmtDur(c.MedianCPU()),
-		fmtBytes(c.MedianDiskRead()), fmtBytes(c.MedianDiskWrite()), len(c.Samples), c.Ops)
+		fmtWait(c.MedianRunqWait()), fmtBytes(c.MedianDiskRead()), fmtBytes(c.MedianDiskWrite()), len(c.Samples), c.Ops)
 	if spec, ok := specOf(c.ID); ok && spec.perOp {
 		line += fmt.Sprintf(" = %s/op", fmtDur(c.PerOp()))
 	}
@@ -354,10 +354,7 @@ func (r *sizeRun) repeat(ctx context.Context, id string, ops int, fn func(rep in
 		if err != nil {
 			return fmt.Errorf("%s rep %d: %w", id, i+1, err)
 		}
-		c.Samples = append(c.Samples, tm.wall)
-		c.CPU = append(c.CPU, tm.cpu)
-		c.DiskRead = append(c.DiskRead, tm.io.Read)
-		c.DiskWrite = append(c.DiskWrite, tm.io.Write)
+		tm.add(&c)
 	}
 	r.record(c)
 	return nil
@@ -389,7 +386,9 @@ func (r *sizeRun) build(ctx context.Context) error {
 	runtime.ReadMemStats(&ms)
 	r.res.Tree.GoHeapAfterBuild = int64(ms.HeapAlloc)
 	r.base = root
-	r.record(tm.cell("build", r.w.n))
+	c := Cell{ID: "build", Ops: r.w.n}
+	tm.add(&c)
+	r.record(c)
 	fmt.Fprintf(r.o.Out, "%s build peak RSS %s (after: anon %s, file %s; Go heap %s)\n", fmtRecords(r.w.n),
 		fmtBytes(r.res.Tree.PeakRSSBuild), fmtBytes(r.res.Tree.RSSAnonAfterBuild), fmtBytes(r.res.Tree.RSSFileAfterBuild), fmtBytes(r.res.Tree.GoHeapAfterBuild))
 
@@ -447,7 +446,9 @@ func (r *sizeRun) scan(ctx context.Context) error {
 	if !bytes.Equal(first, r.w.key(0, 0)) || !bytes.Equal(prev, r.w.key(uint64(r.w.n-1), 0)) {
 		return fmt.Errorf("scan ends %x … %x are not the first and last base keys", first, prev)
 	}
-	r.record(tm.cell("scan", rows))
+	c2 := Cell{ID: "scan", Ops: rows}
+	tm.add(&c2)
+	r.record(c2)
 	return nil
 }
 
@@ -466,6 +467,7 @@ func (r *sizeRun) pointGets(ctx context.Context) error {
 		return nil
 	}
 	err := r.repeat(ctx, "get/cold", k, func(rep int, tm *timer) error {
+		tm.noWait = true
 		ps := r.w.samplePositions(k, r.w.rng("get/cold", rep), false)
 		key := make([]byte, KeySize)
 		for _, p := range ps {
