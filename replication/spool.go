@@ -8,6 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 )
 
 // Spool holds the chunks of in-progress transactions that PostgreSQL
@@ -57,14 +60,60 @@ type spoolFile struct {
 
 const spoolBufSize = 256 << 10
 
+const (
+	spoolPrefix   = "sidecar-spool-"
+	spoolOwnerPID = "owner.pid"
+)
+
 // NewDiskSpool creates a spool in a fresh directory under parent (the
-// system temporary directory when parent is ""). Close removes it.
+// system temporary directory when parent is ""). Close removes it. Spool
+// directories left under parent by processes that died without closing
+// theirs (SIGKILL, OOM) are removed first: a streamed transaction can
+// leave gigabytes behind.
 func NewDiskSpool(parent string) (*DiskSpool, error) {
-	dir, err := os.MkdirTemp(parent, "sidecar-spool-")
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	sweepSpools(parent)
+	dir, err := os.MkdirTemp(parent, spoolPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("create spool directory: %w", err)
 	}
+	if err := os.WriteFile(filepath.Join(dir, spoolOwnerPID), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("create spool directory: %w", err)
+	}
 	return &DiskSpool{dir: dir, ownsDir: true, txns: map[uint32]*spoolFile{}}, nil
+}
+
+// sweepSpools removes spool directories whose owner process is gone.
+// Errors are ignored: sweeping is best effort and never blocks startup.
+func sweepSpools(parent string) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), spoolPrefix) {
+			continue
+		}
+		dir := filepath.Join(parent, e.Name())
+		b, err := os.ReadFile(filepath.Join(dir, spoolOwnerPID))
+		if err != nil {
+			continue // not ours to judge (or being created right now)
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 0 || processAlive(pid) {
+			continue
+		}
+		os.RemoveAll(dir)
+	}
+}
+
+// processAlive reports whether a process with this pid exists.
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 func (s *DiskSpool) file(xid uint32) (*spoolFile, error) {

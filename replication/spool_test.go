@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -103,4 +106,40 @@ func TestDiskSpoolModel(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("spool directory %s still exists after Close: %v", dir, err)
 	}
+}
+
+// TestDiskSpoolSweepsDeadOwners: a spool directory whose owner died is
+// removed by the next NewDiskSpool in the same parent; a live owner's is
+// kept.
+func TestDiskSpoolSweepsDeadOwners(t *testing.T) {
+	parent := t.TempDir()
+	dead := filepath.Join(parent, spoolPrefix+"dead")
+	live := filepath.Join(parent, spoolPrefix+"live")
+	for dir, pid := range map[string]int{dead: deadPID(t), live: os.Getpid()} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, spoolOwnerPID), []byte(strconv.Itoa(pid)), 0o600)
+		os.WriteFile(filepath.Join(dir, "xid-7"), make([]byte, 1024), 0o600)
+	}
+	s, err := NewDiskSpool(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("dead owner's spool still there: %v", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("live owner's spool removed: %v", err)
+	}
+}
+
+// deadPID returns the pid of a process that has exited.
+func deadPID(t *testing.T) int {
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
 }
