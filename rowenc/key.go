@@ -86,10 +86,21 @@ func (k KeyKind) String() string {
 // Types without a dedicated kind get KindBytes.
 func KindForType(name string) KeyKind {
 	n := strings.ToLower(strings.TrimSpace(name))
-	if i := strings.IndexByte(n, '('); i >= 0 && !strings.HasPrefix(n, "timestamp") {
-		n = strings.TrimSpace(n[:i])
+	if strings.HasSuffix(n, "]") {
+		return KindBytes // arrays
 	}
-	n = strings.TrimPrefix(strings.TrimPrefix(n, "pg_catalog."), `"`)
+	// Drop type modifiers wherever they stand: "numeric(12,2)",
+	// "timestamp(3) with time zone".
+	for {
+		i := strings.IndexByte(n, '(')
+		j := strings.IndexByte(n, ')')
+		if i < 0 || j < i {
+			break
+		}
+		n = n[:i] + n[j+1:]
+	}
+	n = strings.Join(strings.Fields(n), " ")
+	n = strings.TrimPrefix(n, "pg_catalog.")
 	switch n {
 	case "int2", "smallint":
 		return KindInt2
@@ -103,8 +114,7 @@ func KindForType(name string) KeyKind {
 		return KindBool
 	case "date":
 		return KindDate
-	}
-	if strings.HasPrefix(n, "timestamp") {
+	case "timestamp", "timestamptz", "timestamp without time zone", "timestamp with time zone":
 		return KindTimestamp
 	}
 	return KindBytes

@@ -331,6 +331,7 @@ func TestKindForType(t *testing.T) {
 		"numeric(12,2)": KindNumeric, "boolean": KindBool, "timestamp with time zone": KindTimestamp,
 		"timestamp(3) without time zone": KindTimestamp, "date": KindDate, "text": KindBytes,
 		"uuid": KindBytes, "character varying(20)": KindBytes, "my_enum": KindBytes,
+		"timestamp with time zone[]": KindBytes, "timestamp_thing": KindBytes, "public.int4": KindBytes, "timestamptz": KindTimestamp, "integer[]": KindBytes, "numeric(5,2)[]": KindBytes,
 	}
 	for name, want := range cases {
 		if got := KindForType(name); got != want {

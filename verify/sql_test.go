@@ -3,9 +3,11 @@ package verify
 import (
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/sidecar-dev/sidecar/rowenc"
 	"github.com/sidecar-dev/sidecar/verify/rowhash"
 )
 
@@ -105,5 +107,29 @@ func TestChooseHashFallsBack(t *testing.T) {
 	broken[rowhash.SHA256_64] = true
 	if _, failed, err := chooseHash(t.Context(), selfTest); err == nil || len(failed) != 3 {
 		t.Fatalf("all broken: err %v, %d failures", err, len(failed))
+	}
+}
+
+// TestKeyKindsAgree: the mirror picks key kinds from pgoutput's type OIDs
+// (rowenc.KindForOID), verify from catalog type names
+// (rowenc.KindForType); for every built-in type both must agree, or the
+// two sides would encode the same key differently.
+func TestKeyKindsAgree(t *testing.T) {
+	conn := connect(t, pg.NewDB(t), nil)
+	rows := mustQuery(t, conn, `SELECT oid, format_type(oid, NULL), typname FROM pg_type WHERE oid < 16384 AND typtype IN ('b', 'd', 'e', 'r') AND typisdefined`)
+	if len(rows) < 100 {
+		t.Fatalf("only %d built-in types", len(rows))
+	}
+	for _, r := range rows {
+		oid, err := strconv.ParseUint(string(r[0]), 10, 32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byOID := rowenc.KindForOID(uint32(oid))
+		for _, name := range []string{string(r[1]), string(r[2])} {
+			if byName := rowenc.KindForType(name); byName != byOID {
+				t.Errorf("type %s (oid %d): KindForType(%q) = %v, KindForOID = %v", r[2], oid, name, byName, byOID)
+			}
+		}
 	}
 }
