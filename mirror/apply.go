@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/dgraph-io/badger/v4"
 	"github.com/sidecar-dev/sidecar/prolly"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
@@ -101,7 +100,9 @@ func (m *Mirror) markResync(t *table, reason string) error {
 	if m.txn != nil {
 		rec.ResyncFrom = m.txn.info.CommitLSN
 	}
-	if err := m.update(func(txn *badger.Txn) error { return txn.Set(tableKey(rec.Name), rec.encode()) }); err != nil {
+	op := &writeOp{}
+	op.set(tableKey(rec.Name), rec.encode())
+	if err := m.enqueue(op); err != nil {
 		return fmt.Errorf("mark %s resync_needed: %w", rec.Name, err)
 	}
 	t.rec = rec
@@ -419,7 +420,9 @@ func (m *Mirror) hold(ctx context.Context, t *table, h *heldChange) error {
 	m.txn.held[name] = append(m.txn.held[name], h)
 	m.txn.heldCount++
 	if m.txn.heldCount >= heldFlushAt {
-		if err := m.update(func(txn *badger.Txn) error { return m.writeHeld(txn) }); err != nil {
+		op := &writeOp{}
+		m.writeHeld(op)
+		if err := m.enqueue(op); err != nil {
 			return fmt.Errorf("write held changes: %w", err)
 		}
 	}
@@ -428,14 +431,12 @@ func (m *Mirror) hold(ctx context.Context, t *table, h *heldChange) error {
 
 // writeHeld writes the transaction's held changes under its commit LSN
 // (idempotent: a redelivered transaction writes the same keys).
-func (m *Mirror) writeHeld(txn *badger.Txn) error {
+func (m *Mirror) writeHeld(op *writeOp) {
 	for name, hs := range m.txn.held {
 		for _, h := range hs {
 			seq := m.txn.heldSeq[name]
 			m.txn.heldSeq[name] = seq + 1
-			if err := txn.Set(heldKey(name, m.txn.info.CommitLSN, seq), h.encode()); err != nil {
-				return err
-			}
+			op.set(heldKey(name, m.txn.info.CommitLSN, seq), h.encode())
 		}
 		if len(hs) > 0 {
 			m.txn.heldFlushd[name] = true
@@ -443,7 +444,6 @@ func (m *Mirror) writeHeld(txn *badger.Txn) error {
 	}
 	clear(m.txn.held)
 	m.txn.heldCount = 0
-	return nil
 }
 
 // maybeSpill moves the transaction's edits into scratch trees when they
@@ -501,37 +501,17 @@ func (m *Mirror) discardTxn(ctx context.Context) error {
 	txn := m.txn
 	m.txn = nil
 	m.idle.Broadcast()
-	var err error
-	for name := range txn.heldFlushd {
-		if derr := m.deletePrefix(heldTxnPrefix(name, txn.info.CommitLSN)); derr != nil {
-			err = fmt.Errorf("abort xid %d: delete held changes of %s: %w", txn.info.Xid, name, derr)
-		}
-	}
-	return err
-}
-
-// deletePrefix deletes every key under prefix.
-func (m *Mirror) deletePrefix(prefix []byte) error {
-	var keys [][]byte
-	err := m.bdb.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			keys = append(keys, it.Item().KeyCopy(nil))
-		}
+	if len(txn.heldFlushd) == 0 {
 		return nil
-	})
-	if err != nil {
-		return err
 	}
-	wb := m.bdb.NewWriteBatch()
-	defer wb.Cancel()
-	for _, k := range keys {
-		if err := wb.Delete(k); err != nil {
-			return err
-		}
+	op := &writeOp{}
+	for name := range txn.heldFlushd {
+		op.delPrefixes = append(op.delPrefixes, heldTxnPrefix(name, txn.info.CommitLSN))
 	}
-	return wb.Flush()
+	if err := m.enqueue(op); err != nil {
+		return fmt.Errorf("abort xid %d: delete held changes: %w", txn.info.Xid, err)
+	}
+	return nil
 }
 
 // Commit implements replication.Sink. The commit's log record (its final
@@ -593,15 +573,12 @@ func (m *Mirror) commit(ctx context.Context, info replication.TxnInfo) error {
 	rec := encodeLog(&v, logTables)
 	durable := enc{}
 	durable.uvarint(uint64(info.EndLSN))
-	writeLog := func(btx *badger.Txn) error {
-		if err := txn2held(m, btx); err != nil {
-			return err
-		}
-		if err := btx.Set(logKey(info.EndLSN), rec); err != nil {
-			return err
-		}
-		return btx.Set(keyDurable, durable.b)
+	op := &writeOp{commit: info.EndLSN, version: &v}
+	if txn.heldCount > 0 {
+		m.writeHeld(op)
 	}
+	op.set(logKey(info.EndLSN), rec)
+	op.set(keyDurable, durable.b)
 	m.stats.bytesLog.Add(int64(len(rec) + 10))
 	if txn.spilled {
 		if err := m.spill(ctx); err != nil {
@@ -622,7 +599,10 @@ func (m *Mirror) commit(ctx context.Context, info replication.TxnInfo) error {
 			}
 			recs[name] = r
 		}
-		if err := m.writeGroup(info.EndLSN, recs, writeLog); err != nil {
+		// INVARIANT: a spilled commit's log record and its group record
+		// are one atomic write.
+		m.groupOp(info.EndLSN, recs, op)
+		if err := m.enqueue(op); err != nil {
 			return err
 		}
 		for name, r := range recs {
@@ -631,7 +611,7 @@ func (m *Mirror) commit(ctx context.Context, info replication.TxnInfo) error {
 		m.lastGroup = info.EndLSN
 		m.stats.groups.Add(1)
 	} else {
-		if err := m.update(writeLog); err != nil {
+		if err := m.enqueue(op); err != nil {
 			return err
 		}
 		m.group.add(logTables, info.EndLSN)
@@ -640,23 +620,10 @@ func (m *Mirror) commit(ctx context.Context, info replication.TxnInfo) error {
 	m.txn = nil
 	m.idle.Broadcast()
 	m.stats.commits.Add(1)
-	m.written.Store(uint64(info.EndLSN))
-	select {
-	case m.syncReq <- struct{}{}:
-	default:
-	}
 	if m.group.full(&m.opts) {
 		if err := m.flushGroup(ctx); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// txn2held writes the open transaction's remaining held changes.
-func txn2held(m *Mirror, btx *badger.Txn) error {
-	if m.txn.heldCount == 0 {
-		return nil
-	}
-	return m.writeHeld(btx)
 }

@@ -339,6 +339,10 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *replication.Relation, at 
 		m.failLocked(err)
 		return err
 	}
+	// Held changes of committed transactions must be readable.
+	if err := m.drain(); err != nil {
+		return fmt.Errorf("copy %s: %w", name, err)
+	}
 	t := m.tables[name]
 	if t == nil {
 		if t, err = newTable(tableRecord{Name: name, Rel: rel}); err != nil {
@@ -381,19 +385,16 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *replication.Relation, at 
 	// INVARIANT: the group record at the head names the copied root, in
 	// the same Badger transaction as the table record that makes it ready.
 	end := max(m.lastGroup, m.head.EndLSN)
-	if err := m.writeGroup(end, recs); err != nil {
-		return fmt.Errorf("copy %s: record: %w", name, err)
+	op := &writeOp{sync: true}
+	if clearHeld {
+		op.delPrefixes = [][]byte{heldPrefix(name)}
 	}
-	if err := m.db.Sync(); err != nil {
-		return fmt.Errorf("copy %s: %w", name, err)
+	m.groupOp(end, recs, op)
+	if err := m.enqueueWait(op); err != nil {
+		return fmt.Errorf("copy %s: record: %w", name, err)
 	}
 	m.tables[name] = nt
 	m.lastGroup = end
-	if clearHeld {
-		if err := m.deletePrefix(heldPrefix(name)); err != nil {
-			return fmt.Errorf("copy %s: delete held changes: %w", name, err)
-		}
-	}
 	if m.opts.CopiedAt != nil {
 		m.opts.CopiedAt.Set(name, at)
 	}

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/dgraph-io/badger/v4"
 	"github.com/sidecar-dev/sidecar/prolly"
 	"github.com/sidecar-dev/sidecar/replication"
 )
@@ -174,7 +173,9 @@ func (m *Mirror) flushGroup(ctx context.Context) error {
 		}
 		recs[name] = rec
 	}
-	if err := m.writeGroup(end, recs); err != nil {
+	op := &writeOp{}
+	m.groupOp(end, recs, op)
+	if err := m.enqueue(op); err != nil {
 		return fmt.Errorf("flush group %s: %w", end, err)
 	}
 	for name, rec := range recs {
@@ -188,9 +189,9 @@ func (m *Mirror) flushGroup(ctx context.Context) error {
 	return nil
 }
 
-// writeGroup writes the group record at end naming recs' roots, and the
-// table records, in one Badger transaction.
-func (m *Mirror) writeGroup(end replication.LSN, recs map[string]tableRecord, extra ...func(*badger.Txn) error) error {
+// groupOp adds to op the group record at end naming recs' roots and the
+// table records: one atomic write.
+func (m *Mirror) groupOp(end replication.LSN, recs map[string]tableRecord, op *writeOp) {
 	g := &groupRecord{End: end, Roots: map[string]groupRoot{}}
 	names := make([]string, 0, len(recs))
 	for name, rec := range recs {
@@ -198,25 +199,13 @@ func (m *Mirror) writeGroup(end replication.LSN, recs map[string]tableRecord, ex
 		g.Roots[name] = groupRoot{Root: rec.Root, Rows: rec.Rows}
 	}
 	slices.Sort(names)
-	return m.update(func(txn *badger.Txn) error {
-		gv := g.encode(names)
-		m.stats.bytesCatalog.Add(int64(len(gv)))
-		if err := txn.Set(groupKey(end), gv); err != nil {
-			return err
-		}
-		for _, name := range names {
-			rec := recs[name]
-			v := rec.encode()
-			m.stats.bytesCatalog.Add(int64(len(v)))
-			if err := txn.Set(tableKey(name), v); err != nil {
-				return err
-			}
-		}
-		for _, fn := range extra {
-			if err := fn(txn); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	gv := g.encode(names)
+	m.stats.bytesCatalog.Add(int64(len(gv)))
+	op.set(groupKey(end), gv)
+	for _, name := range names {
+		rec := recs[name]
+		v := rec.encode()
+		m.stats.bytesCatalog.Add(int64(len(v)))
+		op.set(tableKey(name), v)
+	}
 }

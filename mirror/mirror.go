@@ -139,13 +139,20 @@ type Mirror struct {
 
 	// written is the end LSN of the last commit written to Badger;
 	// durable the last one synced. INVARIANT: durable <= written, and
-	// durable only moves after a DB.Sync that began after written was
-	// stored.
-	written atomic.Uint64
-	durable atomic.Uint64
-	syncReq chan struct{}
-	syncMu  sync.Mutex // serialises syncs
-	synced  *sync.Cond // on syncMu: broadcast after each sync
+	// durable only moves after a DB.Sync that began after the commit's
+	// record was written (see writer.go).
+	written  atomic.Uint64
+	durable  atomic.Uint64
+	readHead atomic.Pointer[Version] // latest commit readers can see
+
+	// The write queue (writer.go); wqMu is never held while taking mu.
+	wqMu      sync.Mutex
+	wqCond    *sync.Cond
+	wq        []*writeOp
+	wqBytes   int
+	wqClosed  bool
+	wqAbandon bool
+	writerWG  sync.WaitGroup
 
 	copyMu sync.Mutex
 	copies map[string]*tableCopy
@@ -211,14 +218,13 @@ func Open(ctx context.Context, opts Options) (*Mirror, error) {
 	}
 	spec, rh := Spec(opts.RowHash)
 	m := &Mirror{
-		opts:    opts,
-		db:      opts.DB,
-		bdb:     opts.DB.Badger(),
-		ns:      opts.Nodes,
-		log:     opts.Logger,
-		tables:  map[string]*table{},
-		syncReq: make(chan struct{}, 1),
-		copies:  map[string]*tableCopy{},
+		opts:   opts,
+		db:     opts.DB,
+		bdb:    opts.DB.Badger(),
+		ns:     opts.Nodes,
+		log:    opts.Logger,
+		tables: map[string]*table{},
+		copies: map[string]*tableCopy{},
 	}
 	if m.ns == nil {
 		m.ns = store.NewNodeStore[*prolly.Node](opts.DB, prolly.NodeCodec{})
@@ -236,12 +242,14 @@ func Open(ctx context.Context, opts Options) (*Mirror, error) {
 		}
 	}
 	m.idle = sync.NewCond(&m.mu)
-	m.synced = sync.NewCond(&m.syncMu)
+	m.wqCond = sync.NewCond(&m.wqMu)
 	m.group.reset()
 	if err := m.load(ctx); err != nil {
 		return nil, fmt.Errorf("open mirror: %w", err)
 	}
 	m.ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	m.writerWG.Add(1)
+	go m.writer()
 	m.wg.Add(1)
 	go m.background()
 	return m, nil
@@ -350,6 +358,8 @@ func (m *Mirror) load(ctx context.Context) error {
 	}
 	m.written.Store(uint64(durable))
 	m.durable.Store(uint64(max(durable, resume)))
+	head := m.head
+	m.readHead.Store(&head)
 	m.log.Info("mirror opened", "tables", len(m.tables), "durable", durable, "group", m.lastGroup,
 		"replayed_commits", m.group.commits, "replayed_rows", m.group.rows)
 	return nil
@@ -437,9 +447,8 @@ func (m *Mirror) update(fn func(txn *badger.Txn) error) error {
 	return txn.Commit()
 }
 
-// background syncs written commits (group commit: syncs of back-to-back
-// commits are batched, the next sync starting as soon as the previous one
-// ends) and flushes aged groups. It is owned by the Mirror: Close stops it.
+// background flushes groups that reached GroupMaxAge while the stream
+// is idle. It is owned by the Mirror: Close stops it.
 func (m *Mirror) background() {
 	defer m.wg.Done()
 	tick := time.NewTicker(max(m.opts.GroupMaxAge/4, time.Millisecond))
@@ -448,10 +457,6 @@ func (m *Mirror) background() {
 		select {
 		case <-m.ctx.Done():
 			return
-		case <-m.syncReq:
-			if err := m.syncNow(); err != nil {
-				m.fail(err)
-			}
 		case <-tick.C:
 			m.mu.Lock()
 			if m.err == nil && m.group.commits > 0 && time.Since(m.group.started) >= m.opts.GroupMaxAge {
@@ -464,39 +469,13 @@ func (m *Mirror) background() {
 	}
 }
 
-// syncNow makes every commit written so far durable and publishes it.
-func (m *Mirror) syncNow() error {
-	m.syncMu.Lock()
-	defer m.syncMu.Unlock()
-	w := m.written.Load()
-	if w <= m.durable.Load() {
-		return nil
-	}
-	start := time.Now()
-	if err := m.db.Sync(); err != nil {
-		return fmt.Errorf("sync commits up to %s: %w", replication.LSN(w), err)
-	}
-	m.stats.syncs.Add(1)
-	m.stats.syncNanos.Add(int64(time.Since(start)))
-	// INVARIANT: durable advances only to a commit written before the
-	// sync began.
-	m.durable.Store(max(m.durable.Load(), w))
-	m.synced.Broadcast()
-	return nil
-}
-
-// Sync makes every commit applied so far durable before it returns (the
-// background syncer does this on its own; Sync is for callers that need it
-// now, e.g. a clean shutdown or a test).
+// Sync returns once every commit applied so far is durable (the writer
+// does this on its own; Sync is for callers that need it now).
 func (m *Mirror) Sync(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := m.syncNow(); err != nil {
-		m.fail(err)
-		return err
-	}
-	return nil
+	return m.drain()
 }
 
 func (m *Mirror) fail(err error) {
@@ -536,10 +515,9 @@ func (m *Mirror) SetResumeLSN(ctx context.Context, lsn replication.LSN) error {
 	}
 	e := enc{}
 	e.uvarint(uint64(lsn))
-	if err := m.update(func(txn *badger.Txn) error { return txn.Set(keyResume, e.b) }); err != nil {
-		return fmt.Errorf("set resume LSN %s: %w", lsn, err)
-	}
-	if err := m.db.Sync(); err != nil {
+	op := &writeOp{sync: true}
+	op.set(keyResume, e.b)
+	if err := m.enqueueWait(op); err != nil {
 		return fmt.Errorf("set resume LSN %s: %w", lsn, err)
 	}
 	m.resume = lsn
@@ -562,10 +540,9 @@ func (m *Mirror) SetSystem(ctx context.Context, sys replication.SystemIdentity) 
 	defer m.mu.Unlock()
 	meta := m.meta
 	meta.System = replication.SystemIdentity{SystemID: sys.SystemID, Timeline: sys.Timeline, DBName: sys.DBName}
-	if err := m.update(func(txn *badger.Txn) error { return txn.Set(keyMeta, meta.encode()) }); err != nil {
-		return fmt.Errorf("store system identity: %w", err)
-	}
-	if err := m.db.Sync(); err != nil {
+	op := &writeOp{sync: true}
+	op.set(keyMeta, meta.encode())
+	if err := m.enqueueWait(op); err != nil {
 		return fmt.Errorf("store system identity: %w", err)
 	}
 	m.meta = meta
@@ -585,7 +562,6 @@ func (m *Mirror) Close(ctx context.Context) error {
 	m.cancel()
 	m.wg.Wait()
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.txn != nil {
 		m.discardTxn(ctx)
 	}
@@ -593,6 +569,11 @@ func (m *Mirror) Close(ctx context.Context) error {
 	if err == nil && m.group.commits > 0 {
 		err = m.flushGroup(ctx)
 	}
+	m.mu.Unlock()
+	if err == nil {
+		err = m.drain()
+	}
+	m.closeQueue(false)
 	if m.ownsNS {
 		if cerr := m.ns.Close(ctx); cerr != nil && err == nil {
 			err = cerr
@@ -601,23 +582,34 @@ func (m *Mirror) Close(ctx context.Context) error {
 	if serr := m.db.Sync(); serr != nil && err == nil {
 		err = serr
 	}
-	if err == nil {
-		m.durable.Store(m.written.Load())
-	}
+	m.mu.Lock()
 	m.err = errors.Join(m.err, errClosed)
+	m.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("close mirror: %w", err)
 	}
 	return nil
 }
 
+// closeQueue stops the writer: after writing what is queued, or (abandon)
+// dropping it.
+func (m *Mirror) closeQueue(abandon bool) {
+	m.wqMu.Lock()
+	m.wqClosed = true
+	m.wqAbandon = m.wqAbandon || abandon
+	m.wqCond.Broadcast()
+	m.wqMu.Unlock()
+	m.writerWG.Wait()
+}
+
 var errClosed = errors.New("mirror closed")
 
-// abandon stops the background goroutine without flushing or syncing
-// anything: what a crash leaves behind (for tests).
+// abandon stops the goroutines without flushing, writing what is queued
+// or syncing: what a crash leaves behind (for tests).
 func (m *Mirror) abandon() {
 	m.cancel()
 	m.wg.Wait()
+	m.closeQueue(true)
 	m.mu.Lock()
 	m.err = errClosed
 	m.mu.Unlock()

@@ -22,18 +22,32 @@ var ErrNoVersion = errors.New("no version at or before this LSN")
 // hold.
 var ErrUnknownTable = errors.New("table not in the mirror")
 
-// Head returns the latest commit applied (durable or about to be: see
-// Durable). Its zero value means no commit yet.
-func (m *Mirror) Head() Version {
+// Head returns the latest commit whose record is written (readable by
+// TreeAt; durable once Durable reaches it). Its zero value means no commit
+// yet.
+func (m *Mirror) Head() Version { return *m.readHead.Load() }
+
+// visible waits until every commit applied with end LSN <= lsn is
+// written, so a read at lsn sees every version the Sink has taken up to
+// it (commits are queued at Commit and written by the writer within
+// milliseconds).
+func (m *Mirror) visible(lsn replication.LSN) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.head
+	applied := m.head.EndLSN
+	m.mu.Unlock()
+	if min(lsn, applied) <= m.readHead.Load().EndLSN {
+		return nil
+	}
+	return m.drain()
 }
 
 // Versions returns up to limit versions (all when limit <= 0) with end LSN
 // in [from, to], oldest first.
 func (m *Mirror) Versions(from, to replication.LSN, limit int) ([]Version, error) {
 	var out []Version
+	if err := m.visible(to); err != nil {
+		return nil, fmt.Errorf("list versions %s..%s: %w", from, to, err)
+	}
 	err := m.bdb.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: logPrefix()})
 		defer it.Close()
@@ -66,6 +80,9 @@ func (m *Mirror) Versions(from, to replication.LSN, limit int) ([]Version, error
 // VersionAt returns the latest commit with end LSN <= lsn.
 func (m *Mirror) VersionAt(lsn replication.LSN) (Version, error) {
 	var v *Version
+	if err := m.visible(lsn); err != nil {
+		return Version{}, fmt.Errorf("version at %s: %w", lsn, err)
+	}
 	err := m.bdb.View(func(txn *badger.Txn) error {
 		var err error
 		v, err = versionAt(txn, lsn)
@@ -192,6 +209,9 @@ func (m *Mirror) TreeAt(ctx context.Context, table string, lsn replication.LSN) 
 	m.mu.Unlock()
 	if t == nil {
 		return nil, fmt.Errorf("tree of %s at %s: %w", table, lsn, ErrUnknownTable)
+	}
+	if err := m.visible(lsn); err != nil {
+		return nil, fmt.Errorf("tree of %s at %s: %w", table, lsn, err)
 	}
 	var base prolly.Root
 	var v *Version

@@ -1,0 +1,210 @@
+package mirror
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/sidecar-dev/sidecar/replication"
+)
+
+// The mirror's records reach Badger through one ordered queue, drained
+// by one writer goroutine: every batch of queued operations is written in
+// Badger transactions in queue order, then synced when it holds a commit,
+// and only then is Durable advanced. Commit only queues its record, so
+// apply runs at CPU speed while the previous batch is being synced (group
+// commit), and the order of records on disk is the order in which the
+// single apply goroutine produced them.
+
+// kvPair is one key to set.
+type kvPair struct{ k, v []byte }
+
+// writeOp is one atomic unit of the queue: its keys are written in one
+// Badger transaction.
+type writeOp struct {
+	sets []kvPair
+	// delPrefixes: every key under these prefixes is deleted (before sets).
+	delPrefixes [][]byte
+	// commit is the end LSN of the commit this op logs (0: none).
+	commit  replication.LSN
+	version *Version // the commit's version, for readers' Head
+	// sync makes the op durable before done is signalled.
+	sync  bool
+	done  chan error // optional, buffered
+	bytes int
+}
+
+func (op *writeOp) set(k, v []byte) {
+	op.sets = append(op.sets, kvPair{k, v})
+	op.bytes += len(k) + len(v)
+}
+
+// maxQueuedBytes bounds the queue: Commit waits while more is queued.
+const maxQueuedBytes = 64 << 20
+
+// enqueue appends op to the write queue (waiting while the queue is over
+// its bound). It never needs mu, so the caller may hold it.
+func (m *Mirror) enqueue(op *writeOp) error {
+	m.wqMu.Lock()
+	defer m.wqMu.Unlock()
+	for m.wqBytes > maxQueuedBytes && !m.wqClosed {
+		m.wqCond.Wait()
+	}
+	if m.wqClosed {
+		return errClosed
+	}
+	m.wq = append(m.wq, op)
+	m.wqBytes += op.bytes
+	m.wqCond.Broadcast()
+	return nil
+}
+
+// enqueueWait enqueues op and waits until it is written (and synced when
+// op.sync).
+func (m *Mirror) enqueueWait(op *writeOp) error {
+	op.done = make(chan error, 1)
+	if err := m.enqueue(op); err != nil {
+		return err
+	}
+	return <-op.done
+}
+
+// drain waits until everything queued so far is written and synced.
+func (m *Mirror) drain() error { return m.enqueueWait(&writeOp{sync: true}) }
+
+// writer drains the queue until it is closed. INVARIANT: Durable advances
+// only to a commit whose record was written before a completed sync.
+func (m *Mirror) writer() {
+	defer m.writerWG.Done()
+	for {
+		m.wqMu.Lock()
+		for len(m.wq) == 0 && !m.wqClosed {
+			m.wqCond.Wait()
+		}
+		if m.wqAbandon || (m.wqClosed && len(m.wq) == 0) {
+			ops := m.wq
+			m.wq = nil
+			m.wqMu.Unlock()
+			for _, op := range ops {
+				if op.done != nil {
+					op.done <- errClosed
+				}
+			}
+			return
+		}
+		ops := m.wq
+		m.wq, m.wqBytes = nil, 0
+		m.wqCond.Broadcast()
+		m.wqMu.Unlock()
+
+		err := m.writeOps(ops)
+		var last *writeOp
+		needSync := false
+		for _, op := range ops {
+			if op.commit != 0 {
+				last = op
+			}
+			needSync = needSync || op.sync || op.commit != 0
+		}
+		if err == nil && needSync {
+			start := time.Now()
+			if err = m.db.Sync(); err == nil {
+				m.stats.syncs.Add(1)
+				m.stats.syncNanos.Add(int64(time.Since(start)))
+			}
+		}
+		if err == nil && last != nil {
+			m.written.Store(uint64(last.commit))
+			m.durable.Store(max(m.durable.Load(), uint64(last.commit)))
+			m.readHead.Store(last.version)
+		}
+		for _, op := range ops {
+			if op.done != nil {
+				op.done <- err
+			}
+		}
+		if err != nil {
+			m.fail(err)
+			// The queue's later ops must not be written after a gap.
+			m.wqMu.Lock()
+			m.wqClosed, m.wqAbandon = true, true
+			m.wqCond.Broadcast()
+			m.wqMu.Unlock()
+		}
+	}
+}
+
+// writeOps writes ops in order, in as few Badger transactions as fit,
+// never splitting an op across transactions.
+func (m *Mirror) writeOps(ops []*writeOp) error {
+	dels := make([][][]byte, len(ops))
+	for i, op := range ops {
+		for _, p := range op.delPrefixes {
+			ks, err := m.keysUnder(p)
+			if err != nil {
+				return fmt.Errorf("write: list %x: %w", p, err)
+			}
+			dels[i] = append(dels[i], ks...)
+		}
+	}
+	start := 0 // first op of the open transaction
+	txn := m.bdb.NewTransaction(true)
+	for i := 0; i < len(ops); i++ {
+		err := applyOp(txn, ops[i], dels[i])
+		if err == nil {
+			continue
+		}
+		txn.Discard()
+		if !errors.Is(err, badger.ErrTxnTooBig) || i == start {
+			return fmt.Errorf("write %d records: %w", len(ops[i].sets)+len(dels[i]), err)
+		}
+		// Commit the ops before this one on their own, then retry it.
+		txn = m.bdb.NewTransaction(true)
+		for j := start; j < i; j++ {
+			if err := applyOp(txn, ops[j], dels[j]); err != nil {
+				txn.Discard()
+				return fmt.Errorf("write queued operations: %w", err)
+			}
+		}
+		if err := txn.Commit(); err != nil {
+			return fmt.Errorf("write queued operations: %w", err)
+		}
+		start = i
+		txn = m.bdb.NewTransaction(true)
+		i--
+	}
+	defer txn.Discard()
+	if err := txn.Commit(); err != nil {
+		return fmt.Errorf("write %d queued operations: %w", len(ops)-start, err)
+	}
+	return nil
+}
+
+func applyOp(txn *badger.Txn, op *writeOp, dels [][]byte) error {
+	for _, k := range dels {
+		if err := txn.Delete(k); err != nil {
+			return err
+		}
+	}
+	for _, kv := range op.sets {
+		if err := txn.Set(kv.k, kv.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keysUnder lists the keys under prefix.
+func (m *Mirror) keysUnder(prefix []byte) ([][]byte, error) {
+	var keys [][]byte
+	err := m.bdb.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			keys = append(keys, it.Item().KeyCopy(nil))
+		}
+		return nil
+	})
+	return keys, err
+}
