@@ -188,3 +188,45 @@ func LoadTable(ctx context.Context, conn *pgconn.PgConn, schema, name string) (T
 	}
 	return t, nil
 }
+
+// ErrPublicationFilter is wrapped by CheckPublication's error when the
+// publication publishes only some columns or rows of the table: the
+// mirror then holds a projection that verify's whole-table queries would
+// not match.
+var ErrPublicationFilter = errors.New("publication filters the table")
+
+// CheckPublication verifies that publication pub publishes every column
+// and every row of the table (no PostgreSQL 15 column list or row filter),
+// which is what LoadTable and the digest queries assume.
+func CheckPublication(ctx context.Context, conn *pgconn.PgConn, pub, schema, name string) error {
+	rel, err := QuoteLiteral(pgx.Identifier{schema, name}.Sanitize())
+	if err != nil {
+		return err
+	}
+	pubLit, err := QuoteLiteral(pub)
+	if err != nil {
+		return err
+	}
+	rows, err := simpleQuery(ctx, conn, "SELECT current_setting('server_version_num')::int >= 150000")
+	if err != nil {
+		return fmt.Errorf("check publication %s: %w", pub, err)
+	}
+	if string(rows[0][0]) != "t" {
+		return nil // column lists and row filters arrived in PostgreSQL 15
+	}
+	rows, err = simpleQuery(ctx, conn, `SELECT pr.prattrs IS NOT NULL, pr.prqual IS NOT NULL
+  FROM pg_catalog.pg_publication_rel pr JOIN pg_catalog.pg_publication p ON p.oid = pr.prpubid
+ WHERE p.pubname = `+pubLit+` AND pr.prrelid = `+rel+`::regclass`)
+	if err != nil {
+		return fmt.Errorf("check publication %s for %s: %w", pub, pgx.Identifier{schema, name}.Sanitize(), err)
+	}
+	for _, r := range rows {
+		if string(r[0]) == "t" {
+			return fmt.Errorf("%w: publication %s publishes a column list of %s; verify needs every column", ErrPublicationFilter, pub, pgx.Identifier{schema, name}.Sanitize())
+		}
+		if string(r[1]) == "t" {
+			return fmt.Errorf("%w: publication %s has a row filter (WHERE) on %s; verify needs every row", ErrPublicationFilter, pub, pgx.Identifier{schema, name}.Sanitize())
+		}
+	}
+	return nil
+}
