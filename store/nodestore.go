@@ -283,6 +283,10 @@ func compareHash(a, b addr.Hash) int {
 // key a fresh Badger version, which is what lets a concurrent mark-and-sweep
 // keep nodes re-referenced while it runs (see doc.go, "GC").
 //
+// When two batches are already buffered Put waits for the older one to be
+// written; if ctx ends first it returns ctx's error, and the node stays
+// buffered (it will be written by the next batch or Flush).
+//
 // That data hashes to h is checked when the batch is written; a mismatch
 // fails that write (and every later Put and Flush) with an error naming
 // both addresses, and nothing of the batch is stored.
