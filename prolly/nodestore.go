@@ -26,8 +26,10 @@ type NodeStore interface {
 	// parallel where the implementation can.
 	GetMany(ctx context.Context, hs []Hash) ([]*Node, error)
 	// Put stores a node: h is addr.Of(data), data its encoding, n its decoded
-	// form (kept in the cache). Puts may be buffered; they are visible to Get
-	// at once and durable after Flush.
+	// form (kept in the cache; n aliases data). Puts may be buffered; they are
+	// visible to Get at once and durable after Flush. The store may retain
+	// data and n: the engine never modifies data after Put, and callers of
+	// Get must not modify what they get.
 	Put(ctx context.Context, h Hash, data []byte, n *Node) error
 	// Flush makes every earlier Put durable.
 	Flush(ctx context.Context) error
