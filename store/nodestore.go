@@ -12,6 +12,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/sidecar-dev/sidecar/addr"
 )
@@ -52,6 +53,8 @@ type NodeStore[N any] struct {
 	inflight *batch[N]
 	err      error // first background write error; sticky
 	writers  sync.WaitGroup
+
+	loads singleflight.Group // cold Gets in progress, by address
 
 	pendingHits, reads, readBytes, corrupt atomic.Int64
 	puts, written, rawBytes, storedBytes   atomic.Int64
@@ -108,16 +111,21 @@ func (s *NodeStore[N]) Get(ctx context.Context, h addr.Hash) (N, error) {
 	if err := ctx.Err(); err != nil {
 		return zero, fmt.Errorf("get node %s: %w", h, err)
 	}
-	var n N
-	err := s.db.bdb.View(func(txn *badger.Txn) error {
-		var err error
-		n, err = s.load(txn, h)
-		return err
+	// Concurrent misses on one address (readers starting on a cold root)
+	// share a single read, verification and decode.
+	v, err, _ := s.loads.Do(string(h[:]), func() (any, error) {
+		var n N
+		err := s.db.bdb.View(func(txn *badger.Txn) error {
+			var err error
+			n, err = s.load(txn, h)
+			return err
+		})
+		return n, err
 	})
 	if err != nil {
 		return zero, err
 	}
-	return n, nil
+	return v.(N), nil
 }
 
 // pending looks h up in the buffered Puts.
