@@ -79,12 +79,15 @@ func (r *sizeRun) merges(ctx context.Context) error {
 			ours := ourTrees[rep]
 			slots := r.w.inserts(pat, r.o.Batch, r.w.rng(id, rep), 1, 2)
 			ver := uint32(200 + rep)
-			theirs, err := r.e.Mutate(ctx, r.base, r.edits(slots, ver))
+			var theirs prolly.Root
+			var err error
+			untimed(ctx, func(ctx context.Context) {
+				if theirs, err = r.e.Mutate(ctx, r.base, r.edits(slots, ver)); err == nil {
+					err = r.ns.Flush(ctx)
+				}
+			})
 			if err != nil {
 				return fmt.Errorf("make theirs: %w", err)
-			}
-			if err := r.ns.Flush(ctx); err != nil {
-				return err
 			}
 			r.ns.ClearCache()
 			tm.start()
@@ -130,12 +133,14 @@ func (r *sizeRun) digests(ctx context.Context) error {
 			ps := r.w.samplePositions(k, r.w.rng(c.id, rep), true)
 			lo, hi := r.w.key(ps[0], 0), r.w.key(ps[0]+uint64(k), 0)
 			var want prolly.Digest
-			key, val := make([]byte, KeySize), make([]byte, ValueSize)
-			for p := ps[0]; p < ps[0]+uint64(k); p++ {
-				r.w.putKey(key, p, 0)
-				r.w.putValue(val, p, 0, 0)
-				want = want.Add(prolly.Digest{Count: 1, Sum: r.e.RowHash(key, val)})
-			}
+			untimed(ctx, func(context.Context) {
+				key, val := make([]byte, KeySize), make([]byte, ValueSize)
+				for p := ps[0]; p < ps[0]+uint64(k); p++ {
+					r.w.putKey(key, p, 0)
+					r.w.putValue(val, p, 0, 0)
+					want = want.Add(prolly.Digest{Count: 1, Sum: r.e.RowHash(key, val)})
+				}
+			})
 			r.ns.ClearCache()
 			tm.start()
 			got, err := r.e.DigestRange(ctx, r.base, lo, hi)

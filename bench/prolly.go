@@ -491,11 +491,17 @@ func (r *sizeRun) pointGets(ctx context.Context) error {
 	return r.repeat(ctx, "get/warm", k, func(rep int, tm *timer) error {
 		ps := r.w.samplePositions(k, r.w.rng("get/warm", rep), false)
 		keys := make([][]byte, len(ps))
-		for i, p := range ps {
-			keys[i] = r.w.key(p, 0)
-			if _, _, err := r.e.Get(ctx, r.base, keys[i]); err != nil {
-				return err
+		var err error
+		untimed(ctx, func(ctx context.Context) {
+			for i, p := range ps {
+				keys[i] = r.w.key(p, 0)
+				if _, _, err = r.e.Get(ctx, r.base, keys[i]); err != nil {
+					return
+				}
 			}
+		})
+		if err != nil {
+			return err
 		}
 		vals := make([][]byte, len(ps))
 		found := make([]bool, len(ps))
@@ -628,7 +634,18 @@ func (r *sizeRun) mutate(ctx context.Context, tm *timer, base prolly.Root, baseR
 }
 
 // checkRows checks that root holds rows rows and every edit's value.
-func (r *sizeRun) checkRows(ctx context.Context, root prolly.Root, rows int, eds []prolly.Edit) error {
+func (r *sizeRun) checkRows(ctx context.Context, root prolly.Root, rows int, eds []prolly.Edit) (err error) {
+	untimed(ctx, func(ctx context.Context) { err = r.checkRowsNow(ctx, root, rows, eds) })
+	return err
+}
+
+// untimed runs fn under the profile label cell=setup, so that a profile
+// cut by cell (pprof -tagfocus) holds only timed work.
+func untimed(ctx context.Context, fn func(context.Context)) {
+	pprof.Do(ctx, pprof.Labels("cell", "setup"), fn)
+}
+
+func (r *sizeRun) checkRowsNow(ctx context.Context, root prolly.Root, rows int, eds []prolly.Edit) error {
 	n, err := r.e.Count(ctx, root)
 	if err != nil {
 		return err
