@@ -127,6 +127,32 @@ func describeRelDiff(old, cur *replication.Relation) string {
 	return fmt.Sprintf("oid %d identity %s (%s) → oid %d identity %s (%s)", old.OID, old.Identity, col(old), cur.OID, cur.Identity, col(cur))
 }
 
+// MarkResync puts a ready table in state resync_needed (e.g. for
+// `sidecar resync <table>`): from now on its changes are held, so that the
+// copy replaces its tree without losing changes made while it runs. Call
+// it before replication.Resync for a table that is ready.
+func (m *Mirror) MarkResync(ctx context.Context, table, reason string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.err != nil {
+		return m.err
+	}
+	t := m.tables[table]
+	if t == nil {
+		return fmt.Errorf("mark %s for resync: %w", table, ErrUnknownTable)
+	}
+	if t.rec.State == StateResyncNeeded {
+		return nil
+	}
+	for m.txn != nil && m.err == nil {
+		m.idle.Wait()
+	}
+	if m.err != nil {
+		return m.err
+	}
+	return m.markResync(t, reason)
+}
+
 // NeedsResync lists the tables (sorted) in state resync_needed: the daemon
 // runs replication.Resync for them with the Mirror as CopySink.
 func (m *Mirror) NeedsResync() []string {

@@ -348,6 +348,10 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *replication.Relation, at 
 		if t, err = newTable(tableRecord{Name: name, Rel: rel}); err != nil {
 			return fmt.Errorf("copy %s: %w", name, err)
 		}
+	} else if t.rec.State == StateReady {
+		// Its changes since the copy's snapshot were applied to the old
+		// tree, not held: replacing the tree would lose them.
+		return fmt.Errorf("copy %s: the table is ready; call MarkResync before re-copying it so that its changes during the copy are kept", name)
 	}
 	rec := tableRecord{Name: name, State: StateReady, CopiedAt: at, Rel: rel}
 	nt, err := newTable(rec)

@@ -274,10 +274,10 @@ func (m *Mirror) load(ctx context.Context) error {
 			switch {
 			case got.Format != want.Format:
 				return fmt.Errorf("data directory holds mirror format %d, this build reads format %d; run a matching sidecar or start over with `sidecar run --resync` in an empty data_dir", got.Format, want.Format)
-			case got.Spec != want.Spec:
-				return fmt.Errorf("data directory's trees use prolly spec %s, this build uses %s; start over with `sidecar run --resync` in an empty data_dir", got.Spec, want.Spec)
 			case got.RowHash != want.RowHash:
 				return fmt.Errorf("data directory's trees sum row hash %q, configured %q; configure %q or start over in an empty data_dir", got.RowHash, want.RowHash, got.RowHash)
+			case got.Spec != want.Spec:
+				return fmt.Errorf("data directory's trees use prolly spec %s, this build uses %s; start over with `sidecar run --resync` in an empty data_dir", got.Spec, want.Spec)
 			case got.RowEnc != want.RowEnc:
 				return fmt.Errorf("data directory stores rows as %q, this build writes %q", got.RowEnc, want.RowEnc)
 			}

@@ -1,0 +1,194 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/verify/rowhash"
+)
+
+// TestOpenRefusesOtherIdentity: a data directory written under another
+// row hash or record format is refused with an error that says so, and
+// nothing is written to it.
+func TestOpenRefusesOtherIdentity(t *testing.T) {
+	dir := t.TempDir()
+	ctx := t.Context()
+	db, err := store.Open(store.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	m, err := Open(ctx, Options{DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(ctx, Options{DB: db, RowHash: rowhash.MD5_64}); err == nil || !strings.Contains(err.Error(), `row hash "pghash64"`) {
+		t.Fatalf("open under md5-64 over pghash64 trees: %v", err)
+	}
+	meta := metaRecord{Format: FormatVersion + 1, RowHash: "pghash64"}
+	if err := db.Badger().Update(func(txn *badger.Txn) error { return txn.Set(keyMeta, meta.encode()) }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(ctx, Options{DB: db}); err == nil || !strings.Contains(err.Error(), "format 2") {
+		t.Fatalf("open of a format-2 directory: %v", err)
+	}
+	if err := db.Badger().Update(func(txn *badger.Txn) error { return txn.Set(keyMeta, []byte{1, 2}) }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(ctx, Options{DB: db}); !errors.Is(err, errCorrupt) {
+		t.Fatalf("open with corrupt meta: %v", err)
+	}
+}
+
+// TestHalfCopiedTableNotReady: ranges written but TableCopied never
+// called (the process died mid-copy): after a restart the table does not
+// exist, so the daemon copies it again; its changes are ignored.
+func TestHalfCopiedTableNotReady(t *testing.T) {
+	h := newMHarness(t, Options{})
+	rel := testRel(7, "half")
+	w, err := h.m.CopyRange(t.Context(), rel, replication.BlockRange{Of: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		if err := w.WriteRow(modelRow{sp(strconv.Itoa(i)), nil, nil}.values()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.reopen(true)
+	if ts := h.m.Tables(); len(ts) != 0 {
+		t.Fatalf("tables after a crash mid-copy: %+v", ts)
+	}
+	info := h.begin()
+	h.change(&replication.Change{Kind: replication.Insert, Relation: rel, New: modelRow{sp("1"), nil, nil}.values()})
+	h.commit(info)
+	if _, err := h.m.TreeAt(t.Context(), "public.half", info.EndLSN); !errors.Is(err, ErrUnknownTable) {
+		t.Fatalf("tree of a table never copied: %v", err)
+	}
+}
+
+// TestRelationChangeHoldsChanges: a changed Relation (a column added)
+// marks the table resync_needed and durably so; its changes are held, not
+// applied, and a copy at an LSN applies exactly the held changes of
+// commits at or after it, under the new schema.
+func TestRelationChangeHoldsChanges(t *testing.T) {
+	h := newMHarness(t, Options{})
+	rel := testRel(9, "r")
+	h.copyTable(rel, map[int64]modelRow{1: {sp("1"), sp("a"), nil}}, 1)
+	if err := h.m.Relation(t.Context(), rel); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.m.NeedsResync(); len(got) != 0 {
+		t.Fatalf("unchanged relation: NeedsResync %v", got)
+	}
+	rel2 := testRel(9, "r")
+	rel2.Columns = append(rel2.Columns, replication.Column{Name: "d", TypeOID: 23, TypeMod: -1})
+	if err := h.m.Relation(t.Context(), rel2); err != nil {
+		t.Fatal(err)
+	}
+	row := func(id, a, d string) []replication.Value {
+		return []replication.Value{{Kind: replication.Text, Bytes: []byte(id)}, {Kind: replication.Text, Bytes: []byte(a)}, {Kind: replication.Null}, {Kind: replication.Text, Bytes: []byte(d)}}
+	}
+	var commits []replication.TxnInfo
+	for i, id := range []string{"2", "3", "4"} {
+		info := h.begin()
+		h.change(&replication.Change{Kind: replication.Insert, Relation: rel2, New: row(id, "held", "7")})
+		if i == 2 {
+			// An unchanged value: filled from the copied row at resync.
+			vals := row("2", "upd", "8")
+			vals[1] = replication.Value{Kind: replication.Unchanged}
+			h.change(&replication.Change{Kind: replication.Update, Relation: rel2, New: vals})
+		}
+		h.commit(info)
+		commits = append(commits, info)
+	}
+	if got := h.treeRows("public.r", ^replication.LSN(0)); len(got) != 1 {
+		t.Fatalf("changes of a resync_needed table were applied: %d rows", len(got))
+	}
+	h.reopen(false)
+	if got := h.m.NeedsResync(); len(got) != 1 || got[0] != "public.r" {
+		t.Fatalf("NeedsResync after reopen: %v", got)
+	}
+	// The copy saw commits before commits[1]: rows 1 and 2.
+	w, err := h.m.CopyRange(t.Context(), rel2, replication.BlockRange{Of: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range [][]replication.Value{row("1", "a", "0"), row("2", "held", "7")} {
+		if err := w.WriteRow(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.m.TableCopied(t.Context(), rel2, commits[1].CommitLSN); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := h.m.TreeAt(t.Context(), "public.r", ^replication.LSN(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"1": "1:11:a-1:0", "2": "1:24:held-1:8", "3": "1:34:held-1:7", "4": "1:44:held-1:7"}
+	for id, v := range want {
+		got, ok, err := tr.Get(t.Context(), id)
+		if err != nil || !ok || string(got) != v {
+			t.Fatalf("row %s: %q %v %v, want %q", id, got, ok, err, v)
+		}
+	}
+	if n, _ := tr.Count(t.Context()); n != 4 {
+		t.Fatalf("%d rows, want 4", n)
+	}
+	if got := h.m.NeedsResync(); len(got) != 0 {
+		t.Fatalf("NeedsResync after the copy: %v", got)
+	}
+	// A ready table must be marked before it is copied again.
+	if err := h.m.TableCopied(t.Context(), rel2, h.lsn); err == nil {
+		t.Fatal("re-copy of a ready table without MarkResync accepted")
+	}
+	if err := h.m.MarkResync(t.Context(), "public.r", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.m.TableCopied(t.Context(), rel2, h.lsn); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.treeRows("public.r", ^replication.LSN(0)); len(got) != 0 {
+		t.Fatalf("empty re-copy: %d rows", len(got))
+	}
+}
+
+// TestDurableWaitsForSync: Durable never passes a commit before the
+// writer synced it, and reaches every commit soon after.
+func TestDurableWaitsForSync(t *testing.T) {
+	h := newMHarness(t, Options{})
+	rel := testRel(3, "d")
+	h.copyTable(rel, nil, 1)
+	start := h.m.Durable()
+	var last replication.TxnInfo
+	for i := range 200 {
+		last = h.begin()
+		h.change(&replication.Change{Kind: replication.Insert, Relation: rel, New: modelRow{sp(strconv.Itoa(i)), nil, nil}.values()})
+		h.commit(last)
+		if d := h.m.Durable(); d > last.EndLSN || (d != start && h.m.written.Load() < uint64(d)) {
+			t.Fatalf("durable %s ahead of written %s / committed %s", d, replication.LSN(h.m.written.Load()), last.EndLSN)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for h.m.Durable() != last.EndLSN {
+		if time.Now().After(deadline) {
+			t.Fatalf("durable %s, last commit %s", h.m.Durable(), last.EndLSN)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	_ = context.Background
+}
