@@ -59,6 +59,7 @@ could not run.`,
 	root.AddCommand(
 		newVersionCmd(g),
 		newCheckCmd(g),
+		newRunCmd(g),
 	)
 	return root
 }

@@ -1,0 +1,272 @@
+// Package daemon is `sidecar run`: it wires preflight, the data directory,
+// the mirror, the replication pipeline and the HTTP server into one process
+// whose components share a context and an errgroup.
+//
+// Lifecycle: preflight → open the data directory → bind the HTTP listener
+// (a port clash fails here, before anything is announced) → check the
+// cluster identity → first start only: publication, then slot, then the
+// initial copy under the slot's snapshot → resync of tables a crash left
+// half-copied or whose schema changed → stream. On the first SIGINT or
+// SIGTERM the stream stops between transactions, the mirror flushes and
+// syncs, the slot is advanced to exactly the durable LSN, and Run returns
+// nil. Fatal errors (slot lost, another cluster, a bad configuration)
+// return an error that says what to do.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sidecar-dev/sidecar/config"
+	"github.com/sidecar-dev/sidecar/metrics"
+	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/preflight"
+	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/server"
+	"github.com/sidecar-dev/sidecar/store"
+)
+
+// Options configure one daemon run.
+type Options struct {
+	Config *config.Config
+	Logger *slog.Logger
+	// Metrics is the daemon's metric set; nil makes one.
+	Metrics *metrics.Set
+	// Progress receives the copy's progress lines when it is a terminal;
+	// otherwise progress goes to the log every ProgressEvery.
+	Progress      io.Writer
+	ProgressEvery time.Duration
+	// Resync starts over: the mirror in the data directory is removed and
+	// the slot dropped, then everything is copied again.
+	Resync bool
+	// OnReady, if set, is called once the HTTP listener is bound (with its
+	// address) and the pipeline starts.
+	OnReady func(addr string)
+}
+
+// Run runs the daemon until ctx ends (clean shutdown, nil) or a fatal
+// error.
+func Run(ctx context.Context, opts Options) error {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Metrics == nil {
+		opts.Metrics = metrics.New()
+	}
+	if opts.ProgressEvery <= 0 {
+		opts.ProgressEvery = 10 * time.Second
+	}
+	d := &daemon{opts: opts, cfg: opts.Config, log: opts.Logger, met: opts.Metrics, conn: opts.Config.Postgres.ConnString()}
+	d.setPhase("starting")
+	return d.run(ctx)
+}
+
+type daemon struct {
+	opts Options
+	cfg  *config.Config
+	log  *slog.Logger
+	met  *metrics.Set
+	conn string // connection string with password: never log it
+
+	tables []replication.TableName
+	names  []string // "schema.name"
+	db     *store.DB
+	m      *mirror.Mirror
+	copied *replication.CopiedAt
+
+	mu        sync.Mutex
+	phase     string
+	progress  map[string]replication.CopyProgress
+	streamer  *replication.Streamer
+	notFollow map[string]string // configured tables not followed, and why
+	slotInfo   replication.SlotInfo
+	lastErr    string
+	lastErrLog time.Time
+	errCount   atomic.Int64
+	slotLSN    replication.LSN
+
+	lagBytes atomic.Int64
+	// serverWAL is the server's current WAL position at the last poll.
+	serverWAL atomic.Uint64
+}
+
+func (d *daemon) run(ctx context.Context) (err error) {
+	if err := d.preflight(ctx); err != nil {
+		return err
+	}
+	if err := d.tablesFromConfig(); err != nil {
+		return err
+	}
+	if d.opts.Resync {
+		if err := d.startOver(ctx); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(d.cfg.DataDir, 0o750); err != nil {
+		return fmt.Errorf("data_dir %s: %w", d.cfg.DataDir, err)
+	}
+	d.db, err = store.Open(store.Options{Dir: d.cfg.DataDir, Logger: d.log})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := d.db.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	d.copied = replication.NewCopiedAt()
+	d.m, err = mirror.Open(ctx, mirror.Options{DB: d.db, Tables: d.names, CopiedAt: d.copied, Logger: d.log})
+	if err != nil {
+		return fmt.Errorf("open mirror in %s: %w", d.cfg.DataDir, err)
+	}
+	mirrorOpen := true
+	closeMirror := func() error {
+		if !mirrorOpen {
+			return nil
+		}
+		mirrorOpen = false
+		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		return d.m.Close(cctx)
+	}
+	defer func() {
+		if cerr := closeMirror(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+
+	srv, err := server.Listen(server.Options{Addr: d.cfg.Listen, Logger: d.log, Gatherer: d.met.Registry, Ready: d.ready})
+	if err != nil {
+		return err
+	}
+	d.routes(srv)
+	d.log.Info("sidecar ready", "listen", srv.Addr(), "data_dir", d.cfg.DataDir, "tables", strings.Join(d.names, ","),
+		"postgres", d.cfg.Postgres.Redacted())
+	if d.opts.OnReady != nil {
+		d.opts.OnReady(srv.Addr())
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return srv.Serve(gctx) })
+	g.Go(func() error { return d.monitor(gctx) })
+	g.Go(func() error {
+		err := d.follow(gctx)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+		return nil
+	})
+	err = g.Wait()
+	d.setPhase("stopping")
+	// Flush the pending group and sync, then report exactly the durable
+	// position to the slot, so nothing acknowledged is lost and nothing
+	// durable is re-sent.
+	if cerr := closeMirror(); cerr != nil {
+		return errors.Join(err, cerr)
+	}
+	if err != nil {
+		return err
+	}
+	if aerr := d.acknowledge(context.Background()); aerr != nil {
+		d.log.Warn("could not advance the slot at shutdown; the next start resumes from the durable LSN anyway", "err", aerr)
+	}
+	d.log.Info("sidecar stopped", "durable_lsn", d.m.Durable())
+	return nil
+}
+
+// preflight runs the checks of `sidecar check` and refuses to start when
+// any fails, naming each with its fix.
+func (d *daemon) preflight(ctx context.Context) error {
+	rep := preflight.Run(ctx, preflight.Params{URL: d.conn, Tables: d.cfg.Tables, Publication: d.cfg.Publication, Slot: d.cfg.Slot})
+	var fails []string
+	for _, c := range rep.Checks {
+		switch c.Status {
+		case preflight.Fail:
+			fails = append(fails, fmt.Sprintf("%s: %s (fix: %s)", c.Name, c.Detail, c.Fix))
+		case preflight.Warn:
+			d.log.Warn("preflight", "check", c.Name, "detail", c.Detail, "fix", c.Fix)
+		}
+	}
+	if len(fails) > 0 && !(d.opts.Resync && onlySlotProblems(rep)) {
+		return fmt.Errorf("preflight failed (run `sidecar check` for the full report):\n  %s", strings.Join(fails, "\n  "))
+	}
+	return nil
+}
+
+// onlySlotProblems: --resync drops the slot, so a lost slot must not stop it.
+func onlySlotProblems(rep preflight.Report) bool {
+	for _, c := range rep.Checks {
+		if c.Status == preflight.Fail && c.Name != "slot" {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *daemon) tablesFromConfig() error {
+	if len(d.cfg.Tables) == 1 && d.cfg.Tables[0] == "*" {
+		return nil // resolved by the publication
+	}
+	for _, s := range d.cfg.Tables {
+		t, err := config.ParseTable(s)
+		if err != nil {
+			return err
+		}
+		d.tables = append(d.tables, replication.TableName{Schema: t.Schema, Name: t.Name})
+		d.names = append(d.names, t.Schema+"."+t.Name)
+	}
+	return nil
+}
+
+// startOver removes the mirror and drops the slot (--resync).
+func (d *daemon) startOver(ctx context.Context) error {
+	d.log.Warn("--resync: removing the mirror and dropping the slot; every table is copied again", "data_dir", d.cfg.DataDir, "slot", d.cfg.Slot)
+	rc, err := replication.ConnectReplication(ctx, d.conn)
+	if err != nil {
+		return err
+	}
+	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	err = replication.DropSlot(dctx, rc, d.cfg.Slot)
+	cancel()
+	rc.Close(context.Background())
+	if err != nil {
+		return fmt.Errorf("--resync: drop slot %q: %w", d.cfg.Slot, err)
+	}
+	entries, err := os.ReadDir(d.cfg.DataDir)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("--resync: %w", err)
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(d.cfg.DataDir, e.Name())); err != nil {
+			return fmt.Errorf("--resync: %w", err)
+		}
+	}
+	return nil
+}
+
+func (d *daemon) setPhase(p string) {
+	d.mu.Lock()
+	d.phase = p
+	d.mu.Unlock()
+	d.met.SetPhase(p)
+}
+
+func (d *daemon) getPhase() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.phase
+}

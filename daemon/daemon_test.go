@@ -1,0 +1,342 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sidecar-dev/sidecar/config"
+	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/store"
+)
+
+var pg *pgtest.Cluster
+
+func TestMain(m *testing.M) {
+	os.Exit(pgtest.RunMain(m, pgtest.Options{}, func(c *pgtest.Cluster) { pg = c }))
+}
+
+func testConfig(t *testing.T, url string, tables ...string) *config.Config {
+	t.Helper()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sidecar.yaml")
+	body := fmt.Sprintf("postgres:\n  url: %s\ntables: [%s]\ndata_dir: %s\nlisten: 127.0.0.1:0\n", url, strings.Join(tables, ", "), filepath.Join(dir, "data"))
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(config.LoadOptions{File: file, Environ: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func execSQL(t *testing.T, url string, sqls ...string) {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for _, s := range sqls {
+		if _, err := conn.Exec(context.Background(), s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+func currentWAL(t *testing.T, url string) replication.LSN {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var s string
+	if err := conn.QueryRow(context.Background(), "SELECT pg_current_wal_lsn()::text").Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	l, err := replication.ParseLSN(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// running is a daemon started in-process.
+type running struct {
+	addr string
+	stop func() error
+}
+
+func start(t *testing.T, cfg *config.Config, logw io.Writer) *running {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelDebug})),
+			OnReady: func(a string) { ready <- a }})
+	}()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("daemon ended before ready: %v", err)
+	case <-time.After(60 * time.Second):
+		cancel()
+		t.Fatal("daemon not ready after 60 s")
+	}
+	stopped := false
+	r := &running{addr: "http://" + addr}
+	r.stop = func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(60 * time.Second):
+			return fmt.Errorf("daemon did not stop within 60 s")
+		}
+	}
+	t.Cleanup(func() { r.stop() })
+	return r
+}
+
+func (r *running) status(t *testing.T) Status {
+	t.Helper()
+	resp, err := http.Get(r.addr + "/api/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st Status
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// waitDurable waits until the daemon has made lsn durable.
+func (r *running) waitDurable(t *testing.T, lsn replication.LSN) Status {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		st := r.status(t)
+		if d, err := replication.ParseLSN(st.DurableLSN); err == nil && d >= lsn && st.Phase == "streaming" {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("durable LSN did not reach %s: %+v", lsn, st)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// pgRows returns the vrow1 encoding of every row of table, as PostgreSQL
+// prints it under the pinned session settings, sorted.
+func pgRows(t *testing.T, url, table string) []string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := replication.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rr := conn.PgConn().ExecParams(ctx, "SELECT * FROM "+table, nil, nil, nil, nil)
+	var out []string
+	for rr.NextRow() {
+		vals := make([][]byte, len(rr.Values()))
+		for i, v := range rr.Values() {
+			if v != nil {
+				vals[i] = append([]byte{}, v...)
+			}
+		}
+		out = append(out, string(rowenc.Encode(vals)))
+	}
+	if _, err := rr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// mirrorRows opens the (stopped) daemon's data directory and returns the
+// rows of table at HEAD, and the durable LSN.
+func mirrorRows(t *testing.T, dataDir, table string) ([]string, replication.LSN) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(store.Options{Dir: dataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	m, err := mirror.Open(ctx, mirror.Options{DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close(ctx)
+	tr, err := m.TreeAt(ctx, table, m.Durable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, err := tr.Scan(ctx, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for cur.Next() {
+		out = append(out, string(cur.Value()))
+	}
+	if err := cur.Err(); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out, m.Durable()
+}
+
+func slotConfirmed(t *testing.T, url, slot string) replication.LSN {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var s string
+	if err := conn.QueryRow(context.Background(), "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = $1", slot).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := replication.ParseLSN(s)
+	return l
+}
+
+func TestRunCopiesStreamsAndStopsCleanly(t *testing.T) {
+	url := pg.NewDB(t)
+	execSQL(t, url,
+		"CREATE TABLE accounts (id bigint PRIMARY KEY, owner text, balance numeric(12,2))",
+		"INSERT INTO accounts SELECT g, 'owner-' || g, g * 1.5 FROM generate_series(1, 2000) g",
+		"CREATE TABLE audit (at timestamptz, note text)", // no key: not followed
+	)
+	cfg := testConfig(t, url, "public.accounts")
+	var logs strings.Builder
+	r := start(t, cfg, &logs)
+
+	st := r.waitDurable(t, currentWAL(t, url))
+	if len(st.Tables) != 1 || st.Tables[0].Name != "public.accounts" || st.Tables[0].State != "ready" || st.Tables[0].Rows != 2000 {
+		t.Fatalf("after the copy: %+v", st.Tables)
+	}
+	// Ready once connected to the slot (the copy alone is not enough).
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		code, body := httpGet(t, r.addr+"/readyz")
+		if code == 200 {
+			break
+		}
+		if code != http.StatusServiceUnavailable || !strings.Contains(body, "reason") || time.Now().After(deadline) {
+			t.Fatalf("readyz %d %s", code, body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if code, body := httpGet(t, r.addr+"/healthz"); code != 200 {
+		t.Errorf("healthz %d %s", code, body)
+	}
+
+	execSQL(t, url,
+		"UPDATE accounts SET balance = balance + 1 WHERE id % 7 = 0",
+		"DELETE FROM accounts WHERE id BETWEEN 100 AND 150",
+		"INSERT INTO accounts VALUES (5000, NULL, 0), (5001, '', 1)",
+		"UPDATE accounts SET id = 6000 WHERE id = 1",
+	)
+	for i := 0; i < 20; i++ {
+		execSQL(t, url, fmt.Sprintf("UPDATE accounts SET owner = 'tx-%d' WHERE id = %d", i, 200+i))
+	}
+	st = r.waitDurable(t, currentWAL(t, url))
+	if st.Commits < 24 {
+		t.Errorf("commits applied %d, want ≥ 24", st.Commits)
+	}
+	_, metrics := httpGet(t, r.addr+"/metrics")
+	for _, want := range []string{`sidecar_rows_applied_total{kind="update"}`, `sidecar_rows_applied_total{kind="delete"} 51`, "sidecar_durable_lsn", `sidecar_phase{phase="streaming"} 1`, "sidecar_badger_"} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+
+	if err := r.stop(); err != nil {
+		t.Fatalf("clean stop: %v\n%s", err, logs.String())
+	}
+	got, durable := mirrorRows(t, cfg.DataDir, "public.accounts")
+	want := pgRows(t, url, "accounts")
+	if !slices.Equal(got, want) {
+		t.Fatalf("mirror has %d rows, PostgreSQL %d; they differ", len(got), len(want))
+	}
+	if c := slotConfirmed(t, url, cfg.Slot); c != durable {
+		t.Errorf("slot confirmed_flush_lsn %s != durable %s after a clean stop", c, durable)
+	}
+
+	// Restart: resumes from the durable LSN, applies what happened while down.
+	execSQL(t, url, "DELETE FROM accounts WHERE id > 1900", "INSERT INTO accounts VALUES (7000, 'late', 7)")
+	r2 := start(t, cfg, &logs)
+	r2.waitDurable(t, currentWAL(t, url))
+	if err := r2.stop(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = mirrorRows(t, cfg.DataDir, "public.accounts")
+	if want := pgRows(t, url, "accounts"); !slices.Equal(got, want) {
+		t.Fatalf("after restart: mirror %d rows, PostgreSQL %d; they differ", len(got), len(want))
+	}
+}
+
+func TestRunRefusesTableWithoutKey(t *testing.T) {
+	url := pg.NewDB(t)
+	execSQL(t, url, "CREATE TABLE events (at timestamptz, payload text)")
+	cfg := testConfig(t, url, "public.events")
+	err := Run(context.Background(), Options{Config: cfg})
+	if err == nil || !strings.Contains(err.Error(), "events") || !strings.Contains(err.Error(), "preflight failed") {
+		t.Fatalf("want a preflight error naming the table, got %v", err)
+	}
+	if _, statErr := os.Stat(cfg.DataDir); statErr == nil {
+		t.Error("a refused start created the data directory")
+	}
+}
+
+func TestRunPortClashFailsAtStart(t *testing.T) {
+	url := pg.NewDB(t)
+	execSQL(t, url, "CREATE TABLE a (id int PRIMARY KEY)")
+	cfg := testConfig(t, url, "a")
+	r := start(t, cfg, io.Discard)
+	cfg2 := testConfig(t, url, "a")
+	cfg2.Listen = strings.TrimPrefix(r.addr, "http://")
+	cfg2.Slot = "other"
+	err := Run(context.Background(), Options{Config: cfg2})
+	if err == nil || !strings.Contains(err.Error(), "listen on") {
+		t.Fatalf("want a listen error, got %v", err)
+	}
+}

@@ -1,0 +1,351 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/mattn/go-isatty"
+
+	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/server"
+)
+
+// Status is what `sidecar status` and GET /api/status report. Its JSON
+// shape is a documented contract (README, "HTTP API").
+type Status struct {
+	Phase       string          `json:"phase"` // starting, copying, streaming, resyncing, stopping
+	Connected   bool            `json:"connected"`
+	Slot        SlotStatus      `json:"slot"`
+	ReceivedLSN string          `json:"received_lsn"`
+	DurableLSN  string          `json:"durable_lsn"`
+	ServerLSN   string          `json:"server_lsn,omitempty"`
+	LagBytes    int64           `json:"lag_bytes"`
+	LagSeconds  float64         `json:"lag_seconds"`
+	LastCommit  *time.Time      `json:"last_commit_time,omitempty"`
+	Copy        []CopyStatus    `json:"copy,omitempty"`
+	Tables      []TableStatus   `json:"tables"`
+	NotFollowed []NotFollowed   `json:"not_followed,omitempty"`
+	LastError   string          `json:"last_error,omitempty"`
+	Reconnects  int64           `json:"reconnects"`
+	Commits     int64           `json:"commits_applied"`
+}
+
+// SlotStatus is the slot's row in pg_replication_slots, as last polled.
+type SlotStatus struct {
+	Name           string `json:"name"`
+	WALStatus      string `json:"wal_status,omitempty"`
+	ConfirmedFlush string `json:"confirmed_flush_lsn,omitempty"`
+	Active         bool   `json:"active"`
+}
+
+// CopyStatus is one table's copy progress.
+type CopyStatus struct {
+	Table      string  `json:"table"`
+	Rows       int64   `json:"rows"`
+	RowsPerSec float64 `json:"rows_per_second"`
+	RangesDone int     `json:"ranges_done"`
+	Ranges     int     `json:"ranges"`
+	Done       bool    `json:"done"`
+	ETASeconds float64 `json:"eta_seconds,omitempty"`
+}
+
+// TableStatus is one followed table.
+type TableStatus struct {
+	Name     string `json:"name"`
+	State    string `json:"state"`
+	Rows     uint64 `json:"rows"`
+	CopiedAt string `json:"copied_at_lsn,omitempty"`
+}
+
+// NotFollowed is a table the configuration names (or "*" found) that is not
+// followed, and why.
+type NotFollowed struct {
+	Table  string `json:"table"`
+	Reason string `json:"reason"`
+}
+
+func (d *daemon) status() Status {
+	st := Status{Phase: d.getPhase(), Slot: SlotStatus{Name: d.cfg.Slot}, Tables: []TableStatus{}}
+	d.mu.Lock()
+	s := d.streamer
+	st.LastError = d.lastErr
+	if d.slotInfo.Exists {
+		st.Slot.WALStatus = d.slotInfo.WALStatus
+		st.Slot.ConfirmedFlush = d.slotInfo.ConfirmedFlush.String()
+		st.Slot.Active = d.slotInfo.Active
+	}
+	for t, why := range d.notFollow {
+		st.NotFollowed = append(st.NotFollowed, NotFollowed{Table: t, Reason: why})
+	}
+	for _, p := range d.progress {
+		cs := CopyStatus{Table: p.Table, Rows: p.Rows, RangesDone: p.RangesDone, Ranges: p.Ranges, Done: p.Done}
+		if sec := p.Elapsed.Seconds(); sec > 0 {
+			cs.RowsPerSec = float64(p.Rows) / sec
+			if p.RangesDone > 0 && !p.Done {
+				cs.ETASeconds = sec * float64(p.Ranges-p.RangesDone) / float64(p.RangesDone)
+			}
+		}
+		st.Copy = append(st.Copy, cs)
+	}
+	d.mu.Unlock()
+	slices.SortFunc(st.Copy, func(a, b CopyStatus) int { return strings.Compare(a.Table, b.Table) })
+	slices.SortFunc(st.NotFollowed, func(a, b NotFollowed) int { return strings.Compare(a.Table, b.Table) })
+	if s != nil {
+		ss := s.Stats()
+		st.Connected = ss.Connected
+		st.ReceivedLSN = ss.Received.String()
+		st.Reconnects = ss.Reconnects
+	}
+	if d.m != nil {
+		st.DurableLSN = d.m.Durable().String()
+		head := d.m.Head()
+		if !head.CommitTime.IsZero() {
+			t := head.CommitTime
+			st.LastCommit = &t
+		}
+		st.Commits = d.m.Stats().Commits
+		for _, t := range d.m.Tables() {
+			ts := TableStatus{Name: t.Name, State: t.State.String(), Rows: t.Rows}
+			if t.CopiedAt > 0 {
+				ts.CopiedAt = t.CopiedAt.String()
+			}
+			st.Tables = append(st.Tables, ts)
+		}
+	}
+	if w := replication.LSN(d.serverWAL.Load()); w > 0 {
+		st.ServerLSN = w.String()
+	}
+	st.LagBytes = d.lagBytes.Load()
+	st.LagSeconds = d.lagSeconds()
+	return st
+}
+
+// lagSeconds is now minus the last applied commit's time while the mirror
+// is behind the server, 0 when caught up.
+func (d *daemon) lagSeconds() float64 {
+	if d.m == nil || d.lagBytes.Load() <= 0 {
+		return 0
+	}
+	head := d.m.Head()
+	if head.CommitTime.IsZero() {
+		return 0
+	}
+	return max(0, time.Since(head.CommitTime).Seconds())
+}
+
+// ready answers /readyz: connected, not copying, lag under ready.max_lag.
+func (d *daemon) ready(context.Context) (bool, string) {
+	phase := d.getPhase()
+	if phase != "streaming" {
+		return false, "phase is " + phase
+	}
+	d.mu.Lock()
+	s := d.streamer
+	d.mu.Unlock()
+	if s == nil || !s.Stats().Connected {
+		return false, "not connected to PostgreSQL"
+	}
+	if lag := d.lagSeconds(); lag > d.cfg.Ready.MaxLag.Seconds() {
+		return false, fmt.Sprintf("lag %.1fs exceeds ready.max_lag %s", lag, d.cfg.Ready.MaxLag)
+	}
+	return true, ""
+}
+
+func (d *daemon) routes(srv *server.Server) {
+	srv.HandleAPI("GET /api/status", func(w http.ResponseWriter, r *http.Request) {
+		server.WriteJSON(w, http.StatusOK, d.status())
+	})
+}
+
+// monitor polls the server's WAL position and the slot for lag and
+// status, and keeps the metrics current.
+func (d *daemon) monitor(ctx context.Context) error {
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	var conn *pgx.Conn
+	defer func() {
+		if conn != nil {
+			conn.Close(context.Background())
+		}
+	}()
+	for {
+		if conn == nil {
+			c, err := replication.Connect(ctx, d.conn)
+			if err == nil {
+				conn = c
+			}
+		}
+		if conn != nil {
+			if err := d.pollServer(ctx, conn); err != nil {
+				conn.Close(context.Background())
+				conn = nil
+			}
+		}
+		d.updateMetrics()
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+func (d *daemon) pollServer(ctx context.Context, conn *pgx.Conn) error {
+	var wal, confirmed, walStatus *string
+	var active *bool
+	err := conn.QueryRow(ctx, `SELECT pg_current_wal_lsn()::text, s.confirmed_flush_lsn::text, s.wal_status, s.active
+		FROM (SELECT 1) AS one LEFT JOIN pg_replication_slots s ON s.slot_name = $1`, d.cfg.Slot).Scan(&wal, &confirmed, &walStatus, &active)
+	if err != nil {
+		return err
+	}
+	w, _ := replication.ParseLSN(deref(wal))
+	d.serverWAL.Store(uint64(w))
+	d.mu.Lock()
+	d.slotInfo.Exists = walStatus != nil
+	if walStatus != nil {
+		d.slotInfo.WALStatus = *walStatus
+		d.slotInfo.Active = active != nil && *active
+		d.slotInfo.ConfirmedFlush, _ = replication.ParseLSN(deref(confirmed))
+	}
+	d.mu.Unlock()
+	// Lag in bytes: the server's position minus what the mirror holds
+	// durably (the slot's confirmed position trails it by at most one
+	// status interval).
+	if dur := d.m.Durable(); w > dur && dur > 0 {
+		d.lagBytes.Store(int64(w - dur))
+	} else {
+		d.lagBytes.Store(0)
+	}
+	return nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func (d *daemon) updateMetrics() {
+	d.met.LagBytes.Set(float64(d.lagBytes.Load()))
+	d.met.LagSeconds.Set(d.lagSeconds())
+	if d.m != nil {
+		d.met.DurableLSN.Set(float64(d.m.Durable()))
+	}
+	d.mu.Lock()
+	s := d.streamer
+	d.mu.Unlock()
+	if s == nil {
+		return
+	}
+	ss := s.Stats()
+	d.met.ReceivedLSN.Set(float64(ss.Received))
+	if ss.Connected {
+		d.met.Connected.Set(1)
+		if n := d.errCount.Swap(0); n > 0 {
+			d.log.Info("replication recovered", "after_errors", n)
+		}
+	} else {
+		d.met.Connected.Set(0)
+	}
+}
+
+// acknowledge moves the slot's confirmed position to exactly the durable
+// LSN after the stream stopped, so a clean shutdown leaves nothing
+// acknowledged that is not durable and nothing durable unacknowledged.
+func (d *daemon) acknowledge(ctx context.Context) error {
+	durable := d.m.Durable()
+	if durable == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	conn, err := replication.Connect(ctx, d.conn)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	for {
+		var confirmed *string
+		err := conn.QueryRow(ctx, `SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = $1`, d.cfg.Slot).Scan(&confirmed)
+		if err != nil {
+			return fmt.Errorf("read slot %q: %w", d.cfg.Slot, err)
+		}
+		if c, _ := replication.ParseLSN(deref(confirmed)); c >= durable {
+			return nil
+		}
+		_, err = conn.Exec(ctx, `SELECT pg_replication_slot_advance($1, $2::text::pg_lsn)`, d.cfg.Slot, durable.String())
+		if err == nil {
+			d.log.Info("slot advanced to the durable LSN", "slot", d.cfg.Slot, "lsn", durable)
+			return nil
+		}
+		// The walsender of the stream that just closed may still hold
+		// the slot for a moment.
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "55006" {
+			return fmt.Errorf("advance slot %q to %s: %w", d.cfg.Slot, durable, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("advance slot %q: still in use: %w", d.cfg.Slot, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// copyProgress records progress for status and metrics, and renders it:
+// a line per table on a terminal, periodic log lines otherwise.
+func (d *daemon) copyProgress(p replication.CopyProgress) {
+	d.mu.Lock()
+	if d.progress == nil {
+		d.progress = map[string]replication.CopyProgress{}
+	}
+	prev, seen := d.progress[p.Table]
+	d.progress[p.Table] = p
+	done := 0
+	for _, q := range d.progress {
+		if q.Done {
+			done++
+		}
+	}
+	total := len(d.progress)
+	d.mu.Unlock()
+	d.met.CopyRows.WithLabelValues(p.Table).Set(float64(p.Rows))
+	d.met.CopyTablesDone.Set(float64(done))
+	d.met.CopyTables.Set(float64(max(total, len(d.tables))))
+
+	rate := 0.0
+	if s := p.Elapsed.Seconds(); s > 0 {
+		rate = float64(p.Rows) / s
+	}
+	eta := ""
+	if p.RangesDone > 0 && !p.Done {
+		eta = (time.Duration(float64(p.Elapsed) * float64(p.Ranges-p.RangesDone) / float64(p.RangesDone))).Round(time.Second).String()
+	}
+	if w := d.opts.Progress; w != nil && isTerminal(w) {
+		state := "copying"
+		if p.Done {
+			state = "done"
+		}
+		fmt.Fprintf(w, "\r%-40s %12d rows %10.0f rows/s  ranges %d/%d  %s %s\x1b[K", p.Table, p.Rows, rate, p.RangesDone, p.Ranges, state, eta)
+		if p.Done {
+			fmt.Fprintln(w)
+		}
+		return
+	}
+	if p.Done || !seen || p.Elapsed-prev.Elapsed >= d.opts.ProgressEvery || time.Duration(p.Elapsed)/d.opts.ProgressEvery != time.Duration(prev.Elapsed)/d.opts.ProgressEvery {
+		d.log.Info("copy progress", "table", p.Table, "rows", p.Rows, "rows_per_s", int64(rate), "ranges_done", p.RangesDone, "ranges", p.Ranges, "done", p.Done, "eta", eta)
+	}
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && isatty.IsTerminal(f.Fd())
+}
