@@ -85,11 +85,11 @@ type daemon struct {
 	m      *mirror.Mirror
 	copied *replication.CopiedAt
 
-	mu        sync.Mutex
-	phase     string
-	progress  map[string]replication.CopyProgress
-	streamer  *replication.Streamer
-	notFollow map[string]string // configured tables not followed, and why
+	mu         sync.Mutex
+	phase      string
+	progress   map[string]replication.CopyProgress
+	streamer   *replication.Streamer
+	notFollow  map[string]string // configured tables not followed, and why
 	slotInfo   replication.SlotInfo
 	lastErr    string
 	lastErrLog time.Time

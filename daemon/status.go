@@ -20,21 +20,21 @@ import (
 // Status is what `sidecar status` and GET /api/status report. Its JSON
 // shape is a documented contract (README, "HTTP API").
 type Status struct {
-	Phase       string          `json:"phase"` // starting, copying, streaming, resyncing, stopping
-	Connected   bool            `json:"connected"`
-	Slot        SlotStatus      `json:"slot"`
-	ReceivedLSN string          `json:"received_lsn"`
-	DurableLSN  string          `json:"durable_lsn"`
-	ServerLSN   string          `json:"server_lsn,omitempty"`
-	LagBytes    int64           `json:"lag_bytes"`
-	LagSeconds  float64         `json:"lag_seconds"`
-	LastCommit  *time.Time      `json:"last_commit_time,omitempty"`
-	Copy        []CopyStatus    `json:"copy,omitempty"`
-	Tables      []TableStatus   `json:"tables"`
-	NotFollowed []NotFollowed   `json:"not_followed,omitempty"`
-	LastError   string          `json:"last_error,omitempty"`
-	Reconnects  int64           `json:"reconnects"`
-	Commits     int64           `json:"commits_applied"`
+	Phase       string        `json:"phase"` // starting, copying, streaming, resyncing, stopping
+	Connected   bool          `json:"connected"`
+	Slot        SlotStatus    `json:"slot"`
+	ReceivedLSN string        `json:"received_lsn"`
+	DurableLSN  string        `json:"durable_lsn"`
+	ServerLSN   string        `json:"server_lsn,omitempty"`
+	LagBytes    int64         `json:"lag_bytes"`
+	LagSeconds  float64       `json:"lag_seconds"`
+	LastCommit  *time.Time    `json:"last_commit_time,omitempty"`
+	Copy        []CopyStatus  `json:"copy,omitempty"`
+	Tables      []TableStatus `json:"tables"`
+	NotFollowed []NotFollowed `json:"not_followed,omitempty"`
+	LastError   string        `json:"last_error,omitempty"`
+	Reconnects  int64         `json:"reconnects"`
+	Commits     int64         `json:"commits_applied"`
 }
 
 // SlotStatus is the slot's row in pg_replication_slots, as last polled.
