@@ -278,6 +278,9 @@ func (m *mutation) level(level int, spans []span, whole bool) ([]span, error) {
 	var lastEnd []byte // where the previous window ended on a boundary of its own
 	lastEndOK := false
 	for si := 0; si < len(spans); {
+		if err := m.ctx.Err(); err != nil {
+			return nil, err
+		}
 		prev, prevOK, err := cur.seek(&spans[si])
 		if err != nil {
 			return nil, err
