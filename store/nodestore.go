@@ -47,7 +47,8 @@ type NodeStore[N any] struct {
 	//
 	// INVARIANT: at most one batch is in flight, and a batch leaves
 	// inflight only after WriteBatch.Flush returned, so a node absent from
-	// both maps is either in Badger or was never Put.
+	// both maps is in Badger, was never Put, or was in a batch whose write
+	// failed (then err is set and every later Put and Flush returns it).
 	mu       sync.RWMutex
 	cur      *batch[N]
 	inflight *batch[N]
