@@ -146,7 +146,11 @@ func (d *daemon) run(ctx context.Context) (err error) {
 		}
 	}()
 
-	srv, err := server.Listen(server.Options{Addr: d.cfg.Listen, Logger: d.log, Gatherer: d.met.Registry, Ready: d.ready})
+	token, err := d.cfg.API.BearerToken()
+	if err != nil {
+		return err
+	}
+	srv, err := server.Listen(server.Options{Addr: d.cfg.Listen, Token: token, Logger: d.log, Gatherer: d.met.Registry, Ready: d.ready})
 	if err != nil {
 		return err
 	}

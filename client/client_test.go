@@ -1,0 +1,107 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sidecar-dev/sidecar/config"
+	"github.com/sidecar-dev/sidecar/daemon"
+	"github.com/sidecar-dev/sidecar/internal/pgtest"
+)
+
+var pg *pgtest.Cluster
+
+func TestMain(m *testing.M) {
+	os.Exit(pgtest.RunMain(m, pgtest.Options{}, func(c *pgtest.Cluster) { pg = c }))
+}
+
+func TestConnectDaemonThenLocal(t *testing.T) {
+	ctx := context.Background()
+	url := pg.NewDB(t)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 50) g"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+
+	dir := t.TempDir()
+	tokenFile := filepath.Join(dir, "token")
+	os.WriteFile(tokenFile, []byte("s3cret\n"), 0o600)
+	file := filepath.Join(dir, "s.yaml")
+	os.WriteFile(file, []byte(fmt.Sprintf("postgres:\n  url: %s\ntables: [t]\ndata_dir: %s\nlisten: 127.0.0.1:0\napi:\n  token_file: %s\n", url, filepath.Join(dir, "data"), tokenFile)), 0o600)
+	cfg, err := config.Load(config.LoadOptions{File: file, Environ: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Nothing yet: a clear error.
+	if _, err := Connect(ctx, cfg, nil); !errors.Is(err, ErrNoMirror) {
+		t.Fatalf("before the first run: %v", err)
+	}
+
+	// A running daemon is reached through its API.
+	dctx, stop := context.WithCancel(ctx)
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- daemon.Run(dctx, daemon.Options{Config: cfg, OnReady: func(a string) { ready <- a }})
+	}()
+	select {
+	case cfg.Listen = <-ready:
+	case err := <-done:
+		t.Fatal(err)
+	}
+	c, err := Connect(ctx, cfg, nil)
+	if err != nil || c.Daemon == nil {
+		t.Fatalf("with a daemon: %v %+v", err, c)
+	}
+	var st daemon.Status
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if err := c.Daemon.GetJSON(ctx, "/api/status", nil, &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Phase == "streaming" || time.Now().After(deadline) {
+			break
+		}
+	}
+	if st.Phase != "streaming" || len(st.Tables) != 1 || st.Tables[0].Rows != 50 {
+		t.Fatalf("status through the API: %+v", st)
+	}
+	var apiErr *APIError
+	if err := NewDaemon(cfg.Listen, "wrong").GetJSON(ctx, "/api/status", nil, &st); !errors.As(err, &apiErr) || apiErr.Status != 401 {
+		t.Errorf("wrong token: %v", err)
+	}
+	if err := c.Daemon.GetJSON(ctx, "/api/nothing", nil, &st); !errors.As(err, &apiErr) || apiErr.Status != 404 {
+		t.Errorf("unknown endpoint: %v", err)
+	}
+	c.Close()
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+
+	// No daemon: the data directory is opened here.
+	c, err = Connect(ctx, cfg, nil)
+	if err != nil || c.Local == nil {
+		t.Fatalf("without a daemon: %v", err)
+	}
+	defer c.Close()
+	tables := c.Local.Mirror.Tables()
+	if len(tables) != 1 || tables[0].Name != "public.t" {
+		t.Fatalf("local tables: %+v", tables)
+	}
+	v, ok, err := c.Local.Mirror.Get(ctx, "public.t", []string{"7"}, c.Local.Mirror.Durable())
+	if err != nil || !ok || len(v) == 0 {
+		t.Fatalf("local get: %q %v %v", v, ok, err)
+	}
+}
