@@ -118,9 +118,11 @@ func BoundaryDigestQuery(t Table, hash rowhash.ID, bounds []string) (string, err
 			return "", fmt.Errorf("table %s: key column %q: %w", t.Ident(), kc.Name, err)
 		}
 	}
-	bucket := fmt.Sprintf("pg_catalog.width_bucket(%s, ARRAY[%s]::%s[])", keyOperand(kc), strings.Join(lits, ", "), elemType)
-	return fmt.Sprintf("SELECT b, count(*), %s FROM (SELECT %s AS b, %s AS h FROM %s AS %s) s GROUP BY b ORDER BY b",
-		digestSumSQL("h"), bucket, RowHashSQL(t.Columns, hash), t.Ident(), srcAlias), nil
+	src := rowSource{t: t, extras: []string{
+		fmt.Sprintf("pg_catalog.width_bucket(%s, ARRAY[%s]::%s[])", keyOperand(kc), strings.Join(lits, ", "), elemType),
+	}}
+	return fmt.Sprintf("SELECT %s, count(*), %s FROM %s GROUP BY 1 ORDER BY 1",
+		src.extra(0), digestSumSQL(src.rowHash(hash)), src.sql()), nil
 }
 
 // BoundaryBucket returns the boundary bucket of an encoded key given the
@@ -150,18 +152,9 @@ func hashBucketMask(bits int) (uint64, error) {
 	return 1<<uint(bits) - 1, nil
 }
 
-// keyColumns returns the key columns in key order.
-func keyColumns(t Table) []Column {
-	cols := make([]Column, len(t.Key))
-	for i, k := range t.Key {
-		cols[i] = t.Columns[k]
-	}
-	return cols
-}
-
-// hashBucketSQL is the SQL of HashBucket.
-func hashBucketSQL(t Table, hash rowhash.ID, mask uint64) string {
-	return fmt.Sprintf("(%s & %d)", RowHashSQL(keyColumns(t), hash), mask)
+// hashBucketSQL is the SQL of HashBucket over src's key texts.
+func hashBucketSQL(src rowSource, hash rowhash.ID, mask uint64) string {
+	return fmt.Sprintf("(%s & %d)", hash.SQL(encodingSQL(src.keyTexts())), mask)
 }
 
 // HashBucket returns the hash bucket of a key given as its column texts:
@@ -186,8 +179,9 @@ func HashBucketDigestQuery(t Table, hash rowhash.ID, bits int) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("table %s: %w", t.Ident(), err)
 	}
-	return fmt.Sprintf("SELECT b, count(*), %s FROM (SELECT %s AS b, %s AS h FROM %s) s GROUP BY b ORDER BY b",
-		digestSumSQL("h"), hashBucketSQL(t, hash, mask), RowHashSQL(t.Columns, hash), t.Ident()), nil
+	src := rowSource{t: t}
+	return fmt.Sprintf("SELECT %s, count(*), %s FROM %s GROUP BY 1 ORDER BY 1",
+		hashBucketSQL(src, hash, mask), digestSumSQL(src.rowHash(hash)), src.sql()), nil
 }
 
 // HashBucketRowsQuery returns the leaf query for hash buckets: key texts
@@ -211,13 +205,10 @@ func HashBucketRowsQuery(t Table, hash rowhash.ID, bits int, buckets []uint64) (
 		}
 		list[i] = strconv.FormatUint(b, 10)
 	}
-	keyCols := make([]string, len(t.Key))
 	order := make([]string, len(t.Key))
 	for i, k := range t.Key {
-		keyCols[i] = ColumnTextSQL(t.Columns[k])
 		order[i] = keyOperand(t.Columns[k])
 	}
-	return fmt.Sprintf("SELECT %s, %s FROM %s AS %s WHERE %s IN (%s) ORDER BY %s",
-		strings.Join(keyCols, ", "), RowHashSQL(t.Columns, hash), t.Ident(), srcAlias,
-		hashBucketSQL(t, hash, mask), strings.Join(list, ", "), strings.Join(order, ", ")), nil
+	src := rowSource{t: t, extras: order}
+	return keyHashSelect(src, hash, fmt.Sprintf("%s IN (%s)", hashBucketSQL(src, hash, mask), strings.Join(list, ", "))), nil
 }
