@@ -227,3 +227,30 @@ func TestSlotInvalidated(t *testing.T) {
 		t.Fatalf("Run on an invalidated slot: %v, want SlotLostError(wal_status=lost)", err)
 	}
 }
+
+// TestAbortAndResendOnDisconnect: the connection breaks while a large,
+// non-streamed transaction is half delivered (the sink is stalled, the
+// reader's queue is full, the rest is still on the server): the sink gets
+// Abort, and after reconnecting the whole transaction once.
+func TestAbortAndResendOnDisconnect(t *testing.T) {
+	// logical_decoding_work_mem is a user setting: the walsender of this
+	// connection keeps the transaction whole instead of streaming it.
+	url := pg.NewDB(t) + "&logical_decoding_work_mem=256MB"
+	h := newHarnessAt(t, url, []string{"public.w"}, "CREATE TABLE w (id int PRIMARY KEY, v text)")
+	h.sink.delayOnce = 2 * time.Second
+	h.start(func(c *StreamConfig) { c.QueueSize = 2 })
+	mustExec(t, h.conn, "INSERT INTO w SELECT g, repeat('v', 100) FROM generate_series(1, 50000) g")
+	waitFor(t, 10*time.Second, "the stalled first change", func() bool {
+		h.sink.mu.Lock()
+		defer h.sink.mu.Unlock()
+		return h.sink.delayed
+	})
+	mustExec(t, h.conn, "SELECT pg_terminate_backend(pid) FROM pg_stat_replication")
+	h.sync()
+	h.stop()
+	txns := h.sink.committed()
+	if h.sink.aborts != 1 || len(txns) != 1 || len(txns[0].changes) != 50000 || txns[0].info.Streamed {
+		t.Fatalf("%d aborts, %d transactions; want 1 abort, then the 50000-row transaction once", h.sink.aborts, len(txns))
+	}
+	h.checkTable("w", []string{"id", "v"})
+}
