@@ -47,8 +47,9 @@ var slotPrefixRE = regexp.MustCompile(`^[a-z0-9_]{1,40}$`)
 //
 // The mirror side of the comparison is the version of the last commit whose
 // end LSN is ≤ LSN. While a Pinned is open it holds back the cluster's xmin
-// (vacuum) and a replication slot: keep it short. The caller must Close it.
-// It is not safe for concurrent use.
+// (vacuum) and a replication slot: keep it short. A failed statement
+// aborts the pinned transaction, after which only Close is useful. The
+// caller must Close it. It is not safe for concurrent use.
 type Pinned struct {
 	conn *pgconn.PgConn
 	lsn  pglogrepl.LSN
