@@ -106,11 +106,13 @@
 //
 // Memory: the store's own share is CacheBytes + ≤2×PendingBytes + Badger's
 // memtables (3×16 MiB) + arenas of the batch in flight. Writing 150k nodes
-// with a full 256 MiB cache peaked at 1008-1093 MiB VmHWM: anonymous 629-714
-// MiB (Go heap in use 408 MiB) plus 404 MiB of Badger's memory-mapped value
-// log (clean page cache, reclaimable, but counted by RSS). A process that
-// must stay under 1 GiB should set GOMEMLIMIT (640 MiB gave a 992 MiB peak)
-// or a smaller CacheBytes while building.
+// (TestHeavyLoad, harness included) peaked at 998-1093 MiB VmHWM with the
+// 256 MiB cache full: anonymous 618-714 MiB (Go heap in use 408-551 MiB)
+// plus 404 MiB of Badger's memory-mapped value log (page cache, reclaimable,
+// but counted by RSS, and growing with the data written). With CacheBytes
+// 64 MiB the peak was 620 MiB (anonymous 230 MiB). A 10M-row build that must
+// stay under 1 GiB overall wants a smaller cache while building, or
+// GOMEMLIMIT (640 MiB gave a 992 MiB peak with the 256 MiB cache).
 package store
 
 // Key prefixes: the registry of the one Badger keyspace. Every key starts

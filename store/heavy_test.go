@@ -21,6 +21,7 @@ import (
 var (
 	heavyNodes  = flag.Int("store.heavy", 0, "TestHeavyLoad: number of ~3.9 KiB nodes to write (150000 ≈ a 10M-row build); 0 skips")
 	heavyLayout = flag.String("store.layout", "vlog", "TestHeavyLoad: vlog, lsm or lsm+snappy")
+	heavyCache  = flag.Int64("store.cache", 0, "TestHeavyLoad: Options.CacheBytes (0: default)")
 )
 
 // TestHeavyLoad writes a 10M-row build's worth of leaves through a NodeStore
@@ -43,6 +44,7 @@ func TestHeavyLoad(t *testing.T) {
 	if !found {
 		t.Fatalf("unknown layout %q", *heavyLayout)
 	}
+	opts.CacheBytes = *heavyCache
 	genStart := time.Now()
 	g0 := newLeafGen(7, false)
 	for range *heavyNodes {
