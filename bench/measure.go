@@ -38,7 +38,18 @@ type Cell struct {
 	// load on the shared machine took. Not measured (nil) for cells timed
 	// call by call.
 	RunqWait []time.Duration `json:"runq_wait_ns,omitempty"`
+	// NodeReads and NodePuts count, per repetition, the nodes the store
+	// read from Badger (cache misses) and the nodes handed to it (Put):
+	// the work the cell did, independent of the machine.
+	NodeReads []int64 `json:"node_reads"`
+	NodePuts  []int64 `json:"node_puts"`
 }
+
+// MedianNodeReads returns the median of NodeReads.
+func (c *Cell) MedianNodeReads() int64 { return medianInt(c.NodeReads) }
+
+// MedianNodePuts returns the median of NodePuts.
+func (c *Cell) MedianNodePuts() int64 { return medianInt(c.NodePuts) }
 
 // MedianRunqWait returns the median of RunqWait, or -1 if not measured.
 func (c *Cell) MedianRunqWait() time.Duration {
@@ -81,16 +92,23 @@ func (c *Cell) MedianCPU() time.Duration {
 // noWait, the run-queue wait of its threads (reading it costs ~0.1 ms, too
 // much around each of 10k calls).
 type timer struct {
-	noWait    bool
-	wall, cpu time.Duration
-	wait      time.Duration
-	io        ioCounters
-	w0        time.Time
-	c0, q0    time.Duration
-	io0       ioCounters
+	noWait bool
+	// nodes, if set, returns the store's cumulative node reads and puts.
+	nodes       func() (reads, puts int64)
+	reads, puts int64
+	r0, p0      int64
+	wall, cpu   time.Duration
+	wait        time.Duration
+	io          ioCounters
+	w0          time.Time
+	c0, q0      time.Duration
+	io0         ioCounters
 }
 
 func (t *timer) start() {
+	if t.nodes != nil {
+		t.r0, t.p0 = t.nodes()
+	}
 	t.io0 = readIOCounters()
 	if !t.noWait {
 		t.q0 = runqWait()
@@ -108,6 +126,11 @@ func (t *timer) stop() {
 	io := readIOCounters()
 	t.io.Read += io.Read - t.io0.Read
 	t.io.Write += io.Write - t.io0.Write
+	if t.nodes != nil {
+		r, p := t.nodes()
+		t.reads += r - t.r0
+		t.puts += p - t.p0
+	}
 }
 
 // add appends the timer's measurements to c as one repetition.
@@ -119,6 +142,8 @@ func (t *timer) add(c *Cell) {
 	if !t.noWait {
 		c.RunqWait = append(c.RunqWait, t.wait)
 	}
+	c.NodeReads = append(c.NodeReads, t.reads)
+	c.NodePuts = append(c.NodePuts, t.puts)
 }
 
 // runqWait returns the time all of the process's threads have spent

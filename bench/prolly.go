@@ -322,12 +322,19 @@ func (r *sizeRun) storeConfig() StoreConfig {
 	}
 }
 
+// nodeCounters returns the store's cumulative Badger reads and Puts.
+func (r *sizeRun) nodeCounters() (reads, puts int64) {
+	st := r.ns.Stats()
+	return st.Reads, st.Puts
+}
+
 // record appends a finished cell and prints its progress line.
 func (r *sizeRun) record(c Cell) {
 	r.res.Cells = append(r.res.Cells, c)
-	line := fmt.Sprintf("%s %-16s median %s (min %s, max %s; cpu %s; runq wait %s; disk r/w %s/%s; %d× %d ops)",
+	line := fmt.Sprintf("%s %-16s median %s (min %s, max %s; cpu %s; runq wait %s; disk r/w %s/%s; nodes read/put %d/%d; %d× %d ops)",
 		fmtRecords(r.w.n), c.ID, fmtDur(c.Median()), fmtDur(c.Min()), fmtDur(c.Max()), fmtDur(c.MedianCPU()),
-		fmtWait(c.MedianRunqWait()), fmtBytes(c.MedianDiskRead()), fmtBytes(c.MedianDiskWrite()), len(c.Samples), c.Ops)
+		fmtWait(c.MedianRunqWait()), fmtBytes(c.MedianDiskRead()), fmtBytes(c.MedianDiskWrite()),
+		c.MedianNodeReads(), c.MedianNodePuts(), len(c.Samples), c.Ops)
 	if spec, ok := specOf(c.ID); ok && spec.perOp {
 		line += fmt.Sprintf(" = %s/op", fmtDur(c.PerOp()))
 	}
@@ -345,7 +352,7 @@ func (r *sizeRun) repeat(ctx context.Context, id string, ops int, fn func(rep in
 			return err
 		}
 		runtime.GC()
-		var tm timer
+		tm := timer{nodes: r.nodeCounters}
 		var err error
 		// The label lets a CPU profile of the run (--cpuprofile) be cut
 		// by cell: pprof -tagfocus cell=batch/random. Goroutines the
@@ -368,7 +375,7 @@ func (r *sizeRun) build(ctx context.Context) error {
 	debug.FreeOSMemory()
 	r.res.Tree.PeakRSSReset = resetPeakRSS() == nil
 	before := r.ns.Stats()
-	var tm timer
+	tm := timer{nodes: r.nodeCounters}
 	tm.start()
 	root, err := r.e.Build(ctx, r.w.rows())
 	if err == nil {
@@ -418,7 +425,7 @@ func (r *sizeRun) build(ctx context.Context) error {
 // (empty node cache), checking the count, the order and both ends.
 func (r *sizeRun) scan(ctx context.Context) error {
 	runtime.GC()
-	var tm timer
+	tm := timer{nodes: r.nodeCounters}
 	tm.start()
 	c, err := r.e.Range(ctx, r.base, nil, nil)
 	if err != nil {

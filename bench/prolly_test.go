@@ -49,6 +49,19 @@ func TestRunProllySmall(t *testing.T) {
 				t.Errorf("%d records: %s min %v median %v max %v out of order", s.Records, spec.id, c.Min(), c.Median(), c.Max())
 			}
 		}
+		// The cache states the report claims: cold gets read every node
+		// of their path from Badger, warm gets none; mutations write.
+		if c := s.Cell("get/cold"); c != nil && c.MedianNodeReads() < int64(c.Ops*(s.Tree.Height-1)) {
+			t.Errorf("%d records: cold gets read %d nodes for %d calls: not cold", s.Records, c.MedianNodeReads(), c.Ops)
+		}
+		if c := s.Cell("get/warm"); c != nil && c.MedianNodeReads() != 0 {
+			t.Errorf("%d records: warm gets read %d nodes from Badger", s.Records, c.MedianNodeReads())
+		}
+		for _, id := range []string{"batch/append", "batch/random", "batch/clustered", "put/random", "merge/random"} {
+			if c := s.Cell(id); c != nil && c.MedianNodePuts() == 0 {
+				t.Errorf("%d records: %s wrote no nodes", s.Records, id)
+			}
+		}
 		tr := s.Tree
 		// 20k rows of ~60 bytes: tens of leaves of a few KiB.
 		if tr.Height < 2 || tr.Nodes < 10 || tr.SerializedBytes < int64(s.Records)*(KeySize+ValueSize) {
