@@ -1,0 +1,184 @@
+// Package historytest drives a mirror in-process, without PostgreSQL, for
+// the tests of snapshot/ and history/: tables are created through the
+// mirror's copy sink and transactions through its replication sink, with
+// made-up LSNs, so random histories run at memory speed.
+package historytest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/store"
+)
+
+// Fixture is a mirror on a fresh data directory. Close happens in t.Cleanup.
+type Fixture struct {
+	T      testing.TB
+	DB     *store.DB
+	Mirror *mirror.Mirror
+	// LSN is the last LSN handed out; Time the last commit time.
+	LSN  replication.LSN
+	Time time.Time
+}
+
+// New opens a store and a mirror in t.TempDir(). Small groups make
+// versions land both inside groups (log replay) and at group boundaries.
+func New(t testing.TB) *Fixture {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := store.Open(store.Options{Dir: dir, CacheBytes: 8 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mirror.Open(context.Background(), mirror.Options{DB: db, TempDir: t.TempDir(),
+		GroupMaxRows: 7, GroupMaxAge: time.Hour})
+	if err != nil {
+		db.Close()
+		t.Fatal(err)
+	}
+	f := &Fixture{T: t, DB: db, Mirror: m, LSN: 0x1000000, Time: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}
+	t.Cleanup(func() {
+		m.Close(context.Background())
+		db.Close()
+	})
+	return f
+}
+
+// Rel returns a relation public.<name> with the given columns
+// ("name type" pairs); the first nkeys columns form the primary key.
+func Rel(oid uint32, schema, name string, nkeys int, cols ...[2]string) *replication.Relation {
+	r := &replication.Relation{OID: oid, Schema: schema, Name: name, Identity: replication.IdentityDefault}
+	for i, c := range cols {
+		r.Columns = append(r.Columns, replication.Column{Name: c[0], TypeName: c[1], TypeMod: -1, Key: i < nkeys, TypeOID: oidOf(c[1])})
+	}
+	return r
+}
+
+func oidOf(typ string) uint32 {
+	switch typ {
+	case "int8":
+		return 20
+	case "int4":
+		return 23
+	case "text":
+		return 25
+	case "numeric":
+		return 1700
+	case "bool":
+		return 16
+	case "float8":
+		return 701
+	}
+	return 25
+}
+
+// Values turns texts (nil = NULL) into replication values.
+func Values(row []*string) []replication.Value {
+	out := make([]replication.Value, len(row))
+	for i, v := range row {
+		if v == nil {
+			out[i] = replication.Value{Kind: replication.Null}
+		} else {
+			out[i] = replication.Value{Kind: replication.Text, Bytes: []byte(*v)}
+		}
+	}
+	return out
+}
+
+// S returns a pointer to s (a non-NULL value).
+func S(s string) *string { return &s }
+
+// CreateTable copies rows into a new table.
+func (f *Fixture) CreateTable(rel *replication.Relation, rows [][]*string) {
+	f.T.Helper()
+	ctx := context.Background()
+	w, err := f.Mirror.CopyRange(ctx, rel, replication.BlockRange{Index: 0, Of: 1})
+	if err != nil {
+		f.T.Fatal(err)
+	}
+	for _, r := range rows {
+		if err := w.WriteRow(Values(r)); err != nil {
+			f.T.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		f.T.Fatal(err)
+	}
+	f.LSN += 0x10
+	if err := f.Mirror.TableCopied(ctx, rel, f.LSN); err != nil {
+		f.T.Fatal(err)
+	}
+	if f.Mirror.Durable() == 0 {
+		if err := f.Mirror.SetResumeLSN(ctx, f.LSN); err != nil {
+			f.T.Fatal(err)
+		}
+	}
+}
+
+// Tx collects the changes of one transaction.
+type Tx struct {
+	changes []*replication.Change
+}
+
+// Upsert writes a whole row (insert or update by primary key).
+func (tx *Tx) Upsert(rel *replication.Relation, row []*string) {
+	tx.changes = append(tx.changes, &replication.Change{Kind: replication.Update, Relation: rel, New: Values(row)})
+}
+
+// Insert inserts a row.
+func (tx *Tx) Insert(rel *replication.Relation, row []*string) {
+	tx.changes = append(tx.changes, &replication.Change{Kind: replication.Insert, Relation: rel, New: Values(row)})
+}
+
+// Delete deletes the row with the key texts (one per key column, in order).
+func (tx *Tx) Delete(rel *replication.Relation, key ...string) {
+	old := make([]replication.Value, len(rel.Columns))
+	k := 0
+	for i, c := range rel.Columns {
+		if c.Key {
+			old[i] = replication.Value{Kind: replication.Text, Bytes: []byte(key[k])}
+			k++
+		} else {
+			old[i] = replication.Value{Kind: replication.Unchanged}
+		}
+	}
+	tx.changes = append(tx.changes, &replication.Change{Kind: replication.Delete, Relation: rel, Old: old, OldKind: replication.OldKey})
+}
+
+// Commit applies one transaction built by fn and returns its version.
+func (f *Fixture) Commit(fn func(tx *Tx)) mirror.Version {
+	f.T.Helper()
+	ctx := context.Background()
+	var tx Tx
+	fn(&tx)
+	f.LSN += 0x100
+	f.Time = f.Time.Add(time.Second)
+	info := replication.TxnInfo{Xid: uint32(f.LSN), CommitLSN: f.LSN, EndLSN: f.LSN + 8, CommitTime: f.Time}
+	if err := f.Mirror.Begin(ctx, replication.TxnInfo{Xid: info.Xid, CommitLSN: info.CommitLSN, CommitTime: info.CommitTime}); err != nil {
+		f.T.Fatal(err)
+	}
+	seen := map[*replication.Relation]bool{}
+	for _, c := range tx.changes {
+		if !seen[c.Relation] {
+			seen[c.Relation] = true
+			if err := f.Mirror.Relation(ctx, c.Relation); err != nil {
+				f.T.Fatal(err)
+			}
+		}
+		if err := f.Mirror.Change(ctx, c); err != nil {
+			f.T.Fatal(err)
+		}
+	}
+	if err := f.Mirror.Commit(ctx, info); err != nil {
+		f.T.Fatal(err)
+	}
+	f.LSN = info.EndLSN
+	v, err := f.Mirror.VersionAt(info.EndLSN)
+	if err != nil {
+		f.T.Fatal(err)
+	}
+	return v
+}
