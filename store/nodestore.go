@@ -355,14 +355,25 @@ func (s *NodeStore[N]) startWrite(ctx context.Context) {
 	s.writers.Add(1)
 	go func() {
 		defer s.writers.Done()
-		s.finish(b, s.write(ctx, b))
+		s.finish(ctx, b, s.write(ctx, b))
 	}()
 }
 
-// finish retires the in-flight batch b, recording a write error.
-func (s *NodeStore[N]) finish(b *batch[N], err error) {
+// finish retires the in-flight batch b. A write stopped by its context
+// (a cancelled Flush) is requeued into cur: rewriting nodes is harmless, and
+// the Puts already returned nil. Any other error is recorded and sticks.
+func (s *NodeStore[N]) finish(ctx context.Context, b *batch[N], err error) {
 	s.mu.Lock()
-	if err != nil && s.err == nil {
+	switch {
+	case err == nil:
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		for h, p := range b.nodes {
+			if _, ok := s.cur.nodes[h]; !ok {
+				s.cur.nodes[h] = p
+				s.cur.bytes += int64(len(p.data))
+			}
+		}
+	case s.err == nil:
 		s.err = err
 	}
 	s.inflight = nil
@@ -373,6 +384,7 @@ func (s *NodeStore[N]) finish(b *batch[N], err error) {
 // Flush writes every earlier Put into Badger and returns when they are
 // readable from it. Flush does not fsync: call DB.Sync for durability
 // across a crash (once per commit group, for every component at once).
+// A Flush cancelled through ctx leaves its nodes buffered for the next one.
 func (s *NodeStore[N]) Flush(ctx context.Context) error {
 	s.mu.Lock()
 	for s.inflight != nil {
@@ -395,7 +407,7 @@ func (s *NodeStore[N]) Flush(ctx context.Context) error {
 	s.inflight = b
 	s.mu.Unlock()
 	err := s.write(ctx, b)
-	s.finish(b, err)
+	s.finish(ctx, b, err)
 	return err
 }
 

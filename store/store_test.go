@@ -597,3 +597,32 @@ func TestValueLogGCDuringWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestFlushCancelledKeepsNodes checks that a Flush whose context is already
+// cancelled neither loses the buffered nodes nor poisons the store.
+func TestFlushCancelledKeepsNodes(t *testing.T) {
+	db := openTest(t, Options{InMemory: true})
+	s := NewNodeStore(db, testCodec{})
+	hs, datas := putNodes(t, s, newLeafGen(61, false), 20)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := s.Flush(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled flush: %v", err)
+	}
+	if st := s.Stats(); st.PendingNodes != 20 || st.NodesWritten != 0 {
+		t.Fatalf("after cancelled flush: %+v; want 20 nodes still pending", st)
+	}
+	if err := s.Flush(t.Context()); err != nil {
+		t.Fatalf("flush after a cancelled one: %v", err)
+	}
+	s.ClearCache()
+	got, err := s.GetMany(t.Context(), hs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if !bytes.Equal(got[i].data, datas[i]) {
+			t.Fatalf("node %d differs", i)
+		}
+	}
+}
