@@ -250,7 +250,8 @@ func (db *DB) Close() error {
 
 // Badger returns the underlying database, for packages that keep their own
 // keys under the prefixes registered in doc.go. They must not write keys
-// under PrefixNode.
+// under PrefixNode. Conflict detection is off (one writer), so concurrent
+// read-modify-write transactions are not checked against each other.
 func (db *DB) Badger() *badger.DB { return db.bdb }
 
 // Sync makes every write acknowledged so far durable (fsync of the value log

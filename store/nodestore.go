@@ -235,31 +235,39 @@ func (s *NodeStore[N]) GetMany(ctx context.Context, hs []addr.Hash) ([]N, error)
 		}
 	}
 	workers := min(s.db.opts.ReadConcurrency, (len(uniq)+minPerWorker-1)/minPerWorker)
-	g, gctx := errgroup.WithContext(ctx)
 	var next atomic.Int64
-	for range workers {
-		g.Go(func() error {
-			return s.db.bdb.View(func(txn *badger.Txn) error {
-				for {
-					k := int(next.Add(1) - 1)
-					if k >= len(uniq) {
-						return nil
-					}
-					if err := gctx.Err(); err != nil {
-						return fmt.Errorf("get many: %w", err)
-					}
-					i := uniq[k]
-					n, err := s.load(txn, hs[i])
-					if err != nil {
-						return err
-					}
-					out[i] = n
+	// work reads uniq[next...] in one read transaction until done or ctx ends.
+	work := func(ctx context.Context) error {
+		return s.db.bdb.View(func(txn *badger.Txn) error {
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(uniq) {
+					return nil
 				}
-			})
+				if err := ctx.Err(); err != nil {
+					return fmt.Errorf("get many: %w", err)
+				}
+				i := uniq[k]
+				n, err := s.load(txn, hs[i])
+				if err != nil {
+					return err
+				}
+				out[i] = n
+			}
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
+	if workers <= 1 {
+		if err := work(ctx); err != nil {
+			return nil, err
+		}
+	} else {
+		g, gctx := errgroup.WithContext(ctx)
+		for range workers {
+			g.Go(func() error { return work(gctx) })
+		}
+		if err := g.Wait(); err != nil {
+			return nil, err
+		}
 	}
 	if len(uniq) < len(miss) {
 		for k := 1; k < len(miss); k++ {
