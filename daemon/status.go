@@ -13,6 +13,9 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/mattn/go-isatty"
 
+	"github.com/sidecar-dev/sidecar/config"
+	"github.com/sidecar-dev/sidecar/metrics"
+	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/server"
 )
@@ -348,4 +351,22 @@ func (d *daemon) copyProgress(p replication.CopyProgress) {
 func isTerminal(w any) bool {
 	f, ok := w.(interface{ Fd() uintptr })
 	return ok && isatty.IsTerminal(f.Fd())
+}
+
+// OfflineStatus describes a mirror whose daemon is not running (phase
+// "stopped"); the slot and the lag are read from PostgreSQL when it
+// answers, otherwise LastError says why they are missing.
+func OfflineStatus(ctx context.Context, cfg *config.Config, m *mirror.Mirror) Status {
+	d := &daemon{cfg: cfg, conn: cfg.Postgres.ConnString(), m: m, met: metrics.New(), phase: "stopped"}
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	conn, err := replication.Connect(cctx, d.conn)
+	if err == nil {
+		err = d.pollServer(cctx, conn)
+		conn.Close(context.Background())
+	}
+	if err != nil {
+		d.lastErr = "cannot reach PostgreSQL: " + err.Error()
+	}
+	return d.status()
 }

@@ -15,7 +15,15 @@ import (
 
 var pg *pgtest.Cluster
 
+// beMain makes the test binary act as the sidecar binary when re-executed
+// by a test (see sidecarProcess): the real main, real signals, real exit.
+const beMain = "BE_SIDECAR_MAIN"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(beMain) == "1" {
+		main()
+		return
+	}
 	os.Exit(pgtest.RunMain(m, pgtest.Options{}, func(c *pgtest.Cluster) { pg = c }))
 }
 
@@ -31,15 +39,17 @@ func configFor(t *testing.T, url string, tables string) string {
 	return file
 }
 
-func mustExec(t *testing.T, url, sql string) {
+func mustExec(t *testing.T, url string, sqls ...string) {
 	t.Helper()
 	conn, err := pgx.Connect(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(context.Background(), sql); err != nil {
-		t.Fatal(err)
+	for _, sql := range sqls {
+		if _, err := conn.Exec(context.Background(), sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
 	}
 }
 

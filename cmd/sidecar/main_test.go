@@ -28,7 +28,7 @@ func TestHelpListsBuiltCommandsOnly(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, c := range []string{"check", "version"} {
+	for _, c := range []string{"check", "run", "status", "version"} {
 		if !strings.Contains(out, "  "+c+" ") {
 			t.Errorf("--help does not list %q:\n%s", c, out)
 		}

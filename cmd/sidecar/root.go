@@ -60,6 +60,7 @@ could not run.`,
 		newVersionCmd(g),
 		newCheckCmd(g),
 		newRunCmd(g),
+		newStatusCmd(g),
 	)
 	return root
 }

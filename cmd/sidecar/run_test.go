@@ -1,0 +1,320 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/store"
+)
+
+// proc is `sidecar` running as a separate process (the test binary
+// re-executed as main).
+type proc struct {
+	cmd    *exec.Cmd
+	mu     sync.Mutex
+	out    strings.Builder
+	listen chan string
+	done   chan error
+}
+
+func sidecarProcess(t *testing.T, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), beMain+"=1")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = io.Discard
+	p := &proc{cmd: cmd, listen: make(chan string, 1), done: make(chan error, 1)}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	readyLine := regexp.MustCompile(`msg="sidecar ready" listen=(\S+)`)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			p.mu.Lock()
+			p.out.WriteString(line + "\n")
+			p.mu.Unlock()
+			if m := readyLine.FindStringSubmatch(line); m != nil {
+				p.listen <- m[1]
+			}
+		}
+		p.done <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	return p
+}
+
+func (p *proc) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
+func (p *proc) waitListen(t *testing.T) string {
+	t.Helper()
+	select {
+	case a := <-p.listen:
+		return "http://" + a
+	case err := <-p.done:
+		t.Fatalf("sidecar exited before ready: %v\n%s", err, p.output())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("sidecar not ready after 60 s\n%s", p.output())
+	}
+	return ""
+}
+
+func (p *proc) wait(t *testing.T, within time.Duration) int {
+	t.Helper()
+	select {
+	case err := <-p.done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	case <-time.After(within):
+		t.Fatalf("sidecar did not exit within %s\n%s", within, p.output())
+	}
+	return -1
+}
+
+func httpBody(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func waitFor(t *testing.T, what string, within time.Duration, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func runConfig(t *testing.T, url, tables string) (file, dataDir string) {
+	t.Helper()
+	dir := t.TempDir()
+	file = filepath.Join(dir, "sidecar.yaml")
+	dataDir = filepath.Join(dir, "data")
+	body := fmt.Sprintf("postgres:\n  url: %s\ntables: [%s]\ndata_dir: %s\nlisten: 127.0.0.1:0\n", url, tables, dataDir)
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file, dataDir
+}
+
+func queryLSN(t *testing.T, url, sql string, args ...any) replication.LSN {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var s *string
+	if err := conn.QueryRow(context.Background(), sql, args...).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	if s == nil {
+		return 0
+	}
+	l, err := replication.ParseLSN(*s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// localMirror reads a stopped sidecar's data directory: durable LSN and the
+// table's rows (vrow1) at it, sorted.
+func localMirror(t *testing.T, dataDir, table string) (replication.LSN, []string) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(store.Options{Dir: dataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	m, err := mirror.Open(ctx, mirror.Options{DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close(ctx)
+	tr, err := m.TreeAt(ctx, table, m.Durable())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, err := tr.Scan(ctx, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for cur.Next() {
+		rows = append(rows, string(cur.Value()))
+	}
+	if err := cur.Err(); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(rows)
+	return m.Durable(), rows
+}
+
+// pgTableRows is table's rows as vrow1 under the pinned session settings.
+func pgTableRows(t *testing.T, url, table string) []string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := replication.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rr := conn.PgConn().ExecParams(ctx, "SELECT * FROM "+table, nil, nil, nil, nil)
+	var out []string
+	for rr.NextRow() {
+		vals := make([][]byte, len(rr.Values()))
+		for i, v := range rr.Values() {
+			if v != nil {
+				vals[i] = append([]byte{}, v...)
+			}
+		}
+		out = append(out, string(rowenc.Encode(vals)))
+	}
+	if _, err := rr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestRunProcessSIGTERMMidStream is issue 5's check: `sidecar run` as a
+// process, /metrics and /readyz scraped, SIGTERM while writes stream in:
+// exit 0, and the slot acknowledges exactly what is durable.
+func TestRunProcessSIGTERMMidStream(t *testing.T) {
+	url := pg.NewDB(t)
+	mustExec(t, url, "CREATE TABLE items (id int PRIMARY KEY, n bigint NOT NULL, note text)",
+		"INSERT INTO items SELECT g, 0, 'item ' || g FROM generate_series(1, 500) g")
+	file, dataDir := runConfig(t, url, "public.items")
+	p := sidecarProcess(t, "run", "--config", file)
+	base := p.waitListen(t)
+	waitFor(t, "readyz 200", 60*time.Second, func() bool { code, _ := httpBody(t, base+"/readyz"); return code == 200 })
+
+	// A steady write load: single-row transactions.
+	ctx, stopLoad := context.WithCancel(context.Background())
+	var writes atomic.Int64
+	loadDone := make(chan error, 1)
+	go func() {
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			loadDone <- err
+			return
+		}
+		defer conn.Close(context.Background())
+		for i := 0; ctx.Err() == nil; i++ {
+			if _, err := conn.Exec(ctx, "UPDATE items SET n = n + 1 WHERE id = $1", 1+i%500); err != nil && ctx.Err() == nil {
+				loadDone <- err
+				return
+			}
+			writes.Add(1)
+		}
+		loadDone <- nil
+	}()
+	waitFor(t, "some commits applied", 30*time.Second, func() bool {
+		_, m := httpBody(t, base+"/metrics")
+		return regexp.MustCompile(`sidecar_transactions_applied_total\{streamed="false"\} [1-9]\d\d`).MatchString(m)
+	})
+	code, metrics := httpBody(t, base+"/metrics")
+	for _, want := range []string{"sidecar_lag_bytes", "sidecar_durable_lsn", `sidecar_rows_applied_total{kind="update"}`, "sidecar_apply_batch_seconds", "sidecar_badger_"} {
+		if code != 200 || !strings.Contains(metrics, want) {
+			t.Errorf("/metrics (%d) lacks %s", code, want)
+		}
+	}
+	if code, body := httpBody(t, base+"/readyz"); code != 200 {
+		t.Errorf("readyz under load: %d %s", code, body)
+	}
+
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(t, 60*time.Second); code != 0 {
+		t.Fatalf("exit status %d after SIGTERM, want 0\n%s", code, p.output())
+	}
+	stopLoad()
+	if err := <-loadDone; err != nil {
+		t.Fatal(err)
+	}
+	durable, _ := localMirror(t, dataDir, "public.items")
+	confirmed := queryLSN(t, url, "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = 'sidecar'")
+	if confirmed != durable {
+		t.Fatalf("after SIGTERM: slot confirmed_flush_lsn %s, mirror durable %s\n%s", confirmed, durable, p.output())
+	}
+	t.Logf("%d writes; stopped at durable %s", writes.Load(), durable)
+
+	// Restart, catch up, and compare every row.
+	p2 := sidecarProcess(t, "run", "--config", file)
+	base2 := p2.waitListen(t)
+	target := queryLSN(t, url, "SELECT pg_current_wal_lsn()::text")
+	waitFor(t, "catch up after restart", 60*time.Second, func() bool {
+		_, m := httpBody(t, base2+"/api/status")
+		d := regexp.MustCompile(`"durable_lsn": "([^"]+)"`).FindStringSubmatch(m)
+		if d == nil {
+			return false
+		}
+		l, _ := replication.ParseLSN(d[1])
+		return l >= target
+	})
+	p2.cmd.Process.Signal(syscall.SIGINT)
+	if code := p2.wait(t, 60*time.Second); code != 0 {
+		t.Fatalf("exit %d after SIGINT\n%s", code, p2.output())
+	}
+	_, got := localMirror(t, dataDir, "public.items")
+	if want := pgTableRows(t, url, "items"); !slices.Equal(got, want) {
+		t.Fatalf("mirror and PostgreSQL differ after restart (%d vs %d rows)", len(got), len(want))
+	}
+
+	// status reads the stopped mirror and the slot from PostgreSQL.
+	out, errOut, code := sidecar(t, "status", "--config", file)
+	if code != 0 || !strings.Contains(out, "phase") || !strings.Contains(out, "stopped") || !strings.Contains(out, "public.items") || !strings.Contains(out, "wal_status") {
+		t.Errorf("status: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sidecar-dev/sidecar/client"
+	"github.com/sidecar-dev/sidecar/daemon"
+)
+
+func newStatusCmd(g *globals) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Slot, received and durable LSN, lag, phase and copy progress, tables",
+		Long: `status reports the daemon's state through its API, or, when no daemon runs,
+the mirror in data_dir with the slot and lag read from PostgreSQL.
+
+Exit status: 0; 2 when neither the daemon nor the data directory can be read.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if format != "text" && format != "json" {
+				return usageError(fmt.Errorf("--format %q: want text or json", format), "sidecar status --format json")
+			}
+			cfg, logger, err := g.loadConfig()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			conn, err := client.Connect(ctx, cfg, logger)
+			if err != nil {
+				return usageError(err, "sidecar run --config FILE")
+			}
+			defer conn.Close()
+			var st daemon.Status
+			if conn.Daemon != nil {
+				if err := conn.Daemon.GetJSON(ctx, "/api/status", nil, &st); err != nil {
+					return usageError(err, "")
+				}
+			} else {
+				st = daemon.OfflineStatus(ctx, cfg, conn.Local.Mirror)
+			}
+			if format == "json" {
+				enc := json.NewEncoder(g.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(st)
+			}
+			return writeStatus(g.stdout, st)
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	return cmd
+}
+
+func writeStatus(w io.Writer, st daemon.Status) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	line := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
+	line("phase", st.Phase)
+	conn := "no"
+	if st.Connected {
+		conn = "yes"
+	}
+	line("connected", conn)
+	slot := st.Slot.Name
+	if st.Slot.WALStatus != "" {
+		slot += fmt.Sprintf(" (wal_status %s, confirmed %s, active %v)", st.Slot.WALStatus, st.Slot.ConfirmedFlush, st.Slot.Active)
+	} else {
+		slot += " (not found on the server)"
+	}
+	line("slot", slot)
+	if st.ReceivedLSN != "" {
+		line("received", st.ReceivedLSN)
+	}
+	line("durable", st.DurableLSN)
+	if st.ServerLSN != "" {
+		line("server WAL", st.ServerLSN)
+	}
+	line("lag", fmt.Sprintf("%d bytes, %.1f s", st.LagBytes, st.LagSeconds))
+	if st.LastCommit != nil {
+		line("last commit", st.LastCommit.UTC().Format(time.RFC3339Nano))
+	}
+	line("commits applied", fmt.Sprint(st.Commits))
+	if st.Reconnects > 0 {
+		line("reconnects", fmt.Sprint(st.Reconnects))
+	}
+	if st.LastError != "" {
+		line("last error", st.LastError)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(st.Copy) > 0 {
+		fmt.Fprintln(w, "\ncopy:")
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  table\trows\trows/s\tranges\tstate\teta")
+		for _, c := range st.Copy {
+			state, eta := "copying", ""
+			if c.Done {
+				state = "done"
+			} else if c.ETASeconds > 0 {
+				eta = (time.Duration(c.ETASeconds) * time.Second).String()
+			}
+			fmt.Fprintf(tw, "  %s\t%d\t%.0f\t%d/%d\t%s\t%s\n", c.Table, c.Rows, c.RowsPerSec, c.RangesDone, c.Ranges, state, eta)
+		}
+		tw.Flush()
+	}
+	fmt.Fprintln(w, "\ntables:")
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  table\tstate\trows\tcopied at")
+	for _, t := range st.Tables {
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\n", t.Name, t.State, t.Rows, t.CopiedAt)
+	}
+	tw.Flush()
+	if len(st.NotFollowed) > 0 {
+		fmt.Fprintln(w, "\nnot followed:")
+		for _, n := range st.NotFollowed {
+			fmt.Fprintf(w, "  %s: %s\n", n.Table, strings.TrimSpace(n.Reason))
+		}
+	}
+	return nil
+}
