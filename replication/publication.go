@@ -50,6 +50,22 @@ var ErrPublication = errors.New("publication not usable")
 // without one, the publisher would refuse the application's UPDATEs and
 // DELETEs, and the mirror has no key. The error names every such table.
 func EnsurePublication(ctx context.Context, conn *pgx.Conn, spec PublicationSpec) (*Publication, error) {
+	pub, err := resolvePublication(ctx, conn, spec)
+	if err != nil {
+		return nil, err
+	}
+	exists, err := checkExistingPublication(ctx, conn, pub)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return pub, createPublication(ctx, conn, pub)
+	}
+	return pub, nil
+}
+
+// resolvePublication validates spec and resolves its tables.
+func resolvePublication(ctx context.Context, conn *pgx.Conn, spec PublicationSpec) (*Publication, error) {
 	if err := ValidatePublicationName(spec.Name); err != nil {
 		return nil, err
 	}
@@ -80,41 +96,47 @@ func EnsurePublication(ctx context.Context, conn *pgx.Conn, spec PublicationSpec
 	}
 	slices.SortFunc(pub.Tables, func(a, b TableName) int { return strings.Compare(a.String(), b.String()) })
 	pub.Tables = slices.Compact(pub.Tables)
+	return pub, nil
+}
 
+// checkExistingPublication reports whether the publication exists, and an
+// error when it does but does not fit pub.
+func checkExistingPublication(ctx context.Context, conn *pgx.Conn, pub *Publication) (bool, error) {
+	name := pub.Name
 	var viaRoot, all, ins, upd, del, trunc bool
-	err = conn.QueryRow(ctx, `SELECT pubviaroot, puballtables, pubinsert, pubupdate, pubdelete, pubtruncate
-		FROM pg_catalog.pg_publication WHERE pubname = $1`, spec.Name).Scan(&viaRoot, &all, &ins, &upd, &del, &trunc)
+	err := conn.QueryRow(ctx, `SELECT pubviaroot, puballtables, pubinsert, pubupdate, pubdelete, pubtruncate
+		FROM pg_catalog.pg_publication WHERE pubname = $1`, name).Scan(&viaRoot, &all, &ins, &upd, &del, &trunc)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return pub, createPublication(ctx, conn, pub)
+		return false, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read publication %q: %w", spec.Name, err)
+		return false, fmt.Errorf("read publication %q: %w", name, err)
 	}
-	if viaRoot != spec.ViaPartitionRoot {
-		return nil, fmt.Errorf("%w: publication %q has publish_via_partition_root = %v, the configuration asks for %v; ALTER PUBLICATION %s SET (publish_via_partition_root = %v) and resync the partitioned tables",
-			ErrPublication, spec.Name, viaRoot, spec.ViaPartitionRoot, spec.Name, spec.ViaPartitionRoot)
+	if viaRoot != pub.ViaPartitionRoot {
+		return true, fmt.Errorf("%w: publication %q has publish_via_partition_root = %v, the configuration asks for %v; ALTER PUBLICATION %s SET (publish_via_partition_root = %v) and resync the partitioned tables",
+			ErrPublication, name, viaRoot, pub.ViaPartitionRoot, name, pub.ViaPartitionRoot)
 	}
 	if !(ins && upd && del && trunc) {
-		return nil, fmt.Errorf("%w: publication %q does not publish every operation (insert %v, update %v, delete %v, truncate %v); ALTER PUBLICATION %s SET (publish = 'insert, update, delete, truncate')",
-			ErrPublication, spec.Name, ins, upd, del, trunc, spec.Name)
+		return true, fmt.Errorf("%w: publication %q does not publish every operation (insert %v, update %v, delete %v, truncate %v); ALTER PUBLICATION %s SET (publish = 'insert, update, delete, truncate')",
+			ErrPublication, name, ins, upd, del, trunc, name)
 	}
-	var filtered []string
 	rows, err := conn.Query(ctx, `SELECT n.nspname || '.' || c.relname FROM pg_catalog.pg_publication_rel pr
 		JOIN pg_catalog.pg_publication p ON p.oid = pr.prpubid
 		JOIN pg_catalog.pg_class c ON c.oid = pr.prrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-		WHERE p.pubname = $1 AND (pr.prqual IS NOT NULL OR pr.prattrs IS NOT NULL)`, spec.Name)
+		WHERE p.pubname = $1 AND (pr.prqual IS NOT NULL OR pr.prattrs IS NOT NULL)`, name)
 	if err != nil {
-		return nil, fmt.Errorf("read publication %q: %w", spec.Name, err)
+		return true, fmt.Errorf("read publication %q: %w", name, err)
 	}
-	if filtered, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
-		return nil, fmt.Errorf("read publication %q: %w", spec.Name, err)
+	filtered, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return true, fmt.Errorf("read publication %q: %w", name, err)
 	}
 	if len(filtered) > 0 {
-		return nil, fmt.Errorf("%w: publication %q has a row filter or column list on %s; the mirror needs whole rows: remove them",
-			ErrPublication, spec.Name, strings.Join(filtered, ", "))
+		return true, fmt.Errorf("%w: publication %q has a row filter or column list on %s; the mirror needs whole rows: remove them",
+			ErrPublication, name, strings.Join(filtered, ", "))
 	}
 	if all {
-		return pub, nil
+		return true, nil
 	}
 	var missing []string
 	for _, t := range pub.Tables {
@@ -125,19 +147,19 @@ func EnsurePublication(ctx context.Context, conn *pgx.Conn, spec PublicationSpec
 			OR EXISTS (SELECT 1 FROM pg_catalog.pg_publication_namespace pn
 			JOIN pg_catalog.pg_publication p ON p.oid = pn.pnpubid
 			WHERE p.pubname = $1 AND pn.pnnspid = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = $2))`,
-			spec.Name, t.Schema, t.Name).Scan(&in)
+			name, t.Schema, t.Name).Scan(&in)
 		if err != nil {
-			return nil, fmt.Errorf("read publication %q: table %s: %w", spec.Name, t, err)
+			return true, fmt.Errorf("read publication %q: table %s: %w", name, t, err)
 		}
 		if !in {
 			missing = append(missing, t.Quoted())
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("%w: publication %q exists but does not publish %s; ALTER PUBLICATION %s ADD TABLE %s, then `sidecar resync` those tables",
-			ErrPublication, spec.Name, strings.Join(missing, ", "), spec.Name, strings.Join(missing, ", "))
+		return true, fmt.Errorf("%w: publication %q exists but does not publish %s; ALTER PUBLICATION %s ADD TABLE %s, then `sidecar resync` those tables",
+			ErrPublication, name, strings.Join(missing, ", "), name, strings.Join(missing, ", "))
 	}
-	return pub, nil
+	return true, nil
 }
 
 func createPublication(ctx context.Context, conn *pgx.Conn, pub *Publication) error {
