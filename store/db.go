@@ -134,14 +134,16 @@ func (o Options) badgerOptions() badger.Options {
 		WithValueLogFileSize(o.ValueLogFileSize).
 		WithMemTableSize(o.MemTableSize).
 		WithNumMemtables(o.NumMemtables).
-		// With nodes in the value log the LSM holds only keys and value
-		// pointers (tens of bytes a node), so compacting every L0 table at
-		// once is cheap, and it is what records deleted nodes as value-log
-		// garbage (see RunValueLogGC).
-		WithNumLevelZeroTables(1).
-		WithNumLevelZeroTablesStall(4).
 		// Two cores: two compactors (Badger's minimum) leave room for apply.
 		WithNumCompactors(2)
+	if o.ValueThreshold <= 4<<10 {
+		// Nodes in the value log: the LSM holds only keys and value
+		// pointers (tens of bytes a node), so compacting every L0 table at
+		// once is cheap, and it is what records deleted nodes as value-log
+		// garbage (see RunValueLogGC). With nodes inline, keep Badger's
+		// defaults: compaction then rewrites node bytes.
+		bo = bo.WithNumLevelZeroTables(1).WithNumLevelZeroTablesStall(4)
+	}
 	if o.InMemory {
 		// No value log in memory: every value must fit in the LSM.
 		bo = bo.WithValueThreshold(1 << 20)
@@ -160,7 +162,6 @@ type DB struct {
 	opts  Options
 	codec *valueCodec
 	lock  *os.File // nil when InMemory
-	log   *slog.Logger
 }
 
 // Open opens (creating if needed) the store in opts.Dir. A directory held by
@@ -175,7 +176,7 @@ func Open(opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	db := &DB{opts: opts, codec: codec, log: opts.Logger}
+	db := &DB{opts: opts, codec: codec}
 	if !opts.InMemory {
 		if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 			codec.close()
