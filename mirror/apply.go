@@ -193,6 +193,9 @@ func (m *Mirror) Change(ctx context.Context, c *replication.Change) error {
 				}
 				continue
 			}
+			if m.inCopy(t) {
+				continue
+			}
 			tt := m.txnTable(t.rec.Name)
 			tt.edits.truncate()
 			tt.change.Truncated = true
@@ -209,6 +212,9 @@ func (m *Mirror) Change(ctx context.Context, c *replication.Change) error {
 	}
 	if t.rec.State != StateReady {
 		return m.hold(ctx, t, &heldChange{kind: c.Kind, oldKind: c.OldKind, newVals: c.New, oldVals: c.Old})
+	}
+	if m.inCopy(t) {
+		return nil
 	}
 	tt := m.txnTable(t.rec.Name)
 	err := rowEdits(t, c.Kind, c.OldKind, c.New, c.Old, func(key []byte) ([]byte, bool, error) {
@@ -230,6 +236,19 @@ func (m *Mirror) Change(ctx context.Context, c *replication.Change) error {
 	}
 	tt.change.Rows++
 	return m.maybeSpill(ctx)
+}
+
+// inCopy reports whether the open transaction is already contained in
+// t's copy (commit LSN below the copy's snapshot LSN: the server's rule).
+// The stream's CopiedAt filter drops these too, but a change it let
+// through just before TableCopied set the filter must not be applied to
+// the new tree a second time.
+func (m *Mirror) inCopy(t *table) bool {
+	if m.txn.info.CommitLSN < t.rec.CopiedAt {
+		m.log.Debug("dropping a change the table's copy already contains", "table", t.rec.Name, "commit", m.txn.info.CommitLSN, "copied_at", t.rec.CopiedAt)
+		return true
+	}
+	return false
 }
 
 func (m *Mirror) txnTable(name string) *txnTable {

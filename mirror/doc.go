@@ -11,10 +11,10 @@
 // single-row transaction, so trees are written per GROUP of commits, and
 // each commit in between is a compact log record of its final row states:
 //
-//	commit  ──▶ log record 's' 'l' endLSN  (+ 'm' 'd' durable LSN, same Badger txn)
+//	commit  ──▶ log record 's' 'l' endLSN  (+ 'm' 'd' durable LSN, one atomic write)
 //	group   ──▶ Mutate each changed tree with the group's sorted edits,
 //	            flush nodes, then group record 'c' 'g' endLSN + table records
-//	            (one Badger txn)
+//	            (one atomic write)
 //
 // A group is flushed when it holds GroupMaxRows changed rows,
 // GroupMaxBytes of edits or is GroupMaxAge old (checked after each commit
@@ -26,13 +26,20 @@
 //
 // # Durability (group commit)
 //
-// Commit writes the commit's log record and the new durable LSN in one
-// Badger transaction (not synced), then wakes the background syncer. The
-// syncer fsyncs (store.DB.Sync) everything written so far and only then
-// publishes the LSN through Durable, which the Streamer reports to
-// PostgreSQL as flush and apply. Back-to-back commits share one fsync: the
-// next sync starts as soon as the previous one ends and covers every
-// commit written meanwhile.
+// Every record reaches Badger through one ordered queue (writer.go).
+// Commit queues one operation holding the commit's log record, its held
+// changes and the new durable LSN ('m' 'd'), and returns: apply runs at
+// CPU speed. A single writer goroutine takes everything queued, writes it
+// in queue order in as few Badger transactions as fit (never splitting an
+// operation, so a commit's record and its durable LSN are always written
+// together), fsyncs (store.DB.Sync), and only then publishes the last
+// commit's end LSN through Durable, which the Streamer reports to
+// PostgreSQL as flush and apply. While one batch is being synced the next
+// accumulates, so back-to-back commits share fsyncs. Group records, table
+// records and held-change deletions go through the same queue, so the
+// order on disk is the order in which the single apply goroutine made
+// them. Readers (TreeAt, Versions) first wait for the commits already
+// applied at the LSN they ask for to be written.
 //
 // # Recovery
 //
@@ -104,7 +111,7 @@
 // # Invariants
 //
 //   - Durable() <= the end LSN of the last commit whose log record is
-//     synced; it never runs ahead of disk (checked in syncNow).
+//     synced; it never runs ahead of disk (writer.go).
 //   - Versions have strictly increasing end LSNs (checked at Commit).
 //   - Table records and the group record they agree with are written in
 //     one Badger transaction (checked at Open).

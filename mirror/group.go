@@ -135,11 +135,12 @@ func (g *group) full(o *Options) bool {
 // record. The caller holds mu.
 //
 // Order: Mutate every changed tree (new nodes are Put), Flush the node
-// store (the nodes are in Badger), then one Badger transaction with the
-// group record and every table record. A crash before that transaction
-// leaves the previous group record and the log: Open replays the same
-// commits again. The group record need not be synced on its own: the next
-// commit's sync covers it, and until then the log still holds its commits.
+// store (the nodes are in Badger), then queue one atomic write of the
+// group record and every table record, behind the log records of the
+// group's commits. A crash before it is written leaves the previous group
+// record and the log: Open replays the same commits again. The group
+// record need not be synced on its own: until it is, the log still holds
+// its commits.
 func (m *Mirror) flushGroup(ctx context.Context) error {
 	if m.group.commits == 0 {
 		return nil

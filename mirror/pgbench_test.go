@@ -1,0 +1,98 @@
+package mirror
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/replication"
+)
+
+var pgBench = flag.Int("mirror.pgbench", 0, "run TestPipelineBench with a table of this many rows (e.g. 1000000): copy, catch-up of 10k single-row transactions, one large UPDATE, end to end through a real PostgreSQL into the mirror")
+
+// TestPipelineBench measures the whole pipeline with the mirror as the
+// sink, on its own cluster with production-like settings and the
+// baseline table of notes/replication.md §9: the initial copy, the
+// catch-up of 10k single-row transactions made while the stream was
+// stopped, and an UPDATE of half the table, each until Durable covers it.
+func TestPipelineBench(t *testing.T) {
+	if *pgBench <= 0 {
+		t.Skip("run with -mirror.pgbench=N")
+	}
+	n := *pgBench
+	c, err := pgtest.Start(context.Background(), pgtest.Options{Settings: map[string]string{"shared_buffers": "1GB", "max_wal_size": "8GB"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	url, err := c.CreateDB(context.Background(), "bench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := pg
+	pg = nil
+	defer func() { pg = saved }()
+	e := &e2e{t: t, url: url, dir: t.TempDir(), opts: Options{Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}, filter: replication.NewCopiedAt()}
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	e.conn = conn
+	e.exec(`CREATE TABLE t (id bigint PRIMARY KEY, k bytea NOT NULL, v text NOT NULL, score int NOT NULL)`,
+		fmt.Sprintf(`INSERT INTO t SELECT g, substring(sha256(int8send(g)) from 1 for 24),
+		substr(md5(g::text)||md5(g::text),1,27), ((g::bigint*7919) %% 1000003)::int FROM generate_series(1, %d) g`, n),
+		`VACUUM ANALYZE t`)
+	if _, err := replication.EnsurePublication(t.Context(), conn, replication.PublicationSpec{Name: "pub", Tables: []string{"public.t"}}); err != nil {
+		t.Fatal(err)
+	}
+	e.tables = []replication.TableName{{Schema: "public", Name: "t"}}
+	snap, err := replication.CreateSlot(t.Context(), url, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.open()
+	defer func() {
+		e.stop()
+		e.m.Close(context.Background())
+		e.db.Close()
+	}()
+	start := time.Now()
+	if err := replication.Copy(t.Context(), replication.CopyOptions{ConnString: url, Workers: 4, RangeBlocks: 2048}, snap.Snapshot(), e.tables, e.m); err != nil {
+		t.Fatal(err)
+	}
+	copyTook := time.Since(start)
+	snap.Close(t.Context())
+	if err := e.m.SetResumeLSN(t.Context(), snap.LSN); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("copy of %d rows: %v (%.0f rows/s)", n, copyTook.Round(time.Millisecond), float64(n)/copyTook.Seconds())
+
+	// 10k single-row transactions while the stream is stopped.
+	for i := range 10_000 {
+		if _, err := conn.Exec(t.Context(), `UPDATE t SET score = score + 1 WHERE id = $1`, 1+(i*7919)%n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start = time.Now()
+	e.start()
+	e.sync()
+	catch := time.Since(start)
+	t.Logf("catch-up of 10000 single-row transactions: %v (%.0f txn/s, connection set-up included)", catch.Round(time.Millisecond), 10_000/catch.Seconds())
+
+	start = time.Now()
+	e.exec(fmt.Sprintf(`UPDATE t SET score = score + 1 WHERE id <= %d`, n/2))
+	committed := time.Since(start)
+	start = time.Now()
+	e.sync()
+	t.Logf("UPDATE of %d rows: %v on PostgreSQL, then durable in the mirror %v after its commit", n/2, committed.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+	st := e.m.Stats()
+	t.Logf("mirror: %+v", st)
+	e.check()
+}
