@@ -1,0 +1,161 @@
+package history
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/rowenc"
+)
+
+// Column describes one column of a table as the history API reports it.
+type Column struct {
+	Name string `json:"name"`
+	// Type is pg_type.typname, schema-qualified unless in pg_catalog (for
+	// a domain: its base type); SQL patches cast values to it.
+	Type string `json:"type"`
+	Key  bool   `json:"key,omitempty"`
+}
+
+func columnsOf(rel *replication.Relation) []Column {
+	out := make([]Column, len(rel.Columns))
+	for i, c := range rel.Columns {
+		out[i] = Column{Name: c.Name, Type: c.TypeName, Key: c.Key}
+	}
+	return out
+}
+
+// Row is one row: column names and values in table column order; a nil
+// value is SQL NULL. Its JSON form is the stable contract of every JSON
+// output: an object keyed by column name (in column order) whose values
+// are PostgreSQL's text output for the column, or null. Nothing is
+// re-typed, so numerics and floats stay exact.
+type Row struct {
+	Names  []string
+	Values []*string
+}
+
+// Get returns the value of the named column and whether the row has it.
+func (r *Row) Get(name string) (*string, bool) {
+	for i, n := range r.Names {
+		if n == name {
+			return r.Values[i], true
+		}
+	}
+	return nil, false
+}
+
+// MarshalJSON writes the row as an object in column order.
+func (r Row) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, n := range r.Names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(n)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		if r.Values[i] == nil {
+			b.WriteString("null")
+			continue
+		}
+		v, err := json.Marshal(*r.Values[i])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads an object of string-or-null values, keeping the
+// order of its keys (the column order).
+func (r *Row) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return fmt.Errorf("row: want a JSON object")
+	}
+	r.Names, r.Values = nil, nil
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("row: %w", err)
+		}
+		name, _ := t.(string)
+		var v *string
+		if err := dec.Decode(&v); err != nil {
+			return fmt.Errorf("row column %q: %w", name, err)
+		}
+		r.Names = append(r.Names, name)
+		r.Values = append(r.Values, v)
+	}
+	_, err := dec.Token()
+	return err
+}
+
+// decodeRow turns a stored vrow1 value into a Row named by rel's columns.
+// A row written under an older schema may hold a different number of
+// values; extra ones are named "?N" (N its 1-based position) so nothing is
+// dropped silently.
+func decodeRow(rel *replication.Relation, v []byte) (*Row, error) {
+	vals, err := rowenc.Decode(v)
+	if err != nil {
+		return nil, fmt.Errorf("decode row of %s: %w", rel.QualifiedName(), err)
+	}
+	r := &Row{Names: make([]string, len(vals)), Values: make([]*string, len(vals))}
+	for i, b := range vals {
+		if i < len(rel.Columns) {
+			r.Names[i] = rel.Columns[i].Name
+		} else {
+			r.Names[i] = fmt.Sprintf("?%d", i+1)
+		}
+		if b != nil {
+			s := string(b)
+			r.Values[i] = &s
+		}
+	}
+	return r, nil
+}
+
+// keyOf returns the primary key columns of a row.
+func keyOf(rel *replication.Relation, r *Row) *Row {
+	k := &Row{}
+	for i, c := range rel.Columns {
+		if c.Key && i < len(r.Values) {
+			k.Names = append(k.Names, c.Name)
+			k.Values = append(k.Values, r.Values[i])
+		}
+	}
+	return k
+}
+
+// changedColumns compares two rows by column name: columns whose values
+// differ, and columns only one of them has.
+func changedColumns(from, to *Row) []string {
+	var out []string
+	for i, n := range to.Names {
+		fv, ok := from.Get(n)
+		if !ok || !sameValue(fv, to.Values[i]) {
+			out = append(out, n)
+		}
+	}
+	for _, n := range from.Names {
+		if _, ok := to.Get(n); !ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func sameValue(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}

@@ -1,0 +1,276 @@
+// Package history is what users come to the sidecar for: the log of
+// versions, tags and branches, diff, three-way merge and revert, and reads
+// (get, scan) at any version. One Service serves both the CLI (with the
+// data directory opened locally) and the daemon's HTTP API, which returns
+// the same structs as JSON, so both paths print identical output.
+//
+// Outputs stream: Diff and Merge hand Events to a callback as the Prolly
+// diff produces them, so the first row of a diff of two versions k changes
+// apart arrives after O(height) node reads and the whole diff costs
+// O(k · height), whatever the table's size.
+package history
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/snapshot"
+	"github.com/sidecar-dev/sidecar/store"
+)
+
+// ErrUnknownTable is wrapped by errors about a table the mirror does not
+// follow (an API answers 404).
+var ErrUnknownTable = errors.New("unknown table")
+
+// ErrBadRequest is wrapped by errors about arguments that cannot work
+// together or do not parse (an API answers 400).
+var ErrBadRequest = errors.New("bad request")
+
+// Service answers history requests against one mirror and its data
+// directory. It is safe for concurrent use.
+type Service struct {
+	db     *store.DB
+	mirror *mirror.Mirror
+	refs   *snapshot.Resolver
+	now    func() time.Time
+}
+
+// New returns the history service over the mirror m stored in db.
+func New(db *store.DB, m *mirror.Mirror) *Service {
+	return &Service{db: db, mirror: m, refs: snapshot.NewResolver(db, m), now: time.Now}
+}
+
+// Resolver returns the service's ref resolver.
+func (s *Service) Resolver() *snapshot.Resolver { return s.refs }
+
+// Resolve resolves a ref (see snapshot.Resolver.Resolve).
+func (s *Service) Resolve(ctx context.Context, ref string) (snapshot.Point, error) {
+	return s.refs.Resolve(ctx, ref)
+}
+
+// tables returns the tables a request covers: the named ones (each must
+// exist) or every table of the mirror.
+func (s *Service) tables(names []string) ([]string, error) {
+	if len(names) == 0 {
+		var out []string
+		for _, t := range s.mirror.Tables() {
+			out = append(out, t.Name)
+		}
+		return out, nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range names {
+		if _, err := s.tableInfo(n); err != nil {
+			return nil, err
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// LogEntry is one version in the log.
+type LogEntry struct {
+	LSN        string        `json:"lsn"` // end LSN: the version's address
+	CommitLSN  string        `json:"commit_lsn"`
+	CommitTime time.Time     `json:"commit_time"`
+	Xid        uint32        `json:"xid"`
+	Tables     []TableChange `json:"tables"`
+	Tags       []string      `json:"tags,omitempty"`
+}
+
+// TableChange is what one commit did to one table.
+type TableChange struct {
+	Table     string `json:"table"`
+	Rows      int64  `json:"rows"`
+	Truncated bool   `json:"truncated,omitempty"`
+}
+
+// LogRequest selects versions, newest first.
+type LogRequest struct {
+	Table string // only commits that changed this table
+	Limit int    // at most this many (<= 0: all)
+	Since string // only commits after this ref
+	Until string // starting at this ref (default HEAD)
+}
+
+// Log calls fn for each version, newest first.
+func (s *Service) Log(ctx context.Context, req LogRequest, fn func(LogEntry) error) error {
+	if req.Table != "" {
+		if _, err := s.tableInfo(req.Table); err != nil {
+			return err
+		}
+	}
+	until := "HEAD"
+	if req.Until != "" {
+		until = req.Until
+	}
+	top, err := s.refs.Resolve(ctx, until)
+	if err != nil {
+		return err
+	}
+	var since replication.LSN
+	if req.Since != "" {
+		p, err := s.refs.Resolve(ctx, req.Since)
+		if err != nil {
+			return err
+		}
+		since = p.LSN()
+	}
+	tags, err := s.refs.Catalog.Tags()
+	if err != nil {
+		return err
+	}
+	tagsAt := map[replication.LSN][]string{}
+	for _, t := range tags {
+		tagsAt[t.LSN] = append(tagsAt[t.LSN], t.Name)
+	}
+	n, from := 0, top.LSN()
+	for {
+		lsns, err := s.refs.LatestFirst(from, 256)
+		if err != nil {
+			return err
+		}
+		for _, l := range lsns {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if l <= since || (req.Limit > 0 && n >= req.Limit) {
+				return nil
+			}
+			v, err := s.mirror.VersionAt(l)
+			if err != nil {
+				return err
+			}
+			e := LogEntry{LSN: v.EndLSN.String(), CommitLSN: v.CommitLSN.String(), CommitTime: v.CommitTime.UTC(), Xid: v.Xid, Tags: tagsAt[v.EndLSN]}
+			match := req.Table == ""
+			for _, tc := range v.Tables {
+				e.Tables = append(e.Tables, TableChange{Table: tc.Table, Rows: tc.Rows, Truncated: tc.Truncated})
+				match = match || tc.Table == req.Table
+			}
+			if !match {
+				continue
+			}
+			n++
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		if len(lsns) < 256 || lsns[len(lsns)-1] == 0 {
+			return nil
+		}
+		from = lsns[len(lsns)-1] - 1
+	}
+}
+
+// TagInfo describes a tag for listings.
+type TagInfo struct {
+	Name    string    `json:"name"`
+	LSN     string    `json:"lsn"`
+	Created time.Time `json:"created"`
+}
+
+// BranchInfo describes a branch for listings.
+type BranchInfo struct {
+	Name    string            `json:"name"`
+	From    string            `json:"from"`
+	Created time.Time         `json:"created"`
+	Roots   map[string]string `json:"roots"`
+}
+
+// CreateTag tags the commit ref resolves to (a branch cannot be tagged:
+// tags name commits of the mirror's history).
+func (s *Service) CreateTag(ctx context.Context, name, ref string) (TagInfo, error) {
+	if ref == "" {
+		ref = "HEAD"
+	}
+	p, err := s.refs.Resolve(ctx, ref)
+	if err != nil {
+		return TagInfo{}, err
+	}
+	if p.Branch != nil {
+		return TagInfo{}, fmt.Errorf("tag %q: %w: %q is a branch; tags name commits of the mirror's history", name, ErrBadRequest, ref)
+	}
+	t := snapshot.Tag{Name: name, LSN: p.LSN(), Created: s.now().UTC()}
+	if err := s.refs.Catalog.CreateTag(ctx, t); err != nil {
+		return TagInfo{}, err
+	}
+	return TagInfo{Name: t.Name, LSN: t.LSN.String(), Created: t.Created}, nil
+}
+
+// Tags lists the tags.
+func (s *Service) Tags() ([]TagInfo, error) {
+	ts, err := s.refs.Catalog.Tags()
+	out := []TagInfo{}
+	for _, t := range ts {
+		out = append(out, TagInfo{Name: t.Name, LSN: t.LSN.String(), Created: t.Created})
+	}
+	return out, err
+}
+
+// DeleteTag deletes a tag.
+func (s *Service) DeleteTag(ctx context.Context, name string) error {
+	return s.refs.Catalog.DeleteTag(ctx, name)
+}
+
+// CreateBranch makes a branch holding every table's tree as of ref.
+func (s *Service) CreateBranch(ctx context.Context, name, ref string) (BranchInfo, error) {
+	if ref == "" {
+		ref = "HEAD"
+	}
+	if err := snapshot.ValidateName(name); err != nil {
+		return BranchInfo{}, fmt.Errorf("branch %q: %w: %w", name, ErrBadRequest, err)
+	}
+	p, err := s.refs.Resolve(ctx, ref)
+	if err != nil {
+		return BranchInfo{}, err
+	}
+	b := snapshot.Branch{Name: name, From: p.LSN(), Created: s.now().UTC()}
+	for _, t := range s.mirror.Tables() {
+		tr, err := s.treeAt(ctx, p, t.Name)
+		if err != nil {
+			return BranchInfo{}, err
+		}
+		if !tr.exists {
+			continue
+		}
+		if err := s.persist(ctx, tr.eng, tr.root); err != nil {
+			return BranchInfo{}, fmt.Errorf("branch %q: table %s: %w", name, t.Name, err)
+		}
+		b.Roots = append(b.Roots, snapshot.TableRoot{Table: t.Name, Root: tr.root})
+	}
+	if err := s.refs.Catalog.CreateBranch(ctx, b); err != nil {
+		return BranchInfo{}, err
+	}
+	return branchInfo(b), nil
+}
+
+func branchInfo(b snapshot.Branch) BranchInfo {
+	bi := BranchInfo{Name: b.Name, From: b.From.String(), Created: b.Created, Roots: map[string]string{}}
+	for _, r := range b.Roots {
+		bi.Roots[r.Table] = r.Root.Hash.String()
+	}
+	return bi
+}
+
+// Branches lists the branches.
+func (s *Service) Branches() ([]BranchInfo, error) {
+	bs, err := s.refs.Catalog.Branches()
+	out := []BranchInfo{}
+	for _, b := range bs {
+		out = append(out, branchInfo(b))
+	}
+	return out, err
+}
+
+// DeleteBranch deletes a branch.
+func (s *Service) DeleteBranch(ctx context.Context, name string) error {
+	return s.refs.Catalog.DeleteBranch(ctx, name)
+}

@@ -1,0 +1,193 @@
+package history
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/prolly"
+	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/snapshot"
+)
+
+// tree is one table at one point of history, with the engine that reads it.
+type tree struct {
+	table  string
+	root   prolly.Root
+	eng    *prolly.Engine
+	rel    *replication.Relation
+	codec  *rowenc.KeyCodec // nil: REPLICA IDENTITY FULL (key = whole row)
+	exists bool             // false: the table did not exist there (empty root)
+}
+
+// tableInfo returns the mirror's description of table.
+func (s *Service) tableInfo(table string) (mirror.TableInfo, error) {
+	for _, t := range s.mirror.Tables() {
+		if t.Name == table {
+			return t, nil
+		}
+	}
+	return mirror.TableInfo{}, fmt.Errorf("table %q: %w (tables: %s)", table, ErrUnknownTable, s.tableNames())
+}
+
+func (s *Service) tableNames() string {
+	var out string
+	for i, t := range s.mirror.Tables() {
+		if i > 0 {
+			out += ", "
+		}
+		out += t.Name
+	}
+	if out == "" {
+		return "none yet"
+	}
+	return out
+}
+
+func codecOf(rel *replication.Relation) (*rowenc.KeyCodec, error) {
+	if rel.Identity == replication.IdentityFull {
+		return nil, nil
+	}
+	keys := rel.KeyColumns()
+	kinds := make([]rowenc.KeyKind, len(keys))
+	for i, k := range keys {
+		kinds[i] = rowenc.KindForOID(rel.Columns[k].TypeOID)
+	}
+	return rowenc.NewKeyCodec(kinds...)
+}
+
+// treeAt opens table at p: a branch's root, or the mirror's tree at the
+// point's commit. A table that did not exist there reads as empty.
+func (s *Service) treeAt(ctx context.Context, p snapshot.Point, table string) (*tree, error) {
+	info, err := s.tableInfo(table)
+	if err != nil {
+		return nil, err
+	}
+	if p.Branch != nil {
+		codec, err := codecOf(info.Relation)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: %w", table, err)
+		}
+		t := &tree{table: table, eng: s.mirror.Engine(), rel: info.Relation, codec: codec}
+		t.root, t.exists = p.Branch.Root(table)
+		if !t.exists {
+			t.root = t.eng.EmptyRoot()
+		}
+		return t, nil
+	}
+	mt, err := s.mirror.TreeAt(ctx, table, p.LSN())
+	if errors.Is(err, mirror.ErrUnknownTable) || errors.Is(err, mirror.ErrNoVersion) {
+		codec, cerr := codecOf(info.Relation)
+		if cerr != nil {
+			return nil, fmt.Errorf("table %s: %w", table, cerr)
+		}
+		eng := s.mirror.Engine()
+		return &tree{table: table, root: eng.EmptyRoot(), eng: eng, rel: info.Relation, codec: codec}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &tree{table: table, root: mt.Root, eng: mt.Engine(), rel: mt.Relation, codec: mt.Codec, exists: true}, nil
+}
+
+// joinEngines returns one engine that reads every tree of ts: the
+// mirror's engine when they all use it, otherwise an engine over a store
+// that reads each tree's in-memory replay overlay (then the mirror's
+// store) and keeps its own writes in memory. Merges write there; persist
+// copies what a kept result needs into the mirror's store.
+func (s *Service) joinEngines(ts ...*tree) (*prolly.Engine, error) {
+	base := s.mirror.Engine()
+	var stores []prolly.NodeStore
+	for _, t := range ts {
+		if t.eng != base {
+			stores = append(stores, t.eng.Store())
+		}
+	}
+	js := &joinStore{mem: map[prolly.Hash]*prolly.Node{}, reads: append(stores, base.Store())}
+	return prolly.NewEngine(js, base.Spec(), prolly.RowHash{ID: base.Spec().RowHash, Fn: base.RowHash})
+}
+
+// joinStore reads through a list of stores and keeps writes in memory.
+type joinStore struct {
+	mu    sync.RWMutex
+	mem   map[prolly.Hash]*prolly.Node
+	reads []prolly.NodeStore
+}
+
+func (j *joinStore) Get(ctx context.Context, h prolly.Hash) (*prolly.Node, error) {
+	j.mu.RLock()
+	n, ok := j.mem[h]
+	j.mu.RUnlock()
+	if ok {
+		return n, nil
+	}
+	var err error
+	for _, s := range j.reads {
+		if n, err = s.Get(ctx, h); err == nil {
+			return n, nil
+		}
+		if !errors.Is(err, prolly.ErrNotFound) {
+			return nil, err
+		}
+	}
+	return nil, err
+}
+
+func (j *joinStore) GetMany(ctx context.Context, hs []prolly.Hash) ([]*prolly.Node, error) {
+	out := make([]*prolly.Node, len(hs))
+	for i, h := range hs {
+		n, err := j.Get(ctx, h)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+func (j *joinStore) Put(_ context.Context, h prolly.Hash, _ []byte, n *prolly.Node) error {
+	j.mu.Lock()
+	j.mem[h] = n
+	j.mu.Unlock()
+	return nil
+}
+
+func (j *joinStore) Flush(context.Context) error { return nil }
+
+// persist makes the tree at root, read through eng, durable in the
+// mirror's node store: a node the store already holds has its whole
+// subtree there (nodes reach the store children first), so only nodes
+// that live in memory overlays are read and written, O(changes · height).
+func (s *Service) persist(ctx context.Context, eng *prolly.Engine, root prolly.Root) error {
+	dst := s.mirror.Engine().Store()
+	if eng.Store() == dst {
+		return dst.Flush(ctx)
+	}
+	var walk func(h prolly.Hash) error
+	walk = func(h prolly.Hash) error {
+		if _, err := dst.Get(ctx, h); err == nil {
+			return nil
+		} else if !errors.Is(err, prolly.ErrNotFound) {
+			return err
+		}
+		n, err := eng.Store().Get(ctx, h)
+		if err != nil {
+			return fmt.Errorf("read node %s: %w", h.Short(), err)
+		}
+		if !n.IsLeaf() {
+			for i := range n.Len() {
+				if err := walk(n.Child(i)); err != nil {
+					return err
+				}
+			}
+		}
+		return dst.Put(ctx, h, n.Bytes(), n)
+	}
+	if err := walk(root.Hash); err != nil {
+		return fmt.Errorf("persist root %s: %w", root, err)
+	}
+	return dst.Flush(ctx)
+}
