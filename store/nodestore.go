@@ -54,6 +54,10 @@ type NodeStore[N any] struct {
 	inflight *batch[N]
 	err      error // first background write error; sticky
 	writers  sync.WaitGroup
+	// swept is non-nil while Sweep runs: every Put meanwhile is recorded
+	// so that Sweep neither deletes nor leaves deleted a node written
+	// after it decided the node was dead.
+	swept map[addr.Hash]pendingNode[N]
 
 	loads singleflight.Group // cold Gets in progress, by address
 
@@ -316,6 +320,9 @@ func (s *NodeStore[N]) Put(ctx context.Context, h addr.Hash, data []byte, n N) e
 	defer s.mu.Unlock()
 	if s.err != nil {
 		return s.err
+	}
+	if s.swept != nil {
+		s.swept[h] = pendingNode[N]{data: data, n: n}
 	}
 	if _, ok := s.cur.nodes[h]; ok {
 		return nil
