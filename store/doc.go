@@ -50,7 +50,8 @@
 // Mark-and-sweep, online: v := db.Version(); mark from retained roots; then
 // NodeStore.Sweep(ctx, v, live) deletes unmarked nodes last written at or
 // before v. A node re-referenced during the mark was Put again (Put never
-// skips a node "already stored"), has a newer version and survives. Nodes
+// skips a node "already stored"), has a newer version and survives; Puts
+// during the sweep itself are recorded and survive too. Nodes
 // live in the value log, so their space returns through DB.RunValueLogGC,
 // which first flushes and compacts the LSM (Badger learns what is garbage
 // only from compactions) and briefly blocks writes; NodeStore writes wait
