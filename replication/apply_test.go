@@ -66,6 +66,7 @@ func feed(t *testing.T, sink *memSink, spool Spool, msgs ...[]byte) error {
 }
 
 func TestApplierAbortsPartialTransaction(t *testing.T) {
+	t.Parallel()
 	sink := newMemSink(100)
 	spool, _ := NewDiskSpool(t.TempDir())
 	defer spool.Close()
@@ -81,6 +82,7 @@ func TestApplierAbortsPartialTransaction(t *testing.T) {
 }
 
 func TestApplierSkipsDurableTransactions(t *testing.T) {
+	t.Parallel()
 	sink := newMemSink(240) // xid 7 (ends at 240) is already durable
 	spool, _ := NewDiskSpool(t.TempDir())
 	defer spool.Close()
@@ -104,6 +106,7 @@ func TestApplierSkipsDurableTransactions(t *testing.T) {
 }
 
 func TestApplierStreamedAbortOfSubtransaction(t *testing.T) {
+	t.Parallel()
 	sink := newMemSink(100)
 	spool, _ := NewDiskSpool(t.TempDir())
 	defer spool.Close()
@@ -129,6 +132,7 @@ func TestApplierStreamedAbortOfSubtransaction(t *testing.T) {
 }
 
 func TestApplierRejectsProtocolViolations(t *testing.T) {
+	t.Parallel()
 	for name, msgs := range map[string][][]byte{
 		"change before relation": {beginMsg(200, 7), insMsg(false, 0, "1")},
 		"change outside txn":     {relMsg(false, 0), insMsg(false, 0, "1")},
@@ -144,6 +148,7 @@ func TestApplierRejectsProtocolViolations(t *testing.T) {
 }
 
 func TestCopiedAtFilter(t *testing.T) {
+	t.Parallel()
 	c := NewCopiedAt()
 	c.Set("public.t", 1000)
 	for _, tc := range []struct {

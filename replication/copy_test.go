@@ -40,6 +40,7 @@ func escapeCopy(b []byte) []byte {
 // TestCopyParserRoundTrip encodes random rows the way COPY TO does, feeds
 // them in random-sized writes, and expects the rows back.
 func TestCopyParserRoundTrip(t *testing.T) {
+	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 1))
 	alphabet := []byte("ab\\\n\r\t\b\f\v N'\"x,é")
@@ -87,6 +88,7 @@ func TestCopyParserRoundTrip(t *testing.T) {
 }
 
 func TestUnescapeCopy(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`plain`:        "plain",
 		`a\\b`:         `a\b`,
@@ -116,6 +118,7 @@ func TestUnescapeCopy(t *testing.T) {
 }
 
 func TestSplitRanges(t *testing.T) {
+	t.Parallel()
 	a, b := TableName{"s", "a"}, TableName{"s", "b"}
 	got := splitRanges([]copySource{{name: a, blocks: 10}, {name: b, blocks: 0}}, 4)
 	want := []BlockRange{
@@ -154,6 +157,7 @@ var trickyCols = []string{"id", "t", "b", "arr", "ts", "d", "f", "iv", "n", "j",
 // with PostgreSQL's own text output. Rows written after the slot was
 // created must not appear.
 func TestCopySplitRangesExact(t *testing.T) {
+	t.Parallel()
 	url := pg.NewDB(t)
 	conn := sqlConn(t, url)
 	mustExec(t, conn, trickySchema, trickyInsert,
@@ -163,7 +167,7 @@ func TestCopySplitRangesExact(t *testing.T) {
 	}
 	want := rowsOf(t, url, "tricky", trickyCols)
 
-	snap, err := CreateSlot(t.Context(), url, "main")
+	snap, err := CreateSlot(t.Context(), url, "main_copy")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,6 +252,7 @@ func (w *failingWriter) WriteRow(v []Value) error {
 // TestCopySinkError: a failing sink stops every worker, aborts the open
 // ranges and reports no table as copied.
 func TestCopySinkError(t *testing.T) {
+	t.Parallel()
 	url := pg.NewDB(t)
 	conn := sqlConn(t, url)
 	mustExec(t, conn, "CREATE TABLE big (id int PRIMARY KEY, pad text)",

@@ -37,6 +37,7 @@ func (e *enc) tuple(vals ...Value) *enc {
 func txt(s string) Value { return Value{Kind: Text, Bytes: []byte(s)} }
 
 func TestDecodeMessages(t *testing.T) {
+	t.Parallel()
 	when := time.Date(2026, 11, 30, 10, 0, 0, 123456000, time.UTC)
 	rel := &Relation{OID: 16384, Schema: "public", Name: "t", Identity: IdentityDefault, Columns: []Column{
 		{Name: "id", TypeOID: 20, TypeMod: -1, Key: true},
@@ -111,6 +112,7 @@ func TestDecodeMessages(t *testing.T) {
 }
 
 func TestDecodeRejects(t *testing.T) {
+	t.Parallel()
 	for name, data := range map[string][]byte{
 		"empty":           nil,
 		"two-phase":       {'P', 0, 0},
@@ -134,6 +136,7 @@ func TestDecodeRejects(t *testing.T) {
 }
 
 func TestStreamXid(t *testing.T) {
+	t.Parallel()
 	x, err := streamXid((&enc{}).u8('I').u32(4242).u32(1).b)
 	if err != nil || x != 4242 {
 		t.Fatalf("streamXid = %d, %v; want 4242", x, err)
@@ -144,6 +147,7 @@ func TestStreamXid(t *testing.T) {
 }
 
 func TestLSN(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"0/0", "0/16B3748", "1/0", "FFFFFFFF/FFFFFFFF"} {
 		l, err := ParseLSN(s)
 		if err != nil {

@@ -122,7 +122,7 @@ func TestCopyHandoverAndResync(t *testing.T) {
 	}()
 	time.Sleep(200 * time.Millisecond)
 
-	snap, err := CreateSlot(t.Context(), url, "main")
+	snap, err := CreateSlot(t.Context(), url, "main_ho")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestCopyHandoverAndResync(t *testing.T) {
 	filter := NewCopiedAt()
 	filter.Set("public.b", at)
 
-	h := &harness{t: t, url: url, conn: conn, sink: sink, slot: snap.LSN, leaks: []goleak.Option{leaks}, slotName: "main"}
+	h := &harness{t: t, url: url, conn: conn, sink: sink, slot: snap.LSN, leaks: []goleak.Option{leaks}, slotName: "main_ho", strictLeaks: true}
 	h.start(func(c *StreamConfig) { c.CopiedAt = filter })
 	time.Sleep(300 * time.Millisecond)
 	close(stop)
@@ -157,12 +157,12 @@ func TestCopyHandoverAndResync(t *testing.T) {
 	h.checkTable("a", []string{"id", "v"})
 	h.checkTable("b", []string{"id", "v"})
 	// The temporary slot is gone with its connection.
-	info, err := SlotStatus(t.Context(), conn.PgConn(), "main")
+	info, err := SlotStatus(t.Context(), conn.PgConn(), "main_ho")
 	if err != nil || !info.Exists {
 		t.Fatalf("main slot: %+v, %v", info, err)
 	}
 	var slots int
-	if err := conn.QueryRow(t.Context(), "SELECT count(*) FROM pg_replication_slots").Scan(&slots); err != nil || slots != 1 {
+	if err := conn.QueryRow(t.Context(), "SELECT count(*) FROM pg_replication_slots WHERE database = current_database()").Scan(&slots); err != nil || slots != 1 {
 		t.Fatalf("%d slots after Resync (%v), want only main", slots, err)
 	}
 }
@@ -170,6 +170,7 @@ func TestCopyHandoverAndResync(t *testing.T) {
 // TestPartitionedTables copies and streams a partitioned table both ways
 // publish_via_partition_root can be set.
 func TestPartitionedTables(t *testing.T) {
+	t.Parallel()
 	for _, viaRoot := range []bool{false, true} {
 		t.Run(fmt.Sprintf("via_root=%v", viaRoot), func(t *testing.T) {
 			leaks := goleak.IgnoreCurrent()
@@ -183,7 +184,8 @@ func TestPartitionedTables(t *testing.T) {
 			if _, err := EnsurePublication(t.Context(), conn, PublicationSpec{Name: "pub", Tables: []string{"public.m"}, ViaPartitionRoot: viaRoot}); err != nil {
 				t.Fatal(err)
 			}
-			snap, err := CreateSlot(t.Context(), url, "main")
+			slot := fmt.Sprintf("main_part_%v", viaRoot)
+			snap, err := CreateSlot(t.Context(), url, slot)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -200,7 +202,7 @@ func TestPartitionedTables(t *testing.T) {
 			if fmt.Sprint(ci.copied) != fmt.Sprint(wantCopied) {
 				t.Fatalf("copied %v, want %v", ci.copied, wantCopied)
 			}
-			h := &harness{t: t, url: url, conn: conn, sink: sink, slot: snap.LSN, leaks: []goleak.Option{leaks}, slotName: "main"}
+			h := &harness{t: t, url: url, conn: conn, sink: sink, slot: snap.LSN, leaks: []goleak.Option{leaks}, slotName: slot}
 			h.start()
 			mustExec(t, conn, "UPDATE m SET id = 500 WHERE id = 5", // crosses partitions
 				"UPDATE m SET v = 'x' WHERE id = 200", "DELETE FROM m WHERE id = 7", "INSERT INTO m VALUES (999, 'new')")

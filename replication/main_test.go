@@ -2,6 +2,7 @@ package replication
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"go.uber.org/goleak"
 )
 
 // pg is the package's cluster. Small logical_decoding_work_mem makes
@@ -24,7 +26,24 @@ var clusterOpts = pgtest.Options{Settings: map[string]string{
 }}
 
 func TestMain(m *testing.M) {
-	os.Exit(pgtest.RunMain(m, clusterOpts, func(c *pgtest.Cluster) { pg = c }))
+	os.Exit(pgtest.RunMain(leakCheck{m}, clusterOpts, func(c *pgtest.Cluster) { pg = c }))
+}
+
+// leakCheck runs the tests, then fails the package if any goroutine
+// started during them is still running: every Streamer, copy worker and
+// test helper must have been stopped by its owner.
+type leakCheck struct{ m *testing.M }
+
+func (l leakCheck) Run() int {
+	before := goleak.IgnoreCurrent() // the cluster's own goroutines
+	code := l.m.Run()
+	if code == 0 {
+		if err := goleak.Find(before); err != nil {
+			fmt.Fprintf(os.Stderr, "goroutines left running after the tests: %v\n", err)
+			return 1
+		}
+	}
+	return code
 }
 
 // sqlConn opens an ordinary connection for test setup.

@@ -19,6 +19,7 @@ func problemChecks(probs []Problem) string {
 }
 
 func TestPreflight(t *testing.T) {
+	t.Parallel()
 	url := pg.NewDB(t)
 	conn := sqlConn(t, url)
 	mustExec(t, conn, "CREATE TABLE a (id int PRIMARY KEY)", "CREATE TABLE nokey (x int)")
@@ -87,6 +88,7 @@ func TestPreflight(t *testing.T) {
 }
 
 func TestPreflightWALLevel(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("needs its own cluster")
 	}

@@ -102,6 +102,7 @@ func TestRestartMidStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHarnessAt(t, url, []string{"public.w"}, "CREATE TABLE w (id int PRIMARY KEY, v text)")
+	h.strictLeaks = true
 	h.sink.holdDurable.Store(true) // durability lags delivery, as in the mirror
 	var stopDurable atomic.Bool
 	var wg sync.WaitGroup
@@ -192,6 +193,7 @@ func TestRestartMidStream(t *testing.T) {
 // lost its WAL (wal_status = lost) stops the stream with a SlotLostError,
 // never a silent skip.
 func TestSlotInvalidated(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("needs its own cluster")
 	}
@@ -233,6 +235,7 @@ func TestSlotInvalidated(t *testing.T) {
 // reader's queue is full, the rest is still on the server): the sink gets
 // Abort, and after reconnecting the whole transaction once.
 func TestAbortAndResendOnDisconnect(t *testing.T) {
+	t.Parallel()
 	// logical_decoding_work_mem is a user setting: the walsender of this
 	// connection keeps the transaction whole instead of streaming it.
 	url := pg.NewDB(t) + "&logical_decoding_work_mem=256MB"

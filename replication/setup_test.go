@@ -10,6 +10,7 @@ import (
 )
 
 func TestValidateNames(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"main", "sidecar_1", strings.Repeat("a", 63)} {
 		if err := ValidateSlotName(ok); err != nil {
 			t.Errorf("ValidateSlotName(%q): %v", ok, err)
@@ -36,6 +37,7 @@ func TestValidateNames(t *testing.T) {
 }
 
 func TestSystemIdentityCheck(t *testing.T) {
+	t.Parallel()
 	stored := SystemIdentity{SystemID: "7300", Timeline: 1, DBName: "app"}
 	if err := (SystemIdentity{SystemID: "7300", Timeline: 1, DBName: "app"}).Check(stored); err != nil {
 		t.Fatal(err)
@@ -56,6 +58,7 @@ func TestSystemIdentityCheck(t *testing.T) {
 }
 
 func TestIdentifySystem(t *testing.T) {
+	t.Parallel()
 	url := pg.NewDB(t)
 	conn, err := ConnectReplication(t.Context(), url)
 	if err != nil {
@@ -76,6 +79,7 @@ func TestIdentifySystem(t *testing.T) {
 // settings apply to ordinary and replication connections, and both the
 // copy and the stream give the same canonical text.
 func TestSessionSettingsWin(t *testing.T) {
+	t.Parallel()
 	url := pg.NewDB(t)
 	conn := sqlConn(t, url)
 	var db string
@@ -103,6 +107,7 @@ func TestSessionSettingsWin(t *testing.T) {
 }
 
 func TestEnsurePublication(t *testing.T) {
+	t.Parallel()
 	url := pg.NewDB(t)
 	conn := sqlConn(t, url)
 	mustExec(t, conn,
@@ -180,6 +185,7 @@ func TestEnsurePublication(t *testing.T) {
 // xid; when the caller's deadline passes first, the error names the
 // blocking session and no slot is left behind.
 func TestCreateSlotBlocked(t *testing.T) {
+	t.Parallel()
 	url := pg.NewDB(t)
 	conn := sqlConn(t, url)
 	mustExec(t, conn, "CREATE TABLE x (id int)")
@@ -203,6 +209,7 @@ func TestCreateSlotBlocked(t *testing.T) {
 // through publication, copy and stream intact; a role without the
 // REPLICATION privilege is a fatal configuration error, not a retry loop.
 func TestQuotedIdentifiers(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, []string{"Odd Schema.Odd \"Name"},
 		`CREATE SCHEMA "Odd Schema"`,
 		`CREATE TABLE "Odd Schema"."Odd ""Name" ("Weird Col" int PRIMARY KEY, "x""y" text)`,

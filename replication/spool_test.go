@@ -15,6 +15,7 @@ import (
 // TestDiskSpoolModel runs random Append/Abort/Replay/Discard/Reset sequences
 // against a map-of-slices model.
 func TestDiskSpoolModel(t *testing.T) {
+	t.Parallel()
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 0))
@@ -112,6 +113,7 @@ func TestDiskSpoolModel(t *testing.T) {
 // removed by the next NewDiskSpool in the same parent; a live owner's is
 // kept.
 func TestDiskSpoolSweepsDeadOwners(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	dead := filepath.Join(parent, spoolPrefix+"dead")
 	live := filepath.Join(parent, spoolPrefix+"live")
