@@ -68,7 +68,7 @@ func WriteProllyMarkdown(out io.Writer, rep *ProllyReport) error {
 	p("- Batches, reads, scans and diffs are %s keys; merges combine two disjoint %s-row changes (one per side) against their common base. Random patterns draw distinct positions uniformly; clustered patterns are the consecutive positions centred on the middle of the table; append adds keys past the last one. Mutations *insert* new keys (between existing rows for random and clustered), and each repetition starts again from the base tree with its own keys or values, so no repetition finds its nodes already stored.\n",
 		fmtCount(int64(rep.Batch)), fmtCount(int64(rep.Batch)))
 	p("- Build and full scan run once per size; every other cell %d times, reported as median (min–max). Serial, single caller, in-process Go API (`prolly.Engine` over `store.NodeStore`): no network, no SQL.\n", rep.Reps)
-	p("- Caches: every timed cell except the warm point get starts from a **cleared decoded-node cache** (`NodeStore.ClearCache`); the cold point get clears it before every call (off the clock). The full scan runs right after the store is reopened. Badger's block cache is disabled by the store's options, so there is none to drop; the **OS page cache is not dropped** (that needs root and would measure the disk, not the engine), so \"cold\" means \"decoded-node cache empty, bytes in the page cache\", like the seed's cold manager that kept PostgreSQL's and the host's caches.\n")
+	p("- Caches: every timed cell except the warm point get starts from a **cleared decoded-node cache** (`NodeStore.ClearCache`); the cold point get clears it before every call (off the clock). The full scan runs right after the store is reopened. Badger's block cache is disabled by the store's options, so there is none to drop; the **OS page cache is not dropped** (dropping it is machine-wide, would slow everyone else on this shared machine, and would measure the virtual disk rather than the engine), so \"cold\" means \"decoded-node cache empty, bytes in the page cache\", like the seed's cold manager that kept PostgreSQL's and the host's caches.\n")
 	p("- Every timed cell checks its answer and fails the run otherwise: scans count rows and check order and both ends; gets and GetMany compare every value; mutations check the new tree's row count and read back every inserted row (off the clock); diffs count and compare every change; merges check the merged row count and read back both sides' rows.\n")
 	p("- Peak RSS: the kernel's VmHWM, reset (`/proc/self/clear_refs`) after a GC right before the build and read right after it%s.\n", rssNote(rep))
 
@@ -429,7 +429,7 @@ func writeSummary(w io.Writer, rep *ProllyReport) {
 			fmt.Fprintf(w, "\nEvery cell with a target meets it at %s.\n", fmtRecords(targetRecords))
 		} else {
 			fmt.Fprintf(w, "\nCells missing their %s target on wall time: %s. Counting the cells' own CPU time instead (the machine was shared; see the wall/CPU table), these still miss: %s. See Interpretation.\n",
-				fmtRecords(targetRecords), strings.Join(missed, ", "), orNothing(strings.Join(missedCPU, ", ")))
+				fmtRecords(targetRecords), strings.Join(missed, "; "), orNothing(strings.Join(missedCPU, "; ")))
 		}
 	}
 }
