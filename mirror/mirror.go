@@ -157,6 +157,8 @@ type Mirror struct {
 	copyMu sync.Mutex
 	copies map[string]*tableCopy
 
+	trees treeCache // materialised versions (read.go)
+
 	stats statsCounters
 }
 

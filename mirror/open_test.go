@@ -220,3 +220,42 @@ func TestChangeBelowCopyDropped(t *testing.T) {
 		t.Fatalf("version %s, want the commit %s (still a version)", tr.Version.EndLSN, info.EndLSN)
 	}
 }
+
+// TestTreeCacheExtends: reading successive versions of one group extends
+// the previously materialised tree (same overlay) instead of replaying
+// the group's log from its base; an older version starts afresh.
+func TestTreeCacheExtends(t *testing.T) {
+	h := newMHarness(t, Options{GroupMaxAge: time.Hour})
+	rel := testRel(5, "k")
+	h.copyTable(rel, nil, 1)
+	var ends []replication.LSN
+	for i := range 3 {
+		info := h.begin()
+		h.change(&replication.Change{Kind: replication.Insert, Relation: rel, New: modelRow{sp(strconv.Itoa(i)), nil, nil}.values()})
+		h.commit(info)
+		ends = append(ends, info.EndLSN)
+	}
+	t1, err := h.m.TreeAt(t.Context(), "public.k", ends[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t2, err := h.m.TreeAt(t.Context(), "public.k", ends[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if t1.Engine() != t2.Engine() {
+		t.Fatal("the later version did not extend the cached tree")
+	}
+	t0, err := h.m.TreeAt(t.Context(), "public.k", ends[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if t0.Engine() == t2.Engine() {
+		t.Fatal("an older version reused a newer cached tree")
+	}
+	for i, tr := range []*Tree{t0, t1, t2} {
+		if n, err := tr.Count(t.Context()); err != nil || n != uint64(i+1) {
+			t.Fatalf("version %d: %d rows (%v), want %d", i, n, err, i+1)
+		}
+	}
+}

@@ -215,6 +215,8 @@ func (m *Mirror) TreeAt(ctx context.Context, table string, lsn replication.LSN) 
 	}
 	var base prolly.Root
 	var v *Version
+	var gEnd replication.LSN
+	var ent *cachedTree
 	set := newEditSet()
 	err := m.bdb.View(func(txn *badger.Txn) error {
 		g, err := latestGroup(txn, lsn)
@@ -228,13 +230,19 @@ func (m *Mirror) TreeAt(ctx context.Context, table string, lsn replication.LSN) 
 		if !ok {
 			return fmt.Errorf("%w at %s (it was copied later)", ErrUnknownTable, lsn)
 		}
-		base = gr.Root
+		base, gEnd = gr.Root, g.End
 		if v, err = versionAt(txn, lsn); err != nil {
 			return err
 		}
+		from := g.End
+		// A tree materialised earlier on the same group base is extended
+		// instead of replaying the group's log from its start.
+		if ent = m.trees.lookup(table, g.End, base, lsn); ent != nil {
+			from = ent.upTo
+		}
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: logPrefix()})
 		defer it.Close()
-		for it.Seek(logKey(g.End + 1)); it.Valid(); it.Next() {
+		for it.Seek(logKey(from + 1)); it.Valid(); it.Next() {
 			end, err := lsnOfKey(it.Item().Key())
 			if err != nil {
 				return err
@@ -269,22 +277,72 @@ func (m *Mirror) TreeAt(ctx context.Context, table string, lsn replication.LSN) 
 	if err != nil {
 		return nil, fmt.Errorf("tree of %s at %s: %w", table, lsn, err)
 	}
-	eng := m.eng
-	root := base
+	eng, root, ov := m.eng, base, (*overlay)(nil)
+	if ent != nil {
+		eng, root, ov = ent.eng, ent.root, ent.ov
+	}
 	if set.truncated || len(set.m) > 0 {
-		spec, rh := Spec(m.opts.RowHash)
-		if eng, err = prolly.NewEngine(newOverlay(m.ns), spec, rh); err != nil {
-			return nil, fmt.Errorf("tree of %s at %s: %w", table, lsn, err)
+		if ov == nil {
+			spec, rh := Spec(m.opts.RowHash)
+			ov = newOverlay(m.ns)
+			if eng, err = prolly.NewEngine(ov, spec, rh); err != nil {
+				return nil, fmt.Errorf("tree of %s at %s: %w", table, lsn, err)
+			}
 		}
-		if root, err = set.apply(ctx, eng, base); err != nil {
+		if root, err = set.apply(ctx, eng, root); err != nil {
 			return nil, fmt.Errorf("tree of %s at %s: replay: %w", table, lsn, err)
 		}
 	}
 	tr := &Tree{Table: table, Root: root, Relation: rel, Codec: codec, eng: eng}
 	if v != nil {
 		tr.Version = *v
+		if ov != nil && v.EndLSN > gEnd {
+			m.trees.store(table, &cachedTree{group: gEnd, base: base, upTo: v.EndLSN, root: root, eng: eng, ov: ov})
+		}
 	}
 	return tr, nil
+}
+
+// treeCache keeps, per table, the last tree materialised inside a group,
+// so that reads at successive versions of one group (typically HEAD, as
+// commits arrive) replay only the log records after it.
+type treeCache struct {
+	mu sync.Mutex
+	m  map[string]*cachedTree
+}
+
+type cachedTree struct {
+	group replication.LSN // the group record's end LSN
+	base  prolly.Root     // its root for the table
+	upTo  replication.LSN // the last commit replayed onto base
+	root  prolly.Root
+	eng   *prolly.Engine
+	ov    *overlay
+}
+
+// maxOverlayBytes bounds the nodes a cached tree's overlay accumulates.
+const maxOverlayBytes = 64 << 20
+
+func (c *treeCache) lookup(table string, group replication.LSN, base prolly.Root, lsn replication.LSN) *cachedTree {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.m[table]
+	if e == nil || e.group != group || e.base != base || e.upTo > lsn || e.ov.size() > maxOverlayBytes {
+		return nil
+	}
+	return e
+}
+
+func (c *treeCache) store(table string, e *cachedTree) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]*cachedTree{}
+	}
+	if old := c.m[table]; old != nil && old.group == e.group && old.base == e.base && old.upTo > e.upTo {
+		return
+	}
+	c.m[table] = e
 }
 
 // Get returns table's row under the primary key pk (column texts) as of
@@ -300,9 +358,16 @@ func (m *Mirror) Get(ctx context.Context, table string, pk []string, lsn replica
 // overlay is a NodeStore that reads through to a base store and keeps its
 // own writes in memory: materialised versions never reach the disk.
 type overlay struct {
-	base prolly.NodeStore
-	mu   sync.RWMutex
-	mem  map[prolly.Hash]*prolly.Node
+	base  prolly.NodeStore
+	mu    sync.RWMutex
+	mem   map[prolly.Hash]*prolly.Node
+	bytes int
+}
+
+func (o *overlay) size() int {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	return o.bytes
 }
 
 func newOverlay(base prolly.NodeStore) *overlay {
@@ -347,7 +412,10 @@ func (o *overlay) GetMany(ctx context.Context, hs []prolly.Hash) ([]*prolly.Node
 
 func (o *overlay) Put(_ context.Context, h prolly.Hash, _ []byte, n *prolly.Node) error {
 	o.mu.Lock()
-	o.mem[h] = n
+	if _, ok := o.mem[h]; !ok {
+		o.mem[h] = n
+		o.bytes += len(n.Bytes())
+	}
 	o.mu.Unlock()
 	return nil
 }
