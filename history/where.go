@@ -21,7 +21,7 @@ type predicate struct {
 
 // parseWhere reads a --where expression on the first primary-key column:
 // terms "col OP value" joined by AND, OP one of = < <= > >=, value a bare
-// word or a single-quoted string ('' for a quote). Anything else is
+// word or a single-quoted string (a quote inside doubled). Anything else is
 // rejected up front rather than half-applied.
 func parseWhere(s string) ([]predicate, error) {
 	s = strings.TrimSpace(s)

@@ -1,0 +1,258 @@
+package history
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"unicode"
+)
+
+// DiffWriter renders a diff or merge event stream in one output format.
+// Close flushes (and ends the SQL transaction).
+type DiffWriter interface {
+	Write(e *Event) error
+	Close() error
+}
+
+// DiffFormats are the formats of NewDiffWriter.
+var DiffFormats = []string{"table", "json", "sql"}
+
+// NewDiffWriter returns the writer of format: "table" (for terminals; a
+// marker column + added, - removed, < old and > new side of a change),
+// "json" (one Event per line, see Event), "sql" (a patch, see SQLWriter).
+func NewDiffWriter(format string, w io.Writer) (DiffWriter, error) {
+	switch format {
+	case "table", "":
+		return &tableDiffWriter{out: w}, nil
+	case "json":
+		return newJSONWriter(w), nil
+	case "sql":
+		return NewSQLWriter(w), nil
+	}
+	return nil, fmt.Errorf("%w: --format %q: want one of %s", ErrBadRequest, format, strings.Join(DiffFormats, ", "))
+}
+
+// jsonWriter writes one JSON value per line.
+type jsonWriter struct {
+	bw  *bufio.Writer
+	enc *json.Encoder
+}
+
+func newJSONWriter(w io.Writer) *jsonWriter {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	return &jsonWriter{bw: bw, enc: enc}
+}
+
+func (j *jsonWriter) Write(e *Event) error { return j.enc.Encode(e) }
+func (j *jsonWriter) Close() error         { return j.bw.Flush() }
+
+// displayValue renders a value for a terminal: NULL as NULL, and text
+// with tabs, newlines or other control characters Go-quoted so one row
+// stays one line.
+func displayValue(v *string) string {
+	if v == nil {
+		return "NULL"
+	}
+	for _, r := range *v {
+		if unicode.IsControl(r) || r == unicode.ReplacementChar {
+			return strconv.Quote(*v)
+		}
+	}
+	return *v
+}
+
+// tableDiffWriter aligns each table's rows in columns, flushing every
+// flushRows rows so a long diff still streams.
+type tableDiffWriter struct {
+	out  io.Writer
+	tw   *tabwriter.Writer
+	cols []Column
+	rows int
+}
+
+const flushRows = 1000
+
+func (t *tableDiffWriter) line(marker string, r *Row) {
+	var b strings.Builder
+	b.WriteString(marker)
+	for _, c := range t.cols {
+		b.WriteByte('\t')
+		if r == nil {
+			continue
+		}
+		v, ok := r.Get(c.Name)
+		if ok {
+			b.WriteString(displayValue(v))
+		} else {
+			b.WriteString("(no column)")
+		}
+	}
+	b.WriteString("\t\n")
+	io.WriteString(t.tw, b.String())
+}
+
+func (t *tableDiffWriter) Write(e *Event) error {
+	switch e.Type {
+	case EventTable:
+		if err := t.flush(); err != nil {
+			return err
+		}
+		if e.ToRef == "merge" {
+			fmt.Fprintf(t.out, "merge into %s: %s\n", e.FromRef, e.Table)
+		} else {
+			fmt.Fprintf(t.out, "diff %s: %s → %s\n", e.Table, e.FromRef, e.ToRef)
+		}
+		if sc := e.SchemaChange; sc != nil {
+			fmt.Fprintf(t.out, "schema: columns added %v, dropped %v\n", sc.Added, sc.Dropped)
+		}
+		t.cols = e.Columns
+		t.tw = tabwriter.NewWriter(t.out, 1, 4, 2, ' ', 0)
+		var b strings.Builder
+		b.WriteString(" ")
+		for _, c := range t.cols {
+			b.WriteString("\t" + c.Name)
+		}
+		b.WriteString("\t\n")
+		io.WriteString(t.tw, b.String())
+	case EventRow:
+		switch e.Op {
+		case OpAdded:
+			t.line("+", e.To)
+		case OpRemoved:
+			t.line("-", e.From)
+		default:
+			t.line("<", e.From)
+			t.line(">", e.To)
+		}
+		if t.rows++; t.rows%flushRows == 0 {
+			return t.tw.Flush()
+		}
+	case EventConflict:
+		fmt.Fprintf(t.tw, "! conflict (%s)\t\n", e.Kind)
+		for _, s := range []struct {
+			m string
+			r *Row
+		}{{"b", e.Base}, {"o", e.Ours}, {"t", e.Theirs}} {
+			if s.r == nil {
+				fmt.Fprintf(t.tw, "%s\t(absent)\t\n", s.m)
+			} else {
+				t.line(s.m, s.r)
+			}
+		}
+	case EventStat:
+		if err := t.flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(t.out, "%d rows added, %d removed, %d changed\n", *e.RowsAdded, *e.RowsRemoved, *e.RowsChanged)
+	}
+	return nil
+}
+
+func (t *tableDiffWriter) flush() error {
+	if t.tw == nil {
+		return nil
+	}
+	err := t.tw.Flush()
+	t.tw = nil
+	return err
+}
+
+func (t *tableDiffWriter) Close() error { return t.flush() }
+
+// RowWriter renders the rows of get and scan.
+type RowWriter interface {
+	Header(h ReadHeader) error
+	Row(r *Row) error
+	Close() error
+}
+
+// RowFormats are the formats of NewRowWriter.
+var RowFormats = []string{"table", "json", "csv"}
+
+// NewRowWriter returns the writer of format: "table" (aligned, NULL shown
+// as NULL), "json" (one Row object per line), "csv" (a header line, every
+// non-NULL value quoted, NULL an empty unquoted field: PostgreSQL's COPY
+// CSV convention, so NULL and ” stay apart).
+func NewRowWriter(format string, w io.Writer) (RowWriter, error) {
+	switch format {
+	case "table", "":
+		return &tableRowWriter{tw: tabwriter.NewWriter(w, 1, 4, 2, ' ', 0)}, nil
+	case "json":
+		return &jsonRowWriter{j: newJSONWriter(w)}, nil
+	case "csv":
+		return &csvRowWriter{bw: bufio.NewWriter(w)}, nil
+	}
+	return nil, fmt.Errorf("%w: --format %q: want one of %s", ErrBadRequest, format, strings.Join(RowFormats, ", "))
+}
+
+type tableRowWriter struct {
+	tw   *tabwriter.Writer
+	rows int
+}
+
+func (t *tableRowWriter) Header(h ReadHeader) error {
+	var names []string
+	for _, c := range h.Columns {
+		names = append(names, c.Name)
+	}
+	_, err := io.WriteString(t.tw, strings.Join(names, "\t")+"\t\n")
+	return err
+}
+
+func (t *tableRowWriter) Row(r *Row) error {
+	vals := make([]string, len(r.Values))
+	for i, v := range r.Values {
+		vals[i] = displayValue(v)
+	}
+	if _, err := io.WriteString(t.tw, strings.Join(vals, "\t")+"\t\n"); err != nil {
+		return err
+	}
+	if t.rows++; t.rows%flushRows == 0 {
+		return t.tw.Flush()
+	}
+	return nil
+}
+
+func (t *tableRowWriter) Close() error { return t.tw.Flush() }
+
+type jsonRowWriter struct{ j *jsonWriter }
+
+func (j *jsonRowWriter) Header(ReadHeader) error { return nil }
+func (j *jsonRowWriter) Row(r *Row) error        { return j.j.enc.Encode(r) }
+func (j *jsonRowWriter) Close() error            { return j.j.Close() }
+
+type csvRowWriter struct{ bw *bufio.Writer }
+
+func csvQuote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+func (c *csvRowWriter) Header(h ReadHeader) error {
+	for i, col := range h.Columns {
+		if i > 0 {
+			c.bw.WriteByte(',')
+		}
+		c.bw.WriteString(csvQuote(col.Name))
+	}
+	_, err := c.bw.WriteString("\n")
+	return err
+}
+
+func (c *csvRowWriter) Row(r *Row) error {
+	for i, v := range r.Values {
+		if i > 0 {
+			c.bw.WriteByte(',')
+		}
+		if v != nil {
+			c.bw.WriteString(csvQuote(*v))
+		}
+	}
+	_, err := c.bw.WriteString("\n")
+	return err
+}
+
+func (c *csvRowWriter) Close() error { return c.bw.Flush() }
