@@ -224,3 +224,47 @@ func TestHugeTransaction(t *testing.T) {
 		rows, took.Round(time.Millisecond), float64(rows)/took.Seconds(), base.HeapInuse>>20, peak.Load()>>20)
 	_ = context.Background
 }
+
+// BenchmarkCopy1M: 1M pgbench_accounts rows through CopyRange (4 ranges
+// written concurrently, rows in an order unrelated to the key) and
+// TableCopied (merge of the sorted runs, bulk build, node flush).
+func BenchmarkCopy1M(b *testing.B) {
+	rel := pgbenchRel()
+	const rows, ranges = 1_000_000, 4
+	perm := rand.New(rand.NewPCG(3, 4)).Perm(rows)
+	for b.Loop() {
+		b.StopTimer()
+		h := newMHarness(b, Options{})
+		b.StartTimer()
+		start := time.Now()
+		var wg sync.WaitGroup
+		for r := range ranges {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				w, err := h.m.CopyRange(b.Context(), rel, replication.BlockRange{Index: r, Of: ranges})
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				for i := r; i < rows; i += ranges {
+					if err := w.WriteRow(accountRow(1+perm[i], i)); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+				if err := w.Close(); err != nil {
+					b.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		ranged := time.Since(start)
+		if err := h.m.TableCopied(b.Context(), rel, 100); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(ranged.Seconds(), "ranges-s")
+		b.ReportMetric(time.Since(start).Seconds()-ranged.Seconds(), "build-s")
+	}
+	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}

@@ -127,7 +127,7 @@ func (g *group) add(tables []logTable, end replication.LSN) {
 }
 
 func (g *group) full(o *Options) bool {
-	return g.rows >= o.GroupMaxRows || g.bytes >= o.GroupMaxBytes ||
+	return g.commits >= o.GroupMaxCommits || g.rows >= o.GroupMaxRows || g.bytes >= o.GroupMaxBytes ||
 		(g.commits > 0 && time.Since(g.started) >= o.GroupMaxAge)
 }
 

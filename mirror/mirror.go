@@ -26,12 +26,13 @@ const FormatVersion = 1
 
 // Defaults of Options.
 const (
-	DefaultGroupMaxRows  = 50_000
-	DefaultGroupMaxBytes = 64 << 20
-	DefaultGroupMaxAge   = time.Second
-	DefaultSpillRows     = 100_000
-	DefaultSpillBytes    = 8 << 20
-	DefaultCopyRunBytes  = 16 << 20
+	DefaultGroupMaxRows    = 50_000
+	DefaultGroupMaxCommits = 20_000
+	DefaultGroupMaxBytes   = 64 << 20
+	DefaultGroupMaxAge     = time.Second
+	DefaultSpillRows       = 100_000
+	DefaultSpillBytes      = 8 << 20
+	DefaultCopyRunBytes    = 16 << 20
 )
 
 // Options configure a Mirror.
@@ -51,11 +52,13 @@ type Options struct {
 	// Streamer sharing it drops the changes the copy already contains.
 	CopiedAt *replication.CopiedAt
 	// A group of commits is flushed into the trees when it holds
-	// GroupMaxRows changed rows, GroupMaxBytes of pending edits, or is
-	// GroupMaxAge old.
-	GroupMaxRows  int
-	GroupMaxBytes int64
-	GroupMaxAge   time.Duration
+	// GroupMaxCommits commits, GroupMaxRows changed rows, GroupMaxBytes of
+	// pending edits, or is GroupMaxAge old. The bounds also bound what a
+	// read inside the group replays.
+	GroupMaxCommits int
+	GroupMaxRows    int
+	GroupMaxBytes   int64
+	GroupMaxAge     time.Duration
 	// A transaction whose pending edits exceed SpillRows rows or
 	// SpillBytes bytes is applied to scratch trees in chunks instead of
 	// being held in memory, and becomes a group of its own at commit.
@@ -71,6 +74,9 @@ type Options struct {
 func (o *Options) defaults() {
 	if o.RowHash == 0 {
 		o.RowHash = rowhash.PGHash64
+	}
+	if o.GroupMaxCommits <= 0 {
+		o.GroupMaxCommits = DefaultGroupMaxCommits
 	}
 	if o.GroupMaxRows <= 0 {
 		o.GroupMaxRows = DefaultGroupMaxRows

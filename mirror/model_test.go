@@ -74,7 +74,7 @@ func (d *modelDB) snapshot() map[string]map[int64]modelRow {
 
 // harness drives a Mirror on a disk store through Sink calls.
 type mharness struct {
-	t    *testing.T
+	t    testing.TB
 	dir  string
 	opts Options
 	db   *store.DB
@@ -83,7 +83,7 @@ type mharness struct {
 	rels map[string]*replication.Relation
 }
 
-func newMHarness(t *testing.T, opts Options) *mharness {
+func newMHarness(t testing.TB, opts Options) *mharness {
 	h := &mharness{t: t, dir: t.TempDir(), opts: opts, rels: map[string]*replication.Relation{}}
 	h.open()
 	t.Cleanup(func() {
