@@ -574,6 +574,12 @@ func (m *Mirror) Commit(ctx context.Context, info replication.TxnInfo) error {
 	if m.txn == nil {
 		return fmt.Errorf("commit xid %d without begin", info.Xid)
 	}
+	if info.EndLSN <= m.head.EndLSN {
+		// Already a version: a transaction delivered again (the streamer
+		// skips these; applying it twice could undo later commits).
+		m.log.Warn("ignoring a transaction at or below the head", "xid", info.Xid, "end", info.EndLSN, "head", m.head.EndLSN)
+		return m.discardTxn(ctx)
+	}
 	if err := m.commit(ctx, info); err != nil {
 		m.failLocked(fmt.Errorf("commit %s (xid %d): %w", info.EndLSN, info.Xid, err))
 		return m.err
@@ -584,11 +590,8 @@ func (m *Mirror) Commit(ctx context.Context, info replication.TxnInfo) error {
 func (m *Mirror) commit(ctx context.Context, info replication.TxnInfo) error {
 	txn := m.txn
 	txn.info = info
-	if info.EndLSN <= m.head.EndLSN {
-		// INVARIANT: versions are strictly increasing in end LSN; the
-		// streamer never delivers a commit at or below the durable one.
-		return fmt.Errorf("commit end LSN %s not above the head %s", info.EndLSN, m.head.EndLSN)
-	}
+	// INVARIANT: versions are strictly increasing in end LSN (Commit
+	// drops a transaction at or below the head).
 	v := Version{EndLSN: info.EndLSN, CommitLSN: info.CommitLSN, CommitTime: info.CommitTime.UTC(), Xid: info.Xid, Spilled: txn.spilled}
 	names := make([]string, 0, len(txn.tables))
 	for name := range txn.tables {

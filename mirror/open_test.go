@@ -259,3 +259,32 @@ func TestTreeCacheExtends(t *testing.T) {
 		}
 	}
 }
+
+// TestRedeliveredCommitIgnored: a transaction delivered again after it
+// became a version (a streamer restarting below the head) changes
+// nothing: applying its old row states again would undo later commits.
+func TestRedeliveredCommitIgnored(t *testing.T) {
+	h := newMHarness(t, Options{})
+	rel := testRel(6, "r")
+	h.copyTable(rel, nil, 1)
+	first := h.begin()
+	h.change(&replication.Change{Kind: replication.Insert, Relation: rel, New: modelRow{sp("1"), sp("first"), nil}.values()})
+	h.commit(first)
+	second := h.begin()
+	h.change(&replication.Change{Kind: replication.Update, Relation: rel, New: modelRow{sp("1"), sp("second"), nil}.values()})
+	h.commit(second)
+	if err := h.m.Begin(t.Context(), first); err != nil {
+		t.Fatal(err)
+	}
+	h.change(&replication.Change{Kind: replication.Insert, Relation: rel, New: modelRow{sp("1"), sp("first"), nil}.values()})
+	if err := h.m.Commit(t.Context(), first); err != nil {
+		t.Fatal(err)
+	}
+	vs, err := h.m.Versions(0, ^replication.LSN(0), 0)
+	if err != nil || len(vs) != 2 {
+		t.Fatalf("versions %+v (%v), want 2", vs, err)
+	}
+	if got, ok, err := h.m.Get(t.Context(), "public.r", []string{"1"}, ^replication.LSN(0)); err != nil || !ok || string(got) != "1:16:second-" {
+		t.Fatalf("row 1 = %q %v %v, want the second commit's", got, ok, err)
+	}
+}
