@@ -12,17 +12,18 @@ import (
 
 // MergeRequest asks for a three-way merge of Theirs into Ours.
 type MergeRequest struct {
-	Ours, Theirs string
+	Ours   string `json:"ours"`
+	Theirs string `json:"theirs"`
 	// Base is the common ancestor; default: the older of the two commits
 	// (for a branch, the commit it was made from), which is the common
 	// ancestor on the mirror's linear history.
-	Base string
+	Base string `json:"base,omitempty"`
 	// Branch, when set, stores the result (every table) as a new branch.
-	Branch string
-	Tables []string // default: every table
+	Branch string   `json:"branch,omitempty"`
+	Tables []string `json:"tables,omitempty"` // default: every table
 	// Patch streams, per table, the row events that turn Ours into the
 	// result (the SQL patch of `merge --format sql` and of revert).
-	Patch bool
+	Patch bool `json:"patch,omitempty"`
 }
 
 // MergeSummary is the outcome of a merge.
@@ -246,8 +247,10 @@ func sameBytes(a, b []byte) bool {
 // RevertRequest asks to undo what happened between From and To on top of
 // Onto (default HEAD).
 type RevertRequest struct {
-	From, To, Onto string
-	Tables         []string
+	From   string   `json:"from"`
+	To     string   `json:"to"`
+	Onto   string   `json:"onto,omitempty"` // default HEAD
+	Tables []string `json:"tables,omitempty"`
 }
 
 // Revert is the three-way merge base = To, ours = Onto, theirs = From,

@@ -9,8 +9,9 @@ import (
 type ReadRequest struct {
 	Table string
 	AsOf  string // ref; default HEAD
-	// Keys (Get): each one value per primary-key column, in key order.
-	Keys [][]string
+	// PK (Get): primary keys, one value per key column in key order, keys
+	// one after another (a two-column key takes two values per row).
+	PK []string
 	// From, To (Scan): values of the first key column bounding the scan,
 	// From inclusive, To exclusive; empty: unbounded.
 	From, To string
@@ -63,10 +64,11 @@ func (s *Service) Get(ctx context.Context, req ReadRequest) (GetResult, error) {
 		return res, fmt.Errorf("get %s: %w: REPLICA IDENTITY FULL tables have no primary key; use scan", req.Table, ErrBadRequest)
 	}
 	nkeys := len(t.rel.KeyColumns())
-	for _, k := range req.Keys {
-		if len(k) != nkeys {
-			return res, fmt.Errorf("get %s: %w: key %q has %d values, the primary key has %d columns", req.Table, ErrBadRequest, k, len(k), nkeys)
-		}
+	if len(req.PK) == 0 || len(req.PK)%nkeys != 0 {
+		return res, fmt.Errorf("get %s: %w: %d key values given; the primary key has %d columns, so give %d values per row", req.Table, ErrBadRequest, len(req.PK), nkeys, nkeys)
+	}
+	for i := 0; i < len(req.PK); i += nkeys {
+		k := req.PK[i : i+nkeys]
 		key, err := t.codec.Encode(k...)
 		if err != nil {
 			return res, fmt.Errorf("get %s: %w: key %q: %w", req.Table, ErrBadRequest, k, err)

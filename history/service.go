@@ -206,7 +206,7 @@ func (s *Service) CreateTag(ctx context.Context, name, ref string) (TagInfo, err
 }
 
 // Tags lists the tags.
-func (s *Service) Tags() ([]TagInfo, error) {
+func (s *Service) Tags(ctx context.Context) ([]TagInfo, error) {
 	ts, err := s.refs.Catalog.Tags()
 	out := []TagInfo{}
 	for _, t := range ts {
@@ -261,7 +261,7 @@ func branchInfo(b snapshot.Branch) BranchInfo {
 }
 
 // Branches lists the branches.
-func (s *Service) Branches() ([]BranchInfo, error) {
+func (s *Service) Branches(ctx context.Context) ([]BranchInfo, error) {
 	bs, err := s.refs.Catalog.Branches()
 	out := []BranchInfo{}
 	for _, b := range bs {

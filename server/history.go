@@ -1,0 +1,343 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/sidecar-dev/sidecar/history"
+	"github.com/sidecar-dev/sidecar/snapshot"
+)
+
+// RegisterHistory adds the history API to s (all under the /api/ token
+// check):
+//
+//	GET  /api/log?table=&n=&since=&until=            JSON lines of history.LogEntry, newest first
+//	GET  /api/diff?from=&to=&table=…&where=&limit=&stat=true
+//	                                                 JSON lines of history.Event, streamed
+//	POST /api/merge   history.MergeRequest           history.MergeResponse
+//	POST /api/revert  history.RevertRequest          history.MergeResponse
+//	GET  /api/get?table=&pk=…&as_of=                 history.GetResult
+//	GET  /api/scan?table=&from=&to=&limit=&as_of=    JSON lines: history.ReadHeader, then one row object per line
+//	GET  /api/tags, GET /api/branches                lists
+//	POST /api/tag, POST /api/branch  history.NameRequest (create, or delete with "delete": true)
+//	GET  /api/resolve?ref=                           what a ref names
+//
+// Errors are {"error": "..."} with 400 (bad ref, bad arguments), 404
+// (unknown ref or table), 409 (name taken) or 500. A streamed response
+// that fails after its first line ends with an {"error": ...} line.
+func RegisterHistory(s *Server, svc *history.Service) {
+	h := &historyHandlers{svc: svc}
+	s.HandleAPI("GET /api/log", h.log)
+	s.HandleAPI("GET /api/diff", h.diff)
+	s.HandleAPI("POST /api/merge", h.merge)
+	s.HandleAPI("POST /api/revert", h.revert)
+	s.HandleAPI("GET /api/get", h.get)
+	s.HandleAPI("GET /api/scan", h.scan)
+	s.HandleAPI("GET /api/tags", h.tags)
+	s.HandleAPI("GET /api/branches", h.branches)
+	s.HandleAPI("POST /api/tag", h.tag)
+	s.HandleAPI("POST /api/branch", h.branch)
+	s.HandleAPI("GET /api/resolve", h.resolve)
+}
+
+type historyHandlers struct {
+	svc *history.Service
+}
+
+// errorStatus maps history and snapshot errors to HTTP statuses.
+func errorStatus(err error) int {
+	switch {
+	case errors.Is(err, snapshot.ErrBadRef), errors.Is(err, history.ErrBadRequest):
+		return http.StatusBadRequest
+	case errors.Is(err, snapshot.ErrUnknownRef), errors.Is(err, history.ErrUnknownTable):
+		return http.StatusNotFound
+	case errors.Is(err, snapshot.ErrExists):
+		return http.StatusConflict
+	case errors.Is(err, context.Canceled):
+		return 499 // client closed the request
+	}
+	return http.StatusInternalServerError
+}
+
+func writeErr(w http.ResponseWriter, err error) { WriteError(w, errorStatus(err), err) }
+
+// lines writes JSON lines, sending the 200 header with the first line so
+// that an error before any output still gets its own status code. It
+// flushes after the first line (the first row arrives at once) and then
+// every flushEvery lines.
+type lines struct {
+	w       http.ResponseWriter
+	enc     *json.Encoder
+	n       int
+	started bool
+}
+
+const flushEvery = 256
+
+func newLines(w http.ResponseWriter) *lines {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &lines{w: w, enc: enc}
+}
+
+func (l *lines) write(v any) error {
+	if !l.started {
+		l.started = true
+		l.w.Header().Set("Content-Type", "application/x-ndjson")
+		l.w.WriteHeader(http.StatusOK)
+	}
+	if err := l.enc.Encode(v); err != nil {
+		return err
+	}
+	if l.n++; l.n == 1 || l.n%flushEvery == 0 {
+		if f, ok := l.w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	return nil
+}
+
+// finish reports err: as a status when nothing was written, else as a
+// last error line.
+func (l *lines) finish(err error) {
+	if err == nil {
+		if !l.started {
+			l.started = true
+			l.w.Header().Set("Content-Type", "application/x-ndjson")
+			l.w.WriteHeader(http.StatusOK)
+		}
+		return
+	}
+	if !l.started {
+		writeErr(l.w, err)
+		return
+	}
+	_ = l.enc.Encode(map[string]string{"error": err.Error()})
+}
+
+func intParam(r *http.Request, name string) (int, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%w: %s=%q: want a non-negative integer", history.ErrBadRequest, name, v)
+	}
+	return n, nil
+}
+
+func (h *historyHandlers) log(w http.ResponseWriter, r *http.Request) {
+	n, err := intParam(r, "n")
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	q := r.URL.Query()
+	l := newLines(w)
+	err = h.svc.Log(r.Context(), history.LogRequest{Table: q.Get("table"), Limit: n, Since: q.Get("since"), Until: q.Get("until")},
+		func(e history.LogEntry) error { return l.write(e) })
+	l.finish(err)
+}
+
+func (h *historyHandlers) diff(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit, err := intParam(r, "limit")
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	stat := false
+	if v := q.Get("stat"); v != "" {
+		if stat, err = strconv.ParseBool(v); err != nil {
+			writeErr(w, fmt.Errorf("%w: stat=%q: want true or false", history.ErrBadRequest, v))
+			return
+		}
+	}
+	if q.Get("from") == "" || q.Get("to") == "" {
+		writeErr(w, fmt.Errorf("%w: diff needs from and to refs", history.ErrBadRequest))
+		return
+	}
+	req := history.DiffRequest{From: q.Get("from"), To: q.Get("to"), Tables: q["table"], Where: q.Get("where"), Limit: limit, Stat: stat}
+	l := newLines(w)
+	_, err = h.svc.Diff(r.Context(), req, func(e *history.Event) error { return l.write(e) })
+	l.finish(err)
+}
+
+func decodeBody(r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<20))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: request body: %w", history.ErrBadRequest, err)
+	}
+	return nil
+}
+
+func (h *historyHandlers) merge(w http.ResponseWriter, r *http.Request) {
+	var req history.MergeRequest
+	if err := decodeBody(r, &req); err != nil {
+		writeErr(w, err)
+		return
+	}
+	resp := history.MergeResponse{Events: []*history.Event{}}
+	var err error
+	resp.Summary, err = h.svc.Merge(r.Context(), req, func(e *history.Event) error {
+		resp.Events = append(resp.Events, e)
+		return nil
+	})
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, resp)
+}
+
+func (h *historyHandlers) revert(w http.ResponseWriter, r *http.Request) {
+	var req history.RevertRequest
+	if err := decodeBody(r, &req); err != nil {
+		writeErr(w, err)
+		return
+	}
+	resp := history.MergeResponse{Events: []*history.Event{}}
+	var err error
+	resp.Summary, err = h.svc.Revert(r.Context(), req, func(e *history.Event) error {
+		resp.Events = append(resp.Events, e)
+		return nil
+	})
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, resp)
+}
+
+func readRequest(r *http.Request) (history.ReadRequest, error) {
+	q := r.URL.Query()
+	limit, err := intParam(r, "limit")
+	if err != nil {
+		return history.ReadRequest{}, err
+	}
+	if q.Get("table") == "" {
+		return history.ReadRequest{}, fmt.Errorf("%w: table is required", history.ErrBadRequest)
+	}
+	return history.ReadRequest{Table: q.Get("table"), AsOf: q.Get("as_of"), PK: q["pk"], From: q.Get("from"), To: q.Get("to"), Limit: limit}, nil
+}
+
+func (h *historyHandlers) get(w http.ResponseWriter, r *http.Request) {
+	req, err := readRequest(r)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	res, err := h.svc.Get(r.Context(), req)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, res)
+}
+
+func (h *historyHandlers) scan(w http.ResponseWriter, r *http.Request) {
+	req, err := readRequest(r)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	l := newLines(w)
+	err = h.svc.Scan(r.Context(), req,
+		func(hd history.ReadHeader) error { return l.write(hd) },
+		func(row *history.Row) error { return l.write(row) })
+	l.finish(err)
+}
+
+func (h *historyHandlers) tags(w http.ResponseWriter, r *http.Request) {
+	ts, err := h.svc.Tags(r.Context())
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, ts)
+}
+
+func (h *historyHandlers) branches(w http.ResponseWriter, r *http.Request) {
+	bs, err := h.svc.Branches(r.Context())
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	WriteJSON(w, http.StatusOK, bs)
+}
+
+func (h *historyHandlers) tag(w http.ResponseWriter, r *http.Request) {
+	var req history.NameRequest
+	if err := decodeBody(r, &req); err != nil {
+		writeErr(w, err)
+		return
+	}
+	if req.Delete {
+		if err := h.svc.DeleteTag(r.Context(), req.Name); err != nil {
+			writeErr(w, err)
+			return
+		}
+		WriteJSON(w, http.StatusOK, map[string]string{"deleted": req.Name})
+		return
+	}
+	t, err := h.svc.CreateTag(r.Context(), req.Name, req.Ref)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	WriteJSON(w, http.StatusCreated, t)
+}
+
+func (h *historyHandlers) branch(w http.ResponseWriter, r *http.Request) {
+	var req history.NameRequest
+	if err := decodeBody(r, &req); err != nil {
+		writeErr(w, err)
+		return
+	}
+	if req.Delete {
+		if err := h.svc.DeleteBranch(r.Context(), req.Name); err != nil {
+			writeErr(w, err)
+			return
+		}
+		WriteJSON(w, http.StatusOK, map[string]string{"deleted": req.Name})
+		return
+	}
+	b, err := h.svc.CreateBranch(r.Context(), req.Name, req.Ref)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	WriteJSON(w, http.StatusCreated, b)
+}
+
+// ResolveResponse is the answer of GET /api/resolve.
+type ResolveResponse struct {
+	Ref        string `json:"ref"`
+	LSN        string `json:"lsn"`
+	CommitTime string `json:"commit_time,omitempty"`
+	Xid        uint32 `json:"xid,omitempty"`
+	Branch     string `json:"branch,omitempty"`
+}
+
+func (h *historyHandlers) resolve(w http.ResponseWriter, r *http.Request) {
+	ref := r.URL.Query().Get("ref")
+	p, err := h.svc.Resolve(r.Context(), ref)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	resp := ResolveResponse{Ref: ref, LSN: p.LSN().String(), Xid: p.Version.Xid}
+	if !p.Version.CommitTime.IsZero() {
+		resp.CommitTime = p.Version.CommitTime.UTC().Format("2006-01-02T15:04:05.999999Z07:00")
+	}
+	if p.Branch != nil {
+		resp.Branch = p.Branch.Name
+	}
+	WriteJSON(w, http.StatusOK, resp)
+}
