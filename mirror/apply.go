@@ -282,12 +282,17 @@ func (m *Mirror) current(ctx context.Context, t *table, tt *txnTable, key []byte
 
 // missingRowError: an UPDATE left columns unchanged (TOAST) for a row the
 // mirror does not have.
+// It also reports a held change that does not fit the copied table.
 type missingRowError struct {
-	table string
-	key   []byte
+	table  string
+	key    []byte
+	reason string
 }
 
 func (e *missingRowError) Error() string {
+	if e.reason != "" {
+		return fmt.Sprintf("change to %s does not fit the table: %s", e.table, e.reason)
+	}
 	return fmt.Sprintf("update of %s key %x left columns unchanged, but the mirror has no such row", e.table, e.key)
 }
 

@@ -444,7 +444,13 @@ func (m *Mirror) applyHeld(ctx context.Context, t *table, root prolly.Root, at r
 			if h.kind == replication.Truncate {
 				set.truncate()
 			} else if err := rowEdits(t, h.kind, h.oldKind, h.newVals, h.oldVals, current, set.put); err != nil {
-				return err
+				var missing *missingRowError
+				if errors.As(err, &missing) {
+					return err
+				}
+				// Made under another schema than the copy's: the table
+				// needs another resync.
+				return &missingRowError{table: t.rec.Name, key: nil, reason: err.Error()}
 			}
 			applied++
 			if len(set.m) >= m.opts.SpillRows {

@@ -75,6 +75,26 @@
 // between the schema change and the resync show the table as it was
 // before the change.
 //
+// # Reads
+//
+// Head, Versions and VersionAt list commits from the log. TreeAt returns
+// a Tree: the table as of the latest commit at or before an LSN, with its
+// own engine (the durable store under an in-memory overlay), Get by
+// primary key texts, Scan (a prolly cursor over a key range) and Count.
+// Reads at successive versions of one group extend the last tree
+// materialised for the table instead of replaying from the group's base.
+//
+// # Known limits
+//
+//   - REPLICA IDENTITY FULL tables are keyed by the whole row's vrow1
+//     (the stream cannot tell their primary key): rows form a set,
+//     duplicates collapse, and Tree.Get by primary key is refused.
+//   - Schemas are not versioned: a Tree carries the table's current
+//     Relation, and versions before a resync hold rows of the old schema.
+//   - A group flush (Mutate of every changed tree) runs on the apply
+//     goroutine and pauses apply while it runs (bounded by the group
+//     bounds); the log makes the pause safe, not shorter.
+//
 // # On-disk layout
 //
 // All keys live in the data directory's Badger (store.DB) under the
