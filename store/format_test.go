@@ -94,6 +94,7 @@ func FuzzDecodeValue(f *testing.F) {
 		f.Add(vc.encode(nil, leaf))
 	}
 	f.Add([]byte{byte(CompressionS2), 0x80, 0x80, 0x80, 0x80, 0x10})
+	f.Add([]byte{0})
 	f.Fuzz(func(t *testing.T, val []byte) {
 		for _, vc := range vcs {
 			out, err := vc.decode(val)
