@@ -129,7 +129,7 @@ func TestRestartMidStream(t *testing.T) {
 	}
 	waitFor(t, 10*time.Second, "walsender", func() bool { return h.st.Stats().Connected })
 	time.Sleep(300 * time.Millisecond) // let the first chunks stream
-	mustExec(t, sqlConn(t, url), "SELECT pg_terminate_backend(pid) FROM pg_stat_replication")
+	mustExec(t, sqlConn(t, url), "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '"+h.slotName+"'")
 	if _, err := tx.Exec(t.Context(), "INSERT INTO w SELECT g, 'late' FROM generate_series(3001, 4000) g"); err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,8 @@ func TestAbortAndResendOnDisconnect(t *testing.T) {
 		defer h.sink.mu.Unlock()
 		return h.sink.delayed
 	})
-	mustExec(t, h.conn, "SELECT pg_terminate_backend(pid) FROM pg_stat_replication")
+	// Only this test's walsender: other tests share the cluster.
+	mustExec(t, h.conn, "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '"+h.slotName+"'")
 	h.sync()
 	h.stop()
 	txns := h.sink.committed()
