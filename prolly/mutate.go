@@ -42,7 +42,7 @@ func (e *Engine) Mutate(ctx context.Context, r Root, edits []Edit) (Root, error)
 	if len(edits) == 0 {
 		return r, nil
 	}
-	m := &mutation{e: e, ctx: ctx, root: root, memo: make(map[Hash]*Node)}
+	m := &mutation{e: e, ctx: ctx, root: root, memo: make(map[Hash]*Node), pre: make(map[Hash]*Node)}
 	spans := make([]span, len(edits))
 	for i := range edits {
 		ed := &edits[i]
@@ -118,11 +118,15 @@ type mutation struct {
 	ctx  context.Context
 	root *Node
 	memo map[Hash]*Node // internal nodes of the old tree read so far
+	pre  map[Hash]*Node // nodes read ahead for the current chunk of spans
 }
 
 func (m *mutation) load(parent *Node, i int) (*Node, error) {
 	h := parent.Child(i)
 	if n, ok := m.memo[h]; ok {
+		return n, nil
+	}
+	if n, ok := m.pre[h]; ok {
 		return n, nil
 	}
 	n, err := m.e.loadChild(m.ctx, parent, i)
@@ -133,6 +137,68 @@ func (m *mutation) load(parent *Node, i int) (*Node, error) {
 		m.memo[h] = n
 	}
 	return n, nil
+}
+
+// prefetchSpans is how many spans' start nodes one read-ahead fetches.
+const prefetchSpans = 2048
+
+// prefetch reads, level by level with one NodeStore.GetMany each (parallel
+// in stores that can), the nodes at level where the windows for spans will
+// start, and the internal nodes above them. It follows the choice
+// levelCursor.seek makes, so the window loop then finds them in memory;
+// nodes a window reads beyond its start are still read one at a time.
+func (m *mutation) prefetch(level int, spans []span) error {
+	if level >= m.root.Level() || m.root.Len() == 0 {
+		return nil
+	}
+	clear(m.pre)
+	at := make([]*Node, len(spans))
+	for i := range at {
+		at[i] = m.root
+	}
+	for l := m.root.Level(); l > level; l-- {
+		var hs []Hash
+		want := make([]Hash, len(spans))
+		seen := make(map[Hash]bool)
+		for i := range spans {
+			n, sp := at[i], &spans[i]
+			j := 0
+			if sp.loSet {
+				j = min(n.search(sp.lo, !sp.loIncl), n.Len()-1)
+			}
+			h := n.Child(j)
+			want[i] = h
+			_, inMemo := m.memo[h]
+			if !inMemo && !seen[h] {
+				seen[h] = true
+				hs = append(hs, h)
+			}
+		}
+		if len(hs) > 0 {
+			nodes, err := m.e.loadMany(m.ctx, hs)
+			if err != nil {
+				return err
+			}
+			for j, n := range nodes {
+				if n.Level() != l-1 {
+					return fmt.Errorf("node %s: level %d under a level %d parent: %w", hs[j].Short(), n.Level(), l, ErrCorruptNode)
+				}
+				if n.IsLeaf() {
+					m.pre[hs[j]] = n
+				} else {
+					m.memo[hs[j]] = n
+				}
+			}
+		}
+		for i, h := range want {
+			if n, ok := m.memo[h]; ok {
+				at[i] = n
+			} else {
+				at[i] = m.pre[h]
+			}
+		}
+	}
+	return nil
 }
 
 // canonical strips single-entry internal roots.
@@ -211,6 +277,16 @@ func (c *levelCursor) seek(sp *span) (prev []byte, ok bool, err error) {
 	return nil, false, nil
 }
 
+// lastNode reports whether the current node is the level's last.
+func (c *levelCursor) lastNode() bool {
+	for d := 0; d < len(c.stack)-1; d++ {
+		if f := &c.stack[d]; f.i < f.n.Len()-1 {
+			return false
+		}
+	}
+	return true
+}
+
 // nextNode moves to the first item of the next node of the level.
 func (c *levelCursor) nextNode() error {
 	d := len(c.stack) - 2
@@ -277,9 +353,16 @@ func (m *mutation) level(level int, spans []span, whole bool) ([]span, error) {
 	}
 	var lastEnd []byte // where the previous window ended on a boundary of its own
 	lastEndOK := false
+	prefetched := 0
 	for si := 0; si < len(spans); {
 		if err := m.ctx.Err(); err != nil {
 			return nil, err
+		}
+		if si >= prefetched {
+			prefetched = min(len(spans), si+prefetchSpans)
+			if err := m.prefetch(level, spans[si:prefetched]); err != nil {
+				return nil, err
+			}
 		}
 		prev, prevOK, err := cur.seek(&spans[si])
 		if err != nil {
@@ -304,6 +387,15 @@ func (m *mutation) level(level int, spans []span, whole bool) ([]span, error) {
 		passed, passedAny = nil, false
 		changed, progressed := false, false
 		for {
+			// A window usually ends at the end of the node holding its
+			// last change: check that before stepping into the next node,
+			// so its read is saved. The level's last node never ends a
+			// window this way: later spans would need it again.
+			if !whole && progressed && w.pending() == 0 && !cur.exhausted &&
+				cur.j == cur.node().Len() && !cur.lastNode() {
+				passed, passedAny = cur.node().LastKey(), true
+				break
+			}
 			if err := normalize(); err != nil {
 				return nil, err
 			}
