@@ -2,6 +2,7 @@ package prolly
 
 import (
 	"encoding/binary"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -84,5 +85,60 @@ func fuzzEdits(t *testing.T, data []byte) {
 			}
 		}
 		apply()
+	}
+}
+
+// TestMutateOversizedKeys runs random batches with keys and values often
+// larger than the maximum node size, under tinySpec, so forced boundaries
+// happen at every level, internal ones included.
+func TestMutateOversizedKeys(t *testing.T) {
+	for _, seed := range seedList(8) {
+		rng := rand.New(rand.NewPCG(seed, 8))
+		e, err := NewEngine(NewMemStore(MemStoreOptions{Copy: true, Verify: true}), tinySpec(), DefaultRowHash())
+		if err != nil {
+			t.Fatal(err)
+		}
+		randKey := func() string {
+			n := 1 + rng.IntN(12)
+			if rng.IntN(6) == 0 {
+				n = 100 + rng.IntN(300)
+			}
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte('a' + rng.IntN(4))
+			}
+			return string(b)
+		}
+		r, m := e.EmptyRoot(), model{}
+		for step := 0; step < 40; step++ {
+			batch := map[string]Edit{}
+			keys := m.sortedKeys()
+			for i := rng.IntN(60); i >= 0; i-- {
+				k := randKey()
+				if len(keys) > 0 && rng.IntN(3) == 0 {
+					k = keys[rng.IntN(len(keys))]
+				}
+				if rng.IntN(4) == 0 {
+					batch[k] = Edit{Key: []byte(k), Delete: true}
+				} else {
+					batch[k] = Edit{Key: []byte(k), Value: []byte(randValue(rng, rng.IntN(200)))}
+				}
+			}
+			var eds []Edit
+			for _, ed := range batch {
+				eds = append(eds, ed)
+			}
+			sortEdits(eds)
+			if r, err = e.Mutate(t.Context(), r, eds); err != nil {
+				t.Fatalf("seed %d step %d: %v", seed, step, err)
+			}
+			m = m.apply(eds)
+			if err := e.Check(t.Context(), r); err != nil {
+				t.Fatalf("seed %d step %d: %v", seed, step, err)
+			}
+			if err := sameModel(contents(t, e, r), m); err != nil {
+				t.Fatalf("seed %d step %d: %v", seed, step, err)
+			}
+		}
 	}
 }
