@@ -262,7 +262,7 @@ func (m *Mirror) txnTable(name string) *txnTable {
 
 // current returns the table's current row under key as this transaction
 // sees it: its own pending edits, then its spilled scratch tree, then the
-// uncommitted group, then the tree.
+// pending group, then the group being flushed, then the tree.
 func (m *Mirror) current(ctx context.Context, t *table, tt *txnTable, key []byte) ([]byte, bool, error) {
 	if tt != nil {
 		if v, found, known := tt.edits.lookup(key); known {
@@ -275,6 +275,13 @@ func (m *Mirror) current(ctx context.Context, t *table, tt *txnTable, key []byte
 	if s := m.group.tables[t.rec.Name]; s != nil {
 		if v, found, known := s.lookup(key); known {
 			return v, found, nil
+		}
+	}
+	if m.flushing != nil {
+		if s := m.flushing.g.tables[t.rec.Name]; s != nil {
+			if v, found, known := s.lookup(key); known {
+				return v, found, nil
+			}
 		}
 	}
 	return m.eng.Get(ctx, t.rec.Root, key)
@@ -673,8 +680,11 @@ func (m *Mirror) commit(ctx context.Context, info replication.TxnInfo) error {
 	m.txn = nil
 	m.idle.Broadcast()
 	m.stats.commits.Add(1)
+	if err := m.reapFlush(); err != nil {
+		return err
+	}
 	if m.group.full(&m.opts) {
-		if err := m.flushGroup(ctx); err != nil {
+		if err := m.startFlush(); err != nil {
 			return err
 		}
 	}

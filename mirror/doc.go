@@ -16,10 +16,13 @@
 //	            flush nodes, then group record 'c' 'g' endLSN + table records
 //	            (one atomic write)
 //
-// A group is flushed when it holds GroupMaxRows changed rows,
-// GroupMaxBytes of edits or is GroupMaxAge old (checked after each commit
-// and by a background ticker), at Close, before a table is copied, and
-// when a transaction spills. The version at LSN L of a table is the root
+// A group is flushed when it holds GroupMaxCommits commits, GroupMaxRows
+// changed rows, GroupMaxBytes of edits or is GroupMaxAge old (checked
+// after each commit and by a background ticker), at Close, before a table
+// is copied, and when a transaction spills. The flush runs in a
+// goroutine while apply goes on: the frozen group stays visible to
+// lookups (TOAST fill, key-changing updates) between the new pending
+// group and the trees until its group record is queued. The version at LSN L of a table is the root
 // in the latest group record at or before L plus a replay of the log
 // records after that group up to L (Mirror.TreeAt); the replay writes its
 // nodes into an in-memory overlay, never into the store.
@@ -91,9 +94,9 @@
 //     duplicates collapse, and Tree.Get by primary key is refused.
 //   - Schemas are not versioned: a Tree carries the table's current
 //     Relation, and versions before a resync hold rows of the old schema.
-//   - A group flush (Mutate of every changed tree) runs on the apply
-//     goroutine and pauses apply while it runs (bounded by the group
-//     bounds); the log makes the pause safe, not shorter.
+//   - One group is flushed at a time, in the background: apply pauses
+//     only when the next group fills before the previous one is done
+//     (and for spills, copies and Close, which flush synchronously).
 //
 // # On-disk layout
 //

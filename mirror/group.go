@@ -131,46 +131,131 @@ func (g *group) full(o *Options) bool {
 		(g.commits > 0 && time.Since(g.started) >= o.GroupMaxAge)
 }
 
-// flushGroup applies the pending group to the trees and writes the group
-// record. The caller holds mu.
+// flushState is a group being applied to the trees in the background.
+type flushState struct {
+	g     group
+	bases map[string]prolly.Root
+	done  chan struct{}
+	roots map[string]groupRoot // set before done is closed
+	err   error
+	start time.Time
+}
+
+// flushGroup applies the pending group (and one in flight) to the trees
+// and queues their group records, returning when done. The caller holds
+// mu.
+func (m *Mirror) flushGroup(ctx context.Context) error {
+	if err := m.startFlush(); err != nil {
+		return err
+	}
+	return m.waitFlush()
+}
+
+// startFlush freezes the pending group and applies it to the trees in a
+// goroutine, so apply goes on meanwhile: lookups see the frozen group
+// between the new pending group and the trees. At most one group is in
+// flight; a second waits for the first. The caller holds mu.
 //
 // Order: Mutate every changed tree (new nodes are Put), Flush the node
-// store (the nodes are in Badger), then queue one atomic write of the
-// group record and every table record, behind the log records of the
-// group's commits. A crash before it is written leaves the previous group
-// record and the log: Open replays the same commits again. The group
-// record need not be synced on its own: until it is, the log still holds
-// its commits.
-func (m *Mirror) flushGroup(ctx context.Context) error {
+// store (the nodes are in Badger); then, back under mu (finishFlush),
+// queue one atomic write of the group record and every table record,
+// behind the log records of the group's commits. A crash before it is
+// written leaves the previous group record and the log: Open replays the
+// same commits again. The group record need not be synced on its own:
+// until it is, the log still holds its commits.
+func (m *Mirror) startFlush() error {
+	if err := m.waitFlush(); err != nil {
+		return err
+	}
 	if m.group.commits == 0 {
 		return nil
 	}
-	start := time.Now()
-	end := m.group.last
-	roots := map[string]prolly.Root{}
-	for name, s := range m.group.tables {
+	fs := &flushState{g: m.group, bases: map[string]prolly.Root{}, done: make(chan struct{}), start: time.Now()}
+	for name := range fs.g.tables {
 		t := m.tables[name]
 		if t == nil {
-			return fmt.Errorf("flush group %s: changes to unknown table %s", end, name)
+			return fmt.Errorf("flush group %s: changes to unknown table %s", fs.g.last, name)
 		}
-		r, err := s.apply(ctx, m.eng, t.rec.Root)
+		fs.bases[name] = t.rec.Root
+	}
+	m.group.reset()
+	m.flushing = fs
+	m.flushWG.Add(1)
+	go func() {
+		defer m.flushWG.Done()
+		defer close(fs.done)
+		if m.testFlushDelay > 0 {
+			time.Sleep(m.testFlushDelay)
+		}
+		fs.roots, fs.err = m.applyGroup(context.WithoutCancel(m.ctx), &fs.g, fs.bases)
+	}()
+	return nil
+}
+
+// applyGroup mutates each base with the group's edits and flushes the
+// nodes. It touches no mirror state: it runs without mu.
+func (m *Mirror) applyGroup(ctx context.Context, g *group, bases map[string]prolly.Root) (map[string]groupRoot, error) {
+	roots := map[string]groupRoot{}
+	for name, s := range g.tables {
+		r, err := s.apply(ctx, m.eng, bases[name])
 		if err != nil {
-			return fmt.Errorf("flush group %s: table %s: %w", end, name, err)
+			return nil, fmt.Errorf("flush group %s: table %s: %w", g.last, name, err)
 		}
-		roots[name] = r
+		n, err := m.eng.Count(ctx, r)
+		if err != nil {
+			return nil, fmt.Errorf("flush group %s: count %s: %w", g.last, name, err)
+		}
+		roots[name] = groupRoot{Root: r, Rows: n}
 	}
 	if err := m.ns.Flush(ctx); err != nil {
-		return fmt.Errorf("flush group %s: %w", end, err)
+		return nil, fmt.Errorf("flush group %s: %w", g.last, err)
 	}
+	return roots, nil
+}
+
+// waitFlush waits for the group in flight, if any, and finishes it. The
+// caller holds mu (the flush goroutine never takes it).
+func (m *Mirror) waitFlush() error {
+	if m.flushing == nil {
+		return nil
+	}
+	<-m.flushing.done
+	return m.finishFlush()
+}
+
+// reapFlush finishes the group in flight if it is done, without waiting.
+func (m *Mirror) reapFlush() error {
+	if m.flushing == nil {
+		return nil
+	}
+	select {
+	case <-m.flushing.done:
+		return m.finishFlush()
+	default:
+		return nil
+	}
+}
+
+// finishFlush records a completed flush: new roots in memory, and the
+// group record with the table records (their current state, new roots)
+// queued as one write. The caller holds mu.
+func (m *Mirror) finishFlush() error {
+	fs := m.flushing
+	m.flushing = nil
+	if fs.err != nil {
+		return fs.err
+	}
+	end := fs.g.last
 	recs := map[string]tableRecord{}
 	for name, t := range m.tables {
 		rec := t.rec
-		if r, ok := roots[name]; ok && r != rec.Root {
-			n, err := m.eng.Count(ctx, r)
-			if err != nil {
-				return fmt.Errorf("flush group %s: count %s: %w", end, name, err)
+		if r, ok := fs.roots[name]; ok {
+			// INVARIANT: no table's tree is replaced while its group is
+			// in flight (TableCopied flushes first).
+			if rec.Root != fs.bases[name] {
+				return fmt.Errorf("flush group %s: table %s changed root while its group was applied", end, name)
 			}
-			rec.Root, rec.Rows = r, n
+			rec.Root, rec.Rows = r.Root, r.Rows
 		}
 		recs[name] = rec
 	}
@@ -184,9 +269,8 @@ func (m *Mirror) flushGroup(ctx context.Context) error {
 	}
 	m.lastGroup = end
 	m.stats.groups.Add(1)
-	m.stats.groupRows.Add(int64(m.group.rows))
-	m.log.Debug("group flushed", "end", end, "commits", m.group.commits, "rows", m.group.rows, "took", time.Since(start))
-	m.group.reset()
+	m.stats.groupRows.Add(int64(fs.g.rows))
+	m.log.Debug("group flushed", "end", end, "commits", fs.g.commits, "rows", fs.g.rows, "took", time.Since(fs.start))
 	return nil
 }
 

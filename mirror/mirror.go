@@ -165,6 +165,14 @@ type Mirror struct {
 
 	trees treeCache // materialised versions (read.go)
 
+	// flushing is the group being applied in the background (group.go),
+	// guarded by mu; flushWG waits for its goroutine.
+	flushing *flushState
+	flushWG  sync.WaitGroup
+	// testFlushDelay slows background flushes down, so tests see groups
+	// in flight.
+	testFlushDelay time.Duration
+
 	stats statsCounters
 }
 
@@ -467,8 +475,12 @@ func (m *Mirror) background() {
 			return
 		case <-tick.C:
 			m.mu.Lock()
-			if m.err == nil && m.group.commits > 0 && time.Since(m.group.started) >= m.opts.GroupMaxAge {
-				if err := m.flushGroup(m.ctx); err != nil {
+			if m.err == nil {
+				err := m.reapFlush()
+				if err == nil && m.flushing == nil && m.group.commits > 0 && time.Since(m.group.started) >= m.opts.GroupMaxAge {
+					err = m.startFlush()
+				}
+				if err != nil {
 					m.failLocked(err)
 				}
 			}
@@ -574,10 +586,11 @@ func (m *Mirror) Close(ctx context.Context) error {
 		m.discardTxn(ctx)
 	}
 	err := m.err
-	if err == nil && m.group.commits > 0 {
+	if err == nil {
 		err = m.flushGroup(ctx)
 	}
 	m.mu.Unlock()
+	m.flushWG.Wait()
 	if err == nil {
 		err = m.drain()
 	}
@@ -617,6 +630,7 @@ var errClosed = errors.New("mirror closed")
 func (m *Mirror) abandon() {
 	m.cancel()
 	m.wg.Wait()
+	m.flushWG.Wait()
 	m.closeQueue(true)
 	m.mu.Lock()
 	m.err = errClosed

@@ -81,6 +81,8 @@ type mharness struct {
 	m    *Mirror
 	lsn  replication.LSN
 	rels map[string]*replication.Relation
+	// flushDelay is set on every mirror opened (groups stay in flight).
+	flushDelay time.Duration
 }
 
 func newMHarness(t testing.TB, opts Options) *mharness {
@@ -112,6 +114,7 @@ func (h *mharness) open() {
 		h.t.Fatal(err)
 	}
 	h.m = m
+	m.testFlushDelay = h.flushDelay
 	if head := m.Head().EndLSN; head > h.lsn {
 		h.lsn = head
 	}
@@ -256,6 +259,13 @@ func TestModel(t *testing.T) {
 	}()
 	rng := rand.New(rand.NewPCG(seed, 1))
 	h := newMHarness(t, Options{GroupMaxRows: 40, GroupMaxAge: time.Hour, SpillRows: 60})
+	// Half the runs keep each group in flight for a few commits, so
+	// lookups read through the group being flushed.
+	if rng.IntN(2) == 0 {
+		h.flushDelay = 3 * time.Millisecond
+		h.m.testFlushDelay = h.flushDelay
+	}
+	t.Logf("flush delay %v", h.flushDelay)
 	model := &modelDB{tables: map[string]map[int64]modelRow{}}
 	names := []string{"public.t", "public.u"}
 	nextID := int64(1)
