@@ -64,8 +64,11 @@ type StreamStats struct {
 	// Committed is the end LSN of the last transaction handed to the sink.
 	Committed LSN
 	// ServerWALEnd is the server's WAL end from the last keepalive.
-	ServerWALEnd   LSN
+	ServerWALEnd LSN
+	// Reconnects counts reconnections; FailingFor the connection errors
+	// since replication last started (0 while healthy).
 	Reconnects     int64
+	FailingFor     int64
 	StatusSent     int64
 	KeepalivesSeen int64
 }
@@ -89,6 +92,7 @@ type Streamer struct {
 	settled        atomic.Uint64 // end LSN of the last transaction with nothing to deliver
 	serverWALEnd   atomic.Uint64
 	reconnects     atomic.Int64
+	failures       atomic.Int64 // connection errors since replication last started
 	statusSent     atomic.Int64
 	keepalivesSeen atomic.Int64
 }
@@ -131,7 +135,7 @@ func (s *Streamer) Stats() StreamStats {
 	return StreamStats{
 		Connected: s.connected.Load(), Received: LSN(s.received.Load()), Flushed: LSN(s.flushed.Load()),
 		Committed: LSN(s.committed.Load()), ServerWALEnd: LSN(s.serverWALEnd.Load()),
-		Reconnects: s.reconnects.Load(), StatusSent: s.statusSent.Load(), KeepalivesSeen: s.keepalivesSeen.Load(),
+		Reconnects: s.reconnects.Load(), FailingFor: s.failures.Load(), StatusSent: s.statusSent.Load(), KeepalivesSeen: s.keepalivesSeen.Load(),
 	}
 }
 
@@ -178,6 +182,7 @@ func (s *Streamer) Run(ctx context.Context) error {
 		if progressed {
 			backoff = s.cfg.MinBackoff
 		}
+		s.failures.Add(1)
 		if s.cfg.OnError != nil {
 			s.cfg.OnError(err, backoff)
 		}
@@ -283,6 +288,9 @@ func (s *Streamer) session(ctx context.Context, spool Spool) (progressed bool, e
 		return false, s.classifyStartError(err)
 	}
 	s.connected.Store(true)
+	if n := s.failures.Swap(0); n > 0 {
+		s.log.Info("replication recovered", "after_errors", n, "from", start)
+	}
 	// Partial streams of the previous connection are sent again from
 	// their first segment.
 	if err := spool.Reset(); err != nil {

@@ -78,6 +78,8 @@ type Column struct {
 // Relation is a table as the publisher describes it. The stream sends one
 // before the first change of a table in each session and again after any
 // catalog change; the copy builds the same description from the catalog.
+// Relations handed out are never modified afterwards (a change gets a new
+// one) and must not be modified by their receiver.
 type Relation struct {
 	OID      uint32
 	Schema   string
