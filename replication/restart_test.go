@@ -171,6 +171,9 @@ func TestRestartMidStream(t *testing.T) {
 		}
 		h.sync()
 	}
+	if st := h.st.Stats(); st.FailingFor != 0 || !st.Connected || st.Reconnects < 3 {
+		t.Fatalf("after recovery: %+v", st)
+	}
 	h.sink.holdDurable.Store(false)
 	stopDurable.Store(true)
 	wg.Wait()
