@@ -74,8 +74,11 @@ type CopyProgress struct {
 	Bytes      int64 // COPY text bytes received
 	RangesDone int
 	Ranges     int
-	Done       bool
-	Elapsed    time.Duration
+	// EstimatedRows is the planner's estimate (pg_class.reltuples) at the
+	// start, for an ETA; 0 when the table was never analyzed.
+	EstimatedRows int64
+	Done          bool
+	Elapsed       time.Duration
 }
 
 // CopyOptions configure [Copy] and [Resync].
@@ -118,6 +121,7 @@ type copyTable struct {
 	rows     atomic.Int64
 	bytes    atomic.Int64
 	done     atomic.Int64 // ranges finished
+	est      int64        // estimated rows
 	started  time.Time
 	lastProg atomic.Int64 // unix nanos of the last progress report
 }
@@ -186,7 +190,7 @@ func Copy(ctx context.Context, opts CopyOptions, snap Snapshot, tables []TableNa
 		defer progMu.Unlock()
 		opts.Progress(CopyProgress{
 			Table: t.rel.QualifiedName(), Rows: t.rows.Load(), Bytes: t.bytes.Load(),
-			RangesDone: int(t.done.Load()), Ranges: len(t.ranges), Done: final, Elapsed: now.Sub(t.started),
+			RangesDone: int(t.done.Load()), Ranges: len(t.ranges), EstimatedRows: t.est, Done: final, Elapsed: now.Sub(t.started),
 		})
 	}
 
@@ -399,14 +403,17 @@ func newCopyTable(ctx context.Context, conn *pgx.Conn, tn TableName, oid uint32,
 	for _, s := range sources {
 		var src copySource
 		src.name = s
+		var est int64
 		// Taken inside the snapshot transaction (relpages can be stale);
 		// the last range is open-ended anyway.
-		err := conn.QueryRow(ctx, `SELECT c.oid, (pg_catalog.pg_relation_size(c.oid) / current_setting('block_size')::bigint)::bigint
+		err := conn.QueryRow(ctx, `SELECT c.oid, (pg_catalog.pg_relation_size(c.oid) / current_setting('block_size')::bigint)::bigint,
+			greatest(c.reltuples, 0)::bigint
 			FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-			WHERE n.nspname = $1 AND c.relname = $2`, s.Schema, s.Name).Scan(&src.oid, &src.blocks)
+			WHERE n.nspname = $1 AND c.relname = $2`, s.Schema, s.Name).Scan(&src.oid, &src.blocks, &est)
 		if err != nil {
 			return nil, fmt.Errorf("size of %s: %w", s, err)
 		}
+		t.est += est
 		t.sources = append(t.sources, src)
 	}
 	return t, nil

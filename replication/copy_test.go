@@ -161,7 +161,8 @@ func TestCopySplitRangesExact(t *testing.T) {
 	url := pg.NewDB(t)
 	conn := sqlConn(t, url)
 	mustExec(t, conn, trickySchema, trickyInsert,
-		`INSERT INTO tricky (id, t, f, filler) SELECT g, 'row ' || g, g / 7.0, repeat('x', 200) FROM generate_series(100, 3000) g`)
+		`INSERT INTO tricky (id, t, f, filler) SELECT g, 'row ' || g, g / 7.0, repeat('x', 200) FROM generate_series(100, 3000) g`,
+		"ANALYZE tricky")
 	if _, err := EnsurePublication(t.Context(), conn, PublicationSpec{Name: "pub", Tables: []string{"public.tricky"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,8 @@ func TestCopySplitRangesExact(t *testing.T) {
 		t.Fatalf("TableCopied at %s, want the consistent point %s", at, snap.LSN)
 	}
 	last := progress[len(progress)-1]
-	if !last.Done || last.Rows != int64(len(want)) || last.RangesDone != last.Ranges || last.Bytes < 3000*200 {
+	if !last.Done || last.Rows != int64(len(want)) || last.RangesDone != last.Ranges || last.Bytes < 3000*200 ||
+		last.EstimatedRows < 2000 || last.EstimatedRows > 4000 {
 		t.Fatalf("final progress %+v, want done with %d rows", last, len(want))
 	}
 	rel := sink.rels["public.tricky"]
