@@ -5,7 +5,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // The benchmark shape follows the seed report: 24-byte ordered keys, 27-byte
@@ -100,13 +102,29 @@ func (f *benchFixture) edits(pattern string, count int, gen int, rng *rand.Rand)
 	return eds
 }
 
+// procCPU returns the process's user+system CPU time: on this shared
+// machine wall time also measures the neighbours, CPU time does not.
+func procCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func reportCPU(b *testing.B, c0 time.Duration) {
+	b.ReportMetric(float64((procCPU()-c0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+}
+
 func BenchmarkBuild(b *testing.B) {
 	n := benchRows(b)
 	b.ReportAllocs()
+	c0 := procCPU()
 	for b.Loop() {
 		newBenchFixture(b, n)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/row")
+	reportCPU(b, c0)
 }
 
 func BenchmarkGetWarm(b *testing.B) {
@@ -183,20 +201,23 @@ func benchMutate(b *testing.B, pattern string, count int) {
 	f := newBenchFixture(b, benchRows(b))
 	rng := rand.New(rand.NewPCG(4, 4))
 	ctx := context.Background()
-	gen := 0
 	var written int64
-	for b.Loop() {
+	var cpu time.Duration
+	b.ResetTimer()
+	for gen := range b.N {
 		b.StopTimer()
 		eds := f.edits(pattern, count, gen, rng)
-		gen++
 		w0 := f.ms.Writes()
 		b.StartTimer()
+		c0 := procCPU()
 		if _, err := f.e.Mutate(ctx, f.root, eds); err != nil {
 			b.Fatal(err)
 		}
+		cpu += procCPU() - c0
 		written += f.ms.Writes() - w0
 	}
 	b.ReportMetric(float64(written)/float64(b.N), "nodes-written/op")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
 
 func BenchmarkMutateRandom10k(b *testing.B)    { benchMutate(b, "random", 10000) }
@@ -213,6 +234,7 @@ func benchDiff(b *testing.B, pattern string) {
 		b.Fatal(err)
 	}
 	f.ms.ResetCounters()
+	c0 := procCPU()
 	for b.Loop() {
 		d, err := f.e.Diff(ctx, f.root, to, DiffOptions{})
 		if err != nil {
@@ -227,6 +249,7 @@ func benchDiff(b *testing.B, pattern string) {
 		}
 	}
 	b.ReportMetric(float64(f.ms.Reads())/float64(b.N), "node-reads/op")
+	reportCPU(b, c0)
 }
 
 func BenchmarkDiffRandom10k(b *testing.B)    { benchDiff(b, "random") }
@@ -253,12 +276,14 @@ func benchMerge(b *testing.B, pattern string) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	c0 := procCPU()
 	for b.Loop() {
 		res, err := f.e.Merge(ctx, f.root, ours, theirs, nil)
 		if err != nil || len(res.Conflicts) != 0 || res.Applied != len(te) {
 			b.Fatalf("merge: %v, %d conflicts, %d applied", err, len(res.Conflicts), res.Applied)
 		}
 	}
+	reportCPU(b, c0)
 }
 
 func BenchmarkMergeRandom20k(b *testing.B)    { benchMerge(b, "random") }
