@@ -135,13 +135,25 @@ func (r *running) status(t *testing.T) Status {
 	return st
 }
 
-// waitDurable waits until the daemon has made lsn durable.
+// marker commits sql (which must change a followed table) and returns the
+// server's WAL position just before it: once the mirror's durable LSN is
+// past that position, the marker and everything before it are applied.
+// (Waiting for pg_current_wal_lsn() itself would wait forever when WAL
+// without a followed commit, e.g. an aborted transaction, comes last.)
+func marker(t *testing.T, url, sql string) replication.LSN {
+	t.Helper()
+	before := currentWAL(t, url)
+	execSQL(t, url, sql)
+	return before
+}
+
+// waitDurable waits until the daemon's durable LSN is past lsn.
 func (r *running) waitDurable(t *testing.T, lsn replication.LSN) Status {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		st := r.status(t)
-		if d, err := replication.ParseLSN(st.DurableLSN); err == nil && d >= lsn && st.Phase == "streaming" {
+		if d, err := replication.ParseLSN(st.DurableLSN); err == nil && d > lsn && st.Phase == "streaming" {
 			return st
 		}
 		if time.Now().After(deadline) {
@@ -250,7 +262,7 @@ func TestRunCopiesStreamsAndStopsCleanly(t *testing.T) {
 	var logs strings.Builder
 	r := start(t, cfg, &logs)
 
-	st := r.waitDurable(t, currentWAL(t, url))
+	st := r.waitDurable(t, marker(t, url, "UPDATE accounts SET owner = owner WHERE id = 2"))
 	if len(st.Tables) != 1 || st.Tables[0].Name != "public.accounts" || st.Tables[0].State != "ready" || st.Tables[0].Rows != 2000 {
 		t.Fatalf("after the copy: %+v", st.Tables)
 	}
@@ -278,9 +290,9 @@ func TestRunCopiesStreamsAndStopsCleanly(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		execSQL(t, url, fmt.Sprintf("UPDATE accounts SET owner = 'tx-%d' WHERE id = %d", i, 200+i))
 	}
-	st = r.waitDurable(t, currentWAL(t, url))
-	if st.Commits < 24 {
-		t.Errorf("commits applied %d, want ≥ 24", st.Commits)
+	st = r.waitDurable(t, marker(t, url, "UPDATE accounts SET owner = owner WHERE id = 2"))
+	if st.Commits < 25 {
+		t.Errorf("commits applied %d, want ≥ 25", st.Commits)
 	}
 	_, metrics := httpGet(t, r.addr+"/metrics")
 	for _, want := range []string{`sidecar_rows_applied_total{kind="update"}`, `sidecar_rows_applied_total{kind="delete"} 51`, "sidecar_durable_lsn", `sidecar_phase{phase="streaming"} 1`, "sidecar_badger_"} {
@@ -304,7 +316,7 @@ func TestRunCopiesStreamsAndStopsCleanly(t *testing.T) {
 	// Restart: resumes from the durable LSN, applies what happened while down.
 	execSQL(t, url, "DELETE FROM accounts WHERE id > 1900", "INSERT INTO accounts VALUES (7000, 'late', 7)")
 	r2 := start(t, cfg, &logs)
-	r2.waitDurable(t, currentWAL(t, url))
+	r2.waitDurable(t, marker(t, url, "UPDATE accounts SET owner = owner WHERE id = 2"))
 	if err := r2.stop(); err != nil {
 		t.Fatal(err)
 	}

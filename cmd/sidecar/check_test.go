@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	os.Exit(pgtest.RunMain(m, pgtest.Options{}, func(c *pgtest.Cluster) { pg = c }))
+	os.Exit(pgtest.RunMain(m, pgtest.Options{Settings: map[string]string{"logical_decoding_work_mem": "64kB"}}, func(c *pgtest.Cluster) { pg = c }))
 }
 
 // configFor writes a config following tables on url.

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -294,6 +295,7 @@ func TestRunProcessSIGTERMMidStream(t *testing.T) {
 	p2 := sidecarProcess(t, "run", "--config", file)
 	base2 := p2.waitListen(t)
 	target := queryLSN(t, url, "SELECT pg_current_wal_lsn()::text")
+	mustExec(t, url, "UPDATE items SET note = note WHERE id = 1") // a marker commit past target
 	waitFor(t, "catch up after restart", 60*time.Second, func() bool {
 		_, m := httpBody(t, base2+"/api/status")
 		d := regexp.MustCompile(`"durable_lsn": "([^"]+)"`).FindStringSubmatch(m)
@@ -301,7 +303,7 @@ func TestRunProcessSIGTERMMidStream(t *testing.T) {
 			return false
 		}
 		l, _ := replication.ParseLSN(d[1])
-		return l >= target
+		return l > target
 	})
 	p2.cmd.Process.Signal(syscall.SIGINT)
 	if code := p2.wait(t, 60*time.Second); code != 0 {
@@ -318,3 +320,15 @@ func TestRunProcessSIGTERMMidStream(t *testing.T) {
 		t.Errorf("status: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+func httpBodyNoT(url string) (int, string) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func jsonUnmarshal(s string, out any) error { return json.Unmarshal([]byte(s), out) }

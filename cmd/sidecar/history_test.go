@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sidecar-dev/sidecar/history/historytest"
+)
+
+// historyCLI runs the history commands in-process. It builds a root with
+// the shared persistent flags and these commands (whether or not root.go
+// registers them yet) and maps errors to exit statuses like run does.
+func historyCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	g := &globals{stdout: &out, stderr: &errb}
+	root := &cobra.Command{Use: "sidecar", SilenceUsage: true, SilenceErrors: true}
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.configFile, "config", "", "")
+	for name := range flagKeys {
+		pf.String(name, "", "")
+	}
+	g.flags = pf
+	root.AddCommand(newLogCmd(g), newTagCmd(g), newBranchCmd(g), newDiffCmd(g), newMergeCmd(g),
+		newRevertCmd(g), newGetCmd(g), newScanCmd(g))
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	if err == nil {
+		return out.String(), errb.String(), 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(&errb, "Error: %v\n", ee.err)
+			if ee.hint != "" {
+				fmt.Fprintf(&errb, "Try: %s\n", ee.hint)
+			}
+		}
+		return out.String(), errb.String(), ee.code
+	}
+	fmt.Fprintf(&errb, "Error: %v\n", err)
+	return out.String(), errb.String(), exitUsage
+}
+
+// cliFixture writes a small history into a data directory, closes it and
+// returns a config file pointing at it (no daemon listens, so commands
+// open the directory themselves).
+func cliFixture(t *testing.T) (string, []string) {
+	f := historytest.New(t)
+	S := historytest.S
+	rel := historytest.Rel(1, "public", "t", 1, [2]string{"id", "int8"}, [2]string{"v", "text"}, [2]string{"n", "numeric"})
+	f.CreateTable(rel, [][]*string{{S("1"), S("a"), S("1.10")}, {S("2"), S("b"), S("2")}, {S("3"), S("c, \"q\""), nil}})
+	var lsns []string
+	for _, fn := range []func(tx *historytest.Tx){
+		func(tx *historytest.Tx) { tx.Upsert(rel, []*string{S("2"), S("B"), S("2")}) },
+		func(tx *historytest.Tx) { tx.Delete(rel, "1"); tx.Delete(rel, "3") }, // the bad change
+		func(tx *historytest.Tx) {
+			tx.Upsert(rel, []*string{S("4"), S("d"), S("0.000001")})
+			tx.Upsert(rel, []*string{S("2"), S("B"), S("20")})
+		},
+	} {
+		lsns = append(lsns, f.Commit(fn).EndLSN.String())
+	}
+	f.Close()
+	file := filepath.Join(t.TempDir(), "sidecar.yaml")
+	body := fmt.Sprintf("postgres:\n  url: postgres://u@127.0.0.1:1/db\ntables: [public.t]\ndata_dir: %s\nlisten: 127.0.0.1:1\n", f.Dir)
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file, lsns
+}
+
+func TestHistoryCommands(t *testing.T) {
+	cfg, lsns := cliFixture(t)
+	type want struct {
+		code    int
+		stdout  []string
+		stderr  []string
+		noOut   bool
+		exactly string
+	}
+	cases := []struct {
+		args []string
+		want want
+	}{
+		{[]string{"log", "-n", "2"}, want{stdout: []string{"LSN", lsns[2], lsns[1], "public.t 2"}}},
+		{[]string{"log", "--format", "json", "-n", "1"}, want{stdout: []string{`"lsn":"` + lsns[2] + `"`, `"rows":2`}}},
+		{[]string{"tag", "before", lsns[0]}, want{stdout: []string{"tagged " + lsns[0] + " as before"}}},
+		{[]string{"tag"}, want{stdout: []string{"before", lsns[0]}}},
+		{[]string{"tag", "before"}, want{code: 2, stderr: []string{"already"}}},
+		{[]string{"diff", "before", "HEAD"}, want{stdout: []string{"diff public.t", "-  1   a       1.10", "+  4   d       0.000001", "<  2   B       2 ", ">  2   B       20", `-  3   c, "q"  NULL`}}},
+		{[]string{"diff", "before", "HEAD", "--stat"}, want{stdout: []string{"1 rows added, 2 removed, 1 changed"}}},
+		{[]string{"diff", "before", "HEAD", "--format", "json", "--where", "id >= 2 AND id < 3"},
+			want{stdout: []string{`{"type":"row","table":"public.t","op":"changed","key":{"id":"2"},"from":{"id":"2","v":"B","n":"2"},"to":{"id":"2","v":"B","n":"20"},"changed":["n"]}`}}},
+		{[]string{"diff", "HEAD", "HEAD", "--exit-code"}, want{code: 0}},
+		{[]string{"diff", "before", "HEAD", "--exit-code", "--format", "sql"}, want{code: 1, stdout: []string{"BEGIN;", `UPDATE "public"."t" SET "n" = '20'::"numeric" WHERE "id" = '2'::"int8";`, "COMMIT;"}}},
+		{[]string{"diff", "HEAD~9", "HEAD"}, want{code: 2, noOut: true, stderr: []string{"HEAD~9", "only 2 commits"}}},
+		{[]string{"diff", "nope", "HEAD"}, want{code: 2, noOut: true, stderr: []string{"no tag or branch", "nearest: before", "Try:"}}},
+		{[]string{"diff", "before", "HEAD", "--stat", "--format", "sql"}, want{code: 2, noOut: true, stderr: []string{"--stat"}}},
+		{[]string{"diff", "before", "HEAD", "--format", "xml"}, want{code: 2, noOut: true, stderr: []string{"xml"}}},
+		{[]string{"diff", "before", "HEAD", "--where", "v = 1"}, want{code: 2, noOut: true, stderr: []string{"first primary-key column"}}},
+		{[]string{"diff", "before", "HEAD", "--table", "public.nope"}, want{code: 2, noOut: true, stderr: []string{"public.nope"}}},
+		{[]string{"revert", lsns[0], lsns[1]}, want{code: 0, stdout: []string{"BEGIN;", `INSERT INTO "public"."t" ("id", "v", "n") VALUES ('1'::"int8", 'a'::"text", '1.10'::"numeric");`, `'c, "q"'::"text", NULL`, "COMMIT;"}}},
+		{[]string{"revert", lsns[0], lsns[2]}, want{code: 0}},
+		{[]string{"merge", "HEAD", lsns[0], "--base", lsns[1], "--branch", "undo"}, want{code: 0, stdout: []string{"2 changes applied", "branch undo"}}},
+		{[]string{"branch"}, want{stdout: []string{"undo", "from " + lsns[2]}}},
+		{[]string{"get", "public.t", "1", "4", "9", "--as-of", "undo"}, want{stdout: []string{"id  v  n", "1   a  1.10", "4   d  0.000001"}, stderr: []string{`not found: public.t ["9"]`}}},
+		{[]string{"scan", "public.t", "--format", "csv"}, want{exactly: "\"id\",\"v\",\"n\"\n\"2\",\"B\",\"20\"\n\"4\",\"d\",\"0.000001\"\n"}},
+		{[]string{"scan", "public.t", "--format", "json", "--as-of", "before", "--from", "2"}, want{exactly: "{\"id\":\"2\",\"v\":\"B\",\"n\":\"2\"}\n{\"id\":\"3\",\"v\":\"c, \\\"q\\\"\",\"n\":null}\n"}},
+		{[]string{"scan", "public.t", "--as-of", "@1999-01-01T00:00:00Z"}, want{code: 2, noOut: true, stderr: []string{"before the oldest retained version"}}},
+		{[]string{"branch", "--delete", "undo"}, want{stdout: []string{"deleted branch undo"}}},
+		{[]string{"tag", "--delete", "before"}, want{stdout: []string{"deleted tag before"}}},
+	}
+	for _, c := range cases {
+		out, errOut, code := historyCLI(t, append(c.args, "--config", cfg)...)
+		name := strings.Join(c.args, " ")
+		if code != c.want.code {
+			t.Errorf("%s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", name, code, c.want.code, out, errOut)
+			continue
+		}
+		for _, w := range c.want.stdout {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: stdout lacks %q:\n%s", name, w, out)
+			}
+		}
+		for _, w := range c.want.stderr {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%s: stderr lacks %q:\n%s", name, w, errOut)
+			}
+		}
+		if c.want.noOut && out != "" {
+			t.Errorf("%s: printed before failing:\n%s", name, out)
+		}
+		if c.want.exactly != "" && out != c.want.exactly {
+			t.Errorf("%s: stdout\n%q\nwant\n%q", name, out, c.want.exactly)
+		}
+	}
+}
