@@ -532,7 +532,9 @@ func (m *Mirror) spill(ctx context.Context) error {
 			return fmt.Errorf("spill xid %d table %s: %w", m.txn.info.Xid, name, err)
 		}
 		tt.scratch = &r
-		tt.edits = newEditSet()
+		// Reuse the map: its buckets are sized for the next chunk.
+		clear(tt.edits.m)
+		tt.edits.truncated, tt.edits.bytes = false, 0
 	}
 	m.txn.rows, m.txn.bytes = 0, 0
 	return nil
