@@ -268,3 +268,74 @@ func BenchmarkCopy1M(b *testing.B) {
 	}
 	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// BenchmarkTreeAtInGroup reads one row at versions inside a group of
+// 10k single-row commits over a 100k-row table: "head" extends the cached
+// tree by one commit per read, "random" materialises an arbitrary
+// version of the group from its base each time.
+func BenchmarkTreeAtInGroup(b *testing.B) {
+	h := newMHarness(b, Options{GroupMaxAge: time.Hour, GroupMaxRows: 1 << 30, GroupMaxCommits: 1 << 30})
+	rel := pgbenchRel()
+	ctx := b.Context()
+	w, err := h.m.CopyRange(ctx, rel, replication.BlockRange{Of: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const rows, commits = 100_000, 10_000
+	for aid := 1; aid <= rows; aid++ {
+		if err := w.WriteRow(accountRow(aid, 0)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	h.lsn = 1000
+	if err := h.m.TableCopied(ctx, rel, h.lsn); err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	var ends []replication.LSN
+	apply := func(i int) {
+		info := h.begin()
+		if err := h.m.Change(ctx, &replication.Change{Kind: replication.Update, Relation: rel, New: accountRow(1+rng.IntN(rows), i)}); err != nil {
+			b.Fatal(err)
+		}
+		h.commit(info)
+		ends = append(ends, info.EndLSN)
+	}
+	for i := range commits {
+		apply(i)
+	}
+	if err := h.m.Sync(ctx); err != nil {
+		b.Fatal(err)
+	}
+	read := func(lsn replication.LSN) {
+		tr, err := h.m.TreeAt(ctx, "public.pgbench_accounts", lsn)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, ok, err := tr.Get(ctx, "1"); err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+	}
+	b.Run("head", func(b *testing.B) {
+		read(ends[len(ends)-1])
+		i := 0
+		for b.Loop() {
+			b.StopTimer()
+			apply(commits + i)
+			i++
+			if err := h.m.Sync(ctx); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			read(ends[len(ends)-1])
+		}
+	})
+	b.Run("random", func(b *testing.B) {
+		for b.Loop() {
+			read(ends[rng.IntN(commits)])
+		}
+	})
+}

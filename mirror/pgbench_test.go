@@ -35,9 +35,6 @@ func TestPipelineBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	saved := pg
-	pg = nil
-	defer func() { pg = saved }()
 	e := &e2e{t: t, url: url, dir: t.TempDir(), opts: Options{Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}, filter: replication.NewCopiedAt()}
 	conn, err := pgx.Connect(t.Context(), url)
 	if err != nil {
