@@ -280,6 +280,10 @@ func writeStorage(w io.Writer, rep *ProllyReport) {
 			func(n int) string { return fmtCount(seedTree[n].nodes) }},
 		{"height (levels)", func(s *SizeResult) string { return fmt.Sprint(s.Tree.Height) },
 			func(n int) string { return fmt.Sprint(seedTree[n].height) }},
+		{"nodes per level, leaves first", func(s *SizeResult) string { return joinInts(s.Tree.NodesPerLevel) },
+			func(int) string { return "—" }},
+		{"mean leaf / internal node size", func(s *SizeResult) string { return meanSizes(&s.Tree) },
+			func(int) string { return "—" }},
 		{"serialized node bytes", func(s *SizeResult) string { return fmtBytes(s.Tree.SerializedBytes) },
 			func(n int) string { return fmtBytes(seedTree[n].serialized) }},
 		{"stored (compressed) node bytes", func(s *SizeResult) string { return fmtBytes(s.Tree.StoredBytes) },
@@ -593,4 +597,29 @@ func orNothing(s string) string {
 		return "none"
 	}
 	return s
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmtCount(int64(x))
+	}
+	return strings.Join(parts, " / ")
+}
+
+// meanSizes prints the mean encoded size of leaves and of internal nodes.
+func meanSizes(t *TreeStats) string {
+	if len(t.NodesPerLevel) == 0 || t.NodesPerLevel[0] == 0 {
+		return "—"
+	}
+	leaf := t.BytesPerLevel[0] / int64(t.NodesPerLevel[0])
+	var in, inBytes int64
+	for l := 1; l < len(t.NodesPerLevel); l++ {
+		in += int64(t.NodesPerLevel[l])
+		inBytes += t.BytesPerLevel[l]
+	}
+	if in == 0 {
+		return fmtBytes(leaf) + " / —"
+	}
+	return fmtBytes(leaf) + " / " + fmtBytes(inBytes/in)
 }

@@ -131,6 +131,10 @@ func (s *SizeResult) Cell(id string) *Cell {
 type TreeStats struct {
 	Nodes  int64 `json:"nodes"`  // nodes written by the build
 	Height int   `json:"height"` // levels, leaves included
+	// NodesPerLevel and BytesPerLevel describe the built tree, leaves
+	// first (prolly.Engine.Stats).
+	NodesPerLevel []int   `json:"nodes_per_level"`
+	BytesPerLevel []int64 `json:"bytes_per_level"`
 	// SerializedBytes is the node encodings' total; StoredBytes after
 	// compression, as handed to Badger.
 	SerializedBytes int64 `json:"serialized_bytes"`
@@ -411,6 +415,18 @@ func (r *sizeRun) build(ctx context.Context) error {
 	t.Height = rootNode.Level() + 1
 	if got := rootNode.TreeCount(); got != uint64(r.w.n) {
 		return fmt.Errorf("build: root counts %d rows, want %d", got, r.w.n)
+	}
+	var ts prolly.TreeStats
+	untimed(ctx, func(ctx context.Context) { ts, err = r.e.Stats(ctx, root) })
+	if err != nil {
+		return fmt.Errorf("tree stats: %w", err)
+	}
+	t.NodesPerLevel, t.BytesPerLevel = ts.Nodes, ts.Bytes
+	// The streaming build writes each node of the tree once and nothing
+	// else: what the store received is the tree.
+	if int64(ts.TotalNodes()) != t.Nodes || ts.TotalBytes() != t.SerializedBytes || ts.Height != t.Height {
+		return fmt.Errorf("build wrote %d nodes (%d bytes) but the tree has %d (%d bytes), height %d vs %d",
+			t.Nodes, t.SerializedBytes, ts.TotalNodes(), ts.TotalBytes(), t.Height, ts.Height)
 	}
 	if err := r.close(ctx); err != nil {
 		return fmt.Errorf("close after build: %w", err)

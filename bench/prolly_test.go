@@ -67,6 +67,9 @@ func TestRunProllySmall(t *testing.T) {
 		if tr.Height < 2 || tr.Nodes < 10 || tr.SerializedBytes < int64(s.Records)*(KeySize+ValueSize) {
 			t.Errorf("%d records: implausible tree %+v", s.Records, tr)
 		}
+		if len(tr.NodesPerLevel) != tr.Height || tr.NodesPerLevel[tr.Height-1] != 1 || tr.NodesPerLevel[0] <= tr.NodesPerLevel[tr.Height-1] {
+			t.Errorf("%d records: nodes per level %v for height %d", s.Records, tr.NodesPerLevel, tr.Height)
+		}
 		if tr.StoredBytes <= 0 || tr.DiskAfterBuild <= 0 || tr.DiskAtEnd < tr.DiskAfterBuild {
 			t.Errorf("%d records: implausible sizes %+v", s.Records, tr)
 		}
@@ -104,7 +107,7 @@ func TestRunProllySmall(t *testing.T) {
 	if len(back.Sizes) != 2 || len(back.Sizes[1].Cells) != len(rep.Sizes[1].Cells) || back.Sizes[1].Cells[0].Samples[0] != rep.Sizes[1].Cells[0].Samples[0] {
 		t.Errorf("raw report does not round-trip: %+v", back.Sizes)
 	}
-	for _, want := range []string{"## Setup", "## Method", "## Headline metrics", "| cell | ours 20k | ours 30k |", "Random batch, 10k", "## Storage", "## Wall time, CPU time and disk I/O (ours)", "Range digest, half the table", "## Machine-independent ratios", "## Interpretation", "## How to reproduce", "--records 20000,30000"} {
+	for _, want := range []string{"## Setup", "## Method", "## Headline metrics", "| cell | ours 20k | ours 30k |", "Random batch, 10k", "## Storage", "nodes per level, leaves first", "## Wall time, CPU time and disk I/O (ours)", "Range digest, half the table", "## Machine-independent ratios", "## Interpretation", "## How to reproduce", "--records 20000,30000"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
