@@ -61,6 +61,7 @@ could not run.`,
 		newCheckCmd(g),
 		newRunCmd(g),
 		newStatusCmd(g),
+		newDemoCmd(g),
 	)
 	return root
 }
