@@ -288,3 +288,31 @@ func TestRedeliveredCommitIgnored(t *testing.T) {
 		t.Fatalf("row 1 = %q %v %v, want the second commit's", got, ok, err)
 	}
 }
+
+// TestTablesListsCopies: a table whose first copy runs is listed by
+// Copying with the rows of its closed ranges, then by Tables as ready.
+func TestTablesListsCopies(t *testing.T) {
+	h := newMHarness(t, Options{})
+	rel := testRel(8, "cp")
+	w, err := h.m.CopyRange(t.Context(), rel, replication.BlockRange{Of: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if err := w.WriteRow(modelRow{sp(strconv.Itoa(i)), nil, nil}.values()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ts := h.m.Copying(); len(ts) != 1 || ts[0].State != StateCopying || ts[0].Rows != 10 || len(h.m.Tables()) != 0 {
+		t.Fatalf("during the copy: %+v, tables %+v", ts, h.m.Tables())
+	}
+	if err := h.m.TableCopied(t.Context(), rel, 77); err != nil {
+		t.Fatal(err)
+	}
+	if ts := h.m.Tables(); len(ts) != 1 || ts[0].State != StateReady || ts[0].Rows != 10 || ts[0].CopiedAt != 77 || len(h.m.Copying()) != 0 {
+		t.Fatalf("after the copy: %+v", ts)
+	}
+}

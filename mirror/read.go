@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -128,24 +129,32 @@ type TableInfo struct {
 	Relation *replication.Relation
 }
 
-// Tables lists the mirror's tables, by name.
+// Tables lists the tables with a record (ready or resync_needed), by
+// name; see Copying for copies in progress.
 func (m *Mirror) Tables() []TableInfo {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	out := make([]TableInfo, 0, len(m.tables))
 	for _, t := range m.tables {
 		out = append(out, TableInfo{Name: t.rec.Name, State: t.rec.State, CopiedAt: t.rec.CopiedAt,
 			Root: t.rec.Root, Rows: t.rec.Rows, Relation: t.rec.Rel})
 	}
-	slices.SortFunc(out, func(a, b TableInfo) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
+	m.mu.Unlock()
+	slices.SortFunc(out, func(a, b TableInfo) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Copying lists the copies in progress (initial copies and resyncs), with
+// state StateCopying and the rows of their closed ranges, by name.
+func (m *Mirror) Copying() []TableInfo {
+	m.copyMu.Lock()
+	defer m.copyMu.Unlock()
+	out := make([]TableInfo, 0, len(m.copies))
+	for name, tc := range m.copies {
+		tc.mu.Lock()
+		out = append(out, TableInfo{Name: name, State: StateCopying, Rows: uint64(tc.rows), Relation: tc.rel})
+		tc.mu.Unlock()
+	}
+	slices.SortFunc(out, func(a, b TableInfo) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
