@@ -62,6 +62,7 @@ could not run.`,
 		newRunCmd(g),
 		newStatusCmd(g),
 		newDemoCmd(g),
+		newBenchCmd(g),
 	)
 	return root
 }
