@@ -390,13 +390,25 @@ func (r *walReader) run(ctx context.Context) error {
 	if err := r.sendStatus(ctx, false); err != nil {
 		return err
 	}
+	var deadline time.Time
 	for {
 		if err := r.maybeStatus(ctx); err != nil {
 			return err
 		}
-		rctx, cancel := context.WithTimeout(ctx, min(pollEvery, r.interval))
-		msg, err := r.conn.ReceiveMessage(rctx)
-		cancel()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		// A read deadline, renewed only once it has passed, wakes the
+		// loop for status updates and cancellation; a per-receive context
+		// would cost a timer per message. pgconn keeps the connection and
+		// any partly read message across a timeout.
+		if now := time.Now(); !now.Before(deadline) {
+			deadline = now.Add(min(pollEvery, r.interval))
+			if err := r.conn.Conn().SetReadDeadline(deadline); err != nil {
+				return fmt.Errorf("set read deadline: %w", err)
+			}
+		}
+		msg, err := r.conn.ReceiveMessage(context.Background())
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
