@@ -141,9 +141,25 @@ func sumDigests(ds map[int64]rowhash.Digest) rowhash.Digest {
 
 func verifyBoundary(ctx context.Context, conn *pgconn.PgConn, t Table, m MirrorTable, codec *rowenc.KeyCodec, buckets int, opts Options, res *Result) error {
 	res.Scheme = SchemeBoundary
-	bounds, err := m.Bounds(ctx, buckets-1)
-	if err != nil {
-		return fmt.Errorf("mirror bounds: %w", err)
+	var bounds [][]byte
+	var mirrorDigests map[int64]rowhash.Digest
+	if bd, ok := m.(BucketDigester); ok {
+		bs, err := bd.Buckets(ctx, opts.BucketRows)
+		if err != nil {
+			return fmt.Errorf("mirror buckets: %w", err)
+		}
+		mirrorDigests = make(map[int64]rowhash.Digest, len(bs))
+		for i, b := range bs {
+			if i > 0 {
+				bounds = append(bounds, b.Lo)
+			}
+			mirrorDigests[int64(i)] = b.Digest
+		}
+	} else {
+		var err error
+		if bounds, err = m.Bounds(ctx, buckets-1); err != nil {
+			return fmt.Errorf("mirror bounds: %w", err)
+		}
 	}
 	boundTexts := make([]string, len(bounds))
 	for i, b := range bounds {
@@ -186,14 +202,16 @@ func verifyBoundary(ctx context.Context, conn *pgconn.PgConn, t Table, m MirrorT
 		}
 		return lo, hi
 	}
-	mirrorDigests := make(map[int64]rowhash.Digest, res.Buckets)
-	for b := range int64(res.Buckets) {
-		lo, hi := rangeOf(b)
-		d, err := m.Digest(ctx, lo, hi)
-		if err != nil {
-			return fmt.Errorf("mirror digest of bucket %d: %w", b, err)
+	if mirrorDigests == nil {
+		mirrorDigests = make(map[int64]rowhash.Digest, res.Buckets)
+		for b := range int64(res.Buckets) {
+			lo, hi := rangeOf(b)
+			d, err := m.Digest(ctx, lo, hi)
+			if err != nil {
+				return fmt.Errorf("mirror digest of bucket %d: %w", b, err)
+			}
+			mirrorDigests[b] = d
 		}
-		mirrorDigests[b] = d
 	}
 	for b := range pgDigests {
 		if b < 0 || b >= int64(res.Buckets) {
