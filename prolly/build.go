@@ -98,6 +98,8 @@ func (w *levelWriter) emit() error {
 	} else {
 		size += n * entrySize
 	}
+	// INVARIANT: every node gets fresh bytes: the store may keep them, and
+	// the writer's buffers are reused for the next node.
 	b := make([]byte, size)
 	b[0] = FormatVersion
 	b[1] = byte(w.level)
@@ -129,6 +131,8 @@ func (w *levelWriter) emit() error {
 	if err != nil {
 		return fmt.Errorf("encode level %d node: %w", w.level, err) // a bug, never data
 	}
+	// INVARIANT: a parent entry names its child by address and carries the
+	// child's last key and the sums of its rows' counts and digests.
 	entry := item{key: node.LastKey(), ref: addr.Of(b), count: w.count, digest: w.digest}
 	w.keys, w.vals = w.keys[:0], w.vals[:0]
 	w.keyEnds, w.valEnds = w.keyEnds[:0], w.valEnds[:0]

@@ -383,6 +383,11 @@ func (m *mutation) level(level int, spans []span, whole bool) ([]span, error) {
 				}
 			}
 		}
+		// INVARIANT: a window starts on a boundary of the new level: the
+		// writer holds nothing and its splitter state is reset.
+		if invariants && (w.pending() != 0 || w.sp.size != 0 || w.sp.count != 0) {
+			panic(fmt.Sprintf("prolly: level %d window starts with %d pending items", level, w.pending()))
+		}
 		nodes, items = nodes[:0], nil
 		passed, passedAny = nil, false
 		changed, progressed := false, false
@@ -466,6 +471,43 @@ func (m *mutation) level(level int, spans []span, whole bool) ([]span, error) {
 		// (an insert cut into nodes of its own) replaced none.
 		out = append(out, span{lo: prev, loSet: prevOK, hi: passed, hiSet: !cur.exhausted,
 			none: !passedAny && !cur.exhausted, items: items})
+		if invariants {
+			checkSpans(level+1, out)
+		}
 	}
 	return out, nil
+}
+
+// checkSpans asserts that the spans for a level are sorted and disjoint in
+// the old sequence, and that all their items, taken in order, strictly
+// increase and lie above each span's lower end (invariants only). An item may
+// lie above its span's upper end: a window that stops right after inserting
+// keys between two old nodes replaces only the first of them.
+func checkSpans(level int, spans []span) {
+	var last []byte
+	for i := range spans {
+		sp := &spans[i]
+		if i > 0 {
+			prev := &spans[i-1]
+			var overlap bool
+			if prev.none { // an insertion point: the next span starts at or after it
+				overlap = prev.loSet && (!sp.loSet || bytes.Compare(sp.lo, prev.lo) < 0)
+			} else {
+				overlap = !prev.hiSet || !sp.loSet || bytes.Compare(sp.lo, prev.hi) < 0
+			}
+			if overlap {
+				panic(fmt.Sprintf("prolly: level %d spans %d and %d overlap", level, i-1, i))
+			}
+		}
+		for j := range sp.items {
+			k := sp.items[j].key
+			if last != nil && bytes.Compare(last, k) >= 0 {
+				panic(fmt.Sprintf("prolly: level %d span %d: item %x not above %x", level, i, k, last))
+			}
+			if !sp.reaches(k) {
+				panic(fmt.Sprintf("prolly: level %d span %d: item %x below the span", level, i, k))
+			}
+			last = k
+		}
+	}
 }

@@ -61,6 +61,8 @@ func DecodeNode(data []byte) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	// INVARIANT: keys strictly increase within a node; cursors, searches
+	// and the diff's merge-join rely on it.
 	for i := 1; i < n.n; i++ {
 		if bytes.Compare(n.Key(i-1), n.Key(i)) >= 0 {
 			return nil, fmt.Errorf("%w: key %d not above key %d", ErrCorruptNode, i, i-1)
