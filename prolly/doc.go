@@ -19,6 +19,8 @@
 //	res, _ := e.Merge(ctx, base, ours, theirs, resolver)          // three-way
 //	dg, _ := e.DigestRange(ctx, root2, start, end)                // (count, Σ rowhash)
 //	err := e.Check(ctx, root2)                                    // full structural validation
+//	st, _ := e.Stats(ctx, root2)                                  // nodes and bytes per level
+//	err = e.Walk(ctx, root2, visit)                               // GC marking, internal nodes only
 //
 // Keys are byte strings compared with bytes.Compare (the order-preserving
 // encoding of a primary key); values are opaque. Slices returned by reads
@@ -84,7 +86,8 @@
 //
 // # Invariants
 //
-// Checked by Engine.Check, which tests run after every mutation:
+// Checked by Engine.Check, which tests run after every mutation (building
+// with -tags invariants adds assertions inside Mutate itself):
 //
 //   - a node's bytes hash to its address and decode;
 //   - levels fall by one from the root to the leaves, which are at level 0;

@@ -87,8 +87,11 @@ func (e *Engine) Mutate(ctx context.Context, r Root, edits []Edit) (Root, error)
 }
 
 // span replaces the old items of one level whose keys lie in its range by
-// items. The range's lower end is exclusive unless loIncl; unset ends are
-// unbounded.
+// items, inserted where the removed ones were. The range's lower end is
+// exclusive unless loIncl; unset ends are unbounded. Items lie above the
+// lower end and below the next old item kept, but may lie above hi: a window
+// that ends right after keys inserted between two old nodes replaced only
+// the first of them.
 type span struct {
 	lo, hi       []byte
 	loSet, hiSet bool
