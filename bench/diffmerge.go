@@ -19,7 +19,7 @@ func (r *sizeRun) diffs(ctx context.Context) error {
 		if len(trees) < r.o.Reps {
 			return fmt.Errorf("%s: %d batch trees to diff against, want %d", id, len(trees), r.o.Reps)
 		}
-		err := r.repeat(ctx, id, r.o.Batch, func(rep int, tm *timer) error {
+		err := r.repeat(ctx, id, r.o.Batch, func(ctx context.Context, rep int, tm *timer) error {
 			m := trees[rep]
 			eds := r.edits(m.slots, m.ver)
 			var bad error
@@ -75,7 +75,7 @@ func (r *sizeRun) merges(ctx context.Context) error {
 		if len(ourTrees) < r.o.Reps {
 			return fmt.Errorf("%s: %d batch trees to merge, want %d", id, len(ourTrees), r.o.Reps)
 		}
-		err := r.repeat(ctx, id, 2*r.o.Batch, func(rep int, tm *timer) error {
+		err := r.repeat(ctx, id, 2*r.o.Batch, func(ctx context.Context, rep int, tm *timer) error {
 			ours := ourTrees[rep]
 			slots := r.w.inserts(pat, r.o.Batch, r.w.rng(id, rep), 1, 2)
 			ver := uint32(200 + rep)
@@ -129,7 +129,7 @@ func (r *sizeRun) digests(ctx context.Context) error {
 		{"digest/half", func() int { return r.w.n / 2 }},
 	} {
 		k := c.rows()
-		err := r.repeat(ctx, c.id, k, func(rep int, tm *timer) error {
+		err := r.repeat(ctx, c.id, k, func(ctx context.Context, rep int, tm *timer) error {
 			ps := r.w.samplePositions(k, r.w.rng(c.id, rep), true)
 			lo, hi := r.w.key(ps[0], 0), r.w.key(ps[0]+uint64(k), 0)
 			var want prolly.Digest

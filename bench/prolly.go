@@ -345,11 +345,12 @@ func (r *sizeRun) record(c Cell) {
 	fmt.Fprintln(r.o.Out, line)
 }
 
-// repeat runs one timed cell o.Reps times. fn does its own untimed set-up
+// repeat runs one timed cell o.Reps times, handing fn a context labelled
+// cell=id for profiles; fn must use it. fn does its own untimed set-up
 // and checks, and brackets the timed part with tm.start and tm.stop (once or
 // many times). A GC runs before each repetition, so that garbage from set-up
 // is not collected on the clock.
-func (r *sizeRun) repeat(ctx context.Context, id string, ops int, fn func(rep int, tm *timer) error) error {
+func (r *sizeRun) repeat(ctx context.Context, id string, ops int, fn func(ctx context.Context, rep int, tm *timer) error) error {
 	c := Cell{ID: id, Ops: ops}
 	for i := range r.o.Reps {
 		if err := ctx.Err(); err != nil {
@@ -361,7 +362,7 @@ func (r *sizeRun) repeat(ctx context.Context, id string, ops int, fn func(rep in
 		// The label lets a CPU profile of the run (--cpuprofile) be cut
 		// by cell: pprof -tagfocus cell=batch/random. Goroutines the
 		// store starts inherit it; Badger's long-lived ones do not.
-		pprof.Do(ctx, pprof.Labels("cell", id), func(context.Context) { err = fn(i, &tm) })
+		pprof.Do(ctx, pprof.Labels("cell", id), func(ctx context.Context) { err = fn(ctx, i, &tm) })
 		if err != nil {
 			return fmt.Errorf("%s rep %d: %w", id, i+1, err)
 		}
@@ -489,7 +490,7 @@ func (r *sizeRun) pointGets(ctx context.Context) error {
 		}
 		return nil
 	}
-	err := r.repeat(ctx, "get/cold", k, func(rep int, tm *timer) error {
+	err := r.repeat(ctx, "get/cold", k, func(ctx context.Context, rep int, tm *timer) error {
 		tm.noWait = true
 		ps := r.w.samplePositions(k, r.w.rng("get/cold", rep), false)
 		key := make([]byte, KeySize)
@@ -511,7 +512,7 @@ func (r *sizeRun) pointGets(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return r.repeat(ctx, "get/warm", k, func(rep int, tm *timer) error {
+	return r.repeat(ctx, "get/warm", k, func(ctx context.Context, rep int, tm *timer) error {
 		ps := r.w.samplePositions(k, r.w.rng("get/warm", rep), false)
 		keys := make([][]byte, len(ps))
 		var err error
@@ -554,7 +555,7 @@ func (r *sizeRun) getMany(ctx context.Context) error {
 		if ordered {
 			id = "getmany/ordered"
 		}
-		err := r.repeat(ctx, id, r.o.Batch, func(rep int, tm *timer) error {
+		err := r.repeat(ctx, id, r.o.Batch, func(ctx context.Context, rep int, tm *timer) error {
 			ps := r.w.samplePositions(r.o.Batch, r.w.rng(id, rep), ordered)
 			slices.Sort(ps)
 			keys := make([][]byte, len(ps))
@@ -598,7 +599,7 @@ func (r *sizeRun) getMany(ctx context.Context) error {
 // node cache.
 func (r *sizeRun) rangeScan(ctx context.Context) error {
 	k := r.o.Batch
-	return r.repeat(ctx, "range/ordered", k, func(rep int, tm *timer) error {
+	return r.repeat(ctx, "range/ordered", k, func(ctx context.Context, rep int, tm *timer) error {
 		ps := r.w.samplePositions(k, r.w.rng("range/ordered", rep), true)
 		lo, hi := r.w.key(ps[0], 0), r.w.key(ps[0]+uint64(k), 0)
 		r.ns.ClearCache()
@@ -663,7 +664,9 @@ func (r *sizeRun) checkRows(ctx context.Context, root prolly.Root, rows int, eds
 }
 
 // untimed runs fn under the profile label cell=setup, so that a profile
-// cut by cell (pprof -tagfocus) holds only timed work.
+// cut by cell (pprof -tagfocus) holds only timed work. pprof.Do restores
+// the labels of ctx afterwards, so ctx must be the cell's labelled context
+// (the one repeat hands to its fn), not an outer one.
 func untimed(ctx context.Context, fn func(context.Context)) {
 	pprof.Do(ctx, pprof.Labels("cell", "setup"), fn)
 }
@@ -692,7 +695,7 @@ func (r *sizeRun) checkRowsNow(ctx context.Context, root prolly.Root, rows int, 
 func (r *sizeRun) singlePuts(ctx context.Context) error {
 	for _, pat := range []string{patAppend, patRandom, patClustered} {
 		id := "put/" + pat
-		err := r.repeat(ctx, id, 1, func(rep int, tm *timer) error {
+		err := r.repeat(ctx, id, 1, func(ctx context.Context, rep int, tm *timer) error {
 			slots := r.w.inserts(pat, 1, r.w.rng(id, rep), 0, 1)
 			_, err := r.mutate(ctx, tm, r.base, r.w.n, slots, uint32(rep+1))
 			return err
@@ -710,7 +713,7 @@ func (r *sizeRun) singlePuts(ctx context.Context) error {
 func (r *sizeRun) batches(ctx context.Context) error {
 	for _, pat := range []string{patAppend, patRandom, patClustered} {
 		id := "batch/" + pat
-		err := r.repeat(ctx, id, r.o.Batch, func(rep int, tm *timer) error {
+		err := r.repeat(ctx, id, r.o.Batch, func(ctx context.Context, rep int, tm *timer) error {
 			slots := r.w.inserts(pat, r.o.Batch, r.w.rng(id, rep), 0, 1)
 			ver := uint32(100 + rep)
 			root, err := r.mutate(ctx, tm, r.base, r.w.n, slots, ver)
