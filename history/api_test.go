@@ -25,7 +25,10 @@ func apiFixture(t *testing.T) (*history.Service, *history.Remote, string, []stri
 	var lsns []string
 	for _, fn := range []func(tx *historytest.Tx){
 		func(tx *historytest.Tx) { tx.Upsert(rel, []*string{S("2"), S("b"), S("2")}) },
-		func(tx *historytest.Tx) { tx.Delete(rel, "1"); tx.Upsert(rel, []*string{S("4"), S("d"), S("0.000001")}) },
+		func(tx *historytest.Tx) {
+			tx.Delete(rel, "1")
+			tx.Upsert(rel, []*string{S("4"), S("d"), S("0.000001")})
+		},
 		func(tx *historytest.Tx) { tx.Upsert(rel, []*string{S("2"), S("c"), S("3")}) },
 	} {
 		lsns = append(lsns, f.Commit(fn).EndLSN.String())

@@ -220,6 +220,14 @@ func (w *SQLWriter) update(e *Event) (string, error) {
 	return fmt.Sprintf("UPDATE %s SET %s WHERE %s;\n", w.table, strings.Join(sets, ", "), cond), nil
 }
 
+// Fail records that the stream feeding the writer failed, so Close ends
+// the patch with ROLLBACK: a patch cut short never commits half of it.
+func (w *SQLWriter) Fail(err error) {
+	if w.err == nil {
+		w.err = err
+	}
+}
+
 // Close ends the transaction and flushes. After an error it writes
 // ROLLBACK, so a patch cut short never commits half its changes.
 func (w *SQLWriter) Close() error {

@@ -17,6 +17,7 @@ import (
 // Fixture is a mirror on a fresh data directory. Close happens in t.Cleanup.
 type Fixture struct {
 	T      testing.TB
+	Dir    string // the data directory
 	DB     *store.DB
 	Mirror *mirror.Mirror
 	// LSN is the last LSN handed out; Time the last commit time.
@@ -39,12 +40,24 @@ func New(t testing.TB) *Fixture {
 		db.Close()
 		t.Fatal(err)
 	}
-	f := &Fixture{T: t, DB: db, Mirror: m, LSN: 0x1000000, Time: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}
-	t.Cleanup(func() {
-		m.Close(context.Background())
-		db.Close()
-	})
+	f := &Fixture{T: t, Dir: dir, DB: db, Mirror: m, LSN: 0x1000000, Time: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}
+	t.Cleanup(f.Close)
 	return f
+}
+
+// Close closes the mirror and the store (releasing the data directory, so
+// a CLI under test can open it); later calls do nothing.
+func (f *Fixture) Close() {
+	if f.Mirror == nil {
+		return
+	}
+	if err := f.Mirror.Close(context.Background()); err != nil {
+		f.T.Error(err)
+	}
+	if err := f.DB.Close(); err != nil {
+		f.T.Error(err)
+	}
+	f.Mirror, f.DB = nil, nil
 }
 
 // Rel returns a relation public.<name> with the given columns
