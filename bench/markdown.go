@@ -23,9 +23,9 @@ func ProllyResultName(t time.Time) string {
 // interpretation for every cell that misses its target; revise them when
 // the engine changes.
 var limits = map[string]string{
-	"build":           "About 1 s of the CPU is the builder (row hashing, chunking, node encoding), the rest the store's writer and Badger. SHA-256 is ~20% of build CPU because every node is hashed twice (by the builder for its address, again by `NodeStore.write`'s check before compressing); s2 ~12%, copies ~15%. A block profile shows the writer waiting in Badger's WriteBatch commits (each new transaction waits on the oracle's read watermark, `oracle.readTs` → `WaterMark.WaitForMark`) and the builder then blocked on the store's in-flight batch: the write path is serial.",
-	"scan":            "Every leaf is read from Badger by the GetMany workers of the cursor's 32-leaf read-ahead: per node a Badger `Txn.Get` (memtable skiplists and table indexes, ~40%), SHA-256 verification of the node against its address (~30%), s2 decompression (~17%) and decode.",
-	"batch/random":    "About 70% of Mutate's CPU is reading the touched leaves and their parents cold, one `NodeStore.Get` at a time (of that: Badger lookup ~45%, SHA-256 verification ~45%, s2 ~15%); ~25% is re-chunking and hashing the new nodes; the Flush then compresses the new nodes and hashes them once more. The reads are sequential, so the second core idles during them. Mutate reads about two nodes per edit at 10M (the window re-synchronises one node past each changed one).",
+	"build":           "The builder (row hashing, chunking, node encoding and hashing) is about a quarter of the build's CPU; the store's writer (s2 compression plus a second SHA-256 of every node, `NodeStore.write`'s check of what the builder just hashed) about as much, and Badger the rest. SHA-256 is ~24% of the profiled build CPU, half of it the redundant second hash. A block profile shows the writer waiting in Badger's WriteBatch commits (each new transaction waits on the oracle's read watermark, `oracle.readTs` → `WaterMark.WaitForMark`) and the builder blocked on the store's in-flight batch: the write path is serial.",
+	"scan":            "86% of the profiled CPU is `NodeStore.load` in the GetMany workers of the cursor's 32-leaf read-ahead: Badger's `Txn.Get` (memtable skiplists and table blocks, no block cache) ~31%, SHA-256 verification of each node against its address ~24%, s2 decompression ~13%, then decode.",
+	"batch/random":    "Profile of the 3 repetitions: cold reads of the touched nodes (`NodeStore.load`, now batched by Mutate's GetMany read-ahead of window starts) ~37%; the store's write of the new nodes (s2 plus the second SHA-256) ~21%; encoding and hashing new nodes ~13%; SHA-256 in all ~22%. Nodes read beyond a window's start are still read one at a time.",
 	"batch/clustered": "A contiguous window of leaves is re-chunked and written; bound by leaf writes (hash, compress, Badger batch).",
 	"put/random":      "One root-to-leaf path read cold and rewritten, plus the Flush into Badger.",
 	"get/cold":        "Four node reads from Badger per call (the cache is cleared before each): Badger lookup, SHA-256 verification and s2 decompression per node.",
@@ -33,9 +33,10 @@ var limits = map[string]string{
 	"getmany/random":  "Cold node reads spread over the GetMany workers; per node the same Badger lookup + SHA-256 + s2 as a cold get.",
 	"range/ordered":   "About 160 leaves read cold (prefetched 32 per GetMany) and decoded.",
 	"diff/clustered":  "Both trees' changed window of leaves is read and compared row by row.",
-	"diff/random":     "About 95% of the CPU is `diffSide.expand` → `NodeStore.Get`: the changed leaves of both trees and their parents read cold one at a time (Badger lookup, SHA-256 verification, s2); the row comparison itself is negligible.",
-	"merge/random":    "Two diffs against the base (base→ours, base→theirs, cold reads one at a time) plus a Mutate applying theirs' 10k rows to ours (the random batch's costs); SHA-256 verification is ~25% of the merge's CPU.",
+	"diff/random":     "86% of the profiled CPU is `diffSide.expand` → `NodeStore.Get`: the changed leaves of both trees and their parents read cold one at a time (Badger `Txn.Get` ~42%, SHA-256 verification ~24%, s2 ~15%); comparing rows is negligible. Diff does not read ahead yet, so the second core idles.",
+	"merge/random":    "Two diffs against the base (base→ours, base→theirs) plus a Mutate applying theirs' 10k rows to ours: cold node reads are 66% of the profiled CPU (Badger `Txn.Get` 27%, SHA-256 25% in all, s2 10%), mostly the diffs' one-at-a-time reads.",
 }
+
 
 // WriteProllyMarkdown renders rep in the seed report's shape: result, setup,
 // method, the table with the seed's figures beside ours and the ratio,
