@@ -37,7 +37,6 @@ var limits = map[string]string{
 	"merge/random":    "Two diffs against the base (base→ours, base→theirs) plus a Mutate applying theirs' 10k rows to ours: cold node reads are 66% of the profiled CPU (Badger `Txn.Get` 27%, SHA-256 25% in all, s2 10%), mostly the diffs' one-at-a-time reads.",
 }
 
-
 // WriteProllyMarkdown renders rep in the seed report's shape: result, setup,
 // method, the table with the seed's figures beside ours and the ratio,
 // storage, the machine-independent ratios, interpretation and how to
