@@ -540,3 +540,53 @@ func TestSchemaChangeRelation(t *testing.T) {
 		t.Fatalf("relations %q, want %q", shapes, want)
 	}
 }
+
+// TestAckOnlyDurable: what the sink received but has not made durable is
+// never acknowledged (the slot's confirmed_flush_lsn stays at the durable
+// LSN), acknowledgement follows durability promptly, and after a "crash"
+// that loses the non-durable part, a new stream from the durable LSN
+// delivers exactly the lost transactions again.
+func TestAckOnlyDurable(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, []string{"public.d"}, "CREATE TABLE d (id int PRIMARY KEY)")
+	h.sink.holdDurable.Store(true)
+	h.start()
+	for i := 1; i <= 5; i++ {
+		mustExec(t, h.conn, fmt.Sprintf("INSERT INTO d VALUES (%d)", i))
+	}
+	waitFor(t, 30*time.Second, "5 transactions delivered", func() bool { return len(h.sink.committed()) == 5 })
+	sent := h.st.Stats().StatusSent
+	waitFor(t, 30*time.Second, "more status updates", func() bool { return h.st.Stats().StatusSent >= sent+3 })
+	confirmed := func() LSN {
+		info, err := SlotStatus(t.Context(), h.conn.PgConn(), h.slotName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.ConfirmedFlush
+	}
+	if c := confirmed(); c > h.slot {
+		t.Fatalf("confirmed_flush_lsn %s moved past the durable %s while nothing was durable", c, h.slot)
+	}
+	txns := h.sink.committed()
+	durable := txns[1].info.EndLSN
+	h.sink.durable.Store(uint64(durable))
+	waitFor(t, 10*time.Second, "acknowledgement of the durable LSN", func() bool { return confirmed() == durable })
+	h.stop()
+
+	// Crash: transactions 3-5 were never durable.
+	h.sink = newMemSink(durable)
+	h.start()
+	mustExec(t, h.conn, "INSERT INTO d VALUES (6)")
+	h.sync()
+	h.stop()
+	var got, want []uint32
+	for _, tx := range h.sink.committed() {
+		got = append(got, tx.info.Xid)
+	}
+	for _, tx := range txns[2:] {
+		want = append(want, tx.info.Xid)
+	}
+	if len(got) != 4 || !reflect.DeepEqual(got[:3], want) {
+		t.Fatalf("after resuming from %s: xids %v, want %v then the new one", durable, got, want)
+	}
+}
