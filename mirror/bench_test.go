@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -94,6 +96,7 @@ func TestSustainedLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := dirBytes(t, h.dir)
+	ioBefore := procWriteBytes()
 	h.open()
 	st0 := h.m.Stats()
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -131,6 +134,7 @@ func TestSustainedLoad(t *testing.T) {
 	}
 	h.db = nil
 	after := dirBytes(t, h.dir)
+	ioAfter := procWriteBytes()
 	written := (st.LogBytes - st0.LogBytes) + (st.CatalogBytes - st0.CatalogBytes) + (st.NodeBytes - st0.NodeBytes)
 	t.Logf("%d single-row commits on a %d-row table in %v: %.0f txn/s; %d fsyncs (%.1f commits each, %.2f ms avg); %d groups",
 		n, rows, applied.Round(time.Millisecond), float64(n)/applied.Seconds(), st.Syncs, float64(n)/float64(max(st.Syncs, 1)),
@@ -138,6 +142,28 @@ func TestSustainedLoad(t *testing.T) {
 	t.Logf("written to Badger per changed row: %.0f B (log %.0f B, nodes %.0f B, catalog %.0f B); data dir (after close) grew %.0f B per row",
 		float64(written)/float64(n), float64(st.LogBytes-st0.LogBytes)/float64(n), float64(st.NodeBytes-st0.NodeBytes)/float64(n),
 		float64(st.CatalogBytes-st0.CatalogBytes)/float64(n), float64(after-before)/float64(n))
+	if ioBefore >= 0 && ioAfter >= 0 {
+		t.Logf("bytes the process wrote to disk (/proc/self/io write_bytes: Badger's value log, WAL, tables and compactions) per changed row: %.0f B",
+			float64(ioAfter-ioBefore)/float64(n))
+	}
+}
+
+// procWriteBytes returns the bytes this process caused to be written to
+// storage, or -1 where /proc does not say.
+func procWriteBytes() int64 {
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "write_bytes: "); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err == nil {
+				return n
+			}
+		}
+	}
+	return -1
 }
 
 // TestHugeTransaction: a transaction far beyond the spill bounds is

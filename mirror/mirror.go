@@ -33,6 +33,7 @@ const (
 	DefaultSpillRows       = 100_000
 	DefaultSpillBytes      = 8 << 20
 	DefaultCopyRunBytes    = 16 << 20
+	DefaultSyncInterval    = 5 * time.Millisecond
 )
 
 // Options configure a Mirror.
@@ -64,6 +65,12 @@ type Options struct {
 	// being held in memory, and becomes a group of its own at commit.
 	SpillRows  int
 	SpillBytes int64
+	// SyncInterval is the shortest time between two fsyncs of the
+	// commit log: commits arriving meanwhile share the next one. Each
+	// fsync writes whole pages, so syncing every commit of a fast stream
+	// multiplies the bytes written; the price is up to SyncInterval of
+	// extra delay before a commit is acknowledged. Negative: no wait.
+	SyncInterval time.Duration
 	// CopyRunBytes bounds the rows a copy range buffers before sorting
 	// them into a run file under TempDir (default the system's).
 	CopyRunBytes int64
@@ -92,6 +99,9 @@ func (o *Options) defaults() {
 	}
 	if o.SpillBytes <= 0 {
 		o.SpillBytes = DefaultSpillBytes
+	}
+	if o.SyncInterval == 0 {
+		o.SyncInterval = DefaultSyncInterval
 	}
 	if o.CopyRunBytes <= 0 {
 		o.CopyRunBytes = DefaultCopyRunBytes

@@ -77,7 +77,13 @@ func (m *Mirror) drain() error { return m.enqueueWait(&writeOp{sync: true}) }
 // only to a commit whose record was written before a completed sync.
 func (m *Mirror) writer() {
 	defer m.writerWG.Done()
+	var lastSync time.Time
 	for {
+		// Let commits gather for at most SyncInterval since the last
+		// sync (fsyncs write whole pages: fewer, fuller ones write less).
+		if wait := m.opts.SyncInterval - time.Since(lastSync); wait > 0 {
+			time.Sleep(wait)
+		}
 		m.wqMu.Lock()
 		for len(m.wq) == 0 && !m.wqClosed {
 			m.wqCond.Wait()
@@ -109,6 +115,7 @@ func (m *Mirror) writer() {
 		}
 		if err == nil && needSync {
 			start := time.Now()
+			lastSync = start
 			if err = m.db.Sync(); err == nil {
 				m.stats.syncs.Add(1)
 				m.stats.syncNanos.Add(int64(time.Since(start)))
