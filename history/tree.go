@@ -136,7 +136,24 @@ func (j *joinStore) Get(ctx context.Context, h prolly.Hash) (*prolly.Node, error
 	return nil, err
 }
 
+// GetMany asks the first read store for everything at once (it reads
+// through to the disk store in parallel) and falls back to one at a time
+// only when a node lives in another tree's overlay.
 func (j *joinStore) GetMany(ctx context.Context, hs []prolly.Hash) ([]*prolly.Node, error) {
+	j.mu.RLock()
+	inMem := 0
+	for _, h := range hs {
+		if _, ok := j.mem[h]; ok {
+			inMem++
+		}
+	}
+	j.mu.RUnlock()
+	if inMem == 0 {
+		ns, err := j.reads[0].GetMany(ctx, hs)
+		if err == nil || !errors.Is(err, prolly.ErrNotFound) {
+			return ns, err
+		}
+	}
 	out := make([]*prolly.Node, len(hs))
 	for i, h := range hs {
 		n, err := j.Get(ctx, h)

@@ -1,0 +1,107 @@
+package history
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/sidecar-dev/sidecar/history/historytest"
+)
+
+var benchRows = flag.Int("history.rows", 0, "run TestHistoryBench on a table of this many rows (0: skip)")
+
+// TestHistoryBench measures issue #7's history targets on a table of
+// -history.rows rows: a diff of two versions 10k random changes apart
+// (time to the first row and to the end, JSON lines), its --stat, and the
+// revert of a 10k-row bad DELETE followed by 10k later writes.
+//
+//	go test ./history -run TestHistoryBench -history.rows 1000000 -v
+func TestHistoryBench(t *testing.T) {
+	n := *benchRows
+	if n == 0 {
+		t.Skip("set -history.rows N")
+	}
+	const changes = 10_000
+	rng := rand.New(rand.NewPCG(1, 2))
+	f := historytest.New(t)
+	svc := New(f.DB, f.Mirror)
+	rel := historytest.Rel(1, "public", "big", 1, [2]string{"id", "int8"}, [2]string{"v", "text"}, [2]string{"n", "numeric"})
+	start := time.Now()
+	rows := make([][]*string, 0, n)
+	for id := range n {
+		rows = append(rows, []*string{historytest.S(strconv.Itoa(id)), historytest.S(fmt.Sprintf("value %d", id)), historytest.S(strconv.Itoa(id % 1000))})
+	}
+	f.CreateTable(rel, rows)
+	rows = nil
+	t.Logf("copy of %d rows: %s", n, time.Since(start))
+	update := func(count, perTxn int) {
+		for done := 0; done < count; done += perTxn {
+			f.Commit(func(tx *historytest.Tx) {
+				for range perTxn {
+					id := rng.IntN(n)
+					tx.Upsert(rel, []*string{historytest.S(strconv.Itoa(id)), historytest.S(fmt.Sprintf("changed %d", rng.Int())), historytest.S("1")})
+				}
+			})
+		}
+	}
+	a := f.Commit(func(tx *historytest.Tx) {}).EndLSN.String()
+	update(changes, 1000)
+	b := f.Commit(func(tx *historytest.Tx) {}).EndLSN.String()
+	ctx := t.Context()
+	w := NewSQLWriter(io.Discard)
+	var first time.Duration
+	start = time.Now()
+	sum, err := svc.Diff(ctx, DiffRequest{From: a, To: b}, func(e *Event) error {
+		if first == 0 && e.Type == EventRow {
+			first = time.Since(start)
+		}
+		return w.Write(e)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("diff of %d changes (%d rows differ) in a %d-row table: first row %s, all %s (SQL patch)", changes, sum.Rows, n, first, time.Since(start))
+	jw, _ := NewDiffWriter("json", io.Discard)
+	start = time.Now()
+	if _, err := svc.Diff(ctx, DiffRequest{From: a, To: b}, jw.Write); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("diff as JSON lines: %s", time.Since(start))
+	start = time.Now()
+	if _, err := svc.Diff(ctx, DiffRequest{From: a, To: b, Stat: true}, func(*Event) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("diff --stat: %s", time.Since(start))
+
+	before := f.Commit(func(tx *historytest.Tx) {}).EndLSN.String()
+	deleted := map[int]bool{}
+	bad := f.Commit(func(tx *historytest.Tx) {
+		for len(deleted) < changes {
+			id := rng.IntN(n)
+			if !deleted[id] {
+				deleted[id] = true
+				tx.Delete(rel, strconv.Itoa(id))
+			}
+		}
+	}).EndLSN.String()
+	update(changes, 1000)
+	start = time.Now()
+	w = NewSQLWriter(io.Discard)
+	rs, err := svc.Revert(ctx, RevertRequest{From: before, To: bad}, w.Write)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Logf("revert of a %d-row DELETE with %d later writes: patch of %d statements, %d conflicts, %s", changes, changes, rs.Changes, rs.Conflicts, time.Since(start))
+	start = time.Now()
+	for range 100 {
+		if _, err := svc.Resolve(ctx, "HEAD~20"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("resolve HEAD~20: %s each", time.Since(start)/100)
+}
