@@ -23,6 +23,7 @@ var (
 	benchLoad = flag.Bool("mirror.load", false, "run TestSustainedLoad: single-row update commits through the Sink, reporting txn/s and bytes written per changed row")
 	loadTxns  = flag.Int("mirror.load.txns", 300_000, "commits of TestSustainedLoad")
 	loadRows  = flag.Int("mirror.load.rows", 100_000, "table size of TestSustainedLoad")
+	loadGroup = flag.Duration("mirror.load.group", 0, "GroupMaxAge of TestSustainedLoad (0: the default; with a large value only the commit log is written)")
 	loadRate  = flag.Int("mirror.load.rate", 0, "commits per second of TestSustainedLoad (0: as fast as the mirror goes)")
 	bigRows   = flag.Int("mirror.big", 0, "rows of TestHugeTransaction's transaction when set (e.g. 5000000); default a small one")
 )
@@ -68,7 +69,11 @@ func TestSustainedLoad(t *testing.T) {
 	if !*benchLoad {
 		t.Skip("run with -mirror.load")
 	}
-	h := newMHarness(t, Options{})
+	opts := Options{}
+	if *loadGroup > 0 {
+		opts = Options{GroupMaxAge: *loadGroup, GroupMaxRows: 1 << 30, GroupMaxCommits: 1 << 30, GroupMaxBytes: 1 << 40}
+	}
+	h := newMHarness(t, opts)
 	rel := pgbenchRel()
 	rows := *loadRows
 	ctx := t.Context()
