@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -81,6 +82,17 @@ func BenchmarkCopy1M(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	// The baseline: PostgreSQL's COPY TO STDOUT alone, one connection,
+	// output discarded.
+	b.Run("raw-copy-to-stdout", func(b *testing.B) {
+		for b.Loop() {
+			t0 := time.Now()
+			if _, err := conn.PgConn().CopyTo(context.Background(), io.Discard, "COPY t TO STDOUT"); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(1e6/time.Since(t0).Seconds(), "rows/s")
+		}
+	})
 	for _, workers := range []int{1, 4} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			for b.Loop() {
