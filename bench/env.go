@@ -69,6 +69,9 @@ func CollectEnv(ctx context.Context) Env {
 				continue
 			}
 			path := strings.TrimSpace(line[3:])
+			if strings.HasPrefix(path, "bench/results/") {
+				continue // reports, not code
+			}
 			measured := false
 			for _, p := range measuredPaths {
 				if strings.HasPrefix(path, p+"/") {
