@@ -240,6 +240,7 @@ const (
 	StateResyncNeeded
 )
 
+// String names the state as status output and logs print it.
 func (s TableState) String() string {
 	switch s {
 	case StateCopying:
