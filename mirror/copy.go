@@ -394,6 +394,8 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *replication.Relation, at 
 		op.delPrefixes = [][]byte{heldPrefix(name)}
 	}
 	m.groupOp(end, recs, op)
+	// Versions from this group on hold rows of the copy's schema.
+	op.set(relKey(name, end), encodeRel(rel))
 	if err := m.enqueueWait(op); err != nil {
 		return fmt.Errorf("copy %s: record: %w", name, err)
 	}

@@ -95,8 +95,9 @@
 //   - REPLICA IDENTITY FULL tables are keyed by the whole row's vrow1
 //     (the stream cannot tell their primary key): rows form a set,
 //     duplicates collapse, and Tree.Get by primary key is refused.
-//   - Schemas are not versioned: a Tree carries the table's current
-//     Relation, and versions before a resync hold rows of the old schema.
+//   - A schema change is visible to versions only from the resync on:
+//     versions between the change and the resync show the old rows under
+//     the old Relation.
 //   - One group is flushed at a time, in the background: apply pauses
 //     only when the next group fills before the previous one is done
 //     (and for spills, copies and Close, which flush synchronously).
@@ -120,6 +121,8 @@
 //	                             type oid, type name, typmod, key flag)
 //	'c' 'g' endLSN               group: per table (sorted by name) name, root, row count:
 //	                             every table's tree as of the commit ending at endLSN
+//	'c' 'r' name 0x00 fromLSN    Relation of the table's trees in groups from fromLSN on
+//	                             (written by each copy, in its group record's write)
 //	's' 'l' endLSN               commit log record: commit LSN, commit time (unix ns), xid,
 //	                             flags (1 = spilled: the trees are in the group record at the
 //	                             same LSN); per table name, rows changed, truncated flag,

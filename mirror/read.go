@@ -167,8 +167,9 @@ type Tree struct {
 	// LSN asked for); zero when the table predates every commit.
 	Version Version
 	Root    prolly.Root
-	// Relation is the table's current schema (history of schemas is not
-	// kept: a schema change resyncs the table).
+	// Relation is the schema of the table's rows at this version: the one
+	// its latest copy (initial or resync) before the version was made
+	// with.
 	Relation *replication.Relation
 	// Codec encodes primary keys; nil for a REPLICA IDENTITY FULL table,
 	// whose key is the whole row's vrow1.
@@ -243,6 +244,11 @@ func (m *Mirror) TreeAt(ctx context.Context, table string, lsn replication.LSN) 
 		if v, err = versionAt(txn, lsn); err != nil {
 			return err
 		}
+		if r, err := relationAt(txn, table, g.End); err != nil {
+			return err
+		} else if r != nil {
+			rel = r
+		}
 		from := g.End
 		// A tree materialised earlier on the same group base is extended
 		// instead of replaying the group's log from its start.
@@ -310,6 +316,27 @@ func (m *Mirror) TreeAt(ctx context.Context, table string, lsn replication.LSN) 
 		}
 	}
 	return tr, nil
+}
+
+// relationAt returns the Relation of table's trees in the group ending at
+// end: the one its latest copy at or before it was made with (nil when no
+// copy recorded one).
+func relationAt(txn *badger.Txn, table string, end replication.LSN) (*replication.Relation, error) {
+	it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: relPrefix(table)})
+	defer it.Close()
+	it.Seek(relKey(table, end))
+	if !it.Valid() {
+		return nil, nil
+	}
+	var rel *replication.Relation
+	err := it.Item().Value(func(b []byte) (err error) {
+		rel, err = decodeRel(slices.Clone(b))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("relation of %s at %s: %w", table, end, err)
+	}
+	return rel, nil
 }
 
 // treeCache keeps, per table, the last tree materialised inside a group,

@@ -26,6 +26,7 @@ const (
 	subGroup = 'g' // 'c' 'g' endLSN → groupRecord
 	subLog   = 'l' // 's' 'l' endLSN → commit log record
 	subHeld  = 'h' // 's' 'h' name 0x00 commitLSN seq → heldChange
+	subRel   = 'r' // 'c' 'r' name 0x00 fromLSN → Relation the table's trees use from that group on
 )
 
 func tableKey(name string) []byte {
@@ -33,6 +34,31 @@ func tableKey(name string) []byte {
 }
 
 func tablePrefix() []byte { return []byte{store.PrefixCatalog, subTable} }
+
+func relPrefix(table string) []byte {
+	k := append([]byte{store.PrefixCatalog, subRel}, table...)
+	return append(k, 0)
+}
+
+func relKey(table string, from replication.LSN) []byte {
+	return binary.BigEndian.AppendUint64(relPrefix(table), uint64(from))
+}
+
+func encodeRel(rel *replication.Relation) []byte {
+	e := enc{}
+	e.byte(recVersion)
+	encodeRelation(&e, rel)
+	return e.b
+}
+
+func decodeRel(b []byte) (*replication.Relation, error) {
+	d := dec{b: b}
+	if v := d.byte(); v != recVersion && d.err == nil {
+		return nil, fmt.Errorf("decode relation: %w: record version %d", errCorrupt, v)
+	}
+	rel := decodeRelation(&d)
+	return rel, d.done("relation")
+}
 
 func groupKey(end replication.LSN) []byte {
 	return binary.BigEndian.AppendUint64([]byte{store.PrefixCatalog, subGroup}, uint64(end))

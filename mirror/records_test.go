@@ -84,5 +84,6 @@ func FuzzDecode(f *testing.F) {
 		decodeGroup(1, b)
 		decodeHeld(b)
 		decodeMeta(b)
+		decodeRel(b)
 	})
 }

@@ -253,7 +253,7 @@ func TestSchemaChangeResync(t *testing.T) {
 		`INSERT INTO s SELECT g, 'v' || g FROM generate_series(1, 500) g`)
 	e.start()
 	e.exec(`INSERT INTO s VALUES (1000, 'before')`, `INSERT INTO other VALUES (1)`)
-	e.sync()
+	before := e.sync()
 	e.exec(`ALTER TABLE s ADD COLUMN d int DEFAULT 42`, `INSERT INTO s VALUES (1001, 'after', 7)`, `UPDATE s SET v = 'changed' WHERE id = 2`)
 	e.sync()
 	if got := e.m.NeedsResync(); len(got) != 1 || got[0] != "public.s" {
@@ -303,6 +303,20 @@ func TestSchemaChangeResync(t *testing.T) {
 	e.reopen(false)
 	e.exec(`UPDATE s SET v = 'after reopen' WHERE id = 4`)
 	e.check()
+	// The versions before the resync keep the old schema and rows.
+	old, err := e.m.TreeAt(t.Context(), "public.s", before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(old.Relation.Columns) != 2 {
+		t.Fatalf("relation before the resync: %d columns, want 2", len(old.Relation.Columns))
+	}
+	if row, ok, err := old.Get(t.Context(), "1000"); err != nil || !ok || string(row) != "4:10006:before" {
+		t.Fatalf("row 1000 before the resync: %q %v %v", row, ok, err)
+	}
+	if n, err := old.Count(t.Context()); err != nil || n != 501 {
+		t.Fatalf("%d rows before the resync (%v), want 501", n, err)
+	}
 }
 
 // TestUnchangedToast: an UPDATE that does not touch an out-of-line value
