@@ -190,3 +190,58 @@ func TestParseRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownAtTargetSize renders a synthetic 1M + 10M report, so that the
+// parts only written at the seed's sizes (seed columns, targets, verdicts,
+// interpretation) are exercised without a 10M run.
+func TestMarkdownAtTargetSize(t *testing.T) {
+	rep := &ProllyReport{Started: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), Reps: 3, Seed: 1, Batch: 10_000}
+	for _, n := range []int{seedSmall, seedLarge} {
+		s := SizeResult{Records: n, Tree: TreeStats{Nodes: 10, Height: 2, NodesPerLevel: []int{9, 1}, BytesPerLevel: []int64{9 << 12, 1 << 12}, PeakRSSBuild: 2 << 30, PeakRSSReset: true}}
+		for i, spec := range prollyCells {
+			ops, reps := 10_000, 3
+			if spec.id == "build" || spec.id == "scan" {
+				ops, reps = n, 1
+			}
+			// Every cell twice its target (or 1 ms), CPU at half the wall.
+			d := 2 * spec.target
+			if d == 0 || spec.id == "batch/append" {
+				d = time.Millisecond
+			}
+			if spec.perOp {
+				d *= time.Duration(ops)
+			}
+			c := Cell{ID: spec.id, Ops: ops}
+			for range reps {
+				c.Samples = append(c.Samples, d)
+				c.CPU = append(c.CPU, d/2)
+				c.RunqWait = append(c.RunqWait, d/2)
+				c.DiskRead, c.DiskWrite = append(c.DiskRead, 0), append(c.DiskWrite, 4096)
+				c.NodeReads, c.NodePuts = append(c.NodeReads, int64(i)), append(c.NodePuts, int64(i+1))
+			}
+			s.Cells = append(s.Cells, c)
+		}
+		rep.Sizes = append(rep.Sizes, s)
+	}
+	var b bytes.Buffer
+	if err := WriteProllyMarkdown(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	if strings.Contains(md, "%!") {
+		t.Errorf("formatting error in the report:\n%s", md)
+	}
+	for _, want := range []string{
+		"| cell | seed 1M | ours 1M | seed 10M | ours 10M | target (10M) | ratio seed/ours |",
+		"| Random batch, 10k | 8.93 s | **800 ms** (800 ms–800 ms), 12,500/s | 92.0 s | **800 ms** (800 ms–800 ms), 12,500/s | ≤ 400 ms ✗ | 1M 11×; 10M 115× |",
+		"**Random batch, 10k**: 800 ms wall against ≤ 400 ms (2.0× over); CPU 400 ms, meets it on CPU time",
+		"Peak RSS during the build**: 2.00 GiB against ≤ 1 GiB",
+		"| random batch ÷ append batch at 10M | 2,031 | **800.00** ✗ | 800.00 ✗ | ≤ 25 |",
+		"the first factor alone is ~1 here (nodes put 4 vs 3)",
+		"| nodes per level, leaves first | — | 9 / 1 |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
