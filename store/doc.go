@@ -89,10 +89,10 @@
 // leaves of a 10M-row table):
 //
 //	layout                        write MB/s  cold Get   150k-node load: CPU (incl. generating
-//	                                                     and hashing, ~1 s), anon RSS, cold Get p50/p99
-//	vlog (ValueThreshold 1 KiB)   300 / 90    8-13 µs    3.0-3.2 s, 618-714 MiB, 7 / 62 µs
-//	lsm  (threshold 1 MiB)        244 / 68    15-20 µs   5.0-6.2 s, 1170-1264 MiB, 13 / 82 µs
-//	lsm + Badger snappy blocks    278 / 63    54-66 µs
+//	                              load 4/12   mean       and hashing, ~1 s), anon RSS, cold Get p50/p99
+//	vlog (ValueThreshold 1 KiB)   300 / 90    8-25 µs    3.0-3.2 s, 618-714 MiB, 7 / 62 µs
+//	lsm  (threshold 1 MiB)        244 / 68    15-36 µs   5.0-6.2 s, 1170-1264 MiB, 13 / 82 µs
+//	lsm + Badger snappy blocks    278 / 63    32-66 µs
 //
 // Nodes go to the value log: faster writes (no compaction rewriting node
 // bytes), a tiny LSM (keys and pointers), faster cold reads. Badger's block
