@@ -133,6 +133,34 @@ func (s *NodeStore[N]) Get(ctx context.Context, h addr.Hash) (N, error) {
 	return v.(N), nil
 }
 
+// Has reports whether the node at h is stored or buffered, without reading
+// or verifying its bytes (a later Get may still find it corrupt).
+func (s *NodeStore[N]) Has(ctx context.Context, h addr.Hash) (bool, error) {
+	if s.cache != nil {
+		if _, ok := s.cache.get(h); ok {
+			return true, nil
+		}
+	}
+	if _, ok := s.pending(h); ok {
+		return true, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("has node %s: %w", h, err)
+	}
+	err := s.db.bdb.View(func(txn *badger.Txn) error {
+		_, err := txn.Get(nodeKey(h))
+		return err
+	})
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, badger.ErrKeyNotFound):
+		return false, nil
+	default:
+		return false, fmt.Errorf("has node %s: %w", h, err)
+	}
+}
+
 // pending looks h up in the buffered Puts.
 func (s *NodeStore[N]) pending(h addr.Hash) (N, bool) {
 	s.mu.RLock()

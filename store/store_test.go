@@ -626,3 +626,31 @@ func TestFlushCancelledKeepsNodes(t *testing.T) {
 		}
 	}
 }
+
+func TestHas(t *testing.T) {
+	db := openTest(t, Options{InMemory: true})
+	s := NewNodeStore(db, testCodec{})
+	hs, _ := putNodes(t, s, newLeafGen(71, false), 3)
+	missing := addr.Of([]byte("absent"))
+	check := func(when string) {
+		t.Helper()
+		for _, h := range hs {
+			if ok, err := s.Has(t.Context(), h); !ok || err != nil {
+				t.Fatalf("%s: Has(stored) = %v, %v", when, ok, err)
+			}
+		}
+		if ok, err := s.Has(t.Context(), missing); ok || err != nil {
+			t.Fatalf("%s: Has(missing) = %v, %v", when, ok, err)
+		}
+	}
+	s.ClearCache()
+	check("buffered")
+	if err := s.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	s.ClearCache()
+	check("flushed, cache cold")
+	if st := s.Stats(); st.Reads != 0 {
+		t.Fatalf("Has read %d values; it must only look keys up", st.Reads)
+	}
+}
