@@ -98,6 +98,13 @@ func (r *Resolver) Resolve(ctx context.Context, text string) (Point, error) {
 	case RefLSN:
 		v, err := r.Mirror.VersionAt(ref.LSN)
 		if errors.Is(err, mirror.ErrNoVersion) {
+			if c := r.copiedAt(ref.LSN); c != 0 {
+				// Before the first commit, but after an initial copy: the
+				// copied state is the version (a group record at the copy
+				// LSN holds it).
+				p.Version = mirror.Version{EndLSN: c}
+				return p, nil
+			}
 			return p, fmt.Errorf("ref %q: %w: before the oldest retained version %s (head %s)",
 				text, ErrUnknownRef, r.oldest(head), head.EndLSN)
 		}
@@ -175,6 +182,18 @@ func (r *Resolver) nearest(name string) string {
 		names = names[:3]
 	}
 	return "; nearest: " + strings.Join(names, ", ")
+}
+
+// copiedAt returns the latest initial-copy LSN of a table at or before
+// lsn, or 0.
+func (r *Resolver) copiedAt(lsn replication.LSN) replication.LSN {
+	var best replication.LSN
+	for _, t := range r.Mirror.Tables() {
+		if t.CopiedAt != 0 && t.CopiedAt <= lsn && t.CopiedAt > best {
+			best = t.CopiedAt
+		}
+	}
+	return best
 }
 
 // oldest returns the end LSN of the oldest retained commit.
