@@ -129,9 +129,9 @@ func TestRevertEndToEnd(t *testing.T) {
 	exec(`BEGIN`, `DELETE FROM "Accounts" WHERE id % 10 = 0`, `UPDATE "Accounts" SET balance = 0, note = 'oops' WHERE id % 7 = 0`, `COMMIT`)
 	after, base := sync(), read()
 	exec(`UPDATE "Accounts" SET balance = balance + 1 WHERE id % 11 = 0 AND id % 7 <> 0`, // other rows
-		`UPDATE "Accounts" SET owner = 'new owner' WHERE id % 7 = 0 AND id % 2 = 0`, // same rows, other column: merges
-		`UPDATE "Accounts" SET balance = 99 WHERE id IN (7, 21)`,                       // same rows, same column: conflicts
-		`DELETE FROM "Accounts" WHERE id = 49`,                                          // deleted after the bad update: conflict
+		`UPDATE "Accounts" SET owner = 'new owner' WHERE id % 7 = 0 AND id % 2 = 0`,   // same rows, other column: merges
+		`UPDATE "Accounts" SET balance = 99 WHERE id IN (7, 21)`,                      // same rows, same column: conflicts
+		`DELETE FROM "Accounts" WHERE id = 49`,                                        // deleted after the bad update: conflict
 		`INSERT INTO "Accounts" VALUES (50, 'again', 1, NULL), (1000, 'new', 2, 'x')`, // re-inserted after the delete: conflict
 	)
 	sync()
