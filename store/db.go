@@ -269,7 +269,7 @@ func (db *DB) Sync() error {
 }
 
 // gcFlushKey is written and dropped by compactForGC; it is never read.
-var gcFlushKey = []byte{PrefixMeta, 'g', 'c', '-', 'f', 'l', 'u', 's', 'h'}
+var gcFlushKey = []byte{PrefixScratch, 'g', 'c'}
 
 // compactForGC pushes recent deletes through the LSM. Badger learns which
 // value-log bytes are garbage only when a compaction drops a deleted or
@@ -296,7 +296,12 @@ func (db *DB) compactForGC() error {
 // (0 < r < 1; 0.5 is Badger's advice) is garbage, repeating until none
 // qualifies or ctx is done, and returns how many files it rewrote. It first
 // flushes and compacts the LSM so that deletes made just before (a sweep)
-// are already counted as garbage. Nodes
+// are already counted as garbage.
+//
+// While the memtables are flushed Badger refuses writes: a transaction
+// committed through Badger() in that window fails with
+// badger.ErrBlockedWrites (NodeStore writes wait and retry). Run it from the
+// single writer between commits, or retry on that error. Nodes
 // live in the value log (Options.ValueThreshold), so deleted nodes only
 // give their space back through this; run it after a node sweep and
 // periodically (e.g. every few minutes) from the owner of the DB.

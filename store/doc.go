@@ -133,7 +133,9 @@ const (
 	PrefixHeap byte = 'h'
 	// PrefixIndex: radix index checkpoints (radixindex).
 	PrefixIndex byte = 'x'
-	// PrefixMeta: store-wide metadata: format version, durable LSN (mirror);
-	// store uses PrefixMeta+"gc-flush" as a scratch key.
+	// PrefixMeta: store-wide metadata: format version, durable LSN (mirror).
 	PrefixMeta byte = 'm'
+	// PrefixScratch: keys store writes and drops at once (value-log GC's
+	// memtable flush); never read.
+	PrefixScratch byte = '~'
 )
