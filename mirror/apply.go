@@ -635,6 +635,8 @@ func (m *Mirror) commit(ctx context.Context, info replication.TxnInfo) error {
 	rec := encodeLog(&v, logTables)
 	durable := enc{}
 	durable.uvarint(uint64(info.EndLSN))
+	// INVARIANT: a commit's log record and the durable LSN naming it are
+	// one queued op, written in one Badger transaction (never split).
 	op := &writeOp{commit: info.EndLSN, version: &v}
 	if txn.heldCount > 0 {
 		m.writeHeld(op)

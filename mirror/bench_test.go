@@ -1,7 +1,6 @@
 package mirror
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -253,7 +252,6 @@ func TestHugeTransaction(t *testing.T) {
 	}
 	t.Logf("%d-row transaction applied in %v (%.0f rows/s); heap in use %d MiB before, peaked at %d MiB",
 		rows, took.Round(time.Millisecond), float64(rows)/took.Seconds(), base.HeapInuse>>20, peak.Load()>>20)
-	_ = context.Background
 }
 
 // BenchmarkCopy1M: 1M pgbench_accounts rows through CopyRange (4 ranges

@@ -324,7 +324,7 @@ func TestModel(t *testing.T) {
 		return ids[rng.IntN(len(ids))], true
 	}
 	const txns = 220
-	for n := range txns {
+	for range txns {
 		info := h.begin()
 		work := map[string]map[int64]modelRow{}
 		for _, name := range names {
@@ -412,7 +412,6 @@ func TestModel(t *testing.T) {
 		case 1:
 			crash()
 		}
-		_ = n
 	}
 	if err := h.m.Sync(t.Context()); err != nil {
 		t.Fatal(err)

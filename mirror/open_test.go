@@ -190,7 +190,6 @@ func TestDurableWaitsForSync(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	_ = context.Background
 }
 
 // TestChangeBelowCopyDropped: a transaction whose commit LSN is below a
