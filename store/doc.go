@@ -114,7 +114,10 @@
 // but counted by RSS, and growing with the data written). With CacheBytes
 // 64 MiB the peak was 620 MiB (anonymous 230 MiB). A 10M-row build that must
 // stay under 1 GiB overall wants a smaller cache while building, or
-// GOMEMLIMIT (640 MiB gave a 992 MiB peak with the 256 MiB cache).
+// GOMEMLIMIT (640 MiB gave a 992 MiB peak with the 256 MiB cache). End to
+// end, prolly's BenchmarkBuildBadger at 10M rows on this store with default
+// options peaked at 968 MiB (/usr/bin/time maxrss) in 14.5 s wall, 4.5 s
+// CPU (load 12).
 package store
 
 // Key prefixes: the registry of the one Badger keyspace. Every key starts
