@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"runtime/pprof"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/sidecar-dev/sidecar/history/historytest"
 )
+
+var benchProfile = flag.String("history.cpuprofile", "", "write a CPU profile of TestHistoryBench's timed part")
 
 var benchRows = flag.Int("history.rows", 0, "run TestHistoryBench on a table of this many rows (0: skip)")
 
@@ -27,7 +31,7 @@ func TestHistoryBench(t *testing.T) {
 	}
 	const changes = 10_000
 	rng := rand.New(rand.NewPCG(1, 2))
-	f := historytest.New(t)
+	f := historytest.NewSized(t, 256<<20) // the store's default cache
 	svc := New(f.DB, f.Mirror)
 	rel := historytest.Rel(1, "public", "big", 1, [2]string{"id", "int8"}, [2]string{"v", "text"}, [2]string{"n", "numeric"})
 	start := time.Now()
@@ -52,6 +56,14 @@ func TestHistoryBench(t *testing.T) {
 	update(changes, 1000)
 	b := f.Commit(func(tx *historytest.Tx) {}).EndLSN.String()
 	ctx := t.Context()
+	if *benchProfile != "" {
+		pf, err := os.Create(*benchProfile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pprof.StartCPUProfile(pf)
+		defer func() { pprof.StopCPUProfile(); pf.Close() }()
+	}
 	w := NewSQLWriter(io.Discard)
 	var first time.Duration
 	start = time.Now()

@@ -137,6 +137,9 @@ func (r *Resolver) resolveName(p Point) (Point, error) {
 	}
 	if ok {
 		v, err := r.Mirror.VersionAt(t.LSN)
+		if errors.Is(err, mirror.ErrNoVersion) && r.copiedAt(t.LSN) == t.LSN {
+			v, err = mirror.Version{EndLSN: t.LSN}, nil // a tagged initial copy
+		}
 		if err != nil {
 			return p, fmt.Errorf("tag %q at %s: %w", name, t.LSN, err)
 		}

@@ -27,10 +27,14 @@ type Fixture struct {
 
 // New opens a store and a mirror in t.TempDir(). Small groups make
 // versions land both inside groups (log replay) and at group boundaries.
-func New(t testing.TB) *Fixture {
+func New(t testing.TB) *Fixture { return NewSized(t, 8<<20) }
+
+// NewSized is New with a node cache of cacheBytes (benchmarks use the
+// daemon's default size).
+func NewSized(t testing.TB, cacheBytes int64) *Fixture {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := store.Open(store.Options{Dir: dir, CacheBytes: 8 << 20})
+	db, err := store.Open(store.Options{Dir: dir, CacheBytes: cacheBytes})
 	if err != nil {
 		t.Fatal(err)
 	}
