@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -134,7 +136,7 @@ var updateRows = flag.Int("replication.update-rows", 500_000, "rows updated by o
 // replayed here) to its Commit at the sink; and the catch-up of 10k
 // single-row transactions written while the stream was stopped.
 func BenchmarkStreamCatchUp(b *testing.B) {
-	_, url := benchCluster(b)
+	cluster, url := benchCluster(b)
 	conn, err := pgx.Connect(context.Background(), url)
 	if err != nil {
 		b.Fatal(err)
@@ -155,8 +157,10 @@ func BenchmarkStreamCatchUp(b *testing.B) {
 	snap.Close(context.Background())
 	sink := &countSink{}
 	sink.durable.Store(uint64(snap.LSN))
+	var st *Streamer
 	run := func() (stop func()) {
-		st, err := NewStreamer(StreamConfig{ConnString: url, Slot: "bench", Publication: "pub", Sink: sink})
+		var err error
+		st, err = NewStreamer(StreamConfig{ConnString: url, Slot: "bench", Publication: "pub", Sink: sink})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -172,6 +176,13 @@ func BenchmarkStreamCatchUp(b *testing.B) {
 	}
 	b.Run(fmt.Sprintf("update%d", *updateRows), func(b *testing.B) {
 		for b.Loop() {
+			// A second slot, for the raw decode time of the same WAL by
+			// pg_recvlogical (protocol 2, streaming), measured afterwards.
+			var rawStart string
+			if err := conn.QueryRow(context.Background(),
+				"SELECT lsn::text FROM pg_create_logical_replication_slot('raw', 'pgoutput')").Scan(&rawStart); err != nil {
+				b.Fatal(err)
+			}
 			stop := run()
 			rows0, txns0 := sink.rows.Load(), sink.txns.Load()
 			if _, err := conn.Exec(context.Background(), "UPDATE t SET score = score + 1, v = upper(v) WHERE id % 2 = 0 AND id <= $1", 2**updateRows); err != nil {
@@ -180,18 +191,41 @@ func BenchmarkStreamCatchUp(b *testing.B) {
 			t0 := time.Now()
 			var peak uint64
 			var ms runtime.MemStats
+			received0 := st.Stats().Received
+			var recvAt time.Duration
 			for sink.txns.Load() == txns0 {
 				time.Sleep(20 * time.Millisecond)
 				runtime.ReadMemStats(&ms)
 				peak = max(peak, ms.HeapInuse)
+				if recvAt == 0 && st.Stats().Received > received0 {
+					recvAt = time.Since(t0)
+				}
 			}
 			el := time.Since(t0)
+			if recvAt == 0 {
+				recvAt = el
+			}
+			// Split: until the server's Stream Commit arrived (decoding),
+			// then the replay of the spool into the sink.
+			b.ReportMetric(recvAt.Seconds(), "s-until-stream-commit")
 			stop()
 			if got := sink.rows.Load() - rows0; got != int64(*updateRows) {
 				b.Fatalf("received %d rows", got)
 			}
 			b.ReportMetric(el.Seconds(), "s-after-commit")
 			b.ReportMetric(float64(peak)/(1<<20), "MiB-peak-heap")
+
+			t1 := time.Now()
+			cmd := exec.Command(filepath.Join(cluster.BinDir(), "pg_recvlogical"), "-d", cluster.URL("bench"),
+				"--slot", "raw", "--start", "-E", LSN(sink.durable.Load()).String(), "-f", "/dev/null",
+				"-o", "proto_version=2", "-o", "streaming=on", "-o", "publication_names=pub", "--no-loop")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("pg_recvlogical: %v: %s", err, out)
+			}
+			b.ReportMetric(time.Since(t1).Seconds(), "s-raw-decode")
+			if _, err := conn.Exec(context.Background(), "SELECT pg_drop_replication_slot('raw')"); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 	b.Run("catchup10k", func(b *testing.B) {
