@@ -21,15 +21,19 @@ type Env struct {
 	GoVersion  string `json:"go_version"`
 	OSArch     string `json:"os_arch"`
 	Commit     string `json:"commit"`
-	// Dirty lists the uncommitted paths of the measured packages (prolly,
-	// store, addr, bench) at run time; empty when they were clean.
+	// Dirty lists the uncommitted paths of the measured code (prolly,
+	// store, addr and the prolly benchmark's files) at run time; empty when
+	// they were clean.
 	Dirty []string `json:"dirty,omitempty"`
 	// DirtyElsewhere: other paths of the work tree were uncommitted.
 	DirtyElsewhere bool `json:"dirty_elsewhere"`
 }
 
-// measuredPaths are the packages whose code a prolly benchmark times.
-var measuredPaths = []string{"prolly", "store", "addr", "bench"}
+// measuredPaths are the path prefixes of the code a prolly benchmark
+// times or that produces its report (other subjects' files in bench/ are
+// not).
+var measuredPaths = []string{"prolly/", "store/", "addr/",
+	"bench/prolly", "bench/diffmerge", "bench/measure", "bench/workload", "bench/seed", "bench/env", "bench/markdown", "bench/doc"}
 
 // CollectEnv reads the machine, Go and source revision. Fields it cannot
 // learn are left empty; it never fails.
@@ -74,7 +78,7 @@ func CollectEnv(ctx context.Context) Env {
 			}
 			measured := false
 			for _, p := range measuredPaths {
-				if strings.HasPrefix(path, p+"/") {
+				if strings.HasPrefix(path, p) {
 					measured = true
 				}
 			}

@@ -106,7 +106,7 @@ func dirtyNote(e Env) string {
 	case len(e.Dirty) > 0:
 		return fmt.Sprintf(" with uncommitted changes in the measured packages (%s)", strings.Join(e.Dirty, ", "))
 	case e.DirtyElsewhere:
-		return " (measured packages prolly, store, addr, bench clean; other packages of the shared work tree had uncommitted changes)"
+		return " (measured code in prolly, store, addr and bench clean; other files of the shared work tree had uncommitted changes)"
 	default:
 		return ""
 	}
