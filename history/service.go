@@ -8,6 +8,28 @@
 // diff produces them, so the first row of a diff of two versions k changes
 // apart arrives after O(height) node reads and the whole diff costs
 // O(k · height), whatever the table's size.
+//
+// # Versions read through overlays
+//
+// A version inside a commit group is materialised by the mirror as the
+// group's root plus a replay into an in-memory overlay (mirror.TreeAt).
+// Two such trees have different engines, so diff and merge run on an
+// engine over a join of their stores (tree.go); a merge's writes stay in
+// memory until a result is kept as a branch, when only the nodes that are
+// not already in the node store are written (persist).
+//
+// # Measurements
+//
+// TestHistoryBench (go test ./history -run TestHistoryBench -history.rows N
+// -v), 2-vCPU VM shared with other builds (load average ≈12 during the
+// runs, so wall times are inflated), service level (no process start):
+//
+//	rows   diff 10k random changes        --stat   revert 10k-row DELETE + 10k later writes
+//	1M     first row 16 ms, all 240 ms    160 ms   1.3 s (9,914 statements, 86 conflicts)
+//	10M    first row 0.4 ms, all 1.0-1.4 s 320 ms  2.9 s (9,994 statements, 6 conflicts)
+//
+// HEAD~20 resolves in ≈10 µs (a reverse key-only walk of the commit log);
+// @time refs binary-search LSNs, O(log) seeks.
 package history
 
 import (
