@@ -467,8 +467,8 @@ func (s *NodeStore[N]) write(ctx context.Context, b *batch[N]) error {
 	for h := range b.nodes {
 		hs = append(hs, h)
 	}
-	// Address order: Badger's memtable skiplist and L0 tables take sorted
-	// inserts more cheaply.
+	// Address order: a batch's writes (and any error) are deterministic,
+	// and Badger's skiplist inserts walk warm paths.
 	slices.SortFunc(hs, compareHash)
 	enc := make([]encodedNode, len(hs))
 	workers := min(runtime.GOMAXPROCS(0), (len(hs)+minPerWorker-1)/minPerWorker)
