@@ -225,8 +225,10 @@ func Copy(ctx context.Context, opts CopyOptions, snap Snapshot, tables []TableNa
 					report(tk.t, true)
 				}
 			}
-			_, err = conn.Exec(gctx, "COMMIT")
-			return err
+			if _, err := conn.Exec(gctx, "COMMIT"); err != nil {
+				return fmt.Errorf("copy worker: end snapshot transaction: %w", err)
+			}
+			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
