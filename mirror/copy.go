@@ -17,6 +17,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/sidecar-dev/sidecar/prolly"
 	"github.com/sidecar-dev/sidecar/replication"
+	"golang.org/x/sync/errgroup"
 )
 
 // tableCopy collects the sorted runs of one table's copy. Ranges arrive
@@ -235,10 +236,41 @@ func (h *runHeap) Pop() any {
 	return x
 }
 
-// build merges the runs into a tree. Equal keys with equal values (a
-// REPLICA IDENTITY FULL table without a unique key holding duplicate rows)
-// collapse into one row; equal keys with different values are an error.
+// build merges the runs into a tree: one goroutine merges, the caller's
+// builds, so reading and comparing overlap with hashing and encoding
+// nodes. Equal keys with equal values (a REPLICA IDENTITY FULL table
+// without a unique key holding duplicate rows) collapse into one row;
+// equal keys with different values are an error.
 func (tc *tableCopy) build(ctx context.Context, eng *prolly.Engine) (prolly.Root, error) {
+	batches := make(chan []kv, 4)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(batches)
+		return tc.merge(gctx, batches)
+	})
+	var root prolly.Root
+	g.Go(func() error {
+		b := eng.NewBuilder(gctx)
+		for batch := range batches {
+			for _, r := range batch {
+				if err := b.Add(r.key, r.val); err != nil {
+					return fmt.Errorf("copy %s: %w", tc.rel.QualifiedName(), err)
+				}
+			}
+		}
+		var err error
+		root, err = b.Finish()
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return prolly.Root{}, err
+	}
+	return root, nil
+}
+
+// merge sends the runs' rows in key order, in batches, without
+// duplicates.
+func (tc *tableCopy) merge(ctx context.Context, out chan<- []kv) error {
 	var h runHeap
 	defer func() {
 		for _, rr := range h {
@@ -248,12 +280,12 @@ func (tc *tableCopy) build(ctx context.Context, eng *prolly.Engine) (prolly.Root
 	for _, r := range tc.runs {
 		rr, err := openRun(r)
 		if err != nil {
-			return prolly.Root{}, err
+			return err
 		}
 		ok, err := rr.next()
 		if err != nil {
 			rr.close()
-			return prolly.Root{}, err
+			return err
 		}
 		if !ok {
 			rr.close()
@@ -262,7 +294,17 @@ func (tc *tableCopy) build(ctx context.Context, eng *prolly.Engine) (prolly.Root
 		h = append(h, rr)
 	}
 	heap.Init(&h)
-	b := eng.NewBuilder(ctx)
+	const batchRows = 4096
+	batch := make([]kv, 0, batchRows)
+	send := func() error {
+		select {
+		case out <- batch:
+			batch = make([]kv, 0, batchRows)
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	var prev kv
 	started := false
 	for h.Len() > 0 {
@@ -270,17 +312,20 @@ func (tc *tableCopy) build(ctx context.Context, eng *prolly.Engine) (prolly.Root
 		cur := rr.cur
 		if started && bytes.Equal(cur.key, prev.key) {
 			if !bytes.Equal(cur.val, prev.val) {
-				return prolly.Root{}, fmt.Errorf("copy %s: two rows with key %x", tc.rel.QualifiedName(), cur.key)
+				return fmt.Errorf("copy %s: two rows with key %x", tc.rel.QualifiedName(), cur.key)
 			}
 		} else {
-			if err := b.Add(cur.key, cur.val); err != nil {
-				return prolly.Root{}, fmt.Errorf("copy %s: %w", tc.rel.QualifiedName(), err)
-			}
+			batch = append(batch, cur)
 			prev, started = cur, true
+			if len(batch) == batchRows {
+				if err := send(); err != nil {
+					return err
+				}
+			}
 		}
 		ok, err := rr.next()
 		if err != nil {
-			return prolly.Root{}, err
+			return err
 		}
 		if ok {
 			heap.Fix(&h, 0)
@@ -289,7 +334,10 @@ func (tc *tableCopy) build(ctx context.Context, eng *prolly.Engine) (prolly.Root
 			heap.Pop(&h)
 		}
 	}
-	return b.Finish()
+	if len(batch) > 0 {
+		return send()
+	}
+	return nil
 }
 
 // TableCopied implements replication.CopySink: the table's runs are
