@@ -387,7 +387,7 @@ const minStatusGap = 50 * time.Millisecond
 func (r *walReader) run(ctx context.Context) error {
 	tick := time.NewTicker(min(pollEvery, r.interval))
 	defer tick.Stop()
-	if err := r.sendStatus(ctx, false); err != nil {
+	if err := r.sendStatus(ctx); err != nil {
 		return err
 	}
 	var deadline time.Time
@@ -447,7 +447,7 @@ func (r *walReader) handle(ctx context.Context, data []byte, tick *time.Ticker) 
 		r.walEnd = max(r.walEnd, LSN(ka.ServerWALEnd))
 		r.s.serverWALEnd.Store(uint64(r.walEnd))
 		if ka.ReplyRequested {
-			return r.sendStatus(ctx, false)
+			return r.sendStatus(ctx)
 		}
 		return nil
 	case pglogrepl.XLogDataByteID:
@@ -540,7 +540,7 @@ func (r *walReader) push(ctx context.Context, it item, tick *time.Ticker) error 
 func (r *walReader) maybeStatus(ctx context.Context) error {
 	since := time.Since(r.lastStatus)
 	if since >= r.interval || (since >= minStatusGap && r.flushable() > r.acked) {
-		return r.sendStatus(ctx, false)
+		return r.sendStatus(ctx)
 	}
 	return nil
 }
@@ -561,7 +561,7 @@ func (r *walReader) flushable() LSN {
 
 // sendStatus sends write = received, flush = apply = flushable, all three
 // explicit (pglogrepl would copy write into a zero flush).
-func (r *walReader) sendStatus(ctx context.Context, replyRequested bool) error {
+func (r *walReader) sendStatus(ctx context.Context) error {
 	flush := r.flushable()
 	write := max(r.lastCommitEnd, flush)
 	if flush == 0 {
@@ -572,7 +572,7 @@ func (r *walReader) sendStatus(ctx context.Context, replyRequested bool) error {
 		WALFlushPosition: pglogrepl.LSN(flush),
 		WALApplyPosition: pglogrepl.LSN(flush),
 		ClientTime:       time.Now(),
-		ReplyRequested:   replyRequested,
+		ReplyRequested:   false,
 	})
 	if err != nil {
 		return fmt.Errorf("send standby status: %w", err)
