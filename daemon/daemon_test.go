@@ -17,11 +17,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/config"
+	"github.com/sidecar-dev/sidecar/internal/mirrortest"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
-	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
-	"github.com/sidecar-dev/sidecar/rowenc"
-	"github.com/sidecar-dev/sidecar/store"
 )
 
 var pg *pgtest.Cluster
@@ -174,68 +172,6 @@ func httpGet(t *testing.T, url string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// pgRows returns the vrow1 encoding of every row of table, as PostgreSQL
-// prints it under the pinned session settings, sorted.
-func pgRows(t *testing.T, url, table string) []string {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := replication.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	rr := conn.PgConn().ExecParams(ctx, "SELECT * FROM "+table, nil, nil, nil, nil)
-	var out []string
-	for rr.NextRow() {
-		vals := make([][]byte, len(rr.Values()))
-		for i, v := range rr.Values() {
-			if v != nil {
-				vals[i] = append([]byte{}, v...)
-			}
-		}
-		out = append(out, string(rowenc.Encode(vals)))
-	}
-	if _, err := rr.Close(); err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// mirrorRows opens the (stopped) daemon's data directory and returns the
-// rows of table at HEAD, and the durable LSN.
-func mirrorRows(t *testing.T, dataDir, table string) ([]string, replication.LSN) {
-	t.Helper()
-	ctx := context.Background()
-	db, err := store.Open(store.Options{Dir: dataDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	m, err := mirror.Open(ctx, mirror.Options{DB: db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close(ctx)
-	tr, err := m.TreeAt(ctx, table, m.Durable())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cur, err := tr.Scan(ctx, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for cur.Next() {
-		out = append(out, string(cur.Value()))
-	}
-	if err := cur.Err(); err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(out)
-	return out, m.Durable()
-}
-
 func slotConfirmed(t *testing.T, url, slot string) replication.LSN {
 	t.Helper()
 	conn, err := pgx.Connect(context.Background(), url)
@@ -304,8 +240,8 @@ func TestRunCopiesStreamsAndStopsCleanly(t *testing.T) {
 	if err := r.stop(); err != nil {
 		t.Fatalf("clean stop: %v\n%s", err, logs.String())
 	}
-	got, durable := mirrorRows(t, cfg.DataDir, "public.accounts")
-	want := pgRows(t, url, "accounts")
+	durable, got := mirrortest.MirrorRows(t, cfg.DataDir, "public.accounts")
+	want := mirrortest.PGRows(t, url, "accounts")
 	if !slices.Equal(got, want) {
 		t.Fatalf("mirror has %d rows, PostgreSQL %d; they differ", len(got), len(want))
 	}
@@ -320,8 +256,8 @@ func TestRunCopiesStreamsAndStopsCleanly(t *testing.T) {
 	if err := r2.stop(); err != nil {
 		t.Fatal(err)
 	}
-	got, _ = mirrorRows(t, cfg.DataDir, "public.accounts")
-	if want := pgRows(t, url, "accounts"); !slices.Equal(got, want) {
+	_, got = mirrortest.MirrorRows(t, cfg.DataDir, "public.accounts")
+	if want := mirrortest.PGRows(t, url, "accounts"); !slices.Equal(got, want) {
 		t.Fatalf("after restart: mirror %d rows, PostgreSQL %d; they differ", len(got), len(want))
 	}
 }
