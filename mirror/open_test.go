@@ -314,3 +314,36 @@ func TestTablesListsCopies(t *testing.T) {
 		t.Fatalf("after the copy: %+v", ts)
 	}
 }
+
+// TestWriteOpsSplit: a queue batch larger than one Badger transaction is
+// written in several, never splitting an op, and an op deleting more keys
+// than one transaction holds deletes them in chunks.
+func TestWriteOpsSplit(t *testing.T) {
+	h := newMHarness(t, Options{})
+	var ops []*writeOp
+	for i := range 40 {
+		op := &writeOp{}
+		for j := range 2000 {
+			op.set(heldKey("public.x", replication.LSN(i), uint32(j)), make([]byte, 100))
+		}
+		ops = append(ops, op)
+	}
+	if err := h.m.writeOps(ops); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := h.m.keysUnder(heldPrefix("public.x"))
+	if err != nil || len(keys) != 80_000 {
+		t.Fatalf("%d keys written (%v), want 80000", len(keys), err)
+	}
+	del := &writeOp{delPrefixes: [][]byte{heldPrefix("public.x")}}
+	del.set(heldKey("public.y", 1, 0), []byte("kept"))
+	if err := h.m.writeOps([]*writeOp{del}); err != nil {
+		t.Fatal(err)
+	}
+	if keys, err := h.m.keysUnder(heldPrefix("public.x")); err != nil || len(keys) != 0 {
+		t.Fatalf("%d keys left (%v)", len(keys), err)
+	}
+	if keys, err := h.m.keysUnder(heldPrefix("public.y")); err != nil || len(keys) != 1 {
+		t.Fatalf("%d keys of the op's own sets (%v), want 1", len(keys), err)
+	}
+}

@@ -158,6 +158,19 @@ func (m *Mirror) writeOps(ops []*writeOp) error {
 	start := 0 // first op of the open transaction
 	txn := m.bdb.NewTransaction(true)
 	for i := 0; i < len(ops); i++ {
+		if len(dels[i]) > maxDeletesPerTxn {
+			// Deletions (of held changes) are idempotent: a long list is
+			// written in chunks of its own, after the ops before it.
+			if err := txn.Commit(); err != nil {
+				return fmt.Errorf("write queued operations: %w", err)
+			}
+			if err := m.deleteKeys(dels[i]); err != nil {
+				return err
+			}
+			dels[i] = nil
+			start = i
+			txn = m.bdb.NewTransaction(true)
+		}
 		err := applyOp(txn, ops[i], dels[i])
 		if err == nil {
 			continue
@@ -184,6 +197,29 @@ func (m *Mirror) writeOps(ops []*writeOp) error {
 	defer txn.Discard()
 	if err := txn.Commit(); err != nil {
 		return fmt.Errorf("write %d queued operations: %w", len(ops)-start, err)
+	}
+	return nil
+}
+
+// maxDeletesPerTxn bounds the deletions one op writes atomically.
+const maxDeletesPerTxn = 10_000
+
+// deleteKeys deletes keys in transactions of maxDeletesPerTxn.
+func (m *Mirror) deleteKeys(keys [][]byte) error {
+	for len(keys) > 0 {
+		n := min(len(keys), maxDeletesPerTxn)
+		err := m.bdb.Update(func(txn *badger.Txn) error {
+			for _, k := range keys[:n] {
+				if err := txn.Delete(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("delete %d keys: %w", n, err)
+		}
+		keys = keys[n:]
 	}
 	return nil
 }
