@@ -124,11 +124,13 @@
 // Diff walks both trees with lazy cursors whose current element is either a
 // row or a whole unread subtree; two subtrees with equal addresses at the
 // same position are skipped without being read, otherwise the higher one is
-// opened. The skip lives in the streaming iterator itself. Merge joins the
-// diffs base→ours and base→theirs by key, applies the changes only theirs
-// made to ours with Mutate, and hands divergent changes to a Resolver; the
-// unresolved ones are returned as a list and as a small tree (key →
-// EncodeConflict).
+// opened. The skip lives in the streaming iterator itself. Merge streams the
+// diff base→theirs and looks the changed keys up in ours in GetMany batches:
+// this is the merge-join of the diffs base→ours and base→theirs restricted
+// to the keys theirs changed, so its cost follows theirs' changes only. It
+// applies the changes only theirs made to ours with Mutate and hands
+// divergent changes to a Resolver; the unresolved ones are returned as a
+// list and as a small tree (key → EncodeConflict).
 //
 // # Digests
 //

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 )
 
@@ -79,15 +78,23 @@ type MergeResult struct {
 	Resolved int
 }
 
-// mergeBatch bounds the edits buffered before they are applied to ours.
-const mergeBatch = 1 << 16
+// mergeBatch bounds the edits buffered before they are applied to ours;
+// mergeLookups the changes of theirs looked up in ours at once.
+const (
+	mergeBatch   = 1 << 16
+	mergeLookups = 1 << 12
+)
 
-// Merge merges theirs into ours against their common ancestor base: the two
-// diffs base→ours and base→theirs are merge-joined by key; changes only
-// theirs made are applied to ours with Mutate (so ours' own changes are
-// never rewritten); changes both made identically are already in ours;
-// changes both made differently go to resolve (nil means ReportConflicts).
-// Cost: O((k_ours + k_theirs) · height) reads, O(k_theirs · height) writes.
+// Merge merges theirs into ours against their common ancestor base. It
+// streams the diff base→theirs and looks each changed key up in ours (one
+// GetMany per batch): where ours still holds the base version, only theirs
+// changed the key and the change is applied to ours with Mutate (so ours' own
+// changes are never rewritten); where ours holds theirs' version, both made
+// the same change; otherwise both changed it differently and resolve decides
+// (nil means ReportConflicts). This is the merge-join of the two diffs
+// against base, restricted to the keys theirs changed: keys only ours
+// changed are never visited. Cost: O(k_theirs · height) reads and writes,
+// independent of the size of the trees and of ours' changes.
 func (e *Engine) Merge(ctx context.Context, base, ours, theirs Root, resolve Resolver) (MergeResult, error) {
 	if resolve == nil {
 		resolve = ReportConflicts
@@ -101,10 +108,6 @@ func (e *Engine) Merge(ctx context.Context, base, ours, theirs Root, resolve Res
 	}
 	if err := e.check(theirs); err != nil {
 		return res, err
-	}
-	do, err := e.Diff(ctx, base, ours, DiffOptions{})
-	if err != nil {
-		return res, fmt.Errorf("merge: diff base→ours: %w", err)
 	}
 	dt, err := e.Diff(ctx, base, theirs, DiffOptions{})
 	if err != nil {
@@ -122,57 +125,69 @@ func (e *Engine) Merge(ctx context.Context, base, ours, theirs Root, resolve Res
 		res.Root, res.Applied, edits = r, res.Applied+len(edits), edits[:0]
 		return nil
 	}
-	oOK, tOK := do.Next(), dt.Next()
-	for tOK {
-		t := dt.Entry()
-		var c int
-		if !oOK {
-			c = 1
-		} else {
-			c = bytes.Compare(do.Entry().Key, t.Key)
+	// Each batch of theirs' changes is looked up in ours in one GetMany:
+	// where ours still holds the base version, only theirs changed the key.
+	var batch []DiffEntry
+	var keys [][]byte
+	join := func() error {
+		keys = keys[:0]
+		for _, t := range batch {
+			keys = append(keys, t.Key)
 		}
-		switch {
-		case c < 0: // only ours changed the key: already in ours
-			oOK = do.Next()
-			continue
-		case c > 0: // only theirs changed it
-			edits = append(edits, editOf(t.Key, after(t)))
-		default:
-			o := do.Entry()
-			ov, tv := after(o), after(t)
-			if !ov.equal(tv) {
-				cf := Conflict{Key: t.Key, Base: before(t), Ours: ov, Theirs: tv, Kind: ModifyModify}
-				switch {
-				case !ov.Exists:
-					cf.Kind = DeleteModify
-				case !tv.Exists:
-					cf.Kind = ModifyDelete
-				}
-				r, err := resolve(cf)
-				if err != nil {
-					return res, fmt.Errorf("merge: resolve key %x: %w", t.Key, err)
-				}
-				switch {
-				case !r.Resolved:
-					res.Conflicts = append(res.Conflicts, cf)
-				case r.Merged.equal(ov):
-					res.Resolved++
-				default:
-					res.Resolved++
-					edits = append(edits, editOf(t.Key, r.Merged))
-				}
+		err := e.GetMany(ctx, ours, keys, func(i int, v []byte, found bool) error {
+			t := &batch[i]
+			ov, tv, bv := Version{Value: v, Exists: found}, after(*t), before(*t)
+			switch {
+			case ov.equal(bv): // only theirs changed the key
+				edits = append(edits, editOf(t.Key, tv))
+				return nil
+			case ov.equal(tv): // both made the same change
+				return nil
 			}
-			oOK = do.Next()
+			cf := Conflict{Key: t.Key, Base: bv, Ours: ov, Theirs: tv, Kind: ModifyModify}
+			switch {
+			case !ov.Exists:
+				cf.Kind = DeleteModify
+			case !tv.Exists:
+				cf.Kind = ModifyDelete
+			}
+			r, err := resolve(cf)
+			if err != nil {
+				return fmt.Errorf("merge: resolve key %x: %w", t.Key, err)
+			}
+			switch {
+			case !r.Resolved:
+				res.Conflicts = append(res.Conflicts, cf)
+			case r.Merged.equal(ov):
+				res.Resolved++
+			default:
+				res.Resolved++
+				edits = append(edits, editOf(t.Key, r.Merged))
+			}
+			return nil
+		})
+		batch = batch[:0]
+		if err != nil {
+			return fmt.Errorf("merge: look up theirs' changes in ours: %w", err)
 		}
-		tOK = dt.Next()
 		if len(edits) >= mergeBatch {
-			if err := flush(); err != nil {
+			return flush()
+		}
+		return nil
+	}
+	for dt.Next() {
+		batch = append(batch, dt.Entry())
+		if len(batch) == mergeLookups {
+			if err := join(); err != nil {
 				return res, err
 			}
 		}
 	}
-	if err := errors.Join(do.Err(), dt.Err()); err != nil {
+	if err := dt.Err(); err != nil {
 		return res, fmt.Errorf("merge: %w", err)
+	}
+	if err := join(); err != nil {
+		return res, err
 	}
 	if err := flush(); err != nil {
 		return res, err

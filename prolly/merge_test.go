@@ -162,3 +162,50 @@ func FuzzDecodeConflict(f *testing.F) {
 		}
 	})
 }
+
+// TestMergeCost checks that merging reads O(k_theirs · height) nodes plus the
+// writes' paths, however much ours changed.
+func TestMergeCost(t *testing.T) {
+	e, ms := newTestEngine(t)
+	rng := rand.New(rand.NewPCG(71, 71))
+	const n = 200000
+	b := e.NewBuilder(t.Context())
+	for i := 0; i < n; i++ {
+		if err := b.Add([]byte(intKey(2*i)), []byte(randValue(rng, 27))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base, err := b.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, _ := e.load(t.Context(), base.Hash)
+	height := root.Level() + 1
+	var oe, te []Edit
+	for i := 0; i < n; i += 10 { // ours rewrites a tenth of the table
+		oe = append(oe, Edit{Key: []byte(intKey(2 * i)), Value: []byte("ours")})
+	}
+	for i := 5; i < n; i += n / 10 { // theirs changes 10 rows
+		te = append(te, Edit{Key: []byte(intKey(2 * i)), Value: []byte("theirs")})
+	}
+	ours, err := e.Mutate(t.Context(), base, oe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := e.Mutate(t.Context(), base, te)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms.ResetCounters()
+	res, err := e.Merge(t.Context(), base, ours, theirs, nil)
+	if err != nil || res.Applied != len(te) || len(res.Conflicts) != 0 {
+		t.Fatalf("merge: %v, applied %d, %d conflicts", err, res.Applied, len(res.Conflicts))
+	}
+	reads := ms.Reads()
+	// Diff base→theirs (2 paths per change), a lookup and a rewrite in
+	// ours (2 more): 6 reads per level per change is ample.
+	if limit := int64(6 * (len(te) + 1) * height); reads > limit {
+		t.Fatalf("merge read %d nodes for %d changes of theirs (height %d), limit %d", reads, len(te), height, limit)
+	}
+	t.Logf("merge of %d changes into a tree with %d changes of its own: %d node reads", len(te), len(oe), reads)
+}
