@@ -77,9 +77,21 @@ func TestPipelineBench(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Caught up: every transaction applied and durable (the WAL insert
+	// position can lie beyond the last commit, so wait on the mirror).
+	waitCommits := func(n int64) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Minute)
+		for e.m.Stats().Commits < n || e.m.Durable() < e.m.Head().EndLSN {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d commits applied, want %d", e.m.Stats().Commits, n)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
 	start = time.Now()
 	e.start()
-	e.sync()
+	waitCommits(10_000)
 	catch := time.Since(start)
 	t.Logf("catch-up of 10000 single-row transactions: %v (%.0f txn/s, connection set-up included)", catch.Round(time.Millisecond), 10_000/catch.Seconds())
 
@@ -87,7 +99,7 @@ func TestPipelineBench(t *testing.T) {
 	e.exec(fmt.Sprintf(`UPDATE t SET score = score + 1 WHERE id <= %d`, n/2))
 	committed := time.Since(start)
 	start = time.Now()
-	e.sync()
+	waitCommits(10_001)
 	t.Logf("UPDATE of %d rows: %v on PostgreSQL, then durable in the mirror %v after its commit", n/2, committed.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 	st := e.m.Stats()
 	t.Logf("mirror: %+v", st)
