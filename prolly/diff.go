@@ -16,6 +16,7 @@ const (
 	Changed                     // in both, with different values
 )
 
+// String returns "added", "removed" or "changed".
 func (k DiffKind) String() string {
 	switch k {
 	case Added:

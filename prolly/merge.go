@@ -27,6 +27,7 @@ const (
 	ModifyDelete                         // ours changed it, theirs deleted it
 )
 
+// String returns "modify/modify", "delete/modify" or "modify/delete".
 func (k ConflictKind) String() string {
 	switch k {
 	case ModifyModify:
