@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,7 +15,7 @@ import (
 )
 
 // benchSubjects are the reports `sidecar bench` can reproduce so far.
-var benchSubjects = []string{"prolly"}
+var benchSubjects = []string{"prolly", "replication"}
 
 // newBenchCmd is `sidecar bench <subject>`: reproduce a benchmark report of
 // bench/results/ on this machine.
@@ -39,6 +40,7 @@ cell that failed its check.`,
 		},
 	}
 	cmd.AddCommand(newBenchProllyCmd(g))
+	cmd.AddCommand(newBenchReplicationCmd(g))
 	return cmd
 }
 
@@ -117,5 +119,83 @@ bench/results/prolly-<date>.md), the raw samples beside it as .json.
 	f.IntVar(&batch, "batch", 10_000, "keys per batch, read, scan and diff (the seed's 10,000; other values make the seed columns incomparable)")
 	f.BoolVar(&keep, "keep", false, "keep the stores in --dir after the run")
 	f.StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to FILE")
+	return cmd
+}
+
+func newBenchReplicationCmd(g *globals) *cobra.Command {
+	var (
+		rows, dir, out, cpuprofile string
+		reps, clients, txns, upd   int
+		sustain                    time.Duration
+		keep                       bool
+	)
+	cmd := &cobra.Command{
+		Use:   "replication",
+		Short: "The replication benchmark of issue #4: the sidecar against PostgreSQL's own logical replication",
+		Long: `replication starts a publisher and a subscriber PostgreSQL cluster, loads
+t(id bigint PK, k bytea, v text, score int) with N rows, runs the sidecar in
+this process, and times, each consumer alone on the same data: the initial
+copy (sidecar, CREATE SUBSCRIPTION, COPY TO STDOUT alone); one big UPDATE
+(sidecar and subscriber live, pg_recvlogical protocol 2 over the same WAL,
+both after downtime); catch-up of single-row transactions after downtime;
+lag and bytes written per changed row under pgbench at full rate. After every
+phase the mirror and the subscriber are compared row by row with the
+publisher. The report goes to --out (default
+bench/results/replication-<date>.md), the raw samples beside it as .json.
+
+Exit status: 0 the report was written and every check passed; 2 bad flags,
+a failed run, or a replica that differed (the report is still written).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sizes, err := bench.ParseRecords(rows)
+			if err != nil {
+				return usageError(fmt.Errorf("--rows: %w", err), "sidecar bench replication --rows 1000000,10000000")
+			}
+			if reps < 1 {
+				return usageError(fmt.Errorf("--reps %d: want at least 1", reps), "sidecar bench replication --reps 3")
+			}
+			o := bench.ReplicationOptions{Rows: sizes, Reps: reps, Clients: clients, Txns: txns, UpdateRows: upd, Sustain: sustain, Dir: dir, Keep: keep, Out: g.stderr}
+			if err := o.Validate(); err != nil {
+				return usageError(err, "sidecar bench replication --rows 1000000")
+			}
+			if cpuprofile != "" {
+				f, err := os.Create(cpuprofile)
+				if err != nil {
+					return usageError(fmt.Errorf("--cpuprofile: %w", err), "")
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return usageError(fmt.Errorf("--cpuprofile: %w", err), "")
+				}
+				defer pprof.StopCPUProfile()
+			}
+			rep, runErr := bench.RunReplication(cmd.Context(), o)
+			if rep == nil {
+				return usageError(runErr, "")
+			}
+			if out == "" {
+				out = filepath.Join("bench", "results", bench.ReplicationResultName(rep.Started))
+			}
+			if err := bench.WriteReplicationFiles(out, rep); err != nil {
+				return usageError(err, "")
+			}
+			fmt.Fprintf(g.stdout, "wrote %s and %s\n", out, bench.JSONPath(out))
+			if runErr != nil {
+				return usageError(runErr, "")
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&rows, "rows", "1000000", "comma-separated table sizes (k and M suffixes allowed), e.g. 1000000,10000000")
+	f.IntVar(&reps, "reps", 3, "repetitions of every cell but the sustained run")
+	f.IntVar(&upd, "update-rows", 500_000, "rows of the one big UPDATE (at most half the table)")
+	f.IntVar(&txns, "txns", 10_000, "single-row transactions of the catch-up cell (a multiple of --clients)")
+	f.IntVar(&clients, "clients", 8, "pgbench sessions of the catch-up and sustained cells")
+	f.DurationVar(&sustain, "sustain", time.Minute, "length of the sustained pgbench run")
+	f.StringVar(&dir, "dir", "", "directory for the sidecar's data, logs and scripts (default: a temporary one)")
+	f.StringVar(&out, "out", "", "markdown report file (default bench/results/replication-<date>.md)")
+	f.BoolVar(&keep, "keep", false, "keep --dir's contents (sidecar data and logs) after the run")
+	f.StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run (the sidecar runs in this process) to FILE")
 	return cmd
 }
