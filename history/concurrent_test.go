@@ -38,6 +38,9 @@ func TestReadersDuringApply(t *testing.T) {
 			defer wg.Done()
 			for i := 0; ctx.Err() == nil; i++ {
 				p, err := svc.Resolve(ctx, "HEAD")
+				if ctx.Err() != nil {
+					return // stopped (errors from cancellation are expected)
+				}
 				if err != nil {
 					t.Error(err)
 					return
@@ -49,6 +52,9 @@ func TestReadersDuringApply(t *testing.T) {
 					sum += n
 					return nil
 				})
+				if ctx.Err() != nil {
+					return
+				}
 				if err != nil {
 					t.Error(err)
 					return
