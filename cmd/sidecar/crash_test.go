@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sidecar-dev/sidecar/internal/mirrortest"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
@@ -110,8 +111,8 @@ func TestCrashKill9(t *testing.T) {
 	}
 
 	for _, table := range []string{"items", "counter"} {
-		_, got := localMirror(t, dataDir, "public."+table)
-		want := pgTableRows(t, url, table)
+		_, got := mirrortest.MirrorRows(t, dataDir, "public."+table)
+		want := mirrortest.PGRows(t, url, table)
 		if !slices.Equal(got, want) {
 			t.Fatalf("seed %d: %s differs: mirror %d rows, PostgreSQL %d rows", seed, table, len(got), len(want))
 		}

@@ -22,10 +22,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/internal/mirrortest"
 	"github.com/sidecar-dev/sidecar/replication"
-	"github.com/sidecar-dev/sidecar/rowenc"
-	"github.com/sidecar-dev/sidecar/store"
 )
 
 // proc is `sidecar` running as a separate process (the test binary
@@ -167,67 +165,6 @@ func queryLSN(t *testing.T, url, sql string, args ...any) replication.LSN {
 	return l
 }
 
-// localMirror reads a stopped sidecar's data directory: durable LSN and the
-// table's rows (vrow1) at it, sorted.
-func localMirror(t *testing.T, dataDir, table string) (replication.LSN, []string) {
-	t.Helper()
-	ctx := context.Background()
-	db, err := store.Open(store.Options{Dir: dataDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	m, err := mirror.Open(ctx, mirror.Options{DB: db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close(ctx)
-	tr, err := m.TreeAt(ctx, table, m.Durable())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cur, err := tr.Scan(ctx, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rows []string
-	for cur.Next() {
-		rows = append(rows, string(cur.Value()))
-	}
-	if err := cur.Err(); err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(rows)
-	return m.Durable(), rows
-}
-
-// pgTableRows is table's rows as vrow1 under the pinned session settings.
-func pgTableRows(t *testing.T, url, table string) []string {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := replication.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	rr := conn.PgConn().ExecParams(ctx, "SELECT * FROM "+table, nil, nil, nil, nil)
-	var out []string
-	for rr.NextRow() {
-		vals := make([][]byte, len(rr.Values()))
-		for i, v := range rr.Values() {
-			if v != nil {
-				vals[i] = append([]byte{}, v...)
-			}
-		}
-		out = append(out, string(rowenc.Encode(vals)))
-	}
-	if _, err := rr.Close(); err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // TestRunProcessSIGTERMMidStream is issue 5's check: `sidecar run` as a
 // process, /metrics and /readyz scraped, SIGTERM while writes stream in:
 // exit 0, and the slot acknowledges exactly what is durable.
@@ -284,7 +221,7 @@ func TestRunProcessSIGTERMMidStream(t *testing.T) {
 	if err := <-loadDone; err != nil {
 		t.Fatal(err)
 	}
-	durable, _ := localMirror(t, dataDir, "public.items")
+	durable, _ := mirrortest.MirrorRows(t, dataDir, "public.items")
 	confirmed := queryLSN(t, url, "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = 'sidecar'")
 	if confirmed != durable {
 		t.Fatalf("after SIGTERM: slot confirmed_flush_lsn %s, mirror durable %s\n%s", confirmed, durable, p.output())
@@ -309,8 +246,8 @@ func TestRunProcessSIGTERMMidStream(t *testing.T) {
 	if code := p2.wait(t, 60*time.Second); code != 0 {
 		t.Fatalf("exit %d after SIGINT\n%s", code, p2.output())
 	}
-	_, got := localMirror(t, dataDir, "public.items")
-	if want := pgTableRows(t, url, "items"); !slices.Equal(got, want) {
+	_, got := mirrortest.MirrorRows(t, dataDir, "public.items")
+	if want := mirrortest.PGRows(t, url, "items"); !slices.Equal(got, want) {
 		t.Fatalf("mirror and PostgreSQL differ after restart (%d vs %d rows)", len(got), len(want))
 	}
 
