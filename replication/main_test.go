@@ -3,6 +3,7 @@ package replication
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"sort"
 	"strings"
@@ -167,4 +168,18 @@ func (s *memCopySink) sorted(table string) []string {
 	out := append([]string(nil), s.rows[table]...)
 	sort.Strings(out)
 	return out
+}
+
+// withParam adds a connection parameter to a postgres:// URL.
+func withParam(t *testing.T, raw, key, value string) string {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set(key, value)
+	// Spaces as %20: pgx takes a '+' in a URL literally.
+	u.RawQuery = strings.ReplaceAll(q.Encode(), "+", "%20")
+	return u.String()
 }

@@ -241,7 +241,7 @@ func TestAbortAndResendOnDisconnect(t *testing.T) {
 	t.Parallel()
 	// logical_decoding_work_mem is a user setting: the walsender of this
 	// connection keeps the transaction whole instead of streaming it.
-	url := pg.NewDB(t) + "&logical_decoding_work_mem=256MB"
+	url := withParam(t, pg.NewDB(t), "logical_decoding_work_mem", "256MB")
 	h := newHarnessAt(t, url, []string{"public.w"}, "CREATE TABLE w (id int PRIMARY KEY, v text)")
 	h.sink.delayOnce = 2 * time.Second
 	h.start(func(c *StreamConfig) { c.QueueSize = 2 })

@@ -92,7 +92,7 @@ func TestSessionSettingsWin(t *testing.T) {
 		"ALTER DATABASE "+QuoteIdent(db)+" SET bytea_output = 'escape'",
 		"ALTER DATABASE "+QuoteIdent(db)+" SET extra_float_digits = 0",
 		"ALTER DATABASE "+QuoteIdent(db)+" SET IntervalStyle = 'sql_standard'")
-	h := newHarnessAt(t, url+"&options=-c%20TimeZone%3DAsia/Tokyo", []string{"public.v"},
+	h := newHarnessAt(t, withParam(t, url, "options", "-c TimeZone=Asia/Tokyo"), []string{"public.v"},
 		"CREATE TABLE v (id int PRIMARY KEY, ts timestamptz, d date, b bytea, f float8, iv interval)")
 	h.start()
 	mustExec(t, h.conn, "INSERT INTO v VALUES (1, '2026-11-30 12:00:00+00', '2026-11-30', '\\x00ff', 0.1, '1 day 2 hours')")
