@@ -89,6 +89,10 @@ func (s *Service) Merge(ctx context.Context, req MergeRequest, fn func(*Event) e
 		return sum, err
 	}
 	sum.Ours, sum.Theirs, sum.Base, sum.Branch = refName(ours), refName(theirs), refName(base), req.Branch
+	if req.Branch != "" {
+		s.gcMu.RLock()
+		defer s.gcMu.RUnlock()
+	}
 	result := snapshot.Branch{Name: req.Branch, From: ours.LSN(), Created: s.now().UTC()}
 	merged := map[string]bool{}
 	for _, t := range tables {

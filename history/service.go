@@ -36,9 +36,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/prolly"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/snapshot"
 	"github.com/sidecar-dev/sidecar/store"
@@ -59,6 +61,10 @@ type Service struct {
 	mirror *mirror.Mirror
 	refs   *snapshot.Resolver
 	now    func() time.Time
+	// gcMu: GC holds it exclusively; persisting a tree (which skips
+	// nodes already stored) holds it shared, so a node found "already
+	// stored" cannot be swept before the branch naming it is written.
+	gcMu sync.RWMutex
 }
 
 // New returns the history service over the mirror m stored in db.
@@ -255,6 +261,8 @@ func (s *Service) CreateBranch(ctx context.Context, name, ref string) (BranchInf
 		return BranchInfo{}, err
 	}
 	b := snapshot.Branch{Name: name, From: p.LSN(), Created: s.now().UTC()}
+	s.gcMu.RLock()
+	defer s.gcMu.RUnlock()
 	for _, t := range s.mirror.Tables() {
 		tr, err := s.treeAt(ctx, p, t.Name)
 		if err != nil {
@@ -295,4 +303,22 @@ func (s *Service) Branches(ctx context.Context) ([]BranchInfo, error) {
 // DeleteBranch deletes a branch.
 func (s *Service) DeleteBranch(ctx context.Context, name string) error {
 	return s.refs.Catalog.DeleteBranch(ctx, name)
+}
+
+// GCRequest configures Service.GC.
+type GCRequest struct {
+	// ExtraRoots: see snapshot.GCOptions (a writer's in-memory trees).
+	ExtraRoots func() []prolly.Root
+	Dir        string // data directory, for the bytes-on-disk report
+	ValueLogGC bool
+}
+
+// GC deletes nodes that no version, tag or branch needs (see
+// snapshot.CollectGarbage for what makes it safe next to a writer). Branch
+// writes wait while it runs.
+func (s *Service) GC(ctx context.Context, req GCRequest) (snapshot.GCStats, error) {
+	s.gcMu.Lock()
+	defer s.gcMu.Unlock()
+	return snapshot.CollectGarbage(ctx, snapshot.GCOptions{DB: s.db, Mirror: s.mirror, Catalog: s.refs.Catalog,
+		ExtraRoots: req.ExtraRoots, Dir: req.Dir, ValueLogGC: req.ValueLogGC})
 }
