@@ -155,7 +155,8 @@ func BenchmarkPutFlush(b *testing.B) {
 	}
 	zstdOpts := Options{Compression: CompressionZstd}
 	noneOpts := Options{Compression: CompressionNone}
-	variants = append(variants, variant{"vlog/zstd", zstdOpts}, variant{"vlog/none", noneOpts})
+	variants = append(variants, variant{"vlog/zstd", zstdOpts}, variant{"vlog/none", noneOpts},
+		variant{"vlog/s2/verify", Options{VerifyPuts: true}})
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {
 			b.SetBytes(int64(raw))

@@ -70,6 +70,13 @@ type Options struct {
 	// Logger receives Badger's messages (see LevelBadgerDebug). Nil discards
 	// them.
 	Logger *slog.Logger
+	// VerifyPuts makes every NodeStore hash the bytes of each Put node
+	// before writing it and fail the batch if they do not hash to the
+	// address given. Off by default: the only writer (prolly's engine)
+	// computes the address from the very bytes it hands over, so a second
+	// SHA-256 per node was a quarter of the build's CPU for nothing. Reads
+	// from Badger are always verified; tests and debugging turn this on.
+	VerifyPuts bool
 	// BadgerTune, if set, adjusts Badger's options last: for experiments
 	// and the benchmarks that justify the defaults. Not for production
 	// configuration.

@@ -336,9 +336,12 @@ func compareHash(a, b addr.Hash) int {
 // written; if ctx ends first it returns ctx's error, and the node stays
 // buffered (it will be written by the next batch or Flush).
 //
-// That data hashes to h is checked when the batch is written; a mismatch
-// fails that write (and every later Put and Flush) with an error naming
-// both addresses, and nothing of the batch is stored.
+// The caller vouches that data hashes to h: the store trusts it (every
+// read from Badger is verified, so a wrong address is caught as corruption
+// on its first read). With Options.VerifyPuts the check happens when the
+// batch is written; a mismatch then fails that write (and every later Put
+// and Flush) with an error naming both addresses, and nothing of the batch
+// is stored.
 func (s *NodeStore[N]) Put(ctx context.Context, h addr.Hash, data []byte, n N) error {
 	s.puts.Add(1)
 	if s.cache != nil {
@@ -461,7 +464,8 @@ type encodedNode struct {
 	key, val []byte
 }
 
-// write verifies, compresses (on every core) and writes one batch.
+// write compresses (on every core; verifies too with Options.VerifyPuts)
+// and writes one batch.
 func (s *NodeStore[N]) write(ctx context.Context, b *batch[N]) error {
 	hs := make([]addr.Hash, 0, len(b.nodes))
 	for h := range b.nodes {
@@ -487,8 +491,10 @@ func (s *NodeStore[N]) write(ctx context.Context, b *batch[N]) error {
 				}
 				h := hs[k]
 				data := b.nodes[h].data
-				if got := addr.Of(data); got != h {
-					return fmt.Errorf("put node %s: its %d bytes hash to %s", h, len(data), got)
+				if s.db.opts.VerifyPuts {
+					if got := addr.Of(data); got != h {
+						return fmt.Errorf("put node %s: its %d bytes hash to %s", h, len(data), got)
+					}
 				}
 				need := 1 + addr.Size + maxEncodedLen(len(data))
 				if cap(arena)-len(arena) < need {

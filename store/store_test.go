@@ -288,7 +288,7 @@ func TestCorruptionDetected(t *testing.T) {
 }
 
 func TestPutHashMismatchFailsFlush(t *testing.T) {
-	db := openTest(t, Options{InMemory: true})
+	db := openTest(t, Options{InMemory: true, VerifyPuts: true})
 	s := NewNodeStore(db, testCodec{})
 	data := []byte("node bytes")
 	wrong := addr.Of([]byte("something else"))
@@ -652,5 +652,29 @@ func TestHas(t *testing.T) {
 	check("flushed, cache cold")
 	if st := s.Stats(); st.Reads != 0 {
 		t.Fatalf("Has read %d values; it must only look keys up", st.Reads)
+	}
+}
+
+// A Put under a wrong address is trusted by default, but the first read of
+// it from Badger reports corruption instead of handing the bytes out.
+func TestTrustedPutWrongAddressCaughtOnRead(t *testing.T) {
+	db := openTest(t, Options{InMemory: true})
+	s := NewNodeStore(db, testCodec{})
+	data := []byte("node bytes")
+	wrong := addr.Of([]byte("something else"))
+	if err := s.Put(t.Context(), wrong, data, &testNode{data: data}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(t.Context()); err != nil {
+		t.Fatalf("flush: %v", err)
+	}
+	s.ClearCache()
+	_, err := s.Get(t.Context(), wrong)
+	var ce *CorruptError
+	if !errors.As(err, &ce) || ce.Hash != wrong {
+		t.Fatalf("Get: %v, want a *CorruptError naming %s", err, wrong)
+	}
+	if _, err := s.GetMany(t.Context(), []addr.Hash{wrong}); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("GetMany: %v, want corruption", err)
 	}
 }
