@@ -1,0 +1,406 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/rowenc"
+)
+
+// DefaultCatchUpTimeout bounds the wait for the mirror to apply every
+// commit up to the pinned LSN when Runner.CatchUpTimeout is zero.
+const DefaultCatchUpTimeout = 30 * time.Second
+
+// DefaultMaxRowDiffs is how many differing rows per table a report
+// shows with both sides' values when Runner.MaxRowDiffs is zero.
+const DefaultMaxRowDiffs = 1000
+
+// ErrMirrorBehind is wrapped by Run's error when the mirror has not
+// applied everything up to the pinned LSN in time (or cannot, because no
+// stream feeds it), so no version of the mirror can be compared with
+// PostgreSQL's snapshot.
+var ErrMirrorBehind = errors.New("the mirror has not reached the pinned LSN")
+
+// Progress reports an LSN through which the mirror has applied every
+// commit (every commit with end LSN ≤ it is in the mirror), as the stream
+// that feeds it knows. StreamProgress builds one from a Streamer's
+// statistics.
+type Progress func() replication.LSN
+
+// StreamProgress returns the Progress of a mirror fed by a stream whose
+// positions stats reports (replication.Streamer.Stats): past the server's
+// WAL end of the last keepalive once every commit received before that
+// keepalive has been handed to the mirror, or the last commit handed to
+// it. stats is read twice: the keepalive position first, so a commit
+// received before it is counted in Received by the second read.
+func StreamProgress(stats func() replication.StreamStats) Progress {
+	return func() replication.LSN {
+		walEnd := stats().ServerWALEnd
+		s := stats()
+		if s.Committed >= s.Received {
+			return max(walEnd, s.Committed)
+		}
+		return s.Committed
+	}
+}
+
+// Runner verifies a mirror's tables against PostgreSQL at one exact LSN:
+// it pins PostgreSQL (Pin), waits until the mirror has applied every
+// commit up to the pinned LSN C, and compares each table at the mirror's
+// version "last commit with end LSN ≤ C" (VerifyTable).
+type Runner struct {
+	// ConnString reaches PostgreSQL with a role that has REPLICATION (it
+	// holds a password: never log it).
+	ConnString string
+	// Mirror is the mirror to verify.
+	Mirror *mirror.Mirror
+	// Publication is the publication that feeds the mirror; a table it
+	// publishes with a column list or row filter is refused.
+	Publication string
+	// Progress reports how far the stream feeding the mirror has applied
+	// it; nil when no stream runs (the mirror is then only usable if it
+	// already holds a commit at or past C, which a fresh pin never is).
+	Progress Progress
+	// CatchUpTimeout bounds the wait for the mirror to reach C (default
+	// DefaultCatchUpTimeout).
+	CatchUpTimeout time.Duration
+	// Pin configures the pin (timeout, slot prefix).
+	Pin PinOptions
+	// Options tune each table's comparison.
+	Options Options
+	// MaxRowDiffs bounds the differing rows per table reported with both
+	// sides' values (default DefaultMaxRowDiffs); the rest are keys only.
+	MaxRowDiffs int
+	// Slot is the replication slot that feeds the mirror. With no stream
+	// running (Progress nil), a mirror behind C is still comparable if no
+	// transaction touching the publication committed between its last
+	// commit and C; Run proves that by peeking at the slot (which does
+	// not consume it). Empty: no such proof, a mirror behind C is an error.
+	Slot   string
+	Logger *slog.Logger
+
+	// tree, if set, replaces each table's tree before the comparison
+	// (tests corrupt the mirror's side through it).
+	tree func(ctx context.Context, t *mirror.Tree) (*mirror.Tree, error)
+}
+
+// Run verifies the named tables ("schema.name"), or every table of the
+// mirror when names is empty. It returns an error only when nothing could
+// be compared (PostgreSQL unreachable, the pin timed out, the mirror did
+// not reach C); a table that could not be verified is reported with
+// ResultError in the report.
+func (r *Runner) Run(ctx context.Context, names []string) (*Report, error) {
+	start := time.Now()
+	log := r.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	infos := map[string]mirror.TableInfo{}
+	var all []string
+	for _, ti := range r.Mirror.Tables() {
+		infos[ti.Name] = ti
+		all = append(all, ti.Name)
+	}
+	if len(names) == 0 {
+		names = all
+	}
+	for _, n := range names {
+		if _, ok := infos[n]; !ok {
+			return nil, fmt.Errorf("verify: table %q: %w (it has: %s)", n, mirror.ErrUnknownTable, strings.Join(all, ", "))
+		}
+	}
+	if len(names) == 0 {
+		return nil, errors.New("verify: the mirror follows no table yet")
+	}
+	cfg, err := pgconn.ParseConfig(r.ConnString)
+	if err != nil {
+		return nil, fmt.Errorf("verify: postgres.url: %w", err)
+	}
+	p, err := Pin(ctx, cfg, r.Pin)
+	if err != nil {
+		return nil, fmt.Errorf("verify: %w", err)
+	}
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := p.Close(closeCtx); err != nil {
+			log.Warn("verify: unpin", "err", err)
+		}
+	}()
+	c := replication.LSN(p.LSN())
+	rep := &Report{LSN: c.String(), Started: start.UTC()}
+	if rep.CaughtUp, err = r.catchUp(ctx, c); err != nil {
+		return nil, err
+	}
+	v, err := r.Mirror.VersionAt(c)
+	switch {
+	case err == nil:
+		rep.MirrorVersion = v.EndLSN.String()
+	case errors.Is(err, mirror.ErrNoVersion):
+		// Tables copied before any commit: their trees are at the copy.
+	default:
+		return nil, fmt.Errorf("verify: mirror version at %s: %w", c, err)
+	}
+	conn := p.Conn()
+	for i, name := range names {
+		tr := r.verifyOne(ctx, conn, infos[name], c, i)
+		log.Info("verified", "table", name, "lsn", c, "result", tr.Result, "rows", tr.PostgresCount, "buckets", tr.Buckets, "dirty", tr.DirtyBuckets, "differences", tr.Differences, "err", tr.Error)
+		rep.Tables = append(rep.Tables, tr)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("verify: %w", ctx.Err())
+		}
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	rep.Result = rep.overall()
+	return rep, nil
+}
+
+// catchUp waits until the mirror has applied every commit with end LSN
+// ≤ c, polling Progress and the mirror's head, and says how it knows.
+// Without a stream it tries the slot proof (provenIdle).
+func (r *Runner) catchUp(ctx context.Context, c replication.LSN) (string, error) {
+	timeout := r.CatchUpTimeout
+	if timeout <= 0 {
+		timeout = DefaultCatchUpTimeout
+	}
+	deadline := time.Now().Add(timeout)
+	wait := time.Millisecond
+	for {
+		head := r.Mirror.Head().EndLSN
+		if head >= c {
+			return fmt.Sprintf("the mirror has applied a commit ending at %s", head), nil
+		}
+		if r.Progress != nil {
+			if p := r.Progress(); p >= c {
+				return fmt.Sprintf("the stream has applied through %s", p), nil
+			}
+		} else {
+			if r.Slot != "" {
+				ok, how, err := r.provenIdle(ctx, head, c)
+				if err != nil {
+					return "", fmt.Errorf("verify: %w: PostgreSQL is pinned at %s, the mirror's last commit ends at %s and no daemon is streaming; checking slot %s for commits in between failed: %w",
+						ErrMirrorBehind, c, head, r.Slot, err)
+				}
+				if ok {
+					return how, nil
+				}
+				return "", fmt.Errorf("verify: %w: PostgreSQL is pinned at %s, the mirror's last commit ends at %s, %s, and no daemon is streaming, so it cannot catch up (start `sidecar run`; verify then runs inside the daemon)",
+					ErrMirrorBehind, c, head, how)
+			}
+			return "", fmt.Errorf("verify: %w: PostgreSQL is pinned at %s, the mirror's last commit ends at %s, and no daemon is streaming into it, so it cannot catch up (start `sidecar run`; verify then runs inside the daemon)",
+				ErrMirrorBehind, c, head)
+		}
+		if err := r.Mirror.Err(); err != nil {
+			return "", fmt.Errorf("verify: the mirror stopped: %w", err)
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("verify: %w: PostgreSQL is pinned at %s, the mirror has applied through %s after waiting %v (is the stream connected? see `sidecar status`)",
+				ErrMirrorBehind, c, max(head, r.Progress()), timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("verify: waiting for the mirror to reach %s: %w", c, ctx.Err())
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 100*time.Millisecond)
+	}
+}
+
+// provenIdle reports whether no transaction that changed a published
+// table committed with end LSN in (head, c]: then the mirror at head holds
+// exactly what PostgreSQL's snapshot at c holds for the publication. It
+// decodes the mirror's own slot up to c without consuming it
+// (pg_logical_slot_peek_binary_changes with pgoutput, which sends nothing
+// for transactions that touched no published table) and reads the end
+// LSN of each COMMIT message.
+func (r *Runner) provenIdle(ctx context.Context, head, c replication.LSN) (bool, string, error) {
+	cfg, err := pgconn.ParseConfig(r.ConnString)
+	if err != nil {
+		return false, "", err
+	}
+	delete(cfg.RuntimeParams, "replication")
+	conn, err := pgconn.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return false, "", err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	slot, err := QuoteLiteral(r.Slot)
+	if err != nil {
+		return false, "", err
+	}
+	pub, err := QuoteLiteral(r.Publication)
+	if err != nil {
+		return false, "", err
+	}
+	// A COMMIT message is 'C', flags (1 byte), commit LSN, end LSN (8
+	// bytes each, big-endian), commit time.
+	rows, err := simpleQuery(ctx, conn, fmt.Sprintf(`SELECT count(*), max(e)::text FROM (
+  SELECT ('x' || encode(substring(data FROM 11 FOR 8), 'hex'))::bit(64)::bigint AS e
+    FROM pg_catalog.pg_logical_slot_peek_binary_changes(%s, '%s'::pg_lsn, NULL,
+         'proto_version', '1', 'publication_names', %s)
+   WHERE pg_catalog.get_byte(data, 0) = 67) c
+ WHERE e > %d AND e <= %d`, slot, c, pub, uint64(head), uint64(c)))
+	if err != nil {
+		return false, "", err
+	}
+	if len(rows) != 1 || len(rows[0]) != 2 {
+		return false, "", errors.New("peek: unexpected result shape")
+	}
+	if n := string(rows[0][0]); n != "0" {
+		return false, fmt.Sprintf("%s transactions of publication %s committed in between (slot %s)", n, r.Publication, r.Slot), nil
+	}
+	return true, fmt.Sprintf("no transaction of publication %s committed between the mirror's last commit %s and %s (slot %s, peeked)", r.Publication, head, c, r.Slot), nil
+}
+
+// verifyOne verifies one table inside a savepoint, so that a failed
+// statement leaves the pinned transaction usable for the next table.
+func (r *Runner) verifyOne(ctx context.Context, conn *pgconn.PgConn, info mirror.TableInfo, c replication.LSN, i int) TableReport {
+	start := time.Now()
+	tr := TableReport{Table: info.Name}
+	sp := fmt.Sprintf("verify_%d", i)
+	if _, err := conn.Exec(ctx, "SAVEPOINT "+sp).ReadAll(); err != nil {
+		tr.fail(fmt.Errorf("savepoint: %w", err))
+		return tr
+	}
+	if err := r.compare(ctx, conn, info, c, &tr); err != nil {
+		tr.fail(err)
+		if _, rerr := conn.Exec(ctx, "ROLLBACK TO SAVEPOINT "+sp).ReadAll(); rerr != nil {
+			tr.Error += fmt.Sprintf(" (and the pinned transaction could not recover: %v)", rerr)
+		}
+	} else if _, err := conn.Exec(ctx, "RELEASE SAVEPOINT "+sp).ReadAll(); err != nil {
+		tr.fail(fmt.Errorf("release savepoint: %w", err))
+	}
+	tr.Seconds = time.Since(start).Seconds()
+	return tr
+}
+
+func (r *Runner) compare(ctx context.Context, conn *pgconn.PgConn, info mirror.TableInfo, c replication.LSN, tr *TableReport) error {
+	if info.State != mirror.StateReady {
+		return fmt.Errorf("table is %s in the mirror, not ready (a copy or resync is pending)", info.State)
+	}
+	rel := info.Relation
+	if rel == nil {
+		return errors.New("the mirror has no schema for it yet")
+	}
+	if r.Publication != "" {
+		if err := CheckPublication(ctx, conn, r.Publication, rel.Schema, rel.Name); err != nil {
+			return err
+		}
+	}
+	t, err := LoadTable(ctx, conn, rel.Schema, rel.Name)
+	if err != nil {
+		return err
+	}
+	if err := sameSchema(t, rel); err != nil {
+		return err
+	}
+	tree, err := r.Mirror.TreeAt(ctx, info.Name, c)
+	if err != nil {
+		return err
+	}
+	if r.tree != nil {
+		if tree, err = r.tree(ctx, tree); err != nil {
+			return err
+		}
+	}
+	if tree.Codec == nil {
+		return errors.New("REPLICA IDENTITY FULL tables are keyed by the whole row; verify needs a primary key")
+	}
+	mt, err := MirrorAt(tree)
+	if err != nil {
+		return err
+	}
+	res, err := VerifyTable(ctx, conn, t, mt, r.Options)
+	if err != nil {
+		return err
+	}
+	tr.Hash = res.Hash.String()
+	tr.Columns = make([]string, len(t.Columns))
+	for i, col := range t.Columns {
+		tr.Columns[i] = col.Name
+	}
+	tr.PostgresCount, tr.MirrorCount = res.PG.Count, res.Mirror.Count
+	tr.Scheme, tr.Buckets, tr.DirtyBuckets = string(res.Scheme), res.Buckets, res.Dirty
+	tr.Differences = len(res.Diffs)
+	tr.Result = ResultEqual
+	if !res.Equal() {
+		tr.Result = ResultDifferences
+	}
+	maxRows := r.MaxRowDiffs
+	if maxRows <= 0 {
+		maxRows = DefaultMaxRowDiffs
+	}
+	return r.describe(ctx, conn, t, tree, res.Diffs, maxRows, tr)
+}
+
+// sameSchema checks that PostgreSQL's table, as of the pinned snapshot,
+// has the columns and key the mirror's relation has: otherwise the rows
+// are not comparable (a schema change whose resync has not finished).
+func sameSchema(t Table, rel *replication.Relation) error {
+	var pgCols, mCols []string
+	for _, c := range t.Columns {
+		pgCols = append(pgCols, c.Name)
+	}
+	for _, c := range rel.Columns {
+		mCols = append(mCols, c.Name)
+	}
+	if !slices.Equal(pgCols, mCols) {
+		return fmt.Errorf("columns differ: PostgreSQL has (%s), the mirror (%s); a schema change is waiting for its resync",
+			strings.Join(pgCols, ", "), strings.Join(mCols, ", "))
+	}
+	var mKey []int
+	for i, c := range rel.Columns {
+		if c.Key {
+			mKey = append(mKey, i)
+		}
+	}
+	if !slices.Equal(t.Key, mKey) {
+		return fmt.Errorf("primary key differs: PostgreSQL's key columns are %v, the mirror's %v", t.Key, mKey)
+	}
+	return nil
+}
+
+// describe fills tr.Rows with the first maxRows differences and both
+// sides' rows for them.
+func (r *Runner) describe(ctx context.Context, conn *pgconn.PgConn, t Table, tree *mirror.Tree, diffs []RowDiff, maxRows int, tr *TableReport) error {
+	if len(diffs) == 0 {
+		return nil
+	}
+	shown := diffs[:min(len(diffs), maxRows)]
+	keys := make([][]string, len(shown))
+	for i, d := range shown {
+		keys[i] = d.Texts
+	}
+	pgRows, err := FetchRows(ctx, conn, t, keys)
+	if err != nil {
+		return err
+	}
+	for _, d := range shown {
+		rd := RowDifference{Kind: d.Kind.String(), Key: d.Texts}
+		if row, ok := pgRows[string(d.Key)]; ok {
+			rd.Postgres = row
+		}
+		v, ok, err := tree.Get(ctx, d.Texts...)
+		if err != nil {
+			return err
+		}
+		if ok {
+			vals, err := rowenc.Decode(v)
+			if err != nil {
+				return fmt.Errorf("mirror row %v: %w", d.Texts, err)
+			}
+			rd.Mirror = textsOf(vals)
+		}
+		tr.Rows = append(tr.Rows, rd)
+	}
+	return nil
+}
