@@ -14,6 +14,7 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/sidecar-dev/sidecar/config"
+	"github.com/sidecar-dev/sidecar/history"
 	"github.com/sidecar-dev/sidecar/metrics"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
@@ -165,6 +166,7 @@ func (d *daemon) routes(srv *server.Server) {
 	srv.HandleAPI("GET /api/status", func(w http.ResponseWriter, r *http.Request) {
 		server.WriteJSON(w, http.StatusOK, d.status())
 	})
+	server.RegisterHistory(srv, history.New(d.db, d.m))
 }
 
 // monitor polls the server's WAL position and the slot for lag and
