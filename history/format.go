@@ -70,10 +70,11 @@ func displayValue(v *string) string {
 // tableDiffWriter aligns each table's rows in columns, flushing every
 // flushRows rows so a long diff still streams.
 type tableDiffWriter struct {
-	out  io.Writer
-	tw   *tabwriter.Writer
-	cols []Column
-	rows int
+	out    io.Writer
+	tw     *tabwriter.Writer
+	cols   []Column
+	header bool
+	rows   int
 }
 
 const flushRows = 1000
@@ -113,14 +114,9 @@ func (t *tableDiffWriter) Write(e *Event) error {
 		}
 		t.cols = e.Columns
 		t.tw = tabwriter.NewWriter(t.out, 1, 4, 2, ' ', 0)
-		var b strings.Builder
-		b.WriteString(" ")
-		for _, c := range t.cols {
-			b.WriteString("\t" + c.Name)
-		}
-		b.WriteString("\t\n")
-		io.WriteString(t.tw, b.String())
+		t.header = false
 	case EventRow:
+		t.columnHeader()
 		switch e.Op {
 		case OpAdded:
 			t.line("+", e.To)
@@ -134,7 +130,9 @@ func (t *tableDiffWriter) Write(e *Event) error {
 			return t.tw.Flush()
 		}
 	case EventConflict:
-		fmt.Fprintf(t.tw, "! conflict (%s)\t\n", e.Kind)
+		t.columnHeader()
+		// No tab after the text: a line's last cell takes no column width.
+		fmt.Fprintf(t.tw, "!\tconflict (%s)\n", e.Kind)
 		for _, s := range []struct {
 			m string
 			r *Row
@@ -152,6 +150,22 @@ func (t *tableDiffWriter) Write(e *Event) error {
 		fmt.Fprintf(t.out, "%d rows added, %d removed, %d changed\n", *e.RowsAdded, *e.RowsRemoved, *e.RowsChanged)
 	}
 	return nil
+}
+
+// columnHeader writes the column names before a table's first row, so a
+// table without rows (or under --stat) prints no empty header.
+func (t *tableDiffWriter) columnHeader() {
+	if t.header || t.tw == nil {
+		return
+	}
+	t.header = true
+	var b strings.Builder
+	b.WriteString(" ")
+	for _, c := range t.cols {
+		b.WriteString("\t" + c.Name)
+	}
+	b.WriteString("\t\n")
+	io.WriteString(t.tw, b.String())
 }
 
 func (t *tableDiffWriter) flush() error {

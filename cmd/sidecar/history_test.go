@@ -63,7 +63,11 @@ func cliFixture(t *testing.T) (string, []string) {
 	var lsns []string
 	for _, fn := range []func(tx *historytest.Tx){
 		func(tx *historytest.Tx) { tx.Upsert(rel, []*string{S("2"), S("B"), S("2")}) },
-		func(tx *historytest.Tx) { tx.Delete(rel, "1"); tx.Delete(rel, "3") }, // the bad change
+		func(tx *historytest.Tx) { // the bad change
+			tx.Delete(rel, "1")
+			tx.Delete(rel, "3")
+			tx.Upsert(rel, []*string{S("2"), S("B"), S("0")})
+		},
 		func(tx *historytest.Tx) {
 			tx.Upsert(rel, []*string{S("4"), S("d"), S("0.000001")})
 			tx.Upsert(rel, []*string{S("2"), S("B"), S("20")})
@@ -93,7 +97,7 @@ func TestHistoryCommands(t *testing.T) {
 		args []string
 		want want
 	}{
-		{[]string{"log", "-n", "2"}, want{stdout: []string{"LSN", lsns[2], lsns[1], "public.t 2"}}},
+		{[]string{"log", "-n", "2"}, want{stdout: []string{"LSN", lsns[2], lsns[1], "public.t 3"}}},
 		{[]string{"log", "--format", "json", "-n", "1"}, want{stdout: []string{`"lsn":"` + lsns[2] + `"`, `"rows":2`}}},
 		{[]string{"tag", "before", lsns[0]}, want{stdout: []string{"tagged " + lsns[0] + " as before"}}},
 		{[]string{"tag"}, want{stdout: []string{"before", lsns[0]}}},
@@ -110,9 +114,9 @@ func TestHistoryCommands(t *testing.T) {
 		{[]string{"diff", "before", "HEAD", "--format", "xml"}, want{code: 2, noOut: true, stderr: []string{"xml"}}},
 		{[]string{"diff", "before", "HEAD", "--where", "v = 1"}, want{code: 2, noOut: true, stderr: []string{"first primary-key column"}}},
 		{[]string{"diff", "before", "HEAD", "--table", "public.nope"}, want{code: 2, noOut: true, stderr: []string{"public.nope"}}},
-		{[]string{"revert", lsns[0], lsns[1]}, want{code: 0, stdout: []string{"BEGIN;", `INSERT INTO "public"."t" ("id", "v", "n") VALUES ('1'::"int8", 'a'::"text", '1.10'::"numeric");`, `'c, "q"'::"text", NULL`, "COMMIT;"}}},
+		{[]string{"revert", lsns[0], lsns[1]}, want{code: 1, stderr: []string{"conflict (modify/modify)", "o  2  B  20", "t  2  B  2 ", "1 conflicts"}, stdout: []string{"BEGIN;", `INSERT INTO "public"."t" ("id", "v", "n") VALUES ('1'::"int8", 'a'::"text", '1.10'::"numeric");`, `'c, "q"'::"text", NULL`, "COMMIT;"}}},
 		{[]string{"revert", lsns[0], lsns[2]}, want{code: 0}},
-		{[]string{"merge", "HEAD", lsns[0], "--base", lsns[1], "--branch", "undo"}, want{code: 0, stdout: []string{"2 changes applied", "branch undo"}}},
+		{[]string{"merge", "HEAD", lsns[0], "--base", lsns[1], "--branch", "undo"}, want{code: 1, stdout: []string{"2 changes applied", "1 conflicts", "branch undo", "!  conflict (modify/modify)"}}},
 		{[]string{"branch"}, want{stdout: []string{"undo", "from " + lsns[2]}}},
 		{[]string{"get", "public.t", "1", "4", "9", "--as-of", "undo"}, want{stdout: []string{"id  v  n", "1   a  1.10", "4   d  0.000001"}, stderr: []string{`not found: public.t ["9"]`}}},
 		{[]string{"scan", "public.t", "--format", "csv"}, want{exactly: "\"id\",\"v\",\"n\"\n\"2\",\"B\",\"20\"\n\"4\",\"d\",\"0.000001\"\n"}},

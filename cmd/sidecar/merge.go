@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -58,7 +59,7 @@ Exit status: 0 clean; 1 conflicts (listed); 2 on error.`,
 				if err := out.finish(err); err != nil {
 					return err
 				}
-				return reportMerge(g, format, sum, conflicts)
+				return reportMerge(g, format, sum, conflicts, false)
 			})
 		},
 	}
@@ -72,14 +73,18 @@ Exit status: 0 clean; 1 conflicts (listed); 2 on error.`,
 
 // reportMerge prints the summary (stdout for text and json; stderr beside
 // a SQL patch, with the conflicts) and sets the exit status.
-func reportMerge(g *globals, format string, sum history.MergeSummary, conflicts []*history.Event) error {
+func reportMerge(g *globals, format string, sum history.MergeSummary, conflicts []*history.Event, revert bool) error {
 	switch format {
 	case "json":
-		if err := json.NewEncoder(g.stdout).Encode(map[string]any{"type": "summary", "summary": sum}); err != nil {
+		line := struct {
+			Type    string               `json:"type"`
+			Summary history.MergeSummary `json:"summary"`
+		}{"summary", sum}
+		if err := json.NewEncoder(g.stdout).Encode(line); err != nil {
 			return usageError(err, "")
 		}
 	case "text":
-		printSummary(g, g.stdout, sum)
+		printSummary(g.stdout, sum, revert)
 	default:
 		if len(conflicts) > 0 {
 			w, _ := history.NewDiffWriter("table", g.stderr)
@@ -93,7 +98,7 @@ func reportMerge(g *globals, format string, sum history.MergeSummary, conflicts 
 			}
 			w.Close()
 		}
-		printSummary(g, g.stderr, sum)
+		printSummary(g.stderr, sum, revert)
 	}
 	if sum.Conflicts > 0 {
 		return silentExit(exitFound)
@@ -101,11 +106,20 @@ func reportMerge(g *globals, format string, sum history.MergeSummary, conflicts 
 	return nil
 }
 
-func printSummary(g *globals, w interface{ Write([]byte) (int, error) }, sum history.MergeSummary) {
+func printSummary(w io.Writer, sum history.MergeSummary, revert bool) {
 	applied, resolved := 0, 0
 	for _, t := range sum.Tables {
 		applied += t.Applied
 		resolved += t.Resolved
+	}
+	if revert {
+		// Revert is merge(base = to, ours = onto, theirs = from).
+		fmt.Fprintf(w, "revert of %s..%s onto %s: %d rows to change, %d merged column-wise, %d conflicts\n",
+			sum.Theirs, sum.Base, sum.Ours, sum.Changes, resolved, sum.Conflicts)
+		if sum.Conflicts > 0 {
+			fmt.Fprintln(w, "conflicting rows were changed again after the reverted change; the patch leaves them as they are (b = after the change, o = now, t = before it)")
+		}
+		return
 	}
 	fmt.Fprintf(w, "merged %s into %s (base %s): %d changes applied, %d rows merged column-wise, %d conflicts",
 		sum.Theirs, sum.Ours, sum.Base, applied, resolved, sum.Conflicts)

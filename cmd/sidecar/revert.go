@@ -56,7 +56,7 @@ Exit status: 0 clean; 1 conflicts (listed); 2 on error.`,
 				if err := out.finish(err); err != nil {
 					return err
 				}
-				return reportMerge(g, format, sum, conflicts)
+				return reportMerge(g, format, sum, conflicts, true)
 			})
 		},
 	}
