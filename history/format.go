@@ -2,7 +2,6 @@ package history
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -39,18 +38,24 @@ func NewDiffWriter(format string, w io.Writer) (DiffWriter, error) {
 // jsonWriter writes one JSON value per line.
 type jsonWriter struct {
 	bw  *bufio.Writer
-	enc *json.Encoder
+	buf []byte
 }
 
-func newJSONWriter(w io.Writer) *jsonWriter {
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	return &jsonWriter{bw: bw, enc: enc}
+func newJSONWriter(w io.Writer) *jsonWriter { return &jsonWriter{bw: bufio.NewWriterSize(w, 64<<10)} }
+
+func (j *jsonWriter) Write(e *Event) error {
+	j.buf = append(appendEvent(j.buf[:0], e), '\n')
+	_, err := j.bw.Write(j.buf)
+	return err
 }
 
-func (j *jsonWriter) Write(e *Event) error { return j.enc.Encode(e) }
-func (j *jsonWriter) Close() error         { return j.bw.Flush() }
+func (j *jsonWriter) row(r *Row) error {
+	j.buf = append(appendRow(j.buf[:0], r), '\n')
+	_, err := j.bw.Write(j.buf)
+	return err
+}
+
+func (j *jsonWriter) Close() error { return j.bw.Flush() }
 
 // displayValue renders a value for a terminal: NULL as NULL, and text
 // with tabs, newlines or other control characters Go-quoted so one row
@@ -238,7 +243,7 @@ func (t *tableRowWriter) Close() error { return t.tw.Flush() }
 type jsonRowWriter struct{ j *jsonWriter }
 
 func (j *jsonRowWriter) Header(ReadHeader) error { return nil }
-func (j *jsonRowWriter) Row(r *Row) error        { return j.j.enc.Encode(r) }
+func (j *jsonRowWriter) Row(r *Row) error        { return j.j.row(r) }
 func (j *jsonRowWriter) Close() error            { return j.j.Close() }
 
 type csvRowWriter struct{ bw *bufio.Writer }

@@ -47,32 +47,7 @@ func (r *Row) Get(name string) (*string, bool) {
 }
 
 // MarshalJSON writes the row as an object in column order.
-func (r Row) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, n := range r.Names {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, err := json.Marshal(n)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		if r.Values[i] == nil {
-			b.WriteString("null")
-			continue
-		}
-		v, err := json.Marshal(*r.Values[i])
-		if err != nil {
-			return nil, err
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
+func (r Row) MarshalJSON() ([]byte, error) { return appendRow(nil, &r), nil }
 
 // UnmarshalJSON reads an object of string-or-null values, keeping the
 // order of its keys (the column order).
