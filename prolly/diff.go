@@ -122,6 +122,9 @@ func (d *DiffIter) next() (bool, error) {
 				s = b
 			}
 			if !s.atLeaf() {
+				if err := d.prefetch(); err != nil {
+					return false, err
+				}
 				if err := s.expand(); err != nil {
 					return false, err
 				}
@@ -145,6 +148,9 @@ func (d *DiffIter) next() (bool, error) {
 			continue
 		}
 		if la > 0 || lb > 0 {
+			if err := d.prefetch(); err != nil {
+				return false, err
+			}
 			if la >= lb {
 				if err := a.expand(); err != nil {
 					return false, err
@@ -198,7 +204,7 @@ func (d *DiffIter) bound(s *diffSide) {
 type diffSide struct {
 	e       *Engine
 	ctx     context.Context
-	stack   []frame
+	stack   []diffFrame
 	done    bool
 	lower   []byte // key of the last element consumed
 	lowerOK bool
@@ -211,7 +217,7 @@ func (s *diffSide) open(h Hash, start []byte) error {
 	if err != nil {
 		return err
 	}
-	s.stack = append(s.stack[:0], frame{n: n})
+	s.stack = append(s.stack[:0], diffFrame{n: n})
 	if n.Len() == 0 {
 		s.done = true
 		return nil
@@ -235,7 +241,7 @@ func (s *diffSide) open(h Hash, start []byte) error {
 	}
 }
 
-func (s *diffSide) top() *frame { return &s.stack[len(s.stack)-1] }
+func (s *diffSide) top() *diffFrame { return &s.stack[len(s.stack)-1] }
 
 // level is 0 for a row, else one more than the level of the current
 // subtree's root: elements at equal levels are comparable.
@@ -258,14 +264,20 @@ func (s *diffSide) lastKey() []byte {
 	return f.n.Key(f.i)
 }
 
-// expand reads the current subtree and stands on its first entry.
+// expand reads the current subtree (or takes it from the frame's
+// read-ahead) and stands on its first entry.
 func (s *diffSide) expand() error {
 	f := s.top()
-	child, err := s.e.loadChild(s.ctx, f.n, f.i)
-	if err != nil {
-		return err
+	var child *Node
+	if f.i < len(f.pre) && f.pre[f.i] != nil {
+		child, f.pre[f.i] = f.pre[f.i], nil
+	} else {
+		var err error
+		if child, err = s.e.loadChild(s.ctx, f.n, f.i); err != nil {
+			return err
+		}
 	}
-	s.stack = append(s.stack, frame{n: child})
+	s.stack = append(s.stack, diffFrame{n: child})
 	return nil
 }
 
@@ -280,4 +292,120 @@ func (s *diffSide) consume(k []byte) {
 		s.stack = s.stack[:len(s.stack)-1]
 	}
 	s.done = true
+}
+
+// diffFrame is one node on a diffSide's path: entry i is the side's current
+// element when the frame is on top. pre holds children read ahead, by
+// index (nil where not read, taken out when expanded); children before
+// ahead have been considered for read-ahead.
+type diffFrame struct {
+	n     *Node
+	i     int
+	pre   []*Node
+	ahead int
+}
+
+// frameAt returns the side's frame whose node is at level, or nil.
+func (s *diffSide) frameAt(level int) *diffFrame {
+	if s.done || len(s.stack) == 0 {
+		return nil
+	}
+	k := s.stack[0].n.Level() - level
+	if k < 0 || k >= len(s.stack) {
+		return nil
+	}
+	return &s.stack[k]
+}
+
+// prefetch reads ahead, in one NodeStore.GetMany (parallel, and one Badger
+// transaction per worker instead of one per node), the children of each
+// side's top node that the walk is going to open: those from the current
+// entry on that have no equal child (same last key, same address) in the
+// other side's node at the same level. Equal children are skipped unread
+// by the walk, so nothing it fetches is wasted unless node boundaries moved
+// between the trees. Children past the other node's last key are left for
+// a later call, made when the walk reaches them (the other side then
+// stands in its next node); with the other side done, every remaining
+// child below the end bound is read ahead.
+//
+// It only saves round trips: what it reads is what expand would read one
+// at a time. Called before each expansion; a frame is considered once per
+// entry, so a warm walk pays one merge of two nodes' keys per node pair.
+func (d *DiffIter) prefetch() error {
+	var hs []Hash
+	type want struct {
+		f *diffFrame
+		i int
+	}
+	var wants []want
+	add := func(f *diffFrame, i int) {
+		if f.pre == nil {
+			f.pre = make([]*Node, f.n.Len())
+		}
+		wants = append(wants, want{f, i})
+		hs = append(hs, f.n.Child(i))
+	}
+	for _, pair := range [2][2]*diffSide{{&d.a, &d.b}, {&d.b, &d.a}} {
+		s, o := pair[0], pair[1]
+		if s.done || len(s.stack) == 0 {
+			continue
+		}
+		f := s.top()
+		if f.n.IsLeaf() || f.i < f.ahead {
+			continue
+		}
+		n := f.n
+		if o.done {
+			j := f.i
+			for ; j < n.Len(); j++ {
+				add(f, j)
+				if d.hasEnd && bytes.Compare(n.Key(j), d.end) >= 0 {
+					j++
+					break // the children after this one start at or past end
+				}
+			}
+			f.ahead = j
+			continue
+		}
+		g := o.frameAt(n.Level())
+		if g == nil {
+			f.ahead = f.i + 1 // trees of different heights: no counterpart
+			continue
+		}
+		m := g.n
+		j, k := f.i, g.i
+		for j < n.Len() && k < m.Len() {
+			switch c := bytes.Compare(n.Key(j), m.Key(k)); {
+			case c < 0:
+				add(f, j)
+				j++
+			case c > 0:
+				k++
+			default:
+				if n.Child(j) != m.Child(k) {
+					add(f, j)
+				}
+				j++
+				k++
+			}
+			if d.hasEnd && j > 0 && bytes.Compare(n.Key(j-1), d.end) >= 0 {
+				j = n.Len() // children from j start at or past end
+			}
+		}
+		f.ahead = max(j, f.i+1)
+	}
+	if len(hs) == 0 {
+		return nil
+	}
+	nodes, err := d.a.e.loadMany(d.a.ctx, hs)
+	if err != nil {
+		return err
+	}
+	for j, w := range wants {
+		if nodes[j].Level() != w.f.n.Level()-1 {
+			return fmt.Errorf("node %s: level %d under a level %d parent: %w", hs[j].Short(), nodes[j].Level(), w.f.n.Level(), ErrCorruptNode)
+		}
+		w.f.pre[w.i] = nodes[j]
+	}
+	return nil
 }
