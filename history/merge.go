@@ -150,11 +150,12 @@ func (s *Service) mergeTable(ctx context.Context, table string, base, ours, thei
 	if err != nil {
 		return tm, prolly.Root{}, nil, err
 	}
-	eng := ot.eng
-	if bt.eng != eng || tt.eng != eng {
-		if eng, err = s.joinEngines(bt, ot, tt); err != nil {
-			return tm, prolly.Root{}, nil, err
-		}
+	// Always a joined engine: its writes stay in memory, so a merge that
+	// is only printed (revert) leaves nothing in the node store; persist
+	// writes what a kept branch needs.
+	eng, err := s.joinEngines(bt, ot, tt)
+	if err != nil {
+		return tm, prolly.Root{}, nil, err
 	}
 	res, err := eng.Merge(ctx, bt.root, ot.root, tt.root, columnResolver(ot.rel))
 	if err != nil {

@@ -108,6 +108,7 @@ func TestRevertUseCase(t *testing.T) {
 	var patch strings.Builder
 	w := NewSQLWriter(&patch)
 	var conflicts []string
+	stored := f.Mirror.Stats().NodeBytes
 	sum, err := svc.Revert(ctx, RevertRequest{From: "good", To: bad.EndLSN.String()}, func(e *Event) error {
 		if e.Type == EventConflict {
 			conflicts = append(conflicts, *e.Key.Values[0]+" "+e.Kind)
@@ -119,6 +120,9 @@ func TestRevertUseCase(t *testing.T) {
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if got := f.Mirror.Stats().NodeBytes; got != stored {
+		t.Errorf("revert wrote %d bytes of nodes to the store; a printed merge must stay in memory", got-stored)
 	}
 	wantConflicts := []string{"15 modify/modify", "63 modify/modify", "64 modify/modify", "65 delete/modify"}
 	if !slices.Equal(conflicts, wantConflicts) || sum.Conflicts != 4 {
