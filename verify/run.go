@@ -87,6 +87,10 @@ type Runner struct {
 	// not consume it). Empty: no such proof, a mirror behind C is an error.
 	Slot   string
 	Logger *slog.Logger
+	// OnPin, if set, is called once PostgreSQL is pinned (benchmarks read
+	// the pinned backend's CPU time through it). It must not use the
+	// connection.
+	OnPin func(p *Pinned)
 
 	// tree, if set, replaces each table's tree before the comparison
 	// (tests corrupt the mirror's side through it).
@@ -136,6 +140,9 @@ func (r *Runner) Run(ctx context.Context, names []string) (*Report, error) {
 			log.Warn("verify: unpin", "err", err)
 		}
 	}()
+	if r.OnPin != nil {
+		r.OnPin(p)
+	}
 	c := replication.LSN(p.LSN())
 	rep := &Report{LSN: c.String(), Started: start.UTC()}
 	if rep.CaughtUp, err = r.catchUp(ctx, c); err != nil {
