@@ -12,7 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sidecar-dev/sidecar/history"
 	"github.com/sidecar-dev/sidecar/history/historytest"
+	"github.com/sidecar-dev/sidecar/server"
 )
 
 // historyCLI runs the history commands in-process. It builds a root with
@@ -56,6 +58,13 @@ func historyCLI(t *testing.T, args ...string) (stdout, stderr string, code int) 
 // returns a config file pointing at it (no daemon listens, so commands
 // open the directory themselves).
 func cliFixture(t *testing.T) (string, []string) {
+	f, lsns := historyFixture(t)
+	f.Close()
+	return writeConfig(t, f.Dir, "127.0.0.1:1", ""), lsns
+}
+
+// historyFixture is cliFixture's history, left open.
+func historyFixture(t *testing.T) (*historytest.Fixture, []string) {
 	f := historytest.New(t)
 	S := historytest.S
 	rel := historytest.Rel(1, "public", "t", 1, [2]string{"id", "int8"}, [2]string{"v", "text"}, [2]string{"n", "numeric"})
@@ -75,13 +84,70 @@ func cliFixture(t *testing.T) (string, []string) {
 	} {
 		lsns = append(lsns, f.Commit(fn).EndLSN.String())
 	}
-	f.Close()
+	return f, lsns
+}
+
+func writeConfig(t *testing.T, dataDir, listen, token string) string {
 	file := filepath.Join(t.TempDir(), "sidecar.yaml")
-	body := fmt.Sprintf("postgres:\n  url: postgres://u@127.0.0.1:1/db\ntables: [public.t]\ndata_dir: %s\nlisten: 127.0.0.1:1\n", f.Dir)
+	body := fmt.Sprintf("postgres:\n  url: postgres://u@127.0.0.1:1/db\ntables: [public.t]\ndata_dir: %s\nlisten: %s\nlog:\n  level: warn\n", dataDir, listen)
+	if token != "" {
+		body += "api:\n  token: " + token + "\n"
+	}
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return file, lsns
+	return file
+}
+
+// TestHistoryCommandsThroughDaemon runs read commands against a daemon's
+// API (server.RegisterHistory, with a token) and then, the daemon gone,
+// against the data directory: the outputs must be identical.
+func TestHistoryCommandsThroughDaemon(t *testing.T) {
+	f, lsns := historyFixture(t)
+	srv, err := server.Listen(server.Options{Addr: "127.0.0.1:0", Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server.RegisterHistory(srv, history.New(f.DB, f.Mirror))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx) }()
+	commands := [][]string{
+		{"log"}, {"log", "--format", "json", "--table", "public.t", "-n", "2"},
+		{"diff", lsns[0], "HEAD"}, {"diff", lsns[0], "HEAD", "--format", "json"}, {"diff", lsns[0], "HEAD", "--format", "sql"},
+		{"diff", lsns[0], "HEAD", "--stat", "--exit-code"}, {"diff", "HEAD~1", "HEAD", "--where", "id > 1", "--limit", "1"},
+		{"revert", lsns[0], lsns[1]}, {"revert", lsns[0], lsns[1], "--format", "json"}, {"merge", "HEAD", lsns[0], "--base", lsns[1]},
+		{"get", "public.t", "2", "4", "--as-of", "HEAD~1"}, {"scan", "public.t", "--format", "csv", "--as-of", lsns[0]},
+		{"scan", "public.t", "--format", "json"}, {"diff", "nope", "HEAD"}, {"tag"}, {"branch"},
+	}
+	type result struct {
+		out  string
+		code int
+	}
+	viaDaemon := map[int]result{}
+	cfg := writeConfig(t, f.Dir, srv.Addr(), "tok")
+	for i, c := range commands {
+		out, errOut, code := historyCLI(t, append(c, "--config", cfg)...)
+		viaDaemon[i] = result{out, code}
+		if code == exitUsage && c[1] != "nope" {
+			t.Errorf("%v through the daemon: exit %d: %s", c, code, errOut)
+		}
+	}
+	if _, errOut, code := historyCLI(t, "log", "--config", writeConfig(t, f.Dir, srv.Addr(), "wrong")); code != exitUsage || !strings.Contains(errOut, "401") {
+		t.Errorf("wrong token: exit %d, %s", code, errOut)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	cfg = writeConfig(t, f.Dir, "127.0.0.1:1", "")
+	for i, c := range commands {
+		out, errOut, code := historyCLI(t, append(c, "--config", cfg)...)
+		if d := viaDaemon[i]; d.out != out || d.code != code {
+			t.Errorf("%v: daemon exit %d, local exit %d (%s)\n--- daemon\n%s--- local\n%s", c, d.code, code, errOut, d.out, out)
+		}
+	}
 }
 
 func TestHistoryCommands(t *testing.T) {
