@@ -51,13 +51,23 @@ func QuoteTable(qualified string) string {
 // unless in pg_catalog. bit is cast as varbit: a bare ::bit means bit(1),
 // and varbit assigns to any bit(n) column.
 func quoteType(t string) string {
-	if t == "bit" {
+	switch t {
+	case "bit":
 		t = "varbit"
+	case "_bit":
+		t = "_varbit"
 	}
 	if schema, name, ok := strings.Cut(t, "."); ok {
 		return pgx.Identifier{schema, name}.Sanitize()
 	}
 	return pgx.Identifier{t}.Sanitize()
+}
+
+// noEquality lists built-in types without an equality operator.
+var noEquality = map[string]bool{
+	"json": true, "xml": true, "point": true, "line": true, "lseg": true,
+	"box": true, "path": true, "polygon": true, "circle": true,
+	"_json": true, "_xml": true, "_point": true,
 }
 
 // Literal renders v as a SQL literal cast to typ; nil is NULL.
@@ -171,6 +181,17 @@ func (w *SQLWriter) where(r *Row) (string, error) {
 		id := pgx.Identifier{c.Name}.Sanitize()
 		if v == nil {
 			terms = append(terms, id+" IS NULL")
+			continue
+		}
+		if noEquality[c.Type] {
+			// Key columns of a REPLICA IDENTITY FULL table may have a type
+			// without "=": compare the text output, which the mirror
+			// stores exactly.
+			lit, err := Literal(v, "text")
+			if err != nil {
+				return "", fmt.Errorf("column %s: %w", c.Name, err)
+			}
+			terms = append(terms, id+"::text = "+lit)
 			continue
 		}
 		lit, err := Literal(v, c.Type)

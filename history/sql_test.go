@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/history/historytest"
+	"github.com/sidecar-dev/sidecar/replication"
 )
 
 // hostile values: each must arrive in PostgreSQL as itself.
@@ -226,4 +227,64 @@ func fmtRow(r []*string) []string {
 		out = append(out, displayValue(v))
 	}
 	return out
+}
+
+// TestSQLPatchReplicaIdentityFull applies a patch of a REPLICA IDENTITY
+// FULL table (rows are their own key) with a json column, which has no
+// equality operator, and a duplicate row of which only one copy goes.
+func TestSQLPatchReplicaIdentityFull(t *testing.T) {
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, pg.NewDB(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	rel := historytest.Rel(1, "public", "f", 2, [2]string{"a", "int4"}, [2]string{"j", "json"})
+	rel.Identity = replication.IdentityFull
+	rel.Columns[1].TypeOID = 114
+	f := historytest.New(t)
+	svc := New(f.DB, f.Mirror)
+	S := historytest.S
+	f.CreateTable(rel, [][]*string{{S("1"), S(`{"x": 1}`)}, {S("2"), nil}, {S("3"), S(`[1, "it's"]`)}})
+	from := f.Commit(func(tx *historytest.Tx) {}).EndLSN.String()
+	to := f.Commit(func(tx *historytest.Tx) {
+		tx.DeleteRow(rel, []*string{S("1"), S(`{"x": 1}`)})
+		tx.DeleteRow(rel, []*string{S("2"), nil})
+		tx.Insert(rel, []*string{S("4"), S(`{"y": "a\\b"}`)})
+	}).EndLSN.String()
+	for _, sql := range []string{
+		"CREATE TABLE f (a int4, j json)",
+		`INSERT INTO f VALUES (1, '{"x": 1}'), (1, '{"x": 1}'), (2, NULL), (3, '[1, "it''s"]')`,
+	} {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	var patch strings.Builder
+	w := NewSQLWriter(&patch)
+	if _, err := svc.Diff(ctx, DiffRequest{From: from, To: to}, w.Write); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.PgConn().Exec(ctx, patch.String()).ReadAll(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, patch.String())
+	}
+	var got []string
+	rows, err := conn.Query(ctx, "SELECT a::text || ' ' || coalesce(j::text, 'NULL') FROM f ORDER BY a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	want := []string{`1 {"x": 1}`, `3 [1, "it's"]`, `4 {"y": "a\\b"}`} // one of the two duplicates stays
+	if !slices.Equal(got, want) {
+		t.Fatalf("after the patch: %q, want %q\n%s", got, want, patch.String())
+	}
 }

@@ -165,6 +165,12 @@ func (tx *Tx) Delete(rel *replication.Relation, key ...string) {
 	tx.changes = append(tx.changes, &replication.Change{Kind: replication.Delete, Relation: rel, Old: old, OldKind: replication.OldKey})
 }
 
+// DeleteRow deletes a row of a REPLICA IDENTITY FULL table (the old row
+// is its key).
+func (tx *Tx) DeleteRow(rel *replication.Relation, row []*string) {
+	tx.changes = append(tx.changes, &replication.Change{Kind: replication.Delete, Relation: rel, Old: Values(row), OldKind: replication.OldRow})
+}
+
 // Commit applies one transaction built by fn and returns its version.
 func (f *Fixture) Commit(fn func(tx *Tx)) mirror.Version {
 	f.T.Helper()
