@@ -412,12 +412,13 @@ func (b *verifyBench) sidecarVerify(ctx context.Context, id, name string, want i
 		return nil, fmt.Errorf("sidecar verify %s: %s with %d differences (error %q), want %d", id, rep.Result, tr.Differences, tr.Error, want)
 	}
 	if id == "" {
+		b.o.Logf("untimed verify: %v (pin %.3fs, catch-up %.3fs)", wall, rep.PinSeconds, rep.CatchUpSeconds)
 		return rep, nil
 	}
 	cell := b.rep.cell(id, name)
 	cell.Wall, cell.PGCPU, cell.GoCPU = append(cell.Wall, wall), append(cell.PGCPU, time.Duration(pgCPU.Load())), append(cell.GoCPU, goCPU)
 	cell.Buckets, cell.Dirty, cell.Differences = tr.Buckets, tr.DirtyBuckets, tr.Differences
-	b.o.Logf("%s: %v (pinned backend CPU ≥ %v, sidecar CPU %v, %d buckets, %d dirty)", id, wall, time.Duration(pgCPU.Load()), goCPU, tr.Buckets, tr.DirtyBuckets)
+	b.o.Logf("%s: %v (pin %.3fs, catch-up %.3fs, pinned backend CPU ≥ %v, sidecar CPU %v, %d buckets, %d dirty)", id, wall, rep.PinSeconds, rep.CatchUpSeconds, time.Duration(pgCPU.Load()), goCPU, tr.Buckets, tr.DirtyBuckets)
 	return rep, nil
 }
 

@@ -29,6 +29,20 @@
 //   - VerifyTable (table.go) runs the whole protocol for one table against
 //     a MirrorTable, the interface the mirror implements (digests of key
 //     ranges in O(height) from the Prolly tree, quantile keys, key hashes).
+//   - TreeTable (tree.go) is that interface over one version of a mirror
+//     table (MirrorAt(mirror.Tree)). Its Buckets cuts level 0 between
+//     leaves and sums the (count, Σ H) of internal entries in one walk:
+//     O(buckets · height) node reads and no row hashed; only the dirty
+//     buckets' rows (and, for composite keys, the hash-bucket scan) are.
+//   - Runner (run.go) is `sidecar verify` and POST /api/verify: Pin, wait
+//     until the mirror has applied every commit up to the pinned LSN C
+//     (the stream's progress; with no stream, a peek at the mirror's slot
+//     proving that no published transaction committed after the mirror's
+//     last commit, else ErrMirrorBehind), then VerifyTable per table at the
+//     mirror's version "last commit ending ≤ C", each in a savepoint, and a
+//     Report with both sides' rows for the differing keys.
+//   - Periodic (periodic.go) is verify.interval in the daemon: a Runner
+//     every interval, the sidecar_verify_result gauge, and Last for status.
 //
 // Because the mirror stores the vrow1 bytes as received, the row hash is
 // computed on both sides over identical bytes, with no decoding or

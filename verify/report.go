@@ -35,6 +35,11 @@ type Report struct {
 	CaughtUp string    `json:"caught_up"`
 	Started  time.Time `json:"started"`
 	Seconds  float64   `json:"seconds"`
+	// PinSeconds is the time to pin PostgreSQL (slot creation waits for
+	// the write transactions open when it starts); CatchUpSeconds the
+	// wait for the mirror to reach LSN.
+	PinSeconds     float64 `json:"pin_seconds"`
+	CatchUpSeconds float64 `json:"catch_up_seconds"`
 	// Result is equal when every table is, error when any could not be
 	// verified, differences otherwise.
 	Result string        `json:"result"`
@@ -111,7 +116,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.MirrorVersion != "" {
 		fmt.Fprintf(w, " (mirror version %s)", r.MirrorVersion)
 	}
-	fmt.Fprintf(w, ", %.2f s: %s\n\n", r.Seconds, r.Result)
+	fmt.Fprintf(w, ", %.2f s (pin %.2f s, mirror catch-up %.2f s): %s\n\n", r.Seconds, r.PinSeconds, r.CatchUpSeconds, r.Result)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "table\tresult\trows\thash\tbuckets\tdirty\tdifferences\tseconds")
 	for _, t := range r.Tables {

@@ -87,6 +87,10 @@ type Runner struct {
 	// not consume it). Empty: no such proof, a mirror behind C is an error.
 	Slot   string
 	Logger *slog.Logger
+	// NoMarker turns off the catch-up marker (see emitMarker): the wait
+	// for C then lasts until the server's next keepalive, which can take
+	// seconds on an idle stream.
+	NoMarker bool
 	// OnPin, if set, is called once PostgreSQL is pinned (benchmarks read
 	// the pinned backend's CPU time through it). It must not use the
 	// connection.
@@ -133,6 +137,7 @@ func (r *Runner) Run(ctx context.Context, names []string) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("verify: %w", err)
 	}
+	pinned := time.Now()
 	defer func() {
 		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
@@ -148,6 +153,8 @@ func (r *Runner) Run(ctx context.Context, names []string) (*Report, error) {
 	if rep.CaughtUp, err = r.catchUp(ctx, c); err != nil {
 		return nil, err
 	}
+	rep.PinSeconds = pinned.Sub(start).Seconds()
+	rep.CatchUpSeconds = time.Since(pinned).Seconds()
 	v, err := r.Mirror.VersionAt(c)
 	switch {
 	case err == nil:
@@ -181,6 +188,12 @@ func (r *Runner) catchUp(ctx context.Context, c replication.LSN) (string, error)
 	}
 	deadline := time.Now().Add(timeout)
 	wait := time.Millisecond
+	if r.Progress != nil && r.Mirror.Head().EndLSN < c && !r.NoMarker {
+		if err := r.emitMarker(ctx, c); err != nil {
+			// Not fatal: the stream passes C at its next keepalive.
+			r.logger().Warn("verify: could not emit the catch-up marker; waiting for the stream's next keepalive", "err", err)
+		}
+	}
 	for {
 		head := r.Mirror.Head().EndLSN
 		if head >= c {
@@ -220,6 +233,43 @@ func (r *Runner) catchUp(ctx context.Context, c replication.LSN) (string, error)
 		}
 		wait = min(2*wait, 100*time.Millisecond)
 	}
+}
+
+// MarkerPrefix is the prefix of the transactional logical decoding
+// message Runner emits after pinning.
+const MarkerPrefix = "sidecar.verify"
+
+// emitMarker commits a transaction holding only a logical decoding
+// message (prefix MarkerPrefix, content the pinned LSN). Its commit ends
+// after c, and the stream carries it (the streamer asks pgoutput for
+// messages), so once the mirror has applied it, every commit ending at or
+// before c is applied: the wait for C does not depend on when the server
+// next sends a keepalive. It writes WAL only, no table; the mirror records
+// the commit as a version that changed no rows.
+func (r *Runner) emitMarker(ctx context.Context, c replication.LSN) error {
+	cfg, err := pgconn.ParseConfig(r.ConnString)
+	if err != nil {
+		return err
+	}
+	delete(cfg.RuntimeParams, "replication")
+	conn, err := pgconn.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	prefix, err := QuoteLiteral(MarkerPrefix)
+	if err != nil {
+		return err
+	}
+	_, err = simpleQuery(ctx, conn, fmt.Sprintf("SELECT pg_catalog.pg_logical_emit_message(true, %s, '%s')", prefix, c))
+	return err
+}
+
+func (r *Runner) logger() *slog.Logger {
+	if r.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return r.Logger
 }
 
 // provenIdle reports whether no transaction that changed a published
