@@ -130,6 +130,9 @@ func (n *Node) searchFrom(i int, key []byte) int {
 	if i < n.n && bytes.Compare(n.Key(i), key) >= 0 {
 		return 0 // sorted probes usually stay in place
 	}
+	if n.pfx != nil {
+		return n.searchIndexed(i, key, false) - i
+	}
 	lo, hi := i, n.n
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)

@@ -122,6 +122,9 @@ func (e *Engine) loadMany(ctx context.Context, hs []Hash) ([]*Node, error) {
 // level below it, so that corrupt or mismatched stores cannot send a walk
 // into a loop or past a leaf.
 func (e *Engine) loadChild(ctx context.Context, p *Node, i int) (*Node, error) {
+	if c := p.child(i); c != nil {
+		return c, nil
+	}
 	c, err := e.load(ctx, p.Child(i))
 	if err != nil {
 		return nil, err
@@ -129,6 +132,7 @@ func (e *Engine) loadChild(ctx context.Context, p *Node, i int) (*Node, error) {
 	if c.Level() != p.Level()-1 {
 		return nil, fmt.Errorf("node %s: level %d under a level %d parent: %w", p.Child(i).Short(), c.Level(), p.Level(), ErrCorruptNode)
 	}
+	p.setChild(i, c)
 	return c, nil
 }
 

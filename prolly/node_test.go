@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -153,5 +154,72 @@ func TestSpecID(t *testing.T) {
 	}
 	if _, err := NewEngine(ms, a, RowHash{ID: "other", Fn: func(k, v []byte) uint64 { return 1 }}); err == nil {
 		t.Fatal("row hash not matching the spec accepted")
+	}
+}
+
+// indexedNode returns an internal-node view over sorted keys with its
+// search index filled, as parseNode does.
+func indexedNode(keys [][]byte) *Node {
+	n := &Node{level: 1, n: len(keys)}
+	for _, k := range keys {
+		n.keys = append(n.keys, k...)
+		n.keyEnds = le.AppendUint32(n.keyEnds, uint32(len(n.keys)))
+	}
+	n.index()
+	return n
+}
+
+// The prefix-indexed search must agree with a linear scan for every probe,
+// including keys shorter than the common prefix, ties on the 8-byte prefix
+// and probes below, between and above the node's keys.
+func TestSearchIndexedMatchesLinear(t *testing.T) {
+	for seed := uint64(1); seed <= 300; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		common := make([]byte, rng.IntN(6))
+		for i := range common {
+			common[i] = byte(rng.IntN(3))
+		}
+		randKey := func() []byte {
+			k := append([]byte(nil), common[:rng.IntN(len(common)+1)]...)
+			if rng.IntN(4) > 0 {
+				k = append(k[:0], common...)
+			}
+			for range rng.IntN(12) {
+				k = append(k, byte(rng.IntN(3)))
+			}
+			return k
+		}
+		set := map[string]bool{}
+		for range 1 + rng.IntN(40) {
+			set[string(randKey())] = true
+		}
+		var keys [][]byte
+		for k := range set {
+			keys = append(keys, []byte(k))
+		}
+		slices.SortFunc(keys, bytes.Compare)
+		n := indexedNode(keys)
+		for range 200 {
+			probe := randKey()
+			for _, strict := range []bool{false, true} {
+				want := len(keys)
+				for i, k := range keys {
+					if c := bytes.Compare(k, probe); c > 0 || (c == 0 && !strict) {
+						want = i
+						break
+					}
+				}
+				if got := n.search(probe, strict); got != want {
+					t.Fatalf("seed %d: search(%x, strict=%v) = %d, want %d (keys %x)", seed, probe, strict, got, want, keys)
+				}
+				from := rng.IntN(len(keys) + 1)
+				if !strict {
+					wantFrom := max(want, from)
+					if got := from + n.searchFrom(from, probe); got != wantFrom {
+						t.Fatalf("seed %d: searchFrom(%d, %x) = %d, want %d (keys %x)", seed, from, probe, got, wantFrom, keys)
+					}
+				}
+			}
+		}
 	}
 }
