@@ -176,8 +176,12 @@ func (e *Engine) NewBuilder(ctx context.Context) *Builder {
 func (b *Builder) level(l int) *levelWriter {
 	for len(b.levels) <= l {
 		lv := len(b.levels)
+		put := b.e.ns.Put
+		if up, ok := b.e.ns.(UncachedPutter); ok && lv == 0 {
+			put = up.PutUncached // leaves: see UncachedPutter
+		}
 		b.levels = append(b.levels, newLevelWriter(b.e.params, lv, func(n *Node, h Hash, entry item) error {
-			if err := b.e.ns.Put(b.ctx, h, n.Bytes(), n); err != nil {
+			if err := put(b.ctx, h, n.Bytes(), n); err != nil {
 				return fmt.Errorf("write node %s: %w", h.Short(), err)
 			}
 			b.emitted[lv]++

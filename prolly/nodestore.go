@@ -34,3 +34,12 @@ type NodeStore interface {
 	// Flush makes every earlier Put durable.
 	Flush(ctx context.Context) error
 }
+
+// UncachedPutter is implemented by stores that can take a node without
+// keeping its decoded form in their cache (store.NodeStore does). Builder
+// writes leaves through it: a bulk build's leaves are rarely read again
+// soon, and caching them would make the build's memory grow with the cache
+// bound instead of staying O(height × node size).
+type UncachedPutter interface {
+	PutUncached(ctx context.Context, h Hash, data []byte, n *Node) error
+}

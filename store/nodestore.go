@@ -343,8 +343,21 @@ func compareHash(a, b addr.Hash) int {
 // and Flush) with an error naming both addresses, and nothing of the batch
 // is stored.
 func (s *NodeStore[N]) Put(ctx context.Context, h addr.Hash, data []byte, n N) error {
+	return s.put(ctx, h, data, n, true)
+}
+
+// PutUncached is Put without adding n to the decoded-node cache: the node
+// is readable from its buffered copy until written, then from Badger. Bulk
+// loads use it for nodes unlikely to be read soon (a build's leaves), so
+// that they do not hold the cache's memory, and evict what is hot, while
+// the build's own memory should stay small.
+func (s *NodeStore[N]) PutUncached(ctx context.Context, h addr.Hash, data []byte, n N) error {
+	return s.put(ctx, h, data, n, false)
+}
+
+func (s *NodeStore[N]) put(ctx context.Context, h addr.Hash, data []byte, n N, cache bool) error {
 	s.puts.Add(1)
-	if s.cache != nil {
+	if cache && s.cache != nil {
 		s.cache.add(h, n)
 	}
 	s.mu.Lock()

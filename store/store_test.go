@@ -678,3 +678,37 @@ func TestTrustedPutWrongAddressCaughtOnRead(t *testing.T) {
 		t.Fatalf("GetMany: %v, want corruption", err)
 	}
 }
+
+// PutUncached nodes are readable at once and after Flush, but only the Put
+// ones occupy the cache: after Flush an uncached node is read from Badger.
+func TestPutUncached(t *testing.T) {
+	db := openTest(t, Options{InMemory: true})
+	s := NewNodeStore(db, testCodec{})
+	gen := newLeafGen(5, false)
+	cold, hot := gen.leaf(), gen.leaf()
+	hc, hh := addr.Of(cold), addr.Of(hot)
+	if err := s.PutUncached(t.Context(), hc, cold, &testNode{data: cold}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put(t.Context(), hh, hot, &testNode{data: hot}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Get(t.Context(), hc); err != nil || !bytes.Equal(n.data, cold) {
+		t.Fatalf("Get of a buffered uncached node: %v", err)
+	}
+	if got := s.Stats().CacheEntries; got != 1 {
+		t.Fatalf("cache holds %d entries after one Put and one PutUncached, want 1", got)
+	}
+	if err := s.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	reads := s.Stats().Reads
+	for _, h := range []addr.Hash{hh, hc} {
+		if _, err := s.Get(t.Context(), h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := s.Stats().Reads - reads; got != 1 {
+		t.Fatalf("%d reads from Badger, want 1 (the uncached node only)", got)
+	}
+}
