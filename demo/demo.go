@@ -38,6 +38,10 @@ type Options struct {
 	Rows int
 	// KeepDir keeps the data directory and prints its path.
 	KeepDir bool
+	// CLI runs one `sidecar` command line in this process and returns its
+	// exit status (cmd/sidecar passes its own entry point), so the tour
+	// shows the real commands and their real output. Required.
+	CLI func(ctx context.Context, stdout, stderr io.Writer, args ...string) int
 }
 
 // step prints one numbered heading.
@@ -57,6 +61,9 @@ func (t *tour) say(format string, args ...any) { fmt.Fprintf(t.out, "   "+format
 func Run(ctx context.Context, opts Options) (err error) {
 	if opts.Rows <= 0 {
 		opts.Rows = 10_000
+	}
+	if opts.CLI == nil {
+		return errors.New("demo: Options.CLI is required")
 	}
 	logw := opts.Log
 	if logw == nil {
@@ -99,7 +106,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	} else {
 		defer os.RemoveAll(dir)
 	}
-	cfg, err := demoConfig(dir, url)
+	cfg, cfgFile, err := demoConfig(dir, url)
 	if err != nil {
 		return err
 	}
@@ -136,24 +143,123 @@ func Run(ctx context.Context, opts Options) (err error) {
 		{"open account 100001", "INSERT INTO accounts VALUES (100001, 'new-owner', 50.00, 'welcome')"},
 		{"rename owner of account 7", "UPDATE accounts SET owner = 'Zoë ''the bold''' WHERE id = 7"},
 	}
+	// write runs each statement as its own transaction, then waits until
+	// the mirror has made the last one durable (its commit ends after the
+	// WAL position read just before it).
+	write := func(show func(string), stmts ...string) (daemon.Status, error) {
+		var last replication.LSN
+		for _, q := range stmts {
+			lsn, err := walLSN(ctx, url)
+			if err != nil {
+				return daemon.Status{}, err
+			}
+			if err := sql(ctx, url, q); err != nil {
+				return daemon.Status{}, err
+			}
+			last = lsn
+			if show != nil {
+				show(q)
+			}
+		}
+		return poll(ctx, api, done, func(s daemon.Status) bool {
+			d, _ := replication.ParseLSN(s.DurableLSN)
+			return d > last
+		})
+	}
 	before, err := walLSN(ctx, url)
 	if err != nil {
 		return err
 	}
-	applied := st.Commits
+	what := map[string]string{}
+	var stmts []string
 	for _, c := range changes {
-		if err := sql(ctx, url, c.sql); err != nil {
-			return err
-		}
-		t.say("%-32s %s", c.what, c.sql)
+		what[c.sql] = c.what
+		stmts = append(stmts, c.sql)
 	}
-	st, err = poll(ctx, api, done, func(st daemon.Status) bool { return st.Commits >= applied+int64(len(changes)) })
+	st, err = write(func(q string) { t.say("%-32s %s", what[q], q) }, stmts...)
 	if err != nil {
 		return err
 	}
 
 	t.step("What the sidecar reports (sidecar status)")
 	t.say("phase %s, durable LSN %s, lag %d bytes, %d commits applied", st.Phase, st.DurableLSN, st.LagBytes, st.Commits)
+
+	// The CLI talks to the running daemon through its API.
+	cli := func(args ...string) (stdout, stderr string, code int) {
+		var out, errOut strings.Builder
+		args = append(args, "--config", cfgFile, "--listen", cfg.Listen)
+		code = opts.CLI(ctx, &out, &errOut, args...)
+		return out.String(), errOut.String(), code
+	}
+	show := func(args ...string) (string, int, error) {
+		stdout, stderr, code := cli(args...)
+		out := stdout + stderr
+		fmt.Fprintf(t.out, "   $ sidecar %s\n", strings.Join(args, " "))
+		for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+			fmt.Fprintf(t.out, "     %s\n", l)
+		}
+		if code == 2 {
+			return out, code, fmt.Errorf("sidecar %s: exit 2: %s", strings.Join(args, " "), out)
+		}
+		return out, code, nil
+	}
+	say := func(q string) { t.say("%s", q) }
+
+	t.step("Tagging this version before a risky cleanup")
+	if _, _, err := show("tag", "before-cleanup"); err != nil {
+		return err
+	}
+
+	t.step("A bad cleanup deletes far too much, and the application keeps writing")
+	if _, err := write(nil, "DELETE FROM accounts WHERE balance < 100"); err != nil {
+		return err
+	}
+	t.say("DELETE FROM accounts WHERE balance < 100          -- meant: < 1.00")
+	if _, _, err := show("tag", "after-cleanup"); err != nil {
+		return err
+	}
+	mid := opts.Rows / 2
+	later := []string{
+		fmt.Sprintf("UPDATE accounts SET balance = balance + 5 WHERE id BETWEEN %d AND %d AND balance >= 100", mid, mid+5),
+		"INSERT INTO accounts VALUES (3, 'reopened', 75.00, 'new account on a deleted id')",
+	}
+	if _, err := write(say, later...); err != nil {
+		return err
+	}
+
+	t.step("What the cleanup did (sidecar diff)")
+	if _, _, err := show("diff", "before-cleanup", "after-cleanup", "--stat"); err != nil {
+		return err
+	}
+	if _, _, err := show("diff", "before-cleanup", "after-cleanup", "--limit", "3"); err != nil {
+		return err
+	}
+
+	t.step("Undoing it, keeping every later write (sidecar revert)")
+	sqlPatch, report, code := cli("revert", "before-cleanup", "after-cleanup")
+	if code == 2 {
+		return fmt.Errorf("sidecar revert: %s", report)
+	}
+	conflicts := strings.Split(strings.TrimSpace(report), "\n")
+	t.say("$ sidecar revert before-cleanup after-cleanup > undo.sql     (exit %d)", code)
+	lines := strings.Split(strings.TrimSpace(sqlPatch), "\n")
+	if len(lines) > 6 {
+		lines = append(lines[:4:4], fmt.Sprintf("... %d more lines ...", len(lines)-5), lines[len(lines)-1])
+	}
+	for _, l := range lines {
+		t.say("  %s", l)
+	}
+	for _, l := range conflicts {
+		t.say("  %s", l)
+	}
+	if _, err := write(nil, sqlPatch); err != nil {
+		return fmt.Errorf("apply undo.sql: %w", err)
+	}
+	t.say("$ psql -f undo.sql     (applied to PostgreSQL)")
+	if _, _, err := show("diff", "before-cleanup", "HEAD", "--stat"); err != nil {
+		return err
+	}
+	t.say("what still differs from before the cleanup: the later writes, and the reopened account 3")
 
 	t.step("Stopping the sidecar (SIGTERM does the same: sync, acknowledge, exit 0)")
 	stopDaemon()
@@ -170,13 +276,14 @@ func Run(ctx context.Context, opts Options) (err error) {
 	return nil
 }
 
-func demoConfig(dir, url string) (*config.Config, error) {
+func demoConfig(dir, url string) (*config.Config, string, error) {
 	file := filepath.Join(dir, "sidecar.yaml")
 	body := fmt.Sprintf("postgres:\n  url: %s\ntables: [public.accounts]\ndata_dir: %s\nlisten: 127.0.0.1:0\n", url, filepath.Join(dir, "data"))
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return config.Load(config.LoadOptions{File: file, Environ: []string{}})
+	cfg, err := config.Load(config.LoadOptions{File: file, Environ: []string{}})
+	return cfg, file, err
 }
 
 func sql(ctx context.Context, url string, stmts ...string) error {

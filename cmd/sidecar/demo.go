@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/sidecar-dev/sidecar/demo"
@@ -18,12 +21,15 @@ against it, makes a few changes, and prints what the sidecar recorded. It stops
 and removes everything when it ends, also on Ctrl-C. No config file is needed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts := demo.Options{Out: g.stdout, Rows: rows, KeepDir: keep}
+			opts := demo.Options{Out: g.stdout, Rows: rows, KeepDir: keep,
+				CLI: func(ctx context.Context, stdout, stderr io.Writer, args ...string) int {
+					return run(ctx, args, stdout, stderr)
+				}}
 			if verbose {
 				opts.Log = g.stderr
 			}
 			if err := demo.Run(cmd.Context(), opts); err != nil {
-				return usageError(err, "apt-get install postgresql  (the demo needs the PostgreSQL server binaries)")
+				return usageError(err, "")
 			}
 			return nil
 		},
