@@ -69,6 +69,7 @@ could not run.`,
 		newBranchCmd(g),
 		newMergeCmd(g),
 		newRevertCmd(g),
+		newGCCmd(g),
 		newDemoCmd(g),
 		newBenchCmd(g),
 	)

@@ -256,6 +256,15 @@ func TestRunProcessSIGTERMMidStream(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "phase") || !strings.Contains(out, "stopped") || !strings.Contains(out, "public.items") || !strings.Contains(out, "wal_status") {
 		t.Errorf("status: exit %d\n%s\n%s", code, out, errOut)
 	}
+
+	// gc runs on the stopped mirror and keeps every version readable.
+	out, errOut, code = sidecar(t, "gc", "--config", file)
+	if code != 0 || !strings.Contains(out, "live nodes") || !strings.Contains(out, "bytes before") {
+		t.Errorf("gc: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, after := mirrortest.MirrorRows(t, dataDir, "public.items"); !slices.Equal(after, got) {
+		t.Error("gc changed what HEAD reads")
+	}
 }
 
 func httpBodyNoT(url string) (int, string) {
