@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 )
 
 // ErrSpecMismatch is returned when a Root was built under another Spec than
@@ -34,6 +35,17 @@ type Engine struct {
 	params  *splitParams
 	empty   *Node
 	emptyH  Hash
+	// last is the root node read last: reads mostly go to one version
+	// (HEAD), so a descent starts from a pointer instead of a cache lookup
+	// and, through the root's decoded internal children (Node.kids), goes
+	// down to the leaves' parents without the store. It pins one tree's
+	// internal nodes at most (about 1/fan-out of its bytes).
+	last atomic.Pointer[pinnedRoot]
+}
+
+type pinnedRoot struct {
+	h Hash
+	n *Node
 }
 
 // NewEngine returns an engine over ns. rowHash.ID must equal spec.RowHash.
@@ -141,5 +153,13 @@ func (e *Engine) loadRoot(ctx context.Context, r Root) (*Node, error) {
 	if err := e.check(r); err != nil {
 		return nil, err
 	}
-	return e.load(ctx, r.Hash)
+	if p := e.last.Load(); p != nil && p.h == r.Hash {
+		return p.n, nil
+	}
+	n, err := e.load(ctx, r.Hash)
+	if err != nil {
+		return nil, err
+	}
+	e.last.Store(&pinnedRoot{h: r.Hash, n: n})
+	return n, nil
 }

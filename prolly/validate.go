@@ -103,8 +103,8 @@ func (c *checker) walk(n *Node, h Hash) (uint64, uint64, error) {
 
 // rebuilder returns a Builder that computes hashes without storing nodes.
 func (e *Engine) rebuilder(ctx context.Context) *Builder {
-	scratch := *e
-	scratch.ns = discardStore{}
+	scratch := &Engine{ns: discardStore{}, spec: e.spec, id: e.id, rowHash: e.rowHash,
+		params: e.params, empty: e.empty, emptyH: e.emptyH}
 	return scratch.NewBuilder(ctx)
 }
 
