@@ -184,9 +184,12 @@ func (s *Streamer) Run(ctx context.Context) error {
 		}
 		s.failures.Add(1)
 		if s.cfg.OnError != nil {
+			// The caller reports (and rate-limits) retried errors.
 			s.cfg.OnError(err, backoff)
+			s.log.Debug("replication connection ended; reconnecting", "err", err, "retry_in", backoff)
+		} else {
+			s.log.Warn("replication connection ended; reconnecting", "err", err, "retry_in", backoff)
 		}
-		s.log.Warn("replication connection ended; reconnecting", "err", err, "retry_in", backoff)
 		t := time.NewTimer(backoff)
 		select {
 		case <-ctx.Done():
