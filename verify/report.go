@@ -186,6 +186,22 @@ func RowsQuery(t Table, keys [][]string) (string, error) {
 	if len(keys) == 0 {
 		return "", fmt.Errorf("table %s: no keys", t.Ident())
 	}
+	if len(t.Key) == 1 {
+		// One IN list: an index scan for = ANY(…), not an OR of keys.
+		lits := make([]string, len(keys))
+		for i, k := range keys {
+			if len(k) != 1 {
+				return "", fmt.Errorf("table %s: key %q has %d values for a 1-column key", t.Ident(), k, len(k))
+			}
+			lit, err := QuoteLiteral(k[0])
+			if err != nil {
+				return "", fmt.Errorf("table %s: key %q: %w", t.Ident(), k[0], err)
+			}
+			lits[i] = lit
+		}
+		src := rowSource{t: t, where: fmt.Sprintf("%s IN (%s)", keyOperand(t.Columns[t.Key[0]]), strings.Join(lits, ", "))}
+		return rowsSelect(src), nil
+	}
 	preds := make([]string, len(keys))
 	for i, k := range keys {
 		if len(k) != len(t.Key) {
@@ -197,12 +213,15 @@ func RowsQuery(t Table, keys [][]string) (string, error) {
 		}
 		preds[i] = p
 	}
-	src := rowSource{t: t, where: strings.Join(preds, " OR ")}
-	cols := make([]string, len(t.Columns))
+	return rowsSelect(rowSource{t: t, where: strings.Join(preds, " OR ")}), nil
+}
+
+func rowsSelect(src rowSource) string {
+	cols := make([]string, len(src.t.Columns))
 	for i := range cols {
 		cols[i] = src.text(i)
 	}
-	return fmt.Sprintf("SELECT %s FROM %s", strings.Join(cols, ", "), src.sql()), nil
+	return fmt.Sprintf("SELECT %s FROM %s", strings.Join(cols, ", "), src.sql())
 }
 
 // FetchRows reads the rows with the given keys from PostgreSQL and returns

@@ -238,6 +238,13 @@ func verifyBoundary(ctx context.Context, conn *pgconn.PgConn, t Table, m MirrorT
 			}
 		}
 	}
+	if len(spans) > 0 {
+		restore, err := jitOff(ctx, conn)
+		if err != nil {
+			return err
+		}
+		defer restore()
+	}
 	for chunk := range slices.Chunk(spans, opts.MaxRangesPerQuery) {
 		var ranges []KeyRange
 		var mirrorRows []KeyHash
@@ -320,6 +327,11 @@ func verifyHashBuckets(ctx context.Context, conn *pgconn.PgConn, t Table, m Mirr
 	if len(dirty) == 0 {
 		return nil
 	}
+	restore, err := jitOff(ctx, conn)
+	if err != nil {
+		return err
+	}
+	defer restore()
 	want := make(map[uint64]bool, len(dirty))
 	list := make([]uint64, len(dirty))
 	for i, b := range dirty {
@@ -349,4 +361,17 @@ func verifyHashBuckets(ctx context.Context, conn *pgconn.PgConn, t Table, m Mirr
 	}
 	res.Diffs = DiffKeyHashes(pgRows, mirrorRows)
 	return nil
+}
+
+// jitOff turns PostgreSQL's JIT off for the rest of the transaction and
+// returns a function that turns it back to the session's setting. The
+// leaf and row queries OR together hundreds of key ranges or keys; JIT
+// compiled those predicates for about a second per query (measured on
+// 500 ranges: 1.16 s of JIT for 0.7 s of execution), more than the
+// queries themselves cost. Outside a transaction SET LOCAL does nothing.
+func jitOff(ctx context.Context, conn *pgconn.PgConn) (func(), error) {
+	if _, err := conn.Exec(ctx, "SET LOCAL jit = off").ReadAll(); err != nil {
+		return nil, fmt.Errorf("turn JIT off for the leaf queries: %w", err)
+	}
+	return func() { _, _ = conn.Exec(ctx, "SET LOCAL jit TO DEFAULT").ReadAll() }, nil
 }
