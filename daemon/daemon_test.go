@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -195,7 +196,7 @@ func TestRunCopiesStreamsAndStopsCleanly(t *testing.T) {
 		"CREATE TABLE audit (at timestamptz, note text)", // no key: not followed
 	)
 	cfg := testConfig(t, url, "public.accounts")
-	var logs strings.Builder
+	var logs syncBuilder
 	r := start(t, cfg, &logs)
 
 	st := r.waitDurable(t, marker(t, url, "UPDATE accounts SET owner = owner WHERE id = 2"))
@@ -299,7 +300,7 @@ func TestRunResyncsAfterSchemaChange(t *testing.T) {
 		"INSERT INTO items SELECT g, 'n' || g FROM generate_series(1, 300) g",
 	)
 	cfg := testConfig(t, url, "public.items")
-	var logs strings.Builder
+	var logs syncBuilder
 	r := start(t, cfg, &logs)
 	r.waitDurable(t, marker(t, url, "UPDATE items SET name = 'first' WHERE id = 1"))
 
@@ -336,4 +337,51 @@ func first(s []string) string {
 		return ""
 	}
 	return s[0]
+}
+
+// A PostgreSQL restart: the reconnect errors are logged once (rate
+// limited), then "replication recovered" with their count, and streaming
+// goes on.
+func TestRunSurvivesPostgresRestartWithQuietLog(t *testing.T) {
+	url := pg.NewDB(t)
+	execSQL(t, url, "CREATE TABLE k (id int PRIMARY KEY, v int)", "INSERT INTO k VALUES (1, 0)")
+	cfg := testConfig(t, url, "public.k")
+	var logs syncBuilder
+	r := start(t, cfg, &logs)
+	r.waitDurable(t, marker(t, url, "UPDATE k SET v = 1"))
+	if err := pg.Restart(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r.waitDurable(t, marker(t, url, "UPDATE k SET v = 2"))
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(logs.String(), "replication recovered") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no recovery line:\n%s", logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := strings.Count(logs.String(), "replication connection failed; retrying"); n != 1 {
+		t.Errorf("%d reconnect error lines, want 1 (rate limited):\n%s", n, logs.String())
+	}
+	if err := r.stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// syncBuilder is a strings.Builder safe for the daemon's log goroutines.
+type syncBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuilder) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuilder) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
