@@ -24,7 +24,7 @@ func (r *sizeRun) diffs(ctx context.Context) error {
 			eds := r.edits(m.slots, m.ver)
 			var bad error
 			n := 0
-			r.ns.ClearCache()
+			r.clearCaches()
 			tm.start()
 			d, err := r.e.Diff(ctx, r.base, m.root, prolly.DiffOptions{})
 			if err != nil {
@@ -89,7 +89,7 @@ func (r *sizeRun) merges(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("make theirs: %w", err)
 			}
-			r.ns.ClearCache()
+			r.clearCaches()
 			tm.start()
 			res, err := r.e.Merge(ctx, r.base, ours.root, theirs, nil)
 			if err == nil {
@@ -141,7 +141,7 @@ func (r *sizeRun) digests(ctx context.Context) error {
 					want = want.Add(prolly.Digest{Count: 1, Sum: r.e.RowHash(key, val)})
 				}
 			})
-			r.ns.ClearCache()
+			r.clearCaches()
 			tm.start()
 			got, err := r.e.DigestRange(ctx, r.base, lo, hi)
 			tm.stop()

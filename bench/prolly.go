@@ -496,7 +496,7 @@ func (r *sizeRun) pointGets(ctx context.Context) error {
 		key := make([]byte, KeySize)
 		for _, p := range ps {
 			r.w.putKey(key, p, 0)
-			r.ns.ClearCache()
+			r.clearCaches()
 			tm.start()
 			v, found, err := r.e.Get(ctx, r.base, key)
 			tm.stop()
@@ -565,7 +565,7 @@ func (r *sizeRun) getMany(ctx context.Context) error {
 			}
 			var bad error
 			hits := 0
-			r.ns.ClearCache()
+			r.clearCaches()
 			tm.start()
 			err := r.e.GetMany(ctx, r.base, keys, func(i int, v []byte, found bool) error {
 				if !found || !bytes.Equal(v, want[i]) {
@@ -602,7 +602,7 @@ func (r *sizeRun) rangeScan(ctx context.Context) error {
 	return r.repeat(ctx, "range/ordered", k, func(ctx context.Context, rep int, tm *timer) error {
 		ps := r.w.samplePositions(k, r.w.rng("range/ordered", rep), true)
 		lo, hi := r.w.key(ps[0], 0), r.w.key(ps[0]+uint64(k), 0)
-		r.ns.ClearCache()
+		r.clearCaches()
 		tm.start()
 		c, err := r.e.Range(ctx, r.base, lo, hi)
 		if err != nil {
@@ -641,7 +641,7 @@ func (r *sizeRun) edits(slots []slot, ver uint32) []prolly.Edit {
 // every inserted row.
 func (r *sizeRun) mutate(ctx context.Context, tm *timer, base prolly.Root, baseRows int, slots []slot, ver uint32) (prolly.Root, error) {
 	eds := r.edits(slots, ver)
-	r.ns.ClearCache()
+	r.clearCaches()
 	tm.start()
 	root, err := r.e.Mutate(ctx, base, eds)
 	if err == nil {
@@ -751,4 +751,12 @@ func ParseRecords(s string) ([]int, error) {
 		out = append(out, n*mult)
 	}
 	return out, nil
+}
+
+// clearCaches empties every cache of decoded nodes before a cold cell: the
+// store's node cache and the root the engine keeps pinned (with the
+// internal nodes it reaches).
+func (r *sizeRun) clearCaches() {
+	r.ns.ClearCache()
+	r.e.Unpin()
 }

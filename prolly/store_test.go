@@ -254,3 +254,55 @@ func BenchmarkDiffRandom10kBadger(b *testing.B) {
 	}
 	b.ReportMetric(float64((cpuTime()-c0).Milliseconds())/float64(b.N), "cpu-ms/op")
 }
+
+// A warm descent starts at the engine's pinned root and follows decoded
+// internal children, so after the store's cache is cleared only the leaf is
+// read; after Unpin the whole path is read again from the store.
+func TestPinnedRootAndUnpin(t *testing.T) {
+	_, ns := openBadger(t, t.TempDir())
+	e := prolly.NewDefaultEngine(ns)
+	ctx := t.Context()
+	b := e.NewBuilder(ctx)
+	for i := range 50000 {
+		if err := b.Add(key(i), value(i, 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := b.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st, err := e.Stats(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Height < 3 {
+		t.Fatalf("height %d: the test needs internal nodes above the leaves' parents", st.Height)
+	}
+	reads := func(k int) int64 {
+		t.Helper()
+		before := ns.Stats().Reads
+		v, ok, err := e.Get(ctx, r, key(k))
+		if err != nil || !ok || string(v) != string(value(k, 0)) {
+			t.Fatalf("get %d: %q %v %v", k, v, ok, err)
+		}
+		return ns.Stats().Reads - before
+	}
+	ns.ClearCache()
+	e.Unpin()
+	if got := reads(123); got != int64(st.Height) {
+		t.Fatalf("cold get read %d nodes, want the height %d", got, st.Height)
+	}
+	ns.ClearCache()
+	if got := reads(124); got != 1 {
+		t.Fatalf("get after clearing the store's cache read %d nodes, want 1 (the leaf; the rest is pinned)", got)
+	}
+	ns.ClearCache()
+	e.Unpin()
+	if got := reads(125); got != int64(st.Height) {
+		t.Fatalf("get after Unpin read %d nodes, want %d", got, st.Height)
+	}
+}
