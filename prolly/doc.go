@@ -50,8 +50,21 @@
 // addr.Of(bytes): the first 20 bytes of SHA-256. DecodeNode validates
 // untrusted bytes completely (exact length, monotone offsets, strictly
 // increasing keys, non-zero counts) and never panics; FuzzDecodeNode checks
-// that whatever it accepts re-encodes to the same bytes. Decoding allocates
-// only the Node header: keys, values and entries are views into the bytes.
+// that whatever it accepts re-encodes to the same bytes. Keys, values and
+// entries are views into the bytes; decoding adds a search index (the keys'
+// common prefix and, per entry, the next 8 bytes as a big-endian uint64, so
+// a binary search compares integers in one contiguous array and touches key
+// bytes only on ties: 8 bytes an entry, counted in the cache's bound) and,
+// in nodes of level ≥ 2, slots for their decoded children.
+//
+// # Warm reads
+//
+// An Engine pins the root node it read last (Unpin drops it), and nodes of
+// level ≥ 2 keep the decoded internal children they were read through
+// ("pointer swizzling", bounded by the tree's internal nodes: ~1/fan-out of
+// its bytes; leaves are never pinned and stay under the store's cache
+// bound). A warm point get thus reaches a leaf's parent by pointers and asks
+// the store only for the leaf: 10M rows, 1.46 µs CPU a get (was 2.9-3.1).
 //
 // Large rows: offsets are u32, so an item is not capped at 64 KiB as in Dolt
 // (PostgreSQL rows of several MB are normal after TOAST). The splitter
@@ -119,12 +132,23 @@
 // are then stripped. Untouched subtrees keep their addresses and are never
 // read. Measured: 1.03 nodes written per level per isolated edit.
 //
+// Builder writes leaves through UncachedPutter when the store has it: a
+// bulk build's leaves would otherwise fill the node cache (and the heap)
+// with nodes nobody reads next; a 10M-row build peaked at 738 MiB RSS
+// instead of 1.19 GiB.
+//
 // # Diff and merge
 //
 // Diff walks both trees with lazy cursors whose current element is either a
 // row or a whole unread subtree; two subtrees with equal addresses at the
 // same position are skipped without being read, otherwise the higher one is
-// opened. The skip lives in the streaming iterator itself. Merge streams the
+// opened. The skip lives in the streaming iterator itself. Before opening a
+// child, the walk reads ahead, in one GetMany, the children of the node it
+// stands in that have no equal (same last key, same address) in the other
+// tree's node at the same level: those are exactly the ones it will open
+// unless boundaries moved, so cold diffs fetch in parallel without reading
+// anything the walk skips (random diff of 10k at 10M: 26,805 nodes read
+// either way). Merge streams the
 // diff base→theirs and looks the changed keys up in ours in GetMany batches:
 // this is the merge-join of the diffs base→ours and base→theirs restricted
 // to the keys theirs changed, so its cost follows theirs' changes only. It

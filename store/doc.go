@@ -114,12 +114,17 @@
 // 256 MiB cache full: anonymous 618-714 MiB (Go heap in use 408-551 MiB)
 // plus 404 MiB of Badger's memory-mapped value log (page cache, reclaimable,
 // but counted by RSS, and growing with the data written). With CacheBytes
-// 64 MiB the peak was 620 MiB (anonymous 230 MiB). A 10M-row build that must
-// stay under 1 GiB overall wants a smaller cache while building, or
-// GOMEMLIMIT (640 MiB gave a 992 MiB peak with the 256 MiB cache). End to
-// end, prolly's BenchmarkBuildBadger at 10M rows on this store with default
-// options peaked at 968 MiB (/usr/bin/time maxrss) in 14.5 s wall, 4.5 s
-// CPU (load 12).
+// 64 MiB the peak was 620 MiB (anonymous 230 MiB). Bulk loads therefore
+// write what they will not read soon with PutUncached (prolly's Builder
+// does, for leaves): a 10M-row build through `sidecar bench prolly` then
+// peaked at 738 MiB (164 MiB anonymous, 572 MiB of mapped value log)
+// instead of 1.19 GiB.
+//
+// Tried and rejected (cold Get, 60k nodes, CPU per Get, load ≈10): a 32 MiB
+// Badger block cache (10.7-11.7 µs against 9.2-9.8: the LSM holds only keys
+// and value pointers, and ristretto costs more than the mmapped block
+// parse); storing nodes uncompressed (9.3 µs either way: decoding is mostly
+// the copy out of the value log's mapping, which raw values need too).
 package store
 
 // Key prefixes: the registry of the one Badger keyspace. Every key starts
