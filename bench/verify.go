@@ -286,7 +286,7 @@ func (b *verifyBench) runner(pid *atomic.Uint32) *verify.Runner {
 
 func (b *verifyBench) run(ctx context.Context) error {
 	// A first verification warms both sides' caches and must be equal.
-	if _, err := b.sidecarVerify(ctx, "warm", "", 0); err != nil {
+	if _, err := b.sidecarVerify(ctx, "", "", 0); err != nil {
 		return err
 	}
 	for rep := range b.o.Reps {
@@ -312,7 +312,7 @@ func (b *verifyBench) run(ctx context.Context) error {
 			}
 		}
 	}
-	_, err := b.sidecarVerify(ctx, "final", "", 0)
+	_, err := b.sidecarVerify(ctx, "", "", 0)
 	return err
 }
 

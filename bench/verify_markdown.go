@@ -31,37 +31,53 @@ func vrange(xs []time.Duration) string {
 	return fmt.Sprintf("%s (%s–%s)", fmtDur(vmedian(xs)), fmtDur(slices.Min(xs)), fmtDur(slices.Max(xs)))
 }
 
-// VerifyTarget is one of issue #6's targets, judged.
+// VerifyTarget is one of issue #6's targets, judged on medians of wall
+// time and of CPU time (PostgreSQL backend plus the sidecar's process):
+// the machine is shared, so wall times carry other jobs' load.
 type VerifyTarget struct {
-	Name, Ours, Target string
-	Met                bool
+	Name, Wall, CPU, Target string
+	WallMet, CPUMet         bool
 }
 
-// Targets judges the report against issue #6's targets, on medians of
-// wall time (the machine is shared; CPU figures are in the table).
+func totalCPU(c *VerifyCell) time.Duration { return vmedian(c.PGCPU) + vmedian(c.GoCPU) }
+
+// Targets judges the report against issue #6's targets.
 func (r *VerifyReport) Targets() []VerifyTarget {
 	var out []VerifyTarget
 	l0, v, dd := r.Cell("pg-level0"), r.Cell("verify"), r.Cell("datadiff")
 	if l0 != nil && v != nil {
-		ratio := float64(vmedian(v.Wall)) / float64(vmedian(l0.Wall))
-		out = append(out, VerifyTarget{"sidecar verify vs PostgreSQL's own bucketed-hash scan (wall)",
-			fmt.Sprintf("%s vs %s = %.2f×", fmtDur(vmedian(v.Wall)), fmtDur(vmedian(l0.Wall)), ratio), "≤ 1.2×", ratio <= 1.2})
+		rw := float64(vmedian(v.Wall)) / float64(vmedian(l0.Wall))
+		rc := float64(totalCPU(v)) / float64(totalCPU(l0))
+		out = append(out, VerifyTarget{"sidecar verify vs PostgreSQL's own bucketed-hash scan",
+			fmt.Sprintf("%s vs %s = %.2f×", fmtDur(vmedian(v.Wall)), fmtDur(vmedian(l0.Wall)), rw),
+			fmt.Sprintf("%s vs %s = %.2f×", fmtDur(totalCPU(v)), fmtDur(totalCPU(l0)), rc), "≤ 1.2×", rw <= 1.2, rc <= 1.2})
 	}
 	for _, c := range r.Cells {
 		if !strings.HasPrefix(c.ID, "verify-") || v == nil || c.Dirty == 0 {
 			continue
 		}
-		extra := vmedian(c.Wall) - vmedian(v.Wall)
-		per := extra / time.Duration(c.Dirty)
-		out = append(out, VerifyTarget{fmt.Sprintf("extra cost with %d differing rows, per dirty bucket", c.Differences),
-			fmt.Sprintf("%s extra over %d dirty buckets = %s", fmtDur(extra), c.Dirty, fmtDur(per)), "≤ 1 ms", per <= time.Millisecond})
+		ew := vmedian(c.Wall) - vmedian(v.Wall)
+		ec := totalCPU(c) - totalCPU(v)
+		pw, pc := ew/time.Duration(c.Dirty), ec/time.Duration(c.Dirty)
+		out = append(out, VerifyTarget{fmt.Sprintf("extra cost per dirty bucket, %d differing rows", c.Differences),
+			fmt.Sprintf("%s over %d buckets = %s", fmtSigned(ew), c.Dirty, fmtSigned(pw)),
+			fmt.Sprintf("%s over %d buckets = %s", fmtSigned(ec), c.Dirty, fmtSigned(pc)), "≤ 1 ms", pw <= time.Millisecond, pc <= time.Millisecond})
 	}
 	if dd != nil && v != nil {
-		ratio := float64(vmedian(dd.Wall)) / float64(vmedian(v.Wall))
-		out = append(out, VerifyTarget{"speed-up over a data-diff-style md5 comparison (wall)",
-			fmt.Sprintf("%s vs %s = %.2f× faster", fmtDur(vmedian(v.Wall)), fmtDur(vmedian(dd.Wall)), ratio), "≥ 3×", ratio >= 3})
+		rw := float64(vmedian(dd.Wall)) / float64(vmedian(v.Wall))
+		rc := float64(totalCPU(dd)) / float64(totalCPU(v))
+		out = append(out, VerifyTarget{"speed-up over a data-diff-style md5 pass (one side, first level only)",
+			fmt.Sprintf("%s vs %s = %.2f×", fmtDur(vmedian(v.Wall)), fmtDur(vmedian(dd.Wall)), rw),
+			fmt.Sprintf("%s vs %s = %.2f×", fmtDur(totalCPU(v)), fmtDur(totalCPU(dd)), rc), "≥ 3×", rw >= 3, rc >= 3})
 	}
 	return out
+}
+
+func fmtSigned(d time.Duration) string {
+	if d < 0 {
+		return "−" + fmtDur(-d)
+	}
+	return fmtDur(d)
 }
 
 // WriteVerifyMarkdown renders the report in the seed reports' shape:
@@ -111,13 +127,13 @@ func WriteVerifyMarkdown(w io.Writer, r *VerifyReport, command, interpretation s
 		}
 		p("| %s | %s | %s | %s | %s | %s | %s |\n", c.Name, vrange(c.Wall), fmtDur(vmedian(c.PGCPU)), goCPU, buckets, dirtyB, diffs)
 	}
-	p("\n### Targets (issue #6)\n\n| target | ours | wanted | met? |\n|---|---|---|---|\n")
+	p("\n### Targets (issue #6)\n\nJudged on the medians of wall time and of CPU time (PostgreSQL backend + sidecar process).\n\n| target | wall | CPU | wanted | met (wall / CPU) |\n|---|---|---|---|---|\n")
 	for _, t := range r.Targets() {
-		p("| %s | %s | %s | %s |\n", t.Name, t.Ours, t.Target, mark(t.Met))
+		p("| %s | %s | %s | %s | %s / %s |\n", t.Name, t.Wall, t.CPU, t.Target, mark(t.WallMet), mark(t.CPUMet))
 	}
 	p("\n## Interpretation\n\n%s\n\n", strings.TrimSpace(interpretation))
 	p("## How to reproduce\n\n```\n%s\n```\n\n", command)
-	p("It starts its own PostgreSQL cluster (binaries from PATH, `pg_config --bindir` or /usr/lib/postgresql/*/bin), needs about %d GiB of disk in the temp directory for the mirror at 10M rows, and takes a few minutes per repetition at 10M rows.\n", 2)
+	p("It starts its own PostgreSQL cluster (binaries from PATH, `pg_config --bindir` or /usr/lib/postgresql/*/bin) and keeps the mirror's data directory in the temp directory; at 10M rows the whole run (load, copy, three repetitions) took about five and a half minutes here. `-verify.json FILE -verify.note FILE` re-renders the report from a run's raw samples.\n")
 	return nil
 }
 

@@ -2,8 +2,10 @@ package bench
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ var (
 	flagVerifyReps = flag.Int("verify.reps", 3, "repetitions for -verify.rows")
 	flagVerifyOut  = flag.String("verify.out", "", "write the -verify.rows report (markdown, JSON beside it) here")
 	flagVerifyNote = flag.String("verify.note", "", "file holding the interpretation section for -verify.out")
+	flagVerifyJSON = flag.String("verify.json", "", "render -verify.out from this raw report (JSON) instead of running")
 )
 
 // TestRunVerifySmall runs every cell of the verify benchmark on a small
@@ -53,12 +56,27 @@ func TestRunVerifySmall(t *testing.T) {
 //	go test ./bench -run TestVerifyFullSize -timeout 2h -verify.rows 10000000 \
 //	  -verify.out bench/results/verify-<date>.md
 func TestVerifyFullSize(t *testing.T) {
-	if *flagVerifyRows == 0 {
+	var rep *VerifyReport
+	switch {
+	case *flagVerifyJSON != "":
+		b, err := os.ReadFile(*flagVerifyJSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep = &VerifyReport{}
+		if err := json.Unmarshal(b, rep); err != nil {
+			t.Fatal(err)
+		}
+		// Untimed warm-up and final runs were recorded under empty names by
+		// an earlier version of RunVerify.
+		rep.Cells = slices.DeleteFunc(rep.Cells, func(c *VerifyCell) bool { return c.Name == "" })
+	case *flagVerifyRows == 0:
 		t.Skip("pass -verify.rows N to run the verify benchmark")
-	}
-	rep, err := RunVerify(t.Context(), VerifyOptions{Rows: *flagVerifyRows, Reps: *flagVerifyReps, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
+	default:
+		var err error
+		if rep, err = RunVerify(t.Context(), VerifyOptions{Rows: *flagVerifyRows, Reps: *flagVerifyReps, Logf: t.Logf}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	note := "(interpretation not written yet)"
 	if *flagVerifyNote != "" {
@@ -68,7 +86,7 @@ func TestVerifyFullSize(t *testing.T) {
 		}
 		note = string(b)
 	}
-	cmd := "go test ./bench -run TestVerifyFullSize -timeout 2h -verify.rows " + strconv.Itoa(*flagVerifyRows) + " -verify.reps " + strconv.Itoa(*flagVerifyReps) + " -verify.out bench/results/" + VerifyResultName(rep.Started)
+	cmd := "go test ./bench -run TestVerifyFullSize -timeout 2h -verify.rows " + strconv.Itoa(rep.Rows) + " -verify.reps " + strconv.Itoa(rep.Reps) + " -verify.out bench/results/" + VerifyResultName(rep.Started)
 	var buf bytes.Buffer
 	if err := WriteVerifyMarkdown(&buf, rep, cmd, note); err != nil {
 		t.Fatal(err)

@@ -47,4 +47,27 @@
 // Because the mirror stores the vrow1 bytes as received, the row hash is
 // computed on both sides over identical bytes, with no decoding or
 // re-encoding on the mirror side.
+//
+// # Catching up to the pinned LSN
+//
+// A commit ending at or before C may still be on its way to the mirror
+// when PostgreSQL is pinned. With a stream running, Runner commits a
+// transaction holding only a logical decoding message (MarkerPrefix)
+// right after pinning; its commit ends after C, so once the stream has
+// applied it (Progress, from the streamer's statistics) every commit
+// ending at or before C is in the mirror. Without the marker the stream
+// passes C only at the server's next keepalive, which on an idle stream
+// took seconds. The marker writes WAL only, and the mirror keeps it as a
+// version that changed no rows.
+//
+// # Known limits
+//
+//   - Composite keys use hash buckets: the mirror's rows are hashed (one
+//     scan for level 0, one for the dirty buckets) instead of digested
+//     from the tree, and PostgreSQL scans twice when buckets are dirty.
+//   - Level 0 runs on one PostgreSQL backend (PinGroup exists for
+//     parallel workers, but Runner does not split the scan yet).
+//   - Integer keys use the mirror's leaf boundaries (width_bucket over an
+//     array of ~N/512 keys, ~7% more PostgreSQL CPU than fixed-width
+//     buckets on 10M rows) rather than fixed-width buckets.
 package verify
