@@ -54,7 +54,7 @@ func TestRunVerifySmall(t *testing.T) {
 // TestVerifyFullSize is the benchmark run behind the report:
 //
 //	go test ./bench -run TestVerifyFullSize -timeout 2h -verify.rows 10000000 \
-//	  -verify.out bench/results/verify-<date>.md
+//	  -verify.out "$PWD/bench/results/verify-<date>.md"
 func TestVerifyFullSize(t *testing.T) {
 	var rep *VerifyReport
 	switch {
@@ -86,7 +86,7 @@ func TestVerifyFullSize(t *testing.T) {
 		}
 		note = string(b)
 	}
-	cmd := "go test ./bench -run TestVerifyFullSize -timeout 2h -verify.rows " + strconv.Itoa(rep.Rows) + " -verify.reps " + strconv.Itoa(rep.Reps) + " -verify.out bench/results/" + VerifyResultName(rep.Started)
+	cmd := "go test ./bench -run TestVerifyFullSize -timeout 2h -verify.rows " + strconv.Itoa(rep.Rows) + " -verify.reps " + strconv.Itoa(rep.Reps) + " -verify.out \"$PWD/bench/results/" + VerifyResultName(rep.Started) + "\""
 	var buf bytes.Buffer
 	if err := WriteVerifyMarkdown(&buf, rep, cmd, note); err != nil {
 		t.Fatal(err)
