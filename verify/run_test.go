@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -423,5 +424,65 @@ func TestRunPinTimeoutNamesBlocker(t *testing.T) {
 	}
 	if _, err := blocker.Exec(t.Context(), "ROLLBACK"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRunCompositeKeyCorruption: a table with a composite key goes
+// through hash buckets; corrupted rows are still named by their whole key.
+func TestRunCompositeKeyCorruption(t *testing.T) {
+	p := newPipeline(t, []string{"public.pairs"}, `CREATE TABLE pairs (a int4, b text, v text, PRIMARY KEY (a, b))`)
+	p.exec(`INSERT INTO pairs SELECT i % 40, 'k' || i, 'v' || i FROM generate_series(1, 4000) i`)
+	p.start()
+	p.exec(`UPDATE pairs SET v = 'u' WHERE a = 3`)
+	r := p.runner()
+	r.tree = func(ctx context.Context, tr *mirror.Tree) (*mirror.Tree, error) {
+		changed, err := tr.Codec.Encode("3", "k43")
+		if err != nil {
+			return nil, err
+		}
+		missing, err := tr.Codec.Encode("7", "k87")
+		if err != nil {
+			return nil, err
+		}
+		edits := []prolly.Edit{
+			{Key: changed, Value: rowenc.Encode([][]byte{[]byte("3"), []byte("k43"), []byte("corrupted")})},
+			{Key: missing, Delete: true},
+		}
+		root, err := tr.Engine().Mutate(ctx, tr.Root, edits)
+		if err != nil {
+			return nil, err
+		}
+		c := *tr
+		c.Root = root
+		return &c, nil
+	}
+	rep := mustRun(t, r)
+	tr := rep.Tables[0]
+	if rep.Result != ResultDifferences || tr.Scheme != "hash" || tr.Differences != 2 {
+		t.Fatalf("want 2 differences found through hash buckets:\n%s", reportSummary(rep))
+	}
+	text := reportSummary(rep)
+	for _, want := range []string{"changed key (3, k43)", "missing key (7, k87)", `v="corrupted"`, `v="u"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+func TestSameSchema(t *testing.T) {
+	tbl := Table{Schema: "public", Name: "t", Columns: []Column{{Name: "id"}, {Name: "v"}}, Key: []int{0}}
+	rel := &replication.Relation{Schema: "public", Name: "t", Columns: []replication.Column{{Name: "id", Key: true}, {Name: "v"}}}
+	if err := sameSchema(tbl, rel); err != nil {
+		t.Fatalf("same schema: %v", err)
+	}
+	added := *rel
+	added.Columns = append(slices.Clone(rel.Columns), replication.Column{Name: "w"})
+	if err := sameSchema(tbl, &added); err == nil || !strings.Contains(err.Error(), "resync") {
+		t.Fatalf("added column: %v", err)
+	}
+	rekeyed := *rel
+	rekeyed.Columns = []replication.Column{{Name: "id"}, {Name: "v", Key: true}}
+	if err := sameSchema(tbl, &rekeyed); err == nil || !strings.Contains(err.Error(), "primary key") {
+		t.Fatalf("other key: %v", err)
 	}
 }
