@@ -55,24 +55,17 @@
 // common prefix and, per entry, the next 8 bytes as a big-endian uint64, so
 // a binary search compares integers in one contiguous array and touches key
 // bytes only on ties: 8 bytes an entry, counted in the cache's bound) and,
-// in nodes of level ≥ 2, slots for their decoded children.
+// in internal nodes, slots for weak pointers to their decoded children.
 //
 // # Warm reads
 //
-// An Engine pins the root node it read last (Unpin drops it), and nodes of
-// level ≥ 2 keep the decoded internal children they were read through
-// ("pointer swizzling", bounded by the tree's internal nodes: ~1/fan-out of
-// its bytes; leaves are never pinned and stay under the store's cache
-// bound). A warm point get thus reaches a leaf's parent by pointers and asks
-// the store only for the leaf: 10M rows, 1.46 µs CPU a get (was 2.9-3.1).
-//
-// Large rows: offsets are u32, so an item is not capped at 64 KiB as in Dolt
-// (PostgreSQL rows of several MB are normal after TOAST). The splitter
-// forces a boundary before an item larger than the maximum node size (16
-// KiB) and after it, so a multi-MB row sits in a node of its own and edits to
-// its neighbours do not rewrite it. Out-of-line value chunks were not chosen:
-// they would add a second kind of node and a second read per large row, for
-// no gain at the row sizes the sidecar sees in practice.
+// An Engine pins the root node it read last (Unpin drops it), and internal
+// nodes keep weak pointers (package weak) to the decoded children they were
+// read through ("pointer swizzling" that never extends a node's life: what
+// stays in memory is still bounded by the store's cache). A warm point get
+// thus follows pointers from the root to the leaf and asks the store for
+// nothing while the path is resident: 10M rows, ~1.4 µs CPU a get (was
+// 2.9-3.1).
 //
 // # Boundaries (Spec "xxh3-weibull/1")
 //

@@ -37,9 +37,9 @@ type Engine struct {
 	emptyH  Hash
 	// last is the root node read last: reads mostly go to one version
 	// (HEAD), so a descent starts from a pointer instead of a cache lookup
-	// and, through the root's decoded internal children (Node.kids), goes
-	// down to the leaves' parents without the store. It pins one tree's
-	// internal nodes at most (about 1/fan-out of its bytes).
+	// and, through the weak pointers nodes keep to their decoded children
+	// (Node.kids), reaches the leaf without the store while the nodes on
+	// the path are resident. It pins one node: children are weak.
 	last atomic.Pointer[pinnedRoot]
 }
 

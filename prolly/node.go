@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"unsafe"
+	"weak"
 
 	"github.com/sidecar-dev/sidecar/addr"
 )
@@ -61,13 +62,13 @@ type Node struct {
 	// half of it, a cache miss per probe.
 	lcp int
 	pfx []uint64
-	// kids holds children of a node of level ≥ 2 (themselves internal
-	// nodes) once read: a warm descent through the upper levels follows
-	// pointers instead of looking each level up in the store's cache.
-	// Only internal children are kept, so what a cached node pins outside
-	// the cache's bound is at most the internal nodes under it (about
-	// 1/fan-out of the tree's bytes); leaves stay under the cache's bound.
-	kids []atomic.Pointer[Node]
+	// kids holds, for an internal node, weak pointers to the decoded
+	// children it was read through: a warm descent follows them instead of
+	// looking each level up in the store's cache. Weak, so that a parent
+	// never keeps a child alive: memory stays under the store's cache
+	// bound (a strong pointer per child would let every cached parent of
+	// every version pin its whole subtree's decoded nodes).
+	kids []atomic.Pointer[weak.Pointer[Node]]
 }
 
 // DecodeNode parses and fully validates an encoded node. It never panics on
@@ -151,8 +152,8 @@ func parseNode(data []byte) (*Node, error) {
 	}
 	if nd.n > 0 {
 		nd.index()
-		if nd.level > 1 {
-			nd.kids = make([]atomic.Pointer[Node], nd.n)
+		if nd.level > 0 {
+			nd.kids = make([]atomic.Pointer[weak.Pointer[Node]], nd.n)
 		}
 	}
 	return nd, nil
@@ -190,18 +191,23 @@ func prefix8(k []byte, off int) uint64 {
 	return binary.BigEndian.Uint64(b[:])
 }
 
-// child returns the cached decoded child i of a level ≥ 2 node, or nil.
+// child returns decoded child i of an internal node if it was read through
+// n and is still alive, else nil.
 func (n *Node) child(i int) *Node {
 	if n.kids == nil {
 		return nil
 	}
-	return n.kids[i].Load()
+	if w := n.kids[i].Load(); w != nil {
+		return w.Value()
+	}
+	return nil
 }
 
-// setChild remembers the decoded child i of a level ≥ 2 node.
+// setChild remembers, weakly, the decoded child i of an internal node.
 func (n *Node) setChild(i int, c *Node) {
 	if n.kids != nil {
-		n.kids[i].Store(c)
+		w := weak.Make(c)
+		n.kids[i].Store(&w)
 	}
 }
 
@@ -344,5 +350,6 @@ func (NodeCodec) Decode(data []byte) (*Node, error) { return DecodeNode(data) }
 // Size approximates the memory a decoded node holds: its bytes plus the
 // Node header, for cache accounting.
 func (NodeCodec) Size(n *Node) int {
-	return len(n.data) + int(unsafe.Sizeof(Node{})) + 8*len(n.pfx) + 8*len(n.kids)
+	// kids: a slot, and once set a weak pointer and its handle, per entry.
+	return len(n.data) + int(unsafe.Sizeof(Node{})) + 8*len(n.pfx) + 32*len(n.kids)
 }
