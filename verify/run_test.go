@@ -179,7 +179,7 @@ func TestRunEveryTypeThroughPipeline(t *testing.T) {
 		t.Fatalf("want equal:\n%s", reportSummary(rep))
 	}
 	tr := rep.Tables[0]
-	if tr.PostgresCount != 5+3001-428 || tr.MirrorCount != tr.PostgresCount || tr.Hash != "pghash64" || tr.Buckets < 2 || tr.Scheme != "boundary" {
+	if tr.PostgresCount != 5+3001-428 || tr.MirrorCount != tr.PostgresCount || tr.Hash != "pghash64" || tr.Buckets < 2 || tr.Scheme != "fixed" {
 		t.Fatalf("unexpected table report %+v", tr)
 	}
 	if rep.MirrorVersion == "" || !strings.Contains(rep.CaughtUp, "through") && !strings.Contains(rep.CaughtUp, "applied") {
@@ -245,9 +245,21 @@ func TestRunReportsCorruptedRows(t *testing.T) {
 	p.exec(`INSERT INTO acct SELECT i, 'name ' || i, i * 1.50 FROM generate_series(1, 5000) i`)
 	p.start()
 	p.exec(`UPDATE acct SET balance = balance + 1 WHERE id % 3 = 0`)
-	r := p.runner()
-	r.tree = corrupt("1234", "4321", "99999")
-	rep := mustRun(t, r)
+	for _, boundary := range []bool{false, true} {
+		t.Run(fmt.Sprintf("boundary=%v", boundary), func(t *testing.T) {
+			r := p.runner()
+			r.Options.NoFixedWidth = boundary
+			r.tree = corrupt("1234", "4321", "99999")
+			checkCorruptionReport(t, mustRun(t, r), boundary)
+		})
+	}
+}
+
+func checkCorruptionReport(t *testing.T, rep *Report, boundary bool) {
+	t.Helper()
+	if want := map[bool]string{false: "fixed", true: "boundary"}[boundary]; rep.Tables[0].Scheme != want {
+		t.Fatalf("scheme %q, want %q", rep.Tables[0].Scheme, want)
+	}
 	if rep.Result != ResultDifferences || rep.ExitCode() != 1 {
 		t.Fatalf("want differences:\n%s", reportSummary(rep))
 	}

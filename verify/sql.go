@@ -277,6 +277,27 @@ func BucketDigestQuery(t Table, hash rowhash.ID, width int64) (string, error) {
 		src.extra(0), digestSumSQL(src.rowHash(hash)), src.sql()), nil
 }
 
+// ClampedBucketDigestQuery is BucketDigestQuery with every bucket below
+// lo counted in lo and every bucket above hi in hi, so a table whose keys
+// reach far beyond the mirror's key range still returns at most
+// hi-lo+1 rows (the mirror's first and last buckets are open-ended too).
+func ClampedBucketDigestQuery(t Table, hash rowhash.ID, width, lo, hi int64) (string, error) {
+	pk, err := integerKey(t)
+	if err != nil {
+		return "", err
+	}
+	if width <= 0 || lo > hi {
+		return "", fmt.Errorf("table %s: bucket width %d, range %d..%d", t.Ident(), width, lo, hi)
+	}
+	w := strconv.FormatInt(width, 10)
+	key := srcAlias + "." + pk
+	src := rowSource{t: t, extras: []string{
+		fmt.Sprintf("LEAST(GREATEST(%s::int8 / %s - CASE WHEN %s::int8 %% %s < 0 THEN 1 ELSE 0 END, %d), %d)", key, w, key, w, lo, hi),
+	}}
+	return fmt.Sprintf("SELECT %s, count(*), %s FROM %s GROUP BY 1 ORDER BY 1",
+		src.extra(0), digestSumSQL(src.rowHash(hash)), src.sql()), nil
+}
+
 // KeyRange is a range of primary keys given as key column texts (output
 // function text, as the mirror stores them): Lo inclusive, Hi exclusive,
 // nil for unbounded. A bound may name fewer columns than the key (a

@@ -3,8 +3,11 @@ package verify
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/big"
 	"math/bits"
 	"slices"
+	"strconv"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -43,6 +46,8 @@ type Options struct {
 	// MaxRangesPerQuery bounds the key ranges OR-ed in one leaf query
 	// (default 500).
 	MaxRangesPerQuery int
+	// NoFixedWidth makes integer keys use boundary buckets too.
+	NoFixedWidth bool
 }
 
 func (o Options) withDefaults() Options {
@@ -64,6 +69,8 @@ const (
 	SchemeBoundary BucketScheme = "boundary"
 	// SchemeHash: buckets by a hash of the key (composite keys).
 	SchemeHash BucketScheme = "hash"
+	// SchemeFixed: fixed-width ranges of an integer key, floor(key/w).
+	SchemeFixed BucketScheme = "fixed"
 )
 
 // Result is the outcome of verifying one table.
@@ -111,9 +118,16 @@ func VerifyTable(ctx context.Context, conn *pgconn.PgConn, t Table, m MirrorTabl
 		return res, fmt.Errorf("verify %s: mirror row count: %w", t.Ident(), err)
 	}
 	buckets := max(1, int(n)/opts.BucketRows)
-	if len(t.Key) == 1 {
+	rd, fixed := m.(RangeDigester)
+	if _, ierr := integerKey(t); ierr != nil || opts.NoFixedWidth || n == 0 {
+		fixed = false
+	}
+	switch {
+	case fixed:
+		err = verifyFixedWidth(ctx, conn, t, m, rd, codec, n, opts, &res)
+	case len(t.Key) == 1:
 		err = verifyBoundary(ctx, conn, t, m, codec, buckets, opts, &res)
-	} else {
+	default:
 		err = verifyHashBuckets(ctx, conn, t, m, codec, buckets, &res)
 	}
 	if err != nil {
@@ -374,4 +388,165 @@ func jitOff(ctx context.Context, conn *pgconn.PgConn) (func(), error) {
 		return nil, fmt.Errorf("turn JIT off for the leaf queries: %w", err)
 	}
 	return func() { _, _ = conn.Exec(ctx, "SET LOCAL jit TO DEFAULT").ReadAll() }, nil
+}
+
+// verifyFixedWidth verifies a table with a single integer key by
+// fixed-width buckets floor(key/w), w chosen from the mirror's key range
+// and row count so that buckets hold about BucketRows rows: PostgreSQL's
+// level 0 is then a division per row (BucketDigestQuery), and the mirror
+// digests the same ranges (DigestsBetween) while PostgreSQL scans.
+func verifyFixedWidth(ctx context.Context, conn *pgconn.PgConn, t Table, m MirrorTable, rd RangeDigester, codec *rowenc.KeyCodec, n uint64, opts Options, res *Result) error {
+	res.Scheme = SchemeFixed
+	first, last, err := rd.FirstLast(ctx)
+	if err != nil {
+		return fmt.Errorf("mirror key range: %w", err)
+	}
+	lo, hi := int64(0), int64(0)
+	if first != nil {
+		if lo, err = intKey(codec, first); err != nil {
+			return err
+		}
+		if hi, err = intKey(codec, last); err != nil {
+			return err
+		}
+	}
+	// w = ceil(span · BucketRows / n), computed without overflow.
+	keySpan := new(big.Int).Sub(big.NewInt(hi), big.NewInt(lo))
+	keySpan.Add(keySpan, big.NewInt(1))
+	w := int64(1)
+	if n > 0 {
+		q := new(big.Int).Mul(keySpan, big.NewInt(int64(opts.BucketRows)))
+		q.Add(q, new(big.Int).SetUint64(n-1))
+		q.Quo(q, new(big.Int).SetUint64(n))
+		if q.IsInt64() && q.Int64() > 1 {
+			w = q.Int64()
+		} else if !q.IsInt64() {
+			w = math.MaxInt64
+		}
+	}
+	bmin, bmax := Bucket(lo, w), Bucket(hi, w)
+	// Mirror bounds: the first key of each bucket after bmin.
+	var bounds [][]byte
+	for b := bmin + 1; b <= bmax; b++ {
+		k, err := codec.Encode(strconv.FormatInt(b*w, 10))
+		if err != nil {
+			return fmt.Errorf("bucket %d bound: %w", b, err)
+		}
+		bounds = append(bounds, k)
+	}
+	res.Buckets = len(bounds) + 1
+	var mirrorList []rowhash.Digest
+	var mirrorErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		mirrorList, mirrorErr = rd.DigestsBetween(ctx, bounds)
+	}()
+	q, err := ClampedBucketDigestQuery(t, res.Hash, w, bmin, bmax)
+	if err != nil {
+		<-done
+		return err
+	}
+	pgDigests, err := FetchDigests(ctx, conn, q)
+	<-done
+	if err != nil {
+		return err
+	}
+	if mirrorErr != nil {
+		return fmt.Errorf("mirror digests: %w", mirrorErr)
+	}
+	mirrorDigests := make(map[int64]rowhash.Digest, len(mirrorList))
+	for i, d := range mirrorList {
+		mirrorDigests[bmin+int64(i)] = d
+	}
+	res.PG, res.Mirror = sumDigests(pgDigests), sumDigests(mirrorDigests)
+	dirty := DirtyBuckets(pgDigests, mirrorDigests)
+	res.Dirty = len(dirty)
+	if len(dirty) == 0 {
+		return nil
+	}
+	// Key range of bucket b: [b·w, (b+1)·w), open where that leaves int64.
+	keyRange := func(from, to int64) (KeyRange, []byte, []byte, error) {
+		var r KeyRange
+		var loKey, hiKey []byte
+		// The first and last buckets are open-ended (the clamp).
+		if l, ok := mulOK(from, w); ok && from > bmin {
+			r.Lo = []string{strconv.FormatInt(l, 10)}
+			if loKey, err = codec.Encode(r.Lo[0]); err != nil {
+				return r, nil, nil, err
+			}
+		}
+		if h, ok := mulOK(to+1, w); ok && to < bmax {
+			r.Hi = []string{strconv.FormatInt(h, 10)}
+			if hiKey, err = codec.Encode(r.Hi[0]); err != nil {
+				return r, nil, nil, err
+			}
+		}
+		return r, loKey, hiKey, nil
+	}
+	type span struct{ from, to int64 }
+	var spans []span
+	if len(dirty)*5 > res.Buckets {
+		spans = []span{{dirty[0], dirty[len(dirty)-1]}}
+	} else {
+		for _, b := range dirty {
+			if len(spans) > 0 && spans[len(spans)-1].to == b-1 {
+				spans[len(spans)-1].to = b
+			} else {
+				spans = append(spans, span{b, b})
+			}
+		}
+	}
+	restore, err := jitOff(ctx, conn)
+	if err != nil {
+		return err
+	}
+	defer restore()
+	for chunk := range slices.Chunk(spans, opts.MaxRangesPerQuery) {
+		var ranges []KeyRange
+		var mirrorRows []KeyHash
+		for _, s := range chunk {
+			r, loKey, hiKey, err := keyRange(s.from, s.to)
+			if err != nil {
+				return err
+			}
+			ranges = append(ranges, r)
+			err = m.KeyHashes(ctx, loKey, hiKey, func(key []byte, h uint64) error {
+				mirrorRows = append(mirrorRows, KeyHash{Key: slices.Clone(key), Hash: h})
+				return nil
+			})
+			if err != nil {
+				return fmt.Errorf("mirror key hashes: %w", err)
+			}
+		}
+		q, err := RangeHashQuery(t, res.Hash, ranges)
+		if err != nil {
+			return err
+		}
+		pgRows, err := FetchKeyHashes(ctx, conn, codec, q)
+		if err != nil {
+			return err
+		}
+		res.Diffs = append(res.Diffs, DiffKeyHashes(pgRows, mirrorRows)...)
+	}
+	return nil
+}
+
+// mulOK returns a·b and whether it fits in an int64.
+func mulOK(a, b int64) (int64, bool) {
+	p := new(big.Int).Mul(big.NewInt(a), big.NewInt(b))
+	return p.Int64(), p.IsInt64()
+}
+
+// intKey decodes a single-column integer key.
+func intKey(codec *rowenc.KeyCodec, key []byte) (int64, error) {
+	texts, err := codec.Decode(key)
+	if err != nil {
+		return 0, fmt.Errorf("mirror key %x: %w", key, err)
+	}
+	v, err := strconv.ParseInt(texts[0], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("mirror key %x: %w", key, err)
+	}
+	return v, nil
 }

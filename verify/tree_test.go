@@ -139,6 +139,25 @@ func TestTreeBucketsFromInternalEntries(t *testing.T) {
 					t.Fatalf("seed %d: Digest of bucket %d = %v, want %v", seed, i-1, d, want[i-1])
 				}
 			}
+			// DigestsBetween at bounds that fall inside leaves.
+			var cut [][]byte
+			for i := 7; i < len(rows); i += 997 {
+				cut = append(cut, rows[i].key)
+			}
+			ds, err := tt.DigestsBetween(ctx, cut)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantCut := make([]rowhash.Digest, len(cut)+1)
+			for _, r := range rows {
+				b := BoundaryBucket(r.key, cut)
+				wantCut[b] = wantCut[b].Add(rowhash.PGHash64.Sum(r.value))
+			}
+			for i := range wantCut {
+				if ds[i] != wantCut[i] {
+					t.Fatalf("seed %d: DigestsBetween range %d = %v, brute force %v", seed, i, ds[i], wantCut[i])
+				}
+			}
 			bounds, err := tt.Bounds(ctx, 10)
 			if err != nil {
 				t.Fatal(err)
