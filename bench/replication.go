@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"sync"
@@ -39,6 +40,11 @@ type ReplicationOptions struct {
 	Dir string
 	// Keep keeps Dir after the run.
 	Keep bool
+	// ProfileDir, if set, receives a CPU profile of each timed sidecar
+	// interval (<rows>-<cell>-<rep>.prof), so that a missed target can be
+	// explained from what the sidecar did in exactly that interval. The
+	// caller must not run another CPU profile meanwhile.
+	ProfileDir string
 	// Out receives one progress line per step (nil: none).
 	Out io.Writer
 }
@@ -132,7 +138,26 @@ type ReplSizeResult struct {
 	// Phases 4 and 5.
 	Sustained *Sustained `json:"sustained"`
 
+	// DecoderCPU is, per sidecar cell ID, the CPU time of the sidecar's
+	// walsender (PostgreSQL decoding and sending) over each repetition.
+	DecoderCPU map[string][]time.Duration `json:"decoder_cpu_ns"`
+
 	Checks []Check `json:"checks"`
+}
+
+func (s *ReplSizeResult) lastDecoder(cell string) time.Duration {
+	if d := s.DecoderCPU[cell]; len(d) > 0 {
+		return d[len(d)-1]
+	}
+	return 0
+}
+
+// decoder records one repetition's walsender CPU for cell.
+func (s *ReplSizeResult) decoder(cell string, d time.Duration) {
+	if s.DecoderCPU == nil {
+		s.DecoderCPU = map[string][]time.Duration{}
+	}
+	s.DecoderCPU[cell] = append(s.DecoderCPU[cell], d)
 }
 
 // Sustained is the sustained-load cell: lag under pgbench at the
@@ -198,6 +223,11 @@ func RunReplication(ctx context.Context, o ReplicationOptions) (*ReplicationRepo
 			defer os.RemoveAll(dir)
 		}
 	}
+	if o.ProfileDir != "" {
+		if err := os.MkdirAll(o.ProfileDir, 0o755); err != nil {
+			return nil, fmt.Errorf("profile dir: %w", err)
+		}
+	}
 	failed := false
 	for _, n := range o.Rows {
 		sdir := filepath.Join(dir, strconv.Itoa(n))
@@ -233,11 +263,36 @@ type replRun struct {
 	pg   *pgSide
 	sc   *sidecarRun
 	cfgs int // sidecar configurations made (one slot each)
-	cfg  *sidecarConfigT
+	cfg  *sidecarSlot
 }
 
-type sidecarConfigT struct {
+// sidecarSlot is one sidecar's identity: its slot and data directory.
+type sidecarSlot struct {
 	slot, dataDir string
+}
+
+// profile starts a CPU profile of one timed interval when ProfileDir is
+// set; the returned function stops it. A profile that cannot be started
+// is skipped with a progress line, never an error: it is a diagnostic.
+func (r *replRun) profile(cell string, rep int) func() {
+	if r.o.ProfileDir == "" {
+		return func() {}
+	}
+	path := filepath.Join(r.o.ProfileDir, fmt.Sprintf("%s-%s-%d.prof", fmtRecords(r.res.Rows), cell, rep))
+	f, err := os.Create(path)
+	if err != nil {
+		r.logf("no profile %s: %v", path, err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		r.logf("no profile %s: %v", path, err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }
 
 func (r *replRun) logf(format string, args ...any) {
@@ -283,11 +338,10 @@ func (r *replRun) run(ctx context.Context, rep *ReplicationReport) (err error) {
 	return nil
 }
 
-// newSidecar makes a fresh configuration: new slot, empty data dir.
-func (r *replRun) newSidecar() error {
+// newSidecar makes a fresh sidecar identity: new slot, empty data dir.
+func (r *replRun) newSidecar() {
 	r.cfgs++
-	r.cfg = &sidecarConfigT{slot: fmt.Sprintf("sidecar_%d", r.cfgs), dataDir: filepath.Join(r.dir, fmt.Sprintf("data%d", r.cfgs))}
-	return nil
+	r.cfg = &sidecarSlot{slot: fmt.Sprintf("sidecar_%d", r.cfgs), dataDir: filepath.Join(r.dir, fmt.Sprintf("data%d", r.cfgs))}
 }
 
 // startSidecar starts the current configuration.
@@ -363,18 +417,20 @@ func (r *replRun) initialCopy(ctx context.Context) error {
 				return fmt.Errorf("remove %s: %w", old.dataDir, err)
 			}
 		}
-		if err := r.newSidecar(); err != nil {
-			return err
-		}
+		r.newSidecar()
 		var tm timer
+		stopProf := r.profile("sidecar_copy", i)
 		tm.start()
 		if err := r.startSidecar(ctx); err != nil {
+			stopProf()
 			return err
 		}
-		if _, err := r.sc.waitCopied(ctx, r.timeout()); err != nil {
-			return err
-		}
+		_, err := r.sc.waitCopied(ctx, r.timeout())
 		tm.stop()
+		stopProf()
+		if err != nil {
+			return err
+		}
 		tm.add(&res.SidecarCopy)
 		r.logf("sidecar copy %s (CPU %s)", fmtDur(tm.wall), fmtDur(tm.cpu))
 	}
@@ -412,17 +468,24 @@ func (r *replRun) bigUpdate(ctx context.Context) error {
 			return err
 		}
 		var tm timer
+		// The profile covers the statement too: the sidecar receives the
+		// streamed transaction while it runs.
+		stopProf := r.profile("sidecar_update", i)
+		dm := r.pg.startDecoderMeter(ctx, r.cfg.slot)
 		mk, stmt, committed, rows, err := r.pg.bigUpdate(ctx, stride)
 		if err != nil {
+			stopProf()
 			return err
 		}
 		tm.start()
 		tm.w0 = committed
 		seen, lsn, err := r.sc.waitMarker(ctx, mk.since, r.timeout())
+		stopProf()
 		if err != nil {
 			return err
 		}
 		tm.stop()
+		res.decoder("sidecar_update", dm.stop(ctx, r.pg, r.cfg.slot))
 		tm.wall = seen.Sub(committed)
 		tm.add(&res.SidecarUpdate)
 		durable, err := r.sc.waitDurable(ctx, lsn, r.timeout())
@@ -432,7 +495,7 @@ func (r *replRun) bigUpdate(ctx context.Context) error {
 		res.SidecarDur.Samples = append(res.SidecarDur.Samples, durable.Sub(committed))
 		res.UpdateStmt.Samples = append(res.UpdateStmt.Samples, stmt)
 		res.UpdateRows = rows
-		r.logf("update %d rows: statement %s, sidecar live %s after commit (durable %s, CPU %s)", rows, fmtDur(stmt), fmtDur(tm.wall), fmtDur(durable.Sub(committed)), fmtDur(tm.cpu))
+		r.logf("update %d rows: statement %s, sidecar live %s after commit (durable %s, CPU %s, walsender CPU %s)", rows, fmtDur(stmt), fmtDur(tm.wall), fmtDur(durable.Sub(committed)), fmtDur(tm.cpu), fmtDur(res.lastDecoder("sidecar_update")))
 		// (b) raw decode of the same WAL.
 		d, err := r.pg.recvlogical(ctx, slot, mk.wal)
 		if err != nil {
@@ -474,16 +537,22 @@ func (r *replRun) bigUpdate(ctx context.Context) error {
 			return err
 		}
 		var tm2 timer
+		stopProf = r.profile("sidecar_update_down", i)
+		dm = r.pg.startDecoderMeter(ctx, r.cfg.slot)
 		tm2.start()
 		if err := r.startSidecar(ctx); err != nil {
+			stopProf()
 			return err
 		}
-		if _, _, err := r.sc.waitMarker(ctx, mk.since, r.timeout()); err != nil {
-			return err
-		}
+		_, _, err = r.sc.waitMarker(ctx, mk.since, r.timeout())
 		tm2.stop()
+		stopProf()
+		if err != nil {
+			return err
+		}
+		res.decoder("sidecar_update_down", dm.stop(ctx, r.pg, r.cfg.slot))
 		tm2.add(&res.SidecarUpdateDown)
-		r.logf("sidecar catch-up after downtime %s (CPU %s)", fmtDur(tm2.wall), fmtDur(tm2.cpu))
+		r.logf("sidecar catch-up after downtime %s (CPU %s, walsender CPU %s)", fmtDur(tm2.wall), fmtDur(tm2.cpu), fmtDur(res.lastDecoder("sidecar_update_down")))
 		if err := r.pg.enableSub(ctx, true); err != nil {
 			return err
 		}
@@ -523,15 +592,21 @@ func (r *replRun) catchUp(ctx context.Context) error {
 		// Sidecar first, then the subscriber, then raw decode: each alone
 		// over the same WAL.
 		var tm timer
+		stopProf := r.profile("sidecar_catch", i)
+		dm := r.pg.startDecoderMeter(ctx, r.cfg.slot)
 		tm.start()
 		if err := r.startSidecar(ctx); err != nil {
+			stopProf()
 			return err
 		}
 		res.SidecarStart.Samples = append(res.SidecarStart.Samples, r.sc.ready.Sub(r.sc.started))
-		if _, _, err := r.sc.waitMarker(ctx, mk.since, r.timeout()); err != nil {
+		_, _, err = r.sc.waitMarker(ctx, mk.since, r.timeout())
+		tm.stop()
+		stopProf()
+		if err != nil {
 			return err
 		}
-		tm.stop()
+		res.decoder("sidecar_catch", dm.stop(ctx, r.pg, r.cfg.slot))
 		tm.add(&res.SidecarCatch)
 		t0, err := r.pg.switchSub(ctx, true)
 		if err != nil {
@@ -550,8 +625,8 @@ func (r *replRun) catchUp(ctx context.Context) error {
 		if err := r.pg.dropSlot(ctx, slot); err != nil {
 			return err
 		}
-		r.logf("catch-up of %d txns (pgbench %s): sidecar %s (start %s, CPU %s), subscriber %s, pg_recvlogical %s",
-			pb.Txns, fmtDur(pb.Elapsed), fmtDur(tm.wall), fmtDur(r.sc.ready.Sub(r.sc.started)), fmtDur(tm.cpu), fmtDur(seen.Sub(t0)), fmtDur(d))
+		r.logf("catch-up of %d txns (pgbench %s): sidecar %s (start %s, CPU %s, walsender CPU %s), subscriber %s, pg_recvlogical %s",
+			pb.Txns, fmtDur(pb.Elapsed), fmtDur(tm.wall), fmtDur(r.sc.ready.Sub(r.sc.started)), fmtDur(tm.cpu), fmtDur(res.lastDecoder("sidecar_catch")), fmtDur(seen.Sub(t0)), fmtDur(d))
 	}
 	return nil
 }
@@ -583,7 +658,10 @@ func (r *replRun) sustained(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	stopProf := r.profile("sustained", 0)
+	dm := r.pg.startDecoderMeter(ctx, r.cfg.slot)
 	pb, err := r.pg.pgbench(ctx, r.res.Rows, r.o.Clients, 0, r.o.Sustain)
+	stopProf()
 	if err != nil {
 		sampler.stop()
 		return err
@@ -601,7 +679,11 @@ func (r *replRun) sustained(ctx context.Context) error {
 		sampler.stop()
 		return err
 	}
-	time.Sleep(150 * time.Millisecond) // one more durable sample past the marker
+	r.res.decoder("sustained", dm.stop(ctx, r.pg, r.cfg.slot))
+	if err := sleepCtx(ctx, 150*time.Millisecond); err != nil { // one more durable sample past the marker
+		sampler.stop()
+		return err
+	}
 	s.Lag, s.StatusLag, s.Unresolved = sampler.stop()
 	st1, err := r.sc.status(ctx)
 	if err != nil {

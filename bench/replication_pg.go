@@ -521,3 +521,62 @@ func isPgCode(err error, code string) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == code
 }
+
+// walsenderCPU returns the process id of the walsender serving slot (0 if
+// the slot is not active) and its CPU time so far (user + system, from
+// /proc: the cluster runs on this machine). It tells how much of a timed
+// interval PostgreSQL spent decoding for the sidecar.
+func (p *pgSide) walsenderCPU(ctx context.Context, slot string) (int, time.Duration) {
+	var pid *int32
+	if err := p.pubConn.QueryRow(ctx, `SELECT active_pid FROM pg_replication_slots WHERE slot_name = $1`, slot).Scan(&pid); err != nil || pid == nil {
+		return 0, 0
+	}
+	return int(*pid), procCPU(int(*pid))
+}
+
+// procCPU reads utime + stime of a process from /proc/PID/stat (clock
+// ticks of 1/100 s on Linux), 0 if unreadable.
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) may hold spaces: fields count from ')'.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
+
+// decoderMeter measures the CPU of the sidecar's walsender over an
+// interval, across a walsender that starts within it.
+type decoderMeter struct {
+	pid int
+	cpu time.Duration
+}
+
+func (p *pgSide) startDecoderMeter(ctx context.Context, slot string) decoderMeter {
+	pid, cpu := p.walsenderCPU(ctx, slot)
+	return decoderMeter{pid: pid, cpu: cpu}
+}
+
+// stop returns the walsender CPU since start (all of it for a walsender
+// started after start).
+func (m decoderMeter) stop(ctx context.Context, p *pgSide, slot string) time.Duration {
+	pid, cpu := p.walsenderCPU(ctx, slot)
+	if pid == m.pid {
+		return cpu - m.cpu
+	}
+	return cpu
+}

@@ -299,6 +299,11 @@ func readBadgerCounters() badgerCounters {
 	return c
 }
 
+// Handed is what the sidecar gave Badger to write: write_bytes_user
+// counts a value of at least the value threshold as its 12-byte pointer
+// only, and such values (Prolly nodes) are counted by write_bytes_vlog.
+func (c badgerCounters) Handed() int64 { return c.User + c.Vlog }
+
 func (c badgerCounters) sub(o badgerCounters) badgerCounters {
 	return badgerCounters{User: c.User - o.User, Vlog: c.Vlog - o.Vlog, L0: c.L0 - o.L0, Compaction: c.Compaction - o.Compaction}
 }

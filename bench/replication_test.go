@@ -2,6 +2,8 @@ package bench
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +15,8 @@ import (
 // report must render with a row per target.
 func TestRunReplicationSmall(t *testing.T) {
 	var progress bytes.Buffer
-	o := ReplicationOptions{Rows: []int{10_000}, Reps: 2, UpdateRows: 2_000, Txns: 400, Clients: 4, Sustain: 2 * time.Second, Dir: t.TempDir(), Out: &progress}
+	prof := t.TempDir()
+	o := ReplicationOptions{Rows: []int{10_000}, Reps: 2, UpdateRows: 2_000, Txns: 400, Clients: 4, Sustain: 2 * time.Second, Dir: t.TempDir(), ProfileDir: prof, Out: &progress}
 	rep, err := RunReplication(t.Context(), o)
 	if err != nil {
 		t.Fatalf("RunReplication: %v\nprogress:\n%s", err, progress.String())
@@ -62,6 +65,12 @@ func TestRunReplicationSmall(t *testing.T) {
 	for i, c := range s.Checks {
 		if c.Phase != phases[i] || !c.OK || c.Publisher.Rows != 10_000 {
 			t.Errorf("check %d: %+v", i, c)
+		}
+	}
+	for _, name := range []string{"sidecar_copy-0", "sidecar_copy-1", "sidecar_update-1", "sidecar_update_down-0", "sidecar_catch-1", "sustained-0"} {
+		st, err := os.Stat(filepath.Join(prof, "10k-"+name+".prof"))
+		if err != nil || st.Size() == 0 {
+			t.Errorf("profile %s missing or empty: %v", name, err)
 		}
 	}
 	var md bytes.Buffer

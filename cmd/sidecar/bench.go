@@ -124,10 +124,10 @@ bench/results/prolly-<date>.md), the raw samples beside it as .json.
 
 func newBenchReplicationCmd(g *globals) *cobra.Command {
 	var (
-		rows, dir, out, cpuprofile string
-		reps, clients, txns, upd   int
-		sustain                    time.Duration
-		keep                       bool
+		rows, dir, out, cpuprofile, profDir, render string
+		reps, clients, txns, upd                    int
+		sustain                                     time.Duration
+		keep                                        bool
 	)
 	cmd := &cobra.Command{
 		Use:   "replication",
@@ -154,7 +154,24 @@ a failed run, or a replica that differed (the report is still written).`,
 			if reps < 1 {
 				return usageError(fmt.Errorf("--reps %d: want at least 1", reps), "sidecar bench replication --reps 3")
 			}
-			o := bench.ReplicationOptions{Rows: sizes, Reps: reps, Clients: clients, Txns: txns, UpdateRows: upd, Sustain: sustain, Dir: dir, Keep: keep, Out: g.stderr}
+			if render != "" {
+				rep, err := bench.ReadReplicationJSON(render)
+				if err != nil {
+					return usageError(err, "")
+				}
+				if out == "" {
+					out = strings.TrimSuffix(render, filepath.Ext(render)) + ".md"
+				}
+				if err := bench.WriteReplicationFiles(out, rep); err != nil {
+					return usageError(err, "")
+				}
+				fmt.Fprintf(g.stdout, "wrote %s\n", out)
+				return nil
+			}
+			if cpuprofile != "" && profDir != "" {
+				return usageError(errors.New("--cpuprofile and --profile-dir: choose one (one CPU profile runs at a time)"), "sidecar bench replication --profile-dir /tmp/prof")
+			}
+			o := bench.ReplicationOptions{Rows: sizes, Reps: reps, Clients: clients, Txns: txns, UpdateRows: upd, Sustain: sustain, Dir: dir, Keep: keep, ProfileDir: profDir, Out: g.stderr}
 			if err := o.Validate(); err != nil {
 				return usageError(err, "sidecar bench replication --rows 1000000")
 			}
@@ -197,5 +214,7 @@ a failed run, or a replica that differed (the report is still written).`,
 	f.StringVar(&out, "out", "", "markdown report file (default bench/results/replication-<date>.md)")
 	f.BoolVar(&keep, "keep", false, "keep --dir's contents (sidecar data and logs) after the run")
 	f.StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run (the sidecar runs in this process) to FILE")
+	f.StringVar(&profDir, "profile-dir", "", "write a CPU profile of each timed sidecar interval into DIR")
+	f.StringVar(&render, "render", "", "do not run: render the markdown again from a raw .json report (to --out, default beside it)")
 	return cmd
 }
