@@ -69,9 +69,12 @@ type VerifyCell struct {
 	GoCPU []time.Duration `json:"go_cpu_ns,omitempty"`
 	// For sidecar verify: level-0 buckets, dirty buckets and differing
 	// rows found (last repetition).
-	Buckets     int `json:"buckets,omitempty"`
-	Dirty       int `json:"dirty,omitempty"`
-	Differences int `json:"differences,omitempty"`
+	// DirtyWall is the time verify spent on the dirty buckets (leaf step
+	// and differing rows), measured inside the run.
+	DirtyWall   []time.Duration `json:"dirty_wall_ns,omitempty"`
+	Buckets     int             `json:"buckets,omitempty"`
+	Dirty       int             `json:"dirty,omitempty"`
+	Differences int             `json:"differences,omitempty"`
 }
 
 // VerifyReport is the outcome of RunVerify.
@@ -418,7 +421,10 @@ func (b *verifyBench) sidecarVerify(ctx context.Context, id, name string, want i
 	cell := b.rep.cell(id, name)
 	cell.Wall, cell.PGCPU, cell.GoCPU = append(cell.Wall, wall), append(cell.PGCPU, time.Duration(pgCPU.Load())), append(cell.GoCPU, goCPU)
 	cell.Buckets, cell.Dirty, cell.Differences = tr.Buckets, tr.DirtyBuckets, tr.Differences
-	b.o.Logf("%s: %v (pin %.3fs, catch-up %.3fs, pinned backend CPU ≥ %v, sidecar CPU %v, %d buckets, %d dirty)", id, wall, rep.PinSeconds, rep.CatchUpSeconds, time.Duration(pgCPU.Load()), goCPU, tr.Buckets, tr.DirtyBuckets)
+	if tr.DirtyBuckets > 0 {
+		cell.DirtyWall = append(cell.DirtyWall, time.Duration(tr.DirtySeconds*float64(time.Second)))
+	}
+	b.o.Logf("%s: %v (dirty buckets %.3fs, pin %.3fs, catch-up %.3fs, pinned backend CPU ≥ %v, sidecar CPU %v, %d buckets, %d dirty)", id, wall, tr.DirtySeconds, rep.PinSeconds, rep.CatchUpSeconds, time.Duration(pgCPU.Load()), goCPU, tr.Buckets, tr.DirtyBuckets)
 	return rep, nil
 }
 

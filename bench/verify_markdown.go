@@ -56,12 +56,18 @@ func (r *VerifyReport) Targets() []VerifyTarget {
 		if !strings.HasPrefix(c.ID, "verify-") || v == nil || c.Dirty == 0 {
 			continue
 		}
-		ew := vmedian(c.Wall) - vmedian(v.Wall)
 		ec := totalCPU(c) - totalCPU(v)
-		pw, pc := ew/time.Duration(c.Dirty), ec/time.Duration(c.Dirty)
+		pc := ec / time.Duration(c.Dirty)
+		wall := "—"
+		wallMet := false
+		if len(c.DirtyWall) > 0 {
+			dw := vmedian(c.DirtyWall)
+			pw := dw / time.Duration(c.Dirty)
+			wall = fmt.Sprintf("dirty-bucket phase %s / %d = %s", fmtDur(dw), c.Dirty, fmtDur(pw))
+			wallMet = pw <= time.Millisecond
+		}
 		out = append(out, VerifyTarget{fmt.Sprintf("extra cost per dirty bucket, %d differing rows", c.Differences),
-			fmt.Sprintf("%s over %d buckets = %s", fmtSigned(ew), c.Dirty, fmtSigned(pw)),
-			fmt.Sprintf("%s over %d buckets = %s", fmtSigned(ec), c.Dirty, fmtSigned(pc)), "≤ 1 ms", pw <= time.Millisecond, pc <= time.Millisecond})
+			wall, fmt.Sprintf("total CPU − 0-row run: %s / %d = %s", fmtSigned(ec), c.Dirty, fmtSigned(pc)), "≤ 1 ms", wallMet, pc <= time.Millisecond})
 	}
 	if dd != nil && v != nil {
 		rw := float64(vmedian(dd.Wall)) / float64(vmedian(v.Wall))
@@ -101,7 +107,7 @@ func WriteVerifyMarkdown(w io.Writer, r *VerifyReport, command, interpretation s
 	p("## Method\n\n")
 	p("Each repetition (%d in all, after one untimed warm-up verification) runs, one at a time:\n\n", r.Reps)
 	p("1. **PostgreSQL level 0 alone**: the query `sidecar verify` would send for an integer key with fixed-width buckets, `SELECT id/512, count(*), Σ hashtextextended(vrow1 of the row) mod 2^64 … GROUP BY 1` (verify.BucketDigestQuery), on a fresh connection with the canonical session settings: PostgreSQL's own bucketed-hash scan, every aggregate consumed.\n")
-	p("2. **`sidecar verify`** end to end through verify.Runner, the code behind `sidecar verify` and POST /api/verify: pin (temporary slot, SNAPSHOT 'use'), wait for the stream to pass the pinned LSN, session and hash self-tests, catalog reads, the mirror's level-0 buckets (cut between leaves, digested from the Prolly tree's internal entries in one walk), PostgreSQL's level-0 query over those boundaries (`width_bucket` over the mirror's keys), the leaf step for dirty buckets, the rows of the differing keys from both sides. The pinned backend's CPU is sampled every 10 ms (it exits with the run, so the figure can miss up to 10 ms); \"sidecar CPU\" is this process's CPU time during the run (streamer idle included).\n")
+	p("2. **`sidecar verify`** end to end through verify.Runner, the code behind `sidecar verify` and POST /api/verify: pin (temporary slot, SNAPSHOT 'use'), a marker commit and the wait for the stream to pass the pinned LSN, session and hash self-tests, catalog reads, level 0 (for this single integer key: fixed-width buckets floor(id/w), w from the mirror's key range and row count for about 512 rows per bucket, clamped to the mirror's range; PostgreSQL runs the division query while the mirror digests the same ranges from its Prolly tree's internal entries in one walk, hashing only the rows of the leaves a boundary cuts), the leaf step for dirty buckets, the rows of the differing keys from both sides. The pinned backend's CPU is sampled every 10 ms (it exits with the run, so the figure can miss up to 10 ms); \"sidecar CPU\" is this process's CPU time during the run (streamer idle included).\n")
 	p("3. **data-diff-style md5 comparison**, PostgreSQL side only: data-diff's PostgreSQL checksum (`sum(('x' || substring(md5(<columns joined by '|'>), 21))::bit(48)::bigint - 140737488355327)` with `count(*)`) over 32 key-range segments, one query each, serially: data-diff's first level. A real data-diff runs the same on the other database and then recurses into dirty segments, so this is a lower bound of its cost.\n")
 	p("4. **k differing rows** (k = ")
 	var ks []string
@@ -127,7 +133,7 @@ func WriteVerifyMarkdown(w io.Writer, r *VerifyReport, command, interpretation s
 		}
 		p("| %s | %s | %s | %s | %s | %s | %s |\n", c.Name, vrange(c.Wall), fmtDur(vmedian(c.PGCPU)), goCPU, buckets, dirtyB, diffs)
 	}
-	p("\n### Targets (issue #6)\n\nJudged on the medians of wall time and of CPU time (PostgreSQL backend + sidecar process).\n\n| target | wall | CPU | wanted | met (wall / CPU) |\n|---|---|---|---|---|\n")
+	p("\n### Targets (issue #6)\n\nJudged on the medians of wall time and of CPU time (PostgreSQL backend + sidecar process). The wall time of the dirty buckets is measured inside verify (leaf step on both sides plus reading the differing rows); the CPU figure is the difference to the 0-row run, which carries the run-to-run noise of two whole verifications.\n\n| target | wall | CPU | wanted | met (wall / CPU) |\n|---|---|---|---|---|\n")
 	for _, t := range r.Targets() {
 		p("| %s | %s | %s | %s | %s / %s |\n", t.Name, t.Wall, t.CPU, t.Target, mark(t.WallMet), mark(t.CPUMet))
 	}

@@ -61,6 +61,9 @@ type TableReport struct {
 	DirtyBuckets int     `json:"dirty_buckets"`
 	Differences  int     `json:"differences"`
 	Seconds      float64 `json:"seconds"`
+	// DirtySeconds is the time spent on the dirty buckets: the leaf step
+	// on both sides and reading the differing rows (0 when none).
+	DirtySeconds float64 `json:"dirty_seconds,omitempty"`
 	// Columns name the values of the rows below, in table order.
 	Columns []string `json:"columns,omitempty"`
 	// Rows are the first differences (Runner.MaxRowDiffs), in key order.

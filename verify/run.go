@@ -396,7 +396,12 @@ func (r *Runner) compare(ctx context.Context, conn *pgconn.PgConn, info mirror.T
 	if maxRows <= 0 {
 		maxRows = DefaultMaxRowDiffs
 	}
-	return r.describe(ctx, conn, t, tree, res.Diffs, maxRows, tr)
+	rowsStart := time.Now()
+	err = r.describe(ctx, conn, t, tree, res.Diffs, maxRows, tr)
+	if res.Dirty > 0 {
+		tr.DirtySeconds = (res.LeafTime + time.Since(rowsStart)).Seconds()
+	}
+	return err
 }
 
 // sameSchema checks that PostgreSQL's table, as of the pinned snapshot,

@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -87,6 +88,9 @@ type Result struct {
 	Dirty   int
 	// Diffs are the differing keys, in key order.
 	Diffs []RowDiff
+	// LeafTime is the wall time of the leaf step: (key, hash) of the dirty
+	// buckets on both sides and their merge (zero when none is dirty).
+	LeafTime time.Duration
 }
 
 // Equal reports whether the table verified equal.
@@ -235,6 +239,12 @@ func verifyBoundary(ctx context.Context, conn *pgconn.PgConn, t Table, m MirrorT
 	res.PG, res.Mirror = sumDigests(pgDigests), sumDigests(mirrorDigests)
 	dirty := DirtyBuckets(pgDigests, mirrorDigests)
 	res.Dirty = len(dirty)
+	leafStart := time.Now()
+	defer func() {
+		if res.Dirty > 0 {
+			res.LeafTime = time.Since(leafStart)
+		}
+	}()
 
 	// Adjacent dirty buckets become one range. Past a fifth of the
 	// buckets dirty, one pass over the whole table is cheaper than many
@@ -338,6 +348,12 @@ func verifyHashBuckets(ctx context.Context, conn *pgconn.PgConn, t Table, m Mirr
 	res.PG, res.Mirror = sumDigests(pgDigests), sumDigests(mirrorDigests)
 	dirty := DirtyBuckets(pgDigests, mirrorDigests)
 	res.Dirty = len(dirty)
+	leafStart := time.Now()
+	defer func() {
+		if res.Dirty > 0 {
+			res.LeafTime = time.Since(leafStart)
+		}
+	}()
 	if len(dirty) == 0 {
 		return nil
 	}
@@ -462,6 +478,12 @@ func verifyFixedWidth(ctx context.Context, conn *pgconn.PgConn, t Table, m Mirro
 	res.PG, res.Mirror = sumDigests(pgDigests), sumDigests(mirrorDigests)
 	dirty := DirtyBuckets(pgDigests, mirrorDigests)
 	res.Dirty = len(dirty)
+	leafStart := time.Now()
+	defer func() {
+		if res.Dirty > 0 {
+			res.LeafTime = time.Since(leafStart)
+		}
+	}()
 	if len(dirty) == 0 {
 		return nil
 	}
