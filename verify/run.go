@@ -437,12 +437,14 @@ func (r *Runner) describe(ctx context.Context, conn *pgconn.PgConn, t Table, tre
 	if len(diffs) == 0 {
 		return nil
 	}
-	restore, err := jitOff(ctx, conn)
-	if err != nil {
-		return err
-	}
-	defer restore()
 	shown := diffs[:min(len(diffs), maxRows)]
+	if len(shown) > jitOffRanges {
+		restore, err := jitOff(ctx, conn)
+		if err != nil {
+			return err
+		}
+		defer restore()
+	}
 	keys := make([][]string, len(shown))
 	for i, d := range shown {
 		keys[i] = d.Texts

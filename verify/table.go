@@ -262,7 +262,7 @@ func verifyBoundary(ctx context.Context, conn *pgconn.PgConn, t Table, m MirrorT
 			}
 		}
 	}
-	if len(spans) > 0 {
+	if len(spans) > jitOffRanges {
 		restore, err := jitOff(ctx, conn)
 		if err != nil {
 			return err
@@ -393,6 +393,12 @@ func verifyHashBuckets(ctx context.Context, conn *pgconn.PgConn, t Table, m Mirr
 	return nil
 }
 
+// jitOffRanges is the number of key ranges (or keys) above which the
+// leaf and row queries run with JIT off; below it their plans cost too
+// little for PostgreSQL to compile them, and the two SET round trips
+// would be the larger cost.
+const jitOffRanges = 20
+
 // jitOff turns PostgreSQL's JIT off for the rest of the transaction and
 // returns a function that turns it back to the session's setting. The
 // leaf and row queries OR together hundreds of key ranges or keys; JIT
@@ -519,11 +525,13 @@ func verifyFixedWidth(ctx context.Context, conn *pgconn.PgConn, t Table, m Mirro
 			}
 		}
 	}
-	restore, err := jitOff(ctx, conn)
-	if err != nil {
-		return err
+	if len(spans) > jitOffRanges {
+		restore, err := jitOff(ctx, conn)
+		if err != nil {
+			return err
+		}
+		defer restore()
 	}
-	defer restore()
 	for chunk := range slices.Chunk(spans, opts.MaxRangesPerQuery) {
 		var ranges []KeyRange
 		var mirrorRows []KeyHash
