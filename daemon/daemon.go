@@ -97,8 +97,9 @@ type daemon struct {
 	slotLSN    replication.LSN
 
 	lagBytes atomic.Int64
-	// serverWAL is the server's current WAL position at the last poll.
-	serverWAL atomic.Uint64
+	// serverWAL is the server's current WAL position at the last poll,
+	// prevServerWAL the one before it (at least one poll interval old).
+	serverWAL, prevServerWAL atomic.Uint64
 }
 
 func (d *daemon) run(ctx context.Context) (err error) {

@@ -66,7 +66,7 @@ func currentWAL(t *testing.T, url string) replication.LSN {
 	}
 	defer conn.Close(context.Background())
 	var s string
-	if err := conn.QueryRow(context.Background(), "SELECT pg_current_wal_lsn()::text").Scan(&s); err != nil {
+	if err := conn.QueryRow(context.Background(), "SELECT pg_current_wal_insert_lsn()::text").Scan(&s); err != nil {
 		t.Fatal(err)
 	}
 	l, err := replication.ParseLSN(s)
@@ -135,7 +135,9 @@ func (r *running) status(t *testing.T) Status {
 }
 
 // marker commits sql (which must change a followed table) and returns the
-// server's WAL position just before it: once the mirror's durable LSN is
+// server's WAL insert position just before it (the insert position, not
+// pg_current_wal_lsn(): the write position can trail the slot's consistent
+// point, which would make the copy alone look past the marker): once the mirror's durable LSN is
 // past that position, the marker and everything before it are applied.
 // (Waiting for pg_current_wal_lsn() itself would wait forever when WAL
 // without a followed commit, e.g. an aborted transaction, comes last.)
@@ -384,4 +386,31 @@ func (s *syncBuilder) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// WAL that the mirror does not follow (another table, another database)
+// is not lag: an idle, caught-up sidecar reports lag 0 s and stays ready
+// however old its last applied commit is.
+func TestIdleSidecarIsNotLagging(t *testing.T) {
+	url := pg.NewDB(t)
+	execSQL(t, url, "CREATE TABLE followed (id int PRIMARY KEY)", "CREATE TABLE other (id serial PRIMARY KEY, pad text)")
+	cfg := testConfig(t, url, "public.followed")
+	r := start(t, cfg, io.Discard)
+	r.waitDurable(t, marker(t, url, "INSERT INTO followed VALUES (1)")) // may land in the copy
+	if st := r.waitDurable(t, marker(t, url, "INSERT INTO followed VALUES (2)")); st.LastCommit == nil {
+		t.Fatalf("no streamed commit: %+v", st)
+	}
+	// 6 s of writes the sidecar does not follow: the last applied commit
+	// gets 6 s old.
+	for end := time.Now().Add(6 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		execSQL(t, url, "INSERT INTO other (pad) SELECT repeat('x', 1000) FROM generate_series(1, 20)")
+	}
+	time.Sleep(5 * time.Second) // two status polls after the last write
+	st := r.status(t)
+	if st.LagSeconds > 1 {
+		t.Errorf("idle sidecar reports lag %.1f s (lag_bytes %d)", st.LagSeconds, st.LagBytes)
+	}
+	if code, body := httpGet(t, r.addr+"/readyz"); code != 200 {
+		t.Errorf("idle sidecar not ready: %d %s", code, body)
+	}
 }

@@ -131,10 +131,27 @@ func (d *daemon) status() Status {
 	return st
 }
 
-// lagSeconds is now minus the last applied commit's time while the mirror
-// is behind the server, 0 when caught up.
+// lagSeconds is how stale the mirror is: 0 when caught up, otherwise now
+// minus the commit time of the last applied transaction. Caught up means
+// everything received is durable and the slot has been acknowledged up to
+// where the server's WAL was one poll ago (the streamer acknowledges the
+// keepalive's WAL end once idle, so WAL of unpublished tables or other
+// databases does not count as lag).
 func (d *daemon) lagSeconds() float64 {
-	if d.m == nil || d.lagBytes.Load() <= 0 {
+	if d.m == nil {
+		return 0
+	}
+	d.mu.Lock()
+	s := d.streamer
+	d.mu.Unlock()
+	durable := d.m.Durable()
+	prev := replication.LSN(d.prevServerWAL.Load())
+	caughtUp := prev > 0 && durable >= prev
+	if s != nil && prev > 0 {
+		ss := s.Stats()
+		caughtUp = caughtUp || (durable >= ss.Received && ss.Flushed >= prev)
+	}
+	if caughtUp {
 		return 0
 	}
 	head := d.m.Head()
@@ -211,20 +228,22 @@ func (d *daemon) pollServer(ctx context.Context, conn *pgx.Conn) error {
 		return err
 	}
 	w, _ := replication.ParseLSN(deref(wal))
-	d.serverWAL.Store(uint64(w))
+	d.prevServerWAL.Store(d.serverWAL.Swap(uint64(w)))
+	// Lag in bytes: the server's position minus the slot's confirmed
+	// position (WAL the server keeps and must still decode for us), or
+	// minus the durable LSN when the slot is not there.
+	behind := d.m.Durable()
 	d.mu.Lock()
 	d.slotInfo.Exists = walStatus != nil
 	if walStatus != nil {
 		d.slotInfo.WALStatus = *walStatus
 		d.slotInfo.Active = active != nil && *active
 		d.slotInfo.ConfirmedFlush, _ = replication.ParseLSN(deref(confirmed))
+		behind = d.slotInfo.ConfirmedFlush
 	}
 	d.mu.Unlock()
-	// Lag in bytes: the server's position minus what the mirror holds
-	// durably (the slot's confirmed position trails it by at most one
-	// status interval).
-	if dur := d.m.Durable(); w > dur && dur > 0 {
-		d.lagBytes.Store(int64(w - dur))
+	if w > behind && behind > 0 {
+		d.lagBytes.Store(int64(w - behind))
 	} else {
 		d.lagBytes.Store(0)
 	}

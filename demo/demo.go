@@ -307,7 +307,7 @@ func walLSN(ctx context.Context, url string) (replication.LSN, error) {
 	}
 	defer conn.Close(context.Background())
 	var s string
-	if err := conn.QueryRow(ctx, "SELECT pg_current_wal_lsn()::text").Scan(&s); err != nil {
+	if err := conn.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&s); err != nil {
 		return 0, err
 	}
 	return replication.ParseLSN(s)

@@ -86,7 +86,7 @@ func TestCrashKill9(t *testing.T) {
 	base := p.waitListen(t)
 	// The WAL may end with an aborted big transaction: wait for a marker
 	// commit instead of the server's WAL position.
-	target := queryLSN(t, url, "SELECT pg_current_wal_lsn()::text")
+	target := queryLSN(t, url, "SELECT pg_current_wal_insert_lsn()::text")
 	mustExec(t, url, "UPDATE counter SET k = k + 1 WHERE id = 1")
 	lastLog := time.Now()
 	waitFor(t, "catch up after the kills", 300*time.Second, func() bool {

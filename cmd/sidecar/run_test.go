@@ -231,7 +231,7 @@ func TestRunProcessSIGTERMMidStream(t *testing.T) {
 	// Restart, catch up, and compare every row.
 	p2 := sidecarProcess(t, "run", "--config", file)
 	base2 := p2.waitListen(t)
-	target := queryLSN(t, url, "SELECT pg_current_wal_lsn()::text")
+	target := queryLSN(t, url, "SELECT pg_current_wal_insert_lsn()::text")
 	mustExec(t, url, "UPDATE items SET note = note WHERE id = 1") // a marker commit past target
 	waitFor(t, "catch up after restart", 60*time.Second, func() bool {
 		_, m := httpBody(t, base2+"/api/status")
