@@ -275,7 +275,15 @@ INSERT INTO r_comp SELECT i % 17, md5(i::text), i::text FROM generate_series(1, 
 					want[string(k)] = Extra
 				}
 			}
-			res, err := VerifyTable(t.Context(), p.Conn(), tbl, m, Options{BucketRows: 32 + r.IntN(200), MaxRangesPerQuery: 1 + r.IntN(4)})
+			// Half the time the mirror also digests ranges it is given, so
+			// integer keys take the fixed-width path (its clamp included:
+			// missing first/last rows and extra keys move the mirror's key
+			// range against PostgreSQL's).
+			var mt MirrorTable = m
+			if r.IntN(2) == 0 {
+				mt = rangeSliceMirror{m}
+			}
+			res, err := VerifyTable(t.Context(), p.Conn(), tbl, mt, Options{BucketRows: 32 + r.IntN(200), MaxRangesPerQuery: 1 + r.IntN(4)})
 			if err != nil {
 				t.Fatalf("seed %d %s iter %d: %v", seed, name, iter, err)
 			}
@@ -284,11 +292,30 @@ INSERT INTO r_comp SELECT i % 17, md5(i::text), i::text FROM generate_series(1, 
 				got[string(d.Key)] = d.Kind
 			}
 			if !maps.Equal(got, want) || res.Equal() != (len(want) == 0) {
-				t.Fatalf("seed %d %s iter %d: got %d diffs %v, want %d (%s)", seed, name, iter, len(got), diffStrings(res.Diffs), len(want), summary(res))
+				t.Fatalf("seed %d %s iter %d (%s buckets): got %d diffs %v, want %d (%s)", seed, name, iter, res.Scheme, len(got), diffStrings(res.Diffs), len(want), summary(res))
 			}
 		}
 		if err := p.Close(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// rangeSliceMirror adds RangeDigester to sliceMirror, by brute force.
+type rangeSliceMirror struct{ *sliceMirror }
+
+func (s rangeSliceMirror) DigestsBetween(_ context.Context, bounds [][]byte) ([]rowhash.Digest, error) {
+	out := make([]rowhash.Digest, len(bounds)+1)
+	for _, r := range s.rows {
+		b := BoundaryBucket(r.key, bounds)
+		out[b] = out[b].Add(s.hash.Sum(r.value))
+	}
+	return out, nil
+}
+
+func (s rangeSliceMirror) FirstLast(context.Context) ([]byte, []byte, error) {
+	if len(s.rows) == 0 {
+		return nil, nil, nil
+	}
+	return s.rows[0].key, s.rows[len(s.rows)-1].key, nil
 }
