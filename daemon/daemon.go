@@ -35,6 +35,7 @@ import (
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/server"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/verify"
 )
 
 // Options configure one daemon run.
@@ -95,6 +96,7 @@ type daemon struct {
 	lastErrLog time.Time
 	errCount   atomic.Int64
 	slotLSN    replication.LSN
+	verifier   *verify.Periodic
 
 	lagBytes atomic.Int64
 	// serverWAL is the server's current WAL position at the last poll,
@@ -156,6 +158,11 @@ func (d *daemon) run(ctx context.Context) (err error) {
 		return err
 	}
 	d.routes(srv)
+	vr := d.verifyRunner()
+	srv.HandleAPI("POST /api/verify", server.VerifyHandler(vr.Run))
+	d.verifier = &verify.Periodic{Interval: d.cfg.Verify.Interval, Gauge: d.met.VerifyResult, Logger: d.log,
+		Verify: func(ctx context.Context) (*verify.Report, error) { return vr.Run(ctx, nil) },
+		Tables: func() []string { return d.names }}
 	d.log.Info("sidecar ready", "listen", srv.Addr(), "data_dir", d.cfg.DataDir, "tables", strings.Join(d.names, ","),
 		"postgres", d.cfg.Postgres.Redacted())
 	if d.opts.OnReady != nil {
@@ -165,6 +172,7 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Serve(gctx) })
 	g.Go(func() error { return d.monitor(gctx) })
+	g.Go(func() error { return d.verifier.Run(gctx) })
 	g.Go(func() error {
 		err := d.follow(gctx)
 		if err != nil && !errors.Is(err, context.Canceled) {
@@ -274,4 +282,19 @@ func (d *daemon) getPhase() string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.phase
+}
+
+// verifyRunner verifies the mirror against PostgreSQL at one exact LSN,
+// waiting for the stream to apply that far (sidecar verify, verify.interval).
+func (d *daemon) verifyRunner() *verify.Runner {
+	return &verify.Runner{ConnString: d.conn, Mirror: d.m, Publication: d.cfg.Publication, Slot: d.cfg.Slot, Logger: d.log,
+		Progress: verify.StreamProgress(func() replication.StreamStats {
+			d.mu.Lock()
+			s := d.streamer
+			d.mu.Unlock()
+			if s == nil {
+				return replication.StreamStats{}
+			}
+			return s.Stats()
+		})}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/server"
+	"github.com/sidecar-dev/sidecar/verify"
 )
 
 // Status is what `sidecar status` and GET /api/status report. Its JSON
@@ -39,6 +40,8 @@ type Status struct {
 	LastError   string        `json:"last_error,omitempty"`
 	Reconnects  int64         `json:"reconnects"`
 	Commits     int64         `json:"commits_applied"`
+	// Verify is the last periodic verification (verify.interval > 0).
+	Verify *verify.Last `json:"verify,omitempty"`
 }
 
 // SlotStatus is the slot's row in pg_replication_slots, as last polled.
@@ -125,6 +128,9 @@ func (d *daemon) status() Status {
 	}
 	if w := replication.LSN(d.serverWAL.Load()); w > 0 {
 		st.ServerLSN = w.String()
+	}
+	if d.verifier != nil {
+		st.Verify = d.verifier.Last()
 	}
 	st.LagBytes = d.lagBytes.Load()
 	st.LagSeconds = d.lagSeconds()

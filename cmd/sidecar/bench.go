@@ -15,7 +15,7 @@ import (
 )
 
 // benchSubjects are the reports `sidecar bench` can reproduce so far.
-var benchSubjects = []string{"prolly", "replication"}
+var benchSubjects = []string{"prolly", "replication", "verify"}
 
 // newBenchCmd is `sidecar bench <subject>`: reproduce a benchmark report of
 // bench/results/ on this machine.
@@ -41,6 +41,7 @@ cell that failed its check.`,
 	}
 	cmd.AddCommand(newBenchProllyCmd(g))
 	cmd.AddCommand(newBenchReplicationCmd(g))
+	cmd.AddCommand(newBenchVerifyCmd(g))
 	return cmd
 }
 
@@ -216,5 +217,56 @@ a failed run, or a replica that differed (the report is still written).`,
 	f.StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run (the sidecar runs in this process) to FILE")
 	f.StringVar(&profDir, "profile-dir", "", "write a CPU profile of each timed sidecar interval into DIR")
 	f.StringVar(&render, "render", "", "do not run: render the markdown again from a raw .json report (to --out, default beside it)")
+	return cmd
+}
+
+func newBenchVerifyCmd(g *globals) *cobra.Command {
+	var (
+		rows, reps int
+		dir, out   string
+		diffs      string
+	)
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "sidecar verify of a large table vs PostgreSQL's own bucketed-hash scan and a data-diff-style md5 pass",
+		Long: `bench verify loads a table into a throwaway PostgreSQL, mirrors it, and
+measures sidecar verify against PostgreSQL's level-0 bucketed-hash scan and a
+data-diff-style md5 comparison, then with 1, 100 and 1,000 differing rows.
+Writes bench/results/verify-<date>.md and its JSON.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if rows <= 0 || reps <= 0 {
+				return usageError(fmt.Errorf("bench verify: --rows and --reps must be positive"), "")
+			}
+			var ds []int
+			for _, f := range strings.Split(diffs, ",") {
+				var n int
+				if _, err := fmt.Sscan(strings.TrimSpace(f), &n); err != nil || n <= 0 {
+					return usageError(fmt.Errorf("bench verify: --diffs %q: want positive integers separated by commas", diffs), "")
+				}
+				ds = append(ds, n)
+			}
+			if out == "" {
+				out = filepath.Join("bench", "results", "verify-"+time.Now().UTC().Format("2006-01-02")+".md")
+			}
+			rep, err := bench.RunVerify(cmd.Context(), bench.VerifyOptions{Rows: rows, Reps: reps, Diffs: ds, Dir: dir,
+				Logf: func(f string, a ...any) { fmt.Fprintf(g.stderr, f+"\n", a...) }})
+			if err != nil {
+				return usageError(fmt.Errorf("bench verify: %w", err), "")
+			}
+			command := "sidecar bench verify --rows " + fmt.Sprint(rows) + " --reps " + fmt.Sprint(reps)
+			if err := bench.WriteVerifyFiles(out, rep, command, ""); err != nil {
+				return usageError(err, "")
+			}
+			fmt.Fprintf(g.stdout, "wrote %s\n", out)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&rows, "rows", 10_000_000, "rows in the table")
+	f.IntVar(&reps, "reps", 3, "repetitions of each cell")
+	f.StringVar(&diffs, "diffs", "1,100,1000", "numbers of differing rows to measure")
+	f.StringVar(&dir, "dir", "", "directory for the mirror's data (default the system temp dir)")
+	f.StringVar(&out, "out", "", "report path (default bench/results/verify-<date>.md)")
 	return cmd
 }

@@ -210,6 +210,10 @@ func TestRunProcessSIGTERMMidStream(t *testing.T) {
 	if code, body := httpBody(t, base+"/readyz"); code != 200 {
 		t.Errorf("readyz under load: %d %s", code, body)
 	}
+	// verify through the daemon's API, while the writes go on.
+	if out, errOut, code := sidecar(t, "verify", "--config", file, "--listen", strings.TrimPrefix(base, "http://")); code != 0 || !strings.Contains(out, "public.items") {
+		t.Errorf("verify under load through the daemon: exit %d\n%s\n%s", code, out, errOut)
+	}
 
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

@@ -92,6 +92,16 @@ func writeStatus(w io.Writer, st daemon.Status) error {
 	if st.LastError != "" {
 		line("last error", st.LastError)
 	}
+	if v := st.Verify; v != nil {
+		desc := fmt.Sprintf("%s at %s (every %s)", v.Result, v.At.UTC().Format(time.RFC3339), v.Interval)
+		if v.LSN != "" {
+			desc += ", LSN " + v.LSN
+		}
+		if v.Error != "" {
+			desc += ": " + v.Error
+		}
+		line("last verify", desc)
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
