@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -190,6 +191,67 @@ func (d *daemon) routes(srv *server.Server) {
 		server.WriteJSON(w, http.StatusOK, d.status())
 	})
 	server.RegisterHistory(srv, history.New(d.db, d.m))
+	srv.HandleAPI("POST /api/resync", d.handleResync)
+}
+
+// ResyncRequest is the body of POST /api/resync; no tables means all.
+type ResyncRequest struct {
+	Tables []string `json:"tables"`
+}
+
+// handleResync marks tables for a copy at a new exact LSN; the follow loop
+// runs it within a second while streaming goes on (their changes are held
+// meanwhile). Answers 202 with the tables marked.
+func (d *daemon) handleResync(w http.ResponseWriter, r *http.Request) {
+	var req ResyncRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		server.WriteError(w, http.StatusBadRequest, fmt.Errorf("resync: bad request body: %w", err))
+		return
+	}
+	tables, err := MarkResync(r.Context(), d.m, req.Tables)
+	if err != nil {
+		status := http.StatusInternalServerError
+		if errors.Is(err, errUnknownTable) {
+			status = http.StatusNotFound
+		}
+		server.WriteError(w, status, err)
+		return
+	}
+	server.WriteJSON(w, http.StatusAccepted, ResyncRequest{Tables: tables})
+}
+
+var errUnknownTable = errors.New("not a followed table")
+
+// MarkResync puts tables (all when none are named) in state
+// resync_needed, so they are copied again at a new exact LSN: by the
+// running daemon within a second, or by the next `sidecar run`. Names are
+// "schema.table" (a bare name is in public).
+func MarkResync(ctx context.Context, m *mirror.Mirror, names []string) ([]string, error) {
+	known := map[string]bool{}
+	var all []string
+	for _, t := range m.Tables() {
+		known[t.Name] = true
+		all = append(all, t.Name)
+	}
+	if len(names) == 0 {
+		names = all
+	}
+	var out []string
+	for _, n := range names {
+		t, err := config.ParseTable(n)
+		if err != nil {
+			return nil, err
+		}
+		name := t.Schema + "." + t.Name
+		if !known[name] {
+			return nil, fmt.Errorf("resync %s: %w (followed: %s)", n, errUnknownTable, strings.Join(all, ", "))
+		}
+		if err := m.MarkResync(ctx, name, "requested by sidecar resync"); err != nil {
+			return nil, fmt.Errorf("resync %s: %w", name, err)
+		}
+		out = append(out, name)
+	}
+	return out, nil
 }
 
 // monitor polls the server's WAL position and the slot for lag and

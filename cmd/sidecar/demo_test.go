@@ -7,7 +7,8 @@ import (
 )
 
 // The README's first command must keep working: the tour runs end to end
-// and shows the changes it made, the diff of a bad change and its revert.
+// and shows the changes it made, the diff of a bad change and its revert,
+// verify (equal, then naming a drifted row), and the resync that repairs it.
 func TestDemoShowsItsChanges(t *testing.T) {
 	out, errOut, code := sidecar(t, "demo", "--rows", "500")
 	if code != 0 {
@@ -20,6 +21,10 @@ func TestDemoShowsItsChanges(t *testing.T) {
 		"0 rows added, 50 removed, 0 changed", // balance < 100: a tenth of the 496 rows
 		"1 conflicts",
 		"(applied to PostgreSQL)",
+		"public.accounts  equal",
+		"changed key (42)",
+		`balance="0.00"`,
+		"[public.accounts] copied again; streaming",
 		"stopped cleanly",
 		"(7, Zoë 'the bold',",
 	} {
