@@ -414,3 +414,26 @@ func TestIdleSidecarIsNotLagging(t *testing.T) {
 		t.Errorf("idle sidecar not ready: %d %s", code, body)
 	}
 }
+
+// verify.interval runs verification in the daemon: its result reaches
+// /metrics (sidecar_verify_result) and /api/status.
+func TestPeriodicVerify(t *testing.T) {
+	url := pg.NewDB(t)
+	execSQL(t, url, "CREATE TABLE v (id int PRIMARY KEY, x text)", "INSERT INTO v SELECT g, 'x' || g FROM generate_series(1, 100) g")
+	cfg := testConfig(t, url, "public.v")
+	cfg.Verify.Interval = time.Second
+	r := start(t, cfg, io.Discard)
+	r.waitDurable(t, marker(t, url, "UPDATE v SET x = 'y' WHERE id = 1"))
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st := r.status(t)
+		_, m := httpGet(t, r.addr+"/metrics")
+		if st.Verify != nil && st.Verify.Result == "equal" && strings.Contains(m, `sidecar_verify_result{table="public.v"} 1`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no periodic verification result: %+v", st.Verify)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
