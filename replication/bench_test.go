@@ -95,8 +95,14 @@ func BenchmarkCopy1M(b *testing.B) {
 			b.ReportMetric(1e6/time.Since(t0).Seconds(), "rows/s")
 		}
 	})
-	for _, workers := range []int{1, 4} {
-		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+	// ranges=0 is the automatic sizing; 16384 the former fixed default
+	// (one range for this ~100 MiB table).
+	for _, c := range []struct {
+		workers int
+		ranges  uint32
+	}{{1, 2048}, {4, 2048}, {4, 16384}, {4, 0}} {
+		workers := c.workers
+		b.Run(fmt.Sprintf("workers=%d/range-blocks=%d", workers, c.ranges), func(b *testing.B) {
 			for b.Loop() {
 				snapConn, err := pgx.Connect(context.Background(), url)
 				if err != nil {
@@ -111,7 +117,7 @@ func BenchmarkCopy1M(b *testing.B) {
 				}
 				sink := &countSink{}
 				t0 := time.Now()
-				err = Copy(context.Background(), CopyOptions{ConnString: url, Workers: workers, RangeBlocks: 2048},
+				err = Copy(context.Background(), CopyOptions{ConnString: url, Workers: workers, RangeBlocks: c.ranges},
 					Snapshot{Name: name}, []TableName{{"public", "t"}}, sink)
 				if err != nil {
 					b.Fatal(err)

@@ -87,7 +87,9 @@ type CopyOptions struct {
 	// Workers is the number of parallel COPY connections (default 4).
 	Workers int
 	// RangeBlocks is the size of a block range in 8 KiB heap blocks;
-	// larger tables are split (default 16384 = 128 MiB).
+	// larger tables are split. Zero sizes ranges per table (see
+	// [autoRangeBlocks]): at most DefaultRangeBlocks, and small enough
+	// that a table above a few MiB gets at least Workers ranges.
 	RangeBlocks uint32
 	// ViaPartitionRoot must match the publication: when true a partitioned
 	// table is copied as itself (rows read from its leaf partitions), when
@@ -104,12 +106,31 @@ func (o *CopyOptions) defaults() {
 	if o.Workers <= 0 {
 		o.Workers = 4
 	}
-	if o.RangeBlocks == 0 {
-		o.RangeBlocks = 16384
-	}
 	if o.ProgressInterval <= 0 {
 		o.ProgressInterval = time.Second
 	}
+}
+
+// Range sizing defaults, in 8 KiB heap blocks.
+const (
+	// DefaultRangeBlocks (128 MiB) caps a range, so a crash loses at
+	// most that much copied work per worker and the largest-first queue
+	// balances the workers at the end.
+	DefaultRangeBlocks = 16384
+	// MinRangeBlocks (8 MiB) is the smallest range automatic sizing
+	// makes: below it a COPY's start-up (snapshot import, TID range
+	// plan) and a range's run file cost more than the parallelism gains.
+	MinRangeBlocks = 1024
+)
+
+// autoRangeBlocks is the range size for a table of the given blocks
+// copied by workers connections: blocks/workers rounded up, so a single
+// table keeps every worker busy (one 128 MiB range would copy a 1M-row
+// table on one connection), clamped to [MinRangeBlocks,
+// DefaultRangeBlocks].
+func autoRangeBlocks(blocks uint64, workers int) uint32 {
+	per := (blocks + uint64(workers) - 1) / uint64(max(workers, 1))
+	return uint32(min(max(per, MinRangeBlocks), DefaultRangeBlocks))
 }
 
 // copyTable is one relation being copied.
@@ -139,7 +160,7 @@ type copyTask struct {
 
 // Copy copies tables under snap: parallel workers each import the snapshot
 // (REPEATABLE READ, SET TRANSACTION SNAPSHOT), tables larger than
-// RangeBlocks are split into ctid block ranges (TID range scans, PG 14+),
+// a range (RangeBlocks, or sized per table) are split into ctid block ranges (TID range scans, PG 14+),
 // and every range is read with COPY (SELECT columns ...) TO STDOUT in text
 // format. The tables are locked in ACCESS SHARE mode for the duration, so
 // TRUNCATE, ALTER TABLE and VACUUM FULL (not MVCC-safe) wait.
@@ -167,7 +188,15 @@ func Copy(ctx context.Context, opts CopyOptions, snap Snapshot, tables []TableNa
 	}
 	var tasks []copyTask
 	for _, t := range work {
-		t.ranges = splitRanges(t.sources, opts.RangeBlocks)
+		n := opts.RangeBlocks
+		if n == 0 {
+			var blocks uint64
+			for _, s := range t.sources {
+				blocks += uint64(s.blocks)
+			}
+			n = autoRangeBlocks(blocks, opts.Workers)
+		}
+		t.ranges = splitRanges(t.sources, n)
 		for _, r := range t.ranges {
 			tasks = append(tasks, copyTask{t, r})
 		}

@@ -135,6 +135,32 @@ func TestSplitRanges(t *testing.T) {
 	}
 }
 
+func TestAutoRangeBlocks(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		blocks  uint64
+		workers int
+		want    uint32
+	}{
+		{0, 4, MinRangeBlocks},           // empty: one open range
+		{3000, 4, MinRangeBlocks},        // 23 MiB: floor, 3 ranges
+		{12_740, 4, 3185},                // the 1M-row baseline table: 4 ranges
+		{12_741, 4, 3186},                // rounded up, never a 5th sliver
+		{1 << 20, 4, DefaultRangeBlocks}, // 8 GiB: capped
+		{100_000, 1, DefaultRangeBlocks}, // one worker: capped
+		{uint64(DefaultRangeBlocks) * 4, 4, DefaultRangeBlocks},
+	} {
+		got := autoRangeBlocks(c.blocks, c.workers)
+		if got != c.want {
+			t.Errorf("autoRangeBlocks(%d, %d) = %d, want %d", c.blocks, c.workers, got, c.want)
+		}
+		ranges := len(splitRanges([]copySource{{blocks: uint32(c.blocks)}}, got))
+		if c.blocks >= uint64(c.workers)*MinRangeBlocks && ranges < c.workers {
+			t.Errorf("%d blocks, %d workers: %d ranges, want at least one per worker", c.blocks, c.workers, ranges)
+		}
+	}
+}
+
 // trickySchema and trickyInsert make values whose text forms exercise COPY escaping and
 // the pinned settings: tabs, newlines, backslashes, NULL vs ”, bytea,
 // arrays, timestamps, floats, intervals.
