@@ -83,6 +83,12 @@ func typeNameSQL(typ string) (string, error) {
 // ints, numeric, dates, timestamps, uuid and bytea, COLLATE "C" text order
 // otherwise.
 func BoundaryDigestQuery(t Table, hash rowhash.ID, bounds []string) (string, error) {
+	return boundaryDigestQuery(t, hash, bounds, "")
+}
+
+// boundaryDigestQuery is BoundaryDigestQuery over the rows that satisfy
+// where (a predicate on the table aliased src; "" for all).
+func boundaryDigestQuery(t Table, hash rowhash.ID, bounds []string, where string) (string, error) {
 	if err := t.Validate(); err != nil {
 		return "", err
 	}
@@ -120,7 +126,7 @@ func BoundaryDigestQuery(t Table, hash rowhash.ID, bounds []string) (string, err
 	}
 	src := rowSource{t: t, extras: []string{
 		fmt.Sprintf("pg_catalog.width_bucket(%s, ARRAY[%s]::%s[])", keyOperand(kc), strings.Join(lits, ", "), elemType),
-	}}
+	}, where: where}
 	return fmt.Sprintf("SELECT %s, count(*), %s FROM %s GROUP BY 1 ORDER BY 1",
 		src.extra(0), digestSumSQL(src.rowHash(hash)), src.sql()), nil
 }
@@ -172,6 +178,12 @@ func HashBucket(hash rowhash.ID, keyTexts [][]byte, bits int) (uint64, error) {
 // buckets: rows (bucket, count, Σ H mod 2^64 as text) for the non-empty
 // buckets, ordered by bucket.
 func HashBucketDigestQuery(t Table, hash rowhash.ID, bits int) (string, error) {
+	return hashBucketDigestQuery(t, hash, bits, "")
+}
+
+// hashBucketDigestQuery is HashBucketDigestQuery over the rows that
+// satisfy where (a predicate on the table aliased src; "" for all).
+func hashBucketDigestQuery(t Table, hash rowhash.ID, bits int, where string) (string, error) {
 	if err := t.Validate(); err != nil {
 		return "", err
 	}
@@ -179,7 +191,7 @@ func HashBucketDigestQuery(t Table, hash rowhash.ID, bits int) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("table %s: %w", t.Ident(), err)
 	}
-	src := rowSource{t: t}
+	src := rowSource{t: t, where: where}
 	return fmt.Sprintf("SELECT %s, count(*), %s FROM %s GROUP BY 1 ORDER BY 1",
 		hashBucketSQL(src, hash, mask), digestSumSQL(src.rowHash(hash)), src.sql()), nil
 }

@@ -65,8 +65,16 @@
 //   - Composite keys use hash buckets: the mirror's rows are hashed (one
 //     scan for level 0, one for the dirty buckets) instead of digested
 //     from the tree, and PostgreSQL scans twice when buckets are dirty.
-//   - Level 0 runs on one PostgreSQL backend (PinGroup exists for
-//     parallel workers, but Runner does not split the scan yet).
+//   - Level 0 of a table with at least Options.ParallelRows rows in the
+//     mirror (default 1M) is split over Runner.Workers connections
+//     (default 2) that import the pinned transaction's snapshot, by
+//     ranges of heap blocks (TID range scans, PostgreSQL ≥ 14), with the
+//     per-bucket (count, Σ H) of the parts added on the client, so the
+//     digests are the serial scan's (parallel.go). This works for all
+//     three bucket schemes; the mirror's side of hash buckets (a scan of
+//     its rows) stays one goroutine. Smaller tables, Workers = 1 and
+//     older servers use the serial scan on the pinned connection; the
+//     leaf step and the differing rows always do.
 //   - Single integer keys use fixed-width buckets floor(key/w), clamped
 //     to the mirror's key range (ClampedBucketDigestQuery; the mirror
 //     digests the same ranges with DigestsBetween while PostgreSQL scans,

@@ -287,26 +287,11 @@ func PinGroup(ctx context.Context, cfg *pgconn.Config, n int, opts PinOptions) (
 	// Connect the workers first, so the export waits on nothing.
 	g := &PinnedGroup{}
 	fail := func(err error) (*PinnedGroup, error) {
-		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		for _, w := range g.workers {
-			_ = w.Close(closeCtx)
-		}
+		closeConns(ctx, g.workers)
 		return nil, err
 	}
-	wc := cfg.Copy()
-	wc.RuntimeParams = maps.Clone(cfg.RuntimeParams)
-	if wc.RuntimeParams == nil {
-		wc.RuntimeParams = map[string]string{}
-	}
-	delete(wc.RuntimeParams, "replication")
-	maps.Copy(wc.RuntimeParams, rowenc.SessionParams())
-	for i := range n {
-		w, err := pgconn.ConnectConfig(ctx, wc)
-		if err != nil {
-			return fail(fmt.Errorf("pin group: connect worker %d: %w", i, err))
-		}
-		g.workers = append(g.workers, w)
+	if g.workers, err = connectWorkers(ctx, cfg, n); err != nil {
+		return nil, fmt.Errorf("pin group: %w", err)
 	}
 	repl, err := connectReplication(ctx, cfg)
 	if err != nil {
@@ -326,18 +311,8 @@ func PinGroup(ctx context.Context, cfg *pgconn.Config, n int, opts PinOptions) (
 	if err != nil {
 		return fail(fmt.Errorf("pin group: slot %s: consistent point %q: %w", slot, res.ConsistentPoint, err))
 	}
-	snap, err := QuoteLiteral(res.SnapshotName)
-	if err != nil {
-		return fail(err)
-	}
-	for i, w := range g.workers {
-		_, err := w.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ; SET TRANSACTION SNAPSHOT "+snap+"; SET LOCAL search_path = pg_catalog").ReadAll()
-		if err != nil {
-			return fail(fmt.Errorf("pin group: worker %d: import snapshot %s: %w", i, res.SnapshotName, err))
-		}
-		if err := CheckSession(ctx, w); err != nil {
-			return fail(fmt.Errorf("pin group: worker %d: %w", i, err))
-		}
+	if err := importSnapshot(ctx, g.workers, res.SnapshotName); err != nil {
+		return fail(fmt.Errorf("pin group: %w", err))
 	}
 	g.lsn = lsn
 	return g, nil

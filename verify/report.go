@@ -56,11 +56,14 @@ type TableReport struct {
 	PostgresCount uint64 `json:"postgres_rows"`
 	MirrorCount   uint64 `json:"mirror_rows"`
 	// Scheme (boundary or hash), Buckets and DirtyBuckets describe level 0.
-	Scheme       string  `json:"bucket_scheme,omitempty"`
-	Buckets      int     `json:"buckets"`
-	DirtyBuckets int     `json:"dirty_buckets"`
-	Differences  int     `json:"differences"`
-	Seconds      float64 `json:"seconds"`
+	Scheme       string `json:"bucket_scheme,omitempty"`
+	Buckets      int    `json:"buckets"`
+	DirtyBuckets int    `json:"dirty_buckets"`
+	Differences  int    `json:"differences"`
+	// Workers is the number of PostgreSQL connections level 0 was split
+	// over (omitted for the serial scan).
+	Workers int     `json:"level0_workers,omitempty"`
+	Seconds float64 `json:"seconds"`
 	// DirtySeconds is the time spent on the dirty buckets: the leaf step
 	// on both sides and reading the differing rows (0 when none).
 	DirtySeconds float64 `json:"dirty_seconds,omitempty"`

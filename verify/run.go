@@ -91,6 +91,11 @@ type Runner struct {
 	// for C then lasts until the server's next keepalive, which can take
 	// seconds on an idle stream.
 	NoMarker bool
+	// Workers is the number of connections level 0 of a large table is
+	// split over (VerifyTableParallel; Options.ParallelRows says how
+	// large): 0 means DefaultWorkers, 1 keeps every scan on the pinned
+	// connection. The workers import the pinned transaction's snapshot.
+	Workers int
 	// OnPin, if set, is called once PostgreSQL is pinned (benchmarks read
 	// the pinned backend's CPU time through it). It must not use the
 	// connection.
@@ -165,8 +170,9 @@ func (r *Runner) Run(ctx context.Context, names []string) (*Report, error) {
 		return nil, fmt.Errorf("verify: mirror version at %s: %w", c, err)
 	}
 	conn := p.Conn()
+	par := r.parallel(ctx, cfg, conn)
 	for i, name := range names {
-		tr := r.verifyOne(ctx, conn, infos[name], c, i)
+		tr := r.verifyOne(ctx, conn, par, infos[name], c, i)
 		log.Info("verified", "table", name, "lsn", c, "result", tr.Result, "rows", tr.PostgresCount, "buckets", tr.Buckets, "dirty", tr.DirtyBuckets, "differences", tr.Differences, "err", tr.Error)
 		rep.Tables = append(rep.Tables, tr)
 		if ctx.Err() != nil {
@@ -320,7 +326,7 @@ func (r *Runner) provenIdle(ctx context.Context, head, c replication.LSN) (bool,
 
 // verifyOne verifies one table inside a savepoint, so that a failed
 // statement leaves the pinned transaction usable for the next table.
-func (r *Runner) verifyOne(ctx context.Context, conn *pgconn.PgConn, info mirror.TableInfo, c replication.LSN, i int) TableReport {
+func (r *Runner) verifyOne(ctx context.Context, conn *pgconn.PgConn, par *parallelPlan, info mirror.TableInfo, c replication.LSN, i int) TableReport {
 	start := time.Now()
 	tr := TableReport{Table: info.Name}
 	sp := fmt.Sprintf("verify_%d", i)
@@ -328,7 +334,7 @@ func (r *Runner) verifyOne(ctx context.Context, conn *pgconn.PgConn, info mirror
 		tr.fail(fmt.Errorf("savepoint: %w", err))
 		return tr
 	}
-	if err := r.compare(ctx, conn, info, c, &tr); err != nil {
+	if err := r.compare(ctx, conn, par, info, c, &tr); err != nil {
 		tr.fail(err)
 		if _, rerr := conn.Exec(ctx, "ROLLBACK TO SAVEPOINT "+sp).ReadAll(); rerr != nil {
 			tr.Error += fmt.Sprintf(" (and the pinned transaction could not recover: %v)", rerr)
@@ -340,7 +346,7 @@ func (r *Runner) verifyOne(ctx context.Context, conn *pgconn.PgConn, info mirror
 	return tr
 }
 
-func (r *Runner) compare(ctx context.Context, conn *pgconn.PgConn, info mirror.TableInfo, c replication.LSN, tr *TableReport) error {
+func (r *Runner) compare(ctx context.Context, conn *pgconn.PgConn, par *parallelPlan, info mirror.TableInfo, c replication.LSN, tr *TableReport) error {
 	if info.State != mirror.StateReady {
 		return fmt.Errorf("table is %s in the mirror, not ready (a copy or resync is pending)", info.State)
 	}
@@ -376,9 +382,32 @@ func (r *Runner) compare(ctx context.Context, conn *pgconn.PgConn, info mirror.T
 	if err != nil {
 		return err
 	}
-	res, err := VerifyTable(ctx, conn, t, mt, r.Options)
+	var workers []*pgconn.PgConn
+	if par != nil {
+		n, err := mt.Count(ctx)
+		if err != nil {
+			return fmt.Errorf("mirror row count: %w", err)
+		}
+		if n < r.Options.withDefaults().ParallelRows {
+			par = nil
+		}
+	}
+	if par != nil {
+		if workers, err = OpenWorkers(ctx, par.cfg, par.snapshot, par.workers); err != nil {
+			return fmt.Errorf("parallel level 0: %w", err)
+		}
+		defer func() {
+			if err := CloseWorkers(ctx, workers); err != nil {
+				r.logger().Warn("verify: close level-0 workers", "table", info.Name, "err", err)
+			}
+		}()
+	}
+	res, err := VerifyTableParallel(ctx, conn, workers, t, mt, r.Options)
 	if err != nil {
 		return err
+	}
+	if res.Workers > 1 {
+		tr.Workers = res.Workers
 	}
 	tr.Hash = res.Hash.String()
 	tr.Columns = make([]string, len(t.Columns))
@@ -472,4 +501,35 @@ func (r *Runner) describe(ctx context.Context, conn *pgconn.PgConn, t Table, tre
 		tr.Rows = append(tr.Rows, rd)
 	}
 	return nil
+}
+
+// parallelPlan is what a Run needs to open level-0 workers for a large
+// table: the pinned transaction's exported snapshot.
+type parallelPlan struct {
+	cfg      *pgconn.Config
+	snapshot string
+	workers  int
+}
+
+// parallel exports the pinned transaction's snapshot when Workers allows
+// a parallel level 0 and the server can split it; nil otherwise. Whether
+// a table is large enough is decided per table from its tree at the
+// pinned version, but the export must happen here, before the per-table
+// savepoints (a snapshot cannot be exported from a subtransaction); it
+// costs one round trip. If it fails, verify runs serially (logged),
+// since the serial scan gives the same answer.
+func (r *Runner) parallel(ctx context.Context, cfg *pgconn.Config, conn *pgconn.PgConn) *parallelPlan {
+	n := r.Workers
+	if n == 0 {
+		n = DefaultWorkers
+	}
+	if n < 2 || !canSplit(conn) {
+		return nil
+	}
+	snap, err := ExportSnapshot(ctx, conn)
+	if err != nil {
+		r.logger().Warn("verify: cannot share the pinned snapshot; level 0 runs on one connection", "err", err)
+		return nil
+	}
+	return &parallelPlan{cfg: cfg, snapshot: snap, workers: n}
 }

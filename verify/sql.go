@@ -282,6 +282,13 @@ func BucketDigestQuery(t Table, hash rowhash.ID, width int64) (string, error) {
 // reach far beyond the mirror's key range still returns at most
 // hi-lo+1 rows (the mirror's first and last buckets are open-ended too).
 func ClampedBucketDigestQuery(t Table, hash rowhash.ID, width, lo, hi int64) (string, error) {
+	return clampedBucketDigestQuery(t, hash, width, lo, hi, "")
+}
+
+// clampedBucketDigestQuery is ClampedBucketDigestQuery over the rows of
+// the table that satisfy where (a predicate on the table aliased src; ""
+// for all), for one part of a parallel level 0.
+func clampedBucketDigestQuery(t Table, hash rowhash.ID, width, lo, hi int64, where string) (string, error) {
 	pk, err := integerKey(t)
 	if err != nil {
 		return "", err
@@ -293,7 +300,7 @@ func ClampedBucketDigestQuery(t Table, hash rowhash.ID, width, lo, hi int64) (st
 	key := srcAlias + "." + pk
 	src := rowSource{t: t, extras: []string{
 		fmt.Sprintf("LEAST(GREATEST(%s::int8 / %s - CASE WHEN %s::int8 %% %s < 0 THEN 1 ELSE 0 END, %d), %d)", key, w, key, w, lo, hi),
-	}}
+	}, where: where}
 	return fmt.Sprintf("SELECT %s, count(*), %s FROM %s GROUP BY 1 ORDER BY 1",
 		src.extra(0), digestSumSQL(src.rowHash(hash)), src.sql()), nil
 }

@@ -49,6 +49,9 @@ type Options struct {
 	MaxRangesPerQuery int
 	// NoFixedWidth makes integer keys use boundary buckets too.
 	NoFixedWidth bool
+	// ParallelRows is the mirror row count from which VerifyTableParallel
+	// splits level 0 over its workers (default DefaultParallelRows).
+	ParallelRows uint64
 }
 
 func (o Options) withDefaults() Options {
@@ -57,6 +60,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxRangesPerQuery <= 0 {
 		o.MaxRangesPerQuery = 500
+	}
+	if o.ParallelRows == 0 {
+		o.ParallelRows = DefaultParallelRows
 	}
 	return o
 }
@@ -88,6 +94,9 @@ type Result struct {
 	Dirty   int
 	// Diffs are the differing keys, in key order.
 	Diffs []RowDiff
+	// Workers is the number of connections level 0 ran on: 1 for the
+	// serial scan, more when VerifyTableParallel split it.
+	Workers int
 	// LeafTime is the wall time of the leaf step: (key, hash) of the dirty
 	// buckets on both sides and their merge (zero when none is dirty).
 	LeafTime time.Duration
@@ -105,8 +114,18 @@ func (r Result) Equal() bool { return len(r.Diffs) == 0 && r.PG == r.Mirror }
 // The mirror's hash must pass the server's self-test; it is checked here,
 // since the mirror cannot switch hashes without re-hashing every row.
 func VerifyTable(ctx context.Context, conn *pgconn.PgConn, t Table, m MirrorTable, opts Options) (Result, error) {
+	return VerifyTableParallel(ctx, conn, nil, t, m, opts)
+}
+
+// VerifyTableParallel is VerifyTable with level 0 split over workers,
+// connections in the same snapshot as conn (OpenWorkers), when there are
+// at least two, the mirror holds at least opts.ParallelRows rows and the
+// server has TID range scans (PostgreSQL ≥ 14); see parallel.go. The
+// digests, and so the result, are those of the serial scan. Everything
+// after level 0 runs on conn.
+func VerifyTableParallel(ctx context.Context, conn *pgconn.PgConn, workers []*pgconn.PgConn, t Table, m MirrorTable, opts Options) (Result, error) {
 	opts = opts.withDefaults()
-	res := Result{Table: t, Hash: m.Hash()}
+	res := Result{Table: t, Hash: m.Hash(), Workers: 1}
 	if err := t.Validate(); err != nil {
 		return res, err
 	}
@@ -122,17 +141,22 @@ func VerifyTable(ctx context.Context, conn *pgconn.PgConn, t Table, m MirrorTabl
 		return res, fmt.Errorf("verify %s: mirror row count: %w", t.Ident(), err)
 	}
 	buckets := max(1, int(n)/opts.BucketRows)
+	var l0 level0 = serialLevel0{conn}
+	if len(workers) > 1 && n >= opts.ParallelRows && canSplit(workers[0]) {
+		l0 = parallelLevel0{workers}
+		res.Workers = len(workers)
+	}
 	rd, fixed := m.(RangeDigester)
 	if _, ierr := integerKey(t); ierr != nil || opts.NoFixedWidth || n == 0 {
 		fixed = false
 	}
 	switch {
 	case fixed:
-		err = verifyFixedWidth(ctx, conn, t, m, rd, codec, n, opts, &res)
+		err = verifyFixedWidth(ctx, conn, l0, t, m, rd, codec, n, opts, &res)
 	case len(t.Key) == 1:
-		err = verifyBoundary(ctx, conn, t, m, codec, buckets, opts, &res)
+		err = verifyBoundary(ctx, conn, l0, t, m, codec, buckets, opts, &res)
 	default:
-		err = verifyHashBuckets(ctx, conn, t, m, codec, buckets, &res)
+		err = verifyHashBuckets(ctx, conn, l0, t, m, codec, buckets, &res)
 	}
 	if err != nil {
 		return res, fmt.Errorf("verify %s: %w", t.Ident(), err)
@@ -157,7 +181,7 @@ func sumDigests(ds map[int64]rowhash.Digest) rowhash.Digest {
 	return total
 }
 
-func verifyBoundary(ctx context.Context, conn *pgconn.PgConn, t Table, m MirrorTable, codec *rowenc.KeyCodec, buckets int, opts Options, res *Result) error {
+func verifyBoundary(ctx context.Context, conn *pgconn.PgConn, l0 level0, t Table, m MirrorTable, codec *rowenc.KeyCodec, buckets int, opts Options, res *Result) error {
 	res.Scheme = SchemeBoundary
 	var bounds [][]byte
 	var mirrorDigests map[int64]rowhash.Digest
@@ -202,11 +226,11 @@ func verifyBoundary(ctx context.Context, conn *pgconn.PgConn, t Table, m MirrorT
 		}
 		pgDigests = map[int64]rowhash.Digest{0: d}
 	} else {
-		q, err := BoundaryDigestQuery(t, res.Hash, boundTexts)
+		var err error
+		pgDigests, err = l0.digests(ctx, t, func(where string) (string, error) {
+			return boundaryDigestQuery(t, res.Hash, boundTexts, where)
+		})
 		if err != nil {
-			return err
-		}
-		if pgDigests, err = FetchDigests(ctx, conn, q); err != nil {
 			return err
 		}
 	}
@@ -304,7 +328,7 @@ func verifyBoundary(ctx context.Context, conn *pgconn.PgConn, t Table, m MirrorT
 	return nil
 }
 
-func verifyHashBuckets(ctx context.Context, conn *pgconn.PgConn, t Table, m MirrorTable, codec *rowenc.KeyCodec, buckets int, res *Result) error {
+func verifyHashBuckets(ctx context.Context, conn *pgconn.PgConn, l0 level0, t Table, m MirrorTable, codec *rowenc.KeyCodec, buckets int, res *Result) error {
 	res.Scheme = SchemeHash
 	nbits := min(bits.Len(uint(buckets-1)), 16)
 	res.Buckets = 1 << nbits
@@ -337,11 +361,9 @@ func verifyHashBuckets(ctx context.Context, conn *pgconn.PgConn, t Table, m Mirr
 	if err != nil {
 		return fmt.Errorf("mirror scan: %w", err)
 	}
-	q, err := HashBucketDigestQuery(t, res.Hash, nbits)
-	if err != nil {
-		return err
-	}
-	pgDigests, err := FetchDigests(ctx, conn, q)
+	pgDigests, err := l0.digests(ctx, t, func(where string) (string, error) {
+		return hashBucketDigestQuery(t, res.Hash, nbits, where)
+	})
 	if err != nil {
 		return err
 	}
@@ -381,7 +403,7 @@ func verifyHashBuckets(ctx context.Context, conn *pgconn.PgConn, t Table, m Mirr
 	if err != nil {
 		return fmt.Errorf("mirror scan: %w", err)
 	}
-	q, err = HashBucketRowsQuery(t, res.Hash, nbits, list)
+	q, err := HashBucketRowsQuery(t, res.Hash, nbits, list)
 	if err != nil {
 		return err
 	}
@@ -417,7 +439,7 @@ func jitOff(ctx context.Context, conn *pgconn.PgConn) (func(), error) {
 // and row count so that buckets hold about BucketRows rows: PostgreSQL's
 // level 0 is then a division per row (BucketDigestQuery), and the mirror
 // digests the same ranges (DigestsBetween) while PostgreSQL scans.
-func verifyFixedWidth(ctx context.Context, conn *pgconn.PgConn, t Table, m MirrorTable, rd RangeDigester, codec *rowenc.KeyCodec, n uint64, opts Options, res *Result) error {
+func verifyFixedWidth(ctx context.Context, conn *pgconn.PgConn, l0 level0, t Table, m MirrorTable, rd RangeDigester, codec *rowenc.KeyCodec, n uint64, opts Options, res *Result) error {
 	res.Scheme = SchemeFixed
 	first, last, err := rd.FirstLast(ctx)
 	if err != nil {
@@ -464,12 +486,9 @@ func verifyFixedWidth(ctx context.Context, conn *pgconn.PgConn, t Table, m Mirro
 		defer close(done)
 		mirrorList, mirrorErr = rd.DigestsBetween(ctx, bounds)
 	}()
-	q, err := ClampedBucketDigestQuery(t, res.Hash, w, bmin, bmax)
-	if err != nil {
-		<-done
-		return err
-	}
-	pgDigests, err := FetchDigests(ctx, conn, q)
+	pgDigests, err := l0.digests(ctx, t, func(where string) (string, error) {
+		return clampedBucketDigestQuery(t, res.Hash, w, bmin, bmax, where)
+	})
 	<-done
 	if err != nil {
 		return err
