@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,7 +25,20 @@ var (
 	loadRows  = flag.Int("mirror.load.rows", 100_000, "table size of TestSustainedLoad")
 	loadGroup = flag.Duration("mirror.load.group", 0, "GroupMaxAge of TestSustainedLoad (0: the default; with a large value only the commit log is written)")
 	loadRate  = flag.Int("mirror.load.rate", 0, "commits per second of TestSustainedLoad (0: as fast as the mirror goes)")
-	bigRows   = flag.Int("mirror.big", 0, "rows of TestHugeTransaction's transaction when set (e.g. 5000000); default a small one")
+	// loadCommits stands in for GroupMaxAge at a known rate without
+	// waiting for it: 48000 commits is a 10 s group at 4.8k txn/s.
+	loadCommits = flag.Int("mirror.load.commits", 0, "GroupMaxCommits of TestSustainedLoad, with age and row bounds out of the way (0: the defaults)")
+	// loadHex makes TestSustainedLoad's rows as incompressible as the
+	// replication benchmark's (random bytea and text there, printed as
+	// hex): with the blank filler a leaf compresses about 4x, which
+	// understates the bytes a leaf rewrite costs.
+	loadHex      = flag.Bool("mirror.load.hex", false, "TestSustainedLoad: filler of random hex per row instead of blanks")
+	loadCrash    = flag.Bool("mirror.load.crash", false, "TestSustainedLoad: at the end abandon the mirror (no final flush) and report the time Open takes to replay the commits since the last group")
+	groupCommits = flag.Int("mirror.treeat.commits", 10_000, "commits in BenchmarkTreeAtInGroup's group")
+	bigUpdate    = flag.Int("mirror.bigupdate", 0, "run TestBigUpdate: one transaction updating this many rows (every other one) of a table twice that size, e.g. 500000")
+	spillRows    = flag.Int("mirror.spill.rows", 0, "SpillRows of TestBigUpdate and of TestHugeTransaction with -mirror.big (0: the default)")
+	spillBytes   = flag.Int64("mirror.spill.bytes", 0, "SpillBytes of TestBigUpdate and of TestHugeTransaction with -mirror.big (0: the default)")
+	bigRows      = flag.Int("mirror.big", 0, "rows of TestHugeTransaction's transaction when set (e.g. 5000000); default a small one")
 )
 
 // pgbenchRel is pgbench_accounts: aid int PK, bid int, abalance int,
@@ -72,16 +86,23 @@ func TestSustainedLoad(t *testing.T) {
 	if *loadGroup > 0 {
 		opts = Options{GroupMaxAge: *loadGroup, GroupMaxRows: 1 << 30, GroupMaxCommits: 1 << 30, GroupMaxBytes: 1 << 40}
 	}
+	if *loadCommits > 0 {
+		opts = Options{GroupMaxAge: time.Hour, GroupMaxRows: 1 << 30, GroupMaxCommits: *loadCommits}
+	}
 	h := newMHarness(t, opts)
 	rel := pgbenchRel()
 	rows := *loadRows
+	row := accountRow
+	if *loadHex {
+		row = hexAccountRow
+	}
 	ctx := t.Context()
 	w, err := h.m.CopyRange(ctx, rel, replication.BlockRange{Of: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for aid := 1; aid <= rows; aid++ {
-		if err := w.WriteRow(accountRow(aid, 0)); err != nil {
+		if err := w.WriteRow(row(aid, 0)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -118,7 +139,7 @@ func TestSustainedLoad(t *testing.T) {
 		}
 		info := h.begin()
 		aid := 1 + rng.IntN(rows)
-		c := &replication.Change{Kind: replication.Update, Relation: rel, New: accountRow(aid, i)}
+		c := &replication.Change{Kind: replication.Update, Relation: rel, New: row(aid, i)}
 		if err := h.m.Change(ctx, c); err != nil {
 			t.Fatal(err)
 		}
@@ -129,6 +150,22 @@ func TestSustainedLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := h.m.Stats()
+	if *loadCrash {
+		// The group's commits are only in the log now: Open replays them.
+		h.m.abandon()
+		h.m = nil
+		if err := h.db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		var ms runtime.MemStats
+		runtime.GC()
+		t0 := time.Now()
+		h.open()
+		took := time.Since(t0)
+		runtime.ReadMemStats(&ms)
+		t.Logf("open after a crash: %v (replays the commits since group %s); heap in use after %d MiB",
+			took.Round(time.Millisecond), h.m.lastGroup, ms.HeapInuse>>20)
+	}
 	if err := h.m.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -150,6 +187,19 @@ func TestSustainedLoad(t *testing.T) {
 		t.Logf("bytes the process wrote to disk (/proc/self/io write_bytes: Badger's value log, WAL, tables and compactions) per changed row: %.0f B",
 			float64(ioAfter-ioBefore)/float64(n))
 	}
+}
+
+// hexAccountRow is accountRow with a filler of 84 pseudo-random hex
+// digits derived from aid (the same on every update of the row).
+func hexAccountRow(aid, balance int) []replication.Value {
+	r := accountRow(aid, balance)
+	rng := rand.New(rand.NewPCG(uint64(aid), 7))
+	b := make([]byte, 0, 84)
+	for len(b) < 84 {
+		b = strconv.AppendUint(b, rng.Uint64()|1<<60, 16)
+	}
+	r[3] = replication.Value{Kind: replication.Text, Bytes: b[:84]}
+	return r
 }
 
 // procWriteBytes returns the bytes this process caused to be written to
@@ -178,7 +228,7 @@ func TestHugeTransaction(t *testing.T) {
 	rows := 60_000
 	opts := Options{SpillRows: 5_000}
 	if *bigRows > 0 {
-		rows, opts = *bigRows, Options{}
+		rows, opts = *bigRows, Options{SpillRows: *spillRows, SpillBytes: *spillBytes}
 	}
 	h := newMHarness(t, opts)
 	rel := pgbenchRel()
@@ -254,6 +304,120 @@ func TestHugeTransaction(t *testing.T) {
 		rows, took.Round(time.Millisecond), float64(rows)/took.Seconds(), base.HeapInuse>>20, peak.Load()>>20)
 }
 
+// TestBigUpdate applies one UPDATE transaction of -mirror.bigupdate rows
+// (every other row of a table twice that size, as the replication
+// benchmark's 500k-row UPDATE) through the Sink and reports its apply
+// time, the process's CPU time, spills, heap high-water mark and bytes
+// written: the cost of the spill chunk size.
+func TestBigUpdate(t *testing.T) {
+	if *bigUpdate <= 0 {
+		t.Skip("run with -mirror.bigupdate")
+	}
+	h := newMHarness(t, Options{SpillRows: *spillRows, SpillBytes: *spillBytes})
+	rel := pgbenchRel()
+	ctx := t.Context()
+	rows := 2 * *bigUpdate
+	w, err := h.m.CopyRange(ctx, rel, replication.BlockRange{Of: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for aid := 1; aid <= rows; aid++ {
+		if err := w.WriteRow(hexAccountRow(aid, 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h.lsn = 1000
+	if err := h.m.TableCopied(ctx, rel, h.lsn); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.m.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	})
+	st0 := h.m.Stats()
+	cpu0 := processCPU()
+	start := time.Now()
+	info := h.begin()
+	for aid := 2; aid <= rows; aid += 2 {
+		if err := h.m.Change(ctx, &replication.Change{Kind: replication.Update, Relation: rel, New: hexAccountRow(aid, 1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.commit(info)
+	if err := h.m.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// An unspilled transaction is applied to the trees by its group's
+	// flush: count it in.
+	h.m.mu.Lock()
+	err = h.m.flushGroup(ctx)
+	h.m.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	cpu := processCPU() - cpu0
+	close(stop)
+	wg.Wait()
+	st := h.m.Stats()
+	tr, err := h.m.TreeAt(ctx, "public.pgbench_accounts", info.EndLSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := h.m.TreeAt(ctx, "public.pgbench_accounts", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := tr.Count(ctx); err != nil || n != uint64(rows) {
+		t.Fatalf("count %d (%v), want %d", n, err, rows)
+	}
+	for _, aid := range []int{1, 2, rows/2 + 1, rows} {
+		a, ok, err := old.Get(ctx, strconv.Itoa(aid))
+		if err != nil || !ok {
+			t.Fatalf("get %d before: %v %v", aid, ok, err)
+		}
+		b, ok, err := tr.Get(ctx, strconv.Itoa(aid))
+		if err != nil || !ok {
+			t.Fatalf("get %d after: %v %v", aid, ok, err)
+		}
+		if changed := string(a) != string(b); changed != (aid%2 == 0) {
+			t.Fatalf("row %d changed %v by the update of the even rows", aid, changed)
+		}
+	}
+	written := (st.LogBytes - st0.LogBytes) + (st.CatalogBytes - st0.CatalogBytes) + (st.NodeBytes - st0.NodeBytes)
+	t.Logf("%d-row UPDATE of a %d-row table applied in %v, process CPU %v; %d spills; heap peaked at %d MiB; %.0f MiB written to Badger",
+		rows/2, rows, took.Round(time.Millisecond), cpu.Round(time.Millisecond), st.Spills-st0.Spills, peak.Load()>>20, float64(written)/(1<<20))
+}
+
+// processCPU is the user+system CPU time of this process so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // BenchmarkCopy1M: 1M pgbench_accounts rows through CopyRange (4 ranges
 // written concurrently, rows in an order unrelated to the key) and
 // TableCopied (merge of the sorted runs, bulk build, node flush).
@@ -310,7 +474,8 @@ func BenchmarkTreeAtInGroup(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	const rows, commits = 100_000, 10_000
+	const rows = 100_000
+	commits := *groupCommits
 	for aid := 1; aid <= rows; aid++ {
 		if err := w.WriteRow(accountRow(aid, 0)); err != nil {
 			b.Fatal(err)
