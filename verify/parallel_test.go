@@ -198,6 +198,13 @@ func TestRunParallelMatchesSerial(t *testing.T) {
 				r.Options.ParallelRows = 1
 				r.Options.NoFixedWidth = c.noFixed
 				r.tree = c.hook
+				var reported []uint32
+				r.OnWorkers = func(table string, pids []uint32) {
+					if table != c.table {
+						t.Errorf("OnWorkers for %s, verifying %s", table, c.table)
+					}
+					reported = pids
+				}
 				rep := mustRun(t, r, c.table)
 				tr := rep.Tables[0]
 				if tr.Result == ResultError {
@@ -208,6 +215,9 @@ func TestRunParallelMatchesSerial(t *testing.T) {
 				}
 				if tr.Scheme != c.scheme || tr.Differences != c.diffs {
 					t.Fatalf("workers %d: scheme %s, %d differences; want %s, %d:\n%s", workers, tr.Scheme, tr.Differences, c.scheme, c.diffs, reportSummary(rep))
+				}
+				if len(reported) != tr.Workers || (len(reported) > 0 && reported[0] == 0) {
+					t.Fatalf("workers %d: OnWorkers reported pids %v for %d level-0 connections", workers, reported, tr.Workers)
 				}
 				reps[i] = normalized(tr)
 			}

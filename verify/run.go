@@ -100,6 +100,11 @@ type Runner struct {
 	// the pinned backend's CPU time through it). It must not use the
 	// connection.
 	OnPin func(p *Pinned)
+	// OnWorkers, if set, is called with the backend pids of the
+	// connections a parallel level 0 opens for a table, before they scan
+	// (benchmarks add their CPU time: OnPin's backend no longer does all
+	// of level 0). It must not block.
+	OnWorkers func(table string, pids []uint32)
 
 	// tree, if set, replaces each table's tree before the comparison
 	// (tests corrupt the mirror's side through it).
@@ -395,6 +400,13 @@ func (r *Runner) compare(ctx context.Context, conn *pgconn.PgConn, par *parallel
 	if par != nil {
 		if workers, err = OpenWorkers(ctx, par.cfg, par.snapshot, par.workers); err != nil {
 			return fmt.Errorf("parallel level 0: %w", err)
+		}
+		if r.OnWorkers != nil {
+			pids := make([]uint32, len(workers))
+			for i, w := range workers {
+				pids[i] = w.PID()
+			}
+			r.OnWorkers(info.Name, pids)
 		}
 		defer func() {
 			if err := CloseWorkers(ctx, workers); err != nil {
