@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -281,10 +282,54 @@ type verifyBench struct {
 	rep  *VerifyReport
 }
 
-func (b *verifyBench) runner(pid *atomic.Uint32) *verify.Runner {
+func (b *verifyBench) runner(pids *backendSet) *verify.Runner {
 	return &verify.Runner{ConnString: b.url, Mirror: b.sc.m, Publication: "pub", Slot: "main",
 		Progress: verify.StreamProgress(b.sc.st.Stats), CatchUpTimeout: 2 * time.Minute, MaxRowDiffs: 10_000,
-		OnPin: func(p *verify.Pinned) { pid.Store(p.Conn().PID()) }}
+		OnPin:     func(p *verify.Pinned) { pids.add(p.Conn().PID()) },
+		OnWorkers: func(_ string, ps []uint32) { pids.add(ps...) }}
+}
+
+// backendSet is the PostgreSQL backends of one verification (the pinned
+// connection and the parallel level-0 workers) and the last CPU time
+// sampled for each: backends exit with the run, so they are sampled while
+// it runs and the last samples summed.
+type backendSet struct {
+	mu  sync.Mutex
+	cpu map[uint32]time.Duration
+}
+
+func (s *backendSet) add(pids ...uint32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cpu == nil {
+		s.cpu = map[uint32]time.Duration{}
+	}
+	for _, p := range pids {
+		if _, ok := s.cpu[p]; !ok {
+			s.cpu[p] = 0
+		}
+	}
+}
+
+// sample reads every live backend's CPU time; an exited one keeps its last.
+func (s *backendSet) sample() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p := range s.cpu {
+		if d, err := backendCPU(p); err == nil {
+			s.cpu[p] = d
+		}
+	}
+}
+
+func (s *backendSet) total() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var t time.Duration
+	for _, d := range s.cpu {
+		t += d
+	}
+	return t
 }
 
 func (b *verifyBench) run(ctx context.Context) error {
@@ -378,21 +423,18 @@ func (b *verifyBench) pgLevel0(ctx context.Context) error {
 // is recorded (warm-up, final check). It fails unless exactly want rows
 // differ.
 func (b *verifyBench) sidecarVerify(ctx context.Context, id, name string, want int) (*verify.Report, error) {
-	var pid atomic.Uint32
+	var pids backendSet
 	var pgCPU atomic.Int64
 	sampleCtx, stop := context.WithCancel(ctx)
 	sampled := make(chan struct{})
 	go func() {
-		// The pinned backend exits when the run ends: sample its CPU time.
+		// The backends exit when the run ends: sample their CPU time.
 		defer close(sampled)
 		tick := time.NewTicker(10 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if p := pid.Load(); p != 0 {
-				if d, err := backendCPU(p); err == nil {
-					pgCPU.Store(int64(d))
-				}
-			}
+			pids.sample()
+			pgCPU.Store(int64(pids.total()))
 			select {
 			case <-sampleCtx.Done():
 				return
@@ -402,7 +444,7 @@ func (b *verifyBench) sidecarVerify(ctx context.Context, id, name string, want i
 	}()
 	go0 := processCPU()
 	start := time.Now()
-	rep, err := b.runner(&pid).Run(ctx, []string{"public.t"})
+	rep, err := b.runner(&pids).Run(ctx, []string{"public.t"})
 	wall := time.Since(start)
 	goCPU := processCPU() - go0
 	stop()
