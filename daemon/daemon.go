@@ -129,7 +129,9 @@ func (d *daemon) run(ctx context.Context) (err error) {
 		}
 	}()
 	d.copied = replication.NewCopiedAt()
-	d.m, err = mirror.Open(ctx, mirror.Options{DB: d.db, Tables: d.names, CopiedAt: d.copied, Logger: d.log})
+	d.m, err = mirror.Open(ctx, mirror.Options{DB: d.db, Tables: d.names, CopiedAt: d.copied, Logger: d.log,
+		OnGroupFlush: func(t time.Duration) { d.met.ApplyBatchSeconds.Observe(t.Seconds()) },
+		OnSync:       func(t time.Duration) { d.met.CommitSyncSeconds.Observe(t.Seconds()) }})
 	if err != nil {
 		return fmt.Errorf("open mirror in %s: %w", d.cfg.DataDir, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -238,6 +239,9 @@ func TestRunCopiesStreamsAndStopsCleanly(t *testing.T) {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %q", want)
 		}
+	}
+	if !regexp.MustCompile(`(?m)^sidecar_commit_sync_seconds_count [1-9]`).MatchString(metrics) {
+		t.Errorf("/metrics: no commit sync observed")
 	}
 
 	if err := r.stop(); err != nil {

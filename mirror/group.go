@@ -270,7 +270,11 @@ func (m *Mirror) finishFlush() error {
 	m.lastGroup = end
 	m.stats.groups.Add(1)
 	m.stats.groupRows.Add(int64(fs.g.rows))
-	m.log.Debug("group flushed", "end", end, "commits", fs.g.commits, "rows", fs.g.rows, "took", time.Since(fs.start))
+	took := time.Since(fs.start)
+	if m.opts.OnGroupFlush != nil {
+		m.opts.OnGroupFlush(took)
+	}
+	m.log.Debug("group flushed", "end", end, "commits", fs.g.commits, "rows", fs.g.rows, "took", took)
 	return nil
 }
 

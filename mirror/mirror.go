@@ -107,6 +107,13 @@ type Options struct {
 	CopyRunBytes int64
 	TempDir      string
 	Logger       *slog.Logger
+	// OnGroupFlush, if set, is called with the duration of each group
+	// flush (trees mutated, nodes flushed, group record queued), and
+	// OnSync with the duration of each fsync that made commits durable:
+	// the daemon feeds its latency histograms with them. They must not
+	// block.
+	OnGroupFlush func(time.Duration)
+	OnSync       func(time.Duration)
 }
 
 func (o *Options) defaults() {

@@ -117,8 +117,12 @@ func (m *Mirror) writer() {
 			start := time.Now()
 			lastSync = start
 			if err = m.db.Sync(); err == nil {
+				took := time.Since(start)
 				m.stats.syncs.Add(1)
-				m.stats.syncNanos.Add(int64(time.Since(start)))
+				m.stats.syncNanos.Add(int64(took))
+				if m.opts.OnSync != nil {
+					m.opts.OnSync(took)
+				}
 			}
 		}
 		if err == nil && last != nil {
