@@ -273,47 +273,37 @@ func (h *historyHandlers) branches(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *historyHandlers) tag(w http.ResponseWriter, r *http.Request) {
-	var req history.NameRequest
-	if err := decodeBody(r, &req); err != nil {
-		writeErr(w, err)
-		return
-	}
-	if req.Delete {
-		if err := h.svc.DeleteTag(r.Context(), req.Name); err != nil {
-			writeErr(w, err)
-			return
-		}
-		WriteJSON(w, http.StatusOK, map[string]string{"deleted": req.Name})
-		return
-	}
-	t, err := h.svc.CreateTag(r.Context(), req.Name, req.Ref)
-	if err != nil {
-		writeErr(w, err)
-		return
-	}
-	WriteJSON(w, http.StatusCreated, t)
+	serveName(w, r, h.svc.CreateTag, h.svc.DeleteTag)
 }
 
 func (h *historyHandlers) branch(w http.ResponseWriter, r *http.Request) {
+	serveName(w, r, h.svc.CreateBranch, h.svc.DeleteBranch)
+}
+
+// serveName answers POST /api/tag and /api/branch: a history.NameRequest
+// creates the name at its ref (201 with the created object) or, with
+// "delete": true, deletes it (200).
+func serveName[T any](w http.ResponseWriter, r *http.Request,
+	create func(ctx context.Context, name, ref string) (T, error), del func(ctx context.Context, name string) error) {
 	var req history.NameRequest
 	if err := decodeBody(r, &req); err != nil {
 		writeErr(w, err)
 		return
 	}
 	if req.Delete {
-		if err := h.svc.DeleteBranch(r.Context(), req.Name); err != nil {
+		if err := del(r.Context(), req.Name); err != nil {
 			writeErr(w, err)
 			return
 		}
 		WriteJSON(w, http.StatusOK, map[string]string{"deleted": req.Name})
 		return
 	}
-	b, err := h.svc.CreateBranch(r.Context(), req.Name, req.Ref)
+	v, err := create(r.Context(), req.Name, req.Ref)
 	if err != nil {
 		writeErr(w, err)
 		return
 	}
-	WriteJSON(w, http.StatusCreated, b)
+	WriteJSON(w, http.StatusCreated, v)
 }
 
 // ResolveResponse is the answer of GET /api/resolve.
