@@ -1,57 +1,22 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-
 	"github.com/sidecar-dev/sidecar/history"
 	"github.com/sidecar-dev/sidecar/history/historytest"
 	"github.com/sidecar-dev/sidecar/server"
 )
 
-// historyCLI runs the history commands in-process. It builds a root with
-// the shared persistent flags and these commands (whether or not root.go
-// registers them yet) and maps errors to exit statuses like run does.
+// historyCLI runs the history commands in-process, as `sidecar` does.
 func historyCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	g := &globals{stdout: &out, stderr: &errb}
-	root := &cobra.Command{Use: "sidecar", SilenceUsage: true, SilenceErrors: true}
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	pf := root.PersistentFlags()
-	pf.StringVar(&g.configFile, "config", "", "")
-	for name := range flagKeys {
-		pf.String(name, "", "")
-	}
-	g.flags = pf
-	root.AddCommand(newLogCmd(g), newTagCmd(g), newBranchCmd(g), newDiffCmd(g), newMergeCmd(g),
-		newRevertCmd(g), newGetCmd(g), newScanCmd(g))
-	root.SetArgs(args)
-	err := root.ExecuteContext(context.Background())
-	if err == nil {
-		return out.String(), errb.String(), 0
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintf(&errb, "Error: %v\n", ee.err)
-			if ee.hint != "" {
-				fmt.Fprintf(&errb, "Try: %s\n", ee.hint)
-			}
-		}
-		return out.String(), errb.String(), ee.code
-	}
-	fmt.Fprintf(&errb, "Error: %v\n", err)
-	return out.String(), errb.String(), exitUsage
+	return sidecar(t, args...)
 }
 
 // cliFixture writes a small history into a data directory, closes it and

@@ -1,56 +1,23 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/spf13/cobra"
 
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/verify"
 )
 
-// verifyCLI runs `sidecar verify` in-process (whether or not root.go
-// registers it yet), mapping errors to exit statuses like run does.
+// verifyCLI runs `sidecar verify` in-process, as `sidecar` does.
 func verifyCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	g := &globals{stdout: &out, stderr: &errb}
-	root := &cobra.Command{Use: "sidecar", SilenceUsage: true, SilenceErrors: true}
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	pf := root.PersistentFlags()
-	pf.StringVar(&g.configFile, "config", "", "")
-	for name := range flagKeys {
-		pf.String(name, "", "")
-	}
-	g.flags = pf
-	root.AddCommand(newVerifyCmd(g))
-	root.SetArgs(append([]string{"verify"}, args...))
-	err := root.ExecuteContext(context.Background())
-	if err == nil {
-		return out.String(), errb.String(), 0
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintf(&errb, "Error: %v\n", ee.err)
-			if ee.hint != "" {
-				fmt.Fprintf(&errb, "Try: %s\n", ee.hint)
-			}
-		}
-		return out.String(), errb.String(), ee.code
-	}
-	fmt.Fprintf(&errb, "Error: %v\n", err)
-	return out.String(), errb.String(), exitUsage
+	return sidecar(t, append([]string{"verify"}, args...)...)
 }
 
 // TestVerifyCommandOffline follows a table with `sidecar run`, stops it
