@@ -273,19 +273,7 @@ func verifyBoundary(ctx context.Context, conn *pgconn.PgConn, l0 level0, t Table
 	// Adjacent dirty buckets become one range. Past a fifth of the
 	// buckets dirty, one pass over the whole table is cheaper than many
 	// range scans (verify.md §4.3: about 1.3× the level-0 scan).
-	type span struct{ from, to int64 } // buckets [from, to]
-	var spans []span
-	if len(dirty)*5 > res.Buckets {
-		spans = []span{{0, int64(res.Buckets - 1)}}
-	} else {
-		for _, b := range dirty {
-			if len(spans) > 0 && spans[len(spans)-1].to == b-1 {
-				spans[len(spans)-1].to = b
-			} else {
-				spans = append(spans, span{b, b})
-			}
-		}
-	}
+	spans := dirtySpans(dirty, res.Buckets, bucketSpan{0, int64(res.Buckets - 1)})
 	if len(spans) > jitOffRanges {
 		restore, err := jitOff(ctx, conn)
 		if err != nil {
@@ -531,19 +519,7 @@ func verifyFixedWidth(ctx context.Context, conn *pgconn.PgConn, l0 level0, t Tab
 		}
 		return r, loKey, hiKey, nil
 	}
-	type span struct{ from, to int64 }
-	var spans []span
-	if len(dirty)*5 > res.Buckets {
-		spans = []span{{dirty[0], dirty[len(dirty)-1]}}
-	} else {
-		for _, b := range dirty {
-			if len(spans) > 0 && spans[len(spans)-1].to == b-1 {
-				spans[len(spans)-1].to = b
-			} else {
-				spans = append(spans, span{b, b})
-			}
-		}
-	}
+	spans := dirtySpans(dirty, res.Buckets, bucketSpan{dirty[0], dirty[len(dirty)-1]})
 	if len(spans) > jitOffRanges {
 		restore, err := jitOff(ctx, conn)
 		if err != nil {
@@ -598,4 +574,25 @@ func intKey(codec *rowenc.KeyCodec, key []byte) (int64, error) {
 		return 0, fmt.Errorf("mirror key %x: %w", key, err)
 	}
 	return v, nil
+}
+
+// bucketSpan is the buckets [from, to].
+type bucketSpan struct{ from, to int64 }
+
+// dirtySpans merges adjacent dirty buckets (sorted) into spans. Past a
+// fifth of the buckets dirty, one pass over whole is cheaper than many
+// range scans (verify.md §4.3: about 1.3× the level-0 scan).
+func dirtySpans(dirty []int64, buckets int, whole bucketSpan) []bucketSpan {
+	if len(dirty)*5 > buckets {
+		return []bucketSpan{whole}
+	}
+	var spans []bucketSpan
+	for _, b := range dirty {
+		if len(spans) > 0 && spans[len(spans)-1].to == b-1 {
+			spans[len(spans)-1].to = b
+		} else {
+			spans = append(spans, bucketSpan{b, b})
+		}
+	}
+	return spans
 }
