@@ -3,6 +3,8 @@ package preflight
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sidecar-dev/sidecar/internal/pgident"
 )
 
 // minServerVersion is the oldest PostgreSQL the sidecar follows: pgoutput
@@ -105,7 +107,7 @@ func checkReplicationRole(f serverFacts) Check {
 	default:
 		c.Status = Fail
 		c.Detail = fmt.Sprintf("role %s has neither REPLICATION nor SUPERUSER, so it cannot open a replication connection", f.role)
-		c.Fix = fmt.Sprintf("ALTER ROLE %s WITH REPLICATION;", quoteIdent(f.role))
+		c.Fix = fmt.Sprintf("ALTER ROLE %s WITH REPLICATION;", pgident.Quote(f.role))
 	}
 	return c
 }
@@ -141,7 +143,7 @@ func (t tableFacts) hasKey() bool {
 func (t tableFacts) keyFix() string {
 	if t.candidate != "" {
 		return fmt.Sprintf("ALTER TABLE %s REPLICA IDENTITY USING INDEX %s; (or ALTER TABLE %s ADD PRIMARY KEY (...);)",
-			t.qualified, quoteIdent(t.candidate), t.qualified)
+			t.qualified, pgident.Quote(t.candidate), t.qualified)
 	}
 	return fmt.Sprintf("ALTER TABLE %s ADD PRIMARY KEY (column, ...);", t.qualified)
 }
@@ -187,7 +189,7 @@ func checkTable(t tableFacts, role string) Check {
 	}
 	if !t.selectable {
 		problems = append(problems, fmt.Sprintf("role %s may not SELECT %s (the initial copy reads it)", role, t.qualified))
-		fixes = append(fixes, fmt.Sprintf("GRANT SELECT ON %s TO %s;", t.qualified, quoteIdent(role)))
+		fixes = append(fixes, fmt.Sprintf("GRANT SELECT ON %s TO %s;", t.qualified, pgident.Quote(role)))
 	}
 	if len(problems) > 0 {
 		c.Status, c.Detail, c.Fix = Fail, strings.Join(problems, "; "), strings.Join(fixes, " ")
@@ -197,7 +199,7 @@ func checkTable(t tableFacts, role string) Check {
 	case t.hasPK:
 		c.Detail = fmt.Sprintf("%s has a primary key", t.qualified)
 	default:
-		c.Detail = fmt.Sprintf("%s is keyed by its replica identity index %s", t.qualified, quoteIdent(t.identIndex))
+		c.Detail = fmt.Sprintf("%s is keyed by its replica identity index %s", t.qualified, pgident.Quote(t.identIndex))
 	}
 	return c
 }
@@ -236,7 +238,7 @@ func checkAllTables(ts []tableFacts, role string) []Check {
 // ownership of each table (FOR TABLE) or superuser (FOR ALL TABLES).
 func checkPublicationPrivilege(f serverFacts, exists, allTables bool, tables []tableFacts) Check {
 	c := Check{Name: "publication_privilege"}
-	pub := quoteIdent(f.publicationName)
+	pub := pgident.Quote(f.publicationName)
 	switch {
 	case exists:
 		c.Detail = fmt.Sprintf("publication %s exists; nothing to create", f.publicationName)
@@ -247,7 +249,7 @@ func checkPublicationPrivilege(f serverFacts, exists, allTables bool, tables []t
 	case !f.createOnDB:
 		c.Status = Fail
 		c.Detail = fmt.Sprintf("role %s lacks CREATE on database %s, so it cannot create publication %s", f.role, f.database, f.publicationName)
-		c.Fix = fmt.Sprintf("GRANT CREATE ON DATABASE %s TO %s;", quoteIdent(f.database), quoteIdent(f.role))
+		c.Fix = fmt.Sprintf("GRANT CREATE ON DATABASE %s TO %s;", pgident.Quote(f.database), pgident.Quote(f.role))
 		return c
 	}
 	var notOwned []string
@@ -299,7 +301,7 @@ func checkPublication(name string, p pubFacts, allTables bool, tables []tableFac
 	}
 	if len(missingOps) > 0 {
 		problems = append(problems, fmt.Sprintf("publication %s does not publish %s, so the mirror would miss those changes", name, strings.Join(missingOps, ", ")))
-		fixes = append(fixes, fmt.Sprintf("ALTER PUBLICATION %s SET (publish = 'insert, update, delete, truncate');", quoteIdent(name)))
+		fixes = append(fixes, fmt.Sprintf("ALTER PUBLICATION %s SET (publish = 'insert, update, delete, truncate');", pgident.Quote(name)))
 	}
 	var missing []string
 	if !p.allTables {
@@ -311,7 +313,7 @@ func checkPublication(name string, p pubFacts, allTables bool, tables []tableFac
 	}
 	if len(missing) > 0 {
 		problems = append(problems, fmt.Sprintf("publication %s does not cover %s", name, strings.Join(missing, ", ")))
-		fixes = append(fixes, fmt.Sprintf("ALTER PUBLICATION %s ADD TABLE %s;", quoteIdent(name), strings.Join(missing, ", ")))
+		fixes = append(fixes, fmt.Sprintf("ALTER PUBLICATION %s ADD TABLE %s;", pgident.Quote(name), strings.Join(missing, ", ")))
 	}
 	if len(problems) == 0 {
 		c.Detail = fmt.Sprintf("publication %s exists and covers the followed tables", name)

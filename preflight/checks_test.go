@@ -76,36 +76,6 @@ func TestCheckSlot(t *testing.T) {
 	}
 }
 
-func TestParseTable(t *testing.T) {
-	cases := []struct {
-		in      string
-		want    tableName
-		wantErr bool
-	}{
-		{"accounts", tableName{"public", "accounts"}, false},
-		{"App.Orders", tableName{"app", "orders"}, false},
-		{`"My Schema"."Order"`, tableName{"My Schema", "Order"}, false},
-		{`s."a""b.c"`, tableName{"s", `a"b.c`}, false},
-		{` public.t `, tableName{"public", "t"}, false},
-		{"a.b.c", tableName{}, true},
-		{"a.", tableName{}, true},
-		{`"unterminated`, tableName{}, true},
-		{`""`, tableName{}, true},
-		{"1abc", tableName{}, true},
-		{"x'); DROP TABLE y; --", tableName{}, true},
-		{"", tableName{}, true},
-	}
-	for _, tc := range cases {
-		got, err := parseTable(tc.in)
-		if (err != nil) != tc.wantErr || got != tc.want {
-			t.Errorf("parseTable(%q) = %+v, %v; want %+v, err=%v", tc.in, got, err, tc.want, tc.wantErr)
-		}
-	}
-	if s := (tableName{"My Schema", `a"b`}).String(); s != `"My Schema"."a""b"` {
-		t.Errorf("String = %s", s)
-	}
-}
-
 func TestRedactor(t *testing.T) {
 	cases := []struct {
 		conn, secret string

@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sidecar-dev/sidecar/internal/pgident"
 )
 
 // connectTimeout bounds each connection attempt when the URL sets none.
@@ -205,14 +207,14 @@ func scanTable(row pgx.Row, t *tableFacts) error {
 // so no name, however hostile, becomes SQL.
 func readTable(ctx context.Context, conn *pgx.Conn, given string) tableFacts {
 	t := tableFacts{given: given}
-	name, err := parseTable(given)
+	name, err := pgident.ParseTable(given)
 	if err != nil {
 		t.nameProblem = err.Error()
 		return t
 	}
 	t.given = name.String()
 	err = scanTable(conn.QueryRow(ctx, tableColumns+`
-WHERE c.oid = to_regclass(format('%I.%I', $1::text, $2::text))`, name.schema, name.name), &t)
+WHERE c.oid = to_regclass(format('%I.%I', $1::text, $2::text))`, name.Schema, name.Name), &t)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 	case err != nil:
