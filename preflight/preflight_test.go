@@ -196,6 +196,7 @@ func TestTables(t *testing.T) {
 		`CREATE SCHEMA "Odd Schema"`,
 		`CREATE TABLE "Odd Schema"."My.Table" (id int PRIMARY KEY)`,
 		"CREATE TABLE parted (id int PRIMARY KEY) PARTITION BY RANGE (id)",
+		"CREATE TABLE Été (id int PRIMARY KEY)", // UTF-8: only A-Z fold, the table is "Été"
 	)
 	cases := []struct {
 		name    string // as configured
@@ -216,6 +217,7 @@ func TestTables(t *testing.T) {
 		{"nosuchschema.items", "table nosuchschema.items", Fail, "does not exist"},
 		{`"Odd Schema"."My.Table"`, `table "Odd Schema"."My.Table"`, OK, "primary key"},
 		{"public.parted", "table public.parted", OK, "primary key"},
+		{"Été", `table public."Été"`, OK, "primary key"},
 		{`public.x'); DROP TABLE items; --`, `table public.x'); DROP TABLE items; --`, Fail, "not a plain identifier"},
 		{`"x""; DROP TABLE items; --"`, `table public."x""; DROP TABLE items; --"`, Fail, "does not exist"},
 		{`"a".b.c`, `table "a".b.c`, Fail, "schema.table"},

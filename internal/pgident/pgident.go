@@ -1,6 +1,6 @@
 // Package pgident reads and prints PostgreSQL identifiers and
 // schema-qualified table names the way PostgreSQL's SQL parser does:
-// unquoted identifiers fold to lower case, double-quoted ones are taken
+// unquoted identifiers fold A-Z to lower case, double-quoted ones are taken
 // literally ("" inside quotes is one quote), and a dot separates schema and
 // table only outside quotes. Configuration, preflight and every other place
 // that reads a table name a user wrote share this one grammar, so that a
@@ -93,7 +93,7 @@ func splitIdents(s string) ([]string, error) {
 			if !plain(part) {
 				return nil, fmt.Errorf("%q is not a valid identifier: one that is not a plain identifier (letters, digits, _ and $, not starting with a digit) must be double-quoted", part)
 			}
-			part = strings.ToLower(part)
+			part = foldASCII(part)
 		}
 		if len(part) > MaxLen {
 			return nil, fmt.Errorf("identifier %q is longer than %d bytes", part, MaxLen)
@@ -110,6 +110,19 @@ func splitIdents(s string) ([]string, error) {
 			return nil, fmt.Errorf("name ends with a dot")
 		}
 	}
+}
+
+// foldASCII lowers A-Z only. PostgreSQL's downcase_identifier folds
+// non-ASCII letters only in single-byte encodings; in UTF-8 databases an
+// unquoted Été names the table "Été", and strings.ToLower would name "été".
+func foldASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // plain reports whether s may be written without quotes: a letter (any

@@ -23,7 +23,7 @@ func TestParseTable(t *testing.T) {
 		{"quoted bare table is in public", `"Order"`, Table{"public", "Order"}},
 		{"surrounding space is ignored", " public.t ", Table{"public", "t"}},
 		{"digits and dollar after the first letter", "t1.x$2", Table{"t1", "x$2"}},
-		{"non-ASCII letters are plain and fold", "Été.Ñame", Table{"été", "ñame"}},
+		{"only A-Z fold, as in a UTF-8 database", "ÉTÉ.ÑAME", Table{"ÉtÉ", "Ñame"}},
 		{"63 bytes is the limit", strings.Repeat("x", 63), Table{"public", strings.Repeat("x", 63)}},
 	}
 	for _, tc := range cases {
