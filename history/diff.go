@@ -65,7 +65,10 @@ type Event struct {
 }
 
 // SchemaChange lists the columns one version of a table has and the other
-// has not (rows are compared by column name, so such diffs stay exact).
+// has not: Added are in the newer ("to") version only, Dropped in the
+// older ("from") only. Rows are compared by column name (see
+// Service.Diff), so a diff across a schema change lists only rows whose
+// values changed.
 type SchemaChange struct {
 	Added   []string `json:"added"`
 	Dropped []string `json:"dropped"`
@@ -97,6 +100,20 @@ func schemaChange(from, to *replication.Relation) *SchemaChange {
 	return sc
 }
 
+// sameLayout reports whether rows of a and b have the same columns in the
+// same order (types may differ: values are compared as text).
+func sameLayout(a, b *replication.Relation) bool {
+	if len(a.Columns) != len(b.Columns) {
+		return false
+	}
+	for i, c := range a.Columns {
+		if c.Name != b.Columns[i].Name {
+			return false
+		}
+	}
+	return true
+}
+
 // DiffRequest asks for the differences between two refs.
 type DiffRequest struct {
 	From, To string
@@ -122,6 +139,30 @@ type diffPlan struct {
 // table event, then its row events in key order (or one stat event).
 // Every argument is checked (refs, tables, --where on each table) before
 // the first event, so a bad request produces no output.
+//
+// # Schema changes
+//
+// Each version's rows are decoded with that version's own columns (the
+// Relation its copy or resync was made with), and a row present in both
+// is compared by column name:
+//
+//   - a column both versions have is changed when its values differ;
+//   - a column only the newer version has (added) is changed when its
+//     value is not NULL: the older version reads as NULL there, which is
+//     what ALTER TABLE … ADD COLUMN without a default gives every row;
+//   - a column only the older version has (dropped) never makes a row
+//     changed; the table event's schema_change lists it.
+//
+// A row whose values are equal under this rule is not reported, although
+// its stored bytes differ (it has one value more or fewer), and --stat
+// and --limit count only reported rows. With ADD COLUMN … DEFAULT, every
+// row whose new column holds the default is therefore changed. The
+// table event carries the newer version's columns and, when the two
+// versions' columns differ, schema_change {added, dropped}.
+//
+// Across a schema change every stored row differs, so the Prolly diff
+// cannot skip equal subtrees: such a diff reads both versions whole,
+// O(table), and decodes each row pair, under --stat too.
 func (s *Service) Diff(ctx context.Context, req DiffRequest, fn func(*Event) error) (DiffSummary, error) {
 	var sum DiffSummary
 	if req.Stat && req.Limit > 0 {
@@ -188,8 +229,22 @@ func (s *Service) diffTable(ctx context.Context, from, to snapshot.Point, p diff
 	if err := fn(ev); err != nil {
 		return err
 	}
+	// With the same columns in the same order, stored rows differ exactly
+	// when a value differs; otherwise a changed pair must be compared by
+	// name, and may turn out equal.
+	byName := !sameLayout(p.from.rel, p.to.rel)
 	var added, removed, changed int64
 	err := s.diffTrees(ctx, p.from, p.to, p.kr, func(d prolly.DiffEntry) (bool, error) {
+		var e *Event
+		if !req.Stat || byName && d.Kind == prolly.Changed {
+			var err error
+			if e, err = rowEvent(p.table, p.from, p.to, d); err != nil {
+				return false, err
+			}
+			if e.Op == OpChanged && len(e.Changed) == 0 {
+				return true, nil // equal by column name
+			}
+		}
 		switch d.Kind {
 		case prolly.Added:
 			added++
@@ -201,10 +256,6 @@ func (s *Service) diffTable(ctx context.Context, from, to snapshot.Point, p diff
 		sum.Rows++
 		if req.Stat {
 			return true, nil
-		}
-		e, err := rowEvent(p.table, p.from, p.to, d)
-		if err != nil {
-			return false, err
 		}
 		if err := fn(e); err != nil {
 			return false, err

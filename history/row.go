@@ -110,18 +110,17 @@ func keyOf(rel *replication.Relation, r *Row) *Row {
 	return k
 }
 
-// changedColumns compares two rows by column name: columns whose values
-// differ, and columns only one of them has.
+// changedColumns compares two rows by column name (see Service.Diff for
+// the rule): the columns of to whose value differs from the same-named
+// column of from, and the columns only to has whose value is not NULL (a
+// column added by a schema change reads as NULL in the older version). A
+// column only from has (dropped) is not listed: it is no value to set, and
+// the table event's schema change reports it. In to's column order.
 func changedColumns(from, to *Row) []string {
 	var out []string
 	for i, n := range to.Names {
 		fv, ok := from.Get(n)
-		if !ok || !sameValue(fv, to.Values[i]) {
-			out = append(out, n)
-		}
-	}
-	for _, n := range from.Names {
-		if _, ok := to.Get(n); !ok {
+		if ok && !sameValue(fv, to.Values[i]) || !ok && to.Values[i] != nil {
 			out = append(out, n)
 		}
 	}

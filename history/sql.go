@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -26,6 +28,13 @@ var ErrNUL = errors.New("value holds a NUL byte")
 // by the primary key; under REPLICA IDENTITY FULL (every column a key), a
 // DELETE removes one matching row through its ctid. Conflict and stat
 // events are not part of a patch and are skipped.
+//
+// A patch holds no DDL. When a table's columns differ between the two
+// versions (the table event's SchemaChange), the patch is written for the
+// newer version's columns and says so in a comment before that table's
+// statements: the DBA runs the ALTER TABLE first, then the patch. Columns
+// only the older version had are never named; an added column is set only
+// where its value is not NULL (see Service.Diff).
 type SQLWriter struct {
 	bw      *bufio.Writer
 	started bool
@@ -106,6 +115,10 @@ func (w *SQLWriter) Write(e *Event) error {
 		w.table, w.cols, w.allKey = QuoteTable(e.Table), e.Columns, true
 		for _, c := range e.Columns {
 			w.allKey = w.allKey && c.Key
+		}
+		if sc := e.SchemaChange; sc != nil {
+			_, err := w.bw.WriteString(schemaComment(e.Table, sc))
+			return err
 		}
 		return nil
 	case EventRow:
@@ -260,4 +273,41 @@ func (w *SQLWriter) Close() error {
 	}
 	w.bw.WriteString("COMMIT;\n")
 	return w.bw.Flush()
+}
+
+// schemaComment is the SQL comment that precedes a table's statements when
+// its columns differ between the two versions. Names are quoted
+// identifiers with control characters escaped, so no name can end the
+// comment and smuggle a statement into the patch.
+func schemaComment(table string, sc *SchemaChange) string {
+	names := func(ns []string) string {
+		if len(ns) == 0 {
+			return "none"
+		}
+		q := make([]string, len(ns))
+		for i, n := range ns {
+			q[i] = commentSafe(pgx.Identifier{n}.Sanitize())
+		}
+		return strings.Join(q, ", ")
+	}
+	return fmt.Sprintf("-- %s: the columns differ between the two versions (added: %s; dropped: %s).\n"+
+		"-- This patch holds no DDL: first ALTER the table to the newer version's columns, then run it.\n",
+		commentSafe(QuoteTable(table)), names(sc.Added), names(sc.Dropped))
+}
+
+// commentSafe escapes control characters (a newline would end a "--"
+// comment) as Go escapes.
+func commentSafe(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			b.WriteString(strings.Trim(strconv.QuoteRune(r), "'"))
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -1,0 +1,542 @@
+package history
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/store"
+)
+
+// follower is a mirror following one PostgreSQL database through logical
+// replication the way the daemon does it: initial copy under the slot's
+// snapshot, streaming, and a resync (replication.Resync under a fresh
+// snapshot) of every table a schema change puts in resync_needed. The
+// history package cannot import the daemon (the daemon serves history),
+// so the daemon's follow loop is reproduced here in a few lines.
+type follower struct {
+	t    *testing.T
+	url  string
+	conn *pgx.Conn
+	db   *store.DB
+	m    *mirror.Mirror
+	st   *replication.Streamer
+	// resyncs counts the resyncs done: a scenario that means to test a
+	// schema change checks that one happened.
+	resyncs atomic.Int32
+}
+
+// follow copies tables (qualified names) of the database at url and
+// streams its changes into a new mirror until the test ends.
+func follow(t *testing.T, url string, conn *pgx.Conn, slot string, tables ...string) *follower {
+	t.Helper()
+	ctx := t.Context()
+	var tns []replication.TableName
+	for _, n := range tables {
+		tn, err := replication.ParseTableName(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tns = append(tns, tn)
+	}
+	if _, err := replication.EnsurePublication(ctx, conn, replication.PublicationSpec{Name: "pub", Tables: tables}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := replication.CreateSlot(ctx, url, slot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(store.Options{Dir: t.TempDir(), CacheBytes: 16 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	copied := replication.NewCopiedAt()
+	m, err := mirror.Open(ctx, mirror.Options{DB: db, CopiedAt: copied, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close(context.Background()) })
+	copyOpts := replication.CopyOptions{ConnString: url, Workers: 1}
+	if err := replication.Copy(ctx, copyOpts, snap.Snapshot(), tns, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := snap.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetResumeLSN(ctx, snap.LSN); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.SetSystem(ctx, snap.System); err != nil {
+		t.Fatal(err)
+	}
+	st, err := replication.NewStreamer(replication.StreamConfig{ConnString: url, Slot: slot, Publication: "pub",
+		Sink: m, System: m.System(), CopiedAt: copied, SpoolDir: t.TempDir(), MinBackoff: 50 * time.Millisecond, MaxBackoff: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &follower{t: t, url: url, conn: conn, db: db, m: m, st: st}
+	// One goroutine streams; another resyncs what a schema change marks,
+	// as the daemon's follow loop does. The cleanup cancels and waits
+	// for both.
+	sctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 2)
+	go func() { done <- st.Run(sctx) }()
+	go func() {
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-sctx.Done():
+				done <- nil
+				return
+			case <-tick.C:
+			}
+			need := m.NeedsResync()
+			if len(need) == 0 {
+				continue
+			}
+			var tns []replication.TableName
+			for _, n := range need {
+				tn, _ := replication.ParseTableName(n)
+				tns = append(tns, tn)
+			}
+			at, err := replication.Resync(sctx, copyOpts, tns, m)
+			if err != nil {
+				done <- fmt.Errorf("resync %v: %w", need, err)
+				return
+			}
+			for _, n := range need {
+				copied.Set(n, at)
+			}
+			f.resyncs.Add(1)
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		for range 2 {
+			if err := <-done; err != nil && sctx.Err() == nil {
+				t.Errorf("follow: %v", err)
+			}
+		}
+	})
+	return f
+}
+
+// sync waits until the mirror has every commit PostgreSQL has made and
+// every table is ready (resynced after a schema change), and returns the
+// server's WAL position: a ref for the state PostgreSQL has now.
+func (f *follower) sync() string {
+	f.t.Helper()
+	ctx := f.t.Context()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var s string
+		if err := f.conn.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&s); err != nil {
+			f.t.Fatal(err)
+		}
+		want, _ := replication.ParseLSN(s)
+		for f.m.Durable() < want && f.st.Stats().Flushed < want {
+			if err := f.m.Err(); err != nil || time.Now().After(deadline) {
+				f.t.Fatalf("mirror at %s, waiting for %s: %v", f.m.Durable(), want, err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if len(f.m.NeedsResync()) == 0 && len(f.m.Copying()) == 0 {
+			return s
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("tables still resyncing: %v", f.m.NeedsResync())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// pgTable is a table's rows as PostgreSQL prints them (text format),
+// keyed by the text of its first column, the integer primary key. The
+// simple protocol: a cached plan of SELECT * breaks when the schema changes.
+type pgTable struct {
+	cols []string
+	rows map[string]*Row
+}
+
+func readTable(t *testing.T, conn *pgx.Conn, table string) pgTable {
+	t.Helper()
+	rows, err := conn.Query(t.Context(), "SELECT * FROM "+QuoteTable(table), pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := pgTable{rows: map[string]*Row{}}
+	for _, fd := range rows.FieldDescriptions() {
+		out.cols = append(out.cols, fd.Name)
+	}
+	for rows.Next() {
+		r := &Row{Names: out.cols}
+		for _, raw := range rows.RawValues() {
+			var v *string
+			if raw != nil {
+				s := string(raw)
+				v = &s
+			}
+			r.Values = append(r.Values, v)
+		}
+		out.rows[*r.Values[0]] = r
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// modelDiff is the diff rule on two states read from PostgreSQL: rows
+// compared by column name; a column only the newer state has counts as
+// changed only where it is not NULL; a column only the older state has
+// never counts (the schema change reports it). Row events are in key
+// order (keys are integers).
+func modelDiff(a, b pgTable) []*Event {
+	keys := slices.Collect(maps.Keys(a.rows))
+	for k := range b.rows {
+		if _, ok := a.rows[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	num := func(k string) (n int64) { fmt.Sscan(k, &n); return n }
+	slices.SortFunc(keys, func(x, y string) int { return int(num(x) - num(y)) })
+	var out []*Event
+	for _, k := range keys {
+		f, t := a.rows[k], b.rows[k]
+		switch {
+		case f == nil:
+			out = append(out, &Event{Op: OpAdded, To: t})
+		case t == nil:
+			out = append(out, &Event{Op: OpRemoved, From: f})
+		default:
+			var changed []string
+			for i, n := range t.Names {
+				fv, ok := f.Get(n)
+				if ok && !sameValue(fv, t.Values[i]) || !ok && t.Values[i] != nil {
+					changed = append(changed, n)
+				}
+			}
+			if len(changed) > 0 {
+				out = append(out, &Event{Op: OpChanged, From: f, To: t, Changed: changed})
+			}
+		}
+	}
+	return out
+}
+
+func sameRow(a, b *Row) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return slices.Equal(a.Names, b.Names) && slices.EqualFunc(a.Values, b.Values, sameValue)
+}
+
+func rowText(r *Row) string {
+	if r == nil {
+		return "(none)"
+	}
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+// schemaCases change the schema of
+//
+//	t (id int8 PRIMARY KEY, v text, gone text, n int4)
+//
+// between two versions; ddl is run first, then dml (whose first statement
+// sends PostgreSQL's new Relation message). want* count the row events the
+// diff rule must find (independent of modelDiff, so that a wrong model
+// cannot agree with a wrong diff).
+var schemaCases = []struct {
+	name                             string
+	ddl                              string
+	dml                              []string
+	added, dropped                   []string
+	wantAdded, wantRemoved, wantChgd int
+}{
+	{
+		name: "add column",
+		ddl:  `ALTER TABLE t ADD COLUMN w text`,
+		dml: []string{
+			`UPDATE t SET v = 'changed' WHERE id IN (2, 4)`, // w stays NULL: changed in v only
+			`UPDATE t SET w = 'set' WHERE id = 3`,           // only the new column
+			`UPDATE t SET w = 'both', n = 99 WHERE id = 5`,  // both
+			`UPDATE t SET w = NULL, v = v WHERE id = 7`,     // touched, equal by name: not reported
+			`INSERT INTO t VALUES (100, 'new', 'g100', 1, 'w100')`,
+			`DELETE FROM t WHERE id = 6`,
+		},
+		added: []string{"w"}, dropped: []string{},
+		wantAdded: 1, wantRemoved: 1, wantChgd: 4,
+	},
+	{
+		name: "drop column",
+		ddl:  `ALTER TABLE t DROP COLUMN gone`,
+		dml: []string{
+			`UPDATE t SET v = 'changed' WHERE id IN (2, 4)`,
+			`UPDATE t SET n = 99 WHERE id = 5`,
+			`UPDATE t SET v = v WHERE id = 7`,
+			`INSERT INTO t VALUES (100, 'new', 1)`,
+			`DELETE FROM t WHERE id = 6`,
+		},
+		added: []string{}, dropped: []string{"gone"},
+		wantAdded: 1, wantRemoved: 1, wantChgd: 3,
+	},
+	{
+		name: "drop and add",
+		ddl:  `ALTER TABLE t DROP COLUMN gone, ADD COLUMN w text`,
+		dml: []string{
+			`UPDATE t SET v = 'changed' WHERE id IN (2, 4)`,
+			`UPDATE t SET w = 'set' WHERE id = 3`,
+			`INSERT INTO t VALUES (100, 'new', 1, 'w100')`,
+			`DELETE FROM t WHERE id = 6`,
+		},
+		added: []string{"w"}, dropped: []string{"gone"},
+		wantAdded: 1, wantRemoved: 1, wantChgd: 3,
+	},
+	{
+		// A default fills every row: by the rule, every row changed in w
+		// (and the patch sets it, harmlessly, where the DDL already did).
+		name:  "add column with a default",
+		ddl:   `ALTER TABLE t ADD COLUMN w text NOT NULL DEFAULT 'd'`,
+		dml:   []string{`UPDATE t SET v = 'changed' WHERE id = 2`},
+		added: []string{"w"}, dropped: []string{},
+		wantAdded: 0, wantRemoved: 0, wantChgd: 40,
+	},
+}
+
+const schemaSetup = `CREATE TABLE t (id int8 PRIMARY KEY, v text, gone text, n int4);
+INSERT INTO t SELECT i, 'v' || i, CASE WHEN i % 4 = 0 THEN NULL ELSE 'g' || i END,
+	CASE WHEN i % 5 = 0 THEN NULL ELSE i END FROM generate_series(1, 40) i;`
+
+// TestDiffAcrossSchemaChange follows a real PostgreSQL table through a
+// schema change (the mirror resyncs the table, as the daemon does) and
+// checks Service.Diff between a version before and one after it, in
+// every output format: the schema change is reported; rows are compared
+// by column name (a NULL in an added column and the loss of a dropped
+// column are not changes); --stat agrees with the row events; and the SQL
+// patch, applied to a copy of the older version whose schema the DBA has
+// already altered, yields the newer version row by row.
+func TestDiffAcrossSchemaChange(t *testing.T) {
+	for i, tc := range schemaCases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := t.Context()
+			url := pg.NewDB(t)
+			conn, err := pgx.Connect(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(context.Background())
+			exec := func(conn *pgx.Conn, sqls ...string) {
+				t.Helper()
+				for _, s := range sqls {
+					if _, err := conn.Exec(ctx, s); err != nil {
+						t.Fatalf("%s: %v", s, err)
+					}
+				}
+			}
+			exec(conn, schemaSetup)
+			f := follow(t, url, conn, fmt.Sprintf("schema_%d", i), "public.t")
+			exec(conn, `UPDATE t SET v = 'before' WHERE id = 1`) // A is a streamed commit
+			verA := f.sync()
+			stateA := readTable(t, conn, "t")
+			exec(conn, tc.ddl)
+			exec(conn, tc.dml...)
+			f.sync()
+			// A commit after the resync that changes no value: B is a
+			// version made under the new schema.
+			exec(conn, `UPDATE t SET v = v WHERE id = 1`)
+			verB := f.sync()
+			stateB := readTable(t, conn, "t")
+			if f.resyncs.Load() == 0 {
+				t.Fatal("the schema change caused no resync: the scenario lost its teeth")
+			}
+			want := modelDiff(stateA, stateB)
+
+			svc := New(f.db, f.m)
+			var events []*Event
+			sum, err := svc.Diff(ctx, DiffRequest{From: verA, To: verB}, func(e *Event) error {
+				events = append(events, e)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(events) == 0 || events[0].Type != EventTable {
+				t.Fatalf("want a table event first, got %+v", events)
+			}
+			head, rows := events[0], events[1:]
+			if sc := head.SchemaChange; sc == nil || !slices.Equal(sc.Added, tc.added) || !slices.Equal(sc.Dropped, tc.dropped) {
+				t.Errorf("schema_change %+v, want added %v dropped %v", sc, tc.added, tc.dropped)
+			}
+			var names []string
+			for _, c := range head.Columns {
+				names = append(names, c.Name)
+			}
+			if !slices.Equal(names, stateB.cols) {
+				t.Errorf("columns %v, want the newer version's %v", names, stateB.cols)
+			}
+
+			// Row events: the model's, exactly, and as many of each kind
+			// as the case says.
+			counts := map[string]int{}
+			for j, e := range rows {
+				counts[e.Op]++
+				if j >= len(want) {
+					t.Errorf("extra row event %s key %s: from %s to %s changed %v", e.Op, rowText(e.Key), rowText(e.From), rowText(e.To), e.Changed)
+					continue
+				}
+				w := want[j]
+				if e.Type != EventRow || e.Op != w.Op || !sameRow(e.From, w.From) || !sameRow(e.To, w.To) || !slices.Equal(e.Changed, w.Changed) {
+					t.Errorf("row event %d:\n got %s from %s to %s changed %v\nwant %s from %s to %s changed %v",
+						j, e.Op, rowText(e.From), rowText(e.To), e.Changed, w.Op, rowText(w.From), rowText(w.To), w.Changed)
+				}
+			}
+			if len(rows) < len(want) {
+				t.Errorf("%d row events, want %d", len(rows), len(want))
+			}
+			if counts[OpAdded] != tc.wantAdded || counts[OpRemoved] != tc.wantRemoved || counts[OpChanged] != tc.wantChgd {
+				t.Errorf("row events: %v, want %d added, %d removed, %d changed", counts, tc.wantAdded, tc.wantRemoved, tc.wantChgd)
+			}
+			if sum.Rows != int64(len(rows)) {
+				t.Errorf("summary counts %d rows, %d row events", sum.Rows, len(rows))
+			}
+
+			// --stat agrees with the row events.
+			var stat *Event
+			ssum, err := svc.Diff(ctx, DiffRequest{From: verA, To: verB, Stat: true}, func(e *Event) error {
+				if e.Type == EventStat {
+					stat = e
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stat == nil || *stat.RowsAdded != int64(counts[OpAdded]) || *stat.RowsRemoved != int64(counts[OpRemoved]) ||
+				*stat.RowsChanged != int64(counts[OpChanged]) || ssum.Rows != sum.Rows {
+				t.Errorf("--stat %+v (summary %d rows), row events %v", stat, ssum.Rows, counts)
+			}
+
+			// --limit counts only rows that differ by name.
+			lsum, err := svc.Diff(ctx, DiffRequest{From: verA, To: verB, Limit: 2}, func(*Event) error { return nil })
+			if err != nil || lsum.Rows != min(2, sum.Rows) {
+				t.Errorf("--limit 2: %d rows, %v", lsum.Rows, err)
+			}
+
+			render := func(format string) string {
+				t.Helper()
+				var b strings.Builder
+				w, err := NewDiffWriter(format, &b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := svc.Diff(ctx, DiffRequest{From: verA, To: verB}, w.Write); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+				return b.String()
+			}
+
+			// JSON lines: the same events, schema_change on the table line.
+			js := render("json")
+			sc, _ := json.Marshal(SchemaChange{Added: tc.added, Dropped: tc.dropped})
+			if first, _, _ := strings.Cut(js, "\n"); !strings.Contains(first, `"schema_change":`+string(sc)) {
+				t.Errorf("JSON table line lacks %s: %s", sc, first)
+			}
+			sc2 := bufio.NewScanner(strings.NewReader(js))
+			sc2.Buffer(nil, 1<<20)
+			n := 0
+			for ; sc2.Scan(); n++ {
+				var e Event
+				if err := json.Unmarshal(sc2.Bytes(), &e); err != nil {
+					t.Fatalf("JSON line %d: %v: %s", n, err, sc2.Text())
+				}
+				if n >= len(events) {
+					continue
+				}
+				g := events[n]
+				if e.Type != g.Type || e.Op != g.Op || !sameRow(e.Key, g.Key) || !sameRow(e.From, g.From) || !sameRow(e.To, g.To) || !slices.Equal(e.Changed, g.Changed) {
+					t.Errorf("JSON line %d %s differs from event %+v", n, sc2.Text(), g)
+				}
+			}
+			if n != len(events) {
+				t.Errorf("%d JSON lines, %d events", n, len(events))
+			}
+
+			// Table: the schema line, then one line per added or removed
+			// row and two per changed row.
+			tbl := render("table")
+			if line := fmt.Sprintf("schema: columns added %v, dropped %v\n", tc.added, tc.dropped); !strings.Contains(tbl, line) {
+				t.Errorf("table output lacks %q:\n%s", line, tbl)
+			}
+			marks := map[byte]int{}
+			for _, l := range strings.Split(tbl, "\n") {
+				if len(l) > 1 && strings.ContainsRune("+-<>", rune(l[0])) && l[1] == ' ' {
+					marks[l[0]]++
+				}
+			}
+			if marks['+'] != counts[OpAdded] || marks['-'] != counts[OpRemoved] || marks['<'] != counts[OpChanged] || marks['>'] != counts[OpChanged] {
+				t.Errorf("table output has %v marker lines, row events %v:\n%s", marks, counts, tbl)
+			}
+
+			// SQL: applied to a copy of A whose schema the DBA already
+			// altered, the patch yields B row by row. It holds no DDL.
+			patch := render("sql")
+			upper := strings.ToUpper(patch)
+			for _, ddl := range []string{"ALTER ", "CREATE ", "DROP "} {
+				for _, l := range strings.Split(upper, "\n") {
+					if strings.HasPrefix(l, ddl) {
+						t.Errorf("the patch holds DDL: %s", l)
+					}
+				}
+			}
+			if !strings.Contains(patch, "-- ") || !strings.Contains(patch, "no DDL") {
+				t.Errorf("the patch does not tell the DBA to run the DDL first:\n%s", patch)
+			}
+			curl := pg.NewDB(t)
+			cconn, err := pgx.Connect(ctx, curl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cconn.Close(context.Background())
+			exec(cconn, schemaSetup, `UPDATE t SET v = 'before' WHERE id = 1`)
+			if got := readTable(t, cconn, "t"); !maps.EqualFunc(got.rows, stateA.rows, sameRow) {
+				t.Fatal("the copy of A differs from A")
+			}
+			exec(cconn, tc.ddl)
+			if _, err := cconn.PgConn().Exec(ctx, patch).ReadAll(); err != nil {
+				t.Fatalf("apply the patch: %v\n%s", err, patch)
+			}
+			got := readTable(t, cconn, "t")
+			if !slices.Equal(got.cols, stateB.cols) {
+				t.Fatalf("copy columns %v, B's %v", got.cols, stateB.cols)
+			}
+			for k, r := range stateB.rows {
+				if g := got.rows[k]; !sameRow(g, r) {
+					t.Errorf("row %s: patched copy %s, B %s", k, rowText(g), rowText(r))
+				}
+			}
+			for k := range got.rows {
+				if _, ok := stateB.rows[k]; !ok {
+					t.Errorf("row %s: in the patched copy, not in B", k)
+				}
+			}
+		})
+	}
+}
