@@ -348,6 +348,9 @@ func (tc *tableCopy) merge(ctx context.Context, out chan<- []kv) error {
 // contain them) and dropped otherwise.
 func (m *Mirror) TableCopied(ctx context.Context, rel *replication.Relation, at replication.LSN) error {
 	name := rel.QualifiedName()
+	// A running GC waits for this tree to be recorded (RootWatch.Roots).
+	m.buildMu.RLock()
+	defer m.buildMu.RUnlock()
 	m.copyMu.Lock()
 	tc := m.copies[name]
 	delete(m.copies, name)

@@ -288,6 +288,7 @@ func (m *Mirror) groupOp(end replication.LSN, recs map[string]tableRecord, op *w
 		g.Roots[name] = groupRoot{Root: rec.Root, Rows: rec.Rows}
 	}
 	slices.Sort(names)
+	m.noteRoots(recs)
 	gv := g.encode(names)
 	m.stats.bytesCatalog.Add(int64(len(gv)))
 	op.set(groupKey(end), gv)

@@ -221,6 +221,14 @@ type Mirror struct {
 	// in flight.
 	testFlushDelay time.Duration
 
+	// Retention (retain.go): the stored record, readers GC waits for,
+	// the roots a running GC must see, and copies building trees.
+	retain   atomic.Pointer[retention]
+	expireMu sync.Mutex
+	readers  readers
+	watch    *RootWatch // guarded by mu
+	buildMu  sync.RWMutex
+
 	stats statsCounters
 }
 
@@ -396,6 +404,11 @@ func (m *Mirror) load(ctx context.Context) error {
 				return fmt.Errorf("load table %s: %w", rec.Name, err)
 			}
 			m.tables[rec.Name] = t
+		}
+		if r, err := loadRetention(txn); err != nil {
+			return fmt.Errorf("retention: %w", err)
+		} else if r != nil {
+			m.retain.Store(r)
 		}
 		lastGroup, err = latestGroup(txn, ^replication.LSN(0))
 		return err

@@ -49,6 +49,7 @@ func (m *Mirror) Versions(from, to replication.LSN, limit int) ([]Version, error
 	if err := m.visible(to); err != nil {
 		return nil, fmt.Errorf("list versions %s..%s: %w", from, to, err)
 	}
+	ret := m.retain.Load()
 	err := m.bdb.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: logPrefix()})
 		defer it.Close()
@@ -59,6 +60,9 @@ func (m *Mirror) Versions(from, to replication.LSN, limit int) ([]Version, error
 			}
 			if end > to || (limit > 0 && len(out) >= limit) {
 				return nil
+			}
+			if !ret.retained(end) {
+				continue
 			}
 			if err := it.Item().Value(func(b []byte) error {
 				v, _, err := decodeLog(end, b, false)
@@ -92,10 +96,32 @@ func (m *Mirror) VersionAt(lsn replication.LSN) (Version, error) {
 	if err != nil {
 		return Version{}, fmt.Errorf("version at %s: %w", lsn, err)
 	}
+	if v, err = m.retained(lsn, v); err != nil {
+		return Version{}, fmt.Errorf("version at %s: %w", lsn, err)
+	}
 	if v == nil {
 		return Version{}, fmt.Errorf("version at %s: %w", lsn, ErrNoVersion)
 	}
 	return *v, nil
+}
+
+// retained applies retention to v, the latest commit at or before lsn
+// found in the log: an error wrapping ErrExpired when the state at lsn
+// was expired, nil when lsn is at or after the horizon but v is not (the
+// horizon is then a copy's group record, with no commit since).
+func (m *Mirror) retained(lsn replication.LSN, v *Version) (*Version, error) {
+	r := m.retain.Load()
+	var end replication.LSN
+	if v != nil {
+		end = v.EndLSN
+	}
+	switch {
+	case r.readable(lsn, end):
+		return v, nil
+	case lsn >= r.Horizon:
+		return nil, nil
+	}
+	return nil, m.expiredError(lsn)
 }
 
 func versionAt(txn *badger.Txn, lsn replication.LSN) (*Version, error) {
@@ -229,6 +255,13 @@ func (m *Mirror) TreeAt(ctx context.Context, table string, lsn replication.LSN) 
 	var ent *cachedTree
 	set := newEditSet()
 	err := m.bdb.View(func(txn *badger.Txn) error {
+		var err error
+		if v, err = versionAt(txn, lsn); err != nil {
+			return err
+		}
+		if v, err = m.retained(lsn, v); err != nil {
+			return err
+		}
 		g, err := latestGroup(txn, lsn)
 		if err != nil {
 			return err
@@ -241,9 +274,6 @@ func (m *Mirror) TreeAt(ctx context.Context, table string, lsn replication.LSN) 
 			return fmt.Errorf("%w at %s (it was copied later)", ErrUnknownTable, lsn)
 		}
 		base, gEnd = gr.Root, g.End
-		if v, err = versionAt(txn, lsn); err != nil {
-			return err
-		}
 		if r, err := relationAt(txn, table, g.End); err != nil {
 			return err
 		} else if r != nil {

@@ -2,13 +2,11 @@ package snapshot
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"github.com/dgraph-io/badger/v4"
+	"time"
 
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/prolly"
@@ -21,9 +19,10 @@ type GCOptions struct {
 	DB      *store.DB
 	Mirror  *mirror.Mirror
 	Catalog *Catalog
-	// ExtraRoots returns trees held only in memory that must survive (a
-	// writer's scratch trees); called after the mark of stored roots, so a
-	// root created meanwhile is included.
+	// ExtraRoots returns trees held only in memory outside the mirror that
+	// must survive; called after the mark of stored roots, so a root
+	// created meanwhile is included. (The mirror's own in-memory trees
+	// are covered by mirror.RootWatch.)
 	ExtraRoots func() []prolly.Root
 	// Dir is the data directory, for the bytes-on-disk report ("" skips it).
 	Dir string
@@ -33,35 +32,67 @@ type GCOptions struct {
 
 // GCStats reports one collection.
 type GCStats struct {
-	Roots       int   // distinct roots marked from
-	Live        int   // nodes reachable from them
-	Scanned     int64 // nodes visited by the sweep
+	Expired     mirror.ExpireStats // what Expire did before (when it ran)
+	Roots       int                // distinct roots marked from
+	Live        int                // nodes reachable from them
+	Scanned     int64              // nodes visited by the sweep
 	Deleted     int64
 	BytesBefore int64 // data directory size before and after ("" Dir: 0)
 	BytesAfter  int64
+	Mark        time.Duration
+	Sweep       time.Duration
+	ValueLog    time.Duration // value-log GC (space returned to the file system)
 }
 
-// catalogGroupPrefix is the mirror's group records ('c' 'g' endLSN, see
-// mirror/doc.go): every version's trees are reachable from the group at
-// or before it (versions inside a group replay the log onto its root).
-var catalogGroupPrefix = []byte{store.PrefixCatalog, 'g'}
+// Expire applies history.retain: versions committed before cutoff are
+// dropped (mirror.Expire), except tagged ones. The version current at
+// cutoff stays, so @cutoff still resolves. The caller must keep tags from
+// being created meanwhile (history.Service serialises them) and must let
+// readers that began before it finish before collecting garbage
+// (mirror.WaitReaders).
+func Expire(ctx context.Context, m *mirror.Mirror, c *Catalog, cutoff time.Time) (mirror.ExpireStats, error) {
+	var st mirror.ExpireStats
+	head := m.Head()
+	if head.EndLSN == 0 || cutoff.IsZero() {
+		return st, nil
+	}
+	r := &Resolver{Mirror: m, Catalog: c}
+	v, ok, err := r.atTime(Ref{Kind: RefTime, Time: cutoff}, head)
+	if err != nil {
+		return st, fmt.Errorf("expire before %s: %w", cutoff.UTC().Format(time.RFC3339), err)
+	}
+	if !ok {
+		return st, nil // every version is newer than the cutoff
+	}
+	tags, err := c.Tags()
+	if err != nil {
+		return st, fmt.Errorf("expire: %w", err)
+	}
+	keep := make([]replication.LSN, 0, len(tags))
+	for _, t := range tags {
+		keep = append(keep, t.LSN)
+	}
+	return m.Expire(ctx, v.EndLSN, keep)
+}
 
 // CollectGarbage deletes the nodes no retained version needs: it marks
-// every node reachable from every group record's trees (so every commit
-// stays readable: history is retained whole, tags included), from every
-// branch, and from ExtraRoots, then sweeps the rest with
-// store.NodeStore.Sweep at a store version taken before the mark, so a
-// node written while GC runs is kept whatever the mark saw.
+// every node reachable from every stored group record (so every retained
+// version stays readable: versions inside a group replay the log onto
+// its roots), from every branch, from the mirror's in-memory trees and
+// ExtraRoots, then sweeps the rest with store.NodeStore.Sweep at a store
+// version taken before the mark, so a node written while GC runs is kept
+// whatever the mark saw.
 //
-// Safety: a node the mark misses is deleted only if it was last written
-// before GC started and is not reachable from a stored record. A writer
-// that builds from stored roots (group flushes) writes new nodes, which
-// are kept. A tree held only in memory across the start of GC (a spilled
-// transaction's scratch tree) must come from ExtraRoots; without that hook
-// run GC only while the mirror is not applying (e.g. from the CLI with no
-// daemon). Callers that persist trees by skipping nodes already stored
-// (history branches) must not run concurrently with it (history.Service
-// serialises them).
+// Safety next to the running mirror: mirror.WatchRoots flushes the
+// mirror's write queue before the store version is taken (every group
+// record queued before is listed) and records every root written after;
+// RootWatch.Roots adds the tables' current roots, a large transaction's
+// scratch trees and the result of a group flush or copy in flight. A
+// tree begun after that writes its nodes after the sweep version. Readers
+// that resolved a version or branch before it was dropped must be done
+// (mirror.WaitReaders); callers that persist trees by skipping nodes
+// already stored (history branches) must not run concurrently with it
+// (history.Service serialises them).
 func CollectGarbage(ctx context.Context, o GCOptions) (GCStats, error) {
 	var st GCStats
 	ns, ok := o.Mirror.Engine().Store().(*store.NodeStore[*prolly.Node])
@@ -71,6 +102,12 @@ func CollectGarbage(ctx context.Context, o GCOptions) (GCStats, error) {
 	if o.Dir != "" {
 		st.BytesBefore = dirSize(o.Dir)
 	}
+	start := time.Now()
+	watch, err := o.Mirror.WatchRoots()
+	if err != nil {
+		return st, fmt.Errorf("gc: %w", err)
+	}
+	defer watch.Stop()
 	if err := ns.Flush(ctx); err != nil {
 		return st, fmt.Errorf("gc: flush: %w", err)
 	}
@@ -91,23 +128,32 @@ func CollectGarbage(ctx context.Context, o GCOptions) (GCStats, error) {
 	if err := mark(roots); err != nil {
 		return st, err
 	}
+	extra, err := watch.Roots(ctx)
+	if err != nil {
+		return st, fmt.Errorf("gc: %w", err)
+	}
 	if o.ExtraRoots != nil {
-		extra := o.ExtraRoots()
-		roots = append(roots, extra...)
-		if err := mark(extra); err != nil {
-			return st, err
-		}
+		extra = append(extra, o.ExtraRoots()...)
+	}
+	roots = append(roots, extra...)
+	if err := mark(extra); err != nil {
+		return st, err
 	}
 	st.Roots, st.Live = len(roots), len(live)
+	st.Mark = time.Since(start)
+	start = time.Now()
 	ss, err := ns.Sweep(ctx, asOf, func(h prolly.Hash) bool { _, ok := live[h]; return ok })
 	st.Scanned, st.Deleted = ss.Scanned, ss.Deleted
+	st.Sweep = time.Since(start)
 	if err != nil {
 		return st, fmt.Errorf("gc: sweep: %w", err)
 	}
 	if o.ValueLogGC {
+		start = time.Now()
 		if _, err := o.DB.RunValueLogGC(ctx, 0.5); err != nil {
 			return st, fmt.Errorf("gc: value log: %w", err)
 		}
+		st.ValueLog = time.Since(start)
 	}
 	if o.Dir != "" {
 		st.BytesAfter = dirSize(o.Dir)
@@ -117,46 +163,9 @@ func CollectGarbage(ctx context.Context, o GCOptions) (GCStats, error) {
 
 // storedRoots lists the distinct roots of every group record and branch.
 func storedRoots(ctx context.Context, o GCOptions) ([]prolly.Root, error) {
-	var groups []replication.LSN
-	err := o.DB.Badger().View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: catalogGroupPrefix})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			k := it.Item().Key()
-			if len(k) != len(catalogGroupPrefix)+8 {
-				return fmt.Errorf("group record key %x: want %d bytes", k, len(catalogGroupPrefix)+8)
-			}
-			groups = append(groups, replication.LSN(binary.BigEndian.Uint64(k[len(catalogGroupPrefix):])))
-		}
-		return nil
-	})
+	out, err := o.Mirror.GroupRoots(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("gc: list groups: %w", err)
-	}
-	seen := map[prolly.Root]bool{}
-	var out []prolly.Root
-	add := func(r prolly.Root) {
-		if !seen[r] {
-			seen[r] = true
-			out = append(out, r)
-		}
-	}
-	for _, g := range groups {
-		for _, t := range o.Mirror.Tables() {
-			tr, err := o.Mirror.TreeAt(ctx, t.Name, g)
-			if errors.Is(err, mirror.ErrUnknownTable) || errors.Is(err, mirror.ErrNoVersion) {
-				continue
-			}
-			if err != nil {
-				return nil, fmt.Errorf("gc: roots of group %s: %w", g, err)
-			}
-			if tr.Engine() == o.Mirror.Engine() { // a stored root, no replay
-				add(tr.Root)
-			}
-		}
-	}
-	for _, t := range o.Mirror.Tables() {
-		add(t.Root)
+		return nil, fmt.Errorf("gc: %w", err)
 	}
 	bs, err := o.Catalog.Branches()
 	if err != nil {
@@ -164,7 +173,7 @@ func storedRoots(ctx context.Context, o GCOptions) ([]prolly.Root, error) {
 	}
 	for _, b := range bs {
 		for _, r := range b.Roots {
-			add(r.Root)
+			out = append(out, r.Root)
 		}
 	}
 	return out, nil

@@ -108,6 +108,10 @@ func (r *Resolver) Resolve(ctx context.Context, text string) (Point, error) {
 			return p, fmt.Errorf("ref %q: %w: before the oldest retained version %s (head %s)",
 				text, ErrUnknownRef, r.oldest(head), head.EndLSN)
 		}
+		if errors.Is(err, mirror.ErrExpired) {
+			return p, fmt.Errorf("ref %q: %w: before the oldest retained version %s (head %s; history.retain expired it)",
+				text, ErrUnknownRef, r.oldest(head), head.EndLSN)
+		}
 		if err != nil {
 			return p, fmt.Errorf("ref %q: %w", text, err)
 		}
@@ -201,7 +205,8 @@ func (r *Resolver) copiedAt(lsn replication.LSN) replication.LSN {
 
 // oldest returns the end LSN of the oldest retained commit.
 func (r *Resolver) oldest(head mirror.Version) replication.LSN {
-	vs, err := r.Mirror.Versions(0, head.EndLSN, 1)
+	horizon, _ := r.Mirror.Horizon()
+	vs, err := r.Mirror.Versions(horizon, head.EndLSN, 1)
 	if err != nil || len(vs) == 0 {
 		return head.EndLSN
 	}
@@ -218,6 +223,7 @@ var commitLogPrefix = []byte{store.PrefixSpool, 'l'}
 // fewer.
 func (r *Resolver) nthBefore(from replication.LSN, n int) (replication.LSN, int, error) {
 	lsn, back := from, -1
+	horizon, _ := r.Mirror.Horizon()
 	err := r.bdb.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: commitLogPrefix, Reverse: true})
 		defer it.Close()
@@ -227,7 +233,11 @@ func (r *Resolver) nthBefore(from replication.LSN, n int) (replication.LSN, int,
 			if len(k) != len(commitLogPrefix)+8 {
 				return fmt.Errorf("commit log key %x: want %d bytes", k, len(commitLogPrefix)+8)
 			}
-			lsn = replication.LSN(binary.BigEndian.Uint64(k[len(commitLogPrefix):]))
+			at := replication.LSN(binary.BigEndian.Uint64(k[len(commitLogPrefix):]))
+			if at < horizon {
+				break // older commits expired: HEAD~N never skips them
+			}
+			lsn = at
 			back++
 		}
 		return nil
@@ -248,7 +258,9 @@ func (r *Resolver) LatestFirst(from replication.LSN, n int) ([]replication.LSN, 
 			if len(k) != len(commitLogPrefix)+8 {
 				return fmt.Errorf("commit log key %x: want %d bytes", k, len(commitLogPrefix)+8)
 			}
-			out = append(out, replication.LSN(binary.BigEndian.Uint64(k[len(commitLogPrefix):])))
+			if at := replication.LSN(binary.BigEndian.Uint64(k[len(commitLogPrefix):])); r.Mirror.Retained(at) {
+				out = append(out, at)
+			}
 		}
 		return nil
 	})

@@ -1,0 +1,240 @@
+package mirror_test
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/sidecar-dev/sidecar/history/historytest"
+	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/store"
+)
+
+// readAll returns the table's rows at lsn as id → v.
+func readAll(t *testing.T, m *mirror.Mirror, lsn replication.LSN) (map[string]string, error) {
+	t.Helper()
+	ctx := context.Background()
+	tr, err := m.TreeAt(ctx, "public.t", lsn)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := tr.Scan(ctx, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for cur.Next() {
+		vals, err := rowenc.Decode(cur.Value())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[string(vals[0])] = string(vals[1])
+	}
+	if err := cur.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// TestExpireKeepsRetainedAndTaggedVersions expires the older half of a
+// random history with two tagged versions in it, and checks against a
+// model: every version from the horizon on and both tags read back
+// exactly, every other older version is refused with ErrExpired (never a
+// wrong state), listings agree, records were deleted, and all of it
+// survives a reopen and a second Expire that drops one tag.
+func TestExpireKeepsRetainedAndTaggedVersions(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(uint64(seed), 1))
+	f := historytest.New(t)
+	rel := historytest.Rel(1, "public", "t", 1, [2]string{"id", "int8"}, [2]string{"v", "text"})
+	cur := map[string]string{}
+	var init [][]*string
+	for id := range 100 {
+		k := strconv.Itoa(id)
+		cur[k] = "v0"
+		init = append(init, []*string{historytest.S(k), historytest.S("v0")})
+	}
+	f.CreateTable(rel, init)
+	var versions []mirror.Version
+	states := map[replication.LSN]map[string]string{}
+	for i := range 120 {
+		v := f.Commit(func(tx *historytest.Tx) {
+			for range 1 + rng.IntN(3) {
+				id := strconv.Itoa(rng.IntN(120))
+				if _, ok := cur[id]; ok && rng.IntN(4) == 0 {
+					tx.Delete(rel, id)
+					delete(cur, id)
+					continue
+				}
+				val := "v" + strconv.Itoa(i)
+				tx.Upsert(rel, []*string{historytest.S(id), historytest.S(val)})
+				cur[id] = val
+			}
+		})
+		versions = append(versions, v)
+		states[v.EndLSN] = maps.Clone(cur)
+	}
+	m := f.Mirror
+	tagA, tagB := versions[10].EndLSN, versions[45].EndLSN
+	before := versions[70].EndLSN
+
+	st, err := m.Expire(t.Context(), before, []replication.LSN{tagA, tagB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Horizon == 0 || st.Horizon > before || st.Versions == 0 || st.Groups == 0 || st.Islands != 2 {
+		t.Fatalf("expire stats %+v (before %s)", st, before)
+	}
+	check := func(when string, keep ...replication.LSN) {
+		t.Helper()
+		h, islands := m.Horizon()
+		if h != st.Horizon {
+			t.Fatalf("%s: horizon %s, want %s", when, h, st.Horizon)
+		}
+		kept := map[replication.LSN]bool{}
+		for _, k := range keep {
+			kept[k] = true
+		}
+		inIsland := func(lsn replication.LSN) bool {
+			for _, is := range islands {
+				if is.Base <= lsn && lsn <= is.Kept {
+					return true
+				}
+			}
+			return false
+		}
+		listed := map[replication.LSN]bool{}
+		vs, err := m.Versions(0, versions[len(versions)-1].EndLSN, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vs {
+			listed[v.EndLSN] = true
+		}
+		for i, v := range versions {
+			want := v.EndLSN >= h || kept[v.EndLSN] || inIsland(v.EndLSN)
+			got, err := readAll(t, m, v.EndLSN)
+			if want {
+				if err != nil {
+					t.Fatalf("%s: version %d (%s) retained but unreadable: %v", when, i, v.EndLSN, err)
+				}
+				if !maps.Equal(got, states[v.EndLSN]) {
+					t.Fatalf("%s: version %d (%s) reads a wrong state", when, i, v.EndLSN)
+				}
+				if _, err := m.VersionAt(v.EndLSN); err != nil {
+					t.Fatalf("%s: VersionAt(%s): %v", when, v.EndLSN, err)
+				}
+			} else {
+				if !errors.Is(err, mirror.ErrExpired) {
+					t.Fatalf("%s: expired version %d (%s) read: err %v", when, i, v.EndLSN, err)
+				}
+				if _, err := m.VersionAt(v.EndLSN); !errors.Is(err, mirror.ErrExpired) {
+					t.Fatalf("%s: VersionAt(%s) of an expired version: %v", when, v.EndLSN, err)
+				}
+			}
+			if listed[v.EndLSN] != want {
+				t.Fatalf("%s: version %d (%s) listed %v, retained %v", when, i, v.EndLSN, listed[v.EndLSN], want)
+			}
+			// Between two commits, an LSN reads the earlier one only when
+			// both are kept: it never skips expired commits silently.
+			if i+1 < len(versions) {
+				mid := v.EndLSN + 1
+				got, err := readAll(t, m, mid)
+				if want && (mid >= h || inIsland(mid)) {
+					if err != nil || !maps.Equal(got, states[v.EndLSN]) {
+						t.Fatalf("%s: LSN %s after version %d: err %v", when, mid, i, err)
+					}
+				} else if !want && !errors.Is(err, mirror.ErrExpired) {
+					t.Fatalf("%s: LSN %s after expired version %d: err %v", when, mid, i, err)
+				}
+			}
+		}
+		for _, k := range keep {
+			if !listed[k] {
+				t.Fatalf("%s: kept version %s not listed", when, k)
+			}
+		}
+	}
+	t.Logf("expire: %+v", st)
+	check("after expire", tagA, tagB)
+
+	// The retention record survives a reopen.
+	dir := f.Dir
+	if err := f.Mirror.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.DB.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(store.Options{Dir: dir, CacheBytes: 8 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err = mirror.Open(context.Background(), mirror.Options{DB: db, TempDir: t.TempDir(), GroupMaxRows: 7, GroupMaxAge: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Mirror, f.DB = m, db
+	check("after reopen", tagA, tagB)
+
+	// Dropping tag A: a second Expire at the same horizon removes its
+	// island and keeps B's.
+	st2, err := m.Expire(t.Context(), before, []replication.LSN{tagB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st2.Horizon != st.Horizon || st2.Islands != 1 || st2.Versions == 0 {
+		t.Fatalf("second expire %+v", st2)
+	}
+	check("after dropping a tag", tagB)
+
+	// Nothing left to do: a third call deletes nothing.
+	st3, err := m.Expire(t.Context(), before, []replication.LSN{tagB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st3.Versions != 0 || st3.Groups != 0 {
+		t.Fatalf("third expire deleted %+v", st3)
+	}
+}
+
+// TestReadingBlocksOnlyEarlierReaders: WaitReaders waits for a read that
+// began before it and not for one that began after.
+func TestReadingBlocksOnlyEarlierReaders(t *testing.T) {
+	f := historytest.New(t)
+	m := f.Mirror
+	early := m.Reading()
+	waited := make(chan error, 1)
+	go func() { waited <- m.WaitReaders(context.Background()) }()
+	time.Sleep(20 * time.Millisecond)
+	late := m.Reading()
+	defer late()
+	select {
+	case err := <-waited:
+		t.Fatalf("WaitReaders returned (%v) while an earlier read runs", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	early()
+	select {
+	case err := <-waited:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("WaitReaders still waits for a read that began after it")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	still := m.Reading()
+	defer still()
+	if err := m.WaitReaders(ctx); err == nil {
+		t.Fatal("WaitReaders returned with a read in progress and its context done")
+	}
+}
