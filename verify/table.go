@@ -260,60 +260,25 @@ func verifyBoundary(ctx context.Context, conn *pgconn.PgConn, l0 level0, t Table
 			return fmt.Errorf("PostgreSQL returned bucket %d of %d", b, res.Buckets)
 		}
 	}
-	res.PG, res.Mirror = sumDigests(pgDigests), sumDigests(mirrorDigests)
-	dirty := DirtyBuckets(pgDigests, mirrorDigests)
-	res.Dirty = len(dirty)
-	leafStart := time.Now()
-	defer func() {
-		if res.Dirty > 0 {
-			res.LeafTime = time.Since(leafStart)
-		}
-	}()
+	dirty, leafDone := settleLevel0(res, pgDigests, mirrorDigests)
+	defer leafDone()
 
 	// Adjacent dirty buckets become one range. Past a fifth of the
 	// buckets dirty, one pass over the whole table is cheaper than many
 	// range scans (verify.md §4.3: about 1.3× the level-0 scan).
 	spans := dirtySpans(dirty, res.Buckets, bucketSpan{0, int64(res.Buckets - 1)})
-	if len(spans) > jitOffRanges {
-		restore, err := jitOff(ctx, conn)
-		if err != nil {
-			return err
+	return compareSpans(ctx, conn, t, m, codec, spans, opts.MaxRangesPerQuery, res, func(s bucketSpan) (KeyRange, []byte, []byte, error) {
+		lo, _ := rangeOf(s.from)
+		_, hi := rangeOf(s.to)
+		var r KeyRange
+		if lo != nil {
+			r.Lo = []string{boundTexts[s.from-1]}
 		}
-		defer restore()
-	}
-	for chunk := range slices.Chunk(spans, opts.MaxRangesPerQuery) {
-		var ranges []KeyRange
-		var mirrorRows []KeyHash
-		for _, s := range chunk {
-			lo, _ := rangeOf(s.from)
-			_, hi := rangeOf(s.to)
-			var r KeyRange
-			if lo != nil {
-				r.Lo = []string{boundTexts[s.from-1]}
-			}
-			if hi != nil {
-				r.Hi = []string{boundTexts[s.to]}
-			}
-			ranges = append(ranges, r)
-			err := m.KeyHashes(ctx, lo, hi, func(key []byte, h uint64) error {
-				mirrorRows = append(mirrorRows, KeyHash{Key: slices.Clone(key), Hash: h})
-				return nil
-			})
-			if err != nil {
-				return fmt.Errorf("mirror key hashes: %w", err)
-			}
+		if hi != nil {
+			r.Hi = []string{boundTexts[s.to]}
 		}
-		q, err := RangeHashQuery(t, res.Hash, ranges)
-		if err != nil {
-			return err
-		}
-		pgRows, err := FetchKeyHashes(ctx, conn, codec, q)
-		if err != nil {
-			return err
-		}
-		res.Diffs = append(res.Diffs, DiffKeyHashes(pgRows, mirrorRows)...)
-	}
-	return nil
+		return r, lo, hi, nil
+	})
 }
 
 func verifyHashBuckets(ctx context.Context, conn *pgconn.PgConn, l0 level0, t Table, m MirrorTable, codec *rowenc.KeyCodec, buckets int, res *Result) error {
@@ -355,15 +320,8 @@ func verifyHashBuckets(ctx context.Context, conn *pgconn.PgConn, l0 level0, t Ta
 	if err != nil {
 		return err
 	}
-	res.PG, res.Mirror = sumDigests(pgDigests), sumDigests(mirrorDigests)
-	dirty := DirtyBuckets(pgDigests, mirrorDigests)
-	res.Dirty = len(dirty)
-	leafStart := time.Now()
-	defer func() {
-		if res.Dirty > 0 {
-			res.LeafTime = time.Since(leafStart)
-		}
-	}()
+	dirty, leafDone := settleLevel0(res, pgDigests, mirrorDigests)
+	defer leafDone()
 	if len(dirty) == 0 {
 		return nil
 	}
@@ -488,22 +446,17 @@ func verifyFixedWidth(ctx context.Context, conn *pgconn.PgConn, l0 level0, t Tab
 	for i, d := range mirrorList {
 		mirrorDigests[bmin+int64(i)] = d
 	}
-	res.PG, res.Mirror = sumDigests(pgDigests), sumDigests(mirrorDigests)
-	dirty := DirtyBuckets(pgDigests, mirrorDigests)
-	res.Dirty = len(dirty)
-	leafStart := time.Now()
-	defer func() {
-		if res.Dirty > 0 {
-			res.LeafTime = time.Since(leafStart)
-		}
-	}()
+	dirty, leafDone := settleLevel0(res, pgDigests, mirrorDigests)
+	defer leafDone()
 	if len(dirty) == 0 {
 		return nil
 	}
 	// Key range of bucket b: [b·w, (b+1)·w), open where that leaves int64.
-	keyRange := func(from, to int64) (KeyRange, []byte, []byte, error) {
+	keyRange := func(s bucketSpan) (KeyRange, []byte, []byte, error) {
+		from, to := s.from, s.to
 		var r KeyRange
 		var loKey, hiKey []byte
+		var err error
 		// The first and last buckets are open-ended (the clamp).
 		if l, ok := mulOK(from, w); ok && from > bmin {
 			r.Lo = []string{strconv.FormatInt(l, 10)}
@@ -520,6 +473,33 @@ func verifyFixedWidth(ctx context.Context, conn *pgconn.PgConn, l0 level0, t Tab
 		return r, loKey, hiKey, nil
 	}
 	spans := dirtySpans(dirty, res.Buckets, bucketSpan{dirty[0], dirty[len(dirty)-1]})
+	return compareSpans(ctx, conn, t, m, codec, spans, opts.MaxRangesPerQuery, res, keyRange)
+}
+
+// settleLevel0 records level 0's outcome in res (both sides' totals and
+// the number of dirty buckets) and starts the leaf step: it returns the
+// dirty buckets, ascending, and a function to defer that sets res.LeafTime
+// when any bucket is dirty.
+func settleLevel0(res *Result, pg, mirror map[int64]rowhash.Digest) ([]int64, func()) {
+	res.PG, res.Mirror = sumDigests(pg), sumDigests(mirror)
+	dirty := DirtyBuckets(pg, mirror)
+	res.Dirty = len(dirty)
+	leafStart := time.Now()
+	return dirty, func() {
+		if res.Dirty > 0 {
+			res.LeafTime = time.Since(leafStart)
+		}
+	}
+}
+
+// compareSpans is the leaf step of the range schemes (boundary and
+// fixed-width buckets): at most maxPerQuery spans per PostgreSQL query,
+// which hashes the rows in their key ranges, against the mirror's rows in
+// the same ranges; the differing keys are appended to res.Diffs. keyRange
+// gives a span's key range twice, as key texts for the SQL and as mirror
+// keys; a missing bound is open.
+func compareSpans(ctx context.Context, conn *pgconn.PgConn, t Table, m MirrorTable, codec *rowenc.KeyCodec, spans []bucketSpan, maxPerQuery int, res *Result,
+	keyRange func(bucketSpan) (r KeyRange, lo, hi []byte, err error)) error {
 	if len(spans) > jitOffRanges {
 		restore, err := jitOff(ctx, conn)
 		if err != nil {
@@ -527,16 +507,16 @@ func verifyFixedWidth(ctx context.Context, conn *pgconn.PgConn, l0 level0, t Tab
 		}
 		defer restore()
 	}
-	for chunk := range slices.Chunk(spans, opts.MaxRangesPerQuery) {
+	for chunk := range slices.Chunk(spans, maxPerQuery) {
 		var ranges []KeyRange
 		var mirrorRows []KeyHash
 		for _, s := range chunk {
-			r, loKey, hiKey, err := keyRange(s.from, s.to)
+			r, lo, hi, err := keyRange(s)
 			if err != nil {
 				return err
 			}
 			ranges = append(ranges, r)
-			err = m.KeyHashes(ctx, loKey, hiKey, func(key []byte, h uint64) error {
+			err = m.KeyHashes(ctx, lo, hi, func(key []byte, h uint64) error {
 				mirrorRows = append(mirrorRows, KeyHash{Key: slices.Clone(key), Hash: h})
 				return nil
 			})
