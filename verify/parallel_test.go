@@ -5,14 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/verify/rowhash"
@@ -241,42 +238,8 @@ func TestRunParallelUnderWriteLoad(t *testing.T) {
 	p.exec(`INSERT INTO acct SELECT i, 'name ' || i, i FROM generate_series(1, 20000) i`)
 	p.start()
 	seed := uint64(time.Now().UnixNano())
-	ctx, cancel := context.WithCancel(t.Context())
-	var wg sync.WaitGroup
-	var commits [2]int
-	for w := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rnd := rand.New(rand.NewPCG(seed, uint64(w)))
-			conn, err := pgx.Connect(ctx, p.url)
-			if err != nil {
-				t.Errorf("writer %d: %v", w, err)
-				return
-			}
-			defer conn.Close(context.Background())
-			for ctx.Err() == nil {
-				id := rnd.IntN(25000) + 1
-				var sql string
-				switch rnd.IntN(3) {
-				case 0:
-					sql = fmt.Sprintf("INSERT INTO acct VALUES (%d, 'new', 1) ON CONFLICT (id) DO UPDATE SET name = 'upserted %d'", id, rnd.IntN(100))
-				case 1:
-					sql = fmt.Sprintf("UPDATE acct SET balance = balance + 1 WHERE id BETWEEN %d AND %d", id, id+20)
-				default:
-					sql = fmt.Sprintf("DELETE FROM acct WHERE id = %d", id)
-				}
-				if _, err := conn.Exec(ctx, sql); err != nil {
-					if ctx.Err() == nil {
-						t.Errorf("writer %d: %s: %v", w, sql, err)
-					}
-					return
-				}
-				commits[w]++
-			}
-		}()
-	}
-	defer func() { cancel(); wg.Wait() }()
+	stop := p.writeLoad(t, seed, false)
+	defer stop()
 	for i := range 4 {
 		r := p.runner()
 		r.Workers, r.Options.ParallelRows = 2, 1
@@ -289,9 +252,7 @@ func TestRunParallelUnderWriteLoad(t *testing.T) {
 			t.Fatalf("run %d: level 0 on %d connections, want 2", i, rep.Tables[0].Workers)
 		}
 	}
-	cancel()
-	wg.Wait()
-	if commits[0]+commits[1] < 20 {
-		t.Errorf("only %d writes ran during the verifications: the load test did not load", commits[0]+commits[1])
+	if n := stop(); n < 20 {
+		t.Errorf("only %d writes ran during the verifications: the load test did not load", n)
 	}
 }

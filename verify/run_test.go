@@ -328,9 +328,32 @@ func TestRunUnderWriteLoad(t *testing.T) {
 		`INSERT INTO pairs SELECT i % 50, 'k' || i, 'v' FROM generate_series(1, 3000) i`)
 	p.start()
 	seed := uint64(time.Now().UnixNano())
+	stop := p.writeLoad(t, seed, true)
+	defer stop()
+	for i := range 4 {
+		rep := mustRun(t, p.runner())
+		if rep.Result != ResultEqual {
+			t.Fatalf("seed %d: run %d under load at %s: want equal:\n%s", seed, i, rep.LSN, reportSummary(rep))
+		}
+		t.Logf("run %d at %s: equal (%s, %d + %d rows)", i, rep.LSN, rep.CaughtUp, rep.Tables[0].PostgresCount, rep.Tables[1].PostgresCount)
+	}
+	if n := stop(); n < 20 {
+		t.Errorf("only %d writes ran during the verifications: the load test did not load", n)
+	}
+}
+
+// writeLoad starts two writers on acct (upserts, range updates and
+// deletes of ids drawn from seed) and, with pairs, upserts into pairs too.
+// They run until stop is called; stop waits for them and returns how many
+// statements they committed. stop may be called more than once.
+func (p *pipeline) writeLoad(t *testing.T, seed uint64, pairs bool) (stop func() int) {
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
 	var commits [2]int
+	kinds := 3
+	if pairs {
+		kinds = 4
+	}
 	for w := range 2 {
 		wg.Add(1)
 		go func() {
@@ -345,7 +368,7 @@ func TestRunUnderWriteLoad(t *testing.T) {
 			for ctx.Err() == nil {
 				id := rnd.IntN(25000) + 1
 				var sql string
-				switch rnd.IntN(4) {
+				switch rnd.IntN(kinds) {
 				case 0:
 					sql = fmt.Sprintf("INSERT INTO acct VALUES (%d, 'new', 1) ON CONFLICT (id) DO UPDATE SET name = 'upserted %d'", id, rnd.IntN(100))
 				case 1:
@@ -365,18 +388,10 @@ func TestRunUnderWriteLoad(t *testing.T) {
 			}
 		}()
 	}
-	defer func() { cancel(); wg.Wait() }()
-	for i := range 4 {
-		rep := mustRun(t, p.runner())
-		if rep.Result != ResultEqual {
-			t.Fatalf("seed %d: run %d under load at %s: want equal:\n%s", seed, i, rep.LSN, reportSummary(rep))
-		}
-		t.Logf("run %d at %s: equal (%s, %d + %d rows)", i, rep.LSN, rep.CaughtUp, rep.Tables[0].PostgresCount, rep.Tables[1].PostgresCount)
-	}
-	cancel()
-	wg.Wait()
-	if commits[0]+commits[1] < 20 {
-		t.Errorf("only %d writes ran during the verifications: the load test did not load", commits[0]+commits[1])
+	return func() int {
+		cancel()
+		wg.Wait()
+		return commits[0] + commits[1]
 	}
 }
 
