@@ -29,7 +29,8 @@ const (
 //
 //	{"type":"table","table":"public.t","from_ref":"0/16B3748","to_ref":"0/16B9000",
 //	 "columns":[{"name":"id","type":"int8","key":true},{"name":"v","type":"text"}],
-//	 "schema_change":{"added":["w"],"dropped":[]}}              (schema_change only when columns differ)
+//	 "schema_change":{"added":["w"],"dropped":[]}}              (only when the columns differ; "retyped":[…] too
+//	                                                             when a column's type or type modifier changed)
 //	{"type":"row","table":"public.t","op":"added","key":{"id":"3"},"to":{"id":"3","v":"x"}}
 //	{"type":"row","table":"public.t","op":"removed","key":{"id":"1"},"from":{"id":"1","v":null}}
 //	{"type":"row","table":"public.t","op":"changed","key":{"id":"2"},"from":{…},"to":{…},"changed":["v"]}
@@ -64,37 +65,46 @@ type Event struct {
 	RowsChanged *int64 `json:"rows_changed,omitempty"`
 }
 
-// SchemaChange lists the columns one version of a table has and the other
-// has not: Added are in the newer ("to") version only, Dropped in the
-// older ("from") only. Rows are compared by column name (see
-// Service.Diff), so a diff across a schema change lists only rows whose
-// values changed.
+// SchemaChange lists how the columns of a table differ between the two
+// versions of a diff: Added are in the newer ("to") version only, Dropped
+// in the older ("from") only, Retyped in both with another type or type
+// modifier (e.g. numeric(12,2) to numeric(12,3); omitted when none).
+// Rows are compared by column name (see Service.Diff), so a diff across a
+// schema change lists only rows whose values changed; a retyped column's
+// values are compared as PostgreSQL prints them under each type.
 type SchemaChange struct {
 	Added   []string `json:"added"`
 	Dropped []string `json:"dropped"`
+	Retyped []string `json:"retyped,omitempty"`
 }
 
+// schemaChange compares two versions' columns by name; nil when they
+// have the same names, types and type modifiers.
 func schemaChange(from, to *replication.Relation) *SchemaChange {
-	has := func(r *replication.Relation, n string) bool {
+	find := func(r *replication.Relation, n string) (replication.Column, bool) {
 		for _, c := range r.Columns {
 			if c.Name == n {
-				return true
+				return c, true
 			}
 		}
-		return false
+		return replication.Column{}, false
 	}
 	sc := &SchemaChange{Added: []string{}, Dropped: []string{}}
 	for _, c := range to.Columns {
-		if !has(from, c.Name) {
+		fc, ok := find(from, c.Name)
+		switch {
+		case !ok:
 			sc.Added = append(sc.Added, c.Name)
+		case fc.TypeOID != c.TypeOID || fc.TypeName != c.TypeName || fc.TypeMod != c.TypeMod:
+			sc.Retyped = append(sc.Retyped, c.Name)
 		}
 	}
 	for _, c := range from.Columns {
-		if !has(to, c.Name) {
+		if _, ok := find(to, c.Name); !ok {
 			sc.Dropped = append(sc.Dropped, c.Name)
 		}
 	}
-	if len(sc.Added)+len(sc.Dropped) == 0 {
+	if len(sc.Added)+len(sc.Dropped)+len(sc.Retyped) == 0 {
 		return nil
 	}
 	return sc
@@ -158,12 +168,13 @@ type diffPlan struct {
 // and --limit count only reported rows. With ADD COLUMN … DEFAULT, every
 // row whose new column holds the default is therefore changed. The
 // table event carries the newer version's columns and, when the two
-// versions' columns differ, schema_change {added, dropped}.
+// versions' columns differ, schema_change {added, dropped[, retyped]}.
 //
 // Across a schema change every stored row differs, so the Prolly diff
 // cannot skip equal subtrees: such a diff reads both versions whole,
 // O(table), and decodes each row pair, under --stat too.
 func (s *Service) Diff(ctx context.Context, req DiffRequest, fn func(*Event) error) (DiffSummary, error) {
+	defer s.mirror.Reading()()
 	var sum DiffSummary
 	if req.Stat && req.Limit > 0 {
 		return sum, fmt.Errorf("%w: --stat counts every difference; it cannot be combined with --limit", ErrBadRequest)

@@ -115,7 +115,11 @@ func (t *tableDiffWriter) Write(e *Event) error {
 			fmt.Fprintf(t.out, "diff %s: %s → %s\n", e.Table, e.FromRef, e.ToRef)
 		}
 		if sc := e.SchemaChange; sc != nil {
-			fmt.Fprintf(t.out, "schema: columns added %v, dropped %v\n", sc.Added, sc.Dropped)
+			fmt.Fprintf(t.out, "schema: columns added %v, dropped %v", sc.Added, sc.Dropped)
+			if len(sc.Retyped) > 0 {
+				fmt.Fprintf(t.out, ", retyped %v", sc.Retyped)
+			}
+			fmt.Fprintln(t.out)
 		}
 		t.cols = e.Columns
 		t.tw = tabwriter.NewWriter(t.out, 1, 4, 2, ' ', 0)

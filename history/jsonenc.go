@@ -143,6 +143,10 @@ func appendEvent(dst []byte, e *Event) []byte {
 		dst = appendStrings(dst, sc.Added)
 		dst = append(dst, `,"dropped":`...)
 		dst = appendStrings(dst, sc.Dropped)
+		if len(sc.Retyped) > 0 {
+			dst = append(dst, `,"retyped":`...)
+			dst = appendStrings(dst, sc.Retyped)
+		}
 		dst = append(dst, '}')
 	}
 	str("op", e.Op)

@@ -265,7 +265,7 @@ var schemaCases = []struct {
 	name                             string
 	ddl                              string
 	dml                              []string
-	added, dropped                   []string
+	added, dropped, retyped          []string
 	wantAdded, wantRemoved, wantChgd int
 }{
 	{
@@ -315,6 +315,15 @@ var schemaCases = []struct {
 		dml:   []string{`UPDATE t SET v = 'changed' WHERE id = 2`},
 		added: []string{"w"}, dropped: []string{},
 		wantAdded: 0, wantRemoved: 0, wantChgd: 40,
+	},
+	{
+		// PostgreSQL prints every non-NULL n anew ("7" becomes "7.0"):
+		// the 32 such rows changed in n, and row 5 (n NULL) in v.
+		name:  "retype",
+		ddl:   `ALTER TABLE t ALTER COLUMN n TYPE numeric(6,1)`,
+		dml:   []string{`UPDATE t SET v = 'changed' WHERE id = 5`},
+		added: []string{}, dropped: []string{}, retyped: []string{"n"},
+		wantAdded: 0, wantRemoved: 0, wantChgd: 33,
 	},
 }
 
@@ -379,8 +388,8 @@ func TestDiffAcrossSchemaChange(t *testing.T) {
 				t.Fatalf("want a table event first, got %+v", events)
 			}
 			head, rows := events[0], events[1:]
-			if sc := head.SchemaChange; sc == nil || !slices.Equal(sc.Added, tc.added) || !slices.Equal(sc.Dropped, tc.dropped) {
-				t.Errorf("schema_change %+v, want added %v dropped %v", sc, tc.added, tc.dropped)
+			if sc := head.SchemaChange; sc == nil || !slices.Equal(sc.Added, tc.added) || !slices.Equal(sc.Dropped, tc.dropped) || !slices.Equal(sc.Retyped, tc.retyped) {
+				t.Errorf("schema_change %+v, want added %v dropped %v retyped %v", sc, tc.added, tc.dropped, tc.retyped)
 			}
 			var names []string
 			for _, c := range head.Columns {
@@ -455,7 +464,7 @@ func TestDiffAcrossSchemaChange(t *testing.T) {
 
 			// JSON lines: the same events, schema_change on the table line.
 			js := render("json")
-			sc, _ := json.Marshal(SchemaChange{Added: tc.added, Dropped: tc.dropped})
+			sc, _ := json.Marshal(SchemaChange{Added: tc.added, Dropped: tc.dropped, Retyped: tc.retyped})
 			if first, _, _ := strings.Cut(js, "\n"); !strings.Contains(first, `"schema_change":`+string(sc)) {
 				t.Errorf("JSON table line lacks %s: %s", sc, first)
 			}
@@ -482,7 +491,11 @@ func TestDiffAcrossSchemaChange(t *testing.T) {
 			// Table: the schema line, then one line per added or removed
 			// row and two per changed row.
 			tbl := render("table")
-			if line := fmt.Sprintf("schema: columns added %v, dropped %v\n", tc.added, tc.dropped); !strings.Contains(tbl, line) {
+			line := fmt.Sprintf("schema: columns added %v, dropped %v\n", tc.added, tc.dropped)
+			if tc.retyped != nil {
+				line = fmt.Sprintf("schema: columns added %v, dropped %v, retyped %v\n", tc.added, tc.dropped, tc.retyped)
+			}
+			if !strings.Contains(tbl, line) {
 				t.Errorf("table output lacks %q:\n%s", line, tbl)
 			}
 			marks := map[byte]int{}
@@ -538,5 +551,89 @@ func TestDiffAcrossSchemaChange(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSchemaCommentHostileNames: column and table names in the patch's
+// schema comment cannot end the comment (a newline in a name would turn
+// the rest of it into a statement).
+func TestSchemaCommentHostileNames(t *testing.T) {
+	hostile := "x\nDROP TABLE victim; --"
+	var b strings.Builder
+	w := NewSQLWriter(&b)
+	if err := w.Write(&Event{Type: EventTable, Table: "public.t\r\nDELETE FROM victim;",
+		Columns:      []Column{{Name: "id", Type: "int8", Key: true}, {Name: hostile, Type: "text"}},
+		SchemaChange: &SchemaChange{Added: []string{hostile}, Dropped: []string{"a\u2028b\x00"}, Retyped: []string{"\"q\""}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if l != "BEGIN;" && l != "COMMIT;" && !strings.HasPrefix(l, "-- ") {
+			t.Errorf("line outside a comment: %q in\n%s", l, out)
+		}
+		if strings.ContainsAny(l, "\r\x00") {
+			t.Errorf("control character in %q", l)
+		}
+	}
+	for _, want := range []string{`"x\nDROP TABLE victim; --"`, `"""q"""`, "no DDL", "retyped"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("comment lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+// TestSchemaChangeJSON: the hand-written encoder writes schema_change as
+// encoding/json does, retyped only when present.
+func TestSchemaChangeJSON(t *testing.T) {
+	for _, sc := range []*SchemaChange{
+		{Added: []string{"w"}, Dropped: []string{}},
+		{Added: []string{}, Dropped: []string{"a", "b"}},
+		{Added: []string{}, Dropped: []string{}, Retyped: []string{"n"}},
+		{Added: []string{"é\n"}, Dropped: []string{"\""}, Retyped: []string{"x", "y"}},
+	} {
+		e := &Event{Type: EventTable, Table: "public.t", Columns: []Column{{Name: "id", Type: "int8", Key: true}}, SchemaChange: sc}
+		if got, want := appendEvent(nil, e), marshalNoHTML(t, e); string(got) != string(want) {
+			t.Errorf("appendEvent:\n%s\nencoding/json:\n%s", got, want)
+		}
+	}
+}
+
+// TestSchemaChangeOf: columns compared by name, types and modifiers.
+func TestSchemaChangeOf(t *testing.T) {
+	rel := func(cols ...replication.Column) *replication.Relation {
+		return &replication.Relation{Schema: "public", Name: "t", Columns: cols}
+	}
+	id := replication.Column{Name: "id", TypeOID: 20, TypeName: "int8", TypeMod: -1, Key: true}
+	v := replication.Column{Name: "v", TypeOID: 25, TypeName: "text", TypeMod: -1}
+	vc := replication.Column{Name: "v", TypeOID: 1043, TypeName: "varchar", TypeMod: 14}
+	vc2 := vc
+	vc2.TypeMod = 24
+	w := replication.Column{Name: "w", TypeOID: 25, TypeName: "text", TypeMod: -1}
+	for _, c := range []struct {
+		name                    string
+		from, to                *replication.Relation
+		added, dropped, retyped []string
+		none                    bool
+	}{
+		{name: "same", from: rel(id, v), to: rel(id, v), none: true},
+		{name: "added", from: rel(id, v), to: rel(id, v, w), added: []string{"w"}, dropped: []string{}},
+		{name: "dropped", from: rel(id, v, w), to: rel(id, w), added: []string{}, dropped: []string{"v"}},
+		{name: "type", from: rel(id, v), to: rel(id, vc), added: []string{}, dropped: []string{}, retyped: []string{"v"}},
+		{name: "modifier", from: rel(id, vc), to: rel(id, vc2), added: []string{}, dropped: []string{}, retyped: []string{"v"}},
+		{name: "reordered", from: rel(id, v, w), to: rel(id, w, v), none: true},
+	} {
+		sc := schemaChange(c.from, c.to)
+		if c.none {
+			if sc != nil {
+				t.Errorf("%s: %+v, want none", c.name, sc)
+			}
+			continue
+		}
+		if sc == nil || !slices.Equal(sc.Added, c.added) || !slices.Equal(sc.Dropped, c.dropped) || !slices.Equal(sc.Retyped, c.retyped) {
+			t.Errorf("%s: %+v, want added %v dropped %v retyped %v", c.name, sc, c.added, c.dropped, c.retyped)
+		}
 	}
 }

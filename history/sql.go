@@ -290,9 +290,13 @@ func schemaComment(table string, sc *SchemaChange) string {
 		}
 		return strings.Join(q, ", ")
 	}
-	return fmt.Sprintf("-- %s: the columns differ between the two versions (added: %s; dropped: %s).\n"+
+	retyped := ""
+	if len(sc.Retyped) > 0 {
+		retyped = "; retyped: " + names(sc.Retyped)
+	}
+	return fmt.Sprintf("-- %s: the columns differ between the two versions (added: %s; dropped: %s%s).\n"+
 		"-- This patch holds no DDL: first ALTER the table to the newer version's columns, then run it.\n",
-		commentSafe(QuoteTable(table)), names(sc.Added), names(sc.Dropped))
+		commentSafe(QuoteTable(table)), names(sc.Added), names(sc.Dropped), retyped)
 }
 
 // commentSafe escapes control characters (a newline would end a "--"
