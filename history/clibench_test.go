@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -99,7 +100,7 @@ func TestCLIBench(t *testing.T) {
 		time.Since(start), a, b, len(changed), before, bad, len(deleted), both)
 	dir := f.Dir
 	f.Close()
-	t.Logf("data directory: %s", humanBytes(dirBytes(dir)))
+	t.Logf("data directory: %s on disk (%s apparent)", humanBytes(diskBytes(dir)), humanBytes(dirBytes(dir)))
 	cfg := writeBenchConfig(t, dir)
 
 	rowsDiff := len(changed)
@@ -146,11 +147,13 @@ type cellResult struct {
 	Cell      string    `json:"cell"`
 	Runs      int       `json:"runs"`
 	FirstByte []float64 `json:"first_byte_ms,omitempty"` // per run
-	Total     []float64 `json:"total_ms"`                // per run
+	Total     []float64 `json:"total_ms,omitempty"`      // per run
 	FirstRow  []float64 `json:"first_row_ms,omitempty"`  // per run
 	MedianFB  float64   `json:"median_first_byte_ms,omitempty"`
 	MedianFR  float64   `json:"median_first_row_ms,omitempty"`
 	Median    float64   `json:"median_ms"`
+	MinMS     float64   `json:"min_ms,omitempty"`
+	MaxMS     float64   `json:"max_ms,omitempty"`
 	OutBytes  int       `json:"out_bytes,omitempty"`
 	TargetMS  float64   `json:"target_ms,omitempty"`
 	Met       *bool     `json:"met,omitempty"`
@@ -162,7 +165,11 @@ type cellResult struct {
 
 func (r cellResult) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-58s median %9.2f ms", r.Cell, r.Median)
+	if r.Median < 1 {
+		fmt.Fprintf(&b, "%-58s median %9.4f ms", r.Cell, r.Median)
+	} else {
+		fmt.Fprintf(&b, "%-58s median %9.2f ms", r.Cell, r.Median)
+	}
 	if r.MedianFB > 0 {
 		fmt.Fprintf(&b, " (first byte %.2f ms", r.MedianFB)
 		if r.MedianFR > 0 {
@@ -170,7 +177,11 @@ func (r cellResult) String() string {
 		}
 		b.WriteString(")")
 	}
-	fmt.Fprintf(&b, " runs %v", r.Total)
+	if len(r.Total) > 0 {
+		fmt.Fprintf(&b, " runs %v", r.Total)
+	} else {
+		fmt.Fprintf(&b, " of %d runs (min %.4f, max %.4f ms)", r.Runs, r.MinMS, r.MaxMS)
+	}
 	if r.Met != nil {
 		fmt.Fprintf(&b, " target %.0f ms met=%v", r.TargetMS, *r.Met)
 	}
@@ -452,6 +463,26 @@ func dirBytes(dir string) int64 {
 	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// diskBytes is the space the files under dir take on disk (allocated
+// blocks): what `du` reports, and what a value-log GC gives back.
+func diskBytes(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
+		}
+		if fi, err := d.Info(); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				n += st.Blocks * 512
+			} else {
 				n += fi.Size()
 			}
 		}
