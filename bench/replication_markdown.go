@@ -252,28 +252,7 @@ func writeReplInterpretation(b *strings.Builder, rep *ReplicationReport) {
 // WriteReplicationFiles writes the markdown report to path and the raw
 // report as JSON beside it.
 func WriteReplicationFiles(path string, rep *ReplicationReport) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("create report dir: %w", err)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("create report: %w", err)
-	}
-	if err := WriteReplicationMarkdown(f, rep); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	bs, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode report: %w", err)
-	}
-	if err := os.WriteFile(JSONPath(path), append(bs, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write raw report: %w", err)
-	}
-	return nil
+	return writeReportFiles(path, rep, func(w io.Writer) error { return WriteReplicationMarkdown(w, rep) })
 }
 
 // ReadReplicationJSON reads a raw report written by WriteReplicationFiles,

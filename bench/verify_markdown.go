@@ -1,10 +1,8 @@
 package bench
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -146,20 +144,5 @@ func WriteVerifyMarkdown(w io.Writer, r *VerifyReport, command, interpretation s
 // WriteVerifyFiles writes the markdown report to path and the raw report
 // as JSON beside it.
 func WriteVerifyFiles(path string, r *VerifyReport, command, interpretation string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := WriteVerifyMarkdown(f, r, command, interpretation); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(strings.TrimSuffix(path, ".md")+".json", b, 0o644)
+	return writeReportFiles(path, r, func(w io.Writer) error { return WriteVerifyMarkdown(w, r, command, interpretation) })
 }
