@@ -60,6 +60,30 @@ func accountRow(aid, balance int) []replication.Value {
 	return []replication.Value{t(strconv.Itoa(aid)), t(strconv.Itoa(1 + aid/100000)), t(strconv.Itoa(balance)), t(filler)}
 }
 
+// copyAccounts is the initial copy of the load tests: rows
+// pgbench_accounts rows made by row (balance 0) through one CopyRange,
+// and the table marked copied at LSN 1000, where their commits start.
+func (h *mharness) copyAccounts(rel *replication.Relation, rows int, row func(aid, balance int) []replication.Value) {
+	h.t.Helper()
+	ctx := h.t.Context()
+	w, err := h.m.CopyRange(ctx, rel, replication.BlockRange{Of: 1})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for aid := 1; aid <= rows; aid++ {
+		if err := w.WriteRow(row(aid, 0)); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		h.t.Fatal(err)
+	}
+	h.lsn = 1000
+	if err := h.m.TableCopied(ctx, rel, h.lsn); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
 func dirBytes(t testing.TB, dir string) int64 {
 	var n int64
 	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
@@ -97,22 +121,7 @@ func TestSustainedLoad(t *testing.T) {
 		row = hexAccountRow
 	}
 	ctx := t.Context()
-	w, err := h.m.CopyRange(ctx, rel, replication.BlockRange{Of: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for aid := 1; aid <= rows; aid++ {
-		if err := w.WriteRow(row(aid, 0)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	h.lsn = 1000
-	if err := h.m.TableCopied(ctx, rel, h.lsn); err != nil {
-		t.Fatal(err)
-	}
+	h.copyAccounts(rel, rows, row)
 	if err := h.m.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -317,22 +326,7 @@ func TestBigUpdate(t *testing.T) {
 	rel := pgbenchRel()
 	ctx := t.Context()
 	rows := 2 * *bigUpdate
-	w, err := h.m.CopyRange(ctx, rel, replication.BlockRange{Of: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for aid := 1; aid <= rows; aid++ {
-		if err := w.WriteRow(hexAccountRow(aid, 0)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	h.lsn = 1000
-	if err := h.m.TableCopied(ctx, rel, h.lsn); err != nil {
-		t.Fatal(err)
-	}
+	h.copyAccounts(rel, rows, hexAccountRow)
 	if err := h.m.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +364,7 @@ func TestBigUpdate(t *testing.T) {
 	// An unspilled transaction is applied to the trees by its group's
 	// flush: count it in.
 	h.m.mu.Lock()
-	err = h.m.flushGroup(ctx)
+	err := h.m.flushGroup(ctx)
 	h.m.mu.Unlock()
 	if err != nil {
 		t.Fatal(err)
@@ -470,24 +464,9 @@ func BenchmarkTreeAtInGroup(b *testing.B) {
 	h := newMHarness(b, Options{GroupMaxAge: time.Hour, GroupMaxRows: 1 << 30, GroupMaxCommits: 1 << 30})
 	rel := pgbenchRel()
 	ctx := b.Context()
-	w, err := h.m.CopyRange(ctx, rel, replication.BlockRange{Of: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
 	const rows = 100_000
 	commits := *groupCommits
-	for aid := 1; aid <= rows; aid++ {
-		if err := w.WriteRow(accountRow(aid, 0)); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		b.Fatal(err)
-	}
-	h.lsn = 1000
-	if err := h.m.TableCopied(ctx, rel, h.lsn); err != nil {
-		b.Fatal(err)
-	}
+	h.copyAccounts(rel, rows, accountRow)
 	rng := rand.New(rand.NewPCG(5, 6))
 	var ends []replication.LSN
 	apply := func(i int) {
