@@ -53,6 +53,7 @@ type TableMerge struct {
 // rows. fn receives, per table, a table event, the conflicts and (with
 // Patch) the row events from ours to the result.
 func (s *Service) Merge(ctx context.Context, req MergeRequest, fn func(*Event) error) (MergeSummary, error) {
+	defer s.mirror.Reading()()
 	var sum MergeSummary
 	if req.Branch != "" {
 		if err := snapshot.ValidateName(req.Branch); err != nil {

@@ -55,6 +55,7 @@ func (s *Service) openRead(ctx context.Context, req ReadRequest) (*tree, ReadHea
 
 // Get returns the rows under the given primary keys.
 func (s *Service) Get(ctx context.Context, req ReadRequest) (GetResult, error) {
+	defer s.mirror.Reading()()
 	t, h, err := s.openRead(ctx, req)
 	if err != nil {
 		return GetResult{}, err
@@ -92,6 +93,7 @@ func (s *Service) Get(ctx context.Context, req ReadRequest) (GetResult, error) {
 
 // Scan calls header once, then row for each row in key order.
 func (s *Service) Scan(ctx context.Context, req ReadRequest, header func(ReadHeader) error, row func(*Row) error) error {
+	defer s.mirror.Reading()()
 	t, h, err := s.openRead(ctx, req)
 	if err != nil {
 		return err

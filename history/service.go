@@ -71,6 +71,8 @@ type Service struct {
 	// nodes already stored) holds it shared, so a node found "already
 	// stored" cannot be swept before the branch naming it is written.
 	gcMu sync.RWMutex
+	// gcRun: one GC at a time.
+	gcRun sync.Mutex
 }
 
 // New returns the history service over the mirror m stored in db.
@@ -137,6 +139,7 @@ type LogRequest struct {
 
 // Log calls fn for each version, newest first.
 func (s *Service) Log(ctx context.Context, req LogRequest, fn func(LogEntry) error) error {
+	defer s.mirror.Reading()()
 	if req.Table != "" {
 		if _, err := s.tableInfo(req.Table); err != nil {
 			return err
@@ -225,6 +228,10 @@ func (s *Service) CreateTag(ctx context.Context, name, ref string) (TagInfo, err
 	if ref == "" {
 		ref = "HEAD"
 	}
+	// Retention reads the tags before it expires versions: a tag is
+	// either seen by it or made on a version it kept.
+	s.gcMu.RLock()
+	defer s.gcMu.RUnlock()
 	p, err := s.refs.Resolve(ctx, ref)
 	if err != nil {
 		return TagInfo{}, err
@@ -256,6 +263,7 @@ func (s *Service) DeleteTag(ctx context.Context, name string) error {
 
 // CreateBranch makes a branch holding every table's tree as of ref.
 func (s *Service) CreateBranch(ctx context.Context, name, ref string) (BranchInfo, error) {
+	defer s.mirror.Reading()()
 	if ref == "" {
 		ref = "HEAD"
 	}
@@ -313,18 +321,40 @@ func (s *Service) DeleteBranch(ctx context.Context, name string) error {
 
 // GCRequest configures Service.GC.
 type GCRequest struct {
-	// ExtraRoots: see snapshot.GCOptions (a writer's in-memory trees).
+	// ExpireBefore applies history.retain first: versions committed
+	// before it are dropped, tagged ones kept (zero: nothing expires).
+	ExpireBefore time.Time
+	// ExtraRoots: see snapshot.GCOptions (in-memory trees outside the
+	// mirror).
 	ExtraRoots func() []prolly.Root
 	Dir        string // data directory, for the bytes-on-disk report
 	ValueLogGC bool
+
+	afterMark func() // tests: see snapshot.GCOptions.AfterMark
 }
 
-// GC deletes nodes that no version, tag or branch needs (see
-// snapshot.CollectGarbage for what makes it safe next to a writer). Branch
-// writes wait while it runs.
+// GC expires versions older than req.ExpireBefore (tags kept), waits for
+// the reads that began before (they may hold expired versions or deleted
+// branches), then deletes the nodes no retained version, tag or branch
+// needs (see snapshot.CollectGarbage for what makes it safe next to the
+// running writer). Tag creation waits during the expiry and branch
+// writes during the collection; reads and apply go on.
 func (s *Service) GC(ctx context.Context, req GCRequest) (snapshot.GCStats, error) {
+	s.gcRun.Lock()
+	defer s.gcRun.Unlock()
+	s.gcMu.Lock()
+	exp, err := snapshot.Expire(ctx, s.mirror, s.refs.Catalog, req.ExpireBefore)
+	s.gcMu.Unlock()
+	if err != nil {
+		return snapshot.GCStats{Expired: exp}, err
+	}
+	if err := s.mirror.WaitReaders(ctx); err != nil {
+		return snapshot.GCStats{Expired: exp}, fmt.Errorf("gc: %w", err)
+	}
 	s.gcMu.Lock()
 	defer s.gcMu.Unlock()
-	return snapshot.CollectGarbage(ctx, snapshot.GCOptions{DB: s.db, Mirror: s.mirror, Catalog: s.refs.Catalog,
-		ExtraRoots: req.ExtraRoots, Dir: req.Dir, ValueLogGC: req.ValueLogGC})
+	st, err := snapshot.CollectGarbage(ctx, snapshot.GCOptions{DB: s.db, Mirror: s.mirror, Catalog: s.refs.Catalog,
+		ExtraRoots: req.ExtraRoots, Dir: req.Dir, ValueLogGC: req.ValueLogGC, AfterMark: req.afterMark})
+	st.Expired = exp
+	return st, err
 }

@@ -28,6 +28,10 @@ type GCOptions struct {
 	Dir string
 	// ValueLogGC runs Badger's value-log GC afterwards, so space returns.
 	ValueLogGC bool
+	// AfterMark, when set, is called between the mark of stored roots and
+	// the collection of the mirror's in-memory roots: tests let the writer
+	// flush groups there to exercise mirror.RootWatch.
+	AfterMark func()
 }
 
 // GCStats reports one collection.
@@ -127,6 +131,9 @@ func CollectGarbage(ctx context.Context, o GCOptions) (GCStats, error) {
 	}
 	if err := mark(roots); err != nil {
 		return st, err
+	}
+	if o.AfterMark != nil {
+		o.AfterMark()
 	}
 	extra, err := watch.Roots(ctx)
 	if err != nil {

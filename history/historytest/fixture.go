@@ -32,14 +32,23 @@ func New(t testing.TB) *Fixture { return NewSized(t, 8<<20) }
 // NewSized is New with a node cache of cacheBytes (benchmarks use the
 // daemon's default size).
 func NewSized(t testing.TB, cacheBytes int64) *Fixture {
+	return NewOpts(t, cacheBytes, nil)
+}
+
+// NewOpts is NewSized with the mirror's options adjusted by set (nil:
+// New's), e.g. a small SpillRows so transactions spill to scratch trees.
+func NewOpts(t testing.TB, cacheBytes int64, set func(*mirror.Options)) *Fixture {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := store.Open(store.Options{Dir: dir, CacheBytes: cacheBytes})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := mirror.Open(context.Background(), mirror.Options{DB: db, TempDir: t.TempDir(),
-		GroupMaxRows: 7, GroupMaxAge: time.Hour})
+	opts := mirror.Options{DB: db, TempDir: t.TempDir(), GroupMaxRows: 7, GroupMaxAge: time.Hour}
+	if set != nil {
+		set(&opts)
+	}
+	m, err := mirror.Open(context.Background(), opts)
 	if err != nil {
 		db.Close()
 		t.Fatal(err)
