@@ -62,6 +62,24 @@ func putNodes(t testing.TB, s *NodeStore[*testNode], gen *leafGen, n int) ([]add
 	return hs, datas
 }
 
+// checkNodes reads hs back in one GetMany and fails t, saying when, unless
+// node i holds exactly datas[i].
+func checkNodes(t testing.TB, s *NodeStore[*testNode], hs []addr.Hash, datas [][]byte, when string) {
+	t.Helper()
+	got, err := s.GetMany(t.Context(), hs)
+	if err != nil {
+		t.Fatalf("%s: get many: %v", when, err)
+	}
+	if len(got) != len(hs) {
+		t.Fatalf("%s: %d nodes for %d hashes", when, len(got), len(hs))
+	}
+	for i := range hs {
+		if !bytes.Equal(got[i].data, datas[i]) {
+			t.Fatalf("%s: node %d differs", when, i)
+		}
+	}
+}
+
 func TestRoundTrip(t *testing.T) {
 	for _, c := range []Compression{CompressionNone, CompressionS2, CompressionZstd} {
 		for _, text := range []bool{false, true} {
@@ -152,15 +170,7 @@ func TestPersistence(t *testing.T) {
 	}
 	db = openTest(t, Options{Dir: dir})
 	s = NewNodeStore(db, testCodec{})
-	got, err := s.GetMany(t.Context(), hs)
-	if err != nil {
-		t.Fatalf("get many after reopen: %v", err)
-	}
-	for i := range hs {
-		if !bytes.Equal(got[i].data, datas[i]) {
-			t.Fatalf("node %d differs after reopen", i)
-		}
-	}
+	checkNodes(t, s, hs, datas, "after reopen")
 }
 
 func TestGetMany(t *testing.T) {
@@ -322,15 +332,7 @@ func TestBackgroundWrites(t *testing.T) {
 		t.Fatalf("stats %+v: want ≥10 batches, 300 nodes written, none pending", st)
 	}
 	s.ClearCache()
-	got, err := s.GetMany(t.Context(), hs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range hs {
-		if !bytes.Equal(got[i].data, datas[i]) {
-			t.Fatalf("node %d differs", i)
-		}
-	}
+	checkNodes(t, s, hs, datas, "after the background writes")
 }
 
 func TestLockedDir(t *testing.T) {
@@ -587,15 +589,7 @@ func TestValueLogGCDuringWrites(t *testing.T) {
 		t.Fatalf("only %d GC runs: the writes did not overlap GC", gcs)
 	}
 	s.ClearCache()
-	got, err := s.GetMany(t.Context(), hs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range got {
-		if !bytes.Equal(got[i].data, datas[i]) {
-			t.Fatalf("node %d differs", i)
-		}
-	}
+	checkNodes(t, s, hs, datas, "after GC")
 }
 
 // TestFlushCancelledKeepsNodes checks that a Flush whose context is already
@@ -616,15 +610,7 @@ func TestFlushCancelledKeepsNodes(t *testing.T) {
 		t.Fatalf("flush after a cancelled one: %v", err)
 	}
 	s.ClearCache()
-	got, err := s.GetMany(t.Context(), hs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range got {
-		if !bytes.Equal(got[i].data, datas[i]) {
-			t.Fatalf("node %d differs", i)
-		}
-	}
+	checkNodes(t, s, hs, datas, "after a cancelled flush")
 }
 
 func TestHas(t *testing.T) {
