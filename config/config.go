@@ -52,8 +52,12 @@ type Postgres struct {
 // History bounds how much history is kept.
 type History struct {
 	// Retain is how long versions are kept; older ones are collected, tags
-	// are kept forever.
+	// are kept forever. 0 keeps every version.
 	Retain time.Duration `mapstructure:"retain"`
+	// GCInterval is how often the daemon applies Retain and collects
+	// garbage when some has grown (expired versions, deleted branches,
+	// nodes written since the last collection); 0 disables automatic GC.
+	GCInterval time.Duration `mapstructure:"gc_interval"`
 }
 
 // Verify configures periodic verification.
@@ -120,6 +124,7 @@ func defaults() map[string]any {
 		"data_dir":               "/var/lib/sidecar",
 		"listen":                 "127.0.0.1:7432",
 		"history.retain":         "168h",
+		"history.gc_interval":    "10m",
 		"verify.interval":        "0s",
 		"log.level":              "info",
 		"log.format":             "text",

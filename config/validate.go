@@ -71,6 +71,9 @@ func (c *Config) validate(env map[string]string) []string {
 	} else if host == "" {
 		add("listen", "%q listens on every interface; name the address (127.0.0.1:%s keeps the API local)", c.Listen, port)
 	}
+	if c.History.GCInterval < 0 {
+		add("history.gc_interval", "must not be negative, got %s", c.History.GCInterval)
+	}
 	if c.History.Retain < 0 {
 		add("history.retain", "must not be negative, got %s", c.History.Retain)
 	}
