@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
@@ -75,27 +76,41 @@ func (r *Row) UnmarshalJSON(data []byte) error {
 }
 
 // decodeRow turns a stored vrow1 value into a Row named by rel's columns.
-// A row written under an older schema may hold a different number of
-// values; extra ones are named "?N" (N its 1-based position) so nothing is
-// dropped silently.
+// A row with fewer values than rel has columns lacks trailing ones (it was
+// stored before ADD COLUMN appended them) and is returned without them,
+// which compares by name as the diff rule wants. A row with more values
+// than rel has columns was stored under another schema (a column dropped
+// since): naming its values by position would put them under the wrong
+// columns, so it is an error that says so.
 func decodeRow(rel *replication.Relation, v []byte) (*Row, error) {
 	vals, err := rowenc.Decode(v)
 	if err != nil {
 		return nil, fmt.Errorf("decode row of %s: %w", rel.QualifiedName(), err)
 	}
+	if len(vals) > len(rel.Columns) {
+		return nil, fmt.Errorf("decode row of %s: %w: the row has %d values, the columns it is read with are %d (%s); "+
+			"it was stored before a schema change dropped a column", rel.QualifiedName(), ErrSchemaChanged, len(vals), len(rel.Columns), columnNames(rel))
+	}
 	r := &Row{Names: make([]string, len(vals)), Values: make([]*string, len(vals))}
 	for i, b := range vals {
-		if i < len(rel.Columns) {
-			r.Names[i] = rel.Columns[i].Name
-		} else {
-			r.Names[i] = fmt.Sprintf("?%d", i+1)
-		}
+		r.Names[i] = rel.Columns[i].Name
 		if b != nil {
 			s := string(b)
 			r.Values[i] = &s
 		}
 	}
 	return r, nil
+}
+
+func columnNames(rel *replication.Relation) string {
+	var b strings.Builder
+	for i, c := range rel.Columns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c.Name)
+	}
+	return b.String()
 }
 
 // keyOf returns the primary key columns of a row.

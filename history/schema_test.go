@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/rowenc"
 	"github.com/sidecar-dev/sidecar/store"
 )
 
@@ -508,6 +510,26 @@ func TestDiffAcrossSchemaChange(t *testing.T) {
 				t.Errorf("table output has %v marker lines, row events %v:\n%s", marks, counts, tbl)
 			}
 
+			// Merge and revert cannot combine rows of both layouts. A row
+			// of A read with B's columns after a DROP COLUMN would put
+			// values under the wrong names: that must be an error naming
+			// the schema change, never a patch. Today decodeRow catches
+			// the rows wider than B's columns; a merge of equal widths
+			// (DROP and ADD) or of narrower rows (ADD) needs mergeTable
+			// to call mergeSchemaError, and then every case here errs.
+			if len(tc.dropped) > len(tc.added) {
+				var stmts int
+				_, err := svc.Revert(ctx, RevertRequest{From: verA, To: verB}, func(e *Event) error {
+					if e.Type == EventRow {
+						stmts++
+					}
+					return nil
+				})
+				if !errors.Is(err, ErrSchemaChanged) || !strings.Contains(err.Error(), "public.t") {
+					t.Errorf("revert across the schema change: %v (%d row events), want an error naming the schema change", err, stmts)
+				}
+			}
+
 			// SQL: applied to a copy of A whose schema the DBA already
 			// altered, the patch yields B row by row. It holds no DDL.
 			patch := render("sql")
@@ -634,6 +656,72 @@ func TestSchemaChangeOf(t *testing.T) {
 		}
 		if sc == nil || !slices.Equal(sc.Added, c.added) || !slices.Equal(sc.Dropped, c.dropped) || !slices.Equal(sc.Retyped, c.retyped) {
 			t.Errorf("%s: %+v, want added %v dropped %v retyped %v", c.name, sc, c.added, c.dropped, c.retyped)
+		}
+	}
+}
+
+// TestDecodeRowWidths: a row with fewer values than columns (stored
+// before ADD COLUMN) lacks the trailing names; one with more (stored
+// before DROP COLUMN) is an error naming the schema change, never values
+// under the wrong names.
+func TestDecodeRowWidths(t *testing.T) {
+	rel := &replication.Relation{Schema: "public", Name: "t", Columns: []replication.Column{
+		{Name: "id", TypeName: "int8", Key: true}, {Name: "v", TypeName: "text"}, {Name: "w", TypeName: "text"}}}
+	x := "x"
+	r, err := decodeRow(rel, rowenc.Encode([][]byte{[]byte("1"), nil}))
+	if err != nil || !sameRow(r, &Row{Names: []string{"id", "v"}, Values: []*string{ptr("1"), nil}}) {
+		t.Errorf("short row: %s, %v", rowText(r), err)
+	}
+	r, err = decodeRow(rel, rowenc.Encode([][]byte{[]byte("1"), nil, []byte(x)}))
+	if err != nil || !sameRow(r, &Row{Names: []string{"id", "v", "w"}, Values: []*string{ptr("1"), nil, &x}}) {
+		t.Errorf("full row: %s, %v", rowText(r), err)
+	}
+	_, err = decodeRow(rel, rowenc.Encode([][]byte{[]byte("1"), nil, []byte(x), []byte("4")}))
+	if !errors.Is(err, ErrSchemaChanged) || !strings.Contains(err.Error(), "public.t") || !strings.Contains(err.Error(), "id, v, w") {
+		t.Errorf("long row: %v, want an error naming the schema change", err)
+	}
+}
+
+func ptr(s string) *string { return &s }
+
+// TestMergeSchemaError: sides with other columns are named with the
+// columns added and dropped; absent tables and retyped columns are not
+// errors.
+func TestMergeSchemaError(t *testing.T) {
+	col := func(n, typ string) replication.Column { return replication.Column{Name: n, TypeName: typ} }
+	side := func(role string, exists bool, cols ...replication.Column) mergeSide {
+		return mergeSide{role: role, ref: "ref-" + role, t: &tree{exists: exists,
+			rel: &replication.Relation{Schema: "public", Name: "t", Columns: cols}}}
+	}
+	id, v, w, vInt := col("id", "int8"), col("v", "text"), col("w", "text"), col("v", "int4")
+	for _, c := range []struct {
+		name  string
+		sides []mergeSide
+		want  []string // substrings of the error; nil: no error
+	}{
+		{name: "same", sides: []mergeSide{side("base", true, id, v), side("ours", true, id, v), side("theirs", true, id, v)}},
+		{name: "retyped", sides: []mergeSide{side("base", true, id, v), side("ours", true, id, vInt), side("theirs", true, id, v)}},
+		{name: "absent side", sides: []mergeSide{side("base", false, id, v, w), side("ours", true, id, v), side("theirs", true, id, v)}},
+		{name: "theirs before ADD COLUMN", sides: []mergeSide{side("base", true, id, v, w), side("ours", true, id, v, w), side("theirs", true, id, v)},
+			want: []string{"public.t", "base ref-base", "theirs ref-theirs", "dropped w", "revert"}},
+		{name: "ours after DROP and ADD", sides: []mergeSide{side("base", true, id, v), side("ours", true, id, w), side("theirs", true, id, v)},
+			want: []string{"ours ref-ours", "columns added w", "dropped v"}},
+	} {
+		err := mergeSchemaError("public.t", c.sides...)
+		if c.want == nil {
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrSchemaChanged) || !errors.Is(err, ErrBadRequest) {
+			t.Errorf("%s: %v, want ErrSchemaChanged and ErrBadRequest", c.name, err)
+			continue
+		}
+		for _, s := range c.want {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("%s: %q lacks %q", c.name, err, s)
+			}
 		}
 	}
 }
