@@ -104,6 +104,32 @@ func (p *copyParser) line(l []byte) error {
 	return p.emit(p.row)
 }
 
+// DecodeCopyText decodes a whole COPY ... TO STDOUT text-format output of
+// ncols columns with the initial copy's decoder: one []byte per field, nil
+// for NULL, else the output-function text (an empty string is empty, not
+// nil). Code outside the copy that reads COPY output (tests comparing it
+// with pgoutput, tools) uses it so that there is one COPY decoder.
+func DecodeCopyText(data []byte, ncols int) ([][][]byte, error) {
+	var rows [][][]byte
+	p := newCopyParser(ncols, func(vals []Value) error {
+		row := make([][]byte, len(vals))
+		for i, v := range vals {
+			if v.Kind == Text {
+				row[i] = append([]byte{}, v.Bytes...)
+			}
+		}
+		rows = append(rows, row)
+		return nil
+	})
+	if _, err := p.Write(data); err != nil {
+		return nil, err
+	}
+	if err := p.finish(); err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
 // unescapeCopy appends the decoded field f to dst. COPY TO writes \b \f \n
 // \r \t \v and \\; the octal (\ooo) and hex (\xhh) forms are accepted too,
 // as COPY FROM does, and any other escaped character stands for itself.

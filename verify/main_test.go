@@ -3,7 +3,6 @@ package verify
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"maps"
 	"os"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
 )
 
@@ -57,8 +57,8 @@ func mustQuery(t testing.TB, conn *pgconn.PgConn, sql string) [][][]byte {
 }
 
 // copyRows runs COPY (query) TO STDOUT in text format and returns the rows
-// with escapes decoded: nil for NULL (\N), else the value's bytes, exactly
-// the output-function text.
+// decoded as the initial copy decodes them: nil for NULL (\N), else the
+// value's bytes, exactly the output-function text.
 func copyRows(t *testing.T, conn *pgconn.PgConn, query string) [][][]byte {
 	t.Helper()
 	var buf bytes.Buffer
@@ -68,90 +68,11 @@ func copyRows(t *testing.T, conn *pgconn.PgConn, query string) [][][]byte {
 	if buf.Len() == 0 {
 		return nil
 	}
-	var rows [][][]byte
-	for _, line := range bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n")) {
-		fields, err := decodeCopyLine(line)
-		if err != nil {
-			t.Fatalf("copy %q: %v", query, err)
-		}
-		rows = append(rows, fields)
+	// Tabs inside values are escaped, so the first line's tabs count the columns.
+	first, _, _ := bytes.Cut(buf.Bytes(), []byte("\n"))
+	rows, err := replication.DecodeCopyText(buf.Bytes(), bytes.Count(first, []byte("\t"))+1)
+	if err != nil {
+		t.Fatalf("copy %q: %v", query, err)
 	}
 	return rows
-}
-
-// decodeCopyLine splits one line of COPY text format into fields and
-// decodes its backslash escapes (\N is NULL; \b \f \n \r \t \v \\, octal
-// \ooo and hex \xhh).
-func decodeCopyLine(line []byte) ([][]byte, error) {
-	var fields [][]byte
-	for _, raw := range bytes.Split(line, []byte("\t")) {
-		if string(raw) == `\N` {
-			fields = append(fields, nil)
-			continue
-		}
-		out := []byte{}
-		for i := 0; i < len(raw); i++ {
-			c := raw[i]
-			if c != '\\' {
-				out = append(out, c)
-				continue
-			}
-			i++
-			if i >= len(raw) {
-				return nil, fmt.Errorf("trailing backslash in %q", raw)
-			}
-			switch e := raw[i]; e {
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'v':
-				out = append(out, '\v')
-			case 'x':
-				v, n := 0, 0
-				for n < 2 && i+1 < len(raw) && isHex(raw[i+1]) {
-					v = v*16 + hexVal(raw[i+1])
-					i++
-					n++
-				}
-				if n == 0 {
-					return nil, fmt.Errorf("bad \\x escape in %q", raw)
-				}
-				out = append(out, byte(v))
-			default:
-				if e >= '0' && e <= '7' {
-					v := int(e - '0')
-					for n := 1; n < 3 && i+1 < len(raw) && raw[i+1] >= '0' && raw[i+1] <= '7'; n++ {
-						v = v*8 + int(raw[i+1]-'0')
-						i++
-					}
-					out = append(out, byte(v))
-				} else {
-					out = append(out, e)
-				}
-			}
-		}
-		fields = append(fields, out)
-	}
-	return fields, nil
-}
-
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
-func hexVal(c byte) int {
-	switch {
-	case c >= '0' && c <= '9':
-		return int(c - '0')
-	case c >= 'a' && c <= 'f':
-		return int(c-'a') + 10
-	}
-	return int(c-'A') + 10
 }
