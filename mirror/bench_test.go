@@ -84,6 +84,37 @@ func (h *mharness) copyAccounts(rel *replication.Relation, rows int, row func(ai
 	}
 }
 
+// heapPeak samples the heap in use every 20 ms until stop is called or
+// the test ends; stop waits for the sampler and returns the highest
+// HeapInuse it saw. stop may be called more than once.
+func heapPeak(t testing.TB) (stop func() uint64) {
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	var once sync.Once
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	})
+	stop = func() uint64 {
+		once.Do(func() { close(done) })
+		wg.Wait()
+		return peak.Load()
+	}
+	t.Cleanup(func() { stop() })
+	return stop
+}
+
 func dirBytes(t testing.TB, dir string) int64 {
 	var n int64
 	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
@@ -249,25 +280,7 @@ func TestHugeTransaction(t *testing.T) {
 	runtime.GC()
 	var base runtime.MemStats
 	runtime.ReadMemStats(&base)
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
+	stopPeak := heapPeak(t)
 	insertAll := func() replication.TxnInfo {
 		info := h.begin()
 		for aid := 1; aid <= rows; aid++ {
@@ -290,8 +303,7 @@ func TestHugeTransaction(t *testing.T) {
 	info = insertAll()
 	h.commit(info)
 	took := time.Since(start)
-	close(stop)
-	wg.Wait()
+	peak := stopPeak()
 	if st := h.m.Stats(); st.Spills < 2 {
 		t.Fatalf("%d spills, want both transactions spilled", st.Spills)
 	}
@@ -310,7 +322,7 @@ func TestHugeTransaction(t *testing.T) {
 		t.Fatalf("head after reopen %s, want %s", got, info.EndLSN)
 	}
 	t.Logf("%d-row transaction applied in %v (%.0f rows/s); heap in use %d MiB before, peaked at %d MiB",
-		rows, took.Round(time.Millisecond), float64(rows)/took.Seconds(), base.HeapInuse>>20, peak.Load()>>20)
+		rows, took.Round(time.Millisecond), float64(rows)/took.Seconds(), base.HeapInuse>>20, peak>>20)
 }
 
 // TestBigUpdate applies one UPDATE transaction of -mirror.bigupdate rows
@@ -331,23 +343,7 @@ func TestBigUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	runtime.GC()
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	})
+	stopPeak := heapPeak(t)
 	st0 := h.m.Stats()
 	cpu0 := processCPU()
 	start := time.Now()
@@ -371,8 +367,7 @@ func TestBigUpdate(t *testing.T) {
 	}
 	took := time.Since(start)
 	cpu := processCPU() - cpu0
-	close(stop)
-	wg.Wait()
+	peak := stopPeak()
 	st := h.m.Stats()
 	tr, err := h.m.TreeAt(ctx, "public.pgbench_accounts", info.EndLSN)
 	if err != nil {
@@ -400,7 +395,7 @@ func TestBigUpdate(t *testing.T) {
 	}
 	written := (st.LogBytes - st0.LogBytes) + (st.CatalogBytes - st0.CatalogBytes) + (st.NodeBytes - st0.NodeBytes)
 	t.Logf("%d-row UPDATE of a %d-row table applied in %v, process CPU %v; %d spills; heap peaked at %d MiB; %.0f MiB written to Badger",
-		rows/2, rows, took.Round(time.Millisecond), cpu.Round(time.Millisecond), st.Spills-st0.Spills, peak.Load()>>20, float64(written)/(1<<20))
+		rows/2, rows, took.Round(time.Millisecond), cpu.Round(time.Millisecond), st.Spills-st0.Spills, peak>>20, float64(written)/(1<<20))
 }
 
 // processCPU is the user+system CPU time of this process so far.
