@@ -266,13 +266,15 @@ func rowText(r *Row) string {
 var schemaCases = []struct {
 	name                             string
 	ddl                              string
+	reverse                          string // DDL from the newer schema back to the older
 	dml                              []string
 	added, dropped, retyped          []string
 	wantAdded, wantRemoved, wantChgd int
 }{
 	{
-		name: "add column",
-		ddl:  `ALTER TABLE t ADD COLUMN w text`,
+		name:    "add column",
+		ddl:     `ALTER TABLE t ADD COLUMN w text`,
+		reverse: `ALTER TABLE t DROP COLUMN w`,
 		dml: []string{
 			`UPDATE t SET v = 'changed' WHERE id IN (2, 4)`, // w stays NULL: changed in v only
 			`UPDATE t SET w = 'set' WHERE id = 3`,           // only the new column
@@ -285,8 +287,9 @@ var schemaCases = []struct {
 		wantAdded: 1, wantRemoved: 1, wantChgd: 4,
 	},
 	{
-		name: "drop column",
-		ddl:  `ALTER TABLE t DROP COLUMN gone`,
+		name:    "drop column",
+		ddl:     `ALTER TABLE t DROP COLUMN gone`,
+		reverse: `ALTER TABLE t ADD COLUMN gone text`,
 		dml: []string{
 			`UPDATE t SET v = 'changed' WHERE id IN (2, 4)`,
 			`UPDATE t SET n = 99 WHERE id = 5`,
@@ -298,8 +301,9 @@ var schemaCases = []struct {
 		wantAdded: 1, wantRemoved: 1, wantChgd: 3,
 	},
 	{
-		name: "drop and add",
-		ddl:  `ALTER TABLE t DROP COLUMN gone, ADD COLUMN w text`,
+		name:    "drop and add",
+		ddl:     `ALTER TABLE t DROP COLUMN gone, ADD COLUMN w text`,
+		reverse: `ALTER TABLE t DROP COLUMN w, ADD COLUMN gone text`,
 		dml: []string{
 			`UPDATE t SET v = 'changed' WHERE id IN (2, 4)`,
 			`UPDATE t SET w = 'set' WHERE id = 3`,
@@ -312,19 +316,21 @@ var schemaCases = []struct {
 	{
 		// A default fills every row: by the rule, every row changed in w
 		// (and the patch sets it, harmlessly, where the DDL already did).
-		name:  "add column with a default",
-		ddl:   `ALTER TABLE t ADD COLUMN w text NOT NULL DEFAULT 'd'`,
-		dml:   []string{`UPDATE t SET v = 'changed' WHERE id = 2`},
-		added: []string{"w"}, dropped: []string{},
+		name:    "add column with a default",
+		ddl:     `ALTER TABLE t ADD COLUMN w text NOT NULL DEFAULT 'd'`,
+		reverse: `ALTER TABLE t DROP COLUMN w`,
+		dml:     []string{`UPDATE t SET v = 'changed' WHERE id = 2`},
+		added:   []string{"w"}, dropped: []string{},
 		wantAdded: 0, wantRemoved: 0, wantChgd: 40,
 	},
 	{
 		// PostgreSQL prints every non-NULL n anew ("7" becomes "7.0"):
 		// the 32 such rows changed in n, and row 5 (n NULL) in v.
-		name:  "retype",
-		ddl:   `ALTER TABLE t ALTER COLUMN n TYPE numeric(6,1)`,
-		dml:   []string{`UPDATE t SET v = 'changed' WHERE id = 5`},
-		added: []string{}, dropped: []string{}, retyped: []string{"n"},
+		name:    "retype",
+		ddl:     `ALTER TABLE t ALTER COLUMN n TYPE numeric(6,1)`,
+		reverse: `ALTER TABLE t ALTER COLUMN n TYPE int4`,
+		dml:     []string{`UPDATE t SET v = 'changed' WHERE id = 5`},
+		added:   []string{}, dropped: []string{}, retyped: []string{"n"},
 		wantAdded: 0, wantRemoved: 0, wantChgd: 33,
 	},
 }
@@ -570,6 +576,73 @@ func TestDiffAcrossSchemaChange(t *testing.T) {
 			for k := range got.rows {
 				if _, ok := stateB.rows[k]; !ok {
 					t.Errorf("row %s: in the patched copy, not in B", k)
+				}
+			}
+
+			// And back: the diff from B to A is the model's too, and its
+			// patch turns a copy of B, altered back to A's columns, into A
+			// (compared by name: a column added back comes last).
+			var back []*Event
+			if _, err := svc.Diff(ctx, DiffRequest{From: verB, To: verA}, func(e *Event) error {
+				if e.Type == EventRow {
+					back = append(back, e)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			wantBack := modelDiff(stateB, stateA)
+			if len(back) != len(wantBack) {
+				t.Errorf("diff B to A: %d row events, want %d", len(back), len(wantBack))
+			}
+			for j := range min(len(back), len(wantBack)) {
+				e, w := back[j], wantBack[j]
+				if e.Op != w.Op || !sameRow(e.From, w.From) || !sameRow(e.To, w.To) || !slices.Equal(e.Changed, w.Changed) {
+					t.Errorf("diff B to A, row event %d:\n got %s from %s to %s changed %v\nwant %s from %s to %s changed %v",
+						j, e.Op, rowText(e.From), rowText(e.To), e.Changed, w.Op, rowText(w.From), rowText(w.To), w.Changed)
+				}
+			}
+			var bpatch strings.Builder
+			bw := NewSQLWriter(&bpatch)
+			if _, err := svc.Diff(ctx, DiffRequest{From: verB, To: verA}, bw.Write); err != nil {
+				t.Fatal(err)
+			}
+			if err := bw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			burl := pg.NewDB(t)
+			bconn, err := pgx.Connect(ctx, burl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer bconn.Close(context.Background())
+			exec(bconn, schemaSetup, `UPDATE t SET v = 'before' WHERE id = 1`, tc.ddl)
+			exec(bconn, tc.dml...)
+			if got := readTable(t, bconn, "t"); !maps.EqualFunc(got.rows, stateB.rows, sameRow) {
+				t.Fatal("the copy of B differs from B")
+			}
+			exec(bconn, tc.reverse)
+			if _, err := bconn.PgConn().Exec(ctx, bpatch.String()).ReadAll(); err != nil {
+				t.Fatalf("apply the patch from B to A: %v\n%s", err, bpatch.String())
+			}
+			gotA := readTable(t, bconn, "t")
+			if len(gotA.rows) != len(stateA.rows) {
+				t.Errorf("patched copy of B has %d rows, A %d", len(gotA.rows), len(stateA.rows))
+			}
+			for k, r := range stateA.rows {
+				g, ok := gotA.rows[k]
+				if !ok {
+					t.Errorf("row %s: in A, not in the patched copy of B", k)
+					continue
+				}
+				if len(g.Names) != len(r.Names) {
+					t.Errorf("row %s: patched copy of B %s, A %s", k, rowText(g), rowText(r))
+					continue
+				}
+				for i, n := range r.Names {
+					if v, ok := g.Get(n); !ok || !sameValue(v, r.Values[i]) {
+						t.Errorf("row %s column %s: patched copy of B %s, A %s", k, n, rowText(g), rowText(r))
+					}
 				}
 			}
 		})
