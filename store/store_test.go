@@ -62,10 +62,11 @@ func putNodes(t testing.TB, s *NodeStore[*testNode], gen *leafGen, n int) ([]add
 	return hs, datas
 }
 
-// checkNodes reads hs back in one GetMany and fails t, saying when, unless
-// node i holds exactly datas[i].
+// checkNodes reads hs back from Badger (the cache cleared first) in one
+// GetMany and fails t, saying when, unless node i holds exactly datas[i].
 func checkNodes(t testing.TB, s *NodeStore[*testNode], hs []addr.Hash, datas [][]byte, when string) {
 	t.Helper()
+	s.ClearCache()
 	got, err := s.GetMany(t.Context(), hs)
 	if err != nil {
 		t.Fatalf("%s: get many: %v", when, err)
@@ -331,7 +332,6 @@ func TestBackgroundWrites(t *testing.T) {
 	if st.Batches < 10 || st.NodesWritten != 300 || st.PendingNodes != 0 {
 		t.Fatalf("stats %+v: want ≥10 batches, 300 nodes written, none pending", st)
 	}
-	s.ClearCache()
 	checkNodes(t, s, hs, datas, "after the background writes")
 }
 
@@ -588,7 +588,6 @@ func TestValueLogGCDuringWrites(t *testing.T) {
 	if gcs < 2 {
 		t.Fatalf("only %d GC runs: the writes did not overlap GC", gcs)
 	}
-	s.ClearCache()
 	checkNodes(t, s, hs, datas, "after GC")
 }
 
@@ -609,7 +608,6 @@ func TestFlushCancelledKeepsNodes(t *testing.T) {
 	if err := s.Flush(t.Context()); err != nil {
 		t.Fatalf("flush after a cancelled one: %v", err)
 	}
-	s.ClearCache()
 	checkNodes(t, s, hs, datas, "after a cancelled flush")
 }
 
