@@ -179,7 +179,7 @@ func (r cellResult) String() string {
 	}
 	if len(r.Total) > 0 {
 		fmt.Fprintf(&b, " runs %v", r.Total)
-	} else {
+	} else if r.Runs > 1 {
 		fmt.Fprintf(&b, " of %d runs (min %.4f, max %.4f ms)", r.Runs, r.MinMS, r.MaxMS)
 	}
 	if r.Met != nil {

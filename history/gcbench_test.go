@@ -1,6 +1,7 @@
 package history_test
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 	"github.com/sidecar-dev/sidecar/history"
 	"github.com/sidecar-dev/sidecar/history/historytest"
 	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/snapshot"
 )
 
 var (
@@ -186,4 +188,173 @@ func TestRefBench(t *testing.T) {
 		t.Log(res)
 		recordCell(t, res)
 	}
+}
+
+var (
+	gcVersions = flag.Int("history.gc.versions", 0, "run TestGCBench on a history of this many single-row commits (0: skip)")
+	gcRows     = flag.Int("history.gc.rows", 100_000, "TestGCBench: rows of the table the commits update")
+	gcExpire   = flag.Float64("history.gc.expire", 0.9, "TestGCBench: fraction of the oldest versions that expire")
+)
+
+// TestGCBench measures retention and garbage collection on a history of
+// -history.gc.versions single-row random updates of a -history.gc.rows
+// table, with small groups (7 rows), so there are about versions/7 group
+// roots, each a new leaf-to-root path: once the oldest 90% of versions
+// expire, about 90% of the stored nodes are garbage. It reports expiry,
+// mark, sweep and value-log GC times, nodes per second and bytes on disk
+// before and after, then checks that retained versions (a sample, plus
+// whole-table scans compared with a model) are intact, that expired
+// versions are refused, and that a tagged version below the horizon
+// survived.
+//
+//	go test ./history -run TestGCBench -history.gc.versions 1000000 -v -timeout 1h
+func TestGCBench(t *testing.T) {
+	n := *gcVersions
+	if n == 0 {
+		t.Skip("set -history.gc.versions N")
+	}
+	f := historytest.NewSized(t, 256<<20)
+	h := buildVersions(t, f, *gcRows, n, 2)
+	ctx := t.Context()
+	svc := history.New(f.DB, f.Mirror)
+	last, tagged := n-1, n/2
+	cut := int(float64(n) * *gcExpire)
+	if cut <= tagged || cut >= last {
+		t.Fatalf("-history.gc.expire %v: the cut (version %d) must fall between the tagged version %d and the head", *gcExpire, cut, tagged)
+	}
+	if _, err := svc.CreateTag(ctx, "kept", h.lsns[tagged].String()); err != nil {
+		t.Fatal(err)
+	}
+	res := cellResult{Bench: "gc", Cell: fmt.Sprintf("GC: expire the oldest %.0f%% of %d versions, mark, sweep, value-log GC", *gcExpire*100, n),
+		Runs: 1, LoadStart: loadavg(), At: time.Now().UTC()}
+	before := diskBytes(f.Dir)
+	start := time.Now()
+	st, err := svc.GC(ctx, history.GCRequest{ExpireBefore: h.times[cut], Dir: f.Dir, ValueLogGC: true})
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("gc: %v", err)
+	}
+	after := diskBytes(f.Dir)
+	res.LoadEnd = loadavg()
+	res.Median = ms(took)
+	e := st.Expired
+	res.Note = fmt.Sprintf("expire %s (%d versions, %d groups, %d islands); mark %s (%d roots, %d live nodes, %.0f nodes/s); "+
+		"sweep %s (%d scanned, %d deleted = %.1f%%, %.0f nodes/s); value-log GC %s; on disk %s → %s (%s reclaimed); dir size (GCStats) %s → %s",
+		e.Took, e.Versions, e.Groups, e.Islands, st.Mark, st.Roots, st.Live, float64(st.Live)/st.Mark.Seconds(),
+		st.Sweep, st.Scanned, st.Deleted, 100*float64(st.Deleted)/float64(max(st.Scanned, 1)), float64(st.Scanned)/st.Sweep.Seconds(),
+		st.ValueLog, humanBytes(before), humanBytes(after), humanBytes(before-after), humanBytes(st.BytesBefore), humanBytes(st.BytesAfter))
+	t.Log(res)
+	recordCell(t, res)
+
+	// The horizon is a group record at or before the cut; versions from it
+	// on are retained, older ones (but the tagged one) are gone.
+	hz := slices.Index(h.lsns, e.Horizon)
+	if hz < 0 || hz > cut || cut-hz > 64 {
+		t.Fatalf("horizon %s is version %d; the cut is version %d", e.Horizon, hz, cut)
+	}
+	// The tag keeps an island: its group base and the commits up to it
+	// (at most a group's 7).
+	if e.Versions < hz-8 || e.Versions > hz {
+		t.Errorf("expired %d versions; %d are older than the horizon, a few of them kept for the tag", e.Versions, hz)
+	}
+	if st.Deleted == 0 || st.Deleted >= st.Scanned {
+		t.Errorf("sweep deleted %d of %d nodes", st.Deleted, st.Scanned)
+	}
+	checkRetained(t, svc, h, hz, tagged)
+
+	// A second collection finds no garbage: the cost of marking the live set.
+	start = time.Now()
+	st2, err := svc.GC(ctx, history.GCRequest{ExpireBefore: h.times[cut], Dir: f.Dir})
+	if err != nil {
+		t.Fatalf("second gc: %v", err)
+	}
+	res2 := cellResult{Bench: "gc", Cell: "GC again (nothing expires)", Runs: 1, Median: ms(time.Since(start)), LoadStart: res.LoadEnd, LoadEnd: loadavg(), At: time.Now().UTC(),
+		Note: fmt.Sprintf("mark %s (%d live nodes), sweep %s (%d scanned, %d deleted)", st2.Mark, st2.Live, st2.Sweep, st2.Scanned, st2.Deleted)}
+	t.Log(res2)
+	recordCell(t, res2)
+	if st2.Expired.Versions != 0 || st2.Deleted != 0 {
+		t.Errorf("second gc expired %d versions and deleted %d nodes, want none", st2.Expired.Versions, st2.Deleted)
+	}
+	checkRetained(t, svc, h, hz, tagged)
+}
+
+// checkRetained checks the history after GC: every version from index
+// hz on answers a point read of the row it wrote (a sample of 300 and the
+// ends), whole-table scans at three retained versions and at the tagged
+// one equal the model, and versions older than hz (but the tagged one)
+// are refused as unknown refs.
+func checkRetained(t *testing.T, svc *history.Service, h *versionsHistory, hz, tagged int) {
+	t.Helper()
+	ctx := t.Context()
+	rng := rand.New(rand.NewPCG(uint64(hz), 3))
+	last := len(h.lsns) - 1
+	sample := []int{hz, last, tagged}
+	for range 300 {
+		sample = append(sample, hz+rng.IntN(last-hz+1))
+	}
+	for _, i := range sample {
+		id := strconv.Itoa(int(h.ids[i]))
+		g, err := svc.Get(ctx, history.ReadRequest{Table: "public.hist", AsOf: h.lsns[i].String(), PK: []string{id}})
+		if err != nil {
+			t.Fatalf("retained version %d (%s): %v", i, h.lsns[i], err)
+		}
+		want := fmt.Sprintf("value %d of row %s", i, id)
+		if len(g.Rows) != 1 {
+			t.Fatalf("version %d (%s): row %s missing", i, h.lsns[i], id)
+		}
+		if v, _ := g.Rows[0].Get("v"); v == nil || *v != want {
+			t.Fatalf("version %d (%s): row %s has v=%v, want %q", i, h.lsns[i], id, v, want)
+		}
+	}
+	for _, i := range []int{hz, hz + (last-hz)/2, last, tagged} {
+		model := h.model(i)
+		seen := 0
+		err := svc.Scan(ctx, history.ReadRequest{Table: "public.hist", AsOf: h.lsns[i].String()}, func(history.ReadHeader) error { return nil },
+			func(r *history.Row) error {
+				idv, _ := r.Get("id")
+				v, _ := r.Get("v")
+				id, err := strconv.Atoi(*idv)
+				if err != nil || id < 0 || id >= len(model) {
+					return fmt.Errorf("row id %q out of the table", *idv)
+				}
+				if *v != model[id] {
+					return fmt.Errorf("row %d: v=%q, want %q", id, *v, model[id])
+				}
+				seen++
+				return nil
+			})
+		if err != nil {
+			t.Fatalf("scan of version %d (%s): %v", i, h.lsns[i], err)
+		}
+		if seen != len(model) {
+			t.Fatalf("scan of version %d (%s): %d rows, want %d", i, h.lsns[i], seen, len(model))
+		}
+	}
+	for range 100 {
+		i := rng.IntN(hz)
+		if i == tagged {
+			continue
+		}
+		if p, err := svc.Resolve(ctx, h.lsns[i].String()); !errors.Is(err, snapshot.ErrUnknownRef) {
+			t.Fatalf("expired version %d (%s): resolved to %s, err %v; want ErrUnknownRef", i, h.lsns[i], p.LSN(), err)
+		}
+		if _, err := svc.Get(ctx, history.ReadRequest{Table: "public.hist", AsOf: h.lsns[i].String(), PK: []string{"0"}}); err == nil {
+			t.Fatalf("expired version %d (%s): get succeeded", i, h.lsns[i])
+		}
+	}
+	if _, err := svc.Resolve(ctx, fmt.Sprintf("HEAD~%d", last-hz+1)); !errors.Is(err, snapshot.ErrUnknownRef) {
+		t.Fatalf("HEAD~%d (before the horizon): err %v, want ErrUnknownRef", last-hz+1, err)
+	}
+}
+
+// model returns the table's v column as of version i.
+func (h *versionsHistory) model(i int) []string {
+	m := make([]string, h.rows)
+	for id := range m {
+		m[id] = fmt.Sprintf("initial value of row %d", id)
+	}
+	for j := 0; j <= i; j++ {
+		m[h.ids[j]] = fmt.Sprintf("value %d of row %d", j, h.ids[j])
+	}
+	return m
 }
