@@ -43,3 +43,28 @@ func TestWriteReportFiles(t *testing.T) {
 		t.Errorf("raw report written after the markdown failed: %v", err)
 	}
 }
+
+func TestMedianAndPercentile(t *testing.T) {
+	t.Parallel()
+	xs := []int64{9, 1, 5, 3}
+	if got := median(xs); got != 3 {
+		t.Errorf("median of an even count = %d, want 3 (the lower middle sample)", got)
+	}
+	if got := median([]float64{2.5, 0.5, 1.5}); got != 1.5 {
+		t.Errorf("median of an odd count = %v, want 1.5", got)
+	}
+	if got := median[int64](nil); got != 0 {
+		t.Errorf("median of none = %d", got)
+	}
+	for _, tc := range []struct {
+		p    float64
+		want int64
+	}{{0, 1}, {25, 1}, {50, 3}, {75, 5}, {99, 9}, {100, 9}} {
+		if got := percentile(xs, tc.p); got != tc.want {
+			t.Errorf("percentile(%v, %v) = %d, want %d", xs, tc.p, got, tc.want)
+		}
+	}
+	if xs[0] != 9 || xs[1] != 1 {
+		t.Errorf("input sorted in place: %v", xs)
+	}
+}

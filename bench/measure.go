@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"fmt"
 	"io/fs"
 	"os"
@@ -46,48 +47,54 @@ type Cell struct {
 }
 
 // MedianNodeReads returns the median of NodeReads.
-func (c *Cell) MedianNodeReads() int64 { return medianInt(c.NodeReads) }
+func (c *Cell) MedianNodeReads() int64 { return median(c.NodeReads) }
 
 // MedianNodePuts returns the median of NodePuts.
-func (c *Cell) MedianNodePuts() int64 { return medianInt(c.NodePuts) }
+func (c *Cell) MedianNodePuts() int64 { return median(c.NodePuts) }
 
 // MedianRunqWait returns the median of RunqWait, or -1 if not measured.
 func (c *Cell) MedianRunqWait() time.Duration {
 	if len(c.RunqWait) == 0 {
 		return -1
 	}
-	s := slices.Clone(c.RunqWait)
-	slices.Sort(s)
-	return s[(len(s)-1)/2]
+	return median(c.RunqWait)
 }
 
 // MedianDiskRead returns the median of DiskRead.
-func (c *Cell) MedianDiskRead() int64 { return medianInt(c.DiskRead) }
+func (c *Cell) MedianDiskRead() int64 { return median(c.DiskRead) }
 
 // MedianDiskWrite returns the median of DiskWrite.
-func (c *Cell) MedianDiskWrite() int64 { return medianInt(c.DiskWrite) }
+func (c *Cell) MedianDiskWrite() int64 { return median(c.DiskWrite) }
 
-func medianInt(xs []int64) int64 {
+// MedianCPU returns the median CPU time.
+func (c *Cell) MedianCPU() time.Duration { return median(c.CPU) }
+
+// median returns the median of xs, the lower middle one for an even count
+// (a sample that was measured, never an average of two), or zero for none.
+func median[T cmp.Ordered](xs []T) T {
 	if len(xs) == 0 {
-		return 0
+		var zero T
+		return zero
 	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[(len(s)-1)/2]
 }
 
-// MedianCPU returns the median CPU time.
-func (c *Cell) MedianCPU() time.Duration {
-	if len(c.CPU) == 0 {
-		return 0
+// percentile returns the p-th percentile of xs by nearest rank (100 is
+// the maximum), or zero for none.
+func percentile[T cmp.Ordered](xs []T, p float64) T {
+	if len(xs) == 0 {
+		var zero T
+		return zero
 	}
-	s := slices.Clone(c.CPU)
+	s := slices.Clone(xs)
 	slices.Sort(s)
-	return s[(len(s)-1)/2]
+	i := int(float64(len(s))*p/100+0.5) - 1
+	return s[max(0, min(len(s)-1, i))]
 }
 
 // timer accumulates wall time, process CPU time (see Cell.CPU)
-// and the process's storage I/O over the same brackets.
 // and the process's storage I/O over the same brackets, and, unless
 // noWait, the run-queue wait of its threads (reading it costs ~0.1 ms, too
 // much around each of 10k calls).
@@ -182,14 +189,7 @@ func processCPU() time.Duration {
 }
 
 // Median returns the median sample (the lower middle one for an even count).
-func (c *Cell) Median() time.Duration {
-	if len(c.Samples) == 0 {
-		return 0
-	}
-	s := slices.Clone(c.Samples)
-	slices.Sort(s)
-	return s[(len(s)-1)/2]
-}
+func (c *Cell) Median() time.Duration { return median(c.Samples) }
 
 // Min returns the fastest sample.
 func (c *Cell) Min() time.Duration {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -703,7 +702,7 @@ func (r *replRun) sustained(ctx context.Context) error {
 	s.CPU = cpu1 - cpu0
 	s.Commits = st1.Commits - st0.Commits
 	r.logf("sustained %d txns in %s (%.0f tps): lag p50 %s p99 %s max %s; %s/row user bytes, %s/row on disk",
-		s.Txns, fmtDur(s.Duration), s.TPS, fmtDur(pct(s.Lag, 50)), fmtDur(pct(s.Lag, 99)), fmtDur(pct(s.Lag, 100)),
+		s.Txns, fmtDur(s.Duration), s.TPS, fmtDur(percentile(s.Lag, 50)), fmtDur(percentile(s.Lag, 99)), fmtDur(percentile(s.Lag, 100)),
 		fmtBytes(s.Badger.User/max(1, s.Txns)), fmtBytes(s.DiskGrowth/max(1, s.Txns)))
 	// Back to the usual state for the check: both replicas running.
 	if err := r.startSidecar(ctx); err != nil {
@@ -851,25 +850,4 @@ func (s *lagSampler) stop() (lag []time.Duration, status []float64, unresolved i
 		lag = append(lag, s.dur[j].t.Sub(w.t))
 	}
 	return lag, s.status, unresolved
-}
-
-// pct returns the p-th percentile (nearest rank) of xs; 100 is the max.
-func pct(xs []time.Duration, p float64) time.Duration {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	i := int(float64(len(s))*p/100+0.5) - 1
-	return s[max(0, min(len(s)-1, i))]
-}
-
-func pctF(xs []float64, p float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	i := int(float64(len(s))*p/100+0.5) - 1
-	return s[max(0, min(len(s)-1, i))]
 }

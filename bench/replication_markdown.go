@@ -61,9 +61,9 @@ func (s *ReplSizeResult) Targets() []replTarget {
 			Target: "≥ 30k txn/s", Met: rate >= 30_000, Note: "daemon.Run (start-up included) → marker visible"})
 	}
 	if su := s.Sustained; su != nil && len(su.Lag) > 0 {
-		mx := pct(su.Lag, 100)
+		mx := percentile(su.Lag, 100)
 		out = append(out, replTarget{Cell: fmt.Sprintf("lag under pgbench at max rate (%.0f tps, %d clients)", su.TPS, su.Clients),
-			PG: "—", Sidecar: fmt.Sprintf("p50 %s, p99 %s, max %s", fmtDur(pct(su.Lag, 50)), fmtDur(pct(su.Lag, 99)), fmtDur(mx)),
+			PG: "—", Sidecar: fmt.Sprintf("p50 %s, p99 %s, max %s", fmtDur(percentile(su.Lag, 50)), fmtDur(percentile(su.Lag, 99)), fmtDur(mx)),
 			RatioFmt: "—", Target: "< 1 s", Met: mx < time.Second && su.Unresolved == 0, Note: "server WAL position sampled every 100 ms → time until durable_lsn reached it"})
 		per := float64(su.Badger.Handed()) / float64(max(1, su.Txns))
 		out = append(out, replTarget{Cell: "bytes written to Badger per changed row, sustained",
@@ -163,7 +163,7 @@ func writeReplSize(b *strings.Builder, s *ReplSizeResult, reps int) {
 			wait = fmtDur(w)
 		}
 		if d := s.DecoderCPU[c.ID]; len(d) > 0 {
-			dec = fmtDur((&Cell{Samples: d}).Median())
+			dec = fmtDur(median(d))
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", phase, name, fmtCell3(c), rate, cpus, wait, dec)
 	}
@@ -201,8 +201,8 @@ func writeReplSize(b *strings.Builder, s *ReplSizeResult, reps int) {
 		fmt.Fprintf(b, "pgbench, %d clients, %s: %s transactions (%.0f tps), %s commits applied by the sidecar; sidecar CPU %s (%.2f cores, start and stop included), its walsender's CPU %s.\n\n",
 			su.Clients, fmtDur(su.Duration), fmtCount(su.Txns), su.TPS, fmtCount(su.Commits), fmtDur(su.CPU), su.CPU.Seconds()/max(su.Duration.Seconds(), 1e-9), fmtDur(dec))
 		fmt.Fprintf(b, "| lag measure | samples | p50 | p99 | max |\n|---|---|---|---|---|\n")
-		fmt.Fprintf(b, "| WAL position → durable_lsn | %d (%d unresolved) | %s | %s | %s |\n", len(su.Lag), su.Unresolved, fmtDur(pct(su.Lag, 50)), fmtDur(pct(su.Lag, 99)), fmtDur(pct(su.Lag, 100)))
-		fmt.Fprintf(b, "| daemon's `lag_seconds` | %d | %.3f s | %.3f s | %.3f s |\n\n", len(su.StatusLag), pctF(su.StatusLag, 50), pctF(su.StatusLag, 99), pctF(su.StatusLag, 100))
+		fmt.Fprintf(b, "| WAL position → durable_lsn | %d (%d unresolved) | %s | %s | %s |\n", len(su.Lag), su.Unresolved, fmtDur(percentile(su.Lag, 50)), fmtDur(percentile(su.Lag, 99)), fmtDur(percentile(su.Lag, 100)))
+		fmt.Fprintf(b, "| daemon's `lag_seconds` | %d | %.3f s | %.3f s | %.3f s |\n\n", len(su.StatusLag), percentile(su.StatusLag, 50), percentile(su.StatusLag, 99), percentile(su.StatusLag, 100))
 		per := func(x int64) string { return fmt.Sprintf("%.0f B", float64(x)/float64(max(1, su.Txns))) }
 		b.WriteString("| bytes written | total | per changed row |\n|---|---|---|\n")
 		fmt.Fprintf(b, "| **handed to Badger** (vlog + user, below) | %s | **%s** |\n", fmtBytes(su.Badger.Handed()), per(su.Badger.Handed()))

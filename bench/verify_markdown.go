@@ -13,20 +13,11 @@ func VerifyResultName(t time.Time) string {
 	return "verify-" + t.UTC().Format("2006-01-02") + ".md"
 }
 
-func vmedian(xs []time.Duration) time.Duration {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[(len(s)-1)/2]
-}
-
 func vrange(xs []time.Duration) string {
 	if len(xs) == 0 {
 		return "—"
 	}
-	return fmt.Sprintf("%s (%s–%s)", fmtDur(vmedian(xs)), fmtDur(slices.Min(xs)), fmtDur(slices.Max(xs)))
+	return fmt.Sprintf("%s (%s–%s)", fmtDur(median(xs)), fmtDur(slices.Min(xs)), fmtDur(slices.Max(xs)))
 }
 
 // VerifyTarget is one of issue #6's targets, judged on medians of wall
@@ -37,17 +28,17 @@ type VerifyTarget struct {
 	WallMet, CPUMet         bool
 }
 
-func totalCPU(c *VerifyCell) time.Duration { return vmedian(c.PGCPU) + vmedian(c.GoCPU) }
+func totalCPU(c *VerifyCell) time.Duration { return median(c.PGCPU) + median(c.GoCPU) }
 
 // Targets judges the report against issue #6's targets.
 func (r *VerifyReport) Targets() []VerifyTarget {
 	var out []VerifyTarget
 	l0, v, dd := r.Cell("pg-level0"), r.Cell("verify"), r.Cell("datadiff")
 	if l0 != nil && v != nil {
-		rw := float64(vmedian(v.Wall)) / float64(vmedian(l0.Wall))
+		rw := float64(median(v.Wall)) / float64(median(l0.Wall))
 		rc := float64(totalCPU(v)) / float64(totalCPU(l0))
 		out = append(out, VerifyTarget{"sidecar verify vs PostgreSQL's own bucketed-hash scan",
-			fmt.Sprintf("%s vs %s = %.2f×", fmtDur(vmedian(v.Wall)), fmtDur(vmedian(l0.Wall)), rw),
+			fmt.Sprintf("%s vs %s = %.2f×", fmtDur(median(v.Wall)), fmtDur(median(l0.Wall)), rw),
 			fmt.Sprintf("%s vs %s = %.2f×", fmtDur(totalCPU(v)), fmtDur(totalCPU(l0)), rc), "≤ 1.2×", rw <= 1.2, rc <= 1.2})
 	}
 	for _, c := range r.Cells {
@@ -59,7 +50,7 @@ func (r *VerifyReport) Targets() []VerifyTarget {
 		wall := "—"
 		wallMet := false
 		if len(c.DirtyWall) > 0 {
-			dw := vmedian(c.DirtyWall)
+			dw := median(c.DirtyWall)
 			pw := dw / time.Duration(c.Dirty)
 			wall = fmt.Sprintf("dirty-bucket phase %s / %d = %s", fmtDur(dw), c.Dirty, fmtDur(pw))
 			wallMet = pw <= time.Millisecond
@@ -68,10 +59,10 @@ func (r *VerifyReport) Targets() []VerifyTarget {
 			wall, fmt.Sprintf("total CPU − 0-row run: %s / %d = %s", fmtSigned(ec), c.Dirty, fmtSigned(pc)), "≤ 1 ms", wallMet, pc <= time.Millisecond})
 	}
 	if dd != nil && v != nil {
-		rw := float64(vmedian(dd.Wall)) / float64(vmedian(v.Wall))
+		rw := float64(median(dd.Wall)) / float64(median(v.Wall))
 		rc := float64(totalCPU(dd)) / float64(totalCPU(v))
 		out = append(out, VerifyTarget{"speed-up over a data-diff-style md5 pass (one side, first level only)",
-			fmt.Sprintf("%s vs %s = %.2f×", fmtDur(vmedian(v.Wall)), fmtDur(vmedian(dd.Wall)), rw),
+			fmt.Sprintf("%s vs %s = %.2f×", fmtDur(median(v.Wall)), fmtDur(median(dd.Wall)), rw),
 			fmt.Sprintf("%s vs %s = %.2f×", fmtDur(totalCPU(v)), fmtDur(totalCPU(dd)), rc), "≥ 3×", rw >= 3, rc >= 3})
 	}
 	return out
@@ -121,7 +112,7 @@ func WriteVerifyMarkdown(w io.Writer, r *VerifyReport, command, interpretation s
 	for _, c := range r.Cells {
 		goCPU, buckets, dirtyB, diffs := "—", "—", "—", "—"
 		if len(c.GoCPU) > 0 {
-			goCPU = fmtDur(vmedian(c.GoCPU))
+			goCPU = fmtDur(median(c.GoCPU))
 		}
 		if c.Buckets > 0 {
 			buckets = fmt.Sprint(c.Buckets)
@@ -129,7 +120,7 @@ func WriteVerifyMarkdown(w io.Writer, r *VerifyReport, command, interpretation s
 		if strings.HasPrefix(c.ID, "verify") {
 			dirtyB, diffs = fmt.Sprint(c.Dirty), fmt.Sprint(c.Differences)
 		}
-		p("| %s | %s | %s | %s | %s | %s | %s |\n", c.Name, vrange(c.Wall), fmtDur(vmedian(c.PGCPU)), goCPU, buckets, dirtyB, diffs)
+		p("| %s | %s | %s | %s | %s | %s | %s |\n", c.Name, vrange(c.Wall), fmtDur(median(c.PGCPU)), goCPU, buckets, dirtyB, diffs)
 	}
 	p("\n### Targets (issue #6)\n\nJudged on the medians of wall time and of CPU time (PostgreSQL backend + sidecar process). The wall time of the dirty buckets is measured inside verify (leaf step on both sides plus reading the differing rows); the CPU figure is the difference to the 0-row run, which carries the run-to-run noise of two whole verifications.\n\n| target | wall | CPU | wanted | met (wall / CPU) |\n|---|---|---|---|---|\n")
 	for _, t := range r.Targets() {
