@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -21,7 +22,9 @@ type DiffWriter interface {
 var DiffFormats = []string{"table", "json", "sql"}
 
 // NewDiffWriter returns the writer of format: "table" (for terminals; a
-// marker column + added, - removed, < old and > new side of a change),
+// marker column + added, - removed, < old and > new side of a change; a
+// schema change is a "schema:" line, and dropped columns are shown after
+// the newer version's columns; "(no column)" marks a side without one),
 // "json" (one Event per line, see Event), "sql" (a patch, see SQLWriter).
 func NewDiffWriter(format string, w io.Writer) (DiffWriter, error) {
 	switch format {
@@ -122,6 +125,14 @@ func (t *tableDiffWriter) Write(e *Event) error {
 			fmt.Fprintln(t.out)
 		}
 		t.cols = e.Columns
+		if sc := e.SchemaChange; sc != nil && len(sc.Dropped) > 0 {
+			// Dropped columns come last, so the older side's values
+			// that the newer version no longer has stay visible.
+			t.cols = slices.Clone(e.Columns)
+			for _, d := range sc.Dropped {
+				t.cols = append(t.cols, Column{Name: d})
+			}
+		}
 		t.tw = tabwriter.NewWriter(t.out, 1, 4, 2, ' ', 0)
 		t.header = false
 	case EventRow:

@@ -798,3 +798,49 @@ func TestMergeSchemaError(t *testing.T) {
 		}
 	}
 }
+
+// TestTableWriterSchemaChange: the table format names the schema change
+// and keeps a dropped column's old values visible after the newer
+// version's columns.
+func TestTableWriterSchemaChange(t *testing.T) {
+	var b strings.Builder
+	w, err := NewDiffWriter("table", &b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := []*Event{
+		{Type: EventTable, Table: "public.t", FromRef: "0/1", ToRef: "0/2",
+			Columns:      []Column{{Name: "id", Type: "int8", Key: true}, {Name: "v", Type: "text"}, {Name: "w", Type: "text"}},
+			SchemaChange: &SchemaChange{Added: []string{"w"}, Dropped: []string{"gone"}}},
+		{Type: EventRow, Table: "public.t", Op: OpChanged, Changed: []string{"v"},
+			From: &Row{Names: []string{"id", "v", "gone"}, Values: []*string{ptr("2"), ptr("old"), ptr("g2")}},
+			To:   &Row{Names: []string{"id", "v", "w"}, Values: []*string{ptr("2"), ptr("new"), nil}}},
+	}
+	for _, e := range events {
+		if err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	fields := func(i int) []string {
+		if i >= len(lines) {
+			return nil
+		}
+		return strings.Fields(lines[i])
+	}
+	want := [][]string{
+		{"diff", "public.t:", "0/1", "→", "0/2"},
+		{"schema:", "columns", "added", "[w],", "dropped", "[gone]"},
+		{"id", "v", "w", "gone"},
+		{"<", "2", "old", "(no", "column)", "g2"},
+		{">", "2", "new", "NULL", "(no", "column)"},
+	}
+	for i, wl := range want {
+		if got := fields(i); !slices.Equal(got, wl) {
+			t.Errorf("line %d: %q, want %q\n%s", i, got, wl, b.String())
+		}
+	}
+}
