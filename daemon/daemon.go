@@ -29,6 +29,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sidecar-dev/sidecar/config"
+	"github.com/sidecar-dev/sidecar/history"
 	"github.com/sidecar-dev/sidecar/metrics"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/preflight"
@@ -54,6 +55,9 @@ type Options struct {
 	// OnReady, if set, is called once the HTTP listener is bound (with its
 	// address) and the pipeline starts.
 	OnReady func(addr string)
+	// Mirror, if set, adjusts the mirror's options before it opens (tests
+	// use short commit groups so retention moves within seconds).
+	Mirror func(*mirror.Options)
 }
 
 // Run runs the daemon until ctx ends (clean shutdown, nil) or a fatal
@@ -97,6 +101,7 @@ type daemon struct {
 	errCount   atomic.Int64
 	slotLSN    replication.LSN
 	verifier   *verify.Periodic
+	hist       *history.Service
 
 	lagBytes atomic.Int64
 	// serverWAL is the server's current WAL position at the last poll,
@@ -129,9 +134,13 @@ func (d *daemon) run(ctx context.Context) (err error) {
 		}
 	}()
 	d.copied = replication.NewCopiedAt()
-	d.m, err = mirror.Open(ctx, mirror.Options{DB: d.db, Tables: d.names, CopiedAt: d.copied, Logger: d.log,
+	mopts := mirror.Options{DB: d.db, Tables: d.names, CopiedAt: d.copied, Logger: d.log,
 		OnGroupFlush: func(t time.Duration) { d.met.ApplyBatchSeconds.Observe(t.Seconds()) },
-		OnSync:       func(t time.Duration) { d.met.CommitSyncSeconds.Observe(t.Seconds()) }})
+		OnSync:       func(t time.Duration) { d.met.CommitSyncSeconds.Observe(t.Seconds()) }}
+	if d.opts.Mirror != nil {
+		d.opts.Mirror(&mopts)
+	}
+	d.m, err = mirror.Open(ctx, mopts)
 	if err != nil {
 		return fmt.Errorf("open mirror in %s: %w", d.cfg.DataDir, err)
 	}
@@ -159,6 +168,7 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	d.hist = history.New(d.db, d.m)
 	d.routes(srv)
 	vr := d.verifyRunner()
 	srv.HandleAPI("POST /api/verify", server.VerifyHandler(vr.Run))
@@ -175,6 +185,10 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	g.Go(func() error { return srv.Serve(gctx) })
 	g.Go(func() error { return d.monitor(gctx) })
 	g.Go(func() error { return d.verifier.Run(gctx) })
+	g.Go(func() error {
+		return d.hist.AutoGC(gctx, history.AutoGCOptions{Interval: d.cfg.History.GCInterval, Retain: d.cfg.History.Retain,
+			Dir: d.cfg.DataDir, Logger: d.log})
+	})
 	g.Go(func() error {
 		err := d.follow(gctx)
 		if err != nil && !errors.Is(err, context.Canceled) {

@@ -85,12 +85,19 @@ type running struct {
 
 func start(t *testing.T, cfg *config.Config, logw io.Writer) *running {
 	t.Helper()
+	return startOpts(t, Options{Config: cfg}, logw)
+}
+
+// startOpts is start with more options (Config must be set).
+func startOpts(t *testing.T, opts Options, logw io.Writer) *running {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelDebug})),
-			OnReady: func(a string) { ready <- a }})
+		opts.Logger = slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		opts.OnReady = func(a string) { ready <- a }
+		done <- Run(ctx, opts)
 	}()
 	var addr string
 	select {

@@ -190,8 +190,36 @@ func (d *daemon) routes(srv *server.Server) {
 	srv.HandleAPI("GET /api/status", func(w http.ResponseWriter, r *http.Request) {
 		server.WriteJSON(w, http.StatusOK, d.status())
 	})
-	server.RegisterHistory(srv, history.New(d.db, d.m))
+	server.RegisterHistory(srv, d.hist)
 	srv.HandleAPI("POST /api/resync", d.handleResync)
+	srv.HandleAPI("POST /api/gc", d.handleGC)
+}
+
+// handleGC runs a collection now, history.retain applied: POST /api/gc
+// (no body) answers snapshot.GCStats, what `sidecar gc` prints.
+func (d *daemon) handleGC(w http.ResponseWriter, r *http.Request) {
+	st, err := d.hist.GC(r.Context(), d.gcRequest())
+	if err != nil {
+		server.WriteError(w, http.StatusInternalServerError, fmt.Errorf("gc: %w", err))
+		return
+	}
+	server.WriteJSON(w, http.StatusOK, st)
+}
+
+// gcRequest is a collection with history.retain applied as of now.
+func (d *daemon) gcRequest() history.GCRequest {
+	return GCRequest(d.cfg, time.Now())
+}
+
+// GCRequest is the collection `sidecar gc` and the daemon run: versions
+// older than history.retain before now expire (none when it is 0), the
+// data directory's size is reported and the value log compacted.
+func GCRequest(cfg *config.Config, now time.Time) history.GCRequest {
+	req := history.GCRequest{Dir: cfg.DataDir, ValueLogGC: true}
+	if cfg.History.Retain > 0 {
+		req.ExpireBefore = now.Add(-cfg.History.Retain)
+	}
+	return req
 }
 
 // ResyncRequest is the body of POST /api/resync; no tables means all.

@@ -42,7 +42,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sidecar-dev/sidecar/mirror"
@@ -73,6 +75,8 @@ type Service struct {
 	gcMu sync.RWMutex
 	// gcRun: one GC at a time.
 	gcRun sync.Mutex
+	// dropped counts branch deletions (their nodes may be garbage).
+	dropped atomic.Int64
 }
 
 // New returns the history service over the mirror m stored in db.
@@ -316,7 +320,11 @@ func (s *Service) Branches(ctx context.Context) ([]BranchInfo, error) {
 
 // DeleteBranch deletes a branch.
 func (s *Service) DeleteBranch(ctx context.Context, name string) error {
-	return s.refs.Catalog.DeleteBranch(ctx, name)
+	if err := s.refs.Catalog.DeleteBranch(ctx, name); err != nil {
+		return err
+	}
+	s.dropped.Add(1)
+	return nil
 }
 
 // GCRequest configures Service.GC.
@@ -357,4 +365,91 @@ func (s *Service) GC(ctx context.Context, req GCRequest) (snapshot.GCStats, erro
 		ExtraRoots: req.ExtraRoots, Dir: req.Dir, ValueLogGC: req.ValueLogGC, AfterMark: req.afterMark})
 	st.Expired = exp
 	return st, err
+}
+
+// AutoGCOptions configure Service.AutoGC.
+type AutoGCOptions struct {
+	// Interval between checks (history.gc_interval); <= 0: AutoGC returns.
+	Interval time.Duration
+	// Retain expires versions older than this (history.retain); 0 keeps
+	// every version.
+	Retain time.Duration
+	Dir    string // data directory, for the bytes-on-disk report
+	Logger *slog.Logger
+	// OnRun, when set, sees every collection (metrics, tests).
+	OnRun func(snapshot.GCStats, error)
+}
+
+// autoGCGrowth: a collection also runs when this many nodes per live
+// node were written since the last one (superseded spill chunks, aborted
+// transactions and merges leave garbage without any version expiring);
+// collections get rarer as the store grows, so their cost per write stays
+// bounded.
+const autoGCGrowth = 0.5
+
+// AutoGC applies retention every Interval and collects garbage when some
+// has grown: versions expired, a branch was deleted, or the node store
+// took more than half its live node count in writes since the last
+// collection. It runs beside replication and reads (see GC) until ctx
+// ends; a failed collection is logged and retried at the next check.
+func (s *Service) AutoGC(ctx context.Context, o AutoGCOptions) error {
+	if o.Interval <= 0 {
+		return nil
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	puts := func() int64 {
+		if ns, ok := s.mirror.Engine().Store().(interface{ Stats() store.Stats }); ok {
+			return ns.Stats().Puts
+		}
+		return 0
+	}
+	var lastPuts, lastLive, lastDropped int64 = puts(), -1, s.dropped.Load()
+	var expired int
+	t := time.NewTicker(o.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		var cutoff time.Time
+		if o.Retain > 0 {
+			cutoff = s.now().Add(-o.Retain)
+		}
+		s.gcMu.Lock()
+		exp, err := snapshot.Expire(ctx, s.mirror, s.refs.Catalog, cutoff)
+		s.gcMu.Unlock()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			log.Warn("history retention failed; retrying at the next check", "err", err)
+			continue
+		}
+		expired += exp.Versions + exp.Groups
+		p, dropped := puts(), s.dropped.Load()
+		grown := lastLive < 0 || float64(p-lastPuts) >= autoGCGrowth*float64(lastLive)
+		if expired == 0 && dropped == lastDropped && !grown {
+			continue
+		}
+		st, err := s.GC(ctx, GCRequest{Dir: o.Dir, ValueLogGC: true})
+		st.Expired = exp
+		if o.OnRun != nil {
+			o.OnRun(st, err)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			log.Warn("garbage collection failed; retrying at the next check", "err", err)
+			continue
+		}
+		log.Info("garbage collected", "expired_versions", expired, "live_nodes", st.Live, "deleted_nodes", st.Deleted,
+			"bytes_before", st.BytesBefore, "bytes_after", st.BytesAfter, "mark", st.Mark, "sweep", st.Sweep)
+		lastPuts, lastLive, lastDropped, expired = p, int64(st.Live), dropped, 0
+	}
 }

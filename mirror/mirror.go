@@ -516,12 +516,14 @@ func (m *Mirror) replay(ctx context.Context) error {
 
 // update runs fn in a Badger read-write transaction.
 func (m *Mirror) update(fn func(txn *badger.Txn) error) error {
-	txn := m.bdb.NewTransaction(true)
-	defer txn.Discard()
-	if err := fn(txn); err != nil {
-		return err
-	}
-	return txn.Commit()
+	return store.RetryBlocked(context.Background(), func() error {
+		txn := m.bdb.NewTransaction(true)
+		defer txn.Discard()
+		if err := fn(txn); err != nil {
+			return err
+		}
+		return txn.Commit()
+	})
 }
 
 // background flushes groups that reached GroupMaxAge while the stream

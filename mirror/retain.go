@@ -243,19 +243,22 @@ func (m *Mirror) Expire(ctx context.Context, before replication.LSN, keep []repl
 		return st, fmt.Errorf("expire: write retention: %w", err)
 	}
 	m.retain.Store(&cur)
-	wb := m.bdb.NewWriteBatch()
-	defer wb.Cancel()
-	for i, k := range slices.Concat(delLogs, delGroups) {
-		if i%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return st, fmt.Errorf("expire: %w", err)
+	// Deletes are idempotent: rewritten while Badger blocks writes.
+	if err := store.RetryBlocked(ctx, func() error {
+		wb := m.bdb.NewWriteBatch()
+		defer wb.Cancel()
+		for i, k := range slices.Concat(delLogs, delGroups) {
+			if i%4096 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if err := wb.Delete(k); err != nil {
+				return fmt.Errorf("delete %x: %w", k, err)
 			}
 		}
-		if err := wb.Delete(k); err != nil {
-			return st, fmt.Errorf("expire: delete %x: %w", k, err)
-		}
-	}
-	if err := wb.Flush(); err != nil {
+		return wb.Flush()
+	}); err != nil {
 		return st, fmt.Errorf("expire: delete records: %w", err)
 	}
 	st.Horizon, st.Islands, st.Versions, st.Groups = cur.Horizon, len(cur.Islands), len(delLogs), len(delGroups)

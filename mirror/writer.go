@@ -1,12 +1,14 @@
 package mirror
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/store"
 )
 
 // The mirror's records reach Badger through one ordered queue, drained
@@ -104,7 +106,10 @@ func (m *Mirror) writer() {
 		m.wqCond.Broadcast()
 		m.wqMu.Unlock()
 
-		err := m.writeOps(ops)
+		// Ops are idempotent: rewritten while Badger blocks writes (an
+		// online GC compacting the value log), also during Close, which
+		// needs them written.
+		err := store.RetryBlocked(context.Background(), func() error { return m.writeOps(ops) })
 		var last *writeOp
 		needSync := false
 		for _, op := range ops {
@@ -212,13 +217,15 @@ const maxDeletesPerTxn = 10_000
 func (m *Mirror) deleteKeys(keys [][]byte) error {
 	for len(keys) > 0 {
 		n := min(len(keys), maxDeletesPerTxn)
-		err := m.bdb.Update(func(txn *badger.Txn) error {
-			for _, k := range keys[:n] {
-				if err := txn.Delete(k); err != nil {
-					return err
+		err := store.RetryBlocked(context.Background(), func() error {
+			return m.bdb.Update(func(txn *badger.Txn) error {
+				for _, k := range keys[:n] {
+					if err := txn.Delete(k); err != nil {
+						return err
+					}
 				}
-			}
-			return nil
+				return nil
+			})
 		})
 		if err != nil {
 			return fmt.Errorf("delete %d keys: %w", n, err)

@@ -125,17 +125,21 @@ func (c *Catalog) create(ctx context.Context, kind byte, name string, val []byte
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	err := c.bdb.Update(func(txn *badger.Txn) error {
-		for _, k := range []byte{refTag, refBranch} {
-			_, err := txn.Get(refKey(k, name))
-			if err == nil {
-				return fmt.Errorf("%q is already a %s: %w", name, kindName(k), ErrExists)
+	// Idempotent up to ErrExists, which a retry after a blocked write
+	// cannot meet (the blocked transaction did not commit).
+	err := store.RetryBlocked(ctx, func() error {
+		return c.bdb.Update(func(txn *badger.Txn) error {
+			for _, k := range []byte{refTag, refBranch} {
+				_, err := txn.Get(refKey(k, name))
+				if err == nil {
+					return fmt.Errorf("%q is already a %s: %w", name, kindName(k), ErrExists)
+				}
+				if !errors.Is(err, badger.ErrKeyNotFound) {
+					return err
+				}
 			}
-			if !errors.Is(err, badger.ErrKeyNotFound) {
-				return err
-			}
-		}
-		return txn.Set(refKey(kind, name), val)
+			return txn.Set(refKey(kind, name), val)
+		})
 	})
 	if err != nil {
 		return fmt.Errorf("create %s %q: %w", kindName(kind), name, err)
@@ -165,14 +169,16 @@ func (c *Catalog) delete(ctx context.Context, kind byte, name string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	err := c.bdb.Update(func(txn *badger.Txn) error {
-		if _, err := txn.Get(refKey(kind, name)); err != nil {
-			if errors.Is(err, badger.ErrKeyNotFound) {
-				return fmt.Errorf("no %s named %q: %w", kindName(kind), name, ErrUnknownRef)
+	err := store.RetryBlocked(ctx, func() error {
+		return c.bdb.Update(func(txn *badger.Txn) error {
+			if _, err := txn.Get(refKey(kind, name)); err != nil {
+				if errors.Is(err, badger.ErrKeyNotFound) {
+					return fmt.Errorf("no %s named %q: %w", kindName(kind), name, ErrUnknownRef)
+				}
+				return err
 			}
-			return err
-		}
-		return txn.Delete(refKey(kind, name))
+			return txn.Delete(refKey(kind, name))
+		})
 	})
 	if err != nil {
 		return fmt.Errorf("delete %s %q: %w", kindName(kind), name, err)

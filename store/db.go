@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
@@ -273,6 +274,28 @@ func (db *DB) Sync() error {
 		return fmt.Errorf("sync store: %w", err)
 	}
 	return nil
+}
+
+// RetryBlocked runs fn, and runs it again while it fails because Badger
+// refuses writes (badger.ErrBlockedWrites: RunValueLogGC is flushing the
+// memtables, for tens of milliseconds), for up to 30 s. fn must be
+// idempotent (a retried write sets the same keys again). Every writer of
+// a DB that may be collected online goes through it.
+func RetryBlocked(ctx context.Context, fn func() error) error {
+	backoff := 5 * time.Millisecond
+	deadline := time.Now().Add(blockedWriteTimeout)
+	for {
+		err := fn()
+		if err == nil || !errors.Is(err, badger.ErrBlockedWrites) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (while Badger blocked writes: %w)", ctx.Err(), err)
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 200*time.Millisecond)
+	}
 }
 
 // gcFlushKey is written and dropped by compactForGC; it is never read.

@@ -530,26 +530,13 @@ func (s *NodeStore[N]) write(ctx context.Context, b *batch[N]) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("write nodes: %w", err)
 	}
-	// Badger refuses writes while DB.RunValueLogGC flushes its memtables
-	// (and while it closes); a batch is idempotent, so wait and rewrite it.
+	// A batch is idempotent: rewritten while Badger refuses writes.
 	var stored int64
-	backoff := 5 * time.Millisecond
-	deadline := time.Now().Add(blockedWriteTimeout)
-	for {
-		var err error
+	if err := RetryBlocked(ctx, func() (err error) {
 		stored, err = s.writeBatch(enc)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, badger.ErrBlockedWrites) || time.Now().After(deadline) {
-			return fmt.Errorf("write %d nodes: %w", len(enc), err)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("write %d nodes: %w", len(enc), ctx.Err())
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, 200*time.Millisecond)
+		return err
+	}); err != nil {
+		return fmt.Errorf("write %d nodes: %w", len(enc), err)
 	}
 	s.written.Add(int64(len(enc)))
 	s.rawBytes.Add(b.bytes)

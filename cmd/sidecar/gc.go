@@ -3,26 +3,33 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sidecar-dev/sidecar/client"
+	"github.com/sidecar-dev/sidecar/daemon"
 	"github.com/sidecar-dev/sidecar/history"
+	"github.com/sidecar-dev/sidecar/snapshot"
 )
 
 func newGCCmd(g *globals) *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
 		Use:   "gc",
-		Short: "Delete stored nodes no version, tag or branch needs, and report bytes on disk",
-		Long: `gc marks every node reachable from the mirror's versions, tags and branches
-and deletes the rest (deleted branches, abandoned spills), then compacts
+		Short: "Expire versions older than history.retain and delete the nodes nothing needs",
+		Long: `gc applies history.retain (versions committed longer ago than it are
+expired; tagged versions are kept; 0 keeps every version), then marks every
+node reachable from the retained versions, tags and branches and deletes the
+rest (expired versions, deleted branches, abandoned spills), compacts
 Badger's value log and reports the data directory's size before and after.
 
-It runs on the data directory with the daemon stopped: stop sidecar run
-first. Versions are not yet expired by history.retain: every version is kept.
+With a daemon running (at listen) it asks the daemon, which collects beside
+replication and reads (POST /api/gc); the daemon also does this by itself
+every history.gc_interval when garbage has grown. Without a daemon it opens
+the data directory itself.
 
-Exit status: 0; 2 on error (or when a daemon is running).`,
+Exit status: 0; 2 on error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if format != "text" && format != "json" {
@@ -37,17 +44,27 @@ Exit status: 0; 2 on error (or when a daemon is running).`,
 				return usageError(err, "")
 			}
 			defer conn.Close()
+			var st snapshot.GCStats
 			if conn.Daemon != nil {
-				return usageError(fmt.Errorf("a daemon is running at %s: garbage collection runs with the daemon stopped", cfg.Listen), "stop `sidecar run`, then run `sidecar gc`")
+				err = conn.Daemon.PostJSON(cmd.Context(), "/api/gc", struct{}{}, &st)
+			} else {
+				st, err = history.New(conn.Local.DB, conn.Local.Mirror).GC(cmd.Context(), daemon.GCRequest(cfg, time.Now()))
 			}
-			st, err := history.New(conn.Local.DB, conn.Local.Mirror).GC(cmd.Context(), history.GCRequest{Dir: cfg.DataDir, ValueLogGC: true})
 			if err != nil {
 				return usageError(fmt.Errorf("gc: %w", err), "")
 			}
 			if format == "json" {
 				return json.NewEncoder(g.stdout).Encode(st)
 			}
-			fmt.Fprintf(g.stdout, "roots %d, live nodes %d, scanned %d, deleted %d\n", st.Roots, st.Live, st.Scanned, st.Deleted)
+			e := st.Expired
+			if e.Versions > 0 || e.Groups > 0 {
+				fmt.Fprintf(g.stdout, "expired %d versions (%d group records); oldest retained version %s; %d tagged versions kept below it\n",
+					e.Versions, e.Groups, e.Horizon, e.Islands)
+			} else {
+				fmt.Fprintln(g.stdout, "no version expired")
+			}
+			fmt.Fprintf(g.stdout, "roots %d, live nodes %d, scanned %d, deleted %d (mark %s, sweep %s, value log %s)\n",
+				st.Roots, st.Live, st.Scanned, st.Deleted, st.Mark.Round(time.Millisecond), st.Sweep.Round(time.Millisecond), st.ValueLog.Round(time.Millisecond))
 			fmt.Fprintf(g.stdout, "data directory: %d bytes before, %d after\n", st.BytesBefore, st.BytesAfter)
 			return nil
 		},

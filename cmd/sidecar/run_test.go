@@ -214,6 +214,11 @@ func TestRunProcessSIGTERMMidStream(t *testing.T) {
 	if out, errOut, code := sidecar(t, "verify", "--config", file, "--listen", strings.TrimPrefix(base, "http://")); code != 0 || !strings.Contains(out, "public.items") {
 		t.Errorf("verify under load through the daemon: exit %d\n%s\n%s", code, out, errOut)
 	}
+	// gc through the daemon's API, beside the stream (the final row
+	// comparison after restart checks nothing was lost).
+	if out, errOut, code := sidecar(t, "gc", "--config", file, "--listen", strings.TrimPrefix(base, "http://")); code != 0 || !strings.Contains(out, "live nodes") {
+		t.Errorf("gc under load through the daemon: exit %d\n%s\n%s", code, out, errOut)
+	}
 
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
