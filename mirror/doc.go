@@ -81,6 +81,28 @@
 // between the schema change and the resync show the table as it was
 // before the change.
 //
+// # Retention (retain.go)
+//
+// Expire(before, keep) drops old versions by deleting records only: the
+// horizon moves to the latest group record at or before before, and the
+// log and group records below it are deleted, except, for each kept
+// version (a tag), its group base and the log records from there to it
+// (an island). Expiry is per group because the versions after a group
+// replay its log. The retention record ('m' 'h') is written before the
+// deletes, and readers filter by it, so an interrupted Expire leaves
+// records nobody reads and the next one removes them. A read of a state
+// that was expired fails with ErrExpired: an LSN is never answered with
+// an older retained version across expired commits.
+//
+// The nodes only expired versions reached are garbage for
+// snapshot.CollectGarbage, which runs beside the writer: Reading and
+// WaitReaders let it wait for reads that resolved a version before it
+// was dropped; WatchRoots/RootWatch.Roots give it the trees the mirror
+// holds in memory or is about to record (scratch trees of a spilled
+// transaction, a group flush or copy in flight, roots recorded during the
+// mark). Badger refuses writes while a value-log GC flushes memtables;
+// every mirror write retries then (store.RetryBlocked).
+//
 // # Reads
 //
 // Head, Versions and VersionAt list commits from the log. TreeAt returns
@@ -115,6 +137,8 @@
 //	                             timeline, database name
 //	'm' 'd'                      end LSN of the last commit logged (durable once synced)
 //	'm' 'r'                      resume LSN set before any commit (the copy's consistent point)
+//	'm' 'h'                      retention: horizon LSN, then islands (group base LSN, kept
+//	                             version LSN) kept below it for tags (absent: nothing expired)
 //	'c' 't' name                 table: name, state (2 ready, 3 resync_needed), copied-at LSN,
 //	                             resync-from LSN, root and row count as of the latest group,
 //	                             Relation (oid, schema, name, identity, columns: name,
