@@ -243,17 +243,22 @@ func (s *Service) diffTable(ctx context.Context, from, to snapshot.Point, p diff
 	// With the same columns in the same order, stored rows differ exactly
 	// when a value differs; otherwise a changed pair must be compared by
 	// name, and may turn out equal.
-	byName := !sameLayout(p.from.rel, p.to.rel)
+	var match *nameMatch
+	if !sameLayout(p.from.rel, p.to.rel) {
+		match = newNameMatch(p.from.rel, p.to.rel)
+	}
 	var added, removed, changed int64
 	err := s.diffTrees(ctx, p.from, p.to, p.kr, func(d prolly.DiffEntry) (bool, error) {
+		if match != nil && d.Kind == prolly.Changed {
+			if eq, err := match.equal(d.From, d.To); err != nil || eq {
+				return err == nil, err // equal by column name: not a difference
+			}
+		}
 		var e *Event
-		if !req.Stat || byName && d.Kind == prolly.Changed {
+		if !req.Stat {
 			var err error
 			if e, err = rowEvent(p.table, p.from, p.to, d); err != nil {
 				return false, err
-			}
-			if e.Op == OpChanged && len(e.Changed) == 0 {
-				return true, nil // equal by column name
 			}
 		}
 		switch d.Kind {

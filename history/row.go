@@ -88,8 +88,7 @@ func decodeRow(rel *replication.Relation, v []byte) (*Row, error) {
 		return nil, fmt.Errorf("decode row of %s: %w", rel.QualifiedName(), err)
 	}
 	if len(vals) > len(rel.Columns) {
-		return nil, fmt.Errorf("decode row of %s: %w: the row has %d values, the columns it is read with are %d (%s); "+
-			"it was stored before a schema change dropped a column", rel.QualifiedName(), ErrSchemaChanged, len(vals), len(rel.Columns), columnNames(rel))
+		return nil, widthError(rel, len(vals))
 	}
 	r := &Row{Names: make([]string, len(vals)), Values: make([]*string, len(vals))}
 	for i, b := range vals {
@@ -100,6 +99,13 @@ func decodeRow(rel *replication.Relation, v []byte) (*Row, error) {
 		}
 	}
 	return r, nil
+}
+
+// widthError is the error about a row of n values read with rel's fewer
+// columns.
+func widthError(rel *replication.Relation, n int) error {
+	return fmt.Errorf("decode row of %s: %w: the row has %d values, the columns it is read with are %d (%s); "+
+		"it was stored before a schema change dropped a column", rel.QualifiedName(), ErrSchemaChanged, n, len(rel.Columns), columnNames(rel))
 }
 
 func columnNames(rel *replication.Relation) string {

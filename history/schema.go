@@ -1,9 +1,13 @@
 package history
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/rowenc"
 )
 
 // ErrSchemaChanged is wrapped by errors about versions of a table whose
@@ -60,4 +64,75 @@ func mergeSchemaError(table string, sides ...mergeSide) error {
 			table, ErrBadRequest, ErrSchemaChanged, first.role, first.ref, s.role, s.ref, strings.Join(parts, "; "))
 	}
 	return nil
+}
+
+// nameMatch compares stored rows of two layouts of a table by the diff
+// rule (see Service.Diff) without building Rows: a diff across a schema
+// change meets every row of the table, almost all of them equal by name.
+// Not safe for concurrent use (it reuses its buffers).
+type nameMatch struct {
+	from, to *replication.Relation
+	fromPos  []int // per column of to: the same-named column of from, -1 if added
+	f, t     []value
+}
+
+type value struct {
+	b    []byte
+	null bool
+}
+
+func newNameMatch(from, to *replication.Relation) *nameMatch {
+	m := &nameMatch{from: from, to: to, fromPos: make([]int, len(to.Columns))}
+	for j, c := range to.Columns {
+		m.fromPos[j] = -1
+		for i, fc := range from.Columns {
+			if fc.Name == c.Name {
+				m.fromPos[j] = i
+				break
+			}
+		}
+	}
+	return m
+}
+
+func splitRow(dst []value, rel *replication.Relation, row []byte) ([]value, error) {
+	dst = dst[:0]
+	it := rowenc.NewIter(row)
+	for it.Next() {
+		dst = append(dst, value{b: it.Value(), null: it.Null()})
+	}
+	if err := it.Err(); err != nil {
+		return dst, fmt.Errorf("decode row of %s: %w", rel.QualifiedName(), err)
+	}
+	if len(dst) > len(rel.Columns) {
+		return dst, widthError(rel, len(dst))
+	}
+	return dst, nil
+}
+
+// equal reports whether f (stored under from's columns) and t (under
+// to's) have no difference by name: every column t has equals from's
+// same-named one, or is NULL where from has no such column.
+func (m *nameMatch) equal(f, t []byte) (bool, error) {
+	var err error
+	if m.f, err = splitRow(m.f, m.from, f); err != nil {
+		return false, err
+	}
+	if m.t, err = splitRow(m.t, m.to, t); err != nil {
+		return false, err
+	}
+	for j, tv := range m.t {
+		p := m.fromPos[j]
+		if p < 0 || p >= len(m.f) {
+			if !tv.null {
+				return false, nil
+			}
+			continue
+		}
+		fv := m.f[p]
+		if fv.null != tv.null || !bytes.Equal(fv.b, tv.b) {
+			return false, nil
+		}
+	}
+	return true, nil
 }

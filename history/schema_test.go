@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -16,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/prolly"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
 	"github.com/sidecar-dev/sidecar/store"
@@ -842,5 +845,130 @@ func TestTableWriterSchemaChange(t *testing.T) {
 		if got := fields(i); !slices.Equal(got, wl) {
 			t.Errorf("line %d: %q, want %q\n%s", i, got, wl, b.String())
 		}
+	}
+}
+
+var schemaBenchRows = flag.Int("history.schema.rows", 0, "run TestSchemaDiffBench on a table of this many rows (0: skip)")
+
+// TestSchemaDiffBench measures what a schema change costs a diff: the
+// same 100 single-row updates, once between two versions with the same
+// columns (the Prolly diff skips equal subtrees) and once across ADD
+// COLUMN (every stored row differs: both versions are read whole and
+// each row pair is compared by name). go test ./history -run
+// TestSchemaDiffBench -history.schema.rows 1000000 -v
+func TestSchemaDiffBench(t *testing.T) {
+	n := *schemaBenchRows
+	if n <= 0 {
+		t.Skip("-history.schema.rows not set")
+	}
+	ctx := t.Context()
+	url := pg.NewDB(t)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	exec := func(sqls ...string) {
+		t.Helper()
+		for _, s := range sqls {
+			if _, err := conn.Exec(ctx, s); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+		}
+	}
+	exec(`CREATE TABLE t (id int8 PRIMARY KEY, v text, n int4)`,
+		fmt.Sprintf(`INSERT INTO t SELECT i, 'value ' || i, i FROM generate_series(1, %d) i`, n))
+	f := follow(t, url, conn, "schema_bench", "public.t")
+	update := func(prefix string) {
+		exec(fmt.Sprintf(`UPDATE t SET v = '%s' || id WHERE id %% %d = 1`, prefix, max(1, n/100)))
+	}
+	exec(`UPDATE t SET n = n WHERE id = 1`) // a commit: the copy alone is no version
+	v0 := f.sync()
+	update("u")
+	v1 := f.sync()
+	exec(`ALTER TABLE t ADD COLUMN w text`)
+	update("x")
+	f.sync()
+	exec(`UPDATE t SET n = n WHERE id = 1`)
+	v2 := f.sync()
+	svc := New(f.db, f.m)
+	measure := func(name, from, to string, stat bool) {
+		t.Helper()
+		w, _ := NewDiffWriter("json", io.Discard)
+		start := time.Now()
+		sum, err := svc.Diff(ctx, DiffRequest{From: from, To: to, Stat: stat}, w.Write)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		t.Logf("%d rows, %-28s %4d rows differ  %v", n, name, sum.Rows, time.Since(start).Round(time.Millisecond))
+	}
+	for range 2 { // the second round reads from a warm cache
+		measure("same columns, JSON", v0, v1, false)
+		measure("same columns, --stat", v0, v1, true)
+		measure("across ADD COLUMN, JSON", v1, v2, false)
+		measure("across ADD COLUMN, --stat", v1, v2, true)
+	}
+}
+
+// TestNameMatchAgreesWithRowEvent: the allocation-free comparison that
+// skips rows equal by name agrees with the row events' changed columns,
+// on random pairs of layouts (columns kept, dropped, added, reordered)
+// and rows (NULL, empty, equal and different values, rows shorter than
+// their layout).
+func TestNameMatchAgreesWithRowEvent(t *testing.T) {
+	rng := seeded(t)
+	names := []string{"a", "b", "c", "d", "e", "f"}
+	layout := func() *replication.Relation {
+		r := &replication.Relation{Schema: "public", Name: "t"}
+		for _, i := range rng.Perm(len(names))[:1+rng.IntN(len(names))] {
+			r.Columns = append(r.Columns, replication.Column{Name: names[i], TypeName: "text"})
+		}
+		return r
+	}
+	vals := []string{"", "x", "y"}
+	row := func(rel *replication.Relation, like map[string][]byte) ([]byte, map[string][]byte) {
+		n := len(rel.Columns)
+		if rng.IntN(4) == 0 {
+			n = rng.IntN(n + 1) // stored before trailing columns were added
+		}
+		out := map[string][]byte{}
+		var cols [][]byte
+		for _, c := range rel.Columns[:n] {
+			var v []byte
+			if lv, ok := like[c.Name]; ok && rng.IntN(3) > 0 {
+				v = lv
+			} else if rng.IntN(3) > 0 {
+				v = []byte(vals[rng.IntN(len(vals))])
+			}
+			cols = append(cols, v)
+			out[c.Name] = v
+		}
+		return rowenc.Encode(cols), out
+	}
+	for i := range 5000 {
+		from, to := layout(), layout()
+		if rng.IntN(4) == 0 {
+			to = from
+		}
+		f, fm := row(from, nil)
+		tv, _ := row(to, fm)
+		eq, err := newNameMatch(from, to).equal(f, tv)
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		e, err := rowEvent("public.t", &tree{rel: from}, &tree{rel: to}, prolly.DiffEntry{Kind: prolly.Changed, From: f, To: tv})
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		if eq != (len(e.Changed) == 0) {
+			t.Fatalf("case %d: equal by name %v, row event changed %v\nfrom %s\nto   %s", i, eq, e.Changed, rowText(e.From), rowText(e.To))
+		}
+	}
+	// A row wider than its layout is the schema error on both paths.
+	narrow := &replication.Relation{Schema: "public", Name: "t", Columns: []replication.Column{{Name: "a"}}}
+	wide := rowenc.Encode([][]byte{[]byte("1"), []byte("2")})
+	if _, err := newNameMatch(narrow, narrow).equal(wide, wide); !errors.Is(err, ErrSchemaChanged) {
+		t.Errorf("wide row: %v, want ErrSchemaChanged", err)
 	}
 }
