@@ -93,13 +93,9 @@ func Pin(ctx context.Context, cfg *pgconn.Config, opts PinOptions) (*Pinned, err
 	if _, err := conn.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ").ReadAll(); err != nil {
 		return fail(fmt.Errorf("pin: begin: %w", err))
 	}
-	res, err := createSlot(ctx, cfg, conn, slot, "use", timeout)
+	lsn, _, err := createSlot(ctx, cfg, conn, slot, "use", timeout)
 	if err != nil {
 		return fail(err)
-	}
-	lsn, err := pglogrepl.ParseLSN(res.ConsistentPoint)
-	if err != nil {
-		return fail(fmt.Errorf("pin: slot %s: consistent point %q: %w", slot, res.ConsistentPoint, err))
 	}
 	// Only pg_catalog for unqualified functions and operators: a role's
 	// search_path cannot substitute what the hash queries call. Tables are
@@ -154,25 +150,29 @@ func connectReplication(ctx context.Context, cfg *pgconn.Config) (*pgconn.PgConn
 }
 
 // createSlot creates the temporary slot with SNAPSHOT 'use' or 'export'
-// within timeout; on timeout the error wraps ErrPinTimeout and names the
+// within timeout and returns its consistent point and, for 'export', the
+// snapshot's name; on timeout the error wraps ErrPinTimeout and names the
 // transactions it waited for.
-func createSlot(ctx context.Context, cfg *pgconn.Config, conn *pgconn.PgConn, slot, snapshot string, timeout time.Duration) (pglogrepl.CreateReplicationSlotResult, error) {
+func createSlot(ctx context.Context, cfg *pgconn.Config, conn *pgconn.PgConn, slot, snapshot string, timeout time.Duration) (lsn pglogrepl.LSN, snapshotName string, err error) {
 	createCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	res, err := pglogrepl.ParseCreateReplicationSlot(conn.Exec(createCtx,
 		"CREATE_REPLICATION_SLOT "+slot+" TEMPORARY LOGICAL pgoutput (SNAPSHOT '"+snapshot+"')"))
 	if err == nil {
-		return res, nil
+		if lsn, err = pglogrepl.ParseLSN(res.ConsistentPoint); err != nil {
+			return 0, "", fmt.Errorf("pin: slot %s: consistent point %q: %w", slot, res.ConsistentPoint, err)
+		}
+		return lsn, res.SnapshotName, nil
 	}
 	if errors.Is(createCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 		blockers, berr := describeBlockers(ctx, cfg, conn.PID())
 		if berr != nil {
 			blockers = "(could not list them: " + berr.Error() + ")"
 		}
-		return res, fmt.Errorf("pin: %w: creating slot %s took longer than %v, waiting for transactions that were open when it started: %s",
+		return 0, "", fmt.Errorf("pin: %w: creating slot %s took longer than %v, waiting for transactions that were open when it started: %s",
 			ErrPinTimeout, slot, timeout, blockers)
 	}
-	return res, fmt.Errorf("pin: create slot %s: %w", slot, err)
+	return 0, "", fmt.Errorf("pin: create slot %s: %w", slot, err)
 }
 
 // Close ends the transaction, drops the slot and closes the connection.
@@ -303,15 +303,11 @@ func PinGroup(ctx context.Context, cfg *pgconn.Config, n int, opts PinOptions) (
 		// Closing the session drops the temporary slot.
 		_ = repl.Close(closeCtx)
 	}()
-	res, err := createSlot(ctx, cfg, repl, slot, "export", timeout)
+	lsn, snapshot, err := createSlot(ctx, cfg, repl, slot, "export", timeout)
 	if err != nil {
 		return fail(err)
 	}
-	lsn, err := pglogrepl.ParseLSN(res.ConsistentPoint)
-	if err != nil {
-		return fail(fmt.Errorf("pin group: slot %s: consistent point %q: %w", slot, res.ConsistentPoint, err))
-	}
-	if err := importSnapshot(ctx, g.workers, res.SnapshotName); err != nil {
+	if err := importSnapshot(ctx, g.workers, snapshot); err != nil {
 		return fail(fmt.Errorf("pin group: %w", err))
 	}
 	g.lsn = lsn
