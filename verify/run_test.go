@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -221,20 +222,22 @@ func corrupt(changed, missing, extra string) func(ctx context.Context, t *mirror
 			}
 			edits = append(edits, prolly.Edit{Key: key, Value: rowenc.Encode(vals)})
 		}
-		// Mutate wants keys ascending.
-		for i := 1; i < len(edits); i++ {
-			for j := i; j > 0 && string(edits[j].Key) < string(edits[j-1].Key); j-- {
-				edits[j], edits[j-1] = edits[j-1], edits[j]
-			}
-		}
-		root, err := t.Engine().Mutate(ctx, t.Root, edits)
-		if err != nil {
-			return nil, err
-		}
-		c := *t
-		c.Root = root
-		return &c, nil
+		return withEdits(ctx, t, edits)
 	}
+}
+
+// withEdits is tr with edits applied (in any key order), leaving tr as it
+// is: how the tests corrupt the mirror's side of a verification.
+func withEdits(ctx context.Context, tr *mirror.Tree, edits []prolly.Edit) (*mirror.Tree, error) {
+	edits = slices.Clone(edits)
+	slices.SortFunc(edits, func(a, b prolly.Edit) int { return bytes.Compare(a.Key, b.Key) })
+	root, err := tr.Engine().Mutate(ctx, tr.Root, edits)
+	if err != nil {
+		return nil, err
+	}
+	c := *tr
+	c.Root = root
+	return &c, nil
 }
 
 // TestRunReportsCorruptedRows: rows corrupted on the mirror's side are
@@ -475,13 +478,7 @@ func TestRunCompositeKeyCorruption(t *testing.T) {
 			{Key: changed, Value: rowenc.Encode([][]byte{[]byte("3"), []byte("k43"), []byte("corrupted")})},
 			{Key: missing, Delete: true},
 		}
-		root, err := tr.Engine().Mutate(ctx, tr.Root, edits)
-		if err != nil {
-			return nil, err
-		}
-		c := *tr
-		c.Root = root
-		return &c, nil
+		return withEdits(ctx, tr, edits)
 	}
 	rep := mustRun(t, r)
 	tr := rep.Tables[0]
