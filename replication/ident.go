@@ -40,10 +40,13 @@ func (t TableName) String() string { return t.Schema + "." + t.Name }
 // Quoted is the name as an SQL identifier, each part double-quoted.
 func (t TableName) Quoted() string { return QuoteIdent(t.Schema) + "." + QuoteIdent(t.Name) }
 
-// ParseTableName parses "schema.table". Both parts are required and taken
-// literally (case-sensitive, no quoting syntax), as in the config file; a
-// part may not be empty or contain a dot or a NUL. Quoted() makes any
-// other character safe in SQL.
+// ParseTableName parses "schema.table" as TableName.String prints it: the
+// mirror's table key, not SQL. Both parts are required and taken literally
+// (case-sensitive, no quoting syntax); a part may not be empty or contain a
+// dot or a NUL, since the key could not be split back. Quoted() makes any
+// other character safe in SQL. Names as users write them (quoting, case
+// folding) are read by config.ParseTable (internal/pgident) instead; a
+// table whose name holds a dot can be configured there but has no key here.
 func ParseTableName(s string) (TableName, error) {
 	schema, name, ok := strings.Cut(s, ".")
 	if !ok {
