@@ -170,9 +170,14 @@ type diffPlan struct {
 // table event carries the newer version's columns and, when the two
 // versions' columns differ, schema_change {added, dropped[, retyped]}.
 //
+// A side where the table did not exist reads as empty and has no schema
+// of its own: no schema_change, and the columns are the other side's.
+//
 // Across a schema change every stored row differs, so the Prolly diff
 // cannot skip equal subtrees: such a diff reads both versions whole,
-// O(table), and decodes each row pair, under --stat too.
+// O(table), comparing each row pair by name in place (nameMatch), under
+// --stat too. TestSchemaDiffBench, 1M rows, 100 rows updated: 1-7 ms with
+// the same columns, 0.31-0.41 s across ADD COLUMN.
 func (s *Service) Diff(ctx context.Context, req DiffRequest, fn func(*Event) error) (DiffSummary, error) {
 	defer s.mirror.Reading()()
 	var sum DiffSummary
@@ -235,8 +240,17 @@ func refName(p snapshot.Point) string {
 }
 
 func (s *Service) diffTable(ctx context.Context, from, to snapshot.Point, p diffPlan, req DiffRequest, sum *DiffSummary, fn func(*Event) error) error {
-	ev := &Event{Type: EventTable, Table: p.table, FromRef: refName(from), ToRef: refName(to),
-		Columns: columnsOf(p.to.rel), SchemaChange: schemaChange(p.from.rel, p.to.rel)}
+	// A side where the table did not exist has no columns of its own (it
+	// reads as empty, under the table's current ones): the columns are
+	// the other side's, and there is no schema change to report.
+	cols := p.to.rel
+	if !p.to.exists && p.from.exists {
+		cols = p.from.rel
+	}
+	ev := &Event{Type: EventTable, Table: p.table, FromRef: refName(from), ToRef: refName(to), Columns: columnsOf(cols)}
+	if p.from.exists && p.to.exists {
+		ev.SchemaChange = schemaChange(p.from.rel, p.to.rel)
+	}
 	if err := fn(ev); err != nil {
 		return err
 	}

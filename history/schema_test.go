@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sidecar-dev/sidecar/history/historytest"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/prolly"
 	"github.com/sidecar-dev/sidecar/replication"
@@ -970,5 +971,78 @@ func TestNameMatchAgreesWithRowEvent(t *testing.T) {
 	wide := rowenc.Encode([][]byte{[]byte("1"), []byte("2")})
 	if _, err := newNameMatch(narrow, narrow).equal(wide, wide); !errors.Is(err, ErrSchemaChanged) {
 		t.Errorf("wide row: %v, want ErrSchemaChanged", err)
+	}
+}
+
+// TestDiffSchemaWhereTableAbsent: a table copied after the older version
+// and re-copied since under other columns (a resync after ALTER TABLE).
+// Where it did not exist it reads as empty, with no schema of its own:
+// the diff reports its rows added (or removed, the other way) under the
+// columns of the version that has them, and no schema change. (A copy's
+// trees land in the version at the mirror's head when it completes.)
+func TestDiffSchemaWhereTableAbsent(t *testing.T) {
+	ctx := t.Context()
+	f := historytest.New(t)
+	a := historytest.Rel(1, "public", "a", 1, [2]string{"id", "int8"})
+	f.CreateTable(a, nil)
+	commit := func(id string) string {
+		return f.Commit(func(tx *historytest.Tx) { tx.Insert(a, []*string{ptr(id)}) }).EndLSN.String()
+	}
+	v0 := commit("0")
+	v1 := commit("1")
+	old := historytest.Rel(2, "public", "b", 1, [2]string{"id", "int8"}, [2]string{"v", "text"})
+	f.CreateTable(old, [][]*string{{ptr("1"), ptr("x")}, {ptr("2"), nil}})
+	v2 := commit("2")
+	cur := historytest.Rel(2, "public", "b", 1, [2]string{"id", "int8"}, [2]string{"v", "text"}, [2]string{"w", "text"})
+	if err := f.Mirror.MarkResync(ctx, "public.b", "ALTER TABLE b ADD COLUMN w text"); err != nil {
+		t.Fatal(err)
+	}
+	f.CreateTable(cur, [][]*string{{ptr("1"), ptr("x"), nil}, {ptr("2"), nil, ptr("set")}})
+	commit("3")
+	svc := New(f.DB, f.Mirror)
+	diff := func(from, to string) (*Event, []*Event) {
+		t.Helper()
+		var head *Event
+		var rows []*Event
+		if _, err := svc.Diff(ctx, DiffRequest{From: from, To: to, Tables: []string{"public.b"}}, func(e *Event) error {
+			if e.Type == EventTable {
+				head = e
+			} else {
+				rows = append(rows, e)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return head, rows
+	}
+	colNames := func(e *Event) []string {
+		var out []string
+		for _, c := range e.Columns {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		from, to string
+		op       string
+		cols     []string
+	}{{v0, v1, OpAdded, []string{"id", "v"}}, {v1, v0, OpRemoved, []string{"id", "v"}}} {
+		head, rows := diff(c.from, c.to)
+		if head.SchemaChange != nil || !slices.Equal(colNames(head), c.cols) {
+			t.Errorf("diff %s %s: columns %v, schema change %+v; want %v and none", c.from, c.to, colNames(head), head.SchemaChange, c.cols)
+		}
+		if len(rows) != 2 || rows[0].Op != c.op || rows[1].Op != c.op {
+			t.Errorf("diff %s %s: %d row events, want 2 %s", c.from, c.to, len(rows), c.op)
+		}
+	}
+	// Between the two copies: the schema change, and only row 2 (its new
+	// column set) differs by name.
+	head, rows := diff(v1, v2)
+	if sc := head.SchemaChange; sc == nil || !slices.Equal(sc.Added, []string{"w"}) {
+		t.Errorf("diff across the re-copy: schema change %+v, want added [w]", sc)
+	}
+	if len(rows) != 1 || *rows[0].Key.Values[0] != "2" || !slices.Equal(rows[0].Changed, []string{"w"}) {
+		t.Errorf("diff across the re-copy: %d row events, want row 2 changed in w", len(rows))
 	}
 }
