@@ -264,8 +264,12 @@ func (s *Service) diffTable(ctx context.Context, from, to snapshot.Point, p diff
 	var added, removed, changed int64
 	err := s.diffTrees(ctx, p.from, p.to, p.kr, func(d prolly.DiffEntry) (bool, error) {
 		if match != nil && d.Kind == prolly.Changed {
-			if eq, err := match.equal(d.From, d.To); err != nil || eq {
-				return err == nil, err // equal by column name: not a difference
+			eq, err := match.equal(d.From, d.To)
+			if err != nil {
+				return false, err
+			}
+			if eq {
+				return true, nil // equal by column name: not a difference
 			}
 		}
 		var e *Event
