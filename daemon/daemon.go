@@ -102,6 +102,7 @@ type daemon struct {
 	slotLSN    replication.LSN
 	verifier   *verify.Periodic
 	hist       *history.Service
+	lastGC     *GCStatus // guarded by mu
 
 	lagBytes atomic.Int64
 	// serverWAL is the server's current WAL position at the last poll,
@@ -187,7 +188,7 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	g.Go(func() error { return d.verifier.Run(gctx) })
 	g.Go(func() error {
 		return d.hist.AutoGC(gctx, history.AutoGCOptions{Interval: d.cfg.History.GCInterval, Retain: d.cfg.History.Retain,
-			Dir: d.cfg.DataDir, Logger: d.log})
+			Dir: d.cfg.DataDir, Logger: d.log, OnRun: d.recordGC})
 	})
 	g.Go(func() error {
 		err := d.follow(gctx)

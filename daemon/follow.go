@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
 )
 
@@ -133,6 +134,16 @@ func (d *daemon) initialCopy(ctx context.Context) error {
 		return err
 	}
 	d.slotLSN = snap.LSN
+	// Tables a first start that died copied under the old slot's snapshot
+	// miss the changes between it and this slot's start: copy them again
+	// (the copy replaces only a table that is not ready).
+	for _, t := range d.m.Tables() {
+		if t.State == mirror.StateReady {
+			if err := d.m.MarkResync(ctx, t.Name, "the initial copy was interrupted; copying again under the new slot's snapshot"); err != nil {
+				return err
+			}
+		}
+	}
 	d.log.Info("slot created; copying", "slot", d.cfg.Slot, "consistent_point", snap.LSN, "tables", len(d.tables))
 	err = replication.Copy(ctx, d.copyOptions(), snap.Snapshot(), d.tables, d.m)
 	if err != nil {

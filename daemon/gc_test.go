@@ -109,6 +109,13 @@ func TestAutoGCExpiresHistoryBesideStreaming(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	if st := r.status(t); st.History == nil || st.History.OldestRetainedLSN == "" || st.History.LastGC == nil || st.History.LastGC.Error != "" {
+		t.Errorf("status after automatic GC: %+v", st.History)
+	}
+	if _, m := httpGet(t, r.addr+"/metrics"); !regexp.MustCompile(`sidecar_gc_runs_total\{result="ok"\} [1-9]`).MatchString(m) ||
+		!regexp.MustCompile(`sidecar_gc_expired_versions_total [1-9]`).MatchString(m) || !strings.Contains(m, "sidecar_history_oldest_lsn") {
+		t.Errorf("/metrics lacks GC figures")
+	}
 	if code, body := httpGet(t, r.addr+"/api/resolve?ref="+earlyLSN); code != 404 || !strings.Contains(body, "oldest retained version") {
 		t.Errorf("resolve of an expired version %s: %d %s", earlyLSN, code, body)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/server"
+	"github.com/sidecar-dev/sidecar/snapshot"
 	"github.com/sidecar-dev/sidecar/verify"
 )
 
@@ -43,6 +44,30 @@ type Status struct {
 	Commits     int64         `json:"commits_applied"`
 	// Verify is the last periodic verification (verify.interval > 0).
 	Verify *verify.Last `json:"verify,omitempty"`
+	// History is what retention keeps and the last garbage collection.
+	History *HistoryStatus `json:"history,omitempty"`
+}
+
+// HistoryStatus is what retention keeps and the last collection.
+type HistoryStatus struct {
+	Retain string `json:"retain"` // history.retain; "0s": every version
+	// OldestRetainedLSN is the oldest version kept from retention's
+	// horizon on (absent: nothing expired yet); tagged versions below it
+	// are kept too.
+	OldestRetainedLSN string    `json:"oldest_retained_lsn,omitempty"`
+	LastGC            *GCStatus `json:"last_gc,omitempty"`
+}
+
+// GCStatus is one garbage collection.
+type GCStatus struct {
+	At              time.Time `json:"at"`
+	ExpiredVersions int       `json:"expired_versions"`
+	LiveNodes       int       `json:"live_nodes"`
+	DeletedNodes    int64     `json:"deleted_nodes"`
+	BytesBefore     int64     `json:"bytes_before"`
+	BytesAfter      int64     `json:"bytes_after"`
+	Seconds         float64   `json:"seconds"`
+	Error           string    `json:"error,omitempty"`
 }
 
 // SlotStatus is the slot's row in pg_replication_slots, as last polled.
@@ -88,6 +113,12 @@ func (d *daemon) status() Status {
 		st.Slot.WALStatus = d.slotInfo.WALStatus
 		st.Slot.ConfirmedFlush = d.slotInfo.ConfirmedFlush.String()
 		st.Slot.Active = d.slotInfo.Active
+	}
+	if d.m != nil {
+		st.History = &HistoryStatus{Retain: d.cfg.History.Retain.String(), LastGC: d.lastGC}
+		if h, _ := d.m.Horizon(); h != 0 {
+			st.History.OldestRetainedLSN = h.String()
+		}
 	}
 	for t, why := range d.notFollow {
 		st.NotFollowed = append(st.NotFollowed, NotFollowed{Table: t, Reason: why})
@@ -198,12 +229,35 @@ func (d *daemon) routes(srv *server.Server) {
 // handleGC runs a collection now, history.retain applied: POST /api/gc
 // (no body) answers snapshot.GCStats, what `sidecar gc` prints.
 func (d *daemon) handleGC(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	st, err := d.hist.GC(r.Context(), d.gcRequest())
+	d.recordGC(st, err, time.Since(start))
 	if err != nil {
 		server.WriteError(w, http.StatusInternalServerError, fmt.Errorf("gc: %w", err))
 		return
 	}
 	server.WriteJSON(w, http.StatusOK, st)
+}
+
+// recordGC publishes a collection in metrics and status.
+func (d *daemon) recordGC(st snapshot.GCStats, err error, took time.Duration) {
+	g := &GCStatus{At: time.Now().UTC(), ExpiredVersions: st.Expired.Versions, LiveNodes: st.Live, DeletedNodes: st.Deleted,
+		BytesBefore: st.BytesBefore, BytesAfter: st.BytesAfter, Seconds: took.Seconds()}
+	if err != nil {
+		g.Error = err.Error()
+		d.met.GCRuns.WithLabelValues("error").Inc()
+	} else {
+		d.met.GCRuns.WithLabelValues("ok").Inc()
+		d.met.GCDeletedNodes.Add(float64(st.Deleted))
+		d.met.GCExpiredVersions.Add(float64(st.Expired.Versions))
+		d.met.GCLiveNodes.Set(float64(st.Live))
+		d.met.DataDirBytes.Set(float64(st.BytesAfter))
+	}
+	h, _ := d.m.Horizon()
+	d.met.HistoryHorizonLSN.Set(float64(h))
+	d.mu.Lock()
+	d.lastGC = g
+	d.mu.Unlock()
 }
 
 // gcRequest is a collection with history.retain applied as of now.

@@ -377,7 +377,7 @@ type AutoGCOptions struct {
 	Dir    string // data directory, for the bytes-on-disk report
 	Logger *slog.Logger
 	// OnRun, when set, sees every collection (metrics, tests).
-	OnRun func(snapshot.GCStats, error)
+	OnRun func(st snapshot.GCStats, err error, took time.Duration)
 }
 
 // autoGCGrowth: a collection also runs when this many nodes per live
@@ -407,7 +407,7 @@ func (s *Service) AutoGC(ctx context.Context, o AutoGCOptions) error {
 		return 0
 	}
 	var lastPuts, lastLive, lastDropped int64 = puts(), -1, s.dropped.Load()
-	var expired int
+	var expiredVersions, expiredGroups int
 	t := time.NewTicker(o.Interval)
 	defer t.Stop()
 	for {
@@ -430,16 +430,19 @@ func (s *Service) AutoGC(ctx context.Context, o AutoGCOptions) error {
 			log.Warn("history retention failed; retrying at the next check", "err", err)
 			continue
 		}
-		expired += exp.Versions + exp.Groups
+		expiredVersions += exp.Versions
+		expiredGroups += exp.Groups
 		p, dropped := puts(), s.dropped.Load()
 		grown := lastLive < 0 || float64(p-lastPuts) >= autoGCGrowth*float64(lastLive)
-		if expired == 0 && dropped == lastDropped && !grown {
+		if expiredVersions+expiredGroups == 0 && dropped == lastDropped && !grown {
 			continue
 		}
+		start := time.Now()
 		st, err := s.GC(ctx, GCRequest{Dir: o.Dir, ValueLogGC: true})
 		st.Expired = exp
+		st.Expired.Versions, st.Expired.Groups = expiredVersions, expiredGroups
 		if o.OnRun != nil {
-			o.OnRun(st, err)
+			o.OnRun(st, err, time.Since(start))
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -448,8 +451,8 @@ func (s *Service) AutoGC(ctx context.Context, o AutoGCOptions) error {
 			log.Warn("garbage collection failed; retrying at the next check", "err", err)
 			continue
 		}
-		log.Info("garbage collected", "expired_versions", expired, "live_nodes", st.Live, "deleted_nodes", st.Deleted,
+		log.Info("garbage collected", "expired_versions", expiredVersions, "live_nodes", st.Live, "deleted_nodes", st.Deleted,
 			"bytes_before", st.BytesBefore, "bytes_after", st.BytesAfter, "mark", st.Mark, "sweep", st.Sweep)
-		lastPuts, lastLive, lastDropped, expired = p, int64(st.Live), dropped, 0
+		lastPuts, lastLive, lastDropped, expiredVersions, expiredGroups = p, int64(st.Live), dropped, 0, 0
 	}
 }

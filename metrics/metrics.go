@@ -43,6 +43,18 @@ type Set struct {
 	// VerifyResult is the last periodic verification per table: 1 equal,
 	// 0 differences, -1 could not verify.
 	VerifyResult *prometheus.GaugeVec
+	// GCRuns counts garbage collections by result (ok, error);
+	// GCDeletedNodes the nodes they deleted; GCExpiredVersions the
+	// versions retention expired.
+	GCRuns            *prometheus.CounterVec
+	GCDeletedNodes    prometheus.Counter
+	GCExpiredVersions prometheus.Counter
+	// GCLiveNodes and DataDirBytes are as of the last collection.
+	GCLiveNodes  prometheus.Gauge
+	DataDirBytes prometheus.Gauge
+	// HistoryHorizonLSN is the oldest retained version's end LSN (0:
+	// nothing expired yet).
+	HistoryHorizonLSN prometheus.Gauge
 }
 
 // New returns a Set registered on a new registry, with the Go and process
@@ -66,12 +78,19 @@ func New() *Set {
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16)}),
 		CommitSyncSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sidecar_commit_sync_seconds", Help: "Latency of making a batch of commits durable (write + sync).",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16)}),
-		Phase:        prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sidecar_phase", Help: "1 for the daemon's current phase."}, []string{"phase"}),
-		VerifyResult: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sidecar_verify_result", Help: "Last periodic verification per table: 1 equal, 0 differences found, -1 could not verify."}, []string{"table"}),
+		Phase:             prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sidecar_phase", Help: "1 for the daemon's current phase."}, []string{"phase"}),
+		VerifyResult:      prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sidecar_verify_result", Help: "Last periodic verification per table: 1 equal, 0 differences found, -1 could not verify."}, []string{"table"}),
+		GCRuns:            prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sidecar_gc_runs_total", Help: "Garbage collections (history.retain applied, unreachable nodes deleted), by result."}, []string{"result"}),
+		GCDeletedNodes:    prometheus.NewCounter(prometheus.CounterOpts{Name: "sidecar_gc_deleted_nodes_total", Help: "Tree nodes deleted by garbage collection."}),
+		GCExpiredVersions: prometheus.NewCounter(prometheus.CounterOpts{Name: "sidecar_gc_expired_versions_total", Help: "Versions expired by history.retain."}),
+		GCLiveNodes:       prometheus.NewGauge(prometheus.GaugeOpts{Name: "sidecar_gc_live_nodes", Help: "Tree nodes reachable from retained versions, tags and branches at the last collection."}),
+		DataDirBytes:      prometheus.NewGauge(prometheus.GaugeOpts{Name: "sidecar_data_dir_bytes", Help: "Size of the data directory after the last collection."}),
+		HistoryHorizonLSN: prometheus.NewGauge(prometheus.GaugeOpts{Name: "sidecar_history_oldest_lsn", Help: "End LSN of the oldest retained version, as a number (0: nothing expired)."}),
 	}
 	r.MustRegister(s.LagBytes, s.LagSeconds, s.DurableLSN, s.ReceivedLSN, s.Connected, s.Reconnects,
 		s.RowsApplied, s.TxnsApplied, s.CopyRows, s.CopyTablesDone, s.CopyTables,
-		s.ApplyBatchSeconds, s.CommitSyncSeconds, s.Phase, s.VerifyResult)
+		s.ApplyBatchSeconds, s.CommitSyncSeconds, s.Phase, s.VerifyResult,
+		s.GCRuns, s.GCDeletedNodes, s.GCExpiredVersions, s.GCLiveNodes, s.DataDirBytes, s.HistoryHorizonLSN)
 	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.MustRegister(collectors.NewExpvarCollector(badgerExpvars()))
 	return s

@@ -102,6 +102,21 @@ func writeStatus(w io.Writer, st daemon.Status) error {
 		}
 		line("last verify", desc)
 	}
+	if h := st.History; h != nil {
+		kept := "every version (history.retain " + h.Retain + ")"
+		if h.OldestRetainedLSN != "" {
+			kept = fmt.Sprintf("from %s on, and tagged versions (history.retain %s)", h.OldestRetainedLSN, h.Retain)
+		}
+		line("history", kept)
+		if g := h.LastGC; g != nil {
+			desc := fmt.Sprintf("%s: %d versions expired, %d nodes deleted, %d live; data dir %d → %d bytes (%.2fs)",
+				g.At.Format(time.RFC3339), g.ExpiredVersions, g.DeletedNodes, g.LiveNodes, g.BytesBefore, g.BytesAfter, g.Seconds)
+			if g.Error != "" {
+				desc = g.At.Format(time.RFC3339) + ": failed: " + g.Error
+			}
+			line("last gc", desc)
+		}
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
