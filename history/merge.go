@@ -151,6 +151,10 @@ func (s *Service) mergeTable(ctx context.Context, table string, base, ours, thei
 	if err != nil {
 		return tm, prolly.Root{}, nil, err
 	}
+	// Rows of different schemas cannot be merged column-wise by position.
+	if err := mergeSchemaError(table, mergeSide{"base", sum.Base, bt}, mergeSide{"ours", sum.Ours, ot}, mergeSide{"theirs", sum.Theirs, tt}); err != nil {
+		return tm, prolly.Root{}, nil, err
+	}
 	// Always a joined engine: its writes stay in memory, so a merge that
 	// is only printed (revert) leaves nothing in the node store; persist
 	// writes what a kept branch needs.

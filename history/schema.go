@@ -31,12 +31,9 @@ type mergeSide struct {
 // table did not exist (read as empty) do not count. Types may differ:
 // values are compared as text, so a retyped column merges.
 //
-// Merge is to call it for every table before its first event: without
-// it a merge across ADD or DROP COLUMN mixes rows of both layouts in its
-// result and names their values by the wrong columns. (Until merge.go
-// does, decodeRow refuses only the rows wider than their columns: a
-// merge across DROP COLUMN fails, one across ADD COLUMN, or DROP and ADD
-// of equal width, does not.)
+// mergeTable calls it before the table's first event: without it a
+// merge across ADD or DROP COLUMN would mix rows of both layouts in its
+// result and name their values by the wrong columns.
 func mergeSchemaError(table string, sides ...mergeSide) error {
 	var first *mergeSide
 	for i := range sides {

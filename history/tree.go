@@ -67,11 +67,16 @@ func (s *Service) treeAt(ctx context.Context, p snapshot.Point, table string) (*
 		return nil, err
 	}
 	if p.Branch != nil {
-		codec, err := codecOf(info.Relation)
+		// The branch's rows have the schema of the version it came from.
+		rel, err := s.mirror.RelationAt(table, p.Branch.From)
+		if err != nil {
+			return nil, err
+		}
+		codec, err := codecOf(rel)
 		if err != nil {
 			return nil, fmt.Errorf("table %s: %w", table, err)
 		}
-		t := &tree{table: table, eng: s.mirror.Engine(), rel: info.Relation, codec: codec}
+		t := &tree{table: table, eng: s.mirror.Engine(), rel: rel, codec: codec}
 		t.root, t.exists = p.Branch.Root(table)
 		if !t.exists {
 			t.root = t.eng.EmptyRoot()

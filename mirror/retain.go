@@ -466,3 +466,29 @@ func (m *Mirror) GroupRoots(ctx context.Context) ([]prolly.Root, error) {
 // (at or after the horizon, or in an island). Walks over the commit log's
 // keys use it to skip records an interrupted Expire left behind.
 func (m *Mirror) Retained(end replication.LSN) bool { return m.retain.Load().retained(end) }
+
+// RelationAt returns the Relation of table's rows as of lsn: the one its
+// latest copy at or before lsn was made with, or the current one when no
+// copy recorded one. Relation records are never expired, so this also
+// answers for trees kept outside the version history (branches).
+func (m *Mirror) RelationAt(table string, lsn replication.LSN) (*replication.Relation, error) {
+	var rel *replication.Relation
+	err := m.bdb.View(func(txn *badger.Txn) (err error) {
+		rel, err = relationAt(txn, table, lsn)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("relation of %s at %s: %w", table, lsn, err)
+	}
+	if rel == nil {
+		m.mu.Lock()
+		if t := m.tables[table]; t != nil {
+			rel = t.rec.Rel
+		}
+		m.mu.Unlock()
+	}
+	if rel == nil {
+		return nil, fmt.Errorf("relation of %s at %s: %w", table, lsn, ErrUnknownTable)
+	}
+	return rel, nil
+}
