@@ -3,6 +3,7 @@ package mirror
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -643,6 +644,10 @@ func (m *Mirror) commit(ctx context.Context, info replication.TxnInfo) error {
 	}
 	op.set(logKey(info.EndLSN), rec)
 	op.set(keyDurable, durable.b)
+	ord := m.ordinal + 1
+	if !m.noOrd {
+		op.set(ordKey(ord), binary.BigEndian.AppendUint64(nil, uint64(info.EndLSN)))
+	}
 	m.stats.bytesLog.Add(int64(len(rec) + 10))
 	if txn.spilled {
 		if err := m.spill(ctx); err != nil {
@@ -681,6 +686,7 @@ func (m *Mirror) commit(ctx context.Context, info replication.TxnInfo) error {
 		m.group.add(logTables, info.EndLSN)
 	}
 	m.head = v
+	m.ordinal = ord
 	m.txn = nil
 	m.idle.Broadcast()
 	m.stats.commits.Add(1)

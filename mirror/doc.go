@@ -152,6 +152,8 @@
 //	                             same LSN); per table name, rows changed, truncated flag,
 //	                             edit count; then per table its edits in key order:
 //	                             key, op (0 put + vrow1 value, 1 delete)
+//	's' 'n' ordinal              commit index: the commit's end LSN (ordinals count commits
+//	                             from 1; written with its log record; HEAD~N is one lookup)
 //	's' 'h' name 0x00 commitLSN seq
 //	                             held change of a table waiting for resync: kind, old kind,
 //	                             new and old tuples (per value: kind, text)

@@ -228,6 +228,10 @@ type Mirror struct {
 	readers  readers
 	watch    *RootWatch // guarded by mu
 	buildMu  sync.RWMutex
+	// ordinal numbers the last commit applied (ordinal.go), guarded by
+	// mu; noOrd: a data directory without the commit index.
+	ordinal uint64
+	noOrd   bool
 
 	stats statsCounters
 }
@@ -429,6 +433,9 @@ func (m *Mirror) load(ctx context.Context) error {
 	}
 	if err := m.replay(ctx); err != nil {
 		return err
+	}
+	if err := m.bdb.View(m.loadOrdinal); err != nil {
+		return fmt.Errorf("load commit index: %w", err)
 	}
 	if m.head.EndLSN != durable && !(m.head.EndLSN == 0 && durable == 0) {
 		return fmt.Errorf("durable LSN %s differs from the last logged commit %s", durable, m.head.EndLSN)

@@ -162,7 +162,7 @@ func (m *Mirror) Expire(ctx context.Context, before replication.LSN, keep []repl
 		cur = *old
 	}
 	st.Horizon = cur.Horizon
-	var delLogs, delGroups [][]byte
+	var delLogs, delGroups, delOrds [][]byte
 	err := m.bdb.View(func(txn *badger.Txn) error {
 		g, err := latestGroup(txn, before)
 		if err != nil {
@@ -211,6 +211,11 @@ func (m *Mirror) Expire(ctx context.Context, before replication.LSN, keep []repl
 			}
 		}
 		it.Close()
+		ords, err := expiredOrdinals(txn, next.Horizon)
+		if err != nil {
+			return err
+		}
+		delOrds = ords
 		opts.Prefix = groupPrefix()
 		it = txn.NewIterator(opts)
 		defer it.Close()
@@ -233,7 +238,7 @@ func (m *Mirror) Expire(ctx context.Context, before replication.LSN, keep []repl
 		return st, fmt.Errorf("expire before %s: %w", before, err)
 	}
 	if cur.Horizon == 0 || old != nil && cur.Horizon == old.Horizon && slices.Equal(cur.Islands, old.Islands) &&
-		len(delLogs)+len(delGroups) == 0 {
+		len(delLogs)+len(delGroups)+len(delOrds) == 0 {
 		st.Took = time.Since(start)
 		return st, nil
 	}
@@ -247,7 +252,7 @@ func (m *Mirror) Expire(ctx context.Context, before replication.LSN, keep []repl
 	if err := store.RetryBlocked(ctx, func() error {
 		wb := m.bdb.NewWriteBatch()
 		defer wb.Cancel()
-		for i, k := range slices.Concat(delLogs, delGroups) {
+		for i, k := range slices.Concat(delLogs, delGroups, delOrds) {
 			if i%4096 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err

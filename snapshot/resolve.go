@@ -222,6 +222,10 @@ var commitLogPrefix = []byte{store.PrefixSpool, 'l'}
 // from, or the oldest one and how many steps back it is when there are
 // fewer.
 func (r *Resolver) nthBefore(from replication.LSN, n int) (replication.LSN, int, error) {
+	if lsn, back, err := r.Mirror.NthBefore(from, n); !errors.Is(err, mirror.ErrNoIndex) {
+		return lsn, back, err
+	}
+	// A data directory from before the commit index: walk the log keys.
 	lsn, back := from, -1
 	horizon, _ := r.Mirror.Horizon()
 	err := r.bdb.View(func(txn *badger.Txn) error {
