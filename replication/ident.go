@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/sidecar-dev/sidecar/internal/pgident"
 )
 
 // slotNameRE is what PostgreSQL accepts for replication slot names
@@ -29,35 +31,34 @@ func ValidatePublicationName(name string) error {
 	return nil
 }
 
-// TableName is a schema-qualified table name, unquoted.
+// TableName is a schema-qualified table name, each part as PostgreSQL
+// stores it in its catalog (unquoted, case preserved).
 type TableName struct {
 	Schema, Name string
 }
 
-// String is "schema.name" as written in configuration.
-func (t TableName) String() string { return t.Schema + "." + t.Name }
+// String is the table's canonical name: pgident.Table's form, each part
+// double-quoted only where PostgreSQL needs it (public.accounts,
+// public."Accounts", "a.b".c). It is the one spelling of a table
+// everywhere a name is a string: the mirror's table key, status, the API's
+// table= parameter, the CLI. ParseTableName reads it back, so a key can
+// always be split into schema and name, even when a part holds a dot.
+func (t TableName) String() string { return pgident.Table{Schema: t.Schema, Name: t.Name}.String() }
 
 // Quoted is the name as an SQL identifier, each part double-quoted.
 func (t TableName) Quoted() string { return QuoteIdent(t.Schema) + "." + QuoteIdent(t.Name) }
 
-// ParseTableName parses "schema.table" as TableName.String prints it: the
-// mirror's table key, not SQL. Both parts are required and taken literally
-// (case-sensitive, no quoting syntax); a part may not be empty or contain a
-// dot or a NUL, since the key could not be split back. Quoted() makes any
-// other character safe in SQL. Names as users write them (quoting, case
-// folding) are read by config.ParseTable (internal/pgident) instead; a
-// table whose name holds a dot can be configured there but has no key here.
+// ParseTableName reads a table name as a user writes it and as String
+// prints it, with PostgreSQL's rules (internal/pgident, the grammar the
+// configuration uses): unquoted parts fold A-Z to lower case, quoted parts
+// are literal, a dot inside quotes belongs to the name, and a bare name is
+// in public. ParseTableName(t.String()) == t for every valid t.
 func ParseTableName(s string) (TableName, error) {
-	schema, name, ok := strings.Cut(s, ".")
-	if !ok {
-		return TableName{}, fmt.Errorf("invalid table %q: want schema.table", s)
+	t, err := pgident.ParseTable(s)
+	if err != nil {
+		return TableName{}, fmt.Errorf("invalid %w", err)
 	}
-	for _, p := range []string{schema, name} {
-		if p == "" || len(p) > 63 || strings.ContainsAny(p, ".\x00") {
-			return TableName{}, fmt.Errorf("invalid table %q: want schema.table, each part 1-63 bytes without '.' or NUL", s)
-		}
-	}
-	return TableName{Schema: schema, Name: name}, nil
+	return TableName{Schema: t.Schema, Name: t.Name}, nil
 }
 
 // QuoteIdent quotes an SQL identifier.

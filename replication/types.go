@@ -88,8 +88,11 @@ type Relation struct {
 	Columns  []Column
 }
 
-// QualifiedName is "schema.name", unquoted, the form used in configuration.
-func (r *Relation) QualifiedName() string { return r.Schema + "." + r.Name }
+// QualifiedName is the table's canonical name (TableName.String): the
+// mirror's key for the table, quoted only where PostgreSQL needs it.
+func (r *Relation) QualifiedName() string {
+	return TableName{Schema: r.Schema, Name: r.Name}.String()
+}
 
 // Equal reports whether r and o describe the same table with the same
 // columns (names, types, typmods, key flags, order) and replica identity.

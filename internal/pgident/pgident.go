@@ -25,8 +25,11 @@ type Table struct {
 }
 
 // String renders the name the way PostgreSQL would print it: each part
-// quoted only when it needs to be. ParseTable(t.String()) gives t back for
-// every t with non-empty parts of at most MaxLen bytes.
+// quoted only when it needs to be. It is the sidecar's canonical spelling
+// of a table (the mirror's key, status, API and CLI names; see
+// replication.TableName): ParseTable(t.String()) gives t back for every t
+// with non-empty parts of at most MaxLen bytes and no NUL, and two
+// different tables never print alike.
 func (t Table) String() string {
 	return Quote(t.Schema) + "." + Quote(t.Name)
 }
@@ -83,6 +86,10 @@ func splitIdents(s string) ([]string, error) {
 			part, s = b.String(), s[i:]
 			if part == "" {
 				return nil, fmt.Errorf("empty quoted identifier")
+			}
+			if strings.IndexByte(part, 0) >= 0 {
+				// PostgreSQL names are C strings: no quoting can carry a NUL.
+				return nil, fmt.Errorf("quoted identifier holds a NUL byte")
 			}
 		} else {
 			end := strings.IndexByte(s, '.')

@@ -54,6 +54,8 @@ func TestParseTableErrors(t *testing.T) {
 		{"space needs quotes", "a b", "not a plain identifier"},
 		{"dash needs quotes", "ord-ers", `"ord-ers" is not a valid identifier`},
 		{"injection", "x'); DROP TABLE y; --", "not a plain identifier"},
+		{"NUL inside quotes", "s.\"a\x00b\"", "NUL byte"},
+		{"NUL unquoted", "s.a\x00b", "not a valid identifier"},
 		{"64 bytes", strings.Repeat("x", 64), "longer than 63 bytes"},
 		{"64 bytes quoted", `s."` + strings.Repeat("X", 64) + `"`, "longer than 63 bytes"},
 	}
@@ -123,6 +125,9 @@ func FuzzParseTable(f *testing.F) {
 		}
 		if tbl.Schema == "" || tbl.Name == "" || len(tbl.Schema) > MaxLen || len(tbl.Name) > MaxLen {
 			t.Fatalf("ParseTable(%q) = %+v: empty or overlong part accepted", s, tbl)
+		}
+		if strings.ContainsRune(tbl.Schema+tbl.Name, 0) {
+			t.Fatalf("ParseTable(%q) = %+v: NUL accepted", s, tbl)
 		}
 		again, err := ParseTable(tbl.String())
 		if err != nil || again != tbl {
