@@ -117,6 +117,8 @@ type Runner struct {
 // not reach C); a table that could not be verified is reported with
 // ResultError in the report.
 func (r *Runner) Run(ctx context.Context, names []string) (*Report, error) {
+	// GC waits for this run before deleting what its version reads.
+	defer r.Mirror.Reading()()
 	start := time.Now()
 	log := r.Logger
 	if log == nil {
