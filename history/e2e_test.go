@@ -40,10 +40,10 @@ func TestRevertEndToEnd(t *testing.T) {
 	}
 	exec(`CREATE TABLE "Accounts" (id int8 PRIMARY KEY, owner text, balance numeric(12,2), note text)`,
 		`INSERT INTO "Accounts" SELECT i, 'owner ' || i, i * 1.25, CASE WHEN i % 3 = 0 THEN NULL WHEN i % 3 = 1 THEN $$'); DROP TABLE "Accounts"; --$$ ELSE E'back\\slash' END FROM generate_series(1, 300) i`)
-	if _, err := replication.EnsurePublication(ctx, conn, replication.PublicationSpec{Name: "pub", Tables: []string{`public.Accounts`}}); err != nil {
+	if _, err := replication.EnsurePublication(ctx, conn, replication.PublicationSpec{Name: "pub", Tables: []string{`public."Accounts"`}}); err != nil {
 		t.Fatal(err)
 	}
-	tn, err := replication.ParseTableName(`public.Accounts`)
+	tn, err := replication.ParseTableName(`public."Accounts"`)
 	if err != nil {
 		t.Fatal(err)
 	}

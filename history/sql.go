@@ -10,6 +10,8 @@ import (
 	"unicode"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/sidecar-dev/sidecar/internal/pgident"
 )
 
 // ErrNUL is wrapped by errors about a value holding a NUL byte, which no
@@ -47,13 +49,21 @@ type SQLWriter struct {
 // NewSQLWriter returns a patch writer on w.
 func NewSQLWriter(w io.Writer) *SQLWriter { return &SQLWriter{bw: bufio.NewWriter(w)} }
 
-// QuoteTable quotes a "schema.name" table name (split at the first dot).
-func QuoteTable(qualified string) string {
-	schema, name, ok := strings.Cut(qualified, ".")
-	if !ok {
-		return pgx.Identifier{qualified}.Sanitize()
+// QuoteTable quotes a table's canonical name (the mirror's key, as
+// replication.TableName.String prints it: public.accounts,
+// public."Accounts", "a.b".c) as SQL, every part double-quoted. A name not
+// in canonical form is a key written before keys were quoted ("schema.name"
+// taken literally): it is split at its first dot as it was written then,
+// so a patch from such a mirror still names the right table.
+func QuoteTable(name string) string {
+	if t, err := pgident.ParseTable(name); err == nil && t.String() == name {
+		return pgx.Identifier{t.Schema, t.Name}.Sanitize()
 	}
-	return pgx.Identifier{schema, name}.Sanitize()
+	schema, rest, ok := strings.Cut(name, ".")
+	if !ok {
+		return pgx.Identifier{name}.Sanitize()
+	}
+	return pgx.Identifier{schema, rest}.Sanitize()
 }
 
 // quoteType quotes a Column.Type: a catalog type name, schema-qualified
