@@ -253,8 +253,9 @@ func (d *daemon) tablesFromConfig() error {
 		if err != nil {
 			return err
 		}
-		d.tables = append(d.tables, replication.TableName{Schema: t.Schema, Name: t.Name})
-		d.names = append(d.names, t.Schema+"."+t.Name)
+		tn := replication.TableName{Schema: t.Schema, Name: t.Name}
+		d.tables = append(d.tables, tn)
+		d.names = append(d.names, tn.String()) // the mirror's key: Relation.QualifiedName
 	}
 	return nil
 }

@@ -307,7 +307,8 @@ var errUnknownTable = errors.New("not a followed table")
 // MarkResync puts tables (all when none are named) in state
 // resync_needed, so they are copied again at a new exact LSN: by the
 // running daemon within a second, or by the next `sidecar run`. Names are
-// "schema.table" (a bare name is in public).
+// the mirror's keys as status lists them, or names as configuration takes
+// them (a bare name is in public, unquoted parts fold to lower case).
 func MarkResync(ctx context.Context, m *mirror.Mirror, names []string) ([]string, error) {
 	known := map[string]bool{}
 	var all []string
@@ -320,11 +321,14 @@ func MarkResync(ctx context.Context, m *mirror.Mirror, names []string) ([]string
 	}
 	var out []string
 	for _, n := range names {
-		t, err := config.ParseTable(n)
-		if err != nil {
-			return nil, err
+		name := n // a key as status lists it, even one a parse would not give back
+		if !known[name] {
+			t, err := config.ParseTable(n)
+			if err != nil {
+				return nil, err
+			}
+			name = t.String() // canonical, as the mirror keys tables
 		}
-		name := t.Schema + "." + t.Name
 		if !known[name] {
 			return nil, fmt.Errorf("resync %s: %w (followed: %s)", n, errUnknownTable, strings.Join(all, ", "))
 		}
