@@ -3,6 +3,7 @@ package history_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -19,7 +20,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sidecar-dev/sidecar/history"
 	"github.com/sidecar-dev/sidecar/history/historytest"
+	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/store"
 )
 
 var (
@@ -124,6 +128,52 @@ func TestCLIBench(t *testing.T) {
 		t.Log(res)
 		recordCell(t, res)
 	}
+	coldAndWarm(t, dir, a, b, rowsDiff)
+}
+
+// coldAndWarm splits a CLI diff's time: it opens the data directory
+// in-process as the CLI does (store and mirror defaults), then diffs A→B
+// as JSON lines twice: the first diff reads every node it needs from
+// Badger (an empty decoded-node cache, as in a fresh process), the
+// second finds them cached (as the service-level figures did).
+func coldAndWarm(t *testing.T, dir, a, b string, rows int) {
+	t.Helper()
+	ctx := t.Context()
+	res := cellResult{Bench: "cli", Cell: "in-process: open, cold diff, warm diff (JSON lines)", Runs: 1, LoadStart: loadavg(), At: time.Now().UTC()}
+	start := time.Now()
+	db, err := store.Open(store.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	m, err := mirror.Open(ctx, mirror.Options{DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close(context.WithoutCancel(ctx))
+	open := time.Since(start)
+	svc := history.New(db, m)
+	var took [2]time.Duration
+	for i := range took {
+		jw, err := history.NewDiffWriter("json", io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start = time.Now()
+		sum, err := svc.Diff(ctx, history.DiffRequest{From: a, To: b}, jw.Write)
+		if err != nil {
+			t.Fatal(err)
+		}
+		took[i] = time.Since(start)
+		if sum.Rows != int64(rows) {
+			t.Fatalf("diff: %d rows, want %d", sum.Rows, rows)
+		}
+	}
+	res.LoadEnd = loadavg()
+	res.Median = ms(open + took[0])
+	res.Note = fmt.Sprintf("open %.1f ms; cold diff %.1f ms; warm diff %.1f ms", ms(open), ms(took[0]), ms(took[1]))
+	t.Log(res)
+	recordCell(t, res)
 }
 
 // cliCell is one command of TestCLIBench: its arguments, the exit status
