@@ -70,6 +70,9 @@ Exit status: 0; 1 with --exit-code when there are differences; 2 on error.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.From, req.To = args[0], args[1]
+			if err := tableArgs(req.Tables); err != nil {
+				return err
+			}
 			switch {
 			case req.Stat && format == "sql":
 				return usageError(fmt.Errorf("--stat counts changes; a SQL patch needs the rows: drop --stat or use --format table|json"), "sidecar diff A B --stat")
@@ -98,7 +101,7 @@ Exit status: 0; 1 with --exit-code when there are differences; 2 on error.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&req.Tables, "table", nil, "only this table (schema.name); repeatable; default all")
+	f.StringArrayVar(&req.Tables, "table", nil, "only this table (schema.name, quoted as in SQL where needed); repeatable; default all")
 	f.StringVar(&format, "format", "table", "output format: table, json or sql")
 	f.BoolVar(&req.Stat, "stat", false, "per table counts of rows added, removed and changed")
 	f.StringVar(&req.Where, "where", "", "key range on the first primary-key column, e.g. \"id >= 10 AND id < 20\"")

@@ -14,7 +14,7 @@ func newGetCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "get <table> <pk>...",
 		Short: "Rows by primary key, from the mirror, at any version",
-		Long: `get prints the rows of <table> (schema.name) under the given primary keys, as
+		Long: `get prints the rows of <table> (schema.name, quoted as in SQL where needed) under the given primary keys, as
 of --as-of (default HEAD). A key of several columns takes that many
 arguments, in key order; give several keys one after another.
 
@@ -24,7 +24,11 @@ PostgreSQL's text output or null. Keys not found are listed on stderr.
 Exit status: 0 (also when keys are not found); 2 on error.`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req.Table, req.PK = args[0], args[1:]
+			table, err := tableArg(args[0])
+			if err != nil {
+				return err
+			}
+			req.Table, req.PK = table, args[1:]
 			w, err := history.NewRowWriter(format, g.stdout)
 			if err != nil {
 				return usageError(err, "")

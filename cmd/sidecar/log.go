@@ -81,6 +81,13 @@ Exit status: 0; 2 on error.`,
 			if req.Limit < 0 {
 				return usageError(fmt.Errorf("-n %d: want a positive count", req.Limit), "sidecar log -n 10")
 			}
+			if req.Table != "" {
+				table, err := tableArg(req.Table)
+				if err != nil {
+					return err
+				}
+				req.Table = table
+			}
 			return withHistory(cmd, g, func(api history.API) error {
 				enc := json.NewEncoder(g.stdout)
 				tw := tabwriter.NewWriter(g.stdout, 1, 4, 2, ' ', 0)
@@ -112,7 +119,7 @@ Exit status: 0; 2 on error.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&req.Table, "table", "", "only versions that changed this table (schema.name)")
+	f.StringVar(&req.Table, "table", "", "only versions that changed this table (schema.name, quoted as in SQL where needed)")
 	f.IntVarP(&req.Limit, "n", "n", 0, "at most N versions (default all)")
 	f.StringVar(&req.Since, "since", "", "only versions after this ref")
 	f.StringVar(&format, "format", "text", "output format: text or json")

@@ -30,6 +30,9 @@ Exit status: 0 clean; 1 conflicts (listed); 2 on error.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.Ours, req.Theirs = args[0], args[1]
+			if err := tableArgs(req.Tables); err != nil {
+				return err
+			}
 			var w history.DiffWriter
 			var err error
 			switch format {
@@ -66,7 +69,7 @@ Exit status: 0 clean; 1 conflicts (listed); 2 on error.`,
 	f := cmd.Flags()
 	f.StringVar(&req.Base, "base", "", "common ancestor (default: the older of the two commits)")
 	f.StringVar(&req.Branch, "branch", "", "store the result as this new branch")
-	f.StringArrayVar(&req.Tables, "table", nil, "only this table; repeatable; default all")
+	f.StringArrayVar(&req.Tables, "table", nil, "only this table (schema.name, quoted as in SQL where needed); repeatable; default all")
 	f.StringVar(&format, "format", "text", "output format: text, json or sql")
 	return cmd
 }

@@ -30,6 +30,9 @@ Exit status: 0 clean; 1 conflicts (listed); 2 on error.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.From, req.To = args[0], args[1]
+			if err := tableArgs(req.Tables); err != nil {
+				return err
+			}
 			if format != "sql" && format != "json" && format != "text" {
 				return usageError(fmt.Errorf("--format %q: want sql, json or text", format), "")
 			}
@@ -62,7 +65,7 @@ Exit status: 0 clean; 1 conflicts (listed); 2 on error.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&req.Onto, "onto", "", "apply the undo on top of this ref (default HEAD)")
-	f.StringArrayVar(&req.Tables, "table", nil, "only this table; repeatable; default all")
+	f.StringArrayVar(&req.Tables, "table", nil, "only this table (schema.name, quoted as in SQL where needed); repeatable; default all")
 	f.StringVar(&format, "format", "sql", "output format: sql, json or text")
 	return cmd
 }

@@ -14,7 +14,7 @@ func newScanCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "scan <table>",
 		Short: "Rows in primary-key order, from the mirror, at any version",
-		Long: `scan prints the rows of <table> (schema.name) in primary-key order as of
+		Long: `scan prints the rows of <table> (schema.name, quoted as in SQL where needed) in primary-key order as of
 --as-of (default HEAD), from --from (inclusive) to --to (exclusive), both
 values of the first primary-key column.
 
@@ -25,7 +25,11 @@ NULL an empty unquoted field, as PostgreSQL's COPY … CSV FORCE QUOTE *).
 Exit status: 0; 2 on error.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req.Table = args[0]
+			table, err := tableArg(args[0])
+			if err != nil {
+				return err
+			}
+			req.Table = table
 			if req.Limit < 0 {
 				return usageError(fmt.Errorf("--limit %d: want a positive count", req.Limit), "")
 			}

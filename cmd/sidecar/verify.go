@@ -48,12 +48,9 @@ Exit status: 0 every table equal; 1 differences found; 2 could not verify.`,
 			if err != nil {
 				return err
 			}
-			names := make([]string, len(tables))
-			for i, t := range tables {
-				names[i] = t
-				if !strings.Contains(t, ".") {
-					names[i] = "public." + t
-				}
+			names := append([]string(nil), tables...)
+			if err := tableArgs(names); err != nil {
+				return err
 			}
 			ctx := cmd.Context()
 			conn, err := client.Connect(ctx, cfg, logger)
@@ -96,7 +93,7 @@ Exit status: 0 every table equal; 1 differences found; 2 could not verify.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringArrayVar(&tables, "table", nil, "table to verify (schema.name; repeatable); default every followed table")
+	cmd.Flags().StringArrayVar(&tables, "table", nil, "table to verify (schema.name, quoted as in SQL where needed; repeatable); default every followed table")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
 	cmd.Flags().DurationVar(&pinTimeout, "pin-timeout", verify.DefaultPinTimeout, "give up pinning PostgreSQL after this long (slot creation waits for open write transactions)")
 	cmd.Flags().DurationVar(&waitTimeout, "wait", verify.DefaultCatchUpTimeout, "give up waiting for the mirror to reach the pinned LSN after this long")
