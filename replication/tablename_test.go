@@ -90,3 +90,16 @@ func TestTableNamePlainUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkQualifiedName: the mirror looks tables up by this key once per
+// row change, so its cost is on the apply path.
+func BenchmarkQualifiedName(b *testing.B) {
+	for _, rel := range []*Relation{{Schema: "public", Name: "pgbench_accounts"}, {Schema: "Mixed.Case", Name: "Odd Name"}} {
+		b.Run(rel.Name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = rel.QualifiedName()
+			}
+		})
+	}
+}
