@@ -85,7 +85,7 @@ type daemon struct {
 	conn string // connection string with password: never log it
 
 	tables []replication.TableName
-	names  []string // "schema.name"
+	names  []string // canonical names (replication.TableName.String), the mirror's keys
 	db     *store.DB
 	m      *mirror.Mirror
 	copied *replication.CopiedAt

@@ -17,7 +17,8 @@ type CopiedAt struct {
 // NewCopiedAt returns an empty filter.
 func NewCopiedAt() *CopiedAt { return &CopiedAt{m: map[string]LSN{}} }
 
-// Set records that table ("schema.name") was copied at lsn.
+// Set records that table (its canonical name, Relation.QualifiedName)
+// was copied at lsn.
 func (c *CopiedAt) Set(table string, lsn LSN) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

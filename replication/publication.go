@@ -13,9 +13,9 @@ import (
 // PublicationSpec says what to publish.
 type PublicationSpec struct {
 	Name string
-	// Tables are "schema.table" names, or exactly ["*"] for every
-	// ordinary or partitioned table with a primary key (resolved once, at
-	// creation: tables created later are not added).
+	// Tables are names as ParseTableName reads them, or exactly ["*"] for
+	// every ordinary or partitioned table with a primary key (resolved
+	// once, at creation: tables created later are not added).
 	Tables []string
 	// ViaPartitionRoot publishes changes of partitions as their root
 	// table (publish_via_partition_root); otherwise as the leaf

@@ -14,9 +14,13 @@ func newGetCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "get <table> <pk>...",
 		Short: "Rows by primary key, from the mirror, at any version",
-		Long: `get prints the rows of <table> (schema.name, quoted as in SQL where needed) under the given primary keys, as
-of --as-of (default HEAD). A key of several columns takes that many
-arguments, in key order; give several keys one after another.
+		Long: `get prints the rows of <table> under the given primary keys, as of --as-of
+(default HEAD). A key of several columns takes that many arguments, in key
+order; give several keys one after another.
+
+<table> is schema.name as in SQL and in the configuration: a bare name is
+in public, unquoted parts fold to lower case, other names are
+double-quoted ('app."Order Items"'); status lists each table this way.
 
 --format json prints one object per row, keyed by column name, values as
 PostgreSQL's text output or null. Keys not found are listed on stderr.

@@ -14,9 +14,13 @@ func newScanCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "scan <table>",
 		Short: "Rows in primary-key order, from the mirror, at any version",
-		Long: `scan prints the rows of <table> (schema.name, quoted as in SQL where needed) in primary-key order as of
---as-of (default HEAD), from --from (inclusive) to --to (exclusive), both
-values of the first primary-key column.
+		Long: `scan prints the rows of <table> in primary-key order as of --as-of (default
+HEAD), from --from (inclusive) to --to (exclusive), both values of the
+first primary-key column.
+
+<table> is schema.name as in SQL and in the configuration: a bare name is
+in public, unquoted parts fold to lower case, other names are
+double-quoted ('app."Order Items"'); status lists each table this way.
 
 Formats: table; json (one object per row keyed by column name, values as
 PostgreSQL's text output or null); csv (header line, every value quoted,
