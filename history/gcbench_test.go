@@ -209,7 +209,9 @@ var (
 // before and after, then checks that retained versions (a sample, plus
 // whole-table scans compared with a model) are intact, that expired
 // versions are refused, and that a tagged version below the horizon
-// survived.
+// survived. With -history.gc.vlog=false it also checks that exactly the
+// live set stays stored (see the comment on that check for why not with
+// Badger's value-log GC).
 //
 //	go test ./history -run TestGCBench -history.gc.versions 1000000 -v -timeout 1h
 func TestGCBench(t *testing.T) {
@@ -262,39 +264,44 @@ func TestGCBench(t *testing.T) {
 	if st.Deleted == 0 || st.Deleted >= st.Scanned {
 		t.Errorf("sweep deleted %d of %d nodes", st.Deleted, st.Scanned)
 	}
-	// What is stored is what was live: nothing unreachable stays, and
-	// reading retained versions writes no node. Badger's value-log GC
-	// (compaction, then rewrites of value-log files) has been seen to bring
-	// back about 1% of the nodes the sweep deleted (see the report); they
-	// are unreachable, so harmless, and the next collection deletes them.
+	// What is stored is what was live: nothing unreachable stays, reading
+	// retained versions writes no node, and a second collection finds only
+	// what came back. Exact without the value-log GC: Badger's value-log
+	// rewrite, and compactions after it, bring back some of the keys the
+	// sweep deleted (about 1% after one GC here; see the report), and a
+	// background compaction may bring back more at any time, so with it the
+	// counts are reported, not asserted.
+	exact := !*gcVlog
 	stored := storedNodes(t, f)
 	back := stored - int64(st.Live)
 	res.Note += fmt.Sprintf("; afterwards %d nodes stored (%d deleted nodes came back)", stored, back)
 	t.Log(res)
 	recordCell(t, res)
-	if back < 0 || back > 0 && !*gcVlog {
-		t.Errorf("after gc without value-log GC: %d nodes stored, %d were live", stored, st.Live)
+	if back < 0 || back > 0 && exact {
+		t.Errorf("after gc: %d nodes stored, %d were live", stored, st.Live)
 	}
 	checkRetained(t, svc, h, hz, tagged)
-	if got := storedNodes(t, f); got != stored {
+	if got := storedNodes(t, f); got != stored && exact {
 		t.Errorf("reading retained versions changed the stored nodes: %d, then %d", stored, got)
 	}
 
-	// A second collection finds no garbage: the cost of marking the live set.
+	// A second collection: the cost of marking the live set.
 	start = time.Now()
 	st2, err := svc.GC(ctx, history.GCRequest{ExpireBefore: h.times[cut], Dir: f.Dir})
 	if err != nil {
 		t.Fatalf("second gc: %v", err)
 	}
+	after2 := storedNodes(t, f)
 	res2 := cellResult{Bench: "gc", Cell: "GC again (nothing expires, no value-log GC)", Runs: 1, Median: ms(time.Since(start)), LoadStart: res.LoadEnd, LoadEnd: loadavg(), At: time.Now().UTC(),
-		Note: fmt.Sprintf("mark %s (%d live nodes, %.0f nodes/s), sweep %s (%d scanned, %d deleted)", st2.Mark, st2.Live, float64(st2.Live)/st2.Mark.Seconds(), st2.Sweep, st2.Scanned, st2.Deleted)}
+		Note: fmt.Sprintf("mark %s (%d live nodes, %.0f nodes/s), sweep %s (%d scanned, %d deleted); afterwards %d nodes stored",
+			st2.Mark, st2.Live, float64(st2.Live)/st2.Mark.Seconds(), st2.Sweep, st2.Scanned, st2.Deleted, after2)}
 	t.Log(res2)
 	recordCell(t, res2)
-	if st2.Expired.Versions != 0 || st2.Deleted != back {
-		t.Errorf("second gc expired %d versions and deleted %d nodes, want none and the %d that came back", st2.Expired.Versions, st2.Deleted, back)
+	if st2.Expired.Versions != 0 || st2.Live != st.Live {
+		t.Errorf("second gc expired %d versions and marked %d nodes, want none and the same %d live", st2.Expired.Versions, st2.Live, st.Live)
 	}
-	if got := storedNodes(t, f); got != int64(st.Live) {
-		t.Errorf("after the second gc: %d nodes stored, %d live", got, st.Live)
+	if exact && (st2.Deleted != 0 || after2 != int64(st.Live)) {
+		t.Errorf("second gc deleted %d nodes and left %d, want none deleted and %d", st2.Deleted, after2, st.Live)
 	}
 	checkRetained(t, svc, h, hz, tagged)
 }
