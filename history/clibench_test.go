@@ -23,6 +23,7 @@ import (
 	"github.com/sidecar-dev/sidecar/history"
 	"github.com/sidecar-dev/sidecar/history/historytest"
 	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/server"
 	"github.com/sidecar-dev/sidecar/store"
 )
 
@@ -102,11 +103,6 @@ func TestCLIBench(t *testing.T) {
 	}
 	t.Logf("history written in %s: A=%s B=%s (%d rows differ), before=%s bad=%s (%d deleted, %d re-written later)",
 		time.Since(start), a, b, len(changed), before, bad, len(deleted), both)
-	dir := f.Dir
-	f.Close()
-	t.Logf("data directory: %s on disk (%s apparent)", humanBytes(diskBytes(dir)), humanBytes(dirBytes(dir)))
-	cfg := writeBenchConfig(t, dir)
-
 	rowsDiff := len(changed)
 	cells := []cliCell{
 		{name: "sidecar version (process start-up)", args: []string{"version"}, check: wantLines(3)},
@@ -123,12 +119,46 @@ func TestCLIBench(t *testing.T) {
 		{name: "sidecar revert before bad --format sql", args: []string{"revert", before, bad, "--format", "sql"}, target: 2 * time.Second, row: "\nINSERT ",
 			exit: min(both, 1), check: wantStatements(len(deleted)-both, 0, 0)},
 	}
+	throughDaemon(t, bin, f, cells[1:])
+	dir := f.Dir
+	f.Close()
+	t.Logf("data directory: %s on disk (%s apparent)", humanBytes(diskBytes(dir)), humanBytes(dirBytes(dir)))
+	cfg := writeBenchConfig(t, dir, "127.0.0.1:1")
 	for _, c := range cells {
 		res := runCell(t, bin, cfg, c, *cliRuns)
 		t.Log(res)
 		recordCell(t, res)
 	}
 	coldAndWarm(t, dir, a, b, rowsDiff)
+}
+
+// throughDaemon runs cells with a daemon answering: the fixture's history
+// service served over the HTTP API (server.RegisterHistory), as `sidecar
+// run` serves it, so each command is a process start plus API calls to a
+// process whose node cache is warm (it wrote the history).
+func throughDaemon(t *testing.T, bin string, f *historytest.Fixture, cells []cliCell) {
+	t.Helper()
+	srv, err := server.Listen(server.Options{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	server.RegisterHistory(srv, history.New(f.DB, f.Mirror))
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("daemon API: %v", err)
+		}
+	}()
+	cfg := writeBenchConfig(t, f.Dir, srv.Addr())
+	for _, c := range cells {
+		c.name = "via daemon: " + strings.Replace(c.name, "open the data directory", "API round trip", 1)
+		res := runCell(t, bin, cfg, c, *cliRuns)
+		t.Log(res)
+		recordCell(t, res)
+	}
 }
 
 // coldAndWarm splits a CLI diff's time: it opens the data directory
@@ -342,13 +372,14 @@ func buildSidecar(t *testing.T) string {
 	return bin
 }
 
-// writeBenchConfig writes a config for the data directory dir. Nothing
-// listens on the API address (port 1), so commands open dir themselves;
-// the PostgreSQL URL is never dialled by the history commands.
-func writeBenchConfig(t *testing.T, dir string) string {
+// writeBenchConfig writes a config for the data directory dir and the API
+// address listen. With nothing listening there (e.g. port 1) commands open
+// dir themselves; the PostgreSQL URL is never dialled by the history
+// commands.
+func writeBenchConfig(t *testing.T, dir, listen string) string {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "sidecar.yaml")
-	body := fmt.Sprintf("postgres:\n  url: postgres://bench@127.0.0.1:1/db\ntables: [\"*\"]\ndata_dir: %s\nlisten: 127.0.0.1:1\nlog:\n  level: warn\n", dir)
+	body := fmt.Sprintf("postgres:\n  url: postgres://bench@127.0.0.1:1/db\ntables: [\"*\"]\ndata_dir: %s\nlisten: %s\nlog:\n  level: warn\n", dir, listen)
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -180,7 +180,7 @@ func TestRefBench(t *testing.T) {
 
 	dir := f.Dir
 	f.Close()
-	cfg := writeBenchConfig(t, dir)
+	cfg := writeBenchConfig(t, dir, "127.0.0.1:1")
 	for _, c := range []cliCell{
 		{name: fmt.Sprintf("sidecar log -n 20 (%d versions)", n), args: []string{"log", "-n", "20"}, check: wantLines(20)},
 		{name: "sidecar diff HEAD~1 HEAD --stat", args: []string{"diff", "HEAD~1", "HEAD", "--stat"}, check: wantContains("0 rows added, 0 removed, 1 changed")},
