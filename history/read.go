@@ -39,9 +39,11 @@ func (s *Service) openRead(ctx context.Context, req ReadRequest) (*tree, ReadHea
 	if ref == "" {
 		ref = "HEAD"
 	}
-	if _, err := s.tableInfo(req.Table); err != nil {
+	info, err := s.tableInfo(req.Table)
+	if err != nil {
 		return nil, ReadHeader{}, err
 	}
+	req.Table = info.Name
 	p, err := s.refs.Resolve(ctx, ref)
 	if err != nil {
 		return nil, ReadHeader{}, err

@@ -105,10 +105,11 @@ func (s *Service) tables(names []string) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
 	for _, n := range names {
-		if _, err := s.tableInfo(n); err != nil {
+		info, err := s.tableInfo(n)
+		if err != nil {
 			return nil, err
 		}
-		if !seen[n] {
+		if n = info.Name; !seen[n] {
 			seen[n] = true
 			out = append(out, n)
 		}
@@ -145,9 +146,11 @@ type LogRequest struct {
 func (s *Service) Log(ctx context.Context, req LogRequest, fn func(LogEntry) error) error {
 	defer s.mirror.Reading()()
 	if req.Table != "" {
-		if _, err := s.tableInfo(req.Table); err != nil {
+		info, err := s.tableInfo(req.Table)
+		if err != nil {
 			return err
 		}
+		req.Table = info.Name
 	}
 	until := "HEAD"
 	if req.Until != "" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/sidecar-dev/sidecar/internal/pgident"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/prolly"
 	"github.com/sidecar-dev/sidecar/replication"
@@ -24,10 +25,23 @@ type tree struct {
 }
 
 // tableInfo returns the mirror's description of table.
+//
+// A name is the mirror's key (the canonical form: public.accounts,
+// public."Accounts", "a.b".c) or what config accepts for it (a bare name
+// is in public; unquoted parts fold to lower case): callers use the
+// returned info's Name from then on.
 func (s *Service) tableInfo(table string) (mirror.TableInfo, error) {
-	for _, t := range s.mirror.Tables() {
+	tables := s.mirror.Tables()
+	for _, t := range tables {
 		if t.Name == table {
 			return t, nil
+		}
+	}
+	if tn, err := pgident.ParseTable(table); err == nil {
+		for _, t := range tables {
+			if t.Name == tn.String() {
+				return t, nil
+			}
 		}
 	}
 	return mirror.TableInfo{}, fmt.Errorf("table %q: %w (tables: %s)", table, ErrUnknownTable, s.tableNames())

@@ -77,7 +77,7 @@ type Options struct {
 	// RowHash is the row hash summed into the trees' digests; it must be
 	// the one verify computes in PostgreSQL (default rowhash.PGHash64).
 	RowHash rowhash.ID
-	// Tables, if set, limits the tables followed ("schema.name"); changes
+	// Tables, if set, limits the tables followed (canonical names, see pgident.Table.String); changes
 	// to other tables are ignored with a debug log.
 	Tables []string
 	// CopiedAt, if set, gets every table's copy LSN at TableCopied, so a

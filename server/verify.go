@@ -12,7 +12,8 @@ import (
 )
 
 // VerifyRequest is the body of POST /api/verify: the tables to verify
-// ("schema.name"), all followed tables when empty.
+// (mirror keys, or names as config accepts them), all followed tables
+// when empty.
 type VerifyRequest struct {
 	Tables []string `json:"tables"`
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/sidecar-dev/sidecar/internal/pgident"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
@@ -111,8 +112,8 @@ type Runner struct {
 	tree func(ctx context.Context, t *mirror.Tree) (*mirror.Tree, error)
 }
 
-// Run verifies the named tables ("schema.name"), or every table of the
-// mirror when names is empty. It returns an error only when nothing could
+// Run verifies the named tables (mirror keys, or names as config accepts
+// them), or every table of the mirror when names is empty. It returns an error only when nothing could
 // be compared (PostgreSQL unreachable, the pin timed out, the mirror did
 // not reach C); a table that could not be verified is reported with
 // ResultError in the report.
@@ -133,10 +134,19 @@ func (r *Runner) Run(ctx context.Context, names []string) (*Report, error) {
 	if len(names) == 0 {
 		names = all
 	}
-	for _, n := range names {
-		if _, ok := infos[n]; !ok {
-			return nil, fmt.Errorf("verify: table %q: %w (it has: %s)", n, mirror.ErrUnknownTable, strings.Join(all, ", "))
+	names = slices.Clone(names)
+	for i, n := range names {
+		if _, ok := infos[n]; ok {
+			continue
 		}
+		// A name as config accepts it (bare = public, unquoted folded).
+		if tn, err := pgident.ParseTable(n); err == nil {
+			if _, ok := infos[tn.String()]; ok {
+				names[i] = tn.String()
+				continue
+			}
+		}
+		return nil, fmt.Errorf("verify: table %q: %w (it has: %s)", n, mirror.ErrUnknownTable, strings.Join(all, ", "))
 	}
 	if len(names) == 0 {
 		return nil, errors.New("verify: the mirror follows no table yet")
