@@ -233,7 +233,11 @@ func (d *daemon) handleGC(w http.ResponseWriter, r *http.Request) {
 	st, err := d.hist.GC(r.Context(), d.gcRequest())
 	d.recordGC(st, err, time.Since(start))
 	if err != nil {
-		server.WriteError(w, http.StatusInternalServerError, fmt.Errorf("gc: %w", err))
+		status := http.StatusInternalServerError
+		if errors.Is(err, history.ErrReadersBusy) {
+			status = http.StatusServiceUnavailable // try again once the reads end
+		}
+		server.WriteError(w, status, fmt.Errorf("gc: %w", err))
 		return
 	}
 	server.WriteJSON(w, http.StatusOK, st)

@@ -90,11 +90,13 @@ func (s *Service) Merge(ctx context.Context, req MergeRequest, fn func(*Event) e
 		return sum, err
 	}
 	sum.Ours, sum.Theirs, sum.Base, sum.Branch = refName(ours), refName(theirs), refName(base), req.Branch
-	if req.Branch != "" {
-		s.gcMu.RLock()
-		defer s.gcMu.RUnlock()
-	}
 	result := snapshot.Branch{Name: req.Branch, From: ours.LSN(), Created: s.now().UTC()}
+	type mergedTree struct {
+		table string
+		root  prolly.Root
+		eng   *prolly.Engine
+	}
+	var results []mergedTree
 	merged := map[string]bool{}
 	for _, t := range tables {
 		tm, root, eng, err := s.mergeTable(ctx, t, base, ours, theirs, req, &sum, fn)
@@ -104,15 +106,23 @@ func (s *Service) Merge(ctx context.Context, req MergeRequest, fn func(*Event) e
 		sum.Tables = append(sum.Tables, tm)
 		sum.Conflicts += tm.Conflicts
 		merged[t] = true
-		if req.Branch != "" {
-			if err := s.persist(ctx, eng, root); err != nil {
-				return sum, fmt.Errorf("store merge of %s: %w", t, err)
-			}
-			result.Roots = append(result.Roots, snapshot.TableRoot{Table: t, Root: root})
-		}
+		results = append(results, mergedTree{t, root, eng})
 	}
 	if req.Branch == "" {
 		return sum, nil
+	}
+	// Persisting skips nodes already stored: GC must not sweep one of
+	// them before the branch naming it is written. Held only here, not
+	// while events stream to a client (a slow reader would hold GC and,
+	// behind it, tag creation). Until then the results' nodes are in
+	// memory and their bases are protected by this read (Reading).
+	s.gcMu.RLock()
+	defer s.gcMu.RUnlock()
+	for _, r := range results {
+		if err := s.persist(ctx, r.eng, r.root); err != nil {
+			return sum, fmt.Errorf("store merge of %s: %w", r.table, err)
+		}
+		result.Roots = append(result.Roots, snapshot.TableRoot{Table: r.table, Root: r.root})
 	}
 	for _, info := range s.mirror.Tables() {
 		if merged[info.Name] {

@@ -340,9 +340,22 @@ type GCRequest struct {
 	ExtraRoots func() []prolly.Root
 	Dir        string // data directory, for the bytes-on-disk report
 	ValueLogGC bool
+	// CompactFirst flushes and compacts Badger's LSM before the value-log
+	// GC so space returns at once; it blocks reads and writes for up to
+	// seconds, so only the offline `sidecar gc` sets it.
+	CompactFirst bool
+	// ReaderWait bounds the wait for reads that began before the expiry
+	// (a streamed diff to a slow client); past it the collection is
+	// skipped with ErrReadersBusy (the expiry stays). 0: one minute.
+	ReaderWait time.Duration
 
 	afterMark func() // tests: see snapshot.GCOptions.AfterMark
 }
+
+// ErrReadersBusy is returned by GC when reads that began before it still
+// run after GCRequest.ReaderWait: they may hold versions it expired, so
+// nothing was swept this time.
+var ErrReadersBusy = errors.New("reads that began before the collection are still running")
 
 // GC expires versions older than req.ExpireBefore (tags kept), waits for
 // the reads that began before (they may hold expired versions or deleted
@@ -355,17 +368,46 @@ func (s *Service) GC(ctx context.Context, req GCRequest) (snapshot.GCStats, erro
 	defer s.gcRun.Unlock()
 	s.gcMu.Lock()
 	exp, err := snapshot.Expire(ctx, s.mirror, s.refs.Catalog, req.ExpireBefore)
+	// Branches now: a read that resolves one after WaitReaders below is
+	// not waited for, and the branch may be deleted before the mark lists
+	// branches again, so these are marked too.
+	branches, berr := s.refs.Catalog.Branches()
 	s.gcMu.Unlock()
+	if err == nil {
+		err = berr
+	}
 	if err != nil {
 		return snapshot.GCStats{Expired: exp}, err
 	}
-	if err := s.mirror.WaitReaders(ctx); err != nil {
+	var early []prolly.Root
+	for _, b := range branches {
+		for _, r := range b.Roots {
+			early = append(early, r.Root)
+		}
+	}
+	wait := req.ReaderWait
+	if wait <= 0 {
+		wait = time.Minute
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	err = s.mirror.WaitReaders(wctx)
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil {
+			err = fmt.Errorf("%w after %s (e.g. a streamed diff to a slow client); versions were expired, their nodes are collected next time", ErrReadersBusy, wait)
+		}
 		return snapshot.GCStats{Expired: exp}, fmt.Errorf("gc: %w", err)
 	}
 	s.gcMu.Lock()
 	defer s.gcMu.Unlock()
+	extra := func() []prolly.Root {
+		if req.ExtraRoots != nil {
+			return append(early, req.ExtraRoots()...)
+		}
+		return early
+	}
 	st, err := snapshot.CollectGarbage(ctx, snapshot.GCOptions{DB: s.db, Mirror: s.mirror, Catalog: s.refs.Catalog,
-		ExtraRoots: req.ExtraRoots, Dir: req.Dir, ValueLogGC: req.ValueLogGC, AfterMark: req.afterMark})
+		ExtraRoots: extra, Dir: req.Dir, ValueLogGC: req.ValueLogGC, CompactFirst: req.CompactFirst, AfterMark: req.afterMark})
 	st.Expired = exp
 	return st, err
 }
@@ -450,6 +492,10 @@ func (s *Service) AutoGC(ctx context.Context, o AutoGCOptions) error {
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
+			}
+			if errors.Is(err, ErrReadersBusy) {
+				log.Info("garbage collection deferred: reads that began before it are still running", "err", err)
+				continue
 			}
 			log.Warn("garbage collection failed; retrying at the next check", "err", err)
 			continue

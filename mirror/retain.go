@@ -176,11 +176,9 @@ func (m *Mirror) Expire(ctx context.Context, before replication.LSN, keep []repl
 			if k >= next.Horizon || !cur.retained(k) {
 				continue
 			}
-			if v, err := versionAt(txn, k); err != nil {
-				return err
-			} else if v == nil || v.EndLSN != k {
-				continue // not a version (e.g. a copy LSN with no commit)
-			}
+			// k is a commit, or a copy's LSN before any commit (a tag on
+			// the initial copy): either way the group at or before it and
+			// the log up to it keep it.
 			b, err := latestGroup(txn, k)
 			if err != nil {
 				return err
@@ -426,10 +424,20 @@ func (w *RootWatch) Stop() {
 	w.m.mu.Unlock()
 }
 
-// GroupRoots returns the distinct roots named by the stored group
+// GroupRoots returns the distinct roots named by the retained group
 // records: every retained version's trees are reachable from them (the
 // versions inside a group replay the log onto its roots, in memory).
+// Group records below the horizon that are no island's base are skipped:
+// an interrupted Expire leaves them, and Badger has been seen to bring
+// deleted keys back after value-log GC; their nodes may be gone.
 func (m *Mirror) GroupRoots(ctx context.Context) ([]prolly.Root, error) {
+	ret := m.retain.Load()
+	base := map[replication.LSN]bool{}
+	if ret != nil {
+		for _, is := range ret.Islands {
+			base[is.Base] = true
+		}
+	}
 	seen := map[prolly.Root]bool{}
 	var out []prolly.Root
 	err := m.bdb.View(func(txn *badger.Txn) error {
@@ -442,6 +450,9 @@ func (m *Mirror) GroupRoots(ctx context.Context) ([]prolly.Root, error) {
 			end, err := lsnOfKey(it.Item().Key())
 			if err != nil {
 				return err
+			}
+			if ret != nil && end < ret.Horizon && !base[end] {
+				continue
 			}
 			if err := it.Item().Value(func(v []byte) error {
 				g, err := decodeGroup(end, v)

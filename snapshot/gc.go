@@ -28,6 +28,11 @@ type GCOptions struct {
 	Dir string
 	// ValueLogGC runs Badger's value-log GC afterwards, so space returns.
 	ValueLogGC bool
+	// CompactFirst flushes and compacts the LSM before the value-log GC
+	// (store.DB.RunValueLogGC), so the deletes just made count at once;
+	// it blocks Badger reads and writes for up to seconds: offline only.
+	// Without it space returns over later collections.
+	CompactFirst bool
 	// AfterMark, when set, is called between the mark of stored roots and
 	// the collection of the mirror's in-memory roots: tests let the writer
 	// flush groups there to exercise mirror.RootWatch.
@@ -112,6 +117,13 @@ func CollectGarbage(ctx context.Context, o GCOptions) (GCStats, error) {
 		return st, fmt.Errorf("gc: %w", err)
 	}
 	defer watch.Stop()
+	// Every Put from here on is kept by the sweep; Puts before are in
+	// Badger before the sweep version (the flush) and either reachable
+	// from what is marked or garbage.
+	if err := ns.BeginSweep(); err != nil {
+		return st, fmt.Errorf("gc: %w", err)
+	}
+	defer ns.EndSweep()
 	if err := ns.Flush(ctx); err != nil {
 		return st, fmt.Errorf("gc: flush: %w", err)
 	}
@@ -157,7 +169,11 @@ func CollectGarbage(ctx context.Context, o GCOptions) (GCStats, error) {
 	}
 	if o.ValueLogGC {
 		start = time.Now()
-		if _, err := o.DB.RunValueLogGC(ctx, 0.5); err != nil {
+		run := o.DB.RunValueLogGCOnline
+		if o.CompactFirst {
+			run = o.DB.RunValueLogGC
+		}
+		if _, err := run(ctx, 0.5); err != nil {
 			return st, fmt.Errorf("gc: value log: %w", err)
 		}
 		st.ValueLog = time.Since(start)

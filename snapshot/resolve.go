@@ -159,8 +159,10 @@ func (r *Resolver) resolveName(p Point) (Point, error) {
 	}
 	if ok {
 		p.Branch = &b
+		// The version a branch came from may have expired: the branch's
+		// own trees are kept, so it stays readable.
 		if b.From != 0 {
-			if p.Version, err = r.Mirror.VersionAt(b.From); err != nil && !errors.Is(err, mirror.ErrNoVersion) {
+			if p.Version, err = r.Mirror.VersionAt(b.From); err != nil && !errors.Is(err, mirror.ErrNoVersion) && !errors.Is(err, mirror.ErrExpired) {
 				return p, fmt.Errorf("branch %q: %w", name, err)
 			}
 		}

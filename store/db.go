@@ -342,6 +342,17 @@ func (db *DB) RunValueLogGC(ctx context.Context, discardRatio float64) (int, err
 	if err := db.compactForGC(); err != nil {
 		return 0, err
 	}
+	return db.RunValueLogGCOnline(ctx, discardRatio)
+}
+
+// RunValueLogGCOnline is RunValueLogGC without flushing and compacting
+// the LSM first: it never blocks reads or writes, but deletes still in
+// the memtables do not count yet (their space returns at a later run,
+// once Badger's own compactions saw them). For a running daemon.
+func (db *DB) RunValueLogGCOnline(ctx context.Context, discardRatio float64) (int, error) {
+	if db.opts.InMemory {
+		return 0, nil
+	}
 	n := 0
 	for {
 		if err := ctx.Err(); err != nil {

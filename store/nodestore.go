@@ -54,10 +54,9 @@ type NodeStore[N any] struct {
 	inflight *batch[N]
 	err      error // first background write error; sticky
 	writers  sync.WaitGroup
-	// swept is non-nil while Sweep runs: every Put meanwhile is recorded
-	// so that Sweep neither deletes nor leaves deleted a node written
-	// after it decided the node was dead.
-	swept map[addr.Hash]pendingNode[N]
+	// swept is non-nil from BeginSweep to the end of Sweep: the address
+	// of every Put meanwhile, which Sweep never deletes.
+	swept map[addr.Hash]struct{}
 
 	loads singleflight.Group // cold Gets in progress, by address
 
@@ -366,7 +365,7 @@ func (s *NodeStore[N]) put(ctx context.Context, h addr.Hash, data []byte, n N, c
 		return s.err
 	}
 	if s.swept != nil {
-		s.swept[h] = pendingNode[N]{data: data, n: n}
+		s.swept[h] = struct{}{}
 	}
 	if _, ok := s.cur.nodes[h]; ok {
 		return nil

@@ -10,10 +10,17 @@ import (
 	"github.com/sidecar-dev/sidecar/addr"
 )
 
-// Version returns Badger's latest commit timestamp. A garbage collector
-// reads it before it starts marking and passes it to Sweep: every node
-// written after that moment survives the sweep, whatever the mark found.
-func (db *DB) Version() uint64 { return db.bdb.MaxVersion() }
+// Version returns the latest commit timestamp of Badger: every write
+// committed before the call is at or below it, every later one above. A
+// garbage collector takes it (after NodeStore.BeginSweep) before it starts
+// marking and passes it to Sweep. (Read from a read transaction's
+// timestamp: badger.DB.MaxVersion reads a memtable field without its
+// lock.)
+func (db *DB) Version() uint64 {
+	txn := db.bdb.NewTransaction(false)
+	defer txn.Discard()
+	return txn.ReadTs()
+}
 
 // SweepStats reports one Sweep.
 type SweepStats struct {
@@ -22,34 +29,90 @@ type SweepStats struct {
 	Deleted int64
 }
 
-// Sweep deletes every stored node that live reports dead and whose latest
-// write is at or before asOf (a DB.Version taken before marking began).
-// Because Put always rewrites, a node re-referenced while the mark ran has a
-// newer version and is kept even if the mark missed it; a node Put while
-// the sweep itself runs is kept too (skipped if Put before the sweep reaches
-// it, written again after the deletes otherwise). This holds for Puts
-// through this NodeStore: one NodeStore per DB writes nodes. Keys are
-// visited without reading values. Space in the value log comes back only
-// through DB.RunValueLogGC afterwards. Swept nodes leave the cache.
+// BeginSweep starts recording the address of every Put for the next
+// Sweep, which never deletes a recorded node. Call it before flushing and
+// taking the sweep version (DB.Version): a node Put after it may be
+// written while the sweep runs, after the sweep's snapshot saw an older
+// copy of the same content, and only the record keeps the sweep from
+// deleting it then.
+func (s *NodeStore[N]) BeginSweep() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.swept != nil {
+		return errors.New("sweep nodes: another sweep is running")
+	}
+	s.swept = map[addr.Hash]struct{}{}
+	return nil
+}
+
+// EndSweep stops recording Puts (Sweep does it when it returns); safe to
+// call more than once.
+func (s *NodeStore[N]) EndSweep() {
+	s.mu.Lock()
+	s.swept = nil
+	s.mu.Unlock()
+}
+
+// sweepChunk bounds the deletes committed at once (under the store's
+// lock, so Puts wait for them).
+const sweepChunk = 4096
+
+// Sweep deletes every stored node that live reports dead, whose latest
+// write is at or before asOf (a DB.Version taken after BeginSweep, before
+// marking began) and that was not Put since BeginSweep (Sweep calls
+// BeginSweep itself when it was not called; Puts before that are then not
+// covered). Put always rewrites, so a node re-referenced while the mark
+// ran was written again. Deletes are committed in chunks while the
+// store's lock is held, after dropping every address Put since
+// BeginSweep: a Put after a chunk's commit is written after its delete
+// and survives. This holds for Puts through this NodeStore: one NodeStore
+// per DB writes nodes. Keys are visited without reading values. Space in
+// the value log comes back only through DB.RunValueLogGC afterwards.
+// Swept nodes leave the cache.
 func (s *NodeStore[N]) Sweep(ctx context.Context, asOf uint64, live func(addr.Hash) bool) (SweepStats, error) {
 	var st SweepStats
 	s.mu.Lock()
-	if s.swept != nil {
-		s.mu.Unlock()
-		return st, errors.New("sweep nodes: another sweep is running")
+	if s.swept == nil {
+		s.swept = map[addr.Hash]struct{}{}
 	}
-	s.swept = map[addr.Hash]pendingNode[N]{}
 	s.mu.Unlock()
-	stopRecording := func() map[addr.Hash]pendingNode[N] {
+	defer s.EndSweep()
+	var chunk []addr.Hash
+	commit := func() error {
+		if len(chunk) == 0 {
+			return nil
+		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		m := s.swept
-		s.swept = nil
-		return m
+		var keys [][]byte
+		for _, h := range chunk {
+			if _, put := s.swept[h]; put {
+				st.Kept++
+				continue
+			}
+			keys = append(keys, append([]byte{PrefixNode}, h[:]...))
+			if s.cache != nil {
+				s.cache.remove(h)
+			}
+		}
+		chunk = chunk[:0]
+		// Badger may refuse writes for a moment (value-log GC); deletes
+		// are idempotent, so a fresh batch retries them.
+		err := RetryBlocked(ctx, func() error {
+			wb := s.db.bdb.NewWriteBatch()
+			defer wb.Cancel()
+			for _, k := range keys {
+				if err := wb.Delete(k); err != nil {
+					return err
+				}
+			}
+			return wb.Flush()
+		})
+		if err == nil {
+			st.Deleted += int64(len(keys))
+		}
+		return err
 	}
-	deleted := map[addr.Hash]struct{}{}
-	wb := s.db.bdb.NewWriteBatch()
-	defer wb.Cancel()
 	err := s.db.bdb.View(func(txn *badger.Txn) error {
 		opts := badger.DefaultIteratorOptions
 		opts.PrefetchValues = false
@@ -70,45 +133,23 @@ func (s *NodeStore[N]) Sweep(ctx context.Context, asOf uint64, live func(addr.Ha
 			}
 			var h addr.Hash
 			copy(h[:], key[1:])
-			if item.Version() > asOf || live(h) || s.putDuringSweep(h) {
+			if item.Version() > asOf || live(h) {
 				st.Kept++
 				continue
 			}
-			if err := wb.Delete(item.KeyCopy(nil)); err != nil {
-				return err
+			if chunk = append(chunk, h); len(chunk) >= sweepChunk {
+				if err := commit(); err != nil {
+					return err
+				}
 			}
-			if s.cache != nil {
-				s.cache.remove(h)
-			}
-			deleted[h] = struct{}{}
-			st.Deleted++
 		}
 		return nil
 	})
 	if err == nil {
-		err = wb.Flush()
-	}
-	// Put back what was Put after its delete was decided; on error too,
-	// since some deletes may have been committed.
-	for h, p := range stopRecording() {
-		if _, ok := deleted[h]; ok {
-			if perr := s.Put(ctx, h, p.data, p.n); perr != nil && err == nil {
-				err = perr
-			}
-		}
-	}
-	if ferr := s.Flush(ctx); ferr != nil && err == nil {
-		err = ferr
+		err = commit()
 	}
 	if err != nil {
 		return st, fmt.Errorf("sweep nodes (%d scanned, %d deleted): %w", st.Scanned, st.Deleted, err)
 	}
 	return st, nil
-}
-
-func (s *NodeStore[N]) putDuringSweep(h addr.Hash) bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	_, ok := s.swept[h]
-	return ok
 }

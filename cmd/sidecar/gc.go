@@ -48,7 +48,11 @@ Exit status: 0; 2 on error.`,
 			if conn.Daemon != nil {
 				err = conn.Daemon.PostJSON(cmd.Context(), "/api/gc", struct{}{}, &st)
 			} else {
-				st, err = history.New(conn.Local.DB, conn.Local.Mirror).GC(cmd.Context(), daemon.GCRequest(cfg, time.Now()))
+				// No daemon: nothing else uses the store, so compact Badger
+				// first and return the space at once.
+				req := daemon.GCRequest(cfg, time.Now())
+				req.CompactFirst = true
+				st, err = history.New(conn.Local.DB, conn.Local.Mirror).GC(cmd.Context(), req)
 			}
 			if err != nil {
 				return usageError(fmt.Errorf("gc: %w", err), "")
