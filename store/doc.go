@@ -49,15 +49,19 @@
 //
 // # GC
 //
-// Mark-and-sweep, online: v := db.Version(); mark from retained roots; then
+// Mark-and-sweep, online: NodeStore.BeginSweep (every Put from then on is
+// recorded); Flush; v := db.Version(); mark from retained roots; then
 // NodeStore.Sweep(ctx, v, live) deletes unmarked nodes last written at or
-// before v. A node re-referenced during the mark was Put again (Put never
-// skips a node "already stored"), has a newer version and survives; Puts
-// during the sweep itself are recorded and survive too. Nodes
-// live in the value log, so their space returns through DB.RunValueLogGC,
-// which first flushes and compacts the LSM (Badger learns what is garbage
-// only from compactions) and briefly blocks writes; NodeStore writes wait
-// for it rather than fail.
+// before v and not Put since BeginSweep. A node re-referenced during the
+// mark was Put again (Put never skips a node "already stored") and is
+// recorded; deletes are committed in chunks under the store's lock after
+// dropping recorded addresses, so a Put after a chunk is written after its
+// delete. Nodes live in the value log, so their space returns through
+// value-log GC: DB.RunValueLogGCOnline never blocks (deletes count once
+// Badger's compactions saw them); DB.RunValueLogGC first flushes and
+// compacts the LSM so they count at once, blocking reads and writes for up
+// to seconds (offline only). Writers retry while Badger blocks writes
+// (RetryBlocked).
 //
 // # Measurements
 //
