@@ -183,32 +183,8 @@ func (tx *Tx) DeleteRow(rel *replication.Relation, row []*string) {
 // Commit applies one transaction built by fn and returns its version.
 func (f *Fixture) Commit(fn func(tx *Tx)) mirror.Version {
 	f.T.Helper()
-	ctx := context.Background()
-	var tx Tx
-	fn(&tx)
-	f.LSN += 0x100
-	f.Time = f.Time.Add(time.Second)
-	info := replication.TxnInfo{Xid: uint32(f.LSN), CommitLSN: f.LSN, EndLSN: f.LSN + 8, CommitTime: f.Time}
-	if err := f.Mirror.Begin(ctx, replication.TxnInfo{Xid: info.Xid, CommitLSN: info.CommitLSN, CommitTime: info.CommitTime}); err != nil {
-		f.T.Fatal(err)
-	}
-	seen := map[*replication.Relation]bool{}
-	for _, c := range tx.changes {
-		if !seen[c.Relation] {
-			seen[c.Relation] = true
-			if err := f.Mirror.Relation(ctx, c.Relation); err != nil {
-				f.T.Fatal(err)
-			}
-		}
-		if err := f.Mirror.Change(ctx, c); err != nil {
-			f.T.Fatal(err)
-		}
-	}
-	if err := f.Mirror.Commit(ctx, info); err != nil {
-		f.T.Fatal(err)
-	}
-	f.LSN = info.EndLSN
-	v, err := f.Mirror.VersionAt(info.EndLSN)
+	end := f.Apply(fn)
+	v, err := f.Mirror.VersionAt(end)
 	if err != nil {
 		f.T.Fatal(err)
 	}
