@@ -198,6 +198,7 @@ var (
 	gcRows     = flag.Int("history.gc.rows", 100_000, "TestGCBench: rows of the table the commits update")
 	gcExpire   = flag.Float64("history.gc.expire", 0.9, "TestGCBench: fraction of the oldest versions that expire")
 	gcVlog     = flag.Bool("history.gc.vlog", true, "TestGCBench: run Badger's value-log GC after the sweep")
+	gcCompact  = flag.Bool("history.gc.compact", false, "TestGCBench: flush and compact the LSM before the value-log GC, as the offline `sidecar gc` does (the daemon does not)")
 )
 
 // TestGCBench measures retention and garbage collection on a history of
@@ -235,7 +236,7 @@ func TestGCBench(t *testing.T) {
 		Runs: 1, LoadStart: loadavg(), At: time.Now().UTC()}
 	before := diskBytes(f.Dir)
 	start := time.Now()
-	st, err := svc.GC(ctx, history.GCRequest{ExpireBefore: h.times[cut], Dir: f.Dir, ValueLogGC: *gcVlog})
+	st, err := svc.GC(ctx, history.GCRequest{ExpireBefore: h.times[cut], Dir: f.Dir, ValueLogGC: *gcVlog, CompactFirst: *gcCompact})
 	took := time.Since(start)
 	if err != nil {
 		t.Fatalf("gc: %v", err)
