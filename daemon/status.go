@@ -273,7 +273,7 @@ func (d *daemon) gcRequest() history.GCRequest {
 // older than history.retain before now expire (none when it is 0), the
 // data directory's size is reported and the value log compacted.
 func GCRequest(cfg *config.Config, now time.Time) history.GCRequest {
-	req := history.GCRequest{Dir: cfg.DataDir, ValueLogGC: true}
+	req := history.GCRequest{Dir: cfg.DataDir, ValueLogGC: true, CompactMinDeleted: history.OnlineCompactMinDeleted}
 	if cfg.History.Retain > 0 {
 		req.ExpireBefore = now.Add(-cfg.History.Retain)
 	}

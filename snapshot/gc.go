@@ -33,6 +33,11 @@ type GCOptions struct {
 	// it blocks Badger reads and writes for up to seconds: offline only.
 	// Without it space returns over later collections.
 	CompactFirst bool
+	// CompactMinDeleted, when CompactFirst is false, compacts first anyway
+	// when the sweep deleted at least this share of the nodes it scanned
+	// (0: never): a running daemon pays the stall only when much space is
+	// to come back.
+	CompactMinDeleted float64
 	// AfterMark, when set, is called between the mark of stored roots and
 	// the collection of the mirror's in-memory roots: tests let the writer
 	// flush groups there to exercise mirror.RootWatch.
@@ -170,7 +175,8 @@ func CollectGarbage(ctx context.Context, o GCOptions) (GCStats, error) {
 	if o.ValueLogGC {
 		start = time.Now()
 		run := o.DB.RunValueLogGCOnline
-		if o.CompactFirst {
+		worth := o.CompactMinDeleted > 0 && st.Scanned > 0 && float64(st.Deleted) >= o.CompactMinDeleted*float64(st.Scanned)
+		if o.CompactFirst || worth {
 			run = o.DB.RunValueLogGC
 		}
 		if _, err := run(ctx, 0.5); err != nil {
