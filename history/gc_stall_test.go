@@ -20,12 +20,7 @@ func TestStalledMergeClientBlocksNeitherTagsNorGC(t *testing.T) {
 	f := historytest.New(t)
 	svc := New(f.DB, f.Mirror)
 	ctx := t.Context()
-	rel := historytest.Rel(1, "public", "t", 1, [2]string{"id", "int8"}, [2]string{"v", "text"})
-	var init [][]*string
-	for id := range 50 {
-		init = append(init, []*string{historytest.S(strconv.Itoa(id)), historytest.S("v0")})
-	}
-	f.CreateTable(rel, init)
+	rel, _ := f.KVTable(50)
 	for i := range 20 {
 		f.Commit(func(tx *historytest.Tx) {
 			tx.Upsert(rel, []*string{historytest.S(strconv.Itoa(i)), historytest.S("v" + strconv.Itoa(i+1))})

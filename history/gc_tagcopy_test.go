@@ -17,15 +17,7 @@ func TestTagOnInitialCopyKeptByRetention(t *testing.T) {
 	f := historytest.New(t)
 	svc := New(f.DB, f.Mirror)
 	ctx := t.Context()
-	rel := historytest.Rel(1, "public", "t", 1, [2]string{"id", "int8"}, [2]string{"v", "text"})
-	want := map[string]string{}
-	var init [][]*string
-	for id := range 20 {
-		k := strconv.Itoa(id)
-		want[k] = "v0"
-		init = append(init, []*string{historytest.S(k), historytest.S("v0")})
-	}
-	f.CreateTable(rel, init)
+	rel, want := f.KVTable(20)
 	copyLSN := f.LSN
 	for i := range 40 {
 		f.Commit(func(tx *historytest.Tx) {

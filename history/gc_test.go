@@ -27,15 +27,7 @@ func TestGCWithConcurrentWriter(t *testing.T) {
 	f := historytest.New(t)
 	svc := New(f.DB, f.Mirror)
 	ctx := t.Context()
-	rel := historytest.Rel(1, "public", "t", 1, [2]string{"id", "int8"}, [2]string{"v", "text"})
-	cur := map[string]string{}
-	var init [][]*string
-	for id := range 200 {
-		k := strconv.Itoa(id)
-		cur[k] = "v0"
-		init = append(init, []*string{historytest.S(k), historytest.S("v0")})
-	}
-	f.CreateTable(rel, init)
+	rel, cur := f.KVTable(200)
 	states := map[string]map[string]string{}
 	commit := func(i int) {
 		id := strconv.Itoa((i * 37) % 200)
@@ -130,15 +122,7 @@ func TestGCRetentionBesideWriterAndReaders(t *testing.T) {
 	f := historytest.NewOpts(t, 8<<20, func(o *mirror.Options) { o.SpillRows = 40 })
 	svc := New(f.DB, f.Mirror)
 	ctx := t.Context()
-	rel := historytest.Rel(1, "public", "t", 1, [2]string{"id", "int8"}, [2]string{"v", "text"})
-	cur := map[string]string{}
-	var init [][]*string
-	for id := range 300 {
-		k := strconv.Itoa(id)
-		cur[k] = "v0"
-		init = append(init, []*string{historytest.S(k), historytest.S("v0")})
-	}
-	f.CreateTable(rel, init)
+	rel, cur := f.KVTable(300)
 	var mu sync.Mutex
 	states := map[replication.LSN]map[string]string{}
 	var order []mirror.Version
@@ -307,15 +291,7 @@ func TestGCWaitsForEarlierReaders(t *testing.T) {
 	f := historytest.NewOpts(t, -1, nil)
 	svc := New(f.DB, f.Mirror)
 	ctx := t.Context()
-	rel := historytest.Rel(1, "public", "t", 1, [2]string{"id", "int8"}, [2]string{"v", "text"})
-	cur := map[string]string{}
-	var init [][]*string
-	for id := range 2000 {
-		k := strconv.Itoa(id)
-		cur[k] = "v0"
-		init = append(init, []*string{historytest.S(k), historytest.S("v0")})
-	}
-	f.CreateTable(rel, init)
+	rel, cur := f.KVTable(2000)
 	var order []mirror.Version
 	states := map[replication.LSN]map[string]string{}
 	for i := range 60 {

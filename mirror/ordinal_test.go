@@ -1,11 +1,9 @@
 package mirror_test
 
 import (
-	"context"
 	"errors"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/sidecar-dev/sidecar/history/historytest"
 	"github.com/sidecar-dev/sidecar/mirror"
@@ -66,22 +64,8 @@ func TestNthBeforeMatchesTheLog(t *testing.T) {
 	}
 	check("after expire", f.Mirror, oldest)
 
-	dir := f.Dir
-	if err := f.Mirror.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.DB.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db, err := store.Open(store.Options{Dir: dir, CacheBytes: 8 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := mirror.Open(context.Background(), mirror.Options{DB: db, TempDir: t.TempDir(), GroupMaxRows: 7, GroupMaxAge: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Mirror, f.DB = m, db
+	f.Reopen()
+	m := f.Mirror
 	check("after reopen", m, oldest)
 	if _, _, err := m.NthBefore(vs[len(vs)-1].EndLSN+1, 1); err == nil {
 		t.Fatal("NthBefore from an LSN that is no commit answered")
@@ -89,17 +73,11 @@ func TestNthBeforeMatchesTheLog(t *testing.T) {
 
 	// A data directory from before the index (simulated by dropping it):
 	// NthBefore says so, so callers walk the log instead.
-	if err := m.Close(context.Background()); err != nil {
+	if err := f.DB.Badger().DropPrefix([]byte{store.PrefixSpool, 'n'}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Badger().DropPrefix([]byte{store.PrefixSpool, 'n'}); err != nil {
-		t.Fatal(err)
-	}
-	m, err = mirror.Open(context.Background(), mirror.Options{DB: db, TempDir: t.TempDir(), GroupMaxRows: 7, GroupMaxAge: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Mirror = m
+	f.Reopen()
+	m = f.Mirror
 	if _, _, err := m.NthBefore(vs[len(vs)-1].EndLSN, 1); !errors.Is(err, mirror.ErrNoIndex) {
 		t.Fatalf("NthBefore without an index: %v", err)
 	}

@@ -61,15 +61,7 @@ func TestReviewExpireRoundsAgainstModel(t *testing.T) {
 	opts := func(o *mirror.Options) { o.SpillRows = 30 }
 	f := historytest.NewOpts(t, 8<<20, opts)
 	ctx := context.Background()
-	rel := historytest.Rel(1, "public", "t", 1, [2]string{"id", "int8"}, [2]string{"v", "text"})
-	cur := map[string]string{}
-	var init [][]*string
-	for id := range 80 {
-		k := strconv.Itoa(id)
-		cur[k] = "v0"
-		init = append(init, []*string{historytest.S(k), historytest.S("v0")})
-	}
-	f.CreateTable(rel, init)
+	rel, cur := f.KVTable(80)
 	initial := maps.Clone(cur)
 	var versions []mirror.Version
 	states := map[replication.LSN]map[string]string{}

@@ -13,7 +13,6 @@ import (
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
-	"github.com/sidecar-dev/sidecar/store"
 )
 
 // readAll returns the table's rows at lsn as id → v.
@@ -53,15 +52,7 @@ func TestExpireKeepsRetainedAndTaggedVersions(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(uint64(seed), 1))
 	f := historytest.New(t)
-	rel := historytest.Rel(1, "public", "t", 1, [2]string{"id", "int8"}, [2]string{"v", "text"})
-	cur := map[string]string{}
-	var init [][]*string
-	for id := range 100 {
-		k := strconv.Itoa(id)
-		cur[k] = "v0"
-		init = append(init, []*string{historytest.S(k), historytest.S("v0")})
-	}
-	f.CreateTable(rel, init)
+	rel, cur := f.KVTable(100)
 	var versions []mirror.Version
 	states := map[replication.LSN]map[string]string{}
 	for i := range 120 {
@@ -166,22 +157,8 @@ func TestExpireKeepsRetainedAndTaggedVersions(t *testing.T) {
 	check("after expire", tagA, tagB)
 
 	// The retention record survives a reopen.
-	dir := f.Dir
-	if err := f.Mirror.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.DB.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db, err := store.Open(store.Options{Dir: dir, CacheBytes: 8 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err = mirror.Open(context.Background(), mirror.Options{DB: db, TempDir: t.TempDir(), GroupMaxRows: 7, GroupMaxAge: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Mirror, f.DB = m, db
+	f.Reopen()
+	m = f.Mirror
 	check("after reopen", tagA, tagB)
 
 	// Dropping tag A: a second Expire at the same horizon removes its

@@ -6,6 +6,7 @@ package historytest
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -23,6 +24,9 @@ type Fixture struct {
 	// LSN is the last LSN handed out; Time the last commit time.
 	LSN  replication.LSN
 	Time time.Time
+
+	cacheBytes int64
+	set        func(*mirror.Options)
 }
 
 // New opens a store and a mirror in t.TempDir(). Small groups make
@@ -39,23 +43,38 @@ func NewSized(t testing.TB, cacheBytes int64) *Fixture {
 // New's), e.g. a small SpillRows so transactions spill to scratch trees.
 func NewOpts(t testing.TB, cacheBytes int64, set func(*mirror.Options)) *Fixture {
 	t.Helper()
-	dir := t.TempDir()
-	db, err := store.Open(store.Options{Dir: dir, CacheBytes: cacheBytes})
+	f := &Fixture{T: t, Dir: t.TempDir(), LSN: 0x1000000, Time: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC),
+		cacheBytes: cacheBytes, set: set}
+	f.open()
+	t.Cleanup(f.Close)
+	return f
+}
+
+// open opens the store and the mirror on f.Dir.
+func (f *Fixture) open() {
+	f.T.Helper()
+	db, err := store.Open(store.Options{Dir: f.Dir, CacheBytes: f.cacheBytes})
 	if err != nil {
-		t.Fatal(err)
+		f.T.Fatal(err)
 	}
-	opts := mirror.Options{DB: db, TempDir: t.TempDir(), GroupMaxRows: 7, GroupMaxAge: time.Hour}
-	if set != nil {
-		set(&opts)
+	opts := mirror.Options{DB: db, TempDir: f.T.TempDir(), GroupMaxRows: 7, GroupMaxAge: time.Hour}
+	if f.set != nil {
+		f.set(&opts)
 	}
 	m, err := mirror.Open(context.Background(), opts)
 	if err != nil {
 		db.Close()
-		t.Fatal(err)
+		f.T.Fatal(err)
 	}
-	f := &Fixture{T: t, Dir: dir, DB: db, Mirror: m, LSN: 0x1000000, Time: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}
-	t.Cleanup(f.Close)
-	return f
+	f.DB, f.Mirror = db, m
+}
+
+// Reopen closes the mirror and the store and opens them again on the
+// same data directory with the same options, as a restart would.
+func (f *Fixture) Reopen() {
+	f.T.Helper()
+	f.Close()
+	f.open()
 }
 
 // Close closes the mirror and the store (releasing the data directory, so
@@ -189,4 +208,21 @@ func (f *Fixture) Commit(fn func(tx *Tx)) mirror.Version {
 		f.T.Fatal(err)
 	}
 	return v
+}
+
+// KVTable copies a table public.t(id int8 primary key, v text) holding
+// ids 0..n-1, each with v = "v0", and returns its relation and its rows
+// as a model (id → v) for tests to keep up to date.
+func (f *Fixture) KVTable(n int) (*replication.Relation, map[string]string) {
+	f.T.Helper()
+	rel := Rel(1, "public", "t", 1, [2]string{"id", "int8"}, [2]string{"v", "text"})
+	model := map[string]string{}
+	rows := make([][]*string, 0, n)
+	for id := range n {
+		k := strconv.Itoa(id)
+		model[k] = "v0"
+		rows = append(rows, []*string{S(k), S("v0")})
+	}
+	f.CreateTable(rel, rows)
+	return rel, model
 }
