@@ -15,11 +15,9 @@ import (
 
 	"github.com/sidecar-dev/sidecar/history/historytest"
 	"github.com/sidecar-dev/sidecar/mirror"
-	"github.com/sidecar-dev/sidecar/prolly"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
 	"github.com/sidecar-dev/sidecar/snapshot"
-	"github.com/sidecar-dev/sidecar/store"
 )
 
 // reviewScan reads public.t at ref as id → v.
@@ -63,7 +61,6 @@ func reviewBranchRows(ctx context.Context, svc *Service, name string) (map[strin
 // the number of distinct nodes read.
 func reviewCheckStored(ctx context.Context, t *testing.T, f *historytest.Fixture, svc *Service) int {
 	t.Helper()
-	ns := store.NewNodeStore[*prolly.Node](f.DB, prolly.NodeCodec{})
 	roots, err := f.Mirror.GroupRoots(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -77,33 +74,11 @@ func reviewCheckStored(ctx context.Context, t *testing.T, f *historytest.Fixture
 			roots = append(roots, r.Root)
 		}
 	}
-	seen := map[prolly.Hash]bool{}
-	var walk func(h prolly.Hash) error
-	walk = func(h prolly.Hash) error {
-		if seen[h] {
-			return nil
-		}
-		seen[h] = true
-		n, err := ns.Get(ctx, h)
-		if err != nil {
-			return err
-		}
-		if n.IsLeaf() {
-			return nil
-		}
-		for i := range n.Len() {
-			if err := walk(n.Child(i)); err != nil {
-				return fmt.Errorf("under %s: %w", h.Short(), err)
-			}
-		}
-		return nil
+	n, err := historytest.Whole(ctx, f.DB, roots)
+	if err != nil {
+		t.Fatalf("stored trees: %v", err)
 	}
-	for _, r := range roots {
-		if err := walk(r.Hash); err != nil {
-			t.Fatalf("stored root %s is not whole in Badger: %v", r, err)
-		}
-	}
-	return len(seen)
+	return n
 }
 
 // TestReviewGCBesideEverything runs collections with retention in a

@@ -12,33 +12,12 @@ import (
 	"github.com/sidecar-dev/sidecar/history/historytest"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
-	"github.com/sidecar-dev/sidecar/rowenc"
 )
 
 // readAll returns the table's rows at lsn as id → v.
 func readAll(t *testing.T, m *mirror.Mirror, lsn replication.LSN) (map[string]string, error) {
 	t.Helper()
-	ctx := context.Background()
-	tr, err := m.TreeAt(ctx, "public.t", lsn)
-	if err != nil {
-		return nil, err
-	}
-	cur, err := tr.Scan(ctx, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for cur.Next() {
-		vals, err := rowenc.Decode(cur.Value())
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[string(vals[0])] = string(vals[1])
-	}
-	if err := cur.Err(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return historytest.ReadKV(context.Background(), m, lsn)
 }
 
 // TestExpireKeepsRetainedAndTaggedVersions expires the older half of a

@@ -24,32 +24,8 @@ import (
 // memory.
 func reviewWhole(ctx context.Context, t *testing.T, db *store.DB, roots []prolly.Root) {
 	t.Helper()
-	ns := store.NewNodeStore[*prolly.Node](db, prolly.NodeCodec{})
-	seen := map[prolly.Hash]bool{}
-	var walk func(h prolly.Hash) error
-	walk = func(h prolly.Hash) error {
-		if seen[h] {
-			return nil
-		}
-		seen[h] = true
-		n, err := ns.Get(ctx, h)
-		if err != nil {
-			return err
-		}
-		if n.IsLeaf() {
-			return nil
-		}
-		for i := range n.Len() {
-			if err := walk(n.Child(i)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for _, r := range roots {
-		if err := walk(r.Hash); err != nil {
-			t.Fatalf("root %s not whole in the store: %v", r, err)
-		}
+	if _, err := historytest.Whole(ctx, db, roots); err != nil {
+		t.Fatal(err)
 	}
 }
 

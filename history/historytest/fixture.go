@@ -6,12 +6,15 @@ package historytest
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/prolly"
 	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/rowenc"
 	"github.com/sidecar-dev/sidecar/store"
 )
 
@@ -225,4 +228,61 @@ func (f *Fixture) KVTable(n int) (*replication.Relation, map[string]string) {
 	}
 	f.CreateTable(rel, rows)
 	return rel, model
+}
+
+// ReadKV returns KVTable's table as of lsn (id → v), read through the
+// mirror.
+func ReadKV(ctx context.Context, m *mirror.Mirror, lsn replication.LSN) (map[string]string, error) {
+	tr, err := m.TreeAt(ctx, "public.t", lsn)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := tr.Scan(ctx, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for cur.Next() {
+		vals, err := rowenc.Decode(cur.Value())
+		if err != nil {
+			return nil, err
+		}
+		out[string(vals[0])] = string(vals[1])
+	}
+	return out, cur.Err()
+}
+
+// Whole reads every node under roots through a node store of its own over
+// db (no cache shared with the mirror, no pending Puts, no engine-pinned
+// root), so a node a sweep deleted cannot be served from memory. It
+// returns the number of distinct nodes read.
+func Whole(ctx context.Context, db *store.DB, roots []prolly.Root) (int, error) {
+	ns := store.NewNodeStore[*prolly.Node](db, prolly.NodeCodec{})
+	seen := map[prolly.Hash]bool{}
+	var walk func(h prolly.Hash) error
+	walk = func(h prolly.Hash) error {
+		if seen[h] {
+			return nil
+		}
+		seen[h] = true
+		n, err := ns.Get(ctx, h)
+		if err != nil {
+			return err
+		}
+		if n.IsLeaf() {
+			return nil
+		}
+		for i := range n.Len() {
+			if err := walk(n.Child(i)); err != nil {
+				return fmt.Errorf("under %s: %w", h.Short(), err)
+			}
+		}
+		return nil
+	}
+	for _, r := range roots {
+		if err := walk(r.Hash); err != nil {
+			return len(seen), fmt.Errorf("root %s is not whole in the store: %w", r, err)
+		}
+	}
+	return len(seen), nil
 }
