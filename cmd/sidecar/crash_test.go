@@ -31,7 +31,39 @@ import (
 // SIDECAR_CRASH_KILLS... is not read (SIDECAR_* is the config namespace);
 // CRASH_KILLS overrides the number of kills (default 20).
 func TestCrashKill9(t *testing.T) {
-	kills := 20
+	runCrash(t, crashCase{kills: 20, rows: 150000})
+}
+
+// TestCrashKill9DuringGC is TestCrashKill9 with a short history.retain and
+// automatic GC every 200 ms, so kills land inside expiries, marks and
+// sweeps beside the writer; afterwards the offline `sidecar gc` must mark
+// every retained tree whole (it fails on a missing node) and leave the
+// mirror equal to PostgreSQL with consecutive retained versions.
+func TestCrashKill9DuringGC(t *testing.T) {
+	runCrash(t, crashCase{kills: 10, rows: 30000, config: "history:\n  retain: 1s\n  gc_interval: 200ms\n",
+		after: func(t *testing.T, file, dataDir, url string, seed int64) {
+			out, errOut, code := sidecar(t, "gc", "--config", file)
+			if code != 0 {
+				t.Fatalf("seed %d: offline gc after the kills: exit %d\n%s\n%s", seed, code, out, errOut)
+			}
+			t.Logf("offline gc: %s", out)
+			checkMirrorEqualsPG(t, dataDir, url, seed)
+			// retain is 1 s: only the latest commit group is left.
+			checkCounterVersions(t, dataDir, seed, 1)
+		}})
+}
+
+// crashCase is one kill -9 run.
+type crashCase struct {
+	kills  int
+	rows   int    // initial rows of items
+	config string // appended to the config file
+	// after runs once the mirror was checked (stopped daemon).
+	after func(t *testing.T, file, dataDir, url string, seed int64)
+}
+
+func runCrash(t *testing.T, c crashCase) {
+	kills := c.kills
 	if s := os.Getenv("CRASH_KILLS"); s != "" {
 		kills, _ = strconv.Atoi(s)
 	}
@@ -48,9 +80,19 @@ func TestCrashKill9(t *testing.T) {
 		"INSERT INTO counter VALUES (1, 0)",
 		"CREATE TABLE items (id int PRIMARY KEY, n bigint NOT NULL, note text)",
 		// Big enough that the first kills land inside the copy.
-		"INSERT INTO items SELECT g, 0, repeat('x', 40) || g FROM generate_series(1, 150000) g",
+		fmt.Sprintf("INSERT INTO items SELECT g, 0, repeat('x', 40) || g FROM generate_series(1, %d) g", c.rows),
 	)
 	file, dataDir := runConfig(t, url, "public.counter, public.items")
+	if c.config != "" {
+		f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(c.config); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
 
 	ctx, stopLoad := context.WithCancel(context.Background())
 	defer stopLoad()
@@ -110,6 +152,16 @@ func TestCrashKill9(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, p.output())
 	}
 
+	checkMirrorEqualsPG(t, dataDir, url, seed)
+	checkCounterVersions(t, dataDir, seed, 10)
+	if c.after != nil {
+		c.after(t, file, dataDir, url, seed)
+	}
+}
+
+// checkMirrorEqualsPG compares both tables row by row.
+func checkMirrorEqualsPG(t *testing.T, dataDir, url string, seed int64) {
+	t.Helper()
 	for _, table := range []string{"items", "counter"} {
 		_, got := mirrortest.MirrorRows(t, dataDir, "public."+table)
 		want := mirrortest.PGRows(t, url, table)
@@ -117,7 +169,6 @@ func TestCrashKill9(t *testing.T) {
 			t.Fatalf("seed %d: %s differs: mirror %d rows, PostgreSQL %d rows", seed, table, len(got), len(want))
 		}
 	}
-	checkCounterVersions(t, dataDir, seed)
 }
 
 // crashWorkload commits transactions until ctx ends: each bumps the
@@ -177,8 +228,9 @@ func crashWorkload(ctx context.Context, url string, seed int64, txns, big *atomi
 }
 
 // checkCounterVersions walks every version the mirror holds after the
-// first copy and checks the counter increments by exactly one each time.
-func checkCounterVersions(t *testing.T, dataDir string, seed int64) {
+// first copy (the retained ones) and checks the counter increments by
+// exactly one each time, over at least atLeast versions.
+func checkCounterVersions(t *testing.T, dataDir string, seed int64, atLeast int) {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(store.Options{Dir: dataDir})
@@ -220,7 +272,7 @@ func checkCounterVersions(t *testing.T, dataDir string, seed int64) {
 		prev = k
 		n++
 	}
-	if n < 10 {
+	if n < atLeast {
 		t.Fatalf("seed %d: only %d versions touched the counter", seed, n)
 	}
 	t.Logf("%d consecutive counter versions checked", n)
