@@ -17,7 +17,23 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/sidecar-dev/sidecar/prolly"
 	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/rowenc"
 	"golang.org/x/sync/errgroup"
+)
+
+// Copy memory: a range encodes its rows into arena chunks of
+// copyArenaChunk bytes (one allocation per chunk, not two per row), and
+// cuts them into sorted runs of at most Options.CopyRunBytes. A run stays
+// in memory while the runs of every copy in progress total at most
+// copyMemRuns × CopyRunBytes (256 MiB by default); beyond that, runs go to
+// files under TempDir. So a table that fits is never written to disk
+// and read back: it is sorted and merged in memory.
+const (
+	copyArenaChunk = 1 << 20
+	copyMemRuns    = 16
+	// kvOverhead is what one buffered row costs beyond its bytes: its
+	// kv header in the range's slice.
+	kvOverhead = 48
 )
 
 // tableCopy collects the sorted runs of one table's copy. Ranges arrive
@@ -31,20 +47,25 @@ type tableCopy struct {
 	runs  []*run
 	files int
 	rows  int64
+	mem   int64 // bytes of the runs kept in memory (under Mirror.copyMu)
 }
 
-// run is a sorted sequence of rows, in memory or in a file.
+// run is a sorted sequence of rows, in memory or in a file, with its
+// first and last keys (for the merge's disjointness check).
 type run struct {
-	mem  []kv
-	path string
+	mem         []kv
+	path        string
+	first, last []byte
+	rows        int
 }
 
 type kv struct{ key, val []byte }
 
 // CopyRange implements replication.CopySink: rows are encoded (key from
 // the identity columns, vrow1 value), buffered, and cut into sorted runs
-// of at most CopyRunBytes; runs beyond the first in-memory one go to
-// files, so memory stays bounded by workers × CopyRunBytes.
+// of at most CopyRunBytes; runs stay in memory within the copy memory
+// budget (see copyMemRuns) and go to files beyond it, so memory stays
+// bounded by the budget plus workers × CopyRunBytes.
 func (m *Mirror) CopyRange(ctx context.Context, rel *replication.Relation, r replication.BlockRange) (replication.RowWriter, error) {
 	name := rel.QualifiedName()
 	m.copyMu.Lock()
@@ -64,46 +85,114 @@ func (m *Mirror) CopyRange(ctx context.Context, rel *replication.Relation, r rep
 	} else if !tc.rel.Equal(rel) {
 		return nil, fmt.Errorf("copy %s range %d/%d: relation differs from the one its other ranges were copied with", name, r.Index+1, r.Of)
 	}
-	return &rangeWriter{m: m, tc: tc}, nil
+	return &rangeWriter{m: m, tc: tc, texts: make([][]byte, len(tc.t.keyCols))}, nil
+}
+
+// reserveCopyMem reports whether a run of n bytes may stay in memory, and
+// if so counts it against tc. Tables whose build has started are no
+// longer in m.copies: their runs are released as the build consumes them.
+func (m *Mirror) reserveCopyMem(tc *tableCopy, n int64) bool {
+	m.copyMu.Lock()
+	defer m.copyMu.Unlock()
+	var used int64
+	for _, c := range m.copies {
+		used += c.mem
+	}
+	if used+n > copyMemRuns*m.opts.CopyRunBytes {
+		return false
+	}
+	tc.mem += n
+	return true
 }
 
 // rangeWriter receives one block range.
 type rangeWriter struct {
-	m     *Mirror
-	tc    *tableCopy
-	buf   []kv
-	bytes int64
-	runs  []*run
-	rows  int64
+	m       *Mirror
+	tc      *tableCopy
+	buf     []kv
+	bytes   int64
+	runs    []*run
+	rows    int64
+	arena   []byte   // current chunk: rows are encoded at its end
+	scratch []byte   // one row's value and key, before they go to arena
+	texts   [][]byte // one row's key column texts
 }
 
+// WriteRow encodes the row's vrow1 value and key (the same bytes as the
+// stream's encodeRow and rowKey: TestCopyRootMatchesReference checks it)
+// into the range's arena.
 func (w *rangeWriter) WriteRow(values []replication.Value) error {
-	val, err := encodeRow(values, nil)
-	if err != nil {
-		return fmt.Errorf("copy %s: %w", w.tc.t.rec.Name, err)
+	t := w.tc.t
+	row := w.scratch[:0]
+	for i, v := range values {
+		switch v.Kind {
+		case replication.Null:
+			row = rowenc.AppendNull(row)
+		case replication.Text:
+			row = rowenc.AppendValue(row, v.Bytes)
+		default:
+			return fmt.Errorf("copy %s: column %d has value kind %d", t.rec.Name, i, v.Kind)
+		}
 	}
-	key, err := rowKey(w.tc.t, values, val)
-	if err != nil {
-		return fmt.Errorf("copy %s: %w", w.tc.t.rec.Name, err)
+	n := len(row)
+	if !t.full {
+		if t.codec == nil {
+			return fmt.Errorf("copy %s: no key codec", t.rec.Name)
+		}
+		for i, k := range t.keyCols {
+			v := values[k]
+			if v.Kind != replication.Text {
+				return fmt.Errorf("copy %s: key column %s is %s", t.rec.Name, t.rec.Rel.Columns[k].Name, v)
+			}
+			w.texts[i] = v.Bytes
+		}
+		var err error
+		if row, err = t.codec.Append(row, w.texts); err != nil {
+			return fmt.Errorf("copy %s: encode key: %w", t.rec.Name, err)
+		}
 	}
-	w.buf = append(w.buf, kv{key, val})
-	w.bytes += int64(len(key) + len(val) + 48)
+	w.scratch = row
+	b := w.alloc(len(row))
+	copy(b, row)
+	r := kv{key: b[n:], val: b[:n:n]}
+	if t.full {
+		// Keyed by the whole row (rowKey): key and value are one slice.
+		r.key = r.val
+	}
+	w.buf = append(w.buf, r)
+	w.bytes += int64(len(b) + kvOverhead)
 	w.rows++
 	if w.bytes >= w.m.opts.CopyRunBytes {
-		return w.cut(true)
+		return w.cut()
 	}
 	return nil
 }
 
-// cut sorts the buffer into a run, written to a file when toFile.
-func (w *rangeWriter) cut(toFile bool) error {
+// alloc returns n bytes at the end of the arena, starting a new chunk
+// when the current one is full. Chunks are never reused: runs kept in
+// memory point into them.
+func (w *rangeWriter) alloc(n int) []byte {
+	l := len(w.arena)
+	if cap(w.arena)-l < n {
+		w.arena = make([]byte, 0, max(copyArenaChunk, n))
+		l = 0
+	}
+	w.arena = w.arena[:l+n]
+	return w.arena[l : l+n : l+n]
+}
+
+// cut sorts the buffer into a run, kept in memory when the copy memory
+// budget allows, else written to a file.
+func (w *rangeWriter) cut() error {
 	if len(w.buf) == 0 {
 		return nil
 	}
 	slices.SortFunc(w.buf, func(a, b kv) int { return bytes.Compare(a.key, b.key) })
-	if !toFile {
-		w.runs = append(w.runs, &run{mem: w.buf})
-		w.buf, w.bytes = nil, 0
+	first, last := w.buf[0].key, w.buf[len(w.buf)-1].key
+	if w.m.reserveCopyMem(w.tc, w.bytes) {
+		w.runs = append(w.runs, &run{mem: w.buf, first: first, last: last, rows: len(w.buf)})
+		// The run owns the arena chunks its rows are in.
+		w.buf, w.bytes, w.arena = nil, 0, nil
 		return nil
 	}
 	w.tc.mu.Lock()
@@ -113,14 +202,19 @@ func (w *rangeWriter) cut(toFile bool) error {
 	if err := writeRun(path, w.buf); err != nil {
 		return fmt.Errorf("copy %s: %w", w.tc.t.rec.Name, err)
 	}
-	w.runs = append(w.runs, &run{path: path})
+	w.runs = append(w.runs, &run{path: path, first: slices.Clone(first), last: slices.Clone(last), rows: len(w.buf)})
+	// The rows are on disk: the buffer and the arena are free again (the
+	// current chunk holds only rows of this run: an in-memory cut starts
+	// a fresh one).
+	clear(w.buf)
 	w.buf, w.bytes = w.buf[:0], 0
+	w.arena = w.arena[:0]
 	return nil
 }
 
-// Close keeps the range's last run in memory when it is small.
+// Close cuts the range's last run.
 func (w *rangeWriter) Close() error {
-	if err := w.cut(w.bytes >= w.m.opts.CopyRunBytes/4); err != nil {
+	if err := w.cut(); err != nil {
 		return err
 	}
 	w.tc.mu.Lock()
@@ -132,12 +226,21 @@ func (w *rangeWriter) Close() error {
 
 // Abort forgets the range's rows and removes its run files.
 func (w *rangeWriter) Abort() {
+	var mem int64
 	for _, r := range w.runs {
 		if r.path != "" {
 			os.Remove(r.path)
 		}
+		for _, e := range r.mem {
+			mem += int64(len(e.key) + len(e.val) + kvOverhead)
+		}
 	}
-	w.runs, w.buf = nil, nil
+	if mem > 0 {
+		w.m.copyMu.Lock()
+		w.tc.mem -= mem
+		w.m.copyMu.Unlock()
+	}
+	w.runs, w.buf, w.arena = nil, nil, nil
 }
 
 func writeRun(path string, rows []kv) error {
@@ -164,7 +267,9 @@ func writeRun(path string, rows []kv) error {
 	return nil
 }
 
-// runReader iterates one run.
+// runReader iterates one run. Rows read from a file are decoded into
+// arena chunks; they stay valid after next (the builder may still hold
+// them in a batch).
 type runReader struct {
 	r      *run
 	i      int
@@ -173,6 +278,7 @@ type runReader struct {
 	cur    kv
 	path   string
 	closed bool
+	arena  []byte
 }
 
 func openRun(r *run) (*runReader, error) {
@@ -207,7 +313,17 @@ func (rr *runReader) next() (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("read run %s: %w", rr.path, err)
 	}
-	b := make([]byte, kl+vl)
+	if kl > 1<<31 || vl > 1<<31 {
+		return false, fmt.Errorf("read run %s: row of %d+%d bytes", rr.path, kl, vl)
+	}
+	n := int(kl + vl)
+	l := len(rr.arena)
+	if cap(rr.arena)-l < n {
+		rr.arena = make([]byte, 0, max(copyArenaChunk, n))
+		l = 0
+	}
+	rr.arena = rr.arena[:l+n]
+	b := rr.arena[l : l+n : l+n]
 	if _, err := io.ReadFull(rr.br, b); err != nil {
 		return false, fmt.Errorf("read run %s: %w", rr.path, err)
 	}
@@ -269,15 +385,101 @@ func (tc *tableCopy) build(ctx context.Context, eng *prolly.Engine) (prolly.Root
 }
 
 // merge sends the runs' rows in key order, in batches, without
-// duplicates.
+// duplicates. When the runs' key ranges are disjoint (the usual case: a
+// key correlated with the heap order, as a serial primary key is), they
+// are read one after the other in first-key order, with no comparison
+// between runs; otherwise a heap merges them.
 func (tc *tableCopy) merge(ctx context.Context, out chan<- []kv) error {
+	const batchRows = 4096
+	batch := make([]kv, 0, batchRows)
+	send := func() error {
+		select {
+		case out <- batch:
+			batch = make([]kv, 0, batchRows)
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	var prev kv
+	started := false
+	add := func(cur kv) error {
+		if started && bytes.Equal(cur.key, prev.key) {
+			if !bytes.Equal(cur.val, prev.val) {
+				return fmt.Errorf("copy %s: two rows with key %x", tc.rel.QualifiedName(), cur.key)
+			}
+			return nil
+		}
+		batch = append(batch, cur)
+		prev, started = cur, true
+		if len(batch) == batchRows {
+			return send()
+		}
+		return nil
+	}
+	runs := slices.DeleteFunc(slices.Clone(tc.runs), func(r *run) bool { return r.rows == 0 })
+	slices.SortFunc(runs, func(a, b *run) int { return bytes.Compare(a.first, b.first) })
+	disjoint := true
+	for i := 1; i < len(runs); i++ {
+		if bytes.Compare(runs[i-1].last, runs[i].first) >= 0 {
+			disjoint = false
+			break
+		}
+	}
+	if disjoint {
+		for _, r := range runs {
+			if err := tc.drainRun(r, add); err != nil {
+				return err
+			}
+		}
+	} else if err := tc.heapMerge(runs, add); err != nil {
+		return err
+	}
+	if len(batch) > 0 {
+		return send()
+	}
+	return nil
+}
+
+// drainRun passes every row of r to add, in order.
+func (tc *tableCopy) drainRun(r *run, add func(kv) error) error {
+	if r.path == "" {
+		for _, e := range r.mem {
+			if err := add(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	rr, err := openRun(r)
+	if err != nil {
+		return err
+	}
+	defer rr.close()
+	for {
+		ok, err := rr.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if err := add(rr.cur); err != nil {
+			return err
+		}
+	}
+}
+
+// heapMerge passes the rows of runs to add in key order (equal keys
+// adjacent).
+func (tc *tableCopy) heapMerge(runs []*run, add func(kv) error) error {
 	var h runHeap
 	defer func() {
 		for _, rr := range h {
 			rr.close()
 		}
 	}()
-	for _, r := range tc.runs {
+	for _, r := range runs {
 		rr, err := openRun(r)
 		if err != nil {
 			return err
@@ -294,34 +496,10 @@ func (tc *tableCopy) merge(ctx context.Context, out chan<- []kv) error {
 		h = append(h, rr)
 	}
 	heap.Init(&h)
-	const batchRows = 4096
-	batch := make([]kv, 0, batchRows)
-	send := func() error {
-		select {
-		case out <- batch:
-			batch = make([]kv, 0, batchRows)
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	var prev kv
-	started := false
 	for h.Len() > 0 {
 		rr := h[0]
-		cur := rr.cur
-		if started && bytes.Equal(cur.key, prev.key) {
-			if !bytes.Equal(cur.val, prev.val) {
-				return fmt.Errorf("copy %s: two rows with key %x", tc.rel.QualifiedName(), cur.key)
-			}
-		} else {
-			batch = append(batch, cur)
-			prev, started = cur, true
-			if len(batch) == batchRows {
-				if err := send(); err != nil {
-					return err
-				}
-			}
+		if err := add(rr.cur); err != nil {
+			return err
 		}
 		ok, err := rr.next()
 		if err != nil {
@@ -333,9 +511,6 @@ func (tc *tableCopy) merge(ctx context.Context, out chan<- []kv) error {
 			rr.close()
 			heap.Pop(&h)
 		}
-	}
-	if len(batch) > 0 {
-		return send()
 	}
 	return nil
 }

@@ -14,15 +14,14 @@ type copyParser struct {
 	ncols   int
 	emit    func([]Value) error
 	pending []byte // an incomplete line carried between writes
-	buf     []byte // decoded bytes of the current row
-	offs    []int  // per field: start, end in buf; start -1 = NULL
+	buf     []byte // unescaped bytes of the current row's escaped fields
 	row     []Value
 	rows    int64
 	bytes   int64
 }
 
 func newCopyParser(ncols int, emit func([]Value) error) *copyParser {
-	return &copyParser{ncols: ncols, emit: emit, row: make([]Value, ncols), offs: make([]int, 0, 2*ncols)}
+	return &copyParser{ncols: ncols, emit: emit, row: make([]Value, ncols)}
 }
 
 // Write consumes COPY data; rows may span writes.
@@ -64,41 +63,48 @@ func (p *copyParser) finish() error {
 	return nil
 }
 
-// line decodes one row (without its newline).
+// line decodes one row (without its newline). A field without a
+// backslash is its own text: the value points into l, with no copy. An
+// escaped field is unescaped into buf, whose capacity is first made at
+// least len(l): unescaping never lengthens a field, so buf is never
+// reallocated while the row's values point into it.
 func (p *copyParser) line(l []byte) error {
+	if cap(p.buf) < len(l) {
+		p.buf = make([]byte, 0, max(len(l), 2*cap(p.buf)))
+	}
 	p.buf = p.buf[:0]
-	p.offs = p.offs[:0]
-	for field := 0; ; field++ {
+	field := 0
+	for {
 		end := bytes.IndexByte(l, '\t')
 		f := l
 		if end >= 0 {
 			f = l[:end]
 		}
-		if len(f) == 2 && f[0] == '\\' && f[1] == 'N' {
-			p.offs = append(p.offs, -1, -1)
-		} else {
+		if field >= p.ncols {
+			return fmt.Errorf("COPY row %d has more than %d columns", p.rows+1, p.ncols)
+		}
+		switch {
+		case len(f) == 2 && f[0] == '\\' && f[1] == 'N':
+			p.row[field] = Value{Kind: Null}
+		case bytes.IndexByte(f, '\\') < 0:
+			p.row[field] = Value{Kind: Text, Bytes: f[:len(f):len(f)]}
+		default:
 			start := len(p.buf)
 			var err error
 			if p.buf, err = unescapeCopy(p.buf, f); err != nil {
 				return fmt.Errorf("COPY row %d column %d: %w", p.rows+1, field+1, err)
 			}
-			p.offs = append(p.offs, start, len(p.buf))
+			e := len(p.buf)
+			p.row[field] = Value{Kind: Text, Bytes: p.buf[start:e:e]}
 		}
+		field++
 		if end < 0 {
 			break
 		}
 		l = l[end+1:]
 	}
-	if got := len(p.offs) / 2; got != p.ncols {
-		return fmt.Errorf("COPY row %d has %d columns, want %d", p.rows+1, got, p.ncols)
-	}
-	for i := range p.row {
-		s, e := p.offs[2*i], p.offs[2*i+1]
-		if s < 0 {
-			p.row[i] = Value{Kind: Null}
-		} else {
-			p.row[i] = Value{Kind: Text, Bytes: p.buf[s:e:e]}
-		}
+	if field != p.ncols {
+		return fmt.Errorf("COPY row %d has %d columns, want %d", p.rows+1, field, p.ncols)
 	}
 	p.rows++
 	return p.emit(p.row)

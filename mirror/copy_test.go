@@ -1,0 +1,293 @@
+package mirror
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sidecar-dev/sidecar/prolly"
+	"github.com/sidecar-dev/sidecar/replication"
+)
+
+// referenceRoot builds the tree of rows the plain way: the stream's
+// encoders (encodeRow, rowKey), one sort, one Builder. Every copy path
+// must give this root (DESIGN.md invariant 3).
+func referenceRoot(t *testing.T, m *Mirror, rel *replication.Relation, rows [][]replication.Value) prolly.Root {
+	t.Helper()
+	tb, err := newTable(tableRecord{Name: rel.QualifiedName(), Rel: rel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kvs []kv
+	for _, r := range rows {
+		val, err := encodeRow(r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, err := rowKey(tb, r, val)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kvs = append(kvs, kv{key, val})
+	}
+	slices.SortFunc(kvs, func(a, b kv) int { return bytes.Compare(a.key, b.key) })
+	kvs = slices.CompactFunc(kvs, func(a, b kv) bool { return bytes.Equal(a.key, b.key) })
+	b := m.eng.NewBuilder(t.Context())
+	for _, e := range kvs {
+		if err := b.Add(e.key, e.val); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, err := b.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// copyRows copies rows through CopyRange in ranges (rows[i] goes to range
+// assign(i)), the ranges written concurrently, then TableCopied; it
+// returns the table's recorded root.
+func copyRows(t *testing.T, h *mharness, rel *replication.Relation, rows [][]replication.Value, ranges int, assign func(i int) int) prolly.Root {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, ranges)
+	for r := range ranges {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w, err := h.m.CopyRange(t.Context(), rel, replication.BlockRange{Index: r, Of: ranges})
+			if err != nil {
+				errs <- err
+				return
+			}
+			for i, row := range rows {
+				if assign(i) != r {
+					continue
+				}
+				// The parser reuses its buffers: so must the writer's caller.
+				vals := make([]replication.Value, len(row))
+				for c, v := range row {
+					vals[c] = replication.Value{Kind: v.Kind, Bytes: append([]byte(nil), v.Bytes...)}
+				}
+				if err := w.WriteRow(vals); err != nil {
+					errs <- err
+					return
+				}
+				for c := range vals {
+					clear(vals[c].Bytes)
+				}
+			}
+			errs <- w.Close()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.lsn += 10
+	if err := h.m.TableCopied(t.Context(), rel, h.lsn); err != nil {
+		t.Fatal(err)
+	}
+	h.m.mu.Lock()
+	defer h.m.mu.Unlock()
+	return h.m.tables[rel.QualifiedName()].rec.Root
+}
+
+// TestCopyRootMatchesReference copies the same rows through several
+// ranges in the ways the copy can see them (key-ordered ranges as a
+// serial key in heap order gives, interleaved ranges, shuffled rows), with
+// runs kept in memory or spilled to files, and checks that the root is
+// byte-identical to the reference build. Rows hold NULLs, empty strings
+// and every byte COPY escapes.
+func TestCopyRootMatchesReference(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 11))
+	const n = 30_000
+	rel := testRel(16500, "copied")
+	rows := make([][]replication.Value, n)
+	for i := range rows {
+		a := replication.Value{Kind: replication.Null}
+		if i%7 != 0 {
+			b := make([]byte, rng.IntN(40))
+			for j := range b {
+				b[j] = byte(rng.IntN(256))
+			}
+			a = replication.Value{Kind: replication.Text, Bytes: b}
+		}
+		rows[i] = []replication.Value{
+			{Kind: replication.Text, Bytes: []byte(strconv.Itoa(i*3 - n))}, // negative keys too
+			a,
+			{Kind: replication.Text, Bytes: []byte{}},
+		}
+	}
+	const ranges = 4
+	perm := rng.Perm(n)
+	cases := []struct {
+		name     string
+		runBytes int64 // CopyRunBytes: small values make many runs, most in files
+		assign   func(i int) int
+		order    []int // rows in this order (nil: as is)
+	}{
+		{"key-ordered ranges, in memory", 0, func(i int) int { return i * ranges / n }, nil},
+		{"key-ordered ranges, spilled", 16 << 10, func(i int) int { return i * ranges / n }, nil},
+		{"interleaved ranges, in memory", 0, func(i int) int { return i % ranges }, nil},
+		{"shuffled, spilled", 16 << 10, func(i int) int { return i % ranges }, perm},
+		{"shuffled, tiny runs", 2 << 10, func(i int) int { return i % ranges }, perm},
+	}
+	var want prolly.Root
+	for ci, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newMHarness(t, Options{CopyRunBytes: c.runBytes})
+			if ci == 0 {
+				want = referenceRoot(t, h.m, rel, rows)
+			}
+			in := rows
+			if c.order != nil {
+				in = make([][]replication.Value, n)
+				for i, p := range c.order {
+					in[i] = rows[p]
+				}
+			}
+			got := copyRows(t, h, rel, in, ranges, c.assign)
+			if got != want {
+				t.Fatalf("seed %d: copied root %s, reference %s", seed, got.Hash.Short(), want.Hash.Short())
+			}
+			cnt, err := h.m.eng.Count(t.Context(), got)
+			if err != nil || cnt != n {
+				t.Fatalf("count %d, %v; want %d", cnt, err, n)
+			}
+			if left, _ := filepath.Glob(filepath.Join(h.m.opts.TempDir, "sidecar-copy-*")); len(left) != 0 {
+				t.Errorf("run directories left behind: %v", left)
+			}
+		})
+	}
+}
+
+// TestCopyFullIdentityDuplicates: a REPLICA IDENTITY FULL table keyed by
+// the whole row collapses duplicate rows, whether they meet in one run or
+// across runs, and the root equals the reference build.
+func TestCopyFullIdentityDuplicates(t *testing.T) {
+	rel := testRel(16501, "full")
+	rel.Identity = replication.IdentityFull
+	for i := range rel.Columns {
+		rel.Columns[i].Key = true
+	}
+	var rows [][]replication.Value
+	for i := range 5000 {
+		row := []replication.Value{
+			{Kind: replication.Text, Bytes: []byte(strconv.Itoa(i % 1700))},
+			{Kind: replication.Null},
+			{Kind: replication.Text, Bytes: fmt.Appendf(nil, "v%d", i%1700)},
+		}
+		rows = append(rows, row)
+	}
+	for _, runBytes := range []int64{0, 4 << 10} {
+		t.Run(fmt.Sprint(runBytes), func(t *testing.T) {
+			h := newMHarness(t, Options{CopyRunBytes: runBytes})
+			want := referenceRoot(t, h.m, rel, rows)
+			got := copyRows(t, h, rel, rows, 3, func(i int) int { return i % 3 })
+			if got != want {
+				t.Fatalf("copied root %s, reference %s", got.Hash.Short(), want.Hash.Short())
+			}
+			if cnt, err := h.m.eng.Count(t.Context(), got); err != nil || cnt != 1700 {
+				t.Fatalf("count %d, %v; want 1700", cnt, err)
+			}
+		})
+	}
+}
+
+// TestCopyDuplicateKeyRejected: two rows with one key and different
+// values are an error, in memory and across files.
+func TestCopyDuplicateKeyRejected(t *testing.T) {
+	rel := testRel(16502, "dup")
+	rows := [][]replication.Value{}
+	for i := range 3000 {
+		rows = append(rows, []replication.Value{
+			{Kind: replication.Text, Bytes: []byte(strconv.Itoa(i))},
+			{Kind: replication.Text, Bytes: []byte("x")},
+			{Kind: replication.Null},
+		})
+	}
+	rows = append(rows, []replication.Value{{Kind: replication.Text, Bytes: []byte("1500")}, {Kind: replication.Text, Bytes: []byte("y")}, {Kind: replication.Null}})
+	for _, runBytes := range []int64{0, 4 << 10} {
+		t.Run(fmt.Sprint(runBytes), func(t *testing.T) {
+			h := newMHarness(t, Options{CopyRunBytes: runBytes})
+			for r := range 2 {
+				w, err := h.m.CopyRange(t.Context(), rel, replication.BlockRange{Index: r, Of: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, row := range rows {
+					if i%2 == r {
+						if err := w.WriteRow(row); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := h.m.TableCopied(t.Context(), rel, 10)
+			if err == nil || !bytes.Contains([]byte(err.Error()), []byte("two rows with key")) {
+				t.Fatalf("TableCopied = %v, want a duplicate key error", err)
+			}
+		})
+	}
+}
+
+// TestCopyMemoryBudget: runs stay in memory only within the budget; the
+// rest go to files, which the build removes.
+func TestCopyMemoryBudget(t *testing.T) {
+	h := newMHarness(t, Options{CopyRunBytes: 8 << 10})
+	rel := testRel(16503, "budget")
+	w, err := h.m.CopyRange(t.Context(), rel, replication.BlockRange{Of: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20_000 {
+		if err := w.WriteRow([]replication.Value{{Kind: replication.Text, Bytes: []byte(strconv.Itoa(i))}, {Kind: replication.Text, Bytes: []byte("abcdefgh")}, {Kind: replication.Null}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rw := w.(*rangeWriter)
+	var inMem, inFiles int
+	for _, r := range rw.runs {
+		if r.path != "" {
+			inFiles++
+			if _, err := os.Stat(r.path); err != nil {
+				t.Errorf("run file: %v", err)
+			}
+		} else {
+			inMem++
+		}
+	}
+	if inMem != copyMemRuns || inFiles == 0 {
+		t.Errorf("%d runs in memory, %d in files; want %d in memory and the rest in files", inMem, inFiles, copyMemRuns)
+	}
+	if err := h.m.TableCopied(t.Context(), rel, 10); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rw.runs {
+		if r.path != "" {
+			if _, err := os.Stat(r.path); !os.IsNotExist(err) {
+				t.Errorf("run file %s still there: %v", r.path, err)
+			}
+		}
+	}
+}
