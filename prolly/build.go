@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/sidecar-dev/sidecar/addr"
 )
@@ -283,4 +286,198 @@ func (e *Engine) Build(ctx context.Context, next func() (key, value []byte, ok b
 		}
 	}
 	return b.Finish()
+}
+
+// Rows is a sequence of rows in strictly increasing key order, read by
+// index, for [Engine.BuildParts]. The bytes must stay unchanged until
+// BuildParts returns.
+type Rows interface {
+	Len() int
+	Row(i int) (key, value []byte)
+}
+
+// partLeaf is one leaf that chunking a part on its own cut: rows
+// [start, end) of the part.
+type partLeaf struct {
+	node       *Node
+	h          Hash
+	entry      item
+	start, end int
+}
+
+type partResult struct {
+	leaves []partLeaf
+	err    error
+}
+
+// BuildParts builds the tree of the rows of parts, in order: each part's
+// keys strictly increase, and every key of a part is below every key of
+// the next. The root is byte-identical to adding every row to one Builder
+// (TestBuildPartsMatchesBuilder checks it); the work of cutting and
+// hashing leaves is spread over workers goroutines.
+//
+// Each part is first chunked on its own, as if the tree started there.
+// The leaves are then stitched in order by one Builder: a part's rows are
+// added one by one until the Builder's leaf level and the part's own
+// chunking are both at a node boundary before the same row; from that row
+// on both see the same rows from the same (reset) splitter state, so they
+// cut the same leaves, and the part's leaves are taken as they are. Only
+// the few rows of each seam are chunked twice. At most workers+1 parts'
+// leaves are held in memory at once.
+func (e *Engine) BuildParts(ctx context.Context, parts []Rows, workers int) (Root, error) {
+	workers = max(workers, 1)
+	results := make([]chan partResult, len(parts))
+	for i := range results {
+		results[i] = make(chan partResult, 1)
+	}
+	// INVARIANT: a slot is taken before a part is claimed, so the parts
+	// holding slots are always the ones from the next to stitch on:
+	// the part the stitcher waits for is never starved of a slot.
+	slots := make(chan struct{}, workers+1)
+	var next atomic.Int64
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	g, gctx := errgroup.WithContext(ctx)
+	for range min(workers, len(parts)) {
+		g.Go(func() error {
+			for {
+				select {
+				case slots <- struct{}{}:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+				k := int(next.Add(1) - 1)
+				if k >= len(parts) {
+					<-slots
+					return nil
+				}
+				leaves, err := e.chunkPart(gctx, parts[k])
+				results[k] <- partResult{leaves, err}
+				if err != nil {
+					return err
+				}
+			}
+		})
+	}
+	root, err := e.stitch(gctx, parts, results, slots)
+	if err != nil {
+		// Workers waiting for a slot stop. A worker's error cancels
+		// gctx: report it, not the stitcher's cancelled write.
+		cancel()
+		if werr := g.Wait(); werr != nil && !errors.Is(werr, context.Canceled) {
+			return Root{}, werr
+		}
+		return Root{}, err
+	}
+	if err := g.Wait(); err != nil {
+		return Root{}, err
+	}
+	return root, nil
+}
+
+// chunkPart cuts rows into leaves as if the tree started at its first
+// row, without storing them; the rows after its last boundary are left.
+func (e *Engine) chunkPart(ctx context.Context, rows Rows) ([]partLeaf, error) {
+	var out []partLeaf
+	done := 0
+	w := newLevelWriter(e.params, 0, func(n *Node, h Hash, entry item) error {
+		end := done + int(entry.count)
+		out = append(out, partLeaf{node: n, h: h, entry: entry, start: done, end: end})
+		done = end
+		return nil
+	})
+	var prev []byte
+	for i := range rows.Len() {
+		k, v := rows.Row(i)
+		if i > 0 && bytes.Compare(prev, k) >= 0 {
+			return nil, fmt.Errorf("build: key %x after %x: %w", k, prev, ErrUnsorted)
+		}
+		prev = k
+		it := item{key: k, val: v, count: 1, digest: e.rowHash(k, v)}
+		if err := w.add(&it); err != nil {
+			return nil, err
+		}
+		if i&4095 == 4095 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// stitch adds the parts to one Builder in order, taking each part's own
+// leaves from the first row before which both chunkings are at a
+// boundary.
+func (e *Engine) stitch(ctx context.Context, parts []Rows, results []chan partResult, slots chan struct{}) (Root, error) {
+	b := e.NewBuilder(ctx)
+	for k, rows := range parts {
+		var res partResult
+		select {
+		case res = <-results[k]:
+		case <-ctx.Done():
+			return Root{}, ctx.Err()
+		}
+		<-slots
+		if res.err != nil {
+			return Root{}, res.err
+		}
+		if err := b.addPart(rows, res.leaves); err != nil {
+			return Root{}, err
+		}
+	}
+	return b.Finish()
+}
+
+// addPart adds rows, whose own chunking cut leaves.
+func (b *Builder) addPart(rows Rows, leaves []partLeaf) error {
+	n := rows.Len()
+	if n == 0 {
+		return nil
+	}
+	lw := b.levels[0]
+	li := 0 // leaves ending at or before j
+	for j := 0; j < n; j++ {
+		// INVARIANT: the splitter's state is a function of the rows since
+		// the last boundary (pending() == 0 iff it is reset), so once both
+		// chunkings are at a boundary before row j they agree from j on.
+		if lw.pending() == 0 && (j == 0 || (li > 0 && leaves[li-1].end == j)) {
+			if b.err != nil {
+				return b.err
+			}
+			if k, _ := rows.Row(j); b.started && bytes.Compare(b.prev, k) >= 0 {
+				b.err = fmt.Errorf("build: key %x after %x: %w", k, b.prev, ErrUnsorted)
+				return b.err
+			}
+			for _, l := range leaves[li:] {
+				if err := lw.sink(l.node, l.h, l.entry); err != nil {
+					b.err = err
+					return err
+				}
+			}
+			tail := j
+			if len(leaves) > li {
+				tail = leaves[len(leaves)-1].end
+			}
+			if tail == n {
+				k, _ := rows.Row(n - 1)
+				b.prev = append(b.prev[:0], k...)
+				b.started = true
+				return nil
+			}
+			for i := tail; i < n; i++ {
+				if err := b.Add(rows.Row(i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if err := b.Add(rows.Row(j)); err != nil {
+			return err
+		}
+		for li < len(leaves) && leaves[li].end <= j+1 {
+			li++
+		}
+	}
+	return nil
 }
