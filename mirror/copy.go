@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -58,8 +57,6 @@ type run struct {
 	path        string
 	first, last []byte
 	rows        int
-	// strict: keys strictly increase (no two rows share a key).
-	strict bool
 }
 
 type kv struct{ key, val []byte }
@@ -201,21 +198,13 @@ func (w *rangeWriter) cut() error {
 	if len(w.buf) == 0 {
 		return nil
 	}
-	strict := !w.unsorted
 	if w.unsorted {
 		slices.SortFunc(w.buf, func(a, b kv) int { return bytes.Compare(a.key, b.key) })
-		strict = true
-		for i := 1; i < len(w.buf); i++ {
-			if bytes.Equal(w.buf[i-1].key, w.buf[i].key) {
-				strict = false
-				break
-			}
-		}
 	}
 	w.unsorted = false
 	first, last := w.buf[0].key, w.buf[len(w.buf)-1].key
 	if w.m.reserveCopyMem(w.tc, w.bytes) {
-		w.runs = append(w.runs, &run{mem: w.buf, first: first, last: last, rows: len(w.buf), strict: strict})
+		w.runs = append(w.runs, &run{mem: w.buf, first: first, last: last, rows: len(w.buf)})
 		// The run owns the arena chunks its rows are in.
 		w.buf, w.bytes, w.arena = nil, 0, nil
 		return nil
@@ -227,7 +216,7 @@ func (w *rangeWriter) cut() error {
 	if err := writeRun(path, w.buf); err != nil {
 		return fmt.Errorf("copy %s: %w", w.tc.t.rec.Name, err)
 	}
-	w.runs = append(w.runs, &run{path: path, first: slices.Clone(first), last: slices.Clone(last), rows: len(w.buf), strict: strict})
+	w.runs = append(w.runs, &run{path: path, first: slices.Clone(first), last: slices.Clone(last), rows: len(w.buf)})
 	// The rows are on disk: the buffer and the arena are free again (the
 	// current chunk holds only rows of this run: an in-memory cut starts
 	// a fresh one).
@@ -377,61 +366,17 @@ func (h *runHeap) Pop() any {
 	return x
 }
 
-// partRows is the size of the parts BuildParts chunks concurrently:
-// large enough that the few rows chunked twice at each seam do not
-// matter, small enough to keep both cores busy to the end.
-const partRows = 32 << 10
-
-// kvPart is a slice of a run, as prolly.Rows.
-type kvPart []kv
-
-func (p kvPart) Len() int                      { return len(p) }
-func (p kvPart) Row(i int) (key, value []byte) { return p[i].key, p[i].val }
-
-// parallelParts returns the rows in key order as parts for
-// prolly.Engine.BuildParts when that is possible: every run in memory,
-// strictly increasing, and the runs' key ranges disjoint (the usual case
-// for a table whose key follows its heap order). Otherwise nil.
-func (tc *tableCopy) parallelParts() []prolly.Rows {
-	runs := slices.DeleteFunc(slices.Clone(tc.runs), func(r *run) bool { return r.rows == 0 })
-	for _, r := range runs {
-		if r.path != "" || !r.strict {
-			return nil
-		}
-	}
-	slices.SortFunc(runs, func(a, b *run) int { return bytes.Compare(a.first, b.first) })
-	for i := 1; i < len(runs); i++ {
-		if bytes.Compare(runs[i-1].last, runs[i].first) >= 0 {
-			return nil
-		}
-	}
-	var parts []prolly.Rows
-	for _, r := range runs {
-		for rows := r.mem; len(rows) > 0; {
-			n := min(len(rows), partRows)
-			parts = append(parts, kvPart(rows[:n]))
-			rows = rows[n:]
-		}
-	}
-	return parts
-}
-
-// build makes the table's tree from its runs. Disjoint in-memory runs go
-// to BuildParts, which cuts and hashes leaves on every core. Otherwise
-// one goroutine merges, the caller's builds, so reading and comparing
-// overlap with hashing and encoding nodes; equal keys with equal values
-// (a REPLICA IDENTITY FULL table without a unique key holding duplicate
-// rows) collapse into one row, equal keys with different values are an
-// error. Both give the same root for the same rows
-// (TestCopyRootMatchesReference).
+// build merges the runs into a tree: one goroutine merges, the caller's
+// builds, so reading and comparing overlap with hashing and encoding
+// nodes. Equal keys with equal values (a REPLICA IDENTITY FULL table
+// without a unique key holding duplicate rows) collapse into one row;
+// equal keys with different values are an error.
+//
+// Building on both cores (prolly parts chunked concurrently and stitched
+// at their seams) was tried and measured: no faster, because the node
+// store's writes (compression, then Badger, one batch in flight), not
+// the builder, bound this phase.
 func (tc *tableCopy) build(ctx context.Context, eng *prolly.Engine) (prolly.Root, error) {
-	if parts := tc.parallelParts(); parts != nil {
-		root, err := eng.BuildParts(ctx, parts, runtime.GOMAXPROCS(0))
-		if err != nil {
-			return prolly.Root{}, fmt.Errorf("copy %s: %w", tc.rel.QualifiedName(), err)
-		}
-		return root, nil
-	}
 	batches := make(chan []kv, 4)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
