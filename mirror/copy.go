@@ -57,6 +57,7 @@ type run struct {
 	path        string
 	first, last []byte
 	rows        int
+	memBytes    int64 // counted in tableCopy.mem while in memory
 }
 
 type kv struct{ key, val []byte }
@@ -89,8 +90,10 @@ func (m *Mirror) CopyRange(ctx context.Context, rel *replication.Relation, r rep
 }
 
 // reserveCopyMem reports whether a run of n bytes may stay in memory, and
-// if so counts it against tc. Tables whose build has started are no
-// longer in m.copies: their runs are released as the build consumes them.
+// if so counts it against tc. A table leaves m.copies when its build
+// starts, so its runs stop counting then, although they stay in memory
+// until the build ends: during a build, memory can reach the budget plus
+// that table's runs.
 func (m *Mirror) reserveCopyMem(tc *tableCopy, n int64) bool {
 	m.copyMu.Lock()
 	defer m.copyMu.Unlock()
@@ -204,7 +207,7 @@ func (w *rangeWriter) cut() error {
 	w.unsorted = false
 	first, last := w.buf[0].key, w.buf[len(w.buf)-1].key
 	if w.m.reserveCopyMem(w.tc, w.bytes) {
-		w.runs = append(w.runs, &run{mem: w.buf, first: first, last: last, rows: len(w.buf)})
+		w.runs = append(w.runs, &run{mem: w.buf, first: first, last: last, rows: len(w.buf), memBytes: w.bytes})
 		// The run owns the arena chunks its rows are in.
 		w.buf, w.bytes, w.arena = nil, 0, nil
 		return nil
@@ -245,9 +248,7 @@ func (w *rangeWriter) Abort() {
 		if r.path != "" {
 			os.Remove(r.path)
 		}
-		for _, e := range r.mem {
-			mem += int64(len(e.key) + len(e.val) + kvOverhead)
-		}
+		mem += r.memBytes
 	}
 	if mem > 0 {
 		w.m.copyMu.Lock()

@@ -291,3 +291,61 @@ func TestCopyMemoryBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyAbortReleasesMemory: an aborted range gives its in-memory runs
+// back to the budget exactly (a FULL identity table, whose key and value
+// are one slice, included), and its rows are not in the tree.
+func TestCopyAbortReleasesMemory(t *testing.T) {
+	for _, full := range []bool{false, true} {
+		t.Run(fmt.Sprint("full=", full), func(t *testing.T) {
+			h := newMHarness(t, Options{CopyRunBytes: 8 << 10})
+			rel := testRel(16504, "abort")
+			if full {
+				rel.Identity = replication.IdentityFull
+				for i := range rel.Columns {
+					rel.Columns[i].Key = true
+				}
+			}
+			write := func(r, from, to int) replication.RowWriter {
+				w, err := h.m.CopyRange(t.Context(), rel, replication.BlockRange{Index: r, Of: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := from; i < to; i++ {
+					if err := w.WriteRow([]replication.Value{{Kind: replication.Text, Bytes: []byte(strconv.Itoa(i))}, {Kind: replication.Text, Bytes: []byte("abcdefgh")}, {Kind: replication.Null}}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return w
+			}
+			kept := write(0, 0, 500)
+			if err := kept.Close(); err != nil {
+				t.Fatal(err)
+			}
+			tc := h.m.copies[rel.QualifiedName()]
+			h.m.copyMu.Lock()
+			before := tc.mem
+			h.m.copyMu.Unlock()
+			aborted := write(1, 500, 1500)
+			if err := aborted.(*rangeWriter).cut(); err != nil {
+				t.Fatal(err)
+			}
+			aborted.Abort()
+			h.m.copyMu.Lock()
+			after := tc.mem
+			h.m.copyMu.Unlock()
+			if before <= 0 || after != before {
+				t.Fatalf("copy memory %d before the aborted range, %d after its Abort; want equal and positive", before, after)
+			}
+			if err := h.m.TableCopied(t.Context(), rel, 10); err != nil {
+				t.Fatal(err)
+			}
+			h.m.mu.Lock()
+			root := h.m.tables[rel.QualifiedName()].rec.Root
+			h.m.mu.Unlock()
+			if n, err := h.m.eng.Count(t.Context(), root); err != nil || n != 500 {
+				t.Fatalf("count %d, %v; want the 500 rows of the closed range", n, err)
+			}
+		})
+	}
+}
