@@ -33,8 +33,8 @@ func RegisterHistory(s *Server, svc *history.Service) {
 	h := &historyHandlers{svc: svc}
 	s.HandleAPI("GET /api/log", h.log)
 	s.HandleAPI("GET /api/diff", h.diff)
-	s.HandleAPI("POST /api/merge", h.merge)
-	s.HandleAPI("POST /api/revert", h.revert)
+	s.HandleAPI("POST /api/merge", mergeHandler(svc.Merge))
+	s.HandleAPI("POST /api/revert", mergeHandler(svc.Revert))
 	s.HandleAPI("GET /api/get", h.get)
 	s.HandleAPI("GET /api/scan", h.scan)
 	s.HandleAPI("GET /api/tags", h.tags)
@@ -177,42 +177,27 @@ func decodeBody(r *http.Request, v any) error {
 	return nil
 }
 
-func (h *historyHandlers) merge(w http.ResponseWriter, r *http.Request) {
-	var req history.MergeRequest
-	if err := decodeBody(r, &req); err != nil {
-		writeErr(w, err)
-		return
+// mergeHandler answers POST /api/merge and /api/revert: the request body
+// decoded into R, run, and every event plus the summary in one response.
+func mergeHandler[R any](run func(context.Context, R, func(*history.Event) error) (history.MergeSummary, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var req R
+		if err := decodeBody(r, &req); err != nil {
+			writeErr(w, err)
+			return
+		}
+		resp := history.MergeResponse{Events: []*history.Event{}}
+		var err error
+		resp.Summary, err = run(r.Context(), req, func(e *history.Event) error {
+			resp.Events = append(resp.Events, e)
+			return nil
+		})
+		if err != nil {
+			writeErr(w, err)
+			return
+		}
+		WriteJSON(w, http.StatusOK, resp)
 	}
-	resp := history.MergeResponse{Events: []*history.Event{}}
-	var err error
-	resp.Summary, err = h.svc.Merge(r.Context(), req, func(e *history.Event) error {
-		resp.Events = append(resp.Events, e)
-		return nil
-	})
-	if err != nil {
-		writeErr(w, err)
-		return
-	}
-	WriteJSON(w, http.StatusOK, resp)
-}
-
-func (h *historyHandlers) revert(w http.ResponseWriter, r *http.Request) {
-	var req history.RevertRequest
-	if err := decodeBody(r, &req); err != nil {
-		writeErr(w, err)
-		return
-	}
-	resp := history.MergeResponse{Events: []*history.Event{}}
-	var err error
-	resp.Summary, err = h.svc.Revert(r.Context(), req, func(e *history.Event) error {
-		resp.Events = append(resp.Events, e)
-		return nil
-	})
-	if err != nil {
-		writeErr(w, err)
-		return
-	}
-	WriteJSON(w, http.StatusOK, resp)
 }
 
 func readRequest(r *http.Request) (history.ReadRequest, error) {

@@ -47,22 +47,8 @@ Exit status: 0 clean; 1 conflicts (listed); 2 on error.`,
 			if err != nil {
 				return usageError(err, "")
 			}
-			return withHistory(cmd, g, func(api history.API) error {
-				var conflicts []*history.Event
-				out := &eventOut{w: w}
-				sum, err := api.Merge(cmd.Context(), req, func(e *history.Event) error {
-					if e.Type == history.EventConflict {
-						conflicts = append(conflicts, e)
-						if format == "sql" {
-							return nil
-						}
-					}
-					return out.write(e)
-				})
-				if err := out.finish(err); err != nil {
-					return err
-				}
-				return reportMerge(g, format, sum, conflicts, false)
+			return runMerge(cmd, g, w, format, false, func(api history.API, fn func(*history.Event) error) (history.MergeSummary, error) {
+				return api.Merge(cmd.Context(), req, fn)
 			})
 		},
 	}
@@ -148,4 +134,29 @@ func columnsOfRow(e *history.Event) []history.Column {
 		}
 	}
 	return nil
+}
+
+// runMerge runs a merge or revert through the daemon or the data
+// directory: events go to w as they come (conflicts are listed after a
+// SQL patch instead of inside it), then the summary and the exit status
+// (1 with conflicts).
+func runMerge(cmd *cobra.Command, g *globals, w history.DiffWriter, format string, revert bool,
+	run func(history.API, func(*history.Event) error) (history.MergeSummary, error)) error {
+	return withHistory(cmd, g, func(api history.API) error {
+		var conflicts []*history.Event
+		out := &eventOut{w: w}
+		sum, err := run(api, func(e *history.Event) error {
+			if e.Type == history.EventConflict {
+				conflicts = append(conflicts, e)
+				if format == "sql" {
+					return nil
+				}
+			}
+			return out.write(e)
+		})
+		if err := out.finish(err); err != nil {
+			return err
+		}
+		return reportMerge(g, format, sum, conflicts, revert)
+	})
 }

@@ -44,22 +44,8 @@ Exit status: 0 clean; 1 conflicts (listed); 2 on error.`,
 			if err != nil {
 				return usageError(err, "")
 			}
-			return withHistory(cmd, g, func(api history.API) error {
-				var conflicts []*history.Event
-				out := &eventOut{w: w}
-				sum, err := api.Revert(cmd.Context(), req, func(e *history.Event) error {
-					if e.Type == history.EventConflict {
-						conflicts = append(conflicts, e)
-						if format == "sql" {
-							return nil
-						}
-					}
-					return out.write(e)
-				})
-				if err := out.finish(err); err != nil {
-					return err
-				}
-				return reportMerge(g, format, sum, conflicts, true)
+			return runMerge(cmd, g, w, format, true, func(api history.API, fn func(*history.Event) error) (history.MergeSummary, error) {
+				return api.Revert(cmd.Context(), req, fn)
 			})
 		},
 	}
