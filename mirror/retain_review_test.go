@@ -14,28 +14,11 @@ import (
 	"github.com/sidecar-dev/sidecar/history/historytest"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
-	"github.com/sidecar-dev/sidecar/rowenc"
 )
 
 // reviewRead returns public.t at lsn as id → v.
 func reviewRead(ctx context.Context, m *mirror.Mirror, lsn replication.LSN) (map[string]string, error) {
-	tr, err := m.TreeAt(ctx, "public.t", lsn)
-	if err != nil {
-		return nil, err
-	}
-	cur, err := tr.Scan(ctx, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for cur.Next() {
-		vals, err := rowenc.Decode(cur.Value())
-		if err != nil {
-			return nil, err
-		}
-		out[string(vals[0])] = string(vals[1])
-	}
-	return out, cur.Err()
+	return historytest.ReadKV(ctx, m, lsn)
 }
 
 // TestReviewExpireRoundsAgainstModel moves the horizon forward in several
