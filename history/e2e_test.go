@@ -25,19 +25,8 @@ import (
 func TestRevertEndToEnd(t *testing.T) {
 	ctx := t.Context()
 	url := pg.NewDB(t)
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	exec := func(sqls ...string) {
-		t.Helper()
-		for _, s := range sqls {
-			if _, err := conn.Exec(ctx, s); err != nil {
-				t.Fatalf("%s: %v", s, err)
-			}
-		}
-	}
+	conn := connect(t, url)
+	exec := func(sqls ...string) { t.Helper(); mustExec(t, conn, sqls...) }
 	exec(`CREATE TABLE "Accounts" (id int8 PRIMARY KEY, owner text, balance numeric(12,2), note text)`,
 		`INSERT INTO "Accounts" SELECT i, 'owner ' || i, i * 1.25, CASE WHEN i % 3 = 0 THEN NULL WHEN i % 3 = 1 THEN $$'); DROP TABLE "Accounts"; --$$ ELSE E'back\\slash' END FROM generate_series(1, 300) i`)
 	if _, err := replication.EnsurePublication(ctx, conn, replication.PublicationSpec{Name: "pub", Tables: []string{`public."Accounts"`}}); err != nil {

@@ -1,9 +1,12 @@
 package history
 
 import (
+	"context"
 	"flag"
 	"os"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
 )
@@ -17,4 +20,25 @@ var pg *pgtest.Cluster
 func TestMain(m *testing.M) {
 	flag.Parse()
 	os.Exit(pgtest.RunMain(m, pgtest.Options{}, func(c *pgtest.Cluster) { pg = c }))
+}
+
+// connect opens a connection to url, closed when the test ends.
+func connect(t testing.TB, url string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// mustExec runs each statement on conn and fails the test on an error.
+func mustExec(t testing.TB, conn *pgx.Conn, sqls ...string) {
+	t.Helper()
+	for _, s := range sqls {
+		if _, err := conn.Exec(context.Background(), s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
 }

@@ -356,19 +356,8 @@ func TestDiffAcrossSchemaChange(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := t.Context()
 			url := pg.NewDB(t)
-			conn, err := pgx.Connect(ctx, url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close(context.Background())
-			exec := func(conn *pgx.Conn, sqls ...string) {
-				t.Helper()
-				for _, s := range sqls {
-					if _, err := conn.Exec(ctx, s); err != nil {
-						t.Fatalf("%s: %v", s, err)
-					}
-				}
-			}
+			conn := connect(t, url)
+			exec := func(conn *pgx.Conn, sqls ...string) { t.Helper(); mustExec(t, conn, sqls...) }
 			exec(conn, schemaSetup)
 			f := follow(t, url, conn, fmt.Sprintf("schema_%d", i), "public.t")
 			exec(conn, `UPDATE t SET v = 'before' WHERE id = 1`) // A is a streamed commit
@@ -862,19 +851,8 @@ func TestSchemaDiffBench(t *testing.T) {
 	}
 	ctx := t.Context()
 	url := pg.NewDB(t)
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	exec := func(sqls ...string) {
-		t.Helper()
-		for _, s := range sqls {
-			if _, err := conn.Exec(ctx, s); err != nil {
-				t.Fatalf("%s: %v", s, err)
-			}
-		}
-	}
+	conn := connect(t, url)
+	exec := func(sqls ...string) { t.Helper(); mustExec(t, conn, sqls...) }
 	exec(`CREATE TABLE t (id int8 PRIMARY KEY, v text, n int4)`,
 		fmt.Sprintf(`INSERT INTO t SELECT i, 'value ' || i, i FROM generate_series(1, %d) i`, n))
 	f := follow(t, url, conn, "schema_bench", "public.t")
