@@ -2,12 +2,9 @@ package history
 
 import (
 	"flag"
-	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"runtime/pprof"
-	"strconv"
 	"testing"
 	"time"
 
@@ -30,31 +27,11 @@ func TestHistoryBench(t *testing.T) {
 		t.Skip("set -history.rows N")
 	}
 	const changes = 10_000
-	rng := rand.New(rand.NewPCG(1, 2))
 	f := historytest.NewSized(t, 256<<20) // the store's default cache
 	svc := New(f.DB, f.Mirror)
-	rel := historytest.Rel(1, "public", "big", 1, [2]string{"id", "int8"}, [2]string{"v", "text"}, [2]string{"n", "numeric"})
-	start := time.Now()
-	rows := make([][]*string, 0, n)
-	for id := range n {
-		rows = append(rows, []*string{historytest.S(strconv.Itoa(id)), historytest.S(fmt.Sprintf("value %d", id)), historytest.S(strconv.Itoa(id % 1000))})
-	}
-	f.CreateTable(rel, rows)
-	rows = nil
-	t.Logf("copy of %d rows: %s", n, time.Since(start))
-	update := func(count, perTxn int) {
-		for done := 0; done < count; done += perTxn {
-			f.Commit(func(tx *historytest.Tx) {
-				for range perTxn {
-					id := rng.IntN(n)
-					tx.Upsert(rel, []*string{historytest.S(strconv.Itoa(id)), historytest.S(fmt.Sprintf("changed %d", rng.Int())), historytest.S("1")})
-				}
-			})
-		}
-	}
-	a := f.Commit(func(tx *historytest.Tx) {}).EndLSN.String()
-	update(changes, 1000)
-	b := f.Commit(func(tx *historytest.Tx) {}).EndLSN.String()
+	h := f.BuildRevertHistory(n, changes)
+	t.Logf("copy of %d rows: %s; history written in %s", n, h.Copy, h.Total)
+	a, b := h.A, h.B
 	ctx := t.Context()
 	if *benchProfile != "" {
 		pf, err := os.Create(*benchProfile)
@@ -66,7 +43,7 @@ func TestHistoryBench(t *testing.T) {
 	}
 	w := NewSQLWriter(io.Discard)
 	var first time.Duration
-	start = time.Now()
+	start := time.Now()
 	sum, err := svc.Diff(ctx, DiffRequest{From: a, To: b}, func(e *Event) error {
 		if first == 0 && e.Type == EventRow {
 			first = time.Since(start)
@@ -89,21 +66,9 @@ func TestHistoryBench(t *testing.T) {
 	}
 	t.Logf("diff --stat: %s", time.Since(start))
 
-	before := f.Commit(func(tx *historytest.Tx) {}).EndLSN.String()
-	deleted := map[int]bool{}
-	bad := f.Commit(func(tx *historytest.Tx) {
-		for len(deleted) < changes {
-			id := rng.IntN(n)
-			if !deleted[id] {
-				deleted[id] = true
-				tx.Delete(rel, strconv.Itoa(id))
-			}
-		}
-	}).EndLSN.String()
-	update(changes, 1000)
 	start = time.Now()
 	w = NewSQLWriter(io.Discard)
-	rs, err := svc.Revert(ctx, RevertRequest{From: before, To: bad}, w.Write)
+	rs, err := svc.Revert(ctx, RevertRequest{From: h.Before, To: h.Bad}, w.Write)
 	if err != nil {
 		t.Fatal(err)
 	}

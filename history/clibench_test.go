@@ -9,12 +9,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -53,56 +51,12 @@ func TestCLIBench(t *testing.T) {
 	}
 	bin := buildSidecar(t)
 	const changes = 10_000
-	rng := rand.New(rand.NewPCG(1, 2))
 	f := historytest.NewSized(t, 256<<20)
-	rel := historytest.Rel(1, "public", "big", 1, [2]string{"id", "int8"}, [2]string{"v", "text"}, [2]string{"n", "numeric"})
-	start := time.Now()
-	rows := make([][]*string, 0, n)
-	for id := range n {
-		rows = append(rows, []*string{historytest.S(strconv.Itoa(id)), historytest.S(fmt.Sprintf("value %d", id)), historytest.S(strconv.Itoa(id % 1000))})
-	}
-	f.CreateTable(rel, rows)
-	rows = nil
-	t.Logf("copy of %d rows: %s", n, time.Since(start))
-	// update writes count random upserts, perTxn per commit, and returns
-	// the distinct ids it touched (every upsert changes the row: the value
-	// "changed <random>" never equals an earlier one).
-	update := func(count, perTxn int) map[int]bool {
-		touched := map[int]bool{}
-		for done := 0; done < count; done += perTxn {
-			f.Commit(func(tx *historytest.Tx) {
-				for range perTxn {
-					id := rng.IntN(n)
-					touched[id] = true
-					tx.Upsert(rel, []*string{historytest.S(strconv.Itoa(id)), historytest.S(fmt.Sprintf("changed %d", rng.Int())), historytest.S("1")})
-				}
-			})
-		}
-		return touched
-	}
-	a := f.Commit(func(tx *historytest.Tx) {}).EndLSN.String()
-	changed := update(changes, 1000)
-	b := f.Commit(func(tx *historytest.Tx) {}).EndLSN.String()
-	before := f.Commit(func(tx *historytest.Tx) {}).EndLSN.String()
-	deleted := map[int]bool{}
-	bad := f.Commit(func(tx *historytest.Tx) {
-		for len(deleted) < changes {
-			id := rng.IntN(n)
-			if !deleted[id] {
-				deleted[id] = true
-				tx.Delete(rel, strconv.Itoa(id))
-			}
-		}
-	}).EndLSN.String()
-	later := update(changes, 1000)
-	both := 0 // deleted rows that later writes re-created: conflicts
-	for id := range deleted {
-		if later[id] {
-			both++
-		}
-	}
-	t.Logf("history written in %s: A=%s B=%s (%d rows differ), before=%s bad=%s (%d deleted, %d re-written later)",
-		time.Since(start), a, b, len(changed), before, bad, len(deleted), both)
+	h := f.BuildRevertHistory(n, changes)
+	a, b, before, bad := h.A, h.B, h.Before, h.Bad
+	changed, deleted, both := h.Changed, h.Deleted, h.Conflicts()
+	t.Logf("copy of %d rows: %s; history written in %s: A=%s B=%s (%d rows differ), before=%s bad=%s (%d deleted, %d re-written later)",
+		n, h.Copy, h.Total, a, b, len(changed), before, bad, len(deleted), both)
 	rowsDiff := len(changed)
 	cells := []cliCell{
 		{name: "sidecar version (process start-up)", args: []string{"version"}, check: wantLines(3)},
