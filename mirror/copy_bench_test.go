@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"math/rand/v2"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -51,41 +50,22 @@ func BenchmarkCopyOrdered1M(b *testing.B) {
 		b.StopTimer()
 		h := newMHarness(b, Options{})
 		b.StartTimer()
-		start := time.Now()
-		var wg sync.WaitGroup
-		for r := range ranges {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				w, err := h.m.CopyRange(b.Context(), rel, replication.BlockRange{Index: r, Of: ranges})
-				if err != nil {
-					b.Error(err)
-					return
+		ranged, built := h.copyRanges(rel, ranges, func(r int, write func([]replication.Value) error) error {
+			vals := make([]replication.Value, 4)
+			for i := r * rows / ranges; i < (r+1)*rows/ranges; i++ {
+				d := &data[i]
+				vals[0] = replication.Value{Kind: replication.Text, Bytes: d.id}
+				vals[1] = replication.Value{Kind: replication.Text, Bytes: d.k}
+				vals[2] = replication.Value{Kind: replication.Text, Bytes: d.v}
+				vals[3] = replication.Value{Kind: replication.Text, Bytes: d.score}
+				if err := write(vals); err != nil {
+					return err
 				}
-				vals := make([]replication.Value, 4)
-				for i := r * rows / ranges; i < (r+1)*rows/ranges; i++ {
-					d := &data[i]
-					vals[0] = replication.Value{Kind: replication.Text, Bytes: d.id}
-					vals[1] = replication.Value{Kind: replication.Text, Bytes: d.k}
-					vals[2] = replication.Value{Kind: replication.Text, Bytes: d.v}
-					vals[3] = replication.Value{Kind: replication.Text, Bytes: d.score}
-					if err := w.WriteRow(vals); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-				if err := w.Close(); err != nil {
-					b.Error(err)
-				}
-			}()
-		}
-		wg.Wait()
-		ranged := time.Since(start)
-		if err := h.m.TableCopied(b.Context(), rel, 100); err != nil {
-			b.Fatal(err)
-		}
+			}
+			return nil
+		})
 		rangesS += ranged
-		buildS += time.Since(start) - ranged
+		buildS += built
 	}
 	b.ReportMetric(rangesS.Seconds()/float64(b.N), "ranges-s/op")
 	b.ReportMetric(buildS.Seconds()/float64(b.N), "build-s/op")
