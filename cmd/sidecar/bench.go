@@ -86,17 +86,11 @@ bench/results/prolly-<date>.md), the raw samples beside it as .json.
 			if err := o.Validate(); err != nil {
 				return usageError(err, "sidecar bench prolly --records 1000000,10000000")
 			}
-			if cpuprofile != "" {
-				f, err := os.Create(cpuprofile)
-				if err != nil {
-					return usageError(fmt.Errorf("--cpuprofile: %w", err), "")
-				}
-				defer f.Close()
-				if err := pprof.StartCPUProfile(f); err != nil {
-					return usageError(fmt.Errorf("--cpuprofile: %w", err), "")
-				}
-				defer pprof.StopCPUProfile()
+			stop, err := startCPUProfile(cpuprofile)
+			if err != nil {
+				return usageError(err, "")
 			}
+			defer stop()
 			rep, err := bench.RunProlly(cmd.Context(), o)
 			if err != nil {
 				return usageError(err, "")
@@ -176,17 +170,11 @@ a failed run, or a replica that differed (the report is still written).`,
 			if err := o.Validate(); err != nil {
 				return usageError(err, "sidecar bench replication --rows 1000000")
 			}
-			if cpuprofile != "" {
-				f, err := os.Create(cpuprofile)
-				if err != nil {
-					return usageError(fmt.Errorf("--cpuprofile: %w", err), "")
-				}
-				defer f.Close()
-				if err := pprof.StartCPUProfile(f); err != nil {
-					return usageError(fmt.Errorf("--cpuprofile: %w", err), "")
-				}
-				defer pprof.StopCPUProfile()
+			stop, err := startCPUProfile(cpuprofile)
+			if err != nil {
+				return usageError(err, "")
 			}
+			defer stop()
 			rep, runErr := bench.RunReplication(cmd.Context(), o)
 			if rep == nil {
 				return usageError(runErr, "")
@@ -269,4 +257,20 @@ Writes bench/results/verify-<date>.md and its JSON.`,
 	f.StringVar(&dir, "dir", "", "directory for the mirror's data (default the system temp dir)")
 	f.StringVar(&out, "out", "", "report path (default bench/results/verify-<date>.md)")
 	return cmd
+}
+
+// startCPUProfile writes a CPU profile to path ("" : none) until stop.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
