@@ -595,7 +595,11 @@ func (m *Mirror) Commit(ctx context.Context, info replication.TxnInfo) error {
 		m.log.Warn("ignoring a transaction at or below the head", "xid", info.Xid, "end", info.EndLSN, "head", m.head.EndLSN)
 		return m.discardTxn(ctx)
 	}
-	if err := m.commit(ctx, info); err != nil {
+	// A commit once started is finished even when the caller's context
+	// ends (the stream stopping for a shutdown): its remaining work is
+	// bounded by the spill limits, and a half-done commit would have to
+	// fail the mirror.
+	if err := m.commit(context.WithoutCancel(ctx), info); err != nil {
 		m.failLocked(fmt.Errorf("commit %s (xid %d): %w", info.EndLSN, info.Xid, err))
 		return m.err
 	}
