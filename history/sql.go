@@ -2,9 +2,13 @@ package history
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -31,23 +35,125 @@ var ErrNUL = errors.New("value holds a NUL byte")
 // DELETE removes one matching row through its ctid. Conflict and stat
 // events are not part of a patch and are skipped.
 //
+// Statement order is chosen so that constraints hold after every
+// statement, from the foreign keys between the patched tables
+// (SQLOptions.ForeignKeys): (1) DELETEs, from referencing tables before
+// the tables they reference; (2) table by table, referenced tables first,
+// the UPDATEs and then the INSERTs; (3) the DELETEs of rows that a row
+// updated in (2) referenced before its update (and of the rows those
+// reference, transitively), again referencing tables first. So a unique
+// value that moves from a deleted or updated row to a new row, a revert
+// that inserts parent rows back before their children, a child row
+// updated to point at a new parent row, and a child row moved away from a
+// parent row that is deleted all apply. The patch also runs SET
+// CONSTRAINTS ALL DEFERRED, so DEFERRABLE constraints (self-references,
+// cycles) are checked at COMMIT. Within a table and phase, rows are in key
+// order. No order satisfies every case: a unique value swapped between two
+// updated rows, or freed by a row deleted in (3), needs a DEFERRABLE
+// constraint. Statements are held (in memory up to SQLOptions.MemoryBytes,
+// then in an unlinked temporary file) until Close writes the patch.
+//
 // A patch holds no DDL. When a table's columns differ between the two
 // versions (the table event's SchemaChange), the patch is written for the
-// newer version's columns and says so in a comment before that table's
-// statements: the DBA runs the ALTER TABLE first, then the patch. Columns
-// only the older version had are never named; an added column is set only
-// where its value is not NULL (see Service.Diff).
+// newer version's columns and says so in a comment at its top: the DBA
+// runs the ALTER TABLE first, then the patch. Columns only the older
+// version had are never named; an added column is set only where its
+// value is not NULL (see Service.Diff).
 type SQLWriter struct {
-	bw      *bufio.Writer
-	started bool
-	table   string
-	cols    []Column
-	allKey  bool
-	err     error
+	out    io.Writer
+	opts   SQLOptions
+	table  string // the current table's canonical name
+	qtable string // … quoted
+	cols   []Column
+	allKey bool
+	err    error
+
+	comments strings.Builder
+	tables   []string // canonical names, in the order first seen
+	spools   map[string]*[phases]spool
+	held     int      // bytes held in memory by the spools
+	tmp      *os.File // statements beyond opts.MemoryBytes
+	tmpSize  int64
+
+	// moved holds the referenced tuples (see tuple) that an updated row
+	// referenced before its update: the deletes of rows holding them wait
+	// for the updates.
+	moved map[string]bool
+	meta  []byte // scratch for a delete record's tuples
 }
 
-// NewSQLWriter returns a patch writer on w.
-func NewSQLWriter(w io.Writer) *SQLWriter { return &SQLWriter{bw: bufio.NewWriter(w)} }
+// SQLOptions tune a patch.
+type SQLOptions struct {
+	// ForeignKeys between the tables of the patch order its statements
+	// (see SQLWriter); ForeignKeys reads them from PostgreSQL.
+	ForeignKeys []ForeignKey
+	// MemoryBytes bounds the statements held in memory before they are
+	// written to a temporary file (default 16 MiB).
+	MemoryBytes int
+	// TempDir is where that file is made (default os.TempDir()).
+	TempDir string
+}
+
+// ForeignKey says that rows of Table reference rows of References through
+// Columns (of Table) and RefColumns (of References, the same number, in
+// the same order). Table names are canonical, as the mirror names them.
+type ForeignKey struct {
+	Table      string   `json:"table"`
+	Columns    []string `json:"columns"`
+	References string   `json:"references"`
+	RefColumns []string `json:"ref_columns"`
+}
+
+// tuple is the text of a row's values in cols, prefixed by the foreign
+// key's index, or "" when one is NULL (a NULL references nothing).
+func tuple(fk int, cols []string, r *Row) string {
+	if r == nil {
+		return ""
+	}
+	var b []byte
+	b = binary.AppendUvarint(b, uint64(fk))
+	for _, c := range cols {
+		v, ok := r.Get(c)
+		if !ok || v == nil {
+			return ""
+		}
+		b = binary.AppendUvarint(b, uint64(len(*v)))
+		b = append(b, *v...)
+	}
+	return string(b)
+}
+
+// The phases of a patch, in the order their statements are written for a
+// table (deletes of every table come first, see SQLWriter).
+const (
+	phaseDelete = iota
+	phaseUpdate
+	phaseInsert
+	phases
+)
+
+// spool holds one table's statements of one phase: extents in the
+// temporary file, then what is still in memory. A delete spool holds
+// records: uvarint length and bytes of the row's tuples (each uvarint
+// length and bytes: first those it is referenced by, then a separator
+// (empty tuple), then those it references), uvarint length and bytes of
+// the statement.
+type spool struct {
+	extents [][2]int64 // offset, length
+	buf     bytes.Buffer
+}
+
+// NewSQLWriter returns a patch writer on w with default options (no
+// foreign keys known: tables in the order they come).
+func NewSQLWriter(w io.Writer) *SQLWriter { return NewSQLWriterOptions(w, SQLOptions{}) }
+
+// NewSQLWriterOptions returns a patch writer on w.
+func NewSQLWriterOptions(w io.Writer, o SQLOptions) *SQLWriter {
+	if o.MemoryBytes <= 0 {
+		o.MemoryBytes = 16 << 20
+	}
+	return &SQLWriter{out: w, opts: o, spools: map[string]*[phases]spool{}, moved: map[string]bool{}}
+}
 
 // QuoteTable quotes a table's canonical name (the mirror's key, as
 // replication.TableName.String prints it: public.accounts,
@@ -107,41 +213,43 @@ func Literal(v *string, typ string) (string, error) {
 	return q + "::" + quoteType(typ), nil
 }
 
-func (w *SQLWriter) begin() {
-	if !w.started {
-		w.started = true
-		w.bw.WriteString("BEGIN;\n")
-	}
-}
-
-// Write renders one event.
+// Write takes one event.
 func (w *SQLWriter) Write(e *Event) error {
 	if w.err != nil {
 		return w.err
 	}
-	w.begin()
 	switch e.Type {
 	case EventTable:
-		w.table, w.cols, w.allKey = QuoteTable(e.Table), e.Columns, true
+		w.table, w.qtable, w.cols, w.allKey = e.Table, QuoteTable(e.Table), e.Columns, true
 		for _, c := range e.Columns {
 			w.allKey = w.allKey && c.Key
 		}
+		if _, ok := w.spools[e.Table]; !ok {
+			w.spools[e.Table] = &[phases]spool{}
+			w.tables = append(w.tables, e.Table)
+		}
 		if sc := e.SchemaChange; sc != nil {
-			_, err := w.bw.WriteString(schemaComment(e.Table, sc))
-			return err
+			w.comments.WriteString(schemaComment(e.Table, sc))
 		}
 		return nil
 	case EventRow:
 	default:
 		return nil
 	}
+	if w.table != e.Table {
+		w.err = fmt.Errorf("sql patch: a row of %s before its table event", e.Table)
+		return w.err
+	}
 	var stmt string
 	var err error
+	phase := phaseUpdate
 	switch e.Op {
 	case OpAdded:
 		stmt, err = w.insert(e.To)
+		phase = phaseInsert
 	case OpRemoved:
 		stmt, err = w.delete(e.From)
+		phase = phaseDelete
 	default:
 		stmt, err = w.update(e)
 	}
@@ -149,8 +257,78 @@ func (w *SQLWriter) Write(e *Event) error {
 		w.err = fmt.Errorf("sql patch for %s key %s: %w", e.Table, keyText(e.Key), err)
 		return w.err
 	}
-	_, err = w.bw.WriteString(stmt)
-	return err
+	sp := &w.spools[e.Table][phase]
+	n := sp.buf.Len()
+	switch phase {
+	case phaseDelete:
+		w.meta = w.meta[:0]
+		for i, fk := range w.opts.ForeignKeys {
+			if fk.References == e.Table && fk.Table != e.Table {
+				if t := tuple(i, fk.RefColumns, e.From); t != "" {
+					w.meta = appendBytes(w.meta, t)
+				}
+			}
+		}
+		w.meta = appendBytes(w.meta, "")
+		for i, fk := range w.opts.ForeignKeys {
+			if fk.Table == e.Table && fk.References != e.Table {
+				if t := tuple(i, fk.Columns, e.From); t != "" {
+					w.meta = appendBytes(w.meta, t)
+				}
+			}
+		}
+		sp.buf.Write(appendBytes(nil, string(w.meta)))
+		sp.buf.Write(appendBytes(nil, stmt))
+	case phaseUpdate:
+		for i, fk := range w.opts.ForeignKeys {
+			if fk.Table == e.Table && fk.References != e.Table && slices.ContainsFunc(fk.Columns, func(c string) bool { return slices.Contains(e.Changed, c) }) {
+				if t := tuple(i, fk.Columns, e.From); t != "" {
+					w.moved[t] = true
+				}
+			}
+		}
+		sp.buf.WriteString(stmt)
+	default:
+		sp.buf.WriteString(stmt)
+	}
+	w.held += sp.buf.Len() - n
+	if w.held > w.opts.MemoryBytes {
+		if err := w.spill(); err != nil {
+			w.err = err
+			return err
+		}
+	}
+	return nil
+}
+
+// spill appends every spool's memory to the temporary file.
+func (w *SQLWriter) spill() error {
+	if w.tmp == nil {
+		f, err := os.CreateTemp(w.opts.TempDir, "sidecar-patch-*")
+		if err != nil {
+			return fmt.Errorf("sql patch: hold statements: %w", err)
+		}
+		// Unlinked at once: nothing is left behind, whatever happens.
+		os.Remove(f.Name())
+		w.tmp = f
+	}
+	for _, t := range w.tables {
+		for i := range w.spools[t] {
+			sp := &w.spools[t][i]
+			if sp.buf.Len() == 0 {
+				continue
+			}
+			n, err := w.tmp.WriteAt(sp.buf.Bytes(), w.tmpSize)
+			if err != nil {
+				return fmt.Errorf("sql patch: hold statements: %w", err)
+			}
+			sp.extents = append(sp.extents, [2]int64{w.tmpSize, int64(n)})
+			w.tmpSize += int64(n)
+			sp.buf.Reset()
+		}
+	}
+	w.held = 0
+	return nil
 }
 
 func keyText(k *Row) string {
@@ -187,7 +365,7 @@ func (w *SQLWriter) insert(r *Row) (string, error) {
 		names = append(names, pgx.Identifier{n}.Sanitize())
 		vals = append(vals, lit)
 	}
-	return fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s);\n", w.table, strings.Join(names, ", "), strings.Join(vals, ", ")), nil
+	return fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s);\n", w.qtable, strings.Join(names, ", "), strings.Join(vals, ", ")), nil
 }
 
 // where renders the key condition of r.
@@ -235,9 +413,9 @@ func (w *SQLWriter) delete(r *Row) (string, error) {
 		return "", err
 	}
 	if w.allKey {
-		return fmt.Sprintf("DELETE FROM %s WHERE ctid = (SELECT ctid FROM %s WHERE %s LIMIT 1);\n", w.table, w.table, cond), nil
+		return fmt.Sprintf("DELETE FROM %s WHERE ctid = (SELECT ctid FROM %s WHERE %s LIMIT 1);\n", w.qtable, w.qtable, cond), nil
 	}
-	return fmt.Sprintf("DELETE FROM %s WHERE %s;\n", w.table, cond), nil
+	return fmt.Sprintf("DELETE FROM %s WHERE %s;\n", w.qtable, cond), nil
 }
 
 func (w *SQLWriter) update(e *Event) (string, error) {
@@ -261,7 +439,7 @@ func (w *SQLWriter) update(e *Event) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("UPDATE %s SET %s WHERE %s;\n", w.table, strings.Join(sets, ", "), cond), nil
+	return fmt.Sprintf("UPDATE %s SET %s WHERE %s;\n", w.qtable, strings.Join(sets, ", "), cond), nil
 }
 
 // Fail records that the stream feeding the writer failed, so Close ends
@@ -272,17 +450,194 @@ func (w *SQLWriter) Fail(err error) {
 	}
 }
 
-// Close ends the transaction and flushes. After an error it writes
-// ROLLBACK, so a patch cut short never commits half its changes.
+// Close writes the patch: BEGIN, the schema comments, the statements in
+// dependency order, COMMIT. After an error (a Write's, or Fail's) it
+// writes only BEGIN; ROLLBACK;, so a patch cut short never commits half
+// its changes.
 func (w *SQLWriter) Close() error {
-	w.begin()
+	if w.tmp != nil {
+		defer w.tmp.Close()
+	}
+	bw := bufio.NewWriterSize(w.out, 64<<10)
 	if w.err != nil {
-		w.bw.WriteString("ROLLBACK;\n")
-		w.bw.Flush()
+		bw.WriteString("BEGIN;\nROLLBACK;\n")
+		bw.Flush()
 		return w.err
 	}
-	w.bw.WriteString("COMMIT;\n")
-	return w.bw.Flush()
+	bw.WriteString("BEGIN;\n")
+	parents, note := dependencyOrder(w.tables, w.opts.ForeignKeys)
+	if w.held+int(w.tmpSize) > 0 {
+		bw.WriteString("SET CONSTRAINTS ALL DEFERRED;\n")
+	}
+	bw.WriteString(note)
+	bw.WriteString(w.comments.String())
+	reader := func(t string, phase int) io.Reader {
+		sp := &w.spools[t][phase]
+		rs := make([]io.Reader, 0, len(sp.extents)+1)
+		for _, x := range sp.extents {
+			rs = append(rs, io.NewSectionReader(w.tmp, x[0], x[1]))
+		}
+		return io.MultiReader(append(rs, bytes.NewReader(sp.buf.Bytes()))...)
+	}
+	emit := func(t string, phase int) error {
+		if _, err := io.Copy(bw, reader(t, phase)); err != nil {
+			return fmt.Errorf("sql patch: read held statements of %s: %w", t, err)
+		}
+		return nil
+	}
+	// Deletes, referencing tables first: a row whose referenced tuples an
+	// update moved away from waits (late), and so do the rows it
+	// references (they are deleted after it).
+	late := map[string][]bool{}
+	for _, t := range slices.Backward(parents) {
+		err := eachDelete(reader(t, phaseDelete), func(referenced, references []string, stmt []byte) error {
+			wait := slices.ContainsFunc(referenced, func(k string) bool { return w.moved[k] })
+			late[t] = append(late[t], wait)
+			if !wait {
+				_, err := bw.Write(stmt)
+				return err
+			}
+			for _, k := range references {
+				w.moved[k] = true
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("sql patch: read held statements of %s: %w", t, err)
+		}
+	}
+	for _, t := range parents {
+		if err := emit(t, phaseUpdate); err != nil {
+			return err
+		}
+		if err := emit(t, phaseInsert); err != nil {
+			return err
+		}
+	}
+	for _, t := range slices.Backward(parents) {
+		if !slices.Contains(late[t], true) {
+			continue
+		}
+		i := 0
+		err := eachDelete(reader(t, phaseDelete), func(_, _ []string, stmt []byte) error {
+			i++
+			if !late[t][i-1] {
+				return nil
+			}
+			_, err := bw.Write(stmt)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("sql patch: read held statements of %s: %w", t, err)
+		}
+	}
+	bw.WriteString("COMMIT;\n")
+	return bw.Flush()
+}
+
+// appendBytes appends s with its uvarint length.
+func appendBytes(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// eachDelete reads a delete spool's records (see spool).
+func eachDelete(r io.Reader, fn func(referenced, references []string, stmt []byte) error) error {
+	br := bufio.NewReader(r)
+	next := func() ([]byte, error) {
+		n, err := binary.ReadUvarint(br)
+		if err != nil {
+			return nil, err
+		}
+		b := make([]byte, n)
+		_, err = io.ReadFull(br, b)
+		return b, err
+	}
+	for {
+		meta, err := next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		stmt, err := next()
+		if err != nil {
+			return err
+		}
+		var referenced, references []string
+		into := &referenced
+		mr := bytes.NewReader(meta)
+		for mr.Len() > 0 {
+			n, err := binary.ReadUvarint(mr)
+			if err != nil || uint64(mr.Len()) < n {
+				return fmt.Errorf("corrupt delete record")
+			}
+			k := make([]byte, n)
+			mr.Read(k)
+			if n == 0 {
+				into = &references
+				continue
+			}
+			*into = append(*into, string(k))
+		}
+		if err := fn(referenced, references, stmt); err != nil {
+			return err
+		}
+	}
+}
+
+// dependencyOrder orders tables so that a table comes after every table
+// it references (ties and cycles keep the order given), and returns a
+// comment naming the tables whose references form a cycle, where no order
+// can satisfy non-deferrable constraints.
+func dependencyOrder(tables []string, fks []ForeignKey) ([]string, string) {
+	in := map[string]bool{}
+	for _, t := range tables {
+		in[t] = true
+	}
+	refs := map[string][]string{} // table -> tables it references
+	for _, fk := range fks {
+		if in[fk.Table] && in[fk.References] && fk.Table != fk.References {
+			refs[fk.Table] = append(refs[fk.Table], fk.References)
+		}
+	}
+	const (
+		unseen = iota
+		visiting
+		done
+	)
+	state := map[string]int{}
+	var out, cyclic []string
+	var visit func(t string)
+	visit = func(t string) {
+		switch state[t] {
+		case visiting:
+			cyclic = append(cyclic, t)
+			return
+		case done:
+			return
+		}
+		state[t] = visiting
+		for _, r := range refs[t] {
+			visit(r)
+		}
+		state[t] = done
+		out = append(out, t)
+	}
+	for _, t := range tables {
+		visit(t)
+	}
+	if len(cyclic) == 0 {
+		return out, ""
+	}
+	slices.Sort(cyclic)
+	names := make([]string, 0, len(cyclic))
+	for _, t := range slices.Compact(cyclic) {
+		names = append(names, commentSafe(t))
+	}
+	return out, "-- foreign keys form a cycle through " + strings.Join(names, ", ") +
+		": statements across them apply only if those constraints are DEFERRABLE\n"
 }
 
 // schemaComment is the SQL comment that precedes a table's statements when
