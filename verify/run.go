@@ -227,25 +227,36 @@ func (r *Runner) catchUp(ctx context.Context, c replication.LSN) (string, error)
 				return fmt.Sprintf("the stream has applied through %s", p), nil
 			}
 		} else {
-			if r.Slot != "" {
-				ok, how, err := r.provenIdle(ctx, head, c)
-				if err != nil {
-					return "", fmt.Errorf("verify: %w: PostgreSQL is pinned at %s, the mirror's last commit ends at %s and no daemon is streaming; checking slot %s for commits in between failed: %w",
-						ErrMirrorBehind, c, head, r.Slot, err)
+			if r.Slot == "" {
+				return "", fmt.Errorf("verify: %w: PostgreSQL is pinned at %s, the mirror's last commit ends at %s, and no daemon is streaming into it, so it cannot catch up (start `sidecar run`; verify then runs inside the daemon)",
+					ErrMirrorBehind, c, head)
+			}
+			ok, how, err := r.provenIdle(ctx, head, c)
+			switch {
+			case slotInUse(err) && time.Now().Before(deadline):
+				// The walsender of a stream that has just stopped (a
+				// daemon shut down a moment ago) releases the slot only
+				// once it notices its client is gone: wait for it,
+				// within the catch-up timeout.
+				r.logger().Debug("verify: the slot is still in use; waiting for it to be released", "slot", r.Slot, "err", err)
+			case err != nil:
+				hint := ""
+				if slotInUse(err) {
+					hint = fmt.Sprintf(" (still in use after %v: is a daemon streaming from it? verify then runs inside the daemon)", timeout)
 				}
-				if ok {
-					return how, nil
-				}
+				return "", fmt.Errorf("verify: %w: PostgreSQL is pinned at %s, the mirror's last commit ends at %s and no daemon is streaming; checking slot %s for commits in between failed%s: %w",
+					ErrMirrorBehind, c, head, r.Slot, hint, err)
+			case ok:
+				return how, nil
+			default:
 				return "", fmt.Errorf("verify: %w: PostgreSQL is pinned at %s, the mirror's last commit ends at %s, %s, and no daemon is streaming, so it cannot catch up (start `sidecar run`; verify then runs inside the daemon)",
 					ErrMirrorBehind, c, head, how)
 			}
-			return "", fmt.Errorf("verify: %w: PostgreSQL is pinned at %s, the mirror's last commit ends at %s, and no daemon is streaming into it, so it cannot catch up (start `sidecar run`; verify then runs inside the daemon)",
-				ErrMirrorBehind, c, head)
 		}
 		if err := r.Mirror.Err(); err != nil {
 			return "", fmt.Errorf("verify: the mirror stopped: %w", err)
 		}
-		if time.Now().After(deadline) {
+		if r.Progress != nil && time.Now().After(deadline) {
 			return "", fmt.Errorf("verify: %w: PostgreSQL is pinned at %s, the mirror has applied through %s after waiting %v (is the stream connected? see `sidecar status`)",
 				ErrMirrorBehind, c, max(head, r.Progress()), timeout)
 		}
@@ -293,6 +304,13 @@ func (r *Runner) logger() *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return r.Logger
+}
+
+// slotInUse reports whether err is PostgreSQL's "replication slot is
+// active for PID …" (object_in_use).
+func slotInUse(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "55006"
 }
 
 // provenIdle reports whether no transaction that changed a published
