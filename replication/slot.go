@@ -223,15 +223,32 @@ func runningTransactions(ctx context.Context, connString string, self uint32) st
 }
 
 // DropSlot drops a replication slot if it exists, waiting up to the ctx
-// deadline for a consumer that still holds it to go away.
+// deadline for a consumer that still holds it to go away: the walsender
+// of a stream that has just stopped keeps the slot active until it
+// notices its client left, and pg_drop_replication_slot does not wait
+// (it fails with object_in_use).
 func DropSlot(ctx context.Context, conn *pgconn.PgConn, slot string) error {
 	if err := ValidateSlotName(slot); err != nil {
 		return err
 	}
-	_, _, err := simpleQuery(ctx, conn, `SELECT pg_catalog.pg_drop_replication_slot(slot_name)
+	wait := 10 * time.Millisecond
+	for {
+		_, _, err := simpleQuery(ctx, conn, `SELECT pg_catalog.pg_drop_replication_slot(slot_name)
 		FROM pg_catalog.pg_replication_slots WHERE slot_name = `+quoteLiteral(slot))
-	if err != nil {
-		return fmt.Errorf("drop slot %q: %w", slot, err)
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "55006" {
+			if err != nil {
+				return fmt.Errorf("drop slot %q: %w", slot, err)
+			}
+			return nil
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("drop slot %q: still in use (%v): %w", slot, ctx.Err(), err)
+		case <-t.C:
+		}
+		wait = min(2*wait, 200*time.Millisecond)
 	}
-	return nil
 }
