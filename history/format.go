@@ -27,13 +27,19 @@ var DiffFormats = []string{"table", "json", "sql"}
 // the newer version's columns; "(no column)" marks a side without one),
 // "json" (one Event per line, see Event), "sql" (a patch, see SQLWriter).
 func NewDiffWriter(format string, w io.Writer) (DiffWriter, error) {
+	return NewDiffWriterOptions(format, w, SQLOptions{})
+}
+
+// NewDiffWriterOptions is NewDiffWriter with the options of a "sql" patch
+// (its foreign keys, see SQLWriter).
+func NewDiffWriterOptions(format string, w io.Writer, o SQLOptions) (DiffWriter, error) {
 	switch format {
 	case "table", "":
 		return &tableDiffWriter{out: w}, nil
 	case "json":
 		return newJSONWriter(w), nil
 	case "sql":
-		return NewSQLWriter(w), nil
+		return NewSQLWriterOptions(w, o), nil
 	}
 	return nil, fmt.Errorf("%w: --format %q: want one of %s", ErrBadRequest, format, strings.Join(DiffFormats, ", "))
 }

@@ -61,7 +61,8 @@ Formats:
          PostgreSQL's text output (strings) or null.
   sql    a patch that turns <from> into <to>: INSERT, UPDATE (only changed
          columns) and DELETE keyed by the primary key, values as literals
-         cast to the column type, in one transaction.
+         cast to the column type, in one transaction, ordered so foreign
+         keys (read from PostgreSQL) and unique constraints hold.
 
 --where restricts the diff to a key range of the first primary-key column:
   --where "id >= 100 AND id < 200"
@@ -83,7 +84,11 @@ Exit status: 0; 1 with --exit-code when there are differences; 2 on error.`,
 			case req.Limit < 0:
 				return usageError(fmt.Errorf("--limit %d: want a positive count", req.Limit), "")
 			}
-			w, err := history.NewDiffWriter(format, g.stdout)
+			var opts history.SQLOptions
+			if format == "sql" {
+				opts = patchOptions(cmd.Context(), g)
+			}
+			w, err := history.NewDiffWriterOptions(format, g.stdout, opts)
 			if err != nil {
 				return usageError(err, "sidecar diff A B --format json")
 			}

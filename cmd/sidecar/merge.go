@@ -38,9 +38,11 @@ Exit status: 0 clean; 1 conflicts (listed); 2 on error.`,
 			switch format {
 			case "text":
 				w, err = history.NewDiffWriter("table", g.stdout)
-			case "json", "sql":
+			case "json":
 				w, err = history.NewDiffWriter(format, g.stdout)
-				req.Patch = format == "sql"
+			case "sql":
+				w, err = history.NewDiffWriterOptions(format, g.stdout, patchOptions(cmd.Context(), g))
+				req.Patch = true
 			default:
 				return usageError(fmt.Errorf("--format %q: want text, json or sql", format), "")
 			}

@@ -40,7 +40,11 @@ Exit status: 0 clean; 1 conflicts (listed); 2 on error.`,
 			if wf == "text" {
 				wf = "table"
 			}
-			w, err := history.NewDiffWriter(wf, g.stdout)
+			var opts history.SQLOptions
+			if wf == "sql" {
+				opts = patchOptions(cmd.Context(), g)
+			}
+			w, err := history.NewDiffWriterOptions(wf, g.stdout, opts)
 			if err != nil {
 				return usageError(err, "")
 			}
