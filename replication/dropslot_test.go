@@ -54,10 +54,16 @@ func slotExists(t *testing.T, h *harness) bool {
 func TestDropSlotWaitsForRelease(t *testing.T) {
 	h := newHarness(t, []string{"public.d"}, "CREATE TABLE d (id int PRIMARY KEY)")
 	release := holdSlot(t, h)
+	// DropSlot's own connection: h.conn checks the slot meanwhile.
+	conn, err := ConnectReplication(t.Context(), h.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- DropSlot(ctx, h.conn.PgConn(), h.slotName) }()
+	go func() { done <- DropSlot(ctx, conn, h.slotName) }()
 	select {
 	case err := <-done:
 		t.Fatalf("DropSlot returned while the slot was held: %v", err)
