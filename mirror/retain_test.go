@@ -168,8 +168,15 @@ func TestReadingBlocksOnlyEarlierReaders(t *testing.T) {
 	m := f.Mirror
 	early := m.Reading()
 	waited := make(chan error, 1)
+	epoch := mirror.ReaderEpoch(m)
 	go func() { waited <- m.WaitReaders(context.Background()) }()
-	time.Sleep(20 * time.Millisecond)
+	// "After" means after WaitReaders has begun, not after a sleep: on a
+	// loaded machine the goroutine may not have run yet.
+	for deadline := time.Now().Add(10 * time.Second); mirror.ReaderEpoch(m) == epoch; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("WaitReaders did not begin within 10s")
+		}
+	}
 	late := m.Reading()
 	defer late()
 	select {

@@ -1,0 +1,11 @@
+package mirror
+
+// ReaderEpoch returns how many times WaitReaders has begun waiting: tests
+// in mirror_test use it to know that a WaitReaders call running in another
+// goroutine has taken its place (reads registered after that are not
+// waited for).
+func ReaderEpoch(m *Mirror) uint64 {
+	m.readers.mu.Lock()
+	defer m.readers.mu.Unlock()
+	return m.readers.epoch
+}
