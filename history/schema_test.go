@@ -118,6 +118,9 @@ func follow(t *testing.T, url string, conn *pgx.Conn, slot string, tables ...str
 				tn, _ := replication.ParseTableName(n)
 				tns = append(tns, tn)
 			}
+			// Counted before it runs: sync returns as soon as the table
+			// is ready, which may be before this goroutine gets on.
+			f.resyncs.Add(1)
 			at, err := replication.Resync(sctx, copyOpts, tns, m)
 			if err != nil {
 				done <- fmt.Errorf("resync %v: %w", need, err)
@@ -126,7 +129,6 @@ func follow(t *testing.T, url string, conn *pgx.Conn, slot string, tables ...str
 			for _, n := range need {
 				copied.Set(n, at)
 			}
-			f.resyncs.Add(1)
 		}
 	}()
 	t.Cleanup(func() {
