@@ -260,11 +260,9 @@ func (s *Streamer) session(ctx context.Context, spool Spool) (progressed bool, e
 	if err != nil {
 		return false, err
 	}
-	interval := s.cfg.StatusInterval
-	if rows, _, err := simpleQuery(ctx, conn, "SHOW wal_sender_timeout"); err == nil && len(rows) == 1 {
-		if d, ok := parsePGDuration(rows[0][0]); ok && d > 0 {
-			interval = min(interval, d/4)
-		}
+	interval, err := s.statusInterval(ctx, conn)
+	if err != nil {
+		return false, err
 	}
 	start := s.cfg.Sink.Durable()
 	if start == 0 {
@@ -324,6 +322,31 @@ func (s *Streamer) session(ctx context.Context, spool Spool) (progressed bool, e
 		readErr = errors.New("replication stream ended")
 	}
 	return true, readErr
+}
+
+// statusInterval is StatusInterval, shortened to a quarter of the
+// server's wal_sender_timeout. A server that refuses the SHOW leaves
+// StatusInterval; any other failure (the connection broke, ctx ended)
+// ends the session: pgx is then closing the connection in the
+// background, and writing START_REPLICATION to it anyway raced with that
+// close (CI's race detector caught it on a shutdown).
+func (s *Streamer) statusInterval(ctx context.Context, conn *pgconn.PgConn) (time.Duration, error) {
+	interval := s.cfg.StatusInterval
+	rows, _, err := simpleQuery(ctx, conn, "SHOW wal_sender_timeout")
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &pgErr):
+		s.log.Warn("cannot read wal_sender_timeout; keeping the configured status interval", "err", err, "status_interval", interval)
+		return interval, nil
+	case err != nil:
+		return 0, fmt.Errorf("show wal_sender_timeout: %w", err)
+	}
+	if len(rows) == 1 {
+		if d, ok := parsePGDuration(rows[0][0]); ok && d > 0 {
+			interval = min(interval, d/4)
+		}
+	}
+	return interval, nil
 }
 
 // classifyStartError turns START_REPLICATION failures that reconnecting
