@@ -171,7 +171,17 @@ func (d *Daemon) PostJSON(ctx context.Context, path string, body, out any) error
 // it arrives. An error object sent mid-stream ({"error": ...}) ends the
 // stream with that error.
 func (d *Daemon) StreamJSON(ctx context.Context, path string, query url.Values, fn func(json.RawMessage) error) error {
-	resp, err := d.do(ctx, http.MethodGet, path, query, nil)
+	return d.stream(ctx, http.MethodGet, path, query, nil, fn)
+}
+
+// PostStreamJSON POSTs body as JSON and reads the response as StreamJSON
+// does (merge and revert stream their events).
+func (d *Daemon) PostStreamJSON(ctx context.Context, path string, body any, fn func(json.RawMessage) error) error {
+	return d.stream(ctx, http.MethodPost, path, nil, body, fn)
+}
+
+func (d *Daemon) stream(ctx context.Context, method, path string, query url.Values, body any, fn func(json.RawMessage) error) error {
+	resp, err := d.do(ctx, method, path, query, body)
 	if err != nil {
 		return err
 	}

@@ -34,6 +34,7 @@ type Transport interface {
 	GetJSON(ctx context.Context, path string, query url.Values, out any) error
 	PostJSON(ctx context.Context, path string, body, out any) error
 	StreamJSON(ctx context.Context, path string, query url.Values, fn func(json.RawMessage) error) error
+	PostStreamJSON(ctx context.Context, path string, body any, fn func(json.RawMessage) error) error
 }
 
 // Remote is the API of a running daemon (routes in server/history.go).
@@ -47,10 +48,14 @@ type NameRequest struct {
 	Delete bool   `json:"delete,omitempty"`
 }
 
-// MergeResponse is the answer of POST /api/merge and /api/revert: the
-// events in order, then the summary.
-type MergeResponse struct {
-	Events  []*Event     `json:"events"`
+// EventSummary is the type of the last line of a merge or revert as JSON
+// lines (POST /api/merge and /api/revert, and `--format json`): a
+// SummaryLine, after every Event.
+const EventSummary = "summary"
+
+// SummaryLine is that last line.
+type SummaryLine struct {
+	Type    string       `json:"type"` // EventSummary
 	Summary MergeSummary `json:"summary"`
 }
 
@@ -117,16 +122,29 @@ func (r *Remote) Diff(ctx context.Context, req DiffRequest, fn func(*Event) erro
 }
 
 func (r *Remote) merge(ctx context.Context, path string, body any, fn func(*Event) error) (MergeSummary, error) {
-	var resp MergeResponse
-	if err := r.T.PostJSON(ctx, path, body, &resp); err != nil {
+	var sum *MergeSummary
+	err := r.T.PostStreamJSON(ctx, path, body, func(m json.RawMessage) error {
+		var e Event
+		if err := json.Unmarshal(m, &e); err != nil {
+			return fmt.Errorf("%s event: %w", path, err)
+		}
+		if e.Type != EventSummary {
+			return fn(&e)
+		}
+		var l SummaryLine
+		if err := json.Unmarshal(m, &l); err != nil {
+			return fmt.Errorf("%s summary: %w", path, err)
+		}
+		sum = &l.Summary
+		return nil
+	})
+	if err != nil {
 		return MergeSummary{}, err
 	}
-	for _, e := range resp.Events {
-		if err := fn(e); err != nil {
-			return resp.Summary, err
-		}
+	if sum == nil {
+		return MergeSummary{}, fmt.Errorf("%s: the daemon's answer ended before its summary", path)
 	}
-	return resp.Summary, nil
+	return *sum, nil
 }
 
 // Merge implements API.

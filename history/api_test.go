@@ -200,3 +200,36 @@ func TestAPIErrorsAndAuth(t *testing.T) {
 		}
 	}
 }
+
+// cutTransport answers a POST stream with the given lines and nothing
+// more (a daemon that died mid-answer).
+type cutTransport struct {
+	history.Transport
+	lines []string
+}
+
+func (c cutTransport) PostStreamJSON(ctx context.Context, path string, body any, fn func(json.RawMessage) error) error {
+	for _, l := range c.lines {
+		if err := fn(json.RawMessage(l)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestRemoteMergeNeedsItsSummary: a merge answer cut before its summary
+// line is an error, never a clean merge of the events that came.
+func TestRemoteMergeNeedsItsSummary(t *testing.T) {
+	event := `{"type":"row","table":"public.t","op":"added","key":{"id":"1"},"to":{"id":"1"}}`
+	var got int
+	r := &history.Remote{T: cutTransport{lines: []string{event}}}
+	_, err := r.Revert(t.Context(), history.RevertRequest{From: "a", To: "b"}, func(*history.Event) error { got++; return nil })
+	if err == nil || !strings.Contains(err.Error(), "summary") || got != 1 {
+		t.Fatalf("cut answer: err %v, %d events", err, got)
+	}
+	r.T = cutTransport{lines: []string{event, `{"type":"summary","summary":{"conflicts":2}}`}}
+	sum, err := r.Merge(t.Context(), history.MergeRequest{Ours: "a", Theirs: "b"}, func(*history.Event) error { return nil })
+	if err != nil || sum.Conflicts != 2 {
+		t.Fatalf("whole answer: %+v, %v", sum, err)
+	}
+}

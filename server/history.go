@@ -18,8 +18,8 @@ import (
 //	GET  /api/log?table=&n=&since=&until=            JSON lines of history.LogEntry, newest first
 //	GET  /api/diff?from=&to=&table=…&where=&limit=&stat=true
 //	                                                 JSON lines of history.Event, streamed
-//	POST /api/merge   history.MergeRequest           history.MergeResponse
-//	POST /api/revert  history.RevertRequest          history.MergeResponse
+//	POST /api/merge   history.MergeRequest           JSON lines of history.Event, streamed, then a history.SummaryLine
+//	POST /api/revert  history.RevertRequest          (the same)
 //	GET  /api/get?table=&pk=…&as_of=                 history.GetResult
 //	GET  /api/scan?table=&from=&to=&limit=&as_of=    JSON lines: history.ReadHeader, then one row object per line
 //	GET  /api/tags, GET /api/branches                lists
@@ -178,7 +178,8 @@ func decodeBody(r *http.Request, v any) error {
 }
 
 // mergeHandler answers POST /api/merge and /api/revert: the request body
-// decoded into R, run, and every event plus the summary in one response.
+// decoded into R, run, every event streamed as it comes (a large merge is
+// never held in memory), then the summary line.
 func mergeHandler[R any](run func(context.Context, R, func(*history.Event) error) (history.MergeSummary, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var req R
@@ -186,17 +187,12 @@ func mergeHandler[R any](run func(context.Context, R, func(*history.Event) error
 			writeErr(w, err)
 			return
 		}
-		resp := history.MergeResponse{Events: []*history.Event{}}
-		var err error
-		resp.Summary, err = run(r.Context(), req, func(e *history.Event) error {
-			resp.Events = append(resp.Events, e)
-			return nil
-		})
-		if err != nil {
-			writeErr(w, err)
-			return
+		l := newLines(w)
+		sum, err := run(r.Context(), req, func(e *history.Event) error { return l.write(e) })
+		if err == nil {
+			err = l.write(history.SummaryLine{Type: history.EventSummary, Summary: sum})
 		}
-		WriteJSON(w, http.StatusOK, resp)
+		l.finish(err)
 	}
 }
 

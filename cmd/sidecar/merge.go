@@ -67,10 +67,7 @@ Exit status: 0 clean; 1 conflicts (listed); 2 on error.`,
 func reportMerge(g *globals, format string, sum history.MergeSummary, conflicts []*history.Event, revert bool) error {
 	switch format {
 	case "json":
-		line := struct {
-			Type    string               `json:"type"`
-			Summary history.MergeSummary `json:"summary"`
-		}{"summary", sum}
+		line := history.SummaryLine{Type: history.EventSummary, Summary: sum}
 		if err := json.NewEncoder(g.stdout).Encode(line); err != nil {
 			return usageError(err, "")
 		}
