@@ -315,6 +315,12 @@ func (s *Streamer) session(ctx context.Context, spool Spool) (progressed bool, e
 	applyErr := a.run(sctx, q)
 	cancel()
 	wg.Wait()
+	if ctx.Err() != nil && applyErr == nil && errors.Is(readErr, context.Canceled) {
+		// A shutdown: say goodbye so the slot is free when Run returns.
+		if err := endStream(conn); err != nil {
+			s.log.Debug("could not end the replication stream cleanly; closing the connection", "err", err)
+		}
+	}
 	if applyErr != nil {
 		return true, applyErr
 	}
@@ -347,6 +353,26 @@ func (s *Streamer) statusInterval(ctx context.Context, conn *pgconn.PgConn) (tim
 		}
 	}
 	return interval, nil
+}
+
+// endStream ends a replication stream the reader has stopped reading:
+// CopyDone, then the server's answer up to ReadyForQuery. The walsender
+// releases the slot before it answers, so the slot is free for the next
+// consumer (a restart, an offline verify's peek, --resync dropping it)
+// once endStream returns; closing the connection alone leaves it active
+// until the walsender notices, a moment later. Bounded by closeTimeout;
+// changes the server still sends meanwhile are dropped (they were not
+// applied, so they are sent again).
+func endStream(conn *pgconn.PgConn) error {
+	nc := conn.Conn()
+	if err := nc.SetDeadline(time.Now().Add(closeTimeout)); err != nil {
+		return fmt.Errorf("end stream: %w", err)
+	}
+	defer nc.SetDeadline(time.Time{})
+	if _, err := pglogrepl.SendStandbyCopyDone(context.Background(), conn); err != nil {
+		return fmt.Errorf("end stream: %w", err)
+	}
+	return nil
 }
 
 // classifyStartError turns START_REPLICATION failures that reconnecting
