@@ -1,0 +1,44 @@
+package daemon
+
+import (
+	"io"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/sidecar-dev/sidecar/internal/mirrortest"
+)
+
+// TestStopDuringInitialCopy: a shutdown (SIGTERM) while the initial copy
+// runs is a clean stop, whatever the copy was doing when its context
+// ended: Run returns nil (exit status 0), and the next start copies the
+// table again and follows it.
+func TestStopDuringInitialCopy(t *testing.T) {
+	url := pg.NewDB(t)
+	execSQL(t, url, "CREATE TABLE big (id int PRIMARY KEY, pad text)",
+		"INSERT INTO big SELECT g, repeat('x', 200) FROM generate_series(1, 100000) g")
+	cfg := testConfig(t, url, "public.big")
+	copying := 0
+	for _, after := range []time.Duration{0, 100 * time.Millisecond, 400 * time.Millisecond} {
+		r := start(t, cfg, io.Discard)
+		time.Sleep(after)
+		if r.status(t).Phase == "copying" {
+			copying++
+		}
+		if err := r.stop(); err != nil {
+			t.Fatalf("stop %v after ready, during the copy: %v", after, err)
+		}
+	}
+	if copying == 0 {
+		t.Fatal("no stop came during the copy: the test tests nothing")
+	}
+	r := start(t, cfg, io.Discard)
+	r.waitDurable(t, marker(t, url, "UPDATE big SET pad = 'y' WHERE id = 1"))
+	if err := r.stop(); err != nil {
+		t.Fatal(err)
+	}
+	_, got := mirrortest.MirrorRows(t, cfg.DataDir, "public.big")
+	if want := mirrortest.PGRows(t, url, "big"); !slices.Equal(got, want) {
+		t.Fatalf("after stops during the copy and a restart: mirror %d rows, PostgreSQL %d", len(got), len(want))
+	}
+}
