@@ -659,7 +659,7 @@ func TestSchemaCommentHostileNames(t *testing.T) {
 	}
 	out := b.String()
 	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-		if l != "BEGIN;" && l != "COMMIT;" && !strings.HasPrefix(l, "-- ") {
+		if l != "BEGIN;" && l != "SET CONSTRAINTS ALL DEFERRED;" && l != "COMMIT;" && !strings.HasPrefix(l, "-- ") {
 			t.Errorf("line outside a comment: %q in\n%s", l, out)
 		}
 		if strings.ContainsAny(l, "\r\x00") {

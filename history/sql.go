@@ -50,8 +50,10 @@ var ErrNUL = errors.New("value holds a NUL byte")
 // cycles) are checked at COMMIT. Within a table and phase, rows are in key
 // order. No order satisfies every case: a unique value swapped between two
 // updated rows, or freed by a row deleted in (3), needs a DEFERRABLE
-// constraint. Statements are held (in memory up to SQLOptions.MemoryBytes,
-// then in an unlinked temporary file) until Close writes the patch.
+// constraint. BEGIN and SET CONSTRAINTS are written with the first event;
+// the statements are held (in memory up to SQLOptions.MemoryBytes, then in
+// an unlinked temporary file) until Close writes them, as the order needs
+// the whole diff.
 //
 // A patch holds no DDL. When a table's columns differ between the two
 // versions (the table event's SchemaChange), the patch is written for the
@@ -67,6 +69,9 @@ type SQLWriter struct {
 	cols   []Column
 	allKey bool
 	err    error
+	outErr error // from writing the first lines
+	// started: BEGIN is written.
+	started bool
 
 	comments strings.Builder
 	tables   []string // canonical names, in the order first seen
@@ -213,11 +218,21 @@ func Literal(v *string, typ string) (string, error) {
 	return q + "::" + quoteType(typ), nil
 }
 
+// begin writes the patch's first lines at once (a reader sees that the
+// patch has started); its statements come when it is complete.
+func (w *SQLWriter) begin() {
+	if !w.started {
+		w.started = true
+		_, w.outErr = io.WriteString(w.out, "BEGIN;\nSET CONSTRAINTS ALL DEFERRED;\n")
+	}
+}
+
 // Write takes one event.
 func (w *SQLWriter) Write(e *Event) error {
 	if w.err != nil {
 		return w.err
 	}
+	w.begin()
 	switch e.Type {
 	case EventTable:
 		w.table, w.qtable, w.cols, w.allKey = e.Table, QuoteTable(e.Table), e.Columns, true
@@ -450,25 +465,25 @@ func (w *SQLWriter) Fail(err error) {
 	}
 }
 
-// Close writes the patch: BEGIN, the schema comments, the statements in
-// dependency order, COMMIT. After an error (a Write's, or Fail's) it
-// writes only BEGIN; ROLLBACK;, so a patch cut short never commits half
-// its changes.
+// Close writes the rest of the patch: the schema comments, the statements
+// in dependency order, COMMIT. After an error (a Write's, or Fail's) it
+// writes ROLLBACK instead, and no statement, so a patch cut short never
+// commits half its changes.
 func (w *SQLWriter) Close() error {
 	if w.tmp != nil {
 		defer w.tmp.Close()
 	}
+	w.begin()
 	bw := bufio.NewWriterSize(w.out, 64<<10)
 	if w.err != nil {
-		bw.WriteString("BEGIN;\nROLLBACK;\n")
+		bw.WriteString("ROLLBACK;\n")
 		bw.Flush()
 		return w.err
 	}
-	bw.WriteString("BEGIN;\n")
-	parents, note := dependencyOrder(w.tables, w.opts.ForeignKeys)
-	if w.held+int(w.tmpSize) > 0 {
-		bw.WriteString("SET CONSTRAINTS ALL DEFERRED;\n")
+	if w.outErr != nil {
+		return fmt.Errorf("sql patch: %w", w.outErr)
 	}
+	parents, note := dependencyOrder(w.tables, w.opts.ForeignKeys)
 	bw.WriteString(note)
 	bw.WriteString(w.comments.String())
 	reader := func(t string, phase int) io.Reader {

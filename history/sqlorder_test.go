@@ -240,3 +240,31 @@ func naivePatch(t *testing.T, svc *Service, from, to string) string {
 	b.WriteString("COMMIT;\n")
 	return b.String()
 }
+
+// TestSQLWriterStartsAtOnceAndRollsBack: the first event writes BEGIN at
+// once (statements wait for Close); a failed stream ends in ROLLBACK with
+// no statement of the half-read diff.
+func TestSQLWriterStartsAtOnceAndRollsBack(t *testing.T) {
+	var b strings.Builder
+	w := NewSQLWriter(&b)
+	cols := []Column{{Name: "id", Type: "int8", Key: true}, {Name: "v", Type: "text"}}
+	row := &Row{Names: []string{"id", "v"}, Values: []*string{historytest.S("1"), historytest.S("x")}}
+	for _, e := range []*Event{
+		{Type: EventTable, Table: "public.t", Columns: cols},
+		{Type: EventRow, Table: "public.t", Op: OpAdded, To: row},
+	} {
+		if err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := b.String(); got != "BEGIN;\nSET CONSTRAINTS ALL DEFERRED;\n" {
+		t.Fatalf("after the first events: %q", got)
+	}
+	w.Fail(fmt.Errorf("stream cut"))
+	if err := w.Close(); err == nil {
+		t.Fatal("Close after Fail succeeded")
+	}
+	if got := b.String(); got != "BEGIN;\nSET CONSTRAINTS ALL DEFERRED;\nROLLBACK;\n" {
+		t.Fatalf("after a failure: %q", got)
+	}
+}
