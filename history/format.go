@@ -35,7 +35,7 @@ func NewDiffWriter(format string, w io.Writer) (DiffWriter, error) {
 func NewDiffWriterOptions(format string, w io.Writer, o SQLOptions) (DiffWriter, error) {
 	switch format {
 	case "table", "":
-		return &tableDiffWriter{out: w}, nil
+		return &tableDiffWriter{out: bufio.NewWriterSize(w, 64<<10)}, nil
 	case "json":
 		return newJSONWriter(w), nil
 	case "sql":
@@ -82,9 +82,10 @@ func displayValue(v *string) string {
 }
 
 // tableDiffWriter aligns each table's rows in columns, flushing every
-// flushRows rows so a long diff still streams.
+// flushRows rows so a long diff still streams. Output is buffered: the
+// tabwriter writes cell by cell, a system call each on a bare stdout.
 type tableDiffWriter struct {
-	out    io.Writer
+	out    *bufio.Writer
 	tw     *tabwriter.Writer
 	cols   []Column
 	header bool
@@ -141,6 +142,7 @@ func (t *tableDiffWriter) Write(e *Event) error {
 		}
 		t.tw = tabwriter.NewWriter(t.out, 1, 4, 2, ' ', 0)
 		t.header = false
+		return t.out.Flush() // the table's title shows at once
 	case EventRow:
 		t.columnHeader()
 		switch e.Op {
@@ -153,7 +155,10 @@ func (t *tableDiffWriter) Write(e *Event) error {
 			t.line(">", e.To)
 		}
 		if t.rows++; t.rows%flushRows == 0 {
-			return t.tw.Flush()
+			if err := t.tw.Flush(); err != nil {
+				return err
+			}
+			return t.out.Flush()
 		}
 	case EventConflict:
 		t.columnHeader()
@@ -195,12 +200,13 @@ func (t *tableDiffWriter) columnHeader() {
 }
 
 func (t *tableDiffWriter) flush() error {
-	if t.tw == nil {
-		return nil
+	if t.tw != nil {
+		if err := t.tw.Flush(); err != nil {
+			return err
+		}
+		t.tw = nil
 	}
-	err := t.tw.Flush()
-	t.tw = nil
-	return err
+	return t.out.Flush()
 }
 
 func (t *tableDiffWriter) Close() error { return t.flush() }
