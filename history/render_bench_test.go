@@ -2,8 +2,8 @@ package history
 
 import (
 	"fmt"
-	"os"
 	"math/rand/v2"
+	"os"
 	"strconv"
 	"testing"
 
