@@ -228,7 +228,8 @@ var RowFormats = []string{"table", "json", "csv"}
 func NewRowWriter(format string, w io.Writer) (RowWriter, error) {
 	switch format {
 	case "table", "":
-		return &tableRowWriter{tw: tabwriter.NewWriter(w, 1, 4, 2, ' ', 0)}, nil
+		bw := bufio.NewWriterSize(w, 64<<10)
+		return &tableRowWriter{bw: bw, tw: tabwriter.NewWriter(bw, 1, 4, 2, ' ', 0)}, nil
 	case "json":
 		return &jsonRowWriter{j: newJSONWriter(w)}, nil
 	case "csv":
@@ -237,7 +238,10 @@ func NewRowWriter(format string, w io.Writer) (RowWriter, error) {
 	return nil, fmt.Errorf("%w: --format %q: want one of %s", ErrBadRequest, format, strings.Join(RowFormats, ", "))
 }
 
+// tableRowWriter aligns rows in columns, flushing (through a buffer, see
+// tableDiffWriter) every flushRows rows.
 type tableRowWriter struct {
+	bw   *bufio.Writer
 	tw   *tabwriter.Writer
 	rows int
 }
@@ -260,12 +264,17 @@ func (t *tableRowWriter) Row(r *Row) error {
 		return err
 	}
 	if t.rows++; t.rows%flushRows == 0 {
-		return t.tw.Flush()
+		return t.Close()
 	}
 	return nil
 }
 
-func (t *tableRowWriter) Close() error { return t.tw.Flush() }
+func (t *tableRowWriter) Close() error {
+	if err := t.tw.Flush(); err != nil {
+		return err
+	}
+	return t.bw.Flush()
+}
 
 type jsonRowWriter struct{ j *jsonWriter }
 

@@ -45,3 +45,28 @@ func TestTableDiffWriterBuffers(t *testing.T) {
 	}
 	t.Logf("%d rows: %d writes, %d bytes", rows, c.writes, c.bytes)
 }
+
+// TestTableRowWriterBuffers: scan's table format, likewise.
+func TestTableRowWriterBuffers(t *testing.T) {
+	var c countingWriter
+	w, err := NewRowWriter("table", &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Header(ReadHeader{Columns: []Column{{Name: "id"}, {Name: "v"}}}); err != nil {
+		t.Fatal(err)
+	}
+	const rows = 5000
+	for i := range rows {
+		id := strconv.Itoa(i)
+		if err := w.Row(&Row{Names: []string{"id", "v"}, Values: []*string{historytest.S(id), nil}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if c.bytes < rows*5 || c.writes > 60 {
+		t.Fatalf("%d rows reached the writer in %d writes (%d bytes)", rows, c.writes, c.bytes)
+	}
+}

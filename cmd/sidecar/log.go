@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,9 @@ import (
 // withHistory runs fn against the history API: the running daemon's, or
 // the data directory opened in-process when no daemon runs. Both give the
 // same structs, so commands print the same either way. Errors exit 2.
+// logFlush is how many versions `sidecar log` writes between flushes.
+const logFlush = 1000
+
 func withHistory(cmd *cobra.Command, g *globals, fn func(api history.API) error) error {
 	cfg, logger, err := g.loadConfig()
 	if err != nil {
@@ -89,10 +93,25 @@ Exit status: 0; 2 on error.`,
 				req.Table = table
 			}
 			return withHistory(cmd, g, func(api history.API) error {
-				enc := json.NewEncoder(g.stdout)
-				tw := tabwriter.NewWriter(g.stdout, 1, 4, 2, ' ', 0)
+				// Buffered (the tabwriter writes cell by cell) and flushed
+				// every logFlush versions, so a long log streams.
+				bw := bufio.NewWriterSize(g.stdout, 64<<10)
+				enc := json.NewEncoder(bw)
+				tw := tabwriter.NewWriter(bw, 1, 4, 2, ' ', 0)
 				header := false
+				n := 0
+				flush := func() error {
+					if err := tw.Flush(); err != nil {
+						return err
+					}
+					return bw.Flush()
+				}
 				err := api.Log(cmd.Context(), req, func(e history.LogEntry) error {
+					if n++; n%logFlush == 0 {
+						if err := flush(); err != nil {
+							return err
+						}
+					}
 					if format == "json" {
 						return enc.Encode(e)
 					}
@@ -111,10 +130,13 @@ Exit status: 0; 2 on error.`,
 					_, err := fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t\n", e.LSN, e.CommitTime.Format("2006-01-02T15:04:05.000000Z07:00"), e.Xid, strings.Join(ch, ", "), strings.Join(e.Tags, ", "))
 					return err
 				})
+				if ferr := flush(); err == nil {
+					err = ferr
+				}
 				if err != nil {
 					return historyError(err)
 				}
-				return tw.Flush()
+				return nil
 			})
 		},
 	}
