@@ -20,7 +20,8 @@ func patchOptions(ctx context.Context, g *globals) history.SQLOptions {
 	if err != nil {
 		return history.SQLOptions{} // the command reports the config error
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	// Bounded: a patch must not wait long on an unreachable server.
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	fks, err := func() ([]history.ForeignKey, error) {
 		conn, err := pgx.Connect(ctx, cfg.Postgres.ConnString())
