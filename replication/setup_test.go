@@ -178,7 +178,9 @@ func TestCreateSlotBlocked(t *testing.T) {
 	mustExec(t, conn, "CREATE TABLE x (id int)")
 	blocker := sqlConn(t, url)
 	mustExec(t, blocker, "BEGIN", "INSERT INTO x VALUES (1)")
-	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	// The deadline also covers connecting and IDENTIFY_SYSTEM: generous
+	// enough for a loaded machine, since only the slot's wait may use it up.
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 	defer cancel()
 	_, err := CreateSlot(ctx, url, "blocked")
 	if err == nil || !strings.Contains(err.Error(), "blocked by pid") || !strings.Contains(err.Error(), "INSERT INTO x") {
