@@ -3,6 +3,7 @@ package history
 import (
 	"bufio"
 	"bytes"
+	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -45,10 +46,12 @@ var ErrNUL = errors.New("value holds a NUL byte")
 // value that moves from a deleted or updated row to a new row, a revert
 // that inserts parent rows back before their children, a child row
 // updated to point at a new parent row, and a child row moved away from a
-// parent row that is deleted all apply. The patch also runs SET
-// CONSTRAINTS ALL DEFERRED, so DEFERRABLE constraints (self-references,
-// cycles) are checked at COMMIT. Within a table and phase, rows are in key
-// order. No order satisfies every case: a unique value swapped between two
+// parent row that is deleted all apply. In a table that references
+// itself (a tree), rows are inserted parents first and deleted children
+// first, and updates that change the reference (re-parenting) go after
+// the table's inserts. The patch also runs SET CONSTRAINTS ALL DEFERRED,
+// so DEFERRABLE constraints (cycles) are checked at COMMIT. Otherwise,
+// within a table and phase, rows are in key order. No order satisfies every case: a unique value swapped between two
 // updated rows, or freed by a row deleted in (3), needs a DEFERRABLE
 // constraint. BEGIN and SET CONSTRAINTS are written with the first event;
 // the statements are held (in memory up to SQLOptions.MemoryBytes, then in
@@ -134,15 +137,13 @@ const (
 	phaseDelete = iota
 	phaseUpdate
 	phaseInsert
+	phaseReparent // updates of a self-referencing table's reference columns
 	phases
 )
 
 // spool holds one table's statements of one phase: extents in the
-// temporary file, then what is still in memory. A delete spool holds
-// records: uvarint length and bytes of the row's tuples (each uvarint
-// length and bytes: first those it is referenced by, then a separator
-// (empty tuple), then those it references), uvarint length and bytes of
-// the statement.
+// temporary file, then what is still in memory. Deletes, and the inserts
+// of a table that references itself, are held as records (see record).
 type spool struct {
 	extents [][2]int64 // offset, length
 	buf     bytes.Buffer
@@ -272,31 +273,20 @@ func (w *SQLWriter) Write(e *Event) error {
 		w.err = fmt.Errorf("sql patch for %s key %s: %w", e.Table, keyText(e.Key), err)
 		return w.err
 	}
+	if phase == phaseUpdate && w.reparents(e) {
+		// After the inserts: the new parent may be one of them.
+		phase = phaseReparent
+	}
 	sp := &w.spools[e.Table][phase]
 	n := sp.buf.Len()
-	switch phase {
-	case phaseDelete:
-		w.meta = w.meta[:0]
+	switch {
+	case phase == phaseDelete:
+		sp.buf.Write(w.record(e.Table, e.From, stmt))
+	case phase == phaseInsert && w.selfRef(e.Table):
+		sp.buf.Write(w.record(e.Table, e.To, stmt))
+	case phase == phaseUpdate || phase == phaseReparent:
 		for i, fk := range w.opts.ForeignKeys {
-			if fk.References == e.Table && fk.Table != e.Table {
-				if t := tuple(i, fk.RefColumns, e.From); t != "" {
-					w.meta = appendBytes(w.meta, t)
-				}
-			}
-		}
-		w.meta = appendBytes(w.meta, "")
-		for i, fk := range w.opts.ForeignKeys {
-			if fk.Table == e.Table && fk.References != e.Table {
-				if t := tuple(i, fk.Columns, e.From); t != "" {
-					w.meta = appendBytes(w.meta, t)
-				}
-			}
-		}
-		sp.buf.Write(appendBytes(nil, string(w.meta)))
-		sp.buf.Write(appendBytes(nil, stmt))
-	case phaseUpdate:
-		for i, fk := range w.opts.ForeignKeys {
-			if fk.Table == e.Table && fk.References != e.Table && slices.ContainsFunc(fk.Columns, func(c string) bool { return slices.Contains(e.Changed, c) }) {
+			if fk.Table == e.Table && slices.ContainsFunc(fk.Columns, func(c string) bool { return slices.Contains(e.Changed, c) }) {
 				if t := tuple(i, fk.Columns, e.From); t != "" {
 					w.moved[t] = true
 				}
@@ -314,6 +304,68 @@ func (w *SQLWriter) Write(e *Event) error {
 		}
 	}
 	return nil
+}
+
+// The sections of a record's tuples (see record).
+const (
+	secReferenced = iota // by which rows of other tables reference it
+	secReferences        // which rows of other tables it references
+	secSelfOwn           // by which rows of its own table reference it
+	secSelfRefs          // which rows of its own table it references
+	sections
+)
+
+// record is a held statement with the foreign-key tuples (see tuple) of
+// its row, by section. Deletes are held as records (their order depends
+// on the updates), and so are the inserts of a table that references
+// itself (ordered parents first at Close).
+type record struct {
+	keys [sections][]string
+	stmt []byte
+}
+
+// record encodes the record of r's statement in table: per section a
+// uvarint count and the tuples, each with its uvarint length; then the
+// statement with its uvarint length.
+func (w *SQLWriter) record(table string, r *Row, stmt string) []byte {
+	b := w.meta[:0]
+	for sec := range sections {
+		var keys []string
+		for i, fk := range w.opts.ForeignKeys {
+			self := fk.Table == fk.References
+			var t string
+			switch {
+			case (sec == secReferenced && !self || sec == secSelfOwn && self) && fk.References == table:
+				t = tuple(i, fk.RefColumns, r)
+			case (sec == secReferences && !self || sec == secSelfRefs && self) && fk.Table == table:
+				t = tuple(i, fk.Columns, r)
+			}
+			if t != "" {
+				keys = append(keys, t)
+			}
+		}
+		b = binary.AppendUvarint(b, uint64(len(keys)))
+		for _, k := range keys {
+			b = appendBytes(b, k)
+		}
+	}
+	b = appendBytes(b, stmt)
+	w.meta = b
+	return b
+}
+
+// reparents reports whether e updates a column by which its table
+// references itself.
+func (w *SQLWriter) reparents(e *Event) bool {
+	return slices.ContainsFunc(w.opts.ForeignKeys, func(fk ForeignKey) bool {
+		return fk.Table == e.Table && fk.References == e.Table &&
+			slices.ContainsFunc(fk.Columns, func(c string) bool { return slices.Contains(e.Changed, c) })
+	})
+}
+
+// selfRef reports whether table references itself.
+func (w *SQLWriter) selfRef(table string) bool {
+	return slices.ContainsFunc(w.opts.ForeignKeys, func(fk ForeignKey) bool { return fk.Table == table && fk.References == table })
 }
 
 // spill appends every spool's memory to the temporary file.
@@ -500,19 +552,44 @@ func (w *SQLWriter) Close() error {
 		}
 		return nil
 	}
+	// records calls fn with the records of a table's phase: in the order
+	// held, or, for a table that references itself, parents first
+	// (inserts) or children first (deletes).
+	records := func(t string, phase int, fn func(*record) error) error {
+		if !w.selfRef(t) {
+			return eachRecord(reader(t, phase), fn)
+		}
+		var all []*record
+		if err := eachRecord(reader(t, phase), func(r *record) error {
+			all = append(all, r)
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, i := range selfOrder(all, phase == phaseDelete) {
+			if err := fn(all[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	// Deletes, referencing tables first: a row whose referenced tuples an
 	// update moved away from waits (late), and so do the rows it
 	// references (they are deleted after it).
 	late := map[string][]bool{}
 	for _, t := range slices.Backward(parents) {
-		err := eachDelete(reader(t, phaseDelete), func(referenced, references []string, stmt []byte) error {
-			wait := slices.ContainsFunc(referenced, func(k string) bool { return w.moved[k] })
+		err := records(t, phaseDelete, func(r *record) error {
+			wait := slices.ContainsFunc(r.keys[secReferenced], func(k string) bool { return w.moved[k] }) ||
+				slices.ContainsFunc(r.keys[secSelfOwn], func(k string) bool { return w.moved[k] })
 			late[t] = append(late[t], wait)
 			if !wait {
-				_, err := bw.Write(stmt)
+				_, err := bw.Write(r.stmt)
 				return err
 			}
-			for _, k := range references {
+			for _, k := range r.keys[secReferences] {
+				w.moved[k] = true
+			}
+			for _, k := range r.keys[secSelfRefs] {
 				w.moved[k] = true
 			}
 			return nil
@@ -525,7 +602,20 @@ func (w *SQLWriter) Close() error {
 		if err := emit(t, phaseUpdate); err != nil {
 			return err
 		}
-		if err := emit(t, phaseInsert); err != nil {
+		if !w.selfRef(t) {
+			if err := emit(t, phaseInsert); err != nil {
+				return err
+			}
+			continue
+		}
+		err := records(t, phaseInsert, func(r *record) error {
+			_, err := bw.Write(r.stmt)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("sql patch: read held statements of %s: %w", t, err)
+		}
+		if err := emit(t, phaseReparent); err != nil {
 			return err
 		}
 	}
@@ -534,12 +624,12 @@ func (w *SQLWriter) Close() error {
 			continue
 		}
 		i := 0
-		err := eachDelete(reader(t, phaseDelete), func(_, _ []string, stmt []byte) error {
+		err := records(t, phaseDelete, func(r *record) error {
 			i++
 			if !late[t][i-1] {
 				return nil
 			}
-			_, err := bw.Write(stmt)
+			_, err := bw.Write(r.stmt)
 			return err
 		})
 		if err != nil {
@@ -556,50 +646,113 @@ func appendBytes(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-// eachDelete reads a delete spool's records (see spool).
-func eachDelete(r io.Reader, fn func(referenced, references []string, stmt []byte) error) error {
+// eachRecord reads a spool of records.
+func eachRecord(r io.Reader, fn func(*record) error) error {
 	br := bufio.NewReader(r)
-	next := func() ([]byte, error) {
+	next := func() (string, error) {
 		n, err := binary.ReadUvarint(br)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		b := make([]byte, n)
 		_, err = io.ReadFull(br, b)
-		return b, err
+		return string(b), err
 	}
 	for {
-		meta, err := next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
+		var rec record
+		for sec := range sections {
+			n, err := binary.ReadUvarint(br)
+			if err == io.EOF && sec == 0 {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("held record: %w", err)
+			}
+			for range n {
+				k, err := next()
+				if err != nil {
+					return fmt.Errorf("held record: %w", err)
+				}
+				rec.keys[sec] = append(rec.keys[sec], k)
+			}
 		}
 		stmt, err := next()
 		if err != nil {
-			return err
+			return fmt.Errorf("held record: %w", err)
 		}
-		var referenced, references []string
-		into := &referenced
-		mr := bytes.NewReader(meta)
-		for mr.Len() > 0 {
-			n, err := binary.ReadUvarint(mr)
-			if err != nil || uint64(mr.Len()) < n {
-				return fmt.Errorf("corrupt delete record")
-			}
-			k := make([]byte, n)
-			mr.Read(k)
-			if n == 0 {
-				into = &references
-				continue
-			}
-			*into = append(*into, string(k))
-		}
-		if err := fn(referenced, references, stmt); err != nil {
+		rec.stmt = []byte(stmt)
+		if err := fn(&rec); err != nil {
 			return err
 		}
 	}
+}
+
+// selfOrder orders the records of a table that references itself so each
+// row comes after the rows it references (childrenFirst: before them),
+// keeping the held (key) order otherwise. Rows in a reference cycle come
+// last, in key order: only a DEFERRABLE constraint lets them apply.
+func selfOrder(recs []*record, childrenFirst bool) []int {
+	owner := map[string]int{}
+	for i, r := range recs {
+		for _, k := range r.keys[secSelfOwn] {
+			owner[k] = i
+		}
+	}
+	// after[i] lists the records that must come after record i.
+	after := make([][]int, len(recs))
+	waits := make([]int, len(recs))
+	for i, r := range recs {
+		for _, k := range r.keys[secSelfRefs] {
+			p, ok := owner[k]
+			if !ok || p == i {
+				continue
+			}
+			if childrenFirst {
+				after[i] = append(after[i], p)
+				waits[p]++
+			} else {
+				after[p] = append(after[p], i)
+				waits[i]++
+			}
+		}
+	}
+	ready := &intHeap{}
+	for i, n := range waits {
+		if n == 0 {
+			heap.Push(ready, i)
+		}
+	}
+	out := make([]int, 0, len(recs))
+	for ready.Len() > 0 {
+		i := heap.Pop(ready).(int)
+		out = append(out, i)
+		for _, j := range after[i] {
+			if waits[j]--; waits[j] == 0 {
+				heap.Push(ready, j)
+			}
+		}
+	}
+	for i, n := range waits {
+		if n > 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// intHeap is a min-heap of record indexes: among the rows free to go, the
+// first in key order goes first.
+type intHeap []int
+
+func (h intHeap) Len() int           { return len(h) }
+func (h intHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h intHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *intHeap) Push(x any)        { *h = append(*h, x.(int)) }
+func (h *intHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // dependencyOrder orders tables so that a table comes after every table
