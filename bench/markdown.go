@@ -538,13 +538,17 @@ func writeCPU(w io.Writer, rep *ProllyReport) {
 				row = append(row, "—", "—", "—", "—", "—")
 				continue
 			}
-			row = append(row, fmtDur(c.Median()), fmtDur(c.MedianCPU()), fmtWait(c.MedianRunqWait()),
+			cpu := fmtDur(c.MedianCPU())
+			if len(c.SysCPU) > 0 {
+				cpu += fmt.Sprintf(" (sys %s, %s faults)", fmtDur(c.MedianSysCPU()), fmtCount(c.MedianMinorFaults()))
+			}
+			row = append(row, fmtDur(c.Median()), cpu, fmtWait(c.MedianRunqWait()),
 				fmtBytes(c.MedianDiskRead())+" / "+fmtBytes(c.MedianDiskWrite()),
 				fmtCount(c.MedianNodeReads())+" / "+fmtCount(c.MedianNodePuts()))
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
 	}
-	fmt.Fprintf(w, "\nCPU is the whole process's user + system time over the timed interval (getrusage), so it includes the store's background writer and Badger's goroutines; with 2 cores it can exceed wall time. Disk read and write are the bytes the process made the storage layer move (`/proc/self/io`; page-cache hits are not counted, so a cold cell with zero disk reads was served from memory). Run-queue wait is the time our threads were runnable but waiting for a CPU that other processes held (summed over threads, `/proc/self/task/*/schedstat`; not measured around each of the 10k cold gets): where wall time is far above CPU time, this column says how much of the gap the shared machine took. Nodes read / put are the nodes the store read from Badger (node-cache misses) and the nodes the engine wrote: the work of the cell, whatever the machine. All are medians over the repetitions. Per-call cells (point gets) show the whole 10k-call sample here. Load average (1 min) at the start and end of each size: %s.\n", loadNote(rep))
+	fmt.Fprintf(w, "\nCPU is the whole process's user + system time over the timed interval (getrusage), so it includes the store's background writer and Badger's goroutines; with 2 cores it can exceed wall time. In parentheses, where measured: its kernel share and the minor page faults over the same interval (first touches of Badger's memory-mapped value log when reading or writing nodes, and of fresh heap). Disk read and write are the bytes the process made the storage layer move (`/proc/self/io`; page-cache hits are not counted, so a cold cell with zero disk reads was served from memory). Run-queue wait is the time our threads were runnable but waiting for a CPU that other processes held (summed over threads, `/proc/self/task/*/schedstat`; not measured around each of the 10k cold gets): where wall time is far above CPU time, this column says how much of the gap the shared machine took. Nodes read / put are the nodes the store read from Badger (node-cache misses) and the nodes the engine wrote: the work of the cell, whatever the machine. All are medians over the repetitions. Per-call cells (point gets) show the whole 10k-call sample here. Load average (1 min) at the start and end of each size: %s.\n", loadNote(rep))
 }
 
 func fmtWait(d time.Duration) string {

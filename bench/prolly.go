@@ -40,6 +40,12 @@ type ProllyOptions struct {
 	Batch int
 	// CacheBytes is store.Options.CacheBytes (0 = store default).
 	CacheBytes int64
+	// Steps, if not empty, runs only these steps of the matrix after the
+	// build (names in ProllySteps): for profiling and A/B comparison of a
+	// few cells without the whole run. diff and merge need the trees batch
+	// makes, so they bring batch along. A partial run's report leaves the
+	// other cells empty.
+	Steps []string
 	// Out receives one progress line per cell; nil discards them.
 	Out io.Writer
 }
@@ -78,7 +84,25 @@ func (o ProllyOptions) Validate() error {
 	if o.CacheBytes < 0 && o.CacheBytes != -1 {
 		return fmt.Errorf("cache bytes %d: want ≥ 0, or -1 to disable the cache", o.CacheBytes)
 	}
+	for _, s := range o.Steps {
+		if !slices.Contains(ProllySteps, s) {
+			return fmt.Errorf("step %q: want one of %s", s, strings.Join(ProllySteps, ", "))
+		}
+	}
 	return nil
+}
+
+// ProllySteps are the steps of the matrix after the build, in the order
+// they run; ProllyOptions.Steps selects among them.
+var ProllySteps = []string{"scan", "get", "getmany", "range", "put", "batch", "diff", "merge", "digest"}
+
+// runs reports whether step runs under o.Steps (all when empty; batch
+// also when a step that reads its trees runs).
+func (o ProllyOptions) runs(step string) bool {
+	if len(o.Steps) == 0 || slices.Contains(o.Steps, step) {
+		return true
+	}
+	return step == "batch" && (slices.Contains(o.Steps, "diff") || slices.Contains(o.Steps, "merge"))
 }
 
 // ProllyReport is the result of RunProlly: what ran where, and every cell.
@@ -270,25 +294,28 @@ func runProllySize(ctx context.Context, o ProllyOptions, n int) (_ *SizeResult, 
 		return nil, sc, err2
 	}
 	steps := []struct {
-		name string
-		fn   func(context.Context) error
+		id, name string
+		fn       func(context.Context) error
 	}{
-		{"full scan", func(ctx context.Context) (err error) {
+		{"scan", "full scan", func(ctx context.Context) (err error) {
 			pprof.Do(ctx, pprof.Labels("cell", "scan"), func(ctx context.Context) { err = r.scan(ctx) })
 			return err
 		}},
-		{"point gets", r.pointGets},
-		{"GetMany", r.getMany},
-		{"range", r.rangeScan},
-		{"single puts", r.singlePuts},
-		{"batches", r.batches},
-		{"diffs", r.diffs},
-		{"merges", r.merges},
-		{"digests", r.digests},
+		{"get", "point gets", r.pointGets},
+		{"getmany", "GetMany", r.getMany},
+		{"range", "range", r.rangeScan},
+		{"put", "single puts", r.singlePuts},
+		{"batch", "batches", r.batches},
+		{"diff", "diffs", r.diffs},
+		{"merge", "merges", r.merges},
+		{"digest", "digests", r.digests},
 	}
 	for _, s := range steps {
 		if err := ctx.Err(); err != nil {
 			return nil, sc, err
+		}
+		if !o.runs(s.id) {
+			continue
 		}
 		if err := s.fn(ctx); err != nil {
 			return nil, sc, fmt.Errorf("%s: %w", s.name, err)
@@ -335,9 +362,9 @@ func (r *sizeRun) nodeCounters() (reads, puts int64) {
 // record appends a finished cell and prints its progress line.
 func (r *sizeRun) record(c Cell) {
 	r.res.Cells = append(r.res.Cells, c)
-	line := fmt.Sprintf("%s %-16s median %s (min %s, max %s; cpu %s; runq wait %s; disk r/w %s/%s; nodes read/put %d/%d; %d× %d ops)",
+	line := fmt.Sprintf("%s %-16s median %s (min %s, max %s; cpu %s, sys %s, minor faults %d; runq wait %s; disk r/w %s/%s; nodes read/put %d/%d; %d× %d ops)",
 		fmtRecords(r.w.n), c.ID, fmtDur(c.Median()), fmtDur(c.Min()), fmtDur(c.Max()), fmtDur(c.MedianCPU()),
-		fmtWait(c.MedianRunqWait()), fmtBytes(c.MedianDiskRead()), fmtBytes(c.MedianDiskWrite()),
+		fmtDur(c.MedianSysCPU()), c.MedianMinorFaults(), fmtWait(c.MedianRunqWait()), fmtBytes(c.MedianDiskRead()), fmtBytes(c.MedianDiskWrite()),
 		c.MedianNodeReads(), c.MedianNodePuts(), len(c.Samples), c.Ops)
 	if spec, ok := specOf(c.ID); ok && spec.perOp {
 		line += fmt.Sprintf(" = %s/op", fmtDur(c.PerOp()))

@@ -245,3 +245,32 @@ func TestMarkdownAtTargetSize(t *testing.T) {
 		}
 	}
 }
+
+// TestProllySteps runs only the selected steps (diff bringing batch, whose
+// trees it reads), and rejects unknown step names.
+func TestProllySteps(t *testing.T) {
+	o := ProllyOptions{Records: []int{20_000}, Dir: t.TempDir(), Reps: 1, Batch: 1_000, Steps: []string{"diff"}}
+	rep, err := RunProlly(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range rep.Sizes[0].Cells {
+		ids = append(ids, c.ID)
+		if !strings.HasPrefix(c.ID, "build") && !strings.HasPrefix(c.ID, "batch/") && !strings.HasPrefix(c.ID, "diff/") {
+			t.Errorf("cell %s ran, but only diff (and the batches it reads) were asked for", c.ID)
+		}
+		if len(c.SysCPU) != len(c.Samples) || len(c.MinorFaults) != len(c.Samples) {
+			t.Errorf("cell %s: %d samples but %d sys CPU and %d minor-fault readings", c.ID, len(c.Samples), len(c.SysCPU), len(c.MinorFaults))
+		}
+	}
+	for _, want := range []string{"build", "batch/random", "diff/random"} {
+		if !slices.Contains(ids, want) {
+			t.Errorf("cell %s missing from %v", want, ids)
+		}
+	}
+	o.Steps = []string{"diffs"}
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), `"diffs"`) {
+		t.Errorf("Validate of an unknown step: %v", err)
+	}
+}

@@ -48,6 +48,7 @@ cell that failed its check.`,
 func newBenchProllyCmd(g *globals) *cobra.Command {
 	var (
 		records, dir, out, cpuprofile string
+		steps                         []string
 		reps, batch                   int
 		seed                          int64
 		keep                          bool
@@ -82,7 +83,7 @@ bench/results/prolly-<date>.md), the raw samples beside it as .json.
 					return usageError(fmt.Errorf("--dir %q: not an existing directory", dir), "sidecar bench prolly --dir /var/tmp")
 				}
 			}
-			o := bench.ProllyOptions{Records: sizes, Dir: dir, Keep: keep, Reps: reps, Seed: seed, Batch: batch, Out: g.stderr}
+			o := bench.ProllyOptions{Records: sizes, Dir: dir, Keep: keep, Reps: reps, Seed: seed, Batch: batch, Steps: steps, Out: g.stderr}
 			if err := o.Validate(); err != nil {
 				return usageError(err, "sidecar bench prolly --records 1000000,10000000")
 			}
@@ -114,6 +115,7 @@ bench/results/prolly-<date>.md), the raw samples beside it as .json.
 	f.IntVar(&batch, "batch", 10_000, "keys per batch, read, scan and diff (the seed's 10,000; other values make the seed columns incomparable)")
 	f.BoolVar(&keep, "keep", false, "keep the stores in --dir after the run")
 	f.StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to FILE")
+	f.StringSliceVar(&steps, "steps", nil, "run only these steps after the build (for A/B runs; the report then lacks the others): "+strings.Join(bench.ProllySteps, ","))
 	return cmd
 }
 
