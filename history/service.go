@@ -77,6 +77,12 @@ type Service struct {
 	gcRun sync.Mutex
 	// dropped counts branch deletions (their nodes may be garbage).
 	dropped atomic.Int64
+	// delMu guards gcDeleted: while a GC runs (nil otherwise), the roots
+	// of the branches deleted since it began. A read that resolved such a
+	// branch after the GC's reader wait is not waited for, so the GC
+	// keeps them; the next one collects them.
+	delMu     sync.Mutex
+	gcDeleted []prolly.Root
 }
 
 // New returns the history service over the mirror m stored in db.
@@ -321,12 +327,29 @@ func (s *Service) Branches(ctx context.Context) ([]BranchInfo, error) {
 	return out, err
 }
 
-// DeleteBranch deletes a branch.
+// DeleteBranch deletes a branch. It waits while a GC marks and sweeps
+// (as branch creation does); deleted while a GC waits for earlier reads,
+// the branch's trees are kept by that GC.
 func (s *Service) DeleteBranch(ctx context.Context, name string) error {
+	s.gcMu.RLock()
+	defer s.gcMu.RUnlock()
+	b, found, err := s.refs.Catalog.Branch(name)
+	if err != nil {
+		return err
+	}
 	if err := s.refs.Catalog.DeleteBranch(ctx, name); err != nil {
 		return err
 	}
 	s.dropped.Add(1)
+	if found {
+		s.delMu.Lock()
+		if s.gcDeleted != nil {
+			for _, r := range b.Roots {
+				s.gcDeleted = append(s.gcDeleted, r.Root)
+			}
+		}
+		s.delMu.Unlock()
+	}
 	return nil
 }
 
@@ -352,7 +375,8 @@ type GCRequest struct {
 	// skipped with ErrReadersBusy (the expiry stays). 0: one minute.
 	ReaderWait time.Duration
 
-	afterMark func() // tests: see snapshot.GCOptions.AfterMark
+	afterMark   func() // tests: see snapshot.GCOptions.AfterMark
+	afterExpire func() // tests: called before the wait for earlier reads
 }
 
 // ErrReadersBusy is returned by GC when reads that began before it still
@@ -364,12 +388,22 @@ var ErrReadersBusy = errors.New("reads that began before the collection are stil
 // the reads that began before (they may hold expired versions or deleted
 // branches), then deletes the nodes no retained version, tag or branch
 // needs (see snapshot.CollectGarbage for what makes it safe next to the
-// running writer). Tag creation waits during the expiry and branch
-// writes during the collection; reads and apply go on.
+// running writer). Tag creation waits during the expiry, branch creation
+// and deletion during the collection; reads and apply go on. A branch
+// deleted while the GC waits for earlier reads is kept by this GC (a read
+// may have resolved it after the wait began).
 func (s *Service) GC(ctx context.Context, req GCRequest) (snapshot.GCStats, error) {
 	s.gcRun.Lock()
 	defer s.gcRun.Unlock()
 	s.gcMu.Lock()
+	s.delMu.Lock()
+	s.gcDeleted = []prolly.Root{}
+	s.delMu.Unlock()
+	defer func() {
+		s.delMu.Lock()
+		s.gcDeleted = nil
+		s.delMu.Unlock()
+	}()
 	exp, err := snapshot.Expire(ctx, s.mirror, s.refs.Catalog, req.ExpireBefore)
 	// Branches now: a read that resolves one after WaitReaders below is
 	// not waited for, and the branch may be deleted before the mark lists
@@ -388,6 +422,9 @@ func (s *Service) GC(ctx context.Context, req GCRequest) (snapshot.GCStats, erro
 			early = append(early, r.Root)
 		}
 	}
+	if req.afterExpire != nil {
+		req.afterExpire()
+	}
 	wait := req.ReaderWait
 	if wait <= 0 {
 		wait = time.Minute
@@ -403,6 +440,11 @@ func (s *Service) GC(ctx context.Context, req GCRequest) (snapshot.GCStats, erro
 	}
 	s.gcMu.Lock()
 	defer s.gcMu.Unlock()
+	// Branches deleted since the start: none can be deleted from here on
+	// (DeleteBranch waits for gcMu).
+	s.delMu.Lock()
+	early = append(early, s.gcDeleted...)
+	s.delMu.Unlock()
 	extra := func() []prolly.Root {
 		if req.ExtraRoots != nil {
 			return append(early, req.ExtraRoots()...)
