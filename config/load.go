@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 	"gopkg.in/yaml.v3"
+
+	"github.com/sidecar-dev/sidecar/internal/editdist"
 )
 
 // EnvPrefix prefixes every environment override: SIDECAR_POSTGRES_URL sets
@@ -248,7 +250,7 @@ func splitList(s string) []string {
 func suggest(key string, keys map[string]bool) string {
 	best, bestD := "", 4
 	for _, k := range sortedKeys(keys) {
-		if d := distance(key, k); d < bestD {
+		if d := editdist.Distance(key, k); d < bestD {
 			best, bestD = k, d
 		}
 	}
@@ -261,7 +263,7 @@ func suggest(key string, keys map[string]bool) string {
 func suggestEnv(name string, keys map[string]bool) string {
 	best, bestD := "", 4
 	for _, k := range sortedKeys(keys) {
-		if d := distance(name, envName(k)); d < bestD {
+		if d := editdist.Distance(name, envName(k)); d < bestD {
 			best, bestD = envName(k), d
 		}
 	}
@@ -278,27 +280,6 @@ func sortedKeys(keys map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func unwrapPathError(err error) error {

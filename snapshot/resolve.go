@@ -10,6 +10,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/sidecar-dev/sidecar/internal/editdist"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/store"
@@ -186,7 +187,7 @@ func (r *Resolver) nearest(name string) string {
 	if len(names) == 0 {
 		return " (there are no tags or branches; refs are HEAD, HEAD~N, an LSN, @<time>)"
 	}
-	sort.SliceStable(names, func(i, j int) bool { return editDistance(name, names[i]) < editDistance(name, names[j]) })
+	sort.SliceStable(names, func(i, j int) bool { return editdist.Distance(name, names[i]) < editdist.Distance(name, names[j]) })
 	if len(names) > 3 {
 		names = names[:3]
 	}
@@ -306,25 +307,4 @@ func (r *Resolver) atTime(ref Ref, head mirror.Version) (mirror.Version, bool, e
 		}
 	}
 	return best, true, nil
-}
-
-// editDistance is the Levenshtein distance, for "nearest names" hints.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
