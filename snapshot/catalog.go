@@ -26,6 +26,13 @@ import (
 //	               uvarint table count, then per table (sorted by name):
 //	               uvarint name length, name, 20-byte root address, 8-byte
 //	               spec id
+//
+// A deleted tag or branch is an empty value, never a Badger delete: Badger
+// v4.9.6's value-log GC can write back an older version of a deleted key
+// whose value sits in the value log (a branch record of many tables does)
+// after compaction has dropped the tombstone, and the name would come back
+// (measured with node keys). A newer live value is never dropped, so it
+// always shadows what the GC writes back.
 const (
 	refTag    byte = 't'
 	refBranch byte = 'b'
@@ -130,11 +137,11 @@ func (c *Catalog) create(ctx context.Context, kind byte, name string, val []byte
 	err := store.RetryBlocked(ctx, func() error {
 		return c.bdb.Update(func(txn *badger.Txn) error {
 			for _, k := range []byte{refTag, refBranch} {
-				_, err := txn.Get(refKey(k, name))
-				if err == nil {
+				it, err := txn.Get(refKey(k, name))
+				if err == nil && it.ValueSize() > 0 {
 					return fmt.Errorf("%q is already a %s: %w", name, kindName(k), ErrExists)
 				}
-				if !errors.Is(err, badger.ErrKeyNotFound) {
+				if err != nil && !errors.Is(err, badger.ErrKeyNotFound) {
 					return err
 				}
 			}
@@ -171,13 +178,14 @@ func (c *Catalog) delete(ctx context.Context, kind byte, name string) error {
 	}
 	err := store.RetryBlocked(ctx, func() error {
 		return c.bdb.Update(func(txn *badger.Txn) error {
-			if _, err := txn.Get(refKey(kind, name)); err != nil {
-				if errors.Is(err, badger.ErrKeyNotFound) {
-					return fmt.Errorf("no %s named %q: %w", kindName(kind), name, ErrUnknownRef)
-				}
+			it, err := txn.Get(refKey(kind, name))
+			if errors.Is(err, badger.ErrKeyNotFound) || err == nil && it.ValueSize() == 0 {
+				return fmt.Errorf("no %s named %q: %w", kindName(kind), name, ErrUnknownRef)
+			}
+			if err != nil {
 				return err
 			}
-			return txn.Delete(refKey(kind, name))
+			return txn.Set(refKey(kind, name), []byte{}) // see the layout: not Delete
 		})
 	})
 	if err != nil {
@@ -216,6 +224,9 @@ func (c *Catalog) get(kind byte, name string, decode func([]byte) error) (bool, 
 		if err != nil {
 			return err
 		}
+		if it.ValueSize() == 0 {
+			return nil // deleted
+		}
 		found = true
 		return it.Value(decode)
 	})
@@ -253,6 +264,9 @@ func (c *Catalog) list(kind byte, fn func(name string, v []byte) error) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 64})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
+			if it.Item().ValueSize() == 0 {
+				continue // deleted
+			}
 			name := string(it.Item().Key()[len(prefix):])
 			if err := it.Item().Value(func(v []byte) error { return fn(name, v) }); err != nil {
 				return err
