@@ -58,6 +58,10 @@ type Options struct {
 	// Mirror, if set, adjusts the mirror's options before it opens (tests
 	// use short commit groups so retention moves within seconds).
 	Mirror func(*mirror.Options)
+	// SlotReleaseWait is how long a first start waits for an active slot
+	// to be let go before calling it another consumer's: the walsender of a
+	// start killed a moment ago holds it until it notices (default 10 s).
+	SlotReleaseWait time.Duration
 }
 
 // Run runs the daemon until ctx ends (clean shutdown, nil) or a fatal
@@ -71,6 +75,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if opts.ProgressEvery <= 0 {
 		opts.ProgressEvery = 10 * time.Second
+	}
+	if opts.SlotReleaseWait <= 0 {
+		opts.SlotReleaseWait = 10 * time.Second
 	}
 	d := &daemon{opts: opts, cfg: opts.Config, log: opts.Logger, met: opts.Metrics, conn: opts.Config.Postgres.ConnString()}
 	d.setPhase("starting")

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
 )
@@ -160,7 +162,10 @@ func (d *daemon) initialCopy(ctx context.Context) error {
 
 // dropOrphanSlot: a new mirror with an existing, idle slot means a first
 // start that died between creating the slot and recording the copy. Nothing
-// in the data directory depends on that slot, so it is recreated.
+// in the data directory depends on that slot, so it is recreated. A slot
+// still active may be held by the walsender of that start, which keeps it
+// until it notices its client is gone: it is given SlotReleaseWait to let
+// go before the slot counts as another consumer's.
 func (d *daemon) dropOrphanSlot(ctx context.Context) error {
 	rc, err := replication.ConnectReplication(ctx, d.conn)
 	if err != nil {
@@ -172,12 +177,37 @@ func (d *daemon) dropOrphanSlot(ctx context.Context) error {
 		return err
 	}
 	if info.Active {
+		d.log.Info("the slot is still in use; waiting for its consumer (a start that died?) to let go", "slot", d.cfg.Slot, "within", d.opts.SlotReleaseWait)
+		if info, err = waitSlotReleased(ctx, rc, d.cfg.Slot, d.opts.SlotReleaseWait); err != nil || !info.Exists {
+			return err
+		}
+	}
+	if info.Active {
 		return fmt.Errorf("slot %q exists and is in use by another process (another sidecar with the same slot name?); choose another `slot` or stop the other consumer", d.cfg.Slot)
 	}
 	d.log.Warn("the data directory has no mirror but the slot exists (an earlier first start did not finish); recreating the slot", "slot", d.cfg.Slot)
 	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	return replication.DropSlot(dctx, rc, d.cfg.Slot)
+}
+
+// waitSlotReleased polls the slot until it is inactive or gone, or within
+// has passed, and returns its last state.
+func waitSlotReleased(ctx context.Context, rc *pgconn.PgConn, slot string, within time.Duration) (replication.SlotInfo, error) {
+	deadline := time.Now().Add(within)
+	for {
+		info, err := replication.SlotStatus(ctx, rc, slot)
+		if err != nil || !info.Exists || !info.Active || !time.Now().Before(deadline) {
+			return info, err
+		}
+		t := time.NewTimer(50 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return info, ctx.Err()
+		case <-t.C:
+		}
+	}
 }
 
 // resyncMissing copies again, under a fresh snapshot, every followed table
