@@ -128,7 +128,7 @@
 // shared mapping of a sparse, pre-truncated file, so each new page is first
 // read-faulted as a hole and zero-filled by the kernel, then overwritten. A
 // random 10k-row batch at 10M rows writes ~49 MiB of nodes and spends
-// 116-170 ms of its ~500-580 ms CPU in the kernel (getrusage), which perf
+// 116-172 ms of its ~470-600 ms CPU in the kernel (getrusage), which perf
 // attributes to that zero-fill (__pi_memset under filemap_fault, from
 // Badger's writeRequests). Faults on fresh Go heap are not it: with
 // GODEBUG=madvdontneed=0 the batch's minor faults fell from 4-7.6k to ~850
