@@ -35,6 +35,11 @@ type Options struct {
 	Gatherer prometheus.Gatherer
 	// Ready answers /readyz; nil is always ready.
 	Ready Probe
+	// ShutdownGrace bounds how long Serve waits, once its context ends,
+	// for requests in flight (default 5 s). Requests see their context
+	// end at once; a response blocked on a client that does not read is
+	// cut when the grace is over.
+	ShutdownGrace time.Duration
 }
 
 // Server is a bound, not yet serving, HTTP server.
@@ -79,7 +84,10 @@ func (s *Server) HandleAPI(pattern string, h http.HandlerFunc) {
 	s.mux.Handle(pattern, s.auth(h))
 }
 
-// Serve serves until ctx ends, then shuts down gracefully (bounded by 5 s).
+// Serve serves until ctx ends, then shuts down gracefully: requests in
+// flight (their context ends with ctx) get Options.ShutdownGrace to
+// finish, then their connections are closed. A stuck client is not an
+// error of the daemon's shutdown.
 func (s *Server) Serve(ctx context.Context) error {
 	srv := &http.Server{
 		Handler:           s.mux,
@@ -94,9 +102,17 @@ func (s *Server) Serve(ctx context.Context) error {
 		return fmt.Errorf("http server on %s: %w", s.Addr(), err)
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	grace := s.opts.ShutdownGrace
+	if grace <= 0 {
+		grace = 5 * time.Second
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	err := srv.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		s.log.Warn("requests still running at shutdown; closing their connections", "grace", grace)
+		err = srv.Close()
+	}
 	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
 		err = serr
 	}

@@ -130,3 +130,52 @@ func TestServeStopsWithContext(t *testing.T) {
 		t.Fatal("Serve did not return after cancel")
 	}
 }
+
+// TestShutdownCutsAStuckClient: a streamed answer blocked on a client
+// that stopped reading does not make the daemon's shutdown fail or hang:
+// after the grace its connection is closed and Serve returns nil.
+func TestShutdownCutsAStuckClient(t *testing.T) {
+	s, err := Listen(Options{Addr: "127.0.0.1:0", ShutdownGrace: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writing := make(chan struct{})
+	var once atomic.Bool
+	s.HandleAPI("GET /api/stream", func(w http.ResponseWriter, r *http.Request) {
+		// Ignores its context, as a write blocked in the kernel does.
+		line := []byte(strings.Repeat("x", 64<<10) + "\n")
+		for {
+			if _, err := w.Write(line); err != nil {
+				return
+			}
+			if once.CompareAndSwap(false, true) {
+				close(writing)
+			}
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx) }()
+	conn, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("GET /api/stream HTTP/1.1\r\nHost: x\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	<-writing // the client never reads: the server's writes fill the socket and block
+	start := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+		if d := time.Since(start); d < 250*time.Millisecond {
+			t.Fatalf("Serve returned after %v, before the grace", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return with a stuck client")
+	}
+}
