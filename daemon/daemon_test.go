@@ -149,6 +149,10 @@ func (r *running) status(t *testing.T) Status {
 // past that position, the marker and everything before it are applied.
 // (Waiting for pg_current_wal_lsn() itself would wait forever when WAL
 // without a followed commit, e.g. an aborted transaction, comes last.)
+// A marker made while the initial copy runs is not enough: when it commits
+// after the slot's consistent point, the durable LSN jumps to that point,
+// past the marker's start, before the stream applies it. Wait for a
+// second marker then.
 func marker(t *testing.T, url, sql string) replication.LSN {
 	t.Helper()
 	before := currentWAL(t, url)
