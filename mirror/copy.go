@@ -653,6 +653,14 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *replication.Relation, at 
 	return nil
 }
 
+// readError marks an error of the tree read under applyHeld's row
+// lookups, so it is reported as such rather than taken for a change made
+// under another schema.
+type readError struct{ err error }
+
+func (e *readError) Error() string { return e.err.Error() }
+func (e *readError) Unwrap() error { return e.err }
+
 // applyHeld applies t's held changes with commit LSN >= at to root, in
 // commit order. The caller holds mu.
 func (m *Mirror) applyHeld(ctx context.Context, t *table, root prolly.Root, at replication.LSN) (prolly.Root, error) {
@@ -667,7 +675,11 @@ func (m *Mirror) applyHeld(ctx context.Context, t *table, root prolly.Root, at r
 		if v, found, known := set.lookup(key); known {
 			return v, found, nil
 		}
-		return m.eng.Get(ctx, root, key)
+		v, found, err := m.eng.Get(ctx, root, key)
+		if err != nil {
+			return nil, false, &readError{err}
+		}
+		return v, found, nil
 	}
 	prefix := heldPrefix(t.rec.Name)
 	applied := 0
@@ -693,8 +705,13 @@ func (m *Mirror) applyHeld(ctx context.Context, t *table, root prolly.Root, at r
 				set.truncate()
 			} else if err := rowEdits(t, h.kind, h.oldKind, h.newVals, h.oldVals, current, set.put); err != nil {
 				var missing *missingRowError
+				var rerr *readError
 				if errors.As(err, &missing) {
 					return err
+				}
+				if errors.As(err, &rerr) {
+					// The store failed (or ctx ended): not the table's fault.
+					return fmt.Errorf("apply held changes of %s: %w", t.rec.Name, rerr.err)
 				}
 				// Made under another schema than the copy's: the table
 				// needs another resync.
