@@ -195,6 +195,13 @@ func Open(opts Options) (*DB, error) {
 			return nil, fmt.Errorf("open store %s: %w", opts.Dir, err)
 		}
 	}
+	if !opts.InMemory {
+		if err := removeEmptyVlogs(opts.Dir); err != nil {
+			codec.close()
+			db.unlock()
+			return nil, fmt.Errorf("open store %s: %w", opts.Dir, err)
+		}
+	}
 	db.bdb, err = badger.Open(opts.badgerOptions())
 	if err != nil {
 		codec.close()
@@ -206,6 +213,32 @@ func Open(opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open store %s: %w", opts.Dir, err)
 	}
 	return db, nil
+}
+
+// removeEmptyVlogs deletes value-log files of length 0. Badger creates a
+// new value-log file on every Open and at every rotation; a crash between
+// its O_CREATE and the ftruncate that sizes it leaves an empty file, and
+// Badger v4.9.6 then refuses to open the directory once ("Open existing
+// file: ... Create a new file": logFile.open returns z.NewFile as an
+// error). An empty file has no header and no entry, so nothing refers to
+// it. The caller holds the directory lock.
+func removeEmptyVlogs(dir string) error {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.vlog"))
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return fmt.Errorf("value log %s: %w", p, err)
+		}
+		if fi.Size() == 0 {
+			if err := os.Remove(p); err != nil {
+				return fmt.Errorf("remove empty value log %s: %w", p, err)
+			}
+		}
+	}
+	return nil
 }
 
 // lockDir takes an exclusive flock on Dir/sidecar.lock and records our pid
