@@ -1,7 +1,6 @@
 package history
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -38,15 +37,7 @@ var fkTables = []struct {
 func TestSQLPatchOrderRandomForeignKeys(t *testing.T) {
 	rng := seeded(t)
 	ctx := t.Context()
-	conn, err := pgx.Connect(ctx, pg.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	exec := func(sql string, args ...any) error {
-		_, err := conn.Exec(ctx, sql, args...)
-		return err
-	}
+	conn, exec := newPGDB(t)
 	f := historytest.New(t)
 	svc := New(f.DB, f.Mirror)
 	rels := map[string]*replication.Relation{}
@@ -187,28 +178,13 @@ func TestSQLPatchOrderRandomForeignKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	rig := &patchRig{t: t, conn: conn, svc: svc, versions: versions, opts: SQLOptions{ForeignKeys: fks},
+		load:    func(i int) { load(states[i]) },
+		matches: func(j int) bool { return same(read(), states[j]) }}
 	naiveFailed := 0
 	const pairs = 20
 	for range pairs {
-		i, j := rng.IntN(len(versions)), rng.IntN(len(versions))
-		load(states[i])
-		var b strings.Builder
-		w := NewSQLWriterOptions(&b, SQLOptions{ForeignKeys: fks})
-		if _, err := svc.Diff(ctx, DiffRequest{From: versions[i], To: versions[j]}, w.Write); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := conn.PgConn().Exec(ctx, b.String()).ReadAll(); err != nil {
-			t.Fatalf("patch v%d→v%d: %v\n%s", i, j, err, b.String())
-		}
-		if got := read(); !same(got, states[j]) {
-			t.Fatalf("patch v%d→v%d does not give v%d:\n%s", i, j, j, b.String())
-		}
-		load(states[i])
-		if _, err := conn.PgConn().Exec(ctx, naivePatch(t, svc, versions[i], versions[j])).ReadAll(); err != nil {
-			exec("ROLLBACK")
+		if rig.check(rng.IntN(len(versions)), rng.IntN(len(versions))) {
 			naiveFailed++
 		}
 	}

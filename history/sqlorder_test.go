@@ -1,7 +1,6 @@
 package history
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -26,15 +25,7 @@ import (
 // pass). The child table sorts first, so table-name order is wrong too.
 func TestSQLPatchOrderForeignKeysAndUnique(t *testing.T) {
 	ctx := t.Context()
-	conn, err := pgx.Connect(ctx, pg.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	exec := func(sql string, args ...any) error {
-		_, err := conn.Exec(ctx, sql, args...)
-		return err
-	}
+	conn, exec := newPGDB(t)
 	for _, ddl := range []string{
 		`CREATE TABLE b_customers (id int8 PRIMARY KEY, email text NOT NULL UNIQUE)`,
 		`CREATE TABLE a_orders (id int8 PRIMARY KEY, customer_id int8 REFERENCES b_customers (id), note text)`,
@@ -162,44 +153,13 @@ func TestSQLPatchOrderForeignKeysAndUnique(t *testing.T) {
 	same := func(a, b map[int][]*string) bool {
 		return maps.EqualFunc(a, b, func(x, y []*string) bool { return slices.EqualFunc(x, y, sameValue) })
 	}
-	patch := func(i, j int, fks []ForeignKey) string {
-		var b strings.Builder
-		w := NewSQLWriterOptions(&b, SQLOptions{ForeignKeys: fks, MemoryBytes: 200}) // spill to the temporary file
-		if _, err := svc.Diff(ctx, DiffRequest{From: versions[i], To: versions[j]}, w.Write); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
-	}
-	apply := func(p string) error {
-		_, err := conn.PgConn().Exec(ctx, p).ReadAll()
-		if err != nil {
-			exec("ROLLBACK")
-		}
-		return err
-	}
-	naiveFailed := 0
-	for i := range versions {
-		for j := range versions {
-			if i == j {
-				continue
-			}
-			load(states[i])
-			p := patch(i, j, fks)
-			if err := apply(p); err != nil {
-				t.Fatalf("patch v%d→v%d: %v\n%s", i, j, err, p)
-			}
-			if !same(read("b_customers"), states[j].cust) || !same(read("a_orders"), states[j].ord) {
-				t.Fatalf("patch v%d→v%d does not give v%d:\n%s", i, j, j, p)
-			}
-			load(states[i])
-			if apply(naivePatch(t, svc, versions[i], versions[j])) != nil {
-				naiveFailed++
-			}
-		}
-	}
+	rig := &patchRig{t: t, conn: conn, svc: svc, versions: versions,
+		opts: SQLOptions{ForeignKeys: fks, MemoryBytes: 200}, // spill to the temporary file
+		load: func(i int) { load(states[i]) },
+		matches: func(j int) bool {
+			return same(read("b_customers"), states[j].cust) && same(read("a_orders"), states[j].ord)
+		}}
+	naiveFailed := rig.everyPair()
 	if naiveFailed < 6 {
 		t.Fatalf("key-order patches failed on %d of 12 pairs: the versions do not exercise the ordering", naiveFailed)
 	}
@@ -241,6 +201,76 @@ func naivePatch(t *testing.T, svc *Service, from, to string) string {
 	return b.String()
 }
 
+// newPGDB opens a new database of the test cluster (closed when the test
+// ends) and returns it with an exec that reports errors.
+func newPGDB(t *testing.T) (*pgx.Conn, func(sql string, args ...any) error) {
+	conn := connect(t, pg.NewDB(t))
+	return conn, func(sql string, args ...any) error {
+		_, err := conn.Exec(t.Context(), sql, args...)
+		return err
+	}
+}
+
+// patchRig checks SQL patches between the versions of a history on
+// PostgreSQL.
+type patchRig struct {
+	t        *testing.T
+	conn     *pgx.Conn
+	svc      *Service
+	versions []string
+	opts     SQLOptions
+	load     func(i int)      // makes PostgreSQL hold version i
+	matches  func(j int) bool // whether PostgreSQL holds version j
+}
+
+// apply runs a patch; a failed one is rolled back.
+func (r *patchRig) apply(p string) error {
+	_, err := r.conn.PgConn().Exec(r.t.Context(), p).ReadAll()
+	if err != nil {
+		r.conn.Exec(r.t.Context(), "ROLLBACK")
+	}
+	return err
+}
+
+// check loads version i and applies the ordered patch from i to j, which
+// must apply and give version j; then loads i again and applies the
+// key-order patch, reporting whether that one failed.
+func (r *patchRig) check(i, j int) (keyOrderFailed bool) {
+	r.t.Helper()
+	r.load(i)
+	var b strings.Builder
+	w := NewSQLWriterOptions(&b, r.opts)
+	if _, err := r.svc.Diff(r.t.Context(), DiffRequest{From: r.versions[i], To: r.versions[j]}, w.Write); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := r.apply(b.String()); err != nil {
+		r.t.Fatalf("patch v%d→v%d: %v\n%s", i, j, err, b.String())
+	}
+	if !r.matches(j) {
+		r.t.Fatalf("patch v%d→v%d does not give v%d:\n%s", i, j, j, b.String())
+	}
+	r.load(i)
+	return r.apply(naivePatch(r.t, r.svc, r.versions[i], r.versions[j])) != nil
+}
+
+// everyPair checks every ordered pair of versions and returns on how many
+// the key-order patch failed.
+func (r *patchRig) everyPair() int {
+	r.t.Helper()
+	failed := 0
+	for i := range r.versions {
+		for j := range r.versions {
+			if i != j && r.check(i, j) {
+				failed++
+			}
+		}
+	}
+	return failed
+}
+
 // TestSQLWriterStartsAtOnceAndRollsBack: the first event writes BEGIN at
 // once (statements wait for Close); a failed stream ends in ROLLBACK with
 // no statement of the half-read diff.
@@ -278,12 +308,8 @@ func TestSQLWriterStartsAtOnceAndRollsBack(t *testing.T) {
 // insert; key order fails (checked, so the test keeps its teeth).
 func TestSQLPatchOrderSelfReference(t *testing.T) {
 	ctx := t.Context()
-	conn, err := pgx.Connect(ctx, pg.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, `CREATE TABLE categories (id int8 PRIMARY KEY, parent_id int8 REFERENCES categories, name text NOT NULL UNIQUE)`); err != nil {
+	conn, exec := newPGDB(t)
+	if err := exec(`CREATE TABLE categories (id int8 PRIMARY KEY, parent_id int8 REFERENCES categories, name text NOT NULL UNIQUE)`); err != nil {
 		t.Fatal(err)
 	}
 	fks, err := ForeignKeys(ctx, conn)
@@ -336,10 +362,6 @@ func TestSQLPatchOrderSelfReference(t *testing.T) {
 		put(tx, s, 4, 2)
 	})
 
-	exec := func(sql string, args ...any) error {
-		_, err := conn.Exec(ctx, sql, args...)
-		return err
-	}
 	load := func(s tree) {
 		t.Helper()
 		if err := exec(`DELETE FROM categories`); err != nil {
@@ -372,40 +394,10 @@ func TestSQLPatchOrderSelfReference(t *testing.T) {
 		}
 		return out
 	}
-	apply := func(p string) error {
-		_, err := conn.PgConn().Exec(ctx, p).ReadAll()
-		if err != nil {
-			exec("ROLLBACK")
-		}
-		return err
-	}
-	naiveFailed := 0
-	for i := range versions {
-		for j := range versions {
-			if i == j {
-				continue
-			}
-			load(states[i])
-			var b strings.Builder
-			w := NewSQLWriterOptions(&b, SQLOptions{ForeignKeys: fks})
-			if _, err := svc.Diff(ctx, DiffRequest{From: versions[i], To: versions[j]}, w.Write); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if err := apply(b.String()); err != nil {
-				t.Fatalf("patch v%d→v%d: %v\n%s", i, j, err, b.String())
-			}
-			if got := read(); !maps.Equal(got, states[j]) {
-				t.Fatalf("patch v%d→v%d gives %v, want %v:\n%s", i, j, got, states[j], b.String())
-			}
-			load(states[i])
-			if apply(naivePatch(t, svc, versions[i], versions[j])) != nil {
-				naiveFailed++
-			}
-		}
-	}
+	rig := &patchRig{t: t, conn: conn, svc: svc, versions: versions, opts: SQLOptions{ForeignKeys: fks},
+		load:    func(i int) { load(states[i]) },
+		matches: func(j int) bool { return maps.Equal(read(), states[j]) }}
+	naiveFailed := rig.everyPair()
 	if naiveFailed < 3 {
 		t.Fatalf("key-order patches failed on %d of 6 pairs: the versions do not exercise the order", naiveFailed)
 	}
