@@ -593,7 +593,12 @@ func (m *Mirror) Commit(ctx context.Context, info replication.TxnInfo) error {
 		// Already a version: a transaction delivered again (the streamer
 		// skips these; applying it twice could undo later commits).
 		m.log.Warn("ignoring a transaction at or below the head", "xid", info.Xid, "end", info.EndLSN, "head", m.head.EndLSN)
-		return m.discardTxn(ctx)
+		// Dropped in memory only: held changes it wrote are the first
+		// delivery's, under the same keys, and must stay (discardTxn
+		// would delete them).
+		m.txn = nil
+		m.idle.Broadcast()
+		return nil
 	}
 	// A commit once started is finished even when the caller's context
 	// ends (the stream stopping for a shutdown): its remaining work is
