@@ -20,9 +20,8 @@ import (
 
 	"github.com/sidecar-dev/sidecar/history"
 	"github.com/sidecar-dev/sidecar/history/historytest"
-	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/internal/mirrortest"
 	"github.com/sidecar-dev/sidecar/server"
-	"github.com/sidecar-dev/sidecar/store"
 )
 
 var (
@@ -125,16 +124,8 @@ func coldAndWarm(t *testing.T, dir, a, b string, rows int) {
 	ctx := t.Context()
 	res := cellResult{Bench: "cli", Cell: "in-process: open, cold diff, warm diff (JSON lines)", Runs: 1, LoadStart: loadavg(), At: time.Now().UTC()}
 	start := time.Now()
-	db, err := store.Open(store.Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	m, err := mirror.Open(ctx, mirror.Options{DB: db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close(context.WithoutCancel(ctx))
+	db, m, close := mirrortest.Open(t, dir)
+	defer close()
 	open := time.Since(start)
 	svc := history.New(db, m)
 	var took [2]time.Duration

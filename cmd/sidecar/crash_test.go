@@ -15,10 +15,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/internal/mirrortest"
-	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
-	"github.com/sidecar-dev/sidecar/store"
 )
 
 // TestCrashKill9 runs a mixed write workload while `sidecar run` is killed
@@ -233,16 +231,8 @@ func crashWorkload(ctx context.Context, url string, seed int64, txns, big *atomi
 func checkCounterVersions(t *testing.T, dataDir string, seed int64, atLeast int) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(store.Options{Dir: dataDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	m, err := mirror.Open(ctx, mirror.Options{DB: db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close(ctx)
+	_, m, close := mirrortest.Open(t, dataDir)
+	defer close()
 	versions, err := m.Versions(0, m.Durable(), 0)
 	if err != nil {
 		t.Fatal(err)

@@ -47,21 +47,32 @@ func PGRows(t TB, url, table string) []string {
 	return out
 }
 
+// Open opens a stopped sidecar's data directory with the store's and the
+// mirror's defaults; close closes both.
+func Open(t TB, dataDir string) (db *store.DB, m *mirror.Mirror, close func()) {
+	t.Helper()
+	db, err := store.Open(store.Options{Dir: dataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err = mirror.Open(context.Background(), mirror.Options{DB: db})
+	if err != nil {
+		db.Close()
+		t.Fatal(err)
+	}
+	return db, m, func() {
+		m.Close(context.Background())
+		db.Close()
+	}
+}
+
 // MirrorRows opens a stopped sidecar's data directory and returns its
 // durable LSN and the rows of table at it, sorted.
 func MirrorRows(t TB, dataDir, table string) (replication.LSN, []string) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(store.Options{Dir: dataDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	m, err := mirror.Open(ctx, mirror.Options{DB: db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close(ctx)
+	_, m, close := Open(t, dataDir)
+	defer close()
 	tr, err := m.TreeAt(ctx, table, m.Durable())
 	if err != nil {
 		t.Fatal(err)
