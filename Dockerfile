@@ -7,16 +7,21 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION=dev
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/sidecar ./cmd/sidecar
+# cgo: sqlfront/ links PostgreSQL's parser (pg_query_go); the image's gcc
+# builds it, bookworm-slim's glibc runs it.
+RUN CGO_ENABLED=1 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/sidecar ./cmd/sidecar
 
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
-    && useradd --system --home /var/lib/sidecar --create-home sidecar
+    && useradd --system --home /var/lib/sidecar --create-home sidecar \
+    && chmod 700 /var/lib/sidecar
 COPY --from=build /out/sidecar /usr/local/bin/sidecar
 USER sidecar
 VOLUME /var/lib/sidecar
 EXPOSE 7432
+# SQL (sql.listen; in a container set it to 0.0.0.0:7433 with sql.users_file)
+EXPOSE 7433
 ENV SIDECAR_CONFIG=/etc/sidecar/sidecar.yaml
 ENTRYPOINT ["/usr/local/bin/sidecar"]
 CMD ["run"]

@@ -14,7 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // ReplicationOptions configure RunReplication.
@@ -774,7 +774,7 @@ type lagSampler struct {
 
 type lsnAt struct {
 	t   time.Time
-	lsn replication.LSN
+	lsn wal.LSN
 }
 
 func startLagSampler(ctx context.Context, pubURL string, sc *sidecarRun) (*lagSampler, error) {
@@ -794,7 +794,7 @@ func startLagSampler(ctx context.Context, pubURL string, sc *sidecarRun) (*lagSa
 			var lsn string
 			t := time.Now()
 			if err := conn.QueryRow(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&lsn); err == nil {
-				l, _ := replication.ParseLSN(lsn)
+				l, _ := wal.ParseLSN(lsn)
 				s.mu.Lock()
 				s.wal = append(s.wal, lsnAt{t, l})
 				s.mu.Unlock()
@@ -817,7 +817,7 @@ func startLagSampler(ctx context.Context, pubURL string, sc *sidecarRun) (*lagSa
 		defer tick.Stop()
 		for {
 			if st, err := sc.status(ctx); err == nil {
-				if l, err := replication.ParseLSN(st.DurableLSN); err == nil {
+				if l, err := wal.ParseLSN(st.DurableLSN); err == nil {
 					s.mu.Lock()
 					s.dur = append(s.dur, lsnAt{time.Now(), l})
 					s.mu.Unlock()

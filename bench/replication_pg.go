@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
 )
@@ -368,7 +367,11 @@ func (p *pgSide) waitSubMarker(ctx context.Context, tag string, timeout time.Dur
 // and sending the WAL range with no consumer work. The time includes the
 // process start, as in §9.
 func (p *pgSide) recvlogical(ctx context.Context, slot, endpos string) (time.Duration, error) {
-	cmd := exec.CommandContext(ctx, filepath.Join(p.pub.BinDir(), "pg_recvlogical"),
+	tool, err := p.pub.Tool("pg_recvlogical")
+	if err != nil {
+		return 0, err
+	}
+	cmd := exec.CommandContext(ctx, tool,
 		"-d", p.pubDSN(), "--slot", slot, "--start", "-E", endpos, "--no-loop", "-f", "/dev/null",
 		"-o", "proto_version=2", "-o", "streaming=on", "-o", "publication_names="+replPub)
 	var out strings.Builder
@@ -409,7 +412,11 @@ func (p *pgSide) pgbench(ctx context.Context, rows, clients, txns int, dur time.
 		args = append(args, "-t", strconv.Itoa(per))
 	}
 	args = append(args, replDB)
-	cmd := exec.CommandContext(ctx, filepath.Join(p.pub.BinDir(), "pgbench"), args...)
+	tool, err := p.pub.Tool("pgbench")
+	if err != nil {
+		return pgbenchResult{}, err
+	}
+	cmd := exec.CommandContext(ctx, tool, args...)
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	t0 := time.Now()
@@ -514,12 +521,6 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// isPgCode reports whether err is a PostgreSQL error with that SQLSTATE.
-func isPgCode(err error, code string) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && pe.Code == code
 }
 
 // walsenderCPU returns the process id of the walsender serving slot (0 if

@@ -17,8 +17,8 @@ import (
 	"github.com/sidecar-dev/sidecar/daemon"
 	"github.com/sidecar-dev/sidecar/history"
 	"github.com/sidecar-dev/sidecar/mirror"
-	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // sidecarRun is one in-process `sidecar run` (daemon.Run) against the
@@ -52,6 +52,12 @@ func sidecarConfig(scratch, pubURL, slot, dataDir string) (*config.Config, error
 // startSidecar runs the daemon in a goroutine and returns once its HTTP
 // listener is bound. Its log goes to logPath.
 func startSidecar(ctx context.Context, cfg *config.Config, logPath string) (*sidecarRun, error) {
+	return startSidecarWith(ctx, cfg, logPath, nil)
+}
+
+// startSidecarWith is startSidecar with the daemon's options adjusted by
+// opts (nil: none).
+func startSidecarWith(ctx context.Context, cfg *config.Config, logPath string, opts func(*daemon.Options)) (*sidecarRun, error) {
 	lf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("sidecar log: %w", err)
@@ -61,11 +67,15 @@ func startSidecar(ctx context.Context, cfg *config.Config, logPath string) (*sid
 	readyc := make(chan string, 1)
 	go func() {
 		defer lf.Close()
-		s.done <- daemon.Run(rctx, daemon.Options{
+		do := daemon.Options{
 			Config:  cfg,
 			Logger:  slog.New(slog.NewTextHandler(lf, &slog.HandlerOptions{Level: slog.LevelInfo})),
 			OnReady: func(addr string) { readyc <- addr },
-		})
+		}
+		if opts != nil {
+			opts(&do)
+		}
+		s.done <- daemon.Run(rctx, do)
 	}()
 	select {
 	case addr := <-readyc:
@@ -151,7 +161,7 @@ func (s *sidecarRun) waitCopied(ctx context.Context, timeout time.Duration) (tim
 // daemon does not serve the history routes (server.RegisterHistory is not
 // wired into daemon.Run at this revision); the checks read the row
 // offline.
-func (s *sidecarRun) waitMarker(ctx context.Context, since time.Time, timeout time.Duration) (time.Time, replication.LSN, error) {
+func (s *sidecarRun) waitMarker(ctx context.Context, since time.Time, timeout time.Duration) (time.Time, wal.LSN, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var lastErr error
@@ -162,7 +172,7 @@ func (s *sidecarRun) waitMarker(ctx context.Context, since time.Time, timeout ti
 		st, err := s.status(ctx)
 		if err == nil && st.LastCommit != nil && !st.LastCommit.Before(since) {
 			seen := time.Now()
-			lsn, _ := replication.ParseLSN(st.ReceivedLSN)
+			lsn, _ := wal.ParseLSN(st.ReceivedLSN)
 			return seen, lsn, nil
 		}
 		if err != nil {
@@ -175,13 +185,13 @@ func (s *sidecarRun) waitMarker(ctx context.Context, since time.Time, timeout ti
 }
 
 // waitDurable polls the status until the durable LSN reaches lsn.
-func (s *sidecarRun) waitDurable(ctx context.Context, lsn replication.LSN, timeout time.Duration) (time.Time, error) {
+func (s *sidecarRun) waitDurable(ctx context.Context, lsn wal.LSN, timeout time.Duration) (time.Time, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for {
 		st, err := s.status(ctx)
 		if err == nil {
-			if d, perr := replication.ParseLSN(st.DurableLSN); perr == nil && d >= lsn {
+			if d, perr := wal.ParseLSN(st.DurableLSN); perr == nil && d >= lsn {
 				return time.Now(), nil
 			}
 		}

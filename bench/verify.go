@@ -16,13 +16,15 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/sidecar-dev/sidecar/follow"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/rowenc/rowhash"
 	"github.com/sidecar-dev/sidecar/store"
 	"github.com/sidecar-dev/sidecar/verify"
-	"github.com/sidecar-dev/sidecar/verify/rowhash"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // VerifyOptions configure RunVerify (issue #6's benchmark).
@@ -190,30 +192,15 @@ func RunVerify(ctx context.Context, o VerifyOptions) (_ *VerifyReport, err error
 
 // verifySidecar is the mirror, fed by a live stream.
 type verifySidecar struct {
-	db     *store.DB
-	m      *mirror.Mirror
-	st     *replication.Streamer
-	cancel context.CancelFunc
-	done   chan error
-	copy   time.Duration
+	db   *store.DB
+	m    *mirror.Mirror
+	run  *follow.Running
+	copy time.Duration
 }
 
 func startVerifySidecar(ctx context.Context, url, dir string) (_ *verifySidecar, err error) {
 	sc := &verifySidecar{}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
 	start := time.Now()
-	if _, err := replication.EnsurePublication(ctx, conn, replication.PublicationSpec{Name: "pub", Tables: []string{"public.t"}}); err != nil {
-		return nil, err
-	}
-	snap, err := replication.CreateSlot(ctx, url, "main")
-	if err != nil {
-		return nil, err
-	}
-	defer snap.Close(context.WithoutCancel(ctx))
 	dataDir, err := os.MkdirTemp(dir, "sidecar-verify-bench-")
 	if err != nil {
 		return nil, err
@@ -226,40 +213,25 @@ func startVerifySidecar(ctx context.Context, url, dir string) (_ *verifySidecar,
 			sc.close()
 		}
 	}()
-	filter := replication.NewCopiedAt()
+	filter := wal.NewCopiedAt()
 	if sc.m, err = mirror.Open(ctx, mirror.Options{DB: sc.db, CopiedAt: filter, TempDir: dataDir}); err != nil {
 		return nil, err
 	}
-	if err := replication.Copy(ctx, replication.CopyOptions{ConnString: url, Workers: 2}, snap.Snapshot(), []replication.TableName{{Schema: "public", Name: "t"}}, sc.m); err != nil {
-		return nil, fmt.Errorf("copy: %w", err)
-	}
-	if err := snap.Close(ctx); err != nil {
-		return nil, err
-	}
-	if err := sc.m.SetResumeLSN(ctx, snap.LSN); err != nil {
-		return nil, err
-	}
-	if err := sc.m.SetSystem(ctx, snap.System); err != nil {
-		return nil, err
+	sc.run, err = follow.Start(ctx, follow.Config{ConnString: url, Slot: "main", Publication: "pub",
+		Tables: []wal.TableName{{Schema: "public", Name: "t"}}, Target: sc.m, CopiedAt: filter, DataDir: dataDir,
+		Copy: replication.CopyOptions{Workers: 2}})
+	if err != nil {
+		return nil, fmt.Errorf("follow: %w", err)
 	}
 	sc.copy = time.Since(start)
-	sc.st, err = replication.NewStreamer(replication.StreamConfig{ConnString: url, Slot: "main", Publication: "pub",
-		Sink: sc.m, System: sc.m.System(), CopiedAt: filter, SpoolDir: dataDir})
-	if err != nil {
-		return nil, err
-	}
-	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	sc.cancel, sc.done = cancel, make(chan error, 1)
-	go func() { sc.done <- sc.st.Run(sctx) }()
 	return sc, nil
 }
 
 func (sc *verifySidecar) close() error {
 	var errs []error
-	if sc.cancel != nil {
-		sc.cancel()
-		errs = append(errs, <-sc.done)
-		sc.cancel = nil
+	if sc.run != nil {
+		errs = append(errs, sc.run.Stop())
+		sc.run = nil
 	}
 	if sc.m != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -284,7 +256,7 @@ type verifyBench struct {
 
 func (b *verifyBench) runner(pids *backendSet) *verify.Runner {
 	return &verify.Runner{ConnString: b.url, Mirror: b.sc.m, Publication: "pub", Slot: "main",
-		Progress: verify.StreamProgress(b.sc.st.Stats), CatchUpTimeout: 2 * time.Minute, MaxRowDiffs: 10_000,
+		Progress: verify.StreamProgress(b.sc.run.Streamer().Stats), CatchUpTimeout: 2 * time.Minute, MaxRowDiffs: 10_000,
 		OnPin:     func(p *verify.Pinned) { pids.add(p.Conn().PID()) },
 		OnWorkers: func(_ string, ps []uint32) { pids.add(ps...) }}
 }

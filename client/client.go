@@ -1,7 +1,8 @@
 // Package client is how a command other than `run` reaches the mirror:
 // through the running daemon's HTTP API when one answers at the configured
-// address, or by opening the data directory itself when no daemon runs
-// (Badger allows one process at a time).
+// address, or by opening the data directory itself when no daemon runs:
+// read-only (shared, any number at once, never in a starting daemon's way)
+// for commands that read, as the single writer for those that change it.
 package client
 
 import (
@@ -17,7 +18,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -43,9 +43,31 @@ type Local struct {
 	Mirror *mirror.Mirror
 }
 
-// Connect reaches the daemon at cfg.Listen, or opens cfg.DataDir when no
-// daemon answers. The caller must Close the Conn.
+// ErrNotReady means no daemon answers yet, and the data directory cannot
+// be read without one: a daemon holds it while it starts (its API is not
+// bound yet), or the last daemon stopped without closing it and only the
+// next start recovers it.
+var ErrNotReady = errors.New("daemon not ready")
+
+// Connect reaches the daemon at cfg.Listen, or opens cfg.DataDir as the
+// single writer when no daemon answers: for commands that change the
+// mirror (tag, branch, merge, revert, resync, gc). The caller must Close
+// the Conn.
 func Connect(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Conn, error) {
+	return connect(ctx, cfg, log, false)
+}
+
+// ConnectReadOnly is Connect for commands that only read (status, log,
+// diff, get, scan, verify): with no daemon it opens cfg.DataDir read-only
+// (store.Options.ReadOnly), so it never creates or writes the directory,
+// never holds the writer's lock, and a daemon starting meanwhile waits for
+// it instead of failing. A daemon starting or a directory left open by a
+// killed daemon gives an error wrapping ErrNotReady.
+func ConnectReadOnly(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Conn, error) {
+	return connect(ctx, cfg, log, true)
+}
+
+func connect(ctx context.Context, cfg *config.Config, log *slog.Logger, readOnly bool) (*Conn, error) {
 	token, err := cfg.API.BearerToken()
 	if err != nil {
 		return nil, err
@@ -54,14 +76,21 @@ func Connect(ctx context.Context, cfg *config.Config, log *slog.Logger) (*Conn, 
 	if d.alive(ctx) {
 		return &Conn{Daemon: d}, nil
 	}
-	if _, err := os.Stat(filepath.Join(cfg.DataDir)); os.IsNotExist(err) {
+	if _, err := os.Stat(cfg.DataDir); os.IsNotExist(err) {
 		return nil, fmt.Errorf("%w: no daemon answers at %s and data_dir %s does not exist (start `sidecar run`)", ErrNoMirror, cfg.Listen, cfg.DataDir)
 	}
-	db, err := store.Open(store.Options{Dir: cfg.DataDir, Logger: log})
-	if err != nil {
-		if errors.Is(err, store.ErrLocked) {
-			return nil, fmt.Errorf("the data directory %s is in use by a running daemon, but its API at %s does not answer (check `listen` and api.token): %w", cfg.DataDir, cfg.Listen, err)
-		}
+	db, err := store.Open(store.Options{Dir: cfg.DataDir, Logger: log, ReadOnly: readOnly})
+	switch {
+	case err == nil:
+	case errors.Is(err, store.ErrLocked) && readOnly:
+		return nil, fmt.Errorf("%w: a daemon holds the data directory %s but its API at %s does not answer yet (starting; if this lasts, check `listen` and api.token): %w", ErrNotReady, cfg.DataDir, cfg.Listen, err)
+	case errors.Is(err, store.ErrLocked):
+		return nil, fmt.Errorf("the data directory %s is in use by a running daemon, but its API at %s does not answer (check `listen` and api.token): %w", cfg.DataDir, cfg.Listen, err)
+	case errors.Is(err, store.ErrNeedsRecovery):
+		return nil, fmt.Errorf("%w: no daemon answers at %s, and the data directory %s was left open by a daemon that stopped without closing it; `sidecar run` recovers it when it starts: %w", ErrNotReady, cfg.Listen, cfg.DataDir, err)
+	case errors.Is(err, store.ErrNoDir):
+		return nil, fmt.Errorf("%w: data_dir %s holds no mirror yet and no daemon answers at %s (start `sidecar run`): %w", ErrNoMirror, cfg.DataDir, cfg.Listen, err)
+	default:
 		return nil, err
 	}
 	m, err := mirror.Open(ctx, mirror.Options{DB: db, Logger: log})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/daemon"
+	"github.com/sidecar-dev/sidecar/internal/dirstate"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
 )
 
@@ -44,7 +45,13 @@ func TestConnectDaemonThenLocal(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Nothing yet: a clear error.
+	// Nothing yet: a clear error, and a read creates no directory.
+	if _, err := ConnectReadOnly(ctx, cfg, nil); !errors.Is(err, ErrNoMirror) {
+		t.Fatalf("read before the first run: %v", err)
+	}
+	if _, err := os.Stat(cfg.DataDir); !os.IsNotExist(err) {
+		t.Fatalf("a read created data_dir %s: %v", cfg.DataDir, err)
+	}
 	if _, err := Connect(ctx, cfg, nil); !errors.Is(err, ErrNoMirror) {
 		t.Fatalf("before the first run: %v", err)
 	}
@@ -89,6 +96,27 @@ func TestConnectDaemonThenLocal(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+
+	// No daemon, reading: two read-only opens at once, nothing written.
+	before := dirstate.Of(t, cfg.DataDir)
+	r1, err := ConnectReadOnly(ctx, cfg, nil)
+	if err != nil || r1.Local == nil {
+		t.Fatalf("read-only without a daemon: %v", err)
+	}
+	r2, err := ConnectReadOnly(ctx, cfg, nil)
+	if err != nil {
+		t.Fatalf("second read-only connection: %v", err)
+	}
+	if v, ok, err := r2.Local.Mirror.Get(ctx, "public.t", []string{"7"}, r2.Local.Mirror.Durable()); err != nil || !ok || len(v) == 0 {
+		t.Fatalf("read-only get: %q %v %v", v, ok, err)
+	}
+	if err := r1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	dirstate.Unchanged(t, "read-only connections", cfg.DataDir, before)
 
 	// No daemon: the data directory is opened here.
 	c, err = Connect(ctx, cfg, nil)

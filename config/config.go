@@ -32,9 +32,16 @@ type Config struct {
 	Log     Log     `mapstructure:"log"`
 	Ready   Ready   `mapstructure:"ready"`
 	API     API     `mapstructure:"api"`
+	Storage Storage `mapstructure:"storage"`
+	SQL     SQL     `mapstructure:"sql"`
+	Heap    Heap    `mapstructure:"heap"`
+	Remote  Remote  `mapstructure:"remote"`
 
 	// File is the config file the values were read from ("" when none).
 	File string `mapstructure:"-"`
+	// Warnings are problems that do not stop a load (a password file
+	// other users can read); the command logs them.
+	Warnings []string `mapstructure:"-"`
 }
 
 // Postgres says how to reach the followed server.
@@ -79,6 +86,54 @@ type Ready struct {
 	MaxLag time.Duration `mapstructure:"max_lag"`
 }
 
+// Storage configures the data directory's use of its disk.
+type Storage struct {
+	// MinFree is the free space data_dir's file system must keep ("256MiB",
+	// "1GiB", bytes); below it writes stop with a clear error instead of
+	// the process dying in a mapped write. "0" checks nothing.
+	MinFree string `mapstructure:"min_free"`
+
+	minFree uint64 // MinFree parsed by validate
+}
+
+// MinFreeBytes is MinFree in bytes (valid after Load).
+func (s Storage) MinFreeBytes() uint64 { return s.minFree }
+
+// Heap configures the in-memory HEAD (package head: per table a heap of
+// pages and a radix index, derived from the trees).
+type Heap struct {
+	// Memory bounds the decoded pages of each table's heap ("2GiB",
+	// bytes); past it the pages written longest ago are kept compressed
+	// and decoded on demand. "0" sets no bound.
+	Memory string `mapstructure:"memory"`
+	// CheckpointInterval is the least time between two checkpoints of the
+	// in-memory HEAD taken while applying (one is also taken at a clean
+	// shutdown); a start restores the last one and catches up from the
+	// trees instead of rebuilding. 0: only at shutdown.
+	CheckpointInterval time.Duration `mapstructure:"checkpoint_interval"`
+
+	memory uint64 // Memory parsed by validate
+}
+
+// MemoryBytes is Memory in bytes (valid after Load; 0: no bound).
+func (h Heap) MemoryBytes() uint64 { return h.memory }
+
+// SQL configures the PostgreSQL wire-protocol front end (sqlfront/).
+type SQL struct {
+	// Listen is its address; empty turns it off.
+	Listen string `mapstructure:"listen"`
+	// TLSCert and TLSKey (PEM files) enable TLS for clients that ask.
+	TLSCert string `mapstructure:"tls_cert"`
+	TLSKey  string `mapstructure:"tls_key"`
+	// UsersFile lists users and passwords (name:password or
+	// name:SCRAM-SHA-256$…); empty accepts anyone, on loopback only.
+	UsersFile string `mapstructure:"users_file"`
+	// MaxConnections caps concurrent SQL sessions.
+	MaxConnections int `mapstructure:"max_connections"`
+	// StatementTimeout cancels longer statements; 0 = none.
+	StatementTimeout time.Duration `mapstructure:"statement_timeout"`
+}
+
 // API configures the daemon's HTTP API.
 type API struct {
 	// Token, when set, is required as a bearer token on /api/. Prefer
@@ -115,21 +170,32 @@ func (a API) MarshalJSON() ([]byte, error) {
 
 // defaults holds the value of every key; a key absent here does not exist.
 func defaults() map[string]any {
-	return map[string]any{
-		"postgres.url":           "",
-		"postgres.password_file": "",
-		"publication":            "sidecar",
-		"slot":                   "sidecar",
-		"tables":                 []string{},
-		"data_dir":               "/var/lib/sidecar",
-		"listen":                 "127.0.0.1:7432",
-		"history.retain":         "168h",
-		"history.gc_interval":    "10m",
-		"verify.interval":        "0s",
-		"log.level":              "info",
-		"log.format":             "text",
-		"ready.max_lag":          "30s",
-		"api.token":              "",
-		"api.token_file":         "",
+	m := map[string]any{
+		"postgres.url":             "",
+		"postgres.password_file":   "",
+		"publication":              "sidecar",
+		"slot":                     "sidecar",
+		"tables":                   []string{},
+		"data_dir":                 "/var/lib/sidecar",
+		"listen":                   "127.0.0.1:7432",
+		"history.retain":           "168h",
+		"history.gc_interval":      "10m",
+		"verify.interval":          "0s",
+		"log.level":                "info",
+		"log.format":               "text",
+		"ready.max_lag":            "30s",
+		"api.token":                "",
+		"api.token_file":           "",
+		"storage.min_free":         "256MiB",
+		"heap.memory":              "0",
+		"heap.checkpoint_interval": "5m",
+		"sql.listen":               "127.0.0.1:7433",
+		"sql.tls_cert":             "",
+		"sql.tls_key":              "",
+		"sql.users_file":           "",
+		"sql.max_connections":      100,
+		"sql.statement_timeout":    "0s",
 	}
+	remoteDefaults(m)
+	return m
 }

@@ -75,7 +75,9 @@ func TestUnknownKeyNamesKeyLineAndSuggestion(t *testing.T) {
 
 func TestEnvironmentOverridesFileAndUnknownEnvIsAnError(t *testing.T) {
 	file := writeFile(t, good)
-	cfg, err := load(t, file, "SIDECAR_SLOT=other", "SIDECAR_TABLES=a.b, c.d", "SIDECAR_HISTORY_RETAIN=2h", "UNRELATED=1")
+	// SIDECAR_PG_BIN is internal/pgtest's (the demo's server binaries) and
+	// SIDECAR_VERSITYGW internal/s3test's, not config keys.
+	cfg, err := load(t, file, "SIDECAR_SLOT=other", "SIDECAR_TABLES=a.b, c.d", "SIDECAR_HISTORY_RETAIN=2h", "UNRELATED=1", "SIDECAR_PG_BIN=/opt/pg/bin", "SIDECAR_VERSITYGW=/opt/vgw")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,6 +247,8 @@ func TestParseTable(t *testing.T) {
 	for _, bad := range []string{"", ".", "a.", `"`, `""`, "1abc", "a b", `"a"b`, strings.Repeat("x", 64)} {
 		if _, err := ParseTable(bad); err == nil {
 			t.Errorf("ParseTable(%q) accepted", bad)
+		} else if !errors.Is(err, ErrBadTableName) {
+			t.Errorf("ParseTable(%q): %v is not ErrBadTableName", bad, err)
 		}
 	}
 }

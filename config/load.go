@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -22,6 +23,16 @@ const EnvPrefix = "SIDECAR"
 
 // EnvConfigFile names the config file when --config is not given.
 const EnvConfigFile = "SIDECAR_CONFIG"
+
+// EnvPGBin is read by internal/pgtest, not the config: the directory of
+// the PostgreSQL server binaries `sidecar demo` and the tests start their
+// throwaway clusters from. It is no config key, and no typo of one.
+const EnvPGBin = "SIDECAR_PG_BIN"
+
+// EnvVersityGW is read by internal/s3test, not the config: the versitygw
+// binary of the remote tests (.ci/run exports it, and every sidecar a test
+// starts inherits it).
+const EnvVersityGW = "SIDECAR_VERSITYGW"
 
 // LoadOptions says where a configuration comes from.
 type LoadOptions struct {
@@ -73,9 +84,9 @@ func Load(opts LoadOptions) (*Config, error) {
 	var problems []string
 	lines := map[string]int{}
 	if opts.File != "" {
-		data, err := os.ReadFile(opts.File)
+		data, err := readFileCapped(opts.File)
 		if err != nil {
-			return nil, &Error{File: opts.File, Problems: []string{fmt.Sprintf("cannot read: %v", unwrapPathError(err))}}
+			return nil, &Error{File: opts.File, Problems: []string{err.Error()}}
 		}
 		fileKeys, err := yamlKeys(data)
 		if err != nil {
@@ -98,7 +109,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	// environment we were given is the one read, and a SIDECAR_ variable that
 	// names no key is reported instead of ignored.
 	for name, val := range env {
-		if !strings.HasPrefix(name, EnvPrefix+"_") || name == EnvConfigFile {
+		if !strings.HasPrefix(name, EnvPrefix+"_") || name == EnvConfigFile || name == EnvPGBin || name == EnvVersityGW {
 			continue
 		}
 		key, ok := envKey(name, keys)
@@ -153,6 +164,28 @@ func Load(opts LoadOptions) (*Config, error) {
 	return &cfg, nil
 }
 
+// MaxFileBytes caps a config file: a real one is a few KiB, and a path
+// such as /dev/zero must fail at once, not fill memory.
+const MaxFileBytes = 1 << 20
+
+// readFileCapped reads path, failing when it holds more than
+// MaxFileBytes.
+func readFileCapped(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read: %v", unwrapPathError(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read: %v", unwrapPathError(err))
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("is larger than %d bytes: not a sidecar config (a real one is a few KiB)", MaxFileBytes)
+	}
+	return data, nil
+}
+
 // knownKeys lists the dotted keys of Config, from defaults.
 func knownKeys() map[string]bool {
 	m := map[string]bool{}
@@ -199,10 +232,12 @@ func yamlKeys(data []byte) ([]fileKey, error) {
 			if prefix != "" {
 				key = prefix + "." + key
 			}
-			if val.Kind == yaml.MappingNode {
+			if val.Kind == yaml.MappingNode && len(val.Content) > 0 {
 				walk(key, val)
 				continue
 			}
+			// An empty mapping ("postgress: {}") is a key too: it must
+			// name a known section or key, or it is a typo.
 			out = append(out, fileKey{key: key, line: k.Line})
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -32,8 +33,11 @@ func (c *Config) validate(env map[string]string) []string {
 		add("postgres.url", "%s", msg)
 	}
 	if c.Postgres.PasswordFile != "" {
-		if _, err := os.Stat(c.Postgres.PasswordFile); err != nil {
+		if st, err := os.Stat(c.Postgres.PasswordFile); err != nil {
 			add("postgres.password_file", "cannot read %s: %v", c.Postgres.PasswordFile, unwrapPathError(err))
+		} else if st.Mode().Perm()&0o077 != 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("postgres.password_file: %s is readable by other users (mode %04o); run: chmod 600 %s",
+				c.Postgres.PasswordFile, st.Mode().Perm(), c.Postgres.PasswordFile))
 		}
 	}
 	if !namePattern.MatchString(c.Publication) {
@@ -65,9 +69,15 @@ func (c *Config) validate(env map[string]string) []string {
 	}
 	if msg := checkWritableDir(c.DataDir); msg != "" {
 		add("data_dir", "%s", msg)
+	} else if st, err := os.Stat(c.DataDir); err == nil && st.Mode().Perm()&0o077 != 0 {
+		// The mirror holds row data; opening the store narrows the mode.
+		c.Warnings = append(c.Warnings, fmt.Sprintf("data_dir: %s is accessible by other users (mode %04o) and holds the mirrored rows; the sidecar makes it 0700 when it opens it (or run: chmod 700 %s)",
+			c.DataDir, st.Mode().Perm(), c.DataDir))
 	}
 	if host, port, err := net.SplitHostPort(c.Listen); err != nil || port == "" {
 		add("listen", "%q is not host:port (for example 127.0.0.1:7432)", c.Listen)
+	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		add("listen", "%q: port %q is not a number from 0 to 65535", c.Listen, port)
 	} else if host == "" {
 		add("listen", "%q listens on every interface; name the address (127.0.0.1:%s keeps the API local)", c.Listen, port)
 	}
@@ -91,6 +101,23 @@ func (c *Config) validate(env map[string]string) []string {
 			add("api.token_file", "cannot read %s: %v", c.API.TokenFile, unwrapPathError(err))
 		}
 	}
+	if n, err := ParseBytes(c.Storage.MinFree); err != nil {
+		add("storage.min_free", "%v", err)
+	} else {
+		c.Storage.minFree = n
+	}
+	if n, err := ParseBytes(c.Heap.Memory); err != nil {
+		add("heap.memory", "%v", err)
+	} else if n > 1<<62 {
+		add("heap.memory", "%s is too large", c.Heap.Memory)
+	} else {
+		c.Heap.memory = n
+	}
+	if c.Heap.CheckpointInterval < 0 {
+		add("heap.checkpoint_interval", "%s is negative", c.Heap.CheckpointInterval)
+	}
+	p = append(p, c.SQL.problems()...)
+	p = append(p, c.Remote.problems()...)
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
 	default:
@@ -264,3 +291,49 @@ func (p Postgres) MarshalJSON() ([]byte, error) {
 
 // LogValue keeps the password out of slog's text handler.
 func (p Postgres) LogValue() slog.Value { return slog.StringValue(p.Redacted()) }
+
+// ParseBytes reads a size: a number of bytes, or one with a unit (KB, MB,
+// GB, TB: powers of 1000; KiB, MiB, GiB, TiB: powers of 1024), as in
+// "256MiB" or "1.5GB".
+func ParseBytes(s string) (uint64, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
+		i++
+	}
+	num, unit := t[:i], strings.TrimSpace(t[i:])
+	mult := map[string]float64{"": 1, "B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+		"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}[unit]
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || mult == 0 || f*mult >= 1<<63 {
+		return 0, fmt.Errorf("%q is not a size: write bytes or a number with KB, MB, GB, KiB, MiB or GiB (for example 256MiB)", s)
+	}
+	return uint64(f * mult), nil
+}
+
+// problems checks the sql.* keys.
+func (s SQL) problems() []string {
+	var p []string
+	if s.Listen != "" {
+		if _, _, err := net.SplitHostPort(s.Listen); err != nil {
+			p = append(p, fmt.Sprintf("sql.listen: %q is not host:port: %v", s.Listen, err))
+		}
+	}
+	if (s.TLSCert == "") != (s.TLSKey == "") {
+		p = append(p, "sql.tls_cert: set both sql.tls_cert and sql.tls_key, or neither")
+	}
+	for key, f := range map[string]string{"sql.tls_cert": s.TLSCert, "sql.tls_key": s.TLSKey, "sql.users_file": s.UsersFile} {
+		if f != "" {
+			if _, err := os.Stat(f); err != nil {
+				p = append(p, fmt.Sprintf("%s: cannot read %s: %v", key, f, unwrapPathError(err)))
+			}
+		}
+	}
+	if s.MaxConnections < 1 {
+		p = append(p, fmt.Sprintf("sql.max_connections: must be at least 1, got %d", s.MaxConnections))
+	}
+	if s.StatementTimeout < 0 {
+		p = append(p, fmt.Sprintf("sql.statement_timeout: must not be negative, got %s", s.StatementTimeout))
+	}
+	return p
+}

@@ -3,10 +3,12 @@
 // whose components share a context and an errgroup.
 //
 // Lifecycle: preflight → open the data directory → bind the HTTP listener
-// (a port clash fails here, before anything is announced) → check the
-// cluster identity → first start only: publication, then slot, then the
-// initial copy under the slot's snapshot → resync of tables a crash left
-// half-copied or whose schema changed → stream. On the first SIGINT or
+// (a port clash fails here, before anything is announced) → follow
+// (package follow: check the cluster identity → first start only:
+// publication, then slot, then the initial copy under the slot's snapshot
+// → resync of tables a crash left half-copied or whose schema changed →
+// stream). Derived consumers (Options.Consumers) are subscribed to the
+// mirror once it is open. On the first SIGINT or
 // SIGTERM the stream stops between transactions, the mirror flushes and
 // syncs, the slot is advanced to exactly the durable LSN, and Run returns
 // nil. Fatal errors (slot lost, another cluster, a bad configuration)
@@ -29,6 +31,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sidecar-dev/sidecar/config"
+	"github.com/sidecar-dev/sidecar/follow"
+	"github.com/sidecar-dev/sidecar/head"
+	"github.com/sidecar-dev/sidecar/heap"
 	"github.com/sidecar-dev/sidecar/history"
 	"github.com/sidecar-dev/sidecar/metrics"
 	"github.com/sidecar-dev/sidecar/mirror"
@@ -37,6 +42,7 @@ import (
 	"github.com/sidecar-dev/sidecar/server"
 	"github.com/sidecar-dev/sidecar/store"
 	"github.com/sidecar-dev/sidecar/verify"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // Options configure one daemon run.
@@ -55,13 +61,28 @@ type Options struct {
 	// OnReady, if set, is called once the HTTP listener is bound (with its
 	// address) and the pipeline starts.
 	OnReady func(addr string)
+	// OnHead, if set, is given the in-memory HEAD once it is subscribed
+	// (benchmarks time apply and reads on it in process).
+	OnHead func(*head.Model)
 	// Mirror, if set, adjusts the mirror's options before it opens (tests
 	// use short commit groups so retention moves within seconds).
 	Mirror func(*mirror.Options)
+	// Store, if set, adjusts the store's options before it opens (the
+	// power-cut tests give a store.Syncer that records durable images).
+	Store func(*store.Options)
+	// Consumers are derived structures fed by the mirror (see
+	// mirror.Consumer): each is subscribed once the mirror is open, brought
+	// forward from its durable position, and stopped when the mirror
+	// closes. A consumer that fails is logged and stopped; following goes
+	// on.
+	Consumers []mirror.Consumer
 	// SlotReleaseWait is how long a first start waits for an active slot
 	// to be let go before calling it another consumer's: the walsender of a
 	// start killed a moment ago holds it until it notices (default 10 s).
 	SlotReleaseWait time.Duration
+	// FromRemote restores an empty data directory from remote.url before
+	// starting (sidecar run --from-remote).
+	FromRemote bool
 }
 
 // Run runs the daemon until ctx ends (clean shutdown, nil) or a fatal
@@ -91,22 +112,21 @@ type daemon struct {
 	met  *metrics.Set
 	conn string // connection string with password: never log it
 
-	tables []replication.TableName
-	names  []string // canonical names (replication.TableName.String), the mirror's keys
-	db     *store.DB
-	m      *mirror.Mirror
-	copied *replication.CopiedAt
+	tables   []wal.TableName // configured (none for "*")
+	cfgNames []string        // their canonical names, the mirror's keys
+	f        *follow.Follower
+	db       *store.DB
+	m        *mirror.Mirror
+	copied   *wal.CopiedAt
 
 	mu         sync.Mutex
 	phase      string
 	progress   map[string]replication.CopyProgress
-	streamer   *replication.Streamer
 	notFollow  map[string]string // configured tables not followed, and why
 	slotInfo   replication.SlotInfo
 	lastErr    string
 	lastErrLog time.Time
 	errCount   atomic.Int64
-	slotLSN    replication.LSN
 	verifier   *verify.Periodic
 	hist       *history.Service
 	lastGC     *GCStatus // guarded by mu
@@ -115,6 +135,8 @@ type daemon struct {
 	// serverWAL is the server's current WAL position at the last poll,
 	// prevServerWAL the one before it (at least one poll interval old).
 	serverWAL, prevServerWAL atomic.Uint64
+
+	remote *remoteSide // remote.upload; nil when off
 }
 
 func (d *daemon) run(ctx context.Context) (err error) {
@@ -129,10 +151,14 @@ func (d *daemon) run(ctx context.Context) (err error) {
 			return err
 		}
 	}
-	if err := os.MkdirAll(d.cfg.DataDir, 0o750); err != nil {
+	if err := os.MkdirAll(d.cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("data_dir %s: %w", d.cfg.DataDir, err)
 	}
-	d.db, err = store.Open(store.Options{Dir: d.cfg.DataDir, Logger: d.log})
+	sopts := store.Options{Dir: d.cfg.DataDir, Logger: d.log, MinFree: d.cfg.Storage.MinFreeBytes()}
+	if d.opts.Store != nil {
+		d.opts.Store(&sopts)
+	}
+	d.db, err = store.Open(sopts)
 	if err != nil {
 		return err
 	}
@@ -141,17 +167,52 @@ func (d *daemon) run(ctx context.Context) (err error) {
 			err = cerr
 		}
 	}()
-	d.copied = replication.NewCopiedAt()
-	mopts := mirror.Options{DB: d.db, Tables: d.names, CopiedAt: d.copied, Logger: d.log,
+	d.remoteHooks()
+	if err := d.takeLease(ctx); err != nil {
+		return err
+	}
+	defer d.closeRemote()
+	if err := d.restoreFromRemote(ctx); err != nil {
+		return err
+	}
+	d.copied = wal.NewCopiedAt()
+	mopts := mirror.Options{DB: d.db, Tables: d.cfgNames, CopiedAt: d.copied, Logger: d.log,
 		OnGroupFlush: func(t time.Duration) { d.met.ApplyBatchSeconds.Observe(t.Seconds()) },
 		OnSync:       func(t time.Duration) { d.met.CommitSyncSeconds.Observe(t.Seconds()) }}
 	if d.opts.Mirror != nil {
 		d.opts.Mirror(&mopts)
 	}
+	d.remoteFlushHook(&mopts)
 	d.m, err = mirror.Open(ctx, mopts)
 	if err != nil {
 		return fmt.Errorf("open mirror in %s: %w", d.cfg.DataDir, err)
 	}
+	// The in-memory HEAD (heap + radix index), restored from its checkpoint
+	// and brought forward by the mirror, or rebuilt from the trees.
+	every := d.cfg.Heap.CheckpointInterval
+	if every == 0 {
+		every = -1 // only at shutdown
+	}
+	model := head.Restore(head.Options{Heap: heap.Config{Memory: int64(d.cfg.Heap.MemoryBytes())},
+		Persist: &head.Persist{DB: d.db, Logger: d.log, Mirror: d.m, Every: every}})
+	if _, err := d.m.Subscribe(model, mirror.SubscribeOptions{}); err != nil {
+		d.m.Close(context.Background())
+		return fmt.Errorf("start the in-memory HEAD: %w", err)
+	}
+	if d.opts.OnHead != nil {
+		d.opts.OnHead(model)
+	}
+	for _, c := range d.opts.Consumers {
+		if _, err := d.m.Subscribe(c, mirror.SubscribeOptions{}); err != nil {
+			d.m.Close(context.Background())
+			return err
+		}
+	}
+	if err := d.openRemote(ctx); err != nil {
+		d.m.Close(context.Background())
+		return err
+	}
+	d.f = d.newFollower()
 	mirrorOpen := true
 	closeMirror := func() error {
 		if !mirrorOpen {
@@ -160,7 +221,15 @@ func (d *daemon) run(ctx context.Context) (err error) {
 		mirrorOpen = false
 		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		return d.m.Close(cctx)
+		err := d.m.Close(cctx)
+		if err == nil { // the subscription has stopped: checkpoint the in-memory HEAD
+			if st, cerr := model.Checkpoint(); cerr != nil {
+				d.log.Warn("in-memory HEAD checkpoint at shutdown failed; it is rebuilt at the next start", "err", cerr)
+			} else {
+				d.log.Info("in-memory HEAD checkpointed", "lsn", st.LSN, "tables", st.Tables, "heap_pages", st.HeapPages, "took", st.Took)
+			}
+		}
+		return err
 	}
 	defer func() {
 		if cerr := closeMirror(); cerr != nil && err == nil {
@@ -177,13 +246,20 @@ func (d *daemon) run(ctx context.Context) (err error) {
 		return err
 	}
 	d.hist = history.New(d.db, d.m)
+	// The in-memory HEAD serves get and bounded scans at the version it holds.
+	d.hist.SetHead(model)
+	sqlSrv, err := d.listenSQL(model)
+	if err != nil {
+		return err
+	}
 	d.routes(srv)
 	vr := d.verifyRunner()
 	srv.HandleAPI("POST /api/verify", server.VerifyHandler(vr.Run))
+	srv.HandleAPI("POST /api/compact", server.CompactHandler(model))
 	d.verifier = &verify.Periodic{Interval: d.cfg.Verify.Interval, Gauge: d.met.VerifyResult, Logger: d.log,
 		Verify: func(ctx context.Context) (*verify.Report, error) { return vr.Run(ctx, nil) },
-		Tables: func() []string { return d.names }}
-	d.log.Info("sidecar ready", "listen", srv.Addr(), "data_dir", d.cfg.DataDir, "tables", strings.Join(d.names, ","),
+		Tables: d.names}
+	d.log.Info("sidecar ready", "listen", srv.Addr(), "data_dir", d.cfg.DataDir, "tables", strings.Join(d.names(), ","),
 		"postgres", d.cfg.Postgres.Redacted())
 	if d.opts.OnReady != nil {
 		d.opts.OnReady(srv.Addr())
@@ -191,8 +267,14 @@ func (d *daemon) run(ctx context.Context) (err error) {
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Serve(gctx) })
+	if sqlSrv != nil {
+		d.log.Info("SQL front end listening", "sql_listen", sqlSrv.Addr())
+		g.Go(func() error { return sqlSrv.Serve(gctx) })
+	}
 	g.Go(func() error { return d.monitor(gctx) })
 	g.Go(func() error { return d.verifier.Run(gctx) })
+	g.Go(func() error { return d.watchDisk(gctx) })
+	g.Go(func() error { return d.runRemote(gctx) })
 	g.Go(func() error {
 		return d.hist.AutoGC(gctx, history.AutoGCOptions{Interval: d.cfg.History.GCInterval, Retain: d.cfg.History.Retain,
 			Dir: d.cfg.DataDir, Logger: d.log, OnRun: d.recordGC})
@@ -212,6 +294,7 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	if cerr := closeMirror(); cerr != nil {
 		return errors.Join(err, cerr)
 	}
+	d.closeRemote()
 	if err != nil {
 		return err
 	}
@@ -260,9 +343,9 @@ func (d *daemon) tablesFromConfig() error {
 		if err != nil {
 			return err
 		}
-		tn := replication.TableName{Schema: t.Schema, Name: t.Name}
+		tn := wal.TableName{Schema: t.Schema, Name: t.Name}
 		d.tables = append(d.tables, tn)
-		d.names = append(d.names, tn.String()) // the mirror's key: Relation.QualifiedName
+		d.cfgNames = append(d.cfgNames, tn.String()) // the mirror's key: Relation.QualifiedName
 	}
 	return nil
 }
@@ -314,9 +397,7 @@ func (d *daemon) getPhase() string {
 func (d *daemon) verifyRunner() *verify.Runner {
 	return &verify.Runner{ConnString: d.conn, Mirror: d.m, Publication: d.cfg.Publication, Slot: d.cfg.Slot, Logger: d.log,
 		Progress: verify.StreamProgress(func() replication.StreamStats {
-			d.mu.Lock()
-			s := d.streamer
-			d.mu.Unlock()
+			s := d.streamer()
 			if s == nil {
 				return replication.StreamStats{}
 			}

@@ -21,7 +21,7 @@ import (
 	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/internal/mirrortest"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 var pg *pgtest.Cluster
@@ -59,7 +59,7 @@ func execSQL(t *testing.T, url string, sqls ...string) {
 	}
 }
 
-func currentWAL(t *testing.T, url string) replication.LSN {
+func currentWAL(t *testing.T, url string) wal.LSN {
 	t.Helper()
 	conn, err := pgx.Connect(context.Background(), url)
 	if err != nil {
@@ -70,7 +70,7 @@ func currentWAL(t *testing.T, url string) replication.LSN {
 	if err := conn.QueryRow(context.Background(), "SELECT pg_current_wal_insert_lsn()::text").Scan(&s); err != nil {
 		t.Fatal(err)
 	}
-	l, err := replication.ParseLSN(s)
+	l, err := wal.ParseLSN(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func (r *running) status(t *testing.T) Status {
 // after the slot's consistent point, the durable LSN jumps to that point,
 // past the marker's start, before the stream applies it. Wait for a
 // second marker then.
-func marker(t *testing.T, url, sql string) replication.LSN {
+func marker(t *testing.T, url, sql string) wal.LSN {
 	t.Helper()
 	before := currentWAL(t, url)
 	execSQL(t, url, sql)
@@ -161,12 +161,12 @@ func marker(t *testing.T, url, sql string) replication.LSN {
 }
 
 // waitDurable waits until the daemon's durable LSN is past lsn.
-func (r *running) waitDurable(t *testing.T, lsn replication.LSN) Status {
+func (r *running) waitDurable(t *testing.T, lsn wal.LSN) Status {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		st := r.status(t)
-		if d, err := replication.ParseLSN(st.DurableLSN); err == nil && d > lsn && st.Phase == "streaming" {
+		if d, err := wal.ParseLSN(st.DurableLSN); err == nil && d > lsn && st.Phase == "streaming" {
 			return st
 		}
 		if time.Now().After(deadline) {
@@ -187,7 +187,7 @@ func httpGet(t *testing.T, url string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-func slotConfirmed(t *testing.T, url, slot string) replication.LSN {
+func slotConfirmed(t *testing.T, url, slot string) wal.LSN {
 	t.Helper()
 	conn, err := pgx.Connect(context.Background(), url)
 	if err != nil {
@@ -198,7 +198,7 @@ func slotConfirmed(t *testing.T, url, slot string) replication.LSN {
 	if err := conn.QueryRow(context.Background(), "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = $1", slot).Scan(&s); err != nil {
 		t.Fatal(err)
 	}
-	l, _ := replication.ParseLSN(s)
+	l, _ := wal.ParseLSN(s)
 	return l
 }
 

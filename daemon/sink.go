@@ -6,7 +6,7 @@ import (
 
 	"github.com/sidecar-dev/sidecar/metrics"
 	"github.com/sidecar-dev/sidecar/mirror"
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // countingSink passes the stream to the mirror and counts what was
@@ -15,15 +15,15 @@ import (
 type countingSink struct {
 	*mirror.Mirror
 	met     *metrics.Set
-	pending [replication.Message + 1]int64
+	pending [wal.Message + 1]int64
 }
 
-func (s *countingSink) Begin(ctx context.Context, txn replication.TxnInfo) error {
+func (s *countingSink) Begin(ctx context.Context, txn wal.TxnInfo) error {
 	s.pending = [len(s.pending)]int64{}
 	return s.Mirror.Begin(ctx, txn)
 }
 
-func (s *countingSink) Change(ctx context.Context, c *replication.Change) error {
+func (s *countingSink) Change(ctx context.Context, c *wal.Change) error {
 	if err := s.Mirror.Change(ctx, c); err != nil {
 		return err
 	}
@@ -33,13 +33,13 @@ func (s *countingSink) Change(ctx context.Context, c *replication.Change) error 
 	return nil
 }
 
-func (s *countingSink) Commit(ctx context.Context, txn replication.TxnInfo) error {
+func (s *countingSink) Commit(ctx context.Context, txn wal.TxnInfo) error {
 	if err := s.Mirror.Commit(ctx, txn); err != nil {
 		return err
 	}
 	for k, n := range s.pending {
 		if n > 0 {
-			s.met.RowsApplied.WithLabelValues(replication.ChangeKind(k).String()).Add(float64(n))
+			s.met.RowsApplied.WithLabelValues(wal.ChangeKind(k).String()).Add(float64(n))
 		}
 	}
 	s.met.TxnsApplied.WithLabelValues(strconv.FormatBool(txn.Streamed)).Inc()

@@ -9,7 +9,9 @@ import (
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/store"
 )
 
 // holdSlot streams from slot on a connection of its own, so the slot is
@@ -78,9 +80,12 @@ func TestFirstStartWaitsForHeldSlot(t *testing.T) {
 	}
 
 	// Let go while the start waits: the start recreates the slot, copies
-	// and follows.
+	// and follows. The data directory is that of a first start killed
+	// after it recorded the server's identity (it does so before creating
+	// the slot): an empty one would not own the slot.
 	release := holdSlot(t, url, "sidecar")
 	cfg = testConfig(t, url, "public.h")
+	recordIdentity(t, url, cfg.DataDir)
 	var logs syncBuilder
 	r := startOpts(t, Options{Config: cfg, SlotReleaseWait: time.Minute}, &logs)
 	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs.String(), "the slot is still in use"); time.Sleep(10 * time.Millisecond) {
@@ -97,6 +102,34 @@ func TestFirstStartWaitsForHeldSlot(t *testing.T) {
 		t.Fatalf("after the wait: %+v", st.Tables)
 	}
 	if err := r.stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// recordIdentity leaves in dataDir what a first start leaves before it
+// creates its slot: a mirror with the server's identity and no copy.
+func recordIdentity(t *testing.T, url, dataDir string) {
+	t.Helper()
+	rc, err := replication.ConnectReplication(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys, err := replication.IdentifySystem(t.Context(), rc)
+	rc.Close(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(store.Options{Dir: dataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	m, err := mirror.Open(t.Context(), mirror.Options{DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close(context.Background())
+	if err := m.SetSystem(t.Context(), sys); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,8 +25,8 @@ import (
 	"github.com/sidecar-dev/sidecar/daemon"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
 	"github.com/sidecar-dev/sidecar/mirror"
-	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // Options configure a demo run.
@@ -147,7 +148,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	// the mirror has made the last one durable (its commit ends after the
 	// WAL position read just before it).
 	write := func(show func(string), stmts ...string) (daemon.Status, error) {
-		var last replication.LSN
+		var last wal.LSN
 		for _, q := range stmts {
 			lsn, err := walLSN(ctx, url)
 			if err != nil {
@@ -162,7 +163,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 			}
 		}
 		return poll(ctx, api, done, func(s daemon.Status) bool {
-			d, _ := replication.ParseLSN(s.DurableLSN)
+			d, _ := wal.ParseLSN(s.DurableLSN)
 			return d > last
 		})
 	}
@@ -235,6 +236,17 @@ func Run(ctx context.Context, opts Options) (err error) {
 		return err
 	}
 
+	t.step("Reading the version before the cleanup over SQL (any PostgreSQL client)")
+	host, port, _ := net.SplitHostPort(cfg.SQL.Listen)
+	for _, q := range []string{"SELECT count(*) FROM accounts AS OF 'before-cleanup'", "SELECT count(*) FROM accounts"} {
+		n, err := sqlCount(ctx, cfg.SQL.Listen, q)
+		if err != nil {
+			t.say("the SQL front end did not answer: %v", err)
+			break
+		}
+		t.say("$ psql -h %s -p %s -c \"%s\"     -> %d", host, port, q, n)
+	}
+
 	t.step("Undoing it, keeping every later write (sidecar revert)")
 	sqlPatch, report, code := cli("revert", "before-cleanup", "after-cleanup")
 	if code == 2 {
@@ -305,12 +317,44 @@ func Run(ctx context.Context, opts Options) (err error) {
 
 func demoConfig(dir, url string) (*config.Config, string, error) {
 	file := filepath.Join(dir, "sidecar.yaml")
-	body := fmt.Sprintf("postgres:\n  url: %s\ntables: [public.accounts]\ndata_dir: %s\nlisten: 127.0.0.1:0\n", url, filepath.Join(dir, "data"))
+	sqlAddr, err := freeLoopbackAddr()
+	if err != nil {
+		return nil, "", err
+	}
+	body := fmt.Sprintf("postgres:\n  url: %s\ntables: [public.accounts]\ndata_dir: %s\nlisten: 127.0.0.1:0\nsql:\n  listen: %s\n",
+		url, filepath.Join(dir, "data"), sqlAddr)
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		return nil, "", err
 	}
 	cfg, err := config.Load(config.LoadOptions{File: file, Environ: []string{}})
 	return cfg, file, err
+}
+
+// freeLoopbackAddr returns a loopback address whose port was free a moment
+// ago, for the demo's SQL listener (another sidecar may hold 7433).
+func freeLoopbackAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// sqlCount runs a count(*) query against the sidecar's SQL front end.
+func sqlCount(ctx context.Context, addr, query string) (int64, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return 0, err
+	}
+	conn, err := pgx.Connect(ctx, fmt.Sprintf("postgres://demo@%s:%s/app?sslmode=disable", host, port))
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(context.Background())
+	var n int64
+	err = conn.QueryRow(ctx, query).Scan(&n)
+	return n, err
 }
 
 func sql(ctx context.Context, url string, stmts ...string) error {
@@ -327,7 +371,7 @@ func sql(ctx context.Context, url string, stmts ...string) error {
 	return nil
 }
 
-func walLSN(ctx context.Context, url string) (replication.LSN, error) {
+func walLSN(ctx context.Context, url string) (wal.LSN, error) {
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		return 0, err
@@ -337,7 +381,7 @@ func walLSN(ctx context.Context, url string) (replication.LSN, error) {
 	if err := conn.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&s); err != nil {
 		return 0, err
 	}
-	return replication.ParseLSN(s)
+	return wal.ParseLSN(s)
 }
 
 func waitStreaming(ctx context.Context, api *client.Daemon, done <-chan error) (daemon.Status, error) {
@@ -364,7 +408,7 @@ func poll(ctx context.Context, api *client.Daemon, done <-chan error, ok func(da
 	}
 }
 
-func printVersions(ctx context.Context, t *tour, cfg *config.Config, after replication.LSN) error {
+func printVersions(ctx context.Context, t *tour, cfg *config.Config, after wal.LSN) error {
 	db, err := store.Open(store.Options{Dir: cfg.DataDir})
 	if err != nil {
 		return err

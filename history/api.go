@@ -169,6 +169,9 @@ func ReadQuery(req ReadRequest) url.Values {
 	for _, k := range req.PK {
 		q.Add("pk", k)
 	}
+	for _, c := range req.Columns {
+		q.Add("column", c)
+	}
 	return q
 }
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/sidecar-dev/sidecar/prolly"
-	"github.com/sidecar-dev/sidecar/replication"
-	"github.com/sidecar-dev/sidecar/snapshot"
+	"github.com/sidecar-dev/sidecar/refs"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // Event types of a diff or merge stream.
@@ -80,14 +80,14 @@ type SchemaChange struct {
 
 // schemaChange compares two versions' columns by name; nil when they
 // have the same names, types and type modifiers.
-func schemaChange(from, to *replication.Relation) *SchemaChange {
-	find := func(r *replication.Relation, n string) (replication.Column, bool) {
+func schemaChange(from, to *wal.Relation) *SchemaChange {
+	find := func(r *wal.Relation, n string) (wal.Column, bool) {
 		for _, c := range r.Columns {
 			if c.Name == n {
 				return c, true
 			}
 		}
-		return replication.Column{}, false
+		return wal.Column{}, false
 	}
 	sc := &SchemaChange{Added: []string{}, Dropped: []string{}}
 	for _, c := range to.Columns {
@@ -112,7 +112,7 @@ func schemaChange(from, to *replication.Relation) *SchemaChange {
 
 // sameLayout reports whether rows of a and b have the same columns in the
 // same order (types may differ: values are compared as text).
-func sameLayout(a, b *replication.Relation) bool {
+func sameLayout(a, b *wal.Relation) bool {
 	if len(a.Columns) != len(b.Columns) {
 		return false
 	}
@@ -232,14 +232,14 @@ func (s *Service) Diff(ctx context.Context, req DiffRequest, fn func(*Event) err
 	return sum, nil
 }
 
-func refName(p snapshot.Point) string {
+func refName(p refs.Point) string {
 	if p.Branch != nil {
 		return p.Branch.Name
 	}
 	return p.LSN().String()
 }
 
-func (s *Service) diffTable(ctx context.Context, from, to snapshot.Point, p diffPlan, req DiffRequest, sum *DiffSummary, fn func(*Event) error) error {
+func (s *Service) diffTable(ctx context.Context, from, to refs.Point, p diffPlan, req DiffRequest, sum *DiffSummary, fn func(*Event) error) error {
 	// A side where the table did not exist has no columns of its own (it
 	// reads as empty, under the table's current ones): the columns are
 	// the other side's, and there is no schema change to report.

@@ -10,9 +10,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	pgfollow "github.com/sidecar-dev/sidecar/follow"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // TestRevertEndToEnd follows a real PostgreSQL database through logical
@@ -29,14 +31,7 @@ func TestRevertEndToEnd(t *testing.T) {
 	exec := func(sqls ...string) { t.Helper(); mustExec(t, conn, sqls...) }
 	exec(`CREATE TABLE "Accounts" (id int8 PRIMARY KEY, owner text, balance numeric(12,2), note text)`,
 		`INSERT INTO "Accounts" SELECT i, 'owner ' || i, i * 1.25, CASE WHEN i % 3 = 0 THEN NULL WHEN i % 3 = 1 THEN $$'); DROP TABLE "Accounts"; --$$ ELSE E'back\\slash' END FROM generate_series(1, 300) i`)
-	if _, err := replication.EnsurePublication(ctx, conn, replication.PublicationSpec{Name: "pub", Tables: []string{`public."Accounts"`}}); err != nil {
-		t.Fatal(err)
-	}
-	tn, err := replication.ParseTableName(`public."Accounts"`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := replication.CreateSlot(ctx, url, "main")
+	tn, err := wal.ParseTableName(`public."Accounts"`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,38 +40,26 @@ func TestRevertEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	filter := replication.NewCopiedAt()
+	filter := wal.NewCopiedAt()
 	m, err := mirror.Open(ctx, mirror.Options{DB: db, CopiedAt: filter, TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close(context.Background())
-	if err := replication.Copy(ctx, replication.CopyOptions{ConnString: url, Workers: 1}, snap.Snapshot(), []replication.TableName{tn}, m); err != nil {
-		t.Fatal(err)
-	}
-	if err := snap.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.SetResumeLSN(ctx, snap.LSN); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.SetSystem(ctx, snap.System); err != nil {
-		t.Fatal(err)
-	}
-	st, err := replication.NewStreamer(replication.StreamConfig{ConnString: url, Slot: "main", Publication: "pub",
-		Sink: m, System: m.System(), CopiedAt: filter, SpoolDir: t.TempDir(), MinBackoff: 50 * time.Millisecond, MaxBackoff: 500 * time.Millisecond})
+	run, err := pgfollow.Start(ctx, pgfollow.Config{ConnString: url, Slot: "main", Publication: "pub", Tables: []wal.TableName{tn},
+		Target: m, CopiedAt: filter, DataDir: t.TempDir(), Copy: replication.CopyOptions{Workers: 1},
+		Stream: func(c *replication.StreamConfig) {
+			c.MinBackoff, c.MaxBackoff = 50*time.Millisecond, 500*time.Millisecond
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- st.Run(sctx) }()
 	defer func() {
-		cancel()
-		if err := <-done; err != nil {
+		if err := run.Stop(); err != nil {
 			t.Errorf("stream: %v", err)
 		}
 	}()
+	st := run.Streamer()
 	// sync waits until the mirror has every commit so far and returns the
 	// server's WAL position: a ref for the state PostgreSQL has now.
 	sync := func() string {
@@ -85,7 +68,7 @@ func TestRevertEndToEnd(t *testing.T) {
 		if err := conn.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&s); err != nil {
 			t.Fatal(err)
 		}
-		want, _ := replication.ParseLSN(s)
+		want, _ := wal.ParseLSN(s)
 		for deadline := time.Now().Add(60 * time.Second); m.Durable() < want && st.Stats().Flushed < want; {
 			if err := m.Err(); err != nil || time.Now().After(deadline) {
 				t.Fatalf("mirror at %s, waiting for %s: %v", m.Durable(), want, err)

@@ -14,10 +14,11 @@ import (
 	"time"
 
 	"github.com/sidecar-dev/sidecar/history/historytest"
+	"github.com/sidecar-dev/sidecar/internal/seed"
 	"github.com/sidecar-dev/sidecar/mirror"
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/refs"
 	"github.com/sidecar-dev/sidecar/rowenc"
-	"github.com/sidecar-dev/sidecar/snapshot"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // reviewScan reads public.t at ref as id → v.
@@ -93,9 +94,8 @@ func reviewCheckStored(ctx context.Context, t *testing.T, f *historytest.Fixture
 // record names is whole in Badger (read through a fresh node store), and
 // GC deleted nodes.
 func TestReviewGCBesideEverything(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(uint64(seed), 3))
+	seed := seed.New(t, seedFlag)
+	rng := rand.New(rand.NewPCG(seed, 3))
 	f := historytest.NewOpts(t, 1<<20, func(o *mirror.Options) { o.SpillRows = 40 })
 	svc := New(f.DB, f.Mirror)
 	ctx := context.Background()
@@ -114,10 +114,10 @@ func TestReviewGCBesideEverything(t *testing.T) {
 	f.CreateTable(rel, rowsOf(cur))
 
 	var mu sync.Mutex // guards states, order, branches, tags
-	states := map[replication.LSN]map[string]string{}
+	states := map[wal.LSN]map[string]string{}
 	var order []mirror.Version
 	branches := map[string]map[string]string{} // kept branch → its rows when made
-	tags := map[string]replication.LSN{}
+	tags := map[string]wal.LSN{}
 
 	// The watchdog covers the concurrent workload only (stopped when it
 	// ends): generous, as -race on a loaded 2-core box runs it 5x slower.
@@ -209,7 +209,7 @@ func TestReviewGCBesideEverything(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rr := rand.New(rand.NewPCG(uint64(seed), uint64(10+r)))
+			rr := rand.New(rand.NewPCG(seed, uint64(10+r)))
 			for running() {
 				v, want := pick(rr)
 				got, err := reviewScan(ctx, svc, v.EndLSN.String())
@@ -220,7 +220,7 @@ func TestReviewGCBesideEverything(t *testing.T) {
 						return
 					}
 					readsOK.Add(1)
-				case errors.Is(err, snapshot.ErrUnknownRef) || errors.Is(err, mirror.ErrExpired):
+				case errors.Is(err, refs.ErrUnknownRef) || errors.Is(err, mirror.ErrExpired):
 					readsRefused.Add(1)
 				default:
 					report(fmt.Errorf("read %s during GC: %w", v.EndLSN, err))
@@ -233,14 +233,14 @@ func TestReviewGCBesideEverything(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		rr := rand.New(rand.NewPCG(uint64(seed), 20))
+		rr := rand.New(rand.NewPCG(seed, 20))
 		for i := 0; running(); i++ {
 			v, want := pick(rr)
 			switch i % 4 {
 			case 0:
 				name := "tag" + strconv.Itoa(i)
 				if _, err := svc.CreateTag(ctx, name, v.EndLSN.String()); err != nil {
-					if !errors.Is(err, snapshot.ErrUnknownRef) && !errors.Is(err, mirror.ErrExpired) {
+					if !errors.Is(err, refs.ErrUnknownRef) && !errors.Is(err, mirror.ErrExpired) {
 						report(fmt.Errorf("tag %s: %w", v.EndLSN, err))
 						return
 					}
@@ -252,7 +252,7 @@ func TestReviewGCBesideEverything(t *testing.T) {
 			case 1:
 				name := "br" + strconv.Itoa(i)
 				if _, err := svc.CreateBranch(ctx, name, v.EndLSN.String()); err != nil {
-					if !errors.Is(err, snapshot.ErrUnknownRef) && !errors.Is(err, mirror.ErrExpired) {
+					if !errors.Is(err, refs.ErrUnknownRef) && !errors.Is(err, mirror.ErrExpired) {
 						report(fmt.Errorf("branch %s: %w", v.EndLSN, err))
 						return
 					}
@@ -266,7 +266,7 @@ func TestReviewGCBesideEverything(t *testing.T) {
 				_, err := svc.Merge(ctx, MergeRequest{Ours: "HEAD", Theirs: v.EndLSN.String(), Base: "HEAD~3", Branch: name},
 					func(*Event) error { return nil })
 				if err != nil {
-					if !errors.Is(err, snapshot.ErrUnknownRef) && !errors.Is(err, mirror.ErrExpired) {
+					if !errors.Is(err, refs.ErrUnknownRef) && !errors.Is(err, mirror.ErrExpired) {
 						report(fmt.Errorf("merge: %w", err))
 						return
 					}
@@ -350,7 +350,7 @@ func TestReviewGCBesideEverything(t *testing.T) {
 		}
 		n := reviewCheckStored(ctx, t, f, svc)
 		horizon, islands := f.Mirror.Horizon()
-		retained := func(v replication.LSN) bool {
+		retained := func(v wal.LSN) bool {
 			if v >= horizon {
 				return true
 			}

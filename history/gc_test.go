@@ -12,10 +12,11 @@ import (
 	"time"
 
 	"github.com/sidecar-dev/sidecar/history/historytest"
+	"github.com/sidecar-dev/sidecar/internal/seed"
 	"github.com/sidecar-dev/sidecar/mirror"
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/refs"
 	"github.com/sidecar-dev/sidecar/rowenc"
-	"github.com/sidecar-dev/sidecar/snapshot"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // TestGCWithConcurrentWriter collects garbage (a deleted branch's nodes)
@@ -124,7 +125,7 @@ func TestGCRetentionBesideWriterAndReaders(t *testing.T) {
 	ctx := t.Context()
 	rel, cur := f.KVTable(300)
 	var mu sync.Mutex
-	states := map[replication.LSN]map[string]string{}
+	states := map[wal.LSN]map[string]string{}
 	var order []mirror.Version
 	var commits atomic.Int64
 	commit := func(i int) {
@@ -157,11 +158,12 @@ func TestGCRetentionBesideWriterAndReaders(t *testing.T) {
 	stop := make(chan struct{})
 	var readers sync.WaitGroup
 	var readErrs, readOK atomic.Int64
+	readSeed := seed.Or(t, seedFlag, 0)
 	for r := range 2 {
 		readers.Add(1)
 		go func() {
 			defer readers.Done()
-			rng := rand.New(rand.NewPCG(uint64(r), 7))
+			rng := rand.New(rand.NewPCG(readSeed+uint64(r), 7))
 			for {
 				select {
 				case <-stop:
@@ -176,7 +178,7 @@ func TestGCRetentionBesideWriterAndReaders(t *testing.T) {
 				err := svc.Scan(ctx, ReadRequest{Table: "public.t", AsOf: v.EndLSN.String()}, func(ReadHeader) error { return nil },
 					func(r *Row) error { got[*r.Values[0]] = *r.Values[1]; return nil })
 				if err != nil {
-					if !errors.Is(err, snapshot.ErrUnknownRef) && !errors.Is(err, mirror.ErrExpired) {
+					if !errors.Is(err, refs.ErrUnknownRef) && !errors.Is(err, mirror.ErrExpired) {
 						t.Errorf("read %s: %v", v.EndLSN, err)
 						return
 					}
@@ -260,7 +262,7 @@ func TestGCRetentionBesideWriterAndReaders(t *testing.T) {
 			if !maps.Equal(got, states[v.EndLSN]) {
 				t.Fatalf("island version %s after GC differs from the model", v.EndLSN)
 			}
-		case errors.Is(err, snapshot.ErrUnknownRef):
+		case errors.Is(err, refs.ErrUnknownRef):
 			expired++
 		default:
 			t.Fatalf("expired version %s: %v", v.EndLSN, err)
@@ -293,7 +295,7 @@ func TestGCWaitsForEarlierReaders(t *testing.T) {
 	ctx := t.Context()
 	rel, cur := f.KVTable(2000)
 	var order []mirror.Version
-	states := map[replication.LSN]map[string]string{}
+	states := map[wal.LSN]map[string]string{}
 	for i := range 60 {
 		v := f.Commit(func(tx *historytest.Tx) {
 			for j := range 50 {
@@ -312,7 +314,7 @@ func TestGCWaitsForEarlierReaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	gcDone := make(chan error, 1)
-	var st snapshot.GCStats
+	var st refs.GCStats
 	go func() {
 		var err error
 		st, err = svc.GC(context.Background(), GCRequest{ExpireBefore: order[50].CommitTime})

@@ -12,8 +12,8 @@ import (
 
 	"github.com/sidecar-dev/sidecar/history"
 	"github.com/sidecar-dev/sidecar/history/historytest"
-	"github.com/sidecar-dev/sidecar/replication"
-	"github.com/sidecar-dev/sidecar/snapshot"
+	"github.com/sidecar-dev/sidecar/refs"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 var gcApplyVersions = flag.Int("history.gcapply.versions", 0, "run TestGCApplyLatency on a history of this many single-row commits (0: skip)")
@@ -43,14 +43,14 @@ func TestGCApplyLatency(t *testing.T) {
 	// returns the commit → durable latencies (ms) and the commit count.
 	phase := func(stop <-chan struct{}) ([]float64, int, time.Duration) {
 		var mu sync.Mutex
-		applied := map[replication.LSN]time.Time{}
+		applied := map[wal.LSN]time.Time{}
 		var lat []float64
 		done := make(chan struct{})
 		var wg sync.WaitGroup
 		wg.Add(1)
 		go func() { // durability sampler
 			defer wg.Done()
-			var seen replication.LSN
+			var seen wal.LSN
 			for {
 				d := m.Durable()
 				now := time.Now()
@@ -117,7 +117,7 @@ func TestGCApplyLatency(t *testing.T) {
 	report("baseline (no GC)", lat, count, el)
 
 	stop = make(chan struct{})
-	var st snapshot.GCStats
+	var st refs.GCStats
 	var gcErr error
 	var gcTook time.Duration
 	go func() {

@@ -14,9 +14,9 @@ import (
 
 	"github.com/sidecar-dev/sidecar/history"
 	"github.com/sidecar-dev/sidecar/history/historytest"
-	"github.com/sidecar-dev/sidecar/replication"
-	"github.com/sidecar-dev/sidecar/snapshot"
+	"github.com/sidecar-dev/sidecar/refs"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 var (
@@ -29,11 +29,11 @@ var (
 // being measured.
 type versionsHistory struct {
 	f     *historytest.Fixture
-	rel   *replication.Relation
-	rows  int               // rows of the table
-	lsns  []replication.LSN // end LSN of every commit, oldest first
-	times []time.Time       // commit time of every commit (one second apart)
-	ids   []int32           // the row each commit updated
+	rel   *wal.Relation
+	rows  int         // rows of the table
+	lsns  []wal.LSN   // end LSN of every commit, oldest first
+	times []time.Time // commit time of every commit (one second apart)
+	ids   []int32     // the row each commit updated
 }
 
 // buildVersions copies a table of rows rows and applies versions commits
@@ -46,7 +46,7 @@ func buildVersions(t *testing.T, f *historytest.Fixture, rows, versions int, see
 	t.Helper()
 	h := &versionsHistory{f: f, rows: rows,
 		rel:   historytest.Rel(1, "public", "hist", 1, [2]string{"id", "int8"}, [2]string{"v", "text"}, [2]string{"n", "int8"}),
-		lsns:  make([]replication.LSN, 0, versions),
+		lsns:  make([]wal.LSN, 0, versions),
 		times: make([]time.Time, 0, versions),
 		ids:   make([]int32, 0, versions),
 	}
@@ -133,7 +133,7 @@ func TestRefBench(t *testing.T) {
 	if _, err := svc.CreateTag(ctx, "mid", h.lsns[mid].String()); err != nil {
 		t.Fatal(err)
 	}
-	resolves := func(ref string, want replication.LSN) func() error {
+	resolves := func(ref string, want wal.LSN) func() error {
 		return func() error {
 			p, err := svc.Resolve(ctx, ref)
 			if err != nil {
@@ -163,7 +163,7 @@ func TestRefBench(t *testing.T) {
 	at := "@" + h.times[mid].UTC().Format(time.RFC3339)
 	timed(t, "refs", "resolve "+at+" (middle)", target, resolves(at, h.lsns[mid]))
 	timed(t, "refs", "resolve a tag (mid)", target, resolves("mid", h.lsns[mid]))
-	logN := func(req history.LogRequest, top replication.LSN) func() error {
+	logN := func(req history.LogRequest, top wal.LSN) func() error {
 		return func() error {
 			var got []string
 			if err := svc.Log(ctx, req, func(e history.LogEntry) error { got = append(got, e.LSN); return nil }); err != nil {
@@ -364,14 +364,14 @@ func checkRetained(t *testing.T, svc *history.Service, h *versionsHistory, hz, t
 		if i == tagged {
 			continue
 		}
-		if p, err := svc.Resolve(ctx, h.lsns[i].String()); !errors.Is(err, snapshot.ErrUnknownRef) {
+		if p, err := svc.Resolve(ctx, h.lsns[i].String()); !errors.Is(err, refs.ErrUnknownRef) {
 			t.Fatalf("expired version %d (%s): resolved to %s, err %v; want ErrUnknownRef", i, h.lsns[i], p.LSN(), err)
 		}
 		if _, err := svc.Get(ctx, history.ReadRequest{Table: "public.hist", AsOf: h.lsns[i].String(), PK: []string{"0"}}); err == nil {
 			t.Fatalf("expired version %d (%s): get succeeded", i, h.lsns[i])
 		}
 	}
-	if _, err := svc.Resolve(ctx, fmt.Sprintf("HEAD~%d", last-hz+1)); !errors.Is(err, snapshot.ErrUnknownRef) {
+	if _, err := svc.Resolve(ctx, fmt.Sprintf("HEAD~%d", last-hz+1)); !errors.Is(err, refs.ErrUnknownRef) {
 		t.Fatalf("HEAD~%d (before the horizon): err %v, want ErrUnknownRef", last-hz+1, err)
 	}
 }

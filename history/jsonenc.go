@@ -16,7 +16,7 @@ const hexDigits = "0123456789abcdef"
 // appendString appends s as a JSON string: quotes, backslashes and
 // control characters escaped, invalid UTF-8 replaced by U+FFFD, and
 // U+2028, U+2029 escaped (as encoding/json does).
-func appendString(dst []byte, s string) []byte {
+func appendString[T string | []byte](dst []byte, s T) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -47,7 +47,8 @@ func appendString(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		var rb [utf8.UTFMax]byte // one decoder for strings and bytes, no allocation
+		r, size := utf8.DecodeRune(rb[:copy(rb[:], s[i:])])
 		if r == utf8.RuneError && size == 1 {
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, `\ufffd`...)
@@ -121,21 +122,7 @@ func appendEvent(dst []byte, e *Event) []byte {
 	str("to_ref", e.ToRef)
 	if len(e.Columns) > 0 {
 		dst = appendField(dst, "columns")
-		dst = append(dst, '[')
-		for i, c := range e.Columns {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = append(dst, `{"name":`...)
-			dst = appendString(dst, c.Name)
-			dst = append(dst, `,"type":`...)
-			dst = appendString(dst, c.Type)
-			if c.Key {
-				dst = append(dst, `,"key":true`...)
-			}
-			dst = append(dst, '}')
-		}
-		dst = append(dst, ']')
+		dst = appendColumns(dst, e.Columns)
 	}
 	if sc := e.SchemaChange; sc != nil {
 		dst = appendField(dst, "schema_change")
@@ -179,4 +166,54 @@ func appendStrings(dst []byte, ss []string) []byte {
 		dst = appendString(dst, s)
 	}
 	return append(dst, ']')
+}
+
+func appendColumns(dst []byte, cols []Column) []byte {
+	if cols == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i, c := range cols {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"name":`...)
+		dst = appendString(dst, c.Name)
+		dst = append(dst, `,"type":`...)
+		dst = appendString(dst, c.Type)
+		if c.Key {
+			dst = append(dst, `,"key":true`...)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
+// appendGetResult appends a GetResult whose rows are already JSON (rows:
+// the objects, comma-separated).
+func appendGetResult(dst []byte, h *ReadHeader, rows []byte, missing [][]string) []byte {
+	dst = append(dst, `{"table":`...)
+	dst = appendString(dst, h.Table)
+	dst = appendField(dst, "lsn")
+	dst = appendString(dst, h.LSN)
+	dst = appendField(dst, "ref")
+	dst = appendString(dst, h.Ref)
+	dst = appendField(dst, "columns")
+	dst = appendColumns(dst, h.Columns)
+	dst = appendField(dst, "rows")
+	dst = append(dst, '[')
+	dst = append(dst, rows...)
+	dst = append(dst, ']')
+	if len(missing) > 0 {
+		dst = appendField(dst, "missing")
+		dst = append(dst, '[')
+		for i, k := range missing {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendStrings(dst, k)
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
 }

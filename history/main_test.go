@@ -9,10 +9,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/internal/seed"
 )
 
 // seedFlag replays a failing random test: go test ./history -run X -seed N.
-var seedFlag = flag.Uint64("seed", 0, "seed for the random model tests (0: from the clock)")
+var seedFlag = seed.Flag()
 
 // pg is a throwaway cluster the SQL patches are applied to.
 var pg *pgtest.Cluster

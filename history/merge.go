@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/sidecar-dev/sidecar/prolly"
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/refs"
 	"github.com/sidecar-dev/sidecar/rowenc"
-	"github.com/sidecar-dev/sidecar/snapshot"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // MergeRequest asks for a three-way merge of Theirs into Ours.
@@ -56,7 +56,7 @@ func (s *Service) Merge(ctx context.Context, req MergeRequest, fn func(*Event) e
 	defer s.mirror.Reading()()
 	var sum MergeSummary
 	if req.Branch != "" {
-		if err := snapshot.ValidateName(req.Branch); err != nil {
+		if err := refs.ValidateName(req.Branch); err != nil {
 			return sum, fmt.Errorf("branch %q: %w: %w", req.Branch, ErrBadRequest, err)
 		}
 		if _, err := s.refs.Resolve(ctx, req.Branch); err == nil {
@@ -71,7 +71,7 @@ func (s *Service) Merge(ctx context.Context, req MergeRequest, fn func(*Event) e
 	if err != nil {
 		return sum, err
 	}
-	var base snapshot.Point
+	var base refs.Point
 	if req.Base != "" {
 		if base, err = s.refs.Resolve(ctx, req.Base); err != nil {
 			return sum, err
@@ -90,7 +90,7 @@ func (s *Service) Merge(ctx context.Context, req MergeRequest, fn func(*Event) e
 		return sum, err
 	}
 	sum.Ours, sum.Theirs, sum.Base, sum.Branch = refName(ours), refName(theirs), refName(base), req.Branch
-	result := snapshot.Branch{Name: req.Branch, From: ours.LSN(), Created: s.now().UTC()}
+	result := refs.Branch{Name: req.Branch, From: ours.LSN(), Created: s.now().UTC()}
 	type mergedTree struct {
 		table string
 		root  prolly.Root
@@ -122,7 +122,7 @@ func (s *Service) Merge(ctx context.Context, req MergeRequest, fn func(*Event) e
 		if err := s.persist(ctx, r.eng, r.root); err != nil {
 			return sum, fmt.Errorf("store merge of %s: %w", r.table, err)
 		}
-		result.Roots = append(result.Roots, snapshot.TableRoot{Table: r.table, Root: r.root})
+		result.Roots = append(result.Roots, refs.TableRoot{Table: r.table, Root: r.root})
 	}
 	for _, info := range s.mirror.Tables() {
 		if merged[info.Name] {
@@ -138,7 +138,7 @@ func (s *Service) Merge(ctx context.Context, req MergeRequest, fn func(*Event) e
 		if err := s.persist(ctx, tr.eng, tr.root); err != nil {
 			return sum, err
 		}
-		result.Roots = append(result.Roots, snapshot.TableRoot{Table: info.Name, Root: tr.root})
+		result.Roots = append(result.Roots, refs.TableRoot{Table: info.Name, Root: tr.root})
 	}
 	if err := s.refs.Catalog.CreateBranch(ctx, result); err != nil {
 		return sum, err
@@ -146,7 +146,7 @@ func (s *Service) Merge(ctx context.Context, req MergeRequest, fn func(*Event) e
 	return sum, nil
 }
 
-func (s *Service) mergeTable(ctx context.Context, table string, base, ours, theirs snapshot.Point, req MergeRequest,
+func (s *Service) mergeTable(ctx context.Context, table string, base, ours, theirs refs.Point, req MergeRequest,
 	sum *MergeSummary, fn func(*Event) error) (TableMerge, prolly.Root, *prolly.Engine, error) {
 	tm := TableMerge{Table: table}
 	bt, err := s.treeAt(ctx, base, table)
@@ -172,7 +172,13 @@ func (s *Service) mergeTable(ctx context.Context, table string, base, ours, thei
 	if err != nil {
 		return tm, prolly.Root{}, nil, err
 	}
-	res, err := eng.Merge(ctx, bt.root, ot.root, tt.root, columnResolver(ot.rel))
+	var res prolly.MergeResult
+	if ot.codec == nil {
+		// REPLICA IDENTITY FULL: a multiset of whole rows (multiset.go).
+		res, err = mergeMultiset(ctx, eng, bt.root, ot.root, tt.root)
+	} else {
+		res, err = eng.Merge(ctx, bt.root, ot.root, tt.root, columnResolver(ot.rel))
+	}
 	if err != nil {
 		return tm, prolly.Root{}, nil, fmt.Errorf("merge %s: %w", table, err)
 	}
@@ -183,7 +189,7 @@ func (s *Service) mergeTable(ctx context.Context, table string, base, ours, thei
 	for _, c := range res.Conflicts {
 		e := &Event{Type: EventConflict, Table: table, Kind: c.Kind.String()}
 		for _, side := range []struct {
-			v   prolly.Version
+			v   prolly.KeyState
 			dst **Row
 		}{{c.Base, &e.Base}, {c.Ours, &e.Ours}, {c.Theirs, &e.Theirs}} {
 			if !side.v.Exists {
@@ -221,7 +227,7 @@ func (s *Service) mergeTable(ctx context.Context, table string, base, ours, thei
 // changed to the same value takes it; a column both changed differently,
 // a delete against a change, or rows of different widths (a schema
 // change between versions) stay conflicts.
-func columnResolver(rel *replication.Relation) prolly.Resolver {
+func columnResolver(rel *wal.Relation) prolly.Resolver {
 	return func(c prolly.Conflict) (prolly.Resolution, error) {
 		if !c.Base.Exists || !c.Ours.Exists || !c.Theirs.Exists {
 			return prolly.Resolution{}, nil
@@ -252,7 +258,7 @@ func columnResolver(rel *replication.Relation) prolly.Resolver {
 				return prolly.Resolution{}, nil
 			}
 		}
-		return prolly.Resolution{Resolved: true, Merged: prolly.Version{Value: rowenc.Encode(out), Exists: true}}, nil
+		return prolly.Resolution{Resolved: true, Merged: prolly.KeyState{Value: rowenc.Encode(out), Exists: true}}, nil
 	}
 }
 

@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/sidecar-dev/sidecar/history/historytest"
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/internal/seed"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // mrow is a model row of public.t (id int8 key, a text, b text); nil is NULL.
@@ -29,22 +29,15 @@ func eqRow(a, b mrow) bool { return eqv(a[0], b[0]) && eqv(a[1], b[1]) && eqv(a[
 type modelHistory struct {
 	f        *historytest.Fixture
 	svc      *Service
-	rel      *replication.Relation
+	rel      *wal.Relation
 	versions []string // end LSNs
 	states   []mtable
 }
 
+// seeded is a generator seeded by internal/seed (the -seed flag or the
+// clock), whose seed a failing t prints.
 func seeded(t *testing.T) *rand.Rand {
-	seed := uint64(time.Now().UnixNano())
-	if s := *seedFlag; s != 0 {
-		seed = s
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("failed with seed %d (rerun: go test ./history -run %s -seed %d)", seed, t.Name(), seed)
-		}
-	})
-	return rand.New(rand.NewPCG(seed, 7))
+	return rand.New(rand.NewPCG(seed.New(t, seedFlag), 7))
 }
 
 func randValue(rng *rand.Rand) *string {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 func TestQuoteTable(t *testing.T) {
@@ -34,8 +34,8 @@ func TestQuoteTableOfEveryKey(t *testing.T) {
 	parts := []string{"public", "a", "A", "a.b", `a"b`, "x y", "été", "t$1", "1t", `.`, `"`, `""."`}
 	for _, s := range parts {
 		for _, n := range parts {
-			rel := &replication.Relation{Schema: s, Name: n}
-			want := replication.QuoteIdent(s) + "." + replication.QuoteIdent(n)
+			rel := &wal.Relation{Schema: s, Name: n}
+			want := wal.QuoteIdent(s) + "." + wal.QuoteIdent(n)
 			if got := QuoteTable(rel.QualifiedName()); got != want {
 				t.Errorf("QuoteTable(%s) = %s, want %s", rel.QualifiedName(), got, want)
 			}
@@ -47,7 +47,7 @@ func TestQuoteTableOfEveryKey(t *testing.T) {
 // a dot names that table, not schema "Mixed" and table "Case"."Odd Name".
 func TestSQLWriterQuotesCanonicalName(t *testing.T) {
 	t.Parallel()
-	rel := &replication.Relation{Schema: "Mixed.Case", Name: "Odd Name"}
+	rel := &wal.Relation{Schema: "Mixed.Case", Name: "Odd Name"}
 	var buf bytes.Buffer
 	w := NewSQLWriter(&buf)
 	one := "1"

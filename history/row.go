@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // Column describes one column of a table as the history API reports it.
@@ -19,7 +19,7 @@ type Column struct {
 	Key  bool   `json:"key,omitempty"`
 }
 
-func columnsOf(rel *replication.Relation) []Column {
+func columnsOf(rel *wal.Relation) []Column {
 	out := make([]Column, len(rel.Columns))
 	for i, c := range rel.Columns {
 		out[i] = Column{Name: c.Name, Type: c.TypeName, Key: c.Key}
@@ -82,33 +82,83 @@ func (r *Row) UnmarshalJSON(data []byte) error {
 // than rel has columns was stored under another schema (a column dropped
 // since): naming its values by position would put them under the wrong
 // columns, so it is an error that says so.
-func decodeRow(rel *replication.Relation, v []byte) (*Row, error) {
-	vals, err := rowenc.Decode(v)
+func decodeRow(rel *wal.Relation, v []byte) (*Row, error) {
+	return RawRow{V: v, names: nameList(rel), rel: rel}.Decode()
+}
+
+func nameList(rel *wal.Relation) []string {
+	names := make([]string, len(rel.Columns))
+	for i, c := range rel.Columns {
+		names[i] = c.Name
+	}
+	return names
+}
+
+// RawRow is one row as the mirror stores it: vrow1 bytes, named by the
+// columns of the read (in order; a row may hold fewer values: see
+// decodeRow). Its bytes are valid only during the callback that receives
+// it.
+type RawRow struct {
+	V     []byte
+	names []string
+	rel   *wal.Relation // for errors
+}
+
+// Decode turns the row into a Row (copying its values).
+func (r RawRow) Decode() (*Row, error) {
+	vals, err := rowenc.Decode(r.V)
 	if err != nil {
-		return nil, fmt.Errorf("decode row of %s: %w", rel.QualifiedName(), err)
+		return nil, fmt.Errorf("decode row of %s: %w", r.rel.QualifiedName(), err)
 	}
-	if len(vals) > len(rel.Columns) {
-		return nil, widthError(rel, len(vals))
+	if len(vals) > len(r.names) {
+		return nil, widthError(r.rel, len(vals))
 	}
-	r := &Row{Names: make([]string, len(vals)), Values: make([]*string, len(vals))}
+	out := &Row{Names: r.names[:len(vals):len(vals)], Values: make([]*string, len(vals))}
 	for i, b := range vals {
-		r.Names[i] = rel.Columns[i].Name
 		if b != nil {
 			s := string(b)
-			r.Values[i] = &s
+			out.Values[i] = &s
 		}
 	}
-	return r, nil
+	return out, nil
+}
+
+// AppendJSON appends the row's JSON object (as Row.MarshalJSON writes it)
+// straight from the stored bytes: no Row, no copies of the values.
+func (r RawRow) AppendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, '{')
+	it := rowenc.NewIter(r.V)
+	for it.Next() {
+		i := it.Column()
+		if i >= len(r.names) {
+			n, _ := rowenc.Validate(r.V)
+			return dst, widthError(r.rel, n)
+		}
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, r.names[i])
+		dst = append(dst, ':')
+		if it.Null() {
+			dst = append(dst, "null"...)
+		} else {
+			dst = appendString(dst, it.Value())
+		}
+	}
+	if err := it.Err(); err != nil {
+		return dst, fmt.Errorf("decode row of %s: %w", r.rel.QualifiedName(), err)
+	}
+	return append(dst, '}'), nil
 }
 
 // widthError is the error about a row of n values read with rel's fewer
 // columns.
-func widthError(rel *replication.Relation, n int) error {
+func widthError(rel *wal.Relation, n int) error {
 	return fmt.Errorf("decode row of %s: %w: the row has %d values, the columns it is read with are %d (%s); "+
 		"it was stored before a schema change dropped a column", rel.QualifiedName(), ErrSchemaChanged, n, len(rel.Columns), columnNames(rel))
 }
 
-func columnNames(rel *replication.Relation) string {
+func columnNames(rel *wal.Relation) string {
 	var b strings.Builder
 	for i, c := range rel.Columns {
 		if i > 0 {
@@ -120,7 +170,7 @@ func columnNames(rel *replication.Relation) string {
 }
 
 // keyOf returns the primary key columns of a row.
-func keyOf(rel *replication.Relation, r *Row) *Row {
+func keyOf(rel *wal.Relation, r *Row) *Row {
 	k := &Row{}
 	for i, c := range rel.Columns {
 		if c.Key && i < len(r.Values) {

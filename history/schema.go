@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // ErrSchemaChanged is wrapped by errors about versions of a table whose
@@ -71,7 +71,7 @@ func mergeSchemaError(table string, sides ...mergeSide) error {
 // change meets every row of the table, almost all of them equal by name.
 // Not safe for concurrent use (it reuses its buffers).
 type nameMatch struct {
-	from, to *replication.Relation
+	from, to *wal.Relation
 	fromPos  []int // per column of to: the same-named column of from, -1 if added
 	f, t     []value
 }
@@ -81,7 +81,7 @@ type value struct {
 	null bool
 }
 
-func newNameMatch(from, to *replication.Relation) *nameMatch {
+func newNameMatch(from, to *wal.Relation) *nameMatch {
 	m := &nameMatch{from: from, to: to, fromPos: make([]int, len(to.Columns))}
 	for j, c := range to.Columns {
 		m.fromPos[j] = -1
@@ -95,7 +95,7 @@ func newNameMatch(from, to *replication.Relation) *nameMatch {
 	return m
 }
 
-func splitRow(dst []value, rel *replication.Relation, row []byte) ([]value, error) {
+func splitRow(dst []value, rel *wal.Relation, row []byte) ([]value, error) {
 	dst = dst[:0]
 	it := rowenc.NewIter(row)
 	for it.Next() {

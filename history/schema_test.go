@@ -17,20 +17,20 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	pgfollow "github.com/sidecar-dev/sidecar/follow"
 	"github.com/sidecar-dev/sidecar/history/historytest"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/prolly"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // follower is a mirror following one PostgreSQL database through logical
-// replication the way the daemon does it: initial copy under the slot's
-// snapshot, streaming, and a resync (replication.Resync under a fresh
-// snapshot) of every table a schema change puts in resync_needed. The
-// history package cannot import the daemon (the daemon serves history),
-// so the daemon's follow loop is reproduced here in a few lines.
+// replication the way the daemon does it (package follow): initial copy
+// under the slot's snapshot, streaming, and a resync of every table a
+// schema change puts in resync_needed.
 type follower struct {
 	t    *testing.T
 	url  string
@@ -48,95 +48,45 @@ type follower struct {
 func follow(t *testing.T, url string, conn *pgx.Conn, slot string, tables ...string) *follower {
 	t.Helper()
 	ctx := t.Context()
-	var tns []replication.TableName
+	var tns []wal.TableName
 	for _, n := range tables {
-		tn, err := replication.ParseTableName(n)
+		tn, err := wal.ParseTableName(n)
 		if err != nil {
 			t.Fatal(err)
 		}
 		tns = append(tns, tn)
-	}
-	if _, err := replication.EnsurePublication(ctx, conn, replication.PublicationSpec{Name: "pub", Tables: tables}); err != nil {
-		t.Fatal(err)
-	}
-	snap, err := replication.CreateSlot(ctx, url, slot)
-	if err != nil {
-		t.Fatal(err)
 	}
 	db, err := store.Open(store.Options{Dir: t.TempDir(), CacheBytes: 16 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	copied := replication.NewCopiedAt()
+	copied := wal.NewCopiedAt()
 	m, err := mirror.Open(ctx, mirror.Options{DB: db, CopiedAt: copied, TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close(context.Background()) })
-	copyOpts := replication.CopyOptions{ConnString: url, Workers: 1}
-	if err := replication.Copy(ctx, copyOpts, snap.Snapshot(), tns, m); err != nil {
-		t.Fatal(err)
-	}
-	if err := snap.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.SetResumeLSN(ctx, snap.LSN); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.SetSystem(ctx, snap.System); err != nil {
-		t.Fatal(err)
-	}
-	st, err := replication.NewStreamer(replication.StreamConfig{ConnString: url, Slot: slot, Publication: "pub",
-		Sink: m, System: m.System(), CopiedAt: copied, SpoolDir: t.TempDir(), MinBackoff: 50 * time.Millisecond, MaxBackoff: 500 * time.Millisecond})
+	f := &follower{t: t, url: url, conn: conn, db: db, m: m}
+	run, err := pgfollow.Start(ctx, pgfollow.Config{ConnString: url, Slot: slot, Publication: "pub", Tables: tns,
+		Target: m, CopiedAt: copied, DataDir: t.TempDir(), Copy: replication.CopyOptions{Workers: 1},
+		Stream: func(c *replication.StreamConfig) {
+			c.MinBackoff, c.MaxBackoff = 50*time.Millisecond, 500*time.Millisecond
+		},
+		// Counted before it runs: sync returns as soon as the table is
+		// ready, which may be before the resync returns.
+		OnPhase: func(p string) {
+			if p == pgfollow.PhaseResyncing {
+				f.resyncs.Add(1)
+			}
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &follower{t: t, url: url, conn: conn, db: db, m: m, st: st}
-	// One goroutine streams; another resyncs what a schema change marks,
-	// as the daemon's follow loop does. The cleanup cancels and waits
-	// for both.
-	sctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 2)
-	go func() { done <- st.Run(sctx) }()
-	go func() {
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-sctx.Done():
-				done <- nil
-				return
-			case <-tick.C:
-			}
-			need := m.NeedsResync()
-			if len(need) == 0 {
-				continue
-			}
-			var tns []replication.TableName
-			for _, n := range need {
-				tn, _ := replication.ParseTableName(n)
-				tns = append(tns, tn)
-			}
-			// Counted before it runs: sync returns as soon as the table
-			// is ready, which may be before this goroutine gets on.
-			f.resyncs.Add(1)
-			at, err := replication.Resync(sctx, copyOpts, tns, m)
-			if err != nil {
-				done <- fmt.Errorf("resync %v: %w", need, err)
-				return
-			}
-			for _, n := range need {
-				copied.Set(n, at)
-			}
-		}
-	}()
+	f.st = run.Streamer()
 	t.Cleanup(func() {
-		cancel()
-		for range 2 {
-			if err := <-done; err != nil && sctx.Err() == nil {
-				t.Errorf("follow: %v", err)
-			}
+		if err := run.Stop(); err != nil {
+			t.Errorf("follow: %v", err)
 		}
 	})
 	return f
@@ -154,7 +104,7 @@ func (f *follower) sync() string {
 		if err := f.conn.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&s); err != nil {
 			f.t.Fatal(err)
 		}
-		want, _ := replication.ParseLSN(s)
+		want, _ := wal.ParseLSN(s)
 		for f.m.Durable() < want && f.st.Stats().Flushed < want {
 			if err := f.m.Err(); err != nil || time.Now().After(deadline) {
 				f.t.Fatalf("mirror at %s, waiting for %s: %v", f.m.Durable(), want, err)
@@ -691,18 +641,18 @@ func TestSchemaChangeJSON(t *testing.T) {
 
 // TestSchemaChangeOf: columns compared by name, types and modifiers.
 func TestSchemaChangeOf(t *testing.T) {
-	rel := func(cols ...replication.Column) *replication.Relation {
-		return &replication.Relation{Schema: "public", Name: "t", Columns: cols}
+	rel := func(cols ...wal.Column) *wal.Relation {
+		return &wal.Relation{Schema: "public", Name: "t", Columns: cols}
 	}
-	id := replication.Column{Name: "id", TypeOID: 20, TypeName: "int8", TypeMod: -1, Key: true}
-	v := replication.Column{Name: "v", TypeOID: 25, TypeName: "text", TypeMod: -1}
-	vc := replication.Column{Name: "v", TypeOID: 1043, TypeName: "varchar", TypeMod: 14}
+	id := wal.Column{Name: "id", TypeOID: 20, TypeName: "int8", TypeMod: -1, Key: true}
+	v := wal.Column{Name: "v", TypeOID: 25, TypeName: "text", TypeMod: -1}
+	vc := wal.Column{Name: "v", TypeOID: 1043, TypeName: "varchar", TypeMod: 14}
 	vc2 := vc
 	vc2.TypeMod = 24
-	w := replication.Column{Name: "w", TypeOID: 25, TypeName: "text", TypeMod: -1}
+	w := wal.Column{Name: "w", TypeOID: 25, TypeName: "text", TypeMod: -1}
 	for _, c := range []struct {
 		name                    string
-		from, to                *replication.Relation
+		from, to                *wal.Relation
 		added, dropped, retyped []string
 		none                    bool
 	}{
@@ -731,7 +681,7 @@ func TestSchemaChangeOf(t *testing.T) {
 // before DROP COLUMN) is an error naming the schema change, never values
 // under the wrong names.
 func TestDecodeRowWidths(t *testing.T) {
-	rel := &replication.Relation{Schema: "public", Name: "t", Columns: []replication.Column{
+	rel := &wal.Relation{Schema: "public", Name: "t", Columns: []wal.Column{
 		{Name: "id", TypeName: "int8", Key: true}, {Name: "v", TypeName: "text"}, {Name: "w", TypeName: "text"}}}
 	x := "x"
 	r, err := decodeRow(rel, rowenc.Encode([][]byte{[]byte("1"), nil}))
@@ -754,10 +704,10 @@ func ptr(s string) *string { return &s }
 // columns added and dropped; absent tables and retyped columns are not
 // errors.
 func TestMergeSchemaError(t *testing.T) {
-	col := func(n, typ string) replication.Column { return replication.Column{Name: n, TypeName: typ} }
-	side := func(role string, exists bool, cols ...replication.Column) mergeSide {
+	col := func(n, typ string) wal.Column { return wal.Column{Name: n, TypeName: typ} }
+	side := func(role string, exists bool, cols ...wal.Column) mergeSide {
 		return mergeSide{role: role, ref: "ref-" + role, t: &tree{exists: exists,
-			rel: &replication.Relation{Schema: "public", Name: "t", Columns: cols}}}
+			rel: &wal.Relation{Schema: "public", Name: "t", Columns: cols}}}
 	}
 	id, v, w, vInt := col("id", "int8"), col("v", "text"), col("w", "text"), col("v", "int4")
 	for _, c := range []struct {
@@ -898,15 +848,15 @@ func TestSchemaDiffBench(t *testing.T) {
 func TestNameMatchAgreesWithRowEvent(t *testing.T) {
 	rng := seeded(t)
 	names := []string{"a", "b", "c", "d", "e", "f"}
-	layout := func() *replication.Relation {
-		r := &replication.Relation{Schema: "public", Name: "t"}
+	layout := func() *wal.Relation {
+		r := &wal.Relation{Schema: "public", Name: "t"}
 		for _, i := range rng.Perm(len(names))[:1+rng.IntN(len(names))] {
-			r.Columns = append(r.Columns, replication.Column{Name: names[i], TypeName: "text"})
+			r.Columns = append(r.Columns, wal.Column{Name: names[i], TypeName: "text"})
 		}
 		return r
 	}
 	vals := []string{"", "x", "y"}
-	row := func(rel *replication.Relation, like map[string][]byte) ([]byte, map[string][]byte) {
+	row := func(rel *wal.Relation, like map[string][]byte) ([]byte, map[string][]byte) {
 		n := len(rel.Columns)
 		if rng.IntN(4) == 0 {
 			n = rng.IntN(n + 1) // stored before trailing columns were added
@@ -945,7 +895,7 @@ func TestNameMatchAgreesWithRowEvent(t *testing.T) {
 		}
 	}
 	// A row wider than its layout is the schema error on both paths.
-	narrow := &replication.Relation{Schema: "public", Name: "t", Columns: []replication.Column{{Name: "a"}}}
+	narrow := &wal.Relation{Schema: "public", Name: "t", Columns: []wal.Column{{Name: "a"}}}
 	wide := rowenc.Encode([][]byte{[]byte("1"), []byte("2")})
 	if _, err := newNameMatch(narrow, narrow).equal(wide, wide); !errors.Is(err, ErrSchemaChanged) {
 		t.Errorf("wide row: %v, want ErrSchemaChanged", err)

@@ -43,20 +43,22 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/prolly"
-	"github.com/sidecar-dev/sidecar/replication"
-	"github.com/sidecar-dev/sidecar/snapshot"
+	"github.com/sidecar-dev/sidecar/refs"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // ErrUnknownTable is wrapped by errors about a table the mirror does not
-// follow (an API answers 404).
-var ErrUnknownTable = errors.New("unknown table")
+// follow (an API answers 404). It is mirror.ErrUnknownTable: one error for
+// "no such table" whichever layer finds it.
+var ErrUnknownTable = mirror.ErrUnknownTable
 
 // ErrBadRequest is wrapped by errors about arguments that cannot work
 // together or do not parse (an API answers 400).
@@ -67,7 +69,7 @@ var ErrBadRequest = errors.New("bad request")
 type Service struct {
 	db     *store.DB
 	mirror *mirror.Mirror
-	refs   *snapshot.Resolver
+	refs   *refs.Resolver
 	now    func() time.Time
 	// gcMu: GC holds it exclusively; persisting a tree (which skips
 	// nodes already stored) holds it shared, so a node found "already
@@ -83,18 +85,21 @@ type Service struct {
 	// keeps them; the next one collects them.
 	delMu     sync.Mutex
 	gcDeleted []prolly.Root
+	// head, when set, serves reads at versions it holds (see SetHead).
+	head     HeadReader
+	headRels headCache
 }
 
 // New returns the history service over the mirror m stored in db.
 func New(db *store.DB, m *mirror.Mirror) *Service {
-	return &Service{db: db, mirror: m, refs: snapshot.NewResolver(db, m), now: time.Now}
+	return &Service{db: db, mirror: m, refs: refs.NewResolver(db, m), now: time.Now}
 }
 
 // Resolver returns the service's ref resolver.
-func (s *Service) Resolver() *snapshot.Resolver { return s.refs }
+func (s *Service) Resolver() *refs.Resolver { return s.refs }
 
-// Resolve resolves a ref (see snapshot.Resolver.Resolve).
-func (s *Service) Resolve(ctx context.Context, ref string) (snapshot.Point, error) {
+// Resolve resolves a ref (see refs.Resolver.Resolve).
+func (s *Service) Resolve(ctx context.Context, ref string) (refs.Point, error) {
 	return s.refs.Resolve(ctx, ref)
 }
 
@@ -131,6 +136,15 @@ type LogEntry struct {
 	Xid        uint32        `json:"xid"`
 	Tables     []TableChange `json:"tables"`
 	Tags       []string      `json:"tags,omitempty"`
+	// InitialCopy marks the version that is the initial copy's state (the
+	// oldest, before the first commit): no commit, time or xid; Tables
+	// lists the tables copied with their rows then.
+	InitialCopy bool `json:"initial_copy,omitempty"`
+	// HeldForResync lists the tables this transaction changed while they
+	// waited for a resync: they have no per-commit history here (their
+	// changes reach the tree with the resync's copy), rather than a
+	// version that looks as if nothing changed (mirror.Version.Held).
+	HeldForResync []string `json:"held_for_resync,omitempty"`
 }
 
 // TableChange is what one commit did to one table.
@@ -166,7 +180,7 @@ func (s *Service) Log(ctx context.Context, req LogRequest, fn func(LogEntry) err
 	if err != nil {
 		return err
 	}
-	var since replication.LSN
+	var since wal.LSN
 	if req.Since != "" {
 		p, err := s.refs.Resolve(ctx, req.Since)
 		if err != nil {
@@ -178,11 +192,12 @@ func (s *Service) Log(ctx context.Context, req LogRequest, fn func(LogEntry) err
 	if err != nil {
 		return err
 	}
-	tagsAt := map[replication.LSN][]string{}
+	tagsAt := map[wal.LSN][]string{}
 	for _, t := range tags {
 		tagsAt[t.LSN] = append(tagsAt[t.LSN], t.Name)
 	}
 	n, from := 0, top.LSN()
+	var oldest wal.LSN // the oldest commit listed
 	for {
 		lsns, err := s.refs.LatestFirst(from, 256)
 		if err != nil {
@@ -195,6 +210,7 @@ func (s *Service) Log(ctx context.Context, req LogRequest, fn func(LogEntry) err
 			if l <= since || (req.Limit > 0 && n >= req.Limit) {
 				return nil
 			}
+			oldest = l
 			v, err := s.mirror.VersionAt(l)
 			if err != nil {
 				return err
@@ -205,6 +221,8 @@ func (s *Service) Log(ctx context.Context, req LogRequest, fn func(LogEntry) err
 				e.Tables = append(e.Tables, TableChange{Table: tc.Table, Rows: tc.Rows, Truncated: tc.Truncated})
 				match = match || tc.Table == req.Table
 			}
+			e.HeldForResync = v.Held
+			match = match || slices.Contains(v.Held, req.Table)
 			if !match {
 				continue
 			}
@@ -214,10 +232,45 @@ func (s *Service) Log(ctx context.Context, req LogRequest, fn func(LogEntry) err
 			}
 		}
 		if len(lsns) < 256 || lsns[len(lsns)-1] == 0 {
-			return nil
+			return s.logCopy(ctx, req, since, n, oldest, top.LSN(), tagsAt, fn)
 		}
 		from = lsns[len(lsns)-1] - 1
 	}
+}
+
+// logCopy ends a log with the initial copy when it is the version before
+// the oldest commit listed (or, none listed, the version at top; see
+// refs.Resolver.InitialCopy) and the request reaches it.
+func (s *Service) logCopy(ctx context.Context, req LogRequest, since wal.LSN, n int, oldest, top wal.LSN, tagsAt map[wal.LSN][]string, fn func(LogEntry) error) error {
+	first := oldest
+	if first == 0 {
+		first = top + 1
+	}
+	c := s.refs.InitialCopy(first)
+	if c == 0 || c <= since || c > top || (req.Limit > 0 && n >= req.Limit) {
+		return nil
+	}
+	e := LogEntry{LSN: c.String(), Tags: tagsAt[c], InitialCopy: true}
+	match := req.Table == ""
+	for _, t := range s.mirror.Tables() {
+		if t.CopiedAt != c {
+			continue
+		}
+		tr, err := s.mirror.TreeAt(ctx, t.Name, c)
+		if err != nil {
+			return err
+		}
+		rows, err := tr.Count(ctx)
+		if err != nil {
+			return err
+		}
+		e.Tables = append(e.Tables, TableChange{Table: t.Name, Rows: int64(rows)})
+		match = match || t.Name == req.Table
+	}
+	if !match {
+		return nil
+	}
+	return fn(e)
 }
 
 // TagInfo describes a tag for listings.
@@ -252,7 +305,7 @@ func (s *Service) CreateTag(ctx context.Context, name, ref string) (TagInfo, err
 	if p.Branch != nil {
 		return TagInfo{}, fmt.Errorf("tag %q: %w: %q is a branch; tags name commits of the mirror's history", name, ErrBadRequest, ref)
 	}
-	t := snapshot.Tag{Name: name, LSN: p.LSN(), Created: s.now().UTC()}
+	t := refs.Tag{Name: name, LSN: p.LSN(), Created: s.now().UTC()}
 	if err := s.refs.Catalog.CreateTag(ctx, t); err != nil {
 		return TagInfo{}, err
 	}
@@ -280,14 +333,14 @@ func (s *Service) CreateBranch(ctx context.Context, name, ref string) (BranchInf
 	if ref == "" {
 		ref = "HEAD"
 	}
-	if err := snapshot.ValidateName(name); err != nil {
+	if err := refs.ValidateName(name); err != nil {
 		return BranchInfo{}, fmt.Errorf("branch %q: %w: %w", name, ErrBadRequest, err)
 	}
 	p, err := s.refs.Resolve(ctx, ref)
 	if err != nil {
 		return BranchInfo{}, err
 	}
-	b := snapshot.Branch{Name: name, From: p.LSN(), Created: s.now().UTC()}
+	b := refs.Branch{Name: name, From: p.LSN(), Created: s.now().UTC()}
 	s.gcMu.RLock()
 	defer s.gcMu.RUnlock()
 	for _, t := range s.mirror.Tables() {
@@ -301,7 +354,7 @@ func (s *Service) CreateBranch(ctx context.Context, name, ref string) (BranchInf
 		if err := s.persist(ctx, tr.eng, tr.root); err != nil {
 			return BranchInfo{}, fmt.Errorf("branch %q: table %s: %w", name, t.Name, err)
 		}
-		b.Roots = append(b.Roots, snapshot.TableRoot{Table: t.Name, Root: tr.root})
+		b.Roots = append(b.Roots, refs.TableRoot{Table: t.Name, Root: tr.root})
 	}
 	if err := s.refs.Catalog.CreateBranch(ctx, b); err != nil {
 		return BranchInfo{}, err
@@ -309,7 +362,7 @@ func (s *Service) CreateBranch(ctx context.Context, name, ref string) (BranchInf
 	return branchInfo(b), nil
 }
 
-func branchInfo(b snapshot.Branch) BranchInfo {
+func branchInfo(b refs.Branch) BranchInfo {
 	bi := BranchInfo{Name: b.Name, From: b.From.String(), Created: b.Created, Roots: map[string]string{}}
 	for _, r := range b.Roots {
 		bi.Roots[r.Table] = r.Root.Hash.String()
@@ -358,7 +411,7 @@ type GCRequest struct {
 	// ExpireBefore applies history.retain first: versions committed
 	// before it are dropped, tagged ones kept (zero: nothing expires).
 	ExpireBefore time.Time
-	// ExtraRoots: see snapshot.GCOptions (in-memory trees outside the
+	// ExtraRoots: see refs.GCOptions (in-memory trees outside the
 	// mirror).
 	ExtraRoots func() []prolly.Root
 	Dir        string // data directory, for the bytes-on-disk report
@@ -367,7 +420,7 @@ type GCRequest struct {
 	// GC so space returns at once; it blocks reads and writes for up to
 	// seconds, so only the offline `sidecar gc` sets it.
 	CompactFirst bool
-	// CompactMinDeleted: see snapshot.GCOptions (compact first only when
+	// CompactMinDeleted: see refs.GCOptions (compact first only when
 	// the sweep deleted this share of the nodes or more).
 	CompactMinDeleted float64
 	// ReaderWait bounds the wait for reads that began before the expiry
@@ -375,7 +428,7 @@ type GCRequest struct {
 	// skipped with ErrReadersBusy (the expiry stays). 0: one minute.
 	ReaderWait time.Duration
 
-	afterMark   func() // tests: see snapshot.GCOptions.AfterMark
+	afterMark   func() // tests: see refs.GCOptions.AfterMark
 	afterExpire func() // tests: called before the wait for earlier reads
 }
 
@@ -387,12 +440,12 @@ var ErrReadersBusy = errors.New("reads that began before the collection are stil
 // GC expires versions older than req.ExpireBefore (tags kept), waits for
 // the reads that began before (they may hold expired versions or deleted
 // branches), then deletes the nodes no retained version, tag or branch
-// needs (see snapshot.CollectGarbage for what makes it safe next to the
+// needs (see refs.CollectGarbage for what makes it safe next to the
 // running writer). Tag creation waits during the expiry, branch creation
 // and deletion during the collection; reads and apply go on. A branch
 // deleted while the GC waits for earlier reads is kept by this GC (a read
 // may have resolved it after the wait began).
-func (s *Service) GC(ctx context.Context, req GCRequest) (snapshot.GCStats, error) {
+func (s *Service) GC(ctx context.Context, req GCRequest) (refs.GCStats, error) {
 	s.gcRun.Lock()
 	defer s.gcRun.Unlock()
 	s.gcMu.Lock()
@@ -404,7 +457,7 @@ func (s *Service) GC(ctx context.Context, req GCRequest) (snapshot.GCStats, erro
 		s.gcDeleted = nil
 		s.delMu.Unlock()
 	}()
-	exp, err := snapshot.Expire(ctx, s.mirror, s.refs.Catalog, req.ExpireBefore)
+	exp, err := refs.Expire(ctx, s.mirror, s.refs.Catalog, req.ExpireBefore)
 	// Branches now: a read that resolves one after WaitReaders below is
 	// not waited for, and the branch may be deleted before the mark lists
 	// branches again, so these are marked too.
@@ -414,7 +467,7 @@ func (s *Service) GC(ctx context.Context, req GCRequest) (snapshot.GCStats, erro
 		err = berr
 	}
 	if err != nil {
-		return snapshot.GCStats{Expired: exp}, err
+		return refs.GCStats{Expired: exp}, err
 	}
 	var early []prolly.Root
 	for _, b := range branches {
@@ -436,7 +489,7 @@ func (s *Service) GC(ctx context.Context, req GCRequest) (snapshot.GCStats, erro
 		if ctx.Err() == nil {
 			err = fmt.Errorf("%w after %s (e.g. a streamed diff to a slow client); versions were expired, their nodes are collected next time", ErrReadersBusy, wait)
 		}
-		return snapshot.GCStats{Expired: exp}, fmt.Errorf("gc: %w", err)
+		return refs.GCStats{Expired: exp}, fmt.Errorf("gc: %w", err)
 	}
 	s.gcMu.Lock()
 	defer s.gcMu.Unlock()
@@ -451,7 +504,7 @@ func (s *Service) GC(ctx context.Context, req GCRequest) (snapshot.GCStats, erro
 		}
 		return early
 	}
-	st, err := snapshot.CollectGarbage(ctx, snapshot.GCOptions{DB: s.db, Mirror: s.mirror, Catalog: s.refs.Catalog,
+	st, err := refs.CollectGarbage(ctx, refs.GCOptions{DB: s.db, Mirror: s.mirror, Catalog: s.refs.Catalog,
 		ExtraRoots: extra, Dir: req.Dir, ValueLogGC: req.ValueLogGC, CompactFirst: req.CompactFirst,
 		CompactMinDeleted: req.CompactMinDeleted, AfterMark: req.afterMark})
 	st.Expired = exp
@@ -468,7 +521,7 @@ type AutoGCOptions struct {
 	Dir    string // data directory, for the bytes-on-disk report
 	Logger *slog.Logger
 	// OnRun, when set, sees every collection (metrics, tests).
-	OnRun func(st snapshot.GCStats, err error, took time.Duration)
+	OnRun func(st refs.GCStats, err error, took time.Duration)
 }
 
 // autoGCGrowth: a collection also runs when this many nodes per live
@@ -519,7 +572,7 @@ func (s *Service) AutoGC(ctx context.Context, o AutoGCOptions) error {
 			cutoff = s.now().Add(-o.Retain)
 		}
 		s.gcMu.Lock()
-		exp, err := snapshot.Expire(ctx, s.mirror, s.refs.Catalog, cutoff)
+		exp, err := refs.Expire(ctx, s.mirror, s.refs.Catalog, cutoff)
 		s.gcMu.Unlock()
 		if err != nil {
 			if ctx.Err() != nil {

@@ -1,27 +1,23 @@
+// The SQL patch writer: events in, INSERT/UPDATE/DELETE statements out,
+// held until Close writes them in their order.
+
 package history
 
 import (
 	"bufio"
 	"bytes"
-	"container/heap"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sidecar-dev/sidecar/internal/pgident"
+	"github.com/sidecar-dev/sidecar/rowenc"
 )
-
-// ErrNUL is wrapped by errors about a value holding a NUL byte, which no
-// PostgreSQL text value can hold and no literal can carry.
-var ErrNUL = errors.New("value holds a NUL byte")
 
 // SQLWriter renders row events as a patch: INSERT, UPDATE and DELETE
 // statements, in one transaction (BEGIN; … COMMIT;), that turn the from
@@ -71,15 +67,18 @@ type SQLWriter struct {
 	qtable string // … quoted
 	cols   []Column
 	allKey bool
-	err    error
-	outErr error // from writing the first lines
+	// textCompared: a statement matches a value by its output text
+	// (where), so the patch sets the mirror's output settings.
+	textCompared bool
+	err          error
+	outErr       error // from writing the first lines
 	// started: BEGIN is written.
 	started bool
 
 	comments strings.Builder
 	tables   []string // canonical names, in the order first seen
-	spools   map[string]*[phases]spool
-	held     int      // bytes held in memory by the spools
+	buffers  map[string]*[phases]phaseBuffer
+	held     int      // bytes held in memory by the buffers
 	tmp      *os.File // statements beyond opts.MemoryBytes
 	tmpSize  int64
 
@@ -102,53 +101,6 @@ type SQLOptions struct {
 	TempDir string
 }
 
-// ForeignKey says that rows of Table reference rows of References through
-// Columns (of Table) and RefColumns (of References, the same number, in
-// the same order). Table names are canonical, as the mirror names them.
-type ForeignKey struct {
-	Table      string   `json:"table"`
-	Columns    []string `json:"columns"`
-	References string   `json:"references"`
-	RefColumns []string `json:"ref_columns"`
-}
-
-// tuple is the text of a row's values in cols, prefixed by the foreign
-// key's index, or "" when one is NULL (a NULL references nothing).
-func tuple(fk int, cols []string, r *Row) string {
-	if r == nil {
-		return ""
-	}
-	var b []byte
-	b = binary.AppendUvarint(b, uint64(fk))
-	for _, c := range cols {
-		v, ok := r.Get(c)
-		if !ok || v == nil {
-			return ""
-		}
-		b = binary.AppendUvarint(b, uint64(len(*v)))
-		b = append(b, *v...)
-	}
-	return string(b)
-}
-
-// The phases of a patch, in the order their statements are written for a
-// table (deletes of every table come first, see SQLWriter).
-const (
-	phaseDelete = iota
-	phaseUpdate
-	phaseInsert
-	phaseReparent // updates of a self-referencing table's reference columns
-	phases
-)
-
-// spool holds one table's statements of one phase: extents in the
-// temporary file, then what is still in memory. Deletes, and the inserts
-// of a table that references itself, are held as records (see record).
-type spool struct {
-	extents [][2]int64 // offset, length
-	buf     bytes.Buffer
-}
-
 // NewSQLWriter returns a patch writer on w with default options (no
 // foreign keys known: tables in the order they come).
 func NewSQLWriter(w io.Writer) *SQLWriter { return NewSQLWriterOptions(w, SQLOptions{}) }
@@ -158,40 +110,7 @@ func NewSQLWriterOptions(w io.Writer, o SQLOptions) *SQLWriter {
 	if o.MemoryBytes <= 0 {
 		o.MemoryBytes = 16 << 20
 	}
-	return &SQLWriter{out: w, opts: o, spools: map[string]*[phases]spool{}, moved: map[string]bool{}}
-}
-
-// QuoteTable quotes a table's canonical name (the mirror's key, as
-// replication.TableName.String prints it: public.accounts,
-// public."Accounts", "a.b".c) as SQL, every part double-quoted. A name not
-// in canonical form is a key written before keys were quoted ("schema.name"
-// taken literally): it is split at its first dot as it was written then,
-// so a patch from such a mirror still names the right table.
-func QuoteTable(name string) string {
-	if t, err := pgident.ParseTable(name); err == nil && t.String() == name {
-		return pgx.Identifier{t.Schema, t.Name}.Sanitize()
-	}
-	schema, rest, ok := strings.Cut(name, ".")
-	if !ok {
-		return pgx.Identifier{name}.Sanitize()
-	}
-	return pgx.Identifier{schema, rest}.Sanitize()
-}
-
-// quoteType quotes a Column.Type: a catalog type name, schema-qualified
-// unless in pg_catalog. bit is cast as varbit: a bare ::bit means bit(1),
-// and varbit assigns to any bit(n) column.
-func quoteType(t string) string {
-	switch t {
-	case "bit":
-		t = "varbit"
-	case "_bit":
-		t = "_varbit"
-	}
-	if schema, name, ok := strings.Cut(t, "."); ok {
-		return pgx.Identifier{schema, name}.Sanitize()
-	}
-	return pgx.Identifier{t}.Sanitize()
+	return &SQLWriter{out: w, opts: o, buffers: map[string]*[phases]phaseBuffer{}, moved: map[string]bool{}}
 }
 
 // noEquality lists built-in types without an equality operator.
@@ -199,24 +118,6 @@ var noEquality = map[string]bool{
 	"json": true, "xml": true, "point": true, "line": true, "lseg": true,
 	"box": true, "path": true, "polygon": true, "circle": true,
 	"_json": true, "_xml": true, "_point": true,
-}
-
-// Literal renders v as a SQL literal cast to typ; nil is NULL.
-func Literal(v *string, typ string) (string, error) {
-	if v == nil {
-		return "NULL", nil
-	}
-	s := *v
-	if strings.IndexByte(s, 0) >= 0 {
-		return "", ErrNUL
-	}
-	q := strings.ReplaceAll(s, "'", "''")
-	if strings.Contains(s, `\`) {
-		q = "E'" + strings.ReplaceAll(q, `\`, `\\`) + "'"
-	} else {
-		q = "'" + q + "'"
-	}
-	return q + "::" + quoteType(typ), nil
 }
 
 // begin writes the patch's first lines at once (a reader sees that the
@@ -240,8 +141,8 @@ func (w *SQLWriter) Write(e *Event) error {
 		for _, c := range e.Columns {
 			w.allKey = w.allKey && c.Key
 		}
-		if _, ok := w.spools[e.Table]; !ok {
-			w.spools[e.Table] = &[phases]spool{}
+		if _, ok := w.buffers[e.Table]; !ok {
+			w.buffers[e.Table] = &[phases]phaseBuffer{}
 			w.tables = append(w.tables, e.Table)
 		}
 		if sc := e.SchemaChange; sc != nil {
@@ -277,7 +178,7 @@ func (w *SQLWriter) Write(e *Event) error {
 		// After the inserts: the new parent may be one of them.
 		phase = phaseReparent
 	}
-	sp := &w.spools[e.Table][phase]
+	sp := &w.buffers[e.Table][phase]
 	n := sp.buf.Len()
 	switch {
 	case phase == phaseDelete:
@@ -303,98 +204,6 @@ func (w *SQLWriter) Write(e *Event) error {
 			return err
 		}
 	}
-	return nil
-}
-
-// The sections of a record's tuples (see record).
-const (
-	secReferenced = iota // by which rows of other tables reference it
-	secReferences        // which rows of other tables it references
-	secSelfOwn           // by which rows of its own table reference it
-	secSelfRefs          // which rows of its own table it references
-	sections
-)
-
-// record is a held statement with the foreign-key tuples (see tuple) of
-// its row, by section. Deletes are held as records (their order depends
-// on the updates), and so are the inserts of a table that references
-// itself (ordered parents first at Close).
-type record struct {
-	keys [sections][]string
-	stmt []byte
-}
-
-// record encodes the record of r's statement in table: per section a
-// uvarint count and the tuples, each with its uvarint length; then the
-// statement with its uvarint length.
-func (w *SQLWriter) record(table string, r *Row, stmt string) []byte {
-	b := w.meta[:0]
-	for sec := range sections {
-		var keys []string
-		for i, fk := range w.opts.ForeignKeys {
-			self := fk.Table == fk.References
-			var t string
-			switch {
-			case (sec == secReferenced && !self || sec == secSelfOwn && self) && fk.References == table:
-				t = tuple(i, fk.RefColumns, r)
-			case (sec == secReferences && !self || sec == secSelfRefs && self) && fk.Table == table:
-				t = tuple(i, fk.Columns, r)
-			}
-			if t != "" {
-				keys = append(keys, t)
-			}
-		}
-		b = binary.AppendUvarint(b, uint64(len(keys)))
-		for _, k := range keys {
-			b = appendBytes(b, k)
-		}
-	}
-	b = appendBytes(b, stmt)
-	w.meta = b
-	return b
-}
-
-// reparents reports whether e updates a column by which its table
-// references itself.
-func (w *SQLWriter) reparents(e *Event) bool {
-	return slices.ContainsFunc(w.opts.ForeignKeys, func(fk ForeignKey) bool {
-		return fk.Table == e.Table && fk.References == e.Table &&
-			slices.ContainsFunc(fk.Columns, func(c string) bool { return slices.Contains(e.Changed, c) })
-	})
-}
-
-// selfRef reports whether table references itself.
-func (w *SQLWriter) selfRef(table string) bool {
-	return slices.ContainsFunc(w.opts.ForeignKeys, func(fk ForeignKey) bool { return fk.Table == table && fk.References == table })
-}
-
-// spill appends every spool's memory to the temporary file.
-func (w *SQLWriter) spill() error {
-	if w.tmp == nil {
-		f, err := os.CreateTemp(w.opts.TempDir, "sidecar-patch-*")
-		if err != nil {
-			return fmt.Errorf("sql patch: hold statements: %w", err)
-		}
-		// Unlinked at once: nothing is left behind, whatever happens.
-		os.Remove(f.Name())
-		w.tmp = f
-	}
-	for _, t := range w.tables {
-		for i := range w.spools[t] {
-			sp := &w.spools[t][i]
-			if sp.buf.Len() == 0 {
-				continue
-			}
-			n, err := w.tmp.WriteAt(sp.buf.Bytes(), w.tmpSize)
-			if err != nil {
-				return fmt.Errorf("sql patch: hold statements: %w", err)
-			}
-			sp.extents = append(sp.extents, [2]int64{w.tmpSize, int64(n)})
-			w.tmpSize += int64(n)
-			sp.buf.Reset()
-		}
-	}
-	w.held = 0
 	return nil
 }
 
@@ -435,7 +244,13 @@ func (w *SQLWriter) insert(r *Row) (string, error) {
 	return fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s);\n", w.qtable, strings.Join(names, ", "), strings.Join(vals, ", ")), nil
 }
 
-// where renders the key condition of r.
+// where renders the key condition of r. In a table whose every column
+// is a key (REPLICA IDENTITY FULL: a multiset of whole rows), a value
+// whose type's "=" is coarser than its text (1.5 = 1.50, 0 = -0,
+// '1 day' = '24 hours', citext, …) or that has no "=" (json) is
+// compared by its output text, which the mirror holds exactly, so that
+// the statement matches the row's occurrences and no other row; Close
+// then sets the output settings that text was printed under.
 func (w *SQLWriter) where(r *Row) (string, error) {
 	var terms []string
 	for _, c := range w.cols {
@@ -451,15 +266,16 @@ func (w *SQLWriter) where(r *Row) (string, error) {
 			terms = append(terms, id+" IS NULL")
 			continue
 		}
-		if noEquality[c.Type] {
-			// Key columns of a REPLICA IDENTITY FULL table may have a type
-			// without "=": compare the text output, which the mirror
-			// stores exactly.
+		if noEquality[c.Type] || w.allKey && !exactEquality[c.Type] {
 			lit, err := Literal(v, "text")
 			if err != nil {
 				return "", fmt.Errorf("column %s: %w", c.Name, err)
 			}
-			terms = append(terms, id+"::text = "+lit)
+			// format('%s', …) calls the type's output function (a cast
+			// to text need not: boolean, char(n), inet); NOT NULL, since
+			// format renders NULL as ''.
+			terms = append(terms, fmt.Sprintf("(%s IS NOT NULL AND pg_catalog.format('%%s', %s) = %s)", id, id, lit))
+			w.textCompared = true
 			continue
 		}
 		lit, err := Literal(v, c.Type)
@@ -473,6 +289,31 @@ func (w *SQLWriter) where(r *Row) (string, error) {
 	}
 	return strings.Join(terms, " AND "), nil
 }
+
+// exactEquality lists built-in types whose "=" holds exactly when the
+// output texts are equal (under the mirror's session settings), so a
+// whole-row match may use "=" (and an index).
+var exactEquality = map[string]bool{
+	"int2": true, "int4": true, "int8": true, "oid": true, "bool": true,
+	"text": true, "varchar": true, "bpchar": true, "name": true, "char": true,
+	"uuid": true, "bytea": true, "date": true, "time": true,
+	"timestamp": true, "timestamptz": true,
+}
+
+// textSettings are the output settings of the mirror's texts
+// (rowenc.SessionParams, read from there so the two cannot drift), set
+// for the rest of the patch's transaction when a statement compares
+// values by their text. client_encoding is left to whoever runs the
+// patch: it says how their client sends the patch's bytes.
+var textSettings = func() string {
+	params := rowenc.SessionParams()
+	delete(params, "client_encoding")
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(params)) {
+		fmt.Fprintf(&b, "SET LOCAL %s = '%s'; ", name, params[name])
+	}
+	return strings.TrimSuffix(b.String(), " ") + "\n"
+}()
 
 func (w *SQLWriter) delete(r *Row) (string, error) {
 	cond, err := w.where(r)
@@ -538,8 +379,12 @@ func (w *SQLWriter) Close() error {
 	parents, note := dependencyOrder(w.tables, w.opts.ForeignKeys)
 	bw.WriteString(note)
 	bw.WriteString(w.comments.String())
+	if w.textCompared {
+		bw.WriteString("-- rows of tables without a key are matched by their values' text, printed under these settings:\n")
+		bw.WriteString(textSettings)
+	}
 	reader := func(t string, phase int) io.Reader {
-		sp := &w.spools[t][phase]
+		sp := &w.buffers[t][phase]
 		rs := make([]io.Reader, 0, len(sp.extents)+1)
 		for _, x := range sp.extents {
 			rs = append(rs, io.NewSectionReader(w.tmp, x[0], x[1]))
@@ -640,174 +485,6 @@ func (w *SQLWriter) Close() error {
 	return bw.Flush()
 }
 
-// appendBytes appends s with its uvarint length.
-func appendBytes(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-// eachRecord reads a spool of records.
-func eachRecord(r io.Reader, fn func(*record) error) error {
-	br := bufio.NewReader(r)
-	next := func() (string, error) {
-		n, err := binary.ReadUvarint(br)
-		if err != nil {
-			return "", err
-		}
-		b := make([]byte, n)
-		_, err = io.ReadFull(br, b)
-		return string(b), err
-	}
-	for {
-		var rec record
-		for sec := range sections {
-			n, err := binary.ReadUvarint(br)
-			if err == io.EOF && sec == 0 {
-				return nil
-			}
-			if err != nil {
-				return fmt.Errorf("held record: %w", err)
-			}
-			for range n {
-				k, err := next()
-				if err != nil {
-					return fmt.Errorf("held record: %w", err)
-				}
-				rec.keys[sec] = append(rec.keys[sec], k)
-			}
-		}
-		stmt, err := next()
-		if err != nil {
-			return fmt.Errorf("held record: %w", err)
-		}
-		rec.stmt = []byte(stmt)
-		if err := fn(&rec); err != nil {
-			return err
-		}
-	}
-}
-
-// selfOrder orders the records of a table that references itself so each
-// row comes after the rows it references (childrenFirst: before them),
-// keeping the held (key) order otherwise. Rows in a reference cycle come
-// last, in key order: only a DEFERRABLE constraint lets them apply.
-func selfOrder(recs []*record, childrenFirst bool) []int {
-	owner := map[string]int{}
-	for i, r := range recs {
-		for _, k := range r.keys[secSelfOwn] {
-			owner[k] = i
-		}
-	}
-	// after[i] lists the records that must come after record i.
-	after := make([][]int, len(recs))
-	waits := make([]int, len(recs))
-	for i, r := range recs {
-		for _, k := range r.keys[secSelfRefs] {
-			p, ok := owner[k]
-			if !ok || p == i {
-				continue
-			}
-			if childrenFirst {
-				after[i] = append(after[i], p)
-				waits[p]++
-			} else {
-				after[p] = append(after[p], i)
-				waits[i]++
-			}
-		}
-	}
-	ready := &intHeap{}
-	for i, n := range waits {
-		if n == 0 {
-			heap.Push(ready, i)
-		}
-	}
-	out := make([]int, 0, len(recs))
-	for ready.Len() > 0 {
-		i := heap.Pop(ready).(int)
-		out = append(out, i)
-		for _, j := range after[i] {
-			if waits[j]--; waits[j] == 0 {
-				heap.Push(ready, j)
-			}
-		}
-	}
-	for i, n := range waits {
-		if n > 0 {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
-// intHeap is a min-heap of record indexes: among the rows free to go, the
-// first in key order goes first.
-type intHeap []int
-
-func (h intHeap) Len() int           { return len(h) }
-func (h intHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h intHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *intHeap) Push(x any)        { *h = append(*h, x.(int)) }
-func (h *intHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// dependencyOrder orders tables so that a table comes after every table
-// it references (ties and cycles keep the order given), and returns a
-// comment naming the tables whose references form a cycle, where no order
-// can satisfy non-deferrable constraints.
-func dependencyOrder(tables []string, fks []ForeignKey) ([]string, string) {
-	in := map[string]bool{}
-	for _, t := range tables {
-		in[t] = true
-	}
-	refs := map[string][]string{} // table -> tables it references
-	for _, fk := range fks {
-		if in[fk.Table] && in[fk.References] && fk.Table != fk.References {
-			refs[fk.Table] = append(refs[fk.Table], fk.References)
-		}
-	}
-	const (
-		unseen = iota
-		visiting
-		done
-	)
-	state := map[string]int{}
-	var out, cyclic []string
-	var visit func(t string)
-	visit = func(t string) {
-		switch state[t] {
-		case visiting:
-			cyclic = append(cyclic, t)
-			return
-		case done:
-			return
-		}
-		state[t] = visiting
-		for _, r := range refs[t] {
-			visit(r)
-		}
-		state[t] = done
-		out = append(out, t)
-	}
-	for _, t := range tables {
-		visit(t)
-	}
-	if len(cyclic) == 0 {
-		return out, ""
-	}
-	slices.Sort(cyclic)
-	names := make([]string, 0, len(cyclic))
-	for _, t := range slices.Compact(cyclic) {
-		names = append(names, commentSafe(t))
-	}
-	return out, "-- foreign keys form a cycle through " + strings.Join(names, ", ") +
-		": statements across them apply only if those constraints are DEFERRABLE\n"
-}
-
 // schemaComment is the SQL comment that precedes a table's statements when
 // its columns differ between the two versions. Names are quoted
 // identifiers with control characters escaped, so no name can end the
@@ -830,21 +507,4 @@ func schemaComment(table string, sc *SchemaChange) string {
 	return fmt.Sprintf("-- %s: the columns differ between the two versions (added: %s; dropped: %s%s).\n"+
 		"-- This patch holds no DDL: first ALTER the table to the newer version's columns, then run it.\n",
 		commentSafe(QuoteTable(table)), names(sc.Added), names(sc.Dropped), retyped)
-}
-
-// commentSafe escapes control characters (a newline would end a "--"
-// comment) as Go escapes.
-func commentSafe(s string) string {
-	if !strings.ContainsFunc(s, unicode.IsControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			b.WriteString(strings.Trim(strconv.QuoteRune(r), "'"))
-		} else {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }

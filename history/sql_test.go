@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/history/historytest"
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // hostile values: each must arrive in PostgreSQL as itself.
@@ -240,7 +240,7 @@ func TestSQLPatchReplicaIdentityFull(t *testing.T) {
 	}
 	defer conn.Close(context.Background())
 	rel := historytest.Rel(1, "public", "f", 2, [2]string{"a", "int4"}, [2]string{"j", "json"})
-	rel.Identity = replication.IdentityFull
+	rel.Identity = wal.IdentityFull
 	rel.Columns[1].TypeOID = 114
 	f := historytest.New(t)
 	svc := New(f.DB, f.Mirror)
@@ -271,18 +271,7 @@ func TestSQLPatchReplicaIdentityFull(t *testing.T) {
 	if _, err := conn.PgConn().Exec(ctx, patch.String()).ReadAll(); err != nil {
 		t.Fatalf("apply: %v\n%s", err, patch.String())
 	}
-	var got []string
-	rows, err := conn.Query(ctx, "SELECT a::text || ' ' || coalesce(j::text, 'NULL') FROM f ORDER BY a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, s)
-	}
+	got := queryStrings(t, conn, "SELECT a::text || ' ' || coalesce(j::text, 'NULL') FROM f ORDER BY a")
 	want := []string{`1 {"x": 1}`, `3 [1, "it's"]`, `4 {"y": "a\\b"}`} // one of the two duplicates stays
 	if !slices.Equal(got, want) {
 		t.Fatalf("after the patch: %q, want %q\n%s", got, want, patch.String())

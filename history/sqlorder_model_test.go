@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/history/historytest"
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // fkTables is the schema of TestSQLPatchOrderRandomForeignKeys: a chain
@@ -40,7 +40,7 @@ func TestSQLPatchOrderRandomForeignKeys(t *testing.T) {
 	conn, exec := newPGDB(t)
 	f := historytest.New(t)
 	svc := New(f.DB, f.Mirror)
-	rels := map[string]*replication.Relation{}
+	rels := map[string]*wal.Relation{}
 	for i, tb := range fkTables {
 		if err := exec(tb.ddl); err != nil {
 			t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/history/historytest"
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // TestSQLPatchOrderForeignKeysAndUnique applies the patch between every
@@ -64,12 +64,12 @@ func TestSQLPatchOrderForeignKeysAndUnique(t *testing.T) {
 		cur = s
 		versions, states = append(versions, v.EndLSN.String()), append(states, s)
 	}
-	up := func(tx *historytest.Tx, m map[int][]*string, rel *replication.Relation, row []*string) {
+	up := func(tx *historytest.Tx, m map[int][]*string, rel *wal.Relation, row []*string) {
 		tx.Upsert(rel, row)
 		id, _ := strconv.Atoi(*row[0])
 		m[id] = row
 	}
-	rm := func(tx *historytest.Tx, m map[int][]*string, rel *replication.Relation, id int) {
+	rm := func(tx *historytest.Tx, m map[int][]*string, rel *wal.Relation, id int) {
 		tx.Delete(rel, strconv.Itoa(id))
 		delete(m, id)
 	}

@@ -9,9 +9,9 @@ import (
 	"github.com/sidecar-dev/sidecar/internal/pgident"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/prolly"
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/refs"
 	"github.com/sidecar-dev/sidecar/rowenc"
-	"github.com/sidecar-dev/sidecar/snapshot"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // tree is one table at one point of history, with the engine that reads it.
@@ -19,7 +19,7 @@ type tree struct {
 	table  string
 	root   prolly.Root
 	eng    *prolly.Engine
-	rel    *replication.Relation
+	rel    *wal.Relation
 	codec  *rowenc.KeyCodec // nil: REPLICA IDENTITY FULL (key = whole row)
 	exists bool             // false: the table did not exist there (empty root)
 }
@@ -61,8 +61,8 @@ func (s *Service) tableNames() string {
 	return out
 }
 
-func codecOf(rel *replication.Relation) (*rowenc.KeyCodec, error) {
-	if rel.Identity == replication.IdentityFull {
+func codecOf(rel *wal.Relation) (*rowenc.KeyCodec, error) {
+	if rel.Identity == wal.IdentityFull {
 		return nil, nil
 	}
 	keys := rel.KeyColumns()
@@ -75,7 +75,7 @@ func codecOf(rel *replication.Relation) (*rowenc.KeyCodec, error) {
 
 // treeAt opens table at p: a branch's root, or the mirror's tree at the
 // point's commit. A table that did not exist there reads as empty.
-func (s *Service) treeAt(ctx context.Context, p snapshot.Point, table string) (*tree, error) {
+func (s *Service) treeAt(ctx context.Context, p refs.Point, table string) (*tree, error) {
 	info, err := s.tableInfo(table)
 	if err != nil {
 		return nil, err

@@ -99,7 +99,7 @@ func keyRange(table, keyCol string, codec *rowenc.KeyCodec, preds []predicate) (
 		return r, nil
 	}
 	if codec == nil {
-		return r, fmt.Errorf("--where on %s: %w: the table has REPLICA IDENTITY FULL and no key to range over", table, ErrBadRequest)
+		return r, fmt.Errorf("key range (--where, --from, --to) on %s: %w: the table has REPLICA IDENTITY FULL and no key to range over; read it whole", table, ErrBadRequest)
 	}
 	for _, p := range preds {
 		if p.col != keyCol {

@@ -9,19 +9,20 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/sidecar-dev/sidecar/internal/invariants"
 	"github.com/sidecar-dev/sidecar/prolly"
-	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 var (
-	_ replication.Sink     = (*Mirror)(nil)
-	_ replication.CopySink = (*Mirror)(nil)
+	_ wal.Sink     = (*Mirror)(nil)
+	_ wal.CopySink = (*Mirror)(nil)
 )
 
 // txnState is the transaction between Begin and Commit or Abort.
 type txnState struct {
-	info   replication.TxnInfo
+	info   wal.TxnInfo
 	tables map[string]*txnTable
 	rows   int
 	bytes  int64
@@ -44,8 +45,8 @@ type txnTable struct {
 // heldFlushAt bounds held changes kept in memory by one transaction.
 const heldFlushAt = 10_000
 
-// Begin implements replication.Sink.
-func (m *Mirror) Begin(ctx context.Context, info replication.TxnInfo) error {
+// Begin implements wal.Sink.
+func (m *Mirror) Begin(ctx context.Context, info wal.TxnInfo) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.err != nil {
@@ -59,12 +60,12 @@ func (m *Mirror) Begin(ctx context.Context, info replication.TxnInfo) error {
 	return nil
 }
 
-// Relation implements replication.Sink. A Relation that differs from the
+// Relation implements wal.Sink. A Relation that differs from the
 // one a ready table was copied with (columns added, dropped, retyped, key
 // or identity changed, table re-created) puts the table in state
 // resync_needed: PostgreSQL sends no row changes for the rewrite, so
 // applying later changes cannot be right.
-func (m *Mirror) Relation(ctx context.Context, rel *replication.Relation) error {
+func (m *Mirror) Relation(ctx context.Context, rel *wal.Relation) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.err != nil {
@@ -107,12 +108,13 @@ func (m *Mirror) markResync(t *table, reason string) error {
 		return fmt.Errorf("mark %s resync_needed: %w", rec.Name, err)
 	}
 	t.rec = rec
+	m.resyncNote.signal()
 	m.log.Warn("table needs a resync; its changes are held until then", "table", rec.Name, "reason", reason)
 	return nil
 }
 
-func describeRelDiff(old, cur *replication.Relation) string {
-	col := func(r *replication.Relation) string {
+func describeRelDiff(old, cur *wal.Relation) string {
+	col := func(r *wal.Relation) string {
 		var b bytes.Buffer
 		for i, c := range r.Columns {
 			if i > 0 {
@@ -169,8 +171,8 @@ func (m *Mirror) NeedsResync() []string {
 	return out
 }
 
-// Change implements replication.Sink.
-func (m *Mirror) Change(ctx context.Context, c *replication.Change) error {
+// Change implements wal.Sink.
+func (m *Mirror) Change(ctx context.Context, c *wal.Change) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.err != nil {
@@ -180,16 +182,16 @@ func (m *Mirror) Change(ctx context.Context, c *replication.Change) error {
 		return fmt.Errorf("%s outside a transaction", c.Kind)
 	}
 	switch c.Kind {
-	case replication.Message:
+	case wal.Message:
 		return nil
-	case replication.Truncate:
+	case wal.Truncate:
 		for _, rel := range c.Truncated {
 			t := m.followed(rel.QualifiedName())
 			if t == nil {
 				continue
 			}
 			if t.rec.State != StateReady {
-				if err := m.hold(ctx, t, &heldChange{kind: replication.Truncate}); err != nil {
+				if err := m.hold(ctx, t, &heldChange{kind: wal.Truncate}); err != nil {
 					return err
 				}
 				continue
@@ -308,39 +310,43 @@ func (e *missingRowError) Error() string {
 // identity columns (New for an insert or an update without old key, Old
 // for a key-changing update or a delete), the value vrow1 of New with
 // Unchanged columns filled from the old row (REPLICA IDENTITY FULL) or
-// the current row. A key-changing update deletes the old key.
-func rowEdits(t *table, kind replication.ChangeKind, oldKind replication.OldKind, newVals, oldVals []replication.Value,
+// the current row. A key-changing update deletes the old key. A REPLICA
+// IDENTITY FULL table is a multiset (fullEdits).
+func rowEdits(t *table, kind wal.ChangeKind, oldKind wal.OldKind, newVals, oldVals []wal.Value,
 	current func(key []byte) ([]byte, bool, error), put func(key string, e edit)) error {
 	ncol := len(t.rec.Rel.Columns)
-	for _, tup := range [][]replication.Value{newVals, oldVals} {
+	for _, tup := range [][]wal.Value{newVals, oldVals} {
 		if tup != nil && len(tup) != ncol {
 			return fmt.Errorf("row has %d columns, the table %d", len(tup), ncol)
 		}
 	}
+	if t.full {
+		return fullEdits(t, kind, oldKind, newVals, oldVals, current, put)
+	}
 	switch kind {
-	case replication.Insert:
+	case wal.Insert:
 		val, err := encodeRow(newVals, nil)
 		if err != nil {
 			return err
 		}
-		key, err := rowKey(t, newVals, val)
+		key, err := encodeKey(t, newVals)
 		if err != nil {
 			return err
 		}
 		put(string(key), edit{val: val})
-	case replication.Update:
+	case wal.Update:
 		var oldKey []byte
 		var err error
-		if oldKind != replication.NoOld {
-			if oldKey, err = rowKey(t, oldVals, nil); err != nil {
+		if oldKind != wal.NoOld {
+			if oldKey, err = encodeKey(t, oldVals); err != nil {
 				return fmt.Errorf("old key: %w", err)
 			}
 		} else if oldKey, err = encodeKey(t, newVals); err != nil {
 			return err
 		}
-		var fill []replication.Value
+		var fill []wal.Value
 		if needsFill(newVals) {
-			if oldKind == replication.OldRow {
+			if oldKind == wal.OldRow {
 				fill = oldVals
 			} else {
 				cur, found, err := current(oldKey)
@@ -360,8 +366,8 @@ func rowEdits(t *table, kind replication.ChangeKind, oldKind replication.OldKind
 			return err
 		}
 		newKey := oldKey
-		if oldKind != replication.NoOld {
-			if newKey, err = rowKey(t, newVals, val); err != nil {
+		if oldKind != wal.NoOld {
+			if newKey, err = encodeKey(t, newVals); err != nil {
 				return err
 			}
 		}
@@ -369,8 +375,8 @@ func rowEdits(t *table, kind replication.ChangeKind, oldKind replication.OldKind
 			put(string(oldKey), edit{del: true})
 		}
 		put(string(newKey), edit{val: val})
-	case replication.Delete:
-		key, err := rowKey(t, oldVals, nil)
+	case wal.Delete:
+		key, err := encodeKey(t, oldVals)
 		if err != nil {
 			return err
 		}
@@ -381,40 +387,27 @@ func rowEdits(t *table, kind replication.ChangeKind, oldKind replication.OldKind
 	return nil
 }
 
-func needsFill(vals []replication.Value) bool {
+func needsFill(vals []wal.Value) bool {
 	for _, v := range vals {
-		if v.Kind == replication.Unchanged {
+		if v.Kind == wal.Unchanged {
 			return true
 		}
 	}
 	return false
 }
 
-// rowKey returns the tree key of a row: the identity columns' key
-// encoding, or under REPLICA IDENTITY FULL the row's vrow1 (val when the
-// caller has it already).
-func rowKey(t *table, vals []replication.Value, val []byte) ([]byte, error) {
-	if !t.full {
-		return encodeKey(t, vals)
-	}
-	if val != nil {
-		return val, nil
-	}
-	return encodeRow(vals, nil)
-}
-
 // encodeKey encodes the identity columns of vals.
-func encodeKey(t *table, vals []replication.Value) ([]byte, error) {
+func encodeKey(t *table, vals []wal.Value) ([]byte, error) {
 	if vals == nil {
 		return nil, errors.New("no row to take the key from")
 	}
 	if t.codec == nil {
-		return nil, errors.New("REPLICA IDENTITY FULL change without the old row")
+		return nil, errors.New("REPLICA IDENTITY FULL tables have no key codec")
 	}
 	texts := make([][]byte, len(t.keyCols))
 	for i, k := range t.keyCols {
 		v := vals[k]
-		if v.Kind != replication.Text {
+		if v.Kind != wal.Text {
 			return nil, fmt.Errorf("key column %s is %s", t.rec.Rel.Columns[k].Name, v)
 		}
 		texts[i] = v.Bytes
@@ -427,19 +420,19 @@ func encodeKey(t *table, vals []replication.Value) ([]byte, error) {
 }
 
 // encodeRow encodes vals as vrow1, taking Unchanged columns from fill.
-func encodeRow(vals, fill []replication.Value) ([]byte, error) {
+func encodeRow(vals, fill []wal.Value) ([]byte, error) {
 	cols := make([][]byte, len(vals))
 	for i, v := range vals {
-		if v.Kind == replication.Unchanged {
-			if fill == nil || fill[i].Kind == replication.Unchanged {
+		if v.Kind == wal.Unchanged {
+			if fill == nil || fill[i].Kind == wal.Unchanged {
 				return nil, fmt.Errorf("column %d unchanged and no current value to keep", i)
 			}
 			v = fill[i]
 		}
 		switch v.Kind {
-		case replication.Null:
+		case wal.Null:
 			cols[i] = nil
-		case replication.Text:
+		case wal.Text:
 			cols[i] = v.Bytes
 			if cols[i] == nil {
 				cols[i] = []byte{}
@@ -452,14 +445,14 @@ func encodeRow(vals, fill []replication.Value) ([]byte, error) {
 }
 
 // decodeRow decodes a stored vrow1 row into values.
-func decodeRow(row []byte, ncol int) ([]replication.Value, error) {
-	vals := make([]replication.Value, 0, ncol)
+func decodeRow(row []byte, ncol int) ([]wal.Value, error) {
+	vals := make([]wal.Value, 0, ncol)
 	it := rowenc.NewIter(row)
 	for it.Next() {
 		if it.Null() {
-			vals = append(vals, replication.Value{Kind: replication.Null})
+			vals = append(vals, wal.Value{Kind: wal.Null})
 		} else {
-			vals = append(vals, replication.Value{Kind: replication.Text, Bytes: it.Value()})
+			vals = append(vals, wal.Value{Kind: wal.Text, Bytes: it.Value()})
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -541,8 +534,8 @@ func (m *Mirror) spill(ctx context.Context) error {
 	return nil
 }
 
-// Abort implements replication.Sink: everything since Begin is forgotten.
-func (m *Mirror) Abort(ctx context.Context, info replication.TxnInfo) error {
+// Abort implements wal.Sink: everything since Begin is forgotten.
+func (m *Mirror) Abort(ctx context.Context, info wal.TxnInfo) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.txn == nil {
@@ -574,13 +567,13 @@ func (m *Mirror) discardTxn(ctx context.Context) error {
 	return nil
 }
 
-// Commit implements replication.Sink. The commit's log record (its final
+// Commit implements wal.Sink. The commit's log record (its final
 // row states per table), its held changes and the new durable LSN are
 // written in one Badger transaction; Durable advances once a later sync
 // covers it. A spilled transaction instead becomes a group of its own:
 // its trees are flushed and its group record is written in that same
 // transaction.
-func (m *Mirror) Commit(ctx context.Context, info replication.TxnInfo) error {
+func (m *Mirror) Commit(ctx context.Context, info wal.TxnInfo) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.err != nil {
@@ -611,7 +604,7 @@ func (m *Mirror) Commit(ctx context.Context, info replication.TxnInfo) error {
 	return nil
 }
 
-func (m *Mirror) commit(ctx context.Context, info replication.TxnInfo) error {
+func (m *Mirror) commit(ctx context.Context, info wal.TxnInfo) error {
 	txn := m.txn
 	txn.info = info
 	// INVARIANT: versions are strictly increasing in end LSN (Commit
@@ -622,6 +615,17 @@ func (m *Mirror) commit(ctx context.Context, info replication.TxnInfo) error {
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	for name, hs := range txn.held {
+		if len(hs) > 0 {
+			v.Held = append(v.Held, name)
+		}
+	}
+	for name := range txn.heldFlushd {
+		if len(txn.held[name]) == 0 { // all written early (hold)
+			v.Held = append(v.Held, name)
+		}
+	}
+	slices.Sort(v.Held)
 	var logTables []logTable
 	for _, name := range names {
 		tt := txn.tables[name]
@@ -683,6 +687,7 @@ func (m *Mirror) commit(ctx context.Context, info replication.TxnInfo) error {
 		if err := m.enqueue(op); err != nil {
 			return err
 		}
+		m.publishCommit(&v, logTables, recs)
 		for name, r := range recs {
 			m.tables[name].rec = r
 		}
@@ -692,8 +697,10 @@ func (m *Mirror) commit(ctx context.Context, info replication.TxnInfo) error {
 		if err := m.enqueue(op); err != nil {
 			return err
 		}
+		m.publishCommit(&v, logTables, nil)
 		m.group.add(logTables, info.EndLSN)
 	}
+	invariants.Check(v.EndLSN > m.head.EndLSN, "commit %s at or below the head %s", v.EndLSN, m.head.EndLSN)
 	m.head = v
 	m.ordinal = ord
 	m.txn = nil

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 var (
@@ -43,9 +43,9 @@ var (
 
 // pgbenchRel is pgbench_accounts: aid int PK, bid int, abalance int,
 // filler char(84).
-func pgbenchRel() *replication.Relation {
-	return &replication.Relation{OID: 16400, Schema: "public", Name: "pgbench_accounts", Identity: replication.IdentityDefault,
-		Columns: []replication.Column{
+func pgbenchRel() *wal.Relation {
+	return &wal.Relation{OID: 16400, Schema: "public", Name: "pgbench_accounts", Identity: wal.IdentityDefault,
+		Columns: []wal.Column{
 			{Name: "aid", TypeOID: 23, TypeName: "int4", TypeMod: -1, Key: true},
 			{Name: "bid", TypeOID: 23, TypeName: "int4", TypeMod: -1},
 			{Name: "abalance", TypeOID: 23, TypeName: "int4", TypeMod: -1},
@@ -55,18 +55,18 @@ func pgbenchRel() *replication.Relation {
 
 var filler = fmt.Sprintf("%-84s", "")
 
-func accountRow(aid, balance int) []replication.Value {
-	t := func(s string) replication.Value { return replication.Value{Kind: replication.Text, Bytes: []byte(s)} }
-	return []replication.Value{t(strconv.Itoa(aid)), t(strconv.Itoa(1 + aid/100000)), t(strconv.Itoa(balance)), t(filler)}
+func accountRow(aid, balance int) []wal.Value {
+	t := func(s string) wal.Value { return wal.Value{Kind: wal.Text, Bytes: []byte(s)} }
+	return []wal.Value{t(strconv.Itoa(aid)), t(strconv.Itoa(1 + aid/100000)), t(strconv.Itoa(balance)), t(filler)}
 }
 
 // copyAccounts is the initial copy of the load tests: rows
 // pgbench_accounts rows made by row (balance 0) through one CopyRange,
 // and the table marked copied at LSN 1000, where their commits start.
-func (h *mharness) copyAccounts(rel *replication.Relation, rows int, row func(aid, balance int) []replication.Value) {
+func (h *mharness) copyAccounts(rel *wal.Relation, rows int, row func(aid, balance int) []wal.Value) {
 	h.t.Helper()
 	ctx := h.t.Context()
-	w, err := h.m.CopyRange(ctx, rel, replication.BlockRange{Of: 1})
+	w, err := h.m.CopyRange(ctx, rel, wal.BlockRange{Of: 1})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -88,14 +88,14 @@ func (h *mharness) copyAccounts(rel *replication.Relation, rows int, row func(ai
 // once (range r writes what rowsOf(r, write) writes) and records the table
 // with TableCopied at LSN 100; it returns the time the ranges took and
 // the time TableCopied took.
-func (h *mharness) copyRanges(rel *replication.Relation, ranges int, rowsOf func(r int, write func([]replication.Value) error) error) (ranged, built time.Duration) {
+func (h *mharness) copyRanges(rel *wal.Relation, ranges int, rowsOf func(r int, write func([]wal.Value) error) error) (ranged, built time.Duration) {
 	h.t.Helper()
 	ctx := h.t.Context()
 	start := time.Now()
 	var wg sync.WaitGroup
 	for r := range ranges {
 		wg.Go(func() {
-			w, err := h.m.CopyRange(ctx, rel, replication.BlockRange{Index: r, Of: ranges})
+			w, err := h.m.CopyRange(ctx, rel, wal.BlockRange{Index: r, Of: ranges})
 			if err != nil {
 				h.t.Error(err)
 				return
@@ -213,7 +213,7 @@ func TestSustainedLoad(t *testing.T) {
 		}
 		info := h.begin()
 		aid := 1 + rng.IntN(rows)
-		c := &replication.Change{Kind: replication.Update, Relation: rel, New: row(aid, i)}
+		c := &wal.Change{Kind: wal.Update, Relation: rel, New: row(aid, i)}
 		if err := h.m.Change(ctx, c); err != nil {
 			t.Fatal(err)
 		}
@@ -265,14 +265,14 @@ func TestSustainedLoad(t *testing.T) {
 
 // hexAccountRow is accountRow with a filler of 84 pseudo-random hex
 // digits derived from aid (the same on every update of the row).
-func hexAccountRow(aid, balance int) []replication.Value {
+func hexAccountRow(aid, balance int) []wal.Value {
 	r := accountRow(aid, balance)
 	rng := rand.New(rand.NewPCG(uint64(aid), 7))
 	b := make([]byte, 0, 84)
 	for len(b) < 84 {
 		b = strconv.AppendUint(b, rng.Uint64()|1<<60, 16)
 	}
-	r[3] = replication.Value{Kind: replication.Text, Bytes: b[:84]}
+	r[3] = wal.Value{Kind: wal.Text, Bytes: b[:84]}
 	return r
 }
 
@@ -315,10 +315,10 @@ func TestHugeTransaction(t *testing.T) {
 	var base runtime.MemStats
 	runtime.ReadMemStats(&base)
 	stopPeak := heapPeak(t)
-	insertAll := func() replication.TxnInfo {
+	insertAll := func() wal.TxnInfo {
 		info := h.begin()
 		for aid := 1; aid <= rows; aid++ {
-			if err := h.m.Change(ctx, &replication.Change{Kind: replication.Insert, Relation: rel, New: accountRow(aid, aid)}); err != nil {
+			if err := h.m.Change(ctx, &wal.Change{Kind: wal.Insert, Relation: rel, New: accountRow(aid, aid)}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -330,7 +330,7 @@ func TestHugeTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.lsn -= 100
-	if got := h.treeRows("public.pgbench_accounts", ^replication.LSN(0)); len(got) != 0 {
+	if got := h.treeRows("public.pgbench_accounts", ^wal.LSN(0)); len(got) != 0 {
 		t.Fatalf("%d rows after the abort", len(got))
 	}
 	start := time.Now()
@@ -383,7 +383,7 @@ func TestBigUpdate(t *testing.T) {
 	start := time.Now()
 	info := h.begin()
 	for aid := 2; aid <= rows; aid += 2 {
-		if err := h.m.Change(ctx, &replication.Change{Kind: replication.Update, Relation: rel, New: hexAccountRow(aid, 1)}); err != nil {
+		if err := h.m.Change(ctx, &wal.Change{Kind: wal.Update, Relation: rel, New: hexAccountRow(aid, 1)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -452,7 +452,7 @@ func BenchmarkCopy1M(b *testing.B) {
 		b.StopTimer()
 		h := newMHarness(b, Options{})
 		b.StartTimer()
-		ranged, built := h.copyRanges(rel, ranges, func(r int, write func([]replication.Value) error) error {
+		ranged, built := h.copyRanges(rel, ranges, func(r int, write func([]wal.Value) error) error {
 			for i := r; i < rows; i += ranges {
 				if err := write(accountRow(1+perm[i], i)); err != nil {
 					return err
@@ -478,10 +478,10 @@ func BenchmarkTreeAtInGroup(b *testing.B) {
 	commits := *groupCommits
 	h.copyAccounts(rel, rows, accountRow)
 	rng := rand.New(rand.NewPCG(5, 6))
-	var ends []replication.LSN
+	var ends []wal.LSN
 	apply := func(i int) {
 		info := h.begin()
-		if err := h.m.Change(ctx, &replication.Change{Kind: replication.Update, Relation: rel, New: accountRow(1+rng.IntN(rows), i)}); err != nil {
+		if err := h.m.Change(ctx, &wal.Change{Kind: wal.Update, Relation: rel, New: accountRow(1+rng.IntN(rows), i)}); err != nil {
 			b.Fatal(err)
 		}
 		h.commit(info)
@@ -493,7 +493,7 @@ func BenchmarkTreeAtInGroup(b *testing.B) {
 	if err := h.m.Sync(ctx); err != nil {
 		b.Fatal(err)
 	}
-	read := func(lsn replication.LSN) {
+	read := func(lsn wal.LSN) {
 		tr, err := h.m.TreeAt(ctx, "public.pgbench_accounts", lsn)
 		if err != nil {
 			b.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // TestCanceledStreamDuringSpill stops the stream's context while a large
@@ -21,7 +21,7 @@ func TestCanceledStreamDuringSpill(t *testing.T) {
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
 	insert := func(ctx context.Context, id int) error {
-		return h.m.Change(ctx, &replication.Change{Kind: replication.Insert, Relation: rel,
+		return h.m.Change(ctx, &wal.Change{Kind: wal.Insert, Relation: rel,
 			New: modelRow{sp(strconv.Itoa(id)), sp("x"), nil}.values()})
 	}
 

@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // benchCopyRel is the replication benchmark's table: t(id bigint PK,
 // k bytea, v text, score int).
-func benchCopyRel() *replication.Relation {
-	return &replication.Relation{OID: 16600, Schema: "public", Name: "t", Identity: replication.IdentityDefault,
-		Columns: []replication.Column{
+func benchCopyRel() *wal.Relation {
+	return &wal.Relation{OID: 16600, Schema: "public", Name: "t", Identity: wal.IdentityDefault,
+		Columns: []wal.Column{
 			{Name: "id", TypeOID: 20, TypeName: "int8", TypeMod: -1, Key: true},
 			{Name: "k", TypeOID: 17, TypeName: "bytea", TypeMod: -1},
 			{Name: "v", TypeOID: 25, TypeName: "text", TypeMod: -1},
@@ -50,14 +50,14 @@ func BenchmarkCopyOrdered1M(b *testing.B) {
 		b.StopTimer()
 		h := newMHarness(b, Options{})
 		b.StartTimer()
-		ranged, built := h.copyRanges(rel, ranges, func(r int, write func([]replication.Value) error) error {
-			vals := make([]replication.Value, 4)
+		ranged, built := h.copyRanges(rel, ranges, func(r int, write func([]wal.Value) error) error {
+			vals := make([]wal.Value, 4)
 			for i := r * rows / ranges; i < (r+1)*rows/ranges; i++ {
 				d := &data[i]
-				vals[0] = replication.Value{Kind: replication.Text, Bytes: d.id}
-				vals[1] = replication.Value{Kind: replication.Text, Bytes: d.k}
-				vals[2] = replication.Value{Kind: replication.Text, Bytes: d.v}
-				vals[3] = replication.Value{Kind: replication.Text, Bytes: d.score}
+				vals[0] = wal.Value{Kind: wal.Text, Bytes: d.id}
+				vals[1] = wal.Value{Kind: wal.Text, Bytes: d.k}
+				vals[2] = wal.Value{Kind: wal.Text, Bytes: d.v}
+				vals[3] = wal.Value{Kind: wal.Text, Bytes: d.score}
 				if err := write(vals); err != nil {
 					return err
 				}

@@ -10,35 +10,38 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/sidecar-dev/sidecar/internal/seed"
 	"github.com/sidecar-dev/sidecar/prolly"
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
-// referenceRoot builds the tree of rows the plain way: the stream's
-// encoders (encodeRow, rowKey), one sort, one Builder. Every copy path
-// must give this root (DESIGN.md invariant 3).
-func referenceRoot(t *testing.T, m *Mirror, rel *replication.Relation, rows [][]replication.Value) prolly.Root {
+// referenceRoot builds the tree of rows the plain way: each row inserted
+// by the stream's rowEdits into a map, one sort, one Builder. Every copy
+// path must give this root (DESIGN.md invariant 3).
+func referenceRoot(t *testing.T, m *Mirror, rel *wal.Relation, rows [][]wal.Value) prolly.Root {
 	t.Helper()
 	tb, err := newTable(tableRecord{Name: rel.QualifiedName(), Rel: rel})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kvs []kv
+	rowsByKey := map[string][]byte{}
+	current := func(key []byte) ([]byte, bool, error) {
+		v, ok := rowsByKey[string(key)]
+		return v, ok, nil
+	}
 	for _, r := range rows {
-		val, err := encodeRow(r, nil)
-		if err != nil {
+		if err := rowEdits(tb, wal.Insert, wal.NoOld, r, nil, current, func(key string, e edit) {
+			rowsByKey[key] = e.val
+		}); err != nil {
 			t.Fatal(err)
 		}
-		key, err := rowKey(tb, r, val)
-		if err != nil {
-			t.Fatal(err)
-		}
-		kvs = append(kvs, kv{key, val})
+	}
+	var kvs []kv
+	for k, v := range rowsByKey {
+		kvs = append(kvs, kv{[]byte(k), v})
 	}
 	slices.SortFunc(kvs, func(a, b kv) int { return bytes.Compare(a.key, b.key) })
-	kvs = slices.CompactFunc(kvs, func(a, b kv) bool { return bytes.Equal(a.key, b.key) })
 	b := m.eng.NewBuilder(t.Context())
 	for _, e := range kvs {
 		if err := b.Add(e.key, e.val); err != nil {
@@ -55,7 +58,7 @@ func referenceRoot(t *testing.T, m *Mirror, rel *replication.Relation, rows [][]
 // copyRows copies rows through CopyRange in ranges (rows[i] goes to range
 // assign(i)), the ranges written concurrently, then TableCopied; it
 // returns the table's recorded root.
-func copyRows(t *testing.T, h *mharness, rel *replication.Relation, rows [][]replication.Value, ranges int, assign func(i int) int) prolly.Root {
+func copyRows(t *testing.T, h *mharness, rel *wal.Relation, rows [][]wal.Value, ranges int, assign func(i int) int) prolly.Root {
 	t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, ranges)
@@ -63,7 +66,7 @@ func copyRows(t *testing.T, h *mharness, rel *replication.Relation, rows [][]rep
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w, err := h.m.CopyRange(t.Context(), rel, replication.BlockRange{Index: r, Of: ranges})
+			w, err := h.m.CopyRange(t.Context(), rel, wal.BlockRange{Index: r, Of: ranges})
 			if err != nil {
 				errs <- err
 				return
@@ -73,9 +76,9 @@ func copyRows(t *testing.T, h *mharness, rel *replication.Relation, rows [][]rep
 					continue
 				}
 				// The parser reuses its buffers: so must the writer's caller.
-				vals := make([]replication.Value, len(row))
+				vals := make([]wal.Value, len(row))
 				for c, v := range row {
-					vals[c] = replication.Value{Kind: v.Kind, Bytes: append([]byte(nil), v.Bytes...)}
+					vals[c] = wal.Value{Kind: v.Kind, Bytes: append([]byte(nil), v.Bytes...)}
 				}
 				if err := w.WriteRow(vals); err != nil {
 					errs <- err
@@ -111,25 +114,24 @@ func copyRows(t *testing.T, h *mharness, rel *replication.Relation, rows [][]rep
 // byte-identical to the reference build. Rows hold NULLs, empty strings
 // and every byte COPY escapes.
 func TestCopyRootMatchesReference(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	seed := seed.New(t, seedFlag)
 	rng := rand.New(rand.NewPCG(seed, 11))
 	const n = 30_000
 	rel := testRel(16500, "copied")
-	rows := make([][]replication.Value, n)
+	rows := make([][]wal.Value, n)
 	for i := range rows {
-		a := replication.Value{Kind: replication.Null}
+		a := wal.Value{Kind: wal.Null}
 		if i%7 != 0 {
 			b := make([]byte, rng.IntN(40))
 			for j := range b {
 				b[j] = byte(rng.IntN(256))
 			}
-			a = replication.Value{Kind: replication.Text, Bytes: b}
+			a = wal.Value{Kind: wal.Text, Bytes: b}
 		}
-		rows[i] = []replication.Value{
-			{Kind: replication.Text, Bytes: []byte(strconv.Itoa(i*3 - n))}, // negative keys too
+		rows[i] = []wal.Value{
+			{Kind: wal.Text, Bytes: []byte(strconv.Itoa(i*3 - n))}, // negative keys too
 			a,
-			{Kind: replication.Text, Bytes: []byte{}},
+			{Kind: wal.Text, Bytes: []byte{}},
 		}
 	}
 	const ranges = 4
@@ -155,7 +157,7 @@ func TestCopyRootMatchesReference(t *testing.T) {
 			}
 			in := rows
 			if c.order != nil {
-				in = make([][]replication.Value, n)
+				in = make([][]wal.Value, n)
 				for i, p := range c.order {
 					in[i] = rows[p]
 				}
@@ -175,21 +177,22 @@ func TestCopyRootMatchesReference(t *testing.T) {
 	}
 }
 
-// TestCopyFullIdentityDuplicates: a REPLICA IDENTITY FULL table keyed by
-// the whole row collapses duplicate rows, whether they meet in one run or
-// across runs, and the root equals the reference build.
+// TestCopyFullIdentityDuplicates: a REPLICA IDENTITY FULL table is a
+// multiset: duplicate rows stay distinct occurrences, whether they meet in
+// one run or across runs, and the root equals the reference build (the
+// stream's inserts, one by one).
 func TestCopyFullIdentityDuplicates(t *testing.T) {
 	rel := testRel(16501, "full")
-	rel.Identity = replication.IdentityFull
+	rel.Identity = wal.IdentityFull
 	for i := range rel.Columns {
 		rel.Columns[i].Key = true
 	}
-	var rows [][]replication.Value
+	var rows [][]wal.Value
 	for i := range 5000 {
-		row := []replication.Value{
-			{Kind: replication.Text, Bytes: []byte(strconv.Itoa(i % 1700))},
-			{Kind: replication.Null},
-			{Kind: replication.Text, Bytes: fmt.Appendf(nil, "v%d", i%1700)},
+		row := []wal.Value{
+			{Kind: wal.Text, Bytes: []byte(strconv.Itoa(i % 1700))},
+			{Kind: wal.Null},
+			{Kind: wal.Text, Bytes: fmt.Appendf(nil, "v%d", i%1700)},
 		}
 		rows = append(rows, row)
 	}
@@ -201,8 +204,8 @@ func TestCopyFullIdentityDuplicates(t *testing.T) {
 			if got != want {
 				t.Fatalf("copied root %s, reference %s", got.Hash.Short(), want.Hash.Short())
 			}
-			if cnt, err := h.m.eng.Count(t.Context(), got); err != nil || cnt != 1700 {
-				t.Fatalf("count %d, %v; want 1700", cnt, err)
+			if cnt, err := h.m.eng.Count(t.Context(), got); err != nil || cnt != 5000 {
+				t.Fatalf("count %d, %v; want 5000", cnt, err)
 			}
 		})
 	}
@@ -212,20 +215,20 @@ func TestCopyFullIdentityDuplicates(t *testing.T) {
 // values are an error, in memory and across files.
 func TestCopyDuplicateKeyRejected(t *testing.T) {
 	rel := testRel(16502, "dup")
-	rows := [][]replication.Value{}
+	rows := [][]wal.Value{}
 	for i := range 3000 {
-		rows = append(rows, []replication.Value{
-			{Kind: replication.Text, Bytes: []byte(strconv.Itoa(i))},
-			{Kind: replication.Text, Bytes: []byte("x")},
-			{Kind: replication.Null},
+		rows = append(rows, []wal.Value{
+			{Kind: wal.Text, Bytes: []byte(strconv.Itoa(i))},
+			{Kind: wal.Text, Bytes: []byte("x")},
+			{Kind: wal.Null},
 		})
 	}
-	rows = append(rows, []replication.Value{{Kind: replication.Text, Bytes: []byte("1500")}, {Kind: replication.Text, Bytes: []byte("y")}, {Kind: replication.Null}})
+	rows = append(rows, []wal.Value{{Kind: wal.Text, Bytes: []byte("1500")}, {Kind: wal.Text, Bytes: []byte("y")}, {Kind: wal.Null}})
 	for _, runBytes := range []int64{0, 4 << 10} {
 		t.Run(fmt.Sprint(runBytes), func(t *testing.T) {
 			h := newMHarness(t, Options{CopyRunBytes: runBytes})
 			for r := range 2 {
-				w, err := h.m.CopyRange(t.Context(), rel, replication.BlockRange{Index: r, Of: 2})
+				w, err := h.m.CopyRange(t.Context(), rel, wal.BlockRange{Index: r, Of: 2})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -253,12 +256,12 @@ func TestCopyDuplicateKeyRejected(t *testing.T) {
 func TestCopyMemoryBudget(t *testing.T) {
 	h := newMHarness(t, Options{CopyRunBytes: 8 << 10})
 	rel := testRel(16503, "budget")
-	w, err := h.m.CopyRange(t.Context(), rel, replication.BlockRange{Of: 1})
+	w, err := h.m.CopyRange(t.Context(), rel, wal.BlockRange{Of: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range 20_000 {
-		if err := w.WriteRow([]replication.Value{{Kind: replication.Text, Bytes: []byte(strconv.Itoa(i))}, {Kind: replication.Text, Bytes: []byte("abcdefgh")}, {Kind: replication.Null}}); err != nil {
+		if err := w.WriteRow([]wal.Value{{Kind: wal.Text, Bytes: []byte(strconv.Itoa(i))}, {Kind: wal.Text, Bytes: []byte("abcdefgh")}, {Kind: wal.Null}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -301,18 +304,18 @@ func TestCopyAbortReleasesMemory(t *testing.T) {
 			h := newMHarness(t, Options{CopyRunBytes: 8 << 10})
 			rel := testRel(16504, "abort")
 			if full {
-				rel.Identity = replication.IdentityFull
+				rel.Identity = wal.IdentityFull
 				for i := range rel.Columns {
 					rel.Columns[i].Key = true
 				}
 			}
-			write := func(r, from, to int) replication.RowWriter {
-				w, err := h.m.CopyRange(t.Context(), rel, replication.BlockRange{Index: r, Of: 2})
+			write := func(r, from, to int) wal.RowWriter {
+				w, err := h.m.CopyRange(t.Context(), rel, wal.BlockRange{Index: r, Of: 2})
 				if err != nil {
 					t.Fatal(err)
 				}
 				for i := from; i < to; i++ {
-					if err := w.WriteRow([]replication.Value{{Kind: replication.Text, Bytes: []byte(strconv.Itoa(i))}, {Kind: replication.Text, Bytes: []byte("abcdefgh")}, {Kind: replication.Null}}); err != nil {
+					if err := w.WriteRow([]wal.Value{{Kind: wal.Text, Bytes: []byte(strconv.Itoa(i))}, {Kind: wal.Text, Bytes: []byte("abcdefgh")}, {Kind: wal.Null}}); err != nil {
 						t.Fatal(err)
 					}
 				}

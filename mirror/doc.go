@@ -1,6 +1,6 @@
 // Package mirror is the sidecar's single writer: it turns the decoded
-// replication stream (replication.Sink) and the initial copy
-// (replication.CopySink) into versioned Prolly trees, one per followed
+// replication stream (wal.Sink) and the initial copy
+// (wal.CopySink) into versioned Prolly trees, one per followed
 // table, keeps every commit exactly addressable, and reports to the
 // stream how far it is durable.
 //
@@ -95,7 +95,7 @@
 // an older retained version across expired commits.
 //
 // The nodes only expired versions reached are garbage for
-// snapshot.CollectGarbage, which runs beside the writer: Reading and
+// refs.CollectGarbage, which runs beside the writer: Reading and
 // WaitReaders let it wait for reads that resolved a version before it
 // was dropped; WatchRoots/RootWatch.Roots give it the trees the mirror
 // holds in memory or is about to record (scratch trees of a spilled
@@ -114,9 +114,10 @@
 //
 // # Known limits
 //
-//   - REPLICA IDENTITY FULL tables are keyed by the whole row's vrow1
-//     (the stream cannot tell their primary key): rows form a set,
-//     duplicates collapse, and Tree.Get by primary key is refused.
+//   - REPLICA IDENTITY FULL tables are multisets keyed by the whole
+//     row's vrow1 plus an occurrence number (multiset.go; the stream
+//     cannot tell a primary key, if there is one): Tree.Get by primary
+//     key is refused, and an insert costs a lookup of the row's count.
 //   - A schema change is visible to versions only from the resync on:
 //     versions between the change and the resync show the old rows under
 //     the old Relation.

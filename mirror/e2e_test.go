@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/sidecar-dev/sidecar/follow"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
 	"go.uber.org/goleak"
 )
 
@@ -39,19 +41,21 @@ type e2e struct {
 	opts   Options
 	db     *store.DB
 	m      *Mirror
-	filter *replication.CopiedAt
-	tables []replication.TableName
+	filter *wal.CopiedAt
+	tables []wal.TableName
+	spool  string // the follower's data directory (spool, settled LSN)
+	copy   replication.CopyOptions
 
-	mu     sync.Mutex
-	st     *replication.Streamer
-	cancel context.CancelFunc
-	done   chan error
+	mu  sync.Mutex
+	run *follow.Running
+	st  *replication.Streamer
 }
 
 func newE2E(t *testing.T, opts Options, tables []string, schema ...string) *e2e {
 	t.Helper()
 	leaks := goleak.IgnoreCurrent()
-	e := &e2e{t: t, url: pg.NewDB(t), dir: t.TempDir(), opts: opts, filter: replication.NewCopiedAt()}
+	e := &e2e{t: t, url: pg.NewDB(t), dir: t.TempDir(), opts: opts, filter: wal.NewCopiedAt(), spool: t.TempDir(),
+		copy: replication.CopyOptions{Workers: 2, RangeBlocks: 1}}
 	conn, err := pgx.Connect(t.Context(), e.url)
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +64,9 @@ func newE2E(t *testing.T, opts Options, tables []string, schema ...string) *e2e 
 	t.Cleanup(func() {
 		e.stop()
 		if e.m != nil {
+			if st := e.m.Stats(); st.GroupRows > 0 && st.TreeChecks == 0 {
+				t.Errorf("strict mode: %d rows flushed in groups, no tree checked", st.GroupRows)
+			}
 			e.m.Close(context.Background())
 		}
 		if e.db != nil {
@@ -69,34 +76,35 @@ func newE2E(t *testing.T, opts Options, tables []string, schema ...string) *e2e 
 		goleak.VerifyNone(t, leaks, goleak.IgnoreTopFunction("github.com/sidecar-dev/sidecar/internal/pgtest.ServerGoroutine"))
 	})
 	e.exec(schema...)
-	if _, err := replication.EnsurePublication(t.Context(), conn, replication.PublicationSpec{Name: "pub", Tables: tables}); err != nil {
-		t.Fatal(err)
-	}
 	for _, s := range tables {
-		tn, err := replication.ParseTableName(s)
+		tn, err := wal.ParseTableName(s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		e.tables = append(e.tables, tn)
 	}
-	snap, err := replication.CreateSlot(t.Context(), e.url, "main")
-	if err != nil {
-		t.Fatal(err)
-	}
 	e.open()
-	if err := replication.Copy(t.Context(), replication.CopyOptions{ConnString: e.url, Workers: 2, RangeBlocks: 1}, snap.Snapshot(), e.tables, e.m); err != nil {
-		t.Fatal(err)
-	}
-	if err := snap.Close(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.m.SetResumeLSN(t.Context(), snap.LSN); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.m.SetSystem(t.Context(), snap.System); err != nil {
-		t.Fatal(err)
-	}
+	e.prepare()
 	return e
+}
+
+// prepare makes the publication and the slot and copies the tables (the
+// stream starts with start).
+func (e *e2e) prepare() {
+	e.t.Helper()
+	if err := follow.New(e.followConfig()).Prepare(e.t.Context()); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// followConfig follows e's tables into its mirror; resyncs are the
+// tests' to run.
+func (e *e2e) followConfig() follow.Config {
+	return follow.Config{ConnString: e.url, Slot: "main", Publication: "pub", Tables: e.tables, Target: e.m,
+		CopiedAt: e.filter, DataDir: e.spool, Copy: e.copy, HoldResyncs: true,
+		Stream: func(c *replication.StreamConfig) {
+			c.MinBackoff, c.MaxBackoff = 50*time.Millisecond, 500*time.Millisecond
+		}}
 }
 
 func (e *e2e) exec(sqls ...string) {
@@ -116,6 +124,7 @@ func (e *e2e) open() {
 	}
 	o := e.opts
 	o.DB, o.CopiedAt, o.TempDir = db, e.filter, e.t.TempDir()
+	o.StrictChecks = true // every tree a group flush makes is checked
 	m, err := Open(e.t.Context(), o)
 	if err != nil {
 		db.Close()
@@ -126,36 +135,25 @@ func (e *e2e) open() {
 
 func (e *e2e) start() {
 	e.t.Helper()
-	st, err := replication.NewStreamer(replication.StreamConfig{ConnString: e.url, Slot: "main", Publication: "pub",
-		Sink: e.m, System: e.m.System(), CopiedAt: e.filter, SpoolDir: e.t.TempDir(),
-		MinBackoff: 50 * time.Millisecond, MaxBackoff: 500 * time.Millisecond})
+	run, err := follow.Start(e.t.Context(), e.followConfig())
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- st.Run(ctx) }()
 	e.mu.Lock()
-	e.st, e.cancel, e.done = st, cancel, done
+	e.run, e.st = run, run.Streamer()
 	e.mu.Unlock()
 }
 
 func (e *e2e) stop() {
 	e.mu.Lock()
-	cancel, done := e.cancel, e.done
-	e.cancel, e.done = nil, nil
+	run := e.run
+	e.run = nil
 	e.mu.Unlock()
-	if cancel == nil {
+	if run == nil {
 		return
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			e.t.Errorf("stream: %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		e.t.Error("stream did not stop within 15s")
+	if err := run.Stop(); err != nil {
+		e.t.Errorf("stream: %v", err)
 	}
 }
 
@@ -182,10 +180,10 @@ func (e *e2e) reopen(crash bool) {
 // durable in the mirror. It needs a running stream: WAL after the last
 // followed commit (autovacuum, a running-xacts record, other databases)
 // is passed only by the stream's idle acknowledgement, never by Durable.
-func (e *e2e) sync() replication.LSN {
+func (e *e2e) sync() wal.LSN {
 	e.t.Helper()
 	e.mu.Lock()
-	running := e.st != nil && e.cancel != nil
+	running := e.st != nil && e.run != nil
 	e.mu.Unlock()
 	if !running {
 		e.t.Fatal("sync without a running stream would wait for WAL only a stream can pass")
@@ -194,7 +192,7 @@ func (e *e2e) sync() replication.LSN {
 	if err := e.conn.QueryRow(e.t.Context(), "SELECT pg_current_wal_insert_lsn()::text").Scan(&s); err != nil {
 		e.t.Fatal(err)
 	}
-	want, err := replication.ParseLSN(s)
+	want, err := wal.ParseLSN(s)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -228,9 +226,9 @@ func pgRows(t *testing.T, url string, tr *Tree, table string) map[string]string 
 	rel := tr.Relation
 	exprs := make([]string, len(rel.Columns))
 	for i, c := range rel.Columns {
-		exprs[i] = replication.QuoteIdent(c.Name) + "::text"
+		exprs[i] = wal.QuoteIdent(c.Name) + "::text"
 	}
-	tn, _ := replication.ParseTableName(table)
+	tn, _ := wal.ParseTableName(table)
 	rows, err := conn.Query(t.Context(), "SELECT "+strings.Join(exprs, ", ")+" FROM ONLY "+tn.Quoted(), pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
 		t.Fatal(err)
@@ -247,7 +245,14 @@ func pgRows(t *testing.T, url string, tr *Tree, table string) map[string]string 
 			}
 		}
 		val := rowenc.Encode(cols)
-		key := val
+		// REPLICA IDENTITY FULL: a multiset, the k-th identical row is
+		// occurrence k-1.
+		var key []byte
+		for occ := uint32(0); tr.Codec == nil; occ++ {
+			if key = rowenc.AppendOccurrenceKey(nil, val, occ); out[string(key)] == "" {
+				break
+			}
+		}
 		if tr.Codec != nil {
 			texts := make([][]byte, len(keyCols))
 			for i, k := range keyCols {
@@ -296,7 +301,7 @@ func (e *e2e) check() {
 func (e *e2e) compare() {
 	e.t.Helper()
 	for _, tn := range e.tables {
-		tr, err := e.m.TreeAt(e.t.Context(), tn.String(), ^replication.LSN(0))
+		tr, err := e.m.TreeAt(e.t.Context(), tn.String(), ^wal.LSN(0))
 		if err != nil {
 			e.t.Fatal(err)
 		}

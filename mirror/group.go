@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/sidecar-dev/sidecar/prolly"
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // edit is a row's pending final state: a value, or deleted.
@@ -92,7 +92,7 @@ type group struct {
 	rows    int
 	bytes   int64
 	started time.Time
-	last    replication.LSN
+	last    wal.LSN
 }
 
 func (g *group) reset() {
@@ -102,7 +102,7 @@ func (g *group) reset() {
 }
 
 // add merges one commit's log into the group.
-func (g *group) add(tables []logTable, end replication.LSN) {
+func (g *group) add(tables []logTable, end wal.LSN) {
 	if g.commits == 0 {
 		g.started = time.Now()
 	}
@@ -210,6 +210,14 @@ func (m *Mirror) applyGroup(ctx context.Context, g *group, bases map[string]prol
 	if err := m.ns.Flush(ctx); err != nil {
 		return nil, fmt.Errorf("flush group %s: %w", g.last, err)
 	}
+	if m.opts.StrictChecks {
+		for name, r := range roots {
+			if err := m.eng.Check(ctx, r.Root); err != nil {
+				return nil, fmt.Errorf("flush group %s: strict check of %s: %w", g.last, name, err)
+			}
+			m.stats.treeChecks.Add(1)
+		}
+	}
 	return roots, nil
 }
 
@@ -280,7 +288,7 @@ func (m *Mirror) finishFlush() error {
 
 // groupOp adds to op the group record at end naming recs' roots and the
 // table records: one atomic write.
-func (m *Mirror) groupOp(end replication.LSN, recs map[string]tableRecord, op *writeOp) {
+func (m *Mirror) groupOp(end wal.LSN, recs map[string]tableRecord, op *writeOp) {
 	g := &groupRecord{End: end, Roots: map[string]groupRoot{}}
 	names := make([]string, 0, len(recs))
 	for name, rec := range recs {

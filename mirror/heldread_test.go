@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/sidecar-dev/sidecar/prolly"
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // TestApplyHeldReportsReadErrors: a tree that cannot be read while held
@@ -19,8 +19,8 @@ func TestApplyHeldReportsReadErrors(t *testing.T) {
 	// An update leaving a TOASTed column unchanged: applying it reads the
 	// current row.
 	vals := modelRow{sp("1"), sp("changed"), nil}.values()
-	vals[2] = replication.Value{Kind: replication.Unchanged}
-	held := &heldChange{kind: replication.Update, oldKind: replication.NoOld, newVals: vals}
+	vals[2] = wal.Value{Kind: wal.Unchanged}
+	held := &heldChange{kind: wal.Update, oldKind: wal.NoOld, newVals: vals}
 	op := &writeOp{}
 	op.set(heldKey("public.t", 1000, 0), held.encode())
 	if err := h.m.writeOps([]*writeOp{op}); err != nil {

@@ -13,10 +13,10 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/sidecar-dev/sidecar/prolly"
-	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/rowenc/rowhash"
 	"github.com/sidecar-dev/sidecar/store"
-	"github.com/sidecar-dev/sidecar/verify/rowhash"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // FormatVersion is the version of the mirror's records (keys and values
@@ -69,7 +69,9 @@ const (
 
 // Options configure a Mirror.
 type Options struct {
-	// DB is the data directory's store; the Mirror does not close it.
+	// DB is the data directory's store; the Mirror does not close it. A
+	// DB opened with store.Options.ReadOnly gives a read-only Mirror (see
+	// Open).
 	DB *store.DB
 	// Nodes is the node store over DB; nil creates one. Pass the daemon's
 	// when other components share it (one cache, one write pipeline).
@@ -82,7 +84,7 @@ type Options struct {
 	Tables []string
 	// CopiedAt, if set, gets every table's copy LSN at TableCopied, so a
 	// Streamer sharing it drops the changes the copy already contains.
-	CopiedAt *replication.CopiedAt
+	CopiedAt *wal.CopiedAt
 	// A group of commits is flushed into the trees when it holds
 	// GroupMaxCommits commits, GroupMaxRows changed rows, GroupMaxBytes of
 	// pending edits, or is GroupMaxAge old. The bounds also bound what a
@@ -114,6 +116,11 @@ type Options struct {
 	// block.
 	OnGroupFlush func(time.Duration)
 	OnSync       func(time.Duration)
+	// StrictChecks runs prolly's Engine.Check (every structural invariant,
+	// a rebuild from scratch) on each tree a group flush produced, before
+	// its group record is queued; a failure fails the mirror. O(rows) per
+	// flush: for the end-to-end and crash tests (bbolt's StrictMode).
+	StrictChecks bool
 }
 
 func (o *Options) defaults() {
@@ -160,8 +167,8 @@ func Spec(id rowhash.ID) (prolly.Spec, prolly.RowHash) {
 	return spec, prolly.RowHash{ID: id.String(), Fn: func(_, value []byte) uint64 { return id.Sum(value) }}
 }
 
-// Mirror is the sidecar's single writer: it implements replication.Sink
-// and replication.CopySink, keeps every commit as a version, and serves
+// Mirror is the sidecar's single writer: it implements wal.Sink
+// and wal.CopySink, keeps every commit as a version, and serves
 // reads at any version. Create it with Open; Close it.
 type Mirror struct {
 	opts   Options
@@ -185,9 +192,9 @@ type Mirror struct {
 	tables    map[string]*table
 	group     group
 	txn       *txnState
-	head      Version         // latest commit applied
-	lastGroup replication.LSN // end LSN of the latest group record
-	resume    replication.LSN
+	head      Version // latest commit applied
+	lastGroup wal.LSN // end LSN of the latest group record
+	resume    wal.LSN
 	meta      metaRecord
 	err       error // sticky: a failed write leaves the state unknown
 
@@ -210,6 +217,9 @@ type Mirror struct {
 
 	copyMu sync.Mutex
 	copies map[string]*tableCopy
+	// building: tables whose copy TableCopied is building, with the
+	// copy's start (guarded by copyMu; see Busy).
+	building map[string]time.Time
 
 	trees treeCache // materialised versions (read.go)
 
@@ -234,6 +244,9 @@ type Mirror struct {
 	noOrd   bool
 
 	stats statsCounters
+	subs  subscriptions // derived consumers (consumer.go)
+	// resyncNote is signalled when a table enters resync_needed (notify.go).
+	resyncNote notifier
 }
 
 // table is the in-memory state of one followed table.
@@ -242,7 +255,7 @@ type table struct {
 	keyCols []int
 	codec   *rowenc.KeyCodec
 	// latest is the latest Relation the stream sent for the table.
-	latest *replication.Relation
+	latest *wal.Relation
 	// full: REPLICA IDENTITY FULL, keyed by the whole row.
 	full bool
 }
@@ -255,12 +268,12 @@ func newTable(rec tableRecord) (*table, error) {
 	return t, nil
 }
 
-func (t *table) setRelation(rel *replication.Relation) error {
+func (t *table) setRelation(rel *wal.Relation) error {
 	keys := rel.KeyColumns()
 	if len(keys) == 0 {
 		return fmt.Errorf("table %s has no replica identity columns (no primary key, REPLICA IDENTITY NOTHING?)", rel.QualifiedName())
 	}
-	if rel.Identity == replication.IdentityFull {
+	if rel.Identity == wal.IdentityFull {
 		// Every column is the identity, NULLs included: the key is the
 		// whole row's vrow1 (rows form a set; see doc.go).
 		t.rec.Rel, t.keyCols, t.codec, t.full = rel, keys, nil, true
@@ -284,6 +297,11 @@ func (t *table) setRelation(rel *replication.Relation) error {
 // record are replayed into the pending group (nothing acknowledged is
 // lost); a table whose copy did not finish has no record and must be
 // copied again. The caller must Close the Mirror (before closing DB).
+//
+// Over a read-only DB the Mirror only reads: it writes no meta record to
+// an empty directory, starts no writer or background flusher, every Sink
+// and copy call fails with ErrReadOnly, and Close flushes nothing (the
+// replayed group stays in memory, as a read inside it needs).
 func Open(ctx context.Context, opts Options) (*Mirror, error) {
 	opts.defaults()
 	if opts.DB == nil {
@@ -294,13 +312,14 @@ func Open(ctx context.Context, opts Options) (*Mirror, error) {
 	}
 	spec, rh := Spec(opts.RowHash)
 	m := &Mirror{
-		opts:   opts,
-		db:     opts.DB,
-		bdb:    opts.DB.Badger(),
-		ns:     opts.Nodes,
-		log:    opts.Logger,
-		tables: map[string]*table{},
-		copies: map[string]*tableCopy{},
+		opts:     opts,
+		db:       opts.DB,
+		bdb:      opts.DB.Badger(),
+		ns:       opts.Nodes,
+		log:      opts.Logger,
+		tables:   map[string]*table{},
+		copies:   map[string]*tableCopy{},
+		building: map[string]time.Time{},
 	}
 	if m.ns == nil {
 		m.ns = store.NewNodeStore[*prolly.Node](opts.DB, prolly.NodeCodec{})
@@ -324,12 +343,23 @@ func Open(ctx context.Context, opts Options) (*Mirror, error) {
 		return nil, fmt.Errorf("open mirror: %w", err)
 	}
 	m.ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	if m.readOnly() {
+		m.wqClosed = true
+		m.err = ErrReadOnly
+		return m, nil
+	}
 	m.writerWG.Add(1)
 	go m.writer()
 	m.wg.Add(1)
 	go m.background()
 	return m, nil
 }
+
+// ErrReadOnly is returned by every write of a Mirror over a read-only
+// store (Err reports it too).
+var ErrReadOnly = errors.New("mirror opened read-only (no daemon runs; a command that changes the mirror needs `sidecar run` or the data directory to itself)")
+
+func (m *Mirror) readOnly() bool { return m.db.ReadOnly() }
 
 // load reads meta, tables, the latest group and replays the log after it.
 func (m *Mirror) load(ctx context.Context) error {
@@ -364,19 +394,21 @@ func (m *Mirror) load(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read meta: %w", err)
 	}
-	if m.meta.Format == 0 {
+	if m.meta.Format == 0 && m.readOnly() {
+		m.meta = want
+	} else if m.meta.Format == 0 {
 		m.meta = want
 		if err := m.update(func(txn *badger.Txn) error { return txn.Set(keyMeta, m.meta.encode()) }); err != nil {
 			return fmt.Errorf("write meta: %w", err)
 		}
 	}
 
-	var durable, resume replication.LSN
+	var durable, resume wal.LSN
 	var lastGroup *groupRecord
 	err = m.bdb.View(func(txn *badger.Txn) error {
 		for _, kv := range []struct {
 			k []byte
-			v *replication.LSN
+			v *wal.LSN
 		}{{keyDurable, &durable}, {keyResume, &resume}} {
 			item, err := txn.Get(kv.k)
 			if errors.Is(err, badger.ErrKeyNotFound) {
@@ -387,7 +419,7 @@ func (m *Mirror) load(ctx context.Context) error {
 			}
 			if err := item.Value(func(v []byte) error {
 				d := dec{b: v}
-				*kv.v = replication.LSN(d.uvarint())
+				*kv.v = wal.LSN(d.uvarint())
 				return d.done("LSN")
 			}); err != nil {
 				return err
@@ -414,7 +446,7 @@ func (m *Mirror) load(ctx context.Context) error {
 		} else if r != nil {
 			m.retain.Store(r)
 		}
-		lastGroup, err = latestGroup(txn, ^replication.LSN(0))
+		lastGroup, err = latestGroup(txn, ^wal.LSN(0))
 		return err
 	})
 	if err != nil {
@@ -434,6 +466,9 @@ func (m *Mirror) load(ctx context.Context) error {
 	if err := m.replay(ctx); err != nil {
 		return err
 	}
+	if err := m.resyncSetKeyedTables(ctx); err != nil {
+		return err
+	}
 	if err := m.bdb.View(m.loadOrdinal); err != nil {
 		return fmt.Errorf("load commit index: %w", err)
 	}
@@ -444,14 +479,18 @@ func (m *Mirror) load(ctx context.Context) error {
 	m.durable.Store(uint64(max(durable, resume)))
 	head := m.head
 	m.readHead.Store(&head)
-	m.log.Info("mirror opened", "tables", len(m.tables), "durable", durable, "group", m.lastGroup,
+	// durable is what the mirror holds: the last commit, or the copy's
+	// consistent point when no commit was streamed since the copy (a log
+	// line saying 0/0 then would read as if nothing were durable).
+	// last_commit is the end LSN of the newest logged commit (0/0: none).
+	m.log.Info("mirror opened", "tables", len(m.tables), "durable", max(durable, resume), "last_commit", durable, "group", m.lastGroup,
 		"replayed_commits", m.group.commits, "replayed_rows", m.group.rows)
 	return nil
 }
 
 // latestGroup returns the group record with the largest end LSN <= at, or
 // nil.
-func latestGroup(txn *badger.Txn, at replication.LSN) (*groupRecord, error) {
+func latestGroup(txn *badger.Txn, at wal.LSN) (*groupRecord, error) {
 	it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: groupPrefix()})
 	defer it.Close()
 	it.Seek(groupKey(at))
@@ -476,7 +515,7 @@ func (m *Mirror) replay(ctx context.Context) error {
 	return m.bdb.View(func(txn *badger.Txn) error {
 		// The head version: the last log record.
 		rit := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: logPrefix()})
-		rit.Seek(logKey(^replication.LSN(0)))
+		rit.Seek(logKey(^wal.LSN(0)))
 		if rit.Valid() {
 			end, err := lsnOfKey(rit.Item().Key())
 			if err == nil {
@@ -583,21 +622,26 @@ func (m *Mirror) failLocked(err error) {
 
 // Err returns the error that stopped the mirror, if any: after a failed
 // write the in-memory state is unknown, every later Sink call returns it,
-// and the process should restart (recovery replays the log).
+// and the process should restart (recovery replays the log). A read-only
+// Mirror refuses writes with ErrReadOnly but is not stopped: Err is nil
+// while it is open.
 func (m *Mirror) Err() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.err == ErrReadOnly {
+		return nil
+	}
 	return m.err
 }
 
-// Durable implements replication.Sink: the end LSN of the last commit
+// Durable implements wal.Sink: the end LSN of the last commit
 // synced to disk (or the resume LSN recorded before any commit).
-func (m *Mirror) Durable() replication.LSN { return replication.LSN(m.durable.Load()) }
+func (m *Mirror) Durable() wal.LSN { return wal.LSN(m.durable.Load()) }
 
 // SetResumeLSN records where streaming starts for a mirror that has no
 // commit yet: the initial copy's consistent point. It fails if commits
 // were applied already.
-func (m *Mirror) SetResumeLSN(ctx context.Context, lsn replication.LSN) error {
+func (m *Mirror) SetResumeLSN(ctx context.Context, lsn wal.LSN) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.head.EndLSN != 0 {
@@ -617,7 +661,7 @@ func (m *Mirror) SetResumeLSN(ctx context.Context, lsn replication.LSN) error {
 
 // System returns the PostgreSQL system identity stored with the mirror
 // (zero for a new mirror).
-func (m *Mirror) System() replication.SystemIdentity {
+func (m *Mirror) System() wal.SystemIdentity {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.meta.System
@@ -625,11 +669,11 @@ func (m *Mirror) System() replication.SystemIdentity {
 
 // SetSystem stores the identity of the cluster the mirror follows; check
 // it on every start with SystemIdentity.Check.
-func (m *Mirror) SetSystem(ctx context.Context, sys replication.SystemIdentity) error {
+func (m *Mirror) SetSystem(ctx context.Context, sys wal.SystemIdentity) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	meta := m.meta
-	meta.System = replication.SystemIdentity{SystemID: sys.SystemID, Timeline: sys.Timeline, DBName: sys.DBName}
+	meta.System = wal.SystemIdentity{SystemID: sys.SystemID, Timeline: sys.Timeline, DBName: sys.DBName}
 	op := &writeOp{sync: true}
 	op.set(keyMeta, meta.encode())
 	if err := m.enqueueWait(op); err != nil {
@@ -645,26 +689,16 @@ func (m *Mirror) SetSystem(ctx context.Context, sys replication.SystemIdentity) 
 func (m *Mirror) Engine() *prolly.Engine { return m.eng }
 
 // Close flushes the pending group into the trees (so the next Open
-// replays nothing), syncs, and stops the background goroutine. A
+// replays nothing), syncs, lets subscribed consumers take what is durable
+// (until ctx ends), and stops the background goroutine. A
 // transaction in progress is discarded: it was not acknowledged and will
 // be sent again. The store stays open.
 func (m *Mirror) Close(ctx context.Context) error {
 	m.cancel()
-	m.wg.Wait()
-	m.mu.Lock()
-	if m.txn != nil {
-		m.discardTxn(ctx)
+	var err error
+	if !m.readOnly() { // a read-only Mirror has nothing to flush or sync
+		err = m.flushForClose(ctx)
 	}
-	err := m.err
-	if err == nil {
-		err = m.flushGroup(ctx)
-	}
-	m.mu.Unlock()
-	m.flushWG.Wait()
-	if err == nil {
-		err = m.drain()
-	}
-	m.closeQueue(false)
 	if m.ownsNS {
 		if cerr := m.ns.Close(ctx); cerr != nil && err == nil {
 			err = cerr
@@ -680,6 +714,29 @@ func (m *Mirror) Close(ctx context.Context) error {
 		return fmt.Errorf("close mirror: %w", err)
 	}
 	return nil
+}
+
+// flushForClose stops the background goroutine, discards a transaction
+// in progress, flushes the pending group and stops the writer once what
+// is queued is written.
+func (m *Mirror) flushForClose(ctx context.Context) error {
+	m.wg.Wait()
+	m.mu.Lock()
+	if m.txn != nil {
+		m.discardTxn(ctx)
+	}
+	err := m.err
+	if err == nil {
+		err = m.flushGroup(ctx)
+	}
+	m.mu.Unlock()
+	m.flushWG.Wait()
+	if err == nil {
+		err = m.drain()
+	}
+	m.stopSubscriptions(ctx, err == nil)
+	m.closeQueue(false)
+	return err
 }
 
 // closeQueue stops the writer: after writing what is queued, or (abandon)

@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/internal/seed"
 	"github.com/sidecar-dev/sidecar/rowenc"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // modelRow is a row of the model tables (id int8 key, a text, b text);
@@ -22,13 +23,13 @@ type modelRow [3]*string
 
 func sp(s string) *string { return &s }
 
-func (r modelRow) values() []replication.Value {
-	vals := make([]replication.Value, len(r))
+func (r modelRow) values() []wal.Value {
+	vals := make([]wal.Value, len(r))
 	for i, c := range r {
 		if c == nil {
-			vals[i] = replication.Value{Kind: replication.Null}
+			vals[i] = wal.Value{Kind: wal.Null}
 		} else {
-			vals[i] = replication.Value{Kind: replication.Text, Bytes: []byte(*c)}
+			vals[i] = wal.Value{Kind: wal.Text, Bytes: []byte(*c)}
 		}
 	}
 	return vals
@@ -44,9 +45,9 @@ func (r modelRow) vrow() []byte {
 	return rowenc.Encode(cols)
 }
 
-func testRel(oid uint32, name string) *replication.Relation {
-	return &replication.Relation{OID: oid, Schema: "public", Name: name, Identity: replication.IdentityDefault,
-		Columns: []replication.Column{
+func testRel(oid uint32, name string) *wal.Relation {
+	return &wal.Relation{OID: oid, Schema: "public", Name: name, Identity: wal.IdentityDefault,
+		Columns: []wal.Column{
 			{Name: "id", TypeOID: 20, TypeName: "int8", TypeMod: -1, Key: true},
 			{Name: "a", TypeOID: 25, TypeName: "text", TypeMod: -1},
 			{Name: "b", TypeOID: 25, TypeName: "text", TypeMod: -1},
@@ -60,7 +61,7 @@ type modelDB struct {
 }
 
 type modelVersion struct {
-	end    replication.LSN
+	end    wal.LSN
 	tables map[string]map[int64]modelRow
 }
 
@@ -79,14 +80,14 @@ type mharness struct {
 	opts Options
 	db   *store.DB
 	m    *Mirror
-	lsn  replication.LSN
-	rels map[string]*replication.Relation
+	lsn  wal.LSN
+	rels map[string]*wal.Relation
 	// flushDelay is set on every mirror opened (groups stay in flight).
 	flushDelay time.Duration
 }
 
 func newMHarness(t testing.TB, opts Options) *mharness {
-	h := &mharness{t: t, dir: t.TempDir(), opts: opts, rels: map[string]*replication.Relation{}}
+	h := &mharness{t: t, dir: t.TempDir(), opts: opts, rels: map[string]*wal.Relation{}}
 	h.open()
 	t.Cleanup(func() {
 		if h.m != nil {
@@ -139,7 +140,7 @@ func (h *mharness) reopen(crash bool) {
 
 // copyTable creates a table through the CopySink with rows, split into
 // ranges written concurrently.
-func (h *mharness) copyTable(rel *replication.Relation, rows map[int64]modelRow, ranges int) {
+func (h *mharness) copyTable(rel *wal.Relation, rows map[int64]modelRow, ranges int) {
 	h.t.Helper()
 	ctx := h.t.Context()
 	ids := slices.Collect(maps.Keys(rows))
@@ -147,7 +148,7 @@ func (h *mharness) copyTable(rel *replication.Relation, rows map[int64]modelRow,
 	errs := make(chan error, ranges)
 	for r := range ranges {
 		go func() {
-			w, err := h.m.CopyRange(ctx, rel, replication.BlockRange{Index: r, Of: ranges})
+			w, err := h.m.CopyRange(ctx, rel, wal.BlockRange{Index: r, Of: ranges})
 			if err != nil {
 				errs <- err
 				return
@@ -173,24 +174,24 @@ func (h *mharness) copyTable(rel *replication.Relation, rows map[int64]modelRow,
 	h.rels[rel.QualifiedName()] = rel
 }
 
-func (h *mharness) begin() replication.TxnInfo {
+func (h *mharness) begin() wal.TxnInfo {
 	h.t.Helper()
 	h.lsn += 100
-	info := replication.TxnInfo{Xid: uint32(h.lsn), CommitLSN: h.lsn, EndLSN: h.lsn + 8, CommitTime: time.Unix(int64(h.lsn), 0)}
-	if err := h.m.Begin(h.t.Context(), replication.TxnInfo{Xid: info.Xid, CommitLSN: info.CommitLSN, CommitTime: info.CommitTime}); err != nil {
+	info := wal.TxnInfo{Xid: uint32(h.lsn), CommitLSN: h.lsn, EndLSN: h.lsn + 8, CommitTime: time.Unix(int64(h.lsn), 0)}
+	if err := h.m.Begin(h.t.Context(), wal.TxnInfo{Xid: info.Xid, CommitLSN: info.CommitLSN, CommitTime: info.CommitTime}); err != nil {
 		h.t.Fatal(err)
 	}
 	return info
 }
 
-func (h *mharness) change(c *replication.Change) {
+func (h *mharness) change(c *wal.Change) {
 	h.t.Helper()
 	if err := h.m.Change(h.t.Context(), c); err != nil {
 		h.t.Fatal(err)
 	}
 }
 
-func (h *mharness) commit(info replication.TxnInfo) {
+func (h *mharness) commit(info wal.TxnInfo) {
 	h.t.Helper()
 	if err := h.m.Commit(h.t.Context(), info); err != nil {
 		h.t.Fatal(err)
@@ -199,7 +200,7 @@ func (h *mharness) commit(info replication.TxnInfo) {
 }
 
 // treeRows reads a table at lsn.
-func (h *mharness) treeRows(table string, lsn replication.LSN) map[string]string {
+func (h *mharness) treeRows(table string, lsn wal.LSN) map[string]string {
 	h.t.Helper()
 	tr, err := h.m.TreeAt(h.t.Context(), table, lsn)
 	if err != nil {
@@ -239,8 +240,8 @@ func modelRows(t *testing.T, rows map[int64]modelRow) map[string]string {
 	return out
 }
 
-func keyVals(id int64) []replication.Value {
-	return []replication.Value{{Kind: replication.Text, Bytes: []byte(strconv.FormatInt(id, 10))}, {Kind: replication.Unchanged}, {Kind: replication.Unchanged}}
+func keyVals(id int64) []wal.Value {
+	return []wal.Value{{Kind: wal.Text, Bytes: []byte(strconv.FormatInt(id, 10))}, {Kind: wal.Unchanged}, {Kind: wal.Unchanged}}
 }
 
 // TestModel runs random transactions (inserts, updates with unchanged
@@ -250,13 +251,7 @@ func keyVals(id int64) []replication.Value {
 // flush its group) in between, and checks every version against the
 // model's copy at that commit.
 func TestModel(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	defer func() {
-		if t.Failed() {
-			t.Logf("failed with seed %d", seed)
-		}
-	}()
+	seed := seed.New(t, seedFlag)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	h := newMHarness(t, Options{GroupMaxRows: 40, GroupMaxAge: time.Hour, SpillRows: 60})
 	// Half the runs keep each group in flight for a few commits, so
@@ -344,7 +339,7 @@ func TestModel(t *testing.T) {
 				nextID++
 				r := modelRow{sp(strconv.FormatInt(id, 10)), str(), str()}
 				rows[id] = r
-				h.change(&replication.Change{Kind: replication.Insert, Relation: rel, New: r.values()})
+				h.change(&wal.Change{Kind: wal.Insert, Relation: rel, New: r.values()})
 			case op < 12:
 				id, ok := randomID(rows)
 				if !ok {
@@ -354,13 +349,13 @@ func TestModel(t *testing.T) {
 				r[1] = str()
 				newVals := r.values()
 				if rng.IntN(2) == 0 {
-					newVals[2] = replication.Value{Kind: replication.Unchanged} // TOAST kept
+					newVals[2] = wal.Value{Kind: wal.Unchanged} // TOAST kept
 				} else {
 					r[2] = str()
 					newVals = r.values()
 				}
 				rows[id] = r
-				h.change(&replication.Change{Kind: replication.Update, Relation: rel, New: newVals})
+				h.change(&wal.Change{Kind: wal.Update, Relation: rel, New: newVals})
 			case op < 15:
 				id, ok := randomID(rows)
 				if !ok {
@@ -372,21 +367,21 @@ func TestModel(t *testing.T) {
 				delete(rows, id)
 				r[0] = sp(strconv.FormatInt(nid, 10))
 				newVals := r.values()
-				newVals[1] = replication.Value{Kind: replication.Unchanged}
+				newVals[1] = wal.Value{Kind: wal.Unchanged}
 				rows[nid] = r
-				h.change(&replication.Change{Kind: replication.Update, Relation: rel, New: newVals, Old: keyVals(id), OldKind: replication.OldKey})
+				h.change(&wal.Change{Kind: wal.Update, Relation: rel, New: newVals, Old: keyVals(id), OldKind: wal.OldKey})
 			case op < 19:
 				id, ok := randomID(rows)
 				if !ok {
 					continue
 				}
 				delete(rows, id)
-				h.change(&replication.Change{Kind: replication.Delete, Relation: rel, Old: keyVals(id), OldKind: replication.OldKey})
+				h.change(&wal.Change{Kind: wal.Delete, Relation: rel, Old: keyVals(id), OldKind: wal.OldKey})
 			default:
 				if rng.IntN(4) != 0 {
 					continue
 				}
-				c := &replication.Change{Kind: replication.Truncate, Cascade: true}
+				c := &wal.Change{Kind: wal.Truncate, Cascade: true}
 				for _, tn := range names {
 					if rng.IntN(2) == 0 || tn == name {
 						clear(work[tn])
@@ -442,7 +437,7 @@ func TestModel(t *testing.T) {
 		}
 	}
 	check()
-	vs, err := h.m.Versions(0, ^replication.LSN(0), 0)
+	vs, err := h.m.Versions(0, ^wal.LSN(0), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

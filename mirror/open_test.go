@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/rowenc/rowhash"
 	"github.com/sidecar-dev/sidecar/store"
-	"github.com/sidecar-dev/sidecar/verify/rowhash"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // TestOpenRefusesOtherIdentity: a data directory written under another
@@ -55,7 +55,7 @@ func TestOpenRefusesOtherIdentity(t *testing.T) {
 func TestHalfCopiedTableNotReady(t *testing.T) {
 	h := newMHarness(t, Options{})
 	rel := testRel(7, "half")
-	w, err := h.m.CopyRange(t.Context(), rel, replication.BlockRange{Of: 2})
+	w, err := h.m.CopyRange(t.Context(), rel, wal.BlockRange{Of: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestHalfCopiedTableNotReady(t *testing.T) {
 		t.Fatalf("tables after a crash mid-copy: %+v", ts)
 	}
 	info := h.begin()
-	h.change(&replication.Change{Kind: replication.Insert, Relation: rel, New: modelRow{sp("1"), nil, nil}.values()})
+	h.change(&wal.Change{Kind: wal.Insert, Relation: rel, New: modelRow{sp("1"), nil, nil}.values()})
 	h.commit(info)
 	if _, err := h.m.TreeAt(t.Context(), "public.half", info.EndLSN); !errors.Is(err, ErrUnknownTable) {
 		t.Fatalf("tree of a table never copied: %v", err)
@@ -91,27 +91,27 @@ func TestRelationChangeHoldsChanges(t *testing.T) {
 		t.Fatalf("unchanged relation: NeedsResync %v", got)
 	}
 	rel2 := testRel(9, "r")
-	rel2.Columns = append(rel2.Columns, replication.Column{Name: "d", TypeOID: 23, TypeMod: -1})
+	rel2.Columns = append(rel2.Columns, wal.Column{Name: "d", TypeOID: 23, TypeMod: -1})
 	if err := h.m.Relation(t.Context(), rel2); err != nil {
 		t.Fatal(err)
 	}
-	row := func(id, a, d string) []replication.Value {
-		return []replication.Value{{Kind: replication.Text, Bytes: []byte(id)}, {Kind: replication.Text, Bytes: []byte(a)}, {Kind: replication.Null}, {Kind: replication.Text, Bytes: []byte(d)}}
+	row := func(id, a, d string) []wal.Value {
+		return []wal.Value{{Kind: wal.Text, Bytes: []byte(id)}, {Kind: wal.Text, Bytes: []byte(a)}, {Kind: wal.Null}, {Kind: wal.Text, Bytes: []byte(d)}}
 	}
-	var commits []replication.TxnInfo
+	var commits []wal.TxnInfo
 	for i, id := range []string{"2", "3", "4"} {
 		info := h.begin()
-		h.change(&replication.Change{Kind: replication.Insert, Relation: rel2, New: row(id, "held", "7")})
+		h.change(&wal.Change{Kind: wal.Insert, Relation: rel2, New: row(id, "held", "7")})
 		if i == 2 {
 			// An unchanged value: filled from the copied row at resync.
 			vals := row("2", "upd", "8")
-			vals[1] = replication.Value{Kind: replication.Unchanged}
-			h.change(&replication.Change{Kind: replication.Update, Relation: rel2, New: vals})
+			vals[1] = wal.Value{Kind: wal.Unchanged}
+			h.change(&wal.Change{Kind: wal.Update, Relation: rel2, New: vals})
 		}
 		h.commit(info)
 		commits = append(commits, info)
 	}
-	if got := h.treeRows("public.r", ^replication.LSN(0)); len(got) != 1 {
+	if got := h.treeRows("public.r", ^wal.LSN(0)); len(got) != 1 {
 		t.Fatalf("changes of a resync_needed table were applied: %d rows", len(got))
 	}
 	h.reopen(false)
@@ -119,11 +119,11 @@ func TestRelationChangeHoldsChanges(t *testing.T) {
 		t.Fatalf("NeedsResync after reopen: %v", got)
 	}
 	// The copy saw commits before commits[1]: rows 1 and 2.
-	w, err := h.m.CopyRange(t.Context(), rel2, replication.BlockRange{Of: 1})
+	w, err := h.m.CopyRange(t.Context(), rel2, wal.BlockRange{Of: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range [][]replication.Value{row("1", "a", "0"), row("2", "held", "7")} {
+	for _, r := range [][]wal.Value{row("1", "a", "0"), row("2", "held", "7")} {
 		if err := w.WriteRow(r); err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +134,7 @@ func TestRelationChangeHoldsChanges(t *testing.T) {
 	if err := h.m.TableCopied(t.Context(), rel2, commits[1].CommitLSN); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := h.m.TreeAt(t.Context(), "public.r", ^replication.LSN(0))
+	tr, err := h.m.TreeAt(t.Context(), "public.r", ^wal.LSN(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestRelationChangeHoldsChanges(t *testing.T) {
 	if err := h.m.TableCopied(t.Context(), rel2, h.lsn); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.treeRows("public.r", ^replication.LSN(0)); len(got) != 0 {
+	if got := h.treeRows("public.r", ^wal.LSN(0)); len(got) != 0 {
 		t.Fatalf("empty re-copy: %d rows", len(got))
 	}
 }
@@ -173,13 +173,13 @@ func TestDurableWaitsForSync(t *testing.T) {
 	rel := testRel(3, "d")
 	h.copyTable(rel, nil, 1)
 	start := h.m.Durable()
-	var last replication.TxnInfo
+	var last wal.TxnInfo
 	for i := range 200 {
 		last = h.begin()
-		h.change(&replication.Change{Kind: replication.Insert, Relation: rel, New: modelRow{sp(strconv.Itoa(i)), nil, nil}.values()})
+		h.change(&wal.Change{Kind: wal.Insert, Relation: rel, New: modelRow{sp(strconv.Itoa(i)), nil, nil}.values()})
 		h.commit(last)
 		if d := h.m.Durable(); d > last.EndLSN || (d != start && h.m.written.Load() < uint64(d)) {
-			t.Fatalf("durable %s ahead of written %s / committed %s", d, replication.LSN(h.m.written.Load()), last.EndLSN)
+			t.Fatalf("durable %s ahead of written %s / committed %s", d, wal.LSN(h.m.written.Load()), last.EndLSN)
 		}
 	}
 	deadline := time.Now().Add(5 * time.Second)
@@ -201,11 +201,11 @@ func TestChangeBelowCopyDropped(t *testing.T) {
 	h.lsn = 5000
 	h.copyTable(rel, map[int64]modelRow{1: {sp("1"), sp("new"), nil}}, 1)
 	copied := h.lsn
-	info := replication.TxnInfo{Xid: 9, CommitLSN: copied - 50, EndLSN: copied + 100, CommitTime: time.Unix(1, 0)}
+	info := wal.TxnInfo{Xid: 9, CommitLSN: copied - 50, EndLSN: copied + 100, CommitTime: time.Unix(1, 0)}
 	if err := h.m.Begin(t.Context(), info); err != nil {
 		t.Fatal(err)
 	}
-	h.change(&replication.Change{Kind: replication.Update, Relation: rel, New: modelRow{sp("1"), sp("old"), nil}.values()})
+	h.change(&wal.Change{Kind: wal.Update, Relation: rel, New: modelRow{sp("1"), sp("old"), nil}.values()})
 	h.commit(info)
 	tr, err := h.m.TreeAt(t.Context(), "public.c", info.EndLSN)
 	if err != nil {
@@ -226,10 +226,10 @@ func TestTreeCacheExtends(t *testing.T) {
 	h := newMHarness(t, Options{GroupMaxAge: time.Hour})
 	rel := testRel(5, "k")
 	h.copyTable(rel, nil, 1)
-	var ends []replication.LSN
+	var ends []wal.LSN
 	for i := range 3 {
 		info := h.begin()
-		h.change(&replication.Change{Kind: replication.Insert, Relation: rel, New: modelRow{sp(strconv.Itoa(i)), nil, nil}.values()})
+		h.change(&wal.Change{Kind: wal.Insert, Relation: rel, New: modelRow{sp(strconv.Itoa(i)), nil, nil}.values()})
 		h.commit(info)
 		ends = append(ends, info.EndLSN)
 	}
@@ -266,23 +266,23 @@ func TestRedeliveredCommitIgnored(t *testing.T) {
 	rel := testRel(6, "r")
 	h.copyTable(rel, nil, 1)
 	first := h.begin()
-	h.change(&replication.Change{Kind: replication.Insert, Relation: rel, New: modelRow{sp("1"), sp("first"), nil}.values()})
+	h.change(&wal.Change{Kind: wal.Insert, Relation: rel, New: modelRow{sp("1"), sp("first"), nil}.values()})
 	h.commit(first)
 	second := h.begin()
-	h.change(&replication.Change{Kind: replication.Update, Relation: rel, New: modelRow{sp("1"), sp("second"), nil}.values()})
+	h.change(&wal.Change{Kind: wal.Update, Relation: rel, New: modelRow{sp("1"), sp("second"), nil}.values()})
 	h.commit(second)
 	if err := h.m.Begin(t.Context(), first); err != nil {
 		t.Fatal(err)
 	}
-	h.change(&replication.Change{Kind: replication.Insert, Relation: rel, New: modelRow{sp("1"), sp("first"), nil}.values()})
+	h.change(&wal.Change{Kind: wal.Insert, Relation: rel, New: modelRow{sp("1"), sp("first"), nil}.values()})
 	if err := h.m.Commit(t.Context(), first); err != nil {
 		t.Fatal(err)
 	}
-	vs, err := h.m.Versions(0, ^replication.LSN(0), 0)
+	vs, err := h.m.Versions(0, ^wal.LSN(0), 0)
 	if err != nil || len(vs) != 2 {
 		t.Fatalf("versions %+v (%v), want 2", vs, err)
 	}
-	if got, ok, err := h.m.Get(t.Context(), "public.r", []string{"1"}, ^replication.LSN(0)); err != nil || !ok || string(got) != "1:16:second-" {
+	if got, ok, err := h.m.Get(t.Context(), "public.r", []string{"1"}, ^wal.LSN(0)); err != nil || !ok || string(got) != "1:16:second-" {
 		t.Fatalf("row 1 = %q %v %v, want the second commit's", got, ok, err)
 	}
 }
@@ -292,7 +292,7 @@ func TestRedeliveredCommitIgnored(t *testing.T) {
 func TestTablesListsCopies(t *testing.T) {
 	h := newMHarness(t, Options{})
 	rel := testRel(8, "cp")
-	w, err := h.m.CopyRange(t.Context(), rel, replication.BlockRange{Of: 1})
+	w, err := h.m.CopyRange(t.Context(), rel, wal.BlockRange{Of: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func TestWriteOpsSplit(t *testing.T) {
 	for i := range 40 {
 		op := &writeOp{}
 		for j := range 2000 {
-			op.set(heldKey("public.x", replication.LSN(i), uint32(j)), make([]byte, 100))
+			op.set(heldKey("public.x", wal.LSN(i), uint32(j)), make([]byte, 100))
 		}
 		ops = append(ops, op)
 	}

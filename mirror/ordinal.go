@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/dgraph-io/badger/v4"
-	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // The commit index numbers commits: 's' 'n' ordinal → end LSN, written in
@@ -23,11 +23,11 @@ func ordKey(ord uint64) []byte {
 
 func ordPrefix() []byte { return []byte{store.PrefixSpool, subOrd} }
 
-func decodeOrdEntry(k, v []byte) (uint64, replication.LSN, error) {
+func decodeOrdEntry(k, v []byte) (uint64, wal.LSN, error) {
 	if len(k) != 10 || len(v) != 8 {
 		return 0, 0, fmt.Errorf("%w: commit index entry %x = %x", errCorrupt, k, v)
 	}
-	return binary.BigEndian.Uint64(k[2:]), replication.LSN(binary.BigEndian.Uint64(v)), nil
+	return binary.BigEndian.Uint64(k[2:]), wal.LSN(binary.BigEndian.Uint64(v)), nil
 }
 
 // loadOrdinal sets m.ordinal from the last index entry, which must name
@@ -42,7 +42,7 @@ func (m *Mirror) loadOrdinal(txn *badger.Txn) error {
 		return nil
 	}
 	var ord uint64
-	var end replication.LSN
+	var end wal.LSN
 	err := it.Item().Value(func(v []byte) (err error) {
 		ord, end, err = decodeOrdEntry(it.Item().Key(), v)
 		return err
@@ -65,12 +65,12 @@ var ErrNoIndex = errors.New("no commit index")
 // ending at from (a written commit), and how many steps back it is: n,
 // or fewer when retention expired the older ones (then the oldest
 // retained commit is returned).
-func (m *Mirror) NthBefore(from replication.LSN, n int) (replication.LSN, int, error) {
+func (m *Mirror) NthBefore(from wal.LSN, n int) (wal.LSN, int, error) {
 	if m.noOrd {
 		return 0, 0, ErrNoIndex
 	}
 	horizon, _ := m.Horizon()
-	var lsn replication.LSN
+	var lsn wal.LSN
 	back := 0
 	err := m.bdb.View(func(txn *badger.Txn) error {
 		// The ordinal of from: the newest entry at or before it (commits
@@ -83,7 +83,7 @@ func (m *Mirror) NthBefore(from replication.LSN, n int) (replication.LSN, int, e
 				return fmt.Errorf("commit %s: %w", from, ErrNoVersion)
 			}
 			var ord uint64
-			var end replication.LSN
+			var end wal.LSN
 			if err := it.Item().Value(func(v []byte) (err error) {
 				ord, end, err = decodeOrdEntry(it.Item().Key(), v)
 				return err
@@ -129,12 +129,12 @@ func (m *Mirror) NthBefore(from replication.LSN, n int) (replication.LSN, int, e
 // oldestOrdinal returns the ordinal of the first indexed commit at or
 // after horizon (entries below it are deleted by Expire, or left by an
 // interrupted one: skipped here).
-func oldestOrdinal(txn *badger.Txn, horizon replication.LSN) (uint64, error) {
+func oldestOrdinal(txn *badger.Txn, horizon wal.LSN) (uint64, error) {
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: ordPrefix()})
 	defer it.Close()
 	for it.Rewind(); it.Valid(); it.Next() {
 		var ord uint64
-		var end replication.LSN
+		var end wal.LSN
 		if err := it.Item().Value(func(v []byte) (err error) {
 			ord, end, err = decodeOrdEntry(it.Item().Key(), v)
 			return err
@@ -149,12 +149,12 @@ func oldestOrdinal(txn *badger.Txn, horizon replication.LSN) (uint64, error) {
 }
 
 // expiredOrdinals lists the index keys of commits before horizon.
-func expiredOrdinals(txn *badger.Txn, horizon replication.LSN) ([][]byte, error) {
+func expiredOrdinals(txn *badger.Txn, horizon wal.LSN) ([][]byte, error) {
 	var keys [][]byte
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: ordPrefix()})
 	defer it.Close()
 	for it.Rewind(); it.Valid(); it.Next() {
-		var end replication.LSN
+		var end wal.LSN
 		if err := it.Item().Value(func(v []byte) (err error) {
 			_, end, err = decodeOrdEntry(it.Item().Key(), v)
 			return err

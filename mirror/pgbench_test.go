@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
 	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 var pgBench = flag.Int("mirror.pgbench", 0, "run TestPipelineBench with a table of this many rows (e.g. 1000000): copy, catch-up of 10k single-row transactions, one large UPDATE, end to end through a real PostgreSQL into the mirror")
@@ -35,7 +36,7 @@ func TestPipelineBench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &e2e{t: t, url: url, dir: t.TempDir(), opts: Options{Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}, filter: replication.NewCopiedAt()}
+	e := &e2e{t: t, url: url, dir: t.TempDir(), opts: Options{Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}, filter: wal.NewCopiedAt()}
 	conn, err := pgx.Connect(t.Context(), url)
 	if err != nil {
 		t.Fatal(err)
@@ -46,14 +47,8 @@ func TestPipelineBench(t *testing.T) {
 		fmt.Sprintf(`INSERT INTO t SELECT g, substring(sha256(int8send(g)) from 1 for 24),
 		substr(md5(g::text)||md5(g::text),1,27), ((g::bigint*7919) %% 1000003)::int FROM generate_series(1, %d) g`, n),
 		`VACUUM ANALYZE t`)
-	if _, err := replication.EnsurePublication(t.Context(), conn, replication.PublicationSpec{Name: "pub", Tables: []string{"public.t"}}); err != nil {
-		t.Fatal(err)
-	}
-	e.tables = []replication.TableName{{Schema: "public", Name: "t"}}
-	snap, err := replication.CreateSlot(t.Context(), url, "main")
-	if err != nil {
-		t.Fatal(err)
-	}
+	e.tables = []wal.TableName{{Schema: "public", Name: "t"}}
+	e.spool, e.copy = t.TempDir(), replication.CopyOptions{Workers: 4, RangeBlocks: 2048}
 	e.open()
 	defer func() {
 		e.stop()
@@ -61,14 +56,8 @@ func TestPipelineBench(t *testing.T) {
 		e.db.Close()
 	}()
 	start := time.Now()
-	if err := replication.Copy(t.Context(), replication.CopyOptions{ConnString: url, Workers: 4, RangeBlocks: 2048}, snap.Snapshot(), e.tables, e.m); err != nil {
-		t.Fatal(err)
-	}
+	e.prepare()
 	copyTook := time.Since(start)
-	snap.Close(t.Context())
-	if err := e.m.SetResumeLSN(t.Context(), snap.LSN); err != nil {
-		t.Fatal(err)
-	}
 	t.Logf("copy of %d rows: %v (%.0f rows/s)", n, copyTook.Round(time.Millisecond), float64(n)/copyTook.Seconds())
 
 	// 10k single-row transactions while the stream is stopped.

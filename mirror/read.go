@@ -11,8 +11,8 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/sidecar-dev/sidecar/prolly"
-	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // ErrNoVersion is wrapped by errors about an LSN before the first version
@@ -32,7 +32,7 @@ func (m *Mirror) Head() Version { return *m.readHead.Load() }
 // written, so a read at lsn sees every version the Sink has taken up to
 // it (commits are queued at Commit and written by the writer within
 // milliseconds).
-func (m *Mirror) visible(lsn replication.LSN) error {
+func (m *Mirror) visible(lsn wal.LSN) error {
 	m.mu.Lock()
 	applied := m.head.EndLSN
 	m.mu.Unlock()
@@ -44,7 +44,7 @@ func (m *Mirror) visible(lsn replication.LSN) error {
 
 // Versions returns up to limit versions (all when limit <= 0) with end LSN
 // in [from, to], oldest first.
-func (m *Mirror) Versions(from, to replication.LSN, limit int) ([]Version, error) {
+func (m *Mirror) Versions(from, to wal.LSN, limit int) ([]Version, error) {
 	var out []Version
 	if err := m.visible(to); err != nil {
 		return nil, fmt.Errorf("list versions %s..%s: %w", from, to, err)
@@ -83,7 +83,7 @@ func (m *Mirror) Versions(from, to replication.LSN, limit int) ([]Version, error
 }
 
 // VersionAt returns the latest commit with end LSN <= lsn.
-func (m *Mirror) VersionAt(lsn replication.LSN) (Version, error) {
+func (m *Mirror) VersionAt(lsn wal.LSN) (Version, error) {
 	var v *Version
 	if err := m.visible(lsn); err != nil {
 		return Version{}, fmt.Errorf("version at %s: %w", lsn, err)
@@ -109,9 +109,9 @@ func (m *Mirror) VersionAt(lsn replication.LSN) (Version, error) {
 // found in the log: an error wrapping ErrExpired when the state at lsn
 // was expired, nil when lsn is at or after the horizon but v is not (the
 // horizon is then a copy's group record, with no commit since).
-func (m *Mirror) retained(lsn replication.LSN, v *Version) (*Version, error) {
+func (m *Mirror) retained(lsn wal.LSN, v *Version) (*Version, error) {
 	r := m.retain.Load()
-	var end replication.LSN
+	var end wal.LSN
 	if v != nil {
 		end = v.EndLSN
 	}
@@ -124,7 +124,7 @@ func (m *Mirror) retained(lsn replication.LSN, v *Version) (*Version, error) {
 	return nil, m.expiredError(lsn)
 }
 
-func versionAt(txn *badger.Txn, lsn replication.LSN) (*Version, error) {
+func versionAt(txn *badger.Txn, lsn wal.LSN) (*Version, error) {
 	it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: logPrefix()})
 	defer it.Close()
 	it.Seek(logKey(lsn))
@@ -147,12 +147,12 @@ func versionAt(txn *badger.Txn, lsn replication.LSN) (*Version, error) {
 type TableInfo struct {
 	Name     string
 	State    TableState
-	CopiedAt replication.LSN
+	CopiedAt wal.LSN
 	// Root and Rows are as of the last group record (pending commits not
 	// included).
 	Root     prolly.Root
 	Rows     uint64
-	Relation *replication.Relation
+	Relation *wal.Relation
 }
 
 // Tables lists the tables with a record (ready or resync_needed), by
@@ -196,7 +196,7 @@ type Tree struct {
 	// Relation is the schema of the table's rows at this version: the one
 	// its latest copy (initial or resync) before the version was made
 	// with.
-	Relation *replication.Relation
+	Relation *wal.Relation
 	// Codec encodes primary keys; nil for a REPLICA IDENTITY FULL table,
 	// whose key is the whole row's vrow1.
 	Codec *rowenc.KeyCodec
@@ -234,10 +234,10 @@ func (t *Tree) Count(ctx context.Context) (uint64, error) { return t.eng.Count(c
 // TreeAt returns table as of the latest commit with end LSN <= lsn: the
 // root of the latest group record at or before it, plus a replay of the
 // logged commits after that group up to the version.
-func (m *Mirror) TreeAt(ctx context.Context, table string, lsn replication.LSN) (*Tree, error) {
+func (m *Mirror) TreeAt(ctx context.Context, table string, lsn wal.LSN) (*Tree, error) {
 	m.mu.Lock()
 	t := m.tables[table]
-	var rel *replication.Relation
+	var rel *wal.Relation
 	var codec *rowenc.KeyCodec
 	if t != nil {
 		rel, codec = t.rec.Rel, t.codec
@@ -251,7 +251,7 @@ func (m *Mirror) TreeAt(ctx context.Context, table string, lsn replication.LSN) 
 	}
 	var base prolly.Root
 	var v *Version
-	var gEnd replication.LSN
+	var gEnd wal.LSN
 	var ent *cachedTree
 	set := newEditSet()
 	err := m.bdb.View(func(txn *badger.Txn) error {
@@ -351,14 +351,14 @@ func (m *Mirror) TreeAt(ctx context.Context, table string, lsn replication.LSN) 
 // relationAt returns the Relation of table's trees in the group ending at
 // end: the one its latest copy at or before it was made with (nil when no
 // copy recorded one).
-func relationAt(txn *badger.Txn, table string, end replication.LSN) (*replication.Relation, error) {
+func relationAt(txn *badger.Txn, table string, end wal.LSN) (*wal.Relation, error) {
 	it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: relPrefix(table)})
 	defer it.Close()
 	it.Seek(relKey(table, end))
 	if !it.Valid() {
 		return nil, nil
 	}
-	var rel *replication.Relation
+	var rel *wal.Relation
 	err := it.Item().Value(func(b []byte) (err error) {
 		rel, err = decodeRel(slices.Clone(b))
 		return err
@@ -378,9 +378,9 @@ type treeCache struct {
 }
 
 type cachedTree struct {
-	group replication.LSN // the group record's end LSN
-	base  prolly.Root     // its root for the table
-	upTo  replication.LSN // the last commit replayed onto base
+	group wal.LSN     // the group record's end LSN
+	base  prolly.Root // its root for the table
+	upTo  wal.LSN     // the last commit replayed onto base
 	root  prolly.Root
 	eng   *prolly.Engine
 	ov    *overlay
@@ -389,7 +389,7 @@ type cachedTree struct {
 // maxOverlayBytes bounds the nodes a cached tree's overlay accumulates.
 const maxOverlayBytes = 64 << 20
 
-func (c *treeCache) lookup(table string, group replication.LSN, base prolly.Root, lsn replication.LSN) *cachedTree {
+func (c *treeCache) lookup(table string, group wal.LSN, base prolly.Root, lsn wal.LSN) *cachedTree {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e := c.m[table]
@@ -413,7 +413,7 @@ func (c *treeCache) store(table string, e *cachedTree) {
 
 // Get returns table's row under the primary key pk (column texts) as of
 // the latest commit with end LSN <= lsn, as vrow1 bytes.
-func (m *Mirror) Get(ctx context.Context, table string, pk []string, lsn replication.LSN) ([]byte, bool, error) {
+func (m *Mirror) Get(ctx context.Context, table string, pk []string, lsn wal.LSN) ([]byte, bool, error) {
 	tr, err := m.TreeAt(ctx, table, lsn)
 	if err != nil {
 		return nil, false, err
@@ -451,21 +451,32 @@ func (o *overlay) Get(ctx context.Context, h prolly.Hash) (*prolly.Node, error) 
 }
 
 func (o *overlay) GetMany(ctx context.Context, hs []prolly.Hash) ([]*prolly.Node, error) {
+	return getManyThrough(ctx, hs, o.lookup, o.base)
+}
+
+func (o *overlay) lookup(h prolly.Hash) (*prolly.Node, bool) {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	n, ok := o.mem[h]
+	return n, ok
+}
+
+// getManyThrough returns the nodes at hs: those mem holds, the rest read
+// from base in one GetMany.
+func getManyThrough(ctx context.Context, hs []prolly.Hash, mem func(prolly.Hash) (*prolly.Node, bool), base prolly.NodeStore) ([]*prolly.Node, error) {
 	out := make([]*prolly.Node, len(hs))
 	var miss []prolly.Hash
 	var at []int
-	o.mu.RLock()
 	for i, h := range hs {
-		if n, ok := o.mem[h]; ok {
+		if n, ok := mem(h); ok {
 			out[i] = n
 		} else {
 			miss = append(miss, h)
 			at = append(at, i)
 		}
 	}
-	o.mu.RUnlock()
 	if len(miss) > 0 {
-		ns, err := o.base.GetMany(ctx, miss)
+		ns, err := base.GetMany(ctx, miss)
 		if err != nil {
 			return nil, err
 		}
@@ -492,6 +503,7 @@ func (o *overlay) Flush(context.Context) error { return nil }
 type statsCounters struct {
 	commits, groups, groupRows, spills, syncs, syncNanos atomic.Int64
 	bytesLog, bytesCatalog                               atomic.Int64
+	treeChecks                                           atomic.Int64
 }
 
 // Stats are cumulative counters of the writer since Open.
@@ -508,6 +520,8 @@ type Stats struct {
 	// NodeBytes is what the node store wrote (compressed), shared with
 	// other users of the same node store.
 	NodeBytes int64
+	// TreeChecks counts the trees Options.StrictChecks checked.
+	TreeChecks int64
 }
 
 // Stats returns the writer's counters.
@@ -516,6 +530,6 @@ func (m *Mirror) Stats() Stats {
 		Commits: m.stats.commits.Load(), Groups: m.stats.groups.Load(), GroupRows: m.stats.groupRows.Load(),
 		Spills: m.stats.spills.Load(), Syncs: m.stats.syncs.Load(), SyncNanos: m.stats.syncNanos.Load(),
 		LogBytes: m.stats.bytesLog.Load(), CatalogBytes: m.stats.bytesCatalog.Load(),
-		NodeBytes: m.ns.Stats().BytesStored,
+		NodeBytes: m.ns.Stats().BytesStored, TreeChecks: m.stats.treeChecks.Load(),
 	}
 }

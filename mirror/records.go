@@ -2,14 +2,14 @@ package mirror
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/sidecar-dev/sidecar/addr"
+	"github.com/sidecar-dev/sidecar/internal/corrupt"
 	"github.com/sidecar-dev/sidecar/prolly"
-	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // Keys. Every key starts with a prefix byte the store package assigns to
@@ -40,18 +40,18 @@ func relPrefix(table string) []byte {
 	return append(k, 0)
 }
 
-func relKey(table string, from replication.LSN) []byte {
+func relKey(table string, from wal.LSN) []byte {
 	return binary.BigEndian.AppendUint64(relPrefix(table), uint64(from))
 }
 
-func encodeRel(rel *replication.Relation) []byte {
+func encodeRel(rel *wal.Relation) []byte {
 	e := enc{}
 	e.byte(recVersion)
 	encodeRelation(&e, rel)
 	return e.b
 }
 
-func decodeRel(b []byte) (*replication.Relation, error) {
+func decodeRel(b []byte) (*wal.Relation, error) {
 	d := dec{b: b}
 	if v := d.byte(); v != recVersion && d.err == nil {
 		return nil, fmt.Errorf("decode relation: %w: record version %d", errCorrupt, v)
@@ -60,13 +60,13 @@ func decodeRel(b []byte) (*replication.Relation, error) {
 	return rel, d.done("relation")
 }
 
-func groupKey(end replication.LSN) []byte {
+func groupKey(end wal.LSN) []byte {
 	return binary.BigEndian.AppendUint64([]byte{store.PrefixCatalog, subGroup}, uint64(end))
 }
 
 func groupPrefix() []byte { return []byte{store.PrefixCatalog, subGroup} }
 
-func logKey(end replication.LSN) []byte {
+func logKey(end wal.LSN) []byte {
 	return binary.BigEndian.AppendUint64([]byte{store.PrefixSpool, subLog}, uint64(end))
 }
 
@@ -77,24 +77,24 @@ func heldPrefix(table string) []byte {
 	return append(k, 0)
 }
 
-func heldTxnPrefix(table string, commit replication.LSN) []byte {
+func heldTxnPrefix(table string, commit wal.LSN) []byte {
 	return binary.BigEndian.AppendUint64(heldPrefix(table), uint64(commit))
 }
 
-func heldKey(table string, commit replication.LSN, seq uint32) []byte {
+func heldKey(table string, commit wal.LSN, seq uint32) []byte {
 	return binary.BigEndian.AppendUint32(heldTxnPrefix(table, commit), seq)
 }
 
 // lsnOfKey returns the LSN suffix of a group or log key.
-func lsnOfKey(k []byte) (replication.LSN, error) {
+func lsnOfKey(k []byte) (wal.LSN, error) {
 	if len(k) != 10 {
 		return 0, fmt.Errorf("key %x: want 10 bytes", k)
 	}
-	return replication.LSN(binary.BigEndian.Uint64(k[2:])), nil
+	return wal.LSN(binary.BigEndian.Uint64(k[2:])), nil
 }
 
 // errCorrupt is wrapped by every decoding error of a record read back.
-var errCorrupt = errors.New("corrupt mirror record")
+var errCorrupt = corrupt.New("corrupt mirror record")
 
 // enc appends the primitive fields of records.
 type enc struct{ b []byte }
@@ -211,7 +211,7 @@ type metaRecord struct {
 	Spec    prolly.SpecID // every tree's spec
 	RowHash string        // rowhash.ID name summed into the trees
 	RowEnc  string        // rowenc.Version of the stored values
-	System  replication.SystemIdentity
+	System  wal.SystemIdentity
 }
 
 const recVersion = 1
@@ -283,13 +283,13 @@ func (s TableState) String() string {
 type tableRecord struct {
 	Name     string
 	State    TableState
-	CopiedAt replication.LSN
+	CopiedAt wal.LSN
 	// ResyncFrom is the commit LSN from which the table's changes are held
 	// (state resync_needed).
-	ResyncFrom replication.LSN
+	ResyncFrom wal.LSN
 	Root       prolly.Root // as of the last group record
 	Rows       uint64
-	Rel        *replication.Relation // as copied (or last streamed while ready)
+	Rel        *wal.Relation // as copied (or last streamed while ready)
 }
 
 func (r *tableRecord) encode() []byte {
@@ -313,8 +313,8 @@ func decodeTable(b []byte) (*tableRecord, error) {
 	r := &tableRecord{}
 	r.Name = d.str()
 	r.State = TableState(d.byte())
-	r.CopiedAt = replication.LSN(d.uvarint())
-	r.ResyncFrom = replication.LSN(d.uvarint())
+	r.CopiedAt = wal.LSN(d.uvarint())
+	r.ResyncFrom = wal.LSN(d.uvarint())
 	r.Root = d.root()
 	r.Rows = d.uvarint()
 	r.Rel = decodeRelation(&d)
@@ -327,7 +327,7 @@ func decodeTable(b []byte) (*tableRecord, error) {
 	return r, nil
 }
 
-func encodeRelation(e *enc, rel *replication.Relation) {
+func encodeRelation(e *enc, rel *wal.Relation) {
 	e.uvarint(uint64(rel.OID))
 	e.str(rel.Schema)
 	e.str(rel.Name)
@@ -346,15 +346,15 @@ func encodeRelation(e *enc, rel *replication.Relation) {
 	}
 }
 
-func decodeRelation(d *dec) *replication.Relation {
-	rel := &replication.Relation{}
+func decodeRelation(d *dec) *wal.Relation {
+	rel := &wal.Relation{}
 	rel.OID = uint32(d.uvarint())
 	rel.Schema = d.str()
 	rel.Name = d.str()
-	rel.Identity = replication.ReplicaIdentity(d.byte())
+	rel.Identity = wal.ReplicaIdentity(d.byte())
 	n := d.count()
 	for i := 0; i < n && d.err == nil; i++ {
-		var c replication.Column
+		var c wal.Column
 		c.Name = d.str()
 		c.TypeOID = uint32(d.uvarint())
 		c.TypeName = d.str()
@@ -367,7 +367,7 @@ func decodeRelation(d *dec) *replication.Relation {
 
 // groupRecord names every table's root as of a group's last commit.
 type groupRecord struct {
-	End   replication.LSN
+	End   wal.LSN
 	Roots map[string]groupRoot
 }
 
@@ -389,7 +389,7 @@ func (g *groupRecord) encode(names []string) []byte {
 	return e.b
 }
 
-func decodeGroup(end replication.LSN, b []byte) (*groupRecord, error) {
+func decodeGroup(end wal.LSN, b []byte) (*groupRecord, error) {
 	d := dec{b: b}
 	if v := d.byte(); v != recVersion && d.err == nil {
 		return nil, fmt.Errorf("decode group %s: %w: record version %d", end, errCorrupt, v)
@@ -410,9 +410,9 @@ func decodeGroup(end replication.LSN, b []byte) (*groupRecord, error) {
 // Version is one committed transaction: every commit is a version.
 type Version struct {
 	// EndLSN is the end of the commit record: the version's address.
-	EndLSN replication.LSN
+	EndLSN wal.LSN
 	// CommitLSN is the start of the commit record.
-	CommitLSN  replication.LSN
+	CommitLSN  wal.LSN
 	CommitTime time.Time
 	Xid        uint32
 	// Tables lists the followed tables the transaction changed.
@@ -420,6 +420,11 @@ type Version struct {
 	// Spilled is true for a transaction too large for the change log: its
 	// trees were built at its commit and stored as a group of its own.
 	Spilled bool
+	// Held lists the tables the transaction changed while they waited
+	// for a resync (state resync_needed): their changes were held, and
+	// reach the tree with the resync's copy, so these tables have no
+	// per-commit history at this version (issue 16.3). Never in Tables.
+	Held []string
 }
 
 // TableChange is what one commit did to one table.
@@ -433,6 +438,12 @@ type TableChange struct {
 }
 
 const logFlagSpilled = 1
+
+// Flags of a table entry of a log record.
+const (
+	logTableTruncated = 1
+	logTableHeld      = 2 // Version.Held: no rows, no edits
+)
 
 // logEdit is one entry of a commit's change log: the row's final state
 // after the transaction.
@@ -461,16 +472,22 @@ func encodeLog(v *Version, tables []logTable) []byte {
 	} else {
 		e.byte(0)
 	}
-	e.uvarint(uint64(len(tables)))
+	e.uvarint(uint64(len(tables) + len(v.Held)))
 	for _, t := range tables {
 		e.str(t.change.Table)
 		e.uvarint(uint64(t.change.Rows))
 		if t.change.Truncated {
-			e.byte(1)
+			e.byte(logTableTruncated)
 		} else {
 			e.byte(0)
 		}
 		e.uvarint(uint64(len(t.edits)))
+	}
+	for _, name := range v.Held { // entries without rows or edits
+		e.str(name)
+		e.uvarint(0)
+		e.byte(logTableHeld)
+		e.uvarint(0)
 	}
 	for _, t := range tables {
 		for _, ed := range t.edits {
@@ -488,13 +505,13 @@ func encodeLog(v *Version, tables []logTable) []byte {
 
 // decodeLog decodes a log record; with edits false it stops after the
 // header (the edits slices stay nil). Keys and values alias b.
-func decodeLog(end replication.LSN, b []byte, edits bool) (*Version, []logTable, error) {
+func decodeLog(end wal.LSN, b []byte, edits bool) (*Version, []logTable, error) {
 	d := dec{b: b}
 	if v := d.byte(); v != recVersion && d.err == nil {
 		return nil, nil, fmt.Errorf("decode log record %s: %w: record version %d", end, errCorrupt, v)
 	}
 	v := &Version{EndLSN: end}
-	v.CommitLSN = replication.LSN(d.uvarint())
+	v.CommitLSN = wal.LSN(d.uvarint())
 	v.CommitTime = time.Unix(0, d.varint()).UTC()
 	v.Xid = uint32(d.uvarint())
 	v.Spilled = d.byte()&logFlagSpilled != 0
@@ -505,7 +522,15 @@ func decodeLog(end replication.LSN, b []byte, edits bool) (*Version, []logTable,
 		var t logTable
 		t.change.Table = d.str()
 		t.change.Rows = int64(d.uvarint())
-		t.change.Truncated = d.byte() == 1
+		flags := d.byte()
+		t.change.Truncated = flags&logTableTruncated != 0
+		if flags&logTableHeld != 0 {
+			if d.count() != 0 && d.err == nil {
+				return nil, nil, fmt.Errorf("decode log record %s: %w: held table %q with edits", end, errCorrupt, t.change.Table)
+			}
+			v.Held = append(v.Held, t.change.Table)
+			continue
+		}
 		counts = append(counts, d.count())
 		tables = append(tables, t)
 		v.Tables = append(v.Tables, t.change)
@@ -537,31 +562,31 @@ func decodeLog(end replication.LSN, b []byte, edits bool) (*Version, []logTable,
 // heldChange is a change to a table in state resync_needed, kept until
 // the table's resync decides whether it is already in the copy.
 type heldChange struct {
-	kind    replication.ChangeKind
-	oldKind replication.OldKind
-	newVals []replication.Value
-	oldVals []replication.Value
+	kind    wal.ChangeKind
+	oldKind wal.OldKind
+	newVals []wal.Value
+	oldVals []wal.Value
 }
 
-func encodeValues(e *enc, vals []replication.Value) {
+func encodeValues(e *enc, vals []wal.Value) {
 	e.uvarint(uint64(len(vals)))
 	for _, v := range vals {
 		e.byte(byte(v.Kind))
-		if v.Kind == replication.Text {
+		if v.Kind == wal.Text {
 			e.bytes(v.Bytes)
 		}
 	}
 }
 
-func decodeValues(d *dec) []replication.Value {
+func decodeValues(d *dec) []wal.Value {
 	n := d.count()
 	if n == 0 {
 		return nil
 	}
-	vals := make([]replication.Value, n)
+	vals := make([]wal.Value, n)
 	for i := 0; i < n && d.err == nil; i++ {
-		vals[i].Kind = replication.ValueKind(d.byte())
-		if vals[i].Kind == replication.Text {
+		vals[i].Kind = wal.ValueKind(d.byte())
+		if vals[i].Kind == wal.Text {
 			vals[i].Bytes = d.bytes()
 		}
 	}
@@ -584,8 +609,8 @@ func decodeHeld(b []byte) (*heldChange, error) {
 		return nil, fmt.Errorf("decode held change: %w: record version %d", errCorrupt, v)
 	}
 	h := &heldChange{}
-	h.kind = replication.ChangeKind(d.byte())
-	h.oldKind = replication.OldKind(d.byte())
+	h.kind = wal.ChangeKind(d.byte())
+	h.oldKind = wal.OldKind(d.byte())
 	h.newVals = decodeValues(&d)
 	h.oldVals = decodeValues(&d)
 	return h, d.done("held change")

@@ -7,13 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sidecar-dev/sidecar/internal/seed"
 	"github.com/sidecar-dev/sidecar/prolly"
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // TestRecordsRoundTrip encodes random records and decodes them back.
 func TestRecordsRoundTrip(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
+	seed := seed.New(t, seedFlag)
 	rng := rand.New(rand.NewPCG(seed, 7))
 	bs := func() []byte {
 		b := make([]byte, rng.IntN(20))
@@ -23,7 +24,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 		return b
 	}
 	for range 300 {
-		v := &Version{EndLSN: replication.LSN(rng.Uint64() >> 1), CommitLSN: replication.LSN(rng.Uint64() >> 1),
+		v := &Version{EndLSN: wal.LSN(rng.Uint64() >> 1), CommitLSN: wal.LSN(rng.Uint64() >> 1),
 			CommitTime: time.Unix(0, rng.Int64()).UTC(), Xid: rng.Uint32(), Spilled: rng.IntN(2) == 0}
 		var tables []logTable
 		for i := range rng.IntN(4) {
@@ -37,6 +38,9 @@ func TestRecordsRoundTrip(t *testing.T) {
 			}
 			tables = append(tables, lt)
 			v.Tables = append(v.Tables, lt.change)
+		}
+		for i := range rng.IntN(3) { // tables whose changes were held for a resync
+			v.Held = append(v.Held, "held"+string(rune('a'+i)))
 		}
 		b := encodeLog(v, tables)
 		got, gotTables, err := decodeLog(v.EndLSN, b, true)
@@ -60,10 +64,10 @@ func TestRecordsRoundTrip(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(*gotRec, rec) {
 			t.Fatalf("seed %d: table %+v (%v), want %+v", seed, gotRec, err, rec)
 		}
-		h := &heldChange{kind: replication.Update, oldKind: replication.OldKey,
-			newVals: []replication.Value{{Kind: replication.Text, Bytes: bs()}, {Kind: replication.Null}, {Kind: replication.Unchanged}}}
+		h := &heldChange{kind: wal.Update, oldKind: wal.OldKey,
+			newVals: []wal.Value{{Kind: wal.Text, Bytes: bs()}, {Kind: wal.Null}, {Kind: wal.Unchanged}}}
 		gotH, err := decodeHeld(h.encode())
-		if err != nil || gotH.kind != h.kind || len(gotH.newVals) != 3 || gotH.newVals[2].Kind != replication.Unchanged || !bytes.Equal(gotH.newVals[0].Bytes, h.newVals[0].Bytes) {
+		if err != nil || gotH.kind != h.kind || len(gotH.newVals) != 3 || gotH.newVals[2].Kind != wal.Unchanged || !bytes.Equal(gotH.newVals[0].Bytes, h.newVals[0].Bytes) {
 			t.Fatalf("seed %d: held %+v (%v)", seed, gotH, err)
 		}
 	}
@@ -76,7 +80,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(encodeLog(v, []logTable{{change: TableChange{Table: "t", Rows: 1}, edits: []logEdit{{key: []byte("k"), val: []byte("v")}}}}))
 	f.Add((&tableRecord{Name: "s.t", State: StateReady, Rel: testRel(1, "t")}).encode())
 	f.Add((&groupRecord{Roots: map[string]groupRoot{"t": {}}}).encode([]string{"t"}))
-	f.Add((&heldChange{kind: replication.Delete, oldVals: []replication.Value{{Kind: replication.Text, Bytes: []byte("1")}}}).encode())
+	f.Add((&heldChange{kind: wal.Delete, oldVals: []wal.Value{{Kind: wal.Text, Bytes: []byte("1")}}}).encode())
 	f.Add((&metaRecord{Format: 1, RowHash: "pghash64"}).encode())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		decodeLog(1, b, true)

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // TestRedeliveredTransactionKeepsHeldChanges: a large transaction on a
@@ -20,12 +20,12 @@ func TestRedeliveredTransactionKeepsHeldChanges(t *testing.T) {
 	if err := h.m.MarkResync(h.t.Context(), "public.t", "test"); err != nil {
 		t.Fatal(err)
 	}
-	deliver := func(info replication.TxnInfo) error {
-		if err := h.m.Begin(h.t.Context(), replication.TxnInfo{Xid: info.Xid, CommitLSN: info.CommitLSN, CommitTime: info.CommitTime}); err != nil {
+	deliver := func(info wal.TxnInfo) error {
+		if err := h.m.Begin(h.t.Context(), wal.TxnInfo{Xid: info.Xid, CommitLSN: info.CommitLSN, CommitTime: info.CommitTime}); err != nil {
 			return err
 		}
 		for id := range heldFlushAt + 10 {
-			h.change(&replication.Change{Kind: replication.Insert, Relation: rel, New: modelRow{sp(strconv.Itoa(id + 2)), sp("x"), nil}.values()})
+			h.change(&wal.Change{Kind: wal.Insert, Relation: rel, New: modelRow{sp(strconv.Itoa(id + 2)), sp("x"), nil}.values()})
 		}
 		return h.m.Commit(h.t.Context(), info)
 	}

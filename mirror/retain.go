@@ -11,13 +11,13 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/sidecar-dev/sidecar/prolly"
-	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // Retention: versions older than a horizon are expired by deleting their
 // log and group records; the nodes only they reached become garbage for
-// snapshot.CollectGarbage. Expiry works at group granularity: a version
+// refs.CollectGarbage. Expiry works at group granularity: a version
 // stays readable while the group record it replays from is kept, so the
 // horizon is always a group record's LSN and every version at or after
 // it stays whole (its log records are also what the versions after it
@@ -34,13 +34,13 @@ var ErrExpired = errors.New("version expired by retention")
 // Island is a run of versions kept below the horizon for a tag: the
 // group record at Base and every commit in [Base, Kept].
 type Island struct {
-	Base, Kept replication.LSN
+	Base, Kept wal.LSN
 }
 
 // retention is the stored retention state.
 type retention struct {
 	// Horizon: every version with end LSN >= Horizon is retained.
-	Horizon replication.LSN
+	Horizon wal.LSN
 	Islands []Island // by Base
 }
 
@@ -61,16 +61,16 @@ func decodeRetention(b []byte) (*retention, error) {
 	if v := d.byte(); v != recVersion && d.err == nil {
 		return nil, fmt.Errorf("decode retention: %w: record version %d", errCorrupt, v)
 	}
-	r := &retention{Horizon: replication.LSN(d.uvarint())}
+	r := &retention{Horizon: wal.LSN(d.uvarint())}
 	n := d.count()
 	for i := 0; i < n && d.err == nil; i++ {
-		r.Islands = append(r.Islands, Island{Base: replication.LSN(d.uvarint()), Kept: replication.LSN(d.uvarint())})
+		r.Islands = append(r.Islands, Island{Base: wal.LSN(d.uvarint()), Kept: wal.LSN(d.uvarint())})
 	}
 	return r, d.done("retention")
 }
 
 // retained reports whether a version (a log record) at end LSN v is kept.
-func (r *retention) retained(v replication.LSN) bool {
+func (r *retention) retained(v wal.LSN) bool {
 	if r == nil || v >= r.Horizon {
 		return true
 	}
@@ -84,7 +84,7 @@ func (r *retention) retained(v replication.LSN) bool {
 
 // readable reports whether the state as of lsn, whose latest commit is v
 // (0: none), can be read: both in the retained range or in one island.
-func (r *retention) readable(lsn, v replication.LSN) bool {
+func (r *retention) readable(lsn, v wal.LSN) bool {
 	if r == nil || lsn >= r.Horizon && (v >= r.Horizon || v == 0) {
 		return true
 	}
@@ -98,7 +98,7 @@ func (r *retention) readable(lsn, v replication.LSN) bool {
 
 // Horizon returns the end LSN from which every version is retained (0:
 // nothing has expired) and the islands kept below it for tags.
-func (m *Mirror) Horizon() (replication.LSN, []Island) {
+func (m *Mirror) Horizon() (wal.LSN, []Island) {
 	r := m.retain.Load()
 	if r == nil {
 		return 0, nil
@@ -107,7 +107,7 @@ func (m *Mirror) Horizon() (replication.LSN, []Island) {
 }
 
 // expiredError names what is retained.
-func (m *Mirror) expiredError(lsn replication.LSN) error {
+func (m *Mirror) expiredError(lsn wal.LSN) error {
 	h, _ := m.Horizon()
 	return fmt.Errorf("%w: %s is before the oldest retained version %s (history.retain)", ErrExpired, lsn, h)
 }
@@ -130,10 +130,10 @@ func loadRetention(txn *badger.Txn) (*retention, error) {
 
 // ExpireStats reports one Expire.
 type ExpireStats struct {
-	Horizon  replication.LSN // the new horizon (unchanged when nothing expired)
-	Islands  int             // kept below it for Keep
-	Versions int             // commit log records deleted
-	Groups   int             // group records deleted
+	Horizon  wal.LSN // the new horizon (unchanged when nothing expired)
+	Islands  int     // kept below it for Keep
+	Versions int     // commit log records deleted
+	Groups   int     // group records deleted
 	Took     time.Duration
 }
 
@@ -142,15 +142,20 @@ type ExpireStats struct {
 // group record at or before before (never backwards, never past the
 // latest group), so versions between it and before stay too. It deletes
 // records only: the nodes that only expired versions reached are garbage
-// for snapshot.CollectGarbage, which must not run concurrently with
+// for refs.CollectGarbage, which must not run concurrently with
 // readers that resolved a version before Expire (see Reading).
 //
 // Expire writes the new retention record first and then deletes, so a
 // crash in between leaves stale records that readers already ignore and
 // the next Expire removes.
-func (m *Mirror) Expire(ctx context.Context, before replication.LSN, keep []replication.LSN) (ExpireStats, error) {
+func (m *Mirror) Expire(ctx context.Context, before wal.LSN, keep []wal.LSN) (ExpireStats, error) {
 	start := time.Now()
 	var st ExpireStats
+	// A cancelled call fails whether or not there is anything to expire,
+	// so a caller's cancellation is never reported as a completed pass.
+	if err := ctx.Err(); err != nil {
+		return st, fmt.Errorf("expire: %w", err)
+	}
 	m.expireMu.Lock()
 	defer m.expireMu.Unlock()
 	if err := m.drain(); err != nil {
@@ -189,7 +194,7 @@ func (m *Mirror) Expire(ctx context.Context, before replication.LSN, keep []repl
 			next.Islands = append(next.Islands, Island{Base: b.End, Kept: k})
 		}
 		slices.SortFunc(next.Islands, func(a, b Island) int { return cmp.Compare(a.Base, b.Base) })
-		isBase := map[replication.LSN]bool{}
+		isBase := map[wal.LSN]bool{}
 		for _, is := range next.Islands {
 			isBase[is.Base] = true
 		}
@@ -432,7 +437,7 @@ func (w *RootWatch) Stop() {
 // deleted keys back after value-log GC; their nodes may be gone.
 func (m *Mirror) GroupRoots(ctx context.Context) ([]prolly.Root, error) {
 	ret := m.retain.Load()
-	base := map[replication.LSN]bool{}
+	base := map[wal.LSN]bool{}
 	if ret != nil {
 		for _, is := range ret.Islands {
 			base[is.Base] = true
@@ -481,14 +486,14 @@ func (m *Mirror) GroupRoots(ctx context.Context) ([]prolly.Root, error) {
 // Retained reports whether the commit ending at end is kept by retention
 // (at or after the horizon, or in an island). Walks over the commit log's
 // keys use it to skip records an interrupted Expire left behind.
-func (m *Mirror) Retained(end replication.LSN) bool { return m.retain.Load().retained(end) }
+func (m *Mirror) Retained(end wal.LSN) bool { return m.retain.Load().retained(end) }
 
 // RelationAt returns the Relation of table's rows as of lsn: the one its
 // latest copy at or before lsn was made with, or the current one when no
 // copy recorded one. Relation records are never expired, so this also
 // answers for trees kept outside the version history (branches).
-func (m *Mirror) RelationAt(table string, lsn replication.LSN) (*replication.Relation, error) {
-	var rel *replication.Relation
+func (m *Mirror) RelationAt(table string, lsn wal.LSN) (*wal.Relation, error) {
+	var rel *wal.Relation
 	err := m.bdb.View(func(txn *badger.Txn) (err error) {
 		rel, err = relationAt(txn, table, lsn)
 		return err

@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/sidecar-dev/sidecar/history/historytest"
+	"github.com/sidecar-dev/sidecar/internal/seed"
 	"github.com/sidecar-dev/sidecar/mirror"
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // readAll returns the table's rows at lsn as id → v.
-func readAll(t *testing.T, m *mirror.Mirror, lsn replication.LSN) (map[string]string, error) {
+func readAll(t *testing.T, m *mirror.Mirror, lsn wal.LSN) (map[string]string, error) {
 	t.Helper()
 	return historytest.ReadKV(context.Background(), m, lsn)
 }
@@ -27,13 +28,12 @@ func readAll(t *testing.T, m *mirror.Mirror, lsn replication.LSN) (map[string]st
 // wrong state), listings agree, records were deleted, and all of it
 // survives a reopen and a second Expire that drops one tag.
 func TestExpireKeepsRetainedAndTaggedVersions(t *testing.T) {
-	seed := time.Now().UnixNano()
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(uint64(seed), 1))
+	seed := seed.New(t, mirror.SeedFlag)
+	rng := rand.New(rand.NewPCG(seed, 1))
 	f := historytest.New(t)
 	rel, cur := f.KVTable(100)
 	var versions []mirror.Version
-	states := map[replication.LSN]map[string]string{}
+	states := map[wal.LSN]map[string]string{}
 	for i := range 120 {
 		v := f.Commit(func(tx *historytest.Tx) {
 			for range 1 + rng.IntN(3) {
@@ -55,24 +55,24 @@ func TestExpireKeepsRetainedAndTaggedVersions(t *testing.T) {
 	tagA, tagB := versions[10].EndLSN, versions[45].EndLSN
 	before := versions[70].EndLSN
 
-	st, err := m.Expire(t.Context(), before, []replication.LSN{tagA, tagB})
+	st, err := m.Expire(t.Context(), before, []wal.LSN{tagA, tagB})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.Horizon == 0 || st.Horizon > before || st.Versions == 0 || st.Groups == 0 || st.Islands != 2 {
 		t.Fatalf("expire stats %+v (before %s)", st, before)
 	}
-	check := func(when string, keep ...replication.LSN) {
+	check := func(when string, keep ...wal.LSN) {
 		t.Helper()
 		h, islands := m.Horizon()
 		if h != st.Horizon {
 			t.Fatalf("%s: horizon %s, want %s", when, h, st.Horizon)
 		}
-		kept := map[replication.LSN]bool{}
+		kept := map[wal.LSN]bool{}
 		for _, k := range keep {
 			kept[k] = true
 		}
-		inIsland := func(lsn replication.LSN) bool {
+		inIsland := func(lsn wal.LSN) bool {
 			for _, is := range islands {
 				if is.Base <= lsn && lsn <= is.Kept {
 					return true
@@ -80,7 +80,7 @@ func TestExpireKeepsRetainedAndTaggedVersions(t *testing.T) {
 			}
 			return false
 		}
-		listed := map[replication.LSN]bool{}
+		listed := map[wal.LSN]bool{}
 		vs, err := m.Versions(0, versions[len(versions)-1].EndLSN, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -142,7 +142,7 @@ func TestExpireKeepsRetainedAndTaggedVersions(t *testing.T) {
 
 	// Dropping tag A: a second Expire at the same horizon removes its
 	// island and keeps B's.
-	st2, err := m.Expire(t.Context(), before, []replication.LSN{tagB})
+	st2, err := m.Expire(t.Context(), before, []wal.LSN{tagB})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestExpireKeepsRetainedAndTaggedVersions(t *testing.T) {
 	check("after dropping a tag", tagB)
 
 	// Nothing left to do: a third call deletes nothing.
-	st3, err := m.Expire(t.Context(), before, []replication.LSN{tagB})
+	st3, err := m.Expire(t.Context(), before, []wal.LSN{tagB})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/sidecar-dev/sidecar/internal/seed"
 	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 var workloadSchema = []string{
@@ -135,13 +137,7 @@ func (w *workload) txn() {
 // the mirror is closed and reopened and crashes mid-stream, and compares
 // every table with PostgreSQL row by row at several points.
 func TestEndToEnd(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	defer func() {
-		if t.Failed() {
-			t.Logf("failed with seed %d", seed)
-		}
-	}()
+	seed := seed.New(t, seedFlag)
 	e := newE2E(t, Options{GroupMaxRows: 500, GroupMaxAge: 200 * time.Millisecond, SpillRows: 1500}, workloadTables, workloadSchema...)
 	// WAL that is no followed commit comes after the slot's consistent
 	// point (as autovacuum's or the bgwriter's may at any time): the copy
@@ -188,7 +184,7 @@ func TestVersionEveryCommit(t *testing.T) {
 			e.exec(fmt.Sprintf(`UPDATE v SET n = %d WHERE id = 1`, i))
 		}
 		e.sync()
-		tr, err := e.m.TreeAt(t.Context(), "public.v", ^replication.LSN(0))
+		tr, err := e.m.TreeAt(t.Context(), "public.v", ^wal.LSN(0))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +192,7 @@ func TestVersionEveryCommit(t *testing.T) {
 	}
 	check := func() {
 		t.Helper()
-		vs, err := e.m.Versions(0, ^replication.LSN(0), 0)
+		vs, err := e.m.Versions(0, ^wal.LSN(0), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -290,7 +286,7 @@ func TestSchemaChangeResync(t *testing.T) {
 		}
 	}()
 	time.Sleep(100 * time.Millisecond)
-	at, err := replication.Resync(t.Context(), replication.CopyOptions{ConnString: e.url, Workers: 2, RangeBlocks: 1}, []replication.TableName{{Schema: "public", Name: "s"}}, e.m)
+	at, err := replication.Resync(t.Context(), replication.CopyOptions{ConnString: e.url, Workers: 2, RangeBlocks: 1}, []wal.TableName{{Schema: "public", Name: "s"}}, e.m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +335,7 @@ func TestUnchangedToast(t *testing.T) {
 		`BEGIN`, `UPDATE tt SET small = 'a' WHERE id = 3`, `UPDATE tt SET small = 'b' WHERE id = 3`, `UPDATE tt SET id = 30 WHERE id = 3`, `COMMIT`,
 		`INSERT INTO tt VALUES (6, '', NULL), (7, NULL, '')`)
 	e.check()
-	tr, err := e.m.TreeAt(t.Context(), "public.tt", ^replication.LSN(0))
+	tr, err := e.m.TreeAt(t.Context(), "public.tt", ^wal.LSN(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +362,7 @@ func TestFullIdentityToast(t *testing.T) {
 		`DELETE FROM f WHERE id = 3`,
 		`UPDATE f SET id = 40 WHERE id = 4`)
 	e.check()
-	tr, err := e.m.TreeAt(t.Context(), "public.f", ^replication.LSN(0))
+	tr, err := e.m.TreeAt(t.Context(), "public.f", ^wal.LSN(0))
 	if err != nil {
 		t.Fatal(err)
 	}

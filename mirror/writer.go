@@ -1,14 +1,16 @@
 package mirror
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/internal/invariants"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // The mirror's records reach Badger through one ordered queue, drained
@@ -29,7 +31,7 @@ type writeOp struct {
 	// delPrefixes: every key under these prefixes is deleted (before sets).
 	delPrefixes [][]byte
 	// commit is the end LSN of the commit this op logs (0: none).
-	commit  replication.LSN
+	commit  wal.LSN
 	version *Version // the commit's version, for readers' Head
 	// sync makes the op durable before done is signalled.
 	sync  bool
@@ -75,7 +77,8 @@ func (m *Mirror) enqueueWait(op *writeOp) error {
 // drain waits until everything queued so far is written and synced.
 func (m *Mirror) drain() error { return m.enqueueWait(&writeOp{sync: true}) }
 
-// writer drains the queue until it is closed. INVARIANT: Durable advances
+// writer drains the queue until it is closed. INVARIANT (checked below
+// under internal/invariants: durable <= written): Durable advances
 // only to a commit whose record was written before a completed sync.
 func (m *Mirror) writer() {
 	defer m.writerWG.Done()
@@ -130,10 +133,15 @@ func (m *Mirror) writer() {
 				}
 			}
 		}
+		if invariants.Enabled {
+			checkCommitOrder(ops, wal.LSN(m.written.Load()))
+		}
 		if err == nil && last != nil {
 			m.written.Store(uint64(last.commit))
 			m.durable.Store(max(m.durable.Load(), uint64(last.commit)))
+			invariants.Check(m.durable.Load() <= m.written.Load(), "durable %d above written %d", m.durable.Load(), m.written.Load())
 			m.readHead.Store(last.version)
+			m.subs.durableMoved()
 		}
 		for _, op := range ops {
 			if op.done != nil {
@@ -151,9 +159,35 @@ func (m *Mirror) writer() {
 	}
 }
 
+// checkCommitOrder asserts that the commits of a written batch come in
+// strictly increasing end LSN, above the last one written before, and
+// that each commit's op holds its log record and the durable LSN naming
+// it (one op: one Badger transaction), plus its group record when it was
+// spilled (invariants builds only).
+func checkCommitOrder(ops []*writeOp, prev wal.LSN) {
+	for _, op := range ops {
+		if op.commit == 0 {
+			continue
+		}
+		invariants.Check(op.commit > prev, "commit %s written after %s", op.commit, prev)
+		prev = op.commit
+		var log, durable, group bool
+		for _, kv := range op.sets {
+			log = log || bytes.Equal(kv.k, logKey(op.commit))
+			durable = durable || bytes.Equal(kv.k, keyDurable)
+			group = group || bytes.Equal(kv.k, groupKey(op.commit))
+		}
+		invariants.Check(log && durable, "commit %s: op without its log record (%v) or durable LSN (%v)", op.commit, log, durable)
+		invariants.Check(!op.version.Spilled || group, "spilled commit %s: op without its group record", op.commit)
+	}
+}
+
 // writeOps writes ops in order, in as few Badger transactions as fit,
 // never splitting an op across transactions.
 func (m *Mirror) writeOps(ops []*writeOp) error {
+	if err := m.db.CheckSpace(); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
 	dels := make([][][]byte, len(ops))
 	for i, op := range ops {
 		for _, p := range op.delPrefixes {

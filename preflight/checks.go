@@ -5,12 +5,8 @@ import (
 	"strings"
 
 	"github.com/sidecar-dev/sidecar/internal/pgident"
+	"github.com/sidecar-dev/sidecar/replication"
 )
-
-// minServerVersion is the oldest PostgreSQL the sidecar follows: pgoutput
-// protocol 2 (streaming of in-progress transactions) and logical decoding
-// messages need 14.
-const minServerVersion = 140000
 
 const restart = "; then restart PostgreSQL"
 
@@ -29,19 +25,30 @@ type serverFacts struct {
 	database        string
 	createOnDB      bool
 	slotExists      bool // the configured slot exists (it needs no free slot)
+	standby         bool // pg_is_in_recovery(): a physical standby
 	slotName        string
 	publicationName string
 }
 
 func checkVersion(f serverFacts) Check {
 	c := Check{Name: "server_version", Detail: fmt.Sprintf("PostgreSQL %s", f.version)}
-	if f.versionNum < minServerVersion {
+	switch {
+	case f.versionNum < replication.MinServerVersion:
 		c.Status = Fail
 		c.Detail = fmt.Sprintf("PostgreSQL %s is too old: the sidecar needs 14 or later (pgoutput protocol 2 streaming and logical messages)", f.version)
 		c.Fix = "upgrade PostgreSQL to version 14 or later"
+	case f.standby && f.versionNum < minStandbyVersion:
+		c.Status = Fail
+		c.Detail = fmt.Sprintf("PostgreSQL %s is a standby, and logical decoding on a standby needs 16 or later", f.version)
+		c.Fix = "point postgres.url at the primary (or upgrade to 16 or later to follow the standby)"
+	case f.standby:
+		c.Detail += " (a standby: the slot is created here; create the publication on the primary, and run SELECT pg_log_standby_snapshot() there to make slot creation immediate)"
 	}
 	return c
 }
+
+// minStandbyVersion is the oldest PostgreSQL that decodes on a standby.
+const minStandbyVersion = 160000
 
 func checkWALLevel(f serverFacts) Check {
 	c := Check{Name: "wal_level", Detail: "wal_level = logical"}
@@ -114,18 +121,22 @@ func checkReplicationRole(f serverFacts) Check {
 
 // tableFacts describe one table, as read from pg_class.
 type tableFacts struct {
-	given        string // the name as configured, or the qualified name for "*"
-	found        bool
-	qualified    string // quoted schema.table
-	relkind      string // 'r' table, 'p' partitioned, 'v' view, ...
-	replident    string // 'd' default (PK), 'i' index, 'f' full, 'n' nothing
-	hasPK        bool
-	identIndex   string // index of REPLICA IDENTITY USING INDEX, or ""
-	candidate    string // a unique index on NOT NULL columns, or ""
-	owned        bool   // the role owns it (may add it to a publication)
-	selectable   bool   // the role may SELECT it (initial copy)
-	nameProblem  string // set when the name could not be parsed
-	lookupFailed string // set when the lookup query failed
+	given      string // the name as configured, or the qualified name for "*"
+	found      bool
+	qualified  string // quoted schema.table
+	relkind    string // 'r' table, 'p' partitioned, 'v' view, ...
+	replident  string // 'd' default (PK), 'i' index, 'f' full, 'n' nothing
+	hasPK      bool
+	identIndex string // index of REPLICA IDENTITY USING INDEX, or ""
+	candidate  string // a unique index on NOT NULL columns, or ""
+	owned      bool   // the role owns it (may add it to a publication)
+	selectable bool   // the role may SELECT it (initial copy)
+	// keylessLeaves lists the partitions of a partitioned table that have
+	// neither a key nor REPLICA IDENTITY FULL (partitions do not inherit
+	// their root's REPLICA IDENTITY), or "".
+	keylessLeaves string
+	nameProblem   string // set when the name could not be parsed
+	lookupFailed  string // set when the lookup query failed
 }
 
 var relkinds = map[string]string{
@@ -134,18 +145,38 @@ var relkinds = map[string]string{
 	"c": "composite type", "t": "TOAST table",
 }
 
-// hasKey reports whether the table has a key the sidecar can follow it by.
+// hasKey reports whether the sidecar can follow the table: by its
+// primary key, by its REPLICA IDENTITY USING INDEX index, or, under
+// REPLICA IDENTITY FULL, as a multiset of whole rows (a table without a
+// key may hold identical rows; the stream names a row by all its values).
 func (t tableFacts) hasKey() bool {
-	return t.replident != "n" && (t.hasPK || t.replident == "i" && t.identIndex != "")
+	return t.keylessLeaves == "" && (t.replident == "f" || t.replident != "n" && (t.hasPK || t.replident == "i" && t.identIndex != ""))
 }
 
-// keyFix is the SQL that gives t a key.
+// keyFix is the SQL that lets the sidecar follow t: a key, or REPLICA
+// IDENTITY FULL, which makes PostgreSQL log every UPDATE's and DELETE's
+// whole old row and the sidecar keep the table as a multiset.
 func (t tableFacts) keyFix() string {
+	full := fmt.Sprintf("ALTER TABLE %s REPLICA IDENTITY FULL; (followed as a multiset of whole rows; PostgreSQL then logs each UPDATE's and DELETE's whole old row)", t.qualified)
 	if t.candidate != "" {
-		return fmt.Sprintf("ALTER TABLE %s REPLICA IDENTITY USING INDEX %s; (or ALTER TABLE %s ADD PRIMARY KEY (...);)",
-			t.qualified, pgident.Quote(t.candidate), t.qualified)
+		return fmt.Sprintf("ALTER TABLE %s REPLICA IDENTITY USING INDEX %s; or ALTER TABLE %s ADD PRIMARY KEY (...); or %s",
+			t.qualified, pgident.Quote(t.candidate), t.qualified, full)
 	}
-	return fmt.Sprintf("ALTER TABLE %s ADD PRIMARY KEY (column, ...);", t.qualified)
+	return fmt.Sprintf("ALTER TABLE %s ADD PRIMARY KEY (column, ...); or %s", t.qualified, full)
+}
+
+// keyProblem says why t cannot be followed, for a table without a key
+// (REPLICA IDENTITY NOTHING aside), and the fix.
+func (t tableFacts) keyProblem() (problem, fix string) {
+	if t.keylessLeaves != "" {
+		var fixes []string
+		for _, l := range strings.Split(t.keylessLeaves, ", ") {
+			fixes = append(fixes, fmt.Sprintf("ALTER TABLE %s REPLICA IDENTITY FULL;", l))
+		}
+		return fmt.Sprintf("partitions %s of %s have no primary key nor REPLICA IDENTITY FULL (a partition does not inherit its root's REPLICA IDENTITY): once published, PostgreSQL rejects their UPDATEs and DELETEs", t.keylessLeaves, t.qualified),
+			strings.Join(fixes, " ")
+	}
+	return fmt.Sprintf("%s has no primary key (nor REPLICA IDENTITY USING INDEX or FULL): rows cannot be identified", t.qualified), t.keyFix()
 }
 
 // checkTable judges a configured table: it must exist, be a table, have a
@@ -184,8 +215,8 @@ func checkTable(t tableFacts, role string) Check {
 			fixes = append(fixes, t.keyFix())
 		}
 	case !t.hasKey():
-		problems = append(problems, fmt.Sprintf("%s has no primary key (nor REPLICA IDENTITY USING INDEX): rows cannot be identified", t.qualified))
-		fixes = append(fixes, t.keyFix())
+		p, f := t.keyProblem()
+		problems, fixes = append(problems, p), append(fixes, f)
 	}
 	if !t.selectable {
 		problems = append(problems, fmt.Sprintf("role %s may not SELECT %s (the initial copy reads it)", role, t.qualified))
@@ -196,6 +227,8 @@ func checkTable(t tableFacts, role string) Check {
 		return c
 	}
 	switch {
+	case t.replident == "f" && !t.hasPK:
+		c.Detail = fmt.Sprintf("%s has no primary key but REPLICA IDENTITY FULL: followed as a multiset of whole rows (get by key is refused; scan, diff and verify work)", t.qualified)
 	case t.hasPK:
 		c.Detail = fmt.Sprintf("%s has a primary key", t.qualified)
 	default:
@@ -217,18 +250,14 @@ func checkAllTables(ts []tableFacts, role string) []Check {
 			}
 			continue
 		}
-		out = append(out, Check{
-			Name:   "table " + t.qualified,
-			Status: Warn,
-			Detail: fmt.Sprintf("%s has no primary key (nor REPLICA IDENTITY USING INDEX); it will not be followed", t.qualified),
-			Fix:    t.keyFix(),
-		})
+		p, f := t.keyProblem()
+		out = append(out, Check{Name: "table " + t.qualified, Status: Warn, Detail: p + "; it will not be followed", Fix: f})
 	}
-	sum := Check{Name: "tables", Detail: fmt.Sprintf(`tables = ["*"]: %d of %d tables have a key and will be followed`, keyed, len(ts))}
+	sum := Check{Name: "tables", Detail: fmt.Sprintf(`tables = ["*"]: %d of %d tables have a key (or REPLICA IDENTITY FULL) and will be followed`, keyed, len(ts))}
 	if keyed == 0 {
 		sum.Status = Warn
-		sum.Detail = `tables = ["*"], but no table has a primary key: nothing would be followed`
-		sum.Fix = "add primary keys to the tables to follow, or list them in tables"
+		sum.Detail = `tables = ["*"], but no table has a primary key (or REPLICA IDENTITY USING INDEX or FULL): nothing would be followed`
+		sum.Fix = "add primary keys to the tables to follow (or ALTER TABLE … REPLICA IDENTITY FULL), or list them in tables"
 	}
 	return append([]Check{sum}, out...)
 }
@@ -242,6 +271,11 @@ func checkPublicationPrivilege(f serverFacts, exists, allTables bool, tables []t
 	switch {
 	case exists:
 		c.Detail = fmt.Sprintf("publication %s exists; nothing to create", f.publicationName)
+		return c
+	case f.standby:
+		c.Status = Fail
+		c.Detail = fmt.Sprintf("publication %s does not exist, and a standby is read-only: the sidecar cannot create it here", f.publicationName)
+		c.Fix = fmt.Sprintf("on the primary: CREATE PUBLICATION %s FOR TABLE …; (it reaches the standby with the WAL)", pub)
 		return c
 	case f.superuser:
 		c.Detail = fmt.Sprintf("role %s is a superuser and can create publication %s", f.role, f.publicationName)

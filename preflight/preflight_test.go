@@ -11,12 +11,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/internal/seed"
 )
+
+// seedFlag replays a failing random test: go test ./preflight -run X -seed N.
+var seedFlag = seed.Flag()
 
 var pg *pgtest.Cluster
 
@@ -197,6 +200,16 @@ func TestTables(t *testing.T) {
 		`CREATE TABLE "Odd Schema"."My.Table" (id int PRIMARY KEY)`,
 		"CREATE TABLE parted (id int PRIMARY KEY) PARTITION BY RANGE (id)",
 		"CREATE TABLE Été (id int PRIMARY KEY)", // UTF-8: only A-Z fold, the table is "Été"
+		// Partitions do not inherit their root's REPLICA IDENTITY.
+		"CREATE TABLE fparted (id int) PARTITION BY RANGE (id)",
+		"CREATE TABLE fparted_1 PARTITION OF fparted FOR VALUES FROM (0) TO (10)",
+		"CREATE TABLE fparted_2 PARTITION OF fparted FOR VALUES FROM (10) TO (20)",
+		"ALTER TABLE fparted REPLICA IDENTITY FULL",
+		"ALTER TABLE fparted_2 REPLICA IDENTITY FULL",
+		"CREATE TABLE fpok (id int) PARTITION BY RANGE (id)",
+		"CREATE TABLE fpok_1 PARTITION OF fpok FOR VALUES FROM (0) TO (10)",
+		"ALTER TABLE fpok REPLICA IDENTITY FULL",
+		"ALTER TABLE fpok_1 REPLICA IDENTITY FULL",
 	)
 	cases := []struct {
 		name    string // as configured
@@ -208,16 +221,19 @@ func TestTables(t *testing.T) {
 		{"items", "table public.items", OK, "primary key"},
 		{"PUBLIC.ITEMS", "table public.items", OK, "primary key"},
 		{"public.nopk", "table public.nopk", Fail, "ALTER TABLE public.nopk ADD PRIMARY KEY"},
+		{"public.nopk", "table public.nopk", Fail, "ALTER TABLE public.nopk REPLICA IDENTITY FULL"},
 		{"public.uniq", "table public.uniq", Fail, "ALTER TABLE public.uniq REPLICA IDENTITY USING INDEX uniq_id"},
 		{"public.ident", "table public.ident", OK, "ident_id"},
 		{"public.nothing", "table public.nothing", Fail, "REPLICA IDENTITY DEFAULT"},
-		{"public.full_nopk", "table public.full_nopk", Fail, "ADD PRIMARY KEY"},
+		{"public.full_nopk", "table public.full_nopk", OK, "multiset"},
 		{"public.v", "table public.v", Fail, "view"},
 		{"public.missing", "table public.missing", Fail, "does not exist"},
 		{"nosuchschema.items", "table nosuchschema.items", Fail, "does not exist"},
 		{`"Odd Schema"."My.Table"`, `table "Odd Schema"."My.Table"`, OK, "primary key"},
 		{"public.parted", "table public.parted", OK, "primary key"},
 		{"Été", `table public."Été"`, OK, "primary key"},
+		{"public.fparted", "table public.fparted", Fail, "ALTER TABLE public.fparted_1 REPLICA IDENTITY FULL;"},
+		{"public.fpok", "table public.fpok", OK, "multiset"},
 		{`public.x'); DROP TABLE items; --`, `table public.x'); DROP TABLE items; --`, Fail, "not a plain identifier"},
 		{`"x""; DROP TABLE items; --"`, `table public."x""; DROP TABLE items; --"`, Fail, "does not exist"},
 		{`"a".b.c`, `table "a".b.c`, Fail, "schema.table"},
@@ -246,16 +262,19 @@ func TestAllTablesWarnsOnKeyless(t *testing.T) {
 	exec(t, url,
 		"CREATE TABLE items (id int PRIMARY KEY)",
 		"CREATE TABLE logs (line text)",
+		"CREATE TABLE events (line text)",
+		"ALTER TABLE events REPLICA IDENTITY FULL",
 		"CREATE TABLE parted (id int PRIMARY KEY) PARTITION BY RANGE (id)",
 		"CREATE TABLE parted_1 PARTITION OF parted FOR VALUES FROM (0) TO (10)")
 	r := Run(t.Context(), Params{URL: url, Tables: []string{"*"}, Publication: "sidecar"})
 	if !r.Ready() {
 		t.Fatalf(`tables=["*"] with a keyless table should only warn:\n%s`, text(t, r))
 	}
-	if c := find(t, r, "tables"); c.Status != OK || !strings.Contains(c.Detail, "2 of 3") {
-		t.Errorf("tables summary = %+v, want 2 of 3 (items, parted; partitions excluded)", c)
+	if c := find(t, r, "tables"); c.Status != OK || !strings.Contains(c.Detail, "3 of 4") {
+		t.Errorf("tables summary = %+v, want 3 of 4 (items, events (FULL), parted; partitions excluded)", c)
 	}
-	if c := find(t, r, "table public.logs"); c.Status != Warn || !strings.Contains(c.Fix, "ALTER TABLE public.logs ADD PRIMARY KEY") {
+	if c := find(t, r, "table public.logs"); c.Status != Warn || !strings.Contains(c.Fix, "ALTER TABLE public.logs ADD PRIMARY KEY") ||
+		!strings.Contains(c.Fix, "ALTER TABLE public.logs REPLICA IDENTITY FULL") {
 		t.Errorf("keyless table = %+v", c)
 	}
 	for _, c := range r.Checks {
@@ -463,8 +482,8 @@ func TestPasswordNeverReported(t *testing.T) {
 // a password has, in URL or keyword/value form, valid or not, it does not
 // reach the report.
 func TestRandomPasswordsNeverReported(t *testing.T) {
-	seed := time.Now().UnixNano()
-	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	seed := seed.New(t, seedFlag)
+	rng := rand.New(rand.NewPCG(seed, 0))
 	const chars = `abcXYZ019 @:/?#%&='"\;$!~.-_` + "é"
 	for i := 0; i < 40; i++ {
 		var b strings.Builder

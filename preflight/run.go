@@ -172,10 +172,11 @@ SELECT current_setting('server_version_num')::int,
        current_user, r.rolsuper, r.rolreplication,
        current_database(),
        has_database_privilege(current_database(), 'CREATE'),
-       EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = $1)
+       EXISTS (SELECT 1 FROM pg_replication_slots WHERE slot_name = $1),
+       pg_is_in_recovery()
 FROM pg_roles r WHERE r.rolname = current_user`, p.Slot).Scan(
 		&f.versionNum, &f.version, &f.walLevel, &f.maxSlots, &f.usedSlots, &f.maxSenders, &f.activeSenders,
-		&f.role, &f.superuser, &f.replication, &f.database, &f.createOnDB, &f.slotExists)
+		&f.role, &f.superuser, &f.replication, &f.database, &f.createOnDB, &f.slotExists, &f.standby)
 	if err != nil {
 		return f, fmt.Errorf("read server settings: %w", err)
 	}
@@ -195,11 +196,18 @@ SELECT format('%I.%I', n.nspname, c.relname), c.relkind::text, c.relreplident::t
                                    WHERE a.attrelid = c.oid AND a.attnum = ANY (i.indkey) AND NOT a.attnotnull)
                  ORDER BY i.indisprimary DESC, ic.relname LIMIT 1), ''),
        pg_has_role(c.relowner, 'USAGE'),
-       has_table_privilege(c.oid, 'SELECT')
+       has_table_privilege(c.oid, 'SELECT'),
+       coalesce((SELECT string_agg(leaf, ', ' ORDER BY leaf) FROM (
+                   SELECT format('%I.%I', ln.nspname, l.relname) AS leaf
+                   FROM pg_partition_tree(c.oid) pt JOIN pg_class l ON l.oid = pt.relid
+                   JOIN pg_namespace ln ON ln.oid = l.relnamespace
+                   WHERE c.relkind = 'p' AND pt.isleaf AND NOT (l.relreplident = 'f' OR l.relreplident <> 'n' AND EXISTS (
+                     SELECT 1 FROM pg_index li WHERE li.indrelid = l.oid
+                       AND (li.indisprimary OR l.relreplident = 'i' AND li.indisreplident)))) x), '')
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace`
 
 func scanTable(row pgx.Row, t *tableFacts) error {
-	return row.Scan(&t.qualified, &t.relkind, &t.replident, &t.hasPK, &t.identIndex, &t.candidate, &t.owned, &t.selectable)
+	return row.Scan(&t.qualified, &t.relkind, &t.replident, &t.hasPK, &t.identIndex, &t.candidate, &t.owned, &t.selectable, &t.keylessLeaves)
 }
 
 // readTable looks one configured table up. The name is parsed here and

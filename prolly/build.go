@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/sidecar-dev/sidecar/addr"
+	inv "github.com/sidecar-dev/sidecar/internal/invariants"
 )
 
 // item is one entry of a level: a row (level 0) or a child reference.
@@ -133,12 +134,31 @@ func (w *levelWriter) emit() error {
 	}
 	// INVARIANT: a parent entry names its child by address and carries the
 	// child's last key and the sums of its rows' counts and digests.
+	if invariants {
+		checkEntrySums(node, w.count, w.digest)
+	}
 	entry := item{key: node.LastKey(), ref: addr.Of(b), count: w.count, digest: w.digest}
 	w.keys, w.vals = w.keys[:0], w.vals[:0]
 	w.keyEnds, w.valEnds = w.keyEnds[:0], w.valEnds[:0]
 	w.refs, w.counts, w.digests = w.refs[:0], w.counts[:0], w.digests[:0]
 	w.count, w.digest = 0, 0
 	return w.sink(node, entry.ref, entry)
+}
+
+// checkEntrySums asserts that the count and digest a parent entry will carry
+// are those of the node's own items (invariants builds only).
+func checkEntrySums(n *Node, count, digest uint64) {
+	var c, d uint64
+	for i := 0; i < n.Len(); i++ {
+		if n.IsLeaf() {
+			c++
+			continue
+		}
+		c += n.SubtreeCount(i)
+		d += n.SubtreeDigest(i)
+	}
+	inv.Check(c == count, "level %d node: entry count %d, items hold %d", n.Level(), count, c)
+	inv.Check(n.IsLeaf() || d == digest, "level %d node: entry digest %x, items hold %x", n.Level(), digest, d)
 }
 
 func encodeEmptyLeaf() []byte {

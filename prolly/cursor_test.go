@@ -2,14 +2,13 @@ package prolly
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"testing"
 )
 
 func TestRangeSeekAtGetMany(t *testing.T) {
 	e, ms := newTestEngine(t)
-	rng := rand.New(rand.NewPCG(31, 31))
+	rng := seedRand(t, 31, 31)
 	const keySpace = 200000
 	m := randModel(rng, 50000, keySpace, 40)
 	r := m.build(t, e)
@@ -101,7 +100,7 @@ func TestRangeSeekAtGetMany(t *testing.T) {
 // node per level, a little more where a boundary moves.
 func TestMutateCostPerEdit(t *testing.T) {
 	e, ms := newTestEngine(t)
-	rng := rand.New(rand.NewPCG(41, 41))
+	rng := seedRand(t, 41, 41)
 	const n = 300000
 	b := e.NewBuilder(t.Context())
 	for i := 0; i < n; i++ {

@@ -73,7 +73,7 @@ func sameDiff(got, want []DiffEntry) error {
 }
 
 func TestDiffAgainstModel(t *testing.T) {
-	for _, seed := range seedList(20) {
+	for seed := range seedList(t, 20) {
 		rng := rand.New(rand.NewPCG(seed, 3))
 		e, _ := newTestEngine(t)
 		keySpace := 100 + rng.IntN(30000)
@@ -112,7 +112,7 @@ func TestDiffAgainstModel(t *testing.T) {
 // TestDiffCost asserts that a diff reads O((k+1) · height) nodes.
 func TestDiffCost(t *testing.T) {
 	e, ms := newTestEngine(t)
-	rng := rand.New(rand.NewPCG(11, 11))
+	rng := seedRand(t, 11, 11)
 	const n = 200000
 	b := e.NewBuilder(t.Context())
 	for i := 0; i < n; i++ {

@@ -1,14 +1,13 @@
 package prolly
 
 import (
-	"math/rand/v2"
 	"slices"
 	"testing"
 )
 
 func TestDigestRangeAgainstModel(t *testing.T) {
 	e, ms := newTestEngine(t)
-	rng := rand.New(rand.NewPCG(21, 21))
+	rng := seedRand(t, 21, 21)
 	const keySpace = 400000
 	m := randModel(rng, 100000, keySpace, 40)
 	r := m.build(t, e)
@@ -57,7 +56,7 @@ func TestDigestRangeAgainstModel(t *testing.T) {
 // exact through incremental mutation (the validator recomputes them too).
 func TestDigestAfterMutate(t *testing.T) {
 	e, _ := newTestEngine(t)
-	rng := rand.New(rand.NewPCG(22, 22))
+	rng := seedRand(t, 22, 22)
 	m := randModel(rng, 20000, 100000, 40)
 	r := m.build(t, e)
 	eds := randEdits(rng, m, 3000, 100000)

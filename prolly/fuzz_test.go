@@ -92,7 +92,7 @@ func fuzzEdits(t *testing.T, data []byte) {
 // larger than the maximum node size, under tinySpec, so forced boundaries
 // happen at every level, internal ones included.
 func TestMutateOversizedKeys(t *testing.T) {
-	for _, seed := range seedList(8) {
+	for seed := range seedList(t, 8) {
 		rng := rand.New(rand.NewPCG(seed, 8))
 		e, err := NewEngine(NewMemStore(MemStoreOptions{Copy: true, Verify: true}), tinySpec(), DefaultRowHash())
 		if err != nil {

@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/sidecar-dev/sidecar/internal/seed"
 )
 
 // newTestEngine returns an engine over a MemStore that copies on read and
@@ -127,11 +130,32 @@ func randModel(rng *rand.Rand, n, keySpace, maxVal int) model {
 	return m
 }
 
-// seedList returns the seeds a randomized test runs: n fixed ones.
-func seedList(n int) []uint64 {
+// fixedSeeds returns n fixed seeds for a randomized test.
+func fixedSeeds(n int) []uint64 {
 	s := make([]uint64, n)
 	for i := range s {
 		s[i] = uint64(i*7919 + 1)
 	}
 	return s
+}
+
+// seedList yields the seeds a randomized test loops over: -seed alone
+// when given, else n fixed ones; a failing t prints the seed it reached.
+func seedList(t *testing.T, n int) iter.Seq[uint64] {
+	return seed.Each(t, seedFlag, fixedSeeds(n))
+}
+
+// seedRange returns the seeds from..to, for a loop over seed.Each.
+func seedRange(from, to uint64) []uint64 {
+	var s []uint64
+	for i := from; i <= to; i++ {
+		s = append(s, i)
+	}
+	return s
+}
+
+// seedRand is a generator seeded by -seed when given, else by the test's
+// fixed def, on the given stream; a failing t prints the seed.
+func seedRand(t *testing.T, def, stream uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed.Or(t, seedFlag, def), stream))
 }

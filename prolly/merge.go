@@ -5,15 +5,17 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+
+	"github.com/sidecar-dev/sidecar/internal/corrupt"
 )
 
-// Version is a key's state in one tree: absent, or present with Value.
-type Version struct {
+// KeyState is a key's state in one tree: absent, or present with Value.
+type KeyState struct {
 	Value  []byte
 	Exists bool
 }
 
-func (v Version) equal(o Version) bool {
+func (v KeyState) equal(o KeyState) bool {
 	return v.Exists == o.Exists && (!v.Exists || bytes.Equal(v.Value, o.Value))
 }
 
@@ -45,14 +47,14 @@ func (k ConflictKind) String() string {
 type Conflict struct {
 	Key                []byte
 	Kind               ConflictKind
-	Base, Ours, Theirs Version
+	Base, Ours, Theirs KeyState
 }
 
 // Resolution is a Resolver's answer: Resolved with the merged version (a
 // version that does not exist deletes the key), or not resolved: a conflict.
 type Resolution struct {
 	Resolved bool
-	Merged   Version
+	Merged   KeyState
 }
 
 // Resolver decides divergent changes. The sidecar's resolver merges rows
@@ -137,7 +139,7 @@ func (e *Engine) Merge(ctx context.Context, base, ours, theirs Root, resolve Res
 		}
 		err := e.GetMany(ctx, ours, keys, func(i int, v []byte, found bool) error {
 			t := &batch[i]
-			ov, tv, bv := Version{Value: v, Exists: found}, after(*t), before(*t)
+			ov, tv, bv := KeyState{Value: v, Exists: found}, after(*t), before(*t)
 			switch {
 			case ov.equal(bv): // only theirs changed the key
 				edits = append(edits, editOf(t.Key, tv))
@@ -209,10 +211,10 @@ func (e *Engine) Merge(ctx context.Context, base, ours, theirs Root, resolve Res
 	return res, nil
 }
 
-func after(d DiffEntry) Version  { return Version{Value: d.To, Exists: d.Kind != Removed} }
-func before(d DiffEntry) Version { return Version{Value: d.From, Exists: d.Kind != Added} }
+func after(d DiffEntry) KeyState  { return KeyState{Value: d.To, Exists: d.Kind != Removed} }
+func before(d DiffEntry) KeyState { return KeyState{Value: d.From, Exists: d.Kind != Added} }
 
-func editOf(key []byte, v Version) Edit {
+func editOf(key []byte, v KeyState) Edit {
 	return Edit{Key: key, Value: v.Value, Delete: !v.Exists}
 }
 
@@ -221,7 +223,7 @@ func editOf(key []byte, v Version) Edit {
 // present) and, when present, a uvarint length and the bytes.
 func EncodeConflict(dst []byte, c Conflict) []byte {
 	dst = append(dst, byte(c.Kind))
-	for _, v := range []Version{c.Base, c.Ours, c.Theirs} {
+	for _, v := range []KeyState{c.Base, c.Ours, c.Theirs} {
 		if !v.Exists {
 			dst = append(dst, 0)
 			continue
@@ -233,19 +235,35 @@ func EncodeConflict(dst []byte, c Conflict) []byte {
 	return dst
 }
 
-// DecodeConflict parses a conflict tree row.
+// ErrCorruptConflict is in the chain of every DecodeConflict error: the
+// bytes are not a row EncodeConflict wrote.
+var ErrCorruptConflict = corrupt.New("corrupt conflict row")
+
+// uvarintLen is the length of n as a minimal unsigned varint.
+func uvarintLen(n uint64) int {
+	k := 1
+	for ; n >= 0x80; n >>= 7 {
+		k++
+	}
+	return k
+}
+
+// DecodeConflict parses a conflict tree row. Exactly the bytes
+// EncodeConflict writes are accepted; anything else (unknown kind or
+// presence byte, truncated, padded lengths, trailing bytes) is an error
+// wrapping ErrCorruptConflict.
 func DecodeConflict(key, value []byte) (Conflict, error) {
 	c := Conflict{Key: key}
 	if len(value) < 1 {
-		return c, fmt.Errorf("decode conflict %x: empty value", key)
+		return c, fmt.Errorf("decode conflict %x: %w: empty value", key, ErrCorruptConflict)
 	}
 	c.Kind, value = ConflictKind(value[0]), value[1:]
 	if c.Kind < ModifyModify || c.Kind > ModifyDelete {
-		return c, fmt.Errorf("decode conflict %x: unknown kind %d", key, c.Kind)
+		return c, fmt.Errorf("decode conflict %x: %w: unknown kind %d", key, ErrCorruptConflict, c.Kind)
 	}
-	for _, v := range []*Version{&c.Base, &c.Ours, &c.Theirs} {
+	for _, v := range []*KeyState{&c.Base, &c.Ours, &c.Theirs} {
 		if len(value) < 1 {
-			return c, fmt.Errorf("decode conflict %x: truncated", key)
+			return c, fmt.Errorf("decode conflict %x: %w: truncated", key, ErrCorruptConflict)
 		}
 		present := value[0]
 		value = value[1:]
@@ -254,17 +272,23 @@ func DecodeConflict(key, value []byte) (Conflict, error) {
 			continue
 		case 1:
 		default:
-			return c, fmt.Errorf("decode conflict %x: presence byte %d", key, present)
+			return c, fmt.Errorf("decode conflict %x: %w: presence byte %d", key, ErrCorruptConflict, present)
 		}
 		n, k := binary.Uvarint(value)
 		if k <= 0 || n > uint64(len(value)-k) {
-			return c, fmt.Errorf("decode conflict %x: bad length", key)
+			return c, fmt.Errorf("decode conflict %x: %w: bad length", key, ErrCorruptConflict)
+		}
+		// INVARIANT: lengths are minimal varints (EncodeConflict writes
+		// nothing else), so a decoded row re-encodes to its own bytes; a
+		// padded one (0x80 0x00 for 0) is corruption, not another spelling.
+		if k != uvarintLen(n) {
+			return c, fmt.Errorf("decode conflict %x: %w: non-minimal length varint", key, ErrCorruptConflict)
 		}
 		v.Exists, v.Value = true, value[k:k+int(n):k+int(n)]
 		value = value[k+int(n):]
 	}
 	if len(value) != 0 {
-		return c, fmt.Errorf("decode conflict %x: %d trailing bytes", key, len(value))
+		return c, fmt.Errorf("decode conflict %x: %w: %d trailing bytes", key, ErrCorruptConflict, len(value))
 	}
 	return c, nil
 }

@@ -2,6 +2,7 @@ package prolly
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -40,7 +41,7 @@ func modelMerge(base, ours, theirs model) (model, []string) {
 }
 
 func TestMergeAgainstModel(t *testing.T) {
-	for _, seed := range seedList(20) {
+	for seed := range seedList(t, 20) {
 		rng := rand.New(rand.NewPCG(seed, 4))
 		e, _ := newTestEngine(t)
 		keySpace := 100 + rng.IntN(20000)
@@ -127,7 +128,7 @@ func TestMergeResolver(t *testing.T) {
 		kinds = append(kinds, fmt.Sprintf("%s:%v", c.Key, c.Kind))
 		switch {
 		case c.Ours.Exists && c.Theirs.Exists:
-			return Resolution{Resolved: true, Merged: Version{Value: append(bytes.Clone(c.Ours.Value), c.Theirs.Value...), Exists: true}}, nil
+			return Resolution{Resolved: true, Merged: KeyState{Value: append(bytes.Clone(c.Ours.Value), c.Theirs.Value...), Exists: true}}, nil
 		case c.Ours.Exists:
 			return Resolution{Resolved: true, Merged: c.Ours}, nil
 		default:
@@ -151,10 +152,13 @@ func TestMergeResolver(t *testing.T) {
 
 func FuzzDecodeConflict(f *testing.F) {
 	f.Add([]byte{1, 0, 1, 1, 'x', 0})
-	f.Add(EncodeConflict(nil, Conflict{Kind: DeleteModify, Base: Version{[]byte("b"), true}, Theirs: Version{[]byte("t"), true}}))
+	f.Add(EncodeConflict(nil, Conflict{Kind: DeleteModify, Base: KeyState{[]byte("b"), true}, Theirs: KeyState{[]byte("t"), true}}))
 	f.Fuzz(func(t *testing.T, v []byte) {
 		c, err := DecodeConflict([]byte("k"), v)
 		if err != nil {
+			if !errors.Is(err, ErrCorruptConflict) {
+				t.Fatalf("%x: error %v does not wrap ErrCorruptConflict", v, err)
+			}
 			return
 		}
 		if got := EncodeConflict(nil, c); !bytes.Equal(got, v) {
@@ -167,7 +171,7 @@ func FuzzDecodeConflict(f *testing.F) {
 // writes' paths, however much ours changed.
 func TestMergeCost(t *testing.T) {
 	e, ms := newTestEngine(t)
-	rng := rand.New(rand.NewPCG(71, 71))
+	rng := seedRand(t, 71, 71)
 	const n = 200000
 	b := e.NewBuilder(t.Context())
 	for i := 0; i < n; i++ {

@@ -3,13 +3,13 @@ package prolly
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"sync/atomic"
 	"unsafe"
 	"weak"
 
 	"github.com/sidecar-dev/sidecar/addr"
+	"github.com/sidecar-dev/sidecar/internal/corrupt"
 )
 
 // FormatVersion is the first byte of every encoded node. It is part of the
@@ -27,7 +27,7 @@ const (
 )
 
 // ErrCorruptNode is wrapped by every error DecodeNode returns.
-var ErrCorruptNode = errors.New("corrupt prolly node")
+var ErrCorruptNode = corrupt.New("corrupt prolly node")
 
 var le = binary.LittleEndian
 

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/sidecar-dev/sidecar/internal/seed"
 )
 
 // sampleNodes returns encoded leaves and internal nodes of a small tree.
@@ -71,7 +73,7 @@ func TestDecodeRejectsUnorderedKeys(t *testing.T) {
 	var got *Node
 	w := newLevelWriter(e.params, 0, func(n *Node, _ Hash, _ item) error { got = n; return nil })
 	for _, k := range []string{"a", "c", "b"} { // the writer trusts its caller
-		if err := w.add(&item{key: []byte(k), val: []byte("v")}); err != nil {
+		if err := w.add(&item{key: []byte(k), val: []byte("v"), count: 1}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -105,7 +107,7 @@ func FuzzDecodeNode(f *testing.F) {
 		for i := 0; i < n.Len(); i++ {
 			it := item{key: n.Key(i)}
 			if n.IsLeaf() {
-				it.val = n.Value(i)
+				it.val, it.count = n.Value(i), 1
 			} else {
 				it.ref, it.count, it.digest = n.Child(i), n.SubtreeCount(i), n.SubtreeDigest(i)
 			}
@@ -173,7 +175,7 @@ func indexedNode(keys [][]byte) *Node {
 // including keys shorter than the common prefix, ties on the 8-byte prefix
 // and probes below, between and above the node's keys.
 func TestSearchIndexedMatchesLinear(t *testing.T) {
-	for seed := uint64(1); seed <= 300; seed++ {
+	for seed := range seed.Each(t, seedFlag, seedRange(1, 300)) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		common := make([]byte, rng.IntN(6))
 		for i := range common {

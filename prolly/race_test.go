@@ -13,7 +13,7 @@ import (
 // no per-tree state and nodes are immutable.
 func TestConcurrentReaders(t *testing.T) {
 	e, _ := newTestEngine(t)
-	rng := rand.New(rand.NewPCG(51, 51))
+	rng := seedRand(t, 51, 51)
 	m := randModel(rng, 20000, 100000, 30)
 	base := m.build(t, e)
 	eds := randEdits(rng, m, 500, 100000)

@@ -1,7 +1,6 @@
 package prolly
 
 import (
-	"math/rand/v2"
 	"testing"
 )
 
@@ -11,7 +10,7 @@ import (
 func TestWalkMarksSharedOnce(t *testing.T) {
 	ms := NewMemStore(MemStoreOptions{})
 	e := NewDefaultEngine(ms)
-	rng := rand.New(rand.NewPCG(61, 61))
+	rng := seedRand(t, 61, 61)
 	m := randModel(rng, 40000, 400000, 40)
 	a := m.build(t, e)
 	b, err := e.Mutate(t.Context(), a, randEdits(rng, m, 300, 400000))

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // Protocol-level tests of the apply loop, fed hand-built pgoutput messages
@@ -29,11 +31,11 @@ func insMsg(stream bool, xid uint32, id string) []byte {
 	return e.u32(500).u8('N').tuple(txt(id), txt("x")).b
 }
 
-func beginMsg(commit LSN, xid uint32) []byte {
+func beginMsg(commit wal.LSN, xid uint32) []byte {
 	return (&enc{}).u8('B').u64(uint64(commit)).ts(time.Unix(1, 0)).u32(xid).b
 }
 
-func commitMsg(commit, end LSN) []byte {
+func commitMsg(commit, end wal.LSN) []byte {
 	return (&enc{}).u8('C').u8(0).u64(uint64(commit)).u64(uint64(end)).ts(time.Unix(1, 0)).b
 }
 
@@ -45,7 +47,7 @@ func feed(t *testing.T, sink *memSink, spool Spool, msgs ...[]byte) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &applier{s: st, spool: spool, rels: map[uint32]*Relation{}, typeNames: map[uint32]string{}}
+	a := &applier{s: st, spool: spool, rels: map[uint32]*wal.Relation{}, typeNames: map[uint32]string{}}
 	q := &queue{ch: make(chan item, len(msgs)), budget: 1 << 30, drained: make(chan struct{}, 1)}
 	ch := q.ch
 	inStream := false
@@ -149,11 +151,11 @@ func TestApplierRejectsProtocolViolations(t *testing.T) {
 
 func TestCopiedAtFilter(t *testing.T) {
 	t.Parallel()
-	c := NewCopiedAt()
+	c := wal.NewCopiedAt()
 	c.Set("public.t", 1000)
 	for _, tc := range []struct {
 		table  string
-		commit LSN
+		commit wal.LSN
 		skip   bool
 	}{
 		{"public.t", 999, true}, {"public.t", 1000, false}, {"public.t", 1001, false}, {"public.u", 1, false},
@@ -166,7 +168,7 @@ func TestCopiedAtFilter(t *testing.T) {
 	if c.Skip("public.t", 1) {
 		t.Error("deleted table still filtered")
 	}
-	var none *CopiedAt
+	var none *wal.CopiedAt
 	if none.Skip("public.t", 1) {
 		t.Error("nil filter skipped a change")
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // The benchmarks use their own cluster with production-like settings
@@ -49,26 +49,26 @@ type countSink struct {
 	durable    atomic.Uint64
 }
 
-func (s *countSink) Begin(context.Context, TxnInfo) error              { return nil }
-func (s *countSink) Relation(context.Context, *Relation) error         { return nil }
-func (s *countSink) Change(context.Context, *Change) error             { s.rows.Add(1); return nil }
-func (s *countSink) Abort(context.Context, TxnInfo) error              { return nil }
-func (s *countSink) Durable() LSN                                      { return LSN(s.durable.Load()) }
-func (s *countSink) TableCopied(context.Context, *Relation, LSN) error { return nil }
-func (s *countSink) Commit(_ context.Context, txn TxnInfo) error {
+func (s *countSink) Begin(context.Context, wal.TxnInfo) error                  { return nil }
+func (s *countSink) Relation(context.Context, *wal.Relation) error             { return nil }
+func (s *countSink) Change(context.Context, *wal.Change) error                 { s.rows.Add(1); return nil }
+func (s *countSink) Abort(context.Context, wal.TxnInfo) error                  { return nil }
+func (s *countSink) Durable() wal.LSN                                          { return wal.LSN(s.durable.Load()) }
+func (s *countSink) TableCopied(context.Context, *wal.Relation, wal.LSN) error { return nil }
+func (s *countSink) Commit(_ context.Context, txn wal.TxnInfo) error {
 	s.txns.Add(1)
 	s.durable.Store(uint64(txn.EndLSN))
 	return nil
 }
-func (s *countSink) CopyRange(context.Context, *Relation, BlockRange) (RowWriter, error) {
+func (s *countSink) CopyRange(context.Context, *wal.Relation, wal.BlockRange) (wal.RowWriter, error) {
 	return countWriter{s}, nil
 }
 
 type countWriter struct{ s *countSink }
 
-func (w countWriter) WriteRow([]Value) error { w.s.rows.Add(1); return nil }
-func (w countWriter) Close() error           { return nil }
-func (w countWriter) Abort()                 {}
+func (w countWriter) WriteRow([]wal.Value) error { w.s.rows.Add(1); return nil }
+func (w countWriter) Close() error               { return nil }
+func (w countWriter) Abort()                     {}
 
 // BenchmarkCopy1M copies 1M rows (the baseline table) with 1 and 4
 // workers under an exported snapshot.
@@ -118,7 +118,7 @@ func BenchmarkCopy1M(b *testing.B) {
 				sink := &countSink{}
 				t0 := time.Now()
 				err = Copy(context.Background(), CopyOptions{ConnString: url, Workers: workers, RangeBlocks: c.ranges},
-					Snapshot{Name: name}, []TableName{{"public", "t"}}, sink)
+					Snapshot{Name: name}, []wal.TableName{{Schema: "public", Name: "t"}}, sink)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -222,8 +222,12 @@ func BenchmarkStreamCatchUp(b *testing.B) {
 			b.ReportMetric(float64(peak)/(1<<20), "MiB-peak-heap")
 
 			t1 := time.Now()
-			cmd := exec.Command(filepath.Join(cluster.BinDir(), "pg_recvlogical"), "-d", cluster.URL("bench"),
-				"--slot", "raw", "--start", "-E", LSN(sink.durable.Load()).String(), "-f", "/dev/null",
+			tool, err := cluster.Tool("pg_recvlogical")
+			if err != nil {
+				b.Fatal(err)
+			}
+			cmd := exec.Command(tool, "-d", cluster.URL("bench"),
+				"--slot", "raw", "--start", "-E", wal.LSN(sink.durable.Load()).String(), "-f", "/dev/null",
 				"-o", "proto_version=2", "-o", "streaming=on", "-o", "publication_names=pub", "--no-loop")
 			if out, err := cmd.CombinedOutput(); err != nil {
 				b.Fatalf("pg_recvlogical: %v: %s", err, out)

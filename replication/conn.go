@@ -2,54 +2,19 @@ package replication
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/wal"
 )
-
-// SessionSettings are the GUCs pinned on every connection this package
-// opens, the replication connection included (the walsender runs the
-// output functions that render streamed values). They make text output
-// deterministic: the copy, the stream and verify's checksums all see the
-// same bytes for the same value.
-var sessionSettings = [][2]string{
-	{"DateStyle", "ISO"},
-	{"IntervalStyle", "postgres"},
-	{"extra_float_digits", "3"},
-	{"TimeZone", "UTC"},
-	{"client_encoding", "UTF8"},
-	{"bytea_output", "hex"},
-}
-
-// SessionSettings returns the pinned GUCs, name → value, for the other
-// packages that must render values the same way (verify/).
-func SessionSettings() map[string]string {
-	m := make(map[string]string, len(sessionSettings))
-	for _, kv := range sessionSettings {
-		m[kv[0]] = kv[1]
-	}
-	return m
-}
-
-// applySettings puts the pinned GUCs into a connection's startup
-// parameters, replacing whatever the connection string said.
-func applySettings(params map[string]string) {
-	for k := range params {
-		for _, kv := range sessionSettings {
-			if strings.EqualFold(k, kv[0]) {
-				delete(params, k)
-			}
-		}
-	}
-	for _, kv := range sessionSettings {
-		params[kv[0]] = kv[1]
-	}
-}
 
 // settingOK reports whether SHOW's output for a pinned setting is what we
 // asked for (DateStyle shows as "ISO, MDY").
@@ -64,16 +29,18 @@ func settingOK(name, want, got string) bool {
 // pinned setting took effect: a pooler or a role/database default could
 // override startup parameters.
 func verifySettings(ctx context.Context, conn *pgconn.PgConn) error {
-	for _, kv := range sessionSettings {
-		res, err := conn.Exec(ctx, "SHOW "+kv[0]).ReadAll()
+	pinned := rowenc.SessionParams()
+	for _, name := range slices.Sorted(maps.Keys(pinned)) {
+		want := pinned[name]
+		res, err := conn.Exec(ctx, "SHOW "+name).ReadAll()
 		if err != nil {
-			return fmt.Errorf("verify session setting %s: %w", kv[0], err)
+			return fmt.Errorf("verify session setting %s: %w", name, err)
 		}
 		if len(res) != 1 || len(res[0].Rows) != 1 || len(res[0].Rows[0]) != 1 {
-			return fmt.Errorf("verify session setting %s: unexpected SHOW result", kv[0])
+			return fmt.Errorf("verify session setting %s: unexpected SHOW result", name)
 		}
-		if got := string(res[0].Rows[0][0]); !settingOK(kv[0], kv[1], got) {
-			return fmt.Errorf("session setting %s is %q, want %q: something overrides startup parameters (a connection pooler or ALTER ROLE/DATABASE SET)", kv[0], got, kv[1])
+		if got := string(res[0].Rows[0][0]); !settingOK(name, want, got) {
+			return fmt.Errorf("session setting %s is %q, want %q: something overrides startup parameters (a connection pooler or ALTER ROLE/DATABASE SET)", name, got, want)
 		}
 	}
 	return nil
@@ -87,7 +54,7 @@ func ConnectReplication(ctx context.Context, connString string) (*pgconn.PgConn,
 	if err != nil {
 		return nil, fmt.Errorf("parse connection string: %w", err)
 	}
-	applySettings(cfg.RuntimeParams)
+	rowenc.PinSession(cfg.RuntimeParams)
 	cfg.RuntimeParams["replication"] = "database"
 	if cfg.RuntimeParams["application_name"] == "" {
 		cfg.RuntimeParams["application_name"] = "sidecar"
@@ -110,7 +77,7 @@ func Connect(ctx context.Context, connString string) (*pgx.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse connection string: %w", err)
 	}
-	applySettings(cfg.RuntimeParams)
+	rowenc.PinSession(cfg.RuntimeParams)
 	if cfg.RuntimeParams["application_name"] == "" {
 		cfg.RuntimeParams["application_name"] = "sidecar"
 	}
@@ -136,47 +103,13 @@ func closeConn(c interface{ Close(context.Context) error }) {
 	_ = c.Close(ctx) // nothing to do about a failed goodbye
 }
 
-// SystemIdentity identifies the cluster and timeline a mirror follows.
-// Persist SystemID and Timeline with the mirror and Check them on every
-// start: LSNs and slots mean nothing on another cluster or timeline.
-type SystemIdentity struct {
-	SystemID string
-	Timeline int32
-	XLogPos  LSN // the server's flush position when asked (informational)
-	DBName   string
-}
-
-// ErrSystemChanged is wrapped by [SystemIdentity.Check] errors.
-var ErrSystemChanged = errors.New("replication source changed")
-
-// Check compares s, just read from the server, with the identity stored
-// with the mirror. A zero stored identity (a new mirror) matches anything.
-func (s SystemIdentity) Check(stored SystemIdentity) error {
-	if stored.SystemID == "" {
-		return nil
-	}
-	if s.SystemID != stored.SystemID {
-		return fmt.Errorf("%w: connected to PostgreSQL system %s, but the mirror follows system %s; point postgres.url at the right server, or start over with `sidecar run --resync`",
-			ErrSystemChanged, s.SystemID, stored.SystemID)
-	}
-	if s.Timeline != stored.Timeline {
-		return fmt.Errorf("%w: the server is on timeline %d, the mirror was built on timeline %d (a failover or point-in-time recovery happened; logical slots do not survive it); start over with `sidecar run --resync`",
-			ErrSystemChanged, s.Timeline, stored.Timeline)
-	}
-	if stored.DBName != "" && s.DBName != stored.DBName {
-		return fmt.Errorf("%w: connected to database %q, the mirror follows %q; fix postgres.url or start over with `sidecar run --resync`",
-			ErrSystemChanged, s.DBName, stored.DBName)
-	}
-	return nil
-}
-
 // IdentifySystem runs IDENTIFY_SYSTEM on a replication connection.
-func IdentifySystem(ctx context.Context, conn *pgconn.PgConn) (SystemIdentity, error) {
+func IdentifySystem(ctx context.Context, conn *pgconn.PgConn) (wal.SystemIdentity, error) {
 	r, err := pglogrepl.IdentifySystem(ctx, conn)
 	if err != nil {
-		return SystemIdentity{}, fmt.Errorf("IDENTIFY_SYSTEM: %w", err)
+		return wal.SystemIdentity{}, fmt.Errorf("IDENTIFY_SYSTEM: %w", err)
 	}
-	return SystemIdentity{SystemID: r.SystemID, Timeline: r.Timeline, XLogPos: LSN(r.XLogPos), DBName: r.DBName}, nil
+	return wal.SystemIdentity{SystemID: r.SystemID, Timeline: r.Timeline, XLogPos: wal.LSN(r.XLogPos), DBName: r.DBName}, nil
 }
 
 // simpleQuery runs one statement with the simple protocol (the only one a

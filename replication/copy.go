@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5"
+	"github.com/sidecar-dev/sidecar/wal"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -20,51 +21,7 @@ import (
 // exactly the transactions with CommitLSN < LSN.
 type Snapshot struct {
 	Name string
-	LSN  LSN
-}
-
-// BlockRange is one slice of a table read by one COPY: the heap blocks
-// [Start, End) of Source. End == 0 means "to the end of the table": the
-// last range of every table is open-ended, so blocks added since the block
-// count was taken are still read (their rows are invisible to the
-// snapshot anyway, but nothing may be missed).
-type BlockRange struct {
-	Source TableName // the table read: the relation itself, or one of its partitions
-	Start  uint32
-	End    uint32
-	Index  int // position among the relation's ranges, 0-based
-	Of     int // number of ranges of the relation
-}
-
-// CopySink receives the initial copy. The mirror implements it.
-//
-// CopyRange is called concurrently from several workers, for ranges of
-// the same or different tables; each RowWriter is used by one goroutine.
-// TableCopied is called once per table after every one of its ranges was
-// closed successfully, possibly concurrently for different tables.
-type CopySink interface {
-	// CopyRange opens the receiver of one block range of rel. Rows arrive
-	// in ctid order within the range; ranges arrive in any order, so the
-	// mirror sorts (or bulk-builds from sorted runs).
-	CopyRange(ctx context.Context, rel *Relation, r BlockRange) (RowWriter, error)
-	// TableCopied says that rel is completely copied as of at: the stream
-	// must drop rel's changes from transactions with CommitLSN < at.
-	// Record it durably with the rows: a table is either copied at a
-	// known LSN or not copied at all.
-	TableCopied(ctx context.Context, rel *Relation, at LSN) error
-}
-
-// RowWriter receives the rows of one block range.
-type RowWriter interface {
-	// WriteRow receives one row, one value per Relation column, never
-	// Unchanged. values and their bytes are valid only during the call.
-	WriteRow(values []Value) error
-	// Close is called after the last row of a range that was read
-	// completely.
-	Close() error
-	// Abort is called instead of Close when the range failed; its rows
-	// must be forgotten.
-	Abort()
+	LSN  wal.LSN
 }
 
 // CopyProgress reports one table's copy progress.
@@ -135,9 +92,9 @@ func autoRangeBlocks(blocks uint64, workers int) uint32 {
 
 // copyTable is one relation being copied.
 type copyTable struct {
-	rel      *Relation
+	rel      *wal.Relation
 	sources  []copySource
-	ranges   []BlockRange
+	ranges   []wal.BlockRange
 	cols     string // quoted column list
 	rows     atomic.Int64
 	bytes    atomic.Int64
@@ -148,14 +105,14 @@ type copyTable struct {
 }
 
 type copySource struct {
-	name   TableName
+	name   wal.TableName
 	oid    uint32
 	blocks uint32
 }
 
 type copyTask struct {
 	t *copyTable
-	r BlockRange
+	r wal.BlockRange
 }
 
 // Copy copies tables under snap: parallel workers each import the snapshot
@@ -168,7 +125,7 @@ type copyTask struct {
 // Each table is reported copied at snap.LSN. On error nothing is reported
 // for tables not completed; a copy cannot be resumed under another
 // snapshot: use [Resync] for the tables not completed.
-func Copy(ctx context.Context, opts CopyOptions, snap Snapshot, tables []TableName, sink CopySink) error {
+func Copy(ctx context.Context, opts CopyOptions, snap Snapshot, tables []wal.TableName, sink wal.CopySink) error {
 	opts.defaults()
 	coord, err := Connect(ctx, opts.ConnString)
 	if err != nil {
@@ -291,15 +248,15 @@ func rangeBlocks(tk copyTask) uint32 {
 
 // splitRanges cuts every source into ranges of at most n blocks, the last
 // one open-ended.
-func splitRanges(sources []copySource, n uint32) []BlockRange {
-	var rs []BlockRange
+func splitRanges(sources []copySource, n uint32) []wal.BlockRange {
+	var rs []wal.BlockRange
 	for _, s := range sources {
 		for start := uint32(0); ; start += n {
 			if uint64(start)+uint64(n) >= uint64(s.blocks) {
-				rs = append(rs, BlockRange{Source: s.name, Start: start})
+				rs = append(rs, wal.BlockRange{Source: s.name, Start: start})
 				break
 			}
-			rs = append(rs, BlockRange{Source: s.name, Start: start, End: start + n})
+			rs = append(rs, wal.BlockRange{Source: s.name, Start: start, End: start + n})
 		}
 	}
 	for i := range rs {
@@ -322,7 +279,7 @@ func beginSnapshot(ctx context.Context, conn *pgx.Conn, name string) error {
 
 // describeCopy locks a table and describes what to copy for it: itself, or
 // (partitioned, not via root) one entry per leaf partition.
-func describeCopy(ctx context.Context, conn *pgx.Conn, tn TableName, viaRoot bool) ([]*copyTable, error) {
+func describeCopy(ctx context.Context, conn *pgx.Conn, tn wal.TableName, viaRoot bool) ([]*copyTable, error) {
 	var oid uint32
 	var kind, ident string
 	err := conn.QueryRow(ctx, `SELECT c.oid, c.relkind::text, c.relreplident::text FROM pg_catalog.pg_class c
@@ -341,7 +298,7 @@ func describeCopy(ctx context.Context, conn *pgx.Conn, tn TableName, viaRoot boo
 		return nil, fmt.Errorf("lock: %w", err)
 	}
 	if kind == "r" {
-		t, err := newCopyTable(ctx, conn, tn, oid, ident, []TableName{tn})
+		t, err := newCopyTable(ctx, conn, tn, oid, ident, []wal.TableName{tn})
 		if err != nil {
 			return nil, err
 		}
@@ -354,7 +311,7 @@ func describeCopy(ctx context.Context, conn *pgx.Conn, tn TableName, viaRoot boo
 		return nil, fmt.Errorf("list partitions: %w", err)
 	}
 	type leaf struct {
-		name  TableName
+		name  wal.TableName
 		oid   uint32
 		ident string
 	}
@@ -367,7 +324,7 @@ func describeCopy(ctx context.Context, conn *pgx.Conn, tn TableName, viaRoot boo
 		return nil, fmt.Errorf("list partitions: %w", err)
 	}
 	if viaRoot {
-		names := make([]TableName, len(leaves))
+		names := make([]wal.TableName, len(leaves))
 		for i, l := range leaves {
 			names[i] = l.name
 		}
@@ -379,7 +336,7 @@ func describeCopy(ctx context.Context, conn *pgx.Conn, tn TableName, viaRoot boo
 	}
 	var out []*copyTable
 	for _, l := range leaves {
-		t, err := newCopyTable(ctx, conn, l.name, l.oid, l.ident, []TableName{l.name})
+		t, err := newCopyTable(ctx, conn, l.name, l.oid, l.ident, []wal.TableName{l.name})
 		if err != nil {
 			return nil, fmt.Errorf("partition %s: %w", l.name, err)
 		}
@@ -409,14 +366,14 @@ const columnsSQL = `SELECT a.attname, a.atttypid,
 	WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
 	ORDER BY a.attnum`
 
-func newCopyTable(ctx context.Context, conn *pgx.Conn, tn TableName, oid uint32, ident string, sources []TableName) (*copyTable, error) {
-	rel := &Relation{OID: oid, Schema: tn.Schema, Name: tn.Name, Identity: ReplicaIdentity(ident[0])}
+func newCopyTable(ctx context.Context, conn *pgx.Conn, tn wal.TableName, oid uint32, ident string, sources []wal.TableName) (*copyTable, error) {
+	rel := &wal.Relation{OID: oid, Schema: tn.Schema, Name: tn.Name, Identity: wal.ReplicaIdentity(ident[0])}
 	rows, err := conn.Query(ctx, columnsSQL, oid)
 	if err != nil {
 		return nil, fmt.Errorf("describe columns: %w", err)
 	}
-	rel.Columns, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Column, error) {
-		var c Column
+	rel.Columns, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (wal.Column, error) {
+		var c wal.Column
 		err := r.Scan(&c.Name, &c.TypeOID, &c.TypeName, &c.TypeMod, &c.Key)
 		return c, err
 	})
@@ -428,7 +385,7 @@ func newCopyTable(ctx context.Context, conn *pgx.Conn, tn TableName, oid uint32,
 	}
 	quoted := make([]string, len(rel.Columns))
 	for i, c := range rel.Columns {
-		quoted[i] = QuoteIdent(c.Name)
+		quoted[i] = wal.QuoteIdent(c.Name)
 	}
 	t := &copyTable{rel: rel, cols: strings.Join(quoted, ", ")}
 	for _, s := range sources {
@@ -451,7 +408,7 @@ func newCopyTable(ctx context.Context, conn *pgx.Conn, tn TableName, oid uint32,
 }
 
 // copyRange runs one COPY and feeds its rows to the sink.
-func copyRange(ctx context.Context, conn *pgx.Conn, tk copyTask, sink CopySink, report func(*copyTable, bool)) error {
+func copyRange(ctx context.Context, conn *pgx.Conn, tk copyTask, sink wal.CopySink, report func(*copyTable, bool)) error {
 	t, r := tk.t, tk.r
 	w, err := sink.CopyRange(ctx, t.rel, r)
 	if err != nil {
@@ -468,7 +425,7 @@ func copyRange(ctx context.Context, conn *pgx.Conn, tk copyTask, sink CopySink, 
 	from := "ONLY " + r.Source.Quoted()
 	sql := fmt.Sprintf("COPY (SELECT %s FROM %s%s) TO STDOUT", t.cols, from, where)
 	var lastRows, lastBytes int64
-	p := newCopyParser(len(t.rel.Columns), func(vals []Value) error {
+	p := newCopyParser(len(t.rel.Columns), func(vals []wal.Value) error {
 		if err := w.WriteRow(vals); err != nil {
 			return fmt.Errorf("sink: %w", err)
 		}
@@ -523,27 +480,31 @@ func (w *progressWriter) Write(b []byte) (int, error) {
 // Resync copies tables again under a fresh snapshot, for a copy
 // interrupted by a crash (the first snapshot is gone) or a table whose
 // schema changed. It creates a temporary slot with (SNAPSHOT 'use') inside
-// a REPEATABLE READ transaction on a replication connection, exports that
+// a REPEATABLE READ READ ONLY transaction on a replication connection (16
+// and newer demand READ ONLY; 14 spells it USE_SNAPSHOT), exports that
 // snapshot to the copy workers, and returns its consistent point S: every
 // table is reported copied at S, and the main stream must drop their
-// changes from transactions with CommitLSN < S (register S in [CopiedAt]
+// changes from transactions with CommitLSN < S (register S in [wal.CopiedAt]
 // before streaming). The temporary slot disappears with the connection.
-func Resync(ctx context.Context, opts CopyOptions, tables []TableName, sink CopySink) (LSN, error) {
+func Resync(ctx context.Context, opts CopyOptions, tables []wal.TableName, sink wal.CopySink) (wal.LSN, error) {
 	conn, err := ConnectReplication(ctx, opts.ConnString)
 	if err != nil {
 		return 0, fmt.Errorf("resync: %w", err)
 	}
 	defer closeConn(conn)
-	if _, _, err := simpleQuery(ctx, conn, "BEGIN ISOLATION LEVEL REPEATABLE READ"); err != nil {
+	ver, err := ServerVersionNum(conn)
+	if err != nil {
+		return 0, fmt.Errorf("resync: %w", err)
+	}
+	if _, _, err := simpleQuery(ctx, conn, BeginUseSnapshot); err != nil {
 		return 0, fmt.Errorf("resync: begin: %w", err)
 	}
 	slot := fmt.Sprintf("sidecar_resync_%d_%d", os.Getpid(), time.Now().UnixNano()%1e12)
-	res, err := pglogrepl.ParseCreateReplicationSlot(conn.Exec(ctx,
-		fmt.Sprintf("CREATE_REPLICATION_SLOT %s TEMPORARY LOGICAL pgoutput (SNAPSHOT 'use')", slot)))
+	res, err := pglogrepl.ParseCreateReplicationSlot(conn.Exec(ctx, CreateSlotCommand(ver, slot, true, SnapshotUse)))
 	if err != nil {
 		return 0, fmt.Errorf("resync: %w", slotCreateError(ctx, opts.ConnString, slot, conn.PID(), err))
 	}
-	lsn, err := ParseLSN(res.ConsistentPoint)
+	lsn, err := wal.ParseLSN(res.ConsistentPoint)
 	if err != nil {
 		return 0, fmt.Errorf("resync: consistent point: %w", err)
 	}

@@ -8,8 +8,13 @@ import (
 	"reflect"
 	"sync/atomic"
 	"testing"
-	"time"
+
+	"github.com/sidecar-dev/sidecar/internal/seed"
+	"github.com/sidecar-dev/sidecar/wal"
 )
+
+// seedFlag replays a failing random test: go test ./replication -run X -seed N.
+var seedFlag = seed.Flag()
 
 // escapeCopy is COPY TO's text escaping (the model for the parser test).
 func escapeCopy(b []byte) []byte {
@@ -41,28 +46,28 @@ func escapeCopy(b []byte) []byte {
 // them in random-sized writes, and expects the rows back.
 func TestCopyParserRoundTrip(t *testing.T) {
 	t.Parallel()
-	seed := uint64(time.Now().UnixNano())
+	seed := seed.New(t, seedFlag)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	alphabet := []byte("ab\\\n\r\t\b\f\v N'\"x,é")
 	const ncols = 4
 	var want, got []string
-	p := newCopyParser(ncols, func(vals []Value) error {
+	p := newCopyParser(ncols, func(vals []wal.Value) error {
 		got = append(got, renderRow(vals))
 		return nil
 	})
 	var stream []byte
 	for r := 0; r < 500; r++ {
-		vals := make([]Value, ncols)
+		vals := make([]wal.Value, ncols)
 		for c := range vals {
 			if rng.IntN(5) == 0 {
-				vals[c] = Value{Kind: Null}
+				vals[c] = wal.Value{Kind: wal.Null}
 				stream = append(stream, `\N`...)
 			} else {
 				b := make([]byte, rng.IntN(12))
 				for i := range b {
 					b[i] = alphabet[rng.IntN(len(alphabet))]
 				}
-				vals[c] = Value{Kind: Text, Bytes: b}
+				vals[c] = wal.Value{Kind: wal.Text, Bytes: b}
 				stream = append(stream, escapeCopy(b)...)
 			}
 			if c < ncols-1 {
@@ -106,11 +111,11 @@ func TestUnescapeCopy(t *testing.T) {
 	if _, err := unescapeCopy(nil, []byte(`a\`)); err == nil {
 		t.Error("lone trailing backslash accepted")
 	}
-	p := newCopyParser(2, func([]Value) error { return nil })
+	p := newCopyParser(2, func([]wal.Value) error { return nil })
 	if _, err := p.Write([]byte("1\t2\t3\n")); err == nil {
 		t.Error("row with 3 columns accepted for a 2-column table")
 	}
-	p = newCopyParser(1, func([]Value) error { return nil })
+	p = newCopyParser(1, func([]wal.Value) error { return nil })
 	p.Write([]byte("partial"))
 	if err := p.finish(); err == nil {
 		t.Error("unterminated last row accepted")
@@ -119,9 +124,9 @@ func TestUnescapeCopy(t *testing.T) {
 
 func TestSplitRanges(t *testing.T) {
 	t.Parallel()
-	a, b := TableName{"s", "a"}, TableName{"s", "b"}
+	a, b := wal.TableName{Schema: "s", Name: "a"}, wal.TableName{Schema: "s", Name: "b"}
 	got := splitRanges([]copySource{{name: a, blocks: 10}, {name: b, blocks: 0}}, 4)
-	want := []BlockRange{
+	want := []wal.BlockRange{
 		{Source: a, Start: 0, End: 4, Index: 0, Of: 4},
 		{Source: a, Start: 4, End: 8, Index: 1, Of: 4},
 		{Source: a, Start: 8, Index: 2, Of: 4},
@@ -206,7 +211,7 @@ func TestCopySplitRangesExact(t *testing.T) {
 	var progress []CopyProgress
 	err = Copy(t.Context(), CopyOptions{ConnString: url, Workers: 3, RangeBlocks: 8,
 		Progress: func(p CopyProgress) { progress = append(progress, p) }},
-		snap.Snapshot(), []TableName{{"public", "tricky"}}, sink)
+		snap.Snapshot(), []wal.TableName{{Schema: "public", Name: "tricky"}}, sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +236,7 @@ func TestCopySplitRangesExact(t *testing.T) {
 		t.Fatalf("final progress %+v, want done with %d rows", last, len(want))
 	}
 	rel := sink.rels["public.tricky"]
-	if rel.Identity != IdentityDefault || len(rel.Columns) != len(trickyCols) || !rel.Columns[0].Key || rel.Columns[1].Key ||
+	if rel.Identity != wal.IdentityDefault || len(rel.Columns) != len(trickyCols) || !rel.Columns[0].Key || rel.Columns[1].Key ||
 		rel.Columns[0].TypeName != "int8" || rel.Columns[3].TypeName != "_text" {
 		t.Fatalf("relation described as %+v", rel)
 	}
@@ -241,7 +246,7 @@ func TestCopySplitRangesExact(t *testing.T) {
 func BenchmarkCopyParser(b *testing.B) {
 	line := []byte("123456\t\\\\x0102030405060708090a0b0c0d0e0f1011121314151617\tabcdefghijklmnopqrstuvwxyz0\t4711\n")
 	data := bytes.Repeat(line, 1000)
-	p := newCopyParser(4, func([]Value) error { return nil })
+	p := newCopyParser(4, func([]wal.Value) error { return nil })
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		if _, err := p.Write(data); err != nil {
@@ -260,17 +265,17 @@ type failingSink struct {
 
 var errSinkFull = errors.New("sink full")
 
-func (f *failingSink) CopyRange(ctx context.Context, rel *Relation, r BlockRange) (RowWriter, error) {
+func (f *failingSink) CopyRange(ctx context.Context, rel *wal.Relation, r wal.BlockRange) (wal.RowWriter, error) {
 	w, err := f.memCopySink.CopyRange(ctx, rel, r)
 	return &failingWriter{RowWriter: w, f: f}, err
 }
 
 type failingWriter struct {
-	RowWriter
+	wal.RowWriter
 	f *failingSink
 }
 
-func (w *failingWriter) WriteRow(v []Value) error {
+func (w *failingWriter) WriteRow(v []wal.Value) error {
 	if w.f.n.Add(1) > int64(w.f.after) {
 		return errSinkFull
 	}
@@ -291,7 +296,7 @@ func TestCopySinkError(t *testing.T) {
 	}
 	defer snap.Close(t.Context())
 	sink := &failingSink{memCopySink: newMemCopySink(), after: 5000}
-	err = Copy(t.Context(), CopyOptions{ConnString: url, Workers: 3, RangeBlocks: 16}, snap.Snapshot(), []TableName{{"public", "big"}}, sink)
+	err = Copy(t.Context(), CopyOptions{ConnString: url, Workers: 3, RangeBlocks: 16}, snap.Snapshot(), []wal.TableName{{Schema: "public", Name: "big"}}, sink)
 	if !errors.Is(err, errSinkFull) {
 		t.Fatalf("Copy with a failing sink: %v", err)
 	}
@@ -308,12 +313,12 @@ func FuzzCopyParser(f *testing.F) {
 	f.Add([]byte(`\N`), []byte(""), []byte("\\x41\\101"), uint8(1))
 	f.Fuzz(func(t *testing.T, a, b, c []byte, split uint8) {
 		// Arbitrary bytes as COPY data: errors are fine, panics are not.
-		p := newCopyParser(3, func([]Value) error { return nil })
+		p := newCopyParser(3, func([]wal.Value) error { return nil })
 		p.Write(append(append(append([]byte{}, a...), '\t'), b...))
 		p.finish()
 
-		var got []Value
-		p = newCopyParser(3, func(vals []Value) error {
+		var got []wal.Value
+		p = newCopyParser(3, func(vals []wal.Value) error {
 			got = cloneVals(vals)
 			return nil
 		})
@@ -336,7 +341,7 @@ func FuzzCopyParser(f *testing.F) {
 			t.Fatal(err)
 		}
 		for i, v := range [][]byte{a, b, c} {
-			if got[i].Kind != Text || !bytes.Equal(got[i].Bytes, v) {
+			if got[i].Kind != wal.Text || !bytes.Equal(got[i].Bytes, v) {
 				t.Fatalf("field %d: got %q, want %q", i, got[i].Bytes, v)
 			}
 		}

@@ -3,6 +3,8 @@ package replication
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // copyParser decodes COPY ... TO STDOUT text format (the default: tab
@@ -12,16 +14,16 @@ import (
 // only during the call.
 type copyParser struct {
 	ncols   int
-	emit    func([]Value) error
+	emit    func([]wal.Value) error
 	pending []byte // an incomplete line carried between writes
 	buf     []byte // unescaped bytes of the current row's escaped fields
-	row     []Value
+	row     []wal.Value
 	rows    int64
 	bytes   int64
 }
 
-func newCopyParser(ncols int, emit func([]Value) error) *copyParser {
-	return &copyParser{ncols: ncols, emit: emit, row: make([]Value, ncols)}
+func newCopyParser(ncols int, emit func([]wal.Value) error) *copyParser {
+	return &copyParser{ncols: ncols, emit: emit, row: make([]wal.Value, ncols)}
 }
 
 // Write consumes COPY data; rows may span writes.
@@ -85,9 +87,9 @@ func (p *copyParser) line(l []byte) error {
 		}
 		switch {
 		case len(f) == 2 && f[0] == '\\' && f[1] == 'N':
-			p.row[field] = Value{Kind: Null}
+			p.row[field] = wal.Value{Kind: wal.Null}
 		case bytes.IndexByte(f, '\\') < 0:
-			p.row[field] = Value{Kind: Text, Bytes: f[:len(f):len(f)]}
+			p.row[field] = wal.Value{Kind: wal.Text, Bytes: f[:len(f):len(f)]}
 		default:
 			start := len(p.buf)
 			var err error
@@ -95,7 +97,7 @@ func (p *copyParser) line(l []byte) error {
 				return fmt.Errorf("COPY row %d column %d: %w", p.rows+1, field+1, err)
 			}
 			e := len(p.buf)
-			p.row[field] = Value{Kind: Text, Bytes: p.buf[start:e:e]}
+			p.row[field] = wal.Value{Kind: wal.Text, Bytes: p.buf[start:e:e]}
 		}
 		field++
 		if end < 0 {
@@ -117,10 +119,10 @@ func (p *copyParser) line(l []byte) error {
 // with pgoutput, tools) uses it so that there is one COPY decoder.
 func DecodeCopyText(data []byte, ncols int) ([][][]byte, error) {
 	var rows [][][]byte
-	p := newCopyParser(ncols, func(vals []Value) error {
+	p := newCopyParser(ncols, func(vals []wal.Value) error {
 		row := make([][]byte, len(vals))
 		for i, v := range vals {
-			if v.Kind == Text {
+			if v.Kind == wal.Text {
 				row[i] = append([]byte{}, v.Bytes...)
 			}
 		}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
-	"time"
+
+	"github.com/sidecar-dev/sidecar/internal/seed"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 func TestDecodeCopyText(t *testing.T) {
@@ -68,7 +70,7 @@ func copyEscape(dst, v []byte) []byte {
 // while they are valid (inside emit).
 func TestCopyParserRandom(t *testing.T) {
 	t.Parallel()
-	seed := uint64(time.Now().UnixNano())
+	seed := seed.New(t, seedFlag)
 	rng := rand.New(rand.NewPCG(seed, 7))
 	alphabet := []byte("ab\\\t\n\r\b\f\vN0\xff")
 	for iter := range 200 {
@@ -104,13 +106,13 @@ func TestCopyParserRandom(t *testing.T) {
 			data = append(data, '\n')
 		}
 		row := 0
-		p := newCopyParser(ncols, func(vals []Value) error {
+		p := newCopyParser(ncols, func(vals []wal.Value) error {
 			if row >= len(want) {
 				return fmt.Errorf("row %d: more rows than written", row+1)
 			}
 			for c, v := range vals {
 				w := want[row][c]
-				if (v.Kind == Null) != (w == nil) || !bytes.Equal(v.Bytes, w) {
+				if (v.Kind == wal.Null) != (w == nil) || !bytes.Equal(v.Bytes, w) {
 					return fmt.Errorf("row %d column %d: got %v %q, want %q", row+1, c+1, v.Kind, v.Bytes, w)
 				}
 			}

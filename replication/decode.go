@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // This file decodes pgoutput protocol version 2 messages (PostgreSQL 15
@@ -26,19 +28,19 @@ type wireMsg struct {
 	// xid: Begin's xid, Stream Start/Commit/Abort's top-level xid, or the
 	// (sub)transaction xid prefixed to an in-stream change.
 	xid     uint32
-	subxid  uint32 // Stream Abort only
-	first   bool   // Stream Start: first segment
-	lsn     LSN    // Begin: final (commit) LSN; Commit: commit LSN; Message: its LSN
-	endLSN  LSN    // Commit, Stream Commit
+	subxid  uint32  // Stream Abort only
+	first   bool    // Stream Start: first segment
+	lsn     wal.LSN // Begin: final (commit) LSN; Commit: commit LSN; Message: its LSN
+	endLSN  wal.LSN // Commit, Stream Commit
 	time    time.Time
 	flags   uint8 // Truncate options; Message: 1 = transactional
 	relID   uint32
-	rel     *Relation // Relation message (type names not yet resolved)
-	typOID  uint32    // Type message
-	typName string    // Type message: schema-qualified unless pg_catalog
-	oldKind byte      // 0, 'K' or 'O'
-	old     []Value
-	new     []Value
+	rel     *wal.Relation // Relation message (type names not yet resolved)
+	typOID  uint32        // Type message
+	typName string        // Type message: schema-qualified unless pg_catalog
+	oldKind byte          // 0, 'K' or 'O'
+	old     []wal.Value
+	new     []wal.Value
 	relIDs  []uint32
 	prefix  string
 	content []byte
@@ -131,7 +133,7 @@ func (r *reader) bytes(n int) []byte {
 }
 
 // tuple reads TupleData. Values alias the buffer.
-func (r *reader) tuple() []Value {
+func (r *reader) tuple() []wal.Value {
 	n := int(r.u16())
 	if r.err != nil {
 		return nil
@@ -141,16 +143,16 @@ func (r *reader) tuple() []Value {
 	if !r.need(n) {
 		return nil
 	}
-	vals := make([]Value, n)
+	vals := make([]wal.Value, n)
 	for i := range vals {
 		switch k := r.u8(); k {
 		case 'n':
-			vals[i] = Value{Kind: Null}
+			vals[i] = wal.Value{Kind: wal.Null}
 		case 'u':
-			vals[i] = Value{Kind: Unchanged}
+			vals[i] = wal.Value{Kind: wal.Unchanged}
 		case 't':
 			l := r.u32()
-			vals[i] = Value{Kind: Text, Bytes: r.bytes(int(l))}
+			vals[i] = wal.Value{Kind: wal.Text, Bytes: r.bytes(int(l))}
 		case 'b':
 			if r.err == nil {
 				r.err = fmt.Errorf("column %d: binary value, but binary mode is never requested", i)
@@ -193,26 +195,26 @@ func decodeMessage(data []byte, inStream bool) (m wireMsg, err error) {
 	}
 	switch m.typ {
 	case 'B':
-		m.lsn = LSN(r.u64())
+		m.lsn = wal.LSN(r.u64())
 		m.time = r.ts()
 		m.xid = r.u32()
 	case 'C':
 		m.flags = r.u8()
-		m.lsn = LSN(r.u64())
-		m.endLSN = LSN(r.u64())
+		m.lsn = wal.LSN(r.u64())
+		m.endLSN = wal.LSN(r.u64())
 		m.time = r.ts()
 	case 'O':
-		m.lsn = LSN(r.u64())
+		m.lsn = wal.LSN(r.u64())
 		m.prefix = r.str()
 	case 'R':
-		rel := &Relation{}
+		rel := &wal.Relation{}
 		rel.OID = r.u32()
 		rel.Schema = r.str()
 		rel.Name = r.str()
-		rel.Identity = ReplicaIdentity(r.u8())
+		rel.Identity = wal.ReplicaIdentity(r.u8())
 		n := int(r.u16())
 		if r.need(n) { // at least one byte per column
-			rel.Columns = make([]Column, n)
+			rel.Columns = make([]wal.Column, n)
 			for i := range rel.Columns {
 				c := &rel.Columns[i]
 				c.Key = r.u8()&1 != 0
@@ -265,7 +267,7 @@ func decodeMessage(data []byte, inStream bool) (m wireMsg, err error) {
 		}
 	case 'M':
 		m.flags = r.u8()
-		m.lsn = LSN(r.u64())
+		m.lsn = wal.LSN(r.u64())
 		m.prefix = r.str()
 		n := r.u32()
 		m.content = r.bytes(int(n))
@@ -276,8 +278,8 @@ func decodeMessage(data []byte, inStream bool) (m wireMsg, err error) {
 	case 'c':
 		m.xid = r.u32()
 		m.flags = r.u8()
-		m.lsn = LSN(r.u64())
-		m.endLSN = LSN(r.u64())
+		m.lsn = wal.LSN(r.u64())
+		m.endLSN = wal.LSN(r.u64())
 		m.time = r.ts()
 	case 'A':
 		m.xid = r.u32()

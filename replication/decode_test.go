@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // enc builds pgoutput messages for decoder tests, following PG15 proto.c.
@@ -19,27 +21,27 @@ func (e *enc) u64(v uint64) *enc   { e.b = binary.BigEndian.AppendUint64(e.b, v)
 func (e *enc) str(s string) *enc   { e.b = append(append(e.b, s...), 0); return e }
 func (e *enc) raw(p []byte) *enc   { e.b = append(e.b, p...); return e }
 func (e *enc) ts(t time.Time) *enc { return e.u64(uint64(t.Sub(pgEpoch).Microseconds())) }
-func (e *enc) tuple(vals ...Value) *enc {
+func (e *enc) tuple(vals ...wal.Value) *enc {
 	e.u16(uint16(len(vals)))
 	for _, v := range vals {
 		switch v.Kind {
-		case Null:
+		case wal.Null:
 			e.u8('n')
-		case Unchanged:
+		case wal.Unchanged:
 			e.u8('u')
-		case Text:
+		case wal.Text:
 			e.u8('t').u32(uint32(len(v.Bytes))).raw(v.Bytes)
 		}
 	}
 	return e
 }
 
-func txt(s string) Value { return Value{Kind: Text, Bytes: []byte(s)} }
+func txt(s string) wal.Value { return wal.Value{Kind: wal.Text, Bytes: []byte(s)} }
 
 func TestDecodeMessages(t *testing.T) {
 	t.Parallel()
 	when := time.Date(2026, 11, 30, 10, 0, 0, 123456000, time.UTC)
-	rel := &Relation{OID: 16384, Schema: "public", Name: "t", Identity: IdentityDefault, Columns: []Column{
+	rel := &wal.Relation{OID: 16384, Schema: "public", Name: "t", Identity: wal.IdentityDefault, Columns: []wal.Column{
 		{Name: "id", TypeOID: 20, TypeMod: -1, Key: true},
 		{Name: "v", TypeOID: 25, TypeMod: -1},
 	}}
@@ -67,16 +69,16 @@ func TestDecodeMessages(t *testing.T) {
 		{"relation in stream", relBytes(true), true, wireMsg{typ: 'R', xid: 77, relID: 16384, rel: rel}},
 		{"type", (&enc{}).u8('Y').u32(16500).str("public").str("mood").b, false,
 			wireMsg{typ: 'Y', typOID: 16500, typName: "public.mood"}},
-		{"insert null vs empty", (&enc{}).u8('I').u32(16384).u8('N').tuple(txt("1"), txt(""), Value{}).b, false,
-			wireMsg{typ: 'I', relID: 16384, new: []Value{txt("1"), txt(""), {Kind: Null}}}},
-		{"update new only with toast", (&enc{}).u8('U').u32(16384).u8('N').tuple(txt("1"), Value{Kind: Unchanged}).b, false,
-			wireMsg{typ: 'U', relID: 16384, new: []Value{txt("1"), {Kind: Unchanged}}}},
-		{"update old key", (&enc{}).u8('U').u32(16384).u8('K').tuple(txt("1"), Value{}).u8('N').tuple(txt("2"), txt("x")).b, false,
-			wireMsg{typ: 'U', relID: 16384, oldKind: 'K', old: []Value{txt("1"), {}}, new: []Value{txt("2"), txt("x")}}},
+		{"insert null vs empty", (&enc{}).u8('I').u32(16384).u8('N').tuple(txt("1"), txt(""), wal.Value{}).b, false,
+			wireMsg{typ: 'I', relID: 16384, new: []wal.Value{txt("1"), txt(""), {Kind: wal.Null}}}},
+		{"update new only with toast", (&enc{}).u8('U').u32(16384).u8('N').tuple(txt("1"), wal.Value{Kind: wal.Unchanged}).b, false,
+			wireMsg{typ: 'U', relID: 16384, new: []wal.Value{txt("1"), {Kind: wal.Unchanged}}}},
+		{"update old key", (&enc{}).u8('U').u32(16384).u8('K').tuple(txt("1"), wal.Value{}).u8('N').tuple(txt("2"), txt("x")).b, false,
+			wireMsg{typ: 'U', relID: 16384, oldKind: 'K', old: []wal.Value{txt("1"), {}}, new: []wal.Value{txt("2"), txt("x")}}},
 		{"update in stream", (&enc{}).u8('U').u32(78).u32(16384).u8('O').tuple(txt("1"), txt("a")).u8('N').tuple(txt("1"), txt("b")).b, true,
-			wireMsg{typ: 'U', xid: 78, relID: 16384, oldKind: 'O', old: []Value{txt("1"), txt("a")}, new: []Value{txt("1"), txt("b")}}},
-		{"delete", (&enc{}).u8('D').u32(16384).u8('K').tuple(txt("1"), Value{}).b, false,
-			wireMsg{typ: 'D', relID: 16384, oldKind: 'K', old: []Value{txt("1"), {}}}},
+			wireMsg{typ: 'U', xid: 78, relID: 16384, oldKind: 'O', old: []wal.Value{txt("1"), txt("a")}, new: []wal.Value{txt("1"), txt("b")}}},
+		{"delete", (&enc{}).u8('D').u32(16384).u8('K').tuple(txt("1"), wal.Value{}).b, false,
+			wireMsg{typ: 'D', relID: 16384, oldKind: 'K', old: []wal.Value{txt("1"), {}}}},
 		{"truncate", (&enc{}).u8('T').u32(2).u8(3).u32(10).u32(11).b, false,
 			wireMsg{typ: 'T', flags: 3, relIDs: []uint32{10, 11}}},
 		{"message", (&enc{}).u8('M').u8(1).u64(55).str("pfx").u32(3).raw([]byte("abc")).b, false,
@@ -149,7 +151,7 @@ func TestStreamXid(t *testing.T) {
 func TestLSN(t *testing.T) {
 	t.Parallel()
 	for _, s := range []string{"0/0", "0/16B3748", "1/0", "FFFFFFFF/FFFFFFFF"} {
-		l, err := ParseLSN(s)
+		l, err := wal.ParseLSN(s)
 		if err != nil {
 			t.Fatalf("ParseLSN(%q): %v", s, err)
 		}
@@ -157,11 +159,11 @@ func TestLSN(t *testing.T) {
 			t.Fatalf("ParseLSN(%q).String() = %q", s, l.String())
 		}
 	}
-	if l, _ := ParseLSN("1/2"); l != 1<<32|2 {
+	if l, _ := wal.ParseLSN("1/2"); l != 1<<32|2 {
 		t.Fatalf("ParseLSN(1/2) = %d", uint64(l))
 	}
 	for _, s := range []string{"", "12", "x/1", "1/", "100000000/0"} {
-		if _, err := ParseLSN(s); err == nil {
+		if _, err := wal.ParseLSN(s); err == nil {
 			t.Errorf("ParseLSN(%q) accepted", s)
 		}
 	}
@@ -170,7 +172,7 @@ func TestLSN(t *testing.T) {
 // FuzzDecodeMessage checks that no input panics the decoder and that a
 // decoded tuple never reaches outside its input.
 func FuzzDecodeMessage(f *testing.F) {
-	f.Add((&enc{}).u8('I').u32(1).u8('N').tuple(txt("1"), Value{}, Value{Kind: Unchanged}).b, false)
+	f.Add((&enc{}).u8('I').u32(1).u8('N').tuple(txt("1"), wal.Value{}, wal.Value{Kind: wal.Unchanged}).b, false)
 	f.Add((&enc{}).u8('U').u32(9).u32(1).u8('K').tuple(txt("1")).u8('N').tuple(txt("2")).b, true)
 	f.Add((&enc{}).u8('R').u32(1).str("s").str("t").u8('f').u16(1).u8(1).str("c").u32(23).u32(0).b, false)
 	f.Add((&enc{}).u8('T').u32(2).u8(1).u32(1).u32(2).b, false)
@@ -180,9 +182,9 @@ func FuzzDecodeMessage(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, vals := range [][]Value{m.old, m.new} {
+		for _, vals := range [][]wal.Value{m.old, m.new} {
 			for _, v := range vals {
-				if v.Kind == Text && len(v.Bytes) > 0 && !bytes.Contains(data, v.Bytes) {
+				if v.Kind == wal.Text && len(v.Bytes) > 0 && !bytes.Contains(data, v.Bytes) {
 					t.Fatalf("value %q is not part of the input", v.Bytes)
 				}
 			}

@@ -7,14 +7,15 @@ import (
 	"time"
 
 	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // mirrorState stands for what the mirror persists (in the same Badger
 // commits as the rows they describe).
 type mirrorState struct {
-	System   replication.SystemIdentity
-	SlotLSN  replication.LSN            // consistent point of the main slot
-	CopiedAt map[string]replication.LSN // tables completely copied, and at which LSN
+	System   wal.SystemIdentity
+	SlotLSN  wal.LSN            // consistent point of the main slot
+	CopiedAt map[string]wal.LSN // tables completely copied, and at which LSN
 }
 
 // Example shows the lifecycle the mirror drives: identity check,
@@ -23,10 +24,10 @@ type mirrorState struct {
 func Example() {
 	ctx := context.Background()
 	url := "postgres://sidecar@127.0.0.1:5432/app"
-	var st mirrorState            // loaded from the data directory
-	var sink replication.Sink     // the mirror's apply pipeline
-	var copy replication.CopySink // the mirror's bulk loader
-	tables := []replication.TableName{{Schema: "public", Name: "accounts"}}
+	var st mirrorState    // loaded from the data directory
+	var sink wal.Sink     // the mirror's apply pipeline
+	var copy wal.CopySink // the mirror's bulk loader
+	tables := []wal.TableName{{Schema: "public", Name: "accounts"}}
 
 	// 1. Same cluster, same timeline as the mirror was built from?
 	rc, err := replication.ConnectReplication(ctx, url)
@@ -69,8 +70,8 @@ func Example() {
 
 	// 4. Tables a crash left half-copied: copy again under a fresh
 	// snapshot; their changes before it are dropped from the stream.
-	filter := replication.NewCopiedAt()
-	var missing []replication.TableName
+	filter := wal.NewCopiedAt()
+	var missing []wal.TableName
 	for _, t := range tables {
 		at, ok := st.CopiedAt[t.String()]
 		if !ok {

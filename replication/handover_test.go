@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/sidecar-dev/sidecar/internal/seed"
+	"github.com/sidecar-dev/sidecar/wal"
 	"go.uber.org/goleak"
 )
 
@@ -17,30 +19,30 @@ import (
 type copyInto struct {
 	s      *memSink
 	mu     sync.Mutex
-	copied map[string]LSN
+	copied map[string]wal.LSN
 }
 
 type copyIntoWriter struct {
 	c    *copyInto
-	rel  *Relation
-	rows [][]Value
+	rel  *wal.Relation
+	rows [][]wal.Value
 }
 
-func (c *copyInto) CopyRange(_ context.Context, rel *Relation, _ BlockRange) (RowWriter, error) {
+func (c *copyInto) CopyRange(_ context.Context, rel *wal.Relation, _ wal.BlockRange) (wal.RowWriter, error) {
 	return &copyIntoWriter{c: c, rel: rel}, nil
 }
 
-func (c *copyInto) TableCopied(_ context.Context, rel *Relation, at LSN) error {
+func (c *copyInto) TableCopied(_ context.Context, rel *wal.Relation, at wal.LSN) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.copied == nil {
-		c.copied = map[string]LSN{}
+		c.copied = map[string]wal.LSN{}
 	}
 	c.copied[rel.QualifiedName()] = at
 	return nil
 }
 
-func (w *copyIntoWriter) WriteRow(vals []Value) error {
+func (w *copyIntoWriter) WriteRow(vals []wal.Value) error {
 	w.rows = append(w.rows, cloneVals(vals))
 	return nil
 }
@@ -99,8 +101,7 @@ func writeLoad(t *testing.T, url string, tables []string, seed uint64, stop <-ch
 // refuses a duplicate insert).
 func TestCopyHandoverAndResync(t *testing.T) {
 	leaks := goleak.IgnoreCurrent()
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	seed := seed.New(t, seedFlag)
 	url := pg.NewDB(t)
 	conn := sqlConn(t, url)
 	mustExec(t, conn,
@@ -129,21 +130,21 @@ func TestCopyHandoverAndResync(t *testing.T) {
 	sink := newMemSink(snap.LSN)
 	ci := &copyInto{s: sink}
 	opts := CopyOptions{ConnString: url, Workers: 2, RangeBlocks: 2}
-	if err := Copy(t.Context(), opts, snap.Snapshot(), []TableName{{"public", "a"}}, ci); err != nil {
+	if err := Copy(t.Context(), opts, snap.Snapshot(), []wal.TableName{{Schema: "public", Name: "a"}}, ci); err != nil {
 		t.Fatal(err)
 	}
 	if err := snap.Close(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond) // b changes between the two snapshots
-	at, err := Resync(t.Context(), opts, []TableName{{"public", "b"}}, ci)
+	at, err := Resync(t.Context(), opts, []wal.TableName{{Schema: "public", Name: "b"}}, ci)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if at <= snap.LSN || ci.copied["public.b"] != at || ci.copied["public.a"] != snap.LSN {
 		t.Fatalf("copied at %v; slot at %s, resync at %s", ci.copied, snap.LSN, at)
 	}
-	filter := NewCopiedAt()
+	filter := wal.NewCopiedAt()
 	filter.Set("public.b", at)
 
 	h := &harness{t: t, url: url, conn: conn, sink: sink, slot: snap.LSN, leaks: []goleak.Option{leaks}, slotName: "main_ho", strictLeaks: true}
@@ -191,13 +192,13 @@ func TestPartitionedTables(t *testing.T) {
 			}
 			sink := newMemSink(snap.LSN)
 			ci := &copyInto{s: sink}
-			if err := Copy(t.Context(), CopyOptions{ConnString: url, ViaPartitionRoot: viaRoot, RangeBlocks: 1}, snap.Snapshot(), []TableName{{"public", "m"}}, ci); err != nil {
+			if err := Copy(t.Context(), CopyOptions{ConnString: url, ViaPartitionRoot: viaRoot, RangeBlocks: 1}, snap.Snapshot(), []wal.TableName{{Schema: "public", Name: "m"}}, ci); err != nil {
 				t.Fatal(err)
 			}
 			snap.Close(t.Context())
-			wantCopied := map[string]LSN{"public.m_lo": snap.LSN, "public.m_hi": snap.LSN}
+			wantCopied := map[string]wal.LSN{"public.m_lo": snap.LSN, "public.m_hi": snap.LSN}
 			if viaRoot {
-				wantCopied = map[string]LSN{"public.m": snap.LSN}
+				wantCopied = map[string]wal.LSN{"public.m": snap.LSN}
 			}
 			if fmt.Sprint(ci.copied) != fmt.Sprint(wantCopied) {
 				t.Fatalf("copied %v, want %v", ci.copied, wantCopied)
@@ -235,7 +236,7 @@ func TestSchemaChangeResync(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, []string{"public.sc", "public.other"},
 		"CREATE TABLE sc (id int PRIMARY KEY, v text)", "CREATE TABLE other (id int PRIMARY KEY)")
-	stored := (*Relation)(nil)
+	stored := (*wal.Relation)(nil)
 	h.start()
 	mustExec(t, h.conn, "INSERT INTO sc SELECT g, 'v' FROM generate_series(1, 100) g", "INSERT INTO other VALUES (1)")
 	h.sync()
@@ -256,14 +257,14 @@ func TestSchemaChangeResync(t *testing.T) {
 
 	// The mirror replaces the table with a copy at S.
 	h.sink.mu.Lock()
-	h.sink.tables["public.sc"] = map[string][]Value{}
+	h.sink.tables["public.sc"] = map[string][]wal.Value{}
 	h.sink.mu.Unlock()
 	mustExec(t, h.conn, "INSERT INTO sc VALUES (102, 'between', 1)", "INSERT INTO other VALUES (3)")
-	at, err := Resync(t.Context(), CopyOptions{ConnString: h.url}, []TableName{{"public", "sc"}}, &copyInto{s: h.sink})
+	at, err := Resync(t.Context(), CopyOptions{ConnString: h.url}, []wal.TableName{{Schema: "public", Name: "sc"}}, &copyInto{s: h.sink})
 	if err != nil {
 		t.Fatal(err)
 	}
-	filter := NewCopiedAt()
+	filter := wal.NewCopiedAt()
 	filter.Set("public.sc", at)
 	h.start(func(c *StreamConfig) { c.CopiedAt = filter })
 	mustExec(t, h.conn, "UPDATE sc SET d = d + 1 WHERE id IN (1, 101, 102)", "INSERT INTO sc VALUES (103, 'after', 9)",

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/wal"
 	"go.uber.org/goleak"
 )
 
@@ -79,7 +80,7 @@ func rowsOf(t *testing.T, url, table string, cols []string) []string {
 	defer conn.Close(context.Background())
 	exprs := make([]string, len(cols))
 	for i, c := range cols {
-		exprs[i] = "coalesce('''' || replace(" + QuoteIdent(c) + "::text, '''', '''''') || '''', 'NULL')"
+		exprs[i] = "coalesce('''' || replace(" + wal.QuoteIdent(c) + "::text, '''', '''''') || '''', 'NULL')"
 	}
 	rows, err := conn.Query(t.Context(), "SELECT "+strings.Join(exprs, " || ',' || ")+" FROM "+table)
 	if err != nil {
@@ -94,13 +95,13 @@ func rowsOf(t *testing.T, url, table string, cols []string) []string {
 }
 
 // renderRow renders values as rowsOf does.
-func renderRow(vals []Value) string {
+func renderRow(vals []wal.Value) string {
 	parts := make([]string, len(vals))
 	for i, v := range vals {
 		switch v.Kind {
-		case Null:
+		case wal.Null:
 			parts[i] = "NULL"
-		case Unchanged:
+		case wal.Unchanged:
 			parts[i] = "<unchanged>"
 		default:
 			parts[i] = "'" + strings.ReplaceAll(string(v.Bytes), "'", "''") + "'"
@@ -113,14 +114,14 @@ func renderRow(vals []Value) string {
 type memCopySink struct {
 	mu      sync.Mutex
 	rows    map[string][]string
-	ranges  map[string][]BlockRange
-	copied  map[string]LSN
-	rels    map[string]*Relation
+	ranges  map[string][]wal.BlockRange
+	copied  map[string]wal.LSN
+	rels    map[string]*wal.Relation
 	aborted int
 }
 
 func newMemCopySink() *memCopySink {
-	return &memCopySink{rows: map[string][]string{}, ranges: map[string][]BlockRange{}, copied: map[string]LSN{}, rels: map[string]*Relation{}}
+	return &memCopySink{rows: map[string][]string{}, ranges: map[string][]wal.BlockRange{}, copied: map[string]wal.LSN{}, rels: map[string]*wal.Relation{}}
 }
 
 type memRowWriter struct {
@@ -129,7 +130,7 @@ type memRowWriter struct {
 	rows  []string
 }
 
-func (s *memCopySink) CopyRange(_ context.Context, rel *Relation, r BlockRange) (RowWriter, error) {
+func (s *memCopySink) CopyRange(_ context.Context, rel *wal.Relation, r wal.BlockRange) (wal.RowWriter, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ranges[rel.QualifiedName()] = append(s.ranges[rel.QualifiedName()], r)
@@ -137,14 +138,14 @@ func (s *memCopySink) CopyRange(_ context.Context, rel *Relation, r BlockRange) 
 	return &memRowWriter{s: s, table: rel.QualifiedName()}, nil
 }
 
-func (s *memCopySink) TableCopied(_ context.Context, rel *Relation, at LSN) error {
+func (s *memCopySink) TableCopied(_ context.Context, rel *wal.Relation, at wal.LSN) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.copied[rel.QualifiedName()] = at
 	return nil
 }
 
-func (w *memRowWriter) WriteRow(vals []Value) error {
+func (w *memRowWriter) WriteRow(vals []wal.Value) error {
 	w.rows = append(w.rows, renderRow(vals))
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // PublicationSpec says what to publish.
@@ -27,12 +28,12 @@ type PublicationSpec struct {
 // Publication is what EnsurePublication found or created.
 type Publication struct {
 	Name             string
-	Tables           []TableName // the configured tables, resolved, sorted
+	Tables           []wal.TableName // the configured tables, resolved, sorted
 	ViaPartitionRoot bool
 	Created          bool
 	// WithoutKey lists the tables "*" left out because they have no
 	// primary key.
-	WithoutKey []TableName
+	WithoutKey []wal.TableName
 }
 
 // ErrPublication is wrapped by errors about the publication or the tables
@@ -84,7 +85,7 @@ func resolvePublication(ctx context.Context, conn *pgx.Conn, spec PublicationSpe
 			return nil, fmt.Errorf("%w: no tables configured", ErrPublication)
 		}
 		for _, s := range spec.Tables {
-			tn, err := ParseTableName(s)
+			tn, err := wal.ParseTableName(s)
 			if err != nil {
 				return nil, err
 			}
@@ -94,7 +95,7 @@ func resolvePublication(ctx context.Context, conn *pgx.Conn, spec PublicationSpe
 			return nil, err
 		}
 	}
-	slices.SortFunc(pub.Tables, func(a, b TableName) int { return strings.Compare(a.String(), b.String()) })
+	slices.SortFunc(pub.Tables, func(a, b wal.TableName) int { return strings.Compare(a.String(), b.String()) })
 	pub.Tables = slices.Compact(pub.Tables)
 	return pub, nil
 }
@@ -120,16 +121,9 @@ func checkExistingPublication(ctx context.Context, conn *pgx.Conn, pub *Publicat
 		return true, fmt.Errorf("%w: publication %q does not publish every operation (insert %v, update %v, delete %v, truncate %v); ALTER PUBLICATION %s SET (publish = 'insert, update, delete, truncate')",
 			ErrPublication, name, ins, upd, del, trunc, name)
 	}
-	rows, err := conn.Query(ctx, `SELECT n.nspname || '.' || c.relname FROM pg_catalog.pg_publication_rel pr
-		JOIN pg_catalog.pg_publication p ON p.oid = pr.prpubid
-		JOIN pg_catalog.pg_class c ON c.oid = pr.prrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-		WHERE p.pubname = $1 AND (pr.prqual IS NOT NULL OR pr.prattrs IS NOT NULL)`, name)
+	filtered, err := filteredTables(ctx, conn, name)
 	if err != nil {
-		return true, fmt.Errorf("read publication %q: %w", name, err)
-	}
-	filtered, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return true, fmt.Errorf("read publication %q: %w", name, err)
+		return true, err
 	}
 	if len(filtered) > 0 {
 		return true, fmt.Errorf("%w: publication %q has a row filter or column list on %s; the mirror needs whole rows: remove them",
@@ -139,14 +133,17 @@ func checkExistingPublication(ctx context.Context, conn *pgx.Conn, pub *Publicat
 		return true, nil
 	}
 	var missing []string
+	inSchema := `OR EXISTS (SELECT 1 FROM pg_catalog.pg_publication_namespace pn
+			JOIN pg_catalog.pg_publication p ON p.oid = pn.pnpubid
+			WHERE p.pubname = $1 AND pn.pnnspid = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = $2))`
+	if v, err := ServerVersionNum(conn.PgConn()); err == nil && v < 150000 {
+		inSchema = "" // FOR TABLES IN SCHEMA (pg_publication_namespace) arrived in 15
+	}
 	for _, t := range pub.Tables {
 		var in bool
 		err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_publication_rel pr
 			JOIN pg_catalog.pg_publication p ON p.oid = pr.prpubid
-			WHERE p.pubname = $1 AND pr.prrelid = (quote_ident($2) || '.' || quote_ident($3))::regclass)
-			OR EXISTS (SELECT 1 FROM pg_catalog.pg_publication_namespace pn
-			JOIN pg_catalog.pg_publication p ON p.oid = pn.pnpubid
-			WHERE p.pubname = $1 AND pn.pnnspid = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = $2))`,
+			WHERE p.pubname = $1 AND pr.prrelid = (quote_ident($2) || '.' || quote_ident($3))::regclass) `+inSchema,
 			name, t.Schema, t.Name).Scan(&in)
 		if err != nil {
 			return true, fmt.Errorf("read publication %q: table %s: %w", name, t, err)
@@ -168,7 +165,7 @@ func createPublication(ctx context.Context, conn *pgx.Conn, pub *Publication) er
 		names[i] = t.Quoted()
 	}
 	sql := fmt.Sprintf("CREATE PUBLICATION %s FOR TABLE %s WITH (publish = 'insert, update, delete, truncate', publish_via_partition_root = %v)",
-		QuoteIdent(pub.Name), strings.Join(names, ", "), pub.ViaPartitionRoot)
+		wal.QuoteIdent(pub.Name), strings.Join(names, ", "), pub.ViaPartitionRoot)
 	if _, err := conn.Exec(ctx, sql); err != nil {
 		return fmt.Errorf("create publication %q: %w", pub.Name, err)
 	}
@@ -177,22 +174,29 @@ func createPublication(ctx context.Context, conn *pgx.Conn, pub *Publication) er
 }
 
 // tableClassSQL selects user tables (ordinary or partitioned, permanent,
-// not a partition themselves) with whether they have a usable key.
+// not a partition themselves) with whether the mirror can follow them: a
+// usable key, or REPLICA IDENTITY FULL (kept as a multiset of whole rows),
+// on the table and, for a partitioned one, on every partition (they do not
+// inherit their root's REPLICA IDENTITY).
 const tableClassSQL = `SELECT n.nspname, c.relname,
-	c.relreplident <> 'n' AND EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid
-		AND (i.indisprimary OR (c.relreplident = 'i' AND i.indisreplident))) AS has_key
+	(c.relreplident = 'f' OR c.relreplident <> 'n' AND EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid
+		AND (i.indisprimary OR (c.relreplident = 'i' AND i.indisreplident))))
+	AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_partition_tree(c.oid) pt JOIN pg_catalog.pg_class l ON l.oid = pt.relid
+		WHERE c.relkind = 'p' AND pt.isleaf AND NOT (l.relreplident = 'f' OR l.relreplident <> 'n' AND EXISTS (
+			SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = l.oid
+			AND (i.indisprimary OR (l.relreplident = 'i' AND i.indisreplident))))) AS has_key
 	FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 	WHERE c.relkind IN ('r', 'p') AND c.relpersistence = 'p' AND NOT c.relispartition
 	AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_%'`
 
-func tablesWithKey(ctx context.Context, conn *pgx.Conn) (with, without []TableName, err error) {
+func tablesWithKey(ctx context.Context, conn *pgx.Conn) (with, without []wal.TableName, err error) {
 	rows, err := conn.Query(ctx, tableClassSQL+` ORDER BY 1, 2`)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list tables: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var t TableName
+		var t wal.TableName
 		var key bool
 		if err := rows.Scan(&t.Schema, &t.Name, &key); err != nil {
 			return nil, nil, fmt.Errorf("list tables: %w", err)
@@ -211,7 +215,7 @@ func tablesWithKey(ctx context.Context, conn *pgx.Conn) (with, without []TableNa
 
 // checkTables verifies that each table exists and has a key, naming every
 // offender in one error.
-func checkTables(ctx context.Context, conn *pgx.Conn, tables []TableName) error {
+func checkTables(ctx context.Context, conn *pgx.Conn, tables []wal.TableName) error {
 	var missing, keyless []string
 	for _, t := range tables {
 		var key bool
@@ -231,7 +235,7 @@ func checkTables(ctx context.Context, conn *pgx.Conn, tables []TableName) error 
 			ErrPublication, strings.Join(missing, ", ")))
 	}
 	if len(keyless) > 0 {
-		errs = append(errs, fmt.Errorf("%w: tables without a primary key or REPLICA IDENTITY USING INDEX: %s; add a primary key (or ALTER TABLE ... REPLICA IDENTITY USING INDEX a unique index), or remove them from `tables`",
+		errs = append(errs, fmt.Errorf("%w: tables without a primary key or REPLICA IDENTITY USING INDEX or FULL: %s; add a primary key (or ALTER TABLE ... REPLICA IDENTITY USING INDEX a unique index, or ALTER TABLE ... REPLICA IDENTITY FULL to follow it as a multiset of whole rows), or remove them from `tables`",
 			ErrPublication, strings.Join(keyless, ", ")))
 	}
 	return errors.Join(errs...)
@@ -241,7 +245,7 @@ func checkTables(ctx context.Context, conn *pgx.Conn, tables []TableName) error 
 // in index order: the primary key, or the REPLICA IDENTITY USING INDEX
 // index when there is no primary key. Relation key flags cannot tell:
 // under REPLICA IDENTITY FULL every column is flagged.
-func KeyColumns(ctx context.Context, conn *pgx.Conn, t TableName) ([]string, error) {
+func KeyColumns(ctx context.Context, conn *pgx.Conn, t wal.TableName) ([]string, error) {
 	rows, err := conn.Query(ctx, `SELECT a.attname FROM pg_catalog.pg_index i
 		CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
 		JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
@@ -260,4 +264,25 @@ func KeyColumns(ctx context.Context, conn *pgx.Conn, t TableName) ([]string, err
 		return nil, fmt.Errorf("%w: %s has no primary key or replica identity index", ErrPublication, t)
 	}
 	return cols, nil
+}
+
+// filteredTables lists the tables publication name publishes with a row
+// filter or a column list. Both arrived in PostgreSQL 15 (prqual,
+// prattrs); a 14 publication has neither.
+func filteredTables(ctx context.Context, conn *pgx.Conn, name string) ([]string, error) {
+	if v, err := ServerVersionNum(conn.PgConn()); err == nil && v < 150000 {
+		return nil, nil
+	}
+	rows, err := conn.Query(ctx, `SELECT n.nspname || '.' || c.relname FROM pg_catalog.pg_publication_rel pr
+		JOIN pg_catalog.pg_publication p ON p.oid = pr.prpubid
+		JOIN pg_catalog.pg_class c ON c.oid = pr.prrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+		WHERE p.pubname = $1 AND (pr.prqual IS NOT NULL OR pr.prattrs IS NOT NULL)`, name)
+	if err != nil {
+		return nil, fmt.Errorf("read publication %q: %w", name, err)
+	}
+	filtered, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("read publication %q: %w", name, err)
+	}
+	return filtered, nil
 }

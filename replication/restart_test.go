@@ -18,6 +18,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/wal"
 	"go.uber.org/goleak"
 )
 
@@ -182,7 +183,7 @@ func TestRestartMidStream(t *testing.T) {
 		t.Fatalf("only %d connection errors reported for 1 terminated walsender and 2 restarts", len(h.errorsSeen()))
 	}
 	h.checkTable("w", []string{"id", "v"})
-	var prev LSN
+	var prev wal.LSN
 	for _, tx := range h.sink.committed() {
 		if tx.info.EndLSN <= prev {
 			t.Fatalf("commit %s delivered after %s", tx.info.EndLSN, prev)

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // memSink is a test mirror: it buffers each transaction, applies it at
@@ -19,30 +21,30 @@ type memSink struct {
 	mu          sync.Mutex
 	durable     atomic.Uint64
 	holdDurable atomic.Bool
-	tables      map[string]map[string][]Value
+	tables      map[string]map[string][]wal.Value
 	txns        []txnRecord
 	cur         *txnRecord
 	aborts      int
-	relations   []*Relation
+	relations   []*wal.Relation
 	delayOnce   time.Duration // sleep this long in the first Change
 	delayed     bool
 	err         error // first invariant violation seen
 }
 
 type txnRecord struct {
-	info    TxnInfo
-	changes []*Change
+	info    wal.TxnInfo
+	changes []*wal.Change
 }
 
-func newMemSink(start LSN) *memSink {
-	s := &memSink{tables: map[string]map[string][]Value{}}
+func newMemSink(start wal.LSN) *memSink {
+	s := &memSink{tables: map[string]map[string][]wal.Value{}}
 	s.durable.Store(uint64(start))
 	return s
 }
 
-func (s *memSink) Durable() LSN { return LSN(s.durable.Load()) }
+func (s *memSink) Durable() wal.LSN { return wal.LSN(s.durable.Load()) }
 
-func (s *memSink) Begin(_ context.Context, txn TxnInfo) error {
+func (s *memSink) Begin(_ context.Context, txn wal.TxnInfo) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cur != nil {
@@ -52,14 +54,14 @@ func (s *memSink) Begin(_ context.Context, txn TxnInfo) error {
 	return nil
 }
 
-func (s *memSink) Relation(_ context.Context, rel *Relation) error {
+func (s *memSink) Relation(_ context.Context, rel *wal.Relation) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.relations = append(s.relations, rel)
 	return nil
 }
 
-func (s *memSink) Change(_ context.Context, c *Change) error {
+func (s *memSink) Change(_ context.Context, c *wal.Change) error {
 	s.mu.Lock()
 	if s.delayOnce > 0 && !s.delayed {
 		s.delayed = true
@@ -76,7 +78,7 @@ func (s *memSink) Change(_ context.Context, c *Change) error {
 	return nil
 }
 
-func (s *memSink) Commit(_ context.Context, txn TxnInfo) error {
+func (s *memSink) Commit(_ context.Context, txn wal.TxnInfo) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cur == nil || s.cur.info.Xid != txn.Xid {
@@ -99,7 +101,7 @@ func (s *memSink) Commit(_ context.Context, txn TxnInfo) error {
 	return nil
 }
 
-func (s *memSink) Abort(_ context.Context, txn TxnInfo) error {
+func (s *memSink) Abort(_ context.Context, txn wal.TxnInfo) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cur = nil
@@ -107,9 +109,9 @@ func (s *memSink) Abort(_ context.Context, txn TxnInfo) error {
 	return nil
 }
 
-func keyOf(rel *Relation, vals []Value) string {
+func keyOf(rel *wal.Relation, vals []wal.Value) string {
 	idx := rel.KeyColumns()
-	if rel.Identity == IdentityFull {
+	if rel.Identity == wal.IdentityFull {
 		idx = []int{0}
 	}
 	parts := make([]string, len(idx))
@@ -119,54 +121,54 @@ func keyOf(rel *Relation, vals []Value) string {
 	return strings.Join(parts, "|")
 }
 
-func cloneVals(vals []Value) []Value {
-	out := make([]Value, len(vals))
+func cloneVals(vals []wal.Value) []wal.Value {
+	out := make([]wal.Value, len(vals))
 	for i, v := range vals {
-		out[i] = Value{Kind: v.Kind, Bytes: append([]byte(nil), v.Bytes...)}
+		out[i] = wal.Value{Kind: v.Kind, Bytes: append([]byte(nil), v.Bytes...)}
 	}
 	return out
 }
 
-func (s *memSink) table(name string) map[string][]Value {
+func (s *memSink) table(name string) map[string][]wal.Value {
 	m := s.tables[name]
 	if m == nil {
-		m = map[string][]Value{}
+		m = map[string][]wal.Value{}
 		s.tables[name] = m
 	}
 	return m
 }
 
-func (s *memSink) applyChange(c *Change) error {
+func (s *memSink) applyChange(c *wal.Change) error {
 	switch c.Kind {
-	case Truncate:
+	case wal.Truncate:
 		for _, r := range c.Truncated {
-			s.tables[r.QualifiedName()] = map[string][]Value{}
+			s.tables[r.QualifiedName()] = map[string][]wal.Value{}
 		}
 		return nil
-	case Message:
+	case wal.Message:
 		return nil
 	}
 	rel := c.Relation
 	m := s.table(rel.QualifiedName())
 	switch c.Kind {
-	case Insert:
+	case wal.Insert:
 		if _, dup := m[keyOf(rel, c.New)]; dup {
 			return fmt.Errorf("insert of existing key %s into %s: a change was delivered twice", keyOf(rel, c.New), rel.Name)
 		}
 		m[keyOf(rel, c.New)] = cloneVals(c.New)
-	case Update:
+	case wal.Update:
 		oldKey := keyOf(rel, c.New)
-		if c.OldKind != NoOld {
+		if c.OldKind != wal.NoOld {
 			oldKey = keyOf(rel, c.Old)
 		}
 		cur, have := m[oldKey]
 		row := cloneVals(c.New)
 		for i, v := range row {
-			if v.Kind != Unchanged {
+			if v.Kind != wal.Unchanged {
 				continue
 			}
 			switch {
-			case c.OldKind == OldRow && c.Old[i].Kind != Unchanged:
+			case c.OldKind == wal.OldRow && c.Old[i].Kind != wal.Unchanged:
 				row[i] = cloneVals(c.Old[i : i+1])[0]
 			case have:
 				row[i] = cur[i]
@@ -176,7 +178,7 @@ func (s *memSink) applyChange(c *Change) error {
 		}
 		delete(m, oldKey)
 		m[keyOf(rel, row)] = row
-	case Delete:
+	case wal.Delete:
 		if _, ok := m[keyOf(rel, c.Old)]; !ok {
 			return fmt.Errorf("delete of missing key %s", keyOf(rel, c.Old))
 		}
@@ -204,7 +206,7 @@ func (s *memSink) committed() []txnRecord {
 }
 
 // load seeds a table from a copy sink.
-func (s *memSink) load(rel *Relation, rows [][]Value) {
+func (s *memSink) load(rel *wal.Relation, rows [][]wal.Value) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := s.table(rel.QualifiedName())

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // ErrSlotLost is wrapped by [SlotLostError]: the slot is gone or can no
@@ -39,8 +40,8 @@ type SlotInfo struct {
 	Temporary      bool
 	Active         bool
 	WALStatus      string // reserved, extended, unreserved, lost
-	ConfirmedFlush LSN
-	RestartLSN     LSN
+	ConfirmedFlush wal.LSN
+	RestartLSN     wal.LSN
 }
 
 // SlotStatus reads a slot's state. It works on ordinary and replication
@@ -67,10 +68,10 @@ func SlotStatus(ctx context.Context, conn *pgconn.PgConn, slot string) (SlotInfo
 	}
 	info.Temporary, info.Active = r[2] == "true", r[3] == "true"
 	info.WALStatus = r[4]
-	if info.ConfirmedFlush, err = ParseLSN(r[5]); err != nil {
+	if info.ConfirmedFlush, err = wal.ParseLSN(r[5]); err != nil {
 		return info, fmt.Errorf("read slot %q: %w", slot, err)
 	}
-	if info.RestartLSN, err = ParseLSN(r[6]); err != nil {
+	if info.RestartLSN, err = wal.ParseLSN(r[6]); err != nil {
 		return info, fmt.Errorf("read slot %q: %w", slot, err)
 	}
 	return info, nil
@@ -98,12 +99,12 @@ type ExportedSnapshot struct {
 	Slot string
 	// LSN is the slot's consistent point: the copy shows every transaction
 	// with CommitLSN < LSN, the stream starts there.
-	LSN LSN
+	LSN wal.LSN
 	// Name is the snapshot to pass to SET TRANSACTION SNAPSHOT.
 	Name string
 	// System was read just before the slot was created, on the same
 	// connection: persist it with the mirror.
-	System SystemIdentity
+	System wal.SystemIdentity
 
 	conn *pgconn.PgConn
 }
@@ -122,6 +123,104 @@ func (e *ExportedSnapshot) Close(ctx context.Context) error {
 		return fmt.Errorf("close slot %q export connection: %w", e.Slot, err)
 	}
 	return nil
+}
+
+// SnapshotAction is what CREATE_REPLICATION_SLOT does with the snapshot
+// at the new slot's consistent point.
+type SnapshotAction string
+
+const (
+	// SnapshotExport exports it for SET TRANSACTION SNAPSHOT; it lives
+	// until the next command on the creating connection.
+	SnapshotExport SnapshotAction = "export"
+	// SnapshotUse makes it the snapshot of the creating connection's open
+	// transaction, which must be REPEATABLE READ, with no query run yet,
+	// and (PostgreSQL 16 and newer) READ ONLY: begin it with [BeginUseSnapshot].
+	SnapshotUse SnapshotAction = "use"
+	// SnapshotNothing only creates the slot.
+	SnapshotNothing SnapshotAction = "nothing"
+)
+
+// BeginUseSnapshot is the statement that opens the transaction a slot is
+// created in with [SnapshotUse]. READ ONLY is required from PostgreSQL 16
+// on ("must be called in a read-only transaction") and accepted by every
+// older version; what runs in it afterwards (copies, digests,
+// pg_export_snapshot) only reads.
+const BeginUseSnapshot = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+
+// CreateSlotCommand returns the replication command that creates a
+// pgoutput slot named slot (validated by the caller) in the syntax of a
+// server of version serverVersion (server_version_num form, e.g. 140023;
+// see [ServerVersionNum]): the parenthesised option list from PostgreSQL
+// 15 on, the older keywords (EXPORT_SNAPSHOT, USE_SNAPSHOT,
+// NOEXPORT_SNAPSHOT), which 14 alone understands, before it.
+func CreateSlotCommand(serverVersion int, slot string, temporary bool, action SnapshotAction) string {
+	kind := ""
+	if temporary {
+		kind = " TEMPORARY"
+	}
+	if serverVersion < 150000 {
+		kw := map[SnapshotAction]string{
+			SnapshotExport:  "EXPORT_SNAPSHOT",
+			SnapshotUse:     "USE_SNAPSHOT",
+			SnapshotNothing: "NOEXPORT_SNAPSHOT",
+		}[action]
+		return fmt.Sprintf("CREATE_REPLICATION_SLOT %s%s LOGICAL pgoutput %s", slot, kind, kw)
+	}
+	return fmt.Sprintf("CREATE_REPLICATION_SLOT %s%s LOGICAL pgoutput (SNAPSHOT '%s')", slot, kind, action)
+}
+
+// ServerVersionNum returns the server's version in server_version_num form
+// (major·10000 + minor from 10 on, e.g. 170010 for "17.10"), parsed from
+// the server_version the server reports at connection start (so it costs
+// no query and works on replication connections, which have no extended
+// protocol). Suffixes are ignored: "15.18 (Debian 15.18-0+deb12u1)",
+// "17beta2", "18devel".
+func ServerVersionNum(conn *pgconn.PgConn) (int, error) {
+	v := conn.ParameterStatus("server_version")
+	n, err := parseServerVersion(v)
+	if err != nil {
+		return 0, fmt.Errorf("server version %q: %w", v, err)
+	}
+	return n, nil
+}
+
+// parseServerVersion turns a server_version string into server_version_num.
+func parseServerVersion(v string) (int, error) {
+	var parts []int
+	rest := v
+	for len(parts) < 3 {
+		i := 0
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		if i == 0 {
+			break
+		}
+		n, err := strconv.Atoi(rest[:i])
+		if err != nil {
+			return 0, err
+		}
+		parts = append(parts, n)
+		rest = rest[i:]
+		if !strings.HasPrefix(rest, ".") {
+			break
+		}
+		rest = rest[1:]
+	}
+	switch {
+	case len(parts) == 0:
+		return 0, errors.New("no version number")
+	case parts[0] >= 10:
+		minor := 0
+		if len(parts) > 1 {
+			minor = parts[1]
+		}
+		return parts[0]*10000 + minor, nil
+	default: // 9.6.24
+		parts = append(parts, 0, 0)
+		return parts[0]*10000 + parts[1]*100 + parts[2], nil
+	}
 }
 
 // CreateSlot creates the permanent logical slot (pgoutput) and exports its
@@ -146,14 +245,18 @@ func CreateSlot(ctx context.Context, connString, slot string) (*ExportedSnapshot
 		closeConn(conn)
 		return nil, err
 	}
-	res, err := pglogrepl.ParseCreateReplicationSlot(conn.Exec(ctx,
-		fmt.Sprintf("CREATE_REPLICATION_SLOT %s LOGICAL pgoutput (SNAPSHOT 'export')", slot)))
+	ver, err := ServerVersionNum(conn)
+	if err != nil {
+		closeConn(conn)
+		return nil, fmt.Errorf("create slot %q: %w", slot, err)
+	}
+	res, err := pglogrepl.ParseCreateReplicationSlot(conn.Exec(ctx, CreateSlotCommand(ver, slot, false, SnapshotExport)))
 	if err != nil {
 		err = slotCreateError(ctx, connString, slot, conn.PID(), err)
 		closeConn(conn)
 		return nil, err
 	}
-	lsn, err := ParseLSN(res.ConsistentPoint)
+	lsn, err := wal.ParseLSN(res.ConsistentPoint)
 	if err != nil {
 		closeConn(conn)
 		return nil, fmt.Errorf("create slot %q: consistent point: %w", slot, err)
@@ -170,6 +273,10 @@ func slotCreateError(ctx context.Context, connString, slot string, pid uint32, e
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "42710" {
 		return fmt.Errorf("create slot %q: it already exists; if the mirror is new, another consumer may own it (choose another `slot`), or drop it with `sidecar run --resync`: %w", slot, err)
+	}
+	if errors.As(err, &pgErr) && pgErr.Code == "0A000" && strings.Contains(pgErr.Message, "recovery") {
+		// 14 and 15: "logical decoding cannot be used while in recovery".
+		return fmt.Errorf("create slot %q: the server is a standby, and logical decoding on a standby needs PostgreSQL 16 or newer: point postgres.url at the primary (or upgrade): %w", slot, err)
 	}
 	if ctx.Err() == nil {
 		return fmt.Errorf("create slot %q: %w", slot, err)

@@ -9,15 +9,15 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
-	"time"
+
+	"github.com/sidecar-dev/sidecar/internal/seed"
 )
 
 // TestDiskSpoolModel runs random Append/Abort/Replay/Discard/Reset sequences
 // against a map-of-slices model.
 func TestDiskSpoolModel(t *testing.T) {
 	t.Parallel()
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	seed := seed.New(t, seedFlag)
 	rng := rand.New(rand.NewPCG(seed, 0))
 
 	s, err := NewDiskSpool(t.TempDir())

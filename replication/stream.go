@@ -1,3 +1,7 @@
+// The Streamer: its configuration, the reconnect loop and one replication
+// session (connect, identify, check the slot, START_REPLICATION, then the
+// reader, the status sender and the applier on their own goroutines).
+
 package replication
 
 import (
@@ -13,7 +17,8 @@ import (
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // StreamConfig configures a [Streamer].
@@ -21,14 +26,14 @@ type StreamConfig struct {
 	ConnString  string
 	Slot        string
 	Publication string
-	Sink        Sink
+	Sink        wal.Sink
 	// System is the identity stored with the mirror; when set, every
 	// connection checks it and a mismatch stops the stream with
-	// [ErrSystemChanged].
-	System SystemIdentity
+	// [wal.ErrSystemChanged].
+	System wal.SystemIdentity
 	// CopiedAt drops changes already contained in re-copied tables; nil
 	// drops nothing.
-	CopiedAt *CopiedAt
+	CopiedAt *wal.CopiedAt
 	// Spool holds streamed in-progress transactions; nil means a
 	// [DiskSpool] under SpoolDir (the system temporary directory when "").
 	Spool    Spool
@@ -51,6 +56,13 @@ type StreamConfig struct {
 	QueueSize  int
 	QueueBytes int64
 	Logger     *slog.Logger
+	// FlushLimit, if set, caps the flush LSN reported to the server below
+	// the sink's durable LSN (remote.sync_ack: the remote-durable LSN).
+	FlushLimit func() LSN
+
+	// readerStall, when set (tests), runs in the reader before each
+	// message: a read path that holds the reader up.
+	readerStall func()
 }
 
 // StreamStats is a snapshot of a Streamer's positions, for status output
@@ -58,13 +70,13 @@ type StreamConfig struct {
 type StreamStats struct {
 	Connected bool
 	// Received is the end LSN of the last commit received (reported as write).
-	Received LSN
+	Received wal.LSN
 	// Flushed is the last flush position sent to the server.
-	Flushed LSN
+	Flushed wal.LSN
 	// Committed is the end LSN of the last transaction handed to the sink.
-	Committed LSN
+	Committed wal.LSN
 	// ServerWALEnd is the server's WAL end from the last keepalive.
-	ServerWALEnd LSN
+	ServerWALEnd wal.LSN
 	// Reconnects counts reconnections; FailingFor the connection errors
 	// since replication last started (0 while healthy).
 	Reconnects     int64
@@ -83,7 +95,7 @@ type Streamer struct {
 	// sink in this process. With Durable it bounds what is skipped after
 	// a reconnect: a transaction delivered but not yet durable is not
 	// delivered twice. Only the apply goroutine touches it.
-	lastCommitted LSN
+	lastCommitted wal.LSN
 
 	connected      atomic.Bool
 	received       atomic.Uint64
@@ -133,8 +145,8 @@ func NewStreamer(cfg StreamConfig) (*Streamer, error) {
 // Stats returns the current positions. Safe for concurrent use.
 func (s *Streamer) Stats() StreamStats {
 	return StreamStats{
-		Connected: s.connected.Load(), Received: LSN(s.received.Load()), Flushed: LSN(s.flushed.Load()),
-		Committed: LSN(s.committed.Load()), ServerWALEnd: LSN(s.serverWALEnd.Load()),
+		Connected: s.connected.Load(), Received: wal.LSN(s.received.Load()), Flushed: wal.LSN(s.flushed.Load()),
+		Committed: wal.LSN(s.committed.Load()), ServerWALEnd: wal.LSN(s.serverWALEnd.Load()),
 		Reconnects: s.reconnects.Load(), FailingFor: s.failures.Load(), StatusSent: s.statusSent.Load(), KeepalivesSeen: s.keepalivesSeen.Load(),
 	}
 }
@@ -143,6 +155,7 @@ func (s *Streamer) Stats() StreamStats {
 type fatalError struct{ err error }
 
 func (f fatalError) Error() string { return f.err.Error() }
+
 func (f fatalError) Unwrap() error { return f.err }
 
 func fatal(err error) error {
@@ -153,7 +166,7 @@ func fatal(err error) error {
 }
 
 // Run streams until ctx ends (it then returns nil) or a fatal error: a lost
-// slot ([ErrSlotLost]), another cluster or timeline ([ErrSystemChanged]),
+// slot ([ErrSlotLost]), another cluster or timeline ([wal.ErrSystemChanged]),
 // a missing publication, an undecodable message, or an error from the
 // sink. Connection errors are retried with capped exponential backoff and
 // reported to OnError; PostgreSQL restarts are survived. Every goroutine
@@ -200,30 +213,6 @@ func (s *Streamer) Run(ctx context.Context) error {
 		backoff = min(2*backoff, s.cfg.MaxBackoff)
 		s.reconnects.Add(1)
 	}
-}
-
-// queue carries items from the reader to the apply loop, bounded in count
-// (the channel) and in bytes (budget).
-type queue struct {
-	ch      chan item
-	bytes   atomic.Int64
-	budget  int64
-	drained chan struct{} // signalled when bytes go down
-}
-
-func (q *queue) release(n int64) {
-	q.bytes.Add(-n)
-	select {
-	case q.drained <- struct{}{}:
-	default:
-	}
-}
-
-// item is one message passed from the reader to the apply loop: decoded,
-// or raw when it belongs in the spool.
-type item struct {
-	m   wireMsg
-	raw []byte // set for in-stream changes, kept undecoded for the spool
 }
 
 // session runs one replication connection. progressed reports whether
@@ -279,8 +268,8 @@ func (s *Streamer) session(ctx context.Context, spool Spool) (progressed bool, e
 	}
 	err = pglogrepl.StartReplication(ctx, conn, s.cfg.Slot, pglogrepl.LSN(start), pglogrepl.StartReplicationOptions{
 		PluginArgs: []string{
-			"proto_version '2'",
-			"publication_names " + quoteLiteral(QuoteIdent(s.cfg.Publication)),
+			"proto_version '" + strconv.Itoa(ProtocolVersion) + "'",
+			"publication_names " + quoteLiteral(wal.QuoteIdent(s.cfg.Publication)),
 			"messages 'true'",
 			"streaming 'true'",
 		},
@@ -301,20 +290,30 @@ func (s *Streamer) session(ctx context.Context, spool Spool) (progressed bool, e
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	q := &queue{ch: make(chan item, s.cfg.QueueSize), budget: s.cfg.QueueBytes, drained: make(chan struct{}, 1)}
-	r := &walReader{s: s, conn: conn, interval: interval, q: q,
-		openStreams: map[uint32]struct{}{}, acked: start, lastCommitEnd: start}
+	st := newStatusSender(s, conn, interval, start)
+	r := &walReader{s: s, conn: conn, q: q, st: st,
+		openStreams: map[uint32]struct{}{}, lastCommitEnd: start, stall: s.cfg.readerStall}
 	var wg sync.WaitGroup
-	var readErr error
-	wg.Add(1)
+	var readErr, statusErr error
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		defer close(q.ch)
 		readErr = r.run(sctx)
 	}()
-	a := &applier{s: s, spool: spool, rels: map[uint32]*Relation{}, typeNames: typeNames}
+	go func() {
+		defer wg.Done()
+		if statusErr = st.run(sctx); statusErr != nil {
+			cancel() // the connection is gone: end the reader and the apply loop
+		}
+	}()
+	a := &applier{s: s, spool: spool, rels: map[uint32]*wal.Relation{}, typeNames: typeNames}
 	applyErr := a.run(sctx, q)
 	cancel()
 	wg.Wait()
+	if statusErr != nil && applyErr == nil && ctx.Err() == nil {
+		readErr = statusErr
+	}
 	if ctx.Err() != nil && applyErr == nil && errors.Is(readErr, context.Canceled) {
 		// A shutdown: say goodbye so the slot is free when Run returns.
 		if err := endStream(conn); err != nil {
@@ -407,523 +406,4 @@ func parsePGDuration(s string) (time.Duration, bool) {
 		"min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
 	u, ok := unit[strings.TrimSpace(s[i:])]
 	return time.Duration(n) * u, ok
-}
-
-// walReader owns the connection: it receives, decodes, answers keepalives and
-// sends status updates, and never waits on the sink for longer than it
-// takes to send a status update.
-type walReader struct {
-	s        *Streamer
-	conn     *pgconn.PgConn
-	interval time.Duration
-	q        *queue
-
-	inStream      bool
-	inTxn         bool                // between Begin and Commit
-	openStreams   map[uint32]struct{} // streamed transactions not yet committed or aborted
-	lastCommitEnd LSN                 // end LSN of the last commit received
-	walEnd        LSN                 // from the last keepalive
-	acked         LSN                 // last flush sent: never goes backwards
-	lastStatus    time.Time
-}
-
-// pollEvery is how often the reader looks at the durable LSN (to report
-// progress promptly) when nothing arrives.
-const pollEvery = 200 * time.Millisecond
-
-// minStatusGap rate-limits status updates sent because the durable LSN
-// moved (at tens of thousands of commits per second, one per commit would
-// be pure overhead).
-const minStatusGap = 50 * time.Millisecond
-
-func (r *walReader) run(ctx context.Context) error {
-	tick := time.NewTicker(min(pollEvery, r.interval))
-	defer tick.Stop()
-	if err := r.sendStatus(ctx); err != nil {
-		return err
-	}
-	var deadline time.Time
-	for {
-		if err := r.maybeStatus(ctx); err != nil {
-			return err
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		// A read deadline, renewed only once it has passed, wakes the
-		// loop for status updates and cancellation; a per-receive context
-		// would cost a timer per message. pgconn keeps the connection and
-		// any partly read message across a timeout.
-		if now := time.Now(); !now.Before(deadline) {
-			deadline = now.Add(min(pollEvery, r.interval))
-			if err := r.conn.Conn().SetReadDeadline(deadline); err != nil {
-				return fmt.Errorf("set read deadline: %w", err)
-			}
-		}
-		msg, err := r.conn.ReceiveMessage(context.Background())
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if pgconn.Timeout(err) {
-				continue
-			}
-			return fmt.Errorf("receive: %w", err)
-		}
-		switch msg := msg.(type) {
-		case *pgproto3.CopyData:
-			if err := r.handle(ctx, msg.Data, tick); err != nil {
-				return err
-			}
-		case *pgproto3.ErrorResponse:
-			return r.s.classifyStartError(pgconn.ErrorResponseToPgError(msg))
-		case *pgproto3.CopyDone:
-			return errors.New("server ended the replication stream (CopyDone)")
-		default:
-			// Notices and parameter status messages carry nothing for us.
-		}
-	}
-}
-
-func (r *walReader) handle(ctx context.Context, data []byte, tick *time.Ticker) error {
-	if len(data) == 0 {
-		return fatal(errors.New("empty CopyData message"))
-	}
-	switch data[0] {
-	case pglogrepl.PrimaryKeepaliveMessageByteID:
-		ka, err := pglogrepl.ParsePrimaryKeepaliveMessage(data[1:])
-		if err != nil {
-			return fatal(fmt.Errorf("parse keepalive: %w", err))
-		}
-		r.s.keepalivesSeen.Add(1)
-		r.walEnd = max(r.walEnd, LSN(ka.ServerWALEnd))
-		r.s.serverWALEnd.Store(uint64(r.walEnd))
-		if ka.ReplyRequested {
-			return r.sendStatus(ctx)
-		}
-		return nil
-	case pglogrepl.XLogDataByteID:
-		xld, err := pglogrepl.ParseXLogData(data[1:])
-		if err != nil {
-			return fatal(fmt.Errorf("parse XLogData: %w", err))
-		}
-		if len(xld.WALData) == 0 {
-			return fatal(errors.New("XLogData without a message"))
-		}
-		// The receive buffer is reused: own the bytes. Values of the
-		// decoded message alias this copy, nothing else.
-		buf := append([]byte(nil), xld.WALData...)
-		var it item
-		if r.inStream && isStreamable(buf[0]) {
-			it.raw = buf
-		} else {
-			m, err := decodeMessage(buf, false)
-			if err != nil {
-				return fatal(fmt.Errorf("at %s: %w", LSN(xld.WALStart), err))
-			}
-			r.track(m)
-			it.m = m
-		}
-		return r.push(ctx, it, tick)
-	default:
-		return fatal(fmt.Errorf("unknown replication message %q", data[0]))
-	}
-}
-
-// track follows transaction boundaries, for the idle acknowledgement.
-func (r *walReader) track(m wireMsg) {
-	switch m.typ {
-	case 'B':
-		r.inTxn = true
-	case 'C':
-		r.inTxn = false
-		r.lastCommitEnd = max(r.lastCommitEnd, m.endLSN)
-	case 'S':
-		r.inStream = true
-		r.openStreams[m.xid] = struct{}{}
-	case 'E':
-		r.inStream = false
-	case 'c':
-		delete(r.openStreams, m.xid)
-		r.lastCommitEnd = max(r.lastCommitEnd, m.endLSN)
-	case 'A':
-		if m.xid == m.subxid {
-			delete(r.openStreams, m.xid)
-		}
-	}
-	r.s.received.Store(uint64(r.lastCommitEnd))
-}
-
-// push hands an item to the apply loop, sending status updates while the
-// apply loop is busy so the walsender never times out.
-func (r *walReader) push(ctx context.Context, it item, tick *time.Ticker) error {
-	size := int64(len(it.raw) + it.m.size)
-	for {
-		if r.q.bytes.Load() > r.q.budget {
-			// Over the byte budget: wait for the apply loop to drain,
-			// still answering the server.
-			select {
-			case <-r.q.drained:
-			case <-tick.C:
-				if err := r.maybeStatus(ctx); err != nil {
-					return err
-				}
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			continue
-		}
-		select {
-		case r.q.ch <- it:
-			r.q.bytes.Add(size)
-			return nil
-		case <-tick.C:
-			if err := r.maybeStatus(ctx); err != nil {
-				return err
-			}
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
-
-// maybeStatus sends a status update when the interval has passed or the
-// acknowledgeable position moved.
-func (r *walReader) maybeStatus(ctx context.Context) error {
-	since := time.Since(r.lastStatus)
-	if since >= r.interval || (since >= minStatusGap && r.flushable() > r.acked) {
-		return r.sendStatus(ctx)
-	}
-	return nil
-}
-
-// flushable is what may be reported as flushed: the sink's durable LSN,
-// or, when nothing received is unapplied (no open transaction or stream,
-// every received commit durable), the server's WAL end from the last
-// keepalive, so that an idle slot does not pin WAL.
-func (r *walReader) flushable() LSN {
-	durable := r.s.cfg.Sink.Durable()
-	flush := durable
-	caughtUp := durable >= LSN(r.s.committed.Load()) && max(durable, LSN(r.s.settled.Load())) >= r.lastCommitEnd
-	if !r.inTxn && len(r.openStreams) == 0 && caughtUp && r.walEnd > flush {
-		flush = r.walEnd
-	}
-	return max(flush, r.acked)
-}
-
-// sendStatus sends write = received, flush = apply = flushable, all three
-// explicit (pglogrepl would copy write into a zero flush).
-func (r *walReader) sendStatus(ctx context.Context) error {
-	flush := r.flushable()
-	write := max(r.lastCommitEnd, flush)
-	if flush == 0 {
-		write = 0
-	}
-	err := pglogrepl.SendStandbyStatusUpdate(ctx, r.conn, pglogrepl.StandbyStatusUpdate{
-		WALWritePosition: pglogrepl.LSN(write),
-		WALFlushPosition: pglogrepl.LSN(flush),
-		WALApplyPosition: pglogrepl.LSN(flush),
-		ClientTime:       time.Now(),
-		ReplyRequested:   false,
-	})
-	if err != nil {
-		return fmt.Errorf("send standby status: %w", err)
-	}
-	r.acked = flush
-	r.lastStatus = time.Now()
-	r.s.flushed.Store(uint64(flush))
-	r.s.statusSent.Add(1)
-	return nil
-}
-
-// applier turns messages into sink calls. It runs on the session's
-// goroutine; the relation cache is per connection (the server sends every
-// relation again on a new connection).
-//
-// Begin is sent lazily, with the first change: a transaction with nothing
-// to deliver (every change filtered by CopiedAt, or a streamed transaction
-// that touched only unpublished tables: PostgreSQL streams those too) never
-// reaches the sink; its end LSN is recorded as settled instead, so the
-// idle acknowledgement still moves past it.
-type applier struct {
-	s         *Streamer
-	spool     Spool
-	rels      map[uint32]*Relation
-	typeNames map[uint32]string
-
-	cur       *TxnInfo // the transaction being delivered
-	begun     bool     // Begin was sent for cur
-	skipping  bool     // inside a non-streamed transaction that is already durable
-	streamXid uint32   // top-level xid of the current stream block
-}
-
-// sinkErr marks errors from the sink: fatal.
-func sinkErr(what string, err error) error {
-	return fatal(fmt.Errorf("sink %s: %w", what, err))
-}
-
-func (a *applier) run(ctx context.Context, q *queue) (err error) {
-	defer func() {
-		if a.cur != nil && a.begun {
-			// The connection ended inside a transaction: it will be sent
-			// again from its Begin.
-			info := *a.cur
-			if aerr := a.s.cfg.Sink.Abort(context.WithoutCancel(ctx), info); aerr != nil && err == nil {
-				err = sinkErr("abort", aerr)
-			}
-		}
-		a.cur, a.begun = nil, false
-	}()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case it, ok := <-q.ch:
-			if !ok {
-				return nil
-			}
-			q.release(int64(len(it.raw) + it.m.size))
-			if it.raw != nil {
-				sub, err := streamXid(it.raw)
-				if err != nil {
-					return fatal(err)
-				}
-				if err := a.spool.Append(a.streamXid, sub, it.raw); err != nil {
-					return fatal(fmt.Errorf("spool: %w", err))
-				}
-				continue
-			}
-			if err := a.apply(ctx, &it.m); err != nil {
-				return err
-			}
-		}
-	}
-}
-
-// skipBelow: a transaction whose commit record starts below this is
-// already durable or already delivered. (CommitLSN < b is EndLSN <= b
-// for b a record boundary, which durable and end LSNs are.)
-func (a *applier) skipBelow() LSN {
-	return max(a.s.cfg.Sink.Durable(), a.s.lastCommitted)
-}
-
-func (a *applier) apply(ctx context.Context, m *wireMsg) error {
-	switch m.typ {
-	case 'B':
-		if a.cur != nil || a.skipping {
-			return fatal(errors.New("protocol: Begin inside a transaction"))
-		}
-		if m.lsn < a.skipBelow() {
-			a.skipping = true
-			return nil
-		}
-		a.cur = &TxnInfo{Xid: m.xid, CommitLSN: m.lsn, CommitTime: m.time}
-	case 'C':
-		if a.skipping {
-			a.skipping = false
-			return nil
-		}
-		if a.cur == nil {
-			return fatal(errors.New("protocol: Commit outside a transaction"))
-		}
-		a.cur.CommitLSN, a.cur.EndLSN, a.cur.CommitTime = m.lsn, m.endLSN, m.time
-		return a.commit(ctx)
-	case 'S':
-		a.streamXid = m.xid
-	case 'E', 'O':
-	case 'A':
-		if err := a.spool.Abort(m.xid, m.subxid); err != nil {
-			return fatal(fmt.Errorf("spool: %w", err))
-		}
-	case 'c':
-		return a.streamCommit(ctx, m)
-	case 'I', 'U', 'D', 'T':
-		if a.cur == nil && !a.skipping {
-			return fatal(fmt.Errorf("protocol: change %q outside a transaction", m.typ))
-		}
-		return a.message(ctx, m, a.skipping)
-	default:
-		return a.message(ctx, m, a.skipping)
-	}
-	return nil
-}
-
-// commit ends a.cur: Commit if it was begun, settled otherwise.
-func (a *applier) commit(ctx context.Context) error {
-	info := *a.cur
-	begun := a.begun
-	a.cur, a.begun = nil, false
-	if !begun {
-		a.s.settled.Store(max(a.s.settled.Load(), uint64(info.EndLSN)))
-		return nil
-	}
-	if err := a.s.cfg.Sink.Commit(ctx, info); err != nil {
-		return sinkErr("commit", err)
-	}
-	a.s.lastCommitted = max(a.s.lastCommitted, info.EndLSN)
-	a.s.committed.Store(uint64(a.s.lastCommitted))
-	return nil
-}
-
-// streamCommit replays a streamed transaction from the spool.
-func (a *applier) streamCommit(ctx context.Context, m *wireMsg) error {
-	if a.cur != nil || a.skipping {
-		return fatal(errors.New("protocol: Stream Commit inside a transaction"))
-	}
-	skip := m.lsn < a.skipBelow()
-	a.cur = &TxnInfo{Xid: m.xid, CommitLSN: m.lsn, EndLSN: m.endLSN, CommitTime: m.time, Streamed: true}
-	// Even a skipped transaction's Relation and Type messages are
-	// replayed: the server now counts them as sent.
-	err := a.spool.Replay(m.xid, func(raw []byte) error {
-		msg, err := decodeMessage(append([]byte(nil), raw...), true)
-		if err != nil {
-			return fatal(fmt.Errorf("spooled message of xid %d: %w", m.xid, err))
-		}
-		return a.message(ctx, &msg, skip)
-	})
-	if err != nil {
-		var f fatalError
-		if !errors.As(err, &f) {
-			err = fatal(fmt.Errorf("spool replay of xid %d: %w", m.xid, err))
-		}
-		return err
-	}
-	if skip {
-		a.cur, a.begun = nil, false
-		return nil
-	}
-	return a.commit(ctx)
-}
-
-// message handles Relation, Type and change messages of a.cur. skip drops
-// changes (the transaction is already durable) but still records schema.
-func (a *applier) message(ctx context.Context, m *wireMsg, skip bool) error {
-	sink := a.s.cfg.Sink
-	switch m.typ {
-	case 'Y':
-		a.typeNames[m.typOID] = m.typName
-		return nil
-	case 'R':
-		rel := m.rel
-		for i := range rel.Columns {
-			rel.Columns[i].TypeName = a.typeName(rel.Columns[i].TypeOID)
-		}
-		a.rels[rel.OID] = rel
-		if err := sink.Relation(ctx, rel); err != nil {
-			return sinkErr("relation", err)
-		}
-		return nil
-	case 'M':
-		if m.flags&1 == 0 || skip {
-			return nil // non-transactional messages belong to no transaction
-		}
-		if a.cur == nil {
-			return fatal(errors.New("protocol: transactional message outside a transaction"))
-		}
-		return a.change(ctx, &Change{Kind: Message, Prefix: m.prefix, Content: m.content})
-	}
-	if skip {
-		return nil
-	}
-	commit := a.cur.CommitLSN
-	if m.typ == 'T' {
-		c := &Change{Kind: Truncate, Cascade: m.flags&1 != 0, RestartIdentity: m.flags&2 != 0}
-		for _, id := range m.relIDs {
-			rel, err := a.rel(id)
-			if err != nil {
-				return err
-			}
-			if !a.s.cfg.CopiedAt.Skip(rel.QualifiedName(), commit) {
-				c.Truncated = append(c.Truncated, rel)
-			}
-		}
-		if len(c.Truncated) == 0 {
-			return nil
-		}
-		return a.change(ctx, c)
-	}
-	rel, err := a.rel(m.relID)
-	if err != nil {
-		return err
-	}
-	if a.s.cfg.CopiedAt.Skip(rel.QualifiedName(), commit) {
-		return nil
-	}
-	c := &Change{Relation: rel, New: m.new, Old: m.old}
-	switch m.oldKind {
-	case 'K':
-		c.OldKind = OldKey
-		// Columns outside the identity are sent as 'n' in a key tuple:
-		// "not sent", not NULL (identity columns are never NULL).
-		for i := range c.Old {
-			if c.Old[i].Kind == Null {
-				c.Old[i].Kind = Unchanged
-			}
-		}
-	case 'O':
-		c.OldKind = OldRow
-	}
-	switch m.typ {
-	case 'I':
-		c.Kind = Insert
-	case 'U':
-		c.Kind = Update
-	case 'D':
-		c.Kind = Delete
-	default:
-		return fatal(fmt.Errorf("protocol: unexpected message %q in a transaction", m.typ))
-	}
-	for _, tup := range [][]Value{c.New, c.Old} {
-		if tup != nil && len(tup) != len(rel.Columns) {
-			return fatal(fmt.Errorf("protocol: %s on %s has %d columns, its Relation has %d", c.Kind, rel.QualifiedName(), len(tup), len(rel.Columns)))
-		}
-	}
-	return a.change(ctx, c)
-}
-
-// change delivers c, sending the transaction's Begin first if needed.
-func (a *applier) change(ctx context.Context, c *Change) error {
-	if !a.begun {
-		if err := a.s.cfg.Sink.Begin(ctx, *a.cur); err != nil {
-			return sinkErr("begin", err)
-		}
-		a.begun = true
-	}
-	if err := a.s.cfg.Sink.Change(ctx, c); err != nil {
-		return sinkErr("change", err)
-	}
-	return nil
-}
-
-func (a *applier) rel(id uint32) (*Relation, error) {
-	rel := a.rels[id]
-	if rel == nil {
-		return nil, fatal(fmt.Errorf("protocol: change for relation %d before its Relation message", id))
-	}
-	return rel, nil
-}
-
-// typeName names a column type as the copy does (pg_type.typname,
-// schema-qualified outside pg_catalog): from a Type message or the
-// catalog's built-in types.
-func (a *applier) typeName(oid uint32) string {
-	return a.typeNames[oid]
-}
-
-// builtinTypeNames reads the names of pg_catalog's types.
-func builtinTypeNames(ctx context.Context, conn *pgconn.PgConn) (map[uint32]string, error) {
-	rows, _, err := simpleQuery(ctx, conn, `SELECT oid::text, typname::text FROM pg_catalog.pg_type
-		WHERE typnamespace = 'pg_catalog'::regnamespace`)
-	if err != nil {
-		return nil, fmt.Errorf("read built-in type names: %w", err)
-	}
-	m := make(map[uint32]string, len(rows))
-	for _, r := range rows {
-		oid, err := strconv.ParseUint(r[0], 10, 32)
-		if err != nil {
-			return nil, fmt.Errorf("read built-in type names: %w", err)
-		}
-		m[uint32(oid)] = r[1]
-	}
-	return m, nil
 }

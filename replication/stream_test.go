@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/sidecar-dev/sidecar/wal"
 	"go.uber.org/goleak"
 )
 
@@ -22,7 +23,7 @@ type harness struct {
 	url    string
 	conn   *pgx.Conn
 	sink   *memSink
-	slot   LSN
+	slot   wal.LSN
 	cancel context.CancelFunc
 	done   chan error
 	leaks  []goleak.Option
@@ -124,7 +125,7 @@ func (h *harness) sync() {
 	if err := h.conn.QueryRow(h.t.Context(), "SELECT pg_current_wal_insert_lsn()::text").Scan(&lsn); err != nil {
 		h.t.Fatal(err)
 	}
-	want, err := ParseLSN(lsn)
+	want, err := wal.ParseLSN(lsn)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -153,19 +154,19 @@ func changesOf(txns []txnRecord) []string {
 	return out
 }
 
-func describe(c *Change) string {
+func describe(c *wal.Change) string {
 	switch c.Kind {
-	case Truncate:
+	case wal.Truncate:
 		var names []string
 		for _, r := range c.Truncated {
 			names = append(names, r.Name)
 		}
 		return fmt.Sprintf("truncate %s cascade=%v restart=%v", strings.Join(names, ","), c.Cascade, c.RestartIdentity)
-	case Message:
+	case wal.Message:
 		return fmt.Sprintf("message %s %s", c.Prefix, c.Content)
 	}
 	s := fmt.Sprintf("%s %s", c.Kind, c.Relation.Name)
-	if c.OldKind != NoOld {
+	if c.OldKind != wal.NoOld {
 		s += fmt.Sprintf(" old%d[%s]", c.OldKind, renderRow(c.Old))
 	}
 	if c.New != nil {
@@ -212,7 +213,7 @@ func TestStreamRoundTrip(t *testing.T) {
 	}
 	h.checkTable("a", []string{"id", "v"})
 	// Every transaction's positions are consistent and increasing.
-	var prev LSN
+	var prev wal.LSN
 	for _, tx := range h.sink.committed() {
 		if tx.info.CommitLSN >= tx.info.EndLSN || tx.info.EndLSN <= prev || tx.info.CommitTime.IsZero() || tx.info.Xid == 0 {
 			t.Fatalf("bad txn info %+v after end %s", tx.info, prev)
@@ -226,7 +227,7 @@ func TestStreamRoundTrip(t *testing.T) {
 		t.Fatalf("connection errors: %v", errs)
 	}
 	// The stream's Relation describes the table exactly as the copy does.
-	var streamRel *Relation
+	var streamRel *wal.Relation
 	for _, r := range h.sink.relations {
 		if r.Name == "a" {
 			streamRel = r
@@ -238,7 +239,7 @@ func TestStreamRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer snap.Close(t.Context())
-	if err := Copy(t.Context(), CopyOptions{ConnString: h.url}, snap.Snapshot(), []TableName{{"public", "a"}}, cs); err != nil {
+	if err := Copy(t.Context(), CopyOptions{ConnString: h.url}, snap.Snapshot(), []wal.TableName{{Schema: "public", Name: "a"}}, cs); err != nil {
 		t.Fatal(err)
 	}
 	if copyRel := cs.rels["public.a"]; !copyRel.Equal(streamRel) || !reflect.DeepEqual(copyRel, streamRel) {
@@ -319,7 +320,7 @@ func TestUnchangedToast(t *testing.T) {
 		t.Fatalf("%d transactions, want 2", len(txns))
 	}
 	up := txns[1].changes[0]
-	if up.Kind != Update || up.New[2].Kind != Unchanged || string(up.New[1].Bytes) != "1" {
+	if up.Kind != wal.Update || up.New[2].Kind != wal.Unchanged || string(up.New[1].Bytes) != "1" {
 		t.Fatalf("update carries %s, want doc unchanged ('u') and n = 1", describe(up))
 	}
 	h.checkTable("big", []string{"id", "n", "doc"})
@@ -419,12 +420,12 @@ func TestIdleSlotAdvances(t *testing.T) {
 	h := newHarness(t, []string{"public.p"}, "CREATE TABLE p (id int PRIMARY KEY)", "CREATE TABLE other (id int)")
 	h.start()
 	mustExec(t, h.conn, "INSERT INTO other SELECT generate_series(1, 1000)")
-	var target LSN
+	var target wal.LSN
 	var s string
 	if err := h.conn.QueryRow(t.Context(), "SELECT pg_current_wal_lsn()::text").Scan(&s); err != nil {
 		t.Fatal(err)
 	}
-	target, _ = ParseLSN(s)
+	target, _ = wal.ParseLSN(s)
 	waitFor(t, 30*time.Second, "confirmed_flush_lsn to pass "+s, func() bool {
 		info, err := SlotStatus(t.Context(), h.conn.PgConn(), h.slotName)
 		return err == nil && info.ConfirmedFlush >= target
@@ -439,11 +440,11 @@ func TestSlotLostAndSystemChanged(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, []string{"public.p"}, "CREATE TABLE p (id int PRIMARY KEY)")
 	st, err := NewStreamer(StreamConfig{ConnString: h.url, Slot: h.slotName, Publication: "pub", Sink: h.sink,
-		System: SystemIdentity{SystemID: "1", Timeline: 1}})
+		System: wal.SystemIdentity{SystemID: "1", Timeline: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Run(t.Context()); !errors.Is(err, ErrSystemChanged) {
+	if err := st.Run(t.Context()); !errors.Is(err, wal.ErrSystemChanged) {
 		t.Fatalf("Run against another system id: %v, want ErrSystemChanged", err)
 	}
 	st, err = NewStreamer(StreamConfig{ConnString: h.url, Slot: h.slotName, Publication: "pub", Sink: newMemSink(0)})
@@ -485,7 +486,7 @@ func TestRelationMatchesCopy(t *testing.T) {
 		'a fat cat', '[1,5)', '(1,2)', 'ok', 7, '{sad,ok}', '04:05:06+02', '04:05:06.789', '<a>x</a>', 'q', 'nm', 42, '{1,NULL}')`)
 	h.sync()
 	h.stop()
-	var streamRel *Relation
+	var streamRel *wal.Relation
 	for _, r := range h.sink.relations {
 		streamRel = r
 	}
@@ -495,7 +496,7 @@ func TestRelationMatchesCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer snap.Close(t.Context())
-	if err := Copy(t.Context(), CopyOptions{ConnString: h.url}, snap.Snapshot(), []TableName{{"public", "ty"}}, cs); err != nil {
+	if err := Copy(t.Context(), CopyOptions{ConnString: h.url}, snap.Snapshot(), []wal.TableName{{Schema: "public", Name: "ty"}}, cs); err != nil {
 		t.Fatal(err)
 	}
 	copyRel := cs.rels["public.ty"]
@@ -561,7 +562,7 @@ func TestAckOnlyDurable(t *testing.T) {
 	waitFor(t, 30*time.Second, "5 transactions delivered", func() bool { return len(h.sink.committed()) == 5 })
 	sent := h.st.Stats().StatusSent
 	waitFor(t, 30*time.Second, "more status updates", func() bool { return h.st.Stats().StatusSent >= sent+3 })
-	confirmed := func() LSN {
+	confirmed := func() wal.LSN {
 		info, err := SlotStatus(t.Context(), h.conn.PgConn(), h.slotName)
 		if err != nil {
 			t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/sidecar-dev/sidecar/internal/corrupt"
 )
 
 // Keys
@@ -160,7 +162,7 @@ func KindForOID(oid uint32) KeyKind {
 var ErrKeyText = errors.New("not canonical key text")
 
 // ErrCorruptKey is wrapped by errors about key bytes that no text encodes to.
-var ErrCorruptKey = errors.New("corrupt key")
+var ErrCorruptKey = corrupt.New("corrupt key")
 
 // KeyCodec encodes and decodes the keys of one table: the kinds of its
 // primary-key columns in key order. It is immutable and safe for concurrent

@@ -11,7 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/sidecar-dev/sidecar/internal/seed"
 )
 
 func mustCodec(t testing.TB, kinds ...KeyKind) *KeyCodec {
@@ -77,7 +78,7 @@ func TestKeyRejectsNonCanonicalText(t *testing.T) {
 }
 
 func TestIntKeyOrder(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
+	seed := seed.New(t, seedFlag)
 	r := rand.New(rand.NewPCG(seed, 2))
 	for _, w := range []struct {
 		kind KeyKind
@@ -199,7 +200,7 @@ func numericCmp(a, b string) int {
 }
 
 func TestNumericKeyOrder(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
+	seed := seed.New(t, seedFlag)
 	r := rand.New(rand.NewPCG(seed, 3))
 	vals := []string{"1.5", "1.50", "1.49999", "-1.5", "-1.50", "0", "0.0", "10", "9.99", "0.1", "0.09", "-0.1", "-0.09", "100", "99.9"}
 	for range 400 {
@@ -281,7 +282,7 @@ func assertSortedKeys(t *testing.T, kind KeyKind, texts []string) {
 // TestCompositeKeyOrder: composite keys order column by column, whatever
 // the byte lengths of the columns, and prefixes are byte prefixes.
 func TestCompositeKeyOrder(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
+	seed := seed.New(t, seedFlag)
 	r := rand.New(rand.NewPCG(seed, 4))
 	c := mustCodec(t, KindBytes, KindInt4, KindBytes)
 	type tuple struct {

@@ -27,9 +27,10 @@
 package rowenc
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/sidecar-dev/sidecar/internal/corrupt"
 )
 
 // Version names the row encoding. It is recorded with every stored tree and
@@ -39,7 +40,7 @@ const Version = "vrow1"
 
 // ErrCorrupt is wrapped by every error about bytes that are not a canonical
 // vrow1 row.
-var ErrCorrupt = errors.New("corrupt vrow1 row")
+var ErrCorrupt = corrupt.New("corrupt vrow1 row")
 
 // nullMarker is the encoding of a NULL column.
 const nullMarker = '-'

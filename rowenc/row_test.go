@@ -5,8 +5,12 @@ import (
 	"errors"
 	"math/rand/v2"
 	"testing"
-	"time"
+
+	"github.com/sidecar-dev/sidecar/internal/seed"
 )
+
+// seedFlag replays a failing random test: go test ./rowenc -run X -seed N.
+var seedFlag = seed.Flag()
 
 func TestEncodeExamples(t *testing.T) {
 	cases := []struct {
@@ -105,7 +109,7 @@ func randomValues(r *rand.Rand) [][]byte {
 // TestRoundTripAndAppendProperty checks, on random rows, that decoding
 // inverts encoding and that appending a NULL column appends exactly "-".
 func TestRoundTripAndAppendProperty(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
+	seed := seed.New(t, seedFlag)
 	r := rand.New(rand.NewPCG(seed, 1))
 	for i := range 5000 {
 		vals := randomValues(r)

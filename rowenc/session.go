@@ -1,5 +1,7 @@
 package rowenc
 
+import "strings"
+
 // SessionParams returns the session settings under which PostgreSQL's
 // output functions print the canonical text stored in vrow1 rows. Every
 // connection whose text output becomes or is compared with mirror bytes
@@ -24,5 +26,24 @@ func SessionParams() map[string]string {
 		"TimeZone":           "UTC",
 		"bytea_output":       "hex",
 		"client_encoding":    "UTF8",
+	}
+}
+
+// PinSession puts SessionParams into a connection's startup parameters,
+// replacing any spelling of the same settings the connection string
+// carried (GUC names are case-insensitive, so "timezone=..." in a URL
+// would otherwise travel beside the pinned "TimeZone"). The stream, the
+// copy and verify all open their connections through it.
+func PinSession(params map[string]string) {
+	pinned := SessionParams()
+	for k := range params {
+		for name := range pinned {
+			if strings.EqualFold(k, name) {
+				delete(params, k)
+			}
+		}
+	}
+	for name, v := range pinned {
+		params[name] = v
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/sidecar-dev/sidecar/history"
-	"github.com/sidecar-dev/sidecar/snapshot"
+	"github.com/sidecar-dev/sidecar/refs"
 )
 
 // RegisterHistory adds the history API to s (all under the /api/ token
@@ -20,8 +20,9 @@ import (
 //	                                                 JSON lines of history.Event, streamed
 //	POST /api/merge   history.MergeRequest           JSON lines of history.Event, streamed, then a history.SummaryLine
 //	POST /api/revert  history.RevertRequest          (the same)
-//	GET  /api/get?table=&pk=…&as_of=                 history.GetResult
-//	GET  /api/scan?table=&from=&to=&limit=&as_of=    JSON lines: history.ReadHeader, then one row object per line
+//	GET  /api/get?table=&pk=…&as_of=&column=…        history.GetResult (compact JSON)
+//	GET  /api/scan?table=&from=&to=&limit=&as_of=&column=…
+//	                                                 JSON lines: history.ReadHeader, then one row object per line
 //	GET  /api/tags, GET /api/branches                lists
 //	POST /api/tag, POST /api/branch  history.NameRequest (create, or delete with "delete": true)
 //	GET  /api/resolve?ref=                           what a ref names
@@ -50,12 +51,15 @@ type historyHandlers struct {
 
 // errorStatus maps history and snapshot errors to HTTP statuses.
 func errorStatus(err error) int {
+	var re *RequestError
 	switch {
-	case errors.Is(err, snapshot.ErrBadRef), errors.Is(err, history.ErrBadRequest):
+	case errors.As(err, &re):
+		return re.Status
+	case errors.Is(err, refs.ErrBadRef), errors.Is(err, history.ErrBadRequest):
 		return http.StatusBadRequest
-	case errors.Is(err, snapshot.ErrUnknownRef), errors.Is(err, history.ErrUnknownTable):
+	case errors.Is(err, refs.ErrUnknownRef), errors.Is(err, history.ErrUnknownTable):
 		return http.StatusNotFound
-	case errors.Is(err, snapshot.ErrExists):
+	case errors.Is(err, refs.ErrExists):
 		return http.StatusConflict
 	case errors.Is(err, context.Canceled):
 		return 499 // client closed the request
@@ -85,14 +89,32 @@ func newLines(w http.ResponseWriter) *lines {
 }
 
 func (l *lines) write(v any) error {
+	l.start()
+	if err := l.enc.Encode(v); err != nil {
+		return err
+	}
+	return l.wrote()
+}
+
+// writeRaw writes one line the caller encoded (ending in a newline).
+func (l *lines) writeRaw(line []byte) error {
+	l.start()
+	if _, err := l.w.Write(line); err != nil {
+		return err
+	}
+	return l.wrote()
+}
+
+func (l *lines) start() {
 	if !l.started {
 		l.started = true
 		l.w.Header().Set("Content-Type", "application/x-ndjson")
 		l.w.WriteHeader(http.StatusOK)
 	}
-	if err := l.enc.Encode(v); err != nil {
-		return err
-	}
+}
+
+// wrote counts a line and flushes after the first and every flushEvery.
+func (l *lines) wrote() error {
 	if l.n++; l.n == 1 || l.n%flushEvery == 0 {
 		if f, ok := l.w.(http.Flusher); ok {
 			f.Flush()
@@ -105,11 +127,7 @@ func (l *lines) write(v any) error {
 // last error line.
 func (l *lines) finish(err error) {
 	if err == nil {
-		if !l.started {
-			l.started = true
-			l.w.Header().Set("Content-Type", "application/x-ndjson")
-			l.w.WriteHeader(http.StatusOK)
-		}
+		l.start()
 		return
 	}
 	if !l.started {
@@ -168,22 +186,13 @@ func (h *historyHandlers) diff(w http.ResponseWriter, r *http.Request) {
 	l.finish(err)
 }
 
-func decodeBody(r *http.Request, v any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<20))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: request body: %w", history.ErrBadRequest, err)
-	}
-	return nil
-}
-
 // mergeHandler answers POST /api/merge and /api/revert: the request body
 // decoded into R, run, every event streamed as it comes (a large merge is
 // never held in memory), then the summary line.
 func mergeHandler[R any](run func(context.Context, R, func(*history.Event) error) (history.MergeSummary, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var req R
-		if err := decodeBody(r, &req); err != nil {
+		if err := DecodeJSON(r, &req); err != nil {
 			writeErr(w, err)
 			return
 		}
@@ -205,23 +214,29 @@ func readRequest(r *http.Request) (history.ReadRequest, error) {
 	if q.Get("table") == "" {
 		return history.ReadRequest{}, fmt.Errorf("%w: table is required", history.ErrBadRequest)
 	}
-	return history.ReadRequest{Table: q.Get("table"), AsOf: q.Get("as_of"), PK: q["pk"], From: q.Get("from"), To: q.Get("to"), Limit: limit}, nil
+	return history.ReadRequest{Table: q.Get("table"), AsOf: q.Get("as_of"), PK: q["pk"], From: q.Get("from"), To: q.Get("to"), Limit: limit, Columns: q["column"]}, nil
 }
 
+// get writes the GetResult straight from the stored row bytes
+// (history.Service.GetJSON): compact, no Row values, no re-validation.
 func (h *historyHandlers) get(w http.ResponseWriter, r *http.Request) {
 	req, err := readRequest(r)
 	if err != nil {
 		writeErr(w, err)
 		return
 	}
-	res, err := h.svc.Get(r.Context(), req)
+	body, err := h.svc.GetJSON(r.Context(), req, nil)
 	if err != nil {
 		writeErr(w, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, res)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(body, '\n'))
 }
 
+// scan streams the header, then each row written from its stored bytes
+// (history.RawRow.AppendJSON).
 func (h *historyHandlers) scan(w http.ResponseWriter, r *http.Request) {
 	req, err := readRequest(r)
 	if err != nil {
@@ -229,9 +244,16 @@ func (h *historyHandlers) scan(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	l := newLines(w)
-	err = h.svc.Scan(r.Context(), req,
+	var buf []byte
+	err = h.svc.ScanRaw(r.Context(), req,
 		func(hd history.ReadHeader) error { return l.write(hd) },
-		func(row *history.Row) error { return l.write(row) })
+		func(row history.RawRow) error {
+			var err error
+			if buf, err = row.AppendJSON(buf[:0]); err != nil {
+				return err
+			}
+			return l.writeRaw(append(buf, '\n'))
+		})
 	l.finish(err)
 }
 
@@ -267,8 +289,14 @@ func (h *historyHandlers) branch(w http.ResponseWriter, r *http.Request) {
 func serveName[T any](w http.ResponseWriter, r *http.Request,
 	create func(ctx context.Context, name, ref string) (T, error), del func(ctx context.Context, name string) error) {
 	var req history.NameRequest
-	if err := decodeBody(r, &req); err != nil {
+	if err := DecodeJSON(r, &req); err != nil {
 		writeErr(w, err)
+		return
+	}
+	// A name that could never be created is the client's mistake, for a
+	// delete too; the message does not quote it back.
+	if err := refs.ValidateName(req.Name); err != nil {
+		writeErr(w, fmt.Errorf("%w: name %s: names use letters, digits, '.', '_', '/', '-', start with a letter or '_', at most 128 bytes, and do not read as another ref (HEAD, HEAD~N, an LSN such as 0/1234) or contain '..'", history.ErrBadRequest, Quote(req.Name)))
 		return
 	}
 	if req.Delete {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/verify"
@@ -16,6 +17,10 @@ import (
 // when empty.
 type VerifyRequest struct {
 	Tables []string `json:"tables"`
+	// Wait bounds the wait for tables being copied or resynced to finish
+	// before verifying (a Go duration, e.g. "30s"; empty: the runner's
+	// default). See verify.ErrBusy.
+	Wait string `json:"wait,omitempty"`
 }
 
 // VerifyFunc runs one verification (verify.Runner.Run).
@@ -27,7 +32,8 @@ type VerifyFunc func(ctx context.Context, tables []string) (*verify.Report, erro
 // result (the client maps it to an exit status); 400 for a bad body; 404
 // for a table the mirror does not follow; 503 when nothing could be
 // compared (the pin timed out, the mirror did not reach the pinned LSN,
-// PostgreSQL unreachable), with {"error": ...} saying why. The run is
+// a table stayed in its copy or resync for the whole wait, PostgreSQL
+// unreachable), with {"error": ...} saying why. The run is
 // bounded by the request's context: a client that goes away cancels it
 // and the pin is released.
 func VerifyHandler(run VerifyFunc) http.HandlerFunc {
@@ -41,7 +47,16 @@ func VerifyHandler(run VerifyFunc) http.HandlerFunc {
 				return
 			}
 		}
-		rep, err := run(r.Context(), req.Tables)
+		ctx := r.Context()
+		if req.Wait != "" {
+			d, err := time.ParseDuration(req.Wait)
+			if err != nil || d <= 0 {
+				WriteError(w, http.StatusBadRequest, fmt.Errorf("verify request: wait %q: want a positive duration such as 30s", req.Wait))
+				return
+			}
+			ctx = verify.WithBusyWait(ctx, d)
+		}
+		rep, err := run(ctx, req.Tables)
 		switch {
 		case errors.Is(err, mirror.ErrUnknownTable):
 			WriteError(w, http.StatusNotFound, err)

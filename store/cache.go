@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sidecar-dev/sidecar/addr"
+	"github.com/sidecar-dev/sidecar/internal/invariants"
 )
 
 // nodeCache is a sharded CLOCK cache of decoded nodes bounded in bytes.
@@ -42,6 +43,7 @@ type cacheShard[N any] struct {
 	// Counters live in the shard, not in the cache, so that readers on
 	// different cores do not bounce one cache line on every hit.
 	hits, misses, evictions atomic.Int64
+	checks                  int      // inserts seen by checkAccounting (invariants builds)
 	_                       [64]byte // keep neighbouring shards' locks off one cache line
 }
 
@@ -129,6 +131,32 @@ func (c *nodeCache[N]) add(h addr.Hash, n N) {
 	slot.ref.Store(false)
 	s.index[h] = i
 	s.used += size
+	if invariants.Enabled {
+		s.checkAccounting()
+	}
+}
+
+// checkAccounting asserts the INVARIANT of nodeCache (built with the
+// invariants tag or -race only). It walks every slot of the shard, so it
+// runs on a sample of inserts: every 64th, and every insert of a shard with
+// few slots.
+func (s *cacheShard[N]) checkAccounting() {
+	s.checks++
+	if len(s.slots) > 64 && s.checks%64 != 0 {
+		return
+	}
+	var sum int64
+	live := 0
+	for i := range s.slots {
+		if s.slots[i].live {
+			sum += s.slots[i].size
+			live++
+		}
+	}
+	invariants.Check(sum == s.used, "cache shard used=%d but live slots hold %d", s.used, sum)
+	invariants.Check(s.used <= s.cap, "cache shard used=%d above cap=%d", s.used, s.cap)
+	invariants.Check(live == len(s.index), "cache shard has %d live slots but %d index entries", live, len(s.index))
+	invariants.Check(live+len(s.free) == len(s.slots), "cache shard: %d live + %d free != %d slots", live, len(s.free), len(s.slots))
 }
 
 // evictOne advances the hand until it evicts one entry. The caller holds

@@ -8,9 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -28,8 +26,9 @@ const (
 	DefaultVlogFileSize   = 128 << 20
 )
 
-// lockName is the file in Dir that Open locks. Badger keeps its own LOCK;
-// ours exists so that a second opener gets ErrLocked with the holder's pid
+// lockName is the file in Dir that Open locks (see lock.go: exclusive for
+// the writer, shared for a reader while it opens Badger). Badger locks Dir
+// itself; ours also gives a second writer ErrLocked with the holder's pid
 // instead of Badger's untyped error string.
 const lockName = "sidecar.lock"
 
@@ -68,6 +67,14 @@ type Options struct {
 	// file; value-log GC rewrites whole files, so smaller files reclaim
 	// space in smaller steps. Zero selects DefaultVlogFileSize.
 	ValueLogFileSize int64
+	// ReadOnly opens an existing directory for reading only, under a
+	// shared lock: for commands run while no daemon runs. Writes fail
+	// (Badger's ErrReadOnlyTxn), Close writes nothing, and a writer that
+	// starts meanwhile waits (ReaderWait) instead of failing.
+	ReadOnly bool
+	// ReaderWait bounds how long a writer's Open waits for ReadOnly
+	// openers to close the directory. Zero selects DefaultReaderWait.
+	ReaderWait time.Duration
 	// Logger receives Badger's messages (see LevelBadgerDebug). Nil discards
 	// them.
 	Logger *slog.Logger
@@ -78,6 +85,17 @@ type Options struct {
 	// SHA-256 per node was a quarter of the build's CPU for nothing. Reads
 	// from Badger are always verified; tests and debugging turn this on.
 	VerifyPuts bool
+	// MinFree is the headroom, in bytes, the data directory's file system
+	// must have for a write to start (CheckSpace, store/diskspace.go):
+	// below it writes fail with ErrDiskFull instead of Badger dying of
+	// SIGBUS in a mapped file. 0 checks nothing (tests, tools); the daemon
+	// passes storage.min_free.
+	MinFree uint64
+	// Syncer makes acknowledged writes durable (DB.Sync calls it): nil
+	// selects Badger's own fsync of the value log and memtable WAL. A
+	// test gives one that also records the durable image, to lose what
+	// was written after it at a simulated power cut (internal/powercut).
+	Syncer Syncer
 	// BadgerTune, if set, adjusts Badger's options last: for experiments
 	// and the benchmarks that justify the defaults. Not for production
 	// configuration.
@@ -109,8 +127,14 @@ func (o Options) withDefaults() Options {
 	if o.ValueLogFileSize <= 0 {
 		o.ValueLogFileSize = DefaultVlogFileSize
 	}
+	if o.ReaderWait <= 0 {
+		o.ReaderWait = DefaultReaderWait
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Syncer == nil {
+		o.Syncer = BadgerSync{}
 	}
 	return o
 }
@@ -125,6 +149,7 @@ func (o Options) badgerOptions() badger.Options {
 	}
 	bo := badger.DefaultOptions(dir).
 		WithInMemory(o.InMemory).
+		WithReadOnly(o.ReadOnly).
 		WithLogger(badgerLogger{l: o.Logger.With("component", "badger")}).
 		// The mirror syncs once per commit group through DB.Sync.
 		WithSyncWrites(false).
@@ -173,11 +198,17 @@ type DB struct {
 }
 
 // Open opens (creating if needed) the store in opts.Dir. A directory held by
-// another process fails with an error wrapping ErrLocked. The caller must
-// Close the DB.
+// another writer fails with an error wrapping ErrLocked; readers present
+// (Options.ReadOnly) are waited for. With ReadOnly, Open creates and writes
+// nothing: a missing directory fails with ErrNoDir, one held by a writer
+// with ErrLocked, one its writer did not close with ErrNeedsRecovery (see
+// lock.go). The caller must Close the DB.
 func Open(opts Options) (*DB, error) {
 	if !opts.InMemory && opts.Dir == "" {
 		return nil, errors.New("open store: Dir is empty and InMemory is false")
+	}
+	if opts.InMemory && opts.ReadOnly {
+		return nil, errors.New("open store: ReadOnly needs a directory")
 	}
 	opts = opts.withDefaults()
 	codec, err := newValueCodec(opts.Compression, opts.ZstdLevel)
@@ -185,17 +216,33 @@ func Open(opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	db := &DB{opts: opts, codec: codec}
+	if opts.ReadOnly {
+		return db.openReader()
+	}
 	if !opts.InMemory {
-		if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
 			codec.close()
 			return nil, fmt.Errorf("open store: create data dir: %w", err)
 		}
-		if db.lock, err = lockDir(opts.Dir); err != nil {
+		if err := makePrivate(opts.Dir, opts.Logger); err != nil {
+			codec.close()
+			return nil, fmt.Errorf("open store: %w", err)
+		}
+		// Opening for writing writes (Badger's memtable and value-log
+		// files): refuse on a full disk, before Badger maps anything.
+		if err := db.CheckSpace(); err != nil {
+			codec.close()
+			return nil, fmt.Errorf("open store: %w", err)
+		}
+		if db.lock, err = writerLock(opts.Dir, min(lockRetry, opts.ReaderWait)); err != nil {
 			codec.close()
 			return nil, fmt.Errorf("open store %s: %w", opts.Dir, err)
 		}
-	}
-	if !opts.InMemory {
+		if err := waitReaders(opts.Dir, opts.ReaderWait, opts.Logger); err != nil {
+			codec.close()
+			db.unlock()
+			return nil, fmt.Errorf("open store %s: %w", opts.Dir, err)
+		}
 		if err := removeEmptyVlogs(opts.Dir); err != nil {
 			codec.close()
 			db.unlock()
@@ -215,58 +262,80 @@ func Open(opts Options) (*DB, error) {
 	return db, nil
 }
 
-// removeEmptyVlogs deletes value-log files of length 0. Badger creates a
-// new value-log file on every Open and at every rotation; a crash between
-// its O_CREATE and the ftruncate that sizes it leaves an empty file, and
-// Badger v4.9.6 then refuses to open the directory once ("Open existing
-// file: ... Create a new file": logFile.open returns z.NewFile as an
-// error). An empty file has no header and no entry, so nothing refers to
-// it. The caller holds the directory lock.
-func removeEmptyVlogs(dir string) error {
-	paths, err := filepath.Glob(filepath.Join(dir, "*.vlog"))
+// openReader opens Badger read-only under a shared lock (lock.go).
+func (db *DB) openReader() (*DB, error) {
+	dir := db.opts.Dir
+	lock, err := readerLock(dir)
+	if err != nil {
+		db.codec.close()
+		return nil, fmt.Errorf("open store %s read-only: %w", dir, err)
+	}
+	// Held until Badger holds its own shared lock: a writer starting now
+	// waits for it.
+	defer lock.Close()
+	if err := checkClosed(dir); err != nil {
+		db.codec.close()
+		return nil, fmt.Errorf("open store %s read-only: %w", dir, err)
+	}
+	db.bdb, err = badger.Open(db.opts.badgerOptions())
+	if err != nil {
+		db.codec.close()
+		switch {
+		case errors.Is(err, badger.ErrTruncateNeeded) || strings.Contains(err.Error(), badger.ErrTruncateNeeded.Error()):
+			// Badger wraps it as text (y.Wrapf), so errors.Is misses it.
+			return nil, fmt.Errorf("open store %s read-only: %w (%v)", dir, ErrNeedsRecovery, err)
+		case strings.Contains(err.Error(), "Cannot acquire directory lock"):
+			return nil, fmt.Errorf("open store %s read-only: %w: %v", dir, ErrLocked, err)
+		}
+		return nil, fmt.Errorf("open store %s read-only: %w", dir, err)
+	}
+	return db, nil
+}
+
+// checkClosed fails with ErrNeedsRecovery if dir holds a memtable
+// write-ahead log (*.mem): Badger deletes them at Close, and a read-only
+// Badger refuses one it cannot replay without truncating it, which is
+// every one (they are preallocated). Checked before Badger opens, since a
+// failed badger.Open leaves its goroutines running.
+func checkClosed(dir string) error {
+	mems, err := filepath.Glob(filepath.Join(dir, "*.mem"))
 	if err != nil {
 		return err
 	}
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return fmt.Errorf("value log %s: %w", p, err)
-		}
-		if fi.Size() == 0 {
-			if err := os.Remove(p); err != nil {
-				return fmt.Errorf("remove empty value log %s: %w", p, err)
-			}
-		}
+	if len(mems) > 0 {
+		return fmt.Errorf("%w (%s is a write-ahead log still to replay)", ErrNeedsRecovery, filepath.Base(mems[0]))
 	}
 	return nil
 }
 
-// lockDir takes an exclusive flock on Dir/sidecar.lock and records our pid
-// in it. flock locks belong to the open file, so a second Open in the same
-// process is refused too.
-func lockDir(dir string) (*os.File, error) {
-	path := filepath.Join(dir, lockName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("open lock file: %w", err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		holder := "unknown pid"
-		if b, rerr := os.ReadFile(path); rerr == nil {
-			if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil {
-				holder = "pid " + strconv.Itoa(pid)
+// removeEmptyVlogs deletes value-log and memtable-log files of length 0.
+// Badger creates a new value-log file on every Open and at every rotation,
+// and a new memtable log (.mem) with every memtable; a crash between its
+// O_CREATE and the ftruncate that sizes it leaves an empty file, and Badger
+// v4.9.6 then refuses to open the directory ("Open existing file: ...
+// Create a new file", or "while opening memtables ... while opening fid: N
+// ... Create a new file": logFile.open returns z.NewFile as an error). An
+// empty file has no header and no entry, so nothing refers to it. The
+// caller holds the directory lock.
+func removeEmptyVlogs(dir string) error {
+	for _, pattern := range []string{"*.vlog", "*.mem"} {
+		paths, err := filepath.Glob(filepath.Join(dir, pattern))
+		if err != nil {
+			return err
+		}
+		for _, p := range paths {
+			fi, err := os.Stat(p)
+			if err != nil {
+				return fmt.Errorf("log file %s: %w", p, err)
+			}
+			if fi.Size() == 0 {
+				if err := os.Remove(p); err != nil {
+					return fmt.Errorf("remove empty log file %s: %w", p, err)
+				}
 			}
 		}
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w (%s holds %s); stop it or use another data_dir", ErrLocked, holder, path)
-		}
-		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	}
-	return f, nil
+	return nil
 }
 
 func (db *DB) unlock() {
@@ -290,20 +359,44 @@ func (db *DB) Close() error {
 	return nil
 }
 
+// ReadOnly reports whether the DB was opened with Options.ReadOnly.
+func (db *DB) ReadOnly() bool { return db.opts.ReadOnly }
+
 // Badger returns the underlying database, for packages that keep their own
 // keys under the prefixes registered in doc.go. They must not write keys
 // under PrefixNode. Conflict detection is off (one writer), so concurrent
 // read-modify-write transactions are not checked against each other.
 func (db *DB) Badger() *badger.DB { return db.bdb }
 
-// Sync makes every write acknowledged so far durable (fsync of the value log
-// and of the memtable WAL). Writes are not synced individually; the mirror
-// calls Sync once per commit group before it reports a flush LSN.
+// Syncer is the seam between the DB's writes and their durability. Badger
+// is opened without synchronous writes, so everything written since the
+// last Sync lives in the page cache (mapped value-log and memtable-WAL
+// files) and is what a power cut loses; Sync is the only point after
+// which a write may be reported durable. A kill -9 keeps the page cache,
+// so only an implementation that drops what came after the last Sync
+// lets a crash test catch a missing or misplaced Sync.
+type Syncer interface {
+	// Sync makes every write bdb acknowledged so far durable. dir is the
+	// DB's directory.
+	Sync(bdb *badger.DB, dir string) error
+}
+
+// BadgerSync is the production Syncer: Badger's DB.Sync (fsync of the
+// value log and of the active memtable's WAL).
+type BadgerSync struct{}
+
+// Sync implements Syncer.
+func (BadgerSync) Sync(bdb *badger.DB, _ string) error { return bdb.Sync() }
+
+// Sync makes every write acknowledged so far durable through
+// Options.Syncer (BadgerSync by default). Writes are not synced
+// individually; the mirror calls Sync once per commit group before it
+// reports a flush LSN.
 func (db *DB) Sync() error {
-	if db.opts.InMemory {
+	if db.opts.InMemory || db.opts.ReadOnly {
 		return nil
 	}
-	if err := db.bdb.Sync(); err != nil {
+	if err := db.opts.Syncer.Sync(db.bdb, db.opts.Dir); err != nil {
 		return fmt.Errorf("sync store: %w", err)
 	}
 	return nil

@@ -63,94 +63,18 @@
 // to seconds (offline only). Writers retry while Badger blocks writes
 // (RetryBlocked).
 //
-// # Measurements
+// # Choices and their figures
 //
-// On this project's 2-vCPU VM, shared with other builds, so noisy: ranges
-// are runs at load ≈4 and ≈12.
-//
-// Compression of ~3.9 KiB leaves of 68 entries (24-byte keys: random 16-byte
-// prefix + big-endian counter; 27-byte values; u16/u32 offsets), one core,
-// BenchmarkCompression. Ratio = raw/stored; speeds in MB/s of raw bytes:
-//
-//	values        codec          ratio  encode      decode
-//	random-ish    s2             1.49   3500-4500   7000-12000
-//	random-ish    s2 better      1.48   1500-2600   9000-12000
-//	random-ish    zstd fastest   1.60    206-247    3500-3700
-//	random-ish    zstd default   1.64    208-218    2600-3200
-//	text (PG)     s2             1.81    950-1200   3800-4800
-//	text (PG)     s2 better      1.83    760-770    4800-5400
-//	text (PG)     zstd fastest   2.47    218-219     490-734
-//	text (PG)     zstd default   2.66    116-195     460-711
-//	text (PG)     zstd better    2.67     95-159     373-694
-//
-// s2 is the default: zstd stores 9 % (random-ish) to 32 % (text) fewer bytes
-// but costs 18-33 µs to encode a node instead of 1-4, and on text 6-8 µs to
-// decode one instead of ~1 (a sixth of the 50 µs cold-read budget). Through
-// the whole write path (BenchmarkPutFlush, 20k nodes, Flush+Sync) s2 wrote
-// 300 MB/s against zstd's 155 (load 4). zstd remains selectable per DB and
-// readable always, e.g. for archived history.
-//
-// Badger layout (BenchmarkPutFlush 78 MiB/op; BenchmarkGetCold 20k nodes,
-// node cache off, DB reopened; TestHeavyLoad 150k nodes = 556 MiB raw, the
-// leaves of a 10M-row table):
-//
-//	layout                        write MB/s  cold Get   150k-node load: CPU (incl. generating
-//	                              load 4/12   mean       and hashing, ~1 s), anon RSS, cold Get p50/p99
-//	vlog (ValueThreshold 1 KiB)   300 / 90    8-25 µs    3.0-3.2 s, 618-714 MiB, 7 / 62 µs
-//	lsm  (threshold 1 MiB)        244 / 68    15-36 µs   5.0-6.2 s, 1170-1264 MiB, 13 / 82 µs
-//	lsm + Badger snappy blocks    278 / 63    32-66 µs
-//
-// Nodes go to the value log: faster writes (no compaction rewriting node
-// bytes), a tiny LSM (keys and pointers), faster cold reads. Badger's block
-// compression is off (nodes are compressed already; it cost 3-4× on cold
-// Get) and so its block cache (it only duplicates the page cache). The cost
-// is value-log GC: after deleting half of the 150k nodes, RunValueLogGC
-// rewrote 3 files in 2.3 s and the directory went from 390 to 198 MiB.
-//
-// Gets (BenchmarkGetWarm, BenchmarkGetCold, BenchmarkGetMany): warm 83-118
-// ns (a shard read lock and a map lookup); cold 8-13 µs (Badger lookup ~3
-// µs, SHA-256 of 4 KiB ~2 µs, s2 ~1 µs, allocation); GetMany of 100 cold
-// nodes 6.5-18 µs a node (two cores give little parallelism).
-//
-// Memory: the store's own share is CacheBytes + ≤2×PendingBytes + Badger's
-// memtables (3×16 MiB) + arenas of the batch in flight. Writing 150k nodes
-// (TestHeavyLoad, harness included) peaked at 998-1093 MiB VmHWM with the
-// 256 MiB cache full: anonymous 618-714 MiB (Go heap in use 408-551 MiB)
-// plus 404 MiB of Badger's memory-mapped value log (page cache, reclaimable,
-// but counted by RSS, and growing with the data written). With CacheBytes
-// 64 MiB the peak was 620 MiB (anonymous 230 MiB). Bulk loads therefore
-// write what they will not read soon with PutUncached (prolly's Builder
-// does, for leaves): a 10M-row build through `sidecar bench prolly` then
-// peaked at 738 MiB (164 MiB anonymous, 572 MiB of mapped value log)
-// instead of 1.19 GiB.
-//
-// Kernel time of writes: Badger writes the value log by copying into a
-// shared mapping of a sparse, pre-truncated file, so each new page is first
-// read-faulted as a hole and zero-filled by the kernel, then overwritten
-// (perf: __pi_memset under filemap_fault, from Badger's writeRequests).
-// Measured as the difference of perf profiles with and without batches,
-// that is ~1.7 ms per MiB written (load ≈15): ~85 ms of the 116-172 ms of
-// kernel time (getrusage) in a random 10k-row batch at 10M rows, which
-// writes ~49 MiB and costs ~470-600 ms CPU in all. Faults on fresh Go heap
-// are not it: with GODEBUG=madvdontneed=0 the batch's minor faults fell
-// from 4-7.6k to ~850 and its kernel time did not move. Writing with
-// pwrite instead (a Badger change, or a node log of our own) would avoid
-// the zero-fill: 48 MiB copied into a fresh mapping of a sparse file cost
-// 17-24 ms of kernel time, pwrite of the same bytes 7-11 ms.
-//
-// Read concurrency (GetMany of 8 and 400 cold nodes, 20k-node store, the
-// three settings interleaved in one process, load ≈16): 1, 2 and 4 workers
-// cost the same CPU per node within 3% (6.8-7.1 µs at 400, 8.9-10.1 µs at
-// 8) and the same wall time at 400 (24-34 µs a node); at 8, four workers
-// were ~20% slower than one or two. On a machine this loaded parallel
-// workers bought nothing measurable; the default (2×GOMAXPROCS) is kept
-// for a machine with an idle core, where it was chosen.
-//
-// Tried and rejected (cold Get, 60k nodes, CPU per Get, load ≈10): a 32 MiB
-// Badger block cache (10.7-11.7 µs against 9.2-9.8: the LSM holds only keys
-// and value pointers, and ristretto costs more than the mmapped block
-// parse); storing nodes uncompressed (9.3 µs either way: decoding is mostly
-// the copy out of the value log's mapping, which raw values need too).
+// s2 is the node codec by default (zstd stores 9-32 % fewer bytes but costs
+// several times the encode and decode time of s2, a large share of the
+// cold-read budget; it stays selectable and always readable). Nodes live in
+// Badger's value log (faster writes, a small LSM, faster cold reads), with
+// Badger's block compression and block cache off (nodes are compressed
+// already; the page cache holds the value log). Bulk loads write with
+// PutUncached. Read workers default to 2×GOMAXPROCS. The measurements
+// behind each choice, and the costs that remain (value-log GC, the kernel's
+// zero-fill of the mapped value log), are in
+// bench/results/store-design-figures-2026-11.md.
 package store
 
 // Key prefixes: the registry of the one Badger keyspace. Every key starts
@@ -171,6 +95,9 @@ const (
 	PrefixIndex byte = 'x'
 	// PrefixMeta: store-wide metadata: format version, durable LSN (mirror).
 	PrefixMeta byte = 'm'
+	// PrefixUpload: the remote uploader's own state, never uploaded or
+	// restored: 'u' 'i' → the identity of this Badger's version space.
+	PrefixUpload byte = 'u'
 	// PrefixScratch: keys store writes and drops at once (value-log GC's
 	// memtable flush); never read.
 	PrefixScratch byte = '~'

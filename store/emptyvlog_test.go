@@ -60,3 +60,32 @@ func TestOpenAfterCrashLeftEmptyVlog(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOpenAfterCrashLeftEmptyMemtable: the same for a memtable log: a kill
+// -9 right after Badger created the next .mem file left it empty, and the
+// next Open failed with "while opening memtables err: while opening fid: 8
+// err: Create a new file" (TestCrashKill9 met it, 1 of 2 runs under load).
+func TestOpenAfterCrashLeftEmptyMemtable(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Badger().Update(func(txn *badger.Txn) error { return txn.Set([]byte("k"), []byte("v")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "00008.mem"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(Options{Dir: dir})
+	if err != nil {
+		t.Fatalf("open after a crash left an empty memtable log: %v", err)
+	}
+	defer db.Close()
+	if err := db.Badger().View(func(txn *badger.Txn) error { _, err := txn.Get([]byte("k")); return err }); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -5,11 +5,12 @@ import (
 	"fmt"
 
 	"github.com/sidecar-dev/sidecar/addr"
+	"github.com/sidecar-dev/sidecar/internal/corrupt"
 )
 
 // ErrCorrupt matches every *CorruptError through errors.Is, for callers that
 // only need to know "corruption" and not which node.
-var ErrCorrupt = errors.New("corrupt node")
+var ErrCorrupt = corrupt.New("corrupt node")
 
 // ErrLocked is returned by Open when another process (or another Open in this
 // process) holds the data directory.
@@ -38,5 +39,6 @@ func (e *CorruptError) Error() string {
 // Unwrap returns the underlying cause.
 func (e *CorruptError) Unwrap() error { return e.Err }
 
-// Is makes errors.Is(err, ErrCorrupt) true for every CorruptError.
-func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt }
+// Is makes errors.Is(err, ErrCorrupt) and errors.Is(err, corrupt.Err) true
+// for every CorruptError.
+func (e *CorruptError) Is(target error) bool { return target == ErrCorrupt || target == corrupt.Err }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/klauspost/compress/s2"
@@ -22,7 +21,7 @@ func testCodecs(t testing.TB) map[Compression]*valueCodec {
 }
 
 func TestValueCodecRoundTrip(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
+	rng := seedRand(t, 5, 6)
 	random := make([]byte, 4000)
 	for i := range random {
 		random[i] = byte(rng.Uint32())

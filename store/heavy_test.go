@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -101,7 +100,7 @@ func TestHeavyLoad(t *testing.T) {
 	defer db.Close()
 	t.Logf("disk after close/reopen %.0f MiB", mib(dirBytes(dir)))
 	s = NewNodeStore(db, testCodec{})
-	rng := rand.New(rand.NewPCG(1, 1))
+	rng := seedRand(t, 1, 1)
 	const gets = 20000
 	lat := make([]time.Duration, gets)
 	start = time.Now()

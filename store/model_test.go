@@ -3,16 +3,13 @@ package store
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/sidecar-dev/sidecar/addr"
+	"github.com/sidecar-dev/sidecar/internal/seed"
 )
-
-var modelSeed = flag.Uint64("model.seed", 0, "seed of TestNodeStoreModel (0: time-based)")
 
 // TestNodeStoreModel runs random Puts, Gets, GetManys, Flushes, cache
 // clears and Close/Open cycles against a map of what was Put, with a tiny
@@ -20,11 +17,7 @@ var modelSeed = flag.Uint64("model.seed", 0, "seed of TestNodeStoreModel (0: tim
 // all the time. Every reopen closes the NodeStore (flushing it) first, as
 // the mirror does, so the model never forgets a Put.
 func TestNodeStoreModel(t *testing.T) {
-	seed := *modelSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (rerun with -model.seed=%d)", seed, seed)
+	seed := seed.New(t, seedFlag)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	fail := func(step int, format string, args ...any) {
 		t.Helper()

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/sidecar-dev/sidecar/addr"
+	"github.com/sidecar-dev/sidecar/internal/invariants"
 )
 
 // Codec decodes node bytes into the caller's node type and measures decoded
@@ -409,6 +410,7 @@ func (s *NodeStore[N]) waitInflight(ctx context.Context) error {
 func (s *NodeStore[N]) startWrite(ctx context.Context) {
 	b := s.cur
 	s.cur = newBatch[N]()
+	invariants.Check(s.inflight == nil, "node store: a second batch put in flight")
 	s.inflight = b
 	s.writers.Add(1)
 	go func() {
@@ -462,6 +464,7 @@ func (s *NodeStore[N]) Flush(ctx context.Context) error {
 	}
 	b := s.cur
 	s.cur = newBatch[N]()
+	invariants.Check(s.inflight == nil, "node store: a second batch put in flight")
 	s.inflight = b
 	s.mu.Unlock()
 	err := s.write(ctx, b)
@@ -559,6 +562,9 @@ const blockedWriteTimeout = 30 * time.Second
 // writeBatch writes encoded nodes with one Badger WriteBatch (transactions
 // split and committed as they fill, all awaited by Flush).
 func (s *NodeStore[N]) writeBatch(enc []encodedNode) (int64, error) {
+	if err := s.db.CheckSpace(); err != nil {
+		return 0, err
+	}
 	wb := s.db.bdb.NewWriteBatch()
 	defer wb.Cancel()
 	var stored int64

@@ -200,7 +200,7 @@ func TestGetMany(t *testing.T) {
 			all = append(all, h)
 		}
 	}
-	rng := rand.New(rand.NewPCG(1, 1))
+	rng := seedRand(t, 1, 1)
 	// Shuffled, with duplicates.
 	req := append(append([]addr.Hash(nil), all...), all[:30]...)
 	rng.Shuffle(len(req), func(i, j int) { req[i], req[j] = req[j], req[i] })
@@ -338,7 +338,7 @@ func TestBackgroundWrites(t *testing.T) {
 func TestLockedDir(t *testing.T) {
 	dir := t.TempDir()
 	openTest(t, Options{Dir: dir})
-	_, err := Open(Options{Dir: dir})
+	_, err := Open(Options{Dir: dir, ReaderWait: 200 * time.Millisecond})
 	if !errors.Is(err, ErrLocked) {
 		t.Fatalf("second open: %v, want ErrLocked", err)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sidecar-dev/sidecar/verify/rowhash"
+	"github.com/sidecar-dev/sidecar/rowenc/rowhash"
 )
 
 // BenchmarkPostgresLevel0 measures, on a table shaped like verify.md §3's

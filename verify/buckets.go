@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/sidecar-dev/sidecar/rowenc"
-	"github.com/sidecar-dev/sidecar/verify/rowhash"
+	"github.com/sidecar-dev/sidecar/rowenc/rowhash"
 )
 
 // Buckets other than fixed-width integer ranges (verify.md §4.3):

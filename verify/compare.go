@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sidecar-dev/sidecar/rowenc"
-	"github.com/sidecar-dev/sidecar/verify/rowhash"
+	"github.com/sidecar-dev/sidecar/rowenc/rowhash"
 )
 
 // FetchDigests runs a bucketed digest query (BucketDigestQuery,

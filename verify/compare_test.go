@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sidecar-dev/sidecar/rowenc"
-	"github.com/sidecar-dev/sidecar/verify/rowhash"
+	"github.com/sidecar-dev/sidecar/rowenc/rowhash"
 )
 
 // mirrorRow is the test's stand-in for the mirror: rows as the sidecar

@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/sidecar-dev/sidecar/internal/seed"
 	"github.com/sidecar-dev/sidecar/rowenc"
-	"github.com/sidecar-dev/sidecar/verify/rowhash"
+	"github.com/sidecar-dev/sidecar/rowenc/rowhash"
 )
 
 // TestBucketDigestsMatchGo: the level-0 query's per-bucket (count, Σ H mod
@@ -112,7 +112,7 @@ INSERT INTO comp SELECT k, j, k || j FROM unnest(ARRAY['a', 'B', 'b', 'A', '_x',
 	}
 	slices.SortFunc(all, func(a, b entry) int { return bytes.Compare(a.key, b.key) })
 
-	seed := uint64(time.Now().UnixNano())
+	seed := seed.New(t, seedFlag)
 	r := rand.New(rand.NewPCG(seed, 7))
 	texts := []string{"", "A", "B", "_", "a", "b", "c", "é", "O'Brien", "back\\slash", "zz"}
 	bound := func() []string {

@@ -76,7 +76,7 @@
 //     older servers use the serial scan on the pinned connection; the
 //     leaf step and the differing rows always do.
 //   - Single integer keys use fixed-width buckets floor(key/w), clamped
-//     to the mirror's key range (ClampedBucketDigestQuery; the mirror
+//     to the mirror's key range (clampedBucketDigestQuery; the mirror
 //     digests the same ranges with DigestsBetween while PostgreSQL scans,
 //     hashing the rows of about one leaf per bucket); other single-column
 //     keys use the mirror's leaf boundaries (width_bucket over ~N/512

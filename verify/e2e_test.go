@@ -15,8 +15,9 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/sidecar-dev/sidecar/internal/seed"
 	"github.com/sidecar-dev/sidecar/rowenc"
-	"github.com/sidecar-dev/sidecar/verify/rowhash"
+	"github.com/sidecar-dev/sidecar/rowenc/rowhash"
 )
 
 // streamedChange is one row change as pgoutput sends it, reduced to what
@@ -265,7 +266,7 @@ CREATE PUBLICATION pub FOR TABLE acct;`)
 			log.mu.Unlock()
 		}
 	}()
-	seed := uint64(time.Now().UnixNano())
+	seed := seed.New(t, seedFlag)
 	writeErr := make(chan error, 2)
 	for w := range 2 {
 		wc := connect(t, url, nil)

@@ -28,7 +28,7 @@ func connect(t testing.TB, url string, extra map[string]string) *pgconn.PgConn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	maps.Copy(cfg.RuntimeParams, rowenc.SessionParams())
+	rowenc.PinSession(cfg.RuntimeParams)
 	maps.Copy(cfg.RuntimeParams, extra)
 	conn, err := pgconn.ConnectConfig(t.Context(), cfg)
 	if err != nil {

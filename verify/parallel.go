@@ -14,7 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sidecar-dev/sidecar/rowenc"
-	"github.com/sidecar-dev/sidecar/verify/rowhash"
+	"github.com/sidecar-dev/sidecar/rowenc/rowhash"
 )
 
 // Parallel level 0.
@@ -110,7 +110,7 @@ func connectWorkers(ctx context.Context, cfg *pgconn.Config, n int) ([]*pgconn.P
 		wc.RuntimeParams = map[string]string{}
 	}
 	delete(wc.RuntimeParams, "replication")
-	maps.Copy(wc.RuntimeParams, rowenc.SessionParams())
+	rowenc.PinSession(wc.RuntimeParams)
 	// A cancelled scan is cancelled on the server too, not left running.
 	wc.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 5 * time.Second}
@@ -135,7 +135,7 @@ func importSnapshot(ctx context.Context, ws []*pgconn.PgConn, snapshot string) e
 		return err
 	}
 	for i, w := range ws {
-		_, err := w.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ; SET TRANSACTION SNAPSHOT "+snap+"; SET LOCAL search_path = pg_catalog").ReadAll()
+		_, err := w.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET TRANSACTION SNAPSHOT "+snap+"; SET LOCAL search_path = pg_catalog").ReadAll()
 		if err != nil {
 			return fmt.Errorf("worker %d: import snapshot %s: %w", i, snapshot, err)
 		}

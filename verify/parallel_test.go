@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sidecar-dev/sidecar/internal/seed"
 	"github.com/sidecar-dev/sidecar/mirror"
-	"github.com/sidecar-dev/sidecar/verify/rowhash"
+	"github.com/sidecar-dev/sidecar/rowenc/rowhash"
 )
 
 // TestSplitBlocks: the heap parts are contiguous, open at both ends, and
@@ -237,7 +238,7 @@ func TestRunParallelUnderWriteLoad(t *testing.T) {
 	p := newPipeline(t, []string{"public.acct"}, `CREATE TABLE acct (id int8 PRIMARY KEY, name text, balance numeric)`)
 	p.exec(`INSERT INTO acct SELECT i, 'name ' || i, i FROM generate_series(1, 20000) i`)
 	p.start()
-	seed := uint64(time.Now().UnixNano())
+	seed := seed.New(t, seedFlag)
 	stop := p.writeLoad(t, seed, false)
 	defer stop()
 	for i := range 4 {

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 
+	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
 )
 
@@ -69,8 +70,8 @@ func (p *Pinned) Slot() string { return p.slot }
 func (p *Pinned) Conn() *pgconn.PgConn { return p.conn }
 
 // Pin opens a replication=database connection configured by cfg (with the
-// canonical session settings added), begins a REPEATABLE READ transaction
-// and creates a temporary logical slot in it with SNAPSHOT 'use'. If that
+// canonical session settings added), begins a REPEATABLE READ READ ONLY
+// transaction and creates a temporary logical slot in it with SNAPSHOT 'use'. If that
 // does not finish within the timeout, the wait is cancelled and the error
 // (wrapping ErrPinTimeout) names the transactions that held it up, read
 // from pg_stat_activity and pg_prepared_xacts. On any error the connection
@@ -90,10 +91,12 @@ func Pin(ctx context.Context, cfg *pgconn.Config, opts PinOptions) (*Pinned, err
 		_ = conn.Close(closeCtx)
 		return nil, err
 	}
-	if _, err := conn.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ").ReadAll(); err != nil {
+	// READ ONLY: PostgreSQL 16 and newer refuse SNAPSHOT 'use' in a
+	// transaction that could write; verify only reads.
+	if _, err := conn.Exec(ctx, replication.BeginUseSnapshot).ReadAll(); err != nil {
 		return fail(fmt.Errorf("pin: begin: %w", err))
 	}
-	lsn, _, err := createSlot(ctx, cfg, conn, slot, "use", timeout)
+	lsn, _, err := createSlot(ctx, cfg, conn, slot, replication.SnapshotUse, timeout)
 	if err != nil {
 		return fail(err)
 	}
@@ -138,7 +141,7 @@ func connectReplication(ctx context.Context, cfg *pgconn.Config) (*pgconn.PgConn
 	if rc.RuntimeParams == nil {
 		rc.RuntimeParams = map[string]string{}
 	}
-	maps.Copy(rc.RuntimeParams, rowenc.SessionParams())
+	rowenc.PinSession(rc.RuntimeParams)
 	rc.RuntimeParams["replication"] = "database"
 	// On cancellation ask the server to cancel the statement, so a backend
 	// waiting for old transactions stops waiting at once instead of
@@ -153,11 +156,15 @@ func connectReplication(ctx context.Context, cfg *pgconn.Config) (*pgconn.PgConn
 // within timeout and returns its consistent point and, for 'export', the
 // snapshot's name; on timeout the error wraps ErrPinTimeout and names the
 // transactions it waited for.
-func createSlot(ctx context.Context, cfg *pgconn.Config, conn *pgconn.PgConn, slot, snapshot string, timeout time.Duration) (lsn pglogrepl.LSN, snapshotName string, err error) {
+func createSlot(ctx context.Context, cfg *pgconn.Config, conn *pgconn.PgConn, slot string, snapshot replication.SnapshotAction, timeout time.Duration) (lsn pglogrepl.LSN, snapshotName string, err error) {
+	ver, err := replication.ServerVersionNum(conn)
+	if err != nil {
+		return 0, "", fmt.Errorf("pin: slot %s: %w", slot, err)
+	}
 	createCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := pglogrepl.ParseCreateReplicationSlot(conn.Exec(createCtx,
-		"CREATE_REPLICATION_SLOT "+slot+" TEMPORARY LOGICAL pgoutput (SNAPSHOT '"+snapshot+"')"))
+	// The syntax differs by version (14 takes the older keywords).
+	res, err := pglogrepl.ParseCreateReplicationSlot(conn.Exec(createCtx, replication.CreateSlotCommand(ver, slot, true, snapshot)))
 	if err == nil {
 		if lsn, err = pglogrepl.ParseLSN(res.ConsistentPoint); err != nil {
 			return 0, "", fmt.Errorf("pin: slot %s: consistent point %q: %w", slot, res.ConsistentPoint, err)
@@ -303,7 +310,7 @@ func PinGroup(ctx context.Context, cfg *pgconn.Config, n int, opts PinOptions) (
 		// Closing the session drops the temporary slot.
 		_ = repl.Close(closeCtx)
 	}()
-	lsn, snapshot, err := createSlot(ctx, cfg, repl, slot, "export", timeout)
+	lsn, snapshot, err := createSlot(ctx, cfg, repl, slot, replication.SnapshotExport, timeout)
 	if err != nil {
 		return fail(err)
 	}

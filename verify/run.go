@@ -15,6 +15,7 @@ import (
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // DefaultCatchUpTimeout bounds the wait for the mirror to apply every
@@ -35,7 +36,7 @@ var ErrMirrorBehind = errors.New("the mirror has not reached the pinned LSN")
 // commit (every commit with end LSN ≤ it is in the mirror), as the stream
 // that feeds it knows. StreamProgress builds one from a Streamer's
 // statistics.
-type Progress func() replication.LSN
+type Progress func() wal.LSN
 
 // StreamProgress returns the Progress of a mirror fed by a stream whose
 // positions stats reports (replication.Streamer.Stats): past the server's
@@ -44,7 +45,7 @@ type Progress func() replication.LSN
 // it. stats is read twice: the keepalive position first, so a commit
 // received before it is counted in Received by the second read.
 func StreamProgress(stats func() replication.StreamStats) Progress {
-	return func() replication.LSN {
+	return func() wal.LSN {
 		walEnd := stats().ServerWALEnd
 		s := stats()
 		if s.Committed >= s.Received {
@@ -74,6 +75,10 @@ type Runner struct {
 	// CatchUpTimeout bounds the wait for the mirror to reach C (default
 	// DefaultCatchUpTimeout).
 	CatchUpTimeout time.Duration
+	// BusyWait bounds the wait, before pinning, for the tables to verify
+	// to finish their initial copy or resync (default DefaultBusyWait;
+	// see WithBusyWait). Only a runner fed by a stream waits.
+	BusyWait time.Duration
 	// Pin configures the pin (timeout, slot prefix).
 	Pin PinOptions
 	// Options tune each table's comparison.
@@ -117,14 +122,43 @@ type Runner struct {
 // be compared (PostgreSQL unreachable, the pin timed out, the mirror did
 // not reach C); a table that could not be verified is reported with
 // ResultError in the report.
+//
+// A table being copied or resynced is waited for first (waitNotBusy). With
+// a stream (the daemon), a table found, once pinned, to be in a resync or
+// to have other columns in PostgreSQL than in the mirror (a schema change
+// that no row change has carried to the mirror yet: it is then marked
+// for a resync) is verified again once its resync is done, within the
+// same wait.
 func (r *Runner) Run(ctx context.Context, names []string) (*Report, error) {
 	// GC waits for this run before deleting what its version reads.
 	defer r.Mirror.Reading()()
-	start := time.Now()
-	log := r.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	deadline := time.Now().Add(r.busyWait(ctx))
+	for attempt := 1; ; attempt++ {
+		if err := r.waitNotBusy(ctx, names, deadline); err != nil {
+			return nil, err
+		}
+		rep, pending, err := r.runOnce(ctx, names)
+		if err != nil || len(pending) == 0 || r.Progress == nil || attempt == maxAttempts {
+			return rep, err
+		}
+		for _, name := range pending {
+			if err := r.Mirror.MarkResync(ctx, name, "verify: PostgreSQL's columns differ from the mirror's (a schema change no row change has carried yet)"); err != nil {
+				return nil, fmt.Errorf("verify: mark %s for a resync: %w", name, err)
+			}
+		}
+		r.logger().Info("verify: a table's schema changed while verifying; verifying again once it is resynced", "tables", strings.Join(pending, ","), "attempt", attempt)
 	}
+}
+
+// maxAttempts bounds Run's verifications of one request (see Run).
+const maxAttempts = 3
+
+// runOnce pins PostgreSQL and verifies the tables once. pending lists the
+// tables that could not be compared because a schema change is waiting
+// for (or needs) a resync.
+func (r *Runner) runOnce(ctx context.Context, names []string) (_ *Report, pending []string, _ error) {
+	start := time.Now()
+	log := r.logger()
 	infos := map[string]mirror.TableInfo{}
 	var all []string
 	for _, ti := range r.Mirror.Tables() {
@@ -146,18 +180,18 @@ func (r *Runner) Run(ctx context.Context, names []string) (*Report, error) {
 				continue
 			}
 		}
-		return nil, fmt.Errorf("verify: table %q: %w (it has: %s)", n, mirror.ErrUnknownTable, strings.Join(all, ", "))
+		return nil, nil, fmt.Errorf("verify: table %q: %w (it has: %s)", n, mirror.ErrUnknownTable, strings.Join(all, ", "))
 	}
 	if len(names) == 0 {
-		return nil, errors.New("verify: the mirror follows no table yet")
+		return nil, nil, errors.New("verify: the mirror follows no table yet")
 	}
 	cfg, err := pgconn.ParseConfig(r.ConnString)
 	if err != nil {
-		return nil, fmt.Errorf("verify: postgres.url: %w", err)
+		return nil, nil, fmt.Errorf("verify: postgres.url: %w", err)
 	}
 	p, err := Pin(ctx, cfg, r.Pin)
 	if err != nil {
-		return nil, fmt.Errorf("verify: %w", err)
+		return nil, nil, fmt.Errorf("verify: %w", err)
 	}
 	pinned := time.Now()
 	defer func() {
@@ -170,10 +204,10 @@ func (r *Runner) Run(ctx context.Context, names []string) (*Report, error) {
 	if r.OnPin != nil {
 		r.OnPin(p)
 	}
-	c := replication.LSN(p.LSN())
+	c := wal.LSN(p.LSN())
 	rep := &Report{LSN: c.String(), Started: start.UTC()}
 	if rep.CaughtUp, err = r.catchUp(ctx, c); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rep.PinSeconds = pinned.Sub(start).Seconds()
 	rep.CatchUpSeconds = time.Since(pinned).Seconds()
@@ -184,27 +218,140 @@ func (r *Runner) Run(ctx context.Context, names []string) (*Report, error) {
 	case errors.Is(err, mirror.ErrNoVersion):
 		// Tables copied before any commit: their trees are at the copy.
 	default:
-		return nil, fmt.Errorf("verify: mirror version at %s: %w", c, err)
+		return nil, nil, fmt.Errorf("verify: mirror version at %s: %w", c, err)
 	}
 	conn := p.Conn()
 	par := r.parallel(ctx, cfg, conn)
 	for i, name := range names {
-		tr := r.verifyOne(ctx, conn, par, infos[name], c, i)
+		tr, stale := r.verifyOne(ctx, conn, par, infos[name], c, i)
+		if stale {
+			pending = append(pending, name)
+		}
 		log.Info("verified", "table", name, "lsn", c, "result", tr.Result, "rows", tr.PostgresCount, "buckets", tr.Buckets, "dirty", tr.DirtyBuckets, "differences", tr.Differences, "err", tr.Error)
 		rep.Tables = append(rep.Tables, tr)
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("verify: %w", ctx.Err())
+			return nil, nil, fmt.Errorf("verify: %w", ctx.Err())
 		}
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	rep.Result = rep.overall()
-	return rep, nil
+	return rep, pending, nil
+}
+
+// ErrBusy is wrapped by Run's error when a table to verify is being
+// copied (the initial copy) or resynced and stayed so for the whole wait
+// (Runner.BusyWait): its mirror cannot be compared yet. The error names
+// the table and since when.
+var ErrBusy = errors.New("a table to verify is being copied or resynced")
+
+// DefaultBusyWait bounds how long Run waits for copies and resyncs to
+// finish when Runner.BusyWait is zero.
+const DefaultBusyWait = 30 * time.Second
+
+type busyWaitKey struct{}
+
+// WithBusyWait returns ctx carrying a bound for Run's wait for copies and
+// resyncs that overrides Runner.BusyWait: the API passes the one a
+// client asked for (`sidecar verify --wait`) to the daemon's runner.
+func WithBusyWait(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, busyWaitKey{}, d)
+}
+
+// busy returns the tables among names (all when empty) that are being
+// copied or resynced, and whether the mirror has no table yet.
+func (r *Runner) busy(names []string) ([]mirror.Busy, bool) {
+	var out []mirror.Busy
+	for _, b := range r.Mirror.Busy() {
+		if len(names) == 0 || slices.ContainsFunc(names, func(n string) bool { return sameTable(n, b.Table) }) {
+			out = append(out, b)
+		}
+	}
+	return out, len(r.Mirror.Tables()) == 0
+}
+
+// sameTable: name (a mirror key, or a name as config accepts it) names
+// the mirror's table key.
+func sameTable(name, key string) bool {
+	if name == key {
+		return true
+	}
+	tn, err := pgident.ParseTable(name)
+	return err == nil && tn.String() == key
+}
+
+// DescribeBusy says what b is doing and since when, for messages.
+func DescribeBusy(b mirror.Busy, now time.Time) string {
+	since := ""
+	if !b.CopyStarted.IsZero() {
+		since = fmt.Sprintf("its copy started %s, %s ago", b.CopyStarted.UTC().Format(time.RFC3339), now.Sub(b.CopyStarted).Round(time.Second))
+	}
+	if !b.Resync {
+		return fmt.Sprintf("%s is being copied (initial copy; %s)", b.Table, since)
+	}
+	if since == "" {
+		since = "its copy has not started yet"
+	}
+	return fmt.Sprintf("%s is being resynced (its changes are held from commit LSN %s; %s)", b.Table, b.HeldFrom, since)
+}
+
+// busyWait is the bound of Run's waits for copies and resyncs.
+func (r *Runner) busyWait(ctx context.Context) time.Duration {
+	wait := r.BusyWait
+	if d, ok := ctx.Value(busyWaitKey{}).(time.Duration); ok {
+		wait = d
+	}
+	if wait <= 0 {
+		wait = DefaultBusyWait
+	}
+	return wait
+}
+
+// waitNotBusy returns once no table to verify is being copied or
+// resynced, and the mirror has a table. With a stream (Progress set: the
+// daemon) it waits for that, up to BusyWait (or the context's
+// WithBusyWait), logging once what it waits for; with no stream nothing
+// would change, so it fails at once. The error wraps ErrBusy and names
+// each table and since when.
+func (r *Runner) waitNotBusy(ctx context.Context, names []string, deadline time.Time) error {
+	start := time.Now()
+	wait := deadline.Sub(start).Round(time.Millisecond)
+	for logged := false; ; {
+		busy, empty := r.busy(names)
+		if len(busy) == 0 && !empty {
+			if logged {
+				r.logger().Info("verify: copies and resyncs done; verifying", "waited", time.Since(start).Round(time.Millisecond))
+			}
+			return nil
+		}
+		var what []string
+		for _, b := range busy {
+			what = append(what, DescribeBusy(b, time.Now()))
+		}
+		if len(what) == 0 {
+			what = append(what, "the mirror follows no table yet (its initial copy has not started)")
+		}
+		msg := strings.Join(what, "; ")
+		switch {
+		case r.Progress == nil:
+			return fmt.Errorf("verify: %w: %s, and no daemon is running to finish it (start `sidecar run`; verify then runs inside the daemon)", ErrBusy, msg)
+		case !time.Now().Before(deadline):
+			return fmt.Errorf("verify: %w: still after waiting %s: %s", ErrBusy, r.busyWait(ctx), msg)
+		case !logged:
+			logged = true
+			r.logger().Info("verify: waiting for copies and resyncs to finish", "max_wait", wait, "busy", msg)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("verify: waiting for %s: %w", msg, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // catchUp waits until the mirror has applied every commit with end LSN
 // ≤ c, polling Progress and the mirror's head, and says how it knows.
 // Without a stream it tries the slot proof (provenIdle).
-func (r *Runner) catchUp(ctx context.Context, c replication.LSN) (string, error) {
+func (r *Runner) catchUp(ctx context.Context, c wal.LSN) (string, error) {
 	timeout := r.CatchUpTimeout
 	if timeout <= 0 {
 		timeout = DefaultCatchUpTimeout
@@ -280,7 +427,7 @@ const MarkerPrefix = "sidecar.verify"
 // before c is applied: the wait for C does not depend on when the server
 // next sends a keepalive. It writes WAL only, no table; the mirror records
 // the commit as a version that changed no rows.
-func (r *Runner) emitMarker(ctx context.Context, c replication.LSN) error {
+func (r *Runner) emitMarker(ctx context.Context, c wal.LSN) error {
 	cfg, err := pgconn.ParseConfig(r.ConnString)
 	if err != nil {
 		return err
@@ -308,10 +455,7 @@ func (r *Runner) logger() *slog.Logger {
 
 // slotInUse reports whether err is PostgreSQL's "replication slot is
 // active for PID …" (object_in_use).
-func slotInUse(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "55006"
-}
+func slotInUse(err error) bool { return replication.SlotInUse(err) }
 
 // provenIdle reports whether no transaction that changed a published
 // table committed with end LSN in (head, c]: then the mirror at head holds
@@ -320,7 +464,7 @@ func slotInUse(err error) bool {
 // (pg_logical_slot_peek_binary_changes with pgoutput, which sends nothing
 // for transactions that touched no published table) and reads the end
 // LSN of each COMMIT message.
-func (r *Runner) provenIdle(ctx context.Context, head, c replication.LSN) (bool, string, error) {
+func (r *Runner) provenIdle(ctx context.Context, head, c wal.LSN) (bool, string, error) {
 	cfg, err := pgconn.ParseConfig(r.ConnString)
 	if err != nil {
 		return false, "", err
@@ -340,13 +484,20 @@ func (r *Runner) provenIdle(ctx context.Context, head, c replication.LSN) (bool,
 		return false, "", err
 	}
 	// A COMMIT message is 'C', flags (1 byte), commit LSN, end LSN (8
-	// bytes each, big-endian), commit time.
+	// bytes each, big-endian), commit time. Only transactions with a
+	// change ('I', 'U', 'D', 'T') count: before PostgreSQL 15 pgoutput
+	// also sends BEGIN and COMMIT of transactions that touched no
+	// published table. Messages arrive in order; each 'B' starts the next
+	// transaction.
 	rows, err := simpleQuery(ctx, conn, fmt.Sprintf(`SELECT count(*), max(e)::text FROM (
-  SELECT ('x' || encode(substring(data FROM 11 FOR 8), 'hex'))::bit(64)::bigint AS e
-    FROM pg_catalog.pg_logical_slot_peek_binary_changes(%s, '%s'::pg_lsn, NULL,
-         'proto_version', '1', 'publication_names', %s)
-   WHERE pg_catalog.get_byte(data, 0) = 67) c
- WHERE e > %d AND e <= %d`, slot, c, pub, uint64(head), uint64(c)))
+  SELECT max(CASE WHEN k = 67 THEN ('x' || encode(substring(data FROM 11 FOR 8), 'hex'))::bit(64)::bigint END) AS e,
+         bool_or(k IN (73, 85, 68, 84)) AS changed
+    FROM (SELECT data, pg_catalog.get_byte(data, 0) AS k,
+                 sum(CASE WHEN pg_catalog.get_byte(data, 0) = 66 THEN 1 ELSE 0 END) OVER (ORDER BY n) AS tx
+            FROM pg_catalog.pg_logical_slot_peek_binary_changes(%s, '%s'::pg_lsn, NULL,
+                 'proto_version', '1', 'publication_names', %s) WITH ORDINALITY AS p(lsn, xid, data, n)) m
+   GROUP BY tx) c
+ WHERE changed AND e > %d AND e <= %d`, slot, c, pub, uint64(head), uint64(c)))
 	if err != nil {
 		return false, "", err
 	}
@@ -361,16 +512,19 @@ func (r *Runner) provenIdle(ctx context.Context, head, c replication.LSN) (bool,
 
 // verifyOne verifies one table inside a savepoint, so that a failed
 // statement leaves the pinned transaction usable for the next table.
-func (r *Runner) verifyOne(ctx context.Context, conn *pgconn.PgConn, par *parallelPlan, info mirror.TableInfo, c replication.LSN, i int) TableReport {
+// verifyOne compares one table; stale reports that it could not because
+// its schema change waits for (or needs) a resync (schemaPending).
+func (r *Runner) verifyOne(ctx context.Context, conn *pgconn.PgConn, par *parallelPlan, info mirror.TableInfo, c wal.LSN, i int) (tr TableReport, stale bool) {
 	start := time.Now()
-	tr := TableReport{Table: info.Name}
+	tr = TableReport{Table: info.Name}
 	sp := fmt.Sprintf("verify_%d", i)
 	if _, err := conn.Exec(ctx, "SAVEPOINT "+sp).ReadAll(); err != nil {
 		tr.fail(fmt.Errorf("savepoint: %w", err))
-		return tr
+		return tr, false
 	}
 	if err := r.compare(ctx, conn, par, info, c, &tr); err != nil {
 		tr.fail(err)
+		stale = errors.As(err, new(schemaPending))
 		if _, rerr := conn.Exec(ctx, "ROLLBACK TO SAVEPOINT "+sp).ReadAll(); rerr != nil {
 			tr.Error += fmt.Sprintf(" (and the pinned transaction could not recover: %v)", rerr)
 		}
@@ -378,12 +532,12 @@ func (r *Runner) verifyOne(ctx context.Context, conn *pgconn.PgConn, par *parall
 		tr.fail(fmt.Errorf("release savepoint: %w", err))
 	}
 	tr.Seconds = time.Since(start).Seconds()
-	return tr
+	return tr, stale
 }
 
-func (r *Runner) compare(ctx context.Context, conn *pgconn.PgConn, par *parallelPlan, info mirror.TableInfo, c replication.LSN, tr *TableReport) error {
+func (r *Runner) compare(ctx context.Context, conn *pgconn.PgConn, par *parallelPlan, info mirror.TableInfo, c wal.LSN, tr *TableReport) error {
 	if info.State != mirror.StateReady {
-		return fmt.Errorf("table is %s in the mirror, not ready (a copy or resync is pending)", info.State)
+		return schemaPending{fmt.Errorf("table is %s in the mirror, not ready (a copy or resync is pending)", info.State)}
 	}
 	rel := info.Relation
 	if rel == nil {
@@ -399,7 +553,12 @@ func (r *Runner) compare(ctx context.Context, conn *pgconn.PgConn, par *parallel
 		return err
 	}
 	if err := sameSchema(t, rel); err != nil {
-		return err
+		if now := r.stateOf(info.Name); now != mirror.StateReady {
+			// Marked for a resync since Run began: say that, not how
+			// the columns differ.
+			return schemaPending{fmt.Errorf("table is %s in the mirror since this verification began (a schema change is being resynced)", now)}
+		}
+		return schemaPending{err}
 	}
 	tree, err := r.Mirror.TreeAt(ctx, info.Name, c)
 	if err != nil {
@@ -409,9 +568,6 @@ func (r *Runner) compare(ctx context.Context, conn *pgconn.PgConn, par *parallel
 		if tree, err = r.tree(ctx, tree); err != nil {
 			return err
 		}
-	}
-	if tree.Codec == nil {
-		return errors.New("REPLICA IDENTITY FULL tables are keyed by the whole row; verify needs a primary key")
 	}
 	mt, err := MirrorAt(tree)
 	if err != nil {
@@ -444,7 +600,12 @@ func (r *Runner) compare(ctx context.Context, conn *pgconn.PgConn, par *parallel
 			}
 		}()
 	}
-	res, err := VerifyTableParallel(ctx, conn, workers, t, mt, r.Options)
+	verifyTable := VerifyTableParallel
+	if tree.Codec == nil {
+		// REPLICA IDENTITY FULL: a multiset of whole rows (multiset.go).
+		verifyTable = VerifyMultiset
+	}
+	res, err := verifyTable(ctx, conn, workers, t, mt, r.Options)
 	if err != nil {
 		return err
 	}
@@ -468,17 +629,40 @@ func (r *Runner) compare(ctx context.Context, conn *pgconn.PgConn, par *parallel
 		maxRows = DefaultMaxRowDiffs
 	}
 	rowsStart := time.Now()
-	err = r.describe(ctx, conn, t, tree, res.Diffs, maxRows, tr)
+	if tree.Codec == nil {
+		err = describeMultiset(res.Diffs, maxRows, tr)
+	} else {
+		err = r.describe(ctx, conn, t, tree, res.Diffs, maxRows, tr)
+	}
 	if res.Dirty > 0 {
 		tr.DirtySeconds = (res.LeafTime + time.Since(rowsStart)).Seconds()
 	}
 	return err
 }
 
+// schemaPending marks a table that could not be compared because the
+// mirror has not applied a schema change yet (Run resyncs and retries).
+type schemaPending struct{ err error }
+
+func (e schemaPending) Error() string { return e.err.Error() }
+func (e schemaPending) Unwrap() error { return e.err }
+
+// stateOf returns the mirror's current state of table (StateCopying when
+// it has no record).
+func (r *Runner) stateOf(table string) mirror.TableState {
+	for _, t := range r.Mirror.Tables() {
+		if t.Name == table {
+			return t.State
+		}
+	}
+	return mirror.StateCopying
+}
+
 // sameSchema checks that PostgreSQL's table, as of the pinned snapshot,
-// has the columns and key the mirror's relation has: otherwise the rows
-// are not comparable (a schema change whose resync has not finished).
-func sameSchema(t Table, rel *replication.Relation) error {
+// has the columns and key the mirror's relation has (the columns only
+// under REPLICA IDENTITY FULL): otherwise the rows are not comparable (a
+// schema change whose resync has not finished).
+func sameSchema(t Table, rel *wal.Relation) error {
 	var pgCols, mCols []string
 	for _, c := range t.Columns {
 		pgCols = append(pgCols, c.Name)
@@ -489,6 +673,11 @@ func sameSchema(t Table, rel *replication.Relation) error {
 	if !slices.Equal(pgCols, mCols) {
 		return fmt.Errorf("columns differ: PostgreSQL has (%s), the mirror (%s); a schema change is waiting for its resync",
 			strings.Join(pgCols, ", "), strings.Join(mCols, ", "))
+	}
+	if rel.Identity == wal.IdentityFull {
+		// A multiset of whole rows: PostgreSQL's key, if any, is not
+		// the mirror's.
+		return nil
 	}
 	var mKey []int
 	for i, c := range rel.Columns {

@@ -14,12 +14,18 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	follower "github.com/sidecar-dev/sidecar/follow"
+	"github.com/sidecar-dev/sidecar/internal/seed"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/prolly"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
 )
+
+// seedFlag replays a failing random test: go test ./verify -run X -seed N.
+var seedFlag = seed.Flag()
 
 // pipeline is the sidecar's data path on a fresh database: publication
 // "pub", slot "main", the initial copy into a Mirror on a disk store,
@@ -30,12 +36,11 @@ type pipeline struct {
 	conn   *pgx.Conn
 	db     *store.DB
 	m      *mirror.Mirror
-	filter *replication.CopiedAt
+	filter *wal.CopiedAt
 	spool  string
 
-	st     *replication.Streamer
-	cancel context.CancelFunc
-	done   chan error
+	tables []wal.TableName
+	run    *follower.Running
 }
 
 func newPipeline(t *testing.T, tables []string, schema ...string) *pipeline {
@@ -43,7 +48,7 @@ func newPipeline(t *testing.T, tables []string, schema ...string) *pipeline {
 	// Directories first: cleanups run last-in first-out, and the store
 	// must be closed before its directory is removed.
 	dir, tmp := t.TempDir(), t.TempDir()
-	p := &pipeline{t: t, url: pg.NewDB(t), filter: replication.NewCopiedAt(), spool: t.TempDir()}
+	p := &pipeline{t: t, url: pg.NewDB(t), filter: wal.NewCopiedAt(), spool: t.TempDir()}
 	conn, err := pgx.Connect(t.Context(), p.url)
 	if err != nil {
 		t.Fatal(err)
@@ -60,20 +65,12 @@ func newPipeline(t *testing.T, tables []string, schema ...string) *pipeline {
 		conn.Close(context.Background())
 	})
 	p.exec(schema...)
-	if _, err := replication.EnsurePublication(t.Context(), conn, replication.PublicationSpec{Name: "pub", Tables: tables}); err != nil {
-		t.Fatal(err)
-	}
-	var names []replication.TableName
 	for _, s := range tables {
-		tn, err := replication.ParseTableName(s)
+		tn, err := wal.ParseTableName(s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		names = append(names, tn)
-	}
-	snap, err := replication.CreateSlot(t.Context(), p.url, "main")
-	if err != nil {
-		t.Fatal(err)
+		p.tables = append(p.tables, tn)
 	}
 	if p.db, err = store.Open(store.Options{Dir: dir, CacheBytes: 16 << 20}); err != nil {
 		t.Fatal(err)
@@ -81,19 +78,20 @@ func newPipeline(t *testing.T, tables []string, schema ...string) *pipeline {
 	if p.m, err = mirror.Open(t.Context(), mirror.Options{DB: p.db, CopiedAt: p.filter, TempDir: tmp}); err != nil {
 		t.Fatal(err)
 	}
-	if err := replication.Copy(t.Context(), replication.CopyOptions{ConnString: p.url, Workers: 2, RangeBlocks: 1}, snap.Snapshot(), names, p.m); err != nil {
-		t.Fatal(err)
-	}
-	if err := snap.Close(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.m.SetResumeLSN(t.Context(), snap.LSN); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.m.SetSystem(t.Context(), snap.System); err != nil {
+	// The initial copy; the stream starts with start.
+	if err := follower.New(p.followConfig()).Prepare(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// followConfig follows the pipeline's tables into its mirror.
+func (p *pipeline) followConfig() follower.Config {
+	return follower.Config{ConnString: p.url, Slot: "main", Publication: "pub", Tables: p.tables, Target: p.m,
+		CopiedAt: p.filter, DataDir: p.spool, Copy: replication.CopyOptions{Workers: 2, RangeBlocks: 1},
+		Stream: func(c *replication.StreamConfig) {
+			c.MinBackoff, c.MaxBackoff = 50*time.Millisecond, 500*time.Millisecond
+		}}
 }
 
 func (p *pipeline) exec(sqls ...string) {
@@ -107,40 +105,29 @@ func (p *pipeline) exec(sqls ...string) {
 
 func (p *pipeline) start() {
 	p.t.Helper()
-	st, err := replication.NewStreamer(replication.StreamConfig{ConnString: p.url, Slot: "main", Publication: "pub",
-		Sink: p.m, System: p.m.System(), CopiedAt: p.filter, SpoolDir: p.spool,
-		MinBackoff: 50 * time.Millisecond, MaxBackoff: 500 * time.Millisecond})
+	run, err := follower.Start(p.t.Context(), p.followConfig())
 	if err != nil {
 		p.t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- st.Run(ctx) }()
-	p.st, p.cancel, p.done = st, cancel, done
+	p.run = run
 }
 
 func (p *pipeline) stop() {
-	if p.cancel == nil {
+	if p.run == nil {
 		return
 	}
-	p.cancel()
-	select {
-	case err := <-p.done:
-		if err != nil {
-			p.t.Errorf("stream: %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		p.t.Error("stream did not stop within 15s")
+	if err := p.run.Stop(); err != nil {
+		p.t.Errorf("stream: %v", err)
 	}
-	p.cancel, p.st = nil, nil
+	p.run = nil
 }
 
 // runner verifies the pipeline's mirror the way the daemon does: with the
 // stream's progress.
 func (p *pipeline) runner() *Runner {
 	r := &Runner{ConnString: p.url, Mirror: p.m, Publication: "pub", Slot: "main", CatchUpTimeout: 30 * time.Second}
-	if st := p.st; st != nil {
-		r.Progress = StreamProgress(st.Stats)
+	if p.run != nil {
+		r.Progress = StreamProgress(p.run.Streamer().Stats)
 	}
 	return r
 }
@@ -330,7 +317,7 @@ func TestRunUnderWriteLoad(t *testing.T) {
 	p.exec(`INSERT INTO acct SELECT i, 'name ' || i, i FROM generate_series(1, 20000) i`,
 		`INSERT INTO pairs SELECT i % 50, 'k' || i, 'v' FROM generate_series(1, 3000) i`)
 	p.start()
-	seed := uint64(time.Now().UnixNano())
+	seed := seed.New(t, seedFlag)
 	stop := p.writeLoad(t, seed, true)
 	defer stop()
 	for i := range 4 {
@@ -426,6 +413,21 @@ func TestRunOffline(t *testing.T) {
 	if _, err := r.Run(t.Context(), nil); !errors.Is(err, ErrMirrorBehind) {
 		t.Fatalf("offline without a slot to prove with: want ErrMirrorBehind, got %v", err)
 	}
+	// A table waiting for a resync: no daemon would finish it, so verify
+	// says so at once (no wait), naming it.
+	if err := p.m.MarkResync(t.Context(), "public.acct", "test"); err != nil {
+		t.Fatal(err)
+	}
+	r = p.runner()
+	r.BusyWait = time.Minute
+	start := time.Now()
+	_, err = r.Run(t.Context(), nil)
+	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "public.acct is being resynced") || !strings.Contains(err.Error(), "no daemon") {
+		t.Fatalf("offline with a table marked for resync: want ErrBusy naming it, got %v", err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("offline verify of a table to resync waited %s; nothing can progress, it should fail at once", took)
+	}
 }
 
 // TestRunPinTimeoutNamesBlocker: an open write transaction blocks the
@@ -495,17 +497,17 @@ func TestRunCompositeKeyCorruption(t *testing.T) {
 
 func TestSameSchema(t *testing.T) {
 	tbl := Table{Schema: "public", Name: "t", Columns: []Column{{Name: "id"}, {Name: "v"}}, Key: []int{0}}
-	rel := &replication.Relation{Schema: "public", Name: "t", Columns: []replication.Column{{Name: "id", Key: true}, {Name: "v"}}}
+	rel := &wal.Relation{Schema: "public", Name: "t", Columns: []wal.Column{{Name: "id", Key: true}, {Name: "v"}}}
 	if err := sameSchema(tbl, rel); err != nil {
 		t.Fatalf("same schema: %v", err)
 	}
 	added := *rel
-	added.Columns = append(slices.Clone(rel.Columns), replication.Column{Name: "w"})
+	added.Columns = append(slices.Clone(rel.Columns), wal.Column{Name: "w"})
 	if err := sameSchema(tbl, &added); err == nil || !strings.Contains(err.Error(), "resync") {
 		t.Fatalf("added column: %v", err)
 	}
 	rekeyed := *rel
-	rekeyed.Columns = []replication.Column{{Name: "id"}, {Name: "v", Key: true}}
+	rekeyed.Columns = []wal.Column{{Name: "id"}, {Name: "v", Key: true}}
 	if err := sameSchema(tbl, &rekeyed); err == nil || !strings.Contains(err.Error(), "primary key") {
 		t.Fatalf("other key: %v", err)
 	}

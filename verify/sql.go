@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/rowenc"
-	"github.com/sidecar-dev/sidecar/verify/rowhash"
+	"github.com/sidecar-dev/sidecar/rowenc/rowhash"
 )
 
 // Column is one published column of a table, as pgoutput's Relation
@@ -277,17 +277,12 @@ func BucketDigestQuery(t Table, hash rowhash.ID, width int64) (string, error) {
 		src.extra(0), digestSumSQL(src.rowHash(hash)), src.sql()), nil
 }
 
-// ClampedBucketDigestQuery is BucketDigestQuery with every bucket below
+// clampedBucketDigestQuery is BucketDigestQuery with every bucket below
 // lo counted in lo and every bucket above hi in hi, so a table whose keys
 // reach far beyond the mirror's key range still returns at most
-// hi-lo+1 rows (the mirror's first and last buckets are open-ended too).
-func ClampedBucketDigestQuery(t Table, hash rowhash.ID, width, lo, hi int64) (string, error) {
-	return clampedBucketDigestQuery(t, hash, width, lo, hi, "")
-}
-
-// clampedBucketDigestQuery is ClampedBucketDigestQuery over the rows of
-// the table that satisfy where (a predicate on the table aliased src; ""
-// for all), for one part of a parallel level 0.
+// hi-lo+1 rows (the mirror's first and last buckets are open-ended too),
+// over the rows of the table that satisfy where (a predicate on the table
+// aliased src; "" for all), for one part of a parallel level 0.
 func clampedBucketDigestQuery(t Table, hash rowhash.ID, width, lo, hi int64, where string) (string, error) {
 	pk, err := integerKey(t)
 	if err != nil {

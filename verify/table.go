@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sidecar-dev/sidecar/rowenc"
-	"github.com/sidecar-dev/sidecar/verify/rowhash"
+	"github.com/sidecar-dev/sidecar/rowenc/rowhash"
 )
 
 // MirrorTable is the mirror's side of one table, at the version that
@@ -330,11 +330,7 @@ func verifyHashBuckets(ctx context.Context, conn *pgconn.PgConn, l0 level0, t Ta
 		return err
 	}
 	defer restore()
-	want := make(map[uint64]bool, len(dirty))
-	list := make([]uint64, len(dirty))
-	for i, b := range dirty {
-		want[uint64(b)], list[i] = true, uint64(b)
-	}
+	want, list := bucketSet(dirty)
 	var mirrorRows []KeyHash
 	err = m.KeyHashes(ctx, nil, nil, func(key []byte, h uint64) error {
 		b, err := bucketOf(key)
@@ -480,6 +476,16 @@ func verifyFixedWidth(ctx context.Context, conn *pgconn.PgConn, l0 level0, t Tab
 // the number of dirty buckets) and starts the leaf step: it returns the
 // dirty buckets, ascending, and a function to defer that sets res.LeafTime
 // when any bucket is dirty.
+// bucketSet returns the dirty hash buckets as a set and as a list.
+func bucketSet(dirty []int64) (map[uint64]bool, []uint64) {
+	want := make(map[uint64]bool, len(dirty))
+	list := make([]uint64, len(dirty))
+	for i, b := range dirty {
+		want[uint64(b)], list[i] = true, uint64(b)
+	}
+	return want, list
+}
+
 func settleLevel0(res *Result, pg, mirror map[int64]rowhash.Digest) ([]int64, func()) {
 	res.PG, res.Mirror = sumDigests(pg), sumDigests(mirror)
 	dirty := DirtyBuckets(pg, mirror)

@@ -9,12 +9,12 @@ import (
 	"slices"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/sidecar-dev/sidecar/internal/seed"
 	"github.com/sidecar-dev/sidecar/rowenc"
-	"github.com/sidecar-dev/sidecar/verify/rowhash"
+	"github.com/sidecar-dev/sidecar/rowenc/rowhash"
 )
 
 // sliceMirror is an in-memory MirrorTable over sorted rows: the model the
@@ -220,7 +220,7 @@ CREATE TABLE r_int (id int4 PRIMARY KEY, v text);
 INSERT INTO r_int SELECT i * 2, md5(i::text) FROM generate_series(-1000, 1000) i;
 CREATE TABLE r_comp (a int2, b text, v text, PRIMARY KEY (a, b));
 INSERT INTO r_comp SELECT i % 17, md5(i::text), i::text FROM generate_series(1, 2000) i;`)
-	seed := uint64(time.Now().UnixNano())
+	seed := seed.New(t, seedFlag)
 	r := rand.New(rand.NewPCG(seed, 11))
 	for _, name := range []string{"r_int", "r_comp"} {
 		tbl, err := LoadTable(t.Context(), conn, "public", name)

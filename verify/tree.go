@@ -9,7 +9,7 @@ import (
 
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/prolly"
-	"github.com/sidecar-dev/sidecar/verify/rowhash"
+	"github.com/sidecar-dev/sidecar/rowenc/rowhash"
 )
 
 // MirrorBucket is one level-0 bucket as the mirror cuts it: the rows from Lo

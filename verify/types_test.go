@@ -3,6 +3,7 @@ package verify
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/sidecar-dev/sidecar/rowenc"
-	"github.com/sidecar-dev/sidecar/verify/rowhash"
+	"github.com/sidecar-dev/sidecar/rowenc/rowhash"
 )
 
 // everyTypeSchema is a table with every common column type, a dropped and a
@@ -64,6 +65,20 @@ var everyTypeRows = []string{
 	  '0.0.0.0/0', '::/0', '01:02:03:04:05:06', '{-1,0,1}', '{"NULL","null",""}', 'happy', 3, true, '1:x-')`,
 }
 
+// everyTypeRowsFor is everyTypeRows as a server of version v stores them
+// for TestEveryTypeHashMatches: before 15, "char" printed a non-ASCII byte
+// raw (15 prints it as \ooo), which is not valid UTF-8 and makes the SQL
+// row encoding (convert_to) fail, so row 2's "char" is ASCII there. (A
+// known limitation on 14, in the README.)
+func everyTypeRowsFor(v int) []string {
+	if v >= 150000 {
+		return everyTypeRows
+	}
+	rows := slices.Clone(everyTypeRows)
+	rows[1] = strings.Replace(rows[1], `false, 'a', 'é',`, `false, 'a', 'e',`, 1)
+	return rows
+}
+
 const everyTypeColumns = `(id, i2, i4, n, n3, f4, f8, t, vc, b, bo, ch, qc, d, tm, ttz, ts, tstz, iv, u, j, jb, ip, cid, mac, ia, ta, e, dom, dbool, "Mixed ""Case"" col")`
 
 // TestEveryTypeHashMatches is the crux of verify: for every row of a table
@@ -83,7 +98,8 @@ func TestEveryTypeHashMatches(t *testing.T) {
 	if err != nil {
 		t.Fatalf("create slot: %v", err)
 	}
-	for _, r := range everyTypeRows {
+	rows := everyTypeRowsFor(pg.ServerVersion())
+	for _, r := range rows {
 		mustExec(t, conn, "INSERT INTO every "+everyTypeColumns+" VALUES "+r)
 	}
 
@@ -112,12 +128,12 @@ func TestEveryTypeHashMatches(t *testing.T) {
 	for _, r := range copyRows(t, conn, "SELECT "+strings.Join(colList, ", ")+" FROM every") {
 		copied[string(r[0])] = rowenc.Encode(r)
 	}
-	if len(copied) != len(everyTypeRows) {
-		t.Fatalf("COPY returned %d rows, want %d", len(copied), len(everyTypeRows))
+	if len(copied) != len(rows) {
+		t.Fatalf("COPY returned %d rows, want %d", len(copied), len(rows))
 	}
 
 	// What pgoutput sends: the same bytes.
-	streamed := readInserts(t, repl, slot.ConsistentPoint, len(everyTypeRows), tbl)
+	streamed := readInserts(t, repl, slot.ConsistentPoint, len(rows), tbl)
 	for id, want := range copied {
 		if got := streamed[id]; !bytes.Equal(got, want) {
 			t.Errorf("id %s: pgoutput row differs from COPY row\n pgoutput %q\n copy     %q", id, got, want)

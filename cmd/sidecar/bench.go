@@ -15,7 +15,7 @@ import (
 )
 
 // benchSubjects are the reports `sidecar bench` can reproduce so far.
-var benchSubjects = []string{"prolly", "replication", "verify"}
+var benchSubjects = []string{"prolly", "replication", "verify", "reads"}
 
 // newBenchCmd is `sidecar bench <subject>`: reproduce a benchmark report of
 // bench/results/ on this machine.
@@ -42,6 +42,7 @@ cell that failed its check.`,
 	cmd.AddCommand(newBenchProllyCmd(g))
 	cmd.AddCommand(newBenchReplicationCmd(g))
 	cmd.AddCommand(newBenchVerifyCmd(g))
+	cmd.AddCommand(newBenchReadsCmd(g))
 	return cmd
 }
 
@@ -258,6 +259,64 @@ Writes bench/results/verify-<date>.md and its JSON.`,
 	f.StringVar(&diffs, "diffs", "1,100,1000", "numbers of differing rows to measure")
 	f.StringVar(&dir, "dir", "", "directory for the mirror's data (default the system temp dir)")
 	f.StringVar(&out, "out", "", "report path (default bench/results/verify-<date>.md)")
+	return cmd
+}
+
+func newBenchReadsCmd(g *globals) *cobra.Command {
+	var (
+		rows, readRows, reps, gets, ranges int
+		dir, out                           string
+	)
+	cmd := &cobra.Command{
+		Use:   "reads",
+		Short: "The in-memory HEAD vs PostgreSQL: seed-003 apply, VACUUM / VACUUM FULL, point gets and 10k ranges, footprint",
+		Long: `bench reads loads a table into a throwaway PostgreSQL, follows it with an
+in-process daemon, and measures in the same run on the same data: the
+seed-003 workload (UPDATE of the first half, DELETE of the first fifth) as
+PostgreSQL's statement vs the sidecar's commit → applied in tree, heap and
+index; VACUUM vs the heap's incremental compaction and VACUUM FULL vs full
+compaction; point gets and 10k-row ranges through the HTTP API vs
+PostgreSQL prepared statements (alternating which goes first) and in
+process on the model; the HEAD checkpoint and data directory against
+pg_total_relation_size; index bytes per key; peak RSS. Writes
+bench/results/reads-<date>.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if rows < 20_000 || reps <= 0 || gets <= 0 || ranges <= 0 {
+				return usageError(fmt.Errorf("bench reads: --rows (at least 20000), --reps, --gets and --ranges must be positive"), "")
+			}
+			if out == "" {
+				out = filepath.Join("bench", "results", "reads-"+time.Now().UTC().Format("2006-01-02")+".md")
+			}
+			rep, err := bench.RunReads(cmd.Context(), bench.ReadsOptions{Rows: rows, ReadRows: readRows, Reps: reps, Gets: gets, Ranges: ranges, Dir: dir,
+				Logf: func(f string, a ...any) { fmt.Fprintf(g.stderr, f+"\n", a...) }})
+			if err != nil {
+				return usageError(fmt.Errorf("bench reads: %w", err), "")
+			}
+			f, err := os.Create(out)
+			if err != nil {
+				return usageError(err, "")
+			}
+			command := fmt.Sprintf("sidecar bench reads --rows %d --read-rows %d --reps %d --gets %d --ranges %d", rows, readRows, reps, gets, ranges)
+			if err := bench.WriteReadsMarkdown(f, rep, command); err != nil {
+				f.Close()
+				return usageError(err, "")
+			}
+			if err := f.Close(); err != nil {
+				return usageError(err, "")
+			}
+			fmt.Fprintf(g.stdout, "wrote %s\n", out)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&rows, "rows", 1_000_000, "rows in the table")
+	fl.IntVar(&readRows, "read-rows", 0, "rows for the reads and the footprint (default --rows; more are inserted after the seed-003 cells)")
+	fl.IntVar(&reps, "reps", 5, "repetitions of each cell")
+	fl.IntVar(&gets, "gets", 2000, "point gets per repetition and side")
+	fl.IntVar(&ranges, "ranges", 20, "10k-row ranges per repetition and side")
+	fl.StringVar(&dir, "dir", "", "directory for the mirror's data (default the system temp dir)")
+	fl.StringVar(&out, "out", "", "report path (default bench/results/reads-<date>.md)")
 	return cmd
 }
 

@@ -83,8 +83,18 @@ func TestCheckTableWithoutKeyExits2NamingIt(t *testing.T) {
 	if code != exitUsage {
 		t.Fatalf("exit %d, want 2:\n%s", code, out)
 	}
-	if !strings.Contains(out, "FAIL") || !strings.Contains(out, "events") || !strings.Contains(out, "primary key") {
-		t.Errorf("report does not name the keyless table:\n%s", out)
+	if !strings.Contains(out, "FAIL") || !strings.Contains(out, "events") || !strings.Contains(out, "primary key") ||
+		!strings.Contains(out, "REPLICA IDENTITY FULL") {
+		t.Errorf("report does not name the keyless table and both fixes:\n%s", out)
+	}
+}
+
+func TestCheckKeylessFullTableIsReady(t *testing.T) {
+	url := pg.NewDB(t)
+	mustExec(t, url, "CREATE TABLE events (at timestamptz, payload text)", "ALTER TABLE events REPLICA IDENTITY FULL")
+	out, _, code := sidecar(t, "check", "--config", configFor(t, url, "public.events"))
+	if code != 0 || !strings.Contains(out, "multiset") {
+		t.Fatalf("exit %d, want 0 and the table followed as a multiset:\n%s", code, out)
 	}
 }
 

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/signal"
+	"path/filepath"
 	"slices"
-	"strconv"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -14,9 +15,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sidecar-dev/sidecar/config"
+	"github.com/sidecar-dev/sidecar/daemon"
 	"github.com/sidecar-dev/sidecar/internal/mirrortest"
-	"github.com/sidecar-dev/sidecar/replication"
-	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/logging"
+	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/mirror/consumertest"
 )
 
 // TestCrashKill9 runs a mixed write workload while `sidecar run` is killed
@@ -58,28 +62,21 @@ type crashCase struct {
 	config string // appended to the config file
 	// after runs once the mirror was checked (stopped daemon).
 	after func(t *testing.T, file, dataDir, url string, seed int64)
+	// minDelay is added to every random delay before a kill.
+	minDelay time.Duration
+	// afterKill, if set, runs after each kill (the daemon is dead).
+	afterKill func(t *testing.T, i int, dataDir string, seed int64)
+	// output, if set, is given each process's log: after kill i, and (i =
+	// kills) after the final clean stop, before after runs.
+	output func(t *testing.T, i int, log string)
 }
 
 func runCrash(t *testing.T, c crashCase) {
-	kills := c.kills
-	if s := os.Getenv("CRASH_KILLS"); s != "" {
-		kills, _ = strconv.Atoi(s)
-	}
-	seed := time.Now().UnixNano()
-	if s := os.Getenv("CRASH_SEED"); s != "" {
-		seed, _ = strconv.ParseInt(s, 10, 64)
-	}
-	t.Logf("seed %d (rerun with CRASH_SEED=%d)", seed, seed)
+	kills, seed := crashParams(t, "CRASH_KILLS", c.kills)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
 
 	url := pg.NewDB(t)
-	mustExec(t, url,
-		"CREATE TABLE counter (id int PRIMARY KEY, k bigint NOT NULL)",
-		"INSERT INTO counter VALUES (1, 0)",
-		"CREATE TABLE items (id int PRIMARY KEY, n bigint NOT NULL, note text)",
-		// Big enough that the first kills land inside the copy.
-		fmt.Sprintf("INSERT INTO items SELECT g, 0, repeat('x', 40) || g FROM generate_series(1, %d) g", c.rows),
-	)
+	crashTables(t, url, c.rows) // big enough that the first kills land inside the copy
 	file, dataDir := runConfig(t, url, "public.counter, public.items")
 	if c.config != "" {
 		f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
@@ -98,18 +95,16 @@ func runCrash(t *testing.T, c crashCase) {
 	loadDone := make(chan error, 1)
 	go func() { loadDone <- crashWorkload(ctx, url, seed, &txns, &bigTxns) }()
 
-	for i := 0; i < kills; i++ {
-		p := sidecarProcess(t, "run", "--config", file)
-		delay := time.Duration(100+rng.IntN(1900)) * time.Millisecond
-		select {
-		case err := <-p.done:
-			t.Fatalf("kill %d: sidecar exited by itself: %v\n%s", i, err, p.output())
-		case <-time.After(delay):
+	killRuns(t, file, kills, func(int) time.Duration {
+		return c.minDelay + time.Duration(100+rng.IntN(1900))*time.Millisecond
+	}, func(i int, p *proc) {
+		if c.output != nil {
+			c.output(t, i, p.output())
 		}
-		p.cmd.Process.Signal(syscall.SIGKILL)
-		<-p.done
-		p.cmd.ProcessState = &os.ProcessState{} // reaped: keep Cleanup from killing again
-	}
+		if c.afterKill != nil {
+			c.afterKill(t, i, dataDir, seed)
+		}
+	})
 	stopLoad()
 	if err := <-loadDone; err != nil {
 		t.Fatal(err)
@@ -123,31 +118,9 @@ func runCrash(t *testing.T, c crashCase) {
 			t.Logf("last sidecar's log:\n%s", p.output())
 		}
 	}()
-	base := p.waitListen(t)
-	// The WAL may end with an aborted big transaction: wait for a marker
-	// commit instead of the server's WAL position.
-	target := queryLSN(t, url, "SELECT pg_current_wal_insert_lsn()::text")
-	mustExec(t, url, "UPDATE counter SET k = k + 1 WHERE id = 1")
-	lastLog := time.Now()
-	waitFor(t, "catch up after the kills", 300*time.Second, func() bool {
-		if time.Since(lastLog) > 10*time.Second {
-			lastLog = time.Now()
-			_, body := httpBodyNoT(base + "/api/status")
-			t.Logf("catching up to %s: %s", target, body)
-		}
-		var st struct {
-			Durable string `json:"durable_lsn"`
-			Phase   string `json:"phase"`
-		}
-		if err := getJSON(base+"/api/status", &st); err != nil {
-			return false
-		}
-		l, _ := replication.ParseLSN(st.Durable)
-		return st.Phase == "streaming" && l > target
-	})
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	if code := p.wait(t, 60*time.Second); code != 0 {
-		t.Fatalf("exit %d\n%s", code, p.output())
+	catchUpAndStop(t, url, p.waitListen(t), p)
+	if c.output != nil {
+		c.output(t, kills, p.output())
 	}
 
 	checkMirrorEqualsPG(t, dataDir, url, seed)
@@ -230,37 +203,9 @@ func crashWorkload(ctx context.Context, url string, seed int64, txns, big *atomi
 // exactly one each time, over at least atLeast versions.
 func checkCounterVersions(t *testing.T, dataDir string, seed int64, atLeast int) {
 	t.Helper()
-	ctx := context.Background()
-	_, m, close := mirrortest.Open(t, dataDir)
-	defer close()
-	versions, err := m.Versions(0, m.Durable(), 0)
+	n, _, err := mirrortest.CounterVersions(t, dataDir, "public.counter", 1)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var prev int64 = -1
-	n := 0
-	for _, v := range versions {
-		touched := false
-		for _, tc := range v.Tables {
-			touched = touched || tc.Table == "public.counter"
-		}
-		if !touched {
-			continue
-		}
-		val, ok, err := m.Get(ctx, "public.counter", []string{"1"}, v.EndLSN)
-		if err != nil || !ok {
-			t.Fatalf("seed %d: counter at version %s: %v %v", seed, v.EndLSN, ok, err)
-		}
-		text, _, err := rowenc.Column(val, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		k, _ := strconv.ParseInt(string(text), 10, 64)
-		if prev >= 0 && k != prev+1 {
-			t.Fatalf("seed %d: version %s has counter %d after %d: a version is missing or doubled", seed, v.EndLSN, k, prev)
-		}
-		prev = k
-		n++
+		t.Fatalf("seed %d: %v", seed, err)
 	}
 	if n < atLeast {
 		t.Fatalf("seed %d: only %d versions touched the counter", seed, n)
@@ -274,4 +219,103 @@ func getJSON(url string, out any) error {
 		return fmt.Errorf("HTTP %d", code)
 	}
 	return jsonUnmarshal(body, out)
+}
+
+// crashModelEnv names the file of the model consumer a re-executed
+// `sidecar run` feeds (TestCrashKill9Consumer); unset, the child is the
+// plain binary.
+const crashModelEnv = "CRASH_MODEL_CONSUMER"
+
+// The child of TestCrashKill9Consumer: `run --config FILE` with a model
+// consumer subscribed (the binary has no flag for one: consumers are
+// wired in code).
+func init() {
+	if os.Getenv(beMain) == "1" && os.Getenv(crashModelEnv) != "" {
+		os.Exit(runModelChild(os.Args[1:], os.Getenv(crashModelEnv)))
+	}
+}
+
+func runModelChild(args []string, modelPath string) int {
+	if len(args) != 3 || args[0] != "run" || args[1] != "--config" {
+		fmt.Fprintf(os.Stderr, "model child: want run --config FILE, got %q\n", args)
+		return 2
+	}
+	cfg, err := config.Load(config.LoadOptions{File: args[2]})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	logger, err := logging.New(os.Stderr, cfg.Log.Level, cfg.Log.Format)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	model, err := consumertest.Load(modelPath, 300*time.Millisecond)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := daemon.Run(ctx, daemon.Options{Config: cfg, Logger: logger, Consumers: []mirror.Consumer{model},
+		Mirror: func(o *mirror.Options) { o.StrictChecks = true }}); err != nil {
+		fmt.Fprintln(os.Stderr, "Error:", err)
+		return 1
+	}
+	if err := model.Save(); err != nil {
+		fmt.Fprintln(os.Stderr, "Error:", err)
+		return 1
+	}
+	logger.Info("model consumer saved", "lsn", model.LSN(), "batches", fmt.Sprint(model.Batches()))
+	return 0
+}
+
+// TestCrashKill9Consumer is TestCrashKill9 with a model consumer (a
+// sorted map per table, saved to a file every 300 ms) subscribed to the
+// mirror inside the killed process: after every kill the saved model
+// must equal the mirror's trees at the model's LSN, and after the final
+// catch-up and clean stop it must equal HEAD.
+func TestCrashKill9Consumer(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "model")
+	t.Setenv(crashModelEnv, model)
+	checked := 0
+	compare := func(t *testing.T, dataDir string, seed int64) consumertest.Result {
+		t.Helper()
+		_, m, close := mirrortest.Open(t, dataDir)
+		defer close()
+		mod, err := consumertest.Load(model, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := mod.Compare(context.Background(), m)
+		if err != nil {
+			t.Fatalf("seed %d: the saved model differs from the mirror: %v", seed, err)
+		}
+		return res
+	}
+	// Kills at least 2 s after each start, so the model (saved every
+	// 300 ms once streaming) moves between kills.
+	runCrash(t, crashCase{kills: 10, rows: 30000, minDelay: 2 * time.Second,
+		afterKill: func(t *testing.T, i int, dataDir string, seed int64) {
+			if _, err := os.Stat(model); err != nil {
+				t.Logf("kill %d: no model saved yet", i)
+				return
+			}
+			res := compare(t, dataDir, seed)
+			checked += res.Tables
+			t.Logf("kill %d: model at %s equals the trees (%d tables, %d rows; skipped, copied again since: %v)", i, res.LSN, res.Tables, res.Rows, res.Skipped)
+		},
+		after: func(t *testing.T, file, dataDir, url string, seed int64) {
+			res := compare(t, dataDir, seed)
+			_, m, close := mirrortest.Open(t, dataDir)
+			head := m.Head().EndLSN
+			close()
+			if res.LSN != head || res.Tables != 2 || len(res.Skipped) > 0 {
+				t.Fatalf("seed %d: after catch-up the model is at %s (%+v), HEAD %s", seed, res.LSN, res, head)
+			}
+			t.Logf("model equals HEAD %s (%d rows); %d table comparisons after kills", head, res.Rows, checked)
+			if checked == 0 {
+				t.Fatalf("seed %d: no kill left a saved model to compare", seed)
+			}
+		}})
 }

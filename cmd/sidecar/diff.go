@@ -92,7 +92,7 @@ Exit status: 0; 1 with --exit-code when there are differences; 2 on error.`,
 			if err != nil {
 				return usageError(err, "sidecar diff A B --format json")
 			}
-			return withHistory(cmd, g, func(api history.API) error {
+			return readHistory(cmd, g, func(api history.API) error {
 				out := &eventOut{w: w}
 				sum, err := api.Diff(cmd.Context(), req, out.write)
 				if err := out.finish(err); err != nil {

@@ -10,7 +10,7 @@ import (
 	"github.com/sidecar-dev/sidecar/client"
 	"github.com/sidecar-dev/sidecar/daemon"
 	"github.com/sidecar-dev/sidecar/history"
-	"github.com/sidecar-dev/sidecar/snapshot"
+	"github.com/sidecar-dev/sidecar/refs"
 )
 
 func newGCCmd(g *globals) *cobra.Command {
@@ -44,7 +44,7 @@ Exit status: 0; 2 on error.`,
 				return usageError(err, "")
 			}
 			defer conn.Close()
-			var st snapshot.GCStats
+			var st refs.GCStats
 			if conn.Daemon != nil {
 				err = conn.Daemon.PostJSON(cmd.Context(), "/api/gc", struct{}{}, &st)
 			} else {

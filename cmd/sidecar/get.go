@@ -37,7 +37,7 @@ Exit status: 0 (also when keys are not found); 2 on error.`,
 			if err != nil {
 				return usageError(err, "")
 			}
-			return withHistory(cmd, g, func(api history.API) error {
+			return readHistory(cmd, g, func(api history.API) error {
 				res, err := api.Get(cmd.Context(), req)
 				if err != nil {
 					return historyError(err)
@@ -62,5 +62,6 @@ Exit status: 0 (also when keys are not found); 2 on error.`,
 	}
 	cmd.Flags().StringVar(&req.AsOf, "as-of", "", "read as of this ref (default HEAD)")
 	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json or csv")
+	cmd.Flags().StringSliceVar(&req.Columns, "columns", nil, "only these columns, in this order (a,b; quote a name holding a comma as in CSV)")
 	return cmd
 }

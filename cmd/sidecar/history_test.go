@@ -74,6 +74,7 @@ func TestHistoryCommandsThroughDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	server.RegisterHistory(srv, history.New(f.DB, f.Mirror))
+	server.RegisterQuery(srv, history.New(f.DB, f.Mirror))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx) }()
@@ -84,6 +85,8 @@ func TestHistoryCommandsThroughDaemon(t *testing.T) {
 		{"revert", lsns[0], lsns[1]}, {"revert", lsns[0], lsns[1], "--format", "json"}, {"merge", "HEAD", lsns[0], "--base", lsns[1]},
 		{"get", "public.t", "2", "4", "--as-of", "HEAD~1"}, {"scan", "public.t", "--format", "csv", "--as-of", lsns[0]},
 		{"scan", "public.t", "--format", "json"}, {"diff", "nope", "HEAD"}, {"tag"}, {"branch"},
+		{"scan", "public.t", "--columns", "n,id", "--format", "csv"}, {"get", "public.t", "2", "3", "--columns", "v", "--as-of", lsns[0]},
+		{"agg", "public.t", "--count", "--sum", "n", "--max", "v", "--format", "json"}, {"agg", "public.t", "--count", "--as-of", lsns[0], "--where", "id BETWEEN 2 AND 3"},
 	}
 	type result struct {
 		out  string
@@ -139,7 +142,7 @@ func TestHistoryCommands(t *testing.T) {
 			want{stdout: []string{`{"type":"row","table":"public.t","op":"changed","key":{"id":"2"},"from":{"id":"2","v":"B","n":"2"},"to":{"id":"2","v":"B","n":"20"},"changed":["n"]}`}}},
 		{[]string{"diff", "HEAD", "HEAD", "--exit-code"}, want{code: 0}},
 		{[]string{"diff", "before", "HEAD", "--exit-code", "--format", "sql"}, want{code: 1, stdout: []string{"BEGIN;", `UPDATE "public"."t" SET "n" = '20'::"numeric" WHERE "id" = '2'::"int8";`, "COMMIT;"}}},
-		{[]string{"diff", "HEAD~9", "HEAD"}, want{code: 2, noOut: true, stderr: []string{"HEAD~9", "only 2 commits"}}},
+		{[]string{"diff", "HEAD~9", "HEAD"}, want{code: 2, noOut: true, stderr: []string{"HEAD~9", "only 3 versions", "the initial copy at"}}},
 		{[]string{"diff", "nope", "HEAD"}, want{code: 2, noOut: true, stderr: []string{"no tag or branch", "nearest: before", "Try:"}}},
 		{[]string{"diff", "before", "HEAD", "--stat", "--format", "sql"}, want{code: 2, noOut: true, stderr: []string{"--stat"}}},
 		{[]string{"diff", "before", "HEAD", "--format", "xml"}, want{code: 2, noOut: true, stderr: []string{"xml"}}},

@@ -2,31 +2,46 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sidecar-dev/sidecar/client"
+	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/history"
-	"github.com/sidecar-dev/sidecar/snapshot"
+	"github.com/sidecar-dev/sidecar/refs"
 )
 
-// withHistory runs fn against the history API: the running daemon's, or
-// the data directory opened in-process when no daemon runs. Both give the
-// same structs, so commands print the same either way. Errors exit 2.
 // logFlush is how many versions `sidecar log` writes between flushes.
 const logFlush = 1000
 
+// withHistory runs fn against the history API: the running daemon's, or
+// the data directory opened in-process as its writer when no daemon runs.
+// Both give the same structs, so commands print the same either way.
+// Errors exit 2.
 func withHistory(cmd *cobra.Command, g *globals, fn func(api history.API) error) error {
+	return historyConn(cmd, g, client.Connect, fn)
+}
+
+// readHistory is withHistory for commands that only read: with no daemon
+// the data directory is opened read-only (client.ConnectReadOnly).
+func readHistory(cmd *cobra.Command, g *globals, fn func(api history.API) error) error {
+	return historyConn(cmd, g, client.ConnectReadOnly, fn)
+}
+
+func historyConn(cmd *cobra.Command, g *globals, connect func(context.Context, *config.Config, *slog.Logger) (*client.Conn, error), fn func(api history.API) error) error {
 	cfg, logger, err := g.loadConfig()
 	if err != nil {
 		return err
 	}
-	conn, err := client.Connect(cmd.Context(), cfg, logger)
+	conn, err := connect(cmd.Context(), cfg, logger)
 	if err != nil {
 		return usageError(err, "sidecar status")
 	}
@@ -53,7 +68,7 @@ func historyError(err error) error {
 	hint := ""
 	var ae *client.APIError
 	switch {
-	case errors.Is(err, snapshot.ErrBadRef), errors.Is(err, snapshot.ErrUnknownRef):
+	case errors.Is(err, refs.ErrBadRef), errors.Is(err, refs.ErrUnknownRef):
 		hint = "sidecar log -n 10; sidecar tag (refs: HEAD, HEAD~N, an LSN, @<RFC 3339 time>, a tag or branch)"
 	case errors.Is(err, history.ErrUnknownTable):
 		hint = "sidecar status (lists the followed tables)"
@@ -70,7 +85,10 @@ func newLogCmd(g *globals) *cobra.Command {
 		Use:   "log",
 		Short: "List versions (commits): LSN, commit time, xid, rows changed per table",
 		Long: `log lists the mirror's versions, newest first: every committed transaction
-is one, addressed by its end LSN. Tags are shown beside their commit.
+is one, addressed by its end LSN. Tags are shown beside their commit. The
+oldest entry is the initial copy when it is a version (a copy under one
+snapshot, not expired): its copy LSN, no commit time or xid, and the rows
+of each table copied ("initial_copy": true in JSON).
 
 --format json prints one object per line:
   {"lsn":"0/16B3748","commit_lsn":"0/16B3720","commit_time":"…","xid":750,
@@ -92,7 +110,7 @@ Exit status: 0; 2 on error.`,
 				}
 				req.Table = table
 			}
-			return withHistory(cmd, g, func(api history.API) error {
+			return readHistory(cmd, g, func(api history.API) error {
 				// Buffered (the tabwriter writes cell by cell) and flushed
 				// every logFlush versions, so a long log streams.
 				bw := bufio.NewWriterSize(g.stdout, 64<<10)
@@ -127,7 +145,14 @@ Exit status: 0; 2 on error.`,
 						}
 						ch = append(ch, s)
 					}
-					_, err := fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t\n", e.LSN, e.CommitTime.Format("2006-01-02T15:04:05.000000Z07:00"), e.Xid, strings.Join(ch, ", "), strings.Join(e.Tags, ", "))
+					for _, t := range e.HeldForResync {
+						ch = append(ch, t+" (held for resync: no per-commit history)")
+					}
+					when, xid, changes := e.CommitTime.Format("2006-01-02T15:04:05.000000Z07:00"), strconv.FormatUint(uint64(e.Xid), 10), strings.Join(ch, ", ")
+					if e.InitialCopy {
+						when, xid, changes = "-", "-", "initial copy: "+changes
+					}
+					_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", e.LSN, when, xid, changes, strings.Join(e.Tags, ", "))
 					return err
 				})
 				if ferr := flush(); err == nil {

@@ -60,11 +60,14 @@ could not run.`,
 		newVersionCmd(g),
 		newCheckCmd(g),
 		newRunCmd(g),
+		newServeCmd(g),
+		newForkCmd(g),
 		newStatusCmd(g),
 		newLogCmd(g),
 		newDiffCmd(g),
 		newGetCmd(g),
 		newScanCmd(g),
+		newAggCmd(g),
 		newTagCmd(g),
 		newBranchCmd(g),
 		newMergeCmd(g),
@@ -72,6 +75,7 @@ could not run.`,
 		newVerifyCmd(g),
 		newResyncCmd(g),
 		newGCCmd(g),
+		newCompactCmd(g),
 		newDemoCmd(g),
 		newBenchCmd(g),
 	)
@@ -95,6 +99,9 @@ func (g *globals) loadConfig() (*config.Config, *slog.Logger, error) {
 	logger, err := logging.New(g.stderr, cfg.Log.Level, cfg.Log.Format)
 	if err != nil {
 		return nil, nil, usageError(err, "")
+	}
+	for _, w := range cfg.Warnings {
+		logger.Warn(w)
 	}
 	return cfg, logger, nil
 }

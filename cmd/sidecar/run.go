@@ -10,10 +10,11 @@ import (
 
 	"github.com/sidecar-dev/sidecar/daemon"
 	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 func newRunCmd(g *globals) *cobra.Command {
-	var resync bool
+	var resync, fromRemote bool
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "The daemon: initial copy if needed, then stream, apply and serve",
@@ -26,6 +27,12 @@ the slot to exactly what is durable, and exits 0; a second one aborts at once.
 
 --resync starts over: it removes the mirror from data_dir, drops the slot and
 copies every table again (after a lost slot, or a server replaced).
+
+run refuses, and names the slot and --resync, when data_dir holds no mirror
+but the slot exists (the slot is another data directory's: an unmounted
+volume, a mistyped data_dir), and when the mirror is behind its slot's
+confirmed_flush_lsn (another data directory moved the slot on: the changes
+between are not in the slot any more).
 
 Exit status: 0 clean shutdown; 1 fatal error; 2 bad configuration.`,
 		Args: cobra.NoArgs,
@@ -54,17 +61,18 @@ Exit status: 0 clean shutdown; 1 fatal error; 2 bad configuration.`,
 				case <-done:
 				}
 			}()
-			err = daemon.Run(ctx, daemon.Options{Config: cfg, Logger: logger, Progress: g.stderr, Resync: resync})
+			err = daemon.Run(ctx, daemon.Options{Config: cfg, Logger: logger, Progress: g.stderr, Resync: resync, FromRemote: fromRemote})
 			if err == nil {
 				return nil
 			}
 			hint := "sidecar check --config FILE"
-			if errors.Is(err, replication.ErrSlotLost) || errors.Is(err, replication.ErrSystemChanged) {
+			if errors.Is(err, replication.ErrSlotLost) || errors.Is(err, wal.ErrSystemChanged) || errors.Is(err, daemon.ErrForeignSlot) {
 				hint = "sidecar run --resync --config FILE"
 			}
 			return &exitError{code: exitFound, err: err, hint: hint}
 		},
 	}
 	cmd.Flags().BoolVar(&resync, "resync", false, "start over: remove the mirror, drop the slot, copy every table again")
+	cmd.Flags().BoolVar(&fromRemote, "from-remote", false, "restore an empty data_dir from remote.url (tags, branches, versions), then follow")
 	return cmd
 }

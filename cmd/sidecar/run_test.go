@@ -23,7 +23,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/internal/mirrortest"
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // proc is `sidecar` running as a separate process (the test binary
@@ -144,7 +144,7 @@ func runConfig(t *testing.T, url, tables string) (file, dataDir string) {
 	return file, dataDir
 }
 
-func queryLSN(t *testing.T, url, sql string, args ...any) replication.LSN {
+func queryLSN(t *testing.T, url, sql string, args ...any) wal.LSN {
 	t.Helper()
 	conn, err := pgx.Connect(context.Background(), url)
 	if err != nil {
@@ -158,7 +158,7 @@ func queryLSN(t *testing.T, url, sql string, args ...any) replication.LSN {
 	if s == nil {
 		return 0
 	}
-	l, err := replication.ParseLSN(*s)
+	l, err := wal.ParseLSN(*s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestRunProcessSIGTERMMidStream(t *testing.T) {
 		if d == nil {
 			return false
 		}
-		l, _ := replication.ParseLSN(d[1])
+		l, _ := wal.ParseLSN(d[1])
 		return l > target
 	})
 	p2.cmd.Process.Signal(syscall.SIGINT)

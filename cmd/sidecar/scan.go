@@ -16,7 +16,9 @@ func newScanCmd(g *globals) *cobra.Command {
 		Short: "Rows in primary-key order, from the mirror, at any version",
 		Long: `scan prints the rows of <table> in primary-key order as of --as-of (default
 HEAD), from --from (inclusive) to --to (exclusive), both values of the
-first primary-key column.
+first primary-key column. --columns a,b prints only those columns, in that
+order (at HEAD read from the in-memory heap's column segments, older
+versions from the tree).
 
 <table> is schema.name as in SQL and in the configuration: a bare name is
 in public, unquoted parts fold to lower case, other names are
@@ -41,7 +43,7 @@ Exit status: 0; 2 on error.`,
 			if err != nil {
 				return usageError(err, "")
 			}
-			return withHistory(cmd, g, func(api history.API) error {
+			return readHistory(cmd, g, func(api history.API) error {
 				started := false
 				err := api.Scan(cmd.Context(), req, func(h history.ReadHeader) error {
 					started = true
@@ -66,5 +68,6 @@ Exit status: 0; 2 on error.`,
 	f.StringVar(&req.To, "to", "", "last key value (exclusive)")
 	f.IntVar(&req.Limit, "limit", 0, "at most N rows (default all)")
 	f.StringVar(&format, "format", "table", "output format: table, json or csv")
+	f.StringSliceVar(&req.Columns, "columns", nil, "only these columns, in this order (a,b; quote a name holding a comma as in CSV)")
 	return cmd
 }

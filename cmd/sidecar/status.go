@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -11,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sidecar-dev/sidecar/client"
+	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/daemon"
 )
 
@@ -22,7 +26,14 @@ func newStatusCmd(g *globals) *cobra.Command {
 		Long: `status reports the daemon's state through its API, or, when no daemon runs,
 the mirror in data_dir with the slot and lag read from PostgreSQL.
 
-Exit status: 0; 2 when neither the daemon nor the data directory can be read.`,
+With no daemon the data directory is opened read-only: status never writes
+it and never stands in the way of a daemon starting (a start waits for it),
+so a monitoring loop may poll it. While a daemon starts, or after one was
+killed until the next start recovers the directory, it says "daemon not
+ready".
+
+Exit status: 0; 2 when neither the daemon nor the data directory can be read
+(including "daemon not ready").`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if format != "text" && format != "json" {
@@ -32,19 +43,9 @@ Exit status: 0; 2 when neither the daemon nor the data directory can be read.`,
 			if err != nil {
 				return err
 			}
-			ctx := cmd.Context()
-			conn, err := client.Connect(ctx, cfg, logger)
+			st, err := readStatus(cmd.Context(), cfg, logger)
 			if err != nil {
-				return usageError(err, "sidecar run --config FILE")
-			}
-			defer conn.Close()
-			var st daemon.Status
-			if conn.Daemon != nil {
-				if err := conn.Daemon.GetJSON(ctx, "/api/status", nil, &st); err != nil {
-					return usageError(err, "")
-				}
-			} else {
-				st = daemon.OfflineStatus(ctx, cfg, conn.Local.Mirror)
+				return err
 			}
 			if format == "json" {
 				enc := json.NewEncoder(g.stdout)
@@ -56,6 +57,40 @@ Exit status: 0; 2 when neither the daemon nor the data directory can be read.`,
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
 	return cmd
+}
+
+// readStatus asks the daemon, or reads the data directory read-only when
+// none answers. A daemon that goes away between its health check and the
+// status request (killed, stopping) is not an error of its own: status is
+// read again, then from the directory.
+func readStatus(ctx context.Context, cfg *config.Config, logger *slog.Logger) (daemon.Status, error) {
+	var st daemon.Status
+	for attempt := 0; ; attempt++ {
+		conn, err := client.ConnectReadOnly(ctx, cfg, logger)
+		if err != nil {
+			hint := "sidecar run --config FILE"
+			if errors.Is(err, client.ErrNotReady) {
+				hint = "wait for the daemon to start (its log says \"sidecar ready\"), or start `sidecar run`"
+			}
+			return st, usageError(err, hint)
+		}
+		if conn.Local != nil {
+			st = daemon.OfflineStatus(ctx, cfg, conn.Local.Mirror)
+			if err := conn.Close(); err != nil {
+				return st, usageError(err, "")
+			}
+			return st, nil
+		}
+		err = conn.Daemon.GetJSON(ctx, "/api/status", nil, &st)
+		conn.Close()
+		var apiErr *client.APIError
+		if err == nil || errors.As(err, &apiErr) || attempt > 0 || ctx.Err() != nil {
+			if err != nil {
+				return st, usageError(err, "")
+			}
+			return st, nil
+		}
+	}
 }
 
 func writeStatus(w io.Writer, st daemon.Status) error {
@@ -116,6 +151,13 @@ func writeStatus(w io.Writer, st daemon.Status) error {
 			}
 			line("last gc", desc)
 		}
+	}
+	if r := st.Remote; r != nil {
+		desc := fmt.Sprintf("%s (epoch %d): durable %s, backlog %d bytes / %d groups, %d uploads, %d failed", r.URL, r.Epoch, r.RemoteDurableLSN, r.BacklogBytes, r.BacklogGroups, r.Uploads, r.Failures)
+		if r.LastError != "" {
+			desc += "; last error: " + r.LastError
+		}
+		line("remote", desc)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

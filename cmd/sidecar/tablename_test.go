@@ -14,8 +14,8 @@ import (
 
 	"github.com/sidecar-dev/sidecar/daemon"
 	"github.com/sidecar-dev/sidecar/history"
-	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/verify"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // oddTable is a table whose schema holds a dot and capitals and whose
@@ -144,7 +144,7 @@ func TestQuotedTableNameEndToEnd(t *testing.T) {
 		mustExec(t, src, "UPDATE items SET note = note WHERE id = 1") // changes no row's content
 		waitFor(t, "mirror past "+target.String(), 60*time.Second, func() bool {
 			st := status()
-			l, err := replication.ParseLSN(st.DurableLSN)
+			l, err := wal.ParseLSN(st.DurableLSN)
 			return err == nil && st.Phase == "streaming" && l > target
 		})
 		return target.String()

@@ -29,7 +29,11 @@ Exit status: 0; 2 on error (bad or unknown ref, name taken).`,
 			if del && len(args) != 1 {
 				return usageError(fmt.Errorf("--delete takes exactly one tag name"), "sidecar tag --delete NAME")
 			}
-			return withHistory(cmd, g, func(api history.API) error {
+			open := withHistory
+			if len(args) == 0 && !del {
+				open = readHistory // listing only reads
+			}
+			return open(cmd, g, func(api history.API) error {
 				ctx := cmd.Context()
 				switch {
 				case del:

@@ -1,15 +1,20 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sidecar-dev/sidecar/client"
+	"github.com/sidecar-dev/sidecar/daemon"
+	"github.com/sidecar-dev/sidecar/internal/pgident"
+	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/server"
 	"github.com/sidecar-dev/sidecar/verify"
 )
@@ -36,6 +41,14 @@ data directory is opened here: the mirror cannot catch up, so it is
 compared only if no transaction of the publication committed after its
 last commit (checked by peeking at the slot), and otherwise verify exits 2.
 
+A table being copied (the initial copy) or resynced (after a schema change)
+cannot be compared yet: with a daemon running, verify prints one line saying
+what it waits for, waits up to --wait for the copy or resync to finish, then
+verifies; when the wait runs out it exits 2 naming the table and since when.
+A schema change that no row change has carried to the mirror yet (e.g. ALTER
+TABLE … ADD COLUMN … DEFAULT alone) is found by verify, which has the daemon
+resync the table and verifies again within the same wait.
+
 Exit status: 0 every table equal; 1 differences found; 2 could not verify.`,
 		Example: `  sidecar verify
   sidecar verify --table public.accounts --format json`,
@@ -53,15 +66,18 @@ Exit status: 0 every table equal; 1 differences found; 2 could not verify.`,
 				return err
 			}
 			ctx := cmd.Context()
-			conn, err := client.Connect(ctx, cfg, logger)
+			conn, err := client.ConnectReadOnly(ctx, cfg, logger)
 			if err != nil {
 				return usageError(err, "sidecar run --config FILE")
 			}
 			defer conn.Close()
 			var rep *verify.Report
 			if conn.Daemon != nil {
+				if what := busyWith(ctx, conn.Daemon, names); what != "" {
+					fmt.Fprintf(g.stderr, "verify: waiting up to %s for %s to finish\n", waitTimeout, what)
+				}
 				rep = &verify.Report{}
-				if err := conn.Daemon.PostJSON(ctx, "/api/verify", server.VerifyRequest{Tables: names}, rep); err != nil {
+				if err := conn.Daemon.PostJSON(ctx, "/api/verify", server.VerifyRequest{Tables: names, Wait: waitTimeout.String()}, rep); err != nil {
 					return usageError(err, verifyHint(err))
 				}
 			} else {
@@ -71,6 +87,7 @@ Exit status: 0 every table equal; 1 differences found; 2 could not verify.`,
 					Publication:    cfg.Publication,
 					Slot:           cfg.Slot,
 					CatchUpTimeout: waitTimeout,
+					BusyWait:       waitTimeout,
 					Pin:            verify.PinOptions{Timeout: pinTimeout},
 					Logger:         logger,
 				}
@@ -96,8 +113,54 @@ Exit status: 0 every table equal; 1 differences found; 2 could not verify.`,
 	cmd.Flags().StringArrayVar(&tables, "table", nil, "table to verify (schema.name, quoted as in SQL where needed; repeatable); default every followed table")
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
 	cmd.Flags().DurationVar(&pinTimeout, "pin-timeout", verify.DefaultPinTimeout, "give up pinning PostgreSQL after this long (slot creation waits for open write transactions)")
-	cmd.Flags().DurationVar(&waitTimeout, "wait", verify.DefaultCatchUpTimeout, "give up waiting for the mirror to reach the pinned LSN after this long")
+	cmd.Flags().DurationVar(&waitTimeout, "wait", verify.DefaultCatchUpTimeout, "give up waiting for a table's initial copy or resync to finish, and then for the mirror to reach the pinned LSN, after this long (each)")
 	return cmd
+}
+
+// busyWith says what the daemon is copying or resyncing among names (all
+// when empty), from its status, or "" when nothing (or the status cannot
+// be read: the verification request then says what is wrong).
+func busyWith(ctx context.Context, d *client.Daemon, names []string) string {
+	var st daemon.Status
+	if err := d.GetJSON(ctx, "/api/status", nil, &st); err != nil {
+		return ""
+	}
+	var resync, copying []string
+	for _, t := range st.Tables {
+		if t.State != mirror.StateReady.String() && wanted(names, t.Name) {
+			resync = append(resync, t.Name)
+		}
+	}
+	for _, c := range st.Copy {
+		if !c.Done && wanted(names, c.Table) && !slices.Contains(resync, c.Table) {
+			copying = append(copying, c.Table)
+		}
+	}
+	var what []string
+	if len(copying) > 0 {
+		what = append(what, "the copy of "+strings.Join(copying, ", "))
+	}
+	if len(resync) > 0 {
+		what = append(what, "the resync of "+strings.Join(resync, ", "))
+	}
+	if len(what) == 0 && (len(st.Tables) == 0 || st.Phase == "copying" || st.Phase == "starting") {
+		what = append(what, "the initial copy")
+	}
+	return strings.Join(what, " and ")
+}
+
+// wanted: table is among names (config-style names accepted), or names
+// is empty.
+func wanted(names []string, table string) bool {
+	if len(names) == 0 {
+		return true
+	}
+	for _, n := range names {
+		if tn, err := pgident.ParseTable(n); n == table || (err == nil && tn.String() == table) {
+			return true
+		}
+	}
+	return false
 }
 
 // verifyHint suggests the next step for a verification that could not run.
@@ -106,6 +169,8 @@ func verifyHint(err error) string {
 	switch {
 	case errors.Is(err, verify.ErrPinTimeout):
 		return "end or commit the transactions named above, or pass --pin-timeout 2m"
+	case errors.Is(err, verify.ErrBusy), errors.As(err, &apiErr) && strings.Contains(apiErr.Message, verify.ErrBusy.Error()):
+		return "sidecar status (copy progress); or pass a longer --wait, e.g. --wait 10m"
 	case errors.Is(err, verify.ErrMirrorBehind):
 		return "sidecar status (is the daemon running and connected?)"
 	case errors.As(err, &apiErr) && apiErr.Status == 404 && strings.Contains(apiErr.Message, "no API endpoint"):

@@ -10,14 +10,43 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/internal/dirstate"
 	"github.com/sidecar-dev/sidecar/verify"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // verifyCLI runs `sidecar verify` in-process, as `sidecar` does.
 func verifyCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	return sidecar(t, append([]string{"verify"}, args...)...)
+}
+
+// stopWhenDurable commits marker (one SQL statement changing a followed
+// row) and stops the daemon p (API at base) with SIGTERM once its mirror
+// is durable past the WAL position before it: the WAL may end with
+// records that are no followed commit, which Durable never reaches, so
+// the marker is a commit past the writes before it.
+func stopWhenDurable(t *testing.T, p *proc, base, url, marker string) {
+	t.Helper()
+	want := queryLSN(t, url, "SELECT pg_current_wal_insert_lsn()::text")
+	mustExec(t, url, marker)
+	waitFor(t, "the mirror durable past the writes", 30*time.Second, func() bool {
+		_, body := httpBody(t, base+"/api/status")
+		var st struct {
+			Durable string `json:"durable_lsn"`
+		}
+		if jsonUnmarshal(body, &st) != nil {
+			return false
+		}
+		d, err := wal.ParseLSN(st.Durable)
+		return err == nil && d > want
+	})
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(t, 30*time.Second); code != 0 {
+		t.Fatalf("sidecar run exited %d\n%s", code, p.output())
+	}
 }
 
 // TestVerifyCommandOffline follows a table with `sidecar run`, stops it
@@ -30,37 +59,20 @@ func TestVerifyCommandOffline(t *testing.T) {
 	url := pg.NewDB(t)
 	mustExec(t, url, "CREATE TABLE items (id int PRIMARY KEY, n bigint NOT NULL, note text)",
 		"INSERT INTO items SELECT g, g, 'item ' || g FROM generate_series(1, 3000) g")
-	file, _ := runConfig(t, url, "public.items")
+	file, dataDir := runConfig(t, url, "public.items")
 	p := sidecarProcess(t, "run", "--config", file)
 	base := p.waitListen(t)
 	waitFor(t, "readyz 200", 60*time.Second, func() bool { code, _ := httpBody(t, base+"/readyz"); return code == 200 })
 	mustExec(t, url, "UPDATE items SET n = n + 1 WHERE id % 10 = 0", "DELETE FROM items WHERE id > 2990")
-	// A marker commit past the writes: the WAL may end with records that
-	// are no followed commit, which Durable never reaches.
-	want := queryLSN(t, url, "SELECT pg_current_wal_insert_lsn()::text")
-	mustExec(t, url, "UPDATE items SET note = note WHERE id = 1")
-	waitFor(t, "the mirror durable past the writes", 30*time.Second, func() bool {
-		_, body := httpBody(t, base+"/api/status")
-		var st struct {
-			Durable string `json:"durable_lsn"`
-		}
-		if jsonUnmarshal(body, &st) != nil {
-			return false
-		}
-		d, err := replication.ParseLSN(st.Durable)
-		return err == nil && d > want
-	})
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if code := p.wait(t, 30*time.Second); code != 0 {
-		t.Fatalf("sidecar run exited %d\n%s", code, p.output())
-	}
+	stopWhenDurable(t, p, base, url, "UPDATE items SET note = note WHERE id = 1")
 
+	before := dirstate.Of(t, dataDir)
 	out, errOut, code := verifyCLI(t, "--config", file)
 	if code != 0 || !strings.Contains(out, "public.items") || !strings.Contains(out, "equal") {
 		t.Fatalf("verify of an untouched mirror: exit %d\n%s\n%s", code, out, errOut)
 	}
+	// It read the data directory read-only: nothing written.
+	dirstate.Unchanged(t, "an offline verify", dataDir, before)
 
 	// Change a row while the table is out of the publication: pgoutput
 	// never sends it, so only verify can notice.

@@ -6,16 +6,12 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sidecar-dev/sidecar/replication"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
 var version = "dev"
-
-// Protocol support, printed by `sidecar version`.
-const (
-	minServerVersion = 14 // pgoutput protocol 2: streaming of in-progress transactions, messages
-	pgoutputProto    = 2
-)
 
 func newVersionCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
@@ -33,7 +29,7 @@ func newVersionCmd(g *globals) *cobra.Command {
 			}
 			fmt.Fprintf(g.stdout, "sidecar %s%s\n", version, rev)
 			fmt.Fprintf(g.stdout, "go: %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			fmt.Fprintf(g.stdout, "postgresql: servers %d and newer; logical replication via pgoutput proto_version %d (streaming of in-progress transactions)\n", minServerVersion, pgoutputProto)
+			fmt.Fprintf(g.stdout, "postgresql: servers %d and newer; logical replication via pgoutput proto_version %d (streaming of in-progress transactions)\n", replication.MinServerVersion/10000, replication.ProtocolVersion)
 			return nil
 		},
 	}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // RevertHistory is the history issue #7's benchmarks measure: a table
@@ -15,7 +15,7 @@ import (
 // random rows (Bad); then changes more random upserts, some of which
 // re-create deleted rows (the revert's conflicts).
 type RevertHistory struct {
-	Rel                *replication.Relation
+	Rel                *wal.Relation
 	A, B, Before, Bad  string        // end LSNs, as refs
 	Changed            map[int]bool  // ids the upserts between A and B touched
 	Deleted, Rewritten map[int]bool  // ids Bad deleted; ids the later upserts touched

@@ -1,5 +1,5 @@
 // Package historytest drives a mirror in-process, without PostgreSQL, for
-// the tests of snapshot/ and history/: tables are created through the
+// the tests of refs/ and history/: tables are created through the
 // mirror's copy sink and transactions through its replication sink, with
 // made-up LSNs, so random histories run at memory speed.
 package historytest
@@ -13,9 +13,9 @@ import (
 
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/prolly"
-	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // Fixture is a mirror on a fresh data directory. Close happens in t.Cleanup.
@@ -25,7 +25,7 @@ type Fixture struct {
 	DB     *store.DB
 	Mirror *mirror.Mirror
 	// LSN is the last LSN handed out; Time the last commit time.
-	LSN  replication.LSN
+	LSN  wal.LSN
 	Time time.Time
 
 	cacheBytes int64
@@ -97,10 +97,10 @@ func (f *Fixture) Close() {
 
 // Rel returns a relation public.<name> with the given columns
 // ("name type" pairs); the first nkeys columns form the primary key.
-func Rel(oid uint32, schema, name string, nkeys int, cols ...[2]string) *replication.Relation {
-	r := &replication.Relation{OID: oid, Schema: schema, Name: name, Identity: replication.IdentityDefault}
+func Rel(oid uint32, schema, name string, nkeys int, cols ...[2]string) *wal.Relation {
+	r := &wal.Relation{OID: oid, Schema: schema, Name: name, Identity: wal.IdentityDefault}
 	for i, c := range cols {
-		r.Columns = append(r.Columns, replication.Column{Name: c[0], TypeName: c[1], TypeMod: -1, Key: i < nkeys, TypeOID: oidOf(c[1])})
+		r.Columns = append(r.Columns, wal.Column{Name: c[0], TypeName: c[1], TypeMod: -1, Key: i < nkeys, TypeOID: oidOf(c[1])})
 	}
 	return r
 }
@@ -124,13 +124,13 @@ func oidOf(typ string) uint32 {
 }
 
 // Values turns texts (nil = NULL) into replication values.
-func Values(row []*string) []replication.Value {
-	out := make([]replication.Value, len(row))
+func Values(row []*string) []wal.Value {
+	out := make([]wal.Value, len(row))
 	for i, v := range row {
 		if v == nil {
-			out[i] = replication.Value{Kind: replication.Null}
+			out[i] = wal.Value{Kind: wal.Null}
 		} else {
-			out[i] = replication.Value{Kind: replication.Text, Bytes: []byte(*v)}
+			out[i] = wal.Value{Kind: wal.Text, Bytes: []byte(*v)}
 		}
 	}
 	return out
@@ -140,10 +140,10 @@ func Values(row []*string) []replication.Value {
 func S(s string) *string { return &s }
 
 // CreateTable copies rows into a new table.
-func (f *Fixture) CreateTable(rel *replication.Relation, rows [][]*string) {
+func (f *Fixture) CreateTable(rel *wal.Relation, rows [][]*string) {
 	f.T.Helper()
 	ctx := context.Background()
-	w, err := f.Mirror.CopyRange(ctx, rel, replication.BlockRange{Index: 0, Of: 1})
+	w, err := f.Mirror.CopyRange(ctx, rel, wal.BlockRange{Index: 0, Of: 1})
 	if err != nil {
 		f.T.Fatal(err)
 	}
@@ -168,38 +168,38 @@ func (f *Fixture) CreateTable(rel *replication.Relation, rows [][]*string) {
 
 // Tx collects the changes of one transaction.
 type Tx struct {
-	changes []*replication.Change
+	changes []*wal.Change
 }
 
 // Upsert writes a whole row (insert or update by primary key).
-func (tx *Tx) Upsert(rel *replication.Relation, row []*string) {
-	tx.changes = append(tx.changes, &replication.Change{Kind: replication.Update, Relation: rel, New: Values(row)})
+func (tx *Tx) Upsert(rel *wal.Relation, row []*string) {
+	tx.changes = append(tx.changes, &wal.Change{Kind: wal.Update, Relation: rel, New: Values(row)})
 }
 
 // Insert inserts a row.
-func (tx *Tx) Insert(rel *replication.Relation, row []*string) {
-	tx.changes = append(tx.changes, &replication.Change{Kind: replication.Insert, Relation: rel, New: Values(row)})
+func (tx *Tx) Insert(rel *wal.Relation, row []*string) {
+	tx.changes = append(tx.changes, &wal.Change{Kind: wal.Insert, Relation: rel, New: Values(row)})
 }
 
 // Delete deletes the row with the key texts (one per key column, in order).
-func (tx *Tx) Delete(rel *replication.Relation, key ...string) {
-	old := make([]replication.Value, len(rel.Columns))
+func (tx *Tx) Delete(rel *wal.Relation, key ...string) {
+	old := make([]wal.Value, len(rel.Columns))
 	k := 0
 	for i, c := range rel.Columns {
 		if c.Key {
-			old[i] = replication.Value{Kind: replication.Text, Bytes: []byte(key[k])}
+			old[i] = wal.Value{Kind: wal.Text, Bytes: []byte(key[k])}
 			k++
 		} else {
-			old[i] = replication.Value{Kind: replication.Unchanged}
+			old[i] = wal.Value{Kind: wal.Unchanged}
 		}
 	}
-	tx.changes = append(tx.changes, &replication.Change{Kind: replication.Delete, Relation: rel, Old: old, OldKind: replication.OldKey})
+	tx.changes = append(tx.changes, &wal.Change{Kind: wal.Delete, Relation: rel, Old: old, OldKind: wal.OldKey})
 }
 
 // DeleteRow deletes a row of a REPLICA IDENTITY FULL table (the old row
 // is its key).
-func (tx *Tx) DeleteRow(rel *replication.Relation, row []*string) {
-	tx.changes = append(tx.changes, &replication.Change{Kind: replication.Delete, Relation: rel, Old: Values(row), OldKind: replication.OldRow})
+func (tx *Tx) DeleteRow(rel *wal.Relation, row []*string) {
+	tx.changes = append(tx.changes, &wal.Change{Kind: wal.Delete, Relation: rel, Old: Values(row), OldKind: wal.OldRow})
 }
 
 // Commit applies one transaction built by fn and returns its version.
@@ -216,7 +216,7 @@ func (f *Fixture) Commit(fn func(tx *Tx)) mirror.Version {
 // KVTable copies a table public.t(id int8 primary key, v text) holding
 // ids 0..n-1, each with v = "v0", and returns its relation and its rows
 // as a model (id → v) for tests to keep up to date.
-func (f *Fixture) KVTable(n int) (*replication.Relation, map[string]string) {
+func (f *Fixture) KVTable(n int) (*wal.Relation, map[string]string) {
 	f.T.Helper()
 	rel := Rel(1, "public", "t", 1, [2]string{"id", "int8"}, [2]string{"v", "text"})
 	model := map[string]string{}
@@ -232,7 +232,7 @@ func (f *Fixture) KVTable(n int) (*replication.Relation, map[string]string) {
 
 // ReadKV returns KVTable's table as of lsn (id → v), read through the
 // mirror.
-func ReadKV(ctx context.Context, m *mirror.Mirror, lsn replication.LSN) (map[string]string, error) {
+func ReadKV(ctx context.Context, m *mirror.Mirror, lsn wal.LSN) (map[string]string, error) {
 	tr, err := m.TreeAt(ctx, "public.t", lsn)
 	if err != nil {
 		return nil, err

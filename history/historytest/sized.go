@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // Apply applies one transaction built by fn, like Commit, but does not
@@ -13,18 +13,18 @@ import (
 // one fsync per commit (Commit reads the version back, which waits for
 // the write). Call Mirror.Sync before reading what Apply wrote from
 // another store handle.
-func (f *Fixture) Apply(fn func(tx *Tx)) replication.LSN {
+func (f *Fixture) Apply(fn func(tx *Tx)) wal.LSN {
 	f.T.Helper()
 	ctx := context.Background()
 	var tx Tx
 	fn(&tx)
 	f.LSN += 0x100
 	f.Time = f.Time.Add(time.Second)
-	info := replication.TxnInfo{Xid: uint32(f.LSN), CommitLSN: f.LSN, EndLSN: f.LSN + 8, CommitTime: f.Time}
-	if err := f.Mirror.Begin(ctx, replication.TxnInfo{Xid: info.Xid, CommitLSN: info.CommitLSN, CommitTime: info.CommitTime}); err != nil {
+	info := wal.TxnInfo{Xid: uint32(f.LSN), CommitLSN: f.LSN, EndLSN: f.LSN + 8, CommitTime: f.Time}
+	if err := f.Mirror.Begin(ctx, wal.TxnInfo{Xid: info.Xid, CommitLSN: info.CommitLSN, CommitTime: info.CommitTime}); err != nil {
 		f.T.Fatal(err)
 	}
-	seen := map[*replication.Relation]bool{}
+	seen := map[*wal.Relation]bool{}
 	for _, c := range tx.changes {
 		if !seen[c.Relation] {
 			seen[c.Relation] = true

@@ -11,6 +11,7 @@ import (
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // TB is the part of testing.TB used here.
@@ -68,7 +69,7 @@ func Open(t TB, dataDir string) (db *store.DB, m *mirror.Mirror, close func()) {
 
 // MirrorRows opens a stopped sidecar's data directory and returns its
 // durable LSN and the rows of table at it, sorted.
-func MirrorRows(t TB, dataDir, table string) (replication.LSN, []string) {
+func MirrorRows(t TB, dataDir, table string) (wal.LSN, []string) {
 	t.Helper()
 	ctx := context.Background()
 	_, m, close := Open(t, dataDir)

@@ -27,7 +27,7 @@ type Table struct {
 // String renders the name the way PostgreSQL would print it: each part
 // quoted only when it needs to be. It is the sidecar's canonical spelling
 // of a table (the mirror's key, status, API and CLI names; see
-// replication.TableName): ParseTable(t.String()) gives t back for every t
+// wal.TableName): ParseTable(t.String()) gives t back for every t
 // with non-empty parts of at most MaxLen bytes and no NUL, and two
 // different tables never print alike.
 func (t Table) String() string {

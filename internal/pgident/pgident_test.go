@@ -4,8 +4,12 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/sidecar-dev/sidecar/internal/seed"
 )
+
+// seedFlag replays a failing random test: go test ./internal/pgident -run X -seed N.
+var seedFlag = seed.Flag()
 
 func TestParseTable(t *testing.T) {
 	t.Parallel()
@@ -95,7 +99,7 @@ func TestString(t *testing.T) {
 // that String prints every table so that ParseTable reads the same table back.
 func TestRoundTrip(t *testing.T) {
 	t.Parallel()
-	seed := uint64(time.Now().UnixNano())
+	seed := seed.New(t, seedFlag)
 	rng := rand.New(rand.NewPCG(seed, 0))
 	alphabet := []string{"a", "z", "A", "Q", "_", "$", "0", "9", ".", `"`, " ", "-", "é", "'"}
 	ident := func() string {

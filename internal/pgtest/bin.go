@@ -14,6 +14,7 @@ import (
 // binLookup is where findBinDir looks; tests replace it to check the
 // not-found message without touching the real system.
 type binLookup struct {
+	getenv   func(string) string          // os.Getenv
 	lookPath func(string) (string, error) // exec.LookPath
 	pgConfig func() (string, error)       // output of `pg_config --bindir`
 	globRoot string                       // "/usr/lib/postgresql"
@@ -21,6 +22,7 @@ type binLookup struct {
 
 func systemLookup() binLookup {
 	return binLookup{
+		getenv:   os.Getenv,
 		lookPath: exec.LookPath,
 		pgConfig: func() (string, error) {
 			p, err := exec.LookPath("pg_config")
@@ -40,11 +42,24 @@ func systemLookup() binLookup {
 // errNoBinaries is wrapped by findBinDir's error when nothing is found.
 var errNoBinaries = errors.New("no PostgreSQL server binaries (initdb, postgres) found")
 
-// findBinDir returns the directory holding initdb and postgres: the one of
-// initdb on PATH (symlinks resolved, so that psql, pgbench, pg_recvlogical
+// EnvBinDir names the environment variable that, when set, is the directory
+// of the server binaries (initdb, postgres, pg_ctl) every cluster is started
+// from, e.g. one unpacked by scripts/fetch-postgres. It is how CI runs the
+// tests on each PostgreSQL major.
+const EnvBinDir = "SIDECAR_PG_BIN"
+
+// findBinDir returns the directory holding initdb and postgres: $SIDECAR_PG_BIN
+// when set (an error if it lacks them: a mistyped matrix entry must not
+// silently test the system's version), else the one of initdb on PATH (symlinks resolved, so that psql, pgbench, pg_recvlogical
 // of the same installation are found beside it), else `pg_config --bindir`,
 // else the highest version under /usr/lib/postgresql/*/bin.
 func findBinDir(l binLookup) (string, error) {
+	if dir := l.getenv(EnvBinDir); dir != "" {
+		if !hasServer(dir) {
+			return "", fmt.Errorf("pgtest: %s=%s: %w there; run scripts/fetch-postgres and set it to a bin dir it prints", EnvBinDir, dir, errNoBinaries)
+		}
+		return dir, nil
+	}
 	var tried []string
 	if p, err := l.lookPath("initdb"); err == nil {
 		if real, err := filepath.EvalSymlinks(p); err == nil {
@@ -69,19 +84,45 @@ func findBinDir(l binLookup) (string, error) {
 		return dir, nil
 	}
 	tried = append(tried, filepath.Join(l.globRoot, "*", "bin"))
-	return "", fmt.Errorf("pgtest: %w (tried %s); install them with `apt-get install postgresql` (Debian/Ubuntu) or set Options.BinDir",
-		errNoBinaries, strings.Join(tried, ", "))
+	return "", fmt.Errorf("pgtest: %w (tried %s); install them with `apt-get install postgresql` (Debian/Ubuntu) or scripts/fetch-postgres, or set %s or Options.BinDir",
+		errNoBinaries, strings.Join(tried, ", "), EnvBinDir)
 }
 
 // hasServer reports whether dir holds both initdb and postgres executables.
 func hasServer(dir string) bool {
-	for _, name := range []string{"initdb", "postgres"} {
-		fi, err := os.Stat(filepath.Join(dir, name))
-		if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-			return false
+	return isExecutable(filepath.Join(dir, "initdb")) && isExecutable(filepath.Join(dir, "postgres"))
+}
+
+// isExecutable reports whether path is an executable regular file.
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
+}
+
+// findTool looks a client program up where findBinDir looks for the server,
+// $SIDECAR_PG_BIN aside: on PATH, in `pg_config --bindir`, then in the
+// highest /usr/lib/postgresql/<v>/bin that has it.
+func findTool(l binLookup, name string) (string, error) {
+	if p, err := l.lookPath(name); err == nil {
+		return p, nil
+	}
+	if dir, err := l.pgConfig(); err == nil && isExecutable(filepath.Join(dir, name)) {
+		return filepath.Join(dir, name), nil
+	}
+	matches, _ := filepath.Glob(filepath.Join(l.globRoot, "*", "bin", name))
+	var best string
+	var bestVer []int
+	for _, m := range matches {
+		v := parseVersion(filepath.Base(filepath.Dir(filepath.Dir(m))))
+		if v != nil && isExecutable(m) && (best == "" || versionLess(bestVer, v)) {
+			best, bestVer = m, v
 		}
 	}
-	return true
+	if best == "" {
+		return "", fmt.Errorf("pgtest: no %s found (PATH, pg_config --bindir, %s); install the PostgreSQL client programs (`apt-get install postgresql-client`)",
+			name, filepath.Join(l.globRoot, "*", "bin"))
+	}
+	return best, nil
 }
 
 // highestVersionDir returns root/<v>/bin for the highest numeric version v

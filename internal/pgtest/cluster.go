@@ -32,8 +32,9 @@ type Options struct {
 	// Logf, if set, receives one line per lifecycle event (start, stop).
 	Logf func(format string, args ...any)
 	// BinDir, if set, is the directory holding initdb and postgres; by
-	// default they are looked up on PATH, with `pg_config --bindir`, then in
-	// /usr/lib/postgresql/*/bin (highest version).
+	// default it is $SIDECAR_PG_BIN ([EnvBinDir]), else they are looked up
+	// on PATH, with `pg_config --bindir`, then in /usr/lib/postgresql/*/bin
+	// (highest version).
 	BinDir string
 }
 
@@ -47,6 +48,7 @@ type Cluster struct {
 	logf   func(format string, args ...any)
 	dbSeq  atomic.Uint64 // makes NewDB names unique
 	verNum int           // server_version_num
+	verStr string        // server_version, e.g. "17.10"
 
 	mu       sync.Mutex // guards srv and stopped: Restart against Stop
 	srv      *proc      // the running postmaster
@@ -59,7 +61,7 @@ const (
 	dirPrefix     = "sidecar-pgtest-"
 	ownerFile     = "owner.pid"
 	logFile       = "server.log"
-	defaultWait   = 30 * time.Second // start deadline when ctx has none
+	defaultWait   = 90 * time.Second // start deadline when ctx has none (a loaded CI box needs more than 30 s)
 	stopWait      = 30 * time.Second // fast shutdown before SIGKILL
 	portAttempts  = 5
 	logTailLines  = 30
@@ -106,29 +108,21 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, fmt.Errorf("pgtest: %w", err)
 	}
 	err = c.admin(ctx, func(conn *pgx.Conn) error {
-		return conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&c.verNum)
+		return conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int, current_setting('server_version')").Scan(&c.verNum, &c.verStr)
 	})
 	if err != nil {
 		_ = c.Stop()
 		return nil, fmt.Errorf("pgtest: read server version: %w", err)
 	}
-	logf("pgtest: PostgreSQL (%s) started on 127.0.0.1:%d in %s (%.2fs)", binDir, c.port, dir, time.Since(t0).Seconds())
+	logf("pgtest: PostgreSQL %s (%s) started on 127.0.0.1:%d in %s (%.2fs)", c.verStr, binDir, c.port, dir, time.Since(t0).Seconds())
 	return c, nil
 }
 
 // setup runs initdb, writes postgresql.conf and starts the server.
 func (c *Cluster) setup(ctx context.Context, opts Options) error {
-	if err := os.WriteFile(filepath.Join(c.dir, ownerFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
-		return fmt.Errorf("write owner file: %w", err)
-	}
-	sock := filepath.Join(c.dir, "sock")
-	if err := os.Mkdir(sock, 0o700); err != nil {
-		return fmt.Errorf("create socket dir: %w", err)
-	}
-	for _, p := range []string{c.dir, sock} {
-		if err := c.as.chown(p); err != nil {
-			return err
-		}
+	sock, err := c.prepareDir()
+	if err != nil {
+		return err
 	}
 	data := filepath.Join(c.dir, "data")
 	if err := c.initdb(ctx, data); err != nil {
@@ -154,6 +148,25 @@ func (c *Cluster) setup(ctx context.Context, opts Options) error {
 		c.logf("pgtest: port %d was taken before the server bound it; retrying", port)
 	}
 	return lastErr
+}
+
+// prepareDir writes the owner file (for sweepStale) into the cluster's
+// directory and creates its socket directory, both owned by the server's
+// user; it returns the socket directory.
+func (c *Cluster) prepareDir() (string, error) {
+	if err := os.WriteFile(filepath.Join(c.dir, ownerFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		return "", fmt.Errorf("write owner file: %w", err)
+	}
+	sock := filepath.Join(c.dir, "sock")
+	if err := os.Mkdir(sock, 0o700); err != nil {
+		return "", fmt.Errorf("create socket dir: %w", err)
+	}
+	for _, p := range []string{c.dir, sock} {
+		if err := c.as.chown(p); err != nil {
+			return "", err
+		}
+	}
+	return sock, nil
 }
 
 // initdb creates the data directory: superuser "postgres", trust auth (the
@@ -214,6 +227,12 @@ func writeConf(path, sock string, opts Options) error {
 	for _, k := range keys {
 		settings = append(settings, [2]string{k, opts.Settings[k]})
 	}
+	return appendConf(path, settings)
+}
+
+// appendConf appends settings to the postgresql.conf at path; later lines
+// override earlier ones.
+func appendConf(path string, settings [][2]string) error {
 	var b strings.Builder
 	b.WriteString("\n# added by sidecar internal/pgtest\n")
 	for _, kv := range settings {
@@ -349,9 +368,26 @@ func tail(b []byte) string {
 // Port is the TCP port the server listens on (127.0.0.1 only).
 func (c *Cluster) Port() int { return c.port }
 
-// BinDir is the directory of the server binaries; psql, pgbench and
-// pg_recvlogical of the same installation are usually there too.
+// BinDir is the directory of the server binaries. psql, pgbench and
+// pg_recvlogical of the same installation are usually there too, but not
+// in a bin dir of scripts/fetch-postgres: use [Cluster.Tool] for those.
 func (c *Cluster) BinDir() string { return c.binDir }
+
+// Tool returns the path of a client program (psql, pgbench,
+// pg_recvlogical...): the one in BinDir if there is one, else the system's
+// (found as the server binaries are when $SIDECAR_PG_BIN is unset), since
+// the server packages of other majors ship no client programs and these
+// talk to newer and older servers alike.
+func (c *Cluster) Tool(name string) (string, error) {
+	if p := filepath.Join(c.binDir, name); isExecutable(p) {
+		return p, nil
+	}
+	return findTool(systemLookup(), name)
+}
+
+// ServerVersionString is the server's version as it reports it
+// (server_version, e.g. "17.10"), for test logs and messages.
+func (c *Cluster) ServerVersionString() string { return c.verStr }
 
 // ServerVersion is the server's version number (server_version_num, e.g.
 // 150018 for 15.18).
@@ -406,7 +442,14 @@ func (c *Cluster) Stop() error {
 // the same port and data directory: for tests of reconnection, and of
 // settings that need a restart (ALTER SYSTEM SET wal_level ...). Sessions
 // and walsenders are ended; data, slots and publications survive.
-func (c *Cluster) Restart(ctx context.Context) error {
+func (c *Cluster) Restart(ctx context.Context) error { return c.restart(ctx, syscall.SIGINT) }
+
+// RestartImmediate is Restart with an immediate shutdown (SIGQUIT, what
+// `pg_ctl stop -m immediate` sends): no checkpoint, crash recovery at the
+// start, as after a crash of the server.
+func (c *Cluster) RestartImmediate(ctx context.Context) error { return c.restart(ctx, syscall.SIGQUIT) }
+
+func (c *Cluster) restart(ctx context.Context, sig syscall.Signal) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stopped {
@@ -417,7 +460,7 @@ func (c *Cluster) Restart(ctx context.Context) error {
 		ctx, cancel = context.WithTimeout(ctx, defaultWait)
 		defer cancel()
 	}
-	if err := c.shutdown(); err != nil {
+	if err := c.shutdownWith(sig); err != nil {
 		return fmt.Errorf("pgtest: restart: %w", err)
 	}
 	if err := c.startServer(ctx, filepath.Join(c.dir, "data"), c.port); err != nil {
@@ -430,11 +473,14 @@ func (c *Cluster) Restart(ctx context.Context) error {
 // shutdown stops the server if it runs: SIGINT, PostgreSQL's "fast"
 // shutdown (what `pg_ctl stop -m fast` sends), then SIGKILL after stopWait.
 // The caller holds c.mu.
-func (c *Cluster) shutdown() error {
+func (c *Cluster) shutdown() error { return c.shutdownWith(syscall.SIGINT) }
+
+// shutdownWith is shutdown sending sig first.
+func (c *Cluster) shutdownWith(sig syscall.Signal) error {
 	if c.srv == nil || c.srv.exited() {
 		return nil
 	}
-	if err := c.srv.cmd.Process.Signal(syscall.SIGINT); err != nil && !c.srv.exited() {
+	if err := c.srv.cmd.Process.Signal(sig); err != nil && !c.srv.exited() {
 		return fmt.Errorf("signal postgres: %w", err)
 	}
 	select {

@@ -367,6 +367,7 @@ func TestStartFailureIncludesServerLog(t *testing.T) {
 
 func TestBinariesNotFound(t *testing.T) {
 	none := binLookup{
+		getenv:   func(string) string { return "" },
 		lookPath: func(string) (string, error) { return "", exec.ErrNotFound },
 		pgConfig: func() (string, error) { return "", exec.ErrNotFound },
 		globRoot: t.TempDir(),
@@ -411,7 +412,10 @@ func TestFindBinDirOrder(t *testing.T) {
 	}
 	fromConfig := mk(filepath.Join(root, "cfg", "bin"))
 	notFound := func(string) (string, error) { return "", exec.ErrNotFound }
+	fromEnv := mk(filepath.Join(root, "env", "bin"))
+	noEnv := func(string) string { return "" }
 	l := binLookup{
+		getenv:   noEnv,
 		lookPath: func(string) (string, error) { return filepath.Join(link, "initdb"), nil },
 		pgConfig: func() (string, error) { return fromConfig, nil },
 		globRoot: filepath.Join(root, "lib"),
@@ -421,6 +425,14 @@ func TestFindBinDirOrder(t *testing.T) {
 		edit func(*binLookup)
 		want string
 	}{
+		{"SIDECAR_PG_BIN before all", func(l *binLookup) {
+			l.getenv = func(k string) string {
+				if k == EnvBinDir {
+					return fromEnv
+				}
+				return ""
+			}
+		}, fromEnv},
 		{"PATH first, symlink resolved", func(*binLookup) {}, onPath},
 		{"pg_config second", func(l *binLookup) { l.lookPath = notFound }, fromConfig},
 		{"highest version last", func(l *binLookup) {
@@ -437,6 +449,55 @@ func TestFindBinDirOrder(t *testing.T) {
 				t.Errorf("findBinDir = %q, %v; want %q", got, err, tc.want)
 			}
 		})
+	}
+}
+
+func TestFindBinDirEnvWithoutServer(t *testing.T) {
+	empty := t.TempDir()
+	l := binLookup{
+		getenv:   func(string) string { return empty },
+		lookPath: func(string) (string, error) { t.Fatal("PATH consulted though SIDECAR_PG_BIN is set"); return "", nil },
+		pgConfig: func() (string, error) { return "", exec.ErrNotFound },
+		globRoot: t.TempDir(),
+	}
+	_, err := findBinDir(l)
+	if !errors.Is(err, errNoBinaries) || !strings.Contains(err.Error(), EnvBinDir+"="+empty) {
+		t.Errorf("findBinDir with an empty SIDECAR_PG_BIN: %v; want errNoBinaries naming the variable", err)
+	}
+}
+
+func TestFindTool(t *testing.T) {
+	root := t.TempDir()
+	for _, v := range []string{"14", "15", "9.6"} {
+		dir := filepath.Join(root, v, "bin")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "psql"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notFound := func(string) (string, error) { return "", exec.ErrNotFound }
+	l := binLookup{
+		getenv:   func(string) string { return "" },
+		lookPath: notFound,
+		pgConfig: func() (string, error) { return "", exec.ErrNotFound },
+		globRoot: root,
+	}
+	if got, err := findTool(l, "psql"); err != nil || got != filepath.Join(root, "15", "bin", "psql") {
+		t.Errorf("findTool(psql) = %q, %v; want the highest version's", got, err)
+	}
+	if _, err := findTool(l, "pgbench"); err == nil || !strings.Contains(err.Error(), "postgresql-client") {
+		t.Errorf("findTool(pgbench) with none installed: %v; want an install hint", err)
+	}
+	// The running cluster: a client program is found whether or not its
+	// bin dir has one (a fetch-postgres bin dir has none).
+	p, err := pg.Tool("pg_recvlogical")
+	if err != nil {
+		t.Fatalf("Tool(pg_recvlogical) for %s: %v", pg.BinDir(), err)
+	}
+	if out, err := exec.Command(p, "--version").CombinedOutput(); err != nil || !strings.Contains(string(out), "pg_recvlogical") {
+		t.Errorf("%s --version: %q, %v", p, out, err)
 	}
 }
 

@@ -17,7 +17,14 @@ import (
 // -timeout alarm, exits without unwinding RunMain; the server still dies
 // with the process (parent-death signal) and its directory is swept by the
 // next Start.
+//
+// A fuzzing worker (the process `go test -fuzz` starts to run inputs)
+// gets no cluster: fuzz targets do not use one, and a cluster per worker
+// spent a short -fuzztime starting servers instead of fuzzing.
 func RunMain(m interface{ Run() int }, opts Options, set func(*Cluster)) (code int) {
+	if fuzzWorker(os.Args) {
+		return m.Run()
+	}
 	c, err := Start(context.Background(), opts)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
@@ -31,6 +38,19 @@ func RunMain(m interface{ Run() int }, opts Options, set func(*Cluster)) (code i
 			}
 		}
 	}()
+	// Say which server the package runs against: with $SIDECAR_PG_BIN one
+	// test tree runs on several majors, and a failure must name its version.
+	fmt.Fprintf(os.Stderr, "pgtest: PostgreSQL %s (%s)\n", c.ServerVersionString(), c.BinDir())
 	set(c)
 	return m.Run()
+}
+
+// fuzzWorker reports whether args are those of a fuzzing worker.
+func fuzzWorker(args []string) bool {
+	for _, a := range args {
+		if a == "-test.fuzzworker" || a == "-test.fuzzworker=true" {
+			return true
+		}
+	}
+	return false
 }

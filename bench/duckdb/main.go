@@ -1,0 +1,202 @@
+// Command duckdb is the DuckDB anchor of the query benchmark (issue 14):
+// it loads a PostgreSQL table into an in-memory DuckDB database and times
+// queries on it, driven line by line over stdin so that a benchmark can
+// alternate it with the sidecar and PostgreSQL in the same run.
+//
+// It lives in its own module (bench/duckdb/go.mod) so that the product's
+// `go build ./...`, `go vet ./...` and CI never compile DuckDB (cgo).
+//
+//	duckdb-anchor -dsn postgres://… -table b
+//
+// Protocol (one line each way):
+//
+//	load COLUMNS            → "loaded ROWS MS BYTES" (BYTES: DuckDB's memory use)
+//	query NAME SQL          → "result NAME MS CELLS" (CELLS: the first row's
+//	                          cells joined by ':', then ' rows=N')
+//	quit
+//
+// Errors are printed as "error MESSAGE" and the program goes on.
+package main
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/duckdb/duckdb-go/v2"
+	"github.com/jackc/pgx/v5"
+)
+
+func main() {
+	dsn := flag.String("dsn", "", "PostgreSQL connection string of the table to load")
+	table := flag.String("table", "b", "table to load (id bigint, k text, v text, score int, grp int)")
+	threads := flag.Int("threads", 0, "DuckDB threads (0: DuckDB's default, every core)")
+	flag.Parse()
+	if err := run(*dsn, *table, *threads); err != nil {
+		fmt.Fprintln(os.Stderr, "duckdb-anchor:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dsn, table string, threads int) error {
+	ctx := context.Background()
+	connector, err := duckdb.NewConnector("", nil)
+	if err != nil {
+		return fmt.Errorf("open duckdb: %w", err)
+	}
+	defer connector.Close()
+	db := sql.OpenDB(connector)
+	defer db.Close()
+	db.SetMaxOpenConns(1) // one in-memory database, one connection
+	if threads > 0 {
+		if _, err := db.Exec(fmt.Sprintf("SET threads = %d", threads)); err != nil {
+			return err
+		}
+	}
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<20)
+	out := bufio.NewWriter(os.Stdout)
+	reply := func(format string, args ...any) {
+		fmt.Fprintf(out, format+"\n", args...)
+		out.Flush()
+	}
+	for in.Scan() {
+		cmd, rest, _ := strings.Cut(in.Text(), " ")
+		switch cmd {
+		case "load":
+			st := time.Now()
+			n, err := load(ctx, db, dsn, table)
+			if err != nil {
+				reply("error %v", err)
+				continue
+			}
+			ms := time.Since(st).Seconds() * 1000
+			var mem string
+			if err := db.QueryRow("SELECT memory_usage FROM pragma_database_size()").Scan(&mem); err != nil {
+				mem = "?"
+			}
+			reply("loaded %d %.1f %s", n, ms, strings.ReplaceAll(mem, " ", ""))
+		case "query":
+			name, q, _ := strings.Cut(rest, " ")
+			st := time.Now()
+			cells, rows, err := query(db, q)
+			if err != nil {
+				reply("error %v", err)
+				continue
+			}
+			reply("result %s %.3f %s rows=%d", name, time.Since(st).Seconds()*1000, cells, rows)
+		case "quit":
+			return nil
+		default:
+			reply("error unknown command %q", cmd)
+		}
+	}
+	return in.Err()
+}
+
+// load copies the PostgreSQL table into DuckDB through the appender.
+func load(ctx context.Context, db *sql.DB, dsn, table string) (int, error) {
+	if _, err := db.Exec("CREATE OR REPLACE TABLE " + table + " (id BIGINT PRIMARY KEY, k VARCHAR, v VARCHAR, score INTEGER, grp INTEGER)"); err != nil {
+		return 0, err
+	}
+	pc, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return 0, fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	defer pc.Close(ctx)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	n := 0
+	err = conn.Raw(func(dc any) error {
+		app, err := duckdb.NewAppenderFromConn(dc.(driver.Conn), "", table)
+		if err != nil {
+			return err
+		}
+		rows, err := pc.Query(ctx, "SELECT id, k, v, score, grp FROM "+table+" ORDER BY id")
+		if err != nil {
+			app.Close()
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var k, v *string
+			var score, grp *int32
+			if err := rows.Scan(&id, &k, &v, &score, &grp); err != nil {
+				app.Close()
+				return err
+			}
+			if err := app.AppendRow(id, str(k), str(v), i32(score), i32(grp)); err != nil {
+				app.Close()
+				return err
+			}
+			n++
+		}
+		if err := rows.Err(); err != nil {
+			app.Close()
+			return err
+		}
+		return app.Close()
+	})
+	return n, err
+}
+
+func str(p *string) driver.Value {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func i32(p *int32) driver.Value {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// query runs q and returns its first row's cells joined by ':' (NULL as
+// "NULL") and the number of rows.
+func query(db *sql.DB, q string) (string, int, error) {
+	rows, err := db.Query(q)
+	if err != nil {
+		return "", 0, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return "", 0, err
+	}
+	var first []string
+	n := 0
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return "", 0, err
+		}
+		if n == 0 {
+			for _, v := range vals {
+				if v == nil {
+					first = append(first, "NULL")
+				} else {
+					first = append(first, fmt.Sprint(v))
+				}
+			}
+		}
+		n++
+	}
+	return strings.Join(first, ":"), n, rows.Err()
+}

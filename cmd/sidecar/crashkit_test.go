@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sidecar-dev/sidecar/internal/seed"
+	"github.com/sidecar-dev/sidecar/wal"
+)
+
+// The pieces the kill -9 tests share (crash_test.go, remote_test.go).
+
+// seedFlag replays a failing random test: go test ./cmd/sidecar -run X -seed N.
+var seedFlag = seed.Flag()
+
+// crashParams returns the number of kills (killsEnv overrides kills) and
+// the seed (-seed replays; else the clock), which a failing t prints.
+func crashParams(t *testing.T, killsEnv string, kills int) (int, int64) {
+	t.Helper()
+	if s := os.Getenv(killsEnv); s != "" {
+		kills, _ = strconv.Atoi(s)
+	}
+	return kills, int64(seed.New(t, seedFlag))
+}
+
+// crashTables creates the crash workload's tables: counter with one row
+// and items with rows rows.
+func crashTables(t *testing.T, url string, rows int) {
+	t.Helper()
+	mustExec(t, url,
+		"CREATE TABLE counter (id int PRIMARY KEY, k bigint NOT NULL)",
+		"INSERT INTO counter VALUES (1, 0)",
+		"CREATE TABLE items (id int PRIMARY KEY, n bigint NOT NULL, note text)",
+		fmt.Sprintf("INSERT INTO items SELECT g, 0, repeat('x', 40) || g FROM generate_series(1, %d) g", rows),
+	)
+}
+
+// killRuns starts `sidecar run --config file` kills times and kills each
+// with SIGKILL after delay(i); after, if set, runs once it is reaped. A
+// sidecar that exits by itself fails the test.
+func killRuns(t *testing.T, file string, kills int, delay func(i int) time.Duration, after func(i int, p *proc)) {
+	t.Helper()
+	for i := range kills {
+		p := sidecarProcess(t, "run", "--config", file)
+		select {
+		case err := <-p.done:
+			t.Fatalf("kill %d: sidecar exited by itself: %v\n%s", i, err, p.output())
+		case <-time.After(delay(i)):
+		}
+		p.cmd.Process.Signal(syscall.SIGKILL)
+		<-p.done
+		p.cmd.ProcessState = &os.ProcessState{} // reaped: keep Cleanup from killing again
+		if after != nil {
+			after(i, p)
+		}
+	}
+}
+
+// catchUpAndStop commits a marker and waits (up to 300 s, logging the
+// status every 10 s) until the sidecar p serving at base streams past it,
+// then stops it with SIGTERM and requires exit 0. The WAL may end with an
+// aborted big transaction: hence a marker commit, not the server's WAL
+// position. It returns the WAL position before the marker.
+func catchUpAndStop(t *testing.T, url, base string, p *proc) wal.LSN {
+	t.Helper()
+	target := queryLSN(t, url, "SELECT pg_current_wal_insert_lsn()::text")
+	mustExec(t, url, "UPDATE counter SET k = k + 1 WHERE id = 1")
+	lastLog := time.Now()
+	waitFor(t, "catch up after the kills", 300*time.Second, func() bool {
+		if time.Since(lastLog) > 10*time.Second {
+			lastLog = time.Now()
+			_, body := httpBodyNoT(base + "/api/status")
+			t.Logf("catching up to %s: %s", target, body)
+		}
+		var st struct {
+			Durable string `json:"durable_lsn"`
+			Phase   string `json:"phase"`
+		}
+		if err := getJSON(base+"/api/status", &st); err != nil {
+			return false
+		}
+		l, _ := wal.ParseLSN(st.Durable)
+		return st.Phase == "streaming" && l > target
+	})
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.wait(t, 60*time.Second); code != 0 {
+		t.Fatalf("exit %d\n%s", code, p.output())
+	}
+	return target
+}
+
+// waitRemoteDurable waits until the sidecar at base reports a
+// remote-durable LSN at or past target, and returns it.
+func waitRemoteDurable(t *testing.T, what, base string, target wal.LSN, limit time.Duration) wal.LSN {
+	t.Helper()
+	var got wal.LSN
+	waitFor(t, what, limit, func() bool {
+		var st struct {
+			Remote *struct {
+				Durable string `json:"remote_durable_lsn"`
+			} `json:"remote"`
+		}
+		if getJSON(base+"/api/status", &st) != nil || st.Remote == nil {
+			return false
+		}
+		got, _ = wal.ParseLSN(st.Remote.Durable)
+		return got >= target
+	})
+	return got
+}
+
+// waitDurable waits until the sidecar at base reports a durable LSN at or
+// past target.
+func waitDurable(t *testing.T, what, base string, target wal.LSN, limit time.Duration) {
+	t.Helper()
+	waitFor(t, what, limit, func() bool {
+		var st struct {
+			Durable string `json:"durable_lsn"`
+		}
+		if getJSON(base+"/api/status", &st) != nil {
+			return false
+		}
+		l, _ := wal.ParseLSN(st.Durable)
+		return l >= target
+	})
+}

@@ -1,0 +1,196 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sidecar-dev/sidecar/config"
+	"github.com/sidecar-dev/sidecar/history"
+	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/remote"
+	"github.com/sidecar-dev/sidecar/server"
+	"github.com/sidecar-dev/sidecar/store"
+)
+
+// ServeOptions configure Serve.
+type ServeOptions struct {
+	// Config gives data_dir (the follower's own copy), listen, api.* and
+	// remote.endpoint/region/credentials; postgres.* is never used.
+	Config *config.Config
+	// Refresh is how often the manifest is read again (default 10 s).
+	Refresh time.Duration
+	Logger  *slog.Logger
+	// OnReady, if set, is called with the API address the first time it
+	// serves.
+	OnReady func(addr string)
+}
+
+// Serve is `sidecar serve --remote`: a read-only follower of a remote
+// history, with no PostgreSQL connection. It keeps data_dir level with the
+// manifest (remote.Apply: new packs, then new segments; state in
+// remote-follow.json) and serves log, diff, get, scan, agg and the rest of
+// the read API from it. When a refresh finds a new manifest the API stops
+// (requests in flight finish), the directory is brought forward and the API
+// starts again on the same address, so a read always sees one manifest.
+// It never writes the remote.
+func Serve(ctx context.Context, o ServeOptions) error {
+	cfg := o.Config
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Refresh <= 0 {
+		o.Refresh = 10 * time.Second
+	}
+	log := o.Logger
+	c, err := RemoteClient(cfg)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("data_dir %s: %w", cfg.DataDir, err)
+	}
+	statePath := filepath.Join(cfg.DataDir, remote.FollowStateFile)
+	st, err := remote.LoadFollowState(statePath)
+	if err != nil {
+		return err
+	}
+	if st.URL != "" && st.URL != c.Location().String() {
+		return fmt.Errorf("data_dir %s follows %s, not %s: give the follower a data_dir of its own", cfg.DataDir, st.URL, c.Location())
+	}
+	token, err := cfg.API.BearerToken()
+	if err != nil {
+		return err
+	}
+	addr := cfg.Listen
+	first := true
+	for {
+		m, etag, err := remote.ReadManifest(ctx, c)
+		switch {
+		case err != nil && first:
+			return err
+		case err != nil:
+			log.Warn("reading the remote manifest failed; serving the last one", "err", err)
+		case etag != st.ETag:
+			rs, err := syncFollower(ctx, c, cfg, m, etag, &st, statePath)
+			if err != nil {
+				if first {
+					return err
+				}
+				log.Warn("bringing the follower forward failed; serving the last manifest", "err", err)
+			} else {
+				log.Info("follower brought forward", "remote", c.Location().String(), "durable_lsn", rs.Durable, "segments", rs.Segments, "packs", rs.Packs, "bytes", rs.BytesFetched, "took", rs.Took)
+			}
+		}
+		next, err := serveOnce(ctx, o, c, addr, token, st.ETag, first)
+		first = false
+		if err != nil {
+			return err
+		}
+		addr = next
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+// syncFollower applies the manifest to data_dir and records the state.
+func syncFollower(ctx context.Context, c *remote.Client, cfg *config.Config, m *remote.Manifest, etag string, st *remote.FollowState, statePath string) (remote.RestoreStats, error) {
+	db, err := store.Open(store.Options{Dir: cfg.DataDir, MinFree: cfg.Storage.MinFreeBytes()})
+	if err != nil {
+		return remote.RestoreStats{}, err
+	}
+	if st.URL == "" {
+		// Never applied here: the directory must not hold another mirror.
+		holds, err := remote.HoldsMirror(db)
+		if err == nil && holds {
+			err = fmt.Errorf("data_dir %s holds a mirror that is not a follower's copy of %s: give the follower an empty data_dir of its own", cfg.DataDir, c.Location())
+		}
+		if err != nil {
+			db.Close()
+			return remote.RestoreStats{}, err
+		}
+	}
+	next := *st
+	next.Packs = map[string]bool{}
+	for k, v := range st.Packs {
+		next.Packs[k] = v
+	}
+	rs, err := remote.Apply(ctx, c, db, m, etag, &next)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return rs, fmt.Errorf("follow %s: %w", c.Location(), err)
+	}
+	if err := remote.SaveFollowState(statePath, next); err != nil {
+		return rs, fmt.Errorf("follow %s: record the state: %w", c.Location(), err)
+	}
+	*st = next
+	return rs, nil
+}
+
+// serveOnce serves data_dir read-only until ctx ends or the manifest's
+// ETag is no longer etag; it returns the address it listened on.
+func serveOnce(ctx context.Context, o ServeOptions, c *remote.Client, addr, token, etag string, first bool) (string, error) {
+	cfg, log := o.Config, o.Logger
+	db, err := store.Open(store.Options{Dir: cfg.DataDir, Logger: log, ReadOnly: true})
+	if err != nil {
+		return addr, fmt.Errorf("open the follower's data_dir %s: %w", cfg.DataDir, err)
+	}
+	defer db.Close()
+	m, err := mirror.Open(ctx, mirror.Options{DB: db, Logger: log})
+	if err != nil {
+		return addr, fmt.Errorf("open the follower's mirror: %w", err)
+	}
+	defer m.Close(context.Background())
+	hist := history.New(db, m)
+	srv, err := server.Listen(server.Options{Addr: addr, Token: token, Logger: log})
+	if err != nil {
+		return addr, err
+	}
+	server.RegisterHistory(srv, hist)
+	server.RegisterQuery(srv, hist)
+	srv.HandleAPI("GET /api/status", func(w http.ResponseWriter, r *http.Request) {
+		server.WriteJSON(w, http.StatusOK, Status{Phase: "following " + c.Location().String(), DurableLSN: m.Durable().String(), Tables: []TableStatus{}})
+	})
+	if first {
+		if o.OnReady != nil {
+			o.OnReady(srv.Addr())
+		}
+		log.Info("sidecar ready", "listen", srv.Addr(), "mode", "read-only follower", "remote", c.Location().String(), "durable_lsn", m.Durable())
+	} else {
+		log.Debug("follower API serving again", "listen", srv.Addr(), "durable_lsn", m.Durable())
+	}
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(sctx) }() // owned here: waited for below
+	tick := time.NewTicker(o.Refresh)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+		case err := <-done:
+			return srv.Addr(), err
+		case <-tick.C:
+			_, now, err := remote.ReadManifest(ctx, c)
+			if err != nil {
+				if !errors.Is(err, context.Canceled) {
+					log.Warn("reading the remote manifest failed; serving the last one", "err", err)
+				}
+				continue
+			}
+			if now == etag {
+				continue
+			}
+		}
+		stop()
+		return srv.Addr(), <-done
+	}
+}

@@ -1,0 +1,44 @@
+package daemon
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"syscall"
+
+	"github.com/sidecar-dev/sidecar/head"
+	"github.com/sidecar-dev/sidecar/sqlfront"
+)
+
+// listenSQL binds the SQL front end (sql.listen; nil when off). An
+// address already in use is logged and SQL is not served (replication
+// goes on: the mirror is what must not stop); bad TLS or users files
+// are fatal. model is the in-memory HEAD the front end reads at HEAD.
+func (d *daemon) listenSQL(model *head.Model) (*sqlfront.Server, error) {
+	c := d.cfg.SQL
+	if c.Listen == "" {
+		return nil, nil
+	}
+	opts := sqlfront.Options{Addr: c.Listen, MaxConnections: c.MaxConnections, StatementTimeout: c.StatementTimeout,
+		Source: &sqlfront.HistorySource{H: d.hist, M: d.m, Head: model}, Logger: d.log}
+	if c.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
+		if err != nil {
+			return nil, fmt.Errorf("sql.tls_cert/sql.tls_key: %w", err)
+		}
+		opts.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	if c.UsersFile != "" {
+		users, err := sqlfront.LoadUsers(c.UsersFile)
+		if err != nil {
+			return nil, err
+		}
+		opts.Users = users
+	}
+	srv, err := sqlfront.Listen(opts)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		d.log.Error("SQL front end not started: its address is in use; set sql.listen to another address (or \"\" to turn it off)", "sql_listen", c.Listen, "err", err)
+		return nil, nil
+	}
+	return srv, err
+}

@@ -1,0 +1,453 @@
+package head
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"log/slog"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/sidecar-dev/sidecar/heap"
+	"github.com/sidecar-dev/sidecar/internal/corrupt"
+	"github.com/sidecar-dev/sidecar/internal/invariants"
+	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/radixindex"
+	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
+)
+
+// Checkpoints. The model is derived, so losing it loses nothing; a
+// checkpoint only saves the rebuild from the trees on a restart. One
+// checkpoint writes, for each table, the heap's changed pages (heap's own
+// checkpoint, store.HeapPages under PrefixHeap), then the radix index and
+// the key store as chunks under PrefixIndex with a new generation, then
+// the model's position record naming that generation, then drops every
+// other generation's chunks (the previous one, and any a kill left):
+//
+//	'x' 'p'                                         → position record
+//	'x' 'c' gen:u64 uvarint(len) table kind chunk:u32 → 1 MiB of a stream (kind 'i' index, 'k' keys)
+//
+// A restore reads the position record and takes a table only when its
+// heap checkpoint is at the LSN the record names for it; otherwise (a
+// crash between the heap's checkpoint and the record) the whole model is
+// rebuilt from the trees, as when there is no checkpoint at all.
+
+const (
+	// recordVersion 2 added the streams' checksums; a version 1 record is
+	// refused (the model is rebuilt from the trees once).
+	recordVersion = 2
+	chunkBytes    = 1 << 20
+)
+
+var positionKey = []byte{store.PrefixIndex, 'p'}
+
+// position is what the record holds.
+type position struct {
+	Gen    uint64
+	LSN    uint64
+	Tables []tableRecord
+}
+
+type tableRecord struct {
+	Name     string
+	Relation *wal.Relation
+	LSN      uint64 // the table's own: its last batch
+	CopiedAt uint64
+	IndexLen int // bytes of the index stream
+	KeysLen  int
+	// IndexCRC, KeysCRC: CRC-32C of the streams, checked on restore.
+	IndexCRC uint32
+	KeysCRC  uint32
+	IndexLSN uint64
+}
+
+func chunkKey(gen uint64, table string, kind byte, i uint32) []byte {
+	k := binary.BigEndian.AppendUint64(bytes.Clone(chunkPrefix), gen)
+	k = binary.AppendUvarint(k, uint64(len(table)))
+	k = append(k, table...)
+	k = append(k, kind)
+	return binary.BigEndian.AppendUint32(k, i)
+}
+
+// Persist is where a model keeps its checkpoints.
+type Persist struct {
+	DB *store.DB
+	// Every is the least time between two checkpoints taken on apply
+	// (default 5 min; negative: only through Checkpoint). Heap pages are
+	// written when changed, but the index and key store whole, so a large
+	// table's checkpoint writes about 25 bytes per row each time.
+	Every  time.Duration
+	Logger *slog.Logger
+	// Mirror, when set, is compared with the model after every checkpoint
+	// in invariants builds (internal/invariants).
+	Mirror *mirror.Mirror
+}
+
+// CheckpointStats says what a checkpoint wrote.
+type CheckpointStats struct {
+	LSN        wal.LSN
+	Tables     int
+	HeapPages  int // page images written (changed pages only)
+	HeapBytes  int
+	IndexBytes int // radix index checkpoints
+	KeyBytes   int // key stores
+	Took       time.Duration
+}
+
+// Checkpoint writes the model's state with its position. It waits for a
+// batch being applied or a compaction (the model also checkpoints from
+// Apply, every Persist.Every); the owner calls it once the subscription
+// has stopped.
+func (m *Model) Checkpoint() (CheckpointStats, error) {
+	m.wmu.Lock()
+	defer m.wmu.Unlock()
+	return m.checkpointLocked()
+}
+
+// checkpointLocked is Checkpoint under wmu.
+func (m *Model) checkpointLocked() (CheckpointStats, error) {
+	p := m.opts.Persist
+	if p == nil || p.DB == nil {
+		return CheckpointStats{}, errors.New("head checkpoint: no store configured")
+	}
+	start := time.Now()
+	st := CheckpointStats{LSN: m.LSN()}
+	bdb := p.DB.Badger()
+	pages := p.DB.HeapPages()
+	if m.gen == 0 { // no checkpoint restored: continue above any generation left behind
+		top, err := topGeneration(bdb)
+		if err != nil {
+			return st, fmt.Errorf("head checkpoint: %w", err)
+		}
+		m.gen = top
+	}
+	m.gen++
+	pos := position{Gen: m.gen, LSN: uint64(m.LSN())}
+	wb := bdb.NewWriteBatch()
+	defer wb.Cancel()
+	for _, name := range m.Tables() {
+		t := m.Table(name)
+		hs, err := t.hp.Checkpoint(pages, name)
+		if err != nil {
+			return st, fmt.Errorf("head checkpoint: %w", err)
+		}
+		st.HeapPages += hs.Pages
+		st.HeapBytes += hs.Bytes
+		var ib bytes.Buffer
+		ilsn, _, err := t.ix.Checkpoint(&ib)
+		if err != nil {
+			return st, fmt.Errorf("head checkpoint of %s: index: %w", name, err)
+		}
+		var kb []byte
+		t.ix.View(func(*radixindex.Tree, uint64) { kb = t.keys.encode(nil) })
+		if err := putStream(wb, m.gen, name, 'i', ib.Bytes()); err != nil {
+			return st, err
+		}
+		if err := putStream(wb, m.gen, name, 'k', kb); err != nil {
+			return st, err
+		}
+		st.IndexBytes += ib.Len()
+		st.KeyBytes += len(kb)
+		pos.Tables = append(pos.Tables, tableRecord{Name: name, Relation: t.rel, LSN: t.lsn.Load(), CopiedAt: uint64(m.copied[name]),
+			IndexLen: ib.Len(), KeysLen: len(kb), IndexLSN: ilsn,
+			IndexCRC: crc32.Checksum(ib.Bytes(), crcTable), KeysCRC: crc32.Checksum(kb, crcTable)})
+		st.Tables++
+	}
+	if err := wb.Flush(); err != nil {
+		return st, fmt.Errorf("head checkpoint: write chunks: %w", err)
+	}
+	rec, err := encodePosition(pos)
+	if err != nil {
+		return st, err
+	}
+	if err := store.RetryBlocked(context.Background(), func() error {
+		return bdb.Update(func(txn *badger.Txn) error { return txn.Set(positionKey, rec) })
+	}); err != nil {
+		return st, fmt.Errorf("head checkpoint: write position: %w", err)
+	}
+	if err := p.DB.Sync(); err != nil {
+		return st, fmt.Errorf("head checkpoint: sync: %w", err)
+	}
+	// Every other generation is garbage now: the previous record's, and any
+	// a kill left behind (between the chunks and the record, or between the
+	// record and this sweep) or a checkpoint the restart could not use.
+	if err := sweepChunks(bdb, m.gen); err != nil && p.Logger != nil {
+		p.Logger.Warn("head checkpoint: dropping older generations failed (garbage until the next)", "err", err)
+	}
+	if invariants.Enabled && p.Mirror != nil && p.Mirror.Err() == nil {
+		if _, err := m.Compare(context.Background(), p.Mirror); err != nil {
+			panic(fmt.Sprintf("invariant violated: the checkpointed in-memory HEAD differs from the trees: %v", err))
+		}
+	}
+	m.lastCkpt = time.Now()
+	st.Took = time.Since(start)
+	return st, nil
+}
+
+// chunkPrefix is the key prefix of every checkpoint chunk.
+var chunkPrefix = []byte{store.PrefixIndex, 'c'}
+
+// chunkGeneration is the generation a chunk key names.
+func chunkGeneration(k []byte) uint64 { return binary.BigEndian.Uint64(k[len(chunkPrefix):]) }
+
+// topGeneration is the highest generation any chunk in bdb carries (0 when
+// there is none), read from the keys alone.
+func topGeneration(bdb *badger.DB) (uint64, error) {
+	var top uint64
+	err := bdb.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: chunkPrefix})
+		defer it.Close()
+		for it.Seek(chunkPrefix); it.Valid(); it.Next() {
+			if k := it.Item().Key(); len(k) >= len(chunkPrefix)+8 {
+				top = max(top, chunkGeneration(k))
+			}
+		}
+		return nil
+	})
+	return top, err
+}
+
+// sweepChunks deletes every chunk whose generation is not keep, found by
+// a keys-only walk of the chunk prefix (not DropPrefix: that stops
+// Badger's writes, the mirror's among them).
+func sweepChunks(bdb *badger.DB, keep uint64) error {
+	var stale [][]byte
+	err := bdb.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: chunkPrefix})
+		defer it.Close()
+		for it.Seek(chunkPrefix); it.Valid(); it.Next() {
+			k := it.Item().Key()
+			if len(k) < len(chunkPrefix)+8 || chunkGeneration(k) != keep {
+				stale = append(stale, it.Item().KeyCopy(nil))
+			}
+		}
+		return nil
+	})
+	if err != nil || len(stale) == 0 {
+		return err
+	}
+	wb := bdb.NewWriteBatch()
+	defer wb.Cancel()
+	for _, k := range stale {
+		if err := wb.Delete(k); err != nil {
+			return err
+		}
+	}
+	return wb.Flush()
+}
+
+func putStream(wb *badger.WriteBatch, gen uint64, table string, kind byte, data []byte) error {
+	for i := 0; i == 0 || i*chunkBytes < len(data); i++ {
+		end := min(len(data), (i+1)*chunkBytes)
+		if err := wb.Set(chunkKey(gen, table, kind, uint32(i)), bytes.Clone(data[i*chunkBytes:end])); err != nil {
+			return fmt.Errorf("head checkpoint of %s: %w", table, err)
+		}
+	}
+	return nil
+}
+
+func getStream(txn *badger.Txn, gen uint64, table string, kind byte, n int) ([]byte, error) {
+	chunks := max(1, (n+chunkBytes-1)/chunkBytes)
+	out := make([]byte, 0, n)
+	for i := range chunks {
+		item, err := txn.Get(chunkKey(gen, table, kind, uint32(i)))
+		if err != nil {
+			return nil, fmt.Errorf("chunk %d of %s's %c stream: %w", i, table, kind, err)
+		}
+		if err := item.Value(func(v []byte) error { out = append(out, v...); return nil }); err != nil {
+			return nil, err
+		}
+	}
+	if len(out) != n {
+		return nil, fmt.Errorf("%w: %s's %c stream: %d bytes, record says %d", ErrCorruptCheckpoint, table, kind, len(out), n)
+	}
+	return out, nil
+}
+
+func encodePosition(p position) ([]byte, error) {
+	body, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("head checkpoint: encode position: %w", err)
+	}
+	out := []byte{recordVersion}
+	out = append(out, body...)
+	return binary.BigEndian.AppendUint32(out, crc32.Checksum(out, crcTable)), nil
+}
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// ErrCorruptCheckpoint is wrapped by every restore error about the
+// checkpoint's own bytes (position record, chunk streams); it carries the
+// one corruption marker, internal/corrupt.Err.
+var ErrCorruptCheckpoint = corrupt.New("corrupt in-memory HEAD checkpoint")
+
+func decodePosition(b []byte) (position, error) {
+	var p position
+	if len(b) < 5 || b[0] != recordVersion {
+		return p, fmt.Errorf("%w: unknown position record", ErrCorruptCheckpoint)
+	}
+	body, sum := b[:len(b)-4], binary.BigEndian.Uint32(b[len(b)-4:])
+	if crc32.Checksum(body, crcTable) != sum {
+		return p, fmt.Errorf("%w: position record checksum mismatch", ErrCorruptCheckpoint)
+	}
+	if err := json.Unmarshal(body[1:], &p); err != nil {
+		return p, fmt.Errorf("%w: position record: %w", ErrCorruptCheckpoint, err)
+	}
+	return p, nil
+}
+
+// Restore returns a model loaded from the checkpoint in opts.Persist, or
+// an empty one (rebuilt from the trees by the mirror) when there is none
+// or it cannot be used; why is logged.
+func Restore(opts Options) *Model {
+	m := New(opts)
+	p := opts.Persist
+	if p == nil || p.DB == nil {
+		return m
+	}
+	err := m.restore()
+	if err != nil {
+		if p.Logger != nil && !errors.Is(err, badger.ErrKeyNotFound) {
+			p.Logger.Warn("in-memory HEAD: checkpoint not usable; rebuilding it from the trees", "err", err)
+		}
+		return New(opts)
+	}
+	if p.Logger != nil {
+		p.Logger.Info("in-memory HEAD restored from its checkpoint", "lsn", m.LSN(), "tables", len(m.tables))
+	}
+	return m
+}
+
+func (m *Model) restore() error {
+	p := m.opts.Persist
+	bdb := p.DB.Badger()
+	return bdb.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(positionKey)
+		if err != nil {
+			return err
+		}
+		rec, err := item.ValueCopy(nil)
+		if err != nil {
+			return err
+		}
+		pos, err := decodePosition(rec)
+		if err != nil {
+			return err
+		}
+		for _, tr := range pos.Tables {
+			t, err := m.newTable(tr.Name, tr.Relation, m.opts.Heap)
+			if err != nil {
+				return err
+			}
+			hp, err := heap.Open(t.hp.Schema(), m.opts.Heap, p.DB.HeapPages(), tr.Name)
+			if err != nil {
+				return fmt.Errorf("heap of %s: %w", tr.Name, err)
+			}
+			if got := hp.Snapshot(); got.LSN() != tr.LSN {
+				got.Release()
+				return fmt.Errorf("heap of %s is at %d, the position record at %d (a checkpoint cut short)", tr.Name, got.LSN(), tr.LSN)
+			} else {
+				got.Release()
+			}
+			t.hp = hp
+			kb, err := getStream(txn, pos.Gen, tr.Name, 'k', tr.KeysLen)
+			if err != nil {
+				return err
+			}
+			if crc32.Checksum(kb, crcTable) != tr.KeysCRC {
+				return fmt.Errorf("%w: keys of %s: checksum mismatch", ErrCorruptCheckpoint, tr.Name)
+			}
+			if err := t.keys.decode(kb); err != nil {
+				return fmt.Errorf("keys of %s: %w", tr.Name, err)
+			}
+			ib, err := getStream(txn, pos.Gen, tr.Name, 'i', tr.IndexLen)
+			if err != nil {
+				return err
+			}
+			if crc32.Checksum(ib, crcTable) != tr.IndexCRC {
+				return fmt.Errorf("%w: index of %s: checksum mismatch", ErrCorruptCheckpoint, tr.Name)
+			}
+			ix, err := radixindex.RestoreIndex(ib, func(dst []byte, id uint64) []byte { return t.keys.key(heap.RowID(id)) })
+			if err != nil {
+				return fmt.Errorf("index of %s: %w", tr.Name, err)
+			}
+			if ix.Len() != int(hp.Snapshot().Rows()) {
+				return fmt.Errorf("index of %s has %d keys, its heap %d rows", tr.Name, ix.Len(), hp.Snapshot().Rows())
+			}
+			t.ix = ix
+			t.lsn.Store(tr.LSN)
+			m.tables[tr.Name] = t
+			m.copied[tr.Name] = wal.LSN(tr.CopiedAt)
+		}
+		m.gen = pos.Gen
+		m.applied.Store(pos.LSN)
+		m.durable = mirror.Position{LSN: wal.LSN(pos.LSN), CopiedAt: map[string]wal.LSN{}}
+		for n, c := range m.copied {
+			m.durable.CopiedAt[n] = c
+		}
+		return nil
+	})
+}
+
+// encode appends the key store: uvarint(pages), per page uvarint(slots),
+// per slot uvarint(len) and the key (0: none).
+func (s *keyStore) encode(dst []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(s.pages)))
+	for _, p := range s.pages {
+		if p == nil {
+			dst = binary.AppendUvarint(dst, 0)
+			continue
+		}
+		dst = binary.AppendUvarint(dst, uint64(len(p.start)))
+		for i := range p.start {
+			k := p.buf[p.start[i]:p.end[i]]
+			dst = binary.AppendUvarint(dst, uint64(len(k)))
+			dst = append(dst, k...)
+		}
+	}
+	return dst
+}
+
+func (s *keyStore) decode(b []byte) error {
+	r := bytes.NewReader(b)
+	np, err := binary.ReadUvarint(r)
+	if err != nil || np > uint64(len(b)) {
+		return fmt.Errorf("key store: bad page count")
+	}
+	s.pages = make([]*keyPage, np)
+	for pi := range s.pages {
+		ns, err := binary.ReadUvarint(r)
+		if err != nil || ns > uint64(len(b)) {
+			return fmt.Errorf("key store: page %d: bad slot count", pi)
+		}
+		if ns == 0 {
+			continue
+		}
+		p := &keyPage{start: make([]uint32, ns), end: make([]uint32, ns)}
+		for i := range p.start {
+			n, err := binary.ReadUvarint(r)
+			if err != nil || n > uint64(r.Len()) {
+				return fmt.Errorf("key store: page %d slot %d: bad key length", pi, i)
+			}
+			p.start[i] = uint32(len(p.buf))
+			st := len(p.buf)
+			p.buf = append(p.buf, make([]byte, n)...)
+			if _, err := r.Read(p.buf[st:]); err != nil && n > 0 {
+				return fmt.Errorf("key store: page %d slot %d: %w", pi, i, err)
+			}
+			p.end[i] = uint32(len(p.buf))
+		}
+		s.pages[pi] = p
+		s.bytes += len(p.buf)
+	}
+	if r.Len() != 0 {
+		return fmt.Errorf("key store: %d bytes past the end", r.Len())
+	}
+	return nil
+}

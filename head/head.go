@@ -1,0 +1,558 @@
+// Package head keeps the HEAD of every followed table in memory, laid out
+// for reads: per table a heap of PAX pages (heap/) and a radix index from
+// the tree key to the heap row id (radixindex/), fed by the mirror's
+// derived-consumer interface (mirror.Consumer).
+//
+// The Prolly trees stay the truth (DESIGN.md invariant 2). The model is
+// derived: it carries the LSN of the last batch it applied, it is behind
+// the trees by at most the batches the mirror has made durable and not yet
+// delivered (one commit group at most, since the mirror delivers a batch
+// once it is durable), and a reader uses it only when it is exactly at the
+// version the reader resolved (Model.Get, Model.Range report whether they
+// could); otherwise the reader goes to the tree. Nothing is lost when the
+// model is: a restart without its state rebuilds it from the trees (the
+// mirror sends every table whole).
+//
+// Consistency: a table's heap and index change together, inside the
+// index's write lock (radixindex.Index.Update), once per batch; a reader
+// works inside the read lock (Index.View), so it sees the heap snapshot and
+// the index of the same batch, never half a transaction.
+package head
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sidecar-dev/sidecar/heap"
+	"github.com/sidecar-dev/sidecar/history"
+	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/prolly"
+	"github.com/sidecar-dev/sidecar/radixindex"
+	"github.com/sidecar-dev/sidecar/wal"
+)
+
+// Options configure a Model.
+type Options struct {
+	// Heap sizes each table's pages (zero: heap defaults).
+	Heap heap.Config
+	// Persist, when set, is where the model checkpoints itself; nil keeps
+	// it in memory only (rebuilt from the trees on every start).
+	Persist *Persist
+}
+
+// Model is the in-memory HEAD of the followed tables. It implements
+// mirror.Consumer; its read methods are safe for concurrent use with the
+// mirror's delivery.
+type Model struct {
+	opts Options
+
+	// wmu serialises the writers of the tables' state: Apply (the
+	// consumer's goroutine) and Compact (an API request).
+	wmu    sync.Mutex
+	mu     sync.RWMutex // guards tables (the map, not the tables)
+	tables map[string]*Table
+
+	// applied is the LSN of the last batch applied whole, to every table
+	// it names. A table's state is valid from its own lsn up to applied.
+	applied atomic.Uint64
+	// copied is Position.CopiedAt as of applied (writer only).
+	copied map[string]wal.LSN
+	// batches counts applied batches; served, reads answered (tests, metrics).
+	batches, served atomic.Int64
+
+	// Checkpoint state (the consumer goroutine's).
+	gen      uint64          // generation of the last checkpoint (0: none yet)
+	lastCkpt time.Time       // when it was taken
+	durable  mirror.Position // what the last checkpoint (or restore) holds
+}
+
+// New returns an empty model: its Durable position is zero, so a
+// subscription starts by sending every table whole.
+func New(opts Options) *Model {
+	return &Model{opts: opts, tables: map[string]*Table{}, copied: map[string]wal.LSN{}}
+}
+
+var _ mirror.Consumer = (*Model)(nil)
+
+// Durable implements mirror.Consumer: the position of the checkpoint the
+// model was restored from (zero when none: the mirror then sends every
+// table whole). The mirror reads it once, when it subscribes the model.
+func (m *Model) Durable() mirror.Position {
+	return m.durable
+}
+
+// LSN is the position of the last batch the model applied whole.
+func (m *Model) LSN() wal.LSN { return wal.LSN(m.applied.Load()) }
+
+// Batches is the number of batches applied.
+func (m *Model) Batches() int64 { return m.batches.Load() }
+
+// Table returns the named table's state, or nil.
+func (m *Model) Table(name string) *Table {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.tables[name]
+}
+
+// Tables returns the names of the tables the model holds, sorted.
+func (m *Model) Tables() []string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	names := make([]string, 0, len(m.tables))
+	for n := range m.tables {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Apply implements mirror.Consumer: it applies every table of the batch,
+// each whole under its own write lock, then advances the model's LSN.
+func (m *Model) Apply(ctx context.Context, b *mirror.Batch) error {
+	m.wmu.Lock()
+	defer m.wmu.Unlock()
+	for i := range b.Tables {
+		tb := &b.Tables[i]
+		t := m.Table(tb.Table)
+		if t == nil || tb.Reset || !sameSchema(t.rel, tb.Relation) {
+			nt, err := m.newTable(tb.Table, tb.Relation, m.opts.Heap)
+			if err != nil {
+				return fmt.Errorf("head: %s: %w", tb.Table, err)
+			}
+			if !tb.Reset && t != nil {
+				// A new schema without a reset would be a mirror bug:
+				// the rows below were not sent. Refuse rather than guess.
+				return fmt.Errorf("head: %s: schema changed without a reset", tb.Table)
+			}
+			if err := nt.apply(ctx, tb, uint64(b.LSN)); err != nil {
+				return fmt.Errorf("head: %s: %w", tb.Table, err)
+			}
+			if t != nil {
+				t.retired.Store(true) // before applied moves: see servable
+			}
+			m.mu.Lock()
+			m.tables[tb.Table] = nt
+			m.mu.Unlock()
+		} else if err := t.apply(ctx, tb, uint64(b.LSN)); err != nil {
+			return fmt.Errorf("head: %s: %w", tb.Table, err)
+		}
+		m.copied[tb.Table] = tb.CopiedAt
+	}
+	m.applied.Store(uint64(b.LSN))
+	m.batches.Add(1)
+	if p := m.opts.Persist; p != nil && p.Every >= 0 {
+		every := p.Every
+		if every == 0 {
+			every = 5 * time.Minute
+		}
+		if m.lastCkpt.IsZero() {
+			m.lastCkpt = time.Now()
+		} else if time.Since(m.lastCkpt) >= every {
+			if _, err := m.checkpointLocked(); err != nil && p.Logger != nil {
+				// Not fatal: the model is derived; the next try may work,
+				// and a restart without a checkpoint rebuilds it.
+				p.Logger.Warn("in-memory HEAD checkpoint failed", "err", err)
+			}
+		}
+	}
+	return nil
+}
+
+func sameSchema(a, b *wal.Relation) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if len(a.Columns) != len(b.Columns) {
+		return false
+	}
+	for i := range a.Columns {
+		if a.Columns[i].Name != b.Columns[i].Name || a.Columns[i].TypeOID != b.Columns[i].TypeOID {
+			return false
+		}
+	}
+	return true
+}
+
+// Table is one table's HEAD: heap + index + keys, changed together.
+type Table struct {
+	m    *Model // the model holding it (its version and counters)
+	name string
+	rel  *wal.Relation
+	hp   *heap.Heap
+	ix   *radixindex.Index
+	keys keyStore // under ix's lock
+	lsn  atomic.Uint64
+	// retired: the table was replaced (a reset); its state is that of an
+	// older copy and must not be served.
+	retired atomic.Bool
+}
+
+func (m *Model) newTable(name string, rel *wal.Relation, cfg heap.Config) (*Table, error) {
+	if rel == nil {
+		return nil, errors.New("no relation")
+	}
+	var s heap.Schema
+	for _, c := range rel.Columns {
+		s.Columns = append(s.Columns, heap.Column{Name: c.Name, Kind: heap.KindForOID(c.TypeOID)})
+	}
+	hp, err := heap.New(s, cfg)
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{m: m, name: name, rel: rel, hp: hp}
+	t.ix = radixindex.NewIndex(func(dst []byte, id uint64) []byte { return t.keys.key(heap.RowID(id)) })
+	return t, nil
+}
+
+// Relation is the table's schema.
+func (t *Table) Relation() *wal.Relation { return t.rel }
+
+// Heap is the table's heap (scans read its snapshots).
+func (t *Table) Heap() *heap.Heap { return t.hp }
+
+// pending is one edit waiting for its row id.
+type pending struct {
+	key []byte
+	op  int // index into ops
+}
+
+// apply applies one table batch: the heap batch and the index changes
+// inside one index write lock.
+func (t *Table) apply(ctx context.Context, tb *mirror.TableBatch, lsn uint64) error {
+	var err error
+	if tb.Reset && t.ix.Len() > 0 {
+		return errors.New("reset of a table that holds rows") // callers build a new Table
+	}
+	t.ix.Update(lsn, func(tr *radixindex.Tree) {
+		err = t.applyLocked(tr, func(fn func(prolly.Edit) error) error { return tb.Edits(ctx, fn) }, lsn)
+	})
+	if err == nil {
+		t.lsn.Store(lsn)
+	}
+	return err
+}
+
+// applyLocked applies edits, a table's changes in key order, under the
+// index's write lock.
+func (t *Table) applyLocked(tr *radixindex.Tree, edits func(fn func(prolly.Edit) error) error, lsn uint64) error {
+	// Edits alias memory valid only during the callback: keys and rows are
+	// copied into two arenas (amortised growth, no allocation per row) and
+	// sliced once the batch is complete.
+	var ops []heap.Op
+	var keyEnds, rowEnds []int // per op: end offsets in the arenas
+	var karena, rarena []byte
+	err := edits(func(e prolly.Edit) error {
+		id, found := tr.Get(e.Key)
+		switch {
+		case e.Delete && !found:
+			return nil // deleted before we saw it: nothing to do
+		case e.Delete:
+			ops = append(ops, heap.Op{Kind: heap.OpDelete, ID: heap.RowID(id)})
+		case found:
+			ops = append(ops, heap.Op{Kind: heap.OpUpdate, ID: heap.RowID(id)})
+			rarena = append(rarena, e.Value...)
+		default:
+			ops = append(ops, heap.Op{Kind: heap.OpInsert})
+			rarena = append(rarena, e.Value...)
+		}
+		karena = append(karena, e.Key...)
+		keyEnds = append(keyEnds, len(karena))
+		rowEnds = append(rowEnds, len(rarena))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	keys := make([][]byte, len(ops))
+	ks, rs := 0, 0
+	for i := range ops {
+		keys[i] = karena[ks:keyEnds[i]:keyEnds[i]]
+		ks = keyEnds[i]
+		if ops[i].Kind != heap.OpDelete {
+			ops[i].Row = rarena[rs:rowEnds[i]:rowEnds[i]]
+		}
+		rs = rowEnds[i]
+	}
+	ids, err := t.hp.Apply(heap.Batch{LSN: lsn, Ops: ops})
+	if err != nil {
+		return err
+	}
+	for i, op := range ops {
+		id := ids[i]
+		switch op.Kind {
+		case heap.OpDelete:
+			tr.Delete(keys[i])
+			t.keys.drop(op.ID)
+		case heap.OpInsert:
+			t.keys.set(id, keys[i])
+			tr.Put(keys[i], uint64(id))
+		case heap.OpUpdate:
+			if id != op.ID { // moved to another page
+				t.keys.set(id, keys[i])
+				tr.Put(keys[i], uint64(id))
+				t.keys.drop(op.ID)
+			}
+		}
+	}
+	return nil
+}
+
+// ErrNotAtVersion is returned by reads when the model is not at the
+// version asked for: the caller reads the tree instead.
+var ErrNotAtVersion = errors.New("head: the in-memory model is not at that version")
+
+// servable reports whether the table's state, read under its lock, is the
+// state at version at: no batch after the table's own LSN touched it up to
+// at (the model applied everything up to at), and the table is not past at.
+//
+// applied is loaded first: a writer that replaces a table retires the old
+// one before it moves applied, so a reader that sees applied at or past the
+// replacement also sees the old table retired.
+func (m *Model) servable(t *Table, at wal.LSN) bool {
+	if m.applied.Load() < uint64(at) {
+		return false
+	}
+	return !t.retired.Load() && t.lsn.Load() <= uint64(at)
+}
+
+// Get appends the canonical row stored under key in table as of version
+// at to dst. It returns ErrNotAtVersion when the model cannot answer for
+// that version, and found=false when the key has no row.
+func (m *Model) Get(table string, key []byte, at wal.LSN, dst []byte) (row []byte, found bool, err error) {
+	t := m.Table(table)
+	if t == nil {
+		return dst, false, ErrNotAtVersion
+	}
+	return m.get(t, key, at, dst)
+}
+
+func (m *Model) get(t *Table, key []byte, at wal.LSN, dst []byte) (row []byte, found bool, err error) {
+	err = ErrNotAtVersion
+	t.ix.View(func(tr *radixindex.Tree, _ uint64) {
+		if !m.servable(t, at) {
+			return
+		}
+		err = nil
+		id, ok := tr.Get(key)
+		if !ok {
+			return
+		}
+		snap := t.hp.Snapshot()
+		row, found = snap.Row(dst, heap.RowID(id))
+		snap.Release()
+	})
+	if !found {
+		row = dst
+	}
+	return row, found, err
+}
+
+// Range calls fn with each key ≥ from and < to (nil: unbounded) and its
+// row, in key order, as of version at, at most limit rows (limit ≤ 0: no
+// limit), until fn returns false. The whole range is read under one read
+// lock, so it is one committed state; apply waits meanwhile, so callers
+// bound it (a full key-order scan of a large table belongs on the tree).
+// key and row are valid only during fn.
+func (m *Model) Range(table string, from, to []byte, limit int, at wal.LSN, fn func(key, row []byte) bool) error {
+	t := m.Table(table)
+	if t == nil {
+		return ErrNotAtVersion
+	}
+	return m.rangeOf(t, from, to, limit, at, nil, fn)
+}
+
+func (m *Model) rangeOf(t *Table, from, to []byte, limit int, at wal.LSN, cols []int, fn func(key, row []byte) bool) error {
+	err := ErrNotAtVersion
+	t.ix.View(func(tr *radixindex.Tree, _ uint64) {
+		if !m.servable(t, at) {
+			return
+		}
+		err = nil
+		snap := t.hp.Snapshot()
+		defer snap.Release()
+		it := tr.Iter(nil)
+		ok := it.First()
+		if from != nil {
+			ok = it.Seek(from)
+		}
+		var buf []byte
+		for n := 0; ok && (limit <= 0 || n < limit); n++ {
+			k := it.Key()
+			if to != nil && bytes.Compare(k, to) >= 0 {
+				return
+			}
+			var live bool
+			if cols == nil {
+				buf, live = snap.Row(buf[:0], heap.RowID(it.RowID()))
+			} else {
+				buf, live = snap.RowColumns(buf[:0], heap.RowID(it.RowID()), cols)
+			}
+			if !live {
+				err = fmt.Errorf("head: %s: index names row id %d, which the heap does not hold", t.name, it.RowID())
+				return
+			}
+			if !fn(k, buf) {
+				return
+			}
+			ok = it.Next()
+		}
+	})
+	return err
+}
+
+// Len is the number of rows of the table in the model (0 when absent).
+func (m *Model) Len(table string) int {
+	t := m.Table(table)
+	if t == nil {
+		return 0
+	}
+	return t.ix.Len()
+}
+
+// MemoryBytes is the model's footprint in the index and key store of each
+// table (the heap reports its own).
+func (t *Table) IndexBytes() (index, keys int) {
+	t.ix.View(func(tr *radixindex.Tree, _ uint64) {
+		index, keys = tr.MemoryBytes(), t.keys.memoryBytes()
+	})
+	return index, keys
+}
+
+// HeadTable implements history.HeadReader: the table's state, served
+// through its HeadGet and HeadRange.
+func (m *Model) HeadTable(table string) (history.HeadTable, bool) {
+	t := m.Table(table)
+	if t == nil {
+		return nil, false
+	}
+	return t, true
+}
+
+// HeadGet implements history.HeadTable over Model.Get.
+func (t *Table) HeadGet(key []byte, at wal.LSN, dst []byte) ([]byte, bool, bool) {
+	row, found, err := t.m.get(t, key, at, dst)
+	if err != nil {
+		return dst, false, false
+	}
+	t.m.served.Add(1)
+	return row, found, true
+}
+
+// HeadRange implements history.HeadTable over Model.Range, with each row
+// projected to cols (nil: every column) by the heap.
+func (t *Table) HeadRange(from, to []byte, limit int, at wal.LSN, cols []int, fn func(key, row []byte) bool) (bool, error) {
+	err := t.m.rangeOf(t, from, to, limit, at, cols, fn)
+	if errors.Is(err, ErrNotAtVersion) {
+		return false, nil
+	}
+	t.m.served.Add(1)
+	return true, err
+}
+
+// Served is the number of HeadGet and HeadRange calls the model answered.
+func (m *Model) Served() int64 { return m.served.Load() }
+
+// CompactStats describes the full compaction of one table.
+type CompactStats struct {
+	Table       string        `json:"table"`
+	Rows        int           `json:"rows"`  // live rows
+	Moved       int           `json:"moved"` // rows whose row id changed
+	PagesBefore int           `json:"pages_before"`
+	PagesAfter  int           `json:"pages_after"`
+	Took        time.Duration `json:"took_ns"`
+}
+
+// Compact rewrites the named table's heap densely (full compaction, as
+// VACUUM FULL) and rebuilds its index and key store for the moved rows, in
+// one write lock: readers see the table before or after, never between.
+// It returns the rows that moved. It waits for a batch being applied and
+// holds the next one meanwhile, so it is safe while the model is
+// subscribed. The next checkpoint stores the compacted pages.
+func (m *Model) Compact(table string) (int, error) {
+	st, err := m.CompactTable(table)
+	return st.Moved, err
+}
+
+// CompactTable is Compact with its figures.
+func (m *Model) CompactTable(table string) (CompactStats, error) {
+	m.wmu.Lock()
+	defer m.wmu.Unlock()
+	t := m.Table(table)
+	if t == nil {
+		return CompactStats{Table: table}, fmt.Errorf("head compact: %w: %s", ErrNoTable, table)
+	}
+	start := time.Now()
+	st := CompactStats{Table: table, PagesBefore: numPages(t.hp)}
+	var err error
+	t.ix.Update(t.lsn.Load(), func(tr *radixindex.Tree) {
+		st.Moved, err = t.compactLocked(tr)
+		st.Rows = tr.Len()
+	})
+	st.PagesAfter, st.Took = numPages(t.hp), time.Since(start)
+	return st, err
+}
+
+// ErrNoTable: the model holds no table of that name.
+var ErrNoTable = errors.New("no such table in the in-memory HEAD")
+
+func numPages(h *heap.Heap) int {
+	s := h.Snapshot()
+	defer s.Release()
+	return s.NumPages()
+}
+
+// compactLocked is Compact under the index's write lock. Moved rows change
+// ids wholesale (a dense rewrite reuses low ids), so the key store is
+// rebuilt and the index bulk-loaded from the old one's order.
+func (t *Table) compactLocked(tr *radixindex.Tree) (int, error) {
+	moves := t.hp.Compact()
+	if len(moves) == 0 {
+		return 0, nil
+	}
+	// Row ids are page<<16 | slot and full compaction renumbers densely:
+	// remap by a flat table indexed by page and slot instead of a map.
+	rowsPer := t.hp.Config().PageRows
+	var maxPage uint32
+	for _, mv := range moves {
+		maxPage = max(maxPage, mv.Old.Page())
+	}
+	remap := make([]heap.RowID, (int(maxPage)+1)*rowsPer)
+	for _, mv := range moves {
+		remap[int(mv.Old.Page())*rowsPer+mv.Old.Slot()] = mv.New + 1 // 0: not moved
+	}
+	type pair struct {
+		key []byte
+		id  uint64
+	}
+	pairs := make([]pair, 0, tr.Len())
+	var nk keyStore
+	it := tr.Iter(nil)
+	for ok := it.First(); ok; ok = it.Next() {
+		old := heap.RowID(it.RowID())
+		id := old
+		if i := int(old.Page())*rowsPer + old.Slot(); i < len(remap) && remap[i] != 0 {
+			id = remap[i] - 1
+		}
+		k := t.keys.key(old)
+		nk.set(id, k)
+		pairs = append(pairs, pair{key: k, id: uint64(id)})
+	}
+	t.keys = nk // the old arenas stay valid for the slices in pairs
+	err := tr.Rebuild(func(yield func([]byte, uint64) bool) {
+		for _, p := range pairs {
+			if !yield(p.key, p.id) {
+				return
+			}
+		}
+	})
+	if err != nil {
+		return len(moves), fmt.Errorf("head compact %s: rebuild index: %w", t.name, err)
+	}
+	return len(moves), nil
+}

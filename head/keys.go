@@ -1,0 +1,113 @@
+package head
+
+import "github.com/sidecar-dev/sidecar/heap"
+
+// keyStore keeps the tree key of every live row id of one table. The radix
+// index stores no keys (a leaf is a row id) and reads them back through
+// its KeyFunc; the heap stores rows, and the key of a keyless (REPLICA
+// IDENTITY FULL) row carries an occurrence number that no column holds, so
+// keys are kept here, per heap page, in one append-only arena each.
+//
+// Concurrency: written only by the model's writer while it holds the
+// table's index write lock, read by readers under the read lock; so reads
+// never overlap writes. Bytes handed out are never overwritten: set appends,
+// and a compaction builds a new arena (old slices stay valid for the GC).
+type keyStore struct {
+	pages []*keyPage
+	bytes int // arena bytes in use, garbage included
+}
+
+// keyPage holds the keys of one heap page: slot i's key is buf[start[i]:end[i]].
+type keyPage struct {
+	start, end []uint32
+	buf        []byte
+	garbage    int // bytes of buf no slot names
+}
+
+func (s *keyStore) page(id heap.RowID, grow bool) (*keyPage, int) {
+	pid, slot := int(id.Page()), id.Slot()
+	if pid >= len(s.pages) {
+		if !grow {
+			return nil, slot
+		}
+		s.pages = append(s.pages, make([]*keyPage, pid+1-len(s.pages))...)
+	}
+	p := s.pages[pid]
+	if p == nil && grow {
+		p = &keyPage{}
+		s.pages[pid] = p
+	}
+	return p, slot
+}
+
+// key returns the key stored for id (nil when none).
+func (s *keyStore) key(id heap.RowID) []byte {
+	p, slot := s.page(id, false)
+	if p == nil || slot >= len(p.start) {
+		return nil
+	}
+	return p.buf[p.start[slot]:p.end[slot]:p.end[slot]]
+}
+
+// set stores key for id, replacing what id had.
+func (s *keyStore) set(id heap.RowID, key []byte) {
+	p, slot := s.page(id, true)
+	if slot >= len(p.start) {
+		n := slot + 1
+		p.start = append(p.start, make([]uint32, n-len(p.start))...)
+		p.end = append(p.end, make([]uint32, n-len(p.end))...)
+	}
+	p.garbage += int(p.end[slot] - p.start[slot])
+	if p.garbage > 4096 && p.garbage > len(p.buf)/2 {
+		s.bytes -= len(p.buf)
+		p.compact(slot)
+		s.bytes += len(p.buf)
+	}
+	p.start[slot] = uint32(len(p.buf))
+	p.buf = append(p.buf, key...)
+	p.end[slot] = uint32(len(p.buf))
+	s.bytes += len(key)
+}
+
+// drop forgets id's key.
+func (s *keyStore) drop(id heap.RowID) {
+	p, slot := s.page(id, false)
+	if p == nil || slot >= len(p.start) {
+		return
+	}
+	p.garbage += int(p.end[slot] - p.start[slot])
+	p.start[slot], p.end[slot] = 0, 0
+}
+
+// compact copies the live keys of the page, but skip's, into a new arena.
+func (p *keyPage) compact(skip int) {
+	live := 0
+	for i := range p.start {
+		if i != skip {
+			live += int(p.end[i] - p.start[i])
+		}
+	}
+	nb := make([]byte, 0, live+live/4+64)
+	for i := range p.start {
+		if i == skip || p.end[i] == p.start[i] {
+			p.start[i], p.end[i] = uint32(len(nb)), uint32(len(nb))
+			continue
+		}
+		s := uint32(len(nb))
+		nb = append(nb, p.buf[p.start[i]:p.end[i]]...)
+		p.start[i], p.end[i] = s, uint32(len(nb))
+	}
+	p.start[skip], p.end[skip] = 0, 0
+	p.buf, p.garbage = nb, 0
+}
+
+// memoryBytes is the store's footprint: arenas and slot offsets.
+func (s *keyStore) memoryBytes() int {
+	n := 0
+	for _, p := range s.pages {
+		if p != nil {
+			n += cap(p.buf) + 4*(cap(p.start)+cap(p.end))
+		}
+	}
+	return n
+}

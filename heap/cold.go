@@ -1,0 +1,110 @@
+package heap
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Cold pages: what Config.Memory does past its bound.
+
+// memBytes estimates the bytes page p holds in memory.
+func (p *page) memBytes() int64 {
+	n := int64(8 * (len(p.live) + len(p.dead)))
+	if p.cold != nil {
+		return n + int64(cap(p.cold))
+	}
+	for i := range p.cols {
+		g := &p.cols[i]
+		n += int64(8*(len(g.nulls)+len(g.ints)+len(g.flts)+len(g.exc)) + len(g.scale) + 4*(len(g.off)+len(g.ln)) + cap(g.data))
+	}
+	return n
+}
+
+// freeze returns the cold form of p: its image compressed, with the header,
+// bitmaps and summaries kept decoded. The image holds only live values, so
+// the cold page has no garbage.
+func (h *Heap) freeze(p *page) *page {
+	img := encodePage(nil, p, &h.schema)
+	return &page{
+		id: p.id, epoch: p.epoch, n: p.n, live: p.live, dead: p.dead, nlive: p.nlive, ndead: p.ndead,
+		stats: p.stats, varUsed: p.varUsed - p.garbage,
+		cold: slices.Clip(h.z.compress(nil, img, h.codec)),
+	}
+}
+
+// thaw decodes a cold page into a page owned by epoch.
+func (h *Heap) thaw(p *page, epoch uint64) *page {
+	raw, err := h.z.decompress(nil, p.cold)
+	if err == nil {
+		var q *page
+		if q, err = decodePage(raw, &h.schema, h.cfg.PageRows, epoch); err == nil {
+			return q
+		}
+	}
+	// The heap encoded these bytes itself, in memory: failing to read them
+	// back is a bug or memory corruption, not bad input.
+	panic(fmt.Sprintf("heap: cannot decode cold page %d: %v", p.id, err))
+}
+
+// evict makes pages cold, longest-unwritten first, until decoded pages
+// take at most 90% of Config.Memory (so that eviction is not paid on every
+// batch). Pages of the batch being published stay decoded.
+func (h *Heap) evict(w *version) {
+	var decoded int64
+	var cand []uint32
+	for pid := range w.pages.len() {
+		p := w.pages.at(pid)
+		if p.cold != nil {
+			continue
+		}
+		decoded += p.memBytes()
+		if p.epoch != w.epoch {
+			cand = append(cand, uint32(pid))
+		}
+	}
+	if decoded <= h.cfg.Memory {
+		return
+	}
+	slices.SortFunc(cand, func(a, b uint32) int {
+		ea, eb := w.pages.at(int(a)).epoch, w.pages.at(int(b)).epoch
+		switch {
+		case ea < eb:
+			return -1
+		case ea > eb:
+			return 1
+		}
+		return int(a) - int(b)
+	})
+	target := h.cfg.Memory / 10 * 9
+	for _, pid := range cand {
+		if decoded <= target {
+			break
+		}
+		p := w.pages.at(int(pid))
+		decoded -= p.memBytes()
+		w.pages.set(int(pid), h.freeze(p), w.epoch)
+	}
+}
+
+// MemoryStats describes where the heap's pages are.
+type MemoryStats struct {
+	DecodedPages, ColdPages int
+	DecodedBytes, ColdBytes int64
+}
+
+// Memory reports the current version's page memory.
+func (h *Heap) Memory() MemoryStats {
+	var m MemoryStats
+	v := h.cur.Load()
+	for i := range v.pages.len() {
+		p := v.pages.at(i)
+		if p.cold != nil {
+			m.ColdPages++
+			m.ColdBytes += p.memBytes()
+		} else {
+			m.DecodedPages++
+			m.DecodedBytes += p.memBytes()
+		}
+	}
+	return m
+}

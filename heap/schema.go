@@ -1,0 +1,189 @@
+package heap
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Kind is how one column is held in a page segment. Every kind keeps enough
+// to give back the column's canonical text (the vrow1 bytes) exactly.
+type Kind uint8
+
+const (
+	// KindText: the text's bytes (text, varchar, bpchar, bytea in hex,
+	// uuid, json, every type without a dedicated kind). Varlen segment.
+	KindText Kind = iota + 1
+	// KindInt2, KindInt4, KindInt8: Int64s segment.
+	KindInt2
+	KindInt4
+	KindInt8
+	// KindFloat4, KindFloat8: Float64s segment (a float4 is held as the
+	// float64 of the same value, which is exact). NaN, ±Infinity and -0 are
+	// values like any other.
+	KindFloat4
+	KindFloat8
+	// KindNumeric: Int64s holds the unscaled value and Scales the display
+	// scale (value = unscaled / 10^scale), exact. Values that do not fit
+	// (more than 18 significant digits, scale above 255, NaN, ±Infinity)
+	// are exceptions: their text is in the varlen segment and their bit is
+	// set in Exceptions; kernels parse those few (see ParseNumeric).
+	KindNumeric
+	// KindBool: Int64s holds 0 (f) or 1 (t).
+	KindBool
+	// KindDate: Int64s holds days since 2000-01-01 (PostgreSQL's DateADT);
+	// -infinity and infinity are math.MinInt32 and math.MaxInt32, as in
+	// PostgreSQL, so integer order is date order.
+	KindDate
+	// KindTimestamp, KindTimestampTZ: Int64s holds microseconds since
+	// 2000-01-01 00:00:00 (UTC for timestamptz); ±infinity are
+	// math.MinInt64 and math.MaxInt64, so integer order is time order.
+	KindTimestamp
+	KindTimestampTZ
+	numKinds
+)
+
+var kindNames = [...]string{
+	KindText: "text", KindInt2: "int2", KindInt4: "int4", KindInt8: "int8",
+	KindFloat4: "float4", KindFloat8: "float8", KindNumeric: "numeric", KindBool: "bool",
+	KindDate: "date", KindTimestamp: "timestamp", KindTimestampTZ: "timestamptz",
+}
+
+// String returns the kind's name.
+func (k Kind) String() string {
+	if k == 0 || k >= numKinds {
+		return fmt.Sprintf("Kind(%d)", uint8(k))
+	}
+	return kindNames[k]
+}
+
+// IsInt reports whether the kind's values are in an Int64s segment
+// (integers, bool, dates, timestamps, numeric's unscaled values).
+func (k Kind) IsInt() bool {
+	switch k {
+	case KindInt2, KindInt4, KindInt8, KindBool, KindDate, KindTimestamp, KindTimestampTZ, KindNumeric:
+		return true
+	}
+	return false
+}
+
+// IsFloat reports whether the kind's values are in a Float64s segment.
+func (k Kind) IsFloat() bool { return k == KindFloat4 || k == KindFloat8 }
+
+// valid reports whether k is one of the kinds above.
+func (k Kind) valid() bool { return k > 0 && k < numKinds }
+
+// Built-in type OIDs (pg_type.oid, fixed across PostgreSQL versions).
+const (
+	oidBool        = 16
+	oidInt8        = 20
+	oidInt2        = 21
+	oidInt4        = 23
+	oidFloat4      = 700
+	oidFloat8      = 701
+	oidDate        = 1082
+	oidTimestamp   = 1114
+	oidTimestampTZ = 1184
+	oidNumeric     = 1700
+)
+
+// KindForOID returns the kind for a column type OID as carried by
+// pgoutput's Relation message. Unknown and non-built-in OIDs (enums,
+// domains, arrays, uuid, json, bytea, text) are KindText: kept as their
+// text.
+func KindForOID(oid uint32) Kind {
+	switch oid {
+	case oidBool:
+		return KindBool
+	case oidInt2:
+		return KindInt2
+	case oidInt4:
+		return KindInt4
+	case oidInt8:
+		return KindInt8
+	case oidFloat4:
+		return KindFloat4
+	case oidFloat8:
+		return KindFloat8
+	case oidNumeric:
+		return KindNumeric
+	case oidDate:
+		return KindDate
+	case oidTimestamp:
+		return KindTimestamp
+	case oidTimestampTZ:
+		return KindTimestampTZ
+	}
+	return KindText
+}
+
+// KindForType returns the kind for a type name as pg_type.typname or
+// format_type prints it ("int4", "double precision", "numeric(12,2)").
+func KindForType(name string) Kind {
+	n := strings.ToLower(strings.TrimSpace(name))
+	if strings.HasSuffix(n, "]") {
+		return KindText
+	}
+	for {
+		i := strings.IndexByte(n, '(')
+		j := strings.IndexByte(n, ')')
+		if i < 0 || j < i {
+			break
+		}
+		n = n[:i] + n[j+1:]
+	}
+	n = strings.TrimPrefix(strings.Join(strings.Fields(n), " "), "pg_catalog.")
+	switch n {
+	case "int2", "smallint":
+		return KindInt2
+	case "int4", "integer", "int":
+		return KindInt4
+	case "int8", "bigint":
+		return KindInt8
+	case "float4", "real":
+		return KindFloat4
+	case "float8", "double precision", "float":
+		return KindFloat8
+	case "numeric", "decimal":
+		return KindNumeric
+	case "bool", "boolean":
+		return KindBool
+	case "date":
+		return KindDate
+	case "timestamp", "timestamp without time zone":
+		return KindTimestamp
+	case "timestamptz", "timestamp with time zone":
+		return KindTimestampTZ
+	}
+	return KindText
+}
+
+// Column is one column of a table's schema.
+type Column struct {
+	Name string
+	Kind Kind
+}
+
+// Schema is the ordered column list of one table: a vrow1 row of the
+// table has exactly len(Columns) columns.
+type Schema struct {
+	Columns []Column
+}
+
+// validate checks the schema is usable.
+func (s Schema) validate() error {
+	if len(s.Columns) == 0 {
+		return fmt.Errorf("heap schema: no columns")
+	}
+	if len(s.Columns) > maxColumns {
+		return fmt.Errorf("heap schema: %d columns (at most %d)", len(s.Columns), maxColumns)
+	}
+	for i, c := range s.Columns {
+		if !c.Kind.valid() {
+			return fmt.Errorf("heap schema: column %d (%q): unknown kind %d", i, c.Name, c.Kind)
+		}
+	}
+	return nil
+}
+
+// maxColumns is PostgreSQL's MaxHeapAttributeNumber.
+const maxColumns = 1600

@@ -1,0 +1,235 @@
+// The copy's end (wal.CopySink.TableCopied): the table is recorded ready
+// with its tree, and the changes held for a resync are applied to it.
+
+package mirror
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/sidecar-dev/sidecar/prolly"
+	"github.com/sidecar-dev/sidecar/wal"
+)
+
+// TableCopied implements wal.CopySink: the table's runs are
+// merged and bulk-built into a tree; then, in one Badger transaction, the
+// table is recorded ready at lsn with its root (a table is copied at a
+// known LSN or not at all). Changes held while the table waited for this
+// resync are applied when their commit LSN is >= at (the copy does not
+// contain them) and dropped otherwise.
+func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN) error {
+	name := rel.QualifiedName()
+	// A running GC waits for this tree to be recorded (RootWatch.Roots).
+	m.buildMu.RLock()
+	defer m.buildMu.RUnlock()
+	m.copyMu.Lock()
+	tc := m.copies[name]
+	delete(m.copies, name)
+	// Still busy while its tree is built and recorded (Busy).
+	started := time.Now()
+	if tc != nil {
+		started = tc.started
+	}
+	m.building[name] = started
+	m.copyMu.Unlock()
+	defer func() {
+		m.copyMu.Lock()
+		delete(m.building, name)
+		m.copyMu.Unlock()
+	}()
+	if tc == nil {
+		// A table with no rows may have had no range at all.
+		t, err := newTable(tableRecord{Name: name, Rel: rel})
+		if err != nil {
+			return fmt.Errorf("copy %s: %w", name, err)
+		}
+		tc = &tableCopy{rel: rel, t: t}
+	}
+	if tc.dir != "" {
+		defer os.RemoveAll(tc.dir)
+	}
+	start := time.Now()
+	root, err := tc.build(ctx, m.eng)
+	if err != nil {
+		return err
+	}
+	if err := m.ns.Flush(ctx); err != nil {
+		return fmt.Errorf("copy %s: %w", name, err)
+	}
+	m.log.Info("table copied", "table", name, "at", at, "rows", tc.rows, "build", time.Since(start))
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for m.txn != nil && m.err == nil {
+		m.idle.Wait()
+	}
+	if m.err != nil {
+		return m.err
+	}
+	// The group's pending edits were made against the old tree; flush
+	// them so history up to now keeps them, then replace the tree.
+	if err := m.flushGroup(ctx); err != nil {
+		m.failLocked(err)
+		return err
+	}
+	// Held changes of committed transactions must be readable.
+	if err := m.drain(); err != nil {
+		return fmt.Errorf("copy %s: %w", name, err)
+	}
+	t := m.tables[name]
+	if t == nil {
+		if t, err = newTable(tableRecord{Name: name, Rel: rel}); err != nil {
+			return fmt.Errorf("copy %s: %w", name, err)
+		}
+	} else if t.rec.State == StateReady {
+		// Its changes since the copy's snapshot were applied to the old
+		// tree, not held: replacing the tree would lose them.
+		return fmt.Errorf("copy %s: the table is ready; call MarkResync before re-copying it so that its changes during the copy are kept", name)
+	}
+	rec := tableRecord{Name: name, State: StateReady, CopiedAt: at, Rel: rel}
+	nt, err := newTable(rec)
+	if err != nil {
+		return fmt.Errorf("copy %s: %w", name, err)
+	}
+	nt.latest = t.latest
+	clearHeld := true
+	if t.latest != nil && !t.latest.Equal(rel) && !t.latest.Equal(t.rec.Rel) {
+		// The stream has already described a newer schema than the copy.
+		// (A latest equal to the table's old schema is the description
+		// from before the change the copy picked up: a schema change no
+		// row change has carried yet, resynced by `sidecar resync` or
+		// verify. Taking it for newer would resync forever.)
+		nt.rec.State, nt.rec.ResyncFrom = StateResyncNeeded, t.rec.ResyncFrom
+		clearHeld = false
+		m.log.Warn("copied table changed again meanwhile; it needs another resync", "table", name)
+	} else if root, err = m.applyHeld(ctx, nt, root, at); err != nil {
+		var missing *missingRowError
+		if !errors.As(err, &missing) {
+			return fmt.Errorf("copy %s: held changes: %w", name, err)
+		}
+		nt.rec.State, nt.rec.ResyncFrom = StateResyncNeeded, at
+		m.log.Warn("held change does not apply to the copy; table needs another resync", "table", name, "err", err)
+	}
+	if err := m.ns.Flush(ctx); err != nil {
+		return fmt.Errorf("copy %s: %w", name, err)
+	}
+	n, err := m.eng.Count(ctx, root)
+	if err != nil {
+		return fmt.Errorf("copy %s: %w", name, err)
+	}
+	nt.rec.Root, nt.rec.Rows = root, n
+	recs := map[string]tableRecord{}
+	for tn, tt := range m.tables {
+		recs[tn] = tt.rec
+	}
+	recs[name] = nt.rec
+	// INVARIANT: the group record at the head names the copied root, in
+	// the same Badger transaction as the table record that makes it ready.
+	end := max(m.lastGroup, m.head.EndLSN)
+	op := &writeOp{sync: true}
+	if clearHeld {
+		op.delPrefixes = [][]byte{heldPrefix(name)}
+	}
+	m.groupOp(end, recs, op)
+	// Versions from this group on hold rows of the copy's schema.
+	op.set(relKey(name, end), encodeRel(rel))
+	if err := m.enqueueWait(op); err != nil {
+		return fmt.Errorf("copy %s: record: %w", name, err)
+	}
+	m.tables[name] = nt
+	m.lastGroup = end
+	m.publishReset(end, nt.rec)
+	if m.opts.CopiedAt != nil {
+		m.opts.CopiedAt.Set(name, at)
+	}
+	return nil
+}
+
+// readError marks an error of the tree read under applyHeld's row
+// lookups, so it is reported as such rather than taken for a change made
+// under another schema.
+type readError struct{ err error }
+
+func (e *readError) Error() string { return e.err.Error() }
+func (e *readError) Unwrap() error { return e.err }
+
+// applyHeld applies t's held changes with commit LSN >= at to root, in
+// commit order. The caller holds mu.
+func (m *Mirror) applyHeld(ctx context.Context, t *table, root prolly.Root, at wal.LSN) (prolly.Root, error) {
+	set := newEditSet()
+	flush := func() error {
+		var err error
+		root, err = set.apply(ctx, m.eng, root)
+		set = newEditSet()
+		return err
+	}
+	current := func(key []byte) ([]byte, bool, error) {
+		if v, found, known := set.lookup(key); known {
+			return v, found, nil
+		}
+		v, found, err := m.eng.Get(ctx, root, key)
+		if err != nil {
+			return nil, false, &readError{err}
+		}
+		return v, found, nil
+	}
+	prefix := heldPrefix(t.rec.Name)
+	applied := 0
+	err := m.bdb.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			k := it.Item().Key()
+			if len(k) != len(prefix)+12 {
+				return fmt.Errorf("%w: held key %x", errCorrupt, k)
+			}
+			if wal.LSN(binary.BigEndian.Uint64(k[len(prefix):])) < at {
+				continue
+			}
+			var h *heldChange
+			if err := it.Item().Value(func(v []byte) (err error) {
+				h, err = decodeHeld(slices.Clone(v))
+				return err
+			}); err != nil {
+				return err
+			}
+			if h.kind == wal.Truncate {
+				set.truncate()
+			} else if err := rowEdits(t, h.kind, h.oldKind, h.newVals, h.oldVals, current, set.put); err != nil {
+				var missing *missingRowError
+				var rerr *readError
+				if errors.As(err, &missing) {
+					return err
+				}
+				if errors.As(err, &rerr) {
+					// The store failed (or ctx ended): not the table's fault.
+					return fmt.Errorf("apply held changes of %s: %w", t.rec.Name, rerr.err)
+				}
+				// Made under another schema than the copy's: the table
+				// needs another resync.
+				return &missingRowError{table: t.rec.Name, key: nil, reason: err.Error()}
+			}
+			applied++
+			if len(set.m) >= m.opts.SpillRows {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return prolly.Root{}, err
+	}
+	if applied > 0 {
+		m.log.Info("applied changes held during resync", "table", t.rec.Name, "changes", applied)
+	}
+	return root, flush()
+}

@@ -1,0 +1,315 @@
+// The copy's external sort: sorted runs, in memory or in files, merged
+// (one after the other when their key ranges are disjoint, by a heap
+// otherwise) and bulk-built into a tree.
+
+package mirror
+
+import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/sidecar-dev/sidecar/prolly"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// run is a sorted sequence of rows, in memory or in a file, with its
+// first and last keys (for the merge's disjointness check).
+type run struct {
+	mem         []kv
+	path        string
+	first, last []byte
+	rows        int
+	memBytes    int64 // counted in tableCopy.mem while in memory
+}
+
+type kv struct{ key, val []byte }
+
+func writeRun(path string, rows []kv) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write run: %w", err)
+	}
+	bw := bufio.NewWriterSize(f, 256<<10)
+	var hdr []byte
+	for _, r := range rows {
+		hdr = binary.AppendUvarint(hdr[:0], uint64(len(r.key)))
+		hdr = binary.AppendUvarint(hdr, uint64(len(r.val)))
+		bw.Write(hdr)
+		bw.Write(r.key)
+		bw.Write(r.val)
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("write run %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write run %s: %w", path, err)
+	}
+	return nil
+}
+
+// runReader iterates one run. Rows read from a file are decoded into
+// arena chunks; they stay valid after next (the builder may still hold
+// them in a batch).
+type runReader struct {
+	r      *run
+	i      int
+	f      *os.File
+	br     *bufio.Reader
+	cur    kv
+	path   string
+	closed bool
+	arena  []byte
+}
+
+func openRun(r *run) (*runReader, error) {
+	rr := &runReader{r: r, i: -1}
+	if r.path != "" {
+		f, err := os.Open(r.path)
+		if err != nil {
+			return nil, fmt.Errorf("open run: %w", err)
+		}
+		rr.f, rr.br, rr.path = f, bufio.NewReaderSize(f, 256<<10), r.path
+	}
+	return rr, nil
+}
+
+func (rr *runReader) next() (bool, error) {
+	if rr.f == nil {
+		rr.i++
+		if rr.i >= len(rr.r.mem) {
+			return false, nil
+		}
+		rr.cur = rr.r.mem[rr.i]
+		return true, nil
+	}
+	kl, err := binary.ReadUvarint(rr.br)
+	if errors.Is(err, io.EOF) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read run %s: %w", rr.path, err)
+	}
+	vl, err := binary.ReadUvarint(rr.br)
+	if err != nil {
+		return false, fmt.Errorf("read run %s: %w", rr.path, err)
+	}
+	if kl > 1<<31 || vl > 1<<31 {
+		return false, fmt.Errorf("read run %s: row of %d+%d bytes", rr.path, kl, vl)
+	}
+	n := int(kl + vl)
+	l := len(rr.arena)
+	if cap(rr.arena)-l < n {
+		rr.arena = make([]byte, 0, max(copyArenaChunk, n))
+		l = 0
+	}
+	rr.arena = rr.arena[:l+n]
+	b := rr.arena[l : l+n : l+n]
+	if _, err := io.ReadFull(rr.br, b); err != nil {
+		return false, fmt.Errorf("read run %s: %w", rr.path, err)
+	}
+	rr.cur = kv{key: b[:kl:kl], val: b[kl:]}
+	return true, nil
+}
+
+func (rr *runReader) close() {
+	if rr.f != nil && !rr.closed {
+		rr.f.Close()
+		rr.closed = true
+	}
+}
+
+// runHeap orders run readers by their current key.
+type runHeap []*runReader
+
+func (h runHeap) Len() int           { return len(h) }
+func (h runHeap) Less(i, j int) bool { return bytes.Compare(h[i].cur.key, h[j].cur.key) < 0 }
+func (h runHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *runHeap) Push(x any)        { *h = append(*h, x.(*runReader)) }
+func (h *runHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// build merges the runs into a tree: one goroutine merges, the caller's
+// builds, so reading and comparing overlap with hashing and encoding
+// nodes. Equal keys with different values are an error; a REPLICA
+// IDENTITY FULL table's rows are sorted by their vrow1 and numbered as
+// occurrences here (occurrenceNumberer), so identical rows stay distinct.
+//
+// Building on both cores (prolly parts chunked concurrently and stitched
+// at their seams) was tried and measured: no faster, because the node
+// store's writes (compression, then Badger, one batch in flight), not
+// the builder, bound this phase.
+func (tc *tableCopy) build(ctx context.Context, eng *prolly.Engine) (prolly.Root, error) {
+	batches := make(chan []kv, 4)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(batches)
+		return tc.merge(gctx, batches)
+	})
+	var root prolly.Root
+	g.Go(func() error {
+		b := eng.NewBuilder(gctx)
+		for batch := range batches {
+			for _, r := range batch {
+				if err := b.Add(r.key, r.val); err != nil {
+					return fmt.Errorf("copy %s: %w", tc.rel.QualifiedName(), err)
+				}
+			}
+		}
+		var err error
+		root, err = b.Finish()
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return prolly.Root{}, err
+	}
+	return root, nil
+}
+
+// merge sends the runs' rows in key order, in batches, without
+// duplicates. When the runs' key ranges are disjoint (the usual case: a
+// key correlated with the heap order, as a serial primary key is), they
+// are read one after the other in first-key order, with no comparison
+// between runs; otherwise a heap merges them.
+func (tc *tableCopy) merge(ctx context.Context, out chan<- []kv) error {
+	const batchRows = 4096
+	batch := make([]kv, 0, batchRows)
+	send := func() error {
+		select {
+		case out <- batch:
+			batch = make([]kv, 0, batchRows)
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	var prev kv
+	started := false
+	var occ occurrenceNumberer
+	add := func(cur kv) error {
+		if tc.t.full {
+			// A multiset: identical rows are numbered occurrences.
+			cur = occ.number(cur)
+		} else if started && bytes.Equal(cur.key, prev.key) {
+			if !bytes.Equal(cur.val, prev.val) {
+				return fmt.Errorf("copy %s: two rows with key %x", tc.rel.QualifiedName(), cur.key)
+			}
+			return nil
+		}
+		batch = append(batch, cur)
+		prev, started = cur, true
+		if len(batch) == batchRows {
+			return send()
+		}
+		return nil
+	}
+	runs := slices.DeleteFunc(slices.Clone(tc.runs), func(r *run) bool { return r.rows == 0 })
+	slices.SortFunc(runs, func(a, b *run) int { return bytes.Compare(a.first, b.first) })
+	disjoint := true
+	for i := 1; i < len(runs); i++ {
+		if bytes.Compare(runs[i-1].last, runs[i].first) >= 0 {
+			disjoint = false
+			break
+		}
+	}
+	if disjoint {
+		for _, r := range runs {
+			if err := tc.drainRun(r, add); err != nil {
+				return err
+			}
+		}
+	} else if err := tc.heapMerge(runs, add); err != nil {
+		return err
+	}
+	if len(batch) > 0 {
+		return send()
+	}
+	return nil
+}
+
+// drainRun passes every row of r to add, in order.
+func (tc *tableCopy) drainRun(r *run, add func(kv) error) error {
+	if r.path == "" {
+		for _, e := range r.mem {
+			if err := add(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	rr, err := openRun(r)
+	if err != nil {
+		return err
+	}
+	defer rr.close()
+	for {
+		ok, err := rr.next()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if err := add(rr.cur); err != nil {
+			return err
+		}
+	}
+}
+
+// heapMerge passes the rows of runs to add in key order (equal keys
+// adjacent).
+func (tc *tableCopy) heapMerge(runs []*run, add func(kv) error) error {
+	var h runHeap
+	defer func() {
+		for _, rr := range h {
+			rr.close()
+		}
+	}()
+	for _, r := range runs {
+		rr, err := openRun(r)
+		if err != nil {
+			return err
+		}
+		ok, err := rr.next()
+		if err != nil {
+			rr.close()
+			return err
+		}
+		if !ok {
+			rr.close()
+			continue
+		}
+		h = append(h, rr)
+	}
+	heap.Init(&h)
+	for h.Len() > 0 {
+		rr := h[0]
+		if err := add(rr.cur); err != nil {
+			return err
+		}
+		ok, err := rr.next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			heap.Fix(&h, 0)
+		} else {
+			rr.close()
+			heap.Pop(&h)
+		}
+	}
+	return nil
+}

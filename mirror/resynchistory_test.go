@@ -1,0 +1,133 @@
+package mirror
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sidecar-dev/sidecar/replication"
+)
+
+// TestResyncWindowHistory (issue 16.3): while one table is resynced,
+// transactions keep committing on it and on another table. Every
+// transaction that changed the other table must be a version naming it
+// (its counter reads k, k+1, … across those versions), and no version may
+// present a transaction as having changed nothing.
+func TestResyncWindowHistory(t *testing.T) {
+	e := newE2E(t, Options{}, []string{"public.s", "public.other"},
+		`CREATE TABLE s (id int PRIMARY KEY, v text)`, `CREATE TABLE other (id int PRIMARY KEY, n bigint NOT NULL)`,
+		`INSERT INTO other VALUES (1, 0)`,
+		`INSERT INTO s SELECT g, 'v' || g FROM generate_series(1, 20000) g`)
+	e.start()
+	from := e.sync()
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	var others, onlyS int
+	go func() {
+		conn, err := pgx.Connect(t.Context(), e.url)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer conn.Close(t.Context())
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			var sqls []string
+			switch i % 3 {
+			case 0: // the other table only
+				sqls = []string{`UPDATE other SET n = n + 1 WHERE id = 1`}
+				others++
+			case 1: // both
+				sqls = []string{`UPDATE other SET n = n + 1 WHERE id = 1`, `UPDATE s SET v = v || '.' WHERE id = 5`}
+				others++
+			default: // the resynced table only
+				sqls = []string{`UPDATE s SET v = v || '+' WHERE id = 7`}
+				onlyS++
+			}
+			err := pgx.BeginFunc(t.Context(), conn, func(tx pgx.Tx) error {
+				for _, q := range sqls {
+					if _, err := tx.Exec(t.Context(), q); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	time.Sleep(100 * time.Millisecond)
+	if err := e.m.MarkResync(t.Context(), "public.s", "test"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // changes to s are held meanwhile
+	at, err := replication.Resync(t.Context(), replication.CopyOptions{ConnString: e.url, Workers: 2, RangeBlocks: 1}, []replication.TableName{{Schema: "public", Name: "s"}}, e.m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	to := e.sync()
+	e.check()
+	vs, err := e.m.Versions(from+1, to, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var withOther, empty, held int
+	prev := int64(-1)
+	for _, v := range vs {
+		if len(v.Held) > 0 {
+			held++
+			if !slices.Equal(v.Held, []string{"public.s"}) || slices.ContainsFunc(v.Tables, func(tc TableChange) bool { return tc.Table == "public.s" }) {
+				t.Errorf("version %s: held %v, changed %v", v.EndLSN, v.Held, v.Tables)
+			}
+		}
+		if len(v.Tables) == 0 && len(v.Held) == 0 {
+			empty++
+		}
+		for _, tc := range v.Tables {
+			if tc.Table != "public.other" {
+				continue
+			}
+			withOther++
+			row, ok, err := e.m.Get(t.Context(), "public.other", []string{"1"}, v.EndLSN)
+			if err != nil || !ok {
+				t.Fatalf("other at %s: %v %v", v.EndLSN, ok, err)
+			}
+			// The row is length-prefixed text: "1:1" (id) then "L:n".
+			rest := strings.TrimPrefix(string(row), "1:1")
+			n, err := strconv.ParseInt(rest[strings.IndexByte(rest, ':')+1:], 10, 64)
+			if err != nil {
+				t.Fatalf("other at %s: row %q: %v", v.EndLSN, row, err)
+			}
+			if prev >= 0 && n != prev+1 {
+				t.Errorf("other at %s: counter %d after %d", v.EndLSN, n, prev)
+			}
+			prev = n
+		}
+	}
+	t.Logf("resynced at %s; %d transactions changed other, %d only s; %d versions, %d naming other, %d holding s's changes for the resync, %d naming no table", at, others, onlyS, len(vs), withOther, held, empty)
+	if withOther != others {
+		t.Errorf("%d transactions changed other, %d versions name it", others, withOther)
+	}
+	if held == 0 {
+		t.Errorf("no version says it held s's changes for the resync")
+	}
+	if empty > 0 {
+		t.Errorf("%d versions name no table: transactions on the resynced table shown as if nothing changed", empty)
+	}
+}

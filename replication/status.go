@@ -1,0 +1,142 @@
+// The status sender: standby status updates (the write, flush and apply
+// positions the slot is acknowledged to) from their own goroutine.
+
+package replication
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pglogrepl"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sidecar-dev/sidecar/wal"
+)
+
+// pollEvery is how often the status sender looks at the durable LSN (to
+// report progress promptly) when nothing wakes it.
+const pollEvery = 200 * time.Millisecond
+
+// minStatusGap rate-limits status updates sent because the durable LSN
+// moved (at tens of thousands of commits per second, one per commit would
+// be pure overhead).
+const minStatusGap = 50 * time.Millisecond
+
+// statusSender owns the connection's writes while streaming: standby
+// status updates at least every interval, soon after the durable LSN
+// moves, and at once when a keepalive asks for a reply. It runs on its
+// own goroutine and waits on nothing but its timer, the reader's wake-ups
+// and the socket write, so neither the apply loop nor the reader can hold
+// a status back. (The reader only reads the socket; pgconn's unbuffered
+// CopyData send writes the net.Conn directly, without the reader's lock.)
+type statusSender struct {
+	s        *Streamer
+	conn     *pgconn.PgConn
+	interval time.Duration
+	wake     chan struct{}
+
+	mu       sync.Mutex
+	reader   readerState // guarded by mu
+	replyNow bool        // guarded by mu
+
+	acked      wal.LSN // last flush sent: never goes backwards
+	lastStatus time.Time
+}
+
+func newStatusSender(s *Streamer, conn *pgconn.PgConn, interval time.Duration, start wal.LSN) *statusSender {
+	return &statusSender{s: s, conn: conn, interval: interval, wake: make(chan struct{}, 1),
+		reader: readerState{quiet: true, lastCommitEnd: start}, acked: start}
+}
+
+// run sends a first status at once, then as due, until ctx ends (nil) or
+// a send fails.
+func (t *statusSender) run(ctx context.Context) error {
+	tick := time.NewTicker(min(pollEvery, t.interval))
+	defer tick.Stop()
+	if err := t.send(ctx); err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		case <-t.wake:
+		}
+		if err := t.maybeSend(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// maybeSend sends a status update when asked for one, when the interval
+// has passed, or when the acknowledgeable position moved.
+func (t *statusSender) maybeSend(ctx context.Context) error {
+	t.mu.Lock()
+	reply := t.replyNow
+	t.replyNow = false
+	t.mu.Unlock()
+	since := time.Since(t.lastStatus)
+	if reply || since >= t.interval || (since >= minStatusGap && t.flushable() > t.acked) {
+		return t.send(ctx)
+	}
+	return nil
+}
+
+// flushable is what may be reported as flushed: the sink's durable LSN,
+// or, when nothing received is unapplied (no open transaction or stream,
+// every received commit durable), the server's WAL end from the last
+// keepalive, so that an idle slot does not pin WAL.
+func (t *statusSender) flushable() wal.LSN {
+	t.mu.Lock()
+	rs := t.reader
+	t.mu.Unlock()
+	durable := t.s.cfg.Sink.Durable()
+	if lim := t.s.cfg.FlushLimit; lim != nil {
+		durable = min(durable, lim())
+	}
+	flush := durable
+	caughtUp := durable >= wal.LSN(t.s.committed.Load()) && max(durable, wal.LSN(t.s.settled.Load())) >= rs.lastCommitEnd
+	if rs.quiet && caughtUp && rs.walEnd > flush {
+		if st, ok := t.s.cfg.Sink.(wal.Settler); !ok || st.Settle(rs.walEnd) == nil {
+			flush = rs.walEnd
+		}
+	}
+	return max(flush, t.acked)
+}
+
+// send sends write = received, flush = apply = flushable, all three
+// explicit (pglogrepl would copy write into a zero flush).
+func (t *statusSender) send(ctx context.Context) error {
+	flush := t.flushable()
+	t.mu.Lock()
+	received := t.reader.lastCommitEnd
+	t.mu.Unlock()
+	write := max(received, flush)
+	if flush == 0 {
+		write = 0
+	}
+	// A write the server does not take within the interval would not
+	// save the connection anyway; bounding it keeps the session's end
+	// (which waits for this goroutine) bounded too.
+	if err := t.conn.Conn().SetWriteDeadline(time.Now().Add(max(t.interval, time.Second))); err != nil {
+		return fmt.Errorf("send standby status: %w", err)
+	}
+	err := pglogrepl.SendStandbyStatusUpdate(ctx, t.conn, pglogrepl.StandbyStatusUpdate{
+		WALWritePosition: pglogrepl.LSN(write),
+		WALFlushPosition: pglogrepl.LSN(flush),
+		WALApplyPosition: pglogrepl.LSN(flush),
+		ClientTime:       time.Now(),
+		ReplyRequested:   false,
+	})
+	if err != nil {
+		return fmt.Errorf("send standby status: %w", err)
+	}
+	t.acked = flush
+	t.lastStatus = time.Now()
+	t.s.flushed.Store(uint64(flush))
+	t.s.statusSent.Add(1)
+	return nil
+}

@@ -1,0 +1,102 @@
+package sqlfront
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// pgjdbc's DatabaseMetaData queries (42.x: getTables, getColumns,
+// getPrimaryKeys) change shape with their arguments, so they are
+// recognised by text only pgjdbc writes and their patterns read from the
+// text; the answers come from the mirror's relations.
+
+var (
+	jdbcSchemaLike = regexp.MustCompile(`n\.nspname (LIKE|=) '((?:[^']|'')*)'`)
+	jdbcTableLike  = regexp.MustCompile(`(?:c|ct)\.relname (LIKE|=) '((?:[^']|'')*)'`)
+	jdbcColumnLike = regexp.MustCompile(`attname (LIKE|=) '((?:[^']|'')*)'`)
+)
+
+// matches applies the pattern re finds in the WHERE clause of query to
+// s: LIKE as LIKE, = exactly (getPrimaryKeys writes =); no pattern
+// matches everything.
+func matches(re *regexp.Regexp, query, s string) bool {
+	if i := strings.Index(query, " WHERE "); i >= 0 {
+		query = query[i:]
+	}
+	m := re.FindStringSubmatch(query)
+	if m == nil {
+		return true
+	}
+	p := strings.ReplaceAll(m[2], "''", "'")
+	if m[1] == "=" {
+		return s == p
+	}
+	return likeMatch(s, p)
+}
+
+// jdbcCanned returns the plan of a pgjdbc metadata query, or nil.
+func jdbcCanned(query string) *plan {
+	var cols []Column
+	var rows func(ex *execCtx) ([][]*string, error)
+	switch {
+	case strings.Contains(query, "AS SELF_REFERENCING_COL_NAME") && strings.Contains(query, "pg_catalog.pg_class c"):
+		cols = []Column{col("table_cat", oidText), col("table_schem", oidName), col("table_name", oidName), col("table_type", oidText),
+			col("remarks", oidText), col("type_cat", oidText), col("type_schem", oidText), col("type_name", oidText),
+			col("self_referencing_col_name", oidText), col("ref_generation", oidText)}
+		rows = func(ex *execCtx) ([][]*string, error) {
+			var out [][]*string
+			for _, t := range ex.src.Tables() {
+				if matches(jdbcSchemaLike, query, t.Schema) && matches(jdbcTableLike, query, t.Rel) {
+					out = append(out, []*string{nil, strp(t.Schema), strp(t.Rel), strp("TABLE"), nil, strp(""), strp(""), strp(""), strp(""), strp("")})
+				}
+			}
+			return out, nil
+		}
+	case strings.Contains(query, "row_number() OVER (PARTITION BY a.attrelid ORDER BY a.attnum) AS attnum"):
+		cols = []Column{col("nspname", oidName), col("relname", oidName), col("attname", oidName), col("atttypid", oidOID), col("attnotnull", oidBool),
+			col("atttypmod", oidInt4), col("attlen", oidInt2), col("typtypmod", oidInt4), col("attnum", oidInt8), col("attidentity", oidCharType),
+			col("attgenerated", oidCharType), col("adsrc", oidText), col("description", oidText), col("typbasetype", oidOID), col("typtype", oidCharType)}
+		rows = func(ex *execCtx) ([][]*string, error) {
+			var out [][]*string
+			for _, t := range ex.src.Tables() {
+				if !matches(jdbcSchemaLike, query, t.Schema) || !matches(jdbcTableLike, query, t.Rel) {
+					continue
+				}
+				for i, c := range t.Columns {
+					if !matches(jdbcColumnLike, query, c.Name) {
+						continue
+					}
+					out = append(out, []*string{strp(t.Schema), strp(t.Rel), strp(c.Name), u32(c.TypeOID), strp(boolText(c.Key && len(t.KeyCols) > 0)),
+						strp(strconv.Itoa(int(c.TypeMod))), strp(strconv.Itoa(int(typeSize(c.TypeOID)))), strp("-1"), strp(strconv.Itoa(i + 1)),
+						nil, nil, nil, nil, strp("0"), strp("b")})
+				}
+			}
+			return out, nil
+		}
+	case strings.Contains(query, "information_schema._pg_expandarray(i.indkey)") && strings.Contains(query, "PK_NAME"):
+		cols = []Column{col("table_cat", oidText), col("table_schem", oidName), col("table_name", oidName), col("column_name", oidName),
+			col("key_seq", oidInt4), col("pk_name", oidName)}
+		rows = func(ex *execCtx) ([][]*string, error) {
+			var out [][]*string
+			for _, t := range ex.src.Tables() {
+				if !matches(jdbcSchemaLike, query, t.Schema) || !matches(jdbcTableLike, query, t.Rel) {
+					continue
+				}
+				for k, ci := range t.KeyCols {
+					out = append(out, []*string{nil, strp(t.Schema), strp(t.Rel), strp(t.Columns[ci].Name), strp(strconv.Itoa(k + 1)), strp(t.Rel + "_pkey")})
+				}
+			}
+			return out, nil
+		}
+	default:
+		return nil
+	}
+	p := &plan{kind: "select", tag: "SELECT"}
+	for i, c := range cols {
+		p.cols = append(p.cols, outCol{name: c.Name, typ: c.TypeOID, typmod: -1})
+		p.targets = append(p.targets, &colExpr{idx: i, t: c.TypeOID})
+	}
+	p.from = []*fromItem{{virt: &virtual{cols: cols, rows: rows}}}
+	return p
+}

@@ -1,0 +1,212 @@
+package sqlfront
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+)
+
+// canned answers one recognised catalog query from the mirror's
+// relations; consts are the statement's string literals in order.
+type canned struct {
+	cols []string
+	rows func(ex *execCtx, consts []string) ([][]*string, error)
+}
+
+var (
+	psqlOnce    sync.Once
+	psqlByPrint map[string]*canned
+)
+
+// cannedFor returns the answer for a psql catalog query, or nil.
+func cannedFor(query string) *canned {
+	if !strings.Contains(query, "pg_catalog") {
+		return nil
+	}
+	psqlOnce.Do(func() {
+		psqlByPrint = map[string]*canned{}
+		for name, q := range psqlQueries {
+			fp, err := pg.Fingerprint(q)
+			if err == nil && psqlHandlers[name] != nil {
+				psqlByPrint[fp] = psqlHandlers[name]
+			}
+		}
+	})
+	fp, err := pg.Fingerprint(query)
+	if err != nil {
+		return nil
+	}
+	return psqlByPrint[fp]
+}
+
+var literalRe = regexp.MustCompile(`'((?:[^']|'')*)'`)
+
+// literals returns the string literals of query in order.
+func literals(query string) []string {
+	var out []string
+	for _, m := range literalRe.FindAllStringSubmatch(query, -1) {
+		out = append(out, strings.ReplaceAll(m[1], "''", "'"))
+	}
+	return out
+}
+
+// oidLiteral is the first all-digits literal (psql quotes OIDs).
+func oidLiteral(consts []string) uint32 {
+	for _, c := range consts {
+		if n, err := strconv.ParseUint(c, 10, 32); err == nil {
+			return uint32(n)
+		}
+	}
+	return 0
+}
+
+func tableByOID(ex *execCtx, oid uint32) *Table {
+	for _, t := range ex.src.Tables() {
+		if t.OID == oid {
+			return &t
+		}
+	}
+	return nil
+}
+
+// formatType is format_type(atttypid, atttypmod).
+func formatType(c Column) string {
+	mod := c.TypeMod
+	switch c.TypeOID {
+	case oidNumeric:
+		if mod >= 4 {
+			m := mod - 4
+			return "numeric(" + strconv.Itoa(int(m>>16)) + "," + strconv.Itoa(int(m&0xffff)) + ")"
+		}
+	case oidVarchar, oidBpchar:
+		if mod >= 4 {
+			return typeName(c.TypeOID) + "(" + strconv.Itoa(int(mod-4)) + ")"
+		}
+	case oidTimestamp, oidTimestamptz:
+		if mod >= 0 {
+			tz := "without"
+			if c.TypeOID == oidTimestamptz {
+				tz = "with"
+			}
+			return "timestamp(" + strconv.Itoa(int(mod)) + ") " + tz + " time zone"
+		}
+	}
+	if strings.HasPrefix(typeName(c.TypeOID), "type ") {
+		return c.TypeName
+	}
+	return typeName(c.TypeOID)
+}
+
+func relList(ex *execCtx, _ []string) ([][]*string, error) {
+	var rows [][]*string
+	for _, t := range ex.src.Tables() {
+		rows = append(rows, []*string{strp(t.Schema), strp(t.Rel), strp("table"), strp("sidecar")})
+	}
+	return rows, nil
+}
+
+func none(*execCtx, []string) ([][]*string, error) { return nil, nil }
+
+// psqlHandlers answer the queries of psqlQueries by name.
+var psqlHandlers = map[string]*canned{
+	"dt":    {cols: []string{"Schema", "Name", "Type", "Owner"}, rows: relList},
+	"dlist": {cols: []string{"Schema", "Name", "Type", "Owner"}, rows: relList},
+	"doid": {cols: []string{"oid", "nspname", "relname"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
+		pat := ""
+		for _, c := range consts {
+			if strings.HasPrefix(c, "^(") {
+				pat = c
+				break
+			}
+		}
+		re, err := regexp.Compile(pat)
+		if err != nil {
+			return nil, errf(codeInvalidParam, -1, "invalid regular expression %q: %v", pat, err)
+		}
+		var rows [][]*string
+		for _, t := range ex.src.Tables() {
+			if re.MatchString(t.Rel) {
+				rows = append(rows, []*string{u32(t.OID), strp(t.Schema), strp(t.Rel)})
+			}
+		}
+		return rows, nil
+	}},
+	"dinfo": {cols: []string{"relchecks", "relkind", "relhasindex", "relhasrules", "relhastriggers", "relrowsecurity", "relforcerowsecurity",
+		"relhasoids", "relispartition", "?column?", "reltablespace", "reloftype", "relpersistence", "relreplident", "amname"},
+		rows: func(ex *execCtx, consts []string) ([][]*string, error) {
+			t := tableByOID(ex, oidLiteral(consts))
+			if t == nil {
+				return nil, nil
+			}
+			hasIndex := boolText(len(t.KeyCols) > 0)
+			return [][]*string{{strp("0"), strp("r"), strp(hasIndex), strp("f"), strp("f"), strp("f"), strp("f"), strp("f"), strp("f"), strp(""),
+				strp("0"), strp(""), strp("p"), strp("d"), strp("heap")}}, nil
+		}},
+	"dcols": {cols: []string{"attname", "format_type", "pg_get_expr", "attnotnull", "attcollation", "attidentity", "attgenerated"},
+		rows: func(ex *execCtx, consts []string) ([][]*string, error) {
+			t := tableByOID(ex, oidLiteral(consts))
+			if t == nil {
+				return nil, nil
+			}
+			var rows [][]*string
+			for _, c := range t.Columns {
+				notNull := c.Key && len(t.KeyCols) > 0
+				rows = append(rows, []*string{strp(c.Name), strp(formatType(c)), nil, strp(boolText(notNull)), nil, strp(""), strp("")})
+			}
+			return rows, nil
+		}},
+	"dindex": {cols: []string{"relname", "indisprimary", "indisunique", "indisclustered", "indisvalid", "pg_get_indexdef",
+		"pg_get_constraintdef", "contype", "condeferrable", "condeferred", "indisreplident", "reltablespace"},
+		rows: func(ex *execCtx, consts []string) ([][]*string, error) {
+			t := tableByOID(ex, oidLiteral(consts))
+			if t == nil || len(t.KeyCols) == 0 {
+				return nil, nil
+			}
+			var keys []string
+			for _, k := range t.KeyCols {
+				keys = append(keys, t.Columns[k].Name)
+			}
+			name := t.Rel + "_pkey"
+			kl := strings.Join(keys, ", ")
+			return [][]*string{{strp(name), strp("t"), strp("t"), strp("f"), strp("t"),
+				strp("CREATE UNIQUE INDEX " + name + " ON " + t.Name + " USING btree (" + kl + ")"), strp("PRIMARY KEY (" + kl + ")"),
+				strp("p"), strp("f"), strp("f"), strp("f"), strp("0")}}, nil
+		}},
+	"dpolicy":   {cols: []string{"polname", "polpermissive", "array_to_string", "pg_get_expr", "pg_get_expr", "cmd"}, rows: none},
+	"dstats":    {cols: []string{"oid", "stxrelid", "nsp", "stxname", "columns", "ndist_enabled", "deps_enabled", "mcv_enabled", "stxstattarget"}, rows: none},
+	"dpubs":     {cols: []string{"pubname", "?column?", "?column?"}, rows: none},
+	"dinherits": {cols: []string{"oid"}, rows: none},
+	"dparts":    {cols: []string{"oid", "relkind", "inhdetachpending", "pg_get_expr"}, rows: none},
+	"l": {cols: []string{"Name", "Owner", "Encoding", "Collate", "Ctype", "ICU Locale", "Locale Provider", "Access privileges"},
+		rows: func(ex *execCtx, _ []string) ([][]*string, error) {
+			return [][]*string{{strp(ex.sess.database), strp("sidecar"), strp("UTF8"), strp("C"), strp("C"), nil, strp("libc"), nil}}, nil
+		}},
+	"dn": {cols: []string{"Name", "Owner"}, rows: func(ex *execCtx, _ []string) ([][]*string, error) {
+		rows := [][]*string{{strp("public"), strp("pg_database_owner")}}
+		seen := map[string]bool{"public": true}
+		for _, t := range ex.src.Tables() {
+			if !seen[t.Schema] {
+				seen[t.Schema] = true
+				rows = append(rows, []*string{strp(t.Schema), strp("sidecar")})
+			}
+		}
+		return rows, nil
+	}},
+}
+
+// cannedPlan is the plan of a recognised catalog query.
+func cannedPlan(c *canned, query string) *plan {
+	consts := literals(query)
+	p := &plan{kind: "select", tag: "SELECT", noRows: false}
+	var cols []Column
+	for i, name := range c.cols {
+		cols = append(cols, col(name, oidText))
+		p.cols = append(p.cols, outCol{name: name, typ: oidText, typmod: -1})
+		p.targets = append(p.targets, &colExpr{idx: i, t: oidText})
+	}
+	p.from = []*fromItem{{virt: &virtual{cols: cols, rows: func(ex *execCtx) ([][]*string, error) { return c.rows(ex, consts) }}}}
+	return p
+}

@@ -1,0 +1,88 @@
+package sqlfront_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// debianPython is Debian's python3 (psycopg packages are installed for
+// it; the python3 on PATH may be another one).
+const debianPython = "/usr/bin/python3"
+
+func needPython(t *testing.T, module, pkg string) {
+	t.Helper()
+	if err := exec.Command(debianPython, "-c", "import "+module).Run(); err != nil {
+		t.Skipf("%s not importable by %s: install Debian's %s package", module, debianPython, pkg)
+	}
+}
+
+func runPython(t *testing.T, script string, args ...string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "client.py")
+	if err := os.WriteFile(f, []byte(script), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(debianPython, append([]string{f}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+	return string(out)
+}
+
+// psycopg 3 sends BEGIN first (autocommit off), binds Python ints as
+// int2/int4/int8 with binary parameters, and reads numeric as Decimal.
+const psycopg3Script = `
+import sys, psycopg
+with psycopg.connect(sys.argv[1]) as conn:
+    cur = conn.cursor()
+    cur.execute("SELECT id, name, balance FROM accounts WHERE id = %s", (3,))
+    print(cur.fetchall())
+    cur.execute("SELECT count(*) FROM accounts WHERE id BETWEEN %s AND %s", (1, 10))
+    print(cur.fetchone()[0])
+    print(conn.info.transaction_status.name)
+    cur.execute("SELECT count(*) FROM accounts AS OF 'HEAD~1'")
+    print(cur.fetchone()[0])
+    try:
+        cur.execute("DELETE FROM accounts")
+    except psycopg.Error as e:
+        print(e.sqlstate)
+    conn.rollback()
+    cur = conn.cursor(binary=True)
+    cur.execute("SELECT id, balance, name FROM accounts WHERE id = %s", (4,))
+    print(cur.fetchall())
+`
+
+func TestPsycopg3(t *testing.T) {
+	needPython(t, "psycopg", "python3-psycopg")
+	r := historyRig(t)
+	out := runPython(t, psycopg3Script, r.sqlURL)
+	want := "[(3, 'n3', Decimal('3.00'))]\n9\nINTRANS\n50\n25006\n[(4, Decimal('4.00'), 'n4')]\n"
+	if out != want {
+		t.Errorf("psycopg 3:\n%s\nwant\n%s", out, want)
+	}
+}
+
+const psycopg2Script = `
+import sys, psycopg2
+conn = psycopg2.connect(sys.argv[1])
+cur = conn.cursor()
+cur.execute("SELECT id, name, balance FROM accounts WHERE id = %s", (3,))
+print(cur.fetchall())
+cur.execute("SELECT name FROM accounts WHERE name LIKE %s ORDER BY id LIMIT 2", ("n1%",))
+print(cur.fetchall())
+print([d.name for d in cur.description])  # id 1 was renamed
+conn.rollback()
+`
+
+func TestPsycopg2(t *testing.T) {
+	needPython(t, "psycopg2", "python3-psycopg2")
+	r := historyRig(t)
+	out := runPython(t, psycopg2Script, r.sqlURL)
+	want := "[(3, 'n3', Decimal('3.00'))]\n[('n10',), ('n11',)]\n['name']\n"
+	if strings.TrimSpace(out) != strings.TrimSpace(want) {
+		t.Errorf("psycopg2:\n%s\nwant\n%s", out, want)
+	}
+}

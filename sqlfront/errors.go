@@ -1,0 +1,91 @@
+package sqlfront
+
+import (
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+)
+
+// SQLSTATE codes the front end answers with.
+const (
+	codeSyntax          = "42601"
+	codeUndefinedTable  = "42P01"
+	codeUndefinedColumn = "42703"
+	codeUndefinedFunc   = "42883"
+	codeAmbiguousColumn = "42702"
+	codeDatatype        = "42804"
+	codeGrouping        = "42803"
+	codeIndetermParam   = "42P18"
+	codeUnsupported     = "0A000"
+	codeReadOnly        = "25006"
+	codeInFailedTx      = "25P02"
+	codeInvalidParam    = "22023"
+	codeInvalidText     = "22P02"
+	codeOutOfRange      = "22003"
+	codeDivByZero       = "22012"
+	codeCanceled        = "57014"
+	codeTooMany         = "53300"
+	codeAuthFailed      = "28P01"
+	codeInvalidAuth     = "28000"
+	codeProtocol        = "08P01"
+	codeInternal        = "XX000"
+	codeUndefinedObject = "42704"
+	codeDupPrepared     = "42P05"
+	codeNoPrepared      = "26000"
+	codeNoCursor        = "34000"
+	codeInvalidCount    = "2201W"
+	codeInvalidOffset   = "2201X"
+)
+
+// Error is an error with a SQLSTATE, sent to the client as an
+// ErrorResponse. Pos is a 0-based byte offset into the statement text,
+// -1 when unknown; it is reported as PostgreSQL does, 1-based in
+// characters.
+type Error struct {
+	Code, Msg, Detail, Hint string
+	Pos                     int
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+func errf(code string, pos int, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...), Pos: pos}
+}
+
+func (e *Error) hint(h string) *Error { e.Hint = h; return e }
+
+// unsupported is the 0A000 error naming construct, with a hint of what
+// the front end supports.
+func unsupported(pos int, construct string) *Error {
+	return &Error{Code: codeUnsupported, Pos: pos,
+		Msg: fmt.Sprintf("%s is not supported by sidecar's SQL front end", construct),
+		Hint: "Supported: SELECT of columns, *, constants, casts and arithmetic from one followed table or an equi-join of two; " +
+			"WHERE with AND/OR/NOT, comparisons, BETWEEN, IN, IS NULL, LIKE; count/sum/min/max/avg with GROUP BY and HAVING; " +
+			"ORDER BY, LIMIT, OFFSET; FROM t AS OF 'ref'; sidecar.diff/diff_stat/log/tags/resolve/version."}
+}
+
+// toError turns any error into an Error (internal errors keep their
+// message under XX000).
+func toError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: codeInternal, Msg: err.Error(), Pos: -1}
+}
+
+// response renders e as PostgreSQL does for query (positions in
+// characters, 1-based).
+func (e *Error) response(query string) *pgproto3.ErrorResponse {
+	r := &pgproto3.ErrorResponse{Severity: "ERROR", SeverityUnlocalized: "ERROR", Code: e.Code, Message: e.Msg, Detail: e.Detail, Hint: e.Hint}
+	if e.Pos >= 0 && query != "" {
+		p := e.Pos
+		if p > len(query) {
+			p = len(query)
+		}
+		r.Position = int32(utf8.RuneCountInString(query[:p]) + 1)
+	}
+	return r
+}

@@ -1,0 +1,775 @@
+package sqlfront
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// execCtx is one execution of a plan.
+type execCtx struct {
+	ctx    context.Context
+	src    Source
+	sess   *session
+	params []Value
+	// raw, when set, takes a direct plan's rows as stored (direct.go):
+	// the session sets it when every result column is text format.
+	raw func(row []byte) error
+}
+
+// errReplan says a cached plan no longer matches a table's schema.
+var errReplan = &Error{Code: codeInternal, Msg: "cached plan must be replanned", Pos: -1}
+
+// run executes a select plan, calling emit for each output row.
+func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
+	e := &env{params: ex.params, ex: ex}
+	limit, offset := int64(-1), int64(0)
+	if p.limit != nil {
+		v, err := p.limit.eval(e)
+		if err != nil {
+			return err
+		}
+		if v != nil {
+			if limit = v.(int64); limit < 0 {
+				return errf(codeInvalidCount, -1, "LIMIT must not be negative")
+			}
+		}
+	}
+	if p.offset != nil {
+		v, err := p.offset.eval(e)
+		if err != nil {
+			return err
+		}
+		if v != nil {
+			if offset = v.(int64); offset < 0 {
+				return errf(codeInvalidOffset, -1, "OFFSET must not be negative")
+			}
+		}
+	}
+	if limit == 0 {
+		return nil
+	}
+	if p.direct && ex.raw != nil {
+		if err := p.runDirect(ex, limit, offset); err != errNotDirect {
+			if err == nil {
+				ex.sess.srv.directRuns.Add(1)
+			}
+			return err
+		}
+	}
+	if p.agg != nil {
+		err := p.runEngine(ex, limit, offset, emit)
+		if err != errNotEngine {
+			if err == nil {
+				ex.sess.srv.engineRuns.Add(1)
+			}
+			return err
+		}
+	}
+	// out applies DISTINCT, OFFSET and LIMIT to projected rows.
+	var seen map[string]bool
+	if p.distinct {
+		seen = map[string]bool{}
+	}
+	var n int64
+	out := func(row []Value) error {
+		if p.distinct {
+			k := rowKey(row, p.cols)
+			if seen[k] {
+				return nil
+			}
+			seen[k] = true
+		}
+		if offset > 0 {
+			offset--
+			return nil
+		}
+		if err := emit(row); err != nil {
+			return err
+		}
+		n++
+		if limit >= 0 && n >= limit {
+			return errStopScan
+		}
+		return nil
+	}
+	project := func(e *env) ([]Value, error) {
+		row := make([]Value, len(p.targets))
+		for i, t := range p.targets {
+			v, err := t.eval(e)
+			if err != nil {
+				return nil, err
+			}
+			row[i] = v
+		}
+		return row, nil
+	}
+	var sorted []sortRow
+	sortKeys := func(e *env) ([]Value, error) {
+		keys := make([]Value, len(p.order))
+		for i, k := range p.order {
+			v, err := k.e.eval(e)
+			if err != nil {
+				return nil, err
+			}
+			keys[i] = v
+		}
+		return keys, nil
+	}
+	final := func(e *env) error {
+		row, err := project(e)
+		if err != nil {
+			return err
+		}
+		if len(p.order) > 0 {
+			keys, err := sortKeys(e)
+			if err != nil {
+				return err
+			}
+			sorted = append(sorted, sortRow{keys: keys, row: row})
+			return nil
+		}
+		return out(row)
+	}
+	var err error
+	if p.grouping {
+		err = p.runGrouped(ex, e, final)
+	} else {
+		err = p.input(ex, func(row []Value) error {
+			e.row = row
+			if p.where != nil {
+				ok, err := p.where.eval(e)
+				if err != nil || ok != true {
+					return err
+				}
+			}
+			return final(e)
+		})
+	}
+	if err == errStopScan {
+		err = nil
+	}
+	if err != nil || len(p.order) == 0 {
+		return err
+	}
+	var cmpErr error
+	slices.SortStableFunc(sorted, func(a, b sortRow) int {
+		for i, k := range p.order {
+			x, y := a.keys[i], b.keys[i]
+			var c int
+			switch {
+			case x == nil && y == nil:
+				c = 0
+			case x == nil:
+				c = 1
+				if k.nullsFirst {
+					c = -1
+				}
+				return c
+			case y == nil:
+				c = -1
+				if k.nullsFirst {
+					c = 1
+				}
+				return c
+			default:
+				c = cmpValues(x, y, k.e.typ())
+				if k.desc {
+					c = -c
+				}
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	if cmpErr != nil {
+		return cmpErr
+	}
+	for _, s := range sorted {
+		if err := out(s.row); err != nil {
+			if err == errStopScan {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+type sortRow struct {
+	keys []Value
+	row  []Value
+}
+
+// rowKey encodes values for grouping and DISTINCT (NULLs are equal).
+func rowKey(vals []Value, cols []outCol) string {
+	var b strings.Builder
+	for i, v := range vals {
+		t := uint32(0)
+		if cols != nil {
+			t = cols[i].typ
+		}
+		s, ok := render(v, t)
+		if !ok {
+			b.WriteString("\x00N")
+			continue
+		}
+		if n, isNum := v.(*Num); isNum {
+			s = numKey(n)
+		}
+		if t == oidBpchar {
+			s = strings.TrimRight(s, " ")
+		}
+		b.WriteString("\x00V")
+		b.WriteString(strconv.Itoa(len(s)))
+		b.WriteByte(':')
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// numKey is a numeric's text without trailing fractional zeros (1.50 and
+// 1.5 group together, as equal numerics do).
+func numKey(n *Num) string {
+	s := n.String()
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+// input produces the rows of the FROM clause (joined), before WHERE.
+func (p *plan) input(ex *execCtx, fn func([]Value) error) error {
+	switch len(p.from) {
+	case 0:
+		return fn(nil)
+	case 1:
+		return p.scanItem(ex, 0, fn)
+	}
+	return p.hashJoin(ex, fn)
+}
+
+// scanItem reads one FROM item, using its pushed-down key predicates.
+func (p *plan) scanItem(ex *execCtx, i int, fn func([]Value) error) error {
+	it := p.from[i]
+	if err := ex.ctx.Err(); err != nil {
+		return err
+	}
+	if it.virt != nil {
+		rows, err := it.virt.rows(ex)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			vals, err := convertRow(it.virt.cols, r, p.neededOf(it), p.rawOf(it))
+			if err != nil {
+				return err
+			}
+			if err := fn(vals); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	v, err := ex.sess.versionFor(ex.ctx, it.asOf)
+	if err != nil {
+		return err
+	}
+	t, err := ex.src.Table(ex.ctx, v, it.table.Name)
+	if err != nil {
+		return err
+	}
+	if !sameColumns(&t, it.table) {
+		return errReplan
+	}
+	e := &env{params: ex.params, ex: ex}
+	if len(it.keyEq) > 0 {
+		keys, err := it.keyTexts(e, &t)
+		if err != nil {
+			return err
+		}
+		for _, texts := range keys {
+			row, ok, err := ex.src.Get(ex.ctx, v, &t, texts)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			vals, err := convertRow(t.Columns, row, p.neededOf(it), p.rawOf(it))
+			if err != nil {
+				return err
+			}
+			if err := fn(vals); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	from, to, hi, empty, err := it.bounds(e)
+	if err != nil || empty {
+		return err
+	}
+	kt := it.keyType
+	keyIdx := -1
+	if len(t.KeyCols) > 0 {
+		keyIdx = t.KeyCols[0]
+	}
+	stopOnHi := hi != nil && it.hiIncl && (kt == oidNumeric || kt == oidText || kt == oidVarchar)
+	need, raw := p.neededOf(it), p.rawOf(it)
+	if stopOnHi && need != nil && !need[keyIdx] {
+		need = slices.Clone(need) // the stop test reads the key
+		need[keyIdx] = true
+	}
+	return ex.src.Scan(ex.ctx, v, &t, from, to, func(row []*string) error {
+		if err := ex.ctx.Err(); err != nil {
+			return err
+		}
+		vals, err := convertRow(t.Columns, row, need, raw)
+		if err != nil {
+			return err
+		}
+		if stopOnHi && vals[keyIdx] != nil && cmpValues(vals[keyIdx], hi, kt) > 0 {
+			return errStopScan
+		}
+		return fn(vals)
+	})
+}
+
+// keyTexts evaluates the item's point-get keys: one text per key column,
+// each key once (IN (1, 1) reads one row); keys that cannot match (NULL,
+// out of the column type's range) are left out.
+func (it *fromItem) keyTexts(e *env, t *Table) ([][]string, error) {
+	out := make([][]string, 0, len(it.keyEq))
+	for _, key := range it.keyEq {
+		texts := make([]string, len(key))
+		skip := false
+		for k, ke := range key {
+			kv, err := ke.eval(e)
+			if err != nil {
+				return nil, err
+			}
+			if kv == nil {
+				skip = true
+				break
+			}
+			texts[k], _ = render(kv, t.Columns[t.KeyCols[k]].TypeOID)
+			if !keyInRange(kv, t.Columns[t.KeyCols[k]].TypeOID) {
+				skip = true
+			}
+		}
+		for _, prev := range out {
+			skip = skip || slices.Equal(prev, texts)
+		}
+		if !skip {
+			out = append(out, texts)
+		}
+	}
+	return out, nil
+}
+
+// bounds evaluates the item's key range on the first key column: from
+// (inclusive) and to (exclusive) texts ("" unbounded), the upper bound's
+// value, and empty when no row can match.
+func (it *fromItem) bounds(e *env) (from, to string, hi Value, empty bool, err error) {
+	kt := it.keyType
+	if it.lo != nil {
+		lv, err := it.lo.eval(e)
+		if err != nil {
+			return "", "", nil, false, err
+		}
+		if lv == nil {
+			return "", "", nil, true, nil
+		}
+		if keyInRange(lv, kt) {
+			from, _ = render(lv, kt)
+		} else if isIntType(kt) && lv.(int64) > 0 {
+			return "", "", nil, true, nil
+		}
+	}
+	if it.hi != nil {
+		hv, err := it.hi.eval(e)
+		if err != nil {
+			return "", "", nil, false, err
+		}
+		if hv == nil {
+			return "", "", nil, true, nil
+		}
+		hi = hv
+		if isIntType(kt) {
+			x := hv.(int64)
+			if !keyInRange(hv, kt) {
+				if x < 0 {
+					return "", "", nil, true, nil
+				}
+			} else if !it.hiIncl {
+				to = strconv.FormatInt(x, 10)
+			} else if _, max, _ := intBounds(kt); x < max {
+				to = strconv.FormatInt(x+1, 10)
+			}
+		} else if !it.hiIncl {
+			to, _ = render(hv, kt)
+		}
+	}
+	if it.likePat != nil && it.lo == nil && it.hi == nil {
+		pv, err := it.likePat.eval(e)
+		if err != nil {
+			return "", "", nil, false, err
+		}
+		if pv == nil {
+			return "", "", nil, true, nil
+		}
+		if prefix, _ := likePrefix(pv.(string)); prefix != "" {
+			from, to = prefix, prefixEnd(prefix)
+		}
+	}
+	return from, to, hi, false, nil
+}
+
+// keyInRange says whether an integer key value fits the key column's type
+// (a larger bound cannot match any row and must not reach the codec).
+func keyInRange(v Value, t uint32) bool {
+	if i, ok := v.(int64); ok && isIntType(t) {
+		lo, hi, _ := intBounds(t)
+		return i >= lo && i <= hi
+	}
+	return true
+}
+
+func sameColumns(a, b *Table) bool {
+	if len(a.Columns) != len(b.Columns) {
+		return false
+	}
+	for i := range a.Columns {
+		if a.Columns[i].Name != b.Columns[i].Name || a.Columns[i].TypeOID != b.Columns[i].TypeOID || a.Columns[i].TypeMod != b.Columns[i].TypeMod {
+			return false
+		}
+	}
+	return true
+}
+
+// neededOf is the needed-column mask of one FROM item (nil: all).
+func (p *plan) neededOf(it *fromItem) []bool {
+	if p.needed == nil {
+		return nil
+	}
+	n := len(it.cols())
+	if it.base+n > len(p.needed) {
+		return nil
+	}
+	return p.needed[it.base : it.base+n]
+}
+
+// rawOf is the pass-through mask of one FROM item (nil: none).
+func (p *plan) rawOf(it *fromItem) []bool {
+	n := len(it.cols())
+	if p.raw == nil || it.base+n > len(p.raw) {
+		return nil
+	}
+	return p.raw[it.base : it.base+n]
+}
+
+// storedText is a column value sent as stored (PostgreSQL's output text),
+// never converted: a target that only names the column (plan.raw).
+type storedText struct{ s *string } // one pointer: boxing it does not allocate
+
+// convertRow reads a stored row's texts as values; columns need marks
+// false stay NULL (no expression reads them), columns raw marks are kept
+// as their text (storedText).
+func convertRow(cols []Column, row []*string, need, raw []bool) ([]Value, error) {
+	vals := make([]Value, len(cols))
+	for i, c := range cols {
+		if i >= len(row) {
+			break
+		}
+		if raw != nil && raw[i] {
+			if row[i] != nil {
+				vals[i] = storedText{row[i]}
+			}
+			continue
+		}
+		if need != nil && !need[i] {
+			continue
+		}
+		v, err := fromText(c.TypeOID, row[i])
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	return vals, nil
+}
+
+// hashJoin builds a hash table over the right item on its join key and
+// probes it with each row of the left item (a LEFT join emits unmatched
+// left rows with NULLs).
+func (p *plan) hashJoin(ex *execCtx, fn func([]Value) error) error {
+	split := p.from[1].base
+	e := &env{params: ex.params, ex: ex}
+	nright := 0
+	build := map[string][][]Value{}
+	err := p.scanItem(ex, 1, func(r []Value) error {
+		nright = len(r)
+		row := make([]Value, split+len(r))
+		copy(row[split:], r)
+		e.row = row
+		k, err := p.joinKeys[1].eval(e)
+		if err != nil || k == nil {
+			return err
+		}
+		key := rowKey([]Value{k}, []outCol{{typ: p.joinType}})
+		build[key] = append(build[key], r)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if nright == 0 {
+		nright = len(p.from[1].cols())
+	}
+	return p.scanItem(ex, 0, func(l []Value) error {
+		row := make([]Value, split+nright)
+		copy(row, l)
+		e.row = row
+		k, err := p.joinKeys[0].eval(e)
+		if err != nil {
+			return err
+		}
+		matched := false
+		if k != nil {
+			for _, r := range build[rowKey([]Value{k}, []outCol{{typ: p.joinType}})] {
+				full := make([]Value, split+nright)
+				copy(full, l)
+				copy(full[split:], r)
+				e.row = full
+				ok, err := p.joinOn.eval(e)
+				if err != nil {
+					return err
+				}
+				if ok == true {
+					matched = true
+					if err := fn(full); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if !matched && p.joinLeft {
+			return fn(row)
+		}
+		return nil
+	})
+}
+
+func (it *fromItem) cols() []Column {
+	if it.virt != nil {
+		return it.virt.cols
+	}
+	return it.table.Columns
+}
+
+// aggState accumulates one aggregate over one group.
+type aggState struct {
+	count int64
+	isum  int64
+	nsum  *Num
+	fsum  float64
+	best  Value
+	seen  map[string]bool
+}
+
+// runGrouped groups the filtered input rows by the GROUP BY values and
+// calls final once per group (once overall without GROUP BY, even for no
+// rows), with the group's first row and aggregate values.
+func (p *plan) runGrouped(ex *execCtx, e *env, final func(*env) error) error {
+	type group struct {
+		row    []Value
+		states []*aggState
+	}
+	groups := map[string]*group{}
+	var order []*group
+	keyVals := make([]Value, len(p.groupBy))
+	keyCols := make([]outCol, len(p.groupBy))
+	for i, g := range p.groupBy {
+		keyCols[i].typ = g.typ()
+	}
+	err := p.input(ex, func(row []Value) error {
+		e.row = row
+		if p.where != nil {
+			ok, err := p.where.eval(e)
+			if err != nil || ok != true {
+				return err
+			}
+		}
+		for i, g := range p.groupBy {
+			v, err := g.eval(e)
+			if err != nil {
+				return err
+			}
+			keyVals[i] = v
+		}
+		k := rowKey(keyVals, keyCols)
+		g := groups[k]
+		if g == nil {
+			g = &group{row: row, states: make([]*aggState, len(p.aggs))}
+			for i := range g.states {
+				g.states[i] = &aggState{}
+			}
+			groups[k] = g
+			order = append(order, g)
+		}
+		for i, a := range p.aggs {
+			if err := a.add(g.states[i], e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(p.groupBy) == 0 && len(order) == 0 {
+		g := &group{row: make([]Value, len(p.scopeWidth())), states: make([]*aggState, len(p.aggs))}
+		for i := range g.states {
+			g.states[i] = &aggState{}
+		}
+		order = append(order, g)
+	}
+	for _, g := range order {
+		e.row = g.row
+		e.aggs = make([]Value, len(p.aggs))
+		for i, a := range p.aggs {
+			v, err := a.result(g.states[i])
+			if err != nil {
+				return err
+			}
+			e.aggs[i] = v
+		}
+		if p.having != nil {
+			ok, err := p.having.eval(e)
+			if err != nil {
+				return err
+			}
+			if ok != true {
+				continue
+			}
+		}
+		if err := final(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *plan) scopeWidth() []struct{} {
+	n := 0
+	for _, it := range p.from {
+		n += len(it.cols())
+	}
+	return make([]struct{}, n)
+}
+
+func (a *aggSpec) add(s *aggState, e *env) error {
+	if a.star {
+		s.count++
+		return nil
+	}
+	v, err := a.arg.eval(e)
+	if err != nil || v == nil {
+		return err
+	}
+	if a.distinct {
+		if s.seen == nil {
+			s.seen = map[string]bool{}
+		}
+		k := rowKey([]Value{v}, []outCol{{typ: a.arg.typ()}})
+		if s.seen[k] {
+			return nil
+		}
+		s.seen[k] = true
+	}
+	s.count++
+	switch a.fn {
+	case "sum", "avg":
+		switch x := v.(type) {
+		case int64:
+			if a.fn == "sum" && a.t == oidInt8 {
+				r, err := arith("+", s.isum, x, oidInt8)
+				if err != nil {
+					return err
+				}
+				s.isum = r.(int64)
+				return nil
+			}
+			if s.nsum == nil {
+				s.nsum = numFromInt(0)
+			}
+			s.nsum = numAdd(s.nsum, numFromInt(x), false)
+		case *Num:
+			if s.nsum == nil {
+				s.nsum = numFromInt(0)
+			}
+			s.nsum = numAdd(s.nsum, x, false)
+		case float64:
+			s.fsum += x
+		}
+	case "min", "max":
+		if s.best == nil {
+			s.best = v
+			return nil
+		}
+		c := cmpValues(v, s.best, a.arg.typ())
+		if (a.fn == "min" && c < 0) || (a.fn == "max" && c > 0) {
+			s.best = v
+		}
+	}
+	return nil
+}
+
+func (a *aggSpec) result(s *aggState) (Value, error) {
+	switch a.fn {
+	case "count":
+		return s.count, nil
+	case "min", "max":
+		return s.best, nil
+	}
+	if s.count == 0 {
+		return nil, nil
+	}
+	switch a.fn {
+	case "sum":
+		switch {
+		case a.t == oidInt8:
+			return s.isum, nil
+		case a.t == oidNumeric:
+			return s.nsum, nil
+		case a.t == oidFloat4:
+			return float64(float32(s.fsum)), nil
+		}
+		return s.fsum, nil
+	}
+	if a.t == oidFloat8 {
+		return s.fsum / float64(s.count), nil
+	}
+	return numDiv(s.nsum, numFromInt(s.count))
+}
+
+// prefixEnd is the least string above every string starting with p
+// (bytewise), "" when there is none (p is all 0xff bytes).
+func prefixEnd(p string) string {
+	b := []byte(p)
+	for len(b) > 0 && b[len(b)-1] == 0xff {
+		b = b[:len(b)-1]
+	}
+	if len(b) == 0 {
+		return ""
+	}
+	b[len(b)-1]++
+	return string(b)
+}

@@ -1,0 +1,597 @@
+package sqlfront
+
+import (
+	"math"
+	"strings"
+)
+
+// env is what an expression reads: the input row (the columns of the
+// FROM items, one after another), the statement's parameters, and after
+// grouping the aggregate values of the group.
+type env struct {
+	row    []Value
+	params []Value
+	aggs   []Value
+	ex     *execCtx
+}
+
+// expr is a typed, compiled expression of the row-at-a-time evaluator.
+type expr interface {
+	typ() uint32
+	eval(e *env) (Value, error)
+}
+
+type colExpr struct {
+	idx int
+	t   uint32
+}
+
+func (c *colExpr) typ() uint32                { return c.t }
+func (c *colExpr) eval(e *env) (Value, error) { return e.row[c.idx], nil }
+
+type constExpr struct {
+	v   Value
+	t   uint32
+	pos int // location of a literal (for errors reading it), 0 if none
+}
+
+func (c *constExpr) typ() uint32              { return c.t }
+func (c *constExpr) eval(*env) (Value, error) { return c.v, nil }
+
+// paramExpr is $n; its type is the statement's parameter type, fixed
+// when planning ends.
+type paramExpr struct {
+	n     int
+	types *[]uint32
+}
+
+func (p *paramExpr) typ() uint32 { return (*p.types)[p.n-1] }
+func (p *paramExpr) eval(e *env) (Value, error) {
+	return e.params[p.n-1], nil
+}
+
+// castExpr converts its argument's value to another type.
+type castExpr struct {
+	arg  expr
+	to   uint32
+	from uint32
+}
+
+func (c *castExpr) typ() uint32 { return c.to }
+func (c *castExpr) eval(e *env) (Value, error) {
+	v, err := c.arg.eval(e)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	return convert(v, c.from, c.to)
+}
+
+// convert casts v of type from to type to.
+func convert(v Value, from, to uint32) (Value, error) {
+	if v == nil || from == to {
+		return v, nil
+	}
+	if isTextType(to) && to != oidBpchar {
+		s, _ := render(v, from)
+		if from == oidBpchar {
+			s = strings.TrimRight(s, " ")
+		}
+		return s, nil
+	}
+	switch x := v.(type) {
+	case string:
+		return parseAs(to, x)
+	case int64:
+		switch {
+		case isIntType(to):
+			lo, hi, name := intBounds(to)
+			if x < lo || x > hi {
+				return nil, errf(codeOutOfRange, -1, "%s out of range", name)
+			}
+			return x, nil
+		case isFloatType(to):
+			return float64(x), nil
+		case to == oidNumeric:
+			return numFromInt(x), nil
+		case to == oidBool && from == oidInt4:
+			return x != 0, nil
+		}
+	case float64:
+		switch {
+		case isFloatType(to):
+			if to == oidFloat4 {
+				return float64(float32(x)), nil
+			}
+			return x, nil
+		case isIntType(to):
+			r := math.RoundToEven(x)
+			lo, hi, name := intBounds(to)
+			if math.IsNaN(x) || r < float64(lo) || r >= -float64(lo) || r > float64(hi) {
+				return nil, errf(codeOutOfRange, -1, "%s out of range", name)
+			}
+			return int64(r), nil
+		case to == oidNumeric:
+			if math.IsNaN(x) {
+				return &Num{NaN: true}, nil
+			}
+			if math.IsInf(x, 0) {
+				return nil, errf(codeUnsupported, -1, "sidecar cannot convert infinity to numeric")
+			}
+			n, _ := parseNum(formatFloat(x, 64))
+			return n, nil
+		}
+	case *Num:
+		switch {
+		case to == oidNumeric:
+			return x, nil
+		case isFloatType(to):
+			return x.float(), nil
+		case isIntType(to):
+			if x.NaN {
+				return nil, errf(codeUnsupported, -1, "cannot convert NaN to %s", typeName(to))
+			}
+			r := roundDiv(&x.V, pow10(int(x.Scale)))
+			if x.Scale < 0 {
+				r = x.rescaled(0)
+			}
+			lo, hi, name := intBounds(to)
+			if !r.IsInt64() || r.Int64() < lo || r.Int64() > hi {
+				return nil, errf(codeOutOfRange, -1, "%s out of range", name)
+			}
+			return r.Int64(), nil
+		}
+	case bool:
+		if to == oidInt4 {
+			if x {
+				return int64(1), nil
+			}
+			return int64(0), nil
+		}
+	}
+	return nil, errf(codeUnsupported, -1, "sidecar cannot cast %s to %s", typeName(from), typeName(to))
+}
+
+// canCast says whether convert handles from → to (checked when planning).
+func canCast(from, to uint32) bool {
+	switch {
+	case from == to, from == oidUnknown, isTextType(to) && to != oidBpchar, isTextType(from):
+		return true
+	case isNumericType(from) && isNumericType(to):
+		return true
+	case from == oidBool && to == oidInt4, from == oidInt4 && to == oidBool:
+		return true
+	}
+	return false
+}
+
+// arithExpr is + - * / % on numbers, || on text.
+type arithExpr struct {
+	op   string
+	l, r expr
+	t    uint32 // operand and result type (both operands coerced to it)
+}
+
+func (a *arithExpr) typ() uint32 { return a.t }
+func (a *arithExpr) eval(e *env) (Value, error) {
+	l, r, err := strict2(e, a.l, a.r)
+	if err != nil || l == nil || r == nil {
+		return nil, err
+	}
+	return arith(a.op, l, r, a.t)
+}
+
+func arith(op string, l, r Value, t uint32) (Value, error) {
+	switch x := l.(type) {
+	case int64:
+		y := r.(int64)
+		lo, hi, name := intBounds(t)
+		oor := errf(codeOutOfRange, -1, "%s out of range", name)
+		var res int64
+		switch op {
+		case "+":
+			res = x + y
+			if (y > 0 && res < x) || (y < 0 && res > x) {
+				return nil, oor
+			}
+		case "-":
+			res = x - y
+			if (y < 0 && res < x) || (y > 0 && res > x) {
+				return nil, oor
+			}
+		case "*":
+			if x != 0 && y != 0 {
+				res = x * y
+				if res/y != x || (x == -1 && y == math.MinInt64) || (y == -1 && x == math.MinInt64) {
+					return nil, oor
+				}
+			}
+		case "/", "%":
+			if y == 0 {
+				return nil, errf(codeDivByZero, -1, "division by zero")
+			}
+			if y == -1 {
+				if op == "%" {
+					return int64(0), nil
+				}
+				if x == lo {
+					return nil, oor
+				}
+				return -x, nil
+			}
+			if op == "/" {
+				res = x / y
+			} else {
+				res = x % y
+			}
+		}
+		if res < lo || res > hi {
+			return nil, oor
+		}
+		return res, nil
+	case float64:
+		y := r.(float64)
+		var res float64
+		switch op {
+		case "+":
+			res = x + y
+		case "-":
+			res = x - y
+		case "*":
+			res = x * y
+		case "/":
+			if y == 0 {
+				return nil, errf(codeDivByZero, -1, "division by zero")
+			}
+			res = x / y
+		default:
+			return nil, errf(codeUndefinedFunc, -1, "operator does not exist: double precision %s double precision", op)
+		}
+		if math.IsInf(res, 0) && !math.IsInf(x, 0) && !math.IsInf(y, 0) {
+			return nil, errf(codeOutOfRange, -1, "value out of range: overflow")
+		}
+		return res, nil
+	case *Num:
+		y := r.(*Num)
+		switch op {
+		case "+":
+			return numAdd(x, y, false), nil
+		case "-":
+			return numAdd(x, y, true), nil
+		case "*":
+			return numMul(x, y), nil
+		case "/":
+			return numDiv(x, y)
+		case "%":
+			if x.NaN || y.NaN {
+				return &Num{NaN: true}, nil
+			}
+			if y.V.Sign() == 0 {
+				return nil, errf(codeDivByZero, -1, "division by zero")
+			}
+			s := max(x.Scale, y.Scale)
+			res := &Num{Scale: s}
+			res.V.Rem(x.rescaled(s), y.rescaled(s))
+			return res, nil
+		}
+	case string:
+		return x + r.(string), nil
+	}
+	return nil, errf(codeInternal, -1, "bad operands for %s", op)
+}
+
+// negExpr is unary minus.
+type negExpr struct{ arg expr }
+
+func (n *negExpr) typ() uint32 { return n.arg.typ() }
+func (n *negExpr) eval(e *env) (Value, error) {
+	v, err := n.arg.eval(e)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	switch x := v.(type) {
+	case int64:
+		lo, _, name := intBounds(n.arg.typ())
+		if x == lo {
+			return nil, errf(codeOutOfRange, -1, "%s out of range", name)
+		}
+		return -x, nil
+	case float64:
+		return -x, nil
+	case *Num:
+		r := &Num{Scale: x.Scale, NaN: x.NaN}
+		r.V.Neg(&x.V)
+		return r, nil
+	}
+	return nil, errf(codeInternal, -1, "bad operand for unary minus")
+}
+
+// cmpExpr compares two operands coerced to type t.
+type cmpExpr struct {
+	op   string
+	l, r expr
+	t    uint32
+}
+
+func (c *cmpExpr) typ() uint32 { return oidBool }
+func (c *cmpExpr) eval(e *env) (Value, error) {
+	l, r, err := strict2(e, c.l, c.r)
+	if err != nil || l == nil || r == nil {
+		return nil, err
+	}
+	return cmpOp(c.op, cmpValues(l, r, c.t)), nil
+}
+
+func cmpOp(op string, c int) bool {
+	switch op {
+	case "=":
+		return c == 0
+	case "<>", "!=":
+		return c != 0
+	case "<":
+		return c < 0
+	case "<=":
+		return c <= 0
+	case ">":
+		return c > 0
+	case ">=":
+		return c >= 0
+	}
+	return false
+}
+
+// boolExpr is AND / OR / NOT with SQL's three-valued logic.
+type boolExpr struct {
+	op   string // and, or, not
+	args []expr
+}
+
+func (b *boolExpr) typ() uint32 { return oidBool }
+func (b *boolExpr) eval(e *env) (Value, error) {
+	switch b.op {
+	case "not":
+		v, err := b.args[0].eval(e)
+		if err != nil || v == nil {
+			return nil, err
+		}
+		return !v.(bool), nil
+	case "and":
+		sawNull := false
+		for _, a := range b.args {
+			v, err := a.eval(e)
+			if err != nil {
+				return nil, err
+			}
+			if v == nil {
+				sawNull = true
+			} else if !v.(bool) {
+				return false, nil
+			}
+		}
+		if sawNull {
+			return nil, nil
+		}
+		return true, nil
+	}
+	sawNull := false
+	for _, a := range b.args {
+		v, err := a.eval(e)
+		if err != nil {
+			return nil, err
+		}
+		if v == nil {
+			sawNull = true
+		} else if v.(bool) {
+			return true, nil
+		}
+	}
+	if sawNull {
+		return nil, nil
+	}
+	return false, nil
+}
+
+type nullTest struct {
+	arg expr
+	not bool
+}
+
+func (n *nullTest) typ() uint32 { return oidBool }
+func (n *nullTest) eval(e *env) (Value, error) {
+	v, err := n.arg.eval(e)
+	if err != nil {
+		return nil, err
+	}
+	return (v == nil) != n.not, nil
+}
+
+// inExpr is x [NOT] IN (list): NULL when x is NULL, or when no element
+// matches and one is NULL.
+type inExpr struct {
+	arg  expr
+	list []expr
+	not  bool
+	t    uint32
+}
+
+func (in *inExpr) typ() uint32 { return oidBool }
+func (in *inExpr) eval(e *env) (Value, error) {
+	v, err := in.arg.eval(e)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	sawNull := false
+	for _, l := range in.list {
+		w, err := l.eval(e)
+		if err != nil {
+			return nil, err
+		}
+		if w == nil {
+			sawNull = true
+			continue
+		}
+		if cmpValues(v, w, in.t) == 0 {
+			return !in.not, nil
+		}
+	}
+	if sawNull {
+		return nil, nil
+	}
+	return in.not, nil
+}
+
+// likeExpr is x [NOT] LIKE pattern (backslash escapes), matched by byte.
+type likeExpr struct {
+	arg, pat expr
+	not      bool
+}
+
+func (l *likeExpr) typ() uint32 { return oidBool }
+func (l *likeExpr) eval(e *env) (Value, error) {
+	v, p, err := strict2(e, l.arg, l.pat)
+	if err != nil || v == nil || p == nil {
+		return nil, err
+	}
+	return likeMatch(v.(string), p.(string)) != l.not, nil
+}
+
+// likeMatch matches s against a LIKE pattern: % any run, _ one character,
+// \ escapes the next character.
+func likeMatch(s, p string) bool {
+	for len(p) > 0 {
+		switch p[0] {
+		case '%':
+			for len(p) > 0 && p[0] == '%' {
+				p = p[1:]
+			}
+			if p == "" {
+				return true
+			}
+			for i := 0; i <= len(s); i++ {
+				if likeMatch(s[i:], p) {
+					return true
+				}
+			}
+			return false
+		case '_':
+			if s == "" {
+				return false
+			}
+			_, n := decodeRune(s)
+			s, p = s[n:], p[1:]
+		default:
+			if p[0] == '\\' && len(p) > 1 {
+				p = p[1:]
+			}
+			if s == "" || s[0] != p[0] {
+				return false
+			}
+			s, p = s[1:], p[1:]
+		}
+	}
+	return s == ""
+}
+
+// likePrefix returns the literal prefix of a LIKE pattern and whether the
+// pattern is exactly that prefix followed by one %.
+func likePrefix(p string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '%':
+			return b.String(), i == len(p)-1
+		case '_':
+			return b.String(), false
+		case '\\':
+			if i+1 < len(p) {
+				i++
+			}
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String(), false
+}
+
+// coalesceExpr is COALESCE(a, b, ...).
+type coalesceExpr struct {
+	args []expr
+	t    uint32
+}
+
+func (c *coalesceExpr) typ() uint32 { return c.t }
+func (c *coalesceExpr) eval(e *env) (Value, error) {
+	for _, a := range c.args {
+		v, err := a.eval(e)
+		if err != nil || v != nil {
+			return v, err
+		}
+	}
+	return nil, nil
+}
+
+// funcExpr is a scalar function evaluated by fn.
+type funcExpr struct {
+	args []expr
+	t    uint32
+	fn   func(e *env, args []Value) (Value, error)
+	// strict: NULL in, NULL out.
+	strict bool
+}
+
+func (f *funcExpr) typ() uint32 { return f.t }
+func (f *funcExpr) eval(e *env) (Value, error) {
+	vals := make([]Value, len(f.args))
+	for i, a := range f.args {
+		v, err := a.eval(e)
+		if err != nil {
+			return nil, err
+		}
+		if v == nil && f.strict {
+			return nil, nil
+		}
+		vals[i] = v
+	}
+	return f.fn(e, vals)
+}
+
+// aggRef reads the value of the i-th aggregate of the group.
+type aggRef struct {
+	i int
+	t uint32
+}
+
+func (a *aggRef) typ() uint32                { return a.t }
+func (a *aggRef) eval(e *env) (Value, error) { return e.aggs[a.i], nil }
+
+func decodeRune(s string) (rune, int) {
+	for i, r := range s {
+		if i == 0 {
+			_ = r
+			continue
+		}
+		return rune(s[0]), i
+	}
+	return rune(s[0]), len(s)
+}
+
+// strict2 evaluates two operands; a NULL one is returned as nil (the
+// second is not evaluated after a NULL first one).
+func strict2(e *env, a, b expr) (Value, Value, error) {
+	l, err := a.eval(e)
+	if err != nil || l == nil {
+		return nil, nil, err
+	}
+	r, err := b.eval(e)
+	return l, r, err
+}
+
+// castOrFold casts e from one type to another, folding a constant now.
+func castOrFold(e expr, from, to uint32) (expr, error) {
+	if c, ok := e.(*constExpr); ok {
+		v, err := convert(c.v, from, to)
+		if err != nil {
+			return nil, err
+		}
+		return &constExpr{v: v, t: to}, nil
+	}
+	return &castExpr{arg: e, from: from, to: to}, nil
+}

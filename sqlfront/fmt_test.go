@@ -1,0 +1,5 @@
+package sqlfront_test
+
+import "fmt"
+
+func fmtSprint(v any) string { return fmt.Sprint(v) }

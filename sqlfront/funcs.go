@@ -1,0 +1,349 @@
+package sqlfront
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/sidecar-dev/sidecar/history"
+)
+
+// virtual is a relation the front end computes: a catalog relation or the
+// rows of a sidecar.* function, as canonical text rows.
+type virtual struct {
+	cols []Column
+	rows func(ex *execCtx) ([][]*string, error)
+}
+
+func col(name string, t uint32) Column { return Column{Name: name, TypeOID: t, TypeMod: -1} }
+
+func strp(s string) *string { return &s }
+
+// constArgs evaluates the arguments of a set-returning function, which
+// must be constants (they decide its columns).
+func (pl *planner) constArgs(f *pg.FuncCall) ([]string, error) {
+	var out []string
+	for _, a := range f.Args {
+		e, err := pl.compile(a)
+		if err != nil {
+			return nil, err
+		}
+		c, ok := e.(*constExpr)
+		if !ok || c.v == nil {
+			return nil, errf(codeInvalidParam, nodeLoc(a), "arguments of %s must be constants", qualName(f.Funcname))
+		}
+		s, _ := render(c.v, c.t)
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// rangeFunction plans sidecar.diff, diff_stat, log and tags in FROM.
+func (pl *planner) rangeFunction(rf *pg.RangeFunction) (*virtual, string, error) {
+	if rf.Lateral || rf.Ordinality || rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
+		return nil, "", unsupported(-1, "this function in FROM")
+	}
+	items := rf.Functions[0].GetList().GetItems()
+	f := items[0].GetFuncCall()
+	if f == nil {
+		return nil, "", unsupported(nodeLoc(items[0]), nodeName(items[0]))
+	}
+	name := qualName(f.Funcname)
+	alias := strs(f.Funcname)[len(f.Funcname)-1]
+	if rf.Alias != nil {
+		alias = rf.Alias.Aliasname
+	}
+	args, err := pl.constArgs(f)
+	if err != nil {
+		return nil, "", err
+	}
+	pos := int(f.Location)
+	bad := func(usage string) error {
+		return errf(codeUndefinedFunc, pos, "function %s with %d arguments does not exist", name, len(args)).hint("usage: " + usage)
+	}
+	switch name {
+	case "sidecar.diff":
+		if len(args) != 3 {
+			return nil, "", bad("sidecar.diff('table', 'from ref', 'to ref')")
+		}
+		v, err := pl.diffRelation(args[0], args[1], args[2], pos)
+		return v, alias, err
+	case "sidecar.diff_stat":
+		if len(args) != 2 && len(args) != 3 {
+			return nil, "", bad("sidecar.diff_stat('from ref', 'to ref' [, 'table'])")
+		}
+		return diffStatRelation(args), alias, nil
+	case "sidecar.log":
+		if len(args) > 2 {
+			return nil, "", bad("sidecar.log([table [, n]])")
+		}
+		return logRelation(args), alias, nil
+	case "sidecar.tags":
+		if len(args) != 0 {
+			return nil, "", bad("sidecar.tags()")
+		}
+		return tagsRelation(), alias, nil
+	}
+	return nil, "", errf(codeUndefinedFunc, pos, "function %s does not exist", name).hint("sidecar's set-returning functions: sidecar.diff, sidecar.diff_stat, sidecar.log, sidecar.tags")
+}
+
+// refError maps a resolver or history error to 22023 / 42P01.
+func refError(err error, pos int) error {
+	if err == nil {
+		return nil
+	}
+	if e, ok := err.(*Error); ok {
+		return e
+	}
+	if strings.Contains(err.Error(), history.ErrUnknownTable.Error()) {
+		return errf(codeUndefinedTable, pos, "%v", err)
+	}
+	if err == context.Canceled || err == context.DeadlineExceeded {
+		return err
+	}
+	return errf(codeInvalidParam, pos, "%v", err)
+}
+
+func (pl *planner) diffRelation(table, from, to string, pos int) (*virtual, error) {
+	var t *Table
+	for _, x := range pl.src.Tables() {
+		if x.Name == table || x.Rel == table && x.Schema == "public" {
+			t = &x
+		}
+	}
+	if t == nil {
+		return nil, errf(codeUndefinedTable, pos, "relation \"%s\" does not exist", table)
+	}
+	cols := []Column{col("diff_type", oidText)}
+	for _, k := range t.KeyCols {
+		c := t.Columns[k]
+		cols = append(cols, Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod})
+	}
+	for _, pre := range []string{"from_", "to_"} {
+		for _, c := range t.Columns {
+			cols = append(cols, Column{Name: pre + c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod})
+		}
+	}
+	name := t.Name
+	return &virtual{cols: cols, rows: func(ex *execCtx) ([][]*string, error) {
+		var out [][]*string
+		_, err := ex.src.History().Diff(ex.ctx, history.DiffRequest{From: from, To: to, Tables: []string{name}}, func(e *history.Event) error {
+			if e.Type != history.EventRow {
+				return nil
+			}
+			row := make([]*string, len(cols))
+			row[0] = strp(e.Op)
+			i := 1
+			for _, k := range t.KeyCols {
+				kv := e.To
+				if kv == nil {
+					kv = e.From
+				}
+				if kv != nil {
+					row[i], _ = kv.Get(t.Columns[k].Name)
+				}
+				i++
+			}
+			for _, r := range []*history.Row{e.From, e.To} {
+				for _, c := range t.Columns {
+					if r != nil {
+						row[i], _ = r.Get(c.Name)
+					}
+					i++
+				}
+			}
+			out = append(out, row)
+			return nil
+		})
+		return out, refError(err, pos)
+	}}, nil
+}
+
+func diffStatRelation(args []string) *virtual {
+	cols := []Column{col("table_name", oidText), col("rows_added", oidInt8), col("rows_removed", oidInt8), col("rows_changed", oidInt8)}
+	return &virtual{cols: cols, rows: func(ex *execCtx) ([][]*string, error) {
+		req := history.DiffRequest{From: args[0], To: args[1], Stat: true}
+		if len(args) == 3 {
+			req.Tables = []string{args[2]}
+		}
+		var out [][]*string
+		_, err := ex.src.History().Diff(ex.ctx, req, func(e *history.Event) error {
+			if e.Type != history.EventStat {
+				return nil
+			}
+			n := func(p *int64) *string {
+				if p == nil {
+					return strp("0")
+				}
+				return strp(strconv.FormatInt(*p, 10))
+			}
+			out = append(out, []*string{strp(e.Table), n(e.RowsAdded), n(e.RowsRemoved), n(e.RowsChanged)})
+			return nil
+		})
+		return out, refError(err, -1)
+	}}
+}
+
+func tsText(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05.999999") + "+00" }
+
+func logRelation(args []string) *virtual {
+	cols := []Column{col("lsn", oidText), col("commit_lsn", oidText), col("commit_time", oidTimestamptz), col("xid", oidInt8),
+		col("tables", oidText), col("rows", oidInt8), col("tags", oidText)}
+	return &virtual{cols: cols, rows: func(ex *execCtx) ([][]*string, error) {
+		req := history.LogRequest{}
+		if len(args) > 0 {
+			req.Table = args[0]
+		}
+		if len(args) > 1 {
+			n, err := strconv.Atoi(args[1])
+			if err != nil {
+				return nil, errf(codeInvalidParam, -1, "sidecar.log: n must be an integer, not %q", args[1])
+			}
+			req.Limit = n
+		}
+		var out [][]*string
+		err := ex.src.History().Log(ex.ctx, req, func(e history.LogEntry) error {
+			var names []string
+			var rows int64
+			for _, t := range e.Tables {
+				names = append(names, t.Table)
+				rows += t.Rows
+			}
+			var tags *string
+			if len(e.Tags) > 0 {
+				tags = strp(strings.Join(e.Tags, ","))
+			}
+			out = append(out, []*string{strp(e.LSN), strp(e.CommitLSN), strp(tsText(e.CommitTime)), strp(strconv.FormatUint(uint64(e.Xid), 10)),
+				strp(strings.Join(names, ",")), strp(strconv.FormatInt(rows, 10)), tags})
+			return nil
+		})
+		return out, refError(err, -1)
+	}}
+}
+
+func tagsRelation() *virtual {
+	cols := []Column{col("name", oidText), col("lsn", oidText), col("created", oidTimestamptz)}
+	return &virtual{cols: cols, rows: func(ex *execCtx) ([][]*string, error) {
+		tags, err := ex.src.History().Tags(ex.ctx)
+		if err != nil {
+			return nil, err
+		}
+		var out [][]*string
+		for _, t := range tags {
+			out = append(out, []*string{strp(t.Name), strp(t.LSN), strp(tsText(t.Created))})
+		}
+		return out, nil
+	}}
+}
+
+// scalarFunc compiles the scalar functions the evaluator knows.
+func (pl *planner) scalarFunc(name string, args []expr, f *pg.FuncCall) (expr, error) {
+	pos := int(f.Location)
+	argc := func(n int) error {
+		if len(args) != n {
+			return errf(codeUndefinedFunc, pos, "function %s with %d arguments does not exist", name, len(args))
+		}
+		return nil
+	}
+	textArgs := func() error {
+		for i := range args {
+			var err error
+			if args[i], err = pl.coerce(args[i], oidText, pos); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	switch name {
+	case "sidecar.version":
+		if err := argc(0); err != nil {
+			return nil, err
+		}
+		return &funcExpr{t: oidText, fn: func(e *env, _ []Value) (Value, error) {
+			v, err := e.ex.sess.versionFor(e.ex.ctx, "")
+			if err != nil {
+				return nil, err
+			}
+			return v.LSN, nil
+		}}, nil
+	case "sidecar.resolve":
+		if err := argc(1); err != nil {
+			return nil, err
+		}
+		if err := textArgs(); err != nil {
+			return nil, err
+		}
+		return &funcExpr{args: args, t: oidText, strict: true, fn: func(e *env, a []Value) (Value, error) {
+			v, err := e.ex.src.Resolve(e.ex.ctx, a[0].(string))
+			if err != nil {
+				return nil, refError(err, pos)
+			}
+			return v.LSN, nil
+		}}, nil
+	case "version":
+		if err := argc(0); err != nil {
+			return nil, err
+		}
+		return &constExpr{v: "PostgreSQL " + pl.sess.srv.version + " on sidecar", t: oidText}, nil
+	case "current_database":
+		return &funcExpr{t: oidName, fn: func(e *env, _ []Value) (Value, error) { return e.ex.sess.database, nil }}, argc(0)
+	case "current_schema":
+		return &constExpr{v: "public", t: oidName}, argc(0)
+	case "current_user", "session_user":
+		return &funcExpr{t: oidName, fn: func(e *env, _ []Value) (Value, error) { return e.ex.sess.user, nil }}, argc(0)
+	case "lower", "upper":
+		if err := argc(1); err != nil {
+			return nil, err
+		}
+		if err := textArgs(); err != nil {
+			return nil, err
+		}
+		up := name == "upper"
+		return &funcExpr{args: args, t: oidText, strict: true, fn: func(_ *env, a []Value) (Value, error) {
+			if up {
+				return strings.ToUpper(a[0].(string)), nil
+			}
+			return strings.ToLower(a[0].(string)), nil
+		}}, nil
+	case "length", "char_length":
+		if err := argc(1); err != nil {
+			return nil, err
+		}
+		if err := textArgs(); err != nil {
+			return nil, err
+		}
+		return &funcExpr{args: args, t: oidInt4, strict: true, fn: func(_ *env, a []Value) (Value, error) {
+			return int64(len([]rune(a[0].(string)))), nil
+		}}, nil
+	case "abs":
+		if err := argc(1); err != nil {
+			return nil, err
+		}
+		t := pl.typeOf(args[0])
+		if !isNumericType(t) || t == oidFloat4 {
+			return nil, errf(codeUndefinedFunc, pos, "function abs(%s) does not exist", typeName(t))
+		}
+		return &funcExpr{args: args, t: t, strict: true, fn: func(e *env, a []Value) (Value, error) {
+			if c := cmpValues(a[0], zeroOf(t), t); c < 0 {
+				return (&negExpr{arg: &constExpr{v: a[0], t: t}}).eval(e)
+			}
+			return a[0], nil
+		}}, nil
+	}
+	return nil, errf(codeUndefinedFunc, pos, "function %s does not exist", name).
+		hint(fmt.Sprintf("sidecar's SQL front end knows: count, sum, min, max, avg, coalesce, lower, upper, length, abs, version, current_database, sidecar.version, sidecar.resolve; in FROM: sidecar.diff, sidecar.diff_stat, sidecar.log, sidecar.tags"))
+}
+
+func zeroOf(t uint32) Value {
+	switch {
+	case isIntType(t):
+		return int64(0)
+	case isFloatType(t):
+		return float64(0)
+	}
+	return numFromInt(0)
+}

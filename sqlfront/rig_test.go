@@ -1,0 +1,222 @@
+package sqlfront_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sidecar-dev/sidecar/config"
+	"github.com/sidecar-dev/sidecar/daemon"
+	"github.com/sidecar-dev/sidecar/head"
+	"github.com/sidecar-dev/sidecar/history"
+	"github.com/sidecar-dev/sidecar/internal/mirrortest"
+	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/sqlfront"
+	"github.com/sidecar-dev/sidecar/wal"
+)
+
+var pg *pgtest.Cluster
+
+func TestMain(m *testing.M) {
+	os.Exit(pgtest.RunMain(m, pgtest.Options{}, func(c *pgtest.Cluster) { pg = c }))
+}
+
+// rig is a PostgreSQL database followed by a sidecar (run until the
+// mirror caught up, then stopped), and a SQL front end over the stopped
+// sidecar's data directory, so both answer over the same rows.
+type rig struct {
+	pgURL  string
+	sqlURL string
+	addr   string
+	hist   *history.Service
+	src    sqlfront.Source
+	srv    *sqlfront.Server // the last one serve started
+	lsns   []string         // durable LSN after each step
+}
+
+func execSQL(t testing.TB, url string, sqls ...string) {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for _, s := range sqls {
+		if _, err := conn.Exec(context.Background(), s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+func walInsert(t testing.TB, url string) wal.LSN {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var s string
+	if err := conn.QueryRow(context.Background(), "SELECT pg_current_wal_insert_lsn()::text").Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	l, err := wal.ParseLSN(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func status(t testing.TB, addr string) daemon.Status {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/api/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var st daemon.Status
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// newRig creates the tables (setup SQL), follows them, then applies each
+// step (SQL run in one transaction while the sidecar follows; the
+// durable LSN after it is recorded), stops the sidecar and serves SQL over its data directory.
+func newRig(t testing.TB, tables []string, setup []string, steps ...[]string) *rig {
+	t.Helper()
+	url := pg.NewDB(t)
+	execSQL(t, url, append([]string{markerSetup}, setup...)...)
+	tables = append([]string{"public.marker"}, tables...)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sidecar.yaml")
+	data := filepath.Join(dir, "data")
+	body := fmt.Sprintf("postgres:\n  url: %s\ntables: [%s]\ndata_dir: %s\nlisten: 127.0.0.1:0\nsql:\n  listen: \"\"\n", url, strings.Join(tables, ", "), data)
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(config.LoadOptions{File: file, Environ: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+			OnReady: func(a string) { ready <- a }})
+	}()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("daemon ended before ready: %v", err)
+	case <-time.After(90 * time.Second):
+		cancel()
+		t.Fatal("daemon not ready after 90 s")
+	}
+	r := &rig{pgURL: url}
+	wait := func(marker wal.LSN) {
+		deadline := time.Now().Add(10 * time.Minute)
+		for {
+			st := status(t, addr)
+			if d, err := wal.ParseLSN(st.DurableLSN); err == nil && d > marker && st.Phase == "streaming" {
+				r.lsns = append(r.lsns, st.DurableLSN)
+				return
+			}
+			if time.Now().After(deadline) {
+				cancel()
+				t.Fatalf("durable LSN did not pass %s in 10 min: %+v", marker, st)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	// Markers: a change to the marker table, twice (the first may land
+	// inside the copy).
+	for i := 0; i < 2; i++ {
+		m := walInsert(t, url)
+		execSQL(t, url, markerStmt)
+		wait(m)
+	}
+	r.lsns = r.lsns[:0]
+	for _, step := range steps {
+		m := walInsert(t, url)
+		// One transaction per step, so that the durable LSN passing the
+		// marker means the whole step is applied.
+		execSQL(t, url, "BEGIN; "+strings.Join(step, "; ")+"; COMMIT")
+		wait(m)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("daemon: %v", err)
+		}
+	case <-time.After(90 * time.Second):
+		t.Fatal("daemon did not stop")
+	}
+	db, mi, closeMirror := mirrortest.Open(t, data)
+	r.hist = history.New(db, mi)
+	// As the daemon does: the in-memory HEAD serves gets at HEAD.
+	model := head.New(head.Options{})
+	if _, err := mi.Subscribe(model, mirror.SubscribeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.hist.SetHead(model)
+	// Wait for the model to hold HEAD (it is rebuilt from the trees):
+	// until then reads go to the trees, and benchmarks would time those.
+	for deadline := time.Now().Add(10 * time.Minute); model.LSN() < mi.Head().EndLSN && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if model.LSN() < mi.Head().EndLSN {
+		t.Logf("the in-memory HEAD is at %s, the mirror at %s: reads at HEAD go to the trees", model.LSN(), mi.Head().EndLSN)
+	}
+	t.Cleanup(closeMirror)
+	r.src = &sqlfront.HistorySource{H: r.hist, M: mi, Head: model}
+	r.addr = r.serve(t, sqlfront.Options{StatementTimeout: 30 * time.Second, MaxConnections: 20})
+	r.sqlURL = "postgres://app@" + r.addr + "/app?sslmode=disable"
+	return r
+}
+
+// markerStmt changes the marker table every rig follows.
+const markerStmt = "UPDATE marker SET n = n + 1"
+
+// markerSetup creates it.
+const markerSetup = "CREATE TABLE marker (id int PRIMARY KEY, n int); INSERT INTO marker VALUES (1, 0)"
+
+// serve starts another SQL front end over the rig's mirror with opts
+// (address and source filled in) and returns its address.
+func (r *rig) serve(t testing.TB, opts sqlfront.Options) string {
+	t.Helper()
+	opts.Addr, opts.Source = "127.0.0.1:0", r.src
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	srv, err := sqlfront.Listen(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.srv = srv
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	return srv.Addr()
+}

@@ -1,0 +1,1010 @@
+package sqlfront
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"math"
+	"math/big"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/sidecar-dev/sidecar/rowenc"
+)
+
+// session is one client connection after startup.
+type session struct {
+	srv      *Server
+	conn     net.Conn
+	be       *pgproto3.Backend
+	tm       *pgtype.Map
+	user     string
+	database string
+	startup  map[string]string
+	pid      uint32
+	secret   uint32
+
+	settings map[string]string // SHOW-able settings
+	asOf     string            // sidecar.as_of ("" = HEAD)
+	timeout  *time.Duration    // SET statement_timeout (nil: the server's)
+	tx       byte              // 'I', 'T', 'E'
+	txVers   map[string]Version
+	stmtVers map[string]Version
+
+	prepared map[string]*prepared
+	portals  map[string]*portal
+
+	runMu   sync.Mutex
+	running context.CancelFunc
+	byUser  bool
+
+	// dataRow is reused for every DataRow sent: Send encodes it at once.
+	dataRow pgproto3.DataRow
+}
+
+// selectTags are the command tags of selects of few rows, made once.
+var selectTags = func() [][]byte {
+	t := make([][]byte, 64)
+	for i := range t {
+		t[i] = []byte("SELECT " + strconv.Itoa(i))
+	}
+	return t
+}()
+
+// selectTag is "SELECT n".
+func selectTag(n int) []byte {
+	if n < len(selectTags) {
+		return selectTags[n]
+	}
+	return []byte("SELECT " + strconv.Itoa(n))
+}
+
+// sendRow sends one DataRow.
+func (s *session) sendRow(vals [][]byte) {
+	s.dataRow.Values = vals
+	s.be.Send(&s.dataRow)
+	s.dataRow.Values = nil
+}
+
+type prepared struct {
+	query string
+	plan  *plan
+	types []uint32
+}
+
+type portal struct {
+	stmt    *prepared
+	plan    *plan
+	params  []Value
+	formats []int16
+	rows    [][]Value // rows not yet sent (after a PortalSuspended)
+	started bool
+	done    bool
+	sent    int
+}
+
+func newSession(srv *Server, conn net.Conn, be *pgproto3.Backend, params map[string]string, isTLS bool) *session {
+	s := &session{srv: srv, conn: conn, be: be, tm: pgtype.NewMap(), user: params["user"], database: params["database"], startup: params,
+		tx: 'I', prepared: map[string]*prepared{}, portals: map[string]*portal{}}
+	if s.database == "" {
+		s.database = s.user
+	}
+	s.settings = map[string]string{
+		"server_version": srv.version, "server_version_num": versionNum(srv.version), "server_encoding": "UTF8", "client_encoding": "UTF8",
+		"datestyle": "ISO, MDY", "intervalstyle": "postgres", "timezone": "UTC", "integer_datetimes": "on",
+		"standard_conforming_strings": "on", "default_transaction_read_only": "on", "transaction_read_only": "on",
+		"in_hot_standby": "on", "is_superuser": "off", "application_name": params["application_name"], "extra_float_digits": "3",
+		"bytea_output": "hex", "search_path": "\"$user\", public", "lc_collate": "C", "transaction_isolation": "repeatable read",
+		"default_transaction_isolation": "repeatable read", "max_identifier_length": "63", "sidecar.as_of": "",
+		"statement_timeout": srv.opts.StatementTimeout.String(),
+	}
+	return s
+}
+
+// versionNum turns "16.2 (sidecar)" into "160002".
+func versionNum(v string) string {
+	f := strings.Fields(v)
+	if len(f) == 0 {
+		return "160000"
+	}
+	maj, min, _ := strings.Cut(f[0], ".")
+	a, _ := strconv.Atoi(maj)
+	b, _ := strconv.Atoi(min)
+	return strconv.Itoa(a*10000 + b)
+}
+
+// start applies startup options (-c sidecar.as_of=ref) and sends the
+// greeting.
+func (s *session) start(ctx context.Context) error {
+	if opts := s.startup["options"]; opts != "" {
+		f := strings.Fields(opts)
+		for i := 0; i < len(f); i++ {
+			kv := f[i]
+			if kv == "-c" && i+1 < len(f) {
+				i++
+				kv = f[i]
+			} else if v, ok := strings.CutPrefix(kv, "--"); ok {
+				kv = v
+			} else if v, ok := strings.CutPrefix(kv, "-c"); ok {
+				kv = v
+			}
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				continue
+			}
+			if err := s.set(ctx, strings.ToLower(strings.ReplaceAll(k, "-", "_")), &v); err != nil {
+				return err
+			}
+		}
+	}
+	// dbname=app@ref: the session reads ref (split at the first @: LSN
+	// refs contain /, times contain :).
+	if db, ref, ok := strings.Cut(s.database, "@"); ok && ref != "" {
+		s.database = db
+		if err := s.set(ctx, "sidecar.as_of", &ref); err != nil {
+			return err
+		}
+	}
+	if v, ok := s.startup["sidecar.as_of"]; ok {
+		if err := s.set(ctx, "sidecar.as_of", &v); err != nil {
+			return err
+		}
+	}
+	s.be.Send(&pgproto3.AuthenticationOk{})
+	for _, k := range []string{"server_version", "server_encoding", "client_encoding", "application_name", "default_transaction_read_only",
+		"in_hot_standby", "is_superuser", "session_authorization", "DateStyle", "IntervalStyle", "TimeZone", "integer_datetimes", "standard_conforming_strings"} {
+		v := s.settings[strings.ToLower(k)]
+		if k == "session_authorization" {
+			v = s.user
+		}
+		s.be.Send(&pgproto3.ParameterStatus{Name: k, Value: v})
+	}
+	s.be.Send(&pgproto3.BackendKeyData{ProcessID: s.pid, SecretKey: binary.BigEndian.AppendUint32(nil, s.secret)})
+	s.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
+	return s.be.Flush()
+}
+
+// versionFor resolves ref ("" = the session's sidecar.as_of, or HEAD)
+// once per statement, or once per transaction inside BEGIN … COMMIT.
+func (s *session) versionFor(ctx context.Context, ref string) (Version, error) {
+	if ref == "" {
+		ref = s.asOf
+		if ref == "" {
+			ref = "HEAD"
+		}
+	}
+	m := &s.stmtVers
+	if s.tx != 'I' {
+		m = &s.txVers
+	}
+	if v, ok := (*m)[ref]; ok {
+		return v, nil
+	}
+	v, err := s.srv.src.Resolve(ctx, ref)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Version{}, ctx.Err()
+		}
+		return Version{}, errf(codeInvalidParam, -1, "%v", err).hint("refs: HEAD, HEAD~N, an LSN like 0/16B3748, @2026-11-30T10:00:00Z, a tag or a branch")
+	}
+	if *m == nil {
+		*m = map[string]Version{}
+	}
+	(*m)[ref] = v
+	return v, nil
+}
+
+// set applies SET name = val (nil: RESET).
+func (s *session) set(ctx context.Context, name string, val *string) error {
+	switch name {
+	case "all":
+		s.asOf = ""
+		s.settings["sidecar.as_of"] = ""
+		return nil
+	case "sidecar.as_of":
+		if val == nil || *val == "" || strings.EqualFold(*val, "head") {
+			s.asOf, s.settings[name] = "", ""
+			return nil
+		}
+		if _, err := s.srv.src.Resolve(ctx, *val); err != nil {
+			return errf(codeInvalidParam, -1, "sidecar.as_of: %v", err)
+		}
+		s.asOf, s.settings[name] = *val, *val
+		return nil
+	case "default_transaction_read_only", "transaction_read_only":
+		if val != nil {
+			if b, err := parseAs(oidBool, *val); err == nil && b == false {
+				return errf(codeReadOnly, -1, "cannot set transaction read-write mode: sidecar is a read-only mirror")
+			}
+		}
+		return nil
+	case "timezone":
+		if val != nil && !isUTC(*val) {
+			return unsupported(-1, "TimeZone "+strconv.Quote(*val)).hint("sidecar renders timestamptz in UTC only (SET TimeZone = 'UTC')")
+		}
+		return nil
+	case "datestyle":
+		if val != nil && !strings.HasPrefix(strings.ToUpper(strings.TrimSpace(*val)), "ISO") {
+			return unsupported(-1, "DateStyle "+strconv.Quote(*val)).hint("sidecar renders dates as ISO only")
+		}
+		return nil
+	case "client_encoding":
+		if val != nil && !strings.EqualFold(strings.ReplaceAll(*val, "-", ""), "utf8") && !strings.EqualFold(*val, "unicode") {
+			return unsupported(-1, "client_encoding "+strconv.Quote(*val)).hint("sidecar speaks UTF8 only")
+		}
+		return nil
+	case "statement_timeout":
+		if val == nil {
+			s.timeout = nil
+			s.settings[name] = s.srv.opts.StatementTimeout.String()
+			return nil
+		}
+		d, err := parseTimeout(*val)
+		if err != nil {
+			return err
+		}
+		s.timeout, s.settings[name] = &d, *val
+		return nil
+	}
+	if val != nil {
+		s.settings[name] = *val
+	} else {
+		delete(s.settings, name)
+	}
+	return nil
+}
+
+func isUTC(z string) bool {
+	switch strings.ToUpper(strings.Trim(z, "'\" ")) {
+	case "UTC", "GMT", "ETC/UTC", "UCT", "Z", "ZULU", "ETC/GMT", "+00", "00:00", "+00:00", "0":
+		return true
+	}
+	return false
+}
+
+// statementTimeout is the session's statement_timeout: SET's value, or
+// the server's sql.statement_timeout.
+func (s *session) statementTimeout() time.Duration {
+	if s.timeout != nil {
+		return *s.timeout
+	}
+	return s.srv.opts.StatementTimeout
+}
+
+// parseTimeout reads a statement_timeout value: milliseconds, or a
+// number with a unit (ms, s, min, h).
+func parseTimeout(v string) (time.Duration, error) {
+	v = strings.ToLower(strings.Trim(strings.TrimSpace(v), "'"))
+	if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms >= 0 {
+		return time.Duration(ms) * time.Millisecond, nil
+	}
+	if d, err := time.ParseDuration(strings.ReplaceAll(strings.ReplaceAll(v, " ", ""), "min", "m")); err == nil && d >= 0 {
+		return d, nil
+	}
+	return 0, errf(codeInvalidParam, -1, "invalid value for parameter \"statement_timeout\": \"%s\"", v)
+}
+
+// begin starts running one statement: a context that ends at the
+// statement timeout or on a cancel request.
+func (s *session) begin(ctx context.Context) (context.Context, func()) {
+	var cancel context.CancelFunc
+	if d := s.statementTimeout(); d > 0 {
+		ctx, cancel = context.WithTimeout(ctx, d)
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
+	}
+	s.runMu.Lock()
+	s.running, s.byUser = cancel, false
+	s.runMu.Unlock()
+	clear(s.stmtVers)
+	return ctx, func() {
+		s.runMu.Lock()
+		s.running = nil
+		s.runMu.Unlock()
+		cancel()
+	}
+}
+
+func (s *session) cancelRunning() {
+	s.runMu.Lock()
+	if s.running != nil {
+		s.byUser = true
+		s.running()
+	}
+	s.runMu.Unlock()
+}
+
+// ctxError maps a statement context's end to 57014.
+func (s *session) ctxError(ctx context.Context, err error) error {
+	if ctx.Err() == nil || !(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil) {
+		return err
+	}
+	s.runMu.Lock()
+	byUser := s.byUser
+	s.runMu.Unlock()
+	if byUser {
+		return errf(codeCanceled, -1, "canceling statement due to user request")
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return errf(codeCanceled, -1, "canceling statement due to statement timeout").hint("statement_timeout is " + s.statementTimeout().String())
+	}
+	return err
+}
+
+// loop reads messages until Terminate or the connection ends.
+func (s *session) loop(ctx context.Context) {
+	skipping := false
+	for {
+		msg, err := s.be.Receive()
+		if err != nil {
+			return
+		}
+		if skipping {
+			switch msg.(type) {
+			case *pgproto3.Sync:
+				skipping = false
+			case *pgproto3.Terminate:
+				return
+			default:
+				continue
+			}
+		}
+		var qerr error
+		query := ""
+		switch m := msg.(type) {
+		case *pgproto3.Query:
+			s.simpleQuery(ctx, m.String)
+		case *pgproto3.Parse:
+			query = m.Query
+			qerr = s.parse(ctx, m)
+		case *pgproto3.Bind:
+			qerr = s.bind(m)
+		case *pgproto3.Describe:
+			qerr = s.describe(m)
+		case *pgproto3.Execute:
+			qerr = s.execute(ctx, m)
+		case *pgproto3.Close:
+			if m.ObjectType == 'S' {
+				delete(s.prepared, m.Name)
+			} else {
+				delete(s.portals, m.Name)
+			}
+			s.be.Send(&pgproto3.CloseComplete{})
+		case *pgproto3.Sync:
+			if s.tx == 'I' {
+				s.portals = map[string]*portal{}
+			}
+			s.be.Send(&pgproto3.ReadyForQuery{TxStatus: s.tx})
+			if s.be.Flush() != nil {
+				return
+			}
+		case *pgproto3.Flush:
+			if s.be.Flush() != nil {
+				return
+			}
+		case *pgproto3.Terminate:
+			return
+		default:
+			qerr = errf(codeProtocol, -1, "unexpected message %T", msg)
+		}
+		if qerr != nil {
+			e := toError(qerr)
+			s.srv.log.Debug("sql: statement failed", "code", e.Code, "err", e.Msg, "query", query)
+			if e == errReplan {
+				e = errf(codeFeatureChanged, -1, "cached plan must not change result type")
+			}
+			s.be.Send(e.response(query))
+			if s.tx == 'T' {
+				s.tx = 'E'
+			}
+			skipping = true
+			if s.be.Flush() != nil {
+				return
+			}
+		}
+	}
+}
+
+const codeFeatureChanged = "0A000"
+
+// simpleQuery runs a Query message: every statement in turn, stopping at
+// the first error, then ReadyForQuery.
+func (s *session) simpleQuery(ctx context.Context, query string) {
+	defer func() {
+		s.be.Send(&pgproto3.ReadyForQuery{TxStatus: s.tx})
+		s.be.Flush()
+	}()
+	fail := func(err error) {
+		e := toError(err)
+		s.srv.log.Debug("sql: statement failed", "code", e.Code, "err", e.Msg, "query", query)
+		s.be.Send(e.response(query))
+		if s.tx == 'T' {
+			s.tx = 'E'
+		}
+	}
+	sctx, done := s.begin(ctx)
+	defer done()
+	plans, err := s.plans(sctx, query, nil)
+	if err != nil {
+		fail(s.ctxError(sctx, err))
+		return
+	}
+	for _, p := range plans {
+		if p.kind == "empty" {
+			s.be.Send(&pgproto3.EmptyQueryResponse{})
+			continue
+		}
+		for attempt := 0; ; attempt++ {
+			err = s.run(sctx, p, nil, nil, 0, nil, true)
+			if err == errReplan && attempt == 0 {
+				ps, perr := s.planQuery(sctx, query, nil)
+				if perr != nil {
+					err = perr
+					break
+				}
+				for _, np := range ps {
+					if np.kind == p.kind && len(ps) == 1 {
+						p = np
+					}
+				}
+				continue
+			}
+			break
+		}
+		if err != nil {
+			fail(s.ctxError(sctx, err))
+			return
+		}
+	}
+}
+
+// txAllowed refuses statements in a failed transaction.
+func (s *session) txAllowed(p *plan) error {
+	if s.tx == 'E' && p.kind != "commit" && p.kind != "rollback" {
+		return errf(codeInFailedTx, -1, "current transaction is aborted, commands ignored until end of transaction block")
+	}
+	return nil
+}
+
+// run executes one plan. For a select it sends RowDescription (when
+// describe), the rows (at most maxRows, keeping the rest in pt), and the
+// CommandComplete or PortalSuspended.
+func (s *session) run(ctx context.Context, p *plan, params []Value, formats []int16, maxRows int, pt *portal, describe bool) error {
+	if err := s.txAllowed(p); err != nil {
+		return err
+	}
+	switch p.kind {
+	case "begin":
+		if s.tx != 'I' {
+			s.be.Send(&pgproto3.NoticeResponse{Severity: "WARNING", SeverityUnlocalized: "WARNING", Code: "25001", Message: "there is already a transaction in progress"})
+		} else {
+			s.tx, s.txVers = 'T', map[string]Version{}
+			for k, v := range s.stmtVers {
+				s.txVers[k] = v
+			}
+		}
+		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("BEGIN")})
+		return nil
+	case "commit", "rollback":
+		tag := strings.ToUpper(p.kind)
+		if s.tx == 'E' {
+			tag = "ROLLBACK"
+		}
+		if s.tx == 'I' {
+			s.be.Send(&pgproto3.NoticeResponse{Severity: "WARNING", SeverityUnlocalized: "WARNING", Code: "25P01", Message: "there is no transaction in progress"})
+		}
+		s.tx, s.txVers = 'I', nil
+		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+		return nil
+	case "set":
+		if err := s.set(ctx, p.setName, p.setVal); err != nil {
+			return err
+		}
+		if p.setName == "application_name" && p.setVal != nil {
+			s.be.Send(&pgproto3.ParameterStatus{Name: "application_name", Value: *p.setVal})
+		}
+		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SET")})
+		return nil
+	case "noop":
+		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(p.tag)})
+		return nil
+	case "deallocate":
+		if p.setName == "" {
+			s.prepared = map[string]*prepared{}
+		} else {
+			delete(s.prepared, p.setName)
+		}
+		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("DEALLOCATE")})
+		return nil
+	case "show":
+		v, ok := s.settings[p.setName]
+		if p.setName == "all" {
+			return unsupported(-1, "SHOW ALL")
+		}
+		if !ok {
+			return errf(codeUndefinedObject, -1, "unrecognized configuration parameter \"%s\"", p.setName)
+		}
+		if describe {
+			s.be.Send(s.rowDescription(p, formats))
+		}
+		s.be.Send(&pgproto3.DataRow{Values: [][]byte{[]byte(v)}})
+		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SHOW")})
+		return nil
+	case "empty":
+		s.be.Send(&pgproto3.EmptyQueryResponse{})
+		return nil
+	}
+	// select
+	if describe {
+		s.be.Send(s.rowDescription(p, formats))
+	}
+	enc := s.encoder(p, formats)
+	if pt != nil && pt.started {
+		return s.resume(pt, maxRows, enc)
+	}
+	ex := &execCtx{ctx: ctx, src: s.srv.src, sess: s, params: params}
+	var buffered [][]Value
+	n := 0
+	if p.direct && maxRows <= 0 && allText(formats, len(p.targets)) {
+		ex.raw = s.directRows(p, &n)
+	}
+	err := p.run(ex, func(row []Value) error {
+		if maxRows > 0 && n >= maxRows {
+			buffered = append(buffered, row)
+			return nil
+		}
+		vals, err := enc(row)
+		if err != nil {
+			return err
+		}
+		s.sendRow(vals)
+		n++
+		if n%256 == 0 {
+			if err := s.be.Flush(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if pt != nil {
+		pt.started, pt.sent = true, n
+		if len(buffered) > 0 {
+			pt.rows = buffered
+			s.be.Send(&pgproto3.PortalSuspended{})
+			return nil
+		}
+		pt.done = true
+	}
+	s.be.Send(&pgproto3.CommandComplete{CommandTag: selectTag(n)})
+	return nil
+}
+
+// resume sends the next rows of a suspended portal.
+func (s *session) resume(pt *portal, maxRows int, enc func([]Value) ([][]byte, error)) error {
+	if pt.done {
+		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SELECT 0")})
+		return nil
+	}
+	n := 0
+	for len(pt.rows) > 0 && (maxRows <= 0 || n < maxRows) {
+		vals, err := enc(pt.rows[0])
+		if err != nil {
+			return err
+		}
+		s.sendRow(vals)
+		pt.rows = pt.rows[1:]
+		n++
+	}
+	pt.sent += n
+	if len(pt.rows) > 0 {
+		s.be.Send(&pgproto3.PortalSuspended{})
+		return nil
+	}
+	pt.done = true
+	s.be.Send(&pgproto3.CommandComplete{CommandTag: selectTag(n)})
+	return nil
+}
+
+func typeSize(t uint32) int16 {
+	switch t {
+	case oidBool, oidCharType:
+		return 1
+	case oidInt2:
+		return 2
+	case oidInt4, oidFloat4, oidOID, oidDate:
+		return 4
+	case oidInt8, oidFloat8, oidTimestamp, oidTimestamptz, oidTime:
+		return 8
+	case oidUUID:
+		return 16
+	case oidName:
+		return 64
+	}
+	return -1
+}
+
+func formatFor(formats []int16, i int) int16 {
+	switch len(formats) {
+	case 0:
+		return 0
+	case 1:
+		return formats[0]
+	}
+	if i < len(formats) {
+		return formats[i]
+	}
+	return 0
+}
+
+func (s *session) rowDescription(p *plan, formats []int16) *pgproto3.RowDescription {
+	rd := &pgproto3.RowDescription{}
+	for i, c := range p.cols {
+		rd.Fields = append(rd.Fields, pgproto3.FieldDescription{Name: []byte(c.name), TableOID: c.tableOID, TableAttributeNumber: uint16(c.attnum),
+			DataTypeOID: c.typ, DataTypeSize: typeSize(c.typ), TypeModifier: c.typmod, Format: formatFor(formats, i)})
+	}
+	return rd
+}
+
+// allText says whether every one of n result columns is in text format.
+func allText(formats []int16, n int) bool {
+	for i := 0; i < n; i++ {
+		if formatFor(formats, i) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// directRows sends the stored rows of a direct plan (direct.go): each
+// target's value is the row's bytes for its column, counted in *n.
+func (s *session) directRows(p *plan, n *int) func(row []byte) error {
+	idx := make([]int, len(p.targets))
+	for i, e := range p.targets {
+		idx[i] = e.(*colExpr).idx
+	}
+	width := len(p.from[0].table.Columns)
+	cols := make([][]byte, width)
+	vals := make([][]byte, len(idx))
+	return func(row []byte) error {
+		clear(cols)
+		it := rowenc.NewIter(row)
+		for it.Next() {
+			if c := it.Column(); c < width {
+				cols[c] = it.Value()
+			}
+		}
+		if err := it.Err(); err != nil {
+			return errf(codeInternal, -1, "stored row: %v", err)
+		}
+		for i, c := range idx {
+			vals[i] = cols[c]
+		}
+		s.sendRow(vals)
+		if *n++; *n%256 == 0 {
+			return s.be.Flush()
+		}
+		return nil
+	}
+}
+
+// emptyValue is a non-NULL empty value.
+var emptyValue = []byte{}
+
+// encoder renders result rows in the requested formats: text is the
+// canonical text; binary goes through pgtype from that text. The row's
+// bytes share one buffer and the slice of values is reused: the caller
+// sends each row before asking for the next.
+func (s *session) encoder(p *plan, formats []int16) func([]Value) ([][]byte, error) {
+	var out [][]byte
+	var buf []byte
+	var ends []int
+	return func(row []Value) ([][]byte, error) {
+		out, buf, ends = out[:0], buf[:0], ends[:0]
+		for i, v := range row {
+			t := p.cols[i].typ
+			if p.kind == "select" && i < len(p.targets) {
+				t = p.targets[i].typ()
+			}
+			var txt string
+			switch c := v.(type) {
+			case nil:
+				ends = append(ends, -1)
+				continue
+			case engineCell:
+				v, txt = c.v, c.txt
+			case storedText:
+				txt = *c.s
+				if formatFor(formats, i) != 0 {
+					var err error
+					if v, err = fromText(t, &txt); err != nil {
+						return nil, err
+					}
+				}
+			default:
+				var ok bool
+				if txt, ok = render(v, t); !ok {
+					ends = append(ends, -1)
+					continue
+				}
+			}
+			if formatFor(formats, i) == 0 {
+				buf = append(buf, txt...)
+			} else {
+				b, err := s.binary(v, t, txt)
+				if err != nil {
+					return nil, err
+				}
+				buf = append(buf, b...)
+			}
+			ends = append(ends, len(buf))
+		}
+		start := 0
+		for _, e := range ends {
+			if e < 0 {
+				out = append(out, nil)
+				continue
+			}
+			if e == start {
+				out = append(out, emptyValue) // not nil: nil is NULL
+				continue
+			}
+			out = append(out, buf[start:e:e])
+			start = e
+		}
+		return out, nil
+	}
+}
+
+// binary encodes one value in binary format.
+func (s *session) binary(v Value, t uint32, txt string) ([]byte, error) {
+	switch t {
+	case oidInt2:
+		return binary.BigEndian.AppendUint16(nil, uint16(v.(int64))), nil
+	case oidInt4, oidOID:
+		return binary.BigEndian.AppendUint32(nil, uint32(v.(int64))), nil
+	case oidInt8:
+		return binary.BigEndian.AppendUint64(nil, uint64(v.(int64))), nil
+	case oidFloat8:
+		return binary.BigEndian.AppendUint64(nil, math.Float64bits(v.(float64))), nil
+	case oidFloat4:
+		return binary.BigEndian.AppendUint32(nil, math.Float32bits(float32(v.(float64)))), nil
+	case oidBool:
+		if v.(bool) {
+			return []byte{1}, nil
+		}
+		return []byte{0}, nil
+	case oidText, oidVarchar, oidBpchar, oidName, oidUnknown, oidJSON:
+		return []byte(txt), nil
+	case oidNumeric:
+		return numericBinary(v.(*Num)), nil
+	}
+	typ, ok := s.tm.TypeForOID(t)
+	if !ok {
+		return nil, unsupported(-1, "binary format for type "+typeName(t)).hint("request text format for this column")
+	}
+	val, err := typ.Codec.DecodeValue(s.tm, t, pgtype.TextFormatCode, []byte(txt))
+	if err != nil {
+		return nil, errf(codeInternal, -1, "binary encoding of %s %q: %v", typeName(t), txt, err)
+	}
+	b, err := s.tm.Encode(t, pgtype.BinaryFormatCode, val, nil)
+	if err != nil {
+		return nil, errf(codeInternal, -1, "binary encoding of %s %q: %v", typeName(t), txt, err)
+	}
+	return b, nil
+}
+
+// decodeParam reads a bound parameter of type t.
+func (s *session) decodeParam(t uint32, format int16, b []byte, n int) (Value, error) {
+	if b == nil {
+		return nil, nil
+	}
+	if format == 0 {
+		v, err := parseAs(t, string(b))
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
+	switch t {
+	case oidInt2:
+		if len(b) == 2 {
+			return int64(int16(binary.BigEndian.Uint16(b))), nil
+		}
+	case oidInt4:
+		if len(b) == 4 {
+			return int64(int32(binary.BigEndian.Uint32(b))), nil
+		}
+	case oidInt8:
+		if len(b) == 8 {
+			return int64(binary.BigEndian.Uint64(b)), nil
+		}
+	case oidFloat8:
+		if len(b) == 8 {
+			return math.Float64frombits(binary.BigEndian.Uint64(b)), nil
+		}
+	case oidBool:
+		if len(b) == 1 {
+			return b[0] != 0, nil
+		}
+	case oidText, oidVarchar, oidBpchar, oidName:
+		return parseAs(t, string(b))
+	default:
+		typ, ok := s.tm.TypeForOID(t)
+		if ok {
+			val, err := typ.Codec.DecodeValue(s.tm, t, pgtype.BinaryFormatCode, b)
+			if err == nil {
+				txt, err := s.tm.Encode(t, pgtype.TextFormatCode, val, nil)
+				if err == nil {
+					return parseAs(t, string(txt))
+				}
+			}
+		}
+	}
+	return nil, errf(codeInvalidBinary, -1, "incorrect binary data format in bind parameter %d", n)
+}
+
+const codeInvalidBinary = "22P03"
+
+// parse handles Parse: plan (through the cache) and keep the statement.
+func (s *session) parse(ctx context.Context, m *pgproto3.Parse) error {
+	if m.Name != "" {
+		if _, ok := s.prepared[m.Name]; ok {
+			return errf(codeDupPrepared, -1, "prepared statement \"%s\" already exists", m.Name)
+		}
+	}
+	sctx, done := s.begin(ctx)
+	defer done()
+	plans, err := s.plans(sctx, m.Query, m.ParameterOIDs)
+	if err != nil {
+		return s.ctxError(sctx, err)
+	}
+	if len(plans) > 1 {
+		return errf(codeSyntax, -1, "cannot insert multiple commands into a prepared statement")
+	}
+	s.prepared[m.Name] = &prepared{query: m.Query, plan: plans[0], types: m.ParameterOIDs}
+	s.be.Send(&pgproto3.ParseComplete{})
+	return nil
+}
+
+func (s *session) bind(m *pgproto3.Bind) error {
+	ps, ok := s.prepared[m.PreparedStatement]
+	if !ok {
+		return errf(codeNoPrepared, -1, "prepared statement \"%s\" does not exist", m.PreparedStatement)
+	}
+	p := ps.plan
+	if len(m.Parameters) != len(p.params) {
+		return errf(codeProtocol, -1, "bind message supplies %d parameters, but prepared statement \"%s\" requires %d", len(m.Parameters), m.PreparedStatement, len(p.params))
+	}
+	params := make([]Value, len(m.Parameters))
+	for i, b := range m.Parameters {
+		v, err := s.decodeParam(p.params[i], formatFor(m.ParameterFormatCodes, i), b, i+1)
+		if err != nil {
+			return err
+		}
+		params[i] = v
+	}
+	if m.DestinationPortal != "" {
+		if _, ok := s.portals[m.DestinationPortal]; ok {
+			return errf(codeDupCursor, -1, "portal \"%s\" already exists", m.DestinationPortal)
+		}
+	}
+	s.portals[m.DestinationPortal] = &portal{stmt: ps, plan: p, params: params, formats: m.ResultFormatCodes}
+	s.be.Send(&pgproto3.BindComplete{})
+	return nil
+}
+
+const codeDupCursor = "42P03"
+
+func (s *session) describe(m *pgproto3.Describe) error {
+	var p *plan
+	var formats []int16
+	if m.ObjectType == 'S' {
+		ps, ok := s.prepared[m.Name]
+		if !ok {
+			return errf(codeNoPrepared, -1, "prepared statement \"%s\" does not exist", m.Name)
+		}
+		p = ps.plan
+		s.be.Send(&pgproto3.ParameterDescription{ParameterOIDs: p.params})
+	} else {
+		pt, ok := s.portals[m.Name]
+		if !ok {
+			return errf(codeNoCursor, -1, "portal \"%s\" does not exist", m.Name)
+		}
+		p, formats = pt.plan, pt.formats
+	}
+	if p.kind == "select" || p.kind == "show" {
+		s.be.Send(s.rowDescription(p, formats))
+	} else {
+		s.be.Send(&pgproto3.NoData{})
+	}
+	return nil
+}
+
+func (s *session) execute(ctx context.Context, m *pgproto3.Execute) error {
+	pt, ok := s.portals[m.Portal]
+	if !ok {
+		return errf(codeNoCursor, -1, "portal \"%s\" does not exist", m.Portal)
+	}
+	sctx, done := s.begin(ctx)
+	defer done()
+	err := s.run(sctx, pt.plan, pt.params, pt.formats, int(m.MaxRows), pt, false)
+	if err == errReplan {
+		ps, perr := s.planQuery(sctx, pt.stmt.query, pt.stmt.types)
+		if perr != nil {
+			return perr
+		}
+		if len(ps) != 1 || len(ps[0].cols) != len(pt.plan.cols) {
+			return errReplan
+		}
+		for i := range ps[0].cols {
+			if ps[0].cols[i].typ != pt.plan.cols[i].typ {
+				return errReplan
+			}
+		}
+		pt.plan, pt.stmt.plan = ps[0], ps[0]
+		err = s.run(sctx, pt.plan, pt.params, pt.formats, int(m.MaxRows), pt, false)
+	}
+	return s.ctxError(sctx, err)
+}
+
+// numericBinary is numeric_send: base-10000 digits without leading or
+// trailing zero groups, the weight of the first, the sign and the
+// display scale.
+func numericBinary(n *Num) []byte {
+	var ndig, weight, sign, dscale uint16
+	var digits []uint16
+	if n.NaN {
+		sign = 0xC000
+	} else {
+		dscale = uint16(max(n.Scale, 0))
+		abs := new(big.Int).Abs(&n.V)
+		if n.V.Sign() < 0 {
+			sign = 0x4000
+		}
+		s := abs.String()
+		sc := int(max(n.Scale, 0))
+		for len(s) <= sc {
+			s = "0" + s
+		}
+		ip, fp := s[:len(s)-sc], s[len(s)-sc:]
+		for len(ip)%4 != 0 {
+			ip = "0" + ip
+		}
+		for len(fp)%4 != 0 {
+			fp += "0"
+		}
+		all := ip + fp
+		w := len(ip)/4 - 1
+		for i := 0; i < len(all); i += 4 {
+			d, _ := strconv.Atoi(all[i : i+4])
+			digits = append(digits, uint16(d))
+		}
+		for len(digits) > 0 && digits[0] == 0 {
+			digits, w = digits[1:], w-1
+		}
+		for len(digits) > 0 && digits[len(digits)-1] == 0 {
+			digits = digits[:len(digits)-1]
+		}
+		if len(digits) == 0 {
+			w = 0
+		}
+		ndig, weight = uint16(len(digits)), uint16(int16(w))
+	}
+	b := binary.BigEndian.AppendUint16(nil, ndig)
+	b = binary.BigEndian.AppendUint16(b, weight)
+	b = binary.BigEndian.AppendUint16(b, sign)
+	b = binary.BigEndian.AppendUint16(b, dscale)
+	for _, d := range digits {
+		b = binary.BigEndian.AppendUint16(b, d)
+	}
+	return b
+}

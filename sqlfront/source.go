@@ -1,0 +1,523 @@
+package sqlfront
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sidecar-dev/sidecar/head"
+	"github.com/sidecar-dev/sidecar/heap"
+	"github.com/sidecar-dev/sidecar/history"
+	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/query"
+	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/wal"
+)
+
+// Column is one column of a table as the front end describes it to
+// clients: the type OID and typmod come from the relation the mirror
+// stores (pgoutput's), so RowDescription carries PostgreSQL's own values.
+type Column struct {
+	Name     string
+	TypeOID  uint32
+	TypeMod  int32
+	TypeName string
+	Key      bool
+}
+
+// Table is a followed table at one version.
+type Table struct {
+	Name    string // canonical (internal/pgident): public.accounts
+	Schema  string
+	Rel     string
+	OID     uint32 // pg_class.oid on the source
+	Columns []Column
+	KeyCols []int // indexes into Columns of the primary key, in key order
+	// codec encodes the primary key (nil for keyless tables and tables
+	// described by other sources): reads of the in-memory HEAD need it.
+	codec *rowenc.KeyCodec
+}
+
+// Version is one resolved, committed version. Reads made with the same
+// Version see the same rows, whatever is applied meanwhile.
+type Version struct {
+	Ref string // as the user wrote it
+	LSN string // end LSN of the commit read (for a branch: the commit it came from)
+	pin string // the ref that names exactly this version (LSN, or the branch)
+	// at is the commit's LSN when the version is a commit of the mirror
+	// (not a branch): the in-memory HEAD can serve it when it holds it.
+	at wal.LSN
+}
+
+// ErrUnknownTable is wrapped by Source errors about a table the mirror
+// does not follow.
+var ErrUnknownTable = history.ErrUnknownTable
+
+// Source is what the front end plans onto: the committed versions of the
+// followed tables. It can point-get by primary key, range-scan by a range
+// of the first key column and full-scan, returning canonical rows (the
+// text PostgreSQL printed for each value, nil for NULL) in table column
+// order. Today it is implemented over the Prolly trees through history/
+// (the code paths of `sidecar get/scan`); the query engine of issue 14
+// will replace the implementation, not the interface.
+type Source interface {
+	// Tables lists the followed tables with their current columns.
+	Tables() []Table
+	// Resolve resolves a sidecar ref (HEAD, HEAD~N, an LSN, @time, tag,
+	// branch). The error carries the resolver's message.
+	Resolve(ctx context.Context, ref string) (Version, error)
+	// Table describes table (any name form config accepts) at v.
+	Table(ctx context.Context, v Version, name string) (Table, error)
+	// Get returns the row under the primary key values key.
+	Get(ctx context.Context, v Version, t *Table, key []string) (row []*string, ok bool, err error)
+	// Scan calls fn for each row in key order with a first key column
+	// value from from (inclusive, "" unbounded) to to (exclusive, ""
+	// unbounded). fn returning errStopScan ends the scan without error.
+	Scan(ctx context.Context, v Version, t *Table, from, to string, fn func(row []*string) error) error
+	// Aggregate runs an aggregate request of the query engine (query/) over
+	// t at v: at HEAD on the in-memory heap, otherwise on the tree at v
+	// (query.RunTree). req.Table and req.AsOf are filled in by the source.
+	Aggregate(ctx context.Context, v Version, t *Table, req query.Request) (*query.Result, error)
+	// History is the history service behind the source, for the
+	// sidecar.* functions (diff, log, tags).
+	History() history.API
+}
+
+// errStopScan, returned by a Scan callback, ends the scan early.
+var errStopScan = errors.New("stop scan")
+
+// HistorySource is the Source over a mirror and its history service.
+type HistorySource struct {
+	H *history.Service
+	M *mirror.Mirror
+	// Head, when set, is the daemon's in-memory HEAD (heap + radix index):
+	// point gets, key ranges and aggregates at the version it holds read
+	// it directly; every other read goes through H (the trees).
+	Head *head.Model
+
+	tables sync.Map // *wal.Relation → *Table
+	// atHead caches the version HEAD resolved to and the relations of
+	// that version, rebuilt when the mirror's head moves (reading
+	// Mirror.Tables per statement takes the mirror's lock).
+	atHead atomic.Pointer[headState]
+}
+
+// headState is HEAD's version and the followed tables' relations there.
+type headState struct {
+	v    Version
+	rels map[string]*wal.Relation
+}
+
+// head is the state of the mirror's current head (nil before the first
+// commit).
+func (s *HistorySource) head() *headState {
+	h := s.M.Head().EndLSN
+	if h == 0 {
+		return nil
+	}
+	if st := s.atHead.Load(); st != nil && st.v.at == h {
+		return st
+	}
+	st := &headState{v: Version{Ref: "HEAD", LSN: h.String(), pin: h.String(), at: h}, rels: map[string]*wal.Relation{}}
+	for _, ti := range s.M.Tables() {
+		st.rels[ti.Name] = ti.Relation
+	}
+	if s.M.Head().EndLSN != h { // moved while listing: do not cache
+		return st
+	}
+	s.atHead.Store(st)
+	return st
+}
+
+// describe describes rel with its key codec, cached by relation (a
+// relation is immutable: a schema change makes a new one).
+func (s *HistorySource) describe(rel *wal.Relation) *Table {
+	if t, ok := s.tables.Load(rel); ok {
+		return t.(*Table)
+	}
+	t := tableOf(rel)
+	if len(t.KeyCols) > 0 {
+		kinds := make([]rowenc.KeyKind, len(t.KeyCols))
+		for i, k := range t.KeyCols {
+			kinds[i] = rowenc.KindForOID(t.Columns[k].TypeOID)
+		}
+		t.codec, _ = rowenc.NewKeyCodec(kinds...) // nil: reads go to the tree, which reports it
+	}
+	s.tables.Store(rel, &t)
+	return &t
+}
+
+var _ Source = (*HistorySource)(nil)
+
+func tableOf(rel *wal.Relation) Table {
+	t := Table{Name: rel.QualifiedName(), Schema: rel.Schema, Rel: rel.Name, OID: rel.OID}
+	for i, c := range rel.Columns {
+		t.Columns = append(t.Columns, Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod, TypeName: c.TypeName, Key: c.Key})
+		if c.Key && rel.Identity != wal.IdentityFull {
+			t.KeyCols = append(t.KeyCols, i)
+		}
+	}
+	return t
+}
+
+// Tables implements Source.
+func (s *HistorySource) Tables() []Table {
+	var out []Table
+	for _, ti := range s.M.Tables() {
+		if ti.Relation != nil {
+			out = append(out, tableOf(ti.Relation))
+		}
+	}
+	return out
+}
+
+// History implements Source.
+func (s *HistorySource) History() history.API { return s.H }
+
+// Resolve implements Source.
+//
+// HEAD is the mirror's head without a look-up (the resolver's answer for
+// HEAD, which otherwise reads the commit log twice per statement).
+func (s *HistorySource) Resolve(ctx context.Context, ref string) (Version, error) {
+	if ref == "HEAD" {
+		if st := s.head(); st != nil {
+			return st.v, nil
+		}
+	}
+	p, err := s.H.Resolve(ctx, ref)
+	if err != nil {
+		return Version{}, err
+	}
+	v := Version{Ref: ref, LSN: p.LSN().String(), pin: p.LSN().String()}
+	if p.Branch != nil {
+		v.pin = ref
+	} else {
+		v.at = p.LSN()
+	}
+	return v, nil
+}
+
+// Table implements Source.
+func (s *HistorySource) Table(ctx context.Context, v Version, name string) (Table, error) {
+	if st := s.head(); st != nil && v.at == st.v.at {
+		if rel := st.rels[name]; rel != nil {
+			return *s.describe(rel), nil
+		}
+	}
+	cur := s.currentRelation(name)
+	if cur == nil {
+		return Table{}, fmt.Errorf("table %q: %w", name, ErrUnknownTable)
+	}
+	lsn, err := wal.ParseLSN(v.LSN)
+	if err != nil || lsn == s.M.Head().EndLSN {
+		return *s.describe(cur), nil
+	}
+	rel, err := s.M.RelationAt(name, lsn)
+	if err != nil {
+		return Table{}, err
+	}
+	return *s.describe(rel), nil
+}
+
+// currentRelation is the mirror's relation of table name (nil: not
+// followed).
+func (s *HistorySource) currentRelation(name string) *wal.Relation {
+	for _, ti := range s.M.Tables() {
+		if ti.Name == name {
+			return ti.Relation
+		}
+	}
+	return nil
+}
+
+func padRow(t *Table, r *history.Row) []*string {
+	if len(r.Values) >= len(t.Columns) {
+		return r.Values[:len(t.Columns)]
+	}
+	out := make([]*string, len(t.Columns))
+	copy(out, r.Values)
+	return out
+}
+
+// Get implements Source.
+func (s *HistorySource) Get(ctx context.Context, v Version, t *Table, key []string) ([]*string, bool, error) {
+	if s.Head != nil && v.at != 0 && t.codec != nil {
+		if k, err := t.codec.Encode(key...); err == nil {
+			row, found, err := s.Head.Get(t.Name, k, v.at, make([]byte, 0, 256))
+			switch {
+			case err == nil && !found:
+				return nil, false, nil
+			case err == nil:
+				vals, err := decodeValues(t, row, nil, nil)
+				return vals, err == nil, err
+			}
+			// Not at that version: the tree answers.
+		}
+	}
+	res, err := s.H.Get(ctx, history.ReadRequest{Table: t.Name, AsOf: v.pin, PK: key})
+	if err != nil {
+		return nil, false, err
+	}
+	if len(res.Rows) == 0 {
+		return nil, false, nil
+	}
+	return padRow(t, &res.Rows[0]), true, nil
+}
+
+// Scan implements Source: from the in-memory HEAD when it holds v (see
+// scanHead), otherwise from the tree.
+func (s *HistorySource) Scan(ctx context.Context, v Version, t *Table, from, to string, fn func([]*string) error) error {
+	return s.scan(ctx, v, t, from, to, fn, nil)
+}
+
+// ScanRaw is Scan handing out canonical rows (rowenc), valid during raw.
+func (s *HistorySource) ScanRaw(ctx context.Context, v Version, t *Table, from, to string, raw func([]byte) error) error {
+	return s.scan(ctx, v, t, from, to, nil, raw)
+}
+
+// GetRaw is Get returning the canonical row (rowenc).
+func (s *HistorySource) GetRaw(ctx context.Context, v Version, t *Table, key []string) ([]byte, bool, error) {
+	if s.Head != nil && v.at != 0 && t.codec != nil {
+		if k, err := t.codec.Encode(key...); err == nil {
+			row, found, err := s.Head.Get(t.Name, k, v.at, make([]byte, 0, 256))
+			if err == nil {
+				return row, found, nil
+			}
+		}
+	}
+	vals, ok, err := s.Get(ctx, v, t, key)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	return encodeValues(vals), true, nil
+}
+
+// encodeValues is a row of texts in the canonical encoding (rowenc).
+func encodeValues(row []*string) []byte {
+	vals := make([][]byte, len(row))
+	for i, v := range row {
+		if v != nil {
+			vals[i] = []byte(*v)
+		}
+	}
+	return rowenc.Append(nil, vals)
+}
+
+// scan is Scan (vals) or ScanRaw (raw): exactly one of them is set.
+func (s *HistorySource) scan(ctx context.Context, v Version, t *Table, from, to string, fn func([]*string) error, raw func([]byte) error) error {
+	var after []byte // resume the tree scan past this key
+	if s.Head != nil && v.at != 0 && t.codec != nil {
+		last, done, err := s.scanHead(ctx, v, t, from, to, fn, raw)
+		if errors.Is(err, errStopScan) {
+			return nil
+		}
+		if done || err != nil {
+			return err
+		}
+		after = last
+	}
+	if after != nil {
+		// The model moved on mid-scan: go on from the tree at v, from
+		// the first key column of the last row sent, skipping up to it.
+		first, err := rowenc.DecodeKey(after, t.codec.Kinds())
+		if err != nil {
+			return fmt.Errorf("scan %s: resume key: %w", t.Name, err)
+		}
+		from = first[0]
+	}
+	keyTexts := make([]string, len(t.KeyCols))
+	err := s.H.Scan(ctx, history.ReadRequest{Table: t.Name, AsOf: v.pin, From: from, To: to},
+		func(history.ReadHeader) error { return nil },
+		func(r *history.Row) error {
+			row := padRow(t, r)
+			if after != nil {
+				for i, c := range t.KeyCols {
+					if row[c] != nil {
+						keyTexts[i] = *row[c]
+					}
+				}
+				k, err := t.codec.Encode(keyTexts...)
+				if err != nil {
+					return fmt.Errorf("scan %s: resume key: %w", t.Name, err)
+				}
+				if bytes.Compare(k, after) <= 0 {
+					return nil
+				}
+				after = nil
+			}
+			if raw != nil {
+				return raw(encodeValues(row))
+			}
+			return fn(row)
+		})
+	if errors.Is(err, errStopScan) {
+		return nil
+	}
+	return err
+}
+
+// headChunk is how many rows a HEAD scan copies per read lock of the
+// model: apply of the table waits while a chunk is copied, so chunks are
+// short; between chunks the scan checks the model is still at v.
+const headChunk = 4096
+
+// scanHead scans [from, to) of the first key column from the in-memory
+// HEAD in chunks, each copied under the model's read lock at version v
+// and then handed to fn. done=false with last=nil: the model does not
+// hold v (nothing was sent); done=false with last set: the model moved
+// past v after rows up to key last were sent, the caller goes on from
+// the tree.
+func (s *HistorySource) scanHead(ctx context.Context, v Version, t *Table, from, to string, fn func([]*string) error, raw func([]byte) error) (last []byte, done bool, err error) {
+	var start, end []byte
+	if from != "" {
+		if start, err = t.codec.AppendPrefix(nil, [][]byte{[]byte(from)}); err != nil {
+			return nil, false, nil // the tree path reports it
+		}
+	}
+	if to != "" {
+		if end, err = t.codec.AppendPrefix(nil, [][]byte{[]byte(to)}); err != nil {
+			return nil, false, nil
+		}
+	}
+	var arena []byte
+	var ends []int
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, true, err
+		}
+		arena, ends = arena[:0], ends[:0]
+		var lastKey []byte
+		err := s.Head.Range(t.Name, start, end, headChunk, v.at, func(k, row []byte) bool {
+			arena = append(arena, row...)
+			ends = append(ends, len(arena))
+			lastKey = append(lastKey[:0], k...)
+			return true
+		})
+		if errors.Is(err, head.ErrNotAtVersion) {
+			return last, false, nil
+		}
+		if err != nil {
+			return nil, true, fmt.Errorf("scan %s: %w", t.Name, err)
+		}
+		off, w := 0, len(t.Columns)
+		decoded := ends
+		if raw != nil {
+			for _, e := range ends {
+				if err := raw(arena[off:e]); err != nil {
+					return nil, true, err
+				}
+				off = e
+			}
+			decoded = nil
+		}
+		outs, texts := make([]*string, w*len(decoded)), make([]string, w*len(decoded))
+		for i, e := range decoded {
+			vals, err := decodeValues(t, arena[off:e], outs[i*w:], texts[i*w:])
+			if err != nil {
+				return nil, true, err
+			}
+			off = e
+			if err := fn(vals); err != nil {
+				return nil, true, err
+			}
+		}
+		if len(ends) < headChunk {
+			return nil, true, nil
+		}
+		last = lastKey
+		start = append(bytes.Clone(lastKey), 0) // the least key after it
+	}
+}
+
+// decodeValues reads a canonical row (rowenc) as t's column values:
+// missing trailing values (columns added later) are NULL. The texts share
+// one string; out and texts, when long enough, are used for the result
+// (a scan hands out slices of one allocation per chunk).
+func decodeValues(t *Table, row []byte, out []*string, texts []string) ([]*string, error) {
+	n := len(t.Columns)
+	if len(out) < n || len(texts) < n {
+		out, texts = make([]*string, n), make([]string, n)
+	}
+	out, texts = out[:n:n], texts[:n:n]
+	var b strings.Builder
+	b.Grow(len(row))
+	var ends [16]int
+	offs := ends[:0]
+	it := rowenc.NewIter(row)
+	for it.Next() {
+		c := it.Column()
+		if c >= n {
+			return nil, fmt.Errorf("decode row of %s: %d columns, the row has more values", t.Name, n)
+		}
+		b.Write(it.Value())
+		offs = append(offs, b.Len())
+		if !it.Null() {
+			out[c] = &texts[c]
+		}
+	}
+	if err := it.Err(); err != nil {
+		return nil, fmt.Errorf("decode row of %s: %w", t.Name, err)
+	}
+	all, start := b.String(), 0
+	for c, end := range offs {
+		texts[c] = all[start:end]
+		start = end
+	}
+	return out, nil
+}
+
+// Aggregate implements Source.
+func (s *HistorySource) Aggregate(ctx context.Context, v Version, t *Table, req query.Request) (*query.Result, error) {
+	req.Table, req.AsOf = t.Name, v.pin
+	if snap := s.headSnapshot(v, t); snap != nil {
+		defer snap.Release()
+		schema := heap.Schema{}
+		for _, c := range t.Columns {
+			schema.Columns = append(schema.Columns, heap.Column{Name: c.Name, Kind: heap.KindForOID(c.TypeOID)})
+		}
+		p, err := query.Bind(req, schema)
+		if err != nil {
+			return nil, err
+		}
+		return query.Run(p, query.FromSnapshot(snap), query.Options{})
+	}
+	res, _, err := query.RunTree(ctx, s.H, req)
+	return res, err
+}
+
+// headSnapshot is a heap snapshot of t from the in-memory HEAD when it is
+// exactly the state at v, or nil. The model's LSN is read first: every
+// batch up to it was applied to the table the model names after it, so a
+// snapshot no newer than v of that table is the state at v.
+func (s *HistorySource) headSnapshot(v Version, t *Table) *heap.Snapshot {
+	if s.Head == nil || v.at == 0 || s.Head.LSN() < v.at {
+		return nil
+	}
+	ht := s.Head.Table(t.Name)
+	if ht == nil || !sameRelation(ht.Relation(), t) {
+		return nil
+	}
+	snap := ht.Heap().Snapshot()
+	if snap.LSN() > uint64(v.at) {
+		snap.Release()
+		return nil
+	}
+	return snap
+}
+
+// sameRelation says whether rel has t's columns (names and types).
+func sameRelation(rel *wal.Relation, t *Table) bool {
+	if rel == nil || len(rel.Columns) != len(t.Columns) {
+		return false
+	}
+	for i, c := range rel.Columns {
+		if c.Name != t.Columns[i].Name || c.TypeOID != t.Columns[i].TypeOID {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,286 @@
+package sqlfront
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/pganalyze/pg_query_go/v6/parser"
+)
+
+// rewriteAsOf removes every `AS OF 'ref'` that follows a table name, which
+// PostgreSQL's grammar rejects, replacing it with blanks so that every
+// other position (error carets) stays where it was. It returns the
+// rewritten text and the refs by the byte offset of their table name.
+func rewriteAsOf(query string) (string, map[int]string, error) {
+	if !containsFold(query, "of") {
+		return query, nil, nil
+	}
+	sr, err := pg.Scan(query)
+	if err != nil {
+		return query, nil, nil // the parser reports it
+	}
+	toks := sr.Tokens
+	var refs map[int]string
+	buf := []byte(query)
+	for i := 1; i+2 < len(toks); i++ {
+		if toks[i].Token != pg.Token_AS || toks[i+1].Token != pg.Token_OF || toks[i+2].Token != pg.Token_SCONST {
+			continue
+		}
+		start := i - 1
+		for start >= 2 && toks[start-1].Token == pg.Token_ASCII_46 {
+			start -= 2
+		}
+		lit := query[toks[i+2].Start:toks[i+2].End]
+		if !strings.HasPrefix(lit, "'") {
+			return "", nil, errf(codeSyntax, int(toks[i+2].Start), "AS OF takes a plain string literal, like AS OF 'HEAD~1'")
+		}
+		ref := strings.ReplaceAll(lit[1:len(lit)-1], "''", "'")
+		if refs == nil {
+			refs = map[int]string{}
+		}
+		refs[int(toks[start].Start)] = ref
+		for j := toks[i].Start; j < toks[i+2].End; j++ {
+			if buf[j] != '\n' {
+				buf[j] = ' '
+			}
+		}
+		i += 2
+	}
+	return string(buf), refs, nil
+}
+
+func containsFold(s, sub string) bool { return strings.Contains(strings.ToLower(s), sub) }
+
+// parseError turns a parser error into 42601 with its position.
+func parseError(err error) error {
+	var pe *parser.Error
+	if errors.As(err, &pe) {
+		pos := pe.Cursorpos - 1
+		return &Error{Code: codeSyntax, Msg: pe.Message, Pos: pos}
+	}
+	return &Error{Code: codeSyntax, Msg: err.Error(), Pos: -1}
+}
+
+// planQuery parses query (one or more statements) and plans each.
+func (s *session) planQuery(ctx context.Context, query string, paramTypes []uint32) ([]*plan, error) {
+	if c := cannedFor(query); c != nil {
+		return []*plan{cannedPlan(c, query)}, nil
+	}
+	if p := jdbcCanned(query); p != nil {
+		return []*plan{p}, nil
+	}
+	text, refs, err := rewriteAsOf(query)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := pg.Parse(text)
+	if err != nil {
+		return nil, parseError(err)
+	}
+	if len(tree.Stmts) == 0 {
+		return []*plan{{kind: "empty"}}, nil
+	}
+	var plans []*plan
+	for _, rs := range tree.Stmts {
+		pl := &planner{ctx: ctx, src: s.srv.src, sess: s, query: query, asOf: refs, params: append([]uint32(nil), paramTypes...), p: &plan{}}
+		if err := pl.statement(rs, text); err != nil {
+			return nil, err
+		}
+		for i, t := range pl.params {
+			if t == 0 {
+				pl.params[i] = oidText
+			}
+		}
+		pl.p.params = pl.params
+		pl.p.markNeeded(len(pl.scope))
+		for i := range pl.p.cols {
+			pl.p.cols[i].typ = pl.p.targets[i].typ()
+		}
+		if pl.p.kind == "select" {
+			pl.planEngine() // after the parameters' types are fixed
+			pl.planDirect()
+		}
+		plans = append(plans, pl.p)
+	}
+	return plans, nil
+}
+
+// readOnlyNames names statements refused with 25006.
+var readOnlyNames = map[string]string{
+	"InsertStmt": "INSERT", "UpdateStmt": "UPDATE", "DeleteStmt": "DELETE", "MergeStmt": "MERGE", "TruncateStmt": "TRUNCATE TABLE",
+	"CreateStmt": "CREATE TABLE", "CreateTableAsStmt": "CREATE TABLE AS", "DropStmt": "DROP", "AlterTableStmt": "ALTER TABLE",
+	"IndexStmt": "CREATE INDEX", "ViewStmt": "CREATE VIEW", "CreateSchemaStmt": "CREATE SCHEMA", "CreateSeqStmt": "CREATE SEQUENCE",
+	"CreateFunctionStmt": "CREATE FUNCTION", "GrantStmt": "GRANT", "GrantRoleStmt": "GRANT", "CreateRoleStmt": "CREATE ROLE",
+	"AlterRoleStmt": "ALTER ROLE", "DropRoleStmt": "DROP ROLE", "RenameStmt": "ALTER", "CommentStmt": "COMMENT", "VacuumStmt": "VACUUM",
+	"CreatedbStmt": "CREATE DATABASE", "DropdbStmt": "DROP DATABASE", "LockStmt": "LOCK TABLE", "ReindexStmt": "REINDEX",
+	"ClusterStmt": "CLUSTER", "CreateExtensionStmt": "CREATE EXTENSION", "AlterSeqStmt": "ALTER SEQUENCE", "CallStmt": "CALL",
+	"DoStmt": "DO", "RefreshMatViewStmt": "REFRESH MATERIALIZED VIEW", "CreateTrigStmt": "CREATE TRIGGER",
+}
+
+func (pl *planner) statement(rs *pg.RawStmt, text string) error {
+	n := rs.Stmt
+	p := pl.p
+	switch {
+	case n.GetSelectStmt() != nil:
+		return pl.planSelect(n.GetSelectStmt())
+	case n.GetTransactionStmt() != nil:
+		ts := n.GetTransactionStmt()
+		switch ts.Kind {
+		case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
+			p.kind, p.tag = "begin", "BEGIN"
+		case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
+			p.kind, p.tag = "commit", "COMMIT"
+		case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
+			p.kind, p.tag = "rollback", "ROLLBACK"
+		default:
+			return unsupported(int(ts.Location), "savepoints and two-phase commit")
+		}
+		return nil
+	case n.GetVariableSetStmt() != nil:
+		return pl.planSet(n.GetVariableSetStmt())
+	case n.GetVariableShowStmt() != nil:
+		name := strings.ToLower(n.GetVariableShowStmt().Name)
+		p.kind, p.tag, p.setName = "show", "SHOW", name
+		p.cols = []outCol{{name: name, typ: oidText, typmod: -1}}
+		p.targets = []expr{&constExpr{t: oidText}}
+		return nil
+	case n.GetDiscardStmt() != nil:
+		p.kind, p.tag = "noop", "DISCARD ALL"
+		return nil
+	case n.GetDeallocateStmt() != nil:
+		p.kind, p.tag, p.setName = "deallocate", "DEALLOCATE", n.GetDeallocateStmt().Name
+		return nil
+	case n.GetCopyStmt() != nil && !n.GetCopyStmt().IsFrom:
+		return unsupported(int(rs.StmtLocation), "COPY")
+	case n.GetExplainStmt() != nil:
+		return unsupported(int(rs.StmtLocation), "EXPLAIN")
+	}
+	m := nodeMsg(n)
+	name := ""
+	if m != nil {
+		name = string(m.Descriptor().Name())
+	}
+	if cmd, ok := readOnlyNames[name]; ok || name == "CopyStmt" {
+		if name == "CopyStmt" {
+			cmd = "COPY FROM"
+		}
+		return (&Error{Code: codeReadOnly, Pos: -1, Msg: "cannot execute " + cmd + " in a read-only transaction"}).
+			hint("sidecar is a read-only mirror; write to the PostgreSQL server it follows")
+	}
+	stmtText := strings.TrimSpace(text[rs.StmtLocation:])
+	if f := strings.Fields(stmtText); len(f) > 0 {
+		name = strings.ToUpper(f[0])
+	}
+	return unsupported(int(rs.StmtLocation), "the statement "+name)
+}
+
+func (pl *planner) planSet(vs *pg.VariableSetStmt) error {
+	p := pl.p
+	p.kind, p.tag = "set", "SET"
+	p.setName = strings.ToLower(vs.Name)
+	switch vs.Kind {
+	case pg.VariableSetKind_VAR_SET_VALUE:
+		var parts []string
+		for _, a := range vs.Args {
+			c := a.GetAConst()
+			if c == nil {
+				return unsupported(nodeLoc(a), "this SET value")
+			}
+			e, err := constOf(c)
+			if err != nil {
+				return err
+			}
+			s, _ := render(e.(*constExpr).v, 0)
+			parts = append(parts, s)
+		}
+		v := strings.Join(parts, ", ")
+		p.setVal = &v
+	case pg.VariableSetKind_VAR_SET_DEFAULT, pg.VariableSetKind_VAR_RESET:
+	case pg.VariableSetKind_VAR_RESET_ALL:
+		p.setName = "all"
+	case pg.VariableSetKind_VAR_SET_MULTI:
+		// SET TRANSACTION / SESSION CHARACTERISTICS: accept READ ONLY.
+		p.kind, p.setName = "noop", ""
+		if strings.Contains(strings.ToLower(vs.Name), "transaction") {
+			for _, a := range vs.Args {
+				if de := a.GetDefElem(); de != nil && de.Defname == "transaction_read_only" {
+					if c := de.Arg.GetAConst(); c != nil && c.GetIval() != nil && c.GetIval().Ival == 0 {
+						return errf(codeReadOnly, -1, "cannot set transaction read-write mode: sidecar is read-only")
+					}
+				}
+			}
+		}
+	default:
+		return unsupported(pl.kwPos("SET"), "this SET")
+	}
+	if vs.IsLocal {
+		return unsupported(pl.kwPos("LOCAL"), "SET LOCAL")
+	}
+	return nil
+}
+
+// planCache keeps plans by statement text and parameter types; a cached
+// plan is revalidated against the schemas of the tables it reads.
+type planCache struct {
+	mu sync.Mutex
+	m  map[string][]*plan
+}
+
+const planCacheSize = 4096
+
+func cacheKey(query string, types []uint32) string {
+	if len(types) == 0 {
+		return query
+	}
+	var b strings.Builder
+	b.WriteString(query)
+	b.WriteByte(0)
+	for _, t := range types {
+		b.WriteString(strings.Repeat(" ", 0))
+		b.WriteByte(byte(t >> 24))
+		b.WriteByte(byte(t >> 16))
+		b.WriteByte(byte(t >> 8))
+		b.WriteByte(byte(t))
+	}
+	return b.String()
+}
+
+func (c *planCache) get(key string) []*plan {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[key]
+}
+
+func (c *planCache) put(key string, ps []*plan) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= planCacheSize {
+		c.m = map[string][]*plan{}
+	}
+	c.m[key] = ps
+}
+
+// plans returns the plans of query, from the cache when they are there.
+func (s *session) plans(ctx context.Context, query string, types []uint32) ([]*plan, error) {
+	key := cacheKey(query, types)
+	if ps := s.srv.cache.get(key); ps != nil {
+		return ps, nil
+	}
+	ps, err := s.planQuery(ctx, query, types)
+	if err != nil {
+		return nil, err
+	}
+	cacheable := true
+	for _, p := range ps {
+		for _, it := range p.from {
+			cacheable = cacheable && it.asOf == ""
+		}
+	}
+	if cacheable {
+		s.srv.cache.put(key, ps)
+	}
+	return ps, nil
+}
