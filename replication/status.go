@@ -55,7 +55,7 @@ func newStatusSender(s *Streamer, conn *pgconn.PgConn, interval time.Duration, s
 func (t *statusSender) run(ctx context.Context) error {
 	tick := time.NewTicker(min(pollEvery, t.interval))
 	defer tick.Stop()
-	if err := t.send(ctx); err != nil {
+	if err := t.send(ctx, t.flushable()); err != nil {
 		return err
 	}
 	for {
@@ -79,8 +79,14 @@ func (t *statusSender) maybeSend(ctx context.Context) error {
 	t.replyNow = false
 	t.mu.Unlock()
 	since := time.Since(t.lastStatus)
-	if reply || since >= t.interval || (since >= minStatusGap && t.flushable() > t.acked) {
-		return t.send(ctx)
+	if !reply && since < t.interval && since < minStatusGap {
+		return nil
+	}
+	// One flushable per decision: on an idle slot it settles (a write of
+	// settled-lsn), and the status sent must name what was settled.
+	flush := t.flushable()
+	if reply || since >= t.interval || flush > t.acked {
+		return t.send(ctx, flush)
 	}
 	return nil
 }
@@ -107,10 +113,10 @@ func (t *statusSender) flushable() wal.LSN {
 	return max(flush, t.acked)
 }
 
-// send sends write = received, flush = apply = flushable, all three
-// explicit (pglogrepl would copy write into a zero flush).
-func (t *statusSender) send(ctx context.Context) error {
-	flush := t.flushable()
+// send sends write = received, flush = apply = flush (what flushable
+// returned), all three explicit (pglogrepl would copy write into a zero
+// flush).
+func (t *statusSender) send(ctx context.Context, flush wal.LSN) error {
 	t.mu.Lock()
 	received := t.reader.lastCommitEnd
 	t.mu.Unlock()
