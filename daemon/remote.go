@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -67,21 +65,12 @@ func (d *daemon) restoreFromRemote(ctx context.Context) error {
 		return err
 	}
 	if settled := st.Settled; settled != 0 {
-		if err := writeSettled(d.cfg.DataDir, settled); err != nil {
+		if err := follow.WriteSettled(d.cfg.DataDir, settled); err != nil {
 			return err
 		}
 	}
 	d.log.Info("restored from the remote", "remote", c.Location().String(), "durable_lsn", st.Durable, "segments", st.Segments,
 		"records", st.Records, "packs", st.Packs, "nodes", st.Nodes, "bytes", st.BytesFetched, "took", st.Took)
-	return nil
-}
-
-// writeSettled records the remote's settled LSN in the file follow reads.
-func writeSettled(dir string, lsn replication.LSN) error {
-	path := filepath.Join(dir, follow.SettledFile)
-	if err := os.WriteFile(path, []byte(lsn.String()+"\n"), 0o600); err != nil {
-		return fmt.Errorf("record the settled LSN from the remote: %w", err)
-	}
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sidecar-dev/sidecar/internal/durable"
 	"github.com/sidecar-dev/sidecar/wal"
 )
 
@@ -39,25 +40,20 @@ func (s *settlingSink) Settle(lsn wal.LSN) error {
 			return err
 		}
 	}
-	path := filepath.Join(s.dir, SettledFile)
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err == nil {
-		_, err = f.WriteString(lsn.String() + "\n")
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		return fmt.Errorf("record the settled LSN %s: %w", lsn, err)
+	if err := WriteSettled(s.dir, lsn); err != nil {
+		return err
 	}
 	s.settled = lsn
+	return nil
+}
+
+// WriteSettled records lsn in dir's SettledFile, durably: a crash after
+// it returns still finds lsn there (a restore from the remote writes it
+// too, before the first start).
+func WriteSettled(dir string, lsn wal.LSN) error {
+	if err := durable.WriteFile(filepath.Join(dir, SettledFile), []byte(lsn.String()+"\n"), 0o600); err != nil {
+		return fmt.Errorf("record the settled LSN %s: %w", lsn, err)
+	}
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sidecar-dev/sidecar/addr"
+	"github.com/sidecar-dev/sidecar/internal/durable"
 	"github.com/sidecar-dev/sidecar/prolly"
 	"github.com/sidecar-dev/sidecar/store"
 )
@@ -43,17 +44,14 @@ func LoadFollowState(path string) (FollowState, error) {
 	return st, nil
 }
 
-// SaveFollowState writes st to path (via a temporary file and a rename).
+// SaveFollowState writes st to path durably (internal/durable): a crash
+// leaves the old state or the new one.
 func SaveFollowState(path string, st FollowState) error {
 	b, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return durable.WriteFile(path, b, 0o600)
 }
 
 // Apply brings db from st to the manifest m (read with etag): first every
