@@ -221,6 +221,83 @@ wait:
 	if res, err := conn.Exec(ctx, "SELECT 1").ReadAll(); err != nil || string(res[0].Rows[0][0]) != "1" {
 		t.Errorf("after: %v", err)
 	}
+	engineCancel(t, r, conn)
+}
+
+// engineCancel: a grouped statement on the query engine (100k groups,
+// none kept by HAVING) ends at statement_timeout and on a cancel request
+// with 57014, and the session goes on after both. That the engine's
+// workers stop within a page is TestRunCancel's (query/).
+func engineCancel(t *testing.T, r *rig, conn *pgconn.PgConn) {
+	ctx := context.Background()
+	const grouped = "SELECT aid, count(*), sum(abalance) FROM pgbench_accounts WHERE abalance >= 0 GROUP BY aid HAVING count(*) > 1"
+	exec := func(sql string) ([]*pgconn.Result, error) { return conn.Exec(ctx, sql).ReadAll() }
+	if _, err := exec("SET statement_timeout = 0"); err != nil {
+		t.Fatal(err)
+	}
+	before := r.srv.EngineRuns()
+	if res, err := exec(grouped); err != nil || len(res[0].Rows) != 0 {
+		t.Fatalf("%s: %v", grouped, err)
+	}
+	if r.srv.EngineRuns() == before {
+		t.Fatalf("%s did not run on the query engine", grouped)
+	}
+	if _, err := exec("SET statement_timeout = 1"); err != nil {
+		t.Fatal(err)
+	}
+	before = r.srv.EngineRuns()
+	start := time.Now()
+	_, err := exec(grouped)
+	if !strings.Contains(errString(err), "57014 canceling statement due to statement timeout") {
+		t.Errorf("engine timeout: %v", err)
+	}
+	if el := time.Since(start); el > 30*time.Second {
+		t.Errorf("the engine's timeout took %s", el)
+	}
+	if r.srv.EngineRuns() != before {
+		t.Errorf("the engine finished a run past statement_timeout")
+	}
+	if _, err := exec("SET statement_timeout = 0"); err != nil {
+		t.Fatalf("after the timeout: %v", err)
+	}
+	// Cancel requests sent a little after the statement: each must end
+	// it with 57014 or find it finished (then it answered no rows), until
+	// one lands while it runs.
+	cancelled, attempts := false, 0
+	for i := 0; !cancelled && i < 300; i++ {
+		attempts++
+		done := make(chan error, 1)
+		go func() {
+			res, err := exec(grouped)
+			if err == nil && len(res[0].Rows) != 0 {
+				err = fmt.Errorf("%d rows", len(res[0].Rows))
+			}
+			done <- err
+		}()
+		time.Sleep(time.Duration(i%8) * time.Millisecond)
+		if err := conn.CancelRequest(ctx); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-done:
+			switch {
+			case err == nil:
+			case strings.Contains(errString(err), "57014 canceling statement due to user request"):
+				cancelled = true
+			default:
+				t.Fatalf("attempt %d: %v", i, err)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatal("the grouped statement did not end within 60 s")
+		}
+	}
+	if !cancelled {
+		t.Error("no cancel request ended the grouped statement in 300 attempts")
+	}
+	t.Logf("a cancel request ended the grouped statement at attempt %d", attempts)
+	if res, err := exec("SELECT count(*) FROM pgbench_accounts WHERE abalance >= 0"); err != nil || string(res[0].Rows[0][0]) != "100000" {
+		t.Errorf("after the cancel: %v", err)
+	}
 }
 
 // BenchmarkPointSelectPrepared is pgbench -S's statement over pgconn's

@@ -483,7 +483,7 @@ func (s *HistorySource) Aggregate(ctx context.Context, v Version, t *Table, req 
 		if err != nil {
 			return nil, err
 		}
-		return query.Run(p, query.FromSnapshot(snap), query.Options{})
+		return query.Run(ctx, p, query.FromSnapshot(snap), query.Options{})
 	}
 	res, _, err := query.RunTree(ctx, s.H, req)
 	return res, err
