@@ -145,6 +145,24 @@ var corpus = []string{
 	"SELECT grp, count(*) FROM accounts GROUP BY grp ORDER BY grp NULLS FIRST",
 	"SELECT w, count(*) FROM words WHERE w LIKE 'ab%' GROUP BY w ORDER BY w",
 	"SELECT count(*) FROM words WHERE w LIKE 'ab\\_%'",
+	// Non-grouped statements whose WHERE the engine's row scan runs (see onEngine), and some it must leave to the evaluator.
+	"SELECT id, name FROM accounts WHERE grp = 1 ORDER BY id",
+	"SELECT * FROM accounts WHERE score > 20.5 AND grp IN (1, 3) ORDER BY id",
+	"SELECT id, code FROM accounts WHERE code LIKE 'c1%' ORDER BY id LIMIT 5 OFFSET 2",
+	"SELECT id, name, balance FROM accounts WHERE name IS NULL OR big < 5000000000 ORDER BY id",
+	"SELECT id + 1, upper(name), at FROM accounts WHERE small BETWEEN 10 AND 20 AND NOT (grp <> 2) ORDER BY id LIMIT 7",
+	"SELECT id, opened FROM accounts WHERE id >= 100 AND grp IS NOT NULL AND code NOT IN ('c1', 'c2') ORDER BY id LIMIT 10",
+	"SELECT id, score FROM accounts WHERE small > $1 ORDER BY id LIMIT 5",
+	"SELECT name FROM accounts WHERE grp = 3",
+	"SELECT id FROM orders WHERE amount > 800 AND note IS NOT NULL ORDER BY id LIMIT 5 OFFSET 1",
+	"SELECT * FROM pairs WHERE v >= 40 AND v < 47 ORDER BY a, b",
+	"SELECT a, b FROM pairs WHERE v % 7 = 0 ORDER BY a, b",
+	"SELECT w, n FROM words WHERE n > 3 ORDER BY w",
+	"SELECT w FROM words WHERE n <> 5 AND w > 'ab' ORDER BY w LIMIT 4",
+	"SELECT id FROM accounts WHERE grp = NULL ORDER BY id",
+	"SELECT id, name FROM accounts WHERE grp = 1 ORDER BY name, id",
+	"SELECT id FROM orders WHERE amount > 800 ORDER BY id DESC LIMIT 3",
+	"SELECT id FROM accounts WHERE balance > 100.5 AND grp = 1 ORDER BY id",
 }
 
 // onEngine are corpus statements the query engine (query/) must answer,
@@ -175,6 +193,26 @@ var onEngine = map[string]bool{
 	"SELECT grp, count(*) FROM accounts GROUP BY grp ORDER BY grp NULLS FIRST":                                                                           false,
 	"SELECT w, count(*) FROM words WHERE w LIKE 'ab%' GROUP BY w ORDER BY w":                                                                             true,
 	"SELECT count(*) FROM words WHERE w LIKE 'ab\\_%'":                                                                                                   false, // an escape in the pattern
+	"SELECT id, name FROM accounts WHERE grp = 1 ORDER BY id":                                                                                            true,
+	"SELECT * FROM accounts WHERE score > 20.5 AND grp IN (1, 3) ORDER BY id":                                                                            true,
+	"SELECT id, code FROM accounts WHERE code LIKE 'c1%' ORDER BY id LIMIT 5 OFFSET 2":                                                                   true,
+	"SELECT id, name, balance FROM accounts WHERE name IS NULL OR big < 5000000000 ORDER BY id":                                                          true,
+	"SELECT id + 1, upper(name), at FROM accounts WHERE small BETWEEN 10 AND 20 AND NOT (grp <> 2) ORDER BY id LIMIT 7":                                  true,
+	"SELECT id, opened FROM accounts WHERE id >= 100 AND grp IS NOT NULL AND code NOT IN ('c1', 'c2') ORDER BY id LIMIT 10":                              true,
+	"SELECT id, score FROM accounts WHERE small > $1 ORDER BY id LIMIT 5":                                                                                true,
+	"SELECT name FROM accounts WHERE grp = 3":                                                                                                            true,
+	"SELECT id FROM orders WHERE amount > 800 AND note IS NOT NULL ORDER BY id LIMIT 5 OFFSET 1":                                                         true,
+	"SELECT * FROM pairs WHERE v >= 40 AND v < 47 ORDER BY a, b":                                                                                         true,
+	"SELECT w, n FROM words WHERE n > 3 ORDER BY w":                                                                                                      true,
+	"SELECT w FROM words WHERE n <> 5 AND w > 'ab' ORDER BY w LIMIT 4":                                                                                   true,
+	"SELECT id FROM accounts WHERE id > 195":                                                                                                             true,
+	"SELECT * FROM pairs WHERE a BETWEEN 2 AND 3 AND v > 50":                                                                                             true,
+	"SELECT a, b FROM pairs WHERE v % 7 = 0 ORDER BY a, b":                                                                                               false, // an expression in WHERE
+	"SELECT id FROM accounts WHERE grp = NULL ORDER BY id":                                                                                               false, // a NULL constant
+	"SELECT id, name FROM accounts WHERE grp = 1 ORDER BY name, id":                                                                                      false, // not key order
+	"SELECT id FROM orders WHERE amount > 800 ORDER BY id DESC LIMIT 3":                                                                                  false,
+	"SELECT id FROM accounts WHERE balance > 100.5 AND grp = 1 ORDER BY id":                                                                              false, // numeric: not in the engine's WHERE
+	"SELECT id FROM accounts WHERE name LIKE 'name_9'":                                                                                                   false, // _ in the pattern
 }
 
 // onDirect are corpus statements whose rows must be sent as stored (in
