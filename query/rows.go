@@ -282,7 +282,7 @@ func ScanRows(ctx context.Context, p *RowPlan, src Source, opt Options, emit fun
 			slices.SortFunc(fresh, func(a, b match) int { return less(&a, &b) })
 		}
 		// Merge fresh into the pending run (usually: append after it).
-		pending = pending[head:]
+		pending = pending[:copy(pending, pending[head:])] // keep the capacity
 		head = 0
 		switch {
 		case len(fresh) == 0:

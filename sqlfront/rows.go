@@ -138,8 +138,9 @@ func (p *plan) runRows(ex *execCtx, limit, offset int64, emit func([]Value) erro
 		req.Cols = append(req.Cols, t.Columns[c].Name)
 	}
 	need, raw := p.neededOf(it), p.rawOf(it)
+	row := make([]*string, len(t.Columns)) // convertRow keeps the pointers, not the slice
 	return rsrc.ScanRows(ex.ctx, v, &t, req, func(b []byte) error {
-		row := make([]*string, len(t.Columns))
+		clear(row)
 		iter := rowenc.NewIter(b)
 		for j := 0; iter.Next(); j++ {
 			if j >= len(rp.fetch) {
