@@ -235,27 +235,40 @@ func engineCancel(t *testing.T, r *rig, conn *pgconn.PgConn) {
 	if _, err := exec("SET statement_timeout = 0"); err != nil {
 		t.Fatal(err)
 	}
-	before := r.srv.EngineRuns()
-	if res, err := exec(grouped); err != nil || len(res[0].Rows) != 0 {
-		t.Fatalf("%s: %v", grouped, err)
-	}
-	if r.srv.EngineRuns() == before {
-		t.Fatalf("%s did not run on the query engine", grouped)
+	full := time.Duration(1 << 62) // the quickest whole run
+	for range 3 {
+		before := r.srv.EngineRuns()
+		start := time.Now()
+		if res, err := exec(grouped); err != nil || len(res[0].Rows) != 0 {
+			t.Fatalf("%s: %v", grouped, err)
+		}
+		full = min(full, time.Since(start))
+		if r.srv.EngineRuns() == before {
+			t.Fatalf("%s did not run on the query engine", grouped)
+		}
 	}
 	if _, err := exec("SET statement_timeout = 1"); err != nil {
 		t.Fatal(err)
 	}
-	before = r.srv.EngineRuns()
-	start := time.Now()
-	_, err := exec(grouped)
-	if !strings.Contains(errString(err), "57014 canceling statement due to statement timeout") {
-		t.Errorf("engine timeout: %v", err)
+	stopped := time.Duration(1 << 62) // the quickest run ended by the timeout
+	for range 3 {
+		before := r.srv.EngineRuns()
+		start := time.Now()
+		_, err := exec(grouped)
+		stopped = min(stopped, time.Since(start))
+		if !strings.Contains(errString(err), "57014 canceling statement due to statement timeout") {
+			t.Errorf("engine timeout: %v", err)
+		}
+		if r.srv.EngineRuns() != before {
+			t.Errorf("the engine finished a run past statement_timeout")
+		}
 	}
-	if el := time.Since(start); el > 30*time.Second {
-		t.Errorf("the engine's timeout took %s", el)
-	}
-	if r.srv.EngineRuns() != before {
-		t.Errorf("the engine finished a run past statement_timeout")
+	// A run the timeout interrupts ends well before a whole one (quickest
+	// of three each, so a loaded machine's pauses do not decide it); a
+	// whole run too quick to tell is only logged.
+	t.Logf("grouped statement: whole run %s, ended by a 1 ms statement_timeout %s", full, stopped)
+	if full > 20*time.Millisecond && stopped > full/2 {
+		t.Errorf("statement_timeout 1 ms: the statement took %s, a whole run %s: the engine was not interrupted", stopped, full)
 	}
 	if _, err := exec("SET statement_timeout = 0"); err != nil {
 		t.Fatalf("after the timeout: %v", err)
