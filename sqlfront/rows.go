@@ -32,6 +32,7 @@ type rowsPlan struct {
 	where *qexpr
 	key   []string // the primary key's column names, in key order
 	fetch []int    // the table columns the select list and ORDER BY read
+	safe  bool     // no target can fail (columns and constants only)
 }
 
 // rowSource is a Source that can run a row scan (HistorySource).
@@ -88,8 +89,14 @@ func (pl *planner) planRows() {
 			}
 		})
 	}
+	rp.safe = true
 	for _, e := range p.targets {
 		mark(e)
+		switch e.(type) {
+		case *colExpr, *constExpr:
+		default:
+			rp.safe = false
+		}
 	}
 	for _, k := range p.order {
 		mark(k.e)
@@ -130,15 +137,19 @@ func (p *plan) runRows(ex *execCtx, limit, offset int64, emit func([]Value) erro
 	if !sameColumns(&t, it.table) {
 		return errReplan
 	}
-	req := query.RowRequest{Where: where, Key: rp.key, Offset: offset}
-	if limit > 0 {
-		req.Limit = limit
+	// As the evaluator: the rows OFFSET skips are projected too (a
+	// target's error shows), and under ORDER BY every row is projected
+	// before LIMIT applies, unless no target can fail.
+	req := query.RowRequest{Where: where, Key: rp.key}
+	if limit > 0 && (len(p.order) == 0 || rp.safe) {
+		req.Limit = limit + offset
 	}
 	for _, c := range rp.fetch {
 		req.Cols = append(req.Cols, t.Columns[c].Name)
 	}
 	need, raw := p.neededOf(it), p.rawOf(it)
 	row := make([]*string, len(t.Columns)) // convertRow keeps the pointers, not the slice
+	var sent int64
 	return rsrc.ScanRows(ex.ctx, v, &t, req, func(b []byte) error {
 		clear(row)
 		iter := rowenc.NewIter(b)
@@ -165,6 +176,14 @@ func (p *plan) runRows(ex *execCtx, limit, offset int64, emit func([]Value) erro
 				return err
 			}
 		}
+		if offset > 0 {
+			offset--
+			return nil
+		}
+		if limit >= 0 && sent >= limit {
+			return nil // past LIMIT: projected only (see above)
+		}
+		sent++
 		return emit(out)
 	})
 }
