@@ -157,11 +157,6 @@ func ScanRows(ctx context.Context, p *RowPlan, src Source, opt Options, emit fun
 			st.PagesSkipped++
 			continue
 		}
-		stats := func(c int) heap.ColStats { return src.PageStats(i, c) }
-		if where != nil && !mayMatch(where, stats) {
-			st.PagesSkipped++
-			continue
-		}
 		ks := src.PageStats(i, p.key[0])
 		if ks.Count == 0 {
 			st.PagesSkipped++ // no live row has a key: none to emit
@@ -233,11 +228,9 @@ func ScanRows(ctx context.Context, p *RowPlan, src Source, opt Options, emit fun
 		}
 		return false, nil
 	}
-	for oi, c := range order {
-		if err := ctx.Err(); err != nil {
-			return st, fmt.Errorf("query: row scan stopped at page %d of %d: %w", oi, len(order), err)
-		}
-		i := rs.pages[c.pi]
+	// scanPage filters page i (rs.pages[pi]) and merges its matches into
+	// the pending run.
+	scanPage := func(i, pi int) error {
 		st.PagesScanned++
 		v := src.Page(i)
 		slots := v.Slots()
@@ -248,7 +241,7 @@ func ScanRows(ctx context.Context, p *RowPlan, src Source, opt Options, emit fun
 			live[words-1] &= 1<<r - 1
 		}
 		if rs.masks != nil {
-			m := rs.masks[c.pi]
+			m := rs.masks[pi]
 			for w := range live {
 				if w < len(m) {
 					live[w] &= m[w]
@@ -302,6 +295,19 @@ func ScanRows(ctx context.Context, p *RowPlan, src Source, opt Options, emit fun
 			}
 			merged = append(append(merged, pending[a:]...), fresh[b:]...)
 			pending, merged = merged, pending
+		}
+		return nil
+	}
+	for oi, c := range order {
+		if err := ctx.Err(); err != nil {
+			return st, fmt.Errorf("query: row scan stopped at page %d of %d: %w", oi, len(order), err)
+		}
+		i := rs.pages[c.pi]
+		// The zone maps are read only now: LIMIT may stop before.
+		if where != nil && !mayMatch(where, func(c int) heap.ColStats { return src.PageStats(i, c) }) {
+			st.PagesSkipped++
+		} else if err := scanPage(i, c.pi); err != nil {
+			return st, err
 		}
 		var bound *cand
 		if oi+1 < len(order) {
