@@ -66,7 +66,7 @@ func benchRun(b *testing.B, req Request, opt Options) {
 	var res *Result
 	b.ResetTimer()
 	for b.Loop() {
-		if res, err = Run(p, FromSnapshot(snap), opt); err != nil {
+		if res, err = Run(b.Context(), p, FromSnapshot(snap), opt); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -54,13 +54,13 @@ INSERT INTO b SELECT i, 'key' || i, 'value-' || (i % 977), ((i::bigint*7919) % 2
 		var pgRes [][][]byte
 		for range 5 {
 			st := time.Now()
-			engRes, err = Run(p, FromSnapshot(snap), Options{NoSummaries: true})
+			engRes, err = Run(t.Context(), p, FromSnapshot(snap), Options{NoSummaries: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			eng = append(eng, time.Since(st))
 			st = time.Now()
-			if _, err := Run(p, FromSnapshot(snap), Options{}); err != nil {
+			if _, err := Run(t.Context(), p, FromSnapshot(snap), Options{}); err != nil {
 				t.Fatal(err)
 			}
 			sums = append(sums, time.Since(st))

@@ -129,7 +129,7 @@ func (e *Engine) runHead(ctx context.Context, req Request) (*Result, history.Rea
 					}
 				}
 			}
-			res, err := Run(plan, FromSnapshot(snap), opt)
+			res, err := Run(ctx, plan, FromSnapshot(snap), opt)
 			if err != nil {
 				return nil, hdr, true, fmt.Errorf("query %s: %w", name, err)
 			}

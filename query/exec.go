@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -115,8 +116,10 @@ func (p *partial) group(key []byte, vals func() []Value) int32 {
 	return g
 }
 
-// Run executes p over src.
-func Run(p *Plan, src Source, opt Options) (*Result, error) {
+// Run executes p over src. Every scan worker checks ctx before each page:
+// a cancelled or expired ctx stops the run within a page per worker, and
+// Run returns ctx's error (wrapped) once every worker has stopped.
+func Run(ctx context.Context, p *Plan, src Source, opt Options) (*Result, error) {
 	res := &Result{Columns: p.Columns, LSN: src.LSN()}
 	if !opt.NoSummaries && p.summarisable() {
 		res.FromSummaries = true
@@ -169,7 +172,7 @@ func Run(p *Plan, src Source, opt Options) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[w] = scanRange(p, src, rs, from, to, pt, base, span)
+			errs[w] = scanRange(ctx, p, src, rs, from, to, pt, base, span)
 		}()
 	}
 	wg.Wait()
@@ -254,8 +257,9 @@ func summaryValue(a boundAgg, src Source) (Value, error) {
 	return final(a, &x)
 }
 
-// scanRange scans pages rs.pages[from:to] into pt.
-func scanRange(p *Plan, src Source, rs *restriction, from, to int, pt *partial, base, span int64) error {
+// scanRange scans pages rs.pages[from:to] into pt; it stops with ctx's
+// error before the first page it reaches after ctx ends.
+func scanRange(ctx context.Context, p *Plan, src Source, rs *restriction, from, to int, pt *partial, base, span int64) error {
 	var ar arena
 	var gids []int32
 	var live []uint64
@@ -268,6 +272,9 @@ func scanRange(p *Plan, src Source, rs *restriction, from, to int, pt *partial, 
 		gcols[i] = p.schema.Columns[c].Kind
 	}
 	for pi := from; pi < to; pi++ {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("query: scan stopped at page %d of %d: %w", pi-from, to-from, err)
+		}
 		i := rs.pages[pi]
 		if src.PageLive(i) == 0 {
 			pt.skip++

@@ -103,7 +103,7 @@ func TestKeyBounds(t *testing.T) {
 					}
 				}
 				want := refRun(t, req, rows, p)
-				res, err := Run(p, FromSnapshot(snap), Options{Workers: 2, Only: &only})
+				res, err := Run(t.Context(), p, FromSnapshot(snap), Options{Workers: 2, Only: &only})
 				if err != nil {
 					if strings.Contains(err.Error(), "out of range") {
 						continue

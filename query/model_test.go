@@ -686,7 +686,7 @@ func TestModel(t *testing.T) {
 				opts = append(opts, Options{Workers: 2, Only: &only})
 			}
 			for _, opt := range opts {
-				res, err := Run(p, FromSnapshot(snap), opt)
+				res, err := Run(t.Context(), p, FromSnapshot(snap), opt)
 				if err != nil {
 					if errors.Is(err, ErrBadRequest) || strings.Contains(err.Error(), "out of range") {
 						continue

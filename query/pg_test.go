@@ -154,7 +154,7 @@ INSERT INTO m VALUES (-1, 2147483647, -9223372036854775808, 32767, 'Infinity', '
 		}
 		want := run(q.sql)
 		for _, opt := range []Options{{}, {Workers: 1, NoSummaries: true}} {
-			res, err := Run(p, FromSnapshot(snap), opt)
+			res, err := Run(t.Context(), p, FromSnapshot(snap), opt)
 			if err != nil {
 				t.Fatalf("%s: %v", q.sql, err)
 			}

@@ -165,7 +165,7 @@ func RunTree(ctx context.Context, api Scanner, req Request) (*Result, history.Re
 	}
 	snap := ld.h.Snapshot()
 	defer snap.Release()
-	res, err := Run(plan, FromSnapshot(snap), Options{})
+	res, err := Run(ctx, plan, FromSnapshot(snap), Options{})
 	if err != nil {
 		return nil, hdr, fmt.Errorf("query %s: %w", req.Table, err)
 	}

@@ -328,7 +328,7 @@ func (p *plan) runEngine(ex *execCtx, limit, offset int64, emit func([]Value) er
 		return errNotEngine
 	}
 	if cerr := ex.ctx.Err(); cerr != nil {
-		return cerr // a run on the heap is not interrupted: the timeout shows after it
+		return cerr // cancel or statement_timeout: the run stopped within a page per worker
 	}
 	if err != nil {
 		return errf(codeInternal, -1, "%v", err)

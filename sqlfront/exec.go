@@ -67,6 +67,15 @@ func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
 			return err
 		}
 	}
+	if p.rows != nil {
+		err := p.runRows(ex, limit, offset, emit)
+		if err != errNotEngine {
+			if err == nil {
+				ex.sess.srv.engineRuns.Add(1)
+			}
+			return err
+		}
+	}
 	// out applies DISTINCT, OFFSET and LIMIT to projected rows.
 	var seen map[string]bool
 	if p.distinct {

@@ -221,6 +221,96 @@ wait:
 	if res, err := conn.Exec(ctx, "SELECT 1").ReadAll(); err != nil || string(res[0].Rows[0][0]) != "1" {
 		t.Errorf("after: %v", err)
 	}
+	engineCancel(t, r, conn)
+}
+
+// engineCancel: a grouped statement on the query engine (100k groups,
+// none kept by HAVING) ends at statement_timeout and on a cancel request
+// with 57014, and the session goes on after both. That the engine's
+// workers stop within a page is TestRunCancel's (query/).
+func engineCancel(t *testing.T, r *rig, conn *pgconn.PgConn) {
+	ctx := context.Background()
+	const grouped = "SELECT aid, count(*), sum(abalance) FROM pgbench_accounts WHERE abalance >= 0 GROUP BY aid HAVING count(*) > 1"
+	exec := func(sql string) ([]*pgconn.Result, error) { return conn.Exec(ctx, sql).ReadAll() }
+	if _, err := exec("SET statement_timeout = 0"); err != nil {
+		t.Fatal(err)
+	}
+	full := time.Duration(1 << 62) // the quickest whole run
+	for range 3 {
+		before := r.srv.EngineRuns()
+		start := time.Now()
+		if res, err := exec(grouped); err != nil || len(res[0].Rows) != 0 {
+			t.Fatalf("%s: %v", grouped, err)
+		}
+		full = min(full, time.Since(start))
+		if r.srv.EngineRuns() == before {
+			t.Fatalf("%s did not run on the query engine", grouped)
+		}
+	}
+	if _, err := exec("SET statement_timeout = 1"); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Duration(1 << 62) // the quickest run ended by the timeout
+	for range 3 {
+		before := r.srv.EngineRuns()
+		start := time.Now()
+		_, err := exec(grouped)
+		stopped = min(stopped, time.Since(start))
+		if !strings.Contains(errString(err), "57014 canceling statement due to statement timeout") {
+			t.Errorf("engine timeout: %v", err)
+		}
+		if r.srv.EngineRuns() != before {
+			t.Errorf("the engine finished a run past statement_timeout")
+		}
+	}
+	// A run the timeout interrupts ends well before a whole one (quickest
+	// of three each, so a loaded machine's pauses do not decide it); a
+	// whole run too quick to tell is only logged.
+	t.Logf("grouped statement: whole run %s, ended by a 1 ms statement_timeout %s", full, stopped)
+	if full > 20*time.Millisecond && stopped > full/2 {
+		t.Errorf("statement_timeout 1 ms: the statement took %s, a whole run %s: the engine was not interrupted", stopped, full)
+	}
+	if _, err := exec("SET statement_timeout = 0"); err != nil {
+		t.Fatalf("after the timeout: %v", err)
+	}
+	// Cancel requests sent a little after the statement: each must end
+	// it with 57014 or find it finished (then it answered no rows), until
+	// one lands while it runs.
+	cancelled, attempts := false, 0
+	for i := 0; !cancelled && i < 300; i++ {
+		attempts++
+		done := make(chan error, 1)
+		go func() {
+			res, err := exec(grouped)
+			if err == nil && len(res[0].Rows) != 0 {
+				err = fmt.Errorf("%d rows", len(res[0].Rows))
+			}
+			done <- err
+		}()
+		time.Sleep(time.Duration(i%8) * time.Millisecond)
+		if err := conn.CancelRequest(ctx); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-done:
+			switch {
+			case err == nil:
+			case strings.Contains(errString(err), "57014 canceling statement due to user request"):
+				cancelled = true
+			default:
+				t.Fatalf("attempt %d: %v", i, err)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatal("the grouped statement did not end within 60 s")
+		}
+	}
+	if !cancelled {
+		t.Error("no cancel request ended the grouped statement in 300 attempts")
+	}
+	t.Logf("a cancel request ended the grouped statement at attempt %d", attempts)
+	if res, err := exec("SELECT count(*) FROM pgbench_accounts WHERE abalance >= 0"); err != nil || string(res[0].Rows[0][0]) != "100000" {
+		t.Errorf("after the cancel: %v", err)
+	}
 }
 
 // BenchmarkPointSelectPrepared is pgbench -S's statement over pgconn's
@@ -261,6 +351,93 @@ func BenchmarkRange10k(b *testing.B) {
 	for b.Loop() {
 		res := c.ExecParams(ctx, "SELECT * FROM pgbench_accounts WHERE aid BETWEEN 33333 AND 43332", nil, nil, nil, nil).Read()
 		if res.Err != nil || len(res.Rows) != 10000 {
+			b.Fatalf("%v %d", res.Err, len(res.Rows))
+		}
+	}
+}
+
+// TestFilteredSelectBench (go test ./sqlfront -run TestFilteredSelectBench
+// -sqlfront.bench-scale 10 -v) times non-grouped filtered SELECTs on
+// pgbench_accounts through pgconn (extended protocol, text results) on
+// sidecar and PostgreSQL, alternating, median of 5; each statement also
+// in a form the row scan does not take (abalance + 0: an expression in
+// WHERE), which sidecar's row-at-a-time evaluator answers.
+func TestFilteredSelectBench(t *testing.T) {
+	if *benchScale == 0 {
+		t.Skip("set -sqlfront.bench-scale N to run the filtered-select comparison")
+	}
+	r := newRig(t, pgbenchTables, pgbenchSetup(*benchScale))
+	ctx := context.Background()
+	cells := []struct{ name, sql string }{
+		{"abalance > 500 LIMIT 100", "SELECT aid, abalance FROM pgbench_accounts WHERE %s > 500 LIMIT 100"},
+		{"abalance = 999 (full scan, 0.1%)", "SELECT aid, abalance FROM pgbench_accounts WHERE %s = 999"},
+		{"abalance >= 998 AND bid = 7", "SELECT aid, abalance FROM pgbench_accounts WHERE %s >= 998 AND bid = 7"},
+		{"aid range 10k AND abalance < 10", "SELECT aid, abalance FROM pgbench_accounts WHERE aid BETWEEN 300000 AND 309999 AND %s < 10"},
+	}
+	conns := map[string]*pgconn.PgConn{}
+	for name, url := range map[string]string{"sidecar": r.sqlURL, "postgresql": r.pgURL} {
+		c, err := pgconn.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		conns[name] = c
+	}
+	lines := []string{"| statement | rows | sidecar row scan ms | sidecar evaluator ms | PostgreSQL ms |", "|---|---|---|---|---|"}
+	for _, c := range cells {
+		times := map[string][]float64{}
+		var rows int
+		var first map[string][]string
+		for i := 0; i < 5; i++ {
+			for _, run := range []struct{ key, conn, col string }{{"engine", "sidecar", "abalance"}, {"pg", "postgresql", "abalance"}, {"eval", "sidecar", "abalance + 0"}} {
+				sql := fmt.Sprintf(c.sql, run.col)
+				before := r.srv.EngineRuns()
+				start := time.Now()
+				res := conns[run.conn].ExecParams(ctx, sql, nil, nil, nil, nil).Read()
+				el := time.Since(start)
+				if res.Err != nil {
+					t.Fatalf("%s on %s: %v", sql, run.conn, res.Err)
+				}
+				if onEngine := r.srv.EngineRuns() > before; run.conn == "sidecar" && onEngine != (run.key == "engine") {
+					t.Fatalf("%s: on the engine %v", sql, onEngine)
+				}
+				times[run.key] = append(times[run.key], float64(el.Microseconds())/1000)
+				if first == nil {
+					first = map[string][]string{}
+				}
+				if _, ok := first[run.key]; !ok {
+					got := rowsText(res)
+					if !strings.Contains(sql, "LIMIT") {
+						slices.Sort(got)
+					}
+					first[run.key] = got
+				}
+				rows = len(res.Rows)
+			}
+		}
+		if !slices.Equal(first["engine"], first["eval"]) || !strings.Contains(c.sql, "LIMIT") && !slices.Equal(first["engine"], first["pg"]) {
+			t.Errorf("%s: the answers differ (engine %d rows, evaluator %d, PostgreSQL %d)", c.name, len(first["engine"]), len(first["eval"]), len(first["pg"]))
+		}
+		lines = append(lines, fmt.Sprintf("| `%s` | %d | %.2f | %.2f | %.2f |", fmt.Sprintf(c.sql, "abalance"), rows, median(times["engine"]), median(times["eval"]), median(times["pg"])))
+		t.Log(lines[len(lines)-1])
+	}
+	fmt.Println(strings.Join(lines, "\n"))
+}
+
+// BenchmarkFilteredLimit is TestFilteredSelectBench's LIMIT statement
+// over pgconn against sidecar (in process, scale 1): the row scan's path
+// to profile.
+func BenchmarkFilteredLimit(b *testing.B) {
+	r := newRig(b, pgbenchTables, pgbenchSetup(1))
+	ctx := context.Background()
+	c, err := pgconn.Connect(ctx, r.sqlURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close(ctx)
+	for b.Loop() {
+		res := c.ExecParams(ctx, "SELECT aid, abalance FROM pgbench_accounts WHERE abalance > 500 LIMIT 100", nil, nil, nil, nil).Read()
+		if res.Err != nil || len(res.Rows) != 100 {
 			b.Fatalf("%v %d", res.Err, len(res.Rows))
 		}
 	}

@@ -93,6 +93,9 @@ type plan struct {
 	// (engine.go); the other fields still describe it, for the evaluator
 	// when an execution cannot run there.
 	agg *aggPlan
+	// rows, when set, runs a non-grouped select's WHERE on the query
+	// engine's row scan (rows.go); the other fields still describe it.
+	rows *rowsPlan
 	// direct: the rows are sent from their stored bytes (direct.go).
 	direct bool
 	// needed marks the input columns an expression reads (by scope
@@ -215,7 +218,9 @@ func (pl *planner) coerce(e expr, t uint32, pos int) (expr, error) {
 		}
 		return &constExpr{v: v, t: t}, nil
 	}
-	if from == oidBpchar && isTextType(t) {
+	if from == oidBpchar && isTextType(t) || from == oidVarchar && t == oidText {
+		// varchar to text is PostgreSQL's implicit binary coercion (LIKE
+		// on a varchar column reads it as text).
 		return &castExpr{arg: e, from: from, to: t}, nil
 	}
 	if isNumericType(from) && isNumericType(t) {

@@ -475,15 +475,11 @@ func (s *HistorySource) Aggregate(ctx context.Context, v Version, t *Table, req 
 	req.Table, req.AsOf = t.Name, v.pin
 	if snap := s.headSnapshot(v, t); snap != nil {
 		defer snap.Release()
-		schema := heap.Schema{}
-		for _, c := range t.Columns {
-			schema.Columns = append(schema.Columns, heap.Column{Name: c.Name, Kind: heap.KindForOID(c.TypeOID)})
-		}
-		p, err := query.Bind(req, schema)
+		p, err := query.Bind(req, schemaOf(t))
 		if err != nil {
 			return nil, err
 		}
-		return query.Run(p, query.FromSnapshot(snap), query.Options{})
+		return query.Run(ctx, p, query.FromSnapshot(snap), query.Options{})
 	}
 	res, _, err := query.RunTree(ctx, s.H, req)
 	return res, err

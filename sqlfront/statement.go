@@ -101,6 +101,7 @@ func (s *session) planQuery(ctx context.Context, query string, paramTypes []uint
 		}
 		if pl.p.kind == "select" {
 			pl.planEngine() // after the parameters' types are fixed
+			pl.planRows()
 			pl.planDirect()
 		}
 		plans = append(plans, pl.p)
