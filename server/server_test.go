@@ -126,7 +126,7 @@ func TestServeStopsWithContext(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(60 * time.Second): // generous: a regression never returns
 		t.Fatal("Serve did not return after cancel")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +22,11 @@ type statusPoll struct {
 	ok       bool   // exit 0
 	notReady bool   // exit 2 saying "daemon not ready"
 	out      string // stdout and stderr, for failures
+}
+
+// offline reports whether p answered from a stopped daemon's directory.
+func (p statusPoll) offline() bool {
+	return p.ok && strings.Contains(p.out, "phase") && strings.Contains(p.out, "stopped")
 }
 
 // pollStatus runs `sidecar status` as its own process, as a monitoring
@@ -69,6 +75,7 @@ func TestStatusPollerDuringRestarts(t *testing.T) {
 	stop := make(chan struct{})
 	var mu sync.Mutex
 	var polls []statusPoll
+	var offlineSeen atomic.Int64 // polls that answered from the stopped daemon's directory
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Go(func() {
@@ -79,6 +86,9 @@ func TestStatusPollerDuringRestarts(t *testing.T) {
 				default:
 				}
 				r := pollStatus(file)
+				if r.offline() {
+					offlineSeen.Add(1)
+				}
 				mu.Lock()
 				polls = append(polls, r)
 				mu.Unlock()
@@ -104,8 +114,14 @@ func TestStatusPollerDuringRestarts(t *testing.T) {
 			if code := p.wait(t, 60*time.Second); code != 0 {
 				t.Errorf("restart %d: clean stop exited %d\n%s", i, code, p.output())
 			}
-			// Offline polls read the stopped daemon's directory.
-			time.Sleep(500 * time.Millisecond)
+			// Offline polls read the stopped daemon's directory: stay
+			// stopped until one has (a fixed pause was too short on a
+			// loaded machine, where one `sidecar status` process can take
+			// longer than that to start), or for 30 s at most.
+			seen := offlineSeen.Load()
+			for deadline := time.Now().Add(30 * time.Second); offlineSeen.Load() == seen && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond)
+			}
 		} else {
 			p.cmd.Process.Signal(syscall.SIGKILL)
 			<-p.done
@@ -136,7 +152,7 @@ func TestStatusPollerDuringRestarts(t *testing.T) {
 		switch {
 		case r.ok:
 			ok++
-			if strings.Contains(r.out, "phase") && strings.Contains(r.out, "stopped") {
+			if r.offline() {
 				offline++
 			}
 		case r.notReady:
