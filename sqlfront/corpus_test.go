@@ -163,6 +163,14 @@ var corpus = []string{
 	"SELECT id, name FROM accounts WHERE grp = 1 ORDER BY name, id",
 	"SELECT id FROM orders WHERE amount > 800 ORDER BY id DESC LIMIT 3",
 	"SELECT id FROM accounts WHERE balance > 100.5 AND grp = 1 ORDER BY id",
+	"SELECT id, balance FROM accounts WHERE balance = 937.0 OR balance IN (1.10, -386.63, 2273.90) ORDER BY id",
+	"SELECT id, balance FROM accounts WHERE balance BETWEEN -10 AND 10.5 ORDER BY id LIMIT 5",
+	"SELECT id, opened FROM accounts WHERE opened BETWEEN '2026-02-01' AND '2026-02-10' AND grp <> 2 ORDER BY id",
+	"SELECT id, opened FROM accounts WHERE opened > '2026-07-01' ORDER BY id LIMIT 3",
+	"SELECT id, at FROM accounts WHERE at >= '2026-12-05 00:00:00+00' AND at < '2026-12-05 07:30:00+01' ORDER BY id",
+	"SELECT id, at FROM accounts WHERE at < '2026-11-30 14:00' OR at = '2026-12-01 10:00:00+00' ORDER BY id",
+	"SELECT count(*) FROM accounts WHERE opened < '2026-03-01' AND balance > 0",
+	"SELECT grp, count(*) FROM accounts WHERE at > '2026-12-03 12:00:00+00' AND balance < 2000 GROUP BY grp ORDER BY grp",
 }
 
 // onEngine are corpus statements the query engine (query/) must answer,
@@ -211,7 +219,15 @@ var onEngine = map[string]bool{
 	"SELECT id FROM accounts WHERE grp = NULL ORDER BY id":                                                                                               false, // a NULL constant
 	"SELECT id, name FROM accounts WHERE grp = 1 ORDER BY name, id":                                                                                      false, // not key order
 	"SELECT id FROM orders WHERE amount > 800 ORDER BY id DESC LIMIT 3":                                                                                  false,
-	"SELECT id FROM accounts WHERE balance > 100.5 AND grp = 1 ORDER BY id":                                                                              false, // numeric: not in the engine's WHERE
+	"SELECT id FROM accounts WHERE balance > 100.5 AND grp = 1 ORDER BY id":                                                                              true,
+	"SELECT id, balance FROM accounts WHERE balance = 937.0 OR balance IN (1.10, -386.63, 2273.90) ORDER BY id":                                          true,
+	"SELECT id, balance FROM accounts WHERE balance BETWEEN -10 AND 10.5 ORDER BY id LIMIT 5":                                                            true,
+	"SELECT id, opened FROM accounts WHERE opened BETWEEN '2026-02-01' AND '2026-02-10' AND grp <> 2 ORDER BY id":                                        true,
+	"SELECT id, opened FROM accounts WHERE opened > '2026-07-01' ORDER BY id LIMIT 3":                                                                    true,
+	"SELECT id, at FROM accounts WHERE at >= '2026-12-05 00:00:00+00' AND at < '2026-12-05 07:30:00+01' ORDER BY id":                                     true,
+	"SELECT id, at FROM accounts WHERE at < '2026-11-30 14:00' OR at = '2026-12-01 10:00:00+00' ORDER BY id":                                             true,
+	"SELECT count(*) FROM accounts WHERE opened < '2026-03-01' AND balance > 0":                                                                          true,
+	"SELECT grp, count(*) FROM accounts WHERE at > '2026-12-03 12:00:00+00' AND balance < 2000 GROUP BY grp ORDER BY grp":                                true,
 	"SELECT id FROM accounts WHERE name LIKE 'name_9'":                                                                                                   false, // _ in the pattern
 }
 

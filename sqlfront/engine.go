@@ -83,16 +83,27 @@ func (q *qexpr) build(e *env) (*query.Expr, error) {
 // engineWhereType says whether the engine compares values of column type
 // t exactly as PostgreSQL does: integers, double precision (exact round
 // trip of the shortest text), text and varchar (bytewise, as sidecar's
-// evaluator does). real is left out: the engine reads a literal as
-// float64, PostgreSQL as float4.
+// evaluator does), numeric (by value: the constant's canonical text is
+// read as an exact rational; NaN above every number, as PostgreSQL
+// orders it), date, timestamp and timestamptz (the constant as the
+// evaluator normalised it: ISO text, timestamptz in UTC with its
+// offset, read back into the heap's day and microsecond integers). real
+// is left out: the engine reads a literal as float64, PostgreSQL as
+// float4.
 func engineWhereType(t uint32) bool {
-	return isIntType(t) && t != oidOID || t == oidFloat8 || t == oidText || t == oidVarchar
+	return isIntType(t) && t != oidOID || t == oidFloat8 || t == oidText || t == oidVarchar ||
+		t == oidNumeric || t == oidDate || t == oidTimestamp || t == oidTimestamptz
 }
 
 // engineAggType: the column types the engine aggregates (count, sum,
-// min, max, avg), GROUP BY only integers and text (whose groups are
-// bytes, as PostgreSQL's equality makes them).
-func engineAggType(t uint32) bool { return engineWhereType(t) || t == oidFloat4 }
+// min, max, avg) for the SQL front end: integers, float8, float4, text
+// and varchar (numeric and the date/time types are aggregated on the
+// evaluator: their result types and display scales are not yet mapped),
+// GROUP BY only integers and text (whose groups are bytes, as
+// PostgreSQL's equality makes them).
+func engineAggType(t uint32) bool {
+	return isIntType(t) && t != oidOID || t == oidFloat8 || t == oidFloat4 || t == oidText || t == oidVarchar
+}
 
 func engineGroupType(t uint32) bool {
 	return isIntType(t) && t != oidOID || t == oidText || t == oidVarchar
