@@ -96,13 +96,14 @@ func engineWhereType(t uint32) bool {
 }
 
 // engineAggType: the column types the engine aggregates (count, sum,
-// min, max, avg) for the SQL front end: integers, float8, float4, text
-// and varchar (numeric and the date/time types are aggregated on the
-// evaluator: their result types and display scales are not yet mapped),
-// GROUP BY only integers and text (whose groups are bytes, as
-// PostgreSQL's equality makes them).
+// min, max, avg) for the SQL front end: integers, float8, float4, text,
+// varchar, numeric (sum and avg with PostgreSQL's result scales, as
+// query's PostgreSQL corpus checks), date and timestamp. timestamptz
+// stays on the evaluator. GROUP BY only integers and text (whose groups
+// are bytes, as PostgreSQL's equality makes them).
 func engineAggType(t uint32) bool {
-	return isIntType(t) && t != oidOID || t == oidFloat8 || t == oidFloat4 || t == oidText || t == oidVarchar
+	return isIntType(t) && t != oidOID || t == oidFloat8 || t == oidFloat4 || t == oidText || t == oidVarchar ||
+		t == oidNumeric || t == oidDate || t == oidTimestamp
 }
 
 func engineGroupType(t uint32) bool {
