@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -35,7 +36,7 @@ func TestRemoteKill9Restore(t *testing.T) {
 
 	url := pg.NewDB(t)
 	crashTables(t, url, 20000)
-	remoteCfg := fmt.Sprintf("remote:\n  url: %s\n  endpoint: http://%s\n  upload: true\n  sync_ack: true\n  interval: 200ms\n  lease_ttl: 2s\n  holder: %%s\n",
+	remoteCfg := fmt.Sprintf("remote:\n  url: %s\n  endpoint: http://%s\n  upload: true\n  sync_ack: true\n  interval: 200ms\n  lease_ttl: 10s\n  holder: %%s\n",
 		srv.URL("writer"), srv.Endpoint)
 	file, _ := runConfig(t, url, "public.counter, public.items")
 	appendFile(t, file, fmt.Sprintf(remoteCfg, "first"))
@@ -71,7 +72,11 @@ func TestRemoteKill9Restore(t *testing.T) {
 		t.Fatalf("successor while the lease is live: exit %d\n%s\n%s", code, out, errOut)
 	}
 	t.Logf("refused while the lease is live: %s", errorLine(errOut))
-	time.Sleep(2500 * time.Millisecond)
+	// Then wait out the lease it names. Its TTL (10 s) is long enough for
+	// the refusal above to come while it runs on a loaded machine (with
+	// 2 s, the steps since the last kill could outlast it), and for the
+	// writer's renewals not to miss it under load.
+	waitLeaseExpired(t, c)
 	p := sidecarProcess(t, "run", "--from-remote", "--config", file2)
 	defer func() {
 		if t.Failed() {
@@ -114,6 +119,28 @@ func TestRemoteKill9Restore(t *testing.T) {
 	catchUpAndStop(t, url, p3.waitListen(t), p3)
 	checkMirrorEqualsPG(t, dataDir3, url, seed)
 	checkCounterVersions(t, dataDir3, seed, 10)
+}
+
+// waitLeaseExpired waits until the lease of c's prefix has expired (by
+// this machine's clock, which the writers share), at most a minute.
+func waitLeaseExpired(t *testing.T, c *remote.Client) {
+	t.Helper()
+	body, _, err := c.Get(context.Background(), "lease.json")
+	if err != nil {
+		t.Fatalf("reading the lease: %v", err)
+	}
+	var l struct {
+		Expires time.Time `json:"expires"`
+	}
+	if err := json.Unmarshal(body, &l); err != nil {
+		t.Fatalf("lease %q: %v", body, err)
+	}
+	wait := time.Until(l.Expires) + 200*time.Millisecond
+	if wait > time.Minute {
+		t.Fatalf("the lease expires at %s, over a minute away", l.Expires)
+	}
+	t.Logf("waiting %v for the lease to expire", wait.Round(time.Millisecond))
+	time.Sleep(wait)
 }
 
 func appendFile(t *testing.T, file, s string) {
