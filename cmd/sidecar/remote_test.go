@@ -206,10 +206,19 @@ func TestRemoteFollowerServe(t *testing.T) {
 	}()
 	fbase := f.waitListen(t)
 	time.Sleep(2 * time.Second) // the follower refreshes while the writer uploads
+	// The comparisons below reach back to HEAD~200: the load must have
+	// committed that many transactions, which 3 s of it need not have on
+	// a loaded machine (the refs would then fail to resolve on both sides).
+	for deadline := time.Now().Add(120 * time.Second); txns.Load() < 250; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the load committed %d transactions in 120 s, want 250", txns.Load())
+		}
+	}
 	stopLoad()
 	if err := <-loadDone; err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("load: %d transactions (%d big)", txns.Load(), big.Load())
 	target := queryLSN(t, url, "SELECT pg_current_wal_insert_lsn()::text")
 	mustExec(t, url, "UPDATE counter SET k = k + 1 WHERE id = 1")
 	remoteDurable := waitRemoteDurable(t, "the writer's upload past the last commit", wbase, target+1, 60*time.Second)
