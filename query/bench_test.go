@@ -97,6 +97,14 @@ func BenchmarkGroupHaving(b *testing.B) {
 		Having: &Expr{Op: ">", Col: "sum(score)", Values: []string{"0"}}}, Options{})
 }
 
+// BenchmarkGroupManyGroups: GROUP BY the dense integer key (1M groups of
+// one row each), HAVING keeping none: the per-group cost of grouping,
+// merging the workers' partials and finishing.
+func BenchmarkGroupManyGroups(b *testing.B) {
+	benchRun(b, Request{GroupBy: []string{"id"}, Aggs: []Agg{{Func: "count"}, {Func: "sum", Col: "score"}},
+		Having: &Expr{Op: ">", Col: "count(*)", Values: []string{"1"}}}, Options{})
+}
+
 // BenchmarkGoLoopFloor: summing the score column held as one []int64 on
 // one core, the floor a scan of that column approaches.
 func BenchmarkGoLoopFloor(b *testing.B) {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/sidecar-dev/sidecar/heap"
@@ -77,6 +78,7 @@ type partial struct {
 	skip   int
 	scan   int
 	keybuf []byte
+	slab   []Value // backing of array groups' keys
 	// fn, fs: per group and aggregate (index g*na+a), counts and int2/int4
 	// sums not yet added to accs (plain int64 adds in the grouped loops);
 	// flushed into accs at the end of a range and before they could
@@ -87,9 +89,11 @@ type partial struct {
 
 // grow makes fn and fs as long as accs.
 func (p *partial) grow() {
-	for len(p.fn) < len(p.accs) {
-		p.fn = append(p.fn, 0)
-		p.fs = append(p.fs, 0)
+	if n, want := len(p.fn), len(p.accs); n < want {
+		p.fn = slices.Grow(p.fn, want-n)[:want]
+		p.fs = slices.Grow(p.fs, want-n)[:want]
+		clear(p.fn[n:])
+		clear(p.fs[n:])
 	}
 }
 
@@ -112,8 +116,22 @@ func (p *partial) group(key []byte, vals func() []Value) int32 {
 	g := int32(len(p.keys))
 	p.index[string(key)] = g
 	p.keys = append(p.keys, vals())
-	p.accs = append(p.accs, make([]acc, p.na)...)
+	p.addAccs()
 	return g
+}
+
+// addAccs appends one group's zeroed aggregate states (no temporary
+// slice: growing accs is most of a many-group run's cost).
+func (p *partial) addAccs() {
+	n := len(p.accs)
+	p.accs = slices.Grow(p.accs, p.na)[:n+p.na]
+	clear(p.accs[n:])
+}
+
+// reserve makes room for n more groups.
+func (p *partial) reserve(n int) {
+	p.keys = slices.Grow(p.keys, n)
+	p.accs = slices.Grow(p.accs, n*p.na)
 }
 
 // Run executes p over src. Every scan worker checks ctx before each page:
@@ -153,7 +171,7 @@ func Run(ctx context.Context, p *Plan, src Source, opt Options) (*Result, error)
 	var base, span int64 = 0, -1
 	if len(p.groups) == 1 && kindVK(p.schema.Columns[p.groups[0]].Kind) == vInt {
 		st := src.Stats(p.groups[0])
-		if st.Count > 0 && st.MaxI-st.MinI >= 0 && st.MaxI-st.MinI < 1<<16 {
+		if st.Count > 0 && st.MaxI-st.MinI >= 0 && st.MaxI-st.MinI < arraySpan(st.Count) {
 			base, span = st.MinI, st.MaxI-st.MinI+1
 		} else if st.Count == 0 {
 			span = 0
@@ -167,6 +185,12 @@ func Run(ctx context.Context, p *Plan, src Source, opt Options) (*Result, error)
 		pt := &partial{na: len(p.aggs), index: map[string]int32{}}
 		if span >= 0 {
 			pt.arr = make([]int32, span+1)
+			// At most one group per slot and per row of the range.
+			rows := int64(0)
+			for _, pg := range rs.pages[from:to] {
+				rows += int64(src.PageLive(pg))
+			}
+			pt.reserve(int(min(span+1, rows)))
 		}
 		parts[w] = pt
 		wg.Add(1)
@@ -186,6 +210,23 @@ func Run(ctx context.Context, p *Plan, src Source, opt Options) (*Result, error)
 	for _, pt := range parts[1:] {
 		all.skip += pt.skip
 		all.scan += pt.scan
+		if span >= 0 { // array groups: by slot
+			all.reserve(len(pt.keys))
+			for g, key := range pt.keys {
+				idx := span // the NULL slot
+				if !key[0].Null {
+					idx = key[0].I - base
+				}
+				d := all.arr[idx]
+				if d == 0 {
+					d = all.addArrayGroup(idx, key)
+				}
+				for a := range p.aggs {
+					mergeAcc(p.aggs[a], &all.accs[int(d-1)*all.na+a], &pt.accs[g*pt.na+a])
+				}
+			}
+			continue
+		}
 		for g, key := range pt.keys {
 			enc := encodeKey(all.keybuf[:0], key)
 			all.keybuf = enc
@@ -655,17 +696,37 @@ func groupIDs(p *Plan, v heap.PageView, sel []uint64, kinds []heap.Kind, pt *par
 // arrayGroup creates the group of array slot idx (value x, or NULL) and
 // returns its id + 1.
 func (pt *partial) arrayGroup(idx, x int64, null bool) int32 {
-	key := []Value{{Null: true}}
-	if !null {
-		key = []Value{{K: vInt, I: x}}
+	// Keys come from a slab: one allocation per 1024 groups, not one each.
+	if len(pt.slab) == cap(pt.slab) {
+		pt.slab = make([]Value, 0, 1024)
 	}
+	v := Value{Null: true}
+	if !null {
+		v = Value{K: vInt, I: x}
+	}
+	pt.slab = append(pt.slab, v)
+	n := len(pt.slab)
+	return pt.addArrayGroup(idx, pt.slab[n-1:n:n])
+}
+
+// addArrayGroup appends the group of array slot idx with key and returns
+// its id + 1. Array partials are merged by slot (Run), so they keep no
+// hash index.
+func (pt *partial) addArrayGroup(idx int64, key []Value) int32 {
 	pt.keys = append(pt.keys, key)
-	pt.accs = append(pt.accs, make([]acc, pt.na)...)
+	pt.addAccs()
 	g := int32(len(pt.keys))
 	pt.arr[idx] = g
-	// Keep the hash index too, so merging finds array groups.
-	pt.index[string(encodeKey(nil, key))] = g - 1
 	return g
+}
+
+// arraySpan is the largest value range (max − min + 1) of an integer
+// GROUP BY column that array grouping takes for a column of count
+// non-NULL values: 64 Ki slots always, up to 4 Mi (16 MiB of int32 per
+// worker) when the range is at most 4 slots per value, as for a dense
+// key.
+func arraySpan(count int64) int64 {
+	return max(1<<16, min(1<<22, 4*count))
 }
 
 // floatKey maps floats that PostgreSQL groups together to one key.
