@@ -65,7 +65,7 @@ func (d *daemon) restoreFromRemote(ctx context.Context) error {
 		return err
 	}
 	if settled := st.Settled; settled != 0 {
-		if err := follow.WriteSettled(d.cfg.DataDir, settled); err != nil {
+		if err := follow.WriteSettled(d.cfg.DataDir, follow.Settled{LSN: settled, Base: st.Durable}); err != nil {
 			return err
 		}
 	}

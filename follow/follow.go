@@ -242,7 +242,7 @@ func (f *Follower) stream(ctx context.Context) error {
 	t := f.cfg.Target
 	sink := f.cfg.Sink
 	if f.cfg.DataDir != "" {
-		sink = &settlingSink{Sink: sink, dir: f.cfg.DataDir, settled: ReadSettled(f.cfg.DataDir)}
+		sink = &settlingSink{Sink: sink, dir: f.cfg.DataDir, settled: ReadSettled(f.cfg.DataDir).LSN}
 	}
 	scfg := replication.StreamConfig{
 		ConnString:  f.cfg.ConnString,
@@ -374,17 +374,11 @@ func (f *Follower) checkSlotBehind(ctx context.Context) error {
 	if err != nil || !info.Exists {
 		return err // a lost slot is the stream's error to report
 	}
-	known := f.cfg.Target.Durable()
+	var st Settled
 	if f.cfg.DataDir != "" {
-		known = max(known, ReadSettled(f.cfg.DataDir))
+		st = ReadSettled(f.cfg.DataDir)
 	}
-	if info.ConfirmedFlush > known {
-		return fmt.Errorf("%w: slot %q has confirmed_flush_lsn %s, but the mirror in data_dir %s is durable only up to %s: "+
-			"the changes between were acknowledged to another consumer of the slot (another data_dir, a restored backup?) and are not in the slot any more; "+
-			"start over with `sidecar run --resync` (drops the slot and copies every table again)",
-			ErrForeignSlot, f.cfg.Slot, info.ConfirmedFlush, f.cfg.DataDir, known)
-	}
-	return nil
+	return slotCovered(f.cfg.Slot, f.cfg.DataDir, info.ConfirmedFlush, f.cfg.Target.Durable(), st)
 }
 
 // initialCopy creates the publication, then the slot, and copies every

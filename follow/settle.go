@@ -13,10 +13,23 @@ import (
 
 // SettledFile, in the data directory, holds the LSN up to which the
 // stream acknowledged an idle slot past the mirror's last commit
-// (wal.Settler): written and synced before that acknowledgement
-// is sent, so a start can tell such a slot from one another consumer
-// moved on (ErrForeignSlot).
+// (wal.Settler), and the mirror's durable LSN when it did: written and
+// synced before that acknowledgement is sent, so a start can tell such a
+// slot from one another consumer moved on, and from a mirror that lost
+// writes it had reported durable (both ErrForeignSlot).
 const SettledFile = "settled-lsn"
+
+// Settled is what SettledFile records.
+type Settled struct {
+	// LSN: the stream acknowledged the slot up to here with nothing
+	// received unapplied.
+	LSN wal.LSN
+	// Base: the mirror's durable LSN when it did (0 in files written
+	// before it was recorded). The acknowledgement is sound only while
+	// the mirror still holds Base: one durable below it lost writes it
+	// had synced, and the changes between are gone from the slot too.
+	Base wal.LSN
+}
 
 // settlingSink adds wal.Settler to a Sink.
 type settlingSink struct {
@@ -40,32 +53,74 @@ func (s *settlingSink) Settle(lsn wal.LSN) error {
 			return err
 		}
 	}
-	if err := WriteSettled(s.dir, lsn); err != nil {
+	var base wal.LSN
+	if s.Sink != nil {
+		base = s.Sink.Durable()
+	}
+	if err := WriteSettled(s.dir, Settled{LSN: lsn, Base: base}); err != nil {
 		return err
 	}
 	s.settled = lsn
 	return nil
 }
 
-// WriteSettled records lsn in dir's SettledFile, durably: a crash after
-// it returns still finds lsn there (a restore from the remote writes it
+// WriteSettled records st in dir's SettledFile, durably: a crash after
+// it returns still finds st there (a restore from the remote writes it
 // too, before the first start).
-func WriteSettled(dir string, lsn wal.LSN) error {
-	if err := durable.WriteFile(filepath.Join(dir, SettledFile), []byte(lsn.String()+"\n"), 0o600); err != nil {
-		return fmt.Errorf("record the settled LSN %s: %w", lsn, err)
+func WriteSettled(dir string, st Settled) error {
+	body := st.LSN.String() + " " + st.Base.String() + "\n"
+	if err := durable.WriteFile(filepath.Join(dir, SettledFile), []byte(body), 0o600); err != nil {
+		return fmt.Errorf("record the settled LSN %s: %w", st.LSN, err)
 	}
 	return nil
 }
 
-// ReadSettled returns the LSN recorded in dir's SettledFile (0 if none).
-func ReadSettled(dir string) wal.LSN {
+// ReadSettled returns what dir's SettledFile records (zero if there is
+// none or it is damaged: the start's check is then the durable LSN
+// alone, which is stricter). A file of one LSN (written before Base was
+// recorded) reads with Base 0.
+func ReadSettled(dir string) Settled {
 	b, err := os.ReadFile(filepath.Join(dir, SettledFile))
 	if err != nil {
-		return 0
+		return Settled{}
 	}
-	l, err := wal.ParseLSN(strings.TrimSpace(string(b)))
-	if err != nil {
-		return 0
+	f := strings.Fields(string(b))
+	if len(f) < 1 || len(f) > 2 {
+		return Settled{}
 	}
-	return l
+	var st Settled
+	if st.LSN, err = wal.ParseLSN(f[0]); err != nil {
+		return Settled{}
+	}
+	if len(f) == 2 {
+		if st.Base, err = wal.ParseLSN(f[1]); err != nil {
+			return Settled{}
+		}
+	}
+	return st
+}
+
+// slotCovered says whether a mirror durable up to durable, with st
+// recorded, holds everything its slot confirmed (confirmed): the slot
+// may be ahead of durable only up to st.LSN, and only if the mirror
+// still holds st.Base. The error wraps ErrForeignSlot.
+func slotCovered(slot, dir string, confirmed, durable wal.LSN, st Settled) error {
+	if confirmed <= durable || st.LSN != 0 && durable >= st.Base && confirmed <= st.LSN {
+		return nil
+	}
+	if st.LSN != 0 && durable < st.Base && confirmed <= st.LSN {
+		return fmt.Errorf("%w: slot %q has confirmed_flush_lsn %s, acknowledged while the mirror in data_dir %s was durable up to %s (%s), "+
+			"but the mirror is durable only up to %s now: writes it had synced are gone (a disk or filesystem that does not honour fsync, "+
+			"or a data_dir restored from an older copy), and the changes between are not in the slot any more; "+
+			"start over with `sidecar run --resync` (drops the slot and copies every table again)",
+			ErrForeignSlot, slot, confirmed, dir, st.Base, SettledFile, durable)
+	}
+	known := durable
+	if st.LSN != 0 {
+		known = max(known, st.LSN)
+	}
+	return fmt.Errorf("%w: slot %q has confirmed_flush_lsn %s, but the mirror in data_dir %s is durable only up to %s: "+
+		"the changes between were acknowledged to another consumer of the slot (another data_dir, a restored backup?) and are not in the slot any more; "+
+		"start over with `sidecar run --resync` (drops the slot and copies every table again)",
+		ErrForeignSlot, slot, confirmed, dir, known)
 }
