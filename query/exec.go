@@ -328,26 +328,8 @@ func scanRange(ctx context.Context, p *Plan, src Source, rs *restriction, from, 
 		pt.scan++
 		v := src.Page(i)
 		slots := v.Slots()
-		words := (slots + 63) / 64
-		ar.reset(words)
-		live = append(live[:0], v.Live()[:words]...)
-		if r := slots & 63; r != 0 {
-			live[words-1] &= 1<<r - 1
-		}
-		if rs.masks != nil {
-			m := rs.masks[pi]
-			for w := range live {
-				if w < len(m) {
-					live[w] &= m[w]
-				} else {
-					live[w] = 0
-				}
-			}
-		}
-		sel := live
-		if p.where != nil {
-			sel, _ = eval(p.where, v, live, &ar)
-		}
+		var sel []uint64
+		sel, live = selectPage(v, rs, pi, p.where, live, &ar)
 		if grouped {
 			if cap(gids) < slots {
 				gids = make([]int32, slots)
@@ -822,4 +804,33 @@ func final(a boundAgg, x *acc) (Value, error) {
 		return numericDiv(x.si.Big(), 0, x.n), nil
 	}
 	return Value{}, fmt.Errorf("unknown aggregate %q", a.fn)
+}
+
+// selectPage is the selection of page v (rs's pi-th page): its live
+// slots, within rs's mask for it, that where (nil: all) accepts. live is
+// reused as the live-slot buffer (returned for the next page) and ar is
+// reset for v; sel is valid until either is used again.
+func selectPage(v heap.PageView, rs *restriction, pi int, where *node, live []uint64, ar *arena) (sel, buf []uint64) {
+	slots := v.Slots()
+	words := (slots + 63) / 64
+	ar.reset(words)
+	live = append(live[:0], v.Live()[:words]...)
+	if r := slots & 63; r != 0 {
+		live[words-1] &= 1<<r - 1
+	}
+	if rs.masks != nil {
+		m := rs.masks[pi]
+		for w := range live {
+			if w < len(m) {
+				live[w] &= m[w]
+			} else {
+				live[w] = 0
+			}
+		}
+	}
+	sel = live
+	if where != nil {
+		sel, _ = eval(where, v, live, ar)
+	}
+	return sel, live
 }

@@ -233,27 +233,8 @@ func ScanRows(ctx context.Context, p *RowPlan, src Source, opt Options, emit fun
 	scanPage := func(i, pi int) error {
 		st.PagesScanned++
 		v := src.Page(i)
-		slots := v.Slots()
-		words := (slots + 63) / 64
-		ar.reset(words)
-		live = append(live[:0], v.Live()[:words]...)
-		if r := slots & 63; r != 0 {
-			live[words-1] &= 1<<r - 1
-		}
-		if rs.masks != nil {
-			m := rs.masks[pi]
-			for w := range live {
-				if w < len(m) {
-					live[w] &= m[w]
-				} else {
-					live[w] = 0
-				}
-			}
-		}
-		sel := live
-		if where != nil {
-			sel, _ = eval(where, v, live, &ar)
-		}
+		var sel []uint64
+		sel, live = selectPage(v, rs, pi, where, live, &ar)
 		views = append(views, v)
 		pg := int32(len(views) - 1)
 		fresh = fresh[:0]
