@@ -133,15 +133,7 @@ func readMatrix(t *testing.T, r *rig, scale int) string {
 		{"full count + sum", "SELECT count(*), sum(abalance) FROM pgbench_accounts"},
 		{"group / having", "SELECT bid, count(*), sum(abalance) FROM pgbench_accounts GROUP BY bid HAVING count(*) > 1"},
 	}
-	conns := map[string]*pgconn.PgConn{}
-	for name, url := range map[string]string{"sidecar": r.sqlURL, "postgresql": r.pgURL} {
-		c, err := pgconn.Connect(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close(ctx)
-		conns[name] = c
-	}
+	conns := connectBoth(t, r)
 	lines := []string{"| query | sidecar ms (median of 5) | PostgreSQL ms | rows |", "|---|---|---|---|"}
 	for _, q := range queries {
 		times := map[string][]float64{}
@@ -374,15 +366,7 @@ func TestFilteredSelectBench(t *testing.T) {
 		{"abalance >= 998 AND bid = 7", "SELECT aid, abalance FROM pgbench_accounts WHERE %s >= 998 AND bid = 7"},
 		{"aid range 10k AND abalance < 10", "SELECT aid, abalance FROM pgbench_accounts WHERE aid BETWEEN 300000 AND 309999 AND %s < 10"},
 	}
-	conns := map[string]*pgconn.PgConn{}
-	for name, url := range map[string]string{"sidecar": r.sqlURL, "postgresql": r.pgURL} {
-		c, err := pgconn.Connect(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close(ctx)
-		conns[name] = c
-	}
+	conns := connectBoth(t, r)
 	lines := []string{"| statement | rows | sidecar row scan ms | sidecar evaluator ms | PostgreSQL ms |", "|---|---|---|---|---|"}
 	for _, c := range cells {
 		times := map[string][]float64{}
@@ -441,4 +425,21 @@ func BenchmarkFilteredLimit(b *testing.B) {
 			b.Fatalf("%v %d", res.Err, len(res.Rows))
 		}
 	}
+}
+
+// connectBoth opens one pgconn connection to each server of r, keyed
+// "sidecar" and "postgresql", closed when t ends.
+func connectBoth(t *testing.T, r *rig) map[string]*pgconn.PgConn {
+	t.Helper()
+	ctx := context.Background()
+	conns := map[string]*pgconn.PgConn{}
+	for name, url := range map[string]string{"sidecar": r.sqlURL, "postgresql": r.pgURL} {
+		c, err := pgconn.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close(context.Background()) })
+		conns[name] = c
+	}
+	return conns
 }
