@@ -185,7 +185,12 @@ func (d *daemon) lagSeconds() float64 {
 	caughtUp := prev > 0 && durable >= prev
 	if s != nil && prev > 0 {
 		ss := s.Stats()
-		caughtUp = caughtUp || (durable >= ss.Received && ss.Flushed >= prev)
+		// Nothing received is unapplied (transactions with no change
+		// for the sink count as applied once settled, as the status
+		// sender counts them) and the slot is acknowledged past the
+		// server's WAL of the previous poll.
+		applied := durable >= ss.Committed && max(durable, ss.Settled) >= ss.Received
+		caughtUp = caughtUp || (applied && ss.Flushed >= prev)
 	}
 	if caughtUp {
 		return 0

@@ -75,6 +75,10 @@ type StreamStats struct {
 	Flushed wal.LSN
 	// Committed is the end LSN of the last transaction handed to the sink.
 	Committed wal.LSN
+	// Settled is the end LSN of the last received transaction that needed
+	// no apply (no change for the sink: PostgreSQL 14's pgoutput sends
+	// BEGIN/COMMIT for transactions on unpublished tables too).
+	Settled wal.LSN
 	// ServerWALEnd is the server's WAL end from the last keepalive.
 	ServerWALEnd wal.LSN
 	// Reconnects counts reconnections; FailingFor the connection errors
@@ -146,7 +150,7 @@ func NewStreamer(cfg StreamConfig) (*Streamer, error) {
 func (s *Streamer) Stats() StreamStats {
 	return StreamStats{
 		Connected: s.connected.Load(), Received: wal.LSN(s.received.Load()), Flushed: wal.LSN(s.flushed.Load()),
-		Committed: wal.LSN(s.committed.Load()), ServerWALEnd: wal.LSN(s.serverWALEnd.Load()),
+		Committed: wal.LSN(s.committed.Load()), Settled: wal.LSN(s.settled.Load()), ServerWALEnd: wal.LSN(s.serverWALEnd.Load()),
 		Reconnects: s.reconnects.Load(), FailingFor: s.failures.Load(), StatusSent: s.statusSent.Load(), KeepalivesSeen: s.keepalivesSeen.Load(),
 	}
 }
