@@ -165,19 +165,27 @@ func (t *statusSender) settle(ctx context.Context) {
 			return
 		case <-t.settleWake:
 		}
-		want := t.settleWant.Load()
-		if want <= t.settledTo.Load() {
-			continue
-		}
-		if err := st.Settle(wal.LSN(want)); err != nil {
-			continue
-		}
-		t.settledTo.Store(want)
-		select {
-		case t.wake <- struct{}{}:
-		default:
+		if t.settleOnce(st) {
+			select {
+			case t.wake <- struct{}{}:
+			default:
+			}
 		}
 	}
+}
+
+// settleOnce settles what was asked last, if it is not settled yet, and
+// reports whether it moved the settled LSN.
+func (t *statusSender) settleOnce(st wal.Settler) bool {
+	want := t.settleWant.Load()
+	if want <= t.settledTo.Load() {
+		return false
+	}
+	if err := st.Settle(wal.LSN(want)); err != nil {
+		return false
+	}
+	t.settledTo.Store(want)
+	return true
 }
 
 // send sends write = received, flush = apply = flush (what flushable
