@@ -137,6 +137,9 @@ func New(cfg Config) *Follower {
 		cfg.CopiedAt = wal.NewCopiedAt()
 	}
 	cfg.Copy.ConnString = cfg.ConnString
+	if cfg.Copy.Logger == nil {
+		cfg.Copy.Logger = cfg.Logger // the copy logs why it waits or starts over
+	}
 	f := &Follower{cfg: cfg, log: cfg.Logger, tables: slices.Clone(cfg.Tables)}
 	for _, t := range f.tables {
 		f.names = append(f.names, t.String())

@@ -4,17 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
-	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5"
 	"github.com/sidecar-dev/sidecar/wal"
-	"golang.org/x/sync/errgroup"
 )
 
 // Snapshot is an exported snapshot and the LSN it corresponds to: it shows
@@ -57,6 +55,14 @@ type CopyOptions struct {
 	// ProgressInterval per table, and once when each table is done.
 	Progress         func(CopyProgress)
 	ProgressInterval time.Duration
+	// LockTimeout bounds every wait of a copy connection for a lock
+	// (default 1 s): a table locked by someone else (a TRUNCATE, an ALTER
+	// TABLE, a held LOCK) puts the range back in the queue, tried again
+	// with backoff, instead of queueing the copy behind the locker.
+	LockTimeout time.Duration
+	// Logger receives why a copy waits or starts over (a table locked, a
+	// table changed after the snapshot); nil discards.
+	Logger *slog.Logger
 }
 
 func (o *CopyOptions) defaults() {
@@ -65,6 +71,12 @@ func (o *CopyOptions) defaults() {
 	}
 	if o.ProgressInterval <= 0 {
 		o.ProgressInterval = time.Second
+	}
+	if o.LockTimeout <= 0 {
+		o.LockTimeout = time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 }
 
@@ -102,12 +114,27 @@ type copyTable struct {
 	est      int64        // estimated rows
 	started  time.Time
 	lastProg atomic.Int64 // unix nanos of the last progress report
+	// changed: a source was truncated, rewritten or altered after the
+	// snapshot; the table is not reported copied at it.
+	changed atomic.Bool
+	// reported: the sink was told the table is copied.
+	reported atomic.Bool
 }
 
+// copySource is one heap a table's rows are read from, as the snapshot
+// shows it: a range is read only while the heap is still that one.
 type copySource struct {
-	name   wal.TableName
-	oid    uint32
-	blocks uint32
+	name     wal.TableName
+	oid      uint32
+	blocks   uint32
+	filenode uint32    // pg_class.relfilenode at the snapshot
+	attrs    []attrSig // the copied columns in this heap, in rel.Columns order
+}
+
+// attrSig is what identifies a column of a heap: a column dropped and
+// added again under the same name has another attnum.
+type attrSig struct {
+	num int16
 }
 
 type copyTask struct {
@@ -116,120 +143,44 @@ type copyTask struct {
 }
 
 // Copy copies tables under snap: parallel workers each import the snapshot
-// (REPEATABLE READ, SET TRANSACTION SNAPSHOT), tables larger than
-// a range (RangeBlocks, or sized per table) are split into ctid block ranges (TID range scans, PG 14+),
-// and every range is read with COPY (SELECT columns ...) TO STDOUT in text
-// format. The tables are locked in ACCESS SHARE mode for the duration, so
-// TRUNCATE, ALTER TABLE and VACUUM FULL (not MVCC-safe) wait.
+// (REPEATABLE READ, SET TRANSACTION SNAPSHOT), tables larger than a range
+// (RangeBlocks, or sized per table) are split into ctid block ranges (TID
+// range scans, PG 14+), and every range is read with COPY (SELECT columns
+// ...) TO STDOUT in text format.
 //
-// Each table is reported copied at snap.LSN. On error nothing is reported
-// for tables not completed; a copy cannot be resumed under another
-// snapshot: use [Resync] for the tables not completed.
+// Locking (see copyrun.go): no copy connection holds a table lock while it
+// waits for another, and none waits for a lock longer than LockTimeout.
+// The tables are described (columns, sizes, relfilenodes as of snap) in a
+// transaction that ends before any worker starts; each range is then read
+// in a transaction of its own that re-imports snap, locks its table in
+// ACCESS SHARE mode, checks that the table is still the one the snapshot
+// shows (same relfilenode and columns: no TRUNCATE, rewrite, VACUUM FULL
+// or column change committed since snap), reads, and commits. A lock not
+// granted in time puts the range back in the queue, retried with backoff;
+// so a TRUNCATE, ALTER TABLE or a held LOCK on a table being copied waits
+// at most for one range, and the copy for it, never in a cycle through Go
+// (issue 21 item 1: the coordinator's ACCESS SHARE locks, held until the
+// workers ended, deadlocked with a TRUNCATE queued behind them and a
+// worker's COPY queued behind the TRUNCATE).
+//
+// A table is reported copied at snap.LSN once all its ranges are read. A
+// table that changed after snap (its rows at snap can no longer be read) is
+// not: its ranges read so far are discarded ([CopyDiscarder]) and it is
+// copied again by [Resync] under a fresh snapshot, and reported at that
+// snapshot's LSN (the sink records per table the LSN its copy is at). On
+// error nothing is reported for tables not completed and their ranges are
+// discarded; a copy cannot be resumed under another snapshot: use [Resync]
+// for the tables not completed.
 func Copy(ctx context.Context, opts CopyOptions, snap Snapshot, tables []wal.TableName, sink wal.CopySink) error {
 	opts.defaults()
-	coord, err := Connect(ctx, opts.ConnString)
-	if err != nil {
-		return fmt.Errorf("copy: %w", err)
-	}
-	defer closeConn(coord)
-	if err := beginSnapshot(ctx, coord, snap.Name); err != nil {
-		return fmt.Errorf("copy: %w", err)
-	}
-	var work []*copyTable
-	for _, tn := range tables {
-		ts, err := describeCopy(ctx, coord, tn, opts.ViaPartitionRoot)
-		if err != nil {
-			return fmt.Errorf("copy %s: %w", tn, err)
-		}
-		work = append(work, ts...)
-	}
-	var tasks []copyTask
-	for _, t := range work {
-		n := opts.RangeBlocks
-		if n == 0 {
-			var blocks uint64
-			for _, s := range t.sources {
-				blocks += uint64(s.blocks)
-			}
-			n = autoRangeBlocks(blocks, opts.Workers)
-		}
-		t.ranges = splitRanges(t.sources, n)
-		for _, r := range t.ranges {
-			tasks = append(tasks, copyTask{t, r})
-		}
-	}
-	// Largest ranges first keeps the workers busy to the end: a range's
-	// size is its block count, open-ended ranges count what is known.
-	slices.SortStableFunc(tasks, func(a, b copyTask) int { return int(rangeBlocks(b)) - int(rangeBlocks(a)) })
-
-	var progMu sync.Mutex
-	report := func(t *copyTable, final bool) {
-		if opts.Progress == nil {
-			return
-		}
-		now := time.Now()
-		if !final && now.UnixNano()-t.lastProg.Load() < int64(opts.ProgressInterval) {
-			return
-		}
-		t.lastProg.Store(now.UnixNano())
-		progMu.Lock()
-		defer progMu.Unlock()
-		opts.Progress(CopyProgress{
-			Table: t.rel.QualifiedName(), Rows: t.rows.Load(), Bytes: t.bytes.Load(),
-			RangesDone: int(t.done.Load()), Ranges: len(t.ranges), EstimatedRows: t.est, Done: final, Elapsed: now.Sub(t.started),
-		})
-	}
-
-	queue := make(chan copyTask, len(tasks))
-	for _, tk := range tasks {
-		queue <- tk
-	}
-	close(queue)
-	start := time.Now()
-	for _, t := range work {
-		t.started = start
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	for w := 0; w < min(opts.Workers, len(tasks)); w++ {
-		g.Go(func() error {
-			conn, err := Connect(gctx, opts.ConnString)
-			if err != nil {
-				return fmt.Errorf("copy worker: %w", err)
-			}
-			defer closeConn(conn)
-			if err := beginSnapshot(gctx, conn, snap.Name); err != nil {
-				return fmt.Errorf("copy worker: %w", err)
-			}
-			for tk := range queue {
-				if err := copyRange(gctx, conn, tk, sink, report); err != nil {
-					return err
-				}
-				if int(tk.t.done.Add(1)) == len(tk.t.ranges) {
-					if err := sink.TableCopied(gctx, tk.t.rel, snap.LSN); err != nil {
-						return fmt.Errorf("copy %s: sink: %w", tk.t.rel.QualifiedName(), err)
-					}
-					report(tk.t, true)
-				}
-			}
-			if _, err := conn.Exec(gctx, "COMMIT"); err != nil {
-				return fmt.Errorf("copy worker: end snapshot transaction: %w", err)
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	changed, err := copyAt(ctx, opts, snap, tables, sink, false)
+	if err != nil || len(changed) == 0 {
 		return err
 	}
-	for _, t := range work {
-		if len(t.ranges) == 0 { // a partitioned table without partitions
-			if err := sink.TableCopied(ctx, t.rel, snap.LSN); err != nil {
-				return fmt.Errorf("copy %s: sink: %w", t.rel.QualifiedName(), err)
-			}
-			report(t, true)
-		}
-	}
-	if _, err := coord.Exec(ctx, "COMMIT"); err != nil {
-		return fmt.Errorf("copy: end snapshot transaction: %w", err)
+	opts.Logger.Warn("tables changed after the copy's snapshot (TRUNCATE, a table rewrite, VACUUM FULL or a column change); copying them again under a fresh snapshot",
+		"tables", tableNames(changed), "snapshot_lsn", snap.LSN)
+	if _, err := Resync(ctx, opts, changed, sink); err != nil {
+		return fmt.Errorf("copy again the tables changed during the copy: %w", err)
 	}
 	return nil
 }
@@ -277,8 +228,10 @@ func beginSnapshot(ctx context.Context, conn *pgx.Conn, name string) error {
 	return nil
 }
 
-// describeCopy locks a table and describes what to copy for it: itself, or
-// (partitioned, not via root) one entry per leaf partition.
+// describeCopy describes what to copy for a table as the snapshot shows it:
+// itself, or (partitioned, not via root) one entry per leaf partition. It
+// locks nothing beyond what pg_relation_size takes; the caller ends the
+// transaction before the workers start.
 func describeCopy(ctx context.Context, conn *pgx.Conn, tn wal.TableName, viaRoot bool) ([]*copyTable, error) {
 	var oid uint32
 	var kind, ident string
@@ -293,9 +246,6 @@ func describeCopy(ctx context.Context, conn *pgx.Conn, tn wal.TableName, viaRoot
 	}
 	if kind != "r" && kind != "p" {
 		return nil, fmt.Errorf("relkind %q is not a table", kind)
-	}
-	if _, err := conn.Exec(ctx, "LOCK TABLE "+tn.Quoted()+" IN ACCESS SHARE MODE"); err != nil {
-		return nil, fmt.Errorf("lock: %w", err)
 	}
 	if kind == "r" {
 		t, err := newCopyTable(ctx, conn, tn, oid, ident, []wal.TableName{tn})
@@ -393,13 +343,17 @@ func newCopyTable(ctx context.Context, conn *pgx.Conn, tn wal.TableName, oid uin
 		src.name = s
 		var est int64
 		// Taken inside the snapshot transaction (relpages can be stale);
-		// the last range is open-ended anyway.
+		// the last range is open-ended anyway. relfilenode is the
+		// snapshot's: a range is read only while the heap still has it.
 		err := conn.QueryRow(ctx, `SELECT c.oid, (pg_catalog.pg_relation_size(c.oid) / current_setting('block_size')::bigint)::bigint,
-			greatest(c.reltuples, 0)::bigint
+			greatest(c.reltuples, 0)::bigint, c.relfilenode
 			FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-			WHERE n.nspname = $1 AND c.relname = $2`, s.Schema, s.Name).Scan(&src.oid, &src.blocks, &est)
+			WHERE n.nspname = $1 AND c.relname = $2`, s.Schema, s.Name).Scan(&src.oid, &src.blocks, &est, &src.filenode)
 		if err != nil {
 			return nil, fmt.Errorf("size of %s: %w", s, err)
+		}
+		if src.attrs, err = sourceAttrs(ctx, conn, src.oid, rel.Columns); err != nil {
+			return nil, fmt.Errorf("columns of %s: %w", s, err)
 		}
 		t.est += est
 		t.sources = append(t.sources, src)
@@ -486,40 +440,80 @@ func (w *progressWriter) Write(b []byte) (int, error) {
 // table is reported copied at S, and the main stream must drop their
 // changes from transactions with CommitLSN < S (register S in [wal.CopiedAt]
 // before streaming). The temporary slot disappears with the connection.
+//
+// Every table is reported at the same S: a resync reports nothing until
+// all its tables are read. When one of them changed after S (a TRUNCATE, a
+// rewrite, a column change), the rows read are discarded, the temporary
+// slot dropped, and the whole resync starts over under a fresh snapshot,
+// with backoff (1 s doubling to 30 s), logging why; after
+// maxResyncAttempts attempts it fails, naming the tables. Locking is
+// [Copy]'s.
 func Resync(ctx context.Context, opts CopyOptions, tables []wal.TableName, sink wal.CopySink) (wal.LSN, error) {
+	opts.defaults()
+	for attempt := 0; ; attempt++ {
+		lsn, changed, err := resyncOnce(ctx, opts, tables, sink)
+		if err != nil || len(changed) == 0 {
+			return lsn, err
+		}
+		if attempt+1 >= maxResyncAttempts {
+			return 0, fmt.Errorf("resync: %s changed during each of %d copies (TRUNCATE, a table rewrite, VACUUM FULL or a column change, faster than a copy)",
+				tableNames(changed), attempt+1)
+		}
+		wait := min(time.Second<<min(attempt, 5), 30*time.Second)
+		opts.Logger.Warn("resync: tables changed after the resync's snapshot (TRUNCATE, a table rewrite, VACUUM FULL or a column change); copying again under a fresh snapshot",
+			"changed", tableNames(changed), "tables", tableNames(tables), "snapshot_lsn", lsn, "retry_in", wait, "attempt", attempt+1)
+		if err := sleepCtx(ctx, wait); err != nil {
+			return 0, fmt.Errorf("resync: %w", err)
+		}
+	}
+}
+
+// resyncOnce is one attempt of [Resync]: it returns the tables that
+// changed after its snapshot (nothing reported then) or, with none,
+// the snapshot's LSN every table was reported at.
+// maxResyncAttempts bounds the fresh snapshots a [Resync] takes for
+// tables that keep changing during its copies (about 2.5 minutes of
+// backoff).
+const maxResyncAttempts = 8
+
+func resyncOnce(ctx context.Context, opts CopyOptions, tables []wal.TableName, sink wal.CopySink) (wal.LSN, []wal.TableName, error) {
 	conn, err := ConnectReplication(ctx, opts.ConnString)
 	if err != nil {
-		return 0, fmt.Errorf("resync: %w", err)
+		return 0, nil, fmt.Errorf("resync: %w", err)
 	}
 	defer closeConn(conn)
 	ver, err := ServerVersionNum(conn)
 	if err != nil {
-		return 0, fmt.Errorf("resync: %w", err)
+		return 0, nil, fmt.Errorf("resync: %w", err)
 	}
 	if _, _, err := simpleQuery(ctx, conn, BeginUseSnapshot); err != nil {
-		return 0, fmt.Errorf("resync: begin: %w", err)
+		return 0, nil, fmt.Errorf("resync: begin: %w", err)
 	}
 	slot := fmt.Sprintf("sidecar_resync_%d_%d", os.Getpid(), time.Now().UnixNano()%1e12)
 	res, err := pglogrepl.ParseCreateReplicationSlot(conn.Exec(ctx, CreateSlotCommand(ver, slot, true, SnapshotUse)))
 	if err != nil {
-		return 0, fmt.Errorf("resync: %w", slotCreateError(ctx, opts.ConnString, slot, conn.PID(), err))
+		return 0, nil, fmt.Errorf("resync: %w", slotCreateError(ctx, opts.ConnString, slot, conn.PID(), err))
 	}
 	lsn, err := wal.ParseLSN(res.ConsistentPoint)
 	if err != nil {
-		return 0, fmt.Errorf("resync: consistent point: %w", err)
+		return 0, nil, fmt.Errorf("resync: consistent point: %w", err)
 	}
 	rows, _, err := simpleQuery(ctx, conn, "SELECT pg_catalog.pg_export_snapshot()")
 	if err != nil {
-		return 0, fmt.Errorf("resync: export snapshot: %w", err)
+		return 0, nil, fmt.Errorf("resync: export snapshot: %w", err)
 	}
 	if len(rows) != 1 || len(rows[0]) != 1 {
-		return 0, fmt.Errorf("resync: export snapshot: no snapshot name returned")
+		return 0, nil, fmt.Errorf("resync: export snapshot: no snapshot name returned")
 	}
-	if err := Copy(ctx, opts, Snapshot{Name: rows[0][0], LSN: lsn}, tables, sink); err != nil {
-		return 0, fmt.Errorf("resync at %s: %w", lsn, err)
+	changed, err := copyAt(ctx, opts, Snapshot{Name: rows[0][0], LSN: lsn}, tables, sink, true)
+	if err != nil {
+		return 0, nil, fmt.Errorf("resync at %s: %w", lsn, err)
+	}
+	if len(changed) > 0 {
+		return lsn, changed, nil
 	}
 	if _, _, err := simpleQuery(ctx, conn, "COMMIT"); err != nil {
-		return 0, fmt.Errorf("resync: commit: %w", err)
+		return 0, nil, fmt.Errorf("resync: commit: %w", err)
 	}
-	return lsn, nil
+	return lsn, nil, nil
 }

@@ -15,11 +15,15 @@ import (
 )
 
 // copyInto is a CopySink that loads copied rows into a memSink, as the
-// mirror loads its trees.
+// mirror loads its trees: a table's ranges are staged and loaded when it
+// is reported copied, and forgotten when the copy discards them.
 type copyInto struct {
 	s      *memSink
 	mu     sync.Mutex
 	copied map[string]wal.LSN
+	staged map[string][][]wal.Value
+	// discarded counts DiscardCopy calls per table.
+	discarded map[string]int
 }
 
 type copyIntoWriter struct {
@@ -39,7 +43,20 @@ func (c *copyInto) TableCopied(_ context.Context, rel *wal.Relation, at wal.LSN)
 		c.copied = map[string]wal.LSN{}
 	}
 	c.copied[rel.QualifiedName()] = at
+	c.s.reset(rel.QualifiedName())
+	c.s.load(rel, c.staged[rel.QualifiedName()])
+	delete(c.staged, rel.QualifiedName())
 	return nil
+}
+
+func (c *copyInto) DiscardCopy(rel *wal.Relation) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.staged, rel.QualifiedName())
+	if c.discarded == nil {
+		c.discarded = map[string]int{}
+	}
+	c.discarded[rel.QualifiedName()]++
 }
 
 func (w *copyIntoWriter) WriteRow(vals []wal.Value) error {
@@ -47,8 +64,17 @@ func (w *copyIntoWriter) WriteRow(vals []wal.Value) error {
 	return nil
 }
 
-func (w *copyIntoWriter) Close() error { w.c.s.load(w.rel, w.rows); return nil }
-func (w *copyIntoWriter) Abort()       {}
+func (w *copyIntoWriter) Close() error {
+	w.c.mu.Lock()
+	defer w.c.mu.Unlock()
+	if w.c.staged == nil {
+		w.c.staged = map[string][][]wal.Value{}
+	}
+	name := w.rel.QualifiedName()
+	w.c.staged[name] = append(w.c.staged[name], w.rows...)
+	return nil
+}
+func (w *copyIntoWriter) Abort() {}
 
 // writeLoad runs random single-row inserts, updates and deletes on tables
 // (id int PRIMARY KEY, v text) until stop is closed.

@@ -366,6 +366,10 @@ func (g *scriptRig) status(afterInterval bool) {
 	} else {
 		g.st.lastStatus = time.Now().Add(-time.Hour) // past minStatusGap, far within the interval
 	}
+	// The settler runs between two looks of the sender: what this look
+	// asks to settle is settled (or refused) before it decides.
+	g.st.flushable()
+	g.st.settleOnce(g.sink)
 	before := g.s.statusSent.Load()
 	if err := g.st.maybeSend(context.Background()); err != nil {
 		g.t.Fatalf("status: %v", err)

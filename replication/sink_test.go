@@ -205,6 +205,13 @@ func (s *memSink) committed() []txnRecord {
 	return append([]txnRecord(nil), s.txns...)
 }
 
+// reset empties a table (a copy replaces it).
+func (s *memSink) reset(table string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.tables, table)
+}
+
 // load seeds a table from a copy sink.
 func (s *memSink) load(rel *wal.Relation, rows [][]wal.Value) {
 	s.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pglogrepl"
@@ -31,6 +32,12 @@ const minStatusGap = 50 * time.Millisecond
 // and the socket write, so neither the apply loop nor the reader can hold
 // a status back. (The reader only reads the socket; pgconn's unbuffered
 // CopyData send writes the net.Conn directly, without the reader's lock.)
+// What it reads is atomic (the sink's durable LSN, the stream's
+// positions) or guarded by mu, which the reader holds only to copy its
+// state. Settling an idle slot ([wal.Settler]: a durable file write, a
+// remote manifest) is I/O that can take seconds under load, so it runs on
+// the sender's own settler goroutine; a status names only what was
+// settled already (issue 21 item 8: the walsender timed out under load).
 type statusSender struct {
 	s        *Streamer
 	conn     *pgconn.PgConn
@@ -43,15 +50,23 @@ type statusSender struct {
 
 	acked      wal.LSN // last flush sent: never goes backwards
 	lastStatus time.Time
+
+	// settleWant is the highest LSN asked to be settled, settledTo the
+	// highest one the sink settled (the settler goroutine's).
+	settleWant atomic.Uint64
+	settledTo  atomic.Uint64
+	settleWake chan struct{}
 }
 
 func newStatusSender(s *Streamer, conn *pgconn.PgConn, interval time.Duration, start wal.LSN) *statusSender {
-	return &statusSender{s: s, conn: conn, interval: interval, wake: make(chan struct{}, 1),
+	return &statusSender{s: s, conn: conn, interval: interval, wake: make(chan struct{}, 1), settleWake: make(chan struct{}, 1),
 		reader: readerState{quiet: true, lastCommitEnd: start}, acked: start}
 }
 
 // run sends a first status at once, then as due, until ctx ends (nil) or
-// a send fails.
+// a send fails. It returns at once then, whatever the settler is doing:
+// the session (the settler's owner) learns of a lost connection without
+// waiting for a blocked Settle.
 func (t *statusSender) run(ctx context.Context) error {
 	tick := time.NewTicker(min(pollEvery, t.interval))
 	defer tick.Stop()
@@ -105,12 +120,72 @@ func (t *statusSender) flushable() wal.LSN {
 	}
 	flush := durable
 	caughtUp := durable >= wal.LSN(t.s.committed.Load()) && max(durable, wal.LSN(t.s.settled.Load())) >= rs.lastCommitEnd
+	_, settler := t.s.cfg.Sink.(wal.Settler)
 	if rs.quiet && caughtUp && rs.walEnd > flush {
-		if st, ok := t.s.cfg.Sink.(wal.Settler); !ok || st.Settle(rs.walEnd) == nil {
+		if !settler {
 			flush = rs.walEnd
+		} else {
+			t.requestSettle(rs.walEnd)
 		}
 	}
+	if settler {
+		// Settled: nothing received up to it is left for the sink.
+		flush = max(flush, wal.LSN(t.settledTo.Load()))
+	}
 	return max(flush, t.acked)
+}
+
+// requestSettle asks the settler goroutine to settle lsn.
+func (t *statusSender) requestSettle(lsn wal.LSN) {
+	for {
+		cur := t.settleWant.Load()
+		if uint64(lsn) <= cur || t.settleWant.CompareAndSwap(cur, uint64(lsn)) {
+			break
+		}
+	}
+	select {
+	case t.settleWake <- struct{}{}:
+	default:
+	}
+}
+
+// settle runs the sink's Settle for what requestSettle asked, off the
+// status goroutine, until ctx ends (the session runs it on a goroutine of
+// its own, for a sink that is a [wal.Settler]); a success wakes the sender
+// to report it. A refusal (remote.sync_ack: not in the manifest yet) is
+// asked again by the sender's next look.
+func (t *statusSender) settle(ctx context.Context) {
+	st, ok := t.s.cfg.Sink.(wal.Settler)
+	if !ok {
+		return
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.settleWake:
+		}
+		if t.settleOnce(st) {
+			select {
+			case t.wake <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// settleOnce settles what was asked last, if it is not settled yet, and
+// reports whether it moved the settled LSN.
+func (t *statusSender) settleOnce(st wal.Settler) bool {
+	want := t.settleWant.Load()
+	if want <= t.settledTo.Load() {
+		return false
+	}
+	if err := st.Settle(wal.LSN(want)); err != nil {
+		return false
+	}
+	t.settledTo.Store(want)
+	return true
 }
 
 // send sends write = received, flush = apply = flush (what flushable

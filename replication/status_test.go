@@ -1,9 +1,15 @@
 package replication
 
 import (
+	"context"
+	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // TestStatusWhileReaderStalls: the reader is held up (as by a read path
@@ -45,5 +51,153 @@ func TestStatusWhileReaderStalls(t *testing.T) {
 	if n := st.StatusSent - sentBefore; n < 4 {
 		t.Fatalf("only %d status updates sent during and after a 6s reader stall", n)
 	}
+	h.checkTable("k", []string{"id"})
+}
+
+// stallSink is a memSink whose apply stalls (Change blocks while
+// stallApply is set, until applyOpen is closed) and whose Settle (an
+// idle slot's durable record, a file fsync in the daemon) blocks until
+// settleOpen is closed: the disk and the apply path of a loaded host.
+type stallSink struct {
+	*memSink
+	stallApply atomic.Bool
+	applyOpen  chan struct{}
+	settleOpen chan struct{}
+	settles    atomic.Int64
+	changes    atomic.Int64
+}
+
+func (s *stallSink) Change(ctx context.Context, c *wal.Change) error {
+	s.changes.Add(1)
+	if s.stallApply.Load() {
+		<-s.applyOpen
+	}
+	return s.memSink.Change(ctx, c)
+}
+
+func (s *stallSink) Settle(wal.LSN) error {
+	s.settles.Add(1)
+	<-s.settleOpen
+	return nil
+}
+
+// TestStatusUnderLoad: with every CPU busy (spinning goroutines), the
+// sink's Settle blocked (a slow fsync of the settled LSN on an idle slot)
+// and then the apply stalled in the middle of a transaction, standby
+// statuses still reach the walsender at the interval: over three
+// wal_sender_timeouts (4 s here) the walsender is never replaced and its
+// reply_time stays fresh. Then the walsender is terminated while the
+// apply is still stalled, and the stream says it is disconnected within
+// a few intervals, not once the apply comes back (issue 21 item 8: the
+// walsender timed out at load 10-15; the sidecar noticed 40 s later).
+func TestStatusUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 30s")
+	}
+	h := newHarness(t, []string{"public.k"}, "CREATE TABLE k (id int PRIMARY KEY)", "CREATE TABLE other (id int)")
+	ss := &stallSink{memSink: h.sink, applyOpen: make(chan struct{}), settleOpen: make(chan struct{})}
+	var openOnce sync.Once
+	release := func() {
+		openOnce.Do(func() {
+			close(ss.applyOpen)
+			close(ss.settleOpen)
+		})
+	}
+	defer release()
+	stop := make(chan struct{})
+	var spin sync.WaitGroup
+	for range 2 * runtime.GOMAXPROCS(0) {
+		spin.Add(1)
+		go func() {
+			defer spin.Done()
+			x := 0
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for i := 0; i < 1e6; i++ {
+					x += i
+				}
+			}
+		}()
+	}
+	var stopOnce sync.Once
+	stopSpin := func() { stopOnce.Do(func() { close(stop); spin.Wait() }) }
+	defer stopSpin()
+	h.start(func(c *StreamConfig) { c.Sink = ss })
+
+	const timeout = 4 * time.Second // the package cluster's wal_sender_timeout
+	walsender := func() (pid int32, replyAge time.Duration) {
+		t.Helper()
+		var p *int32
+		var age *float64
+		err := h.conn.QueryRow(t.Context(), `SELECT s.active_pid, extract(epoch FROM now() - r.reply_time)::float8
+			FROM pg_catalog.pg_replication_slots s LEFT JOIN pg_catalog.pg_stat_replication r ON r.pid = s.active_pid
+			WHERE s.slot_name = $1`, h.slotName).Scan(&p, &age)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p == nil {
+			return 0, 0
+		}
+		if age == nil {
+			return *p, time.Hour
+		}
+		return *p, time.Duration(*age * float64(time.Second))
+	}
+	var pid int32
+	waitFor(t, 30*time.Second, "the walsender to start", func() bool { pid, _ = walsender(); return pid != 0 })
+	// keep asserts that for 3 timeouts the walsender stays pid and its
+	// reply_time never ages past a timeout (statuses go out every
+	// interval, a quarter of it).
+	keep := func(what string, load func()) {
+		t.Helper()
+		end := time.Now().Add(3 * timeout)
+		var worst time.Duration
+		for time.Now().Before(end) {
+			if load != nil {
+				load()
+			}
+			p, age := walsender()
+			if p != pid {
+				t.Fatalf("%s: walsender %d replaced by %d (terminated for replication timeout?); stream errors %v", what, pid, p, h.errorsSeen())
+			}
+			worst = max(worst, age)
+			if age > timeout {
+				t.Fatalf("%s: the walsender's last reply is %v old (wal_sender_timeout %v)", what, age, timeout)
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+		t.Logf("%s: walsender %d kept, oldest reply seen %v", what, pid, worst)
+	}
+	// An idle slot that moves (traffic in an unpublished table): the
+	// status asks for a settle, which blocks.
+	keep("settle blocked", func() { mustExec(t, h.conn, "INSERT INTO other VALUES (1)") })
+	if ss.settles.Load() == 0 {
+		t.Fatal("the idle slot was never settled: the test did not block what it meant to")
+	}
+	// The apply stalls in the middle of a transaction.
+	ss.stallApply.Store(true)
+	mustExec(t, h.conn, "INSERT INTO k SELECT generate_series(1, 100)")
+	waitFor(t, 30*time.Second, "the apply to stall", func() bool { return ss.changes.Load() > 0 })
+	keep("apply stalled", nil)
+	if errs := h.errorsSeen(); len(errs) > 0 {
+		t.Fatalf("stream errors while stalled: %v", errs)
+	}
+
+	// The walsender goes away while the apply is still stalled.
+	if !h.st.Stats().Connected {
+		t.Fatal("not connected before the walsender is terminated")
+	}
+	mustExec(t, h.conn, fmt.Sprintf("SELECT pg_terminate_backend(%d)", pid))
+	killed := time.Now()
+	waitFor(t, 3*timeout, "the stream to notice its connection is gone", func() bool { return !h.st.Stats().Connected })
+	t.Logf("connection loss noticed %v after the walsender was terminated", time.Since(killed).Round(time.Millisecond))
+	stopSpin()
+	release()
+	h.sync()
+	h.stop()
 	h.checkTable("k", []string{"id"})
 }

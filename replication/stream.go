@@ -299,7 +299,11 @@ func (s *Streamer) session(ctx context.Context, spool Spool) (progressed bool, e
 		openStreams: map[uint32]struct{}{}, lastCommitEnd: start, stall: s.cfg.readerStall}
 	var wg sync.WaitGroup
 	var readErr, statusErr error
-	wg.Add(2)
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		st.settle(sctx)
+	}()
 	go func() {
 		defer wg.Done()
 		defer close(q.ch)
@@ -308,7 +312,11 @@ func (s *Streamer) session(ctx context.Context, spool Spool) (progressed bool, e
 	go func() {
 		defer wg.Done()
 		if statusErr = st.run(sctx); statusErr != nil {
-			cancel() // the connection is gone: end the reader and the apply loop
+			// The connection is gone: say so now (the apply loop may be
+			// busy for a while yet) and end the reader and the apply loop.
+			s.connected.Store(false)
+			s.log.Warn("replication connection lost: a standby status could not be sent; ending the session", "err", statusErr)
+			cancel()
 		}
 	}()
 	a := &applier{s: s, spool: spool, rels: map[uint32]*wal.Relation{}, typeNames: typeNames}
