@@ -656,6 +656,7 @@ func (m *Mirror) SetResumeLSN(ctx context.Context, lsn wal.LSN) error {
 	}
 	m.resume = lsn
 	m.durable.Store(max(m.durable.Load(), uint64(lsn)))
+	m.subs.durableMoved() // consumers are current up to it (CaughtUp)
 	return nil
 }
 
