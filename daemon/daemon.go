@@ -130,6 +130,7 @@ type daemon struct {
 	verifier   *verify.Periodic
 	hist       *history.Service
 	lastGC     *GCStatus // guarded by mu
+	dropped    droppedState
 
 	lagBytes atomic.Int64
 	// serverWAL is the server's current WAL position at the last poll,
@@ -140,7 +141,13 @@ type daemon struct {
 }
 
 func (d *daemon) run(ctx context.Context) (err error) {
-	if err := d.preflight(ctx); err != nil {
+	d.registerDropped()
+	// A configured table missing from PostgreSQL may be one the mirror
+	// followed before it was dropped: judged again once the mirror is
+	// open (preflightAgain).
+	onlyAbsent, err := d.preflight(ctx)
+	recheck := err != nil && onlyAbsent && !d.opts.Resync && hasMirror(d.cfg.DataDir)
+	if err != nil && !recheck {
 		return err
 	}
 	if err := d.tablesFromConfig(); err != nil {
@@ -186,6 +193,12 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	d.m, err = mirror.Open(ctx, mopts)
 	if err != nil {
 		return fmt.Errorf("open mirror in %s: %w", d.cfg.DataDir, err)
+	}
+	if recheck {
+		if err := d.preflightAgain(ctx); err != nil {
+			d.m.Close(context.Background())
+			return err
+		}
 	}
 	// The in-memory HEAD (heap + radix index), restored from its checkpoint
 	// and brought forward by the mirror, or rebuilt from the trees.
@@ -254,11 +267,11 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	}
 	d.routes(srv)
 	vr := d.verifyRunner()
-	srv.HandleAPI("POST /api/verify", server.VerifyHandler(vr.Run))
+	srv.HandleAPI("POST /api/verify", server.VerifyHandler(d.verifyLive(vr)))
 	srv.HandleAPI("POST /api/compact", server.CompactHandler(model))
 	d.verifier = &verify.Periodic{Interval: d.cfg.Verify.Interval, Gauge: d.met.VerifyResult, Logger: d.log,
-		Verify: func(ctx context.Context) (*verify.Report, error) { return vr.Run(ctx, nil) },
-		Tables: d.names}
+		Verify: func(ctx context.Context) (*verify.Report, error) { return d.verifyLive(vr)(ctx, nil) },
+		Tables: d.liveNames}
 	d.log.Info("sidecar ready", "listen", srv.Addr(), "data_dir", d.cfg.DataDir, "tables", strings.Join(d.names(), ","),
 		"postgres", d.cfg.Postgres.Redacted())
 	if d.opts.OnReady != nil {
@@ -306,22 +319,55 @@ func (d *daemon) run(ctx context.Context) (err error) {
 }
 
 // preflight runs the checks of `sidecar check` and refuses to start when
-// any fails, naming each with its fix.
-func (d *daemon) preflight(ctx context.Context) error {
-	rep := preflight.Run(ctx, preflight.Params{URL: d.conn, Tables: d.cfg.Tables, Publication: d.cfg.Publication, Slot: d.cfg.Slot})
+// any fails, naming each with its fix. onlyAbsent: every failure is a
+// configured table that does not exist (see preflightAgain).
+func (d *daemon) preflight(ctx context.Context) (onlyAbsent bool, err error) {
+	rep, err := d.preflightReport(ctx, nil, false)
+	if err == nil {
+		return false, nil
+	}
+	for _, c := range rep.Checks {
+		if c.Status == preflight.Fail && c.Absent == "" {
+			return false, err
+		}
+	}
+	return true, err
+}
+
+// preflightWith is preflight with the tables the mirror holds (known):
+// it returns the configured tables that do not exist.
+func (d *daemon) preflightWith(ctx context.Context, known []string) (absent []string, err error) {
+	rep, err := d.preflightReport(ctx, known, true)
+	for _, c := range rep.Checks {
+		if c.Absent != "" {
+			absent = append(absent, c.Absent)
+		}
+	}
+	return absent, err
+}
+
+// preflightReport runs the checks, logs the warnings (not when it fails
+// and is not final: a second run, preflightAgain, may judge the failures
+// again and logs them then) and returns the failures as one error.
+func (d *daemon) preflightReport(ctx context.Context, known []string, final bool) (preflight.Report, error) {
+	rep := preflight.Run(ctx, preflight.Params{URL: d.conn, Tables: d.cfg.Tables, Publication: d.cfg.Publication, Slot: d.cfg.Slot, Known: known})
 	var fails []string
 	for _, c := range rep.Checks {
-		switch c.Status {
-		case preflight.Fail:
+		if c.Status == preflight.Fail {
 			fails = append(fails, fmt.Sprintf("%s: %s (fix: %s)", c.Name, c.Detail, c.Fix))
-		case preflight.Warn:
-			d.log.Warn("preflight", "check", c.Name, "detail", c.Detail, "fix", c.Fix)
 		}
 	}
 	if len(fails) > 0 && !(d.opts.Resync && onlySlotProblems(rep)) {
-		return fmt.Errorf("preflight failed (run `sidecar check` for the full report):\n  %s", strings.Join(fails, "\n  "))
+		return rep, fmt.Errorf("preflight failed (run `sidecar check` for the full report):\n  %s", strings.Join(fails, "\n  "))
 	}
-	return nil
+	if final || len(fails) == 0 {
+		for _, c := range rep.Checks {
+			if c.Status == preflight.Warn {
+				d.log.Warn("preflight", "check", c.Name, "detail", c.Detail, "fix", c.Fix)
+			}
+		}
+	}
+	return rep, nil
 }
 
 // onlySlotProblems: --resync drops the slot, so a lost slot must not stop it.

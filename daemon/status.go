@@ -150,6 +150,9 @@ func (d *daemon) status() Status {
 		st.Commits = d.m.Stats().Commits
 		for _, t := range d.m.Tables() {
 			ts := TableStatus{Name: t.Name, State: t.State.String(), Rows: t.Rows}
+			if d.isDropped(t.Name) {
+				ts.State = "dropped" // in PostgreSQL; its history stays readable
+			}
 			if t.CopiedAt > 0 {
 				ts.CopiedAt = t.CopiedAt.String()
 			}
