@@ -61,9 +61,13 @@ type Options struct {
 	// OnReady, if set, is called once the HTTP listener is bound (with its
 	// address) and the pipeline starts.
 	OnReady func(addr string)
-	// OnHead, if set, is given the in-memory HEAD once it is subscribed
-	// (benchmarks time apply and reads on it in process).
+	// OnHead, if set, is given the in-memory HEAD at start, before it is
+	// loaded and subscribed in the background (Status.Head says how far;
+	// benchmarks time apply and reads on it in process).
 	OnHead func(*head.Model)
+	// BeforeHeadLoad, if set, runs in the background loader before the
+	// in-memory HEAD is restored (tests hold the loading back).
+	BeforeHeadLoad func()
 	// Mirror, if set, adjusts the mirror's options before it opens (tests
 	// use short commit groups so retention moves within seconds).
 	Mirror func(*mirror.Options)
@@ -130,6 +134,7 @@ type daemon struct {
 	verifier   *verify.Periodic
 	hist       *history.Service
 	lastGC     *GCStatus // guarded by mu
+	head       *headLoad // the in-memory HEAD (nil before the mirror is open)
 	dropped    droppedState
 
 	lagBytes atomic.Int64
@@ -206,12 +211,11 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	if every == 0 {
 		every = -1 // only at shutdown
 	}
-	model := head.Restore(head.Options{Heap: heap.Config{Memory: int64(d.cfg.Heap.MemoryBytes())},
+	// Loaded (loadHead) once the listeners are up: reads go to the trees
+	// until then.
+	model := head.New(head.Options{Heap: heap.Config{Memory: int64(d.cfg.Heap.MemoryBytes())},
 		Persist: &head.Persist{DB: d.db, Logger: d.log, Mirror: d.m, Every: every}})
-	if _, err := d.m.Subscribe(model, mirror.SubscribeOptions{}); err != nil {
-		d.m.Close(context.Background())
-		return fmt.Errorf("start the in-memory HEAD: %w", err)
-	}
+	d.head = newHeadLoad(model)
 	if d.opts.OnHead != nil {
 		d.opts.OnHead(model)
 	}
@@ -235,7 +239,7 @@ func (d *daemon) run(ctx context.Context) (err error) {
 		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		err := d.m.Close(cctx)
-		if err == nil { // the subscription has stopped: checkpoint the in-memory HEAD
+		if err == nil && d.head.subscribed() { // the subscription has stopped: checkpoint the in-memory HEAD
 			if st, cerr := model.Checkpoint(); cerr != nil {
 				d.log.Warn("in-memory HEAD checkpoint at shutdown failed; it is rebuilt at the next start", "err", cerr)
 			} else {
@@ -280,6 +284,7 @@ func (d *daemon) run(ctx context.Context) (err error) {
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Serve(gctx) })
+	g.Go(func() error { d.loadHead(gctx, d.head); return nil })
 	if sqlSrv != nil {
 		d.log.Info("SQL front end listening", "sql_listen", sqlSrv.Addr())
 		g.Go(func() error { return sqlSrv.Serve(gctx) })

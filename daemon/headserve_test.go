@@ -4,10 +4,12 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/head"
 )
 
@@ -51,14 +53,7 @@ func waitHeadRows(t *testing.T, m *head.Model, table string, rows int) {
 // the copy's LSN, which no batch of the mirror reaches; the in-memory
 // HEAD must serve it as soon as it is built, not wait for a first commit.
 func TestQuietTableServedFromHeadAfterCopy(t *testing.T) {
-	url := pg.NewDB(t)
-	execSQL(t, url,
-		"CREATE TABLE quiet (id bigint PRIMARY KEY, v int)",
-		"INSERT INTO quiet SELECT g, g % 10 FROM generate_series(1, 3000) g")
-	cfg := testConfig(t, url, "public.quiet")
-	r, model := startWithModel(t, Options{Config: cfg}, io.Discard)
-	waitHeadRows(t, model, "public.quiet", 3000)
-
+	cfg, r, model := quietDaemon(t)
 	wantHeadQuery(t, r.addr)
 	if st := r.status(t); st.Commits != 0 {
 		t.Fatalf("the test wants no commit at all; %d applied", st.Commits)
@@ -81,6 +76,20 @@ func TestQuietTableServedFromHeadAfterCopy(t *testing.T) {
 	wantHeadQuery(t, r2.addr)
 }
 
+// quietDaemon starts a daemon following public.quiet (3000 rows, no
+// commit after the copy) and waits until its in-memory HEAD holds them.
+func quietDaemon(t *testing.T) (*config.Config, *running, *head.Model) {
+	t.Helper()
+	url := pg.NewDB(t)
+	execSQL(t, url,
+		"CREATE TABLE quiet (id bigint PRIMARY KEY, v int)",
+		"INSERT INTO quiet SELECT g, g % 10 FROM generate_series(1, 3000) g")
+	cfg := testConfig(t, url, "public.quiet")
+	r, model := startWithModel(t, Options{Config: cfg}, io.Discard)
+	waitHeadRows(t, model, "public.quiet", 3000)
+	return cfg, r, model
+}
+
 // wantHeadQuery waits (20 s at most) for a count+sum of public.quiet read
 // from the in-memory HEAD, with the right answer.
 func wantHeadQuery(t *testing.T, base string) {
@@ -100,4 +109,53 @@ func wantHeadQuery(t *testing.T, base string) {
 	if !strings.Contains(got, `"read":"head"`) || !strings.HasSuffix(got, `{"count(*)":"3000","sum(v)":"13500"}`+"\n") {
 		t.Fatalf("HEAD built, no commit since: want a read from the in-memory HEAD, got\n%s", got)
 	}
+}
+
+// Issue 21 item 11: the listeners come up before the in-memory HEAD is
+// loaded, reads are answered from the trees meanwhile, and status reports
+// the HEAD's phase. The loading is held back until the test has seen a
+// correct answer from the tree with the HEAD still loading.
+func TestServesBeforeHeadLoaded(t *testing.T) {
+	cfg, r, _ := quietDaemon(t)
+	wantHeadQuery(t, r.addr)
+	if err := r.stop(); err != nil { // checkpoints the HEAD: the next start restores it
+		t.Fatal(err)
+	}
+
+	release := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(release) }) }
+	defer open()
+	r2, model2 := startWithModel(t, Options{Config: cfg, BeforeHeadLoad: func() { <-release }}, io.Discard)
+	st := r2.status(t)
+	if st.Head == nil || st.Head.Phase != "loading" || len(model2.Tables()) != 0 {
+		t.Fatalf("HEAD held back: status head %+v, model tables %v", st.Head, model2.Tables())
+	}
+	body := `{"table":"public.quiet","aggs":[{"func":"count"},{"func":"sum","col":"v"}]}`
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		code, got := postQuery(t, r2.addr, body)
+		if code == 200 {
+			if !strings.Contains(got, `"read":"tree"`) || !strings.HasSuffix(got, `{"count(*)":"3000","sum(v)":"13500"}`+"\n") {
+				t.Fatalf("while the HEAD loads: %s", got)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no answer while the HEAD loads: %d %s", code, got)
+		}
+	}
+	open()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		st := r2.status(t)
+		if st.Head != nil && st.Head.Phase == "ready" {
+			if !st.Head.Restored || st.Head.Tables != 1 {
+				t.Errorf("ready HEAD: %+v, want restored from its checkpoint with 1 table", st.Head)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("HEAD not ready 30 s after its loading was let go: %+v", st.Head)
+		}
+	}
+	wantHeadQuery(t, r2.addr)
 }
