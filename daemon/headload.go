@@ -93,10 +93,16 @@ func (d *daemon) loadHead(ctx context.Context, h *headLoad) {
 		h.set(func(h *headLoad) { h.phase, h.err = headFailed, err.Error() })
 		return
 	}
+	// Caught up once the catch-up batch to the head of now (target) is
+	// applied: delivered reaches it, or, when the mirror has no commit
+	// (target 0), the subscription has nothing left to apply.
+	target := d.m.Head().EndLSN
 	h.set(func(h *headLoad) { h.sub, h.phase = sub, headCatchingUp })
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	for sub.CatchUps() == 0 {
+	// During the initial copy the tables arrive one by one: not ready
+	// before it is done.
+	for !(target > 0 && sub.Delivered() >= target || sub.CatchUps() > 0 && sub.Idle()) || d.copying() {
 		select {
 		case <-ctx.Done():
 			return
@@ -111,4 +117,10 @@ func (d *daemon) loadHead(ctx context.Context, h *headLoad) {
 	h.set(func(h *headLoad) { h.phase, h.took = headReady, time.Since(h.started) })
 	d.log.Info("in-memory HEAD ready", "restored_from_checkpoint", restored, "tables", len(h.model.Tables()), "lsn", h.model.Current(),
 		"took", time.Since(h.started).Round(time.Millisecond))
+}
+
+// copying reports whether the daemon is starting or in its initial copy.
+func (d *daemon) copying() bool {
+	p := d.getPhase()
+	return p == "starting" || p == "copying"
 }

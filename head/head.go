@@ -141,6 +141,11 @@ func (m *Model) Apply(ctx context.Context, b *mirror.Batch) error {
 	for i := range b.Tables {
 		tb := &b.Tables[i]
 		t := m.Table(tb.Table)
+		if t == nil && !tb.Reset {
+			// Edits of a table the model never received whole: building
+			// it from them would serve a table of only those rows.
+			return fmt.Errorf("head: %s: changes of a table whose rows were never sent", tb.Table)
+		}
 		if t == nil || tb.Reset || !sameSchema(t.rel, tb.Relation) {
 			nt, err := m.newTable(tb.Table, tb.Relation, m.opts.Heap)
 			if err != nil {
