@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"os"
 	"strconv"
 	"sync/atomic"
@@ -33,7 +32,7 @@ func TestRestartAvailability(t *testing.T) {
 	url := pg.NewDB(t)
 	crashTables(t, url, rows)
 	file, _ := runConfig(t, url, "public.counter, public.items")
-	sqlAddr := freeAddr(t)
+	sqlAddr := freeLoopback(t)
 	appendFile(t, file, fmt.Sprintf("sql:\n  listen: %s\nheap:\n  checkpoint_interval: 5s\n", sqlAddr))
 
 	// First run: the copy, then a clean stop, which checkpoints the
@@ -123,17 +122,6 @@ func waitHeadReady(t *testing.T, base string) {
 		}
 		return headPhase(base) == "ready" || getJSON(base+"/api/status", &st) == nil && st.Head == nil && st.Phase == "streaming"
 	})
-}
-
-// freeAddr returns a loopback address with a port free a moment ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // headPhase is status.head.phase of the sidecar at base ("" when unknown).
