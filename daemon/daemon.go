@@ -61,9 +61,13 @@ type Options struct {
 	// OnReady, if set, is called once the HTTP listener is bound (with its
 	// address) and the pipeline starts.
 	OnReady func(addr string)
-	// OnHead, if set, is given the in-memory HEAD once it is subscribed
-	// (benchmarks time apply and reads on it in process).
+	// OnHead, if set, is given the in-memory HEAD at start, before it is
+	// loaded and subscribed in the background (Status.Head says how far;
+	// benchmarks time apply and reads on it in process).
 	OnHead func(*head.Model)
+	// BeforeHeadLoad, if set, runs in the background loader before the
+	// in-memory HEAD is restored (tests hold the loading back).
+	BeforeHeadLoad func()
 	// Mirror, if set, adjusts the mirror's options before it opens (tests
 	// use short commit groups so retention moves within seconds).
 	Mirror func(*mirror.Options)
@@ -130,6 +134,8 @@ type daemon struct {
 	verifier   *verify.Periodic
 	hist       *history.Service
 	lastGC     *GCStatus // guarded by mu
+	head       *headLoad // the in-memory HEAD (nil before the mirror is open)
+	dropped    droppedState
 
 	lagBytes atomic.Int64
 	// serverWAL is the server's current WAL position at the last poll,
@@ -140,7 +146,13 @@ type daemon struct {
 }
 
 func (d *daemon) run(ctx context.Context) (err error) {
-	if err := d.preflight(ctx); err != nil {
+	d.registerDropped()
+	// A configured table missing from PostgreSQL may be one the mirror
+	// followed before it was dropped: judged again once the mirror is
+	// open (preflightAgain).
+	onlyAbsent, err := d.preflight(ctx)
+	recheck := err != nil && onlyAbsent && !d.opts.Resync && hasMirror(d.cfg.DataDir)
+	if err != nil && !recheck {
 		return err
 	}
 	if err := d.tablesFromConfig(); err != nil {
@@ -187,18 +199,23 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("open mirror in %s: %w", d.cfg.DataDir, err)
 	}
+	if recheck {
+		if err := d.preflightAgain(ctx); err != nil {
+			d.m.Close(context.Background())
+			return err
+		}
+	}
 	// The in-memory HEAD (heap + radix index), restored from its checkpoint
 	// and brought forward by the mirror, or rebuilt from the trees.
 	every := d.cfg.Heap.CheckpointInterval
 	if every == 0 {
 		every = -1 // only at shutdown
 	}
-	model := head.Restore(head.Options{Heap: heap.Config{Memory: int64(d.cfg.Heap.MemoryBytes())},
+	// Loaded (loadHead) once the listeners are up: reads go to the trees
+	// until then.
+	model := head.New(head.Options{Heap: heap.Config{Memory: int64(d.cfg.Heap.MemoryBytes())},
 		Persist: &head.Persist{DB: d.db, Logger: d.log, Mirror: d.m, Every: every}})
-	if _, err := d.m.Subscribe(model, mirror.SubscribeOptions{}); err != nil {
-		d.m.Close(context.Background())
-		return fmt.Errorf("start the in-memory HEAD: %w", err)
-	}
+	d.head = newHeadLoad(model)
 	if d.opts.OnHead != nil {
 		d.opts.OnHead(model)
 	}
@@ -222,7 +239,7 @@ func (d *daemon) run(ctx context.Context) (err error) {
 		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		err := d.m.Close(cctx)
-		if err == nil { // the subscription has stopped: checkpoint the in-memory HEAD
+		if err == nil && d.head.subscribed() { // the subscription has stopped: checkpoint the in-memory HEAD
 			if st, cerr := model.Checkpoint(); cerr != nil {
 				d.log.Warn("in-memory HEAD checkpoint at shutdown failed; it is rebuilt at the next start", "err", cerr)
 			} else {
@@ -254,11 +271,11 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	}
 	d.routes(srv)
 	vr := d.verifyRunner()
-	srv.HandleAPI("POST /api/verify", server.VerifyHandler(vr.Run))
+	srv.HandleAPI("POST /api/verify", server.VerifyHandler(d.verifyLive(vr)))
 	srv.HandleAPI("POST /api/compact", server.CompactHandler(model))
 	d.verifier = &verify.Periodic{Interval: d.cfg.Verify.Interval, Gauge: d.met.VerifyResult, Logger: d.log,
-		Verify: func(ctx context.Context) (*verify.Report, error) { return vr.Run(ctx, nil) },
-		Tables: d.names}
+		Verify: func(ctx context.Context) (*verify.Report, error) { return d.verifyLive(vr)(ctx, nil) },
+		Tables: d.liveNames}
 	d.log.Info("sidecar ready", "listen", srv.Addr(), "data_dir", d.cfg.DataDir, "tables", strings.Join(d.names(), ","),
 		"postgres", d.cfg.Postgres.Redacted())
 	if d.opts.OnReady != nil {
@@ -267,6 +284,7 @@ func (d *daemon) run(ctx context.Context) (err error) {
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Serve(gctx) })
+	g.Go(func() error { d.loadHead(gctx, d.head); return nil })
 	if sqlSrv != nil {
 		d.log.Info("SQL front end listening", "sql_listen", sqlSrv.Addr())
 		g.Go(func() error { return sqlSrv.Serve(gctx) })
@@ -306,22 +324,55 @@ func (d *daemon) run(ctx context.Context) (err error) {
 }
 
 // preflight runs the checks of `sidecar check` and refuses to start when
-// any fails, naming each with its fix.
-func (d *daemon) preflight(ctx context.Context) error {
-	rep := preflight.Run(ctx, preflight.Params{URL: d.conn, Tables: d.cfg.Tables, Publication: d.cfg.Publication, Slot: d.cfg.Slot})
+// any fails, naming each with its fix. onlyAbsent: every failure is a
+// configured table that does not exist (see preflightAgain).
+func (d *daemon) preflight(ctx context.Context) (onlyAbsent bool, err error) {
+	rep, err := d.preflightReport(ctx, nil, false)
+	if err == nil {
+		return false, nil
+	}
+	for _, c := range rep.Checks {
+		if c.Status == preflight.Fail && c.Absent == "" {
+			return false, err
+		}
+	}
+	return true, err
+}
+
+// preflightWith is preflight with the tables the mirror holds (known):
+// it returns the configured tables that do not exist.
+func (d *daemon) preflightWith(ctx context.Context, known []string) (absent []string, err error) {
+	rep, err := d.preflightReport(ctx, known, true)
+	for _, c := range rep.Checks {
+		if c.Absent != "" {
+			absent = append(absent, c.Absent)
+		}
+	}
+	return absent, err
+}
+
+// preflightReport runs the checks, logs the warnings (not when it fails
+// and is not final: a second run, preflightAgain, may judge the failures
+// again and logs them then) and returns the failures as one error.
+func (d *daemon) preflightReport(ctx context.Context, known []string, final bool) (preflight.Report, error) {
+	rep := preflight.Run(ctx, preflight.Params{URL: d.conn, Tables: d.cfg.Tables, Publication: d.cfg.Publication, Slot: d.cfg.Slot, Known: known})
 	var fails []string
 	for _, c := range rep.Checks {
-		switch c.Status {
-		case preflight.Fail:
+		if c.Status == preflight.Fail {
 			fails = append(fails, fmt.Sprintf("%s: %s (fix: %s)", c.Name, c.Detail, c.Fix))
-		case preflight.Warn:
-			d.log.Warn("preflight", "check", c.Name, "detail", c.Detail, "fix", c.Fix)
 		}
 	}
 	if len(fails) > 0 && !(d.opts.Resync && onlySlotProblems(rep)) {
-		return fmt.Errorf("preflight failed (run `sidecar check` for the full report):\n  %s", strings.Join(fails, "\n  "))
+		return rep, fmt.Errorf("preflight failed (run `sidecar check` for the full report):\n  %s", strings.Join(fails, "\n  "))
 	}
-	return nil
+	if final || len(fails) == 0 {
+		for _, c := range rep.Checks {
+			if c.Status == preflight.Warn {
+				d.log.Warn("preflight", "check", c.Name, "detail", c.Detail, "fix", c.Fix)
+			}
+		}
+	}
+	return rep, nil
 }
 
 // onlySlotProblems: --resync drops the slot, so a lost slot must not stop it.

@@ -43,6 +43,8 @@ type Status struct {
 	History *HistoryStatus `json:"history,omitempty"`
 	// Remote is the upload to object storage (remote.upload).
 	Remote *remote.Status `json:"remote,omitempty"`
+	// Head is the in-memory HEAD's loading (absent: not started yet).
+	Head *HeadStatus `json:"head,omitempty"`
 }
 
 // HistoryStatus is what retention keeps and the last collection.
@@ -140,6 +142,9 @@ func (d *daemon) status() Status {
 		st.Reconnects = ss.Reconnects
 	}
 	st.Remote = d.remoteStatus()
+	if d.head != nil {
+		st.Head = d.head.status()
+	}
 	if d.m != nil {
 		st.DurableLSN = d.m.Durable().String()
 		head := d.m.Head()
@@ -150,6 +155,9 @@ func (d *daemon) status() Status {
 		st.Commits = d.m.Stats().Commits
 		for _, t := range d.m.Tables() {
 			ts := TableStatus{Name: t.Name, State: t.State.String(), Rows: t.Rows}
+			if d.isDropped(t.Name) {
+				ts.State = "dropped" // in PostgreSQL; its history stays readable
+			}
 			if t.CopiedAt > 0 {
 				ts.CopiedAt = t.CopiedAt.String()
 			}

@@ -324,6 +324,32 @@ func Restore(opts Options) *Model {
 	return m
 }
 
+// Load restores into m, which is being served but not yet subscribed
+// to the mirror, the checkpoint in its Options.Persist, as Restore does
+// (when it is missing or not usable m stays empty and the mirror rebuilds
+// it from the trees). It reports whether a checkpoint was loaded. Readers
+// may use m meanwhile: until Load returns it holds no table, so every read
+// goes to the tree, and the restored tables are installed together, at the
+// checkpoint's version (served only for versions they are exact for). The
+// daemon starts its listeners first and loads meanwhile (issue 21 item 11).
+func (m *Model) Load() bool {
+	r := Restore(m.opts)
+	if len(r.tables) == 0 {
+		return false
+	}
+	m.wmu.Lock()
+	defer m.wmu.Unlock()
+	m.gen, m.durable, m.copied = r.gen, r.durable, r.copied
+	m.applied.Store(r.applied.Load())
+	m.mu.Lock()
+	for name, t := range r.tables {
+		t.m = m
+		m.tables[name] = t
+	}
+	m.mu.Unlock()
+	return true
+}
+
 func (m *Model) restore() error {
 	p := m.opts.Persist
 	bdb := p.DB.Badger()

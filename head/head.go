@@ -61,6 +61,11 @@ type Model struct {
 	// applied is the LSN of the last batch applied whole, to every table
 	// it names. A table's state is valid from its own lsn up to applied.
 	applied atomic.Uint64
+	// caught is the mirror's durable LSN when it last had no batch
+	// waiting for the model (mirror.CaughtUp): the state is the mirror's
+	// at every version up to it, even past applied (after an initial copy
+	// with no commit, HEAD is the copy's LSN, beyond any batch's).
+	caught atomic.Uint64
 	// copied is Position.CopiedAt as of applied (writer only).
 	copied map[string]wal.LSN
 	// batches counts applied batches; served, reads answered (tests, metrics).
@@ -86,6 +91,22 @@ var _ mirror.Consumer = (*Model)(nil)
 func (m *Model) Durable() mirror.Position {
 	return m.durable
 }
+
+// CaughtUp implements mirror.CaughtUp: every batch up to lsn was applied,
+// so the model may serve versions up to lsn.
+func (m *Model) CaughtUp(lsn wal.LSN) {
+	for {
+		c := m.caught.Load()
+		if uint64(lsn) <= c || m.caught.CompareAndSwap(c, uint64(lsn)) {
+			return
+		}
+	}
+}
+
+// Current is the latest version the model can serve: the last batch it
+// applied, or further when the mirror said nothing more is waiting
+// (CaughtUp).
+func (m *Model) Current() wal.LSN { return wal.LSN(max(m.applied.Load(), m.caught.Load())) }
 
 // LSN is the position of the last batch the model applied whole.
 func (m *Model) LSN() wal.LSN { return wal.LSN(m.applied.Load()) }
@@ -120,6 +141,11 @@ func (m *Model) Apply(ctx context.Context, b *mirror.Batch) error {
 	for i := range b.Tables {
 		tb := &b.Tables[i]
 		t := m.Table(tb.Table)
+		if t == nil && !tb.Reset {
+			// Edits of a table the model never received whole: building
+			// it from them would serve a table of only those rows.
+			return fmt.Errorf("head: %s: changes of a table whose rows were never sent", tb.Table)
+		}
 		if t == nil || tb.Reset || !sameSchema(t.rel, tb.Relation) {
 			nt, err := m.newTable(tb.Table, tb.Relation, m.opts.Heap)
 			if err != nil {
@@ -313,9 +339,11 @@ var ErrNotAtVersion = errors.New("head: the in-memory model is not at that versi
 //
 // applied is loaded first: a writer that replaces a table retires the old
 // one before it moves applied, so a reader that sees applied at or past the
-// replacement also sees the old table retired.
+// replacement also sees the old table retired. caught counts as applied:
+// it moves only after Apply returned (the same goroutine), and says that
+// no batch up to it is left.
 func (m *Model) servable(t *Table, at wal.LSN) bool {
-	if m.applied.Load() < uint64(at) {
+	if m.Current() < at {
 		return false
 	}
 	return !t.retired.Load() && t.lsn.Load() <= uint64(at)

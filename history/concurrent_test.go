@@ -27,8 +27,8 @@ func TestReadersDuringApply(t *testing.T) {
 	for id := range 20 {
 		vals[id] = 100
 	}
-	for range 4 { // HEAD~3 exists before the readers start
-		f.Commit(func(tx *historytest.Tx) {})
+	for range 4 { // HEAD~3 exists before the readers start (a transaction that changes no row is no version: each rewrites a row as it is)
+		f.Commit(func(tx *historytest.Tx) { tx.Upsert(rel, []*string{historytest.S("0"), historytest.S("100")}) })
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup

@@ -246,7 +246,11 @@ func TestSQLPatchReplicaIdentityFull(t *testing.T) {
 	svc := New(f.DB, f.Mirror)
 	S := historytest.S
 	f.CreateTable(rel, [][]*string{{S("1"), S(`{"x": 1}`)}, {S("2"), nil}, {S("3"), S(`[1, "it's"]`)}})
-	from := f.Commit(func(tx *historytest.Tx) {}).EndLSN.String()
+	// A version after the copy with f unchanged (a transaction that
+	// changes no row is no version: this one changes another table).
+	other := historytest.Rel(2, "public", "other", 1, [2]string{"id", "int4"})
+	f.CreateTable(other, nil)
+	from := f.Commit(func(tx *historytest.Tx) { tx.Insert(other, []*string{S("1")}) }).EndLSN.String()
 	to := f.Commit(func(tx *historytest.Tx) {
 		tx.DeleteRow(rel, []*string{S("1"), S(`{"x": 1}`)})
 		tx.DeleteRow(rel, []*string{S("2"), nil})

@@ -567,6 +567,31 @@ func (m *Mirror) discardTxn(ctx context.Context) error {
 	return nil
 }
 
+// commitEmpty takes a transaction that changed no row of a followed
+// table (only a logical decoding message, such as verify's catch-up
+// marker, or changes its tables' copies already hold): it is not a
+// version, so history stays as it was (issue 21 item 10), but the durable
+// LSN moves past it like any commit's, written and synced the same way,
+// so the slot is acknowledged past it and a restart resumes after it.
+// Readers' head stays the last version.
+func (m *Mirror) commitEmpty(info wal.TxnInfo) error {
+	durable := enc{}
+	durable.uvarint(uint64(info.EndLSN))
+	head := m.head
+	op := &writeOp{commit: info.EndLSN, version: &head, empty: true}
+	op.set(keyDurable, durable.b)
+	if err := m.enqueue(op); err != nil {
+		return err
+	}
+	invariants.Check(info.EndLSN > m.lastEnd, "commit %s at or below the last commit %s", info.EndLSN, m.lastEnd)
+	m.lastEnd = info.EndLSN
+	m.txn = nil
+	m.idle.Broadcast()
+	m.stats.emptyCommits.Add(1)
+	m.log.Debug("transaction changed no followed row: no version", "xid", info.Xid, "end", info.EndLSN)
+	return nil
+}
+
 // Commit implements wal.Sink. The commit's log record (its final
 // row states per table), its held changes and the new durable LSN are
 // written in one Badger transaction; Durable advances once a later sync
@@ -582,10 +607,10 @@ func (m *Mirror) Commit(ctx context.Context, info wal.TxnInfo) error {
 	if m.txn == nil {
 		return fmt.Errorf("commit xid %d without begin", info.Xid)
 	}
-	if info.EndLSN <= m.head.EndLSN {
+	if info.EndLSN <= m.lastEnd {
 		// Already a version: a transaction delivered again (the streamer
 		// skips these; applying it twice could undo later commits).
-		m.log.Warn("ignoring a transaction at or below the head", "xid", info.Xid, "end", info.EndLSN, "head", m.head.EndLSN)
+		m.log.Warn("ignoring a transaction at or below the head", "xid", info.Xid, "end", info.EndLSN, "head", m.head.EndLSN, "last_commit", m.lastEnd)
 		// Dropped in memory only: held changes it wrote are the first
 		// delivery's, under the same keys, and must stay (discardTxn
 		// would delete them).
@@ -607,6 +632,9 @@ func (m *Mirror) Commit(ctx context.Context, info wal.TxnInfo) error {
 func (m *Mirror) commit(ctx context.Context, info wal.TxnInfo) error {
 	txn := m.txn
 	txn.info = info
+	if len(txn.tables) == 0 && txn.heldCount == 0 && len(txn.heldFlushd) == 0 && !txn.spilled {
+		return m.commitEmpty(info)
+	}
 	// INVARIANT: versions are strictly increasing in end LSN (Commit
 	// drops a transaction at or below the head).
 	v := Version{EndLSN: info.EndLSN, CommitLSN: info.CommitLSN, CommitTime: info.CommitTime.UTC(), Xid: info.Xid, Spilled: txn.spilled}
@@ -700,8 +728,9 @@ func (m *Mirror) commit(ctx context.Context, info wal.TxnInfo) error {
 		m.publishCommit(&v, logTables, nil)
 		m.group.add(logTables, info.EndLSN)
 	}
-	invariants.Check(v.EndLSN > m.head.EndLSN, "commit %s at or below the head %s", v.EndLSN, m.head.EndLSN)
+	invariants.Check(v.EndLSN > m.lastEnd, "commit %s at or below the last commit %s", v.EndLSN, m.lastEnd)
 	m.head = v
+	m.lastEnd = v.EndLSN
 	m.ordinal = ord
 	m.txn = nil
 	m.idle.Broadcast()

@@ -366,12 +366,46 @@ func (s *Subscription) loop() error {
 			pos.CopiedAt = copiedAfter(pos.CopiedAt, q.b)
 			s.delivered.Store(uint64(q.b.LSN))
 		default:
+			s.caughtUp()
 			select {
 			case <-s.ctx.Done():
 				return s.ctx.Err()
 			case <-s.wake:
 			}
 		}
+	}
+}
+
+// CaughtUp is implemented by a consumer that wants to know how far it is
+// current when no batch is waiting: CaughtUp(lsn) means every batch with
+// LSN ≤ lsn was applied, so the consumer's tables equal the mirror's
+// trees at every version from its last batch up to lsn (not only at the
+// last batch's LSN). The head model needs it: after an initial copy with
+// no commit, HEAD resolves to the copy's LSN, past the reset batch's LSN,
+// and no batch ever reaches it until the first commit. It is called from
+// the subscription's goroutine, never concurrently with Apply, with
+// non-decreasing LSNs.
+type CaughtUp interface {
+	CaughtUp(lsn wal.LSN)
+}
+
+// caughtUp tells the consumer, when it implements CaughtUp and nothing is
+// queued for it, that it is current up to the mirror's durable LSN.
+// Durable is read before the queue is looked at: every commit durable at
+// that LSN was offered (publishCommit, at apply) before it became
+// durable, so an empty, non-lagging queue then means all of them were
+// applied.
+func (s *Subscription) caughtUp() {
+	c, ok := s.c.(CaughtUp)
+	if !ok {
+		return
+	}
+	d := s.m.Durable()
+	s.mu.Lock()
+	idle := !s.lagging && len(s.queue) == 0
+	s.mu.Unlock()
+	if idle {
+		c.CaughtUp(d)
 	}
 }
 

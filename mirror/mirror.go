@@ -187,12 +187,16 @@ type Mirror struct {
 
 	// mu guards the writer state below. Sink calls come from one
 	// goroutine; TableCopied and the background flusher take it too.
-	mu        sync.Mutex
-	idle      *sync.Cond // signalled when txn becomes nil
-	tables    map[string]*table
-	group     group
-	txn       *txnState
-	head      Version // latest commit applied
+	mu     sync.Mutex
+	idle   *sync.Cond // signalled when txn becomes nil
+	tables map[string]*table
+	group  group
+	txn    *txnState
+	head   Version // latest commit applied
+	// lastEnd is the end LSN of the last commit taken, whether it became
+	// a version or changed no row (commitEmpty): durable may be past the
+	// head by such commits.
+	lastEnd   wal.LSN
 	lastGroup wal.LSN // end LSN of the latest group record
 	resume    wal.LSN
 	meta      metaRecord
@@ -472,9 +476,12 @@ func (m *Mirror) load(ctx context.Context) error {
 	if err := m.bdb.View(m.loadOrdinal); err != nil {
 		return fmt.Errorf("load commit index: %w", err)
 	}
-	if m.head.EndLSN != durable && !(m.head.EndLSN == 0 && durable == 0) {
-		return fmt.Errorf("durable LSN %s differs from the last logged commit %s", durable, m.head.EndLSN)
+	// The durable LSN is the last commit's, or past it by commits that
+	// changed no row (commitEmpty); never below it.
+	if durable < m.head.EndLSN {
+		return fmt.Errorf("durable LSN %s is below the last logged commit %s", durable, m.head.EndLSN)
 	}
+	m.lastEnd = durable
 	m.written.Store(uint64(durable))
 	m.durable.Store(uint64(max(durable, resume)))
 	head := m.head
@@ -656,6 +663,7 @@ func (m *Mirror) SetResumeLSN(ctx context.Context, lsn wal.LSN) error {
 	}
 	m.resume = lsn
 	m.durable.Store(max(m.durable.Load(), uint64(lsn)))
+	m.subs.durableMoved() // consumers are current up to it (CaughtUp)
 	return nil
 }
 

@@ -84,6 +84,9 @@ type mharness struct {
 	rels map[string]*wal.Relation
 	// flushDelay is set on every mirror opened (groups stay in flight).
 	flushDelay time.Duration
+	// changes counts the changes sent: a transaction that sent none is
+	// no version (Mirror.commitEmpty).
+	changes int
 }
 
 func newMHarness(t testing.TB, opts Options) *mharness {
@@ -186,6 +189,7 @@ func (h *mharness) begin() wal.TxnInfo {
 
 func (h *mharness) change(c *wal.Change) {
 	h.t.Helper()
+	h.changes++
 	if err := h.m.Change(h.t.Context(), c); err != nil {
 		h.t.Fatal(err)
 	}
@@ -321,6 +325,7 @@ func TestModel(t *testing.T) {
 	const txns = 220
 	for range txns {
 		info := h.begin()
+		sent := h.changes
 		work := map[string]map[int64]modelRow{}
 		for _, name := range names {
 			work[name] = maps.Clone(model.tables[name])
@@ -399,6 +404,9 @@ func TestModel(t *testing.T) {
 			continue
 		}
 		h.commit(info)
+		if h.changes == sent {
+			continue // no change: no version
+		}
 		model.tables = work
 		model.versions = append(model.versions, modelVersion{end: info.EndLSN, tables: model.snapshot()})
 		switch rng.IntN(40) {

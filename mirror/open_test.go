@@ -196,7 +196,8 @@ func TestDurableWaitsForSync(t *testing.T) {
 // TestChangeBelowCopyDropped: a transaction whose commit LSN is below a
 // table's copy LSN is already in the copy; a change of it that slipped
 // past the stream's filter (delivered just as the copy landed) is not
-// applied again.
+// applied again, and the transaction, having changed nothing the copy
+// lacks, is no version (Mirror.commitEmpty).
 func TestChangeBelowCopyDropped(t *testing.T) {
 	h := newMHarness(t, Options{})
 	rel := testRel(4, "c")
@@ -216,8 +217,8 @@ func TestChangeBelowCopyDropped(t *testing.T) {
 	if got, ok, err := tr.Get(t.Context(), "1"); err != nil || !ok || string(got) != "1:13:new-" {
 		t.Fatalf("row 1 = %q %v %v, want the copy's value", got, ok, err)
 	}
-	if tr.Version.EndLSN != info.EndLSN {
-		t.Fatalf("version %s, want the commit %s (still a version)", tr.Version.EndLSN, info.EndLSN)
+	if tr.Version.EndLSN >= info.EndLSN {
+		t.Fatalf("version %s: the commit %s changed nothing the copy lacks and is no version", tr.Version.EndLSN, info.EndLSN)
 	}
 }
 

@@ -502,18 +502,22 @@ func (o *overlay) Flush(context.Context) error { return nil }
 // statsCounters count the writer's work for metrics and benchmarks.
 type statsCounters struct {
 	commits, groups, groupRows, spills, syncs, syncNanos atomic.Int64
+	emptyCommits                                         atomic.Int64
 	bytesLog, bytesCatalog                               atomic.Int64
 	treeChecks                                           atomic.Int64
 }
 
 // Stats are cumulative counters of the writer since Open.
 type Stats struct {
-	Commits   int64 // commits applied
-	Groups    int64 // group records written (flushes, spilled commits, copies)
-	GroupRows int64 // rows applied to trees by group flushes
-	Spills    int64 // transactions spilled to scratch trees
-	Syncs     int64 // fsyncs
-	SyncNanos int64 // time spent in them
+	Commits int64 // commits applied
+	// EmptyCommits counts transactions that changed no followed row and
+	// so made no version (verify's catch-up marker among them).
+	EmptyCommits int64
+	Groups       int64 // group records written (flushes, spilled commits, copies)
+	GroupRows    int64 // rows applied to trees by group flushes
+	Spills       int64 // transactions spilled to scratch trees
+	Syncs        int64 // fsyncs
+	SyncNanos    int64 // time spent in them
 	// LogBytes and CatalogBytes are the bytes of log, group and table
 	// records handed to Badger (keys included for the log).
 	LogBytes, CatalogBytes int64
@@ -527,7 +531,7 @@ type Stats struct {
 // Stats returns the writer's counters.
 func (m *Mirror) Stats() Stats {
 	return Stats{
-		Commits: m.stats.commits.Load(), Groups: m.stats.groups.Load(), GroupRows: m.stats.groupRows.Load(),
+		Commits: m.stats.commits.Load(), EmptyCommits: m.stats.emptyCommits.Load(), Groups: m.stats.groups.Load(), GroupRows: m.stats.groupRows.Load(),
 		Spills: m.stats.spills.Load(), Syncs: m.stats.syncs.Load(), SyncNanos: m.stats.syncNanos.Load(),
 		LogBytes: m.stats.bytesLog.Load(), CatalogBytes: m.stats.bytesCatalog.Load(),
 		NodeBytes: m.ns.Stats().BytesStored, TreeChecks: m.stats.treeChecks.Load(),

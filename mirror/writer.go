@@ -33,6 +33,9 @@ type writeOp struct {
 	// commit is the end LSN of the commit this op logs (0: none).
 	commit  wal.LSN
 	version *Version // the commit's version, for readers' Head
+	// empty: the commit changed no row and is no version (commitEmpty):
+	// it moves the durable LSN only, and version is the head before it.
+	empty bool
 	// sync makes the op durable before done is signalled.
 	sync  bool
 	done  chan error // optional, buffered
@@ -177,7 +180,7 @@ func checkCommitOrder(ops []*writeOp, prev wal.LSN) {
 			durable = durable || bytes.Equal(kv.k, keyDurable)
 			group = group || bytes.Equal(kv.k, groupKey(op.commit))
 		}
-		invariants.Check(log && durable, "commit %s: op without its log record (%v) or durable LSN (%v)", op.commit, log, durable)
+		invariants.Check((log || op.empty) && durable, "commit %s: op without its log record (%v) or durable LSN (%v)", op.commit, log, durable)
 		invariants.Check(!op.version.Spilled || group, "spilled commit %s: op without its group record", op.commit)
 	}
 }

@@ -123,6 +123,7 @@ func checkReplicationRole(f serverFacts) Check {
 type tableFacts struct {
 	given      string // the name as configured, or the qualified name for "*"
 	found      bool
+	known      bool   // the mirror holds it (Params.Known)
 	qualified  string // quoted schema.table
 	relkind    string // 'r' table, 'p' partitioned, 'v' view, ...
 	replident  string // 'd' default (PK), 'i' index, 'f' full, 'n' nothing
@@ -191,8 +192,13 @@ func checkTable(t tableFacts, role string) Check {
 	case t.lookupFailed != "":
 		c.Status, c.Detail = Fail, "could not look the table up: "+t.lookupFailed
 		return c
+	case !t.found && t.known:
+		c.Status, c.Absent = Warn, t.given
+		c.Detail = fmt.Sprintf("table %s does not exist any more, but the mirror holds it: it was dropped after it was followed; its history stays readable and the other tables are followed", t.given)
+		c.Fix = fmt.Sprintf("remove %s from tables in the config once its history is no longer needed", t.given)
+		return c
 	case !t.found:
-		c.Status = Fail
+		c.Status, c.Absent = Fail, t.given
 		c.Detail = fmt.Sprintf("table %s does not exist (unquoted names are folded to lower case)", t.given)
 		c.Fix = fmt.Sprintf("create %s, or remove it from tables in the config", t.given)
 		return c

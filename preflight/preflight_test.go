@@ -255,6 +255,12 @@ func TestTables(t *testing.T) {
 	if c := find(t, r, "table public.items"); c.Status != OK {
 		t.Errorf("items after hostile names: %+v", c)
 	}
+	// A missing table the mirror holds was dropped after it was followed:
+	// a warning, so the daemon starts (issue 21 item 9).
+	r = Run(t.Context(), Params{URL: url, Tables: []string{"public.items", "Missing"}, Known: []string{"public.items", "public.missing"}})
+	if c := find(t, r, "table public.missing"); c.Status != Warn || c.Absent != "public.missing" || !strings.Contains(c.Detail, "dropped") || !r.Ready() {
+		t.Errorf("a dropped table the mirror holds: %+v (ready %v)", c, r.Ready())
+	}
 }
 
 func TestAllTablesWarnsOnKeyless(t *testing.T) {

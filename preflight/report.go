@@ -24,6 +24,11 @@ type Params struct {
 	// Publication and Slot are the names the sidecar uses; "" skips their
 	// check.
 	Publication, Slot string
+	// Known are the canonical names (schema.table) of the tables the
+	// mirror already holds: a configured table that no longer exists but
+	// is known was dropped after it was followed, and is a warning (its
+	// history stays readable), not a failure.
+	Known []string
 }
 
 // Status is the outcome of one check.
@@ -64,6 +69,10 @@ type Check struct {
 	Detail string
 	// Fix is the exact action to take (SQL, a setting) when Status is not OK.
 	Fix string
+	// Absent is set, to the table's canonical name, on the check of a
+	// configured table that does not exist: `sidecar run` may judge it
+	// again with Params.Known once it has opened its mirror.
+	Absent string
 }
 
 // Report is the outcome of Run, in check order.

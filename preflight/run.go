@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -80,6 +81,7 @@ func Run(ctx context.Context, p Params) Report {
 	default:
 		for _, name := range p.Tables {
 			t := readTable(ctx, conn, name)
+			t.known = !t.found && slices.Contains(p.Known, t.given)
 			tables = append(tables, t)
 			add(checkTable(t, f.role))
 		}

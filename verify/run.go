@@ -425,8 +425,9 @@ const MarkerPrefix = "sidecar.verify"
 // after c, and the stream carries it (the streamer asks pgoutput for
 // messages), so once the mirror has applied it, every commit ending at or
 // before c is applied: the wait for C does not depend on when the server
-// next sends a keepalive. It writes WAL only, no table; the mirror records
-// the commit as a version that changed no rows.
+// next sends a keepalive. It writes WAL only, no table; the mirror takes
+// the commit as durable but records no version for it (it changed no
+// row), so a verify leaves history as it was.
 func (r *Runner) emitMarker(ctx context.Context, c wal.LSN) error {
 	cfg, err := pgconn.ParseConfig(r.ConnString)
 	if err != nil {

@@ -1,0 +1,126 @@
+// Loading the in-memory HEAD after the listeners are up (issue 21 item
+// 11): a restart serves reads from the trees at once and from the
+// in-memory HEAD once it is restored and caught up.
+
+package daemon
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/sidecar-dev/sidecar/head"
+	"github.com/sidecar-dev/sidecar/mirror"
+)
+
+// Phases of the in-memory HEAD, as status reports them.
+const (
+	headLoading    = "loading"     // restoring its checkpoint
+	headCatchingUp = "catching_up" // subscribed: brought to the mirror's head (or rebuilt from the trees)
+	headReady      = "ready"       // caught up once; follows every commit
+	headFailed     = "failed"      // could not subscribe: reads stay on the trees
+)
+
+// HeadStatus is the in-memory HEAD in GET /api/status. Reads are served
+// from the trees until Phase is "ready" (and for a version the HEAD does
+// not hold exactly, after).
+type HeadStatus struct {
+	Phase    string  `json:"phase"`
+	Restored bool    `json:"restored_from_checkpoint"`
+	Tables   int     `json:"tables"`
+	LSN      string  `json:"lsn"`
+	Seconds  float64 `json:"seconds"` // since the start of loading, until ready
+	Error    string  `json:"error,omitempty"`
+}
+
+// headLoad is the daemon's in-memory HEAD and how far it is loaded.
+type headLoad struct {
+	model *head.Model
+
+	mu       sync.Mutex
+	phase    string
+	restored bool
+	sub      *mirror.Subscription
+	started  time.Time
+	took     time.Duration
+	err      string
+}
+
+func newHeadLoad(model *head.Model) *headLoad {
+	return &headLoad{model: model, phase: headLoading, started: time.Now()}
+}
+
+func (h *headLoad) set(fn func(h *headLoad)) {
+	h.mu.Lock()
+	fn(h)
+	h.mu.Unlock()
+}
+
+// subscribed reports whether the model was subscribed to the mirror (so
+// it follows it and a checkpoint of it at shutdown is worth taking).
+func (h *headLoad) subscribed() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sub != nil
+}
+
+// status is the HeadStatus now.
+func (h *headLoad) status() *HeadStatus {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := &HeadStatus{Phase: h.phase, Restored: h.restored, Tables: len(h.model.Tables()), LSN: h.model.Current().String(), Error: h.err}
+	if h.phase == headReady {
+		st.Seconds = h.took.Seconds()
+	} else {
+		st.Seconds = time.Since(h.started).Seconds()
+	}
+	return st
+}
+
+// loadHead restores the model from its checkpoint, subscribes it to the
+// mirror and waits until its first catch-up is applied, logging each
+// step. Reads go to the trees meanwhile. A failure leaves them there and
+// is reported, not fatal: the trees are the truth.
+func (d *daemon) loadHead(ctx context.Context, h *headLoad) {
+	if d.opts.BeforeHeadLoad != nil {
+		d.opts.BeforeHeadLoad()
+	}
+	restored := h.model.Load()
+	h.set(func(h *headLoad) { h.restored = restored })
+	sub, err := d.m.Subscribe(h.model, mirror.SubscribeOptions{})
+	if err != nil {
+		d.log.Error("in-memory HEAD not started; reads are served from the trees", "err", err)
+		h.set(func(h *headLoad) { h.phase, h.err = headFailed, err.Error() })
+		return
+	}
+	// Caught up once the catch-up batch to the head of now (target) is
+	// applied: delivered reaches it, or, when the mirror has no commit
+	// (target 0), the subscription has nothing left to apply.
+	target := d.m.Head().EndLSN
+	h.set(func(h *headLoad) { h.sub, h.phase = sub, headCatchingUp })
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	// During the initial copy the tables arrive one by one: not ready
+	// before it is done.
+	for !(target > 0 && sub.Delivered() >= target || sub.CatchUps() > 0 && sub.Idle()) || d.copying() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sub.Done():
+			if err := sub.Err(); err != nil {
+				h.set(func(h *headLoad) { h.phase, h.err = headFailed, err.Error() })
+			}
+			return
+		case <-tick.C:
+		}
+	}
+	h.set(func(h *headLoad) { h.phase, h.took = headReady, time.Since(h.started) })
+	d.log.Info("in-memory HEAD ready", "restored_from_checkpoint", restored, "tables", len(h.model.Tables()), "lsn", h.model.Current(),
+		"took", time.Since(h.started).Round(time.Millisecond))
+}
+
+// copying reports whether the daemon is starting or in its initial copy.
+func (d *daemon) copying() bool {
+	p := d.getPhase()
+	return p == "starting" || p == "copying"
+}
