@@ -30,7 +30,7 @@
 //	bool                    bool
 //	int2, int4, int8, oid   int64
 //	float4, float8          float64 (a float4 holds a float32's value)
-//	numeric                 Numeric
+//	numeric                 *Decimal
 //	text, varchar, bpchar, name, "char", json, jsonb, unknown   string
 //	bytea                   []byte
 //	date                    Date (days since 2000-01-01; ±infinity at the int32 bounds)

@@ -1,0 +1,17 @@
+package types_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/internal/seed"
+)
+
+var pg *pgtest.Cluster
+
+var seedFlag = seed.Flag()
+
+func TestMain(m *testing.M) {
+	os.Exit(pgtest.RunMain(m, pgtest.Options{}, func(c *pgtest.Cluster) { pg = c }))
+}
