@@ -726,6 +726,15 @@ func (a *aggSpec) add(s *aggState, e *env) error {
 			}
 			s.nsum = numAdd(s.nsum, x, false)
 		case float64:
+			if a.fn == "sum" && a.t == oidFloat4 {
+				// float4pl: each addition rounds to float4, as PostgreSQL's.
+				f, err := float4Sum(s.fsum, x)
+				if err != nil {
+					return err
+				}
+				s.fsum = f
+				return nil
+			}
 			s.fsum += x
 		}
 	case "min", "max":

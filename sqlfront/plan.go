@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // outCol describes one result column (RowDescription).
@@ -726,8 +728,14 @@ func (pl *planner) foldNeg(c *constExpr) (expr, error) {
 		if c.t == oidInt8 && x == 2147483648 {
 			return &constExpr{v: -x, t: oidInt4}, nil
 		}
+		if lo, _, name := intBounds(c.t); x == lo {
+			return nil, errf(codeOutOfRange, -1, "%s out of range", name)
+		}
 		return &constExpr{v: -x, t: c.t}, nil
 	case *Num:
+		if x.NaN || x.Inf != 0 {
+			return &constExpr{v: types.NegDecimal(x), t: c.t}, nil
+		}
 		r := &Num{Scale: x.Scale}
 		r.V.Neg(&x.V)
 		if r.Scale == 0 && r.V.IsInt64() {

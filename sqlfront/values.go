@@ -2,12 +2,12 @@ package sqlfront
 
 import (
 	"bytes"
-	"github.com/sidecar-dev/sidecar/heap"
-	"math"
+	"errors"
 	"math/big"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // Type OIDs (pg_type.oid) the evaluator knows.
@@ -142,225 +142,67 @@ func typname(oid uint32) string {
 	return typeName(oid)
 }
 
-// Num is an exact numeric: V × 10^-Scale, or NaN.
-type Num struct {
-	V     big.Int
-	Scale int32
-	NaN   bool
-}
+// Num is an exact numeric (the type catalog's): V × 10^-Scale, NaN or
+// ±Infinity.
+type Num = types.Decimal
 
+// parseNum is numeric_in.
 func parseNum(s string) (*Num, bool) {
-	s = strings.TrimSpace(s)
-	if strings.EqualFold(s, "nan") {
-		return &Num{NaN: true}, true
-	}
-	exp := 0
-	if i := strings.IndexAny(s, "eE"); i >= 0 {
-		e, err := strconv.Atoi(s[i+1:])
-		if err != nil {
-			return nil, false
-		}
-		exp, s = e, s[:i]
-	}
-	neg := false
-	if s != "" && (s[0] == '-' || s[0] == '+') {
-		neg, s = s[0] == '-', s[1:]
-	}
-	intp, frac, _ := strings.Cut(s, ".")
-	if intp == "" && frac == "" {
+	v, err := types.In(types.Numeric, -1, s)
+	if err != nil {
 		return nil, false
 	}
-	digits := intp + frac
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return nil, false
-		}
-	}
-	n := &Num{Scale: int32(len(frac) - exp)}
-	if digits == "" {
-		digits = "0"
-	}
-	n.V.SetString(digits, 10)
-	if n.Scale < 0 {
-		n.V.Mul(&n.V, pow10(int(-n.Scale)))
-		n.Scale = 0
-	}
-	if neg {
-		n.V.Neg(&n.V)
-	}
-	return n, true
+	return v.(*Num), true
 }
 
-var pow10Cache [64]*big.Int
+func pow10(n int) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil) }
 
-func pow10(n int) *big.Int {
-	if n < len(pow10Cache) && pow10Cache[n] != nil {
-		return pow10Cache[n]
-	}
-	p := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
-	if n < len(pow10Cache) {
-		pow10Cache[n] = p
-	}
-	return p
-}
+func numFromInt(i int64) *Num { return types.DecimalFromInt(i) }
 
-func numFromInt(i int64) *Num { n := &Num{}; n.V.SetInt64(i); return n }
-
-func (n *Num) rescaled(s int32) *big.Int {
-	if s == n.Scale {
-		return &n.V
-	}
-	return new(big.Int).Mul(&n.V, pow10(int(s-n.Scale)))
-}
-
-func (n *Num) String() string {
-	if n.NaN {
-		return "NaN"
-	}
-	s := n.V.String()
-	if n.Scale <= 0 {
-		return s
-	}
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	for len(s) <= int(n.Scale) {
-		s = "0" + s
-	}
-	s = s[:len(s)-int(n.Scale)] + "." + s[len(s)-int(n.Scale):]
-	if neg {
-		s = "-" + s
-	}
-	return s
-}
-
-func numCmp(a, b *Num) int {
-	if a.NaN || b.NaN {
-		switch {
-		case a.NaN && b.NaN:
-			return 0
-		case a.NaN:
-			return 1
-		}
-		return -1
-	}
-	s := max(a.Scale, b.Scale)
-	return a.rescaled(s).Cmp(b.rescaled(s))
-}
+func numCmp(a, b *Num) int { return types.CompareDecimal(a, b) }
 
 func numAdd(a, b *Num, sub bool) *Num {
-	if a.NaN || b.NaN {
-		return &Num{NaN: true}
-	}
-	s := max(a.Scale, b.Scale)
-	r := &Num{Scale: s}
 	if sub {
-		r.V.Sub(a.rescaled(s), b.rescaled(s))
-	} else {
-		r.V.Add(a.rescaled(s), b.rescaled(s))
+		return types.SubDecimal(a, b)
 	}
-	return r
+	return types.AddDecimal(a, b)
 }
 
-func numMul(a, b *Num) *Num {
-	if a.NaN || b.NaN {
-		return &Num{NaN: true}
-	}
-	r := &Num{Scale: a.Scale + b.Scale}
-	r.V.Mul(&a.V, &b.V)
-	return r
-}
+func numMul(a, b *Num) *Num { return types.MulDecimal(a, b) }
 
-// nbaseFirst returns the weight and value of the first non-zero base-10000
-// digit of n, as PostgreSQL's numeric stores it (0, 0 for zero).
-func nbaseFirst(n *Num) (weight, first int) {
-	s := new(big.Int).Abs(&n.V).String()
-	if s == "0" {
-		return 0, 0
-	}
-	sc := int(n.Scale)
-	var ip, fp string
-	if sc <= 0 {
-		ip = s + strings.Repeat("0", -sc)
-	} else if len(s) > sc {
-		ip, fp = s[:len(s)-sc], s[len(s)-sc:]
-	} else {
-		fp = strings.Repeat("0", sc-len(s)) + s
-	}
-	ip = strings.TrimLeft(ip, "0")
-	if ip != "" {
-		lead := (len(ip)-1)%4 + 1
-		f, _ := strconv.Atoi(ip[:lead])
-		return (len(ip) - 1) / 4, f
-	}
-	for len(fp)%4 != 0 {
-		fp += "0"
-	}
-	for g := 0; g*4 < len(fp); g++ {
-		if f, _ := strconv.Atoi(fp[g*4 : g*4+4]); f != 0 {
-			return -(g + 1), f
-		}
-	}
-	return 0, 0
-}
-
-// numDiv divides as PostgreSQL's numeric_div: the result scale of
-// select_div_scale, rounded half away from zero.
+// numDiv divides as PostgreSQL's numeric_div.
 func numDiv(a, b *Num) (*Num, error) {
-	if a.NaN || b.NaN {
-		return &Num{NaN: true}, nil
-	}
-	if b.V.Sign() == 0 {
-		return nil, errf(codeDivByZero, -1, "division by zero")
-	}
-	w1, f1 := nbaseFirst(a)
-	w2, f2 := nbaseFirst(b)
-	qw := w1 - w2
-	if f1 <= f2 {
-		qw--
-	}
-	rs := int32(16 - qw*4)
-	rs = max(rs, a.Scale, b.Scale, 0)
-	rs = min(rs, 1000)
-	// a/b at scale rs: (a.V * 10^(rs - a.Scale + b.Scale)) / b.V, rounded.
-	num := new(big.Int).Set(&a.V)
-	shift := int(rs - a.Scale + b.Scale)
-	den := new(big.Int).Set(&b.V)
-	if shift >= 0 {
-		num.Mul(num, pow10(shift))
-	} else {
-		den.Mul(den, pow10(-shift))
-	}
-	return &Num{V: *roundDiv(num, den), Scale: rs}, nil
+	r, err := types.DivDecimal(a, b)
+	return r, typesErr(err)
 }
 
-// roundDiv is num/den rounded half away from zero.
-func roundDiv(num, den *big.Int) *big.Int {
-	q, r := new(big.Int).QuoRem(num, den, new(big.Int))
-	r2 := new(big.Int).Abs(r)
-	r2.Lsh(r2, 1)
-	if r2.Cmp(new(big.Int).Abs(den)) >= 0 {
-		if (num.Sign() < 0) != (den.Sign() < 0) {
-			q.Sub(q, big.NewInt(1))
-		} else {
-			q.Add(q, big.NewInt(1))
-		}
-	}
-	return q
+// numericSend is numeric_send (±Infinity included), by the type catalog.
+func numericSend(n *Num) ([]byte, error) {
+	b, err := types.Send(types.Numeric, n)
+	return b, typesErr(err)
 }
 
-func (n *Num) float() float64 {
-	if n.NaN {
-		return math.NaN()
+// float4Sum is sum(real)'s step: float4pl, rounding each sum to float4.
+func float4Sum(acc, x float64) (float64, error) {
+	f, err := types.Float4Sum(acc, x)
+	return f, typesErr(err)
+}
+
+// typesErr carries a type catalog error (PostgreSQL's SQLSTATE and
+// message) as the front end's.
+func typesErr(err error) error {
+	var te *types.Error
+	if err == nil || !errors.As(err, &te) {
+		return err
 	}
-	f, _ := strconv.ParseFloat(n.String(), 64)
-	return f
+	e := errf(te.Code, -1, "%s", te.Message)
+	e.Detail = te.Detail
+	return e
 }
 
 // formatFloat prints f as float4out/float8out do (heap's printer, the one
 // float printer of the project).
-func formatFloat(f float64, bits int) string { return string(heap.AppendFloat(nil, f, bits)) }
+func formatFloat(f float64, bits int) string { return string(types.AppendFloat(nil, f, bits)) }
 
 // render is a value's text as PostgreSQL prints it (ok=false for NULL).
 func render(v Value, t uint32) (string, bool) {
@@ -387,125 +229,35 @@ func render(v Value, t uint32) (string, bool) {
 	return "", false
 }
 
-// intBounds are the ranges of int2, int4 and int8.
+// intBounds are the ranges of int2, int4, int8 and oid, and the type's
+// name.
 func intBounds(t uint32) (int64, int64, string) {
-	switch t {
-	case oidInt2:
-		return math.MinInt16, math.MaxInt16, "smallint"
-	case oidInt4:
-		return math.MinInt32, math.MaxInt32, "integer"
-	case oidOID:
-		return 0, math.MaxUint32, "oid"
-	}
-	return math.MinInt64, math.MaxInt64, "bigint"
+	lo, hi := types.IntBounds(t)
+	return lo, hi, types.NameOf(t)
 }
 
 // parseAs reads the text s as a value of type t, as the type's input
-// function would (the typing of untyped literals and text parameters).
+// function would (the typing of untyped literals and text parameters):
+// the type catalog's input, in the evaluator's Value forms.
 func parseAs(t uint32, s string) (Value, error) {
 	switch {
-	case isIntType(t):
-		lo, hi, name := intBounds(t)
-		ts := strings.TrimSpace(s)
-		i, err := strconv.ParseInt(ts, 10, 64)
-		if err != nil {
-			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-				return nil, errf(codeOutOfRange, -1, "value \"%s\" is out of range for type %s", s, name)
-			}
-			return nil, errf(codeInvalidText, -1, "invalid input syntax for type %s: \"%s\"", name, s)
-		}
-		if i < lo || i > hi {
-			return nil, errf(codeOutOfRange, -1, "value \"%s\" is out of range for type %s", s, name)
-		}
-		return i, nil
-	case isFloatType(t):
-		ts := strings.TrimSpace(s)
-		switch strings.ToLower(ts) {
-		case "infinity", "inf", "+infinity":
-			return math.Inf(1), nil
-		case "-infinity", "-inf":
-			return math.Inf(-1), nil
-		case "nan":
-			return math.NaN(), nil
-		}
-		bits := 64
-		if t == oidFloat4 {
-			bits = 32
-		}
-		f, err := strconv.ParseFloat(ts, bits)
-		if err != nil {
-			return nil, errf(codeInvalidText, -1, "invalid input syntax for type %s: \"%s\"", typeName(t), s)
-		}
-		return f, nil
-	case t == oidNumeric:
-		n, ok := parseNum(s)
-		if !ok {
-			return nil, errf(codeInvalidText, -1, "invalid input syntax for type numeric: \"%s\"", s)
-		}
-		return n, nil
-	case t == oidBool:
-		switch strings.ToLower(strings.TrimSpace(s)) {
-		case "t", "true", "y", "yes", "on", "1":
-			return true, nil
-		case "f", "false", "n", "no", "off", "0":
-			return false, nil
-		}
-		return nil, errf(codeInvalidText, -1, "invalid input syntax for type boolean: \"%s\"", s)
+	case isIntType(t), isFloatType(t), t == oidNumeric, t == oidBool:
+		v, err := types.In(t, -1, s)
+		return v, typesErr(err)
 	case t == oidBpchar:
 		return strings.TrimRight(s, " "), nil
 	case isTextType(t) || t == oidUnknown:
 		return s, nil
-	case t == oidDate:
-		d, err := time.Parse("2006-01-02", strings.TrimSpace(s))
+	case t == oidDate, t == oidTimestamp, t == oidTimestamptz, t == oidUUID:
+		// Kept as their canonical text (the evaluator compares it).
+		v, err := types.In(t, -1, s)
 		if err != nil {
-			return nil, errf(codeInvalidText, -1, "invalid input syntax for type date: \"%s\" (sidecar reads dates as YYYY-MM-DD)", s)
+			return nil, typesErr(err)
 		}
-		return d.Format("2006-01-02"), nil
-	case t == oidTimestamp || t == oidTimestamptz:
-		return parseTimestamp(t, s)
-	case t == oidUUID:
-		u := strings.ToLower(strings.ReplaceAll(strings.Trim(strings.TrimSpace(s), "{}"), "-", ""))
-		if len(u) != 32 || strings.Trim(u, "0123456789abcdef") != "" {
-			return nil, errf(codeInvalidText, -1, "invalid input syntax for type uuid: \"%s\"", s)
-		}
-		return u[:8] + "-" + u[8:12] + "-" + u[12:16] + "-" + u[16:20] + "-" + u[20:], nil
+		return types.Out(t, v), nil
 	}
 	return nil, errf(codeUnsupported, -1, "sidecar cannot read a literal of type %s", typeName(t)).
 		hint("compare such columns with IS NULL, or cast them to text")
-}
-
-var tsLayouts = []string{"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999", "2006-01-02 15:04", "2006-01-02"}
-var tstzLayouts = []string{"2006-01-02 15:04:05.999999999Z07:00", "2006-01-02T15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999Z07", "2006-01-02 15:04:05.999999999 Z07:00", "2006-01-02 15:04:05.999999999-0700"}
-
-func parseTimestamp(t uint32, s string) (Value, error) {
-	ts := strings.TrimSpace(s)
-	var tm time.Time
-	var err error
-	ok := false
-	if t == oidTimestamptz {
-		for _, l := range tstzLayouts {
-			if tm, err = time.Parse(l, ts); err == nil {
-				ok = true
-				break
-			}
-		}
-	}
-	if !ok {
-		for _, l := range tsLayouts {
-			if tm, err = time.Parse(l, ts); err == nil {
-				ok = true
-				break
-			}
-		}
-	}
-	if !ok {
-		return nil, errf(codeInvalidText, -1, "invalid input syntax for type %s: \"%s\" (sidecar reads ISO 8601 timestamps)", typeName(t), s)
-	}
-	out := tm.UTC().Format("2006-01-02 15:04:05.999999")
-	if t == oidTimestamptz {
-		out += "+00"
-	}
-	return out, nil
 }
 
 // cmpValues compares two non-NULL values of type t (both sides already
@@ -523,22 +275,8 @@ func cmpValues(a, b Value, t uint32) int {
 		}
 		return 0
 	case float64:
-		y := b.(float64)
 		// PostgreSQL: NaN equals NaN and sorts above everything.
-		xn, yn := math.IsNaN(x), math.IsNaN(y)
-		switch {
-		case xn && yn:
-			return 0
-		case xn:
-			return 1
-		case yn:
-			return -1
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
+		return types.CompareFloat(x, b.(float64))
 	case *Num:
 		return numCmp(x, b.(*Num))
 	case bool:

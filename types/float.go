@@ -12,6 +12,10 @@ import (
 // project.
 func AppendFloat(dst []byte, f float64, bits int) []byte { return appendFloat(dst, f, bits) }
 
+// canonicalNaN is C's NAN, the NaN PostgreSQL's float input gives (Go's
+// math.NaN has another payload, which binary output would show).
+var canonicalNaN = math.Float64frombits(0x7ff8000000000000)
+
 // parseFloat is float4in / float8in: strtod's syntax with surrounding
 // whitespace, NaN and [+-]Inf[inity] in any case; a value that overflows
 // or underflows to zero is 22003.
@@ -23,7 +27,7 @@ func parseFloat(oid OID, s string) (float64, error) {
 	}
 	switch strings.ToLower(t) {
 	case "nan", "+nan", "-nan":
-		return math.NaN(), nil
+		return canonicalNaN, nil
 	case "infinity", "+infinity", "inf", "+inf":
 		return math.Inf(1), nil
 	case "-infinity", "-inf":
