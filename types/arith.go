@@ -67,6 +67,8 @@ func AggResult(fn string, arg OID) (OID, error) {
 			return Numeric, nil
 		case Float4, Float8, Interval:
 			return arg, nil
+		case Time:
+			return Interval, nil // time reaches sum(interval) by its implicit cast
 		}
 	case "avg":
 		switch arg {
@@ -74,7 +76,7 @@ func AggResult(fn string, arg OID) (OID, error) {
 			return Numeric, nil
 		case Float4, Float8:
 			return Float8, nil
-		case Interval:
+		case Interval, Time:
 			return Interval, nil
 		}
 	case "min", "max":

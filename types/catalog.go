@@ -283,7 +283,7 @@ func (t *Type) makeMod(args []string) (int32, error) {
 		if s < -1000 || s > 1000 {
 			return -1, errorf(CodeInvalidParam, "NUMERIC scale %d must be between -1000 and 1000", s)
 		}
-		return int32(p<<16|(s&0xffff)) + 4, nil
+		return int32(p<<16|(s&0x7ff)) + 4, nil
 	case TypmodPrecision:
 		if len(nums) != 1 {
 			return -1, errorf(CodeInvalidParam, "invalid type modifier")
@@ -291,7 +291,11 @@ func (t *Type) makeMod(args []string) (int32, error) {
 		if nums[0] < 0 {
 			return -1, errorf(CodeInvalidParam, "%s(%d) precision must not be negative", strings.ToUpper(t.SQLName), nums[0])
 		}
-		return int32(min(nums[0], 6)), nil
+		p := int32(min(nums[0], 6))
+		if t.OID == Interval {
+			return IntervalFullRange<<16 | p, nil
+		}
+		return p, nil
 	}
 	return -1, errorf(CodeSyntax, "type modifier is not allowed for type \"%s\"", t.Name)
 }
@@ -303,7 +307,27 @@ func NumericMod(mod int32) (precision, scale int, ok bool) {
 		return 0, 0, false
 	}
 	m := mod - 4
-	return int(m>>16) & 0xffff, int(int16(m & 0xffff)), true
+	return int(m>>16) & 0xffff, (int(m&0x7ff) ^ 1024) - 1024, true
+}
+
+// IntervalFullRange is INTERVAL_FULL_RANGE, the fields part of an
+// interval typmod without YEAR/MONTH/… fields.
+const IntervalFullRange = 0x7FFF
+
+// PrecisionOf is the fractional-second precision of a time, timestamp
+// or interval typmod (-1 for none).
+func PrecisionOf(oid OID, mod int32) int32 {
+	if mod < 0 {
+		return -1
+	}
+	if oid == Interval {
+		p := mod & 0xFFFF
+		if p == 0xFFFF {
+			return -1
+		}
+		return p
+	}
+	return mod
 }
 
 // Format is format_type(t, mod): the type's SQL name with its modifier.
@@ -312,6 +336,9 @@ func (t *Type) Format(mod int32) string {
 		return byOID[t.Elem].Format(mod) + "[]"
 	}
 	if mod < 0 || t.Mod == TypmodNone {
+		if t.OID == Bpchar {
+			return "bpchar" // format_type's spelling without a length
+		}
 		return t.SQLName
 	}
 	var m string
@@ -322,7 +349,7 @@ func (t *Type) Format(mod int32) string {
 		p, s, _ := NumericMod(mod)
 		m = "(" + strconv.Itoa(p) + "," + strconv.Itoa(s) + ")"
 	case TypmodPrecision:
-		m = "(" + strconv.Itoa(int(mod)) + ")"
+		m = "(" + strconv.Itoa(int(PrecisionOf(t.OID, mod))) + ")"
 	}
 	switch t.OID {
 	case Time, Timetz, Timestamp, Timestamptz:
@@ -330,4 +357,32 @@ func (t *Type) Format(mod int32) string {
 		return base + m + " " + zone
 	}
 	return t.SQLName + m
+}
+
+// PhysicalType is the type a value of physical kind p is taken as when
+// only the kind is known (the query engine's columns): text for PhysText.
+func PhysicalType(p Physical) OID {
+	switch p {
+	case PhysInt2:
+		return Int2
+	case PhysInt4:
+		return Int4
+	case PhysInt8:
+		return Int8
+	case PhysFloat4:
+		return Float4
+	case PhysFloat8:
+		return Float8
+	case PhysNumeric:
+		return Numeric
+	case PhysBool:
+		return Bool
+	case PhysDate:
+		return Date
+	case PhysTimestamp:
+		return Timestamp
+	case PhysTimestampTZ:
+		return Timestamptz
+	}
+	return Text
 }

@@ -120,7 +120,7 @@ func ApplyMod(oid OID, mod int32, v Value, explicit bool) (Value, error) {
 		return t, nil
 	case Interval:
 		iv := v.(IntervalVal)
-		iv.Micros = adjustPrecision(iv.Micros, mod)
+		iv.Micros = adjustPrecision(iv.Micros, PrecisionOf(Interval, mod))
 		return iv, nil
 	}
 	return v, nil
