@@ -68,76 +68,14 @@ var typeNames = map[string]uint32{
 	"regclass": oidRegclass,
 }
 
-// typeName is the pg_type.typname of oid for messages and column names.
-func typeName(oid uint32) string {
-	switch oid {
-	case oidBool:
-		return "boolean"
-	case oidInt2:
-		return "smallint"
-	case oidInt4:
-		return "integer"
-	case oidInt8:
-		return "bigint"
-	case oidFloat4:
-		return "real"
-	case oidFloat8:
-		return "double precision"
-	case oidNumeric:
-		return "numeric"
-	case oidText:
-		return "text"
-	case oidVarchar:
-		return "character varying"
-	case oidBpchar:
-		return "character"
-	case oidName:
-		return "name"
-	case oidDate:
-		return "date"
-	case oidTimestamp:
-		return "timestamp without time zone"
-	case oidTimestamptz:
-		return "timestamp with time zone"
-	case oidUUID:
-		return "uuid"
-	case oidBytea:
-		return "bytea"
-	case oidJSON:
-		return "json"
-	case oidJSONB:
-		return "jsonb"
-	case oidUnknown:
-		return "unknown"
-	case oidOID:
-		return "oid"
-	}
-	return "type " + strconv.FormatUint(uint64(oid), 10)
-}
+// typeName is the SQL name of oid (format_type without a modifier) for
+// messages and column names: the type catalog's.
+func typeName(oid uint32) string { return types.NameOf(oid) }
 
 // typname is pg_type.typname (what PostgreSQL names a cast's column).
 func typname(oid uint32) string {
-	switch oid {
-	case oidBool:
-		return "bool"
-	case oidInt2:
-		return "int2"
-	case oidInt4:
-		return "int4"
-	case oidInt8:
-		return "int8"
-	case oidFloat4:
-		return "float4"
-	case oidFloat8:
-		return "float8"
-	case oidTimestamp:
-		return "timestamp"
-	case oidTimestamptz:
-		return "timestamptz"
-	case oidVarchar:
-		return "varchar"
-	case oidBpchar:
-		return "bpchar"
+	if t, ok := types.Lookup(oid); ok {
+		return t.Name
 	}
 	return typeName(oid)
 }

@@ -78,7 +78,10 @@ func isString(oid OID) bool {
 // find_coercion_pathway decides: a pg_cast entry, else an I/O cast (to a
 // string type: assignment; from a string type: explicit), and a value of
 // a type to itself always.
-func CastContext(from, to OID) CastKind {
+func CastContext(from, to OID) CastKind { return castContext(from, to, isString) }
+
+// castContext is CastContext with the string category as str says.
+func castContext(from, to OID, str func(OID) bool) CastKind {
 	if from == to || from == Unknown {
 		return CastImplicit
 	}
@@ -89,9 +92,9 @@ func CastContext(from, to OID) CastKind {
 		return CastNone
 	}
 	switch {
-	case isString(to):
+	case str(to):
 		return CastAssignment
-	case isString(from):
+	case str(from):
 		return CastExplicit
 	}
 	return CastNone

@@ -43,6 +43,17 @@ func parseDecimal(s string) (*Decimal, error) {
 		return &Decimal{Inf: -1}, nil
 	}
 	bad := syntaxErr(Numeric, s)
+	if strings.ContainsAny(t, "_xXoObB") {
+		// PostgreSQL 16's integer forms; underscores also between the
+		// digits of a decimal fraction.
+		if lit, ok := nonDecimal(t); ok {
+			t = lit
+		} else if strings.ContainsAny(t, "xXoObB") || strings.Contains(t, "__") || strings.Contains(t, "_.") || strings.Contains(t, "._") {
+			return nil, bad
+		} else {
+			t = strings.ReplaceAll(t, "_", "")
+		}
+	}
 	i := 0
 	neg := false
 	if i < len(t) && (t[i] == '+' || t[i] == '-') {

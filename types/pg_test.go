@@ -91,15 +91,19 @@ func TestInputOutputMatchesPostgres(t *testing.T) {
 	}
 	var total, agree, refused int
 	for typ, inputs := range inputCases {
-		ty, mod, err := types.Parse(typ)
+		ty, mod, err := dialect().Parse(typ)
 		if err != nil {
-			t.Errorf("Parse(%q): %v", typ, err)
+			// Then PostgreSQL must refuse the type name alike.
+			want := pgEval(ctx, t, conn, typ, inputs[0])
+			if te := (*types.Error)(nil); !errors.As(err, &te) || te.Code != want.code {
+				t.Errorf("Parse(%q): %v; PostgreSQL %s %q", typ, err, want.code, want.msg)
+			}
 			continue
 		}
 		for _, input := range inputs {
 			total++
 			want := pgEval(ctx, t, conn, typ, input)
-			v, err := types.In(ty.OID, -1, input)
+			v, err := dialect().In(ty.OID, -1, input)
 			if err == nil {
 				v, err = types.ApplyMod(ty.OID, mod, v, true)
 			}
@@ -116,7 +120,7 @@ func TestInputOutputMatchesPostgres(t *testing.T) {
 				continue
 			case want.code != "":
 				if err == nil {
-					t.Errorf("%s: PostgreSQL %s %q, we answered %q", lit, want.code, want.msg, types.Out(ty.OID, v))
+					t.Errorf("%s: PostgreSQL %s %q, we answered %q", lit, want.code, want.msg, dialect().Out(ty.OID, v))
 				} else if te.Code != want.code {
 					t.Errorf("%s: PostgreSQL %s %q, we %s %q", lit, want.code, want.msg, te.Code, te.Message)
 				} else {
@@ -128,7 +132,7 @@ func TestInputOutputMatchesPostgres(t *testing.T) {
 				continue
 			}
 			ok := true
-			if got := types.Out(ty.OID, v); got != string(want.text) {
+			if got := dialect().Out(ty.OID, v); got != string(want.text) {
 				t.Errorf("%s: output %q, PostgreSQL %q", lit, got, want.text)
 				ok = false
 			}
@@ -136,11 +140,11 @@ func TestInputOutputMatchesPostgres(t *testing.T) {
 				t.Errorf("%s: send %x (%v), PostgreSQL %x", lit, got, err, want.bin)
 				ok = false
 			}
-			if back, err := types.Recv(ty.OID, -1, want.bin); err != nil || types.Compare(ty.OID, back, v) != 0 || types.Out(ty.OID, back) != string(want.text) {
+			if back, err := types.Recv(ty.OID, -1, want.bin); err != nil || types.Compare(ty.OID, back, v) != 0 || dialect().Out(ty.OID, back) != string(want.text) {
 				t.Errorf("%s: recv of PostgreSQL's bytes: %v (%v)", lit, back, err)
 				ok = false
 			}
-			if s, err := types.Convert(v, ty.OID, types.Text, -1); err != nil || s != string(want.asText) {
+			if s, err := dialect().Convert(v, ty.OID, types.Text, -1); err != nil || s != string(want.asText) {
 				t.Errorf("%s::text: %q (%v), PostgreSQL %q", lit, s, err, want.asText)
 				ok = false
 			}
@@ -167,14 +171,14 @@ func TestOrderMatchesPostgres(t *testing.T) {
 	}
 	seedH := maphashSeed()
 	for typ, inputs := range inputCases {
-		ty, mod, _ := types.Parse(typ)
-		if !types.Orderable(ty.OID) || strings.Contains(typ, "(") {
+		ty, mod, err := dialect().Parse(typ)
+		if err != nil || !types.Orderable(ty.OID) || strings.Contains(typ, "(") {
 			continue
 		}
 		var vals []types.Value
 		var lits []string
 		for _, in := range inputs {
-			v, err := types.In(ty.OID, -1, in)
+			v, err := dialect().In(ty.OID, -1, in)
 			if err == nil {
 				v, err = types.ApplyMod(ty.OID, mod, v, true)
 			}
@@ -188,7 +192,7 @@ func TestOrderMatchesPostgres(t *testing.T) {
 			continue
 		}
 		coll := ""
-		if ty.Category == types.CatString {
+		if ty.Category == types.CatString { // collatable
 			coll = ` COLLATE "C"`
 		}
 		rows, err := conn.Query(ctx, "SELECT i, dense_rank() OVER (ORDER BY v"+coll+") FROM (VALUES "+strings.Join(lits, ", ")+") t(i, v)")

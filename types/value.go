@@ -175,11 +175,8 @@ func parseInt(oid OID, s string) (int64, error) {
 	if t == "" {
 		return 0, syntaxErr(oid, s)
 	}
-	digits := t
-	if digits[0] == '+' || digits[0] == '-' {
-		digits = digits[1:]
-	}
-	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+	t, ok := nonDecimal(t) // PostgreSQL 16's forms; Dialect refuses them before 16
+	if !ok {
 		return 0, syntaxErr(oid, s)
 	}
 	v, err := strconv.ParseInt(t, 10, 64)
