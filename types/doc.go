@@ -30,50 +30,65 @@
 //	bool                    bool
 //	int2, int4, int8, oid   int64
 //	float4, float8          float64 (a float4 holds a float32's value)
-//	numeric                 *Decimal
-//	text, varchar, bpchar, name, "char", json, jsonb, unknown   string
+//	numeric                 *Decimal (exact; NaN and ±Infinity)
+//	text, varchar, bpchar, name, "char", json, unknown   string
+//	jsonb                   string (its normalized output text)
 //	bytea                   []byte
-//	date                    Date (days since 2000-01-01; ±infinity at the int32 bounds)
-//	time                    Time (microseconds since midnight)
-//	timetz                  TimeTZ
-//	timestamp, timestamptz  Timestamp (microseconds since 2000-01-01 00:00 [UTC]; ±infinity at the int64 bounds)
-//	interval                Interval
-//	uuid                    UUID
+//	date                    DateVal (days since 2000-01-01; ±infinity at the int32 bounds)
+//	time                    TimeVal (microseconds since midnight)
+//	timetz                  TimeTZVal
+//	timestamp, timestamptz  TimestampVal (microseconds since 2000-01-01 00:00 [UTC]; ±infinity at the int64 bounds)
+//	interval                IntervalVal
+//	uuid                    UUIDVal
 //
-// Text I/O is exactly PostgreSQL's input and output functions under the
-// session settings the mirror pins (rowenc.SessionParams: TimeZone=UTC,
+// Text I/O is PostgreSQL's input and output functions under the session
+// settings the mirror pins (rowenc.SessionParams: TimeZone=UTC,
 // DateStyle=ISO, IntervalStyle=postgres, extra_float_digits=3,
 // bytea_output=hex):
 //
 //	v, err := types.In(types.Numeric, mod, " 1.5e3 ")  // numeric_in + typmod coercion
 //	s := types.Out(types.Numeric, v)                    // numeric_out: "1500"
 //	b := types.AppendOut(dst, oid, v)
+//	v, err = types.ApplyMod(oid, mod, v, explicit)      // varchar(n), numeric(p,s), timestamp(p) coercion
 //
-// so Out(In(x)) is PostgreSQL's x::type::text. Input PostgreSQL accepts but
-// the catalog does not read (rare date/time spellings) is refused with
-// SQLSTATE 0A000 naming what is missing, never read differently.
+// so Out(In(x)) is PostgreSQL's output for 'x'::type. Input PostgreSQL
+// accepts but the catalog does not read (non-ISO date/time spellings,
+// ISO 8601 intervals, relative words like 'now') is refused with SQLSTATE
+// 0A000 naming what is missing, never read differently.
 //
-// Binary format (what pgproto3 clients ask for with format code 1):
+// Binary format (what pgproto3 clients ask for with format code 1),
+// checked byte for byte against PostgreSQL's send functions:
 //
 //	b, err := types.Send(oid, v) ;  v, err := types.Recv(oid, mod, b)
 //
 // Ordering and hashing follow the type's default btree / hash opclass
-// (text bytewise, as COLLATE "C"; NaN above every number and equal to
-// itself; numeric by value, so 1.5 = 1.50 and they hash alike):
+// (text bytewise, as COLLATE "C"; bpchar without trailing blanks; NaN
+// above every number and equal to itself; numeric by value, so 1.5 = 1.50
+// and they hash alike). Orderable says which types Compare orders (not
+// json, jsonb):
 //
-//	types.Compare(oid, a, b) int ;  types.Hash(oid, v) uint64
+//	types.Compare(oid, a, b) int ;  types.Hash(seed, oid, v) uint64 ;  types.Orderable(oid)
 //
 // # Casts, operators, aggregates
 //
-//	types.CastContext(from, to)        // CastImplicit / CastAssignment / CastExplicit / CastNone, as pg_cast
-//	types.Convert(v, from, to, mod)    // the cast itself, with PostgreSQL's errors
-//	types.Neg, Add, Sub, Mul, Div, Mod // arithmetic with PostgreSQL's overflow, division and NaN rules
-//	types.ArithResult(op, l, r)        // result type of l op r after the usual promotion
+//	types.CastContext(from, to)        // CastImplicit / CastAssignment / CastExplicit / CastNone, as pg_cast + I/O casts
+//	types.Convert(v, from, to, mod)    // the explicit cast itself (true::text is "true"), with PostgreSQL's errors
+//	types.ArithResult(op, l, r)        // result type of l op r (int2+int4 → int4, float4+numeric → float8, …)
+//	types.Arith(op, t, a, b)           // + - * / % in type t: overflow 22003, division by zero 22012, NaN / 0 = NaN, float4 in float32
+//	types.Neg(t, v)                    // unary minus (-int4 min is 22003)
 //	types.AggResult("sum", types.Int4) // Int8: PostgreSQL's aggregate result types, written once
+//	types.Float4Sum(acc, x)            // sum(real)'s step (float4pl)
+//
+// # Majors
+//
+// Where PostgreSQL 14–18 differ (integer literal forms, "char", numeric
+// typmods, bytea casts), Dialect{Version: server_version_num} gives the
+// followed server's behaviour; the package-level functions are the
+// newest major's.
 //
 // # Errors
 //
 // Every error is an *Error carrying PostgreSQL's SQLSTATE (22P02 invalid
-// text, 22003 out of range, 22012 division by zero, 0A000 not supported,
-// …) and PostgreSQL's message text.
+// text, 22003 out of range, 22012 division by zero, 22008 date/time
+// field, 0A000 not supported, …) and PostgreSQL's message text.
 package types
