@@ -416,6 +416,11 @@ func constOf(c *pg.A_Const) (expr, error) {
 		s := c.GetFval().Fval
 		if !strings.ContainsAny(s, ".eE") {
 			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+				if i == int64(int32(i)) {
+					// make_const: an integer token that fits int4 after the
+					// parser folded its sign (-2147483648) is int4.
+					return &constExpr{v: i, t: oidInt4}, nil
+				}
 				return &constExpr{v: i, t: oidInt8}, nil
 			}
 		}
@@ -725,9 +730,6 @@ func aexprKindName(k pg.A_Expr_Kind) string {
 func (pl *planner) foldNeg(c *constExpr) (expr, error) {
 	switch x := c.v.(type) {
 	case int64:
-		if c.t == oidInt8 && x == 2147483648 {
-			return &constExpr{v: -x, t: oidInt4}, nil
-		}
 		if lo, _, name := intBounds(c.t); x == lo {
 			return nil, errf(codeOutOfRange, -1, "%s out of range", name)
 		}
