@@ -264,44 +264,10 @@ const (
 	maxJulian = 2147483494
 )
 
-// date2j is PostgreSQL's date2j (proleptic Gregorian; astronomical year).
-func date2j(year, month, day int64) int64 {
-	if month > 2 {
-		month++
-		year += 4800
-	} else {
-		month += 13
-		year += 4799
-	}
-	century := year / 100
-	julian := year*365 - 32167
-	julian += year/4 - century + century/4
-	julian += 7834*month/256 + day
-	return julian
-}
+// date2j and j2date are PostgreSQL's, from the type catalog.
+func date2j(year, month, day int64) int64 { return types.Date2J(year, month, day) }
 
-// j2date is PostgreSQL's j2date.
-func j2date(jd int64) (year, month, day int64) {
-	julian := uint64(jd)
-	julian += 32044
-	quad := julian / 146097
-	extra := (julian-quad*146097)*4 + 3
-	julian += 60 + quad*3 + extra/146097
-	quad = julian / 1461
-	julian -= quad * 1461
-	y := julian * 4 / 1461
-	if y != 0 {
-		julian = (julian+305)%365 + 123
-	} else {
-		julian = (julian+306)%366 + 123
-	}
-	y += quad * 4
-	year = int64(y) - 4800
-	quad = julian * 2141 / 65536
-	day = int64(julian - 7834*quad/256)
-	month = int64((quad+10)%12 + 1)
-	return year, month, day
-}
+func j2date(jd int64) (year, month, day int64) { return types.J2Date(jd) }
 
 // parseYMD parses "YYYY-MM-DD" (at least 4 year digits) at the start of b.
 func parseYMD(b []byte) (y, m, d int64, rest []byte, ok bool) {

@@ -50,6 +50,13 @@ const (
 	timestampEndJulian = 109203528
 )
 
+// Date2J is PostgreSQL's date2j: the Julian day of a proleptic Gregorian
+// date (astronomical year: 1 BC is 0).
+func Date2J(year, month, day int64) int64 { return date2j(year, month, day) }
+
+// J2Date is PostgreSQL's j2date, Date2J's inverse.
+func J2Date(jd int64) (year, month, day int64) { return j2date(jd) }
+
 // date2j is PostgreSQL's date2j (proleptic Gregorian; astronomical year).
 func date2j(year, month, day int64) int64 {
 	if month > 2 {
