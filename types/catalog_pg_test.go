@@ -216,6 +216,18 @@ func TestArithmeticMatchesPostgres(t *testing.T) {
 	t.Logf("%d expressions, %d identical to PostgreSQL", n, agree)
 }
 
+// queryText runs a one-value query: its text, or PostgreSQL's error.
+func queryText(ctx context.Context, t *testing.T, conn *pgx.Conn, q string) (*string, *pgconn.PgError) {
+	t.Helper()
+	var text *string
+	err := conn.QueryRow(ctx, q).Scan(&text)
+	var pe *pgconn.PgError
+	if err != nil && !errors.As(err, &pe) {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return text, pe
+}
+
 func mustParse(t *testing.T, name string) types.OID {
 	ty, _, err := types.Parse(name)
 	if err != nil {
