@@ -15,15 +15,8 @@ import (
 // randNumeric is a numeric literal with up to 30 digits and scale 0–20,
 // sometimes a special.
 func randNumeric(rng *rand.Rand) string {
-	switch rng.IntN(40) {
-	case 0:
-		return "NaN"
-	case 1:
-		return "Infinity"
-	case 2:
-		return "-Infinity"
-	case 3:
-		return "0"
+	if k := rng.IntN(40); k < 4 {
+		return []string{"NaN", "Infinity", "-Infinity", "0"}[k]
 	}
 	var b strings.Builder
 	if rng.IntN(2) == 0 {
