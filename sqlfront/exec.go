@@ -229,6 +229,9 @@ func rowKey(vals []Value, cols []outCol) string {
 		if n, isNum := v.(*Num); isNum {
 			s = numKey(n)
 		}
+		if t == oidInterval {
+			s = intervalKey(s) // '1 day' and '24:00:00' are one group
+		}
 		if t == oidBpchar {
 			s = strings.TrimRight(s, " ")
 		}

@@ -186,7 +186,7 @@ func parseAs(t uint32, s string) (Value, error) {
 		return strings.TrimRight(s, " "), nil
 	case isTextType(t) || t == oidUnknown:
 		return s, nil
-	case t == oidDate, t == oidTimestamp, t == oidTimestamptz, t == oidUUID:
+	case t == oidDate, t == oidTimestamp, t == oidTimestamptz, t == oidUUID, t == oidInterval:
 		// Kept as their canonical text (the evaluator compares it).
 		v, err := types.In(t, -1, s)
 		if err != nil {
@@ -228,12 +228,47 @@ func cmpValues(a, b Value, t uint32) int {
 		return 1
 	case string:
 		y := b.(string)
+		if t == oidDate || t == oidTimestamp || t == oidTimestamptz || t == oidInterval {
+			return cmpDateTime(t, x, y)
+		}
 		if t == oidBpchar {
 			x, y = strings.TrimRight(x, " "), strings.TrimRight(y, " ")
 		}
 		return bytes.Compare([]byte(x), []byte(y))
 	}
 	return 0
+}
+
+// cmpDateTime compares two dates, timestamps or intervals held as their
+// canonical text: bytewise when both are AD years of four digits (where
+// ISO text sorts like time), else by the type catalog's values (BC
+// dates, years past 9999, ±infinity; intervals by their span, so
+// '1 day' = '24:00:00').
+func cmpDateTime(t uint32, x, y string) int {
+	plain := func(s string) bool {
+		return t != oidInterval && len(s) >= 10 && s[4] == '-' && !strings.HasSuffix(s, " BC")
+	}
+	if plain(x) && plain(y) {
+		return strings.Compare(x, y)
+	}
+	a, errA := types.In(t, -1, x)
+	b, errB := types.In(t, -1, y)
+	if errA != nil || errB != nil {
+		return strings.Compare(x, y) // not canonical text: cannot happen for stored values
+	}
+	return types.Compare(t, a, b)
+}
+
+// intervalKey is an interval's grouping key: its span as PostgreSQL
+// compares it (30-day months, 24-hour days), so equal intervals written
+// differently group together.
+func intervalKey(s string) string {
+	v, err := types.In(types.Interval, -1, s)
+	if err != nil {
+		return s
+	}
+	iv := v.(types.IntervalVal)
+	return types.IntervalSpanKey(iv)
 }
 
 // fromText reads a stored column value (PostgreSQL's output text) as a

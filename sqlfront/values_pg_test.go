@@ -40,16 +40,31 @@ var valueCases = []string{
 	"SELECT 'of'::bool, ' TRUE '::bool, 'ye'::bool",
 	"SELECT ''::bool",
 	"SELECT x::text, (-x)::text FROM fl WHERE id < 3 ORDER BY id",
+	"SELECT id, d FROM dt ORDER BY d, id",
+	"SELECT id FROM dt WHERE d < '1000-01-01' ORDER BY id",
+	"SELECT id FROM dt WHERE d > '0001-01-01 BC' ORDER BY id",
+	"SELECT id, t FROM dt ORDER BY t DESC, id",
+	"SELECT id FROM dt WHERE iv = '1 day' ORDER BY id",
+	"SELECT count(*) FROM dt WHERE iv = '24:00:00'",
+	"SELECT id FROM dt WHERE iv IN ('1 day', '-1 mons') ORDER BY id",
+	"SELECT id FROM dt WHERE iv <> '30 days' ORDER BY id",
+	"SELECT count(DISTINCT iv) FROM dt",
+	"SELECT iv, count(*) FROM dt WHERE id <> 2 GROUP BY iv ORDER BY count(*), iv::text",
+	"SELECT min(d), max(d) FROM dt WHERE id + 0 > 0",
 }
 
 var valueSetup = []string{
+	`CREATE TABLE dt (id int PRIMARY KEY, d date, t timestamptz, iv interval)`,
+	`INSERT INTO dt VALUES (1, '0044-03-15 BC', '0044-03-15 12:00:00+00 BC', '1 day'), (2, '2020-01-01', '2020-01-01 00:00:00+00', '24:00:00'),
+		(3, '10000-01-01', '10000-01-01 00:00:00+00', '-1 mon'), (4, '0500-06-01', '0500-06-01 00:00:00+00', '30 days'),
+		(5, '0001-01-01 BC', '0001-12-31 23:59:59+00 BC', '1 mon'), (6, '0001-01-01', '0001-01-01 00:00:00+00', '00:00:00')`,
 	`CREATE TABLE fl (id int PRIMARY KEY, r real, x int, k int)`,
 	`INSERT INTO fl SELECT g, CASE WHEN g > 60 THEN 0.1 ELSE (g * 1.37 + 0.0123)::real / 7 END,
 		CASE WHEN g = 1 THEN -2147483648 ELSE g END, g % 3 FROM generate_series(1, 1060) g`,
 }
 
 func TestValuesMatchPostgres(t *testing.T) {
-	r := newRig(t, []string{"public.fl"}, valueSetup)
+	r := newRig(t, []string{"public.fl", "public.dt"}, valueSetup)
 	ctx := context.Background()
 	conns := connectBoth(t, r)
 	pgc, sc := conns["postgresql"], conns["sidecar"]

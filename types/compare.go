@@ -95,6 +95,13 @@ func intervalSpan(iv IntervalVal) (int64, int64) {
 	return days, rem
 }
 
+// IntervalSpanKey is a text equal for exactly the intervals Compare
+// finds equal (a grouping key).
+func IntervalSpanKey(iv IntervalVal) string {
+	d, r := intervalSpan(iv)
+	return strconv.FormatInt(d, 10) + "/" + strconv.FormatInt(r, 10)
+}
+
 // Hash hashes v of type oid consistently with Compare's equality (1.5
 // and 1.50, 0 and -0, every NaN, 'a' and 'a ' as bpchar hash alike),
 // under seed (one per hash table).
@@ -129,8 +136,7 @@ func Hash(seed maphash.Seed, oid OID, v Value) uint64 {
 	case []byte:
 		h.Write(x)
 	case IntervalVal:
-		d, r := intervalSpan(x)
-		h.WriteString(strconv.FormatInt(d, 10) + "/" + strconv.FormatInt(r, 10))
+		h.WriteString(IntervalSpanKey(x))
 	case TimeTZVal:
 		h.WriteString(strconv.FormatInt(x.Micros, 10) + "/" + strconv.FormatInt(int64(x.Zone), 10))
 	default:
