@@ -63,9 +63,9 @@ var typeNames = map[string]uint32{
 	"bool": oidBool, "boolean": oidBool, "int2": oidInt2, "smallint": oidInt2, "int4": oidInt4, "int": oidInt4, "integer": oidInt4,
 	"int8": oidInt8, "bigint": oidInt8, "float4": oidFloat4, "real": oidFloat4, "float8": oidFloat8, "double precision": oidFloat8,
 	"numeric": oidNumeric, "decimal": oidNumeric, "text": oidText, "varchar": oidVarchar, "character varying": oidVarchar,
-	"bpchar": oidBpchar, "char": oidBpchar, "character": oidBpchar, "name": oidName, "date": oidDate, "timestamp": oidTimestamp,
+	"bpchar": oidBpchar, "char": oidCharType, "character": oidBpchar, "name": oidName, "date": oidDate, "timestamp": oidTimestamp,
 	"timestamptz": oidTimestamptz, "uuid": oidUUID, "bytea": oidBytea, "json": oidJSON, "jsonb": oidJSONB, "oid": oidOID,
-	"regclass": oidRegclass,
+	"regclass": oidRegclass, "interval": oidInterval, "time": oidTime,
 }
 
 // typeName is the SQL name of oid (format_type without a modifier) for
@@ -184,9 +184,16 @@ func parseAs(t uint32, s string) (Value, error) {
 		return v, typesErr(err)
 	case t == oidBpchar:
 		return strings.TrimRight(s, " "), nil
+	case t == oidCharType, t == oidName:
+		// "char" keeps one byte, name at most 63.
+		v, err := types.In(t, -1, s)
+		if err != nil {
+			return nil, typesErr(err)
+		}
+		return types.Out(t, v), nil
 	case isTextType(t) || t == oidUnknown:
 		return s, nil
-	case t == oidDate, t == oidTimestamp, t == oidTimestamptz, t == oidUUID, t == oidInterval:
+	case t == oidDate, t == oidTimestamp, t == oidTimestamptz, t == oidUUID, t == oidInterval, t == oidTime:
 		// Kept as their canonical text (the evaluator compares it).
 		v, err := types.In(t, -1, s)
 		if err != nil {

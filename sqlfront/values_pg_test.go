@@ -22,6 +22,7 @@ var valueCases = []string{
 	"SELECT 32767::int2 + 1::int2",
 	"SELECT '1.5'::numeric::float8, 0.1::float8::numeric, 2.5::int4, (-2.5)::int4, 3.5::int2",
 	"SELECT 'NaN'::float8 = 'NaN'::float8, 'NaN'::float8 > 1e308::float8, '-0'::float8 = 0::float8",
+	"SELECT 'ab'::\"char\", 'x'::name, '1 day'::interval, '12:34:56.5'::time",
 	"SELECT '10e-400'::float8",
 	"SELECT '1e-50'::float4",
 	"SELECT '1e309'::float8",
