@@ -10,32 +10,32 @@ import (
 	"github.com/sidecar-dev/sidecar/types"
 )
 
-// Type OIDs (pg_type.oid) the evaluator knows.
+// Type OIDs (pg_type.oid) the evaluator knows: the type catalog's.
 const (
-	oidBool        = 16
-	oidBytea       = 17
-	oidName        = 19
-	oidInt8        = 20
-	oidInt2        = 21
-	oidInt4        = 23
-	oidText        = 25
-	oidOID         = 26
-	oidJSON        = 114
-	oidFloat4      = 700
-	oidFloat8      = 701
-	oidUnknown     = 705
-	oidBpchar      = 1042
-	oidVarchar     = 1043
-	oidDate        = 1082
-	oidTime        = 1083
-	oidTimestamp   = 1114
-	oidTimestamptz = 1184
-	oidInterval    = 1186
-	oidNumeric     = 1700
-	oidUUID        = 2950
-	oidJSONB       = 3802
+	oidBool        = types.Bool
+	oidBytea       = types.Bytea
+	oidName        = types.Name
+	oidInt8        = types.Int8
+	oidInt2        = types.Int2
+	oidInt4        = types.Int4
+	oidText        = types.Text
+	oidOID         = types.Oid
+	oidJSON        = types.JSON
+	oidFloat4      = types.Float4
+	oidFloat8      = types.Float8
+	oidUnknown     = types.Unknown
+	oidBpchar      = types.Bpchar
+	oidVarchar     = types.Varchar
+	oidDate        = types.Date
+	oidTime        = types.Time
+	oidTimestamp   = types.Timestamp
+	oidTimestamptz = types.Timestamptz
+	oidInterval    = types.Interval
+	oidNumeric     = types.Numeric
+	oidUUID        = types.UUID
+	oidJSONB       = types.JSONB
 	oidTextArray   = 1009
-	oidCharType    = 18
+	oidCharType    = types.Char
 	oidRegclass    = 2205
 )
 
