@@ -2,7 +2,8 @@ package heap
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // Kind is how one column is held in a page segment. Every kind keeps enough
@@ -72,89 +73,21 @@ func (k Kind) IsFloat() bool { return k == KindFloat4 || k == KindFloat8 }
 // valid reports whether k is one of the kinds above.
 func (k Kind) valid() bool { return k > 0 && k < numKinds }
 
-// Built-in type OIDs (pg_type.oid, fixed across PostgreSQL versions).
-const (
-	oidBool        = 16
-	oidInt8        = 20
-	oidInt2        = 21
-	oidInt4        = 23
-	oidFloat4      = 700
-	oidFloat8      = 701
-	oidDate        = 1082
-	oidTimestamp   = 1114
-	oidTimestampTZ = 1184
-	oidNumeric     = 1700
-)
-
 // KindForOID returns the kind for a column type OID as carried by
-// pgoutput's Relation message. Unknown and non-built-in OIDs (enums,
-// domains, arrays, uuid, json, bytea, text) are KindText: kept as their
-// text.
-func KindForOID(oid uint32) Kind {
-	switch oid {
-	case oidBool:
-		return KindBool
-	case oidInt2:
-		return KindInt2
-	case oidInt4:
-		return KindInt4
-	case oidInt8:
-		return KindInt8
-	case oidFloat4:
-		return KindFloat4
-	case oidFloat8:
-		return KindFloat8
-	case oidNumeric:
-		return KindNumeric
-	case oidDate:
-		return KindDate
-	case oidTimestamp:
-		return KindTimestamp
-	case oidTimestampTZ:
-		return KindTimestampTZ
-	}
-	return KindText
-}
+// pgoutput's Relation message: the type catalog's physical kind. Unknown
+// and non-built-in OIDs (enums, domains, arrays, uuid, json, bytea, text)
+// are KindText: kept as their text.
+func KindForOID(oid uint32) Kind { return Kind(types.PhysicalOf(oid)) }
 
 // KindForType returns the kind for a type name as pg_type.typname or
-// format_type prints it ("int4", "double precision", "numeric(12,2)").
+// format_type prints it ("int4", "double precision", "numeric(12,2)");
+// names the catalog does not know are KindText.
 func KindForType(name string) Kind {
-	n := strings.ToLower(strings.TrimSpace(name))
-	if strings.HasSuffix(n, "]") {
+	t, _, err := types.Parse(name)
+	if err != nil {
 		return KindText
 	}
-	for {
-		i := strings.IndexByte(n, '(')
-		j := strings.IndexByte(n, ')')
-		if i < 0 || j < i {
-			break
-		}
-		n = n[:i] + n[j+1:]
-	}
-	n = strings.TrimPrefix(strings.Join(strings.Fields(n), " "), "pg_catalog.")
-	switch n {
-	case "int2", "smallint":
-		return KindInt2
-	case "int4", "integer", "int":
-		return KindInt4
-	case "int8", "bigint":
-		return KindInt8
-	case "float4", "real":
-		return KindFloat4
-	case "float8", "double precision", "float":
-		return KindFloat8
-	case "numeric", "decimal":
-		return KindNumeric
-	case "bool", "boolean":
-		return KindBool
-	case "date":
-		return KindDate
-	case "timestamp", "timestamp without time zone":
-		return KindTimestamp
-	case "timestamptz", "timestamp with time zone":
-		return KindTimestampTZ
-	}
-	return KindText
+	return Kind(t.Physical)
 }
 
 // Column is one column of a table's schema.

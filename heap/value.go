@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/big"
 	"strconv"
 	"unsafe"
+
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // Parsing and printing of the typed kinds.
@@ -159,155 +160,9 @@ func parseInt(b []byte, min, max int64) (int64, bool) {
 	return int64(u), true
 }
 
-// appendFloat prints f as PostgreSQL's float4out/float8out do with
-// extra_float_digits > 0: the shortest decimal that reads back exactly,
-// in fixed notation when the decimal exponent is in [-4, 15) (float8) or
-// [-4, 6) (float4), else d.ddde±XX; NaN, Infinity, -Infinity, -0.
-func appendFloat(dst []byte, f float64, bits int) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(dst, "NaN"...)
-	case math.IsInf(f, 1):
-		return append(dst, "Infinity"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-Infinity"...)
-	case f == 0:
-		if math.Signbit(f) {
-			return append(dst, "-0"...)
-		}
-		return append(dst, '0')
-	}
-	var buf [32]byte
-	e := shortestFloat(buf[:0], f, bits) // [-]d[.ddd]e±XX
-	neg := e[0] == '-'
-	if neg {
-		e = e[1:]
-		dst = append(dst, '-')
-	}
-	ei := 0
-	for e[ei] != 'e' {
-		ei++
-	}
-	var digits [24]byte
-	nd := 0
-	for _, c := range e[:ei] {
-		if c != '.' {
-			digits[nd] = c
-			nd++
-		}
-	}
-	exp := 0
-	expNeg := e[ei+1] == '-'
-	for _, c := range e[ei+2:] {
-		exp = exp*10 + int(c-'0')
-	}
-	if expNeg {
-		exp = -exp
-	}
-	hi := 15
-	if bits == 32 {
-		hi = 6
-	}
-	if exp >= -4 && exp < hi {
-		if exp < 0 {
-			dst = append(dst, '0', '.')
-			for i := 0; i < -exp-1; i++ {
-				dst = append(dst, '0')
-			}
-			return append(dst, digits[:nd]...)
-		}
-		if nd <= exp+1 {
-			dst = append(dst, digits[:nd]...)
-			for i := nd; i < exp+1; i++ {
-				dst = append(dst, '0')
-			}
-			return dst
-		}
-		dst = append(dst, digits[:exp+1]...)
-		dst = append(dst, '.')
-		return append(dst, digits[exp+1:nd]...)
-	}
-	dst = append(dst, digits[0])
-	if nd > 1 {
-		dst = append(dst, '.')
-		dst = append(dst, digits[1:nd]...)
-	}
-	dst = append(dst, 'e')
-	if exp < 0 {
-		dst = append(dst, '-')
-		exp = -exp
-	} else {
-		dst = append(dst, '+')
-	}
-	if exp < 10 {
-		dst = append(dst, '0')
-	}
-	return strconv.AppendInt(dst, int64(exp), 10)
-}
-
-// shortestFloat appends f in 'e' format with the fewest digits that read
-// back as f, excluding (as PostgreSQL's Ryu does) a decimal lying exactly
-// halfway between f and a neighbour, which strconv accepts under
-// round-half-even. Only values of magnitude 2^22 (float4) or 2^52 (float8)
-// and above can have such a short halfway decimal: for smaller ones a
-// midpoint needs more fraction digits than a shortest decimal has.
-func shortestFloat(dst []byte, f float64, bits int) []byte {
-	out := strconv.AppendFloat(dst, f, 'e', -1, bits)
-	limit := float64(1 << 52)
-	if bits == 32 {
-		limit = 1 << 22
-	}
-	if math.Abs(f) < limit || !isMidpoint(out[len(dst):], f, bits) {
-		return out
-	}
-	nd := 0
-	for _, c := range out[len(dst):] {
-		if c == 'e' {
-			break
-		}
-		if c >= '0' && c <= '9' {
-			nd++
-		}
-	}
-	for p := nd + 1; p <= 17; p++ {
-		out = strconv.AppendFloat(dst, f, 'e', p-1, bits)
-		g, err := strconv.ParseFloat(bstr(out[len(dst):]), bits)
-		if err == nil && g == f && !isMidpoint(out[len(dst):], f, bits) {
-			return out
-		}
-	}
-	return out
-}
-
-// isMidpoint reports whether the decimal text d is exactly halfway
-// between f and its next float (of the given width) toward or away from
-// zero.
-func isMidpoint(d []byte, f float64, bits int) bool {
-	const prec = 256
-	x, _, err := big.ParseFloat(string(d), 10, prec, big.ToNearestEven)
-	if err != nil {
-		return false
-	}
-	var up, down float64
-	if bits == 32 {
-		up = float64(math.Nextafter32(float32(f), float32(math.Inf(1))))
-		down = float64(math.Nextafter32(float32(f), float32(math.Inf(-1))))
-	} else {
-		up, down = math.Nextafter(f, math.Inf(1)), math.Nextafter(f, math.Inf(-1))
-	}
-	for _, n := range []float64{up, down} {
-		if math.IsInf(n, 0) {
-			continue
-		}
-		m := new(big.Float).SetPrec(prec).SetFloat64(f)
-		m.Add(m, new(big.Float).SetPrec(prec).SetFloat64(n))
-		m.Quo(m, big.NewFloat(2))
-		if m.Cmp(x) == 0 {
-			return true
-		}
-	}
-	return false
-}
+// appendFloat prints f as PostgreSQL's float4out/float8out do: the type
+// catalog's printer.
+func appendFloat(dst []byte, f float64, bits int) []byte { return types.AppendFloat(dst, f, bits) }
 
 // maxNumericDigits is how many decimal digits always fit an int64.
 const maxNumericDigits = 18
@@ -409,44 +264,10 @@ const (
 	maxJulian = 2147483494
 )
 
-// date2j is PostgreSQL's date2j (proleptic Gregorian; astronomical year).
-func date2j(year, month, day int64) int64 {
-	if month > 2 {
-		month++
-		year += 4800
-	} else {
-		month += 13
-		year += 4799
-	}
-	century := year / 100
-	julian := year*365 - 32167
-	julian += year/4 - century + century/4
-	julian += 7834*month/256 + day
-	return julian
-}
+// date2j and j2date are PostgreSQL's, from the type catalog.
+func date2j(year, month, day int64) int64 { return types.Date2J(year, month, day) }
 
-// j2date is PostgreSQL's j2date.
-func j2date(jd int64) (year, month, day int64) {
-	julian := uint64(jd)
-	julian += 32044
-	quad := julian / 146097
-	extra := (julian-quad*146097)*4 + 3
-	julian += 60 + quad*3 + extra/146097
-	quad = julian / 1461
-	julian -= quad * 1461
-	y := julian * 4 / 1461
-	if y != 0 {
-		julian = (julian+305)%365 + 123
-	} else {
-		julian = (julian+306)%366 + 123
-	}
-	y += quad * 4
-	year = int64(y) - 4800
-	quad = julian * 2141 / 65536
-	day = int64(julian - 7834*quad/256)
-	month = int64((quad+10)%12 + 1)
-	return year, month, day
-}
+func j2date(jd int64) (year, month, day int64) { return types.J2Date(jd) }
 
 // parseYMD parses "YYYY-MM-DD" (at least 4 year digits) at the start of b.
 func parseYMD(b []byte) (y, m, d int64, rest []byte, ok bool) {
@@ -673,8 +494,8 @@ func appendTimestamp(dst []byte, us int64, tz bool) []byte {
 }
 
 // AppendFloat prints f as PostgreSQL's float4out (bits 32) or float8out
-// (bits 64) do: the printer the query engine's results share.
-func AppendFloat(dst []byte, f float64, bits int) []byte { return appendFloat(dst, f, bits) }
+// (bits 64) do: the type catalog's printer (types.AppendFloat).
+func AppendFloat(dst []byte, f float64, bits int) []byte { return types.AppendFloat(dst, f, bits) }
 
 // AppendText appends the canonical text of a typed value of kind k (not
 // KindText, not a numeric exception), as PostgreSQL's output function

@@ -167,6 +167,13 @@ func Run(ctx context.Context, p *Plan, src Source, opt Options) (*Result, error)
 	}
 	np := len(rs.pages)
 	workers = max(1, min(workers, np))
+	if floatSum(p) {
+		// PostgreSQL adds float sums one row at a time in scan order
+		// (float4pl in float4, float8pl, float8_accum); partial sums
+		// merged across workers round differently, so they run on one
+		// worker, in key order.
+		workers = 1
+	}
 	// Array grouping for one integer column of a small value range.
 	var base, span int64 = 0, -1
 	if len(p.groups) == 1 && kindVK(p.schema.Columns[p.groups[0]].Kind) == vInt {
@@ -548,6 +555,16 @@ func addFloat(fn string, x *acc, v float64, f4 bool) {
 			x.has, x.mf = true, v
 		}
 	}
+}
+
+// floatSum reports whether p sums or averages a float column.
+func floatSum(p *Plan) bool {
+	for _, a := range p.aggs {
+		if (a.fn == "sum" || a.fn == "avg") && a.kind.IsFloat() {
+			return true
+		}
+	}
+	return false
 }
 
 func mergeAcc(a boundAgg, dst, src *acc) {

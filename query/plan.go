@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sidecar-dev/sidecar/heap"
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // ErrBadRequest is wrapped by every error Bind returns: the request names
@@ -183,40 +184,19 @@ func kindVK(k heap.Kind) vkind {
 	return vInt
 }
 
+// typeName is the SQL name of the type a column of kind k is taken as
+// (the type catalog's).
 func typeName(k heap.Kind) string {
-	switch k {
-	case heap.KindInt2:
-		return "smallint"
-	case heap.KindInt4:
-		return "integer"
-	case heap.KindInt8:
-		return "bigint"
-	case heap.KindFloat4:
-		return "real"
-	case heap.KindFloat8:
-		return "double precision"
-	case heap.KindBool:
-		return "boolean"
-	case heap.KindNumeric:
-		return "numeric"
-	case heap.KindDate:
-		return "date"
-	case heap.KindTimestamp:
-		return "timestamp without time zone"
-	case heap.KindTimestampTZ:
-		return "timestamp with time zone"
-	}
-	return "text"
+	return types.NameOf(types.PhysicalType(types.Physical(k)))
 }
 
 // typeKind is the kind of a type name typeName gives (text for the rest).
 func typeKind(typ string) heap.Kind {
-	for k := heap.KindText; k <= heap.KindTimestampTZ; k++ {
-		if typeName(k) == typ {
-			return k
-		}
+	t, _, err := types.Parse(typ)
+	if err != nil {
+		return heap.KindText
 	}
-	return heap.KindText
+	return heap.Kind(t.Physical)
 }
 
 func badf(format string, args ...any) error {
@@ -356,40 +336,19 @@ func outKind(typ string) heap.Kind {
 	return typeKind(typ)
 }
 
-// aggType is PostgreSQL's result type of fn over a column of kind k.
+// aggType is PostgreSQL's result type of fn over a column of kind k:
+// the type catalog's aggregate result types.
 func aggType(fn string, k heap.Kind) (string, error) {
 	switch fn {
-	case "count":
-		return "bigint", nil
-	case "min", "max":
-		if k == heap.KindBool {
-			return "", fmt.Errorf("function %s(boolean) does not exist", fn)
-		}
-		return typeName(k), nil
-	case "sum":
-		switch k {
-		case heap.KindInt2, heap.KindInt4:
-			return "bigint", nil
-		case heap.KindInt8:
-			return "numeric", nil
-		case heap.KindFloat4:
-			return "real", nil
-		case heap.KindFloat8:
-			return "double precision", nil
-		case heap.KindNumeric:
-			return "numeric", nil
-		}
-		return "", fmt.Errorf("function sum(%s) does not exist", typeName(k))
-	case "avg":
-		switch k {
-		case heap.KindInt2, heap.KindInt4, heap.KindInt8, heap.KindNumeric:
-			return "numeric", nil
-		case heap.KindFloat4, heap.KindFloat8:
-			return "double precision", nil
-		}
-		return "", fmt.Errorf("function avg(%s) does not exist", typeName(k))
+	case "count", "sum", "avg", "min", "max":
+	default:
+		return "", fmt.Errorf("unknown aggregate %q (want count, sum, min, max, avg)", fn)
 	}
-	return "", fmt.Errorf("unknown aggregate %q (want count, sum, min, max, avg)", fn)
+	oid, err := types.AggResult(fn, types.PhysicalType(types.Physical(k)))
+	if err != nil {
+		return "", errors.New(err.Error())
+	}
+	return types.NameOf(oid), nil
 }
 
 func bindExpr(e *Expr, col func(string) (int, heap.Kind, error)) (*node, error) {

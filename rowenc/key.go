@@ -3,9 +3,9 @@ package rowenc
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/sidecar-dev/sidecar/internal/corrupt"
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // Keys
@@ -87,71 +87,36 @@ func (k KeyKind) String() string {
 // format_type ("integer", "timestamp with time zone", "numeric(12,2)").
 // Types without a dedicated kind get KindBytes.
 func KindForType(name string) KeyKind {
-	n := strings.ToLower(strings.TrimSpace(name))
-	if strings.HasSuffix(n, "]") {
-		return KindBytes // arrays
+	t, _, err := types.Parse(name)
+	if err != nil {
+		return KindBytes
 	}
-	// Drop type modifiers wherever they stand: "numeric(12,2)",
-	// "timestamp(3) with time zone".
-	for {
-		i := strings.IndexByte(n, '(')
-		j := strings.IndexByte(n, ')')
-		if i < 0 || j < i {
-			break
-		}
-		n = n[:i] + n[j+1:]
-	}
-	n = strings.Join(strings.Fields(n), " ")
-	n = strings.TrimPrefix(n, "pg_catalog.")
-	switch n {
-	case "int2", "smallint":
-		return KindInt2
-	case "int4", "integer", "int":
-		return KindInt4
-	case "int8", "bigint":
-		return KindInt8
-	case "numeric", "decimal":
-		return KindNumeric
-	case "bool", "boolean":
-		return KindBool
-	case "date":
-		return KindDate
-	case "timestamp", "timestamptz", "timestamp without time zone", "timestamp with time zone":
-		return KindTimestamp
-	}
-	return KindBytes
+	return keyKindOf(t.Physical)
 }
-
-// Built-in type OIDs (pg_type.oid, fixed across PostgreSQL versions).
-const (
-	oidBool        = 16
-	oidInt8        = 20
-	oidInt2        = 21
-	oidInt4        = 23
-	oidDate        = 1082
-	oidTimestamp   = 1114
-	oidTimestampTZ = 1184
-	oidNumeric     = 1700
-)
 
 // KindForOID returns the key kind for a column type OID as carried by
 // pgoutput's Relation message; unknown and non-built-in OIDs (enums,
 // domains) get KindBytes.
-func KindForOID(oid uint32) KeyKind {
-	switch oid {
-	case oidBool:
-		return KindBool
-	case oidInt2:
+func KindForOID(oid uint32) KeyKind { return keyKindOf(types.PhysicalOf(oid)) }
+
+// keyKindOf is the key encoding of a type the catalog stores with
+// physical kind p: integers, numeric, bool, date and both timestamps
+// have their own; the rest (floats included) are keyed by their text.
+func keyKindOf(p types.Physical) KeyKind {
+	switch p {
+	case types.PhysInt2:
 		return KindInt2
-	case oidInt4:
+	case types.PhysInt4:
 		return KindInt4
-	case oidInt8:
+	case types.PhysInt8:
 		return KindInt8
-	case oidNumeric:
+	case types.PhysNumeric:
 		return KindNumeric
-	case oidDate:
+	case types.PhysBool:
+		return KindBool
+	case types.PhysDate:
 		return KindDate
-	case oidTimestamp, oidTimestampTZ:
+	case types.PhysTimestamp, types.PhysTimestampTZ:
 		return KindTimestamp
 	}
 	return KindBytes

@@ -229,6 +229,9 @@ func rowKey(vals []Value, cols []outCol) string {
 		if n, isNum := v.(*Num); isNum {
 			s = numKey(n)
 		}
+		if t == oidInterval {
+			s = intervalKey(s) // '1 day' and '24:00:00' are one group
+		}
 		if t == oidBpchar {
 			s = strings.TrimRight(s, " ")
 		}
@@ -726,6 +729,15 @@ func (a *aggSpec) add(s *aggState, e *env) error {
 			}
 			s.nsum = numAdd(s.nsum, x, false)
 		case float64:
+			if a.fn == "sum" && a.t == oidFloat4 {
+				// float4pl: each addition rounds to float4, as PostgreSQL's.
+				f, err := float4Sum(s.fsum, x)
+				if err != nil {
+					return err
+				}
+				s.fsum = f
+				return nil
+			}
 			s.fsum += x
 		}
 	case "min", "max":

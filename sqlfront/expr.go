@@ -1,8 +1,10 @@
 package sqlfront
 
 import (
-	"math"
+	"strconv"
 	"strings"
+
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // env is what an expression reads: the input row (the columns of the
@@ -66,13 +68,20 @@ func (c *castExpr) eval(e *env) (Value, error) {
 	return convert(v, c.from, c.to)
 }
 
-// convert casts v of type from to type to.
+// convert casts v of type from to type to, as the type catalog casts
+// (bool to text is true/false, numbers with PostgreSQL's rounding and
+// range errors).
 func convert(v Value, from, to uint32) (Value, error) {
 	if v == nil || from == to {
 		return v, nil
 	}
 	if isTextType(to) && to != oidBpchar {
-		s, _ := render(v, from)
+		var s string
+		if b, ok := v.(bool); ok {
+			s = strconv.FormatBool(b) // booltext: true / false
+		} else {
+			s, _ = render(v, from)
+		}
 		if from == oidBpchar {
 			s = strings.TrimRight(s, " ")
 		}
@@ -81,71 +90,10 @@ func convert(v Value, from, to uint32) (Value, error) {
 	switch x := v.(type) {
 	case string:
 		return parseAs(to, x)
-	case int64:
-		switch {
-		case isIntType(to):
-			lo, hi, name := intBounds(to)
-			if x < lo || x > hi {
-				return nil, errf(codeOutOfRange, -1, "%s out of range", name)
-			}
-			return x, nil
-		case isFloatType(to):
-			return float64(x), nil
-		case to == oidNumeric:
-			return numFromInt(x), nil
-		case to == oidBool && from == oidInt4:
-			return x != 0, nil
-		}
-	case float64:
-		switch {
-		case isFloatType(to):
-			if to == oidFloat4 {
-				return float64(float32(x)), nil
-			}
-			return x, nil
-		case isIntType(to):
-			r := math.RoundToEven(x)
-			lo, hi, name := intBounds(to)
-			if math.IsNaN(x) || r < float64(lo) || r >= -float64(lo) || r > float64(hi) {
-				return nil, errf(codeOutOfRange, -1, "%s out of range", name)
-			}
-			return int64(r), nil
-		case to == oidNumeric:
-			if math.IsNaN(x) {
-				return &Num{NaN: true}, nil
-			}
-			if math.IsInf(x, 0) {
-				return nil, errf(codeUnsupported, -1, "sidecar cannot convert infinity to numeric")
-			}
-			n, _ := parseNum(formatFloat(x, 64))
-			return n, nil
-		}
-	case *Num:
-		switch {
-		case to == oidNumeric:
-			return x, nil
-		case isFloatType(to):
-			return x.float(), nil
-		case isIntType(to):
-			if x.NaN {
-				return nil, errf(codeUnsupported, -1, "cannot convert NaN to %s", typeName(to))
-			}
-			r := roundDiv(&x.V, pow10(int(x.Scale)))
-			if x.Scale < 0 {
-				r = x.rescaled(0)
-			}
-			lo, hi, name := intBounds(to)
-			if !r.IsInt64() || r.Int64() < lo || r.Int64() > hi {
-				return nil, errf(codeOutOfRange, -1, "%s out of range", name)
-			}
-			return r.Int64(), nil
-		}
-	case bool:
-		if to == oidInt4 {
-			if x {
-				return int64(1), nil
-			}
-			return int64(0), nil
+	case int64, float64, *Num, bool:
+		if types.CastContext(from, to) != types.CastNone {
+			r, err := types.Convert(x, from, to, -1)
+			return r, typesErr(err)
 		}
 	}
 	return nil, errf(codeUnsupported, -1, "sidecar cannot cast %s to %s", typeName(from), typeName(to))
@@ -180,99 +128,13 @@ func (a *arithExpr) eval(e *env) (Value, error) {
 	return arith(a.op, l, r, a.t)
 }
 
+// arith is l op r of type t: numbers by the type catalog (PostgreSQL's
+// overflow, division and NaN rules), || on text.
 func arith(op string, l, r Value, t uint32) (Value, error) {
 	switch x := l.(type) {
-	case int64:
-		y := r.(int64)
-		lo, hi, name := intBounds(t)
-		oor := errf(codeOutOfRange, -1, "%s out of range", name)
-		var res int64
-		switch op {
-		case "+":
-			res = x + y
-			if (y > 0 && res < x) || (y < 0 && res > x) {
-				return nil, oor
-			}
-		case "-":
-			res = x - y
-			if (y < 0 && res < x) || (y > 0 && res > x) {
-				return nil, oor
-			}
-		case "*":
-			if x != 0 && y != 0 {
-				res = x * y
-				if res/y != x || (x == -1 && y == math.MinInt64) || (y == -1 && x == math.MinInt64) {
-					return nil, oor
-				}
-			}
-		case "/", "%":
-			if y == 0 {
-				return nil, errf(codeDivByZero, -1, "division by zero")
-			}
-			if y == -1 {
-				if op == "%" {
-					return int64(0), nil
-				}
-				if x == lo {
-					return nil, oor
-				}
-				return -x, nil
-			}
-			if op == "/" {
-				res = x / y
-			} else {
-				res = x % y
-			}
-		}
-		if res < lo || res > hi {
-			return nil, oor
-		}
-		return res, nil
-	case float64:
-		y := r.(float64)
-		var res float64
-		switch op {
-		case "+":
-			res = x + y
-		case "-":
-			res = x - y
-		case "*":
-			res = x * y
-		case "/":
-			if y == 0 {
-				return nil, errf(codeDivByZero, -1, "division by zero")
-			}
-			res = x / y
-		default:
-			return nil, errf(codeUndefinedFunc, -1, "operator does not exist: double precision %s double precision", op)
-		}
-		if math.IsInf(res, 0) && !math.IsInf(x, 0) && !math.IsInf(y, 0) {
-			return nil, errf(codeOutOfRange, -1, "value out of range: overflow")
-		}
-		return res, nil
-	case *Num:
-		y := r.(*Num)
-		switch op {
-		case "+":
-			return numAdd(x, y, false), nil
-		case "-":
-			return numAdd(x, y, true), nil
-		case "*":
-			return numMul(x, y), nil
-		case "/":
-			return numDiv(x, y)
-		case "%":
-			if x.NaN || y.NaN {
-				return &Num{NaN: true}, nil
-			}
-			if y.V.Sign() == 0 {
-				return nil, errf(codeDivByZero, -1, "division by zero")
-			}
-			s := max(x.Scale, y.Scale)
-			res := &Num{Scale: s}
-			res.V.Rem(x.rescaled(s), y.rescaled(s))
-			return res, nil
-		}
+	case int64, float64, *Num:
+		v, err := types.Arith(op, t, x, r)
+		return v, typesErr(err)
 	case string:
 		return x + r.(string), nil
 	}
@@ -288,21 +150,8 @@ func (n *negExpr) eval(e *env) (Value, error) {
 	if err != nil || v == nil {
 		return nil, err
 	}
-	switch x := v.(type) {
-	case int64:
-		lo, _, name := intBounds(n.arg.typ())
-		if x == lo {
-			return nil, errf(codeOutOfRange, -1, "%s out of range", name)
-		}
-		return -x, nil
-	case float64:
-		return -x, nil
-	case *Num:
-		r := &Num{Scale: x.Scale, NaN: x.NaN}
-		r.V.Neg(&x.V)
-		return r, nil
-	}
-	return nil, errf(codeInternal, -1, "bad operand for unary minus")
+	r, err := types.Neg(n.arg.typ(), v)
+	return r, typesErr(err)
 }
 
 // cmpExpr compares two operands coerced to type t.

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // outCol describes one result column (RowDescription).
@@ -414,6 +416,11 @@ func constOf(c *pg.A_Const) (expr, error) {
 		s := c.GetFval().Fval
 		if !strings.ContainsAny(s, ".eE") {
 			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+				if i == int64(int32(i)) {
+					// make_const: an integer token that fits int4 after the
+					// parser folded its sign (-2147483648) is int4.
+					return &constExpr{v: i, t: oidInt4}, nil
+				}
 				return &constExpr{v: i, t: oidInt8}, nil
 			}
 		}
@@ -723,11 +730,14 @@ func aexprKindName(k pg.A_Expr_Kind) string {
 func (pl *planner) foldNeg(c *constExpr) (expr, error) {
 	switch x := c.v.(type) {
 	case int64:
-		if c.t == oidInt8 && x == 2147483648 {
-			return &constExpr{v: -x, t: oidInt4}, nil
+		if lo, _, name := intBounds(c.t); x == lo {
+			return nil, errf(codeOutOfRange, -1, "%s out of range", name)
 		}
 		return &constExpr{v: -x, t: c.t}, nil
 	case *Num:
+		if x.NaN || x.Inf != 0 {
+			return &constExpr{v: types.NegDecimal(x), t: c.t}, nil
+		}
 		r := &Num{Scale: x.Scale}
 		r.V.Neg(&x.V)
 		if r.Scale == 0 && r.V.IsInt64() {

@@ -785,7 +785,7 @@ func (s *session) binary(v Value, t uint32, txt string) ([]byte, error) {
 	case oidText, oidVarchar, oidBpchar, oidName, oidUnknown, oidJSON:
 		return []byte(txt), nil
 	case oidNumeric:
-		return numericBinary(v.(*Num)), nil
+		return numericSend(v.(*Num))
 	}
 	typ, ok := s.tm.TypeForOID(t)
 	if !ok {
