@@ -48,6 +48,11 @@ type Options struct {
 	Logger           *slog.Logger
 	// ServerVersion is reported as server_version (default "16.0 (sidecar)").
 	ServerVersion string
+	// MaxMessageSize bounds a Query, Parse or Bind message in bytes
+	// (sql.max_message_size; 0: DefaultMaxMessageSize). A message
+	// claiming more is answered 08P01 and the connection closed; other
+	// messages are bounded at 10,000 bytes as in PostgreSQL.
+	MaxMessageSize int
 }
 
 // Server is a listening SQL front end.
@@ -188,7 +193,7 @@ func (s *Server) cancel(pid, secret uint32) {
 	ss := s.sessions[uint64(pid)<<32|uint64(secret)]
 	s.mu.Unlock()
 	if ss != nil {
-		ss.cancelRunning()
+		ss.cancelRunning(true)
 	}
 }
 
@@ -196,12 +201,24 @@ func (s *Server) cancel(pid, secret uint32) {
 func (s *Server) handle(ctx context.Context, c net.Conn) {
 	defer c.Close()
 	var conn net.Conn = c
-	be := pgproto3.NewBackend(conn, conn)
+	wr := newWireReader(conn, s.opts.MaxMessageSize)
+	be := pgproto3.NewBackend(noReader{}, conn)
+	fatal := func(e *Error) {
+		r := e.response("")
+		r.Severity, r.SeverityUnlocalized = "FATAL", "FATAL"
+		be.Send(r)
+		be.Flush()
+	}
 	c.SetDeadline(time.Now().Add(30 * time.Second))
 	var startup *pgproto3.StartupMessage
 	for startup == nil {
-		msg, err := be.ReceiveStartupMessage()
+		msg, err := wr.startup()
 		if err != nil {
+			var fe *fatalError
+			if errors.As(err, &fe) {
+				s.log.Info("sql: refused a connection", "remote", c.RemoteAddr(), "err", fe.e.Msg)
+				fatal(fe.e)
+			}
 			return
 		}
 		switch m := msg.(type) {
@@ -212,6 +229,12 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 				}
 				continue
 			}
+			if wr.br.Buffered() > 0 {
+				// As PostgreSQL (CVE-2021-23214): bytes sent before
+				// the handshake must not be read as if encrypted.
+				fatal(errf(codeProtocol, -1, "received unencrypted data after SSL request"))
+				return
+			}
 			if _, err := conn.Write([]byte{'S'}); err != nil {
 				return
 			}
@@ -221,7 +244,8 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 				return
 			}
 			conn = tc
-			be = pgproto3.NewBackend(conn, conn)
+			wr = newWireReader(conn, s.opts.MaxMessageSize)
+			be = pgproto3.NewBackend(noReader{}, conn)
 		case *pgproto3.GSSEncRequest:
 			if _, err := conn.Write([]byte{'N'}); err != nil {
 				return
@@ -236,16 +260,15 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 		}
 	}
 	_, isTLS := conn.(*tls.Conn)
-	ss := newSession(s, conn, be, startup.Parameters, isTLS)
-	fatal := func(e *Error) {
-		r := e.response("")
-		r.Severity, r.SeverityUnlocalized = "FATAL", "FATAL"
-		be.Send(r)
-		be.Flush()
-	}
+	ss := newSession(s, conn, be, wr, startup.Parameters, isTLS)
 	if s.opts.Users != nil {
 		secret := s.opts.Users[ss.user]
-		if err := scramAuth(be, secret); err != nil || secret == nil {
+		if err := scramAuth(be, wr, secret); err != nil || secret == nil {
+			var fe *fatalError
+			if errors.As(err, &fe) {
+				fatal(fe.e)
+				return
+			}
 			s.log.Info("sql: authentication failed", "user", ss.user, "remote", c.RemoteAddr())
 			fatal(errf(codeAuthFailed, -1, "password authentication failed for user \"%s\"", ss.user))
 			return
@@ -262,6 +285,14 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 		return
 	}
 	ss.loop(ctx)
+}
+
+// noReader is the read side given to pgproto3's Backend, which only
+// sends: every message is read by a wireReader.
+type noReader struct{}
+
+func (noReader) Read([]byte) (int, error) {
+	return 0, errors.New("sqlfront: messages are read by the wire reader")
 }
 
 // EngineRuns is the number of statements the query engine (query/) has

@@ -23,6 +23,7 @@ type session struct {
 	srv      *Server
 	conn     net.Conn
 	be       *pgproto3.Backend
+	wr       *wireReader
 	tm       *pgtype.Map
 	user     string
 	database string
@@ -89,8 +90,8 @@ type portal struct {
 	sent    int
 }
 
-func newSession(srv *Server, conn net.Conn, be *pgproto3.Backend, params map[string]string, isTLS bool) *session {
-	s := &session{srv: srv, conn: conn, be: be, tm: pgtype.NewMap(), user: params["user"], database: params["database"], startup: params,
+func newSession(srv *Server, conn net.Conn, be *pgproto3.Backend, wr *wireReader, params map[string]string, isTLS bool) *session {
+	s := &session{srv: srv, conn: conn, be: be, wr: wr, tm: pgtype.NewMap(), user: params["user"], database: params["database"], startup: params,
 		tx: 'I', prepared: map[string]*prepared{}, portals: map[string]*portal{}}
 	if s.database == "" {
 		s.database = s.user
@@ -291,7 +292,8 @@ func parseTimeout(v string) (time.Duration, error) {
 }
 
 // begin starts running one statement: a context that ends at the
-// statement timeout or on a cancel request.
+// statement timeout, on a cancel request, or when the client goes away
+// while it runs (the connection is watched, see wireReader.watch).
 func (s *session) begin(ctx context.Context) (context.Context, func()) {
 	var cancel context.CancelFunc
 	if d := s.statementTimeout(); d > 0 {
@@ -303,7 +305,9 @@ func (s *session) begin(ctx context.Context) (context.Context, func()) {
 	s.running, s.byUser = cancel, false
 	s.runMu.Unlock()
 	clear(s.stmtVers)
+	stopWatch := s.wr.watch(func() { s.cancelRunning(false) })
 	return ctx, func() {
+		stopWatch()
 		s.runMu.Lock()
 		s.running = nil
 		s.runMu.Unlock()
@@ -311,10 +315,12 @@ func (s *session) begin(ctx context.Context) (context.Context, func()) {
 	}
 }
 
-func (s *session) cancelRunning() {
+// cancelRunning cancels the running statement, on the user's request
+// (a CancelRequest) or because its client went away.
+func (s *session) cancelRunning(byUser bool) {
 	s.runMu.Lock()
 	if s.running != nil {
-		s.byUser = true
+		s.byUser = byUser
 		s.running()
 	}
 	s.runMu.Unlock()
@@ -341,8 +347,39 @@ func (s *session) ctxError(ctx context.Context, err error) error {
 func (s *session) loop(ctx context.Context) {
 	skipping := false
 	for {
-		msg, err := s.be.Receive()
+		if s.wr.gone.Load() {
+			return
+		}
+		msg, err := s.wr.receive()
 		if err != nil {
+			var fe *fatalError
+			var e *Error
+			switch {
+			case errors.As(err, &fe):
+				s.srv.log.Info("sql: closing a connection after a protocol violation", "remote", s.conn.RemoteAddr(), "err", fe.e.Msg)
+				r := fe.e.response("")
+				r.Severity, r.SeverityUnlocalized = "FATAL", "FATAL"
+				s.be.Send(r)
+				s.be.Flush()
+				return
+			case errors.As(err, &e):
+				// A malformed message whose length was valid: an error
+				// like any other, and the stream goes on (after a Query,
+				// ReadyForQuery; otherwise skip to Sync).
+				s.be.Send(e.response(""))
+				if s.tx == 'T' {
+					s.tx = 'E'
+				}
+				if s.wr.hdr[0] == 'Q' {
+					s.be.Send(&pgproto3.ReadyForQuery{TxStatus: s.tx})
+				} else {
+					skipping = true
+				}
+				if s.be.Flush() != nil {
+					return
+				}
+				continue
+			}
 			return
 		}
 		if skipping {
