@@ -45,7 +45,14 @@ type paramExpr struct {
 	types *[]uint32
 }
 
-func (p *paramExpr) typ() uint32 { return (*p.types)[p.n-1] }
+// typ is the parameter's type, unknown while planning has not fixed it
+// yet (an operator over $n asks before the statement's types are set).
+func (p *paramExpr) typ() uint32 {
+	if p.types == nil || p.n-1 >= len(*p.types) {
+		return oidUnknown
+	}
+	return (*p.types)[p.n-1]
+}
 func (p *paramExpr) eval(e *env) (Value, error) {
 	return e.params[p.n-1], nil
 }

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -279,6 +280,14 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 		return
 	}
 	defer s.unregister(ss)
+	defer func() {
+		// A bug reached by one client's input ends that client's
+		// connection (XX000, logged with its stack), not the daemon.
+		if r := recover(); r != nil {
+			s.log.Error("sql: internal error; closing the connection", "remote", c.RemoteAddr(), "panic", r, "stack", string(debug.Stack()))
+			fatal(errf(codeInternal, -1, "internal error: %v", r))
+		}
+	}()
 	c.SetDeadline(time.Time{})
 	if err := ss.start(ctx); err != nil {
 		fatal(toError(err))

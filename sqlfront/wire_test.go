@@ -3,6 +3,7 @@ package sqlfront_test
 import (
 	"encoding/binary"
 	"errors"
+	"io"
 	"net"
 	"runtime"
 	"strings"
@@ -254,4 +255,43 @@ func asPgErrCode(err error) string {
 		return pe.Code
 	}
 	return ""
+}
+
+// FuzzSession sends arbitrary bytes to a served session, after a valid
+// startup (or, when the input starts with a zero byte, as the startup
+// packet itself): the server must answer or close, never hang or crash,
+// and the connection's goroutine must end when the client does.
+func FuzzSession(f *testing.F) {
+	f.Add([]byte("Q\x00\x00\x00\x0dSELECT 1\x00"))
+	f.Add([]byte("P\x00\x00\x00\x16\x00SELECT $1::int\x00\x00\x00B\x00\x00\x00\x0e\x00\x00\x00\x00\x00\x05\x00\x00\x00\x00E\x00\x00\x00\x09\x00\x00\x00\x00\x00S\x00\x00\x00\x04"))
+	f.Add([]byte("Q\x7f\xff\xff\xffSELECT"))
+	f.Add([]byte("\x00\x00\x00\x08\x04\xd2\x16\x2f"))
+	f.Add([]byte("\x00\x00\x00\x10\x00\x03\x00\x00user\x00a\x00\x00"))
+	srv := emptyServer(f, sqlfront.Options{MaxConnections: 1000, MaxMessageSize: 1 << 16})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := net.DialTimeout("tcp", srv.Addr(), 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(30 * time.Second))
+		if len(data) == 0 || data[0] != 0 {
+			fe := pgproto3.NewFrontend(c, c)
+			fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber, Parameters: map[string]string{"user": "app"}})
+			if err := fe.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := c.Write(data); err != nil {
+			return // the server closed first: fine
+		}
+		c.(*net.TCPConn).CloseWrite()
+		// The server must end the conversation: read until EOF.
+		if _, err := io.Copy(io.Discard, c); err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				t.Fatalf("the server neither answered nor closed within 30 s")
+			}
+		}
+	})
 }
