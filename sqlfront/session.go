@@ -77,6 +77,9 @@ type prepared struct {
 	query string
 	plan  *plan
 	types []uint32
+	// asOfParam: the statement has `AS OF $n`; Bind plans it again with
+	// the bound refs (the Parse-time plan reads the session's version).
+	asOfParam bool
 }
 
 type portal struct {
@@ -401,7 +404,7 @@ func (s *session) loop(ctx context.Context) {
 			query = m.Query
 			qerr = s.parse(ctx, m)
 		case *pgproto3.Bind:
-			qerr = s.bind(m)
+			qerr = s.bind(ctx, m)
 		case *pgproto3.Describe:
 			qerr = s.describe(m)
 		case *pgproto3.Execute:
@@ -900,19 +903,26 @@ func (s *session) parse(ctx context.Context, m *pgproto3.Parse) error {
 	}
 	sctx, done := s.begin(ctx)
 	defer done()
-	plans, err := s.plans(sctx, m.Query, m.ParameterOIDs)
+	asOfParam := len(asOfParams(m.Query)) > 0
+	var plans []*plan
+	var err error
+	if asOfParam {
+		plans, err = s.planQuery(sctx, m.Query, m.ParameterOIDs) // never cached: Bind plans it again
+	} else {
+		plans, err = s.plans(sctx, m.Query, m.ParameterOIDs)
+	}
 	if err != nil {
 		return s.ctxError(sctx, err)
 	}
 	if len(plans) > 1 {
 		return errf(codeSyntax, -1, "cannot insert multiple commands into a prepared statement")
 	}
-	s.prepared[m.Name] = &prepared{query: m.Query, plan: plans[0], types: m.ParameterOIDs}
+	s.prepared[m.Name] = &prepared{query: m.Query, plan: plans[0], types: m.ParameterOIDs, asOfParam: asOfParam}
 	s.be.Send(&pgproto3.ParseComplete{})
 	return nil
 }
 
-func (s *session) bind(m *pgproto3.Bind) error {
+func (s *session) bind(ctx context.Context, m *pgproto3.Bind) error {
 	ps, ok := s.prepared[m.PreparedStatement]
 	if !ok {
 		return errf(codeNoPrepared, -1, "prepared statement \"%s\" does not exist", m.PreparedStatement)
@@ -928,6 +938,19 @@ func (s *session) bind(m *pgproto3.Bind) error {
 			return err
 		}
 		params[i] = v
+	}
+	if ps.asOfParam {
+		sctx, done := s.begin(ctx)
+		ps2, err := s.planQueryArgs(sctx, ps.query, ps.types, params)
+		err = s.ctxError(sctx, err)
+		done()
+		if err != nil {
+			return err
+		}
+		if !sameResult(ps2[0], p) {
+			return errReplan // the table's columns at the ref differ from those described
+		}
+		p = ps2[0]
 	}
 	if m.DestinationPortal != "" {
 		if _, ok := s.portals[m.DestinationPortal]; ok {
@@ -975,22 +998,31 @@ func (s *session) execute(ctx context.Context, m *pgproto3.Execute) error {
 	defer done()
 	err := s.run(sctx, pt.plan, pt.params, pt.formats, int(m.MaxRows), pt, false)
 	if err == errReplan {
-		ps, perr := s.planQuery(sctx, pt.stmt.query, pt.stmt.types)
+		ps, perr := s.planQueryArgs(sctx, pt.stmt.query, pt.stmt.types, pt.params)
 		if perr != nil {
 			return perr
 		}
-		if len(ps) != 1 || len(ps[0].cols) != len(pt.plan.cols) {
+		if len(ps) != 1 || !sameResult(ps[0], pt.plan) {
 			return errReplan
-		}
-		for i := range ps[0].cols {
-			if ps[0].cols[i].typ != pt.plan.cols[i].typ {
-				return errReplan
-			}
 		}
 		pt.plan, pt.stmt.plan = ps[0], ps[0]
 		err = s.run(sctx, pt.plan, pt.params, pt.formats, int(m.MaxRows), pt, false)
 	}
 	return s.ctxError(sctx, err)
+}
+
+// sameResult says whether two plans of a statement return the same
+// columns' types (a client described one and may be sent the other).
+func sameResult(a, b *plan) bool {
+	if len(a.cols) != len(b.cols) {
+		return false
+	}
+	for i := range a.cols {
+		if a.cols[i].typ != b.cols[i].typ {
+			return false
+		}
+	}
+	return true
 }
 
 // numericBinary is numeric_send: base-10000 digits without leading or
