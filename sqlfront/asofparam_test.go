@@ -15,15 +15,7 @@ func TestAsOfParameter(t *testing.T) {
 	ctx := context.Background()
 	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeCacheDescribe,
 		pgx.QueryExecModeDescribeExec, pgx.QueryExecModeExec} {
-		cfg, err := pgx.ParseConfig(r.sqlURL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.DefaultQueryExecMode = mode
-		conn, err := pgx.ConnectConfig(ctx, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		conn := connectMode(t, r.sqlURL, mode)
 		for _, c := range []struct{ ref, want string }{{"HEAD~2", "n1"}, {"HEAD", "renamed"}, {"HEAD~2", "n1"}, {r.lsns[0], "renamed"}} {
 			var name string
 			if err := conn.QueryRow(ctx, "SELECT name FROM accounts AS OF $1 WHERE id = $2", c.ref, 1).Scan(&name); err != nil || name != c.want {
@@ -34,7 +26,7 @@ func TestAsOfParameter(t *testing.T) {
 		if err := conn.QueryRow(ctx, "SELECT count(*) FROM accounts AS OF $1 WHERE id = $2", r.lsns[0], 2).Scan(&n); err != nil || n != 1 {
 			t.Errorf("mode %v: count AS OF $1: %d %v", mode, n, err)
 		}
-		_, err = conn.Exec(ctx, "SELECT * FROM accounts AS OF $1", "nosuchref")
+		_, err := conn.Exec(ctx, "SELECT * FROM accounts AS OF $1", "nosuchref")
 		if pgCode(err) != "22023" {
 			t.Errorf("mode %v: AS OF $1 = nosuchref: want 22023, got %v", mode, err)
 		}
