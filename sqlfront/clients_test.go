@@ -53,13 +53,17 @@ with psycopg.connect(sys.argv[1]) as conn:
     cur = conn.cursor(binary=True)
     cur.execute("SELECT id, balance, name FROM accounts WHERE id = %s", (4,))
     print(cur.fetchall())
+    cur = conn.cursor()
+    for ref in ("HEAD~2", "HEAD"):
+        cur.execute("SELECT name FROM accounts AS OF %s WHERE id = %s", (ref, 1))
+        print(cur.fetchone()[0])
 `
 
 func TestPsycopg3(t *testing.T) {
 	needPython(t, "psycopg", "python3-psycopg")
 	r := historyRig(t)
 	out := runPython(t, psycopg3Script, r.sqlURL)
-	want := "[(3, 'n3', Decimal('3.00'))]\n9\nINTRANS\n50\n25006\n[(4, Decimal('4.00'), 'n4')]\n"
+	want := "[(3, 'n3', Decimal('3.00'))]\n9\nINTRANS\n50\n25006\n[(4, Decimal('4.00'), 'n4')]\nn1\nrenamed\n"
 	if out != want {
 		t.Errorf("psycopg 3:\n%s\nwant\n%s", out, want)
 	}
