@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"maps"
 	"math"
 	"math/big"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -109,6 +111,37 @@ func newSession(srv *Server, conn net.Conn, be *pgproto3.Backend, wr *wireReader
 		"statement_timeout": srv.opts.StatementTimeout.String(),
 	}
 	return s
+}
+
+// settingNames are the mixed-case names PostgreSQL's SHOW ALL prints.
+var settingNames = map[string]string{"datestyle": "DateStyle", "intervalstyle": "IntervalStyle", "timezone": "TimeZone"}
+
+// settingDescriptions are SHOW ALL's descriptions (PostgreSQL's own
+// for its settings).
+var settingDescriptions = map[string]string{
+	"application_name":              "Sets the application name to be reported in statistics and logs.",
+	"bytea_output":                  "Sets the output format for bytea.",
+	"client_encoding":               "Sets the client's character set encoding.",
+	"datestyle":                     "Sets the display format for date and time values.",
+	"default_transaction_isolation": "Sets the transaction isolation level of each new transaction.",
+	"default_transaction_read_only": "Sets the default read-only status of new transactions.",
+	"extra_float_digits":            "Sets the number of digits displayed for floating-point values.",
+	"in_hot_standby":                "Shows whether hot standby is currently active.",
+	"integer_datetimes":             "Shows whether datetimes are integer based.",
+	"intervalstyle":                 "Sets the display format for interval values.",
+	"is_superuser":                  "Shows whether the current user is a superuser.",
+	"lc_collate":                    "Shows the collation order locale.",
+	"max_identifier_length":         "Shows the maximum identifier length.",
+	"search_path":                   "Sets the schema search order for names that are not schema-qualified.",
+	"server_encoding":               "Shows the server (database) character set encoding.",
+	"server_version":                "Shows the server version.",
+	"server_version_num":            "Shows the server version as an integer.",
+	"sidecar.as_of":                 "The version sidecar reads (a ref: HEAD, HEAD~N, an LSN, @time, a tag or a branch); empty is HEAD.",
+	"standard_conforming_strings":   "Causes '...' strings to treat backslashes literally.",
+	"statement_timeout":             "Sets the maximum allowed duration of any statement.",
+	"timezone":                      "Sets the time zone for displaying and interpreting time stamps.",
+	"transaction_isolation":         "Sets the current transaction's isolation level.",
+	"transaction_read_only":         "Sets the current transaction's read-only status.",
 }
 
 // versionNum turns "16.2 (sidecar)" into "160002".
@@ -563,10 +596,21 @@ func (s *session) run(ctx context.Context, p *plan, params []Value, formats []in
 		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("DEALLOCATE")})
 		return nil
 	case "show":
-		v, ok := s.settings[p.setName]
 		if p.setName == "all" {
-			return unsupported(-1, "SHOW ALL")
+			if describe {
+				s.be.Send(s.rowDescription(p, formats))
+			}
+			for _, k := range slices.Sorted(maps.Keys(s.settings)) {
+				name := k
+				if c, ok := settingNames[k]; ok {
+					name = c
+				}
+				s.sendRow([][]byte{[]byte(name), []byte(s.settings[k]), []byte(settingDescriptions[k])})
+			}
+			s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SHOW")})
+			return nil
 		}
+		v, ok := s.settings[p.setName]
 		if !ok {
 			return errf(codeUndefinedObject, -1, "unrecognized configuration parameter \"%s\"", p.setName)
 		}

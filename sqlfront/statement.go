@@ -205,6 +205,10 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 		p.kind, p.tag, p.setName = "show", "SHOW", name
 		p.cols = []outCol{{name: name, typ: oidText, typmod: -1}}
 		p.targets = []expr{&constExpr{t: oidText}}
+		if name == "all" { // as PostgreSQL: name, setting, description
+			p.cols = []outCol{{name: "name", typ: oidText, typmod: -1}, {name: "setting", typ: oidText, typmod: -1}, {name: "description", typ: oidText, typmod: -1}}
+			p.targets = []expr{&constExpr{t: oidText}, &constExpr{t: oidText}, &constExpr{t: oidText}}
+		}
 		return nil
 	case n.GetDiscardStmt() != nil:
 		p.kind, p.tag = "noop", "DISCARD ALL"
