@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Options configure a Server.
@@ -54,6 +55,10 @@ type Options struct {
 	// claiming more is answered 08P01 and the connection closed; other
 	// messages are bounded at 10,000 bytes as in PostgreSQL.
 	MaxMessageSize int
+	// Metrics, when set, registers the sidecar_sql_* metrics
+	// (connections, statements by outcome and SQLSTATE class, latency,
+	// rows, where SELECTs ran).
+	Metrics prometheus.Registerer
 }
 
 // Server is a listening SQL front end.
@@ -69,6 +74,10 @@ type Server struct {
 	engineRuns atomic.Int64
 	// directRuns counts the selects sent from stored rows (direct.go).
 	directRuns atomic.Int64
+	// selectRuns counts every select run (the evaluator ran those that
+	// neither the engine nor the direct path did).
+	selectRuns atomic.Int64
+	met        *frontMetrics
 
 	mu       sync.Mutex
 	sessions map[uint64]*session   // by cancel key (pid<<32 | secret)
@@ -104,8 +113,10 @@ func Listen(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sql.listen: %w", err)
 	}
-	return &Server{opts: opts, ln: ln, src: opts.Source, log: opts.Logger, version: opts.ServerVersion,
-		sessions: map[uint64]*session{}, conns: map[net.Conn]struct{}{}, nextPID: 1}, nil
+	s := &Server{opts: opts, ln: ln, src: opts.Source, log: opts.Logger, version: opts.ServerVersion,
+		sessions: map[uint64]*session{}, conns: map[net.Conn]struct{}{}, nextPID: 1}
+	s.met = newFrontMetrics(s)
+	return s, nil
 }
 
 // Addr is the bound address.
@@ -153,6 +164,7 @@ func (s *Server) Serve(ctx context.Context) error {
 		}
 		s.conns[c] = struct{}{}
 		s.mu.Unlock()
+		s.met.accepted.Inc()
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
@@ -218,6 +230,7 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 			var fe *fatalError
 			if errors.As(err, &fe) {
 				s.log.Info("sql: refused a connection", "remote", c.RemoteAddr(), "err", fe.e.Msg)
+				s.met.refused.WithLabelValues("protocol").Inc()
 				fatal(fe.e)
 			}
 			return
@@ -271,15 +284,19 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 				return
 			}
 			s.log.Info("sql: authentication failed", "user", ss.user, "remote", c.RemoteAddr())
+			s.met.refused.WithLabelValues("auth").Inc()
 			fatal(errf(codeAuthFailed, -1, "password authentication failed for user \"%s\"", ss.user))
 			return
 		}
 	}
 	if !s.register(ss) {
+		s.met.refused.WithLabelValues("too_many").Inc()
 		fatal(errf(codeTooMany, -1, "sorry, too many clients already (sql.max_connections is %d)", s.opts.MaxConnections))
 		return
 	}
 	defer s.unregister(ss)
+	s.met.connections.Inc()
+	defer s.met.connections.Dec()
 	defer func() {
 		// A bug reached by one client's input ends that client's
 		// connection (XX000, logged with its stack), not the daemon.

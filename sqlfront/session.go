@@ -467,6 +467,9 @@ func (s *session) loop(ctx context.Context) {
 			qerr = errf(codeProtocol, -1, "unexpected message %T", msg)
 		}
 		if qerr != nil {
+			if _, isExec := msg.(*pgproto3.Execute); !isExec {
+				s.srv.met.statement(time.Now(), qerr) // Execute counts its own
+			}
 			e := toError(qerr)
 			s.srv.log.Debug("sql: statement failed", "code", e.Code, "err", e.Msg, "query", query)
 			if e == errReplan {
@@ -505,7 +508,9 @@ func (s *session) simpleQuery(ctx context.Context, query string) {
 	defer done()
 	plans, err := s.plans(sctx, query, nil)
 	if err != nil {
-		fail(s.ctxError(sctx, err))
+		err = s.ctxError(sctx, err)
+		s.srv.met.statement(time.Now(), err)
+		fail(err)
 		return
 	}
 	for _, p := range plans {
@@ -513,6 +518,7 @@ func (s *session) simpleQuery(ctx context.Context, query string) {
 			s.be.Send(&pgproto3.EmptyQueryResponse{})
 			continue
 		}
+		start := time.Now()
 		for attempt := 0; ; attempt++ {
 			err = s.run(sctx, p, nil, nil, 0, nil, true)
 			if err == errReplan && attempt == 0 {
@@ -531,9 +537,12 @@ func (s *session) simpleQuery(ctx context.Context, query string) {
 			break
 		}
 		if err != nil {
-			fail(s.ctxError(sctx, err))
+			err = s.ctxError(sctx, err)
+			s.srv.met.statement(start, err)
+			fail(err)
 			return
 		}
+		s.srv.met.statement(start, nil)
 	}
 }
 
@@ -632,6 +641,7 @@ func (s *session) run(ctx context.Context, p *plan, params []Value, formats []in
 	if pt != nil && pt.started {
 		return s.resume(pt, maxRows, enc)
 	}
+	s.srv.selectRuns.Add(1)
 	ex := &execCtx{ctx: ctx, src: s.srv.src, sess: s, params: params}
 	var buffered [][]Value
 	n := 0
@@ -659,6 +669,7 @@ func (s *session) run(ctx context.Context, p *plan, params []Value, formats []in
 	if err != nil {
 		return err
 	}
+	s.srv.met.rows.Add(float64(n))
 	if pt != nil {
 		pt.started, pt.sent = true, n
 		if len(buffered) > 0 {
@@ -689,6 +700,7 @@ func (s *session) resume(pt *portal, maxRows int, enc func([]Value) ([][]byte, e
 		n++
 	}
 	pt.sent += n
+	s.srv.met.rows.Add(float64(n))
 	if len(pt.rows) > 0 {
 		s.be.Send(&pgproto3.PortalSuspended{})
 		return nil
@@ -1040,6 +1052,14 @@ func (s *session) execute(ctx context.Context, m *pgproto3.Execute) error {
 	}
 	sctx, done := s.begin(ctx)
 	defer done()
+	start := time.Now()
+	err := s.execute1(sctx, pt, m)
+	s.srv.met.statement(start, err)
+	return err
+}
+
+// execute1 runs a portal, planning it again once when its tables changed.
+func (s *session) execute1(sctx context.Context, pt *portal, m *pgproto3.Execute) error {
 	err := s.run(sctx, pt.plan, pt.params, pt.formats, int(m.MaxRows), pt, false)
 	if err == errReplan {
 		ps, perr := s.planQueryArgs(sctx, pt.stmt.query, pt.stmt.types, pt.params)
