@@ -632,6 +632,15 @@ func (s *session) run(ctx context.Context, p *plan, params []Value, formats []in
 	case "empty":
 		s.be.Send(&pgproto3.EmptyQueryResponse{})
 		return nil
+	case "explain":
+		if describe {
+			s.be.Send(s.rowDescription(p, formats))
+		}
+		for _, l := range p.explain {
+			s.sendRow([][]byte{[]byte(l)})
+		}
+		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("EXPLAIN")})
+		return nil
 	}
 	// select
 	if describe {
@@ -1037,7 +1046,7 @@ func (s *session) describe(m *pgproto3.Describe) error {
 		}
 		p, formats = pt.plan, pt.formats
 	}
-	if p.kind == "select" || p.kind == "show" {
+	if p.kind == "select" || p.kind == "show" || p.kind == "explain" {
 		s.be.Send(s.rowDescription(p, formats))
 	} else {
 		s.be.Send(&pgproto3.NoData{})

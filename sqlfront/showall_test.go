@@ -2,6 +2,7 @@ package sqlfront_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -56,5 +57,61 @@ func TestShowAll(t *testing.T) {
 	}
 	if _, ok := scSet["sidecar.as_of"]; !ok {
 		t.Errorf("SHOW ALL lacks sidecar.as_of: %v", scSet)
+	}
+}
+
+// Issue 23 item 3: EXPLAIN over the wire answers as PostgreSQL's does in
+// shape (one text column "QUERY PLAN", tag EXPLAIN) with sidecar's plan:
+// where each step runs; ANALYZE is refused, never run.
+func TestExplain(t *testing.T) {
+	r := historyRig(t)
+	ctx := context.Background()
+	for _, url := range []string{r.pgURL, r.sqlURL} {
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := conn.Query(ctx, "EXPLAIN SELECT name FROM accounts WHERE id = $1", 3)
+		if err != nil {
+			t.Fatalf("%s: %v", url, err)
+		}
+		var lines []string
+		for rows.Next() {
+			var l string
+			if err := rows.Scan(&l); err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, l)
+		}
+		if f := rows.FieldDescriptions(); len(f) != 1 || f[0].Name != "QUERY PLAN" || len(lines) == 0 {
+			t.Errorf("%s: EXPLAIN columns %v, lines %q", url, f, lines)
+		}
+		tag := rows.CommandTag().String()
+		rows.Close()
+		if tag != "EXPLAIN" {
+			t.Errorf("%s: tag %q", url, tag)
+		}
+		conn.Close(ctx)
+	}
+	conn, err := pgx.Connect(ctx, r.sqlURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for q, want := range map[string]string{
+		"EXPLAIN SELECT name FROM accounts WHERE id = 3":                                      "Primary Key Lookup on public.accounts (1 keys)",
+		"EXPLAIN SELECT count(*) FROM accounts":                                               "Aggregate on the query engine",
+		"EXPLAIN SELECT a.name FROM accounts a JOIN accounts AS OF 'HEAD~1' b ON a.id = b.id": "Hash Join (evaluator)",
+		"EXPLAIN (COSTS OFF) SELECT upper(name) FROM accounts ORDER BY 1 LIMIT 2":             "Limit",
+	} {
+		got := strings.Join(queryStrings(t, conn, q), "\n")
+		if !strings.Contains(got, want) {
+			t.Errorf("%s:\n%s\nwant a line with %q", q, got, want)
+		}
+	}
+	for _, q := range []string{"EXPLAIN ANALYZE SELECT 1", "EXPLAIN (FORMAT JSON) SELECT 1"} {
+		if _, err := conn.Exec(ctx, q); pgCode(err) != "0A000" {
+			t.Errorf("%s: want 0A000, got %v", q, err)
+		}
 	}
 }

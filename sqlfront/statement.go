@@ -162,6 +162,9 @@ func (s *session) planQueryArgs(ctx context.Context, query string, paramTypes []
 			pl.planRows()
 			pl.planDirect()
 		}
+		if rs.Stmt.GetExplainStmt() != nil {
+			pl.p = explainPlan(pl.p)
+		}
 		plans = append(plans, pl.p)
 	}
 	return plans, nil
@@ -219,7 +222,11 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 	case n.GetCopyStmt() != nil && !n.GetCopyStmt().IsFrom:
 		return unsupported(int(rs.StmtLocation), "COPY")
 	case n.GetExplainStmt() != nil:
-		return unsupported(int(rs.StmtLocation), "EXPLAIN")
+		es := n.GetExplainStmt()
+		if err := explainOptions(es); err != nil {
+			return err
+		}
+		return pl.planSelect(es.Query.GetSelectStmt())
 	}
 	m := nodeMsg(n)
 	name := ""
