@@ -42,6 +42,7 @@ type session struct {
 
 	prepared map[string]*prepared
 	portals  map[string]*portal
+	cursors  map[string]*cursor // DECLAREd (cursor.go)
 
 	runMu   sync.Mutex
 	running context.CancelFunc
@@ -581,6 +582,7 @@ func (s *session) run(ctx context.Context, p *plan, params []Value, formats []in
 		if s.tx == 'I' {
 			s.be.Send(&pgproto3.NoticeResponse{Severity: "WARNING", SeverityUnlocalized: "WARNING", Code: "25P01", Message: "there is no transaction in progress"})
 		}
+		s.endTx(tag == "COMMIT")
 		s.tx, s.txVers = 'I', nil
 		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
 		return nil
@@ -632,6 +634,8 @@ func (s *session) run(ctx context.Context, p *plan, params []Value, formats []in
 	case "empty":
 		s.be.Send(&pgproto3.EmptyQueryResponse{})
 		return nil
+	case "declare", "fetch", "close":
+		return s.runCursor(ctx, p, params, formats, describe)
 	case "explain":
 		if describe {
 			s.be.Send(s.rowDescription(p, formats))
@@ -1042,9 +1046,19 @@ func (s *session) describe(m *pgproto3.Describe) error {
 	} else {
 		pt, ok := s.portals[m.Name]
 		if !ok {
+			if rd := s.cursorDescription(m.Name); rd != nil {
+				s.be.Send(rd)
+				return nil
+			}
 			return errf(codeNoCursor, -1, "portal \"%s\" does not exist", m.Name)
 		}
 		p, formats = pt.plan, pt.formats
+	}
+	if p.kind == "fetch" && !p.cursor.move {
+		if rd := s.cursorDescription(p.cursor.name); rd != nil {
+			s.be.Send(rd)
+			return nil
+		}
 	}
 	if p.kind == "select" || p.kind == "show" || p.kind == "explain" {
 		s.be.Send(s.rowDescription(p, formats))

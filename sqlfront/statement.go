@@ -165,6 +165,9 @@ func (s *session) planQueryArgs(ctx context.Context, query string, paramTypes []
 		if rs.Stmt.GetExplainStmt() != nil {
 			pl.p = explainPlan(pl.p)
 		}
+		if d := rs.Stmt.GetDeclareCursorStmt(); d != nil {
+			pl.p = declarePlan(d, pl.p)
+		}
 		plans = append(plans, pl.p)
 	}
 	return plans, nil
@@ -221,6 +224,13 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 		return nil
 	case n.GetCopyStmt() != nil && !n.GetCopyStmt().IsFrom:
 		return unsupported(int(rs.StmtLocation), "COPY")
+	case n.GetDeclareCursorStmt() != nil:
+		return pl.planDeclare(n.GetDeclareCursorStmt())
+	case n.GetFetchStmt() != nil:
+		return pl.planFetch(n.GetFetchStmt())
+	case n.GetClosePortalStmt() != nil:
+		p.kind, p.tag, p.cursor = "close", "CLOSE CURSOR", &cursorSpec{name: n.GetClosePortalStmt().Portalname}
+		return nil
 	case n.GetExplainStmt() != nil:
 		es := n.GetExplainStmt()
 		if err := explainOptions(es); err != nil {
