@@ -263,3 +263,32 @@ func TestAsOfParameter(t *testing.T) {
 		conn.Close(ctx)
 	}
 }
+
+// Issue 23 item 3: sidecar.as_of set from a parameter: SET cannot take
+// $1 (in PostgreSQL either), set_config can, and current_setting reads
+// it back.
+func TestSetConfigAsOf(t *testing.T) {
+	ctx := context.Background()
+	conn := connectMode(t, historyRig(t).sqlURL, pgx.QueryExecModeCacheStatement) // pgx's default
+	defer conn.Close(ctx)
+	var set, name, cur string
+	if err := conn.QueryRow(ctx, "SELECT set_config('sidecar.as_of', $1, false)", "HEAD~2").Scan(&set); err != nil || set != "HEAD~2" {
+		t.Fatalf("set_config: %q %v", set, err)
+	}
+	if err := conn.QueryRow(ctx, "SELECT name FROM accounts WHERE id = 1").Scan(&name); err != nil || name != "n1" {
+		t.Errorf("after set_config sidecar.as_of = HEAD~2: %q %v, want n1", name, err)
+	}
+	if err := conn.QueryRow(ctx, "SELECT current_setting('sidecar.as_of')").Scan(&cur); err != nil || cur != "HEAD~2" {
+		t.Errorf("current_setting: %q %v", cur, err)
+	}
+	if _, err := conn.Exec(ctx, "SELECT set_config('sidecar.as_of', $1, false)", "nosuchref"); pgCode(err) != "22023" {
+		t.Errorf("set_config to a bad ref: want 22023, got %v", err)
+	}
+	if _, err := conn.Exec(ctx, "SELECT current_setting('no.such')"); pgCode(err) != "42704" {
+		t.Errorf("current_setting of an unknown name: want 42704, got %v", err)
+	}
+	conn.QueryRow(ctx, "SELECT set_config('sidecar.as_of', '', false)").Scan(&set)
+	if err := conn.QueryRow(ctx, "SELECT name FROM accounts WHERE id = 1").Scan(&name); err != nil || name != "renamed" {
+		t.Errorf("after set_config sidecar.as_of = '': %q %v, want renamed (HEAD)", name, err)
+	}
+}
