@@ -23,6 +23,9 @@ import (
 const (
 	maxStartupPacket = 10000
 	maxSmallMessage  = 10000
+	// maxAuthMessage bounds a password or SASL message
+	// (PG_MAX_AUTH_TOKEN_LENGTH).
+	maxAuthMessage = 65535
 	// DefaultMaxMessageSize bounds Query, Parse, Bind and other large
 	// messages when sql.max_message_size is not set: 16 MiB holds a
 	// statement with an IN list of a million integers, and 100 sessions
@@ -189,6 +192,9 @@ func (w *wireReader) receive() (pgproto3.FrontendMessage, error) {
 	limit := maxSmallMessage
 	if large {
 		limit = w.max
+	}
+	if typ == 'p' {
+		limit = min(limit, maxAuthMessage) // before authentication: as PostgreSQL
 	}
 	if n < 0 || n > limit {
 		return nil, protocolFatal("invalid message length %d for message type %q (the limit is %d bytes; see sql.max_message_size)", n+4, typ, limit)
