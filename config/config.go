@@ -132,7 +132,15 @@ type SQL struct {
 	MaxConnections int `mapstructure:"max_connections"`
 	// StatementTimeout cancels longer statements; 0 = none.
 	StatementTimeout time.Duration `mapstructure:"statement_timeout"`
+	// MaxMessageSize bounds one protocol message (a statement's text, a
+	// Bind's parameters), "16MiB" by default: a client claiming more gets
+	// 08P01 and is disconnected.
+	MaxMessageSize string `mapstructure:"max_message_size"`
+	maxMessage     uint64 // MaxMessageSize parsed by validate
 }
+
+// MaxMessageBytes is MaxMessageSize in bytes (valid after Load).
+func (s SQL) MaxMessageBytes() int { return int(s.maxMessage) }
 
 // API configures the daemon's HTTP API.
 type API struct {
@@ -195,6 +203,7 @@ func defaults() map[string]any {
 		"sql.users_file":           "",
 		"sql.max_connections":      100,
 		"sql.statement_timeout":    "0s",
+		"sql.max_message_size":     "16MiB",
 	}
 	remoteDefaults(m)
 	return m

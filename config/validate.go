@@ -113,6 +113,13 @@ func (c *Config) validate(env map[string]string) []string {
 	} else {
 		c.Heap.memory = n
 	}
+	if n, err := ParseBytes(c.SQL.MaxMessageSize); err != nil {
+		add("sql.max_message_size", "%v", err)
+	} else if n < 64<<10 || n > 1<<30 {
+		add("sql.max_message_size", "%s is outside 64KiB … 1GiB (PostgreSQL's own cap is 1GiB)", c.SQL.MaxMessageSize)
+	} else {
+		c.SQL.maxMessage = n
+	}
 	if c.Heap.CheckpointInterval < 0 {
 		add("heap.checkpoint_interval", "%s is negative", c.Heap.CheckpointInterval)
 	}

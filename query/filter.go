@@ -2,6 +2,7 @@ package query
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/sidecar-dev/sidecar/heap"
 )
@@ -161,6 +162,12 @@ func evalInts(n *node, vals []int64, slots int, t []uint64) {
 	full := len(vals) &^ 63
 	switch n.op {
 	case "in":
+		if set := n.in; set != nil {
+			for s, x := range vals {
+				t[s>>6] |= b2u(set.hasInt(x)) << (s & 63)
+			}
+			return
+		}
 		for s, x := range vals {
 			m := false
 			for _, w := range n.vals {
@@ -277,6 +284,12 @@ func evalFloats(n *node, vals []float64, slots int, t []uint64) {
 	vals = vals[:slots]
 	switch n.op {
 	case "in":
+		if set := n.in; set != nil {
+			for s, x := range vals {
+				t[s>>6] |= b2u(set.hasFloat(x)) << (s & 63)
+			}
+			return
+		}
 		for s, x := range vals {
 			m := false
 			for _, w := range n.vals {
@@ -300,6 +313,9 @@ func evalFloats(n *node, vals []float64, slots int, t []uint64) {
 func numMatch(n *node, x numv) bool {
 	switch n.op {
 	case "in":
+		if n.in != nil {
+			return n.in.hasNum(x)
+		}
 		for _, w := range n.nums {
 			if numCmp(x, w) == 0 {
 				return true
@@ -317,6 +333,9 @@ func textMatch(n *node, b []byte) bool {
 	case "like":
 		return bytes.HasPrefix(b, []byte(n.vals[0].S))
 	case "in":
+		if n.in != nil {
+			return n.in.hasText(b)
+		}
 		for _, w := range n.vals {
 			if string(b) == w.S {
 				return true
@@ -373,6 +392,9 @@ func mayMatch(n *node, stats func(c int) heap.ColStats) bool {
 	}
 	switch n.op {
 	case "=", "in":
+		if n.in != nil {
+			return n.in.mayMatch(n.vk, st)
+		}
 		for _, v := range n.vals {
 			if lo, hi = inRange(v); lo <= 0 && hi >= 0 {
 				return true
@@ -411,4 +433,84 @@ func cmp64(a, b int64) int {
 		return 1
 	}
 	return 0
+}
+
+// inSet is the lookup structure of a long IN list (more than inLinear
+// values): a hash set for integers, floats and text, the values sorted
+// for numerics and for the zone-map test, so that a row costs one lookup
+// and a page one binary search, whatever the list's length.
+type inSet struct {
+	ints   map[int64]struct{}
+	floats map[uint64]struct{} // floatKey of each value (exec.go)
+	texts  map[string]struct{}
+	sortI  []int64
+	sortF  []float64
+	nums   []numv // sorted by numCmp
+}
+
+// inLinear is the longest IN list matched by scanning its values.
+const inLinear = 8
+
+// newInSet builds the set of an "in" node's values (nil for a short list
+// or another operator).
+func newInSet(n *node) *inSet {
+	if n.op != "in" || len(n.vals) <= inLinear {
+		return nil
+	}
+	s := &inSet{}
+	switch n.vk {
+	case vInt:
+		s.ints = make(map[int64]struct{}, len(n.vals))
+		for _, v := range n.vals {
+			s.ints[v.I] = struct{}{}
+			s.sortI = append(s.sortI, v.I)
+		}
+		slices.Sort(s.sortI)
+	case vFloat:
+		s.floats = make(map[uint64]struct{}, len(n.vals))
+		for _, v := range n.vals {
+			s.floats[floatKey(v.F)] = struct{}{}
+			s.sortF = append(s.sortF, v.F)
+		}
+		slices.SortFunc(s.sortF, floatCmp)
+	case vText:
+		s.texts = make(map[string]struct{}, len(n.vals))
+		for _, v := range n.vals {
+			s.texts[v.S] = struct{}{}
+		}
+	case vNumeric:
+		s.nums = slices.Clone(n.nums)
+		slices.SortFunc(s.nums, numCmp)
+	}
+	return s
+}
+
+func (s *inSet) hasInt(x int64) bool {
+	_, ok := s.ints[x]
+	return ok
+}
+
+func (s *inSet) hasFloat(x float64) bool {
+	_, ok := s.floats[floatKey(x)]
+	return ok
+}
+
+func (s *inSet) hasText(b []byte) bool {
+	_, ok := s.texts[string(b)]
+	return ok
+}
+
+func (s *inSet) hasNum(x numv) bool {
+	_, ok := slices.BinarySearchFunc(s.nums, x, numCmp)
+	return ok
+}
+
+// mayMatch reports whether a value of the set lies in a page's [lo, hi].
+func (s *inSet) mayMatch(vk vkind, st heap.ColStats) bool {
+	if vk == vFloat {
+		i, _ := slices.BinarySearchFunc(s.sortF, st.MinF, floatCmp)
+		return i < len(s.sortF) && floatCmp(s.sortF[i], st.MaxF) <= 0
+	}
+	i, _ := slices.BinarySearch(s.sortI, st.MinI)
+	return i < len(s.sortI) && s.sortI[i] <= st.MaxI
 }

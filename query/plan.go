@@ -164,6 +164,7 @@ type node struct {
 	vals []Value
 	nums []numv // the numeric literals of vals
 	vk   vkind
+	in   *inSet // a long IN list's lookup (filter.go), nil otherwise
 }
 
 var supported = map[heap.Kind]bool{
@@ -408,6 +409,7 @@ func bindExpr(e *Expr, col func(string) (int, heap.Kind, error)) (*node, error) 
 			n.nums = append(n.nums, valueNumv(v))
 		}
 	}
+	n.in = newInSet(n)
 	return n, nil
 }
 

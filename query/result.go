@@ -143,6 +143,16 @@ func evalRow(n *node, row []Value) int {
 	case "like":
 		return int(b2u(len(v.S) >= len(n.vals[0].S) && v.S[:len(n.vals[0].S)] == n.vals[0].S))
 	case "in":
+		if n.in != nil && n.vk != vNumeric && v.K == n.vk {
+			switch v.K {
+			case vInt:
+				return int(b2u(n.in.hasInt(v.I)))
+			case vFloat:
+				return int(b2u(n.in.hasFloat(v.F)))
+			case vText:
+				return int(b2u(n.in.hasText([]byte(v.S))))
+			}
+		}
 		for _, w := range n.vals {
 			if compareValues(v, w) == 0 {
 				return 1

@@ -120,7 +120,7 @@ func LoadUsers(path string) (map[string]*scramSecret, error) {
 
 // scramAuth runs SCRAM-SHA-256 (RFC 5802/7677, without channel binding)
 // for user; an unknown user fails at the same step as a wrong password.
-func scramAuth(be *pgproto3.Backend, secret *scramSecret) error {
+func scramAuth(be *pgproto3.Backend, wr *wireReader, secret *scramSecret) error {
 	fail := errf(codeAuthFailed, -1, "password authentication failed")
 	if secret == nil {
 		salt := make([]byte, 16)
@@ -131,10 +131,8 @@ func scramAuth(be *pgproto3.Backend, secret *scramSecret) error {
 	if err := be.Flush(); err != nil {
 		return err
 	}
-	if err := be.SetAuthType(pgproto3.AuthTypeSASL); err != nil {
-		return err
-	}
-	msg, err := be.Receive()
+	wr.authType = pgproto3.AuthTypeSASL
+	msg, err := wr.receive()
 	if err != nil {
 		return err
 	}
@@ -164,10 +162,8 @@ func scramAuth(be *pgproto3.Backend, secret *scramSecret) error {
 	if err := be.Flush(); err != nil {
 		return err
 	}
-	if err := be.SetAuthType(pgproto3.AuthTypeSASLContinue); err != nil {
-		return err
-	}
-	msg, err = be.Receive()
+	wr.authType = pgproto3.AuthTypeSASLContinue
+	msg, err = wr.receive()
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,14 @@
 package sqlfront_test
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // debianPython is Debian's python3 (psycopg packages are installed for
@@ -53,13 +56,17 @@ with psycopg.connect(sys.argv[1]) as conn:
     cur = conn.cursor(binary=True)
     cur.execute("SELECT id, balance, name FROM accounts WHERE id = %s", (4,))
     print(cur.fetchall())
+    cur = conn.cursor()
+    for ref in ("HEAD~2", "HEAD"):
+        cur.execute("SELECT name FROM accounts AS OF %s WHERE id = %s", (ref, 1))
+        print(cur.fetchone()[0])
 `
 
 func TestPsycopg3(t *testing.T) {
 	needPython(t, "psycopg", "python3-psycopg")
 	r := historyRig(t)
 	out := runPython(t, psycopg3Script, r.sqlURL)
-	want := "[(3, 'n3', Decimal('3.00'))]\n9\nINTRANS\n50\n25006\n[(4, Decimal('4.00'), 'n4')]\n"
+	want := "[(3, 'n3', Decimal('3.00'))]\n9\nINTRANS\n50\n25006\n[(4, Decimal('4.00'), 'n4')]\nn1\nrenamed\n"
 	if out != want {
 		t.Errorf("psycopg 3:\n%s\nwant\n%s", out, want)
 	}
@@ -84,5 +91,84 @@ func TestPsycopg2(t *testing.T) {
 	want := "[(3, 'n3', Decimal('3.00'))]\n[('n10',), ('n11',)]\n['name']\n"
 	if strings.TrimSpace(out) != strings.TrimSpace(want) {
 		t.Errorf("psycopg2:\n%s\nwant\n%s", out, want)
+	}
+}
+
+// Issue 23 item 3: server-side cursors answer as PostgreSQL's: the same
+// statements in the same order give the same rows and command tags.
+func TestCursors(t *testing.T) {
+	r := historyRig(t)
+	ctx := context.Background()
+	script := []string{
+		"BEGIN",
+		"DECLARE c CURSOR FOR SELECT id, name FROM accounts WHERE id <= 10 ORDER BY id",
+		"FETCH 3 FROM c",
+		"FETCH NEXT FROM c",
+		"MOVE FORWARD 2 IN c",
+		"FETCH FORWARD 2 FROM c",
+		"FETCH ALL FROM c",
+		"FETCH 1 FROM c",
+		"DECLARE h CURSOR WITH HOLD FOR SELECT count(*) FROM accounts",
+		"COMMIT",
+		"FETCH ALL FROM h",
+		"CLOSE h",
+		"FETCH 1 FROM c",
+	}
+	run := func(url string) []string {
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		var out []string
+		for _, q := range script {
+			res, err := conn.PgConn().Exec(ctx, q).ReadAll()
+			if err != nil {
+				out = append(out, q+" → "+pgCode(err))
+				continue
+			}
+			for _, rs := range res {
+				line := q + " → " + rs.CommandTag.String()
+				for _, row := range rs.Rows {
+					var vals []string
+					for _, v := range row {
+						vals = append(vals, string(v))
+					}
+					line += " [" + strings.Join(vals, "|") + "]"
+				}
+				out = append(out, line)
+			}
+		}
+		return out
+	}
+	want, got := run(r.pgURL), run(r.sqlURL)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("cursors:\n%s\nPostgreSQL:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// psycopg 3's named (server-side) cursors: DECLARE through the extended
+// protocol with parameters, Describe of the cursor's portal, FETCH
+// FORWARD n.
+const psycopg3NamedCursor = `
+import sys, psycopg
+with psycopg.connect(sys.argv[1]) as conn:
+    with conn.cursor(name="named") as cur:
+        cur.itersize = 4
+        cur.execute("SELECT id, name FROM accounts WHERE id <= %s ORDER BY id", (9,))
+        print([d.name for d in cur.description])
+        print(cur.fetchmany(2))
+        print(len(list(cur)))
+    with conn.cursor(name="held", withhold=True) as cur:
+        cur.execute("SELECT count(*) FROM accounts AS OF %s", ("HEAD~2",))
+        print(cur.fetchone())
+`
+
+func TestPsycopg3NamedCursor(t *testing.T) {
+	needPython(t, "psycopg", "python3-psycopg")
+	r := historyRig(t)
+	got := runPython(t, psycopg3NamedCursor, r.sqlURL)
+	if wantOut := "['id', 'name']\n[(1, 'renamed'), (3, 'n3')]\n6\n(50,)\n"; got != wantOut {
+		t.Errorf("psycopg 3 named cursor:\n%s\nwant\n%s", got, wantOut)
 	}
 }

@@ -555,7 +555,12 @@ func (p *plan) hashJoin(ex *execCtx, fn func([]Value) error) error {
 		}
 		matched := false
 		if k != nil {
-			for _, r := range build[rowKey([]Value{k}, []outCol{{typ: p.joinType}})] {
+			for i, r := range build[rowKey([]Value{k}, []outCol{{typ: p.joinType}})] {
+				if i%1024 == 1023 {
+					if err := ex.ctx.Err(); err != nil {
+						return err // canceled, timed out or the client left
+					}
+				}
 				full := make([]Value, split+nright)
 				copy(full, l)
 				copy(full[split:], r)

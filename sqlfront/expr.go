@@ -1,8 +1,10 @@
 package sqlfront
 
 import (
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sidecar-dev/sidecar/types"
 )
@@ -47,7 +49,14 @@ type paramExpr struct {
 	types *[]uint32
 }
 
-func (p *paramExpr) typ() uint32 { return (*p.types)[p.n-1] }
+// typ is the parameter's type, unknown while planning has not fixed it
+// yet (an operator over $n asks before the statement's types are set).
+func (p *paramExpr) typ() uint32 {
+	if p.types == nil || p.n-1 >= len(*p.types) {
+		return oidUnknown
+	}
+	return (*p.types)[p.n-1]
+}
 func (p *paramExpr) eval(e *env) (Value, error) {
 	return e.params[p.n-1], nil
 }
@@ -254,19 +263,61 @@ func (n *nullTest) eval(e *env) (Value, error) {
 }
 
 // inExpr is x [NOT] IN (list): NULL when x is NULL, or when no element
-// matches and one is NULL.
+// matches and one is NULL. A list of more than inLinear constants is
+// looked up in a sorted copy (binary search under cmpValues, the same
+// order and equality as the linear scan), so a long list costs
+// log(items) per row, not items.
 type inExpr struct {
 	arg  expr
 	list []expr
 	not  bool
 	t    uint32
+
+	once    sync.Once
+	sorted  []Value // the constants, sorted; nil: scan the list
+	hasNull bool    // a constant of the list is NULL
 }
 
+// inLinear is the longest list scanned linearly.
+const inLinear = 8
+
 func (in *inExpr) typ() uint32 { return oidBool }
+
+// constants sorts the list once when every element is a constant.
+func (in *inExpr) constants() {
+	if len(in.list) <= inLinear {
+		return
+	}
+	vals := make([]Value, 0, len(in.list))
+	for _, l := range in.list {
+		c, ok := l.(*constExpr)
+		if !ok {
+			return
+		}
+		if c.v == nil {
+			in.hasNull = true
+			continue
+		}
+		vals = append(vals, c.v)
+	}
+	slices.SortFunc(vals, func(a, b Value) int { return cmpValues(a, b, in.t) })
+	in.sorted = vals
+}
+
 func (in *inExpr) eval(e *env) (Value, error) {
 	v, err := in.arg.eval(e)
 	if err != nil || v == nil {
 		return nil, err
+	}
+	in.once.Do(in.constants)
+	if in.sorted != nil {
+		if _, found := slices.BinarySearchFunc(in.sorted, v, func(a, b Value) int { return cmpValues(a, b, in.t) }); found {
+			return !in.not, nil
+		}
+		if in.hasNull {
+			return nil, nil
+		}
+		return in.not, nil
 	}
 	sawNull := false
 	for _, l := range in.list {

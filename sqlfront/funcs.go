@@ -291,6 +291,51 @@ func (pl *planner) scalarFunc(name string, args []expr, f *pg.FuncCall) (expr, e
 		return &constExpr{v: "PostgreSQL " + pl.sess.srv.version + " on sidecar", t: oidText}, nil
 	case "current_database":
 		return &funcExpr{t: oidName, fn: func(e *env, _ []Value) (Value, error) { return e.ex.sess.database, nil }}, argc(0)
+	case "set_config":
+		// set_config(name, value, is_local): SET from an expression, so
+		// that a parameter can set sidecar.as_of ($1 cannot stand in SET).
+		if err := argc(3); err != nil {
+			return nil, err
+		}
+		for i, t := range []uint32{oidText, oidText, oidBool} {
+			var err error
+			if args[i], err = pl.coerce(args[i], t, pos); err != nil {
+				return nil, err
+			}
+		}
+		return &funcExpr{args: args, t: oidText, fn: func(e *env, a []Value) (Value, error) {
+			if a[0] == nil {
+				return nil, errf(codeInvalidParam, pos, "SET requires parameter name")
+			}
+			if a[2] == true {
+				return nil, unsupported(pos, "set_config(…, true) (SET LOCAL)")
+			}
+			name := strings.ToLower(a[0].(string))
+			val, _ := a[1].(string)
+			if err := e.ex.sess.set(e.ex.ctx, name, &val); err != nil {
+				return nil, err
+			}
+			return e.ex.sess.settings[name], nil
+		}}, nil
+	case "current_setting":
+		if len(args) != 1 && len(args) != 2 {
+			return nil, errf(codeUndefinedFunc, pos, "function current_setting with %d arguments does not exist", len(args))
+		}
+		if err := textArgs(); err != nil {
+			return nil, err
+		}
+		return &funcExpr{args: args, t: oidText, strict: true, fn: func(e *env, a []Value) (Value, error) {
+			v, ok := e.ex.sess.settings[strings.ToLower(a[0].(string))]
+			if !ok {
+				if len(a) == 2 {
+					if missingOK, _ := parseAs(oidBool, a[1].(string)); missingOK == true {
+						return nil, nil
+					}
+				}
+				return nil, errf(codeUndefinedObject, pos, "unrecognized configuration parameter \"%s\"", a[0].(string))
+			}
+			return v, nil
+		}}, nil
 	case "current_schema":
 		return &constExpr{v: "public", t: oidName}, argc(0)
 	case "current_user", "session_user":
@@ -335,7 +380,7 @@ func (pl *planner) scalarFunc(name string, args []expr, f *pg.FuncCall) (expr, e
 		}}, nil
 	}
 	return nil, errf(codeUndefinedFunc, pos, "function %s does not exist", name).
-		hint(fmt.Sprintf("sidecar's SQL front end knows: count, sum, min, max, avg, coalesce, lower, upper, length, abs, version, current_database, sidecar.version, sidecar.resolve; in FROM: sidecar.diff, sidecar.diff_stat, sidecar.log, sidecar.tags"))
+		hint(fmt.Sprintf("sidecar's SQL front end knows: count, sum, min, max, avg, coalesce, lower, upper, length, abs, version, current_database, set_config, current_setting, sidecar.version, sidecar.resolve; in FROM: sidecar.diff, sidecar.diff_stat, sidecar.log, sidecar.tags"))
 }
 
 func zeroOf(t uint32) Value {

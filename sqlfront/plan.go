@@ -100,6 +100,10 @@ type plan struct {
 	rows *rowsPlan
 	// direct: the rows are sent from their stored bytes (direct.go).
 	direct bool
+	// explain: EXPLAIN's lines (kind "explain", explain.go).
+	explain []string
+	// cursor: DECLARE, FETCH/MOVE, CLOSE (cursor.go).
+	cursor *cursorSpec
 	// needed marks the input columns an expression reads (by scope
 	// index): the others are not converted from text.
 	needed []bool

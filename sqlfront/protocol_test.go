@@ -23,6 +23,21 @@ import (
 	"github.com/sidecar-dev/sidecar/sqlfront"
 )
 
+// connectMode connects pgx with a default query execution mode.
+func connectMode(t *testing.T, url string, mode pgx.QueryExecMode) *pgx.Conn {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DefaultQueryExecMode = mode
+	conn, err := pgx.ConnectConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
 func TestProtocol(t *testing.T) {
 	r := historyRig(t)
 	ctx := context.Background()
@@ -30,15 +45,7 @@ func TestProtocol(t *testing.T) {
 	t.Run("pgx exec modes", func(t *testing.T) {
 		for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeCacheDescribe,
 			pgx.QueryExecModeDescribeExec, pgx.QueryExecModeExec, pgx.QueryExecModeSimpleProtocol} {
-			cfg, err := pgx.ParseConfig(r.sqlURL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg.DefaultQueryExecMode = mode
-			conn, err := pgx.ConnectConfig(ctx, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			conn := connectMode(t, r.sqlURL, mode)
 			for i := 0; i < 3; i++ { // past any prepare threshold
 				var name string
 				var bal float64

@@ -200,7 +200,16 @@ const markerSetup = "CREATE TABLE marker (id int PRIMARY KEY, n int); INSERT INT
 // (address and source filled in) and returns its address.
 func (r *rig) serve(t testing.TB, opts sqlfront.Options) string {
 	t.Helper()
-	opts.Addr, opts.Source = "127.0.0.1:0", r.src
+	opts.Source = r.src
+	r.srv = serveSQL(t, opts)
+	return r.srv.Addr()
+}
+
+// serveSQL starts a SQL front end with opts (on a free loopback port;
+// logs discarded unless a logger is given), stopped when the test ends.
+func serveSQL(t testing.TB, opts sqlfront.Options) *sqlfront.Server {
+	t.Helper()
+	opts.Addr = "127.0.0.1:0"
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -208,7 +217,6 @@ func (r *rig) serve(t testing.TB, opts sqlfront.Options) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.srv = srv
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx) }()
@@ -218,5 +226,5 @@ func (r *rig) serve(t testing.TB, opts sqlfront.Options) string {
 			t.Errorf("serve: %v", err)
 		}
 	})
-	return srv.Addr()
+	return srv
 }

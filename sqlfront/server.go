@@ -24,11 +24,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Options configure a Server.
@@ -48,6 +50,15 @@ type Options struct {
 	Logger           *slog.Logger
 	// ServerVersion is reported as server_version (default "16.0 (sidecar)").
 	ServerVersion string
+	// MaxMessageSize bounds a Query, Parse or Bind message in bytes
+	// (sql.max_message_size; 0: DefaultMaxMessageSize). A message
+	// claiming more is answered 08P01 and the connection closed; other
+	// messages are bounded at 10,000 bytes as in PostgreSQL.
+	MaxMessageSize int
+	// Metrics, when set, registers the sidecar_sql_* metrics
+	// (connections, statements by outcome and SQLSTATE class, latency,
+	// rows, where SELECTs ran).
+	Metrics prometheus.Registerer
 }
 
 // Server is a listening SQL front end.
@@ -63,6 +74,10 @@ type Server struct {
 	engineRuns atomic.Int64
 	// directRuns counts the selects sent from stored rows (direct.go).
 	directRuns atomic.Int64
+	// selectRuns counts every select run (the evaluator ran those that
+	// neither the engine nor the direct path did).
+	selectRuns atomic.Int64
+	met        *frontMetrics
 
 	mu       sync.Mutex
 	sessions map[uint64]*session   // by cancel key (pid<<32 | secret)
@@ -98,8 +113,10 @@ func Listen(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sql.listen: %w", err)
 	}
-	return &Server{opts: opts, ln: ln, src: opts.Source, log: opts.Logger, version: opts.ServerVersion,
-		sessions: map[uint64]*session{}, conns: map[net.Conn]struct{}{}, nextPID: 1}, nil
+	s := &Server{opts: opts, ln: ln, src: opts.Source, log: opts.Logger, version: opts.ServerVersion,
+		sessions: map[uint64]*session{}, conns: map[net.Conn]struct{}{}, nextPID: 1}
+	s.met = newFrontMetrics(s)
+	return s, nil
 }
 
 // Addr is the bound address.
@@ -147,6 +164,7 @@ func (s *Server) Serve(ctx context.Context) error {
 		}
 		s.conns[c] = struct{}{}
 		s.mu.Unlock()
+		s.met.accepted.Inc()
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
@@ -188,7 +206,7 @@ func (s *Server) cancel(pid, secret uint32) {
 	ss := s.sessions[uint64(pid)<<32|uint64(secret)]
 	s.mu.Unlock()
 	if ss != nil {
-		ss.cancelRunning()
+		ss.cancelRunning(true)
 	}
 }
 
@@ -196,12 +214,25 @@ func (s *Server) cancel(pid, secret uint32) {
 func (s *Server) handle(ctx context.Context, c net.Conn) {
 	defer c.Close()
 	var conn net.Conn = c
-	be := pgproto3.NewBackend(conn, conn)
+	wr := newWireReader(conn, s.opts.MaxMessageSize)
+	be := pgproto3.NewBackend(noReader{}, conn)
+	fatal := func(e *Error) {
+		r := e.response("")
+		r.Severity, r.SeverityUnlocalized = "FATAL", "FATAL"
+		be.Send(r)
+		be.Flush()
+	}
 	c.SetDeadline(time.Now().Add(30 * time.Second))
 	var startup *pgproto3.StartupMessage
 	for startup == nil {
-		msg, err := be.ReceiveStartupMessage()
+		msg, err := wr.startup()
 		if err != nil {
+			var fe *fatalError
+			if errors.As(err, &fe) {
+				s.log.Info("sql: refused a connection", "remote", c.RemoteAddr(), "err", fe.e.Msg)
+				s.met.refused.WithLabelValues("protocol").Inc()
+				fatal(fe.e)
+			}
 			return
 		}
 		switch m := msg.(type) {
@@ -212,6 +243,12 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 				}
 				continue
 			}
+			if wr.br.Buffered() > 0 {
+				// As PostgreSQL (CVE-2021-23214): bytes sent before
+				// the handshake must not be read as if encrypted.
+				fatal(errf(codeProtocol, -1, "received unencrypted data after SSL request"))
+				return
+			}
 			if _, err := conn.Write([]byte{'S'}); err != nil {
 				return
 			}
@@ -221,7 +258,8 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 				return
 			}
 			conn = tc
-			be = pgproto3.NewBackend(conn, conn)
+			wr = newWireReader(conn, s.opts.MaxMessageSize)
+			be = pgproto3.NewBackend(noReader{}, conn)
 		case *pgproto3.GSSEncRequest:
 			if _, err := conn.Write([]byte{'N'}); err != nil {
 				return
@@ -236,32 +274,51 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 		}
 	}
 	_, isTLS := conn.(*tls.Conn)
-	ss := newSession(s, conn, be, startup.Parameters, isTLS)
-	fatal := func(e *Error) {
-		r := e.response("")
-		r.Severity, r.SeverityUnlocalized = "FATAL", "FATAL"
-		be.Send(r)
-		be.Flush()
-	}
+	ss := newSession(s, conn, be, wr, startup.Parameters, isTLS)
 	if s.opts.Users != nil {
 		secret := s.opts.Users[ss.user]
-		if err := scramAuth(be, secret); err != nil || secret == nil {
+		if err := scramAuth(be, wr, secret); err != nil || secret == nil {
+			var fe *fatalError
+			if errors.As(err, &fe) {
+				fatal(fe.e)
+				return
+			}
 			s.log.Info("sql: authentication failed", "user", ss.user, "remote", c.RemoteAddr())
+			s.met.refused.WithLabelValues("auth").Inc()
 			fatal(errf(codeAuthFailed, -1, "password authentication failed for user \"%s\"", ss.user))
 			return
 		}
 	}
 	if !s.register(ss) {
+		s.met.refused.WithLabelValues("too_many").Inc()
 		fatal(errf(codeTooMany, -1, "sorry, too many clients already (sql.max_connections is %d)", s.opts.MaxConnections))
 		return
 	}
 	defer s.unregister(ss)
+	s.met.connections.Inc()
+	defer s.met.connections.Dec()
+	defer func() {
+		// A bug reached by one client's input ends that client's
+		// connection (XX000, logged with its stack), not the daemon.
+		if r := recover(); r != nil {
+			s.log.Error("sql: internal error; closing the connection", "remote", c.RemoteAddr(), "panic", r, "stack", string(debug.Stack()))
+			fatal(errf(codeInternal, -1, "internal error: %v", r))
+		}
+	}()
 	c.SetDeadline(time.Time{})
 	if err := ss.start(ctx); err != nil {
 		fatal(toError(err))
 		return
 	}
 	ss.loop(ctx)
+}
+
+// noReader is the read side given to pgproto3's Backend, which only
+// sends: every message is read by a wireReader.
+type noReader struct{}
+
+func (noReader) Read([]byte) (int, error) {
+	return 0, errors.New("sqlfront: messages are read by the wire reader")
 }
 
 // EngineRuns is the number of statements the query engine (query/) has

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"maps"
 	"math"
 	"math/big"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +25,7 @@ type session struct {
 	srv      *Server
 	conn     net.Conn
 	be       *pgproto3.Backend
+	wr       *wireReader
 	tm       *pgtype.Map
 	user     string
 	database string
@@ -39,6 +42,7 @@ type session struct {
 
 	prepared map[string]*prepared
 	portals  map[string]*portal
+	cursors  map[string]*cursor // DECLAREd (cursor.go)
 
 	runMu   sync.Mutex
 	running context.CancelFunc
@@ -76,6 +80,9 @@ type prepared struct {
 	query string
 	plan  *plan
 	types []uint32
+	// asOfParam: the statement has `AS OF $n`; Bind plans it again with
+	// the bound refs (the Parse-time plan reads the session's version).
+	asOfParam bool
 }
 
 type portal struct {
@@ -89,8 +96,8 @@ type portal struct {
 	sent    int
 }
 
-func newSession(srv *Server, conn net.Conn, be *pgproto3.Backend, params map[string]string, isTLS bool) *session {
-	s := &session{srv: srv, conn: conn, be: be, tm: pgtype.NewMap(), user: params["user"], database: params["database"], startup: params,
+func newSession(srv *Server, conn net.Conn, be *pgproto3.Backend, wr *wireReader, params map[string]string, isTLS bool) *session {
+	s := &session{srv: srv, conn: conn, be: be, wr: wr, tm: pgtype.NewMap(), user: params["user"], database: params["database"], startup: params,
 		tx: 'I', prepared: map[string]*prepared{}, portals: map[string]*portal{}}
 	if s.database == "" {
 		s.database = s.user
@@ -105,6 +112,37 @@ func newSession(srv *Server, conn net.Conn, be *pgproto3.Backend, params map[str
 		"statement_timeout": srv.opts.StatementTimeout.String(),
 	}
 	return s
+}
+
+// settingNames are the mixed-case names PostgreSQL's SHOW ALL prints.
+var settingNames = map[string]string{"datestyle": "DateStyle", "intervalstyle": "IntervalStyle", "timezone": "TimeZone"}
+
+// settingDescriptions are SHOW ALL's descriptions (PostgreSQL's own
+// for its settings).
+var settingDescriptions = map[string]string{
+	"application_name":              "Sets the application name to be reported in statistics and logs.",
+	"bytea_output":                  "Sets the output format for bytea.",
+	"client_encoding":               "Sets the client's character set encoding.",
+	"datestyle":                     "Sets the display format for date and time values.",
+	"default_transaction_isolation": "Sets the transaction isolation level of each new transaction.",
+	"default_transaction_read_only": "Sets the default read-only status of new transactions.",
+	"extra_float_digits":            "Sets the number of digits displayed for floating-point values.",
+	"in_hot_standby":                "Shows whether hot standby is currently active.",
+	"integer_datetimes":             "Shows whether datetimes are integer based.",
+	"intervalstyle":                 "Sets the display format for interval values.",
+	"is_superuser":                  "Shows whether the current user is a superuser.",
+	"lc_collate":                    "Shows the collation order locale.",
+	"max_identifier_length":         "Shows the maximum identifier length.",
+	"search_path":                   "Sets the schema search order for names that are not schema-qualified.",
+	"server_encoding":               "Shows the server (database) character set encoding.",
+	"server_version":                "Shows the server version.",
+	"server_version_num":            "Shows the server version as an integer.",
+	"sidecar.as_of":                 "The version sidecar reads (a ref: HEAD, HEAD~N, an LSN, @time, a tag or a branch); empty is HEAD.",
+	"standard_conforming_strings":   "Causes '...' strings to treat backslashes literally.",
+	"statement_timeout":             "Sets the maximum allowed duration of any statement.",
+	"timezone":                      "Sets the time zone for displaying and interpreting time stamps.",
+	"transaction_isolation":         "Sets the current transaction's isolation level.",
+	"transaction_read_only":         "Sets the current transaction's read-only status.",
 }
 
 // versionNum turns "16.2 (sidecar)" into "160002".
@@ -291,7 +329,8 @@ func parseTimeout(v string) (time.Duration, error) {
 }
 
 // begin starts running one statement: a context that ends at the
-// statement timeout or on a cancel request.
+// statement timeout, on a cancel request, or when the client goes away
+// while it runs (the connection is watched, see wireReader.watch).
 func (s *session) begin(ctx context.Context) (context.Context, func()) {
 	var cancel context.CancelFunc
 	if d := s.statementTimeout(); d > 0 {
@@ -303,7 +342,9 @@ func (s *session) begin(ctx context.Context) (context.Context, func()) {
 	s.running, s.byUser = cancel, false
 	s.runMu.Unlock()
 	clear(s.stmtVers)
+	stopWatch := s.wr.watch(func() { s.cancelRunning(false) })
 	return ctx, func() {
+		stopWatch()
 		s.runMu.Lock()
 		s.running = nil
 		s.runMu.Unlock()
@@ -311,10 +352,12 @@ func (s *session) begin(ctx context.Context) (context.Context, func()) {
 	}
 }
 
-func (s *session) cancelRunning() {
+// cancelRunning cancels the running statement, on the user's request
+// (a CancelRequest) or because its client went away.
+func (s *session) cancelRunning(byUser bool) {
 	s.runMu.Lock()
 	if s.running != nil {
-		s.byUser = true
+		s.byUser = byUser
 		s.running()
 	}
 	s.runMu.Unlock()
@@ -341,8 +384,39 @@ func (s *session) ctxError(ctx context.Context, err error) error {
 func (s *session) loop(ctx context.Context) {
 	skipping := false
 	for {
-		msg, err := s.be.Receive()
+		if s.wr.gone.Load() {
+			return
+		}
+		msg, err := s.wr.receive()
 		if err != nil {
+			var fe *fatalError
+			var e *Error
+			switch {
+			case errors.As(err, &fe):
+				s.srv.log.Info("sql: closing a connection after a protocol violation", "remote", s.conn.RemoteAddr(), "err", fe.e.Msg)
+				r := fe.e.response("")
+				r.Severity, r.SeverityUnlocalized = "FATAL", "FATAL"
+				s.be.Send(r)
+				s.be.Flush()
+				return
+			case errors.As(err, &e):
+				// A malformed message whose length was valid: an error
+				// like any other, and the stream goes on (after a Query,
+				// ReadyForQuery; otherwise skip to Sync).
+				s.be.Send(e.response(""))
+				if s.tx == 'T' {
+					s.tx = 'E'
+				}
+				if s.wr.hdr[0] == 'Q' {
+					s.be.Send(&pgproto3.ReadyForQuery{TxStatus: s.tx})
+				} else {
+					skipping = true
+				}
+				if s.be.Flush() != nil {
+					return
+				}
+				continue
+			}
 			return
 		}
 		if skipping {
@@ -364,7 +438,7 @@ func (s *session) loop(ctx context.Context) {
 			query = m.Query
 			qerr = s.parse(ctx, m)
 		case *pgproto3.Bind:
-			qerr = s.bind(m)
+			qerr = s.bind(ctx, m)
 		case *pgproto3.Describe:
 			qerr = s.describe(m)
 		case *pgproto3.Execute:
@@ -394,6 +468,9 @@ func (s *session) loop(ctx context.Context) {
 			qerr = errf(codeProtocol, -1, "unexpected message %T", msg)
 		}
 		if qerr != nil {
+			if _, isExec := msg.(*pgproto3.Execute); !isExec {
+				s.srv.met.statement(time.Now(), qerr) // Execute counts its own
+			}
 			e := toError(qerr)
 			s.srv.log.Debug("sql: statement failed", "code", e.Code, "err", e.Msg, "query", query)
 			if e == errReplan {
@@ -432,7 +509,9 @@ func (s *session) simpleQuery(ctx context.Context, query string) {
 	defer done()
 	plans, err := s.plans(sctx, query, nil)
 	if err != nil {
-		fail(s.ctxError(sctx, err))
+		err = s.ctxError(sctx, err)
+		s.srv.met.statement(time.Now(), err)
+		fail(err)
 		return
 	}
 	for _, p := range plans {
@@ -440,6 +519,7 @@ func (s *session) simpleQuery(ctx context.Context, query string) {
 			s.be.Send(&pgproto3.EmptyQueryResponse{})
 			continue
 		}
+		start := time.Now()
 		for attempt := 0; ; attempt++ {
 			err = s.run(sctx, p, nil, nil, 0, nil, true)
 			if err == errReplan && attempt == 0 {
@@ -458,9 +538,12 @@ func (s *session) simpleQuery(ctx context.Context, query string) {
 			break
 		}
 		if err != nil {
-			fail(s.ctxError(sctx, err))
+			err = s.ctxError(sctx, err)
+			s.srv.met.statement(start, err)
+			fail(err)
 			return
 		}
+		s.srv.met.statement(start, nil)
 	}
 }
 
@@ -499,6 +582,7 @@ func (s *session) run(ctx context.Context, p *plan, params []Value, formats []in
 		if s.tx == 'I' {
 			s.be.Send(&pgproto3.NoticeResponse{Severity: "WARNING", SeverityUnlocalized: "WARNING", Code: "25P01", Message: "there is no transaction in progress"})
 		}
+		s.endTx(tag == "COMMIT")
 		s.tx, s.txVers = 'I', nil
 		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
 		return nil
@@ -523,10 +607,21 @@ func (s *session) run(ctx context.Context, p *plan, params []Value, formats []in
 		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("DEALLOCATE")})
 		return nil
 	case "show":
-		v, ok := s.settings[p.setName]
 		if p.setName == "all" {
-			return unsupported(-1, "SHOW ALL")
+			if describe {
+				s.be.Send(s.rowDescription(p, formats))
+			}
+			for _, k := range slices.Sorted(maps.Keys(s.settings)) {
+				name := k
+				if c, ok := settingNames[k]; ok {
+					name = c
+				}
+				s.sendRow([][]byte{[]byte(name), []byte(s.settings[k]), []byte(settingDescriptions[k])})
+			}
+			s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SHOW")})
+			return nil
 		}
+		v, ok := s.settings[p.setName]
 		if !ok {
 			return errf(codeUndefinedObject, -1, "unrecognized configuration parameter \"%s\"", p.setName)
 		}
@@ -539,6 +634,17 @@ func (s *session) run(ctx context.Context, p *plan, params []Value, formats []in
 	case "empty":
 		s.be.Send(&pgproto3.EmptyQueryResponse{})
 		return nil
+	case "declare", "fetch", "close":
+		return s.runCursor(ctx, p, params, formats, describe)
+	case "explain":
+		if describe {
+			s.be.Send(s.rowDescription(p, formats))
+		}
+		for _, l := range p.explain {
+			s.sendRow([][]byte{[]byte(l)})
+		}
+		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("EXPLAIN")})
+		return nil
 	}
 	// select
 	if describe {
@@ -548,6 +654,7 @@ func (s *session) run(ctx context.Context, p *plan, params []Value, formats []in
 	if pt != nil && pt.started {
 		return s.resume(pt, maxRows, enc)
 	}
+	s.srv.selectRuns.Add(1)
 	ex := &execCtx{ctx: ctx, src: s.srv.src, sess: s, params: params}
 	var buffered [][]Value
 	n := 0
@@ -575,6 +682,7 @@ func (s *session) run(ctx context.Context, p *plan, params []Value, formats []in
 	if err != nil {
 		return err
 	}
+	s.srv.met.rows.Add(float64(n))
 	if pt != nil {
 		pt.started, pt.sent = true, n
 		if len(buffered) > 0 {
@@ -605,6 +713,7 @@ func (s *session) resume(pt *portal, maxRows int, enc func([]Value) ([][]byte, e
 		n++
 	}
 	pt.sent += n
+	s.srv.met.rows.Add(float64(n))
 	if len(pt.rows) > 0 {
 		s.be.Send(&pgproto3.PortalSuspended{})
 		return nil
@@ -863,19 +972,26 @@ func (s *session) parse(ctx context.Context, m *pgproto3.Parse) error {
 	}
 	sctx, done := s.begin(ctx)
 	defer done()
-	plans, err := s.plans(sctx, m.Query, m.ParameterOIDs)
+	asOfParam := len(asOfParams(m.Query)) > 0
+	var plans []*plan
+	var err error
+	if asOfParam {
+		plans, err = s.planQuery(sctx, m.Query, m.ParameterOIDs) // never cached: Bind plans it again
+	} else {
+		plans, err = s.plans(sctx, m.Query, m.ParameterOIDs)
+	}
 	if err != nil {
 		return s.ctxError(sctx, err)
 	}
 	if len(plans) > 1 {
 		return errf(codeSyntax, -1, "cannot insert multiple commands into a prepared statement")
 	}
-	s.prepared[m.Name] = &prepared{query: m.Query, plan: plans[0], types: m.ParameterOIDs}
+	s.prepared[m.Name] = &prepared{query: m.Query, plan: plans[0], types: m.ParameterOIDs, asOfParam: asOfParam}
 	s.be.Send(&pgproto3.ParseComplete{})
 	return nil
 }
 
-func (s *session) bind(m *pgproto3.Bind) error {
+func (s *session) bind(ctx context.Context, m *pgproto3.Bind) error {
 	ps, ok := s.prepared[m.PreparedStatement]
 	if !ok {
 		return errf(codeNoPrepared, -1, "prepared statement \"%s\" does not exist", m.PreparedStatement)
@@ -891,6 +1007,19 @@ func (s *session) bind(m *pgproto3.Bind) error {
 			return err
 		}
 		params[i] = v
+	}
+	if ps.asOfParam {
+		sctx, done := s.begin(ctx)
+		ps2, err := s.planQueryArgs(sctx, ps.query, ps.types, params)
+		err = s.ctxError(sctx, err)
+		done()
+		if err != nil {
+			return err
+		}
+		if !sameResult(ps2[0], p) {
+			return errReplan // the table's columns at the ref differ from those described
+		}
+		p = ps2[0]
 	}
 	if m.DestinationPortal != "" {
 		if _, ok := s.portals[m.DestinationPortal]; ok {
@@ -917,11 +1046,21 @@ func (s *session) describe(m *pgproto3.Describe) error {
 	} else {
 		pt, ok := s.portals[m.Name]
 		if !ok {
+			if rd := s.cursorDescription(m.Name); rd != nil {
+				s.be.Send(rd)
+				return nil
+			}
 			return errf(codeNoCursor, -1, "portal \"%s\" does not exist", m.Name)
 		}
 		p, formats = pt.plan, pt.formats
 	}
-	if p.kind == "select" || p.kind == "show" {
+	if p.kind == "fetch" && !p.cursor.move {
+		if rd := s.cursorDescription(p.cursor.name); rd != nil {
+			s.be.Send(rd)
+			return nil
+		}
+	}
+	if p.kind == "select" || p.kind == "show" || p.kind == "explain" {
 		s.be.Send(s.rowDescription(p, formats))
 	} else {
 		s.be.Send(&pgproto3.NoData{})
@@ -936,24 +1075,41 @@ func (s *session) execute(ctx context.Context, m *pgproto3.Execute) error {
 	}
 	sctx, done := s.begin(ctx)
 	defer done()
+	start := time.Now()
+	err := s.execute1(sctx, pt, m)
+	s.srv.met.statement(start, err)
+	return err
+}
+
+// execute1 runs a portal, planning it again once when its tables changed.
+func (s *session) execute1(sctx context.Context, pt *portal, m *pgproto3.Execute) error {
 	err := s.run(sctx, pt.plan, pt.params, pt.formats, int(m.MaxRows), pt, false)
 	if err == errReplan {
-		ps, perr := s.planQuery(sctx, pt.stmt.query, pt.stmt.types)
+		ps, perr := s.planQueryArgs(sctx, pt.stmt.query, pt.stmt.types, pt.params)
 		if perr != nil {
 			return perr
 		}
-		if len(ps) != 1 || len(ps[0].cols) != len(pt.plan.cols) {
+		if len(ps) != 1 || !sameResult(ps[0], pt.plan) {
 			return errReplan
-		}
-		for i := range ps[0].cols {
-			if ps[0].cols[i].typ != pt.plan.cols[i].typ {
-				return errReplan
-			}
 		}
 		pt.plan, pt.stmt.plan = ps[0], ps[0]
 		err = s.run(sctx, pt.plan, pt.params, pt.formats, int(m.MaxRows), pt, false)
 	}
 	return s.ctxError(sctx, err)
+}
+
+// sameResult says whether two plans of a statement return the same
+// columns' types (a client described one and may be sent the other).
+func sameResult(a, b *plan) bool {
+	if len(a.cols) != len(b.cols) {
+		return false
+	}
+	for i := range a.cols {
+		if a.cols[i].typ != b.cols[i].typ {
+			return false
+		}
+	}
+	return true
 }
 
 // numericBinary is numeric_send: base-10000 digits without leading or

@@ -3,6 +3,7 @@ package sqlfront
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -10,10 +11,11 @@ import (
 	"github.com/pganalyze/pg_query_go/v6/parser"
 )
 
-// rewriteAsOf removes every `AS OF 'ref'` that follows a table name, which
-// PostgreSQL's grammar rejects, replacing it with blanks so that every
-// other position (error carets) stays where it was. It returns the
-// rewritten text and the refs by the byte offset of their table name.
+// rewriteAsOf removes every `AS OF 'ref'` (or `AS OF $n`) that follows a
+// table name, which PostgreSQL's grammar rejects, replacing it with
+// blanks so that every other position (error carets) stays where it was.
+// It returns the rewritten text and the refs by the byte offset of their
+// table name; a parameter's ref is asOfParam followed by its number.
 func rewriteAsOf(query string) (string, map[int]string, error) {
 	if !containsFold(query, "of") {
 		return query, nil, nil
@@ -26,7 +28,7 @@ func rewriteAsOf(query string) (string, map[int]string, error) {
 	var refs map[int]string
 	buf := []byte(query)
 	for i := 1; i+2 < len(toks); i++ {
-		if toks[i].Token != pg.Token_AS || toks[i+1].Token != pg.Token_OF || toks[i+2].Token != pg.Token_SCONST {
+		if toks[i].Token != pg.Token_AS || toks[i+1].Token != pg.Token_OF || toks[i+2].Token != pg.Token_SCONST && toks[i+2].Token != pg.Token_PARAM {
 			continue
 		}
 		start := i - 1
@@ -34,10 +36,15 @@ func rewriteAsOf(query string) (string, map[int]string, error) {
 			start -= 2
 		}
 		lit := query[toks[i+2].Start:toks[i+2].End]
-		if !strings.HasPrefix(lit, "'") {
-			return "", nil, errf(codeSyntax, int(toks[i+2].Start), "AS OF takes a plain string literal, like AS OF 'HEAD~1'")
+		var ref string
+		switch {
+		case toks[i+2].Token == pg.Token_PARAM:
+			ref = asOfParam + lit[1:]
+		case strings.HasPrefix(lit, "'"):
+			ref = strings.ReplaceAll(lit[1:len(lit)-1], "''", "'")
+		default:
+			return "", nil, errf(codeSyntax, int(toks[i+2].Start), "AS OF takes a plain string literal or a parameter, like AS OF 'HEAD~1' or AS OF $1")
 		}
-		ref := strings.ReplaceAll(lit[1:len(lit)-1], "''", "'")
 		if refs == nil {
 			refs = map[int]string{}
 		}
@@ -50,6 +57,27 @@ func rewriteAsOf(query string) (string, map[int]string, error) {
 		i += 2
 	}
 	return string(buf), refs, nil
+}
+
+// asOfParam starts the ref of `AS OF $n` in rewriteAsOf's map: the ref
+// is the n-th bound parameter, known at Bind.
+const asOfParam = "\x00$"
+
+// asOfParams returns the parameter numbers AS OF names in query.
+func asOfParams(query string) []int {
+	_, refs, err := rewriteAsOf(query)
+	if err != nil {
+		return nil
+	}
+	var ns []int
+	for _, r := range refs {
+		if n, ok := strings.CutPrefix(r, asOfParam); ok {
+			if i, err := strconv.Atoi(n); err == nil && i > 0 {
+				ns = append(ns, i)
+			}
+		}
+	}
+	return ns
 }
 
 func containsFold(s, sub string) bool { return strings.Contains(strings.ToLower(s), sub) }
@@ -66,6 +94,13 @@ func parseError(err error) error {
 
 // planQuery parses query (one or more statements) and plans each.
 func (s *session) planQuery(ctx context.Context, query string, paramTypes []uint32) ([]*plan, error) {
+	return s.planQueryArgs(ctx, query, paramTypes, nil)
+}
+
+// planQueryArgs plans query; args, when given, are the bound parameters
+// that `AS OF $n` refs are read from (without them such a table is
+// planned at the statement's version, to describe the statement).
+func (s *session) planQueryArgs(ctx context.Context, query string, paramTypes []uint32, args []Value) ([]*plan, error) {
 	if c := cannedFor(query); c != nil {
 		return []*plan{cannedPlan(c, query)}, nil
 	}
@@ -75,6 +110,26 @@ func (s *session) planQuery(ctx context.Context, query string, paramTypes []uint
 	text, refs, err := rewriteAsOf(query)
 	if err != nil {
 		return nil, err
+	}
+	maxParam := 0
+	for off, r := range refs {
+		n, ok := strings.CutPrefix(r, asOfParam)
+		if !ok {
+			continue
+		}
+		i, err := strconv.Atoi(n)
+		if err != nil || i < 1 || i > 65535 {
+			return nil, errf(codeSyntax, -1, "AS OF $%s: no such parameter", n)
+		}
+		maxParam = max(maxParam, i)
+		refs[off] = ""
+		if i <= len(args) {
+			ref, ok := args[i-1].(string)
+			if !ok {
+				return nil, errf(codeInvalidParam, -1, "AS OF $%d: the ref must be a non-NULL text value", i)
+			}
+			refs[off] = ref
+		}
 	}
 	tree, err := pg.Parse(text)
 	if err != nil {
@@ -86,6 +141,9 @@ func (s *session) planQuery(ctx context.Context, query string, paramTypes []uint
 	var plans []*plan
 	for _, rs := range tree.Stmts {
 		pl := &planner{ctx: ctx, src: s.srv.src, sess: s, query: query, asOf: refs, params: append([]uint32(nil), paramTypes...), p: &plan{}}
+		for len(pl.params) < maxParam {
+			pl.params = append(pl.params, 0) // AS OF $n: text unless typed
+		}
 		if err := pl.statement(rs, text); err != nil {
 			return nil, err
 		}
@@ -103,6 +161,12 @@ func (s *session) planQuery(ctx context.Context, query string, paramTypes []uint
 			pl.planEngine() // after the parameters' types are fixed
 			pl.planRows()
 			pl.planDirect()
+		}
+		if rs.Stmt.GetExplainStmt() != nil {
+			pl.p = explainPlan(pl.p)
+		}
+		if d := rs.Stmt.GetDeclareCursorStmt(); d != nil {
+			pl.p = declarePlan(d, pl.p)
 		}
 		plans = append(plans, pl.p)
 	}
@@ -147,6 +211,10 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 		p.kind, p.tag, p.setName = "show", "SHOW", name
 		p.cols = []outCol{{name: name, typ: oidText, typmod: -1}}
 		p.targets = []expr{&constExpr{t: oidText}}
+		if name == "all" { // as PostgreSQL: name, setting, description
+			p.cols = []outCol{{name: "name", typ: oidText, typmod: -1}, {name: "setting", typ: oidText, typmod: -1}, {name: "description", typ: oidText, typmod: -1}}
+			p.targets = []expr{&constExpr{t: oidText}, &constExpr{t: oidText}, &constExpr{t: oidText}}
+		}
 		return nil
 	case n.GetDiscardStmt() != nil:
 		p.kind, p.tag = "noop", "DISCARD ALL"
@@ -156,8 +224,19 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 		return nil
 	case n.GetCopyStmt() != nil && !n.GetCopyStmt().IsFrom:
 		return unsupported(int(rs.StmtLocation), "COPY")
+	case n.GetDeclareCursorStmt() != nil:
+		return pl.planDeclare(n.GetDeclareCursorStmt())
+	case n.GetFetchStmt() != nil:
+		return pl.planFetch(n.GetFetchStmt())
+	case n.GetClosePortalStmt() != nil:
+		p.kind, p.tag, p.cursor = "close", "CLOSE CURSOR", &cursorSpec{name: n.GetClosePortalStmt().Portalname}
+		return nil
 	case n.GetExplainStmt() != nil:
-		return unsupported(int(rs.StmtLocation), "EXPLAIN")
+		es := n.GetExplainStmt()
+		if err := explainOptions(es); err != nil {
+			return err
+		}
+		return pl.planSelect(es.Query.GetSelectStmt())
 	}
 	m := nodeMsg(n)
 	name := ""

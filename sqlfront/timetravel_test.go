@@ -236,3 +236,59 @@ func TestTimeTravel(t *testing.T) {
 }
 
 func fmtDefault(v any) string { return fmtSprint(v) }
+
+// Issue 23 item 3: `AS OF $1` takes its ref from a bound parameter (what
+// psycopg 3 sends for `AS OF %s`), in every pgx execution mode that
+// binds parameters; each Bind reads its own ref.
+func TestAsOfParameter(t *testing.T) {
+	r := historyRig(t)
+	ctx := context.Background()
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeCacheDescribe,
+		pgx.QueryExecModeDescribeExec, pgx.QueryExecModeExec} {
+		conn := connectMode(t, r.sqlURL, mode)
+		for _, c := range []struct{ ref, want string }{{"HEAD~2", "n1"}, {"HEAD", "renamed"}, {"HEAD~2", "n1"}, {r.lsns[0], "renamed"}} {
+			var name string
+			if err := conn.QueryRow(ctx, "SELECT name FROM accounts AS OF $1 WHERE id = $2", c.ref, 1).Scan(&name); err != nil || name != c.want {
+				t.Errorf("mode %v, AS OF $1 = %s: %q %v, want %q", mode, c.ref, name, err, c.want)
+			}
+		}
+		var n int64
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM accounts AS OF $1 WHERE id = $2", r.lsns[0], 2).Scan(&n); err != nil || n != 1 {
+			t.Errorf("mode %v: count AS OF $1: %d %v", mode, n, err)
+		}
+		_, err := conn.Exec(ctx, "SELECT * FROM accounts AS OF $1", "nosuchref")
+		if pgCode(err) != "22023" {
+			t.Errorf("mode %v: AS OF $1 = nosuchref: want 22023, got %v", mode, err)
+		}
+		conn.Close(ctx)
+	}
+}
+
+// Issue 23 item 3: sidecar.as_of set from a parameter: SET cannot take
+// $1 (in PostgreSQL either), set_config can, and current_setting reads
+// it back.
+func TestSetConfigAsOf(t *testing.T) {
+	ctx := context.Background()
+	conn := connectMode(t, historyRig(t).sqlURL, pgx.QueryExecModeCacheStatement) // pgx's default
+	defer conn.Close(ctx)
+	var set, name, cur string
+	if err := conn.QueryRow(ctx, "SELECT set_config('sidecar.as_of', $1, false)", "HEAD~2").Scan(&set); err != nil || set != "HEAD~2" {
+		t.Fatalf("set_config: %q %v", set, err)
+	}
+	if err := conn.QueryRow(ctx, "SELECT name FROM accounts WHERE id = 1").Scan(&name); err != nil || name != "n1" {
+		t.Errorf("after set_config sidecar.as_of = HEAD~2: %q %v, want n1", name, err)
+	}
+	if err := conn.QueryRow(ctx, "SELECT current_setting('sidecar.as_of')").Scan(&cur); err != nil || cur != "HEAD~2" {
+		t.Errorf("current_setting: %q %v", cur, err)
+	}
+	if _, err := conn.Exec(ctx, "SELECT set_config('sidecar.as_of', $1, false)", "nosuchref"); pgCode(err) != "22023" {
+		t.Errorf("set_config to a bad ref: want 22023, got %v", err)
+	}
+	if _, err := conn.Exec(ctx, "SELECT current_setting('no.such')"); pgCode(err) != "42704" {
+		t.Errorf("current_setting of an unknown name: want 42704, got %v", err)
+	}
+	conn.QueryRow(ctx, "SELECT set_config('sidecar.as_of', '', false)").Scan(&set)
+	if err := conn.QueryRow(ctx, "SELECT name FROM accounts WHERE id = 1").Scan(&name); err != nil || name != "renamed" {
+		t.Errorf("after set_config sidecar.as_of = '': %q %v, want renamed (HEAD)", name, err)
+	}
+}
