@@ -40,6 +40,7 @@ type rig struct {
 	sqlURL string
 	addr   string
 	hist   *history.Service
+	mirror *mirror.Mirror
 	src    sqlfront.Source
 	srv    *sqlfront.Server // the last one serve started
 	lsns   []string         // durable LSN after each step
@@ -168,7 +169,7 @@ func newRig(t testing.TB, tables []string, setup []string, steps ...[]string) *r
 		t.Fatal("daemon did not stop")
 	}
 	db, mi, closeMirror := mirrortest.Open(t, data)
-	r.hist = history.New(db, mi)
+	r.hist, r.mirror = history.New(db, mi), mi
 	// As the daemon does: the in-memory HEAD serves gets at HEAD.
 	model := head.New(head.Options{})
 	if _, err := mi.Subscribe(model, mirror.SubscribeOptions{}); err != nil {
@@ -197,10 +198,14 @@ const markerStmt = "UPDATE marker SET n = n + 1"
 const markerSetup = "CREATE TABLE marker (id int PRIMARY KEY, n int); INSERT INTO marker VALUES (1, 0)"
 
 // serve starts another SQL front end over the rig's mirror with opts
-// (address and source filled in) and returns its address.
+// (address filled in; the rig's source unless opts names one) and
+// returns its address.
 func (r *rig) serve(t testing.TB, opts sqlfront.Options) string {
 	t.Helper()
-	opts.Addr, opts.Source = "127.0.0.1:0", r.src
+	opts.Addr = "127.0.0.1:0"
+	if opts.Source == nil {
+		opts.Source = r.src
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -219,4 +224,12 @@ func (r *rig) serve(t testing.TB, opts sqlfront.Options) string {
 		}
 	})
 	return srv.Addr()
+}
+
+// treeURL serves the rig's mirror without the in-memory HEAD (every read
+// from the trees, as before the model holds HEAD) and returns its URL.
+func (r *rig) treeURL(t testing.TB) string {
+	t.Helper()
+	src := &sqlfront.HistorySource{H: r.hist, M: r.mirror}
+	return "postgres://app@" + r.serve(t, sqlfront.Options{Source: src, StatementTimeout: 30 * time.Second, MaxConnections: 20}) + "/app?sslmode=disable"
 }
