@@ -135,3 +135,42 @@ func compareWithPostgres(t *testing.T, pgURL, url string, stmts []string, param 
 		}
 	}
 }
+
+// TestCollateC: an explicit COLLATE "C" (or "POSIX", "ucs_basic") orders
+// and compares text bytewise, as sidecar does, whatever the column's own
+// collation: answered as PostgreSQL answers; any other collation named
+// in the query is refused with 0A000, never answered in another order.
+// Before, every COLLATE clause was refused.
+func TestCollateC(t *testing.T) {
+	r := newRig(t, []string{"public.fruit"}, []string{
+		`CREATE TABLE fruit (id int PRIMARY KEY, name text COLLATE "en-x-icu", code varchar(10))`,
+		`INSERT INTO fruit VALUES (1, 'apple', 'b'), (2, 'Apple', 'B'), (3, 'Banana', 'a'), (4, 'cherry', 'é'), (5, 'éclair', 'e'), (6, 'zebra', 'Z'), (7, NULL, NULL)`,
+	})
+	compareWithPostgres(t, r.pgURL, r.sqlURL, []string{
+		`SELECT name FROM fruit ORDER BY name COLLATE "C"`,
+		`SELECT name FROM fruit ORDER BY name COLLATE "C" DESC NULLS LAST`,
+		`SELECT id, name COLLATE "C" FROM fruit ORDER BY 2, 1`,
+		`SELECT name FROM fruit WHERE name COLLATE "C" < 'b'`,
+		`SELECT name FROM fruit WHERE name < 'b' COLLATE "POSIX"`,
+		`SELECT name FROM fruit WHERE name COLLATE "ucs_basic" BETWEEN 'A' AND 'c'`,
+		`SELECT min(name COLLATE "C"), max(name COLLATE "C"), min(code COLLATE "C") FROM fruit`,
+		`SELECT code COLLATE "C", count(*) FROM fruit GROUP BY 1 ORDER BY 1`,
+		`SELECT id FROM fruit WHERE code COLLATE pg_catalog."C" > 'a' ORDER BY id`,
+	}, func(string) []byte { return nil }, "HEAD")
+	ctx := context.Background()
+	sc, err := pgconn.Connect(ctx, r.sqlURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close(ctx)
+	for q, code := range map[string]string{
+		`SELECT name FROM fruit ORDER BY name COLLATE "en-x-icu"`:     "0A000",
+		`SELECT name FROM fruit WHERE name COLLATE "und-x-icu" < 'b'`: "0A000",
+		`SELECT id COLLATE "C" FROM fruit`:                            "42804",
+	} {
+		_, err := sc.Exec(ctx, q).ReadAll()
+		if c := pgCode(err); c != code {
+			t.Errorf("%s: %v (SQLSTATE %q), want SQLSTATE %s", q, err, c, code)
+		}
+	}
+}
