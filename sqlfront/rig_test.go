@@ -92,18 +92,15 @@ func status(t testing.TB, addr string) daemon.Status {
 	return st
 }
 
-// newRig creates the tables (setup SQL), follows them, then applies each
-// step (SQL run in one transaction while the sidecar follows; the
-// durable LSN after it is recorded), stops the sidecar and serves SQL over its data directory.
-func newRig(t testing.TB, tables []string, setup []string, steps ...[]string) *rig {
+// startDaemon runs a daemon following tables of the database at url,
+// its config and data directory under dir, serving SQL at sqlListen (""
+// for none) and logging to log, until stop; it returns the daemon's API
+// address once ready.
+func startDaemon(t testing.TB, url string, tables []string, dir, sqlListen string, log io.Writer) (addr string, stop func()) {
 	t.Helper()
-	url := pg.NewDB(t)
-	execSQL(t, url, append([]string{markerSetup}, setup...)...)
-	tables = append([]string{"public.marker"}, tables...)
-	dir := t.TempDir()
 	file := filepath.Join(dir, "sidecar.yaml")
-	data := filepath.Join(dir, "data")
-	body := fmt.Sprintf("postgres:\n  url: %s\ntables: [%s]\ndata_dir: %s\nlisten: 127.0.0.1:0\nsql:\n  listen: \"\"\n", url, strings.Join(tables, ", "), data)
+	body := fmt.Sprintf("postgres:\n  url: %s\ntables: [%s]\ndata_dir: %s\nlisten: 127.0.0.1:0\nsql:\n  listen: %q\n",
+		url, strings.Join(tables, ", "), filepath.Join(dir, "data"), sqlListen)
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -115,10 +112,25 @@ func newRig(t testing.TB, tables []string, setup []string, steps ...[]string) *r
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(log, nil)),
 			OnReady: func(a string) { ready <- a }})
 	}()
-	var addr string
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("daemon: %v", err)
+			}
+		case <-time.After(90 * time.Second):
+			t.Error("daemon did not stop in 90 s")
+		}
+	}
 	select {
 	case addr = <-ready:
 	case err := <-done:
@@ -128,6 +140,20 @@ func newRig(t testing.TB, tables []string, setup []string, steps ...[]string) *r
 		cancel()
 		t.Fatal("daemon not ready after 90 s")
 	}
+	return addr, stop
+}
+
+// newRig creates the tables (setup SQL), follows them, then applies each
+// step (SQL run in one transaction while the sidecar follows; the
+// durable LSN after it is recorded), stops the sidecar and serves SQL over its data directory.
+func newRig(t testing.TB, tables []string, setup []string, steps ...[]string) *rig {
+	t.Helper()
+	url := pg.NewDB(t)
+	execSQL(t, url, append([]string{markerSetup}, setup...)...)
+	tables = append([]string{"public.marker"}, tables...)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	addr, stop := startDaemon(t, url, tables, dir, "", io.Discard)
 	r := &rig{pgURL: url}
 	wait := func(marker wal.LSN) {
 		deadline := time.Now().Add(10 * time.Minute)
@@ -138,7 +164,7 @@ func newRig(t testing.TB, tables []string, setup []string, steps ...[]string) *r
 				return
 			}
 			if time.Now().After(deadline) {
-				cancel()
+				stop()
 				t.Fatalf("durable LSN did not pass %s in 10 min: %+v", marker, st)
 			}
 			time.Sleep(50 * time.Millisecond)
@@ -159,14 +185,9 @@ func newRig(t testing.TB, tables []string, setup []string, steps ...[]string) *r
 		execSQL(t, url, "BEGIN; "+strings.Join(step, "; ")+"; COMMIT")
 		wait(m)
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("daemon: %v", err)
-		}
-	case <-time.After(90 * time.Second):
-		t.Fatal("daemon did not stop")
+	stop()
+	if t.Failed() {
+		t.FailNow()
 	}
 	db, mi, closeMirror := mirrortest.Open(t, data)
 	r.hist, r.mirror = history.New(db, mi), mi
