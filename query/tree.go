@@ -172,22 +172,49 @@ func RunTree(ctx context.Context, api Scanner, req Request) (*Result, history.Re
 	return res, hdr, nil
 }
 
+// allKey says whether every column is flagged as key, as pgoutput flags
+// a REPLICA IDENTITY FULL table's.
+func allKey(cols []history.Column) bool {
+	for _, c := range cols {
+		if !c.Key {
+			return false
+		}
+	}
+	return true
+}
+
 // treeRange is the scan RunTree reads: the whole table, or, when WHERE
 // bounds an integer first key column, only that key range (the tree is in
 // key order). The key column is learnt from a first one-row scan's
-// header.
+// header; a table without a key (REPLICA IDENTITY FULL) is read whole.
 func treeRange(ctx context.Context, api Scanner, req Request) history.ReadRequest {
 	rr := history.ReadRequest{Table: req.Table, AsOf: req.AsOf}
 	if req.Where == nil {
 		return rr
 	}
 	var first *history.ReadHeader
-	err := api.Scan(ctx, history.ReadRequest{Table: req.Table, AsOf: req.AsOf, Limit: 1}, func(h history.ReadHeader) error {
-		first = &h
-		return nil
-	}, func(*history.Row) error { return nil })
+	probe := history.ReadRequest{Table: req.Table, AsOf: req.AsOf, Limit: 1}
+	var err error
+	if rs, ok := api.(RowScanner); ok {
+		// The relation says whether the table has a key: a REPLICA
+		// IDENTITY FULL table flags every column as key but has no key
+		// order to range over (a range there is refused).
+		err = rs.ScanRows(ctx, probe, func(h history.ReadHeader, rel *replication.Relation) error {
+			if rel != nil && rel.Identity != replication.IdentityFull {
+				first = &h
+			}
+			return nil
+		}, func([]byte) error { return nil })
+	} else {
+		err = api.Scan(ctx, probe, func(h history.ReadHeader) error {
+			if !allKey(h.Columns) { // else maybe REPLICA IDENTITY FULL: read it whole
+				first = &h
+			}
+			return nil
+		}, func(*history.Row) error { return nil })
+	}
 	if err != nil || first == nil {
-		return rr // the real scan reports it
+		return rr // the real scan reports it, or a keyless table is read whole
 	}
 	schema, key := heap.Schema{}, ""
 	for _, c := range first.Columns {

@@ -342,6 +342,10 @@ func (p *plan) runEngine(ex *execCtx, limit, offset int64, emit func([]Value) er
 	if cerr := ex.ctx.Err(); cerr != nil {
 		return cerr // cancel or statement_timeout: the run stopped within a page per worker
 	}
+	var se *Error
+	if errors.As(err, &se) {
+		return se // the source's own answer (errReplan after a resync)
+	}
 	if err != nil {
 		return errf(codeInternal, -1, "%v", err)
 	}

@@ -18,8 +18,41 @@ type execCtx struct {
 	raw func(row []byte) error
 }
 
-// errReplan says a cached plan no longer matches a table's schema.
-var errReplan = &Error{Code: codeInternal, Msg: "cached plan must be replanned", Pos: -1}
+// errReplan says a cached plan no longer matches a table's schema: the
+// session plans the statement again and reruns it once. Should it reach
+// a client (the schema moved again meanwhile) it is a serialization
+// failure to retry, not an internal error.
+var errReplan = &Error{Code: codeSerialization, Msg: "the columns of a table the statement reads changed while it was planned (a resync after a schema change); run it again", Pos: -1}
+
+// plansCurrent says whether cached plans still describe the tables they
+// read as HEAD holds them. A resync after a schema change replaces a
+// table's columns at the same version; a plan made before it would be
+// described to the client with the old columns and then refused at
+// execution ("cached plan must not change result type"), where
+// PostgreSQL plans an unnamed statement afresh. Statements that read
+// another version than HEAD (a session AS OF, a transaction) are checked
+// at execution only.
+func (s *session) plansCurrent(ctx context.Context, ps []*plan) bool {
+	if s.asOf != "" || s.tx != 'I' {
+		return true
+	}
+	var v Version
+	for _, p := range ps {
+		for _, t := range p.tables {
+			if v.LSN == "" {
+				var err error
+				if v, err = s.srv.src.Resolve(ctx, "HEAD"); err != nil {
+					return true // execution reports it
+				}
+			}
+			cur, err := s.srv.src.Table(ctx, v, t.Name)
+			if err != nil || !sameColumns(&cur, t) {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // run executes a select plan, calling emit for each output row.
 func (p *plan) run(ex *execCtx, emit func([]Value) error) error {

@@ -358,6 +358,8 @@ func (pl *planner) compile(n *pg.Node) (expr, error) {
 		return &nullTest{arg: e, not: nt.Nulltesttype == pg.NullTestType_IS_NOT_NULL}, nil
 	case n.GetFuncCall() != nil:
 		return pl.funcCall(n.GetFuncCall())
+	case n.GetCollateClause() != nil:
+		return pl.collate(n.GetCollateClause())
 	case n.GetCoalesceExpr() != nil:
 		c := n.GetCoalesceExpr()
 		var args []expr
@@ -392,6 +394,49 @@ func (pl *planner) compile(n *pg.Node) (expr, error) {
 		return &coalesceExpr{args: args, t: t}, nil
 	}
 	return nil, unsupported(pos, nodeName(n))
+}
+
+// bytewiseCollations are the collations whose order is the bytes' order
+// of UTF-8 text, the order sidecar compares text in: C and POSIX, and
+// ucs_basic (code point order, which UTF-8's byte order is).
+var bytewiseCollations = map[string]bool{"C": true, "POSIX": true, "ucs_basic": true}
+
+// catalogName is a qualified name as written, without a pg_catalog
+// qualification (pg_catalog.count is count).
+func catalogName(n []*pg.Node) string {
+	names := strs(n)
+	if len(names) == 2 && names[0] == "pg_catalog" {
+		names = names[1:]
+	}
+	return strings.Join(names, ".")
+}
+
+// collate compiles expr COLLATE name: a collation sidecar compares in
+// (bytewise: C, POSIX, ucs_basic) leaves the expression as it is, since
+// sidecar compares text bytewise; any other is refused rather than
+// answered in another order.
+func (pl *planner) collate(c *pg.CollateClause) (expr, error) {
+	pos := int(c.Location)
+	name := catalogName(c.Collname)
+	arg, err := pl.compile(c.Arg)
+	if err != nil {
+		return nil, err
+	}
+	t := pl.typeOf(arg)
+	if t == oidUnknown {
+		if arg, err = pl.coerce(arg, oidText, nodeLoc(c.Arg)); err != nil {
+			return nil, err
+		}
+		t = oidText
+	}
+	if !isTextType(t) && t != oidName {
+		return nil, errf(codeDatatype, pos, "collations are not supported by type %s", typeName(t))
+	}
+	if !bytewiseCollations[name] {
+		return nil, unsupported(pos, fmt.Sprintf("COLLATE \"%s\"", name)).
+			hint(`sidecar compares text bytewise: write COLLATE "C" (or "POSIX", "ucs_basic")`)
+	}
+	return arg, nil
 }
 
 // compileBool compiles n where a boolean is needed (WHERE, HAVING, AND).
@@ -780,11 +825,7 @@ func isAggName(fn string) bool {
 
 func (pl *planner) funcCall(f *pg.FuncCall) (expr, error) {
 	pos := int(f.Location)
-	names := strs(f.Funcname)
-	if len(names) == 2 && names[0] == "pg_catalog" {
-		names = names[1:]
-	}
-	name := strings.Join(names, ".")
+	name := catalogName(f.Funcname)
 	if f.Over != nil {
 		return nil, unsupported(pos, "a window function")
 	}
@@ -904,6 +945,8 @@ func figureName(n *pg.Node) (string, int) {
 		return names[len(names)-1], 1
 	case n.GetCoalesceExpr() != nil:
 		return "coalesce", 2
+	case n.GetCollateClause() != nil:
+		return figureName(n.GetCollateClause().Arg)
 	case n.GetCaseExpr() != nil:
 		return "case", 1
 	}

@@ -40,6 +40,7 @@ type rig struct {
 	sqlURL string
 	addr   string
 	hist   *history.Service
+	mirror *mirror.Mirror
 	src    sqlfront.Source
 	srv    *sqlfront.Server // the last one serve started
 	lsns   []string         // durable LSN after each step
@@ -91,18 +92,15 @@ func status(t testing.TB, addr string) daemon.Status {
 	return st
 }
 
-// newRig creates the tables (setup SQL), follows them, then applies each
-// step (SQL run in one transaction while the sidecar follows; the
-// durable LSN after it is recorded), stops the sidecar and serves SQL over its data directory.
-func newRig(t testing.TB, tables []string, setup []string, steps ...[]string) *rig {
+// startDaemon runs a daemon following tables of the database at url,
+// its config and data directory under dir, serving SQL at sqlListen (""
+// for none) and logging to log, until stop; it returns the daemon's API
+// address once ready.
+func startDaemon(t testing.TB, url string, tables []string, dir, sqlListen string, log io.Writer) (addr string, stop func()) {
 	t.Helper()
-	url := pg.NewDB(t)
-	execSQL(t, url, append([]string{markerSetup}, setup...)...)
-	tables = append([]string{"public.marker"}, tables...)
-	dir := t.TempDir()
 	file := filepath.Join(dir, "sidecar.yaml")
-	data := filepath.Join(dir, "data")
-	body := fmt.Sprintf("postgres:\n  url: %s\ntables: [%s]\ndata_dir: %s\nlisten: 127.0.0.1:0\nsql:\n  listen: \"\"\n", url, strings.Join(tables, ", "), data)
+	body := fmt.Sprintf("postgres:\n  url: %s\ntables: [%s]\ndata_dir: %s\nlisten: 127.0.0.1:0\nsql:\n  listen: %q\n",
+		url, strings.Join(tables, ", "), filepath.Join(dir, "data"), sqlListen)
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -114,10 +112,25 @@ func newRig(t testing.TB, tables []string, setup []string, steps ...[]string) *r
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(log, nil)),
 			OnReady: func(a string) { ready <- a }})
 	}()
-	var addr string
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("daemon: %v", err)
+			}
+		case <-time.After(90 * time.Second):
+			t.Error("daemon did not stop in 90 s")
+		}
+	}
 	select {
 	case addr = <-ready:
 	case err := <-done:
@@ -127,6 +140,20 @@ func newRig(t testing.TB, tables []string, setup []string, steps ...[]string) *r
 		cancel()
 		t.Fatal("daemon not ready after 90 s")
 	}
+	return addr, stop
+}
+
+// newRig creates the tables (setup SQL), follows them, then applies each
+// step (SQL run in one transaction while the sidecar follows; the
+// durable LSN after it is recorded), stops the sidecar and serves SQL over its data directory.
+func newRig(t testing.TB, tables []string, setup []string, steps ...[]string) *rig {
+	t.Helper()
+	url := pg.NewDB(t)
+	execSQL(t, url, append([]string{markerSetup}, setup...)...)
+	tables = append([]string{"public.marker"}, tables...)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	addr, stop := startDaemon(t, url, tables, dir, "", io.Discard)
 	r := &rig{pgURL: url}
 	wait := func(marker wal.LSN) {
 		deadline := time.Now().Add(10 * time.Minute)
@@ -137,7 +164,7 @@ func newRig(t testing.TB, tables []string, setup []string, steps ...[]string) *r
 				return
 			}
 			if time.Now().After(deadline) {
-				cancel()
+				stop()
 				t.Fatalf("durable LSN did not pass %s in 10 min: %+v", marker, st)
 			}
 			time.Sleep(50 * time.Millisecond)
@@ -158,17 +185,12 @@ func newRig(t testing.TB, tables []string, setup []string, steps ...[]string) *r
 		execSQL(t, url, "BEGIN; "+strings.Join(step, "; ")+"; COMMIT")
 		wait(m)
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("daemon: %v", err)
-		}
-	case <-time.After(90 * time.Second):
-		t.Fatal("daemon did not stop")
+	stop()
+	if t.Failed() {
+		t.FailNow()
 	}
 	db, mi, closeMirror := mirrortest.Open(t, data)
-	r.hist = history.New(db, mi)
+	r.hist, r.mirror = history.New(db, mi), mi
 	// As the daemon does: the in-memory HEAD serves gets at HEAD.
 	model := head.New(head.Options{})
 	if _, err := mi.Subscribe(model, mirror.SubscribeOptions{}); err != nil {
@@ -197,10 +219,13 @@ const markerStmt = "UPDATE marker SET n = n + 1"
 const markerSetup = "CREATE TABLE marker (id int PRIMARY KEY, n int); INSERT INTO marker VALUES (1, 0)"
 
 // serve starts another SQL front end over the rig's mirror with opts
-// (address and source filled in) and returns its address.
+// (address filled in; the rig's source unless opts names one) and
+// returns its address.
 func (r *rig) serve(t testing.TB, opts sqlfront.Options) string {
 	t.Helper()
-	opts.Source = r.src
+	if opts.Source == nil {
+		opts.Source = r.src
+	}
 	r.srv = serveSQL(t, opts)
 	return r.srv.Addr()
 }
@@ -227,4 +252,12 @@ func serveSQL(t testing.TB, opts sqlfront.Options) *sqlfront.Server {
 		}
 	})
 	return srv
+}
+
+// treeURL serves the rig's mirror without the in-memory HEAD (every read
+// from the trees, as before the model holds HEAD) and returns its URL.
+func (r *rig) treeURL(t testing.TB) string {
+	t.Helper()
+	src := &sqlfront.HistorySource{H: r.hist, M: r.mirror}
+	return "postgres://app@" + r.serve(t, sqlfront.Options{Source: src, StatementTimeout: 30 * time.Second, MaxConnections: 20}) + "/app?sslmode=disable"
 }

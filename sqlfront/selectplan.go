@@ -191,6 +191,8 @@ func containsAgg(n *pg.Node) bool {
 		}
 	case n.GetTypeCast() != nil:
 		return containsAgg(n.GetTypeCast().Arg)
+	case n.GetCollateClause() != nil:
+		return containsAgg(n.GetCollateClause().Arg)
 	case n.GetNullTest() != nil:
 		return containsAgg(n.GetNullTest().Arg)
 	case n.GetCoalesceExpr() != nil:

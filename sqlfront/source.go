@@ -106,14 +106,20 @@ type HistorySource struct {
 	atHead atomic.Pointer[headState]
 }
 
-// headState is HEAD's version and the followed tables' relations there.
+// headState is HEAD's version and the followed tables there.
 type headState struct {
-	v    Version
-	rels map[string]*wal.Relation
+	v      Version
+	tables map[string]*Table
 }
 
 // head is the state of the mirror's current head (nil before the first
 // commit).
+//
+// The cache is keyed by the head's LSN, which a resync does not move: the
+// copy lands at the head's LSN with a new relation and new rows. A read
+// that finds rows of another relation than the Table it was given drops
+// the cache (stale), so the statement is planned again on the relation
+// the mirror holds now.
 func (s *HistorySource) head() *headState {
 	h := s.M.Head().EndLSN
 	if h == 0 {
@@ -122,9 +128,11 @@ func (s *HistorySource) head() *headState {
 	if st := s.atHead.Load(); st != nil && st.v.at == h {
 		return st
 	}
-	st := &headState{v: Version{Ref: "HEAD", LSN: h.String(), pin: h.String(), at: h}, rels: map[string]*wal.Relation{}}
+	st := &headState{v: Version{Ref: "HEAD", LSN: h.String(), pin: h.String(), at: h}, tables: map[string]*Table{}}
 	for _, ti := range s.M.Tables() {
-		st.rels[ti.Name] = ti.Relation
+		if ti.Relation != nil {
+			st.tables[ti.Name] = s.describe(ti.Relation)
+		}
 	}
 	if s.M.Head().EndLSN != h { // moved while listing: do not cache
 		return st
@@ -133,10 +141,39 @@ func (s *HistorySource) head() *headState {
 	return st
 }
 
+// stale drops the cached head state after a read found that t's
+// relation is no longer the one its rows are stored with (a resync
+// landed), and says what the statement gets: errReplan when nothing was
+// read yet (the session plans it again on the new relation and runs it
+// again), otherwise a serialization failure the client can retry (rows
+// of the old relation were already sent).
+func (s *HistorySource) stale(t *Table, sent bool) error {
+	s.atHead.Store(nil)
+	if !sent {
+		return errReplan
+	}
+	return errf(codeSerialization, -1, "the columns of %s changed while it was read (a resync after a schema change landed); run the statement again", t.Name)
+}
+
+// codeSerialization is serialization_failure: retry the statement.
+const codeSerialization = "40001"
+
+// errRelationMoved is returned from a tree read's header callback when
+// the tree holds rows of another relation than the Table read.
+var errRelationMoved = errors.New("the table's relation changed")
+
 // describe describes rel with its key codec, cached by relation (a
-// relation is immutable: a schema change makes a new one).
+// relation is immutable: a schema change makes a new one). Relations
+// read from the mirror's records (RelationAt) are new values each time:
+// they are cached by their content, so the cache stays as small as the
+// number of schemas the tables had.
 func (s *HistorySource) describe(rel *wal.Relation) *Table {
 	if t, ok := s.tables.Load(rel); ok {
+		return t.(*Table)
+	}
+	sig := relSignature(rel)
+	if t, ok := s.tables.Load(sig); ok {
+		s.tables.Store(rel, t)
 		return t.(*Table)
 	}
 	t := tableOf(rel)
@@ -147,8 +184,18 @@ func (s *HistorySource) describe(rel *wal.Relation) *Table {
 		}
 		t.codec, _ = rowenc.NewKeyCodec(kinds...) // nil: reads go to the tree, which reports it
 	}
-	s.tables.Store(rel, &t)
+	s.tables.Store(sig, &t)
 	return &t
+}
+
+// relSignature is rel's content as a cache key.
+func relSignature(rel *wal.Relation) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\x00%d\x00%c", rel.QualifiedName(), rel.OID, rel.Identity)
+	for _, c := range rel.Columns {
+		fmt.Fprintf(&b, "\x00%s:%d:%d:%s:%t", c.Name, c.TypeOID, c.TypeMod, c.TypeName, c.Key)
+	}
+	return b.String()
 }
 
 var _ Source = (*HistorySource)(nil)
@@ -204,8 +251,8 @@ func (s *HistorySource) Resolve(ctx context.Context, ref string) (Version, error
 // Table implements Source.
 func (s *HistorySource) Table(ctx context.Context, v Version, name string) (Table, error) {
 	if st := s.head(); st != nil && v.at == st.v.at {
-		if rel := st.rels[name]; rel != nil {
-			return *s.describe(rel), nil
+		if t := st.tables[name]; t != nil {
+			return *t, nil
 		}
 	}
 	cur := s.currentRelation(name)
@@ -243,29 +290,70 @@ func padRow(t *Table, r *history.Row) []*string {
 	return out
 }
 
+// headTable is t's state in the in-memory HEAD when it may serve t at v:
+// the model holds the table with t's relation (after a resync the model
+// holds rows of the new relation while a Table of the old one may still
+// be in hand). Its reads check, under the table's lock, that it is still
+// the model's state at v (not replaced since), so the relation checked
+// here is the one of the rows they return.
+func (s *HistorySource) headTable(v Version, t *Table) *head.Table {
+	if s.Head == nil || v.at == 0 || t.codec == nil {
+		return nil
+	}
+	ht := s.Head.Table(t.Name)
+	if ht == nil || !sameRelation(ht.Relation(), t) {
+		return nil
+	}
+	return ht
+}
+
+// headGet reads key from the in-memory HEAD; ok=false when it cannot
+// answer for t at v (the tree answers).
+func (s *HistorySource) headGet(v Version, t *Table, key []string) (row []byte, found, ok bool) {
+	ht := s.headTable(v, t)
+	if ht == nil {
+		return nil, false, false
+	}
+	k, err := t.codec.Encode(key...)
+	if err != nil {
+		return nil, false, false
+	}
+	return ht.HeadGet(k, v.at, make([]byte, 0, 256))
+}
+
 // Get implements Source.
 func (s *HistorySource) Get(ctx context.Context, v Version, t *Table, key []string) ([]*string, bool, error) {
-	if s.Head != nil && v.at != 0 && t.codec != nil {
-		if k, err := t.codec.Encode(key...); err == nil {
-			row, found, err := s.Head.Get(t.Name, k, v.at, make([]byte, 0, 256))
-			switch {
-			case err == nil && !found:
-				return nil, false, nil
-			case err == nil:
-				vals, err := decodeValues(t, row, nil, nil)
-				return vals, err == nil, err
-			}
-			// Not at that version: the tree answers.
+	if row, found, ok := s.headGet(v, t, key); ok {
+		if !found {
+			return nil, false, nil
 		}
+		vals, err := decodeValues(t, row, nil, nil)
+		return vals, err == nil, err
 	}
 	res, err := s.H.Get(ctx, history.ReadRequest{Table: t.Name, AsOf: v.pin, PK: key})
 	if err != nil {
 		return nil, false, err
 	}
+	if !sameColumnsAs(res.Columns, t) {
+		return nil, false, s.stale(t, false)
+	}
 	if len(res.Rows) == 0 {
 		return nil, false, nil
 	}
 	return padRow(t, &res.Rows[0]), true, nil
+}
+
+// sameColumnsAs says whether a read's columns are t's (names and types).
+func sameColumnsAs(cols []history.Column, t *Table) bool {
+	if len(cols) != len(t.Columns) {
+		return false
+	}
+	for i, c := range cols {
+		if c.Name != t.Columns[i].Name || c.Type != t.Columns[i].TypeName {
+			return false
+		}
+	}
+	return true
 }
 
 // Scan implements Source: from the in-memory HEAD when it holds v (see
@@ -281,13 +369,8 @@ func (s *HistorySource) ScanRaw(ctx context.Context, v Version, t *Table, from, 
 
 // GetRaw is Get returning the canonical row (rowenc).
 func (s *HistorySource) GetRaw(ctx context.Context, v Version, t *Table, key []string) ([]byte, bool, error) {
-	if s.Head != nil && v.at != 0 && t.codec != nil {
-		if k, err := t.codec.Encode(key...); err == nil {
-			row, found, err := s.Head.Get(t.Name, k, v.at, make([]byte, 0, 256))
-			if err == nil {
-				return row, found, nil
-			}
-		}
+	if row, found, ok := s.headGet(v, t, key); ok {
+		return row, found, nil
 	}
 	vals, ok, err := s.Get(ctx, v, t, key)
 	if err != nil || !ok {
@@ -310,8 +393,8 @@ func encodeValues(row []*string) []byte {
 // scan is Scan (vals) or ScanRaw (raw): exactly one of them is set.
 func (s *HistorySource) scan(ctx context.Context, v Version, t *Table, from, to string, fn func([]*string) error, raw func([]byte) error) error {
 	var after []byte // resume the tree scan past this key
-	if s.Head != nil && v.at != 0 && t.codec != nil {
-		last, done, err := s.scanHead(ctx, v, t, from, to, fn, raw)
+	if ht := s.headTable(v, t); ht != nil {
+		last, done, err := s.scanHead(ctx, ht, v, t, from, to, fn, raw)
 		if errors.Is(err, errStopScan) {
 			return nil
 		}
@@ -330,10 +413,22 @@ func (s *HistorySource) scan(ctx context.Context, v Version, t *Table, from, to 
 		from = first[0]
 	}
 	keyTexts := make([]string, len(t.KeyCols))
-	err := s.H.Scan(ctx, history.ReadRequest{Table: t.Name, AsOf: v.pin, From: from, To: to},
-		func(history.ReadHeader) error { return nil },
-		func(r *history.Row) error {
-			row := padRow(t, r)
+	sent := after != nil
+	err := s.H.ScanRows(ctx, history.ReadRequest{Table: t.Name, AsOf: v.pin, From: from, To: to},
+		func(_ history.ReadHeader, rel *wal.Relation) error {
+			if !sameRelation(rel, t) {
+				return errRelationMoved
+			}
+			return nil
+		},
+		func(vrow []byte) error {
+			if raw != nil && after == nil {
+				return raw(vrow)
+			}
+			row, err := decodeValues(t, vrow, nil, nil)
+			if err != nil {
+				return err
+			}
 			if after != nil {
 				for i, c := range t.KeyCols {
 					if row[c] != nil {
@@ -350,12 +445,15 @@ func (s *HistorySource) scan(ctx context.Context, v Version, t *Table, from, to 
 				after = nil
 			}
 			if raw != nil {
-				return raw(encodeValues(row))
+				return raw(vrow)
 			}
 			return fn(row)
 		})
 	if errors.Is(err, errStopScan) {
 		return nil
+	}
+	if errors.Is(err, errRelationMoved) {
+		return s.stale(t, sent)
 	}
 	return err
 }
@@ -371,7 +469,7 @@ const headChunk = 4096
 // hold v (nothing was sent); done=false with last set: the model moved
 // past v after rows up to key last were sent, the caller goes on from
 // the tree.
-func (s *HistorySource) scanHead(ctx context.Context, v Version, t *Table, from, to string, fn func([]*string) error, raw func([]byte) error) (last []byte, done bool, err error) {
+func (s *HistorySource) scanHead(ctx context.Context, ht *head.Table, v Version, t *Table, from, to string, fn func([]*string) error, raw func([]byte) error) (last []byte, done bool, err error) {
 	var start, end []byte
 	if from != "" {
 		if start, err = t.codec.AppendPrefix(nil, [][]byte{[]byte(from)}); err != nil {
@@ -391,13 +489,16 @@ func (s *HistorySource) scanHead(ctx context.Context, v Version, t *Table, from,
 		}
 		arena, ends = arena[:0], ends[:0]
 		var lastKey []byte
-		err := s.Head.Range(t.Name, start, end, headChunk, v.at, func(k, row []byte) bool {
+		served, err := ht.HeadRange(start, end, headChunk, v.at, nil, func(k, row []byte) bool {
 			arena = append(arena, row...)
 			ends = append(ends, len(arena))
 			lastKey = append(lastKey[:0], k...)
 			return true
 		})
-		if errors.Is(err, head.ErrNotAtVersion) {
+		if !served {
+			// Not at v (any more): the tree goes on. The same head
+			// table is read for every chunk, so a table replaced by a
+			// resync meanwhile is not served with t's columns.
 			return last, false, nil
 		}
 		if err != nil {
@@ -481,24 +582,24 @@ func (s *HistorySource) Aggregate(ctx context.Context, v Version, t *Table, req 
 		}
 		return query.Run(ctx, p, query.FromSnapshot(snap), query.Options{})
 	}
-	res, _, err := query.RunTree(ctx, s.H, req)
+	res, hdr, err := query.RunTree(ctx, s.H, req)
+	if hdr.Columns != nil && !sameColumnsAs(hdr.Columns, t) {
+		return nil, s.stale(t, false)
+	}
 	return res, err
 }
 
 // headSnapshot is a heap snapshot of t from the in-memory HEAD when it is
-// exactly the state at v, or nil. The model's LSN is read first: every
-// batch up to it was applied to the table the model names after it, so a
-// snapshot no newer than v of that table is the state at v.
+// exactly the state at v and its rows are of t's relation, or nil.
 func (s *HistorySource) headSnapshot(v Version, t *Table) *heap.Snapshot {
-	if s.Head == nil || v.at == 0 || s.Head.LSN() < v.at {
+	if s.Head == nil || v.at == 0 {
 		return nil
 	}
-	ht := s.Head.Table(t.Name)
-	if ht == nil || !sameRelation(ht.Relation(), t) {
+	snap, rel, err := s.Head.SnapshotAt(t.Name, v.at)
+	if err != nil {
 		return nil
 	}
-	snap := ht.Heap().Snapshot()
-	if snap.LSN() > uint64(v.at) {
+	if !sameRelation(rel, t) {
 		snap.Release()
 		return nil
 	}
