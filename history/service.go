@@ -86,8 +86,7 @@ type Service struct {
 	delMu     sync.Mutex
 	gcDeleted []prolly.Root
 	// head, when set, serves reads at versions it holds (see SetHead).
-	head     HeadReader
-	headRels headCache
+	head HeadReader
 }
 
 // New returns the history service over the mirror m stored in db.
