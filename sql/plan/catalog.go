@@ -58,13 +58,14 @@ func (m *Metadata) Column(id ColumnID) ColumnMeta { return m.cols[id-1] }
 // name for a computed one.
 func (m *Metadata) Label(id ColumnID) string {
 	c := m.Column(id)
+	label := c.Name
 	if c.Table != "" {
-		return c.Table + "." + c.Name
+		label = c.Table + "." + c.Name
 	}
 	for i, o := range m.cols {
-		if o.Table == "" && o.Name == c.Name && ColumnID(i+1) != id {
-			return fmt.Sprintf("%s#%d", c.Name, id) // two computed columns of one name
+		if o.Table == c.Table && o.Name == c.Name && ColumnID(i+1) != id {
+			return fmt.Sprintf("%s#%d", label, id) // two columns of one name (a table read twice)
 		}
 	}
-	return c.Name
+	return label
 }

@@ -63,6 +63,9 @@ func explainRel(b *strings.Builder, md *Metadata, r Rel, depth int) {
 				parts[i] = fmt.Sprintf("%s := %s", md.Label(id), expr(x.Exprs[i]))
 			}
 		}
+		if len(parts) == 0 {
+			parts = []string{"(no columns)"}
+		}
 		line("Project %s", strings.Join(parts, ", "))
 	case *Join:
 		if x.On != nil {

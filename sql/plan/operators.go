@@ -14,6 +14,14 @@ func opName(name []*pg.Node) string {
 // aexpr binds an operator expression.
 func (b *binder) aexpr(a *pg.A_Expr, sc *scope, ctx *exprCtx) (Scalar, error) {
 	side := func(n *pg.Node) (Scalar, error) { return b.expr(n, sc, ctx) }
+	sides := func() (Scalar, Scalar, error) {
+		l, err := side(a.Lexpr)
+		if err != nil {
+			return nil, nil, err
+		}
+		r, err := side(a.Rexpr)
+		return l, r, err
+	}
 	switch a.Kind {
 	case pg.A_Expr_Kind_AEXPR_OP:
 		op := opName(a.Name)
@@ -36,31 +44,19 @@ func (b *binder) aexpr(a *pg.A_Expr, sc *scope, ctx *exprCtx) (Scalar, error) {
 			}
 			return nil, unsupported("prefix operator "+op, a.Location)
 		}
-		l, err := side(a.Lexpr)
-		if err != nil {
-			return nil, err
-		}
-		r, err := side(a.Rexpr)
+		l, r, err := sides()
 		if err != nil {
 			return nil, err
 		}
 		return b.binary(op, l, r, a.Location)
 	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
-		l, err := side(a.Lexpr)
-		if err != nil {
-			return nil, err
-		}
-		r, err := side(a.Rexpr)
+		l, r, err := sides()
 		if err != nil {
 			return nil, err
 		}
 		return b.binary(opName(a.Name), l, r, a.Location)
 	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
-		l, err := side(a.Lexpr)
-		if err != nil {
-			return nil, err
-		}
-		r, err := side(a.Rexpr)
+		l, r, err := sides()
 		if err != nil {
 			return nil, err
 		}
