@@ -4,6 +4,8 @@
 //
 //   - fold.go: constant folding (boolean algebra with constants,
 //     integer arithmetic and comparisons of constants that cannot fail).
+//   - decorrelate.go: a correlated EXISTS / NOT EXISTS in a filter
+//     becomes a semi / anti join on the correlation conditions.
 //   - pushdown.go: predicate pushdown: a filter's conjuncts move below
 //     projections, sorts, DISTINCT and (on group columns) aggregations,
 //     into the side of a join they read or into the join's condition (a
@@ -31,6 +33,7 @@ func Optimize(q *plan.Query) *plan.Query {
 // optimize runs every rule over rel, whose columns need are used above.
 func optimize(rel plan.Rel, need []plan.ColumnID) plan.Rel {
 	rel = mapExprs(rel, fold)
+	rel = decorrelate(rel)
 	rel = pushdown(rel)
 	rel = keyRanges(rel)
 	rel = prune(rel, plan.SetOf(need))

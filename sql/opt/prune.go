@@ -46,9 +46,6 @@ func prune(rel plan.Rel, need plan.ColSet) plan.Rel {
 		if x.On != nil {
 			in = union(need, plan.ColumnsOf(x.On))
 		}
-		if x.Kind == plan.SemiJoin || x.Kind == plan.AntiJoin {
-			in = union(in, plan.SetOf(x.Right.Columns()))
-		}
 		return &plan.Join{Kind: x.Kind, Left: prune(x.Left, in), Right: prune(x.Right, in), On: x.On}
 	case *plan.Aggregate:
 		in := plan.SetOf(x.GroupBy)

@@ -12,33 +12,11 @@ func pushdown(rel plan.Rel) plan.Rel {
 	switch x := rel.(type) {
 	case *plan.Filter:
 		return push(pushdown(x.Input), plan.Conjuncts(x.Pred))
-	case *plan.Project:
-		return &plan.Project{Input: pushdown(x.Input), Cols: x.Cols, Exprs: x.Exprs}
 	case *plan.Join:
 		j := &plan.Join{Kind: x.Kind, Left: pushdown(x.Left), Right: pushdown(x.Right)}
 		return pushJoin(j, plan.Conjuncts(x.On), nil)
-	case *plan.Aggregate:
-		c := *x
-		c.Input = pushdown(x.Input)
-		return &c
-	case *plan.Sort:
-		return &plan.Sort{Input: pushdown(x.Input), Keys: x.Keys}
-	case *plan.Limit:
-		return &plan.Limit{Input: pushdown(x.Input), Count: x.Count, Offset: x.Offset}
-	case *plan.Distinct:
-		return &plan.Distinct{Input: pushdown(x.Input), On: x.On}
-	case *plan.SetOp:
-		c := *x
-		c.Left, c.Right = pushdown(x.Left), pushdown(x.Right)
-		return &c
-	case *plan.With:
-		c := &plan.With{CTEs: x.CTEs, Body: pushdown(x.Body)}
-		for _, cte := range x.CTEs {
-			cte.Plan = pushdown(cte.Plan)
-		}
-		return c
 	}
-	return rel
+	return rebuild(rel, pushdown)
 }
 
 // push applies conjuncts preds to rel (whose own filters are pushed
@@ -154,24 +132,36 @@ func pushJoin(j *plan.Join, on, where []plan.Scalar) plan.Rel {
 		if j.Kind == plan.RightJoin {
 			preserved, padded = 2, 1
 		}
+		// place sends p to side s when it reads only that side.
+		place := func(p plan.Scalar, s int, other *[]plan.Scalar) {
+			switch {
+			case side(p) != s:
+				*other = append(*other, p)
+			case s == 1:
+				toL = append(toL, p)
+			default:
+				toR = append(toR, p)
+			}
+		}
 		for _, p := range on {
-			if side(p) == padded {
-				if padded == 1 {
-					toL = append(toL, p)
-				} else {
-					toR = append(toR, p)
-				}
+			place(p, padded, &keep)
+		}
+		for _, p := range where {
+			place(p, preserved, &above)
+		}
+	case plan.SemiJoin, plan.AntiJoin:
+		// Only the left side's rows come out: WHERE conjuncts on it go
+		// down; ON conjuncts on the right side filter the right side.
+		for _, p := range on {
+			if side(p) == 2 {
+				toR = append(toR, p)
 			} else {
 				keep = append(keep, p)
 			}
 		}
 		for _, p := range where {
-			if side(p) == preserved {
-				if preserved == 1 {
-					toL = append(toL, p)
-				} else {
-					toR = append(toR, p)
-				}
+			if side(p) == 1 {
+				toL = append(toL, p)
 			} else {
 				above = append(above, p)
 			}

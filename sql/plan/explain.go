@@ -142,7 +142,7 @@ func explainRel(b *strings.Builder, md *Metadata, r Rel, depth int) {
 // explainSubqueries prints the plans of the subqueries in r's own
 // expressions.
 func explainSubqueries(b *strings.Builder, md *Metadata, r Rel, depth int) {
-	for _, e := range exprsOf(r) {
+	for _, e := range ExprsOf(r) {
 		Walk(e, func(s Scalar) bool {
 			if sq, ok := s.(*Subquery); ok {
 				b.WriteString(strings.Repeat("  ", depth))
@@ -154,8 +154,8 @@ func explainSubqueries(b *strings.Builder, md *Metadata, r Rel, depth int) {
 	}
 }
 
-// exprsOf lists the expressions an operator evaluates itself.
-func exprsOf(r Rel) []Scalar {
+// ExprsOf lists the expressions an operator evaluates itself.
+func ExprsOf(r Rel) []Scalar {
 	switch x := r.(type) {
 	case *Scan:
 		if x.Filter != nil {

@@ -1,0 +1,93 @@
+package opt
+
+import "github.com/sidecar-dev/sidecar/sql/plan"
+
+// decorrelate turns a filter's correlated EXISTS (NOT EXISTS) conjunct
+// into a semi (anti) join of the filter's input with the subquery's rows,
+// the correlation conditions pulled out of the subquery into the join's
+// condition: the executor then runs one join instead of the subquery per
+// row. It applies when the correlation conditions are conjuncts of the
+// subquery's filters and scans under nothing but filters and
+// projections (a correlation under an aggregate or a limit stays a
+// subquery).
+func decorrelate(rel plan.Rel) plan.Rel {
+	f, ok := rel.(*plan.Filter)
+	if !ok {
+		return rebuild(rel, decorrelate)
+	}
+	in := decorrelate(f.Input)
+	var rest []plan.Scalar
+	for _, p := range plan.Conjuncts(f.Pred) {
+		kind, sq := plan.SemiJoin, asExists(p)
+		if sq == nil {
+			if n, ok := p.(*plan.BoolOp); ok && n.Op == "NOT" {
+				kind, sq = plan.AntiJoin, asExists(n.Args[0])
+			}
+		}
+		if sq == nil || len(sq.Outer) == 0 {
+			rest = append(rest, p)
+			continue
+		}
+		right, on, ok := pullCorrelated(sq.Plan, plan.SetOf(sq.Outer))
+		if !ok || readsOuter(right, plan.SetOf(sq.Outer)) {
+			rest = append(rest, p)
+			continue
+		}
+		in = &plan.Join{Kind: kind, Left: in, Right: right, On: plan.And(on)}
+	}
+	return filter(in, rest)
+}
+
+// asExists is p as an EXISTS subquery (nil when it is not one).
+func asExists(p plan.Scalar) *plan.Subquery {
+	if sq, ok := p.(*plan.Subquery); ok && sq.Kind == plan.SubExists {
+		return sq
+	}
+	return nil
+}
+
+// pullCorrelated removes from rel's filters and scans the conjuncts that
+// read outer columns and returns them; projections go (a semi join reads
+// only whether a row exists, and the conditions read the columns under
+// them). ok=false: rel has another shape.
+func pullCorrelated(rel plan.Rel, outer plan.ColSet) (plan.Rel, []plan.Scalar, bool) {
+	split := func(pred plan.Scalar) (keep, pulled []plan.Scalar) {
+		for _, p := range plan.Conjuncts(pred) {
+			if plan.ColumnsOf(p).Intersects(outer) {
+				pulled = append(pulled, p)
+			} else {
+				keep = append(keep, p)
+			}
+		}
+		return keep, pulled
+	}
+	switch x := rel.(type) {
+	case *plan.Project:
+		return pullCorrelated(x.Input, outer)
+	case *plan.Filter:
+		in, pulled, ok := pullCorrelated(x.Input, outer)
+		keep, more := split(x.Pred)
+		return filter(in, keep), append(pulled, more...), ok
+	case *plan.Scan:
+		c := *x
+		keep, pulled := split(x.Filter)
+		c.Filter, c.Key = plan.And(keep), nil
+		return &c, pulled, true
+	}
+	return rel, nil, !readsOuter(rel, outer)
+}
+
+// readsOuter says whether any expression in rel reads a column of outer.
+func readsOuter(rel plan.Rel, outer plan.ColSet) bool {
+	for _, e := range plan.ExprsOf(rel) {
+		if plan.ColumnsOf(e).Intersects(outer) {
+			return true
+		}
+	}
+	for _, in := range rel.Inputs() {
+		if readsOuter(in, outer) {
+			return true
+		}
+	}
+	return false
+}
