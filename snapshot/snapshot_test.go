@@ -431,3 +431,88 @@ func TestReaderRegistered(t *testing.T) {
 		t.Fatalf("unknown table: %v", err)
 	}
 }
+
+// flaky is a Head whose tables stop serving after a number of calls, as
+// the model does when it moves past the snapshot's version mid-read.
+type flaky struct {
+	*head.Model
+	serve int // calls answered before the table stops serving
+}
+
+func (f *flaky) HeadTable(name string) (snapshot.HeadTable, bool) {
+	t, ok := f.Model.HeadTable(name)
+	if !ok {
+		return nil, false
+	}
+	return &flakyTable{HeadTable: t, left: f.serve}, true
+}
+
+type flakyTable struct {
+	snapshot.HeadTable
+	left int
+}
+
+func (t *flakyTable) HeadRange(from, to []byte, limit int, at wal.LSN, cols []int, fn func(key, row []byte) bool) (bool, error) {
+	if t.left == 0 {
+		return false, nil
+	}
+	t.left--
+	return t.HeadTable.HeadRange(from, to, limit, at, cols, fn)
+}
+
+func (t *flakyTable) HeadGet(key []byte, at wal.LSN, dst []byte) ([]byte, bool, bool) {
+	if t.left == 0 {
+		return dst, false, false
+	}
+	t.left--
+	return t.HeadTable.HeadGet(key, at, dst)
+}
+
+// TestRangeResumesFromTheTree: a range the model stops serving after some
+// chunks goes on from the tree after the last key sent — every row once,
+// in key order, whichever chunk the switch happens at.
+func TestRangeResumesFromTheTree(t *testing.T) {
+	r := newRig(t)
+	rel := accounts(false)
+	r.load(rel, 10000) // 2.4 chunks of the model's ranges
+	r.commit(wal.Change{Kind: wal.Insert, Relation: rel, New: row(rel, 1, 1)})
+	r.settle()
+	ctx := t.Context()
+	read := func(st *snapshot.Store, cols []int) (string, bool) {
+		s, err := st.Open(ctx, "HEAD")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Release()
+		tb, err := s.Table(ctx, "acc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		err = tb.Range(ctx, nil, nil, 0, cols, func(k, v []byte) error {
+			fmt.Fprintf(&b, "%x %q\n", k, v)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.String(), tb.FromHead()
+	}
+	for _, cols := range [][]int{nil, {2, 0}} {
+		want, _ := read(r.store(false), cols)
+		if n := bytes.Count([]byte(want), []byte("\n")); n != 10001 {
+			t.Fatalf("the tree has %d rows, want 10001", n)
+		}
+		for serve := range 4 {
+			st := r.store(false)
+			st.Head = &flaky{Model: r.mod, serve: serve}
+			got, fromHead := read(st, cols)
+			if !fromHead {
+				t.Fatalf("serve %d: not read from the model", serve)
+			}
+			if got != want {
+				t.Fatalf("serve %d chunks, cols %v: the resumed range differs from the tree's (%d vs %d bytes)", serve, cols, len(got), len(want))
+			}
+		}
+	}
+}
