@@ -113,7 +113,11 @@ func explainRel(b *strings.Builder, md *Metadata, r Rel, depth int) {
 		}
 		line("%s", s)
 	case *Distinct:
-		line("Distinct")
+		if len(x.On) > 0 {
+			line("Distinct on %s", cols(x.On))
+		} else {
+			line("Distinct")
+		}
 	case *SetOp:
 		all := ""
 		if x.All {

@@ -79,6 +79,20 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	// DISTINCT ON items resolve as ORDER BY items do (positions, output
+	// names, input expressions); they ride behind the ORDER BY keys.
+	nOrder := len(keys)
+	if d := sel.DistinctClause; len(d) > 0 && d[0] != nil && d[0].Node != nil {
+		var on []*pg.Node
+		for _, n := range d {
+			on = append(on, &pg.Node{Node: &pg.Node_SortBy{SortBy: &pg.SortBy{Node: n, Location: -1}}})
+		}
+		onKeys, err := b.orderKeys(on, sc, targets, &exprCtx{clause: "DISTINCT ON", aggs: ag})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		keys = append(keys, onKeys...)
+	}
 	if len(groups) > 0 || len(ag.list) > 0 || having != nil {
 		if rel, err = b.aggregate(rel, sc, groups, ag, targets, keys, &having); err != nil {
 			return nil, nil, nil, err
@@ -87,7 +101,7 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 			rel = &Filter{Input: rel, Pred: having}
 		}
 	}
-	return b.finish(rel, sel, parent, targets, keys)
+	return b.finish(rel, sel, parent, targets, keys, nOrder)
 }
 
 // star expands `*` or `t.*`.
@@ -195,7 +209,11 @@ func (b *binder) orderKeys(list []*pg.Node, sc *scope, targets []target, ctx *ex
 // finish adds the select list, DISTINCT, ORDER BY and LIMIT over rel.
 // Order keys that are not output columns ride in hidden columns that a
 // last Project drops.
-func (b *binder) finish(rel Rel, sel *pg.SelectStmt, parent *scope, targets []target, keys []orderKey) (Rel, []ColumnID, []string, error) {
+//
+// keys[:nOrder] are ORDER BY's, keys[nOrder:] DISTINCT ON's: the leading
+// ORDER BY keys must be the DISTINCT ON ones (42P10), and the first row
+// of each DISTINCT ON group in that order is kept.
+func (b *binder) finish(rel Rel, sel *pg.SelectStmt, parent *scope, targets []target, keys []orderKey, nOrder int) (Rel, []ColumnID, []string, error) {
 	p := &Project{Input: rel}
 	var names []string
 	for i, t := range targets {
@@ -210,6 +228,7 @@ func (b *binder) finish(rel Rel, sel *pg.SelectStmt, parent *scope, targets []ta
 	}
 	out := append([]ColumnID(nil), p.Cols...)
 	distinct := len(sel.DistinctClause) > 0
+	distinctOn := len(keys) > nOrder
 	var sortKeys []SortKey
 	for _, k := range keys {
 		col := ColumnID(0)
@@ -223,7 +242,7 @@ func (b *binder) finish(rel Rel, sel *pg.SelectStmt, parent *scope, targets []ta
 				}
 			}
 			if col == 0 {
-				if distinct {
+				if distinct && !distinctOn {
 					return nil, nil, nil, errorf("42P10", "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
 				}
 				col = b.colFor(k.e, "?order?")
@@ -233,13 +252,33 @@ func (b *binder) finish(rel Rel, sel *pg.SelectStmt, parent *scope, targets []ta
 		sortKeys = append(sortKeys, SortKey{Col: col, Desc: k.desc, NullsFirst: k.nullsFirst})
 	}
 	rel = p
-	if distinct {
-		if d := sel.DistinctClause[0]; d != nil && d.Node != nil {
-			return nil, nil, nil, unsupported("DISTINCT ON", -1)
+	onKeys := sortKeys[nOrder:]
+	sortKeys = sortKeys[:nOrder]
+	switch {
+	case distinctOn:
+		var on ColSet
+		for _, k := range onKeys {
+			on.Add(k.Col)
 		}
+		for i, k := range sortKeys {
+			if i < len(onKeys) && !on.Has(k.Col) {
+				return nil, nil, nil, errorf("42P10", "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
+			}
+		}
+		if len(sortKeys) > 0 {
+			rel = &Sort{Input: rel, Keys: sortKeys}
+		}
+		d := &Distinct{Input: rel}
+		for _, k := range onKeys {
+			d.On = append(d.On, k.Col)
+		}
+		rel = d
+	case distinct:
 		rel = &Distinct{Input: rel}
-	}
-	if len(sortKeys) > 0 {
+		if len(sortKeys) > 0 {
+			rel = &Sort{Input: rel, Keys: sortKeys}
+		}
+	case len(sortKeys) > 0:
 		rel = &Sort{Input: rel, Keys: sortKeys}
 	}
 	rel, err := b.bindLimit(rel, sel, parent)
