@@ -1,6 +1,10 @@
 package opt
 
-import "github.com/sidecar-dev/sidecar/sql/plan"
+import (
+	"slices"
+
+	"github.com/sidecar-dev/sidecar/sql/plan"
+)
 
 // decorrelate turns a filter's correlated EXISTS (NOT EXISTS) conjunct
 // into a semi (anti) join of the filter's input with the subquery's rows,
@@ -18,6 +22,10 @@ func decorrelate(rel plan.Rel) plan.Rel {
 	in := decorrelate(f.Input)
 	var rest []plan.Scalar
 	for _, p := range plan.Conjuncts(f.Pred) {
+		if j := semiJoinIn(in, p); j != nil {
+			in = j
+			continue
+		}
 		kind, sq := plan.SemiJoin, asExists(p)
 		if sq == nil {
 			if n, ok := p.(*plan.BoolOp); ok && n.Op == "NOT" {
@@ -36,6 +44,46 @@ func decorrelate(rel plan.Rel) plan.Rel {
 		in = &plan.Join{Kind: kind, Left: in, Right: right, On: plan.And(on)}
 	}
 	return filter(in, rest)
+}
+
+// semiJoinIn is in semi-joined with the rows of an `x op ANY (subquery)`
+// (`x IN (subquery)`) conjunct p on `x op column` (nil when p is not one,
+// or its correlation cannot be pulled out). As a conjunct of a filter
+// its NULL (no match, a NULL among the rows) and false both drop the row,
+// so a semi join keeps exactly the rows the filter keeps.
+func semiJoinIn(in plan.Rel, p plan.Scalar) plan.Rel {
+	sq, ok := p.(*plan.Subquery)
+	if !ok || sq.Kind != plan.SubAny || sq.Col == nil || len(sq.Plan.Columns()) != 1 {
+		return nil
+	}
+	id := sq.Plan.Columns()[0]
+	right, on := sq.Plan, []plan.Scalar(nil)
+	if len(sq.Outer) > 0 {
+		// The projections go with the correlation: the output must be a
+		// column they pass through.
+		for r := sq.Plan; ; {
+			pr, isProject := r.(*plan.Project)
+			if !isProject {
+				break
+			}
+			i := slices.Index(pr.Cols, id)
+			c, isCol := pr.Exprs[i].(*plan.ColRef)
+			if !isCol {
+				return nil
+			}
+			id, r = c.ID, pr.Input
+		}
+		outer := plan.SetOf(sq.Outer)
+		if right, on, ok = pullCorrelated(sq.Plan, outer); !ok || readsOuter(right, outer) {
+			return nil
+		}
+		if !plan.SetOf(right.Columns()).Has(id) {
+			return nil
+		}
+	}
+	col := &plan.ColRef{ID: id, T: sq.Col.T}
+	cmp := &plan.Op{Op: sq.Op, Args: []plan.Scalar{sq.Left, col}, T: plan.T(plan.Bool)}
+	return &plan.Join{Kind: plan.SemiJoin, Left: in, Right: right, On: plan.And(append(on, cmp))}
 }
 
 // asExists is p as an EXISTS subquery (nil when it is not one).

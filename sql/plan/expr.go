@@ -101,8 +101,9 @@ const (
 type Subquery struct {
 	Kind  SubqueryKind
 	Plan  Rel
-	Left  Scalar // SubAny/SubAll: the left operand
-	Op    string // SubAny/SubAll: the comparison
+	Left  Scalar  // SubAny/SubAll: the left operand
+	Op    string  // SubAny/SubAll: the comparison
+	Col   *ColRef // SubAny/SubAll: the subquery's output column (its right operand)
 	Outer []ColumnID
 	T     Type
 }
@@ -152,7 +153,15 @@ func (o *Op) format(b *strings.Builder, md *Metadata) {
 // formatArg writes an operand, parenthesised when it is itself an
 // operator.
 func formatArg(b *strings.Builder, md *Metadata, s Scalar) {
-	switch s.(type) {
+	switch x := s.(type) {
+	case *Subquery:
+		if x.Left == nil {
+			s.format(b, md)
+			return
+		}
+		b.WriteByte('(')
+		s.format(b, md)
+		b.WriteByte(')')
 	case *Op, *BoolOp, *IsNull, *InList:
 		b.WriteByte('(')
 		s.format(b, md)

@@ -395,7 +395,9 @@ func (b *binder) subLink(sl *pg.SubLink, sc *scope, ctx *exprCtx) (Scalar, error
 		if err != nil {
 			return nil, err
 		}
-		sq.Left, sq.Op, sq.T = cmp.(*Op).Args[0], op, T(Bool)
+		o := cmp.(*Op)
+		sq.Left, sq.Op, sq.T = o.Args[0], op, T(Bool)
+		sq.Col, _ = o.Args[1].(*ColRef)
 		sq.Kind = SubAny
 		if sl.SubLinkType == pg.SubLinkType_ALL_SUBLINK {
 			sq.Kind = SubAll
