@@ -2,6 +2,7 @@ package opt
 
 import (
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/sidecar-dev/sidecar/sql/plan"
@@ -93,7 +94,44 @@ func foldBool(x *plan.BoolOp) plan.Scalar {
 	case 1:
 		return keep[0]
 	}
+	if x.Op == "OR" {
+		return factorOr(keep)
+	}
 	return &plan.BoolOp{Op: x.Op, Args: keep}
+}
+
+// factorOr pulls the conjuncts every arm of an OR has out of it:
+// (A AND B) OR (A AND C) is A AND (B OR C), as PostgreSQL's
+// canonicalize_qual does, so a join condition repeated in each arm (TPC-H
+// Q19) becomes a join condition.
+func factorOr(arms []plan.Scalar) plan.Scalar {
+	var common []plan.Scalar
+	for _, c := range plan.Conjuncts(arms[0]) {
+		inAll := true
+		for _, a := range arms[1:] {
+			if !slices.ContainsFunc(plan.Conjuncts(a), func(d plan.Scalar) bool { return plan.Equal(c, d) }) {
+				inAll = false
+				break
+			}
+		}
+		if inAll && !slices.ContainsFunc(common, func(d plan.Scalar) bool { return plan.Equal(c, d) }) {
+			common = append(common, c)
+		}
+	}
+	if len(common) == 0 {
+		return &plan.BoolOp{Op: "OR", Args: arms}
+	}
+	var rest []plan.Scalar
+	for _, a := range arms {
+		left := slices.DeleteFunc(slices.Clone(plan.Conjuncts(a)), func(d plan.Scalar) bool {
+			return slices.ContainsFunc(common, func(c plan.Scalar) bool { return plan.Equal(c, d) })
+		})
+		if len(left) == 0 {
+			return plan.And(common) // an arm that is only the common part: the OR is true there
+		}
+		rest = append(rest, plan.And(left))
+	}
+	return plan.And(append(common, &plan.BoolOp{Op: "OR", Args: rest}))
 }
 
 func isBoolOp(s plan.Scalar, op string) bool {

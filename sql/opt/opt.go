@@ -3,7 +3,8 @@
 // Optimize.
 //
 //   - fold.go: constant folding (boolean algebra with constants,
-//     integer arithmetic and comparisons of constants that cannot fail).
+//     integer arithmetic and comparisons of constants that cannot fail)
+//     and the conjuncts common to every arm of an OR pulled out of it.
 //   - decorrelate.go: a correlated EXISTS / NOT EXISTS in a filter
 //     becomes a semi / anti join on the correlation conditions.
 //   - pushdown.go: predicate pushdown: a filter's conjuncts move below

@@ -400,3 +400,64 @@ func And(list []Scalar) Scalar {
 	}
 	return &BoolOp{Op: "AND", Args: list}
 }
+
+// Equal says whether a and b are the same expression (subqueries only
+// when they are the same node).
+func Equal(a, b Scalar) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	switch x := a.(type) {
+	case *ColRef:
+		y, ok := b.(*ColRef)
+		return ok && x.ID == y.ID
+	case *Const:
+		y, ok := b.(*Const)
+		return ok && *x == *y
+	case *Param:
+		y, ok := b.(*Param)
+		return ok && *x == *y
+	case *Op:
+		y, ok := b.(*Op)
+		return ok && x.Op == y.Op && x.T == y.T && equalList(x.Args, y.Args)
+	case *BoolOp:
+		y, ok := b.(*BoolOp)
+		return ok && x.Op == y.Op && equalList(x.Args, y.Args)
+	case *IsNull:
+		y, ok := b.(*IsNull)
+		return ok && x.Not == y.Not && Equal(x.Arg, y.Arg)
+	case *Func:
+		y, ok := b.(*Func)
+		return ok && x.Name == y.Name && x.T == y.T && equalList(x.Args, y.Args)
+	case *Cast:
+		y, ok := b.(*Cast)
+		return ok && x.T == y.T && Equal(x.Arg, y.Arg)
+	case *InList:
+		y, ok := b.(*InList)
+		return ok && x.Not == y.Not && Equal(x.Arg, y.Arg) && equalList(x.List, y.List)
+	case *Case:
+		y, ok := b.(*Case)
+		if !ok || x.T != y.T || len(x.Whens) != len(y.Whens) || !Equal(x.Else, y.Else) {
+			return false
+		}
+		for i, w := range x.Whens {
+			if !Equal(w.Cond, y.Whens[i].Cond) || !Equal(w.Result, y.Whens[i].Result) {
+				return false
+			}
+		}
+		return true
+	}
+	return a == b
+}
+
+func equalList(a, b []Scalar) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
