@@ -11,14 +11,14 @@ import (
 	"github.com/sidecar-dev/sidecar/sql/plan"
 )
 
-// TestRules: testdata/*.test, each statement's plan after the rules
+// TestRules: testdata/*.plan, each statement's plan after the rules
 // ("opt"), or as bound ("plan") to show a rule's before and after.
 func TestRules(t *testing.T) {
 	cat, err := plantest.LoadCatalog("../plan/testdata/catalog.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
-	plantest.Run(t, "testdata/*.test", func(t *testing.T, directive, sql string) string {
+	plantest.Run(t, "testdata/*.plan", func(t *testing.T, directive, sql string) string {
 		tree, err := pg.Parse(sql)
 		if err != nil {
 			return "error: " + err.Error()

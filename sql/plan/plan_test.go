@@ -10,14 +10,14 @@ import (
 	"github.com/sidecar-dev/sidecar/sql/plan"
 )
 
-// TestBind: testdata/bind/*.test, the logical plan of each statement as
+// TestBind: testdata/bind/*.plan, the logical plan of each statement as
 // bound (no rules), or the error it is refused with.
 func TestBind(t *testing.T) {
 	cat, err := plantest.LoadCatalog("testdata/catalog.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
-	plantest.Run(t, "testdata/bind/*.test", func(t *testing.T, directive, sql string) string {
+	plantest.Run(t, "testdata/bind/*.plan", func(t *testing.T, directive, sql string) string {
 		if directive != "plan" {
 			t.Fatalf("unknown directive %q", directive)
 		}
