@@ -85,6 +85,31 @@ type Store struct {
 	// up with the snapshot's version (it trails the trees by at most one
 	// commit group) before the table is read from the tree; 0: no wait.
 	Wait time.Duration
+
+	// codecs caches KeyCodec by relation (relations are immutable: a
+	// schema change makes a new one); shared by copies of the Store. nil
+	// (a Store literal): computed per table.
+	codecs *sync.Map
+}
+
+// NewStore is a Store over m with its caches; h may be nil.
+func NewStore(m *mirror.Mirror, r *refs.Resolver, h Head) *Store {
+	return &Store{Mirror: m, Refs: r, Head: h, codecs: &sync.Map{}}
+}
+
+// codec is KeyCodec(rel), cached.
+func (st *Store) codec(rel *wal.Relation) (*rowenc.KeyCodec, error) {
+	if st.codecs == nil {
+		return KeyCodec(rel)
+	}
+	if c, ok := st.codecs.Load(rel); ok {
+		return c.(*rowenc.KeyCodec), nil
+	}
+	c, err := KeyCodec(rel)
+	if err == nil {
+		st.codecs.Store(rel, c)
+	}
+	return c, err
 }
 
 // Snapshot is the mirror at one version. It is safe for concurrent use;
@@ -222,6 +247,11 @@ func (s *Snapshot) Table(ctx context.Context, name string) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.TableOf(ctx, info)
+}
+
+// TableOf is Table for a table already looked up (LookupTable).
+func (s *Snapshot) TableOf(ctx context.Context, info mirror.TableInfo) (*Table, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.released {
@@ -274,7 +304,7 @@ func (s *Snapshot) openHead(ctx context.Context, t *Table) error {
 		at := s.p.LSN()
 		if at != 0 {
 			if snap, rel, err := h.SnapshotAt(t.Name, at); err == nil {
-				codec, err := KeyCodec(rel)
+				codec, err := s.st.codec(rel)
 				if err != nil {
 					snap.Release()
 					return nil // the tree path reports it

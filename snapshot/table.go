@@ -149,6 +149,10 @@ func (t *Table) rangeOf(ctx context.Context, from, to []byte, limit int, cols []
 			if limit > 0 {
 				chunk = min(chunk, limit-n)
 			}
+			if kends == nil { // sized for the first chunk: a short range allocates once
+				keys, rows = make([]byte, 0, chunk*16), make([]byte, 0, min(chunk*64, 1<<18))
+				kends, rends = make([]int, 0, chunk), make([]int, 0, chunk)
+			}
 			keys, rows, kends, rends = keys[:0], rows[:0], kends[:0], rends[:0]
 			served, err := t.head.HeadRange(from, to, chunk, t.at, cols, func(k, r []byte) bool {
 				keys, rows = append(keys, k...), append(rows, r...)
