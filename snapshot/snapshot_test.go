@@ -151,6 +151,33 @@ func (r *rig) store(withHead bool) *snapshot.Store {
 	return st
 }
 
+// open opens table name in a snapshot of st at ref; the snapshot is
+// released when the test ends.
+func open(t *testing.T, st *snapshot.Store, ref, name string) (*snapshot.Snapshot, *snapshot.Table) {
+	t.Helper()
+	s, err := st.Open(t.Context(), ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Release)
+	tb, err := s.Table(t.Context(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, tb
+}
+
+// loaded is a rig with public.acc of n rows and one commit, applied to
+// the model.
+func loaded(t *testing.T, n int) *rig {
+	r := newRig(t)
+	rel := accounts(false)
+	r.load(rel, n)
+	r.commit(wal.Change{Kind: wal.Insert, Relation: rel, New: row(rel, 1, 1)})
+	r.settle()
+	return r
+}
+
 // dump reads everything a table offers: gets of keys, ranges with and
 // without a projection.
 func dump(ctx context.Context, t *snapshot.Table, keys []int) (string, error) {
@@ -248,21 +275,10 @@ func TestHeadAndTreeAgree(t *testing.T) {
 // commits are applied to the mirror and the model (gets and ranges then
 // go to the tree; the pinned pages stay as they were).
 func TestPinnedVersion(t *testing.T) {
-	r := newRig(t)
+	r := loaded(t, 5000)
 	rel := accounts(false)
-	r.load(rel, 5000)
-	r.commit(wal.Change{Kind: wal.Insert, Relation: rel, New: row(rel, 1, 1)})
-	r.settle()
 	ctx := t.Context()
-	s, err := r.store(true).Open(ctx, "HEAD")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Release()
-	tb, err := s.Table(ctx, "public.acc")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, tb := open(t, r.store(true), "HEAD", "public.acc")
 	if !tb.FromHead() {
 		t.Fatal("a settled HEAD is not read from the model")
 	}
@@ -299,21 +315,8 @@ func TestPinnedVersion(t *testing.T) {
 // TestPagesKeyRange: Pages narrows a key range to its rows through the
 // model's index.
 func TestPagesKeyRange(t *testing.T) {
-	r := newRig(t)
-	rel := accounts(false)
-	r.load(rel, 3000)
-	r.commit(wal.Change{Kind: wal.Insert, Relation: rel, New: row(rel, 1, 1)})
-	r.settle()
-	ctx := t.Context()
-	s, err := r.store(true).Open(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Release()
-	tb, err := s.Table(ctx, "acc")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := loaded(t, 3000)
+	_, tb := open(t, r.store(true), "", "acc")
 	from, _ := tb.Codec.Encode("100")
 	to, _ := tb.Codec.Encode("200")
 	p, ok, err := tb.Pages(from, to)
@@ -472,24 +475,12 @@ func (t *flakyTable) HeadGet(key []byte, at wal.LSN, dst []byte) ([]byte, bool, 
 // chunks goes on from the tree after the last key sent — every row once,
 // in key order, whichever chunk the switch happens at.
 func TestRangeResumesFromTheTree(t *testing.T) {
-	r := newRig(t)
-	rel := accounts(false)
-	r.load(rel, 10000) // 2.4 chunks of the model's ranges
-	r.commit(wal.Change{Kind: wal.Insert, Relation: rel, New: row(rel, 1, 1)})
-	r.settle()
+	r := loaded(t, 10000) // 2.4 chunks of the model's ranges
 	ctx := t.Context()
 	read := func(st *snapshot.Store, cols []int) (string, bool) {
-		s, err := st.Open(ctx, "HEAD")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Release()
-		tb, err := s.Table(ctx, "acc")
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, tb := open(t, st, "HEAD", "acc")
 		var b bytes.Buffer
-		err = tb.Range(ctx, nil, nil, 0, cols, func(k, v []byte) error {
+		err := tb.Range(ctx, nil, nil, 0, cols, func(k, v []byte) error {
 			fmt.Fprintf(&b, "%x %q\n", k, v)
 			return nil
 		})
