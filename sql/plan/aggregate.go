@@ -1,5 +1,7 @@
 package plan
 
+import "slices"
+
 // aggState collects the aggregate calls of one query level while its
 // select list, HAVING and ORDER BY are bound: each call becomes an
 // AggExpr with its own output column, and the expression refers to that
@@ -39,11 +41,31 @@ func (b *binder) aggregate(rel Rel, sc *scope, groups []Scalar, ag *aggState, ta
 	if computed {
 		a.Input = pre
 	}
-	var allowed ColSet
+	// dependent: columns read through a grouped primary key; those used
+	// are added to the grouping (it does not split any group) so the
+	// Aggregate outputs them.
+	var allowed, dependent ColSet
 	for _, id := range a.Columns() {
 		allowed.Add(id)
 	}
 	allowed.AddSet(sc.outer)
+	// A table whose primary key is grouped on: its other columns are
+	// functionally dependent on the group (PostgreSQL allows them).
+	for _, s := range levelScans(rel) {
+		keyed := len(s.Table.Key) > 0
+		for _, k := range s.Table.Key {
+			i := slices.Index(s.Ords, k)
+			keyed = keyed && i >= 0 && slices.Contains(a.GroupBy, s.Cols[i])
+		}
+		if keyed {
+			for _, id := range s.Cols {
+				if !allowed.Has(id) {
+					allowed.Add(id)
+					dependent.Add(id)
+				}
+			}
+		}
+	}
 	rewrite := func(e Scalar) (Scalar, error) {
 		e = Map(e, func(x Scalar) Scalar {
 			if id, ok := byText[FormatScalar(x, b.md)]; ok {
@@ -52,6 +74,9 @@ func (b *binder) aggregate(rel Rel, sc *scope, groups []Scalar, ag *aggState, ta
 			return x
 		})
 		for _, id := range ColumnsOf(e).Sorted() {
+			if dependent.Has(id) && !slices.Contains(a.GroupBy, id) {
+				a.GroupBy = append(a.GroupBy, id)
+			}
 			if !allowed.Has(id) {
 				c := b.md.Column(id)
 				name := c.Name
@@ -82,6 +107,26 @@ func (b *binder) aggregate(rel Rel, sc *scope, groups []Scalar, ag *aggState, ta
 		}
 	}
 	return a, nil
+}
+
+// levelScans are the table scans of one query level's FROM (not those
+// inside subqueries in FROM).
+func levelScans(rel Rel) []*Scan {
+	switch x := rel.(type) {
+	case *Scan:
+		return []*Scan{x}
+	case *Filter, *Join:
+		var out []*Scan
+		for _, in := range x.Inputs() {
+			out = append(out, levelScans(in)...)
+		}
+		return out
+	case *Project:
+		if _, ok := x.Input.(*Join); ok { // a FULL JOIN … USING's merged columns
+			return levelScans(x.Input)
+		}
+	}
+	return nil
 }
 
 // aggFuncs are the aggregates the planner knows (result types: aggResult).
