@@ -161,34 +161,38 @@ func (s *Service) GetJSON(ctx context.Context, req ReadRequest, dst []byte) ([]b
 }
 
 // GetRaw is Get with each row found passed to row as stored, in the order
-// of the keys; it returns the header and the keys not found.
+// of the keys; it returns the header and the keys not found. The rows
+// come from one snapshot (snapshot/): the in-memory HEAD when it holds
+// the version, the tree otherwise.
 func (s *Service) GetRaw(ctx context.Context, req ReadRequest, row func(RawRow) error) (ReadHeader, [][]string, error) {
-	defer s.mirror.Reading()()
-	if h, missing, ok, err := s.getHead(ctx, req, row); ok {
-		return h, missing, err
-	}
-	t, h, pr, err := s.openRead(ctx, req)
+	sn, t, h, err := s.openSnapshot(ctx, req)
 	if err != nil {
 		return ReadHeader{}, nil, err
 	}
-	if t.codec == nil {
+	defer sn.Release()
+	pr, err := project(t.Rel, req.Columns)
+	if err != nil {
+		return ReadHeader{}, nil, err
+	}
+	h.Columns = pr.columns
+	if t.Codec == nil {
 		return h, nil, fmt.Errorf("get %s: %w: REPLICA IDENTITY FULL tables have no primary key; use scan", req.Table, ErrBadRequest)
 	}
-	nkeys := len(t.rel.KeyColumns())
+	nkeys := len(t.Rel.KeyColumns())
 	if len(req.PK) == 0 || len(req.PK)%nkeys != 0 {
 		return h, nil, fmt.Errorf("get %s: %w: %d key values given; the primary key has %d columns, so give %d values per row", req.Table, ErrBadRequest, len(req.PK), nkeys, nkeys)
 	}
 	var missing [][]string
-	var buf []byte
+	var buf, v []byte
 	for i := 0; i < len(req.PK); i += nkeys {
 		k := req.PK[i : i+nkeys]
-		key, err := t.codec.Encode(k...)
+		key, err := t.Codec.Encode(k...)
 		if err != nil {
 			return h, missing, fmt.Errorf("get %s: %w: key %q: %w", req.Table, ErrBadRequest, k, err)
 		}
-		v, ok, err := t.eng.Get(ctx, t.root, key)
-		if err != nil {
-			return h, missing, fmt.Errorf("get %s at %s: %w", req.Table, h.LSN, err)
+		var ok bool
+		if v, ok, err = t.Get(ctx, key, v[:0]); err != nil {
+			return h, missing, err
 		}
 		if !ok {
 			missing = append(missing, k)
@@ -217,17 +221,21 @@ func (s *Service) Scan(ctx context.Context, req ReadRequest, header func(ReadHea
 }
 
 // ScanRaw is Scan with each row passed as stored (RawRow.AppendJSON
-// writes it out without decoding it into a Row).
+// writes it out without decoding it into a Row). The rows come from one
+// snapshot (snapshot/): from the in-memory HEAD in chunks while it holds
+// the version, from the tree otherwise.
 func (s *Service) ScanRaw(ctx context.Context, req ReadRequest, header func(ReadHeader) error, row func(RawRow) error) error {
-	defer s.mirror.Reading()()
-	if ok, err := s.scanHead(ctx, req, header, row); ok {
-		return err
-	}
-	t, h, pr, err := s.openRead(ctx, req)
+	sn, t, h, err := s.openSnapshot(ctx, req)
 	if err != nil {
 		return err
 	}
-	kr, err := s.scanRange(req.Table, t.rel, t.codec, req)
+	defer sn.Release()
+	pr, err := project(t.Rel, req.Columns)
+	if err != nil {
+		return err
+	}
+	h.Columns = pr.columns
+	kr, err := s.scanRange(req.Table, t.Rel, t.Codec, req)
 	if err != nil {
 		return err
 	}
@@ -237,26 +245,15 @@ func (s *Service) ScanRaw(ctx context.Context, req ReadRequest, header func(Read
 	if kr.empty() {
 		return nil
 	}
-	c, err := t.eng.Range(ctx, t.root, kr.Start, kr.End)
-	if err != nil {
-		return fmt.Errorf("scan %s at %s: %w", req.Table, h.LSN, err)
-	}
-	n := 0
-	var buf []byte
-	for (req.Limit <= 0 || n < req.Limit) && c.Next() {
-		var r RawRow
-		if r, buf, err = pr.raw(c.Value(), buf); err != nil {
+	// The snapshot projects the rows already: they are named as is.
+	named := projection{rel: t.Rel, names: pr.names, columns: pr.columns}
+	return t.Range(ctx, kr.Start, kr.End, req.Limit, pr.idx, func(_, v []byte) error {
+		r, _, err := named.raw(v, nil)
+		if err != nil {
 			return err
 		}
-		if err := row(r); err != nil {
-			return err
-		}
-		n++
-	}
-	if err := c.Err(); err != nil {
-		return fmt.Errorf("scan %s at %s: %w", req.Table, h.LSN, err)
-	}
-	return nil
+		return row(r)
+	})
 }
 
 // scanRange is the key range of a Scan: From and To bound the first key

@@ -51,6 +51,7 @@ import (
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/prolly"
 	"github.com/sidecar-dev/sidecar/refs"
+	"github.com/sidecar-dev/sidecar/snapshot"
 	"github.com/sidecar-dev/sidecar/store"
 	"github.com/sidecar-dev/sidecar/wal"
 )
@@ -86,13 +87,15 @@ type Service struct {
 	delMu     sync.Mutex
 	gcDeleted []prolly.Root
 	// head, when set, serves reads at versions it holds (see SetHead).
-	head     HeadReader
-	headRels headCache
+	head HeadReader
+	// snaps opens the snapshots reads go through (with head).
+	snaps *snapshot.Store
 }
 
 // New returns the history service over the mirror m stored in db.
 func New(db *store.DB, m *mirror.Mirror) *Service {
-	return &Service{db: db, mirror: m, refs: refs.NewResolver(db, m), now: time.Now}
+	r := refs.NewResolver(db, m)
+	return &Service{db: db, mirror: m, refs: r, now: time.Now, snaps: snapshot.NewStore(m, r, nil)}
 }
 
 // Resolver returns the service's ref resolver.

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/sidecar-dev/sidecar/internal/pgident"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/prolly"
 	"github.com/sidecar-dev/sidecar/refs"
 	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/snapshot"
 	"github.com/sidecar-dev/sidecar/wal"
 )
 
@@ -24,92 +24,20 @@ type tree struct {
 	exists bool             // false: the table did not exist there (empty root)
 }
 
-// tableInfo returns the mirror's description of table.
-//
-// A name is the mirror's key (the canonical form: public.accounts,
-// public."Accounts", "a.b".c) or what config accepts for it (a bare name
-// is in public; unquoted parts fold to lower case): callers use the
-// returned info's Name from then on.
+// tableInfo returns the mirror's description of table (see
+// snapshot.LookupTable: callers use the returned info's Name from then
+// on).
 func (s *Service) tableInfo(table string) (mirror.TableInfo, error) {
-	tables := s.mirror.Tables()
-	for _, t := range tables {
-		if t.Name == table {
-			return t, nil
-		}
-	}
-	if tn, err := pgident.ParseTable(table); err == nil {
-		for _, t := range tables {
-			if t.Name == tn.String() {
-				return t, nil
-			}
-		}
-	}
-	return mirror.TableInfo{}, fmt.Errorf("table %q: %w (tables: %s)", table, ErrUnknownTable, s.tableNames())
+	return snapshot.LookupTable(s.mirror, table)
 }
 
-func (s *Service) tableNames() string {
-	var out string
-	for i, t := range s.mirror.Tables() {
-		if i > 0 {
-			out += ", "
-		}
-		out += t.Name
-	}
-	if out == "" {
-		return "none yet"
-	}
-	return out
-}
-
-func codecOf(rel *wal.Relation) (*rowenc.KeyCodec, error) {
-	if rel.Identity == wal.IdentityFull {
-		return nil, nil
-	}
-	keys := rel.KeyColumns()
-	kinds := make([]rowenc.KeyKind, len(keys))
-	for i, k := range keys {
-		kinds[i] = rowenc.KindForOID(rel.Columns[k].TypeOID)
-	}
-	return rowenc.NewKeyCodec(kinds...)
-}
-
-// treeAt opens table at p: a branch's root, or the mirror's tree at the
-// point's commit. A table that did not exist there reads as empty.
+// treeAt opens table at p (see snapshot.OpenTree).
 func (s *Service) treeAt(ctx context.Context, p refs.Point, table string) (*tree, error) {
-	info, err := s.tableInfo(table)
+	t, err := snapshot.OpenTree(ctx, s.mirror, p, table)
 	if err != nil {
 		return nil, err
 	}
-	if p.Branch != nil {
-		// The branch's rows have the schema of the version it came from.
-		rel, err := s.mirror.RelationAt(table, p.Branch.From)
-		if err != nil {
-			return nil, err
-		}
-		codec, err := codecOf(rel)
-		if err != nil {
-			return nil, fmt.Errorf("table %s: %w", table, err)
-		}
-		t := &tree{table: table, eng: s.mirror.Engine(), rel: rel, codec: codec}
-		t.root, t.exists = p.Branch.Root(table)
-		if !t.exists {
-			t.root = t.eng.EmptyRoot()
-		}
-		return t, nil
-	}
-	mt, err := s.mirror.TreeAt(ctx, table, p.LSN())
-	if errors.Is(err, mirror.ErrUnknownTable) || errors.Is(err, mirror.ErrNoVersion) {
-		codec, cerr := codecOf(info.Relation)
-		if cerr != nil {
-			return nil, fmt.Errorf("table %s: %w", table, cerr)
-		}
-		eng := s.mirror.Engine()
-		return &tree{table: table, root: eng.EmptyRoot(), eng: eng, rel: info.Relation, codec: codec}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &tree{table: table, root: mt.Root, eng: mt.Engine(), rel: mt.Relation, codec: mt.Codec, exists: true}, nil
+	return &tree{table: t.Table, root: t.Root, eng: t.Eng, rel: t.Rel, codec: t.Codec, exists: t.Exists}, nil
 }
 
 // joinEngines returns one engine that reads every tree of ts: the

@@ -5,16 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/sidecar-dev/sidecar/heap"
 	"github.com/sidecar-dev/sidecar/history"
-	"github.com/sidecar-dev/sidecar/internal/pgident"
 	"github.com/sidecar-dev/sidecar/refs"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/snapshot"
 )
 
 // Heads hands out snapshots of the in-memory HEAD (head.Model): a table's
@@ -23,18 +22,6 @@ import (
 type Heads interface {
 	SnapshotAt(table string, at replication.LSN) (*heap.Snapshot, *replication.Relation, error)
 }
-
-// RangeHeads is Heads that can also give the row ids of a key range with
-// the snapshot (head.Model): a primary-key range then touches only its
-// rows' pages.
-type RangeHeads interface {
-	Heads
-	SnapshotRange(table string, at replication.LSN, from, to []byte, max int) (*heap.Snapshot, *replication.Relation, []heap.RowID, bool, error)
-}
-
-// maxRangeRows bounds the row ids a key range collects under the index's
-// read lock; a wider range scans every page (zone maps still skip).
-const maxRangeRows = 1 << 18
 
 // Versions is what an Engine reads the trees through (history.Service):
 // row scans at any version and the resolution of refs.
@@ -84,67 +71,64 @@ func (e *Engine) Run(ctx context.Context, req Request) (*Result, history.ReadHea
 
 func isHead(ref string) bool { return ref == "" || strings.EqualFold(ref, "HEAD") }
 
-// runHead resolves HEAD and scans the model's snapshot at that version;
-// ok=false (no error) means the model could not answer in time: read the
-// tree.
+// snapshotter is a Versions that opens snapshots of the mirror
+// (history.Service).
+type snapshotter interface {
+	Snapshots() *snapshot.Store
+}
+
+// runHead opens a snapshot at HEAD (snapshot/: HEAD resolved once, the
+// model waited for up to Wait) and, when the model holds the table at
+// that version, runs the plan over its pinned heap pages, narrowed to
+// WHERE's primary-key range through the model's index; ok=false (no
+// error) means the model could not answer in time: read the tree.
 func (e *Engine) runHead(ctx context.Context, req Request) (*Result, history.ReadHeader, bool, error) {
-	name := req.Table
-	if tn, err := pgident.ParseTable(req.Table); err == nil {
-		name = tn.String()
+	sv, ok := e.Tree.(snapshotter)
+	h, hok := e.Heads.(snapshot.Head)
+	if !ok || !hok {
+		return nil, history.ReadHeader{}, false, nil
 	}
-	if lt, ok := e.Heads.(interface{ Tables() []string }); ok && !slices.Contains(lt.Tables(), name) {
-		return nil, history.ReadHeader{}, false, nil // not held (unknown, or not loaded): no wait
+	st := *sv.Snapshots()
+	st.Head, st.Wait = h, e.Wait
+	if st.Wait <= 0 {
+		st.Wait = 2 * time.Second
 	}
-	wait := e.Wait
-	if wait <= 0 {
-		wait = 2 * time.Second
+	sn, err := st.Open(ctx, "HEAD")
+	if err != nil {
+		return nil, history.ReadHeader{}, false, nil // the tree path reports it
 	}
-	deadline := time.Now().Add(wait)
-	for {
-		p, err := e.Tree.Resolve(ctx, "HEAD")
-		if err != nil || p.Branch != nil {
-			return nil, history.ReadHeader{}, false, nil // the tree path reports it
+	defer sn.Release()
+	t, err := sn.Table(ctx, req.Table)
+	if err != nil || !t.FromHead() {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, history.ReadHeader{}, true, cerr
 		}
-		snap, rel, err := e.Heads.SnapshotAt(name, p.LSN())
-		if err == nil {
-			defer func() { snap.Release() }()
-			hdr := history.ReadHeader{Table: name, LSN: p.LSN().String(), Ref: "HEAD"}
-			for _, c := range rel.Columns {
-				hdr.Columns = append(hdr.Columns, history.Column{Name: c.Name, Type: c.TypeName, Key: c.Key})
-			}
-			plan, err := Bind(req, SchemaOf(rel))
-			if err != nil {
-				return nil, hdr, true, err
-			}
-			opt := e.Options
-			if rh, ok := e.Heads.(RangeHeads); ok {
-				if from, to, ok := headKeyBounds(plan, rel); ok {
-					s2, _, ids, complete, err := rh.SnapshotRange(name, p.LSN(), from, to, maxRangeRows)
-					if err == nil {
-						snap.Release()
-						snap = s2 // released by the defer above
-						if complete {
-							opt.Only = &ids
-						}
-					}
-				}
-			}
-			res, err := Run(ctx, plan, FromSnapshot(snap), opt)
-			if err != nil {
-				return nil, hdr, true, fmt.Errorf("query %s: %w", name, err)
-			}
-			res.Read = ReadHead
-			return res, hdr, true, nil
-		}
-		if time.Now().After(deadline) {
-			return nil, history.ReadHeader{}, false, nil
-		}
-		select {
-		case <-ctx.Done():
-			return nil, history.ReadHeader{}, true, ctx.Err()
-		case <-time.After(2 * time.Millisecond):
-		}
+		return nil, history.ReadHeader{}, false, nil // the tree reads (and reports) it
 	}
+	hdr := history.ReadHeader{Table: t.Name, LSN: sn.LSN().String(), Ref: "HEAD"}
+	for _, c := range t.Rel.Columns {
+		hdr.Columns = append(hdr.Columns, history.Column{Name: c.Name, Type: c.TypeName, Key: c.Key})
+	}
+	plan, err := Bind(req, SchemaOf(t.Rel))
+	if err != nil {
+		return nil, hdr, true, err
+	}
+	from, to, ok := headKeyBounds(plan, t.Rel)
+	if !ok {
+		from, to = nil, nil
+	}
+	pages, _, err := t.Pages(from, to)
+	if err != nil {
+		return nil, hdr, true, fmt.Errorf("query %s: %w", t.Name, err)
+	}
+	opt := e.Options
+	opt.Only = pages.Only
+	res, err := Run(ctx, plan, FromSnapshot(pages.Heap), opt)
+	if err != nil {
+		return nil, hdr, true, fmt.Errorf("query %s: %w", t.Name, err)
+	}
+	res.Read = ReadHead
+	return res, hdr, true, nil
 }
 
 // headKeyBounds turns WHERE's bounds on the primary key's columns into

@@ -1,0 +1,108 @@
+package opt
+
+import (
+	"slices"
+
+	"github.com/sidecar-dev/sidecar/sql/plan"
+)
+
+// prune narrows rel to the columns need (used above it) plus what its
+// operators read themselves: scans read only those columns, projections
+// compute only those, and a projection that passes its input through
+// unchanged goes.
+func prune(rel plan.Rel, need plan.ColSet) plan.Rel {
+	switch x := rel.(type) {
+	case *plan.Scan:
+		c := *x
+		c.Cols, c.Ords = nil, nil
+		read := need
+		if x.Filter != nil {
+			read = union(need, plan.ColumnsOf(x.Filter))
+		}
+		for i, id := range x.Cols {
+			if read.Has(id) {
+				c.Cols, c.Ords = append(c.Cols, id), append(c.Ords, x.Ords[i])
+			}
+		}
+		return &c
+	case *plan.Filter:
+		return &plan.Filter{Input: prune(x.Input, union(need, plan.ColumnsOf(x.Pred))), Pred: x.Pred}
+	case *plan.Project:
+		p := &plan.Project{}
+		var in plan.ColSet
+		for i, id := range x.Cols {
+			if need.Has(id) {
+				p.Cols, p.Exprs = append(p.Cols, id), append(p.Exprs, x.Exprs[i])
+				in.AddSet(plan.ColumnsOf(x.Exprs[i]))
+			}
+		}
+		p.Input = prune(x.Input, in)
+		if passThrough(p) {
+			return p.Input
+		}
+		return p
+	case *plan.Join:
+		in := need
+		if x.On != nil {
+			in = union(need, plan.ColumnsOf(x.On))
+		}
+		return &plan.Join{Kind: x.Kind, Left: prune(x.Left, in), Right: prune(x.Right, in), On: x.On}
+	case *plan.Aggregate:
+		in := plan.SetOf(x.GroupBy)
+		for _, a := range x.Aggs {
+			for _, e := range a.Args {
+				in.AddSet(plan.ColumnsOf(e))
+			}
+			if a.Filter != nil {
+				in.AddSet(plan.ColumnsOf(a.Filter))
+			}
+		}
+		c := *x
+		c.Input = prune(x.Input, in)
+		return &c
+	case *plan.Sort:
+		in := need
+		for _, k := range x.Keys {
+			in = union(in, plan.SetOf([]plan.ColumnID{k.Col}))
+		}
+		return &plan.Sort{Input: prune(x.Input, in), Keys: x.Keys}
+	case *plan.Limit:
+		return &plan.Limit{Input: prune(x.Input, need), Count: x.Count, Offset: x.Offset}
+	case *plan.Distinct:
+		// Every column takes part in the comparison.
+		return &plan.Distinct{Input: prune(x.Input, plan.SetOf(x.Input.Columns())), On: x.On}
+	case *plan.SetOp:
+		c := *x
+		c.Left, c.Right = prune(x.Left, plan.SetOf(x.LeftCols)), prune(x.Right, plan.SetOf(x.RightCols))
+		return &c
+	case *plan.With:
+		c := &plan.With{CTEs: x.CTEs, Body: prune(x.Body, need)}
+		for _, cte := range x.CTEs {
+			cte.Plan = prune(cte.Plan, plan.SetOf(cte.Cols))
+		}
+		return c
+	}
+	return rel
+}
+
+// passThrough says whether p outputs exactly its input's columns, in
+// order, unchanged.
+func passThrough(p *plan.Project) bool {
+	if !slices.Equal(p.Cols, p.Input.Columns()) {
+		return false
+	}
+	for i, e := range p.Exprs {
+		c, ok := e.(*plan.ColRef)
+		if !ok || c.ID != p.Cols[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func union(a, b plan.ColSet) plan.ColSet {
+	var out plan.ColSet
+	out.AddSet(a)
+	out.AddSet(b)
+	return out
+}

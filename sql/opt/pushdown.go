@@ -1,0 +1,178 @@
+package opt
+
+import (
+	"slices"
+
+	"github.com/sidecar-dev/sidecar/sql/plan"
+)
+
+// pushdown moves every filter's conjuncts as far down as they stay
+// correct, bottom-up over the whole plan.
+func pushdown(rel plan.Rel) plan.Rel {
+	switch x := rel.(type) {
+	case *plan.Filter:
+		return push(pushdown(x.Input), plan.Conjuncts(x.Pred))
+	case *plan.Join:
+		j := &plan.Join{Kind: x.Kind, Left: pushdown(x.Left), Right: pushdown(x.Right)}
+		return pushJoin(j, plan.Conjuncts(x.On), nil)
+	}
+	return rebuild(rel, pushdown)
+}
+
+// push applies conjuncts preds to rel (whose own filters are pushed
+// already), as low as each can go.
+func push(rel plan.Rel, preds []plan.Scalar) plan.Rel {
+	preds = slices.DeleteFunc(preds, func(p plan.Scalar) bool {
+		b, ok := boolOf(p)
+		return ok && b // TRUE filters nothing
+	})
+	if len(preds) == 0 {
+		return rel
+	}
+	switch x := rel.(type) {
+	case *plan.Scan:
+		c := *x
+		c.Filter = plan.And(append(plan.Conjuncts(x.Filter), preds...))
+		return &c
+	case *plan.Filter:
+		return push(x.Input, append(plan.Conjuncts(x.Pred), preds...))
+	case *plan.Project:
+		// Conjuncts over columns the projection passes through go below.
+		in := plan.SetOf(x.Input.Columns())
+		var below, above []plan.Scalar
+		for _, p := range preds {
+			if readsOnly(p, in, plan.SetOf(x.Cols)) {
+				below = append(below, p)
+			} else {
+				above = append(above, p)
+			}
+		}
+		return filter(&plan.Project{Input: push(x.Input, below), Cols: x.Cols, Exprs: x.Exprs}, above)
+	case *plan.Sort:
+		return &plan.Sort{Input: push(x.Input, preds), Keys: x.Keys}
+	case *plan.Distinct:
+		if x.On == nil {
+			return &plan.Distinct{Input: push(x.Input, preds)}
+		}
+	case *plan.Aggregate:
+		// Conjuncts over group columns only filter whole groups: below.
+		groups := plan.SetOf(x.GroupBy)
+		var below, above []plan.Scalar
+		for _, p := range preds {
+			if len(x.GroupBy) > 0 && readsOnly(p, groups, plan.SetOf(x.Columns())) {
+				below = append(below, p)
+			} else {
+				above = append(above, p)
+			}
+		}
+		c := *x
+		c.Input = push(x.Input, below)
+		return filter(&c, above)
+	case *plan.Join:
+		return pushJoin(x, plan.Conjuncts(x.On), preds)
+	}
+	return filter(rel, preds)
+}
+
+// filter is rel under a Filter of preds (rel when none).
+func filter(rel plan.Rel, preds []plan.Scalar) plan.Rel {
+	if len(preds) == 0 {
+		return rel
+	}
+	return &plan.Filter{Input: rel, Pred: plan.And(preds)}
+}
+
+// readsOnly says whether p reads, of the columns in scope, only columns
+// of side (columns outside scope are outer references: constants here).
+func readsOnly(p plan.Scalar, side, scope plan.ColSet) bool {
+	for _, id := range plan.ColumnsOf(p).Sorted() {
+		if (scope.Has(id) || side.Has(id)) && !side.Has(id) {
+			return false
+		}
+	}
+	return true
+}
+
+// pushJoin places a join's condition conjuncts on and the conjuncts of a
+// filter above it, where: for an inner (or cross) join each goes to the
+// side it reads or into the condition; for outer joins only what cannot
+// change which rows are padded moves (ON conjuncts on the padded side,
+// WHERE conjuncts on the preserved side).
+func pushJoin(j *plan.Join, on, where []plan.Scalar) plan.Rel {
+	l, r := plan.SetOf(j.Left.Columns()), plan.SetOf(j.Right.Columns())
+	all := plan.SetOf(append(j.Left.Columns(), j.Right.Columns()...))
+	var toL, toR, keep, above []plan.Scalar
+	side := func(p plan.Scalar) int { // 1 left, 2 right, 0 both/none
+		cols := plan.ColumnsOf(p)
+		if !cols.Intersects(all) {
+			return 0
+		}
+		switch {
+		case readsOnly(p, l, all):
+			return 1
+		case readsOnly(p, r, all):
+			return 2
+		}
+		return 0
+	}
+	switch j.Kind {
+	case plan.InnerJoin, plan.CrossJoin:
+		for _, p := range append(on, where...) {
+			switch side(p) {
+			case 1:
+				toL = append(toL, p)
+			case 2:
+				toR = append(toR, p)
+			default:
+				keep = append(keep, p)
+			}
+		}
+	case plan.LeftJoin, plan.RightJoin:
+		preserved, padded := 1, 2
+		if j.Kind == plan.RightJoin {
+			preserved, padded = 2, 1
+		}
+		// place sends p to side s when it reads only that side.
+		place := func(p plan.Scalar, s int, other *[]plan.Scalar) {
+			switch {
+			case side(p) != s:
+				*other = append(*other, p)
+			case s == 1:
+				toL = append(toL, p)
+			default:
+				toR = append(toR, p)
+			}
+		}
+		for _, p := range on {
+			place(p, padded, &keep)
+		}
+		for _, p := range where {
+			place(p, preserved, &above)
+		}
+	case plan.SemiJoin, plan.AntiJoin:
+		// Only the left side's rows come out: WHERE conjuncts on it go
+		// down; ON conjuncts on the right side filter the right side.
+		for _, p := range on {
+			if side(p) == 2 {
+				toR = append(toR, p)
+			} else {
+				keep = append(keep, p)
+			}
+		}
+		for _, p := range where {
+			if side(p) == 1 {
+				toL = append(toL, p)
+			} else {
+				above = append(above, p)
+			}
+		}
+	default:
+		keep, above = on, where
+	}
+	kind := j.Kind
+	if kind == plan.CrossJoin && len(keep) > 0 {
+		kind = plan.InnerJoin
+	}
+	out := &plan.Join{Kind: kind, Left: push(j.Left, toL), Right: push(j.Right, toR), On: plan.And(keep)}
+	return filter(out, above)
+}

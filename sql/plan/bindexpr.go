@@ -1,0 +1,349 @@
+package plan
+
+import (
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+)
+
+// exprCtx is where an expression is bound: the clause (for messages) and,
+// where aggregates are allowed (select list, HAVING, ORDER BY), the
+// level's aggregate collector.
+type exprCtx struct {
+	clause string
+	aggs   *aggState
+	inAgg  bool // inside an aggregate's arguments
+}
+
+// expr binds one expression in sc.
+func (b *binder) expr(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
+	if ctx == nil {
+		ctx = &exprCtx{}
+	}
+	switch {
+	case n.GetColumnRef() != nil:
+		return b.columnRef(n.GetColumnRef(), sc)
+	case n.GetAConst() != nil:
+		return constant(n.GetAConst())
+	case n.GetParamRef() != nil:
+		p := n.GetParamRef()
+		for len(b.params) < int(p.Number) {
+			b.params = append(b.params, T(Unknown))
+		}
+		return &Param{N: int(p.Number), T: b.params[p.Number-1]}, nil
+	case n.GetTypeCast() != nil:
+		tc := n.GetTypeCast()
+		arg, err := b.expr(tc.Arg, sc, ctx)
+		if err != nil {
+			return nil, err
+		}
+		t, err := TypeOf(tc.TypeName)
+		if err != nil {
+			return nil, err
+		}
+		e := cast(arg, t)
+		b.noteParam(e)
+		return e, nil
+	case n.GetAExpr() != nil:
+		return b.aexpr(n.GetAExpr(), sc, ctx)
+	case n.GetBoolExpr() != nil:
+		be := n.GetBoolExpr()
+		op := map[pg.BoolExprType]string{pg.BoolExprType_AND_EXPR: "AND", pg.BoolExprType_OR_EXPR: "OR", pg.BoolExprType_NOT_EXPR: "NOT"}[be.Boolop]
+		out := &BoolOp{Op: op}
+		for _, a := range be.Args {
+			e, err := b.expr(a, sc, ctx)
+			if err != nil {
+				return nil, err
+			}
+			if e, err = boolean(e, op); err != nil {
+				return nil, err
+			}
+			out.Args = append(out.Args, e)
+		}
+		return out, nil
+	case n.GetNullTest() != nil:
+		nt := n.GetNullTest()
+		e, err := b.expr(nt.Arg, sc, ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &IsNull{Arg: e, Not: nt.Nulltesttype == pg.NullTestType_IS_NOT_NULL}, nil
+	case n.GetFuncCall() != nil:
+		return b.funcCall(n.GetFuncCall(), sc, ctx)
+	case n.GetCoalesceExpr() != nil:
+		return b.variadic("coalesce", n.GetCoalesceExpr().Args, sc, ctx)
+	case n.GetMinMaxExpr() != nil:
+		m := n.GetMinMaxExpr()
+		name := "greatest"
+		if m.Op == pg.MinMaxOp_IS_LEAST {
+			name = "least"
+		}
+		return b.variadic(name, m.Args, sc, ctx)
+	case n.GetCaseExpr() != nil:
+		return b.caseExpr(n.GetCaseExpr(), sc, ctx)
+	case n.GetSubLink() != nil:
+		return b.subLink(n.GetSubLink(), sc, ctx)
+	}
+	return nil, unsupported("this expression", -1)
+}
+
+// columnRef resolves a column name.
+func (b *binder) columnRef(cr *pg.ColumnRef, sc *scope) (Scalar, error) {
+	var parts []string
+	for _, f := range cr.Fields {
+		s := f.GetString_()
+		if s == nil {
+			return nil, unsupported("this column reference", cr.Location)
+		}
+		parts = append(parts, s.Sval)
+	}
+	table, name := "", parts[len(parts)-1]
+	switch len(parts) {
+	case 1:
+	case 2:
+		table = parts[0]
+	case 3:
+		table = parts[1]
+	default:
+		return nil, errorf(CodeSyntax, "improper qualified name (too many dotted names): %s", strings.Join(parts, ".")).at(cr.Location)
+	}
+	c, _, err := sc.lookup(table, name, cr.Location)
+	if err != nil {
+		return nil, err
+	}
+	return &ColRef{ID: c.id, T: c.t}, nil
+}
+
+// constant types a literal as PostgreSQL's parser does: an integer that
+// fits int4 is int4, then int8, then numeric; a decimal is numeric; a
+// string is unknown until context types it.
+func constant(c *pg.A_Const) (Scalar, error) {
+	if c.Isnull {
+		return &Const{T: T(Unknown), Null: true}, nil
+	}
+	switch v := c.Val.(type) {
+	case *pg.A_Const_Ival:
+		return &Const{T: T(Int4), Text: strconv.Itoa(int(v.Ival.Ival))}, nil
+	case *pg.A_Const_Fval:
+		s := v.Fval.Fval
+		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return &Const{T: T(Int8), Text: s}, nil
+		}
+		return &Const{T: T(Numeric), Text: s}, nil
+	case *pg.A_Const_Boolval:
+		return &Const{T: T(Bool), Text: strconv.FormatBool(v.Boolval.Boolval)}, nil
+	case *pg.A_Const_Sval:
+		return &Const{T: T(Unknown), Text: v.Sval.Sval}, nil
+	}
+	return nil, unsupported("this constant", c.Location)
+}
+
+// TypeOf resolves a TypeName (a column definition's, a cast's).
+func TypeOf(tn *pg.TypeName) (Type, error) {
+	if len(tn.ArrayBounds) > 0 {
+		return Type{}, unsupported("array types", tn.Location)
+	}
+	var parts []string
+	for _, n := range tn.Names {
+		parts = append(parts, n.GetString_().Sval)
+	}
+	if len(parts) == 2 && parts[0] == "pg_catalog" {
+		parts = parts[1:]
+	}
+	var mods []int32
+	for _, m := range tn.Typmods {
+		c := m.GetAConst()
+		if c == nil || c.GetIval() == nil {
+			if strings.Join(parts, ".") == "interval" {
+				continue // interval's field qualifiers (DAY, …) do not change the type
+			}
+			return Type{}, unsupported("this type modifier", tn.Location)
+		}
+		mods = append(mods, c.GetIval().Ival)
+	}
+	name := strings.Join(parts, ".")
+	if name == "interval" {
+		mods = nil
+	}
+	t, err := parseType(name, mods)
+	if err != nil {
+		return Type{}, err.(*Error).at(tn.Location)
+	}
+	return t, nil
+}
+
+// cast is e::t: a literal takes the type directly (as PostgreSQL's parser
+// reads 'x'::t into a constant of type t).
+func cast(e Scalar, t Type) Scalar {
+	if c, ok := e.(*Const); ok && (c.T.OID == Unknown || c.Null) {
+		return &Const{T: t, Text: c.Text, Null: c.Null}
+	}
+	if p, ok := e.(*Param); ok && p.T.OID == Unknown {
+		return &Param{N: p.N, T: t}
+	}
+	if e.Type() == t {
+		return e
+	}
+	return &Cast{Arg: e, T: t}
+}
+
+// coerce gives an untyped literal or parameter the type t (the operand
+// the context expects); typed expressions stay as they are.
+func coerce(e Scalar, t Type) Scalar {
+	switch x := e.(type) {
+	case *Const:
+		if x.T.OID == Unknown {
+			return &Const{T: t, Text: x.Text, Null: x.Null}
+		}
+	case *Param:
+		if x.T.OID == Unknown {
+			return &Param{N: x.N, T: t}
+		}
+	}
+	return e // typed: an implicit widening is the operator's
+}
+
+// boolean checks that e is a boolean condition (an untyped literal
+// becomes bool).
+func boolean(e Scalar, clause string) (Scalar, error) {
+	e = coerce(e, T(Bool))
+	if e.Type().OID != Bool {
+		return nil, errorf(CodeDatatypeMismatch, "argument of %s must be type boolean, not type %s", clause, e.Type())
+	}
+	return e, nil
+}
+
+// variadic binds coalesce/greatest/least: the arguments' common type.
+func (b *binder) variadic(name string, args []*pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
+	f := &Func{Name: name}
+	var ts []Type
+	for _, a := range args {
+		e, err := b.expr(a, sc, ctx)
+		if err != nil {
+			return nil, err
+		}
+		f.Args = append(f.Args, e)
+		ts = append(ts, e.Type())
+	}
+	t, err := commonType(ts)
+	if err != nil {
+		return nil, err
+	}
+	for i := range f.Args {
+		f.Args[i] = coerce(f.Args[i], t)
+	}
+	f.T = t
+	return f, nil
+}
+
+// caseExpr binds CASE; CASE x WHEN v … becomes CASE WHEN x = v ….
+func (b *binder) caseExpr(c *pg.CaseExpr, sc *scope, ctx *exprCtx) (Scalar, error) {
+	var operand Scalar
+	if c.Arg != nil {
+		var err error
+		if operand, err = b.expr(c.Arg, sc, ctx); err != nil {
+			return nil, err
+		}
+	}
+	out := &Case{}
+	var ts []Type
+	for _, w := range c.Args {
+		cw := w.GetCaseWhen()
+		cond, err := b.expr(cw.Expr, sc, ctx)
+		if err != nil {
+			return nil, err
+		}
+		if operand != nil {
+			if cond, err = b.binary("=", operand, cond, cw.Location); err != nil {
+				return nil, err
+			}
+		}
+		if cond, err = boolean(cond, "CASE/WHEN"); err != nil {
+			return nil, err
+		}
+		res, err := b.expr(cw.Result, sc, ctx)
+		if err != nil {
+			return nil, err
+		}
+		out.Whens = append(out.Whens, When{Cond: cond, Result: res})
+		ts = append(ts, res.Type())
+	}
+	if c.Defresult != nil {
+		e, err := b.expr(c.Defresult, sc, ctx)
+		if err != nil {
+			return nil, err
+		}
+		out.Else = e
+		ts = append(ts, e.Type())
+	}
+	t, err := commonType(ts)
+	if err != nil {
+		return nil, err
+	}
+	out.T = t
+	for i := range out.Whens {
+		out.Whens[i].Result = coerce(out.Whens[i].Result, t)
+	}
+	if out.Else != nil {
+		out.Else = coerce(out.Else, t)
+	}
+	return out, nil
+}
+
+// colName is the name PostgreSQL gives an output column without an alias
+// (FigureColname).
+func colName(n *pg.Node) string {
+	switch {
+	case n.GetColumnRef() != nil:
+		f := n.GetColumnRef().Fields
+		if s := f[len(f)-1].GetString_(); s != nil {
+			return s.Sval
+		}
+	case n.GetFuncCall() != nil:
+		f := n.GetFuncCall().Funcname
+		return f[len(f)-1].GetString_().Sval
+	case n.GetTypeCast() != nil:
+		tc := n.GetTypeCast()
+		if name := colName(tc.Arg); name != "?column?" {
+			return name
+		}
+		if t, err := TypeOf(tc.TypeName); err == nil {
+			return typeNames[t.OID]
+		}
+	case n.GetCaseExpr() != nil:
+		return "case"
+	case n.GetCoalesceExpr() != nil:
+		return "coalesce"
+	case n.GetMinMaxExpr() != nil:
+		if n.GetMinMaxExpr().Op == pg.MinMaxOp_IS_LEAST {
+			return "least"
+		}
+		return "greatest"
+	case n.GetAExpr() != nil && n.GetAExpr().Kind == pg.A_Expr_Kind_AEXPR_NULLIF:
+		return "nullif"
+	case n.GetSubLink() != nil:
+		sl := n.GetSubLink()
+		switch sl.SubLinkType {
+		case pg.SubLinkType_EXISTS_SUBLINK:
+			return "exists"
+		case pg.SubLinkType_EXPR_SUBLINK:
+			if s := sl.Subselect.GetSelectStmt(); s != nil && len(s.TargetList) > 0 {
+				rt := s.TargetList[0].GetResTarget()
+				if rt.Name != "" {
+					return rt.Name
+				}
+				return colName(rt.Val)
+			}
+		}
+	}
+	return "?column?"
+}
+
+// colNameOf names a computed GROUP BY column for EXPLAIN.
+func colNameOf(e Scalar) string {
+	if f, ok := e.(*Func); ok {
+		return f.Name
+	}
+	return "?column?"
+}

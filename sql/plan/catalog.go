@@ -1,0 +1,71 @@
+package plan
+
+import "fmt"
+
+// Catalog is what the binder resolves table names against: the followed
+// tables at the statement's version (a snapshot's relations).
+type Catalog interface {
+	// Table finds a table by schema ("" : the search path, public) and
+	// name, as PostgreSQL folds them; nil when there is none.
+	Table(schema, name string) *TableDef
+}
+
+// TableDef is one table as the planner sees it.
+type TableDef struct {
+	Schema, Name string
+	Columns      []ColumnDef
+	Key          []int // primary key columns (indexes into Columns), key order
+	Rows         int64 // estimated row count (0: unknown)
+}
+
+// QualifiedName is schema.name.
+func (t *TableDef) QualifiedName() string { return t.Schema + "." + t.Name }
+
+// ColumnDef is one column of a table.
+type ColumnDef struct {
+	Name    string
+	Type    Type
+	NotNull bool
+}
+
+// ColumnID numbers a column of a query (1-based; 0 is none). Every base
+// column a scan produces and every column an operator computes has its
+// own ID: a table scanned twice gives two sets of IDs.
+type ColumnID int
+
+// ColumnMeta describes one ColumnID.
+type ColumnMeta struct {
+	Name  string // as PostgreSQL names the output column
+	Table string // the FROM item's alias or table name ("" for computed ones)
+	Type  Type
+}
+
+// Metadata holds the columns of one query.
+type Metadata struct {
+	cols []ColumnMeta
+}
+
+// Add numbers a new column.
+func (m *Metadata) Add(c ColumnMeta) ColumnID {
+	m.cols = append(m.cols, c)
+	return ColumnID(len(m.cols))
+}
+
+// Column describes id.
+func (m *Metadata) Column(id ColumnID) ColumnMeta { return m.cols[id-1] }
+
+// Label is how EXPLAIN names id: table.column for a base column, the
+// name for a computed one.
+func (m *Metadata) Label(id ColumnID) string {
+	c := m.Column(id)
+	label := c.Name
+	if c.Table != "" {
+		label = c.Table + "." + c.Name
+	}
+	for i, o := range m.cols {
+		if o.Table == c.Table && o.Name == c.Name && ColumnID(i+1) != id {
+			return fmt.Sprintf("%s#%d", label, id) // two columns of one name (a table read twice)
+		}
+	}
+	return label
+}

@@ -1,0 +1,408 @@
+package plan
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+)
+
+// opName is an operator's name (pg_catalog qualification dropped).
+func opName(name []*pg.Node) string {
+	return name[len(name)-1].GetString_().Sval
+}
+
+// aexpr binds an operator expression.
+func (b *binder) aexpr(a *pg.A_Expr, sc *scope, ctx *exprCtx) (Scalar, error) {
+	side := func(n *pg.Node) (Scalar, error) { return b.expr(n, sc, ctx) }
+	sides := func() (Scalar, Scalar, error) {
+		l, err := side(a.Lexpr)
+		if err != nil {
+			return nil, nil, err
+		}
+		r, err := side(a.Rexpr)
+		return l, r, err
+	}
+	switch a.Kind {
+	case pg.A_Expr_Kind_AEXPR_OP:
+		op := opName(a.Name)
+		if a.Lexpr == nil {
+			r, err := side(a.Rexpr)
+			if err != nil {
+				return nil, err
+			}
+			if op == "-" {
+				if c, ok := r.(*Const); ok && !c.Null && numericRank(c.T.OID) > 0 {
+					return &Const{T: c.T, Text: "-" + c.Text}, nil
+				}
+				if numericRank(r.Type().OID) == 0 && r.Type().OID != Interval {
+					return nil, errorf(CodeUndefinedFunction, "operator does not exist: - %s", r.Type()).at(a.Location)
+				}
+				return &Op{Op: "-", Args: []Scalar{r}, T: r.Type()}, nil
+			}
+			if op == "+" {
+				return r, nil
+			}
+			return nil, unsupported("prefix operator "+op, a.Location)
+		}
+		l, r, err := sides()
+		if err != nil {
+			return nil, err
+		}
+		return b.binary(op, l, r, a.Location)
+	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
+		l, r, err := sides()
+		if err != nil {
+			return nil, err
+		}
+		return b.binary(opName(a.Name), l, r, a.Location)
+	case pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		l, r, err := sides()
+		if err != nil {
+			return nil, err
+		}
+		eq, err := b.binary("=", l, r, a.Location)
+		if err != nil {
+			return nil, err
+		}
+		op := "IS DISTINCT FROM"
+		if a.Kind == pg.A_Expr_Kind_AEXPR_NOT_DISTINCT {
+			op = "IS NOT DISTINCT FROM"
+		}
+		o := eq.(*Op)
+		return &Op{Op: op, Args: o.Args, T: T(Bool)}, nil
+	case pg.A_Expr_Kind_AEXPR_NULLIF:
+		return b.variadic("nullif", []*pg.Node{a.Lexpr, a.Rexpr}, sc, ctx)
+	case pg.A_Expr_Kind_AEXPR_IN:
+		l, err := side(a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		in := &InList{Arg: l, Not: opName(a.Name) == "<>"}
+		ts := []Type{l.Type()}
+		for _, n := range a.Rexpr.GetList().Items {
+			e, err := side(n)
+			if err != nil {
+				return nil, err
+			}
+			in.List = append(in.List, e)
+			ts = append(ts, e.Type())
+		}
+		t, err := commonType(ts)
+		if err != nil {
+			return nil, err.(*Error).at(a.Location)
+		}
+		in.Arg = coerce(in.Arg, t)
+		for i := range in.List {
+			in.List[i] = coerce(in.List[i], t)
+		}
+		return in, nil
+	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
+		// BETWEEN is x >= lo AND x <= hi (PostgreSQL rewrites it so too).
+		x, err := side(a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		bounds := a.Rexpr.GetList().Items
+		lo, err := side(bounds[0])
+		if err != nil {
+			return nil, err
+		}
+		hi, err := side(bounds[1])
+		if err != nil {
+			return nil, err
+		}
+		ops, bool := [2]string{">=", "<="}, "AND"
+		if a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN {
+			ops, bool = [2]string{"<", ">"}, "OR"
+		}
+		l, err := b.binary(ops[0], x, lo, a.Location)
+		if err != nil {
+			return nil, err
+		}
+		h, err := b.binary(ops[1], x, hi, a.Location)
+		if err != nil {
+			return nil, err
+		}
+		return &BoolOp{Op: bool, Args: []Scalar{l, h}}, nil
+	}
+	return nil, unsupported("this operator", a.Location)
+}
+
+var comparisons = map[string]bool{"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true}
+
+// binary types l op r with PostgreSQL's operator resolution for the types
+// the planner knows: an untyped literal takes the other side's type.
+func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
+	if op == "!=" {
+		op = "<>"
+	}
+	lt, rt := l.Type(), r.Type()
+	switch {
+	case lt.OID == Unknown && rt.OID == Unknown:
+		l, r = coerce(l, T(Text)), coerce(r, T(Text))
+	case lt.OID == Unknown:
+		l = coerce(l, b.operandType(op, rt))
+	case rt.OID == Unknown:
+		r = coerce(r, b.operandType(op, lt))
+	}
+	b.noteParam(l)
+	b.noteParam(r)
+	lt, rt = l.Type(), r.Type()
+	bad := func() error {
+		return errorf(CodeUndefinedFunction, "operator does not exist: %s %s %s", lt, op, rt).at(loc)
+	}
+	switch {
+	case comparisons[op]:
+		if !comparable(lt.OID, rt.OID) {
+			return nil, bad()
+		}
+		return &Op{Op: op, Args: []Scalar{l, r}, T: T(Bool)}, nil
+	case op == "~~" || op == "!~~" || op == "~~*" || op == "!~~*":
+		if !isString(lt.OID) || !isString(rt.OID) {
+			return nil, bad()
+		}
+		return &Op{Op: op, Args: []Scalar{l, r}, T: T(Bool)}, nil
+	case op == "||":
+		if !isString(lt.OID) && !isString(rt.OID) {
+			return nil, bad()
+		}
+		return &Op{Op: op, Args: []Scalar{l, r}, T: T(Text)}, nil
+	case op == "+" || op == "-" || op == "*" || op == "/" || op == "%":
+		t := dateArith(op, lt.OID, rt.OID)
+		if t == 0 {
+			t = arithResult(op, lt.OID, rt.OID)
+		}
+		if t == 0 {
+			return nil, bad()
+		}
+		return &Op{Op: op, Args: []Scalar{l, r}, T: T(t)}, nil
+	}
+	return nil, unsupported("operator "+op, loc)
+}
+
+// operandType is the type an untyped literal takes opposite an operand
+// of type t (PostgreSQL picks the operator with both sides of t's type;
+// date ± 'x' reads x as an integer for - and +).
+func (b *binder) operandType(op string, t Type) Type {
+	if op == "||" {
+		return T(Text)
+	}
+	if (t.OID == Date || t.OID == Timestamp || t.OID == Timestamptz) && (op == "+" || op == "-") {
+		return T(Interval)
+	}
+	return T(t.OID)
+}
+
+// noteParam records a parameter's inferred type.
+func (b *binder) noteParam(e Scalar) {
+	if p, ok := e.(*Param); ok && p.T.OID != Unknown && b.params[p.N-1].OID == Unknown {
+		b.params[p.N-1] = p.T
+	}
+}
+
+// comparable says whether PostgreSQL has a comparison between l and r.
+func comparable(l, r OID) bool {
+	dt := func(o OID) bool { return o == Date || o == Timestamp || o == Timestamptz }
+	switch {
+	case l == r:
+		return true
+	case numericRank(l) > 0 && numericRank(r) > 0:
+		return true
+	case isString(l) && isString(r):
+		return true
+	case dt(l) && dt(r):
+		return true
+	}
+	return false
+}
+
+// dateArith is the result of date/time arithmetic (0: not date/time).
+func dateArith(op string, l, r OID) OID {
+	switch {
+	case l == Date && r == Date && op == "-":
+		return Int4
+	case l == Date && (r == Int4 || r == Int2) && (op == "+" || op == "-"):
+		return Date
+	case l == Date && r == Interval && (op == "+" || op == "-"):
+		return Timestamp
+	case (l == Timestamp || l == Timestamptz) && r == Interval && (op == "+" || op == "-"):
+		return l
+	case (l == Timestamp || l == Timestamptz) && l == r && op == "-":
+		return Interval
+	case l == Interval && r == Interval && (op == "+" || op == "-"):
+		return Interval
+	case l == Interval && numericRank(r) > 0 && (op == "*" || op == "/"):
+		return Interval
+	}
+	return 0
+}
+
+// scalarFuncs are the scalar functions the planner types: a fixed result
+// type, or (0) the first argument's.
+var scalarFuncs = map[string]OID{
+	"upper": Text, "lower": Text, "substring": Text, "substr": Text, "trim": Text, "btrim": Text,
+	"length": Int4, "char_length": Int4, "abs": 0, "round": 0, "floor": 0, "ceil": 0,
+	"date_part": Float8, "extract": Numeric, "now": Timestamptz, "concat": Text,
+}
+
+// funcCall binds a function call: an aggregate (where allowed) or a
+// known scalar function.
+func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, error) {
+	name := strings.ToLower(opName(f.Funcname))
+	if f.Over != nil {
+		return nil, unsupported("window functions", f.Location)
+	}
+	if aggFuncs[name] {
+		return b.aggCall(name, f, sc, ctx)
+	}
+	if f.AggStar || f.AggDistinct || f.AggFilter != nil || len(f.AggOrder) > 0 {
+		return nil, errorf(CodeWrongObjectType, "%s is not an aggregate function", name).at(f.Location)
+	}
+	res, ok := scalarFuncs[name]
+	if !ok {
+		return nil, errorf(CodeFeatureNotSupported, "function %s is not supported yet", name).at(f.Location)
+	}
+	out := &Func{Name: name}
+	for i, a := range f.Args {
+		e, err := b.expr(a, sc, ctx)
+		if err != nil {
+			return nil, err
+		}
+		if name == "extract" && i == 0 {
+			e = coerce(e, T(Text))
+		}
+		out.Args = append(out.Args, e)
+	}
+	out.T = T(res)
+	if res == 0 {
+		if len(out.Args) == 0 {
+			return nil, errorf(CodeUndefinedFunction, "function %s() does not exist", name).at(f.Location)
+		}
+		out.T = T(out.Args[0].Type().OID)
+	}
+	return out, nil
+}
+
+// aggCall binds an aggregate call: its arguments are bound at this level,
+// it becomes an AggExpr of the level, and the expression reads its
+// column.
+func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, error) {
+	if ctx.aggs == nil {
+		return nil, errorf(CodeGrouping, "aggregate functions are not allowed in %s", ctx.clause).at(f.Location)
+	}
+	if ctx.inAgg {
+		return nil, errorf(CodeGrouping, "aggregate function calls cannot be nested").at(f.Location)
+	}
+	if len(f.AggOrder) > 0 {
+		return nil, unsupported("ORDER BY inside an aggregate", f.Location)
+	}
+	inner := &exprCtx{clause: ctx.clause, aggs: ctx.aggs, inAgg: true}
+	ae := AggExpr{Name: name, Distinct: f.AggDistinct}
+	arg := T(Unknown)
+	for _, a := range f.Args {
+		e, err := b.expr(a, sc, inner)
+		if err != nil {
+			return nil, err
+		}
+		ae.Args = append(ae.Args, e)
+		arg = e.Type()
+	}
+	if f.AggStar {
+		if name != "count" {
+			return nil, errorf(CodeSyntax, "%s(*) specified, but %s is not an aggregate function taking no arguments", name, name).at(f.Location)
+		}
+	} else if len(ae.Args) != 1 {
+		return nil, errorf(CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(ae.Args)).at(f.Location)
+	}
+	if len(ae.Args) == 1 && arg.OID == Unknown {
+		ae.Args[0] = coerce(ae.Args[0], T(Text))
+		arg = T(Text)
+	}
+	if f.AggFilter != nil {
+		e, err := b.expr(f.AggFilter, sc, inner)
+		if err != nil {
+			return nil, err
+		}
+		if ae.Filter, err = boolean(e, "FILTER"); err != nil {
+			return nil, err
+		}
+	}
+	t, err := aggResult(name, arg.OID)
+	if err != nil {
+		return nil, err.(*Error).at(f.Location)
+	}
+	ae.T = T(t)
+	if name == "min" || name == "max" {
+		ae.T = arg
+	}
+	var sb strings.Builder
+	sb.WriteString(name + "(")
+	if f.AggStar {
+		sb.WriteByte('*')
+	}
+	if ae.Distinct {
+		sb.WriteString("DISTINCT ")
+	}
+	formatList(&sb, b.md, ae.Args)
+	sb.WriteByte(')')
+	if ae.Filter != nil {
+		sb.WriteString(" FILTER (WHERE " + FormatScalar(ae.Filter, b.md) + ")")
+	}
+	for _, o := range ctx.aggs.list {
+		if b.md.Column(o.Col).Name == sb.String() {
+			return &ColRef{ID: o.Col, T: o.T}, nil // the same call: computed once
+		}
+	}
+	ae.Col = b.md.Add(ColumnMeta{Name: sb.String(), Type: ae.T})
+	ctx.aggs.list = append(ctx.aggs.list, ae)
+	return &ColRef{ID: ae.Col, T: ae.T}, nil
+}
+
+// subLink binds a subquery in an expression at a new query level whose
+// unresolved names are looked up in sc (correlation).
+func (b *binder) subLink(sl *pg.SubLink, sc *scope, ctx *exprCtx) (Scalar, error) {
+	child := &scope{parent: sc}
+	rel, cols, _, err := b.bindSelect(sl.Subselect.GetSelectStmt(), child)
+	if err != nil {
+		return nil, err
+	}
+	// child.outer: the columns of sc's level and above it reads (the
+	// lookup noted those above sc's level in sc.outer too).
+	sq := &Subquery{Plan: rel, Outer: child.outer.Sorted()}
+	switch sl.SubLinkType {
+	case pg.SubLinkType_EXISTS_SUBLINK:
+		sq.Kind, sq.T = SubExists, T(Bool)
+		return sq, nil
+	case pg.SubLinkType_EXPR_SUBLINK:
+		if len(cols) != 1 {
+			return nil, errorf(CodeSyntax, "subquery must return only one column").at(sl.Location)
+		}
+		sq.Kind, sq.T = SubScalar, b.md.Column(cols[0]).Type
+		return sq, nil
+	case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
+		if len(cols) != 1 {
+			return nil, unsupported("a row comparison with a subquery", sl.Location)
+		}
+		left, err := b.expr(sl.Testexpr, sc, ctx)
+		if err != nil {
+			return nil, err
+		}
+		op := "="
+		if len(sl.OperName) > 0 {
+			op = opName(sl.OperName)
+		}
+		cmp, err := b.binary(op, left, &ColRef{ID: cols[0], T: b.md.Column(cols[0]).Type}, sl.Location)
+		if err != nil {
+			return nil, err
+		}
+		o := cmp.(*Op)
+		sq.Left, sq.Op, sq.T = o.Args[0], op, T(Bool)
+		sq.Col, _ = o.Args[1].(*ColRef)
+		sq.Kind = SubAny
+		if sl.SubLinkType == pg.SubLinkType_ALL_SUBLINK {
+			sq.Kind = SubAll
+		}
+		return sq, nil
+	}
+	return nil, unsupported("this kind of subquery", sl.Location)
+}

@@ -1,0 +1,231 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+)
+
+// OID is a PostgreSQL type OID (pg_type.oid).
+type OID = uint32
+
+// The type OIDs the planner names (pg_type.oid; the same constants as
+// types/).
+const (
+	Unknown     OID = 705
+	Bool        OID = 16
+	Bytea       OID = 17
+	Char        OID = 18
+	Name        OID = 19
+	Int8        OID = 20
+	Int2        OID = 21
+	Int4        OID = 23
+	Text        OID = 25
+	Oid         OID = 26
+	Float4      OID = 700
+	Float8      OID = 701
+	Bpchar      OID = 1042
+	Varchar     OID = 1043
+	Date        OID = 1082
+	Time        OID = 1083
+	Timestamp   OID = 1114
+	Timestamptz OID = 1184
+	Interval    OID = 1186
+	Numeric     OID = 1700
+	UUID        OID = 2950
+	JSONB       OID = 3802
+	Record      OID = 2249
+)
+
+// Type is a column or expression type: an OID and its typmod (-1: none).
+type Type struct {
+	OID OID
+	Mod int32
+}
+
+// T is the type oid without a typmod.
+func T(oid OID) Type { return Type{OID: oid, Mod: -1} }
+
+var typeNames = map[OID]string{
+	Unknown: "unknown", Bool: "bool", Bytea: "bytea", Char: "char", Name: "name",
+	Int8: "int8", Int2: "int2", Int4: "int4", Text: "text", Oid: "oid",
+	Float4: "float4", Float8: "float8", Bpchar: "bpchar", Varchar: "varchar",
+	Date: "date", Time: "time", Timestamp: "timestamp", Timestamptz: "timestamptz",
+	Interval: "interval", Numeric: "numeric", UUID: "uuid", JSONB: "jsonb", Record: "record",
+}
+
+// String is the type's pg_type.typname with its modifier, as EXPLAIN
+// prints it.
+func (t Type) String() string {
+	n, ok := typeNames[t.OID]
+	if !ok {
+		n = fmt.Sprintf("oid%d", t.OID)
+	}
+	if t.Mod < 0 {
+		return n
+	}
+	switch t.OID {
+	case Numeric:
+		m := t.Mod - 4
+		return fmt.Sprintf("%s(%d,%d)", n, m>>16, m&0xffff)
+	case Varchar, Bpchar:
+		return fmt.Sprintf("%s(%d)", n, t.Mod-4)
+	}
+	return fmt.Sprintf("%s(%d)", n, t.Mod)
+}
+
+// typeAliases maps the names SQL writes a type with to its OID.
+var typeAliases = map[string]OID{
+	"int": Int4, "integer": Int4, "int4": Int4, "smallint": Int2, "int2": Int2,
+	"bigint": Int8, "int8": Int8, "real": Float4, "float4": Float4,
+	"double precision": Float8, "float8": Float8, "float": Float8,
+	"numeric": Numeric, "decimal": Numeric, "text": Text, "varchar": Varchar,
+	"character varying": Varchar, "char": Bpchar, "character": Bpchar, "bpchar": Bpchar,
+	"bool": Bool, "boolean": Bool, "date": Date, "time": Time,
+	"timestamp": Timestamp, "timestamptz": Timestamptz, "interval": Interval,
+	"bytea": Bytea, "name": Name, "uuid": UUID, "jsonb": JSONB, "oid": Oid,
+}
+
+// parseType resolves a type name (pg_catalog qualification dropped) and
+// its modifiers (numeric(p,s), varchar(n)).
+func parseType(name string, mods []int32) (Type, error) {
+	oid, ok := typeAliases[strings.ToLower(name)]
+	if !ok {
+		return Type{}, errorf(CodeFeatureNotSupported, "type %s is not supported", name)
+	}
+	t := T(oid)
+	switch {
+	case oid == Numeric && len(mods) == 1:
+		t.Mod = mods[0]<<16 + 4
+	case oid == Numeric && len(mods) == 2:
+		t.Mod = mods[0]<<16 | mods[1] + 4
+	case (oid == Varchar || oid == Bpchar) && len(mods) == 1:
+		t.Mod = mods[0] + 4
+	case oid == Bpchar:
+		t.Mod = 5 // char is char(1)
+	}
+	return t, nil
+}
+
+// numericRank orders the numeric types by PostgreSQL's implicit casts
+// (0: not numeric).
+func numericRank(o OID) int {
+	switch o {
+	case Int2:
+		return 1
+	case Int4:
+		return 2
+	case Int8:
+		return 3
+	case Numeric:
+		return 4
+	case Float4:
+		return 5
+	case Float8:
+		return 6
+	}
+	return 0
+}
+
+// arithResult is the type PostgreSQL's + - * / % give for operands of
+// numeric types l and r (0: no such operator); types.ArithResult.
+func arithResult(op string, l, r OID) OID {
+	rl, rr := numericRank(l), numericRank(r)
+	if rl == 0 || rr == 0 {
+		return 0
+	}
+	var res OID
+	switch {
+	case l == Float4 && r == Float4:
+		res = Float4
+	case rl >= 5 || rr >= 5:
+		res = Float8
+	case rl == 4 || rr == 4:
+		res = Numeric
+	case rl >= rr:
+		res = l
+	default:
+		res = r
+	}
+	if op == "%" && (res == Float4 || res == Float8) {
+		return 0
+	}
+	return res
+}
+
+// aggResult is the result type of aggregate fn over an argument of type
+// arg (types.AggResult).
+func aggResult(fn string, arg OID) (OID, error) {
+	switch fn {
+	case "count":
+		return Int8, nil
+	case "sum":
+		switch arg {
+		case Int2, Int4:
+			return Int8, nil
+		case Int8, Numeric:
+			return Numeric, nil
+		case Float4, Float8, Interval:
+			return arg, nil
+		}
+	case "avg":
+		switch arg {
+		case Int2, Int4, Int8, Numeric:
+			return Numeric, nil
+		case Float4, Float8:
+			return Float8, nil
+		case Interval:
+			return Interval, nil
+		}
+	case "min", "max":
+		if arg != Unknown && arg != Bool && arg != JSONB {
+			return arg, nil
+		}
+	case "bool_and", "bool_or", "every":
+		if arg == Bool {
+			return Bool, nil
+		}
+	}
+	return 0, errorf(CodeUndefinedFunction, "function %s(%s) does not exist", fn, T(arg))
+}
+
+// isString says whether o is in the string category.
+func isString(o OID) bool {
+	return o == Text || o == Varchar || o == Bpchar || o == Name || o == Unknown
+}
+
+// commonType is the type PostgreSQL's select_common_type picks for the
+// branches of a UNION, CASE or COALESCE (simplified: unknown gives way,
+// numerics widen, strings become text; anything else must be equal).
+func commonType(ts []Type) (Type, error) {
+	var out Type
+	for i, t := range ts {
+		switch {
+		case i == 0 || out.OID == Unknown:
+			out = t
+		case t.OID == Unknown || t.OID == out.OID:
+			if t.Mod != out.Mod && t.OID == out.OID {
+				out.Mod = -1
+			}
+		case numericRank(t.OID) > 0 && numericRank(out.OID) > 0:
+			if numericRank(t.OID) > numericRank(out.OID) {
+				out = T(t.OID)
+			} else {
+				out.Mod = -1
+			}
+		case isString(t.OID) && isString(out.OID):
+			out = T(Text)
+		case (t.OID == Timestamp || t.OID == Timestamptz || t.OID == Date) && (out.OID == Timestamp || out.OID == Timestamptz || out.OID == Date):
+			if t.OID == Timestamptz || out.OID == Timestamptz {
+				out = T(Timestamptz)
+			} else {
+				out = T(Timestamp)
+			}
+		default:
+			return Type{}, errorf(CodeDatatypeMismatch, "types %s and %s cannot be matched", out, t)
+		}
+	}
+	if out.OID == Unknown {
+		out = T(Text)
+	}
+	return out, nil
+}
