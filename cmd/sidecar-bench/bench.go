@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -15,7 +16,7 @@ import (
 )
 
 // benchSubjects are the reports `sidecar-bench` can reproduce so far.
-var benchSubjects = []string{"prolly", "replication", "verify", "reads"}
+var benchSubjects = []string{"prolly", "replication", "verify", "reads", "tpch"}
 
 // newBenchCmd is `sidecar-bench <subject>`: reproduce a benchmark report of
 // bench/results/ on this machine.
@@ -43,6 +44,7 @@ cell that failed its check.`,
 	cmd.AddCommand(newBenchReplicationCmd(g))
 	cmd.AddCommand(newBenchVerifyCmd(g))
 	cmd.AddCommand(newBenchReadsCmd(g))
+	cmd.AddCommand(newBenchTPCHCmd(g))
 	return cmd
 }
 
@@ -293,20 +295,8 @@ bench/results/reads-<date>.md.`,
 			if err != nil {
 				return usageError(fmt.Errorf("bench reads: %w", err), "")
 			}
-			f, err := os.Create(out)
-			if err != nil {
-				return usageError(err, "")
-			}
 			command := fmt.Sprintf("sidecar-bench reads --rows %d --read-rows %d --reps %d --gets %d --ranges %d", rows, readRows, reps, gets, ranges)
-			if err := bench.WriteReadsMarkdown(f, rep, command); err != nil {
-				f.Close()
-				return usageError(err, "")
-			}
-			if err := f.Close(); err != nil {
-				return usageError(err, "")
-			}
-			fmt.Fprintf(g.stdout, "wrote %s\n", out)
-			return nil
+			return writeReport(g, out, func(w io.Writer) error { return bench.WriteReadsMarkdown(w, rep, command) })
 		},
 	}
 	fl := cmd.Flags()
@@ -334,4 +324,67 @@ func startCPUProfile(path string) (stop func(), err error) {
 		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// newBenchTPCHCmd is `sidecar-bench tpch`: TPC-H's 22 queries on
+// PostgreSQL and on the SQL port of a sidecar following it.
+func newBenchTPCHCmd(g *globals) *cobra.Command {
+	var (
+		sf       float64
+		reps     int
+		timeout  time.Duration
+		seed     uint64
+		dir, out string
+	)
+	cmd := &cobra.Command{
+		Use:   "tpch",
+		Short: "TPC-H's 22 queries on PostgreSQL and on the sidecar's SQL port, answers compared (issue 22 item 7)",
+		Long: `tpch generates the eight TPC-H tables at --sf (bench/tpch; fractional scale
+factors allowed), loads them into a throwaway PostgreSQL, follows them with a
+sidecar run in process, then runs the 22 queries with their default parameters
+--reps times on each side, alternating which side runs first, and compares
+each answer with PostgreSQL's. It writes bench/results/tpch-<date>.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if sf <= 0 || reps < 1 || timeout <= 0 {
+				return usageError(fmt.Errorf("bench tpch: --sf, --reps and --timeout must be positive"), "sidecar-bench tpch --sf 0.05")
+			}
+			rep, err := bench.RunTPCH(cmd.Context(), bench.TPCHOptions{SF: sf, Reps: reps, Timeout: timeout, Seed: seed, Dir: dir,
+				Logf: func(f string, a ...any) { fmt.Fprintf(g.stderr, f+"\n", a...) }})
+			if err != nil {
+				return usageError(fmt.Errorf("bench tpch: %w", err), "")
+			}
+			if out == "" {
+				out = filepath.Join("bench", "results", bench.TPCHResultName(rep.Started))
+			}
+			command := fmt.Sprintf("sidecar-bench tpch --sf %g --reps %d --timeout %s", sf, reps, timeout)
+			return writeReport(g, out, func(w io.Writer) error { return bench.WriteTPCHMarkdown(w, rep, command) })
+		},
+	}
+	f := cmd.Flags()
+	f.Float64Var(&sf, "sf", 0.05, "TPC-H scale factor (1 = 6M lineitem rows)")
+	f.IntVar(&reps, "reps", 3, "runs of each query per side")
+	f.DurationVar(&timeout, "timeout", 60*time.Second, "statement timeout per query and side")
+	f.Uint64Var(&seed, "seed", 1, "data generator seed")
+	f.StringVar(&dir, "dir", "", "scratch directory (default: the system's temporary directory)")
+	f.StringVar(&out, "out", "", "report file (default bench/results/tpch-<date>.md)")
+	return cmd
+}
+
+// writeReport creates the report file out, writes it with write and says
+// so on stdout.
+func writeReport(g *globals, out string, write func(io.Writer) error) error {
+	f, err := os.Create(out)
+	if err != nil {
+		return usageError(err, "")
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return usageError(err, "")
+	}
+	if err := f.Close(); err != nil {
+		return usageError(err, "")
+	}
+	fmt.Fprintf(g.stdout, "wrote %s\n", out)
+	return nil
 }

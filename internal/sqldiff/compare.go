@@ -205,3 +205,31 @@ func multisetMinus(a, b []string) []string {
 	}
 	return out
 }
+
+// NewStatement parses and classifies one statement (line 0).
+func NewStatement(sql string) Statement {
+	st := Statement{SQL: sql}
+	classify(&st)
+	return st
+}
+
+// Compare runs st on PostgreSQL's session and the sidecar's (the
+// sidecar's first when sidecarFirst, so that a benchmark can alternate
+// which one runs on a warm cache) and classifies the sidecar's answer;
+// it returns each side's wall time.
+func Compare(ctx context.Context, pgs, scs *Session, st Statement, timeout time.Duration, sidecarFirst bool) (o Outcome, pgTook, scTook time.Duration) {
+	var want, got answer
+	timed := func(s *Session, a *answer, d *time.Duration) {
+		start := time.Now()
+		*a = s.Run(ctx, st.SQL, 0, timeout)
+		*d = time.Since(start)
+	}
+	if sidecarFirst {
+		timed(scs, &got, &scTook)
+		timed(pgs, &want, &pgTook)
+	} else {
+		timed(pgs, &want, &pgTook)
+		timed(scs, &got, &scTook)
+	}
+	return classifyAnswers(st, want, got), pgTook, scTook
+}

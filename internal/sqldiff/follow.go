@@ -76,8 +76,11 @@ func Follow(ctx context.Context, o FollowOptions) (*Sidecar, error) {
 		quoted[i] = fmt.Sprintf("%q", t)
 	}
 	file := filepath.Join(dir, "sidecar.yaml")
-	body := fmt.Sprintf("postgres:\n  url: %q\ntables: [%s]\ndata_dir: %q\nlisten: 127.0.0.1:0\nsql:\n  listen: %q\n  max_connections: 20\n  statement_timeout: %s\n",
-		o.PGURL, strings.Join(quoted, ", "), filepath.Join(dir, "data"), sqlAddr, o.StatementTimeout)
+	// A slot and publication of its own: a daemon that failed leaves its
+	// slot behind, and the next attempt must not take it for its own.
+	name := "sqldiff_" + strings.ReplaceAll(strings.TrimPrefix(filepath.Base(dir), "sidecar-follow-"), "-", "_")
+	body := fmt.Sprintf("postgres:\n  url: %q\ntables: [%s]\ndata_dir: %q\nslot: %s\npublication: %s\nlisten: 127.0.0.1:0\nsql:\n  listen: %q\n  max_connections: 20\n  statement_timeout: %s\n",
+		o.PGURL, strings.Join(quoted, ", "), filepath.Join(dir, "data"), name, name, sqlAddr, o.StatementTimeout)
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		return nil, fmt.Errorf("write config: %w", err)
 	}

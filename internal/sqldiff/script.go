@@ -185,8 +185,9 @@ func runSetup(ctx context.Context, url, script string, errs func(int), stmts ...
 	return nil
 }
 
-// userTables lists the ordinary tables outside the system schemas,
-// schema-qualified.
+// userTables lists the ordinary and partitioned tables outside the system
+// schemas, schema-qualified; partitions are left out (a publication takes
+// the partitioned parent, not its partitions).
 func userTables(ctx context.Context, url string) ([]string, error) {
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
@@ -194,7 +195,7 @@ func userTables(ctx context.Context, url string) ([]string, error) {
 	}
 	defer conn.Close(context.Background())
 	rows, err := conn.Query(ctx, `SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-		WHERE c.relkind = 'r' AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_%'
+		WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_%'
 		AND c.relname <> $1 ORDER BY 1, 2`, markerTable)
 	if err != nil {
 		return nil, fmt.Errorf("list tables: %w", err)

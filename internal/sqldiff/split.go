@@ -7,7 +7,6 @@
 package sqldiff
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 
@@ -71,7 +70,7 @@ func Split(script string) ([]Statement, error) {
 	clean := strings.Join(lines, "\n")
 	parts, err := pg_query.SplitWithScanner(clean, false)
 	if err != nil {
-		return nil, fmt.Errorf("split script: %w", err)
+		parts = splitByChunks(clean)
 	}
 	var out []Statement
 	off := 0
@@ -82,11 +81,11 @@ func Split(script string) ([]Statement, error) {
 			pos = off + start
 			off = pos + len(p)
 		}
-		sql := strings.TrimSpace(p)
-		if sql == "" || onlyComments(sql) {
+		lead := leadingComments(p)
+		sql := strings.TrimSpace(p[lead:])
+		if sql == "" {
 			continue
 		}
-		lead := len(p) - len(strings.TrimLeft(p, " \t\r\n"))
 		st := Statement{SQL: sql, Line: 1 + strings.Count(clean[:pos+lead], "\n")}
 		classify(&st)
 		out = append(out, st)
@@ -94,15 +93,24 @@ func Split(script string) ([]Statement, error) {
 	return out, nil
 }
 
-// onlyComments reports whether s holds nothing but SQL comments.
-func onlyComments(s string) bool {
-	for _, l := range strings.Split(s, "\n") {
-		t := strings.TrimSpace(l)
-		if t != "" && !strings.HasPrefix(t, "--") {
-			return false
+// leadingComments is the length of p's leading blank space and whole-line
+// "--" comments.
+func leadingComments(p string) int {
+	i := 0
+	for i < len(p) {
+		rest := p[i:]
+		t := strings.TrimLeft(rest, " \t\r\n")
+		i += len(rest) - len(t)
+		if !strings.HasPrefix(t, "--") {
+			return i
 		}
+		nl := strings.IndexByte(t, '\n')
+		if nl < 0 {
+			return len(p)
+		}
+		i += nl + 1
 	}
-	return true
+	return i
 }
 
 // classify sets Kind, Ordered and Volatile from the parse tree. A
@@ -187,5 +195,35 @@ func persistent(sql string, tree *pg_query.ParseResult) string {
 	if err != nil {
 		return sql
 	}
+	return out
+}
+
+// splitByChunks is the fallback when the scanner rejects the whole script
+// (strings.sql tests invalid Unicode escapes on purpose): the script is
+// cut after every line ending in a semicolon, each chunk split by the
+// scanner on its own, and a chunk the scanner rejects kept whole (it is a
+// setup statement PostgreSQL will reject too).
+func splitByChunks(script string) []string {
+	var out []string
+	var chunk strings.Builder
+	flush := func() {
+		c := chunk.String()
+		chunk.Reset()
+		if strings.TrimSpace(c) == "" {
+			return
+		}
+		if parts, err := pg_query.SplitWithScanner(c, false); err == nil {
+			out = append(out, parts...)
+			return
+		}
+		out = append(out, strings.TrimSuffix(strings.TrimRight(c, " \t\n"), ";"))
+	}
+	for _, l := range strings.SplitAfter(script, "\n") {
+		chunk.WriteString(l)
+		if strings.HasSuffix(strings.TrimSpace(l), ";") {
+			flush()
+		}
+	}
+	flush()
 	return out
 }
