@@ -260,6 +260,14 @@ func (s *Session) Run(ctx context.Context, sql string, format int16, timeout tim
 	return run(ctx, s.conn, sql, format, timeout+5*time.Second)
 }
 
+// Time runs sql in text format and returns its wall time (the answer is
+// not kept; a benchmark's side that is not compared).
+func (s *Session) Time(ctx context.Context, sql string, timeout time.Duration) time.Duration {
+	start := time.Now()
+	s.Run(ctx, sql, 0, timeout)
+	return time.Since(start)
+}
+
 // Close ends the connection.
 func (s *Session) Close() {
 	if s.conn != nil {
@@ -295,7 +303,7 @@ func identifyRows(ctx context.Context, url string) error {
 DECLARE r record;
 BEGIN
 	FOR r IN SELECT c.oid::regclass AS t FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-		WHERE c.relkind = 'r' AND c.relreplident = 'd' AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+		WHERE c.relkind IN ('r', 'p') AND c.relreplident = 'd' AND n.nspname NOT IN ('pg_catalog', 'information_schema')
 		AND n.nspname NOT LIKE 'pg\_%' AND NOT EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisprimary)
 	LOOP
 		EXECUTE format('ALTER TABLE %s REPLICA IDENTITY FULL', r.t);
@@ -319,7 +327,8 @@ func followSome(ctx context.Context, o FollowOptions) (*Sidecar, []string, error
 		bad := ""
 		for _, t := range o.Tables {
 			plain := strings.ReplaceAll(t, `"`, "")
-			if strings.Contains(msg, " "+plain+":") || strings.Contains(msg, " "+plain+" ") || strings.Contains(msg, " "+t+":") {
+			if strings.Contains(msg, " "+plain+":") || strings.Contains(msg, " "+plain+" ") || strings.Contains(msg, " "+t+":") ||
+				strings.Contains(msg, "["+plain+"]") {
 				bad = t
 				break
 			}
@@ -331,4 +340,10 @@ func followSome(ctx context.Context, o FollowOptions) (*Sidecar, []string, error
 		o.Tables = slices.DeleteFunc(slices.Clone(o.Tables), func(t string) bool { return t == bad })
 	}
 	return nil, dropped, fmt.Errorf("the daemon failed on 10 tables in a row: %s", strings.Join(dropped, "; "))
+}
+
+// Load runs a setup script on url, every statement of it, stopping at the
+// first error.
+func Load(ctx context.Context, url, script string) error {
+	return runSetup(ctx, url, script, nil)
 }
