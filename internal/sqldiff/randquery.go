@@ -63,8 +63,8 @@ type RandQuery struct {
 	Having   string
 	Desc     bool
 	Nulls    string // "", " NULLS FIRST", " NULLS LAST" on the first key
-	Limit    int // -1: none
-	Offset   int // -1: none
+	Limit    int    // -1: none
+	Offset   int    // -1: none
 }
 
 // SQL prints the query; it orders by every output column.
