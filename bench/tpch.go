@@ -25,8 +25,11 @@ type TPCHOptions struct {
 	Reps    int
 	Timeout time.Duration // per query and side
 	Seed    uint64
-	Dir     string
-	Logf    func(string, ...any)
+	// FoldDates runs the queries with their date arithmetic folded into
+	// literals (tpch.FoldDates).
+	FoldDates bool
+	Dir       string
+	Logf      func(string, ...any)
 }
 
 // TPCHQuery is one query's cell.
@@ -45,6 +48,7 @@ type TPCHReport struct {
 	Took      time.Duration
 	SF        float64
 	Reps      int
+	FoldDates bool
 	PGVersion string
 	Rows      map[string]int64
 	Load      time.Duration // generate + COPY + ANALYZE into PostgreSQL
@@ -57,7 +61,7 @@ func RunTPCH(ctx context.Context, o TPCHOptions) (*TPCHReport, error) {
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	}
-	rep := &TPCHReport{Env: CollectEnv(ctx), Started: time.Now().UTC(), SF: o.SF, Reps: o.Reps, Rows: map[string]int64{}}
+	rep := &TPCHReport{Env: CollectEnv(ctx), Started: time.Now().UTC(), SF: o.SF, Reps: o.Reps, FoldDates: o.FoldDates, Rows: map[string]int64{}}
 	scratch, pg, url, cleanup, err := startScratch(ctx, o.Dir, "sidecar-bench-tpch-", "tpch", o.Logf)
 	if err != nil {
 		return nil, err
@@ -87,6 +91,9 @@ func RunTPCH(ctx context.Context, o TPCHOptions) (*TPCHReport, error) {
 	defer pgs.Close()
 	defer scs.Close()
 	for i, q := range tpch.Queries {
+		if o.FoldDates {
+			q = tpch.FoldDates(q)
+		}
 		cell := &TPCHQuery{N: i + 1}
 		rep.Queries = append(rep.Queries, cell)
 		st := sqldiff.NewStatement(q)
@@ -154,6 +161,11 @@ func WriteTPCHMarkdown(w io.Writer, rep *TPCHReport, command string) error {
 		p(" %s %d,", t, rep.Rows[t])
 	}
 	p(" loaded (generate, COPY, ANALYZE) in %s; the sidecar's copy until it served took %s. Standard primary keys only, no secondary indexes.\n\n", fmtDur(rep.Load), fmtDur(rep.Follow))
+	if rep.FoldDates {
+		p("The queries' date arithmetic (`date '…' ± interval '…'`) is folded into date literals (`--fold-dates`).\n\n")
+	} else {
+		p("The query texts are the specification's, date arithmetic included.\n\n")
+	}
 	p("Each query %d times per side, alternating which side runs first; median (min–max). Answer: the sidecar's rows compared with PostgreSQL's in text format (in order under ORDER BY). Ratio = sidecar / PostgreSQL. DuckDB (the anchor) is not in this run: `bench/duckdb` loads one table per process so far.\n\n", rep.Reps)
 	p("| query | PostgreSQL | sidecar | ratio | answer |\n|---|---:|---:|---:|---|\n")
 	answered, equal := 0, 0

@@ -59,3 +59,22 @@ func TestWriteDeterministicAndConsistent(t *testing.T) {
 		t.Errorf("%d queries, want 22", len(Queries))
 	}
 }
+
+// TestFoldDates checks the date arithmetic folded into literals.
+func TestFoldDates(t *testing.T) {
+	for in, want := range map[string]string{
+		"x <= date '1998-12-01' - interval '90' day":        "x <= date '1998-09-02'",
+		"x < date '1993-07-01' + interval '3' month":        "x < date '1993-10-01'",
+		"x < date '1994-01-01' + interval '1' year":         "x < date '1995-01-01'",
+		"x between date '1995-01-01' and date '1996-12-31'": "x between date '1995-01-01' and date '1996-12-31'",
+	} {
+		if got := FoldDates(in); got != want {
+			t.Errorf("FoldDates(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for i, q := range Queries {
+		if f := FoldDates(q); strings.Contains(f, "interval") {
+			t.Errorf("Q%d keeps an interval after folding: %s", i+1, f)
+		}
+	}
+}

@@ -330,11 +330,12 @@ func startCPUProfile(path string) (stop func(), err error) {
 // PostgreSQL and on the SQL port of a sidecar following it.
 func newBenchTPCHCmd(g *globals) *cobra.Command {
 	var (
-		sf       float64
-		reps     int
-		timeout  time.Duration
-		seed     uint64
-		dir, out string
+		sf        float64
+		foldDates bool
+		reps      int
+		timeout   time.Duration
+		seed      uint64
+		dir, out  string
 	)
 	cmd := &cobra.Command{
 		Use:   "tpch",
@@ -349,7 +350,7 @@ each answer with PostgreSQL's. It writes bench/results/tpch-<date>.md.`,
 			if sf <= 0 || reps < 1 || timeout <= 0 {
 				return usageError(fmt.Errorf("bench tpch: --sf, --reps and --timeout must be positive"), "sidecar-bench tpch --sf 0.05")
 			}
-			rep, err := bench.RunTPCH(cmd.Context(), bench.TPCHOptions{SF: sf, Reps: reps, Timeout: timeout, Seed: seed, Dir: dir,
+			rep, err := bench.RunTPCH(cmd.Context(), bench.TPCHOptions{SF: sf, Reps: reps, Timeout: timeout, Seed: seed, Dir: dir, FoldDates: foldDates,
 				Logf: func(f string, a ...any) { fmt.Fprintf(g.stderr, f+"\n", a...) }})
 			if err != nil {
 				return usageError(fmt.Errorf("bench tpch: %w", err), "")
@@ -358,6 +359,9 @@ each answer with PostgreSQL's. It writes bench/results/tpch-<date>.md.`,
 				out = filepath.Join("bench", "results", bench.TPCHResultName(rep.Started))
 			}
 			command := fmt.Sprintf("sidecar-bench tpch --sf %g --reps %d --timeout %s", sf, reps, timeout)
+			if foldDates {
+				command += " --fold-dates"
+			}
 			return writeReport(g, out, func(w io.Writer) error { return bench.WriteTPCHMarkdown(w, rep, command) })
 		},
 	}
@@ -366,6 +370,7 @@ each answer with PostgreSQL's. It writes bench/results/tpch-<date>.md.`,
 	f.IntVar(&reps, "reps", 3, "runs of each query per side")
 	f.DurationVar(&timeout, "timeout", 60*time.Second, "statement timeout per query and side")
 	f.Uint64Var(&seed, "seed", 1, "data generator seed")
+	f.BoolVar(&foldDates, "fold-dates", false, "fold the queries' date ± interval arithmetic into date literals")
 	f.StringVar(&dir, "dir", "", "scratch directory (default: the system's temporary directory)")
 	f.StringVar(&out, "out", "", "report file (default bench/results/tpch-<date>.md)")
 	return cmd

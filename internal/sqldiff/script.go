@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -327,8 +328,8 @@ func followSome(ctx context.Context, o FollowOptions) (*Sidecar, []string, error
 		bad := ""
 		for _, t := range o.Tables {
 			plain := strings.ReplaceAll(t, `"`, "")
-			if strings.Contains(msg, " "+plain+":") || strings.Contains(msg, " "+plain+" ") || strings.Contains(msg, " "+t+":") ||
-				strings.Contains(msg, "["+plain+"]") {
+			named := regexp.MustCompile(`(^|[\s\[])` + regexp.QuoteMeta(plain) + `([\s\]:]|$)`)
+			if named.MatchString(msg) {
 				bad = t
 				break
 			}
