@@ -13,7 +13,8 @@ import (
 // EXISTS / scalar subqueries. Every query orders by all its output
 // columns, so its answer is fully determined and compares in order.
 
-// RandomSetup creates and fills the generator's tables.
+// RandomSetup creates and fills the generator's tables: rq, rq3 (rq's
+// rows in a keyless table) and rq2.
 const RandomSetup = `CREATE TABLE rq (id int PRIMARY KEY, a int, b int, t text, f float8, n numeric(10,2), d date, flag bool);
 INSERT INTO rq SELECT g,
 	CASE WHEN g % 5 = 0 THEN NULL ELSE g % 17 - 8 END,
@@ -29,10 +30,12 @@ INSERT INTO rq2 SELECT g, (g * 7) % 300 + 1,
 	CASE WHEN g % 6 = 0 THEN NULL ELSE g % 13 - 6 END,
 	CASE WHEN g % 5 = 0 THEN NULL ELSE chr(97 + g % 4) || (g % 7) END
 FROM generate_series(1, 120) g;
-ANALYZE rq; ANALYZE rq2;`
+CREATE TABLE rq3 AS SELECT * FROM rq;
+ALTER TABLE rq3 REPLICA IDENTITY FULL;
+ANALYZE rq; ANALYZE rq2; ANALYZE rq3;`
 
 // RandomTables are the tables RandomSetup creates.
-var RandomTables = []string{"public.rq", "public.rq2"}
+var RandomTables = []string{"public.rq", "public.rq2", "public.rq3"}
 
 // Pred is a predicate tree: a leaf (SQL text) or AND/OR/NOT over kids.
 type Pred struct {
@@ -63,11 +66,14 @@ type RandQuery struct {
 	Having   string
 	Desc     bool
 	Nulls    string // "", " NULLS FIRST", " NULLS LAST" on the first key
-	Limit    int    // -1: none
-	Offset   int    // -1: none
+	// NoOrder leaves ORDER BY out: only for an aggregate without GROUP
+	// BY (one row), whose plan can differ from the ordered one's.
+	NoOrder bool
+	Limit   int // -1: none
+	Offset  int // -1: none
 }
 
-// SQL prints the query; it orders by every output column.
+// SQL prints the query; it orders by every output column (unless NoOrder).
 func (q *RandQuery) SQL() string {
 	var b strings.Builder
 	b.WriteString("SELECT ")
@@ -84,6 +90,9 @@ func (q *RandQuery) SQL() string {
 	}
 	if q.Having != "" {
 		b.WriteString(" HAVING " + q.Having)
+	}
+	if q.NoOrder {
+		return b.String()
 	}
 	ord := make([]string, len(q.Items))
 	for i := range ord {
@@ -250,13 +259,15 @@ func (g *Generator) Next() *RandQuery {
 	q := &RandQuery{Limit: -1, Offset: -1}
 	g.cols = rqCols
 	q.From = "rq"
-	switch g.r.IntN(7) {
+	switch g.r.IntN(8) {
 	case 0:
 		q.From = "rq JOIN rq2 ON rq.a = rq2.a"
 	case 1:
 		q.From = "rq LEFT JOIN rq2 ON rq.id = rq2.rid"
+	case 2:
+		q.From = "rq3" // the same rows without a key (REPLICA IDENTITY FULL)
 	}
-	if q.From != "rq" {
+	if strings.Contains(q.From, "JOIN") {
 		g.cols = nil
 		for _, c := range rqCols {
 			g.cols = append(g.cols, column{"rq." + c.name, c.kind})
@@ -296,6 +307,7 @@ func (g *Generator) Next() *RandQuery {
 				q.Items = append(q.Items, g.pick("sum", "avg")+"("+n.name+")")
 			}
 		}
+		q.NoOrder = len(q.GroupBy) == 0 && g.r.IntN(2) == 0
 		if len(q.GroupBy) > 0 && g.r.IntN(3) == 0 {
 			q.Having = fmt.Sprintf("count(*) %s %d", g.pick(">", "<", "="), g.r.IntN(8))
 		}
