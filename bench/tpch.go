@@ -119,31 +119,15 @@ func RunTPCH(ctx context.Context, o TPCHOptions) (*TPCHReport, error) {
 
 func out(o sqldiff.Outcome) string { return string(o.Class) }
 
-// loadTPCH creates the schema and copies every table in, generated on
-// the fly, then analyzes.
+// loadTPCH loads the generated tables into url.
 func loadTPCH(ctx context.Context, url string, o TPCHOptions, rep *TPCHReport) error {
 	c, err := pgconn.Connect(ctx, url)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
 	defer c.Close(context.Background())
-	if _, err := c.Exec(ctx, tpch.Schema).ReadAll(); err != nil {
-		return fmt.Errorf("create the TPC-H tables: %w", err)
-	}
-	for _, t := range tpch.Tables {
-		pr, pw := io.Pipe()
-		go func() { pw.CloseWithError(tpch.Write(pw, t, o.SF, o.Seed)) }()
-		tag, err := c.CopyFrom(ctx, pr, "COPY "+t+" FROM STDIN")
-		pr.CloseWithError(err) // stops the writer if COPY failed first
-		if err != nil {
-			return fmt.Errorf("load %s: %w", t, err)
-		}
-		rep.Rows[t] = tag.RowsAffected()
-	}
-	if _, err := c.Exec(ctx, "ANALYZE").ReadAll(); err != nil {
-		return fmt.Errorf("analyze: %w", err)
-	}
-	return nil
+	rep.Rows, err = tpch.Load(ctx, c, o.SF, o.Seed)
+	return err
 }
 
 // TPCHResultName is the report's file name for a run started at t.
