@@ -86,8 +86,7 @@ func RunTPCH(ctx context.Context, o TPCHOptions) (*TPCHReport, error) {
 	defer sc.Stop()
 	rep.Follow = time.Since(start)
 	o.Logf("sidecar serving after %s", rep.Follow.Round(time.Millisecond))
-	pgs := &sqldiff.Session{URL: url, Init: []string{fmt.Sprintf("SET statement_timeout = %d", o.Timeout.Milliseconds())}}
-	scs := &sqldiff.Session{URL: sc.SQLURL}
+	pgs, scs := sc.Sessions(url, o.Timeout)
 	defer pgs.Close()
 	defer scs.Close()
 	for i, q := range tpch.Queries {

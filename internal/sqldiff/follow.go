@@ -223,3 +223,10 @@ func execAll(ctx context.Context, url string, stmts ...string) error {
 	}
 	return nil
 }
+
+// Sessions opens (lazily) one session on PostgreSQL's database pgURL,
+// with statement_timeout set to timeout, and one on the sidecar's SQL
+// port (whose timeout is FollowOptions.StatementTimeout); close both.
+func (s *Sidecar) Sessions(pgURL string, timeout time.Duration) (pg, sidecar *Session) {
+	return &Session{URL: pgURL, Init: []string{fmt.Sprintf("SET statement_timeout = %d", timeout.Milliseconds())}}, &Session{URL: s.SQLURL}
+}

@@ -42,8 +42,7 @@ func TestRandomQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sc.Stop()
-	pgs := &sqldiff.Session{URL: url, Init: []string{"SET statement_timeout = 10000"}}
-	scs := &sqldiff.Session{URL: sc.SQLURL}
+	pgs, scs := sc.Sessions(url, 10*time.Second)
 	defer pgs.Close()
 	defer scs.Close()
 	compare := func(q *sqldiff.RandQuery) sqldiff.Outcome {

@@ -113,8 +113,7 @@ func RunScript(ctx context.Context, o ScriptOptions) (*ScriptReport, error) {
 	}
 	defer sc.Stop()
 	rep.NotFollowed = append(dropped, sc.NotFollowed...)
-	pgs := &Session{URL: o.PGURL, Init: []string{fmt.Sprintf("SET statement_timeout = %d", o.Timeout.Milliseconds())}}
-	scs := &Session{URL: sc.SQLURL}
+	pgs, scs := sc.Sessions(o.PGURL, o.Timeout)
 	defer pgs.Close()
 	defer scs.Close()
 	identical := 0

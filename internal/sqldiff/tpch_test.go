@@ -38,8 +38,7 @@ func TestTPCHCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sc.Stop()
-	pgs := &sqldiff.Session{URL: url, Init: []string{"SET statement_timeout = 30000"}}
-	scs := &sqldiff.Session{URL: sc.SQLURL}
+	pgs, scs := sc.Sessions(url, 30*time.Second)
 	defer pgs.Close()
 	defer scs.Close()
 	identical := 0
