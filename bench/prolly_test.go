@@ -122,7 +122,7 @@ var (
 )
 
 // TestProllyFullSize runs the real matrix when -prolly.records is given, for
-// profiling with go test -cpuprofile (the CLI is sidecar bench prolly).
+// profiling with go test -cpuprofile (the CLI is sidecar-bench prolly).
 func TestProllyFullSize(t *testing.T) {
 	if *flagRecords == "" {
 		t.Skip("set -prolly.records to run")

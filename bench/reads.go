@@ -94,20 +94,11 @@ func RunReads(ctx context.Context, o ReadsOptions) (*ReadsReport, error) {
 		o.Ranges = 20
 	}
 	rep := &ReadsReport{Env: CollectEnv(ctx), Started: time.Now().UTC(), Rows: o.Rows, ReadRows: max(o.ReadRows, o.Rows), Reps: o.Reps, Gets: o.Gets, Ranges: o.Ranges}
-	scratch, err := os.MkdirTemp(o.Dir, "sidecar-bench-reads-")
+	scratch, _, url, cleanup, err := startScratch(ctx, o.Dir, "sidecar-bench-reads-", replDB, o.Logf)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(scratch)
-	pg, err := pgtest.Start(ctx, pgtest.Options{Settings: pubSettings, Logf: o.Logf})
-	if err != nil {
-		return nil, fmt.Errorf("start PostgreSQL: %w", err)
-	}
-	defer pg.Stop()
-	url, err := pg.CreateDB(ctx, replDB)
-	if err != nil {
-		return nil, err
-	}
+	defer cleanup()
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		return nil, err
@@ -531,10 +522,7 @@ func WriteReadsMarkdown(w io.Writer, rep *ReadsReport, command string) error {
 	var b strings.Builder
 	p := func(f string, a ...any) { fmt.Fprintf(&b, f, a...) }
 	p("# Reads and apply at HEAD: the in-memory HEAD (heap + radix index) vs PostgreSQL\n\n")
-	p("Measured %s, %s, by `%s` at revision `%s`", rep.Started.Format("2006-01-02 15:04 UTC"), fmtDur(rep.Took), command, rep.Env.Commit)
-	if len(rep.Env.Dirty) > 0 || rep.Env.DirtyElsewhere {
-		p(" (uncommitted changes in the work tree)")
-	}
+	measuredBy(&b, rep.Started, rep.Took, command, rep.Env)
 	p(".\nMachine: %s, %d CPUs, %s, %s; PostgreSQL %s (fsync on, shared_buffers 1GB) in the same run on the same data.\n", rep.Env.CPU, rep.Env.NumCPU, rep.Env.MemTotal, rep.Env.GoVersion, rep.PGVersion)
 	p("Load average at each repetition: %s.\n\n", strings.Join(rep.Loads, "; "))
 	p("Table `t (id bigint PRIMARY KEY, k text, v text, score int, grp int)`: %s rows for the seed-003 cells, then grown to %s rows for the reads and the footprint. Every cell: %d repetitions, median (min–max); ratio = sidecar / PostgreSQL (below 1: sidecar faster).\n\n", fmtRecords(rep.Rows), fmtRecords(rep.ReadRows), rep.Reps)
@@ -585,4 +573,28 @@ func maxDur(xs []time.Duration) time.Duration {
 		m = max(m, x)
 	}
 	return m
+}
+
+// startScratch makes a scratch directory and starts a throwaway
+// PostgreSQL ready for logical replication with one database db; cleanup
+// stops the cluster and removes the directory.
+func startScratch(ctx context.Context, dir, prefix, db string, logf func(string, ...any)) (scratch string, pg *pgtest.Cluster, url string, cleanup func(), err error) {
+	scratch, err = os.MkdirTemp(dir, prefix)
+	if err != nil {
+		return "", nil, "", nil, err
+	}
+	pg, err = pgtest.Start(ctx, pgtest.Options{Settings: pubSettings, Logf: logf})
+	if err != nil {
+		os.RemoveAll(scratch)
+		return "", nil, "", nil, fmt.Errorf("start PostgreSQL: %w", err)
+	}
+	cleanup = func() {
+		pg.Stop()
+		os.RemoveAll(scratch)
+	}
+	if url, err = pg.CreateDB(ctx, db); err != nil {
+		cleanup()
+		return "", nil, "", nil, err
+	}
+	return scratch, pg, url, cleanup, nil
 }

@@ -106,7 +106,7 @@ func rowsPerSec(c *Cell) string {
 func WriteReplicationMarkdown(w io.Writer, rep *ReplicationReport) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Replication benchmark: sidecar vs PostgreSQL's built-in logical replication\n\n")
-	fmt.Fprintf(&b, "Measured on %s (UTC) at revision `%s`%s by `sidecar bench replication --rows %s --reps %d`. Raw samples: [%s](%s).\n\n",
+	fmt.Fprintf(&b, "Measured on %s (UTC) at revision `%s`%s by `sidecar-bench replication --rows %s --reps %d`. Raw samples: [%s](%s).\n\n",
 		rep.Started.Format("2006-01-02 15:04"), orNone(rep.Env.Commit), dirtyNote(rep.Env), rowsFlag(rep), rep.Reps,
 		filepath.Base(JSONPath(ReplicationResultName(rep.Started))), filepath.Base(JSONPath(ReplicationResultName(rep.Started))))
 	b.WriteString("## Setup\n\n")
@@ -129,7 +129,7 @@ func WriteReplicationMarkdown(w io.Writer, rep *ReplicationReport) error {
 	}
 	writeReplInterpretation(&b, rep)
 	b.WriteString("## Reproduce\n\n")
-	fmt.Fprintf(&b, "```\ngo build -o /tmp/sidecar ./cmd/sidecar && /tmp/sidecar bench replication --rows %s --reps %d\n```\n\n", rowsFlag(rep), rep.Reps)
+	fmt.Fprintf(&b, "```\ngo run ./cmd/sidecar-bench replication --rows %s --reps %d\n```\n\n", rowsFlag(rep), rep.Reps)
 	b.WriteString("PostgreSQL server binaries (initdb, postgres, pgbench, pg_recvlogical) must be installed; the clusters and the sidecar's data live in temporary directories removed afterwards (`--keep` keeps the sidecar's, with its logs). `go test ./bench -run Replication` runs every phase at 10k rows.\n")
 	_, err := io.WriteString(w, b.String())
 	return err

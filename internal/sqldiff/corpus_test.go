@@ -1,0 +1,99 @@
+package sqldiff_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/internal/sqldiff"
+)
+
+var pg *pgtest.Cluster
+
+func TestMain(m *testing.M) {
+	os.Exit(pgtest.RunMain(m, pgtest.Options{}, func(c *pgtest.Cluster) { pg = c }))
+}
+
+// corpusFiles are the regression scripts of issue 22 item 6(b), in
+// testdata/regress. defaultFiles run on every `go test`; the rest with
+// SIDECAR_DIFF_FULL=1 (the whole set takes several minutes on two cores).
+var (
+	defaultFiles = []string{"select", "case", "limit", "int4", "int8", "boolean", "text"}
+	fullFiles    = []string{"select", "join", "subselect", "union", "window", "with", "groupingsets", "aggregates",
+		"case", "limit", "int2", "int4", "int8", "float8", "text", "strings", "boolean"}
+)
+
+// TestRegressCorpus compares the sidecar's answers with PostgreSQL's for
+// every SELECT/VALUES/WITH statement of PostgreSQL's regression scripts
+// over the same rows. It fails on any wrong answer (different rows,
+// different columns, rows where PostgreSQL raises an error) not listed in
+// testdata/known-wrong.txt with the issue item it belongs to; refusals
+// are counted, not failures. The report (percentages per script, the
+// refusal histogram, every wrong answer) goes to the test log and, with
+// SIDECAR_DIFF_REPORT=<file>, to a markdown file.
+func TestRegressCorpus(t *testing.T) {
+	files := defaultFiles
+	if os.Getenv("SIDECAR_DIFF_FULL") != "" {
+		files = fullFiles
+	}
+	if only := os.Getenv("SIDECAR_DIFF_FILES"); only != "" {
+		files = strings.Split(only, ",")
+	}
+	kf, err := os.Open(filepath.Join("testdata", "known-wrong.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	known, err := sqldiff.ParseKnownWrong(kf)
+	kf.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var reps []*sqldiff.ScriptReport
+	for _, name := range files {
+		script, err := os.ReadFile(filepath.Join("testdata", "regress", name+".sql"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := sqldiff.RunScript(ctx, sqldiff.ScriptOptions{Name: name + ".sql", Script: string(script), PGURL: pg.NewDB(t),
+			Dir: t.TempDir(), Timeout: 10 * time.Second, BinaryEvery: 3})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		reps = append(reps, rep)
+		t.Logf("%s: %d of %d identical (%s), %d refused, %d wrong, %.1f s", rep.Name, rep.Count(sqldiff.Identical), rep.Counted(),
+			sqldiff.Percent(rep.Count(sqldiff.Identical), rep.Counted()), rep.Count(sqldiff.Refused),
+			rep.Count(sqldiff.Different)+rep.Count(sqldiff.Columns)+rep.Count(sqldiff.AnsweredError), rep.Took.Seconds())
+		for _, x := range rep.Results {
+			wrong := x.Outcome.Class.Wrong()
+			o := x.Outcome
+			if x.Binary != nil && x.Binary.Class.Wrong() {
+				wrong, o = true, *x.Binary
+			}
+			if !wrong {
+				continue
+			}
+			k := sqldiff.Key(rep.Name, x.Stmt)
+			if _, listed := known[k]; listed {
+				continue
+			}
+			t.Errorf("wrong answer %s (%s): %s\n  %s %s", k, o.Class, x.Stmt.SQL, o.Code, o.Message)
+		}
+	}
+	var md bytes.Buffer
+	if err := sqldiff.WriteMarkdown(&md, reps, known); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + md.String())
+	if out := os.Getenv("SIDECAR_DIFF_REPORT"); out != "" {
+		if err := os.WriteFile(out, md.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
