@@ -95,7 +95,11 @@ func connect(ctx context.Context, cfg *config.Config, log *slog.Logger, readOnly
 	}
 	// An offline command's opening of the mirror is no news to its user:
 	// its INFO lines ("mirror opened") go to DEBUG; warnings stay.
-	m, err := mirror.Open(ctx, mirror.Options{DB: db, Logger: slog.New(infoAsDebug{log.Handler()})})
+	mlog := log
+	if mlog != nil {
+		mlog = slog.New(infoAsDebug{log.Handler()})
+	}
+	m, err := mirror.Open(ctx, mirror.Options{DB: db, Logger: mlog})
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open the mirror in %s: %w", cfg.DataDir, err)
