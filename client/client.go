@@ -93,7 +93,13 @@ func connect(ctx context.Context, cfg *config.Config, log *slog.Logger, readOnly
 	default:
 		return nil, err
 	}
-	m, err := mirror.Open(ctx, mirror.Options{DB: db, Logger: log})
+	// An offline command's opening of the mirror is no news to its user:
+	// its INFO lines ("mirror opened") go to DEBUG; warnings stay.
+	mlog := log
+	if mlog != nil {
+		mlog = slog.New(infoAsDebug{log.Handler()})
+	}
+	m, err := mirror.Open(ctx, mirror.Options{DB: db, Logger: mlog})
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open the mirror in %s: %w", cfg.DataDir, err)
@@ -276,3 +282,24 @@ func (d *Daemon) do(ctx context.Context, method, path string, query url.Values, 
 	}
 	return resp, nil
 }
+
+// infoAsDebug is a slog handler that logs INFO records at DEBUG: the
+// daemon's startup news, quiet when a one-shot command opens the mirror.
+type infoAsDebug struct{ h slog.Handler }
+
+func (q infoAsDebug) Enabled(ctx context.Context, l slog.Level) bool {
+	if l == slog.LevelInfo {
+		l = slog.LevelDebug
+	}
+	return q.h.Enabled(ctx, l)
+}
+
+func (q infoAsDebug) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level == slog.LevelInfo {
+		r.Level = slog.LevelDebug
+	}
+	return q.h.Handle(ctx, r)
+}
+
+func (q infoAsDebug) WithAttrs(as []slog.Attr) slog.Handler { return infoAsDebug{q.h.WithAttrs(as)} }
+func (q infoAsDebug) WithGroup(n string) slog.Handler       { return infoAsDebug{q.h.WithGroup(n)} }

@@ -107,14 +107,22 @@ func Load(opts LoadOptions) (*Config, error) {
 	}
 	// Environment: bound explicitly (not AutomaticEnv) so that the
 	// environment we were given is the one read, and a SIDECAR_ variable that
-	// names no key is reported instead of ignored.
+	// names no key is reported instead of silently ignored: a near miss of
+	// a key stops the load, anything else is a warning (unknownEnv).
+	var envWarnings []string
 	for name, val := range env {
 		if !strings.HasPrefix(name, EnvPrefix+"_") || name == EnvConfigFile || name == EnvPGBin || name == EnvVersityGW {
 			continue
 		}
 		key, ok := envKey(name, keys)
 		if !ok {
-			problems = append(problems, fmt.Sprintf("environment variable %s names no config key%s", name, suggestEnv(name, keys)))
+			problem, warning := unknownEnv(name, keys)
+			if problem != "" {
+				problems = append(problems, problem)
+			}
+			if warning != "" {
+				envWarnings = append(envWarnings, warning)
+			}
 			continue
 		}
 		if key == "tables" {
@@ -161,6 +169,8 @@ func Load(opts LoadOptions) (*Config, error) {
 		}
 		return nil, &Error{File: opts.File, Problems: problems}
 	}
+	sort.Strings(envWarnings) // the environment is a map: a stable order
+	cfg.Warnings = append(cfg.Warnings, envWarnings...)
 	return &cfg, nil
 }
 

@@ -96,6 +96,14 @@ func (s *Service) Merge(ctx context.Context, req MergeRequest, fn func(*Event) e
 		root  prolly.Root
 		eng   *prolly.Engine
 	}
+	// Every table's schemas first: a schema change in the third table must
+	// refuse the merge before the first table's events are printed (a
+	// patch cut short after BEGIN is worse than no patch).
+	for _, t := range tables {
+		if err := s.checkMergeSchemas(ctx, t, base, ours, theirs, sum); err != nil {
+			return sum, err
+		}
+	}
 	var results []mergedTree
 	merged := map[string]bool{}
 	for _, t := range tables {
@@ -144,6 +152,23 @@ func (s *Service) Merge(ctx context.Context, req MergeRequest, fn func(*Event) e
 		return sum, err
 	}
 	return sum, nil
+}
+
+// checkMergeSchemas refuses a merge of table whose base, ours and theirs
+// versions have different columns (mergeSchemaError).
+func (s *Service) checkMergeSchemas(ctx context.Context, table string, base, ours, theirs refs.Point, sum MergeSummary) error {
+	var sides []mergeSide
+	for _, p := range []struct {
+		role, ref string
+		at        refs.Point
+	}{{"base", sum.Base, base}, {"ours", sum.Ours, ours}, {"theirs", sum.Theirs, theirs}} {
+		tr, err := s.treeAt(ctx, p.at, table)
+		if err != nil {
+			return err
+		}
+		sides = append(sides, mergeSide{p.role, p.ref, tr})
+	}
+	return mergeSchemaError(table, sides...)
 }
 
 func (s *Service) mergeTable(ctx context.Context, table string, base, ours, theirs refs.Point, req MergeRequest,

@@ -39,6 +39,7 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -148,6 +149,12 @@ type LogEntry struct {
 	// changes reach the tree with the resync's copy), rather than a
 	// version that looks as if nothing changed (mirror.Version.Held).
 	HeldForResync []string `json:"held_for_resync,omitempty"`
+	// Resync marks the version at which a table's latest resync copy (or
+	// the copy of a table added later) landed: not a commit (no time or
+	// xid); Tables lists the tables copied then with their rows. Versions
+	// listed below it with the table in HeldForResync are the window the
+	// resync covered. Only each table's latest copy is known.
+	Resync bool `json:"resync,omitempty"`
 }
 
 // TableChange is what one commit did to one table.
@@ -199,8 +206,38 @@ func (s *Service) Log(ctx context.Context, req LogRequest, fn func(LogEntry) err
 	for _, t := range tags {
 		tagsAt[t.LSN] = append(tagsAt[t.LSN], t.Name)
 	}
+	marks := s.copyMarks(top.LSN(), since, req.Table)
 	n, from := 0, top.LSN()
 	var oldest wal.LSN // the oldest commit listed
+	// emitMarks lists the resync copies newer than l (newest first) before
+	// the commit at l. A copy older than every listed commit is a table's
+	// first copy, not a window inside the history: not listed.
+	emitMarks := func(l wal.LSN) (bool, error) {
+		for len(marks) > 0 && marks[0].LSN > l {
+			if req.Limit > 0 && n >= req.Limit {
+				return true, nil
+			}
+			m := marks[0]
+			marks = marks[1:]
+			e := LogEntry{LSN: m.LSN.String(), Tags: tagsAt[m.LSN], Resync: true}
+			for _, t := range m.tables {
+				tr, err := s.mirror.TreeAt(ctx, t, m.LSN)
+				if err != nil {
+					return false, err
+				}
+				rows, err := tr.Count(ctx)
+				if err != nil {
+					return false, err
+				}
+				e.Tables = append(e.Tables, TableChange{Table: t, Rows: int64(rows)})
+			}
+			n++
+			if err := fn(e); err != nil {
+				return false, err
+			}
+		}
+		return false, nil
+	}
 	for {
 		lsns, err := s.refs.LatestFirst(from, 256)
 		if err != nil {
@@ -208,6 +245,9 @@ func (s *Service) Log(ctx context.Context, req LogRequest, fn func(LogEntry) err
 		}
 		for _, l := range lsns {
 			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if done, err := emitMarks(max(l, since)); done || err != nil {
 				return err
 			}
 			if l <= since || (req.Limit > 0 && n >= req.Limit) {
@@ -239,6 +279,33 @@ func (s *Service) Log(ctx context.Context, req LogRequest, fn func(LogEntry) err
 		}
 		from = lsns[len(lsns)-1] - 1
 	}
+}
+
+// copyMark is a copy of tables that landed after the initial copy: a
+// resync, or a table added to the configuration later.
+type copyMark struct {
+	LSN    wal.LSN
+	tables []string
+}
+
+// copyMarks lists, newest first, the copies in (since, top] other than the
+// initial copy (which logCopy lists), of table when given.
+func (s *Service) copyMarks(top, since wal.LSN, table string) []copyMark {
+	initial := s.refs.InitialCopy(0)
+	at := map[wal.LSN][]string{}
+	for _, t := range s.mirror.Tables() {
+		c := t.CopiedAt
+		if c == 0 || c == initial || c <= since || c > top || (table != "" && t.Name != table) {
+			continue
+		}
+		at[c] = append(at[c], t.Name)
+	}
+	out := make([]copyMark, 0, len(at))
+	for l, ts := range at {
+		out = append(out, copyMark{LSN: l, tables: ts})
+	}
+	slices.SortFunc(out, func(a, b copyMark) int { return cmp.Compare(b.LSN, a.LSN) })
+	return out
 }
 
 // logCopy ends a log with the initial copy when it is the version before

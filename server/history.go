@@ -17,6 +17,7 @@ import (
 //
 //	GET  /api/log?table=&n=&since=&until=            JSON lines of history.LogEntry, newest first
 //	GET  /api/diff?from=&to=&table=…&where=&limit=&stat=true
+//	                                                 (format=sql: the SQL patch, text/plain)
 //	                                                 JSON lines of history.Event, streamed
 //	POST /api/merge   history.MergeRequest           JSON lines of history.Event, streamed, then a history.SummaryLine
 //	POST /api/revert  history.RevertRequest          (the same)
@@ -181,9 +182,66 @@ func (h *historyHandlers) diff(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := history.DiffRequest{From: q.Get("from"), To: q.Get("to"), Tables: q["table"], Where: q.Get("where"), Limit: limit, Stat: stat}
+	switch f := q.Get("format"); f {
+	case "", "json":
+	case "sql":
+		if stat || limit > 0 {
+			writeErr(w, fmt.Errorf("%w: format=sql needs every row: drop stat and limit", history.ErrBadRequest))
+			return
+		}
+		h.diffSQL(w, r, req)
+		return
+	default:
+		writeErr(w, fmt.Errorf("%w: format=%q: want json or sql", history.ErrBadRequest, f))
+		return
+	}
 	l := newLines(w)
 	_, err = h.svc.Diff(r.Context(), req, func(e *history.Event) error { return l.write(e) })
 	l.finish(err)
+}
+
+// diffSQL answers GET /api/diff?format=sql: the SQL patch that turns from
+// into to (text/plain), as `sidecar diff --format sql` prints it but in
+// the order tables come (the CLI reads foreign keys from PostgreSQL to
+// order them). An error before the first row is a JSON error with its
+// status; after it, the patch ends in ROLLBACK with the error as a
+// comment.
+func (h *historyHandlers) diffSQL(w http.ResponseWriter, r *http.Request, req history.DiffRequest) {
+	sw := &startedWriter{w: w}
+	pw, err := history.NewDiffWriterOptions("sql", sw, history.SQLOptions{})
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	n := 0
+	_, err = h.svc.Diff(r.Context(), req, func(e *history.Event) error {
+		n++
+		return pw.Write(e)
+	})
+	if err != nil && n == 0 {
+		writeErr(w, err)
+		return
+	}
+	if f, ok := pw.(interface{ Fail(error) }); ok && err != nil {
+		f.Fail(err)
+	}
+	pw.Close()
+}
+
+// startedWriter sends the text/plain header with the first byte, so an
+// error before any output keeps its own status.
+type startedWriter struct {
+	w       http.ResponseWriter
+	started bool
+}
+
+func (s *startedWriter) Write(p []byte) (int, error) {
+	if !s.started {
+		s.started = true
+		s.w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		s.w.WriteHeader(http.StatusOK)
+	}
+	return s.w.Write(p)
 }
 
 // mergeHandler answers POST /api/merge and /api/revert: the request body

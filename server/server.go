@@ -22,6 +22,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/sidecar-dev/sidecar/console"
 )
 
 // Probe answers the readiness question: ok, or why not.
@@ -102,8 +104,14 @@ func Listen(opts Options) (*Server, error) {
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.Handle("/api/", s.auth(http.HandlerFunc(s.noRoute)))
 	// Every other path: a JSON 404 too, not the mux's text.
+	// The web console (package console): files only, its data comes from
+	// /api/ under the token check; / leads to it.
+	s.mux.Handle("GET "+console.Prefix, console.Handler())
+	s.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, console.Prefix, http.StatusFound)
+	})
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		WriteError(w, http.StatusNotFound, fmt.Errorf("no endpoint %s %s (the API is under /api/; /healthz, /readyz, /metrics)", Quote(r.Method), Quote(r.URL.Path)))
+		WriteError(w, http.StatusNotFound, fmt.Errorf("no endpoint %s %s (the API is under /api/, the web console under /console/; /healthz, /readyz, /metrics)", Quote(r.Method), Quote(r.URL.Path)))
 	})
 	if opts.Gatherer != nil {
 		s.mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{}))

@@ -88,7 +88,10 @@ func newLogCmd(g *globals) *cobra.Command {
 is one, addressed by its end LSN. Tags are shown beside their commit. The
 oldest entry is the initial copy when it is a version (a copy under one
 snapshot, not expired): its copy LSN, no commit time or xid, and the rows
-of each table copied ("initial_copy": true in JSON).
+of each table copied ("initial_copy": true in JSON). A table's latest resync
+(after a schema change or sidecar resync) is listed where its copy landed,
+as "resync copy: TABLE ROWS" ("resync": true in JSON); the versions below it
+that list the table as held for resync are the window the resync replaced.
 
 --format json prints one object per line:
   {"lsn":"0/16B3748","commit_lsn":"0/16B3720","commit_time":"…","xid":750,
@@ -149,8 +152,11 @@ Exit status: 0; 2 on error.`,
 						ch = append(ch, t+" (held for resync: no per-commit history)")
 					}
 					when, xid, changes := e.CommitTime.Format("2006-01-02T15:04:05.000000Z07:00"), strconv.FormatUint(uint64(e.Xid), 10), strings.Join(ch, ", ")
-					if e.InitialCopy {
+					switch {
+					case e.InitialCopy:
 						when, xid, changes = "-", "-", "initial copy: "+changes
+					case e.Resync:
+						when, xid, changes = "-", "-", "resync copy: "+changes+" (versions below holding it for resync have no per-commit history of it)"
 					}
 					_, err := fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", e.LSN, when, xid, changes, strings.Join(e.Tags, ", "))
 					return err

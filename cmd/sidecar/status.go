@@ -96,7 +96,12 @@ func readStatus(ctx context.Context, cfg *config.Config, logger *slog.Logger) (d
 func writeStatus(w io.Writer, st daemon.Status) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	line := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
-	line("phase", st.Phase)
+	stopped := st.Phase == "stopped"
+	if stopped {
+		line("phase", "stopped (daemon not running; read from the data directory)")
+	} else {
+		line("phase", st.Phase)
+	}
 	conn := "no"
 	if st.Connected {
 		conn = "yes"
@@ -109,14 +114,30 @@ func writeStatus(w io.Writer, st daemon.Status) error {
 		slot += " (not found on the server)"
 	}
 	line("slot", slot)
-	if st.ReceivedLSN != "" {
+	switch st.ReceivedLSN {
+	case "":
+	case "0/0":
+		// Just started: the stream has delivered nothing yet.
+		line("received", "nothing yet since the start (resumes after durable)")
+	default:
 		line("received", st.ReceivedLSN)
 	}
 	line("durable", st.DurableLSN)
 	if st.ServerLSN != "" {
 		line("server WAL", st.ServerLSN)
 	}
-	line("lag", fmt.Sprintf("%d bytes, %.1f s", st.LagBytes, st.LagSeconds))
+	if stopped {
+		// A stopped daemon's "lag in seconds" is only the age of its last
+		// commit: it grows while nothing happens upstream, so say what is
+		// known instead.
+		if st.ServerLSN != "" {
+			line("behind", fmt.Sprintf("%d bytes of server WAL not applied (not running: no time lag measured)", st.LagBytes))
+		} else {
+			line("behind", "unknown (not running, and PostgreSQL not reached)")
+		}
+	} else {
+		line("lag", fmt.Sprintf("%d bytes, %.1f s", st.LagBytes, st.LagSeconds))
+	}
 	if st.LastCommit != nil {
 		line("last commit", st.LastCommit.UTC().Format(time.RFC3339Nano))
 	}
