@@ -2,6 +2,7 @@ package torture
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -544,22 +545,12 @@ func TestDiskFull(t *testing.T) {
 	if err := r.waitStreaming(c, 120*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	var st unix.Statfs_t
-	if err := unix.Statfs(mnt, &st); err != nil {
-		t.Fatal(err)
-	}
-	free := int64(st.Bavail) * st.Bsize
-	ballast := filepath.Join(mnt, "ballast")
-	f, err := os.Create(ballast)
+	free, err := fillTo(mnt, 8<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Leave 8 MiB: below min_free, above nothing (tmpfs allocates on write).
-	if _, err := f.Write(make([]byte, max(0, free-8<<20))); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	t.Logf("filled the tmpfs: %d bytes were free, 8 MiB left", free)
+	ballast := filepath.Join(mnt, "ballast")
+	t.Logf("filled the tmpfs: %d bytes were free, at most 8 MiB left", free)
 	if err := r.exitsBySelf(c, "is full"); err != nil {
 		t.Fatal(err)
 	}
@@ -578,4 +569,46 @@ func TestDiskFull(t *testing.T) {
 		t.Fatalf("seed %d: %s", seed, strings.Join(bad, "\n"))
 	}
 	reportCrash(t, "disk full", fig)
+}
+
+// fillTo writes mnt/ballast until at most leave bytes are free and
+// returns how many were free before. The sidecar writes to the same
+// filesystem meanwhile, so it writes in chunks, re-reading the free
+// space, and takes ENOSPC as done: a full disk is what the caller wants
+// (one write sized from an earlier statfs failed when the daemon wrote
+// in between).
+func fillTo(mnt string, leave int64) (int64, error) {
+	freeNow := func() (int64, error) {
+		var st unix.Statfs_t
+		if err := unix.Statfs(mnt, &st); err != nil {
+			return 0, err
+		}
+		return int64(st.Bavail) * st.Bsize, nil
+	}
+	first, err := freeNow()
+	if err != nil {
+		return 0, err
+	}
+	f, err := os.Create(filepath.Join(mnt, "ballast"))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	chunk := make([]byte, 1<<20)
+	for {
+		free, err := freeNow()
+		if err != nil {
+			return 0, err
+		}
+		n := min(free-leave, int64(len(chunk)))
+		if n <= 0 {
+			return first, nil
+		}
+		if _, err := f.Write(chunk[:n]); err != nil {
+			if errors.Is(err, unix.ENOSPC) {
+				return first, nil
+			}
+			return 0, err
+		}
+	}
 }
