@@ -9,6 +9,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/sidecar-dev/sidecar/types"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // outCol describes one result column (RowDescription).
@@ -45,6 +46,7 @@ type scopeCol struct {
 	typ    uint32
 	typmod int32
 	attnum int16
+	coll   wal.Collation // the column's collation (collate.go)
 }
 
 // orderKey is one ORDER BY item.
@@ -166,6 +168,11 @@ type planner struct {
 	inAgg    bool
 	groupSet []expr
 	version  Version
+	// explicitColl marks the expressions a COLLATE clause named (in byte
+	// order: collate refuses any other); dbDefault caches the database's
+	// default collation (collate.go).
+	explicitColl map[expr]bool
+	dbDefault    *wal.Collation
 }
 
 func (pl *planner) paramRef(n int, pos int) (expr, error) {
@@ -436,6 +443,10 @@ func (pl *planner) collate(c *pg.CollateClause) (expr, error) {
 		return nil, unsupported(pos, fmt.Sprintf("COLLATE \"%s\"", name)).
 			hint(`sidecar compares text bytewise: write COLLATE "C" (or "POSIX", "ucs_basic")`)
 	}
+	if pl.explicitColl == nil {
+		pl.explicitColl = map[expr]bool{}
+	}
+	pl.explicitColl[arg] = true
 	return arg, nil
 }
 
@@ -638,6 +649,9 @@ func (pl *planner) aexpr(a *pg.A_Expr) (expr, error) {
 			if !comparableType(t, op) {
 				return nil, unsupported(pos, fmt.Sprintf("operator %s on type %s", op, typeName(t)))
 			}
+			if err := pl.textOrderCheck(pos, t, op == "=" || op == "<>" || op == "!=", l, r); err != nil {
+				return nil, err
+			}
 			return &cmpExpr{op: op, l: l, r: r, t: t}, nil
 		case "+", "-", "*", "/", "%":
 			l, r, t, err := pl.binary(l, r, op, pos)
@@ -712,6 +726,9 @@ func (pl *planner) aexpr(a *pg.A_Expr) (expr, error) {
 		if !comparableType(t, "=") {
 			return nil, unsupported(pos, "IN on type "+typeName(t))
 		}
+		if err := pl.textOrderCheck(pos, t, true, append([]expr{l}, list...)...); err != nil {
+			return nil, err
+		}
 		if l, err = pl.coerce(l, t, pos); err != nil {
 			return nil, err
 		}
@@ -748,6 +765,12 @@ func (pl *planner) aexpr(a *pg.A_Expr) (expr, error) {
 		}
 		if !comparableType(t1, "<") || !comparableType(t2, "<") {
 			return nil, unsupported(pos, "BETWEEN on type "+typeName(t1))
+		}
+		if err := pl.textOrderCheck(pos, t1, false, x1, lo); err != nil {
+			return nil, err
+		}
+		if err := pl.textOrderCheck(pos, t2, false, x2, hi); err != nil {
+			return nil, err
 		}
 		b := &boolExpr{op: "and", args: []expr{&cmpExpr{op: ">=", l: x1, r: lo, t: t1}, &cmpExpr{op: "<=", l: x2, r: hi, t: t2}}}
 		if a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN {
@@ -891,6 +914,9 @@ func (pl *planner) aggregate(name string, f *pg.FuncCall) (expr, error) {
 		case "min", "max":
 			if !comparableType(at, "<") {
 				return nil, errf(codeUndefinedFunc, pos, "function %s(%s) does not exist", name, typeName(at))
+			}
+			if err := pl.textOrderCheck(pos, at, false, arg); err != nil {
+				return nil, err
 			}
 			a.t = at
 			if at == oidVarchar || at == oidName {

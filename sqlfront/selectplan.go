@@ -112,6 +112,9 @@ func (pl *planner) planSelect(s *pg.SelectStmt) error {
 		if !comparableType(pl.typeOf(e), "<") {
 			return unsupported(nodeLoc(sb.Node), "ORDER BY on type "+typeName(pl.typeOf(e)))
 		}
+		if err := pl.textOrderCheck(nodeLoc(sb.Node), pl.typeOf(e), false, e); err != nil {
+			return err
+		}
 		k := orderKey{e: e, desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
 		k.nullsFirst = k.desc
 		switch sb.SortbyNulls {
@@ -568,7 +571,7 @@ func (pl *planner) addItem(n *pg.Node) error {
 	idx := len(pl.p.from)
 	pl.p.from = append(pl.p.from, it)
 	for i, c := range cols {
-		pl.scope = append(pl.scope, scopeCol{item: idx, alias: it.alias, name: c.Name, typ: c.TypeOID, typmod: c.TypeMod, attnum: int16(i + 1)})
+		pl.scope = append(pl.scope, scopeCol{item: idx, alias: it.alias, name: c.Name, typ: c.TypeOID, typmod: c.TypeMod, attnum: int16(i + 1), coll: c.Collation})
 	}
 	return nil
 }
