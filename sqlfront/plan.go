@@ -36,6 +36,8 @@ type fromItem struct {
 	hiIncl  bool
 	keyType uint32
 	likePat expr // LIKE pattern on a text first key column: its prefix bounds the range
+	// inherit: the item reads the table's descendants too (inherit.go).
+	inherit bool
 }
 
 // scopeCol is a column visible to expressions.

@@ -522,6 +522,9 @@ func (pl *planner) addItem(n *pg.Node) error {
 		if err != nil {
 			return err
 		}
+		if err := pl.inheritance(it, rv, t); err != nil {
+			return err
+		}
 		it.table = t
 		cols = t.Columns
 		pl.p.tables = append(pl.p.tables, t)
@@ -537,7 +540,7 @@ func (pl *planner) addItem(n *pg.Node) error {
 		if len(args) != 2 {
 			return errf(codeUndefinedFunc, int(f.Location), "function sidecar.as_of with %d arguments does not exist", len(args)).hint("usage: sidecar.as_of('table', 'ref')")
 		}
-		rv := &pg.RangeVar{Relname: args[0], Location: f.Location}
+		rv := &pg.RangeVar{Relname: args[0], Location: f.Location, Inh: true}
 		if schema, rel, ok := strings.Cut(args[0], "."); ok {
 			rv.Schemaname, rv.Relname = schema, rel
 		}
@@ -547,6 +550,9 @@ func (pl *planner) addItem(n *pg.Node) error {
 		}
 		t, err := pl.table(rv, it.asOf)
 		if err != nil {
+			return err
+		}
+		if err := pl.inheritance(it, rv, t); err != nil {
 			return err
 		}
 		it.table = t
@@ -635,7 +641,7 @@ func (pl *planner) pushdown() {
 		return
 	}
 	for i, it := range p.from {
-		if it.table == nil || len(it.table.KeyCols) == 0 || (i == 1 && p.joinLeft) {
+		if it.table == nil || len(it.table.KeyCols) == 0 || (i == 1 && p.joinLeft) || it.inherit {
 			continue
 		}
 		keyIdx := make([]int, len(it.table.KeyCols))
