@@ -500,7 +500,7 @@ func keyInRange(v Value, t uint32) bool {
 }
 
 func sameColumns(a, b *Table) bool {
-	if len(a.Columns) != len(b.Columns) || !sameDescendants(a, b) {
+	if len(a.Columns) != len(b.Columns) || !sameFacts(a, b) {
 		return false
 	}
 	for i := range a.Columns {

@@ -102,10 +102,10 @@ func (p *plan) inherits() bool {
 	return false
 }
 
-// sameDescendants says whether two descriptions of a table list the same
-// descendants: a cached plan made before an ALTER TABLE … INHERIT is
-// planned again.
-func sameDescendants(a, b *Table) bool {
+// sameFacts says whether two descriptions of a table carry the same
+// catalog facts (descendants, column collations): a cached plan made
+// before an ALTER TABLE … INHERIT or … COLLATE is planned again.
+func sameFacts(a, b *Table) bool {
 	var da, db []wal.Descendant
 	if a.Facts != nil {
 		da = a.Facts.Descendants
@@ -113,7 +113,15 @@ func sameDescendants(a, b *Table) bool {
 	if b.Facts != nil {
 		db = b.Facts.Descendants
 	}
-	return slices.Equal(da, db)
+	if !slices.Equal(da, db) || len(a.Columns) != len(b.Columns) {
+		return false
+	}
+	for i := range a.Columns {
+		if a.Columns[i].Collation != b.Columns[i].Collation {
+			return false
+		}
+	}
+	return true
 }
 
 // scanDescendants reads, after the parent's own rows, the rows of every
