@@ -44,6 +44,9 @@ func (pl *planner) collationCheck(pos int, equality bool, es ...expr) error {
 				return
 			}
 			coll := pl.scope[c.idx].coll
+			if coll.Name == "" && pl.scope[c.idx].typ == oidName {
+				coll = nameCollation // catalog columns of type name
+			}
 			if coll.Name != "" && coll.Name != "default" {
 				implicit[coll.Name] = coll
 			}
@@ -84,6 +87,9 @@ func (pl *planner) collationCheck(pos int, equality bool, es ...expr) error {
 	return unsupported(pos, fmt.Sprintf("%s %q (%s)", what, use.Name, use.Locale)).
 		hint(`sidecar compares text in byte order: write COLLATE "C" to compare that way`)
 }
+
+// nameCollation is the collation of type name (PostgreSQL 12+): "C".
+var nameCollation = wal.Collation{Name: "C", Locale: "libc C", Order: wal.CollBytes}
 
 // stripTextCasts is e without casts between text types (which keep an
 // explicit collation in PostgreSQL).

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -42,7 +45,7 @@ func TestCollationAnswersOrRefuses(t *testing.T) {
 		cols = append(cols, `u text COLLATE "C.utf8"`)
 	}
 	if haveICU {
-		cols = append(cols, `i text COLLATE "en-x-icu"`, `v varchar(20) COLLATE "en-x-icu"`)
+		cols = append(cols, `i text COLLATE "en-x-icu"`, `v varchar(20) COLLATE "en-x-icu"`, `nd text COLLATE nd`)
 	}
 	var vals []string
 	for k, w := range collWords {
@@ -52,14 +55,18 @@ func TestCollationAnswersOrRefuses(t *testing.T) {
 			row += ", " + lit
 		}
 		if haveICU {
-			row += ", " + lit + ", " + lit
+			row += ", " + lit + ", " + lit + ", " + lit
 		}
 		vals = append(vals, row+")")
 	}
-	setup := []string{
-		"CREATE TABLE coll_t (id int PRIMARY KEY, " + strings.Join(cols, ", ") + ")",
-		"INSERT INTO coll_t VALUES " + strings.Join(vals, ", "),
+	var setup []string
+	if haveICU {
+		setup = append(setup, "CREATE COLLATION nd (provider = icu, locale = 'und-u-ks-level2', deterministic = false)")
 	}
+	setup = append(setup,
+		"CREATE TABLE coll_t (id int PRIMARY KEY, "+strings.Join(cols, ", ")+")",
+		"INSERT INTO coll_t VALUES "+strings.Join(vals, ", "),
+	)
 	r := newRig(t, []string{"public.coll_t"}, setup)
 	same := []string{
 		"SELECT c FROM coll_t ORDER BY c, id",
@@ -104,11 +111,90 @@ func TestCollationAnswersOrRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sc.Close(ctx)
+	if haveICU { // nondeterministic: equality is not byte equality either
+		for _, q := range []string{"SELECT id FROM coll_t WHERE nd = 'APPLE'", "SELECT id FROM coll_t WHERE nd IN ('x')", "SELECT nd FROM coll_t ORDER BY nd", "SELECT nd, count(*) FROM coll_t GROUP BY nd", "SELECT DISTINCT nd FROM coll_t", "SELECT count(DISTINCT nd) FROM coll_t"} {
+			_, err := sc.Exec(ctx, q).ReadAll()
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) || pe.Code != "0A000" || !strings.Contains(pe.Message, `nondeterministic collation "nd"`) {
+				t.Errorf("%s: want 0A000 naming the nondeterministic collation nd, got %v", q, err)
+			}
+		}
+	}
 	for _, q := range refused {
 		_, err := sc.Exec(ctx, q).ReadAll()
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) || pe.Code != "0A000" || !strings.Contains(pe.Message, `"en-x-icu"`) || !strings.Contains(pe.Hint, `COLLATE "C"`) {
 			t.Errorf("%s: want 0A000 naming \"en-x-icu\" with a COLLATE \"C\" hint, got %v", q, err)
+		}
+	}
+}
+
+// TestCollationICUDatabaseDefault (issue 21 item 12): in a database whose
+// default collation is ICU (PostgreSQL 15+ with ICU), text of the
+// default collation, literals included, is not ordered in byte order:
+// ORDER BY and comparisons on it are refused naming the default, a
+// column declared COLLATE "C" and an explicit COLLATE "C" answer as
+// PostgreSQL does.
+func TestCollationICUDatabaseDefault(t *testing.T) {
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, pg.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	var icu bool
+	if err := admin.QueryRow(ctx, "SELECT current_setting('server_version_num')::int >= 150000 AND EXISTS (SELECT FROM pg_collation WHERE collname = 'en-x-icu')").Scan(&icu); err != nil {
+		t.Fatal(err)
+	}
+	if !icu {
+		t.Skip("needs PostgreSQL 15+ with ICU")
+	}
+	name := "icu_default_" + strings.ToLower(strings.NewReplacer("/", "_").Replace(t.Name()))
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en' LOCALE 'C' ENCODING 'UTF8'"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = admin.Exec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)") })
+	url := pg.URL(name)
+	execSQL(t, url, markerSetup, `CREATE TABLE words (id int PRIMARY KEY, s text, c text COLLATE "C")`,
+		"INSERT INTO words VALUES (1, 'apple', 'apple'), (2, 'Apple', 'Apple'), (3, 'Banana', 'Banana'), (4, 'éclair', 'éclair'), (5, 'zebra', 'zebra')")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlAddr := l.Addr().String()
+	l.Close()
+	_, stop := startDaemon(t, url, []string{"public.marker", "public.words"}, t.TempDir(), sqlAddr, io.Discard)
+	t.Cleanup(stop)
+	sqlURL := "postgres://app@" + sqlAddr + "/app?sslmode=disable"
+	var sc *pgconn.PgConn
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		if sc == nil {
+			sc, _ = pgconn.Connect(ctx, sqlURL)
+		}
+		if sc != nil && sc.ExecParams(ctx, "SELECT id FROM words WHERE id = 5", nil, nil, nil, nil).Read().Err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the SQL port did not serve words in 2 minutes")
+		}
+	}
+	defer sc.Close(ctx)
+	compareWithPostgres(t, url, sqlURL, []string{
+		"SELECT c FROM words ORDER BY c",
+		"SELECT id FROM words WHERE c < 'b' ORDER BY id",
+		`SELECT s FROM words ORDER BY s COLLATE "C"`,
+		"SELECT id FROM words WHERE s = 'apple'",
+		"SELECT min(c) FROM words",
+	}, nil, "ICU default")
+	// Catalog columns of type name sort under "C", as in PostgreSQL.
+	if _, err := sc.Exec(ctx, "SELECT nspname FROM pg_namespace WHERE nspname > 'a' ORDER BY nspname").ReadAll(); err != nil {
+		t.Errorf("ORDER BY a name column of the catalog: %v", err)
+	}
+	for _, q := range []string{"SELECT s FROM words ORDER BY s", "SELECT id FROM words WHERE s < 'b'", "SELECT max(s) FROM words", "SELECT id FROM words WHERE 'a' < 'B'"} {
+		_, err := sc.Exec(ctx, q).ReadAll()
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "0A000" || !strings.Contains(pe.Message, `"default" (icu en)`) {
+			t.Errorf("%s: want 0A000 naming the ICU default, got %v", q, err)
 		}
 	}
 }

@@ -910,6 +910,11 @@ func (pl *planner) aggregate(name string, f *pg.FuncCall) (expr, error) {
 			}
 		}
 		a.arg = arg
+		if a.distinct {
+			if err := pl.textOrderCheck(pos, at, true, arg); err != nil {
+				return nil, err
+			}
+		}
 		switch name {
 		case "count":
 			a.t = oidInt8

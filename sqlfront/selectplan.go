@@ -50,6 +50,9 @@ func (pl *planner) planSelect(s *pg.SelectStmt) error {
 			if err != nil {
 				return err
 			}
+			if err := pl.textOrderCheck(nodeLoc(g), pl.typeOf(e), true, e); err != nil {
+				return err
+			}
 			p.groupBy = append(p.groupBy, e)
 		}
 		pl.groupSet = p.groupBy
@@ -140,6 +143,9 @@ func (pl *planner) planSelect(s *pg.SelectStmt) error {
 		for i, c := range p.cols {
 			if !comparableType(c.typ, "=") && !comparableType(pl.typeOf(p.targets[i]), "=") {
 				return unsupported(pl.kwPos("DISTINCT"), "DISTINCT on type "+typeName(pl.typeOf(p.targets[i])))
+			}
+			if err := pl.textOrderCheck(pl.kwPos("DISTINCT"), pl.typeOf(p.targets[i]), true, p.targets[i]); err != nil {
+				return err
 			}
 		}
 	}
