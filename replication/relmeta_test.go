@@ -103,7 +103,11 @@ func TestReadFactsICUDefault(t *testing.T) {
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en' LOCALE 'C' ENCODING 'UTF8'"); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = conn.Exec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)") })
+	t.Cleanup(func() {
+		if err := pg.DropDB(context.Background(), name); err != nil {
+			t.Error(err)
+		}
+	})
 	db := sqlConn(t, pg.URL(name))
 	if _, err := db.Exec(ctx, `CREATE TABLE d (id int PRIMARY KEY, s text, c text COLLATE "C")`); err != nil {
 		t.Fatal(err)

@@ -31,8 +31,31 @@ import (
 // byte order (or, for equality, any deterministic one), else the 0A000
 // refusal naming it.
 func (pl *planner) collationCheck(pos int, equality bool, es ...expr) error {
+	use, explicit, err := pl.deriveCollation(pos, es...)
+	if err != nil || explicit {
+		return err
+	}
+	switch use.Order {
+	case wal.CollUnknown, wal.CollBytes:
+		return nil
+	case wal.CollOther:
+		if equality {
+			return nil // a deterministic collation's equality is byte equality
+		}
+	}
+	what := "ordering text under the collation"
+	if use.Order == wal.CollNondeterministic {
+		what = "comparing text under the nondeterministic collation"
+	}
+	return unsupported(pos, fmt.Sprintf("%s %q (%s)", what, use.Name, use.Locale)).
+		hint(`sidecar compares text in byte order: write COLLATE "C" to compare that way`)
+}
+
+// deriveCollation is the collation PostgreSQL applies to the text operands
+// es (see the file comment); explicit when a COLLATE clause (byte order)
+// decides it.
+func (pl *planner) deriveCollation(pos int, es ...expr) (use wal.Collation, explicit bool, err error) {
 	implicit := map[string]wal.Collation{}
-	explicit := false
 	for _, e := range es {
 		if pl.explicitColl[stripTextCasts(e)] {
 			explicit = true
@@ -53,39 +76,57 @@ func (pl *planner) collationCheck(pos int, equality bool, es ...expr) error {
 		})
 	}
 	if explicit {
-		return nil
+		return wal.Collation{}, true, nil
 	}
-	var use wal.Collation
 	switch len(implicit) {
 	case 0:
-		use = pl.defaultCollation()
+		return pl.defaultCollation(), false, nil
 	case 1:
 		for _, c := range implicit {
 			use = c
 		}
-	default:
-		names := make([]string, 0, len(implicit))
-		for n := range implicit {
-			names = append(names, fmt.Sprintf("%q", n))
-		}
-		sort.Strings(names)
-		return unsupported(pos, "comparing text of the collations "+fmt.Sprint(names)).
-			hint(`write COLLATE "C" on one side to compare in byte order`)
+		return use, false, nil
 	}
-	switch use.Order {
-	case wal.CollUnknown, wal.CollBytes:
+	names := make([]string, 0, len(implicit))
+	for n := range implicit {
+		names = append(names, fmt.Sprintf("%q", n))
+	}
+	sort.Strings(names)
+	return use, false, unsupported(pos, "comparing text of the collations "+fmt.Sprint(names)).
+		hint(`write COLLATE "C" on one side to compare in byte order`)
+}
+
+// asciiCaseMapping checks lower/upper of arg: PostgreSQL maps only ASCII
+// letters under a C locale (libc C or POSIX, the builtin C, ucs_basic, an
+// explicit COLLATE, which sidecar accepts only for those), and follows the
+// locale otherwise (ICU: upper('ß') is 'SS'; tr: lower('I') is 'ı'),
+// which sidecar does not emulate: refused. A column or database whose
+// collation was not read maps ASCII, as under the test clusters' C.
+func (pl *planner) asciiCaseMapping(pos int, fn string, arg expr) error {
+	use, explicit, err := pl.deriveCollation(pos, arg)
+	if err != nil || explicit || use.Order == wal.CollUnknown {
+		return err
+	}
+	switch use.Locale {
+	case "libc C", "libc POSIX", "builtin C":
 		return nil
-	case wal.CollOther:
-		if equality {
-			return nil // a deterministic collation's equality is byte equality
+	}
+	return unsupported(pos, fmt.Sprintf("%s under the collation %q (%s)", fn, use.Name, use.Locale)).
+		hint(`sidecar maps case as the C locale does: write COLLATE "C" to get that`)
+}
+
+// asciiCase is lower or upper of s for ASCII letters only (the C locale).
+func asciiCase(s string, up bool) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case up && 'a' <= c && c <= 'z':
+			b[i] = c - 'a' + 'A'
+		case !up && 'A' <= c && c <= 'Z':
+			b[i] = c - 'A' + 'a'
 		}
 	}
-	what := "ordering text under the collation"
-	if use.Order == wal.CollNondeterministic {
-		what = "comparing text under the nondeterministic collation"
-	}
-	return unsupported(pos, fmt.Sprintf("%s %q (%s)", what, use.Name, use.Locale)).
-		hint(`sidecar compares text in byte order: write COLLATE "C" to compare that way`)
+	return string(b)
 }
 
 // nameCollation is the collation of type name (PostgreSQL 12+): "C".

@@ -836,6 +836,11 @@ func (pl *planner) like(l, r expr, not bool, pos int) (expr, error) {
 	if r, err = pl.coerce(r, oidText, pos); err != nil {
 		return nil, err
 	}
+	// LIKE matches characters, as PostgreSQL does under any deterministic
+	// collation; under a nondeterministic one it does otherwise.
+	if err := pl.textOrderCheck(pos, oidText, true, l, r); err != nil {
+		return nil, err
+	}
 	return &likeExpr{arg: l, pat: r, not: not}, nil
 }
 
