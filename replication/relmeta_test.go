@@ -163,3 +163,18 @@ func TestByteOrderCollationsAreBytes(t *testing.T) {
 	}
 	t.Logf("checked %v over %d strings", tried, len(words))
 }
+
+// withoutFacts is rel without the catalog facts only the copy reads (a
+// stream's Relation carries none), for comparing the two descriptions.
+func withoutFacts(rel *wal.Relation) *wal.Relation {
+	if rel == nil {
+		return nil
+	}
+	out := *rel
+	out.Facts = nil
+	out.Columns = slices.Clone(rel.Columns)
+	for i := range out.Columns {
+		out.Columns[i].Collation = wal.Collation{}
+	}
+	return &out
+}
