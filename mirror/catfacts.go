@@ -33,6 +33,7 @@ func encodeFacts(e *enc, rel *wal.Relation) {
 		e.str(d.Parent)
 		e.byte(d.Kind)
 	}
+	e.str(f.PartitionOf)
 }
 
 func encodeCollation(e *enc, c wal.Collation) {
@@ -62,6 +63,7 @@ func decodeFacts(d *dec, rel *wal.Relation) {
 	for i := 0; i < n && d.err == nil; i++ {
 		f.Descendants = append(f.Descendants, wal.Descendant{Name: d.str(), Parent: d.str(), Kind: d.byte()})
 	}
+	f.PartitionOf = d.str()
 	rel.Facts = f
 }
 

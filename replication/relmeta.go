@@ -51,11 +51,12 @@ func ReadFacts(ctx context.Context, conn *pgx.Conn, rels []*wal.Relation) ([]*wa
 	}
 	var out []*wal.Relation
 	for _, r := range rels {
-		kind, ok := kinds[r.OID]
+		ri, ok := kinds[r.OID]
 		if !ok {
 			continue
 		}
-		f := &wal.Relation{Columns: make([]wal.Column, len(r.Columns)), Facts: &wal.Facts{Kind: kind, Default: def}}
+		kind := ri.kind
+		f := &wal.Relation{Columns: make([]wal.Column, len(r.Columns)), Facts: &wal.Facts{Kind: kind, Default: def, PartitionOf: ri.root}}
 		for i, c := range r.Columns {
 			f.Columns[i] = wal.Column{Name: c.Name, Collation: colls[r.OID][c.Name]}
 		}
@@ -70,17 +71,32 @@ func ReadFacts(ctx context.Context, conn *pgx.Conn, rels []*wal.Relation) ([]*wa
 	return out, nil
 }
 
-func relKinds(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uint32]byte, error) {
-	rows, err := conn.Query(ctx, `SELECT c.oid::int8, c.relkind::text FROM pg_catalog.pg_class c WHERE c.oid = ANY($1::int8[]::oid[])`, oids)
+// relInfo is what pg_class says of a followed table.
+type relInfo struct {
+	kind byte
+	root string // canonical name of its partitioned root, for a partition
+}
+
+// relKinds reads each table's relkind and partitioned root.
+func relKinds(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uint32]relInfo, error) {
+	rows, err := conn.Query(ctx, `SELECT c.oid::int8, c.relkind::text, coalesce(rn.nspname::text, ''), coalesce(r.relname::text, '')
+		FROM pg_catalog.pg_class c
+		LEFT JOIN pg_catalog.pg_class r ON c.relispartition AND r.oid = pg_catalog.pg_partition_root(c.oid)
+		LEFT JOIN pg_catalog.pg_namespace rn ON rn.oid = r.relnamespace
+		WHERE c.oid = ANY($1::int8[]::oid[])`, oids)
 	if err != nil {
 		return nil, fmt.Errorf("read relkinds: %w", err)
 	}
-	out := map[uint32]byte{}
+	out := map[uint32]relInfo{}
 	var oid int64
-	var kind string
-	_, err = pgx.ForEachRow(rows, []any{&oid, &kind}, func() error {
+	var kind, rs, rr string
+	_, err = pgx.ForEachRow(rows, []any{&oid, &kind, &rs, &rr}, func() error {
 		if kind != "" {
-			out[uint32(oid)] = kind[0]
+			ri := relInfo{kind: kind[0]}
+			if rr != "" {
+				ri.root = wal.TableName{Schema: rs, Name: rr}.String()
+			}
+			out[uint32(oid)] = ri
 		}
 		return nil
 	})

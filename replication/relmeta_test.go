@@ -85,6 +85,29 @@ func TestReadFactsCollations(t *testing.T) {
 	if d := relationOf(t, conn, "grandkid").Facts.Descendants; len(d) != 0 {
 		t.Errorf("grandkid's descendants %+v, want none", d)
 	}
+	// A partitioned table followed as its partitions: each names its root.
+	for _, s := range []string{"CREATE TABLE meas (id int, k int, PRIMARY KEY (id, k)) PARTITION BY LIST (k)",
+		"CREATE TABLE meas_1 PARTITION OF meas FOR VALUES IN (1)", "CREATE TABLE meas_2 PARTITION OF meas FOR VALUES IN (2)"} {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	leaves, err := describeCopy(ctx, conn, wal.TableName{Schema: "public", Name: "meas"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range leaves {
+		if l.rel.Facts == nil || l.rel.Facts.PartitionOf != "public.meas" || l.rel.Facts.Kind != 'r' {
+			t.Errorf("partition %s: facts %+v, want a table partition of public.meas", l.rel.Name, l.rel.Facts)
+		}
+	}
+	root, err := describeCopy(ctx, conn, wal.TableName{Schema: "public", Name: "meas"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := root[0].rel.Facts; len(root) != 1 || f.Kind != 'p' || f.PartitionOf != "" || len(f.Descendants) != 0 {
+		t.Errorf("meas followed as its root: facts %+v, want a partitioned table without descendants", f)
+	}
 }
 
 // TestReadFactsICUDefault: a database whose default collation is ICU

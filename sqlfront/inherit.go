@@ -189,3 +189,22 @@ func columnMap(parent, child *Table) ([]int, error) {
 	}
 	return idx, nil
 }
+
+// partitionedRoot refuses, naming its followed partitions, a partitioned
+// table followed as its partitions (it is not a table of the mirror):
+// PostgreSQL would answer with all of them, and a partition created since
+// may not be followed yet.
+func (pl *planner) partitionedRoot(rv *pg.RangeVar, schema string) error {
+	name := wal.TableName{Schema: schema, Name: rv.Relname}.String()
+	var parts []string
+	for _, t := range pl.src.Tables() {
+		if t.Facts != nil && t.Facts.PartitionOf == name {
+			parts = append(parts, t.Name)
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return unsupported(int(rv.Location), fmt.Sprintf("reading the partitioned table %s whole (sidecar follows it as its partitions %s)", name, strings.Join(parts, ", "))).
+		hint("read its partitions, e.g. FROM " + parts[0])
+}

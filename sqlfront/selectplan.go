@@ -604,6 +604,9 @@ func (pl *planner) table(rv *pg.RangeVar, asOf string) (*Table, error) {
 		}
 	}
 	if found == nil {
+		if err := pl.partitionedRoot(rv, schema); err != nil {
+			return nil, err
+		}
 		var names []string
 		for _, t := range pl.src.Tables() {
 			names = append(names, t.Name)

@@ -48,6 +48,10 @@ type Facts struct {
 	// not (pg_inherits), for an ordinary table; empty for a partitioned
 	// root followed as the root, whose rows include its partitions'.
 	Descendants []Descendant
+	// PartitionOf is the canonical name of the partitioned root of a
+	// partition ("" otherwise): a root followed as its partitions is not a
+	// table of the mirror, and reading it whole is refused by name.
+	PartitionOf string
 }
 
 // Descendant is one table inheriting from a followed table.
@@ -62,7 +66,7 @@ func (f *Facts) Equal(o *Facts) bool {
 	if f == nil || o == nil {
 		return f == o
 	}
-	return f.Kind == o.Kind && f.Default == o.Default && slices.Equal(f.Descendants, o.Descendants)
+	return f.Kind == o.Kind && f.Default == o.Default && f.PartitionOf == o.PartitionOf && slices.Equal(f.Descendants, o.Descendants)
 }
 
 // SameFacts reports whether r and o carry the same catalog facts (column
