@@ -76,7 +76,7 @@ type Column struct {
 	// Collation is the column's collation as the copy read it from the
 	// catalog (catfacts.go); zero for a column of a type without one and
 	// in Relations from the stream. Equal ignores it.
-	Collation Collation
+	Collation Collation `json:",omitzero"`
 }
 
 // Relation is a table as the publisher describes it. The stream sends one
@@ -92,7 +92,7 @@ type Relation struct {
 	Columns  []Column
 	// Facts are the catalog facts the copy read beside the columns
 	// (catfacts.go); nil in Relations from the stream. Equal ignores them.
-	Facts *Facts
+	Facts *Facts `json:",omitempty"`
 }
 
 // QualifiedName is the table's canonical name (TableName.String): the
