@@ -57,6 +57,9 @@ func (d *daemon) pollServer(ctx context.Context, conn *pgx.Conn) error {
 	if err := d.pollDropped(ctx, conn); err != nil {
 		return err
 	}
+	if err := d.pollFacts(ctx, conn); err != nil {
+		return err
+	}
 	d.prevServerWAL.Store(d.serverWAL.Swap(uint64(w)))
 	// Lag in bytes: the server's position minus the slot's confirmed
 	// position (WAL the server keeps and must still decode for us), or

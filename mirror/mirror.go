@@ -201,6 +201,8 @@ type Mirror struct {
 	resume    wal.LSN
 	meta      metaRecord
 	err       error // sticky: a failed write leaves the state unknown
+	// factsGen counts catalog-fact updates (catfacts.go).
+	factsGen atomic.Uint64
 
 	// written is the end LSN of the last commit written to Badger;
 	// durable the last one synced. INVARIANT: durable <= written, and

@@ -344,6 +344,7 @@ func encodeRelation(e *enc, rel *wal.Relation) {
 			e.byte(0)
 		}
 	}
+	encodeFacts(e, rel)
 }
 
 func decodeRelation(d *dec) *wal.Relation {
@@ -362,6 +363,7 @@ func decodeRelation(d *dec) *wal.Relation {
 		c.Key = d.byte() == 1
 		rel.Columns = append(rel.Columns, c)
 	}
+	decodeFacts(d, rel)
 	return rel
 }
 

@@ -252,7 +252,7 @@ func describeCopy(ctx context.Context, conn *pgx.Conn, tn wal.TableName, viaRoot
 		if err != nil {
 			return nil, err
 		}
-		return []*copyTable{t}, nil
+		return withFacts(ctx, conn, []*copyTable{t})
 	}
 	rows, err := conn.Query(ctx, `SELECT n.nspname, c.relname, c.oid, c.relreplident::text FROM pg_catalog.pg_partition_tree($1) pt
 		JOIN pg_catalog.pg_class c ON c.oid = pt.relid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
@@ -282,7 +282,7 @@ func describeCopy(ctx context.Context, conn *pgx.Conn, tn wal.TableName, viaRoot
 		if err != nil {
 			return nil, err
 		}
-		return []*copyTable{t}, nil
+		return withFacts(ctx, conn, []*copyTable{t})
 	}
 	var out []*copyTable
 	for _, l := range leaves {
@@ -292,7 +292,7 @@ func describeCopy(ctx context.Context, conn *pgx.Conn, tn wal.TableName, viaRoot
 		}
 		out = append(out, t)
 	}
-	return out, nil
+	return withFacts(ctx, conn, out)
 }
 
 // columnsSQL describes a table's published columns the way a pgoutput

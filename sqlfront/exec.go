@@ -333,6 +333,18 @@ func (p *plan) scanItem(ex *execCtx, i int, fn func([]Value) error) error {
 	if !sameColumns(&t, it.table) {
 		return errReplan
 	}
+	if it.inherit { // the parent's own rows, then its descendants' (inherit.go)
+		if err := ex.src.Scan(ex.ctx, v, &t, "", "", func(row []*string) error {
+			vals, err := convertRow(t.Columns, row, p.neededOf(it), p.rawOf(it))
+			if err != nil {
+				return err
+			}
+			return fn(vals)
+		}); err != nil {
+			return err
+		}
+		return p.scanDescendants(ex, it, v, &t, fn)
+	}
 	e := &env{params: ex.params, ex: ex}
 	if len(it.keyEq) > 0 {
 		keys, err := it.keyTexts(e, &t)
@@ -488,7 +500,7 @@ func keyInRange(v Value, t uint32) bool {
 }
 
 func sameColumns(a, b *Table) bool {
-	if len(a.Columns) != len(b.Columns) {
+	if len(a.Columns) != len(b.Columns) || !sameFacts(a, b) {
 		return false
 	}
 	for i := range a.Columns {

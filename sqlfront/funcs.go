@@ -347,12 +347,12 @@ func (pl *planner) scalarFunc(name string, args []expr, f *pg.FuncCall) (expr, e
 		if err := textArgs(); err != nil {
 			return nil, err
 		}
+		if err := pl.asciiCaseMapping(pos, name, args[0]); err != nil {
+			return nil, err
+		}
 		up := name == "upper"
 		return &funcExpr{args: args, t: oidText, strict: true, fn: func(_ *env, a []Value) (Value, error) {
-			if up {
-				return strings.ToUpper(a[0].(string)), nil
-			}
-			return strings.ToLower(a[0].(string)), nil
+			return asciiCase(a[0].(string), up), nil
 		}}, nil
 	case "length", "char_length":
 		if err := argc(1); err != nil {

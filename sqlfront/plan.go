@@ -9,6 +9,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/sidecar-dev/sidecar/types"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // outCol describes one result column (RowDescription).
@@ -35,6 +36,8 @@ type fromItem struct {
 	hiIncl  bool
 	keyType uint32
 	likePat expr // LIKE pattern on a text first key column: its prefix bounds the range
+	// inherit: the item reads the table's descendants too (inherit.go).
+	inherit bool
 }
 
 // scopeCol is a column visible to expressions.
@@ -45,6 +48,7 @@ type scopeCol struct {
 	typ    uint32
 	typmod int32
 	attnum int16
+	coll   wal.Collation // the column's collation (collate.go)
 }
 
 // orderKey is one ORDER BY item.
@@ -166,6 +170,11 @@ type planner struct {
 	inAgg    bool
 	groupSet []expr
 	version  Version
+	// explicitColl marks the expressions a COLLATE clause named (in byte
+	// order: collate refuses any other); dbDefault caches the database's
+	// default collation (collate.go).
+	explicitColl map[expr]bool
+	dbDefault    *wal.Collation
 }
 
 func (pl *planner) paramRef(n int, pos int) (expr, error) {
@@ -436,6 +445,10 @@ func (pl *planner) collate(c *pg.CollateClause) (expr, error) {
 		return nil, unsupported(pos, fmt.Sprintf("COLLATE \"%s\"", name)).
 			hint(`sidecar compares text bytewise: write COLLATE "C" (or "POSIX", "ucs_basic")`)
 	}
+	if pl.explicitColl == nil {
+		pl.explicitColl = map[expr]bool{}
+	}
+	pl.explicitColl[arg] = true
 	return arg, nil
 }
 
@@ -638,6 +651,9 @@ func (pl *planner) aexpr(a *pg.A_Expr) (expr, error) {
 			if !comparableType(t, op) {
 				return nil, unsupported(pos, fmt.Sprintf("operator %s on type %s", op, typeName(t)))
 			}
+			if err := pl.textOrderCheck(pos, t, op == "=" || op == "<>" || op == "!=", l, r); err != nil {
+				return nil, err
+			}
 			return &cmpExpr{op: op, l: l, r: r, t: t}, nil
 		case "+", "-", "*", "/", "%":
 			l, r, t, err := pl.binary(l, r, op, pos)
@@ -712,6 +728,9 @@ func (pl *planner) aexpr(a *pg.A_Expr) (expr, error) {
 		if !comparableType(t, "=") {
 			return nil, unsupported(pos, "IN on type "+typeName(t))
 		}
+		if err := pl.textOrderCheck(pos, t, true, append([]expr{l}, list...)...); err != nil {
+			return nil, err
+		}
 		if l, err = pl.coerce(l, t, pos); err != nil {
 			return nil, err
 		}
@@ -748,6 +767,12 @@ func (pl *planner) aexpr(a *pg.A_Expr) (expr, error) {
 		}
 		if !comparableType(t1, "<") || !comparableType(t2, "<") {
 			return nil, unsupported(pos, "BETWEEN on type "+typeName(t1))
+		}
+		if err := pl.textOrderCheck(pos, t1, false, x1, lo); err != nil {
+			return nil, err
+		}
+		if err := pl.textOrderCheck(pos, t2, false, x2, hi); err != nil {
+			return nil, err
 		}
 		b := &boolExpr{op: "and", args: []expr{&cmpExpr{op: ">=", l: x1, r: lo, t: t1}, &cmpExpr{op: "<=", l: x2, r: hi, t: t2}}}
 		if a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN {
@@ -809,6 +834,11 @@ func (pl *planner) like(l, r expr, not bool, pos int) (expr, error) {
 		return nil, err
 	}
 	if r, err = pl.coerce(r, oidText, pos); err != nil {
+		return nil, err
+	}
+	// LIKE matches characters, as PostgreSQL does under any deterministic
+	// collation; under a nondeterministic one it does otherwise.
+	if err := pl.textOrderCheck(pos, oidText, true, l, r); err != nil {
 		return nil, err
 	}
 	return &likeExpr{arg: l, pat: r, not: not}, nil
@@ -885,12 +915,20 @@ func (pl *planner) aggregate(name string, f *pg.FuncCall) (expr, error) {
 			}
 		}
 		a.arg = arg
+		if a.distinct {
+			if err := pl.textOrderCheck(pos, at, true, arg); err != nil {
+				return nil, err
+			}
+		}
 		switch name {
 		case "count":
 			a.t = oidInt8
 		case "min", "max":
 			if !comparableType(at, "<") {
 				return nil, errf(codeUndefinedFunc, pos, "function %s(%s) does not exist", name, typeName(at))
+			}
+			if err := pl.textOrderCheck(pos, at, false, arg); err != nil {
+				return nil, err
 			}
 			a.t = at
 			if at == oidVarchar || at == oidName {

@@ -50,6 +50,9 @@ func (pl *planner) planSelect(s *pg.SelectStmt) error {
 			if err != nil {
 				return err
 			}
+			if err := pl.textOrderCheck(nodeLoc(g), pl.typeOf(e), true, e); err != nil {
+				return err
+			}
 			p.groupBy = append(p.groupBy, e)
 		}
 		pl.groupSet = p.groupBy
@@ -112,6 +115,9 @@ func (pl *planner) planSelect(s *pg.SelectStmt) error {
 		if !comparableType(pl.typeOf(e), "<") {
 			return unsupported(nodeLoc(sb.Node), "ORDER BY on type "+typeName(pl.typeOf(e)))
 		}
+		if err := pl.textOrderCheck(nodeLoc(sb.Node), pl.typeOf(e), false, e); err != nil {
+			return err
+		}
 		k := orderKey{e: e, desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
 		k.nullsFirst = k.desc
 		switch sb.SortbyNulls {
@@ -137,6 +143,9 @@ func (pl *planner) planSelect(s *pg.SelectStmt) error {
 		for i, c := range p.cols {
 			if !comparableType(c.typ, "=") && !comparableType(pl.typeOf(p.targets[i]), "=") {
 				return unsupported(pl.kwPos("DISTINCT"), "DISTINCT on type "+typeName(pl.typeOf(p.targets[i])))
+			}
+			if err := pl.textOrderCheck(pl.kwPos("DISTINCT"), pl.typeOf(p.targets[i]), true, p.targets[i]); err != nil {
+				return err
 			}
 		}
 	}
@@ -519,6 +528,9 @@ func (pl *planner) addItem(n *pg.Node) error {
 		if err != nil {
 			return err
 		}
+		if err := pl.inheritance(it, rv, t); err != nil {
+			return err
+		}
 		it.table = t
 		cols = t.Columns
 		pl.p.tables = append(pl.p.tables, t)
@@ -534,7 +546,7 @@ func (pl *planner) addItem(n *pg.Node) error {
 		if len(args) != 2 {
 			return errf(codeUndefinedFunc, int(f.Location), "function sidecar.as_of with %d arguments does not exist", len(args)).hint("usage: sidecar.as_of('table', 'ref')")
 		}
-		rv := &pg.RangeVar{Relname: args[0], Location: f.Location}
+		rv := &pg.RangeVar{Relname: args[0], Location: f.Location, Inh: true}
 		if schema, rel, ok := strings.Cut(args[0], "."); ok {
 			rv.Schemaname, rv.Relname = schema, rel
 		}
@@ -544,6 +556,9 @@ func (pl *planner) addItem(n *pg.Node) error {
 		}
 		t, err := pl.table(rv, it.asOf)
 		if err != nil {
+			return err
+		}
+		if err := pl.inheritance(it, rv, t); err != nil {
 			return err
 		}
 		it.table = t
@@ -568,7 +583,7 @@ func (pl *planner) addItem(n *pg.Node) error {
 	idx := len(pl.p.from)
 	pl.p.from = append(pl.p.from, it)
 	for i, c := range cols {
-		pl.scope = append(pl.scope, scopeCol{item: idx, alias: it.alias, name: c.Name, typ: c.TypeOID, typmod: c.TypeMod, attnum: int16(i + 1)})
+		pl.scope = append(pl.scope, scopeCol{item: idx, alias: it.alias, name: c.Name, typ: c.TypeOID, typmod: c.TypeMod, attnum: int16(i + 1), coll: c.Collation})
 	}
 	return nil
 }
@@ -589,6 +604,9 @@ func (pl *planner) table(rv *pg.RangeVar, asOf string) (*Table, error) {
 		}
 	}
 	if found == nil {
+		if err := pl.partitionedRoot(rv, schema); err != nil {
+			return nil, err
+		}
 		var names []string
 		for _, t := range pl.src.Tables() {
 			names = append(names, t.Name)
@@ -632,7 +650,7 @@ func (pl *planner) pushdown() {
 		return
 	}
 	for i, it := range p.from {
-		if it.table == nil || len(it.table.KeyCols) == 0 || (i == 1 && p.joinLeft) {
+		if it.table == nil || len(it.table.KeyCols) == 0 || (i == 1 && p.joinLeft) || it.inherit {
 			continue
 		}
 		keyIdx := make([]int, len(it.table.KeyCols))

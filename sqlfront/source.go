@@ -27,6 +27,10 @@ type Column struct {
 	TypeMod  int32
 	TypeName string
 	Key      bool
+	// Collation is the column's collation as the copy read it (zero when
+	// unknown or not collatable); collate.go refuses to order under one
+	// sidecar does not compare in.
+	Collation wal.Collation
 }
 
 // Table is a followed table at one version.
@@ -37,6 +41,9 @@ type Table struct {
 	OID     uint32 // pg_class.oid on the source
 	Columns []Column
 	KeyCols []int // indexes into Columns of the primary key, in key order
+	// Facts are the catalog facts read with the relation (nil when none
+	// were): the database's default collation, inheritance descendants.
+	Facts *wal.Facts
 	// codec encodes the primary key (nil for keyless tables and tables
 	// described by other sources): reads of the in-memory HEAD need it.
 	codec *rowenc.KeyCodec
@@ -110,6 +117,7 @@ type HistorySource struct {
 type headState struct {
 	v      Version
 	tables map[string]*Table
+	facts  uint64 // the mirror's FactsGeneration when built
 }
 
 // head is the state of the mirror's current head (nil before the first
@@ -125,10 +133,11 @@ func (s *HistorySource) head() *headState {
 	if h == 0 {
 		return nil
 	}
-	if st := s.atHead.Load(); st != nil && st.v.at == h {
+	gen := s.M.FactsGeneration()
+	if st := s.atHead.Load(); st != nil && st.v.at == h && st.facts == gen {
 		return st
 	}
-	st := &headState{v: Version{Ref: "HEAD", LSN: h.String(), pin: h.String(), at: h}, tables: map[string]*Table{}}
+	st := &headState{v: Version{Ref: "HEAD", LSN: h.String(), pin: h.String(), at: h}, tables: map[string]*Table{}, facts: gen}
 	for _, ti := range s.M.Tables() {
 		if ti.Relation != nil {
 			st.tables[ti.Name] = s.describe(ti.Relation)
@@ -193,7 +202,10 @@ func relSignature(rel *wal.Relation) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\x00%d\x00%c", rel.QualifiedName(), rel.OID, rel.Identity)
 	for _, c := range rel.Columns {
-		fmt.Fprintf(&b, "\x00%s:%d:%d:%s:%t", c.Name, c.TypeOID, c.TypeMod, c.TypeName, c.Key)
+		fmt.Fprintf(&b, "\x00%s:%d:%d:%s:%t:%v", c.Name, c.TypeOID, c.TypeMod, c.TypeName, c.Key, c.Collation)
+	}
+	if rel.Facts != nil {
+		fmt.Fprintf(&b, "\x00%v", *rel.Facts)
 	}
 	return b.String()
 }
@@ -201,9 +213,9 @@ func relSignature(rel *wal.Relation) string {
 var _ Source = (*HistorySource)(nil)
 
 func tableOf(rel *wal.Relation) Table {
-	t := Table{Name: rel.QualifiedName(), Schema: rel.Schema, Rel: rel.Name, OID: rel.OID}
+	t := Table{Name: rel.QualifiedName(), Schema: rel.Schema, Rel: rel.Name, OID: rel.OID, Facts: rel.Facts}
 	for i, c := range rel.Columns {
-		t.Columns = append(t.Columns, Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod, TypeName: c.TypeName, Key: c.Key})
+		t.Columns = append(t.Columns, Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod, TypeName: c.TypeName, Key: c.Key, Collation: c.Collation})
 		if c.Key && rel.Identity != wal.IdentityFull {
 			t.KeyCols = append(t.KeyCols, i)
 		}

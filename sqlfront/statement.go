@@ -157,7 +157,7 @@ func (s *session) planQueryArgs(ctx context.Context, query string, paramTypes []
 		for i := range pl.p.cols {
 			pl.p.cols[i].typ = pl.p.targets[i].typ()
 		}
-		if pl.p.kind == "select" {
+		if pl.p.kind == "select" && !pl.p.inherits() { // descendants: row by row (inherit.go)
 			pl.planEngine() // after the parameters' types are fixed
 			pl.planRows()
 			pl.planDirect()

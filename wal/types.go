@@ -73,6 +73,10 @@ type Column struct {
 	// Key is true when the column is part of the replica identity (all
 	// columns under REPLICA IDENTITY FULL).
 	Key bool
+	// Collation is the column's collation as the copy read it from the
+	// catalog (catfacts.go); zero for a column of a type without one and
+	// in Relations from the stream. Equal ignores it.
+	Collation Collation `json:",omitzero"`
 }
 
 // Relation is a table as the publisher describes it. The stream sends one
@@ -86,6 +90,9 @@ type Relation struct {
 	Name     string
 	Identity ReplicaIdentity
 	Columns  []Column
+	// Facts are the catalog facts the copy read beside the columns
+	// (catfacts.go); nil in Relations from the stream. Equal ignores them.
+	Facts *Facts `json:",omitempty"`
 }
 
 // QualifiedName is the table's canonical name (TableName.String): the
