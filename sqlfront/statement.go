@@ -190,7 +190,10 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 	p := pl.p
 	switch {
 	case n.GetSelectStmt() != nil:
-		return pl.planSelect(n.GetSelectStmt())
+		if err := pl.planSelect(n.GetSelectStmt()); err != nil {
+			return pl.planVectorized(n, err) // vexec.go: sql/exec, or err
+		}
+		return nil
 	case n.GetTransactionStmt() != nil:
 		ts := n.GetTransactionStmt()
 		switch ts.Kind {

@@ -159,6 +159,9 @@ func (b *binder) join(j *pg.JoinExpr, sc *scope) (Rel, *item, error) {
 	if !ok {
 		return nil, nil, unsupported("this join type", -1)
 	}
+	if j.JoinUsingAlias != nil {
+		return nil, nil, unsupported("an alias of a JOIN's USING columns (USING (…) AS name)", -1)
+	}
 	l, lit, err := b.fromItem(j.Larg, sc)
 	if err != nil {
 		return nil, nil, err

@@ -1,0 +1,463 @@
+package exec
+
+import (
+	"fmt"
+
+	"github.com/sidecar-dev/sidecar/sql/plan"
+	"github.com/sidecar-dev/sidecar/types"
+)
+
+// rowSet is a materialized relation (rows in order) whose bytes are
+// accounted in the env.
+type rowSet struct {
+	rows  [][]types.Value
+	bytes int64
+}
+
+// memAcct is the memory one run of an operator holds: given back when
+// the run ends (an operator inside a correlated subquery runs often).
+type memAcct struct {
+	e *env
+	n int64
+}
+
+func (m *memAcct) grow(op string, n int64) error {
+	m.n += n
+	return m.e.grow(op, n)
+}
+
+func (m *memAcct) done() { m.e.release(m.n); m.n = 0 }
+
+// valueBytes estimates the memory one value holds.
+func valueBytes(v types.Value) int64 {
+	switch x := v.(type) {
+	case string:
+		return 16 + int64(len(x))
+	case []byte:
+		return 24 + int64(len(x))
+	case *types.Decimal:
+		return 64 + int64(len(x.V.Bits()))*8
+	}
+	return 16
+}
+
+func rowBytes(r []types.Value) int64 {
+	n := int64(24)
+	for _, v := range r {
+		n += valueBytes(v)
+	}
+	return n
+}
+
+// add appends r, accounting it to operator op.
+func (s *rowSet) add(e *env, op string, r []types.Value) error {
+	n := rowBytes(r)
+	if err := e.grow(op, n); err != nil {
+		return err
+	}
+	s.bytes += n
+	s.rows = append(s.rows, r)
+	return nil
+}
+
+// collect runs op and keeps its rows.
+func (e *env) collect(op operator, name string) (*rowSet, error) {
+	s := &rowSet{}
+	err := op.run(func(b *Batch) error {
+		for i := 0; i < b.N; i++ {
+			if err := s.add(e, name, b.Row(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return s, err
+}
+
+// emitRows pushes rows as batches.
+func (e *env) emitRows(rows [][]types.Value, width int, emit func(*Batch) error) error {
+	for start := 0; start < len(rows); start += BatchSize {
+		if err := e.check(); err != nil {
+			return err
+		}
+		end := min(start+BatchSize, len(rows))
+		b := &Batch{N: end - start, Vecs: make([][]types.Value, width)}
+		for c := range b.Vecs {
+			v := make([]types.Value, b.N)
+			for i := range v {
+				v[i] = rows[start+i][c]
+			}
+			b.Vecs[c] = v
+		}
+		if err := emit(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// allRows is the selection of every row of a batch.
+func allRows(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+// scanOp reads a table, decoding the columns it produces from their
+// stored text through types.In, in batches; its filter runs per batch.
+type scanOp struct {
+	e      *env
+	s      *plan.Scan
+	filter vexpr
+}
+
+func (e *env) buildScan(s *plan.Scan) (operator, error) {
+	op := &scanOp{e: e, s: s}
+	for _, id := range s.Cols {
+		t := e.md.Column(id).Type
+		if t.OID == plan.Record || !types.Known(t.OID) {
+			return nil, unsupported("a column of type " + t.String())
+		}
+	}
+	if s.Filter != nil {
+		c := &compiler{e: e, lay: layoutOf(s.Cols)}
+		f, err := c.compile(s.Filter)
+		if err != nil {
+			return nil, err
+		}
+		op.filter = f
+	}
+	return op, nil
+}
+
+func (s *scanOp) cols() []plan.ColumnID { return s.s.Cols }
+
+func (s *scanOp) run(emit func(*Batch) error) error {
+	e := s.e
+	cols := s.s.Cols
+	oids := make([]plan.OID, len(cols))
+	for i, id := range cols {
+		oids[i] = e.md.Column(id).Type.OID
+	}
+	newBatch := func() *Batch {
+		b := &Batch{Vecs: make([][]types.Value, len(cols))}
+		for c := range b.Vecs {
+			b.Vecs[c] = make([]types.Value, BatchSize)
+		}
+		return b
+	}
+	b := newBatch()
+	flush := func() error {
+		if b.N == 0 {
+			return nil
+		}
+		if err := e.check(); err != nil {
+			return err
+		}
+		out := b
+		if s.filter != nil {
+			var err error
+			if out, err = filterBatch(b, s.filter); err != nil {
+				return err
+			}
+		}
+		if out.N > 0 {
+			if err := emit(out); err != nil {
+				return err
+			}
+		}
+		b = newBatch()
+		return nil
+	}
+	err := e.src.Scan(e.ctx, s.s.Table, func(row []*string) error {
+		for c, ord := range s.s.Ords {
+			if ord >= len(row) || row[ord] == nil {
+				b.Vecs[c][b.N] = nil
+				continue
+			}
+			v, err := types.In(oids[c], -1, *row[ord])
+			if err != nil {
+				return fmt.Errorf("decode %s.%s: %w", s.s.Table.Name, s.s.Table.Columns[ord].Name, err)
+			}
+			b.Vecs[c][b.N] = v
+		}
+		b.N++
+		if b.N == BatchSize {
+			return flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return flush()
+}
+
+// filterBatch keeps the rows of b pred is true for.
+func filterBatch(b *Batch, pred vexpr) (*Batch, error) {
+	res := make([]types.Value, b.N)
+	if err := pred(b, allRows(b.N), res); err != nil {
+		return nil, err
+	}
+	keep := make([]int, 0, b.N)
+	for i := 0; i < b.N; i++ {
+		if t, ok := res[i].(bool); ok && t {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == b.N {
+		return b, nil
+	}
+	return pick(b, keep), nil
+}
+
+// filterOp keeps the rows its predicate is true for.
+type filterOp struct {
+	in   operator
+	pred vexpr
+}
+
+func (e *env) newFilter(in operator, pred plan.Scalar) (operator, error) {
+	c := &compiler{e: e, lay: layoutOf(in.cols())}
+	f, err := c.compile(pred)
+	if err != nil {
+		return nil, err
+	}
+	return &filterOp{in: in, pred: f}, nil
+}
+
+func (f *filterOp) cols() []plan.ColumnID { return f.in.cols() }
+
+func (f *filterOp) run(emit func(*Batch) error) error {
+	return f.in.run(func(b *Batch) error {
+		out, err := filterBatch(b, f.pred)
+		if err != nil || out.N == 0 {
+			return err
+		}
+		return emit(out)
+	})
+}
+
+// projectOp computes one vector per output expression.
+type projectOp struct {
+	in    operator
+	out   []plan.ColumnID
+	exprs []vexpr
+}
+
+func (e *env) newProject(in operator, cols []plan.ColumnID, exprs []plan.Scalar) (operator, error) {
+	c := &compiler{e: e, lay: layoutOf(in.cols())}
+	p := &projectOp{in: in, out: cols}
+	for _, x := range exprs {
+		f, err := c.compile(x)
+		if err != nil {
+			return nil, err
+		}
+		p.exprs = append(p.exprs, f)
+	}
+	return p, nil
+}
+
+func (p *projectOp) cols() []plan.ColumnID { return p.out }
+
+func (p *projectOp) run(emit func(*Batch) error) error {
+	return p.in.run(func(b *Batch) error {
+		out := &Batch{N: b.N, Vecs: make([][]types.Value, len(p.exprs))}
+		sel := allRows(b.N)
+		for k, x := range p.exprs {
+			v := make([]types.Value, b.N)
+			if err := x(b, sel, v); err != nil {
+				return err
+			}
+			out.Vecs[k] = v
+		}
+		return emit(out)
+	})
+}
+
+// valuesOp is VALUES (and SELECT without FROM: one row).
+type valuesOp struct {
+	e    *env
+	v    *plan.Values
+	rows [][]vexpr
+}
+
+func (e *env) buildValues(v *plan.Values) (operator, error) {
+	op := &valuesOp{e: e, v: v}
+	c := &compiler{e: e, lay: layout{}}
+	for _, r := range v.Rows {
+		var row []vexpr
+		for k, x := range r {
+			f, err := c.compile(x)
+			if err != nil {
+				return nil, err
+			}
+			if t := e.md.Column(v.Cols[k]).Type; x.Type().OID != t.OID && x.Type().OID != plan.Unknown {
+				f = castTo(f, x.Type(), t)
+			}
+			row = append(row, f)
+		}
+		op.rows = append(op.rows, row)
+	}
+	return op, nil
+}
+
+func (v *valuesOp) cols() []plan.ColumnID { return v.v.Cols }
+
+func (v *valuesOp) run(emit func(*Batch) error) error {
+	one := &Batch{N: 1}
+	sel := []int{0}
+	var rows [][]types.Value
+	for _, r := range v.rows {
+		row := make([]types.Value, len(r))
+		for k, f := range r {
+			out := make([]types.Value, 1)
+			if err := f(one, sel, out); err != nil {
+				return err
+			}
+			row[k] = out[0]
+		}
+		rows = append(rows, row)
+	}
+	return v.e.emitRows(rows, len(v.v.Cols), emit)
+}
+
+// limitOp skips Offset rows and passes at most Count.
+type limitOp struct {
+	e             *env
+	in            operator
+	count, offset vexpr
+}
+
+func (e *env) buildLimit(l *plan.Limit) (operator, error) {
+	in, err := e.build(l.Input)
+	if err != nil {
+		return nil, err
+	}
+	op := &limitOp{e: e, in: in}
+	c := &compiler{e: e, lay: layout{}}
+	if l.Count != nil {
+		if op.count, err = c.compile(castInt8(l.Count)); err != nil {
+			return nil, err
+		}
+	}
+	if l.Offset != nil {
+		if op.offset, err = c.compile(castInt8(l.Offset)); err != nil {
+			return nil, err
+		}
+	}
+	return op, nil
+}
+
+// castInt8 is s as bigint (LIMIT and OFFSET take bigint).
+func castInt8(s plan.Scalar) plan.Scalar {
+	if isInt(s.Type().OID) {
+		return s
+	}
+	return &plan.Cast{Arg: s, T: plan.T(plan.Int8)}
+}
+
+// scalarOnce evaluates an expression without input columns.
+func scalarOnce(f vexpr) (types.Value, error) {
+	out := make([]types.Value, 1)
+	err := f(&Batch{N: 1}, []int{0}, out)
+	return out[0], err
+}
+
+func (l *limitOp) cols() []plan.ColumnID { return l.in.cols() }
+
+func (l *limitOp) run(emit func(*Batch) error) error {
+	count, offset := int64(-1), int64(0)
+	if l.count != nil {
+		v, err := scalarOnce(l.count)
+		if err != nil {
+			return err
+		}
+		if v != nil {
+			if count = v.(int64); count < 0 {
+				return &types.Error{Code: "2201W", Message: "LIMIT must not be negative"}
+			}
+		}
+	}
+	if l.offset != nil {
+		v, err := scalarOnce(l.offset)
+		if err != nil {
+			return err
+		}
+		if v != nil {
+			if offset = v.(int64); offset < 0 {
+				return &types.Error{Code: "2201X", Message: "OFFSET must not be negative"}
+			}
+		}
+	}
+	if count == 0 {
+		return nil
+	}
+	stop := &stopSignal{}
+	err := l.in.run(func(b *Batch) error {
+		lo := 0
+		if offset > 0 {
+			skip := min(int64(b.N), offset)
+			offset -= skip
+			lo = int(skip)
+		}
+		hi := b.N
+		if count >= 0 && int64(hi-lo) > count {
+			hi = lo + int(count)
+		}
+		if hi > lo {
+			if count >= 0 {
+				count -= int64(hi - lo)
+			}
+			if err := emit(slice(b, lo, hi)); err != nil {
+				return err
+			}
+		}
+		if count == 0 {
+			return stop
+		}
+		return nil
+	})
+	if isStop(err, stop) {
+		return nil
+	}
+	return err
+}
+
+// slice is rows [lo, hi) of b.
+func slice(b *Batch, lo, hi int) *Batch {
+	if lo == 0 && hi == b.N {
+		return b
+	}
+	out := &Batch{N: hi - lo, Vecs: make([][]types.Value, len(b.Vecs))}
+	for c, v := range b.Vecs {
+		out.Vecs[c] = v[lo:hi]
+	}
+	return out
+}
+
+// cteRefOp reads a CTE, computed once on its first reference.
+type cteRefOp struct {
+	e   *env
+	ref *plan.CTERef
+}
+
+func (c *cteRefOp) cols() []plan.ColumnID { return c.ref.Cols }
+
+func (c *cteRefOp) run(emit func(*Batch) error) error {
+	e := c.e
+	rs := e.ctes[c.ref.CTE]
+	if rs == nil {
+		op, err := e.build(c.ref.CTE.Plan)
+		if err != nil {
+			return err
+		}
+		if rs, err = e.collect(op, "WITH query "+c.ref.CTE.Name); err != nil {
+			return err
+		}
+		e.ctes[c.ref.CTE] = rs
+	}
+	return e.emitRows(rs.rows, len(c.ref.Cols), emit)
+}

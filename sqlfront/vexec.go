@@ -1,0 +1,173 @@
+package sqlfront
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/sidecar-dev/sidecar/sql/exec"
+	"github.com/sidecar-dev/sidecar/sql/opt"
+	lplan "github.com/sidecar-dev/sidecar/sql/plan"
+	"github.com/sidecar-dev/sidecar/types"
+)
+
+// This file wires the planner with a tree (sql/plan, sql/opt) and the
+// vectorized executor (sql/exec) into the front end. A SELECT the flat
+// planner (selectplan.go) refuses with 0A000 — several FROM items,
+// subqueries in FROM, WITH, set operations, three-table and outer
+// joins, … — is planned again here and, when the new path accepts it,
+// run on sql/exec. Statements the flat planner answers keep going
+// there, with their fast paths. When the new path refuses too, the
+// client gets the flat planner's refusal (it names the construct in the
+// front end's words); a statement is never answered differently.
+
+// vecPlan is a statement planned for sql/exec.
+type vecPlan struct {
+	prep   *exec.Prepared
+	tables map[*lplan.TableDef]*Table
+	oids   []uint32
+}
+
+// vecCatalog resolves table names for the binder against the followed
+// tables at the statement's version.
+type vecCatalog struct {
+	pl     *planner
+	tables map[*lplan.TableDef]*Table
+	byName map[string]*lplan.TableDef
+	err    error
+}
+
+// Table implements lplan.Catalog.
+func (c *vecCatalog) Table(schema, name string) *lplan.TableDef {
+	if schema == "" {
+		schema = "public"
+	}
+	key := schema + "." + name
+	if d, ok := c.byName[key]; ok {
+		return d
+	}
+	t, err := c.pl.table(&pg.RangeVar{Schemaname: schema, Relname: name, Location: -1}, "")
+	if err != nil {
+		if c.err == nil {
+			c.err = err
+		}
+		return nil
+	}
+	d := &lplan.TableDef{Schema: t.Schema, Name: t.Rel, Key: t.KeyCols}
+	for _, col := range t.Columns {
+		d.Columns = append(d.Columns, lplan.ColumnDef{Name: col.Name, Type: lplan.Type{OID: col.TypeOID, Mod: col.TypeMod}})
+	}
+	c.byName[key] = d
+	c.tables[d] = t
+	return d
+}
+
+// planVectorized plans a SELECT the flat planner refused (refusal) for
+// sql/exec. It returns refusal when the new path cannot answer it
+// exactly either.
+func (pl *planner) planVectorized(stmt *pg.Node, refusal error) error {
+	var fe *Error
+	if !errors.As(refusal, &fe) || fe.Code != codeUnsupported || len(pl.asOf) > 0 {
+		return refusal
+	}
+	cat := &vecCatalog{pl: pl, tables: map[*lplan.TableDef]*Table{}, byName: map[string]*lplan.TableDef{}}
+	q, err := lplan.Bind(stmt, cat)
+	if err != nil || len(q.Params) > 0 {
+		return refusal
+	}
+	q = opt.Optimize(q)
+	prep, err := exec.Prepare(q)
+	if err != nil {
+		return refusal
+	}
+	p := &plan{kind: "select", tag: "SELECT", vec: &vecPlan{prep: prep, tables: cat.tables}}
+	for i, id := range q.Plan.Columns() {
+		t := q.MD.Column(id).Type
+		if t.OID == lplan.Unknown {
+			t = lplan.T(lplan.Text) // an untyped literal in the result is text
+		}
+		p.cols = append(p.cols, outCol{name: q.Names[i], typ: t.OID, typmod: t.Mod})
+		p.targets = append(p.targets, &constExpr{t: t.OID})
+		p.vec.oids = append(p.vec.oids, t.OID)
+	}
+	for _, t := range cat.tables {
+		p.tables = append(p.tables, t)
+	}
+	pl.p, pl.scope, pl.params = p, nil, nil
+	return nil
+}
+
+// vecSource reads the statement's tables for sql/exec at the session's
+// version.
+type vecSource struct {
+	ex     *execCtx
+	tables map[*lplan.TableDef]*Table
+}
+
+// Scan implements exec.Source.
+func (s *vecSource) Scan(ctx context.Context, d *lplan.TableDef, fn func(row []*string) error) error {
+	planned := s.tables[d]
+	v, err := s.ex.sess.versionFor(ctx, "")
+	if err != nil {
+		return err
+	}
+	t, err := s.ex.src.Table(ctx, v, planned.Name)
+	if err != nil {
+		return err
+	}
+	if !sameColumns(&t, planned) {
+		return errReplan
+	}
+	return s.ex.src.Scan(ctx, v, &t, "", "", fn)
+}
+
+// runVectorized runs a vecPlan, emitting each result row as the stored
+// text of its values (types.Out), which the encoder sends as text or,
+// for binary format, converts back (storedText).
+func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
+	opts := exec.Options{WorkMem: vecWorkMem(ex.sess)}
+	err := p.vec.prep.Run(ex.ctx, &vecSource{ex: ex, tables: p.vec.tables}, opts, func(b *exec.Batch) error {
+		for i := 0; i < b.N; i++ {
+			row := make([]Value, len(b.Vecs))
+			for c, vec := range b.Vecs {
+				if vec[i] == nil {
+					continue
+				}
+				txt := types.Out(p.vec.oids[c], vec[i])
+				row[c] = storedText{s: &txt}
+			}
+			if err := emit(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return typesErr(err)
+}
+
+// vecWorkMem is the session's sidecar.work_mem (bytes; a number with an
+// optional kB, MB or GB unit), else the executor's default.
+func vecWorkMem(s *session) int64 {
+	if s == nil {
+		return 0
+	}
+	v := strings.TrimSpace(s.settings["sidecar.work_mem"])
+	if v == "" {
+		return 0
+	}
+	mult := int64(1)
+	for suffix, m := range map[string]int64{"kB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30} {
+		if n, ok := strings.CutSuffix(v, suffix); ok {
+			v, mult = strings.TrimSpace(n), m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n * mult
+}
