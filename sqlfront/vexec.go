@@ -29,6 +29,9 @@ type vecPlan struct {
 	prep   *exec.Prepared
 	tables map[*lplan.TableDef]*Table
 	oids   []uint32
+	// uses: the types any column of the statement has (the output of
+	// some depends on session settings sql/exec does not follow).
+	uses map[uint32]bool
 }
 
 // vecCatalog resolves table names for the binder against the followed
@@ -83,7 +86,10 @@ func (pl *planner) planVectorized(stmt *pg.Node, refusal error) error {
 	if err != nil {
 		return refusal
 	}
-	p := &plan{kind: "select", tag: "SELECT", vec: &vecPlan{prep: prep, tables: cat.tables}}
+	p := &plan{kind: "select", tag: "SELECT", vec: &vecPlan{prep: prep, tables: cat.tables, uses: map[uint32]bool{}}}
+	for id := 1; id <= q.MD.Len(); id++ {
+		p.vec.uses[q.MD.Column(lplan.ColumnID(id)).Type.OID] = true
+	}
 	for i, id := range q.Plan.Columns() {
 		t := q.MD.Column(id).Type
 		if t.OID == lplan.Unknown {
@@ -128,6 +134,9 @@ func (s *vecSource) Scan(ctx context.Context, d *lplan.TableDef, fn func(row []*
 // text of its values (types.Out), which the encoder sends as text or,
 // for binary format, converts back (storedText).
 func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
+	if err := p.vec.settingsFollowed(ex.sess); err != nil {
+		return err
+	}
 	opts := exec.Options{WorkMem: vecWorkMem(ex.sess)}
 	err := p.vec.prep.Run(ex.ctx, &vecSource{ex: ex, tables: p.vec.tables}, opts, func(b *exec.Batch) error {
 		for i := 0; i < b.N; i++ {
@@ -146,6 +155,34 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 		return nil
 	})
 	return typesErr(err)
+}
+
+// settingsFollowed refuses a statement whose values would print under
+// a session setting sql/exec does not follow (types.Out prints
+// PostgreSQL's defaults: bytea_output hex, extra_float_digits ≥ 1,
+// IntervalStyle postgres).
+func (v *vecPlan) settingsFollowed(s *session) error {
+	if s == nil {
+		return nil
+	}
+	set := func(name, def string) string {
+		if x, ok := s.settings[name]; ok {
+			return strings.ToLower(strings.TrimSpace(x))
+		}
+		return def
+	}
+	if v.uses[oidBytea] && set("bytea_output", "hex") != "hex" {
+		return unsupported(-1, "bytea_output = "+set("bytea_output", "hex")+" in this statement")
+	}
+	if v.uses[oidFloat8] || v.uses[oidFloat4] {
+		if n, err := strconv.Atoi(set("extra_float_digits", "1")); err != nil || n < 1 {
+			return unsupported(-1, "extra_float_digits < 1 in this statement")
+		}
+	}
+	if v.uses[oidInterval] && set("intervalstyle", "postgres") != "postgres" {
+		return unsupported(-1, "IntervalStyle "+set("intervalstyle", "postgres")+" in this statement")
+	}
+	return nil
 }
 
 // vecWorkMem is the session's sidecar.work_mem (bytes; a number with an

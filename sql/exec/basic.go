@@ -1,7 +1,9 @@
 package exec
 
 import (
+	"errors"
 	"fmt"
+	"hash/maphash"
 
 	"github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
@@ -111,10 +113,23 @@ type scanOp struct {
 	e      *env
 	s      *plan.Scan
 	filter vexpr
+	// repeat: the scan is inside a correlated subquery and runs once per
+	// outer value: its decoded rows are kept (cache, while they fit in a
+	// quarter of the working memory) and, when its filter has a conjunct
+	// own column = outer column, indexed by that column.
+	repeat  bool
+	cache   []*Batch
+	noCache bool
+	idxCol  int           // vector of the indexed column (-1: none)
+	idxOut  plan.ColumnID // the outer column it equals
+	idxOID  plan.OID      // their type
+	index   map[uint64][]int32
+	rowAt   [][2]int32 // row number → batch, row
+	seed    maphash.Seed
 }
 
 func (e *env) buildScan(s *plan.Scan) (operator, error) {
-	op := &scanOp{e: e, s: s}
+	op := &scanOp{e: e, s: s, repeat: len(e.outerOK) > 0, idxCol: -1}
 	for _, id := range s.Cols {
 		t := e.md.Column(id).Type
 		if t.OID == plan.Record || !types.Known(t.OID) {
@@ -128,14 +143,149 @@ func (e *env) buildScan(s *plan.Scan) (operator, error) {
 			return nil, err
 		}
 		op.filter = f
+		if op.repeat {
+			op.findIndex()
+		}
 	}
 	return op, nil
 }
+
+// findIndex picks a filter conjunct own column = outer column of one
+// type for the cached scan's index.
+func (s *scanOp) findIndex() {
+	lay := layoutOf(s.s.Cols)
+	for _, p := range plan.Conjuncts(s.s.Filter) {
+		o, ok := p.(*plan.Op)
+		if !ok || o.Op != "=" || len(o.Args) != 2 {
+			continue
+		}
+		a, ok1 := o.Args[0].(*plan.ColRef)
+		b, ok2 := o.Args[1].(*plan.ColRef)
+		if !ok1 || !ok2 {
+			continue
+		}
+		if _, own := lay[b.ID]; own {
+			a, b = b, a
+		}
+		idx, own := lay[a.ID]
+		if !own || !s.e.outerOK[b.ID] || a.T.OID != b.T.OID || !types.Orderable(a.T.OID) {
+			continue
+		}
+		s.idxCol, s.idxOut, s.idxOID = idx, b.ID, a.T.OID
+		return
+	}
+}
+
+// runCached serves a repeated scan from its cache (ok=false: the rows
+// do not fit; read the table).
+func (s *scanOp) runCached(emit func(*Batch) error) (bool, error) {
+	e := s.e
+	if s.cache == nil {
+		var held int64
+		budget := e.limit / 4
+		var batches []*Batch
+		saved := s.filter
+		s.filter, s.repeat = nil, false
+		err := s.run(func(b *Batch) error {
+			n := int64(0)
+			for _, v := range b.Vecs {
+				for _, x := range v[:b.N] {
+					n += valueBytes(x)
+				}
+			}
+			if held+n > budget {
+				return errTooBig
+			}
+			if err := e.grow("a scan inside a correlated subquery", n); err != nil {
+				return err
+			}
+			held += n
+			batches = append(batches, b)
+			return nil
+		})
+		s.filter, s.repeat = saved, true
+		if err != nil {
+			e.release(held)
+			if err == errTooBig {
+				s.noCache = true
+				return false, nil
+			}
+			return true, err
+		}
+		s.cache = batches
+		if s.idxCol >= 0 {
+			seed := maphash.MakeSeed()
+			s.index = map[uint64][]int32{}
+			for bi, b := range s.cache {
+				for i := 0; i < b.N; i++ {
+					v := b.Vecs[s.idxCol][i]
+					if v == nil {
+						continue
+					}
+					h := types.Hash(seed, s.idxOID, v)
+					s.index[h] = append(s.index[h], int32(len(s.rowAt)))
+					s.rowAt = append(s.rowAt, [2]int32{int32(bi), int32(i)})
+				}
+			}
+			s.seed = seed
+		}
+	}
+	if s.index != nil {
+		v := e.outer[s.idxOut]
+		if v == nil {
+			return true, nil // = NULL is never true
+		}
+		var rows [][]types.Value
+		for _, r := range s.index[types.Hash(s.seed, s.idxOID, v)] {
+			at := s.rowAt[r]
+			b := s.cache[at[0]]
+			if types.Compare(s.idxOID, b.Vecs[s.idxCol][at[1]], v) == 0 {
+				rows = append(rows, b.Row(int(at[1])))
+			}
+		}
+		return true, e.emitRows(rows, len(s.s.Cols), func(b *Batch) error {
+			out, err := filterBatch(b, s.filter)
+			if err != nil || out.N == 0 {
+				return err
+			}
+			return emit(out)
+		})
+	}
+	for _, b := range s.cache {
+		if err := e.check(); err != nil {
+			return true, err
+		}
+		if s.filter == nil {
+			if err := emit(b); err != nil {
+				return true, err
+			}
+			continue
+		}
+		out, err := filterBatch(b, s.filter)
+		if err != nil {
+			return true, err
+		}
+		if out.N > 0 {
+			if err := emit(out); err != nil {
+				return true, err
+			}
+		}
+	}
+	return true, nil
+}
+
+// errTooBig stops filling a scan cache that would not fit.
+var errTooBig = errors.New("scan cache too big")
 
 func (s *scanOp) cols() []plan.ColumnID { return s.s.Cols }
 
 func (s *scanOp) run(emit func(*Batch) error) error {
 	e := s.e
+	if s.repeat && !s.noCache {
+		if done, err := s.runCached(emit); done {
+			return err
+		}
+	}
 	cols := s.s.Cols
 	oids := make([]plan.OID, len(cols))
 	for i, id := range cols {

@@ -82,9 +82,20 @@ type env struct {
 	used    int64
 	ctes    map[*plan.CTE]*rowSet
 	subVals map[*plan.Subquery]*subResult
+	// outer holds the values of the outer columns a running correlated
+	// subquery reads; outerOK the columns that may be read so while
+	// building one.
+	outer   map[plan.ColumnID]types.Value
+	outerOK map[plan.ColumnID]bool
 	// foldErr is the error of a constant expression, which PostgreSQL
 	// raises while planning: the statement fails with it before a row.
 	foldErr error
+}
+
+func newEnv(ctx context.Context, src Source, md *plan.Metadata, limit int64, params []types.Value) *env {
+	return &env{ctx: ctx, src: src, md: md, params: params, limit: limit,
+		ctes: map[*plan.CTE]*rowSet{}, subVals: map[*plan.Subquery]*subResult{},
+		outer: map[plan.ColumnID]types.Value{}}
 }
 
 // check reports a cancelled or timed-out statement.
@@ -121,8 +132,7 @@ type Rel = plan.Rel
 // Prepare checks that every operator and expression of q can be run
 // exactly (0A000 naming the first that cannot).
 func Prepare(q *plan.Query) (*Prepared, error) {
-	dry := &env{ctx: context.Background(), md: q.MD, limit: DefaultWorkMem,
-		ctes: map[*plan.CTE]*rowSet{}, subVals: map[*plan.Subquery]*subResult{}}
+	dry := newEnv(context.Background(), nil, q.MD, DefaultWorkMem, nil)
 	if _, err := dry.build(q.Plan); err != nil {
 		return nil, err
 	}
@@ -137,8 +147,7 @@ func (p *Prepared) Run(ctx context.Context, src Source, opts Options, emit func(
 	if lim <= 0 {
 		lim = DefaultWorkMem
 	}
-	e := &env{ctx: ctx, src: src, md: p.q.MD, params: opts.Params, limit: lim,
-		ctes: map[*plan.CTE]*rowSet{}, subVals: map[*plan.Subquery]*subResult{}}
+	e := newEnv(ctx, src, p.q.MD, lim, opts.Params)
 	op, err := e.build(p.root)
 	if err != nil {
 		return err

@@ -144,7 +144,17 @@ func (c *compiler) compile1(s plan.Scalar) (vexpr, error) {
 	case *plan.ColRef:
 		idx, ok := c.lay[x.ID]
 		if !ok {
-			return nil, unsupported("a correlated subquery (reference to an outer column)")
+			if !c.e.outerOK[x.ID] {
+				return nil, unsupported("a reference to a column of an outer query here")
+			}
+			e, id := c.e, x.ID
+			return func(b *Batch, sel []int, out []types.Value) error {
+				v := e.outer[id]
+				for _, i := range sel {
+					out[i] = v
+				}
+				return nil
+			}, nil
 		}
 		return func(b *Batch, sel []int, out []types.Value) error {
 			v := b.Vecs[idx]

@@ -5,81 +5,167 @@ import (
 	"github.com/sidecar-dev/sidecar/types"
 )
 
-// subResult is an uncorrelated subquery's result, computed once per
-// statement on its first evaluation.
+// subResult is a subquery's rows (at most the limit its use needs).
 type subResult struct {
 	rows [][]types.Value
 }
 
-// subquery compiles an uncorrelated scalar, EXISTS, ANY or ALL subquery
-// (correlated ones sql/opt did not decorrelate are refused).
-func (c *compiler) subquery(x *plan.Subquery) (vexpr, error) {
-	if len(x.Outer) > 0 {
-		return nil, unsupported("a correlated subquery")
-	}
-	e := c.e
-	if _, err := e.build(x.Plan); err != nil { // refusals at build time
+// runSub runs a subquery's operator, keeping at most limit rows (0: all).
+func (e *env) runSub(op operator, limit int) (*subResult, error) {
+	r := &subResult{}
+	stop := &stopSignal{}
+	err := op.run(func(b *Batch) error {
+		for i := 0; i < b.N; i++ {
+			row := b.Row(i)
+			if err := e.grow("a subquery", rowBytes(row)); err != nil {
+				return err
+			}
+			r.rows = append(r.rows, row)
+			if limit > 0 && len(r.rows) >= limit {
+				return stop
+			}
+		}
+		return nil
+	})
+	if err != nil && !isStop(err, stop) {
 		return nil, err
 	}
-	result := func(limit int) (*subResult, error) {
-		if r := e.subVals[x]; r != nil {
-			return r, nil
-		}
-		op, err := e.build(x.Plan)
+	return r, nil
+}
+
+// subquery compiles a scalar, EXISTS, ANY or ALL subquery. An
+// uncorrelated one runs once per statement; a correlated one (sql/opt
+// decorrelates what it can into joins) runs once per distinct value of
+// the outer columns it reads, as PostgreSQL's SubPlan reruns per row.
+func (c *compiler) subquery(x *plan.Subquery) (vexpr, error) {
+	e := c.e
+	limit := 0
+	switch x.Kind {
+	case plan.SubExists:
+		limit = 1
+	case plan.SubScalar:
+		limit = 2
+	}
+	// The outer columns: read from this compiler's input, bound for the
+	// subquery's operators while it runs.
+	var outerGet []vexpr
+	var outerOIDs []plan.OID
+	cacheable := true
+	for _, id := range x.Outer {
+		g, err := c.compile(&plan.ColRef{ID: id, T: e.md.Column(id).Type})
 		if err != nil {
 			return nil, err
 		}
-		r := &subResult{}
-		stop := &stopSignal{}
-		var held int64
-		err = op.run(func(b *Batch) error {
-			for i := 0; i < b.N; i++ {
-				row := b.Row(i)
-				n := rowBytes(row)
-				if err := e.grow("a subquery", n); err != nil {
-					return err
+		outerGet = append(outerGet, g)
+		t := e.md.Column(id).Type.OID
+		outerOIDs = append(outerOIDs, t)
+		if !types.Orderable(t) {
+			cacheable = false
+		}
+	}
+	saved := e.outerOK
+	e.outerOK = map[plan.ColumnID]bool{}
+	for id := range saved {
+		e.outerOK[id] = true
+	}
+	for _, id := range x.Outer {
+		e.outerOK[id] = true
+	}
+	op, err := e.build(x.Plan)
+	e.outerOK = saved
+	if err != nil {
+		return nil, err
+	}
+	// results gives each row of sel its subquery result.
+	var cache *rowMap
+	var cached []*subResult
+	if cacheable && len(x.Outer) > 0 {
+		cache = newRowMap(outerOIDs)
+	}
+	results := func(b *Batch, sel []int) (map[int]*subResult, error) {
+		out := make(map[int]*subResult, len(sel))
+		if len(x.Outer) == 0 {
+			r := e.subVals[x]
+			if r == nil {
+				var err error
+				if r, err = e.runSub(op, limit); err != nil {
+					return nil, err
 				}
-				held += n
-				r.rows = append(r.rows, row)
-				if limit > 0 && len(r.rows) >= limit {
-					return stop
+				e.subVals[x] = r
+			}
+			for _, i := range sel {
+				out[i] = r
+			}
+			return out, nil
+		}
+		vecs := make([][]types.Value, len(outerGet))
+		for k, g := range outerGet {
+			vecs[k] = make([]types.Value, b.N)
+			if err := g(b, sel, vecs[k]); err != nil {
+				return nil, err
+			}
+		}
+		for _, i := range sel {
+			key := make([]types.Value, len(vecs))
+			for k := range vecs {
+				key[k] = vecs[k][i]
+			}
+			if cache != nil {
+				if g, _ := cache.find(key, false); g >= 0 {
+					out[i] = cached[g]
+					continue
 				}
 			}
-			return nil
-		})
-		if err != nil && !isStop(err, stop) {
-			return nil, err
+			if err := e.check(); err != nil {
+				return nil, err
+			}
+			prev := make([]types.Value, len(key))
+			for k, id := range x.Outer {
+				prev[k] = e.outer[id]
+				e.outer[id] = key[k]
+			}
+			r, err := e.runSub(op, limit)
+			for k, id := range x.Outer {
+				e.outer[id] = prev[k]
+			}
+			if err != nil {
+				return nil, err
+			}
+			if cache != nil {
+				cache.find(key, true)
+				cached = append(cached, r)
+			}
+			out[i] = r
 		}
-		e.subVals[x] = r
-		return r, nil
+		return out, nil
 	}
 	switch x.Kind {
 	case plan.SubExists:
 		return func(b *Batch, sel []int, out []types.Value) error {
-			r, err := result(1)
+			rs, err := results(b, sel)
 			if err != nil {
 				return err
 			}
 			for _, i := range sel {
-				out[i] = len(r.rows) > 0
+				out[i] = len(rs[i].rows) > 0
 			}
 			return nil
 		}, nil
 	case plan.SubScalar:
 		return func(b *Batch, sel []int, out []types.Value) error {
-			r, err := result(2)
+			rs, err := results(b, sel)
 			if err != nil {
 				return err
 			}
-			if len(r.rows) > 1 {
-				return &types.Error{Code: "21000", Message: "more than one row returned by a subquery used as an expression"}
-			}
-			var v types.Value
-			if len(r.rows) == 1 {
-				v = r.rows[0][0]
-			}
 			for _, i := range sel {
-				out[i] = v
+				r := rs[i]
+				if len(r.rows) > 1 {
+					return &types.Error{Code: "21000", Message: "more than one row returned by a subquery used as an expression"}
+				}
+				out[i] = nil
+				if len(r.rows) == 1 {
+					out[i] = r.rows[0][0]
+				}
 			}
 			return nil
 		}, nil
@@ -103,7 +189,7 @@ func (c *compiler) subquery(x *plan.Subquery) (vexpr, error) {
 		}
 		op, all := x.Op, x.Kind == plan.SubAll
 		return func(b *Batch, sel []int, out []types.Value) error {
-			r, err := result(0)
+			rs, err := results(b, sel)
 			if err != nil {
 				return err
 			}
@@ -115,7 +201,7 @@ func (c *compiler) subquery(x *plan.Subquery) (vexpr, error) {
 				// is NULL, else false; ALL: the dual.
 				l := out[i]
 				sawNull, decided := false, false
-				for _, row := range r.rows {
+				for _, row := range rs[i].rows {
 					rv := row[col]
 					if l == nil || rv == nil {
 						sawNull = true

@@ -42,6 +42,9 @@ func (b *binder) expr(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
 		if err != nil {
 			return nil, err
 		}
+		if arg, err = intervalFields(arg, tc.TypeName); err != nil {
+			return nil, err
+		}
 		e := cast(arg, t)
 		b.noteParam(e)
 		return e, nil
@@ -172,6 +175,37 @@ func TypeOf(tn *pg.TypeName) (Type, error) {
 	}
 	return t, nil
 }
+
+// intervalUnits names the single-field qualifiers of interval by their
+// INTERVAL_MASK bit (PostgreSQL's datetime.h: MONTH 1, YEAR 2, DAY 3,
+// HOUR 10, MINUTE 11, SECOND 12).
+var intervalUnits = map[int32]string{1 << 1: "months", 1 << 2: "years", 1 << 3: "days", 1 << 10: "hours", 1 << 11: "minutes", 1 << 12: "seconds"}
+
+// intervalFields applies an interval literal's field qualifier
+// (interval '90' day): a bare integer is read in the qualifier's unit,
+// as PostgreSQL's interval input does; other qualified literals are
+// refused (the qualifier also truncates lower fields, not done here).
+func intervalFields(arg Scalar, tn *pg.TypeName) (Scalar, error) {
+	if len(tn.Names) == 0 || tn.Names[len(tn.Names)-1].GetString_().Sval != "interval" || len(tn.Typmods) == 0 {
+		return arg, nil
+	}
+	c := tn.Typmods[0].GetAConst()
+	if c == nil || c.GetIval() == nil || c.GetIval().Ival == IntervalFullRange {
+		return arg, nil
+	}
+	unit, ok := intervalUnits[c.GetIval().Ival]
+	lit, isConst := arg.(*Const)
+	if ok && isConst && lit.T.OID == Unknown && !lit.Null && len(tn.Typmods) == 1 {
+		if _, err := strconv.ParseInt(strings.TrimSpace(lit.Text), 10, 32); err == nil {
+			return &Const{T: lit.T, Text: strings.TrimSpace(lit.Text) + " " + unit}, nil
+		}
+	}
+	return nil, unsupported("an interval field qualifier (YEAR, MONTH, DAY, …) on this value", tn.Location)
+}
+
+// IntervalFullRange is INTERVAL_FULL_RANGE: the typmod fields of an
+// interval without a qualifier.
+const IntervalFullRange = 0x7FFF
 
 // cast is e::t: a literal takes the type directly (as PostgreSQL's parser
 // reads 'x'::t into a constant of type t).
