@@ -73,8 +73,8 @@ func TestProtocol(t *testing.T) {
 			{"CREATE TABLE t (x int)", "25006", "CREATE TABLE"},
 			{"SELECT * FROM nosuch", "42P01", "relation \"nosuch\" does not exist"},
 			// Refused by the flat planner and by sql/exec (vexec.go): the
-			// flat planner's refusal names the construct.
-			{"SELECT rank() OVER () FROM accounts UNION SELECT 1", "0A000", "UNION"},
+			// refusal names what is missing (window functions, not UNION).
+			{"SELECT rank() OVER () FROM accounts UNION SELECT 1", "0A000", "window"},
 			{"SELECT rank() OVER () FROM accounts", "0A000", "window"},
 			{"WITH RECURSIVE x AS (SELECT 1) SELECT * FROM x", "0A000", "WITH"},
 			{"SELECT FROM WHERE", "42601", "syntax error"},

@@ -78,13 +78,16 @@ func (pl *planner) planVectorized(stmt *pg.Node, refusal error) error {
 	}
 	cat := &vecCatalog{pl: pl, tables: map[*lplan.TableDef]*Table{}, byName: map[string]*lplan.TableDef{}}
 	q, err := lplan.Bind(stmt, cat)
-	if err != nil || len(q.Params) > 0 {
+	if err != nil {
+		return betterRefusal(fe, err)
+	}
+	if len(q.Params) > 0 {
 		return refusal
 	}
 	q = opt.Optimize(q)
 	prep, err := exec.Prepare(q)
 	if err != nil {
-		return refusal
+		return betterRefusal(fe, err)
 	}
 	p := &plan{kind: "select", tag: "SELECT", vec: &vecPlan{prep: prep, tables: cat.tables, uses: map[uint32]bool{}}}
 	for id := 1; id <= q.MD.Len(); id++ {
@@ -104,6 +107,44 @@ func (pl *planner) planVectorized(stmt *pg.Node, refusal error) error {
 	}
 	pl.p, pl.scope, pl.params = p, nil, nil
 	return nil
+}
+
+// vecConstructs are the constructs of the flat planner's refusals that
+// the new path handles: when it refuses such a statement too, its own
+// refusal names what is really missing.
+var vecConstructs = []string{"a subquery in FROM", "a subquery is", "WITH is", "UNION/INTERSECT/EXCEPT", "a FROM list with several items",
+	"RIGHT and FULL joins", "a join of more than two tables", "NATURAL and USING joins", "VALUES is", "CASE is", "NULLIF is", "DISTINCT ON"}
+
+// betterRefusal is the refusal to answer when both paths refuse: the new
+// path's 0A000 when the flat planner's names a construct the new path
+// runs, else the flat planner's (the new path's other errors, such as a
+// name it cannot resolve, are not given: the flat planner's refusal
+// stands).
+func betterRefusal(old *Error, err error) error {
+	var pe *lplan.Error
+	var te *types.Error
+	msg, pos := "", -1
+	switch {
+	case errors.As(err, &pe) && pe.Code == codeUnsupported:
+		msg, pos = pe.Message, int(pe.Position)-1
+	case errors.As(err, &te) && te.Code == codeUnsupported:
+		msg = te.Message
+	default:
+		return old
+	}
+	named := false
+	for _, c := range vecConstructs {
+		named = named || strings.Contains(old.Msg, c)
+	}
+	if !named {
+		return old
+	}
+	if pos < 0 {
+		pos = old.Pos
+	}
+	msg = strings.TrimPrefix(msg, "not supported yet: ")
+	return &Error{Code: codeUnsupported, Pos: pos, Msg: msg + " is not supported by sidecar's SQL engine yet",
+		Hint: "sidecar runs joins, subqueries, WITH, set operations and aggregates on its SQL engine; this part of the statement is not implemented there yet"}
 }
 
 // vecSource reads the statement's tables for sql/exec at the session's
