@@ -115,6 +115,24 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 	}
 	c := &compiler{e: e, lay: lay}
 	for _, ae := range a.Aggs {
+		// PostgreSQL evaluates an aggregate whose arguments and FILTER
+		// read only outer columns at that outer query's level; the binder
+		// puts every aggregate at its own level, so those are refused.
+		var read plan.ColSet
+		for _, x := range append(append([]plan.Scalar(nil), ae.Args...), ae.Filter) {
+			if x != nil {
+				read.AddSet(plan.ColumnsOf(x))
+			}
+		}
+		own := false
+		for _, id := range read.Sorted() {
+			if _, ok := lay[id]; ok {
+				own = true
+			}
+		}
+		if read.Len() > 0 && !own {
+			return nil, unsupported("an aggregate of outer columns only, in a subquery")
+		}
 		f := &aggFunc{a: ae}
 		if len(ae.Args) > 1 {
 			return nil, unsupported("the aggregate " + ae.Name + " with several arguments")
