@@ -138,3 +138,31 @@ func TestExec(t *testing.T) {
 		return ""
 	})
 }
+
+// TestCancel: a cancelled statement stops within one batch with the
+// context's error (the session maps it to 57014).
+func TestCancel(t *testing.T) {
+	cat, err := plantest.LoadCatalog("testdata/tables.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := pg.Parse("SELECT a.n, b.n FROM t2 a, t3 b, t3 c, t2 d ORDER BY 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := plan.Bind(tree.Stmts[0].Stmt, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := exec.Prepare(opt.Optimize(q))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rows := 0
+	err = p.Run(ctx, loadData(t), exec.Options{}, func(b *exec.Batch) error { rows += b.N; return nil })
+	if !errors.Is(err, context.Canceled) || rows != 0 {
+		t.Fatalf("cancelled run: %d rows, %v", rows, err)
+	}
+}

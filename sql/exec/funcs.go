@@ -93,6 +93,10 @@ func like(s, p string) (bool, error) {
 // function compiles the scalar functions the executor answers exactly;
 // the others are refused naming the function.
 func (c *compiler) function(x *plan.Func) (vexpr, error) {
+	switch x.Name {
+	case "coalesce", "greatest", "least", "nullif":
+		return c.conditional(x)
+	}
 	args := make([]vexpr, len(x.Args))
 	for i, a := range x.Args {
 		var err error
@@ -207,6 +211,82 @@ func (c *compiler) function(x *plan.Func) (vexpr, error) {
 		}
 		return nil
 	}, nil
+}
+
+// conditional compiles COALESCE (an argument evaluated only on the rows
+// the ones before left NULL), GREATEST and LEAST (NULLs ignored) and
+// NULLIF (the binder gave every argument the common type).
+func (c *compiler) conditional(x *plan.Func) (vexpr, error) {
+	args := make([]vexpr, len(x.Args))
+	for i, a := range x.Args {
+		var err error
+		if args[i], err = c.compile(a); err != nil {
+			return nil, err
+		}
+	}
+	t := x.T.OID
+	switch x.Name {
+	case "coalesce":
+		return func(b *Batch, sel []int, out []types.Value) error {
+			rest := append([]int(nil), sel...)
+			for _, a := range args {
+				if len(rest) == 0 {
+					break
+				}
+				if err := a(b, rest, out); err != nil {
+					return err
+				}
+				k := 0
+				for _, i := range rest {
+					if out[i] == nil {
+						rest[k] = i
+						k++
+					}
+				}
+				rest = rest[:k]
+			}
+			return nil
+		}, nil
+	case "greatest", "least":
+		if !types.Orderable(t) {
+			return nil, unsupported(x.Name + " of " + x.T.String())
+		}
+		sign := 1
+		if x.Name == "least" {
+			sign = -1
+		}
+		return func(b *Batch, sel []int, out []types.Value) error {
+			tmp := make([]types.Value, b.N)
+			for _, i := range sel {
+				out[i] = nil
+			}
+			for _, a := range args {
+				if err := a(b, sel, tmp); err != nil {
+					return err
+				}
+				for _, i := range sel {
+					if tmp[i] != nil && (out[i] == nil || sign*types.Compare(t, tmp[i], out[i]) > 0) {
+						out[i] = tmp[i]
+					}
+				}
+			}
+			return nil
+		}, nil
+	case "nullif":
+		if len(args) != 2 || !types.Orderable(t) {
+			return nil, unsupported("this NULLIF")
+		}
+		if _, cast := x.Args[0].(*plan.Cast); cast {
+			return nil, unsupported("NULLIF with arguments of different types")
+		}
+		return binaryExpr(args[0], args[1], false, func(a, b types.Value) (types.Value, error) {
+			if a == nil || b == nil || types.Compare(t, a, b) != 0 {
+				return a, nil
+			}
+			return nil, nil
+		}), nil
+	}
+	return nil, unsupported("the function " + x.Name)
 }
 
 // substr is PostgreSQL's text_substr: characters start.. (1-based) for

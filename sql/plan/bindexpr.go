@@ -72,6 +72,8 @@ func (b *binder) expr(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
 			return nil, err
 		}
 		return &IsNull{Arg: e, Not: nt.Nulltesttype == pg.NullTestType_IS_NOT_NULL}, nil
+	case n.GetBooleanTest() != nil:
+		return b.booleanTest(n.GetBooleanTest(), sc, ctx)
 	case n.GetFuncCall() != nil:
 		return b.funcCall(n.GetFuncCall(), sc, ctx)
 	case n.GetCoalesceExpr() != nil:
@@ -89,6 +91,37 @@ func (b *binder) expr(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
 		return b.subLink(n.GetSubLink(), sc, ctx)
 	}
 	return nil, unsupported("this expression", -1)
+}
+
+// booleanTest binds x IS [NOT] TRUE / FALSE / UNKNOWN, which are never
+// NULL: IS TRUE is CASE WHEN x THEN true ELSE false END, the others alike.
+func (b *binder) booleanTest(bt *pg.BooleanTest, sc *scope, ctx *exprCtx) (Scalar, error) {
+	e, err := b.expr(bt.Arg, sc, ctx)
+	if err != nil {
+		return nil, err
+	}
+	if e, err = boolean(e, "IS TRUE"); err != nil {
+		return nil, err
+	}
+	yes, no := &Const{T: T(Bool), Text: "true"}, &Const{T: T(Bool), Text: "false"}
+	when := func(cond Scalar, then, els Scalar) Scalar {
+		return &Case{Whens: []When{{Cond: cond, Result: then}}, Else: els, T: T(Bool)}
+	}
+	switch bt.Booltesttype {
+	case pg.BoolTestType_IS_TRUE:
+		return when(e, yes, no), nil
+	case pg.BoolTestType_IS_NOT_TRUE:
+		return when(e, no, yes), nil
+	case pg.BoolTestType_IS_FALSE:
+		return when(&BoolOp{Op: "NOT", Args: []Scalar{e}}, yes, no), nil
+	case pg.BoolTestType_IS_NOT_FALSE:
+		return when(&BoolOp{Op: "NOT", Args: []Scalar{e}}, no, yes), nil
+	case pg.BoolTestType_IS_UNKNOWN:
+		return &IsNull{Arg: e}, nil
+	case pg.BoolTestType_IS_NOT_UNKNOWN:
+		return &IsNull{Arg: e, Not: true}, nil
+	}
+	return nil, unsupported("this boolean test", bt.Location)
 }
 
 // columnRef resolves a column name.
