@@ -611,3 +611,71 @@ func (c *cteRefOp) run(emit func(*Batch) error) error {
 	}
 	return e.emitRows(rs.rows, len(c.ref.Cols), emit)
 }
+
+// funcScanOp is generate_series(start, stop[, step]) over integers,
+// streamed in batches.
+type funcScanOp struct {
+	e    *env
+	f    *plan.FuncScan
+	args []vexpr
+}
+
+func (e *env) buildFuncScan(f *plan.FuncScan) (operator, error) {
+	if f.Name != "generate_series" {
+		return nil, unsupported("the function " + f.Name + " in FROM")
+	}
+	op := &funcScanOp{e: e, f: f}
+	c := &compiler{e: e, lay: layout{}}
+	for _, a := range f.Args {
+		x, err := c.compile(a)
+		if err != nil {
+			return nil, err
+		}
+		op.args = append(op.args, x)
+	}
+	return op, nil
+}
+
+func (f *funcScanOp) cols() []plan.ColumnID { return f.f.Cols }
+
+func (f *funcScanOp) run(emit func(*Batch) error) error {
+	vals := make([]int64, 3)
+	vals[2] = 1
+	for k, a := range f.args {
+		v, err := scalarOnce(a)
+		if err != nil {
+			return err
+		}
+		if v == nil {
+			return nil // strict: no rows
+		}
+		vals[k] = v.(int64)
+	}
+	start, stop, step := vals[0], vals[1], vals[2]
+	if step == 0 {
+		return &types.Error{Code: types.CodeInvalidParam, Message: "step size cannot equal zero"}
+	}
+	b := &Batch{Vecs: [][]types.Value{make([]types.Value, 0, BatchSize)}}
+	for i := start; step > 0 && i <= stop || step < 0 && i >= stop; {
+		b.Vecs[0] = append(b.Vecs[0], i)
+		if len(b.Vecs[0]) == BatchSize {
+			if err := f.e.check(); err != nil {
+				return err
+			}
+			b.N = BatchSize
+			if err := emit(b); err != nil {
+				return err
+			}
+			b = &Batch{Vecs: [][]types.Value{make([]types.Value, 0, BatchSize)}}
+		}
+		next := i + step
+		if (step > 0) != (next > i) {
+			break // the next value would overflow: the series ends
+		}
+		i = next
+	}
+	if b.N = len(b.Vecs[0]); b.N > 0 {
+		return emit(b)
+	}
+	return nil
+}

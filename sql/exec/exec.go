@@ -228,6 +228,8 @@ func (e *env) build(rel plan.Rel) (operator, error) {
 		return e.build(x.Body)
 	case *plan.CTERef:
 		return &cteRefOp{e: e, ref: x}, nil
+	case *plan.FuncScan:
+		return e.buildFuncScan(x)
 	}
 	return nil, unsupported(fmt.Sprintf("the operator %T", rel))
 }
