@@ -32,6 +32,8 @@ type vecPlan struct {
 	// uses: the types any column of the statement has (the output of
 	// some depends on session settings sql/exec does not follow).
 	uses map[uint32]bool
+	// params are the types of $1… (declared or inferred; text if neither).
+	params []uint32
 }
 
 // vecCatalog resolves table names for the binder against the followed
@@ -71,18 +73,31 @@ func (c *vecCatalog) Table(schema, name string) *lplan.TableDef {
 // planVectorized plans a SELECT the flat planner refused (refusal) for
 // sql/exec. It returns refusal when the new path cannot answer it
 // exactly either.
-func (pl *planner) planVectorized(stmt *pg.Node, refusal error) error {
+func (pl *planner) planVectorized(stmt *pg.Node, declared []uint32, refusal error) error {
 	var fe *Error
 	if !errors.As(refusal, &fe) || fe.Code != codeUnsupported || len(pl.asOf) > 0 {
 		return refusal
 	}
 	cat := &vecCatalog{pl: pl, tables: map[*lplan.TableDef]*Table{}, byName: map[string]*lplan.TableDef{}}
-	q, err := lplan.Bind(stmt, cat)
+	var ptypes []lplan.Type
+	for _, t := range declared {
+		if t == 0 {
+			t = lplan.Unknown
+		}
+		ptypes = append(ptypes, lplan.T(t))
+	}
+	q, err := lplan.BindParams(stmt, cat, ptypes)
 	if err != nil {
 		return betterRefusal(fe, err)
 	}
-	if len(q.Params) > 0 {
+	if !paramsConsistent(q.Plan, q.Params) {
 		return refusal
+	}
+	params := make([]uint32, len(q.Params))
+	for i, t := range q.Params {
+		if params[i] = t.OID; t.OID == lplan.Unknown {
+			params[i] = oidText // as PostgreSQL: an untyped parameter is text
+		}
 	}
 	q = opt.Optimize(q)
 	prep, err := exec.Prepare(q)
@@ -105,7 +120,8 @@ func (pl *planner) planVectorized(stmt *pg.Node, refusal error) error {
 	for _, t := range cat.tables {
 		p.tables = append(p.tables, t)
 	}
-	pl.p, pl.scope, pl.params = p, nil, nil
+	p.vec.params = params
+	pl.p, pl.scope, pl.params = p, nil, params
 	return nil
 }
 
@@ -147,6 +163,48 @@ func betterRefusal(old *Error, err error) error {
 		Hint: "sidecar runs joins, subqueries, WITH, set operations and aggregates on its SQL engine; this part of the statement is not implemented there yet"}
 }
 
+// paramsConsistent says whether every $n of the plan has the type the
+// binder settled on for it (a use bound before its type was inferred
+// would read the value as another type).
+func paramsConsistent(rel lplan.Rel, types []lplan.Type) bool {
+	ok := true
+	var visit func(r lplan.Rel)
+	check := func(s lplan.Scalar) {
+		lplan.Walk(s, func(x lplan.Scalar) bool {
+			switch y := x.(type) {
+			case *lplan.Param:
+				if y.N < 1 || y.N > len(types) || y.T.OID != types[y.N-1].OID {
+					ok = false
+				}
+			case *lplan.Subquery:
+				visit(y.Plan)
+			}
+			return ok
+		})
+	}
+	visit = func(r lplan.Rel) {
+		exprs := lplan.ExprsOf(r)
+		switch x := r.(type) {
+		case *lplan.Limit:
+			exprs = append(exprs, x.Count, x.Offset)
+		case *lplan.Aggregate:
+			for _, a := range x.Aggs {
+				exprs = append(exprs, a.Filter)
+			}
+		}
+		for _, e := range exprs {
+			if e != nil {
+				check(e)
+			}
+		}
+		for _, in := range r.Inputs() {
+			visit(in)
+		}
+	}
+	visit(rel)
+	return ok
+}
+
 // vecSource reads the statement's tables for sql/exec at the session's
 // version.
 type vecSource struct {
@@ -179,6 +237,19 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 		return err
 	}
 	opts := exec.Options{WorkMem: vecWorkMem(ex.sess)}
+	for i, v := range ex.params {
+		var pv types.Value
+		if i < len(p.vec.params) && v != nil {
+			txt, ok := render(v, p.vec.params[i])
+			if ok {
+				var err error
+				if pv, err = types.In(p.vec.params[i], -1, txt); err != nil {
+					return typesErr(err)
+				}
+			}
+		}
+		opts.Params = append(opts.Params, pv)
+	}
 	err := p.vec.prep.Run(ex.ctx, &vecSource{ex: ex, tables: p.vec.tables}, opts, func(b *exec.Batch) error {
 		for i := 0; i < b.N; i++ {
 			row := make([]Value, len(b.Vecs))

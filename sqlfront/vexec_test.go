@@ -41,7 +41,29 @@ func TestVectorizedPath(t *testing.T) {
 		"SELECT d + interval '1 month' AS due, d - 1, price * 2 FROM vb, vc WHERE vb.id < 3 AND vc.code = 'a' ORDER BY 1",
 		"SELECT b, count(DISTINCT name), max(name), min(amount) FROM va, vc WHERE vc.code = 'bb' GROUP BY b ORDER BY b",
 	}
+	// With parameters (declared by the client or inferred).
+	withArgs := []struct {
+		sql  string
+		args []any
+	}{
+		{"SELECT va.id, vb.qty FROM va, vb WHERE va.id = vb.a_id AND va.id < $1 ORDER BY 1, 2 LIMIT $2", []any{6, 4}},
+		{"SELECT name FROM va WHERE id = $1 UNION ALL SELECT label FROM vc WHERE code = $2 ORDER BY 1", []any{3, "bb"}},
+		{"WITH t AS (SELECT * FROM vb WHERE price > $1) SELECT count(*), max(d) FROM t, va WHERE va.id = t.a_id", []any{100.5}},
+	}
 	ctx := context.Background()
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheDescribe, pgx.QueryExecModeExec} {
+		pgc := connectMode(t, r.pgURL, mode)
+		scc := connectMode(t, r.sqlURL, mode)
+		for _, q := range withArgs {
+			want, werr := resultOf(ctx, pgc, q.sql, q.args...)
+			got, gerr := resultOf(ctx, scc, q.sql, q.args...)
+			if werr != nil || gerr != nil || !slices.Equal(want, got) {
+				t.Errorf("mode %v: %s %v:\n PostgreSQL %q %v\n sidecar    %q %v", mode, q.sql, q.args, want, werr, got, gerr)
+			}
+		}
+		pgc.Close(ctx)
+		scc.Close(ctx)
+	}
 	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeCacheDescribe} {
 		pgc := connectMode(t, r.pgURL, mode)
 		scc := connectMode(t, r.sqlURL, mode)
@@ -70,8 +92,8 @@ func TestVectorizedPath(t *testing.T) {
 
 // resultOf is a statement's column descriptions (name, type OID,
 // typmod) and rows as text.
-func resultOf(ctx context.Context, conn *pgx.Conn, q string) ([]string, error) {
-	rows, err := conn.Query(ctx, q)
+func resultOf(ctx context.Context, conn *pgx.Conn, q string, args ...any) ([]string, error) {
+	rows, err := conn.Query(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
