@@ -223,6 +223,14 @@ func (c *compiler) conditional(x *plan.Func) (vexpr, error) {
 		if args[i], err = c.compile(a); err != nil {
 			return nil, err
 		}
+		if at := a.Type(); at.OID != x.T.OID && at.OID != plan.Unknown {
+			if x.Name == "nullif" {
+				// NULLIF's result has its first argument's type and
+				// compares with the = of both types: not done here.
+				return nil, unsupported("NULLIF with arguments of different types")
+			}
+			args[i] = castTo(args[i], at, x.T) // the binder's common type
+		}
 	}
 	t := x.T.OID
 	switch x.Name {
@@ -275,9 +283,6 @@ func (c *compiler) conditional(x *plan.Func) (vexpr, error) {
 	case "nullif":
 		if len(args) != 2 || !types.Orderable(t) {
 			return nil, unsupported("this NULLIF")
-		}
-		if _, cast := x.Args[0].(*plan.Cast); cast {
-			return nil, unsupported("NULLIF with arguments of different types")
 		}
 		return binaryExpr(args[0], args[1], false, func(a, b types.Value) (types.Value, error) {
 			if a == nil || b == nil || types.Compare(t, a, b) != 0 {

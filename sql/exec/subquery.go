@@ -8,6 +8,10 @@ import (
 // subResult is a subquery's rows (at most the limit its use needs).
 type subResult struct {
 	rows [][]types.Value
+	// For x = ANY (…): the column's values as a hash set (converted to
+	// the comparison type), built on first use, and whether one is NULL.
+	set     *rowMap
+	hasNull bool
 }
 
 // runSub runs a subquery's operator, keeping at most limit rows (0: all).
@@ -188,6 +192,9 @@ func (c *compiler) subquery(x *plan.Subquery) (vexpr, error) {
 			return nil, unsupported("this subquery")
 		}
 		op, all := x.Op, x.Kind == plan.SubAll
+		ct, _ := cmpType(x.Left.Type(), x.Col.T) // comparer accepted it
+		hashed := op == "=" && !all && types.Orderable(ct.OID)
+		lconv, rconv := converter(x.Left.Type(), ct), converter(x.Col.T, ct)
 		return func(b *Batch, sel []int, out []types.Value) error {
 			rs, err := results(b, sel)
 			if err != nil {
@@ -195,6 +202,45 @@ func (c *compiler) subquery(x *plan.Subquery) (vexpr, error) {
 			}
 			if err := left(b, sel, out); err != nil {
 				return err
+			}
+			if hashed {
+				// x = ANY: a hash probe instead of a scan of the rows.
+				for _, i := range sel {
+					r := rs[i]
+					if r.set == nil {
+						r.set = newRowMap([]plan.OID{ct.OID})
+						for _, row := range r.rows {
+							v, err := applyConv(rconv, row[col])
+							if err != nil {
+								return err
+							}
+							if v == nil {
+								r.hasNull = true
+								continue
+							}
+							r.set.find([]types.Value{v}, true)
+						}
+					}
+					l, err := applyConv(lconv, out[i])
+					if err != nil {
+						return err
+					}
+					switch {
+					case len(r.rows) == 0:
+						out[i] = false
+					case l == nil:
+						out[i] = nil
+					default:
+						if g, _ := r.set.find([]types.Value{l}, false); g >= 0 {
+							out[i] = true
+						} else if r.hasNull {
+							out[i] = nil
+						} else {
+							out[i] = false
+						}
+					}
+				}
+				return nil
 			}
 			for _, i := range sel {
 				// ANY: true if one comparison is true, else NULL if one
