@@ -56,6 +56,9 @@ func (s *session) plansCurrent(ctx context.Context, ps []*plan) bool {
 
 // run executes a select plan, calling emit for each output row.
 func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
+	if p.vec != nil {
+		return p.runVectorized(ex, emit) // vexec.go
+	}
 	e := &env{params: ex.params, ex: ex}
 	limit, offset := int64(-1), int64(0)
 	if p.limit != nil {

@@ -108,6 +108,8 @@ type plan struct {
 	explain []string
 	// cursor: DECLARE, FETCH/MOVE, CLOSE (cursor.go).
 	cursor *cursorSpec
+	// vec: a SELECT the flat planner refused, run on sql/exec (vexec.go).
+	vec *vecPlan
 	// needed marks the input columns an expression reads (by scope
 	// index): the others are not converted from text.
 	needed []bool

@@ -190,7 +190,11 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 	p := pl.p
 	switch {
 	case n.GetSelectStmt() != nil:
-		return pl.planSelect(n.GetSelectStmt())
+		declared := append([]uint32(nil), pl.params...)
+		if err := pl.planSelect(n.GetSelectStmt()); err != nil {
+			return pl.planVectorized(n, declared, err) // vexec.go: sql/exec, or err
+		}
+		return nil
 	case n.GetTransactionStmt() != nil:
 		ts := n.GetTransactionStmt()
 		switch ts.Kind {

@@ -10,11 +10,17 @@ import (
 // Bind binds one parsed statement (a SELECT, VALUES or set operation)
 // against cat into a logical plan.
 func Bind(stmt *pg.Node, cat Catalog) (*Query, error) {
+	return BindParams(stmt, cat, nil)
+}
+
+// BindParams is Bind with the types of $1… the client declared
+// (Unknown: to infer from their use).
+func BindParams(stmt *pg.Node, cat Catalog, params []Type) (*Query, error) {
 	sel := stmt.GetSelectStmt()
 	if sel == nil {
 		return nil, errorf(CodeFeatureNotSupported, "only SELECT statements are planned here")
 	}
-	b := &binder{cat: cat, md: &Metadata{}}
+	b := &binder{cat: cat, md: &Metadata{}, params: append([]Type(nil), params...)}
 	rel, _, names, err := b.bindSelect(sel, nil)
 	if err != nil {
 		return nil, err
@@ -275,6 +281,7 @@ func (b *binder) bindLimit(rel Rel, sel *pg.SelectStmt, parent *scope) (Rel, err
 			return nil, err
 		}
 		*p.dst = coerce(e, T(Int8))
+		b.noteParam(*p.dst) // LIMIT $n: $n is bigint
 	}
 	return l, nil
 }

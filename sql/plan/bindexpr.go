@@ -42,6 +42,9 @@ func (b *binder) expr(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
 		if err != nil {
 			return nil, err
 		}
+		if arg, err = intervalFields(arg, tc.TypeName); err != nil {
+			return nil, err
+		}
 		e := cast(arg, t)
 		b.noteParam(e)
 		return e, nil
@@ -69,6 +72,8 @@ func (b *binder) expr(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
 			return nil, err
 		}
 		return &IsNull{Arg: e, Not: nt.Nulltesttype == pg.NullTestType_IS_NOT_NULL}, nil
+	case n.GetBooleanTest() != nil:
+		return b.booleanTest(n.GetBooleanTest(), sc, ctx)
 	case n.GetFuncCall() != nil:
 		return b.funcCall(n.GetFuncCall(), sc, ctx)
 	case n.GetCoalesceExpr() != nil:
@@ -86,6 +91,37 @@ func (b *binder) expr(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
 		return b.subLink(n.GetSubLink(), sc, ctx)
 	}
 	return nil, unsupported("this expression", -1)
+}
+
+// booleanTest binds x IS [NOT] TRUE / FALSE / UNKNOWN, which are never
+// NULL: IS TRUE is CASE WHEN x THEN true ELSE false END, the others alike.
+func (b *binder) booleanTest(bt *pg.BooleanTest, sc *scope, ctx *exprCtx) (Scalar, error) {
+	e, err := b.expr(bt.Arg, sc, ctx)
+	if err != nil {
+		return nil, err
+	}
+	if e, err = boolean(e, "IS TRUE"); err != nil {
+		return nil, err
+	}
+	yes, no := &Const{T: T(Bool), Text: "true"}, &Const{T: T(Bool), Text: "false"}
+	when := func(cond Scalar, then, els Scalar) Scalar {
+		return &Case{Whens: []When{{Cond: cond, Result: then}}, Else: els, T: T(Bool)}
+	}
+	switch bt.Booltesttype {
+	case pg.BoolTestType_IS_TRUE:
+		return when(e, yes, no), nil
+	case pg.BoolTestType_IS_NOT_TRUE:
+		return when(e, no, yes), nil
+	case pg.BoolTestType_IS_FALSE:
+		return when(&BoolOp{Op: "NOT", Args: []Scalar{e}}, yes, no), nil
+	case pg.BoolTestType_IS_NOT_FALSE:
+		return when(&BoolOp{Op: "NOT", Args: []Scalar{e}}, no, yes), nil
+	case pg.BoolTestType_IS_UNKNOWN:
+		return &IsNull{Arg: e}, nil
+	case pg.BoolTestType_IS_NOT_UNKNOWN:
+		return &IsNull{Arg: e, Not: true}, nil
+	}
+	return nil, unsupported("this boolean test", bt.Location)
 }
 
 // columnRef resolves a column name.
@@ -172,6 +208,37 @@ func TypeOf(tn *pg.TypeName) (Type, error) {
 	}
 	return t, nil
 }
+
+// intervalUnits names the single-field qualifiers of interval by their
+// INTERVAL_MASK bit (PostgreSQL's datetime.h: MONTH 1, YEAR 2, DAY 3,
+// HOUR 10, MINUTE 11, SECOND 12).
+var intervalUnits = map[int32]string{1 << 1: "months", 1 << 2: "years", 1 << 3: "days", 1 << 10: "hours", 1 << 11: "minutes", 1 << 12: "seconds"}
+
+// intervalFields applies an interval literal's field qualifier
+// (interval '90' day): a bare integer is read in the qualifier's unit,
+// as PostgreSQL's interval input does; other qualified literals are
+// refused (the qualifier also truncates lower fields, not done here).
+func intervalFields(arg Scalar, tn *pg.TypeName) (Scalar, error) {
+	if len(tn.Names) == 0 || tn.Names[len(tn.Names)-1].GetString_().Sval != "interval" || len(tn.Typmods) == 0 {
+		return arg, nil
+	}
+	c := tn.Typmods[0].GetAConst()
+	if c == nil || c.GetIval() == nil || c.GetIval().Ival == IntervalFullRange {
+		return arg, nil
+	}
+	unit, ok := intervalUnits[c.GetIval().Ival]
+	lit, isConst := arg.(*Const)
+	if ok && isConst && lit.T.OID == Unknown && !lit.Null && len(tn.Typmods) == 1 {
+		if _, err := strconv.ParseInt(strings.TrimSpace(lit.Text), 10, 32); err == nil {
+			return &Const{T: lit.T, Text: strings.TrimSpace(lit.Text) + " " + unit}, nil
+		}
+	}
+	return nil, unsupported("an interval field qualifier (YEAR, MONTH, DAY, …) on this value", tn.Location)
+}
+
+// IntervalFullRange is INTERVAL_FULL_RANGE: the typmod fields of an
+// interval without a qualifier.
+const IntervalFullRange = 0x7FFF
 
 // cast is e::t: a literal takes the type directly (as PostgreSQL's parser
 // reads 'x'::t into a constant of type t).

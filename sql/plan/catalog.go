@@ -51,6 +51,9 @@ func (m *Metadata) Add(c ColumnMeta) ColumnID {
 	return ColumnID(len(m.cols))
 }
 
+// Len is the number of columns (their IDs are 1..Len).
+func (m *Metadata) Len() int { return len(m.cols) }
+
 // Column describes id.
 func (m *Metadata) Column(id ColumnID) ColumnMeta { return m.cols[id-1] }
 

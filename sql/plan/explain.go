@@ -136,6 +136,12 @@ func explainRel(b *strings.Builder, md *Metadata, r Rel, depth int) {
 		return
 	case *CTERef:
 		line("CTE scan %s #%d (%s)", x.CTE.Name, x.CTE.ID, cols(x.Cols))
+	case *FuncScan:
+		var args []string
+		for _, a := range x.Args {
+			args = append(args, expr(a))
+		}
+		line("Function scan %s(%s) (%s)", x.Name, strings.Join(args, ", "), cols(x.Cols))
 	}
 	explainSubqueries(b, md, r, depth+1)
 	for _, in := range r.Inputs() {
@@ -185,6 +191,8 @@ func ExprsOf(r Rel) []Scalar {
 			out = append(out, row...)
 		}
 		return out
+	case *FuncScan:
+		return x.Args
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"slices"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 )
@@ -86,10 +87,68 @@ func (b *binder) fromItem(n *pg.Node, sc *scope) (Rel, *item, error) {
 	case n.GetJoinExpr() != nil:
 		return b.join(n.GetJoinExpr(), sc)
 	case n.GetRangeFunction() != nil:
-		return nil, nil, unsupported("a function in FROM", -1)
+		return b.rangeFunction(n.GetRangeFunction(), sc)
 	}
 	return nil, nil, unsupported("this FROM item", -1)
 }
+
+// rangeFunction binds a function in FROM: generate_series over integers
+// whose arguments read no column (no LATERAL, WITH ORDINALITY, ROWS
+// FROM or column definition lists). Its one column is named by the
+// alias's column list, else the alias, else the function.
+func (b *binder) rangeFunction(rf *pg.RangeFunction, sc *scope) (Rel, *item, error) {
+	if rf.Lateral || rf.Ordinality || rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
+		return nil, nil, unsupported("this function in FROM (LATERAL, WITH ORDINALITY, ROWS FROM, column definitions)", -1)
+	}
+	items := rf.Functions[0].GetList().GetItems()
+	if len(items) == 0 || items[0].GetFuncCall() == nil || (len(items) > 1 && items[1] != nil && nodeNotNil(items[1])) {
+		return nil, nil, unsupported("a function in FROM", -1)
+	}
+	fc := items[0].GetFuncCall()
+	name := strings.ToLower(opName(fc.Funcname))
+	if name != "generate_series" || (len(fc.Args) != 2 && len(fc.Args) != 3) || fc.AggStar || fc.AggDistinct || fc.Over != nil {
+		return nil, nil, unsupported("the function "+name+" in FROM", fc.Location)
+	}
+	fs := &FuncScan{Name: name}
+	res := T(Int4)
+	empty := &scope{parent: sc.parent}
+	for _, a := range fc.Args {
+		e, err := b.expr(a, empty, &exprCtx{clause: "functions in FROM"})
+		if err != nil {
+			return nil, nil, err
+		}
+		if e.Type().OID == Unknown {
+			e = coerce(e, T(Int4))
+		}
+		switch e.Type().OID {
+		case Int2, Int4:
+		case Int8:
+			res = T(Int8)
+		default:
+			return nil, nil, unsupported("generate_series over "+e.Type().String(), fc.Location)
+		}
+		if ColumnsOf(e).Len() > 0 || empty.outer.Len() > 0 {
+			return nil, nil, unsupported("a function in FROM reading columns (LATERAL)", fc.Location)
+		}
+		fs.Args = append(fs.Args, e)
+	}
+	alias, colName := name, name
+	if rf.Alias != nil {
+		alias, colName = rf.Alias.Aliasname, rf.Alias.Aliasname
+		if len(rf.Alias.Colnames) > 1 {
+			return nil, nil, errorf(CodeSyntax, "too many column aliases specified for function %s", name)
+		}
+		if len(rf.Alias.Colnames) == 1 {
+			colName = rf.Alias.Colnames[0].GetString_().Sval
+		}
+	}
+	id := b.md.Add(ColumnMeta{Name: colName, Table: alias, Type: res})
+	fs.Cols = []ColumnID{id}
+	return fs, newItem(alias, b.scopeCols(fs.Cols, []string{colName})), nil
+}
+
+// nodeNotNil says whether a parse node holds something.
+func nodeNotNil(n *pg.Node) bool { return n.GetNode() != nil }
 
 // scopeCols names cols for a scope.
 func (b *binder) scopeCols(cols []ColumnID, names []string) []scopeCol {
@@ -158,6 +217,9 @@ func (b *binder) join(j *pg.JoinExpr, sc *scope) (Rel, *item, error) {
 	kind, ok := joinKinds[j.Jointype]
 	if !ok {
 		return nil, nil, unsupported("this join type", -1)
+	}
+	if j.JoinUsingAlias != nil {
+		return nil, nil, unsupported("an alias of a JOIN's USING columns (USING (…) AS name)", -1)
 	}
 	l, lit, err := b.fromItem(j.Larg, sc)
 	if err != nil {

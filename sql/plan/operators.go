@@ -331,10 +331,7 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 	if err != nil {
 		return nil, err.(*Error).at(f.Location)
 	}
-	ae.T = T(t)
-	if name == "min" || name == "max" {
-		ae.T = arg
-	}
+	ae.T = T(t) // an aggregate's result has no typmod
 	var sb strings.Builder
 	sb.WriteString(name + "(")
 	if f.AggStar {

@@ -175,6 +175,20 @@ type CTERef struct {
 	Cols []ColumnID
 }
 
+// FuncScan is a set-returning function in FROM: generate_series(start,
+// stop[, step]) over integers, one column.
+type FuncScan struct {
+	Name string
+	Args []Scalar
+	Cols []ColumnID
+}
+
+// Columns implements Rel.
+func (f *FuncScan) Columns() []ColumnID { return f.Cols }
+
+// Inputs implements Rel.
+func (*FuncScan) Inputs() []Rel { return nil }
+
 // Columns implements Rel.
 func (s *Scan) Columns() []ColumnID     { return s.Cols }
 func (f *Filter) Columns() []ColumnID   { return f.Input.Columns() }

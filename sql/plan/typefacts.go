@@ -3,6 +3,8 @@ package plan
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // OID is a PostgreSQL type OID (pg_type.oid).
@@ -127,65 +129,25 @@ func numericRank(o OID) int {
 }
 
 // arithResult is the type PostgreSQL's + - * / % give for operands of
-// numeric types l and r (0: no such operator); types.ArithResult.
-func arithResult(op string, l, r OID) OID {
-	rl, rr := numericRank(l), numericRank(r)
-	if rl == 0 || rr == 0 {
-		return 0
-	}
-	var res OID
-	switch {
-	case l == Float4 && r == Float4:
-		res = Float4
-	case rl >= 5 || rr >= 5:
-		res = Float8
-	case rl == 4 || rr == 4:
-		res = Numeric
-	case rl >= rr:
-		res = l
-	default:
-		res = r
-	}
-	if op == "%" && (res == Float4 || res == Float8) {
-		return 0
-	}
-	return res
-}
+// numeric types l and r (0: no such operator), from types/.
+func arithResult(op string, l, r OID) OID { return types.ArithResult(op, l, r) }
 
 // aggResult is the result type of aggregate fn over an argument of type
-// arg (types.AggResult).
+// arg: types.AggResult for count, sum, avg, min and max; the boolean
+// aggregates here.
 func aggResult(fn string, arg OID) (OID, error) {
 	switch fn {
-	case "count":
-		return Int8, nil
-	case "sum":
-		switch arg {
-		case Int2, Int4:
-			return Int8, nil
-		case Int8, Numeric:
-			return Numeric, nil
-		case Float4, Float8, Interval:
-			return arg, nil
-		}
-	case "avg":
-		switch arg {
-		case Int2, Int4, Int8, Numeric:
-			return Numeric, nil
-		case Float4, Float8:
-			return Float8, nil
-		case Interval:
-			return Interval, nil
-		}
-	case "min", "max":
-		if arg != Unknown && arg != Bool && arg != JSONB {
-			return arg, nil
-		}
 	case "bool_and", "bool_or", "every":
 		if arg == Bool {
 			return Bool, nil
 		}
+		return 0, errorf(CodeUndefinedFunction, "function %s(%s) does not exist", fn, T(arg))
 	}
-	return 0, errorf(CodeUndefinedFunction, "function %s(%s) does not exist", fn, T(arg))
+	t, err := types.AggResult(fn, arg)
+	if err != nil {
+		return 0, errorf(CodeUndefinedFunction, "function %s(%s) does not exist", fn, T(arg))
+	}
+	return t, nil
 }
 
 // isString says whether o is in the string category.
@@ -194,38 +156,44 @@ func isString(o OID) bool {
 }
 
 // commonType is the type PostgreSQL's select_common_type picks for the
-// branches of a UNION, CASE or COALESCE (simplified: unknown gives way,
-// numerics widen, strings become text; anything else must be equal).
+// branches of a UNION, CASE or COALESCE: the first known type, replaced
+// by a later one of the same category when it is not preferred and
+// converts implicitly to the later one but not back; unknown gives way,
+// all unknown is text. The typmod stays when every branch has the same.
 func commonType(ts []Type) (Type, error) {
-	var out Type
-	for i, t := range ts {
-		switch {
-		case i == 0 || out.OID == Unknown:
-			out = t
-		case t.OID == Unknown || t.OID == out.OID:
-			if t.Mod != out.Mod && t.OID == out.OID {
+	out, found := T(Unknown), false
+	for _, t := range ts {
+		if t.OID == Unknown {
+			continue
+		}
+		if !found {
+			out, found = t, true
+			continue
+		}
+		if t.OID == out.OID {
+			if t.Mod != out.Mod {
 				out.Mod = -1
 			}
-		case numericRank(t.OID) > 0 && numericRank(out.OID) > 0:
-			if numericRank(t.OID) > numericRank(out.OID) {
-				out = T(t.OID)
-			} else {
-				out.Mod = -1
-			}
-		case isString(t.OID) && isString(out.OID):
-			out = T(Text)
-		case (t.OID == Timestamp || t.OID == Timestamptz || t.OID == Date) && (out.OID == Timestamp || out.OID == Timestamptz || out.OID == Date):
-			if t.OID == Timestamptz || out.OID == Timestamptz {
-				out = T(Timestamptz)
-			} else {
-				out = T(Timestamp)
-			}
-		default:
+			continue
+		}
+		pt, ok1 := types.Lookup(out.OID)
+		nt, ok2 := types.Lookup(t.OID)
+		if !ok1 || !ok2 || pt.Category != nt.Category {
 			return Type{}, errorf(CodeDatatypeMismatch, "types %s and %s cannot be matched", out, t)
 		}
+		if !pt.Preferred && types.CastContext(out.OID, t.OID) == types.CastImplicit && types.CastContext(t.OID, out.OID) != types.CastImplicit {
+			out = t
+		}
 	}
-	if out.OID == Unknown {
-		out = T(Text)
+	if !found {
+		return T(Text), nil
+	}
+	// A typmod survives only if every branch has it.
+	for _, t := range ts {
+		if t.OID != out.OID || t.Mod != out.Mod {
+			out.Mod = -1
+			break
+		}
 	}
 	return out, nil
 }

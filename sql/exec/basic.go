@@ -1,0 +1,681 @@
+package exec
+
+import (
+	"errors"
+	"fmt"
+	"hash/maphash"
+
+	"github.com/sidecar-dev/sidecar/sql/plan"
+	"github.com/sidecar-dev/sidecar/types"
+)
+
+// rowSet is a materialized relation (rows in order) whose bytes are
+// accounted in the env.
+type rowSet struct {
+	rows  [][]types.Value
+	bytes int64
+}
+
+// memAcct is the memory one run of an operator holds: given back when
+// the run ends (an operator inside a correlated subquery runs often).
+type memAcct struct {
+	e *env
+	n int64
+}
+
+func (m *memAcct) grow(op string, n int64) error {
+	m.n += n
+	return m.e.grow(op, n)
+}
+
+func (m *memAcct) done() { m.e.release(m.n); m.n = 0 }
+
+// valueBytes estimates the memory one value holds.
+func valueBytes(v types.Value) int64 {
+	switch x := v.(type) {
+	case string:
+		return 16 + int64(len(x))
+	case []byte:
+		return 24 + int64(len(x))
+	case *types.Decimal:
+		return 64 + int64(len(x.V.Bits()))*8
+	}
+	return 16
+}
+
+func rowBytes(r []types.Value) int64 {
+	n := int64(24)
+	for _, v := range r {
+		n += valueBytes(v)
+	}
+	return n
+}
+
+// add appends r, accounting it to operator op.
+func (s *rowSet) add(e *env, op string, r []types.Value) error {
+	n := rowBytes(r)
+	if err := e.grow(op, n); err != nil {
+		return err
+	}
+	s.bytes += n
+	s.rows = append(s.rows, r)
+	return nil
+}
+
+// collect runs op and keeps its rows.
+func (e *env) collect(op operator, name string) (*rowSet, error) {
+	s := &rowSet{}
+	err := op.run(func(b *Batch) error {
+		for i := 0; i < b.N; i++ {
+			if err := s.add(e, name, b.Row(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return s, err
+}
+
+// emitRows pushes rows as batches.
+func (e *env) emitRows(rows [][]types.Value, width int, emit func(*Batch) error) error {
+	for start := 0; start < len(rows); start += BatchSize {
+		if err := e.check(); err != nil {
+			return err
+		}
+		end := min(start+BatchSize, len(rows))
+		b := &Batch{N: end - start, Vecs: make([][]types.Value, width)}
+		for c := range b.Vecs {
+			v := make([]types.Value, b.N)
+			for i := range v {
+				v[i] = rows[start+i][c]
+			}
+			b.Vecs[c] = v
+		}
+		if err := emit(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// allRows is the selection of every row of a batch.
+func allRows(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+// scanOp reads a table, decoding the columns it produces from their
+// stored text through types.In, in batches; its filter runs per batch.
+type scanOp struct {
+	e      *env
+	s      *plan.Scan
+	filter vexpr
+	// repeat: the scan is inside a correlated subquery and runs once per
+	// outer value: its decoded rows are kept (cache, while they fit in a
+	// quarter of the working memory) and, when its filter has a conjunct
+	// own column = outer column, indexed by that column.
+	repeat  bool
+	cache   []*Batch
+	noCache bool
+	idxCol  int           // vector of the indexed column (-1: none)
+	idxOut  plan.ColumnID // the outer column it equals
+	idxOID  plan.OID      // their type
+	index   map[uint64][]int32
+	rowAt   [][2]int32 // row number → batch, row
+	seed    maphash.Seed
+}
+
+func (e *env) buildScan(s *plan.Scan) (operator, error) {
+	op := &scanOp{e: e, s: s, repeat: len(e.outerOK) > 0, idxCol: -1}
+	for _, id := range s.Cols {
+		t := e.md.Column(id).Type
+		if t.OID == plan.Record || !types.Known(t.OID) {
+			return nil, unsupported("a column of type " + t.String())
+		}
+	}
+	if s.Filter != nil {
+		c := &compiler{e: e, lay: layoutOf(s.Cols)}
+		f, err := c.compile(s.Filter)
+		if err != nil {
+			return nil, err
+		}
+		op.filter = f
+		if op.repeat {
+			op.findIndex()
+		}
+	}
+	return op, nil
+}
+
+// findIndex picks a filter conjunct own column = outer column of one
+// type for the cached scan's index.
+func (s *scanOp) findIndex() {
+	lay := layoutOf(s.s.Cols)
+	for _, p := range plan.Conjuncts(s.s.Filter) {
+		o, ok := p.(*plan.Op)
+		if !ok || o.Op != "=" || len(o.Args) != 2 {
+			continue
+		}
+		a, ok1 := o.Args[0].(*plan.ColRef)
+		b, ok2 := o.Args[1].(*plan.ColRef)
+		if !ok1 || !ok2 {
+			continue
+		}
+		if _, own := lay[b.ID]; own {
+			a, b = b, a
+		}
+		idx, own := lay[a.ID]
+		if !own || !s.e.outerOK[b.ID] || a.T.OID != b.T.OID || !types.Orderable(a.T.OID) {
+			continue
+		}
+		s.idxCol, s.idxOut, s.idxOID = idx, b.ID, a.T.OID
+		return
+	}
+}
+
+// runCached serves a repeated scan from its cache (ok=false: the rows
+// do not fit; read the table).
+func (s *scanOp) runCached(emit func(*Batch) error) (bool, error) {
+	e := s.e
+	if s.cache == nil {
+		var held int64
+		budget := e.limit / 4
+		var batches []*Batch
+		saved := s.filter
+		s.filter, s.repeat = nil, false
+		err := s.run(func(b *Batch) error {
+			n := int64(0)
+			for _, v := range b.Vecs {
+				for _, x := range v[:b.N] {
+					n += valueBytes(x)
+				}
+			}
+			if held+n > budget {
+				return errTooBig
+			}
+			if err := e.grow("a scan inside a correlated subquery", n); err != nil {
+				return err
+			}
+			held += n
+			batches = append(batches, b)
+			return nil
+		})
+		s.filter, s.repeat = saved, true
+		if err != nil {
+			e.release(held)
+			if err == errTooBig {
+				s.noCache = true
+				return false, nil
+			}
+			return true, err
+		}
+		s.cache = batches
+		if s.idxCol >= 0 {
+			seed := maphash.MakeSeed()
+			s.index = map[uint64][]int32{}
+			for bi, b := range s.cache {
+				for i := 0; i < b.N; i++ {
+					v := b.Vecs[s.idxCol][i]
+					if v == nil {
+						continue
+					}
+					h := types.Hash(seed, s.idxOID, v)
+					s.index[h] = append(s.index[h], int32(len(s.rowAt)))
+					s.rowAt = append(s.rowAt, [2]int32{int32(bi), int32(i)})
+				}
+			}
+			s.seed = seed
+		}
+	}
+	if s.index != nil {
+		v := e.outer[s.idxOut]
+		if v == nil {
+			return true, nil // = NULL is never true
+		}
+		var rows [][]types.Value
+		for _, r := range s.index[types.Hash(s.seed, s.idxOID, v)] {
+			at := s.rowAt[r]
+			b := s.cache[at[0]]
+			if types.Compare(s.idxOID, b.Vecs[s.idxCol][at[1]], v) == 0 {
+				rows = append(rows, b.Row(int(at[1])))
+			}
+		}
+		return true, e.emitRows(rows, len(s.s.Cols), func(b *Batch) error {
+			out, err := filterBatch(b, s.filter)
+			if err != nil || out.N == 0 {
+				return err
+			}
+			return emit(out)
+		})
+	}
+	for _, b := range s.cache {
+		if err := e.check(); err != nil {
+			return true, err
+		}
+		if s.filter == nil {
+			if err := emit(b); err != nil {
+				return true, err
+			}
+			continue
+		}
+		out, err := filterBatch(b, s.filter)
+		if err != nil {
+			return true, err
+		}
+		if out.N > 0 {
+			if err := emit(out); err != nil {
+				return true, err
+			}
+		}
+	}
+	return true, nil
+}
+
+// errTooBig stops filling a scan cache that would not fit.
+var errTooBig = errors.New("scan cache too big")
+
+func (s *scanOp) cols() []plan.ColumnID { return s.s.Cols }
+
+func (s *scanOp) run(emit func(*Batch) error) error {
+	e := s.e
+	if s.repeat && !s.noCache {
+		if done, err := s.runCached(emit); done {
+			return err
+		}
+	}
+	cols := s.s.Cols
+	oids := make([]plan.OID, len(cols))
+	for i, id := range cols {
+		oids[i] = e.md.Column(id).Type.OID
+	}
+	newBatch := func() *Batch {
+		b := &Batch{Vecs: make([][]types.Value, len(cols))}
+		for c := range b.Vecs {
+			b.Vecs[c] = make([]types.Value, BatchSize)
+		}
+		return b
+	}
+	b := newBatch()
+	flush := func() error {
+		if b.N == 0 {
+			return nil
+		}
+		if err := e.check(); err != nil {
+			return err
+		}
+		out := b
+		if s.filter != nil {
+			var err error
+			if out, err = filterBatch(b, s.filter); err != nil {
+				return err
+			}
+		}
+		if out.N > 0 {
+			if err := emit(out); err != nil {
+				return err
+			}
+		}
+		b = newBatch()
+		return nil
+	}
+	err := e.src.Scan(e.ctx, s.s.Table, func(row []*string) error {
+		for c, ord := range s.s.Ords {
+			if ord >= len(row) || row[ord] == nil {
+				b.Vecs[c][b.N] = nil
+				continue
+			}
+			v, err := types.In(oids[c], -1, *row[ord])
+			if err != nil {
+				return fmt.Errorf("decode %s.%s: %w", s.s.Table.Name, s.s.Table.Columns[ord].Name, err)
+			}
+			b.Vecs[c][b.N] = v
+		}
+		b.N++
+		if b.N == BatchSize {
+			return flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return flush()
+}
+
+// filterBatch keeps the rows of b pred is true for.
+func filterBatch(b *Batch, pred vexpr) (*Batch, error) {
+	res := make([]types.Value, b.N)
+	if err := pred(b, allRows(b.N), res); err != nil {
+		return nil, err
+	}
+	keep := make([]int, 0, b.N)
+	for i := 0; i < b.N; i++ {
+		if t, ok := res[i].(bool); ok && t {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == b.N {
+		return b, nil
+	}
+	return pick(b, keep), nil
+}
+
+// filterOp keeps the rows its predicate is true for.
+type filterOp struct {
+	in   operator
+	pred vexpr
+}
+
+func (e *env) newFilter(in operator, pred plan.Scalar) (operator, error) {
+	c := &compiler{e: e, lay: layoutOf(in.cols())}
+	f, err := c.compile(pred)
+	if err != nil {
+		return nil, err
+	}
+	return &filterOp{in: in, pred: f}, nil
+}
+
+func (f *filterOp) cols() []plan.ColumnID { return f.in.cols() }
+
+func (f *filterOp) run(emit func(*Batch) error) error {
+	return f.in.run(func(b *Batch) error {
+		out, err := filterBatch(b, f.pred)
+		if err != nil || out.N == 0 {
+			return err
+		}
+		return emit(out)
+	})
+}
+
+// projectOp computes one vector per output expression.
+type projectOp struct {
+	in    operator
+	out   []plan.ColumnID
+	exprs []vexpr
+}
+
+func (e *env) newProject(in operator, cols []plan.ColumnID, exprs []plan.Scalar) (operator, error) {
+	c := &compiler{e: e, lay: layoutOf(in.cols())}
+	p := &projectOp{in: in, out: cols}
+	for _, x := range exprs {
+		f, err := c.compile(x)
+		if err != nil {
+			return nil, err
+		}
+		p.exprs = append(p.exprs, f)
+	}
+	return p, nil
+}
+
+func (p *projectOp) cols() []plan.ColumnID { return p.out }
+
+func (p *projectOp) run(emit func(*Batch) error) error {
+	return p.in.run(func(b *Batch) error {
+		out := &Batch{N: b.N, Vecs: make([][]types.Value, len(p.exprs))}
+		sel := allRows(b.N)
+		for k, x := range p.exprs {
+			v := make([]types.Value, b.N)
+			if err := x(b, sel, v); err != nil {
+				return err
+			}
+			out.Vecs[k] = v
+		}
+		return emit(out)
+	})
+}
+
+// valuesOp is VALUES (and SELECT without FROM: one row).
+type valuesOp struct {
+	e    *env
+	v    *plan.Values
+	rows [][]vexpr
+}
+
+func (e *env) buildValues(v *plan.Values) (operator, error) {
+	op := &valuesOp{e: e, v: v}
+	c := &compiler{e: e, lay: layout{}}
+	for _, r := range v.Rows {
+		var row []vexpr
+		for k, x := range r {
+			f, err := c.compile(x)
+			if err != nil {
+				return nil, err
+			}
+			if t := e.md.Column(v.Cols[k]).Type; x.Type().OID != t.OID && x.Type().OID != plan.Unknown {
+				f = castTo(f, x.Type(), t)
+			}
+			row = append(row, f)
+		}
+		op.rows = append(op.rows, row)
+	}
+	return op, nil
+}
+
+func (v *valuesOp) cols() []plan.ColumnID { return v.v.Cols }
+
+func (v *valuesOp) run(emit func(*Batch) error) error {
+	one := &Batch{N: 1}
+	sel := []int{0}
+	var rows [][]types.Value
+	for _, r := range v.rows {
+		row := make([]types.Value, len(r))
+		for k, f := range r {
+			out := make([]types.Value, 1)
+			if err := f(one, sel, out); err != nil {
+				return err
+			}
+			row[k] = out[0]
+		}
+		rows = append(rows, row)
+	}
+	return v.e.emitRows(rows, len(v.v.Cols), emit)
+}
+
+// limitOp skips Offset rows and passes at most Count.
+type limitOp struct {
+	e             *env
+	in            operator
+	count, offset vexpr
+}
+
+func (e *env) buildLimit(l *plan.Limit) (operator, error) {
+	in, err := e.build(l.Input)
+	if err != nil {
+		return nil, err
+	}
+	op := &limitOp{e: e, in: in}
+	c := &compiler{e: e, lay: layout{}}
+	if l.Count != nil {
+		if op.count, err = c.compile(castInt8(l.Count)); err != nil {
+			return nil, err
+		}
+	}
+	if l.Offset != nil {
+		if op.offset, err = c.compile(castInt8(l.Offset)); err != nil {
+			return nil, err
+		}
+	}
+	return op, nil
+}
+
+// castInt8 is s as bigint (LIMIT and OFFSET take bigint).
+func castInt8(s plan.Scalar) plan.Scalar {
+	if isInt(s.Type().OID) {
+		return s
+	}
+	return &plan.Cast{Arg: s, T: plan.T(plan.Int8)}
+}
+
+// scalarOnce evaluates an expression without input columns.
+func scalarOnce(f vexpr) (types.Value, error) {
+	out := make([]types.Value, 1)
+	err := f(&Batch{N: 1}, []int{0}, out)
+	return out[0], err
+}
+
+func (l *limitOp) cols() []plan.ColumnID { return l.in.cols() }
+
+func (l *limitOp) run(emit func(*Batch) error) error {
+	count, offset := int64(-1), int64(0)
+	if l.count != nil {
+		v, err := scalarOnce(l.count)
+		if err != nil {
+			return err
+		}
+		if v != nil {
+			if count = v.(int64); count < 0 {
+				return &types.Error{Code: "2201W", Message: "LIMIT must not be negative"}
+			}
+		}
+	}
+	if l.offset != nil {
+		v, err := scalarOnce(l.offset)
+		if err != nil {
+			return err
+		}
+		if v != nil {
+			if offset = v.(int64); offset < 0 {
+				return &types.Error{Code: "2201X", Message: "OFFSET must not be negative"}
+			}
+		}
+	}
+	if count == 0 {
+		return nil
+	}
+	stop := &stopSignal{}
+	err := l.in.run(func(b *Batch) error {
+		lo := 0
+		if offset > 0 {
+			skip := min(int64(b.N), offset)
+			offset -= skip
+			lo = int(skip)
+		}
+		hi := b.N
+		if count >= 0 && int64(hi-lo) > count {
+			hi = lo + int(count)
+		}
+		if hi > lo {
+			if count >= 0 {
+				count -= int64(hi - lo)
+			}
+			if err := emit(slice(b, lo, hi)); err != nil {
+				return err
+			}
+		}
+		if count == 0 {
+			return stop
+		}
+		return nil
+	})
+	if isStop(err, stop) {
+		return nil
+	}
+	return err
+}
+
+// slice is rows [lo, hi) of b.
+func slice(b *Batch, lo, hi int) *Batch {
+	if lo == 0 && hi == b.N {
+		return b
+	}
+	out := &Batch{N: hi - lo, Vecs: make([][]types.Value, len(b.Vecs))}
+	for c, v := range b.Vecs {
+		out.Vecs[c] = v[lo:hi]
+	}
+	return out
+}
+
+// cteRefOp reads a CTE, computed once on its first reference.
+type cteRefOp struct {
+	e   *env
+	ref *plan.CTERef
+}
+
+func (c *cteRefOp) cols() []plan.ColumnID { return c.ref.Cols }
+
+func (c *cteRefOp) run(emit func(*Batch) error) error {
+	e := c.e
+	rs := e.ctes[c.ref.CTE]
+	if rs == nil {
+		op, err := e.build(c.ref.CTE.Plan)
+		if err != nil {
+			return err
+		}
+		if rs, err = e.collect(op, "WITH query "+c.ref.CTE.Name); err != nil {
+			return err
+		}
+		e.ctes[c.ref.CTE] = rs
+	}
+	return e.emitRows(rs.rows, len(c.ref.Cols), emit)
+}
+
+// funcScanOp is generate_series(start, stop[, step]) over integers,
+// streamed in batches.
+type funcScanOp struct {
+	e    *env
+	f    *plan.FuncScan
+	args []vexpr
+}
+
+func (e *env) buildFuncScan(f *plan.FuncScan) (operator, error) {
+	if f.Name != "generate_series" {
+		return nil, unsupported("the function " + f.Name + " in FROM")
+	}
+	op := &funcScanOp{e: e, f: f}
+	c := &compiler{e: e, lay: layout{}}
+	for _, a := range f.Args {
+		x, err := c.compile(a)
+		if err != nil {
+			return nil, err
+		}
+		op.args = append(op.args, x)
+	}
+	return op, nil
+}
+
+func (f *funcScanOp) cols() []plan.ColumnID { return f.f.Cols }
+
+func (f *funcScanOp) run(emit func(*Batch) error) error {
+	vals := make([]int64, 3)
+	vals[2] = 1
+	for k, a := range f.args {
+		v, err := scalarOnce(a)
+		if err != nil {
+			return err
+		}
+		if v == nil {
+			return nil // strict: no rows
+		}
+		vals[k] = v.(int64)
+	}
+	start, stop, step := vals[0], vals[1], vals[2]
+	if step == 0 {
+		return &types.Error{Code: types.CodeInvalidParam, Message: "step size cannot equal zero"}
+	}
+	b := &Batch{Vecs: [][]types.Value{make([]types.Value, 0, BatchSize)}}
+	for i := start; step > 0 && i <= stop || step < 0 && i >= stop; {
+		b.Vecs[0] = append(b.Vecs[0], i)
+		if len(b.Vecs[0]) == BatchSize {
+			if err := f.e.check(); err != nil {
+				return err
+			}
+			b.N = BatchSize
+			if err := emit(b); err != nil {
+				return err
+			}
+			b = &Batch{Vecs: [][]types.Value{make([]types.Value, 0, BatchSize)}}
+		}
+		next := i + step
+		if (step > 0) != (next > i) {
+			break // the next value would overflow: the series ends
+		}
+		i = next
+	}
+	if b.N = len(b.Vecs[0]); b.N > 0 {
+		return emit(b)
+	}
+	return nil
+}

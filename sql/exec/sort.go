@@ -1,0 +1,273 @@
+package exec
+
+import (
+	"slices"
+
+	"github.com/sidecar-dev/sidecar/sql/plan"
+	"github.com/sidecar-dev/sidecar/types"
+)
+
+// sortOp orders its input (a stable sort: rows equal on every key keep
+// their input order).
+type sortOp struct {
+	e    *env
+	in   operator
+	keys []plan.SortKey
+}
+
+func (s *sortOp) cols() []plan.ColumnID { return s.in.cols() }
+
+func (s *sortOp) run(emit func(*Batch) error) error {
+	e := s.e
+	lay := layoutOf(s.in.cols())
+	type key struct {
+		idx        int
+		oid        plan.OID
+		desc       bool
+		nullsFirst bool
+	}
+	var keys []key
+	for _, k := range s.keys {
+		idx, ok := lay[k.Col]
+		if !ok {
+			return unsupported("ORDER BY a column the input does not have")
+		}
+		t := e.md.Column(k.Col).Type.OID
+		if !types.Orderable(t) {
+			return unsupported("ORDER BY a value of type " + e.md.Column(k.Col).Type.String())
+		}
+		keys = append(keys, key{idx, t, k.Desc, k.NullsFirst})
+	}
+	rs, err := e.collect(s.in, "sort")
+	if err != nil {
+		return err
+	}
+	defer e.release(rs.bytes)
+	if err := e.check(); err != nil {
+		return err
+	}
+	slices.SortStableFunc(rs.rows, func(a, b []types.Value) int {
+		for _, k := range keys {
+			x, y := a[k.idx], b[k.idx]
+			if x == nil || y == nil {
+				if c := nullOrder(x == nil, y == nil, k.nullsFirst); c != 0 {
+					return c
+				}
+				continue
+			}
+			c := types.Compare(k.oid, x, y)
+			if k.desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	return e.emitRows(rs.rows, len(s.in.cols()), emit)
+}
+
+// nullOrder orders a NULL before (nullsFirst) or after a value; two
+// NULLs tie.
+func nullOrder(xNull, yNull, nullsFirst bool) int {
+	if xNull == yNull {
+		return 0
+	}
+	if xNull == nullsFirst {
+		return -1
+	}
+	return 1
+}
+
+// oidsOf is the types of cols.
+func (e *env) oidsOf(cols []plan.ColumnID) ([]plan.OID, error) {
+	out := make([]plan.OID, len(cols))
+	for i, id := range cols {
+		t := e.md.Column(id).Type
+		if !types.Orderable(t.OID) {
+			return nil, unsupported("DISTINCT or a set operation on a value of type " + t.String())
+		}
+		out[i] = t.OID
+	}
+	return out, nil
+}
+
+// distinctOp passes the first row of each distinct value (of every
+// column, or of the DISTINCT ON columns), in input order.
+type distinctOp struct {
+	e  *env
+	in operator
+	on []plan.ColumnID
+}
+
+func (d *distinctOp) cols() []plan.ColumnID { return d.in.cols() }
+
+func (d *distinctOp) run(emit func(*Batch) error) error {
+	e := d.e
+	cols := d.in.cols()
+	keyCols := cols
+	if len(d.on) > 0 {
+		keyCols = d.on
+	}
+	oids, err := e.oidsOf(keyCols)
+	if err != nil {
+		return err
+	}
+	lay := layoutOf(cols)
+	idx := make([]int, len(keyCols))
+	for k, id := range keyCols {
+		idx[k] = lay[id]
+	}
+	seen := newRowMap(oids)
+	mem := &memAcct{e: e}
+	defer mem.done()
+	return d.in.run(func(b *Batch) error {
+		var keep []int
+		for i := 0; i < b.N; i++ {
+			key := make([]types.Value, len(idx))
+			for k, c := range idx {
+				key[k] = b.Vecs[c][i]
+			}
+			if _, added := seen.find(key, true); added {
+				if err := mem.grow("DISTINCT", rowBytes(key)); err != nil {
+					return err
+				}
+				keep = append(keep, i)
+			}
+		}
+		if len(keep) == 0 {
+			return nil
+		}
+		return emit(pick(b, keep))
+	})
+}
+
+// pick is the rows keep of b.
+func pick(b *Batch, keep []int) *Batch {
+	out := &Batch{N: len(keep), Vecs: make([][]types.Value, len(b.Vecs))}
+	for c, v := range b.Vecs {
+		nv := make([]types.Value, len(keep))
+		for k, i := range keep {
+			nv[k] = v[i]
+		}
+		out.Vecs[c] = nv
+	}
+	return out
+}
+
+// setOp is UNION [ALL], INTERSECT [ALL], EXCEPT [ALL].
+type setOp struct {
+	e           *env
+	s           *plan.SetOp
+	left, right operator
+	lidx, ridx  []int
+}
+
+func (e *env) buildSetOp(s *plan.SetOp) (operator, error) {
+	l, err := e.build(s.Left)
+	if err != nil {
+		return nil, err
+	}
+	r, err := e.build(s.Right)
+	if err != nil {
+		return nil, err
+	}
+	op := &setOp{e: e, s: s, left: l, right: r}
+	ll, rl := layoutOf(l.cols()), layoutOf(r.cols())
+	for k := range s.Cols {
+		li, ok1 := ll[s.LeftCols[k]]
+		ri, ok2 := rl[s.RightCols[k]]
+		if !ok1 || !ok2 {
+			return nil, unsupported("this set operation")
+		}
+		lt, rt, ot := e.md.Column(s.LeftCols[k]).Type, e.md.Column(s.RightCols[k]).Type, e.md.Column(s.Cols[k]).Type
+		if lt.OID != ot.OID && lt.OID != plan.Unknown || rt.OID != ot.OID && rt.OID != plan.Unknown {
+			return nil, unsupported("a set operation whose branches have other types than its result")
+		}
+		op.lidx, op.ridx = append(op.lidx, li), append(op.ridx, ri)
+	}
+	if !s.All || s.Kind != plan.Union {
+		if _, err := e.oidsOf(s.Cols); err != nil {
+			return nil, err
+		}
+	}
+	return op, nil
+}
+
+func (s *setOp) cols() []plan.ColumnID { return s.s.Cols }
+
+// reorder maps a branch's batch to the output columns.
+func reorder(b *Batch, idx []int) *Batch {
+	out := &Batch{N: b.N, Vecs: make([][]types.Value, len(idx))}
+	for k, i := range idx {
+		out.Vecs[k] = b.Vecs[i]
+	}
+	return out
+}
+
+func (s *setOp) run(emit func(*Batch) error) error {
+	e := s.e
+	if s.s.Kind == plan.Union && s.s.All {
+		if err := s.left.run(func(b *Batch) error { return emit(reorder(b, s.lidx)) }); err != nil {
+			return err
+		}
+		return s.right.run(func(b *Batch) error { return emit(reorder(b, s.ridx)) })
+	}
+	oids, _ := e.oidsOf(s.s.Cols)
+	m := newRowMap(oids)
+	mem := &memAcct{e: e}
+	defer mem.done()
+	var counts [][2]int64
+	feed := func(side int, in operator, idx []int) error {
+		return in.run(func(b *Batch) error {
+			b = reorder(b, idx)
+			for i := 0; i < b.N; i++ {
+				row := b.Row(i)
+				g, added := m.find(row, side == 0 || s.s.Kind == plan.Union)
+				if g < 0 {
+					continue
+				}
+				if added {
+					if err := mem.grow(s.s.Kind.String(), rowBytes(row)); err != nil {
+						return err
+					}
+					counts = append(counts, [2]int64{})
+				}
+				counts[g][side]++
+			}
+			return nil
+		})
+	}
+	if err := feed(0, s.left, s.lidx); err != nil {
+		return err
+	}
+	if err := feed(1, s.right, s.ridx); err != nil {
+		return err
+	}
+	var rows [][]types.Value
+	for g, r := range m.rows {
+		cl, cr := counts[g][0], counts[g][1]
+		n := int64(0)
+		switch s.s.Kind {
+		case plan.Union:
+			n = 1
+		case plan.Intersect:
+			if s.s.All {
+				n = min(cl, cr)
+			} else if cl > 0 && cr > 0 {
+				n = 1
+			}
+		case plan.Except:
+			if s.s.All {
+				n = max(cl-cr, 0)
+			} else if cl > 0 && cr == 0 {
+				n = 1
+			}
+		}
+		for ; n > 0; n-- {
+			rows = append(rows, r)
+		}
+	}
+	return e.emitRows(rows, len(s.s.Cols), emit)
+}

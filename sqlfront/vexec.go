@@ -1,0 +1,322 @@
+package sqlfront
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/sidecar-dev/sidecar/sql/exec"
+	"github.com/sidecar-dev/sidecar/sql/opt"
+	lplan "github.com/sidecar-dev/sidecar/sql/plan"
+	"github.com/sidecar-dev/sidecar/types"
+)
+
+// This file wires the planner with a tree (sql/plan, sql/opt) and the
+// vectorized executor (sql/exec) into the front end. A SELECT the flat
+// planner (selectplan.go) refuses with 0A000 — several FROM items,
+// subqueries in FROM, WITH, set operations, three-table and outer
+// joins, … — is planned again here and, when the new path accepts it,
+// run on sql/exec. Statements the flat planner answers keep going
+// there, with their fast paths. When the new path refuses too, the
+// client gets the flat planner's refusal (it names the construct in the
+// front end's words); a statement is never answered differently.
+
+// vecPlan is a statement planned for sql/exec.
+type vecPlan struct {
+	prep   *exec.Prepared
+	tables map[*lplan.TableDef]*Table
+	oids   []uint32
+	// uses: the types any column of the statement has (the output of
+	// some depends on session settings sql/exec does not follow).
+	uses map[uint32]bool
+	// params are the types of $1… (declared or inferred; text if neither).
+	params []uint32
+}
+
+// vecCatalog resolves table names for the binder against the followed
+// tables at the statement's version.
+type vecCatalog struct {
+	pl     *planner
+	tables map[*lplan.TableDef]*Table
+	byName map[string]*lplan.TableDef
+	err    error
+}
+
+// Table implements lplan.Catalog.
+func (c *vecCatalog) Table(schema, name string) *lplan.TableDef {
+	if schema == "" {
+		schema = "public"
+	}
+	key := schema + "." + name
+	if d, ok := c.byName[key]; ok {
+		return d
+	}
+	t, err := c.pl.table(&pg.RangeVar{Schemaname: schema, Relname: name, Location: -1}, "")
+	if err != nil {
+		if c.err == nil {
+			c.err = err
+		}
+		return nil
+	}
+	d := &lplan.TableDef{Schema: t.Schema, Name: t.Rel, Key: t.KeyCols}
+	for _, col := range t.Columns {
+		d.Columns = append(d.Columns, lplan.ColumnDef{Name: col.Name, Type: lplan.Type{OID: col.TypeOID, Mod: col.TypeMod}})
+	}
+	c.byName[key] = d
+	c.tables[d] = t
+	return d
+}
+
+// planVectorized plans a SELECT the flat planner refused (refusal) for
+// sql/exec. It returns refusal when the new path cannot answer it
+// exactly either.
+func (pl *planner) planVectorized(stmt *pg.Node, declared []uint32, refusal error) error {
+	var fe *Error
+	if !errors.As(refusal, &fe) || fe.Code != codeUnsupported || len(pl.asOf) > 0 {
+		return refusal
+	}
+	cat := &vecCatalog{pl: pl, tables: map[*lplan.TableDef]*Table{}, byName: map[string]*lplan.TableDef{}}
+	var ptypes []lplan.Type
+	for _, t := range declared {
+		if t == 0 {
+			t = lplan.Unknown
+		}
+		ptypes = append(ptypes, lplan.T(t))
+	}
+	q, err := lplan.BindParams(stmt, cat, ptypes)
+	if err != nil {
+		return betterRefusal(fe, err)
+	}
+	if !paramsConsistent(q.Plan, q.Params) {
+		return refusal
+	}
+	params := make([]uint32, len(q.Params))
+	for i, t := range q.Params {
+		if params[i] = t.OID; t.OID == lplan.Unknown {
+			params[i] = oidText // as PostgreSQL: an untyped parameter is text
+		}
+	}
+	q = opt.Optimize(q)
+	prep, err := exec.Prepare(q)
+	if err != nil {
+		return betterRefusal(fe, err)
+	}
+	p := &plan{kind: "select", tag: "SELECT", vec: &vecPlan{prep: prep, tables: cat.tables, uses: map[uint32]bool{}}}
+	for id := 1; id <= q.MD.Len(); id++ {
+		p.vec.uses[q.MD.Column(lplan.ColumnID(id)).Type.OID] = true
+	}
+	for i, id := range q.Plan.Columns() {
+		t := q.MD.Column(id).Type
+		if t.OID == lplan.Unknown {
+			t = lplan.T(lplan.Text) // an untyped literal in the result is text
+		}
+		p.cols = append(p.cols, outCol{name: q.Names[i], typ: t.OID, typmod: t.Mod})
+		p.targets = append(p.targets, &constExpr{t: t.OID})
+		p.vec.oids = append(p.vec.oids, t.OID)
+	}
+	for _, t := range cat.tables {
+		p.tables = append(p.tables, t)
+	}
+	p.vec.params = params
+	pl.p, pl.scope, pl.params = p, nil, params
+	return nil
+}
+
+// vecConstructs are the constructs of the flat planner's refusals that
+// the new path handles: when it refuses such a statement too, its own
+// refusal names what is really missing.
+var vecConstructs = []string{"a subquery in FROM", "a subquery is", "WITH is", "UNION/INTERSECT/EXCEPT", "a FROM list with several items",
+	"RIGHT and FULL joins", "a join of more than two tables", "NATURAL and USING joins", "VALUES is", "CASE is", "NULLIF is", "DISTINCT ON"}
+
+// betterRefusal is the refusal to answer when both paths refuse: the new
+// path's 0A000 when the flat planner's names a construct the new path
+// runs, else the flat planner's (the new path's other errors, such as a
+// name it cannot resolve, are not given: the flat planner's refusal
+// stands).
+func betterRefusal(old *Error, err error) error {
+	var pe *lplan.Error
+	var te *types.Error
+	msg, pos := "", -1
+	switch {
+	case errors.As(err, &pe) && pe.Code == codeUnsupported:
+		msg, pos = pe.Message, int(pe.Position)-1
+	case errors.As(err, &te) && te.Code == codeUnsupported:
+		msg = te.Message
+	default:
+		return old
+	}
+	named := false
+	for _, c := range vecConstructs {
+		named = named || strings.Contains(old.Msg, c)
+	}
+	if !named {
+		return old
+	}
+	if pos < 0 {
+		pos = old.Pos
+	}
+	msg = strings.TrimPrefix(msg, "not supported yet: ")
+	return &Error{Code: codeUnsupported, Pos: pos, Msg: msg + " is not supported by sidecar's SQL engine yet",
+		Hint: "sidecar runs joins, subqueries, WITH, set operations and aggregates on its SQL engine; this part of the statement is not implemented there yet"}
+}
+
+// paramsConsistent says whether every $n of the plan has the type the
+// binder settled on for it (a use bound before its type was inferred
+// would read the value as another type).
+func paramsConsistent(rel lplan.Rel, types []lplan.Type) bool {
+	ok := true
+	var visit func(r lplan.Rel)
+	check := func(s lplan.Scalar) {
+		lplan.Walk(s, func(x lplan.Scalar) bool {
+			switch y := x.(type) {
+			case *lplan.Param:
+				if y.N < 1 || y.N > len(types) || y.T.OID != types[y.N-1].OID {
+					ok = false
+				}
+			case *lplan.Subquery:
+				visit(y.Plan)
+			}
+			return ok
+		})
+	}
+	visit = func(r lplan.Rel) {
+		exprs := lplan.ExprsOf(r)
+		switch x := r.(type) {
+		case *lplan.Limit:
+			exprs = append(exprs, x.Count, x.Offset)
+		case *lplan.Aggregate:
+			for _, a := range x.Aggs {
+				exprs = append(exprs, a.Filter)
+			}
+		}
+		for _, e := range exprs {
+			if e != nil {
+				check(e)
+			}
+		}
+		for _, in := range r.Inputs() {
+			visit(in)
+		}
+	}
+	visit(rel)
+	return ok
+}
+
+// vecSource reads the statement's tables for sql/exec at the session's
+// version.
+type vecSource struct {
+	ex     *execCtx
+	tables map[*lplan.TableDef]*Table
+}
+
+// Scan implements exec.Source.
+func (s *vecSource) Scan(ctx context.Context, d *lplan.TableDef, fn func(row []*string) error) error {
+	planned := s.tables[d]
+	v, err := s.ex.sess.versionFor(ctx, "")
+	if err != nil {
+		return err
+	}
+	t, err := s.ex.src.Table(ctx, v, planned.Name)
+	if err != nil {
+		return err
+	}
+	if !sameColumns(&t, planned) {
+		return errReplan
+	}
+	return s.ex.src.Scan(ctx, v, &t, "", "", fn)
+}
+
+// runVectorized runs a vecPlan, emitting each result row as the stored
+// text of its values (types.Out), which the encoder sends as text or,
+// for binary format, converts back (storedText).
+func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
+	if err := p.vec.settingsFollowed(ex.sess); err != nil {
+		return err
+	}
+	opts := exec.Options{WorkMem: vecWorkMem(ex.sess)}
+	for i, v := range ex.params {
+		var pv types.Value
+		if i < len(p.vec.params) && v != nil {
+			txt, ok := render(v, p.vec.params[i])
+			if ok {
+				var err error
+				if pv, err = types.In(p.vec.params[i], -1, txt); err != nil {
+					return typesErr(err)
+				}
+			}
+		}
+		opts.Params = append(opts.Params, pv)
+	}
+	err := p.vec.prep.Run(ex.ctx, &vecSource{ex: ex, tables: p.vec.tables}, opts, func(b *exec.Batch) error {
+		for i := 0; i < b.N; i++ {
+			row := make([]Value, len(b.Vecs))
+			for c, vec := range b.Vecs {
+				if vec[i] == nil {
+					continue
+				}
+				txt := types.Out(p.vec.oids[c], vec[i])
+				row[c] = storedText{s: &txt}
+			}
+			if err := emit(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return typesErr(err)
+}
+
+// settingsFollowed refuses a statement whose values would print under
+// a session setting sql/exec does not follow (types.Out prints
+// PostgreSQL's defaults: bytea_output hex, extra_float_digits ≥ 1,
+// IntervalStyle postgres).
+func (v *vecPlan) settingsFollowed(s *session) error {
+	if s == nil {
+		return nil
+	}
+	set := func(name, def string) string {
+		if x, ok := s.settings[name]; ok {
+			return strings.ToLower(strings.TrimSpace(x))
+		}
+		return def
+	}
+	if v.uses[oidBytea] && set("bytea_output", "hex") != "hex" {
+		return unsupported(-1, "bytea_output = "+set("bytea_output", "hex")+" in this statement")
+	}
+	if v.uses[oidFloat8] || v.uses[oidFloat4] {
+		if n, err := strconv.Atoi(set("extra_float_digits", "1")); err != nil || n < 1 {
+			return unsupported(-1, "extra_float_digits < 1 in this statement")
+		}
+	}
+	if v.uses[oidInterval] && set("intervalstyle", "postgres") != "postgres" {
+		return unsupported(-1, "IntervalStyle "+set("intervalstyle", "postgres")+" in this statement")
+	}
+	return nil
+}
+
+// vecWorkMem is the session's sidecar.work_mem (bytes; a number with an
+// optional kB, MB or GB unit), else the executor's default.
+func vecWorkMem(s *session) int64 {
+	if s == nil {
+		return 0
+	}
+	v := strings.TrimSpace(s.settings["sidecar.work_mem"])
+	if v == "" {
+		return 0
+	}
+	mult := int64(1)
+	for suffix, m := range map[string]int64{"kB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30} {
+		if n, ok := strings.CutSuffix(v, suffix); ok {
+			v, mult = strings.TrimSpace(n), m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n * mult
+}
