@@ -224,7 +224,7 @@ func (pl *planner) coerce(e expr, t uint32, pos int) (expr, error) {
 		}
 		return &constExpr{v: v, t: t}, nil
 	}
-	if from == oidBpchar && isTextType(t) || from == oidVarchar && t == oidText {
+	if from == oidBpchar && isTextType(t) || (from == oidVarchar || from == oidName || from == oidCharType) && t == oidText {
 		// varchar to text is PostgreSQL's implicit binary coercion (LIKE
 		// on a varchar column reads it as text).
 		return &castExpr{arg: e, from: from, to: t}, nil
@@ -392,6 +392,8 @@ func (pl *planner) compile(n *pg.Node) (expr, error) {
 			}
 		}
 		return &coalesceExpr{args: args, t: t}, nil
+	case n.GetSqlvalueFunction() != nil:
+		return pl.sqlValueFunction(n.GetSqlvalueFunction())
 	}
 	return nil, unsupported(pos, nodeName(n))
 }
@@ -665,6 +667,9 @@ func (pl *planner) aexpr(a *pg.A_Expr) (expr, error) {
 			return &arithExpr{op: op, l: l, r: r, t: oidText}, nil
 		case "~~", "!~~":
 			return pl.like(l, r, op == "!~~", pos)
+		}
+		if e, ok, err := pl.builtinOperator(op, l, r, pos); ok {
+			return e, err
 		}
 		return nil, unsupported(pos, "operator "+op)
 	case pg.A_Expr_Kind_AEXPR_LIKE:
@@ -945,6 +950,8 @@ func figureName(n *pg.Node) (string, int) {
 		return names[len(names)-1], 1
 	case n.GetCoalesceExpr() != nil:
 		return "coalesce", 2
+	case n.GetSqlvalueFunction() != nil:
+		return sqlValueName(n.GetSqlvalueFunction()), 2
 	case n.GetCollateClause() != nil:
 		return figureName(n.GetCollateClause().Arg)
 	case n.GetCaseExpr() != nil:
