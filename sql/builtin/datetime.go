@@ -72,44 +72,31 @@ func j2day(jd int64) int64 {
 	return d
 }
 
-// isoWeek is date2isoweek; isoYear date2isoyear.
-func isoWeek(y, m, d int64) int64 {
+// isoYearStart is date2isoyear's year for the date y-m-d and the Julian
+// day of that ISO year's first Monday (isoweek2j(year, 1)).
+func isoYearStart(y, m, d int64) (year, start int64) {
 	dayn := types.Date2J(y, m, d)
-	day4 := types.Date2J(y, 1, 4)
-	day0 := j2day(day4 - 1)
-	if dayn < day4-day0 {
-		day4 = types.Date2J(y-1, 1, 4)
-		day0 = j2day(day4 - 1)
+	start = isoWeek1Monday(y)
+	if dayn < start {
+		y--
+		start = isoWeek1Monday(y)
+	} else if next := isoWeek1Monday(y + 1); dayn >= next {
+		y++
+		start = next
 	}
-	res := (dayn-(day4-day0))/7 + 1
-	if res >= 52 {
-		day4 = types.Date2J(y+1, 1, 4)
-		day0 = j2day(day4 - 1)
-		if dayn >= day4-day0 {
-			res = (dayn-(day4-day0))/7 + 1
-		}
-	}
-	return res
+	return y, start
 }
 
+// isoWeek is date2isoweek.
+func isoWeek(y, m, d int64) int64 {
+	_, start := isoYearStart(y, m, d)
+	return (types.Date2J(y, m, d)-start)/7 + 1
+}
+
+// isoYear is date2isoyear.
 func isoYear(y, m, d int64) int64 {
-	dayn := types.Date2J(y, m, d)
-	day4 := types.Date2J(y, 1, 4)
-	day0 := j2day(day4 - 1)
-	if dayn < day4-day0 {
-		day4 = types.Date2J(y-1, 1, 4)
-		day0 = j2day(day4 - 1)
-		y--
-	}
-	res := (dayn-(day4-day0))/7 + 1
-	if res >= 52 {
-		day4 = types.Date2J(y+1, 1, 4)
-		day0 = j2day(day4 - 1)
-		if dayn >= day4-day0 {
-			y++
-		}
-	}
-	return y
+	iy, _ := isoYearStart(y, m, d)
+	return iy
 }
 
 // Units of date_trunc / date_part (PostgreSQL's DTK_* it accepts).
