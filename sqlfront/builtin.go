@@ -229,3 +229,51 @@ func convertDateTime(s string, from, to uint32) (Value, error) {
 	}
 	return fromCatalogValue(r, to), nil
 }
+
+// libAggregate types an aggregate of the library (stddev, variance, …)
+// over an argument of type at.
+func (pl *planner) libAggregate(a *aggSpec, at uint32, pos int) error {
+	agg, err := builtins().ResolveAggregate(a.fn, at)
+	if err != nil {
+		return builtinErr(err, pos)
+	}
+	if at != agg.Arg {
+		if a.arg, err = pl.coerce(a.arg, agg.Arg, pos); err != nil {
+			return err
+		}
+	}
+	a.lib, a.t = agg, agg.Result
+	return nil
+}
+
+// libAggStep adds one non-NULL value to a library aggregate's state.
+func libAggStep(a *aggSpec, s *aggState, v Value) error {
+	if s.lib == nil {
+		s.lib = a.lib.New()
+	}
+	tv, err := toCatalogValue(v, a.lib.Arg)
+	if err != nil {
+		return builtinErr(err, -1)
+	}
+	return builtinErr(s.lib.Step(tv), -1)
+}
+
+// libAggResult is a library aggregate's value for the group.
+func libAggResult(a *aggSpec, s *aggState) (Value, error) {
+	st := s.lib
+	if st == nil {
+		st = a.lib.New()
+	}
+	r, err := st.Final()
+	if err != nil {
+		return nil, builtinErr(err, -1)
+	}
+	return fromCatalogValue(r, a.t), nil
+}
+
+// libAggregate and libAggState are the library's aggregate and its
+// per-group state, as the planner and executor hold them.
+type (
+	libAggregate = builtin.Aggregate
+	libAggState  = builtin.AggState
+)

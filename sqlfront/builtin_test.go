@@ -116,3 +116,19 @@ func TestNowFixedPerTransaction(t *testing.T) {
 		t.Errorf("now() after the transaction %s is not later than %s", c, a)
 	}
 }
+
+// TestStatAggregatesMatchPostgres: stddev/variance and their _pop/_samp
+// forms over integers, numeric and floats, grouped and not, give
+// PostgreSQL's values and scales (they were 42883 before).
+func TestStatAggregatesMatchPostgres(t *testing.T) {
+	r := newRig(t, []string{"public.metrics"}, builtinSetup)
+	var stmts []string
+	for _, f := range []string{"stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop"} {
+		stmts = append(stmts,
+			"SELECT "+f+"(n), "+f+"(big), "+f+"(amount), "+f+"(v), "+f+"(id) FROM metrics",
+			"SELECT label, "+f+"(amount), "+f+"(v) FROM metrics GROUP BY label ORDER BY label",
+			"SELECT "+f+"(amount) FROM metrics WHERE id = 1",
+			"SELECT "+f+"(DISTINCT n) FROM metrics WHERE id > 10")
+	}
+	compareWithPostgres(t, r.pgURL, r.sqlURL, stmts, func(string) []byte { return nil }, "aggregates")
+}

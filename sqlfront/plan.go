@@ -61,6 +61,9 @@ type aggSpec struct {
 	distinct bool
 	arg      expr
 	t        uint32 // result type
+
+	// lib is an aggregate of the function library (stddev, …).
+	lib *libAggregate
 }
 
 // plan is a planned statement. Plans are immutable once built and shared
@@ -825,7 +828,7 @@ func isAggName(fn string) bool {
 	case "count", "sum", "min", "max", "avg":
 		return true
 	}
-	return false
+	return builtins().IsAggregate(fn)
 }
 
 func (pl *planner) funcCall(f *pg.FuncCall) (expr, error) {
@@ -920,6 +923,10 @@ func (pl *planner) aggregate(name string, f *pg.FuncCall) (expr, error) {
 				a.t = oidFloat8
 			default:
 				return nil, errf(codeUndefinedFunc, pos, "function avg(%s) does not exist", typeName(at))
+			}
+		default:
+			if err := pl.libAggregate(a, at, pos); err != nil {
+				return nil, err
 			}
 		}
 	}

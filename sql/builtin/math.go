@@ -525,16 +525,7 @@ func decSqrt(x *types.Decimal) (types.Value, error) {
 	rscale := 16 - sweight
 	rscale = max(rscale, int(x.Scale), 0)
 	rscale = min(rscale, 1000)
-	guard := 2 + (int(x.Scale)+1)/2
-	// floor(sqrt(x) × 10^(rscale+guard)) = isqrt(V × 10^(2(rscale+guard) − scale))
-	n := new(big.Int).Mul(&x.V, pow10(2*(rscale+guard)-int(x.Scale)))
-	t := new(big.Int).Sqrt(n)
-	den := pow10(guard)
-	q, rem := new(big.Int).QuoRem(t, den, new(big.Int))
-	if rem.Lsh(rem, 1).Cmp(den) >= 0 {
-		q.Add(q, big.NewInt(1))
-	}
-	return &types.Decimal{V: *q, Scale: int32(rscale)}, nil
+	return sqrtAt(x, rscale), nil
 }
 
 // decDivTrunc is numeric_div_trunc (div()).

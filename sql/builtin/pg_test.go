@@ -453,3 +453,78 @@ func TestKeywordsMatchPostgres(t *testing.T) {
 	}
 	runDifferential(t, cases)
 }
+
+// TestStatAggregatesMatchPostgres runs the variance and standard
+// deviation aggregates over value lists of each argument type.
+func TestStatAggregatesMatchPostgres(t *testing.T) {
+	conn := pgConn(t)
+	reg := builtin.New()
+	sets := map[string][][]string{
+		"int4":    {{"1", "2", "3", "4"}, {"7"}, {}, {"2147483647", "-2147483648", "0"}, {"5", "5", "5"}},
+		"int8":    {{"9223372036854775807", "1", "-3"}, {"10", "20"}},
+		"numeric": {{"1.5", "2.25", "-3.125"}, {"0.001", "0.002"}, {"1e20", "1", "NaN"}, {"12345.678", "12345.679", "12345.680"}, {"3"}, {"100", "200", "300", "400.5"}},
+		"float8":  {{"1.5", "2.25", "-3.125"}, {"1e308", "-1e308"}, {"NaN", "1"}, {"Infinity", "1"}, {"0.1", "0.2", "0.3"}, {"1"}},
+		"float4":  {{"1.5", "2.25", "-3.125"}, {"0.1", "0.7"}},
+		"int2":    {{"1", "-1", "32767"}},
+	}
+	n, bad := 0, 0
+	for typ, lists := range sets {
+		for _, list := range lists {
+			for _, f := range []string{"stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop"} {
+				n++
+				vals := "(NULL::" + typ + ")"
+				for _, v := range list {
+					vals += ", ('" + v + "'::" + typ + ")"
+				}
+				q := "SELECT " + f + "(x), pg_typeof(" + f + "(x))::text FROM (VALUES " + vals + ") v(x)"
+				var want outcome
+				res := conn.PgConn().ExecParams(t.Context(), q, nil, nil, nil, nil).Read()
+				if res.Err != nil {
+					var pe *pgconn.PgError
+					errors.As(res.Err, &pe)
+					want = outcome{code: pe.Code, msg: pe.Message}
+				} else {
+					want = outcome{text: string(res.Rows[0][0]), null: res.Rows[0][0] == nil, typ: string(res.Rows[0][1])}
+				}
+				tt, _, _ := types.Parse(typ)
+				agg, err := reg.ResolveAggregate(f, tt.OID)
+				var got outcome
+				if err == nil {
+					st := agg.New()
+					for _, v := range list {
+						x, perr := types.In(tt.OID, -1, v)
+						if perr == nil {
+							x, perr = types.Convert(x, tt.OID, agg.Arg, -1)
+						}
+						if perr == nil {
+							perr = st.Step(x)
+						}
+						if perr != nil {
+							err = perr
+							break
+						}
+					}
+					var r types.Value
+					if err == nil {
+						r, err = st.Final()
+					}
+					if err == nil {
+						got = outcome{typ: types.NameOf(agg.Result), null: r == nil}
+						if r != nil {
+							got.text = types.Out(agg.Result, r)
+						}
+					}
+				}
+				if err != nil {
+					e, _ := builtin.AsError(err)
+					got = outcome{code: e.Code, msg: e.Message}
+				}
+				if !got.same(want) {
+					bad++
+					t.Errorf("%s: PostgreSQL %v, sidecar %v", q, want, got)
+				}
+			}
+		}
+	}
+	t.Logf("%d aggregate calls compared with PostgreSQL, %d differ", n, bad)
+}

@@ -234,8 +234,13 @@ func (r *Registry) Resolve(name string, args []OID) (*Call, error) {
 	if len(r.funcs[name]) == 0 && r.missing[name] {
 		return nil, unsupported("the function %s", name)
 	}
+	return resolveAmong(r.funcs[name], name, args)
+}
+
+// resolveAmong is Resolve among the overloads fs of name.
+func resolveAmong(fs []*Func, name string, args []OID) (*Call, error) {
 	var cands []candidate
-	for _, f := range r.funcs[name] {
+	for _, f := range fs {
 		if p := f.expand(len(args)); p != nil {
 			cands = append(cands, candidate{f, p})
 		}
