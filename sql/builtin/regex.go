@@ -211,9 +211,13 @@ func (r *Registry) addRegex() {
 	r.def("regexp_replace", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return regexReplace(str(a[0]), str(a[1]), str(a[2]), str(a[3]))
 	}, tx, tx, tx, tx)
-	for _, n := range []string{"regexp_match", "regexp_matches", "regexp_split_to_array", "regexp_split_to_table", "regexp_count", "regexp_instr", "regexp_substr"} {
-		r.def(n, tx, refuse(n+"()"), tx, tx)
-		r.def(n, tx, refuse(n+"()"), tx, tx, tx)
+	// regexp_replace(source, pattern, replacement, start [, N [, flags]])
+	r.def("regexp_replace", tx, refuse("regexp_replace with a start position"), tx, tx, tx, i4)
+	r.def("regexp_replace", tx, refuse("regexp_replace with a start position"), tx, tx, tx, i4, i4)
+	r.def("regexp_replace", tx, refuse("regexp_replace with a start position"), tx, tx, tx, i4, i4, tx)
+	for _, n := range []string{"regexp_match", "regexp_matches", "regexp_split_to_array", "regexp_split_to_table", "regexp_count",
+		"regexp_instr", "regexp_substr", "similar_to_escape", "similar_escape"} {
+		r.missing[n] = true
 	}
 }
 
