@@ -17,11 +17,8 @@ func newF() *big.Float { return new(big.Float).SetPrec(bigPrec) }
 
 func bf(x float64) *big.Float { return newF().SetFloat64(x) }
 
-// bigLn2 and bigLn10 are ln 2 and ln 10 to bigPrec bits.
-var (
-	bigLn2  = atanhLn(bf(2))
-	bigLn10 = bigLn(bf(10))
-)
+// bigLn2 is ln 2 to bigPrec bits.
+var bigLn2 = atanhLn(bf(2))
 
 // atanhLn is ln(m) = 2·atanh((m−1)/(m+1)), converging for m near 1.
 func atanhLn(m *big.Float) *big.Float {
@@ -90,32 +87,76 @@ func round64(x *big.Float) float64 {
 	return f
 }
 
-// crLn, crLog10, crExp and crPow are ln, log10, exp and pow of finite
-// arguments in the domain, correctly rounded.
-func crLn(x float64) float64 { return round64(bigLn(bf(x))) }
+// Bands: how close (in units in the last place) to the midpoint between
+// two doubles a correctly rounded result may come while the C library's
+// is certain to be the same double. glibc's exp, log and pow (2.28 and
+// later) err by at most 0.511, 0.519 and 0.52 ULP, so a true value
+// farther than 0.011, 0.019 and 0.02 ULP from a midpoint rounds alike
+// in both. Closer values are refused (0A000) rather than risk the
+// other last digit: about 2 × band of random arguments.
+const (
+	bandExp = 0.012
+	bandLn  = 0.02
+	bandPow = 0.021
+)
 
-func crLog10(x float64) float64 {
-	return round64(newF().Quo(bigLn(bf(x)), bigLn10))
+// errLastDigit refuses a result whose last binary digit the C library
+// may round the other way.
+var errLastDigit = unsupported("this argument: its float8 result is too close to a rounding boundary to be sure of the C library's last digit")
+
+// roundChecked is x rounded to float64, refused when within band ULP of
+// a midpoint.
+func roundChecked(x *big.Float, band float64) (float64, error) {
+	f := round64(x)
+	if f == 0 || math.IsInf(f, 0) || math.Abs(f) < 0x1p-1022 {
+		return f, nil
+	}
+	a := math.Abs(f)
+	ulp := math.Min(math.Nextafter(a, math.Inf(1))-a, a-math.Nextafter(a, 0))
+	d := newF().Sub(x, bf(f))
+	dist, _ := d.Abs(d).Float64()
+	if 0.5-dist/ulp < band {
+		return 0, errLastDigit
+	}
+	return f, nil
 }
 
-func crExp(x float64) float64 {
+// crLn, crLog10, crExp and crPow are ln, log10, exp and pow of finite
+// arguments in the domain, correctly rounded (refused near a midpoint).
+func crLn(x float64) (float64, error) { return roundChecked(bigLn(bf(x)), bandLn) }
+
+// crLog10 answers only log10(10^N) = N for N = 0…22 (exact in the C
+// library, fdlibm's documented special case): glibc's log10 errs past
+// 0.55 ULP for other arguments (measured), so no band makes it certain.
+func crLog10(x float64) (float64, error) {
+	p := 1.0
+	for n := 0; n <= 22; n++ {
+		if x == p {
+			return float64(n), nil
+		}
+		p *= 10
+	}
+	return 0, unsupported("log10/log of this argument (the C library's last digit is not certain)")
+}
+
+func crExp(x float64) (float64, error) {
 	switch {
 	case x > 710:
-		return math.Inf(1)
+		return math.Inf(1), nil
 	case x < -746:
-		return 0
+		return 0, nil
 	}
-	return round64(bigExp(bf(x)))
+	return roundChecked(bigExp(bf(x)), bandExp)
 }
 
 // crPow is x^y for finite x, y with x > 0, or x < 0 and y an integer, or
 // x = 0 and y ≥ 0.
-func crPow(x, y float64) float64 {
+func crPow(x, y float64) (float64, error) {
 	switch {
 	case y == 0 || x == 1:
-		return 1
+		return 1, nil
 	case x == 0:
-		return 0
+		return 0, nil
 	}
 	neg := false
 	if x < 0 {
@@ -123,6 +164,7 @@ func crPow(x, y float64) float64 {
 		neg = math.Mod(y, 2) != 0
 	}
 	var r float64
+	var err error
 	if y == math.Trunc(y) && math.Abs(y) <= 64 {
 		// An integer power exactly, then one rounding (ties as C's pow).
 		n := int(math.Abs(y))
@@ -134,7 +176,7 @@ func crPow(x, y float64) float64 {
 		if y < 0 {
 			p = newF().Quo(bf(1), p)
 		}
-		r = round64(p)
+		r, err = roundChecked(p, bandPow)
 	} else {
 		l := newF().Mul(bigLn(bf(x)), bf(y))
 		if f, _ := l.Float64(); f > 710 {
@@ -142,11 +184,11 @@ func crPow(x, y float64) float64 {
 		} else if f < -746 {
 			r = 0
 		} else {
-			r = round64(bigExp(l))
+			r, err = roundChecked(bigExp(l), bandPow)
 		}
 	}
 	if neg {
 		r = -r
 	}
-	return r
+	return r, err
 }

@@ -245,8 +245,10 @@ func floatExp(x float64) (float64, error) {
 	case math.IsInf(x, -1):
 		return 0, nil
 	}
-	r := crExp(x)
+	r, err := crExp(x)
 	switch {
+	case err != nil:
+		return 0, err
 	case math.IsInf(r, 0):
 		return 0, errOverflow
 	case r == 0:
@@ -260,7 +262,7 @@ func floatExp(x float64) (float64, error) {
 }
 
 // floatLog is dlog1/dlog10.
-func floatLog(x float64, fn func(float64) float64) (float64, error) {
+func floatLog(x float64, fn func(float64) (float64, error)) (float64, error) {
 	if math.IsNaN(x) || math.IsInf(x, 1) {
 		return x, nil
 	}
@@ -270,7 +272,10 @@ func floatLog(x float64, fn func(float64) float64) (float64, error) {
 	if x < 0 {
 		return 0, errorf(CodeInvalidLog, "cannot take logarithm of a negative number")
 	}
-	r := fn(x)
+	r, err := fn(x)
+	if err != nil {
+		return 0, err
+	}
 	if math.IsInf(r, 0) && !math.IsInf(x, 0) {
 		return 0, errOverflow
 	}
@@ -333,8 +338,10 @@ func floatPow(x, y float64) (float64, error) {
 		}
 		return 0, nil
 	}
-	r := crPow(x, y)
+	r, err := crPow(x, y)
 	switch {
+	case err != nil:
+		return 0, err
 	case math.IsInf(r, 0):
 		return 0, errOverflow
 	case r == 0 && x != 0:
