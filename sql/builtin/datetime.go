@@ -525,6 +525,10 @@ func (r *Registry) addDateTime() {
 		return makeTimestamp(i64(a[0]), i64(a[1]), i64(a[2]), i64(a[3]), i64(a[4]), f8Of(a[5]))
 	}, i4, i4, i4, i4, i4, f8)
 
+	r.def("to_timestamp", tsz, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		return floatTimestamp(f8Of(a[0]))
+	}, f8)
+	r.def("to_timestamp", tsz, refuse("to_timestamp(text, text)"), tx, tx).stable()
 	for _, t := range []OID{ts, tsz} {
 		t := t
 		r.def("to_char", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
@@ -646,4 +650,28 @@ func makeTimestamp(y, mo, d, h, mi int64, sec float64) (types.Value, error) {
 		return nil, errorf(CodeDatetimeOverflow, "timestamp out of range: %d-%02d-%02d %d:%02d:%s", y, mo, d, h, mi, string(types.AppendFloat(nil, sec, 64)))
 	}
 	return types.TimestampVal(r), nil
+}
+
+// floatTimestamp is float8_timestamptz (to_timestamp(double precision)):
+// Unix seconds to a timestamptz, rounded to microseconds.
+func floatTimestamp(sec float64) (types.Value, error) {
+	switch {
+	case math.IsNaN(sec):
+		return nil, errorf(CodeDatetimeOverflow, "timestamp cannot be NaN")
+	case math.IsInf(sec, 1):
+		return types.TimestampPosInf, nil
+	case math.IsInf(sec, -1):
+		return types.TimestampNegInf, nil
+	}
+	outOfRange := func() error {
+		return errorf(CodeDatetimeOverflow, "timestamp out of range: \"%s\"", strconv.FormatFloat(sec, 'g', 6, 64))
+	}
+	if sec < 86400*float64(0-unixEpochJ) || sec >= 86400*float64(109203528-unixEpochJ) {
+		return nil, outOfRange()
+	}
+	us := math.RoundToEven((sec - float64((postgresEpochJ-unixEpochJ)*86400)) * 1000000)
+	if us < minTimestamp || us >= endTimestamp {
+		return nil, outOfRange()
+	}
+	return types.TimestampVal(int64(us)), nil
 }

@@ -385,6 +385,9 @@ func TestDateTimeMatchesPostgres(t *testing.T) {
 	cases = append(cases, cross("make_date", vals("int4", "2020", "-44", "0", "1"), vals("int4", "2", "13", "0"), vals("int4", "29", "30", "1"))...)
 	cases = append(cases, cross("make_timestamp", vals("int4", "2020", "-44"), vals("int4", "2"), vals("int4", "29"), vals("int4", "23", "24", "0"),
 		vals("int4", "59", "0"), vals("float8", "59.999999", "0", "60", "1.5", "0.0000005"))...)
+	cases = append(cases, cross("to_timestamp", vals("float8", "0", "1494410783", "1494410783.123456", "1494410783.1234565", "-1", "-1e10",
+		"1e15", "9224318015999", "-210866803200", "-210866803201", "NaN", "Infinity", "-Infinity", "1.5e-7", "0.0000005"))...)
+	cases = append(cases, cross("to_timestamp", lits("1700000000", "2020"))...)
 	cases = append(cases, cross("timezone", vals("text", "UTC", "utc", "GMT", "Z"), vals("timestamp", "2020-01-01 10:00:00", "infinity"))...)
 	cases = append(cases, cross("timezone", vals("text", "UTC", "Etc/UTC"), vals("timestamptz", "2020-01-01 10:00:00+00"))...)
 	runDifferential(t, cases)
