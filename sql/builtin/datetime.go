@@ -513,8 +513,20 @@ func (r *Registry) addDateTime() {
 	}, tx, dt)
 	r.def("date_trunc", iv, refuse("date_trunc(text, interval)"), tx, iv)
 	r.def("date_trunc", tsz, refuse("date_trunc(text, timestamptz, zone)"), tx, tsz, tx)
-	r.def("date_part", f8, refuse("date_part(text, interval)"), tx, iv)
-	r.def("extract", nm, refuse("extract(… from interval)"), tx, iv)
+	r.def("date_part", f8, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		p, err := intervalPart(lowerUnits(str(a[0])), a[1].(types.IntervalVal))
+		if err != nil {
+			return nil, err
+		}
+		return p.float(), nil
+	}, tx, iv)
+	r.def("extract", nm, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		p, err := intervalPart(lowerUnits(str(a[0])), a[1].(types.IntervalVal))
+		if err != nil {
+			return nil, err
+		}
+		return p.numeric()
+	}, tx, iv)
 	r.def("date_part", f8, refuse("date_part(text, time)"), tx, types.Time)
 	r.def("extract", nm, refuse("extract(… from time)"), tx, types.Time)
 
@@ -674,4 +686,75 @@ func floatTimestamp(sec float64) (types.Value, error) {
 		return nil, outOfRange()
 	}
 	return types.TimestampVal(int64(us)), nil
+}
+
+// intervalPart is interval_part_common (PostgreSQL 14+): fields of the
+// interval as interval2itm splits it (C's truncating division, so a
+// negative interval has negative fields).
+func intervalPart(low string, v types.IntervalVal) (part, error) {
+	u, ok := deltaUnits[tok10(low)]
+	if !ok {
+		u, ok = specialUnits[tok10(low)]
+	}
+	if !ok || u == uReserved {
+		return part{}, unitErr(CodeInvalidParameter, low, iv, "not recognized")
+	}
+	months := int64(v.Months)
+	year, mon := months/12, months%12
+	t := v.Micros
+	hour := t / 3600000000
+	t -= hour * 3600000000
+	min := t / 60000000
+	t -= min * 60000000
+	sec := t / 1000000
+	usec := t - sec*1000000
+	switch u {
+	case uMicro:
+		return intPart(sec*1000000 + usec), nil
+	case uMilli:
+		return part{n: sec*1000000 + usec, scale: 3, f: float64(sec)*1000.0 + float64(usec)/1000.0}, nil
+	case uSecond:
+		return part{n: sec*1000000 + usec, scale: 6, f: float64(sec) + float64(usec)/1000000.0}, nil
+	case uMinute:
+		return intPart(min), nil
+	case uHour:
+		return intPart(hour), nil
+	case uDay:
+		return intPart(int64(v.Days)), nil
+	case uMonth:
+		return intPart(mon), nil
+	case uQuarter:
+		return intPart(mon/3 + 1), nil
+	case uYear:
+		return intPart(year), nil
+	case uDecade:
+		return intPart(year / 10), nil
+	case uCentury:
+		return intPart(year / 100), nil
+	case uMillennium:
+		return intPart(year / 1000), nil
+	case uEpoch:
+		f := float64(v.Micros) / 1000000.0
+		f += (365.25 * 86400) * float64(year)
+		f += (30.0 * 86400) * float64(mon)
+		f += 86400.0 * float64(v.Days)
+		secs := (1461*year + 120*mon + 4*int64(v.Days)) * (86400 / 4)
+		p := part{f: f, scale: 6}
+		if hi, lo := bits64Mul(secs, 1000000); hi == 0 && lo+v.Micros >= lo == (v.Micros >= 0) {
+			p.n = lo + v.Micros
+		} else {
+			p.noNumeric = true
+		}
+		return p, nil
+	}
+	return part{}, unitErr(CodeFeatureNotSupported, low, iv, "not supported")
+}
+
+// bits64Mul is a × b when it fits an int64 (hi 0), else hi 1.
+func bits64Mul(a, b int64) (hi int64, lo int64) {
+	r := a * b
+	if a != 0 && (r/a != b || a == -1 && b == math.MinInt64) {
+		return 1, 0
+	}
+	return 0, r
 }

@@ -374,6 +374,10 @@ func TestDateTimeMatchesPostgres(t *testing.T) {
 	}
 	dates := vals("date", "2024-02-29", "2020-01-01", "2021-01-03", "0044-03-15 BC", "0001-01-01", "infinity", "-infinity", "2008-12-29")
 	cases = append(cases, cross("extract", vals("text", units...), dates)...)
+	intervals := vals("interval", "1 year 2 months 3 days 04:05:06.789", "-1 year -2 months -3 days -04:05:06.789", "0", "13 months",
+		"-7 months", "100 days", "25:00:00", "-00:00:00.5", "1000 years", "178000000 years", "1 mon -1 day +1 hour")
+	cases = append(cases, cross("extract", vals("text", units...), intervals)...)
+	cases = append(cases, cross("date_part", vals("text", units...), intervals)...)
 	cases = append(cases, cross("date_part", vals("text", units...), dates)...)
 	formats := []string{"YYYY-MM-DD HH24:MI:SS", "YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"", "Day, DD Month YYYY", "FMDay, FMDD FMMonth YYYY",
 		"DY dy Dy MON mon Mon", "HH HH12 AM am A.M. a.m. PM", "Q WW W IW IYYY IYY IY I ID IDDD DDD D J", "CC Y,YYY YYY YY Y BC B.C. ad",
