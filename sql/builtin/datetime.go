@@ -466,33 +466,39 @@ func (r *Registry) addDateTime() {
 		return TimestampOf(c.Clock()), nil
 	})).volatile()
 
-	for _, t := range []OID{ts, tsz} {
-		t := t
-		r.def("date_trunc", t, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-			return dateTrunc(lowerUnits(str(a[0])), tsArg(a[1]), t)
-		}, tx, t)
+	// partFns registers date_part (float8) and extract (numeric) over
+	// type t, split by fn.
+	partFns := func(t OID, fn func(low string, v types.Value) (part, error)) {
 		r.def("date_part", f8, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-			p, err := tsPart(lowerUnits(str(a[0])), tsArg(a[1]), t)
+			p, err := fn(lowerUnits(str(a[0])), a[1])
 			if err != nil {
 				return nil, err
 			}
 			return p.float(), nil
 		}, tx, t)
 		r.def("extract", nm, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-			p, err := tsPart(lowerUnits(str(a[0])), tsArg(a[1]), t)
+			p, err := fn(lowerUnits(str(a[0])), a[1])
 			if err != nil {
 				return nil, err
 			}
 			return p.numeric()
 		}, tx, t)
-		if t == tsz {
-			for _, f := range r.funcs["date_trunc"] {
-				if f.Args[1] == tsz {
-					f.Volatility = Stable
-				}
-			}
+	}
+	for _, t := range []OID{ts, tsz} {
+		t := t
+		r.def("date_trunc", t, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+			return dateTrunc(lowerUnits(str(a[0])), tsArg(a[1]), t)
+		}, tx, t)
+		partFns(t, func(low string, v types.Value) (part, error) { return tsPart(low, tsArg(v), t) })
+	}
+	for _, f := range r.funcs["date_trunc"] {
+		if f.Args[1] == tsz {
+			f.Volatility = Stable
 		}
 	}
+	partFns(iv, func(low string, v types.Value) (part, error) { return intervalPart(low, v.(types.IntervalVal)) })
+	// date_part(text, date) is date_part($1, $2::timestamp); extract over
+	// a date has its own rules (extract_date).
 	r.def("date_part", f8, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		v, err := types.Convert(a[1], dt, ts, -1)
 		if err != nil {
@@ -513,20 +519,6 @@ func (r *Registry) addDateTime() {
 	}, tx, dt)
 	r.def("date_trunc", iv, refuse("date_trunc(text, interval)"), tx, iv)
 	r.def("date_trunc", tsz, refuse("date_trunc(text, timestamptz, zone)"), tx, tsz, tx)
-	r.def("date_part", f8, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-		p, err := intervalPart(lowerUnits(str(a[0])), a[1].(types.IntervalVal))
-		if err != nil {
-			return nil, err
-		}
-		return p.float(), nil
-	}, tx, iv)
-	r.def("extract", nm, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-		p, err := intervalPart(lowerUnits(str(a[0])), a[1].(types.IntervalVal))
-		if err != nil {
-			return nil, err
-		}
-		return p.numeric()
-	}, tx, iv)
 	r.def("date_part", f8, refuse("date_part(text, time)"), tx, types.Time)
 	r.def("extract", nm, refuse("extract(… from time)"), tx, types.Time)
 
