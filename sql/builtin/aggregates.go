@@ -103,7 +103,7 @@ func (s *floatVar) Final() (types.Value, error) {
 	if s.sqrt {
 		r = math.Sqrt(r)
 	}
-	return r, nil
+	return canonicalNaN(r), nil
 }
 
 // numericVar is do_numeric_accum's N, sum(X), sum(X²) kept exactly, and

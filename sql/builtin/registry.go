@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -162,7 +163,20 @@ func (c *Call) Eval(ctx *Context, args []types.Value) (types.Value, error) {
 	if conv != nil {
 		args = conv
 	}
-	return c.Func.impl(ctx, args, c.Params)
+	v, err := c.Func.impl(ctx, args, c.Params)
+	return canonicalNaN(v), err
+}
+
+// pgNaN is the NaN PostgreSQL's get_float8_nan gives (its binary send
+// sends these bits; Go's math.NaN has others).
+var pgNaN = math.Float64frombits(0x7ff8000000000000)
+
+// canonicalNaN replaces any float NaN by PostgreSQL's.
+func canonicalNaN(v types.Value) types.Value {
+	if f, ok := v.(float64); ok && math.IsNaN(f) {
+		return pgNaN
+	}
+	return v
 }
 
 // expand is f's parameter list for n arguments (nil when f does not take
