@@ -35,17 +35,23 @@ func (pl *planner) builtinCall(name string, args []expr, f *pg.FuncCall) (expr, 
 		return nil, unsupported(pos, "VARIADIC in a function call")
 	}
 	reg := builtins()
-	argTypes := make([]uint32, len(args))
-	for i, a := range args {
-		argTypes[i] = pl.typeOf(a)
-	}
 	if !reg.Has(name) && len(args) == 1 {
 		if to, ok := typeNames[name]; ok {
 			// A function-style cast: text(x), float8(x), …
 			return pl.castTo(args[0], to, pos)
 		}
 	}
-	call, err := reg.Resolve(name, argTypes)
+	return pl.resolvedCall(name, args, pos, reg.Resolve)
+}
+
+// resolvedCall compiles a call of name over args by the overload resolve
+// picks.
+func (pl *planner) resolvedCall(name string, args []expr, pos int, resolve func(string, []uint32) (*builtin.Call, error)) (expr, error) {
+	argTypes := make([]uint32, len(args))
+	for i, a := range args {
+		argTypes[i] = pl.typeOf(a)
+	}
+	call, err := resolve(name, argTypes)
 	if err != nil {
 		return nil, builtinErr(err, pos)
 	}
@@ -90,22 +96,20 @@ func (pl *planner) castTo(e expr, to uint32, pos int) (expr, error) {
 	return castOrFold(e, from, to)
 }
 
-// builtinOperator compiles l op r for an operator the library implements
-// (~, !~, ~*, !~*); ok=false when it has none.
+// builtinOperator compiles l op r (or op r when l is nil) for an
+// operator the library implements (~, ^, &, |, #, @, |/, ~ prefix, …);
+// ok=false when it has none.
 func (pl *planner) builtinOperator(op string, l, r expr, pos int) (expr, bool, error) {
-	fn := builtins().Operator(op)
-	if fn == "" {
+	args := []expr{l, r}
+	if l == nil {
+		args = []expr{r}
+	}
+	reg := builtins()
+	if !reg.HasOperator(op, l == nil) {
 		return nil, false, nil
 	}
-	e, err := pl.builtinCall(fn, []expr{l, r}, &pg.FuncCall{Location: int32(pos)})
-	if err != nil {
-		if be, ok := err.(*Error); ok && be.Code == codeUndefinedFunc {
-			return nil, true, errf(codeUndefinedFunc, pos, "operator does not exist: %s %s %s", typeName(pl.typeOf(l)), op, typeName(pl.typeOf(r))).
-				hint("No operator matches the given name and argument types. You might need to add explicit type casts.")
-		}
-		return nil, true, err
-	}
-	return e, true, nil
+	e, err := pl.resolvedCall(op, args, pos, reg.ResolveOperator)
+	return e, true, err
 }
 
 // evalBuiltin runs a library call over evaluator values of the types

@@ -45,6 +45,7 @@ func TestBuiltinFunctionsMatchPostgres(t *testing.T) {
 		"SELECT id, gcd(n, 12), lcm(n, 1), div(amount, 3), width_bucket(v, 0, 100, 4) FROM metrics ORDER BY id",
 		"SELECT quote_ident(label), quote_literal(note), quote_nullable(amount) FROM metrics ORDER BY id",
 		"SELECT id, note LIKE 'a#,%' ESCAPE '#' FROM metrics ORDER BY id",
+		"SELECT id, n & 6, n | 1, n # 3, ~n, big & 255, @ v, @ n, |/ abs(v), v ^ 2, 2 ^ 10, n ^ 2 FROM metrics ORDER BY id",
 		// Grafana-style time series (GROUP BY 1 over an expression is the
 		// planner's, not yet: 42803)
 		"SELECT date_trunc('day', atz) AS time, v FROM metrics WHERE atz BETWEEN to_timestamp(0) AND to_timestamp(2000000000) ORDER BY 1",

@@ -624,6 +624,9 @@ func (pl *planner) aexpr(a *pg.A_Expr) (expr, error) {
 			case "+":
 				return r, nil
 			}
+			if e, ok, err := pl.builtinOperator(op, nil, r, pos); ok {
+				return e, err
+			}
 			return nil, unsupported(pos, "prefix operator "+op)
 		}
 		l, err := pl.compile(a.Lexpr)

@@ -224,6 +224,28 @@ func (r *Registry) addMath() {
 		return widthBucketNumeric(decOf(a[0]), decOf(a[1]), decOf(a[2]), a[3].(int64))
 	}, nm, nm, nm, i4)
 
+	// Bitwise operators on integers (int2and, int4and, …).
+	for _, t := range []OID{i2, i4, i8} {
+		t := t
+		name := map[OID]string{i2: "int2", i4: "int4", i8: "int8"}[t]
+		for _, op := range []struct {
+			op, fn string
+			f      func(x, y int64) int64
+		}{{"&", "and", func(x, y int64) int64 { return x & y }}, {"|", "or", func(x, y int64) int64 { return x | y }},
+			{"#", "xor", func(x, y int64) int64 { return x ^ y }}} {
+			op := op
+			r.def(name+op.fn, t, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+				return op.f(a[0].(int64), a[1].(int64)), nil
+			}, t, t)
+			r.ops[op.op] = append(r.ops[op.op], name+op.fn)
+		}
+		r.def(name+"not", t, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) { return ^a[0].(int64), nil }, t)
+		r.prefix["~"] = append(r.prefix["~"], name+"not")
+	}
+	r.def("dsqrt", f8, r.funcs["sqrt"][0].impl, f8)
+	r.ops["^"] = []string{"power"}
+	r.prefix["@"], r.prefix["|/"] = []string{"abs"}, []string{"dsqrt"}
+
 	r.def("random", f8, func(c *Context, _ []types.Value, _ []OID) (types.Value, error) {
 		if c == nil || c.Random == nil {
 			return nil, unsupported("random() here")

@@ -195,7 +195,7 @@ func (r *Registry) addRegex() {
 		icase, neg bool
 	}{{"~", "textregexeq", false, false}, {"!~", "textregexne", false, true}, {"~*", "texticregexeq", true, false}, {"!~*", "texticregexne", true, true}} {
 		r.def(op.fn, bo, match(op.icase, op.neg), tx, tx)
-		r.ops[op.op] = op.fn
+		r.ops[op.op] = []string{op.fn}
 	}
 	r.def("regexp_like", bo, match(false, false), tx, tx)
 	r.def("regexp_like", bo, func(c *Context, a []types.Value, p []OID) (types.Value, error) {

@@ -61,7 +61,9 @@ func (f *Func) Signature() string {
 // once built, so one Registry may serve every session.
 type Registry struct {
 	funcs map[string][]*Func
-	ops   map[string]string // operator name → function name
+	// ops and prefix map binary and prefix operators to the functions
+	// (pg_operator.oprcode) whose overloads implement them.
+	ops, prefix map[string][]string
 	// missing are functions PostgreSQL has and the library does not:
 	// calls are refused with 0A000, not 42883 (which would say
 	// PostgreSQL has no such function either).
@@ -70,7 +72,7 @@ type Registry struct {
 
 // New builds the library.
 func New() *Registry {
-	r := &Registry{funcs: map[string][]*Func{}, ops: map[string]string{}, missing: map[string]bool{}}
+	r := &Registry{funcs: map[string][]*Func{}, ops: map[string][]string{}, prefix: map[string][]string{}, missing: map[string]bool{}}
 	for _, n := range strings.Fields(postgresOnly) {
 		r.missing[n] = true
 	}
@@ -97,9 +99,38 @@ func (r *Registry) Has(name string) bool { return len(r.funcs[name]) > 0 }
 // Overloads lists name's overloads.
 func (r *Registry) Overloads(name string) []*Func { return r.funcs[name] }
 
-// Operator is the function implementing a binary operator the registry
-// has (~ is textregexeq, …), "" when none.
-func (r *Registry) Operator(op string) string { return r.ops[op] }
+// HasOperator says whether the registry implements operator op (binary,
+// or prefix when prefix is set).
+func (r *Registry) HasOperator(op string, prefix bool) bool {
+	if prefix {
+		return len(r.prefix[op]) > 0
+	}
+	return len(r.ops[op]) > 0
+}
+
+// ResolveOperator resolves an operator call as PostgreSQL's
+// oper_select_candidate does (the same rules as functions) among the
+// overloads of the functions implementing it; 42883 names the operator.
+func (r *Registry) ResolveOperator(op string, args []OID) (*Call, error) {
+	names := r.ops[op]
+	if len(args) == 1 {
+		names = r.prefix[op]
+	}
+	var fs []*Func
+	for _, n := range names {
+		fs = append(fs, r.funcs[n]...)
+	}
+	c, err := resolveAmong(fs, op, args)
+	if e, ok := err.(*Error); ok && e.Code == CodeUndefinedFunction {
+		msg := op + " " + typeName(args[0])
+		if len(args) == 2 {
+			msg = typeName(args[0]) + " " + op + " " + typeName(args[1])
+		}
+		return nil, &Error{Code: CodeUndefinedFunction, Message: "operator does not exist: " + msg,
+			Hint: "No operator matches the given name and argument types. You might need to add explicit type casts."}
+	}
+	return c, err
+}
 
 // def registers an overload: strict and immutable unless changed on the
 // returned Func.
