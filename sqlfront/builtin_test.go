@@ -136,5 +136,9 @@ func TestStatAggregatesMatchPostgres(t *testing.T) {
 			"SELECT "+f+"(amount) FROM metrics WHERE id = 1",
 			"SELECT "+f+"(DISTINCT n) FROM metrics WHERE id > 10")
 	}
+	stmts = append(stmts,
+		"SELECT bool_and(n > 0), bool_or(n > 0), every(v > 0), bit_and(n), bit_or(big), bit_xor(n) FROM metrics",
+		"SELECT label, bool_and(n >= 0), bit_or(n) FROM metrics GROUP BY label ORDER BY label",
+		"SELECT bool_or(n > 0), bit_and(n) FROM metrics WHERE id > 10")
 	compareWithPostgres(t, r.pgURL, r.sqlURL, stmts, func(string) []byte { return nil }, "aggregates")
 }

@@ -30,14 +30,72 @@ var statAggregates = map[string]struct{ sample, sqrt bool }{
 	"variance": {true, false}, "var_samp": {true, false}, "var_pop": {false, false},
 }
 
+// logicAggregates are bool_and/every/bool_or and bit_and/bit_or/bit_xor:
+// order-independent folds of one argument, NULL over no rows.
+var logicAggregates = map[string]func(a, b types.Value) types.Value{
+	"bool_and": func(a, b types.Value) types.Value { return a.(bool) && b.(bool) },
+	"every":    func(a, b types.Value) types.Value { return a.(bool) && b.(bool) },
+	"bool_or":  func(a, b types.Value) types.Value { return a.(bool) || b.(bool) },
+	"bit_and":  func(a, b types.Value) types.Value { return a.(int64) & b.(int64) },
+	"bit_or":   func(a, b types.Value) types.Value { return a.(int64) | b.(int64) },
+	"bit_xor":  func(a, b types.Value) types.Value { return a.(int64) ^ b.(int64) },
+}
+
+// oidBit is the bit type (outside the catalog): bit_and(bit) exists.
+const oidBit OID = 1560
+
 // IsAggregate says whether name is an aggregate of the library.
-func (r *Registry) IsAggregate(name string) bool { _, ok := statAggregates[name]; return ok }
+func (r *Registry) IsAggregate(name string) bool {
+	_, ok := statAggregates[name]
+	return ok || logicAggregates[name] != nil
+}
+
+// fold is a logic aggregate's state.
+type fold struct {
+	f   func(a, b types.Value) types.Value
+	acc types.Value
+}
+
+func (s *fold) Step(v types.Value) error {
+	if s.acc == nil {
+		s.acc = v
+	} else {
+		s.acc = s.f(s.acc, v)
+	}
+	return nil
+}
+
+func (s *fold) Final() (types.Value, error) { return s.acc, nil }
+
+// resolveLogic resolves bool_and and its kin.
+func resolveLogic(name string, arg OID) (*Aggregate, error) {
+	f := logicAggregates[name]
+	var fs []*Func
+	if name[0] == 'b' && name[1] == 'i' {
+		for _, t := range []OID{i2, i4, i8, oidBit} {
+			fs = append(fs, &Func{Name: name, Args: []OID{t}, Result: t})
+		}
+	} else {
+		fs = []*Func{{Name: name, Args: []OID{types.Bool}, Result: types.Bool}}
+	}
+	c, err := resolveAmong(fs, name, []OID{arg})
+	if err != nil {
+		return nil, err
+	}
+	if c.Result == oidBit {
+		return nil, unsupported("%s(bit)", name)
+	}
+	return &Aggregate{Name: name, Arg: c.Params[0], Result: c.Result, New: func() AggState { return &fold{f: f} }}, nil
+}
 
 // ResolveAggregate picks name's overload for an argument of type arg
 // (PostgreSQL's resolution among its argument types): integers and
 // numeric accumulate exactly and give numeric, float4 and float8 give
 // float8 (Youngs–Cramer, as PostgreSQL's float8_accum).
 func (r *Registry) ResolveAggregate(name string, arg OID) (*Aggregate, error) {
+	if logicAggregates[name] != nil {
+		return resolveLogic(name, arg)
+	}
 	st, ok := statAggregates[name]
 	if !ok {
 		return nil, errorf(CodeUndefinedFunction, "function %s does not exist", name)

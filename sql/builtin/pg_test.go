@@ -474,10 +474,15 @@ func TestStatAggregatesMatchPostgres(t *testing.T) {
 		"float4":  {{"1.5", "2.25", "-3.125"}, {"0.1", "0.7"}},
 		"int2":    {{"1", "-1", "32767"}},
 	}
+	sets["bool"] = [][]string{{"t", "t"}, {"t", "f"}, {"f"}, {}}
 	n, bad := 0, 0
 	for typ, lists := range sets {
 		for _, list := range lists {
-			for _, f := range []string{"stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop"} {
+			fns := []string{"stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop", "bit_and", "bit_or", "bit_xor"}
+			if typ == "bool" {
+				fns = []string{"bool_and", "bool_or", "every"}
+			}
+			for _, f := range fns {
 				n++
 				vals := "(NULL::" + typ + ")"
 				for _, v := range list {

@@ -519,9 +519,9 @@ generate_subscripts unnest array_length array_to_string string_to_array string_t
 array_dims array_lower array_upper array_position array_positions array_remove array_replace array_fill array_ndims cardinality
 encode decode convert convert_from convert_to sha224 sha256 sha384 sha512 get_byte set_byte get_bit set_bit bit_count crc32 crc32c
 justify_days justify_hours justify_interval make_interval make_time make_timestamptz date_bin isfinite num_nulls num_nonnulls
-pg_typeof string_agg array_agg bool_and bool_or every stddev stddev_samp stddev_pop variance var_samp var_pop corr covar_pop
+pg_typeof string_agg array_agg stddev stddev_samp stddev_pop variance var_samp var_pop corr covar_pop
 covar_samp regr_avgx regr_avgy regr_count regr_intercept regr_r2 regr_slope regr_sxx regr_sxy regr_syy percentile_cont
-percentile_disc mode json_agg jsonb_agg json_object_agg jsonb_object_agg xmlagg bit_and bit_or bit_xor row_number rank dense_rank
+percentile_disc mode json_agg jsonb_agg json_object_agg jsonb_object_agg xmlagg row_number rank dense_rank
 percent_rank cume_dist ntile lag lead first_value last_value nth_value json_build_object jsonb_build_object json_build_array
 jsonb_build_array to_json to_jsonb row_to_json array_to_json jsonb_array_length json_array_length jsonb_extract_path
 jsonb_extract_path_text json_extract_path json_extract_path_text jsonb_typeof json_typeof jsonb_pretty jsonb_set jsonb_insert
