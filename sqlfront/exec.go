@@ -647,6 +647,7 @@ type aggState struct {
 	fsum  float64
 	best  Value
 	seen  map[string]bool
+	lib   libAggState // a library aggregate's state
 }
 
 // runGrouped groups the filtered input rows by the GROUP BY values and
@@ -760,6 +761,9 @@ func (a *aggSpec) add(s *aggState, e *env) error {
 		s.seen[k] = true
 	}
 	s.count++
+	if a.lib != nil {
+		return libAggStep(a, s, v)
+	}
 	switch a.fn {
 	case "sum", "avg":
 		switch x := v.(type) {
@@ -807,6 +811,9 @@ func (a *aggSpec) add(s *aggState, e *env) error {
 }
 
 func (a *aggSpec) result(s *aggState) (Value, error) {
+	if a.lib != nil {
+		return libAggResult(a, s)
+	}
 	switch a.fn {
 	case "count":
 		return s.count, nil

@@ -98,6 +98,9 @@ func convert(v Value, from, to uint32) (Value, error) {
 	}
 	switch x := v.(type) {
 	case string:
+		if isDateTime(from) && isDateTime(to) {
+			return convertDateTime(x, from, to)
+		}
 		return parseAs(to, x)
 	case int64, float64, *Num, bool:
 		if types.CastContext(from, to) != types.CastNone {
@@ -117,6 +120,8 @@ func canCast(from, to uint32) bool {
 		return true
 	case from == oidBool && to == oidInt4, from == oidInt4 && to == oidBool:
 		return true
+	case isDateTime(from) && isDateTime(to):
+		return types.CastContext(from, to) != types.CastNone
 	}
 	return false
 }

@@ -2,7 +2,6 @@ package sqlfront
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -354,33 +353,12 @@ func (pl *planner) scalarFunc(name string, args []expr, f *pg.FuncCall) (expr, e
 		return &funcExpr{args: args, t: oidText, strict: true, fn: func(_ *env, a []Value) (Value, error) {
 			return asciiCase(a[0].(string), up), nil
 		}}, nil
-	case "length", "char_length":
-		if err := argc(1); err != nil {
-			return nil, err
-		}
-		if err := textArgs(); err != nil {
-			return nil, err
-		}
-		return &funcExpr{args: args, t: oidInt4, strict: true, fn: func(_ *env, a []Value) (Value, error) {
-			return int64(len([]rune(a[0].(string)))), nil
-		}}, nil
-	case "abs":
-		if err := argc(1); err != nil {
-			return nil, err
-		}
-		t := pl.typeOf(args[0])
-		if !isNumericType(t) || t == oidFloat4 {
-			return nil, errf(codeUndefinedFunc, pos, "function abs(%s) does not exist", typeName(t))
-		}
-		return &funcExpr{args: args, t: t, strict: true, fn: func(e *env, a []Value) (Value, error) {
-			if c := cmpValues(a[0], zeroOf(t), t); c < 0 {
-				return (&negExpr{arg: &constExpr{v: a[0], t: t}}).eval(e)
-			}
-			return a[0], nil
-		}}, nil
 	}
-	return nil, errf(codeUndefinedFunc, pos, "function %s does not exist", name).
-		hint(fmt.Sprintf("sidecar's SQL front end knows: count, sum, min, max, avg, coalesce, lower, upper, length, abs, version, current_database, set_config, current_setting, sidecar.version, sidecar.resolve; in FROM: sidecar.diff, sidecar.diff_stat, sidecar.log, sidecar.tags"))
+	if strings.HasPrefix(name, "sidecar.") {
+		return nil, errf(codeUndefinedFunc, pos, "function %s does not exist", name).
+			hint("sidecar's functions: sidecar.version, sidecar.resolve; in FROM: sidecar.diff, sidecar.diff_stat, sidecar.log, sidecar.tags")
+	}
+	return pl.builtinCall(name, args, f)
 }
 
 func zeroOf(t uint32) Value {

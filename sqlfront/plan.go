@@ -65,6 +65,9 @@ type aggSpec struct {
 	distinct bool
 	arg      expr
 	t        uint32 // result type
+
+	// lib is an aggregate of the function library (stddev, …).
+	lib *libAggregate
 }
 
 // plan is a planned statement. Plans are immutable once built and shared
@@ -235,7 +238,7 @@ func (pl *planner) coerce(e expr, t uint32, pos int) (expr, error) {
 		}
 		return &constExpr{v: v, t: t}, nil
 	}
-	if from == oidBpchar && isTextType(t) || from == oidVarchar && t == oidText {
+	if from == oidBpchar && isTextType(t) || (from == oidVarchar || from == oidName || from == oidCharType) && t == oidText {
 		// varchar to text is PostgreSQL's implicit binary coercion (LIKE
 		// on a varchar column reads it as text).
 		return &castExpr{arg: e, from: from, to: t}, nil
@@ -403,6 +406,8 @@ func (pl *planner) compile(n *pg.Node) (expr, error) {
 			}
 		}
 		return &coalesceExpr{args: args, t: t}, nil
+	case n.GetSqlvalueFunction() != nil:
+		return pl.sqlValueFunction(n.GetSqlvalueFunction())
 	}
 	return nil, unsupported(pos, nodeName(n))
 }
@@ -634,6 +639,9 @@ func (pl *planner) aexpr(a *pg.A_Expr) (expr, error) {
 			case "+":
 				return r, nil
 			}
+			if e, ok, err := pl.builtinOperator(op, nil, r, pos); ok {
+				return e, err
+			}
 			return nil, unsupported(pos, "prefix operator "+op)
 		}
 		l, err := pl.compile(a.Lexpr)
@@ -683,6 +691,9 @@ func (pl *planner) aexpr(a *pg.A_Expr) (expr, error) {
 			return &arithExpr{op: op, l: l, r: r, t: oidText}, nil
 		case "~~", "!~~":
 			return pl.like(l, r, op == "!~~", pos)
+		}
+		if e, ok, err := pl.builtinOperator(op, l, r, pos); ok {
+			return e, err
 		}
 		return nil, unsupported(pos, "operator "+op)
 	case pg.A_Expr_Kind_AEXPR_LIKE:
@@ -852,7 +863,7 @@ func isAggName(fn string) bool {
 	case "count", "sum", "min", "max", "avg":
 		return true
 	}
-	return false
+	return builtins().IsAggregate(fn)
 }
 
 func (pl *planner) funcCall(f *pg.FuncCall) (expr, error) {
@@ -956,6 +967,10 @@ func (pl *planner) aggregate(name string, f *pg.FuncCall) (expr, error) {
 			default:
 				return nil, errf(codeUndefinedFunc, pos, "function avg(%s) does not exist", typeName(at))
 			}
+		default:
+			if err := pl.libAggregate(a, at, pos); err != nil {
+				return nil, err
+			}
 		}
 	}
 	pl.p.aggs = append(pl.p.aggs, a)
@@ -985,6 +1000,8 @@ func figureName(n *pg.Node) (string, int) {
 		return names[len(names)-1], 1
 	case n.GetCoalesceExpr() != nil:
 		return "coalesce", 2
+	case n.GetSqlvalueFunction() != nil:
+		return sqlValueName(n.GetSqlvalueFunction()), 2
 	case n.GetCollateClause() != nil:
 		return figureName(n.GetCollateClause().Arg)
 	case n.GetCaseExpr() != nil:

@@ -50,6 +50,10 @@ type session struct {
 
 	// dataRow is reused for every DataRow sent: Send encodes it at once.
 	dataRow pgproto3.DataRow
+
+	// stmtStart and txStart are when the running statement and its
+	// transaction began (statement_timestamp(), now()).
+	stmtStart, txStart time.Time
 }
 
 // selectTags are the command tags of selects of few rows, made once.
@@ -342,6 +346,10 @@ func (s *session) begin(ctx context.Context) (context.Context, func()) {
 	s.running, s.byUser = cancel, false
 	s.runMu.Unlock()
 	clear(s.stmtVers)
+	s.stmtStart = time.Now()
+	if s.tx == 'I' {
+		s.txStart = s.stmtStart
+	}
 	stopWatch := s.wr.watch(func() { s.cancelRunning(false) })
 	return ctx, func() {
 		stopWatch()
