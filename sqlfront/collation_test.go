@@ -124,6 +124,16 @@ func TestCollationAnswersOrRefuses(t *testing.T) {
 			}
 		}
 	}
+	if haveICU { // the sql/exec path (set operations, several FROM items) checks the same facts
+		for _, q := range []string{"SELECT i FROM coll_t UNION SELECT i FROM coll_t ORDER BY 1", "SELECT a.id FROM coll_t a, coll_t b WHERE a.i < b.i",
+			"SELECT * FROM (SELECT max(v) FROM coll_t) s", "WITH w AS (SELECT d FROM coll_t) SELECT d FROM w ORDER BY d"} {
+			_, err := sc.Exec(ctx, q).ReadAll()
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) || pe.Code != "0A000" || !strings.Contains(pe.Message, "collation") {
+				t.Errorf("%s: want 0A000 naming a collation, got %v", q, err)
+			}
+		}
+	}
 	for _, q := range refused {
 		_, err := sc.Exec(ctx, q).ReadAll()
 		var pe *pgconn.PgError

@@ -83,6 +83,17 @@ func TestInheritanceReadsDescendants(t *testing.T) {
 	if got := one("SELECT count(*) FROM ONLY person AS OF 'HEAD~1'"); got != "3" {
 		t.Errorf("FROM ONLY person AS OF HEAD~1: count %s, want 3", got)
 	}
+	// The sql/exec path (several FROM items, set operations, subqueries
+	// in FROM) does not read descendants: refused, never answered without
+	// them.
+	for _, q := range []string{"SELECT count(*) FROM person p, emp e WHERE p.id = e.id", "SELECT id FROM person UNION ALL SELECT id FROM emp",
+		"SELECT * FROM (SELECT id FROM person) s", "WITH w AS (SELECT * FROM person) SELECT count(*) FROM w"} {
+		_, err := sc.Exec(ctx, q).ReadAll()
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "0A000" || !strings.Contains(pe.Message, "public.person") {
+			t.Errorf("%s: want 0A000 naming public.person (an inheritance parent), got %v", q, err)
+		}
+	}
 	for _, q := range []string{"SELECT * FROM animal", "SELECT count(*) FROM animal", "SELECT a.n FROM person p JOIN animal a ON p.id = a.id"} {
 		_, err := sc.Exec(ctx, q).ReadAll()
 		var pe *pgconn.PgError

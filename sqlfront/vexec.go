@@ -75,7 +75,7 @@ func (c *vecCatalog) Table(schema, name string) *lplan.TableDef {
 // exactly either.
 func (pl *planner) planVectorized(stmt *pg.Node, declared []uint32, refusal error) error {
 	var fe *Error
-	if !errors.As(refusal, &fe) || fe.Code != codeUnsupported || len(pl.asOf) > 0 {
+	if !errors.As(refusal, &fe) || fe.Code != codeUnsupported || len(pl.asOf) > 0 || factsRefusal(fe) {
 		return refusal
 	}
 	cat := &vecCatalog{pl: pl, tables: map[*lplan.TableDef]*Table{}, byName: map[string]*lplan.TableDef{}}
@@ -92,6 +92,9 @@ func (pl *planner) planVectorized(stmt *pg.Node, declared []uint32, refusal erro
 	}
 	if !paramsConsistent(q.Plan, q.Params) {
 		return refusal
+	}
+	if err := pl.vecFactsCheck(q, cat.tables); err != nil {
+		return err
 	}
 	params := make([]uint32, len(q.Params))
 	for i, t := range q.Params {
