@@ -172,7 +172,15 @@ INSERT INTO m VALUES (-1, 2147483647, -9223372036854775808, 32767, 'Infinity', '
 				t.Fatalf("%s: PostgreSQL returned no row", q.sql)
 			}
 			t.Logf("%s -> %.200s", q.sql, show2(got))
-			if show2(got) != show2(want) {
+			g, w := show2(got), show2(want)
+			if strings.Contains(q.sql, "GROUP BY n") || strings.Contains(q.sql, "GROUP BY bl, n") {
+				// Which row of a numeric group (12, 12.0) is printed is
+				// PostgreSQL's first in its scan order; the mirror's heap
+				// order follows the copy's ranges, which finish in any
+				// order, so only the value is compared here.
+				g, w = show2(trimScales(got)), show2(trimScales(want))
+			}
+			if g != w {
 				t.Errorf("%s (opts %+v):\n got %s\nwant %s", q.sql, opt, show2(got), show2(want))
 			}
 		}
@@ -196,4 +204,21 @@ func show2(rows [][][]byte) string {
 		b.WriteString(") ")
 	}
 	return b.String()
+}
+
+// trimScales drops trailing fractional zeros of every decimal value
+// ("-20.0" → "-20"), so numerics equal in value compare equal.
+func trimScales(rows [][][]byte) [][][]byte {
+	out := make([][][]byte, len(rows))
+	for r, row := range rows {
+		for _, v := range row {
+			s := string(v)
+			if v != nil && strings.Contains(s, ".") && strings.Trim(s, "-0123456789.") == "" {
+				s = strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+				v = []byte(s)
+			}
+			out[r] = append(out[r], v)
+		}
+	}
+	return out
 }
