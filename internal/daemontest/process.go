@@ -24,12 +24,16 @@ type Process struct {
 	over bool
 }
 
-// StartProcess starts cmd (its output captured; killed with the test and
-// if the test binary dies).
+// StartProcess starts cmd (its output captured: stderr, and stdout unless
+// cmd sends it elsewhere; killed with the test and if the test binary
+// dies).
 func StartProcess(t testing.TB, cmd *exec.Cmd) *Process {
 	t.Helper()
 	p := &Process{Cmd: cmd, done: make(chan error, 1)}
-	cmd.Stdout, cmd.Stderr = &p.out, &p.out
+	if cmd.Stdout == nil {
+		cmd.Stdout = &p.out
+	}
+	cmd.Stderr = &p.out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", cmd.Path, err)
