@@ -6,4 +6,3 @@ package query
 // race list): the random model tests then run a few of their rounds, the
 // race detector making each about ten times slower.
 const raceDetector = true
-
