@@ -17,8 +17,8 @@ import (
 	"github.com/sidecar-dev/sidecar/internal/s3test"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/remote"
-	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // TestRemoteUploadBench measures remote.upload (bench/results/remote-*.md):
@@ -125,9 +125,9 @@ func envInt(name string, def int) int {
 	return def
 }
 
-func mustLSN(t *testing.T, s string) replication.LSN {
+func mustLSN(t *testing.T, s string) wal.LSN {
 	t.Helper()
-	l, err := replication.ParseLSN(s)
+	l, err := wal.ParseLSN(s)
 	if err != nil {
 		t.Fatal(err)
 	}

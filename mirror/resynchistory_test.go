@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // TestResyncWindowHistory (issue 16.3): while one table is resynced,
@@ -52,7 +53,7 @@ func TestResyncWindowHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.await(t, 20) // changes to s are held meanwhile
-	at, err := replication.Resync(t.Context(), replication.CopyOptions{ConnString: e.url, Workers: 2, RangeBlocks: 1}, []replication.TableName{{Schema: "public", Name: "s"}}, e.m)
+	at, err := replication.Resync(t.Context(), replication.CopyOptions{ConnString: e.url, Workers: 2, RangeBlocks: 1}, []wal.TableName{{Schema: "public", Name: "s"}}, e.m)
 	if err != nil {
 		t.Fatal(err)
 	}
