@@ -10,9 +10,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/daemon"
-	"github.com/sidecar-dev/sidecar/internal/daemontest"
-	"github.com/sidecar-dev/sidecar/internal/dirstate"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/dirstate"
 )
 
 var pg *pgtest.Cluster

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/sidecar-dev/sidecar/config"
-	"github.com/sidecar-dev/sidecar/internal/daemontest"
-	"github.com/sidecar-dev/sidecar/internal/mirrortest"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
 	"github.com/sidecar-dev/sidecar/wal"
 )
 
@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 	os.Exit(pgtest.RunMain(m, pgtest.Options{}, func(c *pgtest.Cluster) { pg = c }))
 }
 
-// The daemon's tests run it through internal/daemontest; these wrappers
+// The daemon's tests run it through internal/testkit/daemontest; these wrappers
 // keep the tests' short names.
 
 func testConfig(t *testing.T, url string, tables ...string) *config.Config {

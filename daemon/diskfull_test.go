@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/sidecar-dev/sidecar/config"
-	"github.com/sidecar-dev/sidecar/internal/daemontest"
-	"github.com/sidecar-dev/sidecar/internal/mirrortest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
 	"github.com/sidecar-dev/sidecar/store"
 )
 

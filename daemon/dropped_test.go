@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sidecar-dev/sidecar/internal/daemontest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 )
 
 // tableState is the state status reports for table ("" when absent).

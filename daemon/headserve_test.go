@@ -12,7 +12,7 @@ import (
 
 	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/head"
-	"github.com/sidecar-dev/sidecar/internal/daemontest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 )
 
 // postQuery posts body to /api/query and returns the status and answer.

@@ -13,8 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sidecar-dev/sidecar/internal/daemontest"
 	"github.com/sidecar-dev/sidecar/internal/s3test"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/remote"
 	"github.com/sidecar-dev/sidecar/store"

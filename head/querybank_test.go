@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/sidecar-dev/sidecar/history"
-	"github.com/sidecar-dev/sidecar/internal/daemontest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 	"github.com/sidecar-dev/sidecar/query"
 )
 

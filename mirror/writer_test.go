@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sidecar-dev/sidecar/internal/daemontest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 )
 
 // writer is the background load of the tests that change the database

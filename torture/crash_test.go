@@ -24,10 +24,10 @@ import (
 
 	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/daemon"
-	"github.com/sidecar-dev/sidecar/internal/daemontest"
-	"github.com/sidecar-dev/sidecar/internal/mirrortest"
-	"github.com/sidecar-dev/sidecar/internal/powercut"
 	"github.com/sidecar-dev/sidecar/internal/seed"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/powercut"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/store"
 )

@@ -20,8 +20,8 @@ import (
 
 	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/daemon"
-	"github.com/sidecar-dev/sidecar/internal/daemontest"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 )
 
 // testCA is a certificate authority made for one test.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sidecar-dev/sidecar/internal/daemontest"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 )
 
 var pg *pgtest.Cluster

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sidecar-dev/sidecar/internal/daemontest"
 	"github.com/sidecar-dev/sidecar/internal/s3test"
 	"github.com/sidecar-dev/sidecar/internal/seed"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 	"github.com/sidecar-dev/sidecar/remote"
 )
 

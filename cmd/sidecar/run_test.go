@@ -20,13 +20,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sidecar-dev/sidecar/internal/daemontest"
-	"github.com/sidecar-dev/sidecar/internal/mirrortest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
 	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // proc is `sidecar` running as a separate process (the test binary
-// re-executed as main), on internal/daemontest's Process.
+// re-executed as main), on internal/testkit/daemontest's Process.
 type proc struct {
 	*daemontest.Process
 	cmd *exec.Cmd
