@@ -48,8 +48,26 @@ func execSQL(t testing.TB, url string, sqls ...string) {
 
 // startDaemon runs a daemon following tables of the database at url,
 // its config and data directory under dir, serving SQL at sqlListen (""
-// for none) and logging to log, until stop (or the test's end).
-func startDaemon(t testing.TB, url string, tables []string, dir, sqlListen string, log io.Writer) *daemontest.Daemon {
+// for none) and logging to log, until stop; it returns the daemon's API
+// address once ready.
+func startDaemon(t testing.TB, url string, tables []string, dir, sqlListen string, log io.Writer) (addr string, stop func()) {
+	t.Helper()
+	d := followDaemon(t, url, tables, dir, sqlListen, log)
+	stopped := false
+	return d.Addr, func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		if err := d.Stop(); err != nil {
+			t.Errorf("daemon: %v", err)
+		}
+	}
+}
+
+// followDaemon is startDaemon's daemon, through internal/testkit/daemontest
+// (stopped when the test ends).
+func followDaemon(t testing.TB, url string, tables []string, dir, sqlListen string, log io.Writer) *daemontest.Daemon {
 	t.Helper()
 	cfg := daemontest.ConfigIn(t, dir, url, tables, fmt.Sprintf("sql:\n  listen: %q", sqlListen))
 	return daemontest.Start(t, daemontest.Options{PG: url, WaitWithin: 10 * time.Minute, Run: func(ctx context.Context, ready func(string)) error {
@@ -67,7 +85,7 @@ func newRig(t testing.TB, tables []string, setup []string, steps ...[]string) *r
 	tables = append([]string{"public.marker"}, tables...)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
-	d := startDaemon(t, url, tables, dir, "", io.Discard)
+	d := followDaemon(t, url, tables, dir, "", io.Discard)
 	r := &rig{pgURL: url}
 	// Markers: a change to the marker table, twice (the first may land
 	// inside the copy).

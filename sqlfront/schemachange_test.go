@@ -43,7 +43,8 @@ func liveDaemon(t *testing.T, tables, setup []string) (pgURL, sqlURL string) {
 			t.Logf("daemon log (last 8 KiB):\n%s", b[max(0, len(b)-8192):])
 		}
 	})
-	startDaemon(t, pgURL, tables, dir, sqlAddr, logFile)
+	_, stop := startDaemon(t, pgURL, tables, dir, sqlAddr, logFile)
+	t.Cleanup(stop)
 	return pgURL, "postgres://app@" + sqlAddr + "/app?sslmode=disable"
 }
 
