@@ -3,18 +3,16 @@ package client
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/daemon"
-	"github.com/sidecar-dev/sidecar/internal/dirstate"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/dirstate"
 )
 
 var pg *pgtest.Cluster
@@ -38,12 +36,7 @@ func TestConnectDaemonThenLocal(t *testing.T) {
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "token")
 	os.WriteFile(tokenFile, []byte("s3cret\n"), 0o600)
-	file := filepath.Join(dir, "s.yaml")
-	os.WriteFile(file, []byte(fmt.Sprintf("postgres:\n  url: %s\ntables: [t]\ndata_dir: %s\nlisten: 127.0.0.1:0\napi:\n  token_file: %s\n", url, filepath.Join(dir, "data"), tokenFile)), 0o600)
-	cfg, err := config.Load(config.LoadOptions{File: file, Environ: []string{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := daemontest.ConfigIn(t, dir, url, []string{"t"}, "api:\n  token_file: "+tokenFile)
 
 	// Nothing yet: a clear error, and a read creates no directory.
 	if _, err := ConnectReadOnly(ctx, cfg, nil); !errors.Is(err, ErrNoMirror) {
@@ -57,30 +50,21 @@ func TestConnectDaemonThenLocal(t *testing.T) {
 	}
 
 	// A running daemon is reached through its API.
-	dctx, stop := context.WithCancel(ctx)
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- daemon.Run(dctx, daemon.Options{Config: cfg, OnReady: func(a string) { ready <- a }})
-	}()
-	select {
-	case cfg.Listen = <-ready:
-	case err := <-done:
-		t.Fatal(err)
-	}
+	d := daemontest.Start(t, daemontest.Options{PG: url, Run: func(ctx context.Context, ready func(string)) error {
+		return daemon.Run(ctx, daemon.Options{Config: cfg, OnReady: ready})
+	}})
+	cfg.Listen = d.Addr
 	c, err := Connect(ctx, cfg, nil)
 	if err != nil || c.Daemon == nil {
 		t.Fatalf("with a daemon: %v %+v", err, c)
 	}
 	var st daemon.Status
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	daemontest.Poll(0, func() bool {
 		if err := c.Daemon.GetJSON(ctx, "/api/status", nil, &st); err != nil {
 			t.Fatal(err)
 		}
-		if st.Phase == "streaming" || time.Now().After(deadline) {
-			break
-		}
-	}
+		return st.Phase == "streaming"
+	})
 	if st.Phase != "streaming" || len(st.Tables) != 1 || st.Tables[0].Rows != 50 {
 		t.Fatalf("status through the API: %+v", st)
 	}
@@ -92,8 +76,7 @@ func TestConnectDaemonThenLocal(t *testing.T) {
 		t.Errorf("unknown endpoint: %v", err)
 	}
 	c.Close()
-	stop()
-	if err := <-done; err != nil {
+	if err := d.Stop(); err != nil {
 		t.Fatal(err)
 	}
 

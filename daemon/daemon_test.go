@@ -2,25 +2,21 @@ package daemon
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/sidecar-dev/sidecar/config"
-	"github.com/sidecar-dev/sidecar/internal/mirrortest"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
 	"github.com/sidecar-dev/sidecar/wal"
 )
 
@@ -30,57 +26,28 @@ func TestMain(m *testing.M) {
 	os.Exit(pgtest.RunMain(m, pgtest.Options{}, func(c *pgtest.Cluster) { pg = c }))
 }
 
+// The daemon's tests run it through internal/testkit/daemontest; these wrappers
+// keep the tests' short names.
+
 func testConfig(t *testing.T, url string, tables ...string) *config.Config {
 	t.Helper()
-	dir := t.TempDir()
-	file := filepath.Join(dir, "sidecar.yaml")
-	body := fmt.Sprintf("postgres:\n  url: %s\ntables: [%s]\ndata_dir: %s\nlisten: 127.0.0.1:0\n", url, strings.Join(tables, ", "), filepath.Join(dir, "data"))
-	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(config.LoadOptions{File: file, Environ: []string{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
+	return daemontest.Config(t, url, tables)
 }
 
 func execSQL(t *testing.T, url string, sqls ...string) {
 	t.Helper()
-	conn, err := pgx.Connect(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	for _, s := range sqls {
-		if _, err := conn.Exec(context.Background(), s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
+	daemontest.Exec(t, url, sqls...)
 }
 
 func currentWAL(t *testing.T, url string) wal.LSN {
 	t.Helper()
-	conn, err := pgx.Connect(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	var s string
-	if err := conn.QueryRow(context.Background(), "SELECT pg_current_wal_insert_lsn()::text").Scan(&s); err != nil {
-		t.Fatal(err)
-	}
-	l, err := wal.ParseLSN(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
+	return daemontest.InsertLSN(t, url)
 }
 
 // running is a daemon started in-process.
 type running struct {
-	addr string
-	stop func() error
+	*daemontest.Daemon
+	addr string // http://host:port
 }
 
 func start(t *testing.T, cfg *config.Config, logw io.Writer) *running {
@@ -91,68 +58,28 @@ func start(t *testing.T, cfg *config.Config, logw io.Writer) *running {
 // startOpts is start with more options (Config must be set).
 func startOpts(t *testing.T, opts Options, logw io.Writer) *running {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		opts.Logger = slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		opts.OnReady = func(a string) { ready <- a }
-		done <- Run(ctx, opts)
-	}()
-	var addr string
-	select {
-	case addr = <-ready:
-	case err := <-done:
-		cancel()
-		t.Fatalf("daemon ended before ready: %v", err)
-	case <-time.After(60 * time.Second):
-		cancel()
-		t.Fatal("daemon not ready after 60 s")
-	}
-	stopped := false
-	r := &running{addr: "http://" + addr}
-	r.stop = func() error {
-		if stopped {
-			return nil
-		}
-		stopped = true
-		cancel()
-		select {
-		case err := <-done:
-			return err
-		case <-time.After(60 * time.Second):
-			return fmt.Errorf("daemon did not stop within 60 s")
-		}
-	}
-	t.Cleanup(func() { r.stop() })
-	return r
+	opts.Logger = slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	d := daemontest.Start(t, daemontest.Options{PG: opts.Config.Postgres.URL, Run: func(ctx context.Context, ready func(string)) error {
+		opts.OnReady = ready
+		return Run(ctx, opts)
+	}})
+	return &running{Daemon: d, addr: d.API}
 }
+
+func (r *running) stop() error { return r.Stop() }
 
 func (r *running) status(t *testing.T) Status {
 	t.Helper()
-	resp, err := http.Get(r.addr + "/api/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	var st Status
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		t.Fatal(err)
-	}
+	r.StatusInto(t, &st)
 	return st
 }
 
 // marker commits sql (which must change a followed table) and returns the
-// server's WAL insert position just before it (the insert position, not
-// pg_current_wal_lsn(): the write position can trail the slot's consistent
-// point, which would make the copy alone look past the marker): once the mirror's durable LSN is
-// past that position, the marker and everything before it are applied.
-// (Waiting for pg_current_wal_lsn() itself would wait forever when WAL
-// without a followed commit, e.g. an aborted transaction, comes last.)
-// A marker made while the initial copy runs is not enough: when it commits
-// after the slot's consistent point, the durable LSN jumps to that point,
-// past the marker's start, before the stream applies it. Wait for a
-// second marker then.
+// server's WAL insert position just before it: once the mirror's durable
+// LSN is past that position, the marker and everything before it are
+// applied (daemontest.InsertLSN says why the insert position; a marker
+// made during the initial copy needs a second one, daemontest.Marker).
 func marker(t *testing.T, url, sql string) wal.LSN {
 	t.Helper()
 	before := currentWAL(t, url)
@@ -160,45 +87,25 @@ func marker(t *testing.T, url, sql string) wal.LSN {
 	return before
 }
 
-// waitDurable waits until the daemon's durable LSN is past lsn.
+// waitDurable waits until the daemon streams with its durable LSN past
+// lsn, and returns its status then.
 func (r *running) waitDurable(t *testing.T, lsn wal.LSN) Status {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		st := r.status(t)
-		if d, err := wal.ParseLSN(st.DurableLSN); err == nil && d > lsn && st.Phase == "streaming" {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("durable LSN did not reach %s: %+v", lsn, st)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	r.WaitDurable(t, lsn)
+	return r.status(t)
 }
 
 func httpGet(t *testing.T, url string) (int, string) {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return daemontest.HTTPGet(t, url)
 }
 
 func slotConfirmed(t *testing.T, url, slot string) wal.LSN {
 	t.Helper()
-	conn, err := pgx.Connect(context.Background(), url)
+	l, err := daemontest.QueryLSN(url, "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = $1", slot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(context.Background())
-	var s string
-	if err := conn.QueryRow(context.Background(), "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = $1", slot).Scan(&s); err != nil {
-		t.Fatal(err)
-	}
-	l, _ := wal.ParseLSN(s)
 	return l
 }
 
@@ -385,23 +292,8 @@ func TestRunSurvivesPostgresRestartWithQuietLog(t *testing.T) {
 	}
 }
 
-// syncBuilder is a strings.Builder safe for the daemon's log goroutines.
-type syncBuilder struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuilder) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuilder) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuilder is a buffer safe for the daemon's log goroutines.
+type syncBuilder = daemontest.Buffer
 
 // WAL that the mirror does not follow (another table, another database)
 // is not lag: an idle, caught-up sidecar reports lag 0 s and stays ready

@@ -2,17 +2,16 @@ package daemon
 
 import (
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sidecar-dev/sidecar/config"
-	"github.com/sidecar-dev/sidecar/internal/mirrortest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
 	"github.com/sidecar-dev/sidecar/store"
 )
 
@@ -67,37 +66,19 @@ func ballast(t *testing.T, dir string, leave uint64) string {
 // diskConfig is testConfig with data_dir on fs and storage.min_free set.
 func diskConfig(t *testing.T, url, fs, minFree, tables string) *config.Config {
 	t.Helper()
-	file := filepath.Join(t.TempDir(), "sidecar.yaml")
-	body := fmt.Sprintf("postgres:\n  url: %s\ntables: [%s]\ndata_dir: %s\nlisten: 127.0.0.1:0\nstorage:\n  min_free: %s\n",
-		url, tables, filepath.Join(fs, "data"), minFree)
-	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(config.LoadOptions{File: file, Environ: []string{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
+	return daemontest.Config(t, url, []string{tables}, "data_dir: "+filepath.Join(fs, "data"), "storage:\n  min_free: "+minFree)
 }
 
 // waitStopped waits until the daemon has stopped by itself (its API no
 // longer answers) and returns Run's error.
 func waitStopped(t *testing.T, r *running, what string, logs *syncBuilder) error {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		resp, err := http.Get(r.addr + "/healthz")
-		if err != nil {
-			break
-		}
-		resp.Body.Close()
-		if time.Now().After(deadline) {
-			l := logs.String()
-			t.Fatalf("the daemon still runs 90 s after %s; log tail:\n%s", what, l[max(0, len(l)-6000):])
-		}
-		time.Sleep(100 * time.Millisecond)
+	err, ok := r.Exited(daemontest.Ceiling)
+	if !ok {
+		l := logs.String()
+		t.Fatalf("the daemon still runs %s after %s; log tail:\n%s", daemontest.Ceiling, what, l[max(0, len(l)-6000):])
 	}
-	return r.stop()
+	return err
 }
 
 func wantFullError(t *testing.T, err error, what string) {

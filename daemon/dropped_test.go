@@ -1,9 +1,11 @@
 package daemon
 
 import (
+	"fmt"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 )
 
 // tableState is the state status reports for table ("" when absent).
@@ -33,11 +35,9 @@ func TestDroppedFollowedTable(t *testing.T) {
 	r.waitDurable(t, marker(t, url, "UPDATE gone SET v = 'y' WHERE id = 2"))
 
 	execSQL(t, url, "DROP TABLE gone")
-	for deadline := time.Now().Add(30 * time.Second); tableState(r.status(t), "public.gone") != "dropped"; time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("a dropped table not reported after 30 s: %+v\n%s", r.status(t).Tables, logs.String())
-		}
-	}
+	daemontest.Eventually(t, "a dropped table reported", 0,
+		func() bool { return tableState(r.status(t), "public.gone") == "dropped" },
+		func() string { return fmt.Sprintf("%+v\n%s", r.status(t).Tables, logs.String()) })
 	if !strings.Contains(logs.String(), "followed table dropped in PostgreSQL") || !strings.Contains(logs.String(), "public.gone") {
 		t.Errorf("no log line for the dropped table:\n%s", logs.String())
 	}

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/head"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 )
 
 // postQuery posts body to /api/query and returns the status and answer.
@@ -31,22 +33,16 @@ func startWithModel(t *testing.T, opts Options, logw io.Writer) (*running, *head
 	var model atomic.Pointer[head.Model]
 	opts.OnHead = func(m *head.Model) { model.Store(m) }
 	r := startOpts(t, opts, logw)
-	for deadline := time.Now().Add(60 * time.Second); model.Load() == nil; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no in-memory HEAD after 60 s")
-		}
-	}
+	daemontest.Eventually(t, "the in-memory HEAD handed over", 0, func() bool { return model.Load() != nil })
 	return r, model.Load()
 }
 
 // waitHeadRows waits until the in-memory HEAD holds rows rows of table.
 func waitHeadRows(t *testing.T, m *head.Model, table string, rows int) {
 	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); m.Len(table) != rows; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("in-memory HEAD holds %d rows of %s after 60 s, want %d", m.Len(table), table, rows)
-		}
-	}
+	daemontest.Eventually(t, fmt.Sprintf("in-memory HEAD holding %d rows of %s", rows, table), 0,
+		func() bool { return m.Len(table) == rows },
+		func() string { return fmt.Sprintf("it holds %d", m.Len(table)) })
 }
 
 // Issue 21 item 2: after the initial copy, with no commit since, HEAD is

@@ -15,6 +15,7 @@ import (
 	"github.com/sidecar-dev/sidecar/prolly"
 	"github.com/sidecar-dev/sidecar/remote"
 	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // remoteSide is the daemon's half of remote history (remote.upload): the
@@ -186,7 +187,7 @@ func (d *daemon) closeRemote() {
 
 // ackLimit is the highest LSN the slot may be acknowledged to: the
 // durable LSN, or with remote.sync_ack the remote-durable one if lower.
-func (d *daemon) ackLimit(durable replication.LSN) replication.LSN {
+func (d *daemon) ackLimit(durable wal.LSN) wal.LSN {
 	if d.remote == nil || d.remote.up == nil || !d.cfg.Remote.SyncAck {
 		return durable
 	}
@@ -205,15 +206,15 @@ func (d *daemon) remoteStatus() *remote.Status {
 // syncAckSink records idle acknowledgements in the remote manifest
 // before follow's settling sink records them locally (remote.sync_ack).
 type syncAckSink struct {
-	replication.Sink
+	wal.Sink
 	d *daemon
 }
 
-// Settle implements replication.Settler.
-func (s *syncAckSink) Settle(lsn replication.LSN) error { return s.d.remote.up.Settle(lsn) }
+// Settle implements wal.Settler.
+func (s *syncAckSink) Settle(lsn wal.LSN) error { return s.d.remote.up.Settle(lsn) }
 
 // remoteSink wraps the daemon's sink for remote.sync_ack.
-func (d *daemon) remoteSink(s replication.Sink) replication.Sink {
+func (d *daemon) remoteSink(s wal.Sink) wal.Sink {
 	if d.remote == nil || d.remote.up == nil || !d.cfg.Remote.SyncAck {
 		return s
 	}

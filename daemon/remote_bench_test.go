@@ -14,10 +14,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/internal/s3test"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/remote"
-	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // TestRemoteUploadBench measures remote.upload (bench/results/remote-*.md):
@@ -124,9 +125,9 @@ func envInt(name string, def int) int {
 	return def
 }
 
-func mustLSN(t *testing.T, s string) replication.LSN {
+func mustLSN(t *testing.T, s string) wal.LSN {
 	t.Helper()
-	l, err := replication.ParseLSN(s)
+	l, err := wal.ParseLSN(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,13 +136,7 @@ func mustLSN(t *testing.T, s string) replication.LSN {
 
 func waitStreaming(t *testing.T, r *running) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Minute)
-	for r.status(t).Phase != "streaming" {
-		if time.Now().After(deadline) {
-			t.Fatal("not streaming after 10 min")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	daemontest.Eventually(t, "streaming", 10*time.Minute, func() bool { return r.status(t).Phase == "streaming" })
 }
 
 // updateLoad runs 4 clients of autocommit single-row UPDATEs for d and

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/sidecar-dev/sidecar/follow"
-	"github.com/sidecar-dev/sidecar/internal/mirrortest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
 	"github.com/sidecar-dev/sidecar/wal"
 )
 

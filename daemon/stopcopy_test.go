@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sidecar-dev/sidecar/internal/mirrortest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
 )
 
 // TestStopDuringInitialCopy: a shutdown (SIGTERM) while the initial copy

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sidecar-dev/sidecar/internal/mirrortest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
 )
 
 // TestStarKeysQuotedTablesAcrossRestart follows, with tables ["*"], a table

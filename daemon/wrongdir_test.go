@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sidecar-dev/sidecar/internal/mirrortest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
 )
 
 // TestWrongDataDirNeverLosesChanges is issue 16's silent loss: a start

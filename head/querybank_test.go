@@ -1,16 +1,13 @@
 package head
 
 import (
-	"math/rand/v2"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/sidecar-dev/sidecar/history"
-	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 	"github.com/sidecar-dev/sidecar/query"
-	"github.com/sidecar-dev/sidecar/replication"
 )
 
 var _ query.Heads = (*Model)(nil)
@@ -22,81 +19,38 @@ var _ query.Heads = (*Model)(nil)
 // model's heap snapshot or (the model being behind) from the tree, and
 // most must come from the model (run with -race).
 func TestBankQueriesSeeOneVersion(t *testing.T) {
-	sd := seed(t)
-	rng := rand.New(rand.NewPCG(sd, 14))
-	f := openFeed(t)
-	rel := relation(1, "bank")
 	const accounts, each = 3000, 100
-	rows := map[int]int{}
-	for i := range accounts {
-		rows[i] = each
-	}
-	mod := New(Options{Heap: heapSmallPages})
-	sub, err := f.m.Subscribe(mod, mirror.SubscribeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Close()
-	f.copyTable(rel, rows)
-	f.waitDelivered(sub)
+	b := newBank(t, 14, accounts, each)
+	sd, rng, f, mod, rows := b.sd, b.rng, b.f, b.mod, b.rows
 
 	eng := &query.Engine{Tree: history.New(f.db, f.m), Heads: mod}
 	req := query.Request{Table: "public.bank", Aggs: []query.Agg{{Func: "count"}, {Func: "sum", Col: "bal"}, {Func: "min", Col: "id"}}}
 	want := []string{strconv.Itoa(accounts), strconv.Itoa(accounts * each), "0"}
-	var stop atomic.Bool
 	var fromHead, fromTree atomic.Int64
-	var wg sync.WaitGroup
-	errc := make(chan error, 4)
-	for r := range 3 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !stop.Load() {
-				res, hdr, err := eng.Run(t.Context(), req)
-				if err != nil {
-					errc <- err
-					return
-				}
-				for c, w := range want {
-					if got, _ := res.Text(0, c); got != w {
-						errc <- errorf("reader %d at %s (%s): %s = %s, want %s", r, hdr.LSN, res.Read, res.Columns[c].Name, got, w)
-						return
-					}
-				}
-				if res.Read == query.ReadHead {
-					fromHead.Add(1)
-				} else {
-					fromTree.Add(1)
-				}
+	var failed atomic.Bool
+	stop := b.readers(3, func(r int) error {
+		res, hdr, err := eng.Run(t.Context(), req)
+		if err != nil {
+			failed.Store(true)
+			return err
+		}
+		for c, w := range want {
+			if got, _ := res.Text(0, c); got != w {
+				failed.Store(true)
+				return errorf("reader %d at %s (%s): %s = %s, want %s", r, hdr.LSN, res.Read, res.Columns[c].Name, got, w)
 			}
-		}()
-	}
-	for range 300 {
-		from, to := rng.IntN(accounts), rng.IntN(accounts)
-		if from == to {
-			continue
 		}
-		amt := rng.IntN(50)
-		rows[from] -= amt
-		rows[to] += amt
-		f.commit([]replication.Change{
-			{Kind: replication.Update, Relation: rel, New: vals(from, rows[from], "x")},
-			{Kind: replication.Update, Relation: rel, New: vals(to, rows[to], "y")},
-		})
-	}
-	f.waitDelivered(sub)
+		if res.Read == query.ReadHead {
+			fromHead.Add(1)
+		} else {
+			fromTree.Add(1)
+		}
+		return nil
+	})
+	b.transfers(300, func() string { return "x" })
 	// One more answer after the last delivery, then stop.
-	for fromHead.Load()+fromTree.Load() < 3 {
-		if len(errc) > 0 {
-			break
-		}
-	}
-	stop.Store(true)
-	wg.Wait()
-	close(errc)
-	for err := range errc {
-		t.Fatalf("seed %d: %v", sd, err)
-	}
+	daemontest.Poll(0, func() bool { return fromHead.Load()+fromTree.Load() >= 3 || failed.Load() })
+	stop()
 	res, hdr, err := eng.Run(t.Context(), req)
 	if err != nil {
 		t.Fatal(err)

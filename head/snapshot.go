@@ -5,7 +5,7 @@ import (
 
 	"github.com/sidecar-dev/sidecar/heap"
 	"github.com/sidecar-dev/sidecar/radixindex"
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // SnapshotAt returns a snapshot of table's heap as it is at version at,
@@ -17,7 +17,7 @@ import (
 // The caller must Release it. It returns ErrNotAtVersion when the model
 // does not hold the table at that version (behind it, past it, or the
 // table is unknown): the caller reads the tree instead.
-func (m *Model) SnapshotAt(table string, at replication.LSN) (*heap.Snapshot, *replication.Relation, error) {
+func (m *Model) SnapshotAt(table string, at wal.LSN) (*heap.Snapshot, *wal.Relation, error) {
 	t := m.Table(table)
 	if t == nil {
 		return nil, nil, ErrNotAtVersion
@@ -39,7 +39,7 @@ func (m *Model) SnapshotAt(table string, at replication.LSN) (*heap.Snapshot, *r
 // name rows of that snapshot: a primary-key range becomes the pages and
 // slots a scan touches. When the range holds more than max keys the ids
 // are not collected (nil, complete=false): the caller scans every page.
-func (m *Model) SnapshotRange(table string, at replication.LSN, from, to []byte, max int) (snap *heap.Snapshot, rel *replication.Relation, ids []heap.RowID, complete bool, err error) {
+func (m *Model) SnapshotRange(table string, at wal.LSN, from, to []byte, max int) (snap *heap.Snapshot, rel *wal.Relation, ids []heap.RowID, complete bool, err error) {
 	t := m.Table(table)
 	if t == nil {
 		return nil, nil, nil, false, ErrNotAtVersion

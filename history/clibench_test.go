@@ -20,7 +20,7 @@ import (
 
 	"github.com/sidecar-dev/sidecar/history"
 	"github.com/sidecar-dev/sidecar/history/historytest"
-	"github.com/sidecar-dev/sidecar/internal/mirrortest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
 	"github.com/sidecar-dev/sidecar/server"
 )
 

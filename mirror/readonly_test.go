@@ -5,7 +5,7 @@ import (
 	"maps"
 	"testing"
 
-	"github.com/sidecar-dev/sidecar/internal/dirstate"
+	"github.com/sidecar-dev/sidecar/internal/testkit/dirstate"
 	"github.com/sidecar-dev/sidecar/store"
 	"github.com/sidecar-dev/sidecar/wal"
 )

@@ -1,15 +1,16 @@
 package mirror
 
 import (
+	"context"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // TestResyncWindowHistory (issue 16.3): while one table is resynced,
@@ -24,63 +25,40 @@ func TestResyncWindowHistory(t *testing.T) {
 		`INSERT INTO s SELECT g, 'v' || g FROM generate_series(1, 20000) g`)
 	e.start()
 	from := e.sync()
-	stop := make(chan struct{})
-	done := make(chan error, 1)
-	var others, onlyS int
-	go func() {
-		conn, err := pgx.Connect(t.Context(), e.url)
-		if err != nil {
-			done <- err
-			return
+	var others, onlyS int // written by the writer, read after it stopped
+	w := startWriter(t, e.url, func(ctx context.Context, conn *pgx.Conn, i int) error {
+		var sqls []string
+		switch i % 3 {
+		case 0: // the other table only
+			sqls = []string{`UPDATE other SET n = n + 1 WHERE id = 1`}
+			others++
+		case 1: // both
+			sqls = []string{`UPDATE other SET n = n + 1 WHERE id = 1`, `UPDATE s SET v = v || '.' WHERE id = 5`}
+			others++
+		default: // the resynced table only
+			sqls = []string{`UPDATE s SET v = v || '+' WHERE id = 7`}
+			onlyS++
 		}
-		defer conn.Close(t.Context())
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				done <- nil
-				return
-			default:
-			}
-			var sqls []string
-			switch i % 3 {
-			case 0: // the other table only
-				sqls = []string{`UPDATE other SET n = n + 1 WHERE id = 1`}
-				others++
-			case 1: // both
-				sqls = []string{`UPDATE other SET n = n + 1 WHERE id = 1`, `UPDATE s SET v = v || '.' WHERE id = 5`}
-				others++
-			default: // the resynced table only
-				sqls = []string{`UPDATE s SET v = v || '+' WHERE id = 7`}
-				onlyS++
-			}
-			err := pgx.BeginFunc(t.Context(), conn, func(tx pgx.Tx) error {
-				for _, q := range sqls {
-					if _, err := tx.Exec(t.Context(), q); err != nil {
-						return err
-					}
+		return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			for _, q := range sqls {
+				if _, err := tx.Exec(ctx, q); err != nil {
+					return err
 				}
-				return nil
-			})
-			if err != nil {
-				done <- err
-				return
 			}
-		}
-	}()
-	time.Sleep(100 * time.Millisecond)
+			return nil
+		})
+	})
+	w.await(t, 10)
 	if err := e.m.MarkResync(t.Context(), "public.s", "test"); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond) // changes to s are held meanwhile
-	at, err := replication.Resync(t.Context(), replication.CopyOptions{ConnString: e.url, Workers: 2, RangeBlocks: 1}, []replication.TableName{{Schema: "public", Name: "s"}}, e.m)
+	w.await(t, 20) // changes to s are held meanwhile
+	at, err := replication.Resync(t.Context(), replication.CopyOptions{ConnString: e.url, Workers: 2, RangeBlocks: 1}, []wal.TableName{{Schema: "public", Name: "s"}}, e.m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
-	close(stop)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	w.await(t, 10)
+	w.finish(t)
 	to := e.sync()
 	e.check()
 	vs, err := e.m.Versions(from+1, to, 0)

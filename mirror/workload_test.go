@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -261,40 +262,21 @@ func TestSchemaChangeResync(t *testing.T) {
 		t.Fatalf("NeedsResync = %v, want [public.s]", got)
 	}
 	// Writes keep coming while the table is re-copied.
-	stop := make(chan struct{})
-	done := make(chan error, 1)
-	go func() {
-		conn, err := pgx.Connect(t.Context(), e.url)
-		if err != nil {
-			done <- err
-			return
-		}
-		defer conn.Close(t.Context())
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				done <- nil
-				return
-			default:
-			}
-			for _, sql := range []string{`INSERT INTO s VALUES ($1, 'during', $1)`, `UPDATE s SET d = d + $1 WHERE id = 3`, `INSERT INTO other VALUES ($1)`} {
-				if _, err := conn.Exec(t.Context(), sql, 2000+i); err != nil {
-					done <- err
-					return
-				}
+	w := startWriter(t, e.url, func(ctx context.Context, conn *pgx.Conn, i int) error {
+		for _, sql := range []string{`INSERT INTO s VALUES ($1, 'during', $1)`, `UPDATE s SET d = d + $1 WHERE id = 3`, `INSERT INTO other VALUES ($1)`} {
+			if _, err := conn.Exec(ctx, sql, 2000+i); err != nil {
+				return err
 			}
 		}
-	}()
-	time.Sleep(100 * time.Millisecond)
+		return nil
+	})
+	w.await(t, 10)
 	at, err := replication.Resync(t.Context(), replication.CopyOptions{ConnString: e.url, Workers: 2, RangeBlocks: 1}, []wal.TableName{{Schema: "public", Name: "s"}}, e.m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
-	close(stop)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	w.await(t, 10)
+	w.finish(t)
 	t.Logf("resynced at %s", at)
 	e.check()
 	info := e.m.Tables()

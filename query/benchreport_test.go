@@ -21,8 +21,8 @@ import (
 	"github.com/sidecar-dev/sidecar/history"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/query"
-	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // TestBenchReport (QUERY_BENCH=1; QUERY_BENCH_ROWS, default 1M;
@@ -76,22 +76,22 @@ INSERT INTO b SELECT i, 'key' || i, 'value-' || (i %% 977), ((i::bigint*7919) %%
 		t.Fatal(err)
 	}
 	defer m.Close(context.Background())
-	rel := &replication.Relation{OID: 1, Schema: "public", Name: "b", Identity: replication.IdentityDefault,
-		Columns: []replication.Column{
+	rel := &wal.Relation{OID: 1, Schema: "public", Name: "b", Identity: wal.IdentityDefault,
+		Columns: []wal.Column{
 			{Name: "id", TypeOID: 20, TypeName: "int8", TypeMod: -1, Key: true},
 			{Name: "k", TypeOID: 25, TypeName: "text", TypeMod: -1},
 			{Name: "v", TypeOID: 25, TypeName: "text", TypeMod: -1},
 			{Name: "score", TypeOID: 23, TypeName: "int4", TypeMod: -1},
 			{Name: "grp", TypeOID: 23, TypeName: "int4", TypeMod: -1},
 		}}
-	txt := func(s string) replication.Value { return replication.Value{Kind: replication.Text, Bytes: []byte(s)} }
-	row := func(i int64, v string, score int64) []replication.Value {
-		return []replication.Value{txt(strconv.FormatInt(i, 10)), txt("key" + strconv.FormatInt(i, 10)), txt(v),
+	txt := func(s string) wal.Value { return wal.Value{Kind: wal.Text, Bytes: []byte(s)} }
+	row := func(i int64, v string, score int64) []wal.Value {
+		return []wal.Value{txt(strconv.FormatInt(i, 10)), txt("key" + strconv.FormatInt(i, 10)), txt(v),
 			txt(strconv.FormatInt(score, 10)), txt(strconv.FormatInt(i%100, 10))}
 	}
 	score := func(i int64) int64 { return (i*7919)%2000 - 1000 }
 	st = time.Now()
-	w, err := m.CopyRange(ctx, rel, replication.BlockRange{Index: 0, Of: 1})
+	w, err := m.CopyRange(ctx, rel, wal.BlockRange{Index: 0, Of: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,18 +103,18 @@ INSERT INTO b SELECT i, 'key' || i, 'value-' || (i %% 977), ((i::bigint*7919) %%
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	lsn := replication.LSN(1000)
+	lsn := wal.LSN(1000)
 	if err := m.TableCopied(ctx, rel, lsn); err != nil {
 		t.Fatal(err)
 	}
 	for j := int64(1); j <= commits; j++ {
 		lsn += 100
-		info := replication.TxnInfo{Xid: uint32(lsn), CommitLSN: lsn, CommitTime: time.Unix(int64(lsn), 0)}
+		info := wal.TxnInfo{Xid: uint32(lsn), CommitLSN: lsn, CommitTime: time.Unix(int64(lsn), 0)}
 		if err := m.Begin(ctx, info); err != nil {
 			t.Fatal(err)
 		}
 		id := (j * 997) % int64(n)
-		ch := replication.Change{Kind: replication.Update, Relation: rel, New: row(id, "u"+strconv.FormatInt(j, 10), score(id)+1)}
+		ch := wal.Change{Kind: wal.Update, Relation: rel, New: row(id, "u"+strconv.FormatInt(j, 10), score(id)+1)}
 		if err := m.Change(ctx, &ch); err != nil {
 			t.Fatal(err)
 		}

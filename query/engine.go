@@ -11,16 +11,16 @@ import (
 	"github.com/sidecar-dev/sidecar/heap"
 	"github.com/sidecar-dev/sidecar/history"
 	"github.com/sidecar-dev/sidecar/refs"
-	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
 	"github.com/sidecar-dev/sidecar/snapshot"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // Heads hands out snapshots of the in-memory HEAD (head.Model): a table's
 // heap exactly as it is at version at, or an error (head.ErrNotAtVersion)
 // when the model does not hold that version.
 type Heads interface {
-	SnapshotAt(table string, at replication.LSN) (*heap.Snapshot, *replication.Relation, error)
+	SnapshotAt(table string, at wal.LSN) (*heap.Snapshot, *wal.Relation, error)
 }
 
 // Versions is what an Engine reads the trees through (history.Service):
@@ -133,9 +133,9 @@ func (e *Engine) runHead(ctx context.Context, req Request) (*Result, history.Rea
 
 // headKeyBounds turns WHERE's bounds on the primary key's columns into
 // index key bounds [from, to) (nil: unbounded); see KeyBounds.
-func headKeyBounds(p *Plan, rel *replication.Relation) (from, to []byte, ok bool) {
+func headKeyBounds(p *Plan, rel *wal.Relation) (from, to []byte, ok bool) {
 	ks := rel.KeyColumns()
-	if rel.Identity == replication.IdentityFull || len(ks) == 0 {
+	if rel.Identity == wal.IdentityFull || len(ks) == 0 {
 		return nil, nil, false
 	}
 	kinds := make([]rowenc.KeyKind, len(ks))
@@ -160,7 +160,7 @@ func prefixEnd(b []byte) []byte {
 
 // SchemaOf is the heap schema of a relation (the kinds head/ stores it
 // with).
-func SchemaOf(rel *replication.Relation) heap.Schema {
+func SchemaOf(rel *wal.Relation) heap.Schema {
 	var s heap.Schema
 	for _, c := range rel.Columns {
 		s.Columns = append(s.Columns, heap.Column{Name: c.Name, Kind: heap.KindForOID(c.TypeOID)})

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sidecar-dev/sidecar/internal/costratio"
+	"github.com/sidecar-dev/sidecar/internal/testkit/costratio"
 
 	"github.com/sidecar-dev/sidecar/heap"
 	"github.com/sidecar-dev/sidecar/internal/seed"

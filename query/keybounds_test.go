@@ -49,7 +49,7 @@ func TestKeyBounds(t *testing.T) {
 	r := rand.New(rand.NewPCG(s, s))
 	keySets := [][]string{{"id"}, {"t", "id"}, {"n", "id"}, {"d", "ts", "id"}, {"tz", "id"}, {"a", "t", "n", "id"},
 		{"t", "d", "id"}, {"c", "bl", "id"}}
-	for round := range 12 {
+	for round := range rounds(12, 3) {
 		h := buildHeap(t, r)
 		snap := h.Snapshot()
 		rows := refRows(t, snap)

@@ -660,10 +660,10 @@ func sameValue(a, b Value, typ string, agg string) bool {
 }
 
 func TestModel(t *testing.T) {
-	// 30 seeds from the clock, or -seed alone to replay the one that failed.
+	// 30 seeds from the clock (4 under -race), or -seed alone to replay the one that failed.
 	base := uint64(time.Now().UnixNano())
 	var seeds []uint64
-	for i := range uint64(30) {
+	for i := range uint64(rounds(30, 4)) {
 		seeds = append(seeds, base+i)
 	}
 	for seed := range seed.Each(t, seedFlag, seeds) {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/sidecar-dev/sidecar/heap"
 	"github.com/sidecar-dev/sidecar/history"
-	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // Scanner is the part of history.API RunTree reads through.
@@ -28,7 +28,7 @@ func (e errBind) Unwrap() error { return e.err }
 // heap without building strings.
 type RowScanner interface {
 	Scanner
-	ScanRows(ctx context.Context, req history.ReadRequest, header func(history.ReadHeader, *replication.Relation) error, row func(vrow []byte) error) error
+	ScanRows(ctx context.Context, req history.ReadRequest, header func(history.ReadHeader, *wal.Relation) error, row func(vrow []byte) error) error
 }
 
 // treeLoader collects rows into a heap in batches, keeping only the
@@ -127,7 +127,7 @@ func RunTree(ctx context.Context, api Scanner, req Request) (*Result, history.Re
 	rr := treeRange(ctx, api, req)
 	var err error
 	if rs, ok := api.(RowScanner); ok {
-		err = rs.ScanRows(ctx, rr, func(rh history.ReadHeader, rel *replication.Relation) error {
+		err = rs.ScanRows(ctx, rr, func(rh history.ReadHeader, rel *wal.Relation) error {
 			return start(rh, SchemaOf(rel))
 		}, ld.add)
 	} else {
@@ -199,8 +199,8 @@ func treeRange(ctx context.Context, api Scanner, req Request) history.ReadReques
 		// The relation says whether the table has a key: a REPLICA
 		// IDENTITY FULL table flags every column as key but has no key
 		// order to range over (a range there is refused).
-		err = rs.ScanRows(ctx, probe, func(h history.ReadHeader, rel *replication.Relation) error {
-			if rel != nil && rel.Identity != replication.IdentityFull {
+		err = rs.ScanRows(ctx, probe, func(h history.ReadHeader, rel *wal.Relation) error {
+			if rel != nil && rel.Identity != wal.IdentityFull {
 				first = &h
 			}
 			return nil

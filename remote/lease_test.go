@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/sidecar-dev/sidecar/internal/s3test"
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // TestWritersRace: 16 sidecars open one prefix at once, three times over:
@@ -44,11 +44,11 @@ func TestWritersRace(t *testing.T) {
 		}
 		t.Logf("run %d: sidecar-%d won; a loser's error: %v", run, winner, errs[(winner+1)%16])
 		w := ws[winner]
-		if err := w.Commit(t.Context(), func(m *Manifest) { m.Durable = replication.LSN(100 + run) }); err != nil {
+		if err := w.Commit(t.Context(), func(m *Manifest) { m.Durable = wal.LSN(100 + run) }); err != nil {
 			t.Fatal(err)
 		}
 		m, _, err := ReadManifest(t.Context(), c)
-		if err != nil || m.Holder != fmt.Sprintf("sidecar-%d", winner) || m.Durable != replication.LSN(100+run) || m.Epoch != 1 {
+		if err != nil || m.Holder != fmt.Sprintf("sidecar-%d", winner) || m.Durable != wal.LSN(100+run) || m.Epoch != 1 {
 			t.Fatalf("run %d: manifest %+v, %v", run, m, err)
 		}
 	}

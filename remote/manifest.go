@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // ManifestFormat is the manifest's format version.
@@ -27,20 +27,20 @@ type Manifest struct {
 	Holder string `json:"holder"`
 	// Durable is the remote-durable LSN: every commit at or below it is
 	// in Segments, every node its versions need in Packs.
-	Durable     replication.LSN `json:"durable"`
-	DurableText string          `json:"durable_lsn"`
+	Durable     wal.LSN `json:"durable"`
+	DurableText string  `json:"durable_lsn"`
 	// Settled is the LSN up to which the slot was acknowledged while idle
 	// past the last commit (no changes between): a restore records it, so
 	// the restored sidecar recognises its slot (follow.SettledFile).
-	Settled  replication.LSN `json:"settled,omitempty"`
-	Packs    []PackRef       `json:"packs"`
-	Segments []SegmentRef    `json:"segments"`
+	Settled  wal.LSN      `json:"settled,omitempty"`
+	Packs    []PackRef    `json:"packs"`
+	Segments []SegmentRef `json:"segments"`
 	// Tags (name → LSN) and branches (names), as of Durable, for listing
 	// without a restore.
-	Tags     map[string]replication.LSN `json:"tags,omitempty"`
-	Branches []string                   `json:"branches,omitempty"`
+	Tags     map[string]wal.LSN `json:"tags,omitempty"`
+	Branches []string           `json:"branches,omitempty"`
 	// Horizon is the retention horizon: versions below it expired.
-	Horizon replication.LSN `json:"horizon,omitempty"`
+	Horizon wal.LSN `json:"horizon,omitempty"`
 	// Roots are the tree roots the retained versions need, as of Durable
 	// (hex addresses): remote GC marks the nodes of Packs from them.
 	// Empty in a manifest written before remote GC: then GC leaves its
@@ -68,11 +68,11 @@ type SegmentRef struct {
 	Name string `json:"name"`
 	// Prefix is the writer's prefix when not this manifest's (a fork's
 	// inherited segments).
-	Prefix  string          `json:"prefix,omitempty"`
-	Since   uint64          `json:"since"`
-	Until   uint64          `json:"until"`
-	Durable replication.LSN `json:"durable"`
-	Bytes   int64           `json:"bytes"`
+	Prefix  string  `json:"prefix,omitempty"`
+	Since   uint64  `json:"since"`
+	Until   uint64  `json:"until"`
+	Durable wal.LSN `json:"durable"`
+	Bytes   int64   `json:"bytes"`
 	// Store identifies the local store whose versions Since and Until
 	// count (its StoreIdentity). Versions of another store (the data
 	// directory before a restore, another machine's) mean nothing here.

@@ -8,14 +8,14 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
-	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // RestoreStats says what a restore fetched.
 type RestoreStats struct {
-	Durable      replication.LSN
-	Settled      replication.LSN // the manifest's settled LSN (follow.SettledFile)
+	Durable      wal.LSN
+	Settled      wal.LSN // the manifest's settled LSN (follow.SettledFile)
 	Segments     int
 	Records      int
 	Packs        int

@@ -16,8 +16,8 @@ import (
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/prolly"
 	"github.com/sidecar-dev/sidecar/refs"
-	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/store"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // UploaderOptions configure an Uploader.
@@ -111,18 +111,18 @@ func (u *Uploader) Kick() {
 }
 
 // Durable returns the remote-durable LSN.
-func (u *Uploader) Durable() replication.LSN { return replication.LSN(u.durable.Load()) }
+func (u *Uploader) Durable() wal.LSN { return wal.LSN(u.durable.Load()) }
 
 // Settled returns the settled LSN the manifest records.
-func (u *Uploader) Settled() replication.LSN { return replication.LSN(u.settled.Load()) }
+func (u *Uploader) Settled() wal.LSN { return wal.LSN(u.settled.Load()) }
 
 // errNotSettled: the settled LSN is not in the manifest yet.
 var errNotSettled = errors.New("settled LSN not yet in the remote manifest")
 
-// Settle implements replication.Settler for remote.sync_ack: an idle
+// Settle implements wal.Settler for remote.sync_ack: an idle
 // acknowledgement to lsn is allowed once the manifest records it (the
 // next upload, asked for now), so a restore recognises the slot.
-func (u *Uploader) Settle(lsn replication.LSN) error {
+func (u *Uploader) Settle(lsn wal.LSN) error {
 	if lsn <= u.Settled() {
 		return nil
 	}
@@ -334,7 +334,7 @@ func (u *Uploader) Upload(ctx context.Context) (err error) {
 		return err
 	}
 	horizon, _ := u.o.Mirror.Horizon()
-	settle := replication.LSN(u.wantSettle.Load())
+	settle := wal.LSN(u.wantSettle.Load())
 	if segRef == nil && len(packs) == 0 && durable <= u.Durable() && settle <= u.Settled() {
 		u.pending.Add(-pending)
 		return nil
@@ -401,7 +401,7 @@ func (u *Uploader) roots(ctx context.Context) ([]prolly.Root, error) {
 	return out, nil
 }
 
-func (u *Uploader) refs() (map[string]replication.LSN, []string, error) {
+func (u *Uploader) refs() (map[string]wal.LSN, []string, error) {
 	cat := refs.NewCatalog(u.o.DB)
 	ts, err := cat.Tags()
 	if err != nil {
@@ -411,7 +411,7 @@ func (u *Uploader) refs() (map[string]replication.LSN, []string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("remote upload: branches: %w", err)
 	}
-	tags := map[string]replication.LSN{}
+	tags := map[string]wal.LSN{}
 	for _, t := range ts {
 		tags[t.Name] = t.LSN
 	}

@@ -58,7 +58,7 @@ type StreamConfig struct {
 	Logger     *slog.Logger
 	// FlushLimit, if set, caps the flush LSN reported to the server below
 	// the sink's durable LSN (remote.sync_ack: the remote-durable LSN).
-	FlushLimit func() LSN
+	FlushLimit func() wal.LSN
 
 	// readerStall, when set (tests), runs in the reader before each
 	// message: a read path that holds the reader up.

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sidecar-dev/sidecar/internal/costratio"
+	"github.com/sidecar-dev/sidecar/internal/testkit/costratio"
 )
 
 // Issue 21 item 7, the evaluator's side: x IN (constants) costs a

@@ -2,28 +2,23 @@ package sqlfront_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/daemon"
 	"github.com/sidecar-dev/sidecar/head"
 	"github.com/sidecar-dev/sidecar/history"
-	"github.com/sidecar-dev/sidecar/internal/mirrortest"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/sqlfront"
-	"github.com/sidecar-dev/sidecar/wal"
 )
 
 var pg *pgtest.Cluster
@@ -48,48 +43,7 @@ type rig struct {
 
 func execSQL(t testing.TB, url string, sqls ...string) {
 	t.Helper()
-	conn, err := pgx.Connect(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	for _, s := range sqls {
-		if _, err := conn.Exec(context.Background(), s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
-}
-
-func walInsert(t testing.TB, url string) wal.LSN {
-	t.Helper()
-	conn, err := pgx.Connect(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	var s string
-	if err := conn.QueryRow(context.Background(), "SELECT pg_current_wal_insert_lsn()::text").Scan(&s); err != nil {
-		t.Fatal(err)
-	}
-	l, err := wal.ParseLSN(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
-
-func status(t testing.TB, addr string) daemon.Status {
-	t.Helper()
-	resp, err := http.Get("http://" + addr + "/api/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var st daemon.Status
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		t.Fatal(err)
-	}
-	return st
+	daemontest.Exec(t, url, sqls...)
 }
 
 // startDaemon runs a daemon following tables of the database at url,
@@ -98,49 +52,27 @@ func status(t testing.TB, addr string) daemon.Status {
 // address once ready.
 func startDaemon(t testing.TB, url string, tables []string, dir, sqlListen string, log io.Writer) (addr string, stop func()) {
 	t.Helper()
-	file := filepath.Join(dir, "sidecar.yaml")
-	body := fmt.Sprintf("postgres:\n  url: %s\ntables: [%s]\ndata_dir: %s\nlisten: 127.0.0.1:0\nsql:\n  listen: %q\n",
-		url, strings.Join(tables, ", "), filepath.Join(dir, "data"), sqlListen)
-	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(config.LoadOptions{File: file, Environ: []string{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- daemon.Run(ctx, daemon.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(log, nil)),
-			OnReady: func(a string) { ready <- a }})
-	}()
+	d := followDaemon(t, url, tables, dir, sqlListen, log)
 	stopped := false
-	stop = func() {
+	return d.Addr, func() {
 		if stopped {
 			return
 		}
 		stopped = true
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("daemon: %v", err)
-			}
-		case <-time.After(90 * time.Second):
-			t.Error("daemon did not stop in 90 s")
+		if err := d.Stop(); err != nil {
+			t.Errorf("daemon: %v", err)
 		}
 	}
-	select {
-	case addr = <-ready:
-	case err := <-done:
-		cancel()
-		t.Fatalf("daemon ended before ready: %v", err)
-	case <-time.After(90 * time.Second):
-		cancel()
-		t.Fatal("daemon not ready after 90 s")
-	}
-	return addr, stop
+}
+
+// followDaemon is startDaemon's daemon, through internal/testkit/daemontest
+// (stopped when the test ends).
+func followDaemon(t testing.TB, url string, tables []string, dir, sqlListen string, log io.Writer) *daemontest.Daemon {
+	t.Helper()
+	cfg := daemontest.ConfigIn(t, dir, url, tables, fmt.Sprintf("sql:\n  listen: %q", sqlListen))
+	return daemontest.Start(t, daemontest.Options{PG: url, WaitWithin: 10 * time.Minute, Run: func(ctx context.Context, ready func(string)) error {
+		return daemon.Run(ctx, daemon.Options{Config: cfg, Logger: slog.New(slog.NewTextHandler(log, nil)), OnReady: ready})
+	}})
 }
 
 // newRig creates the tables (setup SQL), follows them, then applies each
@@ -153,39 +85,23 @@ func newRig(t testing.TB, tables []string, setup []string, steps ...[]string) *r
 	tables = append([]string{"public.marker"}, tables...)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
-	addr, stop := startDaemon(t, url, tables, dir, "", io.Discard)
+	d := followDaemon(t, url, tables, dir, "", io.Discard)
 	r := &rig{pgURL: url}
-	wait := func(marker wal.LSN) {
-		deadline := time.Now().Add(10 * time.Minute)
-		for {
-			st := status(t, addr)
-			if d, err := wal.ParseLSN(st.DurableLSN); err == nil && d > marker && st.Phase == "streaming" {
-				r.lsns = append(r.lsns, st.DurableLSN)
-				return
-			}
-			if time.Now().After(deadline) {
-				stop()
-				t.Fatalf("durable LSN did not pass %s in 10 min: %+v", marker, st)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
 	// Markers: a change to the marker table, twice (the first may land
 	// inside the copy).
 	for i := 0; i < 2; i++ {
-		m := walInsert(t, url)
-		execSQL(t, url, markerStmt)
-		wait(m)
+		d.Marker(t, markerStmt)
 	}
-	r.lsns = r.lsns[:0]
 	for _, step := range steps {
-		m := walInsert(t, url)
 		// One transaction per step, so that the durable LSN passing the
 		// marker means the whole step is applied.
+		before := daemontest.InsertLSN(t, url)
 		execSQL(t, url, "BEGIN; "+strings.Join(step, "; ")+"; COMMIT")
-		wait(m)
+		r.lsns = append(r.lsns, d.WaitDurable(t, before).DurableLSN)
 	}
-	stop()
+	if err := d.Stop(); err != nil {
+		t.Errorf("daemon: %v", err)
+	}
 	if t.Failed() {
 		t.FailNow()
 	}

@@ -94,7 +94,7 @@ type Options struct {
 	// Syncer makes acknowledged writes durable (DB.Sync calls it): nil
 	// selects Badger's own fsync of the value log and memtable WAL. A
 	// test gives one that also records the durable image, to lose what
-	// was written after it at a simulated power cut (internal/powercut).
+	// was written after it at a simulated power cut (internal/testkit/powercut).
 	Syncer Syncer
 	// BadgerTune, if set, adjusts Badger's options last: for experiments
 	// and the benchmarks that justify the defaults. Not for production

@@ -13,7 +13,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
-	"github.com/sidecar-dev/sidecar/internal/dirstate"
+	"github.com/sidecar-dev/sidecar/internal/testkit/dirstate"
 )
 
 // lockHolderEnv makes the test binary a helper process that opens the DB in

@@ -25,9 +25,10 @@ import (
 
 	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/daemon"
-	"github.com/sidecar-dev/sidecar/internal/mirrortest"
-	"github.com/sidecar-dev/sidecar/internal/powercut"
 	"github.com/sidecar-dev/sidecar/internal/seed"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/powercut"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/store"
 )
@@ -121,11 +122,7 @@ func newCrashRig(t *testing.T, fig *figures) *crashRig {
 }
 
 // child is one running sidecar.
-type child struct {
-	cmd  *osexec.Cmd
-	out  lockedBuffer
-	done chan error
-}
+type child = daemontest.Process
 
 // start runs a child of kind (drop: the power-cut child without sync;
 // extra: more arguments of the real binary's `run`).
@@ -148,32 +145,15 @@ func (r *crashRig) start(kind crashKind, drop bool, extra ...string) *child {
 // spawn starts cmd as a child, its output kept, killed with the test.
 func (r *crashRig) spawn(cmd *osexec.Cmd) *child {
 	r.t.Helper()
-	c := &child{cmd: cmd, done: make(chan error, 1)}
-	cmd.Stdout, cmd.Stderr = &c.out, &c.out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		r.t.Fatal(err)
-	}
-	go func() { c.done <- cmd.Wait() }()
-	r.t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			<-c.done
-		}
-	})
-	return c
+	return daemontest.StartProcess(r.t, cmd)
 }
 
 // kill ends c with SIGKILL (and, for a power cut, loses what it did not
 // sync). It returns an error if c had already exited by itself.
 func (r *crashRig) kill(c *child, kind crashKind) error {
-	select {
-	case err := <-c.done:
-		return fmt.Errorf("the sidecar exited by itself (%v):\n%s", err, tailOf(c.out.String()))
-	default:
+	if err := c.Kill9(); err != nil {
+		return err
 	}
-	c.cmd.Process.Signal(syscall.SIGKILL)
-	<-c.done
 	if kind == powerCut {
 		if _, err := powercut.Restore(r.dataDir, r.image); err != nil {
 			r.t.Fatal(err)
@@ -183,49 +163,35 @@ func (r *crashRig) kill(c *child, kind crashKind) error {
 }
 
 // stop ends c with SIGTERM and waits for a clean exit.
-func (r *crashRig) stop(c *child) error {
-	c.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-c.done:
-		if err != nil {
-			return fmt.Errorf("the sidecar's clean stop failed (%v):\n%s", err, tailOf(c.out.String()))
-		}
-		return nil
-	case <-time.After(90 * time.Second):
-		return fmt.Errorf("the sidecar did not stop within 90 s:\n%s", tailOf(c.out.String()))
-	}
-}
+func (r *crashRig) stop(c *child) error { return c.Stop(90 * time.Second) }
 
 // waitStreaming waits until c's durable LSN passes a marker committed now;
 // an error if c exits first.
 func (r *crashRig) waitStreaming(c *child, within time.Duration) error {
 	lsn := marker(r.t, r.url)
 	r.fig.txns.Add(1)
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
-		select {
-		case err := <-c.done:
-			c.done <- err
-			return fmt.Errorf("the sidecar exited by itself (%v):\n%s", err, tailOf(c.out.String()))
-		default:
+	var exited error
+	daemontest.Poll(within, func() bool {
+		if err, ok := c.Exited(); ok {
+			exited = fmt.Errorf("the sidecar exited by itself (%v):\n%s", err, c.OutputTail())
+			return true
 		}
-		if d, phase, ok := status(r.api); ok && d > lsn && phase == "streaming" {
-			return nil
-		}
-		time.Sleep(100 * time.Millisecond)
+		d, phase, ok := status(r.api)
+		return ok && d > lsn && phase == "streaming"
+	})
+	if exited != nil {
+		return exited
 	}
-	return fmt.Errorf("durable LSN did not pass %s within %v:\n%s", lsn, within, tailOf(c.out.String()))
+	if d, phase, ok := status(r.api); ok && d > lsn && phase == "streaming" {
+		return nil
+	}
+	return fmt.Errorf("durable LSN did not pass %s within %v:\n%s", lsn, within, c.OutputTail())
 }
 
 // sidecarBinary builds cmd/sidecar once per rig.
 func (r *crashRig) sidecarBinary() string {
-	if r.binary != "" {
-		return r.binary
-	}
-	r.binary = filepath.Join(r.t.TempDir(), "sidecar")
-	out, err := osexec.Command("go", "build", "-o", r.binary, "github.com/sidecar-dev/sidecar/cmd/sidecar").CombinedOutput()
-	if err != nil {
-		r.t.Fatalf("build the sidecar binary: %v\n%s", err, out)
+	if r.binary == "" {
+		r.binary = daemontest.Binary(r.t)
 	}
 	return r.binary
 }
@@ -424,33 +390,27 @@ func reportCrash(t *testing.T, what string, fig *figures) {
 		what, fig.seed, strings.Join(faults, ", "), fig.txns.Load(), fig.bigTxns.Load(), fig.rollbacks.Load(), fig.workloadErrors.Load(), fig.rowsCompared, fig.versionsChecked, fig.lastCounter)
 }
 
-func tailOf(s string) string {
-	if len(s) > 6000 {
-		return "…" + s[len(s)-6000:]
-	}
-	return s
-}
+func tailOf(s string) string { return daemontest.Tail(s) }
 
 // exitsBySelf waits for c to exit on its own with an error whose output
 // holds want.
 func (r *crashRig) exitsBySelf(c *child, want string) error {
-	select {
-	case err := <-c.done:
-		if err == nil {
-			return fmt.Errorf("the sidecar exited 0, want an error holding %q", want)
-		}
-		if out := c.out.String(); !strings.Contains(out, want) {
-			return fmt.Errorf("the sidecar failed (%v) without %q:\n%s", err, want, tailOf(out))
-		}
-		for _, l := range strings.Split(c.out.String(), "\n") {
-			if strings.HasPrefix(l, "Error:") {
-				r.t.Logf("refused as it must: %.400s", l)
-			}
-		}
-		return nil
-	case <-time.After(60 * time.Second):
-		return fmt.Errorf("the sidecar did not refuse within 60 s (want %q):\n%s", want, tailOf(c.out.String()))
+	err, ok := c.Wait(60 * time.Second)
+	if !ok {
+		return fmt.Errorf("the sidecar did not refuse within 60 s (want %q):\n%s", want, c.OutputTail())
 	}
+	if err == nil {
+		return fmt.Errorf("the sidecar exited 0, want an error holding %q", want)
+	}
+	if out := c.Output(); !strings.Contains(out, want) {
+		return fmt.Errorf("the sidecar failed (%v) without %q:\n%s", err, want, daemontest.Tail(out))
+	}
+	for _, l := range strings.Split(c.Output(), "\n") {
+		if strings.HasPrefix(l, "Error:") {
+			r.t.Logf("refused as it must: %.400s", l)
+		}
+	}
+	return nil
 }
 
 // TestWrongDataDirAndSlotLoss (issue 16.1 and the slot-loss case) with
@@ -555,8 +515,8 @@ func TestDiskFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, bad := range []string{"goroutine ", "panic:", "SIGBUS"} {
-		if strings.Contains(c.out.String(), bad) {
-			t.Errorf("the sidecar's output holds %q:\n%s", bad, tailOf(c.out.String()))
+		if strings.Contains(c.Output(), bad) {
+			t.Errorf("the sidecar's output holds %q:\n%s", bad, c.OutputTail())
 		}
 	}
 	fig.faults["disk full"]++

@@ -13,7 +13,7 @@
 // crash_test.go, the crash loops under the same workload: TestKillLoop
 // (SIGKILL of the real sidecar binary, built by the test), TestPowerCutLoop
 // (the test binary re-executed as the daemon with an
-// internal/powercut.Syncer; SIGKILL, then every write after its last
+// internal/testkit/powercut.Syncer; SIGKILL, then every write after its last
 // sync is dropped), TestPowerCutWithoutSyncIsCaught (the sync removed
 // through the seam: the checks must notice), TestWrongDataDirAndSlotLoss
 // and TestDiskFull (a size-limited tmpfs; root only). tls_test.go:

@@ -80,9 +80,9 @@ func TestResyncGCKillLoop(t *testing.T) {
 	addedCols := 0
 	check := func(c *child, after string) {
 		t.Helper()
-		waitReady(t, r.api, r.url, &c.out)
+		waitReady(t, r.api, r.url, c.OutputTail)
 		probes = append(probes, probeCommit(t, r.url))
-		waitDurable(t, r.api, marker(t, r.url), &c.out)
+		waitDurable(t, r.api, marker(t, r.url), c.OutputTail)
 		now := time.Now()
 		checker.since = 0 // every retained version: the GC moves the oldest
 		bad := checker.check()
@@ -93,7 +93,7 @@ func TestResyncGCKillLoop(t *testing.T) {
 			}
 		}
 		if len(bad) > 0 {
-			t.Fatalf("seed %d: checks %s:\n%s\n%s", seed, after, strings.Join(bad, "\n"), tailOf(c.out.String()))
+			t.Fatalf("seed %d: checks %s:\n%s\n%s", seed, after, strings.Join(bad, "\n"), c.OutputTail())
 		}
 		fig.checksPassed++
 		expired += lastGCExpired(r.api)
@@ -152,16 +152,13 @@ func TestResyncGCKillLoop(t *testing.T) {
 			}
 			c = r.startCmd("gc", "--config", r.file)
 			time.Sleep(delay / 2)
-			select {
-			case err := <-c.done:
-				c.done <- err
-			default:
+			if _, exited := c.Exited(); !exited {
 				in = true
 			}
 		}
 		if kind == killOffGC && !in {
-			if err := <-c.done; err != nil { // it finished before the kill
-				t.Fatalf("kill %d: the offline gc failed (%v):\n%s", i, err, tailOf(c.out.String()))
+			if err, _ := c.Wait(0); err != nil { // it finished before the kill
+				t.Fatalf("kill %d: the offline gc failed (%v):\n%s", i, err, c.OutputTail())
 			}
 		} else if err := r.kill(c, kill9); err != nil {
 			t.Fatalf("kill %d (%s): %v", i, kind, err)

@@ -21,6 +21,7 @@ import (
 	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/daemon"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 )
 
 // testCA is a certificate authority made for one test.
@@ -116,67 +117,43 @@ func TestTLSVerifyFull(t *testing.T) {
 		return strings.Replace(plain, "sslmode=disable", "sslmode=verify-full&sslrootcert="+filepath.Join(dir, root), 1)
 	}
 
-	run := func(url string) (api string, stop func() error, done chan error) {
+	run := func(url string) (*daemontest.Daemon, error) {
 		cfg := tlsConfig(t, url)
-		ctx, cancel := context.WithCancel(context.Background())
-		ready := make(chan string, 1)
-		done = make(chan error, 1)
-		go func() { done <- daemon.Run(ctx, daemon.Options{Config: cfg, OnReady: func(a string) { ready <- a }}) }()
-		stop = func() error { cancel(); return <-done }
-		select {
-		case a := <-ready:
-			return "http://" + a, stop, done
-		case err := <-done:
-			done <- err
-			cancel()
-			return "", stop, done
-		case <-time.After(60 * time.Second):
-			cancel()
-			t.Fatal("not ready after 60 s")
-		}
-		return "", stop, done
+		return daemontest.TryStart(daemontest.Options{PG: plain, Run: func(ctx context.Context, ready func(string)) error {
+			return daemon.Run(ctx, daemon.Options{Config: cfg, OnReady: ready})
+		}})
 	}
 
 	// Another CA: refused before anything is copied.
-	_, stop, done := run(tlsURL("other.pem"))
-	var refused error
-	select {
-	case refused = <-done:
-	case <-time.After(60 * time.Second):
-		stop()
-		t.Fatal("with another CA the sidecar did not fail within 60 s")
+	d, refused := run(tlsURL("other.pem"))
+	if d != nil {
+		var ok bool
+		if refused, ok = d.Exited(60 * time.Second); !ok {
+			d.Stop()
+			t.Fatal("with another CA the sidecar did not fail within 60 s")
+		}
 	}
 	if refused == nil || !strings.Contains(refused.Error(), "certificate") {
 		t.Fatalf("with another CA: %v, want a certificate error", refused)
 	}
 	t.Logf("another CA refused as it must: %.300s", refused)
 
-	api, stop, _ := run(tlsURL("ca.pem"))
-	if api == "" {
-		t.Fatalf("with the right CA the sidecar did not start: %v", stop())
+	d, err = run(tlsURL("ca.pem"))
+	if err != nil {
+		t.Fatalf("with the right CA the sidecar did not start: %v", err)
 	}
+	defer d.Stop()
 	for range 3 {
-		deadline := time.Now().Add(60 * time.Second)
-		lsn := marker(t, plain)
-		for {
-			if d, phase, ok := status(api); ok && d > lsn && phase == "streaming" {
-				break
-			}
-			if time.Now().After(deadline) {
-				stop()
-				t.Fatalf("over TLS: durable LSN did not pass %s", lsn)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		d.Marker(t, "UPDATE counter SET n = n + 1 WHERE id = 1")
 	}
 	var ssl bool
 	if err := queryRow(plain, "SELECT bool_and(ssl) FROM pg_stat_ssl JOIN pg_stat_replication USING (pid)", nil, &ssl); err != nil || !ssl {
 		t.Errorf("the walsender's connection is not TLS: %v %v", ssl, err)
 	}
-	if v := verifyThroughAPI(t, api); v != "equal" {
+	if v := verifyThroughAPI(t, d.API); v != "equal" {
 		t.Errorf("verify over TLS: %s", v)
 	}
-	if err := stop(); err != nil {
+	if err := d.Stop(); err != nil {
 		t.Fatalf("over TLS: %v", err)
 	}
 }

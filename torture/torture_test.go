@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,8 +27,9 @@ import (
 
 	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/daemon"
-	"github.com/sidecar-dev/sidecar/internal/mirrortest"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/wal"
 )
@@ -142,43 +142,21 @@ func TestTorture(t *testing.T) {
 	url, hostile, col, key := hostileDB(t)
 	px := newProxy(t, url)
 	cfg := torturedConfig(t, px.url, key)
-	var logs lockedBuffer
+	var logs daemontest.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		err := daemon.Run(ctx, daemon.Options{Config: cfg, Logger: logger, OnReady: func(a string) { ready <- a },
+	d, err := daemontest.TryStart(daemontest.Options{PG: url, StopWithin: 90 * time.Second, Run: func(ctx context.Context, ready func(string)) error {
+		err := daemon.Run(ctx, daemon.Options{Config: cfg, Logger: logger, OnReady: ready,
 			Mirror: func(o *mirror.Options) { o.StrictChecks = true }})
 		fmt.Fprintf(&logs, "torture: daemon.Run returned: %v\n", err) // in the tail a failure prints
-		done <- err
-	}()
-	stopped := false
-	stopDaemon := func() error {
-		if stopped {
-			return nil
-		}
-		stopped = true
-		cancel()
-		select {
-		case err := <-done:
-			return err
-		case <-time.After(90 * time.Second):
-			return errors.New("the daemon did not stop within 90 s")
-		}
+		return err
+	}})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, logs.Tail())
 	}
-	defer stopDaemon()
-	var api string
-	select {
-	case a := <-ready:
-		api = "http://" + a
-	case err := <-done:
-		t.Fatalf("daemon ended before ready: %v\n%s", err, logs.tail())
-	case <-time.After(60 * time.Second):
-		t.Fatal("daemon not ready after 60 s")
-	}
-	waitDurable(t, api, marker(t, url), &logs) // may be in the copy
-	waitDurable(t, api, marker(t, url), &logs) // a version
+	defer d.Stop()
+	stopDaemon, api := d.Stop, d.API
+	waitDurable(t, api, marker(t, url), logs.Tail) // may be in the copy
+	waitDurable(t, api, marker(t, url), logs.Tail) // a version
 	checker := &liveChecker{t: t, api: api, url: url, tables: []string{key, "public.counter"}, fig: fig}
 	if bad := checker.check(); len(bad) > 0 { // the copy; it sets where the counter check starts
 		t.Fatalf("seed %d: checks after the copy:\n%s", seed, strings.Join(bad, "\n"))
@@ -218,7 +196,7 @@ func TestTorture(t *testing.T) {
 		// Recovered without a restart of the sidecar: a new commit
 		// becomes durable.
 		t0 := time.Now()
-		waitDurable(t, api, marker(t, url), &logs)
+		waitDurable(t, api, marker(t, url), logs.Tail)
 		fig.recovered++
 		fig.recovery = append(fig.recovery, time.Since(t0))
 		if i == faults/2 {
@@ -226,9 +204,9 @@ func TestTorture(t *testing.T) {
 		}
 		// The checks, with both sides holding still.
 		wl.pause()
-		waitReady(t, api, url, &logs) // a resync still running finishes first
+		waitReady(t, api, url, logs.Tail) // a resync still running finishes first
 		if bad := checker.check(); len(bad) > 0 {
-			t.Fatalf("seed %d: checks after fault %d (%s):\n%s\n%s", seed, i, kind, strings.Join(bad, "\n"), logs.tail())
+			t.Fatalf("seed %d: checks after fault %d (%s):\n%s\n%s", seed, i, kind, strings.Join(bad, "\n"), logs.Tail())
 		}
 		fig.checksPassed++
 		wl.resume()
@@ -238,7 +216,7 @@ func TestTorture(t *testing.T) {
 	}
 	t.Logf("faults done after %v", time.Since(begin))
 	wl.pause()
-	waitReady(t, api, url, &logs) // a resync still running finishes first
+	waitReady(t, api, url, logs.Tail) // a resync still running finishes first
 	t.Logf("workload stopped and applied after %v", time.Since(begin))
 	fig.diffLines = diffThroughAPI(t, api, key)
 	fig.verifyResult = verifyThroughAPI(t, api)
@@ -247,7 +225,7 @@ func TestTorture(t *testing.T) {
 	}
 	t.Logf("diff and verify done after %v", time.Since(begin))
 	if err := stopDaemon(); err != nil {
-		t.Fatalf("daemon: %v\n%s", err, logs.tail())
+		t.Fatalf("daemon: %v\n%s", err, logs.Tail())
 	}
 	t.Logf("daemon stopped after %v", time.Since(begin))
 
@@ -333,16 +311,7 @@ func queryRow(url, sql string, args []any, dest ...any) error {
 
 func exec(t *testing.T, url string, sqls ...string) {
 	t.Helper()
-	conn, err := pgx.Connect(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	for _, s := range sqls {
-		if _, err := conn.Exec(context.Background(), s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
+	daemontest.Exec(t, url, sqls...)
 }
 
 // marker bumps the counter (as every transaction does) and returns the
@@ -394,52 +363,41 @@ func status(api string) (durable wal.LSN, phase string, ok bool) {
 	return 0, "", false
 }
 
-// waitDurable waits until the daemon's durable LSN is past lsn.
-func waitDurable(t *testing.T, api string, lsn wal.LSN, logs *lockedBuffer) {
+// waitDurable waits until the daemon's durable LSN is past lsn; on
+// failure it prints the log's tail and where the in-process daemon's
+// goroutines wait.
+func waitDurable(t *testing.T, api string, lsn wal.LSN, logs func() string) {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		if d, phase, ok := status(api); ok && d > lsn && phase == "streaming" {
-			return
-		}
-		if time.Now().After(deadline) {
-			var stacks strings.Builder
-			_ = pprof.Lookup("goroutine").WriteTo(&stacks, 1) // the daemon runs in-process: where it waits
-			t.Fatalf("durable LSN did not pass %s within 90 s\n%s\ngoroutines:\n%s", lsn, logs.tail(), stacks.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	daemontest.Eventually(t, fmt.Sprintf("durable LSN past %s", lsn), 0, func() bool {
+		d, phase, ok := status(api)
+		return ok && d > lsn && phase == "streaming"
+	}, logs, func() string {
+		var stacks strings.Builder
+		_ = pprof.Lookup("goroutine").WriteTo(&stacks, 1) // the daemon runs in-process: where it waits
+		return "goroutines:\n" + stacks.String()
+	})
 }
 
 // waitReady waits until every table is ready (no resync pending or
 // running) and a marker after that is durable.
-func waitReady(t *testing.T, api, url string, logs *lockedBuffer) {
+func waitReady(t *testing.T, api, url string, logs func() string) {
 	t.Helper()
-	deadline := time.Now().Add(120 * time.Second)
-	for {
+	var last string
+	daemontest.Eventually(t, "every table ready", 0, func() bool {
 		waitDurable(t, api, marker(t, url), logs)
-		var st struct {
-			Tables []struct {
-				Name  string `json:"name"`
-				State string `json:"state"`
-			} `json:"tables"`
-		}
+		var st daemontest.Status
 		code, body := call("GET", api+"/api/status", "")
-		if code == 200 && json.Unmarshal(body, &st) == nil {
-			ready := len(st.Tables) > 0
-			for _, ts := range st.Tables {
-				ready = ready && ts.State == "ready"
-			}
-			if ready {
-				waitDurable(t, api, marker(t, url), logs)
-				return
-			}
+		last = string(body)
+		if code != 200 || json.Unmarshal(body, &st) != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tables not ready within 120 s: %s\n%s", body, logs.tail())
+		ready := len(st.Tables) > 0
+		for _, ts := range st.Tables {
+			ready = ready && ts.State == "ready"
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return ready
+	}, func() string { return last + "\n" + logs() })
+	waitDurable(t, api, marker(t, url), logs)
 }
 
 // workload commits transactions until ctx ends; each bumps the counter
@@ -766,27 +724,4 @@ func (p *proxy) close() {
 	p.ln.Close()
 	p.cutAll()
 	p.wg.Wait()
-}
-
-// lockedBuffer is a log sink shared by the daemon's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func (l *lockedBuffer) tail() string {
-	s := l.String()
-	return s[max(0, len(s)-6000):]
 }

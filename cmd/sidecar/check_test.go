@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 )
 
 var pg *pgtest.Cluster
@@ -41,16 +40,7 @@ func configFor(t *testing.T, url string, tables string) string {
 
 func mustExec(t *testing.T, url string, sqls ...string) {
 	t.Helper()
-	conn, err := pgx.Connect(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	for _, sql := range sqls {
-		if _, err := conn.Exec(context.Background(), sql); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-	}
+	daemontest.Exec(t, url, sqls...)
 }
 
 func TestCheckReadyClusterExits0(t *testing.T) {

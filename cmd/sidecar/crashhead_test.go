@@ -10,7 +10,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/sidecar-dev/sidecar/head"
-	"github.com/sidecar-dev/sidecar/internal/mirrortest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
 	"github.com/sidecar-dev/sidecar/store"
 )
 

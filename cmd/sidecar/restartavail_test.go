@@ -52,12 +52,12 @@ func TestRestartAvailability(t *testing.T) {
 	loadDone := make(chan error, 1)
 	go func() { loadDone <- updateLoad(ctx, url, rows, &updates) }()
 	time.Sleep(8 * time.Second) // load time: the kill lands among commits and checkpoints, not a condition
-	p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.done
+	if err := p.Kill9(); err != nil {
+		t.Fatal(err)
+	}
 	if testing.Verbose() {
 		t.Logf("killed sidecar's log:\n%s", p.output())
 	}
-	p.cmd.ProcessState = &os.ProcessState{}
 
 	// Restart with the load still running.
 	start := time.Now()

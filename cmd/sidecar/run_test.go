@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,7 +13,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -22,92 +20,75 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sidecar-dev/sidecar/internal/mirrortest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
 	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // proc is `sidecar` running as a separate process (the test binary
-// re-executed as main).
+// re-executed as main), on internal/testkit/daemontest's Process.
 type proc struct {
-	cmd    *exec.Cmd
-	mu     sync.Mutex
-	out    strings.Builder
-	listen chan string
-	done   chan error
+	*daemontest.Process
+	cmd *exec.Cmd
 }
 
 func sidecarProcess(t *testing.T, args ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), beMain+"=1")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd.Stdout = io.Discard
-	p := &proc{cmd: cmd, listen: make(chan string, 1), done: make(chan error, 1)}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	readyLine := regexp.MustCompile(`msg="sidecar ready" listen=(\S+)`)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			p.mu.Lock()
-			p.out.WriteString(line + "\n")
-			p.mu.Unlock()
-			if m := readyLine.FindStringSubmatch(line); m != nil {
-				p.listen <- m[1]
-			}
-		}
-		p.done <- cmd.Wait()
-	}()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			<-p.done
-		}
-	})
-	return p
+	return &proc{Process: daemontest.StartProcess(t, cmd), cmd: cmd}
 }
 
-func (p *proc) output() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.out.String()
+func (p *proc) output() string { return p.Output() }
+
+var readyLine = regexp.MustCompile(`msg="sidecar ready" listen=(\S+)`)
+
+// awaitReady waits up to within for the process's ready line and returns
+// the API's base URL; exited says it ended first (err: how), and an
+// error without exited is the timeout.
+func (p *proc) awaitReady(within time.Duration) (base string, exited bool, err error) {
+	err = daemontest.Poll(within, func() bool {
+		if m := readyLine.FindStringSubmatch(p.Output()); m != nil {
+			base = "http://" + m[1]
+			return true
+		}
+		_, exited = p.Exited()
+		return exited
+	})
+	if exited {
+		err, _ = p.Exited()
+	}
+	return base, exited, err
 }
 
 func (p *proc) waitListen(t *testing.T) string {
 	t.Helper()
-	select {
-	case a := <-p.listen:
-		return "http://" + a
-	case err := <-p.done:
+	base, exited, err := p.awaitReady(0)
+	if exited {
 		t.Fatalf("sidecar exited before ready: %v\n%s", err, p.output())
-	case <-time.After(60 * time.Second):
-		t.Fatalf("sidecar not ready after 60 s\n%s", p.output())
 	}
-	return ""
+	if err != nil {
+		t.Fatalf("sidecar not ready within %s\n%s", daemontest.Ceiling, p.output())
+	}
+	return base
 }
 
+// wait waits for the process to exit and returns its exit code.
 func (p *proc) wait(t *testing.T, within time.Duration) int {
 	t.Helper()
-	select {
-	case err := <-p.done:
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return ee.ExitCode()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return 0
-	case <-time.After(within):
+	err, ok := p.Wait(within)
+	if !ok {
 		t.Fatalf("sidecar did not exit within %s\n%s", within, p.output())
 	}
-	return -1
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0
 }
 
 func httpBody(t *testing.T, url string) (int, string) {
@@ -123,13 +104,7 @@ func httpBody(t *testing.T, url string) (int, string) {
 
 func waitFor(t *testing.T, what string, within time.Duration, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	daemontest.Eventually(t, what, within, ok)
 }
 
 func runConfig(t *testing.T, url, tables string) (file, dataDir string) {

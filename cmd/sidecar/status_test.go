@@ -123,20 +123,15 @@ func TestStatusPollerDuringRestarts(t *testing.T) {
 				time.Sleep(10 * time.Millisecond)
 			}
 		} else {
-			p.cmd.Process.Signal(syscall.SIGKILL)
-			<-p.done
+			p.Kill9()
 		}
-		p.cmd.ProcessState = &os.ProcessState{} // reaped: keep Cleanup from killing again
 		p = sidecarProcess(t, "run", "--config", file)
-		select {
-		case <-p.listen:
-		case err := <-p.done:
+		if _, exited, err := p.awaitReady(90 * time.Second); exited {
 			failedStarts++
 			t.Errorf("restart %d (after %s): the daemon failed to start: %v\n%s", i, map[bool]string{true: "SIGTERM", false: "kill -9"}[clean], err, p.output())
-			p.cmd.ProcessState = &os.ProcessState{}
 			p = sidecarProcess(t, "run", "--config", file)
 			p.waitListen(t)
-		case <-time.After(90 * time.Second):
+		} else if err != nil {
 			t.Fatalf("restart %d: not ready after 90 s\n%s", i, p.output())
 		}
 	}

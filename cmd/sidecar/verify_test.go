@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sidecar-dev/sidecar/internal/dirstate"
+	"github.com/sidecar-dev/sidecar/internal/testkit/dirstate"
 	"github.com/sidecar-dev/sidecar/verify"
 	"github.com/sidecar-dev/sidecar/wal"
 )
