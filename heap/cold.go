@@ -47,8 +47,9 @@ func (h *Heap) thaw(p *page, epoch uint64) *page {
 }
 
 // evict makes pages cold, longest-unwritten first, until decoded pages
-// take at most 90% of Config.Memory (so that eviction is not paid on every
-// batch). Pages of the batch being published stay decoded.
+// take at most 90% of what the heap is allowed (Config.Memory, or its
+// share of Config.Budget), so that eviction is not paid on every batch.
+// Pages of the batch being published stay decoded.
 func (h *Heap) evict(w *version) {
 	var decoded int64
 	var cand []uint32
@@ -62,7 +63,9 @@ func (h *Heap) evict(w *version) {
 			cand = append(cand, uint32(pid))
 		}
 	}
-	if decoded <= h.cfg.Memory {
+	limit := h.allowed()
+	if decoded <= limit {
+		h.charged(decoded)
 		return
 	}
 	slices.SortFunc(cand, func(a, b uint32) int {
@@ -75,7 +78,7 @@ func (h *Heap) evict(w *version) {
 		}
 		return int(a) - int(b)
 	})
-	target := h.cfg.Memory / 10 * 9
+	target := max(limit, 0) / 10 * 9
 	for _, pid := range cand {
 		if decoded <= target {
 			break
@@ -84,6 +87,7 @@ func (h *Heap) evict(w *version) {
 		decoded -= p.memBytes()
 		w.pages.set(int(pid), h.freeze(p), w.epoch)
 	}
+	h.charged(decoded)
 }
 
 // MemoryStats describes where the heap's pages are.

@@ -41,6 +41,11 @@ type Config struct {
 	// are never made cold, so one batch larger than the bound exceeds it
 	// until the next.
 	Memory int64
+	// Budget, when set, is decoded-page memory shared with other heaps
+	// (heap.memory for the whole HEAD, not per table): a heap publishing a
+	// batch keeps its decoded pages within what the others leave of it,
+	// making its own pages cold. It replaces Memory.
+	Budget *PageBudget
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -146,6 +151,7 @@ type Heap struct {
 	pageGen []uint64   // per page: generation of its stored image (0: none)
 	codec   Codec
 	z       *compressor
+	charge  *budgetCharge // this heap's share of cfg.Budget (nil without one)
 }
 
 // version is one published state. Immutable once published.
@@ -173,6 +179,9 @@ func New(schema Schema, cfg Config) (*Heap, error) {
 		dirty: map[uint32]struct{}{},
 		cells: make([]cell, len(s.Columns)), changed: make([]bool, len(s.Columns)), tmp: new(big.Int),
 		codec: cfg.Codec, z: newCompressor(),
+	}
+	if cfg.Budget != nil {
+		h.chargeTo(cfg.Budget)
 	}
 	h.cur.Store(&version{stats: make([]ColStats, len(s.Columns))})
 	return h, nil
@@ -488,7 +497,7 @@ func (h *Heap) publish(w *version, auto bool) {
 		h.refreshTableMinMax(w)
 	}
 	w.touched = nil
-	if h.cfg.Memory > 0 {
+	if h.cfg.Memory > 0 || h.cfg.Budget != nil {
 		h.evict(w)
 	}
 	h.epoch = w.epoch
