@@ -1,6 +1,7 @@
 package membudget
 
 import (
+	"context"
 	"fmt"
 	"sync/atomic"
 )
@@ -84,12 +85,12 @@ func (p *Pool) Refused() int64 {
 }
 
 // Account is one user's running reservation from a Pool (one statement):
-// Grow reserves more as the user's memory grows, Close gives all of it
-// back. Not safe for concurrent use; the zero Account (no pool) accepts
-// everything.
+// Grow reserves more as the user's memory grows (from any goroutine of
+// it), Close gives all of it back. A nil Account, or one without a pool,
+// accepts everything.
 type Account struct {
 	pool *Pool
-	held int64
+	held atomic.Int64
 }
 
 // NewAccount returns an account drawing on p (nil: unbounded).
@@ -103,7 +104,7 @@ func (a *Account) Grow(n int64) error {
 	if err := a.pool.Reserve(n); err != nil {
 		return err
 	}
-	a.held += n
+	a.held.Add(n)
 	return nil
 }
 
@@ -112,15 +113,31 @@ func (a *Account) Held() int64 {
 	if a == nil {
 		return 0
 	}
-	return a.held
+	return a.held.Load()
 }
 
 // Close releases everything the account holds.
 func (a *Account) Close() {
 	if a != nil && a.pool != nil {
-		a.pool.Release(a.held)
-		a.held = 0
+		a.pool.Release(a.held.Swap(0))
 	}
+}
+
+type accountKey struct{}
+
+// WithAccount returns ctx carrying a: code below an API that takes only a
+// context (the query engine under a Source) charges its memory to it.
+func WithAccount(ctx context.Context, a *Account) context.Context {
+	if a == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, accountKey{}, a)
+}
+
+// AccountFrom is the Account ctx carries (nil: none, unbounded).
+func AccountFrom(ctx context.Context) *Account {
+	a, _ := ctx.Value(accountKey{}).(*Account)
+	return a
 }
 
 // ExceededError is a reservation the pool could not give.
