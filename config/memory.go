@@ -57,7 +57,7 @@ var autoShares = []struct {
 }{
 	{"heap.memory", 35, 4 << 20},
 	{"memory.node_cache", 15, 4 << 20},
-	{"memory.badger", 10, 24 << 20},
+	{"memory.badger", 10, 32 << 20},
 	{"memory.query", 25, 8 << 20},
 	{"memory.ingest", 10, 4 << 20},
 }
@@ -65,16 +65,17 @@ var autoShares = []struct {
 // headroomShare is the percentage of memory.limit no part takes.
 const headroomShare = 5
 
-// minAutoLimit is the least memory.limit "auto" chooses.
-const minAutoLimit = 128 << 20
+// minLimit is the least memory.limit: every part at its least, and
+// memory.limit "auto" never chooses less.
+const minLimit = 256 << 20
 
 // autoLimit is memory.limit "auto" on machine m.
 func autoLimit(m membudget.Machine) uint64 {
 	if !m.Cgroup {
-		return max(m.Bytes/4, minAutoLimit)
+		return max(m.Bytes/4, minLimit)
 	}
 	outside := max(m.Bytes/4, min(192<<20, m.Bytes/2))
-	return max(m.Bytes-outside, minAutoLimit)
+	return max(m.Bytes-outside, minLimit)
 }
 
 // resolveMemory checks memory.* and heap.memory and splits the limit.
@@ -98,8 +99,8 @@ func (c *Config) resolveMemory(add func(key, format string, args ...any), machin
 		case err != nil:
 			add("memory.limit", "%v, or auto", err)
 			return
-		case n < 64<<20:
-			add("memory.limit", "%s is below 64MiB, too little to follow anything", mem.Limit)
+		case n < minLimit:
+			add("memory.limit", "%s is below 256MiB, the least the parts need together", mem.Limit)
 			return
 		case n > 1<<50:
 			add("memory.limit", "%s is too large", mem.Limit)
@@ -137,38 +138,27 @@ func (c *Config) resolveMemory(add func(key, format string, args ...any), machin
 	if bad {
 		return
 	}
-	if explicit > p.Limit {
-		var terms []string
-		first := ""
-		for _, s := range autoShares {
-			if n, ok := set[s.key]; ok {
-				terms = append(terms, fmt.Sprintf("%s %s", s.key, membudget.FormatBytes(int64(n))))
-				if first == "" {
-					first = s.key
-				}
-			}
-		}
-		key := "memory.limit"
-		if p.LimitFrom != "memory.limit" {
-			key = first
-		}
-		add(key, "the parts of the memory budget (%s) add up to %s, more than memory.limit %s (%s): lower them or raise memory.limit",
-			strings.Join(terms, " + "), membudget.FormatBytes(int64(explicit)), membudget.FormatBytes(int64(p.Limit)), p.LimitFrom)
-		return
-	}
 	// Auto parts share what the explicit ones leave, in proportion to
-	// their shares, keeping the headroom's share of it unassigned (and
-	// never more than their share of the limit).
-	left := p.Limit - explicit
+	// their shares, keeping the headroom's share of it unassigned (never
+	// more than their share of the limit, never less than their least).
+	left := p.Limit - min(explicit, p.Limit)
+	var sum uint64
+	var terms []string
+	first := ""
 	for _, s := range autoShares {
 		n, ok := set[s.key]
 		if !ok {
 			n = min(p.Limit/100*s.share, left/(autoShare+headroomShare)*s.share)
-			if n < s.min {
-				add(s.key, "auto leaves it %s, less than the %s it needs: raise memory.limit (%s) or lower the parts set explicitly",
-					membudget.FormatBytes(int64(n)), membudget.FormatBytes(int64(s.min)), membudget.FormatBytes(int64(p.Limit)))
-				return
+			n = max(n, s.min)
+		}
+		sum += n
+		if _, ok := set[s.key]; ok {
+			terms = append(terms, fmt.Sprintf("%s %s", s.key, membudget.FormatBytes(int64(n))))
+			if first == "" {
+				first = s.key
 			}
+		} else {
+			terms = append(terms, fmt.Sprintf("%s auto %s", s.key, membudget.FormatBytes(int64(n))))
 		}
 		switch s.key {
 		case "heap.memory":
@@ -183,8 +173,17 @@ func (c *Config) resolveMemory(add func(key, format string, args ...any), machin
 			p.Ingest = n
 		}
 	}
-	if p.Badger < 24<<20 {
-		add("memory.badger", "%s is below 24MiB, Badger's least (three 8MiB memtables)", membudget.FormatBytes(int64(p.Badger)))
+	if sum > p.Limit {
+		key := "memory.limit"
+		if p.LimitFrom != "memory.limit" && first != "" {
+			key = first
+		}
+		add(key, "the parts of the memory budget (%s) add up to %s, more than memory.limit %s (%s): lower them or raise memory.limit",
+			strings.Join(terms, " + "), membudget.FormatBytes(int64(sum)), membudget.FormatBytes(int64(p.Limit)), p.LimitFrom)
+		return
+	}
+	if p.Badger < 32<<20 {
+		add("memory.badger", "%s is below 32MiB, Badger's least (three 8MiB memtables)", membudget.FormatBytes(int64(p.Badger)))
 		return
 	}
 	mem.parts = p

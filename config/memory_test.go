@@ -59,7 +59,7 @@ func TestMemoryBudgetExplicitParts(t *testing.T) {
 	file := writeFile(t, good+"memory:\n  limit: 1GiB\n  query: 700MiB\nheap:\n  memory: 400MiB\n")
 	_, err = loadOn(t, ram24, file)
 	if err == nil || !strings.Contains(err.Error(), "memory.limit") || !strings.Contains(err.Error(), file) ||
-		!strings.Contains(err.Error(), "heap.memory 400MiB + memory.query 700MiB") || !strings.Contains(err.Error(), "line ") {
+		!strings.Contains(err.Error(), "heap.memory 400MiB + memory.node_cache auto") || !strings.Contains(err.Error(), "line ") {
 		t.Errorf("parts past the limit: %v", err)
 	}
 	// With memory.limit auto, the error names the first explicit part.
@@ -69,7 +69,7 @@ func TestMemoryBudgetExplicitParts(t *testing.T) {
 	}
 	// Explicit parts that leave too little for the auto ones.
 	_, err = loadOn(t, ram24, writeFile(t, good+"memory:\n  limit: 256MiB\n  query: 250MiB\n"))
-	if err == nil || !strings.Contains(err.Error(), "auto leaves it") {
+	if err == nil || !strings.Contains(err.Error(), "memory.limit: the parts") || !strings.Contains(err.Error(), "memory.badger auto 32MiB") {
 		t.Errorf("nothing left for the auto parts: %v", err)
 	}
 	for _, bad := range []string{"memory:\n  limit: lots\n", "memory:\n  limit: 1MiB\n", "memory:\n  badger: 1MiB\n", "heap:\n  memory: 0\n", "memory:\n  ingest: x\n"} {
