@@ -152,6 +152,8 @@ type Heap struct {
 	codec   Codec
 	z       *compressor
 	charge  *budgetCharge // this heap's share of cfg.Budget (nil without one)
+	// midFrozen counts pages of a batch in progress made cold (tests).
+	midFrozen int
 }
 
 // version is one published state. Immutable once published.
@@ -248,7 +250,11 @@ func (h *Heap) Apply(b Batch) ([]RowID, error) {
 	}
 	w := h.begin(cur, b.LSN)
 	ids := make([]RowID, len(b.Ops))
+	bounded := h.cfg.Memory > 0 || h.cfg.Budget != nil
 	for i, op := range b.Ops {
+		if bounded && i > 0 && i%midBatchEvictOps == 0 {
+			h.evictMidBatch(w)
+		}
 		id, err := h.applyOp(w, op)
 		if err != nil {
 			h.rollback(cur)
@@ -475,18 +481,24 @@ func (h *Heap) needsVacuum(p *page) bool {
 
 // publish finishes w (automatic compaction, exact min/max, free-space
 // map, dirty set) and makes it the current version.
+// settle finishes page pid (p, decoded) of batch w: compaction past
+// DeadPercent when auto, its min/max, the free-space map, the checkpoint's
+// dirty set.
+func (h *Heap) settle(w *version, pid uint32, p *page, auto bool) {
+	if auto && h.needsVacuum(p) {
+		p.vacuum(&h.schema, w.epoch)
+	}
+	p.refreshMinMax(&h.schema)
+	if h.fits(p, 0) {
+		h.pushFSM(pid)
+	}
+	h.dirty[pid] = struct{}{}
+}
+
 func (h *Heap) publish(w *version, auto bool) {
 	stale := false
 	for _, pid := range w.touched {
-		p := w.pages.at(int(pid))
-		if auto && h.needsVacuum(p) {
-			p.vacuum(&h.schema, w.epoch)
-		}
-		p.refreshMinMax(&h.schema)
-		if h.fits(p, 0) {
-			h.pushFSM(pid)
-		}
-		h.dirty[pid] = struct{}{}
+		h.settle(w, pid, w.pages.at(int(pid)), auto)
 	}
 	for c := range w.stats {
 		if w.stats[c].stale {
