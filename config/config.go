@@ -14,6 +14,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/sidecar-dev/sidecar/membudget"
 )
 
 // Config is the whole configuration of one sidecar.
@@ -36,12 +38,17 @@ type Config struct {
 	SQL     SQL     `mapstructure:"sql"`
 	Heap    Heap    `mapstructure:"heap"`
 	Remote  Remote  `mapstructure:"remote"`
+	Memory  Memory  `mapstructure:"memory"`
 
 	// File is the config file the values were read from ("" when none).
 	File string `mapstructure:"-"`
 	// Warnings are problems that do not stop a load (a password file
 	// other users can read); the command logs them.
 	Warnings []string `mapstructure:"-"`
+
+	// machine reads the memory the process may use (memory.limit auto);
+	// LoadOptions.Machine replaces it in tests.
+	machine func() (membudget.Machine, error)
 }
 
 // Postgres says how to reach the followed server.
@@ -102,9 +109,11 @@ func (s Storage) MinFreeBytes() uint64 { return s.minFree }
 // Heap configures the in-memory HEAD (package head: per table a heap of
 // pages and a radix index, derived from the trees).
 type Heap struct {
-	// Memory bounds the decoded pages of each table's heap ("2GiB",
-	// bytes); past it the pages written longest ago are kept compressed
-	// and decoded on demand. "0" sets no bound.
+	// Memory bounds the decoded pages of the in-memory HEAD, every
+	// table's heap together ("2GiB", bytes, or "auto": its share of
+	// memory.limit); past it the pages written longest ago are kept
+	// compressed and decoded on demand. One part of the memory budget
+	// (config.Memory).
 	Memory string `mapstructure:"memory"`
 	// CheckpointInterval is the least time between two checkpoints of the
 	// in-memory HEAD taken while applying (one is also taken at a clean
@@ -115,7 +124,8 @@ type Heap struct {
 	memory uint64 // Memory parsed by validate
 }
 
-// MemoryBytes is Memory in bytes (valid after Load; 0: no bound).
+// MemoryBytes is Memory in bytes, resolved against memory.limit (valid
+// after Load).
 func (h Heap) MemoryBytes() uint64 { return h.memory }
 
 // SQL configures the PostgreSQL wire-protocol front end (sqlfront/).
@@ -195,7 +205,12 @@ func defaults() map[string]any {
 		"api.token":                "",
 		"api.token_file":           "",
 		"storage.min_free":         "256MiB",
-		"heap.memory":              "0",
+		"heap.memory":              "auto",
+		"memory.limit":             "auto",
+		"memory.node_cache":        "auto",
+		"memory.badger":            "auto",
+		"memory.query":             "auto",
+		"memory.ingest":            "auto",
 		"heap.checkpoint_interval": "5m",
 		"sql.listen":               "127.0.0.1:7433",
 		"sql.tls_cert":             "",

@@ -143,12 +143,12 @@ func TestStorageMinFree(t *testing.T) {
 	}
 }
 
-// TestHeapMemory: heap.memory defaults to no bound, takes bytes or a size
-// with a unit, and names the key on a bad value.
+// TestHeapMemory: heap.memory defaults to its share of memory.limit,
+// takes bytes or a size with a unit, and names the key on a bad value.
 func TestHeapMemory(t *testing.T) {
 	cfg, err := load(t, writeFile(t, good))
-	if err != nil || cfg.Heap.MemoryBytes() != 0 {
-		t.Fatalf("default heap.memory: %v, %v; want 0", cfg, err)
+	if err != nil || cfg.Heap.MemoryBytes() == 0 || cfg.Heap.MemoryBytes() != cfg.Memory.Budget().Heap || cfg.Heap.MemoryBytes() > cfg.Memory.Budget().Limit*35/100 {
+		t.Fatalf("default heap.memory: %v, %v; want 35 %% of memory.limit", cfg, err)
 	}
 	cfg, err = load(t, writeFile(t, good+"heap:\n  memory: 2GiB\n"))
 	if err != nil || cfg.Heap.MemoryBytes() != 2<<30 {

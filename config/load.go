@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/sidecar-dev/sidecar/internal/editdist"
+	"github.com/sidecar-dev/sidecar/membudget"
 )
 
 // EnvPrefix prefixes every environment override: SIDECAR_POSTGRES_URL sets
@@ -44,6 +45,9 @@ type LoadOptions struct {
 	Flags map[string]*pflag.Flag
 	// Environ is the environment to read overrides from; nil means os.Environ().
 	Environ []string
+	// Machine, if set, replaces reading the process's memory (cgroup
+	// limit or RAM) for memory.limit auto: for tests.
+	Machine func() (membudget.Machine, error)
 }
 
 // Error is a configuration problem; its message names the key and the file.
@@ -160,6 +164,7 @@ func Load(opts LoadOptions) (*Config, error) {
 		return nil, &Error{File: opts.File, Problems: []string{redact(err.Error(), v.GetString("postgres.url"))}}
 	}
 	cfg.File = opts.File
+	cfg.machine = opts.Machine
 	problems = cfg.validate(env)
 	if len(problems) > 0 {
 		for i, p := range problems {

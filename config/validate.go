@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sidecar-dev/sidecar/membudget"
 )
 
 // namePattern is what we accept for slot and publication names: the slot
@@ -22,6 +24,9 @@ var namePattern = regexp.MustCompile(`^[a-z0-9_]{1,63}$`)
 // validate checks every key and resolves the password. Each problem starts
 // with the key it is about.
 func (c *Config) validate(env map[string]string) []string {
+	if c.machine == nil {
+		c.machine = membudget.Detect
+	}
 	var p []string
 	add := func(key, format string, args ...any) {
 		p = append(p, key+": "+fmt.Sprintf(format, args...))
@@ -106,13 +111,7 @@ func (c *Config) validate(env map[string]string) []string {
 	} else {
 		c.Storage.minFree = n
 	}
-	if n, err := ParseBytes(c.Heap.Memory); err != nil {
-		add("heap.memory", "%v", err)
-	} else if n > 1<<62 {
-		add("heap.memory", "%s is too large", c.Heap.Memory)
-	} else {
-		c.Heap.memory = n
-	}
+	c.resolveMemory(add, c.machine)
 	if n, err := ParseBytes(c.SQL.MaxMessageSize); err != nil {
 		add("sql.max_message_size", "%v", err)
 	} else if n < 64<<10 || n > 1<<30 {

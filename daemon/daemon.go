@@ -142,7 +142,8 @@ type daemon struct {
 	// prevServerWAL the one before it (at least one poll interval old).
 	serverWAL, prevServerWAL atomic.Uint64
 
-	remote *remoteSide // remote.upload; nil when off
+	remote *remoteSide   // remote.upload; nil when off
+	mem    *memoryBudget // memory.limit and its parts (memory.go)
 }
 
 func (d *daemon) run(ctx context.Context) (err error) {
@@ -166,7 +167,9 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	if err := os.MkdirAll(d.cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("data_dir %s: %w", d.cfg.DataDir, err)
 	}
+	defer d.setupMemory()()
 	sopts := store.Options{Dir: d.cfg.DataDir, Logger: d.log, MinFree: d.cfg.Storage.MinFreeBytes()}
+	d.mem.storeOptions(&sopts)
 	if d.opts.Store != nil {
 		d.opts.Store(&sopts)
 	}
@@ -213,7 +216,7 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	}
 	// Loaded (loadHead) once the listeners are up: reads go to the trees
 	// until then.
-	model := head.New(head.Options{Heap: heap.Config{Memory: int64(d.cfg.Heap.MemoryBytes())},
+	model := head.New(head.Options{Heap: heap.Config{Budget: d.mem.pages},
 		Persist: &head.Persist{DB: d.db, Logger: d.log, Mirror: d.m, Every: every}})
 	d.head = newHeadLoad(model)
 	if d.opts.OnHead != nil {

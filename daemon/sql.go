@@ -20,7 +20,7 @@ func (d *daemon) listenSQL(model *head.Model) (*sqlfront.Server, error) {
 		return nil, nil
 	}
 	opts := sqlfront.Options{Addr: c.Listen, MaxConnections: c.MaxConnections, StatementTimeout: c.StatementTimeout,
-		MaxMessageSize: c.MaxMessageBytes(), Metrics: d.met.Registry, Source: &sqlfront.HistorySource{H: d.hist, M: d.m, Head: model}, Logger: d.log}
+		MaxMessageSize: c.MaxMessageBytes(), Metrics: d.met.Registry, QueryMemory: d.mem.query, Source: &sqlfront.HistorySource{H: d.hist, M: d.m, Head: model}, Logger: d.log}
 	if c.TLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
 		if err != nil {

@@ -45,6 +45,9 @@ type Status struct {
 	Remote *remote.Status `json:"remote,omitempty"`
 	// Head is the in-memory HEAD's loading (absent: not started yet).
 	Head *HeadStatus `json:"head,omitempty"`
+	// Memory is the memory budget, its parts and their use (absent for
+	// a stopped daemon).
+	Memory *MemoryStatus `json:"memory,omitempty"`
 }
 
 // HistoryStatus is what retention keeps and the last collection.
@@ -145,6 +148,7 @@ func (d *daemon) status() Status {
 	if d.head != nil {
 		st.Head = d.head.status()
 	}
+	st.Memory = d.memoryStatus()
 	if d.m != nil {
 		st.DurableLSN = d.m.Durable().String()
 		head := d.m.Head()

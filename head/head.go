@@ -256,7 +256,11 @@ func (t *Table) apply(ctx context.Context, tb *mirror.TableBatch, lsn uint64) er
 		return errors.New("reset of a table that holds rows") // callers build a new Table
 	}
 	t.ix.Update(lsn, func(tr *radixindex.Tree) {
-		err = t.applyLocked(tr, func(fn func(prolly.Edit) error) error { return tb.Edits(ctx, fn) }, lsn)
+		chunk := 0
+		if tb.Reset { // a new table, not served until applied whole
+			chunk = resetChunkRows
+		}
+		err = t.applyChunked(tr, func(fn func(prolly.Edit) error) error { return tb.Edits(ctx, fn) }, lsn, chunk)
 	})
 	if err == nil {
 		t.lsn.Store(lsn)
@@ -265,8 +269,22 @@ func (t *Table) apply(ctx context.Context, tb *mirror.TableBatch, lsn uint64) er
 }
 
 // applyLocked applies edits, a table's changes in key order, under the
-// index's write lock.
+// index's write lock, as one heap batch.
 func (t *Table) applyLocked(tr *radixindex.Tree, edits func(fn func(prolly.Edit) error) error, lsn uint64) error {
+	return t.applyChunked(tr, edits, lsn, 0)
+}
+
+// resetChunkRows is how many rows of a table sent whole (a copy, a
+// resync, a rebuild from the trees) are applied to the heap at once: the
+// table is not served until all of them are in, so it need not be one
+// heap batch, and chunks keep the rows buffered here, and the decoded
+// pages of the batch being published (never made cold), small.
+const resetChunkRows = 16 << 10
+
+// applyChunked is applyLocked in heap batches of at most chunk rows (0:
+// one batch). Only a table nobody reads yet may be applied in chunks:
+// a reader could see the heap between two of them.
+func (t *Table) applyChunked(tr *radixindex.Tree, edits func(fn func(prolly.Edit) error) error, lsn uint64, chunk int) error {
 	// Edits alias memory valid only during the callback: keys and rows are
 	// copied into two arenas (amortised growth, no allocation per row) and
 	// sliced once the batch is complete.
@@ -290,11 +308,24 @@ func (t *Table) applyLocked(tr *radixindex.Tree, edits func(fn func(prolly.Edit)
 		karena = append(karena, e.Key...)
 		keyEnds = append(keyEnds, len(karena))
 		rowEnds = append(rowEnds, len(rarena))
+		if chunk > 0 && len(ops) >= chunk {
+			if err := t.applyOps(tr, ops, keyEnds, rowEnds, karena, rarena, lsn); err != nil {
+				return err
+			}
+			ops, keyEnds, rowEnds, karena, rarena = ops[:0], keyEnds[:0], rowEnds[:0], nil, rarena[:0]
+		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	return t.applyOps(tr, ops, keyEnds, rowEnds, karena, rarena, lsn)
+}
+
+// applyOps applies one heap batch of ops (keys and rows in the arenas,
+// ending at keyEnds and rowEnds) and the index changes it makes. The keys
+// are kept by the key store: karena must not be reused after.
+func (t *Table) applyOps(tr *radixindex.Tree, ops []heap.Op, keyEnds, rowEnds []int, karena, rarena []byte, lsn uint64) error {
 	keys := make([][]byte, len(ops))
 	ks, rs := 0, 0
 	for i := range ops {

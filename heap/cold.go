@@ -47,8 +47,9 @@ func (h *Heap) thaw(p *page, epoch uint64) *page {
 }
 
 // evict makes pages cold, longest-unwritten first, until decoded pages
-// take at most 90% of Config.Memory (so that eviction is not paid on every
-// batch). Pages of the batch being published stay decoded.
+// take at most 90% of what the heap is allowed (Config.Memory, or its
+// share of Config.Budget), so that eviction is not paid on every batch.
+// Pages of the batch being published go last.
 func (h *Heap) evict(w *version) {
 	var decoded int64
 	var cand []uint32
@@ -62,7 +63,9 @@ func (h *Heap) evict(w *version) {
 			cand = append(cand, uint32(pid))
 		}
 	}
-	if decoded <= h.cfg.Memory {
+	limit := h.allowed()
+	if decoded <= limit {
+		h.charged(decoded)
 		return
 	}
 	slices.SortFunc(cand, func(a, b uint32) int {
@@ -75,7 +78,7 @@ func (h *Heap) evict(w *version) {
 		}
 		return int(a) - int(b)
 	})
-	target := h.cfg.Memory / 10 * 9
+	target := max(limit, 0) / 10 * 9
 	for _, pid := range cand {
 		if decoded <= target {
 			break
@@ -84,6 +87,70 @@ func (h *Heap) evict(w *version) {
 		decoded -= p.memBytes()
 		w.pages.set(int(pid), h.freeze(p), w.epoch)
 	}
+	// Still over: the batch's own pages too (publish has settled them).
+	for pid := range w.pages.len() {
+		if decoded <= target {
+			break
+		}
+		if p := w.pages.at(pid); p.cold == nil && p.epoch == w.epoch {
+			decoded -= p.memBytes()
+			w.pages.set(pid, h.freeze(p), w.epoch)
+		}
+	}
+	h.charged(decoded)
+}
+
+// midBatchEvictOps is how often (in ops) a batch checks its decoded pages
+// against the bound: a transaction touching every page of a large table
+// would otherwise hold them all decoded until it is published.
+const midBatchEvictOps = 1024
+
+// evictMidBatch keeps a batch in progress within the bound: when decoded
+// pages pass it, pages are made cold as evict would, and then pages this
+// batch already wrote (all but the last it touched, which an insert may
+// still be filling), each first settled as publish would settle it. A page
+// made cold is decoded again if a later op of the batch touches it. Readers
+// see nothing of w until it is published.
+func (h *Heap) evictMidBatch(w *version) {
+	var decoded int64
+	for pid := range w.pages.len() {
+		if p := w.pages.at(pid); p.cold == nil {
+			decoded += p.memBytes()
+		}
+	}
+	limit := h.allowed()
+	if decoded <= limit {
+		return
+	}
+	target := max(limit, 0) / 10 * 9
+	for pid := range w.pages.len() {
+		if decoded <= target {
+			return
+		}
+		if p := w.pages.at(pid); p.cold == nil && p.epoch != w.epoch {
+			decoded -= p.memBytes()
+			w.pages.set(pid, h.freeze(p), w.epoch)
+		}
+	}
+	if len(w.touched) < 2 {
+		return
+	}
+	last := w.touched[len(w.touched)-1]
+	kept := w.touched[:0]
+	for _, pid := range w.touched[:len(w.touched)-1] {
+		p := w.pages.at(int(pid))
+		if decoded <= target || p.cold != nil || pid == last {
+			if p.cold == nil && pid != last {
+				kept = append(kept, pid)
+			}
+			continue
+		}
+		h.settle(w, pid, p, true)
+		decoded -= p.memBytes()
+		w.pages.set(int(pid), h.freeze(p), w.epoch)
+		h.midFrozen++
+	}
+	w.touched = append(kept, last)
 }
 
 // MemoryStats describes where the heap's pages are.

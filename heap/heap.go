@@ -41,6 +41,11 @@ type Config struct {
 	// are never made cold, so one batch larger than the bound exceeds it
 	// until the next.
 	Memory int64
+	// Budget, when set, is decoded-page memory shared with other heaps
+	// (heap.memory for the whole HEAD, not per table): a heap publishing a
+	// batch keeps its decoded pages within what the others leave of it,
+	// making its own pages cold. It replaces Memory.
+	Budget *PageBudget
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -146,6 +151,9 @@ type Heap struct {
 	pageGen []uint64   // per page: generation of its stored image (0: none)
 	codec   Codec
 	z       *compressor
+	charge  *budgetCharge // this heap's share of cfg.Budget (nil without one)
+	// midFrozen counts pages of a batch in progress made cold (tests).
+	midFrozen int
 }
 
 // version is one published state. Immutable once published.
@@ -173,6 +181,9 @@ func New(schema Schema, cfg Config) (*Heap, error) {
 		dirty: map[uint32]struct{}{},
 		cells: make([]cell, len(s.Columns)), changed: make([]bool, len(s.Columns)), tmp: new(big.Int),
 		codec: cfg.Codec, z: newCompressor(),
+	}
+	if cfg.Budget != nil {
+		h.chargeTo(cfg.Budget)
 	}
 	h.cur.Store(&version{stats: make([]ColStats, len(s.Columns))})
 	return h, nil
@@ -239,7 +250,11 @@ func (h *Heap) Apply(b Batch) ([]RowID, error) {
 	}
 	w := h.begin(cur, b.LSN)
 	ids := make([]RowID, len(b.Ops))
+	bounded := h.cfg.Memory > 0 || h.cfg.Budget != nil
 	for i, op := range b.Ops {
+		if bounded && i > 0 && i%midBatchEvictOps == 0 {
+			h.evictMidBatch(w)
+		}
 		id, err := h.applyOp(w, op)
 		if err != nil {
 			h.rollback(cur)
@@ -466,18 +481,24 @@ func (h *Heap) needsVacuum(p *page) bool {
 
 // publish finishes w (automatic compaction, exact min/max, free-space
 // map, dirty set) and makes it the current version.
+// settle finishes page pid (p, decoded) of batch w: compaction past
+// DeadPercent when auto, its min/max, the free-space map, the checkpoint's
+// dirty set.
+func (h *Heap) settle(w *version, pid uint32, p *page, auto bool) {
+	if auto && h.needsVacuum(p) {
+		p.vacuum(&h.schema, w.epoch)
+	}
+	p.refreshMinMax(&h.schema)
+	if h.fits(p, 0) {
+		h.pushFSM(pid)
+	}
+	h.dirty[pid] = struct{}{}
+}
+
 func (h *Heap) publish(w *version, auto bool) {
 	stale := false
 	for _, pid := range w.touched {
-		p := w.pages.at(int(pid))
-		if auto && h.needsVacuum(p) {
-			p.vacuum(&h.schema, w.epoch)
-		}
-		p.refreshMinMax(&h.schema)
-		if h.fits(p, 0) {
-			h.pushFSM(pid)
-		}
-		h.dirty[pid] = struct{}{}
+		h.settle(w, pid, w.pages.at(int(pid)), auto)
 	}
 	for c := range w.stats {
 		if w.stats[c].stale {
@@ -488,7 +509,7 @@ func (h *Heap) publish(w *version, auto bool) {
 		h.refreshTableMinMax(w)
 	}
 	w.touched = nil
-	if h.cfg.Memory > 0 {
+	if h.cfg.Memory > 0 || h.cfg.Budget != nil {
 		h.evict(w)
 	}
 	h.epoch = w.epoch

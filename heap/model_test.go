@@ -81,6 +81,7 @@ func TestModel(t *testing.T) {
 		{PageRows: 300, PageBytes: 16 << 10, FillFactor: 100, DeadPercent: -1},
 		{PageRows: 1024, DeadPercent: 50},
 		{PageRows: 32, PageBytes: 2048, Memory: 64 << 10},
+		{PageRows: 32, PageBytes: 2048, Budget: NewPageBudget(256 << 10)},
 	} {
 		t.Run(fmt.Sprintf("rows%d-bytes%d-mem%d", cfg.PageRows, cfg.PageBytes, cfg.Memory), func(t *testing.T) {
 			runModel(t, r, cfg, 150)

@@ -296,6 +296,10 @@ func Open(schema Schema, cfg Config, store PageStore, table string) (*Heap, erro
 	}
 	v := &version{lsn: m.lsn, stats: make([]ColStats, len(schema.Columns))}
 	var raw []byte
+	// Pages past the memory bound are restored cold, as apply would have
+	// left them: a restart must not decode the whole table at once.
+	bounded := h.cfg.Memory > 0 || h.charge != nil
+	var decoded int64
 	for id, g := range m.gens {
 		blob, err := store.GetPage(table, PageKey{Gen: g, ID: uint32(id)})
 		if err != nil {
@@ -311,6 +315,13 @@ func Open(schema Schema, cfg Config, store PageStore, table string) (*Heap, erro
 		if p.id != uint32(id) {
 			return nil, fmt.Errorf("heap restore of %q: page %d holds page %d", table, id, p.id)
 		}
+		if bounded {
+			if decoded+p.memBytes() > h.allowed() {
+				p = h.freeze(p)
+			} else {
+				decoded += p.memBytes()
+			}
+		}
 		v.pages.push(p, 0)
 		v.rows += int64(p.nlive)
 		for c, col := range h.schema.Columns {
@@ -321,6 +332,7 @@ func Open(schema Schema, cfg Config, store PageStore, table string) (*Heap, erro
 		return nil, fmt.Errorf("heap restore of %q: %d rows in pages, manifest says %d", table, v.rows, m.rows)
 	}
 	h.cur.Store(v)
+	h.charged(decoded)
 	h.gen, h.pageGen = m.gen, m.gens
 	h.rebuildFSM(v)
 	return h, nil

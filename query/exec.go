@@ -9,8 +9,10 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/sidecar-dev/sidecar/heap"
+	"github.com/sidecar-dev/sidecar/membudget"
 )
 
 // Source is what the engine scans: one table's pages of typed segments and
@@ -85,6 +87,27 @@ type partial struct {
 	// overflow (pending rows < 2^31: |sum| < 2^62).
 	fn, fs  []int64
 	pending int64
+	// mem is the statement's working memory (membudget.AccountFrom the
+	// run's context; nil: unbounded); charged the groups paid for.
+	mem     *membudget.Account
+	charged int
+}
+
+// groupBytes estimates one group's memory: its key values, its index
+// entry and its aggregate states.
+func (p *partial) groupBytes(ngroups int) int64 {
+	return int64(96 + 40*ngroups + p.na*int(unsafe.Sizeof(acc{})))
+}
+
+// chargeGroups charges the groups added since the last call.
+func (p *partial) chargeGroups(ngroups int) error {
+	if n := len(p.keys) - p.charged; n > 0 && p.mem != nil {
+		if err := p.mem.Grow(int64(n) * p.groupBytes(ngroups)); err != nil {
+			return err
+		}
+		p.charged = len(p.keys)
+	}
+	return nil
 }
 
 // grow makes fn and fs as long as accs.
@@ -189,7 +212,7 @@ func Run(ctx context.Context, p *Plan, src Source, opt Options) (*Result, error)
 	var wg sync.WaitGroup
 	for w := range workers {
 		from, to := np*w/workers, np*(w+1)/workers
-		pt := &partial{na: len(p.aggs), index: map[string]int32{}}
+		pt := &partial{na: len(p.aggs), index: map[string]int32{}, mem: membudget.AccountFrom(ctx)}
 		if span >= 0 {
 			pt.arr = make([]int32, span+1)
 			// At most one group per slot and per row of the range.
@@ -331,6 +354,9 @@ func scanRange(ctx context.Context, p *Plan, src Source, rs *restriction, from, 
 		if p.where != nil && !mayMatch(p.where, func(c int) heap.ColStats { return src.PageStats(i, c) }) {
 			pt.skip++
 			continue
+		}
+		if err := pt.chargeGroups(len(p.groups)); err != nil {
+			return err
 		}
 		pt.scan++
 		v := src.Page(i)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/sidecar-dev/sidecar/membudget"
 	"github.com/sidecar-dev/sidecar/query"
 )
 
@@ -335,12 +336,15 @@ func (p *plan) runEngine(ex *execCtx, limit, offset int64, emit func([]Value) er
 	if !sameColumns(&t, it.table) {
 		return errReplan
 	}
-	res, err := ex.src.Aggregate(ex.ctx, v, &t, req)
+	res, err := ex.src.Aggregate(membudget.WithAccount(ex.ctx, ex.mem), v, &t, req)
 	if errors.Is(err, query.ErrBadRequest) {
 		return errNotEngine
 	}
 	if cerr := ex.ctx.Err(); cerr != nil {
 		return cerr // cancel or statement_timeout: the run stopped within a page per worker
+	}
+	if merr := ex.memError(err); merr != nil {
+		return merr // memory.query: 53200
 	}
 	var se *Error
 	if errors.As(err, &se) {

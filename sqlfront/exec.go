@@ -16,6 +16,8 @@ type execCtx struct {
 	// raw, when set, takes a direct plan's rows as stored (direct.go):
 	// the session sets it when every result column is text format.
 	raw func(row []byte) error
+	// mem is the statement's working memory (memory.go).
+	mem *workMem
 }
 
 // errReplan says a cached plan no longer matches a table's schema: the
@@ -56,6 +58,7 @@ func (s *session) plansCurrent(ctx context.Context, ps []*plan) bool {
 
 // run executes a select plan, calling emit for each output row.
 func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
+	defer ex.account()()
 	if p.vec != nil {
 		return p.runVectorized(ex, emit) // vexec.go
 	}
@@ -124,6 +127,9 @@ func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
 			if seen[k] {
 				return nil
 			}
+			if err := ex.grow(int64(len(k) + 48)); err != nil {
+				return err
+			}
 			seen[k] = true
 		}
 		if offset > 0 {
@@ -170,6 +176,9 @@ func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
 		if len(p.order) > 0 {
 			keys, err := sortKeys(e)
 			if err != nil {
+				return err
+			}
+			if err := ex.grow(valuesBytes(keys) + valuesBytes(row) + 48); err != nil {
 				return err
 			}
 			sorted = append(sorted, sortRow{keys: keys, row: row})
@@ -584,6 +593,9 @@ func (p *plan) hashJoin(ex *execCtx, fn func([]Value) error) error {
 			return err
 		}
 		key := rowKey([]Value{k}, []outCol{{typ: p.joinType}})
+		if err := ex.grow(valuesBytes(r) + int64(len(key)) + 64); err != nil {
+			return err
+		}
 		build[key] = append(build[key], r)
 		return nil
 	})
@@ -683,6 +695,9 @@ func (p *plan) runGrouped(ex *execCtx, e *env, final func(*env) error) error {
 		k := rowKey(keyVals, keyCols)
 		g := groups[k]
 		if g == nil {
+			if err := ex.grow(valuesBytes(row) + int64(len(k)+64+80*len(p.aggs))); err != nil {
+				return err
+			}
 			g = &group{row: row, states: make([]*aggState, len(p.aggs))}
 			for i := range g.states {
 				g.states[i] = &aggState{}

@@ -59,6 +59,10 @@ type Options struct {
 	// (connections, statements by outcome and SQLSTATE class, latency,
 	// rows, where SELECTs ran).
 	Metrics prometheus.Registerer
+	// QueryMemory, when set, is the working memory every running
+	// statement draws its hash tables, sorts and groups from
+	// (memory.query): past it a statement fails with 53200. Nil: unbounded.
+	QueryMemory *QueryPool
 }
 
 // Server is a listening SQL front end.

@@ -195,6 +195,7 @@ type DB struct {
 	opts  Options
 	codec *valueCodec
 	lock  *os.File // nil when InMemory
+	mem   memSources
 }
 
 // Open opens (creating if needed) the store in opts.Dir. A directory held by

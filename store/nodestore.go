@@ -64,6 +64,8 @@ type NodeStore[N any] struct {
 	pendingHits, reads, readBytes, corrupt atomic.Int64
 	puts, written, rawBytes, storedBytes   atomic.Int64
 	batches                                atomic.Int64
+
+	untrack func() // ends the DB's memory accounting of this store (Close)
 }
 
 type pendingNode[N any] struct {
@@ -84,12 +86,14 @@ func newBatch[N any]() *batch[N] {
 // NewNodeStore returns a node store over db that decodes with codec, with a
 // cache of Options.CacheBytes.
 func NewNodeStore[N any](db *DB, codec Codec[N]) *NodeStore[N] {
-	return &NodeStore[N]{
+	s := &NodeStore[N]{
 		db:    db,
 		codec: codec,
 		cache: newNodeCache(db.opts.CacheBytes, codec.Size),
 		cur:   newBatch[N](),
 	}
+	trackNodeStore(db, s)
+	return s
 }
 
 // nodeKey returns the Badger key of the node at h.
@@ -552,6 +556,7 @@ func (s *NodeStore[N]) write(ctx context.Context, b *batch[N]) error {
 func (s *NodeStore[N]) Close(ctx context.Context) error {
 	err := s.Flush(ctx)
 	s.writers.Wait()
+	s.untrack()
 	return err
 }
 

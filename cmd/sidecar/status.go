@@ -16,6 +16,7 @@ import (
 	"github.com/sidecar-dev/sidecar/client"
 	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/daemon"
+	"github.com/sidecar-dev/sidecar/membudget"
 )
 
 func newStatusCmd(g *globals) *cobra.Command {
@@ -180,6 +181,9 @@ func writeStatus(w io.Writer, st daemon.Status) error {
 		}
 		line("remote", desc)
 	}
+	if m := st.Memory; m != nil {
+		line("memory", memoryLine(m))
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -212,4 +216,22 @@ func writeStatus(w io.Writer, st daemon.Status) error {
 		}
 	}
 	return nil
+}
+
+// memoryLine is the memory budget on one line: the limit and where it
+// came from, then each part as used/budget.
+func memoryLine(m *daemon.MemoryStatus) string {
+	b := func(n int64) string { return membudget.FormatBytes(n) }
+	var parts []string
+	for _, p := range m.Parts {
+		switch {
+		case p.UsedBytes != nil && p.BudgetBytes > 0:
+			parts = append(parts, fmt.Sprintf("%s %s/%s", p.Part, b(*p.UsedBytes), b(p.BudgetBytes)))
+		case p.UsedBytes != nil:
+			parts = append(parts, fmt.Sprintf("%s %s", p.Part, b(*p.UsedBytes)))
+		case p.BudgetBytes > 0:
+			parts = append(parts, fmt.Sprintf("%s -/%s", p.Part, b(p.BudgetBytes)))
+		}
+	}
+	return fmt.Sprintf("limit %s (%s); %s", b(m.LimitBytes), m.LimitFrom, strings.Join(parts, ", "))
 }

@@ -1,0 +1,58 @@
+package heap
+
+import (
+	"runtime"
+	"sync/atomic"
+)
+
+// PageBudget is decoded-page memory shared by every heap given it
+// (Config.Budget): heap.memory bounds the whole in-memory HEAD, not each
+// table. Each heap charges the bytes of its decoded pages after every
+// batch it publishes and makes its own longest-unwritten pages cold when
+// the heaps together pass the limit; a heap that is dropped stops being
+// charged once it is collected.
+type PageBudget struct {
+	limit int64
+	used  atomic.Int64
+}
+
+// NewPageBudget returns a budget of limit bytes (at least one page's
+// worth is always allowed to the heap being written).
+func NewPageBudget(limit int64) *PageBudget { return &PageBudget{limit: limit} }
+
+// Limit is the budget in bytes.
+func (b *PageBudget) Limit() int64 { return b.limit }
+
+// Used is the decoded-page bytes charged by the live heaps.
+func (b *PageBudget) Used() int64 { return b.used.Load() }
+
+// budgetCharge is one heap's share of a PageBudget. It is kept apart from
+// the Heap so that a cleanup can give the share back when the heap is
+// collected (a resync replaces a table's heap without closing it).
+type budgetCharge struct {
+	b *PageBudget
+	n atomic.Int64
+}
+
+// chargeTo attaches h to b.
+func (h *Heap) chargeTo(b *PageBudget) {
+	c := &budgetCharge{b: b}
+	h.charge = c
+	runtime.AddCleanup(h, func(c *budgetCharge) { c.b.used.Add(-c.n.Swap(0)) }, c)
+}
+
+// allowed is how many decoded-page bytes h may hold: Config.Memory, or
+// what the other heaps leave of the shared budget.
+func (h *Heap) allowed() int64 {
+	if h.charge == nil {
+		return h.cfg.Memory
+	}
+	return h.charge.b.limit - (h.charge.b.used.Load() - h.charge.n.Load())
+}
+
+// charged records that h now holds decoded bytes of decoded pages.
+func (h *Heap) charged(decoded int64) {
+	if h.charge != nil {
+		h.charge.b.used.Add(decoded - h.charge.n.Swap(decoded))
+	}
+}
