@@ -126,6 +126,7 @@ type daemon struct {
 	mu         sync.Mutex
 	phase      string
 	progress   map[string]replication.CopyProgress
+	eta        copyETAs          // per-table copy ETA (progresseta.go)
 	notFollow  map[string]string // configured tables not followed, and why
 	slotInfo   replication.SlotInfo
 	lastErr    string
