@@ -130,6 +130,7 @@ func TestDashboardAgainstLiveMetrics(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	if raw, err := net.Dial("tcp", sqlAddr); err == nil {
+		raw.SetDeadline(time.Now().Add(30 * time.Second)) // the server closes at once; never hang on it
 		raw.Write([]byte("GET / HTTP/1.0\r\n\r\n"))
 		io.Copy(io.Discard, raw)
 		raw.Close()
