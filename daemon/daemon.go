@@ -126,6 +126,7 @@ type daemon struct {
 	mu         sync.Mutex
 	phase      string
 	progress   map[string]replication.CopyProgress
+	eta        copyETAs          // per-table copy ETA (progresseta.go)
 	notFollow  map[string]string // configured tables not followed, and why
 	slotInfo   replication.SlotInfo
 	lastErr    string
@@ -276,7 +277,11 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	vr := d.verifyRunner()
 	srv.HandleAPI("POST /api/verify", server.VerifyHandler(d.verifyLive(vr)))
 	srv.HandleAPI("POST /api/compact", server.CompactHandler(model))
-	d.verifier = &verify.Periodic{Interval: d.cfg.Verify.Interval, Gauge: d.met.VerifyResult, Logger: d.log,
+	verifyMet, err := verify.NewMetrics(d.met.Registry)
+	if err != nil {
+		return err
+	}
+	d.verifier = &verify.Periodic{Interval: d.cfg.Verify.Interval, Gauge: d.met.VerifyResult, Metrics: verifyMet, Logger: d.log,
 		Verify: func(ctx context.Context) (*verify.Report, error) { return d.verifyLive(vr)(ctx, nil) },
 		Tables: d.liveNames}
 	d.log.Info("sidecar ready", "listen", srv.Addr(), "data_dir", d.cfg.DataDir, "tables", strings.Join(d.names(), ","),

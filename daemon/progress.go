@@ -21,6 +21,7 @@ func (d *daemon) copyProgress(p replication.CopyProgress) {
 	}
 	prev, seen := d.progress[p.Table]
 	d.progress[p.Table] = p
+	left, hasETA := d.observeETA(p)
 	done := 0
 	for _, q := range d.progress {
 		if q.Done {
@@ -38,8 +39,8 @@ func (d *daemon) copyProgress(p replication.CopyProgress) {
 		rate = float64(p.Rows) / s
 	}
 	eta := ""
-	if p.RangesDone > 0 && !p.Done {
-		eta = (time.Duration(float64(p.Elapsed) * float64(p.Ranges-p.RangesDone) / float64(p.RangesDone))).Round(time.Second).String()
+	if hasETA && !p.Done {
+		eta = left.Round(time.Second).String()
 	}
 	if w := d.opts.Progress; w != nil && isTerminal(w) {
 		state := "copying"
@@ -53,7 +54,7 @@ func (d *daemon) copyProgress(p replication.CopyProgress) {
 		return
 	}
 	if p.Done || !seen || p.Elapsed-prev.Elapsed >= d.opts.ProgressEvery || time.Duration(p.Elapsed)/d.opts.ProgressEvery != time.Duration(prev.Elapsed)/d.opts.ProgressEvery {
-		d.log.Info("copy progress", "table", p.Table, "rows", p.Rows, "rows_per_s", int64(rate), "ranges_done", p.RangesDone, "ranges", p.Ranges, "done", p.Done, "eta", eta)
+		d.log.Info("copy progress", "table", p.Table, "rows", p.Rows, "rows_per_s", int64(rate), "ranges_done", p.RangesDone, "ranges", p.Ranges, "estimated_rows", p.EstimatedRows, "done", p.Done, "eta", eta)
 	}
 }
 

@@ -129,8 +129,8 @@ func (d *daemon) status() Status {
 		cs := CopyStatus{Table: p.Table, Rows: p.Rows, RangesDone: p.RangesDone, Ranges: p.Ranges, Done: p.Done}
 		if sec := p.Elapsed.Seconds(); sec > 0 {
 			cs.RowsPerSec = float64(p.Rows) / sec
-			if p.RangesDone > 0 && !p.Done {
-				cs.ETASeconds = sec * float64(p.Ranges-p.RangesDone) / float64(p.RangesDone)
+			if left, ok := d.lastETA(p.Table); ok && !p.Done {
+				cs.ETASeconds = left.Seconds()
 			}
 		}
 		st.Copy = append(st.Copy, cs)

@@ -90,6 +90,7 @@ func TestComposeMatchesConfigContract(t *testing.T) {
 	cfgFile := mounted(t, sc.Volumes, sc.Command[2])
 	cfg, err := config.Load(config.LoadOptions{File: cfgFile, Environ: []string{
 		"SIDECAR_DATA_DIR=" + t.TempDir(), // the container's path does not exist here
+		"SIDECAR_SQL_USERS_FILE=" + mounted(t, sc.Volumes, "/etc/sidecar/sql-users"),
 		"PGPASSWORD=" + sc.Environment["PGPASSWORD"],
 	}})
 	if err != nil {
@@ -111,12 +112,21 @@ func TestComposeMatchesConfigContract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sc.Ports) != 1 {
-		t.Fatalf("sidecar ports %v", sc.Ports)
+	sqlHost, sqlPort, err := net.SplitHostPort(cfg.SQL.Listen)
+	if err != nil {
+		t.Fatalf("sql.listen %q: %v", cfg.SQL.Listen, err)
 	}
-	p := strings.Split(sc.Ports[0], ":")
-	if len(p) != 3 || p[0] != "127.0.0.1" || p[2] != listenPort {
-		t.Errorf("published %q does not map loopback to listen port %s", sc.Ports[0], listenPort)
+	if sqlHost != "0.0.0.0" || cfg.SQL.UsersFile == "" {
+		t.Errorf("sql.listen %q with users_file %q: SQL must listen on the container's interfaces, with users", cfg.SQL.Listen, cfg.SQL.UsersFile)
+	}
+	if len(sc.Ports) != 2 {
+		t.Fatalf("sidecar ports %v, want the API and SQL ports", sc.Ports)
+	}
+	for i, want := range []string{listenPort, sqlPort} {
+		p := strings.Split(sc.Ports[i], ":")
+		if len(p) != 3 || p[0] != "127.0.0.1" || p[2] != want {
+			t.Errorf("published %q does not map loopback to port %s", sc.Ports[i], want)
+		}
 	}
 
 	// The init SQL creates what the config relies on: a replication role
@@ -168,7 +178,13 @@ func TestDockerfileBuildsTheCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	df := string(data)
-	for _, want := range []string{"go build", "./cmd/sidecar", "ENTRYPOINT [\"/usr/local/bin/sidecar\"]", "USER sidecar"} {
+	// Multi-stage: the runtime stage copies the binary from the build
+	// stage, which stamps the version and commit sidecar version prints.
+	if strings.Count(df, "\nFROM ") < 1 || !strings.Contains(df, "COPY --from=build /out/sidecar") {
+		t.Error("Dockerfile is not a build stage and a runtime stage")
+	}
+	for _, want := range []string{"go build", "./cmd/sidecar", "ENTRYPOINT [\"/usr/local/bin/sidecar\"]", "USER sidecar",
+		"-X main.version=${VERSION}", "-X main.commit=${COMMIT}", "EXPOSE 7433"} {
 		if !strings.Contains(df, want) {
 			t.Errorf("Dockerfile lacks %q", want)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestFormatsAndLevels(t *testing.T) {
@@ -41,5 +42,43 @@ func TestFormatsAndLevels(t *testing.T) {
 	}
 	if _, err := New(&buf, "info", "xml"); err == nil {
 		t.Error("bad format accepted")
+	}
+}
+
+// lsn is an LSN type of its own, as wal.LSN and pglogrepl.LSN are.
+type lsn uint64
+
+func (l lsn) String() string { return formatLSN(uint64(l)) }
+
+// TestJSONValues: JSON logs write LSNs as PostgreSQL prints them (X/Y),
+// whether the value is an LSN type or a bare integer under an *_lsn key,
+// and durations as seconds; the text format writes LSNs the same way.
+func TestJSONValues(t *testing.T) {
+	var buf bytes.Buffer
+	lg, err := New(&buf, "info", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg.Info("x", "lsn", lsn(0x16_B374D848), "durable_lsn", uint64(0x1_00000010), "took", 1500*time.Millisecond,
+		"rows", uint64(7), "other", lsn(0x20))
+	var rec map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
+		t.Fatalf("not JSON: %v: %s", err, buf.String())
+	}
+	for k, want := range map[string]any{"lsn": "16/B374D848", "durable_lsn": "1/10", "took": 1.5, "rows": float64(7)} {
+		if rec[k] != want {
+			t.Errorf("%s = %#v, want %#v (line %s)", k, rec[k], want, buf.String())
+		}
+	}
+	// A Stringer of another kind, under another key, is the handler's business.
+	if rec["other"] != float64(0x20) {
+		t.Errorf("other = %#v", rec["other"])
+	}
+
+	buf.Reset()
+	lg, _ = New(&buf, "info", "text")
+	lg.Info("x", "lsn", lsn(0x16_B374D848), "durable_lsn", uint64(0x1_00000010), "took", 1500*time.Millisecond)
+	if got := buf.String(); !strings.Contains(got, "lsn=16/B374D848 durable_lsn=1/10 took=1.5s") {
+		t.Errorf("text line %q", got)
 	}
 }

@@ -286,29 +286,41 @@ func checkPublicationPrivilege(f serverFacts, exists, allTables bool, tables []t
 	case f.superuser:
 		c.Detail = fmt.Sprintf("role %s is a superuser and can create publication %s", f.role, f.publicationName)
 		return c
-	case !f.createOnDB:
-		c.Status = Fail
-		c.Detail = fmt.Sprintf("role %s lacks CREATE on database %s, so it cannot create publication %s", f.role, f.database, f.publicationName)
-		c.Fix = fmt.Sprintf("GRANT CREATE ON DATABASE %s TO %s;", pgident.Quote(f.database), pgident.Quote(f.role))
-		return c
 	}
-	var notOwned []string
+	// What creating it takes: CREATE on the database and ownership of
+	// every table. Both are named at once, with one fix that does it all
+	// (an administrator creating the publication for every followed
+	// table), so doing what the report says is enough the first time.
+	var listed, notOwned []string
 	for _, t := range tables {
-		if t.found && t.hasKey() && !t.owned {
-			notOwned = append(notOwned, t.qualified)
+		if t.found && t.hasKey() {
+			listed = append(listed, t.qualified)
+			if !t.owned {
+				notOwned = append(notOwned, t.qualified)
+			}
 		}
 	}
-	if len(notOwned) == 0 {
+	var problems []string
+	if !f.createOnDB {
+		problems = append(problems, fmt.Sprintf("lacks CREATE on database %s", f.database))
+	}
+	if len(notOwned) > 0 {
+		problems = append(problems, fmt.Sprintf("does not own %s (only a table's owner or a superuser can add it to a publication)", strings.Join(notOwned, ", ")))
+	}
+	if len(problems) == 0 {
 		c.Detail = fmt.Sprintf("role %s owns the tables and can create publication %s", f.role, f.publicationName)
 		return c
 	}
 	c.Status = Fail
-	c.Detail = fmt.Sprintf("role %s does not own %s; only a table's owner or a superuser can add it to publication %s",
-		f.role, strings.Join(notOwned, ", "), f.publicationName)
-	if allTables {
-		c.Fix = fmt.Sprintf("as a superuser: CREATE PUBLICATION %s FOR ALL TABLES;", pub)
-	} else {
-		c.Fix = fmt.Sprintf("as a superuser or the tables' owner: CREATE PUBLICATION %s FOR TABLE %s;", pub, strings.Join(notOwned, ", "))
+	c.Detail = fmt.Sprintf("role %s %s, so it cannot create publication %s", f.role, strings.Join(problems, " and "), f.publicationName)
+	switch {
+	case len(notOwned) == 0:
+		c.Fix = fmt.Sprintf("GRANT CREATE ON DATABASE %s TO %s;", pgident.Quote(f.database), pgident.Quote(f.role))
+	case allTables:
+		c.Fix = fmt.Sprintf("as a superuser: CREATE PUBLICATION %s FOR ALL TABLES; (the sidecar then needs neither CREATE nor ownership)", pub)
+	default:
+		c.Fix = fmt.Sprintf("as a superuser (or a role with CREATE on the database owning every table listed): CREATE PUBLICATION %s FOR TABLE %s; (the sidecar then needs neither CREATE nor ownership)",
+			pub, strings.Join(listed, ", "))
 	}
 	return c
 }
@@ -378,6 +390,14 @@ type slotFacts struct {
 	database  string
 	walStatus string // reserved, extended, unreserved, lost
 	activePID int    // 0 when not active
+	// activeApp and activeClient describe the active consumer's session
+	// (pg_stat_activity.application_name, client_addr); the sidecar's
+	// replication connections call themselves "sidecar".
+	activeApp, activeClient string
+	// ownDaemon is Params.OwnDaemon: the API address of this
+	// configuration's daemon when it answered, so a sidecar consuming the
+	// slot is expected to be that one.
+	ownDaemon string
 }
 
 // checkSlot judges an existing slot: logical, pgoutput, in our database, and
@@ -409,12 +429,33 @@ func checkSlot(name, database string, s slotFacts) Check {
 		c.Status = Warn
 		c.Detail = fmt.Sprintf("slot %s is about to lose WAL it needs (wal_status = unreserved)", name)
 		c.Fix = "start sidecar run now so it catches up, or raise max_slot_wal_keep_size"
+	case s.activePID != 0 && s.activeApp == "sidecar" && s.ownDaemon != "":
+		c.Detail = fmt.Sprintf("slot %s is in use by this configuration's running sidecar (its API answers at %s; walsender pid %d): expected while it runs",
+			name, s.ownDaemon, s.activePID)
+	case s.activePID != 0 && s.activeApp == "sidecar":
+		c.Status = Warn
+		c.Detail = fmt.Sprintf("slot %s is in use by another sidecar (walsender pid %d%s), and none answers at this configuration's listen address; a slot has one consumer at a time",
+			name, s.activePID, fromClient(s.activeClient))
+		c.Fix = fmt.Sprintf("stop that sidecar before starting this one, or give this one a slot of its own (slot: in the config); only if that sidecar is gone and its connection is stuck: SELECT pg_terminate_backend(%d);", s.activePID)
 	case s.activePID != 0:
 		c.Status = Warn
-		c.Detail = fmt.Sprintf("slot %s is in use by process %d (another sidecar running?)", name, s.activePID)
-		c.Fix = fmt.Sprintf("stop the other consumer, or if it is stuck: SELECT pg_terminate_backend(%d);", s.activePID)
+		app := ""
+		if s.activeApp != "" {
+			app = ", application_name " + quoteLiteral(s.activeApp)
+		}
+		c.Detail = fmt.Sprintf("slot %s is in use by process %d%s%s, not a sidecar", name, s.activePID, app, fromClient(s.activeClient))
+		c.Fix = fmt.Sprintf("configure another slot name, or stop that consumer; if it is stuck: SELECT pg_terminate_backend(%d);", s.activePID)
 	default:
 		c.Detail = fmt.Sprintf("slot %s exists (pgoutput, wal_status = %s); sidecar run resumes from it", name, s.walStatus)
 	}
 	return c
+}
+
+// fromClient is ", from ADDR" for a consumer's client address, or "" for
+// a local (Unix socket) or hidden one.
+func fromClient(addr string) string {
+	if addr == "" {
+		return ""
+	}
+	return ", from " + addr
 }

@@ -29,6 +29,11 @@ type Params struct {
 	// is known was dropped after it was followed, and is a warning (its
 	// history stays readable), not a failure.
 	Known []string
+	// OwnDaemon is the API address of this configuration's daemon when
+	// it is running (sidecar check asks its /healthz): a sidecar
+	// consuming the slot is then that daemon, which is expected, not a
+	// conflict to resolve. Empty when none answered.
+	OwnDaemon string
 }
 
 // Status is the outcome of one check.

@@ -100,6 +100,7 @@ func Run(ctx context.Context, p Params) Report {
 		if err != nil {
 			add(Check{Name: "slot", Status: Fail, Detail: "could not read slot " + p.Slot + ": " + err.Error()})
 		} else {
+			s.ownDaemon = p.OwnDaemon
 			add(checkSlot(p.Slot, f.database, s))
 		}
 	}
@@ -297,8 +298,10 @@ func readSlot(ctx context.Context, conn *pgx.Conn, name string) (slotFacts, erro
 	var s slotFacts
 	var plugin, database, walStatus *string
 	var pid *int32
-	err := conn.QueryRow(ctx, `SELECT slot_type, plugin, database, wal_status, active_pid
-FROM pg_replication_slots WHERE slot_name = $1`, name).Scan(&s.slotType, &plugin, &database, &walStatus, &pid)
+	var app, client *string
+	err := conn.QueryRow(ctx, `SELECT s.slot_type, s.plugin, s.database, s.wal_status, s.active_pid, a.application_name, host(a.client_addr)
+FROM pg_replication_slots s LEFT JOIN pg_stat_activity a ON a.pid = s.active_pid
+WHERE s.slot_name = $1`, name).Scan(&s.slotType, &plugin, &database, &walStatus, &pid, &app, &client)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s, nil
 	}
@@ -313,6 +316,7 @@ FROM pg_replication_slots WHERE slot_name = $1`, name).Scan(&s.slotType, &plugin
 		return *p
 	}
 	s.plugin, s.database, s.walStatus = deref(plugin), deref(database), deref(walStatus)
+	s.activeApp, s.activeClient = deref(app), deref(client)
 	if pid != nil {
 		s.activePID = int(*pid)
 	}

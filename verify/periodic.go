@@ -48,8 +48,10 @@ type Periodic struct {
 	// table is compared marks each of them -1. Optional.
 	Tables func() []string
 	// Gauge is metrics.Set.VerifyResult; nil sets no metric.
-	Gauge  *prometheus.GaugeVec
-	Logger *slog.Logger
+	Gauge *prometheus.GaugeVec
+	// Metrics, if set, get every run's outcome (sidecar_verify_last_*).
+	Metrics *Metrics
+	Logger  *slog.Logger
 
 	mu   sync.Mutex
 	last *Last
@@ -110,6 +112,9 @@ func (p *Periodic) runOnce(ctx context.Context, log *slog.Logger) {
 		for _, t := range last.Tables {
 			p.Gauge.WithLabelValues(t.Table).Set(GaugeValue(t.Result))
 		}
+	}
+	if p.Metrics != nil {
+		p.Metrics.record(last)
 	}
 	p.mu.Lock()
 	p.last = last

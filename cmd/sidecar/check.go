@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sidecar-dev/sidecar/client"
 	"github.com/sidecar-dev/sidecar/preflight"
 )
 
@@ -34,6 +38,7 @@ Exit status: 0 ready; 2 not ready or the configuration is invalid.`,
 				Tables:      cfg.Tables,
 				Publication: cfg.Publication,
 				Slot:        cfg.Slot,
+				OwnDaemon:   ownDaemon(cmd.Context(), cfg.Listen),
 			})
 			if format == "json" {
 				enc := json.NewEncoder(g.stdout)
@@ -52,4 +57,28 @@ Exit status: 0 ready; 2 not ready or the configuration is invalid.`,
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text or json")
 	return cmd
+}
+
+// ownDaemon returns listen when this configuration's daemon answers its
+// /healthz there (within 2 s), else "": check then knows a sidecar
+// holding the slot is that daemon, not one to stop.
+func ownDaemon(ctx context.Context, listen string) string {
+	if listen == "" {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, client.NewDaemon(listen, "").Base()+"/healthz", nil)
+	if err != nil {
+		return ""
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return ""
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return ""
+	}
+	return listen
 }

@@ -1,0 +1,185 @@
+package deploy
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sidecar-dev/sidecar/config"
+	"github.com/sidecar-dev/sidecar/daemon"
+	"github.com/sidecar-dev/sidecar/internal/pgtest"
+)
+
+// dashboardSeries returns every metric name the dashboard's queries use
+// (a histogram's _bucket/_sum/_count as queried), by panel title.
+func dashboardSeries(t *testing.T) map[string][]string {
+	t.Helper()
+	data, err := os.ReadFile("grafana/sidecar.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ Expr string }
+		}
+	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string][]string{}
+	series := regexp.MustCompile(`\b(sidecar|go|process)_[a-z0-9_]+`)
+	for _, p := range d.Panels {
+		for _, tg := range p.Targets {
+			for _, n := range series.FindAllString(tg.Expr, -1) {
+				names[n] = append(names[n], p.Title)
+			}
+		}
+	}
+	return names
+}
+
+// TestDashboardAgainstLiveMetrics runs a daemon against a real
+// PostgreSQL, makes it copy, verify, answer SQL (a statement, an error,
+// a refused connection), and checks that every series the Grafana
+// dashboard queries is on its /metrics: no panel stays empty for a
+// renamed or never-exported metric.
+func TestDashboardAgainstLiveMetrics(t *testing.T) {
+	want := dashboardSeries(t)
+	c, err := pgtest.Start(context.Background(), pgtest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Stop() })
+	url := c.NewDB(t)
+	ctx := t.Context()
+	pgc, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pgc.Close(context.Background())
+	if _, err := pgc.Exec(ctx, "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'x' FROM generate_series(1, 1000) g; ANALYZE t"); err != nil {
+		t.Fatal(err)
+	}
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlAddr := l.Addr().String()
+	l.Close()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sidecar.yaml")
+	body := fmt.Sprintf("postgres:\n  url: '%s'\ntables: [public.t]\ndata_dir: %s\nlisten: 127.0.0.1:0\nsql:\n  listen: %s\nverify:\n  interval: 1s\nstorage:\n  min_free: 64MiB\n",
+		url, filepath.Join(dir, "data"), sqlAddr)
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(config.LoadOptions{File: file, Environ: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan string, 1), make(chan error, 1)
+	go func() { done <- daemon.Run(dctx, daemon.Options{Config: cfg, OnReady: func(a string) { ready <- a }}) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("daemon: %v", err)
+		}
+	}()
+	var api string
+	select {
+	case api = <-ready:
+	case err := <-done:
+		done <- err
+		t.Fatalf("daemon ended before ready: %v", err)
+	case <-time.After(120 * time.Second):
+		t.Fatal("daemon not ready after 120 s")
+	}
+
+	// SQL: a statement, an error, a connection refused at startup.
+	sqlURL := "postgres://reader@" + sqlAddr + "/app?sslmode=disable"
+	deadline := time.Now().Add(120 * time.Second)
+	for {
+		conn, err := pgx.Connect(ctx, sqlURL)
+		if err == nil {
+			var n int64
+			err = conn.QueryRow(ctx, "SELECT count(*) FROM t").Scan(&n)
+			conn.Exec(ctx, "SELECT no_such_column FROM t") // an error, by SQLSTATE class
+			conn.Close(context.Background())
+			if err == nil {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("SQL port: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if raw, err := net.Dial("tcp", sqlAddr); err == nil {
+		raw.SetDeadline(time.Now().Add(30 * time.Second)) // the server closes at once; never hang on it
+		raw.Write([]byte("GET / HTTP/1.0\r\n\r\n"))
+		io.Copy(io.Discard, raw)
+		raw.Close()
+	}
+
+	// Until every series is there (the verify and copy series appear
+	// after their first run), with a generous ceiling.
+	var missing []string
+	deadline = time.Now().Add(180 * time.Second)
+	for {
+		have := scrape(t, "http://"+api+"/metrics")
+		missing = missing[:0]
+		for name, panels := range want {
+			if !have[name] {
+				missing = append(missing, fmt.Sprintf("%s (panel %q)", name, panels[0]))
+			}
+		}
+		if len(missing) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the dashboard queries series the daemon does not export:\n%s", strings.Join(missing, "\n"))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// scrape returns the series names on a /metrics page.
+func scrape(t *testing.T, url string) map[string]bool {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	names := map[string]bool{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		if i := strings.IndexAny(line, "{ "); i > 0 {
+			names[line[:i]] = true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
