@@ -2,10 +2,12 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/wal"
 )
@@ -32,6 +34,11 @@ func (d *daemon) pollFacts(ctx context.Context, conn *pgx.Conn) error {
 	}
 	for _, r := range got {
 		if _, err := d.m.UpdateFacts(ctx, r); err != nil {
+			if errors.Is(err, mirror.ErrReadOnly) {
+				// A status read of a stopped daemon's data directory:
+				// nothing to record, and the slot's status still counts.
+				return nil
+			}
 			return fmt.Errorf("poll catalog facts: %w", err)
 		}
 	}
