@@ -148,7 +148,13 @@ func TestStatusUnderLoad(t *testing.T) {
 		return *p, time.Duration(*age * float64(time.Second))
 	}
 	var pid int32
-	waitFor(t, 30*time.Second, "the walsender to start", func() bool { pid, _ = walsender(); return pid != 0 })
+	// Started and replied once (reply_time is NULL until the first
+	// standby status: a slow start is not a timeout).
+	waitFor(t, 30*time.Second, "the walsender to start and get a reply", func() bool {
+		var age time.Duration
+		pid, age = walsender()
+		return pid != 0 && age < time.Hour
+	})
 	// keep asserts that for 3 timeouts the walsender stays pid and its
 	// reply_time never ages past a timeout (statuses go out every
 	// interval, a quarter of it).
