@@ -115,3 +115,29 @@ func rowsOf(ctx context.Context, conn *pgx.Conn, q string) (out []string, err er
 	}()
 	return resultOf(ctx, conn, q)
 }
+
+// TestVectorizedRecursive: WITH RECURSIVE (UNION and UNION ALL) over
+// tables with NULLs answers as PostgreSQL; the shapes PostgreSQL
+// rejects or sidecar does not run are refused.
+func TestVectorizedRecursive(t *testing.T) {
+	r := newRig(t, []string{"public.fa", "public.fb"}, recTables)
+	cases := []diffCase{
+		{sql: "WITH RECURSIVE t(n) AS (VALUES (1) UNION ALL SELECT n + 1 FROM t WHERE n < 100) SELECT sum(n), count(*) FROM t"},
+		{sql: "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t) SELECT * FROM t LIMIT 10"},
+		{sql: "WITH RECURSIVE t(k, parent, label, depth, path) AS (SELECT k, parent, label, 0, k::text FROM fb WHERE parent IS NULL " +
+			"UNION ALL SELECT fb.k, fb.parent, fb.label, t.depth + 1, t.path || '/' || fb.k FROM fb JOIN t ON fb.parent = t.k) SELECT * FROM t ORDER BY path"},
+		{sql: "WITH RECURSIVE t(k, label) AS (SELECT k, label FROM fb WHERE k = 7 UNION SELECT fb.k, fb.label FROM t, fb WHERE fb.k = (SELECT parent FROM fb x WHERE x.k = t.k)) SELECT * FROM t ORDER BY k"},
+		{sql: "WITH RECURSIVE t(n) AS (SELECT 1 UNION SELECT (n * 7) % 11 FROM t) SELECT n FROM t ORDER BY n"},
+		{sql: "WITH RECURSIVE t(a, b) AS (SELECT NULL::int, 1 UNION SELECT a, b + 1 FROM t WHERE b < 5) SELECT * FROM t ORDER BY b"},
+		{sql: "WITH RECURSIVE t(id, name) AS (SELECT id, name FROM fa WHERE id = 1 UNION ALL SELECT fa.id, fa.name FROM t JOIN fa ON fa.id = t.id + 4 WHERE fa.id < 40) SELECT id, upper(name) FROM t ORDER BY id"},
+		{sql: "WITH RECURSIVE t(x) AS (SELECT 'a' UNION ALL SELECT x || 'b' FROM t WHERE length(x) < 5) SELECT x, pg_typeof(x)::text FROM t", refuse: true},
+		{sql: "WITH RECURSIVE t(x) AS (SELECT 'a' UNION ALL SELECT x || 'b' FROM t WHERE length(x) < 5) SELECT x FROM t ORDER BY x"},
+		{sql: "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3), u AS (SELECT n * 10 AS m FROM t) SELECT * FROM t, u ORDER BY 1, 2"},
+		{sql: "WITH RECURSIVE t(n) AS (SELECT 1::numeric(5,1) UNION ALL SELECT n + 1 FROM t WHERE n < 3) SELECT * FROM t", refuse: true},
+		{sql: "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT count(*) FROM t) SELECT * FROM t", refuse: true},
+		{sql: "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT t.n + 1 FROM t LEFT JOIN fb ON fb.k = t.n WHERE t.n < 3) SELECT * FROM t", refuse: true},
+		{sql: "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT a.n + 1 FROM t a, t b WHERE a.n < 3) SELECT * FROM t", refuse: true},
+		{sql: "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3) SEARCH DEPTH FIRST BY n SET ord SELECT * FROM t", refuse: true},
+	}
+	diffVectorized(t, r, cases)
+}
