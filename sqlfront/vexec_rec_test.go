@@ -141,3 +141,20 @@ func TestVectorizedRecursive(t *testing.T) {
 	}
 	diffVectorized(t, r, cases)
 }
+
+// TestVectorizedLateral: LATERAL subqueries in a FROM list (a dependent
+// join) over tables with NULLs answer as PostgreSQL.
+func TestVectorizedLateral(t *testing.T) {
+	r := newRig(t, []string{"public.fa", "public.fb"}, recTables)
+	cases := []diffCase{
+		{sql: "SELECT b.k, x.id, x.name FROM fb b, LATERAL (SELECT id, name FROM fa WHERE fa.id > b.k ORDER BY id LIMIT 2) x ORDER BY 1, 2"},
+		{sql: "SELECT b.k, b.label, x.c, x.s FROM fb b, LATERAL (SELECT count(*) AS c, sum(amount) AS s FROM fa WHERE fa.id % 9 = b.k) x ORDER BY 1"},
+		{sql: "SELECT b.k, x.l FROM fb b, LATERAL (SELECT upper(b.label) AS l) x ORDER BY 1"},
+		{sql: "SELECT b.k, p.label, x.n FROM fb b, fb p, LATERAL (SELECT b.k + p.k AS n WHERE b.label IS NOT NULL) x WHERE p.k = b.parent ORDER BY 1"},
+		{sql: "SELECT * FROM LATERAL (SELECT 1 AS one) x, fb WHERE fb.k < 3 ORDER BY k"},
+		{sql: "SELECT b.k, x.* FROM fb b, LATERAL (SELECT fa.d, fa.f FROM fa WHERE fa.id = b.parent) x ORDER BY 1"},
+		{sql: "SELECT count(*) FROM fa a, LATERAL (SELECT * FROM fb WHERE fb.parent = a.id OR a.name IS NULL) x"},
+		{sql: "SELECT b.k FROM fb b JOIN LATERAL (SELECT b.k AS m) x ON true", refuse: true},
+	}
+	diffVectorized(t, r, cases)
+}

@@ -232,6 +232,8 @@ func (e *env) build(rel plan.Rel) (operator, error) {
 		return e.buildFuncScan(x)
 	case *plan.RecursiveUnion:
 		return e.buildRecursive(x) // recursive.go
+	case *plan.LateralJoin:
+		return e.buildLateral(x) // lateral.go
 	}
 	return nil, unsupported(fmt.Sprintf("the operator %T", rel))
 }

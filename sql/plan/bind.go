@@ -83,6 +83,11 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 // bindWith binds the CTEs of a WITH clause, each seeing the ones before
 // it, and pushes them as a new level of names.
 func (b *binder) bindWith(w *pg.WithClause, parent *scope) (*With, error) {
+	if w.Recursive {
+		if err := forwardRefs(w); err != nil { // recursive.go
+			return nil, err
+		}
+	}
 	level := map[string]*CTE{}
 	b.ctes = append(b.ctes, level)
 	out := &With{}

@@ -199,3 +199,20 @@ func hasAggregate(rel Rel) bool {
 	}
 	return false
 }
+
+// forwardRefs refuses a WITH RECURSIVE whose queries read a query of the
+// clause defined after them: PostgreSQL resolves that name to the later
+// query (every name of a WITH RECURSIVE is visible to all of them), the
+// binder — which binds in order — would find a table of that name.
+func forwardRefs(w *pg.WithClause) error {
+	for i, n := range w.Ctes {
+		q := n.GetCommonTableExpr()
+		for _, m := range w.Ctes[i+1:] {
+			later := m.GetCommonTableExpr()
+			if refsTo(q.Ctequery, later.Ctename) > 0 {
+				return unsupported("a WITH RECURSIVE query reading one defined after it", q.Location)
+			}
+		}
+	}
+	return nil
+}
