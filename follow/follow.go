@@ -457,7 +457,8 @@ func (f *Follower) initialCopy(ctx context.Context, sys wal.SystemIdentity) erro
 	tables := f.copyTables()
 	f.log.Info("slot created; copying", "slot", f.cfg.Slot, "consistent_point", snap.LSN, "tables", len(tables))
 	if err := replication.Copy(ctx, f.cfg.Copy, snap.Snapshot(), tables, t); err != nil {
-		return fmt.Errorf("initial copy (the next start copies the unfinished tables again): %w", err)
+		err = fmt.Errorf("initial copy (the next start copies the unfinished tables again): %w", err)
+		return errors.Join(err, f.dropFailedSlot(ctx, snap))
 	}
 	// Streaming starts at the consistent point; recorded only now, so a
 	// mirror with a resume LSN has every table copied or being resynced.

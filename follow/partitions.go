@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/sidecar-dev/sidecar/replication"
@@ -101,4 +102,26 @@ func (f *Follower) copiedNames(name string) []string {
 		return ls
 	}
 	return []string{name}
+}
+
+// dropFailedSlot drops the slot of a first start whose initial copy
+// failed: nothing in the data directory depends on it yet (no resume LSN
+// is recorded; the next start creates a slot again and copies every
+// table), and left behind it would hold WAL on the server until someone
+// dropped it. It closes snap (the slot's connection) first; the drop runs
+// even when ctx ended (SIGTERM during the copy), bounded by 30 s.
+func (f *Follower) dropFailedSlot(ctx context.Context, snap *replication.ExportedSnapshot) error {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	snap.Close(dctx)
+	rc, err := replication.ConnectReplication(dctx, f.cfg.ConnString)
+	if err != nil {
+		return fmt.Errorf("drop the slot of the failed first start: %w", err)
+	}
+	defer rc.Close(context.WithoutCancel(ctx))
+	if err := replication.DropSlot(dctx, rc, f.cfg.Slot); err != nil {
+		return fmt.Errorf("drop the slot of the failed first start (drop it by hand: SELECT pg_drop_replication_slot('%s')): %w", f.cfg.Slot, err)
+	}
+	f.log.Info("initial copy failed; its replication slot is dropped (the next start creates it again)", "slot", f.cfg.Slot)
+	return nil
 }
