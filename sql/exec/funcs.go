@@ -93,6 +93,9 @@ func like(s, p string) (bool, error) {
 // function compiles the scalar functions the executor answers exactly;
 // the others are refused naming the function.
 func (c *compiler) function(x *plan.Func) (vexpr, error) {
+	if x.Ext != nil {
+		return c.extFunction(x) // extfunc.go
+	}
 	switch x.Name {
 	case "coalesce", "greatest", "least", "nullif":
 		return c.conditional(x)

@@ -59,6 +59,7 @@ type Func struct {
 	Name string
 	Args []Scalar
 	T    Type
+	Ext  *ExtFunc // a function of the Catalog (extfunc.go), nil for the library's
 }
 
 // Cast is arg::T.
@@ -338,7 +339,7 @@ func Map(s Scalar, fn func(Scalar) Scalar) Scalar {
 	case *IsNull:
 		s = &IsNull{Arg: Map(x.Arg, fn), Not: x.Not}
 	case *Func:
-		s = &Func{Name: x.Name, Args: mapAll(x.Args), T: x.T}
+		s = &Func{Name: x.Name, Args: mapAll(x.Args), T: x.T, Ext: x.Ext}
 	case *Cast:
 		s = &Cast{Arg: Map(x.Arg, fn), T: x.T}
 	case *Case:

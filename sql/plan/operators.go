@@ -153,6 +153,8 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 	}
 	switch {
 	case comparisons[op]:
+		l, r = oidOperands(l, r) // extfunc.go
+		lt, rt = l.Type(), r.Type()
 		if !comparable(lt.OID, rt.OID) {
 			return nil, bad()
 		}
@@ -260,6 +262,9 @@ func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, erro
 	}
 	res, ok := scalarFuncs[name]
 	if !ok {
+		if e, found, err := b.extFuncCall(name, f, sc, ctx); found || err != nil {
+			return e, err
+		}
 		return nil, errorf(CodeFeatureNotSupported, "function %s is not supported yet", name).at(f.Location)
 	}
 	out := &Func{Name: name}
