@@ -58,6 +58,7 @@ func encodeColumnFacts(e *enc, f *wal.Facts) {
 		}
 		e.byte(flags)
 		e.str(c.Default)
+		e.str(c.DefaultPretty)
 		e.byte(c.Identity)
 		e.byte(c.Generated)
 	}
@@ -84,7 +85,7 @@ func decodeColumnFacts(d *dec, f *wal.Facts) {
 	f.Columns = make([]wal.ColumnFacts, 0, n)
 	for i := 0; i < n && d.err == nil; i++ {
 		flags := d.byte()
-		f.Columns = append(f.Columns, wal.ColumnFacts{NotNull: flags&1 != 0, HasDefault: flags&2 != 0, Default: d.str(), Identity: d.byte(), Generated: d.byte()})
+		f.Columns = append(f.Columns, wal.ColumnFacts{NotNull: flags&1 != 0, HasDefault: flags&2 != 0, Default: d.str(), DefaultPretty: d.str(), Identity: d.byte(), Generated: d.byte()})
 	}
 	if d.byte() == 1 {
 		pk := &wal.KeyConstraint{Name: d.str()}

@@ -13,7 +13,7 @@ func TestColumnFactsRoundTrip(t *testing.T) {
 	rel := &wal.Relation{OID: 7, Schema: "public", Name: "items", Identity: wal.IdentityDefault,
 		Columns: []wal.Column{{Name: "id", TypeOID: 23, TypeMod: -1, Key: true}, {Name: "name", TypeOID: 1043, TypeMod: 24}},
 		Facts: &wal.Facts{Kind: 'r', Columns: []wal.ColumnFacts{{NotNull: true, HasDefault: true, Default: "nextval('items_id_seq'::regclass)"},
-			{NotNull: true, HasDefault: true, Default: "'x'::character varying", Identity: 'a', Generated: 's'}},
+			{NotNull: true, HasDefault: true, Default: "'x'::character varying", DefaultPretty: "'x'::character varying", Identity: 'a', Generated: 's'}},
 			PrimaryKey: &wal.KeyConstraint{Name: "items_key", Columns: []string{"id"}}}}
 	got, err := decodeRel(encodeRel(rel))
 	if err != nil {

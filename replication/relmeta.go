@@ -95,7 +95,7 @@ func readColumnFacts(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uin
 		return nil, fmt.Errorf("read column definitions: %w", err)
 	}
 	rows, err := conn.Query(ctx, `SELECT a.attrelid::int8, a.attname::text, a.attnotnull, a.atthasdef, a.attidentity::text, a.attgenerated::text,
-			pg_catalog.pg_get_expr(d.adbin, d.adrelid)
+			pg_catalog.pg_get_expr(d.adbin, d.adrelid), pg_catalog.pg_get_expr(d.adbin, d.adrelid, true)
 		FROM pg_catalog.pg_attribute a LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
 		WHERE a.attrelid = ANY($1::int8[]::oid[]) AND a.attnum > 0 AND NOT a.attisdropped`, oids)
 	if err != nil {
@@ -104,12 +104,15 @@ func readColumnFacts(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uin
 	out := map[uint32]map[string]wal.ColumnFacts{}
 	var oid int64
 	var col, ident, gen string
-	var def *string
+	var def, pretty *string
 	var cf wal.ColumnFacts
-	_, err = pgx.ForEachRow(rows, []any{&oid, &col, &cf.NotNull, &cf.HasDefault, &ident, &gen, &def}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&oid, &col, &cf.NotNull, &cf.HasDefault, &ident, &gen, &def, &pretty}, func() error {
 		c := cf
 		if def != nil {
 			c.Default = *def
+		}
+		if pretty != nil {
+			c.DefaultPretty = *pretty
 		}
 		if ident != "" {
 			c.Identity = ident[0]

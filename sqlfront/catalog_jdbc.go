@@ -73,7 +73,7 @@ func jdbcCanned(query string) *plan {
 					}
 					var def *string
 					if f.HasDefault {
-						def = strp(f.Default)
+						def = strp(f.Default) // pgjdbc: pg_get_expr(def.adbin, def.adrelid)
 					}
 					out = append(out, []*string{strp(t.Schema), strp(t.Rel), strp(c.Name), u32(c.TypeOID), strp(boolText(f.NotNull)),
 						strp(strconv.Itoa(int(c.TypeMod))), strp(strconv.Itoa(int(typeSize(c.TypeOID)))), strp("-1"), strp(strconv.Itoa(i + 1)),

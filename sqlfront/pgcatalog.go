@@ -44,6 +44,11 @@ var pgUnknown = new(string)
 // it; its own output is refused).
 var nodeTree = lplan.Type{OID: lplan.Text, Mod: -194}
 
+// nodeTreeSep separates the two forms adbin holds: pg_get_expr's plain
+// text, then its pretty text.
+const nodeTreeSep = "\x1f"
+
+
 // pgCatCtx is what the rows are built from.
 type pgCatCtx struct {
 	tables []Table
@@ -177,7 +182,7 @@ var pgRels = []*pgRel{
 				}
 				for i, f := range t.Facts.Columns {
 					if f.HasDefault {
-						out = append(out, []*string{pgUnknown, u32(t.OID), iv(int64(i + 1)), sv(f.Default)})
+						out = append(out, []*string{pgUnknown, u32(t.OID), iv(int64(i + 1)), sv(f.Default + nodeTreeSep + f.DefaultPretty)})
 					}
 				}
 			}

@@ -155,3 +155,26 @@ func TestCatalogSQLAlchemy(t *testing.T) {
 		compareCalls(t, table, got, want, []string{"connect", "inspect", "get_schema_names", "get_table_names", "has_table"})
 	}
 }
+
+// TestCatalogPsqlDescribe: psql's \d of a table with NOT NULL outside
+// the key, defaults, a serial and a named primary key prints what
+// PostgreSQL prints (publications aside).
+func TestCatalogPsqlDescribe(t *testing.T) {
+	r := catalogRig(t)
+	for _, table := range []string{"items", "accounts"} {
+		got, err := psql(t, r.sqlURL, "-c", `\d `+table)
+		if err != nil {
+			t.Fatalf("\\d %s: %v\n%s", table, err, got)
+		}
+		want, err := psql(t, r.pgURL, "-c", `\d `+table)
+		if err != nil {
+			t.Fatalf("\\d %s on PostgreSQL: %v\n%s", table, err, want)
+		}
+		if i := strings.Index(want, "Publications:"); i > 0 {
+			want = want[:i]
+		}
+		if !strings.HasPrefix(got, want) {
+			t.Errorf("\\d %s:\n%s\nPostgreSQL:\n%s", table, got, want)
+		}
+	}
+}

@@ -183,11 +183,18 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 		}
 		ok := c.defaultPath()
 		ts := []lplan.Type{nodeTree, lplan.T(oidOID), lplan.T(oidBool)}[:len(args)]
-		return &lplan.ExtFunc{Args: ts, Result: lplan.T(oidText), Eval: func(v []types.Value) (types.Value, error) {
+		return &lplan.ExtFunc{Args: ts, Result: lplan.T(oidText), NullOK: true, Eval: func(v []types.Value) (types.Value, error) {
+			if v[0] == nil || v[1] == nil {
+				return nil, nil // strict in its first two arguments; a NULL pretty flag is false
+			}
 			if !ok {
 				return nil, unsupported(-1, "pg_get_expr under a search_path other than public (sidecar read the defaults under public)")
 			}
-			return v[0], nil
+			plain, pretty, _ := strings.Cut(v[0].(string), nodeTreeSep)
+			if len(v) == 3 && v[2] != nil && v[2].(bool) {
+				return pretty, nil
+			}
+			return plain, nil
 		}}, nil
 	case "format_type":
 		if err := argc(2); err != nil {

@@ -68,6 +68,9 @@ type ColumnFacts struct {
 	// public; HasDefault says there is one (atthasdef).
 	HasDefault bool
 	Default    string
+	// DefaultPretty is pg_get_expr(adbin, adrelid, true), as psql
+	// prints it.
+	DefaultPretty string
 	Identity   byte // attidentity: 0, 'a' always, 'd' by default
 	Generated  byte // attgenerated: 0 or 's' stored
 }
