@@ -48,7 +48,6 @@ var nodeTree = lplan.Type{OID: lplan.Text, Mod: -194}
 // text, then its pretty text.
 const nodeTreeSep = "\x1f"
 
-
 // pgCatCtx is what the rows are built from.
 type pgCatCtx struct {
 	tables []Table

@@ -71,8 +71,8 @@ type ColumnFacts struct {
 	// DefaultPretty is pg_get_expr(adbin, adrelid, true), as psql
 	// prints it.
 	DefaultPretty string
-	Identity   byte // attidentity: 0, 'a' always, 'd' by default
-	Generated  byte // attgenerated: 0 or 's' stored
+	Identity      byte // attidentity: 0, 'a' always, 'd' by default
+	Generated     byte // attgenerated: 0 or 's' stored
 }
 
 // KeyConstraint is a primary key: its constraint (and index) name and
