@@ -162,6 +162,15 @@ func (c *vecCatalog) defaultPath() bool {
 	return false
 }
 
+// catalogFuncs are the functions vecCatalog.Func answers or refuses.
+var catalogFuncs = map[string]bool{"pg_get_expr": true, "format_type": true, "pg_table_is_visible": true, "current_schema": true,
+	"pg_get_userbyid": true, "obj_description": true, "col_description": true, "shobj_description": true, "pg_get_indexdef": true,
+	"pg_get_constraintdef": true, "pg_get_serial_sequence": true, "has_table_privilege": true, "has_schema_privilege": true,
+	"has_column_privilege": true, "has_database_privilege": true}
+
+// HasFunc implements lplan.FuncCatalog.
+func (c *vecCatalog) HasFunc(name string) bool { return catalogFuncs[name] }
+
 // Func implements lplan.FuncCatalog: the system functions clients call
 // on the catalog.
 func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error) {

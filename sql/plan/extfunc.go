@@ -24,14 +24,17 @@ type ExtFunc struct {
 // name, the planner's library is tried; an error: it has, but not for
 // these arguments).
 type FuncCatalog interface {
+	// HasFunc says whether the catalog supplies functions of this name
+	// (then the library is not consulted).
+	HasFunc(name string) bool
 	Func(name string, args []Type) (*ExtFunc, error)
 }
 
 // extFuncCall binds f to the catalog's function of its name, if the
-// catalog has one (found false: it has none).
+// catalog has functions of that name (found false: it has none).
 func (b *binder) extFuncCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, bool, error) {
 	fc, ok := b.cat.(FuncCatalog)
-	if !ok {
+	if !ok || !fc.HasFunc(name) {
 		return nil, false, nil
 	}
 	var args []Scalar
