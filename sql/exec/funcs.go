@@ -95,6 +95,9 @@ func like(s, p string) (bool, error) {
 // and NULLIF here, every other function by the overload of PostgreSQL's
 // function library (sql/builtin) the binder resolved.
 func (c *compiler) function(x *plan.Func) (vexpr, error) {
+	if x.Ext != nil {
+		return c.extFunction(x) // extfunc.go
+	}
 	if x.Call == nil {
 		return c.conditional(x)
 	}

@@ -61,6 +61,7 @@ type Func struct {
 	Name string
 	Args []Scalar
 	T    Type
+	Ext  *ExtFunc // a function of the Catalog (extfunc.go), nil for the library's
 	// Call is the library's overload (nil for coalesce, greatest, least
 	// and nullif, which the executor runs itself).
 	Call *builtin.Call
@@ -343,7 +344,7 @@ func Map(s Scalar, fn func(Scalar) Scalar) Scalar {
 	case *IsNull:
 		s = &IsNull{Arg: Map(x.Arg, fn), Not: x.Not}
 	case *Func:
-		s = &Func{Name: x.Name, Args: mapAll(x.Args), T: x.T, Call: x.Call}
+		s = &Func{Name: x.Name, Args: mapAll(x.Args), T: x.T, Call: x.Call, Ext: x.Ext}
 	case *Cast:
 		s = &Cast{Arg: Map(x.Arg, fn), T: x.T}
 	case *Case:

@@ -153,6 +153,8 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 	}
 	switch {
 	case comparisons[op]:
+		l, r = oidOperands(l, r) // extfunc.go
+		lt, rt = l.Type(), r.Type()
 		if !comparable(lt.OID, rt.OID) {
 			return nil, bad()
 		}
@@ -249,6 +251,9 @@ func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, erro
 	}
 	if f.AggStar || f.AggDistinct || f.AggFilter != nil || len(f.AggOrder) > 0 {
 		return nil, errorf(CodeWrongObjectType, "%s is not an aggregate function", name).at(f.Location)
+	}
+	if e, found, err := b.extFuncCall(name, f, sc, ctx); found || err != nil {
+		return e, err // a function of the catalog (extfunc.go)
 	}
 	return b.libraryCall(name, f, sc, ctx)
 }
