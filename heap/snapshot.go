@@ -93,8 +93,9 @@ func (s *Snapshot) thawed1(p *page) *page {
 	for i := range s.thawed {
 		if t := &s.thawed[i]; t.cold == p {
 			t.used = s.tick
+			q := t.p // the slot may be replaced once unlocked
 			s.mu.Unlock()
-			return t.p
+			return q
 		}
 	}
 	s.mu.Unlock()
