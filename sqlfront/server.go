@@ -314,6 +314,7 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 		fatal(toError(err))
 		return
 	}
+	defer ss.closeCursors() // their rows' memory.query share
 	ss.loop(ctx)
 }
 
