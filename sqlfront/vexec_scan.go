@@ -339,9 +339,9 @@ func appendPageText(dst []byte, pv heap.PageView, kind heap.Kind, col, slot int)
 
 // keyRange is the encoded primary-key range [from, to) of a scan's key
 // bounds (nil, nil: every row). Only what the key encoding orders as the
-// type does is used: equalities on integer, bool, date, timestamp, text
-// and varchar columns, then a range on an integer, date or timestamp
-// column; the range stops at the first column it cannot use (a wider
+// type does is used: equalities on integer, bool, date, text and varchar
+// columns, then a range on an integer or date column (not timestamps
+// yet: their key compares the printed offset too); the range stops at the first column it cannot use (a wider
 // range: the scan's filter still decides).
 func keyRange(codec *rowenc.KeyCodec, k *exec.KeyBounds) (from, to []byte) {
 	if codec == nil || k == nil {
@@ -397,7 +397,7 @@ func keyRange(codec *rowenc.KeyCodec, k *exec.KeyBounds) (from, to []byte) {
 // stored text is padded).
 func keyEqOK(oid uint32) bool {
 	switch oid {
-	case types.Int2, types.Int4, types.Int8, types.Bool, types.Date, types.Timestamp, types.Timestamptz, types.Text, types.Varchar:
+	case types.Int2, types.Int4, types.Int8, types.Bool, types.Date, types.Text, types.Varchar:
 		return true
 	}
 	return false
@@ -406,7 +406,7 @@ func keyEqOK(oid uint32) bool {
 // keyRangeOK says whether the key encoding of type oid orders as the type.
 func keyRangeOK(oid uint32) bool {
 	switch oid {
-	case types.Int2, types.Int4, types.Int8, types.Date, types.Timestamp, types.Timestamptz:
+	case types.Int2, types.Int4, types.Int8, types.Date:
 		return true
 	}
 	return false

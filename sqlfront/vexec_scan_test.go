@@ -22,7 +22,7 @@ import (
 // sql/exec.
 func TestTypedScan(t *testing.T) {
 	const cols = "id, c2, c4, c8, cn, cn2, cf4, cf8, ct, cv, cc, cd, cts, ctz, cb"
-	r := newRig(t, []string{"public.ty", "public.tk"}, []string{
+	r := newRig(t, []string{"public.ty", "public.tk", "public.td"}, []string{
 		"CREATE TABLE ty (id int PRIMARY KEY, c2 int2, c4 int4, c8 int8, cn numeric, cn2 numeric(12,3), cf4 float4, cf8 float8, " +
 			"ct text, cv varchar(10), cc char(5), cd date, cts timestamp, ctz timestamptz, cb bool)",
 		"INSERT INTO ty SELECT g, (g * 7 - 300)::int2, g * 1000003 - 40000000, g::int8 * 9000000000000, " +
@@ -37,6 +37,8 @@ func TestTypedScan(t *testing.T) {
 		"CREATE TABLE ty_v0 AS SELECT * FROM ty", // PostgreSQL's copy at the first version (not followed)
 		"CREATE TABLE tk (k text, n int, v numeric, PRIMARY KEY (k, n))",
 		"INSERT INTO tk SELECT 'k' || (g % 7), g, g * 0.5 FROM generate_series(1, 200) g",
+		"CREATE TABLE td (d date PRIMARY KEY, x int)",
+		"INSERT INTO td SELECT date '2024-01-01' + g, g FROM generate_series(-400, 400) g",
 	}, []string{"UPDATE marker SET n = n + 1"}, []string{
 		"UPDATE ty SET c4 = c4 + 1, ct = ct || '!', cc = 'z' WHERE id % 4 = 0",
 		"DELETE FROM ty WHERE id % 9 = 0",
@@ -57,6 +59,9 @@ func TestTypedScan(t *testing.T) {
 		"SELECT k, n FROM (SELECT * FROM tk WHERE k = 'k3' AND n >= 10 AND n < 60) x ORDER BY n",
 		"SELECT k, n FROM (SELECT * FROM tk WHERE k = 'k3' AND n <= 73) x ORDER BY n",
 		"SELECT count(*) FROM (SELECT * FROM tk WHERE k = 'nope') x",
+		"SELECT d, x FROM (SELECT * FROM td WHERE d >= date '2024-03-01' AND d < date '2024-03-10') x ORDER BY d",
+		"SELECT d, x FROM (SELECT * FROM td WHERE d = date '2023-02-28') x",
+		"SELECT d, x FROM (SELECT * FROM td WHERE d > $$2025-02-01$$) x ORDER BY d",
 	}
 	ctx := context.Background()
 	pgc := connectMode(t, r.pgURL, pgx.QueryExecModeSimpleProtocol)
