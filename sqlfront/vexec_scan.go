@@ -28,8 +28,11 @@ import (
 // ScanTyped implements exec.TypedSource.
 func (s *vecSource) ScanTyped(ctx context.Context, req *exec.ScanRequest, fn func(*exec.Batch) error) error {
 	planned := s.tables[req.Table]
+	if planned == nil {
+		return fmt.Errorf("scan %s: the table was not planned by this statement", req.Table.Name)
+	}
 	hs, ok := s.ex.src.(*HistorySource)
-	if !ok || hs.H == nil || hs.H.Snapshots() == nil || planned == nil {
+	if !ok || hs.H == nil || hs.H.Snapshots() == nil {
 		return s.scanText(ctx, req, fn)
 	}
 	v, err := s.ex.sess.versionFor(ctx, "")
