@@ -8,6 +8,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/sidecar-dev/sidecar/snapshot"
 	"github.com/sidecar-dev/sidecar/sql/exec"
 	"github.com/sidecar-dev/sidecar/sql/opt"
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
@@ -234,6 +235,9 @@ type vecSource struct {
 	ex     *execCtx
 	tables map[*lplan.TableDef]*Table
 	virt   map[*lplan.TableDef]*pgScan
+	// snaps are the statement's snapshots by version (vexec_scan.go),
+	// released when it ends.
+	snaps map[string]*snapshot.Snapshot
 }
 
 // Scan implements exec.Source.
@@ -277,7 +281,9 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 		}
 		opts.Params = append(opts.Params, pv)
 	}
-	err := p.vec.prep.Run(ex.ctx, &vecSource{ex: ex, tables: p.vec.tables, virt: p.vec.virt}, opts, func(b *exec.Batch) error {
+	src := &vecSource{ex: ex, tables: p.vec.tables, virt: p.vec.virt}
+	defer src.release()
+	err := p.vec.prep.Run(ex.ctx, src, opts, func(b *exec.Batch) error {
 		for i := 0; i < b.N; i++ {
 			row := make([]Value, len(b.Vecs))
 			for c, vec := range b.Vecs {

@@ -330,12 +330,13 @@ func startCPUProfile(path string) (stop func(), err error) {
 // PostgreSQL and on the SQL port of a sidecar following it.
 func newBenchTPCHCmd(g *globals) *cobra.Command {
 	var (
-		sf        float64
-		foldDates bool
-		reps      int
-		timeout   time.Duration
-		seed      uint64
-		dir, out  string
+		sf         float64
+		foldDates  bool
+		reps       int
+		timeout    time.Duration
+		seed       uint64
+		dir, out   string
+		cpuprofile string
 	)
 	cmd := &cobra.Command{
 		Use:   "tpch",
@@ -350,8 +351,13 @@ each answer with PostgreSQL's. It writes bench/results/tpch-<date>.md.`,
 			if sf <= 0 || reps < 1 || timeout <= 0 {
 				return usageError(fmt.Errorf("bench tpch: --sf, --reps and --timeout must be positive"), "sidecar-bench tpch --sf 0.05")
 			}
+			stop, err := startCPUProfile(cpuprofile)
+			if err != nil {
+				return err
+			}
 			rep, err := bench.RunTPCH(cmd.Context(), bench.TPCHOptions{SF: sf, Reps: reps, Timeout: timeout, Seed: seed, Dir: dir, FoldDates: foldDates,
 				Logf: func(f string, a ...any) { fmt.Fprintf(g.stderr, f+"\n", a...) }})
+			stop()
 			if err != nil {
 				return usageError(fmt.Errorf("bench tpch: %w", err), "")
 			}
@@ -373,6 +379,7 @@ each answer with PostgreSQL's. It writes bench/results/tpch-<date>.md.`,
 	f.BoolVar(&foldDates, "fold-dates", false, "fold the queries' date ± interval arithmetic into date literals")
 	f.StringVar(&dir, "dir", "", "scratch directory (default: the system's temporary directory)")
 	f.StringVar(&out, "out", "", "report file (default bench/results/tpch-<date>.md)")
+	f.StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to FILE")
 	return cmd
 }
 

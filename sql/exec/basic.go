@@ -286,6 +286,9 @@ func (s *scanOp) run(emit func(*Batch) error) error {
 			return err
 		}
 	}
+	if done, err := s.runTyped(emit); done {
+		return err
+	}
 	cols := s.s.Cols
 	oids := make([]plan.OID, len(cols))
 	for i, id := range cols {

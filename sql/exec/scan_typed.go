@@ -1,0 +1,147 @@
+package exec
+
+import (
+	"context"
+
+	"github.com/sidecar-dev/sidecar/sql/plan"
+	"github.com/sidecar-dev/sidecar/types"
+)
+
+// TypedSource is a Source that hands a scan its rows already decoded:
+// each batch holds only the columns the scan reads, as types.Value
+// vectors (what types.In of the stored text gives), without the text
+// round trip. A scan uses it when the source offers it; Source.Scan
+// stays the fallback.
+type TypedSource interface {
+	Source
+	// ScanTyped calls fn with the rows of req.Table in batches of at
+	// most BatchSize rows: vector c holds column req.Ords[c] (NULL is
+	// nil; a column the row lacks, stored before ADD COLUMN, is NULL).
+	// Each Batch is fn's to keep. The rows are every row of the table at
+	// the statement's version (req.Key, when set, is a hint the source
+	// may use to read fewer: the scan still applies its filter).
+	ScanTyped(ctx context.Context, req *ScanRequest, fn func(*Batch) error) error
+}
+
+// ScanRequest is what one scan reads.
+type ScanRequest struct {
+	Table *plan.TableDef
+	// Ords are the table's column ordinals the scan reads, in vector
+	// order; OIDs their types.
+	Ords []int
+	OIDs []plan.OID
+	// Key, when set, narrows the rows to a primary-key range: KeyEq are
+	// the values of the leading key columns, then KeyLo/KeyHi (nil:
+	// unbounded) bound the next one. Only the values of non-NULL
+	// constants and parameters are given.
+	Key *KeyBounds
+}
+
+// KeyBounds is a scan's primary-key range, evaluated (see plan.KeyRange).
+type KeyBounds struct {
+	Eq             []types.Value
+	EqOIDs         []plan.OID
+	Lo, Hi         types.Value // on key column len(Eq); nil: unbounded
+	LoIncl, HiIncl bool
+	BoundOID       plan.OID
+}
+
+// runTyped reads the scan's rows through a TypedSource (ok=false: the
+// source is not one).
+func (s *scanOp) runTyped(emit func(*Batch) error) (bool, error) {
+	e := s.e
+	ts, ok := e.src.(TypedSource)
+	if !ok {
+		return false, nil
+	}
+	req := &ScanRequest{Table: s.s.Table, Ords: s.s.Ords, OIDs: make([]plan.OID, len(s.s.Cols))}
+	for i, id := range s.s.Cols {
+		req.OIDs[i] = e.md.Column(id).Type.OID
+	}
+	if !s.repeat { // a cached scan reads every row once, for every outer value
+		req.Key = s.keyBounds()
+	}
+	return true, ts.ScanTyped(e.ctx, req, func(b *Batch) error {
+		if b.N == 0 {
+			return nil
+		}
+		if err := e.check(); err != nil {
+			return err
+		}
+		out := b
+		if s.filter != nil {
+			var err error
+			if out, err = filterBatch(b, s.filter); err != nil {
+				return err
+			}
+		}
+		if out.N == 0 {
+			return nil
+		}
+		return emit(out)
+	})
+}
+
+// keyBounds evaluates the scan's key range when its bounds are constants
+// or parameters (nil otherwise, or when one is NULL: the filter then
+// decides, reading every row).
+func (s *scanOp) keyBounds() *KeyBounds {
+	k := s.s.Key
+	if k == nil || s.s.Table == nil || len(s.s.Table.Key) < len(k.Eq)+1 && (k.Lo != nil || k.Hi != nil) {
+		return nil
+	}
+	eval := func(x plan.Scalar) (types.Value, plan.OID, bool) {
+		ok := true
+		plan.Walk(x, func(y plan.Scalar) bool {
+			switch y.(type) {
+			case *plan.Const, *plan.Param:
+			default:
+				ok = false
+			}
+			return ok
+		})
+		if !ok {
+			return nil, 0, false
+		}
+		c := &compiler{e: s.e, lay: layout{}}
+		f, err := c.compile(x)
+		if err != nil {
+			return nil, 0, false
+		}
+		res := make([]types.Value, 1)
+		if err := f(&Batch{N: 1}, []int{0}, res); err != nil || res[0] == nil {
+			return nil, 0, false
+		}
+		return res[0], x.Type().OID, true
+	}
+	if len(k.Eq) > len(s.s.Table.Key) {
+		return nil
+	}
+	kb := &KeyBounds{LoIncl: k.LoIncl, HiIncl: k.HiIncl}
+	for i, x := range k.Eq {
+		v, oid, ok := eval(x)
+		if !ok || oid != s.s.Table.Columns[s.s.Table.Key[i]].Type.OID {
+			return nil
+		}
+		kb.Eq, kb.EqOIDs = append(kb.Eq, v), append(kb.EqOIDs, oid)
+	}
+	if k.Lo == nil && k.Hi == nil {
+		return kb
+	}
+	want := s.s.Table.Columns[s.s.Table.Key[len(k.Eq)]].Type.OID
+	kb.BoundOID = want
+	for _, b := range []struct {
+		x   plan.Scalar
+		dst *types.Value
+	}{{k.Lo, &kb.Lo}, {k.Hi, &kb.Hi}} {
+		if b.x == nil {
+			continue
+		}
+		v, oid, ok := eval(b.x)
+		if !ok || oid != want {
+			return nil
+		}
+		*b.dst = v
+	}
+	return kb
+}

@@ -1,0 +1,432 @@
+package sqlfront
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/sidecar-dev/sidecar/heap"
+	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/snapshot"
+	"github.com/sidecar-dev/sidecar/sql/exec"
+	"github.com/sidecar-dev/sidecar/types"
+	"github.com/sidecar-dev/sidecar/wal"
+)
+
+// This file is sql/exec's typed scan (exec.TypedSource) over snapshot/:
+// a statement opens one snapshot per version it reads (released when it
+// ends); each table is read from the in-memory HEAD's typed column pages
+// when the model holds that version — integers, floats, numerics, bools,
+// dates and timestamps go straight from the page segments into
+// types.Value vectors, only the columns the scan reads — and from the
+// Prolly tree at the version otherwise (rows projected to those columns,
+// each value through types.In). A primary-key range the optimizer found
+// narrows either read.
+
+// ScanTyped implements exec.TypedSource.
+func (s *vecSource) ScanTyped(ctx context.Context, req *exec.ScanRequest, fn func(*exec.Batch) error) error {
+	if s.virt[req.Table] != nil { // a pg_catalog relation (pgcatalog_plan.go)
+		return s.scanText(ctx, req, fn)
+	}
+	planned := s.tables[req.Table]
+	if planned == nil {
+		return fmt.Errorf("scan %s: the table was not planned by this statement", req.Table.Name)
+	}
+	hs, ok := s.ex.src.(*HistorySource)
+	if !ok || hs.H == nil || hs.H.Snapshots() == nil {
+		return s.scanText(ctx, req, fn)
+	}
+	v, err := s.ex.sess.versionFor(ctx, "")
+	if err != nil {
+		return err
+	}
+	snap, err := s.snapshotAt(ctx, hs, v)
+	if err != nil {
+		return err
+	}
+	t, err := snap.Table(ctx, planned.Name)
+	if err != nil {
+		return err
+	}
+	if !sameRelation(t.Rel, planned) {
+		return errReplan // nothing of this statement was sent yet: plan it again
+	}
+	from, to := keyRange(t.Codec, req.Key)
+	if p, ok, err := t.Pages(from, to); err != nil {
+		return err
+	} else if ok {
+		return scanPages(ctx, p, t.Rel.Columns, req, fn)
+	}
+	return scanTree(ctx, t, from, to, req, fn)
+}
+
+// snapshotAt is the statement's snapshot at v, opened on first use.
+func (s *vecSource) snapshotAt(ctx context.Context, hs *HistorySource, v Version) (*snapshot.Snapshot, error) {
+	if snap := s.snaps[v.pin]; snap != nil {
+		return snap, nil
+	}
+	st := *hs.H.Snapshots()
+	if st.Head == nil && hs.Head != nil {
+		st.Head = hs.Head
+	}
+	var snap *snapshot.Snapshot
+	if v.at != 0 && hs.M.Head().EndLSN == v.at {
+		// HEAD without a commit-log look-up, if it is still v.
+		if h, err := st.Open(ctx, "HEAD"); err == nil && h.LSN() == v.at {
+			snap = h
+		} else if err == nil {
+			h.Release()
+		}
+	}
+	if snap == nil {
+		var err error
+		if snap, err = st.Open(ctx, v.pin); err != nil {
+			return nil, fmt.Errorf("open the mirror at %s: %w", v.pin, err)
+		}
+	}
+	if s.snaps == nil {
+		s.snaps = map[string]*snapshot.Snapshot{}
+	}
+	s.snaps[v.pin] = snap
+	return snap, nil
+}
+
+// release ends the statement's snapshots.
+func (s *vecSource) release() {
+	for _, snap := range s.snaps {
+		snap.Release()
+	}
+	s.snaps = nil
+}
+
+// scanText is the typed scan over Source.Scan's texts (a source other
+// than the mirror's): only the columns read are parsed.
+func (s *vecSource) scanText(ctx context.Context, req *exec.ScanRequest, fn func(*exec.Batch) error) error {
+	b := newScanBatch(len(req.Ords))
+	err := s.Scan(ctx, req.Table, func(row []*string) error {
+		for c, ord := range req.Ords {
+			if ord >= len(row) || row[ord] == nil {
+				continue
+			}
+			v, err := types.In(req.OIDs[c], -1, *row[ord])
+			if err != nil {
+				return fmt.Errorf("decode %s.%s: %w", req.Table.Name, req.Table.Columns[ord].Name, err)
+			}
+			b.Vecs[c][b.N] = v
+		}
+		if b.N++; b.N == exec.BatchSize {
+			out := b
+			b = newScanBatch(len(req.Ords))
+			return fn(out)
+		}
+		return nil
+	})
+	if err != nil || b.N == 0 {
+		return err
+	}
+	return fn(b)
+}
+
+// newScanBatch is an empty batch of n vectors of BatchSize rows.
+func newScanBatch(n int) *exec.Batch {
+	b := &exec.Batch{Vecs: make([][]types.Value, n)}
+	vals := make([]types.Value, n*exec.BatchSize)
+	for c := range b.Vecs {
+		b.Vecs[c] = vals[c*exec.BatchSize : (c+1)*exec.BatchSize : (c+1)*exec.BatchSize]
+	}
+	return b
+}
+
+// scanTree reads the rows of [from, to) from the table's tree (or the
+// model's rows, when Pages could not serve them), projected to the
+// columns read.
+func scanTree(ctx context.Context, t *snapshot.Table, from, to []byte, req *exec.ScanRequest, fn func(*exec.Batch) error) error {
+	b := newScanBatch(len(req.Ords))
+	err := t.Range(ctx, from, to, 0, req.Ords, func(_, row []byte) error {
+		it := rowenc.NewIter(row)
+		for it.Next() {
+			c := it.Column()
+			if c >= len(req.Ords) || it.Null() {
+				continue
+			}
+			v, err := types.In(req.OIDs[c], -1, string(it.Value()))
+			if err != nil {
+				return fmt.Errorf("decode %s.%s: %w", req.Table.Name, req.Table.Columns[req.Ords[c]].Name, err)
+			}
+			b.Vecs[c][b.N] = v
+		}
+		if err := it.Err(); err != nil {
+			return fmt.Errorf("decode a row of %s: %w", req.Table.Name, err)
+		}
+		if b.N++; b.N == exec.BatchSize {
+			out := b
+			b = newScanBatch(len(req.Ords))
+			return fn(out)
+		}
+		return nil
+	})
+	if err != nil || b.N == 0 {
+		return err
+	}
+	return fn(b)
+}
+
+// colDecoder appends one page column's value at a slot to a vector.
+type colDecoder func(pv heap.PageView, col, slot int) (types.Value, error)
+
+// scanPages reads typed column pages: each live row (of p.Only, when
+// set), the columns read decoded from their segments.
+func scanPages(ctx context.Context, p snapshot.Pages, cols []wal.Column, req *exec.ScanRequest, fn func(*exec.Batch) error) error {
+	decs := make([]colDecoder, len(req.Ords))
+	for c, ord := range req.Ords {
+		if ord >= len(cols) {
+			return fmt.Errorf("scan %s: column %d of %d", req.Table.Name, ord, len(cols))
+		}
+		decs[c] = decoderFor(req.OIDs[c], cols[ord].TypeOID)
+	}
+	b := newScanBatch(len(req.Ords))
+	emitRow := func(pv heap.PageView, slot int) error {
+		for c, ord := range req.Ords {
+			if pv.Nulls(ord)[slot/64]&(1<<(slot%64)) != 0 {
+				continue
+			}
+			v, err := decs[c](pv, ord, slot)
+			if err != nil {
+				return fmt.Errorf("decode %s.%s: %w", req.Table.Name, req.Table.Columns[ord].Name, err)
+			}
+			b.Vecs[c][b.N] = v
+		}
+		if b.N++; b.N == exec.BatchSize {
+			out := b
+			b = newScanBatch(len(req.Ords))
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return fn(out)
+		}
+		return nil
+	}
+	if p.Only != nil {
+		for _, id := range *p.Only {
+			pid, slot := int(id.Page()), id.Slot()
+			if pid >= p.Heap.NumPages() {
+				continue
+			}
+			pv := p.Heap.Page(pid)
+			if slot >= pv.Slots() || pv.Live()[slot/64]&(1<<(slot%64)) == 0 {
+				continue
+			}
+			if err := emitRow(pv, slot); err != nil {
+				return err
+			}
+		}
+	} else {
+		for i := range p.Heap.NumPages() {
+			if p.Heap.PageLive(i) == 0 {
+				continue
+			}
+			pv := p.Heap.Page(i)
+			for w, m := range pv.Live() {
+				for m != 0 {
+					slot := w*64 + bits.TrailingZeros64(m)
+					m &= m - 1
+					if err := emitRow(pv, slot); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	if b.N == 0 {
+		return nil
+	}
+	return fn(b)
+}
+
+// decoderFor is the decoder of a column of type oid (the plan's) stored
+// with the relation's type rel: straight from the typed segment when the
+// heap holds the type in one, else the text through types.In.
+func decoderFor(oid, rel uint32) colDecoder {
+	text := func(pv heap.PageView, col, slot int) (types.Value, error) {
+		return types.In(oid, -1, string(pv.Text(col, slot)))
+	}
+	typed := func(pv heap.PageView, col, slot int) (types.Value, error) {
+		// A typed value printed the way the heap prints it, then read: for
+		// a kind this file does not decode itself.
+		return types.In(oid, -1, string(appendPageText(nil, pv, heap.KindForOID(rel), col, slot)))
+	}
+	if oid != rel {
+		return typed
+	}
+	switch kind := heap.KindForOID(rel); kind {
+	case heap.KindText:
+		switch oid {
+		case types.Text, types.Varchar, types.Bpchar:
+			return func(pv heap.PageView, col, slot int) (types.Value, error) {
+				return string(pv.Text(col, slot)), nil
+			}
+		}
+		return text
+	case heap.KindInt2, heap.KindInt4, heap.KindInt8:
+		return intDecoder(func(i int64) types.Value { return i }, typed)
+	case heap.KindBool:
+		return intDecoder(func(i int64) types.Value { return i != 0 }, typed)
+	case heap.KindDate:
+		return intDecoder(func(i int64) types.Value { return types.DateVal(i) }, typed)
+	case heap.KindTimestamp, heap.KindTimestampTZ:
+		return intDecoder(func(i int64) types.Value { return types.TimestampVal(i) }, typed)
+	case heap.KindFloat4, heap.KindFloat8:
+		return func(pv heap.PageView, col, slot int) (types.Value, error) {
+			fs := pv.Float64s(col)
+			if fs == nil {
+				return typed(pv, col, slot)
+			}
+			f := fs[slot]
+			if math.IsNaN(f) {
+				return math.Float64frombits(0x7ff8000000000000), nil // types' canonical NaN
+			}
+			return f, nil
+		}
+	case heap.KindNumeric:
+		return func(pv heap.PageView, col, slot int) (types.Value, error) {
+			is, sc := pv.Int64s(col), pv.Scales(col)
+			if is == nil || sc == nil || isException(pv, col, slot) {
+				return text(pv, col, slot)
+			}
+			d := &types.Decimal{Scale: int32(sc[slot])}
+			d.V.SetInt64(is[slot])
+			return d, nil
+		}
+	default:
+		return typed
+	}
+}
+
+// intDecoder decodes an Int64s segment with conv (typed when the page
+// has no such segment).
+func intDecoder(conv func(int64) types.Value, typed colDecoder) colDecoder {
+	return func(pv heap.PageView, col, slot int) (types.Value, error) {
+		is := pv.Int64s(col)
+		if is == nil {
+			return typed(pv, col, slot)
+		}
+		return conv(is[slot]), nil
+	}
+}
+
+// isException says whether slot's value of col is held as text (a
+// numeric too wide for the typed segment, NaN, ±Infinity).
+func isException(pv heap.PageView, col, slot int) bool {
+	exc := pv.Exceptions(col)
+	return exc != nil && exc[slot/64]&(1<<(slot%64)) != 0
+}
+
+// appendPageText appends the canonical text of slot's value of col.
+func appendPageText(dst []byte, pv heap.PageView, kind heap.Kind, col, slot int) []byte {
+	if kind == heap.KindText || isException(pv, col, slot) {
+		return append(dst, pv.Text(col, slot)...)
+	}
+	var i int64
+	var f float64
+	var sc uint8
+	if is := pv.Int64s(col); is != nil {
+		i = is[slot]
+	}
+	if fs := pv.Float64s(col); fs != nil {
+		f = fs[slot]
+	}
+	if s := pv.Scales(col); s != nil {
+		sc = s[slot]
+	}
+	return heap.AppendText(dst, kind, i, f, sc)
+}
+
+// keyRange is the encoded primary-key range [from, to) of a scan's key
+// bounds (nil, nil: every row). Only what the key encoding orders as the
+// type does is used: equalities on integer, bool, date, text and varchar
+// columns, then a range on an integer or date column (not timestamps
+// yet: their key compares the printed offset too); the range stops at the first column it cannot use (a wider
+// range: the scan's filter still decides).
+func keyRange(codec *rowenc.KeyCodec, k *exec.KeyBounds) (from, to []byte) {
+	if codec == nil || k == nil {
+		return nil, nil
+	}
+	kinds := codec.Kinds()
+	var prefix [][]byte
+	for i, v := range k.Eq {
+		if i >= len(kinds) || !keyEqOK(k.EqOIDs[i]) {
+			break
+		}
+		prefix = append(prefix, []byte(types.Out(k.EqOIDs[i], v)))
+	}
+	enc := func(texts [][]byte) ([]byte, bool) {
+		b, err := codec.AppendPrefix(nil, texts)
+		return b, err == nil
+	}
+	pre, ok := enc(prefix)
+	if !ok {
+		return nil, nil
+	}
+	if len(prefix) < len(k.Eq) || len(prefix) >= len(kinds) || !keyRangeOK(k.BoundOID) || k.Lo == nil && k.Hi == nil {
+		if len(pre) == 0 {
+			return nil, nil
+		}
+		return pre, prefixEndBytes(pre)
+	}
+	from, to = pre, prefixEndBytes(pre)
+	if len(pre) == 0 {
+		from = nil
+	}
+	if k.Lo != nil {
+		if b, ok := enc(append(prefix[:len(prefix):len(prefix)], []byte(types.Out(k.BoundOID, k.Lo)))); ok {
+			from = b // inclusive or not, the filter drops the bound itself
+		}
+	}
+	if k.Hi != nil {
+		if b, ok := enc(append(prefix[:len(prefix):len(prefix)], []byte(types.Out(k.BoundOID, k.Hi)))); ok {
+			to = b
+			if k.HiIncl {
+				to = prefixEndBytes(b)
+			}
+		}
+	}
+	if from != nil && to != nil && bytes.Compare(from, to) > 0 {
+		to = from // empty
+	}
+	return from, to
+}
+
+// keyEqOK says whether the key encoding of type oid is equal exactly when
+// the values are (numeric keys also hold the display scale; bpchar's
+// stored text is padded).
+func keyEqOK(oid uint32) bool {
+	switch oid {
+	case types.Int2, types.Int4, types.Int8, types.Bool, types.Date, types.Text, types.Varchar:
+		return true
+	}
+	return false
+}
+
+// keyRangeOK says whether the key encoding of type oid orders as the type.
+func keyRangeOK(oid uint32) bool {
+	switch oid {
+	case types.Int2, types.Int4, types.Int8, types.Date:
+		return true
+	}
+	return false
+}
+
+// prefixEndBytes is the least key greater than every key starting with p
+// (nil when there is none).
+func prefixEndBytes(p []byte) []byte {
+	e := bytes.Clone(p)
+	for i := len(e) - 1; i >= 0; i-- {
+		if e[i] != 0xff {
+			e[i]++
+			return e[:i+1]
+		}
+	}
+	return nil
+}
