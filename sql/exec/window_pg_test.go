@@ -90,6 +90,12 @@ func TestDifferential(t *testing.T) {
 			}
 		}
 	}
+	// The refusals expected: the three statements whose answer depends
+	// on the order PostgreSQL's sort leaves tied rows in. More means a
+	// construct stopped being answered.
+	if refused > 3 {
+		t.Errorf("%d statements refused, want at most 3", refused)
+	}
 	t.Logf("%d refused", refused)
 }
 
