@@ -302,15 +302,14 @@ func (f *frameCalc) offset(x vexpr, which string) (types.Value, error) {
 	case int64:
 		neg = x < 0
 	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, unsupported("a RANGE offset that is infinite or NaN")
-		}
-		neg = x < 0
+		neg = math.IsNaN(x) || x < 0
 	case *types.Decimal:
-		if x.NaN || x.Inf != 0 {
-			return nil, unsupported("a RANGE offset that is infinite or NaN")
+		neg = x.NaN || x.Inf < 0 || x.Inf == 0 && x.V.Sign() < 0
+	case types.IntervalVal:
+		neg = types.Compare(plan.Interval, x, types.IntervalVal{}) < 0
+		if f.w.order[0].oid == plan.Time {
+			neg = x.Micros < 0 // in_range_time_interval reads only the time part
 		}
-		neg = x.V.Sign() < 0
 	}
 	if neg {
 		return nil, &types.Error{Code: "22013", Message: "invalid preceding or following size in window function"}
@@ -438,32 +437,37 @@ func (f *frameCalc) rangeBound(i int, off types.Value, start, preceding bool) (i
 	for hi > lo && f.rows[hi-1][k.idx] == nil {
 		hi--
 	}
-	// sub: bound = v - off; in ascending order PRECEDING subtracts.
+	// As nodeWindowAgg: PRECEDING subtracts in ascending order, adds in
+	// descending; a start bound is the first row in range, an end bound
+	// one past the last.
 	sub := preceding != k.desc
-	var cmpErr error
-	cmp := func(j int) int { // value j against the bound, in sort direction
-		c, err := compareOffset(k.oid, f.rows[j][k.idx], v, off, sub)
-		if err != nil {
-			cmpErr = err
+	less := k.desc != !start
+	var rangeErr error
+	in := func(j int) bool {
+		ok, err := inRange(k.oid, f.rows[j][k.idx], v, off, sub, less)
+		if err != nil && rangeErr == nil {
+			rangeErr = err
 		}
-		if k.desc {
-			c = -c
-		}
-		return c
+		return ok
 	}
-	var pos int
-	if start { // first row at or after the bound
-		pos = lo + sort.Search(hi-lo, func(j int) bool { return cmp(lo+j) >= 0 })
-	} else { // one past the last row at or before the bound
-		pos = lo + sort.Search(hi-lo, func(j int) bool { return cmp(lo+j) > 0 })
+	if start {
+		return lo + sort.Search(hi-lo, func(j int) bool { return in(lo + j) }), rangeErr
 	}
-	return pos, cmpErr
+	return lo + sort.Search(hi-lo, func(j int) bool { return !in(lo + j) }), rangeErr
 }
 
-// compareOffset compares val with base - off (sub) or base + off,
-// exactly (a bound past the type's range is infinitely far, as
-// PostgreSQL's in_range functions treat overflow).
-func compareOffset(oid plan.OID, val, base, off types.Value, sub bool) (int, error) {
+// inRange is PostgreSQL's in_range support function for the ORDER BY
+// key's type: whether val <= base ± off (less) or val >= base ± off,
+// exact (a bound past an integer type's range is infinitely far; NaN
+// sorts after every number; an infinite bound that would be NaN lets
+// every value in).
+func inRange(oid plan.OID, val, base, off types.Value, sub, less bool) (bool, error) {
+	cmpRes := func(c int) bool {
+		if less {
+			return c <= 0
+		}
+		return c >= 0
+	}
 	switch b := base.(type) {
 	case int64:
 		x, y := new(big.Int).SetInt64(b), new(big.Int).SetInt64(off.(int64))
@@ -472,30 +476,85 @@ func compareOffset(oid plan.OID, val, base, off types.Value, sub bool) (int, err
 		} else {
 			x.Add(x, y)
 		}
-		return new(big.Int).SetInt64(val.(int64)).Cmp(x), nil
+		return cmpRes(new(big.Int).SetInt64(val.(int64)).Cmp(x)), nil
 	case float64:
-		v := val.(float64)
-		if math.IsNaN(v) || math.IsInf(v, 0) || math.IsNaN(b) || math.IsInf(b, 0) {
-			return 0, unsupported("a RANGE offset frame over infinite or NaN values")
+		v, o := val.(float64), off.(float64)
+		switch {
+		case math.IsNaN(v) && math.IsNaN(b):
+			return true, nil
+		case math.IsNaN(v):
+			return !less, nil
+		case math.IsNaN(b):
+			return less, nil
+		case math.IsInf(o, 0) && math.IsInf(b, 0) && (sub && b > 0 || !sub && b < 0):
+			return true, nil
 		}
-		o := off.(float64)
+		sum := b + o
 		if sub {
-			o = -o
+			sum = b - o
 		}
-		return types.CompareFloat(v, b+o), nil
+		if less {
+			return v <= sum, nil
+		}
+		return v >= sum, nil
 	case *types.Decimal:
-		v := val.(*types.Decimal)
-		if v.NaN || v.Inf != 0 || b.NaN || b.Inf != 0 {
-			return 0, unsupported("a RANGE offset frame over infinite or NaN values")
+		v, o := val.(*types.Decimal), off.(*types.Decimal)
+		switch {
+		case v.NaN && b.NaN:
+			return true, nil
+		case v.NaN:
+			return !less, nil
+		case b.NaN:
+			return less, nil
+		case v.Inf != 0 || b.Inf != 0 || o.Inf != 0:
+			return false, unsupported("a RANGE offset frame over infinite numeric values")
 		}
-		o := off.(*types.Decimal)
 		bound := types.AddDecimal(b, o)
 		if sub {
 			bound = types.SubDecimal(b, o)
 		}
-		return types.CompareDecimal(v, bound), nil
+		return cmpRes(types.CompareDecimal(v, bound)), nil
+	case types.DateVal, types.TimestampVal:
+		toTS := func(x types.Value) types.TimestampVal {
+			d, ok := x.(types.DateVal)
+			switch {
+			case !ok:
+				return x.(types.TimestampVal)
+			case d == types.DateNegInf:
+				return types.TimestampNegInf
+			case d == types.DatePosInf:
+				return types.TimestampPosInf
+			}
+			return types.TimestampVal(int64(d) * usecsPerDay)
+		}
+		sign := int64(1)
+		if sub {
+			sign = -1
+		}
+		sum, err := addInterval(toTS(base), off.(types.IntervalVal), sign)
+		if err != nil {
+			return false, err
+		}
+		return cmpRes(types.Compare(plan.Timestamp, toTS(val), sum)), nil
+	case types.TimeVal:
+		o := off.(types.IntervalVal).Micros
+		sum := int64(b) + o
+		if sub {
+			sum = int64(b) - o
+		}
+		return cmpRes(cmpInt(int64(val.(types.TimeVal)), sum)), nil
 	}
-	return 0, unsupported("a RANGE offset frame over type " + plan.T(oid).String())
+	return false, unsupported("a RANGE offset frame over type " + plan.T(oid).String())
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // compute is fn's value for every row of the partition.

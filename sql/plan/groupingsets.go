@@ -16,13 +16,12 @@ const maxGroupingSets = 4096
 // into ag.sets and returns the distinct grouping expressions. A plain
 // GROUP BY returns nil and leaves ag.sets nil.
 func (b *binder) groupingSets(sel *pg.SelectStmt, sc *scope, targets []target, ag *aggState) ([]Scalar, error) {
-	has := false
+	has, rows := false, false
 	for _, g := range sel.GroupClause {
-		if g.GetGroupingSet() != nil {
-			has = true
-		}
+		has = has || g.GetGroupingSet() != nil
+		rows = rows || implicitRow(g) != nil
 	}
-	if !has {
+	if !has && !rows {
 		return nil, nil
 	}
 	leaf := func(n *pg.Node) ([]Scalar, error) {
@@ -34,6 +33,9 @@ func (b *binder) groupingSets(sel *pg.SelectStmt, sc *scope, targets []target, a
 	}
 	// row is a ROLLUP/CUBE element: (a, b) or one expression.
 	row := func(n *pg.Node) ([]Scalar, error) {
+		if args := implicitRow(n); args != nil {
+			n = &pg.Node{Node: &pg.Node_GroupingSet{GroupingSet: &pg.GroupingSet{Kind: pg.GroupingSetKind_GROUPING_SET_SIMPLE, Content: args, Location: -1}}}
+		}
 		if gs := n.GetGroupingSet(); gs != nil {
 			if gs.Kind != pg.GroupingSetKind_GROUPING_SET_SIMPLE {
 				return nil, unsupported("a nested ROLLUP or CUBE", gs.Location)
@@ -52,6 +54,10 @@ func (b *binder) groupingSets(sel *pg.SelectStmt, sc *scope, targets []target, a
 	}
 	var expand func(n *pg.Node) ([][]Scalar, error)
 	expand = func(n *pg.Node) ([][]Scalar, error) {
+		if implicitRow(n) != nil {
+			es, err := row(n)
+			return [][]Scalar{es}, err
+		}
 		gs := n.GetGroupingSet()
 		if gs == nil {
 			es, err := leaf(n)
@@ -152,7 +158,19 @@ func (b *binder) groupingSets(sel *pg.SelectStmt, sc *scope, targets []target, a
 		kept = append(kept, s)
 	}
 	ag.sets = kept
+	if !has {
+		ag.sets = nil // GROUP BY (a, b): a plain GROUP BY a, b
+	}
 	return groups, nil
+}
+
+// implicitRow is the elements of (a, b) in GROUP BY, which PostgreSQL
+// reads as a grouping set of a and b, not a row value (nil otherwise).
+func implicitRow(n *pg.Node) []*pg.Node {
+	if r := n.GetRowExpr(); r != nil && r.RowFormat == pg.CoercionForm_COERCE_IMPLICIT_CAST {
+		return r.Args
+	}
+	return nil
 }
 
 // groupingSetsOf sets a.Sets from ag.sets over the group columns

@@ -63,9 +63,10 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	bound := groups != nil || ag.sets != nil // by groupingSets
 	for _, g := range sel.GroupClause {
-		if ag.sets != nil {
-			break // bound by groupingSets
+		if bound {
+			break
 		}
 		e, err := b.groupExpr(g, sc, sel, targets)
 		if err != nil {

@@ -300,6 +300,15 @@ func (b *binder) frame(def *pg.WindowDef, order []orderKey, sc *scope) (Frame, e
 				if n := numericRank(e.Type().OID); n == 0 || n > numericRank(ot) && ot != Float4 {
 					return nil, unsupported("RANGE with an offset of type "+e.Type().String(), -1)
 				}
+				target := Float8
+				if ot == Numeric {
+					target = Numeric
+				}
+				return cast(e, T(target)), nil
+			case ot == Date || ot == Timestamp || ot == Time:
+				if e = coerce(e, T(Interval)); e.Type().OID != Interval {
+					return nil, unsupported("RANGE with an offset of type "+e.Type().String(), -1)
+				}
 				return e, nil
 			}
 			return nil, unsupported("RANGE with offset PRECEDING/FOLLOWING over type "+order[0].e.Type().String(), -1)
