@@ -37,6 +37,11 @@ type winFn struct {
 	args   []int
 	filter int // -1: none
 	init   func() aggState
+	// edge: first/last/nth_value over a frame of whole peer groups: the
+	// value is determined when the peer group of the row it picks holds
+	// one value (argOID: its type).
+	edge   bool
+	argOID plan.OID
 }
 
 type windowOp struct {
@@ -100,7 +105,13 @@ func (e *env) buildWindow(w *plan.Window) (operator, error) {
 			fn.filter = lay[f.Filter]
 		}
 		switch f.Name {
-		case "row_number", "ntile", "lag", "lead", "first_value", "last_value", "nth_value":
+		case "first_value", "last_value", "nth_value":
+			if rows || opts&(plan.FrameExcludeCurrent|plan.FrameExcludeTies) != 0 {
+				op.sensitive = true
+			} else {
+				fn.edge, fn.argOID = true, e.md.Column(f.Args[0]).Type.OID
+			}
+		case "row_number", "ntile", "lag", "lead":
 			op.sensitive = true
 		case "rank", "dense_rank", "percent_rank", "cume_dist":
 		default:
@@ -625,27 +636,47 @@ func (f *frameCalc) compute(fn *winFn) ([]types.Value, error) {
 					return nil, &types.Error{Code: "22016", Message: "argument of nth_value must be greater than zero"}
 				}
 			}
+			p := -1
 			if fn.f.Name == "last_value" {
-				for k := len(segs) - 1; k >= 0; k-- {
+				for k := len(segs) - 1; k >= 0 && p < 0; k-- {
 					if segs[k].hi > segs[k].lo {
-						out[i] = arg(0, segs[k].hi-1)
-						break
+						p = segs[k].hi - 1
 					}
 				}
+			} else {
+				for _, s := range segs {
+					if int64(s.hi-s.lo) >= nth {
+						p = s.lo + int(nth) - 1
+						break
+					}
+					nth -= int64(s.hi - s.lo)
+				}
+			}
+			if p < 0 {
 				continue
 			}
-			for _, s := range segs {
-				if int64(s.hi-s.lo) >= nth {
-					out[i] = arg(0, s.lo+int(nth)-1)
-					break
-				}
-				nth -= int64(s.hi - s.lo)
+			if fn.edge && !f.oneValue(fn, f.grp[p]) {
+				return nil, notDetermined
 			}
+			out[i] = arg(0, p)
 		}
 	default:
 		return f.aggregate(fn, out)
 	}
 	return out, nil
+}
+
+// oneValue says whether every row of peer group g has the same value
+// of fn's first argument (as PostgreSQL prints it).
+func (f *frameCalc) oneValue(fn *winFn, g int) bool {
+	first := f.rows[f.gs[g]][fn.args[0]]
+	for i := f.gs[g] + 1; i < f.ge[g]; i++ {
+		v := f.rows[i][fn.args[0]]
+		if (v == nil) != (first == nil) || v != nil && types.Out(fn.argOID, v) != types.Out(fn.argOID, first) {
+			return false
+		}
+	}
+	return true
 }
 
 // ntile is PostgreSQL's window_ntile: the bucket count is read at the

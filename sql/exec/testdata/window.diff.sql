@@ -47,3 +47,5 @@ SELECT id, sum(id) OVER (ORDER BY d RANGE BETWEEN '-1 day' PRECEDING AND CURRENT
 SELECT a, b, count(*) FROM (VALUES (1, 2), (1, 3), (2, 2)) v(a, b) GROUP BY GROUPING SETS ((a, b), a, ());
 SELECT a, b, count(*) FROM (VALUES (1, 2), (1, 3), (2, 2)) v(a, b) GROUP BY (a, b);
 SELECT a, b, count(*) FROM (VALUES (1, 2), (1, 3), (2, 2)) v(a, b) GROUP BY ROLLUP((a, b));
+SELECT id, first_value(k * 10) OVER (ORDER BY k RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING), last_value(x) OVER (ORDER BY x), nth_value(x, 2) OVER (ORDER BY x GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE GROUP), last_value(grp) OVER (PARTITION BY grp ORDER BY k) FROM w;
+SELECT id, first_value(x) OVER (ORDER BY k RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM w;
