@@ -231,7 +231,11 @@ func (e *env) build(rel plan.Rel) (operator, error) {
 	case *plan.FuncScan:
 		return e.buildFuncScan(x)
 	case *plan.Window:
-		return e.buildWindow(x)
+		return e.buildWindow(x) // window.go
+	case *plan.RecursiveUnion:
+		return e.buildRecursive(x) // recursive.go
+	case *plan.LateralJoin:
+		return e.buildLateral(x) // lateral.go
 	}
 	return nil, unsupported(fmt.Sprintf("the operator %T", rel))
 }
