@@ -177,6 +177,17 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata) bool {
 					found = true
 				}
 			}
+		case *lplan.Window: // window ORDER BY and min/max over a frame (sql/plan/window.go)
+			for _, k := range x.Order {
+				if collatable(md.Column(k.Col).Type) {
+					found = true
+				}
+			}
+			for _, f := range x.Funcs {
+				if (f.Name == "min" || f.Name == "max") && collatable(f.T) {
+					found = true
+				}
+			}
 		case *lplan.Limit:
 			visit(x.Count)
 			visit(x.Offset)

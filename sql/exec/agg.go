@@ -2,6 +2,7 @@ package exec
 
 import (
 	"hash/maphash"
+	"slices"
 
 	"github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
@@ -76,6 +77,8 @@ type aggFunc struct {
 	argT   plan.OID
 	filter vexpr
 	init   func() aggState
+	// grouping: GROUPING()'s arguments as group positions (groupingsets.go).
+	grouping []int
 }
 
 // aggState accumulates one aggregate of one group.
@@ -93,6 +96,9 @@ type aggOp struct {
 	aggs   []*aggFunc
 	out    []plan.ColumnID
 	scalar bool // no GROUP BY: one row even over no input
+	// sets: GROUPING SETS as masks over group (nil: one set of every
+	// group column); groupingsets.go.
+	sets [][]bool
 }
 
 func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
@@ -134,6 +140,13 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 			return nil, unsupported("an aggregate of outer columns only, in a subquery")
 		}
 		f := &aggFunc{a: ae}
+		if ae.Name == "grouping" {
+			if err := op.groupingFunc(f, a); err != nil {
+				return nil, err
+			}
+			op.aggs = append(op.aggs, f)
+			continue
+		}
 		if len(ae.Args) > 1 {
 			return nil, unsupported("the aggregate " + ae.Name + " with several arguments")
 		}
@@ -160,7 +173,7 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 		}
 		op.aggs = append(op.aggs, f)
 	}
-	return op, nil
+	return op, op.groupingSets(a)
 }
 
 func (a *aggOp) cols() []plan.ColumnID { return a.out }
@@ -169,11 +182,16 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 	e := a.e
 	mem := &memAcct{e: e}
 	defer mem.done()
-	groups := newRowMap(a.gOIDs)
+	sets, off := a.setMasks()
+	groups := newRowMap(a.keyOIDs())
 	var states [][]aggState
-	newGroup := func() []aggState {
+	newGroup := func(set int) []aggState {
 		s := make([]aggState, len(a.aggs))
 		for k, f := range a.aggs {
+			if f.grouping != nil {
+				s[k] = &constAgg{v: groupingValue(f.grouping, sets[set])}
+				continue
+			}
 			s[k] = f.init()
 			if d, ok := s[k].(*distinctAgg); ok {
 				d.mem = mem // its set is the statement's working memory
@@ -181,27 +199,18 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 		}
 		return s
 	}
-	if a.scalar {
-		groups.find(nil, true)
-		states = append(states, newGroup())
+	// A set of no columns has its group even over no input.
+	for set, mask := range sets {
+		if !slices.Contains(mask, true) {
+			groups.find(a.key(nil, 0, set, mask, off), true)
+			states = append(states, newGroup(set))
+		}
 	}
 	err := a.in.run(func(b *Batch) error {
 		sel := allRows(b.N)
-		gi := make([]int, b.N)
-		for i := 0; i < b.N; i++ {
-			key := make([]types.Value, len(a.group))
-			for k, idx := range a.group {
-				key[k] = b.Vecs[idx][i]
-			}
-			g, added := groups.find(key, true)
-			if added {
-				if err := mem.grow("hash aggregate", rowBytes(key)+int64(64*len(a.aggs))); err != nil {
-					return err
-				}
-				states = append(states, newGroup())
-			}
-			gi[i] = g
-		}
+		// Each aggregate's rows (FILTER) and argument values, once.
+		rowsOf := make([][]int, len(a.aggs))
+		valsOf := make([][]types.Value, len(a.aggs))
 		for k, f := range a.aggs {
 			rows := sel
 			if f.filter != nil {
@@ -216,22 +225,42 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 					}
 				}
 			}
-			var vals []types.Value
 			if f.arg != nil {
-				vals = make([]types.Value, b.N)
-				if err := f.arg(b, rows, vals); err != nil {
+				valsOf[k] = make([]types.Value, b.N)
+				if err := f.arg(b, rows, valsOf[k]); err != nil {
 					return err
 				}
 			}
-			for _, i := range rows {
-				var v types.Value = true // count(*): every row counts
-				if vals != nil {
-					if v = vals[i]; v == nil {
-						continue // aggregates skip NULL inputs
+			rowsOf[k] = rows
+		}
+		gi := make([]int, b.N)
+		for set, mask := range sets {
+			for i := 0; i < b.N; i++ {
+				key := a.key(b, i, set, mask, off)
+				g, added := groups.find(key, true)
+				if added {
+					if err := mem.grow("hash aggregate", rowBytes(key)+int64(64*len(a.aggs))); err != nil {
+						return err
 					}
+					states = append(states, newGroup(set))
 				}
-				if err := states[gi[i]][k].add(v); err != nil {
-					return err
+				gi[i] = g
+			}
+			for k, f := range a.aggs {
+				if f.grouping != nil {
+					continue
+				}
+				vals := valsOf[k]
+				for _, i := range rowsOf[k] {
+					var v types.Value = true // count(*): every row counts
+					if vals != nil {
+						if v = vals[i]; v == nil {
+							continue // aggregates skip NULL inputs
+						}
+					}
+					if err := states[gi[i]][k].add(v); err != nil {
+						return err
+					}
 				}
 			}
 		}
@@ -242,6 +271,7 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 	}
 	rows := make([][]types.Value, len(groups.rows))
 	for g, key := range groups.rows {
+		key = key[off:]
 		r := append(make([]types.Value, 0, len(key)+len(a.aggs)), key...)
 		for _, s := range states[g] {
 			v, err := s.result()

@@ -230,6 +230,8 @@ func (e *env) build(rel plan.Rel) (operator, error) {
 		return &cteRefOp{e: e, ref: x}, nil
 	case *plan.FuncScan:
 		return e.buildFuncScan(x)
+	case *plan.Window:
+		return e.buildWindow(x) // window.go
 	case *plan.RecursiveUnion:
 		return e.buildRecursive(x) // recursive.go
 	case *plan.LateralJoin:

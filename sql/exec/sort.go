@@ -20,13 +20,7 @@ func (s *sortOp) cols() []plan.ColumnID { return s.in.cols() }
 func (s *sortOp) run(emit func(*Batch) error) error {
 	e := s.e
 	lay := layoutOf(s.in.cols())
-	type key struct {
-		idx        int
-		oid        plan.OID
-		desc       bool
-		nullsFirst bool
-	}
-	var keys []key
+	var keys []winKey
 	for _, k := range s.keys {
 		idx, ok := lay[k.Col]
 		if !ok {
@@ -36,7 +30,7 @@ func (s *sortOp) run(emit func(*Batch) error) error {
 		if !types.Orderable(t) {
 			return unsupported("ORDER BY a value of type " + e.md.Column(k.Col).Type.String())
 		}
-		keys = append(keys, key{idx, t, k.Desc, k.NullsFirst})
+		keys = append(keys, winKey{idx, t, k.Desc, k.NullsFirst})
 	}
 	rs, err := e.collect(s.in, "sort")
 	if err != nil {
@@ -46,25 +40,7 @@ func (s *sortOp) run(emit func(*Batch) error) error {
 	if err := e.check(); err != nil {
 		return err
 	}
-	slices.SortStableFunc(rs.rows, func(a, b []types.Value) int {
-		for _, k := range keys {
-			x, y := a[k.idx], b[k.idx]
-			if x == nil || y == nil {
-				if c := nullOrder(x == nil, y == nil, k.nullsFirst); c != 0 {
-					return c
-				}
-				continue
-			}
-			c := types.Compare(k.oid, x, y)
-			if k.desc {
-				c = -c
-			}
-			if c != 0 {
-				return c
-			}
-		}
-		return 0
-	})
+	slices.SortStableFunc(rs.rows, func(a, b []types.Value) int { return compareKeys(keys, a, b) })
 	return e.emitRows(rs.rows, len(s.in.cols()), emit)
 }
 

@@ -123,6 +123,10 @@ func rebuild(rel plan.Rel, fn func(plan.Rel) plan.Rel) plan.Rel {
 		return &c
 	case *plan.Sort:
 		return &plan.Sort{Input: fn(x.Input), Keys: x.Keys}
+	case *plan.Window:
+		c := *x
+		c.Input = fn(x.Input)
+		return &c
 	case *plan.Limit:
 		return &plan.Limit{Input: fn(x.Input), Count: x.Count, Offset: x.Offset}
 	case *plan.Distinct:

@@ -77,7 +77,7 @@ func mapExprs(rel plan.Rel, fn func(plan.Scalar) plan.Scalar) plan.Rel {
 	case *plan.Join:
 		return &plan.Join{Kind: x.Kind, Left: mapExprs(x.Left, fn), Right: mapExprs(x.Right, fn), On: f(x.On)}
 	case *plan.Aggregate:
-		c := &plan.Aggregate{Input: mapExprs(x.Input, fn), GroupBy: x.GroupBy}
+		c := &plan.Aggregate{Input: mapExprs(x.Input, fn), GroupBy: x.GroupBy, Sets: x.Sets}
 		for _, a := range x.Aggs {
 			na := a
 			na.Args = nil
@@ -90,6 +90,10 @@ func mapExprs(rel plan.Rel, fn func(plan.Scalar) plan.Scalar) plan.Rel {
 		return c
 	case *plan.Sort:
 		return &plan.Sort{Input: mapExprs(x.Input, fn), Keys: x.Keys}
+	case *plan.Window:
+		c := *x
+		c.Input = mapExprs(x.Input, fn)
+		return &c
 	case *plan.Limit:
 		return &plan.Limit{Input: mapExprs(x.Input, fn), Count: x.Count, Offset: x.Offset}
 	case *plan.Distinct:

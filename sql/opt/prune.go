@@ -68,6 +68,8 @@ func prune(rel plan.Rel, need plan.ColSet) plan.Rel {
 		return &plan.Sort{Input: prune(x.Input, in), Keys: x.Keys}
 	case *plan.Limit:
 		return &plan.Limit{Input: prune(x.Input, need), Count: x.Count, Offset: x.Offset}
+	case *plan.Window:
+		return pruneWindow(x, need)
 	case *plan.Distinct:
 		// Every column takes part in the comparison.
 		return &plan.Distinct{Input: prune(x.Input, plan.SetOf(x.Input.Columns())), On: x.On}
@@ -105,4 +107,22 @@ func union(a, b plan.ColSet) plan.ColSet {
 	out.AddSet(a)
 	out.AddSet(b)
 	return out
+}
+
+// pruneWindow narrows a Window's input to what is used above it and
+// what its partition, order and functions read.
+func pruneWindow(x *plan.Window, need plan.ColSet) plan.Rel {
+	in := union(need, plan.SetOf(x.Partition))
+	for _, k := range x.Order {
+		in.Add(k.Col)
+	}
+	for _, f := range x.Funcs {
+		in.AddSet(plan.SetOf(f.Args))
+		if f.Filter != 0 {
+			in.Add(f.Filter)
+		}
+	}
+	c := *x
+	c.Input = prune(x.Input, in)
+	return &c
 }

@@ -59,7 +59,7 @@ func push(rel plan.Rel, preds []plan.Scalar) plan.Rel {
 		groups := plan.SetOf(x.GroupBy)
 		var below, above []plan.Scalar
 		for _, p := range preds {
-			if len(x.GroupBy) > 0 && readsOnly(p, groups, plan.SetOf(x.Columns())) {
+			if len(x.GroupBy) > 0 && x.Sets == nil && readsOnly(p, groups, plan.SetOf(x.Columns())) {
 				below = append(below, p)
 			} else {
 				above = append(above, p)

@@ -8,6 +8,14 @@ import "slices"
 // column.
 type aggState struct {
 	list []AggExpr
+	// sets are GROUPING SETS / ROLLUP / CUBE's grouping sets (nil: a
+	// plain GROUP BY); groupingsets.go.
+	sets [][]Scalar
+	// extra are columns the select list may read besides the groups
+	// and aggregates (window function results); rewrite is set by
+	// aggregate to map an expression onto its output (window.go).
+	extra   ColSet
+	rewrite func(Scalar) (Scalar, error)
 }
 
 // aggregate builds the Aggregate of a grouped query level over rel and
@@ -37,6 +45,9 @@ func (b *binder) aggregate(rel Rel, sc *scope, groups []Scalar, ag *aggState, ta
 		byText[key] = id
 		a.GroupBy = append(a.GroupBy, id)
 	}
+	if err := b.groupingSetsOf(a, ag, byText); err != nil {
+		return nil, err
+	}
 	a.Input = rel
 	if computed {
 		a.Input = pre
@@ -49,10 +60,11 @@ func (b *binder) aggregate(rel Rel, sc *scope, groups []Scalar, ag *aggState, ta
 		allowed.Add(id)
 	}
 	allowed.AddSet(sc.outer)
+	allowed.AddSet(ag.extra)
 	// A table whose primary key is grouped on: its other columns are
 	// functionally dependent on the group (PostgreSQL allows them).
 	for _, s := range levelScans(rel) {
-		keyed := len(s.Table.Key) > 0
+		keyed := len(s.Table.Key) > 0 && a.Sets == nil
 		for _, k := range s.Table.Key {
 			i := slices.Index(s.Ords, k)
 			keyed = keyed && i >= 0 && slices.Contains(a.GroupBy, s.Cols[i])
@@ -88,6 +100,7 @@ func (b *binder) aggregate(rel Rel, sc *scope, groups []Scalar, ag *aggState, ta
 		}
 		return e, nil
 	}
+	ag.rewrite = rewrite
 	var err error
 	for i := range targets {
 		if targets[i].e, err = rewrite(targets[i].e); err != nil {

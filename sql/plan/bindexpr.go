@@ -13,7 +13,8 @@ import (
 type exprCtx struct {
 	clause string
 	aggs   *aggState
-	inAgg  bool // inside an aggregate's arguments
+	inAgg  bool      // inside an aggregate's arguments
+	wins   *winState // window functions allowed (select list, ORDER BY); window.go
 }
 
 // expr binds one expression in sc.
@@ -89,6 +90,8 @@ func (b *binder) expr(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
 		return b.caseExpr(n.GetCaseExpr(), sc, ctx)
 	case n.GetSubLink() != nil:
 		return b.subLink(n.GetSubLink(), sc, ctx)
+	case n.GetGroupingFunc() != nil:
+		return b.groupingFunc(n.GetGroupingFunc(), sc, ctx)
 	}
 	return nil, unsupported("this expression", -1)
 }
@@ -380,6 +383,8 @@ func colName(n *pg.Node) string {
 		}
 	case n.GetCaseExpr() != nil:
 		return "case"
+	case n.GetGroupingFunc() != nil:
+		return "grouping"
 	case n.GetCoalesceExpr() != nil:
 		return "coalesce"
 	case n.GetMinMaxExpr() != nil:

@@ -86,6 +86,8 @@ func explainRel(b *strings.Builder, md *Metadata, r Rel, depth int) {
 		default:
 			line("Aggregate %s", strings.Join(aggs, ", "))
 		}
+	case *Window:
+		line("%s", explainWindow(x, md))
 	case *Sort:
 		var keys []string
 		for _, k := range x.Keys {

@@ -244,7 +244,7 @@ func dateArith(op string, l, r OID) OID {
 func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, error) {
 	name := strings.ToLower(opName(f.Funcname))
 	if f.Over != nil {
-		return nil, unsupported("window functions", f.Location)
+		return b.windowCall(name, f, sc, ctx)
 	}
 	if aggFuncs[name] {
 		return b.aggCall(name, f, sc, ctx)

@@ -78,10 +78,16 @@ type Join struct {
 // Aggregate groups its input by GroupBy (input columns; none: one group,
 // even over no rows) and computes Aggs. Output: the group columns (same
 // IDs), then one column per aggregate.
+//
+// Sets, when set, are GROUPING SETS: each a subset of GroupBy; a row
+// of each group of each set, the group columns not in the set NULL
+// (groupingsets.go). An AggExpr named "grouping" is GROUPING(): its
+// Args are group columns.
 type Aggregate struct {
 	Input   Rel
 	GroupBy []ColumnID
 	Aggs    []AggExpr
+	Sets    [][]ColumnID
 }
 
 // AggExpr is one aggregate call.

@@ -28,11 +28,12 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 		}
 		rel = &Filter{Input: rel, Pred: e}
 	}
-	if len(sel.WindowClause) > 0 {
-		return nil, nil, nil, unsupported("WINDOW", -1)
+	ws, err := newWinState(sel.WindowClause)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	ag := &aggState{}
-	ctx := &exprCtx{clause: "SELECT", aggs: ag}
+	ctx := &exprCtx{clause: "SELECT", aggs: ag, wins: ws}
 	var targets []target
 	for _, n := range sel.TargetList {
 		rt := n.GetResTarget()
@@ -58,8 +59,15 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 	}
 	// GROUP BY: input columns or expressions, an output column's position
 	// or name.
-	var groups []Scalar
+	groups, err := b.groupingSets(sel, sc, targets, ag)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	bound := groups != nil || ag.sets != nil // by groupingSets
 	for _, g := range sel.GroupClause {
+		if bound {
+			break
+		}
 		e, err := b.groupExpr(g, sc, sel, targets)
 		if err != nil {
 			return nil, nil, nil, err
@@ -75,7 +83,7 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 			return nil, nil, nil, err
 		}
 	}
-	keys, err := b.orderKeys(sel.SortClause, sc, targets, &exprCtx{clause: "ORDER BY", aggs: ag})
+	keys, err := b.orderKeys(sel.SortClause, sc, targets, &exprCtx{clause: "ORDER BY", aggs: ag, wins: ws})
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -93,12 +101,20 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 		}
 		keys = append(keys, onKeys...)
 	}
-	if len(groups) > 0 || len(ag.list) > 0 || having != nil {
+	for _, c := range ws.calls {
+		ag.extra.Add(c.fn.Col)
+	}
+	if len(groups) > 0 || len(ag.list) > 0 || having != nil || ag.sets != nil {
 		if rel, err = b.aggregate(rel, sc, groups, ag, targets, keys, &having); err != nil {
 			return nil, nil, nil, err
 		}
 		if having != nil {
 			rel = &Filter{Input: rel, Pred: having}
+		}
+	}
+	if len(ws.calls) > 0 {
+		if rel, err = b.windows(rel, ws, ag.rewrite); err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	return b.finish(rel, sel, parent, targets, keys, nOrder)
@@ -164,14 +180,7 @@ func (b *binder) orderKeys(list []*pg.Node, sc *scope, targets []target, ctx *ex
 		if sb.UseOp != nil {
 			return nil, unsupported("ORDER BY … USING", sb.Location)
 		}
-		k := orderKey{target: -1, desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
-		k.nullsFirst = k.desc
-		switch sb.SortbyNulls {
-		case pg.SortByNulls_SORTBY_NULLS_FIRST:
-			k.nullsFirst = true
-		case pg.SortByNulls_SORTBY_NULLS_LAST:
-			k.nullsFirst = false
-		}
+		k := sortDirection(sb)
 		if c := sb.Node.GetAConst(); c != nil && c.GetIval() != nil {
 			i := int(c.GetIval().Ival)
 			if i < 1 || i > len(targets) {
@@ -204,6 +213,20 @@ func (b *binder) orderKeys(list []*pg.Node, sc *scope, targets []target, ctx *ex
 		keys = append(keys, k)
 	}
 	return keys, nil
+}
+
+// sortDirection is an ORDER BY item's direction and NULLs placement
+// (NULLS FIRST is the default of DESC), with no key yet.
+func sortDirection(sb *pg.SortBy) orderKey {
+	k := orderKey{target: -1, desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
+	k.nullsFirst = k.desc
+	switch sb.SortbyNulls {
+	case pg.SortByNulls_SORTBY_NULLS_FIRST:
+		k.nullsFirst = true
+	case pg.SortByNulls_SORTBY_NULLS_LAST:
+		k.nullsFirst = false
+	}
+	return k
 }
 
 // finish adds the select list, DISTINCT, ORDER BY and LIMIT over rel.
