@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -40,7 +41,7 @@ func newSQLRig(t *testing.T) *sqlRig {
 	url := c.NewDB(t)
 	daemontest.Exec(t, url, "CREATE TABLE t (id int PRIMARY KEY, v text, n numeric)",
 		`INSERT INTO t VALUES (1, 'a', 1.10), (2, '<b>b</b>', 2), (3, NULL, NULL), (4, 'x', 4), (5, 'e', -0.5)`)
-	cfg := daemontest.Config(t, url, []string{"public.t"}, "api:\n  token: "+testToken, "sql:\n  listen: "+daemontest.FreeAddr(t))
+	cfg := daemontest.Config(t, url, []string{"public.t"}, "api:\n  token: "+testToken, "sql:\n  listen: "+daemontest.FreeAddr(t)+"\n  statement_timeout: 5s")
 	d := daemontest.Start(t, daemontest.Options{PG: url, Token: testToken, Run: func(ctx context.Context, ready func(string)) error {
 		return daemon.Run(ctx, daemon.Options{Config: cfg, OnReady: ready})
 	}})
@@ -194,6 +195,18 @@ func TestSQLBox(t *testing.T) {
 		// The session after a cap is gone: the next request still runs.
 		if got := fmtRows(rowsOf(run(console.SQLRequest{Query: "SELECT count(*) FROM t"}))); got != fmt.Sprint(len(r.wantHead)+1) {
 			t.Errorf("count after a capped run: %s", got)
+		}
+		// A statement past sql.statement_timeout (5 s here) is cancelled,
+		// also when its text turns the timeout off first (the box's own
+		// deadline, 5 s later, would close the session under it anyway).
+		slow := "SELECT count(*) FROM t a, t b, t c, t d, t e, t f, t g, t h, t i, t j, t k, t l"
+		for _, q := range []string{slow, "SET statement_timeout = 0; " + slow} {
+			start := time.Now()
+			res := run(console.SQLRequest{Query: q})
+			if res.Error == nil || res.Error.Code != "57014" || time.Since(start) > 90*time.Second {
+				t.Fatalf("%s: error %+v after %s, want 57014 within the box's deadline", q, res.Error, time.Since(start))
+			}
+			t.Logf("%s: %s after %s", q, res.Error.Message, time.Since(start).Round(time.Millisecond))
 		}
 		if code, _ := r.postSQL(t, console.SQLRequest{Query: "SELECT 1"}, ""); code != http.StatusUnauthorized {
 			t.Errorf("without the token: HTTP %d, want 401", code)
