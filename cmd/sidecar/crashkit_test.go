@@ -39,14 +39,36 @@ func crashTables(t *testing.T, url string, rows int) {
 	)
 }
 
+// killTiming is when killRuns kills each run: never timed from the
+// process's start (on a loaded machine such a kill lands before the run
+// has done anything, so every kill tests the same early moment and the
+// stream is never reached), but from a condition the run reached, then a
+// seeded pause so the kill lands anywhere in that phase.
+type killTiming struct {
+	// streamFrom is the first run that waits, before its pause, until it
+	// streams and has made a commit of its own durable (the initial copy
+	// is over: AwaitProgress); earlier runs wait only for the API to
+	// answer, so their kills land inside the initial copy when it is long.
+	streamFrom int
+	// pause is the seeded time between the condition and the kill.
+	pause func(i int) time.Duration
+}
+
 // killRuns starts `sidecar run --config file` kills times and kills each
-// with SIGKILL after delay(i); after, if set, runs once it is reaped. A
-// sidecar that exits by itself fails the test.
-func killRuns(t *testing.T, file string, kills int, delay func(i int) time.Duration, after func(i int, p *proc)) {
+// with SIGKILL at its moment (killTiming); after, if set, runs once it is
+// reaped. A sidecar that exits by itself fails the test.
+func killRuns(t *testing.T, file string, kills int, k killTiming, after func(i int, p *proc)) {
 	t.Helper()
 	for i := range kills {
 		p := sidecarProcess(t, "run", "--config", file)
-		time.Sleep(delay(i)) // the kill's moment, not a wait for a condition
+		api, exited, err := p.awaitReady(0)
+		if err == nil && i >= k.streamFrom {
+			err = p.AwaitProgress(api, 0)
+		}
+		if err != nil || exited {
+			t.Fatalf("run %d, before its kill: %v\n%s", i, err, p.OutputTail())
+		}
+		time.Sleep(k.pause(i)) // the kill's moment within the phase reached, not a wait for a condition
 		if err := p.Kill9(); err != nil {
 			t.Fatalf("kill %d: %v", i, err)
 		}
