@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sidecar-dev/sidecar/internal/seed"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 	"github.com/sidecar-dev/sidecar/wal"
 )
 
@@ -78,17 +79,23 @@ func killRuns(t *testing.T, file string, kills int, k killTiming, after func(i i
 	}
 }
 
-// catchUpAndStop commits a marker and waits (up to 300 s, logging the
-// status every 10 s) until the sidecar p serving at base streams past it,
-// then stops it with SIGTERM and requires exit 0. The WAL may end with an
-// aborted big transaction: hence a marker commit, not the server's WAL
-// position. It returns the WAL position before the marker.
+// catchUpAndStop commits a marker and waits (logging the status every
+// 10 s) until the sidecar p serving at base streams past it, then stops
+// it with SIGTERM and requires exit 0. The wait fails when the durable
+// LSN stops advancing for daemontest.Ceiling (or after 30 min in all),
+// not after a fixed time: the backlog the workload left during the kills
+// grows with the machine's load (at load 50, over 1 GiB of WAL), and so
+// does the time to apply it. The WAL may end with an aborted big
+// transaction: hence a marker commit, not the server's WAL position. It
+// returns the WAL position before the marker.
 func catchUpAndStop(t *testing.T, url, base string, p *proc) wal.LSN {
 	t.Helper()
 	target := queryLSN(t, url, "SELECT pg_current_wal_insert_lsn()::text")
 	mustExec(t, url, "UPDATE counter SET k = k + 1 WHERE id = 1")
 	lastLog := time.Now()
-	waitFor(t, "catch up after the kills", 300*time.Second, func() bool {
+	var best wal.LSN
+	advanced := time.Now()
+	waitFor(t, "catch up after the kills", 30*time.Minute, func() bool {
 		if time.Since(lastLog) > 10*time.Second {
 			lastLog = time.Now()
 			_, body := httpBodyNoT(base + "/api/status")
@@ -102,6 +109,11 @@ func catchUpAndStop(t *testing.T, url, base string, p *proc) wal.LSN {
 			return false
 		}
 		l, _ := wal.ParseLSN(st.Durable)
+		if l > best {
+			best, advanced = l, time.Now()
+		} else if time.Since(advanced) > daemontest.Ceiling {
+			t.Fatalf("catch up after the kills: the durable LSN stayed at %s for %s (target %s)", best, daemontest.Ceiling, target)
+		}
 		return st.Phase == "streaming" && l > target
 	})
 	p.cmd.Process.Signal(syscall.SIGTERM)
