@@ -117,7 +117,7 @@ func catchUpAndStop(t *testing.T, url, base string, p *proc) wal.LSN {
 		return st.Phase == "streaming" && l > target
 	})
 	p.cmd.Process.Signal(syscall.SIGTERM)
-	if code := p.wait(t, 60*time.Second); code != 0 {
+	if code := p.wait(t, daemontest.Ceiling); code != 0 { // the clean stop checkpoints: over 60 s at load 40
 		t.Fatalf("exit %d\n%s", code, p.output())
 	}
 	return target
