@@ -118,6 +118,7 @@ type Follower struct {
 	mu       sync.Mutex
 	tables   []wal.TableName
 	names    []string
+	leaves   map[string][]string // followed partitioned tables read as their leaves (partitions.go)
 	streamer *replication.Streamer
 	slotLSN  wal.LSN
 }
@@ -220,6 +221,9 @@ func (f *Follower) Prepare(ctx context.Context) error {
 			if err := f.setTables(names); err != nil {
 				return err
 			}
+		}
+		if err := f.resolvePartitions(ctx); err != nil {
+			return err
 		}
 	}
 	// Tables copied after the slot's start (resyncs) drop their older
@@ -447,10 +451,14 @@ func (f *Follower) initialCopy(ctx context.Context, sys wal.SystemIdentity) erro
 			}
 		}
 	}
+	if err := f.resolvePartitions(ctx); err != nil {
+		return err
+	}
 	tables := f.copyTables()
 	f.log.Info("slot created; copying", "slot", f.cfg.Slot, "consistent_point", snap.LSN, "tables", len(tables))
 	if err := replication.Copy(ctx, f.cfg.Copy, snap.Snapshot(), tables, t); err != nil {
-		return fmt.Errorf("initial copy (the next start copies the unfinished tables again): %w", err)
+		err = fmt.Errorf("initial copy (the next start copies the unfinished tables again): %w", err)
+		return errors.Join(err, f.dropFailedSlot(ctx, snap))
 	}
 	// Streaming starts at the consistent point; recorded only now, so a
 	// mirror with a resume LSN has every table copied or being resynced.
@@ -506,9 +514,11 @@ func (f *Follower) dropOrphanSlot(ctx context.Context, hadIdentity bool) error {
 func (f *Follower) resyncMissing(ctx context.Context) error {
 	copied, notReady := f.cfg.Target.CopyStates()
 	var missing []string
-	for _, n := range f.Tables() {
-		if _, ok := copied[n]; !ok || slices.Contains(notReady, n) {
-			missing = append(missing, n)
+	for _, t := range f.Tables() {
+		for _, n := range f.copiedNames(t) {
+			if _, ok := copied[n]; !ok || slices.Contains(notReady, n) {
+				missing = append(missing, n)
+			}
 		}
 	}
 	missing = append(missing, f.cfg.Target.NeedsResync()...)

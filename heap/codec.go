@@ -181,6 +181,14 @@ func (r *reader) bitmap(dst []uint64, n int) {
 // recomputed. It checks everything it reads: a corrupt image is an error,
 // never a panic or a page that breaks the heap's invariants.
 func decodePage(img []byte, s *Schema, capSlots int, epoch uint64) (*page, error) {
+	return decodePageStats(img, s, capSlots, epoch, nil)
+}
+
+// decodePageStats is decodePage with the page's summaries given (stats,
+// when not nil, is shared, not copied) instead of recomputed from its
+// values: a cold page keeps its summaries decoded, and recomputing them
+// was most of the cost of reading one back.
+func decodePageStats(img []byte, s *Schema, capSlots int, epoch uint64, stats []ColStats) (*page, error) {
 	if len(img) < len(pageMagic)+14+8 {
 		return nil, fmt.Errorf("%w: %d bytes", ErrCorruptPage, len(img))
 	}
@@ -188,11 +196,31 @@ func decodePage(img []byte, s *Schema, capSlots int, epoch uint64) (*page, error
 	if xxh3.Hash(body) != sum {
 		return nil, fmt.Errorf("%w: checksum mismatch", ErrCorruptPage)
 	}
-	return decodeBody(body, s, capSlots, epoch)
+	p, err := decodeBodyRaw(body, s, capSlots, epoch)
+	if err != nil {
+		return nil, err
+	}
+	if stats != nil {
+		p.stats = stats
+	} else {
+		p.recomputeStats(s)
+	}
+	return p, nil
 }
 
 // decodeBody decodes a page image without its checksum.
 func decodeBody(body []byte, s *Schema, capSlots int, epoch uint64) (*page, error) {
+	p, err := decodeBodyRaw(body, s, capSlots, epoch)
+	if err != nil {
+		return nil, err
+	}
+	p.recomputeStats(s)
+	return p, nil
+}
+
+// decodeBodyRaw is decodeBody without the page's summaries (left as
+// newPage made them).
+func decodeBodyRaw(body []byte, s *Schema, capSlots int, epoch uint64) (*page, error) {
 	r := &reader{b: body}
 	if string(r.take(4)) != pageMagic {
 		return nil, fmt.Errorf("%w: bad magic", ErrCorruptPage)
@@ -286,7 +314,6 @@ func decodeBody(body []byte, s *Schema, capSlots int, epoch uint64) (*page, erro
 	if len(r.b) != 0 {
 		return nil, fmt.Errorf("%w: %d trailing bytes", ErrCorruptPage, len(r.b))
 	}
-	p.recomputeStats(s)
 	return p, nil
 }
 

@@ -33,11 +33,18 @@ func (h *Heap) freeze(p *page) *page {
 }
 
 // thaw decodes a cold page into a page owned by epoch.
-func (h *Heap) thaw(p *page, epoch uint64) *page {
+func (h *Heap) thaw(p *page, epoch uint64) *page { return h.thawStats(p, epoch, nil) }
+
+// thawView decodes a cold page for readers only: the page's kept summaries
+// are shared instead of recomputed (a reader never writes the page).
+func (h *Heap) thawView(p *page) *page { return h.thawStats(p, 0, p.stats) }
+
+func (h *Heap) thawStats(p *page, epoch uint64, stats []ColStats) *page {
+	h.thaws.Add(1)
 	raw, err := h.z.decompress(nil, p.cold)
 	if err == nil {
 		var q *page
-		if q, err = decodePage(raw, &h.schema, h.cfg.PageRows, epoch); err == nil {
+		if q, err = decodePageStats(raw, &h.schema, h.cfg.PageRows, epoch, stats); err == nil {
 			return q
 		}
 	}
@@ -152,6 +159,10 @@ func (h *Heap) evictMidBatch(w *version) {
 	}
 	w.touched = append(kept, last)
 }
+
+// Thaws is the number of cold pages decoded since the heap was made (by
+// writers and readers): how much a budget too small for the reads costs.
+func (h *Heap) Thaws() int64 { return h.thaws.Load() }
 
 // MemoryStats describes where the heap's pages are.
 type MemoryStats struct {

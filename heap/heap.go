@@ -136,6 +136,8 @@ type Heap struct {
 
 	cur  atomic.Pointer[version]
 	open atomic.Int64 // snapshots not yet released
+	// thaws counts cold pages decoded (Thaws).
+	thaws atomic.Int64
 
 	mu      sync.Mutex // the writer
 	epoch   uint64

@@ -2,6 +2,7 @@ package heap
 
 import (
 	"math/bits"
+	"sync"
 
 	"github.com/sidecar-dev/sidecar/rowenc"
 )
@@ -15,6 +16,28 @@ import (
 type Snapshot struct {
 	v *version
 	h *Heap
+
+	// thawed keeps the cold pages this snapshot decoded last, so that
+	// rows read one by one (Row, RowColumns: a scan in key order) decode
+	// each cold page once per run of its rows, not once per row.
+	// Allocated at the first cold page, so snapshots of a heap within its
+	// budget (point gets) stay one small allocation.
+	mu     sync.Mutex
+	thawed *[thawSlots]thawedPage
+	tick   uint64
+}
+
+// thawSlots is how many decoded cold pages a snapshot keeps: enough for a
+// key-order scan that alternates between a few pages (rows an update moved
+// to the table's last pages), small enough that every open snapshot's
+// share stays a few pages.
+const thawSlots = 8
+
+// thawedPage is one entry of Snapshot.thawed.
+type thawedPage struct {
+	cold *page // the cold page decoded (its identity: pages are immutable)
+	p    *page // its decoded form
+	used uint64
 }
 
 // Snapshot returns the current version. The caller must call Release.
@@ -23,9 +46,14 @@ func (h *Heap) Snapshot() *Snapshot {
 	return &Snapshot{v: h.cur.Load(), h: h}
 }
 
-// Release ends the snapshot. Calling it twice is a bug the heap counts
-// (OpenSnapshots goes negative).
-func (s *Snapshot) Release() { s.h.open.Add(-1) }
+// Release ends the snapshot and drops the pages it decoded. Calling it
+// twice is a bug the heap counts (OpenSnapshots goes negative).
+func (s *Snapshot) Release() {
+	s.mu.Lock()
+	s.thawed = nil
+	s.mu.Unlock()
+	s.h.open.Add(-1)
+}
 
 // OpenSnapshots is the number of snapshots not yet released.
 func (h *Heap) OpenSnapshots() int64 { return h.open.Load() }
@@ -43,13 +71,50 @@ func (s *Snapshot) Stats(c int) ColStats { return s.v.stats[c].clone() }
 func (s *Snapshot) NumPages() int { return s.v.pages.len() }
 
 // Page returns a view of page i (0 ≤ i < NumPages). A cold page (see
-// Config.Memory) is decoded for this view, and not kept.
+// Config.Memory) is decoded for this view and kept among the snapshot's
+// last few decoded pages (thawSlots), not in the heap.
 func (s *Snapshot) Page(i int) PageView {
 	p := s.v.pages.at(i)
 	if p.cold != nil {
-		p = s.h.thaw(p, 0)
+		p = s.thawed1(p)
 	}
 	return PageView{p: p, s: &s.h.schema}
+}
+
+// thawed1 returns cold page p decoded, from the snapshot's last decoded
+// pages when it is one of them. The decode runs outside the lock, so scan
+// workers sharing the snapshot decode different pages in parallel.
+func (s *Snapshot) thawed1(p *page) *page {
+	s.mu.Lock()
+	if s.thawed == nil {
+		s.thawed = new([thawSlots]thawedPage)
+	}
+	s.tick++
+	for i := range s.thawed {
+		if t := &s.thawed[i]; t.cold == p {
+			t.used = s.tick
+			q := t.p // the slot may be replaced once unlocked
+			s.mu.Unlock()
+			return q
+		}
+	}
+	s.mu.Unlock()
+	q := s.h.thawView(p)
+	s.mu.Lock()
+	if s.thawed == nil { // released meanwhile: a bug of the caller's
+		s.mu.Unlock()
+		return q
+	}
+	old := 0
+	for i := range s.thawed {
+		if s.thawed[i].used < s.thawed[old].used {
+			old = i
+		}
+	}
+	s.tick++
+	s.thawed[old] = thawedPage{cold: p, p: q, used: s.tick}
+	s.mu.Unlock()
+	return q
 }
 
 // PageStats returns page i's summary of column c without decoding it,

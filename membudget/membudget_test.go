@@ -88,3 +88,31 @@ func TestPool(t *testing.T) {
 		t.Error("an account without a pool refused")
 	}
 }
+
+// TestAccountShrink: Shrink gives back part of what an account holds (a
+// cursor's fetched rows), never more than it holds; Close gives the rest.
+func TestAccountShrink(t *testing.T) {
+	p := NewPool("memory.query", 100)
+	a := NewAccount(p)
+	if err := a.Grow(80); err != nil {
+		t.Fatal(err)
+	}
+	a.Shrink(30)
+	if a.Held() != 50 || p.Used() != 50 {
+		t.Fatalf("after Shrink(30) of 80: held %d, pool %d", a.Held(), p.Used())
+	}
+	a.Shrink(500)
+	if a.Held() != 0 || p.Used() != 0 {
+		t.Fatalf("after Shrink past what is held: held %d, pool %d", a.Held(), p.Used())
+	}
+	if err := a.Grow(10); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	if p.Used() != 0 {
+		t.Errorf("after Close: pool %d", p.Used())
+	}
+	var nilAcct *Account
+	nilAcct.Shrink(1)
+	NewAccount(nil).Shrink(1)
+}

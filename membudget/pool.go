@@ -108,6 +108,22 @@ func (a *Account) Grow(n int64) error {
 	return nil
 }
 
+// Shrink gives back n of the bytes the account holds (at most what it
+// holds): memory its user has let go of before it is done.
+func (a *Account) Shrink(n int64) {
+	if a == nil || a.pool == nil || n <= 0 {
+		return
+	}
+	for {
+		h := a.held.Load()
+		m := min(n, h)
+		if a.held.CompareAndSwap(h, h-m) {
+			a.pool.Release(m)
+			return
+		}
+	}
+}
+
 // Held is the bytes the account holds.
 func (a *Account) Held() int64 {
 	if a == nil {

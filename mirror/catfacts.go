@@ -34,6 +34,67 @@ func encodeFacts(e *enc, rel *wal.Relation) {
 		e.byte(d.Kind)
 	}
 	e.str(f.PartitionOf)
+	encodeColumnFacts(e, f)
+}
+
+const columnFactsMark = 'c' // starts the optional column facts section, after the facts
+
+// encodeColumnFacts writes the column definitions and primary key of f
+// (wal.Facts.Columns), when read, as an optional section: records
+// written before they were end before it.
+func encodeColumnFacts(e *enc, f *wal.Facts) {
+	if f.Columns == nil {
+		return
+	}
+	e.byte(columnFactsMark)
+	e.uvarint(uint64(len(f.Columns)))
+	for _, c := range f.Columns {
+		flags := byte(0)
+		if c.NotNull {
+			flags |= 1
+		}
+		if c.HasDefault {
+			flags |= 2
+		}
+		e.byte(flags)
+		e.str(c.Default)
+		e.str(c.DefaultPretty)
+		e.byte(c.Identity)
+		e.byte(c.Generated)
+	}
+	if f.PrimaryKey == nil {
+		e.byte(0)
+		return
+	}
+	e.byte(1)
+	e.str(f.PrimaryKey.Name)
+	e.uvarint(uint64(len(f.PrimaryKey.Columns)))
+	for _, c := range f.PrimaryKey.Columns {
+		e.str(c)
+	}
+}
+
+// decodeColumnFacts reads the section encodeColumnFacts writes, when
+// present.
+func decodeColumnFacts(d *dec, f *wal.Facts) {
+	if d.err != nil || len(d.b) == 0 || d.b[0] != columnFactsMark {
+		return
+	}
+	d.byte()
+	n := d.count()
+	f.Columns = make([]wal.ColumnFacts, 0, n)
+	for i := 0; i < n && d.err == nil; i++ {
+		flags := d.byte()
+		f.Columns = append(f.Columns, wal.ColumnFacts{NotNull: flags&1 != 0, HasDefault: flags&2 != 0, Default: d.str(), DefaultPretty: d.str(), Identity: d.byte(), Generated: d.byte()})
+	}
+	if d.byte() == 1 {
+		pk := &wal.KeyConstraint{Name: d.str()}
+		n := d.count()
+		for i := 0; i < n && d.err == nil; i++ {
+			pk.Columns = append(pk.Columns, d.str())
+		}
+		f.PrimaryKey = pk
+	}
 }
 
 func encodeCollation(e *enc, c wal.Collation) {
@@ -64,6 +125,7 @@ func decodeFacts(d *dec, rel *wal.Relation) {
 		f.Descendants = append(f.Descendants, wal.Descendant{Name: d.str(), Parent: d.str(), Kind: d.byte()})
 	}
 	f.PartitionOf = d.str()
+	decodeColumnFacts(d, f)
 	rel.Facts = f
 }
 

@@ -49,6 +49,14 @@ func ReadFacts(ctx context.Context, conn *pgx.Conn, rels []*wal.Relation) ([]*wa
 	if err != nil {
 		return nil, err
 	}
+	defs, err := readColumnFacts(ctx, conn, oids)
+	if err != nil {
+		return nil, err
+	}
+	pks, err := primaryKeys(ctx, conn, oids)
+	if err != nil {
+		return nil, err
+	}
 	var out []*wal.Relation
 	for _, r := range rels {
 		ri, ok := kinds[r.OID]
@@ -57,9 +65,12 @@ func ReadFacts(ctx context.Context, conn *pgx.Conn, rels []*wal.Relation) ([]*wa
 		}
 		kind := ri.kind
 		f := &wal.Relation{Columns: make([]wal.Column, len(r.Columns)), Facts: &wal.Facts{Kind: kind, Default: def, PartitionOf: ri.root}}
+		f.Facts.Columns = make([]wal.ColumnFacts, len(r.Columns))
 		for i, c := range r.Columns {
 			f.Columns[i] = wal.Column{Name: c.Name, Collation: colls[r.OID][c.Name]}
+			f.Facts.Columns[i] = defs[r.OID][c.Name]
 		}
+		f.Facts.PrimaryKey = pks[r.OID]
 		if kind == 'r' {
 			// A partitioned root followed as the root holds its
 			// partitions' rows already: only an ordinary table's
@@ -67,6 +78,86 @@ func ReadFacts(ctx context.Context, conn *pgx.Conn, rels []*wal.Relation) ([]*wa
 			f.Facts.Descendants = desc[r.OID]
 		}
 		out = append(out, r.WithFacts(f))
+	}
+	return out, nil
+}
+
+// readColumnFacts reads, per table and column name, the column's NOT
+// NULL, default, identity and generation (wal.ColumnFacts). Defaults are
+// printed with search_path public, as a client with the default path
+// reads them (the SQL port answers them under that path only).
+func readColumnFacts(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uint32]map[string]wal.ColumnFacts, error) {
+	var old string
+	if err := conn.QueryRow(ctx, `SELECT pg_catalog.current_setting('search_path')`).Scan(&old); err != nil {
+		return nil, fmt.Errorf("read column definitions: %w", err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT pg_catalog.set_config('search_path', 'public', false)`); err != nil {
+		return nil, fmt.Errorf("read column definitions: %w", err)
+	}
+	rows, err := conn.Query(ctx, `SELECT a.attrelid::int8, a.attname::text, a.attnotnull, a.atthasdef, a.attidentity::text, a.attgenerated::text,
+			pg_catalog.pg_get_expr(d.adbin, d.adrelid), pg_catalog.pg_get_expr(d.adbin, d.adrelid, true)
+		FROM pg_catalog.pg_attribute a LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+		WHERE a.attrelid = ANY($1::int8[]::oid[]) AND a.attnum > 0 AND NOT a.attisdropped`, oids)
+	if err != nil {
+		return nil, fmt.Errorf("read column definitions: %w", err)
+	}
+	out := map[uint32]map[string]wal.ColumnFacts{}
+	var oid int64
+	var col, ident, gen string
+	var def, pretty *string
+	var cf wal.ColumnFacts
+	_, err = pgx.ForEachRow(rows, []any{&oid, &col, &cf.NotNull, &cf.HasDefault, &ident, &gen, &def, &pretty}, func() error {
+		c := cf
+		if def != nil {
+			c.Default = *def
+		}
+		if pretty != nil {
+			c.DefaultPretty = *pretty
+		}
+		if ident != "" {
+			c.Identity = ident[0]
+		}
+		if gen != "" {
+			c.Generated = gen[0]
+		}
+		if out[uint32(oid)] == nil {
+			out[uint32(oid)] = map[string]wal.ColumnFacts{}
+		}
+		out[uint32(oid)][col] = c
+		return nil
+	})
+	if _, rerr := conn.Exec(ctx, `SELECT pg_catalog.set_config('search_path', $1, false)`, old); err == nil && rerr != nil {
+		err = rerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read column definitions: %w", err)
+	}
+	return out, nil
+}
+
+// primaryKeys reads each table's primary key constraint.
+func primaryKeys(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uint32]*wal.KeyConstraint, error) {
+	rows, err := conn.Query(ctx, `SELECT c.conrelid::int8, c.conname::text, a.attname::text
+		FROM pg_catalog.pg_constraint c CROSS JOIN LATERAL pg_catalog.unnest(c.conkey) WITH ORDINALITY k(attnum, n)
+		JOIN pg_catalog.pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum
+		WHERE c.conrelid = ANY($1::int8[]::oid[]) AND c.contype = 'p' ORDER BY 1, k.n`, oids)
+	if err != nil {
+		return nil, fmt.Errorf("read primary keys: %w", err)
+	}
+	out := map[uint32]*wal.KeyConstraint{}
+	var oid int64
+	var name, col string
+	_, err = pgx.ForEachRow(rows, []any{&oid, &name, &col}, func() error {
+		pk := out[uint32(oid)]
+		if pk == nil {
+			pk = &wal.KeyConstraint{Name: name}
+			out[uint32(oid)] = pk
+		}
+		pk.Columns = append(pk.Columns, col)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read primary keys: %w", err)
 	}
 	return out, nil
 }

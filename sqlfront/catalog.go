@@ -4,9 +4,10 @@ import (
 	"strconv"
 )
 
-// The catalog is a small virtual pg_catalog and information_schema built
-// from the mirror's relations: their real table OIDs, type OIDs and
-// typmods (attnums are column positions among the published columns).
+// The flat planner's small information_schema, pg_database and
+// pg_tables, built from the mirror's relations (pg_namespace, pg_class,
+// pg_attribute, pg_attrdef, pg_type and pg_am run on the engine:
+// pgcatalog.go).
 
 const publicNamespaceOID = 2200
 
@@ -29,61 +30,18 @@ func catalogRelation(schema, name string) *virtual {
 	switch schema {
 	case "", "pg_catalog":
 		switch name {
-		case "pg_namespace":
-			return &virtual{cols: []Column{col("oid", oidOID), col("nspname", oidName)}, rows: func(ex *execCtx) ([][]*string, error) {
-				rows := [][]*string{{u32(11), strp("pg_catalog")}, {u32(publicNamespaceOID), strp("public")}, {u32(13000), strp("information_schema")}}
-				seen := map[string]bool{"public": true}
-				for i, t := range ex.src.Tables() {
-					if !seen[t.Schema] {
-						seen[t.Schema] = true
-						rows = append(rows, []*string{u32(uint32(16384 + i)), strp(t.Schema)})
-					}
-				}
-				return rows, nil
-			}}
-		case "pg_type":
-			return &virtual{cols: []Column{col("oid", oidOID), col("typname", oidName), col("typnamespace", oidOID), col("typtype", oidCharType), col("typbasetype", oidOID)},
-				rows: func(*execCtx) ([][]*string, error) {
-					var rows [][]*string
-					for _, t := range catalogTypes {
-						rows = append(rows, []*string{u32(t.oid), strp(t.name), u32(11), strp("b"), u32(0)})
-					}
-					return rows, nil
-				}}
 		case "pg_database":
 			return &virtual{cols: []Column{col("oid", oidOID), col("datname", oidName)}, rows: func(ex *execCtx) ([][]*string, error) {
 				return [][]*string{{u32(1), strp(ex.sess.database)}}, nil
 			}}
-		case "pg_class", "pg_tables":
-			if name == "pg_tables" {
-				return &virtual{cols: []Column{col("schemaname", oidName), col("tablename", oidName)}, rows: func(ex *execCtx) ([][]*string, error) {
-					var rows [][]*string
-					for _, t := range ex.src.Tables() {
-						rows = append(rows, []*string{strp(t.Schema), strp(t.Rel)})
-					}
-					return rows, nil
-				}}
-			}
-			return &virtual{cols: []Column{col("oid", oidOID), col("relname", oidName), col("relnamespace", oidOID), col("relkind", oidCharType), col("relnatts", oidInt2)},
-				rows: func(ex *execCtx) ([][]*string, error) {
-					var rows [][]*string
-					for _, t := range ex.src.Tables() {
-						rows = append(rows, []*string{u32(t.OID), strp(t.Rel), u32(namespaceOID(ex, t.Schema)), strp("r"), strp(strconv.Itoa(len(t.Columns)))})
-					}
-					return rows, nil
-				}}
-		case "pg_attribute":
-			return &virtual{cols: []Column{col("attrelid", oidOID), col("attname", oidName), col("atttypid", oidOID), col("attnum", oidInt2), col("atttypmod", oidInt4), col("attnotnull", oidBool), col("attisdropped", oidBool)},
-				rows: func(ex *execCtx) ([][]*string, error) {
-					var rows [][]*string
-					for _, t := range ex.src.Tables() {
-						for i, c := range t.Columns {
-							rows = append(rows, []*string{u32(t.OID), strp(c.Name), u32(c.TypeOID), strp(strconv.Itoa(i + 1)),
-								strp(strconv.Itoa(int(c.TypeMod))), strp(boolText(c.Key)), strp("f")})
-						}
-					}
-					return rows, nil
-				}}
+		case "pg_tables":
+			return &virtual{cols: []Column{col("schemaname", oidName), col("tablename", oidName)}, rows: func(ex *execCtx) ([][]*string, error) {
+				var rows [][]*string
+				for _, t := range ex.src.Tables() {
+					rows = append(rows, []*string{strp(t.Schema), strp(t.Rel)})
+				}
+				return rows, nil
+			}}
 		}
 	case "information_schema":
 		switch name {
@@ -103,8 +61,12 @@ func catalogRelation(schema, name string) *virtual {
 					var rows [][]*string
 					for _, t := range ex.src.Tables() {
 						for i, c := range t.Columns {
+							f := colFacts(&t, i)
+							if f == nil {
+								return nil, unsupported(-1, "information_schema.columns of "+t.Name+": its NOT NULL was not read (copied by an older sidecar; a resync reads it)")
+							}
 							nullable := "YES"
-							if c.Key {
+							if f.NotNull {
 								nullable = "NO"
 							}
 							rows = append(rows, []*string{strp(ex.sess.database), strp(t.Schema), strp(t.Rel), strp(c.Name), strp(strconv.Itoa(i + 1)),
@@ -135,22 +97,6 @@ func boolText(b bool) string {
 		return "t"
 	}
 	return "f"
-}
-
-func namespaceOID(ex *execCtx, schema string) uint32 {
-	if schema == "public" {
-		return publicNamespaceOID
-	}
-	seen := map[string]bool{"public": true}
-	for i, t := range ex.src.Tables() {
-		if !seen[t.Schema] {
-			seen[t.Schema] = true
-			if t.Schema == schema {
-				return uint32(16384 + i)
-			}
-		}
-	}
-	return 0
 }
 
 // dataType is information_schema's data_type of a column.

@@ -67,9 +67,17 @@ func jdbcCanned(query string) *plan {
 					if !matches(jdbcColumnLike, query, c.Name) {
 						continue
 					}
-					out = append(out, []*string{strp(t.Schema), strp(t.Rel), strp(c.Name), u32(c.TypeOID), strp(boolText(c.Key && len(t.KeyCols) > 0)),
+					f := colFacts(&t, i)
+					if f == nil {
+						return nil, unsupported(-1, "getColumns of "+t.Name+": its NOT NULL and defaults were not read (copied by an older sidecar; a resync reads them)")
+					}
+					var def *string
+					if f.HasDefault {
+						def = strp(f.Default) // pgjdbc: pg_get_expr(def.adbin, def.adrelid)
+					}
+					out = append(out, []*string{strp(t.Schema), strp(t.Rel), strp(c.Name), u32(c.TypeOID), strp(boolText(f.NotNull)),
 						strp(strconv.Itoa(int(c.TypeMod))), strp(strconv.Itoa(int(typeSize(c.TypeOID)))), strp("-1"), strp(strconv.Itoa(i + 1)),
-						nil, nil, nil, nil, strp("0"), strp("b")})
+						charOrNil(f.Identity), charOrNil(f.Generated), def, nil, strp("0"), strp("b")})
 				}
 			}
 			return out, nil
@@ -83,8 +91,13 @@ func jdbcCanned(query string) *plan {
 				if !matches(jdbcSchemaLike, query, t.Schema) || !matches(jdbcTableLike, query, t.Rel) {
 					continue
 				}
-				for k, ci := range t.KeyCols {
-					out = append(out, []*string{nil, strp(t.Schema), strp(t.Rel), strp(t.Columns[ci].Name), strp(strconv.Itoa(k + 1)), strp(t.Rel + "_pkey")})
+				if t.Facts == nil || t.Facts.Columns == nil {
+					return nil, unsupported(-1, "getPrimaryKeys of "+t.Name+": its primary key was not read (copied by an older sidecar; a resync reads it)")
+				}
+				if pk := t.Facts.PrimaryKey; pk != nil {
+					for k, c := range pk.Columns {
+						out = append(out, []*string{nil, strp(t.Schema), strp(t.Rel), strp(c), strp(strconv.Itoa(k + 1)), strp(pk.Name)})
+					}
 				}
 			}
 			return out, nil
@@ -99,4 +112,14 @@ func jdbcCanned(query string) *plan {
 	}
 	p.from = []*fromItem{{virt: &virtual{cols: cols, rows: rows}}}
 	return p
+}
+
+// charOrNil is a "char" value for this canned answer: NULL for none
+// (the canned plan's "char" columns do not carry the empty value; pgjdbc
+// reads NULL and ” alike).
+func charOrNil(b byte) *string {
+	if b == 0 {
+		return nil
+	}
+	return strp(charText(b))
 }

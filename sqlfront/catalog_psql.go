@@ -152,9 +152,16 @@ var psqlHandlers = map[string]*canned{
 				return nil, nil
 			}
 			var rows [][]*string
-			for _, c := range t.Columns {
-				notNull := c.Key && len(t.KeyCols) > 0
-				rows = append(rows, []*string{strp(c.Name), strp(formatType(c)), nil, strp(boolText(notNull)), nil, strp(""), strp("")})
+			for i, c := range t.Columns {
+				f := colFacts(t, i)
+				if f == nil {
+					return nil, unsupported(-1, "\\d of "+t.Name+": its NOT NULL and defaults were not read (copied by an older sidecar; a resync reads them)")
+				}
+				var def *string
+				if f.HasDefault {
+					def = strp(f.DefaultPretty)
+				}
+				rows = append(rows, []*string{strp(c.Name), strp(formatType(c)), def, strp(boolText(f.NotNull)), nil, strp(charText(f.Identity)), strp(charText(f.Generated))})
 			}
 			return rows, nil
 		}},
@@ -162,15 +169,18 @@ var psqlHandlers = map[string]*canned{
 		"pg_get_constraintdef", "contype", "condeferrable", "condeferred", "indisreplident", "reltablespace"},
 		rows: func(ex *execCtx, consts []string) ([][]*string, error) {
 			t := tableByOID(ex, oidLiteral(consts))
-			if t == nil || len(t.KeyCols) == 0 {
+			if t == nil {
 				return nil, nil
 			}
-			var keys []string
-			for _, k := range t.KeyCols {
-				keys = append(keys, t.Columns[k].Name)
+			if t.Facts == nil || t.Facts.Columns == nil {
+				return nil, unsupported(-1, "\\d of "+t.Name+": its primary key was not read (copied by an older sidecar; a resync reads it)")
 			}
-			name := t.Rel + "_pkey"
-			kl := strings.Join(keys, ", ")
+			pk := t.Facts.PrimaryKey
+			if pk == nil {
+				return nil, nil
+			}
+			name := pk.Name
+			kl := strings.Join(pk.Columns, ", ")
 			return [][]*string{{strp(name), strp("t"), strp("t"), strp("f"), strp("t"),
 				strp("CREATE UNIQUE INDEX " + name + " ON " + t.Name + " USING btree (" + kl + ")"), strp("PRIMARY KEY (" + kl + ")"),
 				strp("p"), strp("f"), strp("f"), strp("f"), strp("0")}}, nil

@@ -2,10 +2,14 @@ package sqlfront
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/sidecar-dev/sidecar/membudget"
 )
 
 // Server-side cursors (DECLARE, FETCH, MOVE, CLOSE), as psycopg's named
@@ -13,8 +17,11 @@ import (
 // statement at DECLARE: the query runs then, at the statement's (or the
 // transaction's) version, and FETCH hands out its rows in order — so a
 // WITH HOLD cursor reads after COMMIT exactly what it read inside. Only
-// forward fetching is supported (PostgreSQL's NO SCROLL); the rows are
-// held in memory until the cursor is closed.
+// forward fetching is supported (PostgreSQL's NO SCROLL); the rows not yet
+// fetched are held in memory, charged to memory.query (the pool the
+// statements' working memory draws from) until they are fetched or the
+// cursor is closed: a cursor whose rows would pass it is refused at
+// DECLARE with 53200 instead of growing the process.
 
 // cursorSpec is a DECLARE, FETCH/MOVE or CLOSE statement.
 type cursorSpec struct {
@@ -34,6 +41,49 @@ type cursor struct {
 	inTx  bool // declared in the current transaction (ROLLBACK drops it)
 	fmts  []int16
 	count int // rows fetched so far
+	// mem holds the bytes of rows (valuesBytes each) in the query pool.
+	mem *membudget.Account
+}
+
+// drop closes the cursor: its rows' memory goes back to the pool.
+func (c *cursor) drop() {
+	c.rows = nil
+	c.mem.Close()
+}
+
+// consume removes the first n rows, giving their memory back.
+func (c *cursor) consume(n int) {
+	var b int64
+	for i := range c.rows[:n] {
+		b += cursorRowBytes(c.rows[i])
+		c.rows[i] = nil // the backing array outlives the reslice
+	}
+	c.rows = c.rows[n:]
+	c.mem.Shrink(b)
+}
+
+// cursorRowBytes is what one buffered row is charged: its values and its
+// slot in the cursor's slice.
+func cursorRowBytes(row []Value) int64 { return valuesBytes(row) + 24 }
+
+// closeCursors closes every cursor of the session (it ends).
+func (s *session) closeCursors() {
+	for name, c := range s.cursors {
+		c.drop()
+		delete(s.cursors, name)
+	}
+}
+
+// cursorMemError is the 53200 refusal of a cursor whose rows would pass
+// memory.query.
+func cursorMemError(name string, err error) error {
+	var me *membudget.ExceededError
+	if !errors.As(err, &me) {
+		return err
+	}
+	return &Error{Code: codeOutOfMemory, Msg: "out of memory", Pos: -1,
+		Detail: fmt.Sprintf("cursor \"%s\" holds its rows in memory until they are fetched: %s", name, me.Error()),
+		Hint:   "A cursor's rows are bounded by memory.query (shared by the running statements and open cursors); raise it in the sidecar's config, or narrow the cursor's query."}
 }
 
 const (
@@ -93,15 +143,19 @@ func (s *session) runCursor(ctx context.Context, p *plan, params []Value, format
 		if _, ok := s.cursors[c.name]; ok {
 			return errf(codeDupCursor, -1, "cursor \"%s\" already exists", c.name)
 		}
-		cur := &cursor{plan: c.query, hold: c.hold, inTx: s.tx != 'I'}
+		cur := &cursor{plan: c.query, hold: c.hold, inTx: s.tx != 'I', mem: membudget.NewAccount(s.srv.opts.QueryMemory)}
 		if c.binary {
 			cur.fmts = []int16{1}
 		}
 		ex := &execCtx{ctx: ctx, src: s.srv.src, sess: s, params: params}
 		if err := c.query.run(ex, func(row []Value) error {
+			if err := cur.mem.Grow(cursorRowBytes(row)); err != nil {
+				return cursorMemError(c.name, err)
+			}
 			cur.rows = append(cur.rows, append([]Value(nil), row...))
 			return nil
 		}); err != nil {
+			cur.drop()
 			return err
 		}
 		if s.cursors == nil {
@@ -112,9 +166,11 @@ func (s *session) runCursor(ctx context.Context, p *plan, params []Value, format
 		return nil
 	case "close":
 		if c.name == "" {
-			clear(s.cursors)
-		} else if _, ok := s.cursors[c.name]; !ok {
+			s.closeCursors()
+		} else if cur, ok := s.cursors[c.name]; !ok {
 			return errf(codeNoCursor, -1, "cursor \"%s\" does not exist", c.name)
+		} else {
+			cur.drop()
 		}
 		delete(s.cursors, c.name)
 		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("CLOSE CURSOR")})
@@ -129,7 +185,7 @@ func (s *session) runCursor(ctx context.Context, p *plan, params []Value, format
 		n = int(c.count)
 	}
 	if c.move {
-		cur.rows = cur.rows[n:]
+		cur.consume(n)
 		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("MOVE " + strconv.Itoa(n))})
 		return nil
 	}
@@ -147,7 +203,7 @@ func (s *session) runCursor(ctx context.Context, p *plan, params []Value, format
 		}
 		s.sendRow(vals)
 	}
-	cur.rows = cur.rows[n:]
+	cur.consume(n)
 	s.srv.met.rows.Add(float64(n))
 	s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("FETCH " + strconv.Itoa(n))})
 	return nil
@@ -158,6 +214,7 @@ func (s *session) runCursor(ctx context.Context, p *plan, params []Value, format
 func (s *session) endTx(commit bool) {
 	for name, c := range s.cursors {
 		if !c.hold || !commit && c.inTx {
+			c.drop()
 			delete(s.cursors, name)
 			continue
 		}

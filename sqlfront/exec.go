@@ -773,6 +773,11 @@ func (a *aggSpec) add(s *aggState, e *env) error {
 		if s.seen[k] {
 			return nil
 		}
+		if e.ex != nil { // the set is working memory: memory.query
+			if err := e.ex.grow(int64(len(k) + 48)); err != nil {
+				return err
+			}
+		}
 		s.seen[k] = true
 	}
 	s.count++

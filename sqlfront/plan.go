@@ -174,7 +174,9 @@ type planner struct {
 	aggMode  bool // compiling after-grouping expressions
 	inAgg    bool
 	groupSet []expr
-	version  Version
+	// groupNodes are the GROUP BY items' parse trees (groupexpr.go).
+	groupNodes []*pg.Node
+	version    Version
 	// explicitColl marks the expressions a COLLATE clause named (in byte
 	// order: collate refuses any other); dbDefault caches the database's
 	// default collation (collate.go).
@@ -327,6 +329,10 @@ func comparableType(t uint32, op string) bool {
 // compile compiles an expression node.
 func (pl *planner) compile(n *pg.Node) (expr, error) {
 	pos := nodeLoc(n)
+	if pl.groupNodeMatches(n) {
+		pl.aggMode = false
+		defer func() { pl.aggMode = true }()
+	}
 	switch {
 	case n.GetColumnRef() != nil:
 		return pl.column(n.GetColumnRef())
@@ -753,6 +759,8 @@ func (pl *planner) aexpr(a *pg.A_Expr) (expr, error) {
 			}
 		}
 		return &inExpr{arg: l, list: list, not: op == "<>", t: t}, nil
+	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
+		return pl.anyAll(a, a.Kind == pg.A_Expr_Kind_AEXPR_OP_ALL)
 	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
 		items := a.Rexpr.GetList().GetItems()
 		if len(items) != 2 {

@@ -45,6 +45,7 @@ func (pl *planner) planSelect(s *pg.SelectStmt) error {
 	// Grouping: GROUP BY, HAVING or an aggregate in the targets.
 	p.grouping = len(s.GroupClause) > 0 || s.HavingClause != nil || hasAgg(s.TargetList) || hasAggSort(s.SortClause)
 	if p.grouping {
+		pl.groupNodes = nil
 		for _, g := range s.GroupClause {
 			e, err := pl.groupItem(g, s.TargetList)
 			if err != nil {
@@ -232,6 +233,7 @@ func (pl *planner) groupItem(g *pg.Node, targets []*pg.Node) (expr, error) {
 		if containsAgg(v) {
 			return nil, errf(codeGrouping, nodeLoc(v), "aggregate functions are not allowed in GROUP BY")
 		}
+		pl.groupNodes = append(pl.groupNodes, v)
 		return pl.compile(v)
 	}
 	if cr := g.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
@@ -243,6 +245,7 @@ func (pl *planner) groupItem(g *pg.Node, targets []*pg.Node) (expr, error) {
 		if !inScope {
 			for _, t := range targets {
 				if rt := t.GetResTarget(); rt.Name == name {
+					pl.groupNodes = append(pl.groupNodes, rt.Val)
 					return pl.compile(rt.Val)
 				}
 			}
@@ -251,6 +254,7 @@ func (pl *planner) groupItem(g *pg.Node, targets []*pg.Node) (expr, error) {
 	if containsAgg(g) {
 		return nil, errf(codeGrouping, nodeLoc(g), "aggregate functions are not allowed in GROUP BY")
 	}
+	pl.groupNodes = append(pl.groupNodes, g)
 	return pl.compile(g)
 }
 
@@ -461,6 +465,14 @@ func walk(e expr, fn func(expr)) {
 	case *likeExpr:
 		walk(x.arg, fn)
 		walk(x.pat, fn)
+	case *anyExpr:
+		walk(x.l, fn)
+		for _, a := range x.elems {
+			walk(a, fn)
+		}
+		if x.arr != nil {
+			walk(x.arr, fn)
+		}
 	case *coalesceExpr:
 		for _, a := range x.args {
 			walk(a, fn)

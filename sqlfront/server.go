@@ -321,6 +321,7 @@ func (s *Server) run(ctx context.Context, ss *session, fatal func(*Error)) {
 		fatal(toError(err))
 		return
 	}
+	defer ss.closeCursors() // their rows' memory.query share
 	ss.loop(ctx)
 }
 

@@ -924,6 +924,9 @@ func (s *session) decodeParam(t uint32, format int16, b []byte, n int) (Value, e
 	if b == nil {
 		return nil, nil
 	}
+	if elem := arrayElemType(t); elem != 0 {
+		return s.decodeArrayParam(t, elem, format, b, n)
+	}
 	if format == 0 {
 		v, err := parseAs(t, string(b))
 		if err != nil {

@@ -191,6 +191,9 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 	switch {
 	case n.GetSelectStmt() != nil:
 		declared := append([]uint32(nil), pl.params...)
+		if readsCatalog(n) {
+			return pl.planCatalog(n, declared) // pgcatalog_plan.go: on the engine
+		}
 		if err := pl.planSelect(n.GetSelectStmt()); err != nil {
 			return pl.planVectorized(n, declared, err) // vexec.go: sql/exec, or err
 		}

@@ -34,6 +34,8 @@ type vecPlan struct {
 	uses map[uint32]bool
 	// params are the types of $1… (declared or inferred; text if neither).
 	params []uint32
+	// virt are the catalog relations it reads (pgcatalog.go).
+	virt map[*lplan.TableDef]*pgScan
 }
 
 // vecCatalog resolves table names for the binder against the followed
@@ -42,11 +44,15 @@ type vecCatalog struct {
 	pl     *planner
 	tables map[*lplan.TableDef]*Table
 	byName map[string]*lplan.TableDef
+	virt   map[*lplan.TableDef]*pgScan // catalog relations (pgcatalog_plan.go)
 	err    error
 }
 
 // Table implements lplan.Catalog.
 func (c *vecCatalog) Table(schema, name string) *lplan.TableDef {
+	if d := c.catalogTable(schema, name); d != nil {
+		return d // pgcatalog_plan.go
+	}
 	if schema == "" {
 		schema = "public"
 	}
@@ -78,7 +84,18 @@ func (pl *planner) planVectorized(stmt *pg.Node, declared []uint32, refusal erro
 	if !errors.As(refusal, &fe) || fe.Code != codeUnsupported || len(pl.asOf) > 0 || factsRefusal(fe) {
 		return refusal
 	}
-	cat := &vecCatalog{pl: pl, tables: map[*lplan.TableDef]*Table{}, byName: map[string]*lplan.TableDef{}}
+	return pl.planVec(stmt, declared, func(err error) error {
+		if err == nil {
+			return refusal
+		}
+		return betterRefusal(fe, err)
+	})
+}
+
+// planVec plans stmt for sql/exec; fail gives the error to answer for
+// a binder or executor refusal (nil: parameters typed inconsistently).
+func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) error) error {
+	cat := &vecCatalog{pl: pl, tables: map[*lplan.TableDef]*Table{}, byName: map[string]*lplan.TableDef{}, virt: map[*lplan.TableDef]*pgScan{}}
 	var ptypes []lplan.Type
 	for _, t := range declared {
 		if t == 0 {
@@ -88,10 +105,10 @@ func (pl *planner) planVectorized(stmt *pg.Node, declared []uint32, refusal erro
 	}
 	q, err := lplan.BindParams(stmt, cat, ptypes)
 	if err != nil {
-		return betterRefusal(fe, err)
+		return fail(err)
 	}
 	if !paramsConsistent(q.Plan, q.Params) {
-		return refusal
+		return fail(nil)
 	}
 	if err := pl.vecFactsCheck(q, cat.tables); err != nil {
 		return err
@@ -103,11 +120,14 @@ func (pl *planner) planVectorized(stmt *pg.Node, declared []uint32, refusal erro
 		}
 	}
 	q = opt.Optimize(q)
+	if err := cat.checkReads(q); err != nil {
+		return err // pgcatalog_plan.go
+	}
 	prep, err := exec.Prepare(q)
 	if err != nil {
-		return betterRefusal(fe, err)
+		return fail(err)
 	}
-	p := &plan{kind: "select", tag: "SELECT", vec: &vecPlan{prep: prep, tables: cat.tables, uses: map[uint32]bool{}}}
+	p := &plan{kind: "select", tag: "SELECT", vec: &vecPlan{prep: prep, tables: cat.tables, uses: map[uint32]bool{}, virt: cat.virt}}
 	for id := 1; id <= q.MD.Len(); id++ {
 		p.vec.uses[q.MD.Column(lplan.ColumnID(id)).Type.OID] = true
 	}
@@ -213,10 +233,14 @@ func paramsConsistent(rel lplan.Rel, types []lplan.Type) bool {
 type vecSource struct {
 	ex     *execCtx
 	tables map[*lplan.TableDef]*Table
+	virt   map[*lplan.TableDef]*pgScan
 }
 
 // Scan implements exec.Source.
 func (s *vecSource) Scan(ctx context.Context, d *lplan.TableDef, fn func(row []*string) error) error {
+	if r := s.virt[d]; r != nil {
+		return s.scanCatalog(ctx, r, fn) // pgcatalog_plan.go
+	}
 	planned := s.tables[d]
 	v, err := s.ex.sess.versionFor(ctx, "")
 	if err != nil {
@@ -253,7 +277,7 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 		}
 		opts.Params = append(opts.Params, pv)
 	}
-	err := p.vec.prep.Run(ex.ctx, &vecSource{ex: ex, tables: p.vec.tables}, opts, func(b *exec.Batch) error {
+	err := p.vec.prep.Run(ex.ctx, &vecSource{ex: ex, tables: p.vec.tables, virt: p.vec.virt}, opts, func(b *exec.Batch) error {
 		for i := 0; i < b.N; i++ {
 			row := make([]Value, len(b.Vecs))
 			for c, vec := range b.Vecs {

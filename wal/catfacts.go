@@ -52,6 +52,34 @@ type Facts struct {
 	// partition ("" otherwise): a root followed as its partitions is not a
 	// table of the mirror, and reading it whole is refused by name.
 	PartitionOf string
+	// Columns are the columns' definitions beyond their types, in the
+	// Relation's column order (nil when not read: a record written
+	// before they were). The SQL port's pg_catalog answers from them.
+	Columns []ColumnFacts
+	// PrimaryKey is the table's primary key constraint (nil: none, or
+	// not read when Columns is nil).
+	PrimaryKey *KeyConstraint
+}
+
+// ColumnFacts are what pg_attribute and pg_attrdef say of one column.
+type ColumnFacts struct {
+	NotNull bool // attnotnull
+	// Default is pg_get_expr(adbin, adrelid) read with search_path
+	// public; HasDefault says there is one (atthasdef).
+	HasDefault bool
+	Default    string
+	// DefaultPretty is pg_get_expr(adbin, adrelid, true), as psql
+	// prints it.
+	DefaultPretty string
+	Identity      byte // attidentity: 0, 'a' always, 'd' by default
+	Generated     byte // attgenerated: 0 or 's' stored
+}
+
+// KeyConstraint is a primary key: its constraint (and index) name and
+// its columns by name, in key order.
+type KeyConstraint struct {
+	Name    string
+	Columns []string
 }
 
 // Descendant is one table inheriting from a followed table.
@@ -66,7 +94,9 @@ func (f *Facts) Equal(o *Facts) bool {
 	if f == nil || o == nil {
 		return f == o
 	}
-	return f.Kind == o.Kind && f.Default == o.Default && f.PartitionOf == o.PartitionOf && slices.Equal(f.Descendants, o.Descendants)
+	return f.Kind == o.Kind && f.Default == o.Default && f.PartitionOf == o.PartitionOf && slices.Equal(f.Descendants, o.Descendants) &&
+		slices.Equal(f.Columns, o.Columns) && (f.PrimaryKey == nil) == (o.PrimaryKey == nil) &&
+		(f.PrimaryKey == nil || f.PrimaryKey.Name == o.PrimaryKey.Name && slices.Equal(f.PrimaryKey.Columns, o.PrimaryKey.Columns))
 }
 
 // SameFacts reports whether r and o carry the same catalog facts (column

@@ -90,8 +90,13 @@ func killRuns(t *testing.T, file string, kills int, k killTiming, after func(i i
 // returns the WAL position before the marker.
 func catchUpAndStop(t *testing.T, url, base string, p *proc) wal.LSN {
 	t.Helper()
-	target := queryLSN(t, url, "SELECT pg_current_wal_insert_lsn()::text")
-	mustExec(t, url, "UPDATE counter SET k = k + 1 WHERE id = 1")
+	// The target is read inside the UPDATE's transaction, after its row
+	// change: its commit ends past the target, and a slot created after
+	// it holds an xid (a fresh copy after kills) waits for that commit
+	// before its consistent point. A target read before the UPDATE let a
+	// fresh copy's slot land between the two: durable past the target,
+	// without the UPDATE.
+	target := queryLSN(t, url, "WITH u AS (UPDATE counter SET k = k + 1 WHERE id = 1 RETURNING 1) SELECT pg_current_wal_insert_lsn()::text FROM u")
 	lastLog := time.Now()
 	var best wal.LSN
 	advanced := time.Now()

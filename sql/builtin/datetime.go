@@ -487,7 +487,7 @@ func (r *Registry) addDateTime() {
 	for _, t := range []OID{ts, tsz} {
 		t := t
 		r.def("date_trunc", t, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-			return dateTrunc(lowerUnits(str(a[0])), tsArg(a[1]), t)
+			return r.dateTruncFor(lowerUnits(str(a[0])), tsArg(a[1]), t)
 		}, tx, t)
 		partFns(t, func(low string, v types.Value) (part, error) { return tsPart(low, tsArg(v), t) })
 	}
@@ -496,7 +496,7 @@ func (r *Registry) addDateTime() {
 			f.Volatility = Stable
 		}
 	}
-	partFns(iv, func(low string, v types.Value) (part, error) { return intervalPart(low, v.(types.IntervalVal)) })
+	partFns(iv, func(low string, v types.Value) (part, error) { return r.intervalPartFor(low, v.(types.IntervalVal)) })
 	// date_part(text, date) is date_part($1, $2::timestamp); extract over
 	// a date has its own rules (extract_date).
 	r.def("date_part", f8, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {

@@ -172,7 +172,7 @@ func pgConn(t *testing.T) *pgx.Conn {
 func runDifferential(t *testing.T, cases []call) int {
 	t.Helper()
 	conn := pgConn(t)
-	reg := builtin.New()
+	reg := builtin.NewFor(types.Dialect{Version: pg.ServerVersion()})
 	bad, refused := 0, 0
 	for _, c := range cases {
 		want := pgOutcome(t.Context(), t, conn, c)
@@ -465,7 +465,7 @@ func TestKeywordsMatchPostgres(t *testing.T) {
 // deviation aggregates over value lists of each argument type.
 func TestStatAggregatesMatchPostgres(t *testing.T) {
 	conn := pgConn(t)
-	reg := builtin.New()
+	reg := builtin.NewFor(types.Dialect{Version: pg.ServerVersion()})
 	sets := map[string][][]string{
 		"int4":    {{"1", "2", "3", "4"}, {"7"}, {}, {"2147483647", "-2147483648", "0"}, {"5", "5", "5"}},
 		"int8":    {{"9223372036854775807", "1", "-3"}, {"10", "20"}},

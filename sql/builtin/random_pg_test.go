@@ -19,7 +19,7 @@ var seedFlag = seed.Flag()
 func TestFloatFunctionsRandomMatchPostgres(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed.New(t, seedFlag), 0))
 	conn := pgConn(t)
-	reg := builtin.New()
+	reg := builtin.NewFor(types.Dialect{Version: pg.ServerVersion()})
 	const n = 2000
 	// A uniform mantissa times a random power of ten (math.Pow(10, y)
 	// alone would make log10's results sit next to the double y).

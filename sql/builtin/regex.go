@@ -197,14 +197,16 @@ func (r *Registry) addRegex() {
 		r.def(op.fn, bo, match(op.icase, op.neg), tx, tx)
 		r.ops[op.op] = []string{op.fn}
 	}
-	r.def("regexp_like", bo, match(false, false), tx, tx)
-	r.def("regexp_like", bo, func(c *Context, a []types.Value, p []OID) (types.Value, error) {
-		icase, _, err := regexFlags(str(a[2]), false)
-		if err != nil {
-			return nil, err
-		}
-		return match(icase, false)(c, a[:2], p[:2])
-	}, tx, tx, tx)
+	if yes, known := r.atLeast(150000); yes || !known { // regexp_like is PostgreSQL 15's
+		r.def("regexp_like", bo, match(false, false), tx, tx)
+		r.def("regexp_like", bo, func(c *Context, a []types.Value, p []OID) (types.Value, error) {
+			icase, _, err := regexFlags(str(a[2]), false)
+			if err != nil {
+				return nil, err
+			}
+			return match(icase, false)(c, a[:2], p[:2])
+		}, tx, tx, tx)
+	}
 	r.def("regexp_replace", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return regexReplace(str(a[0]), str(a[1]), str(a[2]), "")
 	}, tx, tx, tx)

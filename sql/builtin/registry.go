@@ -68,11 +68,18 @@ type Registry struct {
 	// calls are refused with 0A000, not 42883 (which would say
 	// PostgreSQL has no such function either).
 	missing map[string]bool
+	// version is the server_version_num whose behaviour the functions
+	// follow where majors differ (dialect.go).
+	version int
 }
 
-// New builds the library.
-func New() *Registry {
-	r := &Registry{funcs: map[string][]*Func{}, ops: map[string][]string{}, prefix: map[string][]string{}, missing: map[string]bool{}}
+// New builds the library for a server whose PostgreSQL major is not
+// known: where the majors answer differently it refuses (dialect.go).
+func New() *Registry { return build(unknownMajor) }
+
+// build builds the library for server_version_num version.
+func build(version int) *Registry {
+	r := &Registry{funcs: map[string][]*Func{}, ops: map[string][]string{}, prefix: map[string][]string{}, missing: map[string]bool{}, version: version}
 	for _, n := range strings.Fields(postgresOnly) {
 		r.missing[n] = true
 	}

@@ -509,7 +509,7 @@ func (r *Registry) addStrings() {
 	}), tx)
 	r.def("chr", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		if a[0].(int64) < 0 {
-			return nil, errorf(CodeInvalidParameter, "character number must be positive")
+			return nil, r.chrNegative(a[0].(int64))
 		}
 		c := uint32(a[0].(int64))
 		switch {
@@ -528,7 +528,7 @@ func (r *Registry) addStrings() {
 	r.def("to_hex", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return strconv.FormatUint(uint64(a[0].(int64)), 16), nil
 	}, i8)
-	r.def("quote_ident", tx, textFn(func(s string) (types.Value, error) { return quoteIdent(s), nil }), tx)
+	r.def("quote_ident", tx, textFn(r.quoteIdentFor), tx)
 	r.def("quote_literal", tx, textFn(func(s string) (types.Value, error) { return quoteLiteral(s), nil }), tx)
 	r.def("quote_literal", tx, func(_ *Context, a []types.Value, p []OID) (types.Value, error) {
 		s, err := castText(a[0], p[0])

@@ -175,6 +175,9 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 		s := make([]aggState, len(a.aggs))
 		for k, f := range a.aggs {
 			s[k] = f.init()
+			if d, ok := s[k].(*distinctAgg); ok {
+				d.mem = mem // its set is the statement's working memory
+			}
 		}
 		return s
 	}
@@ -391,10 +394,16 @@ func (b *boolAgg) result() (types.Value, error) { return b.v, nil }
 type distinctAgg struct {
 	inner aggState
 	seen  *rowMap
+	mem   *memAcct // charged for each value seen (nil: unbounded)
 }
 
 func (d *distinctAgg) add(v types.Value) error {
 	if _, added := d.seen.find([]types.Value{v}, true); added {
+		if d.mem != nil {
+			if err := d.mem.grow("DISTINCT aggregate", valueBytes(v)+32); err != nil {
+				return err
+			}
+		}
 		return d.inner.add(v)
 	}
 	return nil

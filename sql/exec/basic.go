@@ -599,6 +599,9 @@ func (c *cteRefOp) cols() []plan.ColumnID { return c.ref.Cols }
 func (c *cteRefOp) run(emit func(*Batch) error) error {
 	e := c.e
 	rs := e.ctes[c.ref.CTE]
+	if _, rec := c.ref.CTE.Plan.(*plan.RecursiveUnion); rec && rs == nil && c.ref.CTE.Refs == 1 {
+		return e.streamRecursive(c.ref.CTE, emit) // recursive.go: LIMIT may stop it
+	}
 	if rs == nil {
 		op, err := e.build(c.ref.CTE.Plan)
 		if err != nil {

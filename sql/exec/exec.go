@@ -230,6 +230,10 @@ func (e *env) build(rel plan.Rel) (operator, error) {
 		return &cteRefOp{e: e, ref: x}, nil
 	case *plan.FuncScan:
 		return e.buildFuncScan(x)
+	case *plan.RecursiveUnion:
+		return e.buildRecursive(x) // recursive.go
+	case *plan.LateralJoin:
+		return e.buildLateral(x) // lateral.go
 	}
 	return nil, unsupported(fmt.Sprintf("the operator %T", rel))
 }

@@ -129,6 +129,10 @@ func foldable(s plan.Scalar) bool {
 		switch y := x.(type) {
 		case *plan.ColRef, *plan.Param, *plan.Subquery:
 			ok = false
+		case *plan.Func:
+			if stableCall(y) {
+				ok = false // PostgreSQL folds only immutable functions
+			}
 		case *plan.Cast:
 			if y.T.OID == plan.Timestamptz || y.Arg.Type().OID == plan.Timestamptz {
 				ok = false // a stable cast (time zone): evaluated per row

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/sidecar-dev/sidecar/sql/builtin"
 	"github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
 )
@@ -90,12 +91,20 @@ func like(s, p string) (bool, error) {
 	return len(s) == 0, nil
 }
 
-// function compiles the scalar functions the executor answers exactly;
-// the others are refused naming the function.
+// function compiles a scalar function call: COALESCE, GREATEST, LEAST
+// and NULLIF here, every other function by the overload of PostgreSQL's
+// function library (sql/builtin) the binder resolved.
 func (c *compiler) function(x *plan.Func) (vexpr, error) {
-	switch x.Name {
-	case "coalesce", "greatest", "least", "nullif":
+	if x.Ext != nil {
+		return c.extFunction(x) // extfunc.go
+	}
+	if x.Call == nil {
 		return c.conditional(x)
+	}
+	call := x.Call
+	if clockFuncs[call.Func.Name] || call.Func.Volatility == builtin.Volatile {
+		// The executor has no statement clock or random source.
+		return nil, unsupported("the function " + x.Name + " here")
 	}
 	args := make([]vexpr, len(x.Args))
 	for i, a := range x.Args {
@@ -104,88 +113,7 @@ func (c *compiler) function(x *plan.Func) (vexpr, error) {
 			return nil, err
 		}
 	}
-	var fn func(vals []types.Value) (types.Value, error)
-	at := func(i int) plan.OID { return x.Args[i].Type().OID }
-	switch {
-	case (x.Name == "upper" || x.Name == "lower") && len(args) == 1 && isStr(at(0)):
-		up := x.Name == "upper"
-		fn = func(v []types.Value) (types.Value, error) {
-			s := v[0].(string)
-			if !isASCII(s) {
-				return nil, unsupported(x.Name + " of non-ASCII text (its case mapping depends on the locale)")
-			}
-			if up {
-				return strings.ToUpper(s), nil
-			}
-			return strings.ToLower(s), nil
-		}
-	case (x.Name == "length" || x.Name == "char_length") && len(args) == 1 && isStr(at(0)):
-		bp := at(0) == plan.Bpchar
-		fn = func(v []types.Value) (types.Value, error) {
-			s := v[0].(string)
-			if bp {
-				s = strings.TrimRight(s, " ")
-			}
-			return int64(utf8.RuneCountInString(s)), nil
-		}
-	case (x.Name == "substring" || x.Name == "substr") && (len(args) == 2 || len(args) == 3) && isStr(at(0)) && isInt(at(1)) && (len(args) == 2 || isInt(at(2))):
-		fn = func(v []types.Value) (types.Value, error) {
-			s := v[0].(string)
-			start := v[1].(int64)
-			n := int64(-1)
-			if len(v) == 3 {
-				if n = v[2].(int64); n < 0 {
-					return nil, &types.Error{Code: "22011", Message: "negative substring length not allowed"}
-				}
-			}
-			return substr(s, start, n), nil
-		}
-	case x.Name == "abs" && len(args) == 1 && numRank(at(0)) > 0:
-		t := at(0)
-		fn = func(v []types.Value) (types.Value, error) {
-			switch a := v[0].(type) {
-			case int64:
-				if a < 0 {
-					return types.Neg(t, a)
-				}
-				return a, nil
-			case float64:
-				if a < 0 {
-					return -a, nil
-				}
-				return a, nil
-			case *types.Decimal:
-				if !a.NaN && (a.Inf < 0 || a.Inf == 0 && a.V.Sign() < 0) {
-					return types.NegDecimal(a), nil
-				}
-				return a, nil
-			}
-			return nil, unsupported("abs of " + types.NameOf(t))
-		}
-	case x.Name == "extract" && len(args) == 2 && at(1) == plan.Date:
-		f, ok := x.Args[0].(*plan.Const)
-		if !ok || f.Null {
-			return nil, unsupported("EXTRACT with a computed field")
-		}
-		field := strings.ToLower(f.Text)
-		if field != "year" && field != "month" && field != "day" {
-			return nil, unsupported("EXTRACT(" + field + " FROM date)")
-		}
-		fn = func(v []types.Value) (types.Value, error) {
-			d := v[1].(types.DateVal)
-			if isInfDate(d) {
-				return nil, unsupported("EXTRACT from an infinite date")
-			}
-			y, m, dd := types.J2Date(int64(d) + 2451545)
-			r := map[string]int64{"year": y, "month": m, "day": dd}[field]
-			if field == "year" && y <= 0 {
-				r = y - 1
-			}
-			return types.DecimalFromInt(r), nil
-		}
-	default:
-		return nil, unsupported("the function " + x.Name + " here")
-	}
+	ctx := &builtin.Context{}
 	return func(b *Batch, sel []int, out []types.Value) error {
 		vecs := make([][]types.Value, len(args))
 		for k, a := range args {
@@ -195,22 +123,38 @@ func (c *compiler) function(x *plan.Func) (vexpr, error) {
 			}
 		}
 		row := make([]types.Value, len(args))
-	rows:
 		for _, i := range sel {
 			for k := range args {
-				if row[k] = vecs[k][i]; row[k] == nil {
-					out[i] = nil // every function here is strict
-					continue rows
-				}
+				row[k] = vecs[k][i]
 			}
-			v, err := fn(row)
+			v, err := call.Eval(ctx, row) // a strict call answers NULL on a NULL argument
 			if err != nil {
-				return err
+				return libraryErr(err)
 			}
 			out[i] = v
 		}
 		return nil
 	}, nil
+}
+
+// stableCall says whether x calls a library function that is not
+// immutable (PostgreSQL evaluates it per execution, not while planning).
+func stableCall(x *plan.Func) bool {
+	return x.Call != nil && x.Call.Func.Volatility != builtin.Immutable
+}
+
+// clockFuncs read the statement's or transaction's clock, which the
+// executor is not given.
+var clockFuncs = map[string]bool{"now": true, "transaction_timestamp": true, "statement_timestamp": true, "clock_timestamp": true}
+
+// libraryErr is a library error as the type catalog's (the executor's
+// errors carry SQLSTATE, message and detail).
+func libraryErr(err error) error {
+	be, ok := builtin.AsError(err)
+	if !ok {
+		return err
+	}
+	return &types.Error{Code: be.Code, Message: be.Message, Detail: be.Detail}
 }
 
 // conditional compiles COALESCE (an argument evaluated only on the rows
@@ -292,34 +236,4 @@ func (c *compiler) conditional(x *plan.Func) (vexpr, error) {
 		}), nil
 	}
 	return nil, unsupported("the function " + x.Name)
-}
-
-// substr is PostgreSQL's text_substr: characters start.. (1-based) for
-// n characters (n < 0: to the end).
-func substr(s string, start, n int64) string {
-	end := int64(-1)
-	if n >= 0 {
-		end = start + n // exclusive; may overflow only with absurd values
-		if end < start {
-			end = -1
-		}
-	}
-	if start < 1 {
-		start = 1
-	}
-	if end >= 0 && end <= start {
-		return ""
-	}
-	var b strings.Builder
-	pos := int64(1)
-	for _, r := range s {
-		if end >= 0 && pos >= end {
-			break
-		}
-		if pos >= start {
-			b.WriteRune(r)
-		}
-		pos++
-	}
-	return b.String()
 }

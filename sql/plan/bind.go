@@ -84,7 +84,9 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 // it, and pushes them as a new level of names.
 func (b *binder) bindWith(w *pg.WithClause, parent *scope) (*With, error) {
 	if w.Recursive {
-		return nil, unsupported("WITH RECURSIVE", w.Location)
+		if err := forwardRefs(w); err != nil { // recursive.go
+			return nil, err
+		}
 	}
 	level := map[string]*CTE{}
 	b.ctes = append(b.ctes, level)
@@ -99,6 +101,15 @@ func (b *binder) bindWith(w *pg.WithClause, parent *scope) (*With, error) {
 		if q == nil {
 			b.ctes = b.ctes[:len(b.ctes)-1]
 			return nil, unsupported("a data-modifying statement in WITH", c.Location)
+		}
+		if w.Recursive && refsTo(q, c.Ctename) > 0 {
+			cte, err := b.recursiveCTE(c, q, parent, level) // recursive.go
+			if err != nil {
+				b.ctes = b.ctes[:len(b.ctes)-1]
+				return nil, err
+			}
+			out.CTEs = append(out.CTEs, cte)
+			continue
 		}
 		rel, cols, names, err := b.bindSelect(q, parent)
 		if err != nil {

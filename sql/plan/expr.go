@@ -3,6 +3,8 @@ package plan
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sidecar-dev/sidecar/sql/builtin"
 )
 
 // Scalar is a typed scalar expression over the columns of the operator
@@ -59,6 +61,10 @@ type Func struct {
 	Name string
 	Args []Scalar
 	T    Type
+	Ext  *ExtFunc // a function of the Catalog (extfunc.go), nil for the library's
+	// Call is the library's overload (nil for coalesce, greatest, least
+	// and nullif, which the executor runs itself).
+	Call *builtin.Call
 }
 
 // Cast is arg::T.
@@ -338,7 +344,7 @@ func Map(s Scalar, fn func(Scalar) Scalar) Scalar {
 	case *IsNull:
 		s = &IsNull{Arg: Map(x.Arg, fn), Not: x.Not}
 	case *Func:
-		s = &Func{Name: x.Name, Args: mapAll(x.Args), T: x.T}
+		s = &Func{Name: x.Name, Args: mapAll(x.Args), T: x.T, Call: x.Call, Ext: x.Ext}
 	case *Cast:
 		s = &Cast{Arg: Map(x.Arg, fn), T: x.T}
 	case *Case:

@@ -16,6 +16,17 @@ func (b *binder) bindFrom(list []*pg.Node, sc *scope) (Rel, error) {
 	}
 	var rel Rel
 	for _, n := range list {
+		if rs := n.GetRangeSubselect(); rs != nil && rs.Lateral {
+			r, it, err := b.lateralItem(rel, rs, sc) // lateral.go
+			if err != nil {
+				return nil, err
+			}
+			if err := checkAliases(sc.items, it); err != nil {
+				return nil, err
+			}
+			sc.items, rel = append(sc.items, it), r
+			continue
+		}
 		r, it, err := b.fromItem(n, sc)
 		if err != nil {
 			return nil, err
@@ -65,7 +76,7 @@ func (b *binder) fromItem(n *pg.Node, sc *scope) (Rel, *item, error) {
 	case n.GetRangeSubselect() != nil:
 		rs := n.GetRangeSubselect()
 		if rs.Lateral {
-			return nil, nil, unsupported("LATERAL", -1)
+			return nil, nil, unsupported("LATERAL in JOIN", -1)
 		}
 		// The subquery sees the enclosing levels, not its siblings; what
 		// it reads of them is this level's outer reference too.

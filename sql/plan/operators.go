@@ -153,6 +153,8 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 	}
 	switch {
 	case comparisons[op]:
+		l, r = oidOperands(l, r) // extfunc.go
+		lt, rt = l.Type(), r.Type()
 		if !comparable(lt.OID, rt.OID) {
 			return nil, bad()
 		}
@@ -237,16 +239,8 @@ func dateArith(op string, l, r OID) OID {
 	return 0
 }
 
-// scalarFuncs are the scalar functions the planner types: a fixed result
-// type, or (0) the first argument's.
-var scalarFuncs = map[string]OID{
-	"upper": Text, "lower": Text, "substring": Text, "substr": Text, "trim": Text, "btrim": Text,
-	"length": Int4, "char_length": Int4, "abs": 0, "round": 0, "floor": 0, "ceil": 0,
-	"date_part": Float8, "extract": Numeric, "now": Timestamptz, "concat": Text,
-}
-
 // funcCall binds a function call: an aggregate (where allowed) or a
-// known scalar function.
+// function of the library (builtin.go).
 func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, error) {
 	name := strings.ToLower(opName(f.Funcname))
 	if f.Over != nil {
@@ -258,29 +252,10 @@ func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, erro
 	if f.AggStar || f.AggDistinct || f.AggFilter != nil || len(f.AggOrder) > 0 {
 		return nil, errorf(CodeWrongObjectType, "%s is not an aggregate function", name).at(f.Location)
 	}
-	res, ok := scalarFuncs[name]
-	if !ok {
-		return nil, errorf(CodeFeatureNotSupported, "function %s is not supported yet", name).at(f.Location)
+	if e, found, err := b.extFuncCall(name, f, sc, ctx); found || err != nil {
+		return e, err // a function of the catalog (extfunc.go)
 	}
-	out := &Func{Name: name}
-	for i, a := range f.Args {
-		e, err := b.expr(a, sc, ctx)
-		if err != nil {
-			return nil, err
-		}
-		if name == "extract" && i == 0 {
-			e = coerce(e, T(Text))
-		}
-		out.Args = append(out.Args, e)
-	}
-	out.T = T(res)
-	if res == 0 {
-		if len(out.Args) == 0 {
-			return nil, errorf(CodeUndefinedFunction, "function %s() does not exist", name).at(f.Location)
-		}
-		out.T = T(out.Args[0].Type().OID)
-	}
-	return out, nil
+	return b.libraryCall(name, f, sc, ctx)
 }
 
 // aggCall binds an aggregate call: its arguments are bound at this level,

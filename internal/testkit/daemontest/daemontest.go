@@ -18,6 +18,7 @@ package daemontest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -220,6 +221,7 @@ type Daemon struct {
 	within  time.Duration // a stop
 	waits   time.Duration // a wait on a condition
 	stopped bool
+	ended   bool // the run returned before Stop
 	err     error
 }
 
@@ -354,8 +356,51 @@ func (d *Daemon) Status(t testing.TB) Status {
 // lsn, and returns that status.
 func (d *Daemon) WaitDurable(t testing.TB, lsn wal.LSN) Status {
 	t.Helper()
-	return waitDurable(t, d.API, d.token, lsn, d.waits)
+	if err := d.Ended(); err != nil {
+		t.Fatalf("durable LSN past %s: the daemon ended: %v", lsn, err)
+	}
+	var st Status
+	var last string
+	Eventually(t, fmt.Sprintf("durable LSN past %s", lsn), d.waits, func() bool {
+		if d.Ended() != nil {
+			return true // reported below
+		}
+		st = Status{}
+		if err := statusInto(d.API, d.token, &st); err != nil {
+			last = err.Error()
+			return false
+		}
+		last = fmt.Sprintf("%+v", st)
+		return st.Phase == "streaming" && st.Durable() > lsn
+	}, func() string { return "last status: " + last })
+	if err := d.Ended(); err != nil {
+		t.Fatalf("durable LSN past %s: the daemon ended: %v", lsn, err)
+	}
+	return st
 }
+
+// Ended returns what the daemon's run returned when it has ended on its
+// own (an error, or errEndedClean for a nil return), and nil while it
+// runs or after Stop.
+func (d *Daemon) Ended() error {
+	if d.stopped && !d.ended {
+		return nil
+	}
+	if !d.ended {
+		select {
+		case err := <-d.done:
+			d.stopped, d.ended, d.err = true, true, err
+		default:
+			return nil
+		}
+	}
+	if d.err == nil {
+		return errEndedClean
+	}
+	return d.err
+}
+
+var errEndedClean = errors.New("ended without an error before it was stopped")
 
 // WaitDurable waits until the daemon serving its API at api (a child
 // process's too) streams with its durable LSN past lsn, up to within

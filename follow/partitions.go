@@ -1,0 +1,127 @@
+package follow
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/sidecar-dev/sidecar/replication"
+	"github.com/sidecar-dev/sidecar/wal"
+)
+
+// LeafFollower is an optional extension of [Target]: FollowAlso adds
+// tables to those the target follows. The follower calls it with the leaf
+// partitions of every followed partitioned table when the publication
+// does not publish via the root: the stream and the copy name the leaves,
+// never the root, so a target that knew only the configured names would
+// ignore their changes.
+type LeafFollower interface {
+	FollowAlso(names []string)
+}
+
+// resolvePartitions finds the leaf partitions of the followed tables that
+// are partitioned (none when the copy reads them via their root), records
+// them (followedAs) and tells the target to follow them. A table that does
+// not exist resolves to nothing (the copy or preflight reports it).
+//
+// Without this a partitioned table was never ready: the copy reported
+// its leaves copied, never the root, so every start copied it again
+// under a fresh snapshot and then failed, over and over (issue 21).
+func (f *Follower) resolvePartitions(ctx context.Context) error {
+	leaves := map[string][]string{}
+	if !f.cfg.Copy.ViaPartitionRoot {
+		conn, err := replication.Connect(ctx, f.cfg.ConnString)
+		if err != nil {
+			return fmt.Errorf("list partitions: %w", err)
+		}
+		defer conn.Close(context.WithoutCancel(ctx))
+		for _, t := range f.copyTables() {
+			ls, err := leafPartitions(ctx, conn, t)
+			if err != nil {
+				return fmt.Errorf("list partitions of %s: %w", t, err)
+			}
+			if ls != nil {
+				leaves[t.String()] = ls
+			}
+		}
+	}
+	f.mu.Lock()
+	f.leaves = leaves
+	f.mu.Unlock()
+	var all []string
+	for _, ls := range leaves {
+		all = append(all, ls...)
+	}
+	if lf, ok := f.cfg.Target.(LeafFollower); ok && len(all) > 0 {
+		slices.Sort(all)
+		lf.FollowAlso(all)
+	}
+	return nil
+}
+
+// leafPartitions returns the leaf partitions (ordinary tables) of t when
+// t is a partitioned table, canonical names sorted, and nil otherwise.
+func leafPartitions(ctx context.Context, conn *pgx.Conn, t wal.TableName) ([]string, error) {
+	var kind string
+	err := conn.QueryRow(ctx, `SELECT c.relkind::text FROM pg_catalog.pg_class c
+		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`,
+		t.Schema, t.Name).Scan(&kind)
+	if err == pgx.ErrNoRows || (err == nil && kind != "p") {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows, err := conn.Query(ctx, `SELECT n.nspname, c.relname FROM pg_catalog.pg_partition_tree($1::pg_catalog.regclass) pt
+		JOIN pg_catalog.pg_class c ON c.oid = pt.relid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+		WHERE pt.isleaf AND c.relkind = 'r'`, t.Quoted())
+	if err != nil {
+		return nil, err
+	}
+	names, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (string, error) {
+		var l wal.TableName
+		err := r.Scan(&l.Schema, &l.Name)
+		return l.String(), err
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	return append([]string{}, names...), nil
+}
+
+// copiedNames are the names a followed table is copied and streamed as:
+// its leaf partitions when it is a partitioned table read as its leaves,
+// itself otherwise.
+func (f *Follower) copiedNames(name string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if ls, ok := f.leaves[name]; ok {
+		return ls
+	}
+	return []string{name}
+}
+
+// dropFailedSlot drops the slot of a first start whose initial copy
+// failed: nothing in the data directory depends on it yet (no resume LSN
+// is recorded; the next start creates a slot again and copies every
+// table), and left behind it would hold WAL on the server until someone
+// dropped it. It closes snap (the slot's connection) first; the drop runs
+// even when ctx ended (SIGTERM during the copy), bounded by 30 s.
+func (f *Follower) dropFailedSlot(ctx context.Context, snap *replication.ExportedSnapshot) error {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	snap.Close(dctx)
+	rc, err := replication.ConnectReplication(dctx, f.cfg.ConnString)
+	if err != nil {
+		return fmt.Errorf("drop the slot of the failed first start: %w", err)
+	}
+	defer rc.Close(context.WithoutCancel(ctx))
+	if err := replication.DropSlot(dctx, rc, f.cfg.Slot); err != nil {
+		return fmt.Errorf("drop the slot of the failed first start (drop it by hand: SELECT pg_drop_replication_slot('%s')): %w", f.cfg.Slot, err)
+	}
+	f.log.Info("initial copy failed; its replication slot is dropped (the next start creates it again)", "slot", f.cfg.Slot)
+	return nil
+}

@@ -1,0 +1,100 @@
+package plan
+
+import (
+	"errors"
+	"strings"
+	"sync"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/sidecar-dev/sidecar/sql/builtin"
+	"github.com/sidecar-dev/sidecar/types"
+)
+
+// This file types a scalar function call by PostgreSQL's function
+// library (sql/builtin): the overload PostgreSQL's resolution rules pick
+// for the arguments' types, its result type, and its 42883/42725/0A000
+// when there is none. The executor runs the resolved call (Func.Call).
+
+// CodeIndeterminateType is 42P18: a parameter's type cannot be inferred.
+const CodeIndeterminateType = "42P18"
+
+// FuncRegistry is the optional interface of a Catalog that names the
+// function library of the followed server's major (types.Dialect);
+// without it the binder uses the newest major's library.
+type FuncRegistry interface {
+	Functions() *builtin.Registry
+}
+
+// newestFuncs is the newest major's library, built once: a Registry is
+// immutable, so every statement shares it.
+var newestFuncs = sync.OnceValue(builtin.New)
+
+// functions is the library the statement's calls resolve against.
+func (b *binder) functions() *builtin.Registry {
+	if fr, ok := b.cat.(FuncRegistry); ok {
+		if r := fr.Functions(); r != nil {
+			return r
+		}
+	}
+	return newestFuncs()
+}
+
+// ownFuncs are the functions the binder types itself (their arguments
+// share a common type, which the library's signatures do not express).
+var ownFuncs = map[string]bool{"coalesce": true, "greatest": true, "least": true, "nullif": true}
+
+// libraryCall binds name(args) as a call of the library. Untyped
+// literals and parameters take the chosen overload's parameter types;
+// other arguments are converted by the library when the call runs.
+func (b *binder) libraryCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, error) {
+	if f.FuncVariadic {
+		return nil, unsupported("VARIADIC in a function call", f.Location)
+	}
+	out := &Func{Name: name}
+	argTypes := make([]OID, len(f.Args))
+	for i, a := range f.Args {
+		e, err := b.expr(a, sc, ctx)
+		if err != nil {
+			return nil, err
+		}
+		out.Args = append(out.Args, e)
+		argTypes[i] = e.Type().OID
+	}
+	call, err := b.functions().Resolve(name, argTypes)
+	if err != nil {
+		return nil, libraryErr(err).at(f.Location)
+	}
+	for i, a := range out.Args {
+		if argTypes[i] != Unknown {
+			continue
+		}
+		to := call.Params[i]
+		if p, ok := a.(*Param); ok {
+			if d := call.Func.Args[min(i, len(call.Func.Args)-1)]; d == builtin.Any || d == builtin.AnyElement {
+				return nil, errorf(CodeIndeterminateType, "could not determine data type of parameter $%d", p.N).at(f.Location)
+			}
+		}
+		out.Args[i] = coerce(a, T(to))
+		b.noteParam(out.Args[i])
+		call.Args[i] = to
+	}
+	out.T = T(call.Result)
+	out.Call = call
+	return out, nil
+}
+
+// libraryErr is a library error as the binder's (SQLSTATE and message).
+func libraryErr(err error) *Error {
+	if be, ok := builtin.AsError(err); ok {
+		if m, cut := strings.CutPrefix(be.Message, "sidecar does not support "); cut && be.Code == CodeFeatureNotSupported {
+			return unsupported(m, -1)
+		}
+		return &Error{Code: be.Code, Message: be.Message}
+	}
+	var te *types.Error
+	if errors.As(err, &te) {
+		return &Error{Code: te.Code, Message: te.Message}
+	}
+	return &Error{Code: "XX000", Message: err.Error()}
+}

@@ -1,0 +1,218 @@
+package plan
+
+import (
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// This file binds WITH RECURSIVE: a CTE that reads itself is
+// `non-recursive term UNION [ALL] recursive term`, evaluated as
+// PostgreSQL's RecursiveUnion does — the non-recursive term's rows form
+// the first working table; the recursive term runs over the working
+// table and its rows (under UNION: those not seen before) are added to
+// the result and become the next working table, until it is empty.
+//
+// The shapes PostgreSQL rejects (a reference in the non-recursive term,
+// in a subquery, an outer join or twice; aggregates, ORDER BY, LIMIT in
+// the recursive term) and the ones not built here (SEARCH, CYCLE, a
+// recursive term that is itself a set operation, DISTINCT in it, mutual
+// recursion) are refused with 0A000: never answered otherwise.
+
+// RecursiveUnion is a recursive CTE's plan: Init (the non-recursive
+// term) then Rec (the recursive term, reading Work) until a round adds no
+// row. InitCols and RecCols are the terms' output columns in the order of
+// Cols.
+type RecursiveUnion struct {
+	Name              string
+	Init, Rec         Rel
+	InitCols, RecCols []ColumnID
+	Cols              []ColumnID
+	All               bool
+	// Work is the working table: CTERefs to it in Rec read the rows the
+	// previous round added.
+	Work *CTE
+}
+
+// Columns implements Rel.
+func (r *RecursiveUnion) Columns() []ColumnID { return r.Cols }
+
+// Inputs implements Rel.
+func (r *RecursiveUnion) Inputs() []Rel { return []Rel{r.Init, r.Rec} }
+
+// CodeInvalidRecursion is 42P19 (invalid_recursion).
+const CodeInvalidRecursion = "42P19"
+
+// recursiveCTE binds CTE c of a WITH RECURSIVE that refers to itself and
+// adds it to level.
+func (b *binder) recursiveCTE(c *pg.CommonTableExpr, q *pg.SelectStmt, parent *scope, level map[string]*CTE) (*CTE, error) {
+	name := c.Ctename
+	if c.SearchClause != nil || c.CycleClause != nil {
+		return nil, unsupported("SEARCH and CYCLE in WITH RECURSIVE", c.Location)
+	}
+	if q.Op != pg.SetOperation_SETOP_UNION || q.WithClause != nil || len(q.SortClause) > 0 || q.LimitCount != nil ||
+		q.LimitOffset != nil || len(q.LockingClause) > 0 {
+		return nil, unsupported("this form of recursive query (write non-recursive term UNION [ALL] recursive term)", c.Location)
+	}
+	if refsTo(q.Larg, name) > 0 {
+		return nil, unsupported("a recursive reference in the non-recursive term", c.Location)
+	}
+	if !plainRecursiveTerm(q.Rarg, name) {
+		return nil, unsupported("this recursive term (sidecar runs a SELECT reading the recursive query once in FROM or inner joins, without aggregates, DISTINCT, ORDER BY or LIMIT)", c.Location)
+	}
+	init, initCols, names, err := b.bindSelect(q.Larg, parent)
+	if err != nil {
+		return nil, err
+	}
+	if names, err = aliasNames(names, c.Aliascolnames, name, c.Location); err != nil {
+		return nil, err
+	}
+	// An untyped literal of the non-recursive term is text.
+	var ix []Scalar
+	cast := false
+	for _, id := range initCols {
+		t := b.md.Column(id).Type
+		if t.OID == Unknown {
+			t = T(Text)
+		}
+		ix = append(ix, b.coerceCol(id, t, &cast))
+	}
+	init, initCols = b.castProject(init, initCols, ix, cast)
+	b.nCTE++
+	work := &CTE{ID: b.nCTE, Name: name}
+	for i, id := range initCols {
+		work.Cols = append(work.Cols, b.md.Add(ColumnMeta{Name: names[i], Type: b.md.Column(id).Type}))
+	}
+	work.Names = names
+	level[name] = work // the recursive term reads the working table
+	rec, recCols, _, err := b.bindSelect(q.Rarg, parent)
+	delete(level, name)
+	if err != nil {
+		return nil, err
+	}
+	if work.Refs != 1 || hasAggregate(rec) {
+		return nil, unsupported("this recursive term", c.Location)
+	}
+	if len(recCols) != len(initCols) {
+		return nil, errorf(CodeSyntax, "each UNION query must have the same number of columns").at(c.Location)
+	}
+	out := &RecursiveUnion{Name: name, Init: init, InitCols: initCols, All: q.All, Work: work}
+	var rx []Scalar
+	cast = false
+	for i, id := range recCols {
+		it, rt := b.md.Column(initCols[i]).Type, b.md.Column(id).Type
+		if rt.OID != Unknown {
+			ct, err := commonType([]Type{it, rt})
+			if err != nil {
+				return nil, errorf(CodeDatatypeMismatch, "UNION types %s and %s cannot be matched", it, rt).at(c.Location)
+			}
+			if ct.OID != it.OID || rt.Mod != it.Mod && it.Mod != -1 {
+				overall := ct
+				if rt.Mod != it.Mod {
+					overall.Mod = -1
+				}
+				return nil, errorf(CodeDatatypeMismatch, "recursive query %q column %d has type %s in non-recursive term but type %s overall", name, i+1, it, overall).at(c.Location)
+			}
+		}
+		rx = append(rx, b.coerceCol(id, it, &cast))
+		out.Cols = append(out.Cols, b.md.Add(ColumnMeta{Name: names[i], Type: it}))
+	}
+	out.Rec, out.RecCols = b.castProject(rec, recCols, rx, cast)
+	b.nCTE++
+	cte := &CTE{ID: b.nCTE, Name: name, Plan: out, Cols: out.Cols, Names: names}
+	level[name] = cte
+	return cte, nil
+}
+
+// plainRecursiveTerm says whether the recursive term n is a plain
+// SELECT that reads the query named name exactly once, as a FROM item or
+// a side of inner joins (not in a subquery or an outer join).
+func plainRecursiveTerm(n *pg.SelectStmt, name string) bool {
+	if n == nil || n.Op != pg.SetOperation_SETOP_NONE || len(n.ValuesLists) > 0 || len(n.GroupClause) > 0 || n.HavingClause != nil ||
+		len(n.WindowClause) > 0 || len(n.SortClause) > 0 || n.LimitCount != nil || n.LimitOffset != nil || len(n.DistinctClause) > 0 ||
+		n.WithClause != nil || len(n.LockingClause) > 0 || n.IntoClause != nil {
+		return false
+	}
+	if refsTo(n, name) != 1 {
+		return false
+	}
+	direct := 0
+	var visit func(x *pg.Node)
+	visit = func(x *pg.Node) {
+		switch {
+		case x.GetRangeVar() != nil:
+			if rv := x.GetRangeVar(); rv.Schemaname == "" && rv.Relname == name {
+				direct++
+			}
+		case x.GetJoinExpr() != nil:
+			if j := x.GetJoinExpr(); j.Jointype == pg.JoinType_JOIN_INNER {
+				visit(j.Larg)
+				visit(j.Rarg)
+			}
+		}
+	}
+	for _, f := range n.FromClause {
+		visit(f)
+	}
+	return direct == 1
+}
+
+// refsTo counts the unqualified table references named name anywhere
+// in the parse tree m (subqueries included).
+func refsTo(m proto.Message, name string) int {
+	if m == nil {
+		return 0
+	}
+	n := 0
+	var walk func(protoreflect.Message)
+	walk = func(x protoreflect.Message) {
+		if rv, ok := x.Interface().(*pg.RangeVar); ok && rv.Schemaname == "" && rv.Relname == name {
+			n++
+		}
+		x.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.IsList() && fd.Message() != nil:
+				l := v.List()
+				for i := 0; i < l.Len(); i++ {
+					walk(l.Get(i).Message())
+				}
+			case fd.Message() != nil && !fd.IsMap():
+				walk(v.Message())
+			}
+			return true
+		})
+	}
+	walk(m.ProtoReflect())
+	return n
+}
+
+// hasAggregate says whether rel computes an aggregate anywhere (outside
+// subqueries, which the recursive term cannot read the CTE in).
+func hasAggregate(rel Rel) bool {
+	if _, ok := rel.(*Aggregate); ok {
+		return true
+	}
+	for _, in := range rel.Inputs() {
+		if hasAggregate(in) {
+			return true
+		}
+	}
+	return false
+}
+
+// forwardRefs refuses a WITH RECURSIVE whose queries read a query of the
+// clause defined after them: PostgreSQL resolves that name to the later
+// query (every name of a WITH RECURSIVE is visible to all of them), the
+// binder — which binds in order — would find a table of that name.
+func forwardRefs(w *pg.WithClause) error {
+	for i, n := range w.Ctes {
+		q := n.GetCommonTableExpr()
+		for _, m := range w.Ctes[i+1:] {
+			later := m.GetCommonTableExpr()
+			if refsTo(q.Ctequery, later.Ctename) > 0 {
+				return unsupported("a WITH RECURSIVE query reading one defined after it", q.Location)
+			}
+		}
+	}
+	return nil
+}

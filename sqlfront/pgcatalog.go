@@ -1,0 +1,298 @@
+package sqlfront
+
+import (
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	lplan "github.com/sidecar-dev/sidecar/sql/plan"
+	"github.com/sidecar-dev/sidecar/types"
+	"github.com/sidecar-dev/sidecar/wal"
+)
+
+// pg_catalog through the engine: the catalog relations below are tables
+// of the tree planner's Catalog (vecCatalog), so any query over them —
+// joins, subqueries, LEFT JOINs, UNION — is planned and run by
+// sql/plan and sql/exec like a query over followed tables. Their rows are
+// built from the followed tables at the statement's version and their
+// catalog facts (wal.Facts): what PostgreSQL answers for a database
+// holding only the followed tables. A column sidecar does not know (an
+// owner, an ACL, statistics, a table copied before its column facts were
+// read) reads as unknown: a statement that reads one is refused with
+// 0A000 naming it, never answered differently.
+
+// pgCol is one column of a catalog relation.
+type pgCol struct {
+	name string
+	typ  lplan.Type
+}
+
+// pgRel is one catalog relation.
+type pgRel struct {
+	schema, name string
+	cols         []pgCol
+	rows         func(cx *pgCatCtx) [][]*string
+}
+
+// pgUnknown marks a value sidecar does not know; reading it is refused.
+var pgUnknown = new(string)
+
+// nodeTree is the type of pg_attrdef.adbin as sidecar holds it: the
+// default's text, readable only through pg_get_expr (typmod -194 marks
+// it; its own output is refused).
+var nodeTree = lplan.Type{OID: lplan.Text, Mod: -194}
+
+// nodeTreeSep separates the two forms adbin holds: pg_get_expr's plain
+// text, then its pretty text.
+const nodeTreeSep = "\x1f"
+
+// pgCatCtx is what the rows are built from.
+type pgCatCtx struct {
+	tables []Table
+	db     string
+}
+
+func pgc(spec string) []pgCol {
+	var out []pgCol
+	for _, f := range strings.Split(spec, ",") {
+		name, typ, _ := strings.Cut(strings.TrimSpace(f), " ")
+		t := lplan.T(map[string]uint32{"oid": oidOID, "name": oidName, "char": oidCharType, "int2": oidInt2, "int4": oidInt4, "int8": oidInt8,
+			"bool": oidBool, "text": oidText, "float4": oidFloat4}[typ])
+		if typ == "node" {
+			t = nodeTree
+		}
+		if t.OID == 0 {
+			panic("pg_catalog column type " + typ)
+		}
+		out = append(out, pgCol{name: name, typ: t})
+	}
+	return out
+}
+
+func sv(s string) *string { return &s }
+func iv(n int64) *string  { return sv(strconv.FormatInt(n, 10)) }
+func bv(b bool) *string {
+	if b {
+		return sv("t")
+	}
+	return sv("f")
+}
+
+// namespaces are pg_namespace's rows: PostgreSQL's own and the followed
+// tables' schemas (numbered from 16384 in name order after public).
+func (cx *pgCatCtx) namespaces() ([]string, map[string]uint32) {
+	names := []string{"pg_toast", "pg_catalog", "public", "information_schema"}
+	oids := map[string]uint32{"pg_catalog": 11, "pg_toast": 99, "public": publicNamespaceOID, "information_schema": 13000}
+	next := uint32(16384)
+	for _, t := range cx.tables {
+		if _, ok := oids[t.Schema]; !ok {
+			oids[t.Schema] = next
+			names = append(names, t.Schema)
+			next++
+		}
+	}
+	return names, oids
+}
+
+// colFacts returns the column facts of t's column i, nil when not read.
+func colFacts(t *Table, i int) *wal.ColumnFacts {
+	if t.Facts == nil || len(t.Facts.Columns) != len(t.Columns) {
+		return nil
+	}
+	return &t.Facts.Columns[i]
+}
+
+func relKind(t *Table) string {
+	if t.Facts != nil && t.Facts.Kind == 'p' {
+		return "p"
+	}
+	return "r"
+}
+
+var pgRels = []*pgRel{
+	{schema: "pg_catalog", name: "pg_namespace", cols: pgc("oid oid, nspname name, nspowner oid, nspacl text"),
+		rows: func(cx *pgCatCtx) [][]*string {
+			names, oids := cx.namespaces()
+			var out [][]*string
+			for _, n := range names {
+				out = append(out, []*string{u32(oids[n]), sv(n), pgUnknown, pgUnknown})
+			}
+			return out
+		}},
+	{schema: "pg_catalog", name: "pg_class", cols: pgc("oid oid, relname name, relnamespace oid, reltype oid, reloftype oid, relowner oid, relam oid, " +
+		"relfilenode oid, reltablespace oid, relpages int4, reltuples float4, relallvisible int4, reltoastrelid oid, relhasindex bool, relisshared bool, " +
+		"relpersistence char, relkind char, relnatts int2, relchecks int2, relhasrules bool, relhastriggers bool, relhassubclass bool, relrowsecurity bool, " +
+		"relforcerowsecurity bool, relispopulated bool, relreplident char, relispartition bool, relrewrite oid, relfrozenxid text, relminmxid text, " +
+		"relacl text, reloptions text, relpartbound text"),
+		rows: func(cx *pgCatCtx) [][]*string {
+			_, ns := cx.namespaces()
+			var out [][]*string
+			for _, t := range cx.tables {
+				am := sv("2") // heap
+				if relKind(&t) == "p" {
+					am = sv("0")
+				}
+				sub, part := pgUnknown, pgUnknown
+				if t.Facts != nil {
+					sub, part = bv(len(t.Facts.Descendants) > 0), bv(t.Facts.PartitionOf != "")
+				}
+				u := pgUnknown
+				out = append(out, []*string{u32(t.OID), sv(t.Rel), u32(ns[t.Schema]), u, sv("0"), u, am, u, sv("0"), u, u, u, u, u, sv("f"),
+					sv("p"), sv(relKind(&t)), u, u, u, u, sub, u, u, sv("t"), u, part, sv("0"), u, u, u, u, u})
+			}
+			return out
+		}},
+	{schema: "pg_catalog", name: "pg_attribute", cols: pgc("attrelid oid, attname name, atttypid oid, attstattarget int4, attlen int2, attnum int2, " +
+		"attndims int4, attcacheoff int4, atttypmod int4, attbyval bool, attalign char, attstorage char, attcompression char, attnotnull bool, " +
+		"atthasdef bool, atthasmissing bool, attidentity char, attgenerated char, attisdropped bool, attislocal bool, attinhcount int4, " +
+		"attcollation oid, attacl text, attoptions text, attfdwoptions text, attmissingval text"),
+		rows: func(cx *pgCatCtx) [][]*string {
+			var out [][]*string
+			u := pgUnknown
+			for _, t := range cx.tables {
+				for _, sc := range systemColumns {
+					out = append(out, []*string{u32(t.OID), sv(sc.name), u32(sc.typ), u, iv(int64(sc.len)), iv(int64(sc.num)), sv("0"), sv("-1"), sv("-1"),
+						u, u, u, u, sv("t"), sv("f"), sv("f"), sv(""), sv(""), sv("f"), sv("t"), sv("0"), sv("0"), nil, nil, nil, nil})
+				}
+				for i, c := range t.Columns {
+					notNull, hasDef, ident, gen := u, u, u, u
+					if f := colFacts(&t, i); f != nil {
+						notNull, hasDef, ident, gen = bv(f.NotNull), bv(f.HasDefault), sv(charText(f.Identity)), sv(charText(f.Generated))
+					}
+					length := u
+					if ty, ok := types.Lookup(c.TypeOID); ok {
+						length = iv(int64(ty.Len))
+					}
+					out = append(out, []*string{u32(t.OID), sv(c.Name), u32(c.TypeOID), u, length, iv(int64(i + 1)), sv("0"), sv("-1"), iv(int64(c.TypeMod)),
+						u, u, u, u, notNull, hasDef, u, ident, gen, sv("f"), u, u, u, u, u, u, u})
+				}
+			}
+			return out
+		}},
+	{schema: "pg_catalog", name: "pg_attrdef", cols: pgc("oid oid, adrelid oid, adnum int2, adbin node"),
+		rows: func(cx *pgCatCtx) [][]*string {
+			var out [][]*string
+			for _, t := range cx.tables {
+				if t.Facts == nil || len(t.Facts.Columns) != len(t.Columns) {
+					out = append(out, []*string{pgUnknown, u32(t.OID), pgUnknown, pgUnknown}) // which columns have one is not known
+					continue
+				}
+				for i, f := range t.Facts.Columns {
+					if f.HasDefault {
+						out = append(out, []*string{pgUnknown, u32(t.OID), iv(int64(i + 1)), sv(f.Default + nodeTreeSep + f.DefaultPretty)})
+					}
+				}
+			}
+			return out
+		}},
+	{schema: "pg_catalog", name: "pg_type", cols: pgc("oid oid, typname name, typnamespace oid, typowner oid, typlen int2, typbyval bool, typtype char, " +
+		"typcategory char, typispreferred bool, typisdefined bool, typdelim char, typrelid oid, typsubscript text, typelem oid, typarray oid, " +
+		"typinput text, typoutput text, typreceive text, typsend text, typmodin text, typmodout text, typanalyze text, typalign char, typstorage char, " +
+		"typnotnull bool, typbasetype oid, typtypmod int4, typndims int4, typcollation oid, typdefaultbin text, typdefault text, typacl text"),
+		rows: func(*pgCatCtx) [][]*string {
+			var out [][]*string
+			u := pgUnknown
+			for _, ct := range catalogTypes {
+				t, ok := types.Lookup(ct.oid)
+				if !ok {
+					continue
+				}
+				coll := "0"
+				if t.Category == types.CatString && t.OID != types.Name {
+					coll = "100"
+				} else if t.OID == types.Name {
+					coll = "950"
+				}
+				out = append(out, []*string{u32(t.OID), sv(t.Name), sv("11"), sv("10"), iv(int64(t.Len)), u, sv("b"), sv(string(rune(t.Category))),
+					bv(t.Preferred), sv("t"), sv(","), sv("0"), u, u32(t.Elem), u32(t.Array), u, u, u, u, u, u, u, u, u,
+					sv("f"), sv("0"), sv("-1"), sv("0"), sv(coll), nil, nil, nil})
+				if t.Array != 0 {
+					out = append(out, []*string{u32(t.Array), sv("_" + t.Name), sv("11"), sv("10"), sv("-1"), sv("f"), sv("b"), sv("A"),
+						sv("f"), sv("t"), sv(","), sv("0"), u, u32(t.OID), sv("0"), u, u, u, u, u, u, u, u, u,
+						sv("f"), sv("0"), sv("-1"), sv("0"), sv(coll), nil, nil, nil})
+				}
+			}
+			return out
+		}},
+	{schema: "pg_catalog", name: "pg_am", cols: pgc("oid oid, amname name, amhandler text, amtype char"),
+		rows: func(*pgCatCtx) [][]*string {
+			var out [][]*string
+			for _, a := range []struct {
+				oid        uint32
+				name, kind string
+			}{{2, "heap", "t"}, {403, "btree", "i"}, {405, "hash", "i"}, {783, "gist", "i"}, {2742, "gin", "i"}, {4000, "spgist", "i"}, {3580, "brin", "i"}} {
+				out = append(out, []*string{u32(a.oid), sv(a.name), pgUnknown, sv(a.kind)})
+			}
+			return out
+		}},
+}
+
+// charText is a "char" column's text: empty for 0.
+func charText(b byte) string {
+	if b == 0 {
+		return ""
+	}
+	return string(rune(b))
+}
+
+// systemColumns are every table's system columns in pg_attribute.
+var systemColumns = []struct {
+	name     string
+	typ      uint32
+	num, len int
+}{{"tableoid", 26, -6, 4}, {"cmax", 29, -5, 4}, {"xmax", 28, -4, 4}, {"cmin", 29, -3, 4}, {"xmin", 28, -2, 4}, {"ctid", 27, -1, 6}}
+
+// catalogDef returns the catalog relation schema.name ("" schema: the
+// search path, where pg_catalog comes first), or nil.
+func catalogDef(schema, name string) *pgRel {
+	for _, r := range pgRels {
+		if r.name == name && (schema == "" || schema == r.schema) {
+			return r
+		}
+	}
+	return nil
+}
+
+// tableDef is r as the planner sees it.
+func (r *pgRel) tableDef() *lplan.TableDef {
+	d := &lplan.TableDef{Schema: r.schema, Name: r.name}
+	for _, c := range r.cols {
+		d.Columns = append(d.Columns, lplan.ColumnDef{Name: c.name, Type: c.typ})
+	}
+	return d
+}
+
+// readsCatalog says whether stmt names a catalog relation sidecar
+// serves through the engine (pg_catalog's come first on the search
+// path, so an unqualified pg_class is the catalog's).
+func readsCatalog(stmt *pg.Node) bool {
+	found := false
+	var walk func(m protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		if found {
+			return
+		}
+		if rv, ok := m.Interface().(*pg.RangeVar); ok {
+			if catalogDef(rv.Schemaname, rv.Relname) != nil {
+				found = true
+			}
+			return
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.IsList() && fd.Message() != nil:
+				l := v.List()
+				for i := 0; i < l.Len(); i++ {
+					walk(l.Get(i).Message())
+				}
+			case fd.Message() != nil && !fd.IsMap():
+				walk(v.Message())
+			}
+			return !found
+		})
+	}
+	walk(stmt.ProtoReflect())
+	return found
+}

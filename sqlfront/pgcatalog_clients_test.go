@@ -1,0 +1,180 @@
+package sqlfront_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// The client calls of issue 23 that must work unmodified against a
+// replica. Each call prints one line: its answer, or ERR and the
+// SQLSTATE. Lines sidecar must answer as PostgreSQL does are compared.
+
+// jdbcCatalogWalk: ResultSetMetaData on a table-backed result and the
+// DatabaseMetaData calls DBeaver makes, one line per call.
+const jdbcCatalogWalk = `
+import java.sql.*;
+import java.util.*;
+public class Walk {
+  interface Call { String run() throws Exception; }
+  static String rows(ResultSet rs, String... cols) throws SQLException {
+    StringBuilder sb = new StringBuilder();
+    while (rs.next()) {
+      sb.append("[");
+      for (String c : cols) sb.append(rs.getString(c)).append(";");
+      sb.append("]");
+    }
+    rs.close();
+    return sb.toString();
+  }
+  public static void main(String[] a) throws Exception {
+    try (Connection c = DriverManager.getConnection(a[0], a[1], "")) {
+      DatabaseMetaData md = c.getMetaData();
+      Map<String, Call> calls = new LinkedHashMap<>();
+      calls.put("getColumnTypeName", () -> {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT * FROM " + a[2])) {
+          ResultSetMetaData m = rs.getMetaData();
+          StringBuilder sb = new StringBuilder();
+          for (int i = 1; i <= m.getColumnCount(); i++) {
+            sb.append(m.getColumnTypeName(i)).append(" ").append(m.isNullable(i)).append(" ").append(m.isAutoIncrement(i)).append(" ")
+              .append(m.getTableName(i)).append(" ").append(m.getSchemaName(i)).append(";");
+          }
+          return sb.toString();
+        }
+      });
+      calls.put("getTables", () -> rows(md.getTables(null, "public", a[2], new String[]{"TABLE"}), "TABLE_SCHEM", "TABLE_NAME", "TABLE_TYPE", "REMARKS"));
+      calls.put("getColumns", () -> rows(md.getColumns(null, "public", a[2], "%"), "COLUMN_NAME", "DATA_TYPE", "TYPE_NAME", "COLUMN_SIZE",
+        "DECIMAL_DIGITS", "NULLABLE", "IS_NULLABLE", "COLUMN_DEF", "ORDINAL_POSITION", "IS_AUTOINCREMENT"));
+      calls.put("getPrimaryKeys", () -> rows(md.getPrimaryKeys(null, "public", a[2]), "TABLE_NAME", "COLUMN_NAME", "KEY_SEQ", "PK_NAME"));
+      calls.put("getImportedKeys", () -> rows(md.getImportedKeys(null, "public", a[2]), "PKTABLE_NAME", "PKCOLUMN_NAME", "FKTABLE_NAME", "FKCOLUMN_NAME", "FK_NAME"));
+      calls.put("getIndexInfo", () -> rows(md.getIndexInfo(null, "public", a[2], false, true), "INDEX_NAME", "NON_UNIQUE", "COLUMN_NAME", "ORDINAL_POSITION"));
+      calls.put("getSchemas", () -> rows(md.getSchemas(), "TABLE_SCHEM"));
+      calls.put("getTypeInfo", () -> { ResultSet rs = md.getTypeInfo(); int n = 0; while (rs.next()) n++; return n > 0 ? "some" : "none"; });
+      for (Map.Entry<String, Call> e : calls.entrySet()) {
+        String out;
+        try { out = e.getValue().run(); } catch (SQLException x) { out = "ERR " + x.getSQLState() + " " + x.getMessage().split("\n")[0]; }
+        System.out.println(e.getKey() + ": " + out);
+      }
+    }
+  }
+}
+`
+
+// sqlalchemyInspect: create_engine without options, the inspector.
+const sqlalchemyInspect = `
+import sys, sqlalchemy
+def call(name, fn):
+    try:
+        out = fn()
+    except Exception as e:
+        code = getattr(getattr(e, "orig", None), "pgcode", None)
+        out = "ERR %s %s" % (code, str(e).splitlines()[0][:200])
+    print("%s: %s" % (name, out))
+eng = sqlalchemy.create_engine(sys.argv[1])
+call("connect", lambda: eng.connect().execute(sqlalchemy.text("SELECT count(*) FROM " + sys.argv[2])).scalar())
+ins = None
+def inspector():
+    global ins
+    ins = sqlalchemy.inspect(eng)
+    return "ok"
+call("inspect", inspector)
+call("get_schema_names", lambda: [s for s in ins.get_schema_names() if s == "public"])
+call("get_table_names", lambda: sorted(ins.get_table_names()))
+call("has_table", lambda: ins.has_table(sys.argv[2]))
+call("get_columns", lambda: [(c["name"], str(c["type"]), c["nullable"], c["default"]) for c in ins.get_columns(sys.argv[2])])
+call("get_pk_constraint", lambda: ins.get_pk_constraint(sys.argv[2]))
+call("get_foreign_keys", lambda: ins.get_foreign_keys(sys.argv[2]))
+`
+
+// clientLines runs a client against sidecar and PostgreSQL and returns
+// both outputs' lines by call name.
+func clientLines(out string) map[string]string {
+	m := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if k, v, ok := strings.Cut(l, ": "); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// catalogRig follows a table whose columns have NOT NULL outside the
+// key, defaults and a serial, and one with none.
+func catalogRig(t *testing.T) *rig {
+	return newRig(t, []string{"public.accounts", "public.items"}, []string{
+		"CREATE TABLE accounts (id int PRIMARY KEY, name text, balance numeric(12,2))",
+		"CREATE TABLE items (id serial CONSTRAINT items_key PRIMARY KEY, name varchar(20) NOT NULL DEFAULT 'x', qty int DEFAULT 1 + 1, at timestamptz)",
+		"INSERT INTO accounts VALUES (1, 'a', 1)", "INSERT INTO items (qty) VALUES (3)",
+	})
+}
+
+// compareCalls checks each client call: the ones in same answer as on
+// PostgreSQL; every other one answers as PostgreSQL or is refused with a
+// SQLSTATE (never a different answer).
+func compareCalls(t *testing.T, table string, got, want map[string]string, same []string) {
+	t.Helper()
+	must := map[string]bool{}
+	for _, c := range same {
+		must[c] = true
+	}
+	for call, w := range want {
+		g := got[call]
+		switch {
+		case g == w:
+		case must[call]:
+			t.Errorf("%s %s:\n  sidecar    %s\n  PostgreSQL %s", table, call, g, w)
+		case strings.HasPrefix(g, "ERR 0A000") || strings.HasPrefix(g, "ERR 42"):
+			t.Logf("%s %s refused: %s", table, call, g)
+		default:
+			t.Errorf("%s %s answered differently:\n  sidecar    %s\n  PostgreSQL %s", table, call, g, w)
+		}
+	}
+}
+
+// TestCatalogJDBCWalk: pgjdbc's ResultSetMetaData on a table-backed
+// result (getColumnTypeName: pgjdbc joins five catalog tables) and
+// DatabaseMetaData, compared with PostgreSQL's.
+func TestCatalogJDBCWalk(t *testing.T) {
+	r := catalogRig(t)
+	pgAddr := strings.TrimPrefix(r.pgURL, "postgres://postgres@")
+	for _, table := range []string{"accounts", "items"} {
+		got := clientLines(runJava(t, "Walk", jdbcCatalogWalk, "jdbc:postgresql://"+r.addr+"/app?sslmode=disable", "app", table))
+		want := clientLines(runJava(t, "Walk", jdbcCatalogWalk, "jdbc:postgresql://"+pgAddr, "postgres", table))
+		compareCalls(t, table, got, want, []string{"getColumnTypeName", "getTables", "getColumns", "getPrimaryKeys"})
+	}
+}
+
+// TestCatalogSQLAlchemy: SQLAlchemy + psycopg2 with no driver options
+// (psycopg2's hstore probe reads pg_type.typarray) and the inspector.
+func TestCatalogSQLAlchemy(t *testing.T) {
+	needPython(t, "sqlalchemy", "python3-sqlalchemy")
+	needPython(t, "psycopg2", "python3-psycopg2")
+	r := catalogRig(t)
+	for _, table := range []string{"accounts", "items"} {
+		got := clientLines(runPython(t, sqlalchemyInspect, "postgresql+psycopg2://"+strings.TrimPrefix(r.sqlURL, "postgres://"), table))
+		want := clientLines(runPython(t, sqlalchemyInspect, "postgresql+psycopg2://"+strings.TrimPrefix(r.pgURL, "postgres://"), table))
+		compareCalls(t, table, got, want, []string{"connect", "inspect", "get_schema_names", "get_table_names", "has_table"})
+	}
+}
+
+// TestCatalogPsqlDescribe: psql's \d of a table with NOT NULL outside
+// the key, defaults, a serial and a named primary key prints what
+// PostgreSQL prints (publications aside).
+func TestCatalogPsqlDescribe(t *testing.T) {
+	r := catalogRig(t)
+	for _, table := range []string{"items", "accounts"} {
+		got, err := psql(t, r.sqlURL, "-c", `\d `+table)
+		if err != nil {
+			t.Fatalf("\\d %s: %v\n%s", table, err, got)
+		}
+		want, err := psql(t, r.pgURL, "-c", `\d `+table)
+		if err != nil {
+			t.Fatalf("\\d %s on PostgreSQL: %v\n%s", table, err, want)
+		}
+		if i := strings.Index(want, "Publications:"); i > 0 {
+			want = want[:i]
+		}
+		if !strings.HasPrefix(got, want) {
+			t.Errorf("\\d %s:\n%s\nPostgreSQL:\n%s", table, got, want)
+		}
+	}
+}

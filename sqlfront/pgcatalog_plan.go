@@ -1,0 +1,322 @@
+package sqlfront
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	lplan "github.com/sidecar-dev/sidecar/sql/plan"
+	"github.com/sidecar-dev/sidecar/types"
+)
+
+// pgScan is a catalog relation a statement reads: reads are the column
+// ordinals its scans read, whose unknown values refuse the statement.
+type pgScan struct {
+	rel   *pgRel
+	reads map[int]bool
+}
+
+// catalogTable resolves a catalog relation for the binder (nil: not
+// one; the followed tables are looked up then).
+func (c *vecCatalog) catalogTable(schema, name string) *lplan.TableDef {
+	r := catalogDef(schema, name)
+	if r == nil {
+		return nil
+	}
+	key := r.schema + "." + r.name
+	if d, ok := c.byName[key]; ok {
+		return d
+	}
+	d := r.tableDef()
+	c.byName[key] = d
+	c.virt[d] = &pgScan{rel: r, reads: map[int]bool{}}
+	return d
+}
+
+// checkReads notes the columns of the catalog relations the optimized
+// plan reads, and refuses pg_attrdef.adbin read other than through
+// pg_get_expr (sidecar holds the default's text, not its node tree).
+func (c *vecCatalog) checkReads(q *lplan.Query) error {
+	if len(c.virt) == 0 {
+		return nil
+	}
+	var err error
+	var walk func(r lplan.Rel)
+	check := func(s lplan.Scalar) {
+		var visit func(x lplan.Scalar) bool
+		visit = func(x lplan.Scalar) bool {
+			switch y := x.(type) {
+			case *lplan.Func:
+				if y.Ext != nil && y.Name == "pg_get_expr" {
+					for _, a := range y.Args[1:] {
+						lplan.Walk(a, visit)
+					}
+					return false
+				}
+			case *lplan.ColRef:
+				if y.T == nodeTree && err == nil {
+					err = unsupported(-1, "pg_attrdef.adbin other than as pg_get_expr's argument (sidecar keeps the default's text, not its node tree)")
+				}
+			case *lplan.Subquery:
+				walk(y.Plan)
+			}
+			return err == nil
+		}
+		lplan.Walk(s, visit)
+	}
+	walk = func(r lplan.Rel) {
+		if s, ok := r.(*lplan.Scan); ok {
+			if v := c.virt[s.Table]; v != nil {
+				for _, o := range s.Ords {
+					v.reads[o] = true
+				}
+			}
+		}
+		exprs := lplan.ExprsOf(r)
+		if a, ok := r.(*lplan.Aggregate); ok {
+			for _, x := range a.Aggs {
+				exprs = append(exprs, x.Filter)
+			}
+		}
+		for _, e := range exprs {
+			if e != nil {
+				check(e)
+			}
+		}
+		for _, in := range r.Inputs() {
+			walk(in)
+		}
+	}
+	walk(q.Plan)
+	for _, id := range q.Plan.Columns() {
+		if q.MD.Column(id).Type == nodeTree {
+			return unsupported(-1, "pg_attrdef.adbin in the result (sidecar keeps the default's text, not its node tree)")
+		}
+	}
+	return err
+}
+
+// scanCatalog emits the rows of a catalog relation, refusing a row
+// whose value the statement reads is unknown to sidecar.
+func (s *vecSource) scanCatalog(ctx context.Context, v *pgScan, fn func(row []*string) error) error {
+	cx := &pgCatCtx{tables: s.ex.src.Tables(), db: s.ex.sess.database}
+	for _, row := range v.rel.rows(cx) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for i, val := range row {
+			if val == pgUnknown && v.reads[i] {
+				return unsupported(-1, v.rel.schema+"."+v.rel.name+"."+v.rel.cols[i].name+
+					" (sidecar does not know it for the followed tables: the mirror keeps their columns, types, NOT NULL, defaults and primary keys)")
+			}
+		}
+		if err := fn(row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// searchPath is the session's search_path as a list of schema names
+// ($user resolved to the session's user).
+func (c *vecCatalog) searchPath() []string {
+	sp := "\"$user\", public"
+	if v, ok := c.pl.sess.settings["search_path"]; ok {
+		sp = v
+	}
+	var out []string
+	for _, p := range strings.Split(sp, ",") {
+		p = strings.TrimSpace(p)
+		if strings.HasPrefix(p, `"`) && strings.HasSuffix(p, `"`) && len(p) >= 2 {
+			p = strings.ReplaceAll(p[1:len(p)-1], `""`, `"`)
+		} else {
+			p = strings.ToLower(p)
+		}
+		if p == "$user" {
+			p = c.pl.sess.user
+		}
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// defaultPath says whether names print as under search_path public
+// (how the copy printed the defaults): the path's first existing
+// schema is public and no followed schema precedes it.
+func (c *vecCatalog) defaultPath() bool {
+	cx := &pgCatCtx{tables: c.pl.src.Tables()}
+	_, ns := cx.namespaces()
+	for _, p := range c.searchPath() {
+		if p == "public" {
+			return true
+		}
+		if _, ok := ns[p]; ok && p != "pg_catalog" {
+			return false
+		}
+	}
+	return false
+}
+
+// catalogFuncs are the functions vecCatalog.Func answers or refuses.
+var catalogFuncs = map[string]bool{"pg_get_expr": true, "format_type": true, "pg_table_is_visible": true, "current_schema": true,
+	"pg_get_userbyid": true, "obj_description": true, "col_description": true, "shobj_description": true, "pg_get_indexdef": true,
+	"pg_get_constraintdef": true, "pg_get_serial_sequence": true, "has_table_privilege": true, "has_schema_privilege": true,
+	"has_column_privilege": true, "has_database_privilege": true}
+
+// HasFunc implements lplan.FuncCatalog.
+func (c *vecCatalog) HasFunc(name string) bool { return catalogFuncs[name] }
+
+// Func implements lplan.FuncCatalog: the system functions clients call
+// on the catalog.
+func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error) {
+	argc := func(n ...int) error {
+		for _, k := range n {
+			if len(args) == k {
+				return nil
+			}
+		}
+		return lplan.ExtError(lplan.CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(args))
+	}
+	switch name {
+	case "pg_get_expr":
+		if err := argc(2, 3); err != nil {
+			return nil, err
+		}
+		if args[0] != nodeTree {
+			return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "pg_get_expr of anything but pg_attrdef.adbin is not supported by sidecar yet")
+		}
+		ok := c.defaultPath()
+		ts := []lplan.Type{nodeTree, lplan.T(oidOID), lplan.T(oidBool)}[:len(args)]
+		return &lplan.ExtFunc{Args: ts, Result: lplan.T(oidText), NullOK: true, Eval: func(v []types.Value) (types.Value, error) {
+			if v[0] == nil || v[1] == nil {
+				return nil, nil // strict in its first two arguments; a NULL pretty flag is false
+			}
+			if !ok {
+				return nil, unsupported(-1, "pg_get_expr under a search_path other than public (sidecar read the defaults under public)")
+			}
+			plain, pretty, _ := strings.Cut(v[0].(string), nodeTreeSep)
+			if len(v) == 3 && v[2] != nil && v[2].(bool) {
+				return pretty, nil
+			}
+			return plain, nil
+		}}, nil
+	case "format_type":
+		if err := argc(2); err != nil {
+			return nil, err
+		}
+		return &lplan.ExtFunc{Args: []lplan.Type{lplan.T(oidOID), lplan.T(oidInt4)}, Result: lplan.T(oidText), NullOK: true,
+			Eval: func(v []types.Value) (types.Value, error) { return formatTypeOf(v[0], v[1]) }}, nil
+	case "pg_table_is_visible":
+		if err := argc(1); err != nil {
+			return nil, err
+		}
+		path := c.searchPath()
+		tables := c.pl.src.Tables()
+		return &lplan.ExtFunc{Args: []lplan.Type{lplan.T(oidOID)}, Result: lplan.T(oidBool), Eval: func(v []types.Value) (types.Value, error) {
+			return tableVisible(tables, path, oidValue(v[0])), nil
+		}}, nil
+	case "current_schema":
+		if err := argc(0); err != nil {
+			return nil, err
+		}
+		_, ns := (&pgCatCtx{tables: c.pl.src.Tables()}).namespaces()
+		var cur types.Value
+		for _, p := range c.searchPath() {
+			if _, ok := ns[p]; ok && p != "pg_catalog" {
+				cur = p
+				break
+			}
+		}
+		return &lplan.ExtFunc{Result: lplan.T(oidName), NullOK: true, Eval: func([]types.Value) (types.Value, error) { return cur, nil }}, nil
+	case "pg_get_userbyid", "obj_description", "col_description", "shobj_description", "pg_get_indexdef", "pg_get_constraintdef",
+		"pg_get_serial_sequence", "has_table_privilege", "has_schema_privilege", "has_column_privilege", "has_database_privilege":
+		return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "%s is not supported by sidecar's catalog yet (owners, comments, privileges, indexes and constraints other than the primary key are not kept)", name)
+	}
+	return nil, nil
+}
+
+// oidValue reads an oid value (held as its text, or an integer).
+func oidValue(v types.Value) uint32 {
+	switch x := v.(type) {
+	case string:
+		n, _ := strconv.ParseUint(x, 10, 32)
+		return uint32(n)
+	case int64:
+		return uint32(x)
+	}
+	return 0
+}
+
+// formatTypeOf is format_type(oid, typmod): NULL typmod is "no typmod
+// given" (bpchar), -1 a given one (character).
+func formatTypeOf(oidv, modv types.Value) (types.Value, error) {
+	if oidv == nil {
+		return nil, nil
+	}
+	t, ok := types.Lookup(oidValue(oidv))
+	if !ok {
+		return nil, unsupported(-1, "format_type of type "+strconv.FormatUint(uint64(oidValue(oidv)), 10)+" (not a type sidecar serves)")
+	}
+	mod := int32(-1)
+	if modv != nil {
+		switch m := modv.(type) {
+		case int64:
+			mod = int32(m)
+		case int32:
+			mod = m
+		}
+		if mod < 0 && t.OID == types.Bpchar {
+			return "character", nil
+		}
+	}
+	return t.Format(mod), nil
+}
+
+// tableVisible is pg_table_is_visible: the table's schema is on the
+// path and no schema before it has a table of its name (NULL for an
+// OID that is no followed table).
+func tableVisible(tables []Table, path []string, oid uint32) types.Value {
+	var t *Table
+	for i := range tables {
+		if tables[i].OID == oid {
+			t = &tables[i]
+		}
+	}
+	if t == nil {
+		return nil
+	}
+	for _, p := range path {
+		for _, o := range tables {
+			if o.Schema == p && o.Rel == t.Rel {
+				return o.OID == oid
+			}
+		}
+	}
+	return false
+}
+
+// planCatalog plans a SELECT over catalog relations on the engine: its
+// refusals are answered as they are (the flat planner has no catalog).
+func (pl *planner) planCatalog(stmt *pg.Node, declared []uint32) error {
+	if len(pl.asOf) > 0 {
+		return unsupported(-1, "AS OF in a statement reading pg_catalog")
+	}
+	return pl.planVec(stmt, declared, func(err error) error {
+		var pe *lplan.Error
+		var te *types.Error
+		switch {
+		case err == nil:
+			return unsupported(-1, "this use of parameters in a catalog query")
+		case errors.As(err, &pe):
+			return &Error{Code: pe.Code, Pos: int(pe.Position) - 1, Msg: strings.TrimPrefix(pe.Message, "not supported yet: ")}
+		case errors.As(err, &te):
+			return typesErr(err)
+		}
+		return err
+	})
+}
