@@ -3,9 +3,10 @@
 // offline), served by the daemon on its API listener under /console/.
 //
 // The pages hold no data: they read it from the same /api/ endpoints the
-// CLI uses (status, log, tags, diff, scan, verify), so the API's bearer
-// token guards the data exactly as for the CLI; the console asks for the
-// token once and keeps it in the tab's sessionStorage.
+// CLI uses (status, log, tags, diff, scan, verify), and the SQL box from
+// POST /api/sql (sql.go: a session of the SQL front end, bounded), so the
+// API's bearer token guards the data exactly as for the CLI; the console
+// asks for the token once and keeps it in the tab's sessionStorage.
 package console
 
 import (

@@ -223,6 +223,7 @@ func TestConsolePagesInChromium(t *testing.T) {
 		{"diff?from=before-delete&to=" + fx.lsns[0], []string{"No differences."}},
 		{"verify", []string{"result ok", "Verify now"}},
 		{"read?table=public.t&as_of=before-delete", []string{"AS OF before-delete", "1 a 1.10", "2 b 20", "3 <b>c</b> NULL"}},
+		{"sql", []string{"query (Ctrl+Enter runs)", "AS OF", "Run", "Runs on the daemon's SQL front end"}}, // running queries: TestSQLBox
 	}
 	for _, p := range pages {
 		dom, log := dumpDOM(t, bin, fx.base+"/console/#"+p.hash+sep(p.hash)+"token="+testToken)

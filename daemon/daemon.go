@@ -274,6 +274,7 @@ func (d *daemon) run(ctx context.Context) (err error) {
 		return err
 	}
 	d.routes(srv)
+	d.routeSQLBox(srv, sqlSrv)
 	vr := d.verifyRunner()
 	srv.HandleAPI("POST /api/verify", server.VerifyHandler(d.verifyLive(vr)))
 	srv.HandleAPI("POST /api/compact", server.CompactHandler(model))

@@ -55,7 +55,8 @@ func dashboardSeries(t *testing.T) map[string][]string {
 // PostgreSQL, makes it copy, verify, answer SQL (a statement, an error,
 // a refused connection), and checks that every series the Grafana
 // dashboard queries is on its /metrics: no panel stays empty for a
-// renamed or never-exported metric.
+// renamed or never-exported metric. The memory-by-part panels also need
+// each bounded part's used and budget series under the same part label.
 func TestDashboardAgainstLiveMetrics(t *testing.T) {
 	want := dashboardSeries(t)
 	c, err := pgtest.Start(context.Background(), pgtest.Options{})
@@ -141,8 +142,9 @@ func TestDashboardAgainstLiveMetrics(t *testing.T) {
 	var missing []string
 	deadline = time.Now().Add(180 * time.Second)
 	for {
-		have := scrape(t, "http://"+api+"/metrics")
-		missing = missing[:0]
+		lines := scrapeLines(t, "http://"+api+"/metrics")
+		have := seriesNames(lines)
+		missing = memoryPartsMissing(lines)
 		for name, panels := range want {
 			if !have[name] {
 				missing = append(missing, fmt.Sprintf("%s (panel %q)", name, panels[0]))
@@ -158,28 +160,69 @@ func TestDashboardAgainstLiveMetrics(t *testing.T) {
 	}
 }
 
-// scrape returns the series names on a /metrics page.
-func scrape(t *testing.T, url string) map[string]bool {
+// scrapeLines returns the sample lines of a /metrics page (comments and
+// blank lines dropped).
+func scrapeLines(t *testing.T, url string) []string {
 	t.Helper()
 	resp, err := http.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	names := map[string]bool{}
+	var lines []string
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		if i := strings.IndexAny(line, "{ "); i > 0 {
-			names[line[:i]] = true
+		if line := sc.Text(); line != "" && line[0] != '#' {
+			lines = append(lines, line)
 		}
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
+	return lines
+}
+
+// seriesNames returns the metric names of sample lines.
+func seriesNames(lines []string) map[string]bool {
+	names := map[string]bool{}
+	for _, line := range lines {
+		if i := strings.IndexAny(line, "{ "); i > 0 {
+			names[line[:i]] = true
+		}
+	}
 	return names
+}
+
+// memoryPanelParts are the parts of the memory budget the dashboard's
+// "Memory by part" panels must show both used and budget for: the whole
+// process (limit), the Go runtime, the heap's pages and the SQL working
+// memory (the parts the daemon measures and bounds).
+var memoryPanelParts = []string{"limit", "go_runtime", "heap", "query"}
+
+// memoryPartsMissing names the parts of memoryPanelParts lacking
+// sidecar_memory_used_bytes{part} or sidecar_memory_budget_bytes{part}
+// among lines: the "fraction of budget" panel divides one by the other
+// on the part label, so either missing leaves its line empty.
+func memoryPartsMissing(lines []string) []string {
+	part := regexp.MustCompile(`[{,]part="([^"]*)"`)
+	seen := map[string]bool{}
+	for _, line := range lines {
+		name, _, _ := strings.Cut(line, "{")
+		if name != "sidecar_memory_used_bytes" && name != "sidecar_memory_budget_bytes" {
+			continue
+		}
+		if m := part.FindStringSubmatch(line); m != nil {
+			seen[name+"/"+m[1]] = true
+		}
+	}
+	var missing []string
+	for _, p := range memoryPanelParts {
+		for _, name := range []string{"sidecar_memory_used_bytes", "sidecar_memory_budget_bytes"} {
+			if !seen[name+"/"+p] {
+				missing = append(missing, fmt.Sprintf(`%s{part=%q} (panel "Memory by part")`, name, p))
+			}
+		}
+	}
+	return missing
 }

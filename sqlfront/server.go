@@ -293,6 +293,14 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 			return
 		}
 	}
+	c.SetDeadline(time.Time{})
+	s.run(ctx, ss, fatal)
+}
+
+// run runs an authenticated session to its end: registered under the
+// connection limit, started (startup options applied), then its loop.
+// fatal sends a FATAL error to the client.
+func (s *Server) run(ctx context.Context, ss *session, fatal func(*Error)) {
 	if !s.register(ss) {
 		s.met.refused.WithLabelValues("too_many").Inc()
 		fatal(errf(codeTooMany, -1, "sorry, too many clients already (sql.max_connections is %d)", s.opts.MaxConnections))
@@ -305,11 +313,10 @@ func (s *Server) handle(ctx context.Context, c net.Conn) {
 		// A bug reached by one client's input ends that client's
 		// connection (XX000, logged with its stack), not the daemon.
 		if r := recover(); r != nil {
-			s.log.Error("sql: internal error; closing the connection", "remote", c.RemoteAddr(), "panic", r, "stack", string(debug.Stack()))
+			s.log.Error("sql: internal error; closing the connection", "remote", ss.conn.RemoteAddr(), "panic", r, "stack", string(debug.Stack()))
 			fatal(errf(codeInternal, -1, "internal error: %v", r))
 		}
 	}()
-	c.SetDeadline(time.Time{})
 	if err := ss.start(ctx); err != nil {
 		fatal(toError(err))
 		return

@@ -211,15 +211,20 @@ func (r *crashRig) crashLoop(kind crashKind, n int, seed uint64) []string {
 	defer func() { wcancel(); wg.Wait() }()
 	for i := range n {
 		c := r.start(kind, false)
-		// Every other crash once streaming, so commits are acknowledged
-		// before it; then 0.2 to 2.2 s: inside the initial copy,
-		// resumes and streamed transactions as well as between commits.
-		if i%2 == 1 {
-			if err := r.waitStreaming(c, 120*time.Second); err != nil {
-				return []string{fmt.Sprintf("%s %d: %v", kind, i, err)}
-			}
+		// Every crash once the child's API answers (its data directory
+		// is open: a crash timed from the process's start lands, on a
+		// loaded machine, before it has one), every other one once
+		// streaming, so commits are acknowledged before it; then 0.2 to
+		// 2.2 s: inside the initial copy, resumes and streamed
+		// transactions as well as between commits.
+		err := c.AwaitAPI(r.api, 120*time.Second)
+		if err == nil && i%2 == 1 {
+			err = r.waitStreaming(c, 120*time.Second)
 		}
-		time.Sleep(time.Duration(200+rng.IntN(2000)) * time.Millisecond)
+		if err != nil {
+			return []string{fmt.Sprintf("%s %d: %v", kind, i, err)}
+		}
+		time.Sleep(time.Duration(200+rng.IntN(2000)) * time.Millisecond) // the crash's moment within the phase reached, not a wait
 		if err := r.kill(c, kind); err != nil {
 			return []string{fmt.Sprintf("%s %d: %v", kind, i, err)}
 		}

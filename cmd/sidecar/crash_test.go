@@ -62,7 +62,8 @@ type crashCase struct {
 	config string // appended to the config file
 	// after runs once the mirror was checked (stopped daemon).
 	after func(t *testing.T, file, dataDir, url string, seed int64)
-	// minDelay is added to every random delay before a kill.
+	// minDelay is added to every random pause before a kill (after the
+	// condition the kill waits for: killTiming).
 	minDelay time.Duration
 	// afterKill, if set, runs after each kill (the daemon is dead).
 	afterKill func(t *testing.T, i int, dataDir string, seed int64)
@@ -95,9 +96,13 @@ func runCrash(t *testing.T, c crashCase) {
 	loadDone := make(chan error, 1)
 	go func() { loadDone <- crashWorkload(ctx, url, seed, &txns, &bigTxns) }()
 
-	killRuns(t, file, kills, func(int) time.Duration {
+	// The first two kills land inside the initial copy (it is long), the
+	// rest inside streamed big transactions and between commits: each
+	// waits until its run streams, so that the versions the counter check
+	// walks exist at any machine load.
+	killRuns(t, file, kills, killTiming{streamFrom: 2, pause: func(int) time.Duration {
 		return c.minDelay + time.Duration(100+rng.IntN(1900))*time.Millisecond
-	}, func(i int, p *proc) {
+	}}, func(i int, p *proc) {
 		if c.output != nil {
 			c.output(t, i, p.output())
 		}

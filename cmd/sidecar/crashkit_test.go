@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sidecar-dev/sidecar/internal/seed"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 	"github.com/sidecar-dev/sidecar/wal"
 )
 
@@ -39,14 +40,36 @@ func crashTables(t *testing.T, url string, rows int) {
 	)
 }
 
+// killTiming is when killRuns kills each run: never timed from the
+// process's start (on a loaded machine such a kill lands before the run
+// has done anything, so every kill tests the same early moment and the
+// stream is never reached), but from a condition the run reached, then a
+// seeded pause so the kill lands anywhere in that phase.
+type killTiming struct {
+	// streamFrom is the first run that waits, before its pause, until it
+	// streams and has made a commit of its own durable (the initial copy
+	// is over: AwaitProgress); earlier runs wait only for the API to
+	// answer, so their kills land inside the initial copy when it is long.
+	streamFrom int
+	// pause is the seeded time between the condition and the kill.
+	pause func(i int) time.Duration
+}
+
 // killRuns starts `sidecar run --config file` kills times and kills each
-// with SIGKILL after delay(i); after, if set, runs once it is reaped. A
-// sidecar that exits by itself fails the test.
-func killRuns(t *testing.T, file string, kills int, delay func(i int) time.Duration, after func(i int, p *proc)) {
+// with SIGKILL at its moment (killTiming); after, if set, runs once it is
+// reaped. A sidecar that exits by itself fails the test.
+func killRuns(t *testing.T, file string, kills int, k killTiming, after func(i int, p *proc)) {
 	t.Helper()
 	for i := range kills {
 		p := sidecarProcess(t, "run", "--config", file)
-		time.Sleep(delay(i)) // the kill's moment, not a wait for a condition
+		api, exited, err := p.awaitReady(0)
+		if err == nil && i >= k.streamFrom {
+			err = p.AwaitProgress(api, 0)
+		}
+		if err != nil || exited {
+			t.Fatalf("run %d, before its kill: %v\n%s", i, err, p.OutputTail())
+		}
+		time.Sleep(k.pause(i)) // the kill's moment within the phase reached, not a wait for a condition
 		if err := p.Kill9(); err != nil {
 			t.Fatalf("kill %d: %v", i, err)
 		}
@@ -56,11 +79,15 @@ func killRuns(t *testing.T, file string, kills int, delay func(i int) time.Durat
 	}
 }
 
-// catchUpAndStop commits a marker and waits (up to 300 s, logging the
-// status every 10 s) until the sidecar p serving at base streams past it,
-// then stops it with SIGTERM and requires exit 0. The WAL may end with an
-// aborted big transaction: hence a marker commit, not the server's WAL
-// position. It returns the WAL position before the marker.
+// catchUpAndStop commits a marker and waits (logging the status every
+// 10 s) until the sidecar p serving at base streams past it, then stops
+// it with SIGTERM and requires exit 0. The wait fails when the durable
+// LSN stops advancing for daemontest.Ceiling (or after 30 min in all),
+// not after a fixed time: the backlog the workload left during the kills
+// grows with the machine's load (at load 50, over 1 GiB of WAL), and so
+// does the time to apply it. The WAL may end with an aborted big
+// transaction: hence a marker commit, not the server's WAL position. It
+// returns the WAL position before the marker.
 func catchUpAndStop(t *testing.T, url, base string, p *proc) wal.LSN {
 	t.Helper()
 	// The target is read inside the UPDATE's transaction, after its row
@@ -71,7 +98,9 @@ func catchUpAndStop(t *testing.T, url, base string, p *proc) wal.LSN {
 	// without the UPDATE.
 	target := queryLSN(t, url, "WITH u AS (UPDATE counter SET k = k + 1 WHERE id = 1 RETURNING 1) SELECT pg_current_wal_insert_lsn()::text FROM u")
 	lastLog := time.Now()
-	waitFor(t, "catch up after the kills", 300*time.Second, func() bool {
+	var best wal.LSN
+	advanced := time.Now()
+	waitFor(t, "catch up after the kills", 30*time.Minute, func() bool {
 		if time.Since(lastLog) > 10*time.Second {
 			lastLog = time.Now()
 			_, body := httpBodyNoT(base + "/api/status")
@@ -85,10 +114,15 @@ func catchUpAndStop(t *testing.T, url, base string, p *proc) wal.LSN {
 			return false
 		}
 		l, _ := wal.ParseLSN(st.Durable)
+		if l > best {
+			best, advanced = l, time.Now()
+		} else if time.Since(advanced) > daemontest.Ceiling {
+			t.Fatalf("catch up after the kills: the durable LSN stayed at %s for %s (target %s)", best, daemontest.Ceiling, target)
+		}
 		return st.Phase == "streaming" && l > target
 	})
 	p.cmd.Process.Signal(syscall.SIGTERM)
-	if code := p.wait(t, 60*time.Second); code != 0 {
+	if code := p.wait(t, daemontest.Ceiling); code != 0 { // the clean stop checkpoints: over 60 s at load 40
 		t.Fatalf("exit %d\n%s", code, p.output())
 	}
 	return target

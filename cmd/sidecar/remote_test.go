@@ -46,7 +46,7 @@ func TestRemoteKill9Restore(t *testing.T) {
 	var txns, bigTxns atomic.Int64
 	loadDone := make(chan error, 1)
 	go func() { loadDone <- crashWorkload(ctx, url, seed, &txns, &bigTxns) }()
-	killRuns(t, file, kills, func(int) time.Duration { return time.Duration(700+rng.IntN(2500)) * time.Millisecond }, nil)
+	killRuns(t, file, kills, killTiming{streamFrom: 1, pause: func(int) time.Duration { return time.Duration(700+rng.IntN(2500)) * time.Millisecond }}, nil)
 	stopLoad()
 	if err := <-loadDone; err != nil {
 		t.Fatal(err)

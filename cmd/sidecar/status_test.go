@@ -69,9 +69,15 @@ func TestStatusPollerDuringRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The first start copies the table; the poller begins once it is up.
+	// The first start copies the table; the poller and the restarts
+	// begin once it streams (a marker durable). Begun as soon as it
+	// listened, on a loaded machine every kill landed inside the copy: the
+	// directory never held a mirror, and the polls of the stopped daemon
+	// had none to read.
 	p := sidecarProcess(t, "run", "--config", file)
-	p.waitListen(t)
+	if err := p.AwaitMarker(t, p.waitListen(t), url, "UPDATE items SET n = n + 1 WHERE id = 1", 0); err != nil {
+		t.Fatal(err)
+	}
 	stop := make(chan struct{})
 	var mu sync.Mutex
 	var polls []statusPoll

@@ -248,7 +248,60 @@ async function viewRead(p) {
     el("table", { id: "rows" }, el("tr", {}, cols.map((c) => el("th", {}, c))), lines.slice(1).map((r) => el("tr", {}, cols.map((c) => cell(r[c])))))];
 }
 
-const views = { tables: viewTables, log: viewLog, diff: viewDiff, verify: viewVerify, read: viewRead };
+// SQL: a query text run on the daemon's own SQL front end (POST /api/sql:
+// the SQL port's planner, read-only there — writes and DDL are refused
+// with 25006), at HEAD or AS OF a version; the rows as PostgreSQL's text.
+// The daemon bounds each run (statement timeout, a row cap, a byte cap).
+async function viewSQL(p) {
+  const text = el("textarea", { name: "q", rows: "6", cols: "90", spellcheck: "false", placeholder: "SELECT … FROM schema.table … (read-only)" });
+  text.value = p.q || "";
+  const f = el("form", { class: "bar", id: "sqlform" },
+    el("label", { class: "wide" }, "query (Ctrl+Enter runs)", text),
+    el("label", {}, "AS OF", el("input", { name: "as_of", value: p.as_of || "", placeholder: "HEAD, HEAD~1, tag, LSN, @2026-01-01T00:00:00Z" })),
+    el("label", {}, "at most rows", el("input", { name: "max_rows", value: p.max_rows || "1000", size: "6" })),
+    el("button", { id: "run" }, "Run"));
+  f.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const v = Object.fromEntries(new FormData(f));
+    const next = "#sql?" + qs(v);
+    if (location.hash === next) render(); // the same query again: run it again
+    else go("sql", v);
+  });
+  text.addEventListener("keydown", (e) => { if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); f.requestSubmit(); } });
+  if (!p.q) {
+    return [f, el("p", { class: "muted" }, "Runs on the daemon's SQL front end, as psql on the SQL port would: PostgreSQL's answer or an error with its SQLSTATE. " +
+      "AS OF reads every table at that version (a table's own AS OF 'ref' in the text wins). Read-only; bounded by a statement timeout and a row cap.")];
+  }
+  const res = await getJSONPost("/api/sql", JSON.stringify({ query: p.q, as_of: p.as_of || "", max_rows: Number(p.max_rows) || 0 }));
+  return [f, renderSQL(res)];
+}
+
+// renderSQL lays out an /api/sql answer: a summary, a table per result
+// set (or its command tag), then the error with its SQLSTATE.
+function renderSQL(res) {
+  const out = [];
+  const rows = res.results.reduce((n, r) => n + (r.rows ? r.rows.length : 0), 0);
+  out.push(el("p", { id: "sqlsummary", class: "muted" }, (res.as_of ? "AS OF " + res.as_of : "at HEAD") + ": " + rows + (rows === 1 ? " row" : " rows") +
+    " in " + (res.elapsed_seconds * 1000).toFixed(0) + " ms" + (res.truncated ? "; stopped at the cap (" + res.max_rows + " rows or 16 MiB): the rest was not read" : "")));
+  res.results.forEach((r, i) => {
+    if (r.columns) {
+      out.push(el("table", { class: "sqlrows", "data-result": i },
+        el("tr", {}, r.columns.map((c) => el("th", { title: "type oid " + c.type_oid }, c.name))),
+        (r.rows || []).map((row) => el("tr", {}, row.map((v) => cell(v))))));
+    }
+    if (r.command) out.push(el("p", { class: "muted command" }, r.command));
+  });
+  if (res.error) {
+    const e = res.error;
+    out.push(el("div", { id: "sqlerror", class: "bad" },
+      el("div", {}, e.severity + " " + e.code + ": " + e.message + (e.position ? " (at character " + e.position + ")" : "")),
+      e.detail ? el("div", {}, "DETAIL: " + e.detail) : null,
+      e.hint ? el("div", {}, "HINT: " + e.hint) : null));
+  }
+  return out;
+}
+
+const views = { tables: viewTables, log: viewLog, diff: viewDiff, verify: viewVerify, read: viewRead, sql: viewSQL };
 
 async function render() {
   const { view, params } = route();

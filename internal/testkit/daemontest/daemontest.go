@@ -182,6 +182,9 @@ type Options struct {
 	// ReadyWithin and StopWithin bound the start and the stop, WaitWithin
 	// the daemon's waits (WaitDurable, Marker, WaitHead); Ceiling when 0.
 	ReadyWithin, StopWithin, WaitWithin time.Duration
+	// Token is the daemon's api.token, sent by the rig's own requests
+	// (status polls, Get); "" when the API has none.
+	Token string
 }
 
 // Status is the part of GET /api/status the rig's waits read; StatusInto
@@ -212,6 +215,7 @@ type Daemon struct {
 	Addr string // the API's host:port
 	API  string // "http://" + Addr
 
+	token   string
 	cancel  context.CancelFunc
 	done    chan error
 	within  time.Duration // a stop
@@ -237,7 +241,7 @@ func Start(t testing.TB, opts Options) *Daemon {
 func TryStart(opts Options) (*Daemon, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
-	d := &Daemon{PG: opts.PG, cancel: cancel, done: make(chan error, 1), within: orCeiling(opts.StopWithin), waits: orCeiling(opts.WaitWithin)}
+	d := &Daemon{PG: opts.PG, token: opts.Token, cancel: cancel, done: make(chan error, 1), within: orCeiling(opts.StopWithin), waits: orCeiling(opts.WaitWithin)}
 	go func() {
 		d.done <- opts.Run(ctx, func(a string) {
 			select {
@@ -283,21 +287,33 @@ func (d *Daemon) Stop() error {
 // Get fetches path from the API and returns the status code and body.
 func (d *Daemon) Get(t testing.TB, path string) (int, string) {
 	t.Helper()
-	return HTTPGet(t, d.API+path)
-}
-
-// HTTPGet fetches url and returns the status code and body.
-func HTTPGet(t testing.TB, url string) (int, string) {
-	t.Helper()
-	code, body, err := get(url)
+	code, body, err := get(d.API+path, d.token)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return code, body
 }
 
-func get(url string) (int, string, error) {
-	resp, err := http.Get(url)
+// HTTPGet fetches url and returns the status code and body.
+func HTTPGet(t testing.TB, url string) (int, string) {
+	t.Helper()
+	code, body, err := get(url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, body
+}
+
+// get fetches url, sending token as the bearer token when set.
+func get(url, token string) (int, string, error) {
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		return 0, "", err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return 0, "", err
 	}
@@ -309,13 +325,13 @@ func get(url string) (int, string, error) {
 // StatusInto decodes GET /api/status into v.
 func (d *Daemon) StatusInto(t testing.TB, v any) {
 	t.Helper()
-	if err := statusInto(d.API, v); err != nil {
+	if err := statusInto(d.API, d.token, v); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func statusInto(api string, v any) error {
-	code, body, err := get(api + "/api/status")
+func statusInto(api, token string, v any) error {
+	code, body, err := get(api+"/api/status", token)
 	if err != nil {
 		return err
 	}
@@ -350,7 +366,7 @@ func (d *Daemon) WaitDurable(t testing.TB, lsn wal.LSN) Status {
 			return true // reported below
 		}
 		st = Status{}
-		if err := statusInto(d.API, &st); err != nil {
+		if err := statusInto(d.API, d.token, &st); err != nil {
 			last = err.Error()
 			return false
 		}
@@ -392,11 +408,16 @@ var errEndedClean = errors.New("ended without an error before it was stopped")
 // restarting) are retried.
 func WaitDurable(t testing.TB, api string, lsn wal.LSN, within time.Duration) Status {
 	t.Helper()
+	return waitDurable(t, api, "", lsn, within)
+}
+
+func waitDurable(t testing.TB, api, token string, lsn wal.LSN, within time.Duration) Status {
+	t.Helper()
 	var st Status
 	var last string
 	Eventually(t, fmt.Sprintf("durable LSN past %s", lsn), within, func() bool {
 		st = Status{}
-		if err := statusInto(api, &st); err != nil {
+		if err := statusInto(api, token, &st); err != nil {
 			last = err.Error()
 			return false
 		}
@@ -429,7 +450,7 @@ func (d *Daemon) WaitHead(t testing.TB, lsn wal.LSN) {
 	var last string
 	Eventually(t, fmt.Sprintf("HEAD past %s", lsn), d.waits, func() bool {
 		var st Status
-		if err := statusInto(d.API, &st); err != nil || st.Head == nil {
+		if err := statusInto(d.API, d.token, &st); err != nil || st.Head == nil {
 			last = fmt.Sprint(err)
 			return false
 		}
