@@ -104,8 +104,8 @@ func (s *vecSource) release() {
 // scanText is the typed scan over Source.Scan's texts (a source other
 // than the mirror's): only the columns read are parsed.
 func (s *vecSource) scanText(ctx context.Context, req *exec.ScanRequest, fn func(*exec.Batch) error) error {
-	b := newScanBatch(len(req.Ords))
-	err := s.Scan(ctx, req.Table, func(row []*string) error {
+	bt := newScanBatcher(ctx, len(req.Ords), fn)
+	return bt.end(s.Scan(ctx, req.Table, func(row []*string) error {
 		for c, ord := range req.Ords {
 			if ord >= len(row) || row[ord] == nil {
 				continue
@@ -114,19 +114,44 @@ func (s *vecSource) scanText(ctx context.Context, req *exec.ScanRequest, fn func
 			if err != nil {
 				return fmt.Errorf("decode %s.%s: %w", req.Table.Name, req.Table.Columns[ord].Name, err)
 			}
-			b.Vecs[c][b.N] = v
+			bt.b.Vecs[c][bt.b.N] = v
 		}
-		if b.N++; b.N == exec.BatchSize {
-			out := b
-			b = newScanBatch(len(req.Ords))
-			return fn(out)
-		}
+		return bt.row()
+	}))
+}
+
+// scanBatcher fills batches a row at a time and hands each full one to
+// fn (after checking the statement's context); end hands the last.
+type scanBatcher struct {
+	ctx   context.Context
+	width int
+	b     *exec.Batch
+	fn    func(*exec.Batch) error
+}
+
+func newScanBatcher(ctx context.Context, width int, fn func(*exec.Batch) error) *scanBatcher {
+	return &scanBatcher{ctx: ctx, width: width, b: newScanBatch(width), fn: fn}
+}
+
+// row counts the row just written at b.N.
+func (bt *scanBatcher) row() error {
+	if bt.b.N++; bt.b.N < exec.BatchSize {
 		return nil
-	})
-	if err != nil || b.N == 0 {
+	}
+	out := bt.b
+	bt.b = newScanBatch(bt.width)
+	if err := bt.ctx.Err(); err != nil {
 		return err
 	}
-	return fn(b)
+	return bt.fn(out)
+}
+
+// end hands the last, partial batch to fn unless the scan failed.
+func (bt *scanBatcher) end(err error) error {
+	if err != nil || bt.b.N == 0 {
+		return err
+	}
+	return bt.fn(bt.b)
 }
 
 // newScanBatch is an empty batch of n vectors of BatchSize rows.
@@ -143,8 +168,8 @@ func newScanBatch(n int) *exec.Batch {
 // model's rows, when Pages could not serve them), projected to the
 // columns read.
 func scanTree(ctx context.Context, t *snapshot.Table, from, to []byte, req *exec.ScanRequest, fn func(*exec.Batch) error) error {
-	b := newScanBatch(len(req.Ords))
-	err := t.Range(ctx, from, to, 0, req.Ords, func(_, row []byte) error {
+	bt := newScanBatcher(ctx, len(req.Ords), fn)
+	return bt.end(t.Range(ctx, from, to, 0, req.Ords, func(_, row []byte) error {
 		it := rowenc.NewIter(row)
 		for it.Next() {
 			c := it.Column()
@@ -155,22 +180,13 @@ func scanTree(ctx context.Context, t *snapshot.Table, from, to []byte, req *exec
 			if err != nil {
 				return fmt.Errorf("decode %s.%s: %w", req.Table.Name, req.Table.Columns[req.Ords[c]].Name, err)
 			}
-			b.Vecs[c][b.N] = v
+			bt.b.Vecs[c][bt.b.N] = v
 		}
 		if err := it.Err(); err != nil {
 			return fmt.Errorf("decode a row of %s: %w", req.Table.Name, err)
 		}
-		if b.N++; b.N == exec.BatchSize {
-			out := b
-			b = newScanBatch(len(req.Ords))
-			return fn(out)
-		}
-		return nil
-	})
-	if err != nil || b.N == 0 {
-		return err
-	}
-	return fn(b)
+		return bt.row()
+	}))
 }
 
 // colDecoder appends one page column's value at a slot to a vector.
@@ -186,7 +202,7 @@ func scanPages(ctx context.Context, p snapshot.Pages, cols []wal.Column, req *ex
 		}
 		decs[c] = decoderFor(req.OIDs[c], cols[ord].TypeOID)
 	}
-	b := newScanBatch(len(req.Ords))
+	bt := newScanBatcher(ctx, len(req.Ords), fn)
 	emitRow := func(pv heap.PageView, slot int) error {
 		for c, ord := range req.Ords {
 			if pv.Nulls(ord)[slot/64]&(1<<(slot%64)) != 0 {
@@ -196,17 +212,9 @@ func scanPages(ctx context.Context, p snapshot.Pages, cols []wal.Column, req *ex
 			if err != nil {
 				return fmt.Errorf("decode %s.%s: %w", req.Table.Name, req.Table.Columns[ord].Name, err)
 			}
-			b.Vecs[c][b.N] = v
+			bt.b.Vecs[c][bt.b.N] = v
 		}
-		if b.N++; b.N == exec.BatchSize {
-			out := b
-			b = newScanBatch(len(req.Ords))
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			return fn(out)
-		}
-		return nil
+		return bt.row()
 	}
 	if p.Only != nil {
 		for _, id := range *p.Only {
@@ -239,10 +247,7 @@ func scanPages(ctx context.Context, p snapshot.Pages, cols []wal.Column, req *ex
 			}
 		}
 	}
-	if b.N == 0 {
-		return nil
-	}
-	return fn(b)
+	return bt.end(nil)
 }
 
 // decoderFor is the decoder of a column of type oid (the plan's) stored

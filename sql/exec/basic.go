@@ -306,20 +306,8 @@ func (s *scanOp) run(emit func(*Batch) error) error {
 		if b.N == 0 {
 			return nil
 		}
-		if err := e.check(); err != nil {
+		if err := s.emitFiltered(b, emit); err != nil {
 			return err
-		}
-		out := b
-		if s.filter != nil {
-			var err error
-			if out, err = filterBatch(b, s.filter); err != nil {
-				return err
-			}
-		}
-		if out.N > 0 {
-			if err := emit(out); err != nil {
-				return err
-			}
 		}
 		b = newBatch()
 		return nil

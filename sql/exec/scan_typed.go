@@ -61,25 +61,29 @@ func (s *scanOp) runTyped(emit func(*Batch) error) (bool, error) {
 	if !s.repeat { // a cached scan reads every row once, for every outer value
 		req.Key = s.keyBounds()
 	}
-	return true, ts.ScanTyped(e.ctx, req, func(b *Batch) error {
-		if b.N == 0 {
-			return nil
-		}
-		if err := e.check(); err != nil {
+	return true, ts.ScanTyped(e.ctx, req, func(b *Batch) error { return s.emitFiltered(b, emit) })
+}
+
+// emitFiltered checks the statement's context, applies the scan's
+// pushed filter to b and emits what is left (nothing for an empty batch).
+func (s *scanOp) emitFiltered(b *Batch, emit func(*Batch) error) error {
+	if b.N == 0 {
+		return nil
+	}
+	if err := s.e.check(); err != nil {
+		return err
+	}
+	out := b
+	if s.filter != nil {
+		var err error
+		if out, err = filterBatch(b, s.filter); err != nil {
 			return err
 		}
-		out := b
-		if s.filter != nil {
-			var err error
-			if out, err = filterBatch(b, s.filter); err != nil {
-				return err
-			}
-		}
-		if out.N == 0 {
-			return nil
-		}
-		return emit(out)
-	})
+	}
+	if out.N == 0 {
+		return nil
+	}
+	return emit(out)
 }
 
 // keyBounds evaluates the scan's key range when its bounds are constants
