@@ -1,6 +1,7 @@
 package sqlfront
 
 import (
+	"github.com/sidecar-dev/sidecar/internal/pgast"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -90,24 +91,12 @@ var volatileFuncs = map[string]bool{"random": true, "clock_timestamp": true, "ti
 
 func callsVolatile(n *pg.Node) bool {
 	found := false
-	var visit func(m protoreflect.Message)
-	visit = func(m protoreflect.Message) {
+	pgast.Walk(n.ProtoReflect(), func(m protoreflect.Message) bool {
 		if fc, ok := m.Interface().(*pg.FuncCall); ok {
 			name := strings.TrimPrefix(qualName(fc.Funcname), "pg_catalog.")
 			found = found || volatileFuncs[name]
 		}
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			switch {
-			case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
-				for j := 0; j < v.List().Len(); j++ {
-					visit(v.List().Get(j).Message())
-				}
-			case !fd.IsList() && !fd.IsMap() && fd.Kind() == protoreflect.MessageKind:
-				visit(v.Message())
-			}
-			return !found
-		})
-	}
-	visit(n.ProtoReflect())
+		return !found
+	})
 	return found
 }

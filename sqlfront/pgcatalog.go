@@ -1,6 +1,7 @@
 package sqlfront
 
 import (
+	"github.com/sidecar-dev/sidecar/internal/pgast"
 	"strconv"
 	"strings"
 
@@ -269,30 +270,15 @@ func (r *pgRel) tableDef() *lplan.TableDef {
 // path, so an unqualified pg_class is the catalog's).
 func readsCatalog(stmt *pg.Node) bool {
 	found := false
-	var walk func(m protoreflect.Message)
-	walk = func(m protoreflect.Message) {
+	pgast.Walk(stmt.ProtoReflect(), func(m protoreflect.Message) bool {
 		if found {
-			return
+			return false
 		}
 		if rv, ok := m.Interface().(*pg.RangeVar); ok {
-			if catalogDef(rv.Schemaname, rv.Relname) != nil {
-				found = true
-			}
-			return
+			found = catalogDef(rv.Schemaname, rv.Relname) != nil
+			return false
 		}
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			switch {
-			case fd.IsList() && fd.Message() != nil:
-				l := v.List()
-				for i := 0; i < l.Len(); i++ {
-					walk(l.Get(i).Message())
-				}
-			case fd.Message() != nil && !fd.IsMap():
-				walk(v.Message())
-			}
-			return !found
-		})
-	}
-	walk(stmt.ProtoReflect())
+		return true
+	})
 	return found
 }

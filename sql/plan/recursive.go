@@ -2,6 +2,7 @@ package plan
 
 import (
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/sidecar-dev/sidecar/internal/pgast"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -164,25 +165,12 @@ func refsTo(m proto.Message, name string) int {
 		return 0
 	}
 	n := 0
-	var walk func(protoreflect.Message)
-	walk = func(x protoreflect.Message) {
+	pgast.Walk(m.ProtoReflect(), func(x protoreflect.Message) bool {
 		if rv, ok := x.Interface().(*pg.RangeVar); ok && rv.Schemaname == "" && rv.Relname == name {
 			n++
 		}
-		x.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			switch {
-			case fd.IsList() && fd.Message() != nil:
-				l := v.List()
-				for i := 0; i < l.Len(); i++ {
-					walk(l.Get(i).Message())
-				}
-			case fd.Message() != nil && !fd.IsMap():
-				walk(v.Message())
-			}
-			return true
-		})
-	}
-	walk(m.ProtoReflect())
+		return true
+	})
 	return n
 }
 
