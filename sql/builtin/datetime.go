@@ -546,29 +546,23 @@ func (r *Registry) addDateTime() {
 		r.def("age", iv, refuse("age()"), t, t)
 		r.def("age", iv, refuse("age()"), t)
 	}
-	// AT TIME ZONE
-	r.def("timezone", tsz, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-		off, err := zoneOffset(str(a[0]))
-		if err != nil {
-			return nil, err
+	// AT TIME ZONE: atZone shifts a[1] by the zone a[0] names, sign = -1 from local
+	// time to UTC (timestamp → timestamptz), +1 back.
+	atZone := func(sign int64) Impl {
+		return func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+			off, err := zoneOffset(str(a[0]))
+			if err != nil {
+				return nil, err
+			}
+			t := tsArg(a[1])
+			if isInfTs(t) {
+				return t, nil
+			}
+			return shiftTs(t, sign*off)
 		}
-		t := tsArg(a[1])
-		if isInfTs(t) {
-			return t, nil
-		}
-		return shiftTs(t, -off)
-	}, tx, ts)
-	r.def("timezone", ts, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-		off, err := zoneOffset(str(a[0]))
-		if err != nil {
-			return nil, err
-		}
-		t := tsArg(a[1])
-		if isInfTs(t) {
-			return t, nil
-		}
-		return shiftTs(t, off)
-	}, tx, tsz).stable()
+	}
+	r.def("timezone", tsz, atZone(-1), tx, ts)
+	r.def("timezone", ts, atZone(+1), tx, tsz).stable()
 	r.def("timezone", tsz, refuse("AT TIME ZONE with an interval"), iv, ts)
 	r.def("timezone", ts, refuse("AT TIME ZONE with an interval"), iv, tsz)
 }
