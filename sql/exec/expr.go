@@ -457,12 +457,9 @@ func concat(l, r plan.Type) func(a, b types.Value) (types.Value, error) {
 // an argument is evaluated only on the rows the ones before it left
 // undecided.
 func (c *compiler) boolOp(x *plan.BoolOp) (vexpr, error) {
-	args := make([]vexpr, len(x.Args))
-	for i, a := range x.Args {
-		var err error
-		if args[i], err = c.compile(a); err != nil {
-			return nil, err
-		}
+	args, err := c.compileArgs(x.Args)
+	if err != nil {
+		return nil, err
 	}
 	if x.Op == "NOT" {
 		a := args[0]

@@ -106,21 +106,15 @@ func (c *compiler) function(x *plan.Func) (vexpr, error) {
 		// The executor has no statement clock or random source.
 		return nil, unsupported("the function " + x.Name + " here")
 	}
-	args := make([]vexpr, len(x.Args))
-	for i, a := range x.Args {
-		var err error
-		if args[i], err = c.compile(a); err != nil {
-			return nil, err
-		}
+	args, err := c.compileArgs(x.Args)
+	if err != nil {
+		return nil, err
 	}
 	ctx := &builtin.Context{}
 	return func(b *Batch, sel []int, out []types.Value) error {
-		vecs := make([][]types.Value, len(args))
-		for k, a := range args {
-			vecs[k] = make([]types.Value, b.N)
-			if err := a(b, sel, vecs[k]); err != nil {
-				return err
-			}
+		vecs, err := evalArgs(args, b, sel)
+		if err != nil {
+			return err
 		}
 		row := make([]types.Value, len(args))
 		for _, i := range sel {
