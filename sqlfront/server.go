@@ -322,6 +322,7 @@ func (s *Server) run(ctx context.Context, ss *session, fatal func(*Error)) {
 		return
 	}
 	defer ss.closeCursors() // their rows' memory.query share
+	defer ss.closePortals() // portalmem.go: likewise
 	ss.loop(ctx)
 }
 
