@@ -270,6 +270,9 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 		return err
 	}
 	opts := exec.Options{WorkMem: vecWorkMem(ex.sess)}
+	if ex.sess != nil {
+		opts.TempDir, opts.TempFileLimit = ex.sess.srv.opts.TempDir, ex.sess.srv.opts.TempFileLimit // extsort.go
+	}
 	for i, v := range ex.params {
 		var pv types.Value
 		if i < len(p.vec.params) && v != nil {

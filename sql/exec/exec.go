@@ -71,6 +71,12 @@ type Options struct {
 	WorkMem int64
 	// Params are $1… values (types.Value of the query's parameter types).
 	Params []types.Value
+	// TempDir, when set, is where a sort past the working memory writes
+	// its runs (extsort.go); unset, it fails with 53200 instead.
+	TempDir string
+	// TempFileLimit caps the bytes a statement's temporary files hold
+	// (0: no cap); past it the statement fails with 53400.
+	TempFileLimit int64
 }
 
 // env is the state of one execution.
@@ -83,9 +89,12 @@ type env struct {
 	used   int64
 	// acct is memory.query's account of the statement, when the caller
 	// gave one (membudget.WithAccount on ctx): grow charges it too.
-	acct    *membudget.Account
-	ctes    map[*plan.CTE]*rowSet
-	subVals map[*plan.Subquery]*subResult
+	acct *membudget.Account
+	// tempDir and tempLimit are Options.TempDir and TempFileLimit.
+	tempDir   string
+	tempLimit int64
+	ctes      map[*plan.CTE]*rowSet
+	subVals   map[*plan.Subquery]*subResult
 	// outer holds the values of the outer columns a running correlated
 	// subquery reads; outerOK the columns that may be read so while
 	// building one.
@@ -159,6 +168,7 @@ func (p *Prepared) Run(ctx context.Context, src Source, opts Options, emit func(
 		lim = DefaultWorkMem
 	}
 	e := newEnv(ctx, src, p.q.MD, lim, opts.Params)
+	e.tempDir, e.tempLimit = opts.TempDir, opts.TempFileLimit
 	op, err := e.build(p.root)
 	if err != nil {
 		return err

@@ -38,6 +38,9 @@ func (s *sortOp) run(emit func(*Batch) error) error {
 	if s.bound > 0 {
 		return s.runTopN(keys, s.bound, emit)
 	}
+	if e.tempDir != "" {
+		return s.runExternal(keys, emit) // extsort.go
+	}
 	rs, err := e.collect(s.in, "sort")
 	if err != nil {
 		return err

@@ -30,34 +30,36 @@ type topNRow struct {
 	bytes int64
 }
 
-// topNHeap holds the best k rows seen, the worst on top.
-type topNHeap struct {
-	keys  []winKey
-	items []topNRow
+// sliceHeap is a container/heap over a slice with an ordering
+// function (the top-N's worst-on-top heap, the merge's runs).
+type sliceHeap[T any] struct {
+	items []T
+	less  func(a, b *T) bool
 }
 
-// worse says whether a comes after b in the sorted output.
-func (h *topNHeap) worse(a, b *topNRow) bool {
-	if c := compareKeys(h.keys, a.row, b.row); c != 0 {
-		return c > 0
-	}
-	return a.seq > b.seq
-}
-
-func (h *topNHeap) Len() int           { return len(h.items) }
-func (h *topNHeap) Less(i, j int) bool { return h.worse(&h.items[i], &h.items[j]) }
-func (h *topNHeap) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *topNHeap) Push(x any)         { h.items = append(h.items, x.(topNRow)) }
-func (h *topNHeap) Pop() any {
+func (h *sliceHeap[T]) Len() int           { return len(h.items) }
+func (h *sliceHeap[T]) Less(i, j int) bool { return h.less(&h.items[i], &h.items[j]) }
+func (h *sliceHeap[T]) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *sliceHeap[T]) Push(x any)         { h.items = append(h.items, x.(T)) }
+func (h *sliceHeap[T]) Pop() any {
 	x := h.items[len(h.items)-1]
 	h.items = h.items[:len(h.items)-1]
 	return x
 }
 
+// worseRow says whether a comes after b in the sorted output.
+func worseRow(keys []winKey, a, b *topNRow) bool {
+	if c := compareKeys(keys, a.row, b.row); c != 0 {
+		return c > 0
+	}
+	return a.seq > b.seq
+}
+
 // runTopN sorts the input keeping only its first k rows in key order.
 func (s *sortOp) runTopN(keys []winKey, k int64, emit func(*Batch) error) error {
 	e := s.e
-	h := &topNHeap{keys: keys}
+	// The worst kept row on top.
+	h := &sliceHeap[topNRow]{less: func(a, b *topNRow) bool { return worseRow(keys, a, b) }}
 	mem := &memAcct{e: e}
 	defer mem.done()
 	var seq int64
@@ -71,7 +73,7 @@ func (s *sortOp) runTopN(keys []winKey, k int64, emit func(*Batch) error) error 
 				for _, v := range b.Vecs {
 					scratch.row = append(scratch.row, v[i])
 				}
-				if !h.worse(&h.items[0], scratch) {
+				if !worseRow(keys, &h.items[0], scratch) {
 					continue
 				}
 				it := topNRow{row: b.Row(i), seq: seq}
