@@ -4,11 +4,18 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"syscall"
 
 	"github.com/sidecar-dev/sidecar/head"
 	"github.com/sidecar-dev/sidecar/sqlfront"
 )
+
+// sqlTempFileLimit caps one statement's temporary files (a spilling
+// sort's runs): past it the statement fails with 53400, as PostgreSQL's
+// temp_file_limit, so no query can fill the data directory's disk.
+const sqlTempFileLimit = 8 << 30
 
 // listenSQL binds the SQL front end (sql.listen; nil when off). An
 // address already in use is logged and SQL is not served (replication
@@ -21,6 +28,16 @@ func (d *daemon) listenSQL(model *head.Model) (*sqlfront.Server, error) {
 	}
 	opts := sqlfront.Options{Addr: c.Listen, MaxConnections: c.MaxConnections, StatementTimeout: c.StatementTimeout,
 		MaxMessageSize: c.MaxMessageBytes(), Metrics: d.met.Registry, QueryMemory: d.mem.query, Source: &sqlfront.HistorySource{H: d.hist, M: d.m, Head: model}, Logger: d.log}
+	// Sorts past memory.query spill under the data directory (the
+	// statement's files are removed when it ends; what a crash left is
+	// removed here).
+	opts.TempDir, opts.TempFileLimit = filepath.Join(d.cfg.DataDir, "tmp"), sqlTempFileLimit
+	if err := os.RemoveAll(opts.TempDir); err != nil {
+		return nil, fmt.Errorf("sql temporary directory: %w", err)
+	}
+	if err := os.MkdirAll(opts.TempDir, 0o700); err != nil {
+		return nil, fmt.Errorf("sql temporary directory: %w", err)
+	}
 	if c.TLSCert != "" {
 		cert, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey)
 		if err != nil {

@@ -157,6 +157,10 @@ func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
 		return row, nil
 	}
 	var sorted []sortRow
+	var top *topN // topn.go: ORDER BY … LIMIT keeps only the best rows
+	if k, ok := topNBound(limit, offset); ok && len(p.order) > 0 && !p.distinct {
+		top = &topN{p: p, ex: ex, k: k}
+	}
 	sortKeys := func(e *env) ([]Value, error) {
 		keys := make([]Value, len(p.order))
 		for i, k := range p.order {
@@ -177,6 +181,9 @@ func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
 			keys, err := sortKeys(e)
 			if err != nil {
 				return err
+			}
+			if top != nil {
+				return top.add(sortRow{keys: keys, row: row})
 			}
 			if err := ex.grow(valuesBytes(keys) + valuesBytes(row) + 48); err != nil {
 				return err
@@ -207,40 +214,10 @@ func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
 	if err != nil || len(p.order) == 0 {
 		return err
 	}
-	var cmpErr error
-	slices.SortStableFunc(sorted, func(a, b sortRow) int {
-		for i, k := range p.order {
-			x, y := a.keys[i], b.keys[i]
-			var c int
-			switch {
-			case x == nil && y == nil:
-				c = 0
-			case x == nil:
-				c = 1
-				if k.nullsFirst {
-					c = -1
-				}
-				return c
-			case y == nil:
-				c = -1
-				if k.nullsFirst {
-					c = 1
-				}
-				return c
-			default:
-				c = cmpValues(x, y, k.e.typ())
-				if k.desc {
-					c = -c
-				}
-			}
-			if c != 0 {
-				return c
-			}
-		}
-		return 0
-	})
-	if cmpErr != nil {
-		return cmpErr
+	if top != nil {
+		sorted = top.sorted()
+	} else {
+		slices.SortStableFunc(sorted, p.cmpSort)
 	}
 	for _, s := range sorted {
 		if err := out(s.row); err != nil {

@@ -63,6 +63,14 @@ type Options struct {
 	// statement draws its hash tables, sorts and groups from
 	// (memory.query): past it a statement fails with 53200. Nil: unbounded.
 	QueryMemory *QueryPool
+	// TempDir, when set, is where a sort on sql/exec past its working
+	// memory writes sorted runs (removed when the statement ends); unset,
+	// such a sort fails with 53200.
+	TempDir string
+	// TempFileLimit caps the bytes of one statement's temporary files
+	// (0: no cap): past it the statement fails with 53400, as
+	// PostgreSQL's temp_file_limit.
+	TempFileLimit int64
 }
 
 // Server is a listening SQL front end.
@@ -322,6 +330,7 @@ func (s *Server) run(ctx context.Context, ss *session, fatal func(*Error)) {
 		return
 	}
 	defer ss.closeCursors() // their rows' memory.query share
+	defer ss.closePortals() // portalmem.go: likewise
 	ss.loop(ctx)
 }
 

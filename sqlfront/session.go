@@ -95,6 +95,7 @@ type portal struct {
 	params  []Value
 	formats []int16
 	rows    [][]Value // rows not yet sent (after a PortalSuspended)
+	mem     *workMem  // rows' memory.query share (portalmem.go)
 	started bool
 	done    bool
 	sent    int
@@ -455,12 +456,12 @@ func (s *session) loop(ctx context.Context) {
 			if m.ObjectType == 'S' {
 				delete(s.prepared, m.Name)
 			} else {
-				delete(s.portals, m.Name)
+				s.dropPortal(m.Name)
 			}
 			s.be.Send(&pgproto3.CloseComplete{})
 		case *pgproto3.Sync:
 			if s.tx == 'I' {
-				s.portals = map[string]*portal{}
+				s.closePortals()
 			}
 			s.be.Send(&pgproto3.ReadyForQuery{TxStatus: s.tx})
 			if s.be.Flush() != nil {
@@ -671,6 +672,12 @@ func (s *session) run(ctx context.Context, p *plan, params []Value, formats []in
 	}
 	err := p.run(ex, func(row []Value) error {
 		if maxRows > 0 && n >= maxRows {
+			if pt != nil {
+				if err := pt.holdRow(s.srv.opts.QueryMemory, row); err != nil {
+					buffered = nil
+					return err
+				}
+			}
 			buffered = append(buffered, row)
 			return nil
 		}
@@ -688,6 +695,9 @@ func (s *session) run(ctx context.Context, p *plan, params []Value, formats []in
 		return nil
 	})
 	if err != nil {
+		if pt != nil {
+			pt.drop() // nothing held after a failure
+		}
 		return err
 	}
 	s.srv.met.rows.Add(float64(n))
@@ -717,7 +727,7 @@ func (s *session) resume(pt *portal, maxRows int, enc func([]Value) ([][]byte, e
 			return err
 		}
 		s.sendRow(vals)
-		pt.rows = pt.rows[1:]
+		pt.sentRows(1)
 		n++
 	}
 	pt.sent += n
@@ -1037,6 +1047,7 @@ func (s *session) bind(ctx context.Context, m *pgproto3.Bind) error {
 			return errf(codeDupCursor, -1, "portal \"%s\" already exists", m.DestinationPortal)
 		}
 	}
+	s.dropPortal(m.DestinationPortal) // the unnamed one is replaced
 	s.portals[m.DestinationPortal] = &portal{stmt: ps, plan: p, params: params, formats: m.ResultFormatCodes}
 	s.be.Send(&pgproto3.BindComplete{})
 	return nil

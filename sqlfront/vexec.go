@@ -8,6 +8,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/sidecar-dev/sidecar/membudget"
 	"github.com/sidecar-dev/sidecar/snapshot"
 	"github.com/sidecar-dev/sidecar/sql/exec"
 	"github.com/sidecar-dev/sidecar/sql/opt"
@@ -269,6 +270,9 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 		return err
 	}
 	opts := exec.Options{WorkMem: vecWorkMem(ex.sess)}
+	if ex.sess != nil {
+		opts.TempDir, opts.TempFileLimit = ex.sess.srv.opts.TempDir, ex.sess.srv.opts.TempFileLimit // extsort.go
+	}
 	for i, v := range ex.params {
 		var pv types.Value
 		if i < len(p.vec.params) && v != nil {
@@ -284,7 +288,7 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 	}
 	src := &vecSource{ex: ex, tables: p.vec.tables, virt: p.vec.virt}
 	defer src.release()
-	err := p.vec.prep.Run(ex.ctx, src, opts, func(b *exec.Batch) error {
+	err := p.vec.prep.Run(membudget.WithAccount(ex.ctx, ex.mem), src, opts, func(b *exec.Batch) error {
 		for i := 0; i < b.N; i++ {
 			row := make([]Value, len(b.Vecs))
 			for c, vec := range b.Vecs {

@@ -470,6 +470,7 @@ type limitOp struct {
 	e             *env
 	in            operator
 	count, offset vexpr
+	top           *sortOp // the Sort right below, bounded on each run
 }
 
 func (e *env) buildLimit(l *plan.Limit) (operator, error) {
@@ -478,6 +479,7 @@ func (e *env) buildLimit(l *plan.Limit) (operator, error) {
 		return nil, err
 	}
 	op := &limitOp{e: e, in: in}
+	op.top, _ = in.(*sortOp) // top-N: the sort keeps Count+Offset rows (topn.go)
 	c := &compiler{e: e, lay: layout{}}
 	if l.Count != nil {
 		if op.count, err = c.compile(castInt8(l.Count)); err != nil {
@@ -535,6 +537,9 @@ func (l *limitOp) run(emit func(*Batch) error) error {
 	}
 	if count == 0 {
 		return nil
+	}
+	if l.top != nil {
+		l.top.bound, _ = topNBound(count, offset)
 	}
 	stop := &stopSignal{}
 	err := l.in.run(func(b *Batch) error {

@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/sidecar-dev/sidecar/membudget"
 	"github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
 )
@@ -70,18 +71,30 @@ type Options struct {
 	WorkMem int64
 	// Params are $1… values (types.Value of the query's parameter types).
 	Params []types.Value
+	// TempDir, when set, is where a sort past the working memory writes
+	// its runs (extsort.go); unset, it fails with 53200 instead.
+	TempDir string
+	// TempFileLimit caps the bytes a statement's temporary files hold
+	// (0: no cap); past it the statement fails with 53400.
+	TempFileLimit int64
 }
 
 // env is the state of one execution.
 type env struct {
-	ctx     context.Context
-	src     Source
-	md      *plan.Metadata
-	params  []types.Value
-	limit   int64
-	used    int64
-	ctes    map[*plan.CTE]*rowSet
-	subVals map[*plan.Subquery]*subResult
+	ctx    context.Context
+	src    Source
+	md     *plan.Metadata
+	params []types.Value
+	limit  int64
+	used   int64
+	// acct is memory.query's account of the statement, when the caller
+	// gave one (membudget.WithAccount on ctx): grow charges it too.
+	acct *membudget.Account
+	// tempDir and tempLimit are Options.TempDir and TempFileLimit.
+	tempDir   string
+	tempLimit int64
+	ctes      map[*plan.CTE]*rowSet
+	subVals   map[*plan.Subquery]*subResult
 	// outer holds the values of the outer columns a running correlated
 	// subquery reads; outerOK the columns that may be read so while
 	// building one.
@@ -93,7 +106,7 @@ type env struct {
 }
 
 func newEnv(ctx context.Context, src Source, md *plan.Metadata, limit int64, params []types.Value) *env {
-	return &env{ctx: ctx, src: src, md: md, params: params, limit: limit,
+	return &env{ctx: ctx, src: src, md: md, params: params, limit: limit, acct: membudget.AccountFrom(ctx),
 		ctes: map[*plan.CTE]*rowSet{}, subVals: map[*plan.Subquery]*subResult{},
 		outer: map[plan.ColumnID]types.Value{}}
 }
@@ -104,6 +117,10 @@ func (e *env) check() error { return e.ctx.Err() }
 // grow accounts n more bytes held by operator op.
 func (e *env) grow(op string, n int64) error {
 	e.used += n
+	if err := e.acct.Grow(n); err != nil {
+		return &types.Error{Code: "53200", Message: "out of memory: " + op + " needs more working memory than memory.query leaves",
+			Detail: err.Error()}
+	}
 	if e.used > e.limit {
 		return &types.Error{Code: "53200", Message: fmt.Sprintf("out of memory: %s needs more than the statement's working memory (%d kB)", op, e.limit>>10),
 			Detail: "the limit is sidecar's sql work_mem setting"}
@@ -112,7 +129,10 @@ func (e *env) grow(op string, n int64) error {
 }
 
 // release gives back n bytes.
-func (e *env) release(n int64) { e.used -= n }
+func (e *env) release(n int64) {
+	e.used -= n
+	e.acct.Shrink(n)
+}
 
 // unsupported is 0A000 naming construct.
 func unsupported(construct string) error {
@@ -148,6 +168,7 @@ func (p *Prepared) Run(ctx context.Context, src Source, opts Options, emit func(
 		lim = DefaultWorkMem
 	}
 	e := newEnv(ctx, src, p.q.MD, lim, opts.Params)
+	e.tempDir, e.tempLimit = opts.TempDir, opts.TempFileLimit
 	op, err := e.build(p.root)
 	if err != nil {
 		return err

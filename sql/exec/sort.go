@@ -13,6 +13,9 @@ type sortOp struct {
 	e    *env
 	in   operator
 	keys []plan.SortKey
+	// bound, when positive, is the rows a Limit above needs (topn.go):
+	// only that many are kept.
+	bound int64
 }
 
 func (s *sortOp) cols() []plan.ColumnID { return s.in.cols() }
@@ -31,6 +34,12 @@ func (s *sortOp) run(emit func(*Batch) error) error {
 			return unsupported("ORDER BY a value of type " + e.md.Column(k.Col).Type.String())
 		}
 		keys = append(keys, winKey{idx, t, k.Desc, k.NullsFirst})
+	}
+	if s.bound > 0 {
+		return s.runTopN(keys, s.bound, emit)
+	}
+	if e.tempDir != "" {
+		return s.runExternal(keys, emit) // extsort.go
 	}
 	rs, err := e.collect(s.in, "sort")
 	if err != nil {
