@@ -125,3 +125,60 @@ func (f *Follower) dropFailedSlot(ctx context.Context, snap *replication.Exporte
 	f.log.Info("initial copy failed; its replication slot is dropped (the next start creates it again)", "slot", f.cfg.Slot)
 	return nil
 }
+
+// NewFollower is an optional extension of [Target]: FollowNew starts
+// following tables that have no record yet while the stream runs (their
+// changes held until a resync copies them; see mirror.FollowNew).
+type NewFollower interface {
+	FollowNew(names []string)
+}
+
+// PartitionsChanged takes the leaf partitions (kind 'r') of followed
+// partitioned tables as the daemon's catalog poll read them now (by the
+// root's canonical name). A leaf created or attached since the start is
+// followed from now on: the target holds its changes and lists it for a
+// resync, which the stream loop runs (no streamed row of it is lost). A
+// leaf detached or dropped is no longer counted as the root's; its
+// mirror keeps its history. It does nothing before the stream was
+// prepared (the initial copy resolves the leaves itself) or when the
+// publication publishes via the root.
+func (f *Follower) PartitionsChanged(leaves map[string][]string) {
+	if f.cfg.Copy.ViaPartitionRoot {
+		return
+	}
+	f.mu.Lock()
+	if f.streamer == nil {
+		f.mu.Unlock()
+		return
+	}
+	var added, removed []string
+	for root, old := range f.leaves {
+		cur, ok := leaves[root]
+		if !ok {
+			continue // not read (the root is gone or no longer partitioned): keep what is known
+		}
+		for _, l := range cur {
+			if !slices.Contains(old, l) {
+				added = append(added, l)
+			}
+		}
+		for _, l := range old {
+			if !slices.Contains(cur, l) {
+				removed = append(removed, l)
+			}
+		}
+		f.leaves[root] = slices.Clone(cur)
+	}
+	f.mu.Unlock()
+	if len(removed) > 0 {
+		f.log.Info("partitions detached or dropped from a followed partitioned table: no longer read as part of it (their history stays readable)", "partitions", removed)
+	}
+	if len(added) == 0 {
+		return
+	}
+	slices.Sort(added)
+	f.log.Info("new partitions of a followed partitioned table: following them (their changes are held until they are copied)", "partitions", added)
+	if nf, ok := f.cfg.Target.(NewFollower); ok {
+		nf.FollowNew(added)
+	}
+}
