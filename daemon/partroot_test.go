@@ -181,7 +181,10 @@ func TestPartitionedRootReadsItsLeaves(t *testing.T) {
 		want := ask(ctx, url, "SELECT count(*), sum(id) FROM meas")
 		last = ask(ctx, sc, "SELECT count(*), sum(id) FROM meas")
 		return last.code == "" && slices.Equal(last.rows, want.rows)
-	}, func() string { return fmt.Sprintf("%+v", last) })
+	}, func() string {
+		q := "SELECT k, count(*), min(id), max(id) FROM meas GROUP BY k ORDER BY k"
+		return fmt.Sprintf("%+v\nsidecar    %v\npostgresql %v", last, ask(ctx, sc, q), ask(ctx, url, q))
+	})
 	compare("after create, attach, detach", queries)
 
 	if got := ask(ctx, sc, "SELECT count(*), sum(n) FROM meas AS OF '"+asOf+"'"); got.code != "" || !slices.Equal(got.rows, before) {

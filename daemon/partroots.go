@@ -46,6 +46,5 @@ func (d *daemon) pollPartRoots(ctx context.Context, conn *pgx.Conn) error {
 		}
 		leaves[r.Name] = ls
 	}
-	d.f.PartitionsChanged(leaves)
-	return nil
+	return d.f.PartitionsChanged(ctx, leaves)
 }

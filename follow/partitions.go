@@ -136,21 +136,28 @@ type NewFollower interface {
 // PartitionsChanged takes the leaf partitions (kind 'r') of followed
 // partitioned tables as the daemon's catalog poll read them now (by the
 // root's canonical name). A leaf created or attached since the start is
-// followed from now on: the target holds its changes and lists it for a
-// resync, which the stream loop runs (no streamed row of it is lost). A
-// leaf detached or dropped is no longer counted as the root's; its
-// mirror keeps its history. It does nothing before the stream was
-// prepared (the initial copy resolves the leaves itself) or when the
-// publication publishes via the root.
-func (f *Follower) PartitionsChanged(leaves map[string][]string) {
+// followed from now on with no change lost:
+//
+//  1. the stream is restarted and its old session has ended: a walsender
+//     may have cached the attached table as not published (PostgreSQL
+//     14 keeps that entry after ATTACH PARTITION), the new one reads the
+//     publication afresh and sends the leaf's changes from the mirror's
+//     durable LSN on;
+//  2. the target follows the leaf (holds its changes) and lists it for
+//     a resync, which the stream loop runs under a snapshot taken after
+//     both: changes before step 2 are in the copy, later ones are held
+//     and those after the snapshot applied.
+//
+// A leaf detached or dropped is no longer counted as the root's; its
+// mirror keeps its history. It does nothing before the stream runs (the
+// start resolves the leaves itself) or when the publication publishes
+// via the root.
+func (f *Follower) PartitionsChanged(ctx context.Context, leaves map[string][]string) error {
 	if f.cfg.Copy.ViaPartitionRoot {
-		return
+		return nil
 	}
 	f.mu.Lock()
-	if f.streamer == nil {
-		f.mu.Unlock()
-		return
-	}
+	s := f.streamer
 	var added, removed []string
 	for root, old := range f.leaves {
 		cur, ok := leaves[root]
@@ -167,18 +174,33 @@ func (f *Follower) PartitionsChanged(leaves map[string][]string) {
 				removed = append(removed, l)
 			}
 		}
-		f.leaves[root] = slices.Clone(cur)
+	}
+	f.mu.Unlock()
+	if s == nil || len(added)+len(removed) == 0 {
+		return nil
+	}
+	if len(added) > 0 {
+		slices.Sort(added)
+		f.log.Info("new partitions of a followed partitioned table: restarting the stream, then following them (their changes are held until they are copied)", "partitions", added)
+		rctx, cancel := context.WithTimeout(ctx, time.Minute)
+		err := s.Restart(rctx)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("restart the stream to follow new partitions %v: %w", added, err)
+		}
+	}
+	f.mu.Lock()
+	for root := range f.leaves {
+		if cur, ok := leaves[root]; ok {
+			f.leaves[root] = slices.Clone(cur)
+		}
 	}
 	f.mu.Unlock()
 	if len(removed) > 0 {
 		f.log.Info("partitions detached or dropped from a followed partitioned table: no longer read as part of it (their history stays readable)", "partitions", removed)
 	}
-	if len(added) == 0 {
-		return
-	}
-	slices.Sort(added)
-	f.log.Info("new partitions of a followed partitioned table: following them (their changes are held until they are copied)", "partitions", added)
-	if nf, ok := f.cfg.Target.(NewFollower); ok {
+	if nf, ok := f.cfg.Target.(NewFollower); ok && len(added) > 0 {
 		nf.FollowNew(added)
 	}
+	return nil
 }
