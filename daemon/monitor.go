@@ -60,6 +60,9 @@ func (d *daemon) pollServer(ctx context.Context, conn *pgx.Conn) error {
 	if err := d.pollFacts(ctx, conn); err != nil {
 		return err
 	}
+	if err := d.pollPartRoots(ctx, conn); err != nil { // partroots.go
+		return err
+	}
 	d.prevServerWAL.Store(d.serverWAL.Swap(uint64(w)))
 	// Lag in bytes: the server's position minus the slot's confirmed
 	// position (WAL the server keeps and must still decode for us), or

@@ -125,3 +125,82 @@ func (f *Follower) dropFailedSlot(ctx context.Context, snap *replication.Exporte
 	f.log.Info("initial copy failed; its replication slot is dropped (the next start creates it again)", "slot", f.cfg.Slot)
 	return nil
 }
+
+// NewFollower is an optional extension of [Target]: FollowNew starts
+// following tables that have no record yet while the stream runs (their
+// changes held until a resync copies them; see mirror.FollowNew).
+type NewFollower interface {
+	FollowNew(names []string)
+}
+
+// PartitionsChanged takes the leaf partitions (kind 'r') of followed
+// partitioned tables as the daemon's catalog poll read them now (by the
+// root's canonical name). A leaf created or attached since the start is
+// followed from now on with no change lost:
+//
+//  1. the stream is restarted and its old session has ended: a walsender
+//     may have cached the attached table as not published (PostgreSQL
+//     14 keeps that entry after ATTACH PARTITION), the new one reads the
+//     publication afresh and sends the leaf's changes from the mirror's
+//     durable LSN on;
+//  2. the target follows the leaf (holds its changes) and lists it for
+//     a resync, which the stream loop runs under a snapshot taken after
+//     both: changes before step 2 are in the copy, later ones are held
+//     and those after the snapshot applied.
+//
+// A leaf detached or dropped is no longer counted as the root's; its
+// mirror keeps its history. It does nothing before the stream runs (the
+// start resolves the leaves itself) or when the publication publishes
+// via the root.
+func (f *Follower) PartitionsChanged(ctx context.Context, leaves map[string][]string) error {
+	if f.cfg.Copy.ViaPartitionRoot {
+		return nil
+	}
+	f.mu.Lock()
+	s := f.streamer
+	var added, removed []string
+	for root, old := range f.leaves {
+		cur, ok := leaves[root]
+		if !ok {
+			continue // not read (the root is gone or no longer partitioned): keep what is known
+		}
+		for _, l := range cur {
+			if !slices.Contains(old, l) {
+				added = append(added, l)
+			}
+		}
+		for _, l := range old {
+			if !slices.Contains(cur, l) {
+				removed = append(removed, l)
+			}
+		}
+	}
+	f.mu.Unlock()
+	if s == nil || len(added)+len(removed) == 0 {
+		return nil
+	}
+	if len(added) > 0 {
+		slices.Sort(added)
+		f.log.Info("new partitions of a followed partitioned table: restarting the stream, then following them (their changes are held until they are copied)", "partitions", added)
+		rctx, cancel := context.WithTimeout(ctx, time.Minute)
+		err := s.Restart(rctx)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("restart the stream to follow new partitions %v: %w", added, err)
+		}
+	}
+	f.mu.Lock()
+	for root := range f.leaves {
+		if cur, ok := leaves[root]; ok {
+			f.leaves[root] = slices.Clone(cur)
+		}
+	}
+	f.mu.Unlock()
+	if len(removed) > 0 {
+		f.log.Info("partitions detached or dropped from a followed partitioned table: no longer read as part of it (their history stays readable)", "partitions", removed)
+	}
+	if nf, ok := f.cfg.Target.(NewFollower); ok && len(added) > 0 {
+		nf.FollowNew(added)
+	}
+	return nil
+}

@@ -86,6 +86,9 @@ func (m *Mirror) Relation(ctx context.Context, rel *wal.Relation) error {
 // table that is not followed.
 func (m *Mirror) followed(name string) *table {
 	t := m.tables[name]
+	if t == nil {
+		t = m.pending[name] // followset.go
+	}
 	if t == nil || (m.follow != nil && !m.follow[name]) {
 		m.log.Debug("ignoring change to a table that is not followed", "table", name)
 		return nil
@@ -167,6 +170,7 @@ func (m *Mirror) NeedsResync() []string {
 			out = append(out, name)
 		}
 	}
+	out = m.pendingNeeds(out) // followset.go
 	slices.Sort(out)
 	return out
 }

@@ -179,6 +179,9 @@ type Mirror struct {
 	eng    *prolly.Engine
 	log    *slog.Logger
 	follow map[string]bool // nil: every table with a record
+	// pending are tables followed while running that have no record yet
+	// (followset.go: FollowNew), under mu: their changes are held.
+	pending map[string]*table
 
 	// ctx is cancelled by Close; background work runs under it.
 	ctx    context.Context

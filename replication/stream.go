@@ -111,6 +111,8 @@ type Streamer struct {
 	failures       atomic.Int64 // connection errors since replication last started
 	statusSent     atomic.Int64
 	keepalivesSeen atomic.Int64
+
+	restart restartState // restart.go
 }
 
 // NewStreamer validates cfg.
@@ -187,10 +189,17 @@ func (s *Streamer) Run(ctx context.Context) error {
 	}
 	backoff := s.cfg.MinBackoff
 	for {
-		progressed, err := s.session(ctx, spool)
+		sctx, done := s.restart.begin(ctx) // restart.go
+		progressed, err := s.session(sctx, spool)
+		restarted := s.restart.end(done)
 		s.connected.Store(false)
 		if ctx.Err() != nil {
 			return nil
+		}
+		if restarted {
+			s.log.Info("replication connection restarted on request; reconnecting")
+			s.reconnects.Add(1)
+			continue
 		}
 		var f fatalError
 		if errors.As(err, &f) {

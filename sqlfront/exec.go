@@ -315,6 +315,9 @@ func (p *plan) scanItem(ex *execCtx, i int, fn func([]Value) error) error {
 	if err != nil {
 		return err
 	}
+	if it.table.part != nil {
+		return p.scanPartRoot(ex, it, v, fn) // partroot.go
+	}
 	t, err := ex.src.Table(ex.ctx, v, it.table.Name)
 	if err != nil {
 		return err

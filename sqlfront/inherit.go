@@ -1,6 +1,7 @@
 package sqlfront
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -67,6 +68,10 @@ func inheritParts(parent string, f *wal.Facts, followed func(string) bool) (part
 // inheritance marks it as reading t's descendants when rv (not ONLY) names
 // a table that has some, or refuses when some are not followed.
 func (pl *planner) inheritance(it *fromItem, rv *pg.RangeVar, t *Table) error {
+	if t.part != nil { // a partitioned root: row by row, its leaves or nothing (partroot.go)
+		it.inherit, it.partOnly = true, !rv.Inh
+		return nil
+	}
 	if !rv.Inh || t.Facts == nil || len(t.Facts.Descendants) == 0 {
 		return nil
 	}
@@ -135,19 +140,38 @@ func (p *plan) scanDescendants(ex *execCtx, it *fromItem, v Version, t *Table, f
 	if len(missing) > 0 {
 		return missingDescendants(-1, t.Name, missing)
 	}
+	return p.scanMapped(ex, it, v, t, parts, fn)
+}
+
+// scanMapped reads the rows of the followed tables names at v, each
+// mapped by column name to t's columns: an inheritance parent's
+// descendants, a partitioned root's leaves (partroot.go).
+func (p *plan) scanMapped(ex *execCtx, it *fromItem, v Version, t *Table, names []string, fn func([]Value) error) error {
 	need, raw := p.neededOf(it), p.rawOf(it)
-	for _, name := range parts {
-		ct, err := ex.src.Table(ex.ctx, v, name)
+	return mappedRows(ex.ctx, ex.src, v, t, names, func(row []*string) error {
+		vals, err := convertRow(t.Columns, row, need, raw)
 		if err != nil {
-			return fmt.Errorf("descendant %s of %s: %w", name, t.Name, err)
+			return err
+		}
+		return fn(vals)
+	})
+}
+
+// mappedRows calls fn with each row of the tables names at v, as texts
+// in t's column order (matched by name). The row passed is reused.
+func mappedRows(ctx context.Context, src Source, v Version, t *Table, names []string, fn func([]*string) error) error {
+	for _, name := range names {
+		ct, err := src.Table(ctx, v, name)
+		if err != nil {
+			return fmt.Errorf("%s of %s: %w", name, t.Name, err)
 		}
 		idx, err := columnMap(t, &ct)
 		if err != nil {
 			return err
 		}
 		mapped := make([]*string, len(idx))
-		err = ex.src.Scan(ex.ctx, v, &ct, "", "", func(row []*string) error {
-			if err := ex.ctx.Err(); err != nil {
+		err = src.Scan(ctx, v, &ct, "", "", func(row []*string) error {
+			if err := ctx.Err(); err != nil {
 				return err
 			}
 			for i, j := range idx {
@@ -156,11 +180,7 @@ func (p *plan) scanDescendants(ex *execCtx, it *fromItem, v Version, t *Table, f
 					mapped[i] = row[j]
 				}
 			}
-			vals, err := convertRow(t.Columns, mapped, need, raw)
-			if err != nil {
-				return err
-			}
-			return fn(vals)
+			return fn(mapped)
 		})
 		if err != nil {
 			return err

@@ -38,6 +38,9 @@ type fromItem struct {
 	likePat expr // LIKE pattern on a text first key column: its prefix bounds the range
 	// inherit: the item reads the table's descendants too (inherit.go).
 	inherit bool
+	// partOnly: FROM ONLY over a partitioned root, which reads no rows
+	// (partroot.go).
+	partOnly bool
 }
 
 // scopeCol is a column visible to expressions.

@@ -616,6 +616,9 @@ func (pl *planner) table(rv *pg.RangeVar, asOf string) (*Table, error) {
 		}
 	}
 	if found == nil {
+		if t, err := pl.partRootTable(rv, schema, asOf); t != nil || err != nil { // partroot.go
+			return t, err
+		}
 		if err := pl.partitionedRoot(rv, schema); err != nil {
 			return nil, err
 		}

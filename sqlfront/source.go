@@ -47,6 +47,8 @@ type Table struct {
 	// codec encodes the primary key (nil for keyless tables and tables
 	// described by other sources): reads of the in-memory HEAD need it.
 	codec *rowenc.KeyCodec
+	// part is set for a partitioned root, read as its leaves (partroot.go).
+	part *wal.PartRoot
 }
 
 // Version is one resolved, committed version. Reads made with the same

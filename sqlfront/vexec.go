@@ -105,6 +105,9 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 		}
 		ptypes = append(ptypes, lplan.T(t))
 	}
+	if err := pl.onlyPartRoot(stmt); err != nil {
+		return err // partroot_vec.go
+	}
 	q, err := lplan.BindParams(stmt, cat, ptypes)
 	if err != nil {
 		return fail(err)
@@ -248,6 +251,9 @@ func (s *vecSource) Scan(ctx context.Context, d *lplan.TableDef, fn func(row []*
 		return s.scanCatalog(ctx, r, fn) // pgcatalog_plan.go
 	}
 	planned := s.tables[d]
+	if planned.part != nil {
+		return s.scanPartRoot(ctx, planned, fn) // partroot_vec.go
+	}
 	v, err := s.ex.sess.versionFor(ctx, "")
 	if err != nil {
 		return err
