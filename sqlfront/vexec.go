@@ -269,6 +269,9 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 		return err
 	}
 	opts := exec.Options{WorkMem: vecWorkMem(ex.sess)}
+	if ex.sess != nil {
+		opts.Clock = ex.sess.libraryContext() // clock.go
+	}
 	for i, v := range ex.params {
 		var pv types.Value
 		if i < len(p.vec.params) && v != nil {
