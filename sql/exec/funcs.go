@@ -140,7 +140,7 @@ func libraryErr(err error) error {
 	if !ok {
 		return err
 	}
-	return &types.Error{Code: be.Code, Message: be.Message, Detail: be.Detail}
+	return &types.Error{Code: be.Code, Message: be.Message, Detail: be.Detail, Hint: be.Hint}
 }
 
 // conditional compiles COALESCE (an argument evaluated only on the rows
