@@ -134,11 +134,10 @@ func evalBuiltin(e *env, call *builtin.Call, from []uint32, vals []Value, pos in
 
 // builtinContext is the statement's clock for the library.
 func builtinContext(e *env) *builtin.Context {
-	c := &builtin.Context{Random: rand.Float64}
 	if e != nil && e.ex != nil && e.ex.sess != nil {
-		c.TxnStart, c.StmtStart = e.ex.sess.txStart, e.ex.sess.stmtStart
+		return e.ex.sess.libraryContext() // clock.go
 	}
-	return c
+	return &builtin.Context{Random: rand.Float64}
 }
 
 // catalogText are the types whose type-catalog value is a string (the

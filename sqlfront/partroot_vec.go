@@ -43,9 +43,10 @@ func (pl *planner) onlyPartRoot(stmt *pg.Node) error {
 }
 
 // scanPartRoot reads a partitioned root planned as t for sql/exec at the
-// statement's version: its leaves' rows in t's column order.
-func (s *vecSource) scanPartRoot(ctx context.Context, t *Table, fn func(row []*string) error) error {
-	v, err := s.ex.sess.versionFor(ctx, "")
+// statement's version, or at ref when the reference was written with
+// AS OF ref (vexec_asof.go): its leaves' rows in t's column order.
+func (s *vecSource) scanPartRoot(ctx context.Context, t *Table, ref string, fn func(row []*string) error) error {
+	v, err := s.ex.sess.versionFor(ctx, ref)
 	if err != nil {
 		return err
 	}

@@ -313,7 +313,7 @@ func (pl *planner) planCatalog(stmt *pg.Node, declared []uint32) error {
 		case err == nil:
 			return unsupported(-1, "this use of parameters in a catalog query")
 		case errors.As(err, &pe):
-			return &Error{Code: pe.Code, Pos: int(pe.Position) - 1, Msg: strings.TrimPrefix(pe.Message, "not supported yet: ")}
+			return &Error{Code: pe.Code, Pos: int(pe.Position) - 1, Msg: strings.TrimPrefix(pe.Message, "not supported yet: "), Detail: pe.Detail, Hint: pe.Hint}
 		case errors.As(err, &te):
 			return typesErr(err)
 		}

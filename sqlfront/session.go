@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"net"
 	"slices"
 	"strconv"
@@ -54,6 +55,8 @@ type session struct {
 	// stmtStart and txStart are when the running statement and its
 	// transaction began (statement_timestamp(), now()).
 	stmtStart, txStart time.Time
+	// rng is random()'s source (clock.go), made at its first use.
+	rng *rand.Rand
 }
 
 // selectTags are the command tags of selects of few rows, made once.
@@ -913,6 +916,9 @@ func (s *session) binary(v Value, t uint32, txt string) ([]byte, error) {
 		return []byte(txt), nil
 	case oidNumeric:
 		return numericSend(v.(*Num))
+	}
+	if b, ok, err := dateTimeSend(t, txt); ok {
+		return b, err // binary_datetime.go
 	}
 	typ, ok := s.tm.TypeForOID(t)
 	if !ok {

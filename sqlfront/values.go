@@ -134,7 +134,7 @@ func typesErr(err error) error {
 		return err
 	}
 	e := errf(te.Code, -1, "%s", te.Message)
-	e.Detail = te.Detail
+	e.Detail, e.Hint = te.Detail, te.Hint
 	return e
 }
 

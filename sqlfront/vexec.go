@@ -30,6 +30,7 @@ import (
 type vecPlan struct {
 	prep   *exec.Prepared
 	tables map[*lplan.TableDef]*Table
+	refs   map[*lplan.TableDef]string // AS OF refs (vexec_asof.go)
 	oids   []uint32
 	// uses: the types any column of the statement has (the output of
 	// some depends on session settings sql/exec does not follow).
@@ -45,6 +46,7 @@ type vecPlan struct {
 type vecCatalog struct {
 	pl     *planner
 	tables map[*lplan.TableDef]*Table
+	refs   map[*lplan.TableDef]string // AS OF refs of the tables read at one (vexec_asof.go)
 	byName map[string]*lplan.TableDef
 	virt   map[*lplan.TableDef]*pgScan // catalog relations (pgcatalog_plan.go)
 	err    error
@@ -55,14 +57,22 @@ func (c *vecCatalog) Table(schema, name string) *lplan.TableDef {
 	if d := c.catalogTable(schema, name); d != nil {
 		return d // pgcatalog_plan.go
 	}
+	return c.tableRef(schema, name, "")
+}
+
+// tableRef is Table at AS OF ref ("": the statement's version).
+func (c *vecCatalog) tableRef(schema, name, ref string) *lplan.TableDef {
 	if schema == "" {
 		schema = "public"
 	}
 	key := schema + "." + name
+	if ref != "" {
+		key += " AS OF " + ref
+	}
 	if d, ok := c.byName[key]; ok {
 		return d
 	}
-	t, err := c.pl.table(&pg.RangeVar{Schemaname: schema, Relname: name, Location: -1}, "")
+	t, err := c.pl.table(&pg.RangeVar{Schemaname: schema, Relname: name, Location: -1}, ref)
 	if err != nil {
 		if c.err == nil {
 			c.err = err
@@ -75,6 +85,9 @@ func (c *vecCatalog) Table(schema, name string) *lplan.TableDef {
 	}
 	c.byName[key] = d
 	c.tables[d] = t
+	if ref != "" {
+		c.refs[d] = ref
+	}
 	return d
 }
 
@@ -83,7 +96,7 @@ func (c *vecCatalog) Table(schema, name string) *lplan.TableDef {
 // exactly either.
 func (pl *planner) planVectorized(stmt *pg.Node, declared []uint32, refusal error) error {
 	var fe *Error
-	if !errors.As(refusal, &fe) || fe.Code != codeUnsupported || len(pl.asOf) > 0 || factsRefusal(fe) {
+	if !errors.As(refusal, &fe) || fe.Code != codeUnsupported || !pl.asOfPlannable() || factsRefusal(fe) {
 		return refusal
 	}
 	return pl.planVec(stmt, declared, func(err error) error {
@@ -97,7 +110,7 @@ func (pl *planner) planVectorized(stmt *pg.Node, declared []uint32, refusal erro
 // planVec plans stmt for sql/exec; fail gives the error to answer for
 // a binder or executor refusal (nil: parameters typed inconsistently).
 func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) error) error {
-	cat := &vecCatalog{pl: pl, tables: map[*lplan.TableDef]*Table{}, byName: map[string]*lplan.TableDef{}, virt: map[*lplan.TableDef]*pgScan{}}
+	cat := &vecCatalog{pl: pl, tables: map[*lplan.TableDef]*Table{}, refs: map[*lplan.TableDef]string{}, byName: map[string]*lplan.TableDef{}, virt: map[*lplan.TableDef]*pgScan{}}
 	var ptypes []lplan.Type
 	for _, t := range declared {
 		if t == 0 {
@@ -132,7 +145,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	if err != nil {
 		return fail(err)
 	}
-	p := &plan{kind: "select", tag: "SELECT", vec: &vecPlan{prep: prep, tables: cat.tables, uses: map[uint32]bool{}, virt: cat.virt}}
+	p := &plan{kind: "select", tag: "SELECT", vec: &vecPlan{prep: prep, tables: cat.tables, refs: cat.refs, uses: map[uint32]bool{}, virt: cat.virt}}
 	for id := 1; id <= q.MD.Len(); id++ {
 		p.vec.uses[q.MD.Column(lplan.ColumnID(id)).Type.OID] = true
 	}
@@ -239,6 +252,7 @@ func paramsConsistent(rel lplan.Rel, types []lplan.Type) bool {
 type vecSource struct {
 	ex     *execCtx
 	tables map[*lplan.TableDef]*Table
+	refs   map[*lplan.TableDef]string // AS OF refs (vexec_asof.go)
 	virt   map[*lplan.TableDef]*pgScan
 	// snaps are the statement's snapshots by version (vexec_scan.go),
 	// released when it ends.
@@ -252,9 +266,9 @@ func (s *vecSource) Scan(ctx context.Context, d *lplan.TableDef, fn func(row []*
 	}
 	planned := s.tables[d]
 	if planned.part != nil {
-		return s.scanPartRoot(ctx, planned, fn) // partroot_vec.go
+		return s.scanPartRoot(ctx, planned, s.refs[d], fn) // partroot_vec.go
 	}
-	v, err := s.ex.sess.versionFor(ctx, "")
+	v, err := s.ex.sess.versionFor(ctx, s.refs[d])
 	if err != nil {
 		return err
 	}
@@ -278,6 +292,7 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 	opts := exec.Options{WorkMem: vecWorkMem(ex.sess)}
 	if ex.sess != nil {
 		opts.TempDir, opts.TempFileLimit = ex.sess.srv.opts.TempDir, ex.sess.srv.opts.TempFileLimit // extsort.go
+		opts.Clock = ex.sess.libraryContext() // clock.go
 	}
 	for i, v := range ex.params {
 		var pv types.Value
@@ -292,7 +307,7 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 		}
 		opts.Params = append(opts.Params, pv)
 	}
-	src := &vecSource{ex: ex, tables: p.vec.tables, virt: p.vec.virt}
+	src := &vecSource{ex: ex, tables: p.vec.tables, refs: p.vec.refs, virt: p.vec.virt}
 	defer src.release()
 	err := p.vec.prep.Run(membudget.WithAccount(ex.ctx, ex.mem), src, opts, func(b *exec.Batch) error {
 		for i := 0; i < b.N; i++ {

@@ -98,9 +98,6 @@ func TestVectorizedFunctions(t *testing.T) {
 		// The library refuses what it cannot compute exactly.
 		{sql: "SELECT log(id)" + from, refuse: true},
 		{sql: "SELECT id, CASE WHEN id > 100 THEN ln(0) END" + from + " ORDER BY id"},
-		// The executor has no statement clock or random source.
-		{sql: "SELECT now() > ts" + from, refuse: true},
-		{sql: "SELECT random()" + from, refuse: true},
 	}
 	diffVectorized(t, r, cases)
 }

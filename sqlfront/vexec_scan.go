@@ -38,7 +38,7 @@ func (s *vecSource) ScanTyped(ctx context.Context, req *exec.ScanRequest, fn fun
 	if !ok || hs.H == nil || hs.H.Snapshots() == nil || planned.part != nil { // a partitioned root: partroot_vec.go
 		return s.scanText(ctx, req, fn)
 	}
-	v, err := s.ex.sess.versionFor(ctx, "")
+	v, err := s.ex.sess.versionFor(ctx, s.refs[req.Table])
 	if err != nil {
 		return err
 	}

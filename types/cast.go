@@ -311,6 +311,11 @@ func fromDate(d DateVal, to OID) (Value, error) {
 	case DateNegInf:
 		return TimestampNegInf, nil
 	}
+	// A date past the timestamps' last day is out of range (checked
+	// before multiplying: a date near its own limit overflows int64).
+	if int64(d) >= timestampEndJulian-postgresEpochJDate {
+		return nil, errorf(CodeDatetimeField, "date out of range for timestamp")
+	}
 	us := int64(d) * usecsPerDay
 	if !tsInRange(us) {
 		return nil, errorf(CodeDatetimeField, "date out of range for timestamp")

@@ -21,11 +21,13 @@ const (
 	CodeInvalidEscape   = "22025" // invalid_escape_sequence
 )
 
-// Error is an error with PostgreSQL's SQLSTATE and message.
+// Error is an error with PostgreSQL's SQLSTATE, message and the
+// optional DETAIL and HINT lines the client is sent with it.
 type Error struct {
 	Code    string
 	Message string
 	Detail  string
+	Hint    string
 }
 
 func (e *Error) Error() string { return e.Message }

@@ -29,6 +29,7 @@ import (
 	"fmt"
 
 	"github.com/sidecar-dev/sidecar/membudget"
+	"github.com/sidecar-dev/sidecar/sql/builtin"
 	"github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
 )
@@ -77,6 +78,10 @@ type Options struct {
 	// TempFileLimit caps the bytes a statement's temporary files hold
 	// (0: no cap); past it the statement fails with 53400.
 	TempFileLimit int64
+	// Clock is the session's statement clock and random source (now(),
+	// statement_timestamp(), clock_timestamp(), random(); clock.go);
+	// nil: those calls refuse with 0A000.
+	Clock *builtin.Context
 }
 
 // env is the state of one execution.
@@ -103,12 +108,15 @@ type env struct {
 	// foldErr is the error of a constant expression, which PostgreSQL
 	// raises while planning: the statement fails with it before a row.
 	foldErr error
+	// clock is what library calls read besides their arguments
+	// (Options.Clock; never nil).
+	clock *builtin.Context
 }
 
 func newEnv(ctx context.Context, src Source, md *plan.Metadata, limit int64, params []types.Value) *env {
 	return &env{ctx: ctx, src: src, md: md, params: params, limit: limit, acct: membudget.AccountFrom(ctx),
 		ctes: map[*plan.CTE]*rowSet{}, subVals: map[*plan.Subquery]*subResult{},
-		outer: map[plan.ColumnID]types.Value{}}
+		outer: map[plan.ColumnID]types.Value{}, clock: &builtin.Context{}}
 }
 
 // check reports a cancelled or timed-out statement.
@@ -169,6 +177,9 @@ func (p *Prepared) Run(ctx context.Context, src Source, opts Options, emit func(
 	}
 	e := newEnv(ctx, src, p.q.MD, lim, opts.Params)
 	e.tempDir, e.tempLimit = opts.TempDir, opts.TempFileLimit
+	if opts.Clock != nil {
+		e.clock = opts.Clock
+	}
 	op, err := e.build(p.root)
 	if err != nil {
 		return err

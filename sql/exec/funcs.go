@@ -102,15 +102,11 @@ func (c *compiler) function(x *plan.Func) (vexpr, error) {
 		return c.conditional(x)
 	}
 	call := x.Call
-	if clockFuncs[call.Func.Name] || call.Func.Volatility == builtin.Volatile {
-		// The executor has no statement clock or random source.
-		return nil, unsupported("the function " + x.Name + " here")
-	}
 	args, err := c.compileArgs(x.Args)
 	if err != nil {
 		return nil, err
 	}
-	ctx := &builtin.Context{}
+	ctx := c.e.clock // the statement's clock and random source (Options.Clock)
 	return func(b *Batch, sel []int, out []types.Value) error {
 		vecs, err := evalArgs(args, b, sel)
 		if err != nil {
@@ -137,10 +133,6 @@ func stableCall(x *plan.Func) bool {
 	return x.Call != nil && x.Call.Func.Volatility != builtin.Immutable
 }
 
-// clockFuncs read the statement's or transaction's clock, which the
-// executor is not given.
-var clockFuncs = map[string]bool{"now": true, "transaction_timestamp": true, "statement_timestamp": true, "clock_timestamp": true}
-
 // libraryErr is a library error as the type catalog's (the executor's
 // errors carry SQLSTATE, message and detail).
 func libraryErr(err error) error {
@@ -148,7 +140,7 @@ func libraryErr(err error) error {
 	if !ok {
 		return err
 	}
-	return &types.Error{Code: be.Code, Message: be.Message, Detail: be.Detail}
+	return &types.Error{Code: be.Code, Message: be.Message, Detail: be.Detail, Hint: be.Hint}
 }
 
 // conditional compiles COALESCE (an argument evaluated only on the rows

@@ -41,7 +41,7 @@ func push(rel plan.Rel, preds []plan.Scalar) plan.Rel {
 		in := plan.SetOf(x.Input.Columns())
 		var below, above []plan.Scalar
 		for _, p := range preds {
-			if readsOnly(p, in, plan.SetOf(x.Cols)) {
+			if readsOnly(p, in, plan.SetOf(x.Cols)) && !volatile(p) {
 				below = append(below, p)
 			} else {
 				above = append(above, p)
@@ -52,14 +52,15 @@ func push(rel plan.Rel, preds []plan.Scalar) plan.Rel {
 		return &plan.Sort{Input: push(x.Input, preds), Keys: x.Keys}
 	case *plan.Distinct:
 		if x.On == nil {
-			return &plan.Distinct{Input: push(x.Input, preds)}
+			rest, vol := splitVolatile(preds) // volatile.go
+			return filter(&plan.Distinct{Input: push(x.Input, rest)}, vol)
 		}
 	case *plan.Aggregate:
 		// Conjuncts over group columns only filter whole groups: below.
 		groups := plan.SetOf(x.GroupBy)
 		var below, above []plan.Scalar
 		for _, p := range preds {
-			if len(x.GroupBy) > 0 && x.Sets == nil && readsOnly(p, groups, plan.SetOf(x.Columns())) {
+			if len(x.GroupBy) > 0 && x.Sets == nil && readsOnly(p, groups, plan.SetOf(x.Columns())) && !volatile(p) {
 				below = append(below, p)
 			} else {
 				above = append(above, p)

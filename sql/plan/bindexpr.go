@@ -92,6 +92,8 @@ func (b *binder) expr(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
 		return b.subLink(n.GetSubLink(), sc, ctx)
 	case n.GetGroupingFunc() != nil:
 		return b.groupingFunc(n.GetGroupingFunc(), sc, ctx)
+	case n.GetSqlvalueFunction() != nil:
+		return b.sqlValueFunction(n.GetSqlvalueFunction()) // clock.go
 	}
 	return nil, unsupported("this expression", -1)
 }
@@ -385,6 +387,8 @@ func colName(n *pg.Node) string {
 		return "case"
 	case n.GetGroupingFunc() != nil:
 		return "grouping"
+	case n.GetSqlvalueFunction() != nil:
+		return sqlValueName(n.GetSqlvalueFunction())
 	case n.GetCoalesceExpr() != nil:
 		return "coalesce"
 	case n.GetMinMaxExpr() != nil:

@@ -90,11 +90,11 @@ func libraryErr(err error) *Error {
 		if m, cut := strings.CutPrefix(be.Message, "sidecar does not support "); cut && be.Code == CodeFeatureNotSupported {
 			return unsupported(m, -1)
 		}
-		return &Error{Code: be.Code, Message: be.Message}
+		return &Error{Code: be.Code, Message: be.Message, Detail: be.Detail, Hint: be.Hint}
 	}
 	var te *types.Error
 	if errors.As(err, &te) {
-		return &Error{Code: te.Code, Message: te.Message}
+		return &Error{Code: te.Code, Message: te.Message, Detail: te.Detail, Hint: te.Hint}
 	}
 	return &Error{Code: "XX000", Message: err.Error()}
 }

@@ -21,7 +21,9 @@ const (
 type Error struct {
 	Code     string
 	Message  string
-	Position int32 // 1-based character position in the statement; 0: none
+	Detail   string // PostgreSQL's DETAIL line, if any
+	Hint     string // PostgreSQL's HINT line, if any
+	Position int32  // 1-based character position in the statement; 0: none
 }
 
 func (e *Error) Error() string { return e.Message }

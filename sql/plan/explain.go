@@ -144,6 +144,14 @@ func explainRel(b *strings.Builder, md *Metadata, r Rel, depth int) {
 			args = append(args, expr(a))
 		}
 		line("Function scan %s(%s) (%s)", x.Name, strings.Join(args, ", "), cols(x.Cols))
+	case *RecursiveUnion:
+		all := ""
+		if x.All {
+			all = " All"
+		}
+		line("Recursive Union%s %s #%d (%s)", all, x.Name, x.Work.ID, cols(x.Cols))
+	case *LateralJoin:
+		line("Lateral Join (outer: %s)", cols(x.Outer))
 	}
 	explainSubqueries(b, md, r, depth+1)
 	for _, in := range r.Inputs() {

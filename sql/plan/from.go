@@ -191,7 +191,7 @@ func (b *binder) rangeVar(rv *pg.RangeVar) (Rel, *item, error) {
 			return ref, newItem(alias, b.scopeCols(ref.Cols, names)), nil
 		}
 	}
-	t := b.cat.Table(rv.Schemaname, rv.Relname)
+	t := b.catalogTable(rv) // asof.go
 	if t == nil {
 		name := rv.Relname
 		if rv.Schemaname != "" {

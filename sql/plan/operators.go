@@ -42,7 +42,7 @@ func (b *binder) aexpr(a *pg.A_Expr, sc *scope, ctx *exprCtx) (Scalar, error) {
 			if op == "+" {
 				return r, nil
 			}
-			return nil, unsupported("prefix operator "+op, a.Location)
+			return b.libraryOperator(op, []Scalar{r}, a.Location) // libops.go
 		}
 		l, r, err := sides()
 		if err != nil {
@@ -179,7 +179,7 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 		}
 		return &Op{Op: op, Args: []Scalar{l, r}, T: T(t)}, nil
 	}
-	return nil, unsupported("operator "+op, loc)
+	return b.libraryOperator(op, []Scalar{l, r}, loc) // libops.go
 }
 
 // operandType is the type an untyped literal takes opposite an operand

@@ -1,0 +1,25 @@
+package sqlfront
+
+import "github.com/sidecar-dev/sidecar/types"
+
+// dateTimeSend is the binary form of a date, timestamp or timestamptz
+// given as its output text, by the type catalog's send function
+// (date_send, timestamp_send): ±infinity are sent as PostgreSQL sends
+// them (the int32/int64 extremes), which pgtype's encoder cannot do.
+// ok is false for other types.
+func dateTimeSend(t uint32, txt string) (b []byte, ok bool, err error) {
+	switch t {
+	case oidDate, oidTimestamp, oidTimestamptz:
+	default:
+		return nil, false, nil
+	}
+	v, err := types.In(t, -1, txt)
+	if err != nil {
+		return nil, true, errf(codeInternal, -1, "binary encoding of %s %q: %v", typeName(t), txt, err)
+	}
+	b, err = types.Send(t, v)
+	if err != nil {
+		return nil, true, typesErr(err)
+	}
+	return b, true, nil
+}
