@@ -226,14 +226,15 @@ func TestPageFileReusesSpace(t *testing.T) {
 // the cache: after the scan, reading them again misses nothing. The scan
 // read ahead of itself.
 func TestPageCacheScanResistant(t *testing.T) {
-	pf := testPageFile(t, 0)
-	h, rows := diskHeap(t, pf, 20000)
-	// A cache of 16 decoded pages.
-	s0 := h.Snapshot()
-	pid, _ := diskPage(t, h)
+	// A cache of 16 decoded pages (their size read from a first heap: the
+	// cache is the file's from its opening, as cleanups read it).
+	h0, _ := diskHeap(t, testPageFile(t, 0), 1000)
+	s0 := h0.Snapshot()
+	pid, _ := diskPage(t, h0)
 	pageBytes := s0.Page(pid).p.memBytes()
 	s0.Release()
-	pf.cache = NewPageCache(16 * pageBytes)
+	pf := testPageFile(t, 16*pageBytes)
+	h, rows := diskHeap(t, pf, 20000)
 
 	// Hot rows: one per page on 6 pages on disk.
 	var hot []RowID
