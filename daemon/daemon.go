@@ -217,7 +217,12 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	}
 	// Loaded (loadHead) once the listeners are up: reads go to the trees
 	// until then.
-	model := head.New(head.Options{Heap: heap.Config{Budget: d.mem.pages},
+	if err := d.openPageFile(); err != nil {
+		d.m.Close(context.Background())
+		return err
+	}
+	defer d.mem.pageFile.Close()
+	model := head.New(head.Options{Heap: heap.Config{Budget: d.mem.pages, Pages: d.mem.pageFile},
 		Persist: &head.Persist{DB: d.db, Logger: d.log, Mirror: d.m, Every: every}})
 	d.head = newHeadLoad(model)
 	if d.opts.OnHead != nil {

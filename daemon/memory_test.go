@@ -73,7 +73,10 @@ func TestMemoryBudgetInStatusAndMetrics(t *testing.T) {
 	}
 	_, body := httpGet(t, r.addr+"/metrics")
 	for _, want := range []string{`sidecar_memory_budget_bytes{key="heap.memory",part="heap"}`, `sidecar_memory_budget_bytes{key="memory.limit",part="limit"} 5.36870912e+08`,
-		`sidecar_memory_used_bytes{part="node_cache"}`, `sidecar_memory_used_bytes{part="query"} 0`} {
+		`sidecar_memory_used_bytes{part="node_cache"}`, `sidecar_memory_used_bytes{part="query"} 0`,
+		`sidecar_head_page_cache_total{event="hit"}`, `sidecar_head_page_cache_total{event="miss"}`,
+		`sidecar_head_page_cache_total{event="eviction"}`, `sidecar_head_page_cache_bytes{state="limit"}`,
+		`sidecar_head_page_file_total{op="read"}`, `sidecar_head_page_file_bytes{state="file"}`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}

@@ -1,6 +1,7 @@
 package head
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/sidecar-dev/sidecar/heap"
@@ -40,10 +41,34 @@ func loadBudgetTable(tb testing.TB, n int, cfg heap.Config) (*Model, *Table) {
 // Snapshot.Row, which decoded the row's whole page for each row and kept
 // nothing (a 1,024-row page decoded 1,024 times; 3M rows did not finish in
 // 10 minutes). Scans read in chunks, as the SQL port does (a new snapshot
-// per chunk), and with the heap's projection.
+// per chunk), and with the heap's projection. The same with the cold
+// pages on disk (heap.PageFile) behind a page cache far smaller than the
+// table.
 func TestColdScanDecodesEachPageOnce(t *testing.T) {
+	pf, err := heap.OpenPageFile(t.TempDir(), 128<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	for _, disk := range []bool{false, true} {
+		t.Run(fmt.Sprintf("disk=%v", disk), func(t *testing.T) {
+			cfg := heap.Config{PageRows: 256, Budget: heap.NewPageBudget(256 << 10)}
+			if disk {
+				cfg.Pages = pf
+			}
+			coldScanOnce(t, cfg)
+			if disk {
+				if st := pf.Stats(); st.Reads == 0 || st.ReadAhead == 0 {
+					t.Errorf("cold pages not read from the page file: %+v", st)
+				}
+			}
+		})
+	}
+}
+
+func coldScanOnce(t *testing.T, cfg heap.Config) {
 	const rows = 60_000
-	m, tb := loadBudgetTable(t, rows, heap.Config{PageRows: 256, Budget: heap.NewPageBudget(256 << 10)})
+	m, tb := loadBudgetTable(t, rows, cfg)
 	mem := tb.Heap().Memory()
 	if mem.ColdPages < 10*mem.DecodedPages {
 		t.Fatalf("the test wants most pages cold: %+v", mem)

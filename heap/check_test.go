@@ -17,8 +17,11 @@ func checkInvariants(s *Snapshot) error {
 	table := make([]ColStats, len(h.schema.Columns))
 	for i := range s.v.pages.len() {
 		p := s.v.pages.at(i)
-		if p.cold != nil {
-			q := h.thaw(p, 0)
+		if p.isCold() {
+			q, err := h.thawStats(p, 0, nil)
+			if err != nil {
+				return err
+			}
 			if q.id != p.id || q.n != p.n || q.nlive != p.nlive || q.ndead != p.ndead || q.varUsed != p.varUsed || p.garbage != 0 {
 				return fmt.Errorf("cold page %d: header %d/%d/%d/%d/%d, decoded %d/%d/%d/%d/%d", i, p.id, p.n, p.nlive, p.ndead, p.varUsed, q.id, q.n, q.nlive, q.ndead, q.varUsed)
 			}

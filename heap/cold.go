@@ -10,6 +10,9 @@ import (
 // memBytes estimates the bytes page p holds in memory.
 func (p *page) memBytes() int64 {
 	n := int64(8 * (len(p.live) + len(p.dead)))
+	if p.disk != nil {
+		return n + 64
+	}
 	if p.cold != nil {
 		return n + int64(cap(p.cold))
 	}
@@ -22,35 +25,76 @@ func (p *page) memBytes() int64 {
 
 // freeze returns the cold form of p: its image compressed, with the header,
 // bitmaps and summaries kept decoded. The image holds only live values, so
-// the cold page has no garbage.
+// the cold page has no garbage. With a page file (Config.Pages) the image
+// is written there; if the write fails it is kept in memory instead (the
+// file counts the failure).
 func (h *Heap) freeze(p *page) *page {
 	img := encodePage(nil, p, &h.schema)
-	return &page{
+	q := &page{
 		id: p.id, epoch: p.epoch, n: p.n, live: p.live, dead: p.dead, nlive: p.nlive, ndead: p.ndead,
 		stats: p.stats, varUsed: p.varUsed - p.garbage,
-		cold: slices.Clip(h.z.compress(nil, img, h.codec)),
 	}
-}
-
-// thaw decodes a cold page into a page owned by epoch.
-func (h *Heap) thaw(p *page, epoch uint64) *page { return h.thawStats(p, epoch, nil) }
-
-// thawView decodes a cold page for readers only: the page's kept summaries
-// are shared instead of recomputed (a reader never writes the page).
-func (h *Heap) thawView(p *page) *page { return h.thawStats(p, 0, p.stats) }
-
-func (h *Heap) thawStats(p *page, epoch uint64, stats []ColStats) *page {
-	h.thaws.Add(1)
-	raw, err := h.z.decompress(nil, p.cold)
-	if err == nil {
-		var q *page
-		if q, err = decodePageStats(raw, &h.schema, h.cfg.PageRows, epoch, stats); err == nil {
+	blob := h.z.compress(nil, img, h.codec)
+	if h.cfg.Pages != nil {
+		if r, err := h.cfg.Pages.write(h.owner, p.id, blob); err == nil {
+			q.disk = r
 			return q
 		}
 	}
-	// The heap encoded these bytes itself, in memory: failing to read them
-	// back is a bug or memory corruption, not bad input.
-	panic(fmt.Sprintf("heap: cannot decode cold page %d: %v", p.id, err))
+	q.cold = slices.Clip(blob)
+	return q
+}
+
+// coldImage is cold page p's compressed image: in memory, or read from
+// its page file record (checked: an error is a *PageError).
+func (h *Heap) coldImage(p *page) ([]byte, error) {
+	if p.disk != nil {
+		return p.disk.read()
+	}
+	return p.cold, nil
+}
+
+// mustThaw decodes a cold page into a page owned by epoch, for the writer;
+// a page that cannot be read back panics with its *PageError (Apply turns
+// it into its error).
+func (h *Heap) mustThaw(p *page, epoch uint64) *page {
+	q, err := h.thawStats(p, epoch, nil)
+	if err != nil {
+		panic(err)
+	}
+	return q
+}
+
+// thawView decodes a cold page for readers only: the page's kept summaries
+// are shared instead of recomputed (a reader never writes the page).
+func (h *Heap) thawView(p *page) (*page, error) { return h.thawStats(p, 0, p.stats) }
+
+// thawStats decodes cold page p. An image that does not read back is a
+// *PageError naming the page: from a page file, a damaged record; from
+// memory, a bug or memory corruption. Either way no row of it is served.
+func (h *Heap) thawStats(p *page, epoch uint64, stats []ColStats) (*page, error) {
+	h.thaws.Add(1)
+	blob, err := h.coldImage(p)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := h.z.decompress(nil, blob)
+	if err == nil {
+		var q *page
+		if q, err = decodePageStats(raw, &h.schema, h.cfg.PageRows, epoch, stats); err == nil {
+			if q.id != p.id {
+				err = fmt.Errorf("%w: image holds page %d", ErrCorruptPage, q.id)
+			} else {
+				return q, nil
+			}
+		}
+	}
+	pe := &PageError{Page: p.id, Off: -1, Path: "memory", Err: err}
+	if p.disk != nil {
+		pe.Off, pe.Path = p.disk.off, p.disk.pf.path
+		p.disk.pf.corrupt.Add(1)
+	}
+	return nil, pe
 }
 
 // evict makes pages cold, longest-unwritten first, until decoded pages
@@ -62,7 +106,7 @@ func (h *Heap) evict(w *version) {
 	var cand []uint32
 	for pid := range w.pages.len() {
 		p := w.pages.at(pid)
-		if p.cold != nil {
+		if p.isCold() {
 			continue
 		}
 		decoded += p.memBytes()
@@ -99,7 +143,7 @@ func (h *Heap) evict(w *version) {
 		if decoded <= target {
 			break
 		}
-		if p := w.pages.at(pid); p.cold == nil && p.epoch == w.epoch {
+		if p := w.pages.at(pid); !p.isCold() && p.epoch == w.epoch {
 			decoded -= p.memBytes()
 			w.pages.set(pid, h.freeze(p), w.epoch)
 		}
@@ -121,7 +165,7 @@ const midBatchEvictOps = 1024
 func (h *Heap) evictMidBatch(w *version) {
 	var decoded int64
 	for pid := range w.pages.len() {
-		if p := w.pages.at(pid); p.cold == nil {
+		if p := w.pages.at(pid); !p.isCold() {
 			decoded += p.memBytes()
 		}
 	}
@@ -134,7 +178,7 @@ func (h *Heap) evictMidBatch(w *version) {
 		if decoded <= target {
 			return
 		}
-		if p := w.pages.at(pid); p.cold == nil && p.epoch != w.epoch {
+		if p := w.pages.at(pid); !p.isCold() && p.epoch != w.epoch {
 			decoded -= p.memBytes()
 			w.pages.set(pid, h.freeze(p), w.epoch)
 		}
@@ -146,8 +190,8 @@ func (h *Heap) evictMidBatch(w *version) {
 	kept := w.touched[:0]
 	for _, pid := range w.touched[:len(w.touched)-1] {
 		p := w.pages.at(int(pid))
-		if decoded <= target || p.cold != nil || pid == last {
-			if p.cold == nil && pid != last {
+		if decoded <= target || p.isCold() || pid == last {
+			if !p.isCold() && pid != last {
 				kept = append(kept, pid)
 			}
 			continue
@@ -164,10 +208,13 @@ func (h *Heap) evictMidBatch(w *version) {
 // writers and readers): how much a budget too small for the reads costs.
 func (h *Heap) Thaws() int64 { return h.thaws.Load() }
 
-// MemoryStats describes where the heap's pages are.
+// MemoryStats describes where the heap's pages are. ColdBytes is what
+// cold pages hold in memory; DiskPages of the ColdPages have their image
+// in the page file (Config.Pages), not in memory.
 type MemoryStats struct {
 	DecodedPages, ColdPages int
 	DecodedBytes, ColdBytes int64
+	DiskPages               int
 }
 
 // Memory reports the current version's page memory.
@@ -176,7 +223,11 @@ func (h *Heap) Memory() MemoryStats {
 	v := h.cur.Load()
 	for i := range v.pages.len() {
 		p := v.pages.at(i)
-		if p.cold != nil {
+		if p.disk != nil {
+			m.DiskPages++
+			m.ColdPages++
+			m.ColdBytes += p.memBytes()
+		} else if p.cold != nil {
 			m.ColdPages++
 			m.ColdBytes += p.memBytes()
 		} else {

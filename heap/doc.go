@@ -54,7 +54,10 @@
 //
 // Config.Memory (heap.memory) bounds the decoded pages: past it, pages
 // written longest ago are kept compressed (s2 by default) with their
-// summaries and bitmaps decoded, and decoded on demand. Checkpoint writes
+// summaries and bitmaps decoded, and decoded on demand. With a PageFile
+// (Config.Pages) the compressed images are on disk instead, read back by
+// pread through a scan-resistant PageCache (pagefile.go, pagecache.go).
+// Checkpoint writes
 // the pages changed since the previous checkpoint, compressed, through a
 // PageStore in one batch with the LSN they reflect (never one key per
 // row); Open restores from the last checkpoint. MemStore is the in-memory

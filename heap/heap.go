@@ -46,6 +46,10 @@ type Config struct {
 	// batch keeps its decoded pages within what the others leave of it,
 	// making its own pages cold. It replaces Memory.
 	Budget *PageBudget
+	// Pages, when set, is where cold pages go: written to this page file
+	// and read back by pread through its page cache, instead of kept
+	// compressed in memory (pagefile.go). Shared by heaps like Budget.
+	Pages *PageFile
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -154,6 +158,7 @@ type Heap struct {
 	codec   Codec
 	z       *compressor
 	charge  *budgetCharge // this heap's share of cfg.Budget (nil without one)
+	owner   uint64        // this heap's id in cfg.Pages
 	// midFrozen counts pages of a batch in progress made cold (tests).
 	midFrozen int
 }
@@ -186,6 +191,9 @@ func New(schema Schema, cfg Config) (*Heap, error) {
 	}
 	if cfg.Budget != nil {
 		h.chargeTo(cfg.Budget)
+	}
+	if cfg.Pages != nil {
+		h.owner = cfg.Pages.newOwner()
 	}
 	h.cur.Store(&version{stats: make([]ColStats, len(s.Columns))})
 	return h, nil
@@ -220,9 +228,9 @@ func (h *Heap) begin(cur *version, lsn uint64) *version {
 // if it was not yet.
 func (h *Heap) mut(w *version, pid uint32) *page {
 	p := w.pages.at(int(pid))
-	if p.epoch != w.epoch || p.cold != nil {
-		if p.cold != nil {
-			p = h.thaw(p, w.epoch)
+	if p.epoch != w.epoch || p.isCold() {
+		if p.isCold() {
+			p = h.mustThaw(p, w.epoch)
 		} else {
 			p = p.clone(w.epoch)
 		}
@@ -234,7 +242,7 @@ func (h *Heap) mut(w *version, pid uint32) *page {
 
 // readable returns page pid of w decoded, for reading.
 func (h *Heap) readable(w *version, pid uint32) *page {
-	if p := w.pages.at(int(pid)); p.cold == nil {
+	if p := w.pages.at(int(pid)); !p.isCold() {
 		return p
 	}
 	return h.mut(w, pid)
@@ -242,11 +250,22 @@ func (h *Heap) readable(w *version, pid uint32) *page {
 
 // Apply applies a batch and publishes it as one new version. It returns,
 // per op, the row id the row has afterwards (see OpKind). On error nothing
-// of the batch is published.
-func (h *Heap) Apply(b Batch) ([]RowID, error) {
+// of the batch is published; a cold page that cannot be read back is a
+// *PageError.
+func (h *Heap) Apply(b Batch) (_ []RowID, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	cur := h.cur.Load()
+	defer func() {
+		if r := recover(); r != nil {
+			pe, ok := r.(*PageError)
+			if !ok {
+				panic(r)
+			}
+			h.rollback(cur)
+			err = fmt.Errorf("heap apply: %w", pe)
+		}
+	}()
 	if b.LSN < cur.lsn {
 		return nil, fmt.Errorf("heap apply: LSN %d is behind the heap's %d", b.LSN, cur.lsn)
 	}
@@ -604,8 +623,8 @@ func (h *Heap) Compact() []Move {
 	var x cell
 	for i := range cur.pages.len() {
 		src := cur.pages.at(i)
-		if src.cold != nil {
-			src = h.thaw(src, 0)
+		if src.isCold() {
+			src = h.mustThaw(src, 0)
 		}
 		for s := 0; s < src.n; s++ {
 			if !bit(src.live, s) {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -76,15 +77,22 @@ func randRow(r *rand.Rand, id int64) []byte {
 func TestModel(t *testing.T) {
 	seed := seed.New(t, seedFlag)
 	r := rand.New(rand.NewPCG(seed, 1))
+	pf := testPageFile(t, 32<<10)
 	for _, cfg := range []Config{
 		{PageRows: 64, PageBytes: 4096},
 		{PageRows: 300, PageBytes: 16 << 10, FillFactor: 100, DeadPercent: -1},
 		{PageRows: 1024, DeadPercent: 50},
 		{PageRows: 32, PageBytes: 2048, Memory: 64 << 10},
 		{PageRows: 32, PageBytes: 2048, Budget: NewPageBudget(256 << 10)},
+		{PageRows: 32, PageBytes: 2048, Memory: 64 << 10, Pages: pf},
+		{PageRows: 32, PageBytes: 2048, Budget: NewPageBudget(128 << 10), Pages: pf},
 	} {
-		t.Run(fmt.Sprintf("rows%d-bytes%d-mem%d", cfg.PageRows, cfg.PageBytes, cfg.Memory), func(t *testing.T) {
-			runModel(t, r, cfg, 150)
+		t.Run(fmt.Sprintf("rows%d-bytes%d-mem%d-disk%v", cfg.PageRows, cfg.PageBytes, cfg.Memory, cfg.Pages != nil), func(t *testing.T) {
+			steps := 150
+			if cfg.Pages != nil {
+				steps = 80 // the same paths as above, plus the page file's
+			}
+			runModel(t, r, cfg, steps)
 		})
 	}
 }
@@ -169,6 +177,9 @@ func runModel(t *testing.T, r *rand.Rand, cfg Config, steps int) {
 					delete(model, op.ID)
 				}
 			}
+		}
+		if cfg.Pages != nil && step%10 == 0 {
+			runtime.GC() // records no version reaches are freed, their space reused
 		}
 		snap := h.Snapshot()
 		checkModel(t, step, snap, model)

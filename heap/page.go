@@ -74,7 +74,14 @@ type page struct {
 	// page was made cold by the memory bound (cold.go). Everything else
 	// above stays valid.
 	cold []byte
+	// disk, when set, is the page's record in a PageFile (Config.Pages):
+	// a cold page whose compressed image is on disk, not in cold.
+	disk *diskRef
 }
+
+// isCold reports whether p is cold: its values compressed, in memory or
+// on disk, and cols nil.
+func (p *page) isCold() bool { return p.cold != nil || p.disk != nil }
 
 func words(n int) int { return (n + 63) / 64 }
 

@@ -25,6 +25,9 @@ type Snapshot struct {
 	mu     sync.Mutex
 	thawed *[thawSlots]thawedPage
 	tick   uint64
+	// lastMiss is the last page on disk this snapshot missed in its
+	// slots: the next one missed makes the scan sequential (read-ahead).
+	lastMiss int
 }
 
 // thawSlots is how many decoded cold pages a snapshot keeps: enough for a
@@ -43,7 +46,7 @@ type thawedPage struct {
 // Snapshot returns the current version. The caller must call Release.
 func (h *Heap) Snapshot() *Snapshot {
 	h.open.Add(1)
-	return &Snapshot{v: h.cur.Load(), h: h}
+	return &Snapshot{v: h.cur.Load(), h: h, lastMiss: -2}
 }
 
 // Release ends the snapshot and drops the pages it decoded. Calling it
@@ -72,19 +75,40 @@ func (s *Snapshot) NumPages() int { return s.v.pages.len() }
 
 // Page returns a view of page i (0 ≤ i < NumPages). A cold page (see
 // Config.Memory) is decoded for this view and kept among the snapshot's
-// last few decoded pages (thawSlots), not in the heap.
+// last few decoded pages (thawSlots), not in the heap; a cold page on disk
+// (Config.Pages) also through the page file's cache. A cold page that
+// cannot be read back (an I/O error, a damaged record) panics with its
+// *PageError: no row of it is served. PageErr returns it instead.
 func (s *Snapshot) Page(i int) PageView {
-	p := s.v.pages.at(i)
-	if p.cold != nil {
-		p = s.thawed1(p)
+	v, err := s.PageErr(i)
+	if err != nil {
+		panic(err)
 	}
-	return PageView{p: p, s: &s.h.schema}
+	return v
 }
 
-// thawed1 returns cold page p decoded, from the snapshot's last decoded
-// pages when it is one of them. The decode runs outside the lock, so scan
-// workers sharing the snapshot decode different pages in parallel.
-func (s *Snapshot) thawed1(p *page) *page {
+// PageErr is Page, returning a cold page that cannot be read back as a
+// *PageError.
+func (s *Snapshot) PageErr(i int) (PageView, error) {
+	p := s.v.pages.at(i)
+	if p.isCold() {
+		var err error
+		if p, err = s.thawed1(i, p); err != nil {
+			return PageView{}, err
+		}
+	}
+	return PageView{p: p, s: &s.h.schema}, nil
+}
+
+// readAheadPages is how many pages past a sequential miss read-ahead
+// asks the kernel for.
+const readAheadPages = 16
+
+// thawed1 returns cold page p (page i) decoded, from the snapshot's last
+// decoded pages when it is one of them, else from the page file's cache.
+// The decode runs outside the lock, so scan workers sharing the snapshot
+// decode different pages in parallel.
+func (s *Snapshot) thawed1(i int, p *page) (*page, error) {
 	s.mu.Lock()
 	if s.thawed == nil {
 		s.thawed = new([thawSlots]thawedPage)
@@ -95,15 +119,22 @@ func (s *Snapshot) thawed1(p *page) *page {
 			t.used = s.tick
 			q := t.p // the slot may be replaced once unlocked
 			s.mu.Unlock()
-			return q
+			return q, nil
 		}
 	}
+	seqMiss := p.disk != nil && i == s.lastMiss+1
+	if p.disk != nil {
+		s.lastMiss = i
+	}
 	s.mu.Unlock()
-	q := s.h.thawView(p)
+	q, err := s.load(i, p, seqMiss)
+	if err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	if s.thawed == nil { // released meanwhile: a bug of the caller's
 		s.mu.Unlock()
-		return q
+		return q, nil
 	}
 	old := 0
 	for i := range s.thawed {
@@ -114,7 +145,35 @@ func (s *Snapshot) thawed1(p *page) *page {
 	s.tick++
 	s.thawed[old] = thawedPage{cold: p, p: q, used: s.tick}
 	s.mu.Unlock()
-	return q
+	return q, nil
+}
+
+// load decodes cold page p (page i): from memory, or from the page file
+// through its cache. seq says the snapshot's previous miss was page i-1:
+// a sequential scan, for which the next pages' records are read ahead.
+func (s *Snapshot) load(i int, p *page, seq bool) (*page, error) {
+	if p.disk == nil {
+		return s.h.thawView(p)
+	}
+	pf := p.disk.pf
+	if q := pf.cache.get(p.disk.seq); q != nil {
+		return q, nil
+	}
+	if seq && i%readAheadPages == 0 {
+		var refs []*diskRef
+		for j := i + 1; j < min(i+1+readAheadPages, s.v.pages.len()); j++ {
+			if r := s.v.pages.at(j).disk; r != nil {
+				refs = append(refs, r)
+			}
+		}
+		pf.readAhead(refs)
+	}
+	q, err := s.h.thawView(p)
+	if err != nil {
+		return nil, err
+	}
+	pf.cache.put(p.disk.seq, q)
+	return q, nil
 }
 
 // PageStats returns page i's summary of column c without decoding it,

@@ -216,8 +216,12 @@ func (h *Heap) Checkpoint(store PageStore, table string) (CheckpointStats, error
 	var raw []byte
 	for _, id := range ids {
 		var data []byte
-		if p := v.pages.at(int(id)); p.cold != nil {
-			data = p.cold // already the compressed image
+		if p := v.pages.at(int(id)); p.isCold() {
+			var err error
+			if data, err = h.coldImage(p); err != nil { // already the compressed image
+				h.restoreDirty(dirty)
+				return st, fmt.Errorf("heap checkpoint of %q at LSN %d: %w", table, v.lsn, err)
+			}
 		} else {
 			raw = encodePage(raw[:0], p, &h.schema)
 			data = h.z.compress(nil, raw, h.codec)
@@ -241,8 +245,12 @@ func (h *Heap) Checkpoint(store PageStore, table string) (CheckpointStats, error
 			// A page never written and not dirty cannot exist: every page
 			// is dirty when created. Guard anyway: write it now.
 			p := v.pages.at(id)
-			if p.cold != nil {
-				p = h.thaw(p, 0)
+			if p.isCold() {
+				var err error
+				if p, err = h.thawStats(p, 0, nil); err != nil {
+					h.restoreDirty(dirty)
+					return st, fmt.Errorf("heap checkpoint of %q at LSN %d: %w", table, v.lsn, err)
+				}
 			}
 			raw = encodePage(raw[:0], p, &h.schema)
 			b.Pages = append(b.Pages, PageImage{Key: PageKey{Gen: gen, ID: uint32(id)}, Data: h.z.compress(nil, raw, h.codec)})
@@ -255,16 +263,22 @@ func (h *Heap) Checkpoint(store PageStore, table string) (CheckpointStats, error
 	}
 	b.Manifest = m.encode()
 	if err := store.PutPages(table, v.lsn, b); err != nil {
-		h.mu.Lock()
-		for id := range dirty {
-			h.dirty[id] = struct{}{}
-		}
-		h.mu.Unlock()
+		h.restoreDirty(dirty)
 		return st, fmt.Errorf("heap checkpoint of %q at LSN %d: %w", table, v.lsn, err)
 	}
 	h.gen = gen
 	h.pageGen = gens
 	return st, nil
+}
+
+// restoreDirty puts back the dirty set of a checkpoint that failed: the
+// next one writes those pages again.
+func (h *Heap) restoreDirty(dirty map[uint32]struct{}) {
+	h.mu.Lock()
+	for id := range dirty {
+		h.dirty[id] = struct{}{}
+	}
+	h.mu.Unlock()
 }
 
 // Open restores a heap from its last checkpoint in store. The schema
