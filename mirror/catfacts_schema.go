@@ -48,9 +48,22 @@ func encodeSchemaFacts(e *enc, f *wal.Facts) {
 		b.str(x.DefPretty)
 	}
 	b.str(s.Comment)
-	b.byte(flagBits(s.ReferencedElsewhere))
+	b.uvarint(uint64(len(s.ReferencedBy)))
+	for _, o := range s.ReferencedBy {
+		b.uvarint(uint64(o))
+	}
 	encodeStrs(&b, s.ColumnComments)
 	encodeStrs(&b, s.Sequences)
+	b.uvarint(uint64(len(s.Triggers)))
+	for _, tr := range s.Triggers {
+		b.str(tr.Name)
+		b.str(tr.Def)
+		b.byte(tr.Enabled)
+		b.byte(flagBits(tr.Internal, tr.Inherited))
+	}
+	b.uvarint(uint64(s.OwnerOID))
+	b.str(s.Owner)
+	b.uvarint(uint64(s.DatabaseOID))
 	e.byte(schemaFactsMark)
 	e.bytes(b.b)
 }
@@ -90,9 +103,20 @@ func decodeSchemaFacts(d *dec, f *wal.Facts) {
 		s.Indexes = append(s.Indexes, x)
 	}
 	s.Comment = b.str()
-	s.ReferencedElsewhere = b.byte()&1 != 0
+	n = b.count()
+	for i := 0; i < n && b.err == nil; i++ {
+		s.ReferencedBy = append(s.ReferencedBy, uint32(b.uvarint()))
+	}
 	s.ColumnComments = decodeStrs(b)
 	s.Sequences = decodeStrs(b)
+	n = b.count()
+	for i := 0; i < n && b.err == nil; i++ {
+		tr := wal.TriggerFacts{Name: b.str(), Def: b.str(), Enabled: b.byte()}
+		fl := b.byte()
+		tr.Internal, tr.Inherited = fl&1 != 0, fl&2 != 0
+		s.Triggers = append(s.Triggers, tr)
+	}
+	s.OwnerOID, s.Owner, s.DatabaseOID = uint32(b.uvarint()), b.str(), uint32(b.uvarint())
 	if b.err != nil {
 		d.err = b.err
 		return

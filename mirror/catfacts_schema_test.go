@@ -21,7 +21,9 @@ func TestSchemaFactsRoundTrip(t *testing.T) {
 		Indexes: []wal.IndexFacts{{OID: 16400, Name: "items_key", Columns: []string{"id"}, KeyColumns: 1, Unique: true, Primary: true, Valid: true, Method: "btree",
 			Def: "CREATE UNIQUE INDEX items_key ON public.items USING btree (id)", DefPretty: "CREATE UNIQUE INDEX items_key ON public.items USING btree (id)"},
 			{OID: 16404, Name: "items_lower", Columns: []string{"", "a"}, KeyColumns: 1, Valid: true, Partial: true, Expressions: true, NullsNotDistinct: true, Method: "hash"}},
-		Comment: "the items", ReferencedElsewhere: true, ColumnComments: []string{"", "its name", ""}, Sequences: []string{"public.items_id_seq", "", ""},
+		Comment: "the items", ReferencedBy: []uint32{16500, 16501}, OwnerOID: 10, Owner: "postgres", DatabaseOID: 16384, ColumnComments: []string{"", "its name", ""}, Sequences: []string{"public.items_id_seq", "", ""},
+		Triggers: []wal.TriggerFacts{{Name: "audit", Def: "CREATE TRIGGER audit AFTER INSERT ON items FOR EACH ROW EXECUTE FUNCTION f()", Enabled: 'O'},
+			{Name: "RI_x", Enabled: 'D', Internal: true, Inherited: true}},
 	}
 	base := wal.Relation{OID: 7, Schema: "public", Name: "items", Identity: wal.IdentityDefault,
 		Columns: []wal.Column{{Name: "id", TypeOID: 23, TypeMod: -1, Key: true}, {Name: "a", TypeOID: 23, TypeMod: -1}, {Name: "qty", TypeOID: 23, TypeMod: -1}}}

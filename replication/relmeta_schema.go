@@ -9,21 +9,28 @@ import (
 	"github.com/sidecar-dev/sidecar/wal"
 )
 
-// readSchemaFacts reads, per table, its constraints, indexes, comments
-// and owned sequences (wal.SchemaFacts) with search_path public, as a
+// readSchemaFacts reads, per table, its constraints, indexes, triggers,
+// comments, owner and owned sequences (wal.SchemaFacts) with search_path public, as a
 // client with the default path reads the definitions: the SQL port
 // serves them under that path only. Every table of oids gets facts
 // (empty when it has none).
 func readSchemaFacts(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uint32]*wal.SchemaFacts, error) {
+	var db int64
+	if err := conn.QueryRow(ctx, `SELECT oid::int8 FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database()`).Scan(&db); err != nil {
+		return nil, fmt.Errorf("read the database's oid: %w", err)
+	}
 	out := map[uint32]*wal.SchemaFacts{}
 	for _, o := range oids {
-		out[uint32(o)] = &wal.SchemaFacts{}
+		out[uint32(o)] = &wal.SchemaFacts{DatabaseOID: uint32(db)}
 	}
 	err := underPublicPath(ctx, conn, func() error {
 		if err := readConstraints(ctx, conn, oids, out); err != nil {
 			return err
 		}
 		if err := readIndexes(ctx, conn, oids, out); err != nil {
+			return err
+		}
+		if err := readTriggers(ctx, conn, oids, out); err != nil {
 			return err
 		}
 		return readComments(ctx, conn, oids, out)
@@ -88,14 +95,15 @@ func readConstraints(ctx context.Context, conn *pgx.Conn, oids []int64, out map[
 	if err != nil {
 		return fmt.Errorf("constraints: %w", err)
 	}
-	// Foreign keys of tables not followed that reference a followed one.
-	rows, err = conn.Query(ctx, `SELECT DISTINCT c.confrelid::int8 FROM pg_catalog.pg_constraint c
-		WHERE c.contype = 'f' AND c.confrelid = ANY($1::int8[]::oid[]) AND NOT c.conrelid = ANY($1::int8[]::oid[])`, oids)
+	// The tables with foreign keys to each table (whether followed is
+	// known when serving: the copy reads one table at a time).
+	rows, err = conn.Query(ctx, `SELECT DISTINCT c.confrelid::int8, c.conrelid::int8 FROM pg_catalog.pg_constraint c
+		WHERE c.contype = 'f' AND c.confrelid = ANY($1::int8[]::oid[]) AND c.conrelid <> c.confrelid ORDER BY 1, 2`, oids)
 	if err != nil {
 		return fmt.Errorf("foreign keys referencing followed tables: %w", err)
 	}
-	_, err = pgx.ForEachRow(rows, []any{&ref}, func() error {
-		out[uint32(ref)].ReferencedElsewhere = true
+	_, err = pgx.ForEachRow(rows, []any{&ref, &rel}, func() error {
+		out[uint32(ref)].ReferencedBy = append(out[uint32(ref)].ReferencedBy, uint32(rel))
 		return nil
 	})
 	if err != nil {
@@ -130,7 +138,7 @@ func readIndexes(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uint
 }
 
 func readComments(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uint32]*wal.SchemaFacts) error {
-	rows, err := conn.Query(ctx, `SELECT c.oid::int8, coalesce(pg_catalog.obj_description(c.oid, 'pg_class'), ''),
+	rows, err := conn.Query(ctx, `SELECT c.oid::int8, c.relowner::int8, pg_catalog.pg_get_userbyid(c.relowner)::text, coalesce(pg_catalog.obj_description(c.oid, 'pg_class'), ''),
 			coalesce((SELECT pg_catalog.array_agg(coalesce(pg_catalog.col_description(c.oid, a.attnum), '') ORDER BY a.attnum)
 				FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '{}'),
 			coalesce((SELECT pg_catalog.array_agg(coalesce(pg_catalog.pg_get_serial_sequence(c.oid::regclass::text, a.attname), '') ORDER BY a.attnum)
@@ -141,12 +149,12 @@ func readComments(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uin
 	if err != nil {
 		return fmt.Errorf("comments: %w", err)
 	}
-	var oid int64
-	var comment string
+	var oid, owner int64
+	var comment, ownerName string
 	var cols, seqs, names []string
-	_, err = pgx.ForEachRow(rows, []any{&oid, &comment, &cols, &seqs, &names}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&oid, &owner, &ownerName, &comment, &cols, &seqs, &names}, func() error {
 		s := out[uint32(oid)]
-		s.Comment = comment
+		s.Comment, s.OwnerOID, s.Owner = comment, uint32(owner), ownerName
 		s.ColumnComments, s.Sequences = byName(names, cols), byName(names, seqs)
 		return nil
 	})
@@ -198,4 +206,29 @@ func charByte(s string) byte {
 		return 0
 	}
 	return s[0]
+}
+
+// readTriggers reads the triggers psql's \d lists: user triggers, and
+// internal ones disabled.
+func readTriggers(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uint32]*wal.SchemaFacts) error {
+	rows, err := conn.Query(ctx, `SELECT t.tgrelid::int8, t.tgname::text, pg_catalog.pg_get_triggerdef(t.oid, true), t.tgenabled::text, t.tgisinternal,
+			t.tgparentid <> 0
+		FROM pg_catalog.pg_trigger t
+		WHERE t.tgrelid = ANY($1::int8[]::oid[]) AND (NOT t.tgisinternal OR t.tgenabled = 'D') ORDER BY 1, 2`, oids)
+	if err != nil {
+		return fmt.Errorf("triggers: %w", err)
+	}
+	var rel int64
+	var enabled string
+	var tr wal.TriggerFacts
+	_, err = pgx.ForEachRow(rows, []any{&rel, &tr.Name, &tr.Def, &enabled, &tr.Internal, &tr.Inherited}, func() error {
+		x := tr
+		x.Enabled = charByte(enabled)
+		out[uint32(rel)].Triggers = append(out[uint32(rel)].Triggers, x)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("triggers: %w", err)
+	}
+	return nil
 }

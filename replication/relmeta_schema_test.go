@@ -33,6 +33,13 @@ func TestReadSchemaFacts(t *testing.T) {
 	if s == nil {
 		t.Fatal("no schema facts")
 	}
+	var db uint32
+	if err := conn.QueryRow(ctx, "SELECT oid FROM pg_database WHERE datname = current_database()").Scan(&db); err != nil {
+		t.Fatal(err)
+	}
+	if s.Owner != "postgres" || s.OwnerOID != 10 || s.DatabaseOID != db {
+		t.Errorf("owner %d %q, database %d", s.OwnerOID, s.Owner, s.DatabaseOID)
+	}
 	if s.Comment != "the items" || !slices.Equal(s.ColumnComments, []string{"", "", "bee"}) || !slices.Equal(s.Sequences, []string{"public.item_id_seq", "", ""}) {
 		t.Errorf("comments %q %q, sequences %q", s.Comment, s.ColumnComments, s.Sequences)
 	}
@@ -55,11 +62,15 @@ func TestReadSchemaFacts(t *testing.T) {
 		s.Indexes[0].Def != "CREATE UNIQUE INDEX item_key ON public.item USING btree (id)" || !slices.Equal(s.Indexes[0].Columns, []string{"id"}) {
 		t.Errorf("indexes %+v", s.Indexes)
 	}
-	if s.ReferencedElsewhere {
-		t.Error("item: referenced elsewhere")
+	if len(s.ReferencedBy) != 0 {
+		t.Errorf("item: referenced by %v", s.ReferencedBy)
 	}
-	if a := relationOf(t, conn, "acct").Facts.Schema; a == nil || !a.ReferencedElsewhere || len(a.Indexes) != 2 {
-		t.Errorf("acct: %+v, want two indexes and referenced by a table not followed", a)
+	var item, other uint32
+	if err := conn.QueryRow(ctx, "SELECT 'item'::regclass::oid, 'other'::regclass::oid").Scan(&item, &other); err != nil {
+		t.Fatal(err)
+	}
+	if a := relationOf(t, conn, "acct").Facts.Schema; a == nil || !slices.Equal(a.ReferencedBy, []uint32{item, other}) || len(a.Indexes) != 2 {
+		t.Errorf("acct: %+v, want two indexes and referenced by item and other", a)
 	}
 	// The catalog poll reads changes.
 	for _, q := range []string{"COMMENT ON TABLE item IS NULL", "CREATE INDEX item_expr ON item ((a + 1)) WHERE b > 2"} {

@@ -27,9 +27,27 @@ type SchemaFacts struct {
 	// Sequences are pg_get_serial_sequence per column, in the
 	// Relation's column order ("" none).
 	Sequences []string
-	// ReferencedElsewhere says a table sidecar does not follow has a
-	// foreign key to this one: pg_constraint lacks that row.
-	ReferencedElsewhere bool
+	// ReferencedBy are the OIDs of the other tables with a foreign key
+	// to this one: pg_constraint lacks the rows of those not followed.
+	ReferencedBy []uint32
+	// Triggers are the table's triggers psql lists (user triggers, and
+	// internal ones disabled), by name.
+	Triggers []TriggerFacts
+	// Owner is the table's owner role (relowner) by OID and name.
+	OwnerOID uint32
+	Owner    string
+	// DatabaseOID is the source database's pg_database.oid.
+	DatabaseOID uint32
+}
+
+// TriggerFacts is one trigger of the table.
+type TriggerFacts struct {
+	Name    string
+	Def     string // pg_get_triggerdef(oid, true)
+	Enabled byte   // tgenabled
+	// Internal is tgisinternal; Inherited says tgparentid is set (the
+	// trigger is a partition's clone of its parent's).
+	Internal, Inherited bool
 }
 
 // ConstraintFacts is one row of pg_constraint for the table.
@@ -84,8 +102,9 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 	if s == nil || o == nil {
 		return s == o
 	}
-	return s.Comment == o.Comment && s.ReferencedElsewhere == o.ReferencedElsewhere && slices.Equal(s.ColumnComments, o.ColumnComments) && slices.Equal(s.Sequences, o.Sequences) &&
-		slices.EqualFunc(s.Constraints, o.Constraints, ConstraintFacts.equal) && slices.EqualFunc(s.Indexes, o.Indexes, IndexFacts.equal)
+	return s.Comment == o.Comment && s.OwnerOID == o.OwnerOID && s.DatabaseOID == o.DatabaseOID && s.Owner == o.Owner && slices.Equal(s.ReferencedBy, o.ReferencedBy) && slices.Equal(s.ColumnComments, o.ColumnComments) && slices.Equal(s.Sequences, o.Sequences) &&
+		slices.EqualFunc(s.Constraints, o.Constraints, ConstraintFacts.equal) && slices.EqualFunc(s.Indexes, o.Indexes, IndexFacts.equal) &&
+		slices.Equal(s.Triggers, o.Triggers)
 }
 
 func (c ConstraintFacts) equal(o ConstraintFacts) bool {
