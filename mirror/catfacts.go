@@ -35,6 +35,7 @@ func encodeFacts(e *enc, rel *wal.Relation) {
 	}
 	e.str(f.PartitionOf)
 	encodeColumnFacts(e, f)
+	encodeSchemaFacts(e, f) // catfacts_schema.go
 }
 
 const columnFactsMark = 'c' // starts the optional column facts section, after the facts
@@ -126,6 +127,7 @@ func decodeFacts(d *dec, rel *wal.Relation) {
 	}
 	f.PartitionOf = d.str()
 	decodeColumnFacts(d, f)
+	decodeSchemaFacts(d, f) // catfacts_schema.go
 	rel.Facts = f
 }
 

@@ -57,6 +57,10 @@ func ReadFacts(ctx context.Context, conn *pgx.Conn, rels []*wal.Relation) ([]*wa
 	if err != nil {
 		return nil, err
 	}
+	schema, err := readSchemaFacts(ctx, conn, oids) // relmeta_schema.go
+	if err != nil {
+		return nil, err
+	}
 	var out []*wal.Relation
 	for _, r := range rels {
 		ri, ok := kinds[r.OID]
@@ -71,6 +75,7 @@ func ReadFacts(ctx context.Context, conn *pgx.Conn, rels []*wal.Relation) ([]*wa
 			f.Facts.Columns[i] = defs[r.OID][c.Name]
 		}
 		f.Facts.PrimaryKey = pks[r.OID]
+		f.Facts.Schema = alignSchemaFacts(r, schema[r.OID])
 		if kind == 'r' {
 			// A partitioned root followed as the root holds its
 			// partitions' rows already: only an ordinary table's

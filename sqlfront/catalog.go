@@ -32,7 +32,12 @@ func catalogRelation(schema, name string) *virtual {
 		switch name {
 		case "pg_database":
 			return &virtual{cols: []Column{col("oid", oidOID), col("datname", oidName)}, rows: func(ex *execCtx) ([][]*string, error) {
-				return [][]*string{{u32(1), strp(ex.sess.database)}}, nil
+				for _, t := range ex.src.Tables() {
+					if s := schemaFactsOf(&t); s != nil && s.DatabaseOID != 0 {
+						return [][]*string{{u32(s.DatabaseOID), strp(ex.sess.database)}}, nil
+					}
+				}
+				return nil, unsupported(-1, "pg_database.oid (not read: no followed table copied by this sidecar version yet)")
 			}}
 		case "pg_tables":
 			return &virtual{cols: []Column{col("schemaname", oidName), col("tablename", oidName)}, rows: func(ex *execCtx) ([][]*string, error) {

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // pgjdbc's DatabaseMetaData queries (42.x: getTables, getColumns,
@@ -48,7 +50,11 @@ func jdbcCanned(query string) *plan {
 			var out [][]*string
 			for _, t := range ex.src.Tables() {
 				if matches(jdbcSchemaLike, query, t.Schema) && matches(jdbcTableLike, query, t.Rel) {
-					out = append(out, []*string{nil, strp(t.Schema), strp(t.Rel), strp("TABLE"), nil, strp(""), strp(""), strp(""), strp(""), strp("")})
+					sf := schemaFactsOf(&t)
+					if sf == nil {
+						return nil, unsupported(-1, "getTables of "+t.Name+": its comment was not read (copied by an older sidecar; a resync reads it)")
+					}
+					out = append(out, []*string{nil, strp(t.Schema), strp(t.Rel), strp("TABLE"), nonEmpty(sf.Comment), strp(""), strp(""), strp(""), strp(""), strp("")})
 				}
 			}
 			return out, nil
@@ -67,8 +73,8 @@ func jdbcCanned(query string) *plan {
 					if !matches(jdbcColumnLike, query, c.Name) {
 						continue
 					}
-					f := colFacts(&t, i)
-					if f == nil {
+					f, sf := colFacts(&t, i), schemaFactsOf(&t)
+					if f == nil || sf == nil {
 						return nil, unsupported(-1, "getColumns of "+t.Name+": its NOT NULL and defaults were not read (copied by an older sidecar; a resync reads them)")
 					}
 					var def *string
@@ -77,7 +83,7 @@ func jdbcCanned(query string) *plan {
 					}
 					out = append(out, []*string{strp(t.Schema), strp(t.Rel), strp(c.Name), u32(c.TypeOID), strp(boolText(f.NotNull)),
 						strp(strconv.Itoa(int(c.TypeMod))), strp(strconv.Itoa(int(typeSize(c.TypeOID)))), strp("-1"), strp(strconv.Itoa(i + 1)),
-						charOrNil(f.Identity), charOrNil(f.Generated), def, nil, strp("0"), strp("b")})
+						charOrNil(f.Identity), charOrNil(f.Generated), def, nonEmpty(columnComment(sf, i)), strp("0"), strp("b")})
 				}
 			}
 			return out, nil
@@ -122,4 +128,20 @@ func charOrNil(b byte) *string {
 		return nil
 	}
 	return strp(charText(b))
+}
+
+// nonEmpty is s, NULL when empty (a comment not set).
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return strp(s)
+}
+
+// columnComment is column i's comment ("" none).
+func columnComment(sf *wal.SchemaFacts, i int) string {
+	if i < len(sf.ColumnComments) {
+		return sf.ColumnComments[i]
+	}
+	return ""
 }

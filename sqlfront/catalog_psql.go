@@ -34,6 +34,11 @@ func cannedFor(query string) *canned {
 				psqlByPrint[fp] = psqlHandlers[name]
 			}
 		}
+		for name, q := range psqlSchemaQueries { // psql_queries_schema.go
+			if fp, err := pg.Fingerprint(q); err == nil {
+				psqlByPrint[fp] = psqlSchemaHandlers[name]
+			}
+		}
 	})
 	fp, err := pg.Fingerprint(query)
 	if err != nil {
@@ -103,9 +108,21 @@ func formatType(c Column) string {
 func relList(ex *execCtx, _ []string) ([][]*string, error) {
 	var rows [][]*string
 	for _, t := range ex.src.Tables() {
-		rows = append(rows, []*string{strp(t.Schema), strp(t.Rel), strp("table"), strp("sidecar")})
+		s := schemaFactsOf(&t)
+		if s == nil || s.Owner == "" {
+			return nil, unsupported(-1, "the owner of "+t.Name+" (not read: copied by an older sidecar; a resync reads it)")
+		}
+		rows = append(rows, []*string{strp(t.Schema), strp(t.Rel), strp(relKindName(&t)), strp(s.Owner)})
 	}
 	return rows, nil
+}
+
+// relKindName is psql's name of t's relkind.
+func relKindName(t *Table) string {
+	if relKind(t) == "p" {
+		return "partitioned table"
+	}
+	return "table"
 }
 
 func none(*execCtx, []string) ([][]*string, error) { return nil, nil }
@@ -141,8 +158,11 @@ var psqlHandlers = map[string]*canned{
 			if t == nil {
 				return nil, nil
 			}
-			hasIndex := boolText(len(t.KeyCols) > 0)
-			return [][]*string{{strp("0"), strp("r"), strp(hasIndex), strp("f"), strp("f"), strp("f"), strp("f"), strp("f"), strp("f"), strp(""),
+			hasIndex, checks, triggers := tableSchemaFacts(ex.src.Tables(), t)
+			if hasIndex == pgUnknown {
+				return nil, unsupported(-1, "\\d of "+t.Name+": its constraints and indexes were not read (copied by an older sidecar; a resync reads them)")
+			}
+			return [][]*string{{checks, strp(relKind(t)), hasIndex, strp("f"), triggers, strp("f"), strp("f"), strp("f"), strp("f"), strp(""),
 				strp("0"), strp(""), strp("p"), strp("d"), strp("heap")}}, nil
 		}},
 	"dcols": {cols: []string{"attname", "format_type", "pg_get_expr", "attnotnull", "attcollation", "attidentity", "attgenerated"},
@@ -164,26 +184,6 @@ var psqlHandlers = map[string]*canned{
 				rows = append(rows, []*string{strp(c.Name), strp(formatType(c)), def, strp(boolText(f.NotNull)), nil, strp(charText(f.Identity)), strp(charText(f.Generated))})
 			}
 			return rows, nil
-		}},
-	"dindex": {cols: []string{"relname", "indisprimary", "indisunique", "indisclustered", "indisvalid", "pg_get_indexdef",
-		"pg_get_constraintdef", "contype", "condeferrable", "condeferred", "indisreplident", "reltablespace"},
-		rows: func(ex *execCtx, consts []string) ([][]*string, error) {
-			t := tableByOID(ex, oidLiteral(consts))
-			if t == nil {
-				return nil, nil
-			}
-			if t.Facts == nil || t.Facts.Columns == nil {
-				return nil, unsupported(-1, "\\d of "+t.Name+": its primary key was not read (copied by an older sidecar; a resync reads it)")
-			}
-			pk := t.Facts.PrimaryKey
-			if pk == nil {
-				return nil, nil
-			}
-			name := pk.Name
-			kl := strings.Join(pk.Columns, ", ")
-			return [][]*string{{strp(name), strp("t"), strp("t"), strp("f"), strp("t"),
-				strp("CREATE UNIQUE INDEX " + name + " ON " + t.Name + " USING btree (" + kl + ")"), strp("PRIMARY KEY (" + kl + ")"),
-				strp("p"), strp("f"), strp("f"), strp("f"), strp("0")}}, nil
 		}},
 	"dpolicy":   {cols: []string{"polname", "polpermissive", "array_to_string", "pg_get_expr", "pg_get_expr", "cmd"}, rows: none},
 	"dstats":    {cols: []string{"oid", "stxrelid", "nsp", "stxname", "columns", "ndist_enabled", "deps_enabled", "mcv_enabled", "stxstattarget"}, rows: none},

@@ -112,7 +112,7 @@ func relKind(t *Table) string {
 	return "r"
 }
 
-var pgRels = []*pgRel{
+var pgRels = append([]*pgRel{
 	{schema: "pg_catalog", name: "pg_namespace", cols: pgc("oid oid, nspname name, nspowner oid, nspacl text"),
 		rows: func(cx *pgCatCtx) [][]*string {
 			names, oids := cx.namespaces()
@@ -140,10 +140,11 @@ var pgRels = []*pgRel{
 					sub, part = bv(len(t.Facts.Descendants) > 0), bv(t.Facts.PartitionOf != "")
 				}
 				u := pgUnknown
-				out = append(out, []*string{u32(t.OID), sv(t.Rel), u32(ns[t.Schema]), u, sv("0"), u, am, u, sv("0"), u, u, u, u, u, sv("f"),
-					sv("p"), sv(relKind(&t)), u, u, u, u, sub, u, u, sv("t"), u, part, sv("0"), u, u, u, u, u})
+				hasIndex, checks, triggers := tableSchemaFacts(cx.tables, &t)
+				out = append(out, []*string{u32(t.OID), sv(t.Rel), u32(ns[t.Schema]), u, sv("0"), ownerOID(&t), am, u, sv("0"), u, u, u, u, hasIndex, sv("f"),
+					sv("p"), sv(relKind(&t)), u, checks, u, triggers, sub, u, u, sv("t"), u, part, sv("0"), u, u, u, u, u})
 			}
-			return out
+			return append(out, indexClassRows(cx, ns)...)
 		}},
 	{schema: "pg_catalog", name: "pg_attribute", cols: pgc("attrelid oid, attname name, atttypid oid, attstattarget int4, attlen int2, attnum int2, " +
 		"attndims int4, attcacheoff int4, atttypmod int4, attbyval bool, attalign char, attstorage char, attcompression char, attnotnull bool, " +
@@ -228,7 +229,7 @@ var pgRels = []*pgRel{
 			}
 			return out
 		}},
-}
+}, schemaRels...) // pgcatalog_schema.go
 
 // charText is a "char" column's text: empty for 0.
 func charText(b byte) string {

@@ -43,9 +43,10 @@ public class Walk {
       });
       calls.put("getTables", () -> rows(md.getTables(null, "public", a[2], new String[]{"TABLE"}), "TABLE_SCHEM", "TABLE_NAME", "TABLE_TYPE", "REMARKS"));
       calls.put("getColumns", () -> rows(md.getColumns(null, "public", a[2], "%"), "COLUMN_NAME", "DATA_TYPE", "TYPE_NAME", "COLUMN_SIZE",
-        "DECIMAL_DIGITS", "NULLABLE", "IS_NULLABLE", "COLUMN_DEF", "ORDINAL_POSITION", "IS_AUTOINCREMENT"));
+        "DECIMAL_DIGITS", "NULLABLE", "IS_NULLABLE", "COLUMN_DEF", "ORDINAL_POSITION", "IS_AUTOINCREMENT", "REMARKS"));
       calls.put("getPrimaryKeys", () -> rows(md.getPrimaryKeys(null, "public", a[2]), "TABLE_NAME", "COLUMN_NAME", "KEY_SEQ", "PK_NAME"));
       calls.put("getImportedKeys", () -> rows(md.getImportedKeys(null, "public", a[2]), "PKTABLE_NAME", "PKCOLUMN_NAME", "FKTABLE_NAME", "FKCOLUMN_NAME", "FK_NAME"));
+      calls.put("getExportedKeys", () -> rows(md.getExportedKeys(null, "public", a[2]), "PKTABLE_NAME", "PKCOLUMN_NAME", "FKTABLE_NAME", "FKCOLUMN_NAME", "FK_NAME"));
       calls.put("getIndexInfo", () -> rows(md.getIndexInfo(null, "public", a[2], false, true), "INDEX_NAME", "NON_UNIQUE", "COLUMN_NAME", "ORDINAL_POSITION"));
       calls.put("getSchemas", () -> rows(md.getSchemas(), "TABLE_SCHEM"));
       calls.put("getTypeInfo", () -> { ResultSet rs = md.getTypeInfo(); int n = 0; while (rs.next()) n++; return n > 0 ? "some" : "none"; });
@@ -61,7 +62,8 @@ public class Walk {
 
 // sqlalchemyInspect: create_engine without options, the inspector.
 const sqlalchemyInspect = `
-import sys, sqlalchemy
+import sys, warnings, sqlalchemy
+warnings.simplefilter("ignore")  # PostgreSQL's expression index warning goes to stderr
 def call(name, fn):
     try:
         out = fn()
@@ -83,6 +85,10 @@ call("has_table", lambda: ins.has_table(sys.argv[2]))
 call("get_columns", lambda: [(c["name"], str(c["type"]), c["nullable"], c["default"]) for c in ins.get_columns(sys.argv[2])])
 call("get_pk_constraint", lambda: ins.get_pk_constraint(sys.argv[2]))
 call("get_foreign_keys", lambda: ins.get_foreign_keys(sys.argv[2]))
+call("get_indexes", lambda: ins.get_indexes(sys.argv[2]))
+call("get_unique_constraints", lambda: ins.get_unique_constraints(sys.argv[2]))
+call("get_check_constraints", lambda: ins.get_check_constraints(sys.argv[2]))
+call("get_table_comment", lambda: ins.get_table_comment(sys.argv[2]))
 `
 
 // clientLines runs a client against sidecar and PostgreSQL and returns
@@ -98,11 +104,15 @@ func clientLines(out string) map[string]string {
 }
 
 // catalogRig follows a table whose columns have NOT NULL outside the
-// key, defaults and a serial, and one with none.
+// key, defaults, a serial, a foreign key, a check, indexes and comments,
+// and the table it references (a unique constraint, no defaults).
 func catalogRig(t *testing.T) *rig {
 	return newRig(t, []string{"public.accounts", "public.items"}, []string{
-		"CREATE TABLE accounts (id int PRIMARY KEY, name text, balance numeric(12,2))",
-		"CREATE TABLE items (id serial CONSTRAINT items_key PRIMARY KEY, name varchar(20) NOT NULL DEFAULT 'x', qty int DEFAULT 1 + 1, at timestamptz)",
+		"CREATE TABLE accounts (id int PRIMARY KEY, name text UNIQUE, balance numeric(12,2))",
+		"CREATE TABLE items (id serial CONSTRAINT items_key PRIMARY KEY, acct int REFERENCES accounts ON DELETE CASCADE, " +
+			"name varchar(20) NOT NULL DEFAULT 'x', qty int DEFAULT 1 + 1 CHECK (qty > 0), at timestamptz)",
+		"CREATE INDEX items_name ON items (lower(name)) WHERE qty > 1", "CREATE INDEX items_at ON items USING hash (at)",
+		"COMMENT ON TABLE items IS 'the items'", "COMMENT ON COLUMN items.qty IS 'how many'",
 		"INSERT INTO accounts VALUES (1, 'a', 1)", "INSERT INTO items (qty) VALUES (3)",
 	})
 }
@@ -152,29 +162,50 @@ func TestCatalogSQLAlchemy(t *testing.T) {
 	for _, table := range []string{"accounts", "items"} {
 		got := clientLines(runPython(t, sqlalchemyInspect, "postgresql+psycopg2://"+strings.TrimPrefix(r.sqlURL, "postgres://"), table))
 		want := clientLines(runPython(t, sqlalchemyInspect, "postgresql+psycopg2://"+strings.TrimPrefix(r.pgURL, "postgres://"), table))
-		compareCalls(t, table, got, want, []string{"connect", "inspect", "get_schema_names", "get_table_names", "has_table"})
+		compareCalls(t, table, got, want, []string{"connect", "inspect", "get_schema_names", "get_table_names", "has_table",
+			"get_foreign_keys", "get_check_constraints", "get_table_comment"})
 	}
 }
 
 // TestCatalogPsqlDescribe: psql's \d of a table with NOT NULL outside
-// the key, defaults, a serial and a named primary key prints what
-// PostgreSQL prints (publications aside).
+// the key, defaults, a serial, a named primary key, a unique constraint,
+// a foreign key, a check, an expression index with a predicate and a
+// hash index prints what PostgreSQL prints (publications aside: the
+// sidecar serves none); \dn too. The other \d-family commands print
+// what PostgreSQL prints or are refused with an error (never other
+// output).
 func TestCatalogPsqlDescribe(t *testing.T) {
 	r := catalogRig(t)
-	for _, table := range []string{"items", "accounts"} {
-		got, err := psql(t, r.sqlURL, "-c", `\d `+table)
+	for _, cmd := range []string{`\d items`, `\d accounts`, `\dn`} {
+		got, err := psql(t, r.sqlURL, "-c", cmd)
 		if err != nil {
-			t.Fatalf("\\d %s: %v\n%s", table, err, got)
+			t.Fatalf("%s: %v\n%s", cmd, err, got)
 		}
-		want, err := psql(t, r.pgURL, "-c", `\d `+table)
+		want, err := psql(t, r.pgURL, "-c", cmd)
 		if err != nil {
-			t.Fatalf("\\d %s on PostgreSQL: %v\n%s", table, err, want)
+			t.Fatalf("%s on PostgreSQL: %v\n%s", cmd, err, want)
 		}
 		if i := strings.Index(want, "Publications:"); i > 0 {
 			want = want[:i]
 		}
 		if !strings.HasPrefix(got, want) {
-			t.Errorf("\\d %s:\n%s\nPostgreSQL:\n%s", table, got, want)
+			t.Errorf("%s:\n%s\nPostgreSQL:\n%s", cmd, got, want)
+		}
+	}
+	// pg_database.oid is the source database's.
+	got, err := psql(t, r.sqlURL, "-At", "-c", "SELECT oid FROM pg_database")
+	want, _ := psql(t, r.pgURL, "-At", "-c", "SELECT oid FROM pg_database WHERE datname = current_database()")
+	if err != nil || got != want {
+		t.Errorf("pg_database.oid: %s (%v), PostgreSQL %s", got, err, want)
+	}
+	for _, cmd := range []string{`\d+ items`, `\dt+`, `\di`, `\df`, `\dt`} {
+		got, err := psql(t, r.sqlURL, "-c", cmd)
+		want, _ := psql(t, r.pgURL, "-c", cmd)
+		switch {
+		case err != nil && strings.Contains(got, "ERROR:"):
+			t.Logf("%s refused: %s", cmd, strings.TrimSpace(got))
+		case got != want:
+			t.Errorf("%s answered differently:\n%s\nPostgreSQL:\n%s", cmd, got, want)
 		}
 	}
 }

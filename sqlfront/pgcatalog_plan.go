@@ -110,7 +110,7 @@ func (s *vecSource) scanCatalog(ctx context.Context, v *pgScan, fn func(row []*s
 		for i, val := range row {
 			if val == pgUnknown && v.reads[i] {
 				return unsupported(-1, v.rel.schema+"."+v.rel.name+"."+v.rel.cols[i].name+
-					" (sidecar does not know it for the followed tables: the mirror keeps their columns, types, NOT NULL, defaults and primary keys)")
+					" (sidecar does not know it for the followed tables: the mirror keeps their columns, types, NOT NULL, defaults, constraints, indexes and comments)")
 			}
 		}
 		if err := fn(row); err != nil {
@@ -122,9 +122,12 @@ func (s *vecSource) scanCatalog(ctx context.Context, v *pgScan, fn func(row []*s
 
 // searchPath is the session's search_path as a list of schema names
 // ($user resolved to the session's user).
-func (c *vecCatalog) searchPath() []string {
+func (c *vecCatalog) searchPath() []string { return searchPathOf(c.pl.sess) }
+
+// searchPathOf is sess's search_path as a list of schema names.
+func searchPathOf(sess *session) []string {
 	sp := "\"$user\", public"
-	if v, ok := c.pl.sess.settings["search_path"]; ok {
+	if v, ok := sess.settings["search_path"]; ok {
 		sp = v
 	}
 	var out []string
@@ -136,7 +139,7 @@ func (c *vecCatalog) searchPath() []string {
 			p = strings.ToLower(p)
 		}
 		if p == "$user" {
-			p = c.pl.sess.user
+			p = sess.user
 		}
 		if p != "" {
 			out = append(out, p)
@@ -233,9 +236,10 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 			}
 		}
 		return &lplan.ExtFunc{Result: lplan.T(oidName), NullOK: true, Eval: func([]types.Value) (types.Value, error) { return cur, nil }}, nil
-	case "pg_get_userbyid", "obj_description", "col_description", "shobj_description", "pg_get_indexdef", "pg_get_constraintdef",
-		"pg_get_serial_sequence", "has_table_privilege", "has_schema_privilege", "has_column_privilege", "has_database_privilege":
-		return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "%s is not supported by sidecar's catalog yet (owners, comments, privileges, indexes and constraints other than the primary key are not kept)", name)
+	case "obj_description", "col_description", "pg_get_indexdef", "pg_get_constraintdef", "pg_get_serial_sequence", "pg_get_userbyid":
+		return c.schemaFunc(name, args) // pgcatalog_schema.go
+	case "shobj_description", "has_table_privilege", "has_schema_privilege", "has_column_privilege", "has_database_privilege":
+		return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "%s is not supported by sidecar's catalog yet (owners, privileges and shared objects' comments are not kept)", name)
 	}
 	return nil, nil
 }

@@ -59,6 +59,9 @@ type Facts struct {
 	// PrimaryKey is the table's primary key constraint (nil: none, or
 	// not read when Columns is nil).
 	PrimaryKey *KeyConstraint
+	// Schema are the table's constraints, indexes, comments and owned
+	// sequences (catfacts_schema.go; nil when not read).
+	Schema *SchemaFacts
 }
 
 // ColumnFacts are what pg_attribute and pg_attrdef say of one column.
@@ -96,7 +99,8 @@ func (f *Facts) Equal(o *Facts) bool {
 	}
 	return f.Kind == o.Kind && f.Default == o.Default && f.PartitionOf == o.PartitionOf && slices.Equal(f.Descendants, o.Descendants) &&
 		slices.Equal(f.Columns, o.Columns) && (f.PrimaryKey == nil) == (o.PrimaryKey == nil) &&
-		(f.PrimaryKey == nil || f.PrimaryKey.Name == o.PrimaryKey.Name && slices.Equal(f.PrimaryKey.Columns, o.PrimaryKey.Columns))
+		(f.PrimaryKey == nil || f.PrimaryKey.Name == o.PrimaryKey.Name && slices.Equal(f.PrimaryKey.Columns, o.PrimaryKey.Columns)) &&
+		f.Schema.Equal(o.Schema)
 }
 
 // SameFacts reports whether r and o carry the same catalog facts (column

@@ -1,0 +1,152 @@
+package mirror
+
+import (
+	"github.com/sidecar-dev/sidecar/wal"
+)
+
+// The schema facts section (wal.SchemaFacts: constraints, indexes,
+// comments, owned sequences) follows the column facts section. It is
+// written as its mark and one length-prefixed body, so a later sidecar
+// may append fields to the body and an older reader of a newer record
+// still finds the end of it; records written before it end without it.
+
+const schemaFactsMark = 's' // starts the optional schema facts section
+
+func encodeSchemaFacts(e *enc, f *wal.Facts) {
+	s := f.Schema
+	if s == nil {
+		return
+	}
+	var b enc
+	b.uvarint(uint64(len(s.Constraints)))
+	for _, c := range s.Constraints {
+		b.uvarint(uint64(c.OID))
+		b.str(c.Name)
+		b.byte(c.Type)
+		b.byte(flagBits(c.Deferrable, c.Deferred, c.Validated, c.NoInherit))
+		encodeStrs(&b, c.Columns)
+		b.uvarint(uint64(c.Index))
+		b.str(c.RefSchema)
+		b.str(c.RefTable)
+		b.uvarint(uint64(c.RefOID))
+		encodeStrs(&b, c.RefColumns)
+		b.byte(c.UpdateAction)
+		b.byte(c.DeleteAction)
+		b.byte(c.MatchType)
+		b.str(c.Def)
+		b.str(c.DefPretty)
+	}
+	b.uvarint(uint64(len(s.Indexes)))
+	for _, x := range s.Indexes {
+		b.uvarint(uint64(x.OID))
+		b.str(x.Name)
+		encodeStrs(&b, x.Columns)
+		b.varint(int64(x.KeyColumns))
+		b.byte(flagBits(x.Unique, x.Primary, x.Valid, x.Clustered, x.Partial, x.Expressions, x.ReplIdent, x.NullsNotDistinct))
+		b.str(x.Method)
+		b.str(x.Def)
+		b.str(x.DefPretty)
+	}
+	b.str(s.Comment)
+	b.uvarint(uint64(len(s.ReferencedBy)))
+	for _, o := range s.ReferencedBy {
+		b.uvarint(uint64(o))
+	}
+	encodeStrs(&b, s.ColumnComments)
+	encodeStrs(&b, s.Sequences)
+	b.uvarint(uint64(len(s.Triggers)))
+	for _, tr := range s.Triggers {
+		b.str(tr.Name)
+		b.str(tr.Def)
+		b.byte(tr.Enabled)
+		b.byte(flagBits(tr.Internal, tr.Inherited))
+	}
+	b.uvarint(uint64(s.OwnerOID))
+	b.str(s.Owner)
+	b.uvarint(uint64(s.DatabaseOID))
+	e.byte(schemaFactsMark)
+	e.bytes(b.b)
+}
+
+// decodeSchemaFacts reads the section encodeSchemaFacts writes, when
+// present.
+func decodeSchemaFacts(d *dec, f *wal.Facts) {
+	if d.err != nil || len(d.b) == 0 || d.b[0] != schemaFactsMark {
+		return
+	}
+	d.byte()
+	b := &dec{b: d.bytes()}
+	if d.err != nil {
+		return
+	}
+	s := &wal.SchemaFacts{}
+	n := b.count()
+	for i := 0; i < n && b.err == nil; i++ {
+		c := wal.ConstraintFacts{OID: uint32(b.uvarint()), Name: b.str(), Type: b.byte()}
+		fl := b.byte()
+		c.Deferrable, c.Deferred, c.Validated, c.NoInherit = fl&1 != 0, fl&2 != 0, fl&4 != 0, fl&8 != 0
+		c.Columns = decodeStrs(b)
+		c.Index = uint32(b.uvarint())
+		c.RefSchema, c.RefTable, c.RefOID = b.str(), b.str(), uint32(b.uvarint())
+		c.RefColumns = decodeStrs(b)
+		c.UpdateAction, c.DeleteAction, c.MatchType = b.byte(), b.byte(), b.byte()
+		c.Def, c.DefPretty = b.str(), b.str()
+		s.Constraints = append(s.Constraints, c)
+	}
+	n = b.count()
+	for i := 0; i < n && b.err == nil; i++ {
+		x := wal.IndexFacts{OID: uint32(b.uvarint()), Name: b.str(), Columns: decodeStrs(b), KeyColumns: int16(b.varint())}
+		fl := b.byte()
+		x.Unique, x.Primary, x.Valid, x.Clustered = fl&1 != 0, fl&2 != 0, fl&4 != 0, fl&8 != 0
+		x.Partial, x.Expressions, x.ReplIdent, x.NullsNotDistinct = fl&16 != 0, fl&32 != 0, fl&64 != 0, fl&128 != 0
+		x.Method, x.Def, x.DefPretty = b.str(), b.str(), b.str()
+		s.Indexes = append(s.Indexes, x)
+	}
+	s.Comment = b.str()
+	n = b.count()
+	for i := 0; i < n && b.err == nil; i++ {
+		s.ReferencedBy = append(s.ReferencedBy, uint32(b.uvarint()))
+	}
+	s.ColumnComments = decodeStrs(b)
+	s.Sequences = decodeStrs(b)
+	n = b.count()
+	for i := 0; i < n && b.err == nil; i++ {
+		tr := wal.TriggerFacts{Name: b.str(), Def: b.str(), Enabled: b.byte()}
+		fl := b.byte()
+		tr.Internal, tr.Inherited = fl&1 != 0, fl&2 != 0
+		s.Triggers = append(s.Triggers, tr)
+	}
+	s.OwnerOID, s.Owner, s.DatabaseOID = uint32(b.uvarint()), b.str(), uint32(b.uvarint())
+	if b.err != nil {
+		d.err = b.err
+		return
+	}
+	f.Schema = s
+}
+
+// flagBits packs up to 8 booleans, the first in the lowest bit.
+func flagBits(bs ...bool) byte {
+	var v byte
+	for i, b := range bs {
+		if b {
+			v |= 1 << i
+		}
+	}
+	return v
+}
+
+func encodeStrs(e *enc, ss []string) {
+	e.uvarint(uint64(len(ss)))
+	for _, s := range ss {
+		e.str(s)
+	}
+}
+
+func decodeStrs(d *dec) []string {
+	n := d.count()
+	var out []string
+	for i := 0; i < n && d.err == nil; i++ {
+		out = append(out, d.str())
+	}
+	return out
+}

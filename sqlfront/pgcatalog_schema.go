@@ -1,0 +1,456 @@
+package sqlfront
+
+import (
+	"strings"
+
+	"github.com/sidecar-dev/sidecar/internal/pgident"
+	lplan "github.com/sidecar-dev/sidecar/sql/plan"
+	"github.com/sidecar-dev/sidecar/types"
+	"github.com/sidecar-dev/sidecar/wal"
+)
+
+// pg_constraint, pg_index and pg_description for the followed tables,
+// from their schema facts (wal.SchemaFacts, read at copy and by the
+// catalog poll), and the functions printing them. pg_class lists each
+// followed table's indexes too (relkind 'i'). Values sidecar does not
+// hold are unknown (a statement reading them is refused): the int2[]
+// and int2vector columns (conkey, confkey, indkey: sidecar's engine has
+// no arrays yet), node trees (conbin, indexprs, indpred when present),
+// confrelid of a foreign key to a table sidecar does not follow, and
+// every column of a table copied before its schema facts were read.
+
+// schemaFactsOf returns t's schema facts, nil when not read.
+func schemaFactsOf(t *Table) *wal.SchemaFacts {
+	if t.Facts == nil {
+		return nil
+	}
+	return t.Facts.Schema
+}
+
+// followedOID reports whether oid is a followed table.
+func followedOID(tables []Table, oid uint32) bool {
+	for i := range tables {
+		if tables[i].OID == oid {
+			return true
+		}
+	}
+	return false
+}
+
+var schemaRels = []*pgRel{
+	{schema: "pg_catalog", name: "pg_constraint", cols: pgc("oid oid, conname name, connamespace oid, contype char, condeferrable bool, " +
+		"condeferred bool, convalidated bool, conrelid oid, contypid oid, conindid oid, conparentid oid, confrelid oid, confupdtype char, " +
+		"confdeltype char, confmatchtype char, conislocal bool, coninhcount int4, connoinherit bool, conkey text, confkey text, conpfeqop text, " +
+		"conppeqop text, conffeqop text, confdelsetcols text, conexclop text, conbin text"),
+		rows: func(cx *pgCatCtx) [][]*string {
+			_, ns := cx.namespaces()
+			var out [][]*string
+			u := pgUnknown
+			for _, t := range cx.tables {
+				s := schemaFactsOf(&t)
+				if s == nil {
+					out = append(out, []*string{u, u, u, u, u, u, u, u32(t.OID), u, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u})
+					continue
+				}
+				local, inh := sv("t"), sv("0")
+				if t.Facts.PartitionOf != "" || len(t.Facts.Descendants) > 0 {
+					local, inh = u, u // inherited constraints are not told apart
+				}
+				for _, c := range s.Constraints {
+					ref := u32(c.RefOID)
+					if c.RefOID != 0 && !followedOID(cx.tables, c.RefOID) {
+						ref = u // pg_class does not list it
+					}
+					fk := func(b byte) *string {
+						if c.Type != 'f' {
+							return sv(" ")
+						}
+						return sv(charText(b))
+					}
+					out = append(out, []*string{u32(c.OID), sv(c.Name), u32(ns[t.Schema]), sv(charText(c.Type)), bv(c.Deferrable), bv(c.Deferred),
+						bv(c.Validated), u32(t.OID), sv("0"), u32(c.Index), sv("0"), ref, fk(c.UpdateAction), fk(c.DeleteAction), fk(c.MatchType),
+						local, inh, bv(c.NoInherit), u, u, u, u, u, u, u, u})
+				}
+				if referencedElsewhere(cx.tables, s) {
+					// A foreign key of a table not followed: its row is not known.
+					out = append(out, []*string{u, u, u, sv("f"), u, u, u, u, u, u, u, u32(t.OID), u, u, u, u, u, u, u, u, u, u, u, u, u, u})
+				}
+			}
+			return out
+		}},
+	{schema: "pg_catalog", name: "pg_index", cols: pgc("indexrelid oid, indrelid oid, indnatts int2, indnkeyatts int2, indisunique bool, " +
+		"indnullsnotdistinct bool, indisprimary bool, indisexclusion bool, indimmediate bool, indisclustered bool, indisvalid bool, " +
+		"indcheckxmin bool, indisready bool, indislive bool, indisreplident bool, indkey text, indcollation text, indclass text, indoption text, " +
+		"indexprs text, indpred text"),
+		rows: func(cx *pgCatCtx) [][]*string {
+			var out [][]*string
+			u := pgUnknown
+			for _, t := range cx.tables {
+				s := schemaFactsOf(&t)
+				if s == nil {
+					out = append(out, []*string{u, u32(t.OID), u, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u})
+					continue
+				}
+				for _, x := range s.Indexes {
+					exprs, pred := (*string)(nil), (*string)(nil)
+					if x.Expressions {
+						exprs = u
+					}
+					if x.Partial {
+						pred = u
+					}
+					out = append(out, []*string{u32(x.OID), u32(t.OID), iv(int64(len(x.Columns))), iv(int64(x.KeyColumns)), bv(x.Unique),
+						bv(x.NullsNotDistinct), bv(x.Primary), bv(exclusion(s, x.OID)), bv(immediate(s, x.OID)), bv(x.Clustered), bv(x.Valid),
+						sv("f"), sv("t"), sv("t"), bv(x.ReplIdent), u, u, u, u, exprs, pred})
+				}
+			}
+			return out
+		}},
+	{schema: "pg_catalog", name: "pg_description", cols: pgc("objoid oid, classoid oid, objsubid int4, description text"),
+		rows: func(cx *pgCatCtx) [][]*string {
+			var out [][]*string
+			for _, t := range cx.tables {
+				s := schemaFactsOf(&t)
+				if s == nil {
+					out = append(out, []*string{u32(t.OID), sv("1259"), pgUnknown, pgUnknown})
+					continue
+				}
+				if s.Comment != "" {
+					out = append(out, []*string{u32(t.OID), sv("1259"), sv("0"), sv(s.Comment)})
+				}
+				for i, c := range s.ColumnComments {
+					if c != "" {
+						out = append(out, []*string{u32(t.OID), sv("1259"), iv(int64(i + 1)), sv(c)})
+					}
+				}
+			}
+			return out
+		}},
+}
+
+// referencedElsewhere says a table not followed has a foreign key to
+// the table of s.
+func referencedElsewhere(tables []Table, s *wal.SchemaFacts) bool {
+	for _, o := range s.ReferencedBy {
+		if !followedOID(tables, o) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownerOID is t's relowner (unknown when not read).
+func ownerOID(t *Table) *string {
+	if s := schemaFactsOf(t); s != nil && s.Owner != "" {
+		return u32(s.OwnerOID)
+	}
+	return pgUnknown
+}
+
+// ownerName is pg_get_userbyid of a role owning a followed table.
+func ownerName(tables []Table, oid uint32) (string, bool) {
+	for i := range tables {
+		if s := schemaFactsOf(&tables[i]); s != nil && s.Owner != "" && s.OwnerOID == oid {
+			return s.Owner, true
+		}
+	}
+	return "", false
+}
+
+// exclusion says whether index oid backs an exclusion constraint.
+func exclusion(s *wal.SchemaFacts, oid uint32) bool {
+	for _, c := range s.Constraints {
+		if c.Index == oid && c.Type == 'x' {
+			return true
+		}
+	}
+	return false
+}
+
+// immediate is indimmediate: a unique index whose uniqueness is checked
+// at once (not backing a deferrable constraint).
+func immediate(s *wal.SchemaFacts, oid uint32) bool {
+	for _, c := range s.Constraints {
+		if c.Index == oid && (c.Type == 'p' || c.Type == 'u' || c.Type == 'x') {
+			return !c.Deferrable
+		}
+	}
+	for _, x := range s.Indexes {
+		if x.OID == oid {
+			return x.Unique
+		}
+	}
+	return false
+}
+
+// indexClassRows are pg_class's rows for the followed tables' indexes.
+func indexClassRows(cx *pgCatCtx, ns map[string]uint32) [][]*string {
+	var out [][]*string
+	u := pgUnknown
+	for _, t := range cx.tables {
+		s := schemaFactsOf(&t)
+		if s == nil {
+			continue
+		}
+		for _, x := range s.Indexes {
+			am := u
+			for oid, name := range accessMethods {
+				if name == x.Method {
+					am = u32(oid)
+				}
+			}
+			out = append(out, []*string{u32(x.OID), sv(x.Name), u32(ns[t.Schema]), sv("0"), sv("0"), ownerOID(&t), am, u, sv("0"), u, u, u, sv("0"), sv("f"), sv("f"),
+				sv("p"), sv("i"), iv(int64(len(x.Columns))), sv("0"), sv("f"), sv("f"), sv("f"), sv("f"), sv("f"), sv("t"), sv("n"), u, sv("0"), u, u, u, u, nil})
+		}
+	}
+	return out
+}
+
+// accessMethods are pg_am's rows by OID.
+var accessMethods = map[uint32]string{2: "heap", 403: "btree", 405: "hash", 783: "gist", 2742: "gin", 4000: "spgist", 3580: "brin"}
+
+// tableSchemaFacts returns relhasindex, relchecks and relhastriggers of
+// t (unknown when its schema facts were not read).
+func tableSchemaFacts(tables []Table, t *Table) (hasIndex, checks, triggers *string) {
+	s := schemaFactsOf(t)
+	if s == nil {
+		return pgUnknown, pgUnknown, pgUnknown
+	}
+	n, fk := 0, len(s.ReferencedBy) > 0
+	for _, c := range s.Constraints {
+		switch c.Type {
+		case 'c':
+			n++
+		case 'f':
+			fk = true
+		}
+	}
+	for i := range tables {
+		if o := schemaFactsOf(&tables[i]); o != nil {
+			for _, c := range o.Constraints {
+				fk = fk || c.Type == 'f' && c.RefOID == t.OID
+			}
+		}
+	}
+	return bv(len(s.Indexes) > 0), iv(int64(n)), bv(fk)
+}
+
+// schemaFunc answers the catalog functions over the schema facts.
+func (c *vecCatalog) schemaFunc(name string, args []lplan.Type) (*lplan.ExtFunc, error) {
+	argc := func(n ...int) error {
+		for _, k := range n {
+			if len(args) == k {
+				return nil
+			}
+		}
+		return lplan.ExtError(lplan.CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(args))
+	}
+	tables := c.pl.src.Tables()
+	path := c.defaultPath()
+	oidT, textT, boolT, intT, nameT := lplan.T(oidOID), lplan.T(oidText), lplan.T(oidBool), lplan.T(oidInt4), lplan.T(oidName)
+	needPath := func() error {
+		if !path {
+			return unsupported(-1, name+" under a search_path other than public (sidecar read the definitions under public)")
+		}
+		return nil
+	}
+	switch name {
+	case "pg_get_constraintdef":
+		if err := argc(1, 2); err != nil {
+			return nil, err
+		}
+		return &lplan.ExtFunc{Args: []lplan.Type{oidT, boolT}[:len(args)], Result: textT, NullOK: true, Eval: func(v []types.Value) (types.Value, error) {
+			if v[0] == nil {
+				return nil, nil
+			}
+			oid := oidValue(v[0])
+			for _, t := range tables {
+				s := schemaFactsOf(&t)
+				if s == nil {
+					return nil, unsupported(-1, name+": the constraints of "+t.Name+" were not read (copied by an older sidecar; a resync reads them)")
+				}
+				for _, k := range s.Constraints {
+					if k.OID == oid {
+						if err := needPath(); err != nil {
+							return nil, err
+						}
+						if len(v) == 2 && v[1] != nil && v[1].(bool) {
+							return k.DefPretty, nil
+						}
+						return k.Def, nil
+					}
+				}
+			}
+			return nil, nil
+		}}, nil
+	case "pg_get_indexdef":
+		if err := argc(1, 3); err != nil {
+			return nil, err
+		}
+		return &lplan.ExtFunc{Args: []lplan.Type{oidT, intT, boolT}[:len(args)], Result: textT, NullOK: true, Eval: func(v []types.Value) (types.Value, error) {
+			for _, a := range v {
+				if a == nil {
+					return nil, nil
+				}
+			}
+			oid := oidValue(v[0])
+			for _, t := range tables {
+				s := schemaFactsOf(&t)
+				if s == nil {
+					return nil, unsupported(-1, name+": the indexes of "+t.Name+" were not read (copied by an older sidecar; a resync reads them)")
+				}
+				for _, x := range s.Indexes {
+					if x.OID != oid {
+						continue
+					}
+					if err := needPath(); err != nil {
+						return nil, err
+					}
+					if len(v) == 1 {
+						return x.Def, nil
+					}
+					if n, _ := v[1].(int64); n != 0 {
+						return nil, unsupported(-1, "pg_get_indexdef of one index column (sidecar keeps the whole definition)")
+					}
+					if v[2].(bool) {
+						return x.DefPretty, nil
+					}
+					return x.Def, nil
+				}
+			}
+			return nil, nil
+		}}, nil
+	case "obj_description":
+		if err := argc(2); err != nil {
+			return nil, err
+		}
+		return &lplan.ExtFunc{Args: []lplan.Type{oidT, nameT}, Result: textT, NullOK: true, Eval: func(v []types.Value) (types.Value, error) {
+			if v[0] == nil || v[1] == nil {
+				return nil, nil
+			}
+			if v[1].(string) != "pg_class" {
+				return nil, unsupported(-1, "obj_description of a "+v[1].(string)+" object (sidecar keeps the comments of the followed tables and their columns)")
+			}
+			oid := oidValue(v[0])
+			for _, t := range tables {
+				s := schemaFactsOf(&t)
+				if t.OID == oid {
+					if s == nil {
+						return nil, unsupported(-1, name+": the comments of "+t.Name+" were not read (copied by an older sidecar; a resync reads them)")
+					}
+					if s.Comment == "" {
+						return nil, nil
+					}
+					return s.Comment, nil
+				}
+				if s != nil {
+					for _, x := range s.Indexes {
+						if x.OID == oid {
+							return nil, unsupported(-1, "obj_description of an index (sidecar keeps the comments of the followed tables and their columns)")
+						}
+					}
+				}
+			}
+			return nil, nil
+		}}, nil
+	case "col_description":
+		if err := argc(2); err != nil {
+			return nil, err
+		}
+		return &lplan.ExtFunc{Args: []lplan.Type{oidT, intT}, Result: textT, NullOK: true, Eval: func(v []types.Value) (types.Value, error) {
+			if v[0] == nil || v[1] == nil {
+				return nil, nil
+			}
+			oid, n := oidValue(v[0]), v[1].(int64)
+			for _, t := range tables {
+				if t.OID != oid {
+					continue
+				}
+				s := schemaFactsOf(&t)
+				if s == nil {
+					return nil, unsupported(-1, name+": the comments of "+t.Name+" were not read (copied by an older sidecar; a resync reads them)")
+				}
+				if n >= 1 && int(n) <= len(s.ColumnComments) && s.ColumnComments[n-1] != "" {
+					return s.ColumnComments[n-1], nil
+				}
+				return nil, nil
+			}
+			return nil, nil
+		}}, nil
+	case "pg_get_userbyid":
+		if err := argc(1); err != nil {
+			return nil, err
+		}
+		return &lplan.ExtFunc{Args: []lplan.Type{oidT}, Result: nameT, Eval: func(v []types.Value) (types.Value, error) {
+			if name, ok := ownerName(tables, oidValue(v[0])); ok {
+				return name, nil
+			}
+			return nil, unsupported(-1, "pg_get_userbyid of a role owning no followed table (sidecar keeps the followed tables' owners only)")
+		}}, nil
+	case "pg_get_serial_sequence":
+		if err := argc(2); err != nil {
+			return nil, err
+		}
+		sp := c.searchPath()
+		return &lplan.ExtFunc{Args: []lplan.Type{textT, textT}, Result: textT, Eval: func(v []types.Value) (types.Value, error) {
+			if err := needPath(); err != nil {
+				return nil, err
+			}
+			rel, col := v[0].(string), v[1].(string)
+			t, err := lookupTableText(tables, sp, rel)
+			if err != nil {
+				return nil, err
+			}
+			s := schemaFactsOf(t)
+			if s == nil {
+				return nil, unsupported(-1, name+": the sequences of "+t.Name+" were not read (copied by an older sidecar; a resync reads them)")
+			}
+			for i, c := range t.Columns {
+				if c.Name == col {
+					if i < len(s.Sequences) && s.Sequences[i] != "" {
+						return s.Sequences[i], nil
+					}
+					return nil, nil
+				}
+			}
+			return nil, errf("42703", -1, "column %q of relation %q does not exist", col, t.Rel)
+		}}, nil
+	}
+	return nil, nil
+}
+
+// lookupTableText resolves a table name as regclass input reads it
+// (possibly schema-qualified, quoted identifiers kept as written) among
+// the followed tables, along the search path.
+func lookupTableText(tables []Table, path []string, name string) (*Table, error) {
+	tn, err := pgident.ParseTable(name)
+	if err != nil {
+		return nil, errf("42602", -1, "invalid name syntax")
+	}
+	var parts []string
+	if _, err := pgident.ParseTable(`"sidecar probe".` + name); err == nil {
+		parts = []string{tn.Name} // not schema-qualified
+	} else {
+		parts = []string{tn.Schema, tn.Name}
+	}
+	find := func(schema, rel string) *Table {
+		for i := range tables {
+			if tables[i].Schema == schema && tables[i].Rel == rel {
+				return &tables[i]
+			}
+		}
+		return nil
+	}
+	if len(parts) == 2 {
+		if t := find(parts[0], parts[1]); t != nil {
+			return t, nil
+		}
+	} else {
+		for _, p := range path {
+			if t := find(p, parts[0]); t != nil {
+				return t, nil
+			}
+		}
+	}
+	return nil, errf("42P01", -1, "relation %q does not exist", strings.Join(parts, "."))
+}

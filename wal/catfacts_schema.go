@@ -1,0 +1,120 @@
+package wal
+
+import (
+	"reflect"
+	"slices"
+)
+
+// SchemaFacts are the definitions around a followed table that clients
+// read from pg_catalog (pg_constraint, pg_index, pg_description, owned
+// sequences) and that neither a pgoutput Relation message nor the
+// column facts carry. The copy and the daemon's catalog poll read them
+// (replication/relmeta_schema.go); the SQL port serves them.
+//
+// Definitions are kept as PostgreSQL prints them (pg_get_constraintdef,
+// pg_get_indexdef), read with search_path public, plain and pretty.
+type SchemaFacts struct {
+	// Constraints are the table's constraints other than NOT NULL, the
+	// primary key included, by name.
+	Constraints []ConstraintFacts
+	// Indexes are the table's indexes, by name.
+	Indexes []IndexFacts
+	// Comment is obj_description(table, 'pg_class') ("" none).
+	Comment string
+	// ColumnComments are col_description per column, in the Relation's
+	// column order ("" none).
+	ColumnComments []string
+	// Sequences are pg_get_serial_sequence per column, in the
+	// Relation's column order ("" none).
+	Sequences []string
+	// ReferencedBy are the OIDs of the other tables with a foreign key
+	// to this one: pg_constraint lacks the rows of those not followed.
+	ReferencedBy []uint32
+	// Triggers are the table's triggers psql lists (user triggers, and
+	// internal ones disabled), by name.
+	Triggers []TriggerFacts
+	// Owner is the table's owner role (relowner) by OID and name.
+	OwnerOID uint32
+	Owner    string
+	// DatabaseOID is the source database's pg_database.oid.
+	DatabaseOID uint32
+}
+
+// TriggerFacts is one trigger of the table.
+type TriggerFacts struct {
+	Name    string
+	Def     string // pg_get_triggerdef(oid, true)
+	Enabled byte   // tgenabled
+	// Internal is tgisinternal; Inherited says tgparentid is set (the
+	// trigger is a partition's clone of its parent's).
+	Internal, Inherited bool
+}
+
+// ConstraintFacts is one row of pg_constraint for the table.
+type ConstraintFacts struct {
+	OID  uint32
+	Name string
+	// Type is contype: 'p' primary key, 'u' unique, 'f' foreign key,
+	// 'c' check, 'x' exclusion.
+	Type       byte
+	Deferrable bool
+	Deferred   bool
+	Validated  bool
+	// Columns are conkey's columns by name (attnums differ between
+	// PostgreSQL and the mirror when columns were dropped or are not
+	// published).
+	Columns []string
+	// Index is conindid (0: none).
+	Index uint32
+	// RefSchema, RefTable and RefOID name confrelid (foreign keys),
+	// RefColumns confkey's columns by name.
+	RefSchema, RefTable string
+	RefOID              uint32
+	RefColumns          []string
+	// UpdateAction, DeleteAction, MatchType are confupdtype,
+	// confdeltype, confmatchtype (0 for non-foreign keys).
+	UpdateAction, DeleteAction, MatchType byte
+	// Def and DefPretty are pg_get_constraintdef(oid) and (oid, true).
+	Def, DefPretty string
+	// NoInherit is connoinherit.
+	NoInherit bool
+}
+
+// IndexFacts is one index of the table (pg_index and its pg_class row).
+type IndexFacts struct {
+	OID  uint32
+	Name string
+	// Columns are indkey's columns by name ("": an expression).
+	Columns                           []string
+	KeyColumns                        int16 // indnkeyatts
+	Unique, Primary, Valid, Clustered bool
+	Partial, Expressions              bool   // indpred / indexprs are not null
+	ReplIdent                         bool   // indisreplident
+	NullsNotDistinct                  bool   // indnullsnotdistinct (15+)
+	Method                            string // pg_am.amname
+	// Def and DefPretty are pg_get_indexdef(oid) and (oid, 0, true).
+	Def, DefPretty string
+}
+
+// Equal reports whether s and o hold the same facts (an empty list and
+// none are the same).
+func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
+	if s == nil || o == nil {
+		return s == o
+	}
+	return s.Comment == o.Comment && s.OwnerOID == o.OwnerOID && s.DatabaseOID == o.DatabaseOID && s.Owner == o.Owner && slices.Equal(s.ReferencedBy, o.ReferencedBy) && slices.Equal(s.ColumnComments, o.ColumnComments) && slices.Equal(s.Sequences, o.Sequences) &&
+		slices.EqualFunc(s.Constraints, o.Constraints, ConstraintFacts.equal) && slices.EqualFunc(s.Indexes, o.Indexes, IndexFacts.equal) &&
+		slices.Equal(s.Triggers, o.Triggers)
+}
+
+func (c ConstraintFacts) equal(o ConstraintFacts) bool {
+	x, y := c, o
+	x.Columns, x.RefColumns, y.Columns, y.RefColumns = nil, nil, nil, nil
+	return reflect.DeepEqual(x, y) && slices.Equal(c.Columns, o.Columns) && slices.Equal(c.RefColumns, o.RefColumns)
+}
+
+func (i IndexFacts) equal(o IndexFacts) bool {
+	x, y := i, o
+	x.Columns, y.Columns = nil, nil
+	return reflect.DeepEqual(x, y) && slices.Equal(i.Columns, o.Columns)
+}
