@@ -70,6 +70,8 @@ func (b *binder) aexpr(a *pg.A_Expr, sc *scope, ctx *exprCtx) (Scalar, error) {
 		}
 		o := eq.(*Op)
 		return &Op{Op: op, Args: o.Args, T: T(Bool)}, nil
+	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
+		return b.anyAll(a, a.Kind == pg.A_Expr_Kind_AEXPR_OP_ALL, sc, ctx) // array.go
 	case pg.A_Expr_Kind_AEXPR_NULLIF:
 		return b.variadic("nullif", []*pg.Node{a.Lexpr, a.Rexpr}, sc, ctx)
 	case pg.A_Expr_Kind_AEXPR_IN:
@@ -135,6 +137,9 @@ var comparisons = map[string]bool{"=": true, "<>": true, "<": true, "<=": true, 
 func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 	if op == "!=" {
 		op = "<>"
+	}
+	if op == "||" && (IsArray(l.Type()) || IsArray(r.Type())) {
+		return b.arrayConcat(l, r, loc) // array.go
 	}
 	lt, rt := l.Type(), r.Type()
 	switch {
@@ -251,6 +256,9 @@ func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, erro
 	}
 	if f.AggStar || f.AggDistinct || f.AggFilter != nil || len(f.AggOrder) > 0 {
 		return nil, errorf(CodeWrongObjectType, "%s is not an aggregate function", name).at(f.Location)
+	}
+	if e, found, err := b.arrayCall(name, f, sc, ctx); found || err != nil {
+		return e, err // array.go
 	}
 	if e, found, err := b.extFuncCall(name, f, sc, ctx); found || err != nil {
 		return e, err // a function of the catalog (extfunc.go)

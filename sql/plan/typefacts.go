@@ -59,6 +59,9 @@ var typeNames = map[OID]string{
 // prints it.
 func (t Type) String() string {
 	n, ok := typeNames[t.OID]
+	if !ok && types.IsArray(t.OID) {
+		return Type{OID: types.ElemOf(t.OID), Mod: t.Mod}.String() + "[]"
+	}
 	if !ok {
 		n = fmt.Sprintf("oid%d", t.OID)
 	}

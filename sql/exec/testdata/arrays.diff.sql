@@ -1,0 +1,45 @@
+-- Arrays (one-dimensional), compared with PostgreSQL: constructors,
+-- '{…}' input and output quoting, =/<> and ordering, ANY/ALL with
+-- NULLs and empty arrays, subscripts, the array functions, errors.
+SELECT ARRAY[1, 2, 3], ARRAY['a', 'b c', NULL], ARRAY[1.5, 2], ARRAY[true, false], ARRAY[NULL::int];
+SELECT ARRAY[1, 2.5], ARRAY[1::int2, 2::int8], ARRAY['x'::varchar, 'y'], ARRAY[]::int[], ARRAY[]::text[];
+SELECT '{1,2,3}'::int[], '{}'::text[], '{"a b",NULL,"NULL",""}'::text[], '{ 1 , 2 }'::int8[], '{a\,b,"c\"d"}'::text[];
+SELECT '{1,2'::int[];
+SELECT '{1,,2}'::int[];
+SELECT '{a}'::int[];
+SELECT '1,2'::int[];
+SELECT ARRAY[];
+SELECT id, ia, ta, na FROM arr;
+SELECT id, ia::text, ta::text, ia::int8[], ta::varchar(1)[] FROM arr;
+SELECT id, ia[1], ia[2], ia[0], ia[4], ia[NULL], ta[3], (ARRAY[10,20,30])[2] FROM arr;
+SELECT id, array_length(ia, 1), array_length(ia, 2), cardinality(ia), array_upper(ia, 1), array_lower(ia, 1), array_ndims(ia), array_dims(ta) FROM arr;
+SELECT id, array_to_string(ia, ','), array_to_string(ta, '-', '*'), array_to_string(ta, '-', NULL), array_to_string(na, NULL) FROM arr;
+SELECT id, 2 = ANY(ia), 2 <> ALL(ia), 1 < ANY(ia), 5 >= ALL(ia), NULL::int = ANY(ia), NULL::int = ALL(ia), 3 = ANY('{1,2,3}'), 'b c' = ANY(ta) FROM arr;
+SELECT id FROM arr WHERE 3 = ANY(ia);
+SELECT id FROM arr WHERE id = ANY(ARRAY[1, 3, NULL]);
+SELECT id FROM arr WHERE NOT (id = ANY(ARRAY[1, 3, NULL]));
+SELECT id FROM arr WHERE id <> ALL('{1,3}');
+SELECT id, ia = '{1,2,3}', ia <> ARRAY[3,2,1], ia = ARRAY[]::int[], ia < '{2}', ia > '{1,2}', ta = ARRAY['a','b c',NULL] FROM arr;
+SELECT id, ia IS NULL, ia IS DISTINCT FROM '{}' FROM arr;
+SELECT ia, count(*) FROM arr GROUP BY ia;
+SELECT DISTINCT na FROM arr;
+SELECT id FROM arr ORDER BY ia, id;
+SELECT a.id, b.id FROM arr a JOIN arr b ON a.ia = b.ia;
+SELECT 1 = ANY(NULL::int[]), 1 = ALL('{}'), NULL = ANY('{}'::int[]), 1 = ANY('{NULL,1}'), 2 = ANY('{NULL,1}'), 2 = ALL('{NULL,2}'), 1 = ALL('{NULL,2}');
+SELECT 1.5 = ANY('{1,1.50}'::numeric[]), 2 = ANY(ARRAY[1.5, 2.0]), 'x' = ANY('{x,y}'::varchar[]);
+SELECT ('{1,2}'::int[])[1], ('{a,b}'::text[])[2];
+SELECT 1 = ANY(1);
+SELECT (1)[1];
+SELECT array_length('{1,2}', 1);
+SELECT ARRAY[1] || ARRAY[2];
+SELECT ARRAY['a'] || 'b';
+SELECT id, ia || ia, ia || 4, 0 || ia, ia || NULL, NULL || ia, ta || 'q', ia || '{7,8}', ia || NULL::int FROM arr;
+SELECT NULL::int[] || NULL::int[];
+SELECT ARRAY[1, NULL] = ARRAY[1, NULL], ARRAY[1, NULL] < ARRAY[1, 2], ARRAY[1] < ARRAY[1, 0], '{}'::int[] < ARRAY[NULL::int];
+SELECT ARRAY[1, 2] = ARRAY[1, 2]::int8[];
+SELECT greatest(ARRAY[1, 2], ARRAY[1, 3]), coalesce(NULL, ARRAY['z']);
+SELECT 'a' = ANY(ARRAY['a', 'b']), 'a' = ANY('{a,b}'), 1 = ANY(ARRAY[1.5, 1]);
+SELECT CASE WHEN id > 2 THEN ia END, ARRAY[id, id * 2] FROM arr;
+SELECT x FROM (VALUES (ARRAY[1, 2]), (ARRAY[3])) v(x) WHERE x[1] > 1;
+SELECT ARRAY['2020-01-01'::date, NULL], ARRAY['2020-01-01 10:00'::timestamp], ARRAY[1.5::float8, 'NaN'], ARRAY['a b'::varchar(5)];
+SELECT ('{1,2,3}'::int[])[2147483648];
