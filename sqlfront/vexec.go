@@ -130,7 +130,11 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	}
 	p := &plan{kind: "select", tag: "SELECT", vec: &vecPlan{prep: prep, tables: cat.tables, uses: map[uint32]bool{}, virt: cat.virt}}
 	for id := 1; id <= q.MD.Len(); id++ {
-		p.vec.uses[q.MD.Column(lplan.ColumnID(id)).Type.OID] = true
+		t := q.MD.Column(lplan.ColumnID(id)).Type
+		p.vec.uses[t.OID] = true
+		if lplan.IsArray(t) {
+			p.vec.uses[lplan.ElemType(t).OID] = true // float8[] prints its elements as float8
+		}
 	}
 	for i, id := range q.Plan.Columns() {
 		t := q.MD.Column(id).Type

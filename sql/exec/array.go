@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
@@ -21,7 +22,8 @@ func (c *compiler) arrayFunc(x *plan.Func) (vexpr, bool, error) {
 	switch x.Name {
 	case "array":
 		if x.T.OID == plan.Unknown {
-			return nil, true, &types.Error{Code: "42P18", Message: "cannot determine type of empty array"}
+			f, err := c.planTimeErr(&types.Error{Code: "42P18", Message: "cannot determine type of empty array"})
+			return f, true, err
 		}
 		f, err := c.arrayCons(x)
 		return f, true, err
@@ -261,4 +263,20 @@ func rowWise(args []vexpr, fn func(row []types.Value) (types.Value, error)) vexp
 		}
 		return nil
 	}
+}
+
+// planTimeErr is an expression whose error PostgreSQL raises while it
+// parses or plans the statement (a malformed literal): the statement
+// fails with it before any row (env.foldErr), and the expression fails
+// if it is ever evaluated. A refusal (0A000) stays an error of the
+// build, so the statement is refused before it is described.
+func (c *compiler) planTimeErr(err error) (vexpr, error) {
+	var te *types.Error
+	if errors.As(err, &te) && te.Code == types.CodeUnsupported {
+		return nil, err
+	}
+	if c.e.foldErr == nil {
+		c.e.foldErr = err
+	}
+	return func(*Batch, []int, []types.Value) error { return err }, nil
 }
