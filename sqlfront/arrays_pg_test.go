@@ -39,6 +39,8 @@ func TestArraysMatchPostgres(t *testing.T) {
 		"SELECT ia, count(*) FROM arr GROUP BY ia ORDER BY 2, 1",
 		"SELECT a.id, b.id FROM arr a JOIN arr b ON a.ia = b.ia ORDER BY 1, 2",
 		"SELECT id, ia::text, ia::bigint[] FROM arr ORDER BY id",
+		"SELECT array_agg(id ORDER BY id DESC), array_agg(ia[1] ORDER BY id), array_agg(fa[1] ORDER BY id) FILTER (WHERE id > 2) FROM arr",
+		"SELECT id % 2, array_agg(na[1] ORDER BY id) FROM arr GROUP BY 1 ORDER BY 1",
 	}
 	compareWithPostgres(t, r.pgURL, r.sqlURL, stmts, nil, "HEAD")
 

@@ -172,7 +172,10 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata) bool {
 						}
 					}
 				}
-				for _, arg := range a.Args {
+				for i, arg := range a.Args {
+					if i > 0 && a.Name == "array_agg" && collatable(arg.Type()) {
+						found = true // array_agg(… ORDER BY text)
+					}
 					visit(arg)
 				}
 				visit(a.Filter)

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -279,4 +280,120 @@ func (c *compiler) planTimeErr(err error) (vexpr, error) {
 		c.e.foldErr = err
 	}
 	return func(*Batch, []int, []types.Value) error { return err }, nil
+}
+
+// memCharged is an aggregate state that holds values: the aggregation
+// charges them to the statement's working memory.
+type memCharged interface{ charge(m *memAcct) }
+
+func (d *distinctAgg) charge(m *memAcct) { d.mem = m }
+
+// aggRow is one input of array_agg: the value (NULL kept, unlike other
+// aggregates' inputs, so it is wrapped) and its ORDER BY keys.
+type aggRow struct {
+	v     types.Value
+	keys  []types.Value
+	order []plan.AggOrder
+	kt    []plan.OID
+}
+
+// arrayAggArg compiles array_agg's argument and ORDER BY keys into one
+// non-NULL aggRow per row.
+func (c *compiler) arrayAggArg(ae plan.AggExpr) (vexpr, error) {
+	args, err := c.compileArgs(ae.Args)
+	if err != nil {
+		return nil, err
+	}
+	var kt []plan.OID
+	for _, k := range ae.Args[1:] {
+		if !types.Orderable(k.Type().OID) {
+			return nil, unsupported("array_agg ordered by a value of type " + k.Type().String())
+		}
+		kt = append(kt, k.Type().OID)
+	}
+	order := ae.Order
+	return rowWise(args, func(row []types.Value) (types.Value, error) {
+		return &aggRow{v: row[0], keys: append([]types.Value(nil), row[1:]...), order: order, kt: kt}, nil
+	}), nil
+}
+
+// arrayAgg is array_agg: every input value, NULLs included, in the
+// order of its ORDER BY. Where that order is not fully determined
+// (no ORDER BY, or ties between different values) PostgreSQL's answer
+// depends on the order its plan reads rows in, so the aggregate is
+// refused (0A000) rather than answered in another order.
+type arrayAgg struct {
+	elem plan.OID
+	rows []*aggRow
+	mem  *memAcct
+}
+
+func (a *arrayAgg) charge(m *memAcct) { a.mem = m }
+
+func (a *arrayAgg) add(v types.Value) error {
+	r := v.(*aggRow)
+	if a.mem != nil {
+		n := 48 + valueBytes(r.v)
+		for _, k := range r.keys {
+			n += 16 + valueBytes(k)
+		}
+		if err := a.mem.grow("array_agg", n); err != nil {
+			return err
+		}
+	}
+	a.rows = append(a.rows, r)
+	return nil
+}
+
+func (a *arrayAgg) result() (types.Value, error) {
+	if len(a.rows) == 0 {
+		return nil, nil
+	}
+	cmpKeys := func(x, y *aggRow) int {
+		for i, k := range x.keys {
+			c := compareNullable(x.kt[i], k, y.keys[i], x.order[i].NullsFirst != x.order[i].Desc)
+			if x.order[i].Desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return 0
+	}
+	rows := append([]*aggRow(nil), a.rows...)
+	slices.SortStableFunc(rows, cmpKeys)
+	out := &types.Array{Elem: a.elem, Elems: make([]types.Value, len(rows))}
+	for i, r := range rows {
+		if i > 0 && cmpKeys(rows[i-1], r) == 0 && !sameValue(a.elem, rows[i-1].v, r.v) {
+			return nil, unsupported("array_agg whose value depends on the order of rows its ORDER BY leaves tied (PostgreSQL's plan decides it); add ORDER BY keys that tell the rows apart")
+		}
+		out.Elems[i] = r.v
+	}
+	return out, nil
+}
+
+// compareNullable orders a and b of type t with NULLs first or last
+// (for a descending key the caller negates the result, so it passes
+// NULLS FIRST of a DESC key as last).
+func compareNullable(t plan.OID, a, b types.Value, nullsFirst bool) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil || b == nil:
+		if (a == nil) == nullsFirst {
+			return -1
+		}
+		return 1
+	}
+	return types.Compare(t, a, b)
+}
+
+// sameValue says whether a and b (NULL allowed) print alike, so their
+// order in an array cannot show.
+func sameValue(t plan.OID, a, b types.Value) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return types.Out(t, a) == types.Out(t, b)
 }

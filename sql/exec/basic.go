@@ -39,6 +39,12 @@ func valueBytes(v types.Value) int64 {
 		return 24 + int64(len(x))
 	case *types.Decimal:
 		return 64 + int64(len(x.V.Bits()))*8
+	case *types.Array:
+		n := int64(48)
+		for _, e := range x.Elems {
+			n += 16 + valueBytes(e)
+		}
+		return n
 	}
 	return 16
 }

@@ -263,3 +263,42 @@ func (b *binder) arrayConcat(l, r Scalar, loc int32) (Scalar, error) {
 	}
 	return f, nil
 }
+
+// arrayAgg binds array_agg's own rules on ae (its one argument bound):
+// an argument of unknown type, DISTINCT and arrays of arrays are
+// refused; ORDER BY keys are bound and appended to Args.
+func (b *binder) arrayAgg(ae *AggExpr, f *pg.FuncCall, sc *scope, ctx *exprCtx) error {
+	t := ae.Args[0].Type()
+	switch {
+	case t.OID == Unknown:
+		return unsupported("array_agg of an untyped literal", f.Location)
+	case ae.Distinct:
+		return unsupported("array_agg(DISTINCT …)", f.Location)
+	case IsArray(t):
+		return unsupported("array_agg of arrays (multidimensional arrays)", f.Location)
+	}
+	for _, n := range f.AggOrder {
+		sb := n.GetSortBy()
+		if sb.UseOp != nil {
+			return unsupported("ORDER BY … USING inside an aggregate", f.Location)
+		}
+		k, err := b.expr(sb.Node, sc, ctx)
+		if err != nil {
+			return err
+		}
+		if k.Type().OID == Unknown {
+			k = coerce(k, T(Text))
+		}
+		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
+		nullsFirst := desc
+		switch sb.SortbyNulls {
+		case pg.SortByNulls_SORTBY_NULLS_FIRST:
+			nullsFirst = true
+		case pg.SortByNulls_SORTBY_NULLS_LAST:
+			nullsFirst = false
+		}
+		ae.Args = append(ae.Args, k)
+		ae.Order = append(ae.Order, AggOrder{Desc: desc, NullsFirst: nullsFirst})
+	}
+	return nil
+}

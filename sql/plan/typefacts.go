@@ -140,6 +140,11 @@ func arithResult(op string, l, r OID) OID { return types.ArithResult(op, l, r) }
 // aggregates here.
 func aggResult(fn string, arg OID) (OID, error) {
 	switch fn {
+	case "array_agg":
+		if t := types.ArrayOf(arg); t != 0 {
+			return t, nil
+		}
+		return 0, errorf(CodeFeatureNotSupported, "not supported yet: array_agg(%s)", T(arg))
 	case "bool_and", "bool_or", "every":
 		if arg == Bool {
 			return Bool, nil
