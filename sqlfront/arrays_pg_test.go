@@ -41,6 +41,10 @@ func TestArraysMatchPostgres(t *testing.T) {
 		"SELECT id, ia::text, ia::bigint[] FROM arr ORDER BY id",
 		"SELECT array_agg(id ORDER BY id DESC), array_agg(ia[1] ORDER BY id), array_agg(fa[1] ORDER BY id) FILTER (WHERE id > 2) FROM arr",
 		"SELECT id % 2, array_agg(na[1] ORDER BY id) FROM arr GROUP BY 1 ORDER BY 1",
+		"SELECT * FROM unnest(ARRAY['a', NULL, 'b c']) WITH ORDINALITY AS u(v, n)",
+		"SELECT arr.id, u FROM arr JOIN unnest(ARRAY[1, 4]) u ON u = arr.id ORDER BY 1",
+		"SELECT * FROM generate_series(0.5, 2, 0.25)",
+		"SELECT g, count(*) FROM generate_series('2024-01-30'::timestamp, '2024-06-01', '1 month') g GROUP BY g ORDER BY g",
 	}
 	compareWithPostgres(t, r.pgURL, r.sqlURL, stmts, nil, "HEAD")
 

@@ -86,6 +86,8 @@ func (pl *planner) rangeFunction(rf *pg.RangeFunction) (*virtual, string, error)
 			return nil, "", bad("sidecar.tags()")
 		}
 		return tagsRelation(), alias, nil
+	case "generate_series", "unnest", "pg_catalog.generate_series", "pg_catalog.unnest":
+		return nil, "", unsupported(pos, "the function "+name+" in FROM") // sql/exec runs them (vexec.go)
 	}
 	return nil, "", errf(codeUndefinedFunc, pos, "function %s does not exist", name).hint("sidecar's set-returning functions: sidecar.diff, sidecar.diff_stat, sidecar.log, sidecar.tags")
 }

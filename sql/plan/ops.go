@@ -193,6 +193,9 @@ type FuncScan struct {
 	Name string
 	Args []Scalar
 	Cols []ColumnID
+	// Ordinality: WITH ORDINALITY, a last column numbering the rows
+	// (srf.go).
+	Ordinality bool
 }
 
 // Columns implements Rel.
