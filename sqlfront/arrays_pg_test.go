@@ -44,6 +44,8 @@ func TestArraysMatchPostgres(t *testing.T) {
 		"SELECT * FROM unnest(ARRAY['a', NULL, 'b c']) WITH ORDINALITY AS u(v, n)",
 		"SELECT arr.id, u FROM arr JOIN unnest(ARRAY[1, 4]) u ON u = arr.id ORDER BY 1",
 		"SELECT * FROM generate_series(0.5, 2, 0.25)",
+		"SELECT current_schemas(false), current_schemas(true), 'public' = ANY(current_schemas(false)), (current_schemas(true))[1]",
+		"SELECT id FROM arr WHERE 'public' = ANY(current_schemas(false)) ORDER BY id",
 		"SELECT g, count(*) FROM generate_series('2024-01-30'::timestamp, '2024-06-01', '1 month') g GROUP BY g ORDER BY g",
 	}
 	compareWithPostgres(t, r.pgURL, r.sqlURL, stmts, nil, "HEAD")

@@ -339,6 +339,8 @@ func (pl *planner) scalarFunc(name string, args []expr, f *pg.FuncCall) (expr, e
 		}}, nil
 	case "current_schema":
 		return &constExpr{v: "public", t: oidName}, argc(0)
+	case "current_schemas":
+		return nil, unsupported(pos, "current_schemas on this path") // an array: sql/exec answers it (pgcatalog_arrays.go)
 	case "current_user", "session_user":
 		return &funcExpr{t: oidName, fn: func(e *env, _ []Value) (Value, error) { return e.ex.sess.user, nil }}, argc(0)
 	case "lower", "upper":
