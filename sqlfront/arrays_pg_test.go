@@ -49,6 +49,18 @@ func TestArraysMatchPostgres(t *testing.T) {
 		"SELECT g, count(*) FROM generate_series('2024-01-30'::timestamp, '2024-06-01', '1 month') g GROUP BY g ORDER BY g",
 	}
 	compareWithPostgres(t, r.pgURL, r.sqlURL, stmts, nil, "HEAD")
+	// Array parameters on the sql/exec path (before, one read as NULL).
+	params := map[string]string{
+		"SELECT id FROM arr WHERE ia = $1 ORDER BY id":                           "{1,2,3}",
+		"SELECT id, $1::int[] = ia, cardinality($1::int[]) FROM arr ORDER BY id": "{3,2,1}",
+		"SELECT id FROM arr WHERE ia[1] = ANY($1) ORDER BY id":                   "{1,NULL,3}",
+		"SELECT id, ta || $1::text[] FROM arr ORDER BY id":                       `{"x y",NULL}`,
+	}
+	var ps []string
+	for q := range params {
+		ps = append(ps, q)
+	}
+	compareWithPostgres(t, r.pgURL, r.sqlURL, ps, func(q string) []byte { return []byte(params[q]) }, "HEAD, parameter")
 
 	// Errors: PostgreSQL's SQLSTATE; refusals: 0A000.
 	ctx := context.Background()

@@ -276,12 +276,9 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 	for i, v := range ex.params {
 		var pv types.Value
 		if i < len(p.vec.params) && v != nil {
-			txt, ok := render(v, p.vec.params[i])
-			if ok {
-				var err error
-				if pv, err = types.In(p.vec.params[i], -1, txt); err != nil {
-					return typesErr(err)
-				}
+			var err error
+			if pv, err = vecParam(v, p.vec.params[i], i+1); err != nil {
+				return typesErr(err) // vexec_arraybin.go
 			}
 		}
 		opts.Params = append(opts.Params, pv)
