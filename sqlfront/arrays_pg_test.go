@@ -46,6 +46,8 @@ func TestArraysMatchPostgres(t *testing.T) {
 		"SELECT * FROM generate_series(0.5, 2, 0.25)",
 		"SELECT current_schemas(false), current_schemas(true), 'public' = ANY(current_schemas(false)), (current_schemas(true))[1]",
 		"SELECT id FROM arr WHERE 'public' = ANY(current_schemas(false)) ORDER BY id",
+		"SELECT id, concat(ia, '|', ta), format('%s/%s', na, ba), ia::text || '!' FROM arr ORDER BY id",
+		"SELECT id, coalesce(ia, '{0}'), ia IS NULL FROM arr WHERE ia IS NOT NULL OR id = 3 ORDER BY id",
 		"SELECT g, count(*) FROM generate_series('2024-01-30'::timestamp, '2024-06-01', '1 month') g GROUP BY g ORDER BY g",
 	}
 	compareWithPostgres(t, r.pgURL, r.sqlURL, stmts, nil, "HEAD")
