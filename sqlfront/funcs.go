@@ -86,6 +86,8 @@ func (pl *planner) rangeFunction(rf *pg.RangeFunction) (*virtual, string, error)
 			return nil, "", bad("sidecar.tags()")
 		}
 		return tagsRelation(), alias, nil
+	case "generate_series", "unnest", "pg_catalog.generate_series", "pg_catalog.unnest":
+		return nil, "", unsupported(pos, "the function "+name+" in FROM") // sql/exec runs them (vexec.go)
 	}
 	return nil, "", errf(codeUndefinedFunc, pos, "function %s does not exist", name).hint("sidecar's set-returning functions: sidecar.diff, sidecar.diff_stat, sidecar.log, sidecar.tags")
 }
@@ -337,6 +339,8 @@ func (pl *planner) scalarFunc(name string, args []expr, f *pg.FuncCall) (expr, e
 		}}, nil
 	case "current_schema":
 		return &constExpr{v: "public", t: oidName}, argc(0)
+	case "current_schemas":
+		return nil, unsupported(pos, "current_schemas on this path") // an array: sql/exec answers it (pgcatalog_arrays.go)
 	case "current_user", "session_user":
 		return &funcExpr{t: oidName, fn: func(e *env, _ []Value) (Value, error) { return e.ex.sess.user, nil }}, argc(0)
 	case "lower", "upper":

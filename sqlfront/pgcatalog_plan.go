@@ -172,7 +172,7 @@ var catalogFuncs = map[string]bool{"pg_get_expr": true, "format_type": true, "pg
 	"has_column_privilege": true, "has_database_privilege": true}
 
 // HasFunc implements lplan.FuncCatalog.
-func (c *vecCatalog) HasFunc(name string) bool { return catalogFuncs[name] }
+func (c *vecCatalog) HasFunc(name string) bool { return catalogFuncs[name] || arrayCatalogFuncs[name] }
 
 // Func implements lplan.FuncCatalog: the system functions clients call
 // on the catalog.
@@ -241,7 +241,7 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 	case "shobj_description", "has_table_privilege", "has_schema_privilege", "has_column_privilege", "has_database_privilege":
 		return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "%s is not supported by sidecar's catalog yet (owners, privileges and shared objects' comments are not kept)", name)
 	}
-	return nil, nil
+	return c.arrayCatalogFunc(name, args) // pgcatalog_arrays.go
 }
 
 // oidValue reads an oid value (held as its text, or an integer).

@@ -920,6 +920,9 @@ func (s *session) binary(v Value, t uint32, txt string) ([]byte, error) {
 	if b, ok, err := dateTimeSend(t, txt); ok {
 		return b, err // binary_datetime.go
 	}
+	if b, ok := arrayBinary(t, txt); ok {
+		return b, nil // vexec_arraybin.go
+	}
 	typ, ok := s.tm.TypeForOID(t)
 	if !ok {
 		return nil, unsupported(-1, "binary format for type "+typeName(t)).hint("request text format for this column")

@@ -147,7 +147,11 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	}
 	p := &plan{kind: "select", tag: "SELECT", vec: &vecPlan{prep: prep, tables: cat.tables, refs: cat.refs, uses: map[uint32]bool{}, virt: cat.virt}}
 	for id := 1; id <= q.MD.Len(); id++ {
-		p.vec.uses[q.MD.Column(lplan.ColumnID(id)).Type.OID] = true
+		t := q.MD.Column(lplan.ColumnID(id)).Type
+		p.vec.uses[t.OID] = true
+		if lplan.IsArray(t) {
+			p.vec.uses[lplan.ElemType(t).OID] = true // float8[] prints its elements as float8
+		}
 	}
 	for i, id := range q.Plan.Columns() {
 		t := q.MD.Column(id).Type
@@ -297,12 +301,9 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 	for i, v := range ex.params {
 		var pv types.Value
 		if i < len(p.vec.params) && v != nil {
-			txt, ok := render(v, p.vec.params[i])
-			if ok {
-				var err error
-				if pv, err = types.In(p.vec.params[i], -1, txt); err != nil {
-					return typesErr(err)
-				}
+			var err error
+			if pv, err = vecParam(v, p.vec.params[i], i+1); err != nil {
+				return typesErr(err) // vexec_arraybin.go
 			}
 		}
 		opts.Params = append(opts.Params, pv)

@@ -98,6 +98,9 @@ func (pl *planner) vecDefaultCollation(tables map[*lplan.TableDef]*Table) wal.Co
 // collatable reports whether values of type t compare under a collation
 // sidecar must check (name compares as "C", "char" has none).
 func collatable(t lplan.Type) bool {
+	if lplan.IsArray(t) {
+		return collatable(lplan.ElemType(t)) // text[] compares its elements under the collation
+	}
 	return isTextType(t.OID) && t.OID != oidName && t.OID != oidCharType || t.OID == lplan.Unknown
 }
 
@@ -126,6 +129,9 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata) bool {
 					if collatable(e.T) {
 						found = true
 					}
+				}
+				if op, _, ok := lplan.ArrayCmp(e); ok && op != "=" && op != "<>" && collatable(e.Args[0].Type()) {
+					found = true // text < ANY (array)
 				}
 			case *lplan.Subquery:
 				switch e.Op {
@@ -166,7 +172,10 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata) bool {
 						}
 					}
 				}
-				for _, arg := range a.Args {
+				for i, arg := range a.Args {
+					if i > 0 && a.Name == "array_agg" && collatable(arg.Type()) {
+						found = true // array_agg(… ORDER BY text)
+					}
 					visit(arg)
 				}
 				visit(a.Filter)

@@ -69,6 +69,8 @@ func AppendSend(dst []byte, oid OID, v Value) ([]byte, error) {
 		dst = binary.BigEndian.AppendUint64(dst, uint64(x.Micros))
 		dst = binary.BigEndian.AppendUint32(dst, uint32(x.Days))
 		return binary.BigEndian.AppendUint32(dst, uint32(x.Months)), nil
+	case *Array:
+		return appendArraySend(dst, x) // array.go
 	}
 	return nil, errorf(CodeUnsupported, "sidecar cannot send %s in binary", NameOf(oid))
 }
@@ -162,6 +164,9 @@ func Recv(oid OID, mod int32, b []byte) (Value, error) {
 }
 
 func recv(oid OID, b []byte) (Value, error) {
+	if IsArray(oid) {
+		return recvArray(oid, b) // array.go
+	}
 	need := func(n int) error {
 		if len(b) != n {
 			return errorf(CodeInvalidBinary, "incorrect binary data format")

@@ -88,6 +88,9 @@ func castContext(from, to OID, str func(OID) bool) CastKind {
 	if k, ok := pgCast[[2]OID{from, to}]; ok {
 		return k
 	}
+	if IsArray(from) && IsArray(to) {
+		return castContext(ElemOf(from), ElemOf(to), str) // array coercion: the element cast
+	}
 	if !Known(from) || !Known(to) {
 		return CastNone
 	}
@@ -123,6 +126,9 @@ func convert(v Value, from, to OID) (Value, error) {
 	}
 	if CastContext(from, to) == CastNone {
 		return nil, errorf(CodeCannotCoerce, "cannot cast type %s to %s", NameOf(from), NameOf(to))
+	}
+	if a, ok := v.(*Array); ok && IsArray(to) {
+		return convertArray(a, to, -1, true) // array.go
 	}
 	switch {
 	case isString(to):

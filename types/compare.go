@@ -60,6 +60,8 @@ func Compare(oid OID, a, b Value) int {
 			return c
 		}
 		return cmpInt(xr, yr)
+	case *Array:
+		return compareArrays(x, b.(*Array)) // array.go
 	}
 	return 0
 }
@@ -139,6 +141,8 @@ func Hash(seed maphash.Seed, oid OID, v Value) uint64 {
 		h.WriteString(IntervalSpanKey(x))
 	case TimeTZVal:
 		h.WriteString(strconv.FormatInt(x.Micros, 10) + "/" + strconv.FormatInt(int64(x.Zone), 10))
+	case *Array:
+		hashArray(&h, seed, x) // array.go
 	default:
 		h.WriteString(string(AppendOut(nil, oid, v)))
 	}
@@ -155,5 +159,8 @@ func Orderable(oid OID) bool {
 		return false
 	}
 	t, ok := byOID[oid]
-	return ok && t.Category != CatArray
+	if ok && t.Category == CatArray {
+		return Orderable(t.Elem)
+	}
+	return ok
 }

@@ -70,8 +70,8 @@ func in(oid OID, s string) (Value, error) {
 	case Interval:
 		return parseInterval(s)
 	}
-	if t, ok := Lookup(oid); ok && t.Category == CatArray {
-		return nil, errorf(CodeUnsupported, "sidecar does not read %s literals", t.SQLName)
+	if IsArray(oid) {
+		return parseArray(oid, s) // array.go
 	}
 	return s, nil
 }
@@ -82,6 +82,9 @@ func in(oid OID, s string) (Value, error) {
 func ApplyMod(oid OID, mod int32, v Value, explicit bool) (Value, error) {
 	if mod < 0 || v == nil {
 		return v, nil
+	}
+	if a, ok := v.(*Array); ok {
+		return convertArray(a, oid, mod, explicit) // array.go: each element
 	}
 	switch oid {
 	case Varchar, Bpchar:
@@ -369,6 +372,8 @@ func AppendOut(dst []byte, oid OID, v Value) []byte {
 		return appendZone(dst, x.Zone)
 	case IntervalVal:
 		return appendInterval(dst, x)
+	case *Array:
+		return appendArray(dst, x) // array.go
 	}
 	return dst
 }

@@ -147,10 +147,15 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 			op.aggs = append(op.aggs, f)
 			continue
 		}
-		if len(ae.Args) > 1 {
+		if len(ae.Args) > 1 && ae.Name != "array_agg" {
 			return nil, unsupported("the aggregate " + ae.Name + " with several arguments")
 		}
-		if len(ae.Args) == 1 {
+		if ae.Name == "array_agg" {
+			if f.arg, err = c.arrayAggArg(ae); err != nil {
+				return nil, err // array.go
+			}
+			f.argT = ae.Args[0].Type().OID
+		} else if len(ae.Args) == 1 {
 			if f.arg, err = c.compile(ae.Args[0]); err != nil {
 				return nil, err
 			}
@@ -193,8 +198,8 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 				continue
 			}
 			s[k] = f.init()
-			if d, ok := s[k].(*distinctAgg); ok {
-				d.mem = mem // its set is the statement's working memory
+			if d, ok := s[k].(memCharged); ok {
+				d.charge(mem) // what it holds is the statement's working memory
 			}
 		}
 		return s
@@ -313,6 +318,8 @@ func aggInit(name string, arg, res plan.OID, star bool) (func() aggState, error)
 		if types.Orderable(arg) {
 			return func() aggState { return &minMaxAgg{t: arg, max: name == "max"} }, nil
 		}
+	case "array_agg":
+		return func() aggState { return &arrayAgg{elem: arg} }, nil // array.go
 	case "bool_and", "every", "bool_or":
 		if arg == plan.Bool {
 			return func() aggState { return &boolAgg{or: name == "bool_or"} }, nil

@@ -39,6 +39,12 @@ func valueBytes(v types.Value) int64 {
 		return 24 + int64(len(x))
 	case *types.Decimal:
 		return 64 + int64(len(x.V.Bits()))*8
+	case *types.Array:
+		n := int64(48)
+		for _, e := range x.Elems {
+			n += 16 + valueBytes(e)
+		}
+		return n
 	}
 	return 16
 }
@@ -620,6 +626,9 @@ type funcScanOp struct {
 }
 
 func (e *env) buildFuncScan(f *plan.FuncScan) (operator, error) {
+	if f.Name == "unnest" || f.Ordinality || !isInt(e.md.Column(f.Cols[0]).Type.OID) {
+		return e.buildSRF(f) // srf.go
+	}
 	if f.Name != "generate_series" {
 		return nil, unsupported("the function " + f.Name + " in FROM")
 	}

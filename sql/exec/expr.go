@@ -170,7 +170,7 @@ func (c *compiler) compile1(s plan.Scalar) (vexpr, error) {
 	case *plan.Const:
 		v, err := constValue(x)
 		if err != nil {
-			return nil, err
+			return c.planTimeErr(err) // PostgreSQL reads a literal while parsing
 		}
 		return constExpr(v), nil
 	case *plan.Param:

@@ -99,7 +99,15 @@ func (c *compiler) function(x *plan.Func) (vexpr, error) {
 		return c.extFunction(x) // extfunc.go
 	}
 	if x.Call == nil {
+		if f, ok, err := c.arrayFunc(x); ok {
+			return f, err // array.go
+		}
 		return c.conditional(x)
+	}
+	for _, a := range x.Args {
+		if plan.IsArray(a.Type()) {
+			return nil, unsupported("the function " + x.Name + " on an array")
+		}
 	}
 	call := x.Call
 	args, err := c.compileArgs(x.Args)
@@ -107,24 +115,13 @@ func (c *compiler) function(x *plan.Func) (vexpr, error) {
 		return nil, err
 	}
 	ctx := c.e.clock // the statement's clock and random source (Options.Clock)
-	return func(b *Batch, sel []int, out []types.Value) error {
-		vecs, err := evalArgs(args, b, sel)
+	return rowWise(args, func(row []types.Value) (types.Value, error) {
+		v, err := call.Eval(ctx, row) // a strict call answers NULL on a NULL argument
 		if err != nil {
-			return err
+			return nil, libraryErr(err)
 		}
-		row := make([]types.Value, len(args))
-		for _, i := range sel {
-			for k := range args {
-				row[k] = vecs[k][i]
-			}
-			v, err := call.Eval(ctx, row) // a strict call answers NULL on a NULL argument
-			if err != nil {
-				return libraryErr(err)
-			}
-			out[i] = v
-		}
-		return nil
-	}, nil
+		return v, nil
+	}), nil
 }
 
 // stableCall says whether x calls a library function that is not

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
 	"github.com/sidecar-dev/sidecar/sql/internal/plantest"
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 var pgc *pgtest.Cluster
@@ -144,9 +145,12 @@ func pgErr(err error) string {
 // typeName names the result types runSQL prints.
 func typeName(oid uint32) string {
 	names := map[uint32]string{16: "bool", 20: "int8", 21: "int2", 23: "int4", 25: "text", 700: "float4", 701: "float8",
-		1042: "bpchar", 1043: "varchar", 1082: "date", 1700: "numeric"}
+		1042: "bpchar", 1043: "varchar", 1082: "date", 1700: "numeric", 1114: "timestamp", 1184: "timestamptz"}
 	if n, ok := names[oid]; ok {
 		return n
+	}
+	if e := types.ElemOf(oid); e != 0 {
+		return typeName(e) + "[]" // arrays (arrays.diff.sql)
 	}
 	return "oid" + string(rune('0'+oid%10))
 }
@@ -167,6 +171,9 @@ func normalize(s string) string {
 	for i, h := range head {
 		if j := strings.IndexByte(h, '('); j >= 0 {
 			head[i] = h[:j]
+			if k := strings.IndexByte(h[j:], ')'); k >= 0 {
+				head[i] += h[j+k+1:] // varchar(1)[] is varchar[]
+			}
 		}
 	}
 	lines[0] = strings.Join(head, " | ")

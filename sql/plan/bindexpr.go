@@ -94,6 +94,10 @@ func (b *binder) expr(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
 		return b.groupingFunc(n.GetGroupingFunc(), sc, ctx)
 	case n.GetSqlvalueFunction() != nil:
 		return b.sqlValueFunction(n.GetSqlvalueFunction()) // clock.go
+	case n.GetAArrayExpr() != nil:
+		return b.arrayExpr(n.GetAArrayExpr(), sc, ctx) // array.go
+	case n.GetAIndirection() != nil:
+		return b.indirection(n.GetAIndirection(), sc, ctx) // array.go
 	}
 	return nil, unsupported("this expression", -1)
 }
@@ -183,7 +187,14 @@ func constant(c *pg.A_Const) (Scalar, error) {
 // TypeOf resolves a TypeName (a column definition's, a cast's).
 func TypeOf(tn *pg.TypeName) (Type, error) {
 	if len(tn.ArrayBounds) > 0 {
-		return Type{}, unsupported("array types", tn.Location)
+		elem, err := TypeOf(&pg.TypeName{Names: tn.Names, Typmods: tn.Typmods, Location: tn.Location})
+		if err != nil {
+			return Type{}, err
+		}
+		if t := ArrayType(elem); t.OID != 0 {
+			return t, nil // int[][] is int[] too, as in PostgreSQL
+		}
+		return Type{}, unsupported("arrays of "+elem.String(), tn.Location)
 	}
 	var parts []string
 	for _, n := range tn.Names {
@@ -248,6 +259,9 @@ const IntervalFullRange = 0x7FFF
 // cast is e::t: a literal takes the type directly (as PostgreSQL's parser
 // reads 'x'::t into a constant of type t).
 func cast(e Scalar, t Type) Scalar {
+	if a := emptyArray(e, t); a != nil {
+		return a // ARRAY[]::int[] (array.go)
+	}
 	if c, ok := e.(*Const); ok && (c.T.OID == Unknown || c.Null) {
 		return &Const{T: t, Text: c.Text, Null: c.Null}
 	}
@@ -381,10 +395,17 @@ func colName(n *pg.Node) string {
 			return name
 		}
 		if t, err := TypeOf(tc.TypeName); err == nil {
+			if IsArray(t) {
+				t = ElemType(t) // int[] is named int4, as PostgreSQL names it
+			}
 			return typeNames[t.OID]
 		}
 	case n.GetCaseExpr() != nil:
 		return "case"
+	case n.GetAArrayExpr() != nil:
+		return "array"
+	case n.GetAIndirection() != nil:
+		return colName(n.GetAIndirection().Arg)
 	case n.GetGroupingFunc() != nil:
 		return "grouping"
 	case n.GetSqlvalueFunction() != nil:

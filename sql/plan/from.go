@@ -108,6 +108,9 @@ func (b *binder) fromItem(n *pg.Node, sc *scope) (Rel, *item, error) {
 // FROM or column definition lists). Its one column is named by the
 // alias's column list, else the alias, else the function.
 func (b *binder) rangeFunction(rf *pg.RangeFunction, sc *scope) (Rel, *item, error) {
+	if rel, it, ok, err := b.srfInFrom(rf, sc); ok {
+		return rel, it, err // srf.go: unnest, WITH ORDINALITY, numeric and timestamp series
+	}
 	if rf.Lateral || rf.Ordinality || rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
 		return nil, nil, unsupported("this function in FROM (LATERAL, WITH ORDINALITY, ROWS FROM, column definitions)", -1)
 	}

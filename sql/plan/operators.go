@@ -70,6 +70,8 @@ func (b *binder) aexpr(a *pg.A_Expr, sc *scope, ctx *exprCtx) (Scalar, error) {
 		}
 		o := eq.(*Op)
 		return &Op{Op: op, Args: o.Args, T: T(Bool)}, nil
+	case pg.A_Expr_Kind_AEXPR_OP_ANY, pg.A_Expr_Kind_AEXPR_OP_ALL:
+		return b.anyAll(a, a.Kind == pg.A_Expr_Kind_AEXPR_OP_ALL, sc, ctx) // array.go
 	case pg.A_Expr_Kind_AEXPR_NULLIF:
 		return b.variadic("nullif", []*pg.Node{a.Lexpr, a.Rexpr}, sc, ctx)
 	case pg.A_Expr_Kind_AEXPR_IN:
@@ -135,6 +137,9 @@ var comparisons = map[string]bool{"=": true, "<>": true, "<": true, "<=": true, 
 func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 	if op == "!=" {
 		op = "<>"
+	}
+	if op == "||" && (IsArray(l.Type()) || IsArray(r.Type())) {
+		return b.arrayConcat(l, r, loc) // array.go
 	}
 	lt, rt := l.Type(), r.Type()
 	switch {
@@ -246,11 +251,14 @@ func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, erro
 	if f.Over != nil {
 		return b.windowCall(name, f, sc, ctx)
 	}
-	if aggFuncs[name] {
-		return b.aggCall(name, f, sc, ctx)
+	if aggFuncs[name] || name == "array_agg" && len(f.Funcname) <= 2 {
+		return b.aggCall(name, f, sc, ctx) // array_agg: array.go
 	}
 	if f.AggStar || f.AggDistinct || f.AggFilter != nil || len(f.AggOrder) > 0 {
 		return nil, errorf(CodeWrongObjectType, "%s is not an aggregate function", name).at(f.Location)
+	}
+	if e, found, err := b.arrayCall(name, f, sc, ctx); found || err != nil {
+		return e, err // array.go
 	}
 	if e, found, err := b.extFuncCall(name, f, sc, ctx); found || err != nil {
 		return e, err // a function of the catalog (extfunc.go)
@@ -268,7 +276,7 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 	if ctx.inAgg {
 		return nil, errorf(CodeGrouping, "aggregate function calls cannot be nested").at(f.Location)
 	}
-	if len(f.AggOrder) > 0 {
+	if len(f.AggOrder) > 0 && name != "array_agg" {
 		return nil, unsupported("ORDER BY inside an aggregate", f.Location)
 	}
 	inner := &exprCtx{clause: ctx.clause, aggs: ctx.aggs, inAgg: true}
@@ -288,6 +296,11 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 		}
 	} else if len(ae.Args) != 1 {
 		return nil, errorf(CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(ae.Args)).at(f.Location)
+	}
+	if name == "array_agg" {
+		if err := b.arrayAgg(&ae, f, sc, inner); err != nil {
+			return nil, err // array.go
+		}
 	}
 	if len(ae.Args) == 1 && arg.OID == Unknown {
 		ae.Args[0] = coerce(ae.Args[0], T(Text))
@@ -316,6 +329,9 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 		sb.WriteString("DISTINCT ")
 	}
 	formatList(&sb, b.md, ae.Args)
+	for _, o := range ae.Order {
+		sb.WriteString(map[bool]string{true: " DESC", false: " ASC"}[o.Desc] + map[bool]string{true: " NULLS FIRST", false: ""}[o.NullsFirst])
+	}
 	sb.WriteByte(')')
 	if ae.Filter != nil {
 		sb.WriteString(" FILTER (WHERE " + FormatScalar(ae.Filter, b.md) + ")")

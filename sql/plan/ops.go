@@ -98,7 +98,13 @@ type AggExpr struct {
 	Distinct bool
 	Filter   Scalar // FILTER (WHERE …)
 	T        Type
+	// Order is array_agg's ORDER BY: one entry per key, the keys being
+	// Args[1:] (so every walk over Args sees them).
+	Order []AggOrder
 }
+
+// AggOrder is the direction of one ORDER BY key inside an aggregate.
+type AggOrder struct{ Desc, NullsFirst bool }
 
 // SortKey is one ORDER BY key over an input column.
 type SortKey struct {
@@ -187,6 +193,9 @@ type FuncScan struct {
 	Name string
 	Args []Scalar
 	Cols []ColumnID
+	// Ordinality: WITH ORDINALITY, a last column numbering the rows
+	// (srf.go).
+	Ordinality bool
 }
 
 // Columns implements Rel.

@@ -59,6 +59,9 @@ var typeNames = map[OID]string{
 // prints it.
 func (t Type) String() string {
 	n, ok := typeNames[t.OID]
+	if !ok && types.IsArray(t.OID) {
+		return Type{OID: types.ElemOf(t.OID), Mod: t.Mod}.String() + "[]"
+	}
 	if !ok {
 		n = fmt.Sprintf("oid%d", t.OID)
 	}
@@ -137,6 +140,11 @@ func arithResult(op string, l, r OID) OID { return types.ArithResult(op, l, r) }
 // aggregates here.
 func aggResult(fn string, arg OID) (OID, error) {
 	switch fn {
+	case "array_agg":
+		if t := types.ArrayOf(arg); t != 0 {
+			return t, nil
+		}
+		return 0, errorf(CodeFeatureNotSupported, "not supported yet: array_agg(%s)", T(arg))
 	case "bool_and", "bool_or", "every":
 		if arg == Bool {
 			return Bool, nil

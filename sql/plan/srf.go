@@ -1,0 +1,142 @@
+package plan
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+)
+
+// srfInFrom binds the set-returning functions in FROM that
+// rangeFunction (from.go) does not: unnest(array), generate_series over
+// numeric and timestamp (with an interval step), and any of them WITH
+// ORDINALITY. ok is false for what rangeFunction binds itself (integer
+// generate_series without ORDINALITY) and for what it refuses.
+func (b *binder) srfInFrom(rf *pg.RangeFunction, sc *scope) (Rel, *item, bool, error) {
+	if rf.Lateral || rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
+		return nil, nil, false, nil
+	}
+	items := rf.Functions[0].GetList().GetItems()
+	if len(items) == 0 || items[0].GetFuncCall() == nil || (len(items) > 1 && items[1] != nil && nodeNotNil(items[1])) {
+		return nil, nil, false, nil
+	}
+	fc := items[0].GetFuncCall()
+	name := strings.ToLower(opName(fc.Funcname))
+	if name != "unnest" && name != "generate_series" || len(fc.Funcname) > 2 || fc.AggStar || fc.AggDistinct || fc.Over != nil || fc.FuncVariadic {
+		return nil, nil, false, nil
+	}
+	fs := &FuncScan{Name: name, Ordinality: rf.Ordinality}
+	empty := &scope{parent: sc.parent}
+	for _, a := range fc.Args {
+		e, err := b.expr(a, empty, &exprCtx{clause: "functions in FROM"})
+		if err != nil {
+			if _, err2 := b.expr(a, sc, &exprCtx{clause: "functions in FROM"}); err2 == nil {
+				// It reads a column of an earlier FROM item: PostgreSQL
+				// runs such a function LATERAL.
+				return nil, nil, true, unsupported("a function in FROM reading columns of another FROM item (LATERAL)", fc.Location)
+			}
+			return nil, nil, true, err
+		}
+		if ColumnsOf(e).Len() > 0 || empty.outer.Len() > 0 {
+			return nil, nil, true, unsupported("a function in FROM reading columns (LATERAL)", fc.Location)
+		}
+		fs.Args = append(fs.Args, e)
+	}
+	var res Type
+	switch name {
+	case "unnest":
+		if len(fs.Args) != 1 {
+			return nil, nil, true, unsupported("unnest with several arguments", fc.Location)
+		}
+		t := fs.Args[0].Type()
+		if t.OID == Unknown {
+			// unnest(anyarray) and unnest(tsvector) both take it.
+			return nil, nil, true, errorf("42725", "function unnest(unknown) is not unique").at(fc.Location)
+		}
+		if !IsArray(t) {
+			return nil, nil, true, errorf(CodeUndefinedFunction, "function unnest(%s) does not exist", t).at(fc.Location)
+		}
+		res = T(ElemType(t).OID)
+	case "generate_series":
+		if len(fs.Args) != 2 && len(fs.Args) != 3 {
+			return nil, nil, false, nil
+		}
+		var err error
+		if res, err = seriesType(fs, rf.Ordinality, fc.Location); err != nil || res.OID == 0 {
+			return nil, nil, err != nil, err
+		}
+	}
+	alias, colName := name, name
+	var colAliases []*pg.Node
+	if rf.Alias != nil {
+		alias, colName, colAliases = rf.Alias.Aliasname, rf.Alias.Aliasname, rf.Alias.Colnames
+	}
+	names := []string{colName}
+	if fs.Ordinality {
+		names = append(names, "ordinality")
+	}
+	if len(colAliases) > len(names) {
+		return nil, nil, true, errorf(CodeSyntax, "too many column aliases specified for function %s", name)
+	}
+	for i, n := range colAliases {
+		names[i] = n.GetString_().Sval
+	}
+	ts := []Type{res, T(Int8)}
+	for i, n := range names {
+		fs.Cols = append(fs.Cols, b.md.Add(ColumnMeta{Name: n, Table: alias, Type: ts[i]}))
+	}
+	return fs, newItem(alias, b.scopeCols(fs.Cols, names)), true, nil
+}
+
+// seriesType types generate_series' arguments in fs: integers (0 when
+// rangeFunction binds it: no ORDINALITY), numeric, or timestamp with an
+// interval step. A series over timestamptz or dates (PostgreSQL takes
+// those as timestamptz, whose steps depend on TimeZone) is refused.
+func seriesType(fs *FuncScan, ordinality bool, loc int32) (Type, error) {
+	var ts []Type
+	for _, a := range fs.Args {
+		ts = append(ts, a.Type())
+	}
+	if len(ts) == 3 && ts[2].OID == Interval || len(ts) == 3 && ts[2].OID == Unknown && (ts[0].OID == Timestamp || ts[1].OID == Timestamp) {
+		for i := range fs.Args[:2] {
+			fs.Args[i] = coerce(fs.Args[i], T(Timestamp))
+			if fs.Args[i].Type().OID != Timestamp {
+				return Type{}, unsupported("generate_series over "+fs.Args[i].Type().String()+" (PostgreSQL takes it as timestamp with time zone)", loc)
+			}
+		}
+		fs.Args[2] = coerce(fs.Args[2], T(Interval))
+		if fs.Args[2].Type().OID != Interval {
+			return Type{}, unsupported("generate_series with this step", loc)
+		}
+		return T(Timestamp), nil
+	}
+	numeric := false
+	for _, t := range ts {
+		switch t.OID {
+		case Unknown, Int2, Int4, Int8:
+		case Numeric:
+			numeric = true
+		default:
+			return Type{}, unsupported("generate_series over "+t.String(), loc)
+		}
+	}
+	for i := range fs.Args {
+		fs.Args[i] = coerce(fs.Args[i], T(map[bool]OID{true: Numeric, false: Int4}[numeric]))
+	}
+	if !numeric {
+		if !ordinality {
+			return Type{}, nil // rangeFunction's
+		}
+		for _, a := range fs.Args {
+			if a.Type().OID == Int8 {
+				return T(Int8), nil
+			}
+		}
+		return T(Int4), nil
+	}
+	for i := range fs.Args {
+		if fs.Args[i].Type().OID != Numeric {
+			fs.Args[i] = &Cast{Arg: fs.Args[i], T: T(Numeric)}
+		}
+	}
+	return T(Numeric), nil
+}
