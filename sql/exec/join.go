@@ -99,8 +99,8 @@ type hashTable struct {
 	h       valueHasher
 	oids    []plan.OID
 	n       int
-	cols    [][]types.Value // the right side's columns
-	keys    [][]types.Value // each key's converted values
+	cols    []chunked // the right side's columns
+	keys    []chunked // each key's converted values
 	hashes  []uint64
 	hasKey  []bool // false: a key is NULL (kept for RIGHT/FULL joins only)
 	head    []int32
@@ -108,6 +108,24 @@ type hashTable struct {
 	mask    uint64
 	matched []bool
 }
+
+// chunked is a column of values in chunks of BatchSize, so that a
+// growing build side never copies what it holds (a slice that doubled
+// would move every value, and each move is a pointer write the garbage
+// collector sees).
+type chunked [][]types.Value
+
+func (c *chunked) add(v types.Value) {
+	n := len(*c)
+	if n == 0 || len((*c)[n-1]) == BatchSize {
+		*c = append(*c, make([]types.Value, 0, BatchSize))
+		n++
+	}
+	(*c)[n-1] = append((*c)[n-1], v)
+}
+
+// at is value r (BatchSize is a power of two).
+func (c chunked) at(r int) types.Value { return c[r/BatchSize][r%BatchSize] }
 
 // keysOf evaluates key expressions over b, converted to the key types,
 // one vector per key; ok[i] is false where a key is NULL (such a row
@@ -153,7 +171,7 @@ func (ht *hashTable) hashRow(keys [][]types.Value, i int) uint64 {
 // equalTo reports whether build row r's keys equal row i of keys.
 func (ht *hashTable) equalTo(r int, keys [][]types.Value, i int) bool {
 	for k, v := range keys {
-		a, b := ht.keys[k][r], v[i]
+		a, b := ht.keys[k].at(r), v[i]
 		if x, ok := a.(int64); ok { // the common case: integer keys
 			if y, ok := b.(int64); ok {
 				if x != y {
@@ -171,7 +189,7 @@ func (ht *hashTable) equalTo(r int, keys [][]types.Value, i int) bool {
 
 func (j *joinOp) build(mem *memAcct) (*hashTable, error) {
 	rw := len(j.right.cols())
-	ht := &hashTable{h: newValueHasher(), oids: j.keyTypes, cols: make([][]types.Value, rw), keys: make([][]types.Value, len(j.rkeys))}
+	ht := &hashTable{h: newValueHasher(), oids: j.keyTypes, cols: make([]chunked, rw), keys: make([]chunked, len(j.rkeys))}
 	keepNull := j.kind == plan.RightJoin || j.kind == plan.FullJoin
 	err := j.right.run(func(b *Batch) error {
 		keys, ok, err := keysOf(b, allRows(b.N), j.rkeys, j.rconv)
@@ -186,12 +204,12 @@ func (j *joinOp) build(mem *memAcct) (*hashTable, error) {
 			bytes += 24 + 16
 			for c := range ht.cols {
 				v := b.Vecs[c][i]
-				ht.cols[c] = append(ht.cols[c], v)
+				ht.cols[c].add(v)
 				bytes += valueBytes(v)
 			}
 			for k := range ht.keys {
 				v := keys[k][i]
-				ht.keys[k] = append(ht.keys[k], v)
+				ht.keys[k].add(v)
 				bytes += valueBytes(v)
 			}
 			var h uint64
@@ -266,7 +284,7 @@ func (o *joinOut) flush(b *Batch) error {
 				src := o.ht.cols[c]
 				for k, r := range pr {
 					if r >= 0 {
-						v[k] = src[r]
+						v[k] = src.at(r)
 					}
 				}
 				out.Vecs[o.lw+c] = v
@@ -422,7 +440,7 @@ func (j *joinOp) check(b *Batch, ht *hashTable, pl, pr []int, lw, rw int) ([]boo
 			v := make([]types.Value, pb.N)
 			src := ht.cols[c]
 			for k := range v {
-				v[k] = src[pr[start+k]]
+				v[k] = src.at(pr[start+k])
 			}
 			pb.Vecs[lw+c] = v
 		}
