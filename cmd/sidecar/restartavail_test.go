@@ -51,7 +51,13 @@ func TestRestartAvailability(t *testing.T) {
 	var updates atomic.Int64
 	loadDone := make(chan error, 1)
 	go func() { loadDone <- updateLoad(ctx, url, rows, &updates) }()
-	time.Sleep(8 * time.Second) // load time: the kill lands among commits and checkpoints, not a condition
+	// The kill must land among commits and checkpoints: wait until the
+	// load has committed updates, and at least one checkpoint interval
+	// (5 s) has passed since it started.
+	loadStart := time.Now()
+	waitFor(t, "the update load committing", 5*time.Minute, func() bool {
+		return updates.Load() >= 200 && time.Since(loadStart) >= 6*time.Second
+	})
 	if err := p.Kill9(); err != nil {
 		t.Fatal(err)
 	}
