@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sidecar-dev/sidecar/bench/tpch"
 	"github.com/sidecar-dev/sidecar/internal/sqldiff"
 )
 
@@ -39,5 +40,27 @@ func TestTPCHMarkdownDuckDB(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestCharColumns checks that the DuckDB load finds TPC-H's char(n)
+// columns (their padding is trimmed in DuckDB, whose char is varchar).
+func TestCharColumns(t *testing.T) {
+	got := charColumns(tpch.Schema)
+	for table, want := range map[string]string{
+		"region":   "r_name",
+		"nation":   "n_name",
+		"part":     "p_mfgr p_brand p_container",
+		"supplier": "s_name s_phone",
+		"customer": "c_phone c_mktsegment",
+		"orders":   "o_orderstatus o_orderpriority o_clerk",
+		"lineitem": "l_returnflag l_linestatus l_shipinstruct l_shipmode",
+	} {
+		if g := strings.Join(got[table], " "); g != want {
+			t.Errorf("%s: char columns %q, want %q", table, g, want)
+		}
+	}
+	if len(got["partsupp"]) != 0 {
+		t.Errorf("partsupp: char columns %q, want none", got["partsupp"])
 	}
 }
