@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +31,14 @@ type TPCHOptions struct {
 	FoldDates bool
 	Dir       string
 	Logf      func(string, ...any)
+	// DuckDB is the path of the DuckDB anchor program (bench/duckdb;
+	// empty: no DuckDB column); DuckDBMemory its memory_limit.
+	DuckDB       string
+	DuckDBMemory string
+	// MemoryLimit is the sidecar's memory.limit (empty: auto); WorkMem
+	// its sessions' sidecar.work_mem (empty: the executor's default).
+	MemoryLimit string
+	WorkMem     string
 }
 
 // TPCHQuery is one query's cell.
@@ -39,6 +48,11 @@ type TPCHQuery struct {
 	Sidecar  []time.Duration // answered runs only
 	Outcome  sqldiff.Outcome // the last run's (identical, refused, …)
 	Rows     int
+	// DuckDB's times (its anchor's own measure: the statement and every
+	// row fetched), rows, and its error if it failed.
+	DuckDB     []time.Duration
+	DuckDBRows int
+	DuckDBErr  string
 }
 
 // TPCHReport is what RunTPCH measured.
@@ -54,6 +68,15 @@ type TPCHReport struct {
 	Load      time.Duration // generate + COPY + ANALYZE into PostgreSQL
 	Follow    time.Duration // the sidecar's copy until it serves
 	Queries   []*TPCHQuery
+	// DuckDB: whether the anchor ran, its load (COPY out of PostgreSQL
+	// and into DuckDB) and memory use after it.
+	DuckDB     bool
+	DuckDBLoad time.Duration
+	DuckDBMem  string
+	// LoadStart and LoadEnd are the load averages when the queries
+	// started and when they ended; MemoryLimit and WorkMem the sidecar's.
+	LoadStart, LoadEnd   string
+	MemoryLimit, WorkMem string
 }
 
 // RunTPCH runs the benchmark.
@@ -61,7 +84,8 @@ func RunTPCH(ctx context.Context, o TPCHOptions) (*TPCHReport, error) {
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	}
-	rep := &TPCHReport{Env: CollectEnv(ctx), Started: time.Now().UTC(), SF: o.SF, Reps: o.Reps, FoldDates: o.FoldDates, Rows: map[string]int64{}}
+	rep := &TPCHReport{Env: CollectEnv(ctx), Started: time.Now().UTC(), SF: o.SF, Reps: o.Reps, FoldDates: o.FoldDates, Rows: map[string]int64{},
+		MemoryLimit: o.MemoryLimit, WorkMem: o.WorkMem}
 	scratch, pg, url, cleanup, err := startScratch(ctx, o.Dir, "sidecar-bench-tpch-", "tpch", o.Logf)
 	if err != nil {
 		return nil, err
@@ -79,16 +103,33 @@ func RunTPCH(ctx context.Context, o TPCHOptions) (*TPCHReport, error) {
 	for i, t := range tpch.Tables {
 		tables[i] = "public." + t
 	}
-	sc, err := sqldiff.Follow(ctx, sqldiff.FollowOptions{PGURL: url, Tables: tables, Dir: scratch, StatementTimeout: o.Timeout})
+	sc, err := sqldiff.Follow(ctx, sqldiff.FollowOptions{PGURL: url, Tables: tables, Dir: scratch, StatementTimeout: o.Timeout, MemoryLimit: o.MemoryLimit})
 	if err != nil {
 		return nil, fmt.Errorf("follow: %w", err)
 	}
 	defer sc.Stop()
 	rep.Follow = time.Since(start)
 	o.Logf("sidecar serving after %s", rep.Follow.Round(time.Millisecond))
+	var duck *duckAnchor
+	if o.DuckDB != "" {
+		start = time.Now()
+		if duck, err = startDuckAnchor(o.DuckDB, url, o.DuckDBMemory, scratch); err != nil {
+			return nil, err
+		}
+		defer duck.close()
+		if rep.DuckDBMem, err = duck.load(); err != nil {
+			return nil, fmt.Errorf("DuckDB load: %w", err)
+		}
+		rep.DuckDB, rep.DuckDBLoad = true, time.Since(start)
+		o.Logf("DuckDB loaded in %s (memory %s)", rep.DuckDBLoad.Round(time.Millisecond), rep.DuckDBMem)
+	}
 	pgs, scs := sc.Sessions(url, o.Timeout)
 	defer pgs.Close()
 	defer scs.Close()
+	if o.WorkMem != "" {
+		scs.Init = append(scs.Init, "SET sidecar.work_mem = '"+strings.ReplaceAll(o.WorkMem, "'", "")+"'")
+	}
+	rep.LoadStart = loadAvg()
 	for i, q := range tpch.Queries {
 		if o.FoldDates {
 			q = tpch.FoldDates(q)
@@ -97,23 +138,38 @@ func RunTPCH(ctx context.Context, o TPCHOptions) (*TPCHReport, error) {
 		rep.Queries = append(rep.Queries, cell)
 		st := sqldiff.NewStatement(q)
 		for r := range o.Reps {
-			if cell.Outcome.Class == sqldiff.Refused {
-				// A refusal does not change with repetition: PostgreSQL's
-				// time is still measured Reps times.
-				cell.Postgres = append(cell.Postgres, pgs.Time(ctx, q, o.Timeout))
-				continue
+			// DuckDB before the pair on even turns, after it on odd ones.
+			duckFirst := (r+i)%2 == 0
+			if duckFirst {
+				runDuck(duck, cell, q)
 			}
-			out, pgTook, scTook := sqldiff.Compare(ctx, pgs, scs, st, o.Timeout, (r+i)%2 == 1)
-			cell.Postgres = append(cell.Postgres, pgTook)
-			cell.Outcome = out
-			if out.Class == sqldiff.Identical || out.Class == sqldiff.OrderOnly || out.Class.Wrong() {
-				cell.Sidecar = append(cell.Sidecar, scTook)
+			runPair(ctx, pgs, scs, st, cell, q, o.Timeout, (r+i)%2 == 1)
+			if !duckFirst {
+				runDuck(duck, cell, q)
 			}
 		}
-		o.Logf("Q%d: PostgreSQL %s, sidecar %s (%s %s)", cell.N, fmtDur(median(cell.Postgres)), fmtDur(median(cell.Sidecar)), out(cell.Outcome), cell.Outcome.Code)
+		o.Logf("Q%d: PostgreSQL %s, sidecar %s (%s %s), DuckDB %s %s", cell.N, fmtDur(median(cell.Postgres)), fmtDur(median(cell.Sidecar)), out(cell.Outcome), cell.Outcome.Code, fmtDur(median(cell.DuckDB)), cell.DuckDBErr)
 	}
+	rep.LoadEnd = loadAvg()
 	rep.Took = time.Since(rep.Started)
 	return rep, nil
+}
+
+// runPair runs one repetition of a query on PostgreSQL and the sidecar
+// (sidecarFirst: which goes first), comparing the answers.
+func runPair(ctx context.Context, pgs, scs *sqldiff.Session, st sqldiff.Statement, cell *TPCHQuery, q string, timeout time.Duration, sidecarFirst bool) {
+	if cell.Outcome.Class == sqldiff.Refused {
+		// A refusal does not change with repetition: PostgreSQL's
+		// time is still measured Reps times.
+		cell.Postgres = append(cell.Postgres, pgs.Time(ctx, q, timeout))
+		return
+	}
+	out, pgTook, scTook := sqldiff.Compare(ctx, pgs, scs, st, timeout, sidecarFirst)
+	cell.Postgres = append(cell.Postgres, pgTook)
+	cell.Outcome = out
+	if out.Class == sqldiff.Identical || out.Class == sqldiff.OrderOnly || out.Class.Wrong() {
+		cell.Sidecar = append(cell.Sidecar, scTook)
+	}
 }
 
 func out(o sqldiff.Outcome) string { return string(o.Class) }
@@ -149,8 +205,22 @@ func WriteTPCHMarkdown(w io.Writer, rep *TPCHReport, command string) error {
 	} else {
 		p("The query texts are the specification's, date arithmetic included.\n\n")
 	}
-	p("Each query %d times per side, alternating which side runs first; median (min–max). Answer: the sidecar's rows compared with PostgreSQL's in text format (in order under ORDER BY). Ratio = sidecar / PostgreSQL. DuckDB (the anchor) is not in this run: `bench/duckdb` loads one table per process so far.\n\n", rep.Reps)
-	p("| query | PostgreSQL | sidecar | ratio | answer |\n|---|---:|---:|---:|---|\n")
+	p("Each query %d times per side, alternating which side runs first; median (min–max). Answer: the sidecar's rows compared with PostgreSQL's in text format (in order under ORDER BY). Ratio = sidecar / PostgreSQL.", rep.Reps)
+	if rep.DuckDB {
+		p(" DuckDB (the anchor, `bench/duckdb`: an in-memory database in its own process, the eight tables copied from the same PostgreSQL as CSV in %s, memory use after %s) runs each query in the same turns, before the pair on one repetition and after it on the next; its time is the anchor's own measure of the statement and every row fetched; rows = its row count (its answers are not compared: DuckDB's char(n) is varchar, its numeric division scale differs).", fmtDur(rep.DuckDBLoad), rep.DuckDBMem)
+	} else {
+		p(" DuckDB (the anchor) is not in this run (`--duckdb PATH` adds it).")
+	}
+	p(" Load average when the queries started %s, at the end %s.", rep.LoadStart, rep.LoadEnd)
+	if rep.MemoryLimit != "" || rep.WorkMem != "" {
+		p(" The sidecar ran with memory.limit %s and sidecar.work_mem %s.", orAuto(rep.MemoryLimit), orAuto(rep.WorkMem))
+	}
+	p("\n\n")
+	if rep.DuckDB {
+		p("| query | PostgreSQL | sidecar | ratio | DuckDB | sidecar/DuckDB | DuckDB rows | answer |\n|---|---:|---:|---:|---:|---:|---:|---|\n")
+	} else {
+		p("| query | PostgreSQL | sidecar | ratio | answer |\n|---|---:|---:|---:|---|\n")
+	}
 	answered, equal := 0, 0
 	for _, q := range rep.Queries {
 		pgm := median(q.Postgres)
@@ -171,9 +241,29 @@ func WriteTPCHMarkdown(w io.Writer, rep *TPCHReport, command string) error {
 		if len(ans) > 220 {
 			ans = ans[:220] + "…"
 		}
-		p("| Q%d | %s (%s–%s) | %s | %s | %s |\n", q.N, fmtDur(pgm), fmtDur(minDur(q.Postgres)), fmtDur(maxDur(q.Postgres)), sc, ratio, ans)
+		if !rep.DuckDB {
+			p("| Q%d | %s (%s–%s) | %s | %s | %s |\n", q.N, fmtDur(pgm), fmtDur(minDur(q.Postgres)), fmtDur(maxDur(q.Postgres)), sc, ratio, ans)
+			continue
+		}
+		dk, dratio, drows := "–", "–", "–"
+		if len(q.DuckDB) > 0 {
+			d := median(q.DuckDB)
+			dk = fmt.Sprintf("%s (%s–%s)", fmtDur(d), fmtDur(minDur(q.DuckDB)), fmtDur(maxDur(q.DuckDB)))
+			drows = strconv.Itoa(q.DuckDBRows)
+			if len(q.Sidecar) > 0 && d > 0 {
+				dratio = strconv.FormatFloat(float64(median(q.Sidecar))/float64(d), 'g', 3, 64) + "×"
+			}
+		} else if q.DuckDBErr != "" {
+			dk = "error: " + strings.ReplaceAll(truncate(q.DuckDBErr, 120), "|", `\|`)
+		}
+		p("| Q%d | %s (%s–%s) | %s | %s | %s | %s | %s | %s |\n", q.N, fmtDur(pgm), fmtDur(minDur(q.Postgres)), fmtDur(maxDur(q.Postgres)), sc, ratio, dk, dratio, drows, ans)
 	}
-	p("\n**%d of %d answered, %d identical to PostgreSQL.**\n", answered, len(rep.Queries), equal)
+	p("\n**%d of %d answered, %d identical to PostgreSQL.**", answered, len(rep.Queries), equal)
+	p(" Geometric mean of the ratios (queries both answered): sidecar/PostgreSQL %s", geomeanRatio(rep.Queries, func(q *TPCHQuery) []time.Duration { return q.Postgres }))
+	if rep.DuckDB {
+		p(", sidecar/DuckDB %s", geomeanRatio(rep.Queries, func(q *TPCHQuery) []time.Duration { return q.DuckDB }))
+	}
+	p(".\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -185,4 +275,36 @@ func measuredBy(b *strings.Builder, started time.Time, took time.Duration, comma
 	if len(env.Dirty) > 0 || env.DirtyElsewhere {
 		b.WriteString(" (uncommitted changes in the work tree)")
 	}
+}
+
+func orAuto(s string) string {
+	if s == "" {
+		return "auto"
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// geomeanRatio is the geometric mean of sidecar / other over the
+// queries both answered, with their count.
+func geomeanRatio(qs []*TPCHQuery, other func(*TPCHQuery) []time.Duration) string {
+	sum, n := 0.0, 0
+	for _, q := range qs {
+		o := other(q)
+		if len(q.Sidecar) == 0 || len(o) == 0 || median(o) <= 0 {
+			continue
+		}
+		sum += math.Log(float64(median(q.Sidecar)) / float64(median(o)))
+		n++
+	}
+	if n == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.3g× (%d queries)", math.Exp(sum/float64(n)), n)
 }

@@ -1,5 +1,6 @@
-// Command duckdb is the DuckDB anchor of the query benchmark (issue 14):
-// it loads a PostgreSQL table into an in-memory DuckDB database and times
+// Command duckdb is the DuckDB anchor of the query benchmark (issue 14)
+// and of the TPC-H run (bench/tpch.go, `sidecar-bench tpch --duckdb`):
+// it loads PostgreSQL tables into an in-memory DuckDB database and times
 // queries on it, driven line by line over stdin so that a benchmark can
 // alternate it with the sidecar and PostgreSQL in the same run.
 //
@@ -11,6 +12,10 @@
 // Protocol (one line each way):
 //
 //	load COLUMNS            → "loaded ROWS MS BYTES" (BYTES: DuckDB's memory use)
+//	exec SQL                → "ok MS" (DDL: the TPC-H schema)
+//	copy TABLE              → "loaded ROWS MS BYTES": TABLE (created by exec)
+//	                          copied from PostgreSQL's table of that name
+//	                          through a CSV file in -tmp (deleted after)
 //	query NAME SQL          → "result NAME MS CELLS" (CELLS: the first row's
 //	                          cells joined by ':', then ' rows=N')
 //	quit
@@ -31,20 +36,23 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 func main() {
 	dsn := flag.String("dsn", "", "PostgreSQL connection string of the table to load")
 	table := flag.String("table", "b", "table to load (id bigint, k text, v text, score int, grp int)")
 	threads := flag.Int("threads", 0, "DuckDB threads (0: DuckDB's default, every core)")
+	memory := flag.String("memory", "", "DuckDB memory_limit (e.g. 3GB; empty: DuckDB's default, 80% of RAM)")
+	tmp := flag.String("tmp", "", "directory for copy's CSV files (default: the system's temporary directory)")
 	flag.Parse()
-	if err := run(*dsn, *table, *threads); err != nil {
+	if err := run(*dsn, *table, *threads, *memory, *tmp); err != nil {
 		fmt.Fprintln(os.Stderr, "duckdb-anchor:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dsn, table string, threads int) error {
+func run(dsn, table string, threads int, memory, tmp string) error {
 	ctx := context.Background()
 	connector, err := duckdb.NewConnector("", nil)
 	if err != nil {
@@ -56,6 +64,11 @@ func run(dsn, table string, threads int) error {
 	db.SetMaxOpenConns(1) // one in-memory database, one connection
 	if threads > 0 {
 		if _, err := db.Exec(fmt.Sprintf("SET threads = %d", threads)); err != nil {
+			return err
+		}
+	}
+	if memory != "" {
+		if _, err := db.Exec(fmt.Sprintf("SET memory_limit = '%s'", strings.ReplaceAll(memory, "'", ""))); err != nil {
 			return err
 		}
 	}
@@ -76,12 +89,22 @@ func run(dsn, table string, threads int) error {
 				reply("error %v", err)
 				continue
 			}
-			ms := time.Since(st).Seconds() * 1000
-			var mem string
-			if err := db.QueryRow("SELECT memory_usage FROM pragma_database_size()").Scan(&mem); err != nil {
-				mem = "?"
+			reply("loaded %d %.1f %s", n, time.Since(st).Seconds()*1000, memUse(db))
+		case "exec":
+			st := time.Now()
+			if _, err := db.Exec(rest); err != nil {
+				reply("error %v", err)
+				continue
 			}
-			reply("loaded %d %.1f %s", n, ms, strings.ReplaceAll(mem, " ", ""))
+			reply("ok %.1f", time.Since(st).Seconds()*1000)
+		case "copy":
+			st := time.Now()
+			n, err := copyTable(ctx, db, dsn, rest, tmp)
+			if err != nil {
+				reply("error %v", err)
+				continue
+			}
+			reply("loaded %d %.1f %s", n, time.Since(st).Seconds()*1000, memUse(db))
 		case "query":
 			name, q, _ := strings.Cut(rest, " ")
 			st := time.Now()
@@ -199,4 +222,65 @@ func query(db *sql.DB, q string) (string, int, error) {
 		n++
 	}
 	return strings.Join(first, ":"), n, rows.Err()
+}
+
+// memUse is DuckDB's memory use as it reports it ("?" when it does not).
+func memUse(db *sql.DB) string {
+	var mem string
+	if err := db.QueryRow("SELECT memory_usage FROM pragma_database_size()").Scan(&mem); err != nil {
+		return "?"
+	}
+	return strings.ReplaceAll(mem, " ", "")
+}
+
+// copyTable copies PostgreSQL's table into DuckDB's table of the same
+// name (already created): PostgreSQL's COPY TO as CSV into a file in
+// dir, DuckDB's COPY FROM it, the file removed. Every column goes
+// through its text form, so each engine parses values its own way.
+func copyTable(ctx context.Context, db *sql.DB, dsn, table, dir string) (int64, error) {
+	if !validName(table) {
+		return 0, fmt.Errorf("copy: bad table name %q", table)
+	}
+	f, err := os.CreateTemp(dir, "duckdb-anchor-"+table+"-*.csv")
+	if err != nil {
+		return 0, fmt.Errorf("copy %s: %w", table, err)
+	}
+	defer os.Remove(f.Name())
+	pc, err := pgconn.Connect(ctx, dsn)
+	if err != nil {
+		f.Close()
+		return 0, fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	// pgconn writes each row as it arrives: buffered, not a write(2)
+	// per row (8.6 million at scale factor 1).
+	w := bufio.NewWriterSize(f, 1<<20)
+	_, err = pc.CopyTo(ctx, w, "COPY "+table+" TO STDOUT WITH (FORMAT csv)")
+	pc.Close(ctx)
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("copy %s out of PostgreSQL: %w", table, err)
+	}
+	res, err := db.Exec(fmt.Sprintf("COPY %s FROM '%s' (FORMAT csv, HEADER false)", table, strings.ReplaceAll(f.Name(), "'", "''")))
+	if err != nil {
+		return 0, fmt.Errorf("copy %s into DuckDB: %w", table, err)
+	}
+	return res.RowsAffected()
+}
+
+// validName reports whether s is a plain lower-case identifier.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return true
 }

@@ -337,6 +337,10 @@ func newBenchTPCHCmd(g *globals) *cobra.Command {
 		seed       uint64
 		dir, out   string
 		cpuprofile string
+		duck       string
+		duckMem    string
+		memLimit   string
+		workMem    string
 	)
 	cmd := &cobra.Command{
 		Use:   "tpch",
@@ -356,6 +360,7 @@ each answer with PostgreSQL's. It writes bench/results/tpch-<date>.md.`,
 				return err
 			}
 			rep, err := bench.RunTPCH(cmd.Context(), bench.TPCHOptions{SF: sf, Reps: reps, Timeout: timeout, Seed: seed, Dir: dir, FoldDates: foldDates,
+				DuckDB: duck, DuckDBMemory: duckMem, MemoryLimit: memLimit, WorkMem: workMem,
 				Logf: func(f string, a ...any) { fmt.Fprintf(g.stderr, f+"\n", a...) }})
 			stop()
 			if err != nil {
@@ -367,6 +372,11 @@ each answer with PostgreSQL's. It writes bench/results/tpch-<date>.md.`,
 			command := fmt.Sprintf("sidecar-bench tpch --sf %g --reps %d --timeout %s", sf, reps, timeout)
 			if foldDates {
 				command += " --fold-dates"
+			}
+			for _, f := range []struct{ name, v string }{{"duckdb", duck}, {"duckdb-memory", duckMem}, {"memory-limit", memLimit}, {"work-mem", workMem}} {
+				if f.v != "" {
+					command += fmt.Sprintf(" --%s %s", f.name, f.v)
+				}
 			}
 			return writeReport(g, out, func(w io.Writer) error { return bench.WriteTPCHMarkdown(w, rep, command) })
 		},
@@ -380,6 +390,10 @@ each answer with PostgreSQL's. It writes bench/results/tpch-<date>.md.`,
 	f.StringVar(&dir, "dir", "", "scratch directory (default: the system's temporary directory)")
 	f.StringVar(&out, "out", "", "report file (default bench/results/tpch-<date>.md)")
 	f.StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run to FILE")
+	f.StringVar(&duck, "duckdb", "", "path of the DuckDB anchor program (go build in bench/duckdb): adds a DuckDB column")
+	f.StringVar(&duckMem, "duckdb-memory", "", "DuckDB's memory_limit (e.g. 3GB; default DuckDB's own)")
+	f.StringVar(&memLimit, "memory-limit", "", "the sidecar's memory.limit (e.g. 4GiB; default auto)")
+	f.StringVar(&workMem, "work-mem", "", "the sidecar sessions' sidecar.work_mem (e.g. 1GB; default the executor's)")
 	return cmd
 }
 

@@ -27,6 +27,8 @@ type FollowOptions struct {
 	Dir    string   // the data directory's parent (scratch)
 	// StatementTimeout is the SQL port's sql.statement_timeout.
 	StatementTimeout time.Duration
+	// MemoryLimit is the daemon's memory.limit (empty: auto).
+	MemoryLimit string
 	// Ready bounds the wait for the copy to finish.
 	Ready  time.Duration
 	Logger *slog.Logger
@@ -81,6 +83,9 @@ func Follow(ctx context.Context, o FollowOptions) (*Sidecar, error) {
 	name := "sqldiff_" + strings.ReplaceAll(strings.TrimPrefix(filepath.Base(dir), "sidecar-follow-"), "-", "_")
 	body := fmt.Sprintf("postgres:\n  url: %q\ntables: [%s]\ndata_dir: %q\nslot: %s\npublication: %s\nlisten: 127.0.0.1:0\nsql:\n  listen: %q\n  max_connections: 20\n  statement_timeout: %s\n",
 		o.PGURL, strings.Join(quoted, ", "), filepath.Join(dir, "data"), name, name, sqlAddr, o.StatementTimeout)
+	if o.MemoryLimit != "" {
+		body += fmt.Sprintf("memory:\n  limit: %q\n", o.MemoryLimit)
+	}
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		return nil, fmt.Errorf("write config: %w", err)
 	}

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"hash/maphash"
 	"slices"
 
 	"github.com/sidecar-dev/sidecar/sql/plan"
@@ -11,32 +10,57 @@ import (
 // rowHasher hashes and compares rows of values of known types, NULL
 // equal to NULL (grouping, DISTINCT and set operations treat them so).
 type rowHasher struct {
-	seed maphash.Seed
+	vh   valueHasher
 	oids []plan.OID
 }
 
 func newRowHasher(oids []plan.OID) *rowHasher {
-	return &rowHasher{seed: maphash.MakeSeed(), oids: oids}
+	return &rowHasher{vh: newValueHasher(), oids: oids}
+}
+
+// nullHash stands for a NULL in a row's hash.
+const nullHash uint64 = 0x9e3779b97f4a7c15
+
+// combine folds the hash y of a row's next value into x.
+func combine(x, y uint64) uint64 { return (x ^ y) * 1099511628211 }
+
+const hashStart uint64 = 14695981039346656037
+
+func (h *rowHasher) value(k int, v types.Value) uint64 {
+	if v == nil {
+		return nullHash
+	}
+	return h.vh.hash(h.oids[k], v)
 }
 
 func (h *rowHasher) hash(r []types.Value) uint64 {
-	var x uint64 = 14695981039346656037
+	x := hashStart
 	for k, v := range r {
-		var y uint64 = 0x9e3779b97f4a7c15
-		if v != nil {
-			y = types.Hash(h.seed, h.oids[k], v)
-		}
-		x = (x ^ y) * 1099511628211
+		x = combine(x, h.value(k, v))
 	}
 	return x
 }
 
+// equalValue reports whether a and b (of key position k) are equal,
+// NULL equal to NULL.
+func (h *rowHasher) equalValue(k int, a, b types.Value) bool {
+	if (a == nil) != (b == nil) {
+		return false
+	}
+	if a == nil {
+		return true
+	}
+	if x, ok := a.(int64); ok {
+		if y, ok := b.(int64); ok {
+			return x == y
+		}
+	}
+	return types.Compare(h.oids[k], a, b) == 0
+}
+
 func (h *rowHasher) equal(a, b []types.Value) bool {
 	for k := range a {
-		if (a[k] == nil) != (b[k] == nil) {
-			return false
-		}
-		if a[k] != nil && types.Compare(h.oids[k], a[k], b[k]) != 0 {
+		if !h.equalValue(k, a[k], b[k]) {
 			return false
 		}
 	}
@@ -68,6 +92,13 @@ func (m *rowMap) find(r []types.Value, add bool) (int, bool) {
 	m.rows = append(m.rows, r)
 	m.buckets[hv] = append(m.buckets[hv], len(m.rows)-1)
 	return len(m.rows) - 1, true
+}
+
+// addHashed appends r, whose hash is hv and which is not there yet.
+func (m *rowMap) addHashed(hv uint64, r []types.Value) int {
+	m.rows = append(m.rows, r)
+	m.buckets[hv] = append(m.buckets[hv], len(m.rows)-1)
+	return len(m.rows) - 1
 }
 
 // aggFunc is one aggregate's compiled form.
@@ -241,10 +272,19 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 		gi := make([]int, b.N)
 		for set, mask := range sets {
 			for i := 0; i < b.N; i++ {
-				key := a.key(b, i, set, mask, off)
-				g, added := groups.find(key, true)
-				if added {
-					if err := mem.grow("hash aggregate", rowBytes(key)+int64(64*len(a.aggs))); err != nil {
+				// the group found from the row's values: a key is built
+				// only for a new group
+				hv := a.keyHash(groups.h, b, i, set, mask, off)
+				g := -1
+				for _, x := range groups.buckets[hv] {
+					if a.keyEqual(groups.h, groups.rows[x], b, i, set, mask, off) {
+						g = x
+						break
+					}
+				}
+				if g < 0 {
+					g = groups.addHashed(hv, a.key(b, i, set, mask, off))
+					if err := mem.grow("hash aggregate", rowBytes(groups.rows[g])+int64(64*len(a.aggs))); err != nil {
 						return err
 					}
 					states = append(states, newGroup(set))
@@ -335,17 +375,26 @@ func (c *countAgg) result() (types.Value, error) { return c.n, nil }
 
 // sumAgg sums into t (int8 for small integers, numeric for bigint and
 // numeric, the float type for floats), as PostgreSQL's sum does.
+//
+// A numeric sum runs on an int64 while every value so far is a finite
+// numeric whose digits fit one at one scale (bigints, TPC-H's money
+// columns): no *types.Decimal per row. It moves to types.AddDecimal,
+// exactly, at the first value that does not fit or would overflow.
 type sumAgg struct {
 	t    plan.OID
 	from plan.OID // the argument type when it is converted to numeric
 	acc  types.Value
 	n    int64
+	// small: the sum so far is i64 at scale (acc unused).
+	small bool
+	i64   int64
+	scale int32
 }
 
 func (s *sumAgg) add(v types.Value) error {
 	s.n++
-	if s.t == plan.Numeric && s.from != plan.Numeric {
-		v = types.DecimalFromInt(v.(int64))
+	if s.t == plan.Numeric {
+		return s.addNumeric(v)
 	}
 	if s.acc == nil {
 		s.acc = v
@@ -355,15 +404,69 @@ func (s *sumAgg) add(v types.Value) error {
 	switch s.t {
 	case plan.Float4:
 		s.acc, err = types.Float4Sum(s.acc.(float64), v.(float64))
-	case plan.Numeric:
-		s.acc = types.AddDecimal(s.acc.(*types.Decimal), v.(*types.Decimal))
 	default:
 		s.acc, err = types.Arith("+", s.t, s.acc, v)
 	}
 	return err
 }
 
-func (s *sumAgg) result() (types.Value, error) { return s.acc, nil }
+func (s *sumAgg) addNumeric(v types.Value) error {
+	var x int64
+	var scale int32
+	fits := false
+	if s.from != plan.Numeric {
+		x, fits = v.(int64), true
+	} else if d := v.(*types.Decimal); !d.NaN && d.Inf == 0 && d.V.IsInt64() {
+		x, scale, fits = d.V.Int64(), d.Scale, true
+	}
+	if fits {
+		switch {
+		case s.acc == nil && !s.small: // the first value
+			s.small, s.i64, s.scale = true, x, scale
+			return nil
+		case s.small && scale == s.scale:
+			if r := s.i64 + x; (r > s.i64) == (x > 0) || x == 0 {
+				s.i64 = r
+				return nil
+			}
+		}
+	}
+	d, ok := v.(*types.Decimal)
+	if !ok {
+		d = types.DecimalFromInt(v.(int64))
+	}
+	acc := s.decimal()
+	s.small = false
+	if acc == nil {
+		s.acc = d
+		return nil
+	}
+	s.acc = types.AddDecimal(acc, d)
+	return nil
+}
+
+// decimal is a numeric sum's value (nil: no value yet).
+func (s *sumAgg) decimal() *types.Decimal {
+	if s.small {
+		d := &types.Decimal{Scale: s.scale}
+		d.V.SetInt64(s.i64)
+		return d
+	}
+	if s.acc == nil {
+		return nil
+	}
+	return s.acc.(*types.Decimal)
+}
+
+func (s *sumAgg) result() (types.Value, error) {
+	if s.t == plan.Numeric {
+		if d := s.decimal(); d != nil {
+			return d, nil
+		}
+		return nil, nil
+	}
+	return s.acc, nil
+}
 
 // avgAgg is avg: the sum divided by the count (numeric division for
 // integers and numeric, float8 for floats).
@@ -385,7 +488,7 @@ func (a *avgAgg) result() (types.Value, error) {
 	if a.sum.t == plan.Float8 {
 		return types.Arith("/", plan.Float8, a.sum.acc, float64(a.sum.n))
 	}
-	return types.DivDecimal(a.sum.acc.(*types.Decimal), types.DecimalFromInt(a.sum.n))
+	return types.DivDecimal(a.sum.decimal(), types.DecimalFromInt(a.sum.n))
 }
 
 type minMaxAgg struct {
@@ -447,3 +550,37 @@ func (d *distinctAgg) add(v types.Value) error {
 }
 
 func (d *distinctAgg) result() (types.Value, error) { return d.inner.result() }
+
+// keyHash is the hash of row i's group key in set, as rowHasher.hash
+// of a.key(b, i, set, mask, off) gives, without building the key.
+func (a *aggOp) keyHash(h *rowHasher, b *Batch, i, set int, mask []bool, off int) uint64 {
+	x := hashStart
+	if off > 0 {
+		x = combine(x, h.value(0, int64(set)))
+	}
+	for k, idx := range a.group {
+		var v types.Value
+		if mask[k] {
+			v = b.Vecs[idx][i]
+		}
+		x = combine(x, h.value(off+k, v))
+	}
+	return x
+}
+
+// keyEqual reports whether held is row i's group key in set.
+func (a *aggOp) keyEqual(h *rowHasher, held []types.Value, b *Batch, i, set int, mask []bool, off int) bool {
+	if off > 0 && held[0].(int64) != int64(set) {
+		return false
+	}
+	for k, idx := range a.group {
+		var v types.Value
+		if mask[k] {
+			v = b.Vecs[idx][i]
+		}
+		if !h.equalValue(off+k, held[off+k], v) {
+			return false
+		}
+	}
+	return true
+}

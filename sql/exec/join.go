@@ -1,8 +1,6 @@
 package exec
 
 import (
-	"hash/maphash"
-
 	"github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
 )
@@ -93,57 +91,96 @@ func hasSubquery(s plan.Scalar) bool {
 
 func (j *joinOp) cols() []plan.ColumnID { return j.out }
 
-// hashTable holds the build side's rows by the hash of their keys.
+// hashTable holds the build side's rows column-wise, chained by the
+// hash of their keys: head[h&mask] is the first row (plus one) of a
+// chain, next[r] the row after r (plus one); chains keep build order.
+// Nothing is allocated per row: values stay in the column vectors.
 type hashTable struct {
-	seed    maphash.Seed
-	buckets map[uint64][]int
-	rows    [][]types.Value
-	keys    [][]types.Value // each row's key values (converted)
+	h       valueHasher
+	oids    []plan.OID
+	n       int
+	cols    []chunked // the right side's columns
+	keys    []chunked // each key's converted values
+	hashes  []uint64
+	hasKey  []bool // false: a key is NULL (kept for RIGHT/FULL joins only)
+	head    []int32
+	next    []int32
+	mask    uint64
 	matched []bool
 }
 
-// keysOf evaluates key expressions over b, converted to the key types;
-// ok[i] is false where a key is NULL (such a row matches nothing).
-func keysOf(b *Batch, exprs []vexpr, convs []conv) ([][]types.Value, []bool, error) {
-	sel := allRows(b.N)
+// chunked is a column of values in chunks of BatchSize, so that a
+// growing build side never copies what it holds (a slice that doubled
+// would move every value, and each move is a pointer write the garbage
+// collector sees).
+type chunked [][]types.Value
+
+func (c *chunked) add(v types.Value) {
+	n := len(*c)
+	if n == 0 || len((*c)[n-1]) == BatchSize {
+		*c = append(*c, make([]types.Value, 0, BatchSize))
+		n++
+	}
+	(*c)[n-1] = append((*c)[n-1], v)
+}
+
+// at is value r (BatchSize is a power of two).
+func (c chunked) at(r int) types.Value { return c[r/BatchSize][r%BatchSize] }
+
+// keysOf evaluates key expressions over b, converted to the key types,
+// one vector per key; ok[i] is false where a key is NULL (such a row
+// matches nothing).
+func keysOf(b *Batch, sel []int, exprs []vexpr, convs []conv) ([][]types.Value, []bool, error) {
 	vecs := make([][]types.Value, len(exprs))
+	ok := make([]bool, b.N)
+	for i := range ok {
+		ok[i] = true
+	}
 	for k, x := range exprs {
-		vecs[k] = make([]types.Value, b.N)
-		if err := x(b, sel, vecs[k]); err != nil {
+		v := make([]types.Value, b.N)
+		if err := x(b, sel, v); err != nil {
 			return nil, nil, err
 		}
-	}
-	keys := make([][]types.Value, b.N)
-	ok := make([]bool, b.N)
-	for i := 0; i < b.N; i++ {
-		row := make([]types.Value, len(exprs))
-		ok[i] = true
-		for k := range exprs {
-			v, err := applyConv(convs[k], vecs[k][i])
-			if err != nil {
-				return nil, nil, err
-			}
-			if v == nil {
+		for i, x := range v {
+			if x == nil {
 				ok[i] = false
+				continue
 			}
-			row[k] = v
+			if convs[k] != nil {
+				y, err := convs[k](x)
+				if err != nil {
+					return nil, nil, err
+				}
+				v[i] = y
+			}
 		}
-		keys[i] = row
+		vecs[k] = v
 	}
-	return keys, ok, nil
+	return vecs, ok, nil
 }
 
-func hashKey(seed maphash.Seed, oids []plan.OID, key []types.Value) uint64 {
-	var h uint64 = 14695981039346656037
-	for k, v := range key {
-		h = (h ^ types.Hash(seed, oids[k], v)) * 1099511628211
+// hashRow is the hash of row i's keys (none NULL).
+func (ht *hashTable) hashRow(keys [][]types.Value, i int) uint64 {
+	var x uint64 = 14695981039346656037
+	for k, v := range keys {
+		x = (x ^ ht.h.hash(ht.oids[k], v[i])) * 1099511628211
 	}
-	return h
+	return x
 }
 
-func keysEqual(oids []plan.OID, a, b []types.Value) bool {
-	for k := range a {
-		if types.Compare(oids[k], a[k], b[k]) != 0 {
+// equalTo reports whether build row r's keys equal row i of keys.
+func (ht *hashTable) equalTo(r int, keys [][]types.Value, i int) bool {
+	for k, v := range keys {
+		a, b := ht.keys[k].at(r), v[i]
+		if x, ok := a.(int64); ok { // the common case: integer keys
+			if y, ok := b.(int64); ok {
+				if x != y {
+					return false
+				}
+				continue
+			}
+		}
+		if types.Compare(ht.oids[k], a, b) != 0 {
 			return false
 		}
 	}
@@ -151,33 +188,114 @@ func keysEqual(oids []plan.OID, a, b []types.Value) bool {
 }
 
 func (j *joinOp) build(mem *memAcct) (*hashTable, error) {
-	ht := &hashTable{seed: maphash.MakeSeed(), buckets: map[uint64][]int{}}
+	rw := len(j.right.cols())
+	ht := &hashTable{h: newValueHasher(), oids: j.keyTypes, cols: make([]chunked, rw), keys: make([]chunked, len(j.rkeys))}
 	keepNull := j.kind == plan.RightJoin || j.kind == plan.FullJoin
 	err := j.right.run(func(b *Batch) error {
-		keys, ok, err := keysOf(b, j.rkeys, j.rconv)
+		keys, ok, err := keysOf(b, allRows(b.N), j.rkeys, j.rconv)
 		if err != nil {
 			return err
 		}
+		var bytes int64
 		for i := 0; i < b.N; i++ {
 			if !ok[i] && !keepNull {
 				continue
 			}
-			row := b.Row(i)
-			if err := mem.grow("hash join", rowBytes(row)+rowBytes(keys[i])+16); err != nil {
-				return err
+			bytes += 24 + 16
+			for c := range ht.cols {
+				v := b.Vecs[c][i]
+				ht.cols[c].add(v)
+				bytes += valueBytes(v)
 			}
-			idx := len(ht.rows)
-			ht.rows = append(ht.rows, row)
-			ht.keys = append(ht.keys, keys[i])
+			for k := range ht.keys {
+				v := keys[k][i]
+				ht.keys[k].add(v)
+				bytes += valueBytes(v)
+			}
+			var h uint64
 			if ok[i] {
-				h := hashKey(ht.seed, j.keyTypes, keys[i])
-				ht.buckets[h] = append(ht.buckets[h], idx)
+				h = ht.hashRow(keys, i)
+			}
+			ht.hashes = append(ht.hashes, h)
+			ht.hasKey = append(ht.hasKey, ok[i])
+			ht.n++
+		}
+		return mem.grow("hash join", bytes)
+	})
+	if err != nil {
+		return nil, err
+	}
+	size := 1
+	for size < ht.n {
+		size <<= 1
+	}
+	if err := mem.grow("hash join", int64(size)*4+int64(ht.n)*5); err != nil {
+		return nil, err
+	}
+	ht.head, ht.next, ht.mask = make([]int32, size), make([]int32, ht.n), uint64(size-1)
+	for r := ht.n - 1; r >= 0; r-- { // backwards: each chain in build order
+		if !ht.hasKey[r] {
+			continue
+		}
+		slot := ht.hashes[r] & ht.mask
+		ht.next[r] = ht.head[slot]
+		ht.head[slot] = int32(r + 1)
+	}
+	ht.matched = make([]bool, ht.n)
+	return ht, nil
+}
+
+// joinOut gathers output batches: left row pl[k] of the current left
+// batch (or NULLs) beside right row pr[k] (-1: NULLs), or the left row
+// alone for semi and anti joins, emitted BatchSize rows at a time.
+type joinOut struct {
+	lw, rw int
+	semi   bool
+	ht     *hashTable
+	emit   func(*Batch) error
+	pl, pr []int
+}
+
+func (o *joinOut) add(l, r int) { o.pl, o.pr = append(o.pl, l), append(o.pr, r) }
+
+// flush emits the gathered rows (left ones from b; b nil: NULLs).
+func (o *joinOut) flush(b *Batch) error {
+	for start := 0; start < len(o.pl); start += BatchSize {
+		end := min(start+BatchSize, len(o.pl))
+		pl, pr := o.pl[start:end], o.pr[start:end]
+		w := o.lw + o.rw
+		if o.semi {
+			w = o.lw
+		}
+		out := &Batch{N: len(pl), Vecs: make([][]types.Value, w)}
+		for c := 0; c < o.lw; c++ {
+			v := make([]types.Value, len(pl))
+			if b != nil {
+				src := b.Vecs[c]
+				for k, i := range pl {
+					v[k] = src[i]
+				}
+			}
+			out.Vecs[c] = v
+		}
+		if !o.semi {
+			for c := 0; c < o.rw; c++ {
+				v := make([]types.Value, len(pr))
+				src := o.ht.cols[c]
+				for k, r := range pr {
+					if r >= 0 {
+						v[k] = src.at(r)
+					}
+				}
+				out.Vecs[o.lw+c] = v
 			}
 		}
-		return nil
-	})
-	ht.matched = make([]bool, len(ht.rows))
-	return ht, err
+		if err := o.emit(out); err != nil {
+			return err
+		}
+	}
+	o.pl, o.pr = o.pl[:0], o.pr[:0]
+	return nil
 }
 
 func (j *joinOp) run(emit func(*Batch) error) error {
@@ -189,32 +307,14 @@ func (j *joinOp) run(emit func(*Batch) error) error {
 		return err
 	}
 	lw, rw := len(j.left.cols()), len(j.right.cols())
-	all := make([]int, len(ht.rows))
-	for i := range all {
-		all[i] = i
-	}
 	semi := j.kind == plan.SemiJoin || j.kind == plan.AntiJoin
-	outW := lw + rw
-	if semi {
-		outW = lw
-	}
-	var pending [][]types.Value
-	flush := func(force bool) error {
-		for len(pending) >= BatchSize || force && len(pending) > 0 {
-			n := min(len(pending), BatchSize)
-			if err := e.emitRows(pending[:n], outW, emit); err != nil {
-				return err
-			}
-			pending = pending[n:]
-		}
-		return nil
-	}
-	nullRight := make([]types.Value, rw)
+	out := &joinOut{lw: lw, rw: rw, semi: semi, ht: ht, emit: emit}
 	err = j.left.run(func(b *Batch) error {
 		if err := e.check(); err != nil {
 			return err
 		}
-		keys, ok, err := keysOf(b, j.lkeys, j.lconv)
+		sel := allRows(b.N)
+		keys, ok, err := keysOf(b, sel, j.lkeys, j.lconv)
 		if err != nil {
 			return err
 		}
@@ -235,37 +335,49 @@ func (j *joinOp) run(emit func(*Batch) error) error {
 				ht.matched[r] = true
 				if semi {
 					if !hit[i] && j.kind == plan.SemiJoin {
-						pending = append(pending, b.Row(i))
+						out.add(i, -1)
 					}
 					hit[i] = true
 					continue
 				}
 				hit[i] = true
-				pending = append(pending, append(b.Row(i), ht.rows[r]...))
+				out.add(i, r)
 			}
 			pl, pr = pl[:0], pr[:0]
-			return flush(false)
+			if len(out.pl) >= BatchSize {
+				return out.flush(b)
+			}
+			return nil
+		}
+		candidate := func(i, r int) error {
+			pl, pr = append(pl, i), append(pr, r)
+			if len(pl) >= BatchSize {
+				return process()
+			}
+			return nil
 		}
 		for i := 0; i < b.N; i++ {
 			if !ok[i] {
 				continue
 			}
-			cands := all
-			if len(j.lkeys) > 0 {
-				cands = ht.buckets[hashKey(ht.seed, j.keyTypes, keys[i])]
+			if len(j.lkeys) == 0 {
+				for r := 0; r < ht.n && !(semi && hit[i]); r++ {
+					if err := candidate(i, r); err != nil {
+						return err
+					}
+				}
+				continue
 			}
-			for _, r := range cands {
-				if len(j.lkeys) > 0 && !keysEqual(j.keyTypes, keys[i], ht.keys[r]) {
+			h := ht.hashRow(keys, i)
+			for r := int(ht.head[h&ht.mask]) - 1; r >= 0; r = int(ht.next[r]) - 1 {
+				if ht.hashes[r] != h || !ht.equalTo(r, keys, i) {
 					continue
 				}
 				if semi && hit[i] {
 					break
 				}
-				pl, pr = append(pl, i), append(pr, r)
-				if len(pl) >= BatchSize {
-					if err := process(); err != nil {
-						return err
-					}
+				if err := candidate(i, r); err != nil {
+					return err
 				}
 			}
 		}
@@ -277,29 +389,28 @@ func (j *joinOp) run(emit func(*Batch) error) error {
 				continue
 			}
 			switch j.kind {
-			case plan.AntiJoin:
-				pending = append(pending, b.Row(i))
-			case plan.LeftJoin, plan.FullJoin:
-				pending = append(pending, append(b.Row(i), nullRight...))
+			case plan.AntiJoin, plan.LeftJoin, plan.FullJoin:
+				out.add(i, -1)
 			}
 		}
-		return flush(false)
+		return out.flush(b)
 	})
 	if err != nil {
 		return err
 	}
 	if j.kind == plan.RightJoin || j.kind == plan.FullJoin {
-		nullLeft := make([]types.Value, lw)
 		for r, m := range ht.matched {
 			if !m {
-				pending = append(pending, append(append([]types.Value(nil), nullLeft...), ht.rows[r]...))
-				if err := flush(false); err != nil {
-					return err
+				out.add(-1, r)
+				if len(out.pl) >= BatchSize {
+					if err := out.flush(nil); err != nil {
+						return err
+					}
 				}
 			}
 		}
 	}
-	return flush(true)
+	return out.flush(nil)
 }
 
 // check evaluates the residual condition over the candidate pairs
@@ -327,8 +438,9 @@ func (j *joinOp) check(b *Batch, ht *hashTable, pl, pr []int, lw, rw int) ([]boo
 		}
 		for c := 0; c < rw; c++ {
 			v := make([]types.Value, pb.N)
+			src := ht.cols[c]
 			for k := range v {
-				v[k] = ht.rows[pr[start+k]][c]
+				v[k] = src.at(pr[start+k])
 			}
 			pb.Vecs[lw+c] = v
 		}

@@ -1,0 +1,66 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sidecar-dev/sidecar/bench/tpch"
+	"github.com/sidecar-dev/sidecar/internal/sqldiff"
+)
+
+// TestTPCHMarkdownDuckDB checks the report's DuckDB columns: times,
+// the sidecar/DuckDB ratio, a DuckDB error kept in its cell, and both
+// geometric means over the queries both sides answered.
+func TestTPCHMarkdownDuckDB(t *testing.T) {
+	ms := func(n ...int) []time.Duration {
+		var d []time.Duration
+		for _, x := range n {
+			d = append(d, time.Duration(x)*time.Millisecond)
+		}
+		return d
+	}
+	rep := &TPCHReport{SF: 0.01, Reps: 1, DuckDB: true, DuckDBLoad: 2 * time.Second, DuckDBMem: "32MiB", LoadStart: "1.0", LoadEnd: "2.0",
+		Rows: map[string]int64{}, Queries: []*TPCHQuery{
+			{N: 1, Postgres: ms(100), Sidecar: ms(200), DuckDB: ms(50), DuckDBRows: 4, Outcome: sqldiff.Outcome{Class: sqldiff.Identical}},
+			{N: 2, Postgres: ms(100), Sidecar: ms(50), DuckDBErr: "DuckDB: Parser Error: a|b", Outcome: sqldiff.Outcome{Class: sqldiff.Identical}},
+		}}
+	var b strings.Builder
+	if err := WriteTPCHMarkdown(&b, rep, "sidecar-bench tpch"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"| query | PostgreSQL | sidecar | ratio | DuckDB | sidecar/DuckDB | DuckDB rows | answer |",
+		"| Q1 | 100 ms (100 ms–100 ms) | 200 ms (200 ms–200 ms) | 2× | 50.0 ms (50.0 ms–50.0 ms) | 4× | 4 | identical |",
+		`error: DuckDB: Parser Error: a\|b | – | – |`,
+		"sidecar/PostgreSQL 1× (2 queries), sidecar/DuckDB 4× (1 queries)",
+		"Load average when the queries started 1.0, at the end 2.0.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestCharColumns checks that the DuckDB load finds TPC-H's char(n)
+// columns (their padding is trimmed in DuckDB, whose char is varchar).
+func TestCharColumns(t *testing.T) {
+	got := charColumns(tpch.Schema)
+	for table, want := range map[string]string{
+		"region":   "r_name",
+		"nation":   "n_name",
+		"part":     "p_mfgr p_brand p_container",
+		"supplier": "s_name s_phone",
+		"customer": "c_phone c_mktsegment",
+		"orders":   "o_orderstatus o_orderpriority o_clerk",
+		"lineitem": "l_returnflag l_linestatus l_shipinstruct l_shipmode",
+	} {
+		if g := strings.Join(got[table], " "); g != want {
+			t.Errorf("%s: char columns %q, want %q", table, g, want)
+		}
+	}
+	if len(got["partsupp"]) != 0 {
+		t.Errorf("partsupp: char columns %q, want none", got["partsupp"])
+	}
+}
