@@ -295,8 +295,9 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 	}
 	opts := exec.Options{WorkMem: vecWorkMem(ex.sess)}
 	if ex.sess != nil {
-		opts.TempDir, opts.TempFileLimit = ex.sess.srv.opts.TempDir, ex.sess.srv.opts.TempFileLimit // extsort.go
-		opts.Clock = ex.sess.libraryContext() // clock.go
+		// Spilling sorts (sql/exec/extsort.go) and the statement clock (clock.go).
+		opts.TempDir, opts.TempFileLimit = ex.sess.srv.opts.TempDir, ex.sess.srv.opts.TempFileLimit
+		opts.Clock = ex.sess.libraryContext()
 	}
 	for i, v := range ex.params {
 		var pv types.Value
