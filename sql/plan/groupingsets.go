@@ -157,6 +157,24 @@ func (b *binder) groupingSets(sel *pg.SelectStmt, sc *scope, targets []target, a
 		keys = append(keys, key)
 		kept = append(kept, s)
 	}
+	if has {
+		// PostgreSQL tells grouping columns apart by select-list entry,
+		// not by expression: in `SELECT g AS a, g AS b … GROUP BY a,
+		// ROLLUP(b)` b is NULL in the sets without it although g is
+		// grouped through a. Two entries with the same grouped
+		// expression are refused rather than answered differently.
+		byKey := map[string]bool{}
+		for _, t := range targets {
+			k := FormatScalar(t.e, b.md)
+			if !seen[k] {
+				continue
+			}
+			if byKey[k] {
+				return nil, unsupported("grouping sets with a grouped expression in two select-list entries", -1)
+			}
+			byKey[k] = true
+		}
+	}
 	ag.sets = kept
 	if !has {
 		ag.sets = nil // GROUP BY (a, b): a plain GROUP BY a, b
