@@ -281,23 +281,39 @@ func formatTypeOf(oidv, modv types.Value) (types.Value, error) {
 	return t.Format(mod), nil
 }
 
-// tableVisible is pg_table_is_visible: the table's schema is on the
-// path and no schema before it has a table of its name (NULL for an
-// OID that is no followed table).
+// tableVisible is pg_table_is_visible: the relation's schema is on the
+// path and no schema before it has a relation of its name (NULL for an
+// OID pg_class does not list). The relations are the followed tables and
+// their indexes (pg_class lists both: indexClassRows); an index lives in
+// its table's schema.
 func tableVisible(tables []Table, path []string, oid uint32) types.Value {
-	var t *Table
+	type rel struct {
+		schema, name string
+		oid          uint32
+	}
+	var rels []rel
 	for i := range tables {
-		if tables[i].OID == oid {
-			t = &tables[i]
+		t := &tables[i]
+		rels = append(rels, rel{t.Schema, t.Rel, t.OID})
+		if s := schemaFactsOf(t); s != nil {
+			for _, x := range s.Indexes {
+				rels = append(rels, rel{t.Schema, x.Name, x.OID})
+			}
 		}
 	}
-	if t == nil {
+	var r *rel
+	for i := range rels {
+		if rels[i].oid == oid {
+			r = &rels[i]
+		}
+	}
+	if r == nil {
 		return nil
 	}
 	for _, p := range path {
-		for _, o := range tables {
-			if o.Schema == p && o.Rel == t.Rel {
-				return o.OID == oid
+		for _, o := range rels {
+			if o.schema == p && o.name == r.name {
+				return o.oid == oid
 			}
 		}
 	}
