@@ -21,6 +21,11 @@ func TestStopDuringInitialCopy(t *testing.T) {
 	copying := 0
 	for _, after := range []time.Duration{0, 100 * time.Millisecond, 400 * time.Millisecond} {
 		r := start(t, cfg, io.Discard)
+		// Wait for the copy to begin (on a loaded machine the first
+		// status may still say "starting"), then let it run a while.
+		for deadline := time.Now().Add(2 * time.Minute); r.status(t).Phase == "starting" && time.Now().Before(deadline); {
+			time.Sleep(2 * time.Millisecond)
+		}
 		time.Sleep(after)
 		if r.status(t).Phase == "copying" {
 			copying++
