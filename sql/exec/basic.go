@@ -632,16 +632,11 @@ func (e *env) buildFuncScan(f *plan.FuncScan) (operator, error) {
 	if f.Name != "generate_series" {
 		return nil, unsupported("the function " + f.Name + " in FROM")
 	}
-	op := &funcScanOp{e: e, f: f}
-	c := &compiler{e: e, lay: layout{}}
-	for _, a := range f.Args {
-		x, err := c.compile(a)
-		if err != nil {
-			return nil, err
-		}
-		op.args = append(op.args, x)
+	args, err := e.compileFuncArgs(f) // srf.go
+	if err != nil {
+		return nil, err
 	}
-	return op, nil
+	return &funcScanOp{e: e, f: f, args: args}, nil
 }
 
 func (f *funcScanOp) cols() []plan.ColumnID { return f.f.Cols }

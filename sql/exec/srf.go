@@ -19,16 +19,26 @@ type srfOp struct {
 }
 
 func (e *env) buildSRF(f *plan.FuncScan) (operator, error) {
-	op := &srfOp{e: e, f: f, t: e.md.Column(f.Cols[0]).Type.OID}
+	args, err := e.compileFuncArgs(f)
+	if err != nil {
+		return nil, err
+	}
+	return &srfOp{e: e, f: f, t: e.md.Column(f.Cols[0]).Type.OID, args: args}, nil
+}
+
+// compileFuncArgs compiles a function scan's arguments, which read no
+// input columns (each is evaluated once: scalarOnce).
+func (e *env) compileFuncArgs(f *plan.FuncScan) ([]vexpr, error) {
 	c := &compiler{e: e, lay: layout{}}
+	args := make([]vexpr, 0, len(f.Args))
 	for _, a := range f.Args {
 		x, err := c.compile(a)
 		if err != nil {
 			return nil, err
 		}
-		op.args = append(op.args, x)
+		args = append(args, x)
 	}
-	return op, nil
+	return args, nil
 }
 
 func (s *srfOp) cols() []plan.ColumnID { return s.f.Cols }
