@@ -53,13 +53,19 @@ func (c *cursor) drop() {
 
 // consume removes the first n rows, giving their memory back.
 func (c *cursor) consume(n int) {
+	c.rows = releaseHeld(c.rows, n, c.mem.Shrink)
+}
+
+// releaseHeld drops the first n of a cursor's or portal's held rows and
+// gives their charge (cursorRowBytes each) back through shrink.
+func releaseHeld(rows [][]Value, n int, shrink func(int64)) [][]Value {
 	var b int64
-	for i := range c.rows[:n] {
-		b += cursorRowBytes(c.rows[i])
-		c.rows[i] = nil // the backing array outlives the reslice
+	for i := range rows[:n] {
+		b += cursorRowBytes(rows[i])
+		rows[i] = nil // the backing array outlives the reslice
 	}
-	c.rows = c.rows[n:]
-	c.mem.Shrink(b)
+	shrink(b)
+	return rows[n:]
 }
 
 // cursorRowBytes is what one buffered row is charged: its values and its

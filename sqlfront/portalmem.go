@@ -31,13 +31,7 @@ func (pt *portal) holdRow(pool *membudget.Pool, row []Value) error {
 
 // sentRows gives back the memory of the first n held rows and drops them.
 func (pt *portal) sentRows(n int) {
-	var b int64
-	for i := range pt.rows[:n] {
-		b += cursorRowBytes(pt.rows[i])
-		pt.rows[i] = nil // the backing array outlives the reslice
-	}
-	pt.rows = pt.rows[n:]
-	pt.mem.Shrink(b)
+	pt.rows = releaseHeld(pt.rows, n, pt.mem.Shrink) // cursor.go
 }
 
 // drop closes the portal: its held rows' memory goes back to the pool.
