@@ -175,7 +175,7 @@ func TestPageFileReusesSpace(t *testing.T) {
 	h, rows := diskHeap(t, pf, 4000)
 	r := rand.New(rand.NewPCG(7, 8))
 	lsn := h.cur.Load().lsn
-	var grown int64
+	var peakLive int64
 	for round := range 12 {
 		var ops []Op
 		for id := range rows {
@@ -191,24 +191,25 @@ func TestPageFileReusesSpace(t *testing.T) {
 		runtime.GC()
 		st := pf.Stats()
 		t.Logf("round %d: %+v", round, st)
-		if round == 3 {
-			grown = st.FileBytes
-		}
+		peakLive = max(peakLive, st.LiveBytes)
 	}
 	// Cleanups run after a GC, on their own goroutine: wait for them.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		runtime.GC()
 		st := pf.Stats()
-		// The file stops growing: at its peak it holds the version being
-		// replaced and the new one (twice what is live), and what the
-		// allocator leaves between them.
-		if st.FileBytes <= grown*5/4 && st.WrittenBytes >= 3*st.FileBytes {
+		// The file stays a small multiple of what is live: at its peak it
+		// holds the version being replaced and the new one (twice what is
+		// live), what the allocator leaves between them, and records whose
+		// cleanups have not run yet (they run after a GC, asynchronously,
+		// so the figure wobbles from run to run). Without reuse it would
+		// hold every round written (WrittenBytes, 12 versions).
+		if st.FileBytes <= 4*peakLive && st.WrittenBytes >= 8*st.FileBytes {
 			t.Logf("%+v", st)
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("page file not reused (after round 3: %d bytes): %+v", grown, st)
+			t.Fatalf("page file not reused (peak live %d bytes): %+v", peakLive, st)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
