@@ -151,7 +151,11 @@ func explainRel(b *strings.Builder, md *Metadata, r Rel, depth int) {
 		}
 		line("Recursive Union%s %s #%d (%s)", all, x.Name, x.Work.ID, cols(x.Cols))
 	case *LateralJoin:
-		line("Lateral Join (outer: %s)", cols(x.Outer))
+		kind := ""
+		if x.LeftOuter {
+			kind = " Left"
+		}
+		line("Lateral%s Join (outer: %s)", kind, cols(x.Outer))
 	}
 	explainSubqueries(b, md, r, depth+1)
 	for _, in := range r.Inputs() {

@@ -12,7 +12,7 @@ import (
 // ORDINALITY. ok is false for what rangeFunction binds itself (integer
 // generate_series without ORDINALITY) and for what it refuses.
 func (b *binder) srfInFrom(rf *pg.RangeFunction, sc *scope) (Rel, *item, bool, error) {
-	if rf.Lateral || rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
+	if rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
 		return nil, nil, false, nil
 	}
 	items := rf.Functions[0].GetList().GetItems()
@@ -25,22 +25,18 @@ func (b *binder) srfInFrom(rf *pg.RangeFunction, sc *scope) (Rel, *item, bool, e
 		return nil, nil, false, nil
 	}
 	fs := &FuncScan{Name: name, Ordinality: rf.Ordinality}
-	empty := &scope{parent: sc.parent}
+	// A function in FROM is LATERAL: its arguments may read the items
+	// before it (noted in b.lat.refs) and the enclosing query levels.
+	lat := b.latScope(sc)
 	for _, a := range fc.Args {
-		e, err := b.expr(a, empty, &exprCtx{clause: "functions in FROM"})
+		e, err := b.expr(a, lat, &exprCtx{clause: "functions in FROM"})
 		if err != nil {
-			if _, err2 := b.expr(a, sc, &exprCtx{clause: "functions in FROM"}); err2 == nil {
-				// It reads a column of an earlier FROM item: PostgreSQL
-				// runs such a function LATERAL.
-				return nil, nil, true, unsupported("a function in FROM reading columns of another FROM item (LATERAL)", fc.Location)
-			}
 			return nil, nil, true, err
 		}
-		if ColumnsOf(e).Len() > 0 || empty.outer.Len() > 0 {
-			return nil, nil, true, unsupported("a function in FROM reading columns (LATERAL)", fc.Location)
-		}
+		b.lat.refs.AddSet(ColumnsOf(e))
 		fs.Args = append(fs.Args, e)
 	}
+	sc.outer.AddSet(lat.outer)
 	var res Type
 	switch name {
 	case "unnest":
@@ -61,8 +57,8 @@ func (b *binder) srfInFrom(rf *pg.RangeFunction, sc *scope) (Rel, *item, bool, e
 			return nil, nil, false, nil
 		}
 		var err error
-		if res, err = seriesType(fs, rf.Ordinality, fc.Location); err != nil || res.OID == 0 {
-			return nil, nil, err != nil, err
+		if res, err = seriesType(fs, fc.Location); err != nil {
+			return nil, nil, true, err
 		}
 	}
 	alias, colName := name, name
@@ -87,11 +83,11 @@ func (b *binder) srfInFrom(rf *pg.RangeFunction, sc *scope) (Rel, *item, bool, e
 	return fs, newItem(alias, b.scopeCols(fs.Cols, names)), true, nil
 }
 
-// seriesType types generate_series' arguments in fs: integers (0 when
-// rangeFunction binds it: no ORDINALITY), numeric, or timestamp with an
+// seriesType types generate_series' arguments in fs: integers,
+// numeric, or timestamp with an
 // interval step. A series over timestamptz or dates (PostgreSQL takes
 // those as timestamptz, whose steps depend on TimeZone) is refused.
-func seriesType(fs *FuncScan, ordinality bool, loc int32) (Type, error) {
+func seriesType(fs *FuncScan, loc int32) (Type, error) {
 	var ts []Type
 	for _, a := range fs.Args {
 		ts = append(ts, a.Type())
@@ -123,9 +119,6 @@ func seriesType(fs *FuncScan, ordinality bool, loc int32) (Type, error) {
 		fs.Args[i] = coerce(fs.Args[i], T(map[bool]OID{true: Numeric, false: Int4}[numeric]))
 	}
 	if !numeric {
-		if !ordinality {
-			return Type{}, nil // rangeFunction's
-		}
 		for _, a := range fs.Args {
 			if a.Type().OID == Int8 {
 				return T(Int8), nil
