@@ -31,3 +31,28 @@ func TestVectorizedLateralSRF(t *testing.T) {
 	}
 	diffVectorized(t, r, cases)
 }
+
+// TestVectorizedProjectSet: set-returning functions in the select list
+// (PostgreSQL 10+'s ProjectSet: lockstep, NULL-padded, no row when all
+// are empty) over the wire, including the shape of SQLAlchemy's
+// inspector queries (unnest and generate_subscripts of an array column
+// in a subquery, joined and aggregated in order).
+func TestVectorizedProjectSet(t *testing.T) {
+	r := newRig(t, []string{"public.sa"}, srfTables)
+	cases := []diffCase{
+		{sql: "SELECT id, unnest(ia), unnest(ta) FROM sa ORDER BY 1"},
+		{sql: "SELECT id, unnest(ia) AS v, generate_subscripts(ia, 1) AS ord FROM sa ORDER BY id, ord"},
+		{sql: "SELECT generate_series(1, 3), generate_series(1, 2)"},
+		{sql: "SELECT id, generate_series(1, n) FROM sa ORDER BY 1, 2"},
+		{sql: "SELECT DISTINCT unnest(ta) AS x FROM sa ORDER BY x"},
+		{sql: "SELECT count(*), generate_series(1, 2) FROM sa"},
+		{sql: "SELECT idx.id, array_agg(idx.attnum ORDER BY idx.ord) AS elements, min(idx.ord) FROM " +
+			"(SELECT s.id, unnest(s.ia) AS attnum, generate_subscripts(s.ia, 1) AS ord FROM sa s WHERE s.id IN (1, 2, 4, 5)) AS idx " +
+			"LEFT OUTER JOIN sa b ON b.id = idx.attnum GROUP BY idx.id ORDER BY idx.id"},
+		{sql: "SELECT s.id, a.attnum, a.ord FROM sa s JOIN LATERAL unnest(s.ia) WITH ORDINALITY AS a(attnum, ord) ON true WHERE a.attnum IS NOT NULL ORDER BY 1, 3"},
+		// PostgreSQL's own refusals (0A000 both sides).
+		{sql: "SELECT id, CASE WHEN id > 1 THEN unnest(ia) END FROM sa", refuse: true},
+		{sql: "SELECT sum(unnest(ia)) FROM sa", refuse: true},
+	}
+	diffVectorized(t, r, cases)
+}

@@ -21,7 +21,7 @@ func (b *binder) srfInFrom(rf *pg.RangeFunction, sc *scope) (Rel, *item, bool, e
 	}
 	fc := items[0].GetFuncCall()
 	name := strings.ToLower(opName(fc.Funcname))
-	if name != "unnest" && name != "generate_series" || len(fc.Funcname) > 2 || fc.AggStar || fc.AggDistinct || fc.Over != nil || fc.FuncVariadic {
+	if !srfNames[name] || len(fc.Funcname) > 2 || fc.AggStar || fc.AggDistinct || fc.Over != nil || fc.FuncVariadic {
 		return nil, nil, false, nil
 	}
 	fs := &FuncScan{Name: name, Ordinality: rf.Ordinality}
@@ -37,29 +37,9 @@ func (b *binder) srfInFrom(rf *pg.RangeFunction, sc *scope) (Rel, *item, bool, e
 		fs.Args = append(fs.Args, e)
 	}
 	sc.outer.AddSet(lat.outer)
-	var res Type
-	switch name {
-	case "unnest":
-		if len(fs.Args) != 1 {
-			return nil, nil, true, unsupported("unnest with several arguments", fc.Location)
-		}
-		t := fs.Args[0].Type()
-		if t.OID == Unknown {
-			// unnest(anyarray) and unnest(tsvector) both take it.
-			return nil, nil, true, errorf("42725", "function unnest(unknown) is not unique").at(fc.Location)
-		}
-		if !IsArray(t) {
-			return nil, nil, true, errorf(CodeUndefinedFunction, "function unnest(%s) does not exist", t).at(fc.Location)
-		}
-		res = T(ElemType(t).OID)
-	case "generate_series":
-		if len(fs.Args) != 2 && len(fs.Args) != 3 {
-			return nil, nil, false, nil
-		}
-		var err error
-		if res, err = seriesType(fs, fc.Location); err != nil {
-			return nil, nil, true, err
-		}
+	res, ok, err := srfType(fs, fc.Location)
+	if !ok || err != nil {
+		return nil, nil, ok, err
 	}
 	alias, colName := name, name
 	var colAliases []*pg.Node
@@ -81,6 +61,56 @@ func (b *binder) srfInFrom(rf *pg.RangeFunction, sc *scope) (Rel, *item, bool, e
 		fs.Cols = append(fs.Cols, b.md.Add(ColumnMeta{Name: n, Table: alias, Type: ts[i]}))
 	}
 	return fs, newItem(alias, b.scopeCols(fs.Cols, names)), true, nil
+}
+
+// srfNames are the set-returning functions the planner binds, in FROM
+// and in select lists (projectset.go).
+var srfNames = map[string]bool{"unnest": true, "generate_series": true, "generate_subscripts": true}
+
+// srfType types a set-returning function over its bound arguments (one
+// result column). ok is false for an argument count no function of the
+// name takes (the caller's refusal stands).
+func srfType(fs *FuncScan, loc int32) (Type, bool, error) {
+	switch fs.Name {
+	case "unnest":
+		if len(fs.Args) != 1 {
+			return Type{}, true, unsupported("unnest with several arguments", loc)
+		}
+		t := fs.Args[0].Type()
+		if t.OID == Unknown {
+			// unnest(anyarray) and unnest(tsvector) both take it.
+			return Type{}, true, errorf("42725", "function unnest(unknown) is not unique").at(loc)
+		}
+		if !IsArray(t) {
+			return Type{}, true, errorf(CodeUndefinedFunction, "function unnest(%s) does not exist", t).at(loc)
+		}
+		return T(ElemType(t).OID), true, nil
+	case "generate_subscripts":
+		if len(fs.Args) != 2 && len(fs.Args) != 3 {
+			return Type{}, false, nil
+		}
+		t := fs.Args[0].Type()
+		if !IsArray(t) {
+			return Type{}, true, errorf(CodeUndefinedFunction, "function generate_subscripts(%s, %s) does not exist", t, fs.Args[1].Type()).at(loc)
+		}
+		fs.Args[1] = coerce(fs.Args[1], T(Int4))
+		if fs.Args[1].Type().OID != Int4 {
+			return Type{}, true, errorf(CodeUndefinedFunction, "function generate_subscripts(%s, %s) does not exist", t, fs.Args[1].Type()).at(loc)
+		}
+		if len(fs.Args) == 3 {
+			if fs.Args[2] = coerce(fs.Args[2], T(Bool)); fs.Args[2].Type().OID != Bool {
+				return Type{}, true, errorf(CodeUndefinedFunction, "function generate_subscripts(%s, integer, %s) does not exist", t, fs.Args[2].Type()).at(loc)
+			}
+		}
+		return T(Int4), true, nil
+	case "generate_series":
+		if len(fs.Args) != 2 && len(fs.Args) != 3 {
+			return Type{}, false, nil
+		}
+		res, err := seriesType(fs, loc)
+		return res, true, err
+	}
+	return Type{}, false, nil
 }
 
 // seriesType types generate_series' arguments in fs: integers,
