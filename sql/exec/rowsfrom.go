@@ -54,8 +54,12 @@ func (r *rowsFromOp) run(emit func(*Batch) error) error {
 		}
 		nexts[k] = next
 	}
-	b := &Batch{Vecs: make([][]types.Value, len(nexts))}
-	for {
+	width := len(nexts)
+	if r.r.Ord != 0 {
+		width++ // WITH ORDINALITY
+	}
+	b := &Batch{Vecs: make([][]types.Value, width)}
+	for n := int64(1); ; n++ {
 		row := make([]types.Value, len(nexts))
 		live := false
 		for k, next := range nexts {
@@ -78,6 +82,9 @@ func (r *rowsFromOp) run(emit func(*Batch) error) error {
 		for k, v := range row {
 			b.Vecs[k] = append(b.Vecs[k], v)
 		}
+		if r.r.Ord != 0 {
+			b.Vecs[len(nexts)] = append(b.Vecs[len(nexts)], n)
+		}
 		if b.N++; b.N == BatchSize {
 			if err := r.e.check(); err != nil {
 				return err
@@ -85,7 +92,7 @@ func (r *rowsFromOp) run(emit func(*Batch) error) error {
 			if err := emit(b); err != nil {
 				return err
 			}
-			b = &Batch{Vecs: make([][]types.Value, len(nexts))}
+			b = &Batch{Vecs: make([][]types.Value, width)}
 		}
 	}
 	if b.N > 0 {

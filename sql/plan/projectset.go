@@ -17,8 +17,11 @@ import (
 // RowsFrom runs set-returning functions in lockstep: its row i holds
 // each function's i-th value, NULL for those that ended; it ends when
 // every function has.
+// It is also ROWS FROM (…) and unnest(a, b, …) in FROM (srf.go).
 type RowsFrom struct {
 	Funcs []*FuncScan // one column each, no ORDINALITY
+	// Ord is WITH ORDINALITY's column numbering the rows (0: none), last.
+	Ord ColumnID
 }
 
 // Columns implements Rel.
@@ -26,6 +29,9 @@ func (r *RowsFrom) Columns() []ColumnID {
 	var out []ColumnID
 	for _, f := range r.Funcs {
 		out = append(out, f.Cols...)
+	}
+	if r.Ord != 0 {
+		out = append(out, r.Ord)
 	}
 	return out
 }

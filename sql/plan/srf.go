@@ -12,43 +12,70 @@ import (
 // ORDINALITY. ok is false for what rangeFunction binds itself (integer
 // generate_series without ORDINALITY) and for what it refuses.
 func (b *binder) srfInFrom(rf *pg.RangeFunction, sc *scope) (Rel, *item, bool, error) {
-	if rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
+	if len(rf.Coldeflist) > 0 || len(rf.Functions) == 0 {
 		return nil, nil, false, nil
 	}
-	items := rf.Functions[0].GetList().GetItems()
-	if len(items) == 0 || items[0].GetFuncCall() == nil || (len(items) > 1 && items[1] != nil && nodeNotNil(items[1])) {
-		return nil, nil, false, nil
+	var calls []*pg.FuncCall
+	for _, fn := range rf.Functions {
+		items := fn.GetList().GetItems()
+		if len(items) == 0 || items[0].GetFuncCall() == nil || (len(items) > 1 && items[1] != nil && nodeNotNil(items[1])) {
+			return nil, nil, false, nil // a column definition list
+		}
+		fc := items[0].GetFuncCall()
+		if !srfNames[strings.ToLower(opName(fc.Funcname))] || len(fc.Funcname) > 2 || fc.AggStar || fc.AggDistinct || fc.Over != nil || fc.FuncVariadic {
+			return nil, nil, false, nil
+		}
+		calls = append(calls, fc)
 	}
-	fc := items[0].GetFuncCall()
-	name := strings.ToLower(opName(fc.Funcname))
-	if !srfNames[name] || len(fc.Funcname) > 2 || fc.AggStar || fc.AggDistinct || fc.Over != nil || fc.FuncVariadic {
-		return nil, nil, false, nil
-	}
-	fs := &FuncScan{Name: name, Ordinality: rf.Ordinality}
 	// A function in FROM is LATERAL: its arguments may read the items
 	// before it (noted in b.lat.refs) and the enclosing query levels.
 	lat := b.latScope(sc)
-	for _, a := range fc.Args {
-		e, err := b.expr(a, lat, &exprCtx{clause: "functions in FROM"})
-		if err != nil {
-			return nil, nil, true, err
+	var fss []*FuncScan
+	var ts []Type // fss' result types
+	for _, fc := range calls {
+		name := strings.ToLower(opName(fc.Funcname))
+		var args []Scalar
+		for _, a := range fc.Args {
+			e, err := b.expr(a, lat, &exprCtx{clause: "functions in FROM"})
+			if err != nil {
+				return nil, nil, true, err
+			}
+			b.lat.refs.AddSet(ColumnsOf(e))
+			args = append(args, e)
 		}
-		b.lat.refs.AddSet(ColumnsOf(e))
-		fs.Args = append(fs.Args, e)
+		var group []*FuncScan
+		if name == "unnest" && len(args) > 1 && !rf.IsRowsfrom {
+			// unnest(a, b, …) in FROM is ROWS FROM (unnest(a), unnest(b), …).
+			for _, a := range args {
+				group = append(group, &FuncScan{Name: name, Args: []Scalar{a}})
+			}
+		} else {
+			group = []*FuncScan{{Name: name, Args: args}}
+		}
+		for _, fs := range group {
+			res, ok, err := srfType(fs, fc.Location)
+			if !ok || err != nil {
+				return nil, nil, ok, err
+			}
+			fss, ts = append(fss, fs), append(ts, res)
+		}
 	}
 	sc.outer.AddSet(lat.outer)
-	res, ok, err := srfType(fs, fc.Location)
-	if !ok || err != nil {
-		return nil, nil, ok, err
-	}
-	alias, colName := name, name
+	name := strings.ToLower(opName(calls[0].Funcname))
+	alias := name
 	var colAliases []*pg.Node
 	if rf.Alias != nil {
-		alias, colName, colAliases = rf.Alias.Aliasname, rf.Alias.Aliasname, rf.Alias.Colnames
+		alias, colAliases = rf.Alias.Aliasname, rf.Alias.Colnames
 	}
-	names := []string{colName}
-	if fs.Ordinality {
-		names = append(names, "ordinality")
+	var names []string
+	for _, fs := range fss {
+		names = append(names, fs.Name)
+	}
+	if len(fss) == 1 {
+		names[0] = alias // one function's column is named by the alias
+	}
+	if rf.Ordinality {
+		names, ts = append(names, "ordinality"), append(ts, T(Int8))
 	}
 	if len(colAliases) > len(names) {
 		return nil, nil, true, errorf(CodeSyntax, "too many column aliases specified for function %s", name)
@@ -56,11 +83,23 @@ func (b *binder) srfInFrom(rf *pg.RangeFunction, sc *scope) (Rel, *item, bool, e
 	for i, n := range colAliases {
 		names[i] = n.GetString_().Sval
 	}
-	ts := []Type{res, T(Int8)}
+	var cols []ColumnID
 	for i, n := range names {
-		fs.Cols = append(fs.Cols, b.md.Add(ColumnMeta{Name: n, Table: alias, Type: ts[i]}))
+		cols = append(cols, b.md.Add(ColumnMeta{Name: n, Table: alias, Type: ts[i]}))
 	}
-	return fs, newItem(alias, b.scopeCols(fs.Cols, names)), true, nil
+	it := newItem(alias, b.scopeCols(cols, names))
+	if len(fss) == 1 {
+		fss[0].Cols, fss[0].Ordinality = cols, rf.Ordinality
+		return fss[0], it, true, nil
+	}
+	r := &RowsFrom{Funcs: fss}
+	for i, fs := range fss {
+		fs.Cols = []ColumnID{cols[i]}
+	}
+	if rf.Ordinality {
+		r.Ord = cols[len(cols)-1]
+	}
+	return r, it, true, nil
 }
 
 // srfNames are the set-returning functions the planner binds, in FROM
