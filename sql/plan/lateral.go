@@ -56,6 +56,22 @@ func (b *binder) lateralSubquery(rs *pg.RangeSubselect, sc *scope) (Rel, *item, 
 	}
 	b.lat.refs.AddSet(sub.outer)
 	sc.outer.AddSet(lat.outer) // columns of the enclosing levels
+	// An output column that is an outer column itself (SELECT a.x) gets
+	// its own ID: beside a's column in the join's output (and NULL
+	// where a LEFT JOIN LATERAL finds no row) it is another column.
+	var p *Project
+	for i, id := range cols {
+		if sub.outer.Has(id) {
+			if p == nil {
+				p = &Project{Input: rel, Cols: append([]ColumnID(nil), cols...), Exprs: b.refs(cols)}
+			}
+			c := b.md.Column(id)
+			p.Cols[i] = b.md.Add(ColumnMeta{Name: c.Name, Type: c.Type})
+		}
+	}
+	if p != nil {
+		rel, cols = p, p.Cols
+	}
 	alias := ""
 	var colAlias []*pg.Node
 	if rs.Alias != nil {

@@ -44,3 +44,6 @@ SELECT a.id, t.* FROM arr a, unnest(a.ia, a.ta) AS t(i, s);
 SELECT a.id, t.* FROM arr a LEFT JOIN LATERAL ROWS FROM (unnest(a.ia), generate_subscripts(a.ia, 1)) WITH ORDINALITY AS t(v, s, o) ON t.v > 1;
 SELECT * FROM ROWS FROM (generate_series(1, 2)) AS g;
 SELECT * FROM generate_subscripts(ARRAY[5, 6, 7], 1) WITH ORDINALITY;
+SELECT a.name, a.n, b.n, ss.z FROM t1 a, t2 b LEFT JOIN LATERAL (SELECT a.n FROM t3 y) ss(z) ON b.n = ss.z;
+SELECT a.name, a.n, b.n, ss.z FROM t1 a, t2 b LEFT JOIN LATERAL (SELECT a.n) ss(z) ON b.n > 20;
+SELECT a.n, ss.z, ss.w FROM t1 a LEFT JOIN LATERAL (SELECT a.n, a.n + 1 WHERE a.n > 100) ss(z, w) ON true;
