@@ -25,6 +25,11 @@ func TestVectorizedLateralSRF(t *testing.T) {
 		{sql: "SELECT s.id, t, u FROM sa s, unnest(s.ta) t, unnest(s.ia) u WHERE u > 1 ORDER BY 1, 2, 3"},
 		{sql: "SELECT u, count(*) FROM sa s CROSS JOIN LATERAL unnest(s.ia) u GROUP BY u ORDER BY 1"},
 		{sql: "SELECT s.id, x.m FROM sa s, LATERAL (SELECT max(v) AS m FROM unnest(s.ia) v) x ORDER BY 1"},
+		{sql: "SELECT s.id, t.* FROM sa s, unnest(s.ia, s.ta) WITH ORDINALITY AS t(i, x, o) ORDER BY 1, 4"},
+		{sql: "SELECT * FROM ROWS FROM (generate_series(1, 3), unnest(ARRAY['a', 'b'])) AS r(n, s) ORDER BY 1"},
+		// A LATERAL subquery's output that is a column of the left side
+		// is NULL where LEFT JOIN finds no row.
+		{sql: "SELECT s.id, b.id, x.z FROM sa s, sa b LEFT JOIN LATERAL (SELECT s.n) x(z) ON b.n = x.z ORDER BY 1, 2"},
 		// PostgreSQL: 42P10; sql/exec too (lateral.diff.sql), the flat
 		// planner's refusal of RIGHT JOIN stands over the wire.
 		{sql: "SELECT s.id FROM sa s RIGHT JOIN LATERAL unnest(s.ia) u ON true", refuse: true},

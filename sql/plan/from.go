@@ -184,7 +184,12 @@ func (b *binder) join(j *pg.JoinExpr, sc *scope) (Rel, *item, error) {
 	if j.JoinUsingAlias != nil {
 		return nil, nil, unsupported("an alias of a JOIN's USING columns (USING (…) AS name)", -1)
 	}
+	before := b.lat.refs
+	b.lat.refs = ColSet{}
 	l, lit, err := b.fromItem(j.Larg, sc)
+	lrefs := b.lat.refs
+	b.lat.refs = before
+	b.lat.refs.AddSet(lrefs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -239,6 +244,9 @@ func (b *binder) join(j *pg.JoinExpr, sc *scope) (Rel, *item, error) {
 	if rel == Rel(join) {
 		if rel, err = lateralJoin(join, rrefs, -1); err != nil {
 			return nil, nil, err
+		}
+		if rel == Rel(join) {
+			b.lat.split = &latSplit{join: join, leftRefs: lrefs} // lateralOrCross
 		}
 	} else if len(readOf(rrefs, l)) > 0 {
 		return nil, nil, unsupported("a LATERAL reference in a FULL JOIN … USING", -1)

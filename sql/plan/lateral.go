@@ -36,6 +36,14 @@ func (j *LateralJoin) Inputs() []Rel { return []Rel{j.Left, j.Right} }
 type latState struct {
 	visible []*item
 	refs    ColSet
+	split   *latSplit
+}
+
+// latSplit is what the last plain JOIN bound read of the items before
+// it through its left side (leftRefs).
+type latSplit struct {
+	join     *Join
+	leftRefs ColSet
 }
 
 // latScope is the scope a LATERAL item's expressions are bound in: the
@@ -103,6 +111,13 @@ func (b *binder) lateralOrCross(left, right Rel, refs ColSet) Rel {
 		return right
 	}
 	if outer := readOf(refs, left); len(outer) > 0 {
+		// left, (b JOIN LATERAL f(left) ON c) with only the JOIN's right
+		// side reading left: (left, LATERAL f) JOIN b ON c, so b is read
+		// once, not once per row of left (inner joins only).
+		if j, ok := right.(*Join); ok && (j.Kind == InnerJoin || j.Kind == CrossJoin) && b.lat.split != nil && b.lat.split.join == j &&
+			len(readOf(b.lat.split.leftRefs, left)) == 0 {
+			return &Join{Kind: j.Kind, On: j.On, Left: &LateralJoin{Left: left, Right: j.Right, Outer: outer}, Right: j.Left}
+		}
 		return &LateralJoin{Left: left, Right: right, Outer: outer}
 	}
 	return &Join{Kind: CrossJoin, Left: left, Right: right}

@@ -47,3 +47,8 @@ SELECT * FROM generate_subscripts(ARRAY[5, 6, 7], 1) WITH ORDINALITY;
 SELECT a.name, a.n, b.n, ss.z FROM t1 a, t2 b LEFT JOIN LATERAL (SELECT a.n FROM t3 y) ss(z) ON b.n = ss.z;
 SELECT a.name, a.n, b.n, ss.z FROM t1 a, t2 b LEFT JOIN LATERAL (SELECT a.n) ss(z) ON b.n > 20;
 SELECT a.n, ss.z, ss.w FROM t1 a LEFT JOIN LATERAL (SELECT a.n, a.n + 1 WHERE a.n > 100) ss(z, w) ON true;
+SELECT count(*) FROM t1 a, t2 b JOIN LATERAL (VALUES (a.n)) ss(x) ON b.n = ss.x + 1;
+SELECT a.n, b.n, ss.x FROM t1 a, t2 b JOIN LATERAL (VALUES (a.n), (b.n)) ss(x) ON b.n <= ss.x;
+SELECT a.n, b.n, ss.x, c.n FROM t1 a, t2 b JOIN t3 c ON c.name = b.name JOIN LATERAL (VALUES (a.n + 1)) ss(x) ON c.n = ss.x + 1;
+SELECT a.n, b.n, u FROM t1 a, t2 b CROSS JOIN LATERAL unnest(ARRAY[a.n, b.n]) u;
+SELECT a.n, b.n, u FROM t2 a, t3 b JOIN generate_series(1, a.n / 10) u ON u <= 2 WHERE b.name = a.name;
