@@ -626,7 +626,7 @@ type funcScanOp struct {
 }
 
 func (e *env) buildFuncScan(f *plan.FuncScan) (operator, error) {
-	if f.Name == "unnest" || f.Ordinality || !isInt(e.md.Column(f.Cols[0]).Type.OID) {
+	if f.Name != "generate_series" || f.Ordinality || !isInt(e.md.Column(f.Cols[0]).Type.OID) {
 		return e.buildSRF(f) // srf.go
 	}
 	if f.Name != "generate_series" {

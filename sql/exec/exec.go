@@ -268,6 +268,8 @@ func (e *env) build(rel plan.Rel) (operator, error) {
 		return e.buildRecursive(x) // recursive.go
 	case *plan.LateralJoin:
 		return e.buildLateral(x) // lateral.go
+	case *plan.RowsFrom:
+		return e.buildRowsFrom(x) // rowsfrom.go
 	}
 	return nil, unsupported(fmt.Sprintf("the operator %T", rel))
 }

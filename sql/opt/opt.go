@@ -112,6 +112,14 @@ func mapExprs(rel plan.Rel, fn func(plan.Scalar) plan.Scalar) plan.Rel {
 			c.Rows = append(c.Rows, r)
 		}
 		return c
+	case *plan.LateralJoin:
+		// The rules do not move work across a dependent join; each side
+		// is optimized on its own (the right side as a correlated
+		// subquery's plan is).
+		c := *x
+		c.Left = optimize(x.Left, x.Left.Columns())
+		c.Right = optimize(x.Right, x.Right.Columns())
+		return &c
 	case *plan.With:
 		c := &plan.With{Body: mapExprs(x.Body, fn)}
 		for _, cte := range x.CTEs {

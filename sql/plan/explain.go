@@ -150,8 +150,22 @@ func explainRel(b *strings.Builder, md *Metadata, r Rel, depth int) {
 			all = " All"
 		}
 		line("Recursive Union%s %s #%d (%s)", all, x.Name, x.Work.ID, cols(x.Cols))
+	case *RowsFrom:
+		var fs []string
+		for _, f := range x.Funcs {
+			var args []string
+			for _, a := range f.Args {
+				args = append(args, expr(a))
+			}
+			fs = append(fs, f.Name+"("+strings.Join(args, ", ")+")")
+		}
+		line("Rows From %s (%s)", strings.Join(fs, ", "), cols(x.Columns()))
 	case *LateralJoin:
-		line("Lateral Join (outer: %s)", cols(x.Outer))
+		kind := ""
+		if x.LeftOuter {
+			kind = " Left"
+		}
+		line("Lateral%s Join (outer: %s)", kind, cols(x.Outer))
 	}
 	explainSubqueries(b, md, r, depth+1)
 	for _, in := range r.Inputs() {
