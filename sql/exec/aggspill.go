@@ -50,7 +50,7 @@ func (a *aggOp) spillOIDs() []plan.OID {
 
 // startSpill opens the partition files, charging their buffers.
 func (a *aggOp) startSpill(mem *memAcct) (*partFiles, error) {
-	if err := mem.grow(aggSpillOp, partReserve); err != nil {
+	if err := mem.growReserve(aggSpillOp); err != nil {
 		return nil, err
 	}
 	return a.e.newPartFiles(aggSpillOp, a.spillOIDs(), partFanout)

@@ -31,7 +31,7 @@ type joinSpill struct {
 func (j *joinOp) startSpill(mem *memAcct, ht *hashTable, right operator) (*joinSpill, error) {
 	e := j.e
 	mem.done()
-	if err := mem.grow("hash join", partReserve); err != nil {
+	if err := mem.growReserve("hash join"); err != nil {
 		return nil, err
 	}
 	parts, err := e.newPartFiles("hash join", e.oidsOfCols(right.cols()), partFanout+1)

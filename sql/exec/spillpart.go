@@ -169,25 +169,37 @@ func (e *env) oidsOfCols(cols []plan.ColumnID) []plan.OID {
 	return out
 }
 
-// canSpill says whether operators may partition to temporary files.
-func (e *env) canSpill() bool { return e.tempDir != "" }
+// canSpill says whether operators may partition to temporary files: a
+// temporary directory is set and an operator's share holds a few times
+// its file buffers twice (less would spill every row, level after level).
+func (e *env) canSpill() bool { return e.tempDir != "" && e.spillShare() >= 2*partReserve }
 
-// spillShare: a spillable operator holds at most 1/spillShare of the
-// working memory, so that the operators of one plan holding rows at once
+// spillShare is the memory one spillable operator may hold: the
+// statement's working memory (sidecar.work_mem) per operator, as
+// PostgreSQL's work_mem, and at most 1/spillShare of memory.query, which
+// bounds every statement's operators together.
+func (e *env) spillShare() int64 {
+	share := e.limit
+	if pl := e.acct.Limit(); pl > 0 {
+		share = min(share, pl/spillShare)
+	}
+	return share
+}
+
+// spillShare: a spillable operator holds at most 1/spillShare of
+// memory.query, so that the operators of one plan holding rows at once
 // (a join's build side under an aggregation, a left-deep chain of build
-// sides) each keep room to make progress and to open their files.
+// sides, several statements) each keep room to make progress and to
+// open their files.
 const spillShare = 4
 
 // tryGrowKeeping charges n bytes to a spillable operator when n and keep
-// more fit its share of the working memory and the memory itself (keep:
-// what starting to spill will need), reporting whether it did.
+// more fit its share (keep: what starting to spill will need), reporting
+// whether it did (e.spillShare: a spillable operator spills where a
+// growing one would fail).
 func (m *memAcct) tryGrowKeeping(n, keep int64) bool {
 	e := m.e
-	share := e.limit
-	if pl := e.acct.Limit(); pl > 0 && pl < share {
-		share = pl
-	}
-	if m.n+n+keep > share/spillShare || e.used+n+keep > e.limit {
+	if m.n+n+keep > e.spillShare() {
 		return false
 	}
 	if e.acct.Grow(n+keep) != nil {
@@ -197,6 +209,20 @@ func (m *memAcct) tryGrowKeeping(n, keep int64) bool {
 	e.used += n
 	m.n += n
 	return true
+}
+
+// growReserve charges a spillable operator's file buffers (partReserve)
+// to memory.query; like the rest of its share it is not held against
+// the statement's total.
+func (m *memAcct) growReserve(op string) error {
+	e := m.e
+	if err := e.acct.Grow(partReserve); err != nil {
+		return &types.Error{Code: "53200", Message: "out of memory: " + op + " needs more working memory than memory.query leaves",
+			Detail: err.Error()}
+	}
+	e.used += partReserve
+	m.n += partReserve
+	return nil
 }
 
 // spillRefusal is the 53200 of an operator that cannot spill what it
