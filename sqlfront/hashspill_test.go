@@ -13,8 +13,9 @@ import (
 	"github.com/sidecar-dev/sidecar/sqlfront"
 )
 
-// TestHashSpill: hash aggregation and hash joins on sql/exec over far
-// more rows than memory.query (512kB) partition to temporary files
+// TestHashSpill: hash aggregation, hash joins, DISTINCT and set
+// operations on sql/exec over far
+// more rows than memory.query (1MiB) partition to temporary files
 // (Grace) and answer as PostgreSQL does (they failed with 53200 before),
 // with text, numeric, timestamptz and NULL keys, grouping sets and
 // FILTER, and every join kind; the pool never passes
@@ -29,7 +30,7 @@ func TestHashSpill(t *testing.T) {
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	const limit = 512 << 10
+	const limit = 1 << 20
 	sub := "(SELECT * FROM hs WHERE id > 0)"
 	stmts := []string{
 		// hash aggregation
@@ -45,10 +46,17 @@ func TestHashSpill(t *testing.T) {
 		"SELECT count(*), sum(a.id) FROM " + sub + " a WHERE EXISTS (SELECT 1 FROM hs b WHERE b.note = a.note AND b.id = a.id - 7919)",
 		"SELECT count(*), sum(a.id) FROM " + sub + " a WHERE NOT EXISTS (SELECT 1 FROM hs b WHERE b.note = a.note AND b.id = a.id - 7919)",
 		"SELECT a.note, count(*), sum(b.n) FROM " + sub + " a JOIN hs b ON a.id = b.id GROUP BY a.note",
+		// DISTINCT and set operations
+		"SELECT DISTINCT note, n FROM " + sub + " s",
+		"SELECT note, g FROM " + sub + " s UNION SELECT note, id % 7 FROM hs",
+		"SELECT n, d FROM " + sub + " s INTERSECT SELECT n, d FROM hs WHERE g > 3",
+		"SELECT n, g FROM " + sub + " s INTERSECT ALL SELECT n, g FROM hs WHERE f > 3",
+		"SELECT note FROM " + sub + " s EXCEPT SELECT note FROM hs WHERE id % 3 = 0",
+		"SELECT n, g FROM " + sub + " s EXCEPT ALL SELECT n, g FROM hs WHERE f > 3",
 	}
 	pool := membudget.NewPool("memory.query", limit)
 	url := "postgres://app@" + r.serve(t, sqlfront.Options{QueryMemory: pool, TempDir: tmp, MaxConnections: 5, StatementTimeout: 5 * time.Minute}) + "/app?sslmode=disable"
-	compareWithPostgres(t, r.pgURL, url, stmts, nil, "memory.query 512kB, spilling")
+	compareWithPostgres(t, r.pgURL, url, stmts, nil, "memory.query 1MiB, spilling")
 	if pool.Used() != 0 || pool.Peak() > limit {
 		t.Errorf("pool: %d bytes held after, peak %d", pool.Used(), pool.Peak())
 	}

@@ -36,8 +36,8 @@ func spillRows(rng *rand.Rand, n int) [][]*string {
 	return rows
 }
 
-// TestHashSpillMatchesMemory: hash aggregation and every kind of hash
-// join answer the same rows when they partition to temporary files
+// TestHashSpillMatchesMemory: hash aggregation, every kind of hash join,
+// DISTINCT and the set operations answer the same rows when they partition to temporary files
 // (200kB of working memory: two levels of partitions for most) as when they hold
 // everything, and leave no file behind.
 func TestHashSpillMatchesMemory(t *testing.T) {
@@ -59,6 +59,13 @@ func TestHashSpillMatchesMemory(t *testing.T) {
 		"SELECT a.id FROM w a WHERE EXISTS (SELECT 1 FROM w b WHERE b.grp = a.grp AND b.x = a.id)",
 		"SELECT a.id FROM w a WHERE NOT EXISTS (SELECT 1 FROM w b WHERE b.grp = a.grp AND b.x = a.id)",
 		"SELECT a.grp, count(*), sum(b.y) FROM w a JOIN w b ON a.id = b.x GROUP BY a.grp",
+		"SELECT DISTINCT grp, y FROM w",
+		"SELECT DISTINCT x FROM w",
+		"SELECT grp, x FROM w UNION SELECT grp, k FROM w",
+		"SELECT x FROM w INTERSECT SELECT id FROM w",
+		"SELECT y, k FROM w INTERSECT ALL SELECT y, k FROM w WHERE f > 5",
+		"SELECT x FROM w EXCEPT SELECT id FROM w",
+		"SELECT y, k FROM w EXCEPT ALL SELECT y, k FROM w WHERE f > 5",
 	}
 	lines := func(s string) []string {
 		l := strings.Split(s, "\n")
