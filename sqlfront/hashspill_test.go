@@ -24,7 +24,7 @@ import (
 func TestHashSpill(t *testing.T) {
 	r := newRig(t, []string{"public.hs"}, []string{
 		"CREATE TABLE hs (id int PRIMARY KEY, note text, g int, f float8, n numeric, d timestamptz)",
-		"INSERT INTO hs SELECT i, CASE WHEN i % 11 = 0 THEN NULL ELSE md5((i % 7919)::text) END, i % 13, CASE WHEN i % 17 = 0 THEN NULL ELSE (i % 101) / 7.0 END, CASE WHEN i % 23 = 0 THEN NULL ELSE (i % 977) / 3.0 END, timestamptz '2024-01-01 00:00+00' + (i % 4001) * interval '17 minutes' FROM generate_series(1, 60000) i",
+		"INSERT INTO hs SELECT i, CASE WHEN i % 11 = 0 THEN NULL ELSE md5((i % 7919)::text) END, i % 13, CASE WHEN i % 17 = 0 THEN NULL ELSE (i % 101) / 7.0 END, CASE WHEN i % 23 = 0 THEN NULL ELSE (i % 977) / 3.0 END, timestamptz '2024-01-01 00:00+00' + (i % 4001) * interval '17 minutes' FROM generate_series(1, 20000) i",
 	})
 	tmp := filepath.Join(t.TempDir(), "tmp")
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
@@ -98,8 +98,8 @@ func TestHashSpill(t *testing.T) {
 		t.Fatal(err)
 	}
 	slow := []string{
-		"SELECT count(*) FROM (SELECT a.id, a.note, v.x FROM hs a, (VALUES (1), (2), (3), (4), (5), (6), (7), (8)) v(x)) s GROUP BY note, id, x",
-		"SELECT count(*) FROM (SELECT a.id, a.note, v.x FROM hs a, (VALUES (1), (2), (3), (4), (5), (6), (7), (8)) v(x)) s JOIN hs b ON s.id + s.x = b.id",
+		"SELECT count(*) FROM (SELECT a.id, a.note, v.x FROM hs a, generate_series(1, 40) v(x)) s GROUP BY note, id, x",
+		"SELECT count(*) FROM (SELECT a.id, a.note, v.x FROM hs a, generate_series(1, 40) v(x)) s JOIN hs b ON s.id + s.x = b.id",
 	}
 	for _, q := range slow {
 		if code, err := sortCode(ctx, conn, q); code != "57014" {
