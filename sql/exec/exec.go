@@ -98,8 +98,11 @@ type env struct {
 	// tempDir and tempLimit are Options.TempDir and TempFileLimit.
 	tempDir   string
 	tempLimit int64
-	ctes      map[*plan.CTE]*rowSet
-	subVals   map[*plan.Subquery]*subResult
+	// tempUsed is the bytes the statement's temporary files hold now
+	// (sorts' runs, hash partitions; spillpart.go).
+	tempUsed int64
+	ctes     map[*plan.CTE]*rowSet
+	subVals  map[*plan.Subquery]*subResult
 	// outer holds the values of the outer columns a running correlated
 	// subquery reads; outerOK the columns that may be read so while
 	// building one.
