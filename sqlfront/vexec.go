@@ -83,6 +83,7 @@ func (c *vecCatalog) tableRef(schema, name, ref string) *lplan.TableDef {
 	for _, col := range t.Columns {
 		d.Columns = append(d.Columns, lplan.ColumnDef{Name: col.Name, Type: lplan.Type{OID: col.TypeOID, Mod: col.TypeMod}})
 	}
+	c.estimates(d, t) // vexec_stats.go
 	c.byName[key] = d
 	c.tables[d] = t
 	if ref != "" {

@@ -438,18 +438,20 @@ func (c *countAgg) result() (types.Value, error) { return c.n, nil }
 // numeric, the float type for floats), as PostgreSQL's sum does.
 //
 // A numeric sum runs on an int64 while every value so far is a finite
-// numeric whose digits fit one at one scale (bigints, TPC-H's money
-// columns): no *types.Decimal per row. It moves to types.AddDecimal,
-// exactly, at the first value that does not fit or would overflow.
+// numeric whose digits fit one (bigints, TPC-H's money columns), and on
+// one big accumulator of its own past that: no allocation per row either
+// way (numsum.go).
 type sumAgg struct {
 	t    plan.OID
 	from plan.OID // the argument type when it is converted to numeric
 	acc  types.Value
 	n    int64
-	// small: the sum so far is i64 at scale (acc unused).
+	// small: the sum so far is i64 at scale (acc and big unused).
 	small bool
 	i64   int64
 	scale int32
+	// big is the sum past the int64 (numsum.go).
+	big *bigSum
 }
 
 func (s *sumAgg) add(v types.Value) error {
@@ -469,54 +471,6 @@ func (s *sumAgg) add(v types.Value) error {
 		s.acc, err = types.Arith("+", s.t, s.acc, v)
 	}
 	return err
-}
-
-func (s *sumAgg) addNumeric(v types.Value) error {
-	var x int64
-	var scale int32
-	fits := false
-	if s.from != plan.Numeric {
-		x, fits = v.(int64), true
-	} else if d := v.(*types.Decimal); !d.NaN && d.Inf == 0 && d.V.IsInt64() {
-		x, scale, fits = d.V.Int64(), d.Scale, true
-	}
-	if fits {
-		switch {
-		case s.acc == nil && !s.small: // the first value
-			s.small, s.i64, s.scale = true, x, scale
-			return nil
-		case s.small && scale == s.scale:
-			if r := s.i64 + x; (r > s.i64) == (x > 0) || x == 0 {
-				s.i64 = r
-				return nil
-			}
-		}
-	}
-	d, ok := v.(*types.Decimal)
-	if !ok {
-		d = types.DecimalFromInt(v.(int64))
-	}
-	acc := s.decimal()
-	s.small = false
-	if acc == nil {
-		s.acc = d
-		return nil
-	}
-	s.acc = types.AddDecimal(acc, d)
-	return nil
-}
-
-// decimal is a numeric sum's value (nil: no value yet).
-func (s *sumAgg) decimal() *types.Decimal {
-	if s.small {
-		d := &types.Decimal{Scale: s.scale}
-		d.V.SetInt64(s.i64)
-		return d
-	}
-	if s.acc == nil {
-		return nil
-	}
-	return s.acc.(*types.Decimal)
 }
 
 func (s *sumAgg) result() (types.Value, error) {
