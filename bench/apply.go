@@ -15,8 +15,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sidecar-dev/sidecar/daemon"
 	"github.com/sidecar-dev/sidecar/head"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/rowenc"
 	"github.com/sidecar-dev/sidecar/wal"
 )
@@ -100,7 +102,25 @@ func RunApply(ctx context.Context, o ApplyOptions) (*ApplyReport, error) {
 		return nil, err
 	}
 	models := make(chan *head.Model, 1)
-	sc, err := startReadsSidecar(ctx, cfg, filepath.Join(scratch, "sidecar.log"), models)
+	// Every fsync that made commits durable is signalled, so the durable
+	// LSN is read right after it (not by polling /api/status, whose
+	// memory accounting walks the heap's pages and costs the apply CPU).
+	synced := make(chan time.Time, 1)
+	sc, err := startSidecarWith(ctx, cfg, filepath.Join(scratch, "sidecar.log"), func(do *daemon.Options) {
+		do.OnHead = func(m *head.Model) { models <- m }
+		do.Mirror = func(mo *mirror.Options) {
+			prev := mo.OnSync
+			mo.OnSync = func(d time.Duration) {
+				if prev != nil {
+					prev(d)
+				}
+				select {
+				case synced <- time.Now():
+				default: // one pending signal is enough: the poller reads the latest durable LSN
+				}
+			}
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +144,7 @@ func RunApply(ctx context.Context, o ApplyOptions) (*ApplyReport, error) {
 			return nil, err
 		}
 	}
-	a := &applyRun{r: r, pg: pg, url: url, o: o}
+	a := &applyRun{r: r, pg: pg, url: url, o: o, synced: synced}
 	n := o.Rows
 	upd := &ApplyCell{Name: fmt.Sprintf("UPDATE t SET score = score + 10 WHERE id <= %d (50 %%)", n/2)}
 	del := &ApplyCell{Name: fmt.Sprintf("DELETE FROM t WHERE id <= %d (20 %%)", n/5)}
@@ -161,6 +181,8 @@ type applyRun struct {
 	pg  *pgtest.Cluster
 	url string
 	o   ApplyOptions
+	// synced receives the time of each fsync of the mirror's commits.
+	synced <-chan time.Time
 }
 
 // step measures one statement: a decoding slot is created at the current
@@ -178,7 +200,7 @@ func (a *applyRun) step(ctx context.Context, c *ApplyCell, id string, rep int, s
 	if err != nil {
 		return err
 	}
-	poll := startDurablePoller(ctx, a.r.sc)
+	poll := startDurablePoller(ctx, a.r.sc, a.synced)
 	pgTime, tag, err := a.r.commit(ctx, stmt)
 	t0 := time.Now()
 	if err != nil {
@@ -302,9 +324,12 @@ func writeAllocs(path string) error {
 	return nil
 }
 
-// durablePoller reads the sidecar's durable LSN every pollEvery from the
-// moment it starts, so a durable position reached before the change is
-// visible at HEAD is timed when it happened, not when visibility was.
+// durablePoller reads the sidecar's durable LSN after each fsync of the
+// mirror's commits (and every 100 ms besides) from the moment it starts,
+// so a durable position reached before the change is visible at HEAD is
+// timed when it happened, not when visibility was. A sample's time is
+// when the read that first showed the LSN started: an upper bound, a
+// status call after the fsync at most.
 type durablePoller struct {
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -313,22 +338,44 @@ type durablePoller struct {
 	lsns   []wal.LSN
 }
 
-func startDurablePoller(ctx context.Context, sc *sidecarRun) *durablePoller {
+func startDurablePoller(ctx context.Context, sc *sidecarRun, synced <-chan time.Time) *durablePoller {
 	ctx, cancel := context.WithCancel(ctx)
 	p := &durablePoller{cancel: cancel, done: make(chan struct{})}
+	read := func() (wal.LSN, bool) {
+		st, err := sc.status(ctx)
+		if err != nil {
+			return 0, false
+		}
+		d, err := wal.ParseLSN(st.DurableLSN)
+		return d, err == nil
+	}
 	go func() {
 		defer close(p.done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		var last wal.LSN
 		for {
-			st, err := sc.status(ctx)
-			if err == nil {
-				if d, perr := wal.ParseLSN(st.DurableLSN); perr == nil {
-					p.mu.Lock()
-					p.times, p.lsns = append(p.times, time.Now()), append(p.lsns, d)
-					p.mu.Unlock()
-				}
-			}
-			if sleepCtx(ctx, pollEvery) != nil {
+			select {
+			case <-ctx.Done():
 				return
+			case <-synced:
+			case <-tick.C:
+			}
+			// The LSN is stored just after the signal: a few reads, 1 ms
+			// apart, until it moves.
+			for range 5 {
+				at := time.Now()
+				d, ok := read()
+				if ok && d != last {
+					last = d
+					p.mu.Lock()
+					p.times, p.lsns = append(p.times, at), append(p.lsns, d)
+					p.mu.Unlock()
+					break
+				}
+				if sleepCtx(ctx, time.Millisecond) != nil {
+					return
+				}
 			}
 		}
 	}()
@@ -371,7 +418,7 @@ func WriteApplyMarkdown(w io.Writer, rep *ApplyReport, command string) error {
 	p("# Apply benchmark: the seed-003 UPDATE and DELETE vs PostgreSQL's own logical decoding\n\n")
 	p("Measured on %s (UTC) at revision `%s`%s by `%s`, %s rows, %d repetitions; PostgreSQL %s. Machine: %s, %d CPUs (GOMAXPROCS %d), %s, go %s. Load averages (1, 5, 15 min) at each repetition's start and at the end: %s.\n\n",
 		rep.Started.Format("2006-01-02 15:04"), rep.Env.Commit, dirtyMark(rep.Env), command, fmtRecords(rep.Rows), rep.Reps, rep.PGVersion, rep.Env.CPU, rep.Env.NumCPU, rep.Env.GOMAXPROCS, rep.Env.MemTotal, rep.Env.GoVersion, strings.Join(rep.Loads, "; "))
-	p("Per repetition and statement: a pgoutput slot is created, the statement and an update of a one-row `marker` commit as one transaction (PostgreSQL's time: to COMMIT returned); the sidecar follows live (in process, `daemon.Run`): *durable* = COMMIT returned → `/api/status` durable_lsn at or past the commit (polled every %s from before the statement), *visible* = COMMIT returned → the in-memory HEAD shows the marker (polled every 200 µs). Then, with the sidecar idle, `pg_recvlogical --start -E <WAL after COMMIT> -f /dev/null -o proto_version=2 -o streaming=on` decodes the same transaction from the slot (process start included): PostgreSQL's own logical decoding, the physical limit of any consumer. Between repetitions the table is put back (rows inserted again, update undone, VACUUM FULL, CHECKPOINT; the sidecar's heap compacted), untimed. Median (min–max).\n\n", pollEvery)
+	p("Per repetition and statement: a pgoutput slot is created, the statement and an update of a one-row `marker` commit as one transaction (PostgreSQL's time: to COMMIT returned); the sidecar follows live (in process, `daemon.Run`): *durable* = COMMIT returned → `/api/status` durable_lsn at or past the commit (read right after every fsync of the mirror, signalled in process, and every 100 ms; the time is the start of the first read that showed it, an upper bound), *visible* = COMMIT returned → the in-memory HEAD shows the marker (polled every 200 µs). Then, with the sidecar idle, `pg_recvlogical --start -E <WAL after COMMIT> -f /dev/null -o proto_version=2 -o streaming=on` decodes the same transaction from the slot (process start included): PostgreSQL's own logical decoding, the physical limit of any consumer. Between repetitions the table is put back (rows inserted again, update undone, VACUUM FULL, CHECKPOINT; the sidecar's heap compacted), untimed. Median (min–max).\n\n")
 	p("| statement | PostgreSQL statement | decoding (pg_recvlogical) | sidecar commit → durable | sidecar commit → visible at HEAD | durable ÷ decoding | visible ÷ decoding | target ≤ 1.1× met? |\n|---|---|---|---|---|---|---|---|\n")
 	for _, c := range rep.Cells {
 		dec := median(c.Decode)
