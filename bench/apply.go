@@ -53,7 +53,11 @@ type ApplyCell struct {
 	Statement []time.Duration // PostgreSQL: statement + marker + COMMIT
 	Decode    []time.Duration // pg_recvlogical over the transaction's WAL
 	Durable   []time.Duration // COMMIT returned → durable_lsn past it
-	Visible   []time.Duration // COMMIT returned → marker at HEAD
+	// Sent: COMMIT returned → the sidecar's walsender has decoded and sent
+	// past the commit (pg_stat_replication.sent_lsn): PostgreSQL's share
+	// of the sidecar's time; the rest is the sidecar's own work.
+	Sent    []time.Duration
+	Visible []time.Duration // COMMIT returned → marker at HEAD
 }
 
 // ApplyReport is what RunApply measured.
@@ -201,6 +205,13 @@ func (a *applyRun) step(ctx context.Context, c *ApplyCell, id string, rep int, s
 		return err
 	}
 	poll := startDurablePoller(ctx, a.r.sc, a.synced)
+	sent, err := startSentPoller(ctx, a.url, "apply")
+	if err != nil {
+		poll.stop()
+		stopProfile()
+		return err
+	}
+	defer sent.stop()
 	pgTime, tag, err := a.r.commit(ctx, stmt)
 	t0 := time.Now()
 	if err != nil {
@@ -220,11 +231,17 @@ func (a *applyRun) step(ctx context.Context, c *ApplyCell, id string, rep int, s
 		return err
 	}
 	visible := time.Since(t0)
-	durableAt, err := poll.waitFor(ctx, a.r.model.LSN(), 30*time.Minute)
+	commitEnd := a.r.model.LSN()
+	durableAt, err := poll.waitFor(ctx, commitEnd, 30*time.Minute)
 	stopProfile()
 	if err != nil {
 		return err
 	}
+	sentAt, err := sent.waitFor(ctx, commitEnd, time.Minute)
+	if err != nil {
+		return err
+	}
+	c.Sent = append(c.Sent, sentAt.Sub(t0))
 	c.Statement = append(c.Statement, pgTime)
 	c.Visible = append(c.Visible, visible)
 	c.Durable = append(c.Durable, durableAt.Sub(t0))
@@ -233,7 +250,7 @@ func (a *applyRun) step(ctx context.Context, c *ApplyCell, id string, rep int, s
 		return err
 	}
 	c.Decode = append(c.Decode, dec)
-	a.o.Logf("  %s: statement %s, decode %s, sidecar durable %s, visible %s", id, fmtDur(pgTime), fmtDur(dec), fmtDur(durableAt.Sub(t0)), fmtDur(visible))
+	a.o.Logf("  %s: statement %s, decode %s, walsender sent past the commit %s, sidecar durable %s, visible %s", id, fmtDur(pgTime), fmtDur(dec), fmtDur(sentAt.Sub(t0)), fmtDur(durableAt.Sub(t0)), fmtDur(visible))
 	return nil
 }
 
@@ -333,25 +350,54 @@ func writeAllocs(path string) error {
 type durablePoller struct {
 	cancel context.CancelFunc
 	done   chan struct{}
+	once   sync.Once
+	onStop func() // after the sampler ended
 	mu     sync.Mutex
 	times  []time.Time
 	lsns   []wal.LSN
 }
 
 func startDurablePoller(ctx context.Context, sc *sidecarRun, synced <-chan time.Time) *durablePoller {
-	ctx, cancel := context.WithCancel(ctx)
-	p := &durablePoller{cancel: cancel, done: make(chan struct{})}
-	read := func() (wal.LSN, bool) {
+	return startLSNPoller(ctx, synced, 100*time.Millisecond, func(ctx context.Context) (wal.LSN, bool) {
 		st, err := sc.status(ctx)
 		if err != nil {
 			return 0, false
 		}
 		d, err := wal.ParseLSN(st.DurableLSN)
 		return d, err == nil
+	})
+}
+
+// startSentPoller samples, every 5 ms on a connection of its own, how
+// far the walsender of slot has decoded and sent (pg_stat_replication's
+// sent_lsn).
+func startSentPoller(ctx context.Context, url, slot string) (*durablePoller, error) {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("sent_lsn poller: %w", err)
 	}
+	p := startLSNPoller(ctx, nil, 5*time.Millisecond, func(ctx context.Context) (wal.LSN, bool) {
+		var s *string
+		err := conn.QueryRow(ctx, `SELECT r.sent_lsn::text FROM pg_stat_replication r
+			JOIN pg_replication_slots s ON s.active_pid = r.pid WHERE s.slot_name = $1`, slot).Scan(&s)
+		if err != nil || s == nil {
+			return 0, false
+		}
+		l, err := wal.ParseLSN(*s)
+		return l, err == nil
+	})
+	p.onStop = func() { conn.Close(context.Background()) }
+	return p, nil
+}
+
+// startLSNPoller samples read after each signal on synced (nil: none)
+// and every period, keeping each sample that moved.
+func startLSNPoller(ctx context.Context, synced <-chan time.Time, period time.Duration, read func(context.Context) (wal.LSN, bool)) *durablePoller {
+	ctx, cancel := context.WithCancel(ctx)
+	p := &durablePoller{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
-		tick := time.NewTicker(100 * time.Millisecond)
+		tick := time.NewTicker(period)
 		defer tick.Stop()
 		var last wal.LSN
 		for {
@@ -361,11 +407,11 @@ func startDurablePoller(ctx context.Context, sc *sidecarRun, synced <-chan time.
 			case <-synced:
 			case <-tick.C:
 			}
-			// The LSN is stored just after the signal: a few reads, 1 ms
-			// apart, until it moves.
+			// After a signal the LSN is stored a moment later: a few
+			// reads, 1 ms apart, until it moves.
 			for range 5 {
 				at := time.Now()
-				d, ok := read()
+				d, ok := read(ctx)
 				if ok && d != last {
 					last = d
 					p.mu.Lock()
@@ -373,8 +419,8 @@ func startDurablePoller(ctx context.Context, sc *sidecarRun, synced <-chan time.
 					p.mu.Unlock()
 					break
 				}
-				if sleepCtx(ctx, time.Millisecond) != nil {
-					return
+				if synced == nil || sleepCtx(ctx, time.Millisecond) != nil {
+					break
 				}
 			}
 		}
@@ -383,8 +429,13 @@ func startDurablePoller(ctx context.Context, sc *sidecarRun, synced <-chan time.
 }
 
 func (p *durablePoller) stop() {
-	p.cancel()
-	<-p.done
+	p.once.Do(func() {
+		p.cancel()
+		<-p.done
+		if p.onStop != nil {
+			p.onStop()
+		}
+	})
 }
 
 // waitFor returns when the first sample at or past lsn was taken, waiting
@@ -419,11 +470,12 @@ func WriteApplyMarkdown(w io.Writer, rep *ApplyReport, command string) error {
 	p("Measured on %s (UTC) at revision `%s`%s by `%s`, %s rows, %d repetitions; PostgreSQL %s. Machine: %s, %d CPUs (GOMAXPROCS %d), %s, go %s. Load averages (1, 5, 15 min) at each repetition's start and at the end: %s.\n\n",
 		rep.Started.Format("2006-01-02 15:04"), rep.Env.Commit, dirtyMark(rep.Env), command, fmtRecords(rep.Rows), rep.Reps, rep.PGVersion, rep.Env.CPU, rep.Env.NumCPU, rep.Env.GOMAXPROCS, rep.Env.MemTotal, rep.Env.GoVersion, strings.Join(rep.Loads, "; "))
 	p("Per repetition and statement: a pgoutput slot is created, the statement and an update of a one-row `marker` commit as one transaction (PostgreSQL's time: to COMMIT returned); the sidecar follows live (in process, `daemon.Run`): *durable* = COMMIT returned → `/api/status` durable_lsn at or past the commit (read right after every fsync of the mirror, signalled in process, and every 100 ms; the time is the start of the first read that showed it, an upper bound), *visible* = COMMIT returned → the in-memory HEAD shows the marker (polled every 200 µs). Then, with the sidecar idle, `pg_recvlogical --start -E <WAL after COMMIT> -f /dev/null -o proto_version=2 -o streaming=on` decodes the same transaction from the slot (process start included): PostgreSQL's own logical decoding, the physical limit of any consumer. Between repetitions the table is put back (rows inserted again, update undone, VACUUM FULL, CHECKPOINT; the sidecar's heap compacted), untimed. Median (min–max).\n\n")
-	p("| statement | PostgreSQL statement | decoding (pg_recvlogical) | sidecar commit → durable | sidecar commit → visible at HEAD | durable ÷ decoding | visible ÷ decoding | target ≤ 1.1× met? |\n|---|---|---|---|---|---|---|---|\n")
+	p("*walsender sent* = COMMIT returned → the sidecar's walsender's `pg_stat_replication.sent_lsn` at or past the commit (sampled every 5 ms): how much of the sidecar's time is PostgreSQL decoding the transaction's tail for it while it follows live; *durable − sent* and *visible − sent* are then the sidecar's own work after the last change arrived (for a streamed transaction: replaying its spool into the trees, the group's fsync, then the in-memory HEAD).\n\n")
+	p("| statement | PostgreSQL statement | decoding (pg_recvlogical) | walsender sent past COMMIT (live) | sidecar commit → durable | sidecar commit → visible at HEAD | durable ÷ decoding | visible ÷ decoding | target ≤ 1.1× met? |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range rep.Cells {
 		dec := median(c.Decode)
 		rd, rv := float64(median(c.Durable))/float64(dec), float64(median(c.Visible))/float64(dec)
-		p("| %s | %s | %s | %s | %s | %.2f× | %.2f× | %s |\n", c.Name, span3(c.Statement), span3(c.Decode), span3(c.Durable), span3(c.Visible), rd, rv, mark(max(rd, rv) <= 1.1))
+		p("| %s | %s | %s | %s | %s | %s | %.2f× | %.2f× | %s |\n", c.Name, span3(c.Statement), span3(c.Decode), span3(c.Sent), span3(c.Durable), span3(c.Visible), rd, rv, mark(max(rd, rv) <= 1.1))
 	}
 	p("\nRun took %s.\n", fmtDur(rep.Took))
 	_, err := io.WriteString(w, b.String())
