@@ -96,7 +96,10 @@ func (c *vecCatalog) checkReads(q *lplan.Query) error {
 			return unsupported(-1, "pg_attrdef.adbin in the result (sidecar keeps the default's text, not its node tree)")
 		}
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return c.checkSystemRows(q) // pgcatalog_reach.go
 }
 
 // scanCatalog emits the rows of a catalog relation, refusing a row
