@@ -59,6 +59,7 @@ func pgc(spec string) []pgCol {
 	var out []pgCol
 	for _, f := range strings.Split(spec, ",") {
 		name, typ, _ := strings.Cut(strings.TrimSpace(f), " ")
+		typ, array := strings.CutSuffix(typ, "[]")
 		t := lplan.T(map[string]uint32{"oid": oidOID, "name": oidName, "char": oidCharType, "int2": oidInt2, "int4": oidInt4, "int8": oidInt8,
 			"bool": oidBool, "text": oidText, "float4": oidFloat4}[typ])
 		if typ == "node" {
@@ -66,6 +67,9 @@ func pgc(spec string) []pgCol {
 		}
 		if t.OID == 0 {
 			panic("pg_catalog column type " + typ)
+		}
+		if array {
+			t = lplan.T(types.ArrayOf(t.OID))
 		}
 		out = append(out, pgCol{name: name, typ: t})
 	}

@@ -409,6 +409,14 @@ func constText(v []lplan.Scalar) (string, bool) {
 // regular expression) can be true only for a name that no system object
 // has: system names are those starting with pg_ and the others listed
 func userName(op string, other []lplan.Scalar, others []string) bool {
+	if op == "in" {
+		for _, o := range other {
+			if !userName("=", []lplan.Scalar{o}, others) {
+				return false
+			}
+		}
+		return len(other) > 0
+	}
 	pat, ok := constText(other)
 	if !ok {
 		return false

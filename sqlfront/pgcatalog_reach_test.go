@@ -45,6 +45,7 @@ func TestCatalogSystemRows(t *testing.T) {
 		"SELECT relname FROM pg_class WHERE relname = 'items'",
 		"SELECT relname FROM pg_class WHERE relname LIKE 'acc%' ORDER BY 1",
 		"SELECT relname FROM pg_class WHERE relname ~ '^(items)$'",
+		"SELECT relname FROM pg_class WHERE relname IN ('items', 'accounts') ORDER BY 1",
 		"SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY 1",
 		"SELECT a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname = 'accounts' AND a.attnum > 0 ORDER BY a.attnum",
 		"SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid WHERE c.relname = 'items'",
@@ -59,10 +60,26 @@ func TestCatalogSystemRows(t *testing.T) {
 		"SELECT count(*) FROM pg_class WHERE relname ~ 'items'",
 		"SELECT count(*) FROM pg_attribute WHERE attrelid = 1259",
 		"SELECT count(*) FROM pg_class WHERE oid = 99999",
+		"SELECT count(*) FROM pg_class WHERE relname IN ('items', 'pg_class')",
 		"SELECT relname FROM pg_class WHERE relname LIKE 'items%' ORDER BY 1",
 		"SELECT count(*) > 0 FROM pg_index",
 		"SELECT count(*) > 0 FROM pg_description",
 		"SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'pg_catalog'",
 		"SELECT count(*) > 0 FROM pg_class c LEFT JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname <> 'pg_catalog'",
 	})
+}
+
+// TestCatalogConstraintKeys: pg_constraint.conkey and confkey are int2[]
+// as in PostgreSQL (they were unknown: refused), usable with subscripts,
+// ANY and array functions.
+func TestCatalogConstraintKeys(t *testing.T) {
+	r := catalogRig(t)
+	catalogCompare(t, r, []string{
+		"SELECT conname, conkey, confkey FROM pg_constraint WHERE conrelid IN (SELECT oid FROM pg_class WHERE relname IN ('items', 'accounts')) ORDER BY 1",
+		"SELECT array_to_string(conkey, ',') FROM pg_constraint WHERE conrelid IN (SELECT oid FROM pg_class WHERE relname = 'items') AND contype = 'p'",
+		"SELECT con.conname, a.attname FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid JOIN pg_attribute a ON a.attrelid = c.oid " +
+			"WHERE c.relname = 'items' AND a.attnum = ANY(con.conkey) ORDER BY 1, 2",
+		"SELECT con.conname, con.conkey[1], array_length(con.confkey, 1) FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid " +
+			"WHERE c.relname = 'items' AND con.contype = 'f'",
+	}, nil)
 }
