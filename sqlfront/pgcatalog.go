@@ -51,8 +51,9 @@ const nodeTreeSep = "\x1f"
 
 // pgCatCtx is what the rows are built from.
 type pgCatCtx struct {
-	tables []Table
-	db     string
+	tables   []Table
+	db       string
+	settings map[string]string // the session's (pg_settings)
 }
 
 func pgc(spec string) []pgCol {
@@ -233,7 +234,7 @@ var pgRels = append([]*pgRel{
 			}
 			return out
 		}},
-}, schemaRels...) // pgcatalog_schema.go
+}, append(schemaRels, settingsRel)...) // pgcatalog_schema.go, pgcatalog_settings.go
 
 // charText is a "char" column's text: empty for 0.
 func charText(b byte) string {
@@ -280,7 +281,7 @@ func readsCatalog(stmt *pg.Node) bool {
 			return false
 		}
 		if rv, ok := m.Interface().(*pg.RangeVar); ok {
-			found = catalogDef(rv.Schemaname, rv.Relname) != nil
+			found = catalogDef(rv.Schemaname, rv.Relname) != nil || rv.Schemaname == "pg_catalog" && catalogRelation(rv.Schemaname, rv.Relname) == nil
 			return false
 		}
 		return true

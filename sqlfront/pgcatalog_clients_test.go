@@ -149,7 +149,7 @@ func TestCatalogJDBCWalk(t *testing.T) {
 	for _, table := range []string{"accounts", "items"} {
 		got := clientLines(runJava(t, "Walk", jdbcCatalogWalk, "jdbc:postgresql://"+r.addr+"/app?sslmode=disable", "app", table))
 		want := clientLines(runJava(t, "Walk", jdbcCatalogWalk, "jdbc:postgresql://"+pgAddr, "postgres", table))
-		compareCalls(t, table, got, want, []string{"getColumnTypeName", "getTables", "getColumns", "getPrimaryKeys", "getSchemas"})
+		compareCalls(t, table, got, want, []string{"getColumnTypeName", "getTables", "getColumns", "getPrimaryKeys", "getImportedKeys", "getExportedKeys", "getSchemas"})
 	}
 }
 

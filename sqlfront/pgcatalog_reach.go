@@ -32,8 +32,9 @@ var systemKeyCols = map[string][]string{
 	"pg_class":       {"oid"},
 	"pg_attribute":   {"attrelid"},
 	"pg_index":       {"indexrelid", "indrelid"},
-	"pg_constraint":  {"oid", "conrelid", "confrelid"},
+	"pg_constraint":  {"oid", "conrelid", "confrelid", "conindid"},
 	"pg_description": {"objoid"},
+	"pg_settings":    nil, // by name (pgcatalog_settings.go)
 }
 
 // infoSchemaRelations are information_schema's relation names not
@@ -64,14 +65,15 @@ type colSource struct {
 
 // reach is the analysis of one statement's plan.
 type reach struct {
-	cols   map[lplan.ColumnID]colSource
-	rels   map[*lplan.Scan]*pgRel
-	known  map[uint32]bool                // the OIDs of the objects sidecar's catalog lists
-	seqs   []string                       // the followed tables' owned sequences (pg_class lacks them)
-	restr  map[*lplan.Scan][]lplan.Scalar // conditions applied to each scan's rows
-	defs   map[lplan.ColumnID][]lplan.Scalar
-	proven map[*lplan.Scan]bool
-	scans  []*lplan.Scan
+	cols     map[lplan.ColumnID]colSource
+	rels     map[*lplan.Scan]*pgRel
+	known    map[uint32]bool                // the OIDs of the objects sidecar's catalog lists
+	seqs     []string                       // the followed tables' owned sequences (pg_class lacks them)
+	settings map[string]bool                // the names pg_settings lists
+	restr    map[*lplan.Scan][]lplan.Scalar // conditions applied to each scan's rows
+	defs     map[lplan.ColumnID][]lplan.Scalar
+	proven   map[*lplan.Scan]bool
+	scans    []*lplan.Scan
 }
 
 // checkSystemRows refuses a statement that can reach rows PostgreSQL
@@ -79,6 +81,10 @@ type reach struct {
 func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 	r := &reach{cols: map[lplan.ColumnID]colSource{}, restr: map[*lplan.Scan][]lplan.Scalar{}, rels: map[*lplan.Scan]*pgRel{},
 		defs: map[lplan.ColumnID][]lplan.Scalar{}, proven: map[*lplan.Scan]bool{}, known: map[uint32]bool{}}
+	r.settings = map[string]bool{}
+	for _, row := range settingRows(c.pl.sess.settings) {
+		r.settings[*row[0]] = true
+	}
 	for _, t := range c.pl.src.Tables() {
 		r.known[t.OID] = true
 		if s := schemaFactsOf(&t); s != nil {
@@ -107,6 +113,9 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 	}
 	for _, s := range r.scans {
 		rel := r.rels[s]
+		if _, lacking := systemKeyCols[rel.name]; lacking && !r.proven[s] && rel.name == "pg_settings" {
+			return unsupported(-1, "reading pg_catalog.pg_settings without naming the settings read (WHERE name = …; sidecar lists the settings it keeps, not all of PostgreSQL's)")
+		}
 		if _, lacking := systemKeyCols[rel.name]; lacking && !r.proven[s] {
 			return unsupported(-1, "reading "+rel.schema+"."+rel.name+" without a condition restricting it to user objects "+
 				"(sidecar's catalog lists the followed tables' objects, not PostgreSQL's own system catalogs: restrict by oid, name or schema)")
@@ -247,6 +256,10 @@ func (r *reach) prove(s *lplan.Scan) bool {
 				}
 			case rel.name == "pg_class" && col == "relname":
 				if userName(op, other, append(r.seqs, infoSchemaRelations...)) {
+					return true
+				}
+			case rel.name == "pg_settings" && col == "name" && (op == "=" || op == "in"):
+				if r.settingNamed(other) {
 					return true
 				}
 			case rel.name == "pg_class" && col == "relnamespace" && (op == "=" || op == "in"):

@@ -83,3 +83,33 @@ func TestCatalogConstraintKeys(t *testing.T) {
 			"WHERE c.relname = 'items' AND con.contype = 'f'",
 	}, nil)
 }
+
+// TestCatalogSettings: pg_settings answers for the settings sidecar
+// keeps when the statement names them, and refuses the others (it did
+// not exist: 42P01).
+func TestCatalogSettings(t *testing.T) {
+	r := catalogRig(t)
+	catalogCompare(t, r, []string{
+		"SELECT setting FROM pg_catalog.pg_settings WHERE name = 'max_index_keys'",
+		"SELECT (SELECT setting FROM pg_catalog.pg_settings WHERE name = 'max_index_keys')::int + 1",
+		"SELECT name, setting, unit, short_desc FROM pg_settings WHERE name IN ('DateStyle', 'search_path', 'standard_conforming_strings') ORDER BY 1",
+	}, []string{
+		"SELECT count(*) > 0 FROM pg_settings",
+		"SELECT setting FROM pg_settings WHERE name = 'work_mem'",
+		"SELECT setting FROM pg_settings WHERE name = 'statement_timeout'",
+		"SELECT category FROM pg_settings WHERE name = 'DateStyle'",
+	})
+}
+
+// TestCatalogUnserved: relations and functions PostgreSQL has that
+// sidecar's catalog does not serve are refused 0A000 (they answered
+// 42P01/42883, "does not exist").
+func TestCatalogUnserved(t *testing.T) {
+	r := catalogRig(t)
+	catalogCompare(t, r, nil, []string{
+		"SELECT count(*) > 0 FROM pg_catalog.pg_proc",
+		"SELECT n.nspname FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE p.proname = 'now'",
+		"SELECT pg_table_size(c.oid) >= 0 FROM pg_class c WHERE c.relname = 'items'",
+		"SELECT pg_total_relation_size(c.oid) >= 0 FROM pg_class c WHERE c.relname = 'items'",
+	})
+}
