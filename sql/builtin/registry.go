@@ -86,6 +86,7 @@ func build(version int) *Registry {
 	r.addMath()
 	r.addStrings()
 	r.addDateTime()
+	r.addTimeZone() // tz.go
 	r.addRegex()
 	return r
 }
@@ -191,7 +192,7 @@ func (c *Call) Eval(ctx *Context, args []types.Value) (types.Value, error) {
 			if conv == nil {
 				conv = slices.Clone(args)
 			}
-			v, err := types.Convert(a, from, c.Params[i], -1)
+			v, err := types.ConvertIn(a, from, c.Params[i], -1, zoneOf(ctx)) // tz.go
 			if err != nil {
 				return nil, err
 			}

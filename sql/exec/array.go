@@ -138,7 +138,7 @@ func (c *compiler) arrayCons(x *plan.Func) (vexpr, error) {
 	convs := make([]conv, len(x.Args))
 	for k, a := range x.Args {
 		if a.Type().OID != plan.Unknown {
-			convs[k] = converter(a.Type(), elem)
+			convs[k] = c.converter(a.Type(), elem)
 		}
 	}
 	return func(b *Batch, sel []int, out []types.Value) error {
@@ -175,7 +175,7 @@ func (c *compiler) anyAll(op string, all bool, x *plan.Func) (vexpr, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmp, err := comparer(x.Args[0].Type(), plan.ElemType(x.Args[1].Type()))
+	cmp, err := c.comparer(x.Args[0].Type(), plan.ElemType(x.Args[1].Type()))
 	if err != nil {
 		return nil, err
 	}
