@@ -171,7 +171,7 @@ func versionNum(v string) string {
 // start applies startup options (-c sidecar.as_of=ref) and sends the
 // greeting.
 func (s *session) start(ctx context.Context) error {
-	if err := s.startupTimeZone(); err != nil { // timezone.go
+	if err := s.startupTimeZone(ctx); err != nil { // timezone.go
 		return err
 	}
 	if opts := s.startup["options"]; opts != "" {
@@ -259,7 +259,7 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 	case "all":
 		s.asOf = ""
 		s.settings["sidecar.as_of"] = ""
-		return s.setTimeZone(nil)
+		return s.setTimeZone(ctx, nil)
 	case "sidecar.as_of":
 		if val == nil || *val == "" || strings.EqualFold(*val, "head") {
 			s.asOf, s.settings[name] = "", ""
@@ -278,7 +278,7 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 		}
 		return nil
 	case "timezone":
-		return s.setTimeZone(val) // timezone.go
+		return s.setTimeZone(ctx, val) // timezone.go
 	case "datestyle":
 		if val != nil && !strings.HasPrefix(strings.ToUpper(strings.TrimSpace(*val)), "ISO") {
 			return unsupported(-1, "DateStyle "+strconv.Quote(*val)).hint("sidecar renders dates as ISO only")

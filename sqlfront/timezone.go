@@ -1,6 +1,7 @@
 package sqlfront
 
 import (
+	"context"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -19,7 +20,7 @@ import (
 
 // setTimeZone applies SET TimeZone (val nil: RESET, to the startup
 // packet's zone or UTC).
-func (s *session) setTimeZone(val *string) error {
+func (s *session) setTimeZone(ctx context.Context, val *string) error {
 	if val == nil {
 		s.zone = s.zoneDefault
 		s.settings["timezone"] = s.sessionZone().Name
@@ -27,11 +28,14 @@ func (s *session) setTimeZone(val *string) error {
 	}
 	v := strings.TrimSpace(*val)
 	if strings.EqualFold(v, "default") || strings.EqualFold(v, "local") {
-		return s.setTimeZone(nil)
+		return s.setTimeZone(ctx, nil)
 	}
 	z, err := types.ParseZone(*val)
 	if err != nil {
 		return typesErr(err)
+	}
+	if err := s.srv.verifyZone(ctx, z); err != nil { // timezone_verify.go
+		return err
 	}
 	s.zone = z
 	s.settings["timezone"] = z.Name
@@ -40,10 +44,10 @@ func (s *session) setTimeZone(val *string) error {
 
 // startupTimeZone applies a TimeZone parameter of the startup packet
 // (pgjdbc sends the JVM's zone in every one).
-func (s *session) startupTimeZone() error {
+func (s *session) startupTimeZone(ctx context.Context) error {
 	for k, v := range s.startup {
 		if strings.EqualFold(k, "timezone") {
-			if err := s.setTimeZone(&v); err != nil {
+			if err := s.setTimeZone(ctx, &v); err != nil {
 				return err
 			}
 		}

@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sidecar-dev/sidecar/sqlfront"
 )
 
 // tzTables hold instants around daylight-saving changes of the zones
@@ -37,6 +41,7 @@ var tzZones = []string{"Europe/Berlin", "America/New_York", "Asia/Kolkata", "Aus
 // sql/exec, in text and binary format.
 func TestTimeZoneDifferential(t *testing.T) {
 	r := newRig(t, []string{"public.tzt"}, tzTables)
+	sqlURL := tzServe(t, r)
 	from := " FROM (SELECT * FROM tzt) s"
 	queries := []string{
 		"SHOW TimeZone",
@@ -82,7 +87,7 @@ func TestTimeZoneDifferential(t *testing.T) {
 	}
 	for _, zone := range tzZones {
 		for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeCacheDescribe} {
-			pgc, scc := connect(r.pgURL, zone, mode), connect(r.sqlURL, zone, mode)
+			pgc, scc := connect(r.pgURL, zone, mode), connect(sqlURL, zone, mode)
 			for _, q := range queries {
 				want, werr := rowsOf(ctx, pgc, q)
 				got, gerr := rowsOf(ctx, scc, q)
@@ -114,11 +119,9 @@ func TestTimeZoneSetting(t *testing.T) {
 		"SET TimeZone = 'EST'", "SET TimeZone = 'Zulu'", "SET TimeZone = '+05:30'", "RESET TimeZone", "SET TIME ZONE LOCAL", "SET TIME ZONE DEFAULT",
 		"SET TimeZone = 'Asia/Kolkata'", "RESET ALL",
 	}
-	for _, url := range []string{r.pgURL, r.sqlURL} {
-		_ = url
-	}
+	sqlURL := tzServe(t, r)
 	pgc := connectTZOptions(t, r.pgURL, "Europe/Berlin")
-	scc := connectTZOptions(t, r.sqlURL, "Europe/Berlin")
+	scc := connectTZOptions(t, sqlURL, "Europe/Berlin")
 	defer pgc.Close(ctx)
 	defer scc.Close(ctx)
 	for _, s := range steps {
@@ -152,7 +155,7 @@ func TestTimeZoneSetting(t *testing.T) {
 	}
 	// An unknown zone in the startup packet fails the connection as
 	// PostgreSQL's does (22023).
-	for _, url := range []string{r.pgURL, r.sqlURL} {
+	for _, url := range []string{r.pgURL, sqlURL} {
 		cfg, err := pgx.ParseConfig(url)
 		if err != nil {
 			t.Fatal(err)
@@ -164,6 +167,20 @@ func TestTimeZoneSetting(t *testing.T) {
 			t.Errorf("%s: connecting with TimeZone=Nowhere/Zone: want 22023, got %v", url, err)
 		}
 	}
+}
+
+// tzServe serves the rig's mirror with the zone data checked against
+// the rig's PostgreSQL (as the daemon does) and returns its URL.
+func tzServe(t *testing.T, r *rig) string {
+	ask := func(ctx context.Context, zone string, instants []int64) ([]int64, error) {
+		conn, err := pgx.Connect(ctx, r.pgURL)
+		if err != nil {
+			return nil, err
+		}
+		defer conn.Close(context.Background())
+		return sqlfront.AskZoneOffsets(ctx, conn, zone, instants)
+	}
+	return "postgres://app@" + r.serve(t, sqlfront.Options{ZoneOffsets: ask, StatementTimeout: time.Minute, MaxConnections: 20}) + "/app?sslmode=disable"
 }
 
 // connectTZOptions connects with -c TimeZone=zone in the startup
@@ -180,4 +197,60 @@ func connectTZOptions(t *testing.T, url, zone string) *pgx.Conn {
 		t.Fatalf("connect with options -c TimeZone=%s: %v", zone, err)
 	}
 	return conn
+}
+
+// TestTimeZoneDataVerified: a zone of the tz database is used only once
+// the followed server confirmed its offsets (Options.ZoneOffsets): when
+// they differ, or the server cannot be asked, SET and the startup
+// packet are refused with 0A000 naming the zone; fixed offsets need no
+// asking; the verdict is asked once per zone.
+func TestTimeZoneDataVerified(t *testing.T) {
+	r := newRig(t, []string{"public.tzt"}, tzTables)
+	ctx := context.Background()
+	asked := 0
+	lie := func(_ context.Context, zone string, instants []int64) ([]int64, error) {
+		asked++
+		if zone == "Asia/Kolkata" {
+			return nil, errors.New("no connection")
+		}
+		out := make([]int64, len(instants))
+		for i := range out {
+			out[i] = 3600 // not Berlin's in summer
+		}
+		return out, nil
+	}
+	for _, fn := range []sqlfront.ZoneOffsetsFunc{lie, nil} {
+		url := "postgres://app@" + r.serve(t, sqlfront.Options{ZoneOffsets: fn}) + "/app?sslmode=disable"
+		conn := connectMode(t, url, pgx.QueryExecModeSimpleProtocol)
+		for _, c := range []struct {
+			set, code string
+		}{{"SET TimeZone = 'Europe/Berlin'", "0A000"}, {"SET TimeZone = 'Europe/Berlin'", "0A000"}, {"SET TimeZone = 'Asia/Kolkata'", "0A000"},
+			{"SET TimeZone = 'UTC+3'", ""}, {"SET TIME ZONE 5", ""}, {"SET TimeZone = 'UTC'", ""}, {"SET TimeZone = 'Nowhere/Zone'", "22023"}} {
+			_, err := conn.Exec(ctx, c.set)
+			var pe *pgconn.PgError
+			got := ""
+			if errors.As(err, &pe) {
+				got = pe.Code
+			}
+			if got != c.code || c.code == "0A000" && !strings.Contains(pe.Message, "TimeZone") {
+				t.Errorf("%s: want %q, got %v", c.set, c.code, err)
+			}
+		}
+		conn.Close(ctx)
+		cfg, err := pgx.ParseConfig(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.RuntimeParams["TimeZone"] = "Europe/Berlin"
+		_, err = pgx.ConnectConfig(ctx, cfg)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "0A000" {
+			t.Errorf("startup packet TimeZone=Europe/Berlin with unconfirmed tz data: want 0A000, got %v", err)
+		}
+	}
+	// Berlin asked once (the differing verdict kept), Kolkata on each
+	// SET (a failure to ask is not kept).
+	if asked != 2 {
+		t.Errorf("the server was asked %d times, want 2", asked)
+	}
 }
