@@ -866,6 +866,9 @@ func (s *session) encoder(p *plan, formats []int16) func([]Value) ([][]byte, err
 				}
 			}
 			if formatFor(formats, i) == 0 {
+				if t == types.Timestamptz+1 && !s.sessionZone().IsUTC() { // timestamptz[]: its elements print at UTC
+					return nil, unsupported(-1, "an array of timestamptz in text format when TimeZone is not UTC")
+				}
 				if t == oidTimestamptz && s.zone != nil {
 					var err error
 					if txt, err = s.zoneText(t, txt); err != nil { // timezone.go

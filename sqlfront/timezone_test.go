@@ -60,6 +60,7 @@ func TestTimeZoneDifferential(t *testing.T) {
 		"SELECT 'x' || tsz" + from + " WHERE id < 3 ORDER BY id",
 		"SELECT date_trunc('day', tsz) AS day, count(*) FROM tzt GROUP BY 1 ORDER BY 1",
 		"SELECT tsz AT TIME ZONE 'Nowhere/Zone'" + from + " WHERE id = 1",
+		"SELECT id, format('%s|%L', tsz, tsz), concat(tsz, '/', id), concat_ws(',', tsz, ts), array_to_string(ARRAY[tsz], ';')" + from + " WHERE id IN (1, 9, 13, 15) ORDER BY id",
 	}
 	ctx := context.Background()
 	code := func(err error) string {

@@ -202,7 +202,14 @@ func (c *Call) Eval(ctx *Context, args []types.Value) (types.Value, error) {
 	if conv != nil {
 		args = conv
 	}
-	v, err := c.Func.impl(ctx, args, c.Params)
+	params := c.Params
+	if z := zoneOf(ctx); !z.IsUTC() {
+		var err error
+		if args, params, err = printAnyIn(c, args, z); err != nil { // tz.go
+			return nil, err
+		}
+	}
+	v, err := c.Func.impl(ctx, args, params)
 	return canonicalNaN(v), err
 }
 

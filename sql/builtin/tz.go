@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/sidecar-dev/sidecar/types"
@@ -114,6 +115,32 @@ func (r *Registry) addTimeZone() {
 			}
 		}
 	}
+}
+
+// printAnyIn gives the functions that print an argument of any type
+// (format, concat, concat_ws) a timestamptz's text in zone z, as text;
+// an array of timestamptz is refused outside UTC (its elements would be
+// printed at UTC).
+func printAnyIn(c *Call, args []types.Value, z *types.Zone) ([]types.Value, []OID, error) {
+	switch c.Func.Name {
+	case "format", "concat", "concat_ws", "array_to_string":
+	default:
+		return args, c.Params, nil
+	}
+	params := c.Params
+	cloned := false
+	for i, p := range c.Params {
+		switch {
+		case p == types.Timestamptz+1: // timestamptz[]
+			return nil, nil, unsupported("%s of an array of timestamptz when TimeZone is not UTC", c.Func.Name)
+		case p == types.Timestamptz && args[i] != nil:
+			if !cloned {
+				params, args, cloned = slices.Clone(params), slices.Clone(args), true
+			}
+			args[i], params[i] = types.OutIn(types.Timestamptz, args[i], z), types.Text
+		}
+	}
+	return args, params, nil
 }
 
 // shiftZone is AT TIME ZONE: a timestamp (local time of z) to its
