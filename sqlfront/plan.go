@@ -299,6 +299,8 @@ func (pl *planner) commonType(l, r expr, op string, pos int) (uint32, error) {
 		return rt, nil
 	case isTextType(lt) && isTextType(rt):
 		return oidText, nil
+	case (lt == oidTimestamp || lt == oidTimestamptz || lt == oidDate) && rt == oidInterval && (op == "+" || op == "-"):
+		return 0, unsupported(pos, fmt.Sprintf("%s %s interval", typeName(lt), op)) // sql/exec answers it
 	case (lt == oidTimestamp || lt == oidTimestamptz || lt == oidDate) && (rt == oidTimestamp || rt == oidTimestamptz || rt == oidDate):
 		return 0, unsupported(pos, fmt.Sprintf("comparing %s with %s", typeName(lt), typeName(rt)))
 	}

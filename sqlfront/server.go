@@ -71,6 +71,10 @@ type Options struct {
 	// (0: no cap): past it the statement fails with 53400, as
 	// PostgreSQL's temp_file_limit.
 	TempFileLimit int64
+	// ZoneOffsets asks the followed server for a zone's offsets, to
+	// prove the sidecar's tz data agrees before a session uses the zone
+	// (timezone_verify.go); nil: zones of the tz database are refused.
+	ZoneOffsets ZoneOffsetsFunc
 }
 
 // Server is a listening SQL front end.
@@ -90,6 +94,7 @@ type Server struct {
 	// neither the engine nor the direct path did).
 	selectRuns atomic.Int64
 	met        *frontMetrics
+	zones      zoneVerdicts // timezone_verify.go
 
 	mu       sync.Mutex
 	sessions map[uint64]*session   // by cancel key (pid<<32 | secret)

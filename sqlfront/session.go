@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // session is one client connection after startup.
@@ -36,10 +37,12 @@ type session struct {
 
 	settings map[string]string // SHOW-able settings
 	asOf     string            // sidecar.as_of ("" = HEAD)
-	timeout  *time.Duration    // SET statement_timeout (nil: the server's)
-	tx       byte              // 'I', 'T', 'E'
-	txVers   map[string]Version
-	stmtVers map[string]Version
+	// zone is TimeZone (nil: UTC), zoneDefault RESET's (timezone.go).
+	zone, zoneDefault *types.Zone
+	timeout           *time.Duration // SET statement_timeout (nil: the server's)
+	tx                byte           // 'I', 'T', 'E'
+	txVers            map[string]Version
+	stmtVers          map[string]Version
 
 	prepared map[string]*prepared
 	portals  map[string]*portal
@@ -168,6 +171,9 @@ func versionNum(v string) string {
 // start applies startup options (-c sidecar.as_of=ref) and sends the
 // greeting.
 func (s *session) start(ctx context.Context) error {
+	if err := s.startupTimeZone(ctx); err != nil { // timezone.go
+		return err
+	}
 	if opts := s.startup["options"]; opts != "" {
 		f := strings.Fields(opts)
 		for i := 0; i < len(f); i++ {
@@ -202,6 +208,7 @@ func (s *session) start(ctx context.Context) error {
 			return err
 		}
 	}
+	s.zoneDefault = s.zone // the startup packet's zone is RESET's (timezone.go)
 	s.be.Send(&pgproto3.AuthenticationOk{})
 	for _, k := range []string{"server_version", "server_encoding", "client_encoding", "application_name", "default_transaction_read_only",
 		"in_hot_standby", "is_superuser", "session_authorization", "DateStyle", "IntervalStyle", "TimeZone", "integer_datetimes", "standard_conforming_strings"} {
@@ -252,7 +259,7 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 	case "all":
 		s.asOf = ""
 		s.settings["sidecar.as_of"] = ""
-		return nil
+		return s.setTimeZone(ctx, nil)
 	case "sidecar.as_of":
 		if val == nil || *val == "" || strings.EqualFold(*val, "head") {
 			s.asOf, s.settings[name] = "", ""
@@ -271,10 +278,7 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 		}
 		return nil
 	case "timezone":
-		if val != nil && !isUTC(*val) {
-			return unsupported(-1, "TimeZone "+strconv.Quote(*val)).hint("sidecar renders timestamptz in UTC only (SET TimeZone = 'UTC')")
-		}
-		return nil
+		return s.setTimeZone(ctx, val) // timezone.go
 	case "datestyle":
 		if val != nil && !strings.HasPrefix(strings.ToUpper(strings.TrimSpace(*val)), "ISO") {
 			return unsupported(-1, "DateStyle "+strconv.Quote(*val)).hint("sidecar renders dates as ISO only")
@@ -304,14 +308,6 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 		delete(s.settings, name)
 	}
 	return nil
-}
-
-func isUTC(z string) bool {
-	switch strings.ToUpper(strings.Trim(z, "'\" ")) {
-	case "UTC", "GMT", "ETC/UTC", "UCT", "Z", "ZULU", "ETC/GMT", "+00", "00:00", "+00:00", "0":
-		return true
-	}
-	return false
 }
 
 // statementTimeout is the session's statement_timeout: SET's value, or
@@ -605,6 +601,9 @@ func (s *session) run(ctx context.Context, p *plan, params []Value, formats []in
 		if p.setName == "application_name" && p.setVal != nil {
 			s.be.Send(&pgproto3.ParameterStatus{Name: "application_name", Value: *p.setVal})
 		}
+		if p.setName == "timezone" || p.setName == "all" {
+			s.be.Send(&pgproto3.ParameterStatus{Name: "TimeZone", Value: s.settings["timezone"]})
+		}
 		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SET")})
 		return nil
 	case "noop":
@@ -867,6 +866,15 @@ func (s *session) encoder(p *plan, formats []int16) func([]Value) ([][]byte, err
 				}
 			}
 			if formatFor(formats, i) == 0 {
+				if t == types.Timestamptz+1 && !s.sessionZone().IsUTC() { // timestamptz[]: its elements print at UTC
+					return nil, unsupported(-1, "an array of timestamptz in text format when TimeZone is not UTC")
+				}
+				if t == oidTimestamptz && s.zone != nil {
+					var err error
+					if txt, err = s.zoneText(t, txt); err != nil { // timezone.go
+						return nil, err
+					}
+				}
 				buf = append(buf, txt...)
 			} else {
 				b, err := s.binary(v, t, txt)

@@ -197,6 +197,9 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 		if err := pl.planSelect(n.GetSelectStmt()); err != nil {
 			return pl.planVectorized(n, declared, err) // vexec.go: sql/exec, or err
 		}
+		if pl.zoneRoutesToVec(text) { // timezone.go: local times on sql/exec
+			return pl.planVectorized(n, declared, unsupported(-1, "this statement under TimeZone "+pl.sess.sessionZone().Name))
+		}
 		return nil
 	case n.GetTransactionStmt() != nil:
 		ts := n.GetTransactionStmt()
@@ -216,7 +219,11 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 	case n.GetVariableShowStmt() != nil:
 		name := strings.ToLower(n.GetVariableShowStmt().Name)
 		p.kind, p.tag, p.setName = "show", "SHOW", name
-		p.cols = []outCol{{name: name, typ: oidText, typmod: -1}}
+		col := name
+		if c, ok := settingNames[name]; ok {
+			col = c // PostgreSQL names the column as the setting is spelled
+		}
+		p.cols = []outCol{{name: col, typ: oidText, typmod: -1}}
 		p.targets = []expr{&constExpr{t: oidText}}
 		if name == "all" { // as PostgreSQL: name, setting, description
 			p.cols = []outCol{{name: "name", typ: oidText, typmod: -1}, {name: "setting", typ: oidText, typmod: -1}, {name: "description", typ: oidText, typmod: -1}}
@@ -272,6 +279,13 @@ func (pl *planner) planSet(vs *pg.VariableSetStmt) error {
 	case pg.VariableSetKind_VAR_SET_VALUE:
 		var parts []string
 		for _, a := range vs.Args {
+			if z, ok, err := timeZoneSetValue(a); ok || err != nil { // timezone.go
+				if err != nil || p.setName != "timezone" {
+					return unsupported(nodeLoc(a), "this SET value")
+				}
+				parts = append(parts, z)
+				continue
+			}
 			c := a.GetAConst()
 			if c == nil {
 				return unsupported(nodeLoc(a), "this SET value")

@@ -19,6 +19,9 @@ type Context struct {
 	Clock func() time.Time
 	// Random gives random()'s values in [0, 1); nil: random() refuses.
 	Random func() float64
+	// Zone is the session's TimeZone (nil: UTC): timestamptz's local
+	// time in casts, date_trunc, extract, to_char, AT TIME ZONE (tz.go).
+	Zone *types.Zone
 }
 
 // unixEpoch2000 is 2000-01-01 00:00 UTC, PostgreSQL's timestamp epoch, in

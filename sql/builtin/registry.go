@@ -86,6 +86,7 @@ func build(version int) *Registry {
 	r.addMath()
 	r.addStrings()
 	r.addDateTime()
+	r.addTimeZone() // tz.go
 	r.addRegex()
 	return r
 }
@@ -191,7 +192,7 @@ func (c *Call) Eval(ctx *Context, args []types.Value) (types.Value, error) {
 			if conv == nil {
 				conv = slices.Clone(args)
 			}
-			v, err := types.Convert(a, from, c.Params[i], -1)
+			v, err := types.ConvertIn(a, from, c.Params[i], -1, zoneOf(ctx)) // tz.go
 			if err != nil {
 				return nil, err
 			}
@@ -201,7 +202,14 @@ func (c *Call) Eval(ctx *Context, args []types.Value) (types.Value, error) {
 	if conv != nil {
 		args = conv
 	}
-	v, err := c.Func.impl(ctx, args, c.Params)
+	params := c.Params
+	if z := zoneOf(ctx); !z.IsUTC() {
+		var err error
+		if args, params, err = printAnyIn(c, args, z); err != nil { // tz.go
+			return nil, err
+		}
+	}
+	v, err := c.Func.impl(ctx, args, params)
 	return canonicalNaN(v), err
 }
 

@@ -40,7 +40,7 @@ func (c *compiler) arrayFunc(x *plan.Func) (vexpr, bool, error) {
 		return nil, true, err
 	}
 	elem := plan.ElemType(x.Args[0].Type()).OID
-	fn := arrayScalar(x.Name, elem)
+	fn := arrayScalar(x.Name, elem, c.zone())
 	return rowWise(args, func(row []types.Value) (types.Value, error) {
 		if row[0] == nil || row[1%len(row)] == nil && x.Name != "array_to_string" {
 			return nil, nil
@@ -51,7 +51,7 @@ func (c *compiler) arrayFunc(x *plan.Func) (vexpr, bool, error) {
 
 // arrayScalar is the per-row function of an array function over
 // non-NULL arrays of element type elem (row[0] is the array).
-func arrayScalar(name string, elem types.OID) func(row []types.Value) (types.Value, error) {
+func arrayScalar(name string, elem types.OID, zone *types.Zone) func(row []types.Value) (types.Value, error) {
 	n := func(row []types.Value) int { return len(row[0].(*types.Array).Elems) }
 	dim1 := func(row []types.Value) bool { return row[1].(int64) == 1 && n(row) > 0 }
 	switch name {
@@ -112,7 +112,7 @@ func arrayScalar(name string, elem types.OID) func(row []types.Value) (types.Val
 			var s string
 			switch {
 			case v != nil:
-				s = types.Out(elem, v)
+				s = types.OutIn(elem, v, zone) // tz.go: a timestamptz in the session's zone
 			case null != nil:
 				s = *null
 			default:
@@ -138,7 +138,7 @@ func (c *compiler) arrayCons(x *plan.Func) (vexpr, error) {
 	convs := make([]conv, len(x.Args))
 	for k, a := range x.Args {
 		if a.Type().OID != plan.Unknown {
-			convs[k] = converter(a.Type(), elem)
+			convs[k] = c.converter(a.Type(), elem)
 		}
 	}
 	return func(b *Batch, sel []int, out []types.Value) error {
@@ -175,7 +175,7 @@ func (c *compiler) anyAll(op string, all bool, x *plan.Func) (vexpr, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmp, err := comparer(x.Args[0].Type(), plan.ElemType(x.Args[1].Type()))
+	cmp, err := c.comparer(x.Args[0].Type(), plan.ElemType(x.Args[1].Type()))
 	if err != nil {
 		return nil, err
 	}

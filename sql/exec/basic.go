@@ -450,7 +450,7 @@ func (e *env) buildValues(v *plan.Values) (operator, error) {
 				return nil, err
 			}
 			if t := e.md.Column(v.Cols[k]).Type; x.Type().OID != t.OID && x.Type().OID != plan.Unknown {
-				f = castTo(f, x.Type(), t)
+				f = c.castTo(f, x.Type(), t)
 			}
 			row = append(row, f)
 		}

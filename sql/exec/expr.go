@@ -28,7 +28,15 @@ type vexpr func(b *Batch, sel []int, out []types.Value) error
 type conv func(types.Value) (types.Value, error)
 
 // converter is the cast from → to (nil when the Go values are alike).
-func converter(from, to plan.Type) conv {
+func (c *compiler) converter(from, to plan.Type) conv {
+	if z := c.zone(); !z.IsUTC() {
+		return converterIn(from, to, z) // tz.go
+	}
+	return converter0(from, to)
+}
+
+// converter0 is the cast from → to at TimeZone UTC.
+func converter0(from, to plan.Type) conv {
 	if from.OID == to.OID {
 		return nil
 	}
@@ -168,7 +176,7 @@ func (c *compiler) compile1(s plan.Scalar) (vexpr, error) {
 			return nil
 		}, nil
 	case *plan.Const:
-		v, err := constValue(x)
+		v, err := constValueIn(x, c.zone())
 		if err != nil {
 			return c.planTimeErr(err) // PostgreSQL reads a literal while parsing
 		}
@@ -216,6 +224,7 @@ func (c *compiler) compile1(s plan.Scalar) (vexpr, error) {
 		if from.OID != plan.Unknown && from.OID != to.OID && types.CastContext(from.OID, to.OID) == types.CastNone {
 			return nil, unsupported(fmt.Sprintf("a cast from %s to %s", from, to))
 		}
+		zone := c.zone()
 		return func(b *Batch, sel []int, out []types.Value) error {
 			if err := arg(b, sel, out); err != nil {
 				return err
@@ -224,7 +233,7 @@ func (c *compiler) compile1(s plan.Scalar) (vexpr, error) {
 				if out[i] == nil {
 					continue
 				}
-				v, err := types.Convert(out[i], from.OID, to.OID, to.Mod)
+				v, err := types.ConvertIn(out[i], from.OID, to.OID, to.Mod, zone)
 				if err != nil {
 					return err
 				}
@@ -253,6 +262,15 @@ func constValue(x *plan.Const) (types.Value, error) {
 		return x.Text, nil
 	}
 	return types.In(x.T.OID, x.T.Mod, x.Text)
+}
+
+// constValueIn is a constant's value in zone z (a timestamptz literal
+// without an offset is a local time of z).
+func constValueIn(x *plan.Const, z *types.Zone) (types.Value, error) {
+	if x.Null || x.T.OID != plan.Timestamptz || z.IsUTC() {
+		return constValue(x)
+	}
+	return types.InIn(x.T.OID, x.T.Mod, x.Text, z)
 }
 
 func constExpr(v types.Value) vexpr {
@@ -311,7 +329,7 @@ func (c *compiler) op(x *plan.Op) (vexpr, error) {
 	strict := true
 	switch x.Op {
 	case "=", "<>", "<", "<=", ">", ">=", "IS DISTINCT FROM", "IS NOT DISTINCT FROM":
-		cmp, err := comparer(lt, rt)
+		cmp, err := c.comparer(lt, rt)
 		if err != nil {
 			return nil, err
 		}
@@ -334,11 +352,14 @@ func (c *compiler) op(x *plan.Op) (vexpr, error) {
 			}
 		}
 	case "+", "-", "*", "/", "%":
+		if fn = c.tzArith(x.Op, lt, rt, x.T); fn != nil { // tz.go
+			break
+		}
 		if fn, err = arith(x.Op, lt, rt, x.T); err != nil {
 			return nil, err
 		}
 	case "||":
-		fn = concat(lt, rt)
+		fn = concatIn(lt, rt, c.zone()) // tz.go
 	case "~~", "!~~", "~~*", "!~~*":
 		if fn, err = likeOp(x.Op, lt, rt); err != nil {
 			return nil, err
@@ -392,7 +413,7 @@ func cmpResult(op string, n int) bool {
 
 // comparer compares non-NULL values of types l and r as PostgreSQL's
 // comparison operators do.
-func comparer(l, r plan.Type) (func(a, b types.Value) (int, error), error) {
+func (c *compiler) comparer(l, r plan.Type) (func(a, b types.Value) (int, error), error) {
 	t, ok := cmpType(l, r)
 	if !ok {
 		return nil, unsupported(fmt.Sprintf("comparing %s with %s", l, r))
@@ -400,7 +421,7 @@ func comparer(l, r plan.Type) (func(a, b types.Value) (int, error), error) {
 	if !types.Orderable(t.OID) && t.OID != plan.Text {
 		return nil, unsupported("comparing values of type " + t.String())
 	}
-	lc, rc := converter(l, t), converter(r, t)
+	lc, rc := c.converter(l, t), c.converter(r, t)
 	if l.OID == plan.Bpchar && r.OID == plan.Bpchar {
 		t, lc, rc = plan.T(plan.Bpchar), nil, nil
 	}
@@ -420,7 +441,7 @@ func comparer(l, r plan.Type) (func(a, b types.Value) (int, error), error) {
 // arith is + - * / % of operands l, r giving res.
 func arith(op string, l, r, res plan.Type) (func(a, b types.Value) (types.Value, error), error) {
 	if numRank(l.OID) > 0 && numRank(r.OID) > 0 && numRank(res.OID) > 0 {
-		lc, rc := converter(l, res), converter(r, res)
+		lc, rc := converter0(l, res), converter0(r, res)
 		t := res.OID
 		fast := t == plan.Numeric && (op == "+" || op == "-" || op == "*") // numfast.go
 		return func(a, b types.Value) (types.Value, error) {
@@ -545,7 +566,7 @@ func (c *compiler) caseExpr(x *plan.Case) (vexpr, error) {
 			return nil, err
 		}
 		if w.Result.Type().OID != x.T.OID && w.Result.Type().OID != plan.Unknown {
-			res = castTo(res, w.Result.Type(), x.T)
+			res = c.castTo(res, w.Result.Type(), x.T)
 		}
 		arms = append(arms, arm{cond, res})
 	}
@@ -556,7 +577,7 @@ func (c *compiler) caseExpr(x *plan.Case) (vexpr, error) {
 			return nil, err
 		}
 		if elseExpr.Type().OID != x.T.OID && elseExpr.Type().OID != plan.Unknown {
-			els = castTo(els, elseExpr.Type(), x.T)
+			els = c.castTo(els, elseExpr.Type(), x.T)
 		}
 	}
 	return func(b *Batch, sel []int, out []types.Value) error {
@@ -614,8 +635,8 @@ func (c *compiler) constBool(s plan.Scalar, f vexpr) (bool, bool) {
 }
 
 // castTo wraps e with an implicit cast from → to.
-func castTo(e vexpr, from, to plan.Type) vexpr {
-	cv := converter(from, to)
+func (c *compiler) castTo(e vexpr, from, to plan.Type) vexpr {
+	cv := c.converter(from, to)
 	if cv == nil {
 		return e
 	}
@@ -648,7 +669,7 @@ func (c *compiler) inList(x *plan.InList) (vexpr, error) {
 		if err != nil {
 			return nil, err
 		}
-		cmp, err := comparer(x.Arg.Type(), l.Type())
+		cmp, err := c.comparer(x.Arg.Type(), l.Type())
 		if err != nil {
 			return nil, err
 		}

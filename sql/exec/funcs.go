@@ -156,7 +156,7 @@ func (c *compiler) conditional(x *plan.Func) (vexpr, error) {
 				// compares with the = of both types: not done here.
 				return nil, unsupported("NULLIF with arguments of different types")
 			}
-			args[i] = castTo(args[i], at, x.T) // the binder's common type
+			args[i] = c.castTo(args[i], at, x.T) // the binder's common type
 		}
 	}
 	t := x.T.OID

@@ -56,7 +56,7 @@ func (e *env) buildJoin(j *plan.Join) (operator, error) {
 					if err != nil {
 						return nil, err
 					}
-					lcv, rcv := converter(a.Type(), t), converter(b.Type(), t)
+					lcv, rcv := lc.converter(a.Type(), t), lc.converter(b.Type(), t)
 					if a.Type().OID == plan.Bpchar && b.Type().OID == plan.Bpchar {
 						t, lcv, rcv = plan.T(plan.Bpchar), nil, nil
 					}

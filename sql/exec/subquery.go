@@ -178,7 +178,7 @@ func (c *compiler) subquery(x *plan.Subquery) (vexpr, error) {
 		if err != nil {
 			return nil, err
 		}
-		cmp, err := comparer(x.Left.Type(), x.Col.T)
+		cmp, err := c.comparer(x.Left.Type(), x.Col.T)
 		if err != nil {
 			return nil, err
 		}
@@ -194,7 +194,7 @@ func (c *compiler) subquery(x *plan.Subquery) (vexpr, error) {
 		op, all := x.Op, x.Kind == plan.SubAll
 		ct, _ := cmpType(x.Left.Type(), x.Col.T) // comparer accepted it
 		hashed := op == "=" && !all && types.Orderable(ct.OID)
-		lconv, rconv := converter(x.Left.Type(), ct), converter(x.Col.T, ct)
+		lconv, rconv := c.converter(x.Left.Type(), ct), c.converter(x.Col.T, ct)
 		return func(b *Batch, sel []int, out []types.Value) error {
 			rs, err := results(b, sel)
 			if err != nil {
