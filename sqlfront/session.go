@@ -119,6 +119,7 @@ func newSession(srv *Server, conn net.Conn, be *pgproto3.Backend, wr *wireReader
 		"default_transaction_isolation": "repeatable read", "max_identifier_length": "63", "sidecar.as_of": "",
 		"statement_timeout": srv.opts.StatementTimeout.String(),
 	}
+	maps.Copy(s.settings, literalDefaults) // scs.go
 	return s
 }
 
@@ -252,6 +253,7 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 	case "all":
 		s.asOf = ""
 		s.settings["sidecar.as_of"] = ""
+		maps.Copy(s.settings, literalDefaults) // scs.go
 		return nil
 	case "sidecar.as_of":
 		if val == nil || *val == "" || strings.EqualFold(*val, "head") {
@@ -285,6 +287,8 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 			return unsupported(-1, "client_encoding "+strconv.Quote(*val)).hint("sidecar speaks UTF8 only")
 		}
 		return nil
+	case "standard_conforming_strings", "escape_string_warning", "backslash_quote":
+		return s.setLiteralSetting(name, val) // scs.go
 	case "statement_timeout":
 		if val == nil {
 			s.timeout = nil
@@ -604,6 +608,9 @@ func (s *session) run(ctx context.Context, p *plan, params []Value, formats []in
 		}
 		if p.setName == "application_name" && p.setVal != nil {
 			s.be.Send(&pgproto3.ParameterStatus{Name: "application_name", Value: *p.setVal})
+		}
+		if p.setName == "standard_conforming_strings" || p.setName == "all" { // reported, as PostgreSQL does: drivers escape by it
+			s.be.Send(&pgproto3.ParameterStatus{Name: "standard_conforming_strings", Value: s.settings["standard_conforming_strings"]})
 		}
 		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SET")})
 		return nil

@@ -107,6 +107,10 @@ func (s *session) planQueryArgs(ctx context.Context, query string, paramTypes []
 	if p := jdbcCanned(query); p != nil {
 		return []*plan{p}, nil
 	}
+	query, err := conformStrings(query, s.literalSettings()) // scs.go
+	if err != nil {
+		return nil, err
+	}
 	text, refs, err := rewriteAsOf(query)
 	if err != nil {
 		return nil, err
