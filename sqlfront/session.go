@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/sidecar-dev/sidecar/rowenc"
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // session is one client connection after startup.
@@ -911,7 +912,7 @@ func (s *session) binary(v Value, t uint32, txt string) ([]byte, error) {
 	case oidInt8:
 		return binary.BigEndian.AppendUint64(nil, uint64(v.(int64))), nil
 	case oidFloat8:
-		return binary.BigEndian.AppendUint64(nil, math.Float64bits(v.(float64))), nil
+		return binary.BigEndian.AppendUint64(nil, types.Float8Bits(v.(float64))), nil
 	case oidFloat4:
 		return binary.BigEndian.AppendUint32(nil, math.Float32bits(float32(v.(float64)))), nil
 	case oidBool:
