@@ -28,18 +28,7 @@ func TestRandomExpressions(t *testing.T) {
 	}
 	sd := seed.Or(t, seedFlag, 20261204)
 	ctx := context.Background()
-	url := pg.NewDB(t)
-	if err := sqldiff.Load(ctx, url, sqldiff.ExprSetup); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := sqldiff.Follow(ctx, sqldiff.FollowOptions{PGURL: url, Tables: sqldiff.ExprTables, Dir: t.TempDir(), StatementTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sc.Stop()
-	pgs, scs := sc.Sessions(url, 10*time.Second)
-	defer pgs.Close()
-	defer scs.Close()
+	pgs, scs := followed(t, sqldiff.ExprSetup, sqldiff.ExprTables)
 	// The wrong answers the generator found, kept as fixed cases.
 	for _, q := range exprCases {
 		if o := sqldiff.CompareStrict(ctx, pgs, scs, q, 10*time.Second); o.Class.Wrong() {
@@ -95,4 +84,24 @@ var exprCases = []string{
 	"SELECT x - x, -x, x, x::float4, (x - x)::float4 FROM (VALUES ('inf'::float8)) v(x)",
 	"SELECT -'nan'::float8, 'inf'::float8 - 'inf'::float8, 0 * 'inf'::float8, 'nan'::numeric::float8, 'nan'::float4, -'nan'::float4",
 	"SELECT '   NAN  '::float8, 'nan'::float8 / 'nan'::float8",
+}
+
+// followed loads setup into a new PostgreSQL database, has a sidecar
+// follow tables, and returns a session on each (10 s statement timeout);
+// all end with the test.
+func followed(t *testing.T, setup string, tables []string) (pgs, scs *sqldiff.Session) {
+	t.Helper()
+	ctx := context.Background()
+	url := pg.NewDB(t)
+	if err := sqldiff.Load(ctx, url, setup); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := sqldiff.Follow(ctx, sqldiff.FollowOptions{PGURL: url, Tables: tables, Dir: t.TempDir(), StatementTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sc.Stop() })
+	pgs, scs = sc.Sessions(url, 10*time.Second)
+	t.Cleanup(func() { pgs.Close(); scs.Close() })
+	return pgs, scs
 }
