@@ -219,7 +219,13 @@ func TypeOf(tn *pg.TypeName) (Type, error) {
 	}
 	name := strings.Join(parts, ".")
 	if name == "interval" {
-		mods = nil
+		// [INTERVAL_FULL_RANGE, p] is interval(p); a field qualifier
+		// (DAY, …) is intervalFields' business.
+		if len(mods) == 2 && mods[0] == IntervalFullRange {
+			mods = mods[1:]
+		} else {
+			mods = nil
+		}
 	}
 	t, err := parseType(name, mods)
 	if err != nil {
