@@ -1,6 +1,9 @@
 package sqlfront
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // String-literal settings. The parser (libpg_query) always lexes as
 // PostgreSQL does with standard_conforming_strings = on and
@@ -23,6 +26,13 @@ import "strings"
 type literalSettings struct {
 	nonStandard  bool // standard_conforming_strings = off
 	noBackslashQ bool // backslash_quote = off
+}
+
+// cachePrefix sets apart the plan-cache keys of statements read under
+// non-default settings: the plan cache is shared by every session, and
+// the same text is another statement under them.
+func (ls literalSettings) cachePrefix() string {
+	return fmt.Sprintf("\x00literals %t %t\x00", ls.nonStandard, ls.noBackslashQ)
 }
 
 // literalSettings reads them from the session's settings.

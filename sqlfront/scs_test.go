@@ -3,6 +3,7 @@ package sqlfront_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -22,6 +23,8 @@ func TestStringLiteralSettingsMatchPostgres(t *testing.T) {
 	conns := connectBoth(t, r)
 	session := []string{
 		`SELECT 'a\tb', E'a\tb', U&'d\0061t', 'it''s'`,
+		`SELECT U&'d\0061t\+000061'`, // planned (and cached) under the default first
+		`SELECT x FROM (SELECT 'a\tb' AS x UNION ALL SELECT 'q\'r') s ORDER BY 1`,
 		`SET standard_conforming_strings = off`,
 		`SHOW standard_conforming_strings`,
 		`SELECT 'a\tb' AS x, 'c\\d', 'e\'f', E'g\'h', 'no backslash'`,
@@ -62,16 +65,27 @@ func TestStringLiteralSettingsMatchPostgres(t *testing.T) {
 // simpleExec runs q in the simple protocol and returns its rows as text, or
 // its error's SQLSTATE and message.
 func simpleExec(ctx context.Context, c *pgconn.PgConn, q string) []string {
-	res, err := c.Exec(ctx, q).ReadAll()
-	if err != nil {
+	errText := func(err error) string {
 		var pe *pgconn.PgError
 		if asPgErr(err, &pe) {
-			return []string{"ERROR " + pe.Code + " " + pe.Message + " " + pe.Detail + " " + pe.Hint}
+			return "ERROR " + pe.Code + " " + pe.Message + " " + pe.Detail + " " + pe.Hint
 		}
-		return []string{"ERROR " + err.Error()}
+		return "ERROR " + err.Error()
 	}
 	var out []string
+	res, err := c.Exec(ctx, q).ReadAll()
+	if err != nil {
+		out = append(out, errText(err))
+	}
 	for _, r := range res {
+		out = append(out, rowsText(r)...)
+	}
+	if strings.HasPrefix(q, "SELECT") {
+		// Once more in the extended protocol (through the plan cache).
+		r := c.ExecParams(ctx, q, nil, nil, nil, nil).Read()
+		if r.Err != nil {
+			return append(out, "extended: "+errText(r.Err))
+		}
 		out = append(out, rowsText(r)...)
 	}
 	return out

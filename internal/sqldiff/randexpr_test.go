@@ -93,6 +93,10 @@ var exprCases = []string{
 	"SELECT '12:34:56.789'::time(1), '-1.5 sec'::interval(0), '0.5 sec'::interval(0), '1970-01-01 00:00:00.5'::timestamp(0), '1969-12-31 23:59:59.5'::timestamp(0) FROM (VALUES (1)) v(x)",
 	"SELECT ts::timestamp(7) FROM (SELECT * FROM ex WHERE id = 2) s",
 	"SELECT ts::timestamp(-1) FROM (SELECT * FROM ex WHERE id = 2) s",
+	// timestamptz ± interval (UTC: the SQL port's only TimeZone).
+	"SELECT id, tz + interval '1 mon', tz - interval '1 year 2 mons 3 days 04:05:06.789', tz + interval '-1 day 00:00:01', (tz + interval '1 day')::text FROM (SELECT * FROM ex WHERE id > 0) s ORDER BY id",
+	"SELECT timestamptz '2024-01-31 12:00:00+00' + interval '1 mon', timestamptz '2024-03-31 01:30:00+02' - interval '1 mon 1 day', timestamptz 'infinity' - interval '1 day' FROM (VALUES (1)) v(x)",
+	"SELECT timestamptz '294276-12-31 00:00:00+00' + interval '1 year' FROM (VALUES (1)) v(x)",
 }
 
 // followed loads setup into a new PostgreSQL database, has a sidecar
