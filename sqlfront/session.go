@@ -131,6 +131,8 @@ var settingNames = map[string]string{"datestyle": "DateStyle", "intervalstyle": 
 // for its settings).
 var settingDescriptions = map[string]string{
 	"application_name":              "Sets the application name to be reported in statistics and logs.",
+	"backslash_quote":               "Sets whether \"\\'\" is allowed in string literals.",
+	"escape_string_warning":         "Warn about backslash escapes in ordinary string literals.",
 	"bytea_output":                  "Sets the output format for bytea.",
 	"client_encoding":               "Sets the client's character set encoding.",
 	"datestyle":                     "Sets the display format for date and time values.",
