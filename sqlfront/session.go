@@ -122,6 +122,7 @@ func newSession(srv *Server, conn net.Conn, be *pgproto3.Backend, wr *wireReader
 		"default_transaction_isolation": "repeatable read", "max_identifier_length": "63", "sidecar.as_of": "",
 		"statement_timeout": srv.opts.StatementTimeout.String(),
 	}
+	maps.Copy(s.settings, literalDefaults) // scs.go
 	return s
 }
 
@@ -132,6 +133,8 @@ var settingNames = map[string]string{"datestyle": "DateStyle", "intervalstyle": 
 // for its settings).
 var settingDescriptions = map[string]string{
 	"application_name":              "Sets the application name to be reported in statistics and logs.",
+	"backslash_quote":               "Sets whether \"\\'\" is allowed in string literals.",
+	"escape_string_warning":         "Warn about backslash escapes in ordinary string literals.",
 	"bytea_output":                  "Sets the output format for bytea.",
 	"client_encoding":               "Sets the client's character set encoding.",
 	"datestyle":                     "Sets the display format for date and time values.",
@@ -259,6 +262,7 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 	case "all":
 		s.asOf = ""
 		s.settings["sidecar.as_of"] = ""
+		maps.Copy(s.settings, literalDefaults) // scs.go
 		return s.setTimeZone(ctx, nil)
 	case "sidecar.as_of":
 		if val == nil || *val == "" || strings.EqualFold(*val, "head") {
@@ -289,6 +293,8 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 			return unsupported(-1, "client_encoding "+strconv.Quote(*val)).hint("sidecar speaks UTF8 only")
 		}
 		return nil
+	case "standard_conforming_strings", "escape_string_warning", "backslash_quote":
+		return s.setLiteralSetting(name, val) // scs.go
 	case "statement_timeout":
 		if val == nil {
 			s.timeout = nil
@@ -604,6 +610,9 @@ func (s *session) run(ctx context.Context, p *plan, params []Value, formats []in
 		if p.setName == "timezone" || p.setName == "all" {
 			s.be.Send(&pgproto3.ParameterStatus{Name: "TimeZone", Value: s.settings["timezone"]})
 		}
+		if p.setName == "standard_conforming_strings" || p.setName == "all" { // reported, as PostgreSQL does: drivers escape by it
+			s.be.Send(&pgproto3.ParameterStatus{Name: "standard_conforming_strings", Value: s.settings["standard_conforming_strings"]})
+		}
 		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SET")})
 		return nil
 	case "noop":
@@ -912,7 +921,7 @@ func (s *session) binary(v Value, t uint32, txt string) ([]byte, error) {
 	case oidInt8:
 		return binary.BigEndian.AppendUint64(nil, uint64(v.(int64))), nil
 	case oidFloat8:
-		return binary.BigEndian.AppendUint64(nil, math.Float64bits(v.(float64))), nil
+		return binary.BigEndian.AppendUint64(nil, types.Float8Bits(v.(float64))), nil
 	case oidFloat4:
 		return binary.BigEndian.AppendUint32(nil, math.Float32bits(float32(v.(float64)))), nil
 	case oidBool:

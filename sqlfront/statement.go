@@ -107,6 +107,10 @@ func (s *session) planQueryArgs(ctx context.Context, query string, paramTypes []
 	if p := jdbcCanned(query); p != nil {
 		return []*plan{p}, nil
 	}
+	query, err := conformStrings(query, s.literalSettings()) // scs.go
+	if err != nil {
+		return nil, err
+	}
 	text, refs, err := rewriteAsOf(query)
 	if err != nil {
 		return nil, err
@@ -367,6 +371,9 @@ func (c *planCache) put(key string, ps []*plan) {
 // plans returns the plans of query, from the cache when they are there.
 func (s *session) plans(ctx context.Context, query string, types []uint32) ([]*plan, error) {
 	key := cacheKey(query, types)
+	if ls := s.literalSettings(); ls != (literalSettings{}) {
+		key = ls.cachePrefix() + key // the same text means another statement (scs.go)
+	}
 	if ps := s.srv.cache.get(key); ps != nil && s.plansCurrent(ctx, ps) {
 		return ps, nil
 	}

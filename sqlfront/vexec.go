@@ -320,6 +320,10 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 					continue
 				}
 				txt := types.Out(p.vec.oids[c], vec[i])
+				if f, ok := vec[i].(float64); ok && f != f {
+					row[c] = engineCell{v: f, txt: txt} // binary: the NaN's own bits (inf - inf is -NaN), not the text's
+					continue
+				}
 				row[c] = storedText{s: &txt}
 			}
 			if err := emit(row); err != nil {

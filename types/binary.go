@@ -30,15 +30,9 @@ func AppendSend(dst []byte, oid OID, v Value) ([]byte, error) {
 		return binary.BigEndian.AppendUint64(dst, uint64(x)), nil
 	case float64:
 		if oid == Float4 {
-			if math.IsNaN(x) {
-				return binary.BigEndian.AppendUint32(dst, 0x7fc00000), nil // C's NAN, as PostgreSQL sends it
-			}
-			return binary.BigEndian.AppendUint32(dst, math.Float32bits(float32(x))), nil
+			return binary.BigEndian.AppendUint32(dst, math.Float32bits(float32(x))), nil // NaN: see Float8Bits
 		}
-		if math.IsNaN(x) {
-			return binary.BigEndian.AppendUint64(dst, 0x7ff8000000000000), nil
-		}
-		return binary.BigEndian.AppendUint64(dst, math.Float64bits(x)), nil
+		return binary.BigEndian.AppendUint64(dst, Float8Bits(x)), nil
 	case *Decimal:
 		return appendNumericSend(dst, x), nil
 	case string:

@@ -33,18 +33,7 @@ func TestRandomQueries(t *testing.T) {
 	}
 	sd := seed.Or(t, seedFlag, 20261204)
 	ctx := context.Background()
-	url := pg.NewDB(t)
-	if err := sqldiff.Load(ctx, url, sqldiff.RandomSetup); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := sqldiff.Follow(ctx, sqldiff.FollowOptions{PGURL: url, Tables: sqldiff.RandomTables, Dir: t.TempDir(), StatementTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sc.Stop()
-	pgs, scs := sc.Sessions(url, 10*time.Second)
-	defer pgs.Close()
-	defer scs.Close()
+	pgs, scs := followed(t, sqldiff.RandomSetup, sqldiff.RandomTables) // randexpr_test.go
 	compare := func(q *sqldiff.RandQuery) sqldiff.Outcome {
 		o, _, _ := sqldiff.Compare(ctx, pgs, scs, sqldiff.NewStatement(q.SQL()), 10*time.Second, false)
 		return o

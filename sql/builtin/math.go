@@ -241,6 +241,13 @@ func (r *Registry) addMath() {
 		}
 		r.def(name+"not", t, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) { return ^a[0].(int64), nil }, t)
 		r.prefix["~"] = append(r.prefix["~"], name+"not")
+		for _, sh := range []struct{ op, fn string }{{"<<", "shl"}, {">>", "shr"}} {
+			left := sh.op == "<<"
+			r.def(name+sh.fn, t, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+				return intShift(t, a[0].(int64), a[1].(int64), left)
+			}, t, i4)
+			r.ops[sh.op] = append(r.ops[sh.op], name+sh.fn)
+		}
 	}
 	r.def("dsqrt", f8, r.funcs["sqrt"][0].impl, f8)
 	r.ops["^"] = []string{"power"}
@@ -637,4 +644,34 @@ func decGCD(a, b *types.Decimal, lcm bool) *types.Decimal {
 	l := new(big.Int).Quo(new(big.Int).Abs(x), g)
 	l.Mul(l, new(big.Int).Abs(y))
 	return &types.Decimal{V: *l, Scale: s}
+}
+
+// intShift is int2shl … int8shr: C's << and >> on the operand promoted
+// to int (int2, int4) or int64 (int8), the result cut to the type's
+// width (int2shl's cast to int16). A count outside 0..31 (0..63 for
+// int8) is undefined in C, where the hardware's answer shows through;
+// it is refused rather than guessed.
+func intShift(t OID, x, n int64, left bool) (types.Value, error) {
+	width := int64(32)
+	if t == types.Int8 {
+		width = 64
+	}
+	if n < 0 || n >= width {
+		return nil, unsupported("a shift count of %d (PostgreSQL leaves it to the hardware)", n)
+	}
+	var r int64
+	switch {
+	case width == 64 && left:
+		r = x << n
+	case width == 64:
+		r = x >> n
+	case left:
+		r = int64(int32(x) << n)
+	default:
+		r = int64(int32(x) >> n)
+	}
+	if t == types.Int2 {
+		r = int64(int16(r))
+	}
+	return r, nil
 }

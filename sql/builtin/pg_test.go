@@ -279,6 +279,12 @@ func TestMathMatchesPostgres(t *testing.T) {
 	cases = append(cases, cross("width_bucket", vals("numeric", "-1", "0", "0.5", "5", "9.99", "10", "11", "NaN"),
 		vals("numeric", "0", "10"), vals("numeric", "10", "0"), vals("int4", "1", "3", "5", "0"))...)
 	cases = append(cases, cross("scale", numerics)...)
+	counts := vals("int4", "0", "1", "3", "15", "16", "31", "32", "63", "64", "-1")
+	for _, fn := range []string{"shl", "shr"} {
+		cases = append(cases, cross("int2"+fn, int2s, counts)...)
+		cases = append(cases, cross("int4"+fn, int4s, counts)...)
+		cases = append(cases, cross("int8"+fn, int8s, counts)...)
+	}
 	cases = append(cases, call{fn: "pi"})
 	cases = append(cases, cross("sqrt", vals("numeric", "2", "0.0002", "1e-30", "12345678901234567890", "0.25", "99.99", "1e100"))...)
 	runDifferential(t, cases)

@@ -91,7 +91,8 @@ func addInterval(ts types.TimestampVal, iv types.IntervalVal, sign int64) (types
 }
 
 // dateTimeArith is the date/time arithmetic the executor computes (nil:
-// none): date - date, date ± integer, date or timestamp ± interval.
+// none): date - date, date ± integer, date, timestamp or timestamptz ±
+// interval.
 func dateTimeArith(op string, l, r plan.Type) func(a, b types.Value) (types.Value, error) {
 	switch {
 	case l.OID == plan.Date && r.OID == plan.Date && op == "-":
@@ -117,7 +118,11 @@ func dateTimeArith(op string, l, r plan.Type) func(a, b types.Value) (types.Valu
 			}
 			return types.DateVal(s), nil
 		}
-	case (l.OID == plan.Date || l.OID == plan.Timestamp) && r.OID == plan.Interval && (op == "+" || op == "-"):
+	case (l.OID == plan.Date || l.OID == plan.Timestamp || l.OID == plan.Timestamptz) && r.OID == plan.Interval && (op == "+" || op == "-"):
+		// timestamptz ± interval adds months and days in the session's
+		// TimeZone (timestamptz_pl_interval): the SQL port runs in UTC
+		// only (SET TimeZone refuses others), where that is timestamp
+		// arithmetic on the UTC value.
 		sign := int64(1)
 		if op == "-" {
 			sign = -1

@@ -460,7 +460,7 @@ func arith(op string, l, r, res plan.Type) (func(a, b types.Value) (types.Value,
 			return types.Arith(op, t, a, b)
 		}, nil
 	}
-	if f := dateTimeArith(op, l, r); f != nil && res.OID != plan.Timestamptz {
+	if f := dateTimeArith(op, l, r); f != nil && (res.OID != plan.Timestamptz || l.OID == plan.Timestamptz) {
 		return f, nil
 	}
 	return nil, unsupported(fmt.Sprintf("operator %s on %s and %s", op, l, r))

@@ -178,7 +178,10 @@ func constant(c *pg.A_Const) (Scalar, error) {
 		return &Const{T: T(Int4), Text: strconv.Itoa(int(v.Ival.Ival))}, nil
 	case *pg.A_Const_Fval:
 		s := v.Fval.Fval
-		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			if i == int64(int32(i)) { // -2147483648: int4, as PostgreSQL's make_const
+				return &Const{T: T(Int4), Text: s}, nil
+			}
 			return &Const{T: T(Int8), Text: s}, nil
 		}
 		return &Const{T: T(Numeric), Text: s}, nil
@@ -222,7 +225,13 @@ func TypeOf(tn *pg.TypeName) (Type, error) {
 	}
 	name := strings.Join(parts, ".")
 	if name == "interval" {
-		mods = nil
+		// [INTERVAL_FULL_RANGE, p] is interval(p); a field qualifier
+		// (DAY, …) is intervalFields' business.
+		if len(mods) == 2 && mods[0] == IntervalFullRange {
+			mods = mods[1:]
+		} else {
+			mods = nil
+		}
 	}
 	t, err := parseType(name, mods)
 	if err != nil {

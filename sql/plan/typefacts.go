@@ -105,10 +105,34 @@ func parseType(name string, mods []int32) (Type, error) {
 		t.Mod = mods[0]<<16 | mods[1] + 4
 	case (oid == Varchar || oid == Bpchar) && len(mods) == 1:
 		t.Mod = mods[0] + 4
-	case oid == Bpchar:
+	case oid == Bpchar && len(mods) == 0:
 		t.Mod = 5 // char is char(1)
+	case (oid == Timestamp || oid == Timestamptz || oid == Time || oid == types.Timetz || oid == Interval) && len(mods) == 1:
+		p, err := secondsPrecision(oid, mods[0])
+		if err != nil {
+			return Type{}, err
+		}
+		t.Mod = p
+		if oid == Interval {
+			t.Mod = IntervalFullRange<<16 | p
+		}
+	case len(mods) > 0:
+		// A modifier this catalog does not apply (bit(n), …) is refused,
+		// never dropped: the value would not be coerced to it.
+		return Type{}, errorf(CodeFeatureNotSupported, "a type modifier on %s is not supported by sidecar's SQL engine yet", name)
 	}
 	return t, nil
+}
+
+// secondsPrecision checks timestamp(p)'s, time(p)'s and interval(p)'s
+// precision as PostgreSQL does: negative is an error, above 6 is 6
+// (PostgreSQL warns).
+func secondsPrecision(oid OID, p int32) (int32, error) {
+	name := map[OID]string{Timestamp: "TIMESTAMP(%d)", Timestamptz: "TIMESTAMP(%d) WITH TIME ZONE", Time: "TIME(%d)", types.Timetz: "TIME(%d) WITH TIME ZONE", Interval: "INTERVAL(%d)"}[oid]
+	if p < 0 {
+		return 0, errorf(CodeInvalidParameter, name+" precision must not be negative", p)
+	}
+	return min(p, 6), nil
 }
 
 // numericRank orders the numeric types by PostgreSQL's implicit casts
