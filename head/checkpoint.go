@@ -144,24 +144,19 @@ func (m *Model) checkpointLocked() (CheckpointStats, error) {
 	st := CheckpointStats{LSN: m.LSN()}
 	bdb := p.DB.Badger()
 	pages := p.DB.HeapPages()
-	if m.gen == 0 {
-		// No checkpoint restored or taken: continue above every generation
-		// on disk (chunks, heap manifests and images), so that nothing a
-		// surviving record names is ever overwritten. Once a generation is
-		// known, the next is above what the record names; a newer one a
-		// kill left is unreachable garbage, safe to overwrite (images are
-		// written before the manifest that names them).
-		top, err := topGeneration(bdb)
-		if err != nil {
-			return st, fmt.Errorf("head checkpoint: %w", err)
-		}
-		heapTop, err := pages.TopGeneration()
-		if err != nil {
-			return st, fmt.Errorf("head checkpoint: %w", err)
-		}
-		m.gen = max(top, heapTop)
+	// Above every generation on disk: the previous record's, and any a
+	// kill left (chunks, heap manifests and images of a checkpoint whose
+	// record was never written), so nothing a surviving record names is
+	// ever overwritten.
+	top, err := topGeneration(bdb)
+	if err != nil {
+		return st, fmt.Errorf("head checkpoint: %w", err)
 	}
-	m.gen++
+	heapTop, err := pages.TopGeneration()
+	if err != nil {
+		return st, fmt.Errorf("head checkpoint: %w", err)
+	}
+	m.gen = max(m.gen, top, heapTop) + 1
 	pos := position{Gen: m.gen, LSN: uint64(m.LSN())}
 	wb := bdb.NewWriteBatch()
 	defer wb.Cancel()
