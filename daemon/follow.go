@@ -67,6 +67,9 @@ func (d *daemon) adoptPublication(pub *replication.Publication) {
 	for _, t := range pub.WithoutKey {
 		d.notFollow[t.String()] = "no primary key or replica identity index"
 	}
+	for _, t := range pub.WithoutColumns {
+		d.notFollow[t.String()] = "no column: its rows carry no value to key or store"
+	}
 	d.mu.Unlock()
 }
 

@@ -124,6 +124,14 @@ func (a *Account) Shrink(n int64) {
 	}
 }
 
+// Limit is the size of the account's pool (0: unbounded).
+func (a *Account) Limit() int64 {
+	if a == nil {
+		return 0
+	}
+	return a.pool.Limit()
+}
+
 // Held is the bytes the account holds.
 func (a *Account) Held() int64 {
 	if a == nil {

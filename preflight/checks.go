@@ -136,8 +136,12 @@ type tableFacts struct {
 	// neither a key nor REPLICA IDENTITY FULL (partitions do not inherit
 	// their root's REPLICA IDENTITY), or "".
 	keylessLeaves string
-	nameProblem   string // set when the name could not be parsed
-	lookupFailed  string // set when the lookup query failed
+	// noColumns: the table has no column pgoutput publishes (none, or
+	// only dropped or generated ones; CREATE TABLE t ()). It cannot be
+	// followed: its rows carry no value to key, store or tell apart.
+	noColumns    bool
+	nameProblem  string // set when the name could not be parsed
+	lookupFailed string // set when the lookup query failed
 }
 
 var relkinds = map[string]string{
@@ -180,6 +184,16 @@ func (t tableFacts) keyProblem() (problem, fix string) {
 	return fmt.Sprintf("%s has no primary key (nor REPLICA IDENTITY USING INDEX or FULL): rows cannot be identified", t.qualified), t.keyFix()
 }
 
+// noColumnsProblem says why a table without any column cannot be
+// followed (the stream and the copy say the same, replication.NoColumnsProblem).
+func (t tableFacts) noColumnsProblem() string {
+	return fmt.Sprintf("%s has no column: PostgreSQL counts its rows, but a row carries no value the sidecar could key, store or tell apart", t.qualified)
+}
+
+func (t tableFacts) noColumnsFix() string {
+	return fmt.Sprintf("ALTER TABLE %s ADD COLUMN ...; or remove it from tables in the config", t.qualified)
+}
+
 // checkTable judges a configured table: it must exist, be a table, have a
 // key and be readable by the role.
 func checkTable(t tableFacts, role string) Check {
@@ -214,6 +228,9 @@ func checkTable(t tableFacts, role string) Check {
 	}
 	var problems, fixes []string
 	switch {
+	case t.noColumns:
+		problems = append(problems, t.noColumnsProblem())
+		fixes = append(fixes, t.noColumnsFix())
 	case t.replident == "n":
 		problems = append(problems, fmt.Sprintf("%s has REPLICA IDENTITY NOTHING: once published, PostgreSQL rejects its UPDATEs and DELETEs", t.qualified))
 		fixes = append(fixes, fmt.Sprintf("ALTER TABLE %s REPLICA IDENTITY DEFAULT;", t.qualified))
@@ -249,6 +266,10 @@ func checkAllTables(ts []tableFacts, role string) []Check {
 	keyed := 0
 	var out []Check
 	for _, t := range ts {
+		if t.noColumns {
+			out = append(out, Check{Name: "table " + t.qualified, Status: Warn, Detail: t.noColumnsProblem() + "; it will not be followed", Fix: t.noColumnsFix()})
+			continue
+		}
 		if t.hasKey() {
 			keyed++
 			if !t.selectable {

@@ -206,11 +206,12 @@ SELECT format('%I.%I', n.nspname, c.relname), c.relkind::text, c.relreplident::t
                    JOIN pg_namespace ln ON ln.oid = l.relnamespace
                    WHERE c.relkind = 'p' AND pt.isleaf AND NOT (l.relreplident = 'f' OR l.relreplident <> 'n' AND EXISTS (
                      SELECT 1 FROM pg_index li WHERE li.indrelid = l.oid
-                       AND (li.indisprimary OR l.relreplident = 'i' AND li.indisreplident)))) x), '')
+                       AND (li.indisprimary OR l.relreplident = 'i' AND li.indisreplident)))) x), ''),
+       NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '')
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace`
 
 func scanTable(row pgx.Row, t *tableFacts) error {
-	return row.Scan(&t.qualified, &t.relkind, &t.replident, &t.hasPK, &t.identIndex, &t.candidate, &t.owned, &t.selectable, &t.keylessLeaves)
+	return row.Scan(&t.qualified, &t.relkind, &t.replident, &t.hasPK, &t.identIndex, &t.candidate, &t.owned, &t.selectable, &t.keylessLeaves, &t.noColumns)
 }
 
 // readTable looks one configured table up. The name is parsed here and

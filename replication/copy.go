@@ -331,7 +331,9 @@ func newCopyTable(ctx context.Context, conn *pgx.Conn, tn wal.TableName, oid uin
 		return nil, fmt.Errorf("describe columns: %w", err)
 	}
 	if len(rel.Columns) == 0 {
-		return nil, fmt.Errorf("table has no columns to copy")
+		// Its columns were all dropped after preflight (which refuses such
+		// tables): refuse it the same way.
+		return nil, fmt.Errorf("%w: %s", ErrPublication, NoColumnsProblem([]string{tn.String()}))
 	}
 	quoted := make([]string, len(rel.Columns))
 	for i, c := range rel.Columns {

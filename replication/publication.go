@@ -34,6 +34,10 @@ type Publication struct {
 	// WithoutKey lists the tables "*" left out because they have no
 	// primary key.
 	WithoutKey []wal.TableName
+	// WithoutColumns lists the tables "*" left out because they have no
+	// column (CREATE TABLE t ()): PostgreSQL counts their rows, but a row
+	// carries no value the mirror could key, store or tell apart.
+	WithoutColumns []wal.TableName
 }
 
 // ErrPublication is wrapped by errors about the publication or the tables
@@ -73,7 +77,7 @@ func resolvePublication(ctx context.Context, conn *pgx.Conn, spec PublicationSpe
 	pub := &Publication{Name: spec.Name, ViaPartitionRoot: spec.ViaPartitionRoot}
 	var err error
 	if len(spec.Tables) == 1 && spec.Tables[0] == "*" {
-		pub.Tables, pub.WithoutKey, err = tablesWithKey(ctx, conn)
+		pub.Tables, pub.WithoutKey, pub.WithoutColumns, err = tablesWithKey(ctx, conn)
 		if err != nil {
 			return nil, err
 		}
@@ -177,54 +181,64 @@ func createPublication(ctx context.Context, conn *pgx.Conn, pub *Publication) er
 // not a partition themselves) with whether the mirror can follow them: a
 // usable key, or REPLICA IDENTITY FULL (kept as a multiset of whole rows),
 // on the table and, for a partitioned one, on every partition (they do not
-// inherit their root's REPLICA IDENTITY).
+// inherit their root's REPLICA IDENTITY); and whether it has any column (a
+// table without one cannot be followed).
 const tableClassSQL = `SELECT n.nspname, c.relname,
 	(c.relreplident = 'f' OR c.relreplident <> 'n' AND EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid
 		AND (i.indisprimary OR (c.relreplident = 'i' AND i.indisreplident))))
 	AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_partition_tree(c.oid) pt JOIN pg_catalog.pg_class l ON l.oid = pt.relid
 		WHERE c.relkind = 'p' AND pt.isleaf AND NOT (l.relreplident = 'f' OR l.relreplident <> 'n' AND EXISTS (
 			SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = l.oid
-			AND (i.indisprimary OR (l.relreplident = 'i' AND i.indisreplident))))) AS has_key
+			AND (i.indisprimary OR (l.relreplident = 'i' AND i.indisreplident))))) AS has_key,
+	EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '') AS has_columns
 	FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 	WHERE c.relkind IN ('r', 'p') AND c.relpersistence = 'p' AND NOT c.relispartition
 	AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_%'`
 
-func tablesWithKey(ctx context.Context, conn *pgx.Conn) (with, without []wal.TableName, err error) {
+// tablesWithKey lists the tables "*" follows (with), and those it leaves
+// out: without a key, and without any column (noCols; such a table is
+// listed there whatever its key).
+func tablesWithKey(ctx context.Context, conn *pgx.Conn) (with, without, noCols []wal.TableName, err error) {
 	rows, err := conn.Query(ctx, tableClassSQL+` ORDER BY 1, 2`)
 	if err != nil {
-		return nil, nil, fmt.Errorf("list tables: %w", err)
+		return nil, nil, nil, fmt.Errorf("list tables: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var t wal.TableName
-		var key bool
-		if err := rows.Scan(&t.Schema, &t.Name, &key); err != nil {
-			return nil, nil, fmt.Errorf("list tables: %w", err)
+		var key, cols bool
+		if err := rows.Scan(&t.Schema, &t.Name, &key, &cols); err != nil {
+			return nil, nil, nil, fmt.Errorf("list tables: %w", err)
 		}
-		if key {
+		switch {
+		case !cols:
+			noCols = append(noCols, t)
+		case key:
 			with = append(with, t)
-		} else {
+		default:
 			without = append(without, t)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("list tables: %w", err)
+		return nil, nil, nil, fmt.Errorf("list tables: %w", err)
 	}
-	return with, without, nil
+	return with, without, noCols, nil
 }
 
 // checkTables verifies that each table exists and has a key, naming every
 // offender in one error.
 func checkTables(ctx context.Context, conn *pgx.Conn, tables []wal.TableName) error {
-	var missing, keyless []string
+	var missing, keyless, noCols []string
 	for _, t := range tables {
-		var key bool
-		err := conn.QueryRow(ctx, tableClassSQL+` AND n.nspname = $1 AND c.relname = $2`, t.Schema, t.Name).Scan(nil, nil, &key)
+		var key, cols bool
+		err := conn.QueryRow(ctx, tableClassSQL+` AND n.nspname = $1 AND c.relname = $2`, t.Schema, t.Name).Scan(nil, nil, &key, &cols)
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
 			missing = append(missing, t.String())
 		case err != nil:
 			return fmt.Errorf("check table %s: %w", t, err)
+		case !cols:
+			noCols = append(noCols, t.String())
 		case !key:
 			keyless = append(keyless, t.String())
 		}
@@ -238,7 +252,17 @@ func checkTables(ctx context.Context, conn *pgx.Conn, tables []wal.TableName) er
 		errs = append(errs, fmt.Errorf("%w: tables without a primary key or REPLICA IDENTITY USING INDEX or FULL: %s; add a primary key (or ALTER TABLE ... REPLICA IDENTITY USING INDEX a unique index, or ALTER TABLE ... REPLICA IDENTITY FULL to follow it as a multiset of whole rows), or remove them from `tables`",
 			ErrPublication, strings.Join(keyless, ", ")))
 	}
+	if len(noCols) > 0 {
+		errs = append(errs, fmt.Errorf("%w: %s", ErrPublication, NoColumnsProblem(noCols)))
+	}
 	return errors.Join(errs...)
+}
+
+// NoColumnsProblem says why tables without any column cannot be followed,
+// and what to do; preflight and the copy say the same.
+func NoColumnsProblem(tables []string) string {
+	return fmt.Sprintf("tables without any column: %s; PostgreSQL counts their rows, but a row carries no value the sidecar could key, store or tell apart, so they cannot be followed: add a column (ALTER TABLE ... ADD COLUMN ...), or remove them from `tables`",
+		strings.Join(tables, ", "))
 }
 
 // KeyColumns returns the names of the columns the mirror keys a table by,

@@ -108,10 +108,19 @@ func TestEnsurePublication(t *testing.T) {
 		"CREATE TABLE fk (x int)", "ALTER TABLE fk REPLICA IDENTITY FULL",
 		// A FULL root whose partition is not FULL (partitions do not inherit it).
 		"CREATE TABLE fp (x int) PARTITION BY RANGE (x)", "CREATE TABLE fp1 PARTITION OF fp FOR VALUES FROM (0) TO (10)",
-		"ALTER TABLE fp REPLICA IDENTITY FULL")
+		"ALTER TABLE fp REPLICA IDENTITY FULL",
+		// Tables without any column (one FULL, one with its only column dropped).
+		"CREATE TABLE nocols ()", "ALTER TABLE nocols REPLICA IDENTITY FULL", "INSERT INTO nocols DEFAULT VALUES",
+		"CREATE TABLE allgone (x int)", "ALTER TABLE allgone REPLICA IDENTITY FULL", "ALTER TABLE allgone DROP COLUMN x")
+
+	// A table without any column is refused by name, with the fix.
+	_, err := EnsurePublication(t.Context(), conn, PublicationSpec{Name: "pub", Tables: []string{"public.a", "public.nocols"}})
+	if !errors.Is(err, ErrPublication) || !strings.Contains(err.Error(), "without any column: public.nocols") || !strings.Contains(err.Error(), "ADD COLUMN") {
+		t.Fatalf("table without columns: %v", err)
+	}
 
 	// Keyless (and not FULL) and missing tables are refused, all named in one error.
-	_, err := EnsurePublication(t.Context(), conn, PublicationSpec{Name: "pub", Tables: []string{"public.a", "public.nokey", "public.nokey2", "public.gone"}})
+	_, err = EnsurePublication(t.Context(), conn, PublicationSpec{Name: "pub", Tables: []string{"public.a", "public.nokey", "public.nokey2", "public.gone"}})
 	if !errors.Is(err, ErrPublication) || !strings.Contains(err.Error(), "public.nokey, public.nokey2") || !strings.Contains(err.Error(), "public.gone") {
 		t.Fatalf("keyless tables: %v", err)
 	}
@@ -134,6 +143,9 @@ func TestEnsurePublication(t *testing.T) {
 	}
 	if got := names(pub.WithoutKey); got != "public.fp public.nokey public.nokey2" {
 		t.Fatalf("* left out %q", got)
+	}
+	if got := names(pub.WithoutColumns); got != "public.allgone public.nocols" {
+		t.Fatalf("* left out %q as without columns", got)
 	}
 
 	// Existing publication: accepted when it covers the tables, unchanged.

@@ -52,6 +52,11 @@ func (pl *planner) rangeFunction(rf *pg.RangeFunction) (*virtual, string, error)
 		return nil, "", unsupported(nodeLoc(items[0]), nodeName(items[0]))
 	}
 	name := qualName(f.Funcname)
+	switch name {
+	case "generate_series", "unnest", "pg_catalog.generate_series", "pg_catalog.unnest":
+		// sql/exec runs them (vexec.go), reading other FROM items' columns too.
+		return nil, "", unsupported(int(f.Location), "the function "+name+" in FROM")
+	}
 	alias := strs(f.Funcname)[len(f.Funcname)-1]
 	if rf.Alias != nil {
 		alias = rf.Alias.Aliasname
@@ -86,8 +91,6 @@ func (pl *planner) rangeFunction(rf *pg.RangeFunction) (*virtual, string, error)
 			return nil, "", bad("sidecar.tags()")
 		}
 		return tagsRelation(), alias, nil
-	case "generate_series", "unnest", "pg_catalog.generate_series", "pg_catalog.unnest":
-		return nil, "", unsupported(pos, "the function "+name+" in FROM") // sql/exec runs them (vexec.go)
 	}
 	return nil, "", errf(codeUndefinedFunc, pos, "function %s does not exist", name).hint("sidecar's set-returning functions: sidecar.diff, sidecar.diff_stat, sidecar.log, sidecar.tags")
 }

@@ -83,6 +83,7 @@ func (c *vecCatalog) tableRef(schema, name, ref string) *lplan.TableDef {
 	for _, col := range t.Columns {
 		d.Columns = append(d.Columns, lplan.ColumnDef{Name: col.Name, Type: lplan.Type{OID: col.TypeOID, Mod: col.TypeMod}})
 	}
+	c.estimates(d, t) // vexec_stats.go
 	c.byName[key] = d
 	c.tables[d] = t
 	if ref != "" {
@@ -175,7 +176,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 // refusal names what is really missing.
 var vecConstructs = []string{"a subquery in FROM", "a subquery is", "WITH is", "UNION/INTERSECT/EXCEPT", "a FROM list with several items",
 	"RIGHT and FULL joins", "a join of more than two tables", "NATURAL and USING joins", "VALUES is", "CASE is", "NULLIF is", "DISTINCT ON",
-	"a window function", "WINDOW is", "GroupingSet"}
+	"a window function", "WINDOW is", "GroupingSet", "generate_series in FROM", "unnest in FROM"}
 
 // betterRefusal is the refusal to answer when both paths refuse: the new
 // path's 0A000 when the flat planner's names a construct the new path

@@ -151,7 +151,8 @@ func TestVectorizedLateral(t *testing.T) {
 		{sql: "SELECT * FROM LATERAL (SELECT 1 AS one) x, fb WHERE fb.k < 3 ORDER BY k"},
 		{sql: "SELECT b.k, x.* FROM fb b, LATERAL (SELECT fa.d, fa.f FROM fa WHERE fa.id = b.parent) x ORDER BY 1"},
 		{sql: "SELECT count(*) FROM fa a, LATERAL (SELECT * FROM fb WHERE fb.parent = a.id OR a.name IS NULL) x"},
-		{sql: "SELECT b.k FROM fb b JOIN LATERAL (SELECT b.k AS m) x ON true", refuse: true},
+		{sql: "SELECT b.k, x.m FROM fb b JOIN LATERAL (SELECT b.k AS m) x ON true ORDER BY 1"},
+		{sql: "SELECT b.k, x.id FROM fb b LEFT JOIN LATERAL (SELECT id FROM fa WHERE fa.id = b.parent) x ON x.id > 1 ORDER BY 1"},
 	}
 	diffVectorized(t, r, cases)
 }

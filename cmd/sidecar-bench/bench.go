@@ -44,6 +44,7 @@ cell that failed its check.`,
 	cmd.AddCommand(newBenchReplicationCmd(g))
 	cmd.AddCommand(newBenchVerifyCmd(g))
 	cmd.AddCommand(newBenchReadsCmd(g))
+	cmd.AddCommand(newBenchApplyCmd(g))
 	cmd.AddCommand(newBenchTPCHCmd(g))
 	return cmd
 }
@@ -413,4 +414,48 @@ func writeReport(g *globals, out string, write func(io.Writer) error) error {
 	}
 	fmt.Fprintf(g.stdout, "wrote %s\n", out)
 	return nil
+}
+
+// newBenchApplyCmd is `sidecar-bench apply`: the seed-003 UPDATE and
+// DELETE as PostgreSQL's statement, PostgreSQL's own logical decoding of
+// the same transaction and the sidecar's commit → durable and → visible.
+func newBenchApplyCmd(g *globals) *cobra.Command {
+	var (
+		rows, reps           int
+		dir, out, profileDir string
+	)
+	cmd := &cobra.Command{
+		Use:   "apply",
+		Short: "Seed-003 UPDATE 50 % / DELETE 20 %: PostgreSQL's statement, pg_recvlogical's decoding, the sidecar's commit → durable and → visible",
+		Long: `bench apply loads a table into a throwaway PostgreSQL, follows it with an
+in-process daemon and, per repetition, runs the seed-003 UPDATE of half the
+table and DELETE of a fifth (each one transaction with a marker row),
+measuring PostgreSQL's statement, the sidecar's COMMIT → durable and
+COMMIT → visible at HEAD, and pg_recvlogical's decoding of the same
+transaction from a slot created just before it (pgoutput v2, streaming, to
+/dev/null). Writes bench/results/apply-<date>.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if rows < 1000 || reps <= 0 {
+				return usageError(fmt.Errorf("bench apply: --rows (at least 1000) and --reps must be positive"), "")
+			}
+			if out == "" {
+				out = filepath.Join("bench", "results", "apply-"+time.Now().UTC().Format("2006-01-02")+".md")
+			}
+			rep, err := bench.RunApply(cmd.Context(), bench.ApplyOptions{Rows: rows, Reps: reps, Dir: dir, ProfileDir: profileDir,
+				Logf: func(f string, a ...any) { fmt.Fprintf(g.stderr, f+"\n", a...) }})
+			if err != nil {
+				return usageError(fmt.Errorf("bench apply: %w", err), "")
+			}
+			command := fmt.Sprintf("sidecar-bench apply --rows %d --reps %d", rows, reps)
+			return writeReport(g, out, func(w io.Writer) error { return bench.WriteApplyMarkdown(w, rep, command) })
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&rows, "rows", 1_000_000, "rows in the table")
+	fl.IntVar(&reps, "reps", 5, "repetitions")
+	fl.StringVar(&dir, "dir", "", "directory for the mirror's data (default the system temp dir)")
+	fl.StringVar(&out, "out", "", "report path (default bench/results/apply-<date>.md)")
+	fl.StringVar(&profileDir, "profile-dir", "", "write CPU and allocation profiles of each sidecar window here")
+	return cmd
 }

@@ -219,29 +219,25 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 	mem := &memAcct{e: e}
 	defer mem.done()
 	sets, off := a.setMasks()
-	groups := newRowMap(a.keyOIDs())
+	h := newRowHasher(a.keyOIDs())
+	groups := &rowMap{h: h, buckets: map[uint64][]int{}}
 	var states [][]aggState
-	newGroup := func(set int) []aggState {
-		s := make([]aggState, len(a.aggs))
-		for k, f := range a.aggs {
-			if f.grouping != nil {
-				s[k] = &constAgg{v: groupingValue(f.grouping, sets[set])}
-				continue
-			}
-			s[k] = f.init()
-			if d, ok := s[k].(memCharged); ok {
-				d.charge(mem) // what it holds is the statement's working memory
-			}
-		}
-		return s
-	}
 	// A set of no columns has its group even over no input.
 	for set, mask := range sets {
 		if !slices.Contains(mask, true) {
 			groups.find(a.key(nil, 0, set, mask, off), true)
-			states = append(states, newGroup(set))
+			states = append(states, a.newStates(set, sets, mem))
 		}
 	}
+	// parts, once the groups fill the working memory, holds the input
+	// rows of the groups not held (aggspill.go).
+	var parts *partFiles
+	defer func() {
+		if parts != nil {
+			parts.remove()
+		}
+	}()
+	spillable := a.spillable()
 	err := a.in.run(func(b *Batch) error {
 		sel := allRows(b.N)
 		// Each aggregate's rows (FILTER) and argument values, once.
@@ -270,7 +266,10 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 			rowsOf[k] = rows
 		}
 		gi := make([]int, b.N)
+		var out []int // rows whose group (in this set) is not held
+		var outHash []uint64
 		for set, mask := range sets {
+			out, outHash = out[:0], outHash[:0]
 			for i := 0; i < b.N; i++ {
 				// the group found from the row's values: a key is built
 				// only for a new group
@@ -283,11 +282,26 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 					}
 				}
 				if g < 0 {
-					g = groups.addHashed(hv, a.key(b, i, set, mask, off))
-					if err := mem.grow("hash aggregate", rowBytes(groups.rows[g])+int64(64*len(a.aggs))); err != nil {
-						return err
+					key := a.key(b, i, set, mask, off)
+					n := rowBytes(key) + int64(64*len(a.aggs))
+					if spillable && (parts != nil || !mem.tryGrowKeeping(n, partReserve)) {
+						if parts == nil {
+							var err error
+							if parts, err = a.startSpill(mem); err != nil {
+								return err
+							}
+						}
+						gi[i] = -1
+						out, outHash = append(out, i), append(outHash, hv)
+						continue
 					}
-					states = append(states, newGroup(set))
+					if !spillable {
+						if err := mem.grow("hash aggregate", n); err != nil {
+							return err
+						}
+					}
+					g = groups.addHashed(hv, key)
+					states = append(states, a.newStates(set, sets, mem))
 				}
 				gi[i] = g
 			}
@@ -297,6 +311,9 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 				}
 				vals := valsOf[k]
 				for _, i := range rowsOf[k] {
+					if gi[i] < 0 {
+						continue // its group is in a partition file
+					}
 					var v types.Value = true // count(*): every row counts
 					if vals != nil {
 						if v = vals[i]; v == nil {
@@ -308,13 +325,51 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 					}
 				}
 			}
+			if len(out) > 0 {
+				if err := a.spillRows(parts, b, out, outHash, set, mask, off, rowsOf, valsOf); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})
 	if err != nil {
+		return a.spillErr(err)
+	}
+	if err := a.emitGroups(groups, states, off, emit); err != nil {
 		return err
 	}
-	rows := make([][]types.Value, len(groups.rows))
+	if parts == nil {
+		return nil
+	}
+	groups, states = nil, nil
+	mem.done()
+	if err := parts.finish(); err != nil {
+		return err
+	}
+	return a.spillErr(a.drain(parts, 0, h, sets, off, emit))
+}
+
+// newStates is a new group's aggregate states in grouping set set.
+func (a *aggOp) newStates(set int, sets [][]bool, mem *memAcct) []aggState {
+	s := make([]aggState, len(a.aggs))
+	for k, f := range a.aggs {
+		if f.grouping != nil {
+			s[k] = &constAgg{v: groupingValue(f.grouping, sets[set])}
+			continue
+		}
+		s[k] = f.init()
+		if d, ok := s[k].(memCharged); ok {
+			d.charge(mem) // what it holds is the statement's working memory
+		}
+	}
+	return s
+}
+
+// emitGroups emits each group's key (without the set index) and
+// aggregate results, a batch at a time.
+func (a *aggOp) emitGroups(groups *rowMap, states [][]aggState, off int, emit func(*Batch) error) error {
+	rows := make([][]types.Value, 0, min(len(groups.rows), BatchSize))
 	for g, key := range groups.rows {
 		key = key[off:]
 		r := append(make([]types.Value, 0, len(key)+len(a.aggs)), key...)
@@ -325,9 +380,15 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 			}
 			r = append(r, v)
 		}
-		rows[g] = r
+		rows = append(rows, r)
+		if len(rows) == BatchSize {
+			if err := a.e.emitRows(rows, len(a.out), emit); err != nil {
+				return err
+			}
+			rows = rows[:0]
+		}
 	}
-	return e.emitRows(rows, len(a.out), emit)
+	return a.e.emitRows(rows, len(a.out), emit)
 }
 
 // aggInit is the state constructor of aggregate name over arg giving
@@ -377,18 +438,20 @@ func (c *countAgg) result() (types.Value, error) { return c.n, nil }
 // numeric, the float type for floats), as PostgreSQL's sum does.
 //
 // A numeric sum runs on an int64 while every value so far is a finite
-// numeric whose digits fit one at one scale (bigints, TPC-H's money
-// columns): no *types.Decimal per row. It moves to types.AddDecimal,
-// exactly, at the first value that does not fit or would overflow.
+// numeric whose digits fit one (bigints, TPC-H's money columns), and on
+// one big accumulator of its own past that: no allocation per row either
+// way (numsum.go).
 type sumAgg struct {
 	t    plan.OID
 	from plan.OID // the argument type when it is converted to numeric
 	acc  types.Value
 	n    int64
-	// small: the sum so far is i64 at scale (acc unused).
+	// small: the sum so far is i64 at scale (acc and big unused).
 	small bool
 	i64   int64
 	scale int32
+	// big is the sum past the int64 (numsum.go).
+	big *bigSum
 }
 
 func (s *sumAgg) add(v types.Value) error {
@@ -408,54 +471,6 @@ func (s *sumAgg) add(v types.Value) error {
 		s.acc, err = types.Arith("+", s.t, s.acc, v)
 	}
 	return err
-}
-
-func (s *sumAgg) addNumeric(v types.Value) error {
-	var x int64
-	var scale int32
-	fits := false
-	if s.from != plan.Numeric {
-		x, fits = v.(int64), true
-	} else if d := v.(*types.Decimal); !d.NaN && d.Inf == 0 && d.V.IsInt64() {
-		x, scale, fits = d.V.Int64(), d.Scale, true
-	}
-	if fits {
-		switch {
-		case s.acc == nil && !s.small: // the first value
-			s.small, s.i64, s.scale = true, x, scale
-			return nil
-		case s.small && scale == s.scale:
-			if r := s.i64 + x; (r > s.i64) == (x > 0) || x == 0 {
-				s.i64 = r
-				return nil
-			}
-		}
-	}
-	d, ok := v.(*types.Decimal)
-	if !ok {
-		d = types.DecimalFromInt(v.(int64))
-	}
-	acc := s.decimal()
-	s.small = false
-	if acc == nil {
-		s.acc = d
-		return nil
-	}
-	s.acc = types.AddDecimal(acc, d)
-	return nil
-}
-
-// decimal is a numeric sum's value (nil: no value yet).
-func (s *sumAgg) decimal() *types.Decimal {
-	if s.small {
-		d := &types.Decimal{Scale: s.scale}
-		d.V.SetInt64(s.i64)
-		return d
-	}
-	if s.acc == nil {
-		return nil
-	}
-	return s.acc.(*types.Decimal)
 }
 
 func (s *sumAgg) result() (types.Value, error) {

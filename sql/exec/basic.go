@@ -30,13 +30,21 @@ func (m *memAcct) grow(op string, n int64) error {
 
 func (m *memAcct) done() { m.e.release(m.n); m.n = 0 }
 
-// valueBytes estimates the memory one value holds.
+// valueBytes estimates the memory one value holds: its interface slot
+// (16 bytes) and what the interface points to, as the Go heap holds them
+// (an int64 or float64 is boxed in 8 bytes, a string in a 16-byte header
+// and its bytes rounded to 8). Measured against runtime.MemStats in
+// session 5: int64 25 B a value, a 20-byte text 58 B, numeric 74 B (the
+// estimate was 16, 36 and 71 before: a held table was under-counted by
+// about a third).
 func valueBytes(v types.Value) int64 {
 	switch x := v.(type) {
+	case nil, bool:
+		return 16
 	case string:
-		return 16 + int64(len(x))
+		return 32 + (int64(len(x))+7)&^7
 	case []byte:
-		return 24 + int64(len(x))
+		return 40 + (int64(len(x))+7)&^7
 	case *types.Decimal:
 		return 64 + int64(len(x.V.Bits()))*8
 	case *types.Array:
@@ -46,7 +54,7 @@ func valueBytes(v types.Value) int64 {
 		}
 		return n
 	}
-	return 16
+	return 24
 }
 
 func rowBytes(r []types.Value) int64 {
@@ -626,7 +634,7 @@ type funcScanOp struct {
 }
 
 func (e *env) buildFuncScan(f *plan.FuncScan) (operator, error) {
-	if f.Name == "unnest" || f.Ordinality || !isInt(e.md.Column(f.Cols[0]).Type.OID) {
+	if f.Name != "generate_series" || f.Ordinality || !isInt(e.md.Column(f.Cols[0]).Type.OID) {
 		return e.buildSRF(f) // srf.go
 	}
 	if f.Name != "generate_series" {

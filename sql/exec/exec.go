@@ -98,8 +98,11 @@ type env struct {
 	// tempDir and tempLimit are Options.TempDir and TempFileLimit.
 	tempDir   string
 	tempLimit int64
-	ctes      map[*plan.CTE]*rowSet
-	subVals   map[*plan.Subquery]*subResult
+	// tempUsed is the bytes the statement's temporary files hold now
+	// (sorts' runs, hash partitions; spillpart.go).
+	tempUsed int64
+	ctes     map[*plan.CTE]*rowSet
+	subVals  map[*plan.Subquery]*subResult
 	// outer holds the values of the outer columns a running correlated
 	// subquery reads; outerOK the columns that may be read so while
 	// building one.
@@ -268,6 +271,8 @@ func (e *env) build(rel plan.Rel) (operator, error) {
 		return e.buildRecursive(x) // recursive.go
 	case *plan.LateralJoin:
 		return e.buildLateral(x) // lateral.go
+	case *plan.RowsFrom:
+		return e.buildRowsFrom(x) // rowsfrom.go
 	}
 	return nil, unsupported(fmt.Sprintf("the operator %T", rel))
 }

@@ -61,6 +61,11 @@ func loadData(t *testing.T) *memSource {
 
 // runSQL plans and runs sql: the columns and rows as text, or the error.
 func runSQL(cat plan.Catalog, src exec.Source, sql string, workMem int64) string {
+	return runSQLWith(cat, src, sql, exec.Options{WorkMem: workMem})
+}
+
+// runSQLWith is runSQL under opts.
+func runSQLWith(cat plan.Catalog, src exec.Source, sql string, opts exec.Options) string {
 	tree, err := pg.Parse(sql)
 	if err != nil {
 		return "error: " + err.Error()
@@ -83,7 +88,7 @@ func runSQL(cat plan.Catalog, src exec.Source, sql string, workMem int64) string
 		fmt.Fprintf(&b, "%s %s", q.Names[i], q.MD.Column(id).Type)
 	}
 	b.WriteString("\n")
-	err = p.Run(context.Background(), src, exec.Options{WorkMem: workMem}, func(bt *exec.Batch) error {
+	err = p.Run(context.Background(), src, opts, func(bt *exec.Batch) error {
 		for i := 0; i < bt.N; i++ {
 			for c, vec := range bt.Vecs {
 				if c > 0 {

@@ -422,7 +422,13 @@ func arith(op string, l, r, res plan.Type) (func(a, b types.Value) (types.Value,
 	if numRank(l.OID) > 0 && numRank(r.OID) > 0 && numRank(res.OID) > 0 {
 		lc, rc := converter(l, res), converter(r, res)
 		t := res.OID
+		fast := t == plan.Numeric && (op == "+" || op == "-" || op == "*") // numfast.go
 		return func(a, b types.Value) (types.Value, error) {
+			if fast {
+				if v, ok := fastNumeric(op, a, b); ok {
+					return v, nil
+				}
+			}
 			a, err := applyConv(lc, a)
 			if err != nil {
 				return nil, err

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/sidecar-dev/sidecar/types"
 )
@@ -56,6 +57,8 @@ type spill struct {
 	cur     *os.File      // the run being written
 	w       *bufio.Writer // its buffer
 	buf     []byte        // one encoded row
+	// op names the operator for errors and the directory ("" is sort).
+	op string
 }
 
 // tempLimitError is PostgreSQL's temp_file_limit refusal.
@@ -79,11 +82,9 @@ func (sp *spill) writeRun(rows [][]types.Value) error {
 // beginRun opens a new run file (the last of sp.runs).
 func (sp *spill) beginRun() error {
 	if sp.dir == "" {
-		d, err := os.MkdirTemp(sp.e.tempDir, "sort-")
-		if err != nil {
-			return fmt.Errorf("sort: temporary directory: %w", err)
+		if err := sp.mkdir(); err != nil {
+			return err
 		}
-		sp.dir = d
 	}
 	f, err := os.CreateTemp(sp.dir, "run-")
 	if err != nil {
@@ -102,28 +103,47 @@ func (sp *spill) appendRows(rows [][]types.Value) error {
 				return err
 			}
 		}
-		sp.buf = sp.buf[:0]
-		for c, v := range r {
-			if v == nil {
-				sp.buf = binary.AppendUvarint(sp.buf, 0)
-				continue
-			}
-			b, err := types.Send(sp.oids[c], v)
-			if err != nil {
-				return errNoSpill
-			}
-			sp.buf = binary.AppendUvarint(sp.buf, uint64(len(b))+1)
-			sp.buf = append(sp.buf, b...)
-		}
-		sp.written += int64(len(sp.buf))
-		if sp.e.tempLimit > 0 && sp.written > sp.e.tempLimit {
-			return sp.e.tempLimitError()
-		}
-		if _, err := sp.w.Write(sp.buf); err != nil {
-			return fmt.Errorf("sort: writing a run: %w", err)
+		if err := sp.writeRow(sp.w, r); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// writeRow encodes r (of the types sp.oids) onto w, counting its bytes
+// against the statement's temporary-file cap (53400 past it).
+func (sp *spill) writeRow(w *bufio.Writer, r []types.Value) error {
+	sp.buf = sp.buf[:0]
+	for c, v := range r {
+		if v == nil {
+			sp.buf = binary.AppendUvarint(sp.buf, 0)
+			continue
+		}
+		b, err := types.Send(sp.oids[c], v)
+		if err != nil {
+			return errNoSpill
+		}
+		sp.buf = binary.AppendUvarint(sp.buf, uint64(len(b))+1)
+		sp.buf = append(sp.buf, b...)
+	}
+	n := int64(len(sp.buf))
+	sp.written += n
+	sp.e.tempUsed += n
+	if sp.e.tempLimit > 0 && sp.e.tempUsed > sp.e.tempLimit {
+		return sp.e.tempLimitError()
+	}
+	if _, err := w.Write(sp.buf); err != nil {
+		return fmt.Errorf("%s: writing a temporary file: %w", sp.what(), err)
+	}
+	return nil
+}
+
+// what names the operator whose files these are, for errors.
+func (sp *spill) what() string {
+	if sp.op == "" {
+		return "sort"
+	}
+	return sp.op
 }
 
 // endRun flushes and closes the open run.
@@ -143,14 +163,28 @@ func (sp *spill) endRun() error {
 // the working-memory refusal instead.
 var errNoSpill = errors.New("sort: a value cannot be written to a run")
 
-// remove deletes the sort's files.
+// mkdir makes the operator's own temporary directory.
+func (sp *spill) mkdir() error {
+	d, err := os.MkdirTemp(sp.e.tempDir, strings.ReplaceAll(sp.what(), " ", "-")+"-")
+	if err != nil {
+		return fmt.Errorf("%s: temporary directory: %w", sp.what(), err)
+	}
+	sp.dir = d
+	return nil
+}
+
+// remove deletes the operator's files (their bytes no longer count
+// against the statement's temporary-file cap).
 func (sp *spill) remove() {
 	if sp.cur != nil {
 		sp.cur.Close()
 	}
 	if sp.dir != "" {
 		os.RemoveAll(sp.dir)
+		sp.dir = ""
 	}
+	sp.e.tempUsed -= sp.written
+	sp.written = 0
 }
 
 // runReader reads one run's rows in order.
@@ -162,11 +196,16 @@ type runReader struct {
 }
 
 func (sp *spill) open(name string) (*runReader, error) {
+	return sp.openSized(name, runBufBytes)
+}
+
+// openSized opens a file of sp's rows with a read buffer of size bytes.
+func (sp *spill) openSized(name string, size int) (*runReader, error) {
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, fmt.Errorf("sort: reading a run: %w", err)
+		return nil, fmt.Errorf("%s: reading a temporary file: %w", sp.what(), err)
 	}
-	return &runReader{f: f, r: bufio.NewReaderSize(f, runBufBytes), oids: sp.oids}, nil
+	return &runReader{f: f, r: bufio.NewReaderSize(f, size), oids: sp.oids}, nil
 }
 
 // next is the run's next row (nil at its end).

@@ -187,30 +187,61 @@ func (ht *hashTable) equalTo(r int, keys [][]types.Value, i int) bool {
 	return true
 }
 
-func (j *joinOp) build(mem *memAcct) (*hashTable, error) {
-	rw := len(j.right.cols())
+// joinRowBytes is what a build row holds besides its values: its slots
+// in the column chunks, hash, chain and flags, and its share of head.
+const joinRowBytes = 24 + 16 + 24
+
+// build reads right into the hash table. Past the working memory, when
+// the join may spill (joinspill.go), it moves what it holds and the rest
+// of right into partition files instead and returns those (ht nil).
+func (j *joinOp) build(mem *memAcct, right operator, depth int) (*hashTable, *joinSpill, error) {
+	rw := len(right.cols())
 	ht := &hashTable{h: newValueHasher(), oids: j.keyTypes, cols: make([]chunked, rw), keys: make([]chunked, len(j.rkeys))}
 	keepNull := j.kind == plan.RightJoin || j.kind == plan.FullJoin
-	err := j.right.run(func(b *Batch) error {
+	spillable := j.e.canSpill() && len(j.rkeys) > 0 && depth < maxSpillDepth
+	var sp *joinSpill
+	err := right.run(func(b *Batch) error {
 		keys, ok, err := keysOf(b, allRows(b.N), j.rkeys, j.rconv)
 		if err != nil {
 			return err
+		}
+		if sp != nil {
+			return sp.addBatch(sp.right, b, keys, ok, keepNull)
 		}
 		var bytes int64
 		for i := 0; i < b.N; i++ {
 			if !ok[i] && !keepNull {
 				continue
 			}
-			bytes += 24 + 16
+			bytes += joinRowBytes
 			for c := range ht.cols {
-				v := b.Vecs[c][i]
-				ht.cols[c].add(v)
-				bytes += valueBytes(v)
+				bytes += valueBytes(b.Vecs[c][i])
 			}
 			for k := range ht.keys {
-				v := keys[k][i]
-				ht.keys[k].add(v)
-				bytes += valueBytes(v)
+				bytes += valueBytes(keys[k][i])
+			}
+		}
+		if spillable && !mem.tryGrowKeeping(bytes, partReserve) {
+			if sp, err = j.startSpill(mem, ht, right); err != nil {
+				return err
+			}
+			ht = nil
+			return sp.addBatch(sp.right, b, keys, ok, keepNull)
+		}
+		if !spillable {
+			if err := mem.grow("hash join", bytes); err != nil {
+				return err
+			}
+		}
+		for i := 0; i < b.N; i++ {
+			if !ok[i] && !keepNull {
+				continue
+			}
+			for c := range ht.cols {
+				ht.cols[c].add(b.Vecs[c][i])
+			}
+			for k := range ht.keys {
+				ht.keys[k].add(keys[k][i])
 			}
 			var h uint64
 			if ok[i] {
@@ -220,17 +251,14 @@ func (j *joinOp) build(mem *memAcct) (*hashTable, error) {
 			ht.hasKey = append(ht.hasKey, ok[i])
 			ht.n++
 		}
-		return mem.grow("hash join", bytes)
+		return nil
 	})
-	if err != nil {
-		return nil, err
+	if err != nil || sp != nil {
+		return nil, sp, err
 	}
 	size := 1
 	for size < ht.n {
 		size <<= 1
-	}
-	if err := mem.grow("hash join", int64(size)*4+int64(ht.n)*5); err != nil {
-		return nil, err
 	}
 	ht.head, ht.next, ht.mask = make([]int32, size), make([]int32, ht.n), uint64(size-1)
 	for r := ht.n - 1; r >= 0; r-- { // backwards: each chain in build order
@@ -242,7 +270,7 @@ func (j *joinOp) build(mem *memAcct) (*hashTable, error) {
 		ht.head[slot] = int32(r + 1)
 	}
 	ht.matched = make([]bool, ht.n)
-	return ht, nil
+	return ht, nil, nil
 }
 
 // joinOut gathers output batches: left row pl[k] of the current left
@@ -299,17 +327,29 @@ func (o *joinOut) flush(b *Batch) error {
 }
 
 func (j *joinOp) run(emit func(*Batch) error) error {
+	return j.runOn(j.left, j.right, 0, emit)
+}
+
+// runOn joins left and right (the join's inputs, or one pair of their
+// partition files at a level of partitioning: depth).
+func (j *joinOp) runOn(left, right operator, depth int, emit func(*Batch) error) error {
 	e := j.e
 	mem := &memAcct{e: e}
 	defer mem.done()
-	ht, err := j.build(mem)
-	if err != nil {
-		return err
+	ht, sp, err := j.build(mem, right, depth)
+	if sp != nil {
+		defer sp.remove()
 	}
-	lw, rw := len(j.left.cols()), len(j.right.cols())
+	if err != nil {
+		return spillErr(e, "hash join", err)
+	}
+	if sp != nil {
+		return spillErr(e, "hash join", sp.join(mem, left, right, depth, emit))
+	}
+	lw, rw := len(left.cols()), len(right.cols())
 	semi := j.kind == plan.SemiJoin || j.kind == plan.AntiJoin
 	out := &joinOut{lw: lw, rw: rw, semi: semi, ht: ht, emit: emit}
-	err = j.left.run(func(b *Batch) error {
+	err = left.run(func(b *Batch) error {
 		if err := e.check(); err != nil {
 			return err
 		}

@@ -5,8 +5,9 @@ import (
 	"github.com/sidecar-dev/sidecar/types"
 )
 
-// lateralOp is a dependent cross join (FROM a, LATERAL (subquery)): the
-// right side runs once per left row with the left columns it reads
+// lateralOp is a dependent join (FROM a, LATERAL (subquery), a function
+// in FROM reading a's columns, [LEFT] JOIN LATERAL … ON): the right side
+// runs once per left row with the left columns it reads
 // bound to that row's values, and its rows are paired with the row as
 // they come (nothing is held beyond one right batch). Cancel and
 // statement_timeout are checked per left row.
@@ -53,8 +54,19 @@ func (l *lateralOp) cols() []plan.ColumnID {
 
 func (l *lateralOp) run(emit func(*Batch) error) error {
 	e := l.e
-	nl := len(l.left.cols())
-	return l.left.run(func(lb *Batch) error {
+	nl, nr := len(l.left.cols()), len(l.right.cols())
+	// unmatched collects LEFT JOIN LATERAL's left rows the right side
+	// gave no row for, NULL-extended, a batch at a time.
+	var unmatched *Batch
+	flush := func() error {
+		if unmatched == nil || unmatched.N == 0 {
+			return nil
+		}
+		b := unmatched
+		unmatched = nil
+		return emit(b)
+	}
+	err := l.left.run(func(lb *Batch) error {
 		for i := 0; i < lb.N; i++ {
 			if err := e.check(); err != nil {
 				return err
@@ -64,7 +76,15 @@ func (l *lateralOp) run(emit func(*Batch) error) error {
 				prev[k] = e.outer[id]
 				e.outer[id] = lb.Vecs[l.outerIdx[k]][i]
 			}
+			matched := false
 			err := l.right.run(func(rb *Batch) error {
+				if rb.N == 0 {
+					return nil
+				}
+				matched = true
+				if err := flush(); err != nil { // left's order kept
+					return err
+				}
 				out := &Batch{N: rb.N, Vecs: make([][]types.Value, nl+len(rb.Vecs))}
 				for c := 0; c < nl; c++ {
 					v := make([]types.Value, rb.N)
@@ -82,7 +102,29 @@ func (l *lateralOp) run(emit func(*Batch) error) error {
 			if err != nil {
 				return err
 			}
+			if matched || !l.j.LeftOuter {
+				continue
+			}
+			if unmatched == nil {
+				unmatched = &Batch{Vecs: make([][]types.Value, nl+nr)}
+			}
+			for c := 0; c < nl+nr; c++ {
+				var v types.Value
+				if c < nl {
+					v = lb.Vecs[c][i]
+				}
+				unmatched.Vecs[c] = append(unmatched.Vecs[c], v)
+			}
+			if unmatched.N++; unmatched.N == BatchSize {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return flush()
 }

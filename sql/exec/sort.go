@@ -107,25 +107,58 @@ func (d *distinctOp) run(emit func(*Batch) error) error {
 	seen := newRowMap(oids)
 	mem := &memAcct{e: e}
 	defer mem.done()
-	return d.in.run(func(b *Batch) error {
+	// Past the memory a DISTINCT of whole rows spills (setspill.go); a
+	// DISTINCT ON keeps its input's order, so it does not.
+	spillable := len(d.on) == 0 && e.canSpill()
+	cs := &countSpill{e: e, op: "DISTINCT", h: seen.h, width: len(idx), kind: plan.Union}
+	var parts *partFiles
+	defer func() {
+		if parts != nil {
+			parts.remove()
+		}
+	}()
+	err = d.in.run(func(b *Batch) error {
 		var keep []int
 		for i := 0; i < b.N; i++ {
 			key := make([]types.Value, len(idx))
 			for k, c := range idx {
 				key[k] = b.Vecs[c][i]
 			}
-			if _, added := seen.find(key, true); added {
-				if err := mem.grow("DISTINCT", rowBytes(key)); err != nil {
+			if g, _ := seen.find(key, false); g >= 0 {
+				continue
+			}
+			n := rowBytes(key)
+			if spillable && (parts != nil || !mem.tryGrowKeeping(n, partReserve)) {
+				if parts == nil {
+					var err error
+					if parts, err = cs.start(mem); err != nil {
+						return err
+					}
+				}
+				if err := cs.write(parts, key, 1, 0, 0); err != nil {
 					return err
 				}
-				keep = append(keep, i)
+				continue
 			}
+			if !spillable {
+				if err := mem.grow("DISTINCT", n); err != nil {
+					return err
+				}
+			}
+			seen.find(key, true)
+			keep = append(keep, i)
 		}
 		if len(keep) == 0 {
 			return nil
 		}
 		return emit(pick(b, keep))
 	})
+	if err != nil || parts == nil {
+		return spillErr(e, "DISTINCT", err)
+	}
+	seen = nil
+	mem.done()
+	return spillErr(e, "DISTINCT", cs.drain(parts, 0, emit))
 }
 
 // pick is the rows keep of b.
@@ -203,56 +236,67 @@ func (s *setOp) run(emit func(*Batch) error) error {
 	m := newRowMap(oids)
 	mem := &memAcct{e: e}
 	defer mem.done()
+	op := s.s.Kind.String()
+	cs := &countSpill{e: e, op: op, h: m.h, width: len(oids), kind: s.s.Kind, all: s.s.All}
+	spillable := e.canSpill()
+	// parts, once the rows fill the working memory, holds the rows not
+	// held with their counts (setspill.go).
+	var parts *partFiles
+	defer func() {
+		if parts != nil {
+			parts.remove()
+		}
+	}()
 	var counts [][2]int64
 	feed := func(side int, in operator, idx []int) error {
 		return in.run(func(b *Batch) error {
 			b = reorder(b, idx)
 			for i := 0; i < b.N; i++ {
 				row := b.Row(i)
-				g, added := m.find(row, side == 0 || s.s.Kind == plan.Union)
+				g, _ := m.find(row, false)
 				if g < 0 {
-					continue
-				}
-				if added {
-					if err := mem.grow(s.s.Kind.String(), rowBytes(row)); err != nil {
-						return err
+					// A right row of INTERSECT or EXCEPT counts only for
+					// a left row: one held, or (spilling) one on disk.
+					held := side == 0 || s.s.Kind == plan.Union
+					if !held && parts == nil {
+						continue
 					}
+					n := rowBytes(row)
+					if !held || spillable && (parts != nil || !mem.tryGrowKeeping(n, partReserve)) {
+						if parts == nil {
+							var err error
+							if parts, err = cs.start(mem); err != nil {
+								return err
+							}
+						}
+						if err := cs.write(parts, row, int64(1-side), int64(side), 0); err != nil {
+							return err
+						}
+						continue
+					}
+					if !spillable {
+						if err := mem.grow(op, n); err != nil {
+							return err
+						}
+					}
+					g, _ = m.find(row, true)
 					counts = append(counts, [2]int64{})
 				}
 				counts[g][side]++
 			}
-			return nil
+			return e.check()
 		})
 	}
 	if err := feed(0, s.left, s.lidx); err != nil {
-		return err
+		return spillErr(e, op, err)
 	}
 	if err := feed(1, s.right, s.ridx); err != nil {
+		return spillErr(e, op, err)
+	}
+	if err := cs.emit(m.rows, counts, emit); err != nil || parts == nil {
 		return err
 	}
-	var rows [][]types.Value
-	for g, r := range m.rows {
-		cl, cr := counts[g][0], counts[g][1]
-		n := int64(0)
-		switch s.s.Kind {
-		case plan.Union:
-			n = 1
-		case plan.Intersect:
-			if s.s.All {
-				n = min(cl, cr)
-			} else if cl > 0 && cr > 0 {
-				n = 1
-			}
-		case plan.Except:
-			if s.s.All {
-				n = max(cl-cr, 0)
-			} else if cl > 0 && cr == 0 {
-				n = 1
-			}
-		}
-		for ; n > 0; n-- {
-			rows = append(rows, r)
-		}
-	}
-	return e.emitRows(rows, len(s.s.Cols), emit)
+	m, counts = nil, nil
+	mem.done()
+	return spillErr(e, op, cs.drain(parts, 0, emit))
 }

@@ -98,6 +98,9 @@ func (s *srfOp) run(emit func(*Batch) error) error {
 
 // series is the function's iterator over its non-NULL arguments.
 func (s *srfOp) series(vals []types.Value) (func() (types.Value, bool, error), error) {
+	if s.f.Name == "generate_subscripts" {
+		return subscripts(vals, s.f.Args[0].Type().OID), nil // rowsfrom.go
+	}
 	if s.f.Name == "unnest" {
 		elems, i := vals[0].(*types.Array).Elems, 0
 		return func() (types.Value, bool, error) {

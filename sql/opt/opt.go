@@ -17,6 +17,11 @@
 //   - prune.go: projection pushdown: each scan reads only the columns
 //     something above it uses; projections that only pass their input
 //     through go.
+//   - joinorder.go: each tree of inner joins is reordered from row
+//     estimates (estimate.go: the tables' row counts and distinct
+//     counts, fixed fractions for filters, primary keys for joins):
+//     greedily the connected pair with the smallest estimated result
+//     first, the hash table built on the smaller side.
 //
 // Subqueries' plans are optimized the same way. The rules keep the
 // answer exactly: they move or drop work, never change a value.
@@ -27,23 +32,25 @@ import "github.com/sidecar-dev/sidecar/sql/plan"
 // Optimize applies the rules to q's plan.
 func Optimize(q *plan.Query) *plan.Query {
 	out := *q
-	out.Plan = optimize(q.Plan, q.Plan.Columns())
+	out.Plan = optimize(q.Plan, q.Plan.Columns(), q.MD)
 	return &out
 }
 
 // optimize runs every rule over rel, whose columns need are used above.
-func optimize(rel plan.Rel, need []plan.ColumnID) plan.Rel {
-	rel = mapExprs(rel, fold)
+// md types the columns of the query (the projections a rule adds).
+func optimize(rel plan.Rel, need []plan.ColumnID, md *plan.Metadata) plan.Rel {
+	rel = mapExprs(rel, fold, md)
 	rel = decorrelate(rel)
 	rel = pushdown(rel)
 	rel = keyRanges(rel)
 	rel = prune(rel, plan.SetOf(need))
+	rel = joinOrder(rel, md)
 	return rel
 }
 
 // mapExprs rebuilds rel with fn applied to every expression of every
 // operator (subquery plans optimized on the way).
-func mapExprs(rel plan.Rel, fn func(plan.Scalar) plan.Scalar) plan.Rel {
+func mapExprs(rel plan.Rel, fn func(plan.Scalar) plan.Scalar, md *plan.Metadata) plan.Rel {
 	f := func(s plan.Scalar) plan.Scalar {
 		if s == nil {
 			return nil
@@ -55,7 +62,7 @@ func mapExprs(rel plan.Rel, fn func(plan.Scalar) plan.Scalar) plan.Rel {
 				if sq.Kind == plan.SubExists {
 					need = nil // EXISTS reads no column, only whether a row is there
 				}
-				c.Plan = optimize(sq.Plan, need)
+				c.Plan = optimize(sq.Plan, need, md)
 				return fn(&c)
 			}
 			return fn(x)
@@ -67,17 +74,17 @@ func mapExprs(rel plan.Rel, fn func(plan.Scalar) plan.Scalar) plan.Rel {
 		c.Filter = f(x.Filter)
 		return &c
 	case *plan.Filter:
-		return &plan.Filter{Input: mapExprs(x.Input, fn), Pred: f(x.Pred)}
+		return &plan.Filter{Input: mapExprs(x.Input, fn, md), Pred: f(x.Pred)}
 	case *plan.Project:
-		c := &plan.Project{Input: mapExprs(x.Input, fn), Cols: x.Cols}
+		c := &plan.Project{Input: mapExprs(x.Input, fn, md), Cols: x.Cols}
 		for _, e := range x.Exprs {
 			c.Exprs = append(c.Exprs, f(e))
 		}
 		return c
 	case *plan.Join:
-		return &plan.Join{Kind: x.Kind, Left: mapExprs(x.Left, fn), Right: mapExprs(x.Right, fn), On: f(x.On)}
+		return &plan.Join{Kind: x.Kind, Left: mapExprs(x.Left, fn, md), Right: mapExprs(x.Right, fn, md), On: f(x.On)}
 	case *plan.Aggregate:
-		c := &plan.Aggregate{Input: mapExprs(x.Input, fn), GroupBy: x.GroupBy, Sets: x.Sets}
+		c := &plan.Aggregate{Input: mapExprs(x.Input, fn, md), GroupBy: x.GroupBy, Sets: x.Sets}
 		for _, a := range x.Aggs {
 			na := a
 			na.Args = nil
@@ -89,18 +96,18 @@ func mapExprs(rel plan.Rel, fn func(plan.Scalar) plan.Scalar) plan.Rel {
 		}
 		return c
 	case *plan.Sort:
-		return &plan.Sort{Input: mapExprs(x.Input, fn), Keys: x.Keys}
+		return &plan.Sort{Input: mapExprs(x.Input, fn, md), Keys: x.Keys}
 	case *plan.Window:
 		c := *x
-		c.Input = mapExprs(x.Input, fn)
+		c.Input = mapExprs(x.Input, fn, md)
 		return &c
 	case *plan.Limit:
-		return &plan.Limit{Input: mapExprs(x.Input, fn), Count: x.Count, Offset: x.Offset}
+		return &plan.Limit{Input: mapExprs(x.Input, fn, md), Count: x.Count, Offset: x.Offset}
 	case *plan.Distinct:
-		return &plan.Distinct{Input: mapExprs(x.Input, fn), On: x.On}
+		return &plan.Distinct{Input: mapExprs(x.Input, fn, md), On: x.On}
 	case *plan.SetOp:
 		c := *x
-		c.Left, c.Right = mapExprs(x.Left, fn), mapExprs(x.Right, fn)
+		c.Left, c.Right = mapExprs(x.Left, fn, md), mapExprs(x.Right, fn, md)
 		return &c
 	case *plan.Values:
 		c := &plan.Values{Cols: x.Cols}
@@ -112,10 +119,18 @@ func mapExprs(rel plan.Rel, fn func(plan.Scalar) plan.Scalar) plan.Rel {
 			c.Rows = append(c.Rows, r)
 		}
 		return c
+	case *plan.LateralJoin:
+		// The rules do not move work across a dependent join; each side
+		// is optimized on its own (the right side as a correlated
+		// subquery's plan is).
+		c := *x
+		c.Left = optimize(x.Left, x.Left.Columns())
+		c.Right = optimize(x.Right, x.Right.Columns())
+		return &c
 	case *plan.With:
-		c := &plan.With{Body: mapExprs(x.Body, fn)}
+		c := &plan.With{Body: mapExprs(x.Body, fn, md)}
 		for _, cte := range x.CTEs {
-			cte.Plan = optimize(cte.Plan, cte.Cols)
+			cte.Plan = optimize(cte.Plan, cte.Cols, md)
 			c.CTEs = append(c.CTEs, cte)
 		}
 		return c

@@ -18,6 +18,9 @@ func TestRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := cat.LoadStats("testdata/stats.txt"); err != nil {
+		t.Fatal(err)
+	}
 	plantest.Run(t, "testdata/*.plan", func(t *testing.T, directive, sql string) string {
 		tree, err := pg.Parse(sql)
 		if err != nil {

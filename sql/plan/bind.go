@@ -35,6 +35,9 @@ type binder struct {
 	ctes   []map[string]*CTE // WITH levels, innermost last
 	nCTE   int
 	params []Type
+	// lat is what a LATERAL item of the FROM list being bound may read
+	// (lateral.go).
+	lat latState
 }
 
 // bindSelect binds a SELECT (or VALUES, or set operation) at a new query

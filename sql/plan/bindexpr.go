@@ -15,6 +15,12 @@ type exprCtx struct {
 	aggs   *aggState
 	inAgg  bool      // inside an aggregate's arguments
 	wins   *winState // window functions allowed (select list, ORDER BY); window.go
+	// srfs collects set-returning functions where allowed (select
+	// list); srfBan names the construct refusing them inside it, inSRF
+	// is inside one's arguments (projectset.go).
+	srfs   *srfState
+	srfBan string
+	inSRF  bool
 }
 
 // expr binds one expression in sc.
@@ -78,7 +84,7 @@ func (b *binder) expr(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
 	case n.GetFuncCall() != nil:
 		return b.funcCall(n.GetFuncCall(), sc, ctx)
 	case n.GetCoalesceExpr() != nil:
-		return b.variadic("coalesce", n.GetCoalesceExpr().Args, sc, ctx)
+		return b.variadic("coalesce", n.GetCoalesceExpr().Args, sc, ctx.noSRF("COALESCE"))
 	case n.GetMinMaxExpr() != nil:
 		m := n.GetMinMaxExpr()
 		name := "greatest"
@@ -87,7 +93,7 @@ func (b *binder) expr(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
 		}
 		return b.variadic(name, m.Args, sc, ctx)
 	case n.GetCaseExpr() != nil:
-		return b.caseExpr(n.GetCaseExpr(), sc, ctx)
+		return b.caseExpr(n.GetCaseExpr(), sc, ctx.noSRF("CASE"))
 	case n.GetSubLink() != nil:
 		return b.subLink(n.GetSubLink(), sc, ctx)
 	case n.GetGroupingFunc() != nil:

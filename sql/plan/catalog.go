@@ -26,6 +26,9 @@ type ColumnDef struct {
 	Name    string
 	Type    Type
 	NotNull bool
+	// Distinct is an estimate of the column's number of distinct values
+	// (0: unknown), for the optimizer's join estimates (sql/opt).
+	Distinct int64
 }
 
 // ColumnID numbers a column of a query (1-based; 0 is none). Every base

@@ -24,6 +24,14 @@ func Explain(q *Query) string {
 	return b.String()
 }
 
+// est is how EXPLAIN shows an optimizer's row estimate ("" for none).
+func est(rows float64) string {
+	if rows <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" [rows≈%.0f]", rows)
+}
+
 func explainRel(b *strings.Builder, md *Metadata, r Rel, depth int) {
 	ind := strings.Repeat("  ", depth)
 	line := func(format string, args ...any) {
@@ -45,7 +53,7 @@ func explainRel(b *strings.Builder, md *Metadata, r Rel, depth int) {
 		if x.Alias != x.Table.Name {
 			name += " AS " + x.Alias
 		}
-		line("Scan %s (%s)", name, cols(x.Cols))
+		line("Scan %s (%s)%s", name, cols(x.Cols), est(x.Est))
 		if x.Key != nil {
 			line("  key: %s", formatKey(x, md))
 		}
@@ -69,9 +77,9 @@ func explainRel(b *strings.Builder, md *Metadata, r Rel, depth int) {
 		line("Project %s", strings.Join(parts, ", "))
 	case *Join:
 		if x.On != nil {
-			line("%s Join on %s", x.Kind, expr(x.On))
+			line("%s Join on %s%s", x.Kind, expr(x.On), est(x.Est))
 		} else {
-			line("%s Join", x.Kind)
+			line("%s Join%s", x.Kind, est(x.Est))
 		}
 	case *Aggregate:
 		var aggs []string
@@ -150,8 +158,22 @@ func explainRel(b *strings.Builder, md *Metadata, r Rel, depth int) {
 			all = " All"
 		}
 		line("Recursive Union%s %s #%d (%s)", all, x.Name, x.Work.ID, cols(x.Cols))
+	case *RowsFrom:
+		var fs []string
+		for _, f := range x.Funcs {
+			var args []string
+			for _, a := range f.Args {
+				args = append(args, expr(a))
+			}
+			fs = append(fs, f.Name+"("+strings.Join(args, ", ")+")")
+		}
+		line("Rows From %s (%s)", strings.Join(fs, ", "), cols(x.Columns()))
 	case *LateralJoin:
-		line("Lateral Join (outer: %s)", cols(x.Outer))
+		kind := ""
+		if x.LeftOuter {
+			kind = " Left"
+		}
+		line("Lateral%s Join (outer: %s)", kind, cols(x.Outer))
 	}
 	explainSubqueries(b, md, r, depth+1)
 	for _, in := range r.Inputs() {

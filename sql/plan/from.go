@@ -15,18 +15,11 @@ func (b *binder) bindFrom(list []*pg.Node, sc *scope) (Rel, error) {
 		return &Values{Rows: [][]Scalar{{}}}, nil
 	}
 	var rel Rel
+	saved := b.lat
+	defer func() { b.lat = saved }()
 	for _, n := range list {
-		if rs := n.GetRangeSubselect(); rs != nil && rs.Lateral {
-			r, it, err := b.lateralItem(rel, rs, sc) // lateral.go
-			if err != nil {
-				return nil, err
-			}
-			if err := checkAliases(sc.items, it); err != nil {
-				return nil, err
-			}
-			sc.items, rel = append(sc.items, it), r
-			continue
-		}
+		// Earlier items are visible to a LATERAL item (lateral.go).
+		b.lat = latState{visible: slices.Clip(sc.items)}
 		r, it, err := b.fromItem(n, sc)
 		if err != nil {
 			return nil, err
@@ -35,11 +28,7 @@ func (b *binder) bindFrom(list []*pg.Node, sc *scope) (Rel, error) {
 			return nil, err
 		}
 		sc.items = append(sc.items, it)
-		if rel == nil {
-			rel = r
-		} else {
-			rel = &Join{Kind: CrossJoin, Left: rel, Right: r}
-		}
+		rel = b.lateralOrCross(rel, r, b.lat.refs)
 	}
 	return rel, nil
 }
@@ -76,7 +65,7 @@ func (b *binder) fromItem(n *pg.Node, sc *scope) (Rel, *item, error) {
 	case n.GetRangeSubselect() != nil:
 		rs := n.GetRangeSubselect()
 		if rs.Lateral {
-			return nil, nil, unsupported("LATERAL in JOIN", -1)
+			return b.lateralSubquery(rs, sc) // lateral.go
 		}
 		// The subquery sees the enclosing levels, not its siblings; what
 		// it reads of them is this level's outer reference too.
@@ -103,62 +92,22 @@ func (b *binder) fromItem(n *pg.Node, sc *scope) (Rel, *item, error) {
 	return nil, nil, unsupported("this FROM item", -1)
 }
 
-// rangeFunction binds a function in FROM: generate_series over integers
-// whose arguments read no column (no LATERAL, WITH ORDINALITY, ROWS
-// FROM or column definition lists). Its one column is named by the
-// alias's column list, else the alias, else the function.
+// rangeFunction binds a function in FROM (srf.go: unnest and
+// generate_series, WITH ORDINALITY, reading earlier items LATERALly);
+// ROWS FROM, column definition lists and other functions are refused.
 func (b *binder) rangeFunction(rf *pg.RangeFunction, sc *scope) (Rel, *item, error) {
 	if rel, it, ok, err := b.srfInFrom(rf, sc); ok {
-		return rel, it, err // srf.go: unnest, WITH ORDINALITY, numeric and timestamp series
+		return rel, it, err
 	}
-	if rf.Lateral || rf.Ordinality || rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
-		return nil, nil, unsupported("this function in FROM (LATERAL, WITH ORDINALITY, ROWS FROM, column definitions)", -1)
+	if rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
+		return nil, nil, unsupported("this function in FROM (ROWS FROM, column definitions)", -1)
 	}
 	items := rf.Functions[0].GetList().GetItems()
-	if len(items) == 0 || items[0].GetFuncCall() == nil || (len(items) > 1 && items[1] != nil && nodeNotNil(items[1])) {
+	if len(items) == 0 || items[0].GetFuncCall() == nil {
 		return nil, nil, unsupported("a function in FROM", -1)
 	}
 	fc := items[0].GetFuncCall()
-	name := strings.ToLower(opName(fc.Funcname))
-	if name != "generate_series" || (len(fc.Args) != 2 && len(fc.Args) != 3) || fc.AggStar || fc.AggDistinct || fc.Over != nil {
-		return nil, nil, unsupported("the function "+name+" in FROM", fc.Location)
-	}
-	fs := &FuncScan{Name: name}
-	res := T(Int4)
-	empty := &scope{parent: sc.parent}
-	for _, a := range fc.Args {
-		e, err := b.expr(a, empty, &exprCtx{clause: "functions in FROM"})
-		if err != nil {
-			return nil, nil, err
-		}
-		if e.Type().OID == Unknown {
-			e = coerce(e, T(Int4))
-		}
-		switch e.Type().OID {
-		case Int2, Int4:
-		case Int8:
-			res = T(Int8)
-		default:
-			return nil, nil, unsupported("generate_series over "+e.Type().String(), fc.Location)
-		}
-		if ColumnsOf(e).Len() > 0 || empty.outer.Len() > 0 {
-			return nil, nil, unsupported("a function in FROM reading columns (LATERAL)", fc.Location)
-		}
-		fs.Args = append(fs.Args, e)
-	}
-	alias, colName := name, name
-	if rf.Alias != nil {
-		alias, colName = rf.Alias.Aliasname, rf.Alias.Aliasname
-		if len(rf.Alias.Colnames) > 1 {
-			return nil, nil, errorf(CodeSyntax, "too many column aliases specified for function %s", name)
-		}
-		if len(rf.Alias.Colnames) == 1 {
-			colName = rf.Alias.Colnames[0].GetString_().Sval
-		}
-	}
-	id := b.md.Add(ColumnMeta{Name: colName, Table: alias, Type: res})
-	fs.Cols = []ColumnID{id}
-	return fs, newItem(alias, b.scopeCols(fs.Cols, []string{colName})), nil
+	return nil, nil, unsupported("the function "+strings.ToLower(opName(fc.Funcname))+" in FROM", fc.Location)
 }
 
 // nodeNotNil says whether a parse node holds something.
@@ -235,11 +184,22 @@ func (b *binder) join(j *pg.JoinExpr, sc *scope) (Rel, *item, error) {
 	if j.JoinUsingAlias != nil {
 		return nil, nil, unsupported("an alias of a JOIN's USING columns (USING (…) AS name)", -1)
 	}
+	before := b.lat.refs
+	b.lat.refs = ColSet{}
 	l, lit, err := b.fromItem(j.Larg, sc)
+	lrefs := b.lat.refs
+	b.lat.refs = before
+	b.lat.refs.AddSet(lrefs)
 	if err != nil {
 		return nil, nil, err
 	}
+	// The right side may read the left one LATERALly (lateral.go).
+	outerLat := b.lat
+	b.lat = latState{visible: append(slices.Clip(outerLat.visible), lit)}
 	r, rit, err := b.fromItem(j.Rarg, sc)
+	rrefs := b.lat.refs
+	b.lat = outerLat
+	b.lat.refs.AddSet(rrefs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -280,6 +240,16 @@ func (b *binder) join(j *pg.JoinExpr, sc *scope) (Rel, *item, error) {
 		} else if kind == InnerJoin {
 			join.Kind = CrossJoin
 		}
+	}
+	if rel == Rel(join) {
+		if rel, err = lateralJoin(join, rrefs, -1); err != nil {
+			return nil, nil, err
+		}
+		if rel == Rel(join) {
+			b.lat.split = &latSplit{join: join, leftRefs: lrefs} // lateralOrCross
+		}
+	} else if len(readOf(rrefs, l)) > 0 {
+		return nil, nil, unsupported("a LATERAL reference in a FULL JOIN … USING", -1)
 	}
 	if j.Alias != nil {
 		names := make([]string, len(it.star))

@@ -251,6 +251,9 @@ func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, erro
 	if f.Over != nil {
 		return b.windowCall(name, f, sc, ctx)
 	}
+	if srfNames[name] && len(f.Funcname) <= 2 {
+		return b.srfCall(name, f, sc, ctx) // projectset.go
+	}
 	if aggFuncs[name] || name == "array_agg" && len(f.Funcname) <= 2 {
 		return b.aggCall(name, f, sc, ctx) // array_agg: array.go
 	}

@@ -24,6 +24,7 @@ type Scan struct {
 	Ords   []int
 	Filter Scalar
 	Key    *KeyRange
+	Est    float64 // the optimizer's estimate of the rows out (0: none); EXPLAIN shows it
 }
 
 // KeyRange is a primary-key range of a Scan: Eq holds constants for the
@@ -73,6 +74,7 @@ type Join struct {
 	Kind        JoinKind
 	Left, Right Rel
 	On          Scalar
+	Est         float64 // the optimizer's estimate of the rows out (0: none); EXPLAIN shows it
 }
 
 // Aggregate groups its input by GroupBy (input columns; none: one group,

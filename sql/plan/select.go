@@ -33,7 +33,8 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 		return nil, nil, nil, err
 	}
 	ag := &aggState{}
-	ctx := &exprCtx{clause: "SELECT", aggs: ag, wins: ws}
+	srfs := &srfState{}
+	ctx := &exprCtx{clause: "SELECT", aggs: ag, wins: ws, srfs: srfs}
 	var targets []target
 	for _, n := range sel.TargetList {
 		rt := n.GetResTarget()
@@ -114,6 +115,11 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 	}
 	if len(ws.calls) > 0 {
 		if rel, err = b.windows(rel, ws, ag.rewrite); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if len(srfs.calls) > 0 {
+		if rel, err = b.projectSet(rel, srfs, groups, ag.rewrite); err != nil { // projectset.go
 			return nil, nil, nil, err
 		}
 	}

@@ -12,67 +12,70 @@ import (
 // ORDINALITY. ok is false for what rangeFunction binds itself (integer
 // generate_series without ORDINALITY) and for what it refuses.
 func (b *binder) srfInFrom(rf *pg.RangeFunction, sc *scope) (Rel, *item, bool, error) {
-	if rf.Lateral || rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
+	if len(rf.Coldeflist) > 0 || len(rf.Functions) == 0 {
 		return nil, nil, false, nil
 	}
-	items := rf.Functions[0].GetList().GetItems()
-	if len(items) == 0 || items[0].GetFuncCall() == nil || (len(items) > 1 && items[1] != nil && nodeNotNil(items[1])) {
-		return nil, nil, false, nil
-	}
-	fc := items[0].GetFuncCall()
-	name := strings.ToLower(opName(fc.Funcname))
-	if name != "unnest" && name != "generate_series" || len(fc.Funcname) > 2 || fc.AggStar || fc.AggDistinct || fc.Over != nil || fc.FuncVariadic {
-		return nil, nil, false, nil
-	}
-	fs := &FuncScan{Name: name, Ordinality: rf.Ordinality}
-	empty := &scope{parent: sc.parent}
-	for _, a := range fc.Args {
-		e, err := b.expr(a, empty, &exprCtx{clause: "functions in FROM"})
-		if err != nil {
-			if _, err2 := b.expr(a, sc, &exprCtx{clause: "functions in FROM"}); err2 == nil {
-				// It reads a column of an earlier FROM item: PostgreSQL
-				// runs such a function LATERAL.
-				return nil, nil, true, unsupported("a function in FROM reading columns of another FROM item (LATERAL)", fc.Location)
-			}
-			return nil, nil, true, err
+	var calls []*pg.FuncCall
+	for _, fn := range rf.Functions {
+		items := fn.GetList().GetItems()
+		if len(items) == 0 || items[0].GetFuncCall() == nil || (len(items) > 1 && items[1] != nil && nodeNotNil(items[1])) {
+			return nil, nil, false, nil // a column definition list
 		}
-		if ColumnsOf(e).Len() > 0 || empty.outer.Len() > 0 {
-			return nil, nil, true, unsupported("a function in FROM reading columns (LATERAL)", fc.Location)
-		}
-		fs.Args = append(fs.Args, e)
-	}
-	var res Type
-	switch name {
-	case "unnest":
-		if len(fs.Args) != 1 {
-			return nil, nil, true, unsupported("unnest with several arguments", fc.Location)
-		}
-		t := fs.Args[0].Type()
-		if t.OID == Unknown {
-			// unnest(anyarray) and unnest(tsvector) both take it.
-			return nil, nil, true, errorf("42725", "function unnest(unknown) is not unique").at(fc.Location)
-		}
-		if !IsArray(t) {
-			return nil, nil, true, errorf(CodeUndefinedFunction, "function unnest(%s) does not exist", t).at(fc.Location)
-		}
-		res = T(ElemType(t).OID)
-	case "generate_series":
-		if len(fs.Args) != 2 && len(fs.Args) != 3 {
+		fc := items[0].GetFuncCall()
+		if !srfNames[strings.ToLower(opName(fc.Funcname))] || len(fc.Funcname) > 2 || fc.AggStar || fc.AggDistinct || fc.Over != nil || fc.FuncVariadic {
 			return nil, nil, false, nil
 		}
-		var err error
-		if res, err = seriesType(fs, rf.Ordinality, fc.Location); err != nil || res.OID == 0 {
-			return nil, nil, err != nil, err
+		calls = append(calls, fc)
+	}
+	// A function in FROM is LATERAL: its arguments may read the items
+	// before it (noted in b.lat.refs) and the enclosing query levels.
+	lat := b.latScope(sc)
+	var fss []*FuncScan
+	var ts []Type // fss' result types
+	for _, fc := range calls {
+		name := strings.ToLower(opName(fc.Funcname))
+		var args []Scalar
+		for _, a := range fc.Args {
+			e, err := b.expr(a, lat, &exprCtx{clause: "functions in FROM"})
+			if err != nil {
+				return nil, nil, true, err
+			}
+			b.lat.refs.AddSet(ColumnsOf(e))
+			args = append(args, e)
+		}
+		var group []*FuncScan
+		if name == "unnest" && len(args) > 1 && !rf.IsRowsfrom {
+			// unnest(a, b, …) in FROM is ROWS FROM (unnest(a), unnest(b), …).
+			for _, a := range args {
+				group = append(group, &FuncScan{Name: name, Args: []Scalar{a}})
+			}
+		} else {
+			group = []*FuncScan{{Name: name, Args: args}}
+		}
+		for _, fs := range group {
+			res, ok, err := srfType(fs, fc.Location)
+			if !ok || err != nil {
+				return nil, nil, ok, err
+			}
+			fss, ts = append(fss, fs), append(ts, res)
 		}
 	}
-	alias, colName := name, name
+	sc.outer.AddSet(lat.outer)
+	name := strings.ToLower(opName(calls[0].Funcname))
+	alias := name
 	var colAliases []*pg.Node
 	if rf.Alias != nil {
-		alias, colName, colAliases = rf.Alias.Aliasname, rf.Alias.Aliasname, rf.Alias.Colnames
+		alias, colAliases = rf.Alias.Aliasname, rf.Alias.Colnames
 	}
-	names := []string{colName}
-	if fs.Ordinality {
-		names = append(names, "ordinality")
+	var names []string
+	for _, fs := range fss {
+		names = append(names, fs.Name)
+	}
+	if len(fss) == 1 {
+		names[0] = alias // one function's column is named by the alias
+	}
+	if rf.Ordinality {
+		names, ts = append(names, "ordinality"), append(ts, T(Int8))
 	}
 	if len(colAliases) > len(names) {
 		return nil, nil, true, errorf(CodeSyntax, "too many column aliases specified for function %s", name)
@@ -80,18 +83,80 @@ func (b *binder) srfInFrom(rf *pg.RangeFunction, sc *scope) (Rel, *item, bool, e
 	for i, n := range colAliases {
 		names[i] = n.GetString_().Sval
 	}
-	ts := []Type{res, T(Int8)}
+	var cols []ColumnID
 	for i, n := range names {
-		fs.Cols = append(fs.Cols, b.md.Add(ColumnMeta{Name: n, Table: alias, Type: ts[i]}))
+		cols = append(cols, b.md.Add(ColumnMeta{Name: n, Table: alias, Type: ts[i]}))
 	}
-	return fs, newItem(alias, b.scopeCols(fs.Cols, names)), true, nil
+	it := newItem(alias, b.scopeCols(cols, names))
+	if len(fss) == 1 {
+		fss[0].Cols, fss[0].Ordinality = cols, rf.Ordinality
+		return fss[0], it, true, nil
+	}
+	r := &RowsFrom{Funcs: fss}
+	for i, fs := range fss {
+		fs.Cols = []ColumnID{cols[i]}
+	}
+	if rf.Ordinality {
+		r.Ord = cols[len(cols)-1]
+	}
+	return r, it, true, nil
 }
 
-// seriesType types generate_series' arguments in fs: integers (0 when
-// rangeFunction binds it: no ORDINALITY), numeric, or timestamp with an
+// srfNames are the set-returning functions the planner binds, in FROM
+// and in select lists (projectset.go).
+var srfNames = map[string]bool{"unnest": true, "generate_series": true, "generate_subscripts": true}
+
+// srfType types a set-returning function over its bound arguments (one
+// result column). ok is false for an argument count no function of the
+// name takes (the caller's refusal stands).
+func srfType(fs *FuncScan, loc int32) (Type, bool, error) {
+	switch fs.Name {
+	case "unnest":
+		if len(fs.Args) != 1 {
+			return Type{}, true, unsupported("unnest with several arguments", loc)
+		}
+		t := fs.Args[0].Type()
+		if t.OID == Unknown {
+			// unnest(anyarray) and unnest(tsvector) both take it.
+			return Type{}, true, errorf("42725", "function unnest(unknown) is not unique").at(loc)
+		}
+		if !IsArray(t) {
+			return Type{}, true, errorf(CodeUndefinedFunction, "function unnest(%s) does not exist", t).at(loc)
+		}
+		return T(ElemType(t).OID), true, nil
+	case "generate_subscripts":
+		if len(fs.Args) != 2 && len(fs.Args) != 3 {
+			return Type{}, false, nil
+		}
+		t := fs.Args[0].Type()
+		if !IsArray(t) {
+			return Type{}, true, errorf(CodeUndefinedFunction, "function generate_subscripts(%s, %s) does not exist", t, fs.Args[1].Type()).at(loc)
+		}
+		fs.Args[1] = coerce(fs.Args[1], T(Int4))
+		if fs.Args[1].Type().OID != Int4 {
+			return Type{}, true, errorf(CodeUndefinedFunction, "function generate_subscripts(%s, %s) does not exist", t, fs.Args[1].Type()).at(loc)
+		}
+		if len(fs.Args) == 3 {
+			if fs.Args[2] = coerce(fs.Args[2], T(Bool)); fs.Args[2].Type().OID != Bool {
+				return Type{}, true, errorf(CodeUndefinedFunction, "function generate_subscripts(%s, integer, %s) does not exist", t, fs.Args[2].Type()).at(loc)
+			}
+		}
+		return T(Int4), true, nil
+	case "generate_series":
+		if len(fs.Args) != 2 && len(fs.Args) != 3 {
+			return Type{}, false, nil
+		}
+		res, err := seriesType(fs, loc)
+		return res, true, err
+	}
+	return Type{}, false, nil
+}
+
+// seriesType types generate_series' arguments in fs: integers,
+// numeric, or timestamp with an
 // interval step. A series over timestamptz or dates (PostgreSQL takes
 // those as timestamptz, whose steps depend on TimeZone) is refused.
-func seriesType(fs *FuncScan, ordinality bool, loc int32) (Type, error) {
+func seriesType(fs *FuncScan, loc int32) (Type, error) {
 	var ts []Type
 	for _, a := range fs.Args {
 		ts = append(ts, a.Type())
@@ -123,9 +188,6 @@ func seriesType(fs *FuncScan, ordinality bool, loc int32) (Type, error) {
 		fs.Args[i] = coerce(fs.Args[i], T(map[bool]OID{true: Numeric, false: Int4}[numeric]))
 	}
 	if !numeric {
-		if !ordinality {
-			return Type{}, nil // rangeFunction's
-		}
 		for _, a := range fs.Args {
 			if a.Type().OID == Int8 {
 				return T(Int8), nil

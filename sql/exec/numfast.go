@@ -1,0 +1,146 @@
+package exec
+
+import (
+	"math"
+	"math/big"
+	"math/bits"
+
+	"github.com/sidecar-dev/sidecar/types"
+)
+
+// This file is numeric arithmetic without big-number work where the
+// operands and the result fit an int64 at their scales (money columns,
+// quantities, TPC-H's l_extendedprice * (1 - l_discount)): the result is
+// exactly what types.AddDecimal / SubDecimal / MulDecimal give (same
+// digits, same scale), in one allocation instead of two to six. Any
+// other operand (NaN, ±Infinity, more than 18 digits) or an overflow
+// takes the general path.
+
+// decBox is a numeric value with room for its one-word digits, so that
+// the value and its digits are one allocation.
+type decBox struct {
+	d types.Decimal
+	w [1]big.Word
+}
+
+// smallDecimal is v at scale as a numeric.
+func smallDecimal(v int64, scale int32) *types.Decimal {
+	b := &decBox{}
+	b.d.Scale = scale
+	if v == 0 || bits.UintSize != 64 {
+		b.d.V.SetInt64(v)
+		return &b.d
+	}
+	b.w[0] = big.Word(absU(v))
+	b.d.V.SetBits(b.w[:])
+	if v < 0 {
+		b.d.V.Neg(&b.d.V)
+	}
+	return &b.d
+}
+
+// absU is |v| (MinInt64 included).
+func absU(v int64) uint64 {
+	if v < 0 {
+		return uint64(-(v + 1)) + 1
+	}
+	return uint64(v)
+}
+
+// smallOperand is v's unscaled digits and scale when v is an integer or
+// a finite numeric that fits an int64.
+func smallOperand(v types.Value) (x int64, scale int32, ok bool) {
+	switch t := v.(type) {
+	case int64:
+		return t, 0, true
+	case *types.Decimal:
+		if !t.NaN && t.Inf == 0 && t.V.IsInt64() {
+			return t.V.Int64(), t.Scale, true
+		}
+	}
+	return 0, 0, false
+}
+
+// pow10s are 10^0 … 10^18, the powers an int64 holds.
+var pow10s = func() (p [19]int64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// rescaleSmall is x·10^k, ok=false when it does not fit.
+func rescaleSmall(x int64, k int32) (int64, bool) {
+	if k == 0 {
+		return x, true
+	}
+	if k < 0 || int(k) >= len(pow10s) {
+		return 0, false
+	}
+	p := pow10s[k]
+	if x > math.MaxInt64/p || x < math.MinInt64/p {
+		return 0, false
+	}
+	return x * p, true
+}
+
+// addScaled is x (at scale xs) + y (at scale ys) at the larger scale,
+// ok=false when it does not fit an int64.
+func addScaled(x int64, xs int32, y int64, ys int32) (int64, int32, bool) {
+	s := max(xs, ys)
+	x, ok := rescaleSmall(x, s-xs)
+	if !ok {
+		return 0, 0, false
+	}
+	if y, ok = rescaleSmall(y, s-ys); !ok {
+		return 0, 0, false
+	}
+	r := x + y
+	if (x > 0 && y > 0 && r < 0) || (x < 0 && y < 0 && r >= 0) {
+		return 0, 0, false
+	}
+	return r, s, true
+}
+
+// fastNumeric is a op b (+, - or *) on numerics, ok=false when the
+// operands or the result do not fit the int64 path.
+func fastNumeric(op string, a, b types.Value) (types.Value, bool) {
+	x, xs, ok := smallOperand(a)
+	if !ok {
+		return nil, false
+	}
+	y, ys, ok := smallOperand(b)
+	if !ok {
+		return nil, false
+	}
+	switch op {
+	case "+", "-":
+		if op == "-" {
+			if y == math.MinInt64 {
+				return nil, false
+			}
+			y = -y
+		}
+		r, s, ok := addScaled(x, xs, y, ys)
+		if !ok {
+			return nil, false
+		}
+		return smallDecimal(r, s), true
+	case "*":
+		s := xs + ys
+		if s > 1000 { // NUMERIC_MAX_DISPLAY_SCALE: the general path rounds
+			return nil, false
+		}
+		hi, lo := bits.Mul64(absU(x), absU(y))
+		if hi != 0 || lo > math.MaxInt64 {
+			return nil, false
+		}
+		r := int64(lo)
+		if (x < 0) != (y < 0) {
+			r = -r
+		}
+		return smallDecimal(r, s), true
+	}
+	return nil, false
+}
