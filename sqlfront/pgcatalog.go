@@ -51,14 +51,16 @@ const nodeTreeSep = "\x1f"
 
 // pgCatCtx is what the rows are built from.
 type pgCatCtx struct {
-	tables []Table
-	db     string
+	tables   []Table
+	db       string
+	settings map[string]string // the session's (pg_settings)
 }
 
 func pgc(spec string) []pgCol {
 	var out []pgCol
 	for _, f := range strings.Split(spec, ",") {
 		name, typ, _ := strings.Cut(strings.TrimSpace(f), " ")
+		typ, array := strings.CutSuffix(typ, "[]")
 		t := lplan.T(map[string]uint32{"oid": oidOID, "name": oidName, "char": oidCharType, "int2": oidInt2, "int4": oidInt4, "int8": oidInt8,
 			"bool": oidBool, "text": oidText, "float4": oidFloat4}[typ])
 		if typ == "node" {
@@ -66,6 +68,9 @@ func pgc(spec string) []pgCol {
 		}
 		if t.OID == 0 {
 			panic("pg_catalog column type " + typ)
+		}
+		if array {
+			t = lplan.T(types.ArrayOf(t.OID))
 		}
 		out = append(out, pgCol{name: name, typ: t})
 	}
@@ -229,7 +234,7 @@ var pgRels = append([]*pgRel{
 			}
 			return out
 		}},
-}, schemaRels...) // pgcatalog_schema.go
+}, append(schemaRels, settingsRel)...) // pgcatalog_schema.go, pgcatalog_settings.go
 
 // charText is a "char" column's text: empty for 0.
 func charText(b byte) string {
@@ -276,7 +281,7 @@ func readsCatalog(stmt *pg.Node) bool {
 			return false
 		}
 		if rv, ok := m.Interface().(*pg.RangeVar); ok {
-			found = catalogDef(rv.Schemaname, rv.Relname) != nil
+			found = catalogDef(rv.Schemaname, rv.Relname) != nil || rv.Schemaname == "pg_catalog" && catalogRelation(rv.Schemaname, rv.Relname) == nil
 			return false
 		}
 		return true

@@ -149,7 +149,7 @@ func TestCatalogJDBCWalk(t *testing.T) {
 	for _, table := range []string{"accounts", "items"} {
 		got := clientLines(runJava(t, "Walk", jdbcCatalogWalk, "jdbc:postgresql://"+r.addr+"/app?sslmode=disable", "app", table))
 		want := clientLines(runJava(t, "Walk", jdbcCatalogWalk, "jdbc:postgresql://"+pgAddr, "postgres", table))
-		compareCalls(t, table, got, want, []string{"getColumnTypeName", "getTables", "getColumns", "getPrimaryKeys", "getSchemas"})
+		compareCalls(t, table, got, want, []string{"getColumnTypeName", "getTables", "getColumns", "getPrimaryKeys", "getImportedKeys", "getExportedKeys", "getSchemas"})
 	}
 }
 
@@ -163,7 +163,7 @@ func TestCatalogSQLAlchemy(t *testing.T) {
 		got := clientLines(runPython(t, sqlalchemyInspect, "postgresql+psycopg2://"+strings.TrimPrefix(r.sqlURL, "postgres://"), table))
 		want := clientLines(runPython(t, sqlalchemyInspect, "postgresql+psycopg2://"+strings.TrimPrefix(r.pgURL, "postgres://"), table))
 		compareCalls(t, table, got, want, []string{"connect", "inspect", "get_schema_names", "get_table_names", "has_table",
-			"get_foreign_keys", "get_check_constraints", "get_table_comment"})
+			"get_foreign_keys", "get_unique_constraints", "get_check_constraints", "get_table_comment"})
 	}
 }
 

@@ -96,13 +96,16 @@ func (c *vecCatalog) checkReads(q *lplan.Query) error {
 			return unsupported(-1, "pg_attrdef.adbin in the result (sidecar keeps the default's text, not its node tree)")
 		}
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return c.checkSystemRows(q) // pgcatalog_reach.go
 }
 
 // scanCatalog emits the rows of a catalog relation, refusing a row
 // whose value the statement reads is unknown to sidecar.
 func (s *vecSource) scanCatalog(ctx context.Context, v *pgScan, fn func(row []*string) error) error {
-	cx := &pgCatCtx{tables: s.ex.src.Tables(), db: s.ex.sess.database}
+	cx := &pgCatCtx{tables: s.ex.src.Tables(), db: s.ex.sess.database, settings: s.ex.sess.settings}
 	for _, row := range v.rel.rows(cx) {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -169,7 +172,8 @@ func (c *vecCatalog) defaultPath() bool {
 var catalogFuncs = map[string]bool{"pg_get_expr": true, "format_type": true, "pg_table_is_visible": true, "current_schema": true,
 	"pg_get_userbyid": true, "obj_description": true, "col_description": true, "shobj_description": true, "pg_get_indexdef": true,
 	"pg_get_constraintdef": true, "pg_get_serial_sequence": true, "has_table_privilege": true, "has_schema_privilege": true,
-	"has_column_privilege": true, "has_database_privilege": true}
+	"has_column_privilege": true, "has_database_privilege": true, "pg_table_size": true, "pg_total_relation_size": true,
+	"pg_relation_size": true, "pg_indexes_size": true, "pg_database_size": true}
 
 // HasFunc implements lplan.FuncCatalog.
 func (c *vecCatalog) HasFunc(name string) bool { return catalogFuncs[name] || arrayCatalogFuncs[name] }
@@ -238,6 +242,8 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 		return &lplan.ExtFunc{Result: lplan.T(oidName), NullOK: true, Eval: func([]types.Value) (types.Value, error) { return cur, nil }}, nil
 	case "obj_description", "col_description", "pg_get_indexdef", "pg_get_constraintdef", "pg_get_serial_sequence", "pg_get_userbyid":
 		return c.schemaFunc(name, args) // pgcatalog_schema.go
+	case "pg_table_size", "pg_total_relation_size", "pg_relation_size", "pg_indexes_size", "pg_database_size":
+		return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "%s is not supported by sidecar's catalog (the sizes on the source PostgreSQL are not kept; the mirror's own differ)", name)
 	case "shobj_description", "has_table_privilege", "has_schema_privilege", "has_column_privilege", "has_database_privilege":
 		return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "%s is not supported by sidecar's catalog yet (owners, privileges and shared objects' comments are not kept)", name)
 	}
@@ -333,10 +339,27 @@ func (pl *planner) planCatalog(stmt *pg.Node, declared []uint32) error {
 		case err == nil:
 			return unsupported(-1, "this use of parameters in a catalog query")
 		case errors.As(err, &pe):
+			if rel, ok := unservedCatalogRelation(pe); ok {
+				return unsupported(int(pe.Position)-1, rel+" (sidecar's catalog does not serve it yet)")
+			}
 			return &Error{Code: pe.Code, Pos: int(pe.Position) - 1, Msg: strings.TrimPrefix(pe.Message, "not supported yet: "), Detail: pe.Detail, Hint: pe.Hint}
 		case errors.As(err, &te):
 			return typesErr(err)
 		}
 		return err
 	})
+}
+
+// unservedCatalogRelation reads a binder's "relation does not exist" for
+// a relation of pg_catalog or information_schema sidecar does not serve
+// (PostgreSQL has it: the answer is 0A000, not 42P01).
+func unservedCatalogRelation(pe *lplan.Error) (string, bool) {
+	if pe.Code != lplan.CodeUndefinedTable || !strings.HasPrefix(pe.Message, "relation \"") {
+		return "", false
+	}
+	name, _, _ := strings.Cut(strings.TrimPrefix(pe.Message, "relation \""), "\"")
+	if strings.HasPrefix(name, "pg_catalog.") || strings.HasPrefix(name, "information_schema.") {
+		return name, true
+	}
+	return "", false
 }

@@ -1,6 +1,7 @@
 package sqlfront
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/sidecar-dev/sidecar/internal/pgident"
@@ -18,6 +19,7 @@ import (
 // no arrays yet), node trees (conbin, indexprs, indpred when present),
 // confrelid of a foreign key to a table sidecar does not follow, and
 // every column of a table copied before its schema facts were read.
+// conkey and confkey are int2[] of the attnums pg_attribute lists.
 
 // schemaFactsOf returns t's schema facts, nil when not read.
 func schemaFactsOf(t *Table) *wal.SchemaFacts {
@@ -40,7 +42,7 @@ func followedOID(tables []Table, oid uint32) bool {
 var schemaRels = []*pgRel{
 	{schema: "pg_catalog", name: "pg_constraint", cols: pgc("oid oid, conname name, connamespace oid, contype char, condeferrable bool, " +
 		"condeferred bool, convalidated bool, conrelid oid, contypid oid, conindid oid, conparentid oid, confrelid oid, confupdtype char, " +
-		"confdeltype char, confmatchtype char, conislocal bool, coninhcount int4, connoinherit bool, conkey text, confkey text, conpfeqop text, " +
+		"confdeltype char, confmatchtype char, conislocal bool, coninhcount int4, connoinherit bool, conkey int2[], confkey int2[], conpfeqop text, " +
 		"conppeqop text, conffeqop text, confdelsetcols text, conexclop text, conbin text"),
 		rows: func(cx *pgCatCtx) [][]*string {
 			_, ns := cx.namespaces()
@@ -69,7 +71,7 @@ var schemaRels = []*pgRel{
 					}
 					out = append(out, []*string{u32(c.OID), sv(c.Name), u32(ns[t.Schema]), sv(charText(c.Type)), bv(c.Deferrable), bv(c.Deferred),
 						bv(c.Validated), u32(t.OID), sv("0"), u32(c.Index), sv("0"), ref, fk(c.UpdateAction), fk(c.DeleteAction), fk(c.MatchType),
-						local, inh, bv(c.NoInherit), u, u, u, u, u, u, u, u})
+						local, inh, bv(c.NoInherit), attnums(&t, c.Columns), confkey(cx.tables, &c), u, u, u, u, u, u})
 				}
 				if referencedElsewhere(cx.tables, s) {
 					// A foreign key of a table not followed: its row is not known.
@@ -453,4 +455,39 @@ func lookupTableText(tables []Table, path []string, name string) (*Table, error)
 		}
 	}
 	return nil, errf("42P01", -1, "relation %q does not exist", strings.Join(parts, "."))
+}
+
+// attnums is an int2[] of t's columns named in names, as pg_attribute
+// numbers them (unknown when one is not a column of t, or none is named:
+// the facts do not tell a NULL conkey from an empty one).
+func attnums(t *Table, names []string) *string {
+	if len(names) == 0 {
+		return pgUnknown
+	}
+	nums := make([]string, len(names))
+	for i, n := range names {
+		for j, c := range t.Columns {
+			if c.Name == n && n != "" {
+				nums[i] = strconv.Itoa(j + 1)
+			}
+		}
+		if nums[i] == "" {
+			return pgUnknown
+		}
+	}
+	return sv("{" + strings.Join(nums, ",") + "}")
+}
+
+// confkey is a foreign key's confkey (NULL for other constraints;
+// unknown when the referenced table is not followed).
+func confkey(tables []Table, c *wal.ConstraintFacts) *string {
+	if c.Type != 'f' {
+		return nil
+	}
+	for i := range tables {
+		if tables[i].OID == c.RefOID {
+			return attnums(&tables[i], c.RefColumns)
+		}
+	}
+	return pgUnknown
 }

@@ -124,8 +124,8 @@ func mapExprs(rel plan.Rel, fn func(plan.Scalar) plan.Scalar, md *plan.Metadata)
 		// is optimized on its own (the right side as a correlated
 		// subquery's plan is).
 		c := *x
-		c.Left = optimize(x.Left, x.Left.Columns())
-		c.Right = optimize(x.Right, x.Right.Columns())
+		c.Left = optimize(x.Left, x.Left.Columns(), md)
+		c.Right = optimize(x.Right, x.Right.Columns(), md)
 		return &c
 	case *plan.With:
 		c := &plan.With{Body: mapExprs(x.Body, fn, md)}

@@ -1,0 +1,537 @@
+package sqlfront
+
+import (
+	"strconv"
+	"strings"
+
+	lplan "github.com/sidecar-dev/sidecar/sql/plan"
+)
+
+// PostgreSQL's own objects in the catalog relations. pg_class,
+// pg_attribute, pg_index, pg_constraint and pg_description list only
+// the followed tables' objects; PostgreSQL lists its system catalogs,
+// views, indexes, TOAST tables and information_schema's relations there
+// too (about 400 relations; their OIDs are all below 16384,
+// FirstNormalObjectId, on every major). So a statement over one of those
+// relations is answered only when the rows it can reach are provably
+// user objects: a condition applied to the relation's rows restricts a
+// key column to OIDs >= 16384, relname to a name no system relation has,
+// relnamespace to a schema holding no system relation, or equates the
+// key column with such a proven relation's column. Otherwise it is
+// refused 0A000 — `SELECT oid FROM pg_class WHERE relname = 'pg_class'`
+// answered no rows before.
+
+// firstNormalOID is PostgreSQL's FirstNormalObjectId: every object
+// initdb creates has a smaller OID, every user object a larger one.
+const firstNormalOID = 16384
+
+// systemKeyCols are the catalog relations lacking PostgreSQL's own rows,
+// with the columns whose values name the (user) object a row belongs to:
+// a proven row's value there is a user object's OID.
+var systemKeyCols = map[string][]string{
+	"pg_class":       {"oid"},
+	"pg_attribute":   {"attrelid"},
+	"pg_index":       {"indexrelid", "indrelid"},
+	"pg_constraint":  {"oid", "conrelid", "confrelid", "conindid"},
+	"pg_description": {"objoid"},
+	"pg_settings":    nil, // by name (pgcatalog_settings.go)
+}
+
+// infoSchemaRelations are information_schema's relation names not
+// starting with pg_ (the same 69 on PostgreSQL 14 to 18; every
+// pg_catalog and pg_toast relation's name starts with pg_).
+var infoSchemaRelations = strings.Fields(`_pg_foreign_data_wrappers _pg_foreign_servers _pg_foreign_table_columns
+_pg_foreign_tables _pg_user_mappings administrable_role_authorizations applicable_roles attributes character_sets
+check_constraint_routine_usage check_constraints collation_character_set_applicability collations column_column_usage
+column_domain_usage column_options column_privileges column_udt_usage columns constraint_column_usage
+constraint_table_usage data_type_privileges domain_constraints domain_udt_usage domains element_types enabled_roles
+foreign_data_wrapper_options foreign_data_wrappers foreign_server_options foreign_servers foreign_table_options
+foreign_tables information_schema_catalog_name key_column_usage parameters referential_constraints
+role_column_grants role_routine_grants role_table_grants role_udt_grants role_usage_grants routine_column_usage
+routine_privileges routine_routine_usage routine_sequence_usage routine_table_usage routines schemata sequences
+sql_features sql_implementation_info sql_parts sql_sizing table_constraints table_privileges tables transforms
+triggered_update_columns triggers udt_privileges usage_privileges user_defined_types user_mapping_options
+user_mappings view_column_usage view_routine_usage view_table_usage views`)
+
+// systemNamespaces are the schemas holding PostgreSQL's own relations.
+var systemNamespaces = []string{"pg_catalog", "pg_toast", "information_schema"}
+
+// colSource is a scan column: its scan and column name.
+type colSource struct {
+	scan *lplan.Scan
+	rel  *pgRel
+	name string
+}
+
+// reach is the analysis of one statement's plan.
+type reach struct {
+	cols     map[lplan.ColumnID]colSource
+	rels     map[*lplan.Scan]*pgRel
+	known    map[uint32]bool                // the OIDs of the objects sidecar's catalog lists
+	seqs     []string                       // the followed tables' owned sequences (pg_class lacks them)
+	settings map[string]bool                // the names pg_settings lists
+	restr    map[*lplan.Scan][]lplan.Scalar // conditions applied to each scan's rows
+	defs     map[lplan.ColumnID][]lplan.Scalar
+	proven   map[*lplan.Scan]bool
+	scans    []*lplan.Scan
+}
+
+// checkSystemRows refuses a statement that can reach rows PostgreSQL
+// has and sidecar's catalog lacks (its system objects).
+func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
+	r := &reach{cols: map[lplan.ColumnID]colSource{}, restr: map[*lplan.Scan][]lplan.Scalar{}, rels: map[*lplan.Scan]*pgRel{},
+		defs: map[lplan.ColumnID][]lplan.Scalar{}, proven: map[*lplan.Scan]bool{}, known: map[uint32]bool{}}
+	r.settings = map[string]bool{}
+	for _, row := range settingRows(c.pl.sess.settings) {
+		r.settings[*row[0]] = true
+	}
+	for _, t := range c.pl.src.Tables() {
+		r.known[t.OID] = true
+		if s := schemaFactsOf(&t); s != nil {
+			for _, x := range s.Indexes {
+				r.known[x.OID] = true
+			}
+			for _, k := range s.Constraints {
+				r.known[k.OID] = true
+			}
+			for _, q := range s.Sequences {
+				if q != "" {
+					_, name, _ := strings.Cut(q, ".")
+					r.seqs = append(r.seqs, strings.Trim(name, `"`))
+				}
+			}
+		}
+	}
+	r.walk(c, q.Plan, nil)
+	for changed := true; changed; {
+		changed = false
+		for _, s := range r.scans {
+			if !r.proven[s] && r.prove(s) {
+				r.proven[s], changed = true, true
+			}
+		}
+	}
+	for _, s := range r.scans {
+		rel := r.rels[s]
+		if _, lacking := systemKeyCols[rel.name]; lacking && !r.proven[s] && rel.name == "pg_settings" {
+			return unsupported(-1, "reading pg_catalog.pg_settings without naming the settings read (WHERE name = …; sidecar lists the settings it keeps, not all of PostgreSQL's)")
+		}
+		if _, lacking := systemKeyCols[rel.name]; lacking && !r.proven[s] {
+			return unsupported(-1, "reading "+rel.schema+"."+rel.name+" without a condition restricting it to user objects "+
+				"(sidecar's catalog lists the followed tables' objects, not PostgreSQL's own system catalogs: restrict by oid, name or schema)")
+		}
+	}
+	return nil
+}
+
+// walk notes rel's catalog scans, the conditions applied to their rows
+// (inherited: those of the operators above that filter the rows of
+// this subtree) and the constant definitions of columns.
+func (r *reach) walk(c *vecCatalog, rel lplan.Rel, inherited []lplan.Scalar) {
+	for _, e := range lplan.ExprsOf(rel) {
+		r.walkSubqueries(c, e)
+	}
+	switch x := rel.(type) {
+	case *lplan.Scan:
+		v := c.virt[x.Table]
+		if v == nil {
+			return
+		}
+		r.scans = append(r.scans, x)
+		r.rels[x] = v.rel
+		for i, id := range x.Cols {
+			r.cols[id] = colSource{scan: x, rel: v.rel, name: v.rel.cols[x.Ords[i]].name}
+		}
+		r.restr[x] = append(append([]lplan.Scalar(nil), inherited...), catConjuncts(x.Filter)...)
+	case *lplan.Filter:
+		r.walk(c, x.Input, append(append([]lplan.Scalar(nil), inherited...), catConjuncts(x.Pred)...))
+	case *lplan.Project:
+		for i, id := range x.Cols {
+			r.defs[id] = append(r.defs[id], x.Exprs[i])
+		}
+		r.walk(c, x.Input, inherited)
+	case *lplan.Sort, *lplan.Aggregate:
+		r.walk(c, rel.Inputs()[0], inherited)
+	case *lplan.Distinct:
+		if len(x.On) > 0 {
+			inherited = nil // DISTINCT ON keeps a row each group: a condition above does not restrict which
+		}
+		r.walk(c, x.Input, inherited)
+	case *lplan.Join:
+		on := catConjuncts(x.On)
+		both := append(append([]lplan.Scalar(nil), inherited...), on...)
+		left, right := inherited, inherited
+		switch x.Kind {
+		case lplan.InnerJoin, lplan.CrossJoin, lplan.SemiJoin:
+			left, right = both, both
+		case lplan.LeftJoin, lplan.AntiJoin:
+			right = both
+			if x.Kind == lplan.AntiJoin {
+				left = nil
+			} else if nullRejecting(inherited, x.Right.Columns()) {
+				left = both // a condition above drops the NULL-extended rows: an inner join
+			}
+		case lplan.RightJoin:
+			left = both
+		case lplan.FullJoin:
+			left, right = nil, nil
+		}
+		r.walk(c, x.Left, left)
+		r.walk(c, x.Right, right)
+	case *lplan.Values:
+		for _, row := range x.Rows {
+			for i, id := range x.Cols {
+				r.defs[id] = append(r.defs[id], row[i])
+			}
+		}
+	case *lplan.SetOp:
+		for i, id := range x.Cols {
+			r.defs[id] = append(r.defs[id], &lplan.ColRef{ID: x.LeftCols[i]}, &lplan.ColRef{ID: x.RightCols[i]})
+		}
+		r.walk(c, x.Left, nil)
+		r.walk(c, x.Right, nil)
+	case *lplan.With:
+		for _, cte := range x.CTEs {
+			r.walk(c, cte.Plan, nil)
+		}
+		r.walk(c, x.Body, inherited)
+	default:
+		for _, in := range rel.Inputs() {
+			r.walk(c, in, nil)
+		}
+	}
+}
+
+// walkSubqueries walks the plans of e's subqueries (their conditions are
+// their own).
+func (r *reach) walkSubqueries(c *vecCatalog, e lplan.Scalar) {
+	if e == nil {
+		return
+	}
+	lplan.Walk(e, func(x lplan.Scalar) bool {
+		if s, ok := x.(*lplan.Subquery); ok {
+			r.walk(c, s.Plan, nil)
+			if s.Kind == lplan.SubAny && s.Op == "=" && s.Left != nil && s.Col != nil {
+				// x IN (SELECT col …): x takes col's values.
+				if l, ok := strip(s.Left).(*lplan.ColRef); ok {
+					r.defs[l.ID] = append(r.defs[l.ID], s.Col)
+				}
+			}
+		}
+		return true
+	})
+}
+
+func catConjuncts(s lplan.Scalar) []lplan.Scalar {
+	if s == nil {
+		return nil
+	}
+	return lplan.Conjuncts(s)
+}
+
+// strip removes casts around a scalar.
+func strip(s lplan.Scalar) lplan.Scalar {
+	for {
+		c, ok := s.(*lplan.Cast)
+		if !ok {
+			return s
+		}
+		s = c.Arg
+	}
+}
+
+// prove says whether the conditions on s's rows restrict it to user
+// objects.
+func (r *reach) prove(s *lplan.Scan) bool {
+	rel := r.rels[s]
+	if rel.name == "pg_namespace" {
+		return r.proveNamespace(s)
+	}
+	for _, cond := range r.restr[s] {
+		if col, other, op, ok := r.comparison(cond, s); ok {
+			switch {
+			case isKeyCol(rel.name, col) && (op == "=" || op == "in"):
+				if r.userOIDs(other, 0) {
+					return true
+				}
+			case rel.name == "pg_class" && col == "relname":
+				if userName(op, other, append(r.seqs, infoSchemaRelations...)) {
+					return true
+				}
+			case rel.name == "pg_settings" && col == "name" && (op == "=" || op == "in"):
+				if r.settingNamed(other) {
+					return true
+				}
+			case rel.name == "pg_class" && col == "relnamespace" && (op == "=" || op == "in"):
+				if r.userNamespaceOIDs(other, 0) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// proveNamespace says whether a pg_namespace scan's rows exclude the
+// schemas holding system relations.
+func (r *reach) proveNamespace(s *lplan.Scan) bool {
+	excluded := map[string]bool{}
+	for _, cond := range r.restr[s] {
+		col, other, op, ok := r.comparison(cond, s)
+		if !ok {
+			continue
+		}
+		switch {
+		case col == "oid" && (op == "=" || op == "in"):
+			if r.userNamespaceOIDs(other, 0) {
+				return true
+			}
+		case col == "nspname":
+			if userName(op, other, []string{"information_schema"}) {
+				return true
+			}
+			if k, ok := constText(other); ok {
+				switch {
+				case op == "<>" && (k == "pg_catalog" || k == "information_schema"):
+					excluded[k] = true
+				case op == "textregexne" && k == "^pg_toast":
+					excluded["pg_toast"] = true
+				}
+			}
+		}
+	}
+	return len(excluded) == len(systemNamespaces)
+}
+
+// comparison reads cond as "column of s op other": the column's name,
+// the other operand (or IN list, op "in") and the operator.
+func (r *reach) comparison(cond lplan.Scalar, s *lplan.Scan) (col string, other []lplan.Scalar, op string, ok bool) {
+	mine := func(x lplan.Scalar) (string, bool) {
+		if c, ok := strip(x).(*lplan.ColRef); ok {
+			if src, ok := r.cols[c.ID]; ok && src.scan == s {
+				return src.name, true
+			}
+		}
+		return "", false
+	}
+	switch x := cond.(type) {
+	case *lplan.Op:
+		if len(x.Args) != 2 {
+			return
+		}
+		if n, ok := mine(x.Args[0]); ok {
+			return n, x.Args[1:], x.Op, true
+		}
+		if n, ok := mine(x.Args[1]); ok && (x.Op == "=" || x.Op == "<>") {
+			return n, x.Args[:1], x.Op, true
+		}
+	case *lplan.Func:
+		if len(x.Args) == 2 {
+			if n, ok := mine(x.Args[0]); ok {
+				return n, x.Args[1:], x.Name, true
+			}
+		}
+	case *lplan.InList:
+		if n, ok := mine(x.Arg); ok && !x.Not {
+			return n, x.List, "in", true
+		}
+	case *lplan.Subquery:
+		if x.Kind == lplan.SubAny && x.Op == "=" && x.Col != nil {
+			if n, ok := mine(x.Left); ok {
+				return n, []lplan.Scalar{x.Col}, "in", true
+			}
+		}
+	}
+	return
+}
+
+func isKeyCol(rel, col string) bool {
+	for _, k := range systemKeyCols[rel] {
+		if k == col {
+			return true
+		}
+	}
+	return false
+}
+
+// userOIDs says whether every value of vals is the OID of an object
+// sidecar's catalog lists (a constant naming a followed table, index or
+// constraint — another OID >= 16384 may be a sequence, which it does
+// not list —, or a key column of a proven scan, or a column whose every
+// definition is one).
+func (r *reach) userOIDs(vals []lplan.Scalar, depth int) bool {
+	return r.allVals(vals, depth, func(k string) bool {
+		n, err := strconv.ParseUint(strings.TrimSpace(k), 10, 32)
+		return err == nil && r.known[uint32(n)]
+	}, func(src colSource) bool { return isKeyCol(src.rel.name, src.name) })
+}
+
+// userNamespaceOIDs says whether every value of vals is a schema holding
+// no system relation (public, or a user schema's OID).
+func (r *reach) userNamespaceOIDs(vals []lplan.Scalar, depth int) bool {
+	return r.allVals(vals, depth, func(k string) bool {
+		n, err := strconv.ParseUint(strings.TrimSpace(k), 10, 32)
+		return err == nil && (n == publicNamespaceOID || n >= firstNormalOID)
+	}, func(src colSource) bool { return src.rel.name == "pg_namespace" && src.name == "oid" })
+}
+
+// allVals checks every value vals can take: constants by konst, proven
+// scans' columns by col, other columns through their definitions.
+func (r *reach) allVals(vals []lplan.Scalar, depth int, konst func(string) bool, col func(colSource) bool) bool {
+	if len(vals) == 0 || depth > 16 {
+		return false
+	}
+	for _, v := range vals {
+		v = strip(v)
+		if k, ok := v.(*lplan.Const); ok {
+			if k.Null || !konst(k.Text) {
+				return false
+			}
+			continue
+		}
+		c, ok := v.(*lplan.ColRef)
+		if !ok {
+			return false
+		}
+		if src, ok := r.cols[c.ID]; ok {
+			if !r.proven[src.scan] || !col(src) {
+				return false
+			}
+			continue
+		}
+		if !r.allVals(r.defs[c.ID], depth+1, konst, col) {
+			return false
+		}
+	}
+	return true
+}
+
+// constText is a non-NULL constant's text.
+func constText(v []lplan.Scalar) (string, bool) {
+	if len(v) != 1 {
+		return "", false
+	}
+	k, ok := strip(v[0]).(*lplan.Const)
+	if !ok || k.Null {
+		return "", false
+	}
+	return k.Text, true
+}
+
+// userName says whether "name op pattern" (=, LIKE, or a case-sensitive
+// regular expression) can be true only for a name that no system object
+// has: system names are those starting with pg_ and the others listed
+func userName(op string, other []lplan.Scalar, others []string) bool {
+	if op == "in" {
+		for _, o := range other {
+			if !userName("=", []lplan.Scalar{o}, others) {
+				return false
+			}
+		}
+		return len(other) > 0
+	}
+	pat, ok := constText(other)
+	if !ok {
+		return false
+	}
+	var prefix string
+	var whole bool
+	switch op {
+	case "=":
+		prefix, whole = pat, true
+	case "~~":
+		prefix, whole = catLikePrefix(pat)
+	case "textregexeq":
+		if prefix, whole, ok = regexPrefix(pat); !ok {
+			return false
+		}
+	default:
+		return false
+	}
+	if strings.HasPrefix(prefix, "pg_") || strings.HasPrefix("pg_", prefix) && !whole {
+		return false
+	}
+	for _, o := range others {
+		if o == prefix || !whole && strings.HasPrefix(o, prefix) {
+			return false
+		}
+	}
+	return true
+}
+
+// catLikePrefix is the literal text a LIKE pattern's matches start with,
+// and whether it is the whole pattern (no wildcard).
+func catLikePrefix(p string) (string, bool) {
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '%', '_', '\\':
+			return p[:i], false
+		}
+	}
+	return p, true
+}
+
+// regexPrefix is the literal text every match of an anchored regular
+// expression starts with ("^lit", "^(lit)$": psql's patterns), and
+// whether the match is exactly it; ok false when it cannot tell.
+func regexPrefix(p string) (prefix string, whole, ok bool) {
+	if !strings.HasPrefix(p, "^") || strings.ContainsAny(p, "|") {
+		return "", false, false
+	}
+	rest := p[1:]
+	group := strings.HasPrefix(rest, "(") && !strings.HasPrefix(rest, "(?")
+	if group {
+		rest = rest[1:]
+	}
+	i := 0
+	for i < len(rest) && (rest[i] >= 'a' && rest[i] <= 'z' || rest[i] >= 'A' && rest[i] <= 'Z' || rest[i] >= '0' && rest[i] <= '9' || rest[i] == '_') {
+		i++
+	}
+	lit, tail := rest[:i], rest[i:]
+	if tail != "" && strings.ContainsRune("?*+{", rune(tail[0])) {
+		if lit == "" {
+			return "", false, false
+		}
+		lit = lit[:len(lit)-1] // the quantifier makes the last character optional
+		return lit, false, true
+	}
+	if group && strings.HasPrefix(tail, ")") && len(tail) > 1 && strings.ContainsRune("?*+{", rune(tail[1])) {
+		return "", false, false // the whole group is optional or repeated
+	}
+	if group && tail == ")$" || !group && tail == "$" {
+		return lit, true, true
+	}
+	return lit, false, true
+}
+
+// nullRejecting says whether one of conds is false or NULL when a column
+// of cols is NULL (a comparison or pattern match on it).
+func nullRejecting(conds []lplan.Scalar, cols []lplan.ColumnID) bool {
+	in := map[lplan.ColumnID]bool{}
+	for _, id := range cols {
+		in[id] = true
+	}
+	var args []lplan.Scalar
+	for _, c := range conds {
+		switch x := c.(type) {
+		case *lplan.Op:
+			if comparisonOps[x.Op] {
+				args = append(args, x.Args...)
+			}
+		case *lplan.Func:
+			switch x.Name {
+			case "textregexeq", "textregexne", "texticregexeq", "texticregexne":
+				args = append(args, x.Args...)
+			}
+		}
+	}
+	for _, a := range args {
+		if ref, ok := strip(a).(*lplan.ColRef); ok && in[ref.ID] {
+			return true
+		}
+	}
+	return false
+}
+
+// comparisonOps are the strict operators nullRejecting knows.
+var comparisonOps = map[string]bool{"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true, "~~": true, "!~~": true, "~~*": true, "!~~*": true}

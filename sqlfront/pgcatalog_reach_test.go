@@ -1,0 +1,115 @@
+package sqlfront_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// catalogCompare runs each statement on sidecar and PostgreSQL with
+// psql -At and verbose errors: the ones in same must print what
+// PostgreSQL prints; the ones in refused must be refused with 0A000
+// where PostgreSQL answers (they would answer differently).
+func catalogCompare(t *testing.T, r *rig, same, refused []string) {
+	t.Helper()
+	run := func(url, q string) (string, error) {
+		return psql(t, url, "-At", "-v", "VERBOSITY=verbose", "-c", q)
+	}
+	for _, q := range same {
+		got, err := run(r.sqlURL, q)
+		want, werr := run(r.pgURL, q)
+		if werr != nil {
+			t.Fatalf("%s on PostgreSQL: %v\n%s", q, werr, want)
+		}
+		if err != nil || got != want {
+			t.Errorf("%s:\n  sidecar    %q (%v)\n  PostgreSQL %q", q, got, err, want)
+		}
+	}
+	for _, q := range refused {
+		want, werr := run(r.pgURL, q)
+		if werr != nil {
+			t.Fatalf("%s on PostgreSQL: %v\n%s", q, werr, want)
+		}
+		got, err := run(r.sqlURL, q)
+		if err == nil || !strings.Contains(got, "0A000") {
+			t.Errorf("%s: want 0A000 (PostgreSQL answers %q), got %q (%v)", q, want, got, err)
+		}
+	}
+}
+
+// TestCatalogSystemRows: the catalog relations lacking PostgreSQL's own
+// objects answer statements restricted to user objects and refuse the
+// others (`… WHERE relname = 'pg_class'` answered no rows before).
+func TestCatalogSystemRows(t *testing.T) {
+	r := catalogRig(t)
+	catalogCompare(t, r, []string{
+		"SELECT relname FROM pg_class WHERE relname = 'items'",
+		"SELECT relname FROM pg_class WHERE relname LIKE 'acc%' ORDER BY 1",
+		"SELECT relname FROM pg_class WHERE relname ~ '^(items)$'",
+		"SELECT relname FROM pg_class WHERE relname IN ('items', 'accounts') ORDER BY 1",
+		"SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY 1",
+		"SELECT a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname = 'accounts' AND a.attnum > 0 ORDER BY a.attnum",
+		"SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid WHERE c.relname = 'items'",
+		"SELECT conname FROM pg_constraint WHERE conrelid IN (SELECT oid FROM pg_class WHERE relname = 'items') ORDER BY 1",
+		"SELECT c.relname FROM pg_class c LEFT JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r','p') " +
+			"AND n.nspname <> 'pg_catalog' AND n.nspname !~ '^pg_toast' AND n.nspname <> 'information_schema' ORDER BY 1",
+	}, []string{
+		"SELECT oid::int8 FROM pg_class WHERE relname = 'pg_class'",
+		"SELECT count(*) > 0 FROM pg_class",
+		"SELECT relname FROM pg_class WHERE relname LIKE 'pg_cl%'",
+		"SELECT relname FROM pg_class WHERE relname ~ '^(tables)$'",
+		"SELECT count(*) FROM pg_class WHERE relname ~ 'items'",
+		"SELECT count(*) FROM pg_attribute WHERE attrelid = 1259",
+		"SELECT count(*) FROM pg_class WHERE oid = 99999",
+		"SELECT count(*) FROM pg_class WHERE relname IN ('items', 'pg_class')",
+		"SELECT relname FROM pg_class WHERE relname LIKE 'items%' ORDER BY 1",
+		"SELECT count(*) > 0 FROM pg_index",
+		"SELECT count(*) > 0 FROM pg_description",
+		"SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'pg_catalog'",
+		"SELECT count(*) > 0 FROM pg_class c LEFT JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname <> 'pg_catalog'",
+	})
+}
+
+// TestCatalogConstraintKeys: pg_constraint.conkey and confkey are int2[]
+// as in PostgreSQL (they were unknown: refused), usable with subscripts,
+// ANY and array functions.
+func TestCatalogConstraintKeys(t *testing.T) {
+	r := catalogRig(t)
+	catalogCompare(t, r, []string{
+		"SELECT conname, conkey, confkey FROM pg_constraint WHERE conrelid IN (SELECT oid FROM pg_class WHERE relname IN ('items', 'accounts')) ORDER BY 1",
+		"SELECT array_to_string(conkey, ',') FROM pg_constraint WHERE conrelid IN (SELECT oid FROM pg_class WHERE relname = 'items') AND contype = 'p'",
+		"SELECT con.conname, a.attname FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid JOIN pg_attribute a ON a.attrelid = c.oid " +
+			"WHERE c.relname = 'items' AND a.attnum = ANY(con.conkey) ORDER BY 1, 2",
+		"SELECT con.conname, con.conkey[1], array_length(con.confkey, 1) FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid " +
+			"WHERE c.relname = 'items' AND con.contype = 'f'",
+	}, nil)
+}
+
+// TestCatalogSettings: pg_settings answers for the settings sidecar
+// keeps when the statement names them, and refuses the others (it did
+// not exist: 42P01).
+func TestCatalogSettings(t *testing.T) {
+	r := catalogRig(t)
+	catalogCompare(t, r, []string{
+		"SELECT setting FROM pg_catalog.pg_settings WHERE name = 'max_index_keys'",
+		"SELECT (SELECT setting FROM pg_catalog.pg_settings WHERE name = 'max_index_keys')::int + 1",
+		"SELECT name, setting, unit, short_desc FROM pg_settings WHERE name IN ('DateStyle', 'search_path', 'standard_conforming_strings') ORDER BY 1",
+	}, []string{
+		"SELECT count(*) > 0 FROM pg_settings",
+		"SELECT setting FROM pg_settings WHERE name = 'work_mem'",
+		"SELECT setting FROM pg_settings WHERE name = 'statement_timeout'",
+		"SELECT category FROM pg_settings WHERE name = 'DateStyle'",
+	})
+}
+
+// TestCatalogUnserved: relations and functions PostgreSQL has that
+// sidecar's catalog does not serve are refused 0A000 (they answered
+// 42P01/42883, "does not exist").
+func TestCatalogUnserved(t *testing.T) {
+	r := catalogRig(t)
+	catalogCompare(t, r, nil, []string{
+		"SELECT count(*) > 0 FROM pg_catalog.pg_proc",
+		"SELECT n.nspname FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE p.proname = 'now'",
+		"SELECT pg_table_size(c.oid) >= 0 FROM pg_class c WHERE c.relname = 'items'",
+		"SELECT pg_total_relation_size(c.oid) >= 0 FROM pg_class c WHERE c.relname = 'items'",
+	})
+}

@@ -1,0 +1,77 @@
+package sqlfront
+
+import (
+	"sort"
+	"strings"
+
+	lplan "github.com/sidecar-dev/sidecar/sql/plan"
+)
+
+// pg_settings: the session's settings sidecar keeps (SHOW ALL's), plus
+// max_index_keys (pgjdbc's foreign-key calls read it). PostgreSQL lists
+// some 350 settings; a statement reading pg_settings must name the ones
+// it reads (WHERE name = '…' or IN (…), pgcatalog_reach.go), else it is
+// refused. A setting whose pg_settings.setting is not SHOW's text (one
+// with a unit, as statement_timeout: setting counts milliseconds) is not
+// listed. Columns sidecar does not track (category, context, source,
+// bounds…) are unknown.
+
+// fixedSettings are settings of PostgreSQL's standard builds not kept by
+// the session: max_index_keys is INDEX_MAX_KEYS (32 unless PostgreSQL
+// was built with another pg_config_manual.h).
+var fixedSettings = map[string][2]string{
+	"max_index_keys": {"32", "Shows the maximum number of index keys."},
+}
+
+// unitSettings are the session's settings with a unit (not listed).
+var unitSettings = map[string]bool{"statement_timeout": true}
+
+// settingRows are pg_settings' rows for the session: name, setting and
+// short_desc known, unit NULL (no listed setting has one).
+func settingRows(settings map[string]string) [][]*string {
+	type row struct{ name, setting, desc string }
+	var rows []row
+	for k, v := range settings {
+		if unitSettings[k] {
+			continue
+		}
+		name := k
+		if n, ok := settingNames[k]; ok {
+			name = n
+		}
+		rows = append(rows, row{name, v, settingDescriptions[k]})
+	}
+	for k, v := range fixedSettings {
+		if _, ok := settings[k]; !ok {
+			rows = append(rows, row{k, v[0], v[1]})
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool { return strings.ToLower(rows[i].name) < strings.ToLower(rows[j].name) })
+	var out [][]*string
+	u := pgUnknown
+	for _, r := range rows {
+		desc := u
+		if r.desc != "" {
+			desc = sv(r.desc)
+		}
+		out = append(out, []*string{sv(r.name), sv(r.setting), nil, u, desc, u, u, u, u, u, u, u, u, u, u, u, u})
+	}
+	return out
+}
+
+var settingsRel = &pgRel{schema: "pg_catalog", name: "pg_settings", cols: pgc("name text, setting text, unit text, category text, short_desc text, " +
+	"extra_desc text, context text, vartype text, source text, min_val text, max_val text, enumvals text[], boot_val text, reset_val text, " +
+	"sourcefile text, sourceline int4, pending_restart bool"),
+	rows: func(cx *pgCatCtx) [][]*string { return settingRows(cx.settings) }}
+
+// settingNamed says whether every value of vals is the name of a
+// setting pg_settings lists for the session.
+func (r *reach) settingNamed(vals []lplan.Scalar) bool {
+	for _, v := range vals {
+		k, ok := constText([]lplan.Scalar{v})
+		if !ok || !r.settings[k] {
+			return false
+		}
+	}
+	return len(vals) > 0
+}
