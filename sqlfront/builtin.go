@@ -91,7 +91,7 @@ func (pl *planner) castTo(e expr, to uint32, pos int) (expr, error) {
 		return pl.coerce(e, to, pos)
 	}
 	if !canCast(from, to) {
-		return nil, errf(codeCannotCoerce, pos, "cannot cast type %s to %s", typeName(from), typeName(to))
+		return nil, castRefusal(from, to, pos)
 	}
 	return castOrFold(e, from, to)
 }

@@ -126,6 +126,16 @@ func canCast(from, to uint32) bool {
 	return false
 }
 
+// castRefusal is the flat planner's answer to a cast it cannot compile:
+// 42846 when PostgreSQL has no such cast either, else 0A000, so the
+// statement goes on to sql/exec, which has the type catalog's casts.
+func castRefusal(from, to uint32, pos int) error {
+	if types.CastContext(from, to) == types.CastNone {
+		return errf(codeCannotCoerce, pos, "cannot cast type %s to %s", typeName(from), typeName(to))
+	}
+	return unsupported(pos, "a cast from "+typeName(from)+" to "+typeName(to))
+}
+
 // arithExpr is + - * / % on numbers, || on text.
 type arithExpr struct {
 	op   string

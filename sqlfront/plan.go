@@ -323,12 +323,15 @@ func (pl *planner) binary(l, r expr, op string, pos int) (expr, expr, uint32, er
 }
 
 // comparable says whether values of type t can be ordered (= is allowed
-// for every type whose output text is canonical).
+// for every type whose output text is canonical). Not json (PostgreSQL
+// has no = for it) nor jsonb (its text keeps a number's scale, and
+// '1.0'::jsonb = '1'::jsonb): both are left to sql/exec, which refuses
+// what it cannot compare.
 func comparableType(t uint32, op string) bool {
 	if isNumericType(t) || orderedAsText(t) || t == oidBool {
 		return true
 	}
-	return (op == "=" || op == "<>" || op == "!=") && (t == oidBytea || t == oidJSON || t == oidJSONB || t == oidInterval)
+	return (op == "=" || op == "<>" || op == "!=") && (t == oidBytea || t == oidInterval)
 }
 
 // compile compiles an expression node.
@@ -620,7 +623,7 @@ func (pl *planner) cast(tc *pg.TypeCast) (expr, error) {
 		return pl.coerce(arg, to, nodeLoc(tc.Arg))
 	}
 	if !canCast(from, to) {
-		return nil, errf(codeCannotCoerce, int(tc.Location), "cannot cast type %s to %s", typeName(from), typeName(to))
+		return nil, castRefusal(from, to, int(tc.Location))
 	}
 	return castOrFold(arg, from, to)
 }
@@ -944,6 +947,9 @@ func (pl *planner) aggregate(name string, f *pg.FuncCall) (expr, error) {
 		if a.distinct {
 			if err := pl.textOrderCheck(pos, at, true, arg); err != nil {
 				return nil, err
+			}
+			if !comparableType(at, "=") {
+				return nil, unsupported(pos, name+"(DISTINCT) on type "+typeName(at))
 			}
 		}
 		switch name {

@@ -54,6 +54,9 @@ func (pl *planner) planSelect(s *pg.SelectStmt) error {
 			if err := pl.textOrderCheck(nodeLoc(g), pl.typeOf(e), true, e); err != nil {
 				return err
 			}
+			if t := pl.typeOf(e); !comparableType(t, "=") {
+				return unsupported(nodeLoc(g), "GROUP BY on type "+typeName(t))
+			}
 			p.groupBy = append(p.groupBy, e)
 		}
 		pl.groupSet = p.groupBy

@@ -88,6 +88,7 @@ func build(version int) *Registry {
 	r.addDateTime()
 	r.addTimeZone() // tz.go
 	r.addRegex()
+	r.addJSON()
 	return r
 }
 
@@ -537,10 +538,10 @@ justify_days justify_hours justify_interval make_interval make_time make_timesta
 pg_typeof string_agg array_agg stddev stddev_samp stddev_pop variance var_samp var_pop corr covar_pop
 covar_samp regr_avgx regr_avgy regr_count regr_intercept regr_r2 regr_slope regr_sxx regr_sxy regr_syy percentile_cont
 percentile_disc mode json_agg jsonb_agg json_object_agg jsonb_object_agg xmlagg row_number rank dense_rank
-percent_rank cume_dist ntile lag lead first_value last_value nth_value json_build_object jsonb_build_object json_build_array
-jsonb_build_array to_json to_jsonb row_to_json array_to_json jsonb_array_length json_array_length jsonb_extract_path
-jsonb_extract_path_text json_extract_path json_extract_path_text jsonb_typeof json_typeof jsonb_pretty jsonb_set jsonb_insert
-jsonb_strip_nulls json_strip_nulls jsonb_each jsonb_each_text json_each json_each_text jsonb_object_keys json_object_keys
+percent_rank cume_dist ntile lag lead first_value last_value nth_value
+row_to_json array_to_json
+jsonb_set jsonb_insert
+jsonb_each jsonb_each_text json_each json_each_text jsonb_object_keys json_object_keys
 jsonb_array_elements jsonb_array_elements_text json_array_elements json_array_elements_text gen_random_uuid unistr normalize
 is_normalized parse_ident txid_current pg_backend_pid inet_client_addr inet_server_addr statement_timestamp timeofday
 isempty lower_inc upper_inc range_merge bit_length_bytea string_agg_bytea localtime current_time make_timestamptz

@@ -104,8 +104,10 @@ func (c *compiler) function(x *plan.Func) (vexpr, error) {
 		}
 		return c.conditional(x)
 	}
-	for _, a := range x.Args {
-		if plan.IsArray(a.Type()) {
+	for i, a := range x.Args {
+		// An array reaches a library function only where its overload
+		// declares that array type (jsonb's #> and ?|: text[]).
+		if plan.IsArray(a.Type()) && (i >= len(x.Call.Params) || x.Call.Params[i] != a.Type().OID) {
 			return nil, unsupported("the function " + x.Name + " on an array")
 		}
 	}

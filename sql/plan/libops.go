@@ -34,3 +34,24 @@ func (b *binder) libraryOperator(op string, args []Scalar, loc int32) (Scalar, e
 	}
 	return out, nil
 }
+
+// libraryOp says whether binary() hands op to libraryOperator rather
+// than typing it itself.
+func libraryOp(op string) bool {
+	switch op {
+	case "=", "<>", "!=", "<", "<=", ">", ">=", "~~", "!~~", "~~*", "!~~*", "||", "+", "-", "*", "/", "%":
+		return false
+	}
+	return true
+}
+
+// hasExactOperator says whether the library has op taking two operands
+// of type t.
+func (b *binder) hasExactOperator(op string, t OID) bool {
+	reg := b.functions()
+	if !reg.HasOperator(op, false) {
+		return true // libraryOperator refuses it; the coercion does not matter
+	}
+	call, err := reg.ResolveOperator(op, []OID{t, t})
+	return err == nil && call.Params[0] == t && call.Params[1] == t
+}

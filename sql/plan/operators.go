@@ -143,6 +143,14 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 	}
 	lt, rt := l.Type(), r.Type()
 	switch {
+	case libraryOp(op) && (lt.OID == Unknown) != (rt.OID == Unknown):
+		// An untyped literal opposite a typed operand takes that type only
+		// when the library has the operator on two of it (PostgreSQL's
+		// first rule); otherwise resolution picks (jsonb -> 'key' is
+		// jsonb -> text). libops.go.
+		if known := max(lt.OID, rt.OID); b.hasExactOperator(op, known) {
+			l, r = coerce(l, T(known)), coerce(r, T(known))
+		}
 	case lt.OID == Unknown && rt.OID == Unknown:
 		l, r = coerce(l, T(Text)), coerce(r, T(Text))
 	case lt.OID == Unknown:

@@ -34,6 +34,7 @@ const (
 	Interval    OID = 1186
 	Numeric     OID = 1700
 	UUID        OID = 2950
+	JSON        OID = 114
 	JSONB       OID = 3802
 	Record      OID = 2249
 )
@@ -52,7 +53,7 @@ var typeNames = map[OID]string{
 	Int8: "int8", Int2: "int2", Int4: "int4", Text: "text", Oid: "oid",
 	Float4: "float4", Float8: "float8", Bpchar: "bpchar", Varchar: "varchar",
 	Date: "date", Time: "time", Timestamp: "timestamp", Timestamptz: "timestamptz",
-	Interval: "interval", Numeric: "numeric", UUID: "uuid", JSONB: "jsonb", Record: "record",
+	Interval: "interval", Numeric: "numeric", UUID: "uuid", JSON: "json", JSONB: "jsonb", Record: "record",
 }
 
 // String is the type's pg_type.typname with its modifier, as EXPLAIN
@@ -87,7 +88,7 @@ var typeAliases = map[string]OID{
 	"character varying": Varchar, "char": Bpchar, "character": Bpchar, "bpchar": Bpchar,
 	"bool": Bool, "boolean": Bool, "date": Date, "time": Time,
 	"timestamp": Timestamp, "timestamptz": Timestamptz, "interval": Interval,
-	"bytea": Bytea, "name": Name, "uuid": UUID, "jsonb": JSONB, "oid": Oid,
+	"bytea": Bytea, "name": Name, "uuid": UUID, "json": JSON, "jsonb": JSONB, "oid": Oid,
 }
 
 // parseType resolves a type name (pg_catalog qualification dropped) and
