@@ -194,16 +194,12 @@ var psqlHandlers = map[string]*canned{
 		rows: func(ex *execCtx, _ []string) ([][]*string, error) {
 			return [][]*string{{strp(ex.sess.database), strp("sidecar"), strp("UTF8"), strp("C"), strp("C"), nil, strp("libc"), nil}}, nil
 		}},
-	"dn": {cols: []string{"Name", "Owner"}, rows: func(ex *execCtx, _ []string) ([][]*string, error) {
-		rows := [][]*string{{strp("public"), strp("pg_database_owner")}}
-		seen := map[string]bool{"public": true}
-		for _, t := range ex.src.Tables() {
-			if !seen[t.Schema] {
-				seen[t.Schema] = true
-				rows = append(rows, []*string{strp(t.Schema), strp("sidecar")})
-			}
-		}
-		return rows, nil
+	"dn": {cols: []string{"Name", "Owner"}, rows: func(_ *execCtx, _ []string) ([][]*string, error) {
+		// Schema owners are not read from the server: public is owned by
+		// pg_database_owner on a cluster initdb'd by 15 or later, by the
+		// bootstrap superuser before (and after pg_upgrade from 14), or by
+		// whoever ALTER SCHEMA made owner. Refused rather than guessed.
+		return nil, unsupported(-1, "\\dn (schema owners are not read from the server)")
 	}},
 }
 
