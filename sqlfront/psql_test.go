@@ -52,7 +52,7 @@ func TestPsql(t *testing.T) {
 		t.Errorf("\\d accounts:\n%s\nPostgreSQL:\n%s", got, want)
 	}
 	for cmd, in := range map[string]string{`\dt`: "public | accounts | table", `\d`: "public | marker   | table", `\l`: "app  | sidecar | UTF8",
-		`\dn`: "public"} {
+		`\dn`: "schema owners are not read"} {
 		if out := run(r.sqlURL, "-c", cmd); !strings.Contains(out, in) {
 			t.Errorf("%s: want %q in\n%s", cmd, in, out)
 		}
