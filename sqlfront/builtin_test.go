@@ -67,14 +67,12 @@ func TestBuiltinRefusals(t *testing.T) {
 	}
 	defer conn.Close(ctx)
 	for q, code := range map[string]string{
-		"SELECT sin(v) FROM metrics":                                 "0A000",
-		"SELECT nosuchfunc(v) FROM metrics":                          "42883",
-		"SELECT trunc('1.5')":                                        "42725",
-		"SELECT date_trunc('day', atz, 'Europe/Paris') FROM metrics": "0A000",
-		"SELECT atz AT TIME ZONE 'Europe/Paris' FROM metrics":        "0A000",
-		"SELECT note ~ '\\d' FROM metrics":                           "0A000",
-		"SELECT corr(v, v) FROM metrics":                             "0A000",
-		"SELECT abs(note) FROM metrics":                              "42883",
+		"SELECT sin(v) FROM metrics":        "0A000",
+		"SELECT nosuchfunc(v) FROM metrics": "42883",
+		"SELECT trunc('1.5')":               "42725",
+		"SELECT note ~ '\\d' FROM metrics":  "0A000",
+		"SELECT corr(v, v) FROM metrics":    "0A000",
+		"SELECT abs(note) FROM metrics":     "42883",
 	} {
 		_, err := conn.Exec(ctx, q).ReadAll()
 		var pe *pgconn.PgError

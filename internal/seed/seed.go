@@ -7,14 +7,43 @@ package seed
 import (
 	"flag"
 	"iter"
+	"strconv"
 	"testing"
 	"time"
 )
 
-// Flag registers -seed on the default flag set; call it once per test
-// package, at package level: var seedFlag = seed.Flag().
+// Flag registers -seed on the default flag set, at package level: var
+// seedFlag = seed.Flag(). A package's internal and external test files
+// are one binary: a second call returns the flag the first registered
+// (registering it twice panics).
 func Flag() *uint64 {
-	return flag.Uint64("seed", 0, "seed of the random tests (0: from the clock or the test's fixed default)")
+	if f := flag.Lookup("seed"); f != nil {
+		if v, ok := f.Value.(seedValue); ok {
+			return v.p
+		}
+	}
+	v := seedValue{p: new(uint64)}
+	flag.Var(v, "seed", "seed of the random tests (0: from the clock or the test's fixed default)")
+	return v.p
+}
+
+// seedValue is -seed's flag.Value: an unsigned 64-bit integer.
+type seedValue struct{ p *uint64 }
+
+func (v seedValue) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return strconv.FormatUint(*v.p, 10)
+}
+
+func (v seedValue) Set(s string) error {
+	n, err := strconv.ParseUint(s, 0, 64)
+	if err != nil {
+		return err
+	}
+	*v.p = n
+	return nil
 }
 
 // New returns *flagValue when it is set, else a seed from the clock, and

@@ -63,6 +63,7 @@ func (r *Registry) addJSON() {
 	r.def("jsonb_contained", bo, jsonBinary(func(a, b *jnode) bool { return contains(b, a, true) }), jsbOID, jsbOID)
 	r.ops["@>"] = []string{"jsonb_contains"}
 	r.ops["<@"] = []string{"jsonb_contained"}
+	r.partialOps["@>"], r.partialOps["<@"] = true, true // arrays, ranges, geometry: not here
 	r.def("jsonb_exists", bo, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		n, err := parseJSON(str(a[0]))
 		if err != nil {

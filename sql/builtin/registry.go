@@ -68,6 +68,10 @@ type Registry struct {
 	// calls are refused with 0A000, not 42883 (which would say
 	// PostgreSQL has no such function either).
 	missing map[string]bool
+	// partialOps are operators the library has for some types while
+	// PostgreSQL has them for others too (@> on arrays, ranges, …): no
+	// overload matching is 0A000 there, not 42883.
+	partialOps map[string]bool
 	// version is the server_version_num whose behaviour the functions
 	// follow where majors differ (dialect.go).
 	version int
@@ -79,7 +83,7 @@ func New() *Registry { return build(unknownMajor) }
 
 // build builds the library for server_version_num version.
 func build(version int) *Registry {
-	r := &Registry{funcs: map[string][]*Func{}, ops: map[string][]string{}, prefix: map[string][]string{}, missing: map[string]bool{}, version: version}
+	r := &Registry{funcs: map[string][]*Func{}, ops: map[string][]string{}, prefix: map[string][]string{}, missing: map[string]bool{}, partialOps: map[string]bool{}, version: version}
 	for _, n := range strings.Fields(postgresOnly) {
 		r.missing[n] = true
 	}
@@ -134,6 +138,9 @@ func (r *Registry) ResolveOperator(op string, args []OID) (*Call, error) {
 		msg := op + " " + typeName(args[0])
 		if len(args) == 2 {
 			msg = typeName(args[0]) + " " + op + " " + typeName(args[1])
+		}
+		if r.partialOps[op] {
+			return nil, &Error{Code: CodeFeatureNotSupported, Message: "sidecar does not support the operator " + msg}
 		}
 		return nil, &Error{Code: CodeUndefinedFunction, Message: "operator does not exist: " + msg,
 			Hint: "No operator matches the given name and argument types. You might need to add explicit type casts."}
