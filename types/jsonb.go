@@ -87,6 +87,14 @@ func writeJSONB(b *bytes.Buffer, v any) error {
 	return nil
 }
 
+// QuoteJSON is s as a JSON string, escaped as PostgreSQL's escape_json
+// does (the json functions print keys and strings with it).
+func QuoteJSON(s string) string {
+	var b bytes.Buffer
+	writeJSONString(&b, s)
+	return b.String()
+}
+
 // writeJSONString is escape_json.
 func writeJSONString(b *bytes.Buffer, s string) {
 	b.WriteByte('"')

@@ -380,37 +380,9 @@ func sortIdx(idx []int, less func(a, b int) bool) {
 	}
 }
 
-// escapeJSON is PostgreSQL's escape_json.
+// escapeJSON is PostgreSQL's escape_json (types.QuoteJSON).
 func escapeJSON(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if c < 0x20 {
-				b.WriteString(`\u00`)
-				b.WriteByte("0123456789abcdef"[c>>4])
-				b.WriteByte("0123456789abcdef"[c&15])
-			} else {
-				b.WriteByte(c)
-			}
-		}
-	}
-	b.WriteByte('"')
+	b.WriteString(types.QuoteJSON(s))
 }
 
 // writeCompact prints a json value with no blanks between tokens, as
