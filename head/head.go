@@ -403,10 +403,8 @@ func (m *Model) get(t *Table, key []byte, at wal.LSN, dst []byte) (row []byte, f
 			return
 		}
 		snap := t.hp.Snapshot()
-		defer snap.Release()
-		if row, found, err = snap.RowErr(dst, heap.RowID(id), nil); err != nil {
-			err = fmt.Errorf("head: %s: %w", t.name, err)
-		}
+		row, found = snap.Row(dst, heap.RowID(id))
+		snap.Release()
 	})
 	if !found {
 		row = dst
@@ -449,10 +447,10 @@ func (m *Model) rangeOf(t *Table, from, to []byte, limit int, at wal.LSN, cols [
 				return
 			}
 			var live bool
-			var rerr error
-			if buf, live, rerr = snap.RowErr(buf[:0], heap.RowID(it.RowID()), cols); rerr != nil {
-				err = fmt.Errorf("head: %s: %w", t.name, rerr) // a cold page that cannot be read back
-				return
+			if cols == nil {
+				buf, live = snap.Row(buf[:0], heap.RowID(it.RowID()))
+			} else {
+				buf, live = snap.RowColumns(buf[:0], heap.RowID(it.RowID()), cols)
 			}
 			if !live {
 				err = fmt.Errorf("head: %s: index names row id %d, which the heap does not hold", t.name, it.RowID())
