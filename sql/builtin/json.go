@@ -389,26 +389,23 @@ func escapeJSON(b *strings.Builder, s string) {
 // json_strip_nulls rebuilds its input.
 func writeCompact(b *strings.Builder, n *jnode) {
 	switch n.kind {
-	case jObject:
-		b.WriteByte('{')
-		for i, k := range n.keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			escapeJSON(b, k)
-			b.WriteByte(':')
-			writeCompact(b, n.vals[i])
+	case jObject, jArray:
+		open, close := byte('{'), byte('}')
+		if n.kind == jArray {
+			open, close = '[', ']'
 		}
-		b.WriteByte('}')
-	case jArray:
-		b.WriteByte('[')
+		b.WriteByte(open)
 		for i, v := range n.vals {
 			if i > 0 {
 				b.WriteByte(',')
 			}
+			if n.kind == jObject {
+				escapeJSON(b, n.keys[i])
+				b.WriteByte(':')
+			}
 			writeCompact(b, v)
 		}
-		b.WriteByte(']')
+		b.WriteByte(close)
 	case jString:
 		escapeJSON(b, n.str)
 	default:
@@ -426,46 +423,33 @@ func writePretty(b *strings.Builder, n *jnode, depth int) {
 		}
 	}
 	switch n.kind {
-	case jObject:
-		if len(n.keys) == 0 {
-			b.WriteString("{\n")
-			for range depth {
-				b.WriteString("    ")
-			}
-			b.WriteString("}")
-			return
+	case jObject, jArray:
+		open, close := byte('{'), byte('}')
+		if n.kind == jArray {
+			open, close = '[', ']'
 		}
-		b.WriteByte('{')
-		for i, k := range n.keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			indent(depth + 1)
-			escapeJSON(b, k)
-			b.WriteString(": ")
-			writePretty(b, n.vals[i], depth+1)
-		}
-		indent(depth)
-		b.WriteByte('}')
-	case jArray:
+		b.WriteByte(open)
 		if len(n.vals) == 0 {
-			b.WriteString("[\n")
+			b.WriteByte('\n')
 			for range depth {
 				b.WriteString("    ")
 			}
-			b.WriteString("]")
+			b.WriteByte(close)
 			return
 		}
-		b.WriteByte('[')
 		for i, v := range n.vals {
 			if i > 0 {
 				b.WriteByte(',')
 			}
 			indent(depth + 1)
+			if n.kind == jObject {
+				escapeJSON(b, n.keys[i])
+				b.WriteString(": ")
+			}
 			writePretty(b, v, depth+1)
 		}
 		indent(depth)
-		b.WriteByte(']')
+		b.WriteByte(close)
 	default:
 		b.WriteString(n.raw)
 	}
