@@ -94,7 +94,7 @@ func runCrash(t *testing.T, c crashCase) {
 	defer stopLoad()
 	var txns, bigTxns atomic.Int64
 	loadDone := make(chan error, 1)
-	go func() { loadDone <- crashWorkload(ctx, url, seed, &txns, &bigTxns) }()
+	go func() { loadDone <- crashWorkload(ctx, url, seed, &txns, &bigTxns, crashBacklogCap) }()
 
 	// The first two kills land inside the initial copy (it is long), the
 	// rest inside streamed big transactions and between commits: each
@@ -160,9 +160,11 @@ const crashBacklogCap = 32 << 20
 // crashWorkload commits transactions until ctx ends: each bumps the
 // counter and changes items (small mixed changes; sometimes a big update
 // that PostgreSQL streams in progress, with a rolled-back subtransaction).
-// It holds the sidecar's backlog under crashBacklogCap (the pauses draw
-// nothing from rng: a seed replays the same transactions).
-func crashWorkload(ctx context.Context, url string, seed int64, txns, big *atomic.Int64) error {
+// With backlogCap > 0 it holds the sidecar's backlog under it (the kill
+// tests: crashBacklogCap; the pauses draw nothing from rng, so a seed
+// replays the same transactions); 0 writes as fast as it can (the remote
+// tests, which count on a rate of commits while the writer uploads).
+func crashWorkload(ctx context.Context, url string, seed int64, txns, big *atomic.Int64, backlogCap int64) error {
 	rng := rand.New(rand.NewPCG(uint64(seed), 1))
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
@@ -170,8 +172,8 @@ func crashWorkload(ctx context.Context, url string, seed int64, txns, big *atomi
 	}
 	defer conn.Close(context.Background())
 	for i := 0; ctx.Err() == nil; i++ {
-		if i%10 == 0 {
-			if err := awaitBacklogUnder(ctx, conn, crashBacklogCap); err != nil {
+		if backlogCap > 0 && i%10 == 0 {
+			if err := awaitBacklogUnder(ctx, conn, backlogCap); err != nil {
 				if ctx.Err() != nil {
 					return nil
 				}

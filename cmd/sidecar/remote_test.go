@@ -45,7 +45,7 @@ func TestRemoteKill9Restore(t *testing.T) {
 	defer stopLoad()
 	var txns, bigTxns atomic.Int64
 	loadDone := make(chan error, 1)
-	go func() { loadDone <- crashWorkload(ctx, url, seed, &txns, &bigTxns) }()
+	go func() { loadDone <- crashWorkload(ctx, url, seed, &txns, &bigTxns, 0) }()
 	killRuns(t, file, kills, killTiming{streamFrom: 1, pause: func(int) time.Duration { return time.Duration(700+rng.IntN(2500)) * time.Millisecond }}, nil)
 	stopLoad()
 	if err := <-loadDone; err != nil {
@@ -88,7 +88,7 @@ func TestRemoteKill9Restore(t *testing.T) {
 	// versions from the start again, below the last segment's, and its
 	// uploads must still carry every record (the third restore checks).
 	ctx2, stopLoad2 := context.WithCancel(context.Background())
-	go func() { loadDone <- crashWorkload(ctx2, url, seed+1, &txns, &bigTxns) }()
+	go func() { loadDone <- crashWorkload(ctx2, url, seed+1, &txns, &bigTxns, 0) }()
 	time.Sleep(2 * time.Second)
 	stopLoad2()
 	if err := <-loadDone; err != nil {
@@ -195,7 +195,7 @@ func TestRemoteFollowerServe(t *testing.T) {
 	var txns, big atomic.Int64
 	loadSeed := int64(seed.New(t, seedFlag))
 	loadDone := make(chan error, 1)
-	go func() { loadDone <- crashWorkload(ctx, url, loadSeed, &txns, &big) }()
+	go func() { loadDone <- crashWorkload(ctx, url, loadSeed, &txns, &big, 0) }()
 	time.Sleep(time.Second)
 	f := sidecarProcess(t, "serve", "--remote", srv.URL("shared"), "--refresh", "200ms", "--config", ffile)
 	defer func() {
