@@ -146,7 +146,7 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 		}
 		t := e.md.Column(id).Type.OID
 		if !types.Orderable(t) {
-			return nil, unsupported("grouping by a value of type " + e.md.Column(id).Type.String())
+			return nil, noEquality(e.md.Column(id).Type, "grouping by a value of type "+e.md.Column(id).Type.String())
 		}
 		op.group, op.gOIDs = append(op.group, idx), append(op.gOIDs, t)
 	}
