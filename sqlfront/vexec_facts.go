@@ -175,8 +175,8 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata) bool {
 					}
 				}
 				for i, arg := range a.Args {
-					if i > 0 && a.Name == "array_agg" && collatable(arg.Type()) {
-						found = true // array_agg(… ORDER BY text)
+					if nv := lplan.OrderedAggArgs(a.Name); nv > 0 && i >= nv && collatable(arg.Type()) {
+						found = true // array_agg(… ORDER BY text), json_agg too
 					}
 					visit(arg)
 				}

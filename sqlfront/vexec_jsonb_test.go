@@ -34,6 +34,8 @@ func TestJSONBCompare(t *testing.T) {
 		"SELECT count(*) FROM (SELECT DISTINCT j FROM jb) s",
 		"SELECT a.id, b.id FROM jb a JOIN jb b ON a.j = b.j AND a.id < b.id ORDER BY 1, 2",
 		"SELECT id, j = '1'::jsonb, j < '\"a\"' FROM jb ORDER BY id",
+		"SELECT json_agg(j ORDER BY id), jsonb_agg(t ORDER BY id DESC), json_object_agg(id, t ORDER BY id), jsonb_object_agg(id, j ORDER BY id) FROM jb",
+		"SELECT jsonb_typeof(j), jsonb_agg(id ORDER BY id) FROM jb GROUP BY 1 ORDER BY 1",
 	}
 	ctx := context.Background()
 	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeCacheDescribe} {
