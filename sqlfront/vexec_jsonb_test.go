@@ -36,6 +36,8 @@ func TestJSONBCompare(t *testing.T) {
 		"SELECT id, j = '1'::jsonb, j < '\"a\"' FROM jb ORDER BY id",
 		"SELECT json_agg(j ORDER BY id), jsonb_agg(t ORDER BY id DESC), json_object_agg(id, t ORDER BY id), jsonb_object_agg(id, j ORDER BY id) FROM jb",
 		"SELECT jsonb_typeof(j), jsonb_agg(id ORDER BY id) FROM jb GROUP BY 1 ORDER BY 1",
+		"SELECT e.key, e.value, count(*) FROM (SELECT * FROM jb WHERE jsonb_typeof(j) = 'object') s, jsonb_each(s.j) e GROUP BY 1, 2 ORDER BY 1, 2",
+		"SELECT id, jsonb_array_elements_text(j) FROM jb WHERE jsonb_typeof(j) = 'array' ORDER BY 1, 2",
 	}
 	ctx := context.Background()
 	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeCacheDescribe} {
