@@ -38,6 +38,9 @@ func TestJSONBCompare(t *testing.T) {
 		"SELECT jsonb_typeof(j), jsonb_agg(id ORDER BY id) FROM jb GROUP BY 1 ORDER BY 1",
 		"SELECT e.key, e.value, count(*) FROM (SELECT * FROM jb WHERE jsonb_typeof(j) = 'object') s, jsonb_each(s.j) e GROUP BY 1, 2 ORDER BY 1, 2",
 		"SELECT id, jsonb_array_elements_text(j) FROM jb WHERE jsonb_typeof(j) = 'array' ORDER BY 1, 2",
+		"SELECT id, j || '[1]', j || '{\"z\": 1}' FROM jb WHERE j IS NOT NULL ORDER BY id",
+		"SELECT id, j - 'a', j - 0 FROM jb WHERE jsonb_typeof(j) IN ('array') ORDER BY id",
+		"SELECT id, j - 'a', j - ARRAY['a'] FROM jb WHERE jsonb_typeof(j) IN ('object') ORDER BY id",
 	}
 	ctx := context.Background()
 	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeCacheDescribe} {

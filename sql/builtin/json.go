@@ -94,6 +94,7 @@ func (r *Registry) addJSON() {
 	r.ops["?|"] = []string{"jsonb_exists_any"}
 	r.ops["?&"] = []string{"jsonb_exists_all"}
 
+	r.addJSONOps() // jsonops.go
 	r.def("jsonb_pretty", tx, jsonUnary(func(n *jnode) (types.Value, error) {
 		var b strings.Builder
 		writePretty(&b, n, 0)

@@ -138,6 +138,9 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 	if op == "!=" {
 		op = "<>"
 	}
+	if e, ok, err := b.jsonbOperator(op, l, r, loc); ok {
+		return e, err // jsonops.go
+	}
 	if op == "||" && (IsArray(l.Type()) || IsArray(r.Type())) {
 		return b.arrayConcat(l, r, loc) // array.go
 	}
