@@ -173,8 +173,11 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata) bool {
 					}
 				}
 				for i, arg := range a.Args {
-					if i > 0 && a.Name == "array_agg" && collatable(arg.Type()) {
-						found = true // array_agg(… ORDER BY text)
+					if i >= len(a.Args)-len(a.Order) && collatable(arg.Type()) {
+						found = true // array_agg(… ORDER BY text), percentile_disc/mode WITHIN GROUP (ORDER BY text)
+					}
+					if a.Distinct && a.Name == "string_agg" && collatable(arg.Type()) {
+						found = true // string_agg(DISTINCT …) sorts its values
 					}
 					visit(arg)
 				}

@@ -349,18 +349,7 @@ func (a *arrayAgg) result() (types.Value, error) {
 	if len(a.rows) == 0 {
 		return nil, nil
 	}
-	cmpKeys := func(x, y *aggRow) int {
-		for i, k := range x.keys {
-			c := compareNullable(x.kt[i], k, y.keys[i], x.order[i].NullsFirst != x.order[i].Desc)
-			if x.order[i].Desc {
-				c = -c
-			}
-			if c != 0 {
-				return c
-			}
-		}
-		return 0
-	}
+	cmpKeys := func(x, y *aggRow) int { return compareAggKeys(x.kt, x.order, x.keys, y.keys) } // aggextra.go
 	rows := append([]*aggRow(nil), a.rows...)
 	slices.SortStableFunc(rows, cmpKeys)
 	out := &types.Array{Elem: a.elem, Elems: make([]types.Value, len(rows))}

@@ -277,28 +277,5 @@ func (b *binder) arrayAgg(ae *AggExpr, f *pg.FuncCall, sc *scope, ctx *exprCtx) 
 	case IsArray(t):
 		return unsupported("array_agg of arrays (multidimensional arrays)", f.Location)
 	}
-	for _, n := range f.AggOrder {
-		sb := n.GetSortBy()
-		if sb.UseOp != nil {
-			return unsupported("ORDER BY … USING inside an aggregate", f.Location)
-		}
-		k, err := b.expr(sb.Node, sc, ctx)
-		if err != nil {
-			return err
-		}
-		if k.Type().OID == Unknown {
-			k = coerce(k, T(Text))
-		}
-		desc := sb.SortbyDir == pg.SortByDir_SORTBY_DESC
-		nullsFirst := desc
-		switch sb.SortbyNulls {
-		case pg.SortByNulls_SORTBY_NULLS_FIRST:
-			nullsFirst = true
-		case pg.SortByNulls_SORTBY_NULLS_LAST:
-			nullsFirst = false
-		}
-		ae.Args = append(ae.Args, k)
-		ae.Order = append(ae.Order, AggOrder{Desc: desc, NullsFirst: nullsFirst})
-	}
-	return nil
+	return b.aggOrderKeys(ae, f, sc, ctx) // aggextra.go
 }
