@@ -175,8 +175,11 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata) bool {
 					}
 				}
 				for i, arg := range a.Args {
-					if nv := lplan.OrderedAggArgs(a.Name); nv > 0 && i >= nv && collatable(arg.Type()) {
-						found = true // array_agg(… ORDER BY text), json_agg too
+					if i >= len(a.Args)-len(a.Order) && collatable(arg.Type()) {
+						found = true // array_agg/json_agg(… ORDER BY text), percentile_disc/mode WITHIN GROUP (ORDER BY text)
+					}
+					if a.Distinct && a.Name == "string_agg" && collatable(arg.Type()) {
+						found = true // string_agg(DISTINCT …) sorts its values
 					}
 					visit(arg)
 				}

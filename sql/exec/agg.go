@@ -108,6 +108,8 @@ type aggFunc struct {
 	argT   plan.OID
 	filter vexpr
 	init   func() aggState
+	// ownDistinct: the state applies DISTINCT itself (string_agg).
+	ownDistinct bool
 	// grouping: GROUPING()'s arguments as group positions (groupingsets.go).
 	grouping []int
 }
@@ -178,10 +180,16 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 			op.aggs = append(op.aggs, f)
 			continue
 		}
-		if len(ae.Args) > 1 && plan.OrderedAggArgs(ae.Name) == 0 {
+		extra, err := c.extraAgg(f, ae) // aggextra.go
+		if err != nil {
+			return nil, err
+		}
+		if !extra && len(ae.Args) > 1 && plan.OrderedAggArgs(ae.Name) == 0 {
 			return nil, unsupported("the aggregate " + ae.Name + " with several arguments")
 		}
-		if plan.OrderedAggArgs(ae.Name) > 0 {
+		if extra {
+			// argument and state compiled by extraAgg
+		} else if plan.OrderedAggArgs(ae.Name) > 0 {
 			if f.arg, err = c.arrayAggArg(ae); err != nil {
 				return nil, err // array.go
 			}
@@ -197,12 +205,13 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 				return nil, err
 			}
 		}
-		if init, ok := jsonAggInit(ae); ok {
+		if extra {
+		} else if init, ok := jsonAggInit(ae); ok {
 			f.init = init // jsonagg.go
 		} else if f.init, err = aggInit(ae.Name, f.argT, ae.T.OID, f.arg == nil); err != nil {
 			return nil, err
 		}
-		if ae.Distinct {
+		if ae.Distinct && !f.ownDistinct {
 			if f.arg == nil || !types.Orderable(f.argT) {
 				return nil, unsupported("DISTINCT in this aggregate")
 			}

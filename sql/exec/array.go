@@ -380,18 +380,7 @@ func (a *arrayAgg) aggName() string {
 // ordered is the rows in their ORDER BY order; refused where ties
 // between different values leave the order to PostgreSQL's plan.
 func (a *arrayAgg) ordered() ([]*aggRow, error) {
-	cmpKeys := func(x, y *aggRow) int {
-		for i, k := range x.keys {
-			c := compareNullable(x.kt[i], k, y.keys[i], x.order[i].NullsFirst != x.order[i].Desc)
-			if x.order[i].Desc {
-				c = -c
-			}
-			if c != 0 {
-				return c
-			}
-		}
-		return 0
-	}
+	cmpKeys := func(x, y *aggRow) int { return compareAggKeys(x.kt, x.order, x.keys, y.keys) } // aggextra.go
 	rows := append([]*aggRow(nil), a.rows...)
 	slices.SortStableFunc(rows, cmpKeys)
 	for i, r := range rows {

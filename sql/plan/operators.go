@@ -265,8 +265,8 @@ func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, erro
 	if srfNames[name] && len(f.Funcname) <= 2 {
 		return b.srfCall(name, f, sc, ctx) // projectset.go
 	}
-	if aggFuncs[name] || OrderedAggArgs(name) > 0 && len(f.Funcname) <= 2 {
-		return b.aggCall(name, f, sc, ctx) // array_agg: array.go
+	if aggFuncs[name] || (OrderedAggArgs(name) > 0 || b.isExtraAgg(name)) && len(f.Funcname) <= 2 {
+		return b.aggCall(name, f, sc, ctx) // array_agg: array.go; json: jsonagg.go; the others: aggextra.go
 	}
 	if f.AggStar || f.AggDistinct || f.AggFilter != nil || len(f.AggOrder) > 0 {
 		return nil, errorf(CodeWrongObjectType, "%s is not an aggregate function", name).at(f.Location)
@@ -290,7 +290,8 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 	if ctx.inAgg {
 		return nil, errorf(CodeGrouping, "aggregate function calls cannot be nested").at(f.Location)
 	}
-	if len(f.AggOrder) > 0 && OrderedAggArgs(name) == 0 {
+	extra := b.isExtraAgg(name)
+	if len(f.AggOrder) > 0 && OrderedAggArgs(name) == 0 && !extra {
 		return nil, unsupported("ORDER BY inside an aggregate", f.Location)
 	}
 	inner := &exprCtx{clause: ctx.clause, aggs: ctx.aggs, inAgg: true}
@@ -308,6 +309,10 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 		if name != "count" {
 			return nil, errorf(CodeSyntax, "%s(*) specified, but %s is not an aggregate function taking no arguments", name, name).at(f.Location)
 		}
+	} else if extra {
+		if err := b.extraAgg(name, &ae, f, sc, inner); err != nil {
+			return nil, err // aggextra.go
+		}
 	} else if len(ae.Args) != max(1, OrderedAggArgs(name)) {
 		return nil, errorf(CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(ae.Args)).at(f.Location)
 	}
@@ -320,7 +325,7 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 			return nil, err // jsonagg.go
 		}
 	}
-	if len(ae.Args) == 1 && arg.OID == Unknown {
+	if len(ae.Args) == 1 && arg.OID == Unknown && !extra {
 		ae.Args[0] = coerce(ae.Args[0], T(Text))
 		arg = T(Text)
 	}
@@ -333,11 +338,13 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 			return nil, err
 		}
 	}
-	t, err := aggResult(name, arg.OID)
-	if err != nil {
-		return nil, err.(*Error).at(f.Location)
+	if !extra {
+		t, err := aggResult(name, arg.OID)
+		if err != nil {
+			return nil, err.(*Error).at(f.Location)
+		}
+		ae.T = T(t) // an aggregate's result has no typmod
 	}
-	ae.T = T(t) // an aggregate's result has no typmod
 	var sb strings.Builder
 	sb.WriteString(name + "(")
 	if f.AggStar {

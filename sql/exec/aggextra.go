@@ -1,0 +1,316 @@
+package exec
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/sidecar-dev/sidecar/sql/builtin"
+	"github.com/sidecar-dev/sidecar/sql/plan"
+	"github.com/sidecar-dev/sidecar/types"
+)
+
+// The aggregates sql/plan's aggextra.go binds: the variance family (the
+// library's states, the same the flat path computes), string_agg and
+// the ordered-set aggregates percentile_cont, percentile_disc and mode.
+// Where PostgreSQL's answer depends on the order its plan happens to
+// read rows in (string_agg without an ORDER BY that tells rows apart;
+// a pick among values that compare equal but print differently), the
+// aggregate is refused (0A000), never answered in another order.
+
+// libraryAggs is the newest major's function library, for its
+// aggregate states (immutable; built once).
+var libraryAggs = sync.OnceValue(builtin.New)
+
+// extraAgg compiles f's argument and state when ae is one of those
+// aggregates (false: not one of them). FILTER and DISTINCT are left to
+// the caller, except string_agg's DISTINCT, which sorts (f.ownDistinct).
+func (c *compiler) extraAgg(f *aggFunc, ae plan.AggExpr) (bool, error) {
+	switch ae.Name {
+	case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
+		agg, err := libraryAggs().ResolveAggregate(ae.Name, ae.Args[0].Type().OID)
+		if err != nil {
+			return true, err
+		}
+		if f.arg, err = c.compile(ae.Args[0]); err != nil {
+			return true, err
+		}
+		f.argT = ae.Args[0].Type().OID
+		f.init = func() aggState { return &libraryAgg{s: agg.New()} }
+		return true, nil
+	case "string_agg":
+		arg, err := c.orderedRows(ae, true)
+		if err != nil {
+			return true, err
+		}
+		f.arg, f.argT, f.ownDistinct = arg, plan.Text, true
+		distinct, order := ae.Distinct, ae.Order
+		kt := keyTypes(ae)
+		f.init = func() aggState { return &stringAgg{distinct: distinct, order: order, kt: kt} }
+		return true, nil
+	case "percentile_cont", "percentile_disc", "mode":
+		arg, err := c.orderedRows(ae, false)
+		if err != nil {
+			return true, err
+		}
+		key := ae.Args[len(ae.Args)-1].Type().OID
+		f.arg, f.argT = arg, key
+		name, desc := ae.Name, ae.Order[0].Desc
+		f.init = func() aggState { return &orderedSetAgg{name: name, t: key, desc: desc} }
+		return true, nil
+	}
+	return false, nil
+}
+
+// keyTypes are the types of ae's ORDER BY keys.
+func keyTypes(ae plan.AggExpr) []plan.OID {
+	var kt []plan.OID
+	for _, k := range ae.Args[len(ae.Args)-len(ae.Order):] {
+		kt = append(kt, k.Type().OID)
+	}
+	return kt
+}
+
+// orderedRows compiles ae's arguments into one *extraRow per row (nil —
+// skipped — when the aggregated value is NULL: the first value for
+// string_agg, the ORDER BY key of an ordered-set aggregate).
+func (c *compiler) orderedRows(ae plan.AggExpr, valueFirst bool) (vexpr, error) {
+	for _, k := range ae.Args[len(ae.Args)-len(ae.Order):] {
+		if !types.Orderable(k.Type().OID) {
+			return nil, unsupported(ae.Name + " ordered by a value of type " + k.Type().String())
+		}
+	}
+	args, err := c.compileArgs(ae.Args)
+	if err != nil {
+		return nil, err
+	}
+	nval := len(ae.Args) - len(ae.Order)
+	return rowWise(args, func(row []types.Value) (types.Value, error) {
+		skip := row[len(row)-1] == nil
+		if valueFirst {
+			skip = row[0] == nil
+		}
+		if skip {
+			return nil, nil
+		}
+		return &extraRow{vals: append([]types.Value(nil), row[:nval]...), keys: append([]types.Value(nil), row[nval:]...)}, nil
+	}), nil
+}
+
+// extraRow is one input row of string_agg or an ordered-set aggregate:
+// its value arguments and ORDER BY keys.
+type extraRow struct{ vals, keys []types.Value }
+
+// rowBytes is what r holds, for the statement's working memory.
+func (r *extraRow) rowBytes() int64 {
+	n := int64(48)
+	for _, v := range append(append([]types.Value(nil), r.vals...), r.keys...) {
+		n += 16 + valueBytes(v)
+	}
+	return n
+}
+
+// libraryAgg runs one of the library's aggregate states (NULLs never
+// reach it: the caller skips them).
+type libraryAgg struct{ s builtin.AggState }
+
+func (l *libraryAgg) add(v types.Value) error {
+	if err := l.s.Step(v); err != nil {
+		return libraryErr(err)
+	}
+	return nil
+}
+
+func (l *libraryAgg) result() (types.Value, error) {
+	v, err := l.s.Final()
+	if err != nil {
+		return nil, libraryErr(err)
+	}
+	return v, nil
+}
+
+// stringAgg is string_agg(value, delimiter [ORDER BY …]) over text: the
+// values joined, each after the delimiter of its own row (the first
+// row's delimiter unused); NULL values skipped, a NULL delimiter empty;
+// NULL over no values. DISTINCT sorts the (value, delimiter) pairs and
+// drops repeats, as PostgreSQL's sort-based DISTINCT does.
+type stringAgg struct {
+	distinct bool
+	order    []plan.AggOrder
+	kt       []plan.OID
+	rows     []*extraRow
+	mem      *memAcct
+}
+
+func (s *stringAgg) charge(m *memAcct) { s.mem = m }
+
+func (s *stringAgg) add(v types.Value) error {
+	r := v.(*extraRow)
+	if s.mem != nil {
+		if err := s.mem.grow("string_agg", r.rowBytes()); err != nil {
+			return err
+		}
+	}
+	s.rows = append(s.rows, r)
+	return nil
+}
+
+func (s *stringAgg) result() (types.Value, error) {
+	if len(s.rows) == 0 {
+		return nil, nil
+	}
+	rows := append([]*extraRow(nil), s.rows...)
+	text := func(v types.Value) string {
+		if v == nil {
+			return ""
+		}
+		return v.(string)
+	}
+	if s.distinct {
+		pair := func(x, y *extraRow) int {
+			if c := strings.Compare(text(x.vals[0]), text(y.vals[0])); c != 0 {
+				return c
+			}
+			return compareNullable(plan.Text, x.vals[1], y.vals[1], false)
+		}
+		slices.SortFunc(rows, pair)
+		rows = slices.CompactFunc(rows, func(x, y *extraRow) bool { return pair(x, y) == 0 })
+	} else {
+		cmp := func(x, y *extraRow) int { return compareAggKeys(s.kt, s.order, x.keys, y.keys) }
+		slices.SortStableFunc(rows, cmp)
+		for i := 1; i < len(rows); i++ {
+			x, y := rows[i-1], rows[i]
+			if cmp(x, y) == 0 && (text(x.vals[0]) != text(y.vals[0]) || !sameValue(plan.Text, x.vals[1], y.vals[1])) {
+				return nil, unsupported("string_agg whose value depends on the order of rows its ORDER BY leaves tied (PostgreSQL's plan decides it); add ORDER BY keys that tell the rows apart")
+			}
+		}
+	}
+	var sb strings.Builder
+	for i, r := range rows {
+		if i > 0 {
+			sb.WriteString(text(r.vals[1]))
+		}
+		sb.WriteString(text(r.vals[0]))
+	}
+	return sb.String(), nil
+}
+
+// compareAggKeys orders two rows' ORDER BY keys of types kt in the
+// directions of order.
+func compareAggKeys(kt []plan.OID, order []plan.AggOrder, x, y []types.Value) int {
+	for i := range x {
+		c := compareNullable(kt[i], x[i], y[i], order[i].NullsFirst != order[i].Desc)
+		if order[i].Desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// orderedSetAgg is percentile_cont, percentile_disc or mode over the
+// non-NULL values of its WITHIN GROUP key, as PostgreSQL's
+// orderedsetaggs.c computes them from the sorted values.
+type orderedSetAgg struct {
+	name string
+	t    plan.OID
+	desc bool
+	frac types.Value // the direct argument (the same every row)
+	vals []types.Value
+	mem  *memAcct
+}
+
+func (o *orderedSetAgg) charge(m *memAcct) { o.mem = m }
+
+func (o *orderedSetAgg) add(v types.Value) error {
+	r := v.(*extraRow)
+	if o.mem != nil {
+		if err := o.mem.grow(o.name, r.rowBytes()); err != nil {
+			return err
+		}
+	}
+	if len(r.vals) > 0 {
+		o.frac = r.vals[0]
+	}
+	o.vals = append(o.vals, r.keys[0])
+	return nil
+}
+
+func (o *orderedSetAgg) result() (types.Value, error) {
+	n := len(o.vals)
+	if n == 0 {
+		return nil, nil
+	}
+	cmp := func(a, b types.Value) int {
+		if o.desc {
+			return types.Compare(o.t, b, a)
+		}
+		return types.Compare(o.t, a, b)
+	}
+	vals := append([]types.Value(nil), o.vals...)
+	slices.SortStableFunc(vals, cmp)
+	if o.name == "mode" {
+		best, bestN := 0, 0
+		for i := 0; i < n; {
+			j := i + 1
+			for j < n && cmp(vals[i], vals[j]) == 0 {
+				j++
+			}
+			if j-i > bestN {
+				best, bestN = i, j-i
+			}
+			i = j
+		}
+		return o.pick(vals, best, cmp)
+	}
+	if o.frac == nil {
+		return nil, nil
+	}
+	p := o.frac.(float64)
+	if p < 0 || p > 1 || math.IsNaN(p) {
+		return nil, &types.Error{Code: "22003", Message: fmt.Sprintf("percentile value %s is not between 0 and 1", cFormatG(p))}
+	}
+	if o.name == "percentile_disc" {
+		row := int(math.Ceil(p * float64(n)))
+		return o.pick(vals, max(row, 1)-1, cmp)
+	}
+	// percentile_cont over float8: the two neighbours, interpolated.
+	x := p * float64(n-1)
+	first, second := math.Floor(x), math.Ceil(x)
+	lo, err := o.pick(vals, int(first), cmp)
+	if err != nil || first == second {
+		return lo, err
+	}
+	hi, err := o.pick(vals, int(second), cmp)
+	if err != nil {
+		return nil, err
+	}
+	return lo.(float64) + (x-first)*(hi.(float64)-lo.(float64)), nil
+}
+
+// pick is vals[i] when every value comparing equal to it prints alike
+// (otherwise which of them PostgreSQL's sort puts first decides the
+// answer: refused).
+func (o *orderedSetAgg) pick(vals []types.Value, i int, cmp func(a, b types.Value) int) (types.Value, error) {
+	for _, j := range []int{i - 1, i + 1} {
+		for j >= 0 && j < len(vals) && cmp(vals[i], vals[j]) == 0 {
+			if !sameValue(o.t, vals[i], vals[j]) {
+				return nil, unsupported(o.name + " choosing among values that compare equal but differ (PostgreSQL's sort decides which)")
+			}
+			if j < i {
+				j--
+			} else {
+				j++
+			}
+		}
+	}
+	return vals[i], nil
+}
+
+// cFormatG is C's printf %g (six significant digits, trailing zeros
+// dropped), as PostgreSQL's messages print a double.
+func cFormatG(f float64) string { return fmt.Sprintf("%.6g", f) }
