@@ -63,8 +63,9 @@ func (d *daemon) pollServer(ctx context.Context, conn *pgx.Conn) error {
 	if err := d.pollPartRoots(ctx, conn); err != nil { // partroots.go
 		return err
 	}
-	if err := d.pollNewTables(ctx, conn); err != nil { // startables.go
-		d.log.Warn("could not look for new tables; tried again at the next poll", "err", err)
+	if err := d.pollNewTables(ctx, conn); err != nil && time.Since(d.newTablesWarned) > time.Minute { // startables.go
+		d.newTablesWarned = time.Now()
+		d.log.Warn("could not look for new tables (tables [\"*\"]); tried again every poll", "err", err)
 	}
 	d.prevServerWAL.Store(d.serverWAL.Swap(uint64(w)))
 	// Lag in bytes: the server's position minus the slot's confirmed
