@@ -274,3 +274,63 @@ func TestStarUserPublication(t *testing.T) {
 	}
 	sameRows(t, cfg.DataDir, url, "a", "c")
 }
+
+// TestStarNewTableDroppedBeforeItsCopy: a table picked up and dropped
+// before its copy could read it (a staging table; here its lock is held
+// until it is dropped) is no longer followed, and following goes on
+// (before, the failed copy stopped the daemon).
+func TestStarNewTableDroppedBeforeItsCopy(t *testing.T) {
+	url := pg.NewDB(t)
+	execSQL(t, url, "CREATE TABLE base (id int PRIMARY KEY, v text)", "INSERT INTO base VALUES (1, 'a'), (2, 'b')",
+		"CREATE PUBLICATION allpub FOR ALL TABLES")
+	cfg := daemontest.Config(t, url, []string{`'*'`}, "publication: allpub")
+	var logs syncBuilder
+	logOnFailure(t, &logs)
+	r := start(t, cfg, &logs)
+	r.waitDurable(t, marker(t, url, "UPDATE base SET v = 'm' WHERE id = 1"))
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	tx, err := conn.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(context.Background())
+	for _, q := range []string{"CREATE TABLE staging (id int PRIMARY KEY)", "INSERT INTO staging SELECT generate_series(1, 100)"} {
+		if _, err := tx.Exec(t.Context(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(t.Context(), "BEGIN; LOCK TABLE staging IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	daemontest.Eventually(t, "staging picked up", 60*time.Second, func() bool {
+		return strings.Contains(logs.String(), "tables=[public.staging]") && strings.Contains(logs.String(), "copying tables again")
+	})
+	time.Sleep(time.Second) // let the copy wait for the lock (not a condition: either order must hold)
+	if _, err := conn.Exec(t.Context(), "DROP TABLE staging; COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	st := r.waitDurable(t, marker(t, url, "UPDATE base SET v = 'after' WHERE id = 2"))
+	daemontest.Eventually(t, "staging no longer followed", 60*time.Second, func() bool {
+		st = r.status(t)
+		return tableState(st, "public.staging") == ""
+	}, func() string { return fmt.Sprintf("%+v", st.Tables) })
+	if err, ended := r.Exited(0); ended {
+		t.Fatalf("the daemon ended: %v", err)
+	}
+	if !strings.Contains(logs.String(), "new tables dropped before their copy landed") {
+		t.Errorf("no log line says staging was dropped before its copy landed")
+	}
+	r.waitDurable(t, marker(t, url, "UPDATE base SET v = 'later' WHERE id = 2"))
+	verifyEqual(t, r, &logs)
+	if err := r.stop(); err != nil {
+		t.Fatal(err)
+	}
+	sameRows(t, cfg.DataDir, url, "base")
+}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/wal"
 )
@@ -125,4 +127,75 @@ func (f *Follower) TablesAppeared(ctx context.Context, tables []wal.TableName) (
 	}
 	nf.FollowNew(follow)
 	return added, nil
+}
+
+// NewForgetter is an optional extension of [Target]: ForgetNew stops
+// following tables FollowNew added that were never copied.
+type NewForgetter interface {
+	ForgetNew(names []string)
+}
+
+// forgetVanished: the tables of need that PostgreSQL no longer has and
+// the target holds no record of (new tables picked up, then dropped
+// before their copy landed: a staging table) are no longer followed, so
+// their failed copy does not stop following. It reports whether any was.
+func (f *Follower) forgetVanished(ctx context.Context, need []string) bool {
+	fg, ok := f.cfg.Target.(NewForgetter)
+	if !ok {
+		return false
+	}
+	recorded, _ := f.cfg.Target.CopyStates()
+	byQuoted := map[string]string{}
+	var quoted []string
+	for _, n := range need {
+		tn, err := wal.ParseTableName(n)
+		if _, rec := recorded[n]; rec || err != nil {
+			continue
+		}
+		byQuoted[tn.Quoted()] = n
+		quoted = append(quoted, tn.Quoted())
+	}
+	if len(quoted) == 0 {
+		return false
+	}
+	conn, err := replication.Connect(ctx, f.cfg.ConnString)
+	if err != nil {
+		return false
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	rows, err := conn.Query(ctx, "SELECT n FROM unnest($1::text[]) AS n WHERE pg_catalog.to_regclass(n) IS NULL", quoted)
+	if err != nil {
+		return false
+	}
+	missing, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(missing) == 0 {
+		return false
+	}
+	var names []string
+	for _, q := range missing {
+		names = append(names, byQuoted[q])
+	}
+	fg.ForgetNew(names)
+	f.mu.Lock()
+	gone := func(n string) bool { return slices.Contains(names, n) }
+	for root, ls := range f.leaves {
+		f.leaves[root] = slices.DeleteFunc(ls, gone)
+	}
+	keep := f.tables[:0]
+	for _, t := range f.tables {
+		ls, part := f.leaves[t.String()]
+		if !gone(t.String()) && !(part && len(ls) == 0) {
+			keep = append(keep, t)
+		} else {
+			delete(f.leaves, t.String())
+		}
+	}
+	f.tables = keep
+	f.names = f.names[:0]
+	for _, t := range f.tables {
+		f.names = append(f.names, t.String())
+	}
+	f.mu.Unlock()
+	f.log.Warn("new tables dropped before their copy landed: no longer followed", "tables", names)
+	return true
 }
