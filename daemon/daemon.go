@@ -123,20 +123,23 @@ type daemon struct {
 	m        *mirror.Mirror
 	copied   *wal.CopiedAt
 
-	mu         sync.Mutex
-	phase      string
-	progress   map[string]replication.CopyProgress
-	eta        copyETAs          // per-table copy ETA (progresseta.go)
-	notFollow  map[string]string // configured tables not followed, and why
-	slotInfo   replication.SlotInfo
-	lastErr    string
-	lastErrLog time.Time
-	errCount   atomic.Int64
-	verifier   *verify.Periodic
-	hist       *history.Service
-	lastGC     *GCStatus // guarded by mu
-	head       *headLoad // the in-memory HEAD (nil before the mirror is open)
-	dropped    droppedState
+	mu        sync.Mutex
+	phase     string
+	progress  map[string]replication.CopyProgress
+	eta       copyETAs          // per-table copy ETA (progresseta.go)
+	notFollow map[string]string // configured tables not followed, and why
+	// newTablesWarned: when the monitor last logged a failed look for new
+	// tables (monitor goroutine only; startables.go).
+	newTablesWarned time.Time
+	slotInfo        replication.SlotInfo
+	lastErr         string
+	lastErrLog      time.Time
+	errCount        atomic.Int64
+	verifier        *verify.Periodic
+	hist            *history.Service
+	lastGC          *GCStatus // guarded by mu
+	head            *headLoad // the in-memory HEAD (nil before the mirror is open)
+	dropped         droppedState
 
 	lagBytes atomic.Int64
 	// serverWAL is the server's current WAL position at the last poll,

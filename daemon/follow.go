@@ -60,15 +60,24 @@ func (d *daemon) streamer() *replication.Streamer {
 	return d.f.Streamer()
 }
 
+// Why "*" leaves a table out (status's not_followed).
+const (
+	reasonNoKey     = "no primary key or replica identity index"
+	reasonNoColumns = "no column: its rows carry no value to key or store"
+)
+
 // adoptPublication records the configured tables that are not followed.
 func (d *daemon) adoptPublication(pub *replication.Publication) {
 	d.mu.Lock()
 	d.notFollow = map[string]string{}
 	for _, t := range pub.WithoutKey {
-		d.notFollow[t.String()] = "no primary key or replica identity index"
+		d.notFollow[t.String()] = reasonNoKey
 	}
 	for _, t := range pub.WithoutColumns {
-		d.notFollow[t.String()] = "no column: its rows carry no value to key or store"
+		d.notFollow[t.String()] = reasonNoColumns
+	}
+	for _, t := range pub.NotPublished { // startables.go
+		d.notFollow[t.String()] = "not in publication " + pub.Name
 	}
 	d.mu.Unlock()
 }

@@ -63,6 +63,10 @@ func (d *daemon) pollServer(ctx context.Context, conn *pgx.Conn) error {
 	if err := d.pollPartRoots(ctx, conn); err != nil { // partroots.go
 		return err
 	}
+	if err := d.pollNewTables(ctx, conn); err != nil && time.Since(d.newTablesWarned) > time.Minute { // startables.go
+		d.newTablesWarned = time.Now()
+		d.log.Warn("could not look for new tables (tables [\"*\"]); tried again every poll", "err", err)
+	}
 	d.prevServerWAL.Store(d.serverWAL.Swap(uint64(w)))
 	// Lag in bytes: the server's position minus the slot's confirmed
 	// position (WAL the server keeps and must still decode for us), or

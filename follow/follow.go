@@ -316,6 +316,9 @@ func (f *Follower) stream(ctx context.Context) error {
 				f.log.Error("resync failed; its changes stay held and it is tried again", "err", err, "retry_in", wait, "attempts", failures)
 				break
 			}
+			if ctx.Err() == nil && f.forgetVanished(ctx, need) { // startables.go
+				continue
+			}
 			cancel()
 			<-errc
 			return err

@@ -351,7 +351,10 @@ type pubFacts struct {
 	exists                           bool
 	allTables                        bool
 	insert, update, delete, truncate bool
-	covered                          map[string]bool // quoted schema.table
+	// managed: the sidecar created it (its comment says so); with
+	// tables ["*"] it adds tables created later to it.
+	managed bool
+	covered map[string]bool // quoted schema.table
 }
 
 // checkPublication judges an existing publication: it must publish every
@@ -384,6 +387,12 @@ func checkPublication(name string, p pubFacts, allTables bool, tables []tableFac
 			}
 		}
 	}
+	var adds string
+	if len(missing) > 0 && allTables && p.managed {
+		// The sidecar's own publication: sidecar run adds them.
+		adds = fmt.Sprintf("; sidecar run adds %s to it and follows them", strings.Join(missing, ", "))
+		missing = nil
+	}
 	if len(missing) > 0 {
 		problems = append(problems, fmt.Sprintf("publication %s does not cover %s", name, strings.Join(missing, ", ")))
 		fixes = append(fixes, fmt.Sprintf("ALTER PUBLICATION %s ADD TABLE %s;", pgident.Quote(name), strings.Join(missing, ", ")))
@@ -393,11 +402,18 @@ func checkPublication(name string, p pubFacts, allTables bool, tables []tableFac
 		if p.allTables {
 			c.Detail = fmt.Sprintf("publication %s exists (FOR ALL TABLES)", name)
 		}
+		c.Detail += adds
 		return c
 	}
 	c.Status = Fail
 	if len(missingOps) == 0 && allTables {
-		c.Status = Warn // with "*", an uncovered table is simply not followed
+		// with "*", a table the user's publication does not cover is
+		// simply not followed
+		c.Status = Warn
+		problems[len(problems)-1] += " (a publication the sidecar did not create: the tables it publishes are followed, including ones added to it later)"
+	}
+	if adds != "" {
+		problems[len(problems)-1] += adds
 	}
 	c.Detail, c.Fix = strings.Join(problems, "; "), strings.Join(fixes, " ")
 	return c

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sidecar-dev/sidecar/internal/pgident"
+	"github.com/sidecar-dev/sidecar/replication"
 )
 
 // connectTimeout bounds each connection attempt when the URL sets none.
@@ -261,8 +262,10 @@ ORDER BY 1`)
 
 func readPublication(ctx context.Context, conn *pgx.Conn, name string) (pubFacts, error) {
 	p := pubFacts{covered: map[string]bool{}}
-	err := conn.QueryRow(ctx, `SELECT puballtables, pubinsert, pubupdate, pubdelete, pubtruncate
-FROM pg_publication WHERE pubname = $1`, name).Scan(&p.allTables, &p.insert, &p.update, &p.delete, &p.truncate)
+	var comment string
+	err := conn.QueryRow(ctx, `SELECT puballtables, pubinsert, pubupdate, pubdelete, pubtruncate, coalesce(obj_description(oid, 'pg_publication'), '')
+FROM pg_publication WHERE pubname = $1`, name).Scan(&p.allTables, &p.insert, &p.update, &p.delete, &p.truncate, &comment)
+	p.managed = strings.HasPrefix(comment, replication.ManagedPublicationComment)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return p, nil
 	}

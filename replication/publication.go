@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -15,8 +16,11 @@ import (
 type PublicationSpec struct {
 	Name string
 	// Tables are names as ParseTableName reads them, or exactly ["*"] for
-	// every ordinary or partitioned table with a primary key (resolved
-	// once, at creation: tables created later are not added).
+	// every ordinary or partitioned table with a primary key (a new
+	// publication is created with those, and marked as the sidecar's so
+	// tables created later are added to it; an existing publication the
+	// sidecar did not create gives the tables it publishes: see
+	// startables.go).
 	Tables []string
 	// ViaPartitionRoot publishes changes of partitions as their root
 	// table (publish_via_partition_root); otherwise as the leaf
@@ -38,6 +42,11 @@ type Publication struct {
 	// column (CREATE TABLE t ()): PostgreSQL counts their rows, but a row
 	// carries no value the mirror could key, store or tell apart.
 	WithoutColumns []wal.TableName
+	// NotPublished lists the tables "*" could follow but an existing
+	// publication the user made does not publish (or the sidecar's could
+	// not take), so they are not followed.
+	NotPublished []wal.TableName
+	star         bool // Tables was ["*"]
 }
 
 // ErrPublication is wrapped by errors about the publication or the tables
@@ -66,7 +75,27 @@ func EnsurePublication(ctx context.Context, conn *pgx.Conn, spec PublicationSpec
 	if !exists {
 		return pub, createPublication(ctx, conn, pub)
 	}
+	if pub.star {
+		return pub, adoptStar(ctx, conn, pub)
+	}
 	return pub, nil
+}
+
+// adoptStar resolves "*" through an existing publication: the tables it
+// publishes, after adding the missing ones when it is the sidecar's.
+func adoptStar(ctx context.Context, conn *pgx.Conn, pub *Publication) error {
+	st, err := ResolveStar(ctx, conn, pub.Name, true)
+	if err != nil {
+		return err
+	}
+	pub.Tables, pub.WithoutKey, pub.WithoutColumns = st.Followable, st.WithoutKey, st.WithoutColumns
+	pub.NotPublished = append(slices.Clone(st.Unpublished), slices.Collect(maps.Keys(st.NotAdded))...)
+	slices.SortFunc(pub.NotPublished, func(a, b wal.TableName) int { return strings.Compare(a.String(), b.String()) })
+	if len(pub.Tables) == 0 {
+		return fmt.Errorf("%w: publication %q publishes no table with a primary key (tables [\"*\"] follows the tables of an existing publication the sidecar did not create): ALTER PUBLICATION %s ADD TABLE ...",
+			ErrPublication, pub.Name, wal.QuoteIdent(pub.Name))
+	}
+	return nil
 }
 
 // resolvePublication validates spec and resolves its tables.
@@ -77,6 +106,7 @@ func resolvePublication(ctx context.Context, conn *pgx.Conn, spec PublicationSpe
 	pub := &Publication{Name: spec.Name, ViaPartitionRoot: spec.ViaPartitionRoot}
 	var err error
 	if len(spec.Tables) == 1 && spec.Tables[0] == "*" {
+		pub.star = true
 		pub.Tables, pub.WithoutKey, pub.WithoutColumns, err = tablesWithKey(ctx, conn)
 		if err != nil {
 			return nil, err
@@ -133,7 +163,7 @@ func checkExistingPublication(ctx context.Context, conn *pgx.Conn, pub *Publicat
 		return true, fmt.Errorf("%w: publication %q has a row filter or column list on %s; the mirror needs whole rows: remove them",
 			ErrPublication, name, strings.Join(filtered, ", "))
 	}
-	if all {
+	if all || pub.star { // "*" takes what the publication publishes (adoptStar)
 		return true, nil
 	}
 	var missing []string
@@ -170,7 +200,15 @@ func createPublication(ctx context.Context, conn *pgx.Conn, pub *Publication) er
 	}
 	sql := fmt.Sprintf("CREATE PUBLICATION %s FOR TABLE %s WITH (publish = 'insert, update, delete, truncate', publish_via_partition_root = %v)",
 		wal.QuoteIdent(pub.Name), strings.Join(names, ", "), pub.ViaPartitionRoot)
-	if _, err := conn.Exec(ctx, sql); err != nil {
+	// Created and marked as the sidecar's in one transaction: a
+	// publication without the mark is the user's (startables.go).
+	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, sql); err != nil {
+			return err
+		}
+		return markManaged(ctx, tx.Conn(), pub.Name, pub.star)
+	})
+	if err != nil {
 		return fmt.Errorf("create publication %q: %w", pub.Name, err)
 	}
 	pub.Created = true
