@@ -403,8 +403,10 @@ func (m *Model) get(t *Table, key []byte, at wal.LSN, dst []byte) (row []byte, f
 			return
 		}
 		snap := t.hp.Snapshot()
-		row, found = snap.Row(dst, heap.RowID(id))
-		snap.Release()
+		defer snap.Release()
+		if row, found, err = snap.RowErr(dst, heap.RowID(id), nil); err != nil {
+			err = fmt.Errorf("head: %s: %w", t.name, err)
+		}
 	})
 	if !found {
 		row = dst
@@ -447,10 +449,10 @@ func (m *Model) rangeOf(t *Table, from, to []byte, limit int, at wal.LSN, cols [
 				return
 			}
 			var live bool
-			if cols == nil {
-				buf, live = snap.Row(buf[:0], heap.RowID(it.RowID()))
-			} else {
-				buf, live = snap.RowColumns(buf[:0], heap.RowID(it.RowID()), cols)
+			var rerr error
+			if buf, live, rerr = snap.RowErr(buf[:0], heap.RowID(it.RowID()), cols); rerr != nil {
+				err = fmt.Errorf("head: %s: %w", t.name, rerr) // a cold page that cannot be read back
+				return
 			}
 			if !live {
 				err = fmt.Errorf("head: %s: index names row id %d, which the heap does not hold", t.name, it.RowID())
