@@ -163,6 +163,11 @@ func (m *Model) checkpointLocked() (CheckpointStats, error) {
 	names := m.Tables()
 	for _, name := range names {
 		t := m.Table(name)
+		if tl := t.lsn.Load(); tl > pos.LSN {
+			// Only an Apply that failed part-way leaves a table past the
+			// model: a record at pos.LSN would not describe it.
+			return st, fmt.Errorf("head checkpoint: %s is at %s, past the model's %s (a batch applied in part)", name, wal.LSN(tl), wal.LSN(pos.LSN))
+		}
 		if err := p.step("heap " + name); err != nil {
 			return st, err
 		}
@@ -392,7 +397,7 @@ func (m *Model) Load() bool {
 	}
 	m.wmu.Lock()
 	defer m.wmu.Unlock()
-	m.gen, m.durable, m.copied = r.gen, r.durable, r.copied
+	m.gen, m.copied = r.gen, r.copied
 	m.applied.Store(r.applied.Load())
 	m.mu.Lock()
 	for name, t := range r.tables {
@@ -466,10 +471,6 @@ func (m *Model) restore() error {
 		}
 		m.gen = pos.Gen
 		m.applied.Store(pos.LSN)
-		m.durable = mirror.Position{LSN: wal.LSN(pos.LSN), CopiedAt: map[string]wal.LSN{}}
-		for n, c := range m.copied {
-			m.durable.CopiedAt[n] = c
-		}
 		return nil
 	})
 }
