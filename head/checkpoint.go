@@ -424,6 +424,19 @@ func (m *Model) restore() error {
 		if err != nil {
 			return err
 		}
+		// Every heap's manifest is checked against the record before any
+		// page is read: a checkpoint that cannot be used is refused in
+		// milliseconds, not after decoding every page of the tables
+		// before the one that fails (28 s at 3M rows, 2026-12-04).
+		for _, tr := range pos.Tables {
+			lsn, err := heap.CheckpointLSN(p.DB.HeapPages(), tr.Name, pos.Gen)
+			if err != nil {
+				return fmt.Errorf("heap of %s: %w", tr.Name, err)
+			}
+			if lsn != tr.LSN {
+				return fmt.Errorf("heap of %s is at %d, the position record at %d (a checkpoint cut short)", tr.Name, lsn, tr.LSN)
+			}
+		}
 		for _, tr := range pos.Tables {
 			t, err := m.newTable(tr.Name, tr.Relation, m.opts.Heap)
 			if err != nil {

@@ -2,15 +2,19 @@ package head
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/sidecar-dev/sidecar/heap"
 	"github.com/sidecar-dev/sidecar/internal/corrupt"
 	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/store"
 	"github.com/sidecar-dev/sidecar/wal"
 )
 
@@ -337,4 +341,51 @@ func TestResubscribeAfterApplying(t *testing.T) {
 	if n, err := back.Compare(t.Context(), f.m); err != nil || n != 100 {
 		t.Fatalf("after subscribing again: %d rows (want 100), %v", n, err)
 	}
+}
+
+// TestRestoreChecksLSNsBeforePages: a position record whose table LSN
+// differs from its heap manifest's is refused from the manifests alone,
+// before a page is read (here a page image is also gone: reading pages
+// first would fail on it instead, after decoding the pages before it).
+func TestRestoreChecksLSNsBeforePages(t *testing.T) {
+	f := openFeed(t)
+	opts, mod := checkpointedCopy(t, f, relation(1, "a"), 300)
+	bdb := f.db.Badger()
+	err := bdb.Update(func(txn *badger.Txn) error {
+		item, err := txn.Get(positionKey)
+		if err != nil {
+			return err
+		}
+		rec, err := item.ValueCopy(nil)
+		if err != nil {
+			return err
+		}
+		pos, err := decodePosition(rec)
+		if err != nil {
+			return err
+		}
+		pos.Tables[0].LSN++
+		if rec, err = encodePosition(pos); err != nil {
+			return err
+		}
+		if err := txn.Set(positionKey, rec); err != nil {
+			return err
+		}
+		return txn.Delete(heapPageKeyForTest("public.a", heap.PageKey{Gen: mod.gen, ID: 0}))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = New(opts).restore()
+	if err == nil || !strings.Contains(err.Error(), "the position record at") {
+		t.Fatalf("restore of a record whose LSN is not its heap's: %v", err)
+	}
+}
+
+// heapPageKeyForTest is store.HeapPages' key of a page image (store/pages.go).
+func heapPageKeyForTest(table string, pk heap.PageKey) []byte {
+	k := binary.AppendUvarint([]byte{store.PrefixHeap}, uint64(len(table)))
+	k = append(append(k, table...), 'p')
+	k = binary.BigEndian.AppendUint64(k, pk.Gen)
+	return binary.BigEndian.AppendUint32(k, pk.ID)
 }

@@ -347,6 +347,25 @@ func Open(schema Schema, cfg Config, store PageStore, table string) (*Heap, erro
 	return OpenGen(schema, cfg, store, table, 0)
 }
 
+// CheckpointLSN returns the LSN of table's checkpoint of generation gen
+// in store (0: the newest) from its manifest alone, without reading a
+// page: a caller that expects a given LSN refuses a checkpoint before
+// paying for its pages (OpenGen decodes every one).
+func CheckpointLSN(store PageStore, table string, gen uint64) (uint64, error) {
+	mb, err := store.GetManifest(table, gen)
+	if err != nil {
+		return 0, err
+	}
+	m, err := decodeManifest(mb)
+	if err != nil {
+		return 0, fmt.Errorf("heap checkpoint of %q: %w", table, err)
+	}
+	if gen != 0 && m.gen != gen {
+		return 0, fmt.Errorf("heap checkpoint of %q: %w: the manifest of generation %d says %d", table, errManifest, gen, m.gen)
+	}
+	return m.lsn, nil
+}
+
 // OpenGen restores a heap from its checkpoint of generation gen in store
 // (0: the newest). The schema must be the one checkpointed (else the
 // caller rebuilds from the tree); cfg's page sizes are taken from the
