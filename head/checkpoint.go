@@ -408,19 +408,24 @@ func (m *Model) Load() bool {
 	return true
 }
 
+// readPosition reads and decodes the position record.
+func readPosition(txn *badger.Txn) (position, error) {
+	item, err := txn.Get(positionKey)
+	if err != nil {
+		return position{}, err
+	}
+	rec, err := item.ValueCopy(nil)
+	if err != nil {
+		return position{}, err
+	}
+	return decodePosition(rec)
+}
+
 func (m *Model) restore() error {
 	p := m.opts.Persist
 	bdb := p.DB.Badger()
 	return bdb.View(func(txn *badger.Txn) error {
-		item, err := txn.Get(positionKey)
-		if err != nil {
-			return err
-		}
-		rec, err := item.ValueCopy(nil)
-		if err != nil {
-			return err
-		}
-		pos, err := decodePosition(rec)
+		pos, err := readPosition(txn)
 		if err != nil {
 			return err
 		}

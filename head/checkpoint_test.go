@@ -352,20 +352,13 @@ func TestRestoreChecksLSNsBeforePages(t *testing.T) {
 	opts, mod := checkpointedCopy(t, f, relation(1, "a"), 300)
 	bdb := f.db.Badger()
 	err := bdb.Update(func(txn *badger.Txn) error {
-		item, err := txn.Get(positionKey)
-		if err != nil {
-			return err
-		}
-		rec, err := item.ValueCopy(nil)
-		if err != nil {
-			return err
-		}
-		pos, err := decodePosition(rec)
+		pos, err := readPosition(txn)
 		if err != nil {
 			return err
 		}
 		pos.Tables[0].LSN++
-		if rec, err = encodePosition(pos); err != nil {
+		rec, err := encodePosition(pos)
+		if err != nil {
 			return err
 		}
 		if err := txn.Set(positionKey, rec); err != nil {
