@@ -24,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -72,9 +73,8 @@ type Model struct {
 	batches, served atomic.Int64
 
 	// Checkpoint state (the consumer goroutine's).
-	gen      uint64          // generation of the last checkpoint (0: none yet)
-	lastCkpt time.Time       // when it was taken
-	durable  mirror.Position // what the last checkpoint (or restore) holds
+	gen      uint64    // generation of the last checkpoint (0: none yet)
+	lastCkpt time.Time // when it was taken
 }
 
 // New returns an empty model: its Durable position is zero, so a
@@ -85,11 +85,22 @@ func New(opts Options) *Model {
 
 var _ mirror.Consumer = (*Model)(nil)
 
-// Durable implements mirror.Consumer: the position of the checkpoint the
-// model was restored from (zero when none: the mirror then sends every
-// table whole). The mirror reads it once, when it subscribes the model.
+// Durable implements mirror.Consumer: the position the model holds, in
+// memory: the last batch it applied whole and the copy of each table it
+// has (zero for a new model: the mirror then sends every table whole).
+// The mirror reads it once, when it subscribes the model, and brings it
+// forward from there by a diff of the trees. The model's state lives in
+// memory, so that is where a subscription must start, not at its last
+// checkpoint: a model subscribed again after applying batches past its
+// checkpoint (or its restore) was brought forward from the older
+// position, and a row inserted after it and deleted before the diff's
+// head was in neither tree of the diff, so it stayed in the model
+// (TestResubscribeAfterApplying; TestCheckpointKilledMidway failed so).
+// After a restore the two are the same: the checkpoint's position.
 func (m *Model) Durable() mirror.Position {
-	return m.durable
+	m.wmu.Lock()
+	defer m.wmu.Unlock()
+	return mirror.Position{LSN: m.LSN(), CopiedAt: maps.Clone(m.copied)}
 }
 
 // CaughtUp implements mirror.CaughtUp: every batch up to lsn was applied,
@@ -403,8 +414,10 @@ func (m *Model) get(t *Table, key []byte, at wal.LSN, dst []byte) (row []byte, f
 			return
 		}
 		snap := t.hp.Snapshot()
-		row, found = snap.Row(dst, heap.RowID(id))
-		snap.Release()
+		defer snap.Release()
+		if row, found, err = snap.RowErr(dst, heap.RowID(id), nil); err != nil {
+			err = fmt.Errorf("head: %s: %w", t.name, err)
+		}
 	})
 	if !found {
 		row = dst
@@ -447,10 +460,10 @@ func (m *Model) rangeOf(t *Table, from, to []byte, limit int, at wal.LSN, cols [
 				return
 			}
 			var live bool
-			if cols == nil {
-				buf, live = snap.Row(buf[:0], heap.RowID(it.RowID()))
-			} else {
-				buf, live = snap.RowColumns(buf[:0], heap.RowID(it.RowID()), cols)
+			var rerr error
+			if buf, live, rerr = snap.RowErr(buf[:0], heap.RowID(it.RowID()), cols); rerr != nil {
+				err = fmt.Errorf("head: %s: %w", t.name, rerr) // a cold page that cannot be read back
+				return
 			}
 			if !live {
 				err = fmt.Errorf("head: %s: index names row id %d, which the heap does not hold", t.name, it.RowID())

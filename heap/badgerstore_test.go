@@ -1,6 +1,7 @@
 package heap_test
 
 import (
+	"errors"
 	"strconv"
 	"testing"
 
@@ -11,7 +12,8 @@ import (
 
 // TestBadgerPageStore: checkpoints through store.HeapPages survive closing
 // and reopening the data directory, a second checkpoint replaces only the
-// changed pages' images, and Prune removes images no manifest names.
+// changed pages' images, and Retain removes the manifests and images
+// the kept generation does not name.
 func TestBadgerPageStore(t *testing.T) {
 	dir := t.TempDir()
 	schema := heap.Schema{Columns: []heap.Column{{Name: "id", Kind: heap.KindInt8}, {Name: "v", Kind: heap.KindText}}}
@@ -47,16 +49,30 @@ func TestBadgerPageStore(t *testing.T) {
 	if st.Pages != 1 {
 		t.Fatalf("second checkpoint wrote %d pages, want 1", st.Pages)
 	}
-	// An orphan image, as a crash between manifest and deletes leaves.
-	m, err := pages.GetManifest("public.t")
+	// What a crash leaves: an image of a newer generation and its
+	// manifest (a checkpoint its owner's record never named), and a
+	// superseded image. Retain of the named generation removes them.
+	m, err := pages.GetManifest("public.t", st.Gen)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := pages.PutPages("public.t", 43, heap.PageBatch{Pages: []heap.PageImage{{Key: heap.PageKey{Gen: 99, ID: 0}, Data: []byte{1}}}, Manifest: m}); err != nil {
+	if err := pages.PutPages("public.t", 43, heap.PageBatch{Gen: 99, Pages: []heap.PageImage{{Key: heap.PageKey{Gen: 99, ID: 0}, Data: []byte{1}}}, Manifest: m}); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := pages.Prune("public.t"); err != nil || n != 1 {
-		t.Fatalf("prune: %d %v, want 1", n, err)
+	if top, err := pages.TopGeneration(); err != nil || top != 99 {
+		t.Fatalf("top generation %d, %v; want 99", top, err)
+	}
+	if newest, err := pages.GetManifest("public.t", 0); err != nil || string(newest) != string(m) {
+		t.Fatalf("newest manifest: %v", err)
+	}
+	if err := pages.Retain("public.t", st.Gen); err != nil {
+		t.Fatal(err)
+	}
+	if top, err := pages.TopGeneration(); err != nil || top != st.Gen {
+		t.Fatalf("after Retain(%d): top generation %d, %v", st.Gen, top, err)
+	}
+	if _, err := pages.GetManifest("public.t", 99); !errors.Is(err, heap.ErrNoCheckpoint) {
+		t.Fatalf("the newer manifest survived Retain: %v", err)
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)

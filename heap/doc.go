@@ -57,9 +57,13 @@
 // summaries and bitmaps decoded, and decoded on demand. With a PageFile
 // (Config.Pages) the compressed images are on disk instead, read back by
 // pread through a scan-resistant PageCache (pagefile.go, pagecache.go).
-// Checkpoint writes
+// CheckpointGen writes
 // the pages changed since the previous checkpoint, compressed, through a
 // PageStore in one batch with the LSN they reflect (never one key per
-// row); Open restores from the last checkpoint. MemStore is the in-memory
-// store for tests; store.HeapPages keeps them in Badger.
+// row), under a generation named by the caller, removing nothing: the
+// previous generation stays whole until the caller's Retain (head calls it
+// once its position record naming the new generation is durable, so a
+// kill mid-checkpoint loses nothing). Checkpoint is both steps at once;
+// OpenGen restores a generation, Open the newest. MemStore is the
+// in-memory store for tests; store.HeapPages keeps them in Badger.
 package heap

@@ -203,6 +203,26 @@ func (s *Snapshot) RowColumns(dst []byte, id RowID, cols []int) ([]byte, bool) {
 	return s.Page(int(pid)).AppendColumns(dst, slot, cols)
 }
 
+// RowErr is Row (cols nil) or RowColumns, returning a cold page that
+// cannot be read back as its *PageError instead of panicking: for readers
+// that answer an error (head's Get and Range).
+func (s *Snapshot) RowErr(dst []byte, id RowID, cols []int) ([]byte, bool, error) {
+	pid, slot := id.Page(), id.Slot()
+	if int(pid) >= s.v.pages.len() {
+		return dst, false, nil
+	}
+	pv, err := s.PageErr(int(pid))
+	if err != nil {
+		return dst, false, err
+	}
+	if cols == nil {
+		dst, ok := pv.AppendRow(dst, slot)
+		return dst, ok, nil
+	}
+	dst, ok := pv.AppendColumns(dst, slot, cols)
+	return dst, ok, nil
+}
+
 // ForEach calls fn with the id and vrow1 bytes of every live row, in row
 // id order, until fn returns false. row is reused between calls.
 func (s *Snapshot) ForEach(fn func(id RowID, row []byte) bool) {

@@ -8,22 +8,30 @@ import (
 	"sync"
 )
 
-// PageStore keeps checkpoints: page images and one manifest per table.
-// The heap writes a checkpoint as one PutPages call: the images of the
-// pages changed since the previous checkpoint under fresh keys (the
-// checkpoint's generation), then the manifest that names, per page, the
-// key of its current image, then the removal of the images the manifest
-// no longer names. A store must make the manifest visible only after the
-// images (so that a crash leaves the previous checkpoint whole) and the
-// manifest write itself atomic; Drop may be lost in a crash (garbage the
-// next Drop does not name: see the Badger store's sweep).
+// PageStore keeps checkpoints: page images and, per table, one manifest
+// per checkpoint generation. The heap writes a checkpoint as one PutPages
+// call: the images of the pages changed since the previous checkpoint
+// under fresh keys (the checkpoint's generation), then the manifest that
+// names, per page, the key of its current image. A store must make the
+// manifest visible only after the images and the manifest write itself
+// atomic. Nothing of an older generation is removed by PutPages: the
+// previous manifest and every image it names stay readable until the
+// owner calls Retain with a newer generation, once the record that names
+// that generation is durable (head's position record). A crash anywhere in
+// between therefore leaves the previous checkpoint whole (issue 21 item
+// 11: a kill in a long checkpoint cost a full rebuild of the HEAD).
 type PageStore interface {
 	// PutPages writes one checkpoint of table, which reflects lsn.
 	PutPages(table string, lsn uint64, b PageBatch) error
-	// GetManifest returns table's manifest, or ErrNoCheckpoint.
-	GetManifest(table string) ([]byte, error)
+	// GetManifest returns table's manifest of generation gen, or of the
+	// newest generation when gen is 0; ErrNoCheckpoint when there is none.
+	GetManifest(table string, gen uint64) ([]byte, error)
 	// GetPage returns the image stored under key.
 	GetPage(table string, key PageKey) ([]byte, error)
+	// Retain removes every manifest of table other than generation gen's
+	// and every image that manifest does not name (the superseded ones,
+	// and any a crash left behind). The manifest of gen must exist.
+	Retain(table string, gen uint64) error
 }
 
 // PageKey names one stored page image: the page and the checkpoint
@@ -41,9 +49,9 @@ type PageImage struct {
 
 // PageBatch is one checkpoint.
 type PageBatch struct {
+	Gen      uint64      // the checkpoint's generation
 	Pages    []PageImage // written first
-	Manifest []byte      // then this, atomically
-	Drop     []PageKey   // then these are removed
+	Manifest []byte      // then this, atomically, as generation Gen's
 }
 
 // ErrNoCheckpoint: the store holds no checkpoint of the table.
@@ -52,7 +60,7 @@ var ErrNoCheckpoint = errors.New("no heap checkpoint")
 // MemStore is an in-memory PageStore, for tests.
 type MemStore struct {
 	mu        sync.Mutex
-	manifests map[string][]byte
+	manifests map[string]map[uint64][]byte
 	pages     map[string]map[PageKey][]byte
 	// Puts counts PutPages calls; Images the images written.
 	Puts, Images int
@@ -60,7 +68,7 @@ type MemStore struct {
 
 // NewMemStore returns an empty MemStore.
 func NewMemStore() *MemStore {
-	return &MemStore{manifests: map[string][]byte{}, pages: map[string]map[PageKey][]byte{}}
+	return &MemStore{manifests: map[string]map[uint64][]byte{}, pages: map[string]map[PageKey][]byte{}}
 }
 
 // PutPages implements PageStore.
@@ -75,20 +83,25 @@ func (m *MemStore) PutPages(table string, _ uint64, b PageBatch) error {
 	for _, p := range b.Pages {
 		t[p.Key] = slices.Clone(p.Data)
 	}
-	m.manifests[table] = slices.Clone(b.Manifest)
-	for _, k := range b.Drop {
-		delete(t, k)
+	if m.manifests[table] == nil {
+		m.manifests[table] = map[uint64][]byte{}
 	}
+	m.manifests[table][b.Gen] = slices.Clone(b.Manifest)
 	m.Puts++
 	m.Images += len(b.Pages)
 	return nil
 }
 
 // GetManifest implements PageStore.
-func (m *MemStore) GetManifest(table string) ([]byte, error) {
+func (m *MemStore) GetManifest(table string, gen uint64) ([]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	b, ok := m.manifests[table]
+	if gen == 0 {
+		for g := range m.manifests[table] {
+			gen = max(gen, g)
+		}
+	}
+	b, ok := m.manifests[table][gen]
 	if !ok {
 		return nil, ErrNoCheckpoint
 	}
@@ -106,11 +119,43 @@ func (m *MemStore) GetPage(table string, key PageKey) ([]byte, error) {
 	return b, nil
 }
 
+// Retain implements PageStore.
+func (m *MemStore) Retain(table string, gen uint64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	mb, ok := m.manifests[table][gen]
+	if !ok {
+		return fmt.Errorf("heap pages of %q: retain generation %d: %w", table, gen, ErrNoCheckpoint)
+	}
+	keys, err := ManifestKeys(mb)
+	if err != nil {
+		return fmt.Errorf("heap pages of %q: retain generation %d: %w", table, gen, err)
+	}
+	keep := make(map[PageKey]bool, len(keys))
+	for _, k := range keys {
+		keep[k] = true
+	}
+	for k := range m.pages[table] {
+		if !keep[k] {
+			delete(m.pages[table], k)
+		}
+	}
+	m.manifests[table] = map[uint64][]byte{gen: mb}
+	return nil
+}
+
 // Len returns how many images the store holds for table.
 func (m *MemStore) Len(table string) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.pages[table])
+}
+
+// Manifests returns how many manifests the store holds for table.
+func (m *MemStore) Manifests(table string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.manifests[table])
 }
 
 // Manifest:
@@ -180,6 +225,7 @@ func decodeManifest(b []byte) (*manifest, error) {
 
 // CheckpointStats says what a checkpoint wrote.
 type CheckpointStats struct {
+	Gen        uint64 // the checkpoint's generation
 	LSN        uint64
 	Pages      int // images written (the dirty pages)
 	Bytes      int // their compressed size
@@ -188,20 +234,43 @@ type CheckpointStats struct {
 }
 
 // Checkpoint writes the pages changed since the previous checkpoint to
-// store, as one batch with the LSN of the current version. The writer is
-// held only to take the version and the dirty set; encoding and the write
-// run beside apply. If the write fails the dirty set is restored, and the
-// next checkpoint writes those pages again.
+// store as the next generation, then removes what it supersedes (Retain):
+// for a heap checkpointed on its own. An owner that names the generation
+// in a record of its own (head) uses CheckpointGen and calls Retain only
+// once that record is durable.
 func (h *Heap) Checkpoint(store PageStore, table string) (CheckpointStats, error) {
 	h.ckptMu.Lock()
+	gen := h.gen + 1
+	h.ckptMu.Unlock()
+	st, err := h.CheckpointGen(store, table, gen)
+	if err != nil {
+		return st, err
+	}
+	if err := store.Retain(table, st.Gen); err != nil {
+		return st, fmt.Errorf("heap checkpoint of %q at LSN %d: %w", table, st.LSN, err)
+	}
+	return st, nil
+}
+
+// CheckpointGen writes the pages changed since the previous checkpoint to
+// store, as one batch of generation gen (above every generation this heap
+// wrote or was opened from) with the LSN of the current version. Nothing
+// older is removed: the previous generation stays whole until the caller's
+// Retain. The writer is held only to take the version and the dirty set;
+// encoding and the write run beside apply. If the write fails the dirty
+// set is restored, and the next checkpoint writes those pages again.
+func (h *Heap) CheckpointGen(store PageStore, table string, gen uint64) (CheckpointStats, error) {
+	h.ckptMu.Lock()
 	defer h.ckptMu.Unlock()
+	if gen <= h.gen {
+		return CheckpointStats{}, fmt.Errorf("heap checkpoint of %q: generation %d is not above the last one, %d", table, gen, h.gen)
+	}
 	h.mu.Lock()
 	v := h.cur.Load()
 	dirty := h.dirty
 	h.dirty = map[uint32]struct{}{}
 	h.mu.Unlock()
 
-	gen := h.gen + 1
 	ids := make([]uint32, 0, len(dirty))
 	for id := range dirty {
 		if int(id) < v.pages.len() {
@@ -211,8 +280,8 @@ func (h *Heap) Checkpoint(store PageStore, table string) (CheckpointStats, error
 	slices.Sort(ids)
 	gens := make([]uint64, v.pages.len())
 	copy(gens, h.pageGen)
-	var b PageBatch
-	st := CheckpointStats{LSN: v.lsn, TotalPages: v.pages.len()}
+	b := PageBatch{Gen: gen}
+	st := CheckpointStats{Gen: gen, LSN: v.lsn, TotalPages: v.pages.len()}
 	var raw []byte
 	for _, id := range ids {
 		var data []byte
@@ -228,17 +297,9 @@ func (h *Heap) Checkpoint(store PageStore, table string) (CheckpointStats, error
 			st.RawBytes += len(raw)
 		}
 		b.Pages = append(b.Pages, PageImage{Key: PageKey{Gen: gen, ID: id}, Data: data})
-		if int(id) < len(h.pageGen) && h.pageGen[id] != 0 {
-			b.Drop = append(b.Drop, PageKey{Gen: h.pageGen[id], ID: id})
-		}
 		gens[id] = gen
 		st.Pages++
 		st.Bytes += len(data)
-	}
-	for id := v.pages.len(); id < len(h.pageGen); id++ { // pages dropped by a full compaction
-		if h.pageGen[id] != 0 {
-			b.Drop = append(b.Drop, PageKey{Gen: h.pageGen[id], ID: uint32(id)})
-		}
 	}
 	for id, g := range gens {
 		if g == 0 {
@@ -281,19 +342,46 @@ func (h *Heap) restoreDirty(dirty map[uint32]struct{}) {
 	h.mu.Unlock()
 }
 
-// Open restores a heap from its last checkpoint in store. The schema
-// must be the one checkpointed (else the caller rebuilds from the tree);
-// cfg's page sizes are taken from the checkpoint. It returns
-// ErrNoCheckpoint when there is none. The heap reflects the manifest's
-// LSN: the caller catches up from there.
+// Open restores a heap from its newest checkpoint in store (OpenGen).
 func Open(schema Schema, cfg Config, store PageStore, table string) (*Heap, error) {
-	mb, err := store.GetManifest(table)
+	return OpenGen(schema, cfg, store, table, 0)
+}
+
+// CheckpointLSN returns the LSN of table's checkpoint of generation gen
+// in store (0: the newest) from its manifest alone, without reading a
+// page: a caller that expects a given LSN refuses a checkpoint before
+// paying for its pages (OpenGen decodes every one).
+func CheckpointLSN(store PageStore, table string, gen uint64) (uint64, error) {
+	mb, err := store.GetManifest(table, gen)
+	if err != nil {
+		return 0, err
+	}
+	m, err := decodeManifest(mb)
+	if err != nil {
+		return 0, fmt.Errorf("heap checkpoint of %q: %w", table, err)
+	}
+	if gen != 0 && m.gen != gen {
+		return 0, fmt.Errorf("heap checkpoint of %q: %w: the manifest of generation %d says %d", table, errManifest, gen, m.gen)
+	}
+	return m.lsn, nil
+}
+
+// OpenGen restores a heap from its checkpoint of generation gen in store
+// (0: the newest). The schema must be the one checkpointed (else the
+// caller rebuilds from the tree); cfg's page sizes are taken from the
+// checkpoint. It returns ErrNoCheckpoint when there is none. The heap
+// reflects the manifest's LSN: the caller catches up from there.
+func OpenGen(schema Schema, cfg Config, store PageStore, table string, gen uint64) (*Heap, error) {
+	mb, err := store.GetManifest(table, gen)
 	if err != nil {
 		return nil, err
 	}
 	m, err := decodeManifest(mb)
 	if err != nil {
 		return nil, fmt.Errorf("heap restore of %q: %w", table, err)
+	}
+	if gen != 0 && m.gen != gen {
+		return nil, fmt.Errorf("heap restore of %q: %w: the manifest of generation %d says %d", table, errManifest, gen, m.gen)
 	}
 	if len(m.kinds) != len(schema.Columns) {
 		return nil, fmt.Errorf("heap restore of %q: checkpoint has %d columns, schema %d", table, len(m.kinds), len(schema.Columns))

@@ -123,3 +123,55 @@ func TestRestoreErrors(t *testing.T) {
 		t.Fatal("corrupt image: no error")
 	}
 }
+
+// TestCheckpointGenKeepsThePrevious: CheckpointGen removes nothing, so
+// the previous generation opens whole (its LSN, its rows) until Retain of
+// the new one, which leaves exactly the new manifest and its images; a
+// generation not above the last is refused.
+func TestCheckpointGenKeepsThePrevious(t *testing.T) {
+	r := rand.New(rand.NewPCG(seed.Or(t, seedFlag, 5), 5))
+	cfg := Config{PageRows: 64, PageBytes: 8192}
+	h := mustNew(t, modelSchema, cfg)
+	defer h.Close()
+	var b Batch
+	for i := range 1000 {
+		b.Ops = append(b.Ops, Op{Kind: OpInsert, Row: randRow(r, int64(i))})
+	}
+	b.LSN = 10
+	ids := mustApply(t, h, b)
+	store := NewMemStore()
+	if _, err := h.CheckpointGen(store, "t", 4); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Retain("t", 4); err != nil {
+		t.Fatal(err)
+	}
+	mustApply(t, h, Batch{LSN: 20, Ops: []Op{{Kind: OpDelete, ID: ids[0]}, {Kind: OpUpdate, ID: ids[500], Row: randRow(r, 500)}}})
+	if _, err := h.CheckpointGen(store, "t", 4); err == nil {
+		t.Fatal("a generation not above the last was written")
+	}
+	if _, err := h.CheckpointGen(store, "t", 9); err != nil {
+		t.Fatal(err)
+	}
+	old, err := OpenGen(modelSchema, cfg, store, "t", 4)
+	if err != nil {
+		t.Fatalf("the previous generation before Retain: %v", err)
+	}
+	defer old.Close()
+	s := old.Snapshot()
+	lsn, rows := s.LSN(), s.Rows()
+	s.Release()
+	if lsn != 10 || rows != 1000 {
+		t.Fatalf("previous generation: LSN %d rows %d, want 10 1000", lsn, rows)
+	}
+	compareRestored(t, h, store, cfg) // the newest, generation 9
+	if err := store.Retain("t", 9); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenGen(modelSchema, cfg, store, "t", 4); !errors.Is(err, ErrNoCheckpoint) {
+		t.Fatalf("the previous generation after Retain: %v", err)
+	}
+	if n, pages := store.Len("t"), h.Snapshot().NumPages(); n != pages || store.Manifests("t") != 1 {
+		t.Fatalf("after Retain the store holds %d images and %d manifests for %d pages", n, store.Manifests("t"), pages)
+	}
+}

@@ -209,6 +209,7 @@ func Run(ctx context.Context, p *Plan, src Source, opt Options) (*Result, error)
 	}
 	parts := make([]*partial, workers)
 	errs := make([]error, workers)
+	bugs := make([]any, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		from, to := np*w/workers, np*(w+1)/workers
@@ -226,10 +227,11 @@ func Run(ctx context.Context, p *Plan, src Source, opt Options) (*Result, error)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[w] = scanRange(ctx, p, src, rs, from, to, pt, base, span)
+			scanWorker(&errs[w], &bugs[w], func() error { return scanRange(ctx, p, src, rs, from, to, pt, base, span) })
 		}()
 	}
 	wg.Wait()
+	raiseWorkerBug(bugs)
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

@@ -351,7 +351,7 @@ func (p *plan) runEngine(ex *execCtx, limit, offset int64, emit func([]Value) er
 		return se // the source's own answer (errReplan after a resync)
 	}
 	if err != nil {
-		return errf(codeInternal, -1, "%v", err)
+		return toError(err) // XX000, or XX001 for a damaged page
 	}
 	for r := range res.Rows {
 		if offset > 0 {

@@ -73,6 +73,9 @@ func toError(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
+	if corruptData(err) {
+		return &Error{Code: codeDataCorrupted, Msg: err.Error(), Pos: -1} // corruptpage.go
+	}
 	return &Error{Code: codeInternal, Msg: err.Error(), Pos: -1}
 }
 

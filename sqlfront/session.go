@@ -572,7 +572,13 @@ func (s *session) txAllowed(p *plan) error {
 // run executes one plan. For a select it sends RowDescription (when
 // describe), the rows (at most maxRows, keeping the rest in pt), and the
 // CommandComplete or PortalSuspended.
-func (s *session) run(ctx context.Context, p *plan, params []Value, formats []int16, maxRows int, pt *portal, describe bool) error {
+func (s *session) run(ctx context.Context, p *plan, params []Value, formats []int16, maxRows int, pt *portal, describe bool) (err error) {
+	defer catchPageError(&err) // corruptpage.go: a damaged heap page fails the statement, not the connection
+	return s.run1(ctx, p, params, formats, maxRows, pt, describe)
+}
+
+// run1 is run without the guard for damaged pages.
+func (s *session) run1(ctx context.Context, p *plan, params []Value, formats []int16, maxRows int, pt *portal, describe bool) error {
 	if err := s.txAllowed(p); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -13,15 +14,17 @@ import (
 // HeapPages keeps heap checkpoints (heap.PageStore) in the DB under
 // PrefixHeap:
 //
-//	'h' uvarint(len(table)) table 'm'                 → manifest
+//	'h' uvarint(len(table)) table 'M' gen:u64         → manifest of generation gen
 //	'h' uvarint(len(table)) table 'p' gen:u64 id:u32  → compressed page image
 //
 // (big-endian gen and id, so a table's images list in checkpoint order).
 // One key per page image, never per row. PutPages writes the images in a
-// WriteBatch, then the manifest in its own transaction, syncs, and only
-// then deletes the superseded images: a crash at any point leaves a
-// manifest whose images are all present. Images orphaned by a crash after
-// the manifest but before the deletes are removed by Prune.
+// WriteBatch, then the manifest in its own transaction, and syncs; it
+// removes nothing. Retain, called once the owner's record naming the new
+// generation is durable, deletes the other manifests and every image the
+// kept manifest does not name: a crash at any point leaves every manifest
+// a record may name with all its images. (The key 'h' … 'm', one manifest
+// per table, is the format before generations; Retain removes it.)
 type HeapPages struct {
 	db *DB
 }
@@ -44,6 +47,10 @@ func heapPageKey(table string, pk heap.PageKey) []byte {
 	return binary.BigEndian.AppendUint32(k, pk.ID)
 }
 
+func heapManifestKey(table string, gen uint64) []byte {
+	return binary.BigEndian.AppendUint64(heapTableKey(table, 'M'), gen)
+}
+
 // PutPages implements heap.PageStore.
 func (s *HeapPages) PutPages(table string, lsn uint64, b heap.PageBatch) error {
 	bdb := s.db.bdb
@@ -58,32 +65,39 @@ func (s *HeapPages) PutPages(table string, lsn uint64, b heap.PageBatch) error {
 		return fmt.Errorf("heap pages of %q at LSN %d: write images: %w", table, lsn, err)
 	}
 	if err := bdb.Update(func(txn *badger.Txn) error {
-		return txn.Set(heapTableKey(table, 'm'), b.Manifest)
+		return txn.Set(heapManifestKey(table, b.Gen), b.Manifest)
 	}); err != nil {
 		return fmt.Errorf("heap pages of %q at LSN %d: write manifest: %w", table, lsn, err)
 	}
 	if err := s.db.Sync(); err != nil {
 		return fmt.Errorf("heap pages of %q at LSN %d: %w", table, lsn, err)
 	}
-	if len(b.Drop) == 0 {
-		return nil
-	}
-	del := bdb.NewWriteBatch()
-	for _, k := range b.Drop {
-		if err := del.Delete(heapPageKey(table, k)); err != nil {
-			del.Cancel()
-			return fmt.Errorf("heap pages of %q: drop superseded image: %w", table, err)
-		}
-	}
-	if err := del.Flush(); err != nil {
-		return fmt.Errorf("heap pages of %q: drop superseded images: %w", table, err)
-	}
 	return nil
 }
 
 // GetManifest implements heap.PageStore.
-func (s *HeapPages) GetManifest(table string) ([]byte, error) {
-	return s.get(heapTableKey(table, 'm'), func() error { return heap.ErrNoCheckpoint })
+func (s *HeapPages) GetManifest(table string, gen uint64) ([]byte, error) {
+	if gen != 0 {
+		return s.get(heapManifestKey(table, gen), func() error { return heap.ErrNoCheckpoint })
+	}
+	var out []byte
+	prefix := heapTableKey(table, 'M')
+	err := s.db.bdb.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, Reverse: true})
+		defer it.Close()
+		// Reverse iteration seeks to the last key ≤ the seek key: past
+		// every generation of the prefix.
+		for it.Seek(append(bytes.Clone(prefix), 0xff)); it.Valid(); it.Next() {
+			if len(it.Item().Key()) != len(prefix)+8 {
+				continue
+			}
+			var err error
+			out, err = it.Item().ValueCopy(nil)
+			return err
+		}
+		return heap.ErrNoCheckpoint
+	})
+	return out, err
 }
 
 // GetPage implements heap.PageStore.
@@ -109,52 +123,84 @@ func (s *HeapPages) get(key []byte, missing func() error) ([]byte, error) {
 	return out, err
 }
 
-// Prune deletes table's page images the current manifest does not name
-// (left by a crash between a checkpoint's manifest and its deletes) and
-// returns how many.
-func (s *HeapPages) Prune(table string) (int, error) {
-	m, err := s.GetManifest(table)
+// Retain implements heap.PageStore: it deletes table's manifests other
+// than gen's (and the pre-generation one) and the page images manifest
+// gen does not name, found by a keys-only walk of the table's keys.
+func (s *HeapPages) Retain(table string, gen uint64) error {
+	m, err := s.GetManifest(table, gen)
 	if err != nil {
-		return 0, err
+		return fmt.Errorf("heap pages of %q: retain generation %d: %w", table, gen, err)
 	}
 	live, err := heap.ManifestKeys(m)
 	if err != nil {
-		return 0, fmt.Errorf("prune heap pages of %q: %w", table, err)
+		return fmt.Errorf("heap pages of %q: retain generation %d: %w", table, gen, err)
 	}
 	keep := make(map[heap.PageKey]bool, len(live))
 	for _, k := range live {
 		keep[k] = true
 	}
-	prefix := heapTableKey(table, 'p')
-	var stale [][]byte
+	pagePrefix, manPrefix := heapTableKey(table, 'p'), heapTableKey(table, 'M')
+	stale := [][]byte{heapTableKey(table, 'm')}
 	err = s.db.bdb.View(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			k := it.Item().KeyCopy(nil)
-			rest := k[len(prefix):]
-			if len(rest) != 12 {
-				continue
+		for _, prefix := range [][]byte{manPrefix, pagePrefix} {
+			it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+			for it.Rewind(); it.Valid(); it.Next() {
+				k := it.Item().KeyCopy(nil)
+				rest := k[len(prefix):]
+				switch {
+				case len(rest) < 8:
+				case bytes.Equal(prefix, manPrefix):
+					if binary.BigEndian.Uint64(rest) != gen {
+						stale = append(stale, k)
+					}
+				case len(rest) == 12:
+					if !keep[heap.PageKey{Gen: binary.BigEndian.Uint64(rest), ID: binary.BigEndian.Uint32(rest[8:])}] {
+						stale = append(stale, k)
+					}
+				}
 			}
-			pk := heap.PageKey{Gen: binary.BigEndian.Uint64(rest), ID: binary.BigEndian.Uint32(rest[8:])}
-			if !keep[pk] {
-				stale = append(stale, k)
-			}
+			it.Close()
 		}
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("prune heap pages of %q: %w", table, err)
+		return fmt.Errorf("heap pages of %q: retain generation %d: %w", table, gen, err)
 	}
 	wb := s.db.bdb.NewWriteBatch()
 	for _, k := range stale {
 		if err := wb.Delete(k); err != nil {
 			wb.Cancel()
-			return 0, fmt.Errorf("prune heap pages of %q: %w", table, err)
+			return fmt.Errorf("heap pages of %q: retain generation %d: %w", table, gen, err)
 		}
 	}
 	if err := wb.Flush(); err != nil {
-		return 0, fmt.Errorf("prune heap pages of %q: %w", table, err)
+		return fmt.Errorf("heap pages of %q: retain generation %d: %w", table, gen, err)
 	}
-	return len(stale), nil
+	return nil
+}
+
+// TopGeneration is the highest checkpoint generation of any table's
+// manifest or page image in the store (0: none), read from the keys
+// alone: a writer that restored no checkpoint numbers its first one above
+// it, so it never overwrites an image a surviving manifest names.
+func (s *HeapPages) TopGeneration() (uint64, error) {
+	var top uint64
+	prefix := []byte{PrefixHeap}
+	err := s.db.bdb.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			k := it.Item().Key()[1:]
+			n, w := binary.Uvarint(k)
+			if w <= 0 || uint64(len(k)-w) < n+1+8 {
+				continue
+			}
+			rest := k[w+int(n):]
+			if rest[0] == 'M' || rest[0] == 'p' {
+				top = max(top, binary.BigEndian.Uint64(rest[1:]))
+			}
+		}
+		return nil
+	})
+	return top, err
 }
