@@ -314,8 +314,8 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 		}
 	}
 	if len(ae.Args) == 1 && arg.OID == Unknown {
-		ae.Args[0] = coerce(ae.Args[0], T(Text))
-		arg = T(Text)
+		arg = unknownAggArg(name)
+		ae.Args[0] = coerce(ae.Args[0], arg)
 	}
 	if f.AggFilter != nil {
 		e, err := b.expr(f.AggFilter, sc, inner)
