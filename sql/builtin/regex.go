@@ -207,18 +207,8 @@ func (r *Registry) addRegex() {
 			return match(icase, false)(c, a[:2], p[:2])
 		}, tx, tx, tx)
 	}
-	r.def("regexp_replace", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-		return regexReplace(str(a[0]), str(a[1]), str(a[2]), "")
-	}, tx, tx, tx)
-	r.def("regexp_replace", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-		return regexReplace(str(a[0]), str(a[1]), str(a[2]), str(a[3]))
-	}, tx, tx, tx, tx)
-	// regexp_replace(source, pattern, replacement, start [, N [, flags]])
-	r.def("regexp_replace", tx, refuse("regexp_replace with a start position"), tx, tx, tx, i4)
-	r.def("regexp_replace", tx, refuse("regexp_replace with a start position"), tx, tx, tx, i4, i4)
-	r.def("regexp_replace", tx, refuse("regexp_replace with a start position"), tx, tx, tx, i4, i4, tx)
-	for _, n := range []string{"regexp_match", "regexp_matches", "regexp_split_to_array", "regexp_split_to_table", "regexp_count",
-		"regexp_instr", "regexp_substr", "similar_to_escape", "similar_escape"} {
+	r.addRegexFuncs() // regexfuncs.go
+	for _, n := range []string{"regexp_matches", "regexp_split_to_table", "similar_to_escape", "similar_escape"} {
 		r.missing[n] = true
 	}
 }
@@ -241,34 +231,4 @@ func regexFlags(f string, allowG bool) (icase, global bool, err error) {
 		}
 	}
 	return icase, global, nil
-}
-
-// regexReplace is regexp_replace(source, pattern, replacement[, flags])
-// for a replacement without back-references (\1, \&).
-func regexReplace(s, p, repl, flags string) (types.Value, error) {
-	icase, global, err := regexFlags(flags, true)
-	if err != nil {
-		return nil, err
-	}
-	if strings.Contains(repl, `\`) {
-		return nil, unsupported("back-references in regexp_replace's replacement")
-	}
-	re, err := regexFor(p, icase, s)
-	if err != nil {
-		return nil, err
-	}
-	if global {
-		if re.MatchString("") {
-			// PostgreSQL also replaces an empty match right after a
-			// match, which Go's ReplaceAll skips: refused, not answered
-			// differently.
-			return nil, unsupported("regexp_replace(…, 'g') with a pattern that matches an empty string")
-		}
-		return re.ReplaceAllLiteralString(s, repl), nil
-	}
-	loc := re.FindStringIndex(s)
-	if loc == nil {
-		return s, nil
-	}
-	return s[:loc[0]] + repl + s[loc[1]:], nil
 }
