@@ -207,8 +207,8 @@ func (r *Registry) addRegex() {
 			return match(icase, false)(c, a[:2], p[:2])
 		}, tx, tx, tx)
 	}
-	r.addRegexFuncs() // regexfuncs.go
-	for _, n := range []string{"regexp_matches", "regexp_split_to_table", "similar_to_escape", "similar_escape"} {
+	r.addRegexFuncs()                                                                                              // regexfuncs.go
+	for _, n := range []string{"regexp_matches", "regexp_split_to_table", "similar_to_escape", "similar_escape"} { // the set-returning ones: sql/plan binds them
 		r.missing[n] = true
 	}
 }

@@ -373,28 +373,11 @@ func (r *Registry) addRegexMatch() {
 			return nil, &Error{Code: CodeInvalidParameter, Message: "regexp_match() does not support the \"global\" option",
 				Hint: "Use the regexp_matches function instead."}
 		}
-		m, err := compileMatcher(str(a[1]), icase, true, str(a[0]))
-		if err != nil {
+		ms, err := regexpMatches(str(a[0]), str(a[1]), icase, false)
+		if err != nil || len(ms) == 0 {
 			return nil, err
 		}
-		t := newSubject(str(a[0]))
-		loc := m.find(t, 0)
-		if loc == nil {
-			return nil, nil
-		}
-		out := &types.Array{Elem: tx}
-		if m.groups == 0 {
-			out.Elems = []types.Value{t.text(loc[0], loc[1])}
-			return out, nil
-		}
-		for k := 1; k <= m.groups; k++ {
-			if loc[2*k] < 0 {
-				out.Elems = append(out.Elems, nil)
-			} else {
-				out.Elems = append(out.Elems, t.text(loc[2*k], loc[2*k+1]))
-			}
-		}
-		return out, nil
+		return ms[0], nil
 	}
 	r.def("regexp_match", textArr, match, tx, tx)
 	r.def("regexp_match", textArr, match, tx, tx, tx)
@@ -405,23 +388,11 @@ func (r *Registry) addRegexMatch() {
 		if len(a) > 2 {
 			flags = str(a[2])
 		}
-		icase, err := reNoGlobal(flags, "regexp_split_to_array()")
+		parts, err := RegexpSplit(str(a[0]), str(a[1]), flags, "regexp_split_to_array()")
 		if err != nil {
 			return nil, err
 		}
-		m, err := compileMatcher(str(a[1]), icase, false, str(a[0]))
-		if err != nil {
-			return nil, err
-		}
-		t := newSubject(str(a[0]))
-		out := &types.Array{Elem: tx}
-		prev := 0
-		for _, loc := range m.matches(t, 0, true, true) {
-			out.Elems = append(out.Elems, t.text(prev, loc[0]))
-			prev = loc[1]
-		}
-		out.Elems = append(out.Elems, t.text(prev, t.chars()))
-		return out, nil
+		return &types.Array{Elem: tx, Elems: parts}, nil
 	}
 	r.def("regexp_split_to_array", textArr, split, tx, tx)
 	r.def("regexp_split_to_array", textArr, split, tx, tx, tx)
@@ -434,6 +405,66 @@ func (r *Registry) addRegexMatch() {
 	r.def("regexp_replace", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return regexReplaceAt(a, str(a[3]), 1, -1)
 	}, tx, tx, tx, tx)
+}
+
+// regexpMatches is the matches of p in s (every one when global) as
+// regexp_match and regexp_matches give them: a text[] of the capture
+// groups (NULL for one that did not take part), or of the whole match
+// when p has no group.
+func regexpMatches(s, p string, icase, global bool) ([]types.Value, error) {
+	m, err := compileMatcher(p, icase, true, s)
+	if err != nil {
+		return nil, err
+	}
+	t := newSubject(s)
+	var out []types.Value
+	for _, loc := range m.matches(t, 0, global, false) {
+		a := &types.Array{Elem: tx}
+		if m.groups == 0 {
+			a.Elems = []types.Value{t.text(loc[0], loc[1])}
+		}
+		for k := 1; k <= m.groups; k++ {
+			if loc[2*k] < 0 {
+				a.Elems = append(a.Elems, nil)
+			} else {
+				a.Elems = append(a.Elems, t.text(loc[2*k], loc[2*k+1]))
+			}
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// RegexpMatches is the set regexp_matches(s, p [, flags]) returns: one
+// text[] per match (per match of the first only without 'g').
+func RegexpMatches(s, p, flags string) ([]types.Value, error) {
+	icase, global, err := regexFlags(flags, true)
+	if err != nil {
+		return nil, err
+	}
+	return regexpMatches(s, p, icase, global)
+}
+
+// RegexpSplit is the pieces of s between the matches of p
+// (regexp_split_to_table, and regexp_split_to_array's elements); fn
+// names the function in the error for a 'g' flag.
+func RegexpSplit(s, p, flags, fn string) ([]types.Value, error) {
+	icase, err := reNoGlobal(flags, fn)
+	if err != nil {
+		return nil, err
+	}
+	m, err := compileMatcher(p, icase, false, s)
+	if err != nil {
+		return nil, err
+	}
+	t := newSubject(s)
+	var out []types.Value
+	prev := 0
+	for _, loc := range m.matches(t, 0, true, true) {
+		out = append(out, t.text(prev, loc[0]))
+		prev = loc[1]
+	}
+	return append(out, t.text(prev, t.chars())), nil
 }
 
 // regexReplaceAt is replace_text_regexp: a[0] with the n-th match from
