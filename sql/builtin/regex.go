@@ -9,9 +9,9 @@ import (
 
 // PostgreSQL's regular expressions are Henry Spencer's ARE; Go's regexp
 // is RE2. They agree on a subset, and only that subset is run: literal
-// characters, escaped punctuation, '.', bracket expressions of literal
+// characters, escaped ASCII punctuation, '.', bracket expressions of literal
 // ASCII characters and ASCII ranges (optionally negated), '^' and '$',
-// groups, '|', and the greedy quantifiers * + ? {n} {n,} {n,m} (m ≤ 255)
+// groups (capturing or (?:…)), '|', and the greedy quantifiers * + ? {n} {n,} {n,m} (m ≤ 255)
 // applied to an atom. Everything else (class escapes such as \d \w \b,
 // [[:alpha:]], back-references, non-greedy quantifiers, (?…) options,
 // embedded options) is refused with 0A000. Go runs the pattern with
@@ -31,7 +31,8 @@ func checkARE(p string) error {
 				return errorf(CodeInvalidRegex, "invalid regular expression: invalid escape \\ sequence")
 			}
 			n := p[i+1]
-			if !strings.ContainsRune(`\.[](){}*+?|^$-/"'`, rune(n)) {
+			// ASCII punctuation: a literal character in ARE and RE2.
+			if !strings.ContainsRune("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", rune(n)) {
 				return unsupported("the regular expression escape \\%c", n)
 			}
 			i++
@@ -46,7 +47,9 @@ func checkARE(p string) error {
 			i = j
 			atom = true
 		case '(':
-			if i+1 < len(p) && (p[i+1] == '?' || p[i+1] == '*') {
+			if strings.HasPrefix(p[i+1:], "?:") {
+				i += 2 // a non-capturing group: the same in Go
+			} else if i+1 < len(p) && (p[i+1] == '?' || p[i+1] == '*') {
 				return unsupported("regular expression options and special groups (?…)")
 			}
 			depth++
@@ -207,8 +210,9 @@ func (r *Registry) addRegex() {
 			return match(icase, false)(c, a[:2], p[:2])
 		}, tx, tx, tx)
 	}
-	r.addRegexFuncs()                                                                                              // regexfuncs.go
-	for _, n := range []string{"regexp_matches", "regexp_split_to_table", "similar_to_escape", "similar_escape"} { // the set-returning ones: sql/plan binds them
+	r.addRegexFuncs()                                                                         // regexfuncs.go
+	r.addSimilar()                                                                            // similar.go
+	for _, n := range []string{"regexp_matches", "regexp_split_to_table", "similar_escape"} { // the set-returning ones: sql/plan binds them
 		r.missing[n] = true
 	}
 }

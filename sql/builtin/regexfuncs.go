@@ -130,6 +130,9 @@ func checkSubmatches(p string) error {
 		case '|':
 			return refuse
 		case '(':
+			if strings.HasPrefix(p[i+1:], "?:") {
+				i += 2
+			}
 			open = append(open, i)
 			quantified = append(quantified, false)
 		case ')':

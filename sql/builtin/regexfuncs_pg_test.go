@@ -27,3 +27,16 @@ func TestRegexFuncsMatchPostgres(t *testing.T) {
 	cases = append(cases, cross("regexp_replace", subjects, pats, vals("text", `[\1]`), ints("3"), ints("0", "2"), vals("text", "i", "g"))...)
 	runDifferential(t, cases)
 }
+
+// TestSimilarMatchesPostgres compares similar_to_escape's rewriting of
+// SIMILAR TO patterns (its text is user-visible) with PostgreSQL's,
+// escapes and separators included; regexfuncs.diff.sql (sql/exec)
+// matches with them.
+func TestSimilarMatchesPostgres(t *testing.T) {
+	pats := vals("text", "_bcd%", "bcd%", `_bcd#%`, `_bcd\%`, "a|b%", "(ab)*c", "[a-c]%", `[\]]`, "a.b^c$", "a#\"b#\"c", `a#"b#"c#"d`, "%#", "é_%", "x{2}", "")
+	escs := vals("text", "#", "", `\`, "ab", "é")
+	var cases []call
+	cases = append(cases, cross("similar_to_escape", pats)...)
+	cases = append(cases, cross("similar_to_escape", pats, escs)...)
+	runDifferential(t, cases)
+}

@@ -49,7 +49,9 @@ func (b *binder) aexpr(a *pg.A_Expr, sc *scope, ctx *exprCtx) (Scalar, error) {
 			return nil, err
 		}
 		return b.binary(op, l, r, a.Location)
-	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
+	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE, pg.A_Expr_Kind_AEXPR_SIMILAR:
+		// SIMILAR TO: the parser made the pattern similar_to_escape(…)
+		// and the operator ~ or !~ (sql/builtin/similar.go).
 		l, r, err := sides()
 		if err != nil {
 			return nil, err
