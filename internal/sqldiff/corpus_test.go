@@ -3,6 +3,7 @@ package sqldiff_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,4 +97,24 @@ func TestRegressCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if out := os.Getenv("SIDECAR_DIFF_OUTCOMES"); out != "" {
+		if err := os.WriteFile(out, outcomeLines(reps), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// outcomeLines lists every statement's outcome, one tab-separated line
+// each (file:line, class, SQLSTATE, message, statement), for diffing two
+// runs statement by statement (SIDECAR_DIFF_OUTCOMES=<file>).
+func outcomeLines(reps []*sqldiff.ScriptReport) []byte {
+	var b bytes.Buffer
+	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	for _, rep := range reps {
+		for _, x := range rep.Results {
+			o := x.Outcome
+			fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\n", sqldiff.Key(rep.Name, x.Stmt), o.Class, o.Code, flat(o.Message), flat(x.Stmt.SQL))
+		}
+	}
+	return b.Bytes()
 }

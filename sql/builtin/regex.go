@@ -9,9 +9,9 @@ import (
 
 // PostgreSQL's regular expressions are Henry Spencer's ARE; Go's regexp
 // is RE2. They agree on a subset, and only that subset is run: literal
-// characters, escaped punctuation, '.', bracket expressions of literal
+// characters, escaped ASCII punctuation, '.', bracket expressions of literal
 // ASCII characters and ASCII ranges (optionally negated), '^' and '$',
-// groups, '|', and the greedy quantifiers * + ? {n} {n,} {n,m} (m ≤ 255)
+// groups (capturing or (?:…)), '|', and the greedy quantifiers * + ? {n} {n,} {n,m} (m ≤ 255)
 // applied to an atom. Everything else (class escapes such as \d \w \b,
 // [[:alpha:]], back-references, non-greedy quantifiers, (?…) options,
 // embedded options) is refused with 0A000. Go runs the pattern with
@@ -31,7 +31,8 @@ func checkARE(p string) error {
 				return errorf(CodeInvalidRegex, "invalid regular expression: invalid escape \\ sequence")
 			}
 			n := p[i+1]
-			if !strings.ContainsRune(`\.[](){}*+?|^$-/"'`, rune(n)) {
+			// ASCII punctuation: a literal character in ARE and RE2.
+			if !strings.ContainsRune("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", rune(n)) {
 				return unsupported("the regular expression escape \\%c", n)
 			}
 			i++
@@ -46,7 +47,9 @@ func checkARE(p string) error {
 			i = j
 			atom = true
 		case '(':
-			if i+1 < len(p) && (p[i+1] == '?' || p[i+1] == '*') {
+			if strings.HasPrefix(p[i+1:], "?:") {
+				i += 2 // a non-capturing group: the same in Go
+			} else if i+1 < len(p) && (p[i+1] == '?' || p[i+1] == '*') {
 				return unsupported("regular expression options and special groups (?…)")
 			}
 			depth++
@@ -207,18 +210,9 @@ func (r *Registry) addRegex() {
 			return match(icase, false)(c, a[:2], p[:2])
 		}, tx, tx, tx)
 	}
-	r.def("regexp_replace", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-		return regexReplace(str(a[0]), str(a[1]), str(a[2]), "")
-	}, tx, tx, tx)
-	r.def("regexp_replace", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-		return regexReplace(str(a[0]), str(a[1]), str(a[2]), str(a[3]))
-	}, tx, tx, tx, tx)
-	// regexp_replace(source, pattern, replacement, start [, N [, flags]])
-	r.def("regexp_replace", tx, refuse("regexp_replace with a start position"), tx, tx, tx, i4)
-	r.def("regexp_replace", tx, refuse("regexp_replace with a start position"), tx, tx, tx, i4, i4)
-	r.def("regexp_replace", tx, refuse("regexp_replace with a start position"), tx, tx, tx, i4, i4, tx)
-	for _, n := range []string{"regexp_match", "regexp_matches", "regexp_split_to_array", "regexp_split_to_table", "regexp_count",
-		"regexp_instr", "regexp_substr", "similar_to_escape", "similar_escape"} {
+	r.addRegexFuncs()                                                                         // regexfuncs.go
+	r.addSimilar()                                                                            // similar.go
+	for _, n := range []string{"regexp_matches", "regexp_split_to_table", "similar_escape"} { // the set-returning ones: sql/plan binds them
 		r.missing[n] = true
 	}
 }
@@ -241,34 +235,4 @@ func regexFlags(f string, allowG bool) (icase, global bool, err error) {
 		}
 	}
 	return icase, global, nil
-}
-
-// regexReplace is regexp_replace(source, pattern, replacement[, flags])
-// for a replacement without back-references (\1, \&).
-func regexReplace(s, p, repl, flags string) (types.Value, error) {
-	icase, global, err := regexFlags(flags, true)
-	if err != nil {
-		return nil, err
-	}
-	if strings.Contains(repl, `\`) {
-		return nil, unsupported("back-references in regexp_replace's replacement")
-	}
-	re, err := regexFor(p, icase, s)
-	if err != nil {
-		return nil, err
-	}
-	if global {
-		if re.MatchString("") {
-			// PostgreSQL also replaces an empty match right after a
-			// match, which Go's ReplaceAll skips: refused, not answered
-			// differently.
-			return nil, unsupported("regexp_replace(…, 'g') with a pattern that matches an empty string")
-		}
-		return re.ReplaceAllLiteralString(s, repl), nil
-	}
-	loc := re.FindStringIndex(s)
-	if loc == nil {
-		return s, nil
-	}
-	return s[:loc[0]] + repl + s[loc[1]:], nil
 }

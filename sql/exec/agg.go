@@ -436,6 +436,8 @@ func aggInit(name string, arg, res plan.OID, star bool) (func() aggState, error)
 		if arg == plan.Bool {
 			return func() aggState { return &boolAgg{or: name == "bool_or"} }, nil
 		}
+	case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
+		return libAggInit(name, arg)
 	}
 	return nil, unsupported("the aggregate " + name + "(" + plan.T(arg).String() + ")")
 }

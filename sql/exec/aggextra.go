@@ -5,41 +5,23 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 
-	"github.com/sidecar-dev/sidecar/sql/builtin"
 	"github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
 )
 
-// The aggregates sql/plan's aggextra.go binds: the variance family (the
-// library's states, the same the flat path computes), string_agg and
-// the ordered-set aggregates percentile_cont, percentile_disc and mode.
+// The aggregates sql/plan's aggextra.go binds: string_agg and the
+// ordered-set aggregates percentile_cont, percentile_disc and mode.
 // Where PostgreSQL's answer depends on the order its plan happens to
 // read rows in (string_agg without an ORDER BY that tells rows apart;
 // a pick among values that compare equal but print differently), the
 // aggregate is refused (0A000), never answered in another order.
-
-// libraryAggs is the newest major's function library, for its
-// aggregate states (immutable; built once).
-var libraryAggs = sync.OnceValue(builtin.New)
 
 // extraAgg compiles f's argument and state when ae is one of those
 // aggregates (false: not one of them). FILTER and DISTINCT are left to
 // the caller, except string_agg's DISTINCT, which sorts (f.ownDistinct).
 func (c *compiler) extraAgg(f *aggFunc, ae plan.AggExpr) (bool, error) {
 	switch ae.Name {
-	case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
-		agg, err := libraryAggs().ResolveAggregate(ae.Name, ae.Args[0].Type().OID)
-		if err != nil {
-			return true, err
-		}
-		if f.arg, err = c.compile(ae.Args[0]); err != nil {
-			return true, err
-		}
-		f.argT = ae.Args[0].Type().OID
-		f.init = func() aggState { return &libraryAgg{s: agg.New()} }
-		return true, nil
 	case "string_agg":
 		arg, err := c.orderedRows(ae, true)
 		if err != nil {
@@ -110,25 +92,6 @@ func (r *extraRow) rowBytes() int64 {
 		n += 16 + valueBytes(v)
 	}
 	return n
-}
-
-// libraryAgg runs one of the library's aggregate states (NULLs never
-// reach it: the caller skips them).
-type libraryAgg struct{ s builtin.AggState }
-
-func (l *libraryAgg) add(v types.Value) error {
-	if err := l.s.Step(v); err != nil {
-		return libraryErr(err)
-	}
-	return nil
-}
-
-func (l *libraryAgg) result() (types.Value, error) {
-	v, err := l.s.Final()
-	if err != nil {
-		return nil, libraryErr(err)
-	}
-	return v, nil
 }
 
 // stringAgg is string_agg(value, delimiter [ORDER BY …]) over text: the

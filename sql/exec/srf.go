@@ -110,8 +110,12 @@ func (s *srfOp) series(vals []types.Value) (func() (types.Value, bool, error), e
 	if s.f.Name == "generate_subscripts" {
 		return subscripts(vals, s.f.Args[0].Type().OID), nil // rowsfrom.go
 	}
-	if s.f.Name == "unnest" {
-		elems, i := vals[0].(*types.Array).Elems, 0
+	if s.f.Name == "unnest" || s.f.Name == "regexp_matches" || s.f.Name == "regexp_split_to_table" {
+		elems, err := srfElems(s.f.Name, vals) // regexsrf.go
+		if err != nil {
+			return nil, err
+		}
+		i := 0
 		return func() (types.Value, bool, error) {
 			if i == len(elems) {
 				return nil, false, nil

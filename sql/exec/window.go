@@ -123,7 +123,7 @@ func (e *env) buildWindow(w *plan.Window) (operator, error) {
 				return nil, err
 			}
 			float := argT == plan.Float4 || argT == plan.Float8
-			if rows && !whole || float && (f.Name == "sum" || f.Name == "avg") {
+			if rows && !whole || float && (f.Name == "sum" || f.Name == "avg" || libAggFloat(f.Name)) {
 				op.sensitive = true
 			}
 		}

@@ -6,13 +6,11 @@ import (
 	"github.com/sidecar-dev/sidecar/types"
 )
 
-// The aggregates beyond count/sum/avg/min/max/bool_*: the variance and
-// standard deviation family (the library's, sql/builtin), string_agg,
-// and the ordered-set aggregates percentile_cont, percentile_disc and
-// mode (… WITHIN GROUP (ORDER BY …)).
+// The aggregates bound here: string_agg and the ordered-set aggregates
+// percentile_cont, percentile_disc and mode (… WITHIN GROUP (ORDER BY …)).
 //
 // An AggExpr with ORDER BY keys carries them last in Args: the values
-// are Args[:len(Args)-len(Order)] (AggValues). For an ordered-set
+// are Args[:len(Args)-len(Order)]. For an ordered-set
 // aggregate the values are its direct arguments (the fraction) and the
 // one key is the aggregated value.
 
@@ -23,18 +21,9 @@ var orderedSetAggs = map[string]int{"percentile_cont": 1, "percentile_disc": 1, 
 // isExtraAgg says whether name is one of the aggregates bound by
 // extraAgg.
 func (b *binder) isExtraAgg(name string) bool {
-	if _, ok := orderedSetAggs[name]; ok || name == "string_agg" {
-		return true
-	}
-	switch name {
-	case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
-		return true
-	}
-	return false
+	_, ok := orderedSetAggs[name]
+	return ok || name == "string_agg"
 }
-
-// AggValues are the value arguments of ae (its ORDER BY keys excluded).
-func AggValues(ae *AggExpr) []Scalar { return ae.Args[:len(ae.Args)-len(ae.Order)] }
 
 // extraAgg binds the arguments of an aggregate isExtraAgg names and its
 // result type. The caller has bound ae.Args from f.Args (the direct
@@ -49,26 +38,7 @@ func (b *binder) extraAgg(name string, ae *AggExpr, f *pg.FuncCall, sc *scope, c
 	if name == "string_agg" {
 		return b.stringAgg(ae, f, sc, ctx)
 	}
-	// The variance family: one argument, the library's overload.
-	if len(f.AggOrder) > 0 {
-		return unsupported("ORDER BY inside "+name, f.Location) // order-insensitive: PostgreSQL ignores it, but it sorts
-	}
-	if len(ae.Args) != 1 {
-		return errorf(CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(ae.Args)).at(f.Location)
-	}
-	arg := ae.Args[0]
-	if arg.Type().OID == Unknown {
-		arg = coerce(arg, T(Float8)) // PostgreSQL's unknown → the preferred float8 overload
-	}
-	agg, err := b.functions().ResolveAggregate(name, arg.Type().OID)
-	if err != nil {
-		return errorf(CodeUndefinedFunction, "function %s(%s) does not exist", name, arg.Type()).at(f.Location)
-	}
-	if agg.Arg != arg.Type().OID {
-		arg = &Cast{Arg: arg, T: T(agg.Arg)}
-	}
-	ae.Args[0], ae.T = arg, T(agg.Result)
-	return nil
+	return errorf(CodeUndefinedFunction, "function %s does not exist", name).at(f.Location)
 }
 
 // stringAgg binds string_agg(value text, delimiter text [ORDER BY …]):

@@ -146,4 +146,9 @@ func levelScans(rel Rel) []*Scan {
 var aggFuncs = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"bool_and": true, "bool_or": true, "every": true,
+	// the variance and standard deviation aggregates of the library
+	// (statAggs, sql/builtin: exact over integers and numeric,
+	// Youngs–Cramer over floats, as PostgreSQL).
+	"stddev": true, "stddev_samp": true, "stddev_pop": true,
+	"variance": true, "var_samp": true, "var_pop": true,
 }

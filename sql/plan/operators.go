@@ -49,7 +49,9 @@ func (b *binder) aexpr(a *pg.A_Expr, sc *scope, ctx *exprCtx) (Scalar, error) {
 			return nil, err
 		}
 		return b.binary(op, l, r, a.Location)
-	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE:
+	case pg.A_Expr_Kind_AEXPR_LIKE, pg.A_Expr_Kind_AEXPR_ILIKE, pg.A_Expr_Kind_AEXPR_SIMILAR:
+		// SIMILAR TO: the parser made the pattern similar_to_escape(…)
+		// and the operator ~ or !~ (sql/builtin/similar.go).
 		l, r, err := sides()
 		if err != nil {
 			return nil, err
@@ -326,8 +328,8 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 		}
 	}
 	if len(ae.Args) == 1 && arg.OID == Unknown && !extra {
-		ae.Args[0] = coerce(ae.Args[0], T(Text))
-		arg = T(Text)
+		arg = unknownAggArg(name)
+		ae.Args[0] = coerce(ae.Args[0], arg)
 	}
 	if f.AggFilter != nil {
 		e, err := b.expr(f.AggFilter, sc, inner)

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // srfInFrom binds the set-returning functions in FROM that
@@ -119,7 +121,8 @@ func (b *binder) srfInFrom(rf *pg.RangeFunction, sc *scope) (Rel, *item, bool, e
 
 // srfNames are the set-returning functions the planner binds, in FROM
 // and in select lists (projectset.go).
-var srfNames = map[string]bool{"unnest": true, "generate_series": true, "generate_subscripts": true}
+var srfNames = map[string]bool{"unnest": true, "generate_series": true, "generate_subscripts": true,
+	"regexp_matches": true, "regexp_split_to_table": true}
 
 // srfType types a set-returning function over its bound arguments (one
 // result column). ok is false for an argument count no function of the
@@ -172,6 +175,28 @@ func srfType(fs *FuncScan, loc int32) (Type, bool, error) {
 		}
 		res, err := seriesType(fs, loc)
 		return res, true, err
+	case "regexp_matches", "regexp_split_to_table":
+		// (text, text [, text]): the set of matches' text[] or of the
+		// pieces between matches (sql/builtin's regexp functions).
+		if len(fs.Args) != 2 && len(fs.Args) != 3 {
+			return Type{}, false, nil
+		}
+		var ts []string
+		for i := range fs.Args {
+			fs.Args[i] = coerce(fs.Args[i], T(Text))
+			ts = append(ts, fs.Args[i].Type().String())
+		}
+		for i, a := range fs.Args {
+			if t := a.Type().OID; t == Varchar || t == Bpchar || t == Name {
+				fs.Args[i] = &Cast{Arg: a, T: T(Text)}
+			} else if t != Text {
+				return Type{}, true, errorf(CodeUndefinedFunction, "function %s(%s) does not exist", fs.Name, strings.Join(ts, ", ")).at(loc)
+			}
+		}
+		if fs.Name == "regexp_matches" {
+			return T(types.ArrayOf(Text)), true, nil
+		}
+		return T(Text), true, nil
 	}
 	return Type{}, false, nil
 }

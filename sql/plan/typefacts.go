@@ -180,12 +180,37 @@ func aggResult(fn string, arg OID) (OID, error) {
 		}
 		return 0, errorf(CodeUndefinedFunction, "function %s(%s) does not exist", fn, T(arg))
 	}
+	if statAggs[fn] {
+		a, err := newestFuncs().ResolveAggregate(fn, arg)
+		if err != nil {
+			return 0, errorf(CodeUndefinedFunction, "function %s(%s) does not exist", fn, T(arg))
+		}
+		return a.Result, nil
+	}
 	t, err := types.AggResult(fn, arg)
 	if err != nil {
 		return 0, errorf(CodeUndefinedFunction, "function %s(%s) does not exist", fn, T(arg))
 	}
 	return t, nil
 }
+
+// unknownAggArg is the type an untyped literal argument of aggregate fn
+// takes: the overload PostgreSQL's resolution picks for the library's
+// statistics aggregates (float8, the numeric category's preferred
+// type), text for the others.
+func unknownAggArg(fn string) Type {
+	if _, stat := statAggs[fn]; stat {
+		if a, err := newestFuncs().ResolveAggregate(fn, Unknown); err == nil {
+			return T(a.Arg)
+		}
+	}
+	return T(Text)
+}
+
+// statAggs are the variance and standard deviation aggregates, which
+// the function library types and computes (sql/builtin).
+var statAggs = map[string]bool{"stddev": true, "stddev_samp": true, "stddev_pop": true,
+	"variance": true, "var_samp": true, "var_pop": true}
 
 // isString says whether o is in the string category.
 func isString(o OID) bool {

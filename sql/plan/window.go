@@ -374,7 +374,7 @@ func (b *binder) windowType(c *winCall, f *pg.FuncCall) (Type, error) {
 			return noFunc()
 		}
 		if c.args[0].Type().OID == Unknown {
-			c.args[0] = coerce(c.args[0], T(Text))
+			c.args[0] = coerce(c.args[0], unknownAggArg(name))
 		}
 		oid, err := aggResult(name, c.args[0].Type().OID)
 		if err != nil {

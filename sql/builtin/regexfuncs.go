@@ -1,0 +1,574 @@
+package builtin
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/sidecar-dev/sidecar/types"
+)
+
+// This file is PostgreSQL's regexp_count, regexp_instr, regexp_substr,
+// regexp_match, regexp_split_to_array and regexp_replace with a start
+// position and occurrence, over the ARE subset regex.go runs on Go's
+// regexp. They share PostgreSQL's matching loop (setup_regexp_matches,
+// replace_text_regexp): each search starts where the previous match
+// ended, one character further after an empty match, with the whole
+// string as context (so '^' matches at its start only); positions are
+// in characters.
+
+// areMatcher is one compiled pattern of the subset: re for a search
+// from the string's start, noBOL (its '^' never matching) for a search
+// from further on.
+type areMatcher struct {
+	re, noBOL *regexp.Regexp
+	groups    int // capture groups
+}
+
+// subject is a string being searched, with its characters' byte
+// offsets (off[i] is character i's; off[n] is len(s)).
+type subject struct {
+	s   string
+	off []int
+}
+
+func newSubject(s string) *subject {
+	off := make([]int, 0, len(s)+1)
+	for i := range s {
+		off = append(off, i)
+	}
+	return &subject{s: s, off: append(off, len(s))}
+}
+
+// chars is the string's length in characters.
+func (t *subject) chars() int { return len(t.off) - 1 }
+
+// char is the character index of byte offset b (a character boundary).
+func (t *subject) char(b int) int {
+	lo, hi := 0, len(t.off)-1
+	for lo < hi {
+		m := (lo + hi) / 2
+		if t.off[m] < b {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// text is the characters [so, eo).
+func (t *subject) text(so, eo int) string { return t.s[t.off[so]:t.off[eo]] }
+
+// compileMatcher compiles p (case-insensitively when icase) for a search
+// of subject s. groups says whether the caller reads capture groups:
+// those are run only where Go's choice of submatches is PostgreSQL's.
+func compileMatcher(p string, icase, groups bool, s string) (*areMatcher, error) {
+	re, err := regexFor(p, icase, s)
+	if err != nil {
+		return nil, err
+	}
+	m := &areMatcher{re: re, groups: re.NumSubexp()}
+	if groups && m.groups > 0 {
+		if err := checkSubmatches(p); err != nil {
+			return nil, err
+		}
+	}
+	if strings.Contains(p, "^") {
+		flags := "(?s)"
+		if icase {
+			flags = "(?si)"
+		}
+		if m.noBOL, err = regexp.Compile(flags + neverBOL(p)); err != nil {
+			return nil, unsupported("the regular expression %q", p)
+		}
+		m.noBOL.Longest()
+	} else {
+		m.noBOL = re
+	}
+	return m, nil
+}
+
+// neverBOL is p (in the subset) with every '^' anchor replaced by an
+// atom that matches nothing: searched from past the string's start,
+// PostgreSQL's '^' cannot match.
+func neverBOL(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			b.WriteString(p[i : i+2])
+			i++
+		case '[':
+			j, _ := checkBracket(p, i)
+			b.WriteString(p[i : j+1])
+			i = j
+		case '^':
+			b.WriteString(`[^\x00-\x{10FFFF}]`)
+		default:
+			b.WriteByte(p[i])
+		}
+	}
+	return b.String()
+}
+
+// checkSubmatches refuses a pattern whose capture groups Go might fill
+// differently from PostgreSQL: Go picks, among the longest matches, the
+// one a backtracking search finds first; PostgreSQL gives each
+// subexpression, earlier ones first, its longest span. They agree when
+// there is no alternation and no group is repeated (a group may be
+// optional when nothing inside it is quantified).
+func checkSubmatches(p string) error {
+	refuse := unsupported("capture groups of the regular expression %q (Go's choice among equally long matches differs from PostgreSQL's)", p)
+	var open []int        // byte offsets of the open groups' '('
+	var quantified []bool // whether something inside the open group is quantified
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			i++
+		case '[':
+			i, _ = checkBracket(p, i)
+		case '|':
+			return refuse
+		case '(':
+			if strings.HasPrefix(p[i+1:], "?:") {
+				i += 2
+			}
+			open = append(open, i)
+			quantified = append(quantified, false)
+		case ')':
+			q := quantified[len(quantified)-1]
+			open, quantified = open[:len(open)-1], quantified[:len(quantified)-1]
+			if i+1 < len(p) && strings.IndexByte("*+?{", p[i+1]) >= 0 {
+				if p[i+1] != '?' || q {
+					return refuse
+				}
+			}
+			if q && len(quantified) > 0 {
+				quantified[len(quantified)-1] = true
+			}
+		case '*', '+', '?', '{':
+			if len(quantified) > 0 {
+				quantified[len(quantified)-1] = true
+			}
+		}
+	}
+	return nil
+}
+
+// find is the leftmost-longest match at or after character start:
+// the character offsets of the match and of each capture group (-1 for
+// a group that did not take part), or nil.
+func (m *areMatcher) find(t *subject, start int) []int {
+	if start > t.chars() {
+		return nil
+	}
+	re := m.re
+	if start > 0 {
+		re = m.noBOL
+	}
+	base := t.off[start]
+	loc := re.FindStringSubmatchIndex(t.s[base:])
+	if loc == nil {
+		return nil
+	}
+	out := make([]int, len(loc))
+	for i, b := range loc {
+		out[i] = -1
+		if b >= 0 {
+			out[i] = t.char(base + b)
+		}
+	}
+	return out
+}
+
+// matches is setup_regexp_matches: every match from character start on
+// (the first only unless global); with ignoreDegenerate (the split
+// functions), empty matches at the start or end of the string or right
+// after the previous match are skipped.
+func (m *areMatcher) matches(t *subject, start int, global, ignoreDegenerate bool) [][]int {
+	var out [][]int
+	prevEnd := 0
+	for {
+		loc := m.find(t, start)
+		if loc == nil {
+			break
+		}
+		if !ignoreDegenerate || loc[0] < t.chars() && loc[1] > prevEnd {
+			out = append(out, loc)
+		}
+		prevEnd = loc[1]
+		if !global {
+			break
+		}
+		start = prevEnd
+		if loc[0] == loc[1] {
+			start++
+		}
+	}
+	return out
+}
+
+// reParamErr is 22023 for an out-of-range optional argument.
+func reParamErr(name string, v int64) error {
+	return errorf(CodeInvalidParameter, "invalid value for parameter \"%s\": %d", name, v)
+}
+
+// reNoGlobal is regexFlags for a function that refuses 'g'.
+func reNoGlobal(flags, fn string) (bool, error) {
+	icase, global, err := regexFlags(flags, true)
+	if err == nil && global {
+		err = errorf(CodeInvalidParameter, "%s does not support the \"global\" option", fn)
+	}
+	return icase, err
+}
+
+// optInt is the optional int argument a[i], def when absent.
+func optInt(a []types.Value, i int, def int64) int64 {
+	if i < len(a) {
+		return i64(a[i])
+	}
+	return def
+}
+
+func (r *Registry) addRegexFuncs() {
+	r.addRegexMatch()
+	if yes, known := r.atLeast(150000); !yes && known {
+		return // the functions below are PostgreSQL 15's
+	}
+	// regexp_count(string, pattern [, start [, flags]])
+	count := func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		start := optInt(a, 2, 1)
+		if start <= 0 {
+			return nil, reParamErr("start", start)
+		}
+		flags := ""
+		if len(a) > 3 {
+			flags = str(a[3])
+		}
+		icase, err := reNoGlobal(flags, "regexp_count()")
+		if err != nil {
+			return nil, err
+		}
+		m, err := compileMatcher(str(a[1]), icase, false, str(a[0]))
+		if err != nil {
+			return nil, err
+		}
+		return int64(len(m.matches(newSubject(str(a[0])), int(min(start-1, 1<<31)), true, false))), nil
+	}
+	r.def("regexp_count", i4, count, tx, tx)
+	r.def("regexp_count", i4, count, tx, tx, i4)
+	r.def("regexp_count", i4, count, tx, tx, i4, tx)
+
+	// regexp_instr(string, pattern [, start [, N [, endoption [, flags [, subexpr]]]]])
+	// and regexp_substr(string, pattern [, start [, N [, flags [, subexpr]]]])
+	nth := func(instr bool) Impl {
+		return func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+			fi, si := 4, 5 // flags' and subexpr's argument index
+			if instr {
+				fi, si = 5, 6
+			}
+			start, n, end, sub := optInt(a, 2, 1), optInt(a, 3, 1), int64(0), optInt(a, si, 0)
+			if start <= 0 {
+				return nil, reParamErr("start", start)
+			}
+			if n <= 0 {
+				return nil, reParamErr("n", n)
+			}
+			if instr {
+				if end = optInt(a, 4, 0); end != 0 && end != 1 {
+					return nil, reParamErr("endoption", end)
+				}
+			}
+			if sub < 0 {
+				return nil, reParamErr("subexpr", sub)
+			}
+			flags, fn := "", "regexp_substr()"
+			if instr {
+				fn = "regexp_instr()"
+			}
+			if fi < len(a) {
+				flags = str(a[fi])
+			}
+			icase, err := reNoGlobal(flags, fn)
+			if err != nil {
+				return nil, err
+			}
+			m, err := compileMatcher(str(a[1]), icase, sub > 0, str(a[0]))
+			if err != nil {
+				return nil, err
+			}
+			t := newSubject(str(a[0]))
+			ms := m.matches(t, int(min(start-1, 1<<31)), true, false)
+			groups := int64(1) // PostgreSQL's npatterns
+			if sub > 0 && m.groups > 0 {
+				groups = int64(m.groups)
+			}
+			var none types.Value
+			if instr {
+				none = int64(0)
+			}
+			if n > int64(len(ms)) || sub > groups {
+				return none, nil
+			}
+			k := 0
+			if sub > 0 && m.groups > 0 {
+				k = int(sub)
+			}
+			loc := ms[n-1]
+			so, eo := loc[2*k], loc[2*k+1]
+			if so < 0 || eo < 0 {
+				return none, nil
+			}
+			if !instr {
+				return t.text(so, eo), nil
+			}
+			if end == 1 {
+				return int64(eo + 1), nil
+			}
+			return int64(so + 1), nil
+		}
+	}
+	instr, substr := nth(true), nth(false)
+	for n := 2; n <= 7; n++ {
+		args := []OID{tx, tx, i4, i4, i4, tx, i4}[:n]
+		r.def("regexp_instr", i4, instr, args...)
+		if n <= 6 {
+			r.def("regexp_substr", tx, substr, []OID{tx, tx, i4, i4, tx, i4}[:n]...)
+		}
+	}
+
+	ext := func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		start, n := i64(a[3]), int64(-1)
+		if start <= 0 {
+			return nil, reParamErr("start", start)
+		}
+		if len(a) > 4 {
+			if n = i64(a[4]); n < 0 {
+				return nil, reParamErr("n", n)
+			}
+		}
+		flags := ""
+		if len(a) > 5 {
+			flags = str(a[5])
+		}
+		return regexReplaceAt(a, flags, start, n)
+	}
+	r.def("regexp_replace", tx, ext, tx, tx, tx, i4)
+	r.def("regexp_replace", tx, ext, tx, tx, tx, i4, i4)
+	r.def("regexp_replace", tx, ext, tx, tx, tx, i4, i4, tx)
+}
+
+// addRegexMatch registers the regexp functions every major has.
+func (r *Registry) addRegexMatch() {
+	// regexp_match(string, pattern [, flags]): the first match's groups
+	// (or the whole match) as text[], NULL without a match.
+	textArr := types.ArrayOf(tx)
+	match := func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		flags := ""
+		if len(a) > 2 {
+			flags = str(a[2])
+		}
+		icase, global, err := regexFlags(flags, true)
+		if err != nil {
+			return nil, err
+		}
+		if global {
+			return nil, &Error{Code: CodeInvalidParameter, Message: "regexp_match() does not support the \"global\" option",
+				Hint: "Use the regexp_matches function instead."}
+		}
+		ms, err := regexpMatches(str(a[0]), str(a[1]), icase, false)
+		if err != nil || len(ms) == 0 {
+			return nil, err
+		}
+		return ms[0], nil
+	}
+	r.def("regexp_match", textArr, match, tx, tx)
+	r.def("regexp_match", textArr, match, tx, tx, tx)
+
+	// regexp_split_to_array(string, pattern [, flags])
+	split := func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		flags := ""
+		if len(a) > 2 {
+			flags = str(a[2])
+		}
+		parts, err := RegexpSplit(str(a[0]), str(a[1]), flags, "regexp_split_to_array()")
+		if err != nil {
+			return nil, err
+		}
+		return &types.Array{Elem: tx, Elems: parts}, nil
+	}
+	r.def("regexp_split_to_array", textArr, split, tx, tx)
+	r.def("regexp_split_to_array", textArr, split, tx, tx, tx)
+
+	// regexp_replace(source, pattern, replacement [, flags]) and
+	// (source, pattern, replacement, start [, N [, flags]])
+	r.def("regexp_replace", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		return regexReplaceAt(a, "", 1, -1)
+	}, tx, tx, tx)
+	r.def("regexp_replace", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		return regexReplaceAt(a, str(a[3]), 1, -1)
+	}, tx, tx, tx, tx)
+}
+
+// regexpMatches is the matches of p in s (every one when global) as
+// regexp_match and regexp_matches give them: a text[] of the capture
+// groups (NULL for one that did not take part), or of the whole match
+// when p has no group.
+func regexpMatches(s, p string, icase, global bool) ([]types.Value, error) {
+	m, err := compileMatcher(p, icase, true, s)
+	if err != nil {
+		return nil, err
+	}
+	t := newSubject(s)
+	var out []types.Value
+	for _, loc := range m.matches(t, 0, global, false) {
+		a := &types.Array{Elem: tx}
+		if m.groups == 0 {
+			a.Elems = []types.Value{t.text(loc[0], loc[1])}
+		}
+		for k := 1; k <= m.groups; k++ {
+			if loc[2*k] < 0 {
+				a.Elems = append(a.Elems, nil)
+			} else {
+				a.Elems = append(a.Elems, t.text(loc[2*k], loc[2*k+1]))
+			}
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// RegexpMatches is the set regexp_matches(s, p [, flags]) returns: one
+// text[] per match (per match of the first only without 'g').
+func RegexpMatches(s, p, flags string) ([]types.Value, error) {
+	icase, global, err := regexFlags(flags, true)
+	if err != nil {
+		return nil, err
+	}
+	return regexpMatches(s, p, icase, global)
+}
+
+// RegexpSplit is the pieces of s between the matches of p
+// (regexp_split_to_table, and regexp_split_to_array's elements); fn
+// names the function in the error for a 'g' flag.
+func RegexpSplit(s, p, flags, fn string) ([]types.Value, error) {
+	icase, err := reNoGlobal(flags, fn)
+	if err != nil {
+		return nil, err
+	}
+	m, err := compileMatcher(p, icase, false, s)
+	if err != nil {
+		return nil, err
+	}
+	t := newSubject(s)
+	var out []types.Value
+	prev := 0
+	for _, loc := range m.matches(t, 0, true, true) {
+		out = append(out, t.text(prev, loc[0]))
+		prev = loc[1]
+	}
+	return append(out, t.text(prev, t.chars())), nil
+}
+
+// regexReplaceAt is replace_text_regexp: a[0] with the n-th match from
+// character start on replaced by a[2] (n = 0: every match; n < 0: by
+// the 'g' flag, every match or the first).
+func regexReplaceAt(a []types.Value, flags string, start, n int64) (types.Value, error) {
+	src, p, repl := str(a[0]), str(a[1]), str(a[2])
+	icase, global, err := regexFlags(flags, true)
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		n = 1
+		if global {
+			n = 0
+		}
+	}
+	m, err := compileMatcher(p, icase, readsGroup(repl), src)
+	if err != nil {
+		return nil, err
+	}
+	t := newSubject(src)
+	var b strings.Builder
+	pos, found := 0, int64(0)
+	search := int(min(start-1, 1<<31))
+	for search <= t.chars() {
+		loc := m.find(t, search)
+		if loc == nil {
+			break
+		}
+		found++
+		if n > 0 && found < n {
+			search = loc[1]
+			if loc[0] == loc[1] {
+				search++
+			}
+			continue
+		}
+		b.WriteString(t.text(pos, loc[0]))
+		replaceEscapes(&b, repl, t, loc)
+		pos = loc[1]
+		if n > 0 {
+			break
+		}
+		search = pos
+		if loc[0] == loc[1] {
+			search++
+		}
+	}
+	b.WriteString(t.text(pos, t.chars()))
+	return b.String(), nil
+}
+
+// readsGroup says whether replacement repl refers to a capture group
+// (\1 … \9).
+func readsGroup(repl string) bool {
+	for i := 0; i+1 < len(repl); i++ {
+		if repl[i] == '\\' {
+			if repl[i+1] >= '1' && repl[i+1] <= '9' {
+				return true
+			}
+			i++
+		}
+	}
+	return false
+}
+
+// replaceEscapes appends repl with PostgreSQL's escapes resolved
+// against match loc: \1…\9 a group (nothing when it did not take part
+// or does not exist), \& the whole match, \\ a backslash; any other
+// backslash is kept.
+func replaceEscapes(b *strings.Builder, repl string, t *subject, loc []int) {
+	for {
+		i := strings.IndexByte(repl, '\\')
+		if i < 0 {
+			b.WriteString(repl)
+			return
+		}
+		b.WriteString(repl[:i])
+		repl = repl[i+1:]
+		if repl == "" {
+			b.WriteByte('\\')
+			return
+		}
+		k := -1
+		switch c := repl[0]; {
+		case c >= '1' && c <= '9':
+			k = int(c - '0')
+		case c == '&':
+			k = 0
+		case c == '\\':
+			b.WriteByte('\\')
+			repl = repl[1:]
+			continue
+		default:
+			b.WriteByte('\\')
+			continue
+		}
+		repl = repl[1:]
+		if 2*k+1 < len(loc) && loc[2*k] >= 0 && loc[2*k+1] >= 0 {
+			b.WriteString(t.text(loc[2*k], loc[2*k+1]))
+		}
+	}
+}

@@ -1,0 +1,42 @@
+package builtin_test
+
+import "testing"
+
+// TestRegexFuncsMatchPostgres compares regexp_count, regexp_instr,
+// regexp_substr, regexp_match, regexp_split_to_array and regexp_replace
+// (start, N, flags, back-references) with PostgreSQL's over a cross of
+// subjects and patterns: empty matches, anchors after the start,
+// optional groups, non-ASCII text. Patterns outside the subset Go runs
+// as PostgreSQL does are refused (0A000), never answered differently.
+func TestRegexFuncsMatchPostgres(t *testing.T) {
+	subjects := vals("text", "abcabc", "aXbXc", "", "hello wörld", "line1\nline2", "aaa", "ABCabc", "foo123bar456", "x")
+	pats := vals("text", "a", "^a", "c$", "b*", "", "[a-c]+", "(a)(b)?", "(b)(c)", "([0-9]+)", "a|b", "(a|ab)(c|bc)", "l+", ".$", "^", `\d`, "x?")
+	ints := func(vs ...string) []arg { return vals("int4", vs...) }
+	var cases []call
+	cases = append(cases, cross("regexp_count", subjects, pats)...)
+	cases = append(cases, cross("regexp_count", subjects, pats, ints("1", "2", "4", "0"))...)
+	cases = append(cases, cross("regexp_count", subjects, pats, ints("1", "3"), vals("text", "i", "g", ""))...)
+	cases = append(cases, cross("regexp_instr", subjects, pats, ints("2"), ints("1", "2"), ints("0", "1"), vals("text", "i"), ints("0", "2"))...)
+	cases = append(cases, cross("regexp_substr", subjects, pats, ints("1", "3"), ints("2"), vals("text", ""), ints("0", "1"))...)
+	cases = append(cases, cross("regexp_match", subjects, pats)...)
+	cases = append(cases, cross("regexp_match", subjects, pats, vals("text", "i", "g"))...)
+	cases = append(cases, cross("regexp_split_to_array", subjects, pats)...)
+	cases = append(cases, cross("regexp_split_to_array", subjects, pats, vals("text", "i", "g"))...)
+	cases = append(cases, cross("regexp_replace", subjects, pats, vals("text", `<\&>`, `\2\1`, `\\`, `x\`), vals("text", "g", ""))...)
+	cases = append(cases, cross("regexp_replace", subjects, pats, vals("text", "-"), ints("1", "2", "9", "0"))...)
+	cases = append(cases, cross("regexp_replace", subjects, pats, vals("text", `[\1]`), ints("3"), ints("0", "2"), vals("text", "i", "g"))...)
+	runDifferential(t, cases)
+}
+
+// TestSimilarMatchesPostgres compares similar_to_escape's rewriting of
+// SIMILAR TO patterns (its text is user-visible) with PostgreSQL's,
+// escapes and separators included; regexfuncs.diff.sql (sql/exec)
+// matches with them.
+func TestSimilarMatchesPostgres(t *testing.T) {
+	pats := vals("text", "_bcd%", "bcd%", `_bcd#%`, `_bcd\%`, "a|b%", "(ab)*c", "[a-c]%", `[\]]`, "a.b^c$", "a#\"b#\"c", `a#"b#"c#"d`, "%#", "é_%", "x{2}", "")
+	escs := vals("text", "#", "", `\`, "ab", "é")
+	var cases []call
+	cases = append(cases, cross("similar_to_escape", pats)...)
+	cases = append(cases, cross("similar_to_escape", pats, escs)...)
+	runDifferential(t, cases)
+}
