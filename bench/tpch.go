@@ -99,10 +99,7 @@ func RunTPCH(ctx context.Context, o TPCHOptions) (*TPCHReport, error) {
 	rep.Load = time.Since(start)
 	o.Logf("loaded SF %g in %s: %v", o.SF, rep.Load.Round(time.Millisecond), rep.Rows)
 	start = time.Now()
-	tables := make([]string, len(tpch.Tables))
-	for i, t := range tpch.Tables {
-		tables[i] = "public." + t
-	}
+	tables := tpch.PublicTables()
 	// The queries start once the in-memory HEAD holds the loaded version:
 	// they measure the steady state (its typed pages), not the trees read
 	// while the HEAD is still applying the copy (PostgreSQL's cache is

@@ -65,10 +65,7 @@ func TestTPCHProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close(ctx)
-	tables := make([]string, len(tpch.Tables))
-	for i, tb := range tpch.Tables {
-		tables[i] = "public." + tb
-	}
+	tables := tpch.PublicTables()
 	sc, err := sqldiff.Follow(ctx, sqldiff.FollowOptions{PGURL: url, Tables: tables, Dir: t.TempDir(), StatementTimeout: 10 * time.Minute, MemoryLimit: "3GiB", WarmHead: os.Getenv("SIDECAR_TPCH_COLD") == ""})
 	if err != nil {
 		t.Fatal(err)

@@ -108,6 +108,9 @@ type aggFunc struct {
 	argT   plan.OID
 	filter vexpr
 	init   func() aggState
+	// small: the argument on int64 digits, for a numeric sum or average
+	// (aggsmall.go; nil: none).
+	small smallExpr
 	// grouping: GROUPING()'s arguments as group positions (groupingsets.go).
 	grouping []int
 }
@@ -191,6 +194,7 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 				return nil, err
 			}
 			f.argT = ae.Args[0].Type().OID
+			f.small = c.compileSmall(ae, f.argT)
 		}
 		if ae.Filter != nil {
 			if f.filter, err = c.compile(ae.Filter); err != nil {
@@ -243,6 +247,7 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 		// Each aggregate's rows (FILTER) and argument values, once.
 		rowsOf := make([][]int, len(a.aggs))
 		valsOf := make([][]types.Value, len(a.aggs))
+		smallOf := make([]*smallArgs, len(a.aggs))
 		for k, f := range a.aggs {
 			rows := sel
 			if f.filter != nil {
@@ -258,8 +263,8 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 				}
 			}
 			if f.arg != nil {
-				valsOf[k] = make([]types.Value, b.N)
-				if err := f.arg(b, rows, valsOf[k]); err != nil {
+				var err error
+				if valsOf[k], smallOf[k], err = f.evalArg(b, rows); err != nil { // aggsmall.go
 					return err
 				}
 			}
@@ -309,10 +314,16 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 				if f.grouping != nil {
 					continue
 				}
-				vals := valsOf[k]
+				vals, sa := valsOf[k], smallOf[k]
 				for _, i := range rowsOf[k] {
 					if gi[i] < 0 {
 						continue // its group is in a partition file
+					}
+					if sa != nil && sa.ok[i] {
+						if err := sa.add(states[gi[i]][k], i); err != nil {
+							return err
+						}
+						continue
 					}
 					var v types.Value = true // count(*): every row counts
 					if vals != nil {
@@ -326,6 +337,9 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 				}
 			}
 			if len(out) > 0 {
+				for k := range a.aggs {
+					smallOf[k].materialize(out, valsOf[k])
+				}
 				if err := a.spillRows(parts, b, out, outHash, set, mask, off, rowsOf, valsOf); err != nil {
 					return err
 				}

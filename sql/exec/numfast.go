@@ -2,7 +2,6 @@ package exec
 
 import (
 	"math"
-	"math/bits"
 
 	"github.com/sidecar-dev/sidecar/types"
 )
@@ -94,35 +93,11 @@ func fastNumeric(slab *types.DecimalSlab, op string, a, b types.Value) (types.Va
 	if !ok {
 		return nil, false
 	}
-	switch op {
-	case "+", "-":
-		if op == "-" {
-			if y == math.MinInt64 {
-				return nil, false
-			}
-			y = -y
-		}
-		r, s, ok := addScaled(x, xs, y, ys)
-		if !ok {
-			return nil, false
-		}
-		return newSmall(slab, r, s), true
-	case "*":
-		s := xs + ys
-		if s > 1000 { // NUMERIC_MAX_DISPLAY_SCALE: the general path rounds
-			return nil, false
-		}
-		hi, lo := bits.Mul64(absU(x), absU(y))
-		if hi != 0 || lo > math.MaxInt64 {
-			return nil, false
-		}
-		r := int64(lo)
-		if (x < 0) != (y < 0) {
-			r = -r
-		}
-		return newSmall(slab, r, s), true
+	r, s, ok := smallArith(op, x, xs, y, ys) // aggsmall.go
+	if !ok {
+		return nil, false
 	}
-	return nil, false
+	return newSmall(slab, r, s), true
 }
 
 // newSmall is v at scale from slab (nil: allocated alone).
