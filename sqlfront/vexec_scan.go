@@ -269,8 +269,9 @@ func decoderFor(oid, rel uint32) colDecoder {
 	case heap.KindText:
 		switch oid {
 		case types.Text, types.Varchar, types.Bpchar:
+			var in interner // vexec_intern.go: one string per distinct flag or status
 			return func(pv heap.PageView, col, slot int) (types.Value, error) {
-				return string(pv.Text(col, slot)), nil
+				return in.str(pv.Text(col, slot)), nil
 			}
 		}
 		return text
@@ -295,14 +296,13 @@ func decoderFor(oid, rel uint32) colDecoder {
 			return f, nil
 		}
 	case heap.KindNumeric:
+		var slab types.DecimalSlab // a scan decodes on one goroutine
 		return func(pv heap.PageView, col, slot int) (types.Value, error) {
 			is, sc := pv.Int64s(col), pv.Scales(col)
 			if is == nil || sc == nil || isException(pv, col, slot) {
 				return text(pv, col, slot)
 			}
-			d := &types.Decimal{Scale: int32(sc[slot])}
-			d.V.SetInt64(is[slot])
-			return d, nil
+			return slab.Small(is[slot], int32(sc[slot])), nil
 		}
 	default:
 		return typed

@@ -33,6 +33,9 @@ func (n *Decimal) finite() bool { return !n.NaN && n.Inf == 0 }
 
 // parseDecimal is numeric_in (without a typmod).
 func parseDecimal(s string) (*Decimal, error) {
+	if d, ok := parsePlainDecimal(s); ok {
+		return d, nil
+	}
 	t := strings.Trim(s, " \t\n\r\v\f")
 	switch strings.ToLower(t) {
 	case "nan":
@@ -42,14 +45,14 @@ func parseDecimal(s string) (*Decimal, error) {
 	case "-infinity", "-inf":
 		return &Decimal{Inf: -1}, nil
 	}
-	bad := syntaxErr(Numeric, s)
+	bad := func() error { return syntaxErr(Numeric, s) } // built only when returned
 	if strings.ContainsAny(t, "_xXoObB") {
 		// PostgreSQL 16's integer forms; underscores also between the
 		// digits of a decimal fraction.
 		if lit, ok := nonDecimal(t); ok {
 			t = lit
 		} else if strings.ContainsAny(t, "xXoObB") || strings.Contains(t, "__") || strings.Contains(t, "_.") || strings.Contains(t, "._") {
-			return nil, bad
+			return nil, bad()
 		} else {
 			t = strings.ReplaceAll(t, "_", "")
 		}
@@ -78,7 +81,7 @@ func parseDecimal(s string) (*Decimal, error) {
 		}
 	}
 	if nd == 0 {
-		return nil, bad
+		return nil, bad()
 	}
 	exp := 0
 	if i < len(t) && (t[i] == 'e' || t[i] == 'E') {
@@ -92,7 +95,7 @@ func parseDecimal(s string) (*Decimal, error) {
 			k++
 		}
 		if k == j {
-			return nil, bad
+			return nil, bad()
 		}
 		e, err := strconv.Atoi(t[i:k])
 		if err != nil || e > 1<<30 || e < -(1<<30) {
@@ -101,7 +104,7 @@ func parseDecimal(s string) (*Decimal, error) {
 		exp, i = e, k
 	}
 	if i != len(t) {
-		return nil, bad
+		return nil, bad()
 	}
 	sig := strings.TrimLeft(string(digits), "0")
 	sc := scale - exp

@@ -30,3 +30,13 @@ func Load(ctx context.Context, c *pgconn.PgConn, sf float64, seed uint64) (map[s
 	}
 	return rows, nil
 }
+
+// PublicTables is Tables qualified with the public schema (what a
+// sidecar following them is configured with).
+func PublicTables() []string {
+	out := make([]string, len(Tables))
+	for i, t := range Tables {
+		out[i] = "public." + t
+	}
+	return out
+}

@@ -32,6 +32,11 @@ type FollowOptions struct {
 	// Ready bounds the wait for the copy to finish.
 	Ready  time.Duration
 	Logger *slog.Logger
+	// WarmHead also waits until the in-memory HEAD holds the marker's
+	// version (reads are served from its typed pages, not the trees):
+	// what a benchmark of steady-state reads needs. A HEAD that failed to
+	// load is an error then.
+	WarmHead bool
 }
 
 // Sidecar is a daemon run in process that follows one database and
@@ -110,7 +115,7 @@ func Follow(ctx context.Context, o FollowOptions) (*Sidecar, error) {
 		s.Stop()
 		return nil, fmt.Errorf("daemon not ready within %s", o.Ready)
 	}
-	if err := s.waitMarker(wctx, o.PGURL); err != nil {
+	if err := s.waitMarker(wctx, o.PGURL, o.WarmHead); err != nil {
 		s.Stop()
 		return nil, err
 	}
@@ -119,7 +124,7 @@ func Follow(ctx context.Context, o FollowOptions) (*Sidecar, error) {
 
 // waitMarker commits a change to the marker table and waits until the
 // daemon streams and has made it durable; then the SQL port answers.
-func (s *Sidecar) waitMarker(ctx context.Context, pgURL string) error {
+func (s *Sidecar) waitMarker(ctx context.Context, pgURL string, warmHead bool) error {
 	conn, err := pgx.Connect(ctx, pgURL)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
@@ -141,7 +146,10 @@ func (s *Sidecar) waitMarker(ctx context.Context, pgURL string) error {
 		st, err := s.status(ctx)
 		if err == nil {
 			last = st
-			if d, err := wal.ParseLSN(st.DurableLSN); err == nil && d >= marker && st.Phase == "streaming" {
+			if warmHead && st.Head != nil && st.Head.Phase == "failed" {
+				return fmt.Errorf("the in-memory HEAD failed to load: %s", st.Head.Error)
+			}
+			if d, err := wal.ParseLSN(st.DurableLSN); err == nil && d >= marker && st.Phase == "streaming" && (!warmHead || headHolds(st, marker)) {
 				for _, nf := range st.NotFollowed {
 					b, _ := json.Marshal(nf)
 					s.NotFollowed = append(s.NotFollowed, string(b))
@@ -171,6 +179,16 @@ func (s *Sidecar) waitMarker(ctx context.Context, pgURL string) error {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// headHolds says whether the daemon's in-memory HEAD is loaded and at
+// or past lsn.
+func headHolds(st daemon.Status, lsn wal.LSN) bool {
+	if st.Head == nil || st.Head.Phase != "ready" {
+		return false
+	}
+	h, err := wal.ParseLSN(st.Head.LSN)
+	return err == nil && h >= lsn
 }
 
 // status reads the daemon's /api/status.

@@ -29,10 +29,7 @@ func TestTPCHCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close(ctx)
-	tables := make([]string, len(tpch.Tables))
-	for i, tb := range tpch.Tables {
-		tables[i] = "public." + tb
-	}
+	tables := tpch.PublicTables()
 	sc, err := sqldiff.Follow(ctx, sqldiff.FollowOptions{PGURL: url, Tables: tables, Dir: t.TempDir(), StatementTimeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -110,6 +110,9 @@ type aggFunc struct {
 	init   func() aggState
 	// ownDistinct: the state applies DISTINCT itself (string_agg).
 	ownDistinct bool
+	// small: the argument on int64 digits, for a numeric sum or average
+	// (aggsmall.go; nil: none).
+	small smallExpr
 	// grouping: GROUPING()'s arguments as group positions (groupingsets.go).
 	grouping []int
 }
@@ -199,6 +202,7 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 				return nil, err
 			}
 			f.argT = ae.Args[0].Type().OID
+			f.small = c.compileSmall(ae, f.argT)
 		}
 		if ae.Filter != nil {
 			if f.filter, err = c.compile(ae.Filter); err != nil {
@@ -254,6 +258,7 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 		// Each aggregate's rows (FILTER) and argument values, once.
 		rowsOf := make([][]int, len(a.aggs))
 		valsOf := make([][]types.Value, len(a.aggs))
+		smallOf := make([]*smallArgs, len(a.aggs))
 		for k, f := range a.aggs {
 			rows := sel
 			if f.filter != nil {
@@ -269,8 +274,8 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 				}
 			}
 			if f.arg != nil {
-				valsOf[k] = make([]types.Value, b.N)
-				if err := f.arg(b, rows, valsOf[k]); err != nil {
+				var err error
+				if valsOf[k], smallOf[k], err = f.evalArg(b, rows); err != nil { // aggsmall.go
 					return err
 				}
 			}
@@ -320,10 +325,16 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 				if f.grouping != nil {
 					continue
 				}
-				vals := valsOf[k]
+				vals, sa := valsOf[k], smallOf[k]
 				for _, i := range rowsOf[k] {
 					if gi[i] < 0 {
 						continue // its group is in a partition file
+					}
+					if sa != nil && sa.ok[i] {
+						if err := sa.add(states[gi[i]][k], i); err != nil {
+							return err
+						}
+						continue
 					}
 					var v types.Value = true // count(*): every row counts
 					if vals != nil {
@@ -337,6 +348,9 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 				}
 			}
 			if len(out) > 0 {
+				for k := range a.aggs {
+					smallOf[k].materialize(out, valsOf[k])
+				}
 				if err := a.spillRows(parts, b, out, outHash, set, mask, off, rowsOf, valsOf); err != nil {
 					return err
 				}

@@ -444,9 +444,11 @@ func arith(op string, l, r, res plan.Type) (func(a, b types.Value) (types.Value,
 		lc, rc := converter0(l, res), converter0(r, res)
 		t := res.OID
 		fast := t == plan.Numeric && (op == "+" || op == "-" || op == "*") // numfast.go
+		// The fast path's results: a compiled expression runs on one goroutine.
+		var slab types.DecimalSlab
 		return func(a, b types.Value) (types.Value, error) {
 			if fast {
-				if v, ok := fastNumeric(op, a, b); ok {
+				if v, ok := fastNumeric(&slab, op, a, b); ok {
 					return v, nil
 				}
 			}

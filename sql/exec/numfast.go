@@ -2,8 +2,6 @@ package exec
 
 import (
 	"math"
-	"math/big"
-	"math/bits"
 
 	"github.com/sidecar-dev/sidecar/types"
 )
@@ -16,28 +14,8 @@ import (
 // other operand (NaN, ±Infinity, more than 18 digits) or an overflow
 // takes the general path.
 
-// decBox is a numeric value with room for its one-word digits, so that
-// the value and its digits are one allocation.
-type decBox struct {
-	d types.Decimal
-	w [1]big.Word
-}
-
-// smallDecimal is v at scale as a numeric.
-func smallDecimal(v int64, scale int32) *types.Decimal {
-	b := &decBox{}
-	b.d.Scale = scale
-	if v == 0 || bits.UintSize != 64 {
-		b.d.V.SetInt64(v)
-		return &b.d
-	}
-	b.w[0] = big.Word(absU(v))
-	b.d.V.SetBits(b.w[:])
-	if v < 0 {
-		b.d.V.Neg(&b.d.V)
-	}
-	return &b.d
-}
+// smallDecimal is v at scale as a numeric (one allocation).
+func smallDecimal(v int64, scale int32) *types.Decimal { return types.SmallDecimal(v, scale) }
 
 // absU is |v| (MinInt64 included).
 func absU(v int64) uint64 {
@@ -104,8 +82,9 @@ func addScaled(x int64, xs int32, y int64, ys int32) (int64, int32, bool) {
 }
 
 // fastNumeric is a op b (+, - or *) on numerics, ok=false when the
-// operands or the result do not fit the int64 path.
-func fastNumeric(op string, a, b types.Value) (types.Value, bool) {
+// operands or the result do not fit the int64 path. The result comes
+// from slab (nil: allocated alone).
+func fastNumeric(slab *types.DecimalSlab, op string, a, b types.Value) (types.Value, bool) {
 	x, xs, ok := smallOperand(a)
 	if !ok {
 		return nil, false
@@ -114,33 +93,17 @@ func fastNumeric(op string, a, b types.Value) (types.Value, bool) {
 	if !ok {
 		return nil, false
 	}
-	switch op {
-	case "+", "-":
-		if op == "-" {
-			if y == math.MinInt64 {
-				return nil, false
-			}
-			y = -y
-		}
-		r, s, ok := addScaled(x, xs, y, ys)
-		if !ok {
-			return nil, false
-		}
-		return smallDecimal(r, s), true
-	case "*":
-		s := xs + ys
-		if s > 1000 { // NUMERIC_MAX_DISPLAY_SCALE: the general path rounds
-			return nil, false
-		}
-		hi, lo := bits.Mul64(absU(x), absU(y))
-		if hi != 0 || lo > math.MaxInt64 {
-			return nil, false
-		}
-		r := int64(lo)
-		if (x < 0) != (y < 0) {
-			r = -r
-		}
-		return smallDecimal(r, s), true
+	r, s, ok := smallArith(op, x, xs, y, ys) // aggsmall.go
+	if !ok {
+		return nil, false
 	}
-	return nil, false
+	return newSmall(slab, r, s), true
+}
+
+// newSmall is v at scale from slab (nil: allocated alone).
+func newSmall(slab *types.DecimalSlab, v int64, scale int32) *types.Decimal {
+	if slab == nil {
+		return types.SmallDecimal(v, scale)
+	}
+	return slab.Small(v, scale)
 }

@@ -52,7 +52,7 @@ func TestFastNumericMatchesGeneral(t *testing.T) {
 	for op, g := range general {
 		for _, a := range ops {
 			for _, b := range ops {
-				got, ok := fastNumeric(op, a, b)
+				got, ok := fastNumeric(nil, op, a, b)
 				if !ok {
 					continue
 				}

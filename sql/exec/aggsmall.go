@@ -1,0 +1,207 @@
+package exec
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/sidecar-dev/sidecar/sql/plan"
+	"github.com/sidecar-dev/sidecar/types"
+)
+
+// This file feeds numeric sums and averages of +, - and * over numeric
+// and integer columns and constants (TPC-H Q1's
+// sum(l_extendedprice * (1 - l_discount) * (1 + l_tax))) without making
+// a numeric value per row: the argument is computed on int64 digits at
+// their scale, row by row, and added to the sum in place. A row whose
+// operands or result do not fit an int64 (or NULL, NaN, ±Infinity) is
+// evaluated by the general expression, so the answer is exactly the
+// general one: the same digits and scales as types' numeric arithmetic
+// (numfast.go's rules).
+
+// smallExpr computes an argument of row i on int64 digits at a scale;
+// ok=false: the general expression must.
+type smallExpr func(b *Batch, i int) (x int64, scale int32, ok bool)
+
+// smallArgs is one batch's small-path arguments of one aggregate: ok[i]
+// says row i's value is x[i] at scale[i] (its general value was not
+// computed).
+type smallArgs struct {
+	x     []int64
+	scale []int32
+	ok    []bool
+}
+
+// smallAdder is an aggregate state that takes int64 digits at a scale.
+type smallAdder interface {
+	addSmall(x int64, scale int32) error
+}
+
+// compileSmall is a's argument on the small path (nil: a's argument is
+// not of that shape or its aggregate does not take it).
+func (c *compiler) compileSmall(ae plan.AggExpr, argT plan.OID) smallExpr {
+	if ae.Distinct || len(ae.Args) != 1 || (ae.Name != "sum" && ae.Name != "avg") || argT != plan.Numeric && argT != plan.Int8 {
+		return nil
+	}
+	return c.small(ae.Args[0])
+}
+
+// small compiles x when it is a numeric expression of +, -, * over
+// integer and numeric columns and constants (nil otherwise).
+func (c *compiler) small(x plan.Scalar) smallExpr {
+	switch x := x.(type) {
+	case *plan.ColRef:
+		idx, ok := c.lay[x.ID]
+		if !ok || !smallType(x.T.OID) {
+			return nil
+		}
+		return func(b *Batch, i int) (int64, int32, bool) { return smallOperand(b.Vecs[idx][i]) }
+	case *plan.Const:
+		if x.Null || !smallType(x.T.OID) {
+			return nil
+		}
+		v, err := constValue(x)
+		if err != nil {
+			return nil
+		}
+		cx, cs, ok := smallOperand(v)
+		if !ok {
+			return nil
+		}
+		return func(*Batch, int) (int64, int32, bool) { return cx, cs, true }
+	case *plan.Op:
+		if len(x.Args) != 2 || x.T.OID != plan.Numeric || x.Op != "+" && x.Op != "-" && x.Op != "*" ||
+			!smallType(x.Args[0].Type().OID) || !smallType(x.Args[1].Type().OID) {
+			return nil
+		}
+		l, r := c.small(x.Args[0]), c.small(x.Args[1])
+		if l == nil || r == nil {
+			return nil
+		}
+		op := x.Op
+		return func(b *Batch, i int) (int64, int32, bool) {
+			lx, ls, ok := l(b, i)
+			if !ok {
+				return 0, 0, false
+			}
+			rx, rs, ok := r(b, i)
+			if !ok {
+				return 0, 0, false
+			}
+			return smallArith(op, lx, ls, rx, rs)
+		}
+	}
+	return nil
+}
+
+// smallType says whether values of type oid are integers or numerics
+// (what smallOperand reads).
+func smallType(oid plan.OID) bool {
+	switch oid {
+	case plan.Int2, plan.Int4, plan.Int8, plan.Numeric:
+		return true
+	}
+	return false
+}
+
+// smallArith is x (at scale xs) op y (at scale ys) for op +, - or *, as
+// types' numeric arithmetic gives it, ok=false when it does not fit.
+func smallArith(op string, x int64, xs int32, y int64, ys int32) (int64, int32, bool) {
+	switch op {
+	case "+", "-":
+		if op == "-" {
+			if y == math.MinInt64 {
+				return 0, 0, false
+			}
+			y = -y
+		}
+		return addScaled(x, xs, y, ys)
+	case "*":
+		s := xs + ys
+		if s > 1000 { // NUMERIC_MAX_DISPLAY_SCALE: the general path rounds
+			return 0, 0, false
+		}
+		hi, lo := bits.Mul64(absU(x), absU(y))
+		if hi != 0 || lo > math.MaxInt64 {
+			return 0, 0, false
+		}
+		r := int64(lo)
+		if (x < 0) != (y < 0) {
+			r = -r
+		}
+		return r, s, true
+	}
+	return 0, 0, false
+}
+
+// evalArg computes aggregate f's argument over rows of b: on the small
+// path where it can (sa, nil when f has none) and the general
+// expression for the other rows (vals).
+func (f *aggFunc) evalArg(b *Batch, rows []int) (vals []types.Value, sa *smallArgs, err error) {
+	vals = make([]types.Value, b.N)
+	if f.small == nil {
+		return vals, nil, f.arg(b, rows, vals)
+	}
+	sa = &smallArgs{x: make([]int64, b.N), scale: make([]int32, b.N), ok: make([]bool, b.N)}
+	var rest []int
+	for _, i := range rows {
+		if x, s, ok := f.small(b, i); ok {
+			sa.x[i], sa.scale[i], sa.ok[i] = x, s, true
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	if len(rest) > 0 {
+		err = f.arg(b, rest, vals)
+	}
+	return vals, sa, err
+}
+
+// add adds row i's small-path value to st.
+func (sa *smallArgs) add(st aggState, i int) error {
+	if ad, ok := st.(smallAdder); ok {
+		return ad.addSmall(sa.x[i], sa.scale[i])
+	}
+	return st.add(types.SmallDecimal(sa.x[i], sa.scale[i]))
+}
+
+// materialize makes the small-path values of rows general values in vals
+// (rows going to a partition file).
+func (sa *smallArgs) materialize(rows []int, vals []types.Value) {
+	if sa == nil {
+		return
+	}
+	for _, i := range rows {
+		if sa.ok[i] {
+			vals[i] = types.SmallDecimal(sa.x[i], sa.scale[i])
+		}
+	}
+}
+
+// addSmall adds x at scale to a numeric sum: what add of that numeric
+// gives.
+func (s *sumAgg) addSmall(x int64, scale int32) error {
+	if s.t != plan.Numeric {
+		return s.add(types.SmallDecimal(x, scale))
+	}
+	if s.big == nil {
+		if !s.small {
+			s.n++
+			s.small, s.i64, s.scale = true, x, scale
+			return nil
+		}
+		if r, sc, ok := addScaled(s.i64, s.scale, x, scale); ok {
+			s.n++
+			s.i64, s.scale = r, sc
+			return nil
+		}
+	}
+	return s.add(types.SmallDecimal(x, scale))
+}
+
+// addSmall adds x at scale to a numeric average.
+func (a *avgAgg) addSmall(x int64, scale int32) error {
+	if a.sum.t != plan.Numeric {
+		return a.add(types.SmallDecimal(x, scale))
+	}
+	return a.sum.addSmall(x, scale)
+}

@@ -1,0 +1,42 @@
+package sqlfront
+
+// interner turns a column's text bytes into strings, sharing one string
+// per distinct value while the column looks like it has few (flags,
+// statuses, modes: TPC-H's l_returnflag, l_shipmode), so that a scan of
+// such a column allocates per distinct value instead of per row. A
+// column with many distinct values (names, comments) turns it off after
+// a sample and pays only the plain conversion. Its memory is bounded:
+// at most internMax strings of at most internLen bytes.
+type interner struct {
+	m            map[string]string
+	hits, misses int
+	off          bool
+}
+
+const (
+	internMax    = 256 // distinct values kept
+	internLen    = 32  // longest value kept, in bytes
+	internSample = 1024
+)
+
+// str is b as a string.
+func (in *interner) str(b []byte) string {
+	if in.off || len(b) > internLen {
+		return string(b)
+	}
+	if s, ok := in.m[string(b)]; ok { // no allocation for the look-up
+		in.hits++
+		return s
+	}
+	in.misses++
+	if in.misses > internMax || in.hits+in.misses >= internSample && in.misses*4 > in.hits {
+		in.off, in.m = true, nil // too many distinct values to pay off
+		return string(b)
+	}
+	if in.m == nil {
+		in.m = make(map[string]string)
+	}
+	s := string(b)
+	in.m[s] = s
+	return s
+}
