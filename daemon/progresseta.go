@@ -19,6 +19,8 @@ type copyETAs struct {
 	// estimated is sidecar_copy_rows_estimated{table}, the planner's row
 	// estimate the ETA counts down from (0: none).
 	left, estimated *prometheus.GaugeVec
+	// bytes is sidecar_copy_bytes{table}, the COPY text received.
+	bytes *prometheus.GaugeVec
 }
 
 // observeETA records p in its table's estimator and returns the time
@@ -31,6 +33,8 @@ func (d *daemon) observeETA(p replication.CopyProgress) (time.Duration, bool) {
 			Help: "Estimated seconds left of the current copy or resync of a table (estimated rows left at the rate of the last 30 s); -1 while no estimate, 0 when done."}, []string{"table"}))
 		e.estimated = registerGaugeVec(d.met.Registry, prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sidecar_copy_rows_estimated",
 			Help: "The planner's row estimate (pg_class.reltuples) of a table being copied, taken in the copy's snapshot; 0 when never analyzed."}, []string{"table"}))
+		e.bytes = registerGaugeVec(d.met.Registry, prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sidecar_copy_bytes",
+			Help: "COPY text bytes received so far by the current copy or resync of a table."}, []string{"table"}))
 	}
 	est := e.byTable[p.Table]
 	if est == nil {
@@ -44,6 +48,7 @@ func (d *daemon) observeETA(p replication.CopyProgress) (time.Duration, bool) {
 	}
 	e.left.WithLabelValues(p.Table).Set(v)
 	e.estimated.WithLabelValues(p.Table).Set(float64(p.EstimatedRows))
+	e.bytes.WithLabelValues(p.Table).Set(float64(p.Bytes))
 	return left, ok
 }
 

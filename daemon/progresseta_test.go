@@ -22,7 +22,7 @@ func TestCopyProgressETA(t *testing.T) {
 	d := &daemon{met: metrics.New(), log: slog.New(slog.NewTextHandler(&logs, nil)), opts: Options{ProgressEvery: time.Second}}
 	p := replication.CopyProgress{Table: "public.t", Ranges: 1, EstimatedRows: 10000}
 	for s := 1; s <= 5; s++ {
-		p.Rows, p.Elapsed = int64(s*100), time.Duration(s)*time.Second
+		p.Rows, p.Bytes, p.Elapsed = int64(s*100), int64(s*4000), time.Duration(s)*time.Second
 		d.copyProgress(p)
 	}
 	// 9500 rows left at 100 rows/s.
@@ -36,7 +36,14 @@ func TestCopyProgressETA(t *testing.T) {
 	if v := testutil.ToFloat64(d.eta.estimated.WithLabelValues("public.t")); v != 10000 {
 		t.Errorf("sidecar_copy_rows_estimated = %v", v)
 	}
+	if v := testutil.ToFloat64(d.eta.bytes.WithLabelValues("public.t")); v != 20000 {
+		t.Errorf("sidecar_copy_bytes = %v, want 20000", v)
+	}
+	// status shows the rows, bytes and estimate beside the ETA.
 	d.mu.Lock()
+	if cs := d.copyStatusLocked(); len(cs) != 1 || cs[0].Bytes != 20000 || cs[0].EstimatedRows != 10000 || cs[0].ETASeconds != 95 {
+		t.Errorf("status copy = %+v", cs)
+	}
 	left, ok := d.lastETA("public.t")
 	d.mu.Unlock()
 	if !ok || left != 95*time.Second {

@@ -82,13 +82,18 @@ type SlotStatus struct {
 
 // CopyStatus is one table's copy progress.
 type CopyStatus struct {
-	Table      string  `json:"table"`
-	Rows       int64   `json:"rows"`
-	RowsPerSec float64 `json:"rows_per_second"`
-	RangesDone int     `json:"ranges_done"`
-	Ranges     int     `json:"ranges"`
-	Done       bool    `json:"done"`
-	ETASeconds float64 `json:"eta_seconds,omitempty"`
+	Table string `json:"table"`
+	Rows  int64  `json:"rows"`
+	// Bytes is the COPY text received so far.
+	Bytes int64 `json:"bytes"`
+	// EstimatedRows is the planner's estimate (pg_class.reltuples in the
+	// copy's snapshot) the ETA counts down from; 0 when never analyzed.
+	EstimatedRows int64   `json:"estimated_rows"`
+	RowsPerSec    float64 `json:"rows_per_second"`
+	RangesDone    int     `json:"ranges_done"`
+	Ranges        int     `json:"ranges"`
+	Done          bool    `json:"done"`
+	ETASeconds    float64 `json:"eta_seconds,omitempty"`
 }
 
 // TableStatus is one followed table.
@@ -125,16 +130,7 @@ func (d *daemon) status() Status {
 	for t, why := range d.notFollow {
 		st.NotFollowed = append(st.NotFollowed, NotFollowed{Table: t, Reason: why})
 	}
-	for _, p := range d.progress {
-		cs := CopyStatus{Table: p.Table, Rows: p.Rows, RangesDone: p.RangesDone, Ranges: p.Ranges, Done: p.Done}
-		if sec := p.Elapsed.Seconds(); sec > 0 {
-			cs.RowsPerSec = float64(p.Rows) / sec
-			if left, ok := d.lastETA(p.Table); ok && !p.Done {
-				cs.ETASeconds = left.Seconds()
-			}
-		}
-		st.Copy = append(st.Copy, cs)
-	}
+	st.Copy = d.copyStatusLocked()
 	d.mu.Unlock()
 	slices.SortFunc(st.Copy, func(a, b CopyStatus) int { return strings.Compare(a.Table, b.Table) })
 	slices.SortFunc(st.NotFollowed, func(a, b NotFollowed) int { return strings.Compare(a.Table, b.Table) })
@@ -248,4 +244,21 @@ func OfflineStatus(ctx context.Context, cfg *config.Config, m *mirror.Mirror) St
 		d.lastErr = "cannot reach PostgreSQL: " + err.Error()
 	}
 	return d.status()
+}
+
+// copyStatusLocked is the copy progress of every table, unsorted. d.mu
+// must be held.
+func (d *daemon) copyStatusLocked() []CopyStatus {
+	var out []CopyStatus
+	for _, p := range d.progress {
+		cs := CopyStatus{Table: p.Table, Rows: p.Rows, Bytes: p.Bytes, EstimatedRows: p.EstimatedRows, RangesDone: p.RangesDone, Ranges: p.Ranges, Done: p.Done}
+		if sec := p.Elapsed.Seconds(); sec > 0 {
+			cs.RowsPerSec = float64(p.Rows) / sec
+			if left, ok := d.lastETA(p.Table); ok && !p.Done {
+				cs.ETASeconds = left.Seconds()
+			}
+		}
+		out = append(out, cs)
+	}
+	return out
 }

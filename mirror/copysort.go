@@ -153,11 +153,15 @@ func (h *runHeap) Pop() any {
 // store's writes (compression, then Badger, one batch in flight), not
 // the builder, bound this phase.
 func (tc *tableCopy) build(ctx context.Context, eng *prolly.Engine) (prolly.Root, error) {
-	batches := make(chan []kv, 4)
+	batches := make(chan []kv, mergeBatches-1)
+	// free returns the builder's spent batches to the merge (the builder
+	// copies what it keeps of a row), so the merge reuses mergeBatches
+	// slices instead of allocating one per batchRows rows.
+	free := make(chan []kv, mergeBatches)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		defer close(batches)
-		return tc.merge(gctx, batches)
+		return tc.merge(gctx, batches, free)
 	})
 	var root prolly.Root
 	g.Go(func() error {
@@ -167,6 +171,11 @@ func (tc *tableCopy) build(ctx context.Context, eng *prolly.Engine) (prolly.Root
 				if err := b.Add(r.key, r.val); err != nil {
 					return fmt.Errorf("copy %s: %w", tc.rel.QualifiedName(), err)
 				}
+			}
+			clear(batch) // drop the row references before reuse
+			select {
+			case free <- batch[:0]:
+			default:
 			}
 		}
 		var err error
@@ -179,22 +188,33 @@ func (tc *tableCopy) build(ctx context.Context, eng *prolly.Engine) (prolly.Root
 	return root, nil
 }
 
+// The merge hands rows to the builder in batches of batchRows; at most
+// mergeBatches batches exist at once (queued, being filled, being
+// built), recycled through build's free channel.
+const (
+	batchRows    = 4096
+	mergeBatches = 6
+)
+
 // merge sends the runs' rows in key order, in batches, without
 // duplicates. When the runs' key ranges are disjoint (the usual case: a
 // key correlated with the heap order, as a serial primary key is), they
 // are read one after the other in first-key order, with no comparison
 // between runs; otherwise a heap merges them.
-func (tc *tableCopy) merge(ctx context.Context, out chan<- []kv) error {
-	const batchRows = 4096
+func (tc *tableCopy) merge(ctx context.Context, out chan<- []kv, free <-chan []kv) error {
 	batch := make([]kv, 0, batchRows)
 	send := func() error {
 		select {
 		case out <- batch:
-			batch = make([]kv, 0, batchRows)
-			return nil
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+		select {
+		case batch = <-free:
+		default:
+			batch = make([]kv, 0, batchRows)
+		}
+		return nil
 	}
 	var prev kv
 	started := false

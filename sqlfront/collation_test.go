@@ -173,8 +173,8 @@ func TestCollationICUDatabaseDefault(t *testing.T) {
 		}
 	})
 	url := pg.URL(name)
-	execSQL(t, url, markerSetup, `CREATE TABLE words (id int PRIMARY KEY, s text, c text COLLATE "C")`,
-		"INSERT INTO words VALUES (1, 'apple', 'apple'), (2, 'Apple', 'Apple'), (3, 'Banana', 'Banana'), (4, 'éclair', 'éclair'), (5, 'zebra', 'zebra')")
+	execSQL(t, url, markerSetup, `CREATE TABLE words (id int PRIMARY KEY, s text, c text COLLATE "C", j jsonb)`,
+		"INSERT INTO words VALUES (1, 'apple', 'apple', '\"apple\"'), (2, 'Apple', 'Apple', '\"Apple\"'), (3, 'Banana', 'Banana', '[\"Banana\"]'), (4, 'éclair', 'éclair', '1.0'), (5, 'zebra', 'zebra', '1')")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -203,12 +203,14 @@ func TestCollationICUDatabaseDefault(t *testing.T) {
 		`SELECT s FROM words ORDER BY s COLLATE "C"`,
 		"SELECT id FROM words WHERE s = 'apple'",
 		"SELECT min(c) FROM words",
+		`SELECT id FROM words WHERE j = '1' ORDER BY id`, // jsonb equality is byte equality of its strings
 	}, nil, "ICU default")
 	// Catalog columns of type name sort under "C", as in PostgreSQL.
 	if _, err := sc.Exec(ctx, "SELECT nspname FROM pg_namespace WHERE nspname > 'a' ORDER BY nspname").ReadAll(); err != nil {
 		t.Errorf("ORDER BY a name column of the catalog: %v", err)
 	}
-	for _, q := range []string{"SELECT s FROM words ORDER BY s", "SELECT id FROM words WHERE s < 'b'", "SELECT max(s) FROM words", "SELECT id FROM words WHERE 'a' < 'B'"} {
+	// jsonb orders its strings under the default collation too.
+	for _, q := range []string{"SELECT id FROM words ORDER BY j", "SELECT id FROM words WHERE j < '\"b\"'", "SELECT s FROM words ORDER BY s", "SELECT id FROM words WHERE s < 'b'", "SELECT max(s) FROM words", "SELECT id FROM words WHERE 'a' < 'B'"} {
 		_, err := sc.Exec(ctx, q).ReadAll()
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) || pe.Code != "0A000" || !strings.Contains(pe.Message, `"default" (icu en)`) {

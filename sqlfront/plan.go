@@ -695,6 +695,9 @@ func (pl *planner) aexpr(a *pg.A_Expr) (expr, error) {
 			}
 			return &arithExpr{op: op, l: l, r: r, t: t}, nil
 		case "||":
+			if pl.typeOf(l) == oidJSONB || pl.typeOf(r) == oidJSONB {
+				return nil, unsupported(pos, "jsonb || on this path") // sql/exec answers it
+			}
 			var err error
 			if l, err = pl.coerce(l, oidText, pos); err != nil {
 				return nil, err

@@ -101,7 +101,9 @@ func collatable(t lplan.Type) bool {
 	if lplan.IsArray(t) {
 		return collatable(lplan.ElemType(t)) // text[] compares its elements under the collation
 	}
-	return isTextType(t.OID) && t.OID != oidName && t.OID != oidCharType || t.OID == lplan.Unknown
+	// jsonb orders its strings under the database's default collation
+	// (compareJsonbScalarValue), so ordering jsonb is ordering text.
+	return isTextType(t.OID) && t.OID != oidName && t.OID != oidCharType || t.OID == lplan.Unknown || t.OID == lplan.JSONB
 }
 
 // textOrdering reports whether r (subqueries and CTEs included) orders
@@ -173,8 +175,8 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata) bool {
 					}
 				}
 				for i, arg := range a.Args {
-					if i > 0 && a.Name == "array_agg" && collatable(arg.Type()) {
-						found = true // array_agg(… ORDER BY text)
+					if nv := lplan.OrderedAggArgs(a.Name); nv > 0 && i >= nv && collatable(arg.Type()) {
+						found = true // array_agg(… ORDER BY text), json_agg too
 					}
 					visit(arg)
 				}

@@ -32,6 +32,9 @@ func Compare(oid OID, a, b Value) int {
 		return CompareDecimal(x, b.(*Decimal))
 	case string:
 		y := b.(string)
+		if oid == JSONB {
+			return CompareJSONB(x, y) // jsonbcmp.go
+		}
 		if oid == Bpchar {
 			x, y = strings.TrimRight(x, " "), strings.TrimRight(y, " ")
 		}
@@ -131,6 +134,10 @@ func Hash(seed maphash.Seed, oid OID, v Value) uint64 {
 	case *Decimal:
 		h.WriteString(x.normalizedKey())
 	case string:
+		if oid == JSONB {
+			hashJSONB(&h, x) // jsonbcmp.go
+			break
+		}
 		if oid == Bpchar {
 			x = strings.TrimRight(x, " ")
 		}
@@ -150,12 +157,12 @@ func Hash(seed maphash.Seed, oid OID, v Value) uint64 {
 }
 
 // Orderable reports whether Compare orders values of oid as PostgreSQL's
-// default btree opclass does. json has no ordering in PostgreSQL; jsonb's
-// ordering is not implemented here (callers refuse ORDER BY on it);
-// types the catalog does not know compare for equality only.
+// default btree opclass does. json has no ordering (nor equality) in
+// PostgreSQL; jsonb orders as jsonb_cmp (jsonbcmp.go); types the catalog
+// does not know compare for equality only.
 func Orderable(oid OID) bool {
 	switch oid {
-	case JSON, JSONB, Unknown:
+	case JSON, Unknown:
 		return false
 	}
 	t, ok := byOID[oid]

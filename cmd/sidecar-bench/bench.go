@@ -16,7 +16,7 @@ import (
 )
 
 // benchSubjects are the reports `sidecar-bench` can reproduce so far.
-var benchSubjects = []string{"prolly", "replication", "verify", "reads", "tpch"}
+var benchSubjects = []string{"prolly", "replication", "verify", "reads", "tpch", "apply", "copy"}
 
 // newBenchCmd is `sidecar-bench <subject>`: reproduce a benchmark report of
 // bench/results/ on this machine.
@@ -46,6 +46,7 @@ cell that failed its check.`,
 	cmd.AddCommand(newBenchReadsCmd(g))
 	cmd.AddCommand(newBenchApplyCmd(g))
 	cmd.AddCommand(newBenchTPCHCmd(g))
+	cmd.AddCommand(newBenchCopyCmd(g))
 	return cmd
 }
 

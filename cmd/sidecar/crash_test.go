@@ -94,7 +94,7 @@ func runCrash(t *testing.T, c crashCase) {
 	defer stopLoad()
 	var txns, bigTxns atomic.Int64
 	loadDone := make(chan error, 1)
-	go func() { loadDone <- crashWorkload(ctx, url, seed, &txns, &bigTxns) }()
+	go func() { loadDone <- crashWorkload(ctx, url, seed, &txns, &bigTxns, crashBacklogCap) }()
 
 	// The first two kills land inside the initial copy (it is long), the
 	// rest inside streamed big transactions and between commits: each
@@ -147,17 +147,39 @@ func checkMirrorEqualsPG(t *testing.T, dataDir, url string, seed int64) {
 	}
 }
 
+// crashBacklogCap bounds the WAL the crash workload writes ahead of the
+// sidecar: past it (the WAL position minus the slowest slot's confirmed
+// flush position, on the workload's database) the workload pauses until
+// the sidecar catches up. Unbounded, 20 kills at load 30 on 2 cores left
+// a backlog of over 500 MiB of WAL for the final catch-up (1 GiB at load
+// 50), most of the test's time; 32 MiB still holds many streamed big
+// transactions (logical_decoding_work_mem is 64kB) for the kills to land
+// in.
+const crashBacklogCap = 32 << 20
+
 // crashWorkload commits transactions until ctx ends: each bumps the
 // counter and changes items (small mixed changes; sometimes a big update
 // that PostgreSQL streams in progress, with a rolled-back subtransaction).
-func crashWorkload(ctx context.Context, url string, seed int64, txns, big *atomic.Int64) error {
+// With backlogCap > 0 it holds the sidecar's backlog under it (the kill
+// tests: crashBacklogCap; the pauses draw nothing from rng, so a seed
+// replays the same transactions); 0 writes as fast as it can (the remote
+// tests, which count on a rate of commits while the writer uploads).
+func crashWorkload(ctx context.Context, url string, seed int64, txns, big *atomic.Int64, backlogCap int64) error {
 	rng := rand.New(rand.NewPCG(uint64(seed), 1))
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.Background())
-	for ctx.Err() == nil {
+	for i := 0; ctx.Err() == nil; i++ {
+		if backlogCap > 0 && i%10 == 0 {
+			if err := awaitBacklogUnder(ctx, conn, backlogCap); err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return err
+			}
+		}
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, "UPDATE counter SET k = k + 1 WHERE id = 1"); err != nil {
 				return err
@@ -201,6 +223,28 @@ func crashWorkload(ctx context.Context, url string, seed int64, txns, big *atomi
 		time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
 	}
 	return nil
+}
+
+// awaitBacklogUnder waits (polling every 50 ms) until the WAL written past
+// the confirmed flush position of every replication slot of conn's
+// database is under limit; no slot yet (the sidecar has not created it)
+// is no backlog.
+func awaitBacklogUnder(ctx context.Context, conn *pgx.Conn, limit int64) error {
+	for {
+		var backlog int64
+		if err := conn.QueryRow(ctx, `SELECT COALESCE(max(pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)), 0)::bigint
+			FROM pg_replication_slots WHERE database = current_database()`).Scan(&backlog); err != nil {
+			return fmt.Errorf("the sidecar's backlog: %w", err)
+		}
+		if backlog < limit {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // checkCounterVersions walks every version the mirror holds after the

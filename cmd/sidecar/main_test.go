@@ -12,6 +12,14 @@ import (
 // sidecar runs the CLI in-process with a clean SIDECAR_* environment.
 func sidecar(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return sidecarCtx(t, context.Background(), args...)
+}
+
+// sidecarCtx is sidecar under ctx: a command expected to fail at once
+// that runs on instead (a daemon) ends with ctx rather than hanging the
+// test until its timeout.
+func sidecarCtx(t *testing.T, ctx context.Context, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	for _, kv := range os.Environ() {
 		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "SIDECAR_") {
 			t.Setenv(k, "")
@@ -19,7 +27,7 @@ func sidecar(t *testing.T, args ...string) (stdout, stderr string, code int) {
 		}
 	}
 	var out, errb bytes.Buffer
-	code = run(context.Background(), args, &out, &errb)
+	code = run(ctx, args, &out, &errb)
 	return out.String(), errb.String(), code
 }
 

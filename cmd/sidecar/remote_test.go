@@ -36,7 +36,7 @@ func TestRemoteKill9Restore(t *testing.T) {
 
 	url := pg.NewDB(t)
 	crashTables(t, url, 20000)
-	remoteCfg := fmt.Sprintf("remote:\n  url: %s\n  endpoint: http://%s\n  upload: true\n  sync_ack: true\n  interval: 200ms\n  lease_ttl: 10s\n  holder: %%s\n",
+	remoteCfg := fmt.Sprintf("remote:\n  url: %s\n  endpoint: http://%s\n  upload: true\n  sync_ack: true\n  interval: 200ms\n  lease_ttl: 30s\n  holder: %%s\n",
 		srv.URL("writer"), srv.Endpoint)
 	file, _ := runConfig(t, url, "public.counter, public.items")
 	appendFile(t, file, fmt.Sprintf(remoteCfg, "first"))
@@ -45,7 +45,7 @@ func TestRemoteKill9Restore(t *testing.T) {
 	defer stopLoad()
 	var txns, bigTxns atomic.Int64
 	loadDone := make(chan error, 1)
-	go func() { loadDone <- crashWorkload(ctx, url, seed, &txns, &bigTxns) }()
+	go func() { loadDone <- crashWorkload(ctx, url, seed, &txns, &bigTxns, 0) }()
 	killRuns(t, file, kills, killTiming{streamFrom: 1, pause: func(int) time.Duration { return time.Duration(700+rng.IntN(2500)) * time.Millisecond }}, nil)
 	stopLoad()
 	if err := <-loadDone; err != nil {
@@ -66,16 +66,21 @@ func TestRemoteKill9Restore(t *testing.T) {
 	// The first machine is gone: restore elsewhere once its lease expired.
 	file2, dataDir2 := runConfig(t, url, "public.counter, public.items")
 	appendFile(t, file2, fmt.Sprintf(remoteCfg, "successor"))
-	// While the dead writer's lease runs: refused, naming the holder.
-	out, errOut, code := sidecar(t, "run", "--from-remote", "--config", file2)
+	// While the dead writer's lease runs: refused, naming the holder. A
+	// start that is not refused would run on as a daemon: it is stopped
+	// after 2 min, and fails the test, instead of hanging it (at load 40-50
+	// a 10 s lease had expired by then, and the successor took it).
+	refuseCtx, cancelRefuse := context.WithTimeout(context.Background(), 2*time.Minute)
+	out, errOut, code := sidecarCtx(t, refuseCtx, "run", "--from-remote", "--config", file2)
+	cancelRefuse()
 	if code == 0 || !strings.Contains(errOut, "held by another sidecar") || !strings.Contains(errOut, `"first"`) {
 		t.Fatalf("successor while the lease is live: exit %d\n%s\n%s", code, out, errOut)
 	}
 	t.Logf("refused while the lease is live: %s", errorLine(errOut))
-	// Then wait out the lease it names. Its TTL (10 s) is long enough for
+	// Then wait out the lease it names. Its TTL (30 s) is long enough for
 	// the refusal above to come while it runs on a loaded machine (with
-	// 2 s, the steps since the last kill could outlast it), and for the
-	// writer's renewals not to miss it under load.
+	// 2 s, then 10 s at load 40-50, the steps since the last kill outlasted
+	// it), and for the writer's renewals not to miss it under load.
 	waitLeaseExpired(t, c)
 	p := sidecarProcess(t, "run", "--from-remote", "--config", file2)
 	defer func() {
@@ -88,7 +93,7 @@ func TestRemoteKill9Restore(t *testing.T) {
 	// versions from the start again, below the last segment's, and its
 	// uploads must still carry every record (the third restore checks).
 	ctx2, stopLoad2 := context.WithCancel(context.Background())
-	go func() { loadDone <- crashWorkload(ctx2, url, seed+1, &txns, &bigTxns) }()
+	go func() { loadDone <- crashWorkload(ctx2, url, seed+1, &txns, &bigTxns, 0) }()
 	time.Sleep(2 * time.Second)
 	stopLoad2()
 	if err := <-loadDone; err != nil {
@@ -195,7 +200,7 @@ func TestRemoteFollowerServe(t *testing.T) {
 	var txns, big atomic.Int64
 	loadSeed := int64(seed.New(t, seedFlag))
 	loadDone := make(chan error, 1)
-	go func() { loadDone <- crashWorkload(ctx, url, loadSeed, &txns, &big) }()
+	go func() { loadDone <- crashWorkload(ctx, url, loadSeed, &txns, &big, 0) }()
 	time.Sleep(time.Second)
 	f := sidecarProcess(t, "serve", "--remote", srv.URL("shared"), "--refresh", "200ms", "--config", ffile)
 	defer func() {

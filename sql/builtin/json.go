@@ -94,6 +94,7 @@ func (r *Registry) addJSON() {
 	r.ops["?|"] = []string{"jsonb_exists_any"}
 	r.ops["?&"] = []string{"jsonb_exists_all"}
 
+	r.addJSONOps() // jsonops.go
 	r.def("jsonb_pretty", tx, jsonUnary(func(n *jnode) (types.Value, error) {
 		var b strings.Builder
 		writePretty(&b, n, 0)
@@ -335,6 +336,13 @@ func writeJSONNode(b *strings.Builder, t OID, n *jnode) {
 	case jString:
 		escapeJSON(b, n.str)
 	case jNumber:
+		if t == jsbOID {
+			// jsonb holds a number as numeric_out prints it (1e2 is 100).
+			if d, err := types.In(types.Numeric, -1, n.str); err == nil {
+				b.WriteString(types.Out(types.Numeric, d))
+				break
+			}
+		}
 		b.WriteString(n.str)
 	case jTrue:
 		b.WriteString("true")
@@ -462,7 +470,9 @@ func sqlNode(v types.Value, t OID) (*jnode, error) {
 		return &jnode{kind: jNull, raw: "null"}, nil
 	}
 	switch t {
-	case tx, types.Varchar, types.Bpchar, types.Name, types.Unknown, types.Char:
+	case types.Bpchar:
+		return &jnode{kind: jString, str: types.Out(t, v)}, nil // blanks kept, as bpcharout
+	case tx, types.Varchar, types.Name, types.Unknown, types.Char:
 		s, err := castText(v, t)
 		if err != nil {
 			return nil, err

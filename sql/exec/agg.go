@@ -146,7 +146,7 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 		}
 		t := e.md.Column(id).Type.OID
 		if !types.Orderable(t) {
-			return nil, unsupported("grouping by a value of type " + e.md.Column(id).Type.String())
+			return nil, noEquality(e.md.Column(id).Type, "grouping by a value of type "+e.md.Column(id).Type.String())
 		}
 		op.group, op.gOIDs = append(op.group, idx), append(op.gOIDs, t)
 	}
@@ -178,10 +178,10 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 			op.aggs = append(op.aggs, f)
 			continue
 		}
-		if len(ae.Args) > 1 && ae.Name != "array_agg" {
+		if len(ae.Args) > 1 && plan.OrderedAggArgs(ae.Name) == 0 {
 			return nil, unsupported("the aggregate " + ae.Name + " with several arguments")
 		}
-		if ae.Name == "array_agg" {
+		if plan.OrderedAggArgs(ae.Name) > 0 {
 			if f.arg, err = c.arrayAggArg(ae); err != nil {
 				return nil, err // array.go
 			}
@@ -197,7 +197,9 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 				return nil, err
 			}
 		}
-		if f.init, err = aggInit(ae.Name, f.argT, ae.T.OID, f.arg == nil); err != nil {
+		if init, ok := jsonAggInit(ae); ok {
+			f.init = init // jsonagg.go
+		} else if f.init, err = aggInit(ae.Name, f.argT, ae.T.OID, f.arg == nil); err != nil {
 			return nil, err
 		}
 		if ae.Distinct {

@@ -27,7 +27,7 @@ func (a *aggOp) spillable() bool {
 		return false
 	}
 	for _, f := range a.aggs {
-		if f.grouping == nil && f.a.Name == "array_agg" {
+		if f.grouping == nil && plan.OrderedAggArgs(f.a.Name) > 0 {
 			return false
 		}
 	}

@@ -295,6 +295,7 @@ func (d *distinctAgg) charge(m *memAcct) { d.mem = m }
 // aggregates' inputs, so it is wrapped) and its ORDER BY keys.
 type aggRow struct {
 	v     types.Value
+	v2    types.Value // json[b]_object_agg's value (v is its key)
 	keys  []types.Value
 	order []plan.AggOrder
 	kt    []plan.OID
@@ -308,15 +309,20 @@ func (c *compiler) arrayAggArg(ae plan.AggExpr) (vexpr, error) {
 		return nil, err
 	}
 	var kt []plan.OID
-	for _, k := range ae.Args[1:] {
+	nv := plan.OrderedAggArgs(ae.Name) // the values before the ORDER BY keys
+	for _, k := range ae.Args[nv:] {
 		if !types.Orderable(k.Type().OID) {
-			return nil, unsupported("array_agg ordered by a value of type " + k.Type().String())
+			return nil, noOrdering(k.Type(), ae.Name+" ordered by a value of type "+k.Type().String())
 		}
 		kt = append(kt, k.Type().OID)
 	}
 	order := ae.Order
 	return rowWise(args, func(row []types.Value) (types.Value, error) {
-		return &aggRow{v: row[0], keys: append([]types.Value(nil), row[1:]...), order: order, kt: kt}, nil
+		r := &aggRow{v: row[0], keys: append([]types.Value(nil), row[nv:]...), order: order, kt: kt}
+		if nv == 2 {
+			r.v2 = row[1]
+		}
+		return r, nil
 	}), nil
 }
 
@@ -327,8 +333,12 @@ func (c *compiler) arrayAggArg(ae plan.AggExpr) (vexpr, error) {
 // refused (0A000) rather than answered in another order.
 type arrayAgg struct {
 	elem plan.OID
-	rows []*aggRow
-	mem  *memAcct
+	// elem2 is the type of the rows' v2 (json[b]_object_agg: v is the
+	// key, v2 the value); 0 when they have none.
+	elem2 plan.OID
+	name  string // the aggregate, for errors ("" is array_agg)
+	rows  []*aggRow
+	mem   *memAcct
 }
 
 func (a *arrayAgg) charge(m *memAcct) { a.mem = m }
@@ -336,11 +346,11 @@ func (a *arrayAgg) charge(m *memAcct) { a.mem = m }
 func (a *arrayAgg) add(v types.Value) error {
 	r := v.(*aggRow)
 	if a.mem != nil {
-		n := 48 + valueBytes(r.v)
+		n := 48 + valueBytes(r.v) + valueBytes(r.v2)
 		for _, k := range r.keys {
 			n += 16 + valueBytes(k)
 		}
-		if err := a.mem.grow("array_agg", n); err != nil {
+		if err := a.mem.grow(a.aggName(), n); err != nil {
 			return err
 		}
 	}
@@ -352,6 +362,27 @@ func (a *arrayAgg) result() (types.Value, error) {
 	if len(a.rows) == 0 {
 		return nil, nil
 	}
+	rows, err := a.ordered()
+	if err != nil {
+		return nil, err
+	}
+	out := &types.Array{Elem: a.elem, Elems: make([]types.Value, len(rows))}
+	for i, r := range rows {
+		out.Elems[i] = r.v
+	}
+	return out, nil
+}
+
+func (a *arrayAgg) aggName() string {
+	if a.name == "" {
+		return "array_agg"
+	}
+	return a.name
+}
+
+// ordered is the rows in their ORDER BY order; refused where ties
+// between different values leave the order to PostgreSQL's plan.
+func (a *arrayAgg) ordered() ([]*aggRow, error) {
 	cmpKeys := func(x, y *aggRow) int {
 		for i, k := range x.keys {
 			c := compareNullable(x.kt[i], k, y.keys[i], x.order[i].NullsFirst != x.order[i].Desc)
@@ -366,14 +397,12 @@ func (a *arrayAgg) result() (types.Value, error) {
 	}
 	rows := append([]*aggRow(nil), a.rows...)
 	slices.SortStableFunc(rows, cmpKeys)
-	out := &types.Array{Elem: a.elem, Elems: make([]types.Value, len(rows))}
 	for i, r := range rows {
-		if i > 0 && cmpKeys(rows[i-1], r) == 0 && !sameValue(a.elem, rows[i-1].v, r.v) {
-			return nil, unsupported("array_agg whose value depends on the order of rows its ORDER BY leaves tied (PostgreSQL's plan decides it); add ORDER BY keys that tell the rows apart")
+		if i > 0 && cmpKeys(rows[i-1], r) == 0 && (!sameValue(a.elem, rows[i-1].v, r.v) || a.elem2 != 0 && !sameValue(a.elem2, rows[i-1].v2, r.v2)) {
+			return nil, unsupported(a.aggName() + " whose value depends on the order of rows its ORDER BY leaves tied (PostgreSQL's plan decides it); add ORDER BY keys that tell the rows apart")
 		}
-		out.Elems[i] = r.v
 	}
-	return out, nil
+	return rows, nil
 }
 
 // compareNullable orders a and b of type t with NULLs first or last

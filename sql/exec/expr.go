@@ -419,7 +419,7 @@ func (c *compiler) comparer(l, r plan.Type) (func(a, b types.Value) (int, error)
 		return nil, unsupported(fmt.Sprintf("comparing %s with %s", l, r))
 	}
 	if !types.Orderable(t.OID) && t.OID != plan.Text {
-		return nil, unsupported("comparing values of type " + t.String())
+		return nil, noOperator(t, "comparing values of type "+t.String()) // jsonrefuse.go
 	}
 	lc, rc := c.converter(l, t), c.converter(r, t)
 	if l.OID == plan.Bpchar && r.OID == plan.Bpchar {

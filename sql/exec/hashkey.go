@@ -65,6 +65,9 @@ func (h valueHasher) hash(oid plan.OID, v types.Value) uint64 {
 		}
 		return h.mix64(math.Float64bits(x))
 	case string:
+		if oid == plan.JSONB {
+			return types.Hash(h.seed, oid, v) // by value: '1.0' and '1' alike
+		}
 		if oid == plan.Bpchar {
 			x = strings.TrimRight(x, " ")
 		}

@@ -31,7 +31,7 @@ func (s *sortOp) run(emit func(*Batch) error) error {
 		}
 		t := e.md.Column(k.Col).Type.OID
 		if !types.Orderable(t) {
-			return unsupported("ORDER BY a value of type " + e.md.Column(k.Col).Type.String())
+			return noOrdering(e.md.Column(k.Col).Type, "ORDER BY a value of type "+e.md.Column(k.Col).Type.String())
 		}
 		keys = append(keys, winKey{idx, t, k.Desc, k.NullsFirst})
 	}
@@ -71,7 +71,7 @@ func (e *env) oidsOf(cols []plan.ColumnID) ([]plan.OID, error) {
 	for i, id := range cols {
 		t := e.md.Column(id).Type
 		if !types.Orderable(t.OID) {
-			return nil, unsupported("DISTINCT or a set operation on a value of type " + t.String())
+			return nil, noEquality(t, "DISTINCT or a set operation on a value of type "+t.String())
 		}
 		out[i] = t.OID
 	}

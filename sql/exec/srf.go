@@ -76,9 +76,15 @@ func (s *srfOp) run(emit func(*Batch) error) error {
 		if !ok {
 			break
 		}
-		b.Vecs[0] = append(b.Vecs[0], v)
+		if row, ok := v.(srfRow); ok {
+			for c, x := range row { // a function of several columns (jsonsrf.go)
+				b.Vecs[c] = append(b.Vecs[c], x)
+			}
+		} else {
+			b.Vecs[0] = append(b.Vecs[0], v)
+		}
 		if s.f.Ordinality {
-			b.Vecs[1] = append(b.Vecs[1], n)
+			b.Vecs[ncols-1] = append(b.Vecs[ncols-1], n)
 		}
 		if b.N++; b.N == BatchSize {
 			if err := s.e.check(); err != nil {
@@ -98,6 +104,9 @@ func (s *srfOp) run(emit func(*Batch) error) error {
 
 // series is the function's iterator over its non-NULL arguments.
 func (s *srfOp) series(vals []types.Value) (func() (types.Value, bool, error), error) {
+	if next, ok, err := jsonSeries(s.f.Name, vals); ok {
+		return next, err // jsonsrf.go
+	}
 	if s.f.Name == "generate_subscripts" {
 		return subscripts(vals, s.f.Args[0].Type().OID), nil // rowsfrom.go
 	}

@@ -71,7 +71,7 @@ func (e *env) buildWindow(w *plan.Window) (operator, error) {
 			return winKey{}, unsupported("a window over a column its input does not have")
 		}
 		if !types.Orderable(t.OID) {
-			return winKey{}, unsupported("a window PARTITION BY or ORDER BY of type " + t.String())
+			return winKey{}, noOrdering(t, "a window PARTITION BY or ORDER BY of type "+t.String())
 		}
 		return winKey{idx, t.OID, desc, nullsFirst}, nil
 	}

@@ -277,6 +277,12 @@ func (b *binder) arrayAgg(ae *AggExpr, f *pg.FuncCall, sc *scope, ctx *exprCtx) 
 	case IsArray(t):
 		return unsupported("array_agg of arrays (multidimensional arrays)", f.Location)
 	}
+	return b.aggOrderBy(ae, f, sc, ctx)
+}
+
+// aggOrderBy binds the ORDER BY inside an aggregate call: its keys are
+// appended to ae.Args, their directions to ae.Order.
+func (b *binder) aggOrderBy(ae *AggExpr, f *pg.FuncCall, sc *scope, ctx *exprCtx) error {
 	for _, n := range f.AggOrder {
 		sb := n.GetSortBy()
 		if sb.UseOp != nil {

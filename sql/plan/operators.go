@@ -138,6 +138,9 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 	if op == "!=" {
 		op = "<>"
 	}
+	if e, ok, err := b.jsonbOperator(op, l, r, loc); ok {
+		return e, err // jsonops.go
+	}
 	if op == "||" && (IsArray(l.Type()) || IsArray(r.Type())) {
 		return b.arrayConcat(l, r, loc) // array.go
 	}
@@ -262,7 +265,7 @@ func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, erro
 	if srfNames[name] && len(f.Funcname) <= 2 {
 		return b.srfCall(name, f, sc, ctx) // projectset.go
 	}
-	if aggFuncs[name] || name == "array_agg" && len(f.Funcname) <= 2 {
+	if aggFuncs[name] || OrderedAggArgs(name) > 0 && len(f.Funcname) <= 2 {
 		return b.aggCall(name, f, sc, ctx) // array_agg: array.go
 	}
 	if f.AggStar || f.AggDistinct || f.AggFilter != nil || len(f.AggOrder) > 0 {
@@ -287,7 +290,7 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 	if ctx.inAgg {
 		return nil, errorf(CodeGrouping, "aggregate function calls cannot be nested").at(f.Location)
 	}
-	if len(f.AggOrder) > 0 && name != "array_agg" {
+	if len(f.AggOrder) > 0 && OrderedAggArgs(name) == 0 {
 		return nil, unsupported("ORDER BY inside an aggregate", f.Location)
 	}
 	inner := &exprCtx{clause: ctx.clause, aggs: ctx.aggs, inAgg: true}
@@ -305,12 +308,16 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 		if name != "count" {
 			return nil, errorf(CodeSyntax, "%s(*) specified, but %s is not an aggregate function taking no arguments", name, name).at(f.Location)
 		}
-	} else if len(ae.Args) != 1 {
+	} else if len(ae.Args) != max(1, OrderedAggArgs(name)) {
 		return nil, errorf(CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(ae.Args)).at(f.Location)
 	}
 	if name == "array_agg" {
 		if err := b.arrayAgg(&ae, f, sc, inner); err != nil {
 			return nil, err // array.go
+		}
+	} else if OrderedAggArgs(name) > 0 {
+		if err := b.jsonAgg(&ae, f, sc, inner); err != nil {
+			return nil, err // jsonagg.go
 		}
 	}
 	if len(ae.Args) == 1 && arg.OID == Unknown {

@@ -31,7 +31,8 @@ func (b *binder) srfInFrom(rf *pg.RangeFunction, sc *scope) (Rel, *item, bool, e
 	// before it (noted in b.lat.refs) and the enclosing query levels.
 	lat := b.latScope(sc)
 	var fss []*FuncScan
-	var ts []Type // fss' result types
+	var ts []Type       // fss' result types
+	var outs [][]string // per function: its columns' names (nil: one, named by it or the alias)
 	for _, fc := range calls {
 		name := strings.ToLower(opName(fc.Funcname))
 		var args []Scalar
@@ -53,11 +54,18 @@ func (b *binder) srfInFrom(rf *pg.RangeFunction, sc *scope) (Rel, *item, bool, e
 			group = []*FuncScan{{Name: name, Args: args}}
 		}
 		for _, fs := range group {
+			if on, cts, found, err := jsonSRFType(fs, fc.Location); found || err != nil {
+				if err != nil {
+					return nil, nil, true, err // jsonsrf.go
+				}
+				fss, ts, outs = append(fss, fs), append(ts, cts...), append(outs, on)
+				continue
+			}
 			res, ok, err := srfType(fs, fc.Location)
 			if !ok || err != nil {
 				return nil, nil, ok, err
 			}
-			fss, ts = append(fss, fs), append(ts, res)
+			fss, ts, outs = append(fss, fs), append(ts, res), append(outs, nil)
 		}
 	}
 	sc.outer.AddSet(lat.outer)
@@ -68,10 +76,17 @@ func (b *binder) srfInFrom(rf *pg.RangeFunction, sc *scope) (Rel, *item, bool, e
 		alias, colAliases = rf.Alias.Aliasname, rf.Alias.Colnames
 	}
 	var names []string
-	for _, fs := range fss {
-		names = append(names, fs.Name)
+	for i, fs := range fss {
+		if outs[i] == nil {
+			names = append(names, fs.Name)
+			continue
+		}
+		if len(outs[i]) > 1 && len(fss) > 1 {
+			return nil, nil, true, unsupported(fs.Name+" beside other functions in ROWS FROM", calls[0].Location)
+		}
+		names = append(names, outs[i]...)
 	}
-	if len(fss) == 1 {
+	if len(fss) == 1 && outs[0] == nil {
 		names[0] = alias // one function's column is named by the alias
 	}
 	if rf.Ordinality {
@@ -89,7 +104,7 @@ func (b *binder) srfInFrom(rf *pg.RangeFunction, sc *scope) (Rel, *item, bool, e
 	}
 	it := newItem(alias, b.scopeCols(cols, names))
 	if len(fss) == 1 {
-		fss[0].Cols, fss[0].Ordinality = cols, rf.Ordinality
+		fss[0].Cols, fss[0].Ordinality = cols, rf.Ordinality // the value columns, then the ordinality
 		return fss[0], it, true, nil
 	}
 	r := &RowsFrom{Funcs: fss}
@@ -110,6 +125,15 @@ var srfNames = map[string]bool{"unnest": true, "generate_series": true, "generat
 // result column). ok is false for an argument count no function of the
 // name takes (the caller's refusal stands).
 func srfType(fs *FuncScan, loc int32) (Type, bool, error) {
+	if _, ts, found, err := jsonSRFType(fs, loc); found || err != nil {
+		if err == nil && len(ts) > 1 {
+			err = unsupported(fs.Name+" in the select list (it returns a record)", loc)
+		}
+		if err != nil {
+			return Type{}, true, err
+		}
+		return ts[0], true, nil
+	}
 	switch fs.Name {
 	case "unnest":
 		if len(fs.Args) != 1 {

@@ -170,6 +170,10 @@ func aggResult(fn string, arg OID) (OID, error) {
 			return t, nil
 		}
 		return 0, errorf(CodeFeatureNotSupported, "not supported yet: array_agg(%s)", T(arg))
+	case "json_agg", "json_object_agg":
+		return JSON, nil // jsonagg.go
+	case "jsonb_agg", "jsonb_object_agg":
+		return JSONB, nil
 	case "bool_and", "bool_or", "every":
 		if arg == Bool {
 			return Bool, nil

@@ -6,3 +6,4 @@ CREATE TABLE w (id int4, grp text, k int4, x int4, y numeric, f float8);
 CREATE TABLE wd (id int4, d date, ts timestamp, t time, f float8, n numeric);
 CREATE TABLE arr (id int4, ia int4[], ta text[], na numeric[]);
 CREATE TABLE js (id int4, j jsonb, t json);
+CREATE TABLE jo (id int4, j jsonb, t json);

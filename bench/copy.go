@@ -1,0 +1,315 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sidecar-dev/sidecar/config"
+	"github.com/sidecar-dev/sidecar/daemon"
+	"github.com/sidecar-dev/sidecar/head"
+	"github.com/sidecar-dev/sidecar/internal/pgtest"
+)
+
+// The initial-copy benchmark of issue 24 item 5: at each table size, in
+// one run and alternating, PostgreSQL's own `\copy t TO /dev/null` (psql,
+// text and binary) and the sidecar's initial copy from daemon.Run on an
+// empty data directory to the table ready (tree recorded) and to HEAD
+// ready (the in-memory HEAD holds every row). The target is the sidecar's
+// copy → HEAD ready ≤ 1.5× the text `\copy`.
+
+// CopyOptions configure RunCopy.
+type CopyOptions struct {
+	Sizes []int // table sizes, ascending: the table grows between them
+	Reps  int
+	Dir   string
+	// MemoryLimit is the sidecar's memory.limit ("" = its default).
+	MemoryLimit string
+	// ProfileDir, if set, receives a CPU profile and an allocation profile
+	// of each sidecar copy.
+	ProfileDir string
+	Logf       func(string, ...any)
+}
+
+// CopyCell is one table size's samples.
+type CopyCell struct {
+	Rows      int
+	PGBytes   int64           // pg_total_relation_size(t)
+	Text      []time.Duration // psql \copy t TO /dev/null
+	Binary    []time.Duration // psql \copy t TO /dev/null (FORMAT binary)
+	Ready     []time.Duration // daemon.Run → table ready (status)
+	Head      []time.Duration // daemon.Run → HEAD holds every row
+	CPU       []time.Duration // the process's CPU over Head
+	PeakRSS   []int64         // VmHWM over the sidecar's copy
+	LoadAvg   []string        // at each repetition's start
+	Generated time.Duration   // loading the rows into PostgreSQL
+}
+
+// CopyReport is what RunCopy measured.
+type CopyReport struct {
+	Env         Env
+	Started     time.Time
+	Took        time.Duration
+	Reps        int
+	PGVersion   string
+	MemoryLimit string
+	Cells       []*CopyCell
+	EndLoad     string
+}
+
+// RunCopy runs the benchmark.
+func RunCopy(ctx context.Context, o CopyOptions) (*CopyReport, error) {
+	if o.Logf == nil {
+		o.Logf = func(string, ...any) {}
+	}
+	sizes := slices.Clone(o.Sizes)
+	slices.Sort(sizes)
+	rep := &CopyReport{Env: CollectEnv(ctx), Started: time.Now().UTC(), Reps: o.Reps, MemoryLimit: o.MemoryLimit}
+	scratch, pg, url, cleanup, err := startScratch(ctx, o.Dir, "sidecar-bench-copy-", replDB, o.Logf)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.Background())
+	_ = conn.QueryRow(ctx, "SHOW server_version").Scan(&rep.PGVersion)
+	if _, err := conn.Exec(ctx, readsDDL+"; CREATE PUBLICATION "+replPub+" FOR TABLE t, marker"); err != nil {
+		return nil, fmt.Errorf("create tables: %w", err)
+	}
+	have := 0
+	for _, n := range sizes {
+		c := &CopyCell{Rows: n}
+		rep.Cells = append(rep.Cells, c)
+		o.Logf("loading rows %d..%d", have+1, n)
+		t0 := time.Now()
+		if _, err := conn.Exec(ctx, `INSERT INTO t SELECT g, 'key-' || lpad(g::text, 8, '0'), 'value-' || g || '-' || md5(g::text),
+			((g * 7919) % 1000)::int, (g % 100)::int FROM generate_series($1::bigint, $2::bigint) g`, have+1, n); err != nil {
+			return nil, fmt.Errorf("load: %w", err)
+		}
+		for _, q := range []string{"VACUUM (ANALYZE) t", "CHECKPOINT"} {
+			if _, err := conn.Exec(ctx, q); err != nil {
+				return nil, fmt.Errorf("%s: %w", q, err)
+			}
+		}
+		c.Generated, have = time.Since(t0), n
+		_ = conn.QueryRow(ctx, "SELECT pg_total_relation_size('t')").Scan(&c.PGBytes)
+		for i := range o.Reps {
+			c.LoadAvg = append(c.LoadAvg, loadAvg())
+			text, err := psqlCopy(ctx, pg, url, `\copy t TO '/dev/null'`)
+			if err != nil {
+				return nil, err
+			}
+			bin, err := psqlCopy(ctx, pg, url, `\copy t TO '/dev/null' WITH (FORMAT binary)`)
+			if err != nil {
+				return nil, err
+			}
+			c.Text, c.Binary = append(c.Text, text), append(c.Binary, bin)
+			if err := copySidecar(ctx, o, scratch, url, conn, c, i); err != nil {
+				return nil, err
+			}
+			o.Logf("%d rows rep %d (load %s): \\copy text %s, binary %s; sidecar ready %s, HEAD %s (CPU %s, peak RSS %s)",
+				n, i+1, c.LoadAvg[i], fmtDur(text), fmtDur(bin), fmtDur(c.Ready[i]), fmtDur(c.Head[i]), fmtDur(c.CPU[i]), fmtBytes(c.PeakRSS[i]))
+		}
+	}
+	rep.EndLoad = loadAvg()
+	rep.Took = time.Since(rep.Started)
+	return rep, nil
+}
+
+// psqlCopy times one psql run of a \copy meta-command (process start
+// included: psql connects, COPY runs, rows written to /dev/null).
+func psqlCopy(ctx context.Context, pg *pgtest.Cluster, url, meta string) (time.Duration, error) {
+	tool, err := pg.Tool("psql")
+	if err != nil {
+		return 0, err
+	}
+	cmd := exec.CommandContext(ctx, tool, "-X", "-q", "-d", url, "-c", meta)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	t0 := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("psql %s: %w: %s", meta, err, out.String())
+	}
+	return time.Since(t0), nil
+}
+
+// copySidecar runs one sidecar initial copy on a fresh data directory and
+// slot, timing it to the table ready and to HEAD ready, then stops it and
+// drops its slot.
+func copySidecar(ctx context.Context, o CopyOptions, scratch, url string, conn *pgx.Conn, c *CopyCell, i int) error {
+	slot := fmt.Sprintf("copy_%d_%d", c.Rows, i)
+	dataDir := filepath.Join(scratch, slot)
+	cfg, err := copyConfig(scratch, url, slot, dataDir, o.MemoryLimit)
+	if err != nil {
+		return err
+	}
+	stopProf, err := startWindowProfile(o.ProfileDir, fmt.Sprintf("copy-%d-%d", c.Rows, i+1))
+	if err != nil {
+		return err
+	}
+	models := make(chan *head.Model, 1)
+	if err := resetPeakRSS(); err != nil {
+		o.Logf("%v", err)
+	}
+	var tm timer
+	tm.noWait = true
+	tm.start()
+	sc, err := startSidecarWith(ctx, cfg, filepath.Join(scratch, slot+".log"), func(do *daemon.Options) {
+		do.OnHead = func(m *head.Model) { models <- m }
+	})
+	if err != nil {
+		stopProf()
+		return err
+	}
+	defer func() {
+		if sc != nil {
+			sc.stop() //nolint:errcheck // an error path: the run fails anyway
+		}
+	}()
+	ready, err := waitReadyEvery(ctx, sc, 50*time.Millisecond)
+	if err != nil {
+		stopProf()
+		return err
+	}
+	var model *head.Model
+	select {
+	case model = <-models:
+	case <-ctx.Done():
+		stopProf()
+		return ctx.Err()
+	}
+	for model.Len("public.t") != c.Rows {
+		if err := sc.failed(); err != nil {
+			stopProf()
+			return err
+		}
+		if err := sleepCtx(ctx, time.Millisecond); err != nil {
+			stopProf()
+			return err
+		}
+	}
+	tm.stop()
+	stopProf()
+	peak, err := readPeakRSS()
+	if err != nil {
+		o.Logf("%v", err)
+	}
+	c.Ready, c.Head, c.CPU, c.PeakRSS = append(c.Ready, ready), append(c.Head, tm.wall), append(c.CPU, tm.cpu), append(c.PeakRSS, peak)
+	err = sc.stop()
+	sc = nil
+	if err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, `SELECT pg_drop_replication_slot($1)`, slot); err != nil {
+		return fmt.Errorf("drop slot %s: %w", slot, err)
+	}
+	return os.RemoveAll(dataDir)
+}
+
+// waitReadyEvery is sidecarRun.waitCopied polling every interval (the
+// status walks the heap's pages for its memory figures: polled every 5 ms
+// it costs the copy measurable CPU) and returning the time since the
+// daemon started.
+func waitReadyEvery(ctx context.Context, sc *sidecarRun, interval time.Duration) (time.Duration, error) {
+	for {
+		if err := sc.failed(); err != nil {
+			return 0, err
+		}
+		st, err := sc.status(ctx)
+		if err == nil && st.Phase == "streaming" && len(st.Tables) == 2 {
+			ok := true
+			for _, t := range st.Tables {
+				ok = ok && t.State == "ready"
+			}
+			if ok {
+				return time.Since(sc.started), nil
+			}
+		}
+		if err := sleepCtx(ctx, interval); err != nil {
+			return 0, fmt.Errorf("sidecar copy not done: %w", err)
+		}
+	}
+}
+
+// copyConfig is sidecarConfig with memory.limit set (when limit is not
+// empty).
+func copyConfig(scratch, pubURL, slot, dataDir, limit string) (*config.Config, error) {
+	if limit == "" {
+		return sidecarConfig(scratch, pubURL, slot, dataDir)
+	}
+	file := filepath.Join(scratch, slot+".yaml")
+	body := fmt.Sprintf("postgres:\n  url: %s\npublication: %s\nslot: %s\ntables: [%s, %s]\ndata_dir: %s\nlisten: 127.0.0.1:0\nmemory:\n  limit: %s\n",
+		pubURL, replPub, slot, replTable, replMarker, dataDir, limit)
+	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+		return nil, fmt.Errorf("write sidecar config: %w", err)
+	}
+	cfg, err := config.Load(config.LoadOptions{File: file, Environ: []string{}})
+	if err != nil {
+		return nil, fmt.Errorf("load sidecar config: %w", err)
+	}
+	return cfg, nil
+}
+
+// startWindowProfile starts a CPU profile written to dir/name.cpu.pprof;
+// the returned stop ends it and writes the allocation profile
+// dir/name.allocs.pprof. With dir empty it does nothing.
+func startWindowProfile(dir, name string) (stop func(), err error) {
+	if dir == "" {
+		return func() {}, nil
+	}
+	base := filepath.Join(dir, name)
+	f, err := os.Create(base + ".cpu.pprof")
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+		if err := writeAllocs(base + ".allocs.pprof"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+	}, nil
+}
+
+// WriteCopyMarkdown renders the report.
+func WriteCopyMarkdown(w io.Writer, rep *CopyReport, command string) error {
+	var b strings.Builder
+	p := func(f string, a ...any) { fmt.Fprintf(&b, f, a...) }
+	p("# Initial copy benchmark: the sidecar's copy vs PostgreSQL's own `\\copy … TO /dev/null`\n\n")
+	limit := rep.MemoryLimit
+	if limit == "" {
+		limit = "default (auto)"
+	}
+	p("Measured on %s (UTC) at revision `%s`%s by `%s`, %d repetitions per size; PostgreSQL %s. Machine: %s, %d CPUs (GOMAXPROCS %d), %s, go %s. The sidecar's memory.limit: %s. Load average (1, 5, 15 min) at the end: %s.\n\n",
+		rep.Started.Format("2006-01-02 15:04"), rep.Env.Commit, dirtyMark(rep.Env), command, rep.Reps, rep.PGVersion, rep.Env.CPU, rep.Env.NumCPU, rep.Env.GOMAXPROCS, rep.Env.MemTotal, rep.Env.GoVersion, limit, rep.EndLoad)
+	p("Table `t(id bigint PRIMARY KEY, k text, v text, score int, grp int)` (the seed-003 shape of `sidecar-bench apply`/`reads`), loaded by INSERT … generate_series, VACUUM ANALYZE, CHECKPOINT; it grows from one size to the next. Per repetition, alternating on the same server: `psql -c \"\\copy t TO '/dev/null'\"` (text) and the same `WITH (FORMAT binary)` (process start included), then the sidecar in process (`daemon.Run`) on an empty data directory with a fresh slot: *ready* = start → `/api/status` streaming with the table ready (tree recorded; polled every 50 ms), *HEAD* = start → the in-memory HEAD holds every row (polled every 1 ms) (the copy's end to end time; the target is HEAD ≤ 1.5× the text `\\copy`). CPU is the whole process's over the HEAD window (PostgreSQL's backends not included); peak RSS is the process's VmHWM over it. Median (min–max).\n\n")
+	p("| rows | PostgreSQL table+index | `\\copy` text | `\\copy` binary | sidecar → ready | sidecar → HEAD | sidecar CPU | peak RSS | HEAD ÷ `\\copy` text | target ≤ 1.5× met? |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, c := range rep.Cells {
+		r := float64(median(c.Head)) / float64(median(c.Text))
+		p("| %s | %s | %s | %s | %s | %s | %s | %s | %.2f× | %s |\n", fmtRecords(c.Rows), fmtBytes(c.PGBytes), span3(c.Text), span3(c.Binary), span3(c.Ready), span3(c.Head),
+			fmtDur(median(c.CPU)), fmtBytes(slices.Max(c.PeakRSS)), r, mark(r <= 1.5))
+	}
+	p("\nLoad average (1, 5, 15 min) at each repetition's start:\n\n")
+	for _, c := range rep.Cells {
+		p("- %s rows: %s\n", fmtRecords(c.Rows), strings.Join(c.LoadAvg, "; "))
+	}
+	p("\nRun took %s.\n", fmtDur(rep.Took))
+	_, err := io.WriteString(w, b.String())
+	return err
+}

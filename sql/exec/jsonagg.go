@@ -1,0 +1,61 @@
+package exec
+
+import (
+	"github.com/sidecar-dev/sidecar/sql/builtin"
+	"github.com/sidecar-dev/sidecar/sql/plan"
+	"github.com/sidecar-dev/sidecar/types"
+)
+
+// jsonAgg is json_agg, jsonb_agg, json_object_agg and jsonb_object_agg:
+// array_agg's gathering (every input, NULLs kept, charged to the
+// statement's memory, in ORDER BY order, refused where ties leave the
+// order to PostgreSQL's plan) with the library printing the value.
+type jsonAgg struct {
+	arrayAgg
+	t plan.OID // json or jsonb
+}
+
+// jsonAggInit is the state of ae when it is a json aggregate.
+func jsonAggInit(ae plan.AggExpr) (func() aggState, bool) {
+	switch ae.Name {
+	case "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
+	default:
+		return nil, false
+	}
+	elem, elem2 := ae.Args[0].Type().OID, plan.OID(0)
+	if plan.OrderedAggArgs(ae.Name) == 2 {
+		elem2 = ae.Args[1].Type().OID
+	}
+	t, name := ae.T.OID, ae.Name
+	return func() aggState {
+		return &jsonAgg{arrayAgg: arrayAgg{elem: elem, elem2: elem2, name: name}, t: t}
+	}, true
+}
+
+func (a *jsonAgg) result() (types.Value, error) {
+	if len(a.rows) == 0 {
+		return nil, nil
+	}
+	rows, err := a.ordered()
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]types.Value, len(rows))
+	for i, r := range rows {
+		vals[i] = r.v
+	}
+	var v types.Value
+	if a.elem2 == 0 {
+		v, err = builtin.JSONAgg(a.t, vals, a.elem)
+	} else {
+		vals2 := make([]types.Value, len(rows))
+		for i, r := range rows {
+			vals2[i] = r.v2
+		}
+		v, err = builtin.JSONObjectAgg(a.t, vals, vals2, a.elem, a.elem2)
+	}
+	if err != nil {
+		return nil, libraryErr(err)
+	}
+	return v, nil
+}

@@ -1,0 +1,38 @@
+package exec
+
+import (
+	"github.com/sidecar-dev/sidecar/sql/builtin"
+	"github.com/sidecar-dev/sidecar/types"
+)
+
+// srfRow is one row of a set-returning function of several columns
+// (jsonb_each: key, value), as its iterator yields it.
+type srfRow []types.Value
+
+// jsonSeries is the iterator of a json set-returning function (ok false
+// for other functions): the library's rows (the datum is in memory
+// already, and its rows are no larger).
+func jsonSeries(name string, vals []types.Value) (func() (types.Value, bool, error), bool, error) {
+	switch name {
+	case "jsonb_each", "jsonb_each_text", "json_each", "json_each_text",
+		"jsonb_array_elements", "jsonb_array_elements_text", "json_array_elements", "json_array_elements_text",
+		"jsonb_object_keys", "json_object_keys":
+	default:
+		return nil, false, nil
+	}
+	rows, err := builtin.JSONRows(name, vals[0])
+	if err != nil {
+		return nil, true, libraryErr(err)
+	}
+	i := 0
+	return func() (types.Value, bool, error) {
+		if i == len(rows) {
+			return nil, false, nil
+		}
+		i++
+		if r := rows[i-1]; len(r) > 1 {
+			return srfRow(r), true, nil
+		}
+		return rows[i-1][0], true, nil
+	}, true, nil
+}

@@ -1,0 +1,48 @@
+package plan
+
+// The json set-returning functions: jsonb_each[_text], json_each[_text]
+// (two columns, key and value), jsonb_array_elements[_text],
+// json_array_elements[_text] (one column named value) and
+// jsonb_object_keys, json_object_keys (one column named by the
+// function). Their rows are the library's (builtin.JSONRows).
+
+// jsonSRFs are the functions, with their argument type.
+var jsonSRFs = map[string]OID{
+	"jsonb_each": JSONB, "jsonb_each_text": JSONB, "json_each": JSON, "json_each_text": JSON,
+	"jsonb_array_elements": JSONB, "jsonb_array_elements_text": JSONB, "json_array_elements": JSON, "json_array_elements_text": JSON,
+	"jsonb_object_keys": JSONB, "json_object_keys": JSON,
+}
+
+func init() {
+	for n := range jsonSRFs {
+		srfNames[n] = true
+	}
+}
+
+// jsonSRFType types fs when it is a json set-returning function (found):
+// its argument coerced to the function's type, its columns' names (nil:
+// the one column is named by the function or the alias) and types.
+func jsonSRFType(fs *FuncScan, loc int32) (names []string, ts []Type, found bool, err error) {
+	arg, ok := jsonSRFs[fs.Name]
+	if !ok {
+		return nil, nil, false, nil
+	}
+	if len(fs.Args) != 1 {
+		return nil, nil, true, errorf(CodeUndefinedFunction, "function %s with %d arguments does not exist", fs.Name, len(fs.Args)).at(loc)
+	}
+	fs.Args[0] = coerce(fs.Args[0], T(arg))
+	if t := fs.Args[0].Type(); t.OID != arg {
+		return nil, nil, true, errorf(CodeUndefinedFunction, "function %s(%s) does not exist", fs.Name, t).at(loc)
+	}
+	val := T(arg)
+	if len(fs.Name) > 5 && fs.Name[len(fs.Name)-5:] == "_text" {
+		val = T(Text)
+	}
+	switch fs.Name {
+	case "jsonb_each", "jsonb_each_text", "json_each", "json_each_text":
+		return []string{"key", "value"}, []Type{T(Text), val}, true, nil
+	case "jsonb_object_keys", "json_object_keys":
+		return nil, []Type{T(Text)}, true, nil
+	}
+	return []string{"value"}, []Type{val}, true, nil
+}
