@@ -64,6 +64,9 @@ func encodeSchemaFacts(e *enc, f *wal.Facts) {
 	b.uvarint(uint64(s.OwnerOID))
 	b.str(s.Owner)
 	b.uvarint(uint64(s.DatabaseOID))
+	encodeIndexDetails(&b, s.Indexes)
+	b.byte(flagBits(s.OptionsRead, s.Options != nil))
+	encodeStrs(&b, s.Options)
 	e.byte(schemaFactsMark)
 	e.bytes(b.b)
 }
@@ -117,6 +120,14 @@ func decodeSchemaFacts(d *dec, f *wal.Facts) {
 		s.Triggers = append(s.Triggers, tr)
 	}
 	s.OwnerOID, s.Owner, s.DatabaseOID = uint32(b.uvarint()), b.str(), uint32(b.uvarint())
+	decodeIndexDetails(b, s.Indexes)
+	if b.err == nil && len(b.b) > 0 {
+		fl := b.byte()
+		s.OptionsRead, s.Options = fl&1 != 0, decodeStrs(b)
+		if fl&2 != 0 && s.Options == nil {
+			s.Options = []string{}
+		}
+	}
 	if b.err != nil {
 		d.err = b.err
 		return
@@ -149,4 +160,44 @@ func decodeStrs(d *dec) []string {
 		out = append(out, d.str())
 	}
 	return out
+}
+
+// encodeIndexDetails appends each index's wal.IndexDetail (a flag, then
+// its fields) after the fields of the first schema facts section; a
+// record without them (written before) leaves Detail nil.
+func encodeIndexDetails(b *enc, xs []wal.IndexFacts) {
+	for _, x := range xs {
+		d := x.Detail
+		if d == nil {
+			b.byte(0)
+			continue
+		}
+		b.byte(flagBits(true, d.RelOptions != nil))
+		b.str(d.Options)
+		b.str(d.Collations)
+		b.str(d.Classes)
+		b.str(d.Pred)
+		b.str(d.PredPretty)
+		b.str(d.Exprs)
+		encodeStrs(b, d.RelOptions)
+	}
+}
+
+// decodeIndexDetails reads what encodeIndexDetails wrote, when present.
+func decodeIndexDetails(b *dec, xs []wal.IndexFacts) {
+	if b.err != nil || len(b.b) == 0 {
+		return
+	}
+	for i := range xs {
+		fl := b.byte()
+		if b.err != nil || fl&1 == 0 {
+			continue
+		}
+		d := &wal.IndexDetail{Options: b.str(), Collations: b.str(), Classes: b.str(), Pred: b.str(), PredPretty: b.str(), Exprs: b.str()}
+		d.RelOptions = decodeStrs(b)
+		if fl&2 != 0 && d.RelOptions == nil {
+			d.RelOptions = []string{}
+		}
+		xs[i].Detail = d
+	}
 }

@@ -20,8 +20,11 @@ func TestSchemaFactsRoundTrip(t *testing.T) {
 		},
 		Indexes: []wal.IndexFacts{{OID: 16400, Name: "items_key", Columns: []string{"id"}, KeyColumns: 1, Unique: true, Primary: true, Valid: true, Method: "btree",
 			Def: "CREATE UNIQUE INDEX items_key ON public.items USING btree (id)", DefPretty: "CREATE UNIQUE INDEX items_key ON public.items USING btree (id)"},
-			{OID: 16404, Name: "items_lower", Columns: []string{"", "a"}, KeyColumns: 1, Valid: true, Partial: true, Expressions: true, NullsNotDistinct: true, Method: "hash"}},
-		Comment: "the items", ReferencedBy: []uint32{16500, 16501}, OwnerOID: 10, Owner: "postgres", DatabaseOID: 16384, ColumnComments: []string{"", "its name", ""}, Sequences: []string{"public.items_id_seq", "", ""},
+			{OID: 16404, Name: "items_lower", Columns: []string{"", "a"}, KeyColumns: 1, Valid: true, Partial: true, Expressions: true, NullsNotDistinct: true, Method: "hash",
+				Detail: &wal.IndexDetail{Options: "0 3", Collations: "0 100", Classes: "1978 3126", Pred: "(a > 1)", PredPretty: "a > 1",
+					Exprs: "({FUNCEXPR :funcid 870})", RelOptions: []string{"fillfactor=70"}}},
+			{OID: 16405, Name: "items_a", Columns: []string{"a"}, KeyColumns: 1, Valid: true, Method: "btree", Detail: &wal.IndexDetail{Options: "0", Collations: "0", Classes: "1978"}}},
+		Comment: "the items", ReferencedBy: []uint32{16500, 16501}, OwnerOID: 10, Owner: "postgres", DatabaseOID: 16384, Options: []string{"fillfactor=50"}, OptionsRead: true, ColumnComments: []string{"", "its name", ""}, Sequences: []string{"public.items_id_seq", "", ""},
 		Triggers: []wal.TriggerFacts{{Name: "audit", Def: "CREATE TRIGGER audit AFTER INSERT ON items FOR EACH ROW EXECUTE FUNCTION f()", Enabled: 'O'},
 			{Name: "RI_x", Enabled: 'D', Internal: true, Inherited: true}},
 	}

@@ -116,7 +116,9 @@ func readIndexes(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uint
 	rows, err := conn.Query(ctx, `SELECT i.indrelid::int8, i.indexrelid::int8, c.relname::text, `+fmt.Sprintf(attnames, "i.indkey::int2[]", "i.indrelid")+`,
 			i.indnkeyatts::int2, i.indisunique, i.indisprimary, i.indisvalid, i.indisclustered, i.indpred IS NOT NULL, i.indexprs IS NOT NULL,
 			i.indisreplident, coalesce((pg_catalog.to_jsonb(i)->>'indnullsnotdistinct')::bool, false), am.amname::text,
-			pg_catalog.pg_get_indexdef(i.indexrelid), pg_catalog.pg_get_indexdef(i.indexrelid, 0, true)
+			pg_catalog.pg_get_indexdef(i.indexrelid), pg_catalog.pg_get_indexdef(i.indexrelid, 0, true),
+			i.indoption::text, i.indcollation::text, i.indclass::text, coalesce(pg_catalog.pg_get_expr(i.indpred, i.indrelid), ''),
+			coalesce(pg_catalog.pg_get_expr(i.indpred, i.indrelid, true), ''), coalesce(i.indexprs::text, ''), c.reloptions::text[]
 		FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid JOIN pg_catalog.pg_am am ON am.oid = c.relam
 		WHERE i.indrelid = ANY($1::int8[]::oid[]) ORDER BY 1, 3`, oids)
 	if err != nil {
@@ -124,10 +126,12 @@ func readIndexes(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uint
 	}
 	var rel, oid int64
 	var x wal.IndexFacts
+	var d wal.IndexDetail
 	_, err = pgx.ForEachRow(rows, []any{&rel, &oid, &x.Name, &x.Columns, &x.KeyColumns, &x.Unique, &x.Primary, &x.Valid, &x.Clustered, &x.Partial,
-		&x.Expressions, &x.ReplIdent, &x.NullsNotDistinct, &x.Method, &x.Def, &x.DefPretty}, func() error {
-		y := x
-		y.OID = uint32(oid)
+		&x.Expressions, &x.ReplIdent, &x.NullsNotDistinct, &x.Method, &x.Def, &x.DefPretty,
+		&d.Options, &d.Collations, &d.Classes, &d.Pred, &d.PredPretty, &d.Exprs, &d.RelOptions}, func() error {
+		y, detail := x, d
+		y.OID, y.Detail = uint32(oid), &detail
 		out[uint32(rel)].Indexes = append(out[uint32(rel)].Indexes, y)
 		return nil
 	})
@@ -144,17 +148,19 @@ func readComments(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uin
 			coalesce((SELECT pg_catalog.array_agg(coalesce(pg_catalog.pg_get_serial_sequence(c.oid::regclass::text, a.attname), '') ORDER BY a.attnum)
 				FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '{}'),
 			coalesce((SELECT pg_catalog.array_agg(a.attname::text ORDER BY a.attnum)
-				FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '{}')
+				FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '{}'),
+			c.reloptions::text[]
 		FROM pg_catalog.pg_class c WHERE c.oid = ANY($1::int8[]::oid[])`, oids)
 	if err != nil {
 		return fmt.Errorf("comments: %w", err)
 	}
 	var oid, owner int64
 	var comment, ownerName string
-	var cols, seqs, names []string
-	_, err = pgx.ForEachRow(rows, []any{&oid, &owner, &ownerName, &comment, &cols, &seqs, &names}, func() error {
+	var cols, seqs, names, opts []string
+	_, err = pgx.ForEachRow(rows, []any{&oid, &owner, &ownerName, &comment, &cols, &seqs, &names, &opts}, func() error {
 		s := out[uint32(oid)]
 		s.Comment, s.OwnerOID, s.Owner = comment, uint32(owner), ownerName
+		s.Options, s.OptionsRead = opts, true
 		s.ColumnComments, s.Sequences = byName(names, cols), byName(names, seqs)
 		return nil
 	})

@@ -2,6 +2,7 @@ package replication
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sidecar-dev/sidecar/wal"
@@ -86,6 +87,13 @@ func TestReadSchemaFacts(t *testing.T) {
 	if s.Comment != "" || len(s.Indexes) != 2 || s.Indexes[0].Name != "item_expr" || !s.Indexes[0].Expressions || !s.Indexes[0].Partial ||
 		!slices.Equal(s.Indexes[0].Columns, []string{""}) || s.Indexes[0].DefPretty != "CREATE INDEX item_expr ON item USING btree ((a + 1)) WHERE b > 2" {
 		t.Errorf("after changes: %+v", s)
+	}
+	if d := s.Indexes[0].Detail; d == nil || d.Pred != "(b > 2)" || d.PredPretty != "b > 2" || d.Options != "0" || d.Classes != "1978" ||
+		!strings.HasPrefix(d.Exprs, "({OPEXPR") || d.RelOptions != nil {
+		t.Errorf("index detail %+v", d)
+	}
+	if !s.OptionsRead || s.Options != nil {
+		t.Errorf("reloptions %v (read %v), want NULL read", s.Options, s.OptionsRead)
 	}
 	if got[0].SameFacts(rel) {
 		t.Error("the poll sees no change")

@@ -45,6 +45,10 @@ var pgUnknown = new(string)
 // it; its own output is refused).
 var nodeTree = lplan.Type{OID: lplan.Text, Mod: -194}
 
+// oidNodeTree is pg_node_tree, the type of a node tree sidecar holds as
+// PostgreSQL prints it (pg_index.indexprs): its text is output as is.
+const oidNodeTree = types.NodeTree
+
 // nodeTreeSep separates the two forms adbin holds: pg_get_expr's plain
 // text, then its pretty text.
 const nodeTreeSep = "\x1f"
@@ -62,7 +66,8 @@ func pgc(spec string) []pgCol {
 		name, typ, _ := strings.Cut(strings.TrimSpace(f), " ")
 		typ, array := strings.CutSuffix(typ, "[]")
 		t := lplan.T(map[string]uint32{"oid": oidOID, "name": oidName, "char": oidCharType, "int2": oidInt2, "int4": oidInt4, "int8": oidInt8,
-			"bool": oidBool, "text": oidText, "float4": oidFloat4}[typ])
+			"bool": oidBool, "text": oidText, "float4": oidFloat4, "int2vector": types.Int2Vector, "oidvector": types.OidVector,
+			"pg_node_tree": oidNodeTree}[typ])
 		if typ == "node" {
 			t = nodeTree
 		}
@@ -131,7 +136,7 @@ var pgRels = append([]*pgRel{
 		"relfilenode oid, reltablespace oid, relpages int4, reltuples float4, relallvisible int4, reltoastrelid oid, relhasindex bool, relisshared bool, " +
 		"relpersistence char, relkind char, relnatts int2, relchecks int2, relhasrules bool, relhastriggers bool, relhassubclass bool, relrowsecurity bool, " +
 		"relforcerowsecurity bool, relispopulated bool, relreplident char, relispartition bool, relrewrite oid, relfrozenxid text, relminmxid text, " +
-		"relacl text, reloptions text, relpartbound text"),
+		"relacl text, reloptions text[], relpartbound text"),
 		rows: func(cx *pgCatCtx) [][]*string {
 			_, ns := cx.namespaces()
 			var out [][]*string
@@ -147,7 +152,7 @@ var pgRels = append([]*pgRel{
 				u := pgUnknown
 				hasIndex, checks, triggers := tableSchemaFacts(cx.tables, &t)
 				out = append(out, []*string{u32(t.OID), sv(t.Rel), u32(ns[t.Schema]), u, sv("0"), ownerOID(&t), am, u, sv("0"), u, u, u, u, hasIndex, sv("f"),
-					sv("p"), sv(relKind(&t)), u, checks, u, triggers, sub, u, u, sv("t"), u, part, sv("0"), u, u, u, u, u})
+					sv("p"), sv(relKind(&t)), u, checks, u, triggers, sub, u, u, sv("t"), u, part, sv("0"), u, u, u, tableRelOptions(&t), u})
 			}
 			return append(out, indexClassRows(cx, ns)...)
 		}},

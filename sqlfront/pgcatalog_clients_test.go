@@ -112,6 +112,8 @@ func catalogRig(t *testing.T) *rig {
 		"CREATE TABLE items (id serial CONSTRAINT items_key PRIMARY KEY, acct int REFERENCES accounts ON DELETE CASCADE, " +
 			"name varchar(20) NOT NULL DEFAULT 'x', qty int DEFAULT 1 + 1 CHECK (qty > 0), at timestamptz)",
 		"CREATE INDEX items_name ON items (lower(name)) WHERE qty > 1", "CREATE INDEX items_at ON items USING hash (at)",
+		"CREATE INDEX accounts_bal ON accounts (balance DESC NULLS LAST, id) INCLUDE (name) WITH (fillfactor = 70)",
+		"CREATE UNIQUE INDEX items_qty ON items (qty, acct DESC) WHERE qty < 100",
 		"COMMENT ON TABLE items IS 'the items'", "COMMENT ON COLUMN items.qty IS 'how many'",
 		"INSERT INTO accounts VALUES (1, 'a', 1)", "INSERT INTO items (qty) VALUES (3)",
 	})
@@ -163,7 +165,7 @@ func TestCatalogSQLAlchemy(t *testing.T) {
 		got := clientLines(runPython(t, sqlalchemyInspect, "postgresql+psycopg2://"+strings.TrimPrefix(r.sqlURL, "postgres://"), table))
 		want := clientLines(runPython(t, sqlalchemyInspect, "postgresql+psycopg2://"+strings.TrimPrefix(r.pgURL, "postgres://"), table))
 		compareCalls(t, table, got, want, []string{"connect", "inspect", "get_schema_names", "get_table_names", "has_table",
-			"get_foreign_keys", "get_unique_constraints", "get_check_constraints", "get_table_comment"})
+			"get_foreign_keys", "get_unique_constraints", "get_check_constraints", "get_table_comment", "get_pk_constraint", "get_indexes"})
 	}
 }
 
@@ -201,7 +203,7 @@ func TestCatalogPsqlDescribe(t *testing.T) {
 	if err != nil || got != want {
 		t.Errorf("pg_database.oid: %s (%v), PostgreSQL %s", got, err, want)
 	}
-	for _, cmd := range []string{`\d+ items`, `\dt+`, `\df`, `\dt`, `\dn`} {
+	for _, cmd := range []string{`\d+ items`, `\dt+`, `\df`, `\dt`, `\dn`, `\l`} {
 		got, err := psql(t, r.sqlURL, "-c", cmd)
 		want, _ := psql(t, r.pgURL, "-c", cmd)
 		switch {

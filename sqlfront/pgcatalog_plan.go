@@ -195,7 +195,7 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 			return nil, err
 		}
 		if args[0] != nodeTree {
-			return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "pg_get_expr of anything but pg_attrdef.adbin is not supported by sidecar yet")
+			return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "pg_get_expr of anything but pg_attrdef.adbin and pg_index.indpred is not supported by sidecar yet")
 		}
 		ok := c.defaultPath()
 		ts := []lplan.Type{nodeTree, lplan.T(oidOID), lplan.T(oidBool)}[:len(args)]

@@ -74,22 +74,32 @@ type reach struct {
 	defs     map[lplan.ColumnID][]lplan.Scalar
 	proven   map[*lplan.Scan]bool
 	scans    []*lplan.Scan
+	// tables are the followed tables' OIDs, tableOnly the proven pg_class
+	// scans whose rows are tables (not indexes): pg_attribute and
+	// pg_description lack the rows of indexes and constraints.
+	tables    map[uint32]bool
+	tableOnly map[*lplan.Scan]bool
+	visiting  map[*lplan.Scan]bool
+	// tableNames and indexNames are the followed tables' and their
+	// indexes' names.
+	tableNames, indexNames map[string]bool
 }
 
 // checkSystemRows refuses a statement that can reach rows PostgreSQL
 // has and sidecar's catalog lacks (its system objects).
 func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 	r := &reach{cols: map[lplan.ColumnID]colSource{}, restr: map[*lplan.Scan][]lplan.Scalar{}, rels: map[*lplan.Scan]*pgRel{},
-		defs: map[lplan.ColumnID][]lplan.Scalar{}, proven: map[*lplan.Scan]bool{}, known: map[uint32]bool{}}
+		defs: map[lplan.ColumnID][]lplan.Scalar{}, proven: map[*lplan.Scan]bool{}, known: map[uint32]bool{}, tables: map[uint32]bool{},
+		tableOnly: map[*lplan.Scan]bool{}, visiting: map[*lplan.Scan]bool{}, tableNames: map[string]bool{}, indexNames: map[string]bool{}}
 	r.settings = map[string]bool{}
 	for _, row := range settingRows(c.pl.sess.settings) {
 		r.settings[*row[0]] = true
 	}
 	for _, t := range c.pl.src.Tables() {
-		r.known[t.OID] = true
+		r.known[t.OID], r.tables[t.OID], r.tableNames[t.Rel] = true, true, true
 		if s := schemaFactsOf(&t); s != nil {
 			for _, x := range s.Indexes {
-				r.known[x.OID] = true
+				r.known[x.OID], r.indexNames[x.Name] = true, true
 			}
 			for _, k := range s.Constraints {
 				r.known[k.OID] = true
@@ -251,7 +261,11 @@ func (r *reach) prove(s *lplan.Scan) bool {
 		if col, other, op, ok := r.comparison(cond, s); ok {
 			switch {
 			case isKeyCol(rel.name, col) && (op == "=" || op == "in"):
-				if r.userOIDs(other, 0) {
+				if rel.name == "pg_class" && r.userOIDs(other, 0, true) {
+					r.tableOnly[s] = true
+					return true
+				}
+				if r.userOIDs(other, 0, tablesOnly[rel.name]) {
 					return true
 				}
 			case rel.name == "pg_class" && col == "relname":
@@ -354,16 +368,80 @@ func isKeyCol(rel, col string) bool {
 	return false
 }
 
+// tablesOnly are the relations listing the rows of the followed tables
+// (and their columns) but not of their indexes and constraints: a key
+// proves their rows only when it is a table's OID.
+var tablesOnly = map[string]bool{"pg_attribute": true, "pg_description": true}
+
+// tableKey says whether a proven scan's column holds only followed
+// tables' OIDs.
+func (r *reach) tableKey(src colSource) bool {
+	switch src.rel.name + "." + src.name {
+	case "pg_attribute.attrelid", "pg_index.indrelid", "pg_constraint.conrelid", "pg_constraint.confrelid":
+		return true
+	case "pg_class.oid":
+		if r.tableOnly[src.scan] || r.visiting[src.scan] {
+			return r.tableOnly[src.scan]
+		}
+		r.visiting[src.scan] = true
+		defer delete(r.visiting, src.scan)
+		if r.classTables(src.scan) {
+			r.tableOnly[src.scan] = true
+		}
+		return r.tableOnly[src.scan]
+	}
+	return false
+}
+
+// classTables says whether a pg_class scan's rows are restricted to
+// followed tables (not their indexes): relkind = or IN constants other
+// than 'i' and 'I', relname = or IN the names of followed tables no
+// index has, or oid equal to tables' OIDs.
+func (r *reach) classTables(s *lplan.Scan) bool {
+	for _, cond := range r.restr[s] {
+		col, other, op, ok := r.comparison(cond, s)
+		if !ok || op != "=" && op != "in" || len(other) == 0 {
+			continue
+		}
+		all := true
+		switch col {
+		case "relkind":
+			for _, o := range other {
+				k, ok := constText([]lplan.Scalar{o})
+				all = all && ok && k != "i" && k != "I"
+			}
+		case "relname":
+			for _, o := range other {
+				k, ok := constText([]lplan.Scalar{o})
+				all = all && ok && r.tableNames[k] && !r.indexNames[k]
+			}
+		case "oid":
+			all = r.userOIDs(other, 0, true)
+		default:
+			all = false
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
 // userOIDs says whether every value of vals is the OID of an object
 // sidecar's catalog lists (a constant naming a followed table, index or
 // constraint — another OID >= 16384 may be a sequence, which it does
 // not list —, or a key column of a proven scan, or a column whose every
 // definition is one).
-func (r *reach) userOIDs(vals []lplan.Scalar, depth int) bool {
+func (r *reach) userOIDs(vals []lplan.Scalar, depth int, tables bool) bool {
 	return r.allVals(vals, depth, func(k string) bool {
 		n, err := strconv.ParseUint(strings.TrimSpace(k), 10, 32)
-		return err == nil && r.known[uint32(n)]
-	}, func(src colSource) bool { return isKeyCol(src.rel.name, src.name) })
+		return err == nil && (r.tables[uint32(n)] || !tables && r.known[uint32(n)])
+	}, func(src colSource) bool {
+		if tables {
+			return r.tableKey(src)
+		}
+		return isKeyCol(src.rel.name, src.name)
+	})
 }
 
 // userNamespaceOIDs says whether every value of vals is a schema holding

@@ -54,6 +54,10 @@ func TestCatalogSystemRows(t *testing.T) {
 			"AND n.nspname <> 'pg_catalog' AND n.nspname !~ '^pg_toast' AND n.nspname <> 'information_schema' ORDER BY 1",
 	}, []string{
 		"SELECT oid::int8 FROM pg_class WHERE relname = 'pg_class'",
+		// pg_attribute and pg_description lack an index's rows.
+		"SELECT a.attname FROM pg_attribute a WHERE a.attrelid IN (SELECT oid FROM pg_class WHERE relname = 'items_key') AND a.attnum > 0",
+		"SELECT a.attname FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid WHERE c.relname = 'items_key' AND a.attnum > 0",
+		"SELECT count(*) FROM pg_description WHERE objoid IN (SELECT oid FROM pg_class WHERE relname = 'items_key')",
 		"SELECT count(*) > 0 FROM pg_class",
 		"SELECT relname FROM pg_class WHERE relname LIKE 'pg_cl%'",
 		"SELECT relname FROM pg_class WHERE relname ~ '^(tables)$'",
@@ -111,5 +115,28 @@ func TestCatalogUnserved(t *testing.T) {
 		"SELECT n.nspname FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE p.proname = 'now'",
 		"SELECT pg_table_size(c.oid) >= 0 FROM pg_class c WHERE c.relname = 'items'",
 		"SELECT pg_total_relation_size(c.oid) >= 0 FROM pg_class c WHERE c.relname = 'items'",
+	})
+}
+
+// TestCatalogIndexVectors: pg_index's int2vector and oidvector columns
+// (indkey, indoption, indclass, indcollation), its predicate through
+// pg_get_expr, its expressions and the indexes' reloptions answer as on
+// PostgreSQL: printed, cast, subscripted from 0, unnested, compared
+// with = ANY (SQLAlchemy's get_pk_constraint and get_indexes).
+func TestCatalogIndexVectors(t *testing.T) {
+	r := catalogRig(t)
+	idx := "FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid IN (SELECT oid FROM pg_class WHERE relname IN ('items', 'accounts')) "
+	catalogCompare(t, r, []string{
+		"SELECT c.relname, i.indkey, i.indkey::varchar, i.indoption::text, i.indclass, i.indcollation, i.indnkeyatts " + idx + "ORDER BY 1",
+		"SELECT c.relname, i.indkey[0], i.indkey[1], i.indoption[1], array_lower(i.indkey, 1), array_upper(i.indkey, 1), array_dims(i.indkey), " +
+			"cardinality(i.indkey) " + idx + "ORDER BY 1",
+		"SELECT c.relname, pg_get_expr(i.indpred, i.indrelid), pg_get_expr(i.indpred, i.indrelid, true), i.indexprs IS NULL, c.reloptions " + idx + "ORDER BY 1",
+		"SELECT c.relname, i.indexprs " + idx + "AND i.indexprs IS NOT NULL ORDER BY 1",
+		"SELECT c.relname, a.attname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) " +
+			"WHERE i.indrelid IN (SELECT oid FROM pg_class WHERE relname IN ('items', 'accounts')) ORDER BY 1, 2",
+		"SELECT relname, reloptions FROM pg_class WHERE relname IN ('items', 'accounts') ORDER BY 1",
+	}, []string{
+		// PostgreSQL keeps the lower bound: [0:1]={1,2}.
+		"SELECT c.relname, i.indkey::int2[] " + idx + "ORDER BY 1",
 	})
 }

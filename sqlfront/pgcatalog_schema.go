@@ -82,8 +82,8 @@ var schemaRels = []*pgRel{
 		}},
 	{schema: "pg_catalog", name: "pg_index", cols: pgc("indexrelid oid, indrelid oid, indnatts int2, indnkeyatts int2, indisunique bool, " +
 		"indnullsnotdistinct bool, indisprimary bool, indisexclusion bool, indimmediate bool, indisclustered bool, indisvalid bool, " +
-		"indcheckxmin bool, indisready bool, indislive bool, indisreplident bool, indkey text, indcollation text, indclass text, indoption text, " +
-		"indexprs text, indpred text"),
+		"indcheckxmin bool, indisready bool, indislive bool, indisreplident bool, indkey int2vector, indcollation oidvector, indclass oidvector, " +
+		"indoption int2vector, indexprs pg_node_tree, indpred node"),
 		rows: func(cx *pgCatCtx) [][]*string {
 			var out [][]*string
 			u := pgUnknown
@@ -94,16 +94,10 @@ var schemaRels = []*pgRel{
 					continue
 				}
 				for _, x := range s.Indexes {
-					exprs, pred := (*string)(nil), (*string)(nil)
-					if x.Expressions {
-						exprs = u
-					}
-					if x.Partial {
-						pred = u
-					}
+					coll, class, opt, exprs, pred := indexDetail(&x)
 					out = append(out, []*string{u32(x.OID), u32(t.OID), iv(int64(len(x.Columns))), iv(int64(x.KeyColumns)), bv(x.Unique),
 						bv(x.NullsNotDistinct), bv(x.Primary), bv(exclusion(s, x.OID)), bv(immediate(s, x.OID)), bv(x.Clustered), bv(x.Valid),
-						sv("f"), sv("t"), sv("t"), bv(x.ReplIdent), u, u, u, u, exprs, pred})
+						sv("f"), sv("t"), sv("t"), bv(x.ReplIdent), indkey(&t, x.Columns), coll, class, opt, exprs, pred})
 				}
 			}
 			return out
@@ -202,7 +196,7 @@ func indexClassRows(cx *pgCatCtx, ns map[string]uint32) [][]*string {
 				}
 			}
 			out = append(out, []*string{u32(x.OID), sv(x.Name), u32(ns[t.Schema]), sv("0"), sv("0"), ownerOID(&t), am, u, sv("0"), u, u, u, sv("0"), sv("f"), sv("f"),
-				sv("p"), sv("i"), iv(int64(len(x.Columns))), sv("0"), sv("f"), sv("f"), sv("f"), sv("f"), sv("f"), sv("t"), sv("n"), u, sv("0"), u, u, u, u, nil})
+				sv("p"), sv("i"), iv(int64(len(x.Columns))), sv("0"), sv("f"), sv("f"), sv("f"), sv("f"), sv("f"), sv("t"), sv("n"), u, sv("0"), u, u, u, indexRelOptions(&x), nil})
 		}
 	}
 	return out
@@ -490,4 +484,83 @@ func confkey(tables []Table, c *wal.ConstraintFacts) *string {
 		}
 	}
 	return pgUnknown
+}
+
+// indkey is an index's pg_index.indkey: the attnums pg_attribute gives
+// its columns, 0 for an expression (unknown when a column is not one of
+// t's).
+func indkey(t *Table, cols []string) *string {
+	nums := make([]string, len(cols))
+	for i, n := range cols {
+		if n == "" {
+			nums[i] = "0"
+			continue
+		}
+		for j, c := range t.Columns {
+			if c.Name == n {
+				nums[i] = strconv.Itoa(j + 1)
+			}
+		}
+		if nums[i] == "" {
+			return pgUnknown
+		}
+	}
+	return sv(strings.Join(nums, " "))
+}
+
+// indexDetail is an index's indcollation, indclass, indoption, indexprs
+// and indpred (unknown when its detail was not read; indpred as
+// pg_attrdef.adbin holds its default: pg_get_expr's two forms).
+func indexDetail(x *wal.IndexFacts) (coll, class, opt, exprs, pred *string) {
+	d := x.Detail
+	if d == nil {
+		u := pgUnknown
+		exprs, pred = u, u
+		if !x.Expressions {
+			exprs = nil
+		}
+		if !x.Partial {
+			pred = nil
+		}
+		return u, u, u, exprs, pred
+	}
+	coll, class, opt = sv(d.Collations), sv(d.Classes), sv(d.Options)
+	if d.Exprs != "" {
+		exprs = sv(d.Exprs)
+	}
+	if d.Pred != "" {
+		pred = sv(d.Pred + nodeTreeSep + d.PredPretty)
+	}
+	return coll, class, opt, exprs, pred
+}
+
+// indexRelOptions is an index's pg_class.reloptions (unknown when its
+// detail was not read).
+func indexRelOptions(x *wal.IndexFacts) *string {
+	if x.Detail == nil {
+		return pgUnknown
+	}
+	return relOptions(x.Detail.RelOptions)
+}
+
+// tableRelOptions is a followed table's pg_class.reloptions (unknown
+// when not read).
+func tableRelOptions(t *Table) *string {
+	s := schemaFactsOf(t)
+	if s == nil || !s.OptionsRead {
+		return pgUnknown
+	}
+	return relOptions(s.Options)
+}
+
+// relOptions is reloptions as text[]'s text (nil: NULL).
+func relOptions(opts []string) *string {
+	if opts == nil {
+		return nil
+	}
+	a := &types.Array{Elem: types.Text, Elems: make([]types.Value, len(opts))}
+	for i, o := range opts {
+		a.Elems[i] = o
+	}
+	return sv(string(types.AppendOut(nil, types.ArrayOf(types.Text), a)))
 }

@@ -64,6 +64,9 @@ func AppendSend(dst []byte, oid OID, v Value) ([]byte, error) {
 		dst = binary.BigEndian.AppendUint32(dst, uint32(x.Days))
 		return binary.BigEndian.AppendUint32(dst, uint32(x.Months)), nil
 	case *Array:
+		if IsVector(oid) {
+			return appendVectorSend(dst, x) // vector.go
+		}
 		return appendArraySend(dst, x) // array.go
 	}
 	return nil, errorf(CodeUnsupported, "sidecar cannot send %s in binary", NameOf(oid))
@@ -158,6 +161,9 @@ func Recv(oid OID, mod int32, b []byte) (Value, error) {
 }
 
 func recv(oid OID, b []byte) (Value, error) {
+	if IsVector(oid) {
+		return nil, errorf(CodeUnsupported, "sidecar does not receive %s in binary", NameOf(oid))
+	}
 	if IsArray(oid) {
 		return recvArray(oid, b) // array.go
 	}

@@ -88,6 +88,9 @@ func castContext(from, to OID, str func(OID) bool) CastKind {
 	if k, ok := pgCast[[2]OID{from, to}]; ok {
 		return k
 	}
+	if IsVector(to) && !IsVector(from) && IsArray(from) {
+		return CastNone // no array is cast to a vector; a vector is binary-coercible to its array
+	}
 	if IsArray(from) && IsArray(to) {
 		return castContext(ElemOf(from), ElemOf(to), str) // array coercion: the element cast
 	}
@@ -126,6 +129,10 @@ func convert(v Value, from, to OID) (Value, error) {
 	}
 	if CastContext(from, to) == CastNone {
 		return nil, errorf(CodeCannotCoerce, "cannot cast type %s to %s", NameOf(from), NameOf(to))
+	}
+	if IsVector(from) && !IsVector(to) && IsArray(to) {
+		// PostgreSQL keeps the lower bound 0 ([0:1]={1,2}); sidecar's arrays start at 1.
+		return nil, errorf(CodeUnsupported, "sidecar cannot cast %s to %s yet (arrays with lower bound 0)", NameOf(from), NameOf(to))
 	}
 	if a, ok := v.(*Array); ok && IsArray(to) {
 		return convertArray(a, to, -1, true) // array.go

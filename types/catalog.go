@@ -122,6 +122,12 @@ var catalog = []Type{
 	{OID: Numeric, Name: "numeric", SQLName: "numeric", Array: 1231, Len: -1, Category: CatNumeric, Physical: PhysNumeric, Mod: TypmodNumeric},
 	{OID: UUID, Name: "uuid", SQLName: "uuid", Array: 2951, Len: 16, Category: CatUser, Physical: PhysText},
 	{OID: JSONB, Name: "jsonb", SQLName: "jsonb", Array: 3807, Len: -1, Category: CatUser, Physical: PhysText},
+	// The catalog's vectors (vector.go): arrays of lower bound 0.
+	{OID: Int2Vector, Name: "int2vector", SQLName: "int2vector", Array: 1006, Elem: Int2, Len: -1, Category: CatArray, Physical: PhysText},
+	{OID: OidVector, Name: "oidvector", SQLName: "oidvector", Array: 1013, Elem: Oid, Len: -1, Category: CatArray, Physical: PhysText},
+	// pg_node_tree: an expression's node tree as PostgreSQL prints it
+	// (pg_index.indexprs), only output.
+	{OID: NodeTree, Name: "pg_node_tree", SQLName: "pg_node_tree", Len: -1, Category: CatInternal, Physical: PhysText},
 }
 
 // byOID indexes catalog; arrays index their element's entry with the

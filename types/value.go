@@ -70,6 +70,9 @@ func in(oid OID, s string) (Value, error) {
 	case Interval:
 		return parseInterval(s)
 	}
+	if IsVector(oid) {
+		return parseVector(oid, s) // vector.go
+	}
 	if IsArray(oid) {
 		return parseArray(oid, s) // array.go
 	}
@@ -373,6 +376,9 @@ func AppendOut(dst []byte, oid OID, v Value) []byte {
 	case IntervalVal:
 		return appendInterval(dst, x)
 	case *Array:
+		if IsVector(oid) {
+			return appendVector(dst, x) // vector.go
+		}
 		return appendArray(dst, x) // array.go
 	}
 	return dst

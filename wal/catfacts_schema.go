@@ -38,6 +38,10 @@ type SchemaFacts struct {
 	Owner    string
 	// DatabaseOID is the source database's pg_database.oid.
 	DatabaseOID uint32
+	// Options is the table's pg_class.reloptions (nil: NULL), read when
+	// OptionsRead (records written before lack it).
+	Options     []string
+	OptionsRead bool
 }
 
 // TriggerFacts is one trigger of the table.
@@ -94,6 +98,24 @@ type IndexFacts struct {
 	Method                            string // pg_am.amname
 	// Def and DefPretty are pg_get_indexdef(oid) and (oid, 0, true).
 	Def, DefPretty string
+	// Detail is the rest of the index's pg_index and pg_class rows (nil:
+	// not read, a record written before it was).
+	Detail *IndexDetail
+}
+
+// IndexDetail is what clients read of an index beyond IndexFacts:
+// pg_index's vectors and expressions and the index's reloptions.
+type IndexDetail struct {
+	// Options, Collations and Classes are indoption, indcollation and
+	// indclass as text ("0 0").
+	Options, Collations, Classes string
+	// Pred and PredPretty are pg_get_expr(indpred, indrelid[, true])
+	// under search_path public ("": no predicate).
+	Pred, PredPretty string
+	// Exprs is indexprs as text (a pg_node_tree; "": none).
+	Exprs string
+	// RelOptions is the index's pg_class.reloptions (nil: NULL).
+	RelOptions []string
 }
 
 // Equal reports whether s and o hold the same facts (an empty list and
@@ -102,7 +124,7 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 	if s == nil || o == nil {
 		return s == o
 	}
-	return s.Comment == o.Comment && s.OwnerOID == o.OwnerOID && s.DatabaseOID == o.DatabaseOID && s.Owner == o.Owner && slices.Equal(s.ReferencedBy, o.ReferencedBy) && slices.Equal(s.ColumnComments, o.ColumnComments) && slices.Equal(s.Sequences, o.Sequences) &&
+	return s.Comment == o.Comment && s.OptionsRead == o.OptionsRead && slices.Equal(s.Options, o.Options) && (s.Options == nil) == (o.Options == nil) && s.OwnerOID == o.OwnerOID && s.DatabaseOID == o.DatabaseOID && s.Owner == o.Owner && slices.Equal(s.ReferencedBy, o.ReferencedBy) && slices.Equal(s.ColumnComments, o.ColumnComments) && slices.Equal(s.Sequences, o.Sequences) &&
 		slices.EqualFunc(s.Constraints, o.Constraints, ConstraintFacts.equal) && slices.EqualFunc(s.Indexes, o.Indexes, IndexFacts.equal) &&
 		slices.Equal(s.Triggers, o.Triggers)
 }

@@ -41,6 +41,9 @@ func (c *compiler) arrayFunc(x *plan.Func) (vexpr, bool, error) {
 	}
 	elem := plan.ElemType(x.Args[0].Type()).OID
 	fn := arrayScalar(x.Name, elem, c.zone())
+	if f := vectorScalar(x.Name); f != nil && types.IsVector(x.Args[0].Type().OID) {
+		fn = f // vector.go: subscripts from 0
+	}
 	return rowWise(args, func(row []types.Value) (types.Value, error) {
 		if row[0] == nil || row[1%len(row)] == nil && x.Name != "array_to_string" {
 			return nil, nil
