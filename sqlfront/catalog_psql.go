@@ -117,6 +117,24 @@ func relList(ex *execCtx, _ []string) ([][]*string, error) {
 	return rows, nil
 }
 
+// relAndSeqList answers psql's \d (no pattern), which lists sequences
+// too: a followed table's owned sequence (a serial or identity column)
+// is a relation pg_class lacks, so the list is refused rather than
+// answered without it.
+func relAndSeqList(ex *execCtx, consts []string) ([][]*string, error) {
+	for _, t := range ex.src.Tables() {
+		if s := schemaFactsOf(&t); s != nil {
+			for _, q := range s.Sequences {
+				if q != "" {
+					return nil, unsupported(-1, "listing the sequence "+q+" (owned by "+t.Name+"; sidecar's catalog does not keep sequences)").
+						hint(`\dt lists the tables`)
+				}
+			}
+		}
+	}
+	return relList(ex, consts)
+}
+
 // relKindName is psql's name of t's relkind.
 func relKindName(t *Table) string {
 	if relKind(t) == "p" {
@@ -130,7 +148,7 @@ func none(*execCtx, []string) ([][]*string, error) { return nil, nil }
 // psqlHandlers answer the queries of psqlQueries by name.
 var psqlHandlers = map[string]*canned{
 	"dt":    {cols: []string{"Schema", "Name", "Type", "Owner"}, rows: relList},
-	"dlist": {cols: []string{"Schema", "Name", "Type", "Owner"}, rows: relList},
+	"dlist": {cols: []string{"Schema", "Name", "Type", "Owner"}, rows: relAndSeqList},
 	"doid": {cols: []string{"oid", "nspname", "relname"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
 		pat := ""
 		for _, c := range consts {

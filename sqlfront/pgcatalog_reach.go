@@ -277,10 +277,40 @@ func (r *reach) prove(s *lplan.Scan) bool {
 					return true
 				}
 			case rel.name == "pg_class" && col == "relnamespace" && (op == "=" || op == "in"):
-				if r.userNamespaceOIDs(other, 0) {
+				// A user schema's relations include the owned sequences
+				// pg_class lacks: proven only when there are none or the
+				// scan's relkind excludes sequences (psql's \d lists them).
+				if r.userNamespaceOIDs(other, 0) && (len(r.seqs) == 0 || r.noSequences(s)) {
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// noSequences says whether s's conditions restrict pg_class.relkind to
+// constants other than 'S' (a sequence).
+func (r *reach) noSequences(s *lplan.Scan) bool {
+	for _, cond := range r.restr[s] {
+		col, other, op, ok := r.comparison(cond, s)
+		if !ok || col != "relkind" || (op != "=" && op != "in") {
+			continue
+		}
+		if op == "=" {
+			if k, ok := constText(other); ok && k != "S" {
+				return true
+			}
+			continue
+		}
+		all := len(other) > 0
+		for _, v := range other {
+			if k, ok := constText([]lplan.Scalar{v}); !ok || k == "S" {
+				all = false
+			}
+		}
+		if all {
+			return true
 		}
 	}
 	return false

@@ -70,6 +70,11 @@ func TestCatalogSystemRows(t *testing.T) {
 		"SELECT count(*) > 0 FROM pg_description",
 		"SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'pg_catalog'",
 		"SELECT count(*) > 0 FROM pg_class c LEFT JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname <> 'pg_catalog'",
+		// A user schema holds items' owned sequence, which pg_class lacks:
+		// a schema proves user objects only with relkind excluding 'S'.
+		"SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' ORDER BY 1",
+		"SELECT relname FROM pg_class WHERE relnamespace = 2200 ORDER BY 1",
+		"SELECT relname FROM pg_class WHERE relnamespace = 2200 AND relkind IN ('r', 'S') ORDER BY 1",
 	})
 }
 
