@@ -353,11 +353,17 @@ func (pl *planner) scalarFunc(name string, args []expr, f *pg.FuncCall) (expr, e
 		if err := textArgs(); err != nil {
 			return nil, err
 		}
-		if err := pl.asciiCaseMapping(pos, name, args[0]); err != nil {
+		check, err := pl.asciiCaseMapping(pos, name, args[0])
+		if err != nil {
 			return nil, err
 		}
 		up := name == "upper"
 		return &funcExpr{args: args, t: oidText, strict: true, fn: func(_ *env, a []Value) (Value, error) {
+			if check != nil {
+				if err := check(a[0].(string)); err != nil {
+					return nil, err
+				}
+			}
 			return asciiCase(a[0].(string), up), nil
 		}}, nil
 	}
