@@ -3,7 +3,6 @@ package sqlfront
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/sidecar-dev/sidecar/wal"
 )
@@ -120,8 +119,7 @@ func (pl *planner) asciiCaseMapping(pos int, fn string, arg expr) (check func(st
 		return unsupported(pos, fmt.Sprintf("%s of non-ASCII text under the collation %q (%s)", fn, use.Name, use.Locale)).
 			hint(`sidecar maps case as the C locale does: write COLLATE "C" to get that`)
 	}
-	_, loc, _ := strings.Cut(use.Locale, " ")
-	if loc = strings.ToLower(loc); strings.HasPrefix(loc, "tr") || strings.HasPrefix(loc, "az") {
+	if turkicLocale(use.Locale) { // vexec_facts.go
 		return nil, unsupported(pos, fmt.Sprintf("%s under the collation %q (%s)", fn, use.Name, use.Locale)).
 			hint(`sidecar maps case as the C locale does: write COLLATE "C" to get that`)
 	}

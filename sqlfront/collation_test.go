@@ -69,8 +69,8 @@ func TestCollationAnswersOrRefuses(t *testing.T) {
 	)
 	follow := []string{"public.coll_t"}
 	if haveICU { // coll_t's nondeterministic column refuses every sql/exec statement over it: a table without one
-		setup = append(setup, `CREATE TABLE coll_icu (id int PRIMARY KEY, c text COLLATE "C", i text COLLATE "en-x-icu")`,
-			"INSERT INTO coll_icu SELECT id, c, c FROM coll_t")
+		setup = append(setup, `CREATE TABLE coll_icu (id int PRIMARY KEY, c text COLLATE "C", i text COLLATE "en-x-icu", tr text COLLATE "tr-x-icu")`,
+			"INSERT INTO coll_icu SELECT id, c, c, c FROM coll_t")
 		follow = append(follow, "public.coll_icu")
 	}
 	r := newRig(t, follow, setup)
@@ -141,7 +141,10 @@ func TestCollationAnswersOrRefuses(t *testing.T) {
 			"SELECT a.i FROM coll_icu a JOIN coll_icu b USING (id) ORDER BY 1",
 			// aggregates that sort text: their ORDER BY, DISTINCT, WITHIN GROUP
 			"SELECT string_agg(c, ',' ORDER BY i) FROM coll_icu", "SELECT string_agg(DISTINCT i, ',') FROM coll_icu",
-			"SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY i) FROM coll_icu", "SELECT mode() WITHIN GROUP (ORDER BY i) FROM coll_icu"} {
+			"SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY i) FROM coll_icu", "SELECT mode() WITHIN GROUP (ORDER BY i) FROM coll_icu",
+			// Turkish maps ASCII 'i'/'I' otherwise: sql/exec's ASCII case mapping refused
+			"SELECT upper(a.tr) FROM coll_icu a JOIN coll_icu b USING (id) WHERE a.id = 0",
+			"SELECT lower(tr) FROM coll_icu UNION SELECT 'x'"} {
 			_, err := sc.Exec(ctx, q).ReadAll()
 			var pe *pgconn.PgError
 			if !errors.As(err, &pe) || pe.Code != "0A000" || !strings.Contains(pe.Message, "collation") {

@@ -33,9 +33,12 @@ import (
 // say sql/exec could answer differently from PostgreSQL.
 func (pl *planner) vecFactsCheck(q *lplan.Query, tables map[*lplan.TableDef]*Table) error {
 	var inherits []string
-	var coll *wal.Collation
+	var coll, turkic *wal.Collation
 	nondet := false
 	note := func(c wal.Collation) {
+		if turkicLocale(c.Locale) {
+			turkic = &c
+		}
 		switch c.Order {
 		case wal.CollNondeterministic:
 			nondet = true
@@ -71,9 +74,14 @@ func (pl *planner) vecFactsCheck(q *lplan.Query, tables map[*lplan.TableDef]*Tab
 		return unsupported(-1, fmt.Sprintf("comparing text under the nondeterministic collation %q (%s)", coll.Name, coll.Locale)).
 			hint(`sidecar compares text in byte order (as COLLATE "C")`)
 	}
-	if textOrdering(q.Plan, q.MD) {
+	caseMapping := false
+	if textOrdering(q.Plan, q.MD, &caseMapping) {
 		return unsupported(-1, fmt.Sprintf("ordering text under the collation %q (%s) with joins, subqueries, CTEs or set operations", coll.Name, coll.Locale)).
 			hint(`sidecar compares text in byte order (as COLLATE "C")`)
+	}
+	if caseMapping && turkic != nil {
+		return unsupported(-1, fmt.Sprintf("lower/upper/initcap under the collation %q (%s)", turkic.Name, turkic.Locale)).
+			hint(`sidecar maps case as the C locale does: write COLLATE "C" to get that`)
 	}
 	return nil
 }
@@ -109,7 +117,10 @@ func collatable(t lplan.Type) bool {
 // textOrdering reports whether r (subqueries and CTEs included) orders
 // text anywhere: a sort key, min/max, an ordering comparison, or
 // greatest/least of a collatable type.
-func textOrdering(r lplan.Rel, md *lplan.Metadata) bool {
+//
+// caseMapping is set when the walk meets lower, upper or initcap (their
+// ASCII mapping differs under Turkish and Azeri locales).
+func textOrdering(r lplan.Rel, md *lplan.Metadata, caseMapping *bool) bool {
 	found := false
 	var visitRel func(lplan.Rel)
 	var visit func(lplan.Scalar)
@@ -127,6 +138,8 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata) bool {
 				}
 			case *lplan.Func:
 				switch strings.ToLower(e.Name) {
+				case "lower", "upper", "initcap":
+					*caseMapping = true
 				case "greatest", "least":
 					if collatable(e.T) {
 						found = true
@@ -231,4 +244,12 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata) bool {
 // sql/exec, whose answer could only be the one the facts forbid.
 func factsRefusal(fe *Error) bool {
 	return strings.Contains(fe.Msg, "collation") || strings.Contains(fe.Msg, "descendants") || strings.Contains(fe.Msg, "partitioned table")
+}
+
+// turkicLocale says whether a collation's locale ("provider locale") is
+// Turkish or Azeri, where lower('I') is 'ı' and upper('i') is 'İ'.
+func turkicLocale(locale string) bool {
+	_, loc, _ := strings.Cut(locale, " ")
+	loc = strings.ToLower(loc)
+	return strings.HasPrefix(loc, "tr") || strings.HasPrefix(loc, "az")
 }
