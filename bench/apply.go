@@ -82,15 +82,11 @@ func RunApply(ctx context.Context, o ApplyOptions) (*ApplyReport, error) {
 		return nil, err
 	}
 	defer cleanup()
-	conn, err := pgx.Connect(ctx, url)
+	conn, err := connectScratch(ctx, url, readsDDL, &rep.PGVersion)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close(context.Background())
-	_ = conn.QueryRow(ctx, "SHOW server_version").Scan(&rep.PGVersion)
-	if _, err := conn.Exec(ctx, readsDDL); err != nil {
-		return nil, fmt.Errorf("create tables: %w", err)
-	}
 	o.Logf("loading %d rows", o.Rows)
 	if _, err := conn.Exec(ctx, `INSERT INTO t SELECT g, 'key-' || lpad(g::text, 8, '0'), 'value-' || g || '-' || md5(g::text),
 		((g * 7919) % 1000)::int, (g % 100)::int FROM generate_series(1, $1::bigint) g`, o.Rows); err != nil {

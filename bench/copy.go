@@ -14,7 +14,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/daemon"
 	"github.com/sidecar-dev/sidecar/head"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
@@ -79,15 +78,11 @@ func RunCopy(ctx context.Context, o CopyOptions) (*CopyReport, error) {
 		return nil, err
 	}
 	defer cleanup()
-	conn, err := pgx.Connect(ctx, url)
+	conn, err := connectScratch(ctx, url, readsDDL+"; CREATE PUBLICATION "+replPub+" FOR TABLE t, marker", &rep.PGVersion)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close(context.Background())
-	_ = conn.QueryRow(ctx, "SHOW server_version").Scan(&rep.PGVersion)
-	if _, err := conn.Exec(ctx, readsDDL+"; CREATE PUBLICATION "+replPub+" FOR TABLE t, marker"); err != nil {
-		return nil, fmt.Errorf("create tables: %w", err)
-	}
 	have := 0
 	for _, n := range sizes {
 		c := &CopyCell{Rows: n}
@@ -151,7 +146,7 @@ func psqlCopy(ctx context.Context, pg *pgtest.Cluster, url, meta string) (time.D
 func copySidecar(ctx context.Context, o CopyOptions, scratch, url string, conn *pgx.Conn, c *CopyCell, i int) error {
 	slot := fmt.Sprintf("copy_%d_%d", c.Rows, i)
 	dataDir := filepath.Join(scratch, slot)
-	cfg, err := copyConfig(scratch, url, slot, dataDir, o.MemoryLimit)
+	cfg, err := sidecarConfigLimit(scratch, url, slot, dataDir, o.MemoryLimit)
 	if err != nil {
 		return err
 	}
@@ -241,25 +236,6 @@ func waitReadyEvery(ctx context.Context, sc *sidecarRun, interval time.Duration)
 			return 0, fmt.Errorf("sidecar copy not done: %w", err)
 		}
 	}
-}
-
-// copyConfig is sidecarConfig with memory.limit set (when limit is not
-// empty).
-func copyConfig(scratch, pubURL, slot, dataDir, limit string) (*config.Config, error) {
-	if limit == "" {
-		return sidecarConfig(scratch, pubURL, slot, dataDir)
-	}
-	file := filepath.Join(scratch, slot+".yaml")
-	body := fmt.Sprintf("postgres:\n  url: %s\npublication: %s\nslot: %s\ntables: [%s, %s]\ndata_dir: %s\nlisten: 127.0.0.1:0\nmemory:\n  limit: %s\n",
-		pubURL, replPub, slot, replTable, replMarker, dataDir, limit)
-	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
-		return nil, fmt.Errorf("write sidecar config: %w", err)
-	}
-	cfg, err := config.Load(config.LoadOptions{File: file, Environ: []string{}})
-	if err != nil {
-		return nil, fmt.Errorf("load sidecar config: %w", err)
-	}
-	return cfg, nil
 }
 
 // startWindowProfile starts a CPU profile written to dir/name.cpu.pprof;

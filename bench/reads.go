@@ -99,15 +99,11 @@ func RunReads(ctx context.Context, o ReadsOptions) (*ReadsReport, error) {
 		return nil, err
 	}
 	defer cleanup()
-	conn, err := pgx.Connect(ctx, url)
+	conn, err := connectScratch(ctx, url, readsDDL, &rep.PGVersion)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close(context.Background())
-	_ = conn.QueryRow(ctx, "SHOW server_version").Scan(&rep.PGVersion)
-	if _, err := conn.Exec(ctx, readsDDL); err != nil {
-		return nil, fmt.Errorf("create tables: %w", err)
-	}
 	o.Logf("loading %d rows", o.Rows)
 	if _, err := conn.Exec(ctx, `INSERT INTO t SELECT g, 'key-' || lpad(g::text, 8, '0'), 'value-' || g || '-' || md5(g::text),
 		((g * 7919) % 1000)::int, (g % 100)::int FROM generate_series(1, $1::bigint) g`, o.Rows); err != nil {
@@ -573,6 +569,21 @@ func maxDur(xs []time.Duration) time.Duration {
 		m = max(m, x)
 	}
 	return m
+}
+
+// connectScratch connects to the scratch cluster at url, reads its
+// server_version into *version and runs ddl (the benchmark's tables).
+func connectScratch(ctx context.Context, url, ddl string, version *string) (*pgx.Conn, error) {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	_ = conn.QueryRow(ctx, "SHOW server_version").Scan(version)
+	if _, err := conn.Exec(ctx, ddl); err != nil {
+		conn.Close(context.Background())
+		return nil, fmt.Errorf("create tables: %w", err)
+	}
+	return conn, nil
 }
 
 // startScratch makes a scratch directory and starts a throwaway

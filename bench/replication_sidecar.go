@@ -36,9 +36,18 @@ type sidecarRun struct {
 // sidecarConfig writes and loads the configuration of a sidecar following
 // t and marker into dataDir with its own slot.
 func sidecarConfig(scratch, pubURL, slot, dataDir string) (*config.Config, error) {
+	return sidecarConfigLimit(scratch, pubURL, slot, dataDir, "")
+}
+
+// sidecarConfigLimit is sidecarConfig with memory.limit set to limit
+// (none when empty).
+func sidecarConfigLimit(scratch, pubURL, slot, dataDir, limit string) (*config.Config, error) {
 	file := filepath.Join(scratch, slot+".yaml")
 	body := fmt.Sprintf("postgres:\n  url: %s\npublication: %s\nslot: %s\ntables: [%s, %s]\ndata_dir: %s\nlisten: 127.0.0.1:0\n",
 		pubURL, replPub, slot, replTable, replMarker, dataDir)
+	if limit != "" {
+		body += "memory:\n  limit: " + limit + "\n"
+	}
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		return nil, fmt.Errorf("write sidecar config: %w", err)
 	}

@@ -263,16 +263,23 @@ func jsonUnary(f func(*jnode) (types.Value, error)) Impl {
 
 func jsonBinary(f func(a, b *jnode) bool) Impl {
 	return func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-		x, err := parseJSON(str(a[0]))
-		if err != nil {
-			return nil, err
-		}
-		y, err := parseJSON(str(a[1]))
+		x, y, err := parseJSONPair(a)
 		if err != nil {
 			return nil, err
 		}
 		return f(x, y), nil
 	}
+}
+
+// parseJSONPair parses a binary operator's two json/jsonb operands.
+func parseJSONPair(a []types.Value) (x, y *jnode, err error) {
+	if x, err = parseJSON(str(a[0])); err != nil {
+		return nil, nil, err
+	}
+	if y, err = parseJSON(str(a[1])); err != nil {
+		return nil, nil, err
+	}
+	return x, y, nil
 }
 
 // stripNulls drops object fields whose value is null, at every depth

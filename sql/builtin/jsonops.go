@@ -109,11 +109,7 @@ func jsonbConcat(a, b *jnode) *jnode {
 
 func jsonbPair(f func(a, b *jnode) *jnode) Impl {
 	return func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-		x, err := parseJSON(str(a[0]))
-		if err != nil {
-			return nil, err
-		}
-		y, err := parseJSON(str(a[1]))
+		x, y, err := parseJSONPair(a) // json.go
 		if err != nil {
 			return nil, err
 		}
