@@ -93,6 +93,7 @@ func build(version int) *Registry {
 	r.addTimeZone() // tz.go
 	r.addRegex()
 	r.addJSON()
+	r.addInterval() // interval.go
 	return r
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
 	"github.com/sidecar-dev/sidecar/sql/internal/plantest"
+	"github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
 )
 
@@ -34,38 +35,8 @@ func TestMain(m *testing.M) {
 func TestDifferential(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, pgc.NewDB(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn, cat, src := diffSetup(ctx, t)
 	defer conn.Close(context.Background())
-	ddl, err := os.ReadFile("testdata/tables.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.Exec(ctx, string(ddl)); err != nil {
-		t.Fatal(err)
-	}
-	src := loadData(t)
-	for table, rows := range src.rows {
-		for _, r := range rows {
-			var vals []string
-			for _, v := range r {
-				if v == nil {
-					vals = append(vals, "NULL")
-				} else {
-					vals = append(vals, "'"+strings.ReplaceAll(*v, "'", "''")+"'")
-				}
-			}
-			if _, err := conn.Exec(ctx, "INSERT INTO "+table+" VALUES ("+strings.Join(vals, ",")+")"); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	cat, err := plantest.LoadCatalog("testdata/tables.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
 	files, _ := filepath.Glob("testdata/*.diff.sql")
 	refused := 0
 	for _, file := range files {
@@ -98,6 +69,44 @@ func TestDifferential(t *testing.T) {
 		t.Errorf("%d statements refused, want at most 4", refused)
 	}
 	t.Logf("%d refused", refused)
+}
+
+// diffSetup connects to a new database of the test cluster holding
+// testdata/tables.sql's tables and data.txt's rows, and gives the same
+// catalog and rows for sql/exec.
+func diffSetup(ctx context.Context, t *testing.T) (*pgx.Conn, plan.Catalog, *memSource) {
+	conn, err := pgx.Connect(ctx, pgc.NewDB(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ddl, err := os.ReadFile("testdata/tables.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, string(ddl)); err != nil {
+		t.Fatal(err)
+	}
+	src := loadData(t)
+	for table, rows := range src.rows {
+		for _, r := range rows {
+			var vals []string
+			for _, v := range r {
+				if v == nil {
+					vals = append(vals, "NULL")
+				} else {
+					vals = append(vals, "'"+strings.ReplaceAll(*v, "'", "''")+"'")
+				}
+			}
+			if _, err := conn.Exec(ctx, "INSERT INTO "+table+" VALUES ("+strings.Join(vals, ",")+")"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cat, err := plantest.LoadCatalog("testdata/tables.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn, cat, src
 }
 
 // pgAnswer is PostgreSQL's answer in runSQL's form.
@@ -145,7 +154,7 @@ func pgErr(err error) string {
 // typeName names the result types runSQL prints.
 func typeName(oid uint32) string {
 	names := map[uint32]string{16: "bool", 20: "int8", 21: "int2", 23: "int4", 25: "text", 700: "float4", 701: "float8",
-		1042: "bpchar", 1043: "varchar", 1082: "date", 1700: "numeric", 1114: "timestamp", 1184: "timestamptz", 114: "json", 3802: "jsonb"}
+		1042: "bpchar", 1043: "varchar", 1082: "date", 1700: "numeric", 1114: "timestamp", 1184: "timestamptz", 114: "json", 3802: "jsonb", 1083: "time", 1186: "interval", 2950: "uuid", 2206: "regtype"}
 	if n, ok := names[oid]; ok {
 		return n
 	}
