@@ -94,6 +94,7 @@ func build(version int) *Registry {
 	r.addRegex()
 	r.addJSON()
 	r.addInterval() // interval.go
+	r.addUUID()     // uuid.go
 	return r
 }
 
