@@ -73,8 +73,11 @@ func IntervalMul(span types.IntervalVal, factor float64, div bool) (types.Interv
 	if div && factor == 0 {
 		return types.IntervalVal{}, errorf(CodeDivisionByZero, "division by zero")
 	}
-	if math.IsNaN(factor) || math.IsInf(factor, 0) {
-		return types.IntervalVal{}, unsupported("an interval multiplied or divided by NaN or infinity (the answer differs between PostgreSQL majors)")
+	if math.IsNaN(factor) {
+		return types.IntervalVal{}, errInterval()
+	}
+	if math.IsInf(factor, 0) {
+		return types.IntervalVal{}, unsupported("an interval multiplied or divided by infinity (PostgreSQL 17 answers an infinite interval)")
 	}
 	op := func(x float64) float64 {
 		if div {
@@ -351,7 +354,7 @@ func dateBin(stride types.IntervalVal, t, origin types.TimestampVal) (types.Valu
 		return nil, errInterval()
 	}
 	if s <= 0 {
-		return nil, errorf(CodeInvalidParameter, "stride must be greater than zero")
+		return nil, errorf(CodeDatetimeOverflow, "stride must be greater than zero")
 	}
 	diff, ok := subI64(int64(t), int64(origin))
 	if !ok {
@@ -509,7 +512,8 @@ func (r *Registry) addInterval() {
 		m := n(0)*12 + n(1)
 		d := n(2)*7 + n(3)
 		if !fitsInt32(m) || !fitsInt32(d) {
-			return nil, errInterval()
+			// PostgreSQL before 17 wraps around silently, 17 fails.
+			return nil, unsupported("make_interval past the interval range (PostgreSQL's answer differs between majors)")
 		}
 		us := math.RoundToEven(secs * 1e6)
 		if us < -9.223372036854775808e18 || us >= 9.223372036854775808e18 {

@@ -42,3 +42,15 @@ SELECT id, (tz, tz + interval '1 hour') OVERLAPS (timestamptz '2024-03-31 01:00+
 SELECT timestamp '2024-03-31 02:30' AT TIME ZONE 'Europe/Berlin', timestamp '2024-10-27 02:30' AT TIME ZONE 'Europe/Berlin', timestamp '2024-03-10 02:30' AT TIME ZONE 'America/New_York', timestamp '2024-11-03 01:30' AT TIME ZONE 'America/New_York';
 SELECT age(timestamp '2024-03-31 01:30', timestamp '2023-01-15 12:00'), age(date '2024-02-29', date '2023-02-28'), age(timestamptz '2024-03-31 01:30+00', timestamptz '2024-03-01 02:00+00');
 SELECT id, age(ts, timestamp '2024-01-01'), age(timestamp '2024-01-31', ts), age(tz, timestamptz '2023-03-31 12:00+00'), justify_interval(ts - timestamp '2023-02-28 23:00') FROM ev WHERE id <> 16;
+SELECT interval '1 year 2 months 3 days 04:05:06.789' * 2.75, interval '-1 mon 2 days -03:00' * 0.333, interval '35 days' / 3, interval '1 mon' / 3, interval '2 hours' * -1, interval '1 day' * 1e9;
+SELECT interval '7 days' * 1e10;
+SELECT interval '1 day' * 'NaN'::float8;
+SELECT date_bin(interval '1 day 2 hours', timestamp '1999-12-25 01:00', timestamp '2000-01-01'), date_bin(interval '7 minutes', timestamp '2024-03-31 01:30:59', timestamp '2024-03-31'), date_bin(interval '15 minutes', timestamptz 'infinity', timestamptz '2000-01-01 00:00+00');
+SELECT date_bin(interval '1 month', timestamp '2024-01-01', timestamp '2000-01-01');
+SELECT date_bin(interval '0 minutes', timestamp '2024-01-01', timestamp '2000-01-01');
+SELECT date_bin(interval '-5 minutes', timestamp '2024-01-01', timestamp '2000-01-01');
+SELECT age(timestamp '0044-03-15 12:00 BC', timestamp '2024-02-29'), age(timestamp '2024-03-01', timestamp '2024-01-31'), age(timestamp '2023-03-01', timestamp '2024-02-29 23:59:59.5'), age(date '2000-02-29', date '2001-03-01');
+SELECT justify_hours(interval '-50 hours'), justify_hours(interval '1 day -25 hours'), justify_days(interval '-65 days'), justify_days(interval '1 mon -40 days'), justify_interval(interval '-1 mon 40 days -50 hours'), justify_interval(interval '29 days 24 hours');
+SELECT (timestamp '2024-01-01', NULL::timestamp) OVERLAPS (timestamp '2023-12-31', timestamp '2024-01-02'), (NULL::timestamp, timestamp '2024-01-01') OVERLAPS (timestamp '2024-01-01', interval '1 day'), (timestamp '2024-01-02', timestamp '2024-01-01') OVERLAPS (timestamp '2024-01-01 12:00', NULL::timestamp), (date '2024-01-01', date '2024-01-05') OVERLAPS (date '2024-01-05', date '2024-01-06');
+SELECT id, (tz, interval '1 month') OVERLAPS (timestamptz '2024-04-01 00:00+00', interval '1 day'), ts - interval '1 mon' * 1.5 FROM ev WHERE id <> 16;
+SELECT make_interval(178956970), make_interval(0, 0, 0, 0, 0, 0, 1e-7), make_interval(0, 0, 0, 0, 0, 0, -0.5);

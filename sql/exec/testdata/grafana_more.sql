@@ -12,3 +12,4 @@ SELECT count(*) FROM ev WHERE tz > now() - interval '100 years' AND tz < now() +
 SELECT now() = now(), now() = transaction_timestamp(), current_date = now()::date, current_timestamp = now(), localtimestamp = now()::timestamp;
 SELECT id, age(ts) > interval '0', age(tz) > interval '0' FROM ev WHERE id < 5;
 SELECT date_trunc('day', now()) <= now(), extract(year FROM now()) >= 2024;
+SELECT interval '1 day' * 'Infinity'::float8, make_interval(2147483647);

@@ -27,3 +27,9 @@ SELECT to_json(ARRAY[1.5::float8, NULL]), to_json(ARRAY[date '2024-01-01']), to_
 SELECT json_agg(ts ORDER BY id), jsonb_agg(ts ORDER BY id), json_agg(d ORDER BY id), jsonb_agg(f ORDER BY id), json_object_agg(id, t ORDER BY id), jsonb_object_agg(id, ts ORDER BY id) FROM wd;
 SELECT json_agg(NULL::int[]), json_agg(ia ORDER BY id DESC) FROM arr;
 SELECT jsonb_agg(ia ORDER BY id), json_agg(ta ORDER BY id) FROM arr;
+SELECT jsonb_set('[[1, [2]], {"a": []}]', '{0,1,0}', '"x"'), jsonb_set('[[1, [2]], {"a": []}]', '{1,a,0}', '"y"'), jsonb_set('[[1, [2]], {"a": []}]', '{1,a,-1}', '"z"'), jsonb_insert('{"a": {"b": [1, 2]}}', '{a,b,-1}', '3', true), jsonb_insert('{"a": {"b": [1, 2]}}', '{a,c}', '3'), jsonb_set('{"a": 1}', '{ 0}', '2'), jsonb_set('[1, 2]', '{ +1}', '9'), jsonb_set('[1, 2]', '{ -1}', '9');
+SELECT jsonb_set('[1, 2]', '{1 }', '9');
+SELECT jsonb_set('[1, 2]', '{+-1}', '9');
+SELECT jsonb_set('[1, 2]', '{""}', '9');
+SELECT '[1, [2, 3]]'::jsonb #- '{1,0}', '[1, [2, 3]]'::jsonb #- '{1,x}', '{"a": {"b": {"c": 1}}}'::jsonb #- '{a,b,c}', '{"a": 1}'::jsonb #- '{a}';
+SELECT '[1, [2, 3]]'::jsonb #- '{x,0}';
