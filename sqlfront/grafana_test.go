@@ -68,29 +68,8 @@ func TestGrafanaSQLPort(t *testing.T) {
 		stmts = append(stmts, s...)
 	}
 	ctx := context.Background()
-	code := func(err error) string {
-		var pe *pgconn.PgError
-		if errors.As(err, &pe) {
-			return pe.Code
-		}
-		if err != nil {
-			return err.Error()
-		}
-		return ""
-	}
-	connect := func(url, zone string, mode pgx.QueryExecMode) *pgx.Conn {
-		cfg, err := pgx.ParseConfig(url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.DefaultQueryExecMode = mode
-		cfg.RuntimeParams["TimeZone"] = zone
-		conn, err := pgx.ConnectConfig(ctx, cfg)
-		if err != nil {
-			t.Fatalf("connect with TimeZone=%s: %v", zone, err)
-		}
-		return conn
-	}
+	code := sqlState
+	connect := func(url, zone string, mode pgx.QueryExecMode) *pgx.Conn { return connectZoneMode(t, url, zone, mode) }
 	for _, zone := range []string{"UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe"} {
 		for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeCacheDescribe} {
 			pgc, scc := connect(r.pgURL, zone, mode), connect(sqlURL, zone, mode)
@@ -143,4 +122,34 @@ func rowsMinus(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// sqlState is err's SQLSTATE ("" for none; the text of an error
+// without one).
+func sqlState(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// connectZoneMode connects with TimeZone in the startup packet (as
+// pgjdbc sends it) and mode as the query protocol.
+func connectZoneMode(t *testing.T, url, zone string, mode pgx.QueryExecMode) *pgx.Conn {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DefaultQueryExecMode = mode
+	cfg.RuntimeParams["TimeZone"] = zone
+	conn, err := pgx.ConnectConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("connect with TimeZone=%s: %v", zone, err)
+	}
+	return conn
 }

@@ -127,15 +127,20 @@ func JustifyHours(v types.IntervalVal) (types.IntervalVal, error) {
 	if !fitsInt32(d) {
 		return v, errInterval()
 	}
-	switch {
-	case d > 0 && t < 0:
-		t += usecsPerDay
-		d--
-	case d < 0 && t > 0:
-		t -= usecsPerDay
-		d++
-	}
+	d, t = borrow(d, t, usecsPerDay)
 	return types.IntervalVal{Months: v.Months, Days: int32(d), Micros: t}, nil
+}
+
+// borrow makes lo's sign hi's: one unit of hi moved into lo where their
+// signs differ (the last step of the justify functions).
+func borrow(hi, lo, unit int64) (int64, int64) {
+	switch {
+	case hi > 0 && lo < 0:
+		return hi - 1, lo + unit
+	case hi < 0 && lo > 0:
+		return hi + 1, lo - unit
+	}
+	return hi, lo
 }
 
 // JustifyDays is interval_justify_days.
@@ -146,14 +151,7 @@ func JustifyDays(v types.IntervalVal) (types.IntervalVal, error) {
 	if !fitsInt32(m) {
 		return v, errInterval()
 	}
-	switch {
-	case m > 0 && d < 0:
-		d += daysPerMonth
-		m--
-	case m < 0 && d > 0:
-		d -= daysPerMonth
-		m++
-	}
+	m, d = borrow(m, d, daysPerMonth)
 	return types.IntervalVal{Months: int32(m), Days: int32(d), Micros: v.Micros}, nil
 }
 
@@ -183,14 +181,7 @@ func JustifyInterval(v types.IntervalVal) (types.IntervalVal, error) {
 		d -= daysPerMonth
 		m++
 	}
-	switch {
-	case d > 0 && t < 0:
-		t += usecsPerDay
-		d--
-	case d < 0 && t > 0:
-		t -= usecsPerDay
-		d++
-	}
+	d, t = borrow(d, t, usecsPerDay)
 	return types.IntervalVal{Months: int32(m), Days: int32(d), Micros: t}, nil
 }
 

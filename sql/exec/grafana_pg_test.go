@@ -2,12 +2,9 @@ package exec_test
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
-
-	pgq "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/sidecar-dev/sidecar/sql/builtin"
 	"github.com/sidecar-dev/sidecar/sql/exec"
@@ -37,16 +34,7 @@ func TestGrafanaZones(t *testing.T) {
 		}
 		refused := 0
 		for file, mayRefuse := range files {
-			b, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			stmts, err := pgq.SplitWithParser(string(b), true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, sql := range stmts {
-				sql = strings.TrimSpace(sql)
+			for _, sql := range readStatements(t, file) {
 				// Each statement is its own transaction on PostgreSQL:
 				// now() is read just before it runs there.
 				clock := &builtin.Context{Zone: z, TxnStart: time.Now(), StmtStart: time.Now(), Clock: time.Now}

@@ -40,16 +40,7 @@ func TestDifferential(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.diff.sql")
 	refused := 0
 	for _, file := range files {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stmts, err := pgq.SplitWithParser(string(b), true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, sql := range stmts {
-			sql = strings.TrimSpace(sql)
+		for _, sql := range readStatements(t, file) {
 			want := pgAnswer(ctx, conn, sql)
 			got := runSQL(cat, src, sql, 0)
 			if (strings.HasPrefix(got, "error 0A000") || strings.Contains(got, "\nerror 0A000")) && !strings.HasPrefix(want, "error 0A000") {
@@ -69,6 +60,22 @@ func TestDifferential(t *testing.T) {
 		t.Errorf("%d statements refused, want at most 4", refused)
 	}
 	t.Logf("%d refused", refused)
+}
+
+// readStatements is file's SQL statements, blanks trimmed.
+func readStatements(t testing.TB, file string) []string {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts, err := pgq.SplitWithParser(string(b), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range stmts {
+		stmts[i] = strings.TrimSpace(stmts[i])
+	}
+	return stmts
 }
 
 // diffSetup connects to a new database of the test cluster holding
