@@ -226,6 +226,9 @@ func convertDateTime(s string, from, to uint32) (Value, error) {
 	if err != nil {
 		return nil, typesErr(err)
 	}
+	if tv, ok := v.(types.TimestampVal); ok && to == oidTime && (tv == types.TimestampPosInf || tv == types.TimestampNegInf) {
+		return nil, nil // timestamp[tz]_time: an infinite timestamp has no time of day (NULL)
+	}
 	r, err := types.Convert(v, from, to, -1)
 	if err != nil {
 		return nil, typesErr(err)

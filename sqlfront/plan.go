@@ -646,6 +646,9 @@ func (pl *planner) aexpr(a *pg.A_Expr) (expr, error) {
 				if c, ok := r.(*constExpr); ok && c.v != nil {
 					return pl.foldNeg(c)
 				}
+				if pl.typeOf(r) == oidInterval {
+					return nil, unsupported(pos, "- interval") // sql/exec answers it
+				}
 				if !isNumericType(pl.typeOf(r)) {
 					return nil, errf(codeUndefinedFunc, pos, "operator does not exist: - %s", typeName(pl.typeOf(r)))
 				}
@@ -680,6 +683,11 @@ func (pl *planner) aexpr(a *pg.A_Expr) (expr, error) {
 			}
 			return &cmpExpr{op: op, l: l, r: r, t: t}, nil
 		case "+", "-", "*", "/", "%":
+			if isDateTime(pl.typeOf(l)) || isDateTime(pl.typeOf(r)) {
+				// timestamp − timestamp, interval ± × ÷, …: sql/exec
+				// answers them (and PostgreSQL's 42883 where it has none).
+				return nil, unsupported(pos, fmt.Sprintf("%s %s %s", typeName(pl.typeOf(l)), op, typeName(pl.typeOf(r))))
+			}
 			l, r, t, err := pl.binary(l, r, op, pos)
 			if err != nil {
 				return nil, err

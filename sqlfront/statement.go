@@ -374,6 +374,12 @@ func (s *session) plans(ctx context.Context, query string, types []uint32) ([]*p
 	if ls := s.literalSettings(); ls != (literalSettings{}) {
 		key = ls.cachePrefix() + key // the same text means another statement (scs.go)
 	}
+	if z := s.sessionZone(); !z.IsUTC() {
+		// Outside UTC a statement may be planned for sql/exec where UTC
+		// plans it flat (zoneRoutesToVec), and literals read local
+		// times: a plan made under one zone is not another zone's.
+		key = "\x00TimeZone=" + z.Name + "\x00" + key
+	}
 	if ps := s.srv.cache.get(key); ps != nil && s.plansCurrent(ctx, ps) {
 		return ps, nil
 	}

@@ -63,29 +63,8 @@ func TestTimeZoneDifferential(t *testing.T) {
 		"SELECT id, format('%s|%L', tsz, tsz), concat(tsz, '/', id), concat_ws(',', tsz, ts), array_to_string(ARRAY[tsz], ';')" + from + " WHERE id IN (1, 9, 13, 15) ORDER BY id",
 	}
 	ctx := context.Background()
-	code := func(err error) string {
-		var pe *pgconn.PgError
-		if errors.As(err, &pe) {
-			return pe.Code
-		}
-		if err != nil {
-			return err.Error()
-		}
-		return ""
-	}
-	connect := func(url, zone string, mode pgx.QueryExecMode) *pgx.Conn {
-		cfg, err := pgx.ParseConfig(url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.DefaultQueryExecMode = mode
-		cfg.RuntimeParams["TimeZone"] = zone
-		conn, err := pgx.ConnectConfig(ctx, cfg)
-		if err != nil {
-			t.Fatalf("connect with TimeZone=%s: %v", zone, err)
-		}
-		return conn
-	}
+	code := sqlState
+	connect := func(url, zone string, mode pgx.QueryExecMode) *pgx.Conn { return connectZoneMode(t, url, zone, mode) }
 	for _, zone := range tzZones {
 		for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeCacheDescribe} {
 			pgc, scc := connect(r.pgURL, zone, mode), connect(sqlURL, zone, mode)

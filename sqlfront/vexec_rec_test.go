@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // diffCase is a statement compared with PostgreSQL on the vectorized
@@ -24,16 +23,7 @@ type diffCase struct {
 func diffVectorized(t *testing.T, r *rig, cases []diffCase) {
 	t.Helper()
 	ctx := context.Background()
-	code := func(err error) string {
-		var pe *pgconn.PgError
-		if errors.As(err, &pe) {
-			return pe.Code
-		}
-		if err != nil {
-			return err.Error()
-		}
-		return ""
-	}
+	code := sqlState
 	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeCacheDescribe} {
 		pgc := connectMode(t, r.pgURL, mode)
 		scc := connectMode(t, r.sqlURL, mode)

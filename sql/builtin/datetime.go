@@ -257,8 +257,12 @@ type part struct {
 	f     float64 // the float8 value date_part computes
 	inf   int8
 	null  bool
-	// noNumeric: extract's numeric of this unit is not computed (julian
-	// of a timestamp: numeric division's scale).
+	// julian: extract(julian) of a timestamp, whose numeric is the day
+	// n plus dayUs/86400000000 in numeric division (its scale).
+	julian bool
+	dayUs  int64
+	// noNumeric: extract's numeric is not computed (epoch of an interval
+	// past int64 microseconds).
 	noNumeric bool
 }
 
@@ -310,7 +314,7 @@ func tsPart(low string, t types.TimestampVal, typ OID) (part, error) {
 		return intPart(yearPart(x.year, u)), nil
 	case uJulian:
 		secs := ((x.hour*60+x.min)*60 + x.sec)
-		return part{noNumeric: true, f: float64(x.jd) + (float64(secs)+float64(x.fsec)/1000000.0)/86400.0}, nil
+		return part{julian: true, n: x.jd, dayUs: secs*1000000 + x.fsec, f: float64(x.jd) + (float64(secs)+float64(x.fsec)/1000000.0)/86400.0}, nil
 	case uIsoYear:
 		y := isoYear(x.year, x.mon, x.mday)
 		if y <= 0 {
@@ -423,7 +427,13 @@ func (p part) numeric() (types.Value, error) {
 	case p.inf != 0:
 		return &types.Decimal{Inf: p.inf}, nil
 	case p.noNumeric:
-		return nil, unsupported("extract(julian from a timestamp)")
+		return nil, unsupported("extract(epoch from an interval) past 2^63 microseconds")
+	case p.julian:
+		q, err := types.DivDecimal(types.DecimalFromInt(p.dayUs), types.DecimalFromInt(usecsPerDay))
+		if err != nil {
+			return nil, err
+		}
+		return types.AddDecimal(types.DecimalFromInt(p.n), q), nil
 	}
 	d := &types.Decimal{Scale: p.scale}
 	d.V.SetInt64(p.n)
@@ -541,10 +551,6 @@ func (r *Registry) addDateTime() {
 	}
 	for _, t := range []OID{iv, i4, i8, types.Float4, f8, nm} {
 		r.def("to_char", tx, refuse("to_char("+types.NameOf(t)+", text)"), t, tx)
-	}
-	for _, t := range []OID{ts, tsz} {
-		r.def("age", iv, refuse("age()"), t, t)
-		r.def("age", iv, refuse("age()"), t)
 	}
 	// AT TIME ZONE: atZone shifts a[1] by the zone a[0] names, sign = -1 from local
 	// time to UTC (timestamp → timestamptz), +1 back.

@@ -95,6 +95,7 @@ func (r *Registry) addJSON() {
 	r.ops["?&"] = []string{"jsonb_exists_all"}
 
 	r.addJSONOps() // jsonops.go
+	r.addJSONSet() // jsonset.go
 	r.def("jsonb_pretty", tx, jsonUnary(func(n *jnode) (types.Value, error) {
 		var b strings.Builder
 		writePretty(&b, n, 0)
@@ -102,25 +103,25 @@ func (r *Registry) addJSON() {
 	}), jsbOID)
 
 	// Building values from SQL values.
-	r.def("to_json", jsOID, func(_ *Context, a []types.Value, p []OID) (types.Value, error) {
-		return sqlToJSON(jsOID, a[0], p[0])
+	r.def("to_json", jsOID, func(c *Context, a []types.Value, p []OID) (types.Value, error) {
+		return sqlToJSON(jsOID, a[0], p[0], zoneOf(c))
 	}, AnyElement).stable()
-	r.def("to_jsonb", jsbOID, func(_ *Context, a []types.Value, p []OID) (types.Value, error) {
-		return sqlToJSON(jsbOID, a[0], p[0])
+	r.def("to_jsonb", jsbOID, func(c *Context, a []types.Value, p []OID) (types.Value, error) {
+		return sqlToJSON(jsbOID, a[0], p[0], zoneOf(c))
 	}, AnyElement).stable()
 	for _, t := range []OID{jsOID, jsbOID} {
 		t := t
-		r.def(fnName(t, "build_object"), t, func(_ *Context, a []types.Value, p []OID) (types.Value, error) {
-			return buildObject(t, a, p)
+		r.def(fnName(t, "build_object"), t, func(c *Context, a []types.Value, p []OID) (types.Value, error) {
+			return buildObject(t, a, p, zoneOf(c))
 		}, Any).variadic().nonStrict().stable()
 		r.def(fnName(t, "build_object"), t, func(_ *Context, a []types.Value, p []OID) (types.Value, error) {
-			return buildObject(t, nil, nil)
+			return buildObject(t, nil, nil, nil)
 		}).nonStrict().stable()
-		r.def(fnName(t, "build_array"), t, func(_ *Context, a []types.Value, p []OID) (types.Value, error) {
-			return buildArray(t, a, p)
+		r.def(fnName(t, "build_array"), t, func(c *Context, a []types.Value, p []OID) (types.Value, error) {
+			return buildArray(t, a, p, zoneOf(c))
 		}, Any).variadic().nonStrict().stable()
 		r.def(fnName(t, "build_array"), t, func(_ *Context, a []types.Value, p []OID) (types.Value, error) {
-			return buildArray(t, nil, nil)
+			return buildArray(t, nil, nil, nil)
 		}).nonStrict().stable()
 	}
 }
@@ -471,12 +472,26 @@ func writePretty(b *strings.Builder, n *jnode, depth int) {
 }
 
 // sqlNode is an SQL value as a JSON value (datum_to_json[b]), for the
-// types whose form is settled here; others refuse.
-func sqlNode(v types.Value, t OID) (*jnode, error) {
+// types whose form is settled here; others refuse. z is the session's
+// zone (a timestamptz's offset).
+func sqlNode(v types.Value, t OID, z *types.Zone) (*jnode, error) {
 	if v == nil {
 		return &jnode{kind: jNull, raw: "null"}, nil
 	}
 	switch t {
+	case types.Date, types.Time, types.Timetz, types.Interval, types.UUID:
+		// A date in XSD form is its ISO text; the others are their
+		// output text (IntervalStyle postgres, the only one served).
+		return &jnode{kind: jString, str: types.Out(t, v)}, nil
+	case types.Timestamp, types.Timestamptz:
+		return &jnode{kind: jString, str: xsdTimestamp(types.OutIn(t, v, z))}, nil
+	case types.Float4, types.Float8:
+		s := types.Out(t, v)
+		switch s {
+		case "NaN", "Infinity", "-Infinity":
+			return &jnode{kind: jString, str: s}, nil
+		}
+		return &jnode{kind: jNumber, str: s, raw: s}, nil
 	case types.Bpchar:
 		return &jnode{kind: jString, str: types.Out(t, v)}, nil // blanks kept, as bpcharout
 	case tx, types.Varchar, types.Name, types.Unknown, types.Char:
@@ -503,24 +518,68 @@ func sqlNode(v types.Value, t OID) (*jnode, error) {
 	case jsOID, jsbOID:
 		return parseJSON(str(v))
 	}
+	if e := types.ElemOf(t); e != 0 && types.ElemOf(e) == 0 {
+		// array_to_json: the elements in a JSON array; json prints it
+		// without blanks ([1,2]).
+		arr := &jnode{kind: jArray}
+		var raw strings.Builder
+		raw.WriteByte('[')
+		for i, ev := range v.(*types.Array).Elems {
+			n, err := sqlNode(ev, e, z)
+			if err != nil {
+				return nil, err
+			}
+			if i > 0 {
+				raw.WriteByte(',')
+			}
+			raw.WriteString(builtValue(n))
+			arr.vals = append(arr.vals, n)
+		}
+		raw.WriteByte(']')
+		arr.raw = raw.String()
+		return arr, nil
+	}
 	return nil, unsupported("a value of type %s as json", types.NameOf(t))
 }
 
+// xsdTimestamp is timestamp or timestamptz ISO output text as
+// JsonEncodeDateTime prints it (XSD): "T" between date and time, the
+// offset with minutes (+00:00); infinities as they are.
+func xsdTimestamp(iso string) string {
+	sp := strings.IndexByte(iso, ' ')
+	if sp < 0 {
+		return iso // infinity, -infinity
+	}
+	s := iso[:sp] + "T" + iso[sp+1:]
+	bc := strings.HasSuffix(s, " BC")
+	s = strings.TrimSuffix(s, " BC")
+	if i := strings.LastIndexAny(s, "+-"); i > sp && !strings.Contains(s[i:], ":") {
+		s += ":00"
+	}
+	if bc {
+		s += " BC"
+	}
+	return s
+}
+
 // sqlToJSON is to_json / to_jsonb.
-func sqlToJSON(t OID, v types.Value, from OID) (types.Value, error) {
+func sqlToJSON(t OID, v types.Value, from OID, z *types.Zone) (types.Value, error) {
 	if from == jsOID && t == jsOID {
 		return v, nil // to_json(json) is the value as written
 	}
-	n, err := sqlNode(v, from)
+	n, err := sqlNode(v, from, z)
 	if err != nil {
 		return nil, err
+	}
+	if t == jsOID {
+		return builtValue(n), nil
 	}
 	return jsonText(t, n), nil
 }
 
 // buildObject is json[b]_build_object: pairs of key and value; a NULL
 // key is an error, keys are printed as text.
-func buildObject(t OID, a []types.Value, p []OID) (types.Value, error) {
+func buildObject(t OID, a []types.Value, p []OID, z *types.Zone) (types.Value, error) {
 	if len(a)%2 != 0 {
 		return nil, &Error{Code: CodeInvalidParameter, Message: "argument list must have even number of elements",
 			Hint: "The arguments of " + fnName(t, "build_object") + "() must consist of alternating keys and values."}
@@ -530,7 +589,7 @@ func buildObject(t OID, a []types.Value, p []OID) (types.Value, error) {
 		if a[i] == nil {
 			return nil, errorf(CodeInvalidParameter, "argument %d: key must not be null", i+1)
 		}
-		k, err := sqlNode(a[i], p[i])
+		k, err := sqlNode(a[i], p[i], z)
 		if err != nil {
 			return nil, err
 		}
@@ -542,7 +601,7 @@ func buildObject(t OID, a []types.Value, p []OID) (types.Value, error) {
 		case jObject, jArray, jNull:
 			return nil, unsupported("a json or jsonb object key of type %s", types.NameOf(p[i]))
 		}
-		v, err := sqlNode(a[i+1], p[i+1])
+		v, err := sqlNode(a[i+1], p[i+1], z)
 		if err != nil {
 			return nil, err
 		}
@@ -555,10 +614,10 @@ func buildObject(t OID, a []types.Value, p []OID) (types.Value, error) {
 }
 
 // buildArray is json[b]_build_array.
-func buildArray(t OID, a []types.Value, p []OID) (types.Value, error) {
+func buildArray(t OID, a []types.Value, p []OID, z *types.Zone) (types.Value, error) {
 	arr := &jnode{kind: jArray}
 	for i := range a {
-		v, err := sqlNode(a[i], p[i])
+		v, err := sqlNode(a[i], p[i], z)
 		if err != nil {
 			return nil, err
 		}

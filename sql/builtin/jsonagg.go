@@ -17,10 +17,14 @@ import (
 func JSONConvertible(t OID) bool {
 	switch t {
 	case tx, types.Varchar, types.Bpchar, types.Name, types.Unknown, types.Char,
-		types.Int2, i4, i8, types.Numeric, bo, jsOID, jsbOID:
+		types.Int2, i4, i8, types.Numeric, bo, jsOID, jsbOID,
+		types.Float4, types.Float8, types.Date, types.Timestamp, types.Time, types.Timetz, types.Interval, types.UUID:
 		return true
 	}
-	return false
+	// Arrays of those; not timestamptz (its text follows the session's
+	// zone, which the aggregates are not handed).
+	e := types.ElemOf(t)
+	return e != 0 && types.ElemOf(e) == 0 && JSONConvertible(e)
 }
 
 // jsonElemText is v (of type t) as json_agg and json_object_agg append
@@ -33,7 +37,7 @@ func jsonElemText(v types.Value, t OID) (string, error) {
 	case t == jsOID || t == jsbOID:
 		return str(v), nil
 	}
-	n, err := sqlNode(v, t)
+	n, err := sqlNode(v, t, nil)
 	if err != nil {
 		return "", err
 	}
@@ -44,13 +48,17 @@ func jsonElemText(v types.Value, t OID) (string, error) {
 // (t jsonb) over vals of type vt, in order.
 func JSONAgg(t OID, vals []types.Value, vt OID) (types.Value, error) {
 	if t == jsbOID {
-		return buildArray(t, vals, repeatOID(vt, len(vals)))
+		return buildArray(t, vals, repeatOID(vt, len(vals)), nil)
 	}
 	var b strings.Builder
 	b.WriteByte('[')
+	structured := types.ElemOf(vt) != 0
 	for i, v := range vals {
 		if i > 0 {
 			b.WriteString(", ")
+			if structured && v != nil {
+				b.WriteString("\n ") // json_agg_transfn: arrays after the first on a line of their own
+			}
 		}
 		s, err := jsonElemText(v, vt)
 		if err != nil {
@@ -82,7 +90,7 @@ func JSONObjectAgg(t OID, keys, vals []types.Value, kt, vt OID) (types.Value, er
 		for i := range keys {
 			args, oids = append(args, keys[i], vals[i]), append(oids, kt, vt)
 		}
-		return buildObject(t, args, oids)
+		return buildObject(t, args, oids, nil)
 	}
 	var b strings.Builder
 	b.WriteString("{ ")
@@ -90,7 +98,7 @@ func JSONObjectAgg(t OID, keys, vals []types.Value, kt, vt OID) (types.Value, er
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		kn, err := sqlNode(k, kt)
+		kn, err := sqlNode(k, kt, nil)
 		if err != nil {
 			return nil, err
 		}

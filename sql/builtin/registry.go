@@ -93,6 +93,8 @@ func build(version int) *Registry {
 	r.addTimeZone() // tz.go
 	r.addRegex()
 	r.addJSON()
+	r.addInterval() // interval.go
+	r.addUUID()     // uuid.go
 	return r
 }
 

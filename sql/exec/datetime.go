@@ -146,7 +146,7 @@ func dateTimeArith(op string, l, r plan.Type) func(a, b types.Value) (types.Valu
 			return addInterval(ts, b.(types.IntervalVal), sign)
 		}
 	}
-	return nil
+	return intervalArith(op, l, r) // interval.go
 }
 
 // The finite date range (days from 2000-01-01): PostgreSQL's

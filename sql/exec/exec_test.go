@@ -88,6 +88,10 @@ func runSQLWith(cat plan.Catalog, src exec.Source, sql string, opts exec.Options
 		fmt.Fprintf(&b, "%s %s", q.Names[i], q.MD.Column(id).Type)
 	}
 	b.WriteString("\n")
+	var zone *types.Zone // timestamptz prints in the session's zone
+	if opts.Clock != nil {
+		zone = opts.Clock.Zone
+	}
 	err = p.Run(context.Background(), src, opts, func(bt *exec.Batch) error {
 		for i := 0; i < bt.N; i++ {
 			for c, vec := range bt.Vecs {
@@ -97,7 +101,7 @@ func runSQLWith(cat plan.Catalog, src exec.Source, sql string, opts exec.Options
 				if vec[i] == nil {
 					b.WriteString(`\N`)
 				} else {
-					b.WriteString(types.Out(q.MD.Column(cols[c]).Type.OID, vec[i]))
+					b.WriteString(types.OutIn(q.MD.Column(cols[c]).Type.OID, vec[i], zone))
 				}
 			}
 			b.WriteString("\n")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sidecar-dev/sidecar/sql/builtin"
 	"github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
 )
@@ -299,17 +300,24 @@ func (c *compiler) op(x *plan.Op) (vexpr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if x.Op != "-" || numRank(x.T.OID) == 0 {
+		if x.Op != "-" || numRank(x.T.OID) == 0 && x.T.OID != plan.Interval {
 			return nil, unsupported("prefix operator " + x.Op + " on " + x.T.String())
 		}
 		t := x.T.OID
+		neg := func(t plan.OID, v types.Value) (types.Value, error) {
+			if t == plan.Interval {
+				v, err := builtin.IntervalNeg(v.(types.IntervalVal))
+				return v, libraryErr(err)
+			}
+			return types.Neg(t, v)
+		}
 		return func(b *Batch, sel []int, out []types.Value) error {
 			if err := arg(b, sel, out); err != nil {
 				return err
 			}
 			for _, i := range sel {
 				if out[i] != nil {
-					v, err := types.Neg(t, out[i])
+					v, err := neg(t, out[i])
 					if err != nil {
 						return err
 					}

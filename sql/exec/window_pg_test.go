@@ -16,6 +16,7 @@ import (
 
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
 	"github.com/sidecar-dev/sidecar/sql/internal/plantest"
+	"github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
 )
 
@@ -34,11 +35,57 @@ func TestMain(m *testing.M) {
 func TestDifferential(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	conn, cat, src := diffSetup(ctx, t)
+	defer conn.Close(context.Background())
+	files, _ := filepath.Glob("testdata/*.diff.sql")
+	refused := 0
+	for _, file := range files {
+		for _, sql := range readStatements(t, file) {
+			want := pgAnswer(ctx, conn, sql)
+			got := runSQL(cat, src, sql, 0)
+			if (strings.HasPrefix(got, "error 0A000") || strings.Contains(got, "\nerror 0A000")) && !strings.HasPrefix(want, "error 0A000") {
+				refused++
+				t.Logf("refused: %s\n  %s", sql, got)
+				continue
+			}
+			if normalize(got) != normalize(want) {
+				t.Errorf("%s: %s\nsidecar:\n%s\npostgres:\n%s", file, sql, got, want)
+			}
+		}
+	}
+	// The refusals expected: the four statements whose answer depends
+	// on the order PostgreSQL's sort leaves tied rows in. More means a
+	// construct stopped being answered.
+	if refused > 4 {
+		t.Errorf("%d statements refused, want at most 4", refused)
+	}
+	t.Logf("%d refused", refused)
+}
+
+// readStatements is file's SQL statements, blanks trimmed.
+func readStatements(t testing.TB, file string) []string {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts, err := pgq.SplitWithParser(string(b), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range stmts {
+		stmts[i] = strings.TrimSpace(stmts[i])
+	}
+	return stmts
+}
+
+// diffSetup connects to a new database of the test cluster holding
+// testdata/tables.sql's tables and data.txt's rows, and gives the same
+// catalog and rows for sql/exec.
+func diffSetup(ctx context.Context, t *testing.T) (*pgx.Conn, plan.Catalog, *memSource) {
 	conn, err := pgx.Connect(ctx, pgc.NewDB(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(context.Background())
 	ddl, err := os.ReadFile("testdata/tables.sql")
 	if err != nil {
 		t.Fatal(err)
@@ -66,38 +113,7 @@ func TestDifferential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob("testdata/*.diff.sql")
-	refused := 0
-	for _, file := range files {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stmts, err := pgq.SplitWithParser(string(b), true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, sql := range stmts {
-			sql = strings.TrimSpace(sql)
-			want := pgAnswer(ctx, conn, sql)
-			got := runSQL(cat, src, sql, 0)
-			if (strings.HasPrefix(got, "error 0A000") || strings.Contains(got, "\nerror 0A000")) && !strings.HasPrefix(want, "error 0A000") {
-				refused++
-				t.Logf("refused: %s\n  %s", sql, got)
-				continue
-			}
-			if normalize(got) != normalize(want) {
-				t.Errorf("%s: %s\nsidecar:\n%s\npostgres:\n%s", file, sql, got, want)
-			}
-		}
-	}
-	// The refusals expected: the four statements whose answer depends
-	// on the order PostgreSQL's sort leaves tied rows in. More means a
-	// construct stopped being answered.
-	if refused > 4 {
-		t.Errorf("%d statements refused, want at most 4", refused)
-	}
-	t.Logf("%d refused", refused)
+	return conn, cat, src
 }
 
 // pgAnswer is PostgreSQL's answer in runSQL's form.
@@ -145,7 +161,7 @@ func pgErr(err error) string {
 // typeName names the result types runSQL prints.
 func typeName(oid uint32) string {
 	names := map[uint32]string{16: "bool", 20: "int8", 21: "int2", 23: "int4", 25: "text", 700: "float4", 701: "float8",
-		1042: "bpchar", 1043: "varchar", 1082: "date", 1700: "numeric", 1114: "timestamp", 1184: "timestamptz", 114: "json", 3802: "jsonb"}
+		1042: "bpchar", 1043: "varchar", 1082: "date", 1700: "numeric", 1114: "timestamp", 1184: "timestamptz", 114: "json", 3802: "jsonb", 1083: "time", 1186: "interval", 2950: "uuid", 2206: "regtype"}
 	if n, ok := names[oid]; ok {
 		return n
 	}

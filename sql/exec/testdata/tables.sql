@@ -7,3 +7,4 @@ CREATE TABLE wd (id int4, d date, ts timestamp, t time, f float8, n numeric);
 CREATE TABLE arr (id int4, ia int4[], ta text[], na numeric[]);
 CREATE TABLE js (id int4, j jsonb, t json);
 CREATE TABLE jo (id int4, j jsonb, t json);
+CREATE TABLE ev (id int4, ts timestamp, tz timestamptz, d date, v float8, host text);
