@@ -216,3 +216,40 @@ func TestCatalogPsqlDescribe(t *testing.T) {
 		}
 	}
 }
+
+// pandasRead: pandas over SQLAlchemy + psycopg2 with no driver options:
+// read_sql of a query (with and without parameters) and read_sql_table
+// (which reflects the table through the inspector first).
+const pandasRead = `
+import sys, warnings, pandas, sqlalchemy
+warnings.simplefilter("ignore")
+def call(name, fn):
+    try:
+        df = fn()
+        out = "%s %s" % (sorted(df.dtypes.astype(str).items()), df.to_dict("list"))
+    except Exception as e:
+        code = getattr(getattr(e, "orig", None), "pgcode", None)
+        out = "ERR %s %s" % (code, str(e).splitlines()[0][:200])
+    print("%s: %s" % (name, out))
+eng = sqlalchemy.create_engine(sys.argv[1])
+t = sys.argv[2]
+call("read_sql", lambda: pandas.read_sql("SELECT * FROM " + t + " ORDER BY id", eng))
+call("read_sql_params", lambda: pandas.read_sql(sqlalchemy.text("SELECT id, name FROM " + t + " WHERE id >= :lo ORDER BY id"), eng, params={"lo": 1}))
+call("read_sql_table", lambda: pandas.read_sql_table(t, eng))
+`
+
+// TestCatalogPandas: pandas.read_sql answers as on PostgreSQL (same
+// frames, same dtypes); read_sql_table answers identically or is
+// refused (it reflects the columns through SQLAlchemy's get_columns,
+// whose query casts to regclass).
+func TestCatalogPandas(t *testing.T) {
+	needPython(t, "sqlalchemy", "python3-sqlalchemy")
+	needPython(t, "psycopg2", "python3-psycopg2")
+	needPython(t, "pandas", "python3-pandas")
+	r := catalogRig(t)
+	for _, table := range []string{"accounts", "items"} {
+		got := clientLines(runPython(t, pandasRead, "postgresql+psycopg2://"+strings.TrimPrefix(r.sqlURL, "postgres://"), table))
+		want := clientLines(runPython(t, pandasRead, "postgresql+psycopg2://"+strings.TrimPrefix(r.pgURL, "postgres://"), table))
+		compareCalls(t, table, got, want, []string{"read_sql", "read_sql_params"})
+	}
+}

@@ -17,6 +17,9 @@ import (
 type pgScan struct {
 	rel   *pgRel
 	reads map[int]bool
+	// filters are each scan's conjuncts decidable on a row
+	// (pgcatalog_skip.go): a row every scan drops is not checked.
+	filters [][]rowTest
 }
 
 // catalogTable resolves a catalog relation for the binder (nil: not
@@ -73,6 +76,7 @@ func (c *vecCatalog) checkReads(q *lplan.Query) error {
 				for _, o := range s.Ords {
 					v.reads[o] = true
 				}
+				v.noteFilter(s)
 			}
 		}
 		exprs := lplan.ExprsOf(r)
@@ -110,11 +114,19 @@ func (s *vecSource) scanCatalog(ctx context.Context, v *pgScan, fn func(row []*s
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		unknown := -1
 		for i, val := range row {
 			if val == pgUnknown && v.reads[i] {
-				return unsupported(-1, v.rel.schema+"."+v.rel.name+"."+v.rel.cols[i].name+
-					" (sidecar does not know it for the followed tables: the mirror keeps their columns, types, NOT NULL, defaults, constraints, indexes and comments)")
+				unknown = i
+				break
 			}
+		}
+		if unknown >= 0 && v.skippable(row) {
+			continue // every scan's filter drops it (pgcatalog_skip.go)
+		}
+		if unknown >= 0 {
+			return unsupported(-1, v.rel.schema+"."+v.rel.name+"."+v.rel.cols[unknown].name+
+				" (sidecar does not know it for the followed tables: the mirror keeps their columns, types, NOT NULL, defaults, constraints, indexes and comments)")
 		}
 		if err := fn(row); err != nil {
 			return err

@@ -145,3 +145,22 @@ func TestCatalogIndexVectors(t *testing.T) {
 		"SELECT c.relname, i.indkey::int2[] " + idx + "ORDER BY 1",
 	})
 }
+
+// TestCatalogUnknownFiltered: a catalog row holding a value sidecar does
+// not know, in a column the statement reads, refuses the statement only
+// when the row can pass the scan's filter (the tables' pg_class rows
+// have no reltype or relnatts; their indexes' rows do: a statement
+// over the indexes was refused).
+func TestCatalogUnknownFiltered(t *testing.T) {
+	r := catalogRig(t)
+	catalogCompare(t, r, []string{
+		"SELECT relname, reltype, relnatts FROM pg_class WHERE relkind = 'i' AND relnamespace = 2200 ORDER BY 1",
+		"SELECT c.relname, c.relnatts, c.relam FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid " +
+			"WHERE c.relkind = 'i' AND c.relnamespace = 2200 AND i.indisunique ORDER BY 1",
+		"SELECT relname FROM pg_class WHERE relnamespace = 2200 AND relkind = 'i' AND reltype = 0 ORDER BY 1",
+	}, []string{
+		// Rows of the tables pass these filters: their reltype is read.
+		"SELECT relname, reltype FROM pg_class WHERE relnamespace = 2200 AND relkind IN ('i', 'r') ORDER BY 1",
+		"SELECT relname, reltype FROM pg_class WHERE relnamespace = 2200 AND (relkind = 'i' OR relname = 'items') ORDER BY 1",
+	})
+}

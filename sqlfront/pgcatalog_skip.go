@@ -1,0 +1,235 @@
+package sqlfront
+
+import (
+	"strconv"
+
+	lplan "github.com/sidecar-dev/sidecar/sql/plan"
+)
+
+// A catalog row holding a value sidecar does not know (pgUnknown) in a
+// column the statement reads refuses the statement — unless no scan of
+// the relation can emit that row: each scan's filter has a conjunct
+// that is false (or NULL) for the row on values sidecar knows. Such a
+// row is dropped by the scan's filter anyway, so skipping it changes
+// nothing but the refusal (psql's and pgjdbc's "WHERE a.attrelid = …
+// AND a.attnum > 0" no longer trip over the index columns' or system
+// columns' unknown values).
+//
+// Only conjuncts decidable exactly on the row's text are used: a
+// column (through value-preserving casts) compared with a constant —
+// integers and oids with = <> < <= > >=, name and text with = and <>
+// (equality is byte equality under every deterministic collation) —,
+// a boolean column or its negation, and IS [NOT] NULL.
+
+// rowTest is one decidable conjunct: ord's value against text.
+type rowTest struct {
+	ord  int
+	op   string // = <> < <= > >=, "true", "false", "null", "notnull"
+	num  bool   // compared as integers
+	text string
+}
+
+// noteFilter records the decidable conjuncts of scan s over v's
+// relation (a scan with none makes no row skippable).
+func (v *pgScan) noteFilter(s *lplan.Scan) {
+	ords := map[lplan.ColumnID]int{}
+	for i, id := range s.Cols {
+		ords[id] = s.Ords[i]
+	}
+	var tests []rowTest
+	if s.Filter != nil {
+		for _, c := range lplan.Conjuncts(s.Filter) {
+			if t, ok := decidable(c, ords, v.rel); ok {
+				tests = append(tests, t)
+			}
+		}
+	}
+	v.filters = append(v.filters, tests)
+}
+
+// skippable says whether every scan of the relation drops row.
+func (v *pgScan) skippable(row []*string) bool {
+	if len(v.filters) == 0 {
+		return false
+	}
+	for _, tests := range v.filters {
+		dropped := false
+		for _, t := range tests {
+			if t.rejects(row) {
+				dropped = true
+				break
+			}
+		}
+		if !dropped {
+			return false
+		}
+	}
+	return true
+}
+
+// rejects says whether the conjunct is not true for row (known values
+// only: an unknown value decides nothing).
+func (t rowTest) rejects(row []*string) bool {
+	val := row[t.ord]
+	if val == pgUnknown {
+		return false
+	}
+	switch t.op {
+	case "null":
+		return val != nil
+	case "notnull":
+		return val == nil
+	}
+	if val == nil {
+		return true // NULL: the filter drops it
+	}
+	switch t.op {
+	case "true":
+		return *val == "f"
+	case "false":
+		return *val == "t"
+	}
+	cmp := 0
+	if t.num {
+		a, err1 := strconv.ParseInt(*val, 10, 64)
+		b, err2 := strconv.ParseInt(t.text, 10, 64)
+		if err1 != nil || err2 != nil {
+			return false
+		}
+		cmp = compareInt(a, b)
+	} else if *val != t.text {
+		cmp = 1 // only = and <> are used for text
+	}
+	switch t.op {
+	case "=":
+		return cmp != 0
+	case "<>":
+		return cmp == 0
+	case "<":
+		return cmp >= 0
+	case "<=":
+		return cmp > 0
+	case ">":
+		return cmp <= 0
+	case ">=":
+		return cmp < 0
+	}
+	return false
+}
+
+func compareInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+var intOIDs = map[uint32]bool{oidInt2: true, oidInt4: true, oidInt8: true, oidOID: true}
+var textOIDs = map[uint32]bool{oidName: true, oidText: true}
+
+// column reads x as a column of the scan through casts that keep its
+// value (integer to integer; name to text): its ordinal and whether it
+// compares as an integer.
+func column(x lplan.Scalar, ords map[lplan.ColumnID]int, rel *pgRel) (int, bool, bool) {
+	for {
+		switch y := x.(type) {
+		case *lplan.Cast:
+			in := y.Arg.Type()
+			if !(intOIDs[in.OID] && intOIDs[y.T.OID] && in.OID != oidOID && y.T.OID != oidOID || in.OID == oidName && y.T.OID == oidText || in.OID == y.T.OID) {
+				return 0, false, false
+			}
+			x = y.Arg
+			continue
+		case *lplan.ColRef:
+			o, ok := ords[y.ID]
+			if !ok {
+				return 0, false, false
+			}
+			t := rel.cols[o].typ
+			if t.OID == oidCharType || textOIDs[t.OID] {
+				return o, false, true
+			}
+			return o, intOIDs[t.OID], intOIDs[t.OID] || t.OID == oidBool
+		}
+		return 0, false, false
+	}
+}
+
+// constant reads x as a non-NULL constant's text, through casts to the
+// integer types (an integer literal's text is its value) or to text and
+// name of a constant of those.
+func constant(x lplan.Scalar, num bool) (string, bool) {
+	toOID := false // a negative integer cast to oid wraps around
+	for {
+		switch y := x.(type) {
+		case *lplan.Cast:
+			if !(num && intOIDs[y.T.OID] || !num && (textOIDs[y.T.OID] || y.T.OID == oidCharType)) {
+				return "", false
+			}
+			toOID = toOID || y.T.OID == oidOID
+			x = y.Arg
+			continue
+		case *lplan.Const:
+			if y.Null {
+				return "", false
+			}
+			if num {
+				if n, err := strconv.ParseInt(y.Text, 10, 32); err != nil || toOID && n < 0 {
+					return "", false
+				}
+			} else if len(y.Text) > 63 && y.T.OID != oidText {
+				return "", false // a name constant is truncated
+			}
+			return y.Text, true
+		}
+		return "", false
+	}
+}
+
+var flipped = map[string]string{"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+// decidable reads conjunct c as a rowTest.
+func decidable(c lplan.Scalar, ords map[lplan.ColumnID]int, rel *pgRel) (rowTest, bool) {
+	switch x := c.(type) {
+	case *lplan.ColRef:
+		if o, ok := ords[x.ID]; ok && rel.cols[o].typ.OID == oidBool {
+			return rowTest{ord: o, op: "true"}, true
+		}
+	case *lplan.BoolOp:
+		if x.Op == "NOT" && len(x.Args) == 1 {
+			if y, ok := x.Args[0].(*lplan.ColRef); ok {
+				if o, ok := ords[y.ID]; ok && rel.cols[o].typ.OID == oidBool {
+					return rowTest{ord: o, op: "false"}, true
+				}
+			}
+		}
+	case *lplan.IsNull:
+		if o, _, ok := column(x.Arg, ords, rel); ok {
+			op := "null"
+			if x.Not {
+				op = "notnull"
+			}
+			return rowTest{ord: o, op: op}, true
+		}
+	case *lplan.Op:
+		if len(x.Args) != 2 || flipped[x.Op] == "" {
+			break
+		}
+		for side, op := range []string{x.Op, flipped[x.Op]} {
+			o, num, ok := column(x.Args[side], ords, rel)
+			if !ok || rel.cols[o].typ.OID == oidBool {
+				continue
+			}
+			if !num && op != "=" && op != "<>" {
+				continue
+			}
+			if k, ok := constant(x.Args[1-side], num); ok && (rel.cols[o].typ.OID != oidCharType || len(k) <= 1) {
+				return rowTest{ord: o, op: op, num: num, text: k}, true
+			}
+		}
+	}
+	return rowTest{}, false
+}
