@@ -29,42 +29,75 @@ type rowTest struct {
 	text string
 }
 
-// noteFilter records the decidable conjuncts of scan s over v's
-// relation (a scan with none makes no row skippable).
-func (v *pgScan) noteFilter(s *lplan.Scan) {
-	ords := map[lplan.ColumnID]int{}
-	for i, id := range s.Cols {
-		ords[id] = s.Ords[i]
-	}
-	var tests []rowTest
-	if s.Filter != nil {
-		for _, c := range lplan.Conjuncts(s.Filter) {
-			if t, ok := decidable(c, ords, v.rel); ok {
-				tests = append(tests, t)
-			}
-		}
-	}
-	v.filters = append(v.filters, tests)
+// scanUse is one scan of a catalog relation: the ordinals it reads and
+// its decidable conjuncts.
+type scanUse struct {
+	ords  map[int]bool
+	tests []rowTest
 }
 
-// skippable says whether every scan of the relation drops row.
-func (v *pgScan) skippable(row []*string) bool {
-	if len(v.filters) == 0 {
-		return false
+// noteFilter records scan s over v's relation.
+func (v *pgScan) noteFilter(s *lplan.Scan) {
+	u := scanUse{ords: map[int]bool{}}
+	colOrd := map[lplan.ColumnID]int{}
+	for i, id := range s.Cols {
+		colOrd[id] = s.Ords[i]
+		u.ords[s.Ords[i]] = true
 	}
-	for _, tests := range v.filters {
-		dropped := false
-		for _, t := range tests {
-			if t.rejects(row) {
-				dropped = true
-				break
+	if s.Filter != nil {
+		for _, c := range lplan.Conjuncts(s.Filter) {
+			if t, ok := decidable(c, colOrd, v.rel); ok {
+				u.tests = append(u.tests, t)
 			}
 		}
-		if !dropped {
-			return false
+	}
+	v.uses = append(v.uses, u)
+}
+
+// drops says whether the scan's filter is false for row.
+func (u scanUse) drops(row []*string) bool {
+	for _, t := range u.tests {
+		if t.rejects(row) {
+			return true
 		}
 	}
-	return true
+	return false
+}
+
+// admit decides a row: refused (unknown >= 0: the ordinal of an unknown
+// value a scan reads and may keep the row for), dropped (nil: every
+// scan drops it), or emitted, with NULL for the unknown values only
+// scans dropping the row read (their filters are false whatever the
+// value; the scans keeping it do not read it).
+func (v *pgScan) admit(row []*string) (out []*string, unknown int) {
+	out = row
+	copied := false
+	for i, val := range row {
+		if val != pgUnknown || !v.reads[i] {
+			continue
+		}
+		if len(v.uses) == 0 {
+			return nil, i
+		}
+		for _, u := range v.uses {
+			if u.ords[i] && !u.drops(row) {
+				return nil, i
+			}
+		}
+		if !copied {
+			out, copied = append([]*string(nil), row...), true
+		}
+		out[i] = nil
+	}
+	if copied {
+		for _, u := range v.uses {
+			if !u.drops(row) {
+				return out, -1
+			}
+		}
+		return nil, -1
+	}
+	return out, -1
 }
 
 // rejects says whether the conjunct is not true for row (known values
