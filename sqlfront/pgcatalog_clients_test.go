@@ -180,7 +180,7 @@ func TestCatalogPsqlDescribe(t *testing.T) {
 	r := catalogRig(t)
 	// \dn is not among them: schema owners are not read (refused; the
 	// loop below checks it is refused or identical).
-	must := []string{`\d items`, `\d accounts`, `\di`}
+	must := []string{`\d items`, `\d accounts`, `\di`, `\d`, `\dt`}
 	for _, cmd := range must {
 		got, err := psql(t, r.sqlURL, "-c", cmd)
 		if err != nil {
@@ -203,9 +203,7 @@ func TestCatalogPsqlDescribe(t *testing.T) {
 	if err != nil || got != want {
 		t.Errorf("pg_database.oid: %s (%v), PostgreSQL %s", got, err, want)
 	}
-	// \d (no pattern) lists sequences too: items' serial one is not in
-	// sidecar's pg_class, so it must be refused, not listed without it.
-	for _, cmd := range []string{`\d+ items`, `\dt+`, `\df`, `\dt`, `\dn`, `\l`, `\d`} {
+	for _, cmd := range []string{`\d+ items`, `\dt+`, `\df`, `\dn`, `\l`, `\ds`, `\d items_id_seq`} {
 		got, err := psql(t, r.sqlURL, "-c", cmd)
 		want, _ := psql(t, r.pgURL, "-c", cmd)
 		switch {
