@@ -195,7 +195,8 @@ func column(x lplan.Scalar, ords map[lplan.ColumnID]int, rel *pgRel) (int, bool,
 // integer types (an integer literal's text is its value) or to text and
 // name of a constant of those.
 func constant(x lplan.Scalar, num bool) (string, bool) {
-	toOID := false // a negative integer cast to oid wraps around
+	toOID := false  // a negative integer cast to oid wraps around
+	toChar := false // "char" keeps the first byte
 	for {
 		switch y := x.(type) {
 		case *lplan.Cast:
@@ -203,6 +204,7 @@ func constant(x lplan.Scalar, num bool) (string, bool) {
 				return "", false
 			}
 			toOID = toOID || y.T.OID == oidOID
+			toChar = toChar || y.T.OID == oidCharType
 			x = y.Arg
 			continue
 		case *lplan.Const:
@@ -213,8 +215,8 @@ func constant(x lplan.Scalar, num bool) (string, bool) {
 				if n, err := strconv.ParseInt(y.Text, 10, 32); err != nil || toOID && n < 0 {
 					return "", false
 				}
-			} else if len(y.Text) > 63 && y.T.OID != oidText {
-				return "", false // a name constant is truncated
+			} else if len(y.Text) > 63 || (toChar || y.T.OID == oidCharType) && len(y.Text) > 1 {
+				return "", false // cast to name or "char", it would be truncated
 			}
 			return y.Text, true
 		}
