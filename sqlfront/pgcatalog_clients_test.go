@@ -160,12 +160,19 @@ func TestCatalogJDBCWalk(t *testing.T) {
 func TestCatalogSQLAlchemy(t *testing.T) {
 	needPython(t, "sqlalchemy", "python3-sqlalchemy")
 	needPython(t, "psycopg2", "python3-psycopg2")
-	r := catalogRig(t)
+	pythonCalls(t, catalogRig(t), sqlalchemyInspect, "connect", "inspect", "get_schema_names", "get_table_names", "has_table",
+		"get_foreign_keys", "get_unique_constraints", "get_check_constraints", "get_table_comment", "get_pk_constraint", "get_indexes")
+}
+
+// pythonCalls runs a Python client script over SQLAlchemy + psycopg2
+// against sidecar and PostgreSQL for each of the rig's tables and
+// compares its calls (compareCalls).
+func pythonCalls(t *testing.T, r *rig, script string, same ...string) {
+	t.Helper()
 	for _, table := range []string{"accounts", "items"} {
-		got := clientLines(runPython(t, sqlalchemyInspect, "postgresql+psycopg2://"+strings.TrimPrefix(r.sqlURL, "postgres://"), table))
-		want := clientLines(runPython(t, sqlalchemyInspect, "postgresql+psycopg2://"+strings.TrimPrefix(r.pgURL, "postgres://"), table))
-		compareCalls(t, table, got, want, []string{"connect", "inspect", "get_schema_names", "get_table_names", "has_table",
-			"get_foreign_keys", "get_unique_constraints", "get_check_constraints", "get_table_comment", "get_pk_constraint", "get_indexes"})
+		got := clientLines(runPython(t, script, "postgresql+psycopg2://"+strings.TrimPrefix(r.sqlURL, "postgres://"), table))
+		want := clientLines(runPython(t, script, "postgresql+psycopg2://"+strings.TrimPrefix(r.pgURL, "postgres://"), table))
+		compareCalls(t, table, got, want, same)
 	}
 }
 
@@ -244,10 +251,5 @@ func TestCatalogPandas(t *testing.T) {
 	needPython(t, "sqlalchemy", "python3-sqlalchemy")
 	needPython(t, "psycopg2", "python3-psycopg2")
 	needPython(t, "pandas", "python3-pandas")
-	r := catalogRig(t)
-	for _, table := range []string{"accounts", "items"} {
-		got := clientLines(runPython(t, pandasRead, "postgresql+psycopg2://"+strings.TrimPrefix(r.sqlURL, "postgres://"), table))
-		want := clientLines(runPython(t, pandasRead, "postgresql+psycopg2://"+strings.TrimPrefix(r.pgURL, "postgres://"), table))
-		compareCalls(t, table, got, want, []string{"read_sql", "read_sql_params"})
-	}
+	pythonCalls(t, catalogRig(t), pandasRead, "read_sql", "read_sql_params")
 }

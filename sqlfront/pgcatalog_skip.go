@@ -1,6 +1,7 @@
 package sqlfront
 
 import (
+	"cmp"
 	"strconv"
 
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
@@ -122,42 +123,32 @@ func (t rowTest) rejects(row []*string) bool {
 	case "false":
 		return *val == "t"
 	}
-	cmp := 0
+	order := 0
 	if t.num {
 		a, err1 := strconv.ParseInt(*val, 10, 64)
 		b, err2 := strconv.ParseInt(t.text, 10, 64)
 		if err1 != nil || err2 != nil {
 			return false
 		}
-		cmp = compareInt(a, b)
+		order = cmp.Compare(a, b)
 	} else if *val != t.text {
-		cmp = 1 // only = and <> are used for text
+		order = 1 // only = and <> are used for text
 	}
 	switch t.op {
 	case "=":
-		return cmp != 0
+		return order != 0
 	case "<>":
-		return cmp == 0
+		return order == 0
 	case "<":
-		return cmp >= 0
+		return order >= 0
 	case "<=":
-		return cmp > 0
+		return order > 0
 	case ">":
-		return cmp <= 0
+		return order <= 0
 	case ">=":
-		return cmp < 0
+		return order < 0
 	}
 	return false
-}
-
-func compareInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 var intOIDs = map[uint32]bool{oidInt2: true, oidInt4: true, oidInt8: true, oidOID: true}
