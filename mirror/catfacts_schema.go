@@ -67,6 +67,7 @@ func encodeSchemaFacts(e *enc, f *wal.Facts) {
 	encodeIndexDetails(&b, s.Indexes)
 	b.byte(flagBits(s.OptionsRead, s.Options != nil))
 	encodeStrs(&b, s.Options)
+	encodeSequences(&b, s)
 	e.byte(schemaFactsMark)
 	e.bytes(b.b)
 }
@@ -127,6 +128,7 @@ func decodeSchemaFacts(d *dec, f *wal.Facts) {
 		if fl&2 != 0 && s.Options == nil {
 			s.Options = []string{}
 		}
+		decodeSequences(b, s)
 	}
 	if b.err != nil {
 		d.err = b.err
@@ -199,5 +201,46 @@ func decodeIndexDetails(b *dec, xs []wal.IndexFacts) {
 			d.RelOptions = []string{}
 		}
 		xs[i].Detail = d
+	}
+}
+
+// encodeSequences appends the owned sequences (a flag, then each
+// sequence) after the options; a record without them (written before)
+// leaves SequencesRead false.
+func encodeSequences(b *enc, s *wal.SchemaFacts) {
+	if !s.SequencesRead {
+		return
+	}
+	b.byte(1)
+	b.uvarint(uint64(len(s.OwnedSequences)))
+	for _, q := range s.OwnedSequences {
+		b.uvarint(uint64(q.OID))
+		b.str(q.Schema)
+		b.str(q.Name)
+		b.str(q.Column)
+		b.byte(flagBits(q.Identity, q.Cycle))
+		b.uvarint(uint64(q.OwnerOID))
+		b.byte(q.Persistence)
+		b.uvarint(uint64(q.TypeOID))
+		for _, v := range []int64{q.Start, q.Increment, q.Max, q.Min, q.Cache} {
+			b.varint(v)
+		}
+	}
+}
+
+// decodeSequences reads what encodeSequences wrote, when present.
+func decodeSequences(b *dec, s *wal.SchemaFacts) {
+	if b.err != nil || len(b.b) == 0 || b.byte()&1 == 0 {
+		return
+	}
+	s.SequencesRead = true
+	n := b.count()
+	for i := 0; i < n && b.err == nil; i++ {
+		q := wal.SequenceFacts{OID: uint32(b.uvarint()), Schema: b.str(), Name: b.str(), Column: b.str()}
+		fl := b.byte()
+		q.Identity, q.Cycle = fl&1 != 0, fl&2 != 0
+		q.OwnerOID, q.Persistence, q.TypeOID = uint32(b.uvarint()), b.byte(), uint32(b.uvarint())
+		q.Start, q.Increment, q.Max, q.Min, q.Cache = b.varint(), b.varint(), b.varint(), b.varint(), b.varint()
+		s.OwnedSequences = append(s.OwnedSequences, q)
 	}
 }

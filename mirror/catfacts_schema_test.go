@@ -27,6 +27,9 @@ func TestSchemaFactsRoundTrip(t *testing.T) {
 		Comment: "the items", ReferencedBy: []uint32{16500, 16501}, OwnerOID: 10, Owner: "postgres", DatabaseOID: 16384, Options: []string{"fillfactor=50"}, OptionsRead: true, ColumnComments: []string{"", "its name", ""}, Sequences: []string{"public.items_id_seq", "", ""},
 		Triggers: []wal.TriggerFacts{{Name: "audit", Def: "CREATE TRIGGER audit AFTER INSERT ON items FOR EACH ROW EXECUTE FUNCTION f()", Enabled: 'O'},
 			{Name: "RI_x", Enabled: 'D', Internal: true, Inherited: true}},
+		SequencesRead: true, OwnedSequences: []wal.SequenceFacts{{OID: 16399, Schema: "public", Name: "items_id_seq", Column: "id", OwnerOID: 10, Persistence: 'p',
+			TypeOID: 23, Start: 1, Increment: 1, Max: 2147483647, Min: 1, Cache: 1}, {OID: 16398, Schema: "s", Name: "q", Column: "a", Identity: true, Cycle: true,
+			OwnerOID: 10, Persistence: 'u', TypeOID: 20, Start: -5, Increment: -2, Max: -1, Min: -9223372036854775808, Cache: 20}},
 	}
 	base := wal.Relation{OID: 7, Schema: "public", Name: "items", Identity: wal.IdentityDefault,
 		Columns: []wal.Column{{Name: "id", TypeOID: 23, TypeMod: -1, Key: true}, {Name: "a", TypeOID: 23, TypeMod: -1}, {Name: "qty", TypeOID: 23, TypeMod: -1}}}

@@ -33,6 +33,9 @@ func readSchemaFacts(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uin
 		if err := readTriggers(ctx, conn, oids, out); err != nil {
 			return err
 		}
+		if err := readSequences(ctx, conn, oids, out); err != nil {
+			return err
+		}
 		return readComments(ctx, conn, oids, out)
 	})
 	if err != nil {
@@ -235,6 +238,41 @@ func readTriggers(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uin
 	})
 	if err != nil {
 		return fmt.Errorf("triggers: %w", err)
+	}
+	return nil
+}
+
+// readSequences reads the sequences the tables' columns own (serial:
+// pg_depend 'a', identity: 'i'), their pg_class and pg_sequence rows.
+func readSequences(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uint32]*wal.SchemaFacts) error {
+	for _, o := range oids {
+		out[uint32(o)].SequencesRead = true
+	}
+	rows, err := conn.Query(ctx, `SELECT d.refobjid::int8, c.oid::int8, n.nspname::text, c.relname::text, coalesce(a.attname::text, ''), d.deptype = 'i',
+			c.relowner::int8, c.relpersistence::text, s.seqtypid::int8, s.seqstart, s.seqincrement, s.seqmax, s.seqmin, s.seqcache, s.seqcycle
+		FROM pg_catalog.pg_depend d
+		JOIN pg_catalog.pg_class c ON c.oid = d.objid AND c.relkind = 'S'
+		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+		JOIN pg_catalog.pg_sequence s ON s.seqrelid = c.oid
+		LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
+		WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+			AND d.refobjid = ANY($1::int8[]::oid[]) AND d.deptype IN ('a', 'i')
+		ORDER BY 1, 4`, oids)
+	if err != nil {
+		return fmt.Errorf("sequences: %w", err)
+	}
+	var rel, oid, owner, typ int64
+	var persistence string
+	var q wal.SequenceFacts
+	_, err = pgx.ForEachRow(rows, []any{&rel, &oid, &q.Schema, &q.Name, &q.Column, &q.Identity, &owner, &persistence, &typ,
+		&q.Start, &q.Increment, &q.Max, &q.Min, &q.Cache, &q.Cycle}, func() error {
+		x := q
+		x.OID, x.OwnerOID, x.TypeOID, x.Persistence = uint32(oid), uint32(owner), uint32(typ), charByte(persistence)
+		out[uint32(rel)].OwnedSequences = append(out[uint32(rel)].OwnedSequences, x)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sequences: %w", err)
 	}
 	return nil
 }

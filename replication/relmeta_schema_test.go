@@ -44,6 +44,15 @@ func TestReadSchemaFacts(t *testing.T) {
 	if s.Comment != "the items" || !slices.Equal(s.ColumnComments, []string{"", "", "bee"}) || !slices.Equal(s.Sequences, []string{"public.item_id_seq", "", ""}) {
 		t.Errorf("comments %q %q, sequences %q", s.Comment, s.ColumnComments, s.Sequences)
 	}
+	var seq uint32
+	if err := conn.QueryRow(ctx, "SELECT 'item_id_seq'::regclass::oid").Scan(&seq); err != nil {
+		t.Fatal(err)
+	}
+	want := []wal.SequenceFacts{{OID: seq, Schema: "public", Name: "item_id_seq", Column: "id", OwnerOID: 10, Persistence: 'p', TypeOID: 23,
+		Start: 1, Increment: 1, Max: 2147483647, Min: 1, Cache: 1}}
+	if !s.SequencesRead || !slices.Equal(s.OwnedSequences, want) {
+		t.Errorf("owned sequences %+v (read %v), want %+v", s.OwnedSequences, s.SequencesRead, want)
+	}
 	byName := map[string]wal.ConstraintFacts{}
 	for _, c := range s.Constraints {
 		byName[c.Name] = c

@@ -2,6 +2,8 @@ package sqlfront
 
 import (
 	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -105,34 +107,55 @@ func formatType(c Column) string {
 	return typeName(c.TypeOID)
 }
 
-func relList(ex *execCtx, _ []string) ([][]*string, error) {
+// relList answers psql's \dt and \d (no pattern), whose texts differ
+// only in the relkinds listed (their fingerprints are the same): the
+// constants after the CASE's last one ('partitioned index') up to
+// 'pg_catalog' are the IN list. \d lists the followed tables' owned
+// sequences (a serial or identity column) too: one pg_class does not
+// list (not read: copied by an older sidecar) refuses the list rather
+// than answer without it.
+func relList(ex *execCtx, consts []string) ([][]*string, error) {
+	kinds := map[string]bool{}
+	if i := slices.Index(consts, "partitioned index"); i >= 0 {
+		for _, k := range consts[i+1:] {
+			if k == "pg_catalog" {
+				break
+			}
+			kinds[k] = true
+		}
+	}
+	if !kinds["r"] || !kinds["p"] {
+		return nil, unsupported(-1, "this psql listing (relkinds other than tables)")
+	}
+	tables := ex.src.Tables()
+	_, ns := (&pgCatCtx{tables: tables}).namespaces()
 	var rows [][]*string
-	for _, t := range ex.src.Tables() {
-		s := schemaFactsOf(&t)
+	for i := range tables {
+		t := &tables[i]
+		s := schemaFactsOf(t)
 		if s == nil || s.Owner == "" {
 			return nil, unsupported(-1, "the owner of "+t.Name+" (not read: copied by an older sidecar; a resync reads it)")
 		}
-		rows = append(rows, []*string{strp(t.Schema), strp(t.Rel), strp(relKindName(&t)), strp(s.Owner)})
-	}
-	return rows, nil
-}
-
-// relAndSeqList answers psql's \d (no pattern), which lists sequences
-// too: a followed table's owned sequence (a serial or identity column)
-// is a relation pg_class lacks, so the list is refused rather than
-// answered without it.
-func relAndSeqList(ex *execCtx, consts []string) ([][]*string, error) {
-	for _, t := range ex.src.Tables() {
-		if s := schemaFactsOf(&t); s != nil {
-			for _, q := range s.Sequences {
-				if q != "" {
-					return nil, unsupported(-1, "listing the sequence "+q+" (owned by "+t.Name+"; sidecar's catalog does not keep sequences)").
-						hint(`\dt lists the tables`)
-				}
-			}
+		rows = append(rows, []*string{strp(t.Schema), strp(t.Rel), strp(relKindName(t)), strp(s.Owner)})
+		if !kinds["S"] {
+			continue
+		}
+		if q := unlistedSequences(t, ns); len(q) > 0 { // pgcatalog_seq.go
+			return nil, unsupported(-1, "listing the sequence "+q[0]+" (owned by "+t.Name+"; its facts were not read: copied by an older sidecar, a resync reads them)").
+				hint(`\dt lists the tables`)
+		}
+		for _, q := range listedSequences(t, ns) {
+			rows = append(rows, []*string{strp(q.Schema), strp(q.Name), strp("sequence"), strp(s.Owner)})
 		}
 	}
-	return relList(ex, consts)
+	// ORDER BY 1, 2 (name's collation is C: byte order).
+	sort.SliceStable(rows, func(i, j int) bool {
+		if *rows[i][0] != *rows[j][0] {
+			return *rows[i][0] < *rows[j][0]
+		}
+		return *rows[i][1] < *rows[j][1]
+	})
+	return rows, nil
 }
 
 // relKindName is psql's name of t's relkind.
@@ -148,7 +171,7 @@ func none(*execCtx, []string) ([][]*string, error) { return nil, nil }
 // psqlHandlers answer the queries of psqlQueries by name.
 var psqlHandlers = map[string]*canned{
 	"dt":    {cols: []string{"Schema", "Name", "Type", "Owner"}, rows: relList},
-	"dlist": {cols: []string{"Schema", "Name", "Type", "Owner"}, rows: relAndSeqList},
+	"dlist": {cols: []string{"Schema", "Name", "Type", "Owner"}, rows: relList},
 	"doid": {cols: []string{"oid", "nspname", "relname"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
 		pat := ""
 		for _, c := range consts {
@@ -162,11 +185,36 @@ var psqlHandlers = map[string]*canned{
 			return nil, errf(codeInvalidParam, -1, "invalid regular expression %q: %v", pat, err)
 		}
 		var rows [][]*string
-		for _, t := range ex.src.Tables() {
+		tables := ex.src.Tables()
+		_, ns := (&pgCatCtx{tables: tables}).namespaces()
+		for i := range tables {
+			t := &tables[i]
 			if re.MatchString(t.Rel) {
 				rows = append(rows, []*string{u32(t.OID), strp(t.Schema), strp(t.Rel)})
 			}
+			// \d of an index or a sequence describes it on PostgreSQL:
+			// refused, not "Did not find any relation".
+			others := unlistedSequences(t, ns)
+			for _, q := range listedSequences(t, ns) {
+				others = append(others, q.Name)
+			}
+			if s := schemaFactsOf(t); s != nil {
+				for _, x := range s.Indexes {
+					others = append(others, x.Name)
+				}
+			}
+			for _, o := range others {
+				if re.MatchString(o) {
+					return nil, unsupported(-1, "\\d of the index or sequence "+o+" (sidecar's psql support describes tables)")
+				}
+			}
 		}
+		sort.SliceStable(rows, func(i, j int) bool { // ORDER BY 2, 3
+			if *rows[i][1] != *rows[j][1] {
+				return *rows[i][1] < *rows[j][1]
+			}
+			return *rows[i][2] < *rows[j][2]
+		})
 		return rows, nil
 	}},
 	"dinfo": {cols: []string{"relchecks", "relkind", "relhasindex", "relhasrules", "relhastriggers", "relrowsecurity", "relforcerowsecurity",

@@ -154,7 +154,7 @@ var pgRels = append([]*pgRel{
 				out = append(out, []*string{u32(t.OID), sv(t.Rel), u32(ns[t.Schema]), u, sv("0"), ownerOID(&t), am, u, sv("0"), u, u, u, u, hasIndex, sv("f"),
 					sv("p"), sv(relKind(&t)), u, checks, u, triggers, sub, u, u, sv("t"), u, part, sv("0"), u, u, u, tableRelOptions(&t), u})
 			}
-			return append(out, indexClassRows(cx, ns)...)
+			return append(append(out, indexClassRows(cx, ns)...), seqClassRows(cx, ns)...) // pgcatalog_seq.go
 		}},
 	{schema: "pg_catalog", name: "pg_attribute", cols: pgc("attrelid oid, attname name, atttypid oid, attstattarget int4, attlen int2, attnum int2, " +
 		"attndims int4, attcacheoff int4, atttypmod int4, attbyval bool, attalign char, attstorage char, attcompression char, attnotnull bool, " +
@@ -239,7 +239,7 @@ var pgRels = append([]*pgRel{
 			}
 			return out
 		}},
-}, append(schemaRels, settingsRel)...) // pgcatalog_schema.go, pgcatalog_settings.go
+}, append(schemaRels, settingsRel, sequenceRel)...) // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go
 
 // charText is a "char" column's text: empty for 0.
 func charText(b byte) string {

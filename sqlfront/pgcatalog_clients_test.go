@@ -160,12 +160,19 @@ func TestCatalogJDBCWalk(t *testing.T) {
 func TestCatalogSQLAlchemy(t *testing.T) {
 	needPython(t, "sqlalchemy", "python3-sqlalchemy")
 	needPython(t, "psycopg2", "python3-psycopg2")
-	r := catalogRig(t)
+	pythonCalls(t, catalogRig(t), sqlalchemyInspect, "connect", "inspect", "get_schema_names", "get_table_names", "has_table",
+		"get_foreign_keys", "get_unique_constraints", "get_check_constraints", "get_table_comment", "get_pk_constraint", "get_indexes")
+}
+
+// pythonCalls runs a Python client script over SQLAlchemy + psycopg2
+// against sidecar and PostgreSQL for each of the rig's tables and
+// compares its calls (compareCalls).
+func pythonCalls(t *testing.T, r *rig, script string, same ...string) {
+	t.Helper()
 	for _, table := range []string{"accounts", "items"} {
-		got := clientLines(runPython(t, sqlalchemyInspect, "postgresql+psycopg2://"+strings.TrimPrefix(r.sqlURL, "postgres://"), table))
-		want := clientLines(runPython(t, sqlalchemyInspect, "postgresql+psycopg2://"+strings.TrimPrefix(r.pgURL, "postgres://"), table))
-		compareCalls(t, table, got, want, []string{"connect", "inspect", "get_schema_names", "get_table_names", "has_table",
-			"get_foreign_keys", "get_unique_constraints", "get_check_constraints", "get_table_comment", "get_pk_constraint", "get_indexes"})
+		got := clientLines(runPython(t, script, "postgresql+psycopg2://"+strings.TrimPrefix(r.sqlURL, "postgres://"), table))
+		want := clientLines(runPython(t, script, "postgresql+psycopg2://"+strings.TrimPrefix(r.pgURL, "postgres://"), table))
+		compareCalls(t, table, got, want, same)
 	}
 }
 
@@ -180,7 +187,7 @@ func TestCatalogPsqlDescribe(t *testing.T) {
 	r := catalogRig(t)
 	// \dn is not among them: schema owners are not read (refused; the
 	// loop below checks it is refused or identical).
-	must := []string{`\d items`, `\d accounts`, `\di`}
+	must := []string{`\d items`, `\d accounts`, `\di`, `\d`, `\dt`}
 	for _, cmd := range must {
 		got, err := psql(t, r.sqlURL, "-c", cmd)
 		if err != nil {
@@ -203,9 +210,7 @@ func TestCatalogPsqlDescribe(t *testing.T) {
 	if err != nil || got != want {
 		t.Errorf("pg_database.oid: %s (%v), PostgreSQL %s", got, err, want)
 	}
-	// \d (no pattern) lists sequences too: items' serial one is not in
-	// sidecar's pg_class, so it must be refused, not listed without it.
-	for _, cmd := range []string{`\d+ items`, `\dt+`, `\df`, `\dt`, `\dn`, `\l`, `\d`} {
+	for _, cmd := range []string{`\d+ items`, `\dt+`, `\df`, `\dn`, `\l`, `\ds`, `\d items_id_seq`} {
 		got, err := psql(t, r.sqlURL, "-c", cmd)
 		want, _ := psql(t, r.pgURL, "-c", cmd)
 		switch {
@@ -215,4 +220,36 @@ func TestCatalogPsqlDescribe(t *testing.T) {
 			t.Errorf("%s answered differently:\n%s\nPostgreSQL:\n%s", cmd, got, want)
 		}
 	}
+}
+
+// pandasRead: pandas over SQLAlchemy + psycopg2 with no driver options:
+// read_sql of a query (with and without parameters) and read_sql_table
+// (which reflects the table through the inspector first).
+const pandasRead = `
+import sys, warnings, pandas, sqlalchemy
+warnings.simplefilter("ignore")
+def call(name, fn):
+    try:
+        df = fn()
+        out = "%s %s" % (sorted(df.dtypes.astype(str).items()), df.to_dict("list"))
+    except Exception as e:
+        code = getattr(getattr(e, "orig", None), "pgcode", None)
+        out = "ERR %s %s" % (code, str(e).splitlines()[0][:200])
+    print("%s: %s" % (name, out))
+eng = sqlalchemy.create_engine(sys.argv[1])
+t = sys.argv[2]
+call("read_sql", lambda: pandas.read_sql("SELECT * FROM " + t + " ORDER BY id", eng))
+call("read_sql_params", lambda: pandas.read_sql(sqlalchemy.text("SELECT id, name FROM " + t + " WHERE id >= :lo ORDER BY id"), eng, params={"lo": 1}))
+call("read_sql_table", lambda: pandas.read_sql_table(t, eng))
+`
+
+// TestCatalogPandas: pandas.read_sql answers as on PostgreSQL (same
+// frames, same dtypes); read_sql_table answers identically or is
+// refused (it reflects the columns through SQLAlchemy's get_columns,
+// whose query casts to regclass).
+func TestCatalogPandas(t *testing.T) {
+	needPython(t, "sqlalchemy", "python3-sqlalchemy")
+	needPython(t, "psycopg2", "python3-psycopg2")
+	needPython(t, "pandas", "python3-pandas")
+	pythonCalls(t, catalogRig(t), pandasRead, "read_sql", "read_sql_params")
 }

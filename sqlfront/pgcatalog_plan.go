@@ -17,6 +17,10 @@ import (
 type pgScan struct {
 	rel   *pgRel
 	reads map[int]bool
+	// uses are each scan's columns and conjuncts decidable on a row
+	// (pgcatalog_skip.go): an unknown value refuses only where a scan
+	// reading it can keep its row.
+	uses []scanUse
 }
 
 // catalogTable resolves a catalog relation for the binder (nil: not
@@ -73,6 +77,7 @@ func (c *vecCatalog) checkReads(q *lplan.Query) error {
 				for _, o := range s.Ords {
 					v.reads[o] = true
 				}
+				v.noteFilter(s)
 			}
 		}
 		exprs := lplan.ExprsOf(r)
@@ -110,11 +115,13 @@ func (s *vecSource) scanCatalog(ctx context.Context, v *pgScan, fn func(row []*s
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		for i, val := range row {
-			if val == pgUnknown && v.reads[i] {
-				return unsupported(-1, v.rel.schema+"."+v.rel.name+"."+v.rel.cols[i].name+
-					" (sidecar does not know it for the followed tables: the mirror keeps their columns, types, NOT NULL, defaults, constraints, indexes and comments)")
-			}
+		row, unknown := v.admit(row) // pgcatalog_skip.go
+		if unknown >= 0 {
+			return unsupported(-1, v.rel.schema+"."+v.rel.name+"."+v.rel.cols[unknown].name+
+				" (sidecar does not know it for the followed tables: the mirror keeps their columns, types, NOT NULL, defaults, constraints, indexes and comments)")
+		}
+		if row == nil {
+			continue // every scan's filter drops it
 		}
 		if err := fn(row); err != nil {
 			return err
@@ -289,15 +296,16 @@ func formatTypeOf(oidv, modv types.Value) (types.Value, error) {
 
 // tableVisible is pg_table_is_visible: the relation's schema is on the
 // path and no schema before it has a relation of its name (NULL for an
-// OID pg_class does not list). The relations are the followed tables and
-// their indexes (pg_class lists both: indexClassRows); an index lives in
-// its table's schema.
+// OID pg_class does not list). The relations are the followed tables,
+// their indexes (pg_class lists both: indexClassRows; an index lives in
+// its table's schema) and their owned sequences (seqClassRows).
 func tableVisible(tables []Table, path []string, oid uint32) types.Value {
 	type rel struct {
 		schema, name string
 		oid          uint32
 	}
 	var rels []rel
+	_, ns := (&pgCatCtx{tables: tables}).namespaces()
 	for i := range tables {
 		t := &tables[i]
 		rels = append(rels, rel{t.Schema, t.Rel, t.OID})
@@ -305,6 +313,9 @@ func tableVisible(tables []Table, path []string, oid uint32) types.Value {
 			for _, x := range s.Indexes {
 				rels = append(rels, rel{t.Schema, x.Name, x.OID})
 			}
+		}
+		for _, q := range listedSequences(t, ns) { // pgcatalog_seq.go
+			rels = append(rels, rel{q.Schema, q.Name, q.OID})
 		}
 	}
 	var r *rel

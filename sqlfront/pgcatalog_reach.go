@@ -81,6 +81,7 @@ type reach struct {
 	tableOnly map[*lplan.Scan]bool
 	visiting  map[*lplan.Scan]bool
 	// tableNames and indexNames are the followed tables' and their
+	// listed owned sequences' and
 	// indexes' names.
 	tableNames, indexNames map[string]bool
 }
@@ -95,6 +96,7 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 	for _, row := range settingRows(c.pl.sess.settings) {
 		r.settings[*row[0]] = true
 	}
+	_, ns := (&pgCatCtx{tables: c.pl.src.Tables()}).namespaces()
 	for _, t := range c.pl.src.Tables() {
 		r.known[t.OID], r.tables[t.OID], r.tableNames[t.Rel] = true, true, true
 		if s := schemaFactsOf(&t); s != nil {
@@ -104,12 +106,10 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 			for _, k := range s.Constraints {
 				r.known[k.OID] = true
 			}
-			for _, q := range s.Sequences {
-				if q != "" {
-					_, name, _ := strings.Cut(q, ".")
-					r.seqs = append(r.seqs, strings.Trim(name, `"`))
-				}
+			for _, q := range listedSequences(&t, ns) { // pgcatalog_seq.go
+				r.known[q.OID], r.indexNames[q.Name] = true, true // not a table: pg_attribute and pg_description lack its rows
 			}
+			r.seqs = append(r.seqs, unlistedSequences(&t, ns)...)
 		}
 	}
 	r.walk(c, q.Plan, nil)
@@ -256,6 +256,9 @@ func (r *reach) prove(s *lplan.Scan) bool {
 	rel := r.rels[s]
 	if rel.name == "pg_namespace" {
 		return r.proveNamespace(s)
+	}
+	if rel.name == "pg_sequence" {
+		return true // PostgreSQL's own objects have none: its rows are the owned sequences pg_class lists
 	}
 	for _, cond := range r.restr[s] {
 		if col, other, op, ok := r.comparison(cond, s); ok {
@@ -438,7 +441,7 @@ func (r *reach) classTables(s *lplan.Scan) bool {
 		case "relkind":
 			for _, o := range other {
 				k, ok := constText([]lplan.Scalar{o})
-				all = all && ok && k != "i" && k != "I"
+				all = all && ok && k != "i" && k != "I" && k != "S"
 			}
 		case "relname":
 			for _, o := range other {
@@ -470,7 +473,7 @@ func (r *reach) userOIDs(vals []lplan.Scalar, depth int, tables bool) bool {
 		if tables {
 			return r.tableKey(src)
 		}
-		return isKeyCol(src.rel.name, src.name)
+		return isKeyCol(src.rel.name, src.name) || src.rel.name == "pg_sequence" && src.name == "seqrelid"
 	})
 }
 

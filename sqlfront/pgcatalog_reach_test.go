@@ -46,6 +46,7 @@ func TestCatalogSystemRows(t *testing.T) {
 		"SELECT relname FROM pg_class WHERE relname LIKE 'acc%' ORDER BY 1",
 		"SELECT relname FROM pg_class WHERE relname ~ '^(items)$'",
 		"SELECT relname FROM pg_class WHERE relname IN ('items', 'accounts') ORDER BY 1",
+		"SELECT relname FROM pg_class WHERE relname LIKE 'items%' ORDER BY 1", // items' sequence included
 		"SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY 1",
 		"SELECT a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname = 'accounts' AND a.attnum > 0 ORDER BY a.attnum",
 		"SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid WHERE c.relname = 'items'",
@@ -65,16 +66,10 @@ func TestCatalogSystemRows(t *testing.T) {
 		"SELECT count(*) FROM pg_attribute WHERE attrelid = 1259",
 		"SELECT count(*) FROM pg_class WHERE oid = 99999",
 		"SELECT count(*) FROM pg_class WHERE relname IN ('items', 'pg_class')",
-		"SELECT relname FROM pg_class WHERE relname LIKE 'items%' ORDER BY 1",
 		"SELECT count(*) > 0 FROM pg_index",
 		"SELECT count(*) > 0 FROM pg_description",
 		"SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'pg_catalog'",
 		"SELECT count(*) > 0 FROM pg_class c LEFT JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname <> 'pg_catalog'",
-		// A user schema holds items' owned sequence, which pg_class lacks:
-		// a schema proves user objects only with relkind excluding 'S'.
-		"SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' ORDER BY 1",
-		"SELECT relname FROM pg_class WHERE relnamespace = 2200 ORDER BY 1",
-		"SELECT relname FROM pg_class WHERE relnamespace = 2200 AND relkind IN ('r', 'S') ORDER BY 1",
 	})
 }
 
@@ -144,4 +139,70 @@ func TestCatalogIndexVectors(t *testing.T) {
 		// PostgreSQL keeps the lower bound: [0:1]={1,2}.
 		"SELECT c.relname, i.indkey::int2[] " + idx + "ORDER BY 1",
 	})
+}
+
+// TestCatalogUnknownFiltered: a catalog row holding a value sidecar does
+// not know, in a column the statement reads, refuses the statement only
+// when the row can pass the scan's filter (the tables' pg_class rows
+// have no reltype or relnatts; their indexes' rows do: a statement
+// over the indexes was refused).
+func TestCatalogUnknownFiltered(t *testing.T) {
+	r := catalogRig(t)
+	catalogCompare(t, r, []string{
+		"SELECT relname, reltype, relnatts FROM pg_class WHERE relkind = 'i' AND relnamespace = 2200 ORDER BY 1",
+		"SELECT c.relname, c.relnatts, c.relam FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid " +
+			"WHERE c.relkind = 'i' AND c.relnamespace = 2200 AND i.indisunique ORDER BY 1",
+		"SELECT relname FROM pg_class WHERE relnamespace = 2200 AND relkind = 'i' AND reltype = 0 ORDER BY 1",
+	}, []string{
+		// Rows of the tables pass these filters: their reltype is read.
+		"SELECT relname, reltype FROM pg_class WHERE relnamespace = 2200 AND relkind IN ('i', 'r') ORDER BY 1",
+		"SELECT relname, reltype FROM pg_class WHERE relnamespace = 2200 AND (relkind = 'i' OR relname = 'items') ORDER BY 1",
+	})
+}
+
+// TestCatalogSequences: the followed tables' owned sequences (serial and
+// identity columns) are in pg_class and pg_sequence as in PostgreSQL (a
+// schema's relations were refused: they lacked items' sequence), and
+// pg_attribute, which lacks their columns, is refused for them.
+func TestCatalogSequences(t *testing.T) {
+	r := catalogRig(t)
+	seqClass := "SELECT c.relname, c.relkind, c.relnatts, c.relam, c.relpersistence, c.reloftype, c.reltablespace, c.reltoastrelid, c.relhasindex, " +
+		"c.relisshared, c.relchecks, c.relhasrules, c.relhastriggers, c.relhassubclass, c.relrowsecurity, c.relforcerowsecurity, c.relispopulated, " +
+		"c.relreplident, c.relispartition, c.relrewrite, c.reloptions, c.relpartbound, pg_get_userbyid(c.relowner), pg_table_is_visible(c.oid) FROM pg_class c "
+	catalogCompare(t, r, []string{
+		seqClass + "WHERE c.relname = 'items_id_seq'",
+		seqClass + "WHERE c.relkind = 'S' AND c.relnamespace = 2200",
+		"SELECT c.relname, s.seqtypid, s.seqstart, s.seqincrement, s.seqmax, s.seqmin, s.seqcache, s.seqcycle FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid ORDER BY 1",
+		"SELECT c.oid = s.seqrelid FROM pg_class c, pg_sequence s WHERE c.relname = 'items_id_seq'",
+		"SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' ORDER BY 1",
+		"SELECT relname FROM pg_class WHERE relnamespace = 2200 ORDER BY 1",
+		"SELECT relname, relkind FROM pg_class WHERE relnamespace = 2200 AND relkind IN ('r', 'S') ORDER BY 1",
+	}, []string{
+		"SELECT a.attname FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid WHERE c.relname = 'items_id_seq' AND a.attnum > 0",
+		"SELECT a.attname FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid WHERE c.relkind = 'S' AND c.relnamespace = 2200",
+		"SELECT count(*) FROM pg_description d JOIN pg_class c ON c.oid = d.objoid WHERE c.relname = 'items_id_seq'",
+	})
+}
+
+// TestCatalogIdentitySequence: an identity column's sequence, with its
+// own parameters, and a smallserial's, in pg_sequence, pg_class and
+// psql's \d and \ds.
+func TestCatalogIdentitySequence(t *testing.T) {
+	seqClass := "SELECT c.relname, c.relkind, c.relnatts, c.relam, c.relpersistence, c.relowner = (SELECT relowner FROM pg_class WHERE relname = 'ids'), " +
+		"pg_table_is_visible(c.oid) FROM pg_class c "
+	r := newRig(t, []string{"public.ids"}, []string{
+		"CREATE TABLE ids (id bigint GENERATED ALWAYS AS IDENTITY (START WITH 5 INCREMENT BY -3 MINVALUE -100 MAXVALUE 50 CACHE 7 CYCLE) PRIMARY KEY, n smallserial)",
+		"INSERT INTO ids (n) VALUES (1)",
+	})
+	catalogCompare(t, r, []string{
+		"SELECT c.relname, s.seqtypid, s.seqstart, s.seqincrement, s.seqmax, s.seqmin, s.seqcache, s.seqcycle FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid ORDER BY 1",
+		seqClass + "WHERE c.relkind = 'S' AND c.relnamespace = 2200 ORDER BY 1",
+	}, nil)
+	for _, cmd := range []string{`\d`, `\ds`} {
+		got, err := psql(t, r.sqlURL, "-c", cmd)
+		want, werr := psql(t, r.pgURL, "-c", cmd)
+		if err != nil || werr != nil || got != want {
+			t.Errorf("%s:\n%s (%v)\nPostgreSQL:\n%s (%v)", cmd, got, err, want, werr)
+		}
+	}
 }

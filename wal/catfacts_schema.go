@@ -42,6 +42,26 @@ type SchemaFacts struct {
 	// OptionsRead (records written before lack it).
 	Options     []string
 	OptionsRead bool
+	// OwnedSequences are the sequences the table's columns own (serial
+	// and identity columns: pg_depend 'a' and 'i'), by name, read when
+	// SequencesRead (records written before lack them).
+	OwnedSequences []SequenceFacts
+	SequencesRead  bool
+}
+
+// SequenceFacts is an owned sequence's pg_class and pg_sequence rows
+// (its parameters as of the read: ALTER SEQUENCE is not replicated,
+// the catalog poll re-reads them).
+type SequenceFacts struct {
+	OID                               uint32
+	Schema, Name                      string
+	Column                            string // the owning column's name
+	Identity                          bool   // owned by an identity column (deptype 'i')
+	OwnerOID                          uint32 // relowner
+	Persistence                       byte   // relpersistence
+	TypeOID                           uint32 // seqtypid
+	Start, Increment, Max, Min, Cache int64
+	Cycle                             bool
 }
 
 // TriggerFacts is one trigger of the table.
@@ -126,7 +146,7 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 	}
 	return s.Comment == o.Comment && s.OptionsRead == o.OptionsRead && slices.Equal(s.Options, o.Options) && (s.Options == nil) == (o.Options == nil) && s.OwnerOID == o.OwnerOID && s.DatabaseOID == o.DatabaseOID && s.Owner == o.Owner && slices.Equal(s.ReferencedBy, o.ReferencedBy) && slices.Equal(s.ColumnComments, o.ColumnComments) && slices.Equal(s.Sequences, o.Sequences) &&
 		slices.EqualFunc(s.Constraints, o.Constraints, ConstraintFacts.equal) && slices.EqualFunc(s.Indexes, o.Indexes, IndexFacts.equal) &&
-		slices.Equal(s.Triggers, o.Triggers)
+		slices.Equal(s.Triggers, o.Triggers) && s.SequencesRead == o.SequencesRead && slices.Equal(s.OwnedSequences, o.OwnedSequences)
 }
 
 func (c ConstraintFacts) equal(o ConstraintFacts) bool {
