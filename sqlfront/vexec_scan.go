@@ -386,7 +386,7 @@ func decoderFor(oid, rel uint32) colDecoder {
 		case types.Text, types.Varchar, types.Bpchar:
 			var in interner // vexec_intern.go: one string per distinct flag or status
 			return func(pv heap.PageView, col, slot int) (types.Value, error) {
-				return in.str(pv.Text(col, slot)), nil
+				return in.value(pv.Text(col, slot)), nil
 			}
 		}
 		return text
