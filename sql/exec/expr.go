@@ -506,7 +506,7 @@ func (c *compiler) boolOp(x *plan.BoolOp) (vexpr, error) {
 		}, nil
 	}
 	decide := x.Op == "OR" // the value that decides the result
-	var tmpScr valScratch // scratch.go
+	var tmpScr valScratch  // scratch.go
 	var nullScr boolScratch
 	var restScr intScratch
 	return func(b *Batch, sel []int, out []types.Value) error {
