@@ -19,7 +19,9 @@ import (
 // PostgreSQL orders a scan's quals by cost, this executor as written:
 // `100 / d > 30 AND d <> 0` errs here only, a planner matter),
 // date against timestamp, LIKE, IN, numerics (typed and NaN) — over more
-// rows than a batch, with selective and unselective filters, so that the
+// rows than a batch and than one parallel scan unit (40,000 rows: about
+// 40 pages, several workers: vexec_pscan.go), with selective and
+// unselective filters, so that the
 // chunks refill partly filled batches.
 func TestLateFilter(t *testing.T) {
 	r := newRig(t, []string{"public.lf"}, []string{
@@ -27,7 +29,7 @@ func TestLateFilter(t *testing.T) {
 		"INSERT INTO lf SELECT g, CASE WHEN g % 7 = 0 THEN NULL ELSE g % 100 END, g % 5, " +
 			"CASE WHEN g % 11 = 0 THEN NULL WHEN g % 13 = 0 THEN 'NaN' ELSE (g % 50) * 0.25 END, " +
 			"CASE WHEN g % 17 = 0 THEN NULL ELSE 'str' || (g % 9) END, left('c' || (g % 3), 4), " +
-			"date '1994-01-01' + (g % 1000), g / 7.0 FROM generate_series(1, 5000) g",
+			"date '1994-01-01' + (g % 1000), g / 7.0 FROM generate_series(1, 40000) g",
 	})
 	queries := []string{
 		"SELECT count(*), sum(a), sum(n) FROM (SELECT * FROM lf WHERE a > 50) x",

@@ -214,15 +214,16 @@ type colDecoder func(pv heap.PageView, col, slot int) (types.Value, error)
 // decoded for the rows the conjuncts before it kept, and the other
 // columns only for the rows the whole filter keeps (exec.LateFilter).
 func scanPages(ctx context.Context, p snapshot.Pages, cols []wal.Column, req *exec.ScanRequest, lf *exec.LateFilter, fn func(*exec.Batch) error) error {
-	decs := make([]colDecoder, len(req.Ords))
-	for c, ord := range req.Ords {
-		if ord >= len(cols) {
-			return fmt.Errorf("scan %s: column %d of %d", req.Table.Name, ord, len(cols))
-		}
-		decs[c] = decoderFor(req.OIDs[c], cols[ord].TypeOID)
+	decs, err := pageDecoders(cols, req)
+	if err != nil {
+		return err
 	}
-	ch := &pageChunker{ctx: ctx, req: req, decs: decs, lf: lf, fn: fn,
-		b: newScanBatch(len(req.Ords)), done: make([]bool, len(req.Ords)), sel: make([]int, 0, exec.BatchSize)}
+	if p.Only == nil {
+		if done, err := scanPagesParallel(ctx, p, cols, req, lf, fn); done { // vexec_pscan.go
+			return err
+		}
+	}
+	ch := newPageChunker(ctx, req, decs, lf, fn)
 	if p.Only != nil {
 		for _, id := range *p.Only {
 			pid, slot := int(id.Page()), id.Slot()
@@ -237,30 +238,61 @@ func scanPages(ctx context.Context, p snapshot.Pages, cols []wal.Column, req *ex
 				return err
 			}
 		}
-	} else {
-		for i := range p.Heap.NumPages() {
-			if p.Heap.PageLive(i) == 0 {
-				continue
-			}
-			pv := p.Heap.Page(i)
-			for w, m := range pv.Live() {
-				for m != 0 {
-					slot := w*64 + bits.TrailingZeros64(m)
-					m &= m - 1
-					if err := ch.add(pv, slot); err != nil {
-						return err
-					}
+	} else if err := ch.pages(p.Heap, 0, p.Heap.NumPages()); err != nil {
+		return err
+	}
+	return ch.end()
+}
+
+// pageDecoders are the decoders of the columns req reads.
+func pageDecoders(cols []wal.Column, req *exec.ScanRequest) ([]colDecoder, error) {
+	decs := make([]colDecoder, len(req.Ords))
+	for c, ord := range req.Ords {
+		if ord >= len(cols) {
+			return nil, fmt.Errorf("scan %s: column %d of %d", req.Table.Name, ord, len(cols))
+		}
+		decs[c] = decoderFor(req.OIDs[c], cols[ord].TypeOID)
+	}
+	return decs, nil
+}
+
+func newPageChunker(ctx context.Context, req *exec.ScanRequest, decs []colDecoder, lf *exec.LateFilter, fn func(*exec.Batch) error) *pageChunker {
+	return &pageChunker{ctx: ctx, req: req, decs: decs, lf: lf, fn: fn,
+		b: newScanBatch(len(req.Ords)), done: make([]bool, len(req.Ords)), sel: make([]int, 0, exec.BatchSize)}
+}
+
+// pages adds the live rows of pages [from, to) of h.
+func (ch *pageChunker) pages(h *heap.Snapshot, from, to int) error {
+	for i := from; i < to; i++ {
+		if h.PageLive(i) == 0 {
+			continue
+		}
+		pv, err := h.PageErr(i)
+		if err != nil {
+			return err
+		}
+		for w, m := range pv.Live() {
+			for m != 0 {
+				slot := w*64 + bits.TrailingZeros64(m)
+				m &= m - 1
+				if err := ch.add(pv, slot); err != nil {
+					return err
 				}
 			}
 		}
 	}
+	return nil
+}
+
+// end decodes the rows gathered last and hands on the last batch.
+func (ch *pageChunker) end() error {
 	if err := ch.chunk(); err != nil {
 		return err
 	}
 	if ch.b.N == 0 {
 		return nil
 	}
-	return fn(ch.b)
+	return ch.fn(ch.b)
 }
 
 // pageChunker gathers live rows of typed pages into the free tail of the

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 
+	"github.com/sidecar-dev/sidecar/sql/builtin"
 	"github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
 )
@@ -29,9 +30,14 @@ type LateSource interface {
 // LateFilter is a scan filter split into its conjuncts, in the order the
 // AND evaluates them. It is used by one scan on one goroutine.
 type LateFilter struct {
+	e     *env
+	s     *plan.Scan
 	steps []lateStep
-	res   []types.Value
-	null  []bool // row i: an earlier conjunct was NULL (the row can no longer be true)
+	// volatile: a conjunct calls a volatile function (random()): the
+	// filter is not run on several goroutines (Clone).
+	volatile bool
+	res      []types.Value
+	null     []bool // row i: an earlier conjunct was NULL (the row can no longer be true)
 }
 
 type lateStep struct {
@@ -47,7 +53,7 @@ func (e *env) lateFilter(s *plan.Scan) (*LateFilter, error) {
 		return nil, nil
 	}
 	lay := layoutOf(s.Cols)
-	f := &LateFilter{res: make([]types.Value, BatchSize), null: make([]bool, BatchSize)}
+	f := &LateFilter{e: e, s: s, res: make([]types.Value, BatchSize), null: make([]bool, BatchSize)}
 	for _, cj := range plan.Conjuncts(s.Filter) {
 		var cols []int
 		ok := true
@@ -57,6 +63,9 @@ func (e *env) lateFilter(s *plan.Scan) (*LateFilter, error) {
 				ok = false
 			case *plan.Func:
 				ok = ok && y.Ext == nil
+				if y.Call != nil && y.Call.Func.Volatility != builtin.Immutable {
+					f.volatile = true // clock and random sources are the session's
+				}
 			case *plan.ColRef:
 				c, in := lay[y.ID]
 				if !in {
@@ -87,6 +96,16 @@ func containsInt(s []int, v int) bool {
 		}
 	}
 	return false
+}
+
+// Clone is a copy of f to run on another goroutine (its conjuncts
+// compiled again: compiled expressions keep per-call scratch), or nil
+// when f must stay on the statement's goroutine.
+func (f *LateFilter) Clone() (*LateFilter, error) {
+	if f.volatile {
+		return nil, nil
+	}
+	return f.e.lateFilter(f.s)
 }
 
 // Steps is the number of conjuncts.
