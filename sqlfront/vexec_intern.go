@@ -1,5 +1,7 @@
 package sqlfront
 
+import "github.com/sidecar-dev/sidecar/types"
+
 // interner turns a column's text bytes into strings, sharing one string
 // per distinct value while the column looks like it has few (flags,
 // statuses, modes: TPC-H's l_returnflag, l_shipmode), so that a scan of
@@ -8,7 +10,7 @@ package sqlfront
 // a sample and pays only the plain conversion. Its memory is bounded:
 // at most internMax strings of at most internLen bytes.
 type interner struct {
-	m            map[string]string
+	m            map[string]types.Value // each value a string, boxed once
 	hits, misses int
 	off          bool
 }
@@ -24,9 +26,18 @@ func (in *interner) str(b []byte) string {
 	if in.off || len(b) > internLen {
 		return string(b)
 	}
-	if s, ok := in.m[string(b)]; ok { // no allocation for the look-up
+	return in.value(b).(string)
+}
+
+// value is b as a string in a types.Value: an interned value is boxed
+// once, not per row.
+func (in *interner) value(b []byte) types.Value {
+	if in.off || len(b) > internLen {
+		return string(b)
+	}
+	if v, ok := in.m[string(b)]; ok { // no allocation for the look-up
 		in.hits++
-		return s
+		return v
 	}
 	in.misses++
 	if in.misses > internMax || in.hits+in.misses >= internSample && in.misses*4 > in.hits {
@@ -34,9 +45,10 @@ func (in *interner) str(b []byte) string {
 		return string(b)
 	}
 	if in.m == nil {
-		in.m = make(map[string]string)
+		in.m = make(map[string]types.Value)
 	}
 	s := string(b)
-	in.m[s] = s
-	return s
+	var v types.Value = s
+	in.m[s] = v
+	return v
 }

@@ -27,8 +27,24 @@ import (
 
 // ScanTyped implements exec.TypedSource.
 func (s *vecSource) ScanTyped(ctx context.Context, req *exec.ScanRequest, fn func(*exec.Batch) error) error {
+	return s.ScanLate(ctx, req, nil, fn)
+}
+
+// ScanLate implements exec.LateSource: the typed pages apply the filter
+// column by column while they decode (scanPages); the other reads decode
+// whole rows and filter each batch.
+func (s *vecSource) ScanLate(ctx context.Context, req *exec.ScanRequest, lf *exec.LateFilter, fn func(*exec.Batch) error) error {
+	rowFn := fn
+	if lf != nil {
+		rowFn = func(b *exec.Batch) error {
+			if err := lf.Filter(b); err != nil || b.N == 0 {
+				return err
+			}
+			return fn(b)
+		}
+	}
 	if s.virt[req.Table] != nil { // a pg_catalog relation (pgcatalog_plan.go)
-		return s.scanText(ctx, req, fn)
+		return s.scanText(ctx, req, rowFn)
 	}
 	planned := s.tables[req.Table]
 	if planned == nil {
@@ -36,7 +52,7 @@ func (s *vecSource) ScanTyped(ctx context.Context, req *exec.ScanRequest, fn fun
 	}
 	hs, ok := s.ex.src.(*HistorySource)
 	if !ok || hs.H == nil || hs.H.Snapshots() == nil || planned.part != nil { // a partitioned root: partroot_vec.go
-		return s.scanText(ctx, req, fn)
+		return s.scanText(ctx, req, rowFn)
 	}
 	v, err := s.ex.sess.versionFor(ctx, s.refs[req.Table])
 	if err != nil {
@@ -57,9 +73,9 @@ func (s *vecSource) ScanTyped(ctx context.Context, req *exec.ScanRequest, fn fun
 	if p, ok, err := t.Pages(from, to); err != nil {
 		return err
 	} else if ok {
-		return scanPages(ctx, p, t.Rel.Columns, req, fn)
+		return scanPages(ctx, p, t.Rel.Columns, req, lf, fn)
 	}
-	return scanTree(ctx, t, from, to, req, fn)
+	return scanTree(ctx, t, from, to, req, rowFn)
 }
 
 // snapshotAt is the statement's snapshot at v, opened on first use.
@@ -193,29 +209,21 @@ func scanTree(ctx context.Context, t *snapshot.Table, from, to []byte, req *exec
 type colDecoder func(pv heap.PageView, col, slot int) (types.Value, error)
 
 // scanPages reads typed column pages: each live row (of p.Only, when
-// set), the columns read decoded from their segments.
-func scanPages(ctx context.Context, p snapshot.Pages, cols []wal.Column, req *exec.ScanRequest, fn func(*exec.Batch) error) error {
-	decs := make([]colDecoder, len(req.Ords))
-	for c, ord := range req.Ords {
-		if ord >= len(cols) {
-			return fmt.Errorf("scan %s: column %d of %d", req.Table.Name, ord, len(cols))
-		}
-		decs[c] = decoderFor(req.OIDs[c], cols[ord].TypeOID)
+// set), the columns read decoded from their segments a column at a time
+// over chunks of rows. With a filter (lf), each conjunct's columns are
+// decoded for the rows the conjuncts before it kept, and the other
+// columns only for the rows the whole filter keeps (exec.LateFilter).
+func scanPages(ctx context.Context, p snapshot.Pages, cols []wal.Column, req *exec.ScanRequest, lf *exec.LateFilter, fn func(*exec.Batch) error) error {
+	decs, err := pageDecoders(cols, req)
+	if err != nil {
+		return err
 	}
-	bt := newScanBatcher(ctx, len(req.Ords), fn)
-	emitRow := func(pv heap.PageView, slot int) error {
-		for c, ord := range req.Ords {
-			if pv.Nulls(ord)[slot/64]&(1<<(slot%64)) != 0 {
-				continue
-			}
-			v, err := decs[c](pv, ord, slot)
-			if err != nil {
-				return fmt.Errorf("decode %s.%s: %w", req.Table.Name, req.Table.Columns[ord].Name, err)
-			}
-			bt.b.Vecs[c][bt.b.N] = v
+	if p.Only == nil {
+		if done, err := scanPagesParallel(ctx, p, cols, req, lf, fn); done { // vexec_pscan.go
+			return err
 		}
-		return bt.row()
 	}
+	ch := newPageChunker(ctx, req, decs, lf, fn)
 	if p.Only != nil {
 		for _, id := range *p.Only {
 			pid, slot := int(id.Page()), id.Slot()
@@ -226,28 +234,167 @@ func scanPages(ctx context.Context, p snapshot.Pages, cols []wal.Column, req *ex
 			if slot >= pv.Slots() || pv.Live()[slot/64]&(1<<(slot%64)) == 0 {
 				continue
 			}
-			if err := emitRow(pv, slot); err != nil {
+			if err := ch.add(pv, slot); err != nil {
 				return err
 			}
 		}
-	} else {
-		for i := range p.Heap.NumPages() {
-			if p.Heap.PageLive(i) == 0 {
-				continue
-			}
-			pv := p.Heap.Page(i)
-			for w, m := range pv.Live() {
-				for m != 0 {
-					slot := w*64 + bits.TrailingZeros64(m)
-					m &= m - 1
-					if err := emitRow(pv, slot); err != nil {
-						return err
-					}
+	} else if err := ch.pages(p.Heap, 0, p.Heap.NumPages()); err != nil {
+		return err
+	}
+	return ch.end()
+}
+
+// pageDecoders are the decoders of the columns req reads.
+func pageDecoders(cols []wal.Column, req *exec.ScanRequest) ([]colDecoder, error) {
+	decs := make([]colDecoder, len(req.Ords))
+	for c, ord := range req.Ords {
+		if ord >= len(cols) {
+			return nil, fmt.Errorf("scan %s: column %d of %d", req.Table.Name, ord, len(cols))
+		}
+		decs[c] = decoderFor(req.OIDs[c], cols[ord].TypeOID)
+	}
+	return decs, nil
+}
+
+func newPageChunker(ctx context.Context, req *exec.ScanRequest, decs []colDecoder, lf *exec.LateFilter, fn func(*exec.Batch) error) *pageChunker {
+	return &pageChunker{ctx: ctx, req: req, decs: decs, lf: lf, fn: fn,
+		b: newScanBatch(len(req.Ords)), done: make([]bool, len(req.Ords)), sel: make([]int, 0, exec.BatchSize)}
+}
+
+// pages adds the live rows of pages [from, to) of h.
+func (ch *pageChunker) pages(h *heap.Snapshot, from, to int) error {
+	for i := from; i < to; i++ {
+		if h.PageLive(i) == 0 {
+			continue
+		}
+		pv, err := h.PageErr(i)
+		if err != nil {
+			return err
+		}
+		for w, m := range pv.Live() {
+			for m != 0 {
+				slot := w*64 + bits.TrailingZeros64(m)
+				m &= m - 1
+				if err := ch.add(pv, slot); err != nil {
+					return err
 				}
 			}
 		}
 	}
-	return bt.end(nil)
+	return nil
+}
+
+// end decodes the rows gathered last and hands on the last batch.
+func (ch *pageChunker) end() error {
+	if err := ch.chunk(); err != nil {
+		return err
+	}
+	if ch.b.N == 0 {
+		return nil
+	}
+	return ch.fn(ch.b)
+}
+
+// pageChunker gathers live rows of typed pages into the free tail of the
+// batch being filled (rows b.N … b.N+m-1), then decodes and filters them
+// a column at a time (chunk).
+type pageChunker struct {
+	ctx   context.Context
+	req   *exec.ScanRequest
+	decs  []colDecoder
+	lf    *exec.LateFilter
+	fn    func(*exec.Batch) error
+	b     *exec.Batch
+	m     int
+	pvs   [exec.BatchSize]heap.PageView
+	slots [exec.BatchSize]int32
+	done  []bool
+	sel   []int
+}
+
+// chunkMin is the least room a batch is refilled with: a batch with less
+// room left is handed on, so that a selective filter is not evaluated
+// over a few rows at a time.
+const chunkMin = exec.BatchSize / 4
+
+func (ch *pageChunker) add(pv heap.PageView, slot int) error {
+	at := ch.b.N + ch.m
+	ch.pvs[at], ch.slots[at] = pv, int32(slot)
+	if ch.m++; at+1 < exec.BatchSize {
+		return nil
+	}
+	return ch.chunk()
+}
+
+// decode decodes vector c for rows.
+func (ch *pageChunker) decode(c int, rows []int) error {
+	ord, vec, dec := ch.req.Ords[c], ch.b.Vecs[c], ch.decs[c]
+	for _, i := range rows {
+		pv, slot := ch.pvs[i], int(ch.slots[i])
+		if pv.Nulls(ord)[slot/64]&(1<<(slot%64)) != 0 {
+			vec[i] = nil
+			continue
+		}
+		v, err := dec(pv, ord, slot)
+		if err != nil {
+			return fmt.Errorf("decode %s.%s: %w", ch.req.Table.Name, ch.req.Table.Columns[ord].Name, err)
+		}
+		vec[i] = v
+	}
+	return nil
+}
+
+// chunk decodes (and filters) the gathered rows, and hands the batch on
+// once it has less than chunkMin rows of room.
+func (ch *pageChunker) chunk() error {
+	if ch.m == 0 {
+		return nil
+	}
+	b, start := ch.b, ch.b.N
+	end := start + ch.m
+	sel := ch.sel[:0]
+	for i := start; i < end; i++ {
+		sel = append(sel, i)
+	}
+	b.N, ch.m = end, 0
+	clear(ch.done)
+	if lf := ch.lf; lf != nil {
+		lf.Begin(sel)
+		var err error
+		for k := range lf.Steps() {
+			for _, c := range lf.Cols(k) {
+				if !ch.done[c] {
+					if err := ch.decode(c, sel); err != nil {
+						return err
+					}
+					ch.done[c] = true
+				}
+			}
+			if sel, err = lf.Apply(k, b, sel); err != nil {
+				return err
+			}
+		}
+		sel = lf.End(sel)
+	}
+	for c, d := range ch.done {
+		if !d {
+			if err := ch.decode(c, sel); err != nil {
+				return err
+			}
+		}
+	}
+	if ch.lf != nil {
+		b.N = exec.Compact(b, start, end, sel)
+	}
+	ch.sel = sel
+	if exec.BatchSize-b.N >= chunkMin {
+		return nil
+	}
+	if err := ch.ctx.Err(); err != nil {
+		return err
+	}
+	ch.b = newScanBatch(len(ch.decs))
+	return ch.fn(b)
 }
 
 // decoderFor is the decoder of a column of type oid (the plan's) stored
@@ -271,7 +418,7 @@ func decoderFor(oid, rel uint32) colDecoder {
 		case types.Text, types.Varchar, types.Bpchar:
 			var in interner // vexec_intern.go: one string per distinct flag or status
 			return func(pv heap.PageView, col, slot int) (types.Value, error) {
-				return in.str(pv.Text(col, slot)), nil
+				return in.value(pv.Text(col, slot)), nil
 			}
 		}
 		return text

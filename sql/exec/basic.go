@@ -127,6 +127,8 @@ type scanOp struct {
 	e      *env
 	s      *plan.Scan
 	filter vexpr
+	// late is filter split for a LateSource (nil: none, or not splittable).
+	late *LateFilter
 	// repeat: the scan is inside a correlated subquery and runs once per
 	// outer value: its decoded rows are kept (cache, while they fit in a
 	// quarter of the working memory) and, when its filter has a conjunct
@@ -157,6 +159,9 @@ func (e *env) buildScan(s *plan.Scan) (operator, error) {
 			return nil, err
 		}
 		op.filter = f
+		if op.late, err = e.lateFilter(s); err != nil {
+			return nil, err
+		}
 		if op.repeat {
 			op.findIndex()
 		}

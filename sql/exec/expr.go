@@ -380,8 +380,9 @@ func (c *compiler) op(x *plan.Op) (vexpr, error) {
 
 // binaryExpr evaluates fn over two operands (strict: NULL in, NULL out).
 func binaryExpr(le, re vexpr, strict bool, fn func(a, b types.Value) (types.Value, error)) vexpr {
+	var scr valScratch // scratch.go
 	return func(b *Batch, sel []int, out []types.Value) error {
-		rv := make([]types.Value, b.N)
+		rv := scr.get(b.N)
 		if err := le(b, sel, out); err != nil {
 			return err
 		}
@@ -513,10 +514,16 @@ func (c *compiler) boolOp(x *plan.BoolOp) (vexpr, error) {
 		}, nil
 	}
 	decide := x.Op == "OR" // the value that decides the result
+	var tmpScr valScratch  // scratch.go
+	var nullScr boolScratch
+	var restScr intScratch
 	return func(b *Batch, sel []int, out []types.Value) error {
-		tmp := make([]types.Value, b.N)
-		null := make([]bool, b.N)
-		rest := append([]int(nil), sel...)
+		tmp := tmpScr.get(b.N)
+		null := nullScr.get(b.N)
+		for _, i := range sel {
+			null[i] = false
+		}
+		rest := restScr.copyOf(sel)
 		for _, a := range args {
 			if len(rest) == 0 {
 				break

@@ -61,6 +61,17 @@ func (s *scanOp) runTyped(emit func(*Batch) error) (bool, error) {
 	if !s.repeat { // a cached scan reads every row once, for every outer value
 		req.Key = s.keyBounds()
 	}
+	if ls, ok := ts.(LateSource); ok && s.filter != nil && s.late != nil {
+		return true, ls.ScanLate(e.ctx, req, s.late, func(b *Batch) error {
+			if b.N == 0 {
+				return nil
+			}
+			if err := e.check(); err != nil {
+				return err
+			}
+			return emit(b)
+		})
+	}
 	return true, ts.ScanTyped(e.ctx, req, func(b *Batch) error { return s.emitFiltered(b, emit) })
 }
 

@@ -1,0 +1,138 @@
+package sqlfront
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sidecar-dev/sidecar/snapshot"
+	"github.com/sidecar-dev/sidecar/sql/exec"
+	"github.com/sidecar-dev/sidecar/wal"
+)
+
+// A full scan of a table's typed pages decodes (and filters, with a late
+// filter) on several goroutines: the pages are cut into units of
+// pscanUnitPages, which workers take in page order, and the scan's
+// goroutine hands on each unit's batches in page order, so the rows, the
+// batches' contents and the first error in page order are those of the
+// sequential scan. Everything after the scan (joins, aggregation) stays
+// on the statement's goroutine. At most 2 units per worker are decoded
+// and not yet handed on: the memory is bounded by the unit size, not by
+// the table.
+
+const (
+	pscanUnitPages = 8  // pages per unit of work
+	pscanMinPages  = 32 // smaller tables are scanned on one goroutine
+	pscanMaxWorker = 4
+)
+
+// pscanWorkers is the number of decoding goroutines (1: sequential).
+func pscanWorkers() int { return min(runtime.GOMAXPROCS(0), pscanMaxWorker) }
+
+type pscanResult struct {
+	batches []*exec.Batch
+	err     error
+	done    chan struct{}
+}
+
+// scanPagesParallel is scanPages over every page on several goroutines;
+// done=false: the scan is better run on one (a small table, one CPU, a
+// filter calling a volatile function).
+func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column, req *exec.ScanRequest, lf *exec.LateFilter, fn func(*exec.Batch) error) (done bool, err error) {
+	workers, n := pscanWorkers(), p.Heap.NumPages()
+	if workers < 2 || n < pscanMinPages {
+		return false, nil
+	}
+	filters := make([]*exec.LateFilter, workers)
+	decs := make([][]colDecoder, workers)
+	for w := range workers {
+		if lf != nil {
+			f, err := lf.Clone()
+			if err != nil || f == nil {
+				return false, nil // compiled once already: run as compiled
+			}
+			filters[w] = f
+		}
+		if decs[w], err = pageDecoders(cols, req); err != nil {
+			return true, err
+		}
+	}
+	units := make([]pscanResult, (n+pscanUnitPages-1)/pscanUnitPages)
+	for u := range units {
+		units[u].done = make(chan struct{})
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait() // no worker reads the snapshot once the scan returns
+	}()
+	tokens := make(chan struct{}, 2*workers)
+	var next atomic.Int64
+	for w := range workers {
+		wg.Add(1)
+		go func(f *exec.LateFilter, decs []colDecoder) {
+			defer wg.Done()
+			for {
+				select {
+				case tokens <- struct{}{}:
+				case <-wctx.Done():
+					return
+				}
+				u := int(next.Add(1) - 1)
+				if u >= len(units) {
+					<-tokens
+					return
+				}
+				r := &units[u]
+				r.batches, r.err = scanUnit(wctx, p, u, req, decs, f)
+				close(r.done)
+			}
+		}(filters[w], decs[w])
+	}
+	for u := range units {
+		select {
+		case <-units[u].done:
+		case <-ctx.Done():
+			return true, ctx.Err()
+		}
+		<-tokens
+		if err := units[u].err; err != nil {
+			return true, err
+		}
+		for _, b := range units[u].batches {
+			if err := ctx.Err(); err != nil {
+				return true, err
+			}
+			if err := fn(b); err != nil {
+				return true, err
+			}
+		}
+		units[u].batches = nil
+	}
+	return true, nil
+}
+
+// scanUnit decodes unit u's pages into batches (a panic of the decoding,
+// which would end the process on a worker goroutine, is its error).
+func scanUnit(ctx context.Context, p snapshot.Pages, u int, req *exec.ScanRequest, decs []colDecoder, f *exec.LateFilter) (out []*exec.Batch, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("scan %s: %v", req.Table.Name, r)
+		}
+	}()
+	ch := newPageChunker(ctx, req, decs, f, func(b *exec.Batch) error {
+		out = append(out, b)
+		return nil
+	})
+	from := u * pscanUnitPages
+	if err := ch.pages(p.Heap, from, min(from+pscanUnitPages, p.Heap.NumPages())); err != nil {
+		return nil, err
+	}
+	if err := ch.end(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
