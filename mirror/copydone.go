@@ -56,7 +56,13 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN)
 		defer os.RemoveAll(tc.dir)
 	}
 	start := time.Now()
-	root, err := tc.build(ctx, m.eng)
+	// The merge's read buffers: their bound is taken from the pool.
+	mergeMem := m.opts.CopyMemory / 2
+	m.copyPool.Take(mergeMem)
+	root, err := tc.build(ctx, m.eng, mergeMem)
+	m.copyPool.Release(mergeMem)
+	// The runs kept in memory are in the tree now (or the copy failed).
+	m.releaseRuns(tc)
 	if err != nil {
 		return err
 	}
