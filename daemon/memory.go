@@ -16,8 +16,8 @@ import (
 	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/heap"
 	"github.com/sidecar-dev/sidecar/membudget"
-	"github.com/sidecar-dev/sidecar/mirror"
 	smetrics "github.com/sidecar-dev/sidecar/metrics"
+	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/store"
 )
 
