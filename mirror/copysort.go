@@ -160,40 +160,72 @@ func (h *runHeap) Pop() any {
 // at their seams) was tried and measured: no faster, because the node
 // store's writes (compression, then Badger, one batch in flight), not
 // the builder, bound this phase.
-func (tc *tableCopy) build(ctx context.Context, eng *prolly.Engine, mem int64) (prolly.Root, error) {
+//
+// With consumer builds (bs), a third goroutine hands each batch the tree
+// builder is done with to them (copyBuilds.add) before it is reused: the
+// consumers build their state from the same sorted rows, overlapping the
+// tree's build, instead of reading the recorded tree back afterwards.
+func (tc *tableCopy) build(ctx context.Context, eng *prolly.Engine, mem int64, bs copyBuilds) (prolly.Root, error) {
 	batches := make(chan []kv, mergeBatches-1)
 	// free returns the builder's spent batches to the merge (the builder
 	// copies what it keeps of a row), so the merge reuses mergeBatches
 	// slices instead of allocating one per batchRows rows.
 	free := make(chan []kv, mergeBatches)
+	recycle := func(batch []kv) {
+		clear(batch) // drop the row references before reuse
+		select {
+		case free <- batch[:0]:
+		default:
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		defer close(batches)
 		return tc.merge(gctx, batches, free, mem)
 	})
+	spent := recycle
+	var built chan []kv
+	if len(bs) > 0 {
+		built = make(chan []kv, mergeBatches-1)
+		spent = func(batch []kv) { built <- batch }
+		g.Go(func() error {
+			for batch := range built {
+				for _, r := range batch {
+					bs.add(r.key, r.val)
+				}
+				recycle(batch)
+			}
+			return nil
+		})
+	}
 	var root prolly.Root
 	g.Go(func() error {
-		b := eng.NewBuilder(gctx)
-		for batch := range batches {
-			for _, r := range batch {
-				if err := b.Add(r.key, r.val); err != nil {
-					return fmt.Errorf("copy %s: %w", tc.rel.QualifiedName(), err)
-				}
-			}
-			clear(batch) // drop the row references before reuse
-			select {
-			case free <- batch[:0]:
-			default:
-			}
+		if built != nil {
+			defer close(built)
 		}
 		var err error
-		root, err = b.Finish()
+		root, err = tc.buildTree(gctx, eng, batches, spent)
 		return err
 	})
 	if err := g.Wait(); err != nil {
 		return prolly.Root{}, err
 	}
 	return root, nil
+}
+
+// buildTree adds every row of batches to a new tree, passing each batch
+// to spent once it is done with it.
+func (tc *tableCopy) buildTree(ctx context.Context, eng *prolly.Engine, batches <-chan []kv, spent func([]kv)) (prolly.Root, error) {
+	b := eng.NewBuilder(ctx)
+	for batch := range batches {
+		for _, r := range batch {
+			if err := b.Add(r.key, r.val); err != nil {
+				return prolly.Root{}, fmt.Errorf("copy %s: %w", tc.rel.QualifiedName(), err)
+			}
+		}
+		spent(batch)
+	}
+	return b.Finish()
 }
 
 // The merge hands rows to the builder in batches of batchRows; at most
