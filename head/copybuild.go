@@ -119,15 +119,7 @@ func (m *Model) newResetTable(ctx context.Context, tb *mirror.TableBatch, lsn ui
 	if b, ok := tb.Built().(*copyBuild); ok {
 		t, err := b.take(m, tb.Relation)
 		if err == nil {
-			var aerr error
-			t.ix.Update(lsn, func(tr *radixindex.Tree) {
-				aerr = t.applyChunked(tr, func(fn func(prolly.Edit) error) error { return tb.Edits(ctx, fn) }, lsn, resetChunkRows)
-			})
-			if aerr != nil {
-				return nil, aerr
-			}
-			t.lsn.Store(lsn)
-			return t, nil
+			return t, t.applyReset(lsn, func(fn func(prolly.Edit) error) error { return tb.Edits(ctx, fn) })
 		}
 		if p := m.opts.Persist; p != nil && p.Logger != nil {
 			p.Logger.Info("in-memory HEAD reads the copied table back from its tree", "table", tb.Table, "why", err)
@@ -138,13 +130,16 @@ func (m *Model) newResetTable(ctx context.Context, tb *mirror.TableBatch, lsn ui
 	if err != nil {
 		return nil, err
 	}
-	var aerr error
-	nt.ix.Update(lsn, func(tr *radixindex.Tree) {
-		aerr = nt.applyChunked(tr, func(fn func(prolly.Edit) error) error { return tb.Whole(ctx, fn) }, lsn, resetChunkRows)
-	})
-	if aerr != nil {
-		return nil, aerr
+	return nt, nt.applyReset(lsn, func(fn func(prolly.Edit) error) error { return tb.Whole(ctx, fn) })
+}
+
+// applyReset applies edits to a table nobody reads yet, in heap batches
+// of resetChunkRows, and sets its version to lsn.
+func (t *Table) applyReset(lsn uint64, edits func(fn func(prolly.Edit) error) error) error {
+	var err error
+	t.ix.Update(lsn, func(tr *radixindex.Tree) { err = t.applyChunked(tr, edits, lsn, resetChunkRows) })
+	if err == nil {
+		t.lsn.Store(lsn)
 	}
-	nt.lsn.Store(lsn)
-	return nt, nil
+	return err
 }

@@ -28,21 +28,31 @@ func TestCopyBuiltInOnePass(t *testing.T) {
 	}
 	defer sub.Close()
 	rel := relation(16801, "onepass")
-	rows := map[int]int{}
-	for len(rows) < 40_000 {
-		rows[rng.IntN(1_000_000)] = rng.IntN(1000)
+	randomRows := func(n int) map[int]int {
+		rows := map[int]int{}
+		for len(rows) < n {
+			rows[rng.IntN(1_000_000)] = rng.IntN(1000)
+		}
+		return rows
 	}
-	f.copyTable(rel, rows)
-	f.waitDelivered(sub)
-	if got := model.CopyBuilds(); got != 1 {
-		t.Fatalf("tables built from the copy's rows: %d, want 1", got)
+	// copied copies rows and checks the model holds them, built from the
+	// copy's rows (the builds is the count of such tables after it).
+	copied := func(rows map[int]int, builds int64) {
+		t.Helper()
+		f.copyTable(rel, rows)
+		f.waitDelivered(sub)
+		if got := model.CopyBuilds(); got != builds {
+			t.Fatalf("tables built from the copy's rows: %d, want %d", got, builds)
+		}
+		if n := model.Len(rel.QualifiedName()); n != len(rows) {
+			t.Fatalf("model holds %d rows, want %d", n, len(rows))
+		}
+		if _, err := model.Compare(t.Context(), f.m); err != nil {
+			t.Fatalf("after copy %d: %v", builds, err)
+		}
 	}
-	if n := model.Len(rel.QualifiedName()); n != len(rows) {
-		t.Fatalf("model holds %d rows, want %d", n, len(rows))
-	}
-	if _, err := model.Compare(t.Context(), f.m); err != nil {
-		t.Fatalf("after the copy: %v", err)
-	}
+	rows := randomRows(40_000)
+	copied(rows, 1)
 	var changes []wal.Change
 	for id := range rows {
 		if len(changes) == 300 {
@@ -61,19 +71,40 @@ func TestCopyBuiltInOnePass(t *testing.T) {
 	if err := f.m.MarkResync(t.Context(), rel.QualifiedName(), "test"); err != nil {
 		t.Fatal(err)
 	}
-	again := map[int]int{}
-	for len(again) < 20_000 {
-		again[rng.IntN(1_000_000)] = rng.IntN(1000)
+	copied(randomRows(20_000), 2)
+
+	// A resync whose copy is older than changes held meanwhile: the tree
+	// recorded is not the one built from the copy's rows, so the build is
+	// declined and the reset reads the tree whole.
+	if err := f.m.MarkResync(t.Context(), rel.QualifiedName(), "test"); err != nil {
+		t.Fatal(err)
 	}
-	f.copyTable(rel, again)
+	at := f.lsn + 10
+	f.commit([]wal.Change{{Kind: wal.Insert, Relation: rel, New: vals(3_000_000, 1, "held")}})
+	third := randomRows(10_000)
+	w, err := f.m.CopyRange(t.Context(), rel, wal.BlockRange{Of: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, bal := range third {
+		if err := w.WriteRow(vals(id, bal, "n"+strconv.Itoa(id))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.m.TableCopied(t.Context(), rel, at); err != nil {
+		t.Fatal(err)
+	}
 	f.waitDelivered(sub)
 	if got := model.CopyBuilds(); got != 2 {
-		t.Fatalf("tables built from the copy's rows: %d, want 2", got)
+		t.Fatalf("tables built from the copy's rows: %d, want still 2 (the held change makes the tree another)", got)
 	}
-	if n := model.Len(rel.QualifiedName()); n != len(again) {
-		t.Fatalf("model holds %d rows after the resync, want %d", n, len(again))
+	if n := model.Len(rel.QualifiedName()); n != len(third)+1 {
+		t.Fatalf("model holds %d rows after the resync with a held change, want %d", n, len(third)+1)
 	}
 	if _, err := model.Compare(t.Context(), f.m); err != nil {
-		t.Fatalf("after the resync: %v", err)
+		t.Fatalf("after the resync with a held change: %v", err)
 	}
 }
