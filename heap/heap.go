@@ -404,7 +404,7 @@ func (h *Heap) insert(w *version) RowID {
 		x := &h.cells[c]
 		g := p.mutableAt(c, w.epoch, slot)
 		if x.needsVarlen(col.Kind) && cap(g.data)-len(g.data) < len(x.text) {
-			h.reserveVarlen(g, len(x.text), slot)
+			h.reserveVarlen(g, len(x.text), slot, need, p.varUsed)
 		}
 		p.write(col.Kind, g, slot, x, h.cfg.PageRows)
 		p.stats[c].addValue(col.Kind, x.null, &x.v, x.text, h.tmp)
@@ -421,14 +421,21 @@ func (h *Heap) insert(w *version) RowID {
 
 // reserveVarlen grows g's text data, which has no room for a value of n
 // bytes, to hold this row's value and as many like it as the batch's
-// remaining inserts could put in the page's free slots (within the page's
-// fill budget), instead of by append's doubling from a few bytes: a copy
-// fills every page in one batch. The old bytes are copied; versions
-// already published keep the old array (data is append-only: colSeg).
-func (h *Heap) reserveVarlen(g *colSeg, n, slot int) {
+// remaining inserts could put in the page: its free slots, and the rows
+// of need varlen bytes (the whole row's) its fill budget leaves room for
+// past used. It replaces append's doubling from a few bytes: a copy fills
+// every page in one batch. The old bytes are copied; versions already
+// published keep the old array (data is append-only: colSeg).
+func (h *Heap) reserveVarlen(g *colSeg, n, slot, need, used int) {
 	rows := min(h.inserts, h.cfg.PageRows-slot-1) + 1
-	want := len(g.data) + min(n*rows, max(h.fill, n))
-	want = max(want, len(g.data)+n, 2*cap(g.data))
+	if need > 0 {
+		rows = min(rows, max(h.fill-used, 0)/need+1)
+	}
+	grown := 2 * cap(g.data) // append's growth, roughly
+	if cap(g.data) >= 4<<10 {
+		grown = cap(g.data) + cap(g.data)/4
+	}
+	want := max(len(g.data)+n*rows, grown)
 	data := make([]byte, len(g.data), want)
 	copy(data, g.data)
 	g.data = data
