@@ -29,7 +29,8 @@ type Memory struct {
 	// statement that would pass it fails with SQLSTATE 53200.
 	Query string `mapstructure:"query"`
 	// Ingest bounds the apply path's buffers: the node store's writes
-	// waiting for the background writer.
+	// waiting for the background writer (half), and the initial copy's
+	// rows before they are in the tree (half: mirror.Options.CopyMemory).
 	Ingest string `mapstructure:"ingest"`
 
 	parts   Parts

@@ -198,6 +198,7 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	mopts := mirror.Options{DB: d.db, Tables: d.cfgNames, CopiedAt: d.copied, Logger: d.log,
 		OnGroupFlush: func(t time.Duration) { d.met.ApplyBatchSeconds.Observe(t.Seconds()) },
 		OnSync:       func(t time.Duration) { d.met.CommitSyncSeconds.Observe(t.Seconds()) }}
+	d.mem.mirrorOptions(&mopts)
 	if d.opts.Mirror != nil {
 		d.opts.Mirror(&mopts)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/sidecar-dev/sidecar/heap"
 	"github.com/sidecar-dev/sidecar/membudget"
 	smetrics "github.com/sidecar-dev/sidecar/metrics"
+	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/store"
 )
 
@@ -109,6 +110,14 @@ func (mb *memoryBudget) storeOptions(o *store.Options) {
 	o.PendingBytes = max(int64(mb.parts.Ingest)/4, 1<<20)
 }
 
+// mirrorOptions gives the initial copy its share of memory.ingest (the
+// node store's write buffer has the other half): the ranges' buffers, the
+// sorted runs kept in memory and the merge's read buffers
+// (mirror.Options.CopyMemory).
+func (mb *memoryBudget) mirrorOptions(o *mirror.Options) {
+	o.CopyMemory = max(int64(mb.parts.Ingest)/2, 4<<20)
+}
+
 // memoryParts is each part's budget and use now.
 func (d *daemon) memoryParts() []smetrics.MemoryPart {
 	mb := d.mem
@@ -133,6 +142,10 @@ func (d *daemon) memoryParts() []smetrics.MemoryPart {
 	if d.db != nil {
 		m := d.db.Memory()
 		parts[3].Used, parts[6].Used = m.CacheBytes, m.PendingBytes
+		if d.m != nil {
+			used, _, _ := d.m.CopyMemory()
+			parts[6].Used += used
+		}
 	}
 	if d.head != nil {
 		var cold, index int64

@@ -71,6 +71,8 @@ type Model struct {
 	copied map[string]wal.LSN
 	// batches counts applied batches; served, reads answered (tests, metrics).
 	batches, served atomic.Int64
+	// copyBuilds counts tables built from their copy's rows (copybuild.go).
+	copyBuilds atomic.Int64
 
 	// Checkpoint state (the consumer goroutine's).
 	gen      uint64    // generation of the last checkpoint (0: none yet)
@@ -158,16 +160,15 @@ func (m *Model) Apply(ctx context.Context, b *mirror.Batch) error {
 			return fmt.Errorf("head: %s: changes of a table whose rows were never sent", tb.Table)
 		}
 		if t == nil || tb.Reset || !sameSchema(t.rel, tb.Relation) {
-			nt, err := m.newTable(tb.Table, tb.Relation, m.opts.Heap)
-			if err != nil {
-				return fmt.Errorf("head: %s: %w", tb.Table, err)
-			}
 			if !tb.Reset && t != nil {
 				// A new schema without a reset would be a mirror bug:
 				// the rows below were not sent. Refuse rather than guess.
 				return fmt.Errorf("head: %s: schema changed without a reset", tb.Table)
 			}
-			if err := nt.apply(ctx, tb, uint64(b.LSN)); err != nil {
+			// A reset's rows: built from the copy's rows (copybuild.go)
+			// or read from the tree.
+			nt, err := m.newResetTable(ctx, tb, uint64(b.LSN))
+			if err != nil {
 				return fmt.Errorf("head: %s: %w", tb.Table, err)
 			}
 			if t != nil {

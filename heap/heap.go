@@ -151,6 +151,10 @@ type Heap struct {
 	cells   []cell
 	changed []bool // per column, during an update
 	tmp     *big.Int
+	// inserts is how many inserts of the batch being applied are still to
+	// come: a page's text segment is sized for them when it is first
+	// written (reserveVarlen), not grown by doubling one row at a time.
+	inserts int
 
 	ckptMu  sync.Mutex // one checkpoint at a time; owns gen and pageGen
 	gen     uint64     // generation of the last checkpoint
@@ -271,6 +275,12 @@ func (h *Heap) Apply(b Batch) (_ []RowID, err error) {
 	}
 	w := h.begin(cur, b.LSN)
 	ids := make([]RowID, len(b.Ops))
+	h.inserts = 0
+	for i := range b.Ops {
+		if b.Ops[i].Kind == OpInsert {
+			h.inserts++
+		}
+	}
 	bounded := h.cfg.Memory > 0 || h.cfg.Budget != nil
 	for i, op := range b.Ops {
 		if bounded && i > 0 && i%midBatchEvictOps == 0 {
@@ -290,6 +300,7 @@ func (h *Heap) Apply(b Batch) (_ []RowID, err error) {
 func (h *Heap) applyOp(w *version, op Op) (RowID, error) {
 	switch op.Kind {
 	case OpInsert:
+		h.inserts--
 		if err := h.parse(op.Row); err != nil {
 			return 0, err
 		}
@@ -391,7 +402,11 @@ func (h *Heap) insert(w *version) RowID {
 	slot := p.freeSlot(h.cfg.PageRows)
 	for c, col := range h.schema.Columns {
 		x := &h.cells[c]
-		p.write(col.Kind, p.mutableAt(c, w.epoch, slot), slot, x, h.cfg.PageRows)
+		g := p.mutableAt(c, w.epoch, slot)
+		if x.needsVarlen(col.Kind) && cap(g.data)-len(g.data) < len(x.text) {
+			h.reserveVarlen(g, len(x.text), slot, need, p.varUsed)
+		}
+		p.write(col.Kind, g, slot, x, h.cfg.PageRows)
 		p.stats[c].addValue(col.Kind, x.null, &x.v, x.text, h.tmp)
 		w.stats[c].addValue(col.Kind, x.null, &x.v, x.text, h.tmp)
 	}
@@ -402,6 +417,28 @@ func (h *Heap) insert(w *version) RowID {
 	}
 	w.rows++
 	return MakeRowID(p.id, slot)
+}
+
+// reserveVarlen grows g's text data, which has no room for a value of n
+// bytes, to hold this row's value and as many like it as the batch's
+// remaining inserts could put in the page: its free slots, and the rows
+// of need varlen bytes (the whole row's) its fill budget leaves room for
+// past used. It replaces append's doubling from a few bytes: a copy fills
+// every page in one batch. The old bytes are copied; versions already
+// published keep the old array (data is append-only: colSeg).
+func (h *Heap) reserveVarlen(g *colSeg, n, slot, need, used int) {
+	rows := min(h.inserts, h.cfg.PageRows-slot-1) + 1
+	if need > 0 {
+		rows = min(rows, max(h.fill-used, 0)/need+1)
+	}
+	grown := 2 * cap(g.data) // append's growth, roughly
+	if cap(g.data) >= 4<<10 {
+		grown = cap(g.data) + cap(g.data)/4
+	}
+	want := max(len(g.data)+n*rows, grown)
+	data := make([]byte, len(g.data), want)
+	copy(data, g.data)
+	g.data = data
 }
 
 func (h *Heap) pushFSM(pid uint32) {

@@ -139,7 +139,7 @@ type ColStats struct {
 	MinI, MaxI int64   // integer kinds, bool, date, timestamp (valid when Count > 0)
 	MinF, MaxF float64 // float kinds, PostgreSQL order: NaN above +Infinity (valid when Count > 0)
 
-	MinB, MaxB []byte  // text; shared, never modified
+	MinB, MaxB []byte  // text; shared, never modified once published (see ownMin)
 	MinN, MaxN Numeric // numeric
 
 	NumSum                       *Decimal // numeric: sum of the finite values (its Scale never shrinks: it can exceed the largest scale among the live values, which is what PostgreSQL prints)
@@ -150,6 +150,13 @@ type ColStats struct {
 	// last.
 	nMin, nMax int64
 	stale      bool // min/max may be wider than the values: recompute
+	// ownMin, ownMax: MinB (MaxB) is a buffer this ColStats allocated
+	// itself and nobody else holds, so widening may overwrite it in place
+	// instead of cloning per value (a copy's rows arrive in key order, so
+	// a text key is a new max on every insert). clone clears them: a
+	// published version's stats are shared, and the next batch writes a
+	// clone.
+	ownMin, ownMax bool
 }
 
 // HasMinMax reports whether the min/max fields of kind k are meaningful.
@@ -211,6 +218,7 @@ func numRat(n *Numeric) *big.Rat {
 func (s *ColStats) clone() ColStats {
 	c := *s
 	c.NumSum = s.NumSum.clone()
+	c.ownMin, c.ownMax = false, false
 	return c
 }
 
@@ -275,26 +283,31 @@ func numericOf(v *typed, text []byte) Numeric {
 }
 
 // extendB widens the text min/max by n values equal to v (copied when
-// kept).
+// kept: into the buffer the side already owns when it is large enough).
 func (s *ColStats) extendB(v []byte, first bool, n int64) {
 	switch c := bytes.Compare(v, s.MinB); {
 	case first || c < 0:
-		s.MinB, s.nMin = bytes.Clone(v), n
-		if s.MinB == nil {
-			s.MinB = []byte{}
-		}
+		s.MinB, s.ownMin, s.nMin = keepB(s.MinB, s.ownMin, v), true, n
 	case c == 0:
 		s.nMin += n
 	}
 	switch c := bytes.Compare(v, s.MaxB); {
 	case first || c > 0:
-		s.MaxB, s.nMax = bytes.Clone(v), n
-		if s.MaxB == nil {
-			s.MaxB = []byte{}
-		}
+		s.MaxB, s.ownMax, s.nMax = keepB(s.MaxB, s.ownMax, v), true, n
 	case c == 0:
 		s.nMax += n
 	}
+}
+
+// keepB returns a private copy of v (never nil): old's buffer when own
+// says nobody else holds it and it is large enough, else a new one.
+func keepB(old []byte, own bool, v []byte) []byte {
+	if own && cap(old) >= len(v) {
+		return append(old[:0], v...)
+	}
+	b := make([]byte, len(v), max(len(v), 16))
+	copy(b, v)
+	return b
 }
 
 // extendN widens the numeric min/max by n values equal to v (its text
@@ -470,6 +483,8 @@ func ParseNumeric(text []byte) (*big.Int, int32, bool) {
 func (s *ColStats) merge(k Kind, o *ColStats) {
 	if o.Count > 0 {
 		first := s.Count == 0
+		// Neither side may widen in place here: mx shares s's buffers.
+		s.ownMin, s.ownMax = false, false
 		mx := *s // the max side, merged apart from the min side
 		switch {
 		case k == KindText:
@@ -486,6 +501,7 @@ func (s *ColStats) merge(k Kind, o *ColStats) {
 			mx.extendI(o.MaxI, first, o.nMax)
 		}
 		s.MaxI, s.MaxF, s.MaxB, s.MaxN, s.nMax = mx.MaxI, mx.MaxF, mx.MaxB, mx.MaxN, mx.nMax
+		s.ownMax = false
 	}
 	s.Count += o.Count
 	s.Nulls += o.Nulls

@@ -45,6 +45,22 @@ func (p *Pool) Reserve(n int64) error {
 	return nil
 }
 
+// Take takes n bytes from the pool even past its limit: the least a user
+// needs to make progress at all, which the limit's owner counts as fixed
+// overhead beyond it. Release gives it back like a reservation.
+func (p *Pool) Take(n int64) {
+	if p == nil || n <= 0 {
+		return
+	}
+	used := p.used.Add(n)
+	for {
+		pk := p.peak.Load()
+		if used <= pk || p.peak.CompareAndSwap(pk, used) {
+			break
+		}
+	}
+}
+
 // Release gives back n bytes taken by Reserve.
 func (p *Pool) Release(n int64) {
 	if p != nil && n > 0 {

@@ -129,6 +129,7 @@ type TableBatch struct {
 	eng   *prolly.Engine // a diff from → to read with eng
 	from  prolly.Root
 	to    prolly.Root
+	built CopyBuild // the consumer's build from the copy's rows (copybuild.go)
 }
 
 // Edits calls fn with each edit of the table in key order: a row's new
@@ -199,6 +200,9 @@ type queued struct {
 	b     *Batch
 	bytes int
 	done  func() // releases the Reading that keeps b's roots from GC
+	// built is the consumer's copy build b hands over, discarded when the
+	// batch is dropped (or after Apply, when it was not taken).
+	built CopyBuild
 }
 
 // subscriptions is the mirror's set of consumers.
@@ -355,6 +359,9 @@ func (s *Subscription) loop() error {
 			err := s.c.Apply(s.ctx, q.b)
 			if q.done != nil {
 				q.done()
+			}
+			if q.built != nil {
+				q.built.Discard()
 			}
 			s.mu.Lock()
 			s.busy = false
@@ -537,6 +544,9 @@ func (s *Subscription) dropLocked() {
 		if q.done != nil {
 			q.done()
 		}
+		if q.built != nil {
+			q.built.Discard()
+		}
 	}
 	s.queue, s.bytes = nil, 0
 }
@@ -545,9 +555,18 @@ func (s *Subscription) dropLocked() {
 // which case its catch-up will cover b. Called under Mirror.mu; never
 // blocks.
 func (s *Subscription) offer(b *Batch, bytes int, reads bool) {
+	s.offerBuilt(b, bytes, reads, nil)
+}
+
+// offerBuilt is offer of a batch that hands over built (nil: none),
+// which is discarded when the batch is not queued.
+func (s *Subscription) offerBuilt(b *Batch, bytes int, reads bool, built CopyBuild) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.lagging {
+		if built != nil {
+			built.Discard()
+		}
 		return
 	}
 	if s.bytes+bytes > s.limit && len(s.queue) > 0 {
@@ -555,9 +574,12 @@ func (s *Subscription) offer(b *Batch, bytes int, reads bool) {
 		s.lagging = true
 		s.overflowed.Add(1)
 		s.poke()
+		if built != nil {
+			built.Discard()
+		}
 		return
 	}
-	q := &queued{b: b, bytes: bytes}
+	q := &queued{b: b, bytes: bytes, built: built}
 	if reads {
 		q.done = s.m.Reading()
 	}
@@ -602,16 +624,26 @@ func (m *Mirror) publishCommit(v *Version, tables []logTable, recs map[string]ta
 }
 
 // publishReset offers the replacement of table's tree by root (a copy at
-// copiedAt, recorded at the head end) to every subscription. The caller
-// holds mu.
-func (m *Mirror) publishReset(end wal.LSN, rec tableRecord) {
+// copiedAt, recorded at the head end) to every subscription; one whose
+// consumer built the table from the copy's rows (bs, whose root is the
+// recorded one) gets its build handed over in a batch of its own, with no
+// edits. The caller holds mu.
+func (m *Mirror) publishReset(end wal.LSN, rec tableRecord, bs copyBuilds) {
 	subs := m.subs.snapshot()
 	if len(subs) == 0 {
 		return
 	}
-	b := &Batch{Kind: BatchReset, LSN: end, Tables: []TableBatch{{Table: rec.Name, Relation: rec.Rel, CopiedAt: rec.CopiedAt,
-		Reset: true, eng: m.eng, from: m.eng.EmptyRoot(), to: rec.Root}}}
+	tb := TableBatch{Table: rec.Name, Relation: rec.Rel, CopiedAt: rec.CopiedAt,
+		Reset: true, eng: m.eng, from: m.eng.EmptyRoot(), to: rec.Root}
+	b := &Batch{Kind: BatchReset, LSN: end, Tables: []TableBatch{tb}}
 	for _, s := range subs {
+		if built := bs[s]; built != nil {
+			delete(bs, s)
+			own := tb
+			own.from, own.built = rec.Root, built
+			s.offerBuilt(&Batch{Kind: BatchReset, LSN: end, Tables: []TableBatch{own}}, batchOverhead, true, built)
+			continue
+		}
 		s.offer(b, batchOverhead, true)
 	}
 }

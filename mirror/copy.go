@@ -18,20 +18,42 @@ import (
 	"github.com/sidecar-dev/sidecar/wal"
 )
 
-// Copy memory: a range encodes its rows into arena chunks of
-// copyArenaChunk bytes (one allocation per chunk, not two per row), and
-// cuts them into sorted runs of at most Options.CopyRunBytes. A run stays
-// in memory while the runs of every copy in progress total at most
-// copyMemRuns × CopyRunBytes (256 MiB by default); beyond that, runs go to
-// files under TempDir. So a table that fits is never written to disk
-// and read back: it is sorted and merged in memory.
+// Copy memory (Options.CopyMemory, the copy's share of memory.ingest):
+// a range encodes its rows into arena chunks (one allocation per chunk,
+// not two per row) and cuts them into sorted runs of at most copyRunBytes.
+// Every chunk and row-header slice a range allocates is reserved from the
+// mirror's copy pool first; a range that cannot reserve more cuts its run
+// early, into a file under TempDir. A run stays in memory while the runs
+// kept in memory total at most half the pool; beyond that, runs go to
+// files. So a table that fits is never written to disk and read back,
+// and the copy's rows never hold more than CopyMemory, plus one chunk per
+// range when the pool is exhausted (a range always takes one row).
 const (
 	copyArenaChunk = 1 << 20
-	copyMemRuns    = 16
+	copyMinChunk   = 64 << 10
 	// kvOverhead is what one buffered row costs beyond its bytes: its
 	// kv header in the range's slice.
 	kvOverhead = 48
+	kvSize     = 48 // unsafe.Sizeof(kv{})
 )
+
+// copyRunBytes is the largest run a range buffers: Options.CopyRunBytes,
+// at most an eighth of the copy memory (four ranges buffer at once, and
+// the runs kept in memory take the other half).
+func (m *Mirror) copyRunBytes() int64 {
+	return min(m.opts.CopyRunBytes, max(m.opts.CopyMemory/8, copyMinChunk))
+}
+
+// copyChunk is the size of a range's arena chunks.
+func (m *Mirror) copyChunk() int64 {
+	return min(copyArenaChunk, max(m.copyRunBytes()/4, copyMinChunk))
+}
+
+// CopyMemory reports the copy pool: bytes reserved now, the most ever
+// reserved, and its bound (Options.CopyMemory).
+func (m *Mirror) CopyMemory() (used, peak, limit int64) {
+	return m.copyPool.Used(), m.copyPool.Peak(), m.copyPool.Limit()
+}
 
 // tableCopy collects the sorted runs of one table's copy. Ranges arrive
 // concurrently and in any order; each closed range adds its runs.
@@ -46,7 +68,18 @@ type tableCopy struct {
 	runs  []*run
 	files int
 	rows  int64
-	mem   int64 // bytes of the runs kept in memory (under Mirror.copyMu)
+	mem   int64 // copy pool bytes of the runs kept in memory (under Mirror.copyMu)
+}
+
+// releaseRuns gives the copy pool back the memory of tc's runs kept in
+// memory (their rows are in the tree, or discarded).
+func (m *Mirror) releaseRuns(tc *tableCopy) {
+	m.copyMu.Lock()
+	n := tc.mem
+	tc.mem = 0
+	m.copyRunsMem -= n
+	m.copyMu.Unlock()
+	m.copyPool.Release(n)
 }
 
 // Busy is a table whose mirror cannot be compared with PostgreSQL now: its
@@ -116,24 +149,20 @@ func (m *Mirror) CopyRange(ctx context.Context, rel *wal.Relation, r wal.BlockRa
 	} else if !tc.rel.Equal(rel) {
 		return nil, fmt.Errorf("copy %s range %d/%d: relation differs from the one its other ranges were copied with", name, r.Index+1, r.Of)
 	}
-	return &rangeWriter{m: m, tc: tc, texts: make([][]byte, len(tc.t.keyCols))}, nil
+	return &rangeWriter{m: m, tc: tc, texts: make([][]byte, len(tc.t.keyCols)),
+		runBytes: m.copyRunBytes(), chunk: m.copyChunk()}, nil
 }
 
-// reserveCopyMem reports whether a run of n bytes may stay in memory, and
-// if so counts it against tc. A table leaves m.copies when its build
-// starts, so its runs stop counting then, although they stay in memory
-// until the build ends: during a build, memory can reach the budget plus
-// that table's runs.
-func (m *Mirror) reserveCopyMem(tc *tableCopy, n int64) bool {
+// keepRunInMemory reports whether a run holding n bytes of the copy pool
+// may stay in memory (the runs kept in memory take at most half the
+// pool), and if so counts it against tc.
+func (m *Mirror) keepRunInMemory(tc *tableCopy, n int64) bool {
 	m.copyMu.Lock()
 	defer m.copyMu.Unlock()
-	var used int64
-	for _, c := range m.copies {
-		used += c.mem
-	}
-	if used+n > copyMemRuns*m.opts.CopyRunBytes {
+	if m.copyRunsMem+n > m.opts.CopyMemory/2 {
 		return false
 	}
+	m.copyRunsMem += n
 	tc.mem += n
 	return true
 }
@@ -152,6 +181,32 @@ type rangeWriter struct {
 	// unsorted: a row of the buffer has a key not above the one before
 	// (rows arrive in heap order; a serial key keeps them sorted).
 	unsorted bool
+	// held is what the range reserved from the copy pool for its arena
+	// chunks and buf; runBytes and chunk are the copy's sizes.
+	held            int64
+	runBytes, chunk int64
+}
+
+// reserve takes n bytes from the copy pool for the range's buffer. When
+// the pool is exhausted it cuts the range's run (into a file, as the
+// pool has no room to keep it) and reports false with nothing reserved:
+// the caller then reuses what the cut freed, or overdraws (take).
+func (w *rangeWriter) reserve(n int64) (bool, error) {
+	if w.m.copyPool.Reserve(n) == nil {
+		w.held += n
+		return true, nil
+	}
+	if len(w.buf) == 0 {
+		return false, nil
+	}
+	return false, w.cut()
+}
+
+// take reserves n bytes even past the pool's bound: the one chunk a range
+// needs to take a row at all.
+func (w *rangeWriter) take(n int64) {
+	w.m.copyPool.Take(n)
+	w.held += n
 }
 
 // WriteRow encodes the row's vrow1 value and key (the same bytes as the
@@ -188,7 +243,17 @@ func (w *rangeWriter) WriteRow(values []wal.Value) error {
 		}
 	}
 	w.scratch = row
-	b := w.alloc(len(row))
+	// Room for the row's header first: making it may cut the run, which
+	// reuses the arena.
+	if len(w.buf) == cap(w.buf) {
+		if err := w.growBuf(len(row)); err != nil {
+			return err
+		}
+	}
+	b, err := w.alloc(len(row))
+	if err != nil {
+		return err
+	}
 	copy(b, row)
 	r := kv{key: b[n:], val: b[:n:n]}
 	if t.full {
@@ -199,31 +264,75 @@ func (w *rangeWriter) WriteRow(values []wal.Value) error {
 	if len(w.buf) > 0 && !w.unsorted && bytes.Compare(w.buf[len(w.buf)-1].key, r.key) >= 0 {
 		w.unsorted = true
 	}
-	if w.buf == nil {
-		// Sized for a full run of rows like this one: growing the slice
-		// by doubling would copy it about twice over.
-		w.buf = make([]kv, 0, min(w.m.opts.CopyRunBytes/int64(len(b)+kvOverhead)+1, 1<<20))
-	}
 	w.buf = append(w.buf, r)
 	w.bytes += int64(len(b) + kvOverhead)
 	w.rows++
-	if w.bytes >= w.m.opts.CopyRunBytes {
+	if w.bytes >= w.runBytes {
 		return w.cut()
 	}
 	return nil
 }
 
+// growBuf makes room in buf for one more row (of about rowLen bytes): at
+// first for a full run of rows like this one (growing the slice by
+// doubling would copy it about twice over), reserved from the copy pool.
+func (w *rangeWriter) growBuf(rowLen int) error {
+	n := max(2*cap(w.buf), int(min(w.runBytes/int64(rowLen+kvOverhead)+1, 1<<20)))
+	ok, err := w.reserve(int64(n) * kvSize)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if cap(w.buf) > len(w.buf) { // the cut emptied it
+			return nil
+		}
+		n = max(2*cap(w.buf), 64)
+		w.take(int64(n) * kvSize)
+	}
+	nb := make([]kv, len(w.buf), n)
+	copy(nb, w.buf)
+	w.m.copyPool.Release(int64(cap(w.buf)) * kvSize)
+	w.held -= int64(cap(w.buf)) * kvSize
+	w.buf = nb
+	return nil
+}
+
 // alloc returns n bytes at the end of the arena, starting a new chunk
-// when the current one is full. Chunks are never reused: runs kept in
-// memory point into them.
-func (w *rangeWriter) alloc(n int) []byte {
+// (reserved from the copy pool) when the current one is full. Chunks are
+// never reused while runs kept in memory point into them.
+func (w *rangeWriter) alloc(n int) ([]byte, error) {
 	l := len(w.arena)
 	if cap(w.arena)-l < n {
-		w.arena = make([]byte, 0, max(copyArenaChunk, n))
-		l = 0
+		size := max(w.chunk, int64(n))
+		ok, err := w.reserve(size)
+		if err != nil {
+			return nil, err
+		}
+		l = len(w.arena)
+		switch {
+		case !ok && cap(w.arena)-l >= n:
+			// The cut went to a file and left the chunk empty for reuse.
+		case !ok:
+			w.take(size)
+			fallthrough
+		default:
+			if w.arena != nil && cap(w.arena) > 0 && len(w.buf) == 0 {
+				// The old chunk holds no buffered row: give it back.
+				w.release(int64(cap(w.arena)))
+			}
+			w.arena = make([]byte, 0, size)
+			l = 0
+		}
 	}
 	w.arena = w.arena[:l+n]
-	return w.arena[l : l+n : l+n]
+	return w.arena[l : l+n : l+n], nil
+}
+
+// release gives n of the range's reserved bytes back to the copy pool.
+func (w *rangeWriter) release(n int64) {
+	n = min(n, w.held)
+	w.held -= n
+	w.m.copyPool.Release(n)
 }
 
 // cut sorts the buffer into a run, kept in memory when the copy memory
@@ -237,10 +346,11 @@ func (w *rangeWriter) cut() error {
 	}
 	w.unsorted = false
 	first, last := w.buf[0].key, w.buf[len(w.buf)-1].key
-	if w.m.reserveCopyMem(w.tc, w.bytes) {
-		w.runs = append(w.runs, &run{mem: w.buf, first: first, last: last, rows: len(w.buf), memBytes: w.bytes})
-		// The run owns the arena chunks its rows are in.
-		w.buf, w.bytes, w.arena = nil, 0, nil
+	if w.m.keepRunInMemory(w.tc, w.held) {
+		w.runs = append(w.runs, &run{mem: w.buf, first: first, last: last, rows: len(w.buf), memBytes: w.held})
+		// The run owns the arena chunks its rows are in, and their
+		// reservation.
+		w.buf, w.bytes, w.arena, w.held = nil, 0, nil, 0
 		return nil
 	}
 	w.tc.mu.Lock()
@@ -251,12 +361,12 @@ func (w *rangeWriter) cut() error {
 		return fmt.Errorf("copy %s: %w", w.tc.t.rec.Name, err)
 	}
 	w.runs = append(w.runs, &run{path: path, first: slices.Clone(first), last: slices.Clone(last), rows: len(w.buf)})
-	// The rows are on disk: the buffer and the arena are free again (the
-	// current chunk holds only rows of this run: an in-memory cut starts
-	// a fresh one).
+	// The rows are on disk: the buffer and the current chunk are free
+	// again, the older chunks are garbage (their reservation goes back).
 	clear(w.buf)
 	w.buf, w.bytes = w.buf[:0], 0
 	w.arena = w.arena[:0]
+	w.release(w.held - int64(cap(w.arena)) - int64(cap(w.buf))*kvSize)
 	return nil
 }
 
@@ -265,6 +375,9 @@ func (w *rangeWriter) Close() error {
 	if err := w.cut(); err != nil {
 		return err
 	}
+	// What is left is the buffer and chunk of a run that went to a file.
+	w.release(w.held)
+	w.buf, w.arena = nil, nil
 	w.tc.mu.Lock()
 	w.tc.runs = append(w.tc.runs, w.runs...)
 	w.tc.rows += w.rows
@@ -284,7 +397,10 @@ func (w *rangeWriter) Abort() {
 	if mem > 0 {
 		w.m.copyMu.Lock()
 		w.tc.mem -= mem
+		w.m.copyRunsMem -= mem
 		w.m.copyMu.Unlock()
+		w.m.copyPool.Release(mem)
 	}
+	w.release(w.held)
 	w.runs, w.buf, w.arena = nil, nil, nil
 }

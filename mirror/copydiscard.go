@@ -21,6 +21,9 @@ func (m *Mirror) DiscardCopy(rel *wal.Relation) {
 	tc := m.copies[name]
 	delete(m.copies, name)
 	m.copyMu.Unlock()
+	if tc != nil {
+		m.releaseRuns(tc)
+	}
 	if tc != nil && tc.dir != "" {
 		if err := os.RemoveAll(tc.dir); err != nil {
 			m.log.Warn("could not remove a discarded copy's run files", "table", name, "dir", tc.dir, "err", err)

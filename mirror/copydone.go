@@ -56,7 +56,18 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN)
 		defer os.RemoveAll(tc.dir)
 	}
 	start := time.Now()
-	root, err := tc.build(ctx, m.eng)
+	// The merge's read buffers: their bound is taken from the pool.
+	mergeMem := m.opts.CopyMemory / 2
+	m.copyPool.Take(mergeMem)
+	// Consumers that build from the copy's rows (the in-memory HEAD) get
+	// them as the tree is built; their builds are handed over with the
+	// reset, or discarded.
+	bs := m.startCopyBuilds(name, rel)
+	defer bs.discard()
+	root, err := tc.build(ctx, m.eng, mergeMem, bs)
+	m.copyPool.Release(mergeMem)
+	// The runs kept in memory are in the tree now (or the copy failed).
+	m.releaseRuns(tc)
 	if err != nil {
 		return err
 	}
@@ -64,6 +75,7 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN)
 		return fmt.Errorf("copy %s: %w", name, err)
 	}
 	m.log.Info("table copied", "table", name, "at", at, "rows", tc.rows, "build", time.Since(start))
+	built := root
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -110,6 +122,7 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN)
 		clearHeld = false
 		m.log.Warn("copied table changed again meanwhile; it needs another resync", "table", name)
 	} else if root, err = m.applyHeld(ctx, nt, root, at); err != nil {
+		bs.discard()
 		var missing *missingRowError
 		if !errors.As(err, &missing) {
 			return fmt.Errorf("copy %s: held changes: %w", name, err)
@@ -145,7 +158,12 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN)
 	}
 	m.tables[name] = nt
 	m.lastGroup = end
-	m.publishReset(end, nt.rec)
+	if nt.rec.Root != built {
+		// Held changes were applied to the copy: the consumers read the
+		// recorded tree whole (the built root's own nodes are not kept).
+		bs.discard()
+	}
+	m.publishReset(end, nt.rec, bs)
 	if m.opts.CopiedAt != nil {
 		m.opts.CopiedAt.Set(name, at)
 	}

@@ -69,16 +69,24 @@ type runReader struct {
 	path   string
 	closed bool
 	arena  []byte
+	chunk  int // arena chunk size
 }
 
-func openRun(r *run) (*runReader, error) {
-	rr := &runReader{r: r, i: -1}
+// runReadBuf is the read buffer and arena chunk of a run file's reader
+// when one is read at a time; a heap merge of many files gives each a
+// share of the copy memory instead (mergeBufs).
+const runReadBuf = 256 << 10
+
+// openRun opens r with a read buffer of buf bytes and arena chunks of as
+// many (for a run file).
+func openRun(r *run, buf int) (*runReader, error) {
+	rr := &runReader{r: r, i: -1, chunk: buf}
 	if r.path != "" {
 		f, err := os.Open(r.path)
 		if err != nil {
 			return nil, fmt.Errorf("open run: %w", err)
 		}
-		rr.f, rr.br, rr.path = f, bufio.NewReaderSize(f, 256<<10), r.path
+		rr.f, rr.br, rr.path = f, bufio.NewReaderSize(f, buf), r.path
 	}
 	return rr, nil
 }
@@ -109,7 +117,7 @@ func (rr *runReader) next() (bool, error) {
 	n := int(kl + vl)
 	l := len(rr.arena)
 	if cap(rr.arena)-l < n {
-		rr.arena = make([]byte, 0, max(copyArenaChunk, n))
+		rr.arena = make([]byte, 0, max(rr.chunk, n))
 		l = 0
 	}
 	rr.arena = rr.arena[:l+n]
@@ -152,40 +160,72 @@ func (h *runHeap) Pop() any {
 // at their seams) was tried and measured: no faster, because the node
 // store's writes (compression, then Badger, one batch in flight), not
 // the builder, bound this phase.
-func (tc *tableCopy) build(ctx context.Context, eng *prolly.Engine) (prolly.Root, error) {
+//
+// With consumer builds (bs), a third goroutine hands each batch the tree
+// builder is done with to them (copyBuilds.add) before it is reused: the
+// consumers build their state from the same sorted rows, overlapping the
+// tree's build, instead of reading the recorded tree back afterwards.
+func (tc *tableCopy) build(ctx context.Context, eng *prolly.Engine, mem int64, bs copyBuilds) (prolly.Root, error) {
 	batches := make(chan []kv, mergeBatches-1)
 	// free returns the builder's spent batches to the merge (the builder
 	// copies what it keeps of a row), so the merge reuses mergeBatches
 	// slices instead of allocating one per batchRows rows.
 	free := make(chan []kv, mergeBatches)
+	recycle := func(batch []kv) {
+		clear(batch) // drop the row references before reuse
+		select {
+		case free <- batch[:0]:
+		default:
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		defer close(batches)
-		return tc.merge(gctx, batches, free)
+		return tc.merge(gctx, batches, free, mem)
 	})
+	spent := recycle
+	var built chan []kv
+	if len(bs) > 0 {
+		built = make(chan []kv, mergeBatches-1)
+		spent = func(batch []kv) { built <- batch }
+		g.Go(func() error {
+			for batch := range built {
+				for _, r := range batch {
+					bs.add(r.key, r.val)
+				}
+				recycle(batch)
+			}
+			return nil
+		})
+	}
 	var root prolly.Root
 	g.Go(func() error {
-		b := eng.NewBuilder(gctx)
-		for batch := range batches {
-			for _, r := range batch {
-				if err := b.Add(r.key, r.val); err != nil {
-					return fmt.Errorf("copy %s: %w", tc.rel.QualifiedName(), err)
-				}
-			}
-			clear(batch) // drop the row references before reuse
-			select {
-			case free <- batch[:0]:
-			default:
-			}
+		if built != nil {
+			defer close(built)
 		}
 		var err error
-		root, err = b.Finish()
+		root, err = tc.buildTree(gctx, eng, batches, spent)
 		return err
 	})
 	if err := g.Wait(); err != nil {
 		return prolly.Root{}, err
 	}
 	return root, nil
+}
+
+// buildTree adds every row of batches to a new tree, passing each batch
+// to spent once it is done with it.
+func (tc *tableCopy) buildTree(ctx context.Context, eng *prolly.Engine, batches <-chan []kv, spent func([]kv)) (prolly.Root, error) {
+	b := eng.NewBuilder(ctx)
+	for batch := range batches {
+		for _, r := range batch {
+			if err := b.Add(r.key, r.val); err != nil {
+				return prolly.Root{}, fmt.Errorf("copy %s: %w", tc.rel.QualifiedName(), err)
+			}
+		}
+		spent(batch)
+	}
+	return b.Finish()
 }
 
 // The merge hands rows to the builder in batches of batchRows; at most
@@ -201,7 +241,12 @@ const (
 // key correlated with the heap order, as a serial primary key is), they
 // are read one after the other in first-key order, with no comparison
 // between runs; otherwise a heap merges them.
-func (tc *tableCopy) merge(ctx context.Context, out chan<- []kv, free <-chan []kv) error {
+//
+// mem bounds the read buffers of the run files merged at once: with more
+// files than it gives each the least buffer for (mergeMinBuf, twice: the
+// read buffer and the arena), groups of them are first merged into
+// longer run files.
+func (tc *tableCopy) merge(ctx context.Context, out chan<- []kv, free <-chan []kv, mem int64) error {
 	batch := make([]kv, 0, batchRows)
 	send := func() error {
 		select {
@@ -251,8 +296,14 @@ func (tc *tableCopy) merge(ctx context.Context, out chan<- []kv, free <-chan []k
 				return err
 			}
 		}
-	} else if err := tc.heapMerge(runs, add); err != nil {
-		return err
+	} else {
+		var err error
+		if runs, err = tc.narrowRuns(ctx, runs, mem); err != nil {
+			return err
+		}
+		if err := tc.heapMerge(runs, mergeBuf(runs, mem), add); err != nil {
+			return err
+		}
 	}
 	if len(batch) > 0 {
 		return send()
@@ -270,7 +321,7 @@ func (tc *tableCopy) drainRun(r *run, add func(kv) error) error {
 		}
 		return nil
 	}
-	rr, err := openRun(r)
+	rr, err := openRun(r, runReadBuf)
 	if err != nil {
 		return err
 	}
@@ -291,7 +342,7 @@ func (tc *tableCopy) drainRun(r *run, add func(kv) error) error {
 
 // heapMerge passes the rows of runs to add in key order (equal keys
 // adjacent).
-func (tc *tableCopy) heapMerge(runs []*run, add func(kv) error) error {
+func (tc *tableCopy) heapMerge(runs []*run, buf int, add func(kv) error) error {
 	var h runHeap
 	defer func() {
 		for _, rr := range h {
@@ -299,7 +350,7 @@ func (tc *tableCopy) heapMerge(runs []*run, add func(kv) error) error {
 		}
 	}()
 	for _, r := range runs {
-		rr, err := openRun(r)
+		rr, err := openRun(r, buf)
 		if err != nil {
 			return err
 		}
@@ -332,4 +383,95 @@ func (tc *tableCopy) heapMerge(runs []*run, add func(kv) error) error {
 		}
 	}
 	return nil
+}
+
+// mergeMinBuf is the least read buffer (and arena chunk) a run file gets
+// in a heap merge.
+const mergeMinBuf = 16 << 10
+
+// mergeBuf is the read buffer of each run file when runs are merged at
+// once within mem bytes of buffers (two per file: read buffer, arena).
+func mergeBuf(runs []*run, mem int64) int {
+	files := 0
+	for _, r := range runs {
+		if r.path != "" {
+			files++
+		}
+	}
+	if files == 0 {
+		return mergeMinBuf
+	}
+	return int(min(runReadBuf, max(mem/int64(2*files), mergeMinBuf)))
+}
+
+// narrowRuns merges groups of run files into longer run files until a
+// heap merge of what is left keeps its read buffers within mem (at
+// least mergeMinBuf each). Rows are kept as they are: duplicates and
+// occurrences are the final merge's business.
+func (tc *tableCopy) narrowRuns(ctx context.Context, runs []*run, mem int64) ([]*run, error) {
+	fanIn := max(int(mem/(2*mergeMinBuf)), 2)
+	for {
+		var files, rest []*run
+		for _, r := range runs {
+			if r.path != "" {
+				files = append(files, r)
+			} else {
+				rest = append(rest, r)
+			}
+		}
+		if len(files) <= fanIn {
+			return runs, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		group := files[:fanIn]
+		merged, err := tc.mergeToFile(group, mergeBuf(group, mem))
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range group {
+			os.Remove(r.path)
+		}
+		runs = append(append(rest, files[fanIn:]...), merged)
+		slices.SortFunc(runs, func(a, b *run) int { return bytes.Compare(a.first, b.first) })
+	}
+}
+
+// mergeToFile merges runs into one new run file.
+func (tc *tableCopy) mergeToFile(runs []*run, buf int) (*run, error) {
+	tc.mu.Lock()
+	tc.files++
+	path := fmt.Sprintf("%s/run-%06d", tc.dir, tc.files)
+	tc.mu.Unlock()
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("copy %s: merge runs: %w", tc.rel.QualifiedName(), err)
+	}
+	bw := bufio.NewWriterSize(f, runReadBuf)
+	out := &run{path: path}
+	var hdr []byte
+	err = tc.heapMerge(runs, buf, func(r kv) error {
+		if out.rows == 0 {
+			out.first = slices.Clone(r.key)
+		}
+		out.last = append(out.last[:0], r.key...)
+		out.rows++
+		hdr = binary.AppendUvarint(hdr[:0], uint64(len(r.key)))
+		hdr = binary.AppendUvarint(hdr, uint64(len(r.val)))
+		bw.Write(hdr)
+		bw.Write(r.key)
+		_, err := bw.Write(r.val)
+		return err
+	})
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("copy %s: merge runs into %s: %w", tc.rel.QualifiedName(), path, err)
+	}
+	return out, nil
 }

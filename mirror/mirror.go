@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sidecar-dev/sidecar/membudget"
 	"log/slog"
 	"os"
 	"slices"
@@ -64,6 +65,7 @@ const (
 	DefaultSpillRows       = 100_000
 	DefaultSpillBytes      = 8 << 20
 	DefaultCopyRunBytes    = 16 << 20
+	DefaultCopyMemory      = 256 << 20
 	DefaultSyncInterval    = 5 * time.Millisecond
 )
 
@@ -107,8 +109,14 @@ type Options struct {
 	// CopyRunBytes bounds the rows a copy range buffers before sorting
 	// them into a run file under TempDir (default the system's).
 	CopyRunBytes int64
-	TempDir      string
-	Logger       *slog.Logger
+	// CopyMemory bounds the memory the initial copy's rows take before
+	// they are in the tree: the ranges' buffers and the sorted runs kept
+	// in memory (at most half of it; past that, runs go to files under
+	// TempDir), and the merge's read buffers (default DefaultCopyMemory).
+	// The daemon gives it its share of memory.ingest.
+	CopyMemory int64
+	TempDir    string
+	Logger     *slog.Logger
 	// OnGroupFlush, if set, is called with the duration of each group
 	// flush (trees mutated, nodes flushed, group record queued), and
 	// OnSync with the duration of each fsync that made commits durable:
@@ -150,6 +158,9 @@ func (o *Options) defaults() {
 	}
 	if o.CopyRunBytes <= 0 {
 		o.CopyRunBytes = DefaultCopyRunBytes
+	}
+	if o.CopyMemory <= 0 {
+		o.CopyMemory = DefaultCopyMemory
 	}
 	if o.TempDir == "" {
 		o.TempDir = os.TempDir()
@@ -226,6 +237,10 @@ type Mirror struct {
 
 	copyMu sync.Mutex
 	copies map[string]*tableCopy
+	// copyPool is the copy's memory (Options.CopyMemory); copyRunsMem the
+	// part of it held by runs kept in memory (under copyMu).
+	copyPool    *membudget.Pool
+	copyRunsMem int64
 	// building: tables whose copy TableCopied is building, with the
 	// copy's start (guarded by copyMu; see Busy).
 	building map[string]time.Time
@@ -328,6 +343,7 @@ func Open(ctx context.Context, opts Options) (*Mirror, error) {
 		log:      opts.Logger,
 		tables:   map[string]*table{},
 		copies:   map[string]*tableCopy{},
+		copyPool: membudget.NewPool("memory.ingest (the copy's share)", opts.CopyMemory),
 		building: map[string]time.Time{},
 	}
 	if m.ns == nil {
