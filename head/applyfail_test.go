@@ -62,14 +62,7 @@ func TestApplyFailedPartWayMarksTheModelUnusable(t *testing.T) {
 		{Kind: wal.Update, Relation: a, New: vals(2, 2000, "y")},
 		{Kind: wal.Update, Relation: b, New: vals(2, 2000, "y")},
 	})
-	if err := f.m.Sync(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-sub.Done():
-	case <-time.After(time.Minute):
-		t.Fatal("the subscription did not stop after the failed apply")
-	}
+	waitStopped(t, f, sub)
 	if err := sub.Err(); !errors.Is(err, injected) {
 		t.Fatalf("subscription error %v, want the injected one", err)
 	}
@@ -147,14 +140,7 @@ func TestApplyFailedBeforeAnyChangeKeepsTheModel(t *testing.T) {
 	f.waitDelivered(sub)
 	mod.SetApplyFault(func(string, wal.LSN) error { return errors.New("injected") })
 	f.commit([]wal.Change{{Kind: wal.Update, Relation: a, New: vals(1, 10, "x")}})
-	if err := f.m.Sync(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-sub.Done():
-	case <-time.After(time.Minute):
-		t.Fatal("the subscription did not stop after the failed apply")
-	}
+	waitStopped(t, f, sub)
 	if mod.Unusable() {
 		t.Fatal("a batch that changed nothing marked the model unusable")
 	}
@@ -167,5 +153,18 @@ func TestApplyFailedBeforeAnyChangeKeepsTheModel(t *testing.T) {
 	f.waitDelivered(sub2)
 	if n, err := mod.Compare(t.Context(), f.m); err != nil || n != 2 {
 		t.Fatalf("model against the trees: %d rows, %v", n, err)
+	}
+}
+
+// waitStopped syncs the mirror and waits for sub to stop on its failure.
+func waitStopped(t *testing.T, f *feed, sub *mirror.Subscription) {
+	t.Helper()
+	if err := f.m.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-sub.Done():
+	case <-time.After(time.Minute):
+		t.Fatal("the subscription did not stop after the failed apply")
 	}
 }
