@@ -40,10 +40,11 @@ func sidecarConfig(scratch, pubURL, slot, dataDir string) (*config.Config, error
 }
 
 // sidecarConfigLimit is sidecarConfig with memory.limit set to limit
-// (none when empty).
+// (none when empty). The SQL port is off: no benchmark here reads it, and
+// its default 7433 would collide with another sidecar or a parallel run.
 func sidecarConfigLimit(scratch, pubURL, slot, dataDir, limit string) (*config.Config, error) {
 	file := filepath.Join(scratch, slot+".yaml")
-	body := fmt.Sprintf("postgres:\n  url: %s\npublication: %s\nslot: %s\ntables: [%s, %s]\ndata_dir: %s\nlisten: 127.0.0.1:0\n",
+	body := fmt.Sprintf("postgres:\n  url: %s\npublication: %s\nslot: %s\ntables: [%s, %s]\ndata_dir: %s\nlisten: 127.0.0.1:0\nsql:\n  listen: \"\"\n",
 		pubURL, replPub, slot, replTable, replMarker, dataDir)
 	if limit != "" {
 		body += "memory:\n  limit: " + limit + "\n"

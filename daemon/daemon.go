@@ -128,6 +128,9 @@ type daemon struct {
 	progress  map[string]replication.CopyProgress
 	eta       copyETAs          // per-table copy ETA (progresseta.go)
 	notFollow map[string]string // configured tables not followed, and why
+	// addBackoff spaces out failed additions to the publication
+	// (startables.go).
+	addBackoff addBackoff
 	// newTablesWarned: when the monitor last logged a failed look for new
 	// tables (monitor goroutine only; startables.go).
 	newTablesWarned time.Time

@@ -6,6 +6,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -81,17 +82,57 @@ func (h *headLoad) status() *HeadStatus {
 // mirror and waits until its first catch-up is applied, logging each
 // step. Reads go to the trees meanwhile. A failure leaves them there and
 // is reported, not fatal: the trees are the truth.
+//
+// It then watches the subscription for as long as the daemon runs: an
+// Apply that fails stops it, and the model is subscribed again (after a
+// pause that grows with repeated failures) — emptied first when the
+// failure left it unusable (head.Model.Unusable: applied in part), so
+// that the mirror rebuilds it from the trees. Reads go to the trees
+// meanwhile; a half-applied HEAD is never served.
 func (d *daemon) loadHead(ctx context.Context, h *headLoad) {
 	if d.opts.BeforeHeadLoad != nil {
 		d.opts.BeforeHeadLoad()
 	}
 	restored := h.model.Load()
 	h.set(func(h *headLoad) { h.restored = restored })
+	pause := time.Duration(0)
+	for attempt := 0; ; attempt++ {
+		sub, err := d.followHead(ctx, h, restored, attempt)
+		if err == nil || ctx.Err() != nil || errors.Is(err, context.Canceled) {
+			return // the daemon stops (the mirror closed)
+		}
+		if sub == nil {
+			return // not subscribed at all: reads stay on the trees
+		}
+		// The subscription failed: its apply did (the mirror goes on).
+		rebuild := h.model.Unusable()
+		pause = min(max(2*pause, time.Second), time.Minute)
+		d.log.Error("in-memory HEAD apply failed; reads are served from the trees until it is brought forward again",
+			"err", err, "rebuild_from_trees", rebuild, "retry_in", pause)
+		h.set(func(h *headLoad) { h.phase, h.err = headFailed, err.Error() })
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(pause):
+		}
+		if rebuild {
+			h.model.Reset()
+		}
+		restored = false
+		h.set(func(h *headLoad) { h.started = time.Now() })
+	}
+}
+
+// followHead subscribes the model, waits until it is caught up (phase
+// ready) and then until the subscription ends. It returns the
+// subscription's error (nil when the daemon stops) and the subscription
+// (nil when it could not subscribe).
+func (d *daemon) followHead(ctx context.Context, h *headLoad, restored bool, attempt int) (*mirror.Subscription, error) {
 	sub, err := d.m.Subscribe(h.model, mirror.SubscribeOptions{})
 	if err != nil {
 		d.log.Error("in-memory HEAD not started; reads are served from the trees", "err", err)
 		h.set(func(h *headLoad) { h.phase, h.err = headFailed, err.Error() })
-		return
+		return nil, err
 	}
 	// Caught up once the catch-up batch to the head of now (target) is
 	// applied: delivered reaches it, or, when the mirror has no commit
@@ -105,18 +146,21 @@ func (d *daemon) loadHead(ctx context.Context, h *headLoad) {
 	for !(target > 0 && sub.Delivered() >= target || sub.CatchUps() > 0 && sub.Idle()) || d.copying() {
 		select {
 		case <-ctx.Done():
-			return
+			return sub, nil
 		case <-sub.Done():
-			if err := sub.Err(); err != nil {
-				h.set(func(h *headLoad) { h.phase, h.err = headFailed, err.Error() })
-			}
-			return
+			return sub, sub.Err()
 		case <-tick.C:
 		}
 	}
-	h.set(func(h *headLoad) { h.phase, h.took = headReady, time.Since(h.started) })
+	h.set(func(h *headLoad) { h.phase, h.took, h.err = headReady, time.Since(h.started), "" })
 	d.log.Info("in-memory HEAD ready", "restored_from_checkpoint", restored, "tables", len(h.model.Tables()), "lsn", h.model.Current(),
-		"took", time.Since(h.started).Round(time.Millisecond))
+		"took", time.Since(h.started).Round(time.Millisecond), "attempt", attempt+1)
+	select {
+	case <-ctx.Done():
+		return sub, nil
+	case <-sub.Done():
+		return sub, sub.Err()
+	}
 }
 
 // copying reports whether the daemon is starting or in its initial copy.

@@ -136,6 +136,9 @@ func (m *Model) Checkpoint() (CheckpointStats, error) {
 
 // checkpointLocked is Checkpoint under wmu.
 func (m *Model) checkpointLocked() (CheckpointStats, error) {
+	if m.unusable.Load() {
+		return CheckpointStats{}, fmt.Errorf("head checkpoint: %w", ErrUnusable)
+	}
 	p := m.opts.Persist
 	if p == nil || p.DB == nil {
 		return CheckpointStats{}, errors.New("head checkpoint: no store configured")

@@ -77,6 +77,15 @@ type Model struct {
 	// Checkpoint state (the consumer goroutine's).
 	gen      uint64    // generation of the last checkpoint (0: none yet)
 	lastCkpt time.Time // when it was taken
+
+	// unusable is set when an Apply failed after changing some of the
+	// model's state: the tables no longer describe one version, so nothing
+	// is served (servable), checkpointed or applied until Reset empties
+	// the model for a rebuild from the trees.
+	unusable atomic.Bool
+	// fault, when set (tests: SetApplyFault), is called before each table
+	// of a batch is applied; an error fails the Apply there.
+	fault atomic.Pointer[func(table string, lsn wal.LSN) error]
 }
 
 // New returns an empty model: its Durable position is zero, so a
@@ -146,30 +155,103 @@ func (m *Model) Tables() []string {
 	return names
 }
 
+// ErrUnusable is returned by Apply and Checkpoint once an Apply failed
+// part-way (Model.Unusable): the owner Resets the model and subscribes it
+// again, which rebuilds it from the trees.
+var ErrUnusable = errors.New("head: the in-memory model is unusable after a failed apply; it must be reset and rebuilt")
+
 // Apply implements mirror.Consumer: it applies every table of the batch,
 // each whole under its own write lock, then advances the model's LSN.
+//
+// An error after the batch changed any table leaves tables at different
+// versions: the model is marked unusable (nothing is served from it from
+// then on) until Reset. An error before any change (a tree read failing
+// on the first table, a cancelled context) leaves it as it was, usable
+// and brought forward again by a new subscription.
 func (m *Model) Apply(ctx context.Context, b *mirror.Batch) error {
 	m.wmu.Lock()
 	defer m.wmu.Unlock()
+	if m.unusable.Load() {
+		return ErrUnusable
+	}
+	changed, err := m.applyBatch(ctx, b)
+	if err != nil && changed {
+		m.unusable.Store(true)
+		// Every table, not only those the batch reached: a reader must
+		// not go on with a table it looked up before the flag.
+		m.mu.RLock()
+		for _, t := range m.tables {
+			t.retired.Store(true)
+		}
+		m.mu.RUnlock()
+		return fmt.Errorf("%w (%w)", err, ErrUnusable)
+	}
+	return err
+}
+
+// Unusable reports whether an Apply failed part-way since the last Reset.
+func (m *Model) Unusable() bool { return m.unusable.Load() }
+
+// Reset empties the model — no table, position zero — so that a new
+// subscription sends every table whole and rebuilds it from the trees.
+// Tables handed out before are retired: nothing of them is served again.
+// The owner calls it after an Apply failed part-way (Unusable), once the
+// failed subscription has stopped.
+func (m *Model) Reset() {
+	m.wmu.Lock()
+	defer m.wmu.Unlock()
+	m.mu.Lock()
+	for _, t := range m.tables {
+		t.retired.Store(true)
+	}
+	m.tables = map[string]*Table{}
+	m.mu.Unlock()
+	m.copied = map[string]wal.LSN{}
+	m.applied.Store(0)
+	m.caught.Store(0)
+	m.unusable.Store(false)
+}
+
+// SetApplyFault makes Apply call f before it applies each table of a
+// batch, failing there when f returns an error (nil removes it). For
+// tests: a failure injected between the tables of one batch is an Apply
+// that failed part-way.
+func (m *Model) SetApplyFault(f func(table string, lsn wal.LSN) error) {
+	if f == nil {
+		m.fault.Store(nil)
+		return
+	}
+	m.fault.Store(&f)
+}
+
+// applyBatch is Apply under wmu; changed reports whether any table's
+// state was changed (or replaced) before an error.
+func (m *Model) applyBatch(ctx context.Context, b *mirror.Batch) (changed bool, _ error) {
 	for i := range b.Tables {
 		tb := &b.Tables[i]
+		if f := m.fault.Load(); f != nil {
+			if err := (*f)(tb.Table, b.LSN); err != nil {
+				return changed, fmt.Errorf("head: %s: %w", tb.Table, err)
+			}
+		}
 		t := m.Table(tb.Table)
 		if t == nil && !tb.Reset {
 			// Edits of a table the model never received whole: building
 			// it from them would serve a table of only those rows.
-			return fmt.Errorf("head: %s: changes of a table whose rows were never sent", tb.Table)
+			return changed, fmt.Errorf("head: %s: changes of a table whose rows were never sent", tb.Table)
 		}
 		if t == nil || tb.Reset || !sameSchema(t.rel, tb.Relation) {
 			if !tb.Reset && t != nil {
 				// A new schema without a reset would be a mirror bug:
 				// the rows below were not sent. Refuse rather than guess.
-				return fmt.Errorf("head: %s: schema changed without a reset", tb.Table)
+				return changed, fmt.Errorf("head: %s: schema changed without a reset", tb.Table)
 			}
 			// A reset's rows: built from the copy's rows (copybuild.go)
 			// or read from the tree.
 			nt, err := m.newResetTable(ctx, tb, uint64(b.LSN))
 			if err != nil {
-				return fmt.Errorf("head: %s: %w", tb.Table, err)
+				// nt was never installed: the model's tables are as before.
+				return changed, fmt.Errorf("head: %s: %w", tb.Table, err)
 			}
 			if t != nil {
 				t.retired.Store(true) // before applied moves: see servable
@@ -178,8 +260,14 @@ func (m *Model) Apply(ctx context.Context, b *mirror.Batch) error {
 			m.tables[tb.Table] = nt
 			m.mu.Unlock()
 		} else if err := t.apply(ctx, tb, uint64(b.LSN)); err != nil {
-			return fmt.Errorf("head: %s: %w", tb.Table, err)
+			// The heap rolls a failed batch back and the index changes
+			// after it cannot fail, so t is as before unless the failure
+			// came from the heap after all; only a cancelled read of the
+			// batch's edits is known to have changed nothing.
+			return changed || !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded),
+				fmt.Errorf("head: %s: %w", tb.Table, err)
 		}
+		changed = true
 		m.copied[tb.Table] = tb.CopiedAt
 	}
 	m.applied.Store(uint64(b.LSN))
@@ -199,7 +287,7 @@ func (m *Model) Apply(ctx context.Context, b *mirror.Batch) error {
 			}
 		}
 	}
-	return nil
+	return true, nil
 }
 
 func sameSchema(a, b *wal.Relation) bool {
@@ -386,7 +474,7 @@ var ErrNotAtVersion = errors.New("head: the in-memory model is not at that versi
 // it moves only after Apply returned (the same goroutine), and says that
 // no batch up to it is left.
 func (m *Model) servable(t *Table, at wal.LSN) bool {
-	if m.Current() < at {
+	if m.unusable.Load() || m.Current() < at {
 		return false
 	}
 	return !t.retired.Load() && t.lsn.Load() <= uint64(at)

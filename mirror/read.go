@@ -277,6 +277,9 @@ func (m *Mirror) TreeAt(ctx context.Context, table string, lsn wal.LSN) (*Tree, 
 		if r, err := relationAt(txn, table, g.End); err != nil {
 			return err
 		} else if r != nil {
+			if codec, err = codecAt(r, rel, codec); err != nil {
+				return err
+			}
 			rel = r
 		}
 		from := g.End

@@ -76,6 +76,11 @@ type StarTables struct {
 	// the role does not own the table).
 	Unpublished []wal.TableName
 	NotAdded    map[wal.TableName]string
+	// NotAddedCode is the SQLSTATE of each NotAdded failure.
+	NotAddedCode map[wal.TableName]string
+	// Deferred are the tables the call did not try to add (its skip said
+	// so: they failed before and are tried again later).
+	Deferred []wal.TableName
 	// WithoutKey and WithoutColumns are left out: no primary key or
 	// replica identity, no column (whether published or not).
 	WithoutKey, WithoutColumns []wal.TableName
@@ -126,6 +131,14 @@ func publishedTables(ctx context.Context, conn *pgx.Conn, name string) (map[wal.
 // sidecar's (each table on its own: one the role cannot add is listed in
 // NotAdded and the others are added).
 func ResolveStar(ctx context.Context, conn *pgx.Conn, name string, add bool) (*StarTables, error) {
+	return ResolveStarSkip(ctx, conn, name, add, nil)
+}
+
+// ResolveStarSkip is ResolveStar not trying to add the tables skip
+// reports (listed in Deferred): the daemon backs off from a table the
+// role cannot add (not its owner), which would otherwise fail, and log an
+// error in PostgreSQL, at every poll.
+func ResolveStarSkip(ctx context.Context, conn *pgx.Conn, name string, add bool, skip func(wal.TableName) bool) (*StarTables, error) {
 	exists, managed, err := PublicationManaged(ctx, conn, name)
 	if err != nil {
 		return nil, err
@@ -146,6 +159,8 @@ func ResolveStar(ctx context.Context, conn *pgx.Conn, name string, add bool) (*S
 		switch {
 		case pub[t]:
 			st.Followable = append(st.Followable, t)
+		case managed && add && skip != nil && skip(t):
+			st.Deferred = append(st.Deferred, t)
 		case managed && add:
 			if err := addToPublication(ctx, conn, name, t); err != nil {
 				var pe *pgconn.PgError
@@ -158,9 +173,9 @@ func ResolveStar(ctx context.Context, conn *pgx.Conn, name string, add bool) (*S
 				// 55P03: a lock held on the table (a migration still
 				// running): tried again at the next poll.
 				if st.NotAdded == nil {
-					st.NotAdded = map[wal.TableName]string{}
+					st.NotAdded, st.NotAddedCode = map[wal.TableName]string{}, map[wal.TableName]string{}
 				}
-				st.NotAdded[t] = pe.Message
+				st.NotAdded[t], st.NotAddedCode[t] = pe.Message, pe.Code
 				continue
 			}
 			st.Added = append(st.Added, t)

@@ -31,7 +31,7 @@ func configFor(t *testing.T, url string, tables string) string {
 	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "sidecar.yaml")
-	body := "postgres:\n  url: " + url + "\ntables: [" + tables + "]\ndata_dir: " + filepath.Join(dir, "data") + "\n"
+	body := "postgres:\n  url: " + url + "\ntables: [" + tables + "]\ndata_dir: " + filepath.Join(dir, "data") + "\nsql:\n  listen: 127.0.0.1:0\n"
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -112,7 +112,9 @@ func runConfig(t *testing.T, url, tables string) (file, dataDir string) {
 	dir := t.TempDir()
 	file = filepath.Join(dir, "sidecar.yaml")
 	dataDir = filepath.Join(dir, "data")
-	body := fmt.Sprintf("postgres:\n  url: %s\ntables: [%s]\ndata_dir: %s\nlisten: 127.0.0.1:0\n", url, tables, dataDir)
+	// Both ports free ones: the SQL port's default 7433 collides when
+	// tests run in parallel.
+	body := fmt.Sprintf("postgres:\n  url: %s\ntables: [%s]\ndata_dir: %s\nlisten: 127.0.0.1:0\nsql:\n  listen: 127.0.0.1:0\n", url, tables, dataDir)
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}

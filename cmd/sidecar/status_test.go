@@ -64,7 +64,7 @@ func TestStatusPollerDuringRestarts(t *testing.T) {
 	l.Close()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "sidecar.yaml")
-	body := fmt.Sprintf("postgres:\n  url: %s\ntables: [public.items]\ndata_dir: %s\nlisten: %s\n", url, filepath.Join(dir, "data"), addr)
+	body := fmt.Sprintf("postgres:\n  url: %s\ntables: [public.items]\ndata_dir: %s\nlisten: %s\nsql:\n  listen: 127.0.0.1:0\n", url, filepath.Join(dir, "data"), addr)
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}

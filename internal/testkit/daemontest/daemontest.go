@@ -137,7 +137,7 @@ func orCeiling(d time.Duration) time.Duration {
 
 // Config writes a sidecar.yaml in a fresh temporary directory (its data
 // directory beside it) following tables of the database at url, the API
-// on a free loopback port, plus extra YAML lines (top-level keys; a line
+// and the SQL port on free loopback ports, plus extra YAML lines (top-level keys; a line
 // setting data_dir or listen replaces that default), and loads it as
 // `sidecar run` would, without the environment.
 func Config(t testing.TB, url string, tables []string, extra ...string) *config.Config {
@@ -156,8 +156,22 @@ func ConfigIn(t testing.TB, dir, url string, tables []string, extra ...string) *
 			body += kv[0] + ": " + kv[1] + "\n"
 		}
 	}
+	// The SQL port: never the default 127.0.0.1:7433, which tests run in
+	// parallel (and a developer's own sidecar) would fight over — a free
+	// port unless the test set sql.listen itself.
+	sqlBlock := false
 	for _, e := range extra {
-		body += strings.TrimRight(e, "\n") + "\n"
+		e = strings.TrimRight(e, "\n")
+		if strings.HasPrefix(e, "sql:") {
+			sqlBlock = true
+			if !strings.Contains(e, "\n  listen:") {
+				e += "\n  listen: 127.0.0.1:0"
+			}
+		}
+		body += e + "\n"
+	}
+	if !sqlBlock {
+		body += "sql:\n  listen: 127.0.0.1:0\n"
 	}
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		t.Fatal(err)

@@ -14,10 +14,25 @@ func TestConfigDefaultsAndOverrides(t *testing.T) {
 	if cfg.Listen != "127.0.0.1:0" || filepath.Base(cfg.DataDir) != "data" || len(cfg.Tables) != 2 {
 		t.Fatalf("defaults: listen %q data_dir %q tables %v", cfg.Listen, cfg.DataDir, cfg.Tables)
 	}
+	// The SQL port is a free one, never the fixed default that tests run
+	// in parallel would collide on (issue 26).
+	if cfg.SQL.Listen != "127.0.0.1:0" {
+		t.Fatalf("defaults: sql.listen %q, want a free port", cfg.SQL.Listen)
+	}
 	dir := t.TempDir()
 	cfg = Config(t, url, []string{"public.a"}, "data_dir: "+dir, "listen: 127.0.0.1:7777")
 	if cfg.Listen != "127.0.0.1:7777" || cfg.DataDir != dir {
 		t.Fatalf("overrides: listen %q data_dir %q", cfg.Listen, cfg.DataDir)
+	}
+	// An sql: block without listen gets the free port; one with listen
+	// keeps its own.
+	cfg = Config(t, url, []string{"public.a"}, "sql:\n  statement_timeout: 5s")
+	if cfg.SQL.Listen != "127.0.0.1:0" || cfg.SQL.StatementTimeout != 5*time.Second {
+		t.Fatalf("sql block without listen: sql.listen %q statement_timeout %s", cfg.SQL.Listen, cfg.SQL.StatementTimeout)
+	}
+	cfg = Config(t, url, []string{"public.a"}, "sql:\n  listen: \"\"")
+	if cfg.SQL.Listen != "" {
+		t.Fatalf("sql.listen \"\" (off) became %q", cfg.SQL.Listen)
 	}
 }
 
