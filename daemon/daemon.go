@@ -277,6 +277,8 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	d.hist = history.New(d.db, d.m)
 	// The in-memory HEAD serves get and bounded scans at the version it holds.
 	d.hist.SetHead(model)
+	d.hist.Snapshots().Wait = headReadWait // waited for only once it follows (headload.go)
+	d.head.set(func(h *headLoad) { h.reads = d.hist.Snapshots().Reads() })
 	sqlSrv, err := d.listenSQL(model)
 	if err != nil {
 		return err
