@@ -227,6 +227,7 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	defer d.mem.pageFile.Close()
 	model := head.New(head.Options{Heap: heap.Config{Budget: d.mem.pages, Pages: d.mem.pageFile},
 		Persist: &head.Persist{DB: d.db, Logger: d.log, Mirror: d.m, Every: every}})
+	model.SetFollowing(false) // until loaded and caught up (headload.go)
 	d.head = newHeadLoad(model)
 	if d.opts.OnHead != nil {
 		d.opts.OnHead(model)

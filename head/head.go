@@ -74,9 +74,10 @@ type Model struct {
 	// snapshots counts heap snapshots handed to scans (SnapshotAt,
 	// SnapshotRange).
 	snapshots atomic.Int64
-	// following: the owner said the model follows the mirror's commits
-	// (caught up once, subscribed): readers may wait for it to reach a
-	// version (snapshot.Following).
+	// following: the model follows the mirror's commits (caught up once,
+	// subscribed): readers may wait for it to reach a version
+	// (snapshot.Following). True from New; the daemon clears it while it
+	// restores and catches up.
 	following atomic.Bool
 
 	// Checkpoint state (the consumer goroutine's).
@@ -87,7 +88,9 @@ type Model struct {
 // New returns an empty model: its Durable position is zero, so a
 // subscription starts by sending every table whole.
 func New(opts Options) *Model {
-	return &Model{opts: opts, tables: map[string]*Table{}, copied: map[string]wal.LSN{}}
+	m := &Model{opts: opts, tables: map[string]*Table{}, copied: map[string]wal.LSN{}}
+	m.following.Store(true) // an owner that loads it first says otherwise (SetFollowing)
+	return m
 }
 
 var _ mirror.Consumer = (*Model)(nil)
