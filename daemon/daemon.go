@@ -231,6 +231,7 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	defer d.mem.pageFile.Close()
 	model := head.New(head.Options{Heap: heap.Config{Budget: d.mem.pages, Pages: d.mem.pageFile},
 		Persist: &head.Persist{DB: d.db, Logger: d.log, Mirror: d.m, Every: every}})
+	model.SetFollowing(false) // until loaded and caught up (headload.go)
 	d.head = newHeadLoad(model)
 	if d.opts.OnHead != nil {
 		d.opts.OnHead(model)
@@ -281,6 +282,8 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	d.hist = history.New(d.db, d.m)
 	// The in-memory HEAD serves get and bounded scans at the version it holds.
 	d.hist.SetHead(model)
+	d.hist.Snapshots().Wait = headReadWait // waited for only once it follows (headload.go)
+	d.head.set(func(h *headLoad) { h.reads = d.hist.Snapshots().Reads() })
 	sqlSrv, err := d.listenSQL(model)
 	if err != nil {
 		return err

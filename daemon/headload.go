@@ -12,6 +12,7 @@ import (
 
 	"github.com/sidecar-dev/sidecar/head"
 	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/snapshot"
 )
 
 // Phases of the in-memory HEAD, as status reports them.
@@ -22,6 +23,12 @@ const (
 	headFailed     = "failed"      // could not subscribe: reads stay on the trees
 )
 
+// headReadWait bounds how long opening a table waits for a following
+// in-memory HEAD to reach the version read (snapshot.Store.Wait): it
+// trails the trees by one commit group, milliseconds, and a read that
+// gives up goes to a tree, which for a scan of a large table is minutes.
+const headReadWait = time.Second
+
 // HeadStatus is the in-memory HEAD in GET /api/status. Reads are served
 // from the trees until Phase is "ready" (and for a version the HEAD does
 // not hold exactly, after).
@@ -31,7 +38,14 @@ type HeadStatus struct {
 	Tables   int     `json:"tables"`
 	LSN      string  `json:"lsn"`
 	Seconds  float64 `json:"seconds"` // since the start of loading, until ready
-	Error    string  `json:"error,omitempty"`
+	// ReadsHead and ReadsTree count the tables reads opened from the
+	// in-memory HEAD and from the trees since the start.
+	ReadsHead int64 `json:"reads_head"`
+	ReadsTree int64 `json:"reads_tree"`
+	// Snapshots counts the heap snapshots the HEAD handed to scans (the
+	// SQL port's and /api/query's).
+	Snapshots int64  `json:"snapshots"`
+	Error     string `json:"error,omitempty"`
 }
 
 // headLoad is the daemon's in-memory HEAD and how far it is loaded.
@@ -45,6 +59,7 @@ type headLoad struct {
 	started  time.Time
 	took     time.Duration
 	err      string
+	reads    *snapshot.ReadCounts // the history service's (nil until set)
 }
 
 func newHeadLoad(model *head.Model) *headLoad {
@@ -70,6 +85,10 @@ func (h *headLoad) status() *HeadStatus {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	st := &HeadStatus{Phase: h.phase, Restored: h.restored, Tables: len(h.model.Tables()), LSN: h.model.Current().String(), Error: h.err}
+	st.Snapshots = h.model.Snapshots()
+	if h.reads != nil {
+		st.ReadsHead, st.ReadsTree = h.reads.Head.Load(), h.reads.Tree.Load()
+	}
 	if h.phase == headReady {
 		st.Seconds = h.took.Seconds()
 	} else {
@@ -152,6 +171,15 @@ func (d *daemon) followHead(ctx context.Context, h *headLoad, restored bool, att
 		case <-tick.C:
 		}
 	}
+	// Following: a read at a version the model has not applied yet (it
+	// trails the trees by a commit group) waits for it, up to
+	// headReadWait, instead of going to a tree: under a steady update
+	// load a count(*) of 3M rows otherwise went to the tree (minutes)
+	// with the HEAD ready (restart-2026-12-05.md). Cleared when this
+	// subscription ends (a failed apply, the daemon stopping), so that a
+	// model being rebuilt is never waited for.
+	h.model.SetFollowing(true)
+	defer h.model.SetFollowing(false)
 	h.set(func(h *headLoad) { h.phase, h.took, h.err = headReady, time.Since(h.started), "" })
 	d.log.Info("in-memory HEAD ready", "restored_from_checkpoint", restored, "tables", len(h.model.Tables()), "lsn", h.model.Current(),
 		"took", time.Since(h.started).Round(time.Millisecond), "attempt", attempt+1)

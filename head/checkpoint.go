@@ -450,40 +450,36 @@ func (m *Model) restore() error {
 			if err != nil {
 				return err
 			}
-			hp, err := heap.OpenGen(t.hp.Schema(), m.opts.Heap, p.DB.HeapPages(), tr.Name, pos.Gen)
-			if err != nil {
-				return fmt.Errorf("heap of %s: %w", tr.Name, err)
+			// The heap's pages (read and decoded in parallel by OpenGen)
+			// and the key store and index (decoded here) are independent:
+			// they are restored side by side.
+			type opened struct {
+				hp  *heap.Heap
+				err error
 			}
-			if got := hp.Snapshot(); got.LSN() != tr.LSN {
-				got.Release()
-				return fmt.Errorf("heap of %s is at %d, the position record at %d (a checkpoint cut short)", tr.Name, got.LSN(), tr.LSN)
-			} else {
-				got.Release()
+			hc := make(chan opened, 1)
+			go func() {
+				hp, err := heap.OpenGen(t.hp.Schema(), m.opts.Heap, p.DB.HeapPages(), tr.Name, pos.Gen)
+				hc <- opened{hp, err}
+			}()
+			ix, err := restoreIndex(txn, t, pos.Gen, tr)
+			ho := <-hc
+			if ho.err != nil {
+				return fmt.Errorf("heap of %s: %w", tr.Name, ho.err)
+			}
+			if err != nil {
+				return err
+			}
+			hp := ho.hp
+			got := hp.Snapshot()
+			hlsn, rows := got.LSN(), got.Rows()
+			got.Release()
+			if hlsn != tr.LSN {
+				return fmt.Errorf("heap of %s is at %d, the position record at %d (a checkpoint cut short)", tr.Name, hlsn, tr.LSN)
 			}
 			t.hp = hp
-			kb, err := getStream(txn, pos.Gen, tr.Name, 'k', tr.KeysLen)
-			if err != nil {
-				return err
-			}
-			if crc32.Checksum(kb, crcTable) != tr.KeysCRC {
-				return fmt.Errorf("%w: keys of %s: checksum mismatch", ErrCorruptCheckpoint, tr.Name)
-			}
-			if err := t.keys.decode(kb); err != nil {
-				return fmt.Errorf("keys of %s: %w", tr.Name, err)
-			}
-			ib, err := getStream(txn, pos.Gen, tr.Name, 'i', tr.IndexLen)
-			if err != nil {
-				return err
-			}
-			if crc32.Checksum(ib, crcTable) != tr.IndexCRC {
-				return fmt.Errorf("%w: index of %s: checksum mismatch", ErrCorruptCheckpoint, tr.Name)
-			}
-			ix, err := radixindex.RestoreIndex(ib, func(dst []byte, id uint64) []byte { return t.keys.key(heap.RowID(id)) })
-			if err != nil {
-				return fmt.Errorf("index of %s: %w", tr.Name, err)
-			}
-			if ix.Len() != int(hp.Snapshot().Rows()) {
-				return fmt.Errorf("index of %s has %d keys, its heap %d rows", tr.Name, ix.Len(), hp.Snapshot().Rows())
+			if ix.Len() != int(rows) {
+				return fmt.Errorf("index of %s has %d keys, its heap %d rows", tr.Name, ix.Len(), rows)
 			}
 			t.ix = ix
 			t.lsn.Store(tr.LSN)
@@ -494,6 +490,33 @@ func (m *Model) restore() error {
 		m.applied.Store(pos.LSN)
 		return nil
 	})
+}
+
+// restoreIndex reads and checks the key store and radix index streams of
+// table tr of generation gen into t's key store, and returns the index.
+func restoreIndex(txn *badger.Txn, t *Table, gen uint64, tr tableRecord) (*radixindex.Index, error) {
+	kb, err := getStream(txn, gen, tr.Name, 'k', tr.KeysLen)
+	if err != nil {
+		return nil, err
+	}
+	if crc32.Checksum(kb, crcTable) != tr.KeysCRC {
+		return nil, fmt.Errorf("%w: keys of %s: checksum mismatch", ErrCorruptCheckpoint, tr.Name)
+	}
+	if err := t.keys.decode(kb); err != nil {
+		return nil, fmt.Errorf("keys of %s: %w", tr.Name, err)
+	}
+	ib, err := getStream(txn, gen, tr.Name, 'i', tr.IndexLen)
+	if err != nil {
+		return nil, err
+	}
+	if crc32.Checksum(ib, crcTable) != tr.IndexCRC {
+		return nil, fmt.Errorf("%w: index of %s: checksum mismatch", ErrCorruptCheckpoint, tr.Name)
+	}
+	ix, err := radixindex.RestoreIndex(ib, func(dst []byte, id uint64) []byte { return t.keys.key(heap.RowID(id)) })
+	if err != nil {
+		return nil, fmt.Errorf("index of %s: %w", tr.Name, err)
+	}
+	return ix, nil
 }
 
 // encode appends the key store: uvarint(pages), per page uvarint(slots),

@@ -73,6 +73,14 @@ type Model struct {
 	batches, served atomic.Int64
 	// copyBuilds counts tables built from their copy's rows (copybuild.go).
 	copyBuilds atomic.Int64
+	// snapshots counts heap snapshots handed to scans (SnapshotAt,
+	// SnapshotRange).
+	snapshots atomic.Int64
+	// following: the model follows the mirror's commits (caught up once,
+	// subscribed): readers may wait for it to reach a version
+	// (snapshot.Following). True from New; the daemon clears it while it
+	// restores and catches up.
+	following atomic.Bool
 
 	// Checkpoint state (the consumer goroutine's).
 	gen      uint64    // generation of the last checkpoint (0: none yet)
@@ -91,7 +99,9 @@ type Model struct {
 // New returns an empty model: its Durable position is zero, so a
 // subscription starts by sending every table whole.
 func New(opts Options) *Model {
-	return &Model{opts: opts, tables: map[string]*Table{}, copied: map[string]wal.LSN{}}
+	m := &Model{opts: opts, tables: map[string]*Table{}, copied: map[string]wal.LSN{}}
+	m.following.Store(true) // an owner that loads it first says otherwise (SetFollowing)
+	return m
 }
 
 var _ mirror.Consumer = (*Model)(nil)
@@ -129,6 +139,13 @@ func (m *Model) CaughtUp(lsn wal.LSN) {
 // applied, or further when the mirror said nothing more is waiting
 // (CaughtUp).
 func (m *Model) Current() wal.LSN { return wal.LSN(max(m.applied.Load(), m.caught.Load())) }
+
+// SetFollowing says whether the model follows the mirror's commits: true
+// once its first catch-up is applied, false when its subscription ended.
+func (m *Model) SetFollowing(on bool) { m.following.Store(on) }
+
+// Following implements snapshot.Following.
+func (m *Model) Following() bool { return m.following.Load() }
 
 // LSN is the position of the last batch the model applied whole.
 func (m *Model) LSN() wal.LSN { return wal.LSN(m.applied.Load()) }
@@ -203,6 +220,7 @@ func (m *Model) Reset() {
 	m.mu.Lock()
 	for _, t := range m.tables {
 		t.retired.Store(true)
+		t.dropPast()
 	}
 	m.tables = map[string]*Table{}
 	m.mu.Unlock()
@@ -255,6 +273,7 @@ func (m *Model) applyBatch(ctx context.Context, b *mirror.Batch) (changed bool, 
 			}
 			if t != nil {
 				t.retired.Store(true) // before applied moves: see servable
+				t.dropPast()
 			}
 			m.mu.Lock()
 			m.tables[tb.Table] = nt
@@ -317,6 +336,69 @@ type Table struct {
 	// retired: the table was replaced (a reset); its state is that of an
 	// older copy and must not be served.
 	retired atomic.Bool
+	// past holds the table's heap before its last few batches (oldest
+	// first), for scans at a version the model has just moved past.
+	pastMu sync.Mutex
+	past   []pastState
+}
+
+// pastState is the table's heap as it was for versions [from, until):
+// before the batch at until. A statement resolves HEAD, then plans, then
+// opens its tables; under a steady update load the model has often
+// applied the next commit meanwhile, and without these a count(*) went to
+// the tree (minutes at 3M rows, restart-2026-12-05.md) with the model
+// ready. Only heap snapshots are kept (scans); key reads at such a
+// version use the tree, which is fast for them.
+type pastState struct {
+	from, until uint64
+	snap        *heap.Snapshot
+	kept        time.Time
+}
+
+// Bounds of Table.past: a state is dropped at the next batch once it is
+// older than pastKeep, or when pastMax newer ones are kept. What a state
+// pins is the pages the batches after it rewrote.
+const (
+	pastMax  = 4
+	pastKeep = 2 * time.Second
+)
+
+// keepPast records prev, the heap before the batch at until, valid from
+// from, and drops what is past the bounds.
+func (t *Table) keepPast(prev *heap.Snapshot, from, until uint64) {
+	now := time.Now()
+	t.pastMu.Lock()
+	defer t.pastMu.Unlock()
+	t.past = append(t.past, pastState{from: from, until: until, snap: prev, kept: now})
+	drop := 0
+	for drop < len(t.past) && (len(t.past)-drop > pastMax || now.Sub(t.past[drop].kept) > pastKeep) {
+		t.past[drop].snap.Release()
+		drop++
+	}
+	t.past = append(t.past[:0], t.past[drop:]...)
+}
+
+// pastAt is a snapshot of the table's heap at version at from its kept
+// past states (nil when none covers at). The caller releases it.
+func (t *Table) pastAt(at uint64) *heap.Snapshot {
+	t.pastMu.Lock()
+	defer t.pastMu.Unlock()
+	for _, p := range t.past {
+		if p.from <= at && at < p.until {
+			return p.snap.Clone()
+		}
+	}
+	return nil
+}
+
+// dropPast releases every kept past state.
+func (t *Table) dropPast() {
+	t.pastMu.Lock()
+	defer t.pastMu.Unlock()
+	for _, p := range t.past {
+		p.snap.Release()
+	}
+	t.past = nil
 }
 
 func (m *Model) newTable(name string, rel *wal.Relation, cfg heap.Config) (*Table, error) {
@@ -355,6 +437,20 @@ func (t *Table) apply(ctx context.Context, tb *mirror.TableBatch, lsn uint64) er
 	if tb.Reset && t.ix.Len() > 0 {
 		return errors.New("reset of a table that holds rows") // callers build a new Table
 	}
+	var prev *heap.Snapshot
+	from := t.lsn.Load()
+	if !tb.Reset && from < lsn {
+		prev = t.hp.Snapshot() // the state before this batch (writers are serialised by wmu)
+	}
+	defer func() {
+		if prev != nil {
+			if err == nil {
+				t.keepPast(prev, from, lsn)
+			} else {
+				prev.Release()
+			}
+		}
+	}()
 	t.ix.Update(lsn, func(tr *radixindex.Tree) {
 		chunk := 0
 		if tb.Reset { // a new table, not served until applied whole
@@ -473,11 +569,16 @@ var ErrNotAtVersion = errors.New("head: the in-memory model is not at that versi
 // replacement also sees the old table retired. caught counts as applied:
 // it moves only after Apply returned (the same goroutine), and says that
 // no batch up to it is left.
-func (m *Model) servable(t *Table, at wal.LSN) bool {
+//
+// ilsn is the index's LSN (radixindex.Index.View's): the LSN of a batch
+// whose index and heap changes are in (Update sets it before unlocking),
+// while t.lsn moves only after; a reader between the two saw t.lsn of the
+// batch before with the heap of this one.
+func (m *Model) servable(t *Table, at wal.LSN, ilsn uint64) bool {
 	if m.unusable.Load() || m.Current() < at {
 		return false
 	}
-	return !t.retired.Load() && t.lsn.Load() <= uint64(at)
+	return !t.retired.Load() && max(t.lsn.Load(), ilsn) <= uint64(at)
 }
 
 // Get appends the canonical row stored under key in table as of version
@@ -493,8 +594,8 @@ func (m *Model) Get(table string, key []byte, at wal.LSN, dst []byte) (row []byt
 
 func (m *Model) get(t *Table, key []byte, at wal.LSN, dst []byte) (row []byte, found bool, err error) {
 	err = ErrNotAtVersion
-	t.ix.View(func(tr *radixindex.Tree, _ uint64) {
-		if !m.servable(t, at) {
+	t.ix.View(func(tr *radixindex.Tree, ilsn uint64) {
+		if !m.servable(t, at, ilsn) {
 			return
 		}
 		err = nil
@@ -530,8 +631,8 @@ func (m *Model) Range(table string, from, to []byte, limit int, at wal.LSN, fn f
 
 func (m *Model) rangeOf(t *Table, from, to []byte, limit int, at wal.LSN, cols []int, fn func(key, row []byte) bool) error {
 	err := ErrNotAtVersion
-	t.ix.View(func(tr *radixindex.Tree, _ uint64) {
-		if !m.servable(t, at) {
+	t.ix.View(func(tr *radixindex.Tree, ilsn uint64) {
+		if !m.servable(t, at, ilsn) {
 			return
 		}
 		err = nil
@@ -615,6 +716,10 @@ func (t *Table) HeadRange(from, to []byte, limit int, at wal.LSN, cols []int, fn
 	t.m.served.Add(1)
 	return true, err
 }
+
+// Snapshots is the number of heap snapshots SnapshotAt and SnapshotRange
+// handed to scans.
+func (m *Model) Snapshots() int64 { return m.snapshots.Load() }
 
 // Served is the number of HeadGet and HeadRange calls the model answered.
 func (m *Model) Served() int64 { return m.served.Load() }

@@ -15,22 +15,26 @@ import (
 // stays that state however many batches are applied after (the heap's
 // snapshots are copy-on-write), and no lock is held while it is read.
 // The caller must Release it. It returns ErrNotAtVersion when the model
-// does not hold the table at that version (behind it, past it, or the
-// table is unknown): the caller reads the tree instead.
+// does not hold the table at that version (behind it, past it beyond the
+// states it keeps, see Table.past, or the table is unknown): the caller
+// reads the tree instead.
 func (m *Model) SnapshotAt(table string, at wal.LSN) (*heap.Snapshot, *wal.Relation, error) {
 	t := m.Table(table)
 	if t == nil {
 		return nil, nil, ErrNotAtVersion
 	}
 	var snap *heap.Snapshot
-	t.ix.View(func(*radixindex.Tree, uint64) {
-		if m.servable(t, at) {
+	t.ix.View(func(_ *radixindex.Tree, ilsn uint64) {
+		if m.servable(t, at, ilsn) {
 			snap = t.hp.Snapshot()
+		} else if !t.retired.Load() && uint64(at) < max(t.lsn.Load(), ilsn) {
+			snap = t.pastAt(uint64(at)) // just moved past at: a kept state
 		}
 	})
 	if snap == nil {
 		return nil, nil, ErrNotAtVersion
 	}
+	m.snapshots.Add(1)
 	return snap, t.rel, nil
 }
 
@@ -44,8 +48,8 @@ func (m *Model) SnapshotRange(table string, at wal.LSN, from, to []byte, max int
 	if t == nil {
 		return nil, nil, nil, false, ErrNotAtVersion
 	}
-	t.ix.View(func(tr *radixindex.Tree, _ uint64) {
-		if !m.servable(t, at) {
+	t.ix.View(func(tr *radixindex.Tree, ilsn uint64) {
+		if !m.servable(t, at, ilsn) {
 			return
 		}
 		snap = t.hp.Snapshot()
@@ -69,5 +73,6 @@ func (m *Model) SnapshotRange(table string, at wal.LSN, from, to []byte, max int
 	if snap == nil {
 		return nil, nil, nil, false, ErrNotAtVersion
 	}
+	m.snapshots.Add(1)
 	return snap, t.rel, ids, complete, nil
 }

@@ -29,12 +29,17 @@ func (p *page) memBytes() int64 {
 // is written there; if the write fails it is kept in memory instead (the
 // file counts the failure).
 func (h *Heap) freeze(p *page) *page {
-	img := encodePage(nil, p, &h.schema)
+	return h.freezeImage(p, h.z.compress(nil, encodePage(nil, p, &h.schema), h.codec))
+}
+
+// freezeImage is freeze with p's compressed image already made: a
+// restore's stored image (a checkpoint stores a cold page's image as is,
+// so the two forms are the same), which the cold page then owns.
+func (h *Heap) freezeImage(p *page, blob []byte) *page {
 	q := &page{
 		id: p.id, epoch: p.epoch, n: p.n, live: p.live, dead: p.dead, nlive: p.nlive, ndead: p.ndead,
 		stats: p.stats, varUsed: p.varUsed - p.garbage,
 	}
-	blob := h.z.compress(nil, img, h.codec)
 	if h.cfg.Pages != nil {
 		if r, err := h.cfg.Pages.write(h.owner, p.id, blob); err == nil {
 			q.disk = r

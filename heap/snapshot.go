@@ -49,6 +49,12 @@ func (h *Heap) Snapshot() *Snapshot {
 	return &Snapshot{v: h.cur.Load(), h: h, lastMiss: -2}
 }
 
+// Clone is another snapshot of the same version, released on its own.
+func (s *Snapshot) Clone() *Snapshot {
+	s.h.open.Add(1)
+	return &Snapshot{v: s.v, h: s.h, lastMiss: -2}
+}
+
 // Release ends the snapshot and drops the pages it decoded. Calling it
 // twice is a bug the heap counts (OpenSnapshots goes negative).
 func (s *Snapshot) Release() {

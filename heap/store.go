@@ -4,8 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // PageStore keeps checkpoints: page images and, per table, one manifest
@@ -397,37 +399,72 @@ func OpenGen(schema Schema, cfg Config, store PageStore, table string, gen uint6
 		return nil, fmt.Errorf("heap restore of %q: %w", table, err)
 	}
 	v := &version{lsn: m.lsn, stats: make([]ColStats, len(schema.Columns))}
-	var raw []byte
 	// Pages past the memory bound are restored cold, as apply would have
-	// left them: a restart must not decode the whole table at once.
+	// left them: a restart must not decode the whole table at once. The
+	// stored images are read a window at a time (one store read each, not
+	// one per page) and decoded in parallel; then, in page order, each is
+	// kept decoded or made cold from its stored image (no second encode).
 	bounded := h.cfg.Memory > 0 || h.charge != nil
 	var decoded int64
+	keys := make([]PageKey, len(m.gens))
 	for id, g := range m.gens {
-		blob, err := store.GetPage(table, PageKey{Gen: g, ID: uint32(id)})
+		keys[id] = PageKey{Gen: g, ID: uint32(id)}
+	}
+	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
+	pages := make([]*page, restoreWindow)
+	errs := make([]error, restoreWindow)
+	for w := 0; w < len(keys); w += restoreWindow {
+		win := keys[w:min(len(keys), w+restoreWindow)]
+		blobs, err := getPages(store, table, win)
 		if err != nil {
 			return nil, fmt.Errorf("heap restore of %q: %w", table, err)
 		}
-		if raw, err = h.z.decompress(raw, blob); err != nil {
-			return nil, fmt.Errorf("heap restore of %q: page %d: %w", table, id, err)
+		var wg sync.WaitGroup
+		next := atomic.Int64{}
+		for range min(workers, len(win)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var raw []byte
+				for i := int(next.Add(1) - 1); i < len(win); i = int(next.Add(1) - 1) {
+					pages[i], errs[i] = nil, nil
+					var err error
+					if raw, err = h.z.decompress(raw, blobs[i]); err != nil {
+						errs[i] = fmt.Errorf("heap restore of %q: page %d: %w", table, win[i].ID, err)
+						continue
+					}
+					p, err := decodePage(raw, &h.schema, h.cfg.PageRows, 0)
+					if err != nil {
+						errs[i] = fmt.Errorf("heap restore of %q: page %d: %w", table, win[i].ID, err)
+						continue
+					}
+					if p.id != win[i].ID {
+						errs[i] = fmt.Errorf("heap restore of %q: page %d holds page %d", table, win[i].ID, p.id)
+						continue
+					}
+					pages[i] = p
+				}
+			}()
 		}
-		p, err := decodePage(raw, &h.schema, h.cfg.PageRows, 0)
-		if err != nil {
-			return nil, fmt.Errorf("heap restore of %q: page %d: %w", table, id, err)
-		}
-		if p.id != uint32(id) {
-			return nil, fmt.Errorf("heap restore of %q: page %d holds page %d", table, id, p.id)
-		}
-		if bounded {
-			if decoded+p.memBytes() > h.allowed() {
-				p = h.freeze(p)
-			} else {
-				decoded += p.memBytes()
+		wg.Wait()
+		for i := range win {
+			if errs[i] != nil {
+				return nil, errs[i]
 			}
-		}
-		v.pages.push(p, 0)
-		v.rows += int64(p.nlive)
-		for c, col := range h.schema.Columns {
-			v.stats[c].merge(col.Kind, &p.stats[c])
+			p := pages[i]
+			pages[i] = nil
+			if bounded {
+				if decoded+p.memBytes() > h.allowed() {
+					p = h.freezeImage(p, blobs[i])
+				} else {
+					decoded += p.memBytes()
+				}
+			}
+			v.pages.push(p, 0)
+			v.rows += int64(p.nlive)
+			for c, col := range h.schema.Columns {
+				v.stats[c].merge(col.Kind, &p.stats[c])
+			}
 		}
 	}
 	if v.rows != int64(m.rows) {
@@ -438,6 +475,34 @@ func OpenGen(schema Schema, cfg Config, store PageStore, table string, gen uint6
 	h.gen, h.pageGen = m.gen, m.gens
 	h.rebuildFSM(v)
 	return h, nil
+}
+
+// restoreWindow is how many pages a restore reads and decodes at once:
+// what it holds decoded beyond the heap's bound while deciding which go
+// cold.
+const restoreWindow = 256
+
+// PageBatchGetter is a PageStore that reads many images at once (one
+// read transaction instead of one per page).
+type PageBatchGetter interface {
+	// GetPages returns the images stored under keys, in that order.
+	GetPages(table string, keys []PageKey) ([][]byte, error)
+}
+
+// getPages reads the images under keys: in one call when store can.
+func getPages(store PageStore, table string, keys []PageKey) ([][]byte, error) {
+	if g, ok := store.(PageBatchGetter); ok {
+		return g.GetPages(table, keys)
+	}
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		b, err := store.GetPage(table, k)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
 }
 
 // ManifestKeys returns the page image keys a manifest names: what a store

@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sidecar-dev/sidecar/heap"
@@ -55,6 +56,15 @@ type Head interface {
 	// [from, to) read under the same lock; complete=false (ids nil) when
 	// the range holds more than max keys.
 	SnapshotRange(table string, at wal.LSN, from, to []byte, max int) (snap *heap.Snapshot, rel *wal.Relation, ids []heap.RowID, complete bool, err error)
+}
+
+// Following is implemented by a Head that says whether it follows the
+// mirror's commits (it caught up once since the start): only then does
+// opening a table wait for it (Store.Wait); one still restoring or
+// catching up may be far behind, and its tables are read from the trees
+// at once.
+type Following interface {
+	Following() bool
 }
 
 // HeadTable is one table of a Head. Its relation is that of the rows it
@@ -90,11 +100,23 @@ type Store struct {
 	// schema change makes a new one); shared by copies of the Store. nil
 	// (a Store literal): computed per table.
 	codecs *sync.Map
+	// reads counts the tables opened, shared by copies (nil: not counted).
+	reads *ReadCounts
 }
+
+// ReadCounts counts the tables snapshots opened from the in-memory HEAD
+// and from the trees (status reports them: a read that should have been
+// the HEAD's and went to a tree is visible).
+type ReadCounts struct {
+	Head, Tree atomic.Int64
+}
+
+// Reads is the Store's counts (nil for a Store literal).
+func (st *Store) Reads() *ReadCounts { return st.reads }
 
 // NewStore is a Store over m with its caches; h may be nil.
 func NewStore(m *mirror.Mirror, r *refs.Resolver, h Head) *Store {
-	return &Store{Mirror: m, Refs: r, Head: h, codecs: &sync.Map{}}
+	return &Store{Mirror: m, Refs: r, Head: h, codecs: &sync.Map{}, reads: &ReadCounts{}}
 }
 
 // codec is KeyCodec(rel), cached.
@@ -277,12 +299,18 @@ func (s *Snapshot) open(ctx context.Context, info mirror.TableInfo) (*Table, err
 			return nil, err
 		}
 		if t.heap != nil {
+			if s.st.reads != nil {
+				s.st.reads.Head.Add(1)
+			}
 			return t, nil
 		}
 	}
 	tr, err := OpenTree(ctx, s.st.Mirror, s.p, info.Name)
 	if err != nil {
 		return nil, err
+	}
+	if s.st.reads != nil {
+		s.st.reads.Tree.Add(1)
 	}
 	t.tree, t.Rel, t.Codec = tr, tr.Rel, tr.Codec
 	return t, nil
@@ -300,6 +328,11 @@ func (s *Snapshot) openHead(ctx context.Context, t *Table) error {
 		return nil // not held (not loaded yet): no wait
 	}
 	deadline := time.Now().Add(s.st.Wait)
+	if f, ok := h.(Following); ok && !f.Following() {
+		// Still catching up after a start: it may be many commits
+		// behind, and every read would wait its Wait for nothing.
+		deadline = time.Now()
+	}
 	for {
 		at := s.p.LSN()
 		if at != 0 {
@@ -316,15 +349,22 @@ func (s *Snapshot) openHead(ctx context.Context, t *Table) error {
 		if !time.Now().Before(deadline) {
 			return nil
 		}
-		if isHead(s.ref) && !s.pinned && h.LSN() > at {
-			if hv := s.st.Mirror.Head(); hv.EndLSN > at {
-				s.p.Version = hv
+		if applied := h.LSN(); applied >= at {
+			// The model is at or past at and still does not hold the
+			// table at at: a later batch touched it (or replaced it).
+			// At HEAD, with nothing read yet, the mirror's newer head is
+			// as much HEAD; any other version is the tree's.
+			hv := s.st.Mirror.Head()
+			if !isHead(s.ref) || s.pinned || hv.EndLSN <= at {
+				return nil
 			}
+			s.p.Version = hv
+			continue
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(2 * time.Millisecond):
+		case <-time.After(time.Millisecond):
 		}
 	}
 }

@@ -257,7 +257,10 @@ func TestHeadAndTreeAgree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := withHead && (ref == "" || ref == "HEAD"); tb.FromHead() != want {
+			// HEAD~3 may come from the states the model keeps of its last
+			// few batches (head.Table.past), or from the tree once they
+			// were dropped; either way the rows must be the tree's.
+			if want := withHead && (ref == "" || ref == "HEAD"); tb.FromHead() != want && ref != "HEAD~3" {
 				t.Fatalf("ref %q, head %v: FromHead %v, want %v", ref, withHead, tb.FromHead(), want)
 			}
 			if got[i], err = dump(ctx, tb, keys); err != nil {

@@ -205,7 +205,7 @@ func (s *HistorySource) ScanRows(ctx context.Context, v Version, t *Table, req q
 		return errNotEngine
 	}
 	opt := query.Options{}
-	snap := s.headSnapshot(v, t)
+	snap := s.headSnapshot(ctx, v, t)
 	if snap == nil {
 		return errNotEngine
 	}

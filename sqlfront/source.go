@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sidecar-dev/sidecar/head"
 	"github.com/sidecar-dev/sidecar/heap"
@@ -588,7 +589,7 @@ func decodeValues(t *Table, row []byte, out []*string, texts []string) ([]*strin
 // Aggregate implements Source.
 func (s *HistorySource) Aggregate(ctx context.Context, v Version, t *Table, req query.Request) (*query.Result, error) {
 	req.Table, req.AsOf = t.Name, v.pin
-	if snap := s.headSnapshot(v, t); snap != nil {
+	if snap := s.headSnapshot(ctx, v, t); snap != nil {
 		defer snap.Release()
 		p, err := query.Bind(req, schemaOf(t))
 		if err != nil {
@@ -605,19 +606,38 @@ func (s *HistorySource) Aggregate(ctx context.Context, v Version, t *Table, req 
 
 // headSnapshot is a heap snapshot of t from the in-memory HEAD when it is
 // exactly the state at v and its rows are of t's relation, or nil.
-func (s *HistorySource) headSnapshot(v Version, t *Table) *heap.Snapshot {
+//
+// A model that follows the mirror but has not applied v yet (it trails the
+// trees by a commit group) is waited for, up to the history service's
+// snapshot Wait: the tree's answer to an aggregate of a large table takes
+// minutes (restart-2026-12-05.md: count(*) of 3M rows on the tree with the
+// model ready, under an update load).
+func (s *HistorySource) headSnapshot(ctx context.Context, v Version, t *Table) *heap.Snapshot {
 	if s.Head == nil || v.at == 0 {
 		return nil
 	}
-	snap, rel, err := s.Head.SnapshotAt(t.Name, v.at)
-	if err != nil {
-		return nil
+	var deadline time.Time
+	if s.H != nil && s.H.Snapshots() != nil {
+		deadline = time.Now().Add(s.H.Snapshots().Wait)
 	}
-	if !sameRelation(rel, t) {
-		snap.Release()
-		return nil
+	for {
+		snap, rel, err := s.Head.SnapshotAt(t.Name, v.at)
+		if err == nil {
+			if !sameRelation(rel, t) {
+				snap.Release()
+				return nil
+			}
+			return snap
+		}
+		if !s.Head.Following() || s.Head.Current() >= v.at || !time.Now().Before(deadline) {
+			return nil // not following, past v, or waited enough: the tree
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(time.Millisecond):
+		}
 	}
-	return snap
 }
 
 // sameRelation says whether rel has t's columns (names and types).
