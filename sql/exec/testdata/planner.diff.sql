@@ -34,3 +34,17 @@ SELECT 1.5 INTERSECT SELECT d FROM nums /* refused: equal values printed differe
 SELECT d FROM nums INTERSECT ALL SELECT 1.50;
 SELECT d FROM nums EXCEPT SELECT 1.5;
 SELECT i2::numeric FROM nums INTERSECT SELECT i8 / 10.0 FROM nums /* refused: equal values printed differently */;
+-- Row comparisons with a subquery: (a, b) [NOT] IN (SELECT x, y …),
+-- three-valued (a NULL column makes an unmatched row unknown).
+SELECT name, n FROM t2 WHERE (name, n) IN (SELECT name, n + 10 FROM t3);
+SELECT name, n FROM t2 WHERE (name, n) NOT IN (SELECT name, n + 10 FROM t3);
+SELECT id, (i2, s) IN (SELECT i2, s FROM nums WHERE id <> 2) FROM nums;
+SELECT id, (i2, s) NOT IN (SELECT i2, s FROM nums WHERE id <> 2) FROM nums;
+SELECT id, (i2, 'zz') IN (SELECT i2, s FROM nums) FROM nums;
+SELECT id, (i8, d) IN (SELECT i2, f FROM nums) FROM nums;
+SELECT id FROM nums WHERE (id, i2) IN (VALUES (1, 1), (2, 0), (4, 4), (3, NULL));
+SELECT id FROM nums o WHERE (id, s) IN (SELECT i.id, i.s FROM nums i WHERE i.id < o.id + 2);
+SELECT id, (id, id) IN (SELECT id, id FROM nums WHERE false) FROM nums;
+SELECT id FROM nums WHERE (id, i2) IN (SELECT 1);
+SELECT id FROM nums WHERE (id, i2) IN (SELECT 1, 2, 3);
+SELECT id FROM nums WHERE (id, i2) < ANY (SELECT 1, 2) /* refused: row ordering */;
