@@ -105,17 +105,17 @@ const (
 // Subquery is a subquery in an expression. Outer lists the columns of
 // enclosing queries it reads (empty: uncorrelated, computable once).
 type Subquery struct {
-	Kind  SubqueryKind
-	Plan  Rel
-	Left  Scalar  // SubAny/SubAll: the left operand
-	Op    string  // SubAny/SubAll: the comparison
-	Col   *ColRef // SubAny/SubAll: the subquery's output column (its right operand)
+	Kind SubqueryKind
+	Plan Rel
+	Left Scalar  // SubAny/SubAll: the left operand
+	Op   string  // SubAny/SubAll: the comparison
+	Col  *ColRef // SubAny/SubAll: the subquery's output column (its right operand)
 	// RowLeft and RowCols are the further columns of a row comparison
 	// (a, b) = ANY (SELECT x, y …): Left = Col, RowLeft[k] = RowCols[k].
 	RowLeft []Scalar
 	RowCols []*ColRef
 	Outer   []ColumnID
-	T     Type
+	T       Type
 }
 
 // Type implements Scalar.
