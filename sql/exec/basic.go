@@ -485,6 +485,7 @@ type limitOp struct {
 	in            operator
 	count, offset vexpr
 	top           *sortOp // the Sort right below, bounded on each run
+	ties          []winKey
 }
 
 func (e *env) buildLimit(l *plan.Limit) (operator, error) {
@@ -494,6 +495,20 @@ func (e *env) buildLimit(l *plan.Limit) (operator, error) {
 	}
 	op := &limitOp{e: e, in: in}
 	op.top, _ = in.(*sortOp) // top-N: the sort keeps Count+Offset rows (topn.go)
+	if len(l.Ties) > 0 {
+		if op.top == nil {
+			return nil, unsupported("FETCH … WITH TIES over this input")
+		}
+		lay := layoutOf(in.cols())
+		for _, k := range l.Ties {
+			idx, ok := lay[k.Col]
+			if !ok {
+				return nil, unsupported("FETCH … WITH TIES over this input")
+			}
+			op.ties = append(op.ties, winKey{idx, e.md.Column(k.Col).Type.OID, k.Desc, k.NullsFirst})
+		}
+		op.top = nil // the rows tied with the last one are past any bound
+	}
 	c := &compiler{e: e, lay: layout{}}
 	if l.Count != nil {
 		if op.count, err = c.compile(castInt8(l.Count)); err != nil {
@@ -555,6 +570,9 @@ func (l *limitOp) run(emit func(*Batch) error) error {
 	if l.top != nil {
 		l.top.bound, _ = topNBound(count, offset)
 	}
+	if l.ties != nil {
+		return l.runTies(count, offset, emit)
+	}
 	stop := &stopSignal{}
 	err := l.in.run(func(b *Batch) error {
 		lo := 0
@@ -576,6 +594,49 @@ func (l *limitOp) run(emit func(*Batch) error) error {
 			}
 		}
 		if count == 0 {
+			return stop
+		}
+		return nil
+	})
+	if isStop(err, stop) {
+		return nil
+	}
+	return err
+}
+
+// runTies is FETCH FIRST count ROWS WITH TIES: after the count-th row,
+// the rows equal to it on the ORDER BY keys, up to the first that is not.
+func (l *limitOp) runTies(count, offset int64, emit func(*Batch) error) error {
+	stop := &stopSignal{}
+	var last []types.Value
+	err := l.in.run(func(b *Batch) error {
+		lo := 0
+		if offset > 0 {
+			skip := min(int64(b.N), offset)
+			offset -= skip
+			lo = int(skip)
+		}
+		hi := lo
+		for ; hi < b.N; hi++ {
+			if count == 0 {
+				if compareKeys(l.ties, last, b.Row(hi)) != 0 {
+					break
+				}
+				continue
+			}
+			if count > 0 {
+				count--
+			}
+			if count == 0 {
+				last = b.Row(hi)
+			}
+		}
+		if hi > lo {
+			if err := emit(slice(b, lo, hi)); err != nil {
+				return err
+			}
+		}
+		if hi < b.N {
 			return stop
 		}
 		return nil

@@ -319,10 +319,14 @@ func (b *binder) bindLimit(rel Rel, sel *pg.SelectStmt, parent *scope) (Rel, err
 	if sel.LimitCount == nil && sel.LimitOffset == nil {
 		return rel, nil
 	}
-	if sel.LimitOption == pg.LimitOption_LIMIT_OPTION_WITH_TIES {
-		return nil, unsupported("FETCH … WITH TIES", -1)
-	}
 	l := &Limit{Input: rel}
+	if sel.LimitOption == pg.LimitOption_LIMIT_OPTION_WITH_TIES {
+		s, ok := rel.(*Sort)
+		if !ok {
+			return nil, unsupported("FETCH … WITH TIES here", -1)
+		}
+		l.Ties = s.Keys
+	}
 	sc := &scope{parent: parent}
 	for _, p := range []struct {
 		n   *pg.Node
