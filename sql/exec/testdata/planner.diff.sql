@@ -61,3 +61,12 @@ SELECT id, k FROM w ORDER BY k FETCH FIRST 100 ROWS WITH TIES;
 SELECT id, k FROM w ORDER BY k FETCH FIRST (NULL + 1) ROWS WITH TIES;
 SELECT k, count(*) FROM w GROUP BY k ORDER BY count(*) DESC FETCH FIRST 1 ROWS WITH TIES;
 SELECT DISTINCT k FROM w ORDER BY k FETCH FIRST 2 ROWS WITH TIES;
+-- JOIN … USING (…) AS x: x qualifies the merged columns alone.
+SELECT * FROM t1 JOIN t2 USING (name) AS x WHERE t1.n = 11;
+SELECT * FROM t2 JOIN t3 USING (name) AS x WHERE x.name = 'cc';
+SELECT x.* FROM t2 LEFT JOIN t3 USING (name) AS x;
+SELECT x.name, t3.n FROM t2 FULL JOIN t3 USING (name) AS x;
+SELECT * FROM t2 JOIN t3 USING (name) AS x WHERE x.n = 12;
+SELECT * FROM t2 a JOIN t3 b USING (name) AS a;
+SELECT * FROM (t2 JOIN t3 USING (name) AS x) AS xx WHERE x.name = 'cc';
+SELECT x.name FROM t2 JOIN t3 USING (name) AS x JOIN t1 USING (name) AS y;
