@@ -35,7 +35,7 @@ func (s *vecSource) ScanTyped(ctx context.Context, req *exec.ScanRequest, fn fun
 		return fmt.Errorf("scan %s: the table was not planned by this statement", req.Table.Name)
 	}
 	hs, ok := s.ex.src.(*HistorySource)
-	if !ok || hs.H == nil || hs.H.Snapshots() == nil || planned.part != nil { // a partitioned root: partroot_vec.go
+	if !ok || hs.H == nil || hs.H.Snapshots() == nil || planned.part != nil || inheritsVec(planned) { // a partitioned root (partroot_vec.go), an inheritance parent (vexec_inherit.go)
 		return s.scanText(ctx, req, fn)
 	}
 	v, err := s.ex.sess.versionFor(ctx, s.refs[req.Table])
