@@ -78,3 +78,7 @@ SELECT id, n, first_value(id) OVER w, last_value(id) OVER w, count(*) OVER w FRO
 SELECT id, n, first_value(id) OVER w, last_value(id) OVER w, count(*) OVER w FROM (VALUES (0, '-infinity'::numeric), (1, -1000), (2, -1), (3, 0), (4, 1), (5, 1.1), (6, 2), (7, 1000), (8, 'infinity'), (10, 'NaN'), (11, NULL)) v(id, n) WINDOW w AS (ORDER BY n DESC RANGE BETWEEN 1.5 PRECEDING AND 'inf' FOLLOWING);
 SELECT id, n, first_value(id) OVER w, last_value(id) OVER w, count(*) OVER w FROM (VALUES (0, '-infinity'::numeric), (1, -1000), (2, -1), (3, 0), (4, 1), (5, 1.1), (6, 2), (7, 1000), (8, 'infinity'), (10, 'NaN'), (11, NULL)) v(id, n) WINDOW w AS (ORDER BY n DESC NULLS LAST RANGE BETWEEN 'inf' PRECEDING AND 0 FOLLOWING);
 SELECT id, n, sum(id) OVER (ORDER BY n RANGE BETWEEN CURRENT ROW AND 'inf' FOLLOWING EXCLUDE CURRENT ROW) FROM (VALUES (0, '-infinity'::numeric), (1, -1000), (2, 2), (8, 'infinity'), (10, 'NaN')) v(id, n);
+-- NULLIF whose second argument has another type than the first.
+SELECT id, NULLIF(f, i2), NULLIF(d, i8), NULLIF(i8, i2), NULLIF(s, c) FROM nums;
+SELECT id FROM nums WHERE NULLIF(f, i2) = 1.5;
+SELECT id, NULLIF(i2, f) FROM nums /* refused: the first argument is not of the common type */;
