@@ -670,7 +670,7 @@ func (c *cteRefOp) cols() []plan.ColumnID { return c.ref.Cols }
 func (c *cteRefOp) run(emit func(*Batch) error) error {
 	e := c.e
 	rs := e.ctes[c.ref.CTE]
-	if _, rec := c.ref.CTE.Plan.(*plan.RecursiveUnion); rec && rs == nil && c.ref.CTE.Refs == 1 {
+	if rec := plan.Recursive(c.ref.CTE.Plan); rec != nil && rs == nil && c.ref.CTE.Refs == 1 {
 		return e.streamRecursive(c.ref.CTE, emit) // recursive.go: LIMIT may stop it
 	}
 	if rs == nil {

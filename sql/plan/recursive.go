@@ -51,7 +51,7 @@ func (b *binder) recursiveCTE(c *pg.CommonTableExpr, q *pg.SelectStmt, parent *s
 	if c.SearchClause != nil || c.CycleClause != nil {
 		return nil, unsupported("SEARCH and CYCLE in WITH RECURSIVE", c.Location)
 	}
-	if q.Op != pg.SetOperation_SETOP_UNION || q.WithClause != nil || len(q.SortClause) > 0 || q.LimitCount != nil ||
+	if q.Op != pg.SetOperation_SETOP_UNION || q.WithClause != nil && refsTo(q.WithClause, name) > 0 || len(q.SortClause) > 0 || q.LimitCount != nil ||
 		q.LimitOffset != nil || len(q.LockingClause) > 0 {
 		return nil, unsupported("this form of recursive query (write non-recursive term UNION [ALL] recursive term)", c.Location)
 	}
@@ -60,6 +60,16 @@ func (b *binder) recursiveCTE(c *pg.CommonTableExpr, q *pg.SelectStmt, parent *s
 	}
 	if !plainRecursiveTerm(q.Rarg, name) {
 		return nil, unsupported("this recursive term (sidecar runs a SELECT reading the recursive query once in FROM or inner joins, without aggregates, DISTINCT, ORDER BY or LIMIT)", c.Location)
+	}
+	// A WITH of the recursive query itself (not reading it) is seen by
+	// both terms and computed once.
+	var inner *With
+	if q.WithClause != nil {
+		var err error
+		if inner, err = b.bindWith(q.WithClause, parent); err != nil {
+			return nil, err
+		}
+		defer func() { b.ctes = b.ctes[:len(b.ctes)-1] }()
 	}
 	init, initCols, names, err := b.bindSelect(q.Larg, parent)
 	if err != nil {
@@ -121,8 +131,22 @@ func (b *binder) recursiveCTE(c *pg.CommonTableExpr, q *pg.SelectStmt, parent *s
 	out.Rec, out.RecCols = b.castProject(rec, recCols, rx, cast)
 	b.nCTE++
 	cte := &CTE{ID: b.nCTE, Name: name, Plan: out, Cols: out.Cols, Names: names}
+	if inner != nil {
+		inner.Body = out
+		cte.Plan = inner
+	}
 	level[name] = cte
 	return cte, nil
+}
+
+// Recursive is the RecursiveUnion a recursive CTE's plan runs (under the
+// WITH of the recursive query itself), nil for another plan.
+func Recursive(r Rel) *RecursiveUnion {
+	if w, ok := r.(*With); ok {
+		r = w.Body
+	}
+	ru, _ := r.(*RecursiveUnion)
+	return ru
 }
 
 // plainRecursiveTerm says whether the recursive term n is a plain

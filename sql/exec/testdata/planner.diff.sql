@@ -82,3 +82,8 @@ SELECT id, n, sum(id) OVER (ORDER BY n RANGE BETWEEN CURRENT ROW AND 'inf' FOLLO
 SELECT id, NULLIF(f, i2), NULLIF(d, i8), NULLIF(i8, i2), NULLIF(s, c) FROM nums;
 SELECT id FROM nums WHERE NULLIF(f, i2) = 1.5;
 SELECT id, NULLIF(i2, f) FROM nums /* refused: the first argument is not of the common type */;
+-- A WITH of the recursive query itself, seen by both terms.
+WITH RECURSIVE t(j) AS (WITH RECURSIVE s(i) AS (VALUES (1) UNION ALL SELECT i + 1 FROM s WHERE i < 10) SELECT i FROM s UNION ALL SELECT j + 1 FROM t WHERE j < 10) SELECT * FROM t;
+WITH RECURSIVE t(j) AS (WITH lim AS (SELECT max(id) AS m FROM nums) SELECT 1 UNION ALL SELECT j + 1 FROM t, lim WHERE j < lim.m) SELECT j FROM t;
+WITH RECURSIVE t(j) AS (WITH lim AS (SELECT 3 AS m) SELECT 1 UNION ALL SELECT j + 1 FROM t WHERE j < (SELECT m FROM lim)) SELECT j FROM t LIMIT 2;
+WITH RECURSIVE t(j) AS (WITH s AS (SELECT id FROM nums) SELECT id FROM s UNION SELECT j + 1 FROM t WHERE j < 7) SELECT j, count(*) FROM t GROUP BY j;
