@@ -90,15 +90,17 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 // bindWith binds the CTEs of a WITH clause, each seeing the ones before
 // it, and pushes them as a new level of names.
 func (b *binder) bindWith(w *pg.WithClause, parent *scope) (*With, error) {
+	ctes := w.Ctes
 	if w.Recursive {
-		if err := forwardRefs(w); err != nil { // recursive.go
+		var err error
+		if ctes, err = recursiveOrder(w); err != nil { // recursive.go
 			return nil, err
 		}
 	}
 	level := map[string]*CTE{}
 	b.ctes = append(b.ctes, level)
 	out := &With{}
-	for _, n := range w.Ctes {
+	for _, n := range ctes {
 		c := n.GetCommonTableExpr()
 		if _, dup := level[c.Ctename]; dup {
 			b.ctes = b.ctes[:len(b.ctes)-1]

@@ -212,19 +212,47 @@ func hasAggregate(rel Rel) bool {
 	return false
 }
 
-// forwardRefs refuses a WITH RECURSIVE whose queries read a query of the
-// clause defined after them: PostgreSQL resolves that name to the later
-// query (every name of a WITH RECURSIVE is visible to all of them), the
-// binder — which binds in order — would find a table of that name.
-func forwardRefs(w *pg.WithClause) error {
-	for i, n := range w.Ctes {
-		q := n.GetCommonTableExpr()
-		for _, m := range w.Ctes[i+1:] {
-			later := m.GetCommonTableExpr()
-			if refsTo(q.Ctequery, later.Ctename) > 0 {
-				return unsupported("a WITH RECURSIVE query reading one defined after it", q.Location)
+// recursiveOrder is the order to bind the queries of a WITH RECURSIVE
+// in: every name of the clause is visible to all of its queries, so one
+// reading a query defined after it is bound after that one (the binder
+// binds in order). Queries reading each other (mutual recursion) are
+// refused. Among the queries ready, the first written goes first.
+func recursiveOrder(w *pg.WithClause) ([]*pg.Node, error) {
+	n := len(w.Ctes)
+	deps := make([][]bool, n)
+	for i, a := range w.Ctes {
+		deps[i] = make([]bool, n)
+		for j, c := range w.Ctes {
+			if i != j && refsTo(a.GetCommonTableExpr().Ctequery, c.GetCommonTableExpr().Ctename) > 0 {
+				deps[i][j] = true
 			}
 		}
 	}
-	return nil
+	done := make([]bool, n)
+	var out []*pg.Node
+	for len(out) < n {
+		next := -1
+		for i := 0; i < n && next < 0; i++ {
+			if done[i] {
+				continue
+			}
+			ready := true
+			for j := range deps[i] {
+				ready = ready && (!deps[i][j] || done[j])
+			}
+			if ready {
+				next = i
+			}
+		}
+		if next < 0 {
+			for i := range done {
+				if !done[i] {
+					return nil, unsupported("WITH RECURSIVE queries reading each other", w.Ctes[i].GetCommonTableExpr().Location)
+				}
+			}
+		}
+		done[next] = true
+		out = append(out, w.Ctes[next])
+	}
+	return out, nil
 }
