@@ -92,3 +92,7 @@ WITH RECURSIVE x(id) AS (SELECT * FROM y UNION ALL SELECT id + 1 FROM x WHERE id
 WITH RECURSIVE a AS (SELECT * FROM b), b AS (SELECT * FROM c), c AS (SELECT id FROM nums) SELECT count(*) FROM a;
 WITH RECURSIVE a AS (SELECT n FROM t2), b AS (SELECT * FROM a UNION ALL SELECT n + 100 FROM b WHERE n < 100) SELECT * FROM b;
 WITH RECURSIVE x(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM y WHERE id < 5), y(id) AS (SELECT * FROM x) SELECT * FROM x;
+-- A numeric type's cast function called by the type's name.
+SELECT id, float8(i8), int4(f), int8(d), float4(i2), int2(d) FROM nums WHERE id <> 4;
+SELECT float8(count(*)) / 3 FROM nums;
+SELECT int2(i8) FROM nums;
