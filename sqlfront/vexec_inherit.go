@@ -4,9 +4,6 @@ import (
 	"context"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
-	"google.golang.org/protobuf/reflect/protoreflect"
-
-	"github.com/sidecar-dev/sidecar/internal/pgast"
 )
 
 // Inheritance parents on the sql/exec path (inherit.go): the catalog
@@ -25,30 +22,20 @@ func inheritsVec(t *Table) bool {
 // inheritRefusal refuses stmt when it reads an inheritance parent with
 // ONLY, or one with a descendant holding rows that is not followed.
 func (pl *planner) inheritRefusal(stmt *pg.Node) error {
-	var err error
-	pgast.Walk(stmt.ProtoReflect(), func(m protoreflect.Message) bool {
-		if err != nil {
-			return false
-		}
-		rv, ok := m.Interface().(*pg.RangeVar)
-		if !ok {
-			return true
-		}
+	return eachRangeVar(stmt, func(rv *pg.RangeVar) error { // partroot_vec.go
 		t, terr := pl.table(rv, "")
 		if terr != nil || !inheritsVec(t) {
-			return false // a CTE's name, or a table the binder reports
+			return nil // a CTE's name, or a table the binder reports
 		}
 		if !rv.Inh {
-			err = unsupported(int(rv.Location), "FROM ONLY "+t.Name+" (an inheritance parent) with joins, subqueries, CTEs or set operations").
+			return unsupported(int(rv.Location), "FROM ONLY "+t.Name+" (an inheritance parent) with joins, subqueries, CTEs or set operations").
 				hint("the query refused here is one sidecar answers only on its flat path")
-			return false
 		}
 		if _, missing := inheritParts(t.Name, t.Facts, pl.followed()); len(missing) > 0 {
-			err = missingDescendants(int(rv.Location), t.Name, missing)
+			return missingDescendants(int(rv.Location), t.Name, missing)
 		}
-		return false
+		return nil
 	})
-	return err
 }
 
 // scanInherited reads the inheritance parent planned as t at the

@@ -575,12 +575,7 @@ func (l *limitOp) run(emit func(*Batch) error) error {
 	}
 	stop := &stopSignal{}
 	err := l.in.run(func(b *Batch) error {
-		lo := 0
-		if offset > 0 {
-			skip := min(int64(b.N), offset)
-			offset -= skip
-			lo = int(skip)
-		}
+		lo := skipOffset(b, &offset)
 		hi := b.N
 		if count >= 0 && int64(hi-lo) > count {
 			hi = lo + int(count)
@@ -610,12 +605,7 @@ func (l *limitOp) runTies(count, offset int64, emit func(*Batch) error) error {
 	stop := &stopSignal{}
 	var last []types.Value
 	err := l.in.run(func(b *Batch) error {
-		lo := 0
-		if offset > 0 {
-			skip := min(int64(b.N), offset)
-			offset -= skip
-			lo = int(skip)
-		}
+		lo := skipOffset(b, &offset)
 		hi := lo
 		for ; hi < b.N; hi++ {
 			if count == 0 {
@@ -645,6 +635,14 @@ func (l *limitOp) runTies(count, offset int64, emit func(*Batch) error) error {
 		return nil
 	}
 	return err
+}
+
+// skipOffset is the first row of b past the rows OFFSET still skips
+// (*offset, lowered by those of b).
+func skipOffset(b *Batch, offset *int64) int {
+	skip := min(int64(b.N), *offset)
+	*offset -= skip
+	return int(skip)
 }
 
 // slice is rows [lo, hi) of b.
