@@ -54,6 +54,14 @@ func TestInheritanceReadsDescendants(t *testing.T) {
 		"SELECT count(*) FROM person p JOIN ONLY person q ON p.id = q.id",
 		"SELECT * FROM ONLY animal",
 		"SELECT DISTINCT age FROM person",
+		// sql/exec (several FROM items, set operations, subqueries in
+		// FROM, CTEs) reads the descendants too (vexec_inherit.go).
+		"SELECT count(*) FROM person p, emp e WHERE p.id = e.id",
+		"SELECT id FROM person UNION ALL SELECT id FROM emp",
+		"SELECT * FROM (SELECT id, name FROM person) s",
+		"WITH w AS (SELECT * FROM person) SELECT count(*), sum(age) FROM w",
+		"SELECT p.name, s.gpa FROM person p LEFT JOIN student s ON p.id = s.id WHERE p.age > 20",
+		"SELECT e.id, e.salary FROM emp e, person p, student s WHERE e.id = p.id AND p.id = s.id",
 	}
 	for i, u := range []string{r.sqlURL, r.treeURL(t)} {
 		compareWithPostgres(t, r.pgURL, u, stmts, nil, []string{"HEAD", "trees"}[i])
@@ -83,18 +91,18 @@ func TestInheritanceReadsDescendants(t *testing.T) {
 	if got := one("SELECT count(*) FROM ONLY person AS OF 'HEAD~1'"); got != "3" {
 		t.Errorf("FROM ONLY person AS OF HEAD~1: count %s, want 3", got)
 	}
-	// The sql/exec path (several FROM items, set operations, subqueries
-	// in FROM) does not read descendants: refused, never answered without
-	// them.
-	for _, q := range []string{"SELECT count(*) FROM person p, emp e WHERE p.id = e.id", "SELECT id FROM person UNION ALL SELECT id FROM emp",
-		"SELECT * FROM (SELECT id FROM person) s", "WITH w AS (SELECT * FROM person) SELECT count(*) FROM w"} {
+	// The sql/exec path does not tell FROM ONLY from FROM: a parent read
+	// with ONLY there is refused, never answered with its descendants.
+	for _, q := range []string{"SELECT count(*) FROM ONLY person p, emp e WHERE p.id = e.id", "SELECT id FROM ONLY person UNION ALL SELECT id FROM emp",
+		"SELECT * FROM (SELECT id FROM ONLY person) s"} {
 		_, err := sc.Exec(ctx, q).ReadAll()
 		var pe *pgconn.PgError
-		if !errors.As(err, &pe) || pe.Code != "0A000" || !strings.Contains(pe.Message, "public.person") {
-			t.Errorf("%s: want 0A000 naming public.person (an inheritance parent), got %v", q, err)
+		if !errors.As(err, &pe) || pe.Code != "0A000" || !strings.Contains(pe.Message, "ONLY public.person") {
+			t.Errorf("%s: want 0A000 naming FROM ONLY public.person (an inheritance parent), got %v", q, err)
 		}
 	}
-	for _, q := range []string{"SELECT * FROM animal", "SELECT count(*) FROM animal", "SELECT a.n FROM person p JOIN animal a ON p.id = a.id"} {
+	for _, q := range []string{"SELECT * FROM animal", "SELECT count(*) FROM animal", "SELECT a.n FROM person p JOIN animal a ON p.id = a.id",
+		"SELECT * FROM (SELECT n FROM animal) s", "SELECT id FROM person UNION SELECT id FROM animal"} {
 		_, err := sc.Exec(ctx, q).ReadAll()
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) || pe.Code != "0A000" || !strings.Contains(pe.Message, "public.dog") {

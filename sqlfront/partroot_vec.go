@@ -18,6 +18,24 @@ import (
 
 // onlyPartRoot refuses stmt when it reads a partitioned root with ONLY.
 func (pl *planner) onlyPartRoot(stmt *pg.Node) error {
+	return eachRangeVar(stmt, func(rv *pg.RangeVar) error {
+		if !rv.Inh {
+			schema := rv.Schemaname
+			if schema == "" {
+				schema = "public"
+			}
+			if t, _ := pl.partRootTable(rv, schema, ""); t != nil {
+				return unsupported(int(rv.Location), "FROM ONLY "+t.Name+" (a partitioned table) with joins, subqueries, CTEs or set operations").
+					hint("FROM ONLY over a partitioned table reads no rows")
+			}
+		}
+		return nil
+	})
+}
+
+// eachRangeVar calls fn for every table reference of stmt until one
+// returns an error, which it returns.
+func eachRangeVar(stmt *pg.Node, fn func(rv *pg.RangeVar) error) error {
 	var err error
 	pgast.Walk(stmt.ProtoReflect(), func(m protoreflect.Message) bool {
 		if err != nil {
@@ -27,16 +45,7 @@ func (pl *planner) onlyPartRoot(stmt *pg.Node) error {
 		if !ok {
 			return true
 		}
-		if !rv.Inh {
-			schema := rv.Schemaname
-			if schema == "" {
-				schema = "public"
-			}
-			if t, _ := pl.partRootTable(rv, schema, ""); t != nil {
-				err = unsupported(int(rv.Location), "FROM ONLY "+t.Name+" (a partitioned table) with joins, subqueries, CTEs or set operations").
-					hint("FROM ONLY over a partitioned table reads no rows")
-			}
-		}
+		err = fn(rv)
 		return false
 	})
 	return err

@@ -80,6 +80,9 @@ func (c *vecCatalog) tableRef(schema, name, ref string) *lplan.TableDef {
 		return nil
 	}
 	d := &lplan.TableDef{Schema: t.Schema, Name: t.Rel, Key: t.KeyCols}
+	if inheritsVec(t) {
+		d.Key = nil // the descendants' keys are their own (vexec_inherit.go)
+	}
 	for _, col := range t.Columns {
 		d.Columns = append(d.Columns, lplan.ColumnDef{Name: col.Name, Type: lplan.Type{OID: col.TypeOID, Mod: col.TypeMod}})
 	}
@@ -121,6 +124,9 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	}
 	if err := pl.onlyPartRoot(stmt); err != nil {
 		return err // partroot_vec.go
+	}
+	if err := pl.inheritRefusal(stmt); err != nil {
+		return err // vexec_inherit.go
 	}
 	q, err := lplan.BindParams(stmt, cat, ptypes)
 	if err != nil {
@@ -272,6 +278,9 @@ func (s *vecSource) Scan(ctx context.Context, d *lplan.TableDef, fn func(row []*
 	planned := s.tables[d]
 	if planned.part != nil {
 		return s.scanPartRoot(ctx, planned, s.refs[d], fn) // partroot_vec.go
+	}
+	if inheritsVec(planned) {
+		return s.scanInherited(ctx, planned, s.refs[d], fn) // vexec_inherit.go
 	}
 	v, err := s.ex.sess.versionFor(ctx, s.refs[d])
 	if err != nil {

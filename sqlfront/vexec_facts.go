@@ -2,7 +2,6 @@ package sqlfront
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
@@ -16,8 +15,9 @@ import (
 // planned for sql/exec is therefore checked here before it runs, and
 // refused with 0A000 where the facts say its answer could differ:
 //
-//   - a table with inheritance descendants (the binder does not tell FROM
-//     parent from FROM ONLY parent, so both are refused);
+//   - (vexec_inherit.go) an inheritance parent read with ONLY (the binder
+//     does not tell FROM parent from FROM ONLY parent), or with a
+//     descendant that is not followed;
 //   - any ordering of text (ORDER BY, <, <=, >, >=, BETWEEN, min/max,
 //     greatest/least, ANY/ALL with those) when the database default or a
 //     text column of a table the statement reads has a collation that is
@@ -32,7 +32,6 @@ import (
 // vecFactsCheck refuses q when the catalog facts of the tables it reads
 // say sql/exec could answer differently from PostgreSQL.
 func (pl *planner) vecFactsCheck(q *lplan.Query, tables map[*lplan.TableDef]*Table) error {
-	var inherits []string
 	var coll, turkic *wal.Collation
 	nondet := false
 	note := func(c wal.Collation) {
@@ -53,19 +52,11 @@ func (pl *planner) vecFactsCheck(q *lplan.Query, tables map[*lplan.TableDef]*Tab
 		note(d)
 	}
 	for _, t := range tables {
-		if t.Facts != nil && len(t.Facts.Descendants) > 0 {
-			inherits = append(inherits, t.Schema+"."+t.Rel)
-		}
 		for _, c := range t.Columns {
 			if isTextType(c.TypeOID) && c.TypeOID != oidName && c.TypeOID != oidCharType && c.Collation.Name != "" && c.Collation.Name != "default" {
 				note(c.Collation)
 			}
 		}
-	}
-	if len(inherits) > 0 {
-		sort.Strings(inherits)
-		return unsupported(-1, "reading the inheritance parent "+strings.Join(inherits, ", ")+" (it has descendants) with joins, subqueries, CTEs or set operations").
-			hint("the query refused here is one sidecar answers only on its flat path; FROM ONLY is not told apart on this path yet")
 	}
 	if coll == nil {
 		return nil

@@ -51,7 +51,7 @@ func (s *vecSource) ScanLate(ctx context.Context, req *exec.ScanRequest, lf *exe
 		return fmt.Errorf("scan %s: the table was not planned by this statement", req.Table.Name)
 	}
 	hs, ok := s.ex.src.(*HistorySource)
-	if !ok || hs.H == nil || hs.H.Snapshots() == nil || planned.part != nil { // a partitioned root: partroot_vec.go
+	if !ok || hs.H == nil || hs.H.Snapshots() == nil || planned.part != nil || inheritsVec(planned) { // a partitioned root (partroot_vec.go), an inheritance parent (vexec_inherit.go)
 		return s.scanText(ctx, req, rowFn)
 	}
 	v, err := s.ex.sess.versionFor(ctx, s.refs[req.Table])

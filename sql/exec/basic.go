@@ -490,6 +490,7 @@ type limitOp struct {
 	in            operator
 	count, offset vexpr
 	top           *sortOp // the Sort right below, bounded on each run
+	ties          []winKey
 }
 
 func (e *env) buildLimit(l *plan.Limit) (operator, error) {
@@ -499,6 +500,20 @@ func (e *env) buildLimit(l *plan.Limit) (operator, error) {
 	}
 	op := &limitOp{e: e, in: in}
 	op.top, _ = in.(*sortOp) // top-N: the sort keeps Count+Offset rows (topn.go)
+	if len(l.Ties) > 0 {
+		if op.top == nil {
+			return nil, unsupported("FETCH … WITH TIES over this input")
+		}
+		lay := layoutOf(in.cols())
+		for _, k := range l.Ties {
+			idx, ok := lay[k.Col]
+			if !ok {
+				return nil, unsupported("FETCH … WITH TIES over this input")
+			}
+			op.ties = append(op.ties, winKey{idx, e.md.Column(k.Col).Type.OID, k.Desc, k.NullsFirst})
+		}
+		op.top = nil // the rows tied with the last one are past any bound
+	}
 	c := &compiler{e: e, lay: layout{}}
 	if l.Count != nil {
 		if op.count, err = c.compile(castInt8(l.Count)); err != nil {
@@ -560,14 +575,12 @@ func (l *limitOp) run(emit func(*Batch) error) error {
 	if l.top != nil {
 		l.top.bound, _ = topNBound(count, offset)
 	}
+	if l.ties != nil {
+		return l.runTies(count, offset, emit)
+	}
 	stop := &stopSignal{}
 	err := l.in.run(func(b *Batch) error {
-		lo := 0
-		if offset > 0 {
-			skip := min(int64(b.N), offset)
-			offset -= skip
-			lo = int(skip)
-		}
+		lo := skipOffset(b, &offset)
 		hi := b.N
 		if count >= 0 && int64(hi-lo) > count {
 			hi = lo + int(count)
@@ -589,6 +602,52 @@ func (l *limitOp) run(emit func(*Batch) error) error {
 		return nil
 	}
 	return err
+}
+
+// runTies is FETCH FIRST count ROWS WITH TIES: after the count-th row,
+// the rows equal to it on the ORDER BY keys, up to the first that is not.
+func (l *limitOp) runTies(count, offset int64, emit func(*Batch) error) error {
+	stop := &stopSignal{}
+	var last []types.Value
+	err := l.in.run(func(b *Batch) error {
+		lo := skipOffset(b, &offset)
+		hi := lo
+		for ; hi < b.N; hi++ {
+			if count == 0 {
+				if compareKeys(l.ties, last, b.Row(hi)) != 0 {
+					break
+				}
+				continue
+			}
+			if count > 0 {
+				count--
+			}
+			if count == 0 {
+				last = b.Row(hi)
+			}
+		}
+		if hi > lo {
+			if err := emit(slice(b, lo, hi)); err != nil {
+				return err
+			}
+		}
+		if hi < b.N {
+			return stop
+		}
+		return nil
+	})
+	if isStop(err, stop) {
+		return nil
+	}
+	return err
+}
+
+// skipOffset is the first row of b past the rows OFFSET still skips
+// (*offset, lowered by those of b).
+func skipOffset(b *Batch, offset *int64) int {
+	skip := min(int64(b.N), *offset)
+	*offset -= skip
+	return int(skip)
 }
 
 // slice is rows [lo, hi) of b.
@@ -614,7 +673,7 @@ func (c *cteRefOp) cols() []plan.ColumnID { return c.ref.Cols }
 func (c *cteRefOp) run(emit func(*Batch) error) error {
 	e := c.e
 	rs := e.ctes[c.ref.CTE]
-	if _, rec := c.ref.CTE.Plan.(*plan.RecursiveUnion); rec && rs == nil && c.ref.CTE.Refs == 1 {
+	if rec := plan.Recursive(c.ref.CTE.Plan); rec != nil && rs == nil && c.ref.CTE.Refs == 1 {
 		return e.streamRecursive(c.ref.CTE, emit) // recursive.go: LIMIT may stop it
 	}
 	if rs == nil {

@@ -153,9 +153,11 @@ func (c *compiler) conditional(x *plan.Func) (vexpr, error) {
 			return nil, err
 		}
 		if at := a.Type(); at.OID != x.T.OID && at.OID != plan.Unknown {
-			if x.Name == "nullif" {
-				// NULLIF's result has its first argument's type and
-				// compares with the = of both types: not done here.
+			if x.Name == "nullif" && i == 0 {
+				// NULLIF's result has its first argument's type: one
+				// other than the common type is not done here. (When the
+				// first has the common type, the = of both types is the
+				// = of that type over the second cast to it.)
 				return nil, unsupported("NULLIF with arguments of different types")
 			}
 			args[i] = c.castTo(args[i], at, x.T) // the binder's common type

@@ -23,6 +23,45 @@ type countSpill struct {
 	// DISTINCT is a UNION of one side).
 	kind plan.SetOpKind
 	all  bool
+	// loose are the columns of an INTERSECT whose equal values can
+	// print differently (looseCols); mixed the groups where the two
+	// sides' copies do.
+	loose []int
+	mixed map[int]bool
+}
+
+// looseCols are the columns of types whose equal values can print
+// differently: numeric 1.0 and 1.00, bpchar under different lengths,
+// float -0 and 0, interval '1 day' and '24 hours', jsonb 1.0 and 1 (and
+// arrays of them).
+func looseCols(oids []plan.OID) []int {
+	var out []int
+	for k, o := range oids {
+		if types.IsArray(o) {
+			o = types.ElemOf(o)
+		}
+		switch o {
+		case plan.Numeric, plan.Bpchar, plan.Float4, plan.Float8, plan.Interval, plan.JSONB:
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// noteMixed records that right-side row matched group g, whose held
+// row (from the left) prints differently: PostgreSQL's INTERSECT
+// answers the copy of whichever side its planner puts first (the one
+// with fewer groups), which sidecar does not model.
+func (c *countSpill) noteMixed(g int, held, row []types.Value) {
+	for _, k := range c.loose {
+		if held[k] != nil && row[k] != nil && types.Out(c.h.oids[k], held[k]) != types.Out(c.h.oids[k], row[k]) {
+			if c.mixed == nil {
+				c.mixed = map[int]bool{}
+			}
+			c.mixed[g] = true
+			return
+		}
+	}
 }
 
 // copies is how many times a row seen cl times on the left and cr times
@@ -68,6 +107,9 @@ func (c *countSpill) write(parts *partFiles, row []types.Value, cl, cr int64, de
 func (c *countSpill) emit(rows [][]types.Value, counts [][2]int64, emit func(*Batch) error) error {
 	var out [][]types.Value
 	for g, r := range rows {
+		if c.mixed[g] && c.copies(counts[g][0], counts[g][1]) > 0 {
+			return unsupported("INTERSECT of equal values written differently on its two sides (PostgreSQL answers the side its planner puts first)")
+		}
 		for n := c.copies(counts[g][0], counts[g][1]); n > 0; n-- {
 			out = append(out, r)
 			if len(out) == BatchSize {
@@ -99,6 +141,7 @@ func (c *countSpill) drain(parts *partFiles, depth int, emit func(*Batch) error)
 func (c *countSpill) replay(parts *partFiles, i, depth int, emit func(*Batch) error) error {
 	mem := &memAcct{e: c.e}
 	defer mem.done()
+	c.mixed = nil
 	m := &rowMap{h: c.h, buckets: map[uint64][]int{}}
 	var counts [][2]int64
 	var sub *partFiles
@@ -127,6 +170,9 @@ func (c *countSpill) replay(parts *partFiles, i, depth int, emit func(*Batch) er
 				}
 				return c.write(sub, row, cl, cr, depth+1)
 			}
+		}
+		if cr > 0 && len(c.loose) > 0 {
+			c.noteMixed(g, m.rows[g], row)
 		}
 		counts[g][0] += cl
 		counts[g][1] += cr

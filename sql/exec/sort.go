@@ -238,6 +238,9 @@ func (s *setOp) run(emit func(*Batch) error) error {
 	defer mem.done()
 	op := s.s.Kind.String()
 	cs := &countSpill{e: e, op: op, h: m.h, width: len(oids), kind: s.s.Kind, all: s.s.All}
+	if s.s.Kind == plan.Intersect {
+		cs.loose = looseCols(oids)
+	}
 	spillable := e.canSpill()
 	// parts, once the rows fill the working memory, holds the rows not
 	// held with their counts (setspill.go).
@@ -282,6 +285,9 @@ func (s *setOp) run(emit func(*Batch) error) error {
 					g, _ = m.find(row, true)
 					counts = append(counts, [2]int64{})
 				}
+				if side == 1 && len(cs.loose) > 0 {
+					cs.noteMixed(g, m.rows[g], row)
+				}
 				counts[g][side]++
 			}
 			return e.check()
@@ -296,7 +302,7 @@ func (s *setOp) run(emit func(*Batch) error) error {
 	if err := cs.emit(m.rows, counts, emit); err != nil || parts == nil {
 		return err
 	}
-	m, counts = nil, nil
+	m, counts, cs.mixed = nil, nil, nil
 	mem.done()
 	return spillErr(e, op, cs.drain(parts, 0, emit))
 }

@@ -174,6 +174,9 @@ func (c *compiler) subquery(x *plan.Subquery) (vexpr, error) {
 			return nil
 		}, nil
 	case plan.SubAny, plan.SubAll:
+		if len(x.RowLeft) > 0 {
+			return c.rowSubquery(x, results)
+		}
 		left, err := c.compile(x.Left)
 		if err != nil {
 			return nil, err
@@ -275,4 +278,78 @@ func (c *compiler) subquery(x *plan.Subquery) (vexpr, error) {
 		}, nil
 	}
 	return nil, unsupported("this kind of subquery")
+}
+
+// rowSubquery evaluates (a, b, …) = ANY (SELECT x, y, …): a row of the
+// subquery is equal when every column is, unequal when one is, else
+// unknown; the answer is true when one row is equal, else NULL when one
+// is unknown, else false.
+func (c *compiler) rowSubquery(x *plan.Subquery, results func(b *Batch, sel []int) (map[int]*subResult, error)) (vexpr, error) {
+	lefts := append([]plan.Scalar{x.Left}, x.RowLeft...)
+	rights := append([]*plan.ColRef{x.Col}, x.RowCols...)
+	if x.Op != "=" || x.Kind != plan.SubAny || len(lefts) != len(rights) {
+		return nil, unsupported("this row comparison with a subquery")
+	}
+	var (
+		lexp []vexpr
+		cmps []func(a, b types.Value) (int, error)
+		idx  []int
+	)
+	layout := layoutOf(x.Plan.Columns())
+	for k, l := range lefts {
+		le, err := c.compile(l)
+		if err != nil {
+			return nil, err
+		}
+		cmp, err := c.comparer(l.Type(), rights[k].T)
+		if err != nil {
+			return nil, err
+		}
+		i, ok := layout[rights[k].ID]
+		if !ok {
+			return nil, unsupported("this subquery")
+		}
+		lexp, cmps, idx = append(lexp, le), append(cmps, cmp), append(idx, i)
+	}
+	return func(b *Batch, sel []int, out []types.Value) error {
+		rs, err := results(b, sel)
+		if err != nil {
+			return err
+		}
+		lv := make([][]types.Value, len(lexp))
+		for k, le := range lexp {
+			lv[k] = make([]types.Value, b.N)
+			if err := le(b, sel, lv[k]); err != nil {
+				return err
+			}
+		}
+		for _, i := range sel {
+			var res types.Value = false
+		rows:
+			for _, row := range rs[i].rows {
+				unknown := false
+				for k := range lexp {
+					l, r := lv[k][i], row[idx[k]]
+					if l == nil || r == nil {
+						unknown = true
+						continue
+					}
+					n, err := cmps[k](l, r)
+					if err != nil {
+						return err
+					}
+					if n != 0 {
+						continue rows // this row is unequal
+					}
+				}
+				if !unknown {
+					res = true
+					break
+				}
+				res = nil
+			}
+			out[i] = res
+		}
+		return nil
+	}, nil
 }

@@ -517,8 +517,26 @@ func inRange(oid plan.OID, val, base, off types.Value, sub, less bool) (bool, er
 			return !less, nil
 		case b.NaN:
 			return less, nil
-		case v.Inf != 0 || b.Inf != 0 || o.Inf != 0:
-			return false, unsupported("a RANGE offset frame over infinite numeric values")
+		case o.Inf > 0:
+			// An infinite offset (PostgreSQL's in_range_numeric): when
+			// base ± offset would be NaN every value is in; otherwise the
+			// bound is -Infinity or +Infinity.
+			switch {
+			case sub && b.Inf > 0 || !sub && b.Inf < 0:
+				return true, nil
+			case sub:
+				return !less || v.Inf < 0, nil
+			default:
+				return less || v.Inf > 0, nil
+			}
+		case v.Inf > 0:
+			return b.Inf > 0 || !less, nil // +Infinity is past every other number
+		case v.Inf < 0:
+			return b.Inf < 0 || less, nil
+		case b.Inf < 0:
+			return !less, nil // a finite value is past -Infinity
+		case b.Inf > 0:
+			return less, nil
 		}
 		bound := types.AddDecimal(b, o)
 		if sub {

@@ -128,7 +128,7 @@ func rebuild(rel plan.Rel, fn func(plan.Rel) plan.Rel) plan.Rel {
 		c.Input = fn(x.Input)
 		return &c
 	case *plan.Limit:
-		return &plan.Limit{Input: fn(x.Input), Count: x.Count, Offset: x.Offset}
+		return &plan.Limit{Input: fn(x.Input), Count: x.Count, Offset: x.Offset, Ties: x.Ties}
 	case *plan.Distinct:
 		return &plan.Distinct{Input: fn(x.Input), On: x.On}
 	case *plan.SetOp:

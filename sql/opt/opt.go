@@ -102,7 +102,7 @@ func mapExprs(rel plan.Rel, fn func(plan.Scalar) plan.Scalar, md *plan.Metadata)
 		c.Input = mapExprs(x.Input, fn, md)
 		return &c
 	case *plan.Limit:
-		return &plan.Limit{Input: mapExprs(x.Input, fn, md), Count: x.Count, Offset: x.Offset}
+		return &plan.Limit{Input: mapExprs(x.Input, fn, md), Count: x.Count, Offset: x.Offset, Ties: x.Ties}
 	case *plan.Distinct:
 		return &plan.Distinct{Input: mapExprs(x.Input, fn, md), On: x.On}
 	case *plan.SetOp:

@@ -67,7 +67,7 @@ func prune(rel plan.Rel, need plan.ColSet) plan.Rel {
 		}
 		return &plan.Sort{Input: prune(x.Input, in), Keys: x.Keys}
 	case *plan.Limit:
-		return &plan.Limit{Input: prune(x.Input, need), Count: x.Count, Offset: x.Offset}
+		return &plan.Limit{Input: prune(x.Input, need), Count: x.Count, Offset: x.Offset, Ties: x.Ties}
 	case *plan.Window:
 		return pruneWindow(x, need)
 	case *plan.Distinct:

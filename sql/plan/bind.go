@@ -38,6 +38,10 @@ type binder struct {
 	// lat is what a LATERAL item of the FROM list being bound may read
 	// (lateral.go).
 	lat latState
+	// untypedLeaf is the set operation's branch being bound whose
+	// untyped literals stay unknown until the operation resolves its
+	// column types (PostgreSQL resolves them across all branches).
+	untypedLeaf *pg.SelectStmt
 }
 
 // bindSelect binds a SELECT (or VALUES, or set operation) at a new query
@@ -86,15 +90,17 @@ func (b *binder) bindSelect(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 // bindWith binds the CTEs of a WITH clause, each seeing the ones before
 // it, and pushes them as a new level of names.
 func (b *binder) bindWith(w *pg.WithClause, parent *scope) (*With, error) {
+	ctes := w.Ctes
 	if w.Recursive {
-		if err := forwardRefs(w); err != nil { // recursive.go
+		var err error
+		if ctes, err = recursiveOrder(w); err != nil { // recursive.go
 			return nil, err
 		}
 	}
 	level := map[string]*CTE{}
 	b.ctes = append(b.ctes, level)
 	out := &With{}
-	for _, n := range w.Ctes {
+	for _, n := range ctes {
 		c := n.GetCommonTableExpr()
 		if _, dup := level[c.Ctename]; dup {
 			b.ctes = b.ctes[:len(b.ctes)-1]
@@ -165,11 +171,23 @@ func (b *binder) lookupCTE(name string) *CTE {
 
 // bindSetOp binds UNION/INTERSECT/EXCEPT [ALL].
 func (b *binder) bindSetOp(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID, []string, error) {
+	leaf := func(s *pg.SelectStmt) *pg.SelectStmt {
+		if s.Op == pg.SetOperation_SETOP_NONE && len(s.ValuesLists) == 0 && len(s.DistinctClause) == 0 && len(s.SortClause) == 0 &&
+			len(s.GroupClause) == 0 && s.HavingClause == nil && len(s.WindowClause) == 0 {
+			return s
+		}
+		return nil
+	}
+	prev := b.untypedLeaf
+	defer func() { b.untypedLeaf = prev }()
+	b.untypedLeaf = leaf(sel.Larg)
 	l, lcols, lnames, err := b.bindSelect(sel.Larg, parent)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	b.untypedLeaf = leaf(sel.Rarg)
 	r, rcols, _, err := b.bindSelect(sel.Rarg, parent)
+	b.untypedLeaf = nil
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -194,6 +212,9 @@ func (b *binder) bindSetOp(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID, 
 		if err != nil {
 			return nil, nil, nil, errorf(CodeDatatypeMismatch, "%s types %s and %s cannot be matched", kind, lt, rt)
 		}
+		if lt.OID == Unknown && !b.retypeLiteral(l, lcols[i], t) || rt.OID == Unknown && !b.retypeLiteral(r, rcols[i], t) {
+			return nil, nil, nil, unsupported("an untyped value in a set operation's branch", -1)
+		}
 		lx = append(lx, b.coerceCol(lcols[i], t, &lcast))
 		rx = append(rx, b.coerceCol(rcols[i], t, &rcast))
 		out.Cols = append(out.Cols, b.md.Add(ColumnMeta{Name: lnames[i], Type: t}))
@@ -201,6 +222,31 @@ func (b *binder) bindSetOp(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID, 
 	out.Left, out.LeftCols = b.castProject(l, lcols, lx, lcast)
 	out.Right, out.RightCols = b.castProject(r, rcols, rx, rcast)
 	return out, out.Cols, lnames, nil
+}
+
+// retypeLiteral gives the untyped literal computing column id of rel
+// type t (PostgreSQL coerces a set operation branch's untyped constants
+// in place); false when id is not such a literal.
+func (b *binder) retypeLiteral(rel Rel, id ColumnID, t Type) bool {
+	if p, ok := rel.(*Project); ok {
+		for k, c := range p.Cols {
+			if c != id {
+				continue
+			}
+			if x, ok := p.Exprs[k].(*Const); ok && x.T.OID == Unknown {
+				p.Exprs[k] = coerce(x, t)
+				b.md.setType(id, t)
+				return true
+			}
+			return false
+		}
+	}
+	for _, in := range rel.Inputs() {
+		if b.retypeLiteral(in, id, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // coerceCol is column id as type t (a cast when it differs; *cast set).
@@ -275,10 +321,14 @@ func (b *binder) bindLimit(rel Rel, sel *pg.SelectStmt, parent *scope) (Rel, err
 	if sel.LimitCount == nil && sel.LimitOffset == nil {
 		return rel, nil
 	}
-	if sel.LimitOption == pg.LimitOption_LIMIT_OPTION_WITH_TIES {
-		return nil, unsupported("FETCH … WITH TIES", -1)
-	}
 	l := &Limit{Input: rel}
+	if sel.LimitOption == pg.LimitOption_LIMIT_OPTION_WITH_TIES {
+		s, ok := rel.(*Sort)
+		if !ok {
+			return nil, unsupported("FETCH … WITH TIES here", -1)
+		}
+		l.Ties = s.Keys
+	}
 	sc := &scope{parent: parent}
 	for _, p := range []struct {
 		n   *pg.Node

@@ -63,6 +63,9 @@ func (b *binder) libraryCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCt
 	}
 	call, err := b.functions().Resolve(name, argTypes)
 	if err != nil {
+		if c := numericCastFunc(name, out.Args); c != nil {
+			return c, nil
+		}
 		return nil, libraryErr(err).at(f.Location)
 	}
 	for i, a := range out.Args {
@@ -97,4 +100,27 @@ func libraryErr(err error) *Error {
 		return &Error{Code: te.Code, Message: te.Message, Detail: te.Detail, Hint: te.Hint}
 	}
 	return &Error{Code: "XX000", Message: err.Error()}
+}
+
+// numericCasts are the numeric types whose pg_proc cast functions bear
+// the type's name (float8(int8), int4(numeric), …).
+var numericCasts = map[string]OID{"int2": Int2, "int4": Int4, "int8": Int8, "float4": Float4, "float8": Float8, "numeric": Numeric}
+
+// numericCastFunc is a call such as float8(count(*)) of a numeric type's
+// cast function over a number of another numeric type: the explicit
+// cast (nil for any other call).
+func numericCastFunc(name string, args []Scalar) Scalar {
+	to, ok := numericCasts[name]
+	if !ok || len(args) != 1 {
+		return nil
+	}
+	from := args[0].Type().OID
+	switch from {
+	case Int2, Int4, Int8, Float4, Float8, Numeric:
+		if from == to {
+			return nil
+		}
+		return &Cast{Arg: args[0], T: T(to)}
+	}
+	return nil
 }

@@ -54,6 +54,10 @@ func (m *Metadata) Add(c ColumnMeta) ColumnID {
 	return ColumnID(len(m.cols))
 }
 
+// setType retypes id (a set operation's untyped literal, resolved to
+// the operation's column type).
+func (m *Metadata) setType(id ColumnID, t Type) { m.cols[id-1].Type = t }
+
 // Len is the number of columns (their IDs are 1..Len).
 func (m *Metadata) Len() int { return len(m.cols) }
 

@@ -121,6 +121,9 @@ func explainRel(b *strings.Builder, md *Metadata, r Rel, depth int) {
 		if x.Offset != nil {
 			s += " offset " + expr(x.Offset)
 		}
+		if len(x.Ties) > 0 {
+			s += " with ties"
+		}
 		line("%s", s)
 	case *Distinct:
 		if len(x.On) > 0 {

@@ -105,13 +105,17 @@ const (
 // Subquery is a subquery in an expression. Outer lists the columns of
 // enclosing queries it reads (empty: uncorrelated, computable once).
 type Subquery struct {
-	Kind  SubqueryKind
-	Plan  Rel
-	Left  Scalar  // SubAny/SubAll: the left operand
-	Op    string  // SubAny/SubAll: the comparison
-	Col   *ColRef // SubAny/SubAll: the subquery's output column (its right operand)
-	Outer []ColumnID
-	T     Type
+	Kind SubqueryKind
+	Plan Rel
+	Left Scalar  // SubAny/SubAll: the left operand
+	Op   string  // SubAny/SubAll: the comparison
+	Col  *ColRef // SubAny/SubAll: the subquery's output column (its right operand)
+	// RowLeft and RowCols are the further columns of a row comparison
+	// (a, b) = ANY (SELECT x, y …): Left = Col, RowLeft[k] = RowCols[k].
+	RowLeft []Scalar
+	RowCols []*ColRef
+	Outer   []ColumnID
+	T       Type
 }
 
 // Type implements Scalar.
@@ -252,7 +256,13 @@ func (s *Subquery) format(b *strings.Builder, md *Metadata) {
 	case SubScalar:
 		b.WriteString("SUBQUERY")
 	case SubAny, SubAll:
-		formatArg(b, md, s.Left)
+		if len(s.RowLeft) > 0 {
+			b.WriteString("ROW(")
+			formatList(b, md, append([]Scalar{s.Left}, s.RowLeft...))
+			b.WriteString(")")
+		} else {
+			formatArg(b, md, s.Left)
+		}
 		if s.Kind == SubAny {
 			b.WriteString(" " + s.Op + " ANY")
 		} else {
@@ -317,7 +327,7 @@ func Children(s Scalar) []Scalar {
 		return append([]Scalar{x.Arg}, x.List...)
 	case *Subquery:
 		if x.Left != nil {
-			return []Scalar{x.Left}
+			return append([]Scalar{x.Left}, x.RowLeft...)
 		}
 	}
 	return nil
@@ -358,6 +368,12 @@ func Map(s Scalar, fn func(Scalar) Scalar) Scalar {
 	case *Subquery:
 		c := *x
 		c.Left = Map(x.Left, fn)
+		if len(x.RowLeft) > 0 {
+			c.RowLeft = make([]Scalar, len(x.RowLeft))
+			for k, l := range x.RowLeft {
+				c.RowLeft[k] = Map(l, fn)
+			}
+		}
 		s = &c
 	}
 	return fn(s)

@@ -181,9 +181,6 @@ func (b *binder) join(j *pg.JoinExpr, sc *scope) (Rel, *item, error) {
 	if !ok {
 		return nil, nil, unsupported("this join type", -1)
 	}
-	if j.JoinUsingAlias != nil {
-		return nil, nil, unsupported("an alias of a JOIN's USING columns (USING (…) AS name)", -1)
-	}
 	before := b.lat.refs
 	b.lat.refs = ColSet{}
 	l, lit, err := b.fromItem(j.Larg, sc)
@@ -223,6 +220,18 @@ func (b *binder) join(j *pg.JoinExpr, sc *scope) (Rel, *item, error) {
 	if len(using) > 0 || j.IsNatural {
 		if rel, err = b.joinUsing(join, lit, rit, using, it); err != nil {
 			return nil, nil, err
+		}
+		if a := j.JoinUsingAlias; a != nil {
+			// USING (…) AS x qualifies the merged columns alone (x.*
+			// is them); the sides keep their own names.
+			if len(a.Colnames) > 0 {
+				return nil, nil, unsupported("column names in a JOIN USING alias", -1)
+			}
+			ua := newItem(a.Aliasname, append([]scopeCol(nil), it.star[:len(using)]...))
+			if err := checkAliases([]*item{lit, rit}, ua); err != nil {
+				return nil, nil, err
+			}
+			it.sub = append(it.sub, ua)
 		}
 	} else {
 		it.unq = append(append([]scopeCol(nil), lit.unq...), rit.unq...)

@@ -395,6 +395,9 @@ func (b *binder) subLink(sl *pg.SubLink, sc *scope, ctx *exprCtx) (Scalar, error
 		sq.Kind, sq.T = SubScalar, b.md.Column(cols[0]).Type
 		return sq, nil
 	case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
+		if row := sl.Testexpr.GetRowExpr(); row != nil && len(row.Args) > 1 {
+			return b.rowSubLink(sl, row.Args, sq, cols, sc, ctx)
+		}
 		if len(cols) != 1 {
 			return nil, unsupported("a row comparison with a subquery", sl.Location)
 		}
@@ -420,4 +423,48 @@ func (b *binder) subLink(sl *pg.SubLink, sc *scope, ctx *exprCtx) (Scalar, error
 		return sq, nil
 	}
 	return nil, unsupported("this kind of subquery", sl.Location)
+}
+
+// rowSubLink binds (a, b, …) IN (SELECT x, y, …) — = ANY over rows: a
+// row is equal when every column is, unequal when one is, else unknown.
+// Other operators (row ordering) and ALL are refused.
+func (b *binder) rowSubLink(sl *pg.SubLink, args []*pg.Node, sq *Subquery, cols []ColumnID, sc *scope, ctx *exprCtx) (Scalar, error) {
+	op := "="
+	if len(sl.OperName) > 0 {
+		op = opName(sl.OperName)
+	}
+	if op != "=" || sl.SubLinkType != pg.SubLinkType_ANY_SUBLINK {
+		return nil, unsupported("a row comparison with a subquery other than IN / = ANY", sl.Location)
+	}
+	switch {
+	case len(cols) > len(args):
+		return nil, errorf(CodeSyntax, "subquery has too many columns").at(sl.Location)
+	case len(cols) < len(args):
+		return nil, errorf(CodeSyntax, "subquery has too few columns").at(sl.Location)
+	}
+	for k, a := range args {
+		left, err := b.expr(a, sc, ctx)
+		if err != nil {
+			return nil, err
+		}
+		cmp, err := b.binary(op, left, &ColRef{ID: cols[k], T: b.md.Column(cols[k]).Type}, sl.Location)
+		if err != nil {
+			return nil, err
+		}
+		o, ok := cmp.(*Op)
+		if !ok {
+			return nil, unsupported("this row comparison with a subquery", sl.Location)
+		}
+		col, ok := o.Args[1].(*ColRef)
+		if !ok {
+			return nil, unsupported("this row comparison with a subquery", sl.Location)
+		}
+		if k == 0 {
+			sq.Left, sq.Col = o.Args[0], col
+			continue
+		}
+		sq.RowLeft, sq.RowCols = append(sq.RowLeft, o.Args[0]), append(sq.RowCols, col)
+	}
+	sq.Op, sq.T, sq.Kind = op, T(Bool), SubAny
+	return sq, nil
 }

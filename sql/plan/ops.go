@@ -125,6 +125,9 @@ type Sort struct {
 type Limit struct {
 	Input         Rel
 	Count, Offset Scalar
+	// Ties (FETCH … WITH TIES) are the ORDER BY keys of the Sort below:
+	// rows equal to the last counted one on them are answered too.
+	Ties []SortKey
 }
 
 // Distinct removes duplicate rows (On set: DISTINCT ON those columns,

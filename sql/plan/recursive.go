@@ -51,7 +51,7 @@ func (b *binder) recursiveCTE(c *pg.CommonTableExpr, q *pg.SelectStmt, parent *s
 	if c.SearchClause != nil || c.CycleClause != nil {
 		return nil, unsupported("SEARCH and CYCLE in WITH RECURSIVE", c.Location)
 	}
-	if q.Op != pg.SetOperation_SETOP_UNION || q.WithClause != nil || len(q.SortClause) > 0 || q.LimitCount != nil ||
+	if q.Op != pg.SetOperation_SETOP_UNION || q.WithClause != nil && refsTo(q.WithClause, name) > 0 || len(q.SortClause) > 0 || q.LimitCount != nil ||
 		q.LimitOffset != nil || len(q.LockingClause) > 0 {
 		return nil, unsupported("this form of recursive query (write non-recursive term UNION [ALL] recursive term)", c.Location)
 	}
@@ -60,6 +60,16 @@ func (b *binder) recursiveCTE(c *pg.CommonTableExpr, q *pg.SelectStmt, parent *s
 	}
 	if !plainRecursiveTerm(q.Rarg, name) {
 		return nil, unsupported("this recursive term (sidecar runs a SELECT reading the recursive query once in FROM or inner joins, without aggregates, DISTINCT, ORDER BY or LIMIT)", c.Location)
+	}
+	// A WITH of the recursive query itself (not reading it) is seen by
+	// both terms and computed once.
+	var inner *With
+	if q.WithClause != nil {
+		var err error
+		if inner, err = b.bindWith(q.WithClause, parent); err != nil {
+			return nil, err
+		}
+		defer func() { b.ctes = b.ctes[:len(b.ctes)-1] }()
 	}
 	init, initCols, names, err := b.bindSelect(q.Larg, parent)
 	if err != nil {
@@ -121,8 +131,22 @@ func (b *binder) recursiveCTE(c *pg.CommonTableExpr, q *pg.SelectStmt, parent *s
 	out.Rec, out.RecCols = b.castProject(rec, recCols, rx, cast)
 	b.nCTE++
 	cte := &CTE{ID: b.nCTE, Name: name, Plan: out, Cols: out.Cols, Names: names}
+	if inner != nil {
+		inner.Body = out
+		cte.Plan = inner
+	}
 	level[name] = cte
 	return cte, nil
+}
+
+// Recursive is the RecursiveUnion a recursive CTE's plan runs (under the
+// WITH of the recursive query itself), nil for another plan.
+func Recursive(r Rel) *RecursiveUnion {
+	if w, ok := r.(*With); ok {
+		r = w.Body
+	}
+	ru, _ := r.(*RecursiveUnion)
+	return ru
 }
 
 // plainRecursiveTerm says whether the recursive term n is a plain
@@ -188,19 +212,47 @@ func hasAggregate(rel Rel) bool {
 	return false
 }
 
-// forwardRefs refuses a WITH RECURSIVE whose queries read a query of the
-// clause defined after them: PostgreSQL resolves that name to the later
-// query (every name of a WITH RECURSIVE is visible to all of them), the
-// binder — which binds in order — would find a table of that name.
-func forwardRefs(w *pg.WithClause) error {
-	for i, n := range w.Ctes {
-		q := n.GetCommonTableExpr()
-		for _, m := range w.Ctes[i+1:] {
-			later := m.GetCommonTableExpr()
-			if refsTo(q.Ctequery, later.Ctename) > 0 {
-				return unsupported("a WITH RECURSIVE query reading one defined after it", q.Location)
+// recursiveOrder is the order to bind the queries of a WITH RECURSIVE
+// in: every name of the clause is visible to all of its queries, so one
+// reading a query defined after it is bound after that one (the binder
+// binds in order). Queries reading each other (mutual recursion) are
+// refused. Among the queries ready, the first written goes first.
+func recursiveOrder(w *pg.WithClause) ([]*pg.Node, error) {
+	n := len(w.Ctes)
+	deps := make([][]bool, n)
+	for i, a := range w.Ctes {
+		deps[i] = make([]bool, n)
+		for j, c := range w.Ctes {
+			if i != j && refsTo(a.GetCommonTableExpr().Ctequery, c.GetCommonTableExpr().Ctename) > 0 {
+				deps[i][j] = true
 			}
 		}
 	}
-	return nil
+	done := make([]bool, n)
+	var out []*pg.Node
+	for len(out) < n {
+		next := -1
+		for i := 0; i < n && next < 0; i++ {
+			if done[i] {
+				continue
+			}
+			ready := true
+			for j := range deps[i] {
+				ready = ready && (!deps[i][j] || done[j])
+			}
+			if ready {
+				next = i
+			}
+		}
+		if next < 0 {
+			for i := range done {
+				if !done[i] {
+					return nil, unsupported("WITH RECURSIVE queries reading each other", w.Ctes[i].GetCommonTableExpr().Location)
+				}
+			}
+		}
+		done[next] = true
+		out = append(out, w.Ctes[next])
+	}
+	return out, nil
 }

@@ -183,16 +183,19 @@ func (b *binder) orderKeys(list []*pg.Node, sc *scope, targets []target, ctx *ex
 	var keys []orderKey
 	for _, n := range list {
 		sb := n.GetSortBy()
-		if sb.UseOp != nil {
-			return nil, unsupported("ORDER BY … USING", sb.Location)
+		k, err := sortDirection(sb)
+		if err != nil {
+			return nil, err
 		}
-		k := sortDirection(sb)
 		if c := sb.Node.GetAConst(); c != nil && c.GetIval() != nil {
 			i := int(c.GetIval().Ival)
 			if i < 1 || i > len(targets) {
 				return nil, errorf(CodeSyntax, "ORDER BY position %d is not in select list", i).at(c.Location)
 			}
 			k.target = i - 1
+			if err := usingOrdered(sb, targets[k.target].e.Type()); err != nil {
+				return nil, err
+			}
 			keys = append(keys, k)
 			continue
 		}
@@ -207,12 +210,18 @@ func (b *binder) orderKeys(list []*pg.Node, sc *scope, targets []target, ctx *ex
 				return nil, errorf(CodeAmbiguousColumn, "ORDER BY %q is ambiguous", name).at(cr.Location)
 			}
 			if hits == 1 {
+				if err := usingOrdered(sb, targets[k.target].e.Type()); err != nil {
+					return nil, err
+				}
 				keys = append(keys, k)
 				continue
 			}
 		}
 		e, err := b.expr(sb.Node, sc, ctx)
 		if err != nil {
+			return nil, err
+		}
+		if err := usingOrdered(sb, e.Type()); err != nil {
 			return nil, err
 		}
 		k.e = e
@@ -222,9 +231,16 @@ func (b *binder) orderKeys(list []*pg.Node, sc *scope, targets []target, ctx *ex
 }
 
 // sortDirection is an ORDER BY item's direction and NULLs placement
-// (NULLS FIRST is the default of DESC), with no key yet.
-func sortDirection(sb *pg.SortBy) orderKey {
+// (NULLS FIRST is the default of DESC), with no key yet. `USING <` is
+// ASC and `USING >` DESC — the btree ordering operators of every type
+// the engine sorts; PostgreSQL's default NULLs placement follows the
+// direction there too. Any other operator is refused.
+func sortDirection(sb *pg.SortBy) (orderKey, error) {
 	k := orderKey{target: -1, desc: sb.SortbyDir == pg.SortByDir_SORTBY_DESC}
+	if sb.SortbyDir == pg.SortByDir_SORTBY_USING {
+		k.desc = usingOp(sb) == ">" // other operators: usingOrdered
+
+	}
 	k.nullsFirst = k.desc
 	switch sb.SortbyNulls {
 	case pg.SortByNulls_SORTBY_NULLS_FIRST:
@@ -232,7 +248,46 @@ func sortDirection(sb *pg.SortBy) orderKey {
 	case pg.SortByNulls_SORTBY_NULLS_LAST:
 		k.nullsFirst = false
 	}
-	return k
+	return k, nil
+}
+
+// usingOp is the operator name of ORDER BY … USING op ("" when it is
+// qualified by a schema other than pg_catalog).
+func usingOp(sb *pg.SortBy) string {
+	var parts []string
+	for _, n := range sb.UseOp {
+		parts = append(parts, n.GetString_().GetSval())
+	}
+	switch {
+	case len(parts) == 1:
+		return parts[0]
+	case len(parts) == 2 && parts[0] == "pg_catalog":
+		return parts[1]
+	}
+	return ""
+}
+
+// usingOrdered refuses ORDER BY … USING over a key whose type has no
+// btree ordering the engine knows as that operator's (json, arrays,
+// records, types outside the catalog): PostgreSQL looks the operator up
+// in the type's operator classes, which the engine does not model.
+func usingOrdered(sb *pg.SortBy, t Type) error {
+	if sb.SortbyDir != pg.SortByDir_SORTBY_USING {
+		return nil
+	}
+	switch t.OID {
+	case Bool, Char, Name, Int8, Int2, Int4, Text, Oid, Float4, Float8, Bpchar, Varchar, Date, Time, Timestamp,
+		Timestamptz, Interval, Numeric, UUID, Unknown:
+	default:
+		return unsupported("ORDER BY … USING over type "+t.String(), sb.Location)
+	}
+	switch op := usingOp(sb); op {
+	case "<", ">":
+		return nil
+	case "<=", ">=", "=", "<>":
+		return errorf(CodeWrongObjectType, "operator %s is not a valid ordering operator", op).at(sb.Location)
+	}
+	return unsupported("ORDER BY … USING an operator other than < or >", sb.Location)
 }
 
 // finish adds the select list, DISTINCT, ORDER BY and LIMIT over rel.
@@ -246,8 +301,10 @@ func (b *binder) finish(rel Rel, sel *pg.SelectStmt, parent *scope, targets []ta
 	p := &Project{Input: rel}
 	var names []string
 	for i, t := range targets {
-		// An untyped literal in a select list is text (PostgreSQL 10+).
-		if t.e.Type().OID == Unknown {
+		// An untyped literal in a select list is text (PostgreSQL 10+),
+		// except in a set operation's branch (bindSetOp resolves it).
+		if c, ok := t.e.(*Const); ok && c.T.OID == Unknown && sel == b.untypedLeaf {
+		} else if t.e.Type().OID == Unknown {
 			t.e = coerce(t.e, T(Text))
 			targets[i].e = t.e
 		}

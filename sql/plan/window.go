@@ -223,11 +223,14 @@ func (b *binder) windowCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx
 	}
 	for _, n := range def.OrderClause {
 		sb := n.GetSortBy()
-		if sb.UseOp != nil {
-			return nil, unsupported("ORDER BY … USING", sb.Location)
+		k, err := sortDirection(sb)
+		if err != nil {
+			return nil, err
 		}
-		k := sortDirection(sb)
 		if k.e, err = b.expr(sb.Node, sc, inner); err != nil {
+			return nil, err
+		}
+		if err := usingOrdered(sb, k.e.Type()); err != nil {
 			return nil, err
 		}
 		if k.e.Type().OID == Unknown {
