@@ -93,6 +93,7 @@ func build(version int) *Registry {
 	r.addTimeZone() // tz.go
 	r.addRegex()
 	r.addJSON()
+	r.addBytea() // bytea.go
 	return r
 }
 
