@@ -39,7 +39,7 @@ func (c *compiler) regrAgg(f *aggFunc, ae plan.AggExpr) error {
 
 // regrState is float8_regr_accum's transition state.
 type regrState struct {
-	name                      string
+	name                     string
 	n, sx, sxx, sy, syy, sxy float64
 }
 
