@@ -93,7 +93,8 @@ func build(version int) *Registry {
 	r.addTimeZone() // tz.go
 	r.addRegex()
 	r.addJSON()
-	r.addBytea() // bytea.go
+	r.addBytea()      // bytea.go
+	r.addHyperbolic() // hyperbolic.go
 	return r
 }
 
