@@ -1,0 +1,76 @@
+package sqlfront_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestOutputSettingsMatchPostgres runs one session through PostgreSQL
+// and the sidecar: under extra_float_digits < 1 and bytea_output =
+// escape, statements sql/exec runs (a subquery in FROM, UNION) print
+// their float and bytea columns as PostgreSQL does, in text and binary
+// format; one that prints a value inside itself (a cast to text, ||,
+// concat, an array) is refused, never answered in the other format.
+func TestOutputSettingsMatchPostgres(t *testing.T) {
+	r := newRig(t, []string{"public.fb"}, []string{
+		`CREATE TABLE fb (id int PRIMARY KEY, f float8, r real, b bytea)`,
+		`INSERT INTO fb VALUES (1, 0.1, 0.1, '\x00ff5c41'), (2, 1.2345678901234567e200, 3.14159274, 'abc'), (3, -1e-300, -0, ''),
+			(4, 'NaN', 'Infinity', '\x0a7f80'), (5, 1.0/3, 2.0/3, NULL), (6, NULL, 1e-7, 'x\\y'), (7, 123456789012345678, 0.000123456789, '\x1f20')`,
+	})
+	ctx := context.Background()
+	conns := connectBoth(t, r)
+	answered := []string{
+		`SELECT id, f, r, b FROM (SELECT * FROM fb) s ORDER BY id`,
+		`SELECT f * 3, r + 1, sqrt(abs(f)) FROM (SELECT * FROM fb WHERE f <> 'NaN') s ORDER BY id`,
+		`SELECT f FROM fb UNION SELECT 0.7 ORDER BY 1`,
+		`SELECT sum(f), avg(r), corr(f, r), b FROM (SELECT * FROM fb) s GROUP BY b ORDER BY b`,
+		`SELECT substring(b from 2), btrim(b, '\x00'::bytea), encode(b, 'escape'), b = 'abc'::bytea FROM (SELECT * FROM fb) s ORDER BY id`,
+		`SELECT sinh(float8 '1'), cosh(float8 '1'), tanh(float8 '1'), 1.0::float8 / 7 FROM (SELECT 1) s`,
+		`SELECT E'\\xDeAdBeEf'::bytea, E'De\\000dBeEf'::bytea, E'De\\123dBeEf'::bytea FROM (SELECT 1) s`,
+	}
+	refused := []string{
+		`SELECT f::text FROM (SELECT * FROM fb) s ORDER BY id`,
+		`SELECT concat(f, 'x') FROM (SELECT * FROM fb) s ORDER BY id`,
+		`SELECT b::text FROM (SELECT * FROM fb) s ORDER BY id`,
+		`SELECT 'x' || b FROM (SELECT * FROM fb) s ORDER BY id`,
+		`SELECT ARRAY[f] FROM (SELECT * FROM fb) s ORDER BY id`,
+	}
+	for _, setting := range [][]string{
+		{`SET extra_float_digits = 0`, `SET bytea_output = escape`},
+		{`SET extra_float_digits = -3`, `RESET bytea_output`},
+		{`SET extra_float_digits = -15`, `SET bytea_output = 'escape'`},
+		{`RESET extra_float_digits`, `SET bytea_output = hex`},
+	} {
+		for _, q := range setting {
+			simpleExec(ctx, conns["postgresql"], q)
+			simpleExec(ctx, conns["sidecar"], q)
+		}
+		for _, q := range answered {
+			want := simpleExec(ctx, conns["postgresql"], q)
+			got := simpleExec(ctx, conns["sidecar"], q)
+			if !slices.Equal(got, want) {
+				t.Errorf("%v %s\n got %q\nwant %q", setting, q, got, want)
+			}
+			// Binary format: the values' own bytes.
+			rw := conns["postgresql"].ExecParams(ctx, q, nil, nil, nil, []int16{1}).Read()
+			rg := conns["sidecar"].ExecParams(ctx, q, nil, nil, nil, []int16{1}).Read()
+			if rw.Err != nil || rg.Err != nil || !slices.EqualFunc(rw.Rows, rg.Rows, func(a, b [][]byte) bool {
+				return slices.EqualFunc(a, b, func(x, y []byte) bool { return string(x) == string(y) && (x == nil) == (y == nil) })
+			}) {
+				t.Errorf("%v %s in binary format: sidecar %v %q, PostgreSQL %v %q", setting, q, rg.Err, rg.Rows, rw.Err, rw.Rows)
+			}
+		}
+		if setting[0] == `RESET extra_float_digits` {
+			continue
+		}
+		for _, q := range refused {
+			got := simpleExec(ctx, conns["sidecar"], q)
+			want := simpleExec(ctx, conns["postgresql"], q)
+			if !slices.Equal(got, want) && (len(got) == 0 || !strings.HasPrefix(got[0], "ERROR 0A000")) {
+				t.Errorf("%v %s: sidecar %q, want PostgreSQL's %q or a refusal", setting, q, got, want)
+			}
+		}
+	}
+}
