@@ -8,6 +8,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	lplan "github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
 	"github.com/sidecar-dev/sidecar/wal"
 )
@@ -890,6 +891,9 @@ func (pl *planner) funcCall(f *pg.FuncCall) (expr, error) {
 	name := catalogName(f.Funcname)
 	if f.Over != nil {
 		return nil, unsupported(pos, "a window function")
+	}
+	if lplan.RegrAggs[name] {
+		return nil, unsupported(pos, "the aggregate "+name+" on this path") // sql/exec computes it (sql/exec/aggregr.go)
 	}
 	if isAggName(name) {
 		return pl.aggregate(name, f)

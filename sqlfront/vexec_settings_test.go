@@ -74,3 +74,28 @@ func TestOutputSettingsMatchPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestRegrAggregatesMatchPostgres: corr, covar_* and regr_* beside
+// other aggregates over a table reach sql/exec (the flat planner refuses
+// them instead of judging their arguments ungrouped) and answer as
+// PostgreSQL does.
+func TestRegrAggregatesMatchPostgres(t *testing.T) {
+	r := newRig(t, []string{"public.regr_test"}, []string{
+		`CREATE TABLE regr_test (id int PRIMARY KEY, x float8, y float8)`,
+		`INSERT INTO regr_test VALUES (1, 10, 150), (2, 20, 250), (3, 30, 350), (4, 80, 540), (5, 100, 200)`,
+	})
+	ctx := context.Background()
+	conns := connectBoth(t, r)
+	for _, q := range []string{
+		`SELECT count(*), sum(x), regr_sxx(y, x), sum(y), regr_syy(y, x), regr_sxy(y, x) FROM regr_test WHERE x IN (10, 20, 30, 80)`,
+		`SELECT count(*), sum(x), regr_sxx(y, x), sum(y), regr_syy(y, x), regr_sxy(y, x) FROM regr_test`,
+		`SELECT regr_count(y, x), corr(y, x), covar_pop(y, x), covar_samp(y, x), regr_r2(y, x), regr_slope(y, x), regr_intercept(y, x), regr_avgx(y, x), regr_avgy(y, x) FROM regr_test`,
+		`SELECT id > 2, corr(y, x) FROM regr_test GROUP BY id > 2 ORDER BY 1`,
+	} {
+		want := simpleExec(ctx, conns["postgresql"], q)
+		got := simpleExec(ctx, conns["sidecar"], q)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s\n got %q\nwant %q", q, got, want)
+		}
+	}
+}
