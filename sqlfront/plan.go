@@ -859,6 +859,9 @@ func (pl *planner) foldNeg(c *constExpr) (expr, error) {
 
 func (pl *planner) like(l, r expr, not bool, pos int) (expr, error) {
 	lt := pl.typeOf(l)
+	if lt == oidBytea || pl.typeOf(r) == oidBytea {
+		return nil, unsupported(pos, "LIKE on bytea on this path") // sql/exec answers it (bytealike)
+	}
 	if lt != oidUnknown && !isTextType(lt) {
 		return nil, errf(codeUndefinedFunc, pos, "operator does not exist: %s ~~ unknown", typeName(lt)).hint("cast the column to text")
 	}
