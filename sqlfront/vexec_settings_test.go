@@ -100,3 +100,47 @@ func TestRegrAggregatesMatchPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestByteaFunctionsMatchPostgres: the bytea functions called without a
+// FROM list (the flat planner's statements) and over a table answer as
+// PostgreSQL does, under bytea_output hex and escape.
+func TestByteaFunctionsMatchPostgres(t *testing.T) {
+	r := newRig(t, []string{"public.bt"}, []string{
+		`CREATE TABLE bt (a bytea PRIMARY KEY, b int)`,
+		`INSERT INTO bt VALUES ('\x00', 1), ('abc', 2), ('\x5c31', 3), ('a1b', 4)`,
+	})
+	ctx := context.Background()
+	conns := connectBoth(t, r)
+	stmts := []string{
+		`SELECT encode('\x1234567890abcdef00', 'hex')`,
+		`SELECT decode('1234567890abcdef00', 'hex')`,
+		`SELECT encode(('\x' || repeat('1234567890abcdef0001', 7))::bytea, 'base64')`,
+		`SELECT encode('\x1234567890abcdef00', 'escape')`,
+		`SELECT get_bit('\x1234567890abcdef00'::bytea, 43), get_byte('\x1234567890abcdef00'::bytea, 3)`,
+		`SELECT set_bit('\x1234567890abcdef00'::bytea, 43, 0)`,
+		`SELECT get_bit('\x1234567890abcdef00'::bytea, 99)`,
+		`SELECT sha224('abc'::bytea), sha256(''::bytea), sha384('\x00'), sha512('x')`,
+		`SELECT md5('abc'::bytea), length('\x0001'::bytea), bit_count('\x1234567890'::bytea)`,
+		`SELECT SUBSTRING('1234567890'::bytea FROM 4 FOR 3) AS "456"`,
+		`SELECT trim(E'\\000'::bytea from E'\\000Tom\\000'::bytea)`,
+		`SELECT 'abc'::bytea LIKE '_b_'::bytea AS "true", 'a_c'::bytea LIKE 'a$__'::bytea ESCAPE '$'::bytea AS "true"`,
+		`SELECT E'\\xDeAdBeEf'::bytea`,
+		`SELECT E'De\\678dBeEf'::bytea`,
+		`SELECT * FROM bt WHERE a LIKE '%1%' ORDER BY b`,
+		`SELECT a, encode(a, 'hex'), position('1'::bytea in a) FROM bt ORDER BY b`,
+		`SELECT b FROM bt WHERE a = 'abc'::bytea OR a > '\x5c'::bytea ORDER BY b`,
+	}
+	for _, out := range []string{`SET bytea_output = hex`, `SET bytea_output = escape`} {
+		simpleExec(ctx, conns["postgresql"], out)
+		simpleExec(ctx, conns["sidecar"], out)
+		for _, q := range stmts {
+			want := simpleExec(ctx, conns["postgresql"], q)
+			got := simpleExec(ctx, conns["sidecar"], q)
+			if !slices.Equal(got, want) && (len(got) == 0 || !strings.HasPrefix(got[0], "ERROR 0A000")) {
+				t.Errorf("%s %s\n got %q\nwant %q", out, q, got, want)
+			} else if !slices.Equal(got, want) {
+				t.Logf("refused: %s %s: %q", out, q, got)
+			}
+		}
+	}
+}
