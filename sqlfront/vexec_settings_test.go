@@ -30,6 +30,8 @@ func TestOutputSettingsMatchPostgres(t *testing.T) {
 		`SELECT sinh(float8 '1'), cosh(float8 '1'), tanh(float8 '1'), 1.0::float8 / 7 FROM (SELECT 1) s`,
 		`SELECT E'\\xDeAdBeEf'::bytea, E'De\\000dBeEf'::bytea, E'De\\123dBeEf'::bytea FROM (SELECT 1) s`,
 		`SELECT id, b FROM fb WHERE b LIKE '%b%' OR b NOT LIKE '_' ORDER BY id`,
+		`SELECT sinh(float8 '1')`,
+		`SELECT cosh(float8 '1'), tanh(float8 '-0.5')`,
 	}
 	refused := []string{
 		`SELECT f::text FROM (SELECT * FROM fb) s ORDER BY id`,
