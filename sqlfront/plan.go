@@ -8,6 +8,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	lplan "github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
 	"github.com/sidecar-dev/sidecar/wal"
 )
@@ -866,6 +867,9 @@ func (pl *planner) foldNeg(c *constExpr) (expr, error) {
 
 func (pl *planner) like(l, r expr, not bool, pos int) (expr, error) {
 	lt := pl.typeOf(l)
+	if lt == oidBytea || pl.typeOf(r) == oidBytea {
+		return nil, unsupported(pos, "LIKE on bytea on this path") // sql/exec answers it (bytealike)
+	}
 	if lt != oidUnknown && !isTextType(lt) {
 		return nil, errf(codeUndefinedFunc, pos, "operator does not exist: %s ~~ unknown", typeName(lt)).hint("cast the column to text")
 	}
@@ -898,6 +902,9 @@ func (pl *planner) funcCall(f *pg.FuncCall) (expr, error) {
 	name := catalogName(f.Funcname)
 	if f.Over != nil {
 		return nil, unsupported(pos, "a window function")
+	}
+	if lplan.RegrAggs[name] {
+		return nil, unsupported(pos, "the aggregate "+name+" on this path") // sql/exec computes it (sql/exec/aggregr.go)
 	}
 	if isAggName(name) {
 		return pl.aggregate(name, f)

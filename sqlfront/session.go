@@ -939,6 +939,10 @@ func (s *session) binary(v Value, t uint32, txt string) ([]byte, error) {
 		return []byte(txt), nil
 	case oidNumeric:
 		return numericSend(v.(*Num))
+	case oidBytea:
+		if b, ok := v.([]byte); ok {
+			return b, nil // sql/exec's value under bytea_output = escape (vexec_settings.go)
+		}
 	}
 	if b, ok, err := dateTimeSend(t, txt); ok {
 		return b, err // binary_datetime.go

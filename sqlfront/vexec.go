@@ -39,6 +39,10 @@ type vecPlan struct {
 	params []uint32
 	// virt are the catalog relations it reads (pgcatalog.go).
 	virt map[*lplan.TableDef]*pgScan
+	// outputOnly: the statement prints no value inside itself, so its
+	// float and bytea result columns can follow extra_float_digits and
+	// bytea_output (vexec_settings.go).
+	outputOnly bool
 }
 
 // vecCatalog resolves table names for the binder against the followed
@@ -173,6 +177,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 		p.tables = append(p.tables, t)
 	}
 	p.vec.params = params
+	p.vec.outputOnly = outputOnly(stmt) // vexec_settings.go
 	pl.p, pl.scope, pl.params = p, nil, params
 	return nil
 }
@@ -321,12 +326,23 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 	}
 	src := &vecSource{ex: ex, tables: p.vec.tables, refs: p.vec.refs, virt: p.vec.virt}
 	defer src.release()
+	efd, escape := 1, false
+	if ex.sess != nil {
+		efd, _ = extraFloatDigits(ex.sess)
+		escape = strings.EqualFold(strings.TrimSpace(ex.sess.settings["bytea_output"]), "escape")
+	}
 	err := p.vec.prep.Run(membudget.WithAccount(ex.ctx, ex.mem), src, opts, func(b *exec.Batch) error {
 		for i := 0; i < b.N; i++ {
 			row := make([]Value, len(b.Vecs))
 			for c, vec := range b.Vecs {
 				if vec[i] == nil {
 					continue
+				}
+				if efd < 1 || escape {
+					if cell, ok := outputSetting(p.vec.oids[c], vec[i], efd, escape); ok {
+						row[c] = cell // vexec_settings.go
+						continue
+					}
 				}
 				txt := types.Out(p.vec.oids[c], vec[i])
 				if f, ok := vec[i].(float64); ok && f != f {
@@ -358,11 +374,13 @@ func (v *vecPlan) settingsFollowed(s *session) error {
 		}
 		return def
 	}
-	if v.uses[oidBytea] && set("bytea_output", "hex") != "hex" {
-		return unsupported(-1, "bytea_output = "+set("bytea_output", "hex")+" in this statement")
+	// Result columns follow bytea_output = escape and extra_float_digits
+	// < 1 when nothing else in the statement prints (vexec_settings.go).
+	if out := set("bytea_output", "hex"); v.uses[oidBytea] && out != "hex" && (out != "escape" || !v.outputOnly || v.uses[types.ArrayOf(oidBytea)]) {
+		return unsupported(-1, "bytea_output = "+out+" in this statement")
 	}
 	if v.uses[oidFloat8] || v.uses[oidFloat4] {
-		if n, err := strconv.Atoi(set("extra_float_digits", "1")); err != nil || n < 1 {
+		if n, ok := extraFloatDigits(s); !ok || n < 1 && (!v.outputOnly || v.uses[types.ArrayOf(oidFloat8)] || v.uses[types.ArrayOf(oidFloat4)]) {
 			return unsupported(-1, "extra_float_digits < 1 in this statement")
 		}
 	}

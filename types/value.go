@@ -283,7 +283,7 @@ func parseBytea(s string) ([]byte, error) {
 			out = append(out, (s[i+1]-'0')<<6|(s[i+2]-'0')<<3|(s[i+3]-'0'))
 			i += 3
 		default:
-			return nil, syntaxErr(Bytea, s)
+			return nil, errorf(CodeInvalidText, "invalid input syntax for type bytea") // byteain names no value
 		}
 	}
 	return out, nil

@@ -145,7 +145,7 @@ func (r *Registry) addMath() {
 	// and the trigonometric functions; they are refused until computed
 	// correctly rounded (as for exp, ln, log10 and power).
 	for _, n := range []string{"cbrt", "sin", "cos", "tan", "cot", "asin", "acos", "atan", "sind", "cosd", "tand", "cotd",
-		"asind", "acosd", "atand", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh"} {
+		"asind", "acosd", "atand"} { // the hyperbolic functions: hyperbolic.go
 		r.def(n, f8, refuse(n+"(double precision)"), f8)
 	}
 	for _, n := range []string{"atan2", "atan2d"} {

@@ -93,8 +93,10 @@ func build(version int) *Registry {
 	r.addTimeZone() // tz.go
 	r.addRegex()
 	r.addJSON()
-	r.addInterval() // interval.go
-	r.addUUID()     // uuid.go
+	r.addInterval()   // interval.go
+	r.addUUID()       // uuid.go
+	r.addBytea()      // bytea.go
+	r.addHyperbolic() // hyperbolic.go
 	return r
 }
 

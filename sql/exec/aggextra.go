@@ -21,6 +21,9 @@ import (
 // aggregates (false: not one of them). FILTER and DISTINCT are left to
 // the caller, except string_agg's DISTINCT, which sorts (f.ownDistinct).
 func (c *compiler) extraAgg(f *aggFunc, ae plan.AggExpr) (bool, error) {
+	if plan.RegrAggs[ae.Name] {
+		return true, c.regrAgg(f, ae) // aggregr.go
+	}
 	switch ae.Name {
 	case "string_agg":
 		arg, err := c.orderedRows(ae, true)

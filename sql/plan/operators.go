@@ -146,6 +146,9 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 	if op == "||" && (IsArray(l.Type()) || IsArray(r.Type())) {
 		return b.arrayConcat(l, r, loc) // array.go
 	}
+	if e, ok, err := b.byteaOperator(op, l, r, loc); ok {
+		return e, err // bytea.go
+	}
 	lt, rt := l.Type(), r.Type()
 	switch {
 	case libraryOp(op) && (lt.OID == Unknown) != (rt.OID == Unknown):
