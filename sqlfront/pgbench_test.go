@@ -255,13 +255,12 @@ func engineCancel(t *testing.T, r *rig, conn *pgconn.PgConn) {
 			t.Errorf("the engine finished a run past statement_timeout")
 		}
 	}
-	// A run the timeout interrupts ends well before a whole one (quickest
-	// of three each, so a loaded machine's pauses do not decide it); a
-	// whole run too quick to tell is only logged.
+	// That the timeout interrupted the engine is proven above by the
+	// runs counter (no run finished past it); the times are only logged:
+	// under -race at load 70 CI saw a whole run of 2.7 s and an
+	// interrupted one of 2.0 s (the pause before the engine's next check
+	// of its context), so comparing them was a timed test, not a check.
 	t.Logf("grouped statement: whole run %s, ended by a 1 ms statement_timeout %s", full, stopped)
-	if full > 20*time.Millisecond && stopped > full/2 {
-		t.Errorf("statement_timeout 1 ms: the statement took %s, a whole run %s: the engine was not interrupted", stopped, full)
-	}
 	if _, err := exec("SET statement_timeout = 0"); err != nil {
 		t.Fatalf("after the timeout: %v", err)
 	}
