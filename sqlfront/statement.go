@@ -204,6 +204,15 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 		if pl.zoneRoutesToVec(text) { // timezone.go: local times on sql/exec
 			return pl.planVectorized(n, declared, unsupported(-1, "this statement under TimeZone "+pl.sess.sessionZone().Name))
 		}
+		if pl.sess != nil {
+			// The flat evaluator and its fast paths print every float in
+			// the shortest form (extra_float_digits ≥ 1); below 1 only
+			// sql/exec prints as PostgreSQL does (vexec_settings.go), or
+			// refuses.
+			if efd, ok := extraFloatDigits(pl.sess); !ok || efd < 1 {
+				return pl.planVectorized(n, declared, unsupported(-1, "extra_float_digits < 1 in this statement"))
+			}
+		}
 		return nil
 	case n.GetTransactionStmt() != nil:
 		ts := n.GetTransactionStmt()
@@ -379,6 +388,11 @@ func (s *session) plans(ctx context.Context, query string, types []uint32) ([]*p
 		// plans it flat (zoneRoutesToVec), and literals read local
 		// times: a plan made under one zone is not another zone's.
 		key = "\x00TimeZone=" + z.Name + "\x00" + key
+	}
+	if efd, ok := extraFloatDigits(s); !ok || efd < 1 {
+		// Below 1 a SELECT is planned for sql/exec where it is planned
+		// flat otherwise (statement), and prints its floats under it.
+		key = "\x00extra_float_digits=" + s.settings["extra_float_digits"] + "\x00" + key
 	}
 	if ps := s.srv.cache.get(key); ps != nil && s.plansCurrent(ctx, ps) {
 		return ps, nil
