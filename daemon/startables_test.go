@@ -185,8 +185,13 @@ func TestStarFollowsTableWrittenDuringItsCopy(t *testing.T) {
 	t.Cleanup(func() { stop.Store(true) })
 	waitTableReady(t, s.r, "public.hot", s.logs)
 	atReady := written.Load()
-	target := atReady + 2000 // keep writing a while after the copy landed
-	daemontest.Eventually(t, "writes after the copy", 60*time.Second, func() bool { return written.Load() >= target })
+	// Keep writing a while after the copy landed. The writer's pace is
+	// the machine's: under -race beside the kill tests CI saw fewer than
+	// 2,000 statements in a minute while the daemon applied 95k held
+	// changes, so the ceiling is generous (the condition, not the time,
+	// is what the test needs).
+	target := atReady + 1000
+	daemontest.Eventually(t, "writes after the copy", 5*time.Minute, func() bool { return written.Load() >= target })
 	stop.Store(true)
 	if err := <-done; err != nil {
 		t.Fatal(err)
