@@ -22,12 +22,7 @@ func TestApplyFailedPartWayMarksTheModelUnusable(t *testing.T) {
 	for i := range 100 {
 		rows[i] = i
 	}
-	mod := New(Options{Heap: heapSmallPages})
-	sub, err := f.m.Subscribe(mod, mirror.SubscribeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Close()
+	mod, sub := f.subscribeModel(t)
 	f.copyTable(a, rows)
 	f.copyTable(b, rows)
 	f.commit([]wal.Change{{Kind: wal.Update, Relation: a, New: vals(1, 1000, "x")}})
@@ -130,12 +125,7 @@ func TestApplyFailedPartWayMarksTheModelUnusable(t *testing.T) {
 func TestApplyFailedBeforeAnyChangeKeepsTheModel(t *testing.T) {
 	f := openFeed(t)
 	a := relation(1, "a")
-	mod := New(Options{Heap: heapSmallPages})
-	sub, err := f.m.Subscribe(mod, mirror.SubscribeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Close()
+	mod, sub := f.subscribeModel(t)
 	f.copyTable(a, map[int]int{1: 1, 2: 2})
 	f.waitDelivered(sub)
 	mod.SetApplyFault(func(string, wal.LSN) error { return errors.New("injected") })

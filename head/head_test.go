@@ -37,6 +37,19 @@ type feed struct {
 	lsn wal.LSN
 }
 
+// subscribeModel subscribes a new model (small heap pages) to f's
+// mirror; the subscription is closed when the test ends.
+func (f *feed) subscribeModel(t *testing.T) (*Model, *mirror.Subscription) {
+	t.Helper()
+	mod := New(Options{Heap: heapSmallPages})
+	sub, err := f.m.Subscribe(mod, mirror.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sub.Close() })
+	return mod, sub
+}
+
 func openFeed(t *testing.T) *feed {
 	db, err := store.Open(store.Options{Dir: t.TempDir(), CacheBytes: 8 << 20})
 	if err != nil {
@@ -135,12 +148,7 @@ func TestModelFollowsTheTrees(t *testing.T) {
 	for i := range 300 {
 		ref["public.a"][i] = i
 	}
-	mod := New(Options{Heap: heapSmallPages})
-	sub, err := f.m.Subscribe(mod, mirror.SubscribeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Close()
+	mod, sub := f.subscribeModel(t)
 	f.copyTable(a, ref["public.a"])
 	f.copyTable(b, ref["public.b"])
 	rels := map[string]*wal.Relation{"public.a": a, "public.b": b}

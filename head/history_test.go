@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/sidecar-dev/sidecar/history"
-	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/wal"
 )
 
@@ -26,12 +25,7 @@ func TestHistoryReadsThroughTheModel(t *testing.T) {
 	for i := range 500 {
 		rows[i*2] = i
 	}
-	mod := New(Options{Heap: heapSmallPages})
-	sub, err := f.m.Subscribe(mod, mirror.SubscribeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Close()
+	mod, sub := f.subscribeModel(t)
 	f.copyTable(rel, rows)
 	for range 50 {
 		id := rng.IntN(1000)
@@ -107,12 +101,7 @@ func TestKeylessThroughTheModel(t *testing.T) {
 	for i := range rel.Columns {
 		rel.Columns[i].Key = true
 	}
-	mod := New(Options{Heap: heapSmallPages})
-	sub, err := f.m.Subscribe(mod, mirror.SubscribeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Close()
+	mod, sub := f.subscribeModel(t)
 	rows := map[int]int{}
 	for i := range 300 {
 		rows[i] = i % 7

@@ -3,7 +3,6 @@ package head
 import (
 	"testing"
 
-	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/wal"
 )
 
@@ -17,12 +16,7 @@ import (
 func TestSnapshotAtJustPastVersion(t *testing.T) {
 	f := openFeed(t)
 	a := relation(1, "a")
-	mod := New(Options{Heap: heapSmallPages})
-	sub, err := f.m.Subscribe(mod, mirror.SubscribeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub.Close()
+	mod, sub := f.subscribeModel(t)
 	rows := map[int]int{}
 	for i := range 200 {
 		rows[i] = 1
