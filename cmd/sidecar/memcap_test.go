@@ -59,7 +59,8 @@ func TestMemoryCap(t *testing.T) {
 	)
 	file, _ := runConfig(t, url, "public.items, public.small")
 	sqlAddr := freeLoopback(t)
-	extra := fmt.Sprintf("sql:\n  listen: %s\nheap:\n  checkpoint_interval: 5s\n", sqlAddr)
+	setSQLListen(t, file, sqlAddr)
+	extra := "heap:\n  checkpoint_interval: 5s\n"
 	if h := os.Getenv("MEMCAP_HEAP"); h != "" {
 		extra += "  memory: " + h + "\n"
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -33,7 +32,8 @@ func TestRestartAvailability(t *testing.T) {
 	crashTables(t, url, rows)
 	file, _ := runConfig(t, url, "public.counter, public.items")
 	sqlAddr := freeLoopback(t)
-	appendFile(t, file, fmt.Sprintf("sql:\n  listen: %s\nheap:\n  checkpoint_interval: 5s\n", sqlAddr))
+	setSQLListen(t, file, sqlAddr)
+	appendFile(t, file, "heap:\n  checkpoint_interval: 5s\n")
 
 	// First run: the copy, then a clean stop, which checkpoints the
 	// in-memory HEAD; the second run restores it and is killed under an

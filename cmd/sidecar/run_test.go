@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -119,6 +120,25 @@ func runConfig(t *testing.T, url, tables string) (file, dataDir string) {
 		t.Fatal(err)
 	}
 	return file, dataDir
+}
+
+// setSQLListen points runConfig's SQL port at addr (a test that must
+// know the port picks a free one first); appending a second sql: section
+// would make the YAML invalid.
+func setSQLListen(t *testing.T, file, addr string) {
+	t.Helper()
+	body, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const from = "sql:\n  listen: 127.0.0.1:0\n"
+	if !bytes.Contains(body, []byte(from)) {
+		t.Fatalf("%s: no %q to replace", file, from)
+	}
+	body = bytes.Replace(body, []byte(from), []byte("sql:\n  listen: "+addr+"\n"), 1)
+	if err := os.WriteFile(file, body, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func queryLSN(t *testing.T, url, sql string, args ...any) wal.LSN {
