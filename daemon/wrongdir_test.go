@@ -65,9 +65,23 @@ func TestWrongDataDirNeverLosesChanges(t *testing.T) {
 	if err := r.stop(); err != nil {
 		t.Fatal(err)
 	}
-	_, got := mirrortest.MirrorRows(t, real.DataDir, "public.w")
+	durable, got := mirrortest.MirrorRows(t, real.DataDir, "public.w")
 	if want := mirrortest.PGRows(t, url, "public.w"); !slices.Equal(got, want) {
-		t.Fatalf("after --resync: mirror %d rows, PostgreSQL %d", len(got), len(want))
+		// Name the rows that differ (the counts alone were all a matrix
+		// failure on PostgreSQL 14 said) and the log, to find the cause.
+		var only []string
+		for _, r := range got {
+			if !slices.Contains(want, r) {
+				only = append(only, "mirror only: "+r)
+			}
+		}
+		for _, r := range want {
+			if !slices.Contains(got, r) {
+				only = append(only, "PostgreSQL only: "+r)
+			}
+		}
+		t.Fatalf("after --resync: mirror %d rows at durable %s, PostgreSQL %d:\n%s\nlog:\n%s",
+			len(got), durable, len(want), strings.Join(only, "\n"), logs.String())
 	}
 
 	// A clean restart of the recovered mirror is not refused (its own
