@@ -36,7 +36,10 @@ data_dir: DATADIR
 
 func load(t *testing.T, file string, env ...string) (*Config, error) {
 	t.Helper()
-	return Load(LoadOptions{File: file, Environ: env})
+	// Never nil: nil reads the process's environment, where the test
+	// harness's own SIDECAR_ variables (SIDECAR_MATRIX, SIDECAR_DIFF_FULL,
+	// …) would add "names no config key" warnings to every load.
+	return Load(LoadOptions{File: file, Environ: append([]string{}, env...)})
 }
 
 func TestLoadGoodFileAppliesDefaults(t *testing.T) {
