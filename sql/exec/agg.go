@@ -479,12 +479,32 @@ type sumAgg struct {
 	scale int32
 	// big is the sum past the int64 (numsum.go).
 	big *bigSum
+	// fg: whether a float sum is the same in PostgreSQL's order of rows
+	// (types.FloatSumGuard; checked by result).
+	fg types.FloatSumGuard
+	// ordered: the rows arrive in an order PostgreSQL's is known to equal
+	// (a window's frame, its peers checked apart): fg is not consulted.
+	ordered bool
+}
+
+// inOrder marks a sum or average state as fed in PostgreSQL's own order
+// of rows (window frames): its float value needs no order check.
+func inOrder(st aggState) {
+	switch a := st.(type) {
+	case *sumAgg:
+		a.ordered = true
+	case *avgAgg:
+		a.sum.ordered = true
+	}
 }
 
 func (s *sumAgg) add(v types.Value) error {
 	s.n++
 	if s.t == plan.Numeric {
 		return s.addNumeric(v)
+	}
+	if f, ok := v.(float64); ok {
+		s.fg.Add(f)
 	}
 	if s.acc == nil {
 		s.acc = v
@@ -507,6 +527,17 @@ func (s *sumAgg) result() (types.Value, error) {
 		}
 		return nil, nil
 	}
+	switch {
+	case s.ordered:
+	case s.t == plan.Float4:
+		if err := s.fg.Check("sum", 24); err != nil {
+			return nil, err
+		}
+	case s.t == plan.Float8:
+		if err := s.fg.Check("sum", 53); err != nil {
+			return nil, err
+		}
+	}
 	return s.acc, nil
 }
 
@@ -517,6 +548,7 @@ type avgAgg struct{ sum sumAgg }
 func (a *avgAgg) add(v types.Value) error {
 	if a.sum.t == plan.Float8 && a.sum.acc == nil {
 		a.sum.n++
+		a.sum.fg.Add(v.(float64))
 		a.sum.acc = v
 		return nil
 	}
@@ -528,6 +560,9 @@ func (a *avgAgg) result() (types.Value, error) {
 		return nil, nil
 	}
 	if a.sum.t == plan.Float8 {
+		if err := a.sum.fg.Check("avg", 53); err != nil && !a.sum.ordered {
+			return nil, err
+		}
 		return types.Arith("/", plan.Float8, a.sum.acc, float64(a.sum.n))
 	}
 	return types.DivDecimal(a.sum.decimal(), types.DecimalFromInt(a.sum.n))
