@@ -14,7 +14,9 @@ import "math"
 // UPDATE: 137.57 against 137.56999999999996). A sum is answered only
 // when every order gives one value; else it is refused (0A000).
 //
-// Sufficient condition: every finite value is an integer multiple of
+// Sufficient conditions: at most AccumExhaustive values whose every
+// order of addition (tried, as FloatAccumGuard does) gives the same
+// bits; or every finite value is an integer multiple of
 // 2^low (low: the least significant set bit over all values), and the
 // sum of their magnitudes is below 2^(prec-1+low); then every partial
 // sum, in any order, is such a multiple of magnitude below 2^(prec+low)
@@ -26,10 +28,18 @@ type FloatSumGuard struct {
 	has bool    // a finite nonzero value was seen
 	low int     // least significant set bit's exponent over them
 	abs float64 // sum of their magnitudes (rounded; the bound has a 2× margin)
+	// vals: the values while there are at most AccumExhaustive
+	vals [AccumExhaustive]float64
+	// merged: partial sums were added together (a tree of additions,
+	// not one of the sequential orders the exhaustive check tries)
+	merged bool
 }
 
 // Add records one value added to the sum.
 func (g *FloatSumGuard) Add(x float64) {
+	if g.n < AccumExhaustive {
+		g.vals[g.n] = x
+	}
 	g.n++
 	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
 		return
@@ -44,6 +54,10 @@ func (g *FloatSumGuard) Add(x float64) {
 
 // Merge adds o's values (a partial sum's guard).
 func (g *FloatSumGuard) Merge(o *FloatSumGuard) {
+	if g.n+o.n <= AccumExhaustive {
+		copy(g.vals[g.n:], o.vals[:o.n])
+	}
+	g.merged = g.merged || o.merged || g.n > 0 && o.n > 0
 	g.n += o.n
 	if !o.has {
 		return
@@ -62,7 +76,35 @@ func (g *FloatSumGuard) OrderFree(prec int) bool {
 	if g.n <= 2 || !g.has {
 		return true
 	}
-	return !math.IsInf(g.abs, 0) && g.abs < math.Ldexp(1, prec-1+g.low)
+	if !math.IsInf(g.abs, 0) && g.abs < math.Ldexp(1, prec-1+g.low) {
+		return true
+	}
+	if g.n > AccumExhaustive || g.merged {
+		return false
+	}
+	rows := make([][2]float64, g.n)
+	for i := range rows {
+		rows[i][1] = g.vals[i]
+	}
+	sum := func(rows [][2]float64) any {
+		if prec == 24 {
+			var s float32
+			for _, r := range rows {
+				s += float32(r[1])
+			}
+			return FloatKey(float64(s))
+		}
+		var s float64
+		for _, r := range rows {
+			s += r[1]
+		}
+		return FloatKey(s)
+	}
+	want, same := sum(rows), true
+	permute(rows, len(rows), func() {
+		same = same && sum(rows) == want
+	})
+	return same
 }
 
 // Check is nil when OrderFree (or g is nil: nothing was added), else

@@ -495,6 +495,12 @@ func inOrder(st aggState) {
 		a.ordered = true
 	case *avgAgg:
 		a.sum.ordered = true
+	case *regrState:
+		a.g.InOrder()
+	case libAgg:
+		if o, ok := a.s.(interface{ InOrder() }); ok {
+			o.InOrder() // stddev, variance (builtin's floatVar)
+		}
 	}
 }
 
