@@ -74,7 +74,9 @@ func TestFloatAggOrderMatrix(t *testing.T) {
 			add(fn+"(n)", true) // numeric: exact
 			add(fn+"(f::numeric)", true)
 			add(fn+"(f) FILTER (WHERE id > 50)", false)
-			add(fn+"(DISTINCT f)", false)
+			// sql/exec feeds a float DISTINCT aggregate its values sorted,
+			// PostgreSQL's order: answered there.
+			add(fn+"(DISTINCT f)", strings.Contains(sh.sql, "(SELECT"))
 		}
 		for _, fn := range two {
 			if sh.window {

@@ -220,7 +220,10 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 				return nil, unsupported("DISTINCT in this aggregate")
 			}
 			inner, argT := f.init, f.argT
-			f.init = func() aggState { return &distinctAgg{inner: inner(), seen: newRowMap([]plan.OID{argT})} }
+			sorted := argT == plan.Float4 || argT == plan.Float8
+			f.init = func() aggState {
+				return &distinctAgg{inner: inner(), seen: newRowMap([]plan.OID{argT}), sorted: sorted, argT: argT}
+			}
 		}
 		op.aggs = append(op.aggs, f)
 	}
@@ -614,25 +617,51 @@ func (b *boolAgg) add(v types.Value) error {
 func (b *boolAgg) result() (types.Value, error) { return b.v, nil }
 
 // distinctAgg feeds its inner aggregate each distinct value once.
+//
+// sorted (a float argument): PostgreSQL sorts a DISTINCT aggregate's
+// input and feeds the distinct values in ascending order, so a float
+// sum, average or variance of them has one right value; the values are
+// kept (charged to mem as the seen set is) and fed in that order when
+// the result is asked, the inner state marked as in PostgreSQL's order
+// (inOrder: no order refusal).
 type distinctAgg struct {
-	inner aggState
-	seen  *rowMap
-	mem   *memAcct // charged for each value seen (nil: unbounded)
+	inner  aggState
+	seen   *rowMap
+	mem    *memAcct // charged for each value seen (nil: unbounded)
+	sorted bool
+	argT   plan.OID
+	vals   []types.Value // sorted: the distinct values, fed at result
 }
 
 func (d *distinctAgg) add(v types.Value) error {
 	if _, added := d.seen.find([]types.Value{v}, true); added {
 		if d.mem != nil {
-			if err := d.mem.grow("DISTINCT aggregate", valueBytes(v)+32); err != nil {
+			if err := d.mem.grow("DISTINCT aggregate", 2*valueBytes(v)+32); err != nil {
 				return err
 			}
+		}
+		if d.sorted {
+			d.vals = append(d.vals, v)
+			return nil
 		}
 		return d.inner.add(v)
 	}
 	return nil
 }
 
-func (d *distinctAgg) result() (types.Value, error) { return d.inner.result() }
+func (d *distinctAgg) result() (types.Value, error) {
+	if d.sorted {
+		slices.SortStableFunc(d.vals, func(a, b types.Value) int { return types.Compare(d.argT, a, b) })
+		inOrder(d.inner)
+		for _, v := range d.vals {
+			if err := d.inner.add(v); err != nil {
+				return nil, err
+			}
+		}
+		d.sorted, d.vals = false, nil
+	}
+	return d.inner.result()
+}
 
 // keyHash is the hash of row i's group key in set, as rowHasher.hash
 // of a.key(b, i, set, mask, off) gives, without building the key.
