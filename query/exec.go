@@ -13,6 +13,7 @@ import (
 
 	"github.com/sidecar-dev/sidecar/heap"
 	"github.com/sidecar-dev/sidecar/membudget"
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // Source is what the engine scans: one table's pages of typed segments and
@@ -68,6 +69,9 @@ type acc struct {
 	mf  float64
 	ms  string
 	nx  *numSum // numeric sum, avg, min, max
+	// fg: whether a float sum/avg is the same in PostgreSQL's order of
+	// rows (types.FloatSumGuard); nil for other aggregates.
+	fg *types.FloatSumGuard
 }
 
 // partial is one worker's groups and states.
@@ -190,13 +194,6 @@ func Run(ctx context.Context, p *Plan, src Source, opt Options) (*Result, error)
 	}
 	np := len(rs.pages)
 	workers = max(1, min(workers, np))
-	if floatSum(p) {
-		// PostgreSQL adds float sums one row at a time in scan order
-		// (float4pl in float4, float8pl, float8_accum); partial sums
-		// merged across workers round differently, so they run on one
-		// worker, in key order.
-		workers = 1
-	}
 	// Array grouping for one integer column of a small value range.
 	var base, span int64 = 0, -1
 	if len(p.groups) == 1 && kindVK(p.schema.Columns[p.groups[0]].Kind) == vInt {
@@ -565,10 +562,19 @@ func addNumeric(fn string, x *acc, n numv) {
 	}
 }
 
+// addFloat adds v to x. A float sum or average is answered only when its
+// value is the same in every order of addition (x.fg, checked in final):
+// PostgreSQL adds in its plan's order (heap order, a sort's), not the
+// key order read here; such a sum is also the same when partial sums of
+// several workers are merged, so float sums run on every worker.
 func addFloat(fn string, x *acc, v float64, f4 bool) {
 	x.n++
 	switch fn {
 	case "sum", "avg":
+		if x.fg == nil {
+			x.fg = &types.FloatSumGuard{}
+		}
+		x.fg.Add(v)
 		if f4 && fn == "sum" {
 			x.f32 += float32(v)
 		} else {
@@ -585,16 +591,6 @@ func addFloat(fn string, x *acc, v float64, f4 bool) {
 	}
 }
 
-// floatSum reports whether p sums or averages a float column.
-func floatSum(p *Plan) bool {
-	for _, a := range p.aggs {
-		if (a.fn == "sum" || a.fn == "avg") && a.kind.IsFloat() {
-			return true
-		}
-	}
-	return false
-}
-
 func mergeAcc(a boundAgg, dst, src *acc) {
 	if src.n == 0 {
 		return
@@ -603,6 +599,12 @@ func mergeAcc(a boundAgg, dst, src *acc) {
 	dst.si.AddInt128(src.si)
 	dst.f64 += src.f64
 	dst.f32 += src.f32
+	if src.fg != nil {
+		if dst.fg == nil {
+			dst.fg = &types.FloatSumGuard{}
+		}
+		dst.fg.Merge(src.fg)
+	}
 	if src.nx != nil && (a.fn == "sum" || a.fn == "avg") {
 		if dst.nx == nil {
 			dst.nx = &numSum{}
@@ -830,7 +832,13 @@ func final(a boundAgg, x *acc) (Value, error) {
 	case "sum":
 		if vk == vFloat {
 			if a.kind == heap.KindFloat4 {
+				if err := x.fg.Check("sum", 24); err != nil {
+					return Value{}, err
+				}
 				return Value{K: vFloat, F: float64(x.f32)}, nil
+			}
+			if err := x.fg.Check("sum", 53); err != nil {
+				return Value{}, err
 			}
 			return Value{K: vFloat, F: x.f64}, nil
 		}
@@ -844,6 +852,9 @@ func final(a boundAgg, x *acc) (Value, error) {
 		return Value{K: vInt, I: b.Int64()}, nil
 	case "avg":
 		if vk == vFloat {
+			if err := x.fg.Check("avg", 53); err != nil {
+				return Value{}, err
+			}
 			return Value{K: vFloat, F: x.f64 / float64(x.n)}, nil
 		}
 		return numericDiv(x.si.Big(), 0, x.n), nil

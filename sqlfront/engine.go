@@ -351,7 +351,10 @@ func (p *plan) runEngine(ex *execCtx, limit, offset int64, emit func([]Value) er
 		return se // the source's own answer (errReplan after a resync)
 	}
 	if err != nil {
-		return toError(err) // XX000, or XX001 for a damaged page
+		// A type catalog error keeps its SQLSTATE (0A000: a float sum
+		// whose value depends on the order of rows); others are XX000,
+		// or XX001 for a damaged page.
+		return toError(typesErr(err))
 	}
 	for r := range res.Rows {
 		if offset > 0 {

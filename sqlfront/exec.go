@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // execCtx is one execution of a plan.
@@ -637,6 +639,7 @@ type aggState struct {
 	isum  int64
 	nsum  *Num
 	fsum  float64
+	fg    types.FloatSumGuard // is fsum the same in PostgreSQL's order of rows?
 	best  Value
 	seen  map[string]bool
 	lib   libAggState // a library aggregate's state
@@ -786,6 +789,7 @@ func (a *aggSpec) add(s *aggState, e *env) error {
 			}
 			s.nsum = numAdd(s.nsum, x, false)
 		case float64:
+			s.fg.Add(x)
 			if a.fn == "sum" && a.t == oidFloat4 {
 				// float4pl: each addition rounds to float4, as PostgreSQL's.
 				f, err := float4Sum(s.fsum, x)
@@ -831,11 +835,20 @@ func (a *aggSpec) result(s *aggState) (Value, error) {
 		case a.t == oidNumeric:
 			return s.nsum, nil
 		case a.t == oidFloat4:
+			if err := s.fg.Check("sum", 24); err != nil {
+				return nil, typesErr(err)
+			}
 			return float64(float32(s.fsum)), nil
+		}
+		if err := s.fg.Check("sum", 53); err != nil {
+			return nil, typesErr(err)
 		}
 		return s.fsum, nil
 	}
 	if a.t == oidFloat8 {
+		if err := s.fg.Check("avg", 53); err != nil {
+			return nil, typesErr(err)
+		}
 		return s.fsum / float64(s.count), nil
 	}
 	return numDiv(s.nsum, numFromInt(s.count))

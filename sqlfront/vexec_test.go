@@ -20,7 +20,7 @@ func TestVectorizedPath(t *testing.T) {
 		"CREATE TABLE va (id int PRIMARY KEY, name text, amount numeric(10,2), b bool)",
 		"INSERT INTO va SELECT g, CASE WHEN g % 7 = 0 THEN NULL ELSE 'n' || g END, g * 1.25, g % 3 = 0 FROM generate_series(1, 300) g",
 		"CREATE TABLE vb (id int PRIMARY KEY, a_id int, qty int8, price float8, d date)",
-		"INSERT INTO vb SELECT g, g % 350, g * 3, g / 7.0, date '2024-01-01' + g FROM generate_series(1, 900) g",
+		"INSERT INTO vb SELECT g, g % 350, g * 3, g / 8.0, date '2024-01-01' + g FROM generate_series(1, 900) g",
 		"CREATE TABLE vc (code char(3) PRIMARY KEY, label varchar(20))",
 		"INSERT INTO vc VALUES ('a', 'alpha'), ('bb', 'beta'), ('ccc', NULL)",
 	})

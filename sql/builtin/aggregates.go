@@ -114,7 +114,7 @@ func (r *Registry) ResolveAggregate(name string, arg OID) (*Aggregate, error) {
 	}
 	a := &Aggregate{Name: name, Arg: c.Params[0], Result: c.Result}
 	if a.Result == f8 {
-		a.New = func() AggState { return &floatVar{sample: st.sample, sqrt: st.sqrt} }
+		a.New = func() AggState { return &floatVar{name: name, sample: st.sample, sqrt: st.sqrt} }
 	} else {
 		a.New = func() AggState { return &numericVar{sample: st.sample, sqrt: st.sqrt} }
 	}
@@ -125,10 +125,23 @@ func (r *Registry) ResolveAggregate(name string, arg OID) (*Aggregate, error) {
 type floatVar struct {
 	n, sx, sxx   float64
 	sample, sqrt bool
+	name         string
+	// g: whether the result is the same in PostgreSQL's order of rows
+	// (types.FloatAccumGuard; checked by Final).
+	g types.FloatAccumGuard
 }
+
+// InOrder marks the state as fed in PostgreSQL's own order of rows (a
+// window's frame): its result needs no order check.
+func (s *floatVar) InOrder() { s.g.InOrder() }
 
 func (s *floatVar) Step(v types.Value) error {
 	x := v.(float64)
+	s.g.Add(0, x)
+	return s.step(x)
+}
+
+func (s *floatVar) step(x float64) error {
 	n0, sx0 := s.n, s.sx
 	s.n++
 	s.sx += x
@@ -148,6 +161,30 @@ func (s *floatVar) Step(v types.Value) error {
 }
 
 func (s *floatVar) Final() (types.Value, error) {
+	if !s.g.OrderFree(s.replay) {
+		e := types.ErrFloatSumOrder(s.name)
+		return nil, &Error{Code: e.Code, Message: e.Message, Hint: e.Hint}
+	}
+	return s.final()
+}
+
+// replay is the result's key with rows added in the order given
+// (FloatAccumGuard's fold).
+func (s *floatVar) replay(rows [][2]float64) any {
+	r := floatVar{sample: s.sample, sqrt: s.sqrt}
+	for _, yx := range rows {
+		if err := r.step(yx[1]); err != nil {
+			return err.Error()
+		}
+	}
+	v, _ := r.final()
+	if f, ok := v.(float64); ok {
+		return types.FloatKey(f)
+	}
+	return v
+}
+
+func (s *floatVar) final() (types.Value, error) {
 	d := s.n
 	if s.sample {
 		if s.n <= 1 {

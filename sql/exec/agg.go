@@ -220,7 +220,10 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 				return nil, unsupported("DISTINCT in this aggregate")
 			}
 			inner, argT := f.init, f.argT
-			f.init = func() aggState { return &distinctAgg{inner: inner(), seen: newRowMap([]plan.OID{argT})} }
+			sorted := argT == plan.Float4 || argT == plan.Float8
+			f.init = func() aggState {
+				return &distinctAgg{inner: inner(), seen: newRowMap([]plan.OID{argT}), sorted: sorted, argT: argT}
+			}
 		}
 		op.aggs = append(op.aggs, f)
 	}
@@ -479,12 +482,38 @@ type sumAgg struct {
 	scale int32
 	// big is the sum past the int64 (numsum.go).
 	big *bigSum
+	// fg: whether a float sum is the same in PostgreSQL's order of rows
+	// (types.FloatSumGuard; checked by result).
+	fg types.FloatSumGuard
+	// ordered: the rows arrive in an order PostgreSQL's is known to equal
+	// (a window's frame, its peers checked apart): fg is not consulted.
+	ordered bool
+}
+
+// inOrder marks a sum or average state as fed in PostgreSQL's own order
+// of rows (window frames): its float value needs no order check.
+func inOrder(st aggState) {
+	switch a := st.(type) {
+	case *sumAgg:
+		a.ordered = true
+	case *avgAgg:
+		a.sum.ordered = true
+	case *regrState:
+		a.g.InOrder()
+	case libAgg:
+		if o, ok := a.s.(interface{ InOrder() }); ok {
+			o.InOrder() // stddev, variance (builtin's floatVar)
+		}
+	}
 }
 
 func (s *sumAgg) add(v types.Value) error {
 	s.n++
 	if s.t == plan.Numeric {
 		return s.addNumeric(v)
+	}
+	if f, ok := v.(float64); ok {
+		s.fg.Add(f)
 	}
 	if s.acc == nil {
 		s.acc = v
@@ -507,6 +536,17 @@ func (s *sumAgg) result() (types.Value, error) {
 		}
 		return nil, nil
 	}
+	switch {
+	case s.ordered:
+	case s.t == plan.Float4:
+		if err := s.fg.Check("sum", 24); err != nil {
+			return nil, err
+		}
+	case s.t == plan.Float8:
+		if err := s.fg.Check("sum", 53); err != nil {
+			return nil, err
+		}
+	}
 	return s.acc, nil
 }
 
@@ -517,6 +557,7 @@ type avgAgg struct{ sum sumAgg }
 func (a *avgAgg) add(v types.Value) error {
 	if a.sum.t == plan.Float8 && a.sum.acc == nil {
 		a.sum.n++
+		a.sum.fg.Add(v.(float64))
 		a.sum.acc = v
 		return nil
 	}
@@ -528,6 +569,9 @@ func (a *avgAgg) result() (types.Value, error) {
 		return nil, nil
 	}
 	if a.sum.t == plan.Float8 {
+		if err := a.sum.fg.Check("avg", 53); err != nil && !a.sum.ordered {
+			return nil, err
+		}
 		return types.Arith("/", plan.Float8, a.sum.acc, float64(a.sum.n))
 	}
 	return types.DivDecimal(a.sum.decimal(), types.DecimalFromInt(a.sum.n))
@@ -573,25 +617,51 @@ func (b *boolAgg) add(v types.Value) error {
 func (b *boolAgg) result() (types.Value, error) { return b.v, nil }
 
 // distinctAgg feeds its inner aggregate each distinct value once.
+//
+// sorted (a float argument): PostgreSQL sorts a DISTINCT aggregate's
+// input and feeds the distinct values in ascending order, so a float
+// sum, average or variance of them has one right value; the values are
+// kept (charged to mem as the seen set is) and fed in that order when
+// the result is asked, the inner state marked as in PostgreSQL's order
+// (inOrder: no order refusal).
 type distinctAgg struct {
-	inner aggState
-	seen  *rowMap
-	mem   *memAcct // charged for each value seen (nil: unbounded)
+	inner  aggState
+	seen   *rowMap
+	mem    *memAcct // charged for each value seen (nil: unbounded)
+	sorted bool
+	argT   plan.OID
+	vals   []types.Value // sorted: the distinct values, fed at result
 }
 
 func (d *distinctAgg) add(v types.Value) error {
 	if _, added := d.seen.find([]types.Value{v}, true); added {
 		if d.mem != nil {
-			if err := d.mem.grow("DISTINCT aggregate", valueBytes(v)+32); err != nil {
+			if err := d.mem.grow("DISTINCT aggregate", 2*valueBytes(v)+32); err != nil {
 				return err
 			}
+		}
+		if d.sorted {
+			d.vals = append(d.vals, v)
+			return nil
 		}
 		return d.inner.add(v)
 	}
 	return nil
 }
 
-func (d *distinctAgg) result() (types.Value, error) { return d.inner.result() }
+func (d *distinctAgg) result() (types.Value, error) {
+	if d.sorted {
+		slices.SortStableFunc(d.vals, func(a, b types.Value) int { return types.Compare(d.argT, a, b) })
+		inOrder(d.inner)
+		for _, v := range d.vals {
+			if err := d.inner.add(v); err != nil {
+				return nil, err
+			}
+		}
+		d.sorted, d.vals = false, nil
+	}
+	return d.inner.result()
+}
 
 // keyHash is the hash of row i's group key in set, as rowHasher.hash
 // of a.key(b, i, set, mask, off) gives, without building the key.

@@ -41,6 +41,11 @@ func (c *compiler) regrAgg(f *aggFunc, ae plan.AggExpr) error {
 type regrState struct {
 	name                     string
 	n, sx, sxx, sy, syy, sxy float64
+	// g: whether the result is the same in PostgreSQL's order of rows
+	// (types.FloatAccumGuard); fx, fy: whether Sx, Sy are (regr_avgx,
+	// regr_avgy are plain averages: types.FloatSumGuard).
+	g      types.FloatAccumGuard
+	fx, fy types.FloatSumGuard
 }
 
 var errFloatOverflow = &types.Error{Code: "22003", Message: "value out of range: overflow"}
@@ -48,6 +53,13 @@ var errFloatOverflow = &types.Error{Code: "22003", Message: "value out of range:
 func (s *regrState) add(v types.Value) error {
 	pair := v.(*types.Array).Elems
 	y, x := pair[0].(float64), pair[1].(float64)
+	s.g.Add(y, x)
+	s.fx.Add(x)
+	s.fy.Add(y)
+	return s.step(y, x)
+}
+
+func (s *regrState) step(y, x float64) error {
 	n0, sx0, sy0 := s.n, s.sx, s.sy
 	n := n0 + 1.0
 	sx := sx0 + x
@@ -93,6 +105,34 @@ func (s *regrState) add(v types.Value) error {
 var pgNaN = math.Float64frombits(0x7ff8000000000000)
 
 func (s *regrState) result() (types.Value, error) {
+	switch {
+	case s.name == "regr_count":
+	case s.name == "regr_avgx" && s.fx.OrderFree(53), s.name == "regr_avgy" && s.fy.OrderFree(53):
+	default:
+		if err := s.g.Check(s.name, s.replay); err != nil {
+			return nil, err
+		}
+	}
+	return s.final()
+}
+
+// replay is the result's key with rows added in the order given
+// (FloatAccumGuard's fold).
+func (s *regrState) replay(rows [][2]float64) any {
+	r := regrState{name: s.name}
+	for _, yx := range rows {
+		if err := r.step(yx[0], yx[1]); err != nil {
+			return err.Error()
+		}
+	}
+	v, _ := r.final()
+	if f, ok := v.(float64); ok {
+		return types.FloatKey(f)
+	}
+	return v
+}
+
+func (s *regrState) final() (types.Value, error) {
 	if s.name == "regr_count" {
 		return int64(s.n), nil
 	}

@@ -49,10 +49,13 @@ func TestRegrAggsMatchPostgres(t *testing.T) {
 		return strconv.FormatFloat(rng.NormFloat64()*math.Pow(10, float64(rng.Intn(12)-4)), 'g', -1, 64)
 	}
 	aggs := []string{"regr_count", "regr_sxx", "regr_syy", "regr_sxy", "regr_avgx", "regr_avgy", "regr_r2", "regr_slope", "regr_intercept", "covar_pop", "covar_samp", "corr"}
-	compared := 0
+	compared, refused := 0, 0
 	for round := 0; round < 25; round++ {
 		var rows []string
-		for i := 0; i < 1+rng.Intn(60); i++ {
+		// Up to 16 rows in 4 groups: groups of at most five rows are
+		// answered when every order agrees (types.FloatAccumGuard), the
+		// others refused; PostgreSQL adds in its plan's order.
+		for i := 0; i < 1+rng.Intn(16); i++ {
 			rows = append(rows, fmt.Sprintf("(%d, %s::float8, %s::float8)", rng.Intn(4), num(), num()))
 		}
 		var cols []string
@@ -61,10 +64,17 @@ func TestRegrAggsMatchPostgres(t *testing.T) {
 		}
 		sql := "SELECT g, " + strings.Join(cols, ", ") + " FROM (VALUES " + strings.Join(rows, ", ") + ") v(g, y, x) GROUP BY g"
 		want, got := pgAnswer(ctx, conn, sql), runSQL(cat, src, sql, 0)
+		if strings.Contains(got, "error 0A000") && strings.Contains(got, "depend on the order PostgreSQL adds") {
+			refused++
+			continue
+		}
 		if normalize(got) != normalize(want) {
 			t.Errorf("%s\nsidecar:\n%s\npostgres:\n%s", sql, got, want)
 		}
 		compared++
 	}
-	t.Logf("%d statements compared", compared)
+	t.Logf("%d statements compared, %d refused (order-dependent)", compared, refused)
+	if compared == 0 {
+		t.Error("every statement refused: small groups of one or two rows are order free")
+	}
 }

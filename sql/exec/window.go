@@ -781,6 +781,7 @@ func (f *frameCalc) aggregate(fn *winFn, out []types.Value) ([]types.Value, erro
 			stHi = segs[0].hi
 		} else {
 			st = fn.init()
+			inOrder(st) // the frame's rows in the window's order (peers: see the tie refusals)
 			for _, s := range segs {
 				if err := add(s.lo, s.hi); err != nil {
 					return nil, err
