@@ -154,7 +154,7 @@ func (e *env) buildScan(s *plan.Scan) (operator, error) {
 	}
 	if s.Filter != nil {
 		c := &compiler{e: e, lay: layoutOf(s.Cols)}
-		f, err := c.compile(s.Filter)
+		f, err := c.compile(orderedFilter(s.Filter)) // qualorder.go: PostgreSQL's order
 		if err != nil {
 			return nil, err
 		}

@@ -28,7 +28,7 @@ type LateSource interface {
 }
 
 // LateFilter is a scan filter split into its conjuncts, in the order the
-// AND evaluates them. It is used by one scan on one goroutine.
+// AND evaluates them (PostgreSQL's: qualorder.go). It is used by one scan on one goroutine.
 type LateFilter struct {
 	e     *env
 	s     *plan.Scan
@@ -54,7 +54,7 @@ func (e *env) lateFilter(s *plan.Scan) (*LateFilter, error) {
 	}
 	lay := layoutOf(s.Cols)
 	f := &LateFilter{e: e, s: s, res: make([]types.Value, BatchSize), null: make([]bool, BatchSize)}
-	for _, cj := range plan.Conjuncts(s.Filter) {
+	for _, cj := range orderQuals(s.Filter) { // qualorder.go
 		var cols []int
 		ok := true
 		plan.Walk(cj, func(x plan.Scalar) bool {
