@@ -35,11 +35,18 @@ func TestLateFilter(t *testing.T) {
 		"SELECT count(*), sum(a), sum(n) FROM (SELECT * FROM lf WHERE a > 50) x",
 		"SELECT id FROM (SELECT * FROM lf WHERE a > 98 AND d = 1) x ORDER BY id",
 		"SELECT count(*) FROM (SELECT * FROM lf WHERE a IS NULL AND d = 2) x",
-		"SELECT count(*) FROM (SELECT * FROM lf WHERE a < 10 AND n > 1) x",                              // NULL then true/false
-		"SELECT count(*) FROM (SELECT * FROM lf WHERE n < 3 AND a < 10) x",                              // NaN numerics
-		"SELECT count(*), min(id) FROM (SELECT * FROM lf WHERE d <> 0 AND 100 / d > 30) x",              // guarded division
-		"SELECT count(*) FROM (SELECT * FROM lf WHERE a > 3 AND 100 / d > 30) x",                        // division by zero
-		"SELECT count(*) FROM (SELECT * FROM lf WHERE 100 / d > 30 AND d <> 0) x",                       // cheaper conjunct first
+		"SELECT count(*) FROM (SELECT * FROM lf WHERE a < 10 AND n > 1) x",                 // NULL then true/false
+		"SELECT count(*) FROM (SELECT * FROM lf WHERE n < 3 AND a < 10) x",                 // NaN numerics
+		"SELECT count(*), min(id) FROM (SELECT * FROM lf WHERE d <> 0 AND 100 / d > 30) x", // guarded division
+		"SELECT count(*) FROM (SELECT * FROM lf WHERE a > 3 AND 100 / d > 30) x",           // division by zero
+		"SELECT count(*) FROM (SELECT * FROM lf WHERE 100 / d > 30 AND d <> 0) x",          // cheaper conjunct first
+		"SELECT count(*) FROM lf WHERE 100 / d > 30 AND d <> 0",
+		"SELECT count(*), sum(a) FROM lf WHERE 100 / d > 30 AND d <> 0 GROUP BY d % 2 ORDER BY 1",
+		"SELECT id FROM lf WHERE 100 / d > 30 AND d <> 0 AND id < 20 ORDER BY id",
+		"SELECT count(*) FROM lf WHERE nullif(d, 0) > 0 AND 100 / d > 30",               // a NULL conjunct stops its row
+		"SELECT count(*) FROM lf WHERE (nullif(d, 0) > 0 AND 100 / d > 30) IS NOT TRUE", // not in an expression
+		"SELECT count(*) FROM lf WHERE 100 / d > 30 AND a > 3 AND d + 0 <> 0",           // equal costs: written order
+		"SELECT count(*) FROM lf WHERE dt > timestamp '1995-06-01 12:00' AND 100 / d > 1 AND d <> 0",
 		"SELECT count(*), sum(n) FROM (SELECT * FROM lf WHERE 100 / d > 30 AND a > 3 AND d + 0 <> 0) x", // equal costs: written order
 		"SELECT count(*), sum(n) FROM (SELECT * FROM lf WHERE 100 / d > 30 AND a > 3 AND d IN (1, 2, 3)) x",
 		"SELECT count(*), max(id) FROM (SELECT * FROM lf WHERE dt > timestamp '1995-06-01 12:00' AND dt <= timestamp '1996-01-01') x",

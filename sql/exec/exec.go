@@ -226,7 +226,7 @@ func (e *env) build(rel plan.Rel) (operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return e.newFilter(in, orderedFilter(x.Pred)) // qualorder.go
+		return e.newFilter(in, x.Pred)
 	case *plan.Project:
 		in, err := e.build(x.Input)
 		if err != nil {

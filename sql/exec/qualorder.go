@@ -53,16 +53,55 @@ func orderQuals(filter plan.Scalar) []plan.Scalar {
 	return out
 }
 
-// orderedFilter is filter with its conjuncts in evaluation order.
-func orderedFilter(filter plan.Scalar) plan.Scalar {
-	if filter == nil {
-		return nil
-	}
+// quals compiles a filter (a scan's, a Filter's, a join's residual) as
+// PostgreSQL's ExecQual runs a qual list: the conjuncts in orderQuals'
+// order, each on the rows every earlier one was true for — a NULL stops
+// a row as a false does (EEOP_QUAL; an AND inside an expression goes
+// on past a NULL: boolOp) — so a later conjunct never sees, and never
+// fails on, a row an earlier one did not accept. out[i] is true or
+// false (never NULL: the caller keeps the true rows).
+func (c *compiler) quals(filter plan.Scalar) (vexpr, error) {
 	cj := orderQuals(filter)
 	if len(cj) == 1 {
-		return cj[0]
+		return c.compile(cj[0])
 	}
-	return plan.And(cj)
+	evs := make([]vexpr, len(cj))
+	for k, x := range cj {
+		ev, err := c.compile(x)
+		if err != nil {
+			return nil, err
+		}
+		evs[k] = ev
+	}
+	var res valScratch
+	var rowsBuf intScratch
+	return func(b *Batch, sel []int, out []types.Value) error {
+		r := res.get(b.N)
+		rows := rowsBuf.copyOf(sel)
+		for _, i := range sel {
+			out[i] = false
+		}
+		for _, ev := range evs {
+			if len(rows) == 0 {
+				break
+			}
+			if err := ev(b, rows, r); err != nil {
+				return err
+			}
+			n := 0
+			for _, i := range rows {
+				if t, ok := r[i].(bool); ok && t {
+					rows[n] = i
+					n++
+				}
+			}
+			rows = rows[:n]
+		}
+		for _, i := range rows {
+			out[i] = true
+		}
+		return nil
+	}, nil
 }
 
 // qualCost is x's per-row cost as PostgreSQL's planner estimates it, in
@@ -323,6 +362,12 @@ func inListCost(x *plan.InList) (float64, bool) {
 			nonVars++
 		}
 	}
+	return inListTotal(c, arg, vars, nonVars)
+}
+
+// inListTotal is an IN list's cost from its items' (c), its argument's
+// and how many items read a column.
+func inListTotal(c, arg float64, vars, nonVars int) (float64, bool) {
 	if nonVars >= 9 {
 		// ≥ 9 constants: PostgreSQL may hash the array
 		// (convert_saop_to_hashed_saop), which costs it otherwise
@@ -351,4 +396,32 @@ func hasColumn(x plan.Scalar) bool {
 		return !found
 	})
 	return found
+}
+
+// QualCastCost is the cost PostgreSQL's planner gives the cast of an
+// operand of type from to an operator's type to (none across the
+// integer, float, date/timestamp and string types but char(n)), for the
+// SQL front end's own planner (ok=false: not known).
+func QualCastCost(from, to types.OID) (float64, bool) { return implicitCastCost(from, to) }
+
+// QualExplicitCastCost is castCost for the SQL front end's casts
+// (no typmod).
+func QualExplicitCastCost(from, to types.OID) (float64, bool) {
+	return castCost(plan.T(from), plan.T(to))
+}
+
+// QualInListCost is the cost of x [NOT] IN (list) given the argument's
+// cost, the items' costs and which items read a column (inListCost).
+func QualInListCost(arg float64, items []float64, reads []bool) (float64, bool) {
+	var c float64
+	vars, nonVars := 0, 0
+	for i, ic := range items {
+		c += ic
+		if reads[i] {
+			vars++
+		} else {
+			nonVars++
+		}
+	}
+	return inListTotal(c, arg, vars, nonVars)
 }

@@ -40,3 +40,18 @@ SELECT id FROM nums WHERE 100 / d > 1 AND nullif(d, 0) IS NOT NULL;
 SELECT id FROM nums WHERE 100 / d > 1 AND length(s) > 0 AND d <> 0;
 SELECT g FROM (SELECT id % 2 AS g, min(d) AS m FROM nums GROUP BY 1) x WHERE 100 / m > 1 AND m <> 0;
 SELECT a.id FROM nums a JOIN nums b ON a.id = b.id WHERE 100 / (a.d + b.d) > 0 AND a.d + b.d <> 0;
+-- A NULL conjunct stops its row as a false one does (ExecQual), so a
+-- later conjunct does not fail on it; inside an expression an AND goes
+-- on past a NULL (row 3: i2 and d NULL; row 5: d = 0).
+SELECT id FROM nums WHERE i2 + f > 100 AND 100 / d > 1;
+SELECT id FROM nums WHERE f > 0.5 AND 100 / d > 1;
+SELECT id FROM nums WHERE (f > 0.5 AND 100 / d > 1) IS NOT TRUE;
+SELECT id FROM nums WHERE (f > 0.5 AND 100 / d > 1) OR id = 1;
+SELECT g FROM (SELECT id % 2 AS g, min(f) AS m, min(d) AS n FROM nums GROUP BY 1) x WHERE m > 0.5 AND 100 / n > 1;
+SELECT a.id FROM nums a LEFT JOIN nums b ON a.id = b.id AND b.f > 0.5 AND 100 / b.d > 1;
+SELECT id FROM nums WHERE nullif(id, 5) > 0 AND 100 / d > 1;
+SELECT id FROM nums WHERE CASE WHEN id = 5 THEN NULL ELSE true END AND 100 / d > 1;
+SELECT id FROM nums WHERE (nullif(id, 5) > 0 AND 100 / d > 1) IS NOT TRUE;
+SELECT g FROM (SELECT id % 2 AS g, max(nullif(id, 5)) AS m, min(d) AS n FROM nums GROUP BY 1) x WHERE m > 0 AND 100 / n > 1;
+SELECT a.id, b.id FROM nums a LEFT JOIN nums b ON a.id = b.id AND nullif(b.id, 5) > 0 AND 100 / b.d > 1;
+SELECT a.id FROM nums a JOIN nums b ON a.id = b.id WHERE nullif(a.id + b.id, 10) > 0 AND 100 / (a.d + b.d) > 0;
