@@ -1,10 +1,6 @@
 package sqlfront
 
-import (
-	"sort"
-
-	"github.com/sidecar-dev/sidecar/sql/exec"
-)
+import "github.com/sidecar-dev/sidecar/sql/exec"
 
 // The order the flat planner's WHERE runs its conjuncts in: PostgreSQL's
 // qual list (sql/exec qualorder.go has the rules): sorted by estimated
@@ -20,28 +16,7 @@ func orderWhere(w expr) expr {
 	if len(cj) < 2 {
 		return w
 	}
-	costs := make([]float64, len(cj))
-	ordered := true
-	for i, x := range cj {
-		c, ok := flatQualCost(x)
-		if !ok {
-			ordered = false
-			break
-		}
-		costs[i] = c
-	}
-	out := append([]expr(nil), cj...)
-	if ordered {
-		idx := make([]int, len(cj))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(a, b int) bool { return costs[idx[a]] < costs[idx[b]] })
-		for i, k := range idx {
-			out[i] = cj[k]
-		}
-	}
-	return &boolExpr{op: "and", args: out, qual: true}
+	return &boolExpr{op: "and", args: exec.OrderByCost(cj, flatQualCost), qual: true}
 }
 
 // flatQualCost is x's per-row cost as PostgreSQL's planner estimates it
@@ -93,17 +68,7 @@ func flatQualCost(x expr) (float64, bool) {
 	return 0, false
 }
 
-func flatSum(xs ...expr) (float64, bool) {
-	var c float64
-	for _, a := range xs {
-		ac, ok := flatQualCost(a)
-		if !ok {
-			return 0, false
-		}
-		c += ac
-	}
-	return c, true
-}
+func flatSum(xs ...expr) (float64, bool) { return exec.SumCosts(xs, flatQualCost) }
 
 // flatOpCost is a binary operator's cost over operands coerced to type
 // t: the operator, its operands, and the casts PostgreSQL puts on a

@@ -29,28 +29,46 @@ import (
 
 // orderQuals is filter's conjuncts in PostgreSQL's evaluation order.
 func orderQuals(filter plan.Scalar) []plan.Scalar {
-	cj := plan.Conjuncts(filter)
-	if len(cj) < 2 {
-		return cj
+	return OrderByCost(plan.Conjuncts(filter), qualCost)
+}
+
+// OrderByCost is xs sorted by cost, equal costs in their order
+// (order_qual_clauses); xs as they are when one's cost is not known.
+func OrderByCost[T any](xs []T, cost func(T) (float64, bool)) []T {
+	if len(xs) < 2 {
+		return xs
 	}
-	costs := make([]float64, len(cj))
-	for i, x := range cj {
-		c, ok := qualCost(x)
+	costs := make([]float64, len(xs))
+	for i, x := range xs {
+		c, ok := cost(x)
 		if !ok {
-			return cj
+			return xs
 		}
 		costs[i] = c
 	}
-	idx := make([]int, len(cj))
+	idx := make([]int, len(xs))
 	for i := range idx {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return costs[idx[a]] < costs[idx[b]] })
-	out := make([]plan.Scalar, len(cj))
+	out := make([]T, len(xs))
 	for i, k := range idx {
-		out[i] = cj[k]
+		out[i] = xs[k]
 	}
 	return out
+}
+
+// SumCosts is the sum of xs' costs (ok=false: one is not known).
+func SumCosts[T any](xs []T, cost func(T) (float64, bool)) (float64, bool) {
+	var c float64
+	for _, a := range xs {
+		ac, ok := cost(a)
+		if !ok {
+			return 0, false
+		}
+		c += ac
+	}
+	return c, true
 }
 
 // quals compiles a filter (a scan's, a Filter's, a join's residual) as
@@ -162,17 +180,7 @@ func qualCost(x plan.Scalar) (float64, bool) {
 	return 0, false
 }
 
-func sumCost(xs []plan.Scalar) (float64, bool) {
-	var c float64
-	for _, a := range xs {
-		ac, ok := qualCost(a)
-		if !ok {
-			return 0, false
-		}
-		c += ac
-	}
-	return c, true
-}
+func sumCost(xs []plan.Scalar) (float64, bool) { return SumCosts(xs, qualCost) }
 
 // funcCost is a function call's cost: its procost plus its arguments'.
 func funcCost(x *plan.Func) (float64, bool) {
