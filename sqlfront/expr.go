@@ -216,6 +216,9 @@ func cmpOp(op string, c int) bool {
 type boolExpr struct {
 	op   string // and, or, not
 	args []expr
+	// qual: a WHERE's conjuncts (qualorder.go): the first that is not
+	// true, NULL included, decides (the later ones are not evaluated).
+	qual bool
 }
 
 func (b *boolExpr) typ() uint32 { return oidBool }
@@ -235,6 +238,9 @@ func (b *boolExpr) eval(e *env) (Value, error) {
 				return nil, err
 			}
 			if v == nil {
+				if b.qual {
+					return nil, nil
+				}
 				sawNull = true
 			} else if !v.(bool) {
 				return false, nil

@@ -40,7 +40,7 @@ func (pl *planner) planSelect(s *pg.SelectStmt) error {
 		if err != nil {
 			return err
 		}
-		p.where = w
+		p.where = orderWhere(w) // qualorder.go
 	}
 	// Grouping: GROUP BY, HAVING or an aggregate in the targets.
 	p.grouping = len(s.GroupClause) > 0 || s.HavingClause != nil || hasAgg(s.TargetList) || hasAggSort(s.SortClause)

@@ -15,9 +15,9 @@ import (
 // conjunct, each decoding only its columns for the rows the earlier ones
 // kept) answers as PostgreSQL does — three-valued logic (a NULL conjunct
 // before a false or true one), OR inside a conjunct, a division guarded
-// by an earlier conjunct (no error) and an unguarded one (22012 on both;
-// PostgreSQL orders a scan's quals by cost, this executor as written:
-// `100 / d > 30 AND d <> 0` errs here only, a planner matter),
+// by an earlier conjunct (no error) and an unguarded one (22012 on both),
+// a division guarded by a later but cheaper conjunct (PostgreSQL orders
+// a scan's quals by cost, and so does sql/exec: qualorder.go),
 // date against timestamp, LIKE, IN, numerics (typed and NaN) — over more
 // rows than a batch and than one parallel scan unit (40,000 rows: about
 // 40 pages, several workers: vexec_pscan.go), with selective and
@@ -39,6 +39,18 @@ func TestLateFilter(t *testing.T) {
 		"SELECT count(*) FROM (SELECT * FROM lf WHERE n < 3 AND a < 10) x",                 // NaN numerics
 		"SELECT count(*), min(id) FROM (SELECT * FROM lf WHERE d <> 0 AND 100 / d > 30) x", // guarded division
 		"SELECT count(*) FROM (SELECT * FROM lf WHERE a > 3 AND 100 / d > 30) x",           // division by zero
+		"SELECT count(*) FROM (SELECT * FROM lf WHERE 100 / d > 30 AND d <> 0) x",          // cheaper conjunct first
+		"SELECT count(*) FROM lf WHERE 100 / d > 30 AND d <> 0",
+		"SELECT count(*), sum(a) FROM lf WHERE 100 / d > 30 AND d <> 0 GROUP BY d % 2 ORDER BY 1",
+		"SELECT id FROM lf WHERE 100 / d > 30 AND d <> 0 AND id < 20 ORDER BY id",
+		"SELECT count(*) FROM lf WHERE nullif(d, 0) > 0 AND 100 / d > 30",               // a NULL conjunct stops its row
+		"SELECT count(*) FROM lf WHERE (nullif(d, 0) > 0 AND 100 / d > 30) IS NOT TRUE", // not in an expression
+		"SELECT count(*) FROM lf WHERE 100 / d > 30 AND a > 3 AND d + 0 <> 0",           // equal costs: written order
+		"SELECT count(*) FROM lf WHERE dt > timestamp '1995-06-01 12:00' AND 100 / d > 1 AND d <> 0",
+		"SELECT count(*), sum(n) FROM (SELECT * FROM lf WHERE 100 / d > 30 AND a > 3 AND d + 0 <> 0) x", // equal costs: written order
+		"SELECT count(*), sum(n) FROM (SELECT * FROM lf WHERE 100 / d > 30 AND a > 3 AND d IN (1, 2, 3)) x",
+		"SELECT count(*), max(id) FROM (SELECT * FROM lf WHERE dt > timestamp '1995-06-01 12:00' AND dt <= timestamp '1996-01-01') x",
+		"SELECT count(*), max(id) FROM (SELECT * FROM lf WHERE timestamp '1995-06-01' <= dt AND dt <> timestamp '1995-07-01') x",
 		"SELECT count(*) FROM (SELECT * FROM lf WHERE (a > 90 OR s = 'str3') AND c = 'c1') x",
 		"SELECT count(*), max(id) FROM (SELECT * FROM lf WHERE dt >= date '1994-03-01' AND dt < date '1994-03-01' + interval '1' month) x",
 		"SELECT count(*) FROM (SELECT * FROM lf WHERE s LIKE '%4' AND a IN (4, 14, 24, 34, NULL)) x",

@@ -115,6 +115,8 @@ type aggFunc struct {
 	small smallExpr
 	// grouping: GROUPING()'s arguments as group positions (groupingsets.go).
 	grouping []int
+	// bufs: evalArg's vectors, reused batch after batch (aggsmall.go).
+	bufs argBufs
 }
 
 // aggState accumulates one aggregate of one group.

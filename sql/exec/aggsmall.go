@@ -29,6 +29,7 @@ type smallArgs struct {
 	x     []int64
 	scale []int32
 	ok    []bool
+	rest  []int // evalArg's rows for the general expression (reused)
 }
 
 // smallAdder is an aggregate state that takes int64 digits at a scale.
@@ -133,16 +134,35 @@ func smallArith(op string, x int64, xs int32, y int64, ys int32) (int64, int32, 
 	return 0, 0, false
 }
 
+// argBufs are an aggregate's argument vectors, reused for each batch
+// (a batch's are read before the next one comes: the states keep the
+// values, never the vectors).
+type argBufs struct {
+	vals []types.Value
+	sa   smallArgs
+}
+
 // evalArg computes aggregate f's argument over rows of b: on the small
 // path where it can (sa, nil when f has none) and the general
-// expression for the other rows (vals).
+// expression for the other rows (vals). Both are f's until the next
+// call.
 func (f *aggFunc) evalArg(b *Batch, rows []int) (vals []types.Value, sa *smallArgs, err error) {
-	vals = make([]types.Value, b.N)
+	bf := &f.bufs
+	if cap(bf.vals) < b.N {
+		bf.vals = make([]types.Value, b.N)
+	}
+	vals = bf.vals[:b.N]
+	clear(vals) // no value of the batch before is read, nor kept alive
 	if f.small == nil {
 		return vals, nil, f.arg(b, rows, vals)
 	}
-	sa = &smallArgs{x: make([]int64, b.N), scale: make([]int32, b.N), ok: make([]bool, b.N)}
-	var rest []int
+	sa = &bf.sa
+	if cap(sa.ok) < b.N {
+		sa.x, sa.scale, sa.ok = make([]int64, b.N), make([]int32, b.N), make([]bool, b.N)
+	}
+	sa.x, sa.scale, sa.ok = sa.x[:b.N], sa.scale[:b.N], sa.ok[:b.N]
+	clear(sa.ok)
+	rest := sa.rest[:0]
 	for _, i := range rows {
 		if x, s, ok := f.small(b, i); ok {
 			sa.x[i], sa.scale[i], sa.ok[i] = x, s, true
@@ -150,6 +170,7 @@ func (f *aggFunc) evalArg(b *Batch, rows []int) (vals []types.Value, sa *smallAr
 			rest = append(rest, i)
 		}
 	}
+	sa.rest = rest
 	if len(rest) > 0 {
 		err = f.arg(b, rest, vals)
 	}

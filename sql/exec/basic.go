@@ -154,7 +154,7 @@ func (e *env) buildScan(s *plan.Scan) (operator, error) {
 	}
 	if s.Filter != nil {
 		c := &compiler{e: e, lay: layoutOf(s.Cols)}
-		f, err := c.compile(s.Filter)
+		f, err := c.quals(s.Filter) // qualorder.go: PostgreSQL's order
 		if err != nil {
 			return nil, err
 		}
@@ -381,7 +381,7 @@ type filterOp struct {
 
 func (e *env) newFilter(in operator, pred plan.Scalar) (operator, error) {
 	c := &compiler{e: e, lay: layoutOf(in.cols())}
-	f, err := c.compile(pred)
+	f, err := c.quals(pred) // qualorder.go
 	if err != nil {
 		return nil, err
 	}

@@ -430,6 +430,9 @@ func (c *compiler) comparer(l, r plan.Type) (func(a, b types.Value) (int, error)
 	if !types.Orderable(t.OID) && t.OID != plan.Text {
 		return nil, noOperator(t, "comparing values of type "+t.String()) // jsonrefuse.go
 	}
+	if f := dateTimestampComparer(l.OID, r.OID); f != nil {
+		return f, nil // datecmp.go: no conversion per row
+	}
 	lc, rc := c.converter(l, t), c.converter(r, t)
 	if l.OID == plan.Bpchar && r.OID == plan.Bpchar {
 		t, lc, rc = plan.T(plan.Bpchar), nil, nil

@@ -71,7 +71,7 @@ func (e *env) buildJoin(j *plan.Join) (operator, error) {
 	}
 	if len(rest) > 0 {
 		pc := &compiler{e: e, lay: layoutOf(append(append([]plan.ColumnID(nil), left.cols()...), right.cols()...))}
-		if op.residual, err = pc.compile(plan.And(rest)); err != nil {
+		if op.residual, err = pc.quals(plan.And(rest)); err != nil { // qualorder.go
 			return nil, err
 		}
 	}

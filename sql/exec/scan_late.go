@@ -13,9 +13,9 @@ import (
 // conjuncts one at a time, decoding for each only the columns it reads
 // and only for the rows the conjuncts before it left, then decode the
 // other columns for the rows that pass. The rows and values each
-// conjunct sees are exactly those of the filter's AND evaluated on the
-// whole batch (boolOp: conjunct k runs on the rows no earlier one found
-// false), so the answers and the errors are the same; the rows the
+// conjunct sees are exactly those of the filter run as a qual list on
+// the whole batch (quals, qualorder.go: conjunct k runs on the rows every
+// earlier one was true for), so the answers and the errors are the same; the rows the
 // filter drops are never decoded past the columns that decided it, and
 // the kept ones are never copied into a new batch (no pick).
 
@@ -28,7 +28,7 @@ type LateSource interface {
 }
 
 // LateFilter is a scan filter split into its conjuncts, in the order the
-// AND evaluates them. It is used by one scan on one goroutine.
+// AND evaluates them (PostgreSQL's: qualorder.go). It is used by one scan on one goroutine.
 type LateFilter struct {
 	e     *env
 	s     *plan.Scan
@@ -37,7 +37,7 @@ type LateFilter struct {
 	// filter is not run on several goroutines (Clone).
 	volatile bool
 	res      []types.Value
-	null     []bool // row i: an earlier conjunct was NULL (the row can no longer be true)
+	null     []bool // unused: a NULL conjunct drops its row at once (Apply)
 }
 
 type lateStep struct {
@@ -54,7 +54,7 @@ func (e *env) lateFilter(s *plan.Scan) (*LateFilter, error) {
 	}
 	lay := layoutOf(s.Cols)
 	f := &LateFilter{e: e, s: s, res: make([]types.Value, BatchSize), null: make([]bool, BatchSize)}
-	for _, cj := range plan.Conjuncts(s.Filter) {
+	for _, cj := range orderQuals(s.Filter) { // qualorder.go
 		var cols []int
 		ok := true
 		plan.Walk(cj, func(x plan.Scalar) bool {
@@ -135,14 +135,12 @@ func (f *LateFilter) Apply(k int, b *Batch, sel []int) ([]int, error) {
 	}
 	n := 0
 	for _, i := range sel {
-		switch v := f.res[i]; {
-		case v == nil:
-			f.null[i] = true
-		case !v.(bool):
-			continue
+		// a NULL stops the row as a false does: PostgreSQL's qual list
+		// (quals, qualorder.go)
+		if t, ok := f.res[i].(bool); ok && t {
+			sel[n] = i
+			n++
 		}
-		sel[n] = i
-		n++
 	}
 	return sel[:n], nil
 }
