@@ -1042,6 +1042,11 @@ func figureName(n *pg.Node) (string, int) {
 	case n.GetCollateClause() != nil:
 		return figureName(n.GetCollateClause().Arg)
 	case n.GetCaseExpr() != nil:
+		if d := n.GetCaseExpr().Defresult; d != nil {
+			if name, s := figureName(d); s > 1 {
+				return name, s // named after its ELSE
+			}
+		}
 		return "case", 1
 	}
 	return "?column?", 0

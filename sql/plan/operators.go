@@ -161,6 +161,10 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 		}
 	case lt.OID == Unknown && rt.OID == Unknown:
 		l, r = coerce(l, T(Text)), coerce(r, T(Text))
+	case op == "+" && (lt.OID == Date) != (rt.OID == Date) && (lt.OID == Unknown || rt.OID == Unknown):
+		// date + int4, + interval, + time, + timetz: PostgreSQL cannot
+		// choose for an untyped operand.
+		return nil, errorf("42725", "operator is not unique: %s + %s", lt, rt).at(loc)
 	case lt.OID == Unknown:
 		l = coerce(l, b.operandType(op, rt))
 	case rt.OID == Unknown:
@@ -210,7 +214,10 @@ func (b *binder) operandType(op string, t Type) Type {
 	if op == "||" {
 		return T(Text)
 	}
-	if (t.OID == Date || t.OID == Timestamp || t.OID == Timestamptz) && (op == "+" || op == "-") {
+	if (t.OID == Date || t.OID == Timestamp || t.OID == Timestamptz) && op == "-" {
+		return T(t.OID) // date - date, timestamp - timestamp: the exact match
+	}
+	if (t.OID == Timestamp || t.OID == Timestamptz) && op == "+" {
 		return T(Interval)
 	}
 	return T(t.OID)
