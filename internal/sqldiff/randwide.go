@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -795,4 +796,62 @@ func CompareWide(ctx context.Context, pgs, scs *Session, q WideQuery, binary boo
 		}
 	}
 	return Outcome{Class: Identical}
+}
+
+// Answer is one server's reply to a query, kept to compare later (a
+// past version's answer with PostgreSQL's at that point).
+type Answer struct{ a answer }
+
+// Capture runs sql in text format and keeps the reply.
+func (s *Session) Capture(ctx context.Context, sql string, timeout time.Duration) Answer {
+	return Answer{s.Run(ctx, sql, 0, timeout)}
+}
+
+// CompareAnswers classifies got against want for q.
+func CompareAnswers(q WideQuery, want, got Answer) Outcome {
+	return classifyAnswers(Statement{SQL: q.SQL, Kind: Query, Ordered: q.Ordered}, want.a, got.a)
+}
+
+// tableRef finds the generator's table references in FROM and JOIN.
+var tableRef = regexp.MustCompile(`\b(FROM|JOIN) (wa|wb|wk|wp)\b`)
+
+// AsOf rewrites q to read every table AS OF ref; ok is false for a
+// query it cannot rewrite (FROM ONLY).
+func AsOf(q WideQuery, ref string) (WideQuery, bool) {
+	if strings.Contains(q.SQL, "ONLY ") || strings.Contains(q.SQL, "WITH ") {
+		return q, false
+	}
+	q.SQL = tableRef.ReplaceAllString(q.SQL, "$1 $2 AS OF '"+ref+"'")
+	return q, true
+}
+
+// WideChurn changes the wide tables' rows (updates of keys and values,
+// deletes, inserts) after a version a test keeps.
+const WideChurn = `UPDATE wa SET k = coalesce(k, 0) + 10, n = n * 2, t = t || '!' WHERE id % 4 = 1;
+DELETE FROM wa WHERE id % 9 = 2;
+INSERT INTO wa (id, k, t, n, d) SELECT g, g % 3, 'new', 5.5, date '2024-03-09' FROM generate_series(2001, 2030) g;
+UPDATE wa SET id = id + 5000 WHERE id % 19 = 5;
+UPDATE wb SET x = coalesce(x, 0) - 1 WHERE seq = 2;
+DELETE FROM wb WHERE wid % 5 = 1;
+DELETE FROM wk WHERE k = 2;
+UPDATE wk SET s = 'changed' WHERE k = 3;
+INSERT INTO wk VALUES (9, 'nine', 9.9, true), (9, 'nine', 9.9, true);
+UPDATE wp SET k = 7 WHERE id < 5;
+DELETE FROM wpc WHERE id > 19;`
+
+// CatchUp waits until the sidecar has applied every change committed
+// on pgURL so far.
+func (s *Sidecar) CatchUp(ctx context.Context, pgURL string) error {
+	return s.waitMarker(ctx, pgURL, false)
+}
+
+// Exec runs statements on url (a test's changes to the followed data).
+func Exec(ctx context.Context, url string, stmts ...string) error { return execAll(ctx, url, stmts...) }
+
+// Value is the text of row i's column j ("" when there is none).
+func (a Answer) Value(i, j int) string {
+	if a.a.err != nil || i >= len(a.a.rows) {
+		return ""
+	}
+	return strings.Split(a.a.rows[i], "|")[j]
 }

@@ -114,3 +114,99 @@ func splitComma(s string) []string {
 // wideCases are wrong answers the wide generator found, kept as fixed
 // cases.
 var wideCases = []sqldiff.WideQuery{}
+
+// TestRandomWideAsOf compares the sidecar's answers AS OF a past
+// version with PostgreSQL's answers captured at that version: the wide
+// generator's queries run on PostgreSQL, the rows change (WideChurn),
+// and the sidecar answers each query with every table read AS OF the
+// LSN before the change; each query also runs at HEAD on both after
+// the change. A fixed seed and one random seed (printed; -seed replays).
+func TestRandomWideAsOf(t *testing.T) {
+	n := 120
+	if s := os.Getenv("SIDECAR_RANDWIDE_N"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			t.Fatalf("SIDECAR_RANDWIDE_N=%q: %v", s, err)
+		}
+		n = v
+	}
+	seeds := []uint64{20261205}
+	if *seedFlag != 0 {
+		seeds = nil
+	}
+	seeds = append(seeds, seed.New(t, seedFlag))
+	t.Logf("seeds %v", seeds)
+	ctx := context.Background()
+	url := pg.NewDB(t)
+	if err := sqldiff.Load(ctx, url, sqldiff.WideSetup); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := sqldiff.Follow(ctx, sqldiff.FollowOptions{PGURL: url, Tables: sqldiff.WideTables, Dir: t.TempDir(), StatementTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sc.Stop() })
+	pgs, scs := sc.Sessions(url, 10*time.Second)
+	t.Cleanup(func() { pgs.Close(); scs.Close() })
+	// The version: PostgreSQL's LSN once the sidecar has applied
+	// everything before it (Follow waited for that).
+	lsn := pgs.Capture(ctx, "SELECT pg_current_wal_lsn()::text", 10*time.Second)
+	ref := lsn.Value(0, 0)
+	if ref == "" {
+		t.Fatal("no LSN")
+	}
+	var qs []sqldiff.WideQuery
+	var before []sqldiff.Answer
+	for _, sd := range seeds {
+		gen := sqldiff.NewWideGen(sd)
+		for range n {
+			q := gen.Next()
+			if _, ok := sqldiff.AsOf(q, ref); !ok {
+				continue
+			}
+			qs = append(qs, q)
+			before = append(before, pgs.Capture(ctx, q.SQL, 10*time.Second))
+		}
+	}
+	if err := sqldiff.Exec(ctx, url, sqldiff.WideChurn); err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.CatchUp(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	counts := map[sqldiff.Class]int{}
+	reasons := map[string]int{}
+	failures := 0
+	check := func(label string, q sqldiff.WideQuery, o sqldiff.Outcome) {
+		counts[o.Class]++
+		switch o.Class {
+		case sqldiff.Refused, sqldiff.ErrorMismatch, sqldiff.Timeout:
+			reasons[label+" "+string(o.Class)+" "+o.Code+" "+fmt.Sprintf("%.120s", o.Message)]++
+		}
+		if !o.Class.Wrong() && o.Class != sqldiff.OrderOnly {
+			return
+		}
+		failures++
+		if failures <= 30 {
+			t.Errorf("%s: %s\n  %s\n  %s", label, o.Class, q.SQL, o.Message)
+		}
+	}
+	for i, q := range qs {
+		past, _ := sqldiff.AsOf(q, ref)
+		check("AS OF", past, sqldiff.CompareAnswers(q, before[i], scs.Capture(ctx, past.SQL, 10*time.Second)))
+		check("HEAD after churn", q, sqldiff.CompareWide(ctx, pgs, scs, q, false, 10*time.Second))
+	}
+	t.Logf("AS OF %s, %d queries (×2): %d identical, %d wrong, %d refused, %d error mismatches, %d timeouts, %d both failed",
+		ref, len(qs), counts[sqldiff.Identical], failures, counts[sqldiff.Refused], counts[sqldiff.ErrorMismatch], counts[sqldiff.Timeout], counts[sqldiff.PGError])
+	keys := make([]string, 0, len(reasons))
+	for k := range reasons {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int { return reasons[b] - reasons[a] })
+	for i, k := range keys {
+		if i == 15 {
+			break
+		}
+		t.Logf("%5d  %s", reasons[k], k)
+	}
+}
