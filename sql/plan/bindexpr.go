@@ -438,7 +438,9 @@ func colName(n *pg.Node) string {
 		return f[len(f)-1].GetString_().Sval
 	case n.GetTypeCast() != nil:
 		tc := n.GetTypeCast()
-		if name := colName(tc.Arg); name != "?column?" {
+		// the argument's name only when strong: timestamp 'x'::date is
+		// "date", not "timestamp"
+		if name, ok := strongColName(tc.Arg); ok {
 			return name
 		}
 		if t, err := TypeOf(tc.TypeName); err == nil {

@@ -211,8 +211,8 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 // of type t (PostgreSQL picks the operator with both sides of t's type;
 // date ± 'x' reads x as an integer for - and +).
 func (b *binder) operandType(op string, t Type) Type {
-	if op == "||" {
-		return T(Text)
+	if op == "||" || t.OID == Varchar {
+		return T(Text) // varchar has no operators of its own: text's
 	}
 	if (t.OID == Date || t.OID == Timestamp || t.OID == Timestamptz) && op == "-" {
 		return T(t.OID) // date - date, timestamp - timestamp: the exact match

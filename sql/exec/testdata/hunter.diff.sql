@@ -24,3 +24,7 @@ SELECT dt - '2024-01-01', '2024-01-01' - dt FROM nums;
 SELECT ts - '2024-01-01', ts + '1 day' FROM wd WHERE isfinite(ts);
 SELECT '2024-01-01' + dt FROM nums;
 SELECT CASE WHEN id > 1 THEN 1 ELSE CASE WHEN id > 2 THEN 3 ELSE i8 END END, CASE WHEN id > 1 THEN 1 ELSE i2::text::int END FROM nums;
+-- A cast's name is its argument's only when that is strong.
+SELECT timestamp '2024-03-01 00:00'::date, '1'::int::text, CAST(s AS varchar) FROM nums;
+SELECT timestamp '2024-03-01 00:00'::date FROM nums EXCEPT SELECT dt FROM nums;
+SELECT b, min(b) FROM nums GROUP BY b;
