@@ -166,9 +166,9 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 		// choose for an untyped operand.
 		return nil, errorf("42725", "operator is not unique: %s + %s", lt, rt).at(loc)
 	case lt.OID == Unknown:
-		l = coerce(l, b.operandType(op, rt))
+		l = coerce(l, paramText(l, b.operandType(op, rt)))
 	case rt.OID == Unknown:
-		r = coerce(r, b.operandType(op, lt))
+		r = coerce(r, paramText(r, b.operandType(op, lt)))
 	}
 	b.noteParam(l)
 	b.noteParam(r)
@@ -207,12 +207,22 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 	return b.libraryOperator(op, []Scalar{l, r}, loc) // libops.go
 }
 
+// paramText is text for a parameter opposite varchar (varchar has no
+// operators of its own: PostgreSQL infers text for $1 in v = $1), else t.
+// (A literal keeps varchar: its value is the same, and plans read it so.)
+func paramText(e Scalar, t Type) Type {
+	if _, ok := e.(*Param); ok && t.OID == Varchar {
+		return T(Text)
+	}
+	return t
+}
+
 // operandType is the type an untyped literal takes opposite an operand
 // of type t (PostgreSQL picks the operator with both sides of t's type;
 // date ± 'x' reads x as an integer for - and +).
 func (b *binder) operandType(op string, t Type) Type {
-	if op == "||" || t.OID == Varchar {
-		return T(Text) // varchar has no operators of its own: text's
+	if op == "||" {
+		return T(Text)
 	}
 	if (t.OID == Date || t.OID == Timestamp || t.OID == Timestamptz) && op == "-" {
 		return T(t.OID) // date - date, timestamp - timestamp: the exact match
