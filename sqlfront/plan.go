@@ -884,8 +884,12 @@ func (pl *planner) like(l, r expr, not bool, pos int) (expr, error) {
 		return nil, errf(codeUndefinedFunc, pos, "operator does not exist: %s ~~ unknown", typeName(lt)).hint("cast the column to text")
 	}
 	var err error
-	if l, err = pl.coerce(l, oidText, pos); err != nil {
-		return nil, err
+	// bpchar ~~ text (bpcharlike) matches the padded value: 'x'::char(4)
+	// LIKE 'x' is false; a cast to text would strip the padding.
+	if lt != oidBpchar {
+		if l, err = pl.coerce(l, oidText, pos); err != nil {
+			return nil, err
+		}
 	}
 	if r, err = pl.coerce(r, oidText, pos); err != nil {
 		return nil, err

@@ -151,4 +151,3 @@ func (q ParamQuery) String() string {
 	}
 	return q.SQL + " -- params " + strings.Join(ps, ", ")
 }
-

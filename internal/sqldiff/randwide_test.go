@@ -154,6 +154,10 @@ var wideCases = []sqldiff.WideQuery{
 	{SQL: "SELECT a.d + NULL FROM wa a"},
 	// a cast's column name is its argument's only when that is strong
 	{SQL: "SELECT timestamp '2024-03-01 00:00'::date FROM wp a EXCEPT SELECT a.d FROM wa a ORDER BY 1", Ordered: true},
+	// bpchar LIKE matches the padded value ('x'::char(4) LIKE 'x' is
+	// false); a bpchar pattern is read without its padding
+	{SQL: "SELECT a.ts, count(a.ts) FROM wa a WHERE NOT (NOT (a.c NOT LIKE '')) GROUP BY a.ts"},
+	{SQL: "SELECT a.id, a.c LIKE 'x', a.c LIKE 'x   ', a.c ILIKE 'AB%', a.t LIKE a.c, a.c LIKE a.c FROM wa a"},
 	// PostgreSQL has no min(boolean)
 	{SQL: "SELECT a.b, count(*) FROM wk a GROUP BY a.b HAVING min(a.b) = max(a.b)"},
 }

@@ -150,7 +150,12 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 		return e, err // bytea.go
 	}
 	lt, rt := l.Type(), r.Type()
+	like := op == "~~" || op == "!~~" || op == "~~*" || op == "!~~*"
 	switch {
+	case like && (lt.OID == Unknown || rt.OID == Unknown) && (lt.OID == Bpchar || rt.OID == Bpchar):
+		// every LIKE operator's pattern is text (bpchar ~~ text keeps
+		// the padding of its bpchar operand, not of an untyped pattern)
+		l, r = coerce(l, T(Text)), coerce(r, T(Text))
 	case libraryOp(op) && (lt.OID == Unknown) != (rt.OID == Unknown):
 		// An untyped literal opposite a typed operand takes that type only
 		// when the library has the operator on two of it (PostgreSQL's
@@ -187,6 +192,11 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 	case op == "~~" || op == "!~~" || op == "~~*" || op == "!~~*":
 		if !isString(lt.OID) || !isString(rt.OID) {
 			return nil, bad()
+		}
+		if rt.OID == Bpchar {
+			// the pattern is text (x LIKE c reads c without its padding);
+			// a bpchar x keeps its padding (bpcharlike)
+			r = &Cast{Arg: r, T: T(Text)}
 		}
 		return &Op{Op: op, Args: []Scalar{l, r}, T: T(Bool)}, nil
 	case op == "||":

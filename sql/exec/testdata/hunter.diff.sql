@@ -28,3 +28,6 @@ SELECT CASE WHEN id > 1 THEN 1 ELSE CASE WHEN id > 2 THEN 3 ELSE i8 END END, CAS
 SELECT timestamp '2024-03-01 00:00'::date, '1'::int::text, CAST(s AS varchar) FROM nums;
 SELECT timestamp '2024-03-01 00:00'::date FROM nums EXCEPT SELECT dt FROM nums;
 SELECT b, min(b) FROM nums GROUP BY b;
+-- bpchar LIKE matches the padded value: 'x'::char(4) LIKE 'x' is false.
+SELECT id, c, c LIKE 'a', c LIKE 'a   ', c NOT LIKE '', c LIKE 'a%', c ILIKE 'A   ', c LIKE c FROM nums;
+SELECT 'x'::char(4) LIKE 'x', 'x'::char(4) LIKE 'x   ', 'x'::char(4) || '|', 'x'::char(4) ~ 'x $';
