@@ -22,9 +22,9 @@ import (
 // the test; refusals and errors where PostgreSQL answered are counted
 // and the most common shown. It runs the fixed seeds below and one
 // random seed (printed; -seed replays one). SIDECAR_RANDWIDE_N sets the
-// queries per seed (default 150).
+// queries per seed (default 100).
 func TestRandomWide(t *testing.T) {
-	n := 150
+	n := 100
 	if s := os.Getenv("SIDECAR_RANDWIDE_N"); s != "" {
 		v, err := strconv.Atoi(s)
 		if err != nil {
@@ -177,7 +177,7 @@ var wideParamCases = []sqldiff.ParamQuery{
 // LSN before the change; each query also runs at HEAD on both after
 // the change. A fixed seed and one random seed (printed; -seed replays).
 func TestRandomWideAsOf(t *testing.T) {
-	n := 120
+	n := 80
 	if s := os.Getenv("SIDECAR_RANDWIDE_N"); s != "" {
 		v, err := strconv.Atoi(s)
 		if err != nil {
