@@ -632,12 +632,7 @@ func (g *WideGen) grouped() WideQuery {
 // window: window functions over a partition, ordered by a unique key
 // where the function needs a total order.
 func (g *WideGen) window() WideQuery {
-	t := wideTables[g.r.IntN(len(wideTables))]
-	if t.unique == nil {
-		t = wideTables[0]
-	}
-	g.scope = scopeOf(t, "a")
-	uniq := qualify("a", t.unique)
+	t, uniq := g.keyedTable(0)
 	part := ""
 	if k, ok := g.col(true); ok && g.r.IntN(3) > 0 {
 		part = "PARTITION BY " + k.expr + " "
@@ -701,13 +696,8 @@ func (g *WideGen) setop() WideQuery {
 
 // distinctOn: DISTINCT ON a key, the row chosen by a unique order.
 func (g *WideGen) distinctOn() WideQuery {
-	t := wideTables[g.r.IntN(len(wideTables))]
-	if t.unique == nil {
-		t = wideTables[1]
-	}
-	g.scope = scopeOf(t, "a")
+	t, uniq := g.keyedTable(1)
 	k, _ := g.col(true)
-	uniq := qualify("a", t.unique)
 	items := g.items(1 + g.r.IntN(2))
 	dir := g.pick("", " DESC") + g.pick("", " NULLS FIRST", " NULLS LAST")
 	sql := "SELECT DISTINCT ON (" + k.expr + ") " + k.expr + ", " + strings.Join(uniq, ", ") + ", " + strings.Join(items, ", ") +
@@ -854,4 +844,15 @@ func (a Answer) Value(i, j int) string {
 		return ""
 	}
 	return strings.Split(a.a.rows[i], "|")[j]
+}
+
+// keyedTable draws a table with a unique key (wideTables[fallback] for
+// one without), puts it in scope as "a" and returns its key columns.
+func (g *WideGen) keyedTable(fallback int) (wtable, []string) {
+	t := wideTables[g.r.IntN(len(wideTables))]
+	if t.unique == nil {
+		t = wideTables[fallback]
+	}
+	g.scope = scopeOf(t, "a")
+	return t, qualify("a", t.unique)
 }

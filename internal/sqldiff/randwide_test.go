@@ -111,17 +111,7 @@ func TestRandomWide(t *testing.T) {
 	t.Logf("seeds %v, %d queries each: %d identical, %d wrong, %d refused, %d error mismatches, %d timeouts, %d PostgreSQL errors (both failed), %d answered where PostgreSQL failed",
 		seeds, n, counts[sqldiff.Identical], failures, counts[sqldiff.Refused], counts[sqldiff.ErrorMismatch], counts[sqldiff.Timeout],
 		counts[sqldiff.PGError], counts[sqldiff.AnsweredError])
-	keys := make([]string, 0, len(reasons))
-	for k := range reasons {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b string) int { return reasons[b] - reasons[a] })
-	for i, k := range keys {
-		if i == 25 {
-			break
-		}
-		t.Logf("%5d  %s", reasons[k], k)
-	}
+	logTop(t, reasons, 25)
 }
 
 func splitComma(s string) []string {
@@ -253,13 +243,18 @@ func TestRandomWideAsOf(t *testing.T) {
 	}
 	t.Logf("AS OF %s, %d queries (×2): %d identical, %d wrong, %d refused, %d error mismatches, %d timeouts, %d both failed",
 		ref, len(qs), counts[sqldiff.Identical], failures, counts[sqldiff.Refused], counts[sqldiff.ErrorMismatch], counts[sqldiff.Timeout], counts[sqldiff.PGError])
+	logTop(t, reasons, 15)
+}
+
+// logTop logs the n most frequent reasons with their counts.
+func logTop(t *testing.T, reasons map[string]int, n int) {
 	keys := make([]string, 0, len(reasons))
 	for k := range reasons {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b string) int { return reasons[b] - reasons[a] })
 	for i, k := range keys {
-		if i == 15 {
+		if i == n {
 			break
 		}
 		t.Logf("%5d  %s", reasons[k], k)
