@@ -314,13 +314,23 @@ func (pl *planner) binary(l, r expr, op string, pos int) (expr, expr, uint32, er
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	if l, err = pl.coerce(l, t, pos); err != nil {
+	if l, err = pl.coerce(l, pl.operandType(l, t), pos); err != nil {
 		return nil, nil, 0, err
 	}
-	if r, err = pl.coerce(r, t, pos); err != nil {
+	if r, err = pl.coerce(r, pl.operandType(r, t), pos); err != nil {
 		return nil, nil, 0, err
 	}
 	return l, r, t, nil
+}
+
+// operandType is the type an operand of an operator over t takes: an
+// untyped parameter opposite varchar is text (varchar has no operators
+// of its own; PostgreSQL infers text), otherwise t.
+func (pl *planner) operandType(e expr, t uint32) uint32 {
+	if _, ok := pl.paramType(e); ok && t == oidVarchar {
+		return oidText
+	}
+	return t
 }
 
 // comparable says whether values of type t can be ordered (= is allowed
@@ -874,8 +884,12 @@ func (pl *planner) like(l, r expr, not bool, pos int) (expr, error) {
 		return nil, errf(codeUndefinedFunc, pos, "operator does not exist: %s ~~ unknown", typeName(lt)).hint("cast the column to text")
 	}
 	var err error
-	if l, err = pl.coerce(l, oidText, pos); err != nil {
-		return nil, err
+	// bpchar ~~ text (bpcharlike) matches the padded value: 'x'::char(4)
+	// LIKE 'x' is false; a cast to text would strip the padding.
+	if lt != oidBpchar {
+		if l, err = pl.coerce(l, oidText, pos); err != nil {
+			return nil, err
+		}
 	}
 	if r, err = pl.coerce(r, oidText, pos); err != nil {
 		return nil, err
@@ -974,7 +988,10 @@ func (pl *planner) aggregate(name string, f *pg.FuncCall) (expr, error) {
 		case "count":
 			a.t = oidInt8
 		case "min", "max":
-			if !comparableType(at, "<") {
+			if at == oidInterval {
+				return nil, unsupported(pos, name+"(interval)")
+			}
+			if at == oidBool || !comparableType(at, "<") { // PostgreSQL has no min(boolean)
 				return nil, errf(codeUndefinedFunc, pos, "function %s(%s) does not exist", name, typeName(at))
 			}
 			if err := pl.textOrderCheck(pos, at, false, arg); err != nil {
@@ -992,6 +1009,8 @@ func (pl *planner) aggregate(name string, f *pg.FuncCall) (expr, error) {
 				a.t = oidNumeric
 			case isFloatType(at):
 				a.t = at
+			case at == oidInterval:
+				return nil, unsupported(pos, "sum(interval)")
 			default:
 				return nil, errf(codeUndefinedFunc, pos, "function sum(%s) does not exist", typeName(at))
 			}
@@ -1042,6 +1061,11 @@ func figureName(n *pg.Node) (string, int) {
 	case n.GetCollateClause() != nil:
 		return figureName(n.GetCollateClause().Arg)
 	case n.GetCaseExpr() != nil:
+		if d := n.GetCaseExpr().Defresult; d != nil {
+			if name, s := figureName(d); s > 1 {
+				return name, s // named after its ELSE
+			}
+		}
 		return "case", 1
 	}
 	return "?column?", 0

@@ -153,13 +153,15 @@ func (c *compiler) conditional(x *plan.Func) (vexpr, error) {
 			return nil, err
 		}
 		if at := a.Type(); at.OID != x.T.OID && at.OID != plan.Unknown {
-			if x.Name == "nullif" && i == 0 {
+			if x.Name == "nullif" && i == 0 && !(x.T.OID == plan.Text && isStringType(at.OID)) {
 				// NULLIF's result has its first argument's type: one
 				// other than the common type is not done here. (When the
 				// first has the common type, the = of both types is the
 				// = of that type over the second cast to it.)
 				return nil, unsupported("NULLIF with arguments of different types")
 			}
+			// (NULLIF(varchar or bpchar, …) compares and answers text:
+			// the binder typed it so, as PostgreSQL's texteq coerces it.)
 			args[i] = c.castTo(args[i], at, x.T) // the binder's common type
 		}
 	}
@@ -224,3 +226,6 @@ func (c *compiler) conditional(x *plan.Func) (vexpr, error) {
 	}
 	return nil, unsupported("the function " + x.Name)
 }
+
+// isStringType says whether o is text, varchar or bpchar.
+func isStringType(o plan.OID) bool { return o == plan.Text || o == plan.Varchar || o == plan.Bpchar }

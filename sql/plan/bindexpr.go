@@ -3,6 +3,7 @@ package plan
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 )
@@ -53,6 +54,14 @@ func (b *binder) expr(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
 			return nil, err
 		}
 		e := cast(arg, t)
+		if c, ok := e.(*Const); ok && !c.Null && (t.OID == Varchar || t.OID == Bpchar) && t.Mod >= 4 {
+			// An explicit cast truncates: 'éclair'::char(4) is 'écla'
+			// (PostgreSQL reads the literal without the typmod, then
+			// applies the length coercion as the cast's).
+			if n := int(t.Mod - 4); utf8.RuneCountInString(c.Text) > n {
+				c.Text = string([]rune(c.Text)[:n])
+			}
+		}
 		b.noteParam(e)
 		return e, nil
 	case n.GetAExpr() != nil:
@@ -335,7 +344,28 @@ func (b *binder) variadic(name string, args []*pg.Node, sc *scope, ctx *exprCtx)
 		f.Args[i] = coerce(f.Args[i], t)
 	}
 	f.T = t
+	if name == "nullif" {
+		f.T = nullifType(f.Args[0].Type(), f.Args[1].Type(), t)
+	}
 	return f, nil
+}
+
+// nullifType is NULLIF(l, r)'s type: PostgreSQL's is l's after the
+// = operator's resolution coerced it, and varchar (which has no = of
+// its own) compares as text, as do two string types that differ.
+func nullifType(l, r, common Type) Type {
+	if isString(l.OID) && isString(r.OID) && l.OID != Unknown {
+		switch {
+		case l.OID == Varchar:
+			return T(Text)
+		case l.OID == r.OID:
+			return common
+		case l.OID == Name:
+			return l
+		}
+		return T(Text)
+	}
+	return common
 }
 
 // caseExpr binds CASE; CASE x WHEN v … becomes CASE WHEN x = v ….
@@ -376,7 +406,9 @@ func (b *binder) caseExpr(c *pg.CaseExpr, sc *scope, ctx *exprCtx) (Scalar, erro
 			return nil, err
 		}
 		out.Else = e
-		ts = append(ts, e.Type())
+		// PostgreSQL resolves the ELSE first (transformCaseExpr): CASE
+		// WHEN … THEN varchar ELSE text END is text.
+		ts = append([]Type{e.Type()}, ts...)
 	}
 	t, err := commonType(ts)
 	if err != nil {
@@ -406,7 +438,9 @@ func colName(n *pg.Node) string {
 		return f[len(f)-1].GetString_().Sval
 	case n.GetTypeCast() != nil:
 		tc := n.GetTypeCast()
-		if name := colName(tc.Arg); name != "?column?" {
+		// the argument's name only when strong: timestamp 'x'::date is
+		// "date", not "timestamp"
+		if name, ok := strongColName(tc.Arg); ok {
 			return name
 		}
 		if t, err := TypeOf(tc.TypeName); err == nil {
@@ -416,6 +450,11 @@ func colName(n *pg.Node) string {
 			return typeNames[t.OID]
 		}
 	case n.GetCaseExpr() != nil:
+		// named after its ELSE when that has a name of its own
+		// (FigureColnameInternal: strength 2)
+		if name, ok := strongColName(n.GetCaseExpr().Defresult); ok {
+			return name
+		}
 		return "case"
 	case n.GetAArrayExpr() != nil:
 		return "array"
@@ -450,6 +489,22 @@ func colName(n *pg.Node) string {
 		}
 	}
 	return "?column?"
+}
+
+// strongColName is n's column name when PostgreSQL ranks it strong (a
+// name from a column, function, … — not "?column?", nor a type's or
+// "case" given to a cast or CASE of a nameless expression).
+func strongColName(n *pg.Node) (string, bool) {
+	switch {
+	case n == nil:
+		return "", false
+	case n.GetTypeCast() != nil:
+		return strongColName(n.GetTypeCast().Arg)
+	case n.GetCaseExpr() != nil:
+		return strongColName(n.GetCaseExpr().Defresult)
+	}
+	name := colName(n)
+	return name, name != "?column?"
 }
 
 // colNameOf names a computed GROUP BY column for EXPLAIN.

@@ -150,7 +150,12 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 		return e, err // bytea.go
 	}
 	lt, rt := l.Type(), r.Type()
+	like := op == "~~" || op == "!~~" || op == "~~*" || op == "!~~*"
 	switch {
+	case like && (lt.OID == Unknown || rt.OID == Unknown) && (lt.OID == Bpchar || rt.OID == Bpchar):
+		// every LIKE operator's pattern is text (bpchar ~~ text keeps
+		// the padding of its bpchar operand, not of an untyped pattern)
+		l, r = coerce(l, T(Text)), coerce(r, T(Text))
 	case libraryOp(op) && (lt.OID == Unknown) != (rt.OID == Unknown):
 		// An untyped literal opposite a typed operand takes that type only
 		// when the library has the operator on two of it (PostgreSQL's
@@ -161,10 +166,14 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 		}
 	case lt.OID == Unknown && rt.OID == Unknown:
 		l, r = coerce(l, T(Text)), coerce(r, T(Text))
+	case op == "+" && (lt.OID == Date) != (rt.OID == Date) && (lt.OID == Unknown || rt.OID == Unknown):
+		// date + int4, + interval, + time, + timetz: PostgreSQL cannot
+		// choose for an untyped operand.
+		return nil, errorf("42725", "operator is not unique: %s + %s", lt, rt).at(loc)
 	case lt.OID == Unknown:
-		l = coerce(l, b.operandType(op, rt))
+		l = coerce(l, paramText(l, b.operandType(op, rt)))
 	case rt.OID == Unknown:
-		r = coerce(r, b.operandType(op, lt))
+		r = coerce(r, paramText(r, b.operandType(op, lt)))
 	}
 	b.noteParam(l)
 	b.noteParam(r)
@@ -183,6 +192,11 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 	case op == "~~" || op == "!~~" || op == "~~*" || op == "!~~*":
 		if !isString(lt.OID) || !isString(rt.OID) {
 			return nil, bad()
+		}
+		if rt.OID == Bpchar {
+			// the pattern is text (x LIKE c reads c without its padding);
+			// a bpchar x keeps its padding (bpcharlike)
+			r = &Cast{Arg: r, T: T(Text)}
 		}
 		return &Op{Op: op, Args: []Scalar{l, r}, T: T(Bool)}, nil
 	case op == "||":
@@ -203,6 +217,16 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 	return b.libraryOperator(op, []Scalar{l, r}, loc) // libops.go
 }
 
+// paramText is text for a parameter opposite varchar (varchar has no
+// operators of its own: PostgreSQL infers text for $1 in v = $1), else t.
+// (A literal keeps varchar: its value is the same, and plans read it so.)
+func paramText(e Scalar, t Type) Type {
+	if _, ok := e.(*Param); ok && t.OID == Varchar {
+		return T(Text)
+	}
+	return t
+}
+
 // operandType is the type an untyped literal takes opposite an operand
 // of type t (PostgreSQL picks the operator with both sides of t's type;
 // date ± 'x' reads x as an integer for - and +).
@@ -210,7 +234,10 @@ func (b *binder) operandType(op string, t Type) Type {
 	if op == "||" {
 		return T(Text)
 	}
-	if (t.OID == Date || t.OID == Timestamp || t.OID == Timestamptz) && (op == "+" || op == "-") {
+	if (t.OID == Date || t.OID == Timestamp || t.OID == Timestamptz) && op == "-" {
+		return T(t.OID) // date - date, timestamp - timestamp: the exact match
+	}
+	if (t.OID == Timestamp || t.OID == Timestamptz) && op == "+" {
 		return T(Interval)
 	}
 	return T(t.OID)
