@@ -549,9 +549,8 @@ func (r *Registry) addDateTime() {
 			return toChar(tsArg(a[0]), str(a[1]), t == tsz)
 		}, t, tx)
 	}
-	for _, t := range []OID{iv, i4, i8, types.Float4, f8, nm} {
-		r.def("to_char", tx, refuse("to_char("+types.NameOf(t)+", text)"), t, tx)
-	}
+	r.def("to_char", tx, refuse("to_char(interval, text)"), iv, tx)
+	r.addToCharNumber() // tonumchar.go
 	// AT TIME ZONE: atZone shifts a[1] by the zone a[0] names, sign = -1 from local
 	// time to UTC (timestamp → timestamptz), +1 back.
 	atZone := func(sign int64) Impl {
