@@ -285,6 +285,10 @@ func readsCatalog(stmt *pg.Node) bool {
 		if found {
 			return false
 		}
+		if tn, ok := m.Interface().(*pg.TypeName); ok {
+			_, found = lplan.RegTypeOfName(tn) // a reg type reads the catalog
+			return !found
+		}
 		if rv, ok := m.Interface().(*pg.RangeVar); ok {
 			found = catalogDef(rv.Schemaname, rv.Relname) != nil || rv.Schemaname == "pg_catalog" && catalogRelation(rv.Schemaname, rv.Relname) == nil
 			return false

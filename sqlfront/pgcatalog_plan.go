@@ -300,25 +300,8 @@ func formatTypeOf(oidv, modv types.Value) (types.Value, error) {
 // their indexes (pg_class lists both: indexClassRows; an index lives in
 // its table's schema) and their owned sequences (seqClassRows).
 func tableVisible(tables []Table, path []string, oid uint32) types.Value {
-	type rel struct {
-		schema, name string
-		oid          uint32
-	}
-	var rels []rel
-	_, ns := (&pgCatCtx{tables: tables}).namespaces()
-	for i := range tables {
-		t := &tables[i]
-		rels = append(rels, rel{t.Schema, t.Rel, t.OID})
-		if s := schemaFactsOf(t); s != nil {
-			for _, x := range s.Indexes {
-				rels = append(rels, rel{t.Schema, x.Name, x.OID})
-			}
-		}
-		for _, q := range listedSequences(t, ns) { // pgcatalog_seq.go
-			rels = append(rels, rel{q.Schema, q.Name, q.OID})
-		}
-	}
-	var r *rel
+	rels := catalogRels(tables) // pgcatalog_reg.go
+	var r *catRel
 	for i := range rels {
 		if rels[i].oid == oid {
 			r = &rels[i]
