@@ -239,7 +239,7 @@ var pgRels = append([]*pgRel{
 			}
 			return out
 		}},
-}, append(schemaRels, settingsRel, sequenceRel)...) // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go
+}, append(schemaRels, settingsRel, sequenceRel, enumRel)...) // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go
 
 // charText is a "char" column's text: empty for 0.
 func charText(b byte) string {

@@ -183,7 +183,9 @@ var catalogFuncs = map[string]bool{"pg_get_expr": true, "format_type": true, "pg
 	"pg_relation_size": true, "pg_indexes_size": true, "pg_database_size": true}
 
 // HasFunc implements lplan.FuncCatalog.
-func (c *vecCatalog) HasFunc(name string) bool { return catalogFuncs[name] || arrayCatalogFuncs[name] }
+func (c *vecCatalog) HasFunc(name string) bool {
+	return catalogFuncs[name] || arrayCatalogFuncs[name] || regCatalogFuncs[name]
+}
 
 // Func implements lplan.FuncCatalog: the system functions clients call
 // on the catalog.
@@ -253,6 +255,9 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 		return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "%s is not supported by sidecar's catalog (the sizes on the source PostgreSQL are not kept; the mirror's own differ)", name)
 	case "shobj_description", "has_table_privilege", "has_schema_privilege", "has_column_privilege", "has_database_privilege":
 		return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "%s is not supported by sidecar's catalog yet (owners, privileges and shared objects' comments are not kept)", name)
+	}
+	if regCatalogFuncs[name] {
+		return c.regFunc(name, args) // pgcatalog_reg.go
 	}
 	return c.arrayCatalogFunc(name, args) // pgcatalog_arrays.go
 }

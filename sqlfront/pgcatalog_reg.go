@@ -225,7 +225,15 @@ func (c *vecCatalog) RegOut(kind uint32) (*lplan.ExtFunc, error) {
 			return nil, regRefused(kind, "OID "+strconv.FormatUint(uint64(o), 10))
 		}
 	case oidRegtypeT:
-		name = func(o uint32) (types.Value, error) { return formatTypeOf(strconv.FormatUint(uint64(o), 10), nil) }
+		name = func(o uint32) (types.Value, error) {
+			if n := lplan.RegTypeName(o); n != "" {
+				return n, nil
+			}
+			if o == types.Unknown {
+				return "unknown", nil
+			}
+			return formatTypeOf(int64(o), nil)
+		}
 	case oidRegnamespaceT:
 		names, ns := (&pgCatCtx{tables: tables}).namespaces()
 		name = func(o uint32) (types.Value, error) {
@@ -298,3 +306,48 @@ func (r *reach) regVal(f *lplan.Func, depth int, konst func(string) bool, col fu
 	}
 	return false
 }
+
+// regCatalogFuncs are the functions of the object identifier types.
+var regCatalogFuncs = map[string]bool{"pg_typeof": true, "pg_type_is_visible": true}
+
+// regFunc is pg_typeof (its argument's type, a regtype) and
+// pg_type_is_visible (every type sidecar serves is pg_catalog's).
+func (c *vecCatalog) regFunc(name string, args []lplan.Type) (*lplan.ExtFunc, error) {
+	if len(args) != 1 {
+		return nil, lplan.ExtError(lplan.CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(args))
+	}
+	switch name {
+	case "pg_typeof":
+		t := args[0].OID
+		if k, ok := lplan.RegKind(args[0]); ok {
+			t = k
+		}
+		if _, ok := types.Lookup(t); !ok && t != types.Unknown && lplan.RegTypeName(t) == "" {
+			return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "pg_typeof of this expression is not supported by sidecar yet")
+		}
+		return &lplan.ExtFunc{Args: []lplan.Type{args[0]}, Result: lplan.RegType(oidRegtypeT), NullOK: true,
+			Eval: func([]types.Value) (types.Value, error) { return int64(t), nil }}, nil
+	}
+	return &lplan.ExtFunc{Args: []lplan.Type{lplan.T(oidOID)}, Result: lplan.T(oidBool), Eval: func(v []types.Value) (types.Value, error) {
+		if _, ok := types.Lookup(oidValue(v[0])); ok {
+			return true, nil
+		}
+		return nil, regRefused(oidRegtypeT, "OID "+strconv.FormatUint(uint64(oidValue(v[0])), 10))
+	}}, nil
+}
+
+// enumRel is pg_enum: pg_type lists the types sidecar serves, none an
+// enum, so it has no rows — unless a followed column has a type sidecar
+// does not know (an enum, maybe): then its one row is unknown and
+// reading pg_enum is refused.
+var enumRel = &pgRel{schema: "pg_catalog", name: "pg_enum", cols: pgc("oid oid, enumtypid oid, enumsortorder float4, enumlabel name"),
+	rows: func(cx *pgCatCtx) [][]*string {
+		for _, t := range cx.tables {
+			for _, c := range t.Columns {
+				if _, ok := types.Lookup(c.TypeOID); !ok {
+					return [][]*string{{pgUnknown, pgUnknown, pgUnknown, pgUnknown}}
+				}
+			}
+		}
+		return nil
+	}}

@@ -12,6 +12,10 @@ func TestCatalogRegTypes(t *testing.T) {
 	catalogCompare(t, r, []string{
 		"SELECT 'items'::regclass",
 		"SELECT 'public'::regnamespace::oid",
+		"SELECT pg_typeof(1), pg_typeof('a'::text), pg_typeof(1.5), pg_typeof(NULL::int8), pg_typeof('x'), pg_typeof(now()), pg_typeof('items'::regclass)",
+		"SELECT pg_typeof(id), pg_typeof(name), pg_typeof(qty * 2.0) FROM items LIMIT 1",
+		"SELECT pg_typeof(1)::text = 'integer', pg_typeof(1)::oid",
+		"SELECT typname, pg_type_is_visible(oid) FROM pg_type WHERE typname IN ('int4', 'text', 'varchar') ORDER BY 1",
 		"SELECT (SELECT oid FROM pg_namespace WHERE nspname = 'public')",
 		"SELECT 2200::oid = (SELECT oid FROM pg_namespace WHERE nspname = 'public')",
 		"SELECT 'public.items'::regclass, 'ITEMS'::regclass::text, '\"items\"'::regclass::oid = (SELECT oid FROM pg_class WHERE relname = 'items')",
