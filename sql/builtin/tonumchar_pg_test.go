@@ -117,3 +117,26 @@ func TestToCharNumberMatchesPostgres(t *testing.T) {
 	}
 	runDifferential(t, cases)
 }
+
+// TestDegreeTrigMatchesPostgres: sind, cosd, tand, cotd, asind, acosd,
+// atand and atan2d answer as PostgreSQL at the arguments they compute
+// (the exact angles, NaN, the out-of-range errors) and refuse others.
+func TestDegreeTrigMatchesPostgres(t *testing.T) {
+	var angles []string
+	for a := -720; a <= 720; a += 15 {
+		angles = append(angles, strconv.Itoa(a))
+	}
+	angles = append(angles, "NaN", "Infinity", "-Infinity", "0.5", "1e300", "-0")
+	ins := []string{"-1", "-0.5", "0", "0.5", "1", "-0", "2", "-1.5", "0.25", "NaN", "Infinity", "-Infinity", "1e300"}
+	var cases []call
+	for _, fn := range []string{"sind", "cosd", "tand", "cotd"} {
+		cases = append(cases, cross(fn, vals("float8", angles...))...)
+	}
+	for _, fn := range []string{"asind", "acosd", "atand"} {
+		cases = append(cases, cross(fn, vals("float8", ins...))...)
+	}
+	cases = append(cases, cross("atan2d", vals("float8", ins...), vals("float8", ins...))...)
+	if runDifferential(t, cases) == 0 {
+		t.Fatal("no cases")
+	}
+}
