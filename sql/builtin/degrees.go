@@ -32,7 +32,7 @@ var (
 
 func sind0to30(x float64) float64 { return (math.Sin(x*radiansPerDegree) / sin30) / 2.0 }
 func cosd0to60(x float64) float64 {
-	return 1.0 - ((1.0 - math.Cos(x*radiansPerDegree)) / oneMinusCos60) / 2.0
+	return 1.0 - ((1.0-math.Cos(x*radiansPerDegree))/oneMinusCos60)/2.0
 }
 
 func sindQ1(x float64) float64 {
