@@ -138,7 +138,9 @@ func (s *srfOp) series(vals []types.Value) (func() (types.Value, bool, error), e
 		if s.e.clock != nil {
 			z = s.e.clock.Zone
 		}
-		add := func(t types.TimestampVal, iv types.IntervalVal) (types.TimestampVal, error) { return addIntervalIn(t, iv, 1, z) }
+		add := func(t types.TimestampVal, iv types.IntervalVal) (types.TimestampVal, error) {
+			return addIntervalIn(t, iv, 1, z)
+		}
 		return timestampSeries(vals[0].(types.TimestampVal), vals[1].(types.TimestampVal), step.(types.IntervalVal), add)
 	}
 	return intSeries(vals, s.t)
