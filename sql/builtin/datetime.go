@@ -542,7 +542,7 @@ func (r *Registry) addDateTime() {
 	r.def("to_timestamp", tsz, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return floatTimestamp(f8Of(a[0]))
 	}, f8)
-	r.def("to_timestamp", tsz, refuse("to_timestamp(text, text)"), tx, tx).stable()
+	r.addFromChar() // fromchar.go: to_date, to_timestamp(text, text)
 	for _, t := range []OID{ts, tsz} {
 		t := t
 		r.def("to_char", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {

@@ -140,3 +140,43 @@ func TestDegreeTrigMatchesPostgres(t *testing.T) {
 		t.Fatal("no cases")
 	}
 }
+
+// TestFromCharMatchesPostgres: to_date and to_timestamp(text, text)
+// answer as PostgreSQL for input spelling the format's numeric fields,
+// and refuse the formats and input they do not read.
+func TestFromCharMatchesPostgres(t *testing.T) {
+	rng := rand.New(rand.NewPCG(seed.New(t, seedFlag), 0))
+	formats := []string{"YYYYMMDD", "YYYY-MM-DD", "DD/MM/YYYY", "yyyy.mm.dd", "YYYY-MM-DD HH24:MI:SS", "YYYYMMDDHH24MISS", "MM-DD-YYYY",
+		"YYYY", "YYYY-MM", "DD Mon YYYY", "YYYY-MM-DD HH12:MI", "FXYYYY-MM-DD", "YYYY--MM-DD", "HH24:MI", "Yyyy-MM-DD"}
+	var cases []call
+	for range 400 {
+		f := formats[rng.IntN(len(formats))]
+		y, m, d := 1+rng.IntN(2999), 1+rng.IntN(13), 1+rng.IntN(31)
+		h, mi, s := rng.IntN(25), rng.IntN(61), rng.IntN(61)
+		r := strings.NewReplacer("YYYY", pad(y, 4), "yyyy", pad(y, 4), "MM", pad(m, 2), "mm", pad(m, 2), "DD", pad(d, 2), "dd", pad(d, 2),
+			"HH24", pad(h, 2), "MI", pad(mi, 2), "SS", pad(s, 2), "Mon", "Mar", "HH12", pad(h%12+1, 2), "FX", "", "Yyyy", pad(y, 4))
+		in := r.Replace(f)
+		switch rng.IntN(8) {
+		case 0:
+			in = " " + in
+		case 1:
+			in = strings.Replace(in, "-", "/", 1)
+		case 2:
+			if len(in) > 1 {
+				in = in[1:]
+			}
+		}
+		for _, fn := range []string{"to_date", "to_timestamp"} {
+			cases = append(cases, call{fn: fn, args: []arg{{typ: "text", val: in}, {typ: "text", val: f}}})
+		}
+	}
+	runDifferential(t, cases)
+}
+
+func pad(n, w int) string {
+	s := strconv.Itoa(n)
+	for len(s) < w {
+		s = "0" + s
+	}
+	return s
+}

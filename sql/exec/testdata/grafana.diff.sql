@@ -64,3 +64,7 @@ SELECT g AS time, count(ev.id) FROM generate_series(timestamptz '2024-03-31 00:0
 SELECT count(*), min(g), max(g) FROM generate_series(timestamptz '2024-01-31 00:00+00', timestamptz '2024-12-31 00:00+00', interval '1 month') g;
 SELECT g FROM generate_series(timestamptz '2024-03-02 00:00+00', timestamptz '2024-01-01 00:00+00', interval '-1 month -1 day') g;
 SELECT g, n FROM generate_series(timestamptz '2024-03-31 00:00+00', timestamptz '2024-03-31 04:00+00', interval '90 minutes') WITH ORDINALITY AS s(g, n);
+-- to_date and to_timestamp(text, text) of input spelling the format (local time of the session's zone, gaps and overlaps included).
+SELECT to_date('2024-03-31', 'YYYY-MM-DD'), to_date('20240229', 'YYYYMMDD'), to_timestamp('2024-03-31 01:30:00', 'YYYY-MM-DD HH24:MI:SS');
+SELECT to_timestamp('2024-03-31 02:30:00', 'YYYY-MM-DD HH24:MI:SS'), to_timestamp('2024-10-27 02:30:00', 'YYYY-MM-DD HH24:MI:SS'), to_timestamp('20241103013000', 'YYYYMMDDHH24MISS');
+SELECT id, to_char(ts, 'YYYY-MM-DD') = to_date(to_char(ts, 'YYYY-MM-DD'), 'YYYY-MM-DD')::text FROM ev ORDER BY 1;
