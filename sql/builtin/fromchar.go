@@ -74,6 +74,17 @@ func fromCharExact(s, f string, timeOK bool) (map[string]int64, error) {
 	return out, nil
 }
 
+// fromChar reads text a[0] by format a[1]: the fields and the day
+// (since 2000-01-01) they name.
+func fromChar(a []types.Value, timeOK bool) (map[string]int64, int64, error) {
+	fs, err := fromCharExact(str(a[0]), str(a[1]), timeOK)
+	if err != nil {
+		return nil, 0, err
+	}
+	d, err := fromCharDate(fs)
+	return fs, d, err
+}
+
 // fromCharDate is the date the fields name (refused out of range).
 func fromCharDate(fs map[string]int64) (int64, error) {
 	y, m, d := fs["YYYY"], int64(1), int64(1)
@@ -92,22 +103,14 @@ func fromCharDate(fs map[string]int64) (int64, error) {
 func (r *Registry) addFromChar() {
 	tx := types.Text
 	r.def("to_date", types.Date, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-		fs, err := fromCharExact(str(a[0]), str(a[1]), false)
-		if err != nil {
-			return nil, err
-		}
-		d, err := fromCharDate(fs)
+		_, d, err := fromChar(a, false)
 		if err != nil {
 			return nil, err
 		}
 		return types.DateVal(d), nil
 	}, tx, tx).stable()
 	r.def("to_timestamp", types.Timestamptz, func(c *Context, a []types.Value, _ []OID) (types.Value, error) {
-		fs, err := fromCharExact(str(a[0]), str(a[1]), true)
-		if err != nil {
-			return nil, err
-		}
-		d, err := fromCharDate(fs)
+		fs, d, err := fromChar(a, true)
 		if err != nil {
 			return nil, err
 		}

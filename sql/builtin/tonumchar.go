@@ -121,18 +121,10 @@ func parseNumFormat(f string) ([]numNode, numDesc, error) {
 			continue
 		}
 		if f[0] == '"' {
-			f = f[1:]
-			for len(f) > 0 {
-				if f[0] == '"' {
-					f = f[1:]
-					break
-				}
-				if f[0] == '\\' && len(f) > 1 {
-					f = f[1:]
-				}
-				_, w := utf8.DecodeRuneInString(f)
-				nodes = append(nodes, numNode{id: -1, ch: f[:w]})
-				f = f[w:]
+			var lit []string
+			lit, f = quotedLiteral(f[1:]) // tochar.go
+			for _, c := range lit {
+				nodes = append(nodes, numNode{id: -1, ch: c})
 			}
 			continue
 		}
