@@ -239,7 +239,7 @@ var pgRels = append([]*pgRel{
 			}
 			return out
 		}},
-}, append(schemaRels, settingsRel, sequenceRel)...) // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go
+}, append(schemaRels, settingsRel, sequenceRel, enumRel)...) // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go
 
 // charText is a "char" column's text: empty for 0.
 func charText(b byte) string {
@@ -284,6 +284,10 @@ func readsCatalog(stmt *pg.Node) bool {
 	pgast.Walk(stmt.ProtoReflect(), func(m protoreflect.Message) bool {
 		if found {
 			return false
+		}
+		if tn, ok := m.Interface().(*pg.TypeName); ok {
+			_, found = lplan.RegTypeOfName(tn) // a reg type reads the catalog
+			return !found
 		}
 		if rv, ok := m.Interface().(*pg.RangeVar); ok {
 			found = catalogDef(rv.Schemaname, rv.Relname) != nil || rv.Schemaname == "pg_catalog" && catalogRelation(rv.Schemaname, rv.Relname) == nil

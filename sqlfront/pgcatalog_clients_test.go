@@ -161,7 +161,8 @@ func TestCatalogSQLAlchemy(t *testing.T) {
 	needPython(t, "sqlalchemy", "python3-sqlalchemy")
 	needPython(t, "psycopg2", "python3-psycopg2")
 	pythonCalls(t, catalogRig(t), sqlalchemyInspect, "connect", "inspect", "get_schema_names", "get_table_names", "has_table",
-		"get_foreign_keys", "get_unique_constraints", "get_check_constraints", "get_table_comment", "get_pk_constraint", "get_indexes")
+		"get_foreign_keys", "get_unique_constraints", "get_check_constraints", "get_table_comment", "get_pk_constraint", "get_indexes",
+		"get_columns") // get_columns: regclass casts, pg_type_is_visible, pg_enum
 }
 
 // pythonCalls runs a Python client script over SQLAlchemy + psycopg2
@@ -243,13 +244,12 @@ call("read_sql_params", lambda: pandas.read_sql(sqlalchemy.text("SELECT id, name
 call("read_sql_table", lambda: pandas.read_sql_table(t, eng))
 `
 
-// TestCatalogPandas: pandas.read_sql answers as on PostgreSQL (same
-// frames, same dtypes); read_sql_table answers identically or is
-// refused (it reflects the columns through SQLAlchemy's get_columns,
-// whose query casts to regclass).
+// TestCatalogPandas: pandas.read_sql and read_sql_table (which reflects
+// the columns through SQLAlchemy's get_columns, whose query casts to
+// regclass) answer as on PostgreSQL (same frames, same dtypes).
 func TestCatalogPandas(t *testing.T) {
 	needPython(t, "sqlalchemy", "python3-sqlalchemy")
 	needPython(t, "psycopg2", "python3-psycopg2")
 	needPython(t, "pandas", "python3-pandas")
-	pythonCalls(t, catalogRig(t), pandasRead, "read_sql", "read_sql_params")
+	pythonCalls(t, catalogRig(t), pandasRead, "read_sql", "read_sql_params", "read_sql_table")
 }

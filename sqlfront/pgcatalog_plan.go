@@ -183,7 +183,9 @@ var catalogFuncs = map[string]bool{"pg_get_expr": true, "format_type": true, "pg
 	"pg_relation_size": true, "pg_indexes_size": true, "pg_database_size": true}
 
 // HasFunc implements lplan.FuncCatalog.
-func (c *vecCatalog) HasFunc(name string) bool { return catalogFuncs[name] || arrayCatalogFuncs[name] }
+func (c *vecCatalog) HasFunc(name string) bool {
+	return catalogFuncs[name] || arrayCatalogFuncs[name] || regCatalogFuncs[name]
+}
 
 // Func implements lplan.FuncCatalog: the system functions clients call
 // on the catalog.
@@ -254,6 +256,9 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 	case "shobj_description", "has_table_privilege", "has_schema_privilege", "has_column_privilege", "has_database_privilege":
 		return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "%s is not supported by sidecar's catalog yet (owners, privileges and shared objects' comments are not kept)", name)
 	}
+	if regCatalogFuncs[name] {
+		return c.regFunc(name, args) // pgcatalog_reg.go
+	}
 	return c.arrayCatalogFunc(name, args) // pgcatalog_arrays.go
 }
 
@@ -300,25 +305,8 @@ func formatTypeOf(oidv, modv types.Value) (types.Value, error) {
 // their indexes (pg_class lists both: indexClassRows; an index lives in
 // its table's schema) and their owned sequences (seqClassRows).
 func tableVisible(tables []Table, path []string, oid uint32) types.Value {
-	type rel struct {
-		schema, name string
-		oid          uint32
-	}
-	var rels []rel
-	_, ns := (&pgCatCtx{tables: tables}).namespaces()
-	for i := range tables {
-		t := &tables[i]
-		rels = append(rels, rel{t.Schema, t.Rel, t.OID})
-		if s := schemaFactsOf(t); s != nil {
-			for _, x := range s.Indexes {
-				rels = append(rels, rel{t.Schema, x.Name, x.OID})
-			}
-		}
-		for _, q := range listedSequences(t, ns) { // pgcatalog_seq.go
-			rels = append(rels, rel{q.Schema, q.Name, q.OID})
-		}
-	}
-	var r *rel
+	rels := catalogRels(tables) // pgcatalog_reg.go
+	var r *catRel
 	for i := range rels {
 		if rels[i].oid == oid {
 			r = &rels[i]

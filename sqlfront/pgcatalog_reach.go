@@ -500,6 +500,12 @@ func (r *reach) allVals(vals []lplan.Scalar, depth int, konst func(string) bool,
 			}
 			continue
 		}
+		if f, ok := v.(*lplan.Func); ok && f.Ext != nil && len(f.Args) == 1 {
+			if !r.regVal(f, depth, konst, col) {
+				return false
+			}
+			continue
+		}
 		c, ok := v.(*lplan.ColRef)
 		if !ok {
 			return false

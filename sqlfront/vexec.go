@@ -152,6 +152,10 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	if err := cat.checkReads(q); err != nil {
 		return err // pgcatalog_plan.go
 	}
+	regCols, err := cat.regOutputs(q) // pgcatalog_reg.go
+	if err != nil {
+		return err
+	}
 	prep, err := exec.Prepare(q)
 	if err != nil {
 		return fail(err)
@@ -170,6 +174,9 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 			t = lplan.T(lplan.Text) // an untyped literal in the result is text
 		}
 		p.cols = append(p.cols, outCol{name: q.Names[i], typ: t.OID, typmod: t.Mod})
+		if k, ok := regCols[i]; ok {
+			p.cols[i].typ = k // printed as its name: text (regOutputs)
+		}
 		p.targets = append(p.targets, &constExpr{t: t.OID})
 		p.vec.oids = append(p.vec.oids, t.OID)
 	}

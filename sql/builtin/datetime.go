@@ -542,16 +542,15 @@ func (r *Registry) addDateTime() {
 	r.def("to_timestamp", tsz, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return floatTimestamp(f8Of(a[0]))
 	}, f8)
-	r.def("to_timestamp", tsz, refuse("to_timestamp(text, text)"), tx, tx).stable()
+	r.addFromChar() // fromchar.go: to_date, to_timestamp(text, text)
 	for _, t := range []OID{ts, tsz} {
 		t := t
 		r.def("to_char", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 			return toChar(tsArg(a[0]), str(a[1]), t == tsz)
 		}, t, tx)
 	}
-	for _, t := range []OID{iv, i4, i8, types.Float4, f8, nm} {
-		r.def("to_char", tx, refuse("to_char("+types.NameOf(t)+", text)"), t, tx)
-	}
+	r.def("to_char", tx, refuse("to_char(interval, text)"), iv, tx)
+	r.addToCharNumber() // tonumchar.go
 	// AT TIME ZONE: atZone shifts a[1] by the zone a[0] names, sign = -1 from local
 	// time to UTC (timestamp → timestamptz), +1 back.
 	atZone := func(sign int64) Impl {

@@ -144,13 +144,11 @@ func (r *Registry) addMath() {
 	// Go's math differs from the C library in the last digit for cbrt
 	// and the trigonometric functions; they are refused until computed
 	// correctly rounded (as for exp, ln, log10 and power).
-	for _, n := range []string{"cbrt", "sin", "cos", "tan", "cot", "asin", "acos", "atan", "sind", "cosd", "tand", "cotd",
-		"asind", "acosd", "atand"} { // the hyperbolic functions: hyperbolic.go
+	for _, n := range []string{"cbrt", "sin", "cos", "tan", "cot", "asin", "acos", "atan"} { // the hyperbolic functions: hyperbolic.go
 		r.def(n, f8, refuse(n+"(double precision)"), f8)
 	}
-	for _, n := range []string{"atan2", "atan2d"} {
-		r.def(n, f8, refuse(n+"(double precision, double precision)"), f8, f8)
-	}
+	r.def("atan2", f8, refuse("atan2(double precision, double precision)"), f8, f8)
+	r.addDegreeTrig() // degrees.go: at the angles where they are exact
 	r.def("exp", f8, f8Fn(floatExp), f8)
 	r.def("exp", nm, refuse("exp(numeric)"), nm)
 	r.def("ln", f8, f8Fn(func(x float64) (float64, error) { return floatLog(x, crLn) }), f8)

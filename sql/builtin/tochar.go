@@ -87,19 +87,9 @@ func toChar(t types.TimestampVal, f string, tz bool) (types.Value, error) {
 		k := dchKeyword(f)
 		if k == "" {
 			if f[0] == '"' {
-				f = f[1:]
-				for len(f) > 0 {
-					if f[0] == '"' {
-						f = f[1:]
-						break
-					}
-					if f[0] == '\\' && len(f) > 1 {
-						f = f[1:]
-					}
-					_, n := utf8.DecodeRuneInString(f)
-					b.WriteString(f[:n])
-					f = f[n:]
-				}
+				var lit []string
+				lit, f = quotedLiteral(f[1:])
+				b.WriteString(strings.Join(lit, ""))
 				continue
 			}
 			if f[0] == '\\' && len(f) > 1 && f[1] == '"' {
@@ -321,4 +311,23 @@ func isoWeek1Monday(y int64) int64 {
 	day4 := types.Date2J(y, 1, 4)
 	day0 := j2day(day4 - 1)
 	return day4 - day0
+}
+
+// quotedLiteral reads a format's double-quoted text after its opening
+// quote (parse_format: a backslash quotes the next character): its
+// characters and the format after the closing quote.
+func quotedLiteral(f string) ([]string, string) {
+	var out []string
+	for len(f) > 0 {
+		if f[0] == '"' {
+			return out, f[1:]
+		}
+		if f[0] == '\\' && len(f) > 1 {
+			f = f[1:]
+		}
+		_, n := utf8.DecodeRuneInString(f)
+		out = append(out, f[:n])
+		f = f[n:]
+	}
+	return out, f
 }

@@ -132,7 +132,16 @@ func (s *srfOp) series(vals []types.Value) (func() (types.Value, bool, error), e
 	case plan.Numeric:
 		return numericSeries(vals[0].(*types.Decimal), vals[1].(*types.Decimal), step)
 	case plan.Timestamp:
-		return timestampSeries(vals[0].(types.TimestampVal), vals[1].(types.TimestampVal), step.(types.IntervalVal))
+		return timestampSeries(vals[0].(types.TimestampVal), vals[1].(types.TimestampVal), step.(types.IntervalVal), nil)
+	case plan.Timestamptz:
+		var z *types.Zone
+		if s.e.clock != nil {
+			z = s.e.clock.Zone
+		}
+		add := func(t types.TimestampVal, iv types.IntervalVal) (types.TimestampVal, error) {
+			return addIntervalIn(t, iv, 1, z)
+		}
+		return timestampSeries(vals[0].(types.TimestampVal), vals[1].(types.TimestampVal), step.(types.IntervalVal), add)
 	}
 	return intSeries(vals, s.t)
 }
@@ -198,9 +207,11 @@ func numericSeries(start, stop *types.Decimal, stepV types.Value) (func() (types
 	}, nil
 }
 
-// timestampSeries is generate_series(timestamp, timestamp, interval);
-// infinite bounds are refused (PostgreSQL would not end the series).
-func timestampSeries(start, stop types.TimestampVal, step types.IntervalVal) (func() (types.Value, bool, error), error) {
+// timestampSeries is generate_series(timestamp, timestamp, interval)
+// (add nil) and over timestamptz (add: timestamptz_pl_interval in the
+// session's zone); infinite bounds are refused (PostgreSQL would not end
+// the series).
+func timestampSeries(start, stop types.TimestampVal, step types.IntervalVal, add func(types.TimestampVal, types.IntervalVal) (types.TimestampVal, error)) (func() (types.Value, bool, error), error) {
 	for _, t := range []types.TimestampVal{start, stop} {
 		if t == types.TimestampPosInf || t == types.TimestampNegInf {
 			return nil, unsupported("generate_series with an infinite bound")
@@ -216,7 +227,13 @@ func timestampSeries(start, stop types.TimestampVal, step types.IntervalVal) (fu
 			return nil, false, nil
 		}
 		v := cur
-		next, err := addInterval(cur, step, 1)
+		var next types.TimestampVal
+		var err error
+		if add != nil {
+			next, err = add(cur, step)
+		} else {
+			next, err = addInterval(cur, step, 1)
+		}
 		if err != nil {
 			return nil, false, err // PostgreSQL computes the next value before it returns this one
 		}

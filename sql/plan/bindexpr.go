@@ -46,6 +46,9 @@ func (b *binder) expr(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
 		if err != nil {
 			return nil, err
 		}
+		if e, ok, err := b.regCast(arg, tc.TypeName); ok {
+			return e, err // regtypes.go
+		}
 		t, err := TypeOf(tc.TypeName)
 		if err != nil {
 			return nil, err
@@ -442,6 +445,9 @@ func colName(n *pg.Node) string {
 		// "date", not "timestamp"
 		if name, ok := strongColName(tc.Arg); ok {
 			return name
+		}
+		if k, ok := regTypeOf(tc.TypeName); ok {
+			return RegTypeName(k)
 		}
 		if t, err := TypeOf(tc.TypeName); err == nil {
 			if IsArray(t) {

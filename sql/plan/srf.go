@@ -210,6 +210,9 @@ func seriesType(fs *FuncScan, loc int32) (Type, error) {
 	for _, a := range fs.Args {
 		ts = append(ts, a.Type())
 	}
+	if t, ok := tzSeries(fs, ts); ok {
+		return t, nil // generate_series(timestamptz, timestamptz, interval)
+	}
 	if len(ts) == 3 && ts[2].OID == Interval || len(ts) == 3 && ts[2].OID == Unknown && (ts[0].OID == Timestamp || ts[1].OID == Timestamp) {
 		for i := range fs.Args[:2] {
 			fs.Args[i] = coerce(fs.Args[i], T(Timestamp))
@@ -250,4 +253,33 @@ func seriesType(fs *FuncScan, loc int32) (Type, error) {
 		}
 	}
 	return T(Numeric), nil
+}
+
+// tzSeries types generate_series over timestamptz: both bounds
+// timestamptz, date or untyped (PostgreSQL's preferred datetime type is
+// timestamptz; a timestamp bound takes the timestamp overload) and an
+// interval or untyped step. The steps are added in the session's zone
+// (sql/exec's srf.go).
+func tzSeries(fs *FuncScan, ts []Type) (Type, bool) {
+	if len(ts) != 3 || ts[2].OID != Interval && ts[2].OID != Unknown {
+		return Type{}, false
+	}
+	tz := false
+	for _, t := range ts[:2] {
+		switch t.OID {
+		case Timestamptz, Date:
+			tz = true
+		case Unknown:
+		default:
+			return Type{}, false
+		}
+	}
+	if !tz && ts[2].OID != Interval {
+		return Type{}, false
+	}
+	for i := range fs.Args[:2] {
+		fs.Args[i] = cast(fs.Args[i], T(Timestamptz))
+	}
+	fs.Args[2] = coerce(fs.Args[2], T(Interval))
+	return T(Timestamptz), true
 }

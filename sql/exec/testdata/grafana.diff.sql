@@ -54,3 +54,17 @@ SELECT justify_hours(interval '-50 hours'), justify_hours(interval '1 day -25 ho
 SELECT (timestamp '2024-01-01', NULL::timestamp) OVERLAPS (timestamp '2023-12-31', timestamp '2024-01-02'), (NULL::timestamp, timestamp '2024-01-01') OVERLAPS (timestamp '2024-01-01', interval '1 day'), (timestamp '2024-01-02', timestamp '2024-01-01') OVERLAPS (timestamp '2024-01-01 12:00', NULL::timestamp), (date '2024-01-01', date '2024-01-05') OVERLAPS (date '2024-01-05', date '2024-01-06');
 SELECT id, (tz, interval '1 month') OVERLAPS (timestamptz '2024-04-01 00:00+00', interval '1 day'), ts - interval '1 mon' * 1.5 FROM ev WHERE id <> 16;
 SELECT make_interval(178956970), make_interval(0, 0, 0, 0, 0, 0, 1e-7), make_interval(0, 0, 0, 0, 0, 0, -0.5);
+-- generate_series over timestamptz: steps added in the session's zone
+-- (a day across a daylight-saving change keeps the hour of day).
+SELECT g AS time FROM generate_series(timestamptz '2024-03-30 00:00+00', timestamptz '2024-04-01 00:00+00', interval '12 hours') g;
+SELECT g FROM generate_series(timestamptz '2024-03-29 22:00+00', timestamptz '2024-04-01 02:00+00', interval '1 day') g;
+SELECT g FROM generate_series('2024-10-26 00:00+00', '2024-10-28 00:00+00', interval '1 day 1 hour') g;
+SELECT g FROM generate_series(date '2024-03-30', date '2024-04-02', interval '1 day') g;
+SELECT g AS time, count(ev.id) FROM generate_series(timestamptz '2024-03-31 00:00+00', timestamptz '2024-03-31 03:00+00', '1 hour') g LEFT JOIN ev ON date_trunc('hour', ev.tz) = g GROUP BY 1 ORDER BY 1;
+SELECT count(*), min(g), max(g) FROM generate_series(timestamptz '2024-01-31 00:00+00', timestamptz '2024-12-31 00:00+00', interval '1 month') g;
+SELECT g FROM generate_series(timestamptz '2024-03-02 00:00+00', timestamptz '2024-01-01 00:00+00', interval '-1 month -1 day') g;
+SELECT g, n FROM generate_series(timestamptz '2024-03-31 00:00+00', timestamptz '2024-03-31 04:00+00', interval '90 minutes') WITH ORDINALITY AS s(g, n);
+-- to_date and to_timestamp(text, text) of input spelling the format (local time of the session's zone, gaps and overlaps included).
+SELECT to_date('2024-03-31', 'YYYY-MM-DD'), to_date('20240229', 'YYYYMMDD'), to_timestamp('2024-03-31 01:30:00', 'YYYY-MM-DD HH24:MI:SS');
+SELECT to_timestamp('2024-03-31 02:30:00', 'YYYY-MM-DD HH24:MI:SS'), to_timestamp('2024-10-27 02:30:00', 'YYYY-MM-DD HH24:MI:SS'), to_timestamp('20241103013000', 'YYYYMMDDHH24MISS');
+SELECT id, to_char(ts, 'YYYY-MM-DD') = to_date(to_char(ts, 'YYYY-MM-DD'), 'YYYY-MM-DD')::text FROM ev ORDER BY 1;
