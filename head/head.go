@@ -94,6 +94,23 @@ type Model struct {
 	// fault, when set (tests: SetApplyFault), is called before each table
 	// of a batch is applied; an error fails the Apply there.
 	fault atomic.Pointer[func(table string, lsn wal.LSN) error]
+
+	// restoring counts a checkpoint restore's heap pages (Load): how far
+	// it is, for status and for the SQL port's refusals meanwhile.
+	restoring restoreProgress
+}
+
+// restoreProgress is how many heap pages a restore has decoded of how
+// many the checkpoint holds.
+type restoreProgress struct {
+	done, total atomic.Int64
+}
+
+// RestoreProgress is how many of the checkpoint's heap pages the running
+// (or last) Load has restored, of how many (total 0: none started, or a
+// checkpoint without pages).
+func (m *Model) RestoreProgress() (done, total int64) {
+	return m.restoring.done.Load(), m.restoring.total.Load()
 }
 
 // New returns an empty model: its Durable position is zero, so a

@@ -74,10 +74,12 @@ func TestRestartAvailability(t *testing.T) {
 	var lastErr error
 	waitFor(t, "a point get on the SQL port", 10*time.Minute, func() bool {
 		var n int64
+		t0 := time.Now()
 		if n, lastErr = sqlQuery(sqlAddr, "SELECT count(*) FROM items WHERE id = 7"); n == 1 {
 			got = time.Since(start)
 			return true
 		}
+		t.Logf("%s: point get: %v (took %s)", time.Since(start).Round(time.Millisecond), lastErr, time.Since(t0).Round(time.Millisecond))
 		return false
 	})
 	waitFor(t, "a correct count(*) on the SQL port", 10*time.Minute, func() bool {
