@@ -1,7 +1,7 @@
 package daemon
 
 import (
-	pg "github.com/pganalyze/pg_query_go/v6"
+	pgquery "github.com/pganalyze/pg_query_go/v6"
 )
 
 // warmSQL parses one statement so that the parser's one-time set-up
@@ -10,5 +10,5 @@ import (
 // statement after a restart (issue 21 item 11: the first point get
 // waited for it behind the checkpoint restore's decoding).
 func warmSQL() {
-	_, _ = pg.Parse("SELECT count(*) FROM t WHERE id = 1")
+	_, _ = pgquery.Parse("SELECT count(*) FROM t WHERE id = 1")
 }
