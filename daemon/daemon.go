@@ -175,6 +175,9 @@ func (d *daemon) run(ctx context.Context) (err error) {
 		return fmt.Errorf("data_dir %s: %w", d.cfg.DataDir, err)
 	}
 	defer d.setupMemory()()
+	if d.cfg.SQL.Listen != "" {
+		go warmSQL()
+	}
 	sopts := store.Options{Dir: d.cfg.DataDir, Logger: d.log, MinFree: d.cfg.Storage.MinFreeBytes()}
 	d.mem.storeOptions(&sopts)
 	if d.opts.Store != nil {

@@ -7,6 +7,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -46,6 +47,10 @@ type HeadStatus struct {
 	// SQL port's and /api/query's).
 	Snapshots int64  `json:"snapshots"`
 	Error     string `json:"error,omitempty"`
+	// RestoredPages of CheckpointPages: how far the restore of the
+	// checkpoint's heap pages is (while Phase is "loading").
+	RestoredPages   int64 `json:"restored_pages"`
+	CheckpointPages int64 `json:"checkpoint_pages"`
 }
 
 // headLoad is the daemon's in-memory HEAD and how far it is loaded.
@@ -72,6 +77,28 @@ func (h *headLoad) set(fn func(h *headLoad)) {
 	h.mu.Unlock()
 }
 
+// loading says why a full-table read at HEAD should wait for the
+// in-memory HEAD ("" when it should not): it is restoring its checkpoint,
+// or catching up after one, so it answers soon, sooner than a tree
+// scan of a large table (the SQL port refuses such reads meanwhile,
+// sqlfront.HistorySource.HeadLoading). A HEAD rebuilt from the trees or
+// failed gives "": the trees answer.
+func (h *headLoad) loading() string {
+	h.mu.Lock()
+	phase, restored := h.phase, h.restored
+	h.mu.Unlock()
+	done, total := h.model.RestoreProgress()
+	switch {
+	case phase == headLoading && total > 0:
+		return fmt.Sprintf("the in-memory HEAD is loading (%d %% restored)", done*100/total)
+	case phase == headLoading:
+		return "the in-memory HEAD is loading"
+	case phase == headCatchingUp && restored:
+		return "the in-memory HEAD is catching up after its restore (100 % restored)"
+	}
+	return ""
+}
+
 // subscribed reports whether the model was subscribed to the mirror (so
 // it follows it and a checkpoint of it at shutdown is worth taking).
 func (h *headLoad) subscribed() bool {
@@ -86,6 +113,7 @@ func (h *headLoad) status() *HeadStatus {
 	defer h.mu.Unlock()
 	st := &HeadStatus{Phase: h.phase, Restored: h.restored, Tables: len(h.model.Tables()), LSN: h.model.Current().String(), Error: h.err}
 	st.Snapshots = h.model.Snapshots()
+	st.RestoredPages, st.CheckpointPages = h.model.RestoreProgress()
 	if h.reads != nil {
 		st.ReadsHead, st.ReadsTree = h.reads.Head.Load(), h.reads.Tree.Load()
 	}

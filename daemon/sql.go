@@ -27,7 +27,7 @@ func (d *daemon) listenSQL(model *head.Model) (*sqlfront.Server, error) {
 		return nil, nil
 	}
 	opts := sqlfront.Options{Addr: c.Listen, MaxConnections: c.MaxConnections, StatementTimeout: c.StatementTimeout,
-		MaxMessageSize: c.MaxMessageBytes(), Metrics: d.met.Registry, QueryMemory: d.mem.query, Source: &sqlfront.HistorySource{H: d.hist, M: d.m, Head: model}, Logger: d.log,
+		MaxMessageSize: c.MaxMessageBytes(), Metrics: d.met.Registry, QueryMemory: d.mem.query, Source: &sqlfront.HistorySource{H: d.hist, M: d.m, Head: model, HeadLoading: d.head.loading}, Logger: d.log,
 		ZoneOffsets: d.zoneOffsets} // timezone.go
 	// Sorts past memory.query spill under the data directory (the
 	// statement's files are removed when it ends; what a crash left is

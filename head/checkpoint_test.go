@@ -369,7 +369,7 @@ func TestRestoreChecksLSNsBeforePages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = New(opts).restore()
+	err = New(opts).restore(&restoreProgress{})
 	if err == nil || !strings.Contains(err.Error(), "the position record at") {
 		t.Fatalf("restore of a record whose LSN is not its heap's: %v", err)
 	}

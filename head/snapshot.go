@@ -20,7 +20,7 @@ import (
 // reads the tree instead.
 func (m *Model) SnapshotAt(table string, at wal.LSN) (*heap.Snapshot, *wal.Relation, error) {
 	t := m.Table(table)
-	if t == nil {
+	if t == nil || m.behind(at) {
 		return nil, nil, ErrNotAtVersion
 	}
 	var snap *heap.Snapshot
@@ -45,7 +45,7 @@ func (m *Model) SnapshotAt(table string, at wal.LSN) (*heap.Snapshot, *wal.Relat
 // are not collected (nil, complete=false): the caller scans every page.
 func (m *Model) SnapshotRange(table string, at wal.LSN, from, to []byte, max int) (snap *heap.Snapshot, rel *wal.Relation, ids []heap.RowID, complete bool, err error) {
 	t := m.Table(table)
-	if t == nil {
+	if t == nil || m.behind(at) {
 		return nil, nil, nil, false, ErrNotAtVersion
 	}
 	t.ix.View(func(tr *radixindex.Tree, ilsn uint64) {

@@ -50,6 +50,10 @@ type Config struct {
 	// and read back by pread through its page cache, instead of kept
 	// compressed in memory (pagefile.go). Shared by heaps like Budget.
 	Pages *PageFile
+	// Restored, when set, counts the pages a restore (OpenGen) has read
+	// and decoded so far: the daemon reports it while the in-memory HEAD
+	// loads (its total is CheckpointPages).
+	Restored *atomic.Int64
 }
 
 func (c Config) withDefaults() (Config, error) {

@@ -354,18 +354,25 @@ func Open(schema Schema, cfg Config, store PageStore, table string) (*Heap, erro
 // page: a caller that expects a given LSN refuses a checkpoint before
 // paying for its pages (OpenGen decodes every one).
 func CheckpointLSN(store PageStore, table string, gen uint64) (uint64, error) {
+	lsn, _, err := CheckpointPages(store, table, gen)
+	return lsn, err
+}
+
+// CheckpointPages is CheckpointLSN plus the number of pages the
+// checkpoint holds (what OpenGen restores: the total of Config.Restored).
+func CheckpointPages(store PageStore, table string, gen uint64) (lsn uint64, pages int, err error) {
 	mb, err := store.GetManifest(table, gen)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	m, err := decodeManifest(mb)
 	if err != nil {
-		return 0, fmt.Errorf("heap checkpoint of %q: %w", table, err)
+		return 0, 0, fmt.Errorf("heap checkpoint of %q: %w", table, err)
 	}
 	if gen != 0 && m.gen != gen {
-		return 0, fmt.Errorf("heap checkpoint of %q: %w: the manifest of generation %d says %d", table, errManifest, gen, m.gen)
+		return 0, 0, fmt.Errorf("heap checkpoint of %q: %w: the manifest of generation %d says %d", table, errManifest, gen, m.gen)
 	}
-	return m.lsn, nil
+	return m.lsn, len(m.gens), nil
 }
 
 // OpenGen restores a heap from its checkpoint of generation gen in store
@@ -465,6 +472,9 @@ func OpenGen(schema Schema, cfg Config, store PageStore, table string, gen uint6
 			for c, col := range h.schema.Columns {
 				v.stats[c].merge(col.Kind, &p.stats[c])
 			}
+		}
+		if cfg.Restored != nil {
+			cfg.Restored.Add(int64(len(win)))
 		}
 	}
 	if v.rows != int64(m.rows) {

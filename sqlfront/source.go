@@ -108,6 +108,10 @@ type HistorySource struct {
 	// point gets, key ranges and aggregates at the version it holds read
 	// it directly; every other read goes through H (the trees).
 	Head *head.Model
+	// HeadLoading, when set, says why Head is about to answer but does
+	// not yet ("" when it is not loading): a full-table aggregate of a
+	// large table at HEAD is refused meanwhile (treecount.go).
+	HeadLoading func() string
 
 	tables sync.Map // *wal.Relation → *Table
 	// atHead caches the version HEAD resolved to and the relations of
@@ -596,6 +600,12 @@ func (s *HistorySource) Aggregate(ctx context.Context, v Version, t *Table, req 
 			return nil, err
 		}
 		return query.Run(ctx, p, query.FromSnapshot(snap), query.Options{})
+	}
+	if res, ok, err := s.treeCount(ctx, v, t, req); ok || err != nil {
+		return res, err
+	}
+	if err := s.refuseWhileLoading(v, t, req); err != nil {
+		return nil, err
 	}
 	res, hdr, err := query.RunTree(ctx, s.H, req)
 	if hdr.Columns != nil && !sameColumnsAs(hdr.Columns, t) {

@@ -22,7 +22,8 @@ import (
 // is right) and (3) the in-memory HEAD ready (status.head.phase). The
 // SQL port must answer before the HEAD is loaded could matter, so (2)
 // must come within 30 s at the default size. RESTART_ROWS sets the table
-// size (default 20000; the figures are at 1M and 10M rows).
+// size (default 20000; the figures are at 1M and 10M rows),
+// RESTART_MEMORY the daemon's memory.limit.
 func TestRestartAvailability(t *testing.T) {
 	rows := 20000
 	if s := os.Getenv("RESTART_ROWS"); s != "" {
@@ -34,6 +35,9 @@ func TestRestartAvailability(t *testing.T) {
 	sqlAddr := freeLoopback(t)
 	setSQLListen(t, file, sqlAddr)
 	appendFile(t, file, "heap:\n  checkpoint_interval: 5s\n")
+	if lim := os.Getenv("RESTART_MEMORY"); lim != "" { // the daemon's memory.limit (10M rows: under 4 GiB)
+		appendFile(t, file, "memory:\n  limit: "+lim+"\n")
+	}
 
 	// First run: the copy, then a clean stop, which checkpoints the
 	// in-memory HEAD; the second run restores it and is killed under an
@@ -74,10 +78,12 @@ func TestRestartAvailability(t *testing.T) {
 	var lastErr error
 	waitFor(t, "a point get on the SQL port", 10*time.Minute, func() bool {
 		var n int64
+		t0 := time.Now()
 		if n, lastErr = sqlQuery(sqlAddr, "SELECT count(*) FROM items WHERE id = 7"); n == 1 {
 			got = time.Since(start)
 			return true
 		}
+		t.Logf("%s: point get: %v (took %s)", time.Since(start).Round(time.Millisecond), lastErr, time.Since(t0).Round(time.Millisecond))
 		return false
 	})
 	waitFor(t, "a correct count(*) on the SQL port", 10*time.Minute, func() bool {
