@@ -13,7 +13,7 @@ func TestViewFactsRoundTrip(t *testing.T) {
 	views := []wal.ViewFacts{
 		{OID: 16500, Schema: "public", Name: "v", Kind: 'v', OwnerOID: 10, Owner: "postgres",
 			Columns: []wal.ViewColumn{{Name: "id", TypeOID: 23, TypeMod: -1}, {Name: "n", TypeOID: 1043, TypeMod: 14}},
-			Def: " SELECT id,\n    n\n   FROM t;", DefPretty: " SELECT id,\n    n\n   FROM t;", Qualified: " SELECT id,\n    n\n   FROM public.t;",
+			Def:     " SELECT id,\n    n\n   FROM t;", DefPretty: " SELECT id,\n    n\n   FROM t;", Qualified: " SELECT id,\n    n\n   FROM public.t;",
 			Refs: []wal.ViewRef{{OID: 16400, Schema: "public", Name: "t", Kind: 'r'}}, Comment: "a view", Options: []string{"security_barrier=true"}},
 		{OID: 16501, Schema: "s", Name: "m", Kind: 'm', Options: []string{}},
 	}
