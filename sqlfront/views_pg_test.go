@@ -38,6 +38,8 @@ var viewQueries = []string{
 	"SELECT r.name, d.dname FROM rich r JOIN empdept d ON d.name = r.name ORDER BY 1",
 	"WITH emp AS (SELECT 1 AS id) SELECT * FROM rich ORDER BY id",
 	"SELECT who FROM public.named WHERE ident IN (SELECT id FROM rich) ORDER BY 1",
+	"SELECT oid, relname, relkind, relowner, reloptions FROM pg_class WHERE relname IN ('rich', 'named', 'withsecret') ORDER BY relname",
+	"SELECT relname, relkind FROM pg_class WHERE oid >= 16384 AND relkind IN ('v', 'm') ORDER BY 1",
 }
 
 // TestViewsMatchPostgres (issues 22 and 23: views): views above
