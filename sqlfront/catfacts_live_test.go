@@ -34,7 +34,7 @@ func TestCatalogFactsFollowDDL(t *testing.T) {
 	// (the rows' texts, or the error), for at most two minutes.
 	eventually := func(what, q string, check func(rows []string, err error) bool) {
 		t.Helper()
-		eventuallySQL(t, sqlURL, &sc, what+": "+q, check) // views_pg_test.go
+		eventuallySQL(t, sqlURL, &sc, what+": ", q, check) // views_pg_test.go
 	}
 	pgOne := func(q string) string {
 		t.Helper()

@@ -74,7 +74,7 @@ func TestViewsMatchPostgres(t *testing.T) {
 	// for at most two minutes (the copy, then the catalog poll).
 	eventually := func(q string, check func(rows []string, err error) bool) {
 		t.Helper()
-		eventuallySQL(t, sqlURL, &sc, q, check)
+		eventuallySQL(t, sqlURL, &sc, "", q, check)
 	}
 	same := func(q string) []string {
 		t.Helper()
@@ -127,10 +127,10 @@ func TestViewsMatchPostgres(t *testing.T) {
 	same("SELECT * FROM empdept ORDER BY 1")
 }
 
-// eventuallySQL runs q on the SQL port at sqlURL (connecting *sc when
+// eventuallySQL runs q (what: a label, "" or ending in ": ") on the SQL port at sqlURL (connecting *sc when
 // nil) until check accepts its answer (the rows' texts, or the error),
 // for at most two minutes: the copy, then the catalog poll.
-func eventuallySQL(t *testing.T, sqlURL string, sc **pgconn.PgConn, q string, check func(rows []string, err error) bool) {
+func eventuallySQL(t *testing.T, sqlURL string, sc **pgconn.PgConn, what, q string, check func(rows []string, err error) bool) {
 	t.Helper()
 	ctx := context.Background()
 	var rows []string
@@ -147,5 +147,5 @@ func eventuallySQL(t *testing.T, sqlURL string, sc **pgconn.PgConn, q string, ch
 			return
 		}
 	}
-	t.Fatalf("%s: still %q, %v after 2 minutes", q, rows, err)
+	t.Fatalf("%s%s: still %q, %v after 2 minutes", what, q, rows, err)
 }
