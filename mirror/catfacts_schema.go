@@ -68,6 +68,7 @@ func encodeSchemaFacts(e *enc, f *wal.Facts) {
 	b.byte(flagBits(s.OptionsRead, s.Options != nil))
 	encodeStrs(&b, s.Options)
 	encodeSequences(&b, s)
+	encodeViews(&b, s) // catfacts_views.go
 	e.byte(schemaFactsMark)
 	e.bytes(b.b)
 }
@@ -129,6 +130,7 @@ func decodeSchemaFacts(d *dec, f *wal.Facts) {
 			s.Options = []string{}
 		}
 		decodeSequences(b, s)
+		decodeViews(b, s) // catfacts_views.go
 	}
 	if b.err != nil {
 		d.err = b.err

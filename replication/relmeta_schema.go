@@ -36,6 +36,9 @@ func readSchemaFacts(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uin
 		if err := readSequences(ctx, conn, oids, out); err != nil {
 			return err
 		}
+		if err := readViews(ctx, conn, oids, out); err != nil { // relmeta_views.go
+			return err
+		}
 		return readComments(ctx, conn, oids, out)
 	})
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -35,21 +34,7 @@ func TestCatalogFactsFollowDDL(t *testing.T) {
 	// (the rows' texts, or the error), for at most two minutes.
 	eventually := func(what, q string, check func(rows []string, err error) bool) {
 		t.Helper()
-		var rows []string
-		var err error
-		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-			if sc == nil {
-				if sc, err = pgconn.Connect(ctx, sqlURL); err != nil {
-					continue
-				}
-			}
-			res := sc.ExecParams(ctx, q, nil, nil, nil, nil).Read()
-			rows, err = rowsText(res), res.Err
-			if check(rows, err) {
-				return
-			}
-		}
-		t.Fatalf("%s: %s: still %q, %v after 2 minutes", what, q, rows, err)
+		eventuallySQL(t, sqlURL, &sc, what+": ", q, check) // views_pg_test.go
 	}
 	pgOne := func(q string) string {
 		t.Helper()

@@ -154,7 +154,8 @@ var pgRels = append([]*pgRel{
 				out = append(out, []*string{u32(t.OID), sv(t.Rel), u32(ns[t.Schema]), u, sv("0"), ownerOID(&t), am, u, sv("0"), u, u, u, u, hasIndex, sv("f"),
 					sv("p"), sv(relKind(&t)), u, checks, u, triggers, sub, u, u, sv("t"), u, part, sv("0"), u, u, u, tableRelOptions(&t), u})
 			}
-			return append(append(out, indexClassRows(cx, ns)...), seqClassRows(cx, ns)...) // pgcatalog_seq.go
+			out = append(append(out, indexClassRows(cx, ns)...), seqClassRows(cx, ns)...) // pgcatalog_seq.go
+			return append(out, viewClassRows(cx, ns)...)                                  // pgcatalog_views.go
 		}},
 	{schema: "pg_catalog", name: "pg_attribute", cols: pgc("attrelid oid, attname name, atttypid oid, attstattarget int4, attlen int2, attnum int2, " +
 		"attndims int4, attcacheoff int4, atttypmod int4, attbyval bool, attalign char, attstorage char, attcompression char, attnotnull bool, " +

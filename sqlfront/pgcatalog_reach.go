@@ -112,6 +112,9 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 			r.seqs = append(r.seqs, unlistedSequences(&t, ns)...)
 		}
 	}
+	for _, v := range listedViews(c.pl.src.Tables(), ns) { // pgcatalog_views.go
+		r.known[v.OID], r.indexNames[v.Name] = true, true // pg_attribute and pg_description lack its rows
+	}
 	r.walk(c, q.Plan, nil)
 	for changed := true; changed; {
 		changed = false

@@ -625,6 +625,9 @@ func (pl *planner) table(rv *pg.RangeVar, asOf string) (*Table, error) {
 		if err := pl.partitionedRoot(rv, schema); err != nil {
 			return nil, err
 		}
+		if err := pl.viewRefusal(rv, schema); err != nil {
+			return nil, err // views.go
+		}
 		var names []string
 		for _, t := range pl.src.Tables() {
 			names = append(names, t.Name)

@@ -39,6 +39,8 @@ type vecPlan struct {
 	params []uint32
 	// virt are the catalog relations it reads (pgcatalog.go).
 	virt map[*lplan.TableDef]*pgScan
+	// views are the views it expanded (views.go).
+	views []usedView
 	// outputOnly: the statement prints no value inside itself, so its
 	// float and bytea result columns can follow extra_float_digits and
 	// bytea_output (vexec_settings.go).
@@ -53,6 +55,7 @@ type vecCatalog struct {
 	refs   map[*lplan.TableDef]string // AS OF refs of the tables read at one (vexec_asof.go)
 	byName map[string]*lplan.TableDef
 	virt   map[*lplan.TableDef]*pgScan // catalog relations (pgcatalog_plan.go)
+	views  []usedView                  // the views expanded (views.go)
 	err    error
 }
 
@@ -160,7 +163,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	if err != nil {
 		return fail(err)
 	}
-	p := &plan{kind: "select", tag: "SELECT", vec: &vecPlan{prep: prep, tables: cat.tables, refs: cat.refs, uses: map[uint32]bool{}, virt: cat.virt}}
+	p := &plan{kind: "select", tag: "SELECT", vec: &vecPlan{prep: prep, tables: cat.tables, refs: cat.refs, uses: map[uint32]bool{}, virt: cat.virt, views: cat.views}}
 	for id := 1; id <= q.MD.Len(); id++ {
 		t := q.MD.Column(lplan.ColumnID(id)).Type
 		p.vec.uses[t.OID] = true
@@ -194,7 +197,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 // refusal names what is really missing.
 var vecConstructs = []string{"a subquery in FROM", "a subquery is", "WITH is", "UNION/INTERSECT/EXCEPT", "a FROM list with several items",
 	"RIGHT and FULL joins", "a join of more than two tables", "NATURAL and USING joins", "VALUES is", "CASE is", "NULLIF is", "DISTINCT ON",
-	"a window function", "WINDOW is", "GroupingSet", "generate_series in FROM", "unnest in FROM"}
+	"a window function", "WINDOW is", "GroupingSet", "generate_series in FROM", "unnest in FROM", "a view ("}
 
 // betterRefusal is the refusal to answer when both paths refuse: the new
 // path's 0A000 when the flat planner's names a construct the new path
@@ -202,6 +205,9 @@ var vecConstructs = []string{"a subquery in FROM", "a subquery is", "WITH is", "
 // name it cannot resolve, are not given: the flat planner's refusal
 // stands).
 func betterRefusal(old *Error, err error) error {
+	if v, ok := err.(viewRefused); ok {
+		return v.e // views.go
+	}
 	var pe *lplan.Error
 	var te *types.Error
 	msg, pos := "", -1
@@ -314,6 +320,9 @@ func (s *vecSource) Scan(ctx context.Context, d *lplan.TableDef, fn func(row []*
 func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 	if err := p.vec.settingsFollowed(ex.sess); err != nil {
 		return err
+	}
+	if len(p.vec.views) > 0 && !ex.views().viewsCurrent(p.vec.views) {
+		return errReplan // a view changed since the plan was made (views.go)
 	}
 	opts := exec.Options{WorkMem: vecWorkMem(ex.sess)}
 	if ex.sess != nil {

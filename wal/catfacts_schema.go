@@ -47,6 +47,10 @@ type SchemaFacts struct {
 	// SequencesRead (records written before lack them).
 	OwnedSequences []SequenceFacts
 	SequencesRead  bool
+	// Views are the views above the table (catfacts_views.go), by OID,
+	// read when ViewsRead (records written before lack them).
+	Views     []ViewFacts
+	ViewsRead bool
 }
 
 // SequenceFacts is an owned sequence's pg_class and pg_sequence rows
@@ -146,7 +150,8 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 	}
 	return s.Comment == o.Comment && s.OptionsRead == o.OptionsRead && slices.Equal(s.Options, o.Options) && (s.Options == nil) == (o.Options == nil) && s.OwnerOID == o.OwnerOID && s.DatabaseOID == o.DatabaseOID && s.Owner == o.Owner && slices.Equal(s.ReferencedBy, o.ReferencedBy) && slices.Equal(s.ColumnComments, o.ColumnComments) && slices.Equal(s.Sequences, o.Sequences) &&
 		slices.EqualFunc(s.Constraints, o.Constraints, ConstraintFacts.equal) && slices.EqualFunc(s.Indexes, o.Indexes, IndexFacts.equal) &&
-		slices.Equal(s.Triggers, o.Triggers) && s.SequencesRead == o.SequencesRead && slices.Equal(s.OwnedSequences, o.OwnedSequences)
+		slices.Equal(s.Triggers, o.Triggers) && s.SequencesRead == o.SequencesRead && slices.Equal(s.OwnedSequences, o.OwnedSequences) &&
+		s.ViewsRead == o.ViewsRead && viewsEqual(s.Views, o.Views)
 }
 
 func (c ConstraintFacts) equal(o ConstraintFacts) bool {

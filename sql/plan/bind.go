@@ -42,6 +42,8 @@ type binder struct {
 	// untyped literals stay unknown until the operation resolves its
 	// column types (PostgreSQL resolves them across all branches).
 	untypedLeaf *pg.SelectStmt
+	// viewDepth counts the view definitions being bound (view.go).
+	viewDepth int
 }
 
 // bindSelect binds a SELECT (or VALUES, or set operation) at a new query

@@ -143,6 +143,12 @@ func (b *binder) rangeVar(rv *pg.RangeVar) (Rel, *item, error) {
 			return ref, newItem(alias, b.scopeCols(ref.Cols, names)), nil
 		}
 	}
+	if v, err := b.catalogView(rv); v != nil || err != nil { // view.go
+		if err != nil {
+			return nil, nil, err
+		}
+		return b.view(v, alias, colAlias, rv.Location)
+	}
 	t := b.catalogTable(rv) // asof.go
 	if t == nil {
 		name := rv.Relname

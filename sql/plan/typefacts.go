@@ -106,8 +106,8 @@ func parseType(name string, mods []int32) (Type, error) {
 		t.Mod = mods[0]<<16 | mods[1] + 4
 	case (oid == Varchar || oid == Bpchar) && len(mods) == 1:
 		t.Mod = mods[0] + 4
-	case oid == Bpchar && len(mods) == 0:
-		t.Mod = 5 // char is char(1)
+	case oid == Bpchar && len(mods) == 0 && !strings.EqualFold(name, "bpchar"):
+		t.Mod = 5 // char is char(1); bpchar without a length is unbounded (pg_get_viewdef writes 'x'::bpchar)
 	case (oid == Timestamp || oid == Timestamptz || oid == Time || oid == types.Timetz || oid == Interval) && len(mods) == 1:
 		p, err := secondsPrecision(oid, mods[0])
 		if err != nil {

@@ -1,0 +1,151 @@
+package sqlfront_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// viewSetup creates the tables and views TestViewsMatchPostgres
+// follows: a view with a WHERE, one renaming its columns, a join, a
+// view over a view, one over a table not followed (secret) and a
+// materialized view.
+var viewSetup = []string{
+	"CREATE TABLE emp (id int PRIMARY KEY, name text, dept int, salary numeric(10,2))",
+	"CREATE TABLE dept (id int PRIMARY KEY, dname varchar(20))",
+	"CREATE TABLE secret (id int PRIMARY KEY)",
+	"INSERT INTO emp VALUES (1, 'ann', 1, 150), (2, 'bob', 2, 90.5), (3, 'cy', 1, 250), (4, NULL, NULL, NULL), (5, 'dee', 3, 120)",
+	"INSERT INTO dept VALUES (1, 'eng'), (2, 'ops'), (3, NULL)",
+	"CREATE VIEW rich AS SELECT id, name, salary FROM emp WHERE salary > 100",
+	"CREATE VIEW named (ident, who) AS SELECT id, name, dept FROM emp",
+	"CREATE VIEW empdept AS SELECT e.name, d.dname, e.salary * 2 AS twice FROM emp e JOIN dept d ON d.id = e.dept WHERE e.id > 1",
+	"CREATE VIEW richdept AS SELECT r.name, d.dname, count(*) AS n FROM rich r LEFT JOIN empdept d ON d.name = r.name GROUP BY r.name, d.dname",
+	"CREATE VIEW withsecret AS SELECT e.id FROM emp e JOIN secret s ON s.id = e.id",
+	"CREATE MATERIALIZED VIEW mv AS SELECT count(*) FROM emp",
+}
+
+// viewQueries are compared row for row with PostgreSQL.
+var viewQueries = []string{
+	"SELECT * FROM rich ORDER BY id",
+	"SELECT ident, who, dept FROM named WHERE ident < 4 ORDER BY 1",
+	"SELECT * FROM named n(a, b) ORDER BY a",
+	"SELECT * FROM empdept ORDER BY 1",
+	"SELECT * FROM richdept ORDER BY 1",
+	"SELECT count(*), sum(salary) FROM rich",
+	"SELECT r.name, d.dname FROM rich r JOIN empdept d ON d.name = r.name ORDER BY 1",
+	"WITH emp AS (SELECT 1 AS id) SELECT * FROM rich ORDER BY id",
+	"SELECT who FROM public.named WHERE ident IN (SELECT id FROM rich) ORDER BY 1",
+	"SELECT oid, relname, relkind, relowner, reloptions FROM pg_class WHERE relname IN ('rich', 'named', 'withsecret') ORDER BY relname",
+	"SELECT relname, relkind FROM pg_class WHERE relname IN ('rich', 'mv', 'empdept', 'dept') ORDER BY 1",
+}
+
+// TestViewsMatchPostgres (issues 22 and 23: views): views above
+// followed tables answer as PostgreSQL's, row for row; CREATE OR
+// REPLACE VIEW is seen after the catalog poll while AS OF an earlier
+// version keeps the earlier definition; DROP VIEW makes the name
+// unknown; a view over a table not followed and a materialized view
+// are refused by name.
+func TestViewsMatchPostgres(t *testing.T) {
+	pgURL, sqlURL := liveDaemon(t, []string{"public.emp", "public.dept"}, viewSetup)
+	ctx := context.Background()
+	pgc, err := pgconn.Connect(ctx, pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pgc.Close(ctx)
+	var sc *pgconn.PgConn
+	defer func() {
+		if sc != nil {
+			sc.Close(ctx)
+		}
+	}()
+	pgRows := func(q string) []string {
+		t.Helper()
+		res := pgc.ExecParams(ctx, q, nil, nil, nil, nil).Read()
+		if res.Err != nil {
+			t.Fatalf("PostgreSQL: %s: %v", q, res.Err)
+		}
+		return rowsText(res)
+	}
+	// eventually runs q on the SQL port until check accepts its answer,
+	// for at most two minutes (the copy, then the catalog poll).
+	eventually := func(q string, check func(rows []string, err error) bool) {
+		t.Helper()
+		eventuallySQL(t, sqlURL, &sc, "", q, check)
+	}
+	same := func(q string) []string {
+		t.Helper()
+		want := pgRows(q)
+		eventually(q, func(rows []string, err error) bool {
+			return err == nil && strings.Join(rows, "\n") == strings.Join(want, "\n")
+		})
+		return want
+	}
+	refused := func(q, code, names string) {
+		t.Helper()
+		eventually(q, func(_ []string, err error) bool {
+			pe, ok := err.(*pgconn.PgError)
+			return ok && pe.Code == code && strings.Contains(pe.Message, names)
+		})
+	}
+	for _, q := range viewQueries {
+		same(q)
+	}
+	refused("SELECT * FROM withsecret", "0A000", "public.secret")
+	refused("SELECT * FROM mv", "0A000", "materialized view public.mv")
+
+	// A version before the view changes: the marker moves HEAD past it
+	// (the poll records new facts from the head it sees on).
+	old := pgRows("SELECT * FROM rich ORDER BY id")
+	var before string
+	eventually("SELECT sidecar.version()", func(rows []string, err error) bool {
+		if err == nil && len(rows) == 1 {
+			before = strings.Trim(rows[0], `"`)
+		}
+		return before != ""
+	})
+	execSQL(t, pgURL, markerStmt)
+	eventually("SELECT sidecar.version()", func(rows []string, err error) bool {
+		return err == nil && len(rows) == 1 && strings.Trim(rows[0], `"`) != before
+	})
+	execSQL(t, pgURL, "CREATE OR REPLACE VIEW rich AS SELECT id, name, salary FROM emp WHERE salary > 200 OR name = 'bob'")
+	same("SELECT * FROM rich ORDER BY id")
+	same("SELECT * FROM richdept ORDER BY 1")
+	asOf := "SELECT * FROM rich AS OF '" + before + "' ORDER BY id"
+	eventually(asOf, func(rows []string, err error) bool {
+		if err != nil {
+			t.Fatalf("%s: %v", asOf, err)
+		}
+		return strings.Join(rows, "\n") == strings.Join(old, "\n")
+	})
+
+	execSQL(t, pgURL, "DROP VIEW richdept", "DROP VIEW named")
+	refused("SELECT * FROM named", "42P01", "named")
+	same("SELECT * FROM empdept ORDER BY 1")
+}
+
+// eventuallySQL runs q (what: a label, "" or ending in ": ") on the SQL port at sqlURL (connecting *sc when
+// nil) until check accepts its answer (the rows' texts, or the error),
+// for at most two minutes: the copy, then the catalog poll.
+func eventuallySQL(t *testing.T, sqlURL string, sc **pgconn.PgConn, what, q string, check func(rows []string, err error) bool) {
+	t.Helper()
+	ctx := context.Background()
+	var rows []string
+	var err error
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if *sc == nil {
+			if *sc, err = pgconn.Connect(ctx, sqlURL); err != nil {
+				continue
+			}
+		}
+		res := (*sc).ExecParams(ctx, q, nil, nil, nil, nil).Read()
+		rows, err = rowsText(res), res.Err
+		if check(rows, err) {
+			return
+		}
+	}
+	t.Fatalf("%s%s: still %q, %v after 2 minutes", what, q, rows, err)
+}
