@@ -68,6 +68,8 @@ func AppendSend(dst []byte, oid OID, v Value) ([]byte, error) {
 			return appendVectorSend(dst, x) // vector.go
 		}
 		return appendArraySend(dst, x) // array.go
+	case *Record:
+		return appendRecordSend(dst, x) // record.go
 	}
 	return nil, errorf(CodeUnsupported, "sidecar cannot send %s in binary", NameOf(oid))
 }

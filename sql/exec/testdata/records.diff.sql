@@ -1,0 +1,43 @@
+-- Record values: ROW(…) and (a, b) constructors, whole-row references to
+-- subqueries, row comparisons, record IS NULL, records in set operations,
+-- DISTINCT, GROUP BY, ORDER BY and arrays, compared with PostgreSQL.
+SELECT ROW(1, 'a b'::text, NULL::int, ''::text, 'x"y'::text, 'p\q'::text, '('::varchar, 2.5);
+SELECT (1, 2) AS r, ROW('x'::text) AS s;
+SELECT ROW('a') /* refused: untyped */;
+SELECT ROW(NULL, 'a') IS NULL, ROW(NULL, NULL) IS NULL;
+SELECT foo FROM (SELECT 1 OFFSET 0) AS foo;
+SELECT foo FROM (SELECT NULL OFFSET 0) AS foo;
+SELECT foo FROM (SELECT 'xyzzy', 1, NULL OFFSET 0) AS foo;
+SELECT ROW(1, 2) < ROW(1, 3), ROW(1, NULL) < ROW(2, 1), ROW(1, NULL) = ROW(1, NULL), ROW(1, 2) <> ROW(1, 3), ROW(2, NULL) >= ROW(2, NULL);
+SELECT ROW(NULL, NULL) IS NULL, ROW(1, NULL) IS NULL, ROW(1, NULL) IS NOT NULL, ROW(1, 2) IS NOT NULL;
+SELECT ROW(1, 2) IN (ROW(1, 3), ROW(1, 2)), ROW(1, NULL) IN (ROW(1, 3)), ROW(1, 2) NOT IN (ROW(1, 3));
+SELECT ROW(1, NULL) IS DISTINCT FROM ROW(1, NULL), ROW(1, 2) IS NOT DISTINCT FROM ROW(1, 3);
+SELECT x FROM (VALUES (ROW(1, 2)), (ROW(1, 3))) _(x) UNION SELECT x FROM (VALUES (ROW(1, 2)), (ROW(1, 4))) _(x) ORDER BY 1;
+SELECT x FROM (VALUES (ROW(1, 2)), (ROW(1, 3))) _(x) INTERSECT SELECT x FROM (VALUES (ROW(1, 2)), (ROW(1, 4))) _(x);
+SELECT x FROM (VALUES (ROW(1, 2)), (ROW(1, 3))) _(x) EXCEPT SELECT x FROM (VALUES (ROW(1, 2)), (ROW(1, 4))) _(x);
+SELECT s FROM (SELECT id, name FROM t1) s ORDER BY s;
+SELECT DISTINCT s FROM (SELECT n % 3 AS a FROM t1) s ORDER BY 1;
+SELECT s, count(*) FROM (SELECT n % 2 AS a, n IS NULL AS b FROM t1) s GROUP BY s ORDER BY s;
+SELECT ARRAY[ROW(1, 2), ROW(3, NULL::int)], ROW(1, 2) = ANY (ARRAY[ROW(1, 2)]);
+SELECT x = y, x < y FROM (SELECT ROW(1, NULL) AS x, ROW(1, NULL) AS y) s /* refused: untyped field (PostgreSQL fails) */;
+SELECT x = y, x < y FROM (SELECT ROW(1, NULL::int) AS x, ROW(1, NULL::int) AS y) s;
+SELECT s IS NULL, s IS NOT NULL FROM (SELECT NULL::int AS a, NULL::text AS b) s;
+SELECT count(s.*) FROM (SELECT n FROM t1) s;
+SELECT ROW(s.*) FROM (SELECT 1 AS a, 'x' AS b) s;
+SELECT DISTINCT ROW(NULL::int);
+SELECT ROW('a'::text) UNION SELECT ROW('b'::text);
+SELECT ROW(1, 'a') = ROW(1, 'a'), ROW(1, 'a') < ROW(2, 'b');
+SELECT x = y FROM (SELECT ROW(1, 2) AS x, ROW(1, 3) AS y) s;
+SELECT x = y FROM (SELECT ROW(1, 2) AS x, ROW(1::int8, 3) AS y) s;
+SELECT x < y, x >= y, x IS DISTINCT FROM y FROM (SELECT ROW(1, NULL::int) AS x, ROW(1, 3) AS y) s;
+SELECT ROW(1, 2) = ROW(1, 2, 3);
+SELECT ROW(1, 2) < ROW(1::numeric, 2.5);
+SELECT s FROM (SELECT name, n FROM t1 WHERE n IS NULL OR name IS NULL) s;
+SELECT s FROM (VALUES (''), (' '), ('a,b'), ('('), ('"'), ('\'), (NULL)) s(x);
+SELECT ROW(ROW(1, 'a b'::text), ARRAY[1, 2], ROW(NULL::int));
+SELECT (SELECT s FROM (SELECT 1 AS a) s);
+SELECT q FROM (SELECT max(n) FROM t1 GROUP BY n ORDER BY n) q;
+WITH q AS (SELECT max(n) FROM t1 GROUP BY n ORDER BY n) SELECT q FROM q;
+SELECT a.name, b FROM t1 a JOIN (SELECT name, n FROM t2) b ON a.name = b.name;
+SELECT a.name, b FROM t1 a LEFT JOIN (SELECT name, n FROM t2) b ON a.name = b.name /* refused: nullable side */;
+SELECT t1 FROM t1 /* refused: composite type of a table */;

@@ -1,0 +1,182 @@
+package types
+
+import (
+	"encoding/binary"
+	"hash/maphash"
+)
+
+// Record is a value of type record (an anonymous row: ROW(…), a
+// whole-row reference to a subquery or CTE): its fields' types and
+// values (nil is a NULL field). Names are the fields' names where the
+// row has them (nil: f1, f2, …).
+type Record struct {
+	Types  []OID
+	Fields []Value
+	Names  []string
+}
+
+// The record pseudo-type and its array.
+const (
+	RecordOID      OID = 2249
+	RecordArrayOID OID = 2287
+	// CatPseudo is the pseudo-types' category.
+	CatPseudo Category = 'P'
+)
+
+func init() {
+	byOID[RecordOID] = &Type{OID: RecordOID, Name: "record", SQLName: "record", Array: RecordArrayOID, Len: -1, Category: CatPseudo, Physical: PhysText}
+	byOID[RecordArrayOID] = &Type{OID: RecordArrayOID, Name: "_record", SQLName: "record[]", Elem: RecordOID, Len: -1, Category: CatArray, Physical: PhysText}
+}
+
+// AllNull says whether every field is NULL (record IS NULL).
+func (r *Record) AllNull() bool {
+	for _, v := range r.Fields {
+		if v != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// NoneNull says whether no field is NULL (record IS NOT NULL).
+func (r *Record) NoneNull() bool {
+	for _, v := range r.Fields {
+		if v == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// appendRecord is record_out: '(' fields ',' ')', a NULL field empty, a
+// field double-quoted (with " and \ doubled) when it is empty or holds a
+// quote, backslash, parenthesis, comma or blank.
+func appendRecord(dst []byte, r *Record) []byte {
+	dst = append(dst, '(')
+	var buf []byte
+	for i, v := range r.Fields {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if v == nil {
+			continue
+		}
+		buf = AppendOut(buf[:0], r.Types[i], v)
+		quote := len(buf) == 0
+		for _, c := range buf {
+			if c == '"' || c == '\\' || c == '(' || c == ')' || c == ',' || isArraySpace(c) {
+				quote = true
+				break
+			}
+		}
+		if !quote {
+			dst = append(dst, buf...)
+			continue
+		}
+		dst = append(dst, '"')
+		for _, c := range buf {
+			if c == '"' || c == '\\' {
+				dst = append(dst, c)
+			}
+			dst = append(dst, c)
+		}
+		dst = append(dst, '"')
+	}
+	return append(dst, ')')
+}
+
+// appendRecordSend is record_send: the number of fields, then per field
+// its type OID and its length (-1 for NULL) and send bytes.
+func appendRecordSend(dst []byte, r *Record) ([]byte, error) {
+	be := binary.BigEndian
+	dst = be.AppendUint32(dst, uint32(len(r.Fields)))
+	for i, v := range r.Fields {
+		dst = be.AppendUint32(dst, r.Types[i])
+		if v == nil {
+			dst = be.AppendUint32(dst, 0xFFFFFFFF)
+			continue
+		}
+		at := len(dst)
+		dst = be.AppendUint32(dst, 0)
+		var err error
+		if dst, err = AppendSend(dst, r.Types[i], v); err != nil {
+			return nil, err
+		}
+		be.PutUint32(dst[at:], uint32(len(dst)-at-4))
+	}
+	return dst, nil
+}
+
+// CompareRecords is record_cmp (btree order of records): field by field,
+// two NULLs equal and a NULL above any value; then the record with fewer
+// fields first. Fields of different types are an error (42804), as is
+// PostgreSQL's "cannot compare dissimilar column types".
+func CompareRecords(x, y *Record) (int, error) {
+	for i := 0; i < len(x.Fields) && i < len(y.Fields); i++ {
+		if !comparableOIDs(x.Types[i], y.Types[i]) {
+			return 0, errorf(codeDatatypeMismatch, "cannot compare dissimilar column types %s and %s at record column %d", NameOf(x.Types[i]), NameOf(y.Types[i]), i+1)
+		}
+		if x.Types[i] == Unknown {
+			return 0, errorf("42883", "could not identify a comparison function for type unknown")
+		}
+		a, b := x.Fields[i], y.Fields[i]
+		switch {
+		case a == nil && b == nil:
+			continue
+		case a == nil:
+			return 1, nil
+		case b == nil:
+			return -1, nil
+		}
+		if c := Compare(x.Types[i], a, b); c != 0 {
+			return c, nil
+		}
+	}
+	if len(x.Fields) != len(y.Fields) {
+		return 0, errorf(codeDatatypeMismatch, "cannot compare record types with different numbers of columns")
+	}
+	return 0, nil
+}
+
+// comparableOIDs says whether record fields of types a and b compare
+// with each other (the same type; text and varchar alike, as their
+// values are).
+func comparableOIDs(a, b OID) bool {
+	if a == b {
+		return true
+	}
+	str := func(o OID) bool { return o == Text || o == Varchar }
+	return str(a) && str(b)
+}
+
+// compareRecords is CompareRecords for Compare, which cannot fail: a
+// mismatch orders by the fields' type OIDs (callers that must report it
+// check CheckRecordTypes first).
+func compareRecords(x, y *Record) int {
+	c, err := CompareRecords(x, y)
+	if err != nil {
+		for i := 0; i < len(x.Types) && i < len(y.Types); i++ {
+			if x.Types[i] != y.Types[i] {
+				return cmpInt(int64(x.Types[i]), int64(y.Types[i]))
+			}
+		}
+		return cmpInt(int64(len(x.Fields)), int64(len(y.Fields)))
+	}
+	return c
+}
+
+// hashRecord hashes a record consistently with CompareRecords' equality.
+func hashRecord(h *maphash.Hash, seed maphash.Seed, r *Record) {
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(r.Fields)))
+	h.Write(n[:])
+	for i, v := range r.Fields {
+		if v == nil {
+			h.WriteByte(0)
+			continue
+		}
+		h.WriteByte(1)
+		binary.BigEndian.PutUint64(n[:], Hash(seed, r.Types[i], v))
+		h.Write(n[:])
+	}
+}
