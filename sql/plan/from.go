@@ -140,7 +140,9 @@ func (b *binder) rangeVar(rv *pg.RangeVar) (Rel, *item, error) {
 			for i, id := range cte.Cols {
 				ref.Cols = append(ref.Cols, b.md.Add(ColumnMeta{Name: names[i], Table: alias, Type: b.md.Column(id).Type}))
 			}
-			return ref, newItem(alias, b.scopeCols(ref.Cols, names)), nil
+			it := newItem(alias, b.scopeCols(ref.Cols, names))
+			it.star = it.star[:len(it.star)-cte.Hidden]
+			return ref, it, nil
 		}
 	}
 	t := b.catalogTable(rv) // asof.go

@@ -39,6 +39,10 @@ type RowCompare struct {
 	Pairs []*Op
 }
 
+// RecordArray is record[] (the type of SEARCH DEPTH FIRST and CYCLE
+// path columns).
+const RecordArray OID = 2287
+
 func (*Row) Type() Type           { return T(Record) }
 func (f *FieldSelect) Type() Type { return f.T }
 func (*RowCompare) Type() Type    { return T(Bool) }

@@ -48,9 +48,6 @@ const CodeInvalidRecursion = "42P19"
 // adds it to level.
 func (b *binder) recursiveCTE(c *pg.CommonTableExpr, q *pg.SelectStmt, parent *scope, level map[string]*CTE) (*CTE, error) {
 	name := c.Ctename
-	if c.SearchClause != nil || c.CycleClause != nil {
-		return nil, unsupported("SEARCH and CYCLE in WITH RECURSIVE", c.Location)
-	}
 	if q.Op != pg.SetOperation_SETOP_UNION || q.WithClause != nil && refsTo(q.WithClause, name) > 0 || len(q.SortClause) > 0 || q.LimitCount != nil ||
 		q.LimitOffset != nil || len(q.LockingClause) > 0 {
 		return nil, unsupported("this form of recursive query (write non-recursive term UNION [ALL] recursive term)", c.Location)
@@ -89,17 +86,38 @@ func (b *binder) recursiveCTE(c *pg.CommonTableExpr, q *pg.SelectStmt, parent *s
 		ix = append(ix, b.coerceCol(id, t, &cast))
 	}
 	init, initCols = b.castProject(init, initCols, ix, cast)
+	rarg := q.Rarg
+	scc, err := b.newSearchCycle(c, names) // searchcycle.go
+	if err != nil {
+		return nil, err
+	}
+	if scc != nil {
+		init, initCols = scc.initTerm(b, init, initCols)
+		names = append(append([]string(nil), names...), scc.added()...)
+		if rarg, err = scc.recAST(q.Rarg, name); err != nil {
+			return nil, err
+		}
+	}
 	b.nCTE++
 	work := &CTE{ID: b.nCTE, Name: name}
 	for i, id := range initCols {
 		work.Cols = append(work.Cols, b.md.Add(ColumnMeta{Name: names[i], Type: b.md.Column(id).Type}))
 	}
 	work.Names = names
+	if scc != nil {
+		work.Hidden = len(scc.added())
+	}
 	level[name] = work // the recursive term reads the working table
-	rec, recCols, _, err := b.bindSelect(q.Rarg, parent)
+	rec, recCols, _, err := b.bindSelect(rarg, parent)
 	delete(level, name)
 	if err != nil {
 		return nil, err
+	}
+	if scc != nil {
+		if len(recCols) != len(initCols) {
+			return nil, errorf(CodeSyntax, "each UNION query must have the same number of columns").at(c.Location)
+		}
+		rec, recCols = scc.recTerm(b, rec, recCols)
 	}
 	if work.Refs != 1 || hasAggregate(rec) {
 		return nil, unsupported("this recursive term", c.Location)
