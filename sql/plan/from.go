@@ -255,6 +255,7 @@ func (b *binder) join(j *pg.JoinExpr, sc *scope) (Rel, *item, error) {
 			join.Kind = CrossJoin
 		}
 	}
+	joinMarkers(join, lit, rit) // record.go
 	if rel == Rel(join) {
 		if rel, err = lateralJoin(join, rrefs, -1); err != nil {
 			return nil, nil, err

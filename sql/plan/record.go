@@ -183,7 +183,7 @@ func (b *binder) wholeRow(sc *scope, alias string, loc int32) (Scalar, bool, err
 		if it.table {
 			return nil, true, unsupported("a whole-row reference to table "+alias+" (a value of its composite type)", loc)
 		}
-		if it.nullable {
+		if it.nullable && it.marker == 0 {
 			return nil, true, unsupported("a whole-row reference to "+alias+" on the nullable side of an outer join", loc)
 		}
 		row := &Row{}
@@ -195,6 +195,12 @@ func (b *binder) wholeRow(sc *scope, alias string, loc int32) (Scalar, bool, err
 			}
 			row.Args = append(row.Args, &ColRef{ID: c.id, T: c.t})
 			row.Names = append(row.Names, c.name)
+		}
+		if it.nullable {
+			// NULL (not a row of NULLs) in a padded row, as PostgreSQL's
+			// whole-row Var of a padded relation.
+			padded := &IsNull{Arg: &ColRef{ID: it.marker, T: b.md.Column(it.marker).Type}}
+			return &Case{Whens: []When{{Cond: padded, Result: &Const{T: T(Record), Null: true}}}, Else: row, T: T(Record)}, true, nil
 		}
 		return row, true, nil
 	}
@@ -329,4 +335,43 @@ func (b *binder) rowIn(l *Row, list []Scalar, not bool, loc int32) (Scalar, erro
 		return out[0], nil
 	}
 	return &BoolOp{Op: join, Args: out}, nil
+}
+
+// joinMarkers gives the items an outer join pads a marker: a column of
+// theirs that is an operand of a comparison conjunct of the join's
+// condition (strict: a row it matched has it non-NULL).
+func joinMarkers(j *Join, l, r *item) {
+	if j.Kind != LeftJoin && j.Kind != RightJoin && j.Kind != FullJoin {
+		return
+	}
+	var strict ColSet
+	for _, c := range Conjuncts(j.On) {
+		if o, ok := c.(*Op); ok && comparisons[o.Op] && len(o.Args) == 2 {
+			for _, a := range o.Args {
+				if cr, ok := a.(*ColRef); ok {
+					strict.Add(cr.ID)
+				}
+			}
+		}
+	}
+	var mark func(it *item)
+	mark = func(it *item) {
+		if it.marker == 0 {
+			for _, c := range it.cols {
+				if strict.Has(c.id) {
+					it.marker = c.id
+					break
+				}
+			}
+		}
+		for _, s := range it.sub {
+			mark(s)
+		}
+	}
+	if j.Kind != RightJoin {
+		mark(r)
+	}
+	if j.Kind != LeftJoin {
+		mark(l)
+	}
 }
