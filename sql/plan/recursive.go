@@ -201,15 +201,40 @@ func plainRecursiveTerm(n *pg.SelectStmt, name string) bool {
 }
 
 // refsTo counts the unqualified table references named name anywhere
-// in the parse tree m (subqueries included).
+// in the parse tree m (subqueries included) that are not to a WITH query
+// of that name inside m shadowing it: a SELECT whose WITH defines name
+// reads it there, except in the WITH queries written before that one
+// (all of them under WITH RECURSIVE), which still see the outer name.
 func refsTo(m proto.Message, name string) int {
 	if m == nil {
 		return 0
 	}
 	n := 0
 	pgast.Walk(m.ProtoReflect(), func(x protoreflect.Message) bool {
-		if rv, ok := x.Interface().(*pg.RangeVar); ok && rv.Schemaname == "" && rv.Relname == name {
-			n++
+		switch v := x.Interface().(type) {
+		case *pg.RangeVar:
+			if v.Schemaname == "" && v.Relname == name {
+				n++
+			}
+		case *pg.SelectStmt:
+			if v.WithClause == nil || v.WithClause == m {
+				return true
+			}
+			def := -1
+			for i, c := range v.WithClause.Ctes {
+				if c.GetCommonTableExpr().GetCtename() == name {
+					def = i
+				}
+			}
+			if def < 0 {
+				return true
+			}
+			if !v.WithClause.Recursive {
+				for _, c := range v.WithClause.Ctes[:def+1] {
+					n += refsTo(c.GetCommonTableExpr().GetCtequery(), name)
+				}
+			}
+			return false // the rest reads the inner query of that name
 		}
 		return true
 	})

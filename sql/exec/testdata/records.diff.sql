@@ -46,3 +46,5 @@ SELECT a.name, b FROM t1 a LEFT JOIN (SELECT name, n FROM t2) b ON true /* refus
 SELECT t1 FROM t1 /* refused: composite type of a table */;
 SELECT t1.q, count(t2.*) FROM (SELECT n AS q FROM t1) t1 LEFT JOIN (SELECT n AS q1, NULL::int AS q2 FROM t2) t2 ON (t1.q = t2.q1) GROUP BY t1.q ORDER BY 1;
 WITH RECURSIVE t(id, path) AS (VALUES (1, ARRAY[]::integer[]) UNION ALL SELECT t.id + 1, t.path || t.id FROM t WHERE t.id < 4) SELECT t1.id, t2.path, t2 FROM t AS t1 JOIN t AS t2 ON (t1.id = t2.id);
+WITH RECURSIVE w1(c1) AS (WITH w2(c2) AS (WITH RECURSIVE w6(c6) AS (WITH w6(c6) AS (WITH w8(c8) AS (SELECT 1) SELECT * FROM w8) SELECT * FROM w6) SELECT * FROM w6) SELECT * FROM w2) SELECT * FROM w1;
+WITH RECURSIVE w6(c6) AS (WITH w6(c6) AS (SELECT 2) SELECT c6 + 1 FROM w6) SELECT * FROM w6;
