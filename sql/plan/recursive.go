@@ -48,6 +48,11 @@ const CodeInvalidRecursion = "42P19"
 // adds it to level.
 func (b *binder) recursiveCTE(c *pg.CommonTableExpr, q *pg.SelectStmt, parent *scope, level map[string]*CTE) (*CTE, error) {
 	name := c.Ctename
+	if q.Op == pg.SetOperation_SETOP_UNION {
+		if err := checkShape(c, q); err != nil {
+			return nil, err // searchcycle.go
+		}
+	}
 	if q.Op != pg.SetOperation_SETOP_UNION || q.WithClause != nil && refsTo(q.WithClause, name) > 0 || len(q.SortClause) > 0 || q.LimitCount != nil ||
 		q.LimitOffset != nil || len(q.LockingClause) > 0 {
 		return nil, unsupported("this form of recursive query (write non-recursive term UNION [ALL] recursive term)", c.Location)

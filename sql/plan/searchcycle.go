@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"slices"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/proto"
 )
@@ -52,9 +54,15 @@ func (b *binder) newSearchCycle(c *pg.CommonTableExpr, names []string) (*searchC
 			if i < 0 {
 				return nil, errorf(CodeSyntax, "%s column %q not in WITH query column list", what, name).at(c.Location)
 			}
+			if slices.Contains(out, i) {
+				return nil, errorf(codeDuplicateColumn, "%s column %q specified more than once", what, name).at(c.Location)
+			}
 			out = append(out, i)
 		}
 		return out, nil
+	}
+	if err := s.checkNames(c.Location); err != nil {
+		return nil, err
 	}
 	var err error
 	if s.search != nil {
@@ -87,6 +95,44 @@ func (b *binder) newSearchCycle(c *pg.CommonTableExpr, names []string) (*searchC
 		}
 	}
 	return s, nil
+}
+
+// PostgreSQL's SQLSTATEs for the clauses' errors.
+const (
+	codeDuplicateColumn = "42701"
+)
+
+// checkShape refuses the query shapes PostgreSQL refuses with SEARCH or
+// CYCLE: both sides of the UNION must be plain SELECTs.
+func checkShape(c *pg.CommonTableExpr, q *pg.SelectStmt) error {
+	if c.SearchClause == nil && c.CycleClause == nil {
+		return nil
+	}
+	if q.Larg == nil || q.Larg.Op != pg.SetOperation_SETOP_NONE {
+		return errorf(CodeFeatureNotSupported, "with a SEARCH or CYCLE clause, the left side of the UNION must be a SELECT").at(c.Location)
+	}
+	if q.Rarg == nil || q.Rarg.Op != pg.SetOperation_SETOP_NONE {
+		return errorf(CodeFeatureNotSupported, "with a SEARCH or CYCLE clause, the right side of the UNION must be a SELECT").at(c.Location)
+	}
+	return nil
+}
+
+// checkNames is parse_cte.c's checks of the added columns' names.
+func (s *searchCycle) checkNames(loc int32) error {
+	if s.cycle != nil {
+		if s.cycle.CycleMarkColumn == s.cycle.CyclePathColumn {
+			return errorf(CodeSyntax, "cycle mark column name and cycle path column name are the same").at(loc)
+		}
+	}
+	if s.search != nil && s.cycle != nil {
+		if s.search.SearchSeqColumn == s.cycle.CycleMarkColumn {
+			return errorf(CodeSyntax, "search sequence column name and cycle mark column name are the same").at(loc)
+		}
+		if s.search.SearchSeqColumn == s.cycle.CyclePathColumn {
+			return errorf(CodeSyntax, "search sequence column name and cycle path column name are the same").at(loc)
+		}
+	}
+	return nil
 }
 
 // added is the names of the added columns, in PostgreSQL's order.
