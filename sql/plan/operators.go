@@ -415,7 +415,11 @@ func (b *binder) subLink(sl *pg.SubLink, sc *scope, ctx *exprCtx) (Scalar, error
 		if len(cols) != 1 {
 			return nil, unsupported("a row comparison with a subquery", sl.Location)
 		}
-		left, err := b.expr(sl.Testexpr, sc, ctx)
+		test := sl.Testexpr
+		if row := test.GetRowExpr(); row != nil && len(row.Args) == 1 {
+			test = row.Args[0] // ROW(x) op ANY (SELECT y): x op y, as PostgreSQL pairs a row's fields with the columns
+		}
+		left, err := b.expr(test, sc, ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -48,3 +48,8 @@ SELECT t1.q, count(t2.*) FROM (SELECT n AS q FROM t1) t1 LEFT JOIN (SELECT n AS 
 WITH RECURSIVE t(id, path) AS (VALUES (1, ARRAY[]::integer[]) UNION ALL SELECT t.id + 1, t.path || t.id FROM t WHERE t.id < 4) SELECT t1.id, t2.path, t2 FROM t AS t1 JOIN t AS t2 ON (t1.id = t2.id);
 WITH RECURSIVE w1(c1) AS (WITH w2(c2) AS (WITH RECURSIVE w6(c6) AS (WITH w6(c6) AS (WITH w8(c8) AS (SELECT 1) SELECT * FROM w8) SELECT * FROM w6) SELECT * FROM w6) SELECT * FROM w2) SELECT * FROM w1;
 WITH RECURSIVE w6(c6) AS (WITH w6(c6) AS (SELECT 2) SELECT c6 + 1 FROM w6) SELECT * FROM w6;
+SELECT row(row(row(1))) = any (SELECT row(row(1)));
+SELECT ROW(1) = ANY (SELECT 1), ROW(2) IN (SELECT n FROM t1), ROW(1, 2) IN (SELECT 1, 2);
+SELECT x FROM (VALUES (ROW(1, 2)), (ROW(1, NULL::int)), (ROW(NULL::int, 1)), (NULL)) v(x) ORDER BY x;
+SELECT x FROM (VALUES (ROW(1, 2)), (ROW(1, NULL::int)), (ROW(NULL::int, 1)), (NULL)) v(x) ORDER BY x DESC;
+SELECT x IS NULL, x IS NOT NULL, x = ROW(1, 2) FROM (VALUES (ROW(1, 2)), (ROW(1, NULL::int)), (ROW(NULL::int, NULL::int)), (NULL)) v(x);
