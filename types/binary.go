@@ -166,6 +166,9 @@ func recv(oid OID, b []byte) (Value, error) {
 	if IsVector(oid) {
 		return nil, errorf(CodeUnsupported, "sidecar does not receive %s in binary", NameOf(oid))
 	}
+	if oid == RecordOID {
+		return recvRecord(b) // record.go
+	}
 	if IsArray(oid) {
 		return recvArray(oid, b) // array.go
 	}

@@ -180,3 +180,44 @@ func hashRecord(h *maphash.Hash, seed maphash.Seed, r *Record) {
 		h.Write(n[:])
 	}
 }
+
+// recvRecord is record_recv for an anonymous record: the fields' types
+// come with the data (what appendRecordSend writes; spilled rows are
+// read back with it).
+func recvRecord(b []byte) (Value, error) {
+	be := binary.BigEndian
+	bad := errorf(CodeInvalidBinary, "insufficient data left in message")
+	if len(b) < 4 {
+		return nil, bad
+	}
+	n := be.Uint32(b)
+	b = b[4:]
+	if uint64(n)*8 > uint64(len(b)) {
+		return nil, bad
+	}
+	r := &Record{Types: make([]OID, n), Fields: make([]Value, n)}
+	for i := range r.Fields {
+		if len(b) < 8 {
+			return nil, bad
+		}
+		r.Types[i] = be.Uint32(b)
+		l := be.Uint32(b[4:])
+		b = b[8:]
+		if l == 0xFFFFFFFF {
+			continue
+		}
+		if uint64(l) > uint64(len(b)) {
+			return nil, bad
+		}
+		v, err := recv(r.Types[i], b[:l])
+		if err != nil {
+			return nil, err
+		}
+		r.Fields[i] = v
+		b = b[l:]
+	}
+	if len(b) != 0 {
+		return nil, errorf(CodeInvalidBinary, "improper binary format in record column")
+	}
+	return r, nil
+}
