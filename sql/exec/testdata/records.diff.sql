@@ -53,3 +53,5 @@ SELECT ROW(1) = ANY (SELECT 1), ROW(2) IN (SELECT n FROM t1), ROW(1, 2) IN (SELE
 SELECT x FROM (VALUES (ROW(1, 2)), (ROW(1, NULL::int)), (ROW(NULL::int, 1)), (NULL)) v(x) ORDER BY x;
 SELECT x FROM (VALUES (ROW(1, 2)), (ROW(1, NULL::int)), (ROW(NULL::int, 1)), (NULL)) v(x) ORDER BY x DESC;
 SELECT x IS NULL, x IS NOT NULL, x = ROW(1, 2) FROM (VALUES (ROW(1, 2)), (ROW(1, NULL::int)), (ROW(NULL::int, NULL::int)), (NULL)) v(x);
+SELECT a AS s, count(*) FROM (SELECT n % 2 AS a FROM t1) s GROUP BY s ORDER BY 1;
+SELECT s, count(*) FROM (SELECT n % 2 AS a FROM t1) s GROUP BY s ORDER BY s;
