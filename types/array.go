@@ -246,17 +246,10 @@ func appendArraySend(dst []byte, a *Array) ([]byte, error) {
 		dst = be.AppendUint32(dst, 1)
 	}
 	for _, v := range a.Elems {
-		if v == nil {
-			dst = be.AppendUint32(dst, 0xFFFFFFFF)
-			continue
-		}
-		at := len(dst)
-		dst = be.AppendUint32(dst, 0)
 		var err error
-		if dst, err = AppendSend(dst, a.Elem, v); err != nil {
+		if dst, err = appendSendElem(dst, a.Elem, v); err != nil { // record.go
 			return nil, err
 		}
-		be.PutUint32(dst[at:], uint32(len(dst)-at-4))
 	}
 	return dst, nil
 }

@@ -92,18 +92,28 @@ func appendRecordSend(dst []byte, r *Record) ([]byte, error) {
 	dst = be.AppendUint32(dst, uint32(len(r.Fields)))
 	for i, v := range r.Fields {
 		dst = be.AppendUint32(dst, r.Types[i])
-		if v == nil {
-			dst = be.AppendUint32(dst, 0xFFFFFFFF)
-			continue
-		}
-		at := len(dst)
-		dst = be.AppendUint32(dst, 0)
 		var err error
-		if dst, err = AppendSend(dst, r.Types[i], v); err != nil {
+		if dst, err = appendSendElem(dst, r.Types[i], v); err != nil {
 			return nil, err
 		}
-		be.PutUint32(dst[at:], uint32(len(dst)-at-4))
 	}
+	return dst, nil
+}
+
+// appendSendElem is one element of an array's or record's send form:
+// its length (-1 for NULL) and send bytes.
+func appendSendElem(dst []byte, oid OID, v Value) ([]byte, error) {
+	be := binary.BigEndian
+	if v == nil {
+		return be.AppendUint32(dst, 0xFFFFFFFF), nil
+	}
+	at := len(dst)
+	dst = be.AppendUint32(dst, 0)
+	dst, err := AppendSend(dst, oid, v)
+	if err != nil {
+		return nil, err
+	}
+	be.PutUint32(dst[at:], uint32(len(dst)-at-4))
 	return dst, nil
 }
 
