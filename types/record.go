@@ -62,25 +62,7 @@ func appendRecord(dst []byte, r *Record) []byte {
 			continue
 		}
 		buf = AppendOut(buf[:0], r.Types[i], v)
-		quote := len(buf) == 0
-		for _, c := range buf {
-			if c == '"' || c == '\\' || c == '(' || c == ')' || c == ',' || isArraySpace(c) {
-				quote = true
-				break
-			}
-		}
-		if !quote {
-			dst = append(dst, buf...)
-			continue
-		}
-		dst = append(dst, '"')
-		for _, c := range buf {
-			if c == '"' || c == '\\' {
-				dst = append(dst, c)
-			}
-			dst = append(dst, c)
-		}
-		dst = append(dst, '"')
+		dst = appendQuotable(dst, buf, len(buf) == 0, recordSpecial, true)
 	}
 	return append(dst, ')')
 }
@@ -230,4 +212,33 @@ func recvRecord(b []byte) (Value, error) {
 		return nil, errorf(CodeInvalidBinary, "improper binary format in record column")
 	}
 	return r, nil
+}
+
+func recordSpecial(c byte) bool {
+	return c == '"' || c == '\\' || c == '(' || c == ')' || c == ',' || isArraySpace(c)
+}
+
+// appendQuotable appends an element's text to an array's or record's
+// output: as it is, or double-quoted when quote is set or it holds a
+// special byte, a quote or backslash inside escaped by a backslash
+// (array_out) or doubled (double: record_out).
+func appendQuotable(dst, buf []byte, quote bool, special func(byte) bool, double bool) []byte {
+	for i := 0; i < len(buf) && !quote; i++ {
+		quote = special(buf[i])
+	}
+	if !quote {
+		return append(dst, buf...)
+	}
+	dst = append(dst, '"')
+	for _, c := range buf {
+		if c == '"' || c == '\\' {
+			if double {
+				dst = append(dst, c)
+			} else {
+				dst = append(dst, '\\')
+			}
+		}
+		dst = append(dst, c)
+	}
+	return append(dst, '"')
 }
