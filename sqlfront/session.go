@@ -947,6 +947,11 @@ func (s *session) binary(v Value, t uint32, txt string) ([]byte, error) {
 	if b, ok, err := dateTimeSend(t, txt); ok {
 		return b, err // binary_datetime.go
 	}
+	if t == types.RecordOID || types.ElemOf(t) == types.RecordOID {
+		// A record's send form holds its fields' types, which its text
+		// here has lost: refused rather than guessed.
+		return nil, unsupported(-1, "binary format for type "+typeName(t)+" (anonymous records)").hint("request text format for this column")
+	}
 	if b, ok := arrayBinary(t, txt); ok {
 		return b, nil // vexec_arraybin.go
 	}

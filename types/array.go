@@ -46,6 +46,10 @@ func arrayErr(s, detail string) *Error {
 	return errorf(CodeInvalidText, "malformed array literal: \"%s\"", s).detail("%s", detail)
 }
 
+func arraySpecial(c byte) bool {
+	return c == '"' || c == '\\' || c == '{' || c == '}' || c == ',' || isArraySpace(c)
+}
+
 // isArraySpace is array_isspace (scanner_isspace): the blanks array
 // input skips and array output quotes.
 func isArraySpace(c byte) bool {
@@ -201,25 +205,7 @@ func appendArray(dst []byte, a *Array) []byte {
 			continue
 		}
 		buf = AppendOut(buf[:0], a.Elem, v)
-		quote := len(buf) == 0 || strings.EqualFold(string(buf), "NULL")
-		for _, c := range buf {
-			if c == '"' || c == '\\' || c == '{' || c == '}' || c == ',' || isArraySpace(c) {
-				quote = true
-				break
-			}
-		}
-		if !quote {
-			dst = append(dst, buf...)
-			continue
-		}
-		dst = append(dst, '"')
-		for _, c := range buf {
-			if c == '"' || c == '\\' {
-				dst = append(dst, '\\')
-			}
-			dst = append(dst, c)
-		}
-		dst = append(dst, '"')
+		dst = appendQuotable(dst, buf, len(buf) == 0 || strings.EqualFold(string(buf), "NULL"), arraySpecial, false) // record.go
 	}
 	return append(dst, '}')
 }
@@ -246,17 +232,10 @@ func appendArraySend(dst []byte, a *Array) ([]byte, error) {
 		dst = be.AppendUint32(dst, 1)
 	}
 	for _, v := range a.Elems {
-		if v == nil {
-			dst = be.AppendUint32(dst, 0xFFFFFFFF)
-			continue
-		}
-		at := len(dst)
-		dst = be.AppendUint32(dst, 0)
 		var err error
-		if dst, err = AppendSend(dst, a.Elem, v); err != nil {
+		if dst, err = appendSendElem(dst, a.Elem, v); err != nil { // record.go
 			return nil, err
 		}
-		be.PutUint32(dst[at:], uint32(len(dst)-at-4))
 	}
 	return dst, nil
 }

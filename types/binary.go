@@ -68,6 +68,8 @@ func AppendSend(dst []byte, oid OID, v Value) ([]byte, error) {
 			return appendVectorSend(dst, x) // vector.go
 		}
 		return appendArraySend(dst, x) // array.go
+	case *Record:
+		return appendRecordSend(dst, x) // record.go
 	}
 	return nil, errorf(CodeUnsupported, "sidecar cannot send %s in binary", NameOf(oid))
 }
@@ -163,6 +165,9 @@ func Recv(oid OID, mod int32, b []byte) (Value, error) {
 func recv(oid OID, b []byte) (Value, error) {
 	if IsVector(oid) {
 		return nil, errorf(CodeUnsupported, "sidecar does not receive %s in binary", NameOf(oid))
+	}
+	if oid == RecordOID {
+		return recvRecord(b) // record.go
 	}
 	if IsArray(oid) {
 		return recvArray(oid, b) // array.go

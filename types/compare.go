@@ -65,6 +65,8 @@ func Compare(oid OID, a, b Value) int {
 		return cmpInt(xr, yr)
 	case *Array:
 		return compareArrays(x, b.(*Array)) // array.go
+	case *Record:
+		return compareRecords(x, b.(*Record)) // record.go
 	}
 	return 0
 }
@@ -150,6 +152,8 @@ func Hash(seed maphash.Seed, oid OID, v Value) uint64 {
 		h.WriteString(strconv.FormatInt(x.Micros, 10) + "/" + strconv.FormatInt(int64(x.Zone), 10))
 	case *Array:
 		hashArray(&h, seed, x) // array.go
+	case *Record:
+		hashRecord(&h, seed, x) // record.go
 	default:
 		h.WriteString(string(AppendOut(nil, oid, v)))
 	}

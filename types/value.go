@@ -380,6 +380,8 @@ func AppendOut(dst []byte, oid OID, v Value) []byte {
 			return appendVector(dst, x) // vector.go
 		}
 		return appendArray(dst, x) // array.go
+	case *Record:
+		return appendRecord(dst, x) // record.go
 	}
 	return dst
 }

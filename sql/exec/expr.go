@@ -199,7 +199,7 @@ func (c *compiler) compile1(s plan.Scalar) (vexpr, error) {
 	case *plan.BoolOp:
 		return c.boolOp(x)
 	case *plan.IsNull:
-		arg, err := c.compile(x.Arg)
+		arg, err := c.isNullArg(x.Arg) // record.go
 		if err != nil {
 			return nil, err
 		}
@@ -209,7 +209,7 @@ func (c *compiler) compile1(s plan.Scalar) (vexpr, error) {
 				return err
 			}
 			for _, i := range sel {
-				out[i] = (out[i] == nil) != not
+				out[i] = recordIsNull(out[i], not) // record.go
 			}
 			return nil
 		}, nil
@@ -250,6 +250,9 @@ func (c *compiler) compile1(s plan.Scalar) (vexpr, error) {
 		return c.function(x)
 	case *plan.Subquery:
 		return c.subquery(x)
+	}
+	if f, ok, err := c.compileRecord(s); ok {
+		return f, err // record.go
 	}
 	return nil, unsupported(fmt.Sprintf("the expression %T", s))
 }
@@ -426,6 +429,9 @@ func (c *compiler) comparer(l, r plan.Type) (func(a, b types.Value) (int, error)
 	t, ok := cmpType(l, r)
 	if !ok {
 		return nil, unsupported(fmt.Sprintf("comparing %s with %s", l, r))
+	}
+	if t.OID == plan.Record {
+		return recordComparer, nil // record.go
 	}
 	if !types.Orderable(t.OID) && t.OID != plan.Text {
 		return nil, noOperator(t, "comparing values of type "+t.String()) // jsonrefuse.go

@@ -122,6 +122,10 @@ func (b *binder) bindWith(w *pg.WithClause, parent *scope) (*With, error) {
 			out.CTEs = append(out.CTEs, cte)
 			continue
 		}
+		if c.SearchClause != nil || c.CycleClause != nil {
+			b.ctes = b.ctes[:len(b.ctes)-1]
+			return nil, errorf(CodeSyntax, "WITH query is not recursive").at(c.Location) // searchcycle.go
+		}
 		rel, cols, names, err := b.bindSelect(q, parent)
 		if err != nil {
 			b.ctes = b.ctes[:len(b.ctes)-1]

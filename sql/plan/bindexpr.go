@@ -116,6 +116,8 @@ func (b *binder) expr(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
 		return b.arrayExpr(n.GetAArrayExpr(), sc, ctx) // array.go
 	case n.GetAIndirection() != nil:
 		return b.indirection(n.GetAIndirection(), sc, ctx) // array.go
+	case n.GetRowExpr() != nil:
+		return b.rowExpr(n.GetRowExpr(), sc, ctx) // record.go
 	}
 	return nil, unsupported("this expression", -1)
 }
@@ -157,6 +159,12 @@ func (b *binder) columnRef(cr *pg.ColumnRef, sc *scope) (Scalar, error) {
 	for _, f := range cr.Fields {
 		s := f.GetString_()
 		if s == nil {
+			if f.GetAStar() != nil && len(parts) == 1 && len(cr.Fields) == 2 {
+				if e, ok, err := b.wholeRow(sc, parts[0], cr.Location); ok {
+					return e, err // t.* as a value: record.go
+				}
+				return nil, errorf(CodeUndefinedTable, "missing FROM-clause entry for table %q", parts[0]).at(cr.Location)
+			}
 			return nil, unsupported("this column reference", cr.Location)
 		}
 		parts = append(parts, s.Sval)
@@ -173,6 +181,11 @@ func (b *binder) columnRef(cr *pg.ColumnRef, sc *scope) (Scalar, error) {
 	}
 	c, _, err := sc.lookup(table, name, cr.Location)
 	if err != nil {
+		if pe, ok := err.(*Error); ok && pe.Code == CodeUndefinedColumn && table == "" {
+			if e, ok, werr := b.wholeRow(sc, name, cr.Location); ok {
+				return e, werr // a table name as a value: record.go
+			}
+		}
 		return nil, err
 	}
 	return &ColRef{ID: c.id, T: c.t}, nil
@@ -462,6 +475,8 @@ func colName(n *pg.Node) string {
 			return name
 		}
 		return "case"
+	case n.GetRowExpr() != nil:
+		return "row"
 	case n.GetAArrayExpr() != nil:
 		return "array"
 	case n.GetAIndirection() != nil:

@@ -303,6 +303,9 @@ func Walk(s Scalar, fn func(Scalar) bool) {
 
 // Children lists the direct sub-expressions of s.
 func Children(s Scalar) []Scalar {
+	if out, ok := recordChildren(s); ok {
+		return out // record.go
+	}
 	switch x := s.(type) {
 	case *Op:
 		return x.Args
@@ -345,6 +348,9 @@ func Map(s Scalar, fn func(Scalar) Scalar) Scalar {
 			out[i] = Map(a, fn)
 		}
 		return out
+	}
+	if m, ok := mapRecord(s, fn); ok {
+		return fn(m) // record.go
 	}
 	switch x := s.(type) {
 	case *Op:
@@ -428,6 +434,9 @@ func And(list []Scalar) Scalar {
 func Equal(a, b Scalar) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
+	}
+	if eq, ok := equalRecord(a, b); ok {
+		return eq // record.go
 	}
 	switch x := a.(type) {
 	case *ColRef:

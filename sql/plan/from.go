@@ -140,7 +140,9 @@ func (b *binder) rangeVar(rv *pg.RangeVar) (Rel, *item, error) {
 			for i, id := range cte.Cols {
 				ref.Cols = append(ref.Cols, b.md.Add(ColumnMeta{Name: names[i], Table: alias, Type: b.md.Column(id).Type}))
 			}
-			return ref, newItem(alias, b.scopeCols(ref.Cols, names)), nil
+			it := newItem(alias, b.scopeCols(ref.Cols, names))
+			it.star = it.star[:len(it.star)-cte.Hidden]
+			return ref, it, nil
 		}
 	}
 	if v, err := b.catalogView(rv); v != nil || err != nil { // view.go
@@ -170,7 +172,9 @@ func (b *binder) rangeVar(rv *pg.RangeVar) (Rel, *item, error) {
 		s.Cols = append(s.Cols, b.md.Add(ColumnMeta{Name: names[i], Table: alias, Type: c.Type}))
 		s.Ords = append(s.Ords, i)
 	}
-	return s, newItem(alias, b.scopeCols(s.Cols, names)), nil
+	it := newItem(alias, b.scopeCols(s.Cols, names))
+	it.table = true // record.go
+	return s, it, nil
 }
 
 var joinKinds = map[pg.JoinType]JoinKind{
@@ -210,6 +214,7 @@ func (b *binder) join(j *pg.JoinExpr, sc *scope) (Rel, *item, error) {
 		return nil, nil, err
 	}
 	join := &Join{Kind: kind, Left: l, Right: r}
+	markNullable(kind, lit, rit) // record.go
 	it := &item{sub: []*item{lit, rit}}
 	var using []string
 	if j.IsNatural {
@@ -256,6 +261,7 @@ func (b *binder) join(j *pg.JoinExpr, sc *scope) (Rel, *item, error) {
 			join.Kind = CrossJoin
 		}
 	}
+	joinMarkers(join, lit, rit) // record.go
 	if rel == Rel(join) {
 		if rel, err = lateralJoin(join, rrefs, -1); err != nil {
 			return nil, nil, err
@@ -275,7 +281,8 @@ func (b *binder) join(j *pg.JoinExpr, sc *scope) (Rel, *item, error) {
 		if names, err = aliasNames(names, j.Alias.Colnames, "join "+j.Alias.Aliasname, -1); err != nil {
 			return nil, nil, err
 		}
-		return rel, newItem(j.Alias.Aliasname, b.scopeCols(cols, names)), nil
+		ja := newItem(j.Alias.Aliasname, b.scopeCols(cols, names))
+		return rel, ja, nil
 	}
 	return rel, it, nil
 }

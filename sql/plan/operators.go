@@ -62,6 +62,11 @@ func (b *binder) aexpr(a *pg.A_Expr, sc *scope, ctx *exprCtx) (Scalar, error) {
 		if err != nil {
 			return nil, err
 		}
+		if lr, ok := l.(*Row); ok {
+			if rr, ok := r.(*Row); ok {
+				return b.rowDistinct(a.Kind == pg.A_Expr_Kind_AEXPR_NOT_DISTINCT, lr, rr, a.Location) // record.go
+			}
+		}
 		eq, err := b.binary("=", l, r, a.Location)
 		if err != nil {
 			return nil, err
@@ -90,6 +95,9 @@ func (b *binder) aexpr(a *pg.A_Expr, sc *scope, ctx *exprCtx) (Scalar, error) {
 			}
 			in.List = append(in.List, e)
 			ts = append(ts, e.Type())
+		}
+		if lr, ok := l.(*Row); ok {
+			return b.rowIn(lr, in.List, in.Not, a.Location) // record.go
 		}
 		t, err := commonType(ts)
 		if err != nil {
@@ -139,6 +147,9 @@ var comparisons = map[string]bool{"=": true, "<>": true, "<": true, "<=": true, 
 func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 	if op == "!=" {
 		op = "<>"
+	}
+	if e, ok, err := b.recordOperator(op, l, r, loc); ok {
+		return e, err // record.go
 	}
 	if e, ok, err := b.jsonbOperator(op, l, r, loc); ok {
 		return e, err // jsonops.go
@@ -431,7 +442,11 @@ func (b *binder) subLink(sl *pg.SubLink, sc *scope, ctx *exprCtx) (Scalar, error
 		if len(cols) != 1 {
 			return nil, unsupported("a row comparison with a subquery", sl.Location)
 		}
-		left, err := b.expr(sl.Testexpr, sc, ctx)
+		test := sl.Testexpr
+		if row := test.GetRowExpr(); row != nil && len(row.Args) == 1 {
+			test = row.Args[0] // ROW(x) op ANY (SELECT y): x op y, as PostgreSQL pairs a row's fields with the columns
+		}
+		left, err := b.expr(test, sc, ctx)
 		if err != nil {
 			return nil, err
 		}

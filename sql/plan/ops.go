@@ -184,6 +184,9 @@ type CTE struct {
 	Cols  []ColumnID // Plan's output columns
 	Names []string   // their names (the WITH alias list applied)
 	Refs  int        // references in the query
+	// Hidden: the last columns `*` does not expand to (a working table's
+	// SEARCH/CYCLE columns in its recursive term: searchcycle.go).
+	Hidden int
 }
 
 // CTERef reads a CTE's rows as new columns Cols (one per CTE column).

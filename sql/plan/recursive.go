@@ -48,8 +48,10 @@ const CodeInvalidRecursion = "42P19"
 // adds it to level.
 func (b *binder) recursiveCTE(c *pg.CommonTableExpr, q *pg.SelectStmt, parent *scope, level map[string]*CTE) (*CTE, error) {
 	name := c.Ctename
-	if c.SearchClause != nil || c.CycleClause != nil {
-		return nil, unsupported("SEARCH and CYCLE in WITH RECURSIVE", c.Location)
+	if q.Op == pg.SetOperation_SETOP_UNION {
+		if err := checkShape(c, q); err != nil {
+			return nil, err // searchcycle.go
+		}
 	}
 	if q.Op != pg.SetOperation_SETOP_UNION || q.WithClause != nil && refsTo(q.WithClause, name) > 0 || len(q.SortClause) > 0 || q.LimitCount != nil ||
 		q.LimitOffset != nil || len(q.LockingClause) > 0 {
@@ -89,17 +91,38 @@ func (b *binder) recursiveCTE(c *pg.CommonTableExpr, q *pg.SelectStmt, parent *s
 		ix = append(ix, b.coerceCol(id, t, &cast))
 	}
 	init, initCols = b.castProject(init, initCols, ix, cast)
+	rarg := q.Rarg
+	scc, err := b.newSearchCycle(c, names) // searchcycle.go
+	if err != nil {
+		return nil, err
+	}
+	if scc != nil {
+		init, initCols = scc.initTerm(b, init, initCols)
+		names = append(append([]string(nil), names...), scc.added()...)
+		if rarg, err = scc.recAST(q.Rarg, name); err != nil {
+			return nil, err
+		}
+	}
 	b.nCTE++
 	work := &CTE{ID: b.nCTE, Name: name}
 	for i, id := range initCols {
 		work.Cols = append(work.Cols, b.md.Add(ColumnMeta{Name: names[i], Type: b.md.Column(id).Type}))
 	}
 	work.Names = names
+	if scc != nil {
+		work.Hidden = len(scc.added())
+	}
 	level[name] = work // the recursive term reads the working table
-	rec, recCols, _, err := b.bindSelect(q.Rarg, parent)
+	rec, recCols, _, err := b.bindSelect(rarg, parent)
 	delete(level, name)
 	if err != nil {
 		return nil, err
+	}
+	if scc != nil {
+		if len(recCols) != len(initCols) {
+			return nil, errorf(CodeSyntax, "each UNION query must have the same number of columns").at(c.Location)
+		}
+		rec, recCols = scc.recTerm(b, rec, recCols)
 	}
 	if work.Refs != 1 || hasAggregate(rec) {
 		return nil, unsupported("this recursive term", c.Location)
@@ -183,15 +206,40 @@ func plainRecursiveTerm(n *pg.SelectStmt, name string) bool {
 }
 
 // refsTo counts the unqualified table references named name anywhere
-// in the parse tree m (subqueries included).
+// in the parse tree m (subqueries included) that are not to a WITH query
+// of that name inside m shadowing it: a SELECT whose WITH defines name
+// reads it there, except in the WITH queries written before that one
+// (all of them under WITH RECURSIVE), which still see the outer name.
 func refsTo(m proto.Message, name string) int {
 	if m == nil {
 		return 0
 	}
 	n := 0
 	pgast.Walk(m.ProtoReflect(), func(x protoreflect.Message) bool {
-		if rv, ok := x.Interface().(*pg.RangeVar); ok && rv.Schemaname == "" && rv.Relname == name {
-			n++
+		switch v := x.Interface().(type) {
+		case *pg.RangeVar:
+			if v.Schemaname == "" && v.Relname == name {
+				n++
+			}
+		case *pg.SelectStmt:
+			if v.WithClause == nil || v.WithClause == m {
+				return true
+			}
+			def := -1
+			for i, c := range v.WithClause.Ctes {
+				if c.GetCommonTableExpr().GetCtename() == name {
+					def = i
+				}
+			}
+			if def < 0 {
+				return true
+			}
+			if !v.WithClause.Recursive {
+				for _, c := range v.WithClause.Ctes[:def+1] {
+					n += refsTo(c.GetCommonTableExpr().GetCtequery(), name)
+				}
+			}
+			return false // the rest reads the inner query of that name
 		}
 		return true
 	})

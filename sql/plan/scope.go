@@ -20,6 +20,14 @@ type item struct {
 	// side's others).
 	unq, star []scopeCol
 	sub       []*item // the items of an unaliased join, still qualifiable
+	// table: a table of the catalog (its whole-row value is of its
+	// composite type); nullable: on the padded side of an outer join
+	// (its whole-row value is NULL in a padded row). record.go.
+	table, nullable bool
+	// marker is a column of the item that a strict comparison in the
+	// padding join's condition reads: NULL exactly in padded rows (0:
+	// none known).
+	marker ColumnID
 }
 
 // scopeCol is a named column.

@@ -151,6 +151,19 @@ func (b *binder) groupExpr(g *pg.Node, sc *scope, sel *pg.SelectStmt, targets []
 	case g.GetGroupingSet() != nil:
 		return nil, unsupported("GROUPING SETS, ROLLUP and CUBE", -1)
 	}
+	// A bare name that is no input column but an output name is that
+	// output column, before it could be a whole-row reference (record.go),
+	// as PostgreSQL's findTargetlistEntrySQL92.
+	if cr := g.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
+		name := cr.Fields[0].GetString_().Sval
+		if _, _, lerr := sc.lookup("", name, cr.Location); lerr != nil && lerr.(*Error).Code == CodeUndefinedColumn {
+			for _, t := range targets {
+				if t.name == name {
+					return t.e, nil
+				}
+			}
+		}
+	}
 	e, err := b.expr(g, sc, &exprCtx{clause: "GROUP BY"})
 	if err == nil {
 		return e, nil
