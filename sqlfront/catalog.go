@@ -1,6 +1,7 @@
 package sqlfront
 
 import (
+	"github.com/sidecar-dev/sidecar/types"
 	"strconv"
 )
 
@@ -54,8 +55,16 @@ func catalogRelation(schema, name string) *virtual {
 			return &virtual{cols: []Column{col("table_catalog", oidName), col("table_schema", oidName), col("table_name", oidName), col("table_type", oidText)},
 				rows: func(ex *execCtx) ([][]*string, error) {
 					var rows [][]*string
-					for _, t := range ex.src.Tables() {
+					tables := ex.src.Tables()
+					for _, t := range tables {
 						rows = append(rows, []*string{strp(ex.sess.database), strp(t.Schema), strp(t.Rel), strp("BASE TABLE")})
+					}
+					// Views (not materialized ones, which PostgreSQL leaves out).
+					_, ns := (&pgCatCtx{tables: tables}).namespaces()
+					for _, v := range listedViews(tables, ns) {
+						if v.Kind == 'v' {
+							rows = append(rows, []*string{strp(ex.sess.database), strp(v.Schema), strp(v.Name), strp("VIEW")})
+						}
 					}
 					return rows, nil
 				}}
@@ -64,7 +73,8 @@ func catalogRelation(schema, name string) *virtual {
 				col("ordinal_position", oidInt4), col("data_type", oidText), col("is_nullable", oidText), col("udt_name", oidName)},
 				rows: func(ex *execCtx) ([][]*string, error) {
 					var rows [][]*string
-					for _, t := range ex.src.Tables() {
+					tables := ex.src.Tables()
+					for _, t := range tables {
 						for i, c := range t.Columns {
 							f := colFacts(&t, i)
 							if f == nil {
@@ -76,6 +86,22 @@ func catalogRelation(schema, name string) *virtual {
 							}
 							rows = append(rows, []*string{strp(ex.sess.database), strp(t.Schema), strp(t.Rel), strp(c.Name), strp(strconv.Itoa(i + 1)),
 								strp(dataType(c)), strp(nullable), strp(c.TypeName)})
+						}
+					}
+					// A view's columns (never NOT NULL; materialized views
+					// are not listed by PostgreSQL).
+					_, ns := (&pgCatCtx{tables: tables}).namespaces()
+					for _, v := range listedViews(tables, ns) {
+						if v.Kind != 'v' {
+							continue
+						}
+						for i, vc := range v.Columns {
+							if _, ok := types.Lookup(vc.TypeOID); !ok {
+								return nil, unsupported(-1, "information_schema.columns of the view "+v.Schema+"."+v.Name+": the type of its column "+vc.Name)
+							}
+							c := Column{Name: vc.Name, TypeOID: vc.TypeOID, TypeMod: vc.TypeMod}
+							rows = append(rows, []*string{strp(ex.sess.database), strp(v.Schema), strp(v.Name), strp(vc.Name), strp(strconv.Itoa(i + 1)),
+								strp(dataType(c)), strp("YES"), strp(typname(vc.TypeOID))})
 						}
 					}
 					return rows, nil

@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -47,9 +48,13 @@ func jdbcCanned(query string) *plan {
 			col("remarks", oidText), col("type_cat", oidText), col("type_schem", oidText), col("type_name", oidText),
 			col("self_referencing_col_name", oidText), col("ref_generation", oidText)}
 		rows = func(ex *execCtx) ([][]*string, error) {
+			kinds, err := jdbcRelkinds(query)
+			if err != nil {
+				return nil, err
+			}
 			var out [][]*string
 			for _, t := range ex.src.Tables() {
-				if matches(jdbcSchemaLike, query, t.Schema) && matches(jdbcTableLike, query, t.Rel) {
+				if kinds['r'] && matches(jdbcSchemaLike, query, t.Schema) && matches(jdbcTableLike, query, t.Rel) {
 					sf := schemaFactsOf(&t)
 					if sf == nil {
 						return nil, unsupported(-1, "getTables of "+t.Name+": its comment was not read (copied by an older sidecar; a resync reads it)")
@@ -57,6 +62,28 @@ func jdbcCanned(query string) *plan {
 					out = append(out, []*string{nil, strp(t.Schema), strp(t.Rel), strp("TABLE"), nonEmpty(sf.Comment), strp(""), strp(""), strp(""), strp(""), strp("")})
 				}
 			}
+			// The views pg_class lists, when the query asks for their
+			// relkind (pgjdbc's type clauses: c.relkind = 'v' for VIEW,
+			// 'm' for MATERIALIZED VIEW); ORDER BY TABLE_TYPE, TABLE_SCHEM,
+			// TABLE_NAME.
+			tables := ex.src.Tables()
+			_, ns := (&pgCatCtx{tables: tables}).namespaces()
+			for _, v := range listedViews(tables, ns) {
+				kind := map[byte]string{'v': "VIEW", 'm': "MATERIALIZED VIEW"}[v.Kind]
+				if kind == "" || !kinds[v.Kind] ||
+					!matches(jdbcSchemaLike, query, v.Schema) || !matches(jdbcTableLike, query, v.Name) {
+					continue
+				}
+				out = append(out, []*string{nil, strp(v.Schema), strp(v.Name), strp(kind), nonEmpty(v.Comment), strp(""), strp(""), strp(""), strp(""), strp("")})
+			}
+			sort.SliceStable(out, func(i, j int) bool {
+				for k := 3; k >= 1; k -= 2 { // TABLE_TYPE, then schema and name
+					if *out[i][k] != *out[j][k] {
+						return *out[i][k] < *out[j][k]
+					}
+				}
+				return *out[i][2] < *out[j][2]
+			})
 			return out, nil
 		}
 	case strings.Contains(query, "row_number() OVER (PARTITION BY a.attrelid ORDER BY a.attnum) AS attnum"):
@@ -65,7 +92,17 @@ func jdbcCanned(query string) *plan {
 			col("attgenerated", oidCharType), col("adsrc", oidText), col("description", oidText), col("typbasetype", oidOID), col("typtype", oidCharType)}
 		rows = func(ex *execCtx) ([][]*string, error) {
 			var out [][]*string
-			for _, t := range ex.src.Tables() {
+			// A view's columns are listed by PostgreSQL too (relkind 'v'
+			// and 'm' are in pgjdbc's list); their comments and types are
+			// not all read: refused rather than left out.
+			tables := ex.src.Tables()
+			_, ns := (&pgCatCtx{tables: tables}).namespaces()
+			for _, v := range listedViews(tables, ns) {
+				if matches(jdbcSchemaLike, query, v.Schema) && matches(jdbcTableLike, query, v.Name) {
+					return nil, unsupported(-1, "getColumns of the view "+v.Schema+"."+v.Name)
+				}
+			}
+			for _, t := range tables {
 				if !matches(jdbcSchemaLike, query, t.Schema) || !matches(jdbcTableLike, query, t.Rel) {
 					continue
 				}
@@ -118,6 +155,37 @@ func jdbcCanned(query string) *plan {
 	}
 	p.from = []*fromItem{{virt: &virtual{cols: cols, rows: rows}}}
 	return p
+}
+
+// jdbcRelkind matches the relkinds of pgjdbc's getTables type clauses
+// ("c.relkind = 'v'", "c.relkind IN ('r','p')").
+var jdbcRelkind = regexp.MustCompile(`c\.relkind (?:= '(.)'|IN \(([^)]*)\))`)
+
+// jdbcRelkinds returns the relkinds pgjdbc's getTables query asks for:
+// only those its type clauses name (" AND (false OR (…) …"), which must
+// be kinds sidecar lists completely — tables, views, materialized views —
+// else the call is refused, never answered without the indexes,
+// sequences, composite types or foreign tables PostgreSQL would list
+// (types null asks for every kind).
+func jdbcRelkinds(query string) (map[byte]bool, error) {
+	i := strings.Index(query, " AND (false ")
+	if i < 0 {
+		return nil, unsupported(-1, "getTables of every relation type (types null); pass the types, such as TABLE and VIEW")
+	}
+	kinds := map[byte]bool{}
+	for _, m := range jdbcRelkind.FindAllStringSubmatch(query[i:], -1) {
+		list := m[1]
+		if list == "" {
+			list = strings.NewReplacer("'", "", ",", "", " ", "").Replace(m[2])
+		}
+		for _, k := range []byte(list) {
+			if !strings.ContainsRune("rpvm", rune(k)) {
+				return nil, unsupported(-1, "getTables of relkind '"+string(k)+"' (sidecar lists tables and views)")
+			}
+			kinds[k] = true
+		}
+	}
+	return kinds, nil
 }
 
 // charOrNil is a "char" value for this canned answer: NULL for none

@@ -148,6 +148,21 @@ func relList(ex *execCtx, consts []string) ([][]*string, error) {
 			rows = append(rows, []*string{strp(q.Schema), strp(q.Name), strp("sequence"), strp(s.Owner)})
 		}
 	}
+	// The views above the followed tables (pgcatalog_views.go), as psql
+	// lists them when its relkinds name them (\d lists 'v' and 'm').
+	for _, v := range listedViews(tables, ns) {
+		kind := "view"
+		if v.Kind == 'm' {
+			kind = "materialized view"
+		}
+		if !kinds[string(v.Kind)] {
+			continue
+		}
+		if v.Owner == "" {
+			return nil, unsupported(-1, "the owner of the view "+v.Schema+"."+v.Name+" (not read)")
+		}
+		rows = append(rows, []*string{strp(v.Schema), strp(v.Name), strp(kind), strp(v.Owner)})
+	}
 	// ORDER BY 1, 2 (name's collation is C: byte order).
 	sort.SliceStable(rows, func(i, j int) bool {
 		if *rows[i][0] != *rows[j][0] {
@@ -207,6 +222,13 @@ var psqlHandlers = map[string]*canned{
 				if re.MatchString(o) {
 					return nil, unsupported(-1, "\\d of the index or sequence "+o+" (sidecar's psql support describes tables)")
 				}
+			}
+		}
+		// A view is described by PostgreSQL too: refused, not "Did not
+		// find any relation".
+		for _, v := range listedViews(tables, ns) {
+			if re.MatchString(v.Name) {
+				return nil, unsupported(-1, "\\d of the view "+v.Schema+"."+v.Name+" (sidecar's psql support describes tables)")
 			}
 		}
 		sort.SliceStable(rows, func(i, j int) bool { // ORDER BY 2, 3

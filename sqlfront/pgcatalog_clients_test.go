@@ -42,6 +42,9 @@ public class Walk {
         }
       });
       calls.put("getTables", () -> rows(md.getTables(null, "public", a[2], new String[]{"TABLE"}), "TABLE_SCHEM", "TABLE_NAME", "TABLE_TYPE", "REMARKS"));
+      calls.put("getTablesAll", () -> rows(md.getTables(null, "public", "%", null), "TABLE_SCHEM", "TABLE_NAME", "TABLE_TYPE", "REMARKS"));
+      calls.put("getTablesViews", () -> rows(md.getTables(null, "public", "%", new String[]{"TABLE", "VIEW", "MATERIALIZED VIEW"}), "TABLE_SCHEM", "TABLE_NAME", "TABLE_TYPE", "REMARKS"));
+      calls.put("getColumnsAll", () -> rows(md.getColumns(null, "public", "%", "%"), "TABLE_NAME", "COLUMN_NAME", "TYPE_NAME"));
       calls.put("getColumns", () -> rows(md.getColumns(null, "public", a[2], "%"), "COLUMN_NAME", "DATA_TYPE", "TYPE_NAME", "COLUMN_SIZE",
         "DECIMAL_DIGITS", "NULLABLE", "IS_NULLABLE", "COLUMN_DEF", "ORDINAL_POSITION", "IS_AUTOINCREMENT", "REMARKS"));
       calls.put("getPrimaryKeys", () -> rows(md.getPrimaryKeys(null, "public", a[2]), "TABLE_NAME", "COLUMN_NAME", "KEY_SEQ", "PK_NAME"));
@@ -116,6 +119,9 @@ func catalogRig(t *testing.T) *rig {
 		"CREATE UNIQUE INDEX items_qty ON items (qty, acct DESC) WHERE qty < 100",
 		"COMMENT ON TABLE items IS 'the items'", "COMMENT ON COLUMN items.qty IS 'how many'",
 		"INSERT INTO accounts VALUES (1, 'a', 1)", "INSERT INTO items (qty) VALUES (3)",
+		// A view: the listings (psql \d, getTables, information_schema)
+		// name it as PostgreSQL does, or refuse.
+		"CREATE VIEW item_names AS SELECT id, name FROM items", "COMMENT ON VIEW item_names IS 'names only'",
 	})
 }
 
@@ -151,7 +157,7 @@ func TestCatalogJDBCWalk(t *testing.T) {
 	for _, table := range []string{"accounts", "items"} {
 		got := clientLines(runJava(t, "Walk", jdbcCatalogWalk, "jdbc:postgresql://"+r.addr+"/app?sslmode=disable", "app", table))
 		want := clientLines(runJava(t, "Walk", jdbcCatalogWalk, "jdbc:postgresql://"+pgAddr, "postgres", table))
-		compareCalls(t, table, got, want, []string{"getColumnTypeName", "getTables", "getColumns", "getPrimaryKeys", "getImportedKeys", "getExportedKeys", "getSchemas"})
+		compareCalls(t, table, got, want, []string{"getColumnTypeName", "getTables", "getTablesViews", "getColumns", "getPrimaryKeys", "getImportedKeys", "getExportedKeys", "getSchemas"})
 	}
 }
 

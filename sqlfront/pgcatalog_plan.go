@@ -306,6 +306,13 @@ func formatTypeOf(oidv, modv types.Value) (types.Value, error) {
 // its table's schema) and their owned sequences (seqClassRows).
 func tableVisible(tables []Table, path []string, oid uint32) types.Value {
 	rels := catalogRels(tables) // pgcatalog_reg.go
+	// The views pg_class lists (viewClassRows) are relations too; they
+	// are not in catalogRels, whose names regclass resolves (a view's
+	// pg_attribute rows are not served).
+	_, ns := (&pgCatCtx{tables: tables}).namespaces()
+	for _, v := range listedViews(tables, ns) {
+		rels = append(rels, catRel{v.Schema, v.Name, v.OID})
+	}
 	var r *catRel
 	for i := range rels {
 		if rels[i].oid == oid {

@@ -51,6 +51,19 @@ func catalogRels(tables []Table) []catRel {
 	return rels
 }
 
+// viewNamed says whether schema.name is a view pg_class lists: regclass
+// does not resolve views (their pg_attribute rows are not served), and
+// refuses them rather than saying they do not exist.
+func viewNamed(tables []Table, schema, name string) bool {
+	_, ns := (&pgCatCtx{tables: tables}).namespaces()
+	for _, v := range listedViews(tables, ns) {
+		if v.Schema == schema && v.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // regRefused is the refusal of a reg value sidecar's catalog does not
 // hold.
 func regRefused(kind uint32, what string) error {
@@ -155,6 +168,9 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 						return int64(r.oid), nil
 					}
 				}
+				if viewNamed(tables, names[0], names[1]) {
+					return nil, regRefused(kind, "the view '"+s+"'")
+				}
 				return nil, errf("42P01", -1, "relation \"%s\" does not exist", s)
 			}
 			if strings.HasPrefix(names[0], "pg_") || catalogDef("", names[0]) != nil {
@@ -166,6 +182,9 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 					if r.schema == p && r.name == names[0] {
 						return int64(r.oid), nil
 					}
+				}
+				if viewNamed(tables, p, names[0]) {
+					return nil, regRefused(kind, "the view '"+s+"'")
 				}
 			}
 			return nil, errf("42P01", -1, "relation \"%s\" does not exist", s)

@@ -2,6 +2,7 @@ package sqlfront_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -93,6 +94,68 @@ func TestViewsMatchPostgres(t *testing.T) {
 	}
 	for _, q := range viewQueries {
 		same(q)
+	}
+	// psql's describing commands over views: identical to PostgreSQL's
+	// or refused (an ERROR), never a different description.
+	// The unfollowed table secret is not a relation of the mirror: its
+	// line leaves PostgreSQL's listings (and its row count).
+	notFollowed := func(out string) string {
+		lines := strings.Split(out, "\n")
+		var kept []string
+		dropped := 0
+		for _, l := range lines {
+			if strings.Contains(l, "| secret ") {
+				dropped++
+				continue
+			}
+			kept = append(kept, l)
+		}
+		for i, l := range kept {
+			var n int
+			if _, err := fmt.Sscanf(l, "(%d rows)", &n); err == nil && dropped > 0 {
+				kept[i] = fmt.Sprintf("(%d rows)", n-dropped)
+				if n-dropped == 1 {
+					kept[i] = "(1 row)"
+				}
+			}
+		}
+		return strings.Join(kept, "\n")
+	}
+	for _, cmd := range []string{`\d`, `\dv`, `\dt`, `\dm`, `\d rich`, `\d+ rich`, `\d named`, `\dv+`} {
+		got, err := psql(t, sqlURL, "-c", cmd)
+		want, _ := psql(t, pgURL, "-c", cmd)
+		want = notFollowed(want)
+		switch {
+		case err != nil && strings.Contains(got, "ERROR:"):
+			t.Logf("%s refused: %s", cmd, strings.TrimSpace(got))
+		case got != want:
+			t.Errorf("%s answered differently:\n%s\nPostgreSQL:\n%s", cmd, got, want)
+		}
+	}
+	// Catalog queries a tool sends about a view's columns: identical or
+	// refused (the views' pg_attribute rows are not served).
+	for _, q := range []string{
+		"SELECT a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname = 'rich' AND a.attnum > 0 ORDER BY a.attnum",
+		"SELECT count(*) FROM pg_attribute WHERE attrelid = (SELECT oid FROM pg_class WHERE relname = 'rich')",
+		"SELECT column_name FROM information_schema.columns WHERE table_name = 'rich' ORDER BY ordinal_position",
+		"SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'secret' ORDER BY 1",
+		"SELECT table_name, column_name, ordinal_position, data_type, is_nullable, udt_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> 'secret' ORDER BY 1, 3",
+		"SELECT c.relname, a.attname FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid WHERE c.relnamespace = 'public'::regnamespace AND a.attnum > 0 AND c.relname <> 'secret' ORDER BY 1, 2",
+		"SELECT 'rich'::regclass::oid = (SELECT oid FROM pg_class WHERE relname = 'rich')",
+	} {
+		want := strings.Join(pgRows(q), "\n")
+		if sc == nil {
+			if sc, err = pgconn.Connect(ctx, sqlURL); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res := sc.ExecParams(ctx, q, nil, nil, nil, nil).Read()
+		switch got := strings.Join(rowsText(res), "\n"); {
+		case res.Err != nil:
+			t.Logf("%s: refused: %v", q, res.Err)
+		case got != want:
+			t.Errorf("%s answered differently:\n%s\nPostgreSQL:\n%s", q, got, want)
+		}
 	}
 	refused("SELECT * FROM withsecret", "0A000", "public.secret")
 	refused("SELECT * FROM mv", "0A000", "materialized view public.mv")

@@ -481,7 +481,7 @@ func TestStatAggregatesMatchPostgres(t *testing.T) {
 		"int2":    {{"1", "-1", "32767"}},
 	}
 	sets["bool"] = [][]string{{"t", "t"}, {"t", "f"}, {"f"}, {}}
-	n, bad := 0, 0
+	n, bad, refused := 0, 0, 0
 	for typ, lists := range sets {
 		for _, list := range lists {
 			fns := []string{"stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop", "bit_and", "bit_or", "bit_xor"}
@@ -537,12 +537,21 @@ func TestStatAggregatesMatchPostgres(t *testing.T) {
 					e, _ := builtin.AsError(err)
 					got = outcome{code: e.Code, msg: e.Message}
 				}
-				if !got.same(want) {
+				switch {
+				case got.code == "0A000" && strings.Contains(got.msg, "depend on the order") && want.code == "":
+					// A float aggregate whose value depends on the order of
+					// the rows (types.FloatAccumGuard, proven by its own
+					// shuffling tests): refused, never a different answer.
+					refused++
+				case !got.same(want):
 					bad++
 					t.Errorf("%s: PostgreSQL %v, sidecar %v", q, want, got)
 				}
 			}
 		}
 	}
-	t.Logf("%d aggregate calls compared with PostgreSQL, %d differ", n, bad)
+	t.Logf("%d aggregate calls compared with PostgreSQL, %d differ, %d refused as order-dependent", n, bad, refused)
+	if refused*2 > n {
+		t.Errorf("%d of %d calls refused as order-dependent: the guard is broader than the test's values need", refused, n)
+	}
 }
