@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	lplan "github.com/sidecar-dev/sidecar/sql/plan"
 	"maps"
 	"math"
 	"math/big"
@@ -892,6 +893,11 @@ func (s *session) encoder(p *plan, formats []int16) func([]Value) ([][]byte, err
 				}
 				buf = append(buf, txt...)
 			} else {
+				if k := p.cols[i].typ; k != t && lplan.RegTypeName(k) != "" {
+					// A reg column's value is its name's text here (vexec.go
+					// regOutputs); its send form is an OID: refused.
+					return nil, unsupported(-1, "binary format for type "+lplan.RegTypeName(k)).hint("request text format for this column")
+				}
 				b, err := s.binary(v, t, txt)
 				if err != nil {
 					return nil, err

@@ -159,7 +159,9 @@ func (s *session) planQueryArgs(ctx context.Context, query string, paramTypes []
 		pl.p.params = pl.params
 		pl.p.markNeeded(len(pl.scope))
 		for i := range pl.p.cols {
-			pl.p.cols[i].typ = pl.p.targets[i].typ()
+			if pl.p.vec == nil { // the engine's plan typed its columns (vexec.go: a reg column's type is not its text target's)
+				pl.p.cols[i].typ = pl.p.targets[i].typ()
+			}
 		}
 		if pl.p.kind == "select" && !pl.p.inherits() { // descendants: row by row (inherit.go)
 			pl.planEngine() // after the parameters' types are fixed

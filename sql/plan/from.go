@@ -149,7 +149,13 @@ func (b *binder) rangeVar(rv *pg.RangeVar) (Rel, *item, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return b.view(v, alias, colAlias, rv.Location)
+		rel, it, err := b.view(v, alias, colAlias, rv.Location)
+		if it != nil {
+			// A view's whole-row value is of its composite type too
+			// (its OID is not kept): refused as a table's (record.go).
+			it.table = true
+		}
+		return rel, it, err
 	}
 	t := b.catalogTable(rv) // asof.go
 	if t == nil {
