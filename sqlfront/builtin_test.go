@@ -3,6 +3,7 @@ package sqlfront_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -124,17 +125,56 @@ func TestNowFixedPerTransaction(t *testing.T) {
 // PostgreSQL's values and scales (they were 42883 before).
 func TestStatAggregatesMatchPostgres(t *testing.T) {
 	r := newRig(t, []string{"public.metrics"}, builtinSetup)
-	var stmts []string
+	var stmts, float []string
 	for _, f := range []string{"stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop"} {
 		stmts = append(stmts,
-			"SELECT "+f+"(n), "+f+"(big), "+f+"(amount), "+f+"(v), "+f+"(id) FROM metrics",
-			"SELECT label, "+f+"(amount), "+f+"(v) FROM metrics GROUP BY label ORDER BY label",
+			"SELECT "+f+"(n), "+f+"(big), "+f+"(amount), "+f+"(id) FROM metrics",
+			"SELECT label, "+f+"(amount) FROM metrics GROUP BY label ORDER BY label",
 			"SELECT "+f+"(amount) FROM metrics WHERE id = 1",
-			"SELECT "+f+"(DISTINCT n) FROM metrics WHERE id > 10")
+			"SELECT "+f+"(DISTINCT n) FROM metrics WHERE id > 10",
+			// Two float rows: the same in either order (types.FloatAccumGuard).
+			"SELECT "+f+"(v) FROM metrics WHERE id <= 2")
+		// More float rows: PostgreSQL's answer depends on the order it
+		// adds them in; identical or refused, never different.
+		float = append(float, "SELECT "+f+"(v) FROM metrics", "SELECT label, "+f+"(v) FROM metrics GROUP BY label ORDER BY label")
 	}
+	identicalOrOrderRefused(t, r.pgURL, r.sqlURL, float)
 	stmts = append(stmts,
 		"SELECT bool_and(n > 0), bool_or(n > 0), every(v > 0), bit_and(n), bit_or(big), bit_xor(n) FROM metrics",
 		"SELECT label, bool_and(n >= 0), bit_or(n) FROM metrics GROUP BY label ORDER BY label",
 		"SELECT bool_or(n > 0), bit_and(n) FROM metrics WHERE id > 10")
 	compareWithPostgres(t, r.pgURL, r.sqlURL, stmts, func(string) []byte { return nil }, "aggregates")
+}
+
+// identicalOrOrderRefused runs each statement on both servers: the
+// sidecar's rows must equal PostgreSQL's, or the statement be refused
+// (0A000) as a float aggregate whose value depends on the order of the
+// rows (types.FloatSumGuard / FloatAccumGuard).
+func identicalOrOrderRefused(t *testing.T, pgURL, sqlURL string, stmts []string) {
+	t.Helper()
+	ctx := context.Background()
+	pgc, err := pgconn.Connect(ctx, pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pgc.Close(ctx)
+	sc, err := pgconn.Connect(ctx, sqlURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close(ctx)
+	for _, q := range stmts {
+		want := pgc.ExecParams(ctx, q, nil, nil, nil, nil).Read()
+		if want.Err != nil {
+			t.Fatalf("PostgreSQL: %s: %v", q, want.Err)
+		}
+		got := sc.ExecParams(ctx, q, nil, nil, nil, nil).Read()
+		if pe, ok := got.Err.(*pgconn.PgError); ok && pe.Code == "0A000" && strings.Contains(pe.Message, "depend on the order") {
+			t.Logf("refused: %s", q)
+			continue
+		}
+		if g, w := strings.Join(rowsText(got), "\n"), strings.Join(rowsText(want), "\n"); got.Err != nil || g != w {
+			t.Errorf("%s: %q (%v), PostgreSQL %q", q, g, got.Err, w)
+		}
+	}
 }

@@ -94,9 +94,17 @@ func TestRegrAggregatesMatchPostgres(t *testing.T) {
 		`SELECT count(*), sum(x), regr_sxx(y, x), sum(y), regr_syy(y, x), regr_sxy(y, x) FROM regr_test`,
 		`SELECT regr_count(y, x), corr(y, x), covar_pop(y, x), covar_samp(y, x), regr_r2(y, x), regr_slope(y, x), regr_intercept(y, x), regr_avgx(y, x), regr_avgy(y, x) FROM regr_test`,
 		`SELECT id > 2, corr(y, x) FROM regr_test GROUP BY id > 2 ORDER BY 1`,
+		// Two rows: the same in either order, always answered.
+		`SELECT count(*), regr_sxx(y, x), regr_syy(y, x), regr_sxy(y, x), corr(y, x), covar_pop(y, x), regr_slope(y, x) FROM regr_test WHERE id <= 2`,
 	} {
 		want := simpleExec(ctx, conns["postgresql"], q)
 		got := simpleExec(ctx, conns["sidecar"], q)
+		// More rows: PostgreSQL's float accumulation depends on the order
+		// it reads them in (types.FloatAccumGuard): refused, or identical.
+		if len(got) > 0 && strings.Contains(got[0], "ERROR 0A000") && strings.Contains(got[0], "depend on the order") && !strings.Contains(q, "id <= 2") {
+			t.Logf("refused: %s", q)
+			continue
+		}
 		if !slices.Equal(got, want) {
 			t.Errorf("%s\n got %q\nwant %q", q, got, want)
 		}
