@@ -19,22 +19,12 @@ func TestCatalogFactsFollowDDL(t *testing.T) {
 	setup := append([]string{"CREATE TABLE cf (id int PRIMARY KEY, s text)", "INSERT INTO cf VALUES (1, 'b'), (2, 'A'), (3, 'a')"}, inheritSetup...)
 	pgURL, sqlURL := liveDaemon(t, []string{"public.cf", "public.person", "public.emp", "public.student", "public.stud_emp"}, setup)
 	ctx := context.Background()
-	pgc, err := pgconn.Connect(ctx, pgURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pgc.Close(ctx)
-	var sc *pgconn.PgConn
-	defer func() {
-		if sc != nil {
-			sc.Close(ctx)
-		}
-	}()
+	pgc, scp := liveConns(t, pgURL)
 	// eventually runs q on the SQL port until check accepts its answer
 	// (the rows' texts, or the error), for at most two minutes.
 	eventually := func(what, q string, check func(rows []string, err error) bool) {
 		t.Helper()
-		eventuallySQL(t, sqlURL, &sc, what+": ", q, check) // views_pg_test.go
+		eventuallySQL(t, sqlURL, scp, what+": ", q, check) // views_pg_test.go
 	}
 	pgOne := func(q string) string {
 		t.Helper()

@@ -15,18 +15,8 @@ import (
 func TestRegColumnTypes(t *testing.T) {
 	pgURL, sqlURL := liveDaemon(t, []string{"public.rc"}, []string{"CREATE TABLE rc (id int PRIMARY KEY, v text)", "INSERT INTO rc VALUES (1, 'a')"})
 	ctx := context.Background()
-	pgc, err := pgconn.Connect(ctx, pgURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pgc.Close(ctx)
-	var sc *pgconn.PgConn
-	defer func() {
-		if sc != nil {
-			sc.Close(ctx)
-		}
-	}()
-	eventuallySQL(t, sqlURL, &sc, "", "SELECT count(*) FROM rc", func(_ []string, err error) bool { return err == nil })
+	pgc, scp := liveConns(t, pgURL)
+	eventuallySQL(t, sqlURL, scp, "", "SELECT count(*) FROM rc", func(_ []string, err error) bool { return err == nil })
 	for _, q := range []string{
 		"SELECT pg_typeof(1)",
 		"WITH q AS (SELECT 'foo' AS x) SELECT x, pg_typeof(x) FROM q",
@@ -34,7 +24,7 @@ func TestRegColumnTypes(t *testing.T) {
 		"SELECT 'rc'::regclass, 'rc'::regclass::oid = (SELECT oid FROM pg_class WHERE relname = 'rc')",
 	} {
 		want := pgc.ExecParams(ctx, q, nil, nil, nil, nil).Read()
-		got := sc.ExecParams(ctx, q, nil, nil, nil, nil).Read()
+		got := (*scp).ExecParams(ctx, q, nil, nil, nil, nil).Read()
 		if want.Err != nil || got.Err != nil {
 			t.Fatalf("%s: PostgreSQL %v, sidecar %v", q, want.Err, got.Err)
 		}
@@ -50,7 +40,7 @@ func TestRegColumnTypes(t *testing.T) {
 			t.Errorf("%s: %q, PostgreSQL %q", q, g, w)
 		}
 	}
-	res := sc.ExecParams(ctx, "SELECT pg_typeof(1)", nil, nil, nil, []int16{1}).Read()
+	res := (*scp).ExecParams(ctx, "SELECT pg_typeof(1)", nil, nil, nil, []int16{1}).Read()
 	if pe, ok := res.Err.(*pgconn.PgError); !ok || pe.Code != "0A000" {
 		t.Errorf("a regtype column in binary format: %v, want 0A000", res.Err)
 	}

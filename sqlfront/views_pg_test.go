@@ -52,17 +52,7 @@ var viewQueries = []string{
 func TestViewsMatchPostgres(t *testing.T) {
 	pgURL, sqlURL := liveDaemon(t, []string{"public.emp", "public.dept"}, viewSetup)
 	ctx := context.Background()
-	pgc, err := pgconn.Connect(ctx, pgURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pgc.Close(ctx)
-	var sc *pgconn.PgConn
-	defer func() {
-		if sc != nil {
-			sc.Close(ctx)
-		}
-	}()
+	pgc, scp := liveConns(t, pgURL)
 	pgRows := func(q string) []string {
 		t.Helper()
 		res := pgc.ExecParams(ctx, q, nil, nil, nil, nil).Read()
@@ -75,7 +65,7 @@ func TestViewsMatchPostgres(t *testing.T) {
 	// for at most two minutes (the copy, then the catalog poll).
 	eventually := func(q string, check func(rows []string, err error) bool) {
 		t.Helper()
-		eventuallySQL(t, sqlURL, &sc, "", q, check)
+		eventuallySQL(t, sqlURL, scp, "", q, check)
 	}
 	same := func(q string) []string {
 		t.Helper()
@@ -144,12 +134,14 @@ func TestViewsMatchPostgres(t *testing.T) {
 		"SELECT 'rich'::regclass::oid = (SELECT oid FROM pg_class WHERE relname = 'rich')",
 	} {
 		want := strings.Join(pgRows(q), "\n")
-		if sc == nil {
-			if sc, err = pgconn.Connect(ctx, sqlURL); err != nil {
+		if *scp == nil {
+			c, err := pgconn.Connect(ctx, sqlURL)
+			if err != nil {
 				t.Fatal(err)
 			}
+			*scp = c
 		}
-		res := sc.ExecParams(ctx, q, nil, nil, nil, nil).Read()
+		res := (*scp).ExecParams(ctx, q, nil, nil, nil, nil).Read()
 		switch got := strings.Join(rowsText(res), "\n"); {
 		case res.Err != nil:
 			t.Logf("%s: refused: %v", q, res.Err)
@@ -193,6 +185,26 @@ func TestViewsMatchPostgres(t *testing.T) {
 	execSQL(t, pgURL, "DROP VIEW richdept", "DROP VIEW named")
 	refused("SELECT * FROM named", "42P01", "named")
 	same("SELECT * FROM empdept ORDER BY 1")
+}
+
+// liveConns connects to PostgreSQL at pgURL and returns that connection
+// with the slot for the SQL port's (eventuallySQL connects it when nil);
+// both are closed at the test's end.
+func liveConns(t *testing.T, pgURL string) (*pgconn.PgConn, **pgconn.PgConn) {
+	t.Helper()
+	ctx := context.Background()
+	pgc, err := pgconn.Connect(ctx, pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := new(*pgconn.PgConn)
+	t.Cleanup(func() {
+		pgc.Close(ctx)
+		if *sc != nil {
+			(*sc).Close(ctx)
+		}
+	})
+	return pgc, sc
 }
 
 // eventuallySQL runs q (what: a label, "" or ending in ": ") on the SQL port at sqlURL (connecting *sc when
