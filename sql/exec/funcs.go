@@ -146,6 +146,9 @@ func libraryErr(err error) error {
 // the ones before left NULL), GREATEST and LEAST (NULLs ignored) and
 // NULLIF (the binder gave every argument the common type).
 func (c *compiler) conditional(x *plan.Func) (vexpr, error) {
+	if x.Name == "nullif" && len(x.Args) == 2 && x.Args[0].Type().OID == x.T.OID && plan.CrossTypeEq(x.T.OID, x.Args[1].Type().OID) {
+		return c.nullifWiden(x)
+	}
 	args := make([]vexpr, len(x.Args))
 	for i, a := range x.Args {
 		var err error
@@ -225,6 +228,49 @@ func (c *compiler) conditional(x *plan.Func) (vexpr, error) {
 		}), nil
 	}
 	return nil, unsupported("the function " + x.Name)
+}
+
+// nullifWiden compiles NULLIF(l, r) where the binder left l of a
+// narrower type than r (int2 against int4, float4 against float8: the
+// cross-type = PostgreSQL resolves): l's value is compared widened to
+// r's type and answered as it is, in l's type.
+func (c *compiler) nullifWiden(x *plan.Func) (vexpr, error) {
+	lt, rt := x.Args[0].Type(), x.Args[1].Type()
+	if !types.Orderable(rt.OID) {
+		return nil, unsupported("this NULLIF")
+	}
+	left, err := c.compile(x.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	right, err := c.compile(x.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	cv := c.converter(lt, rt)
+	var scr valScratch // scratch.go
+	return func(b *Batch, sel []int, out []types.Value) error {
+		rv := scr.get(b.N)
+		if err := left(b, sel, out); err != nil {
+			return err
+		}
+		if err := right(b, sel, rv); err != nil {
+			return err
+		}
+		for _, i := range sel {
+			if out[i] == nil || rv[i] == nil {
+				continue
+			}
+			lw, err := applyConv(cv, out[i])
+			if err != nil {
+				return err
+			}
+			if types.Compare(rt.OID, lw, rv[i]) == 0 {
+				out[i] = nil
+			}
+		}
+		return nil
+	}, nil
 }
 
 // isStringType says whether o is text, varchar or bpchar.

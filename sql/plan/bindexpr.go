@@ -356,6 +356,15 @@ func (b *binder) variadic(name string, args []*pg.Node, sc *scope, ctx *exprCtx)
 	if err != nil {
 		return nil, err
 	}
+	if name == "nullif" && len(ts) == 2 && CrossTypeEq(ts[0].OID, ts[1].OID) {
+		// PostgreSQL's = of the two types (int24eq, float48eq, …)
+		// compares them as they are: the result is the first
+		// argument's type and value, never cast. The executor compares
+		// the first widened to the second's (the common) type.
+		f.Args[1] = coerce(f.Args[1], t)
+		f.T = ts[0]
+		return f, nil
+	}
 	for i := range f.Args {
 		f.Args[i] = coerce(f.Args[i], t)
 	}
@@ -364,6 +373,34 @@ func (b *binder) variadic(name string, args []*pg.Node, sc *scope, ctx *exprCtx)
 		f.T = nullifType(f.Args[0].Type(), f.Args[1].Type(), t)
 	}
 	return f, nil
+}
+
+// CrossTypeEq says whether PostgreSQL has an = operator of l and r
+// whose result is the same as widening l to r's type and comparing:
+// the integer pairs (int24eq, int28eq, int42eq, …) and float4 = float8
+// (float48eq) where l is the narrower. (Where l is the wider, the
+// common type is l's and NULLIF needs no cross-type compare. Dates and
+// timestamps have cross-type = too, but widening a date can fail where
+// the operator does not: not taken here.)
+func CrossTypeEq(l, r OID) bool {
+	rank := func(o OID) (family, width int) {
+		switch o {
+		case Int2:
+			return 1, 2
+		case Int4:
+			return 1, 4
+		case Int8:
+			return 1, 8
+		case Float4:
+			return 2, 4
+		case Float8:
+			return 2, 8
+		}
+		return 0, 0
+	}
+	lf, lw := rank(l)
+	rf, rw := rank(r)
+	return lf != 0 && lf == rf && lw < rw
 }
 
 // nullifType is NULLIF(l, r)'s type: PostgreSQL's is l's after the

@@ -82,6 +82,10 @@ SELECT id, n, sum(id) OVER (ORDER BY n RANGE BETWEEN CURRENT ROW AND 'inf' FOLLO
 SELECT id, NULLIF(f, i2), NULLIF(d, i8), NULLIF(i8, i2), NULLIF(s, c) FROM nums;
 SELECT id FROM nums WHERE NULLIF(f, i2) = 1.5;
 SELECT id, NULLIF(i2, f) FROM nums /* refused: the first argument is not of the common type */;
+-- NULLIF of a narrower integer or float4 against a wider one: PostgreSQL's
+-- cross-type = (int24eq, float48eq), the result in the first's type.
+SELECT id, NULLIF(i2, id), NULLIF(i2, i8), NULLIF(id, i8), NULLIF(i2, 3::int8), NULLIF(f::float4, f), NULLIF(f::float4, 1.5::float8) FROM nums;
+SELECT id FROM nums WHERE NULLIF(i2, id) IS NULL;
 -- A WITH of the recursive query itself, seen by both terms.
 WITH RECURSIVE t(j) AS (WITH RECURSIVE s(i) AS (VALUES (1) UNION ALL SELECT i + 1 FROM s WHERE i < 10) SELECT i FROM s UNION ALL SELECT j + 1 FROM t WHERE j < 10) SELECT * FROM t;
 WITH RECURSIVE t(j) AS (WITH lim AS (SELECT max(id) AS m FROM nums) SELECT 1 UNION ALL SELECT j + 1 FROM t, lim WHERE j < lim.m) SELECT j FROM t;
