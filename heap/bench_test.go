@@ -324,3 +324,40 @@ func BenchmarkSmallBatch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBoundedBuild: a table built in batches of 16k inserts (as the
+// initial copy's one-pass HEAD build applies it) into a heap with a memory
+// bound it never reaches, at two sizes: the CPU per million rows should
+// not grow with the table. evictMidBatch checks the bound every
+// midBatchEvictOps ops by summing every page's decoded size; before pages
+// of older batches cached it, that walk made the build quadratic.
+//
+//	go test -run XXX -bench BoundedBuild -benchtime 1x ./heap/
+func BenchmarkBoundedBuild(b *testing.B) {
+	for _, n := range []int{1_000_000, 3_000_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			const chunk = 16 << 10
+			var t timing
+			for b.Loop() {
+				h := mustNew(b, seedSchema, Config{Memory: 64 << 30})
+				var row []byte
+				t.measure(func() {
+					var bt Batch
+					arena := make([]byte, 0, chunk*80)
+					for id := 1; id <= n; id++ {
+						start := len(arena)
+						row = seedRow(row[:0], int64(id), int64(id%1000))
+						arena = append(arena, row...)
+						bt.Ops = append(bt.Ops, Op{Kind: OpInsert, Row: arena[start:len(arena):len(arena)]})
+						if len(bt.Ops) == chunk || id == n {
+							mustApply(b, h, bt)
+							bt.Ops, arena = bt.Ops[:0], arena[:0]
+						}
+					}
+				})
+				h.Close()
+			}
+			b.ReportMetric(float64(median(t.cpu).Microseconds())/1000/(float64(n)/1e6), "cpu-ms/1Mrows")
+		})
+	}
+}

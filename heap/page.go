@@ -77,6 +77,11 @@ type page struct {
 	// disk, when set, is the page's record in a PageFile (Config.Pages):
 	// a cold page whose compressed image is on disk, not in cold.
 	disk *diskRef
+	// memCache is memBytes()+1 of a page no batch may mutate any more
+	// (an older epoch's), 0 until the writer's decodedBytes computes it.
+	// Only the writer reads or writes it (never readers: they may share
+	// the page), and clone resets it.
+	memCache int64
 }
 
 // isCold reports whether p is cold: its values compressed, in memory or
@@ -125,6 +130,7 @@ func newSeg(k Kind, capSlots int, epoch uint64) colSeg {
 func (p *page) clone(epoch uint64) *page {
 	q := *p
 	q.epoch = epoch
+	q.memCache = 0
 	q.pubN = p.n
 	q.live = slices.Clone(p.live)
 	q.dead = slices.Clone(p.dead)

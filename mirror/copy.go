@@ -32,9 +32,8 @@ const (
 	copyArenaChunk = 1 << 20
 	copyMinChunk   = 64 << 10
 	// kvOverhead is what one buffered row costs beyond its bytes: its
-	// kv header in the range's slice.
-	kvOverhead = 48
-	kvSize     = 48 // unsafe.Sizeof(kv{})
+	// header (bufRow) in the range's slice.
+	kvOverhead = bufRowSize
 )
 
 // copyRunBytes is the largest run a range buffers: Options.CopyRunBytes,
@@ -171,7 +170,7 @@ func (m *Mirror) keepRunInMemory(tc *tableCopy, n int64) bool {
 type rangeWriter struct {
 	m       *Mirror
 	tc      *tableCopy
-	buf     []kv
+	buf     []bufRow
 	bytes   int64
 	runs    []*run
 	rows    int64
@@ -255,13 +254,11 @@ func (w *rangeWriter) WriteRow(values []wal.Value) error {
 		return err
 	}
 	copy(b, row)
-	r := kv{key: b[n:], val: b[:n:n]}
-	if t.full {
-		// Sorted by the whole row: key and value are one slice until
-		// merge numbers the row's occurrence (occurrenceNumberer).
-		r.key = r.val
-	}
-	if len(w.buf) > 0 && !w.unsorted && bytes.Compare(w.buf[len(w.buf)-1].key, r.key) >= 0 {
+	// A REPLICA IDENTITY FULL row is sorted by the whole row: its key is
+	// its value until merge numbers the row's occurrence
+	// (occurrenceNumberer).
+	r := newBufRow(b, n)
+	if len(w.buf) > 0 && !w.unsorted && bytes.Compare(w.buf[len(w.buf)-1].key(t.full), r.key(t.full)) >= 0 {
 		w.unsorted = true
 	}
 	w.buf = append(w.buf, r)
@@ -278,7 +275,7 @@ func (w *rangeWriter) WriteRow(values []wal.Value) error {
 // doubling would copy it about twice over), reserved from the copy pool.
 func (w *rangeWriter) growBuf(rowLen int) error {
 	n := max(2*cap(w.buf), int(min(w.runBytes/int64(rowLen+kvOverhead)+1, 1<<20)))
-	ok, err := w.reserve(int64(n) * kvSize)
+	ok, err := w.reserve(int64(n) * bufRowSize)
 	if err != nil {
 		return err
 	}
@@ -287,12 +284,12 @@ func (w *rangeWriter) growBuf(rowLen int) error {
 			return nil
 		}
 		n = max(2*cap(w.buf), 64)
-		w.take(int64(n) * kvSize)
+		w.take(int64(n) * bufRowSize)
 	}
-	nb := make([]kv, len(w.buf), n)
+	nb := make([]bufRow, len(w.buf), n)
 	copy(nb, w.buf)
-	w.m.copyPool.Release(int64(cap(w.buf)) * kvSize)
-	w.held -= int64(cap(w.buf)) * kvSize
+	w.m.copyPool.Release(int64(cap(w.buf)) * bufRowSize)
+	w.held -= int64(cap(w.buf)) * bufRowSize
 	w.buf = nb
 	return nil
 }
@@ -341,11 +338,12 @@ func (w *rangeWriter) cut() error {
 	if len(w.buf) == 0 {
 		return nil
 	}
+	full := w.tc.t.full
 	if w.unsorted {
-		slices.SortFunc(w.buf, func(a, b kv) int { return bytes.Compare(a.key, b.key) })
+		slices.SortFunc(w.buf, func(a, b bufRow) int { return bytes.Compare(a.key(full), b.key(full)) })
 	}
 	w.unsorted = false
-	first, last := w.buf[0].key, w.buf[len(w.buf)-1].key
+	first, last := w.buf[0].key(full), w.buf[len(w.buf)-1].key(full)
 	if w.m.keepRunInMemory(w.tc, w.held) {
 		w.runs = append(w.runs, &run{mem: w.buf, first: first, last: last, rows: len(w.buf), memBytes: w.held})
 		// The run owns the arena chunks its rows are in, and their
@@ -357,7 +355,7 @@ func (w *rangeWriter) cut() error {
 	w.tc.files++
 	path := fmt.Sprintf("%s/run-%06d", w.tc.dir, w.tc.files)
 	w.tc.mu.Unlock()
-	if err := writeRun(path, w.buf); err != nil {
+	if err := writeRun(path, w.buf, full); err != nil {
 		return fmt.Errorf("copy %s: %w", w.tc.t.rec.Name, err)
 	}
 	w.runs = append(w.runs, &run{path: path, first: slices.Clone(first), last: slices.Clone(last), rows: len(w.buf)})
@@ -366,7 +364,7 @@ func (w *rangeWriter) cut() error {
 	clear(w.buf)
 	w.buf, w.bytes = w.buf[:0], 0
 	w.arena = w.arena[:0]
-	w.release(w.held - int64(cap(w.arena)) - int64(cap(w.buf))*kvSize)
+	w.release(w.held - int64(cap(w.arena)) - int64(cap(w.buf))*bufRowSize)
 	return nil
 }
 

@@ -75,10 +75,12 @@ func (m *Mirror) startCopyBuilds(name string, rel *wal.Relation) copyBuilds {
 	return bs
 }
 
-// add passes one row to every build.
-func (bs copyBuilds) add(key, val []byte) {
+// addBatch passes a batch of rows to every build, a build at a time.
+func (bs copyBuilds) addBatch(batch []kv) {
 	for _, b := range bs {
-		b.Add(key, val)
+		for _, r := range batch {
+			b.Add(r.key, r.val)
+		}
 	}
 }
 
