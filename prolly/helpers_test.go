@@ -131,8 +131,17 @@ func randModel(rng *rand.Rand, n, keySpace, maxVal int) model {
 	return m
 }
 
-// fixedSeeds returns n fixed seeds for a randomized test.
+// fixedSeeds returns n fixed seeds for a randomized test. Under the race
+// detector it returns the first quarter of them (at least one): the
+// model tests that loop over seeds start no goroutines, nor does prolly,
+// so the race run adds only the internal assertions to them, at ten
+// times the time (at load 65: TestHistoryIndependence 980 s,
+// TestMutateAgainstModel 352 s, TestDiffAgainstModel 165 s); CI runs
+// prolly plain too, with every seed (.ci/run).
 func fixedSeeds(n int) []uint64 {
+	if racedetector.Enabled {
+		n = max(1, n/4)
+	}
 	s := make([]uint64, n)
 	for i := range s {
 		s[i] = uint64(i*7919 + 1)
@@ -141,16 +150,9 @@ func fixedSeeds(n int) []uint64 {
 }
 
 // seedList yields the seeds a randomized test loops over: -seed alone
-// when given, else n fixed ones; a failing t prints the seed it reached.
-// Under the race detector it yields the first quarter of them (at least
-// one): these model tests start no goroutines, nor does prolly, so the
-// race run adds only the internal assertions to them, at ten times the
-// time (TestDiffAgainstModel 165 s, TestMutateOversizedKeys 140 s at
-// load 65); CI runs prolly plain too, with every seed (.ci/run).
+// when given, else the n fixed ones of fixedSeeds; a failing t prints
+// the seed it reached.
 func seedList(t *testing.T, n int) iter.Seq[uint64] {
-	if racedetector.Enabled {
-		n = max(1, n/4)
-	}
 	return seed.Each(t, seedFlag, fixedSeeds(n))
 }
 
