@@ -42,7 +42,10 @@ func TestCrashKill9(t *testing.T) {
 // every retained tree whole (it fails on a missing node) and leave the
 // mirror equal to PostgreSQL with consecutive retained versions.
 func TestCrashKill9DuringGC(t *testing.T) {
-	runCrash(t, crashCase{kills: 10, rows: 30000, config: "history:\n  retain: 1s\n  gc_interval: 200ms\n",
+	// retain is 1 s: what the final stop leaves is the versions of the
+	// last second before it, as few as the latest commit group on a
+	// loaded machine (1 at load 65 failed runCrash's usual 10): at least 1.
+	runCrash(t, crashCase{kills: 10, rows: 30000, config: "history:\n  retain: 1s\n  gc_interval: 200ms\n", minVersions: 1,
 		after: func(t *testing.T, file, dataDir, url string, seed int64) {
 			out, errOut, code := sidecar(t, "gc", "--config", file)
 			if code != 0 {
@@ -70,6 +73,9 @@ type crashCase struct {
 	// output, if set, is given each process's log: after kill i, and (i =
 	// kills) after the final clean stop, before after runs.
 	output func(t *testing.T, i int, log string)
+	// minVersions is how many consecutive counter versions the mirror
+	// must hold after the final stop (0: 10).
+	minVersions int
 }
 
 func runCrash(t *testing.T, c crashCase) {
@@ -129,7 +135,11 @@ func runCrash(t *testing.T, c crashCase) {
 	}
 
 	checkMirrorEqualsPG(t, dataDir, url, seed)
-	checkCounterVersions(t, dataDir, seed, 10)
+	minVersions := c.minVersions
+	if minVersions == 0 {
+		minVersions = 10
+	}
+	checkCounterVersions(t, dataDir, seed, minVersions)
 	if c.after != nil {
 		c.after(t, file, dataDir, url, seed)
 	}

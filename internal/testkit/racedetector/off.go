@@ -1,0 +1,6 @@
+//go:build !race
+
+package racedetector
+
+// Enabled is true in builds with the race detector (-race).
+const Enabled = false
