@@ -62,8 +62,14 @@ type ScaleOptions struct {
 	Cold          bool   // measure the cold level (restarts)
 	Apply         bool   // the seed-003 UPDATE / DELETE and the compactions
 	Cgroup        string // memory cgroup directory to run the daemon in ("" = none)
-	Dir           string // scratch directory (PostgreSQL's cluster is in TMPDIR)
-	ProfileDir    string // heap profiles at each phase and RSS step ("" = none)
+	// Grow follows t from empty while it grows to Rows in 1M-row
+	// transactions (the sidecar applying them as they stream) instead of
+	// loading it first and timing the initial copy; it stops early at
+	// GrowUntil (zero: no deadline), keeping the rows reached.
+	Grow       bool
+	GrowUntil  time.Time
+	Dir        string // scratch directory (PostgreSQL's cluster is in TMPDIR)
+	ProfileDir string // heap profiles at each phase and RSS step ("" = none)
 	// Render, if set, is called with the report after every phase.
 	Render func(*ScaleReport)
 	Logf   func(string, ...any)
@@ -80,7 +86,7 @@ type ScaleCell struct {
 
 // RSSSample is one point of the RSS curve.
 type RSSSample struct {
-	At     time.Duration // since the daemon started
+	At     time.Duration // since sampling started (PostgreSQL loaded, before the `\\copy` runs)
 	Phase  string
 	RSS    int64 // VmRSS of the process
 	Cgroup int64 // the cgroup's memory usage (-1: none)
@@ -122,6 +128,8 @@ type ScaleReport struct {
 	ProfileFiles           []string
 	EndLoad                string
 	PeakRSS, PeakCgroup    int64
+	Grow                   []GrowStep // the grow mode\'s steps
+	GrowMode               bool
 }
 
 // MemorySnapshot is the process's memory after a GC, by part.
@@ -147,7 +155,7 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 		o.Render = func(*ScaleReport) {}
 	}
 	rep := &ScaleReport{Env: CollectEnv(ctx), Started: time.Now().UTC(), Rows: o.Rows, Reps: o.Reps, Gets: o.Gets, Ranges: o.Ranges,
-		MemoryLimit: o.MemoryLimit, SharedBuffers: o.SharedBuffers, Cgroup: o.Cgroup}
+		MemoryLimit: o.MemoryLimit, SharedBuffers: o.SharedBuffers, Cgroup: o.Cgroup, GrowMode: o.Grow}
 	settings := map[string]string{"shared_buffers": o.SharedBuffers, "maintenance_work_mem": "1GB", "work_mem": "64MB",
 		"effective_cache_size": "8GB", "max_wal_size": "16GB", "checkpoint_timeout": "30min", "autovacuum": "off"}
 	for k, v := range pubSettings {
@@ -216,6 +224,7 @@ type scaleRun struct {
 	peakRSS          atomic.Int64
 	peakCgroup       atomic.Int64
 	seq              int
+	rows             int // rows of t at PostgreSQL (and at HEAD once followed)
 	closeOnce        sync.Once
 	lastLoggedSample time.Time
 }
@@ -248,6 +257,15 @@ INSERT INTO marker VALUES (1, 'init');`, &s.rep.PGVersion)
 		return err
 	}
 	t0 := time.Now()
+	if s.o.Grow {
+		for _, q := range []string{"ALTER TABLE t ADD PRIMARY KEY (id)", "CREATE PUBLICATION " + replPub + " FOR TABLE t, marker"} {
+			if _, err := s.conn.Exec(ctx, q); err != nil {
+				return fmt.Errorf("%s: %w", q, err)
+			}
+		}
+		return nil
+	}
+	s.rows = s.o.Rows
 	for lo := 1; lo <= s.o.Rows; lo += scaleLoadChunk {
 		hi := min(s.o.Rows, lo+scaleLoadChunk-1)
 		s.o.Logf("loading rows %d..%d (load %s)", lo, hi, loadAvg())
@@ -268,9 +286,16 @@ INSERT INTO marker VALUES (1, 'init');`, &s.rep.PGVersion)
 }
 
 func (s *scaleRun) phases(ctx context.Context) error {
-	s.setPhase("copy")
-	if err := s.copy(ctx); err != nil {
-		return err
+	if s.o.Grow {
+		s.setPhase("grow")
+		if err := s.grow(ctx); err != nil {
+			return err
+		}
+	} else {
+		s.setPhase("copy")
+		if err := s.copy(ctx); err != nil {
+			return err
+		}
 	}
 	s.o.Render(s.rep)
 	s.setPhase("warm reads")
@@ -323,7 +348,7 @@ func (s *scaleRun) copy(ctx context.Context) error {
 	}
 	s.rep.CopyHead = time.Since(t0)
 	s.rep.CopyPeakRSS, _ = readPeakRSS()
-	s.o.Logf("copy → HEAD holds %d rows: %s, peak RSS %s", s.o.Rows, fmtDur(s.rep.CopyHead), fmtBytes(s.rep.CopyPeakRSS))
+	s.o.Logf("copy → HEAD holds %d rows: %s, peak RSS %s", s.rows, fmtDur(s.rep.CopyHead), fmtBytes(s.rep.CopyPeakRSS))
 	s.rep.AfterCopy = s.snapshot()
 	s.writeProfile("after-copy")
 	if st, err := s.sc.status(ctx); err == nil && st.Memory != nil {
@@ -365,7 +390,7 @@ func (s *scaleRun) startDaemon(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	for model.Len("public.t") != s.o.Rows {
+	for model.Len("public.t") != s.rows {
 		if err := sc.failed(); err != nil {
 			return err
 		}
@@ -642,7 +667,7 @@ type scaleQuery struct {
 }
 
 func (s *scaleRun) queries() []scaleQuery {
-	n := s.o.Rows
+	n := s.rows
 	return []scaleQuery{
 		{"select.pk (point get)", "`SELECT id, k, v, score, grp FROM t WHERE id = $1`, random keys, per get", func(ctx context.Context, c *pgx.Conn, keys []int) (time.Duration, string, error) {
 			var sum int64
@@ -778,7 +803,7 @@ func (s *scaleRun) keys(rep int) []int {
 	rng := rand.New(rand.NewPCG(24, uint64(rep)))
 	ks := make([]int, max(s.o.Gets, s.o.Ranges))
 	for i := range ks {
-		ks[i] = 1 + rng.IntN(s.o.Rows)
+		ks[i] = 1 + rng.IntN(s.rows)
 	}
 	return ks
 }
@@ -844,13 +869,13 @@ func (s *scaleRun) commit(ctx context.Context, stmts string) (time.Duration, str
 // commit → applied at HEAD), then VACUUM vs the heap's incremental
 // compaction and VACUUM FULL vs the full compaction.
 func (s *scaleRun) apply(ctx context.Context) error {
-	r := &readsRun{o: ReadsOptions{Rows: s.o.Rows}, conn: s.conn, sc: s.sc, model: s.model.Load(), rep: &ReadsReport{}}
+	r := &readsRun{o: ReadsOptions{Rows: s.rows}, conn: s.conn, sc: s.sc, model: s.model.Load(), rep: &ReadsReport{}}
 	var err error
 	if r.markerKey, err = markerKeyInt4(); err != nil {
 		return err
 	}
 	r.seq = 1000
-	n := s.o.Rows
+	n := s.rows
 	upd := &ScaleCell{Name: fmt.Sprintf("UPDATE t SET score = score + 10 WHERE id <= %s", fmtRecords(n/2)), Note: "PostgreSQL: statement + commit; sidecar: commit returned → applied at HEAD (tree, heap, index)"}
 	del := &ScaleCell{Name: fmt.Sprintf("DELETE FROM t WHERE id <= %s", fmtRecords(n/5)), Note: "as above"}
 	vac := &ScaleCell{Name: "VACUUM t vs incremental compaction (Heap.Vacuum)", Note: "after the DELETE"}
@@ -892,4 +917,80 @@ func (s *scaleRun) apply(ctx context.Context) error {
 		return fmt.Errorf("after the DELETE the HEAD holds %d rows, want %d", got, want)
 	}
 	return nil
+}
+
+// GrowStep is one 1M-row transaction of the grow mode: when the HEAD held
+// its rows and the process's RSS then.
+type GrowStep struct {
+	Rows    int
+	At      time.Duration // since the daemon started
+	RSS     int64
+	Applied time.Duration // its COMMIT → applied at HEAD
+}
+
+// grow starts the daemon on the empty table, then inserts 1M-row
+// transactions (the next one committed while the HEAD applies the one
+// before) until Rows or GrowUntil, and snapshots memory at the end.
+func (s *scaleRun) grow(ctx context.Context) error {
+	if err := s.startDaemon(ctx); err != nil {
+		return err
+	}
+	r := &readsRun{conn: s.conn, sc: s.sc, model: s.model.Load(), rep: &ReadsReport{}}
+	var err error
+	if r.markerKey, err = markerKeyInt4(); err != nil {
+		return err
+	}
+	r.seq = 100_000
+	const chunk = 1_000_000
+	type pending struct {
+		tag       string
+		hi        int
+		committed time.Time
+	}
+	var prev *pending
+	wait := func(p *pending) error {
+		if err := r.waitApplied(ctx, p.tag); err != nil {
+			return err
+		}
+		s.rows = p.hi
+		st := GrowStep{Rows: p.hi, At: time.Since(s.started), RSS: processRSSNow(), Applied: time.Since(p.committed)}
+		s.rep.Grow = append(s.rep.Grow, st)
+		s.o.Logf("grow: HEAD holds %d rows, RSS %s, %s after its COMMIT (load %s)", st.Rows, fmtBytes(st.RSS), fmtDur(st.Applied), loadAvg())
+		if len(s.rep.Grow)%10 == 0 {
+			s.o.Render(s.rep)
+		}
+		return nil
+	}
+	for lo := 1; lo <= s.o.Rows; lo += chunk {
+		if !s.o.GrowUntil.IsZero() && time.Now().After(s.o.GrowUntil) {
+			s.o.Logf("grow: stopping at %d rows (deadline)", s.rows)
+			break
+		}
+		hi := min(s.o.Rows, lo+chunk-1)
+		_, tag, err := r.commit(ctx, fmt.Sprintf(`INSERT INTO t SELECT g, 'key-' || lpad(g::text, 8, '0'), 'value-' || g || '-' || md5(g::text),
+			((g * 7919) %% 1000)::int, (g %% 100)::int FROM generate_series(%d::bigint, %d) g`, lo, hi))
+		if err != nil {
+			return err
+		}
+		cur := &pending{tag: tag, hi: hi, committed: time.Now()}
+		if prev != nil {
+			if err := wait(prev); err != nil {
+				return err
+			}
+		}
+		prev = cur
+	}
+	if prev != nil {
+		if err := wait(prev); err != nil {
+			return err
+		}
+	}
+	s.rep.Rows = s.rows
+	s.rep.AfterCopy = s.snapshot()
+	s.writeProfile("after-grow")
+	if st, err := s.sc.status(ctx); err == nil && st.Memory != nil {
+		s.rep.Parts = st.Memory.Parts
+	}
+	return s.conn.QueryRow(ctx, "SELECT pg_total_relation_size('t'), pg_relation_size('t'), pg_indexes_size('t')").
+		Scan(&s.rep.PGTotal, &s.rep.PGHeap, &s.rep.PGIdx)
 }

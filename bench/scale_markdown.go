@@ -126,6 +126,22 @@ func WriteScaleMarkdown(w io.Writer, rep *ScaleReport, command string) error {
 		}
 		p("| %s | %s | %s | %s | %s | %s |\n", fmtDur(s.At.Round(time.Second)), s.Phase, fmtCount(int64(s.Rows)), fmtBytes(s.RSS), fmtBytes(s.GoHeap), cg)
 	}
+	if len(rep.Grow) > 0 {
+		p("\n### RSS against the rows at HEAD (grow mode)\n\nThe table grew by 1M-row INSERT transactions while the sidecar followed; after each one was applied at HEAD:\n\n| rows at HEAD | RSS | RSS per row | COMMIT → applied | t |\n|---:|---:|---:|---:|---:|\n")
+		step := max(1, len(rep.Grow)/25)
+		for i, g := range rep.Grow {
+			if i%step != 0 && i != len(rep.Grow)-1 {
+				continue
+			}
+			p("| %s | %s | %.0f B | %s | %s |\n", fmtRecords(g.Rows), fmtBytes(g.RSS), float64(g.RSS)/float64(max(g.Rows, 1)), fmtDur(g.Applied), fmtDur(g.At.Round(time.Second)))
+		}
+		if n := len(rep.Grow); n >= 4 {
+			a, b := rep.Grow[n/4], rep.Grow[n-1]
+			if b.Rows > a.Rows {
+				p("\nMarginal growth from %s to %s rows: %.0f bytes of RSS per row.\n", fmtRecords(a.Rows), fmtRecords(b.Rows), float64(b.RSS-a.RSS)/float64(b.Rows-a.Rows))
+			}
+		}
+	}
 	p("\n## Lifecycle and footprint\n\n| Phase | Time |\n|---|---:|\n")
 	p("| PostgreSQL: INSERT %s rows + primary key + VACUUM ANALYZE + CHECKPOINT | `%s` |\n", fmtRecords(rep.Rows), fmtDur(rep.PGLoad))
 	p("| `\\copy t TO '/dev/null'` (psql, text) | `%s` |\n", span3(rep.CopyText))
@@ -154,7 +170,12 @@ func WriteScaleMarkdown(w io.Writer, rep *ScaleReport, command string) error {
 	if len(rep.ProfileFiles) > 0 {
 		p("\nHeap profiles written: %s.\n", strings.Join(rep.ProfileFiles, ", "))
 	}
-	p("\n## How to reproduce\n\n```\n# a memory cgroup (v1 here) as the hard cap, then\n%s\n```\n\nRun took %s.\n", command, fmtDur(rep.Took))
+	p("\n## How to reproduce\n\n```\n# a memory cgroup (v1 here) as the hard cap, then\n%s\n```\n\n", command)
+	if rep.Took > 0 {
+		p("Run took %s.\n", fmtDur(rep.Took))
+	} else {
+		p("Rendered while the run was in phase %q, %s after it started.\n", rep.Phase, fmtDur(time.Since(rep.Started).Round(time.Second)))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

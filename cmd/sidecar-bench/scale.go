@@ -17,8 +17,9 @@ import (
 // (issue 24 item 3).
 func newBenchScaleCmd(g *globals) *cobra.Command {
 	var (
-		o        bench.ScaleOptions
-		out, cpu string
+		o         bench.ScaleOptions
+		out, cpu  string
+		growUntil string
 	)
 	cmd := &cobra.Command{
 		Use:   "scale",
@@ -43,6 +44,14 @@ an OOM kill leaves the phases measured before it (and the log the RSS curve).`,
 			if o.Rows < 20_000 || o.Reps <= 0 || o.Gets <= 0 || o.Ranges <= 0 {
 				return usageError(fmt.Errorf("bench scale: --rows (at least 20000), --reps, --gets and --ranges must be positive"), "sidecar-bench scale --rows 10000000")
 			}
+			if growUntil != "" {
+				hm, err := time.Parse("15:04", growUntil)
+				if err != nil {
+					return usageError(fmt.Errorf("--grow-until %q: want HH:MM (UTC)", growUntil), "sidecar-bench scale --grow --grow-until 11:10")
+				}
+				now := time.Now().UTC()
+				o.GrowUntil = time.Date(now.Year(), now.Month(), now.Day(), hm.Hour(), hm.Minute(), 0, 0, time.UTC)
+			}
 			if out == "" {
 				out = filepath.Join("bench", "results", "scale-"+time.Now().UTC().Format("2006-01-02")+".md")
 			}
@@ -50,6 +59,12 @@ an OOM kill leaves the phases measured before it (and the log the RSS curve).`,
 				o.Rows, o.MemoryLimit, o.SharedBuffers, o.Reps, o.Gets, o.Ranges, o.Cold, o.Apply)
 			if o.Cgroup != "" {
 				command += " --cgroup " + o.Cgroup
+			}
+			if o.Grow {
+				command += " --grow"
+				if growUntil != "" {
+					command += " --grow-until " + growUntil
+				}
 			}
 			o.Logf = func(f string, a ...any) {
 				fmt.Fprintf(g.stderr, time.Now().UTC().Format("15:04:05 ")+f+"\n", a...)
@@ -87,6 +102,8 @@ an OOM kill leaves the phases measured before it (and the log the RSS curve).`,
 	f.BoolVar(&o.Cold, "cold", true, "measure the cold level (restart both, files dropped from the page cache)")
 	f.BoolVar(&o.Apply, "apply", true, "the seed-003 UPDATE 50 % / DELETE 20 % and the compactions (long at 100M rows)")
 	f.StringVar(&o.Cgroup, "cgroup", "", "memory cgroup directory to move into once PostgreSQL runs (the hard cap)")
+	f.BoolVar(&o.Grow, "grow", false, "follow t from empty while 1M-row INSERT transactions grow it to --rows (instead of loading it and timing the initial copy)")
+	f.StringVar(&growUntil, "grow-until", "", "with --grow: stop growing at this UTC time (HH:MM), keeping the rows reached")
 	f.StringVar(&o.Dir, "dir", "", "scratch directory for the sidecar's data (default the system temp dir)")
 	f.StringVar(&o.ProfileDir, "profile-dir", "", "write heap profiles (after the copy, at every 512 MiB RSS step) here")
 	f.StringVar(&out, "out", "", "report path (default bench/results/scale-<date>.md)")
