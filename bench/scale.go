@@ -86,7 +86,7 @@ type ScaleCell struct {
 
 // RSSSample is one point of the RSS curve.
 type RSSSample struct {
-	At     time.Duration // since sampling started (PostgreSQL loaded, before the `\\copy` runs)
+	At     time.Duration // since sampling started (PostgreSQL loaded, before the `\copy` runs)
 	Phase  string
 	RSS    int64 // VmRSS of the process
 	Cgroup int64 // the cgroup's memory usage (-1: none)
@@ -110,7 +110,8 @@ type ScaleReport struct {
 	PGTotal, PGHeap, PGIdx int64
 	CopyText               []time.Duration
 	CopyLoads              []string
-	CopyHead               time.Duration // daemon start → HEAD holds every row
+	CopyHead               time.Duration // daemon start → HEAD ready (serving reads)
+	HeadHolds              time.Duration // daemon start → HEAD holds every row (not serving yet)
 	CopyPeakRSS            int64
 	AfterCopy              MemorySnapshot
 	Parts                  []daemon.MemoryPartStatus
@@ -400,6 +401,21 @@ func (s *scaleRun) startDaemon(ctx context.Context) error {
 	}
 	if _, err := waitReadyEvery(ctx, sc, 50*time.Millisecond); err != nil {
 		return err
+	}
+	s.rep.HeadHolds = time.Since(s.started)
+	// The HEAD serves reads once it is ready (its first checkpoint
+	// written): until then the SQL port reads the trees.
+	for {
+		st, err := sc.status(ctx)
+		if err == nil && st.Head != nil && st.Head.Phase == "ready" {
+			break
+		}
+		if err := sc.failed(); err != nil {
+			return err
+		}
+		if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
+			return err
+		}
 	}
 	if s.sconn != nil {
 		s.sconn.Close(context.Background())
