@@ -20,7 +20,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sys/unix"
 
-	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/daemon"
 	"github.com/sidecar-dev/sidecar/head"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
@@ -369,7 +368,7 @@ func (s *scaleRun) startDaemon(ctx context.Context) error {
 		s.sqlAddr = l.Addr().String()
 		l.Close()
 	}
-	cfg, err := scaleConfig(s.scratch, s.url, s.dataDir, s.o.MemoryLimit, s.sqlAddr)
+	cfg, err := sidecarConfigSQL(s.scratch, s.url, "scale", s.dataDir, s.o.MemoryLimit, s.sqlAddr)
 	if err != nil {
 		return err
 	}
@@ -425,25 +424,6 @@ func (s *scaleRun) startDaemon(ctx context.Context) error {
 		return fmt.Errorf("connect to the SQL port: %w", err)
 	}
 	return nil
-}
-
-// scaleConfig is the daemon's configuration: t and marker, the SQL port
-// on sqlAddr, memory.limit limit.
-func scaleConfig(scratch, pubURL, dataDir, limit, sqlAddr string) (*config.Config, error) {
-	file := filepath.Join(scratch, "sidecar.yaml")
-	body := fmt.Sprintf("postgres:\n  url: %s\npublication: %s\nslot: scale\ntables: [%s, %s]\ndata_dir: %s\nlisten: 127.0.0.1:0\nsql:\n  listen: %q\n  statement_timeout: 30m\n",
-		pubURL, replPub, replTable, replMarker, dataDir, sqlAddr)
-	if limit != "" {
-		body += "memory:\n  limit: " + limit + "\n"
-	}
-	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
-		return nil, fmt.Errorf("write sidecar config: %w", err)
-	}
-	cfg, err := config.Load(config.LoadOptions{File: file, Environ: []string{}})
-	if err != nil {
-		return nil, fmt.Errorf("load sidecar config: %w", err)
-	}
-	return cfg, nil
 }
 
 // snapshot collects garbage and reads the memory by part.
@@ -543,21 +523,10 @@ func (s *scaleRun) startSampler() (stop func()) {
 	return func() { close(done); wg.Wait() }
 }
 
-// processRSSNow is VmRSS of this process (from /proc/self/statm).
+// processRSSNow is the process's resident set (RssAnon + RssFile).
 func processRSSNow() int64 {
-	data, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return -1
-	}
-	f := strings.Fields(string(data))
-	if len(f) < 2 {
-		return -1
-	}
-	pages, err := strconv.ParseInt(f[1], 10, 64)
-	if err != nil {
-		return -1
-	}
-	return pages * int64(os.Getpagesize())
+	anon, file := readRSSSplit()
+	return anon + file
 }
 
 // enterCgroup moves this process into the memory cgroup o.Cgroup,
@@ -866,18 +835,6 @@ func (s *scaleRun) cold(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// commit runs stmts and the marker's update as one transaction; it
-// returns PostgreSQL's time and the marker's tag.
-func (s *scaleRun) commit(ctx context.Context, stmts string) (time.Duration, string, error) {
-	s.seq++
-	tag := "s" + strconv.Itoa(s.seq)
-	t0 := time.Now()
-	if _, err := s.conn.Exec(ctx, "BEGIN; "+stmts+"; UPDATE marker SET tag = '"+tag+"' WHERE id = 1; COMMIT"); err != nil {
-		return 0, "", fmt.Errorf("%s: %w", stmts, err)
-	}
-	return time.Since(t0), tag, nil
 }
 
 // apply is the seed-003 workload once: UPDATE of the first half and
