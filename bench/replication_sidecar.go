@@ -43,9 +43,15 @@ func sidecarConfig(scratch, pubURL, slot, dataDir string) (*config.Config, error
 // (none when empty). The SQL port is off: no benchmark here reads it, and
 // its default 7433 would collide with another sidecar or a parallel run.
 func sidecarConfigLimit(scratch, pubURL, slot, dataDir, limit string) (*config.Config, error) {
+	return sidecarConfigSQL(scratch, pubURL, slot, dataDir, limit, "")
+}
+
+// sidecarConfigSQL is sidecarConfigLimit with the SQL port listening on
+// sqlAddr ("": off).
+func sidecarConfigSQL(scratch, pubURL, slot, dataDir, limit, sqlAddr string) (*config.Config, error) {
 	file := filepath.Join(scratch, slot+".yaml")
-	body := fmt.Sprintf("postgres:\n  url: %s\npublication: %s\nslot: %s\ntables: [%s, %s]\ndata_dir: %s\nlisten: 127.0.0.1:0\nsql:\n  listen: \"\"\n",
-		pubURL, replPub, slot, replTable, replMarker, dataDir)
+	body := fmt.Sprintf("postgres:\n  url: %s\npublication: %s\nslot: %s\ntables: [%s, %s]\ndata_dir: %s\nlisten: 127.0.0.1:0\nsql:\n  listen: %q\n",
+		pubURL, replPub, slot, replTable, replMarker, dataDir, sqlAddr)
 	if limit != "" {
 		body += "memory:\n  limit: " + limit + "\n"
 	}

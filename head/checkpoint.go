@@ -543,9 +543,9 @@ func (s *keyStore) encode(dst []byte) []byte {
 			dst = binary.AppendUvarint(dst, 0)
 			continue
 		}
-		dst = binary.AppendUvarint(dst, uint64(len(p.start)))
-		for i := range p.start {
-			k := p.buf[p.start[i]:p.end[i]]
+		dst = binary.AppendUvarint(dst, uint64(p.slots()))
+		for i := range p.slots() {
+			k := p.key(i)
 			dst = binary.AppendUvarint(dst, uint64(len(k)))
 			dst = append(dst, k...)
 		}
@@ -559,31 +559,29 @@ func (s *keyStore) decode(b []byte) error {
 	if err != nil || np > uint64(len(b)) {
 		return fmt.Errorf("key store: bad page count")
 	}
-	s.pages = make([]*keyPage, np)
+	*s = keyStore{pages: make([]*keyPage, np)}
+	var k []byte
 	for pi := range s.pages {
 		ns, err := binary.ReadUvarint(r)
 		if err != nil || ns > uint64(len(b)) {
 			return fmt.Errorf("key store: page %d: bad slot count", pi)
 		}
-		if ns == 0 {
-			continue
-		}
-		p := &keyPage{start: make([]uint32, ns), end: make([]uint32, ns)}
-		for i := range p.start {
+		for i := range int(ns) {
 			n, err := binary.ReadUvarint(r)
 			if err != nil || n > uint64(r.Len()) {
 				return fmt.Errorf("key store: page %d slot %d: bad key length", pi, i)
 			}
-			p.start[i] = uint32(len(p.buf))
-			st := len(p.buf)
-			p.buf = append(p.buf, make([]byte, n)...)
-			if _, err := r.Read(p.buf[st:]); err != nil && n > 0 {
+			if n == 0 {
+				continue // no key
+			}
+			k = append(k[:0], make([]byte, n)...)
+			if _, err := r.Read(k); err != nil {
 				return fmt.Errorf("key store: page %d slot %d: %w", pi, i, err)
 			}
-			p.end[i] = uint32(len(p.buf))
+			// Through set: a page of same-length keys is restored in the
+			// fixed layout.
+			s.set(heap.MakeRowID(uint32(pi), i), k)
 		}
-		s.pages[pi] = p
-		s.bytes += len(p.buf)
 	}
 	if r.Len() != 0 {
 		return fmt.Errorf("key store: %d bytes past the end", r.Len())

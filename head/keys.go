@@ -17,9 +17,22 @@ type keyStore struct {
 	bytes int // arena bytes in use, garbage included
 }
 
-// keyPage holds the keys of one heap page: slot i's key is buf[start[i]:end[i]].
+// keyPage holds the keys of one heap page, in one of two layouts.
+//
+// Fixed (width > 0): every key stored on the page so far has width bytes,
+// slot i's at buf[i*width:(i+1)*width], present when its bit in live is
+// set. A table whose key has a fixed-size encoding (bigint, int, uuid, …)
+// keeps its pages in this layout: no offsets, width bytes a row (9 for a
+// bigint key instead of 9 + 8 bytes of offsets).
+//
+// Variable (width == 0): slot i's key is buf[start[i]:end[i]]. A fixed
+// page turns variable when a key of another length arrives, or when a
+// slot whose bytes may have been handed out is written again (the store
+// never overwrites bytes it handed out).
 type keyPage struct {
-	start, end []uint32
+	width      int
+	live       []uint64 // fixed layout: the slots holding a key
+	start, end []uint32 // variable layout
 	buf        []byte
 	garbage    int // bytes of buf no slot names
 }
@@ -43,15 +56,62 @@ func (s *keyStore) page(id heap.RowID, grow bool) (*keyPage, int) {
 // key returns the key stored for id (nil when none).
 func (s *keyStore) key(id heap.RowID) []byte {
 	p, slot := s.page(id, false)
-	if p == nil || slot >= len(p.start) {
+	if p == nil {
+		return nil
+	}
+	return p.key(slot)
+}
+
+// key returns slot's key (nil when none).
+func (p *keyPage) key(slot int) []byte {
+	if p.width > 0 {
+		if !p.isLive(slot) {
+			return nil
+		}
+		o := slot * p.width
+		return p.buf[o : o+p.width : o+p.width]
+	}
+	if slot >= len(p.start) || p.start[slot] == p.end[slot] {
 		return nil
 	}
 	return p.buf[p.start[slot]:p.end[slot]:p.end[slot]]
 }
 
+// slots is one past the highest slot the page has room for.
+func (p *keyPage) slots() int {
+	if p.width > 0 {
+		return len(p.buf) / p.width
+	}
+	return len(p.start)
+}
+
+func (p *keyPage) isLive(slot int) bool {
+	return slot/64 < len(p.live) && p.live[slot/64]&(1<<(slot%64)) != 0
+}
+
 // set stores key for id, replacing what id had.
 func (s *keyStore) set(id heap.RowID, key []byte) {
 	p, slot := s.page(id, true)
+	if p.width == 0 && p.start == nil && len(p.buf) == 0 && len(key) > 0 {
+		p.width = len(key) // a fresh page starts fixed
+	}
+	if p.width > 0 {
+		if len(key) == p.width && slot*p.width >= len(p.buf) {
+			// Past the bytes ever written: nothing of slot's was handed out.
+			if pad := slot*p.width - len(p.buf); pad > 0 {
+				p.buf = append(p.buf, make([]byte, pad)...)
+				p.garbage += pad
+			}
+			p.buf = append(p.buf, key...)
+			for slot/64 >= len(p.live) {
+				p.live = append(p.live, 0)
+			}
+			p.live[slot/64] |= 1 << (slot % 64)
+			s.bytes += len(key)
+			return
+		}
+		p.toVariable()
+	}
 	if slot >= len(p.start) {
 		n := slot + 1
 		p.start = append(p.start, make([]uint32, n-len(p.start))...)
@@ -69,17 +129,41 @@ func (s *keyStore) set(id heap.RowID, key []byte) {
 	s.bytes += len(key)
 }
 
+// toVariable turns a fixed page into the variable layout, keeping buf
+// (and so every slice handed out) as it is.
+func (p *keyPage) toVariable() {
+	n := p.slots()
+	p.start, p.end = make([]uint32, n), make([]uint32, n)
+	for i := range n {
+		if p.isLive(i) {
+			p.start[i], p.end[i] = uint32(i*p.width), uint32((i+1)*p.width)
+		}
+	}
+	p.width, p.live = 0, nil
+}
+
 // drop forgets id's key.
 func (s *keyStore) drop(id heap.RowID) {
 	p, slot := s.page(id, false)
-	if p == nil || slot >= len(p.start) {
+	if p == nil {
+		return
+	}
+	if p.width > 0 {
+		if p.isLive(slot) {
+			p.live[slot/64] &^= 1 << (slot % 64)
+			p.garbage += p.width
+		}
+		return
+	}
+	if slot >= len(p.start) {
 		return
 	}
 	p.garbage += int(p.end[slot] - p.start[slot])
 	p.start[slot], p.end[slot] = 0, 0
 }
 
-// compact copies the live keys of the page, but skip's, into a new arena.
+// compact copies the live keys of the page, but skip's, into a new arena
+// (the variable layout only).
 func (p *keyPage) compact(skip int) {
 	live := 0
 	for i := range p.start {
@@ -106,7 +190,7 @@ func (s *keyStore) memoryBytes() int {
 	n := 0
 	for _, p := range s.pages {
 		if p != nil {
-			n += cap(p.buf) + 4*(cap(p.start)+cap(p.end))
+			n += cap(p.buf) + 4*(cap(p.start)+cap(p.end)) + 8*cap(p.live)
 		}
 	}
 	return n

@@ -16,7 +16,7 @@ import (
 )
 
 // benchSubjects are the reports `sidecar-bench` can reproduce so far.
-var benchSubjects = []string{"prolly", "replication", "verify", "reads", "tpch", "apply", "copy"}
+var benchSubjects = []string{"prolly", "replication", "verify", "reads", "tpch", "apply", "copy", "scale"}
 
 // newBenchCmd is `sidecar-bench <subject>`: reproduce a benchmark report of
 // bench/results/ on this machine.
@@ -47,6 +47,7 @@ cell that failed its check.`,
 	cmd.AddCommand(newBenchApplyCmd(g))
 	cmd.AddCommand(newBenchTPCHCmd(g))
 	cmd.AddCommand(newBenchCopyCmd(g))
+	cmd.AddCommand(newBenchScaleCmd(g))
 	return cmd
 }
 
