@@ -200,7 +200,7 @@ func TestCatalogPsqlDescribe(t *testing.T) {
 	r := catalogRig(t)
 	// \dn is not among them: schema owners are not read (refused; the
 	// loop below checks it is refused or identical).
-	must := []string{`\d items`, `\d accounts`, `\di`, `\d`, `\dt`}
+	must := []string{`\d items`, `\d accounts`, `\di`, `\d`, `\dt`, `\d acc*s`, `\d i?ems`}
 	for _, cmd := range must {
 		got, err := psql(t, r.sqlURL, "-c", cmd)
 		if err != nil {
