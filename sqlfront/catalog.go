@@ -1,8 +1,11 @@
 package sqlfront
 
 import (
-	"github.com/sidecar-dev/sidecar/types"
 	"strconv"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // The flat planner's small information_schema, pg_database and
@@ -32,7 +35,7 @@ func catalogRelation(schema, name string) *virtual {
 	case "", "pg_catalog":
 		switch name {
 		case "pg_database":
-			return &virtual{cols: []Column{col("oid", oidOID), col("datname", oidName)}, rows: func(ex *execCtx) ([][]*string, error) {
+			return &virtual{dbList: true, cols: []Column{col("oid", oidOID), col("datname", oidName)}, rows: func(ex *execCtx) ([][]*string, error) {
 				for _, t := range ex.src.Tables() {
 					if s := schemaFactsOf(&t); s != nil && s.DatabaseOID != 0 {
 						return [][]*string{{u32(s.DatabaseOID), strp(ex.sess.database)}}, nil
@@ -137,4 +140,94 @@ func dataType(c Column) string {
 		return typeName(c.TypeOID)
 	}
 	return "USER-DEFINED"
+}
+
+// restrictDatabases checks the pg_database items of a SELECT: it lists
+// the current database only (the cluster's other databases are not
+// read), so its rows are served only under a WHERE conjunct naming the
+// current database — datname = current_database(), = 'name' or = $n —
+// and refused for another name; a scan of every database is refused
+// (it answered the current database alone).
+func (pl *planner) restrictDatabases(where *pg.Node) error {
+	for _, it := range pl.p.from {
+		if it.virt == nil || !it.virt.dbList {
+			continue
+		}
+		name := datnameRestriction(where)
+		if name == nil {
+			return unsupported(-1, "pg_database without WHERE datname = current_database() (the cluster's other databases are not read)")
+		}
+		v := *it.virt
+		rows := v.rows
+		v.rows = func(ex *execCtx) ([][]*string, error) {
+			n, ok := name(ex)
+			if !ok || n != ex.sess.database {
+				return nil, unsupported(-1, "pg_database's row of another database than the current one (the cluster's other databases are not read)")
+			}
+			return rows(ex)
+		}
+		it.virt = &v
+	}
+	return nil
+}
+
+// datnameRestriction finds a top-level conjunct of where equating the
+// column datname with current_database(), a string constant or a
+// parameter (each maybe cast), and returns the name it restricts to at
+// execution (false when not a string), or nil.
+func datnameRestriction(where *pg.Node) func(ex *execCtx) (string, bool) {
+	if where == nil {
+		return nil
+	}
+	if b := where.GetBoolExpr(); b != nil {
+		if b.Boolop != pg.BoolExprType_AND_EXPR {
+			return nil
+		}
+		for _, a := range b.Args {
+			if f := datnameRestriction(a); f != nil {
+				return f
+			}
+		}
+		return nil
+	}
+	e := where.GetAExpr()
+	if e == nil || e.Kind != pg.A_Expr_Kind_AEXPR_OP || len(e.Name) != 1 || e.Name[0].GetString_().GetSval() != "=" {
+		return nil
+	}
+	isDatname := func(n *pg.Node) bool {
+		c := n.GetColumnRef()
+		return c != nil && len(c.Fields) > 0 && c.Fields[len(c.Fields)-1].GetString_().GetSval() == "datname"
+	}
+	value := func(n *pg.Node) func(ex *execCtx) (string, bool) {
+		for n.GetTypeCast() != nil {
+			n = n.GetTypeCast().Arg
+		}
+		switch {
+		case n.GetFuncCall() != nil:
+			f := n.GetFuncCall()
+			if len(f.Args) == 0 && len(f.Funcname) > 0 && f.Funcname[len(f.Funcname)-1].GetString_().GetSval() == "current_database" {
+				return func(ex *execCtx) (string, bool) { return ex.sess.database, true }
+			}
+		case n.GetAConst() != nil && n.GetAConst().GetSval() != nil:
+			s := n.GetAConst().GetSval().Sval
+			return func(*execCtx) (string, bool) { return s, true }
+		case n.GetParamRef() != nil:
+			k := int(n.GetParamRef().Number) - 1
+			return func(ex *execCtx) (string, bool) {
+				if k < 0 || k >= len(ex.params) {
+					return "", false
+				}
+				s, ok := ex.params[k].(string)
+				return s, ok
+			}
+		}
+		return nil
+	}
+	switch {
+	case isDatname(e.Lexpr):
+		return value(e.Rexpr)
+	case isDatname(e.Rexpr):
+		return value(e.Lexpr)
+	}
+	return nil
 }

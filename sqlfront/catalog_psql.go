@@ -9,6 +9,9 @@ import (
 	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/sidecar-dev/sidecar/sql/builtin"
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // canned answers one recognised catalog query from the mirror's
@@ -195,16 +198,18 @@ var psqlHandlers = map[string]*canned{
 				break
 			}
 		}
-		re, err := regexp.Compile(pat)
+		re, err := psqlPattern(pat)
 		if err != nil {
-			return nil, errf(codeInvalidParam, -1, "invalid regular expression %q: %v", pat, err)
+			return nil, err
 		}
 		var rows [][]*string
 		tables := ex.src.Tables()
 		_, ns := (&pgCatCtx{tables: tables}).namespaces()
 		for i := range tables {
 			t := &tables[i]
-			if re.MatchString(t.Rel) {
+			if ok, err := re(t.Rel); err != nil {
+				return nil, err
+			} else if ok {
 				rows = append(rows, []*string{u32(t.OID), strp(t.Schema), strp(t.Rel)})
 			}
 			// \d of an index or a sequence describes it on PostgreSQL:
@@ -219,7 +224,10 @@ var psqlHandlers = map[string]*canned{
 				}
 			}
 			for _, o := range others {
-				if re.MatchString(o) {
+				if ok, err := re(o); err != nil || ok {
+					if err != nil {
+						return nil, err
+					}
 					return nil, unsupported(-1, "\\d of the index or sequence "+o+" (sidecar's psql support describes tables)")
 				}
 			}
@@ -227,7 +235,10 @@ var psqlHandlers = map[string]*canned{
 		// A view is described by PostgreSQL too: refused, not "Did not
 		// find any relation".
 		for _, v := range listedViews(tables, ns) {
-			if re.MatchString(v.Name) {
+			if ok, err := re(v.Name); err != nil || ok {
+				if err != nil {
+					return nil, err
+				}
 				return nil, unsupported(-1, "\\d of the view "+v.Schema+"."+v.Name+" (sidecar's psql support describes tables)")
 			}
 		}
@@ -293,6 +304,32 @@ var psqlHandlers = map[string]*canned{
 		// whoever ALTER SCHEMA made owner. Refused rather than guessed.
 		return nil, unsupported(-1, "\\dn (schema owners are not read from the server)")
 	}},
+}
+
+// psqlMatcher matches names against one psql pattern.
+type psqlMatcher func(name string) (bool, error)
+
+// psqlPattern is a psql name pattern (c.relname ~ '^(…)$'): run by the
+// function library's ~ (sql/builtin: PostgreSQL's ARE where Go's
+// regexp agrees, refused elsewhere), not by Go's regexp, whose syntax
+// and classes differ. A pattern the library refuses is refused.
+func psqlPattern(pat string) (psqlMatcher, error) {
+	tx := uint32(oidText)
+	call, err := builtins().Resolve("textregexeq", []uint32{tx, tx})
+	if err != nil {
+		return nil, builtinErr(err, -1)
+	}
+	m := func(name string) (bool, error) {
+		v, err := call.Eval(&builtin.Context{}, []types.Value{name, pat})
+		if err != nil {
+			return false, builtinErr(err, -1)
+		}
+		return v == true, nil
+	}
+	if _, err := m(""); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // cannedPlan is the plan of a recognised catalog query.

@@ -16,6 +16,9 @@ import (
 type virtual struct {
 	cols []Column
 	rows func(ex *execCtx) ([][]*string, error)
+	// dbList marks pg_database: its rows need a restriction to the
+	// current database (restrictDatabases, catalog.go).
+	dbList bool
 }
 
 func col(name string, t uint32) Column { return Column{Name: name, TypeOID: t, TypeMod: -1} }

@@ -52,7 +52,13 @@ public class Walk {
       calls.put("getExportedKeys", () -> rows(md.getExportedKeys(null, "public", a[2]), "PKTABLE_NAME", "PKCOLUMN_NAME", "FKTABLE_NAME", "FKCOLUMN_NAME", "FK_NAME"));
       calls.put("getIndexInfo", () -> rows(md.getIndexInfo(null, "public", a[2], false, true), "INDEX_NAME", "NON_UNIQUE", "COLUMN_NAME", "ORDINAL_POSITION"));
       calls.put("getSchemas", () -> rows(md.getSchemas(), "TABLE_SCHEM"));
-      calls.put("getTypeInfo", () -> { ResultSet rs = md.getTypeInfo(); int n = 0; while (rs.next()) n++; return n > 0 ? "some" : "none"; });
+      calls.put("getTypeInfo", () -> rows(md.getTypeInfo(), "TYPE_NAME", "DATA_TYPE", "PRECISION", "NULLABLE", "CASE_SENSITIVE", "SEARCHABLE"));
+      calls.put("getFunctions", () -> rows(md.getFunctions(null, "public", "%"), "FUNCTION_SCHEM", "FUNCTION_NAME", "FUNCTION_TYPE"));
+      calls.put("getProcedures", () -> rows(md.getProcedures(null, "public", "%"), "PROCEDURE_SCHEM", "PROCEDURE_NAME", "PROCEDURE_TYPE"));
+      calls.put("getUDTs", () -> rows(md.getUDTs(null, "public", "%", null), "TYPE_SCHEM", "TYPE_NAME", "CLASS_NAME", "DATA_TYPE"));
+      calls.put("getTableTypes", () -> rows(md.getTableTypes(), "TABLE_TYPE"));
+      calls.put("getIndexInfoAll", () -> rows(md.getIndexInfo(null, "public", a[2], false, true), "INDEX_NAME", "NON_UNIQUE", "TYPE",
+        "COLUMN_NAME", "ASC_OR_DESC", "CARDINALITY", "PAGES", "FILTER_CONDITION"));
       for (Map.Entry<String, Call> e : calls.entrySet()) {
         String out;
         try { out = e.getValue().run(); } catch (SQLException x) { out = "ERR " + x.getSQLState() + " " + x.getMessage().split("\n")[0]; }
@@ -194,7 +200,7 @@ func TestCatalogPsqlDescribe(t *testing.T) {
 	r := catalogRig(t)
 	// \dn is not among them: schema owners are not read (refused; the
 	// loop below checks it is refused or identical).
-	must := []string{`\d items`, `\d accounts`, `\di`, `\d`, `\dt`}
+	must := []string{`\d items`, `\d accounts`, `\di`, `\d`, `\dt`, `\d acc*s`, `\d i?ems`}
 	for _, cmd := range must {
 		got, err := psql(t, r.sqlURL, "-c", cmd)
 		if err != nil {
@@ -212,12 +218,22 @@ func TestCatalogPsqlDescribe(t *testing.T) {
 		}
 	}
 	// pg_database.oid is the source database's.
-	got, err := psql(t, r.sqlURL, "-At", "-c", "SELECT oid FROM pg_database")
+	got, err := psql(t, r.sqlURL, "-At", "-c", "SELECT oid FROM pg_database WHERE datname = current_database()")
 	want, _ := psql(t, r.pgURL, "-At", "-c", "SELECT oid FROM pg_database WHERE datname = current_database()")
 	if err != nil || got != want {
 		t.Errorf("pg_database.oid: %s (%v), PostgreSQL %s", got, err, want)
 	}
-	for _, cmd := range []string{`\d+ items`, `\dt+`, `\df`, `\dn`, `\l`, `\ds`, `\d items_id_seq`} {
+	// The cluster's other databases are not read: a scan of every
+	// database, or of another one, is refused (both answered the current
+	// database alone).
+	for _, q := range []string{"SELECT datname FROM pg_database", "SELECT oid FROM pg_database WHERE datname = 'postgres'",
+		"SELECT count(*) FROM pg_database WHERE datname <> 'x'"} {
+		if out, err := psql(t, r.sqlURL, "-At", "-c", q); err == nil || !strings.Contains(out, "other databases are not read") {
+			t.Errorf("%s: %v\n%s", q, err, out)
+		}
+	}
+	for _, cmd := range []string{`\d+ items`, `\dt+`, `\df`, `\dn`, `\l`, `\ds`, `\d items_id_seq`, `\du`, `\dv`, `\dv+`, `\d item_names`,
+		`\di+`, `\dT`, `\dx`, `\dp`, `\dm`, `\dE`, `\dD`, `\dc`, `\dy`, `\dn+`, `\dg`, `\db`, `\dC`, `\do`, `\dd`, `\dL`} {
 		got, err := psql(t, r.sqlURL, "-c", cmd)
 		want, _ := psql(t, r.pgURL, "-c", cmd)
 		switch {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -231,10 +232,9 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 		if err := argc(1); err != nil {
 			return nil, err
 		}
-		path := c.searchPath()
-		tables := c.pl.src.Tables()
+		vis := newVisibleSet(c.pl.src.Tables(), c.searchPath())
 		return &lplan.ExtFunc{Args: []lplan.Type{lplan.T(oidOID)}, Result: lplan.T(oidBool), Eval: func(v []types.Value) (types.Value, error) {
-			return tableVisible(tables, path, oidValue(v[0])), nil
+			return vis.of(oidValue(v[0])), nil
 		}}, nil
 	case "current_schema":
 		if err := argc(0); err != nil {
@@ -305,31 +305,66 @@ func formatTypeOf(oidv, modv types.Value) (types.Value, error) {
 // their indexes (pg_class lists both: indexClassRows; an index lives in
 // its table's schema) and their owned sequences (seqClassRows).
 func tableVisible(tables []Table, path []string, oid uint32) types.Value {
-	rels := catalogRels(tables) // pgcatalog_reg.go
+	return newVisibleSet(tables, path).of(oid)
+}
+
+// visibleSet is pg_table_is_visible's answer for every relation of one
+// statement's tables under its search path, built once on first use:
+// the function is called per catalog row, and building the relation
+// list (tables, indexes, sequences, views) per call made a scan of
+// pg_class quadratic in the relations.
+type visibleSet struct {
+	once   sync.Once
+	tables []Table
+	path   []string
+	vis    map[uint32]bool // the relations' OIDs: visible or not
+}
+
+func newVisibleSet(tables []Table, path []string) *visibleSet {
+	return &visibleSet{tables: tables, path: path}
+}
+
+// of is pg_table_is_visible(oid): NULL for an OID no relation has.
+func (s *visibleSet) of(oid uint32) types.Value {
+	s.once.Do(s.build)
+	v, ok := s.vis[oid]
+	if !ok {
+		return nil
+	}
+	return v
+}
+
+func (s *visibleSet) build() {
+	rels := catalogRels(s.tables) // pgcatalog_reg.go
 	// The views pg_class lists (viewClassRows) are relations too; they
 	// are not in catalogRels, whose names regclass resolves (a view's
 	// pg_attribute rows are not served).
-	_, ns := (&pgCatCtx{tables: tables}).namespaces()
-	for _, v := range listedViews(tables, ns) {
+	_, ns := (&pgCatCtx{tables: s.tables}).namespaces()
+	for _, v := range listedViews(s.tables, ns) {
 		rels = append(rels, catRel{v.Schema, v.Name, v.OID})
 	}
-	var r *catRel
-	for i := range rels {
-		if rels[i].oid == oid {
-			r = &rels[i]
+	// first is the first relation of each schema and name: the one a
+	// search of the path finds.
+	type key struct{ schema, name string }
+	first := map[key]uint32{}
+	for _, r := range rels {
+		if _, ok := first[key{r.schema, r.name}]; !ok {
+			first[key{r.schema, r.name}] = r.oid
 		}
 	}
-	if r == nil {
-		return nil
-	}
-	for _, p := range path {
-		for _, o := range rels {
-			if o.schema == p && o.name == r.name {
-				return o.oid == oid
+	s.vis = make(map[uint32]bool, len(rels))
+	for _, r := range rels {
+		vis := false
+		for _, p := range s.path {
+			if o, ok := first[key{p, r.name}]; ok {
+				vis = o == r.oid
+				break
 			}
 		}
+		if _, seen := s.vis[r.oid]; !seen || vis {
+			s.vis[r.oid] = vis
+		}
 	}
-	return false
 }
 
 // planCatalog plans a SELECT over catalog relations on the engine: its

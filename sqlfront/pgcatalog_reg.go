@@ -232,10 +232,11 @@ func (c *vecCatalog) RegOut(kind uint32) (*lplan.ExtFunc, error) {
 	var name func(o uint32) (types.Value, error)
 	switch kind {
 	case oidRegclassT:
+		vis := newVisibleSet(tables, path) // pgcatalog_plan.go
 		name = func(o uint32) (types.Value, error) {
 			for _, r := range catalogRels(tables) {
 				if r.oid == o {
-					if tableVisible(tables, path, o) == true {
+					if vis.of(o) == true {
 						return pgident.Quote(r.name), nil
 					}
 					return pgident.Quote(r.schema) + "." + pgident.Quote(r.name), nil

@@ -35,6 +35,9 @@ func (pl *planner) planSelect(s *pg.SelectStmt) error {
 	if err := pl.planFrom(s.FromClause); err != nil {
 		return err
 	}
+	if err := pl.restrictDatabases(s.WhereClause); err != nil { // catalog.go
+		return err
+	}
 	if s.WhereClause != nil {
 		w, err := pl.compileBool(s.WhereClause, "WHERE")
 		if err != nil {

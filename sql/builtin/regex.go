@@ -12,10 +12,11 @@ import (
 // characters, escaped ASCII punctuation, '.', bracket expressions of literal
 // ASCII characters and ASCII ranges (optionally negated), '^' and '$',
 // groups (capturing or (?:…)), '|', and the greedy quantifiers * + ? {n} {n,} {n,m} (m ≤ 255)
-// applied to an atom. Everything else (class escapes such as \d \w \b,
-// [[:alpha:]], back-references, non-greedy quantifiers, (?…) options,
-// embedded options) is refused with 0A000. Go runs the pattern with
-// (?s) (ARE's '.' and [^…] match newlines outside newline-sensitive
+// applied to an atom; the class escapes \d \s \w (negated too), the
+// flags and embedded options are rewritten into it first (regexopts.go).
+// Everything else (\b \y \m, [[:alpha:]], back-references, non-greedy
+// quantifiers, (?…) groups) is refused with 0A000. Go runs the pattern
+// with (?s) (ARE's '.' and [^…] match newlines outside newline-sensitive
 // mode) and leftmost-longest matching (an ARE whose quantifiers are all
 // greedy prefers the longest match).
 
@@ -145,7 +146,7 @@ func checkBracket(p string, i int) (int, error) {
 			return j, nil
 		case c == ']', c == '[', c == '\\':
 			return 0, unsupported("this bracket expression in a regular expression")
-		case c >= 0x80 || c < 0x20:
+		case c >= 0x80 || c < 0x20 && (c < '\t' || c > '\r'): // tab to carriage return: literal in both
 			return 0, unsupported("non-ASCII characters in a bracket expression")
 		case c == '-':
 			if j == start || j+1 >= len(p) || p[j+1] == ']' || p[j-1] == '-' {
@@ -159,34 +160,49 @@ func checkBracket(p string, i int) (int, error) {
 	return 0, errorf(CodeInvalidRegex, "invalid regular expression: brackets [] not balanced")
 }
 
-// compileARE compiles p (checked to be in the subset) for Go.
-func compileARE(p string, icase bool) (*regexp.Regexp, error) {
-	if err := checkARE(p); err != nil {
-		return nil, err
-	}
-	flags := "(?s)"
-	if icase {
-		flags = "(?si)"
-	}
-	re, err := regexp.Compile(flags + p)
+// compileARE compiles p (its options applied to f) for Go; the form
+// says what its subjects must be checked for (checkSubject).
+func compileARE(p string, f reFlags) (*regexp.Regexp, *areForm, error) {
+	form, err := rewriteARE(p, f)
 	if err != nil {
-		return nil, unsupported("the regular expression %q", p)
+		return nil, nil, err
 	}
-	re.Longest()
-	return re, nil
+	if err := checkARE(form.pat); err != nil {
+		return nil, nil, err
+	}
+	re, err := form.compile(form.pat)
+	if err != nil {
+		return nil, nil, err
+	}
+	return re, form, nil
 }
 
-func regexFor(p string, icase bool, subject string) (*regexp.Regexp, error) {
-	if icase && (!isASCII(p) || !isASCII(subject)) {
-		return nil, unsupported("case-insensitive matching of non-ASCII text")
+// regexFor compiles p under f for a match against subject.
+func regexFor(p string, f reFlags, subject string) (*regexp.Regexp, *areForm, error) {
+	re, form, err := compileARE(p, f)
+	if err != nil {
+		return nil, nil, err
 	}
-	return compileARE(p, icase)
+	if form.flags.icase && (!isASCII(p) || !isASCII(subject)) {
+		return nil, nil, unsupported("case-insensitive matching of non-ASCII text")
+	}
+	if err := form.checkSubject(subject); err != nil {
+		return nil, nil, err
+	}
+	return re, form, nil
 }
 
 func (r *Registry) addRegex() {
 	match := func(icase, neg bool) Impl {
 		return func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-			re, err := regexFor(str(a[1]), icase, str(a[0]))
+			f := reFlags{icase: icase}
+			if len(a) > 2 {
+				var err error
+				if f, err = reNoGlobal(str(a[2]), "regexp_like()"); err != nil {
+					return nil, err
+				}
+			}
+			re, _, err := regexFor(str(a[1]), f, str(a[0]))
 			if err != nil {
 				return nil, err
 			}
@@ -202,13 +218,7 @@ func (r *Registry) addRegex() {
 	}
 	if yes, known := r.atLeast(150000); yes || !known { // regexp_like is PostgreSQL 15's
 		r.def("regexp_like", bo, match(false, false), tx, tx)
-		r.def("regexp_like", bo, func(c *Context, a []types.Value, p []OID) (types.Value, error) {
-			icase, _, err := regexFlags(str(a[2]), false)
-			if err != nil {
-				return nil, err
-			}
-			return match(icase, false)(c, a[:2], p[:2])
-		}, tx, tx, tx)
+		r.def("regexp_like", bo, match(false, false), tx, tx, tx)
 	}
 	r.addRegexFuncs()                                                                         // regexfuncs.go
 	r.addSimilar()                                                                            // similar.go
@@ -217,22 +227,22 @@ func (r *Registry) addRegex() {
 	}
 }
 
-// regexFlags reads the flags sidecar supports: i (case-insensitive), g
-// (global, when allowed), c (case-sensitive).
-func regexFlags(f string, allowG bool) (icase, global bool, err error) {
-	for _, c := range f {
-		switch {
-		case c == 'i':
-			icase = true
-		case c == 'c':
-			icase = false
-		case c == 'g' && allowG:
-			global = true
-		case strings.ContainsRune("bceimnpqstwx", c):
-			return false, false, unsupported("the regular expression flag %c", c)
-		default:
-			return false, false, errorf(CodeInvalidParameter, "invalid regular expression option: \"%c\"", c)
+// regexFlags reads a flags argument (regex.go's options; g, global,
+// when allowed).
+func regexFlags(fl string, allowG bool) (reFlags, error) {
+	var f reFlags
+	for _, c := range fl {
+		if c == 'g' && allowG {
+			f.global = true
+			continue
+		}
+		ok, err := f.set(c)
+		if err != nil {
+			return f, err
+		}
+		if !ok {
+			return f, errorf(CodeInvalidParameter, "invalid regular expression option: \"%c\"", c)
 		}
 	}
-	return icase, global, nil
+	return f, nil
 }

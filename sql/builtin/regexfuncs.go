@@ -17,11 +17,12 @@ import (
 // in characters.
 
 // areMatcher is one compiled pattern of the subset: re for a search
-// from the string's start, noBOL (its '^' never matching) for a search
-// from further on.
+// from the string's start (or, lineStart, from a line's), noBOL (its
+// '^' never matching) for a search from further on.
 type areMatcher struct {
 	re, noBOL *regexp.Regexp
-	groups    int // capture groups
+	groups    int  // capture groups
+	lineStart bool // every match starts at a line start (areForm)
 }
 
 // subject is a string being searched, with its characters' byte
@@ -59,31 +60,25 @@ func (t *subject) char(b int) int {
 // text is the characters [so, eo).
 func (t *subject) text(so, eo int) string { return t.s[t.off[so]:t.off[eo]] }
 
-// compileMatcher compiles p (case-insensitively when icase) for a search
+// compileMatcher compiles p (its options applied to f) for a search
 // of subject s. groups says whether the caller reads capture groups:
 // those are run only where Go's choice of submatches is PostgreSQL's.
-func compileMatcher(p string, icase, groups bool, s string) (*areMatcher, error) {
-	re, err := regexFor(p, icase, s)
+func compileMatcher(p string, f reFlags, groups bool, s string) (*areMatcher, error) {
+	re, form, err := regexFor(p, f, s)
 	if err != nil {
 		return nil, err
 	}
-	m := &areMatcher{re: re, groups: re.NumSubexp()}
+	m := &areMatcher{re: re, groups: re.NumSubexp(), lineStart: form.lineStart}
 	if groups && m.groups > 0 {
-		if err := checkSubmatches(p); err != nil {
+		if err := checkSubmatches(form.pat); err != nil {
 			return nil, err
 		}
 	}
-	if strings.Contains(p, "^") {
-		flags := "(?s)"
-		if icase {
-			flags = "(?si)"
+	m.noBOL = re
+	if strings.Contains(form.pat, "^") && !form.flags.nlAnchor {
+		if m.noBOL, err = form.compile(neverBOL(form.pat)); err != nil {
+			return nil, err
 		}
-		if m.noBOL, err = regexp.Compile(flags + neverBOL(p)); err != nil {
-			return nil, unsupported("the regular expression %q", p)
-		}
-		m.noBOL.Longest()
-	} else {
-		m.noBOL = re
 	}
 	return m, nil
 }
@@ -163,10 +158,19 @@ func (m *areMatcher) find(t *subject, start int) []int {
 		return nil
 	}
 	re := m.re
-	if start > 0 {
+	base := t.off[start]
+	switch {
+	case m.lineStart && start > 0 && t.s[base-1] != '\n':
+		// A match starts at a line start: the next one is after the
+		// next newline (Go's '^' would match at the search's start).
+		k := strings.IndexByte(t.s[base:], '\n')
+		if k < 0 {
+			return nil
+		}
+		base += k + 1
+	case start > 0:
 		re = m.noBOL
 	}
-	base := t.off[start]
 	loc := re.FindStringSubmatchIndex(t.s[base:])
 	if loc == nil {
 		return nil
@@ -214,12 +218,12 @@ func reParamErr(name string, v int64) error {
 }
 
 // reNoGlobal is regexFlags for a function that refuses 'g'.
-func reNoGlobal(flags, fn string) (bool, error) {
-	icase, global, err := regexFlags(flags, true)
-	if err == nil && global {
+func reNoGlobal(flags, fn string) (reFlags, error) {
+	f, err := regexFlags(flags, true)
+	if err == nil && f.global {
 		err = errorf(CodeInvalidParameter, "%s does not support the \"global\" option", fn)
 	}
-	return icase, err
+	return f, err
 }
 
 // optInt is the optional int argument a[i], def when absent.
@@ -245,11 +249,11 @@ func (r *Registry) addRegexFuncs() {
 		if len(a) > 3 {
 			flags = str(a[3])
 		}
-		icase, err := reNoGlobal(flags, "regexp_count()")
+		f, err := reNoGlobal(flags, "regexp_count()")
 		if err != nil {
 			return nil, err
 		}
-		m, err := compileMatcher(str(a[1]), icase, false, str(a[0]))
+		m, err := compileMatcher(str(a[1]), f, false, str(a[0]))
 		if err != nil {
 			return nil, err
 		}
@@ -289,11 +293,11 @@ func (r *Registry) addRegexFuncs() {
 			if fi < len(a) {
 				flags = str(a[fi])
 			}
-			icase, err := reNoGlobal(flags, fn)
+			f, err := reNoGlobal(flags, fn)
 			if err != nil {
 				return nil, err
 			}
-			m, err := compileMatcher(str(a[1]), icase, sub > 0, str(a[0]))
+			m, err := compileMatcher(str(a[1]), f, sub > 0, str(a[0]))
 			if err != nil {
 				return nil, err
 			}
@@ -368,15 +372,15 @@ func (r *Registry) addRegexMatch() {
 		if len(a) > 2 {
 			flags = str(a[2])
 		}
-		icase, global, err := regexFlags(flags, true)
+		f, err := regexFlags(flags, true)
 		if err != nil {
 			return nil, err
 		}
-		if global {
+		if f.global {
 			return nil, &Error{Code: CodeInvalidParameter, Message: "regexp_match() does not support the \"global\" option",
 				Hint: "Use the regexp_matches function instead."}
 		}
-		ms, err := regexpMatches(str(a[0]), str(a[1]), icase, false)
+		ms, err := regexpMatches(str(a[0]), str(a[1]), f)
 		if err != nil || len(ms) == 0 {
 			return nil, err
 		}
@@ -414,14 +418,14 @@ func (r *Registry) addRegexMatch() {
 // regexp_match and regexp_matches give them: a text[] of the capture
 // groups (NULL for one that did not take part), or of the whole match
 // when p has no group.
-func regexpMatches(s, p string, icase, global bool) ([]types.Value, error) {
-	m, err := compileMatcher(p, icase, true, s)
+func regexpMatches(s, p string, f reFlags) ([]types.Value, error) {
+	m, err := compileMatcher(p, f, true, s)
 	if err != nil {
 		return nil, err
 	}
 	t := newSubject(s)
 	var out []types.Value
-	for _, loc := range m.matches(t, 0, global, false) {
+	for _, loc := range m.matches(t, 0, f.global, false) {
 		a := &types.Array{Elem: tx}
 		if m.groups == 0 {
 			a.Elems = []types.Value{t.text(loc[0], loc[1])}
@@ -441,22 +445,22 @@ func regexpMatches(s, p string, icase, global bool) ([]types.Value, error) {
 // RegexpMatches is the set regexp_matches(s, p [, flags]) returns: one
 // text[] per match (per match of the first only without 'g').
 func RegexpMatches(s, p, flags string) ([]types.Value, error) {
-	icase, global, err := regexFlags(flags, true)
+	f, err := regexFlags(flags, true)
 	if err != nil {
 		return nil, err
 	}
-	return regexpMatches(s, p, icase, global)
+	return regexpMatches(s, p, f)
 }
 
 // RegexpSplit is the pieces of s between the matches of p
 // (regexp_split_to_table, and regexp_split_to_array's elements); fn
 // names the function in the error for a 'g' flag.
 func RegexpSplit(s, p, flags, fn string) ([]types.Value, error) {
-	icase, err := reNoGlobal(flags, fn)
+	f, err := reNoGlobal(flags, fn)
 	if err != nil {
 		return nil, err
 	}
-	m, err := compileMatcher(p, icase, false, s)
+	m, err := compileMatcher(p, f, false, s)
 	if err != nil {
 		return nil, err
 	}
@@ -475,17 +479,17 @@ func RegexpSplit(s, p, flags, fn string) ([]types.Value, error) {
 // the 'g' flag, every match or the first).
 func regexReplaceAt(a []types.Value, flags string, start, n int64) (types.Value, error) {
 	src, p, repl := str(a[0]), str(a[1]), str(a[2])
-	icase, global, err := regexFlags(flags, true)
+	f, err := regexFlags(flags, true)
 	if err != nil {
 		return nil, err
 	}
 	if n < 0 {
 		n = 1
-		if global {
+		if f.global {
 			n = 0
 		}
 	}
-	m, err := compileMatcher(p, icase, readsGroup(repl), src)
+	m, err := compileMatcher(p, f, readsGroup(repl), src)
 	if err != nil {
 		return nil, err
 	}
@@ -571,4 +575,43 @@ func replaceEscapes(b *strings.Builder, repl string, t *subject, loc []int) {
 			b.WriteString(t.text(loc[2*k], loc[2*k+1]))
 		}
 	}
+}
+
+// regexSubstring is substring(s from p) (textregexsubstr): the first
+// match's first capture group (NULL when it did not take part), or the
+// whole match when p has none; NULL without a match.
+func regexSubstring(s, p string) (types.Value, error) {
+	m, err := compileMatcher(p, reFlags{}, true, s)
+	if err != nil {
+		return nil, err
+	}
+	t := newSubject(s)
+	loc := m.find(t, 0)
+	if loc == nil {
+		return nil, nil
+	}
+	k := 0
+	if m.groups > 0 {
+		k = 1
+	}
+	if loc[2*k] < 0 || loc[2*k+1] < 0 {
+		return nil, nil
+	}
+	return t.text(loc[2*k], loc[2*k+1]), nil
+}
+
+// similarSubstring is substring(s similar p escape esc): substring(s,
+// similar_to_escape(p, esc)). A pattern with escape-double-quote
+// separators is refused: PostgreSQL matches the part before them as
+// little as possible (a non-greedy quantifier Go's leftmost-longest
+// matching does not run).
+func similarSubstring(s, p, esc string) (types.Value, error) {
+	re, err := similarToEscape(p, esc, true)
+	if err != nil {
+		return nil, err
+	}
+	if strings.Contains(re, "){1,1}?(") {
+		return nil, unsupported("substring(… SIMILAR … ESCAPE …) with escape-double-quote separators")
+	}
+	return regexSubstring(s, re)
 }

@@ -1,6 +1,11 @@
 package builtin_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sidecar-dev/sidecar/sql/builtin"
+	"github.com/sidecar-dev/sidecar/types"
+)
 
 // TestRegexFuncsMatchPostgres compares regexp_count, regexp_instr,
 // regexp_substr, regexp_match, regexp_split_to_array and regexp_replace
@@ -39,4 +44,50 @@ func TestSimilarMatchesPostgres(t *testing.T) {
 	cases = append(cases, cross("similar_to_escape", pats)...)
 	cases = append(cases, cross("similar_to_escape", pats, escs)...)
 	runDifferential(t, cases)
+}
+
+// TestRegexOptionsMatchPostgres compares the class escapes (\d \s \w,
+// negated, in brackets), the flags n m p w s x t q and embedded options
+// ((?n), ***=, ***:) with PostgreSQL's over subjects with newlines,
+// tabs and non-ASCII text; then checks the calls sidecar now runs are
+// answered, not refused (before: every one was 0A000).
+func TestRegexOptionsMatchPostgres(t *testing.T) {
+	subjects := vals("text", "ab 12\ncd_3\n\nef", "x1 y22\tz", "a.b", "line1\nline2\n", "héllo 1", "", "\nab")
+	pats := vals("text", `\d+`, `\s`, `\w+`, `\D`, `\S+`, `\W`, `[\d.]+`, `[^\s]+`, `^\w`, `\w$`, `^.`, `.$`, `a.b`, `[^a]`,
+		"a b  # comment\n|c", `\d \d`, `(?n)^\w+$`, `(?x) \w + `, `***=a.b`, `***:\d`, `(?i)AB`, `(?q).`, `^(\w)(\d)?`, `(\d)\s`)
+	flags := vals("text", "n", "m", "p", "w", "s", "x", "t", "q", "gn", "gw", "gp", "nx", "ig", "qi", "xn")
+	var cases []call
+	cases = append(cases, cross("regexp_replace", subjects, pats, vals("text", "<\\&>"), flags)...)
+	cases = append(cases, cross("regexp_match", subjects, pats, vals("text", "n", "p", "w", "x", "q", "i"))...)
+	cases = append(cases, cross("regexp_count", subjects, pats, vals("int4", "1", "3"), vals("text", "n", "w", "x"))...)
+	cases = append(cases, cross("regexp_split_to_array", subjects, pats, vals("text", "n", "p", "x"))...)
+	cases = append(cases, cross("textregexeq", subjects, pats)...)
+	cases = append(cases, cross("substring", subjects, pats)...)
+	cases = append(cases, cross("substring", subjects, vals("text", "%#\"1#\"%", "a%", "%\\d%", "_b%", "%b", "(ab|x1)%"), vals("text", "#", ""))...)
+	runDifferential(t, cases)
+
+	reg := builtin.NewFor(types.Dialect{Version: pg.ServerVersion()})
+	txt := func(vs ...string) []arg {
+		out := make([]arg, len(vs))
+		for i, v := range vs {
+			out[i] = arg{typ: "text", val: v}
+		}
+		return out
+	}
+	answered := []call{
+		{fn: "regexp_replace", args: txt("x1 y22", `\d+`, "#", "g")},
+		{fn: "regexp_replace", args: txt("ab\ncd", "^", ">", "gn")},
+		{fn: "regexp_replace", args: txt("ab\ncd", ".$", "!", "gw")},
+		{fn: "regexp_match", args: txt("a b", "a b", "x")},
+		{fn: "regexp_match", args: txt("a.b", ".", "q")},
+		{fn: "regexp_split_to_array", args: txt("a\tb c", `\s`)},
+		{fn: "regexp_match", args: txt("ab_1 x", `(?x) \w+ `)},
+		{fn: "substring", args: txt("foo123", `\d+`)},
+		{fn: "substring", args: txt("foobar", "%b_r", "#")},
+	}
+	for _, c := range answered {
+		if o := libOutcome(reg, &builtin.Context{}, c); o.refused() {
+			t.Errorf("%s refused: %v", c.sql(), o)
+		}
+	}
 }

@@ -353,8 +353,12 @@ func (r *Registry) addStrings() {
 		r.def(n, tx, sub2, tx, i4)
 		r.def(n, tx, sub3, tx, i4, i4)
 	}
-	r.def("substring", tx, refuse("substring(text from pattern) (POSIX regular expressions)"), tx, tx)
-	r.def("substring", tx, refuse("substring(… SIMILAR … ESCAPE …)"), tx, tx, tx)
+	r.def("substring", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) { // regexfuncs.go
+		return regexSubstring(str(a[0]), str(a[1]))
+	}, tx, tx)
+	r.def("substring", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		return similarSubstring(str(a[0]), str(a[1]), str(a[2]))
+	}, tx, tx, tx)
 	r.def("overlay", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return overlay(str(a[0]), str(a[1]), i64(a[2]), int64(utf8.RuneCountInString(str(a[1]))))
 	}, tx, tx, i4)

@@ -57,3 +57,11 @@ SELECT s, s SIMILAR TO '[a-c]%', v NOT SIMILAR TO '%b', s SIMILAR TO v FROM nums
 SELECT 'abc' SIMILAR TO 'a' ESCAPE 'xy';
 SELECT 'abc' SIMILAR TO 'a#"b#"c#"d' ESCAPE '#';
 SELECT similar_to_escape('a%b_c(d)'), similar_to_escape('a#%', '#'), similar_to_escape('x', '');
+-- Class escapes, flags and embedded options (sql/builtin/regexopts.go),
+-- substring FROM a pattern and SIMILAR … ESCAPE.
+SELECT regexp_replace('x1 y22 z333', '\d+', '#', 'g'), regexp_match('ab_1 x', '(?x) \w+ '), regexp_count(E'a\tb c', '\s'), regexp_split_to_array('a1b22c', '\d+'), 'abc123' ~ '^\w+\d$';
+SELECT regexp_replace(E'ab\ncd\nef', '^', '>', 'gn'), regexp_replace(E'ab\ncd', '.$', '!', 'gw'), regexp_match(E'a\nb', 'a.b', 'p'), regexp_match('a.b', '.', 'q'), regexp_match('aXb', '***=a.b');
+SELECT s, regexp_replace(s, '[^\d]', '', 'g'), s ~ '\W', substring(s FROM '\d+'), substring(s FROM '(.)$') FROM nums;
+SELECT substring('foobar' FROM 'o(.)b'), substring('foobar' FROM 'x'), substring('foobar' SIMILAR '%b_r' ESCAPE '#'), substring('foobar' SIMILAR 'f%' ESCAPE '#'), substring('foobar' SIMILAR 'x%' ESCAPE '#');
+SELECT substring('foobar' SIMILAR '%#"o_b#"%' ESCAPE '#') /* refused: the separators' non-greedy part */;
+SELECT regexp_match('héllo', '\w+') /* refused: class escapes follow the locale */;
