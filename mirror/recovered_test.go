@@ -16,16 +16,7 @@ import (
 // give the rows they had before the crash, and the next Open replays
 // nothing.
 func TestRecoveredGroupFlushedAtOpen(t *testing.T) {
-	h := newMHarness(t, Options{GroupMaxAge: time.Hour})
-	rel := testRel(5, "k")
-	h.copyTable(rel, nil, 1)
-	var ends []wal.LSN
-	for i := range 5 {
-		info := h.begin()
-		h.change(&wal.Change{Kind: wal.Insert, Relation: rel, New: modelRow{sp(strconv.Itoa(i)), nil, nil}.values()})
-		h.commit(info)
-		ends = append(ends, info.EndLSN)
-	}
+	h, ends := insertCommits(t, 5)
 	if err := h.m.Sync(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -62,4 +53,21 @@ func TestRecoveredGroupFlushedAtOpen(t *testing.T) {
 	default:
 		t.Fatal("Recovered not closed at once with nothing replayed")
 	}
+}
+
+// insertCommits makes a harness with groups an hour long, copies an empty
+// table public.k and commits n single-row inserts to it (ids 0..n-1),
+// returning their end LSNs.
+func insertCommits(t *testing.T, n int) (*mharness, []wal.LSN) {
+	h := newMHarness(t, Options{GroupMaxAge: time.Hour})
+	rel := testRel(5, "k")
+	h.copyTable(rel, nil, 1)
+	var ends []wal.LSN
+	for i := range n {
+		info := h.begin()
+		h.change(&wal.Change{Kind: wal.Insert, Relation: rel, New: modelRow{sp(strconv.Itoa(i)), nil, nil}.values()})
+		h.commit(info)
+		ends = append(ends, info.EndLSN)
+	}
+	return h, ends
 }
