@@ -140,6 +140,15 @@ func (d *daemon) loadHead(ctx context.Context, h *headLoad) {
 	if d.opts.BeforeHeadLoad != nil {
 		d.opts.BeforeHeadLoad()
 	}
+	// After a crash the first reads go to the trees, and wait for the
+	// commits Open replayed to be flushed into them: the restore, which
+	// takes every core it gets for minutes at 10M rows, starts after that
+	// flush (issue 21 item 11).
+	select {
+	case <-d.m.Recovered():
+	case <-ctx.Done():
+		return
+	}
 	restored := h.model.Load()
 	h.set(func(h *headLoad) { h.restored = restored })
 	pause := time.Duration(0)

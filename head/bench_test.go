@@ -1,6 +1,7 @@
 package head
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -129,6 +130,40 @@ func BenchmarkHeadRange10k(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkRestoreKeysIndex: the key store and radix index part of a
+// checkpoint restore (restoreIndex's decode work, without Badger), for a
+// table of ids 1..n: the part of a restart's restore beside the heap's
+// pages (heap.BenchmarkRestore measures those).
+func BenchmarkRestoreKeysIndex(b *testing.B) {
+	for _, n := range benchSizes() {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			_, t := loadTable(b, n)
+			var ib bytes.Buffer
+			if _, _, err := t.ix.Checkpoint(&ib); err != nil {
+				b.Fatal(err)
+			}
+			var kb []byte
+			t.ix.View(func(*radixindex.Tree, uint64) { kb = t.keys.encode(nil) })
+			b.ReportMetric(float64(len(kb)+ib.Len())/float64(n), "B/row")
+			b.Run("keys", func(b *testing.B) {
+				for b.Loop() {
+					var s keyStore
+					if err := s.decode(kb); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("index", func(b *testing.B) {
+				for b.Loop() {
+					if _, err := radixindex.RestoreIndex(ib.Bytes(), func(dst []byte, id uint64) []byte { return t.keys.key(heap.RowID(id)) }); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		})
 	}
 }

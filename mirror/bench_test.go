@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sidecar-dev/sidecar/store"
 	"github.com/sidecar-dev/sidecar/wal"
 )
 
@@ -521,4 +523,70 @@ func BenchmarkTreeAtInGroup(b *testing.B) {
 			read(ends[rng.IntN(commits)])
 		}
 	})
+}
+
+var recoveryRows = flag.Int("mirror.recovery.rows", 1_000_000, "rows of BenchmarkRecoveryFlush's table")
+
+// BenchmarkRecoveryFlush: what a restart after a crash under the restart
+// test's load (cmd/sidecar TestRestartAvailability: 51-row UPDATEs of
+// consecutive ids, 200 of them since the last group) costs before the
+// first read of HEAD: Open, then the flush of the replayed commits
+// (Recovered), with the process's caches cold (a new store each time).
+func BenchmarkRecoveryFlush(b *testing.B) {
+	h := newMHarness(b, Options{GroupMaxAge: time.Hour, GroupMaxRows: 1 << 30, GroupMaxCommits: 1 << 30})
+	rel := pgbenchRel()
+	ctx := b.Context()
+	rows := *recoveryRows
+	h.copyAccounts(rel, rows, accountRow)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := range 200 {
+		info := h.begin()
+		lo := 1 + rng.IntN(rows-51)
+		for id := lo; id <= lo+50; id++ {
+			if err := h.m.Change(ctx, &wal.Change{Kind: wal.Update, Relation: rel, New: accountRow(id, i+1)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		h.commit(info)
+	}
+	if err := h.m.Sync(ctx); err != nil {
+		b.Fatal(err)
+	}
+	h.m.abandon()
+	h.m = nil
+	if err := h.db.Close(); err != nil {
+		b.Fatal(err)
+	}
+	h.db = nil
+	// Each iteration opens a copy of the crashed directory.
+	for b.Loop() {
+		b.StopTimer()
+		dir := b.TempDir()
+		if out, err := exec.Command("cp", "-a", h.dir+"/.", dir).CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+		b.StartTimer()
+		db, err := store.Open(store.Options{Dir: dir, CacheBytes: 8 << 20})
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := Open(ctx, Options{DB: db, TempDir: b.TempDir(), GroupMaxAge: time.Hour})
+		if err != nil {
+			b.Fatal(err)
+		}
+		<-m.Recovered()
+		tr, err := m.TreeAt(ctx, "public.pgbench_accounts", m.Head().EndLSN)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, ok, err := tr.Get(ctx, "7"); err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+		b.StopTimer()
+		if err := m.Close(ctx); err != nil {
+			b.Fatal(err)
+		}
+		db.Close()
+		b.StartTimer()
+	}
 }

@@ -247,6 +247,14 @@ type Mirror struct {
 
 	trees treeCache // materialised versions (read.go)
 
+	// recovered is closed once the group Open replayed from the log is
+	// applied to the trees and its group record written (flushRecovered),
+	// or at once when there was nothing to replay. Reads after recoverFrom
+	// (the last group record at Open) wait for it instead of replaying the
+	// same commits onto the trees themselves.
+	recovered   chan struct{}
+	recoverFrom wal.LSN
+
 	// flushing is the group being applied in the background (group.go),
 	// guarded by mu; flushWG waits for its goroutine.
 	flushing *flushState
@@ -368,16 +376,70 @@ func Open(ctx context.Context, opts Options) (*Mirror, error) {
 		return nil, fmt.Errorf("open mirror: %w", err)
 	}
 	m.ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	m.recovered, m.recoverFrom = make(chan struct{}), m.lastGroup
 	if m.readOnly() {
 		m.wqClosed = true
 		m.err = ErrReadOnly
+		close(m.recovered) // nothing is flushed: reads replay the group
 		return m, nil
 	}
 	m.writerWG.Add(1)
 	go m.writer()
 	m.wg.Add(1)
 	go m.background()
+	if m.group.commits == 0 {
+		close(m.recovered)
+	} else {
+		m.wg.Add(1)
+		go m.flushRecovered()
+	}
 	return m, nil
+}
+
+// Recovered is closed once the commits Open replayed from the log (those
+// after the last group record: a crash's) are in the trees under a group
+// record of their own, or at once when there were none. Until then the
+// first read of a version among them waits for it rather than replaying
+// them itself; the daemon starts the in-memory HEAD's restore after it,
+// so that the two do not share the CPU (issue 21 item 11).
+func (m *Mirror) Recovered() <-chan struct{} { return m.recovered }
+
+// flushRecovered flushes the group Open replayed as soon as the mirror
+// is open, instead of when it is GroupMaxAge old: every read of HEAD
+// after a crash would otherwise replay those commits onto the trees (for
+// a 10M-row table under load, seconds of CPU per table), and the first
+// reads come right at the start. It then closes recovered.
+func (m *Mirror) flushRecovered() {
+	defer m.wg.Done()
+	defer close(m.recovered)
+	start := time.Now()
+	m.mu.Lock()
+	commits, rows := m.group.commits, m.group.rows
+	err := m.err
+	if err == nil {
+		err = m.startFlush()
+	}
+	fs := m.flushing
+	m.mu.Unlock()
+	if err != nil || fs == nil {
+		return // a failed mirror (Err says why), or flushed already
+	}
+	<-fs.done
+	m.mu.Lock()
+	if m.flushing == fs { // else a commit's reapFlush finished it
+		if err = m.finishFlush(); err != nil {
+			m.failLocked(err)
+		}
+	}
+	m.mu.Unlock()
+	if err == nil {
+		err = m.drain() // the group record readable by TreeAt
+	}
+	if err != nil {
+		m.log.Warn("flushing the commits replayed at open failed", "err", err)
+		return
+	}
+	m.log.Info("commits replayed at open flushed into the trees", "commits", commits, "rows", rows, "group", fs.g.last, "took", time.Since(start))
 }
 
 // ErrReadOnly is returned by every write of a Mirror over a read-only

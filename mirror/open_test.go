@@ -226,16 +226,7 @@ func TestChangeBelowCopyDropped(t *testing.T) {
 // the previously materialised tree (same overlay) instead of replaying
 // the group's log from its base; an older version starts afresh.
 func TestTreeCacheExtends(t *testing.T) {
-	h := newMHarness(t, Options{GroupMaxAge: time.Hour})
-	rel := testRel(5, "k")
-	h.copyTable(rel, nil, 1)
-	var ends []wal.LSN
-	for i := range 3 {
-		info := h.begin()
-		h.change(&wal.Change{Kind: wal.Insert, Relation: rel, New: modelRow{sp(strconv.Itoa(i)), nil, nil}.values()})
-		h.commit(info)
-		ends = append(ends, info.EndLSN)
-	}
+	h, ends := insertCommits(t, 3)
 	t1, err := h.m.TreeAt(t.Context(), "public.k", ends[1])
 	if err != nil {
 		t.Fatal(err)

@@ -249,6 +249,16 @@ func (m *Mirror) TreeAt(ctx context.Context, table string, lsn wal.LSN) (*Tree, 
 	if err := m.visible(lsn); err != nil {
 		return nil, fmt.Errorf("tree of %s at %s: %w", table, lsn, err)
 	}
+	if lsn > m.recoverFrom {
+		// The commits replayed at Open are being flushed into the trees:
+		// replaying them here too would do that work twice, on the same
+		// CPUs.
+		select {
+		case <-m.recovered:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("tree of %s at %s: waiting for the commits replayed at open: %w", table, lsn, ctx.Err())
+		}
+	}
 	var base prolly.Root
 	var v *Version
 	var gEnd wal.LSN
