@@ -77,7 +77,7 @@ func TestProtocol(t *testing.T) {
 			// function, which PostgreSQL refuses too; not UNION).
 			{"SELECT count(DISTINCT id) OVER () FROM accounts UNION SELECT 1", "0A000", "window"},
 			{"SELECT count(DISTINCT id) OVER () FROM accounts", "0A000", "window"},
-			{"WITH RECURSIVE x(n) AS (SELECT 1 UNION ALL (WITH z AS (SELECT * FROM x) SELECT n + 1 FROM z WHERE n < 3)) SELECT * FROM x", "0A000", "recursive term"},
+			{"WITH RECURSIVE x(n) AS (SELECT 1 UNION ALL (WITH RECURSIVE z AS (SELECT * FROM x) SELECT n + 1 FROM z WHERE n < 3)) SELECT * FROM x", "0A000", "recursive term"},
 			{"SELECT FROM WHERE", "42601", "syntax error"},
 			{"SELECT * FROM accounts AS OF 'nosuch'", "22023", "nosuch"},
 		} {

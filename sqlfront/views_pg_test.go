@@ -41,6 +41,9 @@ var viewQueries = []string{
 	"SELECT who FROM public.named WHERE ident IN (SELECT id FROM rich) ORDER BY 1",
 	"SELECT oid, relname, relkind, relowner, reloptions FROM pg_class WHERE relname IN ('rich', 'named', 'withsecret') ORDER BY relname",
 	"SELECT relname, relkind FROM pg_class WHERE relname IN ('rich', 'mv', 'empdept', 'dept') ORDER BY 1",
+	"SELECT pg_get_viewdef('named')",
+	"SELECT pg_get_viewdef('rich'), pg_get_viewdef('empdept', true), pg_get_viewdef('public.richdept'::regclass, true), pg_get_viewdef('emp')",
+	"SELECT relname, pg_get_viewdef(oid), pg_get_viewdef(oid, false) FROM pg_class WHERE relname IN ('rich', 'named', 'emp', 'withsecret') ORDER BY 1",
 }
 
 // TestViewsMatchPostgres (issues 22 and 23: views): views above

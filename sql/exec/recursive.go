@@ -19,6 +19,11 @@ type recursiveOp struct {
 	init, rec  operator
 	iidx, ridx []int
 	oids       []plan.OID
+	// fresh: the recursive term holds WITH queries or set operations
+	// (plan.recursiveTermReads), run afresh each round as PostgreSQL
+	// rescans it: its WITH queries and subqueries are computed again
+	// over that round's working table, not kept from the first round.
+	fresh bool
 }
 
 func (e *env) buildRecursive(r *plan.RecursiveUnion) (operator, error) {
@@ -30,7 +35,7 @@ func (e *env) buildRecursive(r *plan.RecursiveUnion) (operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	op := &recursiveOp{e: e, r: r, init: init, rec: rec}
+	op := &recursiveOp{e: e, r: r, init: init, rec: rec, fresh: holdsWithOrSetOp(r.Rec)}
 	il, rl := layoutOf(init.cols()), layoutOf(rec.cols())
 	for k := range r.Cols {
 		ii, ok1 := il[r.InitCols[k]]
@@ -106,11 +111,42 @@ func (r *recursiveOp) run(emit func(*Batch) error) error {
 		work, workBytes = next, nextBytes
 		next, nextBytes = nil, 0
 		e.ctes[r.r.Work] = &rowSet{rows: work}
-		if err := r.rec.run(func(b *Batch) error { return add(b, r.ridx) }); err != nil {
+		if err := r.round(func(b *Batch) error { return add(b, r.ridx) }); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// round runs the recursive term once over the working table.
+func (r *recursiveOp) round(emit func(*Batch) error) error {
+	if !r.fresh {
+		return r.rec.run(emit)
+	}
+	e := r.e
+	rec, err := e.build(r.r.Rec) // its WITH queries start uncomputed
+	if err != nil {
+		return err
+	}
+	saved := e.subVals
+	e.subVals = map[*plan.Subquery]*subResult{}
+	defer func() { e.subVals = saved }()
+	return rec.run(emit)
+}
+
+// holdsWithOrSetOp says whether rel has a WITH or a set operation
+// (outside subqueries, which cannot read the working table directly).
+func holdsWithOrSetOp(rel plan.Rel) bool {
+	switch rel.(type) {
+	case *plan.With, *plan.SetOp, *plan.RecursiveUnion:
+		return true
+	}
+	for _, in := range rel.Inputs() {
+		if holdsWithOrSetOp(in) {
+			return true
+		}
+	}
+	return false
 }
 
 // streamRecursive runs a recursive CTE read once without keeping its

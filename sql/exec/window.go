@@ -55,6 +55,10 @@ type windowOp struct {
 	funcs      []*winFn
 	start, end vexpr // frame offsets
 	sensitive  bool  // some function depends on the order among peers
+	// slotCols are the input columns a window below over the same
+	// partition and order computed (sameWindowBelow): peers may differ
+	// in them without making the answer depend on PostgreSQL's sort.
+	slotCols map[int]bool
 }
 
 func (e *env) buildWindow(w *plan.Window) (operator, error) {
@@ -64,6 +68,12 @@ func (e *env) buildWindow(w *plan.Window) (operator, error) {
 	}
 	lay := layoutOf(in.cols())
 	op := &windowOp{e: e, in: in, w: w, out: w.Columns(), width: len(in.cols())}
+	for _, id := range sameWindowBelow(w) {
+		if op.slotCols == nil {
+			op.slotCols = map[int]bool{}
+		}
+		op.slotCols[lay[id]] = true
+	}
 	key := func(id plan.ColumnID, desc, nullsFirst bool) (winKey, error) {
 		idx, ok := lay[id]
 		t := e.md.Column(id).Type
@@ -275,6 +285,9 @@ func (f *frameCalc) partition(rows [][]types.Value) error {
 func sameRow(a, b []types.Value, w *windowOp) bool {
 	cols := w.in.cols()
 	for c := 0; c < w.width; c++ {
+		if w.slotCols[c] {
+			continue
+		}
 		x, y := a[c], b[c]
 		if (x == nil) != (y == nil) {
 			return false
@@ -287,6 +300,40 @@ func sameRow(a, b []types.Value, w *windowOp) bool {
 		}
 	}
 	return true
+}
+
+// sameWindowBelow is the function columns of the window w reads when
+// that window (under projections that only pass columns on) has w's
+// partition and order: PostgreSQL runs the two over one sort, as the
+// executor does (its sort is stable), so they see the rows in the same
+// order. When every other column is equal among a peer group's rows,
+// the rows at each position of the group are the same whichever order
+// PostgreSQL's sort leaves them in — the window below's values
+// included, as they are computed over those rows (it refuses itself
+// when its own values depend on an order its input does not fix).
+func sameWindowBelow(w *plan.Window) []plan.ColumnID {
+	in := w.Input
+	for {
+		p, ok := in.(*plan.Project)
+		if !ok {
+			break
+		}
+		for i, x := range p.Exprs {
+			if c, ok := x.(*plan.ColRef); !ok || c.ID != p.Cols[i] {
+				return nil
+			}
+		}
+		in = p.Input
+	}
+	below, ok := in.(*plan.Window)
+	if !ok || !slices.Equal(below.Partition, w.Partition) || !slices.Equal(below.Order, w.Order) {
+		return nil
+	}
+	var out []plan.ColumnID
+	for _, f := range below.Funcs {
+		out = append(out, f.Col)
+	}
+	return append(out, sameWindowBelow(below)...)
 }
 
 // offset evaluates a frame offset (NULL and, for ROWS and GROUPS,

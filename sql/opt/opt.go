@@ -43,7 +43,7 @@ func optimize(rel plan.Rel, need []plan.ColumnID, md *plan.Metadata) plan.Rel {
 	rel = decorrelate(rel)
 	rel = pushdown(rel)
 	rel = keyRanges(rel)
-	rel = prune(rel, plan.SetOf(need))
+	rel = prune(rel, plan.SetOf(need), md)
 	rel = joinOrder(rel, md)
 	return rel
 }

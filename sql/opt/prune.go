@@ -10,7 +10,7 @@ import (
 // operators read themselves: scans read only those columns, projections
 // compute only those, and a projection that passes its input through
 // unchanged goes.
-func prune(rel plan.Rel, need plan.ColSet) plan.Rel {
+func prune(rel plan.Rel, need plan.ColSet, md *plan.Metadata) plan.Rel {
 	switch x := rel.(type) {
 	case *plan.Scan:
 		c := *x
@@ -26,7 +26,7 @@ func prune(rel plan.Rel, need plan.ColSet) plan.Rel {
 		}
 		return &c
 	case *plan.Filter:
-		return &plan.Filter{Input: prune(x.Input, union(need, plan.ColumnsOf(x.Pred))), Pred: x.Pred}
+		return &plan.Filter{Input: prune(x.Input, union(need, plan.ColumnsOf(x.Pred)), md), Pred: x.Pred}
 	case *plan.Project:
 		p := &plan.Project{}
 		var in plan.ColSet
@@ -36,7 +36,7 @@ func prune(rel plan.Rel, need plan.ColSet) plan.Rel {
 				in.AddSet(plan.ColumnsOf(x.Exprs[i]))
 			}
 		}
-		p.Input = prune(x.Input, in)
+		p.Input = prune(x.Input, in, md)
 		if passThrough(p) {
 			return p.Input
 		}
@@ -46,7 +46,7 @@ func prune(rel plan.Rel, need plan.ColSet) plan.Rel {
 		if x.On != nil {
 			in = union(need, plan.ColumnsOf(x.On))
 		}
-		return &plan.Join{Kind: x.Kind, Left: prune(x.Left, in), Right: prune(x.Right, in), On: x.On}
+		return &plan.Join{Kind: x.Kind, Left: prune(x.Left, in, md), Right: prune(x.Right, in, md), On: x.On}
 	case *plan.Aggregate:
 		in := plan.SetOf(x.GroupBy)
 		for _, a := range x.Aggs {
@@ -58,29 +58,29 @@ func prune(rel plan.Rel, need plan.ColSet) plan.Rel {
 			}
 		}
 		c := *x
-		c.Input = prune(x.Input, in)
+		c.Input = prune(x.Input, in, md)
 		return &c
 	case *plan.Sort:
 		in := need
 		for _, k := range x.Keys {
 			in = union(in, plan.SetOf([]plan.ColumnID{k.Col}))
 		}
-		return &plan.Sort{Input: prune(x.Input, in), Keys: x.Keys}
+		return &plan.Sort{Input: prune(x.Input, in, md), Keys: x.Keys}
 	case *plan.Limit:
-		return &plan.Limit{Input: prune(x.Input, need), Count: x.Count, Offset: x.Offset, Ties: x.Ties}
+		return &plan.Limit{Input: prune(x.Input, need, md), Count: x.Count, Offset: x.Offset, Ties: x.Ties}
 	case *plan.Window:
-		return pruneWindow(x, need)
+		return pruneWindow(x, need, md)
 	case *plan.Distinct:
 		// Every column takes part in the comparison.
-		return &plan.Distinct{Input: prune(x.Input, plan.SetOf(x.Input.Columns())), On: x.On}
+		return &plan.Distinct{Input: prune(x.Input, plan.SetOf(x.Input.Columns()), md), On: x.On}
 	case *plan.SetOp:
 		c := *x
-		c.Left, c.Right = prune(x.Left, plan.SetOf(x.LeftCols)), prune(x.Right, plan.SetOf(x.RightCols))
+		c.Left, c.Right = prune(x.Left, plan.SetOf(x.LeftCols), md), prune(x.Right, plan.SetOf(x.RightCols), md)
 		return &c
 	case *plan.With:
-		c := &plan.With{CTEs: x.CTEs, Body: prune(x.Body, need)}
+		c := &plan.With{CTEs: x.CTEs, Body: prune(x.Body, need, md)}
 		for _, cte := range x.CTEs {
-			cte.Plan = prune(cte.Plan, plan.SetOf(cte.Cols))
+			cte.Plan = prune(cte.Plan, plan.SetOf(cte.Cols), md)
 		}
 		return c
 	}
@@ -110,8 +110,13 @@ func union(a, b plan.ColSet) plan.ColSet {
 }
 
 // pruneWindow narrows a Window's input to what is used above it and
-// what its partition, order and functions read.
-func pruneWindow(x *plan.Window, need plan.ColSet) plan.Rel {
+// what its partition, order and functions read. When its input still
+// carries other columns (a filter's, a scan's key), a projection drops
+// them: the executor refuses a function whose value depends on the
+// order among peers only when peers differ in a column the window
+// outputs (window.go), so a column nothing reads must not be there to
+// tell peers apart.
+func pruneWindow(x *plan.Window, need plan.ColSet, md *plan.Metadata) plan.Rel {
 	in := union(need, plan.SetOf(x.Partition))
 	for _, k := range x.Order {
 		in.Add(k.Col)
@@ -123,6 +128,16 @@ func pruneWindow(x *plan.Window, need plan.ColSet) plan.Rel {
 		}
 	}
 	c := *x
-	c.Input = prune(x.Input, in)
+	c.Input = prune(x.Input, in, md)
+	cols := c.Input.Columns()
+	p := &plan.Project{Input: c.Input}
+	for _, id := range cols {
+		if in.Has(id) {
+			p.Cols, p.Exprs = append(p.Cols, id), append(p.Exprs, &plan.ColRef{ID: id, T: md.Column(id).Type})
+		}
+	}
+	if len(p.Cols) < len(cols) {
+		c.Input = p
+	}
 	return &c
 }

@@ -40,6 +40,9 @@ func (b *binder) extFuncCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCt
 	var args []Scalar
 	ts := make([]Type, len(f.Args))
 	for i, a := range f.Args {
+		if i == 0 && name == "pg_get_viewdef" {
+			a = regclassLiteralName(a)
+		}
 		e, err := b.expr(a, sc, ctx)
 		if err != nil {
 			return nil, false, err
@@ -67,6 +70,30 @@ func (b *binder) extFuncCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCt
 		out.Args = append(out.Args, a)
 	}
 	return out, true, nil
+}
+
+// regclassLiteralName is the string literal of 'name'::regclass, a
+// otherwise. pg_get_viewdef('v'::regclass) reads the view its name
+// resolves to as pg_get_viewdef('v') does (regclassin and the text form
+// both resolve the name with RangeVarGetRelid, with the same error for
+// a missing one); the catalog resolves views by name, not through
+// regclass, which does not resolve views.
+func regclassLiteralName(a *pg.Node) *pg.Node {
+	tc := a.GetTypeCast()
+	if tc == nil || tc.TypeName == nil || len(tc.TypeName.Typmods) > 0 || len(tc.TypeName.ArrayBounds) > 0 || tc.Arg.GetAConst().GetSval() == nil {
+		return a
+	}
+	var names []string
+	for _, n := range tc.TypeName.Names {
+		names = append(names, n.GetString_().GetSval())
+	}
+	if len(names) == 2 && names[0] == "pg_catalog" {
+		names = names[1:]
+	}
+	if len(names) != 1 || names[0] != "regclass" {
+		return a
+	}
+	return tc.Arg
 }
 
 // ExtError is an error a FuncCatalog returns: PostgreSQL's SQLSTATE and

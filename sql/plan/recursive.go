@@ -60,8 +60,8 @@ func (b *binder) recursiveCTE(c *pg.CommonTableExpr, q *pg.SelectStmt, parent *s
 	if refsTo(q.Larg, name) > 0 {
 		return nil, unsupported("a recursive reference in the non-recursive term", c.Location)
 	}
-	if !plainRecursiveTerm(q.Rarg, name) {
-		return nil, unsupported("this recursive term (sidecar runs a SELECT reading the recursive query once in FROM or inner joins, without aggregates, DISTINCT, ORDER BY or LIMIT)", c.Location)
+	if refsTo(q.Rarg, name) != 1 || !recursiveTermReads(q.Rarg, name) {
+		return nil, unsupported("this recursive term (sidecar runs a SELECT reading the recursive query once in FROM or inner joins, without aggregates, DISTINCT, ORDER BY or LIMIT, under UNION, INTERSECT, the left side of EXCEPT or a WITH query)", c.Location)
 	}
 	// A WITH of the recursive query itself (not reading it) is seen by
 	// both terms and computed once.
@@ -172,16 +172,72 @@ func Recursive(r Rel) *RecursiveUnion {
 	return ru
 }
 
-// plainRecursiveTerm says whether the recursive term n is a plain
-// SELECT that reads the query named name exactly once, as a FROM item or
-// a side of inner joins (not in a subquery or an outer join).
+// recursiveTermReads says whether the recursive term n (which reads the
+// query named name once) reads it where PostgreSQL allows and the
+// executor runs it: in a plain SELECT (plainRecursiveTerm) reached
+// through the branches of UNION [ALL], of INTERSECT, the left side of
+// EXCEPT (PostgreSQL's checkWellFormedSelectStmt) and the queries of a
+// non-recursive WITH inside the term. The executor runs such a term
+// afresh each round (sql/exec recursive.go): its WITH queries and
+// subqueries read that round's working table.
+func recursiveTermReads(n *pg.SelectStmt, name string) bool {
+	if n == nil || len(n.SortClause) > 0 || n.LimitCount != nil || n.LimitOffset != nil || len(n.LockingClause) > 0 || n.IntoClause != nil {
+		return false
+	}
+	if w := n.WithClause; w != nil {
+		if w.Recursive {
+			return false
+		}
+		for _, c := range w.Ctes {
+			cte := c.GetCommonTableExpr()
+			if cte.GetCtename() == name {
+				return false // shadowed: too rare to be worth following
+			}
+			if refsTo(cte.GetCtequery(), name) > 0 {
+				return recursiveTermReads(cte.GetCtequery().GetSelectStmt(), name)
+			}
+		}
+	}
+	switch n.Op {
+	case pg.SetOperation_SETOP_NONE:
+		return plainRecursiveTerm(n, name)
+	case pg.SetOperation_SETOP_UNION:
+	case pg.SetOperation_SETOP_INTERSECT:
+		if n.All {
+			return false
+		}
+	case pg.SetOperation_SETOP_EXCEPT:
+		if n.All || refsTo(n.Rarg, name) > 0 {
+			return false
+		}
+	default:
+		return false
+	}
+	if refsTo(n.Larg, name) > 0 {
+		return recursiveTermReads(n.Larg, name)
+	}
+	return recursiveTermReads(n.Rarg, name)
+}
+
+// plainRecursiveTerm says whether n is a plain SELECT (its own WITH
+// aside: recursiveTermReads looked at it) that reads the query named
+// name exactly once, as a FROM item or a side of inner joins (not in a
+// subquery or an outer join), or not at all.
 func plainRecursiveTerm(n *pg.SelectStmt, name string) bool {
 	if n == nil || n.Op != pg.SetOperation_SETOP_NONE || len(n.ValuesLists) > 0 || len(n.GroupClause) > 0 || n.HavingClause != nil ||
 		len(n.WindowClause) > 0 || len(n.SortClause) > 0 || n.LimitCount != nil || n.LimitOffset != nil || len(n.DistinctClause) > 0 ||
-		n.WithClause != nil || len(n.LockingClause) > 0 || n.IntoClause != nil {
+		len(n.LockingClause) > 0 || n.IntoClause != nil {
 		return false
 	}
-	if refsTo(n, name) != 1 {
+	if n.WithClause != nil {
+		n = proto.Clone(n).(*pg.SelectStmt)
+		n.WithClause = nil
+	}
+	switch refsTo(n, name) {
+	case 0:
+		return true
+	case 1:
+	default:
 		return false
 	}
 	direct := 0

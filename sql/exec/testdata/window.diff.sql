@@ -49,3 +49,11 @@ SELECT a, b, count(*) FROM (VALUES (1, 2), (1, 3), (2, 2)) v(a, b) GROUP BY (a, 
 SELECT a, b, count(*) FROM (VALUES (1, 2), (1, 3), (2, 2)) v(a, b) GROUP BY ROLLUP((a, b));
 SELECT id, first_value(k * 10) OVER (ORDER BY k RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING), last_value(x) OVER (ORDER BY x), nth_value(x, 2) OVER (ORDER BY x GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE GROUP), last_value(grp) OVER (PARTITION BY grp ORDER BY k) FROM w;
 SELECT id, first_value(x) OVER (ORDER BY k RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM w;
+-- Functions that depend on the order among peers, where peers are equal
+-- on every column the statement reads (the filter's id is not output).
+SELECT grp, k, row_number() OVER (PARTITION BY grp ORDER BY k), ntile(2) OVER (PARTITION BY grp ORDER BY k) FROM w WHERE id < 8;
+SELECT k, lag(k) OVER (ORDER BY k), lead(k, 2, -1) OVER (ORDER BY k), first_value(k) OVER (ORDER BY k ROWS BETWEEN 1 FOLLOWING AND 2 FOLLOWING) FROM w WHERE x > 0;
+SELECT count(*) OVER (ORDER BY k ROWS BETWEEN 1 PRECEDING AND CURRENT ROW), sum(k) OVER (ORDER BY k ROWS 1 PRECEDING) FROM w WHERE id > 2;
+SELECT count(*) OVER (ROWS BETWEEN 1 PRECEDING AND CURRENT ROW), row_number() OVER () FROM w WHERE f > 0;
+SELECT grp, row_number() OVER (ORDER BY k) FROM w WHERE id < 8 /* refused: peers of k = 1 differ in grp */;
+SELECT x, sum(x) OVER (ORDER BY k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM w /* refused: peers of k = 1 differ in x */;
