@@ -69,19 +69,23 @@ func (h *rowHasher) equal(a, b []types.Value) bool {
 
 // rowMap finds rows by their values.
 type rowMap struct {
-	h       *rowHasher
-	buckets map[uint64][]int
-	rows    [][]types.Value
+	h    *rowHasher
+	tab  groupTab // grouptab.go
+	rows [][]types.Value
 }
 
 func newRowMap(oids []plan.OID) *rowMap {
-	return &rowMap{h: newRowHasher(oids), buckets: map[uint64][]int{}}
+	return &rowMap{h: newRowHasher(oids)}
 }
 
 // find returns r's index (added=true when it was not there: appended).
 func (m *rowMap) find(r []types.Value, add bool) (int, bool) {
 	hv := m.h.hash(r)
-	for _, i := range m.buckets[hv] {
+	for p := m.tab.probe(hv); ; {
+		i := p.next()
+		if i < 0 {
+			break
+		}
 		if m.h.equal(m.rows[i], r) {
 			return i, false
 		}
@@ -89,15 +93,13 @@ func (m *rowMap) find(r []types.Value, add bool) (int, bool) {
 	if !add {
 		return -1, false
 	}
-	m.rows = append(m.rows, r)
-	m.buckets[hv] = append(m.buckets[hv], len(m.rows)-1)
-	return len(m.rows) - 1, true
+	return m.addHashed(hv, r), true
 }
 
 // addHashed appends r, whose hash is hv and which is not there yet.
 func (m *rowMap) addHashed(hv uint64, r []types.Value) int {
 	m.rows = append(m.rows, r)
-	m.buckets[hv] = append(m.buckets[hv], len(m.rows)-1)
+	m.tab.add(hv, len(m.rows)-1)
 	return len(m.rows) - 1
 }
 
@@ -240,7 +242,7 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 	defer mem.done()
 	sets, off := a.setMasks()
 	h := newRowHasher(a.keyOIDs())
-	groups := &rowMap{h: h, buckets: map[uint64][]int{}}
+	groups := &rowMap{h: h}
 	var states [][]aggState
 	// A set of no columns has its group even over no input.
 	for set, mask := range sets {
@@ -296,7 +298,11 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 				// only for a new group
 				hv := a.keyHash(groups.h, b, i, set, mask, off)
 				g := -1
-				for _, x := range groups.buckets[hv] {
+				for p := groups.tab.probe(hv); ; {
+					x := p.next()
+					if x < 0 {
+						break
+					}
 					if a.keyEqual(groups.h, groups.rows[x], b, i, set, mask, off) {
 						g = x
 						break

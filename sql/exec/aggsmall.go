@@ -18,9 +18,14 @@ import (
 // general one: the same digits and scales as types' numeric arithmetic
 // (numfast.go's rules).
 
-// smallExpr computes an argument of row i on int64 digits at a scale;
-// ok=false: the general expression must.
-type smallExpr func(b *Batch, i int) (x int64, scale int32, ok bool)
+// smallExpr computes an argument over rows of b on int64 digits at a
+// scale, a node of the expression at a time over the whole batch (one
+// call per node per batch, not per row): out.ok[i] false means row i's
+// operands or result do not fit and the general expression must
+// compute it. An expression is compiled for one operator and runs on
+// its goroutine: its nodes' scratch vectors are reused batch after
+// batch.
+type smallExpr func(b *Batch, rows []int, out *smallArgs)
 
 // smallArgs is one batch's small-path arguments of one aggregate: ok[i]
 // says row i's value is x[i] at scale[i] (its general value was not
@@ -30,6 +35,14 @@ type smallArgs struct {
 	scale []int32
 	ok    []bool
 	rest  []int // evalArg's rows for the general expression (reused)
+}
+
+// size makes room for rows 0 … n-1.
+func (sa *smallArgs) size(n int) {
+	if cap(sa.ok) < n {
+		sa.x, sa.scale, sa.ok = make([]int64, n), make([]int32, n), make([]bool, n)
+	}
+	sa.x, sa.scale, sa.ok = sa.x[:n], sa.scale[:n], sa.ok[:n]
 }
 
 // smallAdder is an aggregate state that takes int64 digits at a scale.
@@ -55,7 +68,12 @@ func (c *compiler) small(x plan.Scalar) smallExpr {
 		if !ok || !smallType(x.T.OID) {
 			return nil
 		}
-		return func(b *Batch, i int) (int64, int32, bool) { return smallOperand(b.Vecs[idx][i]) }
+		return func(b *Batch, rows []int, out *smallArgs) {
+			vec := b.Vecs[idx]
+			for _, i := range rows {
+				out.x[i], out.scale[i], out.ok[i] = smallOperand(vec[i])
+			}
+		}
 	case *plan.Const:
 		if x.Null || !smallType(x.T.OID) {
 			return nil
@@ -68,7 +86,11 @@ func (c *compiler) small(x plan.Scalar) smallExpr {
 		if !ok {
 			return nil
 		}
-		return func(*Batch, int) (int64, int32, bool) { return cx, cs, true }
+		return func(_ *Batch, rows []int, out *smallArgs) {
+			for _, i := range rows {
+				out.x[i], out.scale[i], out.ok[i] = cx, cs, true
+			}
+		}
 	case *plan.Op:
 		if len(x.Args) != 2 || x.T.OID != plan.Numeric || x.Op != "+" && x.Op != "-" && x.Op != "*" ||
 			!smallType(x.Args[0].Type().OID) || !smallType(x.Args[1].Type().OID) {
@@ -79,16 +101,18 @@ func (c *compiler) small(x plan.Scalar) smallExpr {
 			return nil
 		}
 		op := x.Op
-		return func(b *Batch, i int) (int64, int32, bool) {
-			lx, ls, ok := l(b, i)
-			if !ok {
-				return 0, 0, false
+		var rb smallArgs // the right operand's values (the left's go to out)
+		return func(b *Batch, rows []int, out *smallArgs) {
+			rb.size(b.N)
+			l(b, rows, out)
+			r(b, rows, &rb)
+			for _, i := range rows {
+				if !out.ok[i] || !rb.ok[i] {
+					out.ok[i] = false
+					continue
+				}
+				out.x[i], out.scale[i], out.ok[i] = smallArith(op, out.x[i], out.scale[i], rb.x[i], rb.scale[i])
 			}
-			rx, rs, ok := r(b, i)
-			if !ok {
-				return 0, 0, false
-			}
-			return smallArith(op, lx, ls, rx, rs)
 		}
 	}
 	return nil
@@ -157,16 +181,12 @@ func (f *aggFunc) evalArg(b *Batch, rows []int) (vals []types.Value, sa *smallAr
 		return vals, nil, f.arg(b, rows, vals)
 	}
 	sa = &bf.sa
-	if cap(sa.ok) < b.N {
-		sa.x, sa.scale, sa.ok = make([]int64, b.N), make([]int32, b.N), make([]bool, b.N)
-	}
-	sa.x, sa.scale, sa.ok = sa.x[:b.N], sa.scale[:b.N], sa.ok[:b.N]
+	sa.size(b.N)
 	clear(sa.ok)
+	f.small(b, rows, sa)
 	rest := sa.rest[:0]
 	for _, i := range rows {
-		if x, s, ok := f.small(b, i); ok {
-			sa.x[i], sa.scale[i], sa.ok[i] = x, s, true
-		} else {
+		if !sa.ok[i] {
 			rest = append(rest, i)
 		}
 	}

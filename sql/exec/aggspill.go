@@ -111,7 +111,7 @@ func (a *aggOp) replay(parts *partFiles, i, depth int, h *rowHasher, sets [][]bo
 	e := a.e
 	mem := &memAcct{e: e}
 	defer mem.done()
-	groups := &rowMap{h: h, buckets: map[uint64][]int{}}
+	groups := &rowMap{h: h}
 	var states [][]aggState
 	var sub *partFiles
 	defer func() {
@@ -124,7 +124,11 @@ func (a *aggOp) replay(parts *partFiles, i, depth int, h *rowHasher, sets [][]bo
 		key := row[:nk]
 		hv := h.hash(key)
 		g := -1
-		for _, x := range groups.buckets[hv] {
+		for p := groups.tab.probe(hv); ; {
+			x := p.next()
+			if x < 0 {
+				break
+			}
 			if h.equal(groups.rows[x], key) {
 				g = x
 				break

@@ -20,7 +20,16 @@ type joinOp struct {
 	lconv       []conv
 	rconv       []conv
 	residual    vexpr // over pair batches (left columns then right); nil: none
-	out         []plan.ColumnID
+	// resCols are the pair batch's columns the residual reads (nil:
+	// every one, a residual with a subquery): check gathers only those.
+	resCols []bool
+	// chk are check's pair vectors, reused call after call (the residual
+	// reads them; nothing keeps them).
+	chk struct {
+		vecs [][]types.Value
+		res  []types.Value
+	}
+	out []plan.ColumnID
 }
 
 func (e *env) buildJoin(j *plan.Join) (operator, error) {
@@ -73,6 +82,14 @@ func (e *env) buildJoin(j *plan.Join) (operator, error) {
 		pc := &compiler{e: e, lay: layoutOf(append(append([]plan.ColumnID(nil), left.cols()...), right.cols()...))}
 		if op.residual, err = pc.quals(plan.And(rest)); err != nil { // qualorder.go
 			return nil, err
+		}
+		if res := plan.And(rest); !hasSubquery(res) {
+			op.resCols = make([]bool, len(left.cols())+len(right.cols()))
+			for _, id := range plan.ColumnsOf(res).Sorted() {
+				if idx, ok := pc.lay[id]; ok {
+					op.resCols[idx] = true
+				}
+			}
 		}
 	}
 	return op, nil
@@ -455,6 +472,8 @@ func (j *joinOp) runOn(left, right operator, depth int, emit func(*Batch) error)
 
 // check evaluates the residual condition over the candidate pairs
 // (left row pl[k] of b, right row pr[k]), a batch of pairs at a time.
+// Only the columns the residual reads are gathered into the pair batch
+// (the others are NULL there and never read).
 func (j *joinOp) check(b *Batch, ht *hashTable, pl, pr []int, lw, rw int) ([]bool, error) {
 	pass := make([]bool, len(pl))
 	if j.residual == nil {
@@ -463,28 +482,42 @@ func (j *joinOp) check(b *Batch, ht *hashTable, pl, pr []int, lw, rw int) ([]boo
 		}
 		return pass, nil
 	}
+	ck := &j.chk
+	if ck.vecs == nil {
+		ck.vecs = make([][]types.Value, lw+rw+1) // the last: NULLs, for the columns not read
+		for c := range ck.vecs {
+			ck.vecs[c] = make([]types.Value, BatchSize)
+		}
+		ck.res = make([]types.Value, BatchSize)
+	}
+	nulls := ck.vecs[lw+rw]
 	for start := 0; start < len(pl); start += BatchSize {
 		if err := j.e.check(); err != nil {
 			return nil, err
 		}
 		end := min(start+BatchSize, len(pl))
 		pb := &Batch{N: end - start, Vecs: make([][]types.Value, lw+rw)}
-		for c := 0; c < lw; c++ {
-			v := make([]types.Value, pb.N)
-			for k := range v {
-				v[k] = b.Vecs[c][pl[start+k]]
+		for c := 0; c < lw+rw; c++ {
+			if j.resCols != nil && !j.resCols[c] {
+				pb.Vecs[c] = nulls[:pb.N]
+				continue
+			}
+			v := ck.vecs[c][:pb.N]
+			if c < lw {
+				src := b.Vecs[c]
+				for k := range v {
+					v[k] = src[pl[start+k]]
+				}
+			} else {
+				src := ht.cols[c-lw]
+				for k := range v {
+					v[k] = src.at(pr[start+k])
+				}
 			}
 			pb.Vecs[c] = v
 		}
-		for c := 0; c < rw; c++ {
-			v := make([]types.Value, pb.N)
-			src := ht.cols[c]
-			for k := range v {
-				v[k] = src.at(pr[start+k])
-			}
-			pb.Vecs[lw+c] = v
-		}
-		res := make([]types.Value, pb.N)
+		res := ck.res[:pb.N]
+		clear(res)
 		if err := j.residual(pb, allRows(pb.N), res); err != nil {
 			return nil, err
 		}

@@ -142,7 +142,7 @@ func (c *countSpill) replay(parts *partFiles, i, depth int, emit func(*Batch) er
 	mem := &memAcct{e: c.e}
 	defer mem.done()
 	c.mixed = nil
-	m := &rowMap{h: c.h, buckets: map[uint64][]int{}}
+	m := &rowMap{h: c.h}
 	var counts [][2]int64
 	var sub *partFiles
 	defer func() {
