@@ -129,6 +129,11 @@ type Options struct {
 	// its group record is queued; a failure fails the mirror. O(rows) per
 	// flush: for the end-to-end and crash tests (bbolt's StrictMode).
 	StrictChecks bool
+
+	// testFlushDelay, in this package's tests, is the mirror's
+	// testFlushDelay from the start: set before Open, so that a flush
+	// Open itself starts (flushRecovered) reads it without a race.
+	testFlushDelay time.Duration
 }
 
 func (o *Options) defaults() {
@@ -353,6 +358,8 @@ func Open(ctx context.Context, opts Options) (*Mirror, error) {
 		copies:   map[string]*tableCopy{},
 		copyPool: membudget.NewPool("memory.ingest (the copy's share)", opts.CopyMemory),
 		building: map[string]time.Time{},
+
+		testFlushDelay: opts.testFlushDelay,
 	}
 	if m.ns == nil {
 		m.ns = store.NewNodeStore[*prolly.Node](opts.DB, prolly.NodeCodec{})

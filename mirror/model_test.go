@@ -113,12 +113,12 @@ func (h *mharness) open() {
 	o := h.opts
 	o.DB = db
 	o.TempDir = h.t.TempDir()
+	o.testFlushDelay = h.flushDelay // before Open: a recovered group's flush starts in it
 	m, err := Open(h.t.Context(), o)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	h.m = m
-	m.testFlushDelay = h.flushDelay
 	if head := m.Head().EndLSN; head > h.lsn {
 		h.lsn = head
 	}
