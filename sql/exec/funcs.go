@@ -248,29 +248,16 @@ func (c *compiler) nullifWiden(x *plan.Func) (vexpr, error) {
 		return nil, err
 	}
 	cv := c.converter(lt, rt)
-	var scr valScratch // scratch.go
-	return func(b *Batch, sel []int, out []types.Value) error {
-		rv := scr.get(b.N)
-		if err := left(b, sel, out); err != nil {
-			return err
+	return binaryExpr(left, right, false, func(a, b types.Value) (types.Value, error) {
+		if a == nil || b == nil {
+			return a, nil
 		}
-		if err := right(b, sel, rv); err != nil {
-			return err
+		aw, err := applyConv(cv, a)
+		if err != nil || types.Compare(rt.OID, aw, b) != 0 {
+			return a, err
 		}
-		for _, i := range sel {
-			if out[i] == nil || rv[i] == nil {
-				continue
-			}
-			lw, err := applyConv(cv, out[i])
-			if err != nil {
-				return err
-			}
-			if types.Compare(rt.OID, lw, rv[i]) == 0 {
-				out[i] = nil
-			}
-		}
-		return nil
-	}, nil
+		return nil, nil
+	}), nil
 }
 
 // isStringType says whether o is text, varchar or bpchar.
