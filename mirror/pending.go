@@ -8,9 +8,56 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/sidecar-dev/sidecar/prolly"
+	"github.com/sidecar-dev/sidecar/wal"
 )
+
+// pendingCache keeps, per table, the edits of the last version RowsAt
+// read over a base tree, so that the readers of one version (HEAD, right
+// after a restart) share one copy: each holds up to the group Open
+// replayed. It is emptied when that group is flushed (flushRecovered),
+// after which RowsAt no longer reads this way.
+type pendingCache struct {
+	mu   sync.Mutex
+	m    map[string]*pendingEntry
+	done bool // cleared for good: a read that began before keeps its own
+}
+
+type pendingEntry struct {
+	group wal.LSN
+	base  prolly.Root
+	upTo  wal.LSN // the version's end LSN
+	rows  *pendingRows
+}
+
+func (c *pendingCache) lookup(table string, group wal.LSN, base prolly.Root, upTo wal.LSN) *pendingRows {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.m[table]; e != nil && e.group == group && e.base == base && e.upTo == upTo {
+		return e.rows
+	}
+	return nil
+}
+
+func (c *pendingCache) store(table string, group wal.LSN, base prolly.Root, upTo wal.LSN, rows *pendingRows) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done {
+		return
+	}
+	if c.m == nil {
+		c.m = map[string]*pendingEntry{}
+	}
+	c.m[table] = &pendingEntry{group: group, base: base, upTo: upTo, rows: rows}
+}
+
+func (c *pendingCache) clear() {
+	c.mu.Lock()
+	c.m, c.done = nil, true
+	c.mu.Unlock()
+}
 
 // pendingRows is the final state of the keys some commits changed since
 // a base tree: a value or a delete per key, in key order, and whether the

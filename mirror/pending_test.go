@@ -160,6 +160,20 @@ func rowsAtDuringRecovery(t *testing.T, seed uint64) {
 		}
 		pending[v.end] = read("before the flush", v, tr)
 	}
+	// Readers of one version share its edits (memory: one copy of the
+	// replayed group, however many read HEAD).
+	last := versions[len(versions)-1].end
+	tr1, err := h.m.RowsAt(t.Context(), "public.k", last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr2, err := h.m.RowsAt(t.Context(), "public.k", last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr1.pending == nil || tr1.pending != tr2.pending {
+		t.Fatalf("two reads of %s hold their own edits", last)
+	}
 	// Close lets the held-back flush run; then the trees hold every
 	// version, read the same.
 	h.flushDelay = 0

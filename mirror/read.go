@@ -301,6 +301,7 @@ func (m *Mirror) treeAt(ctx context.Context, table string, lsn wal.LSN, rowsOnly
 	var v *Version
 	var gEnd wal.LSN
 	var ent *cachedTree
+	var shared *pendingRows // a lazy read's edits, shared with readers of the same version
 	set := newEditSet()
 	err := m.bdb.View(func(txn *badger.Txn) error {
 		var err error
@@ -334,7 +335,15 @@ func (m *Mirror) treeAt(ctx context.Context, table string, lsn wal.LSN, rowsOnly
 		// A tree materialised earlier on the same group base is extended
 		// instead of replaying the group's log from its start.
 		if lazy {
-			// Not materialised: every edit after the group is kept.
+			// Not materialised: every edit after the group is kept,
+			// once per version however many read it.
+			var vEnd wal.LSN
+			if v != nil {
+				vEnd = v.EndLSN
+			}
+			if shared = m.pendings.lookup(table, g.End, base, vEnd); shared != nil {
+				return nil
+			}
 		} else if ent = m.trees.lookup(table, g.End, base, lsn); ent != nil {
 			from = ent.upTo
 		}
@@ -376,12 +385,13 @@ func (m *Mirror) treeAt(ctx context.Context, table string, lsn wal.LSN, rowsOnly
 		return nil, fmt.Errorf("tree of %s at %s: %w", table, lsn, err)
 	}
 	if lazy {
-		tr := &Tree{Table: table, Root: base, Relation: rel, Codec: codec, eng: m.eng}
+		tr := &Tree{Table: table, Root: base, Relation: rel, Codec: codec, eng: m.eng, pending: shared}
 		if v != nil {
 			tr.Version = *v
 		}
-		if set.truncated || len(set.m) > 0 {
+		if shared == nil && (set.truncated || len(set.m) > 0) {
 			tr.pending = newPendingRows(set)
+			m.pendings.store(table, gEnd, base, tr.Version.EndLSN, tr.pending)
 		}
 		return tr, nil
 	}
