@@ -158,7 +158,9 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	// A configured table missing from PostgreSQL may be one the mirror
 	// followed before it was dropped: judged again once the mirror is
 	// open (preflightAgain).
+	started := time.Now()
 	onlyAbsent, err := d.preflight(ctx)
+	preflightTook := time.Since(started)
 	recheck := err != nil && onlyAbsent && !d.opts.Resync && hasMirror(d.cfg.DataDir)
 	if err != nil && !recheck {
 		return err
@@ -183,10 +185,13 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	if d.opts.Store != nil {
 		d.opts.Store(&sopts)
 	}
+	opened := time.Now()
 	d.db, err = store.Open(sopts)
 	if err != nil {
 		return err
 	}
+	// What a restart spends before it can serve (issue 21 item 11).
+	d.log.Info("data directory opened", "preflight", preflightTook, "store_open", time.Since(opened))
 	defer func() {
 		if cerr := d.db.Close(); cerr != nil && err == nil {
 			err = cerr
@@ -209,10 +214,12 @@ func (d *daemon) run(ctx context.Context) (err error) {
 		d.opts.Mirror(&mopts)
 	}
 	d.remoteFlushHook(&mopts)
+	opened = time.Now()
 	d.m, err = mirror.Open(ctx, mopts)
 	if err != nil {
 		return fmt.Errorf("open mirror in %s: %w", d.cfg.DataDir, err)
 	}
+	d.log.Info("mirror open", "took", time.Since(opened), "since_start", time.Since(started))
 	if recheck {
 		if err := d.preflightAgain(ctx); err != nil {
 			d.m.Close(context.Background())

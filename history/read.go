@@ -55,7 +55,7 @@ func (s *Service) openRead(ctx context.Context, req ReadRequest) (*tree, ReadHea
 	if err != nil {
 		return nil, ReadHeader{}, projection{}, err
 	}
-	t, err := s.treeAt(ctx, p, req.Table)
+	t, err := s.rowsAt(ctx, p, req.Table)
 	if err != nil {
 		return nil, ReadHeader{}, projection{}, err
 	}

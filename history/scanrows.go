@@ -29,7 +29,7 @@ func (s *Service) ScanRows(ctx context.Context, req ReadRequest, header func(Rea
 	if kr.empty() {
 		return nil
 	}
-	c, err := t.eng.Range(ctx, t.root, kr.Start, kr.End)
+	c, err := t.rows.Rows(ctx, kr.Start, kr.End)
 	if err != nil {
 		return fmt.Errorf("scan %s at %s: %w", req.Table, h.LSN, err)
 	}

@@ -22,6 +22,9 @@ type tree struct {
 	rel    *wal.Relation
 	codec  *rowenc.KeyCodec // nil: REPLICA IDENTITY FULL (key = whole row)
 	exists bool             // false: the table did not exist there (empty root)
+	// rows, from rowsAt: the snapshot tree to read rows through (its
+	// root may be a base with the version's edits in memory).
+	rows *snapshot.Tree
 }
 
 // tableInfo returns the mirror's description of table (see
@@ -38,6 +41,16 @@ func (s *Service) treeAt(ctx context.Context, p refs.Point, table string) (*tree
 		return nil, err
 	}
 	return &tree{table: t.Table, root: t.Root, eng: t.Eng, rel: t.Rel, codec: t.Codec, exists: t.Exists}, nil
+}
+
+// rowsAt opens table at p for reading rows only (see snapshot.OpenRows):
+// read them through t.rows, never through root and eng.
+func (s *Service) rowsAt(ctx context.Context, p refs.Point, table string) (*tree, error) {
+	t, err := snapshot.OpenRows(ctx, s.mirror, p, table)
+	if err != nil {
+		return nil, err
+	}
+	return &tree{table: t.Table, root: t.Root, eng: t.Eng, rel: t.Rel, codec: t.Codec, exists: t.Exists, rows: t}, nil
 }
 
 // joinEngines returns one engine that reads every tree of ts: the

@@ -590,3 +590,53 @@ func BenchmarkRecoveryFlush(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkFirstGetAfterCrash (issue 21 item 11): the first point get at
+// HEAD after a crash left 200 commits of 50 random rows each after the
+// last group record (a 1M-row table under the restart test's update
+// load leaves about that): "rows" reads through RowsAt, over the base
+// tree and the replayed edits; "tree" through TreeAt, which waits for
+// Open's flush of those commits. Each iteration commits, crashes and
+// opens again (not timed).
+func BenchmarkFirstGetAfterCrash(b *testing.B) {
+	for _, mode := range []string{"rows", "tree"} {
+		b.Run(mode, func(b *testing.B) {
+			h := newMHarness(b, Options{GroupMaxAge: time.Hour, GroupMaxRows: 1 << 30, GroupMaxCommits: 1 << 30})
+			rel := pgbenchRel()
+			ctx := b.Context()
+			const rows = 200_000
+			h.copyAccounts(rel, rows, accountRow)
+			rng := rand.New(rand.NewPCG(5, 6))
+			n := 0
+			for b.Loop() {
+				b.StopTimer()
+				for range 200 {
+					info := h.begin()
+					for range 50 {
+						n++
+						if err := h.m.Change(ctx, &wal.Change{Kind: wal.Update, Relation: rel, New: accountRow(1+rng.IntN(rows), n)}); err != nil {
+							b.Fatal(err)
+						}
+					}
+					h.commit(info)
+				}
+				if err := h.m.Sync(ctx); err != nil {
+					b.Fatal(err)
+				}
+				h.reopen(true)
+				b.StartTimer()
+				at := h.m.RowsAt
+				if mode == "tree" {
+					at = h.m.TreeAt
+				}
+				tr, err := at(ctx, "public.pgbench_accounts", h.m.Head().EndLSN)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, ok, err := tr.Get(ctx, "7"); err != nil || !ok {
+					b.Fatal(ok, err)
+				}
+			}
+		})
+	}
+}

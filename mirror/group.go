@@ -184,8 +184,11 @@ func (m *Mirror) startFlush() error {
 	go func() {
 		defer m.flushWG.Done()
 		defer close(fs.done)
-		if m.testFlushDelay > 0 {
-			time.Sleep(m.testFlushDelay)
+		if m.testFlushDelay > 0 { // until Close, at the longest
+			select {
+			case <-time.After(m.testFlushDelay):
+			case <-m.ctx.Done():
+			}
 		}
 		fs.roots, fs.err = m.applyGroup(context.WithoutCancel(m.ctx), &fs.g, fs.bases)
 	}()

@@ -251,6 +251,9 @@ type Mirror struct {
 	building map[string]time.Time
 
 	trees treeCache // materialised versions (read.go)
+	// pendings: edits RowsAt reads over a base tree during recovery
+	// (pending.go).
+	pendings pendingCache
 
 	// recovered is closed once the group Open replayed from the log is
 	// applied to the trees and its group record written (flushRecovered),
@@ -418,6 +421,7 @@ func (m *Mirror) Recovered() <-chan struct{} { return m.recovered }
 // reads come right at the start. It then closes recovered.
 func (m *Mirror) flushRecovered() {
 	defer m.wg.Done()
+	defer m.pendings.clear() // after recovered is closed: no RowsAt reads this way then
 	defer close(m.recovered)
 	start := time.Now()
 	m.mu.Lock()

@@ -21,6 +21,9 @@ func TestRecoveredGroupFlushedAtOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.reopen(true) // the reads below start while the replayed commits are flushed
+	if _, err := h.m.RowsAt(t.Context(), "public.k", ends[len(ends)-1]); err != nil {
+		t.Fatal(err)
+	}
 	for i, end := range ends {
 		tr, err := h.m.TreeAt(t.Context(), "public.k", end)
 		if err != nil {
@@ -40,6 +43,12 @@ func TestRecoveredGroupFlushedAtOpen(t *testing.T) {
 	h.m.mu.Unlock()
 	if last != ends[len(ends)-1] || pending != 0 {
 		t.Fatalf("after Open's recovery: last group %s, %d commits pending; want a group at the last commit %s and none pending", last, pending, ends[len(ends)-1])
+	}
+	h.m.pendings.mu.Lock()
+	kept := len(h.m.pendings.m)
+	h.m.pendings.mu.Unlock()
+	if kept != 0 {
+		t.Fatalf("after Open's recovery RowsAt still keeps the edits of %d tables", kept)
 	}
 	h.reopen(true)
 	h.m.mu.Lock()

@@ -305,7 +305,7 @@ func (s *Snapshot) open(ctx context.Context, info mirror.TableInfo) (*Table, err
 			return t, nil
 		}
 	}
-	tr, err := OpenTree(ctx, s.st.Mirror, s.p, info.Name)
+	tr, err := OpenRows(ctx, s.st.Mirror, s.p, info.Name)
 	if err != nil {
 		return nil, err
 	}

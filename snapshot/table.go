@@ -61,7 +61,7 @@ func (t *Table) treeOf(ctx context.Context) (*Tree, error) {
 	if t.tree != nil {
 		return t.tree, nil
 	}
-	tr, err := OpenTree(ctx, t.snap.st.Mirror, t.snap.Point(), t.Name)
+	tr, err := OpenRows(ctx, t.snap.st.Mirror, t.snap.Point(), t.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func (t *Table) Get(ctx context.Context, key, dst []byte) (row []byte, found boo
 	if err != nil {
 		return dst, false, err
 	}
-	v, ok, err := tr.Eng.Get(ctx, tr.Root, key)
+	v, ok, err := tr.Lookup(ctx, key)
 	if err != nil {
 		return dst, false, fmt.Errorf("get %s at %s: %w", t.Name, t.snap.LSN(), err)
 	}
@@ -183,7 +183,7 @@ func (t *Table) rangeOf(ctx context.Context, from, to []byte, limit int, cols []
 	if err != nil {
 		return err
 	}
-	c, err := tr.Eng.Range(ctx, tr.Root, from, to)
+	c, err := tr.Rows(ctx, from, to)
 	if err != nil {
 		return fmt.Errorf("range of %s at %s: %w", t.Name, t.snap.LSN(), err)
 	}
@@ -283,12 +283,50 @@ type Tree struct {
 	Rel    *wal.Relation
 	Codec  *rowenc.KeyCodec // nil: REPLICA IDENTITY FULL (key = whole row)
 	Exists bool             // false: the table did not exist there (empty root)
+	// rows, from OpenRows: the mirror's tree when the version's last
+	// commits are not in a tree yet (mirror.Tree.Pending): Root is then
+	// the base tree, and rows are read through Lookup and Rows only.
+	rows *mirror.Tree
 }
+
+// Lookup returns the stored row under the encoded key (valid until the
+// tree's next read).
+func (t *Tree) Lookup(ctx context.Context, key []byte) ([]byte, bool, error) {
+	if t.rows != nil {
+		return t.rows.Lookup(ctx, key)
+	}
+	return t.Eng.Get(ctx, t.Root, key)
+}
+
+// Rows opens a cursor over the rows with start <= key < end (nil: open).
+func (t *Tree) Rows(ctx context.Context, start, end []byte) (mirror.RowCursor, error) {
+	if t.rows != nil {
+		return t.rows.Rows(ctx, start, end)
+	}
+	return t.Eng.Range(ctx, t.Root, start, end)
+}
+
+// OpenRows is OpenTree for a reader of rows (Tree.Lookup, Tree.Rows):
+// right after a restart, a version among the commits the mirror replayed
+// from its log is read over the last group's tree without waiting for
+// them to be flushed into it (mirror.RowsAt). Root and Eng are the
+// version's only when Pending is false.
+func OpenRows(ctx context.Context, m *mirror.Mirror, p refs.Point, table string) (*Tree, error) {
+	return openTree(ctx, m, p, table, true)
+}
+
+// Pending says whether the tree's rows are Root plus edits the mirror
+// holds in memory (see OpenRows): Root and Eng alone are not the version.
+func (t *Tree) Pending() bool { return t.rows != nil }
 
 // OpenTree opens table (canonical name) at p: a branch's root, or the
 // mirror's tree at the point's commit. A table that did not exist there
 // reads as empty, with its current relation.
 func OpenTree(ctx context.Context, m *mirror.Mirror, p refs.Point, table string) (*Tree, error) {
+	return openTree(ctx, m, p, table, false)
+}
+
+func openTree(ctx context.Context, m *mirror.Mirror, p refs.Point, table string, rowsOnly bool) (*Tree, error) {
 	info, err := LookupTable(m, table)
 	if err != nil {
 		return nil, err
@@ -310,7 +348,11 @@ func OpenTree(ctx context.Context, m *mirror.Mirror, p refs.Point, table string)
 		}
 		return t, nil
 	}
-	mt, err := m.TreeAt(ctx, table, p.LSN())
+	at := m.TreeAt
+	if rowsOnly {
+		at = m.RowsAt
+	}
+	mt, err := at(ctx, table, p.LSN())
 	if errors.Is(err, mirror.ErrUnknownTable) || errors.Is(err, mirror.ErrNoVersion) {
 		codec, cerr := KeyCodec(info.Relation)
 		if cerr != nil {
@@ -322,5 +364,9 @@ func OpenTree(ctx context.Context, m *mirror.Mirror, p refs.Point, table string)
 	if err != nil {
 		return nil, err
 	}
-	return &Tree{Table: table, Root: mt.Root, Eng: mt.Engine(), Rel: mt.Relation, Codec: mt.Codec, Exists: true}, nil
+	t := &Tree{Table: table, Root: mt.Root, Eng: mt.Engine(), Rel: mt.Relation, Codec: mt.Codec, Exists: true}
+	if mt.Pending() {
+		t.rows = mt
+	}
+	return t, nil
 }
