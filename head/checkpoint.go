@@ -659,6 +659,7 @@ func (m *Model) restore(prog *restoreProgress) error {
 				return fmt.Errorf("index of %s has %d keys, its heap %d rows", tr.Name, ix.Len(), rows)
 			}
 			t.ix = ix
+			ix.View(func(itr *radixindex.Tree, _ uint64) { t.chargeLocked(itr) })
 			t.lsn.Store(tr.LSN)
 			m.tables[tr.Name] = t
 			m.copied[tr.Name] = wal.LSN(tr.CopiedAt)
