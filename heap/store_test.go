@@ -182,16 +182,8 @@ func TestCheckpointGenKeepsThePrevious(t *testing.T) {
 // heap. Before, every image was held until one write (552 MB after a
 // 10M-row copy).
 func TestCheckpointBatchesBounded(t *testing.T) {
-	r := rand.New(rand.NewPCG(seed.Or(t, seedFlag, 7), 7))
 	cfg := Config{PageRows: 64, PageBytes: 8192, Codec: CodecNone}
-	h := mustNew(t, modelSchema, cfg)
-	defer h.Close()
-	var b Batch
-	for i := range 4000 {
-		b.Ops = append(b.Ops, Op{Kind: OpInsert, Row: randRow(r, int64(i))})
-	}
-	b.LSN = 10
-	mustApply(t, h, b)
+	h, _, _ := filledHeap(t, cfg, 7, 4000)
 	store := NewMemStore()
 	const ceiling = 16 << 10
 	st, err := h.CutCheckpoint().Write(store, "t", 1, WriteOptions{BatchBytes: ceiling})
@@ -217,23 +209,15 @@ func TestCheckpointBatchesBounded(t *testing.T) {
 // dirty pages back so that the next checkpoint writes them all, and the
 // next checkpoint's Retain removes the images the stopped one left.
 func TestCheckpointKilledBetweenBatches(t *testing.T) {
-	r := rand.New(rand.NewPCG(seed.Or(t, seedFlag, 8), 8))
 	cfg := Config{PageRows: 64, PageBytes: 8192}
-	h := mustNew(t, modelSchema, cfg)
-	defer h.Close()
-	var b Batch
-	for i := range 2000 {
-		b.Ops = append(b.Ops, Op{Kind: OpInsert, Row: randRow(r, int64(i))})
-	}
-	b.LSN = 10
-	ids := mustApply(t, h, b)
+	h, ids, r := filledHeap(t, cfg, 8, 2000)
 	store := NewMemStore()
 	if _, err := h.Checkpoint(store, "t"); err != nil {
 		t.Fatal(err)
 	}
 	before := store.Len("t")
 	// Every page changed: the next checkpoint writes them all, in batches.
-	b = Batch{LSN: 20}
+	b := Batch{LSN: 20}
 	for i, id := range ids {
 		if i%2 == 0 {
 			b.Ops = append(b.Ops, Op{Kind: OpUpdate, ID: id, Row: randRow(r, int64(i))})
@@ -285,16 +269,8 @@ func TestCheckpointKilledBetweenBatches(t *testing.T) {
 // restores at the cut's LSN and rows, and the pages those batches changed
 // are the next checkpoint's.
 func TestCheckpointCutWhileApplying(t *testing.T) {
-	r := rand.New(rand.NewPCG(seed.Or(t, seedFlag, 9), 9))
 	cfg := Config{PageRows: 64, PageBytes: 8192}
-	h := mustNew(t, modelSchema, cfg)
-	defer h.Close()
-	var b Batch
-	for i := range 1000 {
-		b.Ops = append(b.Ops, Op{Kind: OpInsert, Row: randRow(r, int64(i))})
-	}
-	b.LSN = 10
-	ids := mustApply(t, h, b)
+	h, ids, r := filledHeap(t, cfg, 9, 1000)
 	cut := h.CutCheckpoint()
 	mustApply(t, h, Batch{LSN: 20, Ops: []Op{{Kind: OpDelete, ID: ids[0]}, {Kind: OpUpdate, ID: ids[900], Row: randRow(r, 900)}, {Kind: OpInsert, Row: randRow(r, 5000)}}})
 	store := NewMemStore()
@@ -317,4 +293,19 @@ func TestCheckpointCutWhileApplying(t *testing.T) {
 		t.Fatalf("next checkpoint: %+v", st)
 	}
 	compareRestored(t, h, store, cfg)
+}
+
+// filledHeap is a heap of cfg holding rows random rows inserted at LSN
+// 10 (closed when the test ends), their row ids, and the random source
+// (seeded by -seed, else by s) to go on with.
+func filledHeap(t *testing.T, cfg Config, s uint64, rows int) (*Heap, []RowID, *rand.Rand) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed.Or(t, seedFlag, s), s))
+	h := mustNew(t, modelSchema, cfg)
+	t.Cleanup(h.Close)
+	b := Batch{LSN: 10}
+	for i := range rows {
+		b.Ops = append(b.Ops, Op{Kind: OpInsert, Row: randRow(r, int64(i))})
+	}
+	return h, mustApply(t, h, b), r
 }
