@@ -266,6 +266,8 @@ func (d *daemon) run(ctx context.Context) (err error) {
 		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		err := d.m.Close(cctx)
+		// A checkpoint started from apply ends before the store closes.
+		model.Close()
 		if err == nil && d.head.subscribed() { // the subscription has stopped: checkpoint the in-memory HEAD
 			if st, cerr := model.Checkpoint(); cerr != nil {
 				d.log.Warn("in-memory HEAD checkpoint at shutdown failed; it is rebuilt at the next start", "err", cerr)

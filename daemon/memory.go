@@ -133,11 +133,13 @@ func (d *daemon) memoryParts() []smetrics.MemoryPart {
 		{Part: "badger", Key: "memory.badger", Budget: int64(p.Badger), Used: -1},
 		{Part: "query", Key: "memory.query", Budget: int64(p.Query), Used: mb.query.Used()},
 		{Part: "ingest", Key: "memory.ingest", Budget: int64(p.Ingest), Used: -1},
-		// What the in-memory HEAD holds by the data's size and no part
-		// bounds yet: cold pages' headers and summaries (their images are
-		// in the page file) and the radix index.
+		// What the in-memory HEAD holds by the data's size: cold pages'
+		// headers and summaries (their images are in the page file), no
+		// part bounds yet; the radix index and key store, charged to
+		// heap.memory (part of heap's Used: the decoded pages get what
+		// they leave).
 		{Part: "head_cold_pages", Used: -1},
-		{Part: "head_index", Used: -1},
+		{Part: "head_index", Key: "heap.memory", Used: -1},
 	}
 	if d.db != nil {
 		m := d.db.Memory()

@@ -98,8 +98,15 @@ type Persist struct {
 	Mirror *mirror.Mirror
 
 	// crashAt, in tests, is called at each step of a checkpoint (see
-	// ckptStep); an error stops the checkpoint there as a kill would.
+	// step); an error stops the checkpoint there as a kill would.
 	crashAt func(step string) error
+	// beforeWrite, in tests, is called by a checkpoint started from Apply
+	// after its cut, before it writes anything: a test holds the writer
+	// there to see apply go on.
+	beforeWrite func()
+	// batchBytes, in tests, is the ceiling on a heap's page images held
+	// at once (0: heap.CheckpointBatchBytes).
+	batchBytes int
 }
 
 // step reports reaching step of a checkpoint to the test hook.
@@ -121,30 +128,172 @@ type CheckpointStats struct {
 	HeapBytes  int
 	IndexBytes int // radix index checkpoints
 	KeyBytes   int // key stores
-	Took       time.Duration
+	// HeapBatches is the number of batches the page images were written
+	// in; PeakBatchBytes the most image bytes one batch held (at most
+	// heap.CheckpointBatchBytes plus one image).
+	HeapBatches    int
+	PeakBatchBytes int
+	// Cut is how long the cut took (the model's writer waited that long);
+	// Took the whole checkpoint.
+	Cut  time.Duration
+	Took time.Duration
 }
 
-// Checkpoint writes the model's state with its position. It waits for a
-// batch being applied or a compaction (the model also checkpoints from
-// Apply, every Persist.Every); the owner calls it once the subscription
-// has stopped.
+// Checkpoint writes the model's state with its position, and returns
+// once it is durable. It waits for a checkpoint being written (one at a
+// time), takes the cut while no batch is applied, and writes it while
+// batches go on being applied. The owner calls it at shutdown, once the
+// subscription has stopped, so that a restart replays nothing.
 func (m *Model) Checkpoint() (CheckpointStats, error) {
+	m.ckptSlot <- struct{}{}
+	defer func() { <-m.ckptSlot }()
+	start := time.Now()
 	m.wmu.Lock()
-	defer m.wmu.Unlock()
-	return m.checkpointLocked()
+	c, err := m.cutLocked()
+	if err == nil {
+		m.lastCkpt = start
+	}
+	m.wmu.Unlock()
+	if err != nil {
+		return CheckpointStats{LSN: m.LSN()}, err
+	}
+	return m.writeCut(c, start)
 }
 
-// checkpointLocked is Checkpoint under wmu.
-func (m *Model) checkpointLocked() (CheckpointStats, error) {
+// startCheckpointLocked starts a checkpoint from Apply (under wmu): the
+// cut now, its writing in a goroutine the model owns (Close waits for
+// it), so that Apply goes on meanwhile. It does nothing while a
+// checkpoint is being written (the next batch tries again) or once the
+// model is closed. A failure is logged: the model is derived, the next
+// checkpoint may work, and a restart without one rebuilds it from the
+// trees.
+func (m *Model) startCheckpointLocked() {
+	select {
+	case m.ckptSlot <- struct{}{}:
+	default:
+		return
+	}
+	if m.closed {
+		<-m.ckptSlot
+		return
+	}
+	p := m.opts.Persist
+	start := time.Now()
+	c, err := m.cutLocked()
+	if err != nil {
+		<-m.ckptSlot
+		if p.Logger != nil {
+			p.Logger.Warn("in-memory HEAD checkpoint failed", "err", err)
+		}
+		return
+	}
+	m.lastCkpt = start
+	m.ckptWG.Add(1)
+	go func() {
+		defer m.ckptWG.Done()
+		defer func() { <-m.ckptSlot }()
+		if p.beforeWrite != nil {
+			p.beforeWrite()
+		}
+		st, err := m.writeCut(c, start)
+		if p.Logger == nil {
+			return
+		}
+		if err != nil {
+			p.Logger.Warn("in-memory HEAD checkpoint failed", "err", err)
+			return
+		}
+		p.Logger.Info("in-memory HEAD checkpointed", "lsn", st.LSN, "tables", st.Tables, "heap_pages", st.HeapPages,
+			"heap_batches", st.HeapBatches, "cut", st.Cut.Round(time.Millisecond), "took", st.Took.Round(time.Millisecond))
+	}()
+}
+
+// Close waits for a checkpoint being written by the model's goroutine
+// and starts no other from Apply. Checkpoint still works after it.
+func (m *Model) Close() {
+	m.wmu.Lock()
+	m.closed = true
+	m.wmu.Unlock()
+	m.ckptWG.Wait()
+}
+
+// ckptCut is the model's state a checkpoint writes, taken while no batch
+// is applied (cutLocked): per table the heap's cut (a published version,
+// immutable, and its dirty pages) and the radix index and key store
+// encoded, all of the same batch.
+type ckptCut struct {
+	lsn    wal.LSN
+	took   time.Duration
+	tables []tableCut
+}
+
+type tableCut struct {
+	name     string
+	rel      *wal.Relation
+	lsn      uint64
+	copiedAt wal.LSN
+	heap     *heap.Cut
+	index    []byte
+	ilsn     uint64
+	keys     []byte
+}
+
+// abort releases the heap cuts not written.
+func (c *ckptCut) abort() {
+	for _, tc := range c.tables {
+		tc.heap.Abort()
+	}
+}
+
+// cutLocked takes the cut under wmu (no batch is being applied). The
+// writer waits for it: the index and key store are encoded here, in
+// memory (≈ 11 B a row at 3M rows: 34 MB), the heap only hands over its
+// current version and dirty set.
+func (m *Model) cutLocked() (*ckptCut, error) {
 	if m.unusable.Load() {
-		return CheckpointStats{}, fmt.Errorf("head checkpoint: %w", ErrUnusable)
+		return nil, fmt.Errorf("head checkpoint: %w", ErrUnusable)
 	}
 	p := m.opts.Persist
 	if p == nil || p.DB == nil {
-		return CheckpointStats{}, errors.New("head checkpoint: no store configured")
+		return nil, errors.New("head checkpoint: no store configured")
 	}
 	start := time.Now()
-	st := CheckpointStats{LSN: m.LSN()}
+	c := &ckptCut{lsn: m.LSN()}
+	for _, name := range m.Tables() {
+		t := m.Table(name)
+		if tl := t.lsn.Load(); tl > uint64(c.lsn) {
+			// Only an Apply that failed part-way leaves a table past the
+			// model: a record at c.lsn would not describe it.
+			c.abort()
+			return nil, fmt.Errorf("head checkpoint: %s is at %s, past the model's %s (a batch applied in part)", name, wal.LSN(tl), c.lsn)
+		}
+		tc := tableCut{name: name, rel: t.rel, lsn: t.lsn.Load(), copiedAt: m.copied[name], heap: t.hp.CutCheckpoint()}
+		c.tables = append(c.tables, tc)
+		var ib bytes.Buffer
+		ilsn, _, err := t.ix.Checkpoint(&ib)
+		if err != nil {
+			c.abort()
+			return nil, fmt.Errorf("head checkpoint of %s: index: %w", name, err)
+		}
+		var kb []byte
+		t.ix.View(func(*radixindex.Tree, uint64) { kb = t.keys.encode(nil) })
+		last := &c.tables[len(c.tables)-1]
+		last.index, last.ilsn, last.keys = ib.Bytes(), ilsn, kb
+	}
+	c.took = time.Since(start)
+	return c, nil
+}
+
+// writeCut writes cut c (the caller holds the checkpoint slot; wmu is not
+// held: batches are applied meanwhile). It takes a new generation, above
+// every generation on disk, writes each table's heap pages (in bounded
+// batches) and manifest, then its index and key store chunks, then the
+// position record naming that generation, syncs, and only then drops
+// every other generation.
+func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
+	defer c.abort() // the heap cuts a failure left unwritten
+	p := m.opts.Persist
+	st := CheckpointStats{LSN: c.lsn, Cut: c.took}
 	bdb := p.DB.Badger()
 	pages := p.DB.HeapPages()
 	// Above every generation on disk: the previous record's, and any a
@@ -160,51 +309,55 @@ func (m *Model) checkpointLocked() (CheckpointStats, error) {
 		return st, fmt.Errorf("head checkpoint: %w", err)
 	}
 	m.gen = max(m.gen, top, heapTop) + 1
-	pos := position{Gen: m.gen, LSN: uint64(m.LSN())}
-	wb := bdb.NewWriteBatch()
-	defer wb.Cancel()
-	names := m.Tables()
-	for _, name := range names {
-		t := m.Table(name)
-		if tl := t.lsn.Load(); tl > pos.LSN {
-			// Only an Apply that failed part-way leaves a table past the
-			// model: a record at pos.LSN would not describe it.
-			return st, fmt.Errorf("head checkpoint: %s is at %s, past the model's %s (a batch applied in part)", name, wal.LSN(tl), wal.LSN(pos.LSN))
-		}
+	gen := m.gen
+	pos := position{Gen: gen, LSN: uint64(c.lsn)}
+	names := make([]string, 0, len(c.tables))
+	for i := range c.tables {
+		tc := &c.tables[i]
+		name := tc.name
+		names = append(names, name)
 		if err := p.step("heap " + name); err != nil {
 			return st, err
 		}
-		hs, err := t.hp.CheckpointGen(pages, name, m.gen)
+		hs, err := tc.heap.Write(pages, name, gen, heap.WriteOptions{BatchBytes: p.batchBytes, BeforeBatch: func(n int) error {
+			return p.step(fmt.Sprintf("heap %s batch %d", name, n))
+		}})
 		if err != nil {
 			return st, fmt.Errorf("head checkpoint: %w", err)
 		}
 		st.HeapPages += hs.Pages
 		st.HeapBytes += hs.Bytes
-		var ib bytes.Buffer
-		ilsn, _, err := t.ix.Checkpoint(&ib)
+		st.HeapBatches += hs.Batches
+		st.PeakBatchBytes = max(st.PeakBatchBytes, hs.PeakBatchBytes)
+		// The streams are written a table at a time and dropped once
+		// written, so what the cut holds shrinks as it goes.
+		wb := bdb.NewWriteBatch()
+		err = putStream(wb, gen, name, 'i', tc.index)
+		if err == nil {
+			err = putStream(wb, gen, name, 'k', tc.keys)
+		}
+		if err == nil {
+			err = p.step("chunks " + name)
+		}
+		if err == nil {
+			if err = wb.Flush(); err != nil {
+				err = fmt.Errorf("head checkpoint: write chunks of %s: %w", name, err)
+			}
+		}
 		if err != nil {
-			return st, fmt.Errorf("head checkpoint of %s: index: %w", name, err)
-		}
-		var kb []byte
-		t.ix.View(func(*radixindex.Tree, uint64) { kb = t.keys.encode(nil) })
-		if err := putStream(wb, m.gen, name, 'i', ib.Bytes()); err != nil {
+			wb.Cancel()
 			return st, err
 		}
-		if err := putStream(wb, m.gen, name, 'k', kb); err != nil {
-			return st, err
-		}
-		st.IndexBytes += ib.Len()
-		st.KeyBytes += len(kb)
-		pos.Tables = append(pos.Tables, tableRecord{Name: name, Relation: t.rel, LSN: t.lsn.Load(), CopiedAt: uint64(m.copied[name]),
-			IndexLen: ib.Len(), KeysLen: len(kb), IndexLSN: ilsn,
-			IndexCRC: crc32.Checksum(ib.Bytes(), crcTable), KeysCRC: crc32.Checksum(kb, crcTable)})
+		st.IndexBytes += len(tc.index)
+		st.KeyBytes += len(tc.keys)
+		pos.Tables = append(pos.Tables, tableRecord{Name: name, Relation: tc.rel, LSN: tc.lsn, CopiedAt: uint64(tc.copiedAt),
+			IndexLen: len(tc.index), KeysLen: len(tc.keys), IndexLSN: tc.ilsn,
+			IndexCRC: crc32.Checksum(tc.index, crcTable), KeysCRC: crc32.Checksum(tc.keys, crcTable)})
+		tc.index, tc.keys = nil, nil
 		st.Tables++
 	}
 	if err := p.step("chunks"); err != nil {
 		return st, err
-	}
-	if err := wb.Flush(); err != nil {
-		return st, fmt.Errorf("head checkpoint: write chunks: %w", err)
 	}
 	rec, err := encodePosition(pos)
 	if err != nil {
@@ -230,23 +383,27 @@ func (m *Model) checkpointLocked() (CheckpointStats, error) {
 	if err := p.step("sweep"); err != nil {
 		return st, err
 	}
-	if err := sweepChunks(bdb, m.gen); err != nil && p.Logger != nil {
+	if err := sweepChunks(bdb, gen); err != nil && p.Logger != nil {
 		p.Logger.Warn("head checkpoint: dropping older generations failed (garbage until the next)", "err", err)
 	}
 	for _, name := range names {
 		if err := p.step("retain " + name); err != nil {
 			return st, err
 		}
-		if err := pages.Retain(name, m.gen); err != nil && p.Logger != nil {
+		if err := pages.Retain(name, gen); err != nil && p.Logger != nil {
 			p.Logger.Warn("head checkpoint: dropping superseded heap pages failed (garbage until the next)", "table", name, "err", err)
 		}
 	}
 	if invariants.Enabled && p.Mirror != nil && p.Mirror.Err() == nil {
-		if _, err := m.Compare(context.Background(), p.Mirror); err != nil {
+		// Under wmu: Compare reads each table at the model's LSN, which
+		// a batch applied meanwhile would move under it.
+		m.wmu.Lock()
+		_, err := m.Compare(context.Background(), p.Mirror)
+		m.wmu.Unlock()
+		if err != nil {
 			panic(fmt.Sprintf("invariant violated: the checkpointed in-memory HEAD differs from the trees: %v", err))
 		}
 	}
-	m.lastCkpt = time.Now()
 	st.Took = time.Since(start)
 	return st, nil
 }
@@ -303,10 +460,12 @@ func sweepChunks(bdb *badger.DB, keep uint64) error {
 	return wb.Flush()
 }
 
+// putStream puts data, in chunks, into wb; data must not change until
+// wb is flushed (the chunks are slices of it, not copies).
 func putStream(wb *badger.WriteBatch, gen uint64, table string, kind byte, data []byte) error {
 	for i := 0; i == 0 || i*chunkBytes < len(data); i++ {
 		end := min(len(data), (i+1)*chunkBytes)
-		if err := wb.Set(chunkKey(gen, table, kind, uint32(i)), bytes.Clone(data[i*chunkBytes:end])); err != nil {
+		if err := wb.Set(chunkKey(gen, table, kind, uint32(i)), data[i*chunkBytes:end:end]); err != nil {
 			return fmt.Errorf("head checkpoint of %s: %w", table, err)
 		}
 	}
@@ -407,9 +566,12 @@ func (m *Model) Load() bool {
 	if len(r.tables) == 0 {
 		return false
 	}
+	m.ckptSlot <- struct{}{} // gen is the checkpoint's
+	m.gen = r.gen
+	<-m.ckptSlot
 	m.wmu.Lock()
 	defer m.wmu.Unlock()
-	m.gen, m.copied = r.gen, r.copied
+	m.copied = r.copied
 	m.applied.Store(r.applied.Load())
 	m.mu.Lock()
 	for name, t := range r.tables {
@@ -497,6 +659,7 @@ func (m *Model) restore(prog *restoreProgress) error {
 				return fmt.Errorf("index of %s has %d keys, its heap %d rows", tr.Name, ix.Len(), rows)
 			}
 			t.ix = ix
+			ix.View(func(itr *radixindex.Tree, _ uint64) { t.chargeLocked(itr) })
 			t.lsn.Store(tr.LSN)
 			m.tables[tr.Name] = t
 			m.copied[tr.Name] = wal.LSN(tr.CopiedAt)

@@ -86,6 +86,7 @@ func (b *copyBuild) Discard() {
 	}
 	b.discarded = true
 	b.t.hp.Close()
+	b.t.charge.Set(0)
 }
 
 // take hands the built table over to the reset applying it, or reports

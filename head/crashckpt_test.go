@@ -17,7 +17,8 @@ import (
 var errKilled = errors.New("killed")
 
 // TestCheckpointKilledMidway: a checkpoint stopped at any of its steps
-// (before or after each table's heap pages and manifest, the chunks, the
+// (before or after each table's heap pages and manifest, between two
+// batches of a table's page images, the chunks, the
 // position record, the sync, the sweeps) leaves a checkpoint the next
 // start restores (no rebuild from the trees): the previous one when the
 // new position record was not written, else the new one. The restored
@@ -37,7 +38,9 @@ func TestCheckpointKilledMidway(t *testing.T) {
 		ref["public.a"][i] = i % 97
 		ref["public.b"][i*3] = i % 13
 	}
-	persist := &Persist{DB: f.db, Every: -1, Mirror: f.m}
+	// One image a batch: the kill between two batches of a table's
+	// images is a step of its own.
+	persist := &Persist{DB: f.db, Every: -1, Mirror: f.m, batchBytes: 1}
 	opts := Options{Heap: heapSmallPages, Persist: persist}
 	mod := New(opts)
 	sub, err := f.m.Subscribe(mod, mirror.SubscribeOptions{})
@@ -67,7 +70,7 @@ func TestCheckpointKilledMidway(t *testing.T) {
 			f.commit([]wal.Change{c})
 		}
 	}
-	steps := []string{"heap public.a", "heap public.b", "chunks", "record", "sync", "sweep", "retain public.a", "retain public.b"}
+	steps := []string{"heap public.a", "heap public.a batch 1", "chunks public.a", "heap public.b", "heap public.b batch 2", "chunks", "record", "sync", "sweep", "retain public.a", "retain public.b"}
 	for _, step := range steps {
 		f.waitDelivered(sub)
 		if err := sub.Close(); err != nil {

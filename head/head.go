@@ -82,9 +82,16 @@ type Model struct {
 	// restores and catches up.
 	following atomic.Bool
 
-	// Checkpoint state (the consumer goroutine's).
-	gen      uint64    // generation of the last checkpoint (0: none yet)
-	lastCkpt time.Time // when it was taken
+	// Checkpoint state. ckptSlot (capacity 1) is held by the checkpoint
+	// being taken, from its cut until it is written: one at a time. gen
+	// belongs to its holder; lastCkpt (when the last one was cut) and
+	// closed (no more from Apply) to wmu's. ckptWG counts the goroutine
+	// writing a checkpoint started from Apply (Close waits for it).
+	ckptSlot chan struct{}
+	gen      uint64 // generation of the last checkpoint (0: none yet)
+	lastCkpt time.Time
+	closed   bool
+	ckptWG   sync.WaitGroup
 
 	// unusable is set when an Apply failed after changing some of the
 	// model's state: the tables no longer describe one version, so nothing
@@ -116,7 +123,7 @@ func (m *Model) RestoreProgress() (done, total int64) {
 // New returns an empty model: its Durable position is zero, so a
 // subscription starts by sending every table whole.
 func New(opts Options) *Model {
-	m := &Model{opts: opts, tables: map[string]*Table{}, copied: map[string]wal.LSN{}}
+	m := &Model{opts: opts, tables: map[string]*Table{}, copied: map[string]wal.LSN{}, ckptSlot: make(chan struct{}, 1)}
 	m.following.Store(true) // an owner that loads it first says otherwise (SetFollowing)
 	return m
 }
@@ -238,6 +245,7 @@ func (m *Model) Reset() {
 	for _, t := range m.tables {
 		t.retired.Store(true)
 		t.dropPast()
+		t.charge.Set(0) // dropped: its index is garbage
 	}
 	m.tables = map[string]*Table{}
 	m.mu.Unlock()
@@ -291,6 +299,7 @@ func (m *Model) applyBatch(ctx context.Context, b *mirror.Batch) (changed bool, 
 			if t != nil {
 				t.retired.Store(true) // before applied moves: see servable
 				t.dropPast()
+				t.charge.Set(0)
 			}
 			m.mu.Lock()
 			m.tables[tb.Table] = nt
@@ -316,11 +325,10 @@ func (m *Model) applyBatch(ctx context.Context, b *mirror.Batch) (changed bool, 
 		if m.lastCkpt.IsZero() {
 			m.lastCkpt = time.Now()
 		} else if time.Since(m.lastCkpt) >= every {
-			if _, err := m.checkpointLocked(); err != nil && p.Logger != nil {
-				// Not fatal: the model is derived; the next try may work,
-				// and a restart without a checkpoint rebuilds it.
-				p.Logger.Warn("in-memory HEAD checkpoint failed", "err", err)
-			}
+			// Cut here, written beside the next batches: Apply waits for
+			// the cut only (the write took ~9 min after a 10M-row copy at
+			// load 50–80, and the subscription delivered nothing meanwhile).
+			m.startCheckpointLocked()
 		}
 	}
 	return true, nil
@@ -349,7 +357,11 @@ type Table struct {
 	hp   *heap.Heap
 	ix   *radixindex.Index
 	keys keyStore // under ix's lock
-	lsn  atomic.Uint64
+	// charge is the index and key store's bytes, charged to the heaps'
+	// page budget (heap.memory, when the model has one): they grow with
+	// the table and bound the decoded pages (chargeLocked).
+	charge *heap.Charge
+	lsn    atomic.Uint64
 	// retired: the table was replaced (a reset); its state is that of an
 	// older copy and must not be served.
 	retired atomic.Bool
@@ -430,7 +442,7 @@ func (m *Model) newTable(name string, rel *wal.Relation, cfg heap.Config) (*Tabl
 	if err != nil {
 		return nil, err
 	}
-	t := &Table{m: m, name: name, rel: rel, hp: hp}
+	t := &Table{m: m, name: name, rel: rel, hp: hp, charge: cfg.Budget.NewCharge()}
 	t.ix = radixindex.NewIndex(func(dst []byte, id uint64) []byte { return t.keys.key(heap.RowID(id)) })
 	return t, nil
 }
@@ -553,6 +565,7 @@ func (t *Table) applyOps(tr *radixindex.Tree, ops []heap.Op, keyEnds, rowEnds []
 	if err != nil {
 		return err
 	}
+	defer t.chargeLocked(tr)
 	for i, op := range ops {
 		id := ids[i]
 		switch op.Kind {
@@ -571,6 +584,16 @@ func (t *Table) applyOps(tr *radixindex.Tree, ops []heap.Op, keyEnds, rowEnds []
 		}
 	}
 	return nil
+}
+
+// chargeLocked charges the index and key store's bytes now to the heaps'
+// page budget (under the index's write lock, or before the table is
+// shared): the heaps' decoded pages get what they leave of heap.memory,
+// and a heap publishing its next batch makes pages cold to fit.
+func (t *Table) chargeLocked(tr *radixindex.Tree) {
+	if t.charge.Budgeted() {
+		t.charge.Set(int64(tr.MemoryBytes() + t.keys.memoryBytes()))
+	}
 }
 
 // ErrNotAtVersion is returned by reads when the model is not at the
@@ -791,6 +814,7 @@ func (m *Model) CompactTable(table string) (CompactStats, error) {
 	t.ix.Update(t.lsn.Load(), func(tr *radixindex.Tree) {
 		st.Moved, err = t.compactLocked(tr)
 		st.Rows = tr.Len()
+		t.chargeLocked(tr)
 	})
 	st.PagesAfter, st.Took = numPages(t.hp), time.Since(start)
 	return st, err

@@ -56,7 +56,10 @@ func TestBadgerPageStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := pages.PutPages("public.t", 43, heap.PageBatch{Gen: 99, Pages: []heap.PageImage{{Key: heap.PageKey{Gen: 99, ID: 0}, Data: []byte{1}}}, Manifest: m}); err != nil {
+	if err := pages.PutImages("public.t", []heap.PageImage{{Key: heap.PageKey{Gen: 99, ID: 0}, Data: []byte{1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pages.PutManifest("public.t", 99, 43, m); err != nil {
 		t.Fatal(err)
 	}
 	if top, err := pages.TopGeneration(); err != nil || top != 99 {

@@ -56,3 +56,46 @@ func (h *Heap) charged(decoded int64) {
 		h.charge.b.used.Add(decoded - h.charge.n.Swap(decoded))
 	}
 }
+
+// Charge is memory held beside the heaps' decoded pages and charged to
+// the same PageBudget: head's radix index and key store of one table,
+// which grow with the table (8.1 and 9.4 bytes a row of a bigint key,
+// scale-2026-12-05.md). The heaps' decoded pages get what the charges
+// leave of the limit, so heap.memory bounds the three together. A
+// Charge's bytes are given back by Set(0), or by a cleanup once the
+// Charge is unreachable.
+type Charge struct {
+	c *budgetCharge
+}
+
+// NewCharge returns a charge of 0 bytes against b (nil b: a charge that
+// counts nothing).
+func (b *PageBudget) NewCharge() *Charge {
+	if b == nil {
+		return &Charge{}
+	}
+	c := &budgetCharge{b: b}
+	ch := &Charge{c: c}
+	runtime.AddCleanup(ch, func(c *budgetCharge) { c.b.used.Add(-c.n.Swap(0)) }, c)
+	return ch
+}
+
+// Set makes the charge n bytes. Safe for concurrent use with the heaps.
+func (ch *Charge) Set(n int64) {
+	if ch == nil || ch.c == nil {
+		return
+	}
+	ch.c.b.used.Add(n - ch.c.n.Swap(n))
+}
+
+// Bytes is what the charge holds.
+func (ch *Charge) Bytes() int64 {
+	if ch == nil || ch.c == nil {
+		return 0
+	}
+	return ch.c.n.Load()
+}
+
+// Budgeted reports whether the charge counts against a budget (whether
+// computing what to Set is worth it).
+func (ch *Charge) Budgeted() bool { return ch != nil && ch.c != nil }

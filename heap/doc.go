@@ -57,10 +57,13 @@
 // summaries and bitmaps decoded, and decoded on demand. With a PageFile
 // (Config.Pages) the compressed images are on disk instead, read back by
 // pread through a scan-resistant PageCache (pagefile.go, pagecache.go).
-// CheckpointGen writes
-// the pages changed since the previous checkpoint, compressed, through a
-// PageStore in one batch with the LSN they reflect (never one key per
-// row), under a generation named by the caller, removing nothing: the
+// A checkpoint takes a cut (CutCheckpoint: one published version and the
+// pages changed since the previous checkpoint, under the writer's lock for
+// a moment) and writes it (Cut.Write; CheckpointGen is both) while batches
+// go on being applied: the pages, compressed, through a PageStore in
+// batches of at most CheckpointBatchBytes, then the manifest with the LSN
+// they reflect (never one key per row), under a generation named by the
+// caller, removing nothing: the
 // previous generation stays whole until the caller's Retain (head calls it
 // once its position record naming the new generation is durable, so a
 // kill mid-checkpoint loses nothing). Checkpoint is both steps at once;

@@ -11,20 +11,27 @@ import (
 )
 
 // PageStore keeps checkpoints: page images and, per table, one manifest
-// per checkpoint generation. The heap writes a checkpoint as one PutPages
-// call: the images of the pages changed since the previous checkpoint
-// under fresh keys (the checkpoint's generation), then the manifest that
-// names, per page, the key of its current image. A store must make the
-// manifest visible only after the images and the manifest write itself
-// atomic. Nothing of an older generation is removed by PutPages: the
-// previous manifest and every image it names stay readable until the
-// owner calls Retain with a newer generation, once the record that names
-// that generation is durable (head's position record). A crash anywhere in
-// between therefore leaves the previous checkpoint whole (issue 21 item
-// 11: a kill in a long checkpoint cost a full rebuild of the HEAD).
+// per checkpoint generation. The heap writes a checkpoint as the images of
+// the pages changed since the previous checkpoint, under fresh keys (the
+// checkpoint's generation), in batches of bounded size (PutImages; see
+// CheckpointBatchBytes), and then the manifest that names, per page, the
+// key of its current image (PutManifest). Images no manifest names are
+// unreachable: a crash between two batches, or before the manifest,
+// leaves only such garbage. Nothing of an older generation is removed by
+// a checkpoint: the previous manifest and every image it names stay
+// readable until the owner calls Retain with a newer generation, once the
+// record that names that generation is durable (head's position record).
+// A crash anywhere in between therefore leaves the previous checkpoint
+// whole (issue 21 item 11: a kill in a long checkpoint cost a full rebuild
+// of the HEAD), and the next Retain removes what the crash left.
 type PageStore interface {
-	// PutPages writes one checkpoint of table, which reflects lsn.
-	PutPages(table string, lsn uint64, b PageBatch) error
+	// PutImages writes page images of table for a checkpoint in
+	// progress. They need not be durable before PutManifest returns.
+	PutImages(table string, images []PageImage) error
+	// PutManifest writes table's manifest of generation gen, which
+	// reflects lsn, after every image it names was put, and makes the
+	// images and the manifest durable. The manifest write is atomic.
+	PutManifest(table string, gen, lsn uint64, manifest []byte) error
 	// GetManifest returns table's manifest of generation gen, or of the
 	// newest generation when gen is 0; ErrNoCheckpoint when there is none.
 	GetManifest(table string, gen uint64) ([]byte, error)
@@ -49,13 +56,6 @@ type PageImage struct {
 	Data []byte
 }
 
-// PageBatch is one checkpoint.
-type PageBatch struct {
-	Gen      uint64      // the checkpoint's generation
-	Pages    []PageImage // written first
-	Manifest []byte      // then this, atomically, as generation Gen's
-}
-
 // ErrNoCheckpoint: the store holds no checkpoint of the table.
 var ErrNoCheckpoint = errors.New("no heap checkpoint")
 
@@ -64,8 +64,11 @@ type MemStore struct {
 	mu        sync.Mutex
 	manifests map[string]map[uint64][]byte
 	pages     map[string]map[PageKey][]byte
-	// Puts counts PutPages calls; Images the images written.
-	Puts, Images int
+	// Puts counts PutManifest calls (checkpoints), Batches PutImages
+	// calls, Images the images written; MaxBatchBytes is the most image
+	// bytes one PutImages call was given.
+	Puts, Batches, Images int
+	MaxBatchBytes         int
 }
 
 // NewMemStore returns an empty MemStore.
@@ -73,8 +76,8 @@ func NewMemStore() *MemStore {
 	return &MemStore{manifests: map[string]map[uint64][]byte{}, pages: map[string]map[PageKey][]byte{}}
 }
 
-// PutPages implements PageStore.
-func (m *MemStore) PutPages(table string, _ uint64, b PageBatch) error {
+// PutImages implements PageStore.
+func (m *MemStore) PutImages(table string, images []PageImage) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.pages[table]
@@ -82,15 +85,26 @@ func (m *MemStore) PutPages(table string, _ uint64, b PageBatch) error {
 		t = map[PageKey][]byte{}
 		m.pages[table] = t
 	}
-	for _, p := range b.Pages {
+	n := 0
+	for _, p := range images {
 		t[p.Key] = slices.Clone(p.Data)
+		n += len(p.Data)
 	}
+	m.Batches++
+	m.Images += len(images)
+	m.MaxBatchBytes = max(m.MaxBatchBytes, n)
+	return nil
+}
+
+// PutManifest implements PageStore.
+func (m *MemStore) PutManifest(table string, gen, _ uint64, manifest []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.manifests[table] == nil {
 		m.manifests[table] = map[uint64][]byte{}
 	}
-	m.manifests[table][b.Gen] = slices.Clone(b.Manifest)
+	m.manifests[table][gen] = slices.Clone(manifest)
 	m.Puts++
-	m.Images += len(b.Pages)
 	return nil
 }
 
@@ -233,13 +247,28 @@ type CheckpointStats struct {
 	Bytes      int // their compressed size
 	RawBytes   int // uncompressed size of those encoded now (not of cold pages, already compressed)
 	TotalPages int
+	// Batches is the number of PutImages calls; PeakBatchBytes the most
+	// image bytes one of them held (at most the batch ceiling plus one
+	// image).
+	Batches        int
+	PeakBatchBytes int
 }
+
+// CheckpointBatchBytes is the default ceiling on the compressed page
+// images a checkpoint holds at once: it writes them to the store in
+// batches of about this many bytes (one image more at most), so what a
+// checkpoint holds does not grow with the table. Before, every image was
+// held until one write: after a 10M-row copy (every page dirty) 552 MB
+// at once, ≈ 5.5 GB at 100M (bench/results/scale-2026-12-05.md). 32 MiB
+// is a few hundred pages: the per-batch cost (a Badger WriteBatch flush)
+// stays small against the encoding.
+const CheckpointBatchBytes = 32 << 20
 
 // Checkpoint writes the pages changed since the previous checkpoint to
 // store as the next generation, then removes what it supersedes (Retain):
 // for a heap checkpointed on its own. An owner that names the generation
-// in a record of its own (head) uses CheckpointGen and calls Retain only
-// once that record is durable.
+// in a record of its own (head) uses CheckpointGen (or CutCheckpoint) and
+// calls Retain only once that record is durable.
 func (h *Heap) Checkpoint(store PageStore, table string) (CheckpointStats, error) {
 	h.ckptMu.Lock()
 	gen := h.gen + 1
@@ -255,82 +284,169 @@ func (h *Heap) Checkpoint(store PageStore, table string) (CheckpointStats, error
 }
 
 // CheckpointGen writes the pages changed since the previous checkpoint to
-// store, as one batch of generation gen (above every generation this heap
-// wrote or was opened from) with the LSN of the current version. Nothing
-// older is removed: the previous generation stays whole until the caller's
-// Retain. The writer is held only to take the version and the dirty set;
-// encoding and the write run beside apply. If the write fails the dirty
-// set is restored, and the next checkpoint writes those pages again.
+// store as generation gen (CutCheckpoint, then Cut.Write with the default
+// batch ceiling).
 func (h *Heap) CheckpointGen(store PageStore, table string, gen uint64) (CheckpointStats, error) {
+	return h.CutCheckpoint().Write(store, table, gen, WriteOptions{})
+}
+
+// Cut is the state of a heap a checkpoint writes: one published version
+// and the pages changed since the previous checkpoint. Versions are
+// immutable, so the heap applies batches while a cut is written; the
+// pages they change are the next checkpoint's. A cut holds the heap's
+// checkpoint slot (one checkpoint at a time) until Write or Abort.
+type Cut struct {
+	h     *Heap
+	v     *version
+	dirty map[uint32]struct{}
+	done  bool
+}
+
+// CutCheckpoint takes the heap's current version and its dirty set. It
+// waits for a checkpoint in progress (its Write or Abort), and holds the
+// writer's lock only to take the two: the caller that needs the cut to
+// match state of its own (head: the index of the same batch) takes it
+// while no batch is applied.
+func (h *Heap) CutCheckpoint() *Cut {
 	h.ckptMu.Lock()
-	defer h.ckptMu.Unlock()
-	if gen <= h.gen {
-		return CheckpointStats{}, fmt.Errorf("heap checkpoint of %q: generation %d is not above the last one, %d", table, gen, h.gen)
-	}
 	h.mu.Lock()
-	v := h.cur.Load()
-	dirty := h.dirty
+	c := &Cut{h: h, v: h.cur.Load(), dirty: h.dirty}
 	h.dirty = map[uint32]struct{}{}
 	h.mu.Unlock()
+	return c
+}
 
-	ids := make([]uint32, 0, len(dirty))
-	for id := range dirty {
+// LSN is the LSN of the version the cut holds.
+func (c *Cut) LSN() uint64 { return c.v.lsn }
+
+// Rows is the number of live rows of the version the cut holds.
+func (c *Cut) Rows() int64 { return c.v.rows }
+
+// Abort drops a cut that will not be written: its dirty pages go back to
+// the heap's dirty set (the next checkpoint writes them) and the
+// checkpoint slot is released. Abort after Write does nothing.
+func (c *Cut) Abort() {
+	if c.done {
+		return
+	}
+	c.done = true
+	c.h.restoreDirty(c.dirty)
+	c.h.ckptMu.Unlock()
+}
+
+// WriteOptions tune Cut.Write.
+type WriteOptions struct {
+	// BatchBytes is the ceiling on the image bytes held before they are
+	// written (0: CheckpointBatchBytes).
+	BatchBytes int
+	// BeforeBatch, when set, is called before each PutImages with its
+	// number (0, 1, …); an error stops the checkpoint there (the test
+	// hook of a kill between batches).
+	BeforeBatch func(batch int) error
+}
+
+// Write writes the cut to store as generation gen (above every
+// generation this heap wrote or was opened from): the images of its dirty
+// pages, encoded (a cold page's stored image as is) and put in batches of
+// at most opts.BatchBytes, then its manifest, with the LSN of the cut's
+// version. Nothing older is removed: the previous generation stays whole
+// until the caller's Retain. If it fails the dirty set is restored and
+// the next checkpoint writes those pages again. The heap's writer is not
+// held: batches are applied meanwhile.
+func (c *Cut) Write(store PageStore, table string, gen uint64, opts WriteOptions) (st CheckpointStats, err error) {
+	if c.done {
+		return st, fmt.Errorf("heap checkpoint of %q: the cut was already written or aborted", table)
+	}
+	h, v := c.h, c.v
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("heap checkpoint of %q at LSN %d: %w", table, v.lsn, err)
+			c.Abort()
+		}
+	}()
+	if gen <= h.gen {
+		return st, fmt.Errorf("generation %d is not above the last one, %d", gen, h.gen)
+	}
+	limit := opts.BatchBytes
+	if limit <= 0 {
+		limit = CheckpointBatchBytes
+	}
+	ids := make([]uint32, 0, len(c.dirty))
+	for id := range c.dirty {
 		if int(id) < v.pages.len() {
 			ids = append(ids, id)
 		}
 	}
-	slices.Sort(ids)
 	gens := make([]uint64, v.pages.len())
 	copy(gens, h.pageGen)
-	b := PageBatch{Gen: gen}
-	st := CheckpointStats{Gen: gen, LSN: v.lsn, TotalPages: v.pages.len()}
+	for id, g := range gens {
+		if g == 0 {
+			// A page never written and not dirty cannot exist: every page
+			// is dirty when created. Guard anyway: write it now.
+			if _, ok := c.dirty[uint32(id)]; !ok {
+				ids = append(ids, uint32(id))
+			}
+		}
+	}
+	slices.Sort(ids)
+	st = CheckpointStats{Gen: gen, LSN: v.lsn, TotalPages: v.pages.len()}
+	var batch []PageImage
+	held := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if opts.BeforeBatch != nil {
+			if err := opts.BeforeBatch(st.Batches); err != nil {
+				return err
+			}
+		}
+		if err := store.PutImages(table, batch); err != nil {
+			return err
+		}
+		st.Batches++
+		st.PeakBatchBytes = max(st.PeakBatchBytes, held)
+		clear(batch) // the images are the store's now: not kept alive here
+		batch, held = batch[:0], 0
+		return nil
+	}
 	var raw []byte
 	for _, id := range ids {
 		var data []byte
 		if p := v.pages.at(int(id)); p.isCold() {
-			var err error
 			if data, err = h.coldImage(p); err != nil { // already the compressed image
-				h.restoreDirty(dirty)
-				return st, fmt.Errorf("heap checkpoint of %q at LSN %d: %w", table, v.lsn, err)
+				return st, err
 			}
 		} else {
 			raw = encodePage(raw[:0], p, &h.schema)
 			data = h.z.compress(nil, raw, h.codec)
 			st.RawBytes += len(raw)
 		}
-		b.Pages = append(b.Pages, PageImage{Key: PageKey{Gen: gen, ID: id}, Data: data})
+		batch = append(batch, PageImage{Key: PageKey{Gen: gen, ID: id}, Data: data})
+		held += len(data)
 		gens[id] = gen
 		st.Pages++
 		st.Bytes += len(data)
-	}
-	for id, g := range gens {
-		if g == 0 {
-			// A page never written and not dirty cannot exist: every page
-			// is dirty when created. Guard anyway: write it now.
-			p := v.pages.at(id)
-			if p.isCold() {
-				var err error
-				if p, err = h.thawStats(p, 0, nil); err != nil {
-					h.restoreDirty(dirty)
-					return st, fmt.Errorf("heap checkpoint of %q at LSN %d: %w", table, v.lsn, err)
-				}
+		if held >= limit {
+			if err := flush(); err != nil {
+				return st, err
 			}
-			raw = encodePage(raw[:0], p, &h.schema)
-			b.Pages = append(b.Pages, PageImage{Key: PageKey{Gen: gen, ID: uint32(id)}, Data: h.z.compress(nil, raw, h.codec)})
-			gens[id] = gen
 		}
 	}
-	m := manifest{gen: gen, lsn: v.lsn, rows: uint64(v.rows), pageRows: uint32(h.cfg.PageRows), pageBytes: uint32(h.cfg.PageBytes), codec: h.codec, gens: gens}
-	for _, c := range h.schema.Columns {
-		m.kinds = append(m.kinds, c.Kind)
+	if err := flush(); err != nil {
+		return st, err
 	}
-	b.Manifest = m.encode()
-	if err := store.PutPages(table, v.lsn, b); err != nil {
-		h.restoreDirty(dirty)
-		return st, fmt.Errorf("heap checkpoint of %q at LSN %d: %w", table, v.lsn, err)
+	m := manifest{gen: gen, lsn: v.lsn, rows: uint64(v.rows), pageRows: uint32(h.cfg.PageRows), pageBytes: uint32(h.cfg.PageBytes), codec: h.codec, gens: gens}
+	for _, col := range h.schema.Columns {
+		m.kinds = append(m.kinds, col.Kind)
+	}
+	if err := store.PutManifest(table, gen, v.lsn, m.encode()); err != nil {
+		return st, err
 	}
 	h.gen = gen
 	h.pageGen = gens
+	c.done = true
+	h.ckptMu.Unlock()
 	return st, nil
 }
 

@@ -18,9 +18,9 @@ import (
 //	'h' uvarint(len(table)) table 'p' gen:u64 id:u32  → compressed page image
 //
 // (big-endian gen and id, so a table's images list in checkpoint order).
-// One key per page image, never per row. PutPages writes the images in a
-// WriteBatch, then the manifest in its own transaction, and syncs; it
-// removes nothing. Retain, called once the owner's record naming the new
+// One key per page image, never per row. A checkpoint writes the images
+// in WriteBatches of bounded size (PutImages), then the manifest in its
+// own transaction, and syncs (PutManifest); it removes nothing. Retain, called once the owner's record naming the new
 // generation is durable, deletes the other manifests and every image the
 // kept manifest does not name: a crash at any point leaves every manifest
 // a record may name with all its images. (The key 'h' … 'm', one manifest
@@ -51,21 +51,27 @@ func heapManifestKey(table string, gen uint64) []byte {
 	return binary.BigEndian.AppendUint64(heapTableKey(table, 'M'), gen)
 }
 
-// PutPages implements heap.PageStore.
-func (s *HeapPages) PutPages(table string, lsn uint64, b heap.PageBatch) error {
-	bdb := s.db.bdb
-	wb := bdb.NewWriteBatch()
-	for _, p := range b.Pages {
+// PutImages implements heap.PageStore: one WriteBatch of the images (a
+// batch of a checkpoint, bounded by the heap: heap.CheckpointBatchBytes).
+func (s *HeapPages) PutImages(table string, images []heap.PageImage) error {
+	wb := s.db.bdb.NewWriteBatch()
+	for _, p := range images {
 		if err := wb.Set(heapPageKey(table, p.Key), p.Data); err != nil {
 			wb.Cancel()
-			return fmt.Errorf("heap pages of %q at LSN %d: write image: %w", table, lsn, err)
+			return fmt.Errorf("heap pages of %q: write image: %w", table, err)
 		}
 	}
 	if err := wb.Flush(); err != nil {
-		return fmt.Errorf("heap pages of %q at LSN %d: write images: %w", table, lsn, err)
+		return fmt.Errorf("heap pages of %q: write images: %w", table, err)
 	}
-	if err := bdb.Update(func(txn *badger.Txn) error {
-		return txn.Set(heapManifestKey(table, b.Gen), b.Manifest)
+	return nil
+}
+
+// PutManifest implements heap.PageStore: the manifest in its own
+// transaction, then a sync (of the images before it too).
+func (s *HeapPages) PutManifest(table string, gen, lsn uint64, manifest []byte) error {
+	if err := s.db.bdb.Update(func(txn *badger.Txn) error {
+		return txn.Set(heapManifestKey(table, gen), manifest)
 	}); err != nil {
 		return fmt.Errorf("heap pages of %q at LSN %d: write manifest: %w", table, lsn, err)
 	}

@@ -1,0 +1,150 @@
+package head
+
+import (
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/wal"
+)
+
+// TestCheckpointBesideApply: a checkpoint started from Apply is written
+// by the model's goroutine while Apply goes on. With its writer held
+// after the cut, commits are applied and the HEAD holds them (the model
+// at the mirror's head, equal to the trees); once let go, Close waits for
+// it, and a restore gives the model at the cut, which catches up to the
+// head. Before, the checkpoint ran inside Apply under the model's writer
+// lock: after a 10M-row copy the subscription delivered nothing for ~9
+// min, and the HEAD was not ready meanwhile (scale-2026-12-05.md).
+func TestCheckpointBesideApply(t *testing.T) {
+	f := openFeed(t)
+	a := relation(1, "a")
+	rows := map[int]int{}
+	for i := range 2000 {
+		rows[i] = i % 100
+	}
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	var writes atomic.Int32
+	persist := &Persist{DB: f.db, Every: time.Nanosecond, Mirror: f.m, batchBytes: 8 << 10}
+	persist.beforeWrite = func() {
+		if writes.Add(1) == 1 { // the first checkpoint is held; later ones pass
+			close(entered)
+			<-release
+		}
+	}
+	opts := Options{Heap: heapSmallPages, Persist: persist}
+	mod := New(opts)
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+		mod.Close()
+	})
+	sub, err := f.m.Subscribe(mod, mirror.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	f.copyTable(a, rows)
+	f.waitDelivered(sub) // the first batch: the clock starts
+	f.commit([]wal.Change{{Kind: wal.Update, Relation: a, New: vals(1, 7, "x")}})
+	rows[1] = 7
+	select {
+	case <-entered:
+	case <-time.After(time.Minute):
+		t.Fatal("no checkpoint started from Apply")
+	}
+	cutAt := mod.LSN()
+	// The writer is held: commits go on being applied.
+	for i := range 50 {
+		id := 5000 + i
+		f.commit([]wal.Change{
+			{Kind: wal.Insert, Relation: a, New: vals(id, i, "new"+strconv.Itoa(i))},
+			{Kind: wal.Update, Relation: a, New: vals(i*7, 1, "upd")},
+		})
+		rows[id], rows[i*7] = i, 1
+	}
+	f.waitDelivered(sub) // fails after a minute when Apply is blocked
+	if mod.LSN() != f.m.Head().EndLSN || mod.LSN() <= cutAt {
+		t.Fatalf("with the checkpoint held the model is at %s, head %s (cut at %s)", mod.LSN(), f.m.Head().EndLSN, cutAt)
+	}
+	if n, err := mod.Compare(t.Context(), f.m); err != nil || n != len(rows) {
+		t.Fatalf("with the checkpoint held: %d rows, %v; want %d", n, err, len(rows))
+	}
+	if got := writes.Load(); got != 1 {
+		t.Fatalf("%d checkpoints started while one was being written, want none", got-1)
+	}
+	close(release)
+	mod.Close() // waits for the writer
+	if err := sub.Close(); err != nil {
+		t.Fatal(err)
+	}
+	back := Restore(opts)
+	if back.LSN() != cutAt || len(back.Tables()) != 1 {
+		t.Fatalf("restored at %s with %d tables, want the cut's %s", back.LSN(), len(back.Tables()), cutAt)
+	}
+	if _, err := back.Compare(t.Context(), f.m); err != nil {
+		t.Fatalf("restored model: %v", err)
+	}
+	sub2, err := f.m.Subscribe(back, mirror.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub2.Close()
+	f.waitDelivered(sub2)
+	if n, err := back.Compare(t.Context(), f.m); err != nil || n != len(rows) {
+		t.Fatalf("after catch-up: %d rows, %v; want %d", n, err, len(rows))
+	}
+	back.Close()
+}
+
+// TestCheckpointHeapBatchesBounded: a checkpoint of a table whose every
+// page is dirty (just copied) holds at most the batch ceiling plus one
+// image of compressed page images at a time, and restores the model.
+// Before, every image was held until one write (552 MB after a 10M-row
+// copy, ≈ 55 B a row).
+func TestCheckpointHeapBatchesBounded(t *testing.T) {
+	f := openFeed(t)
+	a := relation(1, "a")
+	rows := map[int]int{}
+	for i := range 5000 {
+		rows[i] = i
+	}
+	const ceiling = 16 << 10
+	opts := Options{Heap: heapSmallPages, Persist: &Persist{DB: f.db, Every: -1, Mirror: f.m, batchBytes: ceiling}}
+	mod := New(opts)
+	sub, err := f.m.Subscribe(mod, mirror.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.copyTable(a, rows)
+	f.waitDelivered(sub)
+	if err := sub.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := mod.Checkpoint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := numPages(mod.Table("public.a").hp)
+	// An image of a 64-row page of this table is well under the ceiling.
+	biggest := st.HeapBytes / st.HeapPages * 4
+	if st.HeapPages != pages || st.HeapBatches < st.HeapBytes/(ceiling+biggest) || st.HeapBatches < 3 {
+		t.Fatalf("%d of %d pages, %d bytes, in %d batches", st.HeapPages, pages, st.HeapBytes, st.HeapBatches)
+	}
+	if st.PeakBatchBytes > ceiling+biggest {
+		t.Fatalf("a batch held %d bytes of images, ceiling %d", st.PeakBatchBytes, ceiling)
+	}
+	back := Restore(opts)
+	if back.LSN() != mod.LSN() {
+		t.Fatalf("restored at %s, checkpoint at %s", back.LSN(), mod.LSN())
+	}
+	if n, err := back.Compare(t.Context(), f.m); err != nil || n != len(rows) {
+		t.Fatalf("restored: %d rows, %v", n, err)
+	}
+}
