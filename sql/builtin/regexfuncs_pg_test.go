@@ -91,3 +91,27 @@ func TestRegexOptionsMatchPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestSimilarSubstringMatchesPostgres compares substring(… SIMILAR …
+// ESCAPE …) with escape-double-quote separators (one or two) with
+// PostgreSQL's: the part before the first matched as little as
+// possible, the part between as much as possible, alternations and
+// repetitions in each part, non-ASCII subjects, no match. Before, every
+// such call was refused (0A000).
+func TestSimilarSubstringMatchesPostgres(t *testing.T) {
+	subjects := vals("text", "abcdefg", "aaa", "abab", "", "xyz", "héllo wörld", "a\nb\nc", "abcabcabc", "aXbXbXc")
+	pats := vals("text", `a#"(b_d)#"%`, `#"(b_d)#"%`, `a#"%#"g`, `a*#"%#"g*`, `a|b#"%#"g`, `a#"%#"x|g`, `a#"%|ab#"g`, `a#"%g`,
+		`%#"%#"%`, `%#"a*#"%`, `%#"b%#"`, `#"%#"`, `%#"_#"`, `(a|ab)#"(b|bc)*#"%`, `%b#"%#"b%`, `%#"[a-c]+#"%`, `_*#"l+#"%`,
+		`%#"%#"(c|bc)`, `(a|b)*#"b*#"(b|c)%`, `%X#"%#"X%`, `%#"X_#"%`, `a%#"#"`, `#"#"%`)
+	var cases []call
+	cases = append(cases, cross("substring", subjects, pats, vals("text", "#"))...)
+	n := runDifferential(t, cases)
+
+	reg := builtin.NewFor(types.Dialect{Version: pg.ServerVersion()})
+	for _, c := range cases {
+		if got := libOutcome(reg, &builtin.Context{}, c); got.refused() {
+			t.Errorf("%s refused: %v", c.sql(), got)
+		}
+	}
+	t.Logf("%d calls", n)
+}
