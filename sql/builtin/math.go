@@ -158,7 +158,9 @@ func (r *Registry) addMath() {
 	r.alias("log", "log10")
 	r.def("log", nm, refuse("log(numeric, numeric)"), nm, nm)
 	r.def("power", f8, f8Fn2(floatPow), f8, f8)
-	r.def("power", nm, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) { return r.decPower(decOf(a[0]), decOf(a[1])) }, nm, nm) // numpower.go
+	r.def("power", nm, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		return r.decPower(decOf(a[0]), decOf(a[1]))
+	}, nm, nm) // numpower.go
 	r.alias("pow", "power")
 
 	// mod, div, gcd, lcm
