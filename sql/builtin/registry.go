@@ -187,6 +187,9 @@ type Call struct {
 	Result OID
 	// Args are the argument types the call was resolved for.
 	Args []OID
+	// Spread: the call was written with VARIADIC; its last argument is
+	// the array whose elements are the variadic arguments (variadic.go).
+	Spread bool
 }
 
 // Eval computes the call over argument values of the types in Args (an
@@ -216,9 +219,16 @@ func (c *Call) Eval(ctx *Context, args []types.Value) (types.Value, error) {
 		args = conv
 	}
 	params := c.Params
+	if c.Spread {
+		var ok bool
+		var err error
+		if args, params, ok, err = c.spread(args, params); !ok || err != nil {
+			return nil, err
+		}
+	}
 	if z := zoneOf(ctx); !z.IsUTC() {
 		var err error
-		if args, params, err = printAnyIn(c, args, z); err != nil { // tz.go
+		if args, params, err = printAnyIn(c, args, params, z); err != nil { // tz.go
 			return nil, err
 		}
 	}
