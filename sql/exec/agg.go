@@ -443,6 +443,8 @@ func aggInit(name string, arg, res plan.OID, star bool) (func() aggState, error)
 			return func() aggState { return &sumAgg{t: plan.Float4} }, nil
 		case plan.Float8:
 			return func() aggState { return &sumAgg{t: plan.Float8} }, nil
+		case plan.Interval:
+			return func() aggState { return &intervalSumAgg{} }, nil // aggintv.go
 		}
 	case "avg":
 		switch arg {
@@ -450,6 +452,8 @@ func aggInit(name string, arg, res plan.OID, star bool) (func() aggState, error)
 			return func() aggState { return &avgAgg{sum: sumAgg{t: plan.Numeric, from: arg}} }, nil
 		case plan.Float4, plan.Float8:
 			return func() aggState { return &avgAgg{sum: sumAgg{t: plan.Float8}} }, nil
+		case plan.Interval:
+			return func() aggState { return &intervalSumAgg{avg: true} }, nil
 		}
 	case "min", "max":
 		if types.Orderable(arg) {
