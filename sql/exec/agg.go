@@ -231,6 +231,7 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 		}
 		op.aggs = append(op.aggs, f)
 	}
+	markInputOrder(op, a) // aggextra.go
 	return op, op.groupingSets(a)
 }
 

@@ -339,6 +339,9 @@ type arrayAgg struct {
 	name  string // the aggregate, for errors ("" is array_agg)
 	rows  []*aggRow
 	mem   *memAcct
+	// inOrder: the rows arrive in PostgreSQL's order (aggextra.go's
+	// markInputOrder): ties keep it.
+	inOrder bool
 }
 
 func (a *arrayAgg) charge(m *memAcct) { a.mem = m }
@@ -387,7 +390,7 @@ func (a *arrayAgg) ordered() ([]*aggRow, error) {
 	rows := append([]*aggRow(nil), a.rows...)
 	slices.SortStableFunc(rows, cmpKeys)
 	for i, r := range rows {
-		if i > 0 && cmpKeys(rows[i-1], r) == 0 && (!sameValue(a.elem, rows[i-1].v, r.v) || a.elem2 != 0 && !sameValue(a.elem2, rows[i-1].v2, r.v2)) {
+		if i > 0 && !a.inOrder && cmpKeys(rows[i-1], r) == 0 && (!sameValue(a.elem, rows[i-1].v, r.v) || a.elem2 != 0 && !sameValue(a.elem2, rows[i-1].v2, r.v2)) {
 			return nil, unsupported(a.aggName() + " whose value depends on the order of rows its ORDER BY leaves tied (PostgreSQL's plan decides it); add ORDER BY keys that tell the rows apart")
 		}
 	}
