@@ -219,6 +219,15 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 		} else if f.init, err = aggInit(ae.Name, f.argT, ae.T.OID, f.arg == nil); err != nil {
 			return nil, err
 		}
+		if ae.Distinct && ae.Name == "array_agg" {
+			f.ownDistinct = true // array.go: sorted by its argument, repeats dropped
+			inner := f.init
+			f.init = func() aggState {
+				st := inner()
+				st.(*arrayAgg).distinct = true
+				return st
+			}
+		}
 		if ae.Distinct && !f.ownDistinct {
 			if f.arg == nil || !types.Orderable(f.argT) {
 				return nil, unsupported("DISTINCT in this aggregate")

@@ -137,7 +137,13 @@ func (s *stringAgg) result() (types.Value, error) {
 		return v.(string)
 	}
 	if s.distinct {
+		// PostgreSQL sorts by the ORDER BY keys (each one of the
+		// arguments), then by the arguments not among them, and drops
+		// rows equal in every argument.
 		pair := func(x, y *extraRow) int {
+			if c := compareAggKeys(s.kt, s.order, x.keys, y.keys); c != 0 {
+				return c
+			}
 			if c := strings.Compare(text(x.vals[0]), text(y.vals[0])); c != 0 {
 				return c
 			}

@@ -51,6 +51,7 @@ func (b *binder) stringAgg(ae *AggExpr, f *pg.FuncCall, sc *scope, ctx *exprCtx)
 	if len(ae.Args) != 2 {
 		return errorf(CodeUndefinedFunction, "function string_agg with %d arguments does not exist", len(ae.Args)).at(f.Location)
 	}
+	written := append([]Scalar(nil), ae.Args...) // before coercion: DISTINCT's keys are compared with these
 	for i, a := range ae.Args {
 		t := a.Type().OID
 		switch {
@@ -67,11 +68,20 @@ func (b *binder) stringAgg(ae *AggExpr, f *pg.FuncCall, sc *scope, ctx *exprCtx)
 			return e
 		}
 	}
-	if ae.Distinct && len(f.AggOrder) > 0 {
-		return unsupported("string_agg(DISTINCT … ORDER BY …)", f.Location)
-	}
 	if err := b.aggOrderBy(ae, f, sc, ctx); err != nil {
 		return err
+	}
+	if ae.Distinct && len(ae.Order) > 0 {
+		if err := distinctOrderKeys(ae, written, f.Location); err != nil {
+			return err // array.go
+		}
+		for i, k := range ae.Args[2:] { // a key that is the value or delimiter: as coerced
+			for j, w := range written {
+				if Equal(k, w) {
+					ae.Args[2+i] = ae.Args[j]
+				}
+			}
+		}
 	}
 	ae.T = T(Text)
 	return nil

@@ -1,0 +1,19 @@
+-- array_agg(DISTINCT …) with and without ORDER BY (directions, NULLS
+-- FIRST/LAST, NULL values), and string_agg(DISTINCT … ORDER BY …), with
+-- PostgreSQL's rule that the ORDER BY keys be arguments as written
+-- (42P10). Before, both forms were refused (0A000).
+select array_agg(distinct a) from (values (1),(2),(1),(3),(null),(2)) v(a);
+select array_agg(distinct a order by a) from (values (1),(2),(1),(3),(null),(2)) v(a);
+select array_agg(distinct a order by a desc) from (values (1),(2),(1),(3),(null),(2)) v(a);
+select array_agg(distinct a order by a desc nulls last) from (values (1),(2),(1),(3),(null),(2)) v(a);
+select array_agg(distinct a order by a nulls first) from (values (1),(2),(1),(3),(null),(2)) v(a);
+select grp, array_agg(distinct x), array_agg(distinct k order by k desc) from w group by grp;
+select array_agg(distinct s), array_agg(distinct v order by v desc) from nums;
+select array_agg(distinct d) from nums;
+select array_agg(distinct a order by a + 1) from (values (1)) v(a);
+select string_agg(distinct v, ',' order by v) from nums;
+select string_agg(distinct v::text, ',' order by v) from nums;
+select string_agg(distinct v, ',' order by v::text) from nums;
+select string_agg(distinct v::text, ',' order by v::text) from nums;
+select string_agg(distinct s, '|' order by s desc), string_agg(distinct grp, ';' order by grp nulls first) from nums, w where nums.id = w.k;
+select grp, string_agg(distinct x::text, ',' order by x::text desc) from w group by grp;
