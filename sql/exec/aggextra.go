@@ -33,7 +33,8 @@ func (c *compiler) extraAgg(f *aggFunc, ae plan.AggExpr) (bool, error) {
 		f.arg, f.argT, f.ownDistinct = arg, plan.Text, true
 		distinct, order := ae.Distinct, ae.Order
 		kt := keyTypes(ae)
-		f.init = func() aggState { return &stringAgg{distinct: distinct, order: order, kt: kt} }
+		bytea := ae.T.OID == types.Bytea
+		f.init = func() aggState { return &stringAgg{distinct: distinct, order: order, kt: kt, bytea: bytea} }
 		return true, nil
 	case "percentile_cont", "percentile_disc", "mode":
 		arg, err := c.orderedRows(ae, false)
@@ -110,6 +111,8 @@ type stringAgg struct {
 	mem      *memAcct
 	// inOrder: the rows arrive in PostgreSQL's order (markInputOrder).
 	inOrder bool
+	// bytea: string_agg(bytea, bytea), its values []byte.
+	bytea bool
 }
 
 func (s *stringAgg) charge(m *memAcct) { s.mem = m }
@@ -130,11 +133,18 @@ func (s *stringAgg) result() (types.Value, error) {
 		return nil, nil
 	}
 	rows := append([]*extraRow(nil), s.rows...)
+	t := plan.Text
 	text := func(v types.Value) string {
 		if v == nil {
 			return ""
 		}
+		if b, ok := v.([]byte); ok {
+			return string(b)
+		}
 		return v.(string)
+	}
+	if s.bytea {
+		t = types.Bytea
 	}
 	if s.distinct {
 		// PostgreSQL sorts by the ORDER BY keys (each one of the
@@ -147,7 +157,7 @@ func (s *stringAgg) result() (types.Value, error) {
 			if c := strings.Compare(text(x.vals[0]), text(y.vals[0])); c != 0 {
 				return c
 			}
-			return compareNullable(plan.Text, x.vals[1], y.vals[1], false)
+			return compareNullable(t, x.vals[1], y.vals[1], false)
 		}
 		slices.SortFunc(rows, pair)
 		rows = slices.CompactFunc(rows, func(x, y *extraRow) bool { return pair(x, y) == 0 })
@@ -156,7 +166,7 @@ func (s *stringAgg) result() (types.Value, error) {
 		slices.SortStableFunc(rows, cmp)
 		for i := 1; i < len(rows); i++ {
 			x, y := rows[i-1], rows[i]
-			if !s.inOrder && cmp(x, y) == 0 && (text(x.vals[0]) != text(y.vals[0]) || !sameValue(plan.Text, x.vals[1], y.vals[1])) {
+			if !s.inOrder && cmp(x, y) == 0 && (text(x.vals[0]) != text(y.vals[0]) || !sameValue(t, x.vals[1], y.vals[1])) {
 				return nil, unsupported("string_agg whose value depends on the order of rows its ORDER BY leaves tied (PostgreSQL's plan decides it); add ORDER BY keys that tell the rows apart")
 			}
 		}
@@ -167,6 +177,9 @@ func (s *stringAgg) result() (types.Value, error) {
 			sb.WriteString(text(r.vals[1]))
 		}
 		sb.WriteString(text(r.vals[0]))
+	}
+	if s.bytea {
+		return []byte(sb.String()), nil
 	}
 	return sb.String(), nil
 }

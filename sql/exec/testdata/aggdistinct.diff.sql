@@ -1,7 +1,7 @@
 -- array_agg(DISTINCT …) with and without ORDER BY (directions, NULLS
 -- FIRST/LAST, NULL values), and string_agg(DISTINCT … ORDER BY …), with
 -- PostgreSQL's rule that the ORDER BY keys be arguments as written
--- (42P10). Before, both forms were refused (0A000).
+-- (42P10); string_agg(bytea, bytea). Before, all were refused (0A000).
 select array_agg(distinct a) from (values (1),(2),(1),(3),(null),(2)) v(a);
 select array_agg(distinct a order by a) from (values (1),(2),(1),(3),(null),(2)) v(a);
 select array_agg(distinct a order by a desc) from (values (1),(2),(1),(3),(null),(2)) v(a);
@@ -17,3 +17,9 @@ select string_agg(distinct v, ',' order by v::text) from nums;
 select string_agg(distinct v::text, ',' order by v::text) from nums;
 select string_agg(distinct s, '|' order by s desc), string_agg(distinct grp, ';' order by grp nulls first) from nums, w where nums.id = w.k;
 select grp, string_agg(distinct x::text, ',' order by x::text desc) from w group by grp;
+select string_agg(v, '') from (values (decode('ff','hex')), (decode('aa','hex'))) t(v);
+select string_agg(v, NULL), string_agg(v, decode('ee', 'hex')), string_agg(v, '\x0102' order by v desc) from (values (decode('ff','hex')), (NULL), (decode('aa','hex'))) t(v);
+select string_agg(v, '') from (values (decode('ff','hex'))) t(v) where false;
+select string_agg(distinct v, '-'::bytea), string_agg(distinct v, ', '::bytea order by v desc) from (values ('\x01'::bytea), ('\x02'), ('\x01'), (NULL)) t(v);
+select string_agg(v, 'x') from (values ('\x01'::bytea)) t(v);
+select string_agg(s::bytea, '|') from nums /* refused: a table's order */;
