@@ -108,3 +108,18 @@ func TestSimilarSubstringMatchesPostgres(t *testing.T) {
 	runDifferential(t, cases)
 	noRefusals(t, cases)
 }
+
+// TestRegexLeadingGroupMatchesPostgres: a pattern starting with "(?:"
+// (a non-capturing group, not embedded options: those need a letter
+// after "(?") is matched as PostgreSQL does. Before, it was refused as
+// embedded options.
+func TestRegexLeadingGroupMatchesPostgres(t *testing.T) {
+	subjects := vals("text", "123456", "", "abab", "x")
+	pats := vals("text", "(?:)", "(?:ab)+", "(?:a|b)", "(?:)b", "(?i)AB", "(?:a)(b)")
+	var cases []call
+	cases = append(cases, cross("regexp_split_to_array", subjects, pats)...)
+	cases = append(cases, cross("regexp_replace", subjects, pats, vals("text", "-"), vals("text", "g"))...)
+	cases = append(cases, cross("textregexeq", subjects, pats)...)
+	runDifferential(t, cases)
+	noRefusals(t, cross("regexp_split_to_array", vals("text", "123456", "abab"), vals("text", "(?:)", "(?:ab)+")))
+}
