@@ -56,7 +56,8 @@ func (pl *planner) rangeFunction(rf *pg.RangeFunction) (*virtual, string, error)
 	}
 	name := qualName(f.Funcname)
 	switch name {
-	case "generate_series", "unnest", "pg_catalog.generate_series", "pg_catalog.unnest":
+	case "generate_series", "unnest", "pg_catalog.generate_series", "pg_catalog.unnest",
+		"regexp_split_to_table", "regexp_matches", "pg_catalog.regexp_split_to_table", "pg_catalog.regexp_matches":
 		// sql/exec runs them (vexec.go), reading other FROM items' columns too.
 		return nil, "", unsupported(int(f.Location), "the function "+name+" in FROM")
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"crypto/sha512"
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"strings"
@@ -20,6 +21,7 @@ import (
 func byt(a types.Value) []byte { return a.([]byte) }
 
 func (r *Registry) addBytea() {
+	r.addFloatSend()
 	r.def("byteacat", bya, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		if err := allocLimit(int64(len(byt(a[0])) + len(byt(a[1])))); err != nil {
 			return nil, err
@@ -486,3 +488,23 @@ const (
 	CodeArraySubscript = "2202E" // array_subscript_error
 	CodeInvalidText    = "22P02" // invalid_text_representation
 )
+
+// floatSend is float8send and float4send: the value's IEEE bits, big
+// endian, as pq_sendfloat8/pq_sendfloat4 write them. A NaN is refused:
+// PostgreSQL's NaNs carry the bits of the operation that made them
+// (get_float8_nan's, the CPU's default NaN), which the library does not
+// keep.
+func floatSend(v float64, float4 bool) (types.Value, error) {
+	if math.IsNaN(v) {
+		return nil, unsupported("the binary form of a float NaN")
+	}
+	if float4 {
+		return binary.BigEndian.AppendUint32(nil, math.Float32bits(float32(v))), nil
+	}
+	return binary.BigEndian.AppendUint64(nil, math.Float64bits(v)), nil
+}
+
+func (r *Registry) addFloatSend() {
+	r.def("float8send", bya, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) { return floatSend(f8Of(a[0]), false) }, f8)
+	r.def("float4send", bya, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) { return floatSend(f8Of(a[0]), true) }, types.Float4)
+}

@@ -60,3 +60,20 @@ func TestByteaMatchPostgres(t *testing.T) {
 		t.Errorf("only %d calls compared", n)
 	}
 }
+
+// TestFloatSendMatchesPostgres compares float8send and float4send with
+// PostgreSQL's over normal, subnormal, extreme and signed-zero values;
+// a NaN is refused. Before, both were 42883 (not in the library).
+func TestFloatSendMatchesPostgres(t *testing.T) {
+	f8s := vals("float8", "2.2250738585072014E-308", "0", "-0", "1", "-1.5", "1e308", "4.9e-324", "Infinity", "-Infinity", "3.141592653589793", "NaN")
+	f4s := vals("float4", "0", "-0", "1.17549435e-38", "3.4028235e38", "1e-45", "-2.5", "Infinity", "NaN")
+	cases := append(cross("float8send", f8s), cross("float4send", f4s)...)
+	runDifferential(t, cases)
+	var answered []call
+	for _, c := range cases {
+		if c.args[0].val != "NaN" {
+			answered = append(answered, c)
+		}
+	}
+	noRefusals(t, answered)
+}

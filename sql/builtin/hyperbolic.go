@@ -221,6 +221,8 @@ func (r *Registry) addHyperbolic() {
 	}), f8)
 	r.def("atanh", f8, f8Fn(func(x float64) (float64, error) {
 		switch {
+		case math.IsNaN(x):
+			return x, nil // datanh passes NaN to atanh, which returns it
 		case x < -1 || x > 1:
 			return 0, errInputRange
 		case x == -1:

@@ -120,3 +120,34 @@ func libmExpm1(x float64, fused bool) float64 {
 	y += 1
 	return setHigh(y, highWord(y)+uint32(k<<20))
 }
+
+// libmCbrt is glibc's __cbrt (sysdeps/ieee754/dbl-64/s_cbrt.c): a
+// polynomial first guess on the frexp mantissa, one Halley step and a
+// table factor for the exponent's remainder mod 3. glibc (2.36, x86-64)
+// has no FMA variant of it: the unfused evaluation matched the C
+// library bit for bit over three million random arguments on a CPU with
+// FMA, and TestFloatFunctionsRandomMatchPostgres compares it with
+// PostgreSQL's cbrt. The factors are divided at run time, in float64,
+// as C folds them (Go's exact constant division could round otherwise).
+func libmCbrt(x float64) float64 {
+	cbrt2, sqrCbrt2 := 1.2599210498948731648, 1.5874010519681994748
+	factor := [5]float64{1.0 / sqrCbrt2, 1.0 / cbrt2, 1.0, cbrt2, sqrCbrt2}
+	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+		return x + x
+	}
+	xm, xe := math.Frexp(math.Abs(x))
+	// Each product is rounded before its sum (float64(…): Go fuses
+	// a*b+c on some architectures; glibc's build does not).
+	p := 0.784932344976639262 - float64(0.145263899385486377*xm)
+	p = -1.83469277483613086 + float64(p*xm)
+	p = 2.44693122563534430 + float64(p*xm)
+	p = -2.11499494167371287 + float64(p*xm)
+	p = 1.50819193781584896 + float64(p*xm)
+	u := 0.354895765043919860 + float64(p*xm)
+	t2 := u * u * u
+	ym := u * (t2 + float64(2.0*xm)) / (float64(2.0*t2) + xm) * factor[2+xe%3]
+	if x < 0 {
+		ym = -ym
+	}
+	return math.Ldexp(ym, xe/3)
+}

@@ -141,10 +141,16 @@ func (r *Registry) addMath() {
 		return checkFloat(math.Sqrt(x), math.IsInf(x, 0), x == 0)
 	}), f8)
 	r.def("sqrt", nm, decFn(decSqrt), nm)
-	// Go's math differs from the C library in the last digit for cbrt
-	// and the trigonometric functions; they are refused until computed
+	// cbrt is glibc's algorithm (libm.go); the ||/ operator is dcbrt.
+	r.def("cbrt", f8, f8Fn(func(x float64) (float64, error) {
+		return checkFloat(libmCbrt(x), math.IsInf(x, 0), x == 0)
+	}), f8)
+	r.def("dcbrt", f8, r.funcs["cbrt"][0].impl, f8)
+	r.prefix["||/"] = []string{"dcbrt"}
+	// Go's math differs from the C library in the last digit for the
+	// trigonometric functions; they are refused until computed
 	// correctly rounded (as for exp, ln, log10 and power).
-	for _, n := range []string{"cbrt", "sin", "cos", "tan", "cot", "asin", "acos", "atan"} { // the hyperbolic functions: hyperbolic.go
+	for _, n := range []string{"sin", "cos", "tan", "cot", "asin", "acos", "atan"} { // the hyperbolic functions: hyperbolic.go
 		r.def(n, f8, refuse(n+"(double precision)"), f8)
 	}
 	r.def("atan2", f8, refuse("atan2(double precision, double precision)"), f8, f8)
@@ -158,7 +164,9 @@ func (r *Registry) addMath() {
 	r.alias("log", "log10")
 	r.def("log", nm, refuse("log(numeric, numeric)"), nm, nm)
 	r.def("power", f8, f8Fn2(floatPow), f8, f8)
-	r.def("power", nm, refuse("power(numeric, numeric)"), nm, nm)
+	r.def("power", nm, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		return r.decPower(decOf(a[0]), decOf(a[1]))
+	}, nm, nm) // numpower.go
 	r.alias("pow", "power")
 
 	// mod, div, gcd, lcm

@@ -555,3 +555,15 @@ func TestStatAggregatesMatchPostgres(t *testing.T) {
 		t.Errorf("%d of %d calls refused as order-dependent: the guard is broader than the test's values need", refused, n)
 	}
 }
+
+// noRefusals fails for each case the library refuses (0A000): the tests
+// of calls that were refused before and must now be answered.
+func noRefusals(t *testing.T, cases []call) {
+	t.Helper()
+	reg := builtin.NewFor(types.Dialect{Version: pg.ServerVersion()})
+	for _, c := range cases {
+		if got := libOutcome(reg, &builtin.Context{}, c); got.refused() {
+			t.Errorf("%s refused: %v", c.sql(), got)
+		}
+	}
+}

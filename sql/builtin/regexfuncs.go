@@ -3,6 +3,7 @@ package builtin
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sidecar-dev/sidecar/types"
 )
@@ -601,17 +602,73 @@ func regexSubstring(s, p string) (types.Value, error) {
 }
 
 // similarSubstring is substring(s similar p escape esc): substring(s,
-// similar_to_escape(p, esc)). A pattern with escape-double-quote
-// separators is refused: PostgreSQL matches the part before them as
-// little as possible (a non-greedy quantifier Go's leftmost-longest
-// matching does not run).
+// similar_to_escape(p, esc)). With escape-double-quote separators
+// PostgreSQL runs ^(?:A){1,1}?(B){1,1}(?:C)$, whose ARE matching
+// (regexec.c's dissection of the concatenation, right-leaning) takes the
+// shortest A after which B and C match the rest, then the longest B
+// after which C matches what is left; the result is B's text. Go's
+// leftmost-first matching does not choose so, so the split points are
+// searched here, each part matched whole by Go (a string is in a
+// part's language the same way in both engines: the subset regex.go
+// checks).
 func similarSubstring(s, p, esc string) (types.Value, error) {
-	re, err := similarToEscape(p, esc, true)
+	re, parts, err := similarParts(p, esc, true)
 	if err != nil {
 		return nil, err
 	}
-	if strings.Contains(re, "){1,1}?(") {
-		return nil, unsupported("substring(… SIMILAR … ESCAPE …) with escape-double-quote separators")
+	if parts == nil {
+		return regexSubstring(s, re)
 	}
-	return regexSubstring(s, re)
+	return splitSimilar(s, parts)
+}
+
+// maxSimilarSplit bounds the subject of a SIMILAR substring with
+// separators: the split search costs time quadratic in its length.
+const maxSimilarSplit = 4096
+
+// splitSimilar is B's text of the split s = a+b+c where a matches
+// parts[0] and is shortest, then b matches parts[1] and is longest, c
+// matching parts[2]; NULL when there is none.
+func splitSimilar(s string, parts []string) (types.Value, error) {
+	if utf8.RuneCountInString(s) > maxSimilarSplit {
+		return nil, unsupported("substring(… SIMILAR … ESCAPE …) with escape-double-quote separators of a string longer than %d characters", maxSimilarSplit)
+	}
+	whole := func(p string) (*regexp.Regexp, error) {
+		re, _, err := regexFor("^(?:"+p+")$", reFlags{}, s)
+		return re, err
+	}
+	a, err := whole(parts[0])
+	if err != nil {
+		return nil, err
+	}
+	b, err := whole(parts[1])
+	if err != nil {
+		return nil, err
+	}
+	c, err := whole(parts[2])
+	if err != nil {
+		return nil, err
+	}
+	bc, err := whole("(?:" + parts[1] + ")(?:" + parts[2] + ")")
+	if err != nil {
+		return nil, err
+	}
+	bounds := make([]int, 0, len(s)+1) // the rune boundaries of s
+	for i := range s {
+		bounds = append(bounds, i)
+	}
+	bounds = append(bounds, len(s))
+	for _, m1 := range bounds {
+		if !a.MatchString(s[:m1]) || !bc.MatchString(s[m1:]) {
+			continue
+		}
+		for k := len(bounds) - 1; k >= 0 && bounds[k] >= m1; k-- {
+			m2 := bounds[k]
+			if b.MatchString(s[m1:m2]) && c.MatchString(s[m2:]) {
+				return s[m1:m2], nil
+			}
+		}
+		return nil, nil // not reached: bc matched s[m1:]
+	}
+	return nil, nil
 }

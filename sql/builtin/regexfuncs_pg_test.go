@@ -91,3 +91,35 @@ func TestRegexOptionsMatchPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestSimilarSubstringMatchesPostgres compares substring(… SIMILAR …
+// ESCAPE …) with escape-double-quote separators (one or two) with
+// PostgreSQL's: the part before the first matched as little as
+// possible, the part between as much as possible, alternations and
+// repetitions in each part, non-ASCII subjects, no match. Before, every
+// such call was refused (0A000).
+func TestSimilarSubstringMatchesPostgres(t *testing.T) {
+	subjects := vals("text", "abcdefg", "aaa", "abab", "", "xyz", "héllo wörld", "a\nb\nc", "abcabcabc", "aXbXbXc")
+	pats := vals("text", `a#"(b_d)#"%`, `#"(b_d)#"%`, `a#"%#"g`, `a*#"%#"g*`, `a|b#"%#"g`, `a#"%#"x|g`, `a#"%|ab#"g`, `a#"%g`,
+		`%#"%#"%`, `%#"a*#"%`, `%#"b%#"`, `#"%#"`, `%#"_#"`, `(a|ab)#"(b|bc)*#"%`, `%b#"%#"b%`, `%#"[a-c]+#"%`, `_*#"l+#"%`,
+		`%#"%#"(c|bc)`, `(a|b)*#"b*#"(b|c)%`, `%X#"%#"X%`, `%#"X_#"%`, `a%#"#"`, `#"#"%`)
+	var cases []call
+	cases = append(cases, cross("substring", subjects, pats, vals("text", "#"))...)
+	runDifferential(t, cases)
+	noRefusals(t, cases)
+}
+
+// TestRegexLeadingGroupMatchesPostgres: a pattern starting with "(?:"
+// (a non-capturing group, not embedded options: those need a letter
+// after "(?") is matched as PostgreSQL does. Before, it was refused as
+// embedded options.
+func TestRegexLeadingGroupMatchesPostgres(t *testing.T) {
+	subjects := vals("text", "123456", "", "abab", "x")
+	pats := vals("text", "(?:)", "(?:ab)+", "(?:a|b)", "(?:)b", "(?i)AB", "(?:a)(b)")
+	var cases []call
+	cases = append(cases, cross("regexp_split_to_array", subjects, pats)...)
+	cases = append(cases, cross("regexp_replace", subjects, pats, vals("text", "-"), vals("text", "g"))...)
+	cases = append(cases, cross("textregexeq", subjects, pats)...)
+	runDifferential(t, cases)
+	noRefusals(t, cross("regexp_split_to_array", vals("text", "123456", "abab"), vals("text", "(?:)", "(?:ab)+")))
+}

@@ -121,7 +121,9 @@ func rewriteARE(p string, f reFlags) (*areForm, error) {
 	case strings.HasPrefix(p, "***:"):
 		p = p[4:]
 	}
-	if !f.quote && strings.HasPrefix(p, "(?") {
+	// Embedded options are "(?" and a letter (lexstart's iscalpha);
+	// "(?:" and the other groups are the pattern's.
+	if !f.quote && strings.HasPrefix(p, "(?") && len(p) > 2 && (p[2] >= 0x80 || p[2]|0x20 >= 'a' && p[2]|0x20 <= 'z') {
 		j := strings.IndexByte(p, ')')
 		if j < 0 {
 			return nil, unsupported("regular expression options and special groups (?…)")

@@ -97,6 +97,7 @@ func build(version int) *Registry {
 	r.addUUID()       // uuid.go
 	r.addBytea()      // bytea.go
 	r.addHyperbolic() // hyperbolic.go
+	r.addUnistr()     // unistr.go
 	return r
 }
 
@@ -186,6 +187,9 @@ type Call struct {
 	Result OID
 	// Args are the argument types the call was resolved for.
 	Args []OID
+	// Spread: the call was written with VARIADIC; its last argument is
+	// the array whose elements are the variadic arguments (variadic.go).
+	Spread bool
 }
 
 // Eval computes the call over argument values of the types in Args (an
@@ -215,9 +219,16 @@ func (c *Call) Eval(ctx *Context, args []types.Value) (types.Value, error) {
 		args = conv
 	}
 	params := c.Params
+	if c.Spread {
+		var ok bool
+		var err error
+		if args, params, ok, err = c.spread(args, params); !ok || err != nil {
+			return nil, err
+		}
+	}
 	if z := zoneOf(ctx); !z.IsUTC() {
 		var err error
-		if args, params, err = printAnyIn(c, args, z); err != nil { // tz.go
+		if args, params, err = printAnyIn(c, args, params, z); err != nil { // tz.go
 			return nil, err
 		}
 	}
@@ -553,7 +564,7 @@ percent_rank cume_dist ntile lag lead first_value last_value nth_value
 row_to_json array_to_json
 jsonb_set jsonb_insert
 jsonb_each jsonb_each_text json_each json_each_text jsonb_object_keys json_object_keys
-jsonb_array_elements jsonb_array_elements_text json_array_elements json_array_elements_text gen_random_uuid unistr normalize
+jsonb_array_elements jsonb_array_elements_text json_array_elements json_array_elements_text gen_random_uuid normalize
 is_normalized parse_ident txid_current pg_backend_pid inet_client_addr inet_server_addr statement_timestamp timeofday
 isempty lower_inc upper_inc range_merge bit_length_bytea string_agg_bytea localtime current_time make_timestamptz
 to_ascii text_pattern_ops sind cosd`

@@ -16,6 +16,15 @@ import (
 // escape-double-quote separates the parts SUBSTRING returns. esc ""
 // is no escape character; hasEsc false is the default backslash.
 func similarToEscape(pat, esc string, hasEsc bool) (string, error) {
+	re, _, err := similarParts(pat, esc, hasEsc)
+	return re, err
+}
+
+// similarParts is similarToEscape's rewriting and, for a pattern with
+// escape-double-quote separators, the rewritten text of its parts: the
+// part before the first separator, between the two, and after the
+// second ("" when there is one separator only).
+func similarParts(pat, esc string, hasEsc bool) (string, []string, error) {
 	e, useEsc := '\\', true
 	if hasEsc {
 		switch utf8.RuneCountInString(esc) {
@@ -24,26 +33,29 @@ func similarToEscape(pat, esc string, hasEsc bool) (string, error) {
 		case 1:
 			e, _ = utf8.DecodeRuneInString(esc)
 		default:
-			return "", &Error{Code: CodeInvalidEscape, Message: "invalid escape string", Hint: "Escape string must be empty or one character."}
+			return "", nil, &Error{Code: CodeInvalidEscape, Message: "invalid escape string", Hint: "Escape string must be empty or one character."}
 		}
 	}
 	var b strings.Builder
 	b.WriteString("^(?:")
 	afterEscape, inClass, quotes := false, false, 0
+	var cuts []int // where each part starts and ends in b
 	for _, c := range pat {
 		switch {
 		case afterEscape:
 			afterEscape = false
 			if c == '"' && !inClass {
+				cuts = append(cuts, b.Len())
 				switch quotes {
 				case 0:
 					b.WriteString("){1,1}?(")
 				case 1:
 					b.WriteString("){1,1}(?:")
 				default:
-					return "", errorf("2200C", "SQL regular expression may not contain more than two escape-double-quote separators")
+					return "", nil, errorf("2200C", "SQL regular expression may not contain more than two escape-double-quote separators")
 				}
 				quotes++
+				cuts = append(cuts, b.Len())
 				continue
 			}
 			b.WriteByte('\\')
@@ -74,8 +86,17 @@ func similarToEscape(pat, esc string, hasEsc bool) (string, error) {
 			b.WriteRune(c)
 		}
 	}
+	cuts = append(cuts, b.Len())
 	b.WriteString(")$")
-	return b.String(), nil
+	re := b.String()
+	if quotes == 0 {
+		return re, nil, nil
+	}
+	parts := []string{re[len("^(?:"):cuts[0]], re[cuts[1]:cuts[2]], ""}
+	if quotes == 2 {
+		parts[2] = re[cuts[3]:cuts[4]]
+	}
+	return re, parts, nil
 }
 
 func (r *Registry) addSimilar() {

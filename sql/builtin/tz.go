@@ -121,15 +121,14 @@ func (r *Registry) addTimeZone() {
 // (format, concat, concat_ws) a timestamptz's text in zone z, as text;
 // an array of timestamptz is refused outside UTC (its elements would be
 // printed at UTC).
-func printAnyIn(c *Call, args []types.Value, z *types.Zone) ([]types.Value, []OID, error) {
+func printAnyIn(c *Call, args []types.Value, params []OID, z *types.Zone) ([]types.Value, []OID, error) {
 	switch c.Func.Name {
 	case "format", "concat", "concat_ws", "array_to_string":
 	default:
-		return args, c.Params, nil
+		return args, params, nil
 	}
-	params := c.Params
 	cloned := false
-	for i, p := range c.Params {
+	for i, p := range params {
 		switch {
 		case p == types.Timestamptz+1: // timestamptz[]
 			return nil, nil, unsupported("%s of an array of timestamptz when TimeZone is not UTC", c.Func.Name)

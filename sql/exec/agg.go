@@ -219,6 +219,15 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 		} else if f.init, err = aggInit(ae.Name, f.argT, ae.T.OID, f.arg == nil); err != nil {
 			return nil, err
 		}
+		if ae.Distinct && ae.Name == "array_agg" {
+			f.ownDistinct = true // array.go: sorted by its argument, repeats dropped
+			inner := f.init
+			f.init = func() aggState {
+				st := inner()
+				st.(*arrayAgg).distinct = true
+				return st
+			}
+		}
 		if ae.Distinct && !f.ownDistinct {
 			if f.arg == nil || !types.Orderable(f.argT) {
 				return nil, unsupported("DISTINCT in this aggregate")
@@ -231,6 +240,7 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 		}
 		op.aggs = append(op.aggs, f)
 	}
+	markInputOrder(op, a) // aggextra.go
 	return op, op.groupingSets(a)
 }
 
@@ -443,6 +453,8 @@ func aggInit(name string, arg, res plan.OID, star bool) (func() aggState, error)
 			return func() aggState { return &sumAgg{t: plan.Float4} }, nil
 		case plan.Float8:
 			return func() aggState { return &sumAgg{t: plan.Float8} }, nil
+		case plan.Interval:
+			return func() aggState { return &intervalSumAgg{} }, nil // aggintv.go
 		}
 	case "avg":
 		switch arg {
@@ -450,6 +462,8 @@ func aggInit(name string, arg, res plan.OID, star bool) (func() aggState, error)
 			return func() aggState { return &avgAgg{sum: sumAgg{t: plan.Numeric, from: arg}} }, nil
 		case plan.Float4, plan.Float8:
 			return func() aggState { return &avgAgg{sum: sumAgg{t: plan.Float8}} }, nil
+		case plan.Interval:
+			return func() aggState { return &intervalSumAgg{avg: true} }, nil
 		}
 	case "min", "max":
 		if types.Orderable(arg) {

@@ -33,7 +33,8 @@ func (c *compiler) extraAgg(f *aggFunc, ae plan.AggExpr) (bool, error) {
 		f.arg, f.argT, f.ownDistinct = arg, plan.Text, true
 		distinct, order := ae.Distinct, ae.Order
 		kt := keyTypes(ae)
-		f.init = func() aggState { return &stringAgg{distinct: distinct, order: order, kt: kt} }
+		bytea := ae.T.OID == types.Bytea
+		f.init = func() aggState { return &stringAgg{distinct: distinct, order: order, kt: kt, bytea: bytea} }
 		return true, nil
 	case "percentile_cont", "percentile_disc", "mode":
 		arg, err := c.orderedRows(ae, false)
@@ -108,6 +109,10 @@ type stringAgg struct {
 	kt       []plan.OID
 	rows     []*extraRow
 	mem      *memAcct
+	// inOrder: the rows arrive in PostgreSQL's order (markInputOrder).
+	inOrder bool
+	// bytea: string_agg(bytea, bytea), its values []byte.
+	bytea bool
 }
 
 func (s *stringAgg) charge(m *memAcct) { s.mem = m }
@@ -128,18 +133,31 @@ func (s *stringAgg) result() (types.Value, error) {
 		return nil, nil
 	}
 	rows := append([]*extraRow(nil), s.rows...)
+	t := plan.Text
 	text := func(v types.Value) string {
 		if v == nil {
 			return ""
 		}
+		if b, ok := v.([]byte); ok {
+			return string(b)
+		}
 		return v.(string)
 	}
+	if s.bytea {
+		t = types.Bytea
+	}
 	if s.distinct {
+		// PostgreSQL sorts by the ORDER BY keys (each one of the
+		// arguments), then by the arguments not among them, and drops
+		// rows equal in every argument.
 		pair := func(x, y *extraRow) int {
+			if c := compareAggKeys(s.kt, s.order, x.keys, y.keys); c != 0 {
+				return c
+			}
 			if c := strings.Compare(text(x.vals[0]), text(y.vals[0])); c != 0 {
 				return c
 			}
-			return compareNullable(plan.Text, x.vals[1], y.vals[1], false)
+			return compareNullable(t, x.vals[1], y.vals[1], false)
 		}
 		slices.SortFunc(rows, pair)
 		rows = slices.CompactFunc(rows, func(x, y *extraRow) bool { return pair(x, y) == 0 })
@@ -148,7 +166,7 @@ func (s *stringAgg) result() (types.Value, error) {
 		slices.SortStableFunc(rows, cmp)
 		for i := 1; i < len(rows); i++ {
 			x, y := rows[i-1], rows[i]
-			if cmp(x, y) == 0 && (text(x.vals[0]) != text(y.vals[0]) || !sameValue(plan.Text, x.vals[1], y.vals[1])) {
+			if !s.inOrder && cmp(x, y) == 0 && (text(x.vals[0]) != text(y.vals[0]) || !sameValue(t, x.vals[1], y.vals[1])) {
 				return nil, unsupported("string_agg whose value depends on the order of rows its ORDER BY leaves tied (PostgreSQL's plan decides it); add ORDER BY keys that tell the rows apart")
 			}
 		}
@@ -159,6 +177,9 @@ func (s *stringAgg) result() (types.Value, error) {
 			sb.WriteString(text(r.vals[1]))
 		}
 		sb.WriteString(text(r.vals[0]))
+	}
+	if s.bytea {
+		return []byte(sb.String()), nil
 	}
 	return sb.String(), nil
 }
@@ -280,3 +301,53 @@ func (o *orderedSetAgg) pick(vals []types.Value, i int, cmp func(a, b types.Valu
 // cFormatG is C's printf %g (six significant digits, trailing zeros
 // dropped), as PostgreSQL's messages print a double.
 func cFormatG(f float64) string { return fmt.Sprintf("%.6g", f) }
+
+// readsInOrder says whether rel hands its rows over in the order
+// PostgreSQL's plan reads them: a VALUES list or generate_series /
+// unnest in FROM (PostgreSQL's Values Scan and Function Scan emit rows
+// in list and series order), under projections and filters only. An
+// aggregate with no GROUP BY over such an input sees the rows in
+// PostgreSQL's order (a plain Agg reads its input as it comes).
+func readsInOrder(rel plan.Rel) bool {
+	switch r := rel.(type) {
+	case *plan.Values:
+		return true
+	case *plan.FuncScan:
+		return r.Name == "generate_series" || r.Name == "unnest"
+	case *plan.Project:
+		return readsInOrder(r.Input)
+	case *plan.Filter:
+		return readsInOrder(r.Input)
+	}
+	return false
+}
+
+// inInputOrder is a state that can be told its rows arrive in
+// PostgreSQL's order (readsInOrder): string_agg, array_agg and the JSON
+// aggregates without ORDER BY keep that order instead of refusing.
+type inInputOrder interface{ inputOrdered() }
+
+func (s *stringAgg) inputOrdered() { s.inOrder = true }
+func (a *arrayAgg) inputOrdered()  { a.inOrder = true }
+
+// markInputOrder makes the states of op's aggregates without ORDER BY
+// or DISTINCT treat their rows' arrival order as PostgreSQL's, when op
+// is a plain aggregate over an input readsInOrder accepts.
+func markInputOrder(op *aggOp, a *plan.Aggregate) {
+	if len(a.GroupBy) > 0 || len(a.Sets) > 0 || !readsInOrder(a.Input) {
+		return
+	}
+	for _, f := range op.aggs {
+		if len(f.a.Order) > 0 || f.a.Distinct || f.init == nil {
+			continue
+		}
+		inner := f.init
+		f.init = func() aggState {
+			st := inner()
+			if o, ok := st.(inInputOrder); ok {
+				o.inputOrdered()
+			}
+			return st
+		}
+	}
+}

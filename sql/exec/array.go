@@ -339,6 +339,12 @@ type arrayAgg struct {
 	name  string // the aggregate, for errors ("" is array_agg)
 	rows  []*aggRow
 	mem   *memAcct
+	// inOrder: the rows arrive in PostgreSQL's order (aggextra.go's
+	// markInputOrder): ties keep it.
+	inOrder bool
+	// distinct: array_agg(DISTINCT …), whose ORDER BY keys are all
+	// its argument (the binder's rule): repeats after sorting dropped.
+	distinct bool
 }
 
 func (a *arrayAgg) charge(m *memAcct) { a.mem = m }
@@ -387,9 +393,14 @@ func (a *arrayAgg) ordered() ([]*aggRow, error) {
 	rows := append([]*aggRow(nil), a.rows...)
 	slices.SortStableFunc(rows, cmpKeys)
 	for i, r := range rows {
-		if i > 0 && cmpKeys(rows[i-1], r) == 0 && (!sameValue(a.elem, rows[i-1].v, r.v) || a.elem2 != 0 && !sameValue(a.elem2, rows[i-1].v2, r.v2)) {
+		if i > 0 && !a.inOrder && cmpKeys(rows[i-1], r) == 0 && (!sameValue(a.elem, rows[i-1].v, r.v) || a.elem2 != 0 && !sameValue(a.elem2, rows[i-1].v2, r.v2)) {
 			return nil, unsupported(a.aggName() + " whose value depends on the order of rows its ORDER BY leaves tied (PostgreSQL's plan decides it); add ORDER BY keys that tell the rows apart")
 		}
+	}
+	if a.distinct {
+		// The keys are the value: tied rows are equal values, alike in
+		// print (checked above), PostgreSQL keeping one.
+		rows = slices.CompactFunc(rows, func(x, y *aggRow) bool { return cmpKeys(x, y) == 0 })
 	}
 	return rows, nil
 }

@@ -46,34 +46,53 @@ func (b *binder) extraAgg(name string, ae *AggExpr, f *pg.FuncCall, sc *scope, c
 
 // stringAgg binds string_agg(value text, delimiter text [ORDER BY …]):
 // both arguments text (string types widen implicitly; an untyped literal
-// is text); bytea is not computed yet.
+// is text), or both bytea.
 func (b *binder) stringAgg(ae *AggExpr, f *pg.FuncCall, sc *scope, ctx *exprCtx) error {
 	if len(ae.Args) != 2 {
 		return errorf(CodeUndefinedFunction, "function string_agg with %d arguments does not exist", len(ae.Args)).at(f.Location)
 	}
+	written := append([]Scalar(nil), ae.Args...) // before coercion: DISTINCT's keys are compared with these
+	// string_agg(bytea, bytea) when an argument is bytea and the other
+	// bytea or untyped; string_agg(text, text) otherwise.
+	str := T(Text)
+	t0, t1 := ae.Args[0].Type().OID, ae.Args[1].Type().OID
+	if (t0 == types.Bytea || t1 == types.Bytea) && (t0 == types.Bytea || t0 == Unknown) && (t1 == types.Bytea || t1 == Unknown) {
+		str = T(types.Bytea)
+	}
 	for i, a := range ae.Args {
 		t := a.Type().OID
 		switch {
+		case str.OID == types.Bytea:
+			if t == Unknown {
+				ae.Args[i] = coerce(a, str)
+			}
 		case t == Unknown:
 			ae.Args[i] = coerce(a, T(Text))
 		case t == Text:
 		case types.CastContext(t, Text) == types.CastImplicit:
 			ae.Args[i] = &Cast{Arg: a, T: T(Text)}
-		case t == types.Bytea:
-			return unsupported("string_agg of bytea", f.Location)
 		default:
 			e := errorf(CodeUndefinedFunction, "function string_agg(%s, %s) does not exist", ae.Args[0].Type(), ae.Args[1].Type()).at(f.Location)
 			e.Hint = "No function matches the given name and argument types. You might need to add explicit type casts."
 			return e
 		}
 	}
-	if ae.Distinct && len(f.AggOrder) > 0 {
-		return unsupported("string_agg(DISTINCT … ORDER BY …)", f.Location)
-	}
 	if err := b.aggOrderBy(ae, f, sc, ctx); err != nil {
 		return err
 	}
-	ae.T = T(Text)
+	if ae.Distinct && len(ae.Order) > 0 {
+		if err := distinctOrderKeys(ae, written, f.Location); err != nil {
+			return err // array.go
+		}
+		for i, k := range ae.Args[2:] { // a key that is the value or delimiter: as coerced
+			for j, w := range written {
+				if Equal(k, w) {
+					ae.Args[2+i] = ae.Args[j]
+				}
+			}
+		}
+	}
+	ae.T = str
 	return nil
 }
 

@@ -272,12 +272,40 @@ func (b *binder) arrayAgg(ae *AggExpr, f *pg.FuncCall, sc *scope, ctx *exprCtx) 
 	switch {
 	case t.OID == Unknown:
 		return unsupported("array_agg of an untyped literal", f.Location)
-	case ae.Distinct:
-		return unsupported("array_agg(DISTINCT …)", f.Location)
 	case IsArray(t):
 		return unsupported("array_agg of arrays (multidimensional arrays)", f.Location)
 	}
-	return b.aggOrderBy(ae, f, sc, ctx)
+	if err := b.aggOrderBy(ae, f, sc, ctx); err != nil {
+		return err
+	}
+	if ae.Distinct {
+		// DISTINCT sorts by the ORDER BY keys, which must be the
+		// argument (42P10), or by the argument ascending; the executor
+		// drops repeats (sql/exec's arrayAgg).
+		if err := distinctOrderKeys(ae, ae.Args[:1], f.Location); err != nil {
+			return err
+		}
+		if len(ae.Order) == 0 {
+			ae.Args, ae.Order = append(ae.Args, ae.Args[0]), []AggOrder{{}}
+		}
+	}
+	return nil
+}
+
+// distinctOrderKeys checks that every ORDER BY key of a DISTINCT
+// aggregate is one of its arguments args (as written, before the
+// argument's implicit coercion), PostgreSQL's rule.
+func distinctOrderKeys(ae *AggExpr, args []Scalar, loc int32) error {
+	for _, k := range ae.Args[len(ae.Args)-len(ae.Order):] {
+		found := false
+		for _, a := range args {
+			found = found || Equal(k, a)
+		}
+		if !found {
+			return errorf("42P10", "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list").at(loc)
+		}
+	}
+	return nil
 }
 
 // aggOrderBy binds the ORDER BY inside an aggregate call: its keys are

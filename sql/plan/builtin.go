@@ -48,9 +48,6 @@ var ownFuncs = map[string]bool{"coalesce": true, "greatest": true, "least": true
 // literals and parameters take the chosen overload's parameter types;
 // other arguments are converted by the library when the call runs.
 func (b *binder) libraryCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, error) {
-	if f.FuncVariadic {
-		return nil, unsupported("VARIADIC in a function call", f.Location)
-	}
 	out := &Func{Name: name}
 	argTypes := make([]OID, len(f.Args))
 	for i, a := range f.Args {
@@ -61,7 +58,11 @@ func (b *binder) libraryCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCt
 		out.Args = append(out.Args, e)
 		argTypes[i] = e.Type().OID
 	}
-	call, err := b.functions().Resolve(name, argTypes)
+	resolve := b.functions().Resolve
+	if f.FuncVariadic {
+		resolve = b.functions().ResolveSpread // f(…, VARIADIC array): the library spreads it
+	}
+	call, err := resolve(name, argTypes)
 	if err != nil {
 		if c := numericCastFunc(name, out.Args); c != nil {
 			return c, nil

@@ -335,7 +335,9 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 	}
 	extra := b.isExtraAgg(name)
 	if len(f.AggOrder) > 0 && OrderedAggArgs(name) == 0 && !extra {
-		return nil, unsupported("ORDER BY inside an aggregate", f.Location)
+		if err := b.orderFreeAgg(name, f, sc, ctx); err != nil {
+			return nil, err // aggorderfree.go: min(x ORDER BY y) and its kin
+		}
 	}
 	inner := &exprCtx{clause: ctx.clause, aggs: ctx.aggs, inAgg: true}
 	ae := AggExpr{Name: name, Distinct: f.AggDistinct}
