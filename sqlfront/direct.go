@@ -7,7 +7,8 @@ import (
 
 // This file is the direct path of row-returning selects whose answer is
 // the stored rows as they are: one followed table, every target a plain
-// column, no grouping, DISTINCT or ORDER BY, and a WHERE that the
+// column, no grouping or DISTINCT, no ORDER BY but the key order the rows
+// are read in (readInOrder), and a WHERE that the
 // primary-key pushdown implements exactly (point gets on every key
 // column, IN on a one-column key, or an integer first-key-column range of
 // >=, <, <= and =) or none, so it is not evaluated per row. Such rows go
@@ -28,7 +29,7 @@ var errNotDirect = errors.New("not for the direct path")
 // planDirect sets p.direct when p qualifies (see the file comment).
 func (pl *planner) planDirect() {
 	p := pl.p
-	if p.kind != "select" || len(p.from) != 1 || p.from[0].table == nil || p.grouping || p.distinct || len(p.order) > 0 || p.agg != nil || p.noRows {
+	if p.kind != "select" || len(p.from) != 1 || p.from[0].table == nil || p.grouping || p.distinct || p.agg != nil || p.noRows {
 		return
 	}
 	for _, e := range p.targets {
@@ -40,7 +41,40 @@ func (pl *planner) planDirect() {
 	if p.where != nil && (len(it.table.KeyCols) == 0 || !whereCovered(p.where, it)) {
 		return
 	}
+	if !readInOrder(p) {
+		return
+	}
 	p.direct = true
+}
+
+// readInOrder says whether the direct path's rows come in p's ORDER BY
+// order: no ORDER BY; a WHERE naming one whole key (at most one row);
+// or an ORDER BY of every primary-key column in the key's order,
+// ascending (NULLS LAST, and key columns hold no NULL), each of an
+// integer type, whose key encoding orders as the integers do, when the
+// rows are read in key order (a range or every row: the model's index
+// and the tree are in key order). A range read of a key with ORDER BY
+// it (`WHERE id BETWEEN $1 AND $2 ORDER BY id`) is then sent as stored.
+func readInOrder(p *plan) bool {
+	if len(p.order) == 0 {
+		return true
+	}
+	it := p.from[0]
+	t := it.table
+	if len(it.keyEq) > 0 {
+		return len(it.keyEq) == 1
+	}
+	if len(p.order) != len(t.KeyCols) {
+		return false
+	}
+	for i, k := range p.order {
+		c, ok := k.e.(*colExpr)
+		col := t.Columns[t.KeyCols[i]]
+		if !ok || k.desc || k.nullsFirst || c.idx != it.base+t.KeyCols[i] || c.t != col.TypeOID || !isIntType(c.t) || c.t == oidOID {
+			return false
+		}
+	}
+	return true
 }
 
 // whereCovered says whether the pushed-down key predicates of it are

@@ -102,7 +102,7 @@ func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
 			return err
 		}
 	}
-	if p.agg != nil {
+	if p.agg != nil && !p.agg.post {
 		err := p.runEngine(ex, limit, offset, emit)
 		if err != errNotEngine {
 			if err == nil {
@@ -200,7 +200,15 @@ func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
 	}
 	var err error
 	if p.grouping {
-		err = p.runGrouped(ex, e, final)
+		err = errNotEngine
+		if p.agg != nil && p.agg.post {
+			if err = p.runEngineGroups(ex, e, final); err == nil {
+				ex.sess.srv.engineRuns.Add(1)
+			}
+		}
+		if err == errNotEngine {
+			err = p.runGrouped(ex, e, final)
+		}
 	} else {
 		err = p.input(ex, func(row []Value) error {
 			e.row = row
