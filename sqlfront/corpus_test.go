@@ -289,6 +289,21 @@ var onDirect = map[string]bool{
 	"SELECT b, a FROM pairs WHERE a = 3 ORDER BY b":                                              false,
 }
 
+// onDirectBinary: corpus statements whose rows must be sent as stored
+// when every column is asked for in binary (integers converted to their
+// send form, text as it is), and some whose columns' binary forms the
+// direct path does not make.
+var onDirectBinary = map[string]bool{
+	"SELECT id, name FROM accounts WHERE id = 7":                                                 true,
+	"SELECT id FROM accounts WHERE id BETWEEN 10 AND 20":                                         true,
+	"SELECT id, name FROM accounts WHERE id BETWEEN 10 AND 20 ORDER BY id":                       true,
+	"SELECT id, account_id, amount, note FROM orders WHERE id BETWEEN $1 AND $1 + 9 ORDER BY id": true,
+	"SELECT id, note FROM orders WHERE id >= 290 ORDER BY id LIMIT 4 OFFSET 2":                   true,
+	"SELECT * FROM pairs WHERE a = 3 AND b = 'k5'":                                               true,
+	"SELECT * FROM accounts WHERE id = 1000":                                                     false, // numeric, float8, bool, date, … columns
+	"SELECT * FROM accounts ORDER BY id":                                                         false,
+}
+
 // corpusCatalog: catalog statements whose rows (not column types: the
 // information_schema's are domains) must match PostgreSQL's.
 var corpusCatalog = []string{
@@ -377,6 +392,9 @@ func TestCorpusMatchesPostgres(t *testing.T) {
 			got, gerr := run(sc)
 			if want, listed := onDirect[q]; listed && format == 0 && (r.srv.DirectRuns() > beforeDirect) != want {
 				t.Errorf("%s: rows sent as stored: %v, want %v", q, !want, want)
+			}
+			if want, listed := onDirectBinary[q]; listed && format == 1 && (r.srv.DirectRuns() > beforeDirect) != want {
+				t.Errorf("%s (binary): rows sent as stored: %v, want %v", q, !want, want)
 			}
 			if want, listed := onEngine[q]; listed && (r.srv.EngineRuns() > before) != want {
 				t.Errorf("%s (format %d): ran on the query engine: %v, want %v", q, format, !want, want)

@@ -222,3 +222,83 @@ func (p *plan) runDirect(ex *execCtx, limit, offset int64) error {
 	}
 	return err
 }
+
+// directFormats says whether the direct path can send p's columns in
+// formats from the stored texts: text always; binary for integer
+// columns (the text read and sent as int2send/int4send/int8send) and
+// text and varchar (whose send form is the text). A binary client
+// (pgx asks for integers in binary) then reads ranges as stored too.
+func directFormats(p *plan, formats []int16) bool {
+	for i, e := range p.targets {
+		if formatFor(formats, i) == 0 {
+			continue
+		}
+		switch t := e.typ(); {
+		case t == oidText || t == oidVarchar:
+		case isIntType(t) && intSendWidth(t) != 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// directSend is, per target of p, the width in bytes of its binary
+// integer form when formats ask for it in binary, else 0 (sent as
+// stored).
+func directSend(p *plan, formats []int16) []int {
+	w := make([]int, len(p.targets))
+	for i, e := range p.targets {
+		if formatFor(formats, i) != 0 && isIntType(e.typ()) {
+			w[i] = intSendWidth(e.typ())
+		}
+	}
+	return w
+}
+
+// intSendWidth is the size of integer type t's binary form (0: not
+// int2, int4 or int8).
+func intSendWidth(t uint32) int {
+	switch t {
+	case oidInt2:
+		return 2
+	case oidInt4:
+		return 4
+	case oidInt8:
+		return 8
+	}
+	return 0
+}
+
+// appendIntSend appends the big-endian w-byte form of the canonical
+// integer text txt (an optional '-', then digits); ok=false when txt is
+// not one or does not fit w bytes.
+func appendIntSend(dst []byte, w int, txt []byte) ([]byte, bool) {
+	neg := len(txt) > 0 && txt[0] == '-'
+	digits := txt
+	if neg {
+		digits = txt[1:]
+	}
+	if len(digits) == 0 || len(digits) > 19 {
+		return dst, false
+	}
+	var u uint64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return dst, false
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	limit := uint64(1) << (8*w - 1) // |min| of the type
+	if !neg && u >= limit || neg && u > limit {
+		return dst, false
+	}
+	v := u
+	if neg {
+		v = -u
+	}
+	for i := w - 1; i >= 0; i-- {
+		dst = append(dst, byte(v>>(8*i)))
+	}
+	return dst, true
+}
