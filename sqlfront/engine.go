@@ -418,16 +418,7 @@ func (p *plan) runEngineGroups(ex *execCtx, e *env, final func(*env) error) erro
 			}
 		}
 		e.row, e.aggs = row, aggs
-		if p.having != nil {
-			ok, err := p.having.eval(e)
-			if err != nil {
-				return err
-			}
-			if ok != true {
-				continue
-			}
-		}
-		if err := final(e); err != nil {
+		if err := p.groupDone(e, final); err != nil {
 			return err
 		}
 	}

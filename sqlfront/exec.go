@@ -726,20 +726,23 @@ func (p *plan) runGrouped(ex *execCtx, e *env, final func(*env) error) error {
 			}
 			e.aggs[i] = v
 		}
-		if p.having != nil {
-			ok, err := p.having.eval(e)
-			if err != nil {
-				return err
-			}
-			if ok != true {
-				continue
-			}
-		}
-		if err := final(e); err != nil {
+		if err := p.groupDone(e, final); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// groupDone hands the group in e (its row and aggregates set) to final
+// unless HAVING rejects it.
+func (p *plan) groupDone(e *env, final func(*env) error) error {
+	if p.having != nil {
+		ok, err := p.having.eval(e)
+		if err != nil || ok != true {
+			return err
+		}
+	}
+	return final(e)
 }
 
 func (p *plan) scopeWidth() []struct{} {
