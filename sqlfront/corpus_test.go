@@ -145,6 +145,24 @@ var corpus = []string{
 	"SELECT grp, count(*) FROM accounts GROUP BY grp ORDER BY grp NULLS FIRST",
 	"SELECT w, count(*) FROM words WHERE w LIKE 'ab%' GROUP BY w ORDER BY w",
 	"SELECT count(*) FROM words WHERE w LIKE 'ab\\_%'",
+	// Grouped statements with expressions over the groups: the engine groups and aggregates, the evaluator computes the rest.
+	"SELECT count(*), sum(amount)::text FROM orders",
+	"SELECT grp, count(*), sum(id)::text, min(id) FROM accounts GROUP BY grp HAVING sum(id) % 7 <> 0 ORDER BY grp",
+	"SELECT grp + 1, count(*) * 2, avg(balance) * 2, max(score) / 2 FROM accounts GROUP BY grp ORDER BY grp + 1 DESC NULLS LAST",
+	"SELECT code, max(id) - min(id) AS spread FROM accounts WHERE id > 3 GROUP BY code HAVING max(id) > 10 ORDER BY 2 DESC, 1 LIMIT 3 OFFSET 1",
+	"SELECT count(*) + 1, sum(id) IS NULL, coalesce(max(name), 'none') FROM accounts WHERE id < 0",
+	"SELECT count(*) * 2 FROM accounts HAVING count(*) % 2 = 0",
+	"SELECT upper(code), length(min(name)), sum(small) FROM accounts GROUP BY code HAVING sum(balance) > 0 ORDER BY upper(code)",
+	"SELECT grp, count(*) FROM accounts GROUP BY grp HAVING count(*) > avg(small)",
+	// Key-range reads in key order (sent as stored: onDirect), and orders the direct path does not read in.
+	"SELECT id, name FROM accounts WHERE id BETWEEN 10 AND 20 ORDER BY id",
+	"SELECT id, account_id, amount, note FROM orders WHERE id BETWEEN $1 AND $1 + 9 ORDER BY id",
+	"SELECT id, note FROM orders WHERE id >= 290 ORDER BY id LIMIT 4 OFFSET 2",
+	"SELECT id, name FROM accounts WHERE id = 7 ORDER BY name",
+	"SELECT id FROM accounts WHERE id >= 195 ORDER BY id DESC",
+	"SELECT id FROM accounts WHERE id IN (9, 1, 5) ORDER BY id",
+	"SELECT * FROM pairs WHERE a BETWEEN 2 AND 3 ORDER BY a, b",
+	"SELECT b, a FROM pairs WHERE a = 3 ORDER BY b",
 	// Non-grouped statements whose WHERE the engine's row scan runs (see onEngine), and some it must leave to the evaluator.
 	"SELECT id, name FROM accounts WHERE grp = 1 ORDER BY id",
 	"SELECT * FROM accounts WHERE score > 20.5 AND grp IN (1, 3) ORDER BY id",
@@ -202,7 +220,15 @@ var onEngine = map[string]bool{
 	"SELECT grp, count(*) FROM accounts WHERE id < $1 GROUP BY grp ORDER BY grp":                                                                         true,
 	"SELECT code, max(id) FROM accounts WHERE code IN ('c1', 'c2') GROUP BY code ORDER BY code":                                                          true,
 	"SELECT count(*) FROM accounts WHERE grp = NULL":                                                                                                     false, // a NULL constant: the evaluator
-	"SELECT grp, count(*) FROM accounts GROUP BY grp ORDER BY grp NULLS FIRST":                                                                           false,
+	"SELECT grp, count(*) FROM accounts GROUP BY grp ORDER BY grp NULLS FIRST":                                                                           true,  // the evaluator sorts the engine's groups
+	"SELECT count(*), sum(amount)::text FROM orders":                                                                                                     true,
+	"SELECT grp, count(*), sum(id)::text, min(id) FROM accounts GROUP BY grp HAVING sum(id) % 7 <> 0 ORDER BY grp":                                       true,
+	"SELECT grp + 1, count(*) * 2, avg(balance) * 2, max(score) / 2 FROM accounts GROUP BY grp ORDER BY grp + 1 DESC NULLS LAST":                         true,
+	"SELECT code, max(id) - min(id) AS spread FROM accounts WHERE id > 3 GROUP BY code HAVING max(id) > 10 ORDER BY 2 DESC, 1 LIMIT 3 OFFSET 1":          true,
+	"SELECT count(*) + 1, sum(id) IS NULL, coalesce(max(name), 'none') FROM accounts WHERE id < 0":                                                       true,
+	"SELECT count(*) * 2 FROM accounts HAVING count(*) % 2 = 0":                                                                                          true,
+	"SELECT upper(code), length(min(name)), sum(small) FROM accounts GROUP BY code HAVING sum(balance) > 0 ORDER BY upper(code)":                         true,
+	"SELECT grp, count(*) FROM accounts GROUP BY grp HAVING count(*) > avg(small)":                                                                       true,
 	"SELECT w, count(*) FROM words WHERE w LIKE 'ab%' GROUP BY w ORDER BY w":                                                                             true,
 	"SELECT count(*) FROM words WHERE w LIKE 'ab\\_%'":                                                                                                   false, // an escape in the pattern
 	"SELECT id, name FROM accounts WHERE grp = 1 ORDER BY id":                                                                                            true,
@@ -239,20 +265,43 @@ var onEngine = map[string]bool{
 // text format), and some that must not (their WHERE is more than the key
 // range, or a target is computed).
 var onDirect = map[string]bool{
-	"SELECT id, name FROM accounts WHERE id = 7":                                         true,
-	"SELECT id, name FROM accounts WHERE id = '7'":                                       true,
-	"SELECT * FROM accounts WHERE id = 1000":                                             true,
-	"SELECT id FROM accounts WHERE id BETWEEN 10 AND 20":                                 true,
-	"SELECT id FROM accounts WHERE id >= 195 AND id < 198":                               true,
-	"SELECT id FROM accounts WHERE id <= 3":                                              true,
-	"SELECT id FROM accounts WHERE 5 > id":                                               true,
-	"SELECT id FROM accounts WHERE id IN (1, 5, 9, 1000)":                                true,
-	"SELECT * FROM pairs WHERE a = 3 AND b = 'k5'":                                       true,
-	"SELECT id FROM accounts WHERE id > 195":                                             false, // > is read as >= and filtered
-	"SELECT id FROM accounts WHERE id NOT BETWEEN 10 AND 190":                            false,
-	"SELECT * FROM pairs WHERE a BETWEEN 2 AND 3 AND v > 50":                             false,
-	"SELECT id, id + 1, id * 2, id - 3, id / 3, id % 3, -id FROM accounts WHERE id < 10": false,
-	"SELECT * FROM accounts ORDER BY id":                                                 false,
+	"SELECT id, name FROM accounts WHERE id = 7":                                                 true,
+	"SELECT id, name FROM accounts WHERE id = '7'":                                               true,
+	"SELECT * FROM accounts WHERE id = 1000":                                                     true,
+	"SELECT id FROM accounts WHERE id BETWEEN 10 AND 20":                                         true,
+	"SELECT id FROM accounts WHERE id >= 195 AND id < 198":                                       true,
+	"SELECT id FROM accounts WHERE id <= 3":                                                      true,
+	"SELECT id FROM accounts WHERE 5 > id":                                                       true,
+	"SELECT id FROM accounts WHERE id IN (1, 5, 9, 1000)":                                        true,
+	"SELECT * FROM pairs WHERE a = 3 AND b = 'k5'":                                               true,
+	"SELECT id FROM accounts WHERE id > 195":                                                     false, // > is read as >= and filtered
+	"SELECT id FROM accounts WHERE id NOT BETWEEN 10 AND 190":                                    false,
+	"SELECT * FROM pairs WHERE a BETWEEN 2 AND 3 AND v > 50":                                     false,
+	"SELECT id, id + 1, id * 2, id - 3, id / 3, id % 3, -id FROM accounts WHERE id < 10":         false,
+	"SELECT * FROM accounts ORDER BY id":                                                         true, // read in key order
+	"SELECT id, name FROM accounts WHERE id BETWEEN 10 AND 20 ORDER BY id":                       true,
+	"SELECT id, account_id, amount, note FROM orders WHERE id BETWEEN $1 AND $1 + 9 ORDER BY id": true,
+	"SELECT id, note FROM orders WHERE id >= 290 ORDER BY id LIMIT 4 OFFSET 2":                   true,
+	"SELECT id, name FROM accounts WHERE id = 7 ORDER BY name":                                   true, // one row
+	"SELECT id FROM accounts WHERE id >= 195 ORDER BY id DESC":                                   false,
+	"SELECT id FROM accounts WHERE id IN (9, 1, 5) ORDER BY id":                                  false, // read in the list's order
+	"SELECT * FROM pairs WHERE a BETWEEN 2 AND 3 ORDER BY a, b":                                  false, // b: text, ordered by its collation
+	"SELECT b, a FROM pairs WHERE a = 3 ORDER BY b":                                              false,
+}
+
+// onDirectBinary: corpus statements whose rows must be sent as stored
+// when every column is asked for in binary (integers converted to their
+// send form, text as it is), and some whose columns' binary forms the
+// direct path does not make.
+var onDirectBinary = map[string]bool{
+	"SELECT id, name FROM accounts WHERE id = 7":                                                 true,
+	"SELECT id FROM accounts WHERE id BETWEEN 10 AND 20":                                         true,
+	"SELECT id, name FROM accounts WHERE id BETWEEN 10 AND 20 ORDER BY id":                       true,
+	"SELECT id, account_id, amount, note FROM orders WHERE id BETWEEN $1 AND $1 + 9 ORDER BY id": true,
+	"SELECT id, note FROM orders WHERE id >= 290 ORDER BY id LIMIT 4 OFFSET 2":                   true,
+	"SELECT * FROM pairs WHERE a = 3 AND b = 'k5'":                                               true,
+	"SELECT * FROM accounts WHERE id = 1000":                                                     false, // numeric, float8, bool, date, … columns
+	"SELECT * FROM accounts ORDER BY id":                                                         false,
 }
 
 // corpusCatalog: catalog statements whose rows (not column types: the
@@ -343,6 +392,9 @@ func TestCorpusMatchesPostgres(t *testing.T) {
 			got, gerr := run(sc)
 			if want, listed := onDirect[q]; listed && format == 0 && (r.srv.DirectRuns() > beforeDirect) != want {
 				t.Errorf("%s: rows sent as stored: %v, want %v", q, !want, want)
+			}
+			if want, listed := onDirectBinary[q]; listed && format == 1 && (r.srv.DirectRuns() > beforeDirect) != want {
+				t.Errorf("%s (binary): rows sent as stored: %v, want %v", q, !want, want)
 			}
 			if want, listed := onEngine[q]; listed && (r.srv.EngineRuns() > before) != want {
 				t.Errorf("%s (format %d): ran on the query engine: %v, want %v", q, format, !want, want)

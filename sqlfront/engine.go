@@ -30,6 +30,14 @@ type aggPlan struct {
 	having  *qexpr
 	order   []query.Order
 	out     []int // per target: its result column
+	// post: the engine computes the groups and aggregates only; the
+	// evaluator computes the select list, HAVING, ORDER BY, OFFSET and
+	// LIMIT over them (runEngineGroups). groupCols[g] is GROUP BY
+	// column g's index in the table, aggOf[i] the result column of the
+	// plan's aggregate i.
+	post      bool
+	groupCols []int
+	aggOf     []int
 }
 
 // qexpr is a query.Expr whose values are constant expressions of the plan
@@ -172,14 +180,16 @@ func (pl *planner) planEngine() {
 	for _, t := range p.targets {
 		_, res, _, ok := output(t)
 		if !ok {
-			return
+			a.post = true
+			break
 		}
 		a.out = append(a.out, res)
 	}
 	for _, k := range p.order {
 		name, _, _, ok := output(k.e)
 		if !ok || k.nullsFirst != k.desc {
-			return
+			a.post = true
+			break
 		}
 		a.order = append(a.order, query.Order{Key: name, Desc: k.desc})
 	}
@@ -194,16 +204,59 @@ func (pl *planner) planEngine() {
 			return
 		}
 	}
-	if p.having != nil {
+	if p.having != nil && !a.post {
+		// numeric outputs (sum(bigint), avg) stay on the evaluator.
 		if a.having = pl.engineExpr(p.having, func(e expr) (string, uint32, bool) {
 			name, _, t, ok := output(e)
-			// numeric outputs (sum(bigint), avg) stay on the evaluator.
 			return name, t, ok && (isIntType(t) || t == oidFloat8 || t == oidText)
 		}); a.having == nil {
+			a.post = true
+		}
+	}
+	if a.post {
+		// The evaluator computes the select list, HAVING and ORDER BY
+		// over the engine's groups (runEngineGroups): they may read
+		// only the aggregates and the GROUP BY columns, the values a
+		// group row of the engine holds.
+		a.out, a.order, a.having = nil, nil, nil
+		for _, e := range p.targets {
+			if !onlyGroupCols(e, groupIdx) {
+				return
+			}
+		}
+		for _, k := range p.order {
+			if !onlyGroupCols(k.e, groupIdx) {
+				return
+			}
+		}
+		if p.having != nil && !onlyGroupCols(p.having, groupIdx) {
 			return
+		}
+		a.aggOf = make([]int, len(p.aggs))
+		for i, n := range aggName {
+			a.aggOf[i] = len(a.groupBy) + aggIdx[n]
+		}
+		a.groupCols = make([]int, len(a.groupBy))
+		for c, g := range groupIdx {
+			a.groupCols[g] = c
 		}
 	}
 	p.agg = a
+}
+
+// onlyGroupCols says whether the after-grouping expression e reads no
+// column but the GROUP BY columns in groupIdx (aggregates are leaves:
+// their arguments are the engine's).
+func onlyGroupCols(e expr, groupIdx map[int]int) bool {
+	ok := true
+	walk(e, func(x expr) {
+		if c, isCol := x.(*colExpr); isCol {
+			if _, in := groupIdx[c.idx]; !in {
+				ok = false
+			}
+		}
+	})
+	return ok
 }
 
 // sameKind says whether values of types a and b compare as the engine
@@ -305,56 +358,10 @@ func (pl *planner) engineExpr(e expr, operand func(expr) (string, uint32, bool))
 // offset and stopping after limit (−1: none). errNotEngine: the caller
 // runs the evaluator instead.
 func (p *plan) runEngine(ex *execCtx, limit, offset int64, emit func([]Value) error) error {
-	e := &env{params: ex.params, ex: ex}
 	a := p.agg
-	req := query.Request{Aggs: a.aggs, GroupBy: a.groupBy, OrderBy: a.order}
-	var err error
-	if req.Where, err = a.where.build(e); err != nil {
-		return err
-	}
-	if req.Having, err = a.having.build(e); err != nil {
-		return err
-	}
-	if limit >= 0 {
-		if limit+offset > int64(^uint32(0)>>1) {
-			return errNotEngine
-		}
-		req.Limit = int(limit + offset)
-	}
-	it := p.from[0]
-	if err := ex.ctx.Err(); err != nil {
-		return err
-	}
-	v, err := ex.sess.versionFor(ex.ctx, it.asOf)
+	res, err := p.engineResult(ex, &env{params: ex.params, ex: ex}, limit, offset)
 	if err != nil {
 		return err
-	}
-	t, err := ex.src.Table(ex.ctx, v, it.table.Name)
-	if err != nil {
-		return err
-	}
-	if !sameColumns(&t, it.table) {
-		return errReplan
-	}
-	res, err := ex.src.Aggregate(membudget.WithAccount(ex.ctx, ex.mem), v, &t, req)
-	if errors.Is(err, query.ErrBadRequest) {
-		return errNotEngine
-	}
-	if cerr := ex.ctx.Err(); cerr != nil {
-		return cerr // cancel or statement_timeout: the run stopped within a page per worker
-	}
-	if merr := ex.memError(err); merr != nil {
-		return merr // memory.query: 53200
-	}
-	var se *Error
-	if errors.As(err, &se) {
-		return se // the source's own answer (errReplan after a resync)
-	}
-	if err != nil {
-		// A type catalog error keeps its SQLSTATE (0A000: a float sum
-		// whose value depends on the order of rows); others are XX000,
-		// or XX001 for a damaged page.
-		return toError(typesErr(err))
 	}
 	for r := range res.Rows {
 		if offset > 0 {
@@ -378,6 +385,101 @@ func (p *plan) runEngine(ex *execCtx, limit, offset int64, emit func([]Value) er
 		}
 	}
 	return nil
+}
+
+// runEngineGroups is runGrouped with the engine computing the groups
+// and aggregates (p.agg.post): for every group it sets e.row (the GROUP
+// BY columns' values, the other columns NULL: nothing after grouping
+// reads them) and e.aggs, applies HAVING and hands the group to final,
+// as runGrouped does. errNotEngine (before any group): the caller runs
+// runGrouped instead.
+func (p *plan) runEngineGroups(ex *execCtx, e *env, final func(*env) error) error {
+	a := p.agg
+	res, err := p.engineResult(ex, e, -1, 0)
+	if err != nil {
+		return err
+	}
+	cols := p.from[0].table.Columns
+	for r := range res.Rows {
+		row := make([]Value, len(cols))
+		for g, c := range a.groupCols {
+			if txt, ok := res.Text(r, g); ok {
+				if row[c], err = fromText(cols[c].TypeOID, &txt); err != nil {
+					return err
+				}
+			}
+		}
+		aggs := make([]Value, len(p.aggs))
+		for i, rc := range a.aggOf {
+			if txt, ok := res.Text(r, rc); ok {
+				if aggs[i], err = fromText(p.aggs[i].t, &txt); err != nil {
+					return err
+				}
+			}
+		}
+		e.row, e.aggs = row, aggs
+		if err := p.groupDone(e, final); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// engineResult runs the engine's part of p for one execution: WHERE,
+// the groups and aggregates and, unless p.agg.post, HAVING, ORDER BY
+// and the first limit+offset rows (limit −1: all).
+func (p *plan) engineResult(ex *execCtx, e *env, limit, offset int64) (*query.Result, error) {
+	a := p.agg
+	req := query.Request{Aggs: a.aggs, GroupBy: a.groupBy, OrderBy: a.order}
+	var err error
+	if req.Where, err = a.where.build(e); err != nil {
+		return nil, err
+	}
+	if req.Having, err = a.having.build(e); err != nil {
+		return nil, err
+	}
+	if limit >= 0 {
+		if limit+offset > int64(^uint32(0)>>1) {
+			return nil, errNotEngine
+		}
+		req.Limit = int(limit + offset)
+	}
+	it := p.from[0]
+	if err := ex.ctx.Err(); err != nil {
+		return nil, err
+	}
+	v, err := ex.sess.versionFor(ex.ctx, it.asOf)
+	if err != nil {
+		return nil, err
+	}
+	t, err := ex.src.Table(ex.ctx, v, it.table.Name)
+	if err != nil {
+		return nil, err
+	}
+	if !sameColumns(&t, it.table) {
+		return nil, errReplan
+	}
+	res, err := ex.src.Aggregate(membudget.WithAccount(ex.ctx, ex.mem), v, &t, req)
+	if errors.Is(err, query.ErrBadRequest) {
+		return nil, errNotEngine
+	}
+	if cerr := ex.ctx.Err(); cerr != nil {
+		return nil, cerr // cancel or statement_timeout: the run stopped within a page per worker
+	}
+	if merr := ex.memError(err); merr != nil {
+		return nil, merr // memory.query: 53200
+	}
+	var se *Error
+	if errors.As(err, &se) {
+		return nil, se // the source's own answer (errReplan after a resync)
+	}
+	if err != nil {
+		// A type catalog error keeps its SQLSTATE (0A000: a float sum
+		// whose value depends on the order of rows); others are XX000,
+		// or XX001 for a damaged page.
+		return nil, toError(typesErr(err))
+	}
+	return res, nil
 }
 
 // engineCell is a value the query engine computed, with the text it

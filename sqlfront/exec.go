@@ -102,7 +102,7 @@ func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
 			return err
 		}
 	}
-	if p.agg != nil {
+	if p.agg != nil && !p.agg.post {
 		err := p.runEngine(ex, limit, offset, emit)
 		if err != errNotEngine {
 			if err == nil {
@@ -200,7 +200,15 @@ func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
 	}
 	var err error
 	if p.grouping {
-		err = p.runGrouped(ex, e, final)
+		err = errNotEngine
+		if p.agg != nil && p.agg.post {
+			if err = p.runEngineGroups(ex, e, final); err == nil {
+				ex.sess.srv.engineRuns.Add(1)
+			}
+		}
+		if err == errNotEngine {
+			err = p.runGrouped(ex, e, final)
+		}
 	} else {
 		err = p.input(ex, func(row []Value) error {
 			e.row = row
@@ -718,20 +726,23 @@ func (p *plan) runGrouped(ex *execCtx, e *env, final func(*env) error) error {
 			}
 			e.aggs[i] = v
 		}
-		if p.having != nil {
-			ok, err := p.having.eval(e)
-			if err != nil {
-				return err
-			}
-			if ok != true {
-				continue
-			}
-		}
-		if err := final(e); err != nil {
+		if err := p.groupDone(e, final); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// groupDone hands the group in e (its row and aggregates set) to final
+// unless HAVING rejects it.
+func (p *plan) groupDone(e *env, final func(*env) error) error {
+	if p.having != nil {
+		ok, err := p.having.eval(e)
+		if err != nil || ok != true {
+			return err
+		}
+	}
+	return final(e)
 }
 
 func (p *plan) scopeWidth() []struct{} {

@@ -56,7 +56,14 @@ func explainPlan(p *plan) *plan {
 	}
 	switch {
 	case p.agg != nil:
+		if p.agg.post && len(p.order) > 0 {
+			add(depth, "Sort (evaluator)")
+			depth++
+		}
 		add(depth, "Aggregate on the query engine (vectorized; the evaluator when an execution cannot run there)")
+		if p.agg.post {
+			lines = append(lines, indent(depth)+"  Output and HAVING: evaluator, over the engine's groups")
+		}
 		if len(p.agg.groupBy) > 0 {
 			lines = append(lines, indent(depth)+"  Group Key: "+strings.Join(p.agg.groupBy, ", "))
 		}

@@ -685,8 +685,8 @@ func (s *session) run1(ctx context.Context, p *plan, params []Value, formats []i
 	ex := &execCtx{ctx: ctx, src: s.srv.src, sess: s, params: params}
 	var buffered [][]Value
 	n := 0
-	if p.direct && maxRows <= 0 && allText(formats, len(p.targets)) {
-		ex.raw = s.directRows(p, &n)
+	if p.direct && maxRows <= 0 && directFormats(p, formats) {
+		ex.raw = s.directRows(p, formats, &n)
 	}
 	err := p.run(ex, func(row []Value) error {
 		if maxRows > 0 && n >= maxRows {
@@ -799,19 +799,10 @@ func (s *session) rowDescription(p *plan, formats []int16) *pgproto3.RowDescript
 	return rd
 }
 
-// allText says whether every one of n result columns is in text format.
-func allText(formats []int16, n int) bool {
-	for i := 0; i < n; i++ {
-		if formatFor(formats, i) != 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // directRows sends the stored rows of a direct plan (direct.go): each
-// target's value is the row's bytes for its column, counted in *n.
-func (s *session) directRows(p *plan, n *int) func(row []byte) error {
+// target's value is the row's bytes for its column (an integer asked for
+// in binary: its send form, directSend), counted in *n.
+func (s *session) directRows(p *plan, formats []int16, n *int) func(row []byte) error {
 	idx := make([]int, len(p.targets))
 	for i, e := range p.targets {
 		idx[i] = e.(*colExpr).idx
@@ -819,6 +810,8 @@ func (s *session) directRows(p *plan, n *int) func(row []byte) error {
 	width := len(p.from[0].table.Columns)
 	cols := make([][]byte, width)
 	vals := make([][]byte, len(idx))
+	send := directSend(p, formats)
+	buf := make([]byte, 0, 8*len(idx))
 	return func(row []byte) error {
 		clear(cols)
 		it := rowenc.NewIter(row)
@@ -830,8 +823,18 @@ func (s *session) directRows(p *plan, n *int) func(row []byte) error {
 		if err := it.Err(); err != nil {
 			return errf(codeInternal, -1, "stored row: %v", err)
 		}
+		buf = buf[:0]
 		for i, c := range idx {
-			vals[i] = cols[c]
+			v := cols[c]
+			if w := send[i]; w != 0 && v != nil {
+				at := len(buf)
+				var ok bool
+				if buf, ok = appendIntSend(buf, w, v); !ok {
+					return errf(codeInternal, -1, "stored integer %q", v)
+				}
+				v = buf[at:]
+			}
+			vals[i] = v
 		}
 		s.sendRow(vals)
 		if *n++; *n%256 == 0 {
