@@ -48,17 +48,24 @@ var ownFuncs = map[string]bool{"coalesce": true, "greatest": true, "least": true
 // literals and parameters take the chosen overload's parameter types;
 // other arguments are converted by the library when the call runs.
 func (b *binder) libraryCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, error) {
-	if f.FuncVariadic {
-		return nil, unsupported("VARIADIC in a function call", f.Location)
-	}
 	out := &Func{Name: name}
-	argTypes := make([]OID, len(f.Args))
-	for i, a := range f.Args {
-		e, err := b.expr(a, sc, ctx)
-		if err != nil {
-			return nil, err
+	if f.FuncVariadic {
+		args, value, err := b.variadicArgs(name, f, sc, ctx) // variadic.go
+		if err != nil || value != nil {
+			return value, err
 		}
-		out.Args = append(out.Args, e)
+		out.Args = args
+	} else {
+		for _, a := range f.Args {
+			e, err := b.expr(a, sc, ctx)
+			if err != nil {
+				return nil, err
+			}
+			out.Args = append(out.Args, e)
+		}
+	}
+	argTypes := make([]OID, len(out.Args))
+	for i, e := range out.Args {
 		argTypes[i] = e.Type().OID
 	}
 	call, err := b.functions().Resolve(name, argTypes)
