@@ -173,6 +173,8 @@ func (c *compiler) subquery(x *plan.Subquery) (vexpr, error) {
 			}
 			return nil
 		}, nil
+	case plan.SubArray:
+		return c.arraySubquery(x, results) // arraysub.go
 	case plan.SubAny, plan.SubAll:
 		if len(x.RowLeft) > 0 {
 			return c.rowSubquery(x, results)

@@ -435,6 +435,8 @@ func (b *binder) subLink(sl *pg.SubLink, sc *scope, ctx *exprCtx) (Scalar, error
 		}
 		sq.Kind, sq.T = SubScalar, b.md.Column(cols[0]).Type
 		return sq, nil
+	case pg.SubLinkType_ARRAY_SUBLINK:
+		return b.arraySubLink(sq, cols, sl.Location) // array.go
 	case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
 		if row := sl.Testexpr.GetRowExpr(); row != nil && len(row.Args) > 1 {
 			return b.rowSubLink(sl, row.Args, sq, cols, sc, ctx)
