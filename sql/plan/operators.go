@@ -326,16 +326,58 @@ func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, erro
 // aggCall binds an aggregate call: its arguments are bound at this level,
 // it becomes an AggExpr of the level, and the expression reads its
 // column.
+//
+// An aggregate in a subquery whose arguments (and FILTER) read columns
+// of the enclosing query only is that query's aggregate, as in
+// PostgreSQL: select (select max(0) filter (where o.b)) from o is one
+// row (outerAgg).
 func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, error) {
-	if ctx.aggs == nil {
-		return nil, errorf(CodeGrouping, "aggregate functions are not allowed in %s", ctx.clause).at(f.Location)
-	}
 	if ctx.inAgg {
 		return nil, errorf(CodeGrouping, "aggregate function calls cannot be nested").at(f.Location)
 	}
+	ph, saved := outerAggScope(sc)
+	ae, label, err := b.bindAgg(name, f, sc, &exprCtx{clause: ctx.clause, aggs: &aggState{}})
+	if err != nil {
+		return nil, err
+	}
+	target := ctx
+	moved := ph != nil && b.outerAgg(sc, ph, ae)
+	if moved {
+		target = ph.subCtx
+	}
+	if target.aggs == nil {
+		return nil, errorf(CodeGrouping, "aggregate functions are not allowed in %s", target.clause).at(f.Location)
+	}
+	if target.inAgg {
+		return nil, errorf(CodeGrouping, "aggregate function calls cannot be nested").at(f.Location)
+	}
+	for _, o := range target.aggs.list {
+		if b.md.Column(o.Col).Name == label {
+			ae = o // the same call: computed once
+			break
+		}
+	}
+	if ae.Col == 0 {
+		ae.Col = b.md.Add(ColumnMeta{Name: label, Type: ae.T})
+		target.aggs.list = append(target.aggs.list, ae)
+	}
+	col := ae.Col
+	if moved {
+		// The subquery reads the aggregate's column of the enclosing
+		// level, not the columns its arguments read there.
+		sc.outer, ph.outer = saved[0], saved[1]
+		sc.outer.Add(col)
+		ph.outer.Add(col)
+	}
+	return &ColRef{ID: col, T: ae.T}, nil
+}
+
+// bindAgg binds an aggregate call at sc's level, and gives its text (the
+// name of its column); aggCall decides the level it belongs to.
+func (b *binder) bindAgg(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (AggExpr, string, error) {
 	extra := b.isExtraAgg(name)
 	if len(f.AggOrder) > 0 && OrderedAggArgs(name) == 0 && !extra {
-		return nil, unsupported("ORDER BY inside an aggregate", f.Location)
+		return AggExpr{}, "", unsupported("ORDER BY inside an aggregate", f.Location)
 	}
 	inner := &exprCtx{clause: ctx.clause, aggs: ctx.aggs, inAgg: true}
 	ae := AggExpr{Name: name, Distinct: f.AggDistinct}
@@ -343,29 +385,29 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 	for _, a := range f.Args {
 		e, err := b.expr(a, sc, inner)
 		if err != nil {
-			return nil, err
+			return AggExpr{}, "", err
 		}
 		ae.Args = append(ae.Args, e)
 		arg = e.Type()
 	}
 	if f.AggStar {
 		if name != "count" {
-			return nil, errorf(CodeSyntax, "%s(*) specified, but %s is not an aggregate function taking no arguments", name, name).at(f.Location)
+			return AggExpr{}, "", errorf(CodeSyntax, "%s(*) specified, but %s is not an aggregate function taking no arguments", name, name).at(f.Location)
 		}
 	} else if extra {
 		if err := b.extraAgg(name, &ae, f, sc, inner); err != nil {
-			return nil, err // aggextra.go
+			return AggExpr{}, "", err // aggextra.go
 		}
 	} else if len(ae.Args) != max(1, OrderedAggArgs(name)) {
-		return nil, errorf(CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(ae.Args)).at(f.Location)
+		return AggExpr{}, "", errorf(CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(ae.Args)).at(f.Location)
 	}
 	if name == "array_agg" {
 		if err := b.arrayAgg(&ae, f, sc, inner); err != nil {
-			return nil, err // array.go
+			return AggExpr{}, "", err // array.go
 		}
 	} else if OrderedAggArgs(name) > 0 {
 		if err := b.jsonAgg(&ae, f, sc, inner); err != nil {
-			return nil, err // jsonagg.go
+			return AggExpr{}, "", err // jsonagg.go
 		}
 	}
 	if len(ae.Args) == 1 && arg.OID == Unknown && !extra {
@@ -375,16 +417,16 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 	if f.AggFilter != nil {
 		e, err := b.expr(f.AggFilter, sc, inner)
 		if err != nil {
-			return nil, err
+			return AggExpr{}, "", err
 		}
 		if ae.Filter, err = boolean(e, "FILTER"); err != nil {
-			return nil, err
+			return AggExpr{}, "", err
 		}
 	}
 	if !extra {
 		t, err := aggResult(name, arg.OID)
 		if err != nil {
-			return nil, err.(*Error).at(f.Location)
+			return AggExpr{}, "", err.(*Error).at(f.Location)
 		}
 		ae.T = T(t) // an aggregate's result has no typmod
 	}
@@ -404,20 +446,13 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 	if ae.Filter != nil {
 		sb.WriteString(" FILTER (WHERE " + FormatScalar(ae.Filter, b.md) + ")")
 	}
-	for _, o := range ctx.aggs.list {
-		if b.md.Column(o.Col).Name == sb.String() {
-			return &ColRef{ID: o.Col, T: o.T}, nil // the same call: computed once
-		}
-	}
-	ae.Col = b.md.Add(ColumnMeta{Name: sb.String(), Type: ae.T})
-	ctx.aggs.list = append(ctx.aggs.list, ae)
-	return &ColRef{ID: ae.Col, T: ae.T}, nil
+	return ae, sb.String(), nil
 }
 
 // subLink binds a subquery in an expression at a new query level whose
 // unresolved names are looked up in sc (correlation).
 func (b *binder) subLink(sl *pg.SubLink, sc *scope, ctx *exprCtx) (Scalar, error) {
-	child := &scope{parent: sc}
+	child := &scope{parent: sc, subCtx: ctx}
 	rel, cols, _, err := b.bindSelect(sl.Subselect.GetSelectStmt(), child)
 	if err != nil {
 		return nil, err
