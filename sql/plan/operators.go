@@ -335,24 +335,33 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 	if ctx.inAgg {
 		return nil, errorf(CodeGrouping, "aggregate function calls cannot be nested").at(f.Location)
 	}
-	ph, saved := outerAggScope(sc)
+	levels := outerAggLevels(sc) // outeragg.go
 	ae, label, err := b.bindAgg(name, f, sc, &exprCtx{clause: ctx.clause, aggs: &aggState{}})
 	if err != nil {
 		return nil, err
 	}
-	target := ctx
-	moved := ph != nil && b.outerAgg(sc, ph, ae)
-	if moved {
-		target = ph.subCtx
+	return b.placeAgg(ae, label, ctx, levels, f.Location)
+}
+
+// placeAgg adds ae (of text label) to the aggregates of its level:
+// ctx's, or an enclosing query's (outerAggTarget), and gives the
+// expression reading it.
+func (b *binder) placeAgg(ae AggExpr, label string, ctx *exprCtx, levels *aggLevels, loc int32) (Scalar, error) {
+	target, moved := ctx, func(ColumnID) {}
+	if t, fix := b.outerAggTarget(levels, ae); t != nil {
+		target, moved = t, fix
 	}
 	if target.aggs == nil {
-		return nil, errorf(CodeGrouping, "aggregate functions are not allowed in %s", target.clause).at(f.Location)
+		if ae.Name == "grouping" {
+			return nil, errorf(CodeGrouping, "grouping operations are not allowed in %s", target.clause).at(loc)
+		}
+		return nil, errorf(CodeGrouping, "aggregate functions are not allowed in %s", target.clause).at(loc)
 	}
 	if target.inAgg {
-		return nil, errorf(CodeGrouping, "aggregate function calls cannot be nested").at(f.Location)
+		return nil, errorf(CodeGrouping, "aggregate function calls cannot be nested").at(loc)
 	}
 	for _, o := range target.aggs.list {
-		if b.md.Column(o.Col).Name == label {
+		if b.md.Column(o.Col).Name == label && ae.Name != "grouping" {
 			ae = o // the same call: computed once
 			break
 		}
@@ -361,15 +370,8 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 		ae.Col = b.md.Add(ColumnMeta{Name: label, Type: ae.T})
 		target.aggs.list = append(target.aggs.list, ae)
 	}
-	col := ae.Col
-	if moved {
-		// The subquery reads the aggregate's column of the enclosing
-		// level, not the columns its arguments read there.
-		sc.outer, ph.outer = saved[0], saved[1]
-		sc.outer.Add(col)
-		ph.outer.Add(col)
-	}
-	return &ColRef{ID: col, T: ae.T}, nil
+	moved(ae.Col)
+	return &ColRef{ID: ae.Col, T: ae.T}, nil
 }
 
 // bindAgg binds an aggregate call at sc's level, and gives its text (the

@@ -1,32 +1,38 @@
 package plan
 
-// An aggregate in a subquery of an expression belongs to the query level
-// of the columns its arguments, ORDER BY and FILTER read (PostgreSQL's
-// agglevelsup): when they are all columns of the enclosing query, it is
-// computed there, once per group of that query, and the subquery reads
-// its value as an outer column. The binder moves it when every column
-// read is of the directly enclosing level; aggregates reading columns of
-// both levels, of levels further out, or no column at all stay at the
-// subquery's level.
+// An aggregate or GROUPING() in a subquery of an expression belongs to
+// the query level of the columns its arguments, ORDER BY and FILTER read
+// (PostgreSQL's agglevelsup): when they are all columns of one enclosing
+// query, it is computed there, once per group of that query, and the
+// subquery reads its value as an outer column. The binder moves it when
+// every column read is of the same enclosing level; one reading columns
+// of several levels, or no column at all, stays at the subquery's level.
 
-// outerAggScope is the scope between sc's query level and the expression
-// holding it, when sc's level is a subquery in an expression (nil: not
-// one), and sc's and that scope's outer columns before an aggregate is
-// bound (restored when it moves out).
-func outerAggScope(sc *scope) (*scope, [2]ColSet) {
-	var saved [2]ColSet
-	ph := sc.parent
-	if ph == nil || ph.subCtx == nil || ph.parent == nil || len(ph.items) > 0 {
-		return nil, saved
-	}
-	saved[0].AddSet(sc.outer)
-	saved[1].AddSet(ph.outer)
-	return ph, saved
+// aggLevels are the scopes from an aggregate's scope out to the root,
+// with their outer columns before the aggregate's arguments were bound
+// (restored when it moves out: the subquery then reads the aggregate's
+// column, not those its arguments read).
+type aggLevels struct {
+	chain []*scope
+	saved []ColSet
 }
 
-// outerAgg says whether ae, bound at sc's level, reads columns of the
-// enclosing level (the items of ph.parent) and no others.
-func (b *binder) outerAgg(sc, ph *scope, ae AggExpr) bool {
+// outerAggLevels notes sc's chain of scopes before an aggregate is bound.
+func outerAggLevels(sc *scope) *aggLevels {
+	l := &aggLevels{}
+	for s := sc; s != nil; s = s.parent {
+		var c ColSet
+		c.AddSet(s.outer)
+		l.chain, l.saved = append(l.chain, s), append(l.saved, c)
+	}
+	return l
+}
+
+// target is the context of the expression holding the subquery whose
+// enclosing level ae belongs to, nil when ae stays at its own level; it
+// fixes the outer columns of the scopes in between (they read col, the
+// aggregate's column, instead), given by set once col is known.
+func (b *binder) outerAggTarget(l *aggLevels, ae AggExpr) (*exprCtx, func(col ColumnID)) {
 	var read ColSet
 	note := func(s Scalar) {
 		if s == nil {
@@ -49,15 +55,24 @@ func (b *binder) outerAgg(sc, ph *scope, ae AggExpr) bool {
 	}
 	note(ae.Filter)
 	if read.Len() == 0 {
-		return false
+		return nil, nil
 	}
-	outer := itemCols(ph.parent.items)
-	for _, id := range read.Sorted() {
-		if !outer.Has(id) {
-			return false
+	// A subquery in an expression is bound in a scope without items
+	// holding the expression's context (subLink), whose parent is the
+	// scope of the level holding the expression.
+	for i := 0; i+2 < len(l.chain); i++ {
+		ph := l.chain[i+1]
+		if ph.subCtx == nil || len(ph.items) > 0 || !read.SubsetOf(itemCols(l.chain[i+2].items)) {
+			continue
+		}
+		return ph.subCtx, func(col ColumnID) {
+			for k := 0; k <= i+1; k++ {
+				l.chain[k].outer = l.saved[k]
+				l.chain[k].outer.Add(col)
+			}
 		}
 	}
-	return true
+	return nil, nil
 }
 
 // itemCols are the columns of FROM items (those of the items inside

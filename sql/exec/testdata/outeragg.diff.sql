@@ -13,3 +13,12 @@ select grp, (select array_agg(w.x order by w.x) from t1) from w group by grp ord
 select (select string_agg(o.name, ',' order by o.name)) from t3 o;
 select id, (select max(t3.n + nums.id) from t3) from nums order by id;
 select (select count(o.n) from t3 i where i.n > 20) from t2 o;
+-- GROUPING() of the enclosing query's expressions, and aggregates two
+-- levels out (regression groupingsets.sql).
+select (select grouping(v1)) from (values ((select 1))) v(v1) group by cube(v1);
+select (select grouping(v1)) from (values ((select 1))) v(v1) group by v1;
+select grp, (select grouping(w.grp)) from w group by rollup (grp) order by 1, 2;
+select (select (select grouping(a,b) from (values (1)) v2(c)) from (values (1,2)) v1(a,b) group by (a,b)) from (values(6,7)) v3(e,f) group by rollup(e,f);
+select (select (select grouping(e,f) from (values (1)) v2(c)) from (values (1,2)) v1(a,b) group by (a,b)) from (values(6,7)) v3(e,f) group by rollup(e,f);
+select (select (select sum(o.n) from t1) from t3) from t2 o;
+select name, (select (select max(o.n) + t1.n from t1)) from t2 o group by name order by name;
