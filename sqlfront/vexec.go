@@ -203,19 +203,12 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	return nil
 }
 
-// vecNameErrors are the binder's errors about functions and types
-// (undefined function, ambiguous function, not an aggregate, datatype
-// mismatch) answered instead of the flat planner's refusal. Others, such
-// as an undefined relation, are not: the flat planner resolves names the
-// binder does not know (catalog relations it refuses to read whole).
-var vecNameErrors = map[string]bool{"42883": true, "42725": true, "42809": true, "42804": true}
-
 // betterRefusal is the refusal to answer when both paths refuse. The
 // flat planner refuses first, naming the first construct it lacks (often
 // one sql/exec runs: a subquery in FROM, an array type, WITH, …), so when
 // it refused with 0A000 the answer is the new path's refusal, which names
-// what the engine that would run the statement lacks: its 0A000, or its
-// error about a function or type it does not know (vecNameErrors). The flat
+// what the engine that would run the statement lacks (its 0A000; its
+// other errors, such as a name it does not resolve, are not answered). The flat
 // planner's error stands when it was not a refusal (a function it does
 // not know: the new path's refusal is given only if it is a 0A000) and
 // when the new path failed otherwise (a data error while folding
@@ -228,7 +221,7 @@ func betterRefusal(old *Error, err error) error {
 	var te *types.Error
 	var e *Error
 	switch {
-	case errors.As(err, &pe) && (pe.Code == codeUnsupported || vecNameErrors[pe.Code] && old.Code == codeUnsupported):
+	case errors.As(err, &pe) && pe.Code == codeUnsupported:
 		e = &Error{Code: pe.Code, Pos: int(pe.Position) - 1, Msg: pe.Message, Detail: pe.Detail, Hint: pe.Hint}
 	case errors.As(err, &te) && te.Code == codeUnsupported:
 		e = &Error{Code: te.Code, Pos: -1, Msg: te.Message}
