@@ -104,10 +104,14 @@ func (c *vecCatalog) tableRef(schema, name, ref string) *lplan.TableDef {
 
 // planVectorized plans a SELECT the flat planner refused (refusal) for
 // sql/exec. It returns refusal when the new path cannot answer it
-// exactly either.
+// exactly either, or the new path's own refusal when that names what is
+// really missing (betterRefusal). Besides its 0A000 refusals, the flat
+// planner's "function does not exist" and "cannot use a value of type"
+// go to sql/exec too: it knows functions and casts the flat planner does
+// not.
 func (pl *planner) planVectorized(stmt *pg.Node, declared []uint32, refusal error) error {
 	var fe *Error
-	if !errors.As(refusal, &fe) || fe.Code != codeUnsupported || !pl.asOfPlannable() || factsRefusal(fe) {
+	if !errors.As(refusal, &fe) || !vecRetries(fe.Code) || !pl.asOfPlannable() || factsRefusal(fe) {
 		return refusal
 	}
 	return pl.planVec(stmt, declared, func(err error) error {
@@ -116,6 +120,13 @@ func (pl *planner) planVectorized(stmt *pg.Node, declared []uint32, refusal erro
 		}
 		return betterRefusal(fe, err)
 	})
+}
+
+// vecRetries says whether a flat planner's error of this SQLSTATE is
+// planned again on sql/exec: its refusals, and the names and types of
+// functions and casts it does not know (sql/exec knows more of them).
+func vecRetries(code string) bool {
+	return code == codeUnsupported || code == lplan.CodeUndefinedFunction || code == lplan.CodeDatatypeMismatch
 }
 
 // planVec plans stmt for sql/exec; fail gives the error to answer for
@@ -192,46 +203,41 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	return nil
 }
 
-// vecConstructs are the constructs of the flat planner's refusals that
-// the new path handles: when it refuses such a statement too, its own
-// refusal names what is really missing.
-var vecConstructs = []string{"a subquery in FROM", "a subquery is", "WITH is", "UNION/INTERSECT/EXCEPT", "a FROM list with several items",
-	"RIGHT and FULL joins", "a join of more than two tables", "NATURAL and USING joins", "VALUES is", "CASE is", "NULLIF is", "DISTINCT ON",
-	"a window function", "WINDOW is", "GroupingSet", "generate_series in FROM", "unnest in FROM", "a view ("}
-
-// betterRefusal is the refusal to answer when both paths refuse: the new
-// path's 0A000 when the flat planner's names a construct the new path
-// runs, else the flat planner's (the new path's other errors, such as a
-// name it cannot resolve, are not given: the flat planner's refusal
-// stands).
+// betterRefusal is the refusal to answer when both paths refuse. The
+// flat planner refuses first, naming the first construct it lacks (often
+// one sql/exec runs: a subquery in FROM, an array type, WITH, …), so when
+// it refused with 0A000 the answer is the new path's refusal, which names
+// what the engine that would run the statement lacks (its 0A000; its
+// other errors, such as a name it does not resolve, are not answered). The flat
+// planner's error stands when it was not a refusal (a function it does
+// not know: the new path's refusal is given only if it is a 0A000) and
+// when the new path failed otherwise (a data error while folding
+// constants: the statement is refused, not failed).
 func betterRefusal(old *Error, err error) error {
 	if v, ok := err.(viewRefused); ok {
 		return v.e // views.go
 	}
 	var pe *lplan.Error
 	var te *types.Error
-	msg, pos := "", -1
+	var e *Error
 	switch {
 	case errors.As(err, &pe) && pe.Code == codeUnsupported:
-		msg, pos = pe.Message, int(pe.Position)-1
+		e = &Error{Code: pe.Code, Pos: int(pe.Position) - 1, Msg: pe.Message, Detail: pe.Detail, Hint: pe.Hint}
 	case errors.As(err, &te) && te.Code == codeUnsupported:
-		msg = te.Message
+		e = &Error{Code: te.Code, Pos: -1, Msg: te.Message}
 	default:
 		return old
 	}
-	named := false
-	for _, c := range vecConstructs {
-		named = named || strings.Contains(old.Msg, c)
+	if e.Pos < 0 {
+		e.Pos = old.Pos
 	}
-	if !named {
-		return old
+	if e.Code == codeUnsupported {
+		e.Msg = strings.TrimPrefix(e.Msg, "not supported yet: ") + " is not supported by sidecar's SQL engine yet"
+		if e.Hint == "" {
+			e.Hint = "sidecar runs joins, subqueries, WITH, set operations and aggregates on its SQL engine; this part of the statement is not implemented there yet"
+		}
 	}
-	if pos < 0 {
-		pos = old.Pos
-	}
-	msg = strings.TrimPrefix(msg, "not supported yet: ")
-	return &Error{Code: codeUnsupported, Pos: pos, Msg: msg + " is not supported by sidecar's SQL engine yet",
-		Hint: "sidecar runs joins, subqueries, WITH, set operations and aggregates on its SQL engine; this part of the statement is not implemented there yet"}
+	return e
 }
 
 // paramsConsistent says whether every $n of the plan has the type the

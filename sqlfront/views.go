@@ -231,8 +231,8 @@ func (vc *viewCatalog) View(schema, name string, _ int32) (*lplan.ViewDef, error
 	return vc.c.viewRef(schema, name, vc.ref, -1)
 }
 
-// viewRefusal is the flat planner's answer for a view: planned on
-// sql/exec (vecConstructs names "a view"), nil when name is no view.
+// viewRefusal is the flat planner's answer for a view: a refusal, so the
+// statement is planned on sql/exec; nil when name is no view.
 func (pl *planner) viewRefusal(rv *pg.RangeVar, schema string) error {
 	v, _ := pl.views().headView(schema, rv.Relname)
 	if v == nil {

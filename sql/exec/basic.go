@@ -673,6 +673,19 @@ func (c *cteRefOp) cols() []plan.ColumnID { return c.ref.Cols }
 func (c *cteRefOp) run(emit func(*Batch) error) error {
 	e := c.e
 	rs := e.ctes[c.ref.CTE]
+	if ids := e.cteOuter[c.ref.CTE]; ids != nil {
+		// A CTE reading outer columns (ctecorr.go): built while they may
+		// be read, its rows kept while their values stay.
+		saved := e.outerOK
+		e.outerOK = map[plan.ColumnID]bool{}
+		for _, id := range ids {
+			e.outerOK[id] = true
+		}
+		defer func() { e.outerOK = saved }()
+		if !e.cteCurrent(c.ref.CTE) {
+			rs = nil
+		}
+	}
 	if rec := plan.Recursive(c.ref.CTE.Plan); rec != nil && rs == nil && c.ref.CTE.Refs == 1 {
 		return e.streamRecursive(c.ref.CTE, emit) // recursive.go: LIMIT may stop it
 	}

@@ -102,6 +102,11 @@ type env struct {
 	// (sorts' runs, hash partitions; spillpart.go).
 	tempUsed int64
 	ctes     map[*plan.CTE]*rowSet
+	// cteOuter are the outer columns a CTE of a correlated subquery
+	// reads (its rows are computed again when their values change;
+	// ctecorr.go), cteKey the values its rows were computed for.
+	cteOuter map[*plan.CTE][]plan.ColumnID
+	cteKey   map[*plan.CTE][]types.Value
 	subVals  map[*plan.Subquery]*subResult
 	// outer holds the values of the outer columns a running correlated
 	// subquery reads; outerOK the columns that may be read so while
@@ -119,6 +124,7 @@ type env struct {
 func newEnv(ctx context.Context, src Source, md *plan.Metadata, limit int64, params []types.Value) *env {
 	return &env{ctx: ctx, src: src, md: md, params: params, limit: limit, acct: membudget.AccountFrom(ctx),
 		ctes: map[*plan.CTE]*rowSet{}, subVals: map[*plan.Subquery]*subResult{},
+		cteOuter: map[*plan.CTE][]plan.ColumnID{}, cteKey: map[*plan.CTE][]types.Value{},
 		outer: map[plan.ColumnID]types.Value{}, clock: &builtin.Context{}}
 }
 
@@ -259,6 +265,9 @@ func (e *env) build(rel plan.Rel) (operator, error) {
 		for _, c := range x.CTEs {
 			c := c
 			e.ctes[c] = nil // computed on first reference
+			if ids := e.cteOuterReads(c.Plan); len(ids) > 0 {
+				e.cteOuter[c] = ids // ctecorr.go
+			}
 		}
 		return e.build(x.Body)
 	case *plan.CTERef:

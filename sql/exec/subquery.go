@@ -55,6 +55,20 @@ func (c *compiler) subquery(x *plan.Subquery) (vexpr, error) {
 	var outerGet []vexpr
 	var outerOIDs []plan.OID
 	cacheable := true
+	if extra := e.cteReadsOf(x.Plan); len(extra) > 0 {
+		// It reads a CTE correlated on outer columns (ctecorr.go): its
+		// rows change with them.
+		var all plan.ColSet
+		for _, id := range x.Outer {
+			all.Add(id)
+		}
+		for _, id := range extra {
+			all.Add(id)
+		}
+		c := *x
+		c.Outer = all.Sorted()
+		x = &c
+	}
 	for _, id := range x.Outer {
 		g, err := c.compile(&plan.ColRef{ID: id, T: e.md.Column(id).Type})
 		if err != nil {
@@ -173,6 +187,8 @@ func (c *compiler) subquery(x *plan.Subquery) (vexpr, error) {
 			}
 			return nil
 		}, nil
+	case plan.SubArray:
+		return c.arraySubquery(x, results) // arraysub.go
 	case plan.SubAny, plan.SubAll:
 		if len(x.RowLeft) > 0 {
 			return c.rowSubquery(x, results)

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -335,4 +336,48 @@ func (b *binder) aggOrderBy(ae *AggExpr, f *pg.FuncCall, sc *scope, ctx *exprCtx
 		ae.Order = append(ae.Order, AggOrder{Desc: desc, NullsFirst: nullsFirst})
 	}
 	return nil
+}
+
+// arraySubLink binds ARRAY(SELECT …): the values of its one column in
+// the order of its rows, '{}' when it has none. PostgreSQL gives them in
+// its plan's order; the executor follows the subquery's ORDER BY, so
+// its keys go into the plan's output (Subquery.Keys) for the executor
+// to refuse rows they leave tied (sql/exec). LIMIT and OFFSET are
+// refused: which of tied rows they keep is PostgreSQL's sort's choice.
+func (b *binder) arraySubLink(sq *Subquery, cols []ColumnID, loc int32) (Scalar, error) {
+	if len(cols) != 1 {
+		return nil, errorf(CodeSyntax, "subquery must return only one column").at(loc)
+	}
+	t := b.md.Column(cols[0]).Type
+	if IsArray(t) {
+		return nil, unsupported("ARRAY(SELECT …) of arrays (a multidimensional array)", loc)
+	}
+	at := ArrayType(t)
+	if at.OID == 0 || t.OID == Unknown {
+		return nil, unsupported("arrays of "+t.String(), loc)
+	}
+	sq.Kind, sq.T, sq.Col = SubArray, at, &ColRef{ID: cols[0], T: t}
+	top, _ := sq.Plan.(*Project)
+	in := sq.Plan
+	if top != nil {
+		in = top.Input
+	}
+	if _, ok := in.(*Limit); ok {
+		return nil, unsupported("ARRAY(SELECT …) with LIMIT or OFFSET", loc)
+	}
+	s, ok := in.(*Sort)
+	if !ok {
+		return sq, nil
+	}
+	sq.Keys = s.Keys
+	if top != nil {
+		p := &Project{Input: s, Cols: append([]ColumnID(nil), top.Cols...), Exprs: append([]Scalar(nil), top.Exprs...)}
+		for _, k := range s.Keys {
+			if !slices.Contains(p.Cols, k.Col) {
+				p.Cols, p.Exprs = append(p.Cols, k.Col), append(p.Exprs, &ColRef{ID: k.Col, T: b.md.Column(k.Col).Type})
+			}
+		}
+		sq.Plan = p
+	}
+	return sq, nil
 }

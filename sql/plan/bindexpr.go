@@ -536,7 +536,12 @@ func colName(n *pg.Node) string {
 		switch sl.SubLinkType {
 		case pg.SubLinkType_EXISTS_SUBLINK:
 			return "exists"
+		case pg.SubLinkType_ARRAY_SUBLINK:
+			return "array"
 		case pg.SubLinkType_EXPR_SUBLINK:
+			if s := sl.Subselect.GetSelectStmt(); s != nil && len(s.ValuesLists) > 0 {
+				return "column1" // (VALUES (…)): its first column's name
+			}
 			if s := sl.Subselect.GetSelectStmt(); s != nil && len(s.TargetList) > 0 {
 				rt := s.TargetList[0].GetResTarget()
 				if rt.Name != "" {

@@ -49,13 +49,15 @@ var ownFuncs = map[string]bool{"coalesce": true, "greatest": true, "least": true
 // other arguments are converted by the library when the call runs.
 func (b *binder) libraryCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, error) {
 	out := &Func{Name: name}
-	argTypes := make([]OID, len(f.Args))
-	for i, a := range f.Args {
+	for _, a := range f.Args {
 		e, err := b.expr(a, sc, ctx)
 		if err != nil {
 			return nil, err
 		}
 		out.Args = append(out.Args, e)
+	}
+	argTypes := make([]OID, len(out.Args))
+	for i, e := range out.Args {
 		argTypes[i] = e.Type().OID
 	}
 	resolve := b.functions().Resolve

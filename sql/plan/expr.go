@@ -100,6 +100,7 @@ const (
 	SubScalar                     // (SELECT one column, at most one row)
 	SubAny                        // x op ANY (…), x IN (…)
 	SubAll                        // x op ALL (…)
+	SubArray                      // ARRAY(SELECT one column): its rows' values in order
 )
 
 // Subquery is a subquery in an expression. Outer lists the columns of
@@ -116,6 +117,10 @@ type Subquery struct {
 	RowCols []*ColRef
 	Outer   []ColumnID
 	T       Type
+	// Keys are SubArray's ORDER BY: columns of Plan after Col, which
+	// the executor reads to refuse rows the ORDER BY leaves tied (their
+	// order is PostgreSQL's sort's); nil: no ORDER BY (array.go).
+	Keys []SortKey
 }
 
 // Type implements Scalar.
@@ -255,6 +260,8 @@ func (s *Subquery) format(b *strings.Builder, md *Metadata) {
 		b.WriteString("EXISTS")
 	case SubScalar:
 		b.WriteString("SUBQUERY")
+	case SubArray:
+		b.WriteString("ARRAY")
 	case SubAny, SubAll:
 		if len(s.RowLeft) > 0 {
 			b.WriteString("ROW(")

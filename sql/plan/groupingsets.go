@@ -227,16 +227,17 @@ func (b *binder) groupingSetsOf(a *Aggregate, ag *aggState, byText map[string]Co
 // groupingFunc binds GROUPING(e, …): an int4 whose bit i (from the
 // right, last argument lowest) is 1 when argument i is not grouped in
 // the current grouping set. It is computed by the Aggregate.
+//
+// GROUPING() of an enclosing query's expressions, in a subquery, is that
+// query's (placeAgg, as an aggregate).
 func (b *binder) groupingFunc(g *pg.GroupingFunc, sc *scope, ctx *exprCtx) (Scalar, error) {
-	if ctx.aggs == nil {
-		return nil, errorf(CodeGrouping, "grouping operations are not allowed in %s", ctx.clause).at(g.Location)
-	}
 	if ctx.inAgg {
 		return nil, errorf(CodeGrouping, "aggregate function calls cannot contain grouping operations").at(g.Location)
 	}
 	if len(g.Args) > 31 {
 		return nil, errorf("54023", "GROUPING must have fewer than 32 arguments").at(g.Location)
 	}
+	levels := outerAggLevels(sc) // outeragg.go
 	ae := AggExpr{Name: "grouping", T: T(Int4)}
 	for _, a := range g.Args {
 		e, err := b.expr(a, sc, &exprCtx{clause: ctx.clause})
@@ -245,7 +246,5 @@ func (b *binder) groupingFunc(g *pg.GroupingFunc, sc *scope, ctx *exprCtx) (Scal
 		}
 		ae.Args = append(ae.Args, e)
 	}
-	ae.Col = b.md.Add(ColumnMeta{Name: "grouping", Type: ae.T})
-	ctx.aggs.list = append(ctx.aggs.list, ae)
-	return &ColRef{ID: ae.Col, T: ae.T}, nil
+	return b.placeAgg(ae, "grouping", ctx, levels, g.Location)
 }

@@ -326,17 +326,61 @@ func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, erro
 // aggCall binds an aggregate call: its arguments are bound at this level,
 // it becomes an AggExpr of the level, and the expression reads its
 // column.
+//
+// An aggregate in a subquery whose arguments (and FILTER) read columns
+// of the enclosing query only is that query's aggregate, as in
+// PostgreSQL: select (select max(0) filter (where o.b)) from o is one
+// row (outerAgg).
 func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, error) {
-	if ctx.aggs == nil {
-		return nil, errorf(CodeGrouping, "aggregate functions are not allowed in %s", ctx.clause).at(f.Location)
-	}
 	if ctx.inAgg {
 		return nil, errorf(CodeGrouping, "aggregate function calls cannot be nested").at(f.Location)
 	}
+	levels := outerAggLevels(sc) // outeragg.go
+	ae, label, err := b.bindAgg(name, f, sc, &exprCtx{clause: ctx.clause, aggs: &aggState{}})
+	if err != nil {
+		return nil, err
+	}
+	return b.placeAgg(ae, label, ctx, levels, f.Location)
+}
+
+// placeAgg adds ae (of text label) to the aggregates of its level:
+// ctx's, or an enclosing query's (outerAggTarget), and gives the
+// expression reading it.
+func (b *binder) placeAgg(ae AggExpr, label string, ctx *exprCtx, levels *aggLevels, loc int32) (Scalar, error) {
+	target, moved := ctx, func(ColumnID) {}
+	if t, fix := b.outerAggTarget(levels, ae); t != nil {
+		target, moved = t, fix
+	}
+	if target.aggs == nil {
+		if ae.Name == "grouping" {
+			return nil, errorf(CodeGrouping, "grouping operations are not allowed in %s", target.clause).at(loc)
+		}
+		return nil, errorf(CodeGrouping, "aggregate functions are not allowed in %s", target.clause).at(loc)
+	}
+	if target.inAgg {
+		return nil, errorf(CodeGrouping, "aggregate function calls cannot be nested").at(loc)
+	}
+	for _, o := range target.aggs.list {
+		if b.md.Column(o.Col).Name == label && ae.Name != "grouping" {
+			ae = o // the same call: computed once
+			break
+		}
+	}
+	if ae.Col == 0 {
+		ae.Col = b.md.Add(ColumnMeta{Name: label, Type: ae.T})
+		target.aggs.list = append(target.aggs.list, ae)
+	}
+	moved(ae.Col)
+	return &ColRef{ID: ae.Col, T: ae.T}, nil
+}
+
+// bindAgg binds an aggregate call at sc's level, and gives its text (the
+// name of its column); aggCall decides the level it belongs to.
+func (b *binder) bindAgg(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (AggExpr, string, error) {
 	extra := b.isExtraAgg(name)
 	if len(f.AggOrder) > 0 && OrderedAggArgs(name) == 0 && !extra {
 		if err := b.orderFreeAgg(name, f, sc, ctx); err != nil {
-			return nil, err // aggorderfree.go: min(x ORDER BY y) and its kin
+			return AggExpr{}, "", err // aggorderfree.go: min(x ORDER BY y) and its kin
 		}
 	}
 	inner := &exprCtx{clause: ctx.clause, aggs: ctx.aggs, inAgg: true}
@@ -345,29 +389,29 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 	for _, a := range f.Args {
 		e, err := b.expr(a, sc, inner)
 		if err != nil {
-			return nil, err
+			return AggExpr{}, "", err
 		}
 		ae.Args = append(ae.Args, e)
 		arg = e.Type()
 	}
 	if f.AggStar {
 		if name != "count" {
-			return nil, errorf(CodeSyntax, "%s(*) specified, but %s is not an aggregate function taking no arguments", name, name).at(f.Location)
+			return AggExpr{}, "", errorf(CodeSyntax, "%s(*) specified, but %s is not an aggregate function taking no arguments", name, name).at(f.Location)
 		}
 	} else if extra {
 		if err := b.extraAgg(name, &ae, f, sc, inner); err != nil {
-			return nil, err // aggextra.go
+			return AggExpr{}, "", err // aggextra.go
 		}
 	} else if len(ae.Args) != max(1, OrderedAggArgs(name)) {
-		return nil, errorf(CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(ae.Args)).at(f.Location)
+		return AggExpr{}, "", errorf(CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(ae.Args)).at(f.Location)
 	}
 	if name == "array_agg" {
 		if err := b.arrayAgg(&ae, f, sc, inner); err != nil {
-			return nil, err // array.go
+			return AggExpr{}, "", err // array.go
 		}
 	} else if OrderedAggArgs(name) > 0 {
 		if err := b.jsonAgg(&ae, f, sc, inner); err != nil {
-			return nil, err // jsonagg.go
+			return AggExpr{}, "", err // jsonagg.go
 		}
 	}
 	if len(ae.Args) == 1 && arg.OID == Unknown && !extra {
@@ -377,16 +421,16 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 	if f.AggFilter != nil {
 		e, err := b.expr(f.AggFilter, sc, inner)
 		if err != nil {
-			return nil, err
+			return AggExpr{}, "", err
 		}
 		if ae.Filter, err = boolean(e, "FILTER"); err != nil {
-			return nil, err
+			return AggExpr{}, "", err
 		}
 	}
 	if !extra {
 		t, err := aggResult(name, arg.OID)
 		if err != nil {
-			return nil, err.(*Error).at(f.Location)
+			return AggExpr{}, "", err.(*Error).at(f.Location)
 		}
 		ae.T = T(t) // an aggregate's result has no typmod
 	}
@@ -406,20 +450,13 @@ func (b *binder) aggCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 	if ae.Filter != nil {
 		sb.WriteString(" FILTER (WHERE " + FormatScalar(ae.Filter, b.md) + ")")
 	}
-	for _, o := range ctx.aggs.list {
-		if b.md.Column(o.Col).Name == sb.String() {
-			return &ColRef{ID: o.Col, T: o.T}, nil // the same call: computed once
-		}
-	}
-	ae.Col = b.md.Add(ColumnMeta{Name: sb.String(), Type: ae.T})
-	ctx.aggs.list = append(ctx.aggs.list, ae)
-	return &ColRef{ID: ae.Col, T: ae.T}, nil
+	return ae, sb.String(), nil
 }
 
 // subLink binds a subquery in an expression at a new query level whose
 // unresolved names are looked up in sc (correlation).
 func (b *binder) subLink(sl *pg.SubLink, sc *scope, ctx *exprCtx) (Scalar, error) {
-	child := &scope{parent: sc}
+	child := &scope{parent: sc, subCtx: ctx}
 	rel, cols, _, err := b.bindSelect(sl.Subselect.GetSelectStmt(), child)
 	if err != nil {
 		return nil, err
@@ -437,6 +474,8 @@ func (b *binder) subLink(sl *pg.SubLink, sc *scope, ctx *exprCtx) (Scalar, error
 		}
 		sq.Kind, sq.T = SubScalar, b.md.Column(cols[0]).Type
 		return sq, nil
+	case pg.SubLinkType_ARRAY_SUBLINK:
+		return b.arraySubLink(sq, cols, sl.Location) // array.go
 	case pg.SubLinkType_ANY_SUBLINK, pg.SubLinkType_ALL_SUBLINK:
 		if row := sl.Testexpr.GetRowExpr(); row != nil && len(row.Args) > 1 {
 			return b.rowSubLink(sl, row.Args, sq, cols, sc, ctx)

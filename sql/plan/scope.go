@@ -9,6 +9,10 @@ type scope struct {
 	// outer collects the columns of enclosing levels this level (and the
 	// levels inside it) referred to: a subquery's correlation.
 	outer ColSet
+	// subCtx: on the scope between a subquery in an expression and the
+	// scope it is bound in, the context of that expression (where an
+	// aggregate of the enclosing query's columns goes: outeragg.go).
+	subCtx *exprCtx
 }
 
 // item is one FROM item: a table, a subquery, a CTE reference or a join.
