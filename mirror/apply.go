@@ -34,6 +34,9 @@ type txnState struct {
 	heldSeq    map[string]uint32
 	heldCount  int
 	heldFlushd map[string]bool // some were written to Badger already
+	// adopted: a streamed transaction's pending state (StreamAdopt),
+	// waiting for the Begin that opens it.
+	adopted bool
 }
 
 type txnTable struct {
@@ -51,6 +54,10 @@ func (m *Mirror) Begin(ctx context.Context, info wal.TxnInfo) error {
 	defer m.mu.Unlock()
 	if m.err != nil {
 		return m.err
+	}
+	if m.txn != nil && m.txn.adopted && m.txn.info.Xid == info.Xid {
+		m.txn.adopted = false // StreamAdopt opened it
+		return nil
 	}
 	if m.txn != nil {
 		return fmt.Errorf("begin xid %d: transaction xid %d still open", info.Xid, m.txn.info.Xid)
@@ -736,6 +743,7 @@ func (m *Mirror) commit(ctx context.Context, info wal.TxnInfo) error {
 	m.head = v
 	m.lastEnd = v.EndLSN
 	m.ordinal = ord
+	m.noteCommitted(txn) // stream.go
 	m.txn = nil
 	m.idle.Broadcast()
 	m.stats.commits.Add(1)

@@ -163,17 +163,30 @@ func (s *DiskSpool) Abort(xid, sub uint32) error {
 
 // Replay implements [Spool].
 func (s *DiskSpool) Replay(xid uint32, fn func(msg []byte) error) error {
+	if s.txns[xid] == nil {
+		return nil
+	}
+	defer s.Discard(xid) //nolint:errcheck // the replay error, if any, is the one that matters
+	return s.Scan(xid, func(_ uint32, msg []byte) error { return fn(msg) })
+}
+
+// Scan calls fn with each message of xid that was not discarded and the
+// (sub)transaction that made it, in Append order, and keeps xid: the
+// stream rebuilds a pending state from it after a subtransaction abort
+// ([Scanner]). msg is only valid during fn.
+func (s *DiskSpool) Scan(xid uint32, fn func(sub uint32, msg []byte) error) error {
 	sf := s.txns[xid]
 	if sf == nil {
 		return nil
 	}
-	defer s.Discard(xid) //nolint:errcheck // the replay error, if any, is the one that matters
 	if err := sf.w.Flush(); err != nil {
 		return fmt.Errorf("spool xid %d: flush: %w", xid, err)
 	}
 	if _, err := sf.f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("spool xid %d: rewind: %w", xid, err)
 	}
+	// Appends go on at the end of the file after the scan.
+	defer sf.f.Seek(0, io.SeekEnd) //nolint:errcheck // the next Append's write reports a broken file
 	r := bufio.NewReaderSize(sf.f, spoolBufSize)
 	var hdr [8]byte
 	var buf []byte
@@ -193,11 +206,17 @@ func (s *DiskSpool) Replay(xid uint32, fn func(msg []byte) error) error {
 		if _, gone := sf.aborted[sub]; gone {
 			continue
 		}
-		if err := fn(buf); err != nil {
+		if err := fn(sub, buf); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// Scanner is an optional extension of a [Spool]: Scan is Replay that keeps
+// the transaction, with each message's (sub)transaction.
+type Scanner interface {
+	Scan(xid uint32, fn func(sub uint32, msg []byte) error) error
 }
 
 // Discard implements [Spool].
