@@ -210,13 +210,7 @@ func (m *Mirror) Change(ctx context.Context, c *wal.Change) error {
 			if m.inCopy(t) {
 				continue
 			}
-			tt := m.txnTable(t.rec.Name)
-			tt.edits.truncate()
-			tt.change.Truncated = true
-			if tt.scratch != nil {
-				e := m.eng.EmptyRoot()
-				tt.scratch = &e
-			}
+			m.truncateTxnTable(m.txnTable(t.rec.Name))
 		}
 		return m.maybeSpill(ctx)
 	}
@@ -527,22 +521,41 @@ func (m *Mirror) spill(ctx context.Context) error {
 		m.txn.spilled = true
 		m.stats.spills.Add(1)
 	}
-	for name, tt := range m.txn.tables {
+	if err := m.spillTables(ctx, m.txn.tables); err != nil {
+		return fmt.Errorf("spill xid %d %w", m.txn.info.Xid, err)
+	}
+	m.txn.rows, m.txn.bytes = 0, 0
+	return nil
+}
+
+// spillTables applies each table's pending edits to its scratch tree (its
+// tree, when it has none yet). The caller holds mu.
+func (m *Mirror) spillTables(ctx context.Context, tables map[string]*txnTable) error {
+	for name, tt := range tables {
 		base := m.tables[name].rec.Root
 		if tt.scratch != nil {
 			base = *tt.scratch
 		}
 		r, err := tt.edits.apply(ctx, m.eng, base)
 		if err != nil {
-			return fmt.Errorf("spill xid %d table %s: %w", m.txn.info.Xid, name, err)
+			return fmt.Errorf("table %s: %w", name, err)
 		}
 		tt.scratch = &r
 		// Reuse the map: its buckets are sized for the next chunk.
 		clear(tt.edits.m)
 		tt.edits.truncated, tt.edits.bytes = false, 0
 	}
-	m.txn.rows, m.txn.bytes = 0, 0
 	return nil
+}
+
+// truncateTxnTable records a TRUNCATE in a transaction's table state.
+func (m *Mirror) truncateTxnTable(tt *txnTable) {
+	tt.edits.truncate()
+	tt.change.Truncated = true
+	if tt.scratch != nil {
+		e := m.eng.EmptyRoot()
+		tt.scratch = &e
+	}
 }
 
 // Abort implements wal.Sink: everything since Begin is forgotten.

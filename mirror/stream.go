@@ -111,12 +111,7 @@ func (m *Mirror) StreamChange(ctx context.Context, xid uint32, c *wal.Change) er
 			if tt == nil {
 				return nil
 			}
-			tt.edits.truncate()
-			tt.change.Truncated = true
-			if tt.scratch != nil {
-				e := m.eng.EmptyRoot()
-				tt.scratch = &e
-			}
+			m.truncateTxnTable(tt)
 		}
 		return m.streamMaybeSpill(ctx, p)
 	}
@@ -183,19 +178,9 @@ func (m *Mirror) streamMaybeSpill(ctx context.Context, p *streamTxn) error {
 		p.spilled = true
 		m.stats.spills.Add(1)
 	}
-	for name, tt := range p.tables {
-		base := m.tables[name].rec.Root
-		if tt.scratch != nil {
-			base = *tt.scratch
-		}
-		r, err := tt.edits.apply(ctx, m.eng, base)
-		if err != nil {
-			p.giveUp(m, fmt.Sprintf("spill table %s: %v", name, err))
-			return nil
-		}
-		tt.scratch = &r
-		clear(tt.edits.m)
-		tt.edits.truncated, tt.edits.bytes = false, 0
+	if err := m.spillTables(ctx, p.tables); err != nil {
+		p.giveUp(m, fmt.Sprintf("spill: %v", err))
+		return nil
 	}
 	p.rows, p.bytes = 0, 0
 	return nil
