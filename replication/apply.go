@@ -59,30 +59,45 @@ func (a *applier) run(ctx context.Context, q *queue) (err error) {
 		a.cur, a.begun = nil, false
 	}()
 	for {
+		var it item
+		var ok bool
 		select {
 		case <-ctx.Done():
 			return nil
-		case it, ok := <-q.ch:
-			if !ok {
-				return nil
-			}
-			q.release(int64(len(it.raw) + it.m.size))
-			if it.raw != nil {
-				sub, err := streamXid(it.raw)
-				if err != nil {
-					return fatal(err)
-				}
-				if err := a.spool.Append(a.streamXid, sub, it.raw); err != nil {
-					return fatal(fmt.Errorf("spool: %w", err))
-				}
-				if err := a.applyAhead(ctx, a.streamXid, sub, it.raw); err != nil { // pending.go
-					return err
-				}
+		case it, ok = <-q.ch:
+		default:
+			// Nothing queued: apply streamed transactions ahead from
+			// their spool (pending.go), a step at a time.
+			if worked, err := a.catchUpSome(ctx); err != nil {
+				return err
+			} else if worked {
 				continue
 			}
-			if err := a.apply(ctx, &it.m); err != nil {
+			select {
+			case <-ctx.Done():
+				return nil
+			case it, ok = <-q.ch:
+			}
+		}
+		if !ok {
+			return nil
+		}
+		q.release(int64(len(it.raw) + it.m.size))
+		if it.raw != nil {
+			sub, err := streamXid(it.raw)
+			if err != nil {
+				return fatal(err)
+			}
+			if err := a.spool.Append(a.streamXid, sub, it.raw); err != nil {
+				return fatal(fmt.Errorf("spool: %w", err))
+			}
+			if err := a.applyAhead(ctx, q, a.streamXid, sub, it.raw); err != nil { // pending.go
 				return err
 			}
+			continue
+		}
+		if err := a.apply(ctx, &it.m); err != nil {
+			return err
 		}
 	}
 }

@@ -71,6 +71,13 @@ type streamState struct {
 	delivered bool            // some change reached the pending state
 	broken    bool            // not applied ahead: the commit replays the spool
 	rebuilds  int
+	// appended counts the records spooled; applied is the spool position
+	// up to which they are in the pending state. The pending state lags
+	// when changes arrive faster than they are applied: the applier
+	// drains the queue first (the walsender never waits for the apply),
+	// and catches up from the spool whenever the queue is empty.
+	appended int64
+	applied  SpoolPos
 }
 
 func newStreamState() *streamState {
@@ -96,13 +103,76 @@ func (a *applier) giveUp(xid uint32, st *streamState, why error) {
 	a.s.log.Debug("streamed transaction not applied ahead; it is replayed at its commit", "xid", xid, "why", why)
 }
 
-// applyAhead applies the spooled in-stream message raw of (sub)transaction
-// sub of xid to the pending state.
-func (a *applier) applyAhead(ctx context.Context, xid, sub uint32, raw []byte) error {
+// applyAhead follows the in-stream message raw of (sub)transaction sub of
+// xid, just spooled: applied now when the pending state is not behind and
+// nothing else waits in the queue, else later from the spool (catchUp).
+func (a *applier) applyAhead(ctx context.Context, q *queue, xid, sub uint32, raw []byte) error {
 	if a.pending == nil {
 		return nil
 	}
 	st := a.stream(xid)
+	st.appended++
+	if st.broken || st.applied.Records != st.appended-1 || len(q.ch) > 0 {
+		return nil
+	}
+	st.applied.Records++
+	st.applied.Offset += int64(8 + len(raw))
+	return a.applyMsg(ctx, st, xid, sub, raw)
+}
+
+// catchUpBatch is how many spooled records one catch-up step applies
+// before the applier looks at its queue again.
+const catchUpBatch = 2000
+
+// errStopScan ends a spool scan early.
+var errStopScan = errors.New("stop scan")
+
+// catchUp applies spooled records of xid to its pending state, at most
+// max (all when max < 0). worked reports whether there was any.
+func (a *applier) catchUp(ctx context.Context, xid uint32, st *streamState, max int) (worked bool, err error) {
+	for !st.broken && st.applied.Records < st.appended {
+		sc, ok := a.spool.(Scanner)
+		if !ok {
+			a.giveUp(xid, st, errors.New("the spool cannot be read ahead"))
+			return true, nil
+		}
+		pos, err := sc.ScanFrom(xid, st.applied, max, func(sub uint32, raw []byte) error {
+			if err := a.applyMsg(ctx, st, xid, sub, append([]byte(nil), raw...)); err != nil {
+				return err
+			}
+			if st.broken {
+				return errStopScan
+			}
+			return nil
+		})
+		st.applied = pos
+		worked = true
+		if err != nil && !errors.Is(err, errStopScan) {
+			var f fatalError
+			if !errors.As(err, &f) {
+				err = fatal(fmt.Errorf("spool scan of xid %d: %w", xid, err))
+			}
+			return true, err
+		}
+		if max >= 0 {
+			return true, nil
+		}
+	}
+	return worked, nil
+}
+
+// catchUpSome runs one catch-up step of some transaction that is behind.
+func (a *applier) catchUpSome(ctx context.Context) (worked bool, err error) {
+	for xid, st := range a.streams {
+		if !st.broken && st.applied.Records < st.appended {
+			return a.catchUp(ctx, xid, st, catchUpBatch)
+		}
+	}
+	return false, nil
+}
+
+// applyMsg applies one in-stream message of xid to its pending state.
+func (a *applier) applyMsg(ctx context.Context, st *streamState, xid, sub uint32, raw []byte) error {
 	if st.broken {
 		return nil
 	}
@@ -182,25 +252,16 @@ func (a *applier) abortAhead(ctx context.Context, xid, sub uint32) error {
 	if st == nil || st.broken || !st.subs[sub] {
 		return nil
 	}
-	sc, ok := a.spool.(Scanner)
-	if !ok || st.rebuilds >= maxRebuilds {
+	if _, ok := a.spool.(Scanner); !ok || st.rebuilds >= maxRebuilds {
 		a.giveUp(xid, st, fmt.Errorf("subtransaction %d aborted", sub))
 		return nil
 	}
+	// Built again from the spool's first record (which now skips sub's),
+	// by catch-up steps or at the commit.
 	a.pending.StreamDiscard(xid)
 	fresh := newStreamState()
-	fresh.rebuilds = st.rebuilds + 1
+	fresh.rebuilds, fresh.appended = st.rebuilds+1, st.appended
 	a.streams[xid] = fresh
-	err := sc.Scan(xid, func(sub uint32, raw []byte) error {
-		return a.applyAhead(ctx, xid, sub, append([]byte(nil), raw...))
-	})
-	if err != nil {
-		var f fatalError
-		if !errors.As(err, &f) {
-			err = fatal(fmt.Errorf("spool scan of xid %d: %w", xid, err))
-		}
-		return err
-	}
 	return nil
 }
 
@@ -216,6 +277,12 @@ func (a *applier) commitAhead(ctx context.Context, info wal.TxnInfo, skip bool) 
 	delete(a.streams, info.Xid)
 	if st == nil || st.broken || skip {
 		a.pending.StreamDiscard(info.Xid)
+		return false, nil
+	}
+	if _, err := a.catchUp(ctx, info.Xid, st, -1); err != nil {
+		return true, err
+	}
+	if st.broken {
 		return false, nil
 	}
 	// The schema messages reach the sink as the replay would hand them.
