@@ -145,6 +145,12 @@ func (a *applier) catchUp(ctx context.Context, xid uint32, st *streamState, max 
 			}
 			return nil
 		})
+		if pos == st.applied && err == nil {
+			// The spool has fewer records than were appended: never
+			// expected, but never loop on it.
+			a.giveUp(xid, st, errors.New("spool shorter than appended"))
+			return true, nil
+		}
 		st.applied = pos
 		worked = true
 		if err != nil && !errors.Is(err, errStopScan) {
