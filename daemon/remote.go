@@ -210,6 +210,10 @@ type syncAckSink struct {
 	d *daemon
 }
 
+// Unwrap returns the wrapped sink (replication looks for optional
+// extensions such as its PendingSink through it).
+func (s *syncAckSink) Unwrap() wal.Sink { return s.Sink }
+
 // Settle implements wal.Settler.
 func (s *syncAckSink) Settle(lsn wal.LSN) error { return s.d.remote.up.Settle(lsn) }
 

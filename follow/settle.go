@@ -39,6 +39,10 @@ type settlingSink struct {
 	settled wal.LSN // the last LSN recorded, under mu
 }
 
+// Unwrap returns the wrapped sink (replication looks for optional
+// extensions such as its PendingSink through it).
+func (s *settlingSink) Unwrap() wal.Sink { return s.Sink }
+
 // Settle implements wal.Settler. The stream's status sender calls
 // it; it is safe for any caller.
 func (s *settlingSink) Settle(lsn wal.LSN) error {

@@ -34,6 +34,9 @@ type txnState struct {
 	heldSeq    map[string]uint32
 	heldCount  int
 	heldFlushd map[string]bool // some were written to Badger already
+	// adopted: a streamed transaction's pending state (StreamAdopt),
+	// waiting for the Begin that opens it.
+	adopted bool
 }
 
 type txnTable struct {
@@ -51,6 +54,10 @@ func (m *Mirror) Begin(ctx context.Context, info wal.TxnInfo) error {
 	defer m.mu.Unlock()
 	if m.err != nil {
 		return m.err
+	}
+	if m.txn != nil && m.txn.adopted && m.txn.info.Xid == info.Xid {
+		m.txn.adopted = false // StreamAdopt opened it
+		return nil
 	}
 	if m.txn != nil {
 		return fmt.Errorf("begin xid %d: transaction xid %d still open", info.Xid, m.txn.info.Xid)
@@ -203,13 +210,7 @@ func (m *Mirror) Change(ctx context.Context, c *wal.Change) error {
 			if m.inCopy(t) {
 				continue
 			}
-			tt := m.txnTable(t.rec.Name)
-			tt.edits.truncate()
-			tt.change.Truncated = true
-			if tt.scratch != nil {
-				e := m.eng.EmptyRoot()
-				tt.scratch = &e
-			}
+			m.truncateTxnTable(m.txnTable(t.rec.Name))
 		}
 		return m.maybeSpill(ctx)
 	}
@@ -520,22 +521,41 @@ func (m *Mirror) spill(ctx context.Context) error {
 		m.txn.spilled = true
 		m.stats.spills.Add(1)
 	}
-	for name, tt := range m.txn.tables {
+	if err := m.spillTables(ctx, m.txn.tables); err != nil {
+		return fmt.Errorf("spill xid %d %w", m.txn.info.Xid, err)
+	}
+	m.txn.rows, m.txn.bytes = 0, 0
+	return nil
+}
+
+// spillTables applies each table's pending edits to its scratch tree (its
+// tree, when it has none yet). The caller holds mu.
+func (m *Mirror) spillTables(ctx context.Context, tables map[string]*txnTable) error {
+	for name, tt := range tables {
 		base := m.tables[name].rec.Root
 		if tt.scratch != nil {
 			base = *tt.scratch
 		}
 		r, err := tt.edits.apply(ctx, m.eng, base)
 		if err != nil {
-			return fmt.Errorf("spill xid %d table %s: %w", m.txn.info.Xid, name, err)
+			return fmt.Errorf("table %s: %w", name, err)
 		}
 		tt.scratch = &r
 		// Reuse the map: its buckets are sized for the next chunk.
 		clear(tt.edits.m)
 		tt.edits.truncated, tt.edits.bytes = false, 0
 	}
-	m.txn.rows, m.txn.bytes = 0, 0
 	return nil
+}
+
+// truncateTxnTable records a TRUNCATE in a transaction's table state.
+func (m *Mirror) truncateTxnTable(tt *txnTable) {
+	tt.edits.truncate()
+	tt.change.Truncated = true
+	if tt.scratch != nil {
+		e := m.eng.EmptyRoot()
+		tt.scratch = &e
+	}
 }
 
 // Abort implements wal.Sink: everything since Begin is forgotten.
@@ -736,6 +756,7 @@ func (m *Mirror) commit(ctx context.Context, info wal.TxnInfo) error {
 	m.head = v
 	m.lastEnd = v.EndLSN
 	m.ordinal = ord
+	m.noteCommitted(txn) // stream.go
 	m.txn = nil
 	m.idle.Broadcast()
 	m.stats.commits.Add(1)

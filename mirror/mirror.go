@@ -211,7 +211,9 @@ type Mirror struct {
 	tables map[string]*table
 	group  group
 	txn    *txnState
-	head   Version // latest commit applied
+	// streams: streamed transactions applied ahead of their commit (stream.go).
+	streams streams
+	head    Version // latest commit applied
 	// lastEnd is the end LSN of the last commit taken, whether it became
 	// a version or changed no row (commitEmpty): durable may be past the
 	// head by such commits.

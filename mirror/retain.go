@@ -403,6 +403,7 @@ func (w *RootWatch) Roots(ctx context.Context) ([]prolly.Root, error) {
 			}
 		}
 	}
+	out = append(out, m.streamRoots()...) // stream.go
 	fs := m.flushing
 	m.mu.Unlock()
 	if fs != nil {

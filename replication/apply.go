@@ -33,6 +33,12 @@ type applier struct {
 	begun     bool         // Begin was sent for cur
 	skipping  bool         // inside a non-streamed transaction that is already durable
 	streamXid uint32       // top-level xid of the current stream block
+
+	// pending, when the sink has one, takes streamed changes as they
+	// arrive (applied ahead); streams is what the applier keeps per open
+	// streamed transaction for that (pending.go).
+	pending PendingSink
+	streams map[uint32]*streamState
 }
 
 // sinkErr marks errors from the sink: fatal.
@@ -53,27 +59,45 @@ func (a *applier) run(ctx context.Context, q *queue) (err error) {
 		a.cur, a.begun = nil, false
 	}()
 	for {
+		var it item
+		var ok bool
 		select {
 		case <-ctx.Done():
 			return nil
-		case it, ok := <-q.ch:
-			if !ok {
-				return nil
-			}
-			q.release(int64(len(it.raw) + it.m.size))
-			if it.raw != nil {
-				sub, err := streamXid(it.raw)
-				if err != nil {
-					return fatal(err)
-				}
-				if err := a.spool.Append(a.streamXid, sub, it.raw); err != nil {
-					return fatal(fmt.Errorf("spool: %w", err))
-				}
+		case it, ok = <-q.ch:
+		default:
+			// Nothing queued: apply streamed transactions ahead from
+			// their spool (pending.go), a step at a time.
+			if worked, err := a.catchUpSome(ctx); err != nil {
+				return err
+			} else if worked {
 				continue
 			}
-			if err := a.apply(ctx, &it.m); err != nil {
+			select {
+			case <-ctx.Done():
+				return nil
+			case it, ok = <-q.ch:
+			}
+		}
+		if !ok {
+			return nil
+		}
+		q.release(int64(len(it.raw) + it.m.size))
+		if it.raw != nil {
+			sub, err := streamXid(it.raw)
+			if err != nil {
+				return fatal(err)
+			}
+			if err := a.spool.Append(a.streamXid, sub, it.raw); err != nil {
+				return fatal(fmt.Errorf("spool: %w", err))
+			}
+			if err := a.applyAhead(ctx, q, a.streamXid, sub, it.raw); err != nil { // pending.go
 				return err
 			}
+			continue
+		}
+		if err := a.apply(ctx, &it.m); err != nil {
+			return err
 		}
 	}
 }
@@ -113,6 +137,7 @@ func (a *applier) apply(ctx context.Context, m *wireMsg) error {
 		if err := a.spool.Abort(m.xid, m.subxid); err != nil {
 			return fatal(fmt.Errorf("spool: %w", err))
 		}
+		return a.abortAhead(ctx, m.xid, m.subxid) // pending.go
 	case 'c':
 		return a.streamCommit(ctx, m)
 	case 'I', 'U', 'D', 'T':
@@ -149,7 +174,11 @@ func (a *applier) streamCommit(ctx context.Context, m *wireMsg) error {
 		return fatal(errors.New("protocol: Stream Commit inside a transaction"))
 	}
 	skip := m.lsn < a.skipBelow()
-	a.cur = &wal.TxnInfo{Xid: m.xid, CommitLSN: m.lsn, EndLSN: m.endLSN, CommitTime: m.time, Streamed: true}
+	info := wal.TxnInfo{Xid: m.xid, CommitLSN: m.lsn, EndLSN: m.endLSN, CommitTime: m.time, Streamed: true}
+	if done, err := a.commitAhead(ctx, info, skip); done || err != nil { // pending.go
+		return err
+	}
+	a.cur = &info
 	// Even a skipped transaction's Relation and Type messages are
 	// replayed: the server now counts them as sent.
 	err := a.spool.Replay(m.xid, func(raw []byte) error {
@@ -203,31 +232,42 @@ func (a *applier) message(ctx context.Context, m *wireMsg, skip bool) error {
 	if skip {
 		return nil
 	}
-	commit := a.cur.CommitLSN
+	c, err := a.toChange(m, a.rel, a.s.cfg.CopiedAt, a.cur.CommitLSN)
+	if err != nil || c == nil {
+		return err
+	}
+	return a.change(ctx, c)
+}
+
+// toChange turns the change message m ('I', 'U', 'D', 'T') into a
+// wal.Change, its relations from rel. Changes of tables whose copy
+// contains the commit at commit (copied) are dropped: nil when nothing is
+// left.
+func (a *applier) toChange(m *wireMsg, rel func(uint32) (*wal.Relation, error), copied *wal.CopiedAt, commit wal.LSN) (*wal.Change, error) {
 	if m.typ == 'T' {
 		c := &wal.Change{Kind: wal.Truncate, Cascade: m.flags&1 != 0, RestartIdentity: m.flags&2 != 0}
 		for _, id := range m.relIDs {
-			rel, err := a.rel(id)
+			r, err := rel(id)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			if !a.s.cfg.CopiedAt.Skip(rel.QualifiedName(), commit) {
-				c.Truncated = append(c.Truncated, rel)
+			if !copied.Skip(r.QualifiedName(), commit) {
+				c.Truncated = append(c.Truncated, r)
 			}
 		}
 		if len(c.Truncated) == 0 {
-			return nil
+			return nil, nil
 		}
-		return a.change(ctx, c)
+		return c, nil
 	}
-	rel, err := a.rel(m.relID)
+	r, err := rel(m.relID)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if a.s.cfg.CopiedAt.Skip(rel.QualifiedName(), commit) {
-		return nil
+	if copied.Skip(r.QualifiedName(), commit) {
+		return nil, nil
 	}
-	c := &wal.Change{Relation: rel, New: m.new, Old: m.old}
+	c := &wal.Change{Relation: r, New: m.new, Old: m.old}
 	switch m.oldKind {
 	case 'K':
 		c.OldKind = wal.OldKey
@@ -249,14 +289,14 @@ func (a *applier) message(ctx context.Context, m *wireMsg, skip bool) error {
 	case 'D':
 		c.Kind = wal.Delete
 	default:
-		return fatal(fmt.Errorf("protocol: unexpected message %q in a transaction", m.typ))
+		return nil, fatal(fmt.Errorf("protocol: unexpected message %q in a transaction", m.typ))
 	}
 	for _, tup := range [][]wal.Value{c.New, c.Old} {
-		if tup != nil && len(tup) != len(rel.Columns) {
-			return fatal(fmt.Errorf("protocol: %s on %s has %d columns, its Relation has %d", c.Kind, rel.QualifiedName(), len(tup), len(rel.Columns)))
+		if tup != nil && len(tup) != len(r.Columns) {
+			return nil, fatal(fmt.Errorf("protocol: %s on %s has %d columns, its Relation has %d", c.Kind, r.QualifiedName(), len(tup), len(r.Columns)))
 		}
 	}
-	return a.change(ctx, c)
+	return c, nil
 }
 
 // change delivers c, sending the transaction's Begin first if needed.

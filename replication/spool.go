@@ -163,23 +163,49 @@ func (s *DiskSpool) Abort(xid, sub uint32) error {
 
 // Replay implements [Spool].
 func (s *DiskSpool) Replay(xid uint32, fn func(msg []byte) error) error {
-	sf := s.txns[xid]
-	if sf == nil {
+	if s.txns[xid] == nil {
 		return nil
 	}
 	defer s.Discard(xid) //nolint:errcheck // the replay error, if any, is the one that matters
+	return s.Scan(xid, func(_ uint32, msg []byte) error { return fn(msg) })
+}
+
+// Scan calls fn with each message of xid that was not discarded and the
+// (sub)transaction that made it, in Append order, and keeps xid. msg is
+// only valid during fn.
+func (s *DiskSpool) Scan(xid uint32, fn func(sub uint32, msg []byte) error) error {
+	_, err := s.ScanFrom(xid, SpoolPos{}, -1, fn)
+	return err
+}
+
+// SpoolPos is a position in one transaction's spool: records before it
+// and their bytes.
+type SpoolPos struct{ Records, Offset int64 }
+
+// ScanFrom is Scan from position from, for at most max records (all when
+// max < 0), including discarded ones it skips; it returns the position
+// after the last record read. Appends go on after it: the stream applies
+// a transaction ahead from its spool while more of it arrives ([Scanner]).
+func (s *DiskSpool) ScanFrom(xid uint32, from SpoolPos, max int, fn func(sub uint32, msg []byte) error) (SpoolPos, error) {
+	sf := s.txns[xid]
+	if sf == nil || from.Records >= sf.n {
+		return from, nil
+	}
 	if err := sf.w.Flush(); err != nil {
-		return fmt.Errorf("spool xid %d: flush: %w", xid, err)
+		return from, fmt.Errorf("spool xid %d: flush: %w", xid, err)
 	}
-	if _, err := sf.f.Seek(0, io.SeekStart); err != nil {
-		return fmt.Errorf("spool xid %d: rewind: %w", xid, err)
+	if _, err := sf.f.Seek(from.Offset, io.SeekStart); err != nil {
+		return from, fmt.Errorf("spool xid %d: seek: %w", xid, err)
 	}
+	// Appends go on at the end of the file after the scan.
+	defer sf.f.Seek(0, io.SeekEnd) //nolint:errcheck // the next Append's write reports a broken file
 	r := bufio.NewReaderSize(sf.f, spoolBufSize)
 	var hdr [8]byte
 	var buf []byte
-	for i := int64(0); i < sf.n; i++ {
+	pos := from
+	for ; pos.Records < sf.n && (max < 0 || pos.Records < from.Records+int64(max)); pos.Records++ {
 		if _, err := io.ReadFull(r, hdr[:]); err != nil {
-			return fmt.Errorf("spool xid %d: read record %d of %d: %w", xid, i, sf.n, err)
+			return pos, fmt.Errorf("spool xid %d: read record %d of %d: %w", xid, pos.Records, sf.n, err)
 		}
 		sub := binary.BigEndian.Uint32(hdr[:4])
 		n := int(binary.BigEndian.Uint32(hdr[4:]))
@@ -188,16 +214,24 @@ func (s *DiskSpool) Replay(xid uint32, fn func(msg []byte) error) error {
 		}
 		buf = buf[:n]
 		if _, err := io.ReadFull(r, buf); err != nil {
-			return fmt.Errorf("spool xid %d: read record %d of %d: %w", xid, i, sf.n, err)
+			return pos, fmt.Errorf("spool xid %d: read record %d of %d: %w", xid, pos.Records, sf.n, err)
 		}
+		pos.Offset += int64(len(hdr) + n)
 		if _, gone := sf.aborted[sub]; gone {
 			continue
 		}
-		if err := fn(buf); err != nil {
-			return err
+		if err := fn(sub, buf); err != nil {
+			pos.Records++
+			return pos, err
 		}
 	}
-	return nil
+	return pos, nil
+}
+
+// Scanner is an optional extension of a [Spool]: ScanFrom reads a
+// transaction's messages from a position without forgetting it.
+type Scanner interface {
+	ScanFrom(xid uint32, from SpoolPos, max int, fn func(sub uint32, msg []byte) error) (SpoolPos, error)
 }
 
 // Discard implements [Spool].

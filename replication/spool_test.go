@@ -13,8 +13,9 @@ import (
 	"github.com/sidecar-dev/sidecar/internal/seed"
 )
 
-// TestDiskSpoolModel runs random Append/Abort/Replay/Discard/Reset sequences
-// against a map-of-slices model.
+// TestDiskSpoolModel runs random Append/Abort/Replay/Scan/Discard/Reset
+// sequences against a map-of-slices model. Scan keeps the transaction:
+// appends after it must land after what it read.
 func TestDiskSpoolModel(t *testing.T) {
 	t.Parallel()
 	seed := seed.New(t, seedFlag)
@@ -35,7 +36,19 @@ func TestDiskSpoolModel(t *testing.T) {
 	for step := 0; step < 3000; step++ {
 		xid := uint32(100 + rng.IntN(4)*10)
 		sub := xid + uint32(rng.IntN(3))
-		switch op := rng.IntN(20); {
+		switch op := rng.IntN(22); {
+		case op >= 20:
+			var got []rec
+			err := s.Scan(xid, func(sub uint32, msg []byte) error {
+				got = append(got, rec{sub, string(msg)})
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("seed %d step %d: scan: %v", seed, step, err)
+			}
+			if want := model[xid]; !reflect.DeepEqual(got, want) && (len(got) > 0 || len(want) > 0) {
+				t.Fatalf("seed %d step %d: scan xid %d: got %d messages, want %d", seed, step, xid, len(got), len(want))
+			}
 		case op < 14:
 			msg := fmt.Sprintf("m%d-%s", step, string(make([]byte, rng.IntN(300))))
 			if err := s.Append(xid, sub, []byte(msg)); err != nil {
@@ -92,7 +105,7 @@ func TestDiskSpoolModel(t *testing.T) {
 			}
 			delete(model, xid)
 			delete(aborted, xid)
-		default:
+		case op == 19:
 			if err := s.Reset(); err != nil {
 				t.Fatalf("seed %d step %d: reset: %v", seed, step, err)
 			}

@@ -299,6 +299,11 @@ func (s *Streamer) session(ctx context.Context, spool Spool) (progressed bool, e
 	if err := spool.Reset(); err != nil {
 		return true, fatal(err)
 	}
+	pending := pendingSink(s.cfg.Sink) // pending.go: nil when the sink has none
+	if pending != nil {
+		pending.StreamReset()
+		defer pending.StreamReset() // what this connection applied ahead is sent again
+	}
 
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -328,7 +333,7 @@ func (s *Streamer) session(ctx context.Context, spool Spool) (progressed bool, e
 			cancel()
 		}
 	}()
-	a := &applier{s: s, spool: spool, rels: map[uint32]*wal.Relation{}, typeNames: typeNames}
+	a := &applier{s: s, spool: spool, rels: map[uint32]*wal.Relation{}, typeNames: typeNames, pending: pending}
 	applyErr := a.run(sctx, q)
 	cancel()
 	wg.Wait()
