@@ -218,7 +218,14 @@ var pgRels = append([]*pgRel{
 				} else if t.OID == types.Name {
 					coll = "950"
 				}
-				out = append(out, []*string{u32(t.OID), sv(t.Name), sv("11"), sv("10"), iv(int64(t.Len)), u, sv("b"), sv(string(rune(t.Category))),
+				// typbyval: the fixed-length types of at most 8 bytes (on
+				// 64-bit builds); unknown is a pseudo-type (typtype p).
+				byval := bv(t.Len == 1 || t.Len == 2 || t.Len == 4 || t.Len == 8)
+				kind := "b"
+				if t.OID == types.Unknown {
+					kind = "p"
+				}
+				out = append(out, []*string{u32(t.OID), sv(t.Name), sv("11"), sv("10"), iv(int64(t.Len)), byval, sv(kind), sv(string(rune(t.Category))),
 					bv(t.Preferred), sv("t"), sv(","), sv("0"), u, u32(t.Elem), u32(t.Array), u, u, u, u, u, u, u, u, u,
 					sv("f"), sv("0"), sv("-1"), sv("0"), sv(coll), nil, nil, nil})
 				if t.Array != 0 {

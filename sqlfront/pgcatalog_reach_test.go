@@ -206,3 +206,52 @@ func TestCatalogIdentitySequence(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogTypeRows: pg_type lists the types sidecar serves, not all of
+// PostgreSQL's, so a pg_type scan is answered only when its rows are
+// provably served types' (by OID, by name, through pg_attribute's
+// followed columns) or rows no PostgreSQL has, and refused otherwise
+// (`WHERE typname = 'int4range'` and `WHERE typtype = 'b'` answered
+// fewer rows than PostgreSQL before).
+func TestCatalogTypeRows(t *testing.T) {
+	r := catalogRig(t)
+	served := "'16', '17', '18', '19', '20', '21', '23', '25', '26', '114', '700', '701', '705', '1042', '1043', '1082', '1083', '1114', " +
+		"'1184', '1186', '1700', '2950', '3802'"
+	catalogCompare(t, r, []string{
+		"SELECT oid, typname, typnamespace, typowner, typlen, typtype, typcategory, typispreferred, typisdefined, typdelim, typrelid, " +
+			"typelem, typarray, typnotnull, typbasetype, typtypmod, typndims, typcollation, typbyval FROM pg_type WHERE oid IN (" + served + ") ORDER BY oid",
+		"SELECT oid, typname, typlen, typbyval, typtype, typcategory, typelem, typarray, typcollation FROM pg_type " +
+			"WHERE oid IN (SELECT typarray FROM pg_type WHERE oid IN (" + served + ")) ORDER BY 1",
+		"SELECT typname FROM pg_type WHERE oid = 23",
+		"SELECT oid FROM pg_type WHERE typname = 'int4'",
+		"SELECT typname FROM pg_type WHERE typname IN ('int4', 'nosuchtype', '_text') ORDER BY 1",
+		// psycopg2's hstore probe (SQLAlchemy's connect).
+		"SELECT t.oid, typarray FROM pg_type t JOIN pg_namespace ns ON typnamespace = ns.oid WHERE typname = 'hstore'",
+		"SELECT a.attname, t.typname, t.typcategory FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid " +
+			"WHERE a.attrelid = 'items'::regclass AND a.attnum > 0 ORDER BY a.attnum",
+		"SELECT a.attname, (SELECT typname FROM pg_type WHERE oid = a.atttypid) FROM pg_attribute a " +
+			"WHERE a.attrelid = 'accounts'::regclass AND a.attnum > 0 ORDER BY 1",
+		"SELECT a.attname, t.typname FROM pg_attribute a LEFT JOIN pg_type t ON t.oid = a.atttypid " +
+			"WHERE a.attrelid = 'accounts'::regclass AND a.attnum > 0 ORDER BY 1",
+		"SELECT e.typname, t.typname FROM pg_type t JOIN pg_type e ON e.oid = t.typelem WHERE t.typname = '_int4'",
+		// SQLAlchemy's enums (no followed column has one).
+		"SELECT t.typname, n.nspname, e.enumlabel FROM pg_catalog.pg_type t LEFT JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace " +
+			"LEFT JOIN pg_catalog.pg_enum e ON t.oid = e.enumtypid WHERE t.typtype = 'e' ORDER BY 2, 1",
+	}, []string{
+		"SELECT oid FROM pg_type WHERE typname = 'int4range'",
+		"SELECT typname FROM pg_type WHERE oid = 3904",
+		"SELECT count(*) FROM pg_type WHERE typtype = 'b'",
+		"SELECT count(*) FROM pg_type WHERE typcategory = 'N'",
+		"SELECT typname FROM pg_type WHERE typname LIKE 'int%' ORDER BY 1",
+		"SELECT count(*) FROM pg_type",
+		"SELECT count(*) FROM pg_type WHERE typname = 'items'",
+		"SELECT count(*) FROM pg_type WHERE typname = '_items'",
+		"SELECT count(*) FROM pg_type WHERE typname = 'cardinal_number'",
+		"SELECT count(*) FROM pg_type WHERE oid = 3904 OR oid = 23",
+		"SELECT count(*) FROM pg_type WHERE typname IN ('int4', 'pg_class')",
+		"SELECT count(*) FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = 'pg_catalog'",
+		// The system columns' types (tid, xid, cid) are not served.
+		"SELECT a.attname, t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid WHERE a.attrelid = 'items'::regclass ORDER BY a.attnum",
+		"SELECT count(*) FROM pg_type WHERE typtype = 'd'",
+	})
+}
