@@ -237,6 +237,13 @@ func TestCatalogTypeRows(t *testing.T) {
 		// SQLAlchemy's enums (no followed column has one).
 		"SELECT t.typname, n.nspname, e.enumlabel FROM pg_catalog.pg_type t LEFT JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace " +
 			"LEFT JOIN pg_catalog.pg_enum e ON t.oid = e.enumtypid WHERE t.typtype = 'e' ORDER BY 2, 1",
+		// SQLAlchemy's domains: information_schema's, whose OIDs initdb
+		// assigns (read at copy time).
+		"SELECT t.typname as \"name\", pg_catalog.format_type(t.typbasetype, t.typtypmod) as \"attype\", not t.typnotnull as \"nullable\", " +
+			"t.typdefault as \"default\", pg_catalog.pg_type_is_visible(t.oid) as \"visible\", n.nspname as \"schema\" " +
+			"FROM pg_catalog.pg_type t LEFT JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace WHERE t.typtype = 'd' ORDER BY 1",
+		"SELECT oid, typname, typnamespace, typlen, typbyval, typcategory, typelem, typarray, typbasetype, typtypmod, typcollation, typdefault " +
+			"FROM pg_type WHERE typname IN ('cardinal_number', '_cardinal_number', 'time_stamp', 'yes_or_no') ORDER BY 2",
 	}, []string{
 		"SELECT oid FROM pg_type WHERE typname = 'int4range'",
 		"SELECT typname FROM pg_type WHERE oid = 3904",
@@ -246,12 +253,51 @@ func TestCatalogTypeRows(t *testing.T) {
 		"SELECT count(*) FROM pg_type",
 		"SELECT count(*) FROM pg_type WHERE typname = 'items'",
 		"SELECT count(*) FROM pg_type WHERE typname = '_items'",
-		"SELECT count(*) FROM pg_type WHERE typname = 'cardinal_number'",
 		"SELECT count(*) FROM pg_type WHERE oid = 3904 OR oid = 23",
 		"SELECT count(*) FROM pg_type WHERE typname IN ('int4', 'pg_class')",
 		"SELECT count(*) FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = 'pg_catalog'",
 		// The system columns' types (tid, xid, cid) are not served.
 		"SELECT a.attname, t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid WHERE a.attrelid = 'items'::regclass ORDER BY a.attnum",
-		"SELECT count(*) FROM pg_type WHERE typtype = 'd'",
 	})
+}
+
+// TestCatalogNamespaces: pg_namespace's OIDs and owners are the source's
+// (read at copy time): information_schema's OID is initdb's, a user
+// schema's CREATE SCHEMA's — sidecar numbered them itself before
+// (13000, then 16384 up), so pg_class.relnamespace of a table outside
+// public and pg_namespace.oid answered other numbers than PostgreSQL.
+func TestCatalogNamespaces(t *testing.T) {
+	r := newRig(t, []string{"s.things", "public.plain"}, []string{
+		"CREATE SCHEMA other", "DROP SCHEMA other", "CREATE ROLE alice", "CREATE SCHEMA s AUTHORIZATION alice",
+		"CREATE TABLE s.things (id int PRIMARY KEY, v text)", "CREATE TABLE plain (id int PRIMARY KEY)",
+		"INSERT INTO s.things VALUES (1, 'a')", "INSERT INTO plain VALUES (1)",
+	})
+	catalogCompare(t, r, []string{
+		"SELECT relnamespace FROM pg_class WHERE relname = 'things'",
+		"SELECT oid, nspname, nspowner FROM pg_namespace WHERE nspname IN ('s', 'public', 'information_schema', 'pg_catalog', 'pg_toast') ORDER BY 2",
+		"SELECT c.relname, n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relname IN ('things', 'plain') ORDER BY 1",
+		"SELECT relnamespace::regnamespace FROM pg_class WHERE relname = 'things'",
+		"SELECT 's'::regnamespace::oid = (SELECT oid FROM pg_namespace WHERE nspname = 's')",
+		// psql's \dn.
+		"SELECT n.nspname AS \"Name\", pg_catalog.pg_get_userbyid(n.nspowner) AS \"Owner\" FROM pg_catalog.pg_namespace n " +
+			"WHERE n.nspname !~ '^pg_' AND n.nspname <> 'information_schema' ORDER BY 1",
+	}, nil)
+	// \dn must print what PostgreSQL prints; \d and \dt with a schema
+	// pattern (COLLATE pg_catalog.default: not bound by the engine yet)
+	// print it or are refused.
+	for i, cmd := range []string{`\dn`, `\d s.things`, `\dt s.*`} {
+		got, err := psql(t, r.sqlURL, "-c", cmd)
+		want, werr := psql(t, r.pgURL, "-c", cmd)
+		if i := strings.Index(want, "Publications:"); i > 0 {
+			want = want[:i]
+		}
+		switch {
+		case werr != nil:
+			t.Fatalf("%s on PostgreSQL: %v\n%s", cmd, werr, want)
+		case i > 0 && err != nil && strings.Contains(got, "ERROR:"):
+			t.Logf("%s refused: %s", cmd, strings.TrimSpace(got))
+		case err != nil || !strings.HasPrefix(got, want):
+			t.Errorf("%s: (%v)\n%s\nPostgreSQL:\n%s", cmd, err, got, want)
+		}
+	}
 }

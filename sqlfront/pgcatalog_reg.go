@@ -216,7 +216,7 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 			if len(names) != 1 {
 				return nil, errf("42602", -1, "invalid name syntax")
 			}
-			if o, ok := ns[names[0]]; ok && names[0] != "information_schema" {
+			if o, ok := ns[names[0]]; ok && o != 0 && names[0] != "information_schema" {
 				return int64(o), nil
 			}
 			return nil, regRefused(kind, "'"+s+"'")
@@ -258,7 +258,7 @@ func (c *vecCatalog) RegOut(kind uint32) (*lplan.ExtFunc, error) {
 		names, ns := (&pgCatCtx{tables: tables}).namespaces()
 		name = func(o uint32) (types.Value, error) {
 			for _, n := range names {
-				if ns[n] == o && n != "information_schema" {
+				if ns[n] == o && o != 0 && n != "information_schema" {
 					return pgident.Quote(n), nil
 				}
 			}
@@ -348,9 +348,13 @@ func (c *vecCatalog) regFunc(name string, args []lplan.Type) (*lplan.ExtFunc, er
 		return &lplan.ExtFunc{Args: []lplan.Type{args[0]}, Result: lplan.RegType(oidRegtypeT), NullOK: true,
 			Eval: func([]types.Value) (types.Value, error) { return int64(t), nil }}, nil
 	}
+	tables, path := c.pl.src.Tables(), c.searchPath()
 	return &lplan.ExtFunc{Args: []lplan.Type{lplan.T(oidOID)}, Result: lplan.T(oidBool), Eval: func(v []types.Value) (types.Value, error) {
 		if _, ok := types.Lookup(oidValue(v[0])); ok {
 			return true, nil
+		}
+		if vis, ok := systemTypeVisible(tables, path, oidValue(v[0])); ok {
+			return vis, nil
 		}
 		return nil, regRefused(oidRegtypeT, "OID "+strconv.FormatUint(uint64(oidValue(v[0])), 10))
 	}}, nil

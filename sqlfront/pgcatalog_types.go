@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // pg_type lists the built-in types sidecar serves (catalogTypes and
@@ -23,8 +24,9 @@ import (
 //     PostgreSQL 14 to 18 has and no followed relation or column type
 //     has (psycopg2's probe for hstore answers no rows, as PostgreSQL
 //     without the extension does), or
-//   - typtype to 'e' when every followed column's type is served
-//     (PostgreSQL has no built-in enum).
+//   - typtype to 'e' or 'd' when every followed column's type is
+//     served (PostgreSQL has no built-in enum; its built-in domains are
+//     information_schema's, which pg_type lists as the copy read them).
 //
 // Anything else is refused 0A000: `WHERE typname = 'int4range'` and
 // `WHERE typtype = 'b'` answered fewer rows than PostgreSQL before.
@@ -66,10 +68,11 @@ type servedTypes struct {
 	names map[string]bool
 }
 
-// servedTypeSet reads pg_type's rows: the served types and their arrays.
-func servedTypeSet() servedTypes {
+// servedTypeSet reads pg_type's rows: the served types and their
+// arrays, information_schema's domains and theirs when read.
+func servedTypeSet(tables []Table) servedTypes {
 	s := servedTypes{oids: map[uint32]bool{}, names: map[string]bool{}}
-	for _, row := range catalogDef("pg_catalog", "pg_type").rows(&pgCatCtx{}) {
+	for _, row := range catalogDef("pg_catalog", "pg_type").rows(&pgCatCtx{tables: tables}) {
 		n, _ := strconv.ParseUint(*row[0], 10, 32)
 		s.oids[uint32(n)], s.names[*row[1]] = true, true
 	}
@@ -84,13 +87,16 @@ type typeFacts struct {
 	served    servedTypes
 	userNames map[string]bool
 	allServed bool
+	// domains says information_schema's domains were read (pg_type
+	// lists them: PostgreSQL's only built-in domains).
+	domains bool
 }
 
 func (r *reach) typeFacts() *typeFacts {
 	if r.types != nil {
 		return r.types
 	}
-	f := &typeFacts{served: servedTypeSet(), userNames: map[string]bool{}, allServed: true}
+	f := &typeFacts{served: servedTypeSet(r.tableList), userNames: map[string]bool{}, allServed: true, domains: systemTypes(r.tableList) != nil}
 	for n := range r.tableNames {
 		f.userNames[n], f.userNames["_"+n] = true, true
 	}
@@ -145,7 +151,7 @@ func (r *reach) proveType(s *lplan.Scan) bool {
 			all := f.allServed && len(other) > 0
 			for _, o := range other {
 				k, ok := constText([]lplan.Scalar{o})
-				all = all && ok && k == "e"
+				all = all && ok && (k == "e" || k == "d" && f.domains)
 			}
 			if all {
 				return true
@@ -176,12 +182,20 @@ func (r *reach) servedTypeOIDs(vals []lplan.Scalar, depth int) bool {
 }
 
 // userColumnsOnly says whether a pg_attribute scan's conditions restrict
-// attnum to positive numbers (the system columns' are negative).
+// attnum to positive numbers (the system columns' are negative): > or
+// >= a constant, or = constants or columns whose every definition is a
+// positive constant.
 func (r *reach) userColumnsOnly(s *lplan.Scan) bool {
 	for _, cond := range r.restr[s] {
 		col, other, op, ok := r.comparison(cond, s)
 		if !ok || col != "attnum" {
 			continue
+		}
+		if (op == "=" || op == "in") && r.allVals(other, 0, func(k string) bool {
+			n, err := strconv.ParseInt(strings.TrimSpace(k), 10, 64)
+			return err == nil && n >= 1
+		}, func(colSource) bool { return false }) {
+			return true // pgjdbc's "a.attnum = vals.attnum" over a VALUES list of positive numbers
 		}
 		k, ok := constText(other)
 		if !ok {
@@ -193,4 +207,29 @@ func (r *reach) userColumnsOnly(s *lplan.Scan) bool {
 		}
 	}
 	return false
+}
+
+// systemTypeVisible is pg_type_is_visible of one of information_schema's
+// types pg_type lists (ok false for another OID): whether
+// information_schema is on the search path (pg_catalog has no type of
+// their names); refused when a followed relation of its name (a row
+// type) could hide it.
+func systemTypeVisible(tables []Table, path []string, oid uint32) (types.Value, bool) {
+	for _, t := range systemTypes(tables) {
+		if t.OID != oid {
+			continue
+		}
+		for _, p := range path {
+			if p == "information_schema" {
+				return true, true
+			}
+			for _, r := range catalogRels(tables) {
+				if r.schema == p && (r.name == t.Name || "_"+r.name == t.Name) {
+					return nil, false
+				}
+			}
+		}
+		return false, true
+	}
+	return nil, false
 }
