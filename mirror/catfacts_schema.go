@@ -68,7 +68,8 @@ func encodeSchemaFacts(e *enc, f *wal.Facts) {
 	b.byte(flagBits(s.OptionsRead, s.Options != nil))
 	encodeStrs(&b, s.Options)
 	encodeSequences(&b, s)
-	encodeViews(&b, s) // catfacts_views.go
+	encodeViews(&b, s)      // catfacts_views.go
+	encodeNamespaces(&b, s) // catfacts_namespaces.go
 	e.byte(schemaFactsMark)
 	e.bytes(b.b)
 }
@@ -130,7 +131,8 @@ func decodeSchemaFacts(d *dec, f *wal.Facts) {
 			s.Options = []string{}
 		}
 		decodeSequences(b, s)
-		decodeViews(b, s) // catfacts_views.go
+		decodeViews(b, s)      // catfacts_views.go
+		decodeNamespaces(b, s) // catfacts_namespaces.go
 	}
 	if b.err != nil {
 		d.err = b.err

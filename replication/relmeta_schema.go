@@ -39,6 +39,9 @@ func readSchemaFacts(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uin
 		if err := readViews(ctx, conn, oids, out); err != nil { // relmeta_views.go
 			return err
 		}
+		if err := readNamespaces(ctx, conn, oids, out); err != nil { // relmeta_namespaces.go
+			return err
+		}
 		return readComments(ctx, conn, oids, out)
 	})
 	if err != nil {

@@ -297,13 +297,6 @@ var psqlHandlers = map[string]*canned{
 			// printed one row, owner "sidecar", collation "C").
 			return nil, unsupported(-1, "\\l (the cluster's databases, their owners, locales and privileges are not read from the server)")
 		}},
-	"dn": {cols: []string{"Name", "Owner"}, rows: func(_ *execCtx, _ []string) ([][]*string, error) {
-		// Schema owners are not read from the server: public is owned by
-		// pg_database_owner on a cluster initdb'd by 15 or later, by the
-		// bootstrap superuser before (and after pg_upgrade from 14), or by
-		// whoever ALTER SCHEMA made owner. Refused rather than guessed.
-		return nil, unsupported(-1, "\\dn (schema owners are not read from the server)")
-	}},
 }
 
 // psqlMatcher matches names against one psql pattern.

@@ -92,19 +92,59 @@ func bv(b bool) *string {
 }
 
 // namespaces are pg_namespace's rows: PostgreSQL's own and the followed
-// tables' schemas (numbered from 16384 in name order after public).
+// tables' schemas, with the OIDs the copy read (wal.NamespaceFacts); 0
+// is an OID not read (information_schema's and a user schema's, for
+// tables copied before they were read: initdb and CREATE SCHEMA assign
+// them), unknown in the rows (nsOID).
 func (cx *pgCatCtx) namespaces() ([]string, map[string]uint32) {
 	names := []string{"pg_toast", "pg_catalog", "public", "information_schema"}
-	oids := map[string]uint32{"pg_catalog": 11, "pg_toast": 99, "public": publicNamespaceOID, "information_schema": 13000}
-	next := uint32(16384)
+	oids := map[string]uint32{"pg_catalog": 11, "pg_toast": 99, "public": publicNamespaceOID, "information_schema": 0}
+	read := cx.namespaceFacts()
+	for n := range oids {
+		if f, ok := read[n]; ok {
+			oids[n] = f.OID
+		}
+	}
 	for _, t := range cx.tables {
 		if _, ok := oids[t.Schema]; !ok {
-			oids[t.Schema] = next
+			oids[t.Schema] = read[t.Schema].OID
 			names = append(names, t.Schema)
-			next++
 		}
 	}
 	return names, oids
+}
+
+// namespaceFacts are the schemas the copy read with the followed
+// tables, by name.
+func (cx *pgCatCtx) namespaceFacts() map[string]wal.NamespaceFacts {
+	read := map[string]wal.NamespaceFacts{}
+	for i := range cx.tables {
+		if s := schemaFactsOf(&cx.tables[i]); s != nil && s.NamespacesRead {
+			for _, n := range s.Namespaces {
+				read[n.Name] = n
+			}
+		}
+	}
+	return read
+}
+
+// systemTypes are information_schema's domains and their arrays as the
+// copy read them (nil when no followed table's were read).
+func systemTypes(tables []Table) []wal.TypeFacts {
+	for i := range tables {
+		if s := schemaFactsOf(&tables[i]); s != nil && s.NamespacesRead {
+			return s.SystemTypes
+		}
+	}
+	return nil
+}
+
+// nsOID is a schema OID's text, unknown for 0 (not read).
+func nsOID(o uint32) *string {
+	if o == 0 {
+		return pgUnknown
+	}
+	return u32(o)
 }
 
 // colFacts returns the column facts of t's column i, nil when not read.
@@ -126,9 +166,14 @@ var pgRels = append([]*pgRel{
 	{schema: "pg_catalog", name: "pg_namespace", cols: pgc("oid oid, nspname name, nspowner oid, nspacl text"),
 		rows: func(cx *pgCatCtx) [][]*string {
 			names, oids := cx.namespaces()
+			read := cx.namespaceFacts()
 			var out [][]*string
 			for _, n := range names {
-				out = append(out, []*string{u32(oids[n]), sv(n), pgUnknown, pgUnknown})
+				owner := pgUnknown
+				if f, ok := read[n]; ok {
+					owner = u32(f.OwnerOID)
+				}
+				out = append(out, []*string{nsOID(oids[n]), sv(n), owner, pgUnknown})
 			}
 			return out
 		}},
@@ -151,7 +196,7 @@ var pgRels = append([]*pgRel{
 				}
 				u := pgUnknown
 				hasIndex, checks, triggers := tableSchemaFacts(cx.tables, &t)
-				out = append(out, []*string{u32(t.OID), sv(t.Rel), u32(ns[t.Schema]), u, sv("0"), ownerOID(&t), am, u, sv("0"), u, u, u, u, hasIndex, sv("f"),
+				out = append(out, []*string{u32(t.OID), sv(t.Rel), nsOID(ns[t.Schema]), u, sv("0"), ownerOID(&t), am, u, sv("0"), u, u, u, u, hasIndex, sv("f"),
 					sv("p"), sv(relKind(&t)), u, checks, u, triggers, sub, u, u, sv("t"), u, part, sv("0"), u, u, u, tableRelOptions(&t), u})
 			}
 			out = append(append(out, indexClassRows(cx, ns)...), seqClassRows(cx, ns)...) // pgcatalog_seq.go
@@ -204,7 +249,7 @@ var pgRels = append([]*pgRel{
 		"typcategory char, typispreferred bool, typisdefined bool, typdelim char, typrelid oid, typsubscript text, typelem oid, typarray oid, " +
 		"typinput text, typoutput text, typreceive text, typsend text, typmodin text, typmodout text, typanalyze text, typalign char, typstorage char, " +
 		"typnotnull bool, typbasetype oid, typtypmod int4, typndims int4, typcollation oid, typdefaultbin text, typdefault text, typacl text"),
-		rows: func(*pgCatCtx) [][]*string {
+		rows: func(cx *pgCatCtx) [][]*string {
 			var out [][]*string
 			u := pgUnknown
 			for _, ct := range catalogTypes {
@@ -218,7 +263,14 @@ var pgRels = append([]*pgRel{
 				} else if t.OID == types.Name {
 					coll = "950"
 				}
-				out = append(out, []*string{u32(t.OID), sv(t.Name), sv("11"), sv("10"), iv(int64(t.Len)), u, sv("b"), sv(string(rune(t.Category))),
+				// typbyval: the fixed-length types of at most 8 bytes (on
+				// 64-bit builds); unknown is a pseudo-type (typtype p).
+				byval := bv(t.Len == 1 || t.Len == 2 || t.Len == 4 || t.Len == 8)
+				kind := "b"
+				if t.OID == types.Unknown {
+					kind = "p"
+				}
+				out = append(out, []*string{u32(t.OID), sv(t.Name), sv("11"), sv("10"), iv(int64(t.Len)), byval, sv(kind), sv(string(rune(t.Category))),
 					bv(t.Preferred), sv("t"), sv(","), sv("0"), u, u32(t.Elem), u32(t.Array), u, u, u, u, u, u, u, u, u,
 					sv("f"), sv("0"), sv("-1"), sv("0"), sv(coll), nil, nil, nil})
 				if t.Array != 0 {
@@ -226,6 +278,17 @@ var pgRels = append([]*pgRel{
 						sv("f"), sv("t"), sv(","), sv("0"), u, u32(t.OID), sv("0"), u, u, u, u, u, u, u, u, u,
 						sv("f"), sv("0"), sv("-1"), sv("0"), sv(coll), nil, nil, nil})
 				}
+			}
+			// information_schema's domains and their arrays, as read.
+			for _, t := range systemTypes(cx.tables) {
+				var def, defBin *string
+				if t.HasDefault {
+					def, defBin = sv(t.Default), u
+				}
+				out = append(out, []*string{u32(t.OID), sv(t.Name), u32(t.Namespace), u32(t.Owner), iv(int64(t.Len)), bv(t.ByVal), sv(charText(t.Type)),
+					sv(charText(t.Category)), sv("f"), sv("t"), sv(charText(t.Delim)), sv("0"), u, u32(t.Elem), u32(t.Array), u, u, u, u, u, u, u,
+					sv(charText(t.Align)), sv(charText(t.Storage)), bv(t.NotNull), u32(t.BaseType), iv(int64(t.TypMod)), sv("0"), u32(t.Collation),
+					defBin, def, u})
 			}
 			return out
 		}},

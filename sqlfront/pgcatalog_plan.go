@@ -8,7 +8,9 @@ import (
 	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/sidecar-dev/sidecar/internal/pgast"
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
 )
@@ -375,6 +377,11 @@ func (pl *planner) planCatalog(stmt *pg.Node, declared []uint32) error {
 	if len(pl.asOf) > 0 {
 		return unsupported(-1, "AS OF in a statement reading pg_catalog")
 	}
+	if fn := infoSchemaFunc(stmt); fn != "" {
+		// PostgreSQL has it (pgjdbc's getIndexInfo calls
+		// information_schema._pg_expandarray): 0A000, not 42883.
+		return unsupported(-1, "the function information_schema."+fn+" (sidecar's catalog does not serve it yet)")
+	}
 	return pl.planVec(stmt, declared, func(err error) error {
 		var pe *lplan.Error
 		var te *types.Error
@@ -405,4 +412,21 @@ func unservedCatalogRelation(pe *lplan.Error) (string, bool) {
 		return name, true
 	}
 	return "", false
+}
+
+// infoSchemaFunc is the name of the first function stmt calls qualified
+// with information_schema ("" when none): sidecar serves none of them.
+func infoSchemaFunc(stmt *pg.Node) string {
+	name := ""
+	pgast.Walk(stmt.ProtoReflect(), func(m protoreflect.Message) bool {
+		if name != "" {
+			return false
+		}
+		if f, ok := m.Interface().(*pg.FuncCall); ok && len(f.Funcname) == 2 && f.Funcname[0].GetString_().GetSval() == "information_schema" {
+			name = f.Funcname[1].GetString_().GetSval()
+			return false
+		}
+		return true
+	})
+	return name
 }

@@ -84,6 +84,10 @@ type reach struct {
 	// listed owned sequences' and
 	// indexes' names.
 	tableNames, indexNames map[string]bool
+	// tableList are the followed tables; types is what pg_type proofs
+	// read of them (pgcatalog_types.go), built on first use.
+	tableList []Table
+	types     *typeFacts
 }
 
 // checkSystemRows refuses a statement that can reach rows PostgreSQL
@@ -97,7 +101,8 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 		r.settings[*row[0]] = true
 	}
 	_, ns := (&pgCatCtx{tables: c.pl.src.Tables()}).namespaces()
-	for _, t := range c.pl.src.Tables() {
+	r.tableList = c.pl.src.Tables()
+	for _, t := range r.tableList {
 		r.known[t.OID], r.tables[t.OID], r.tableNames[t.Rel] = true, true, true
 		if s := schemaFactsOf(&t); s != nil {
 			for _, x := range s.Indexes {
@@ -126,9 +131,9 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 	}
 	for _, s := range r.scans {
 		rel := r.rels[s]
-		if rel.name == "pg_type" && r.lackedTypeKinds(s) {
-			return unsupported(-1, "reading pg_catalog.pg_type's composite or range types (sidecar's catalog lists the built-in types it serves, "+
-				"not the tables' row types or range types)")
+		if rel.name == "pg_type" && !r.proven[s] {
+			return unsupported(-1, "reading pg_catalog.pg_type without a condition restricting it to the types sidecar serves "+
+				"(its catalog lists the built-in types it serves, not all of PostgreSQL's nor the tables' row types: restrict by oid or typname)")
 		}
 		if _, lacking := systemKeyCols[rel.name]; lacking && !r.proven[s] && rel.name == "pg_settings" {
 			return unsupported(-1, "reading pg_catalog.pg_settings without naming the settings read (WHERE name = …; sidecar lists the settings it keeps, not all of PostgreSQL's)")
@@ -264,6 +269,9 @@ func (r *reach) prove(s *lplan.Scan) bool {
 	if rel.name == "pg_namespace" {
 		return r.proveNamespace(s)
 	}
+	if rel.name == "pg_type" {
+		return r.proveType(s) // pgcatalog_types.go
+	}
 	if rel.name == "pg_sequence" {
 		return true // PostgreSQL's own objects have none: its rows are the owned sequences pg_class lists
 	}
@@ -293,27 +301,6 @@ func (r *reach) prove(s *lplan.Scan) bool {
 				if r.userNamespaceOIDs(other, 0) && (len(r.seqs) == 0 || r.noSequences(s)) {
 					return true
 				}
-			}
-		}
-	}
-	return false
-}
-
-// lackedTypeKinds says whether a pg_type scan selects its rows by a
-// typtype sidecar's pg_type has no row of while PostgreSQL always has:
-// composite (the tables' and views' row types), range and multirange
-// (int4range …); pgjdbc's getUDTs asks for typtype IN ('c', 'd') and
-// answered none. Domains and enums are answered as pg_enum is (none;
-// a followed column of a type sidecar does not know is refused).
-func (r *reach) lackedTypeKinds(s *lplan.Scan) bool {
-	for _, cond := range r.restr[s] {
-		col, other, op, ok := r.comparison(cond, s)
-		if !ok || col != "typtype" || (op != "=" && op != "in") {
-			continue
-		}
-		for _, v := range other {
-			if k, ok := constText([]lplan.Scalar{v}); !ok || strings.ContainsAny(k, "crm") {
-				return true
 			}
 		}
 	}

@@ -206,3 +206,98 @@ func TestCatalogIdentitySequence(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogTypeRows: pg_type lists the types sidecar serves, not all of
+// PostgreSQL's, so a pg_type scan is answered only when its rows are
+// provably served types' (by OID, by name, through pg_attribute's
+// followed columns) or rows no PostgreSQL has, and refused otherwise
+// (`WHERE typname = 'int4range'` and `WHERE typtype = 'b'` answered
+// fewer rows than PostgreSQL before).
+func TestCatalogTypeRows(t *testing.T) {
+	r := catalogRig(t)
+	served := "'16', '17', '18', '19', '20', '21', '23', '25', '26', '114', '700', '701', '705', '1042', '1043', '1082', '1083', '1114', " +
+		"'1184', '1186', '1700', '2950', '3802'"
+	catalogCompare(t, r, []string{
+		"SELECT oid, typname, typnamespace, typowner, typlen, typtype, typcategory, typispreferred, typisdefined, typdelim, typrelid, " +
+			"typelem, typarray, typnotnull, typbasetype, typtypmod, typndims, typcollation, typbyval FROM pg_type WHERE oid IN (" + served + ") ORDER BY oid",
+		"SELECT oid, typname, typlen, typbyval, typtype, typcategory, typelem, typarray, typcollation FROM pg_type " +
+			"WHERE oid IN (SELECT typarray FROM pg_type WHERE oid IN (" + served + ")) ORDER BY 1",
+		"SELECT typname FROM pg_type WHERE oid = 23",
+		"SELECT oid FROM pg_type WHERE typname = 'int4'",
+		"SELECT typname FROM pg_type WHERE typname IN ('int4', 'nosuchtype', '_text') ORDER BY 1",
+		// psycopg2's hstore probe (SQLAlchemy's connect).
+		"SELECT t.oid, typarray FROM pg_type t JOIN pg_namespace ns ON typnamespace = ns.oid WHERE typname = 'hstore'",
+		"SELECT a.attname, t.typname, t.typcategory FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid " +
+			"WHERE a.attrelid = 'items'::regclass AND a.attnum > 0 ORDER BY a.attnum",
+		"SELECT a.attname, (SELECT typname FROM pg_type WHERE oid = a.atttypid) FROM pg_attribute a " +
+			"WHERE a.attrelid = 'accounts'::regclass AND a.attnum > 0 ORDER BY 1",
+		"SELECT a.attname, t.typname FROM pg_attribute a LEFT JOIN pg_type t ON t.oid = a.atttypid " +
+			"WHERE a.attrelid = 'accounts'::regclass AND a.attnum > 0 ORDER BY 1",
+		"SELECT e.typname, t.typname FROM pg_type t JOIN pg_type e ON e.oid = t.typelem WHERE t.typname = '_int4'",
+		// SQLAlchemy's enums (no followed column has one).
+		"SELECT t.typname, n.nspname, e.enumlabel FROM pg_catalog.pg_type t LEFT JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace " +
+			"LEFT JOIN pg_catalog.pg_enum e ON t.oid = e.enumtypid WHERE t.typtype = 'e' ORDER BY 2, 1",
+		// SQLAlchemy's domains: information_schema's, whose OIDs initdb
+		// assigns (read at copy time).
+		"SELECT t.typname as \"name\", pg_catalog.format_type(t.typbasetype, t.typtypmod) as \"attype\", not t.typnotnull as \"nullable\", " +
+			"t.typdefault as \"default\", pg_catalog.pg_type_is_visible(t.oid) as \"visible\", n.nspname as \"schema\" " +
+			"FROM pg_catalog.pg_type t LEFT JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace WHERE t.typtype = 'd' ORDER BY 1",
+		"SELECT oid, typname, typnamespace, typlen, typbyval, typcategory, typelem, typarray, typbasetype, typtypmod, typcollation, typdefault " +
+			"FROM pg_type WHERE typname IN ('cardinal_number', '_cardinal_number', 'time_stamp', 'yes_or_no') ORDER BY 2",
+	}, []string{
+		"SELECT oid FROM pg_type WHERE typname = 'int4range'",
+		"SELECT typname FROM pg_type WHERE oid = 3904",
+		"SELECT count(*) FROM pg_type WHERE typtype = 'b'",
+		"SELECT count(*) FROM pg_type WHERE typcategory = 'N'",
+		"SELECT typname FROM pg_type WHERE typname LIKE 'int%' ORDER BY 1",
+		"SELECT count(*) FROM pg_type",
+		"SELECT count(*) FROM pg_type WHERE typname = 'items'",
+		"SELECT count(*) FROM pg_type WHERE typname = '_items'",
+		"SELECT count(*) FROM pg_type WHERE oid = 3904 OR oid = 23",
+		"SELECT count(*) FROM pg_type WHERE typname IN ('int4', 'pg_class')",
+		"SELECT count(*) FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = 'pg_catalog'",
+		// The system columns' types (tid, xid, cid) are not served.
+		"SELECT a.attname, t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid WHERE a.attrelid = 'items'::regclass ORDER BY a.attnum",
+	})
+}
+
+// TestCatalogNamespaces: pg_namespace's OIDs and owners are the source's
+// (read at copy time): information_schema's OID is initdb's, a user
+// schema's CREATE SCHEMA's — sidecar numbered them itself before
+// (13000, then 16384 up), so pg_class.relnamespace of a table outside
+// public and pg_namespace.oid answered other numbers than PostgreSQL.
+func TestCatalogNamespaces(t *testing.T) {
+	r := newRig(t, []string{"s.things", "public.plain"}, []string{
+		"CREATE SCHEMA other", "DROP SCHEMA other", "CREATE ROLE alice", "CREATE SCHEMA s AUTHORIZATION alice",
+		"CREATE TABLE s.things (id int PRIMARY KEY, v text)", "CREATE TABLE plain (id int PRIMARY KEY)",
+		"INSERT INTO s.things VALUES (1, 'a')", "INSERT INTO plain VALUES (1)",
+	})
+	catalogCompare(t, r, []string{
+		"SELECT relnamespace FROM pg_class WHERE relname = 'things'",
+		"SELECT oid, nspname, nspowner FROM pg_namespace WHERE nspname IN ('s', 'public', 'information_schema', 'pg_catalog', 'pg_toast') ORDER BY 2",
+		"SELECT c.relname, n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relname IN ('things', 'plain') ORDER BY 1",
+		"SELECT relnamespace::regnamespace FROM pg_class WHERE relname = 'things'",
+		"SELECT 's'::regnamespace::oid = (SELECT oid FROM pg_namespace WHERE nspname = 's')",
+		// psql's \dn.
+		"SELECT n.nspname AS \"Name\", pg_catalog.pg_get_userbyid(n.nspowner) AS \"Owner\" FROM pg_catalog.pg_namespace n " +
+			"WHERE n.nspname !~ '^pg_' AND n.nspname <> 'information_schema' ORDER BY 1",
+	}, nil)
+	// \dn must print what PostgreSQL prints; \d and \dt with a schema
+	// pattern (COLLATE pg_catalog.default: not bound by the engine yet)
+	// print it or are refused.
+	for i, cmd := range []string{`\dn`, `\d s.things`, `\dt s.*`} {
+		got, err := psql(t, r.sqlURL, "-c", cmd)
+		want, werr := psql(t, r.pgURL, "-c", cmd)
+		if i := strings.Index(want, "Publications:"); i > 0 {
+			want = want[:i]
+		}
+		switch {
+		case werr != nil:
+			t.Fatalf("%s on PostgreSQL: %v\n%s", cmd, werr, want)
+		case i > 0 && err != nil && strings.Contains(got, "ERROR:"):
+			t.Logf("%s refused: %s", cmd, strings.TrimSpace(got))
+		case err != nil || !strings.HasPrefix(got, want):
+			t.Errorf("%s: (%v)\n%s\nPostgreSQL:\n%s", cmd, err, got, want)
+		}
+	}
+}

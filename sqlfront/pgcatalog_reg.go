@@ -3,6 +3,7 @@ package sqlfront
 import (
 	"strconv"
 	"strings"
+	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -216,7 +217,7 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 			if len(names) != 1 {
 				return nil, errf("42602", -1, "invalid name syntax")
 			}
-			if o, ok := ns[names[0]]; ok && names[0] != "information_schema" {
+			if o, ok := ns[names[0]]; ok && o != 0 && names[0] != "information_schema" {
 				return int64(o), nil
 			}
 			return nil, regRefused(kind, "'"+s+"'")
@@ -232,18 +233,7 @@ func (c *vecCatalog) RegOut(kind uint32) (*lplan.ExtFunc, error) {
 	var name func(o uint32) (types.Value, error)
 	switch kind {
 	case oidRegclassT:
-		vis := newVisibleSet(tables, path) // pgcatalog_plan.go
-		name = func(o uint32) (types.Value, error) {
-			for _, r := range catalogRels(tables) {
-				if r.oid == o {
-					if vis.of(o) == true {
-						return pgident.Quote(r.name), nil
-					}
-					return pgident.Quote(r.schema) + "." + pgident.Quote(r.name), nil
-				}
-			}
-			return nil, regRefused(kind, "OID "+strconv.FormatUint(uint64(o), 10))
-		}
+		name = regclassNamer(tables, path)
 	case oidRegtypeT:
 		name = func(o uint32) (types.Value, error) {
 			if n := lplan.RegTypeName(o); n != "" {
@@ -258,7 +248,7 @@ func (c *vecCatalog) RegOut(kind uint32) (*lplan.ExtFunc, error) {
 		names, ns := (&pgCatCtx{tables: tables}).namespaces()
 		name = func(o uint32) (types.Value, error) {
 			for _, n := range names {
-				if ns[n] == o && n != "information_schema" {
+				if ns[n] == o && o != 0 && n != "information_schema" {
 					return pgident.Quote(n), nil
 				}
 			}
@@ -348,9 +338,13 @@ func (c *vecCatalog) regFunc(name string, args []lplan.Type) (*lplan.ExtFunc, er
 		return &lplan.ExtFunc{Args: []lplan.Type{args[0]}, Result: lplan.RegType(oidRegtypeT), NullOK: true,
 			Eval: func([]types.Value) (types.Value, error) { return int64(t), nil }}, nil
 	}
+	tables, path := c.pl.src.Tables(), c.searchPath()
 	return &lplan.ExtFunc{Args: []lplan.Type{lplan.T(oidOID)}, Result: lplan.T(oidBool), Eval: func(v []types.Value) (types.Value, error) {
 		if _, ok := types.Lookup(oidValue(v[0])); ok {
 			return true, nil
+		}
+		if vis, ok := systemTypeVisible(tables, path, oidValue(v[0])); ok {
+			return vis, nil
 		}
 		return nil, regRefused(oidRegtypeT, "OID "+strconv.FormatUint(uint64(oidValue(v[0])), 10))
 	}}, nil
@@ -371,3 +365,32 @@ var enumRel = &pgRel{schema: "pg_catalog", name: "pg_enum", cols: pgc("oid oid, 
 		}
 		return nil
 	}}
+
+// regclassNamer is regclass output over tables' relations under path:
+// the name, schema-qualified when not visible. The relations by OID are
+// built once on first use: the function runs per row (rebuilding the
+// list per call made printing a regclass column quadratic in the
+// relations).
+func regclassNamer(tables []Table, path []string) func(o uint32) (types.Value, error) {
+	vis := newVisibleSet(tables, path) // pgcatalog_plan.go
+	var once sync.Once
+	var byOID map[uint32]catRel
+	return func(o uint32) (types.Value, error) {
+		once.Do(func() {
+			rels := catalogRels(tables)
+			byOID = make(map[uint32]catRel, len(rels))
+			for _, r := range rels {
+				if _, ok := byOID[r.oid]; !ok {
+					byOID[r.oid] = r // the first, as the list's search found it
+				}
+			}
+		})
+		if r, ok := byOID[o]; ok {
+			if vis.of(o) == true {
+				return pgident.Quote(r.name), nil
+			}
+			return pgident.Quote(r.schema) + "." + pgident.Quote(r.name), nil
+		}
+		return nil, regRefused(oidRegclassT, "OID "+strconv.FormatUint(uint64(o), 10))
+	}
+}

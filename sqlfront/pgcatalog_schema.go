@@ -69,7 +69,7 @@ var schemaRels = []*pgRel{
 						}
 						return sv(charText(b))
 					}
-					out = append(out, []*string{u32(c.OID), sv(c.Name), u32(ns[t.Schema]), sv(charText(c.Type)), bv(c.Deferrable), bv(c.Deferred),
+					out = append(out, []*string{u32(c.OID), sv(c.Name), nsOID(ns[t.Schema]), sv(charText(c.Type)), bv(c.Deferrable), bv(c.Deferred),
 						bv(c.Validated), u32(t.OID), sv("0"), u32(c.Index), sv("0"), ref, fk(c.UpdateAction), fk(c.DeleteAction), fk(c.MatchType),
 						local, inh, bv(c.NoInherit), attnums(&t, c.Columns), confkey(cx.tables, &c), u, u, u, u, u, u})
 				}
@@ -143,11 +143,17 @@ func ownerOID(t *Table) *string {
 	return pgUnknown
 }
 
-// ownerName is pg_get_userbyid of a role owning a followed table.
+// ownerName is pg_get_userbyid of a role owning a followed table or a
+// schema pg_namespace lists.
 func ownerName(tables []Table, oid uint32) (string, bool) {
 	for i := range tables {
 		if s := schemaFactsOf(&tables[i]); s != nil && s.Owner != "" && s.OwnerOID == oid {
 			return s.Owner, true
+		}
+	}
+	for _, n := range (&pgCatCtx{tables: tables}).namespaceFacts() { // the schemas' owners
+		if n.Owner != "" && n.OwnerOID == oid {
+			return n.Owner, true
 		}
 	}
 	return "", false
@@ -195,7 +201,7 @@ func indexClassRows(cx *pgCatCtx, ns map[string]uint32) [][]*string {
 					am = u32(oid)
 				}
 			}
-			out = append(out, []*string{u32(x.OID), sv(x.Name), u32(ns[t.Schema]), sv("0"), sv("0"), ownerOID(&t), am, u, sv("0"), u, u, u, sv("0"), sv("f"), sv("f"),
+			out = append(out, []*string{u32(x.OID), sv(x.Name), nsOID(ns[t.Schema]), sv("0"), sv("0"), ownerOID(&t), am, u, sv("0"), u, u, u, sv("0"), sv("f"), sv("f"),
 				sv("p"), sv("i"), iv(int64(len(x.Columns))), sv("0"), sv("f"), sv("f"), sv("f"), sv("f"), sv("f"), sv("t"), sv("n"), u, sv("0"), u, u, u, indexRelOptions(&x), nil})
 		}
 	}

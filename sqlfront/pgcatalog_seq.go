@@ -67,7 +67,7 @@ func seqClassRows(cx *pgCatCtx, ns map[string]uint32) [][]*string {
 	for i := range cx.tables {
 		t := &cx.tables[i]
 		for _, q := range listedSequences(t, ns) {
-			out = append(out, []*string{u32(q.OID), sv(q.Name), u32(ns[q.Schema]), u, sv("0"), u32(q.OwnerOID), sv("0"), u, sv("0"), u, u, u, sv("0"),
+			out = append(out, []*string{u32(q.OID), sv(q.Name), nsOID(ns[q.Schema]), u, sv("0"), u32(q.OwnerOID), sv("0"), u, sv("0"), u, u, u, sv("0"),
 				sv("f"), sv("f"), sv(charText(q.Persistence)), sv("S"), sv("3"), sv("0"), sv("f"), sv("f"), sv("f"), sv("f"), sv("f"), sv("t"), sv("n"),
 				sv("f"), sv("0"), u, u, u, nil, nil})
 		}

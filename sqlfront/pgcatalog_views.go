@@ -40,7 +40,7 @@ func viewClassRows(cx *pgCatCtx, ns map[string]uint32) [][]*string {
 		if v.Kind == 'm' {
 			am, populated, rules = sv("2"), u, u
 		}
-		out = append(out, []*string{u32(v.OID), sv(v.Name), u32(ns[v.Schema]), u, sv("0"), u32(v.OwnerOID), am, u, sv("0"), u, u, u, u, sv("f"), sv("f"),
+		out = append(out, []*string{u32(v.OID), sv(v.Name), nsOID(ns[v.Schema]), u, sv("0"), u32(v.OwnerOID), am, u, sv("0"), u, u, u, u, sv("f"), sv("f"),
 			sv("p"), sv(charText(v.Kind)), iv(int64(len(v.Columns))), sv("0"), rules, sv("f"), sv("f"), sv("f"), sv("f"), populated,
 			sv("n"), sv("f"), sv("0"), u, u, u, relOptions(v.Options), nil})
 	}

@@ -129,9 +129,4 @@ ORDER BY pg_catalog.pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT', c.oid::pg_ca
        pg_catalog.array_to_string(d.datacl, E'\n') AS "Access privileges"
 FROM pg_catalog.pg_database d
 ORDER BY 1;`,
-	"dn": `SELECT n.nspname AS "Name",
-  pg_catalog.pg_get_userbyid(n.nspowner) AS "Owner"
-FROM pg_catalog.pg_namespace n
-WHERE n.nspname !~ '^pg_' AND n.nspname <> 'information_schema'
-ORDER BY 1;`,
 }

@@ -56,9 +56,9 @@ func TestPsql(t *testing.T) {
 			t.Errorf("%s: want %q in\n%s", cmd, in, out)
 		}
 	}
-	// \dn is refused: schema owners are not read from the server.
-	if out, err := psql(t, r.sqlURL, "-c", `\dn`); err == nil || !strings.Contains(out, "schema owners are not read") {
-		t.Errorf("\\dn: %v\n%s", err, out)
+	// \dn: the schemas' owners are read at copy time.
+	if got, want := run(r.sqlURL, "-c", `\dn`), run(r.pgURL, "-c", `\dn`); got != want {
+		t.Errorf("\\dn:\n%s\nPostgreSQL:\n%s", got, want)
 	}
 	// \l is refused: the cluster's databases, owners and locales are not
 	// read (it printed one database owned by "sidecar" with collation C).

@@ -51,6 +51,14 @@ type SchemaFacts struct {
 	// read when ViewsRead (records written before lack them).
 	Views     []ViewFacts
 	ViewsRead bool
+	// Namespaces are the schemas pg_namespace lists for the table: the
+	// system ones (pg_catalog, pg_toast, information_schema), public and
+	// the table's own, with their OIDs and owners; SystemTypes are
+	// information_schema's domains and their arrays (catfacts_namespaces.go).
+	// Read when NamespacesRead (records written before lack them).
+	Namespaces     []NamespaceFacts
+	SystemTypes    []TypeFacts
+	NamespacesRead bool
 }
 
 // SequenceFacts is an owned sequence's pg_class and pg_sequence rows
@@ -148,7 +156,7 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 	if s == nil || o == nil {
 		return s == o
 	}
-	return s.Comment == o.Comment && s.OptionsRead == o.OptionsRead && slices.Equal(s.Options, o.Options) && (s.Options == nil) == (o.Options == nil) && s.OwnerOID == o.OwnerOID && s.DatabaseOID == o.DatabaseOID && s.Owner == o.Owner && slices.Equal(s.ReferencedBy, o.ReferencedBy) && slices.Equal(s.ColumnComments, o.ColumnComments) && slices.Equal(s.Sequences, o.Sequences) &&
+	return s.Comment == o.Comment && s.namespacesEqual(o) && s.OptionsRead == o.OptionsRead && slices.Equal(s.Options, o.Options) && (s.Options == nil) == (o.Options == nil) && s.OwnerOID == o.OwnerOID && s.DatabaseOID == o.DatabaseOID && s.Owner == o.Owner && slices.Equal(s.ReferencedBy, o.ReferencedBy) && slices.Equal(s.ColumnComments, o.ColumnComments) && slices.Equal(s.Sequences, o.Sequences) &&
 		slices.EqualFunc(s.Constraints, o.Constraints, ConstraintFacts.equal) && slices.EqualFunc(s.Indexes, o.Indexes, IndexFacts.equal) &&
 		slices.Equal(s.Triggers, o.Triggers) && s.SequencesRead == o.SequencesRead && slices.Equal(s.OwnedSequences, o.OwnedSequences) &&
 		s.ViewsRead == o.ViewsRead && viewsEqual(s.Views, o.Views)

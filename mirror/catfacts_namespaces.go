@@ -1,0 +1,71 @@
+package mirror
+
+import "github.com/sidecar-dev/sidecar/wal"
+
+// The schemas and information_schema types of a table's database
+// (wal.SchemaFacts.Namespaces, SystemTypes) follow the views in the
+// schema facts body: a flag, then the schemas, then the types. A record
+// written before they were read ends before the flag and decodes with
+// NamespacesRead false (the SQL port then refuses what they answer).
+
+func encodeNamespaces(b *enc, s *wal.SchemaFacts) {
+	if !s.NamespacesRead {
+		return
+	}
+	if !s.ViewsRead {
+		if !s.SequencesRead {
+			b.byte(0) // encodeSequences wrote nothing: its flag, unset
+		}
+		b.byte(0) // encodeViews wrote nothing: its flag, unset
+	}
+	b.byte(1)
+	b.uvarint(uint64(len(s.Namespaces)))
+	for _, n := range s.Namespaces {
+		b.uvarint(uint64(n.OID))
+		b.str(n.Name)
+		b.uvarint(uint64(n.OwnerOID))
+		b.str(n.Owner)
+	}
+	b.uvarint(uint64(len(s.SystemTypes)))
+	for _, t := range s.SystemTypes {
+		b.uvarint(uint64(t.OID))
+		b.uvarint(uint64(t.Namespace))
+		b.uvarint(uint64(t.Owner))
+		b.str(t.Name)
+		b.varint(int64(t.Len))
+		b.byte(flagBits(t.ByVal, t.NotNull, t.HasDefault))
+		b.byte(t.Type)
+		b.byte(t.Category)
+		b.byte(t.Delim)
+		b.byte(t.Align)
+		b.byte(t.Storage)
+		b.uvarint(uint64(t.Elem))
+		b.uvarint(uint64(t.Array))
+		b.uvarint(uint64(t.BaseType))
+		b.varint(int64(t.TypMod))
+		b.uvarint(uint64(t.Collation))
+		b.str(t.Default)
+	}
+}
+
+// decodeNamespaces reads what encodeNamespaces wrote, when present.
+func decodeNamespaces(b *dec, s *wal.SchemaFacts) {
+	if b.err != nil || len(b.b) == 0 || b.byte()&1 == 0 {
+		return
+	}
+	s.NamespacesRead = true
+	n := b.count()
+	for i := 0; i < n && b.err == nil; i++ {
+		s.Namespaces = append(s.Namespaces, wal.NamespaceFacts{OID: uint32(b.uvarint()), Name: b.str(), OwnerOID: uint32(b.uvarint()), Owner: b.str()})
+	}
+	n = b.count()
+	for i := 0; i < n && b.err == nil; i++ {
+		t := wal.TypeFacts{OID: uint32(b.uvarint()), Namespace: uint32(b.uvarint()), Owner: uint32(b.uvarint()), Name: b.str(), Len: int16(b.varint())}
+		fl := b.byte()
+		t.ByVal, t.NotNull, t.HasDefault = fl&1 != 0, fl&2 != 0, fl&4 != 0
+		t.Type, t.Category, t.Delim, t.Align, t.Storage = b.byte(), b.byte(), b.byte(), b.byte(), b.byte()
+		t.Elem, t.Array, t.BaseType = uint32(b.uvarint()), uint32(b.uvarint()), uint32(b.uvarint())
+		t.TypMod, t.Collation, t.Default = int32(b.varint()), uint32(b.uvarint()), b.str()
+		s.SystemTypes = append(s.SystemTypes, t)
+	}
+}

@@ -1,0 +1,71 @@
+package replication
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sidecar-dev/sidecar/wal"
+)
+
+// readNamespaces reads, for each table of oids, the schemas the SQL
+// port's pg_namespace lists with it — pg_catalog, pg_toast,
+// information_schema, public and the table's own schema — with their
+// OIDs and owners, and information_schema's domains and their array
+// types (wal.TypeFacts): initdb assigns those OIDs, so they differ
+// between clusters (information_schema is 13207 on one PostgreSQL 15,
+// 13329 on a 14), and the port answered made-up ones before.
+func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uint32]*wal.SchemaFacts) error {
+	rows, err := conn.Query(ctx, `SELECT c.oid::int8, n.oid::int8, n.nspname::text, n.nspowner::int8, coalesce(pg_catalog.pg_get_userbyid(n.nspowner)::text, '')
+		FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n
+			ON n.oid = c.relnamespace OR n.nspname IN ('pg_catalog', 'pg_toast', 'information_schema', 'public')
+		WHERE c.oid = ANY($1::int8[]::oid[]) ORDER BY 1, 2`, oids)
+	if err != nil {
+		return fmt.Errorf("schemas: %w", err)
+	}
+	var rel, oid, owner int64
+	var n wal.NamespaceFacts
+	_, err = pgx.ForEachRow(rows, []any{&rel, &oid, &n.Name, &owner, &n.Owner}, func() error {
+		if s := out[uint32(rel)]; s != nil {
+			x := n
+			x.OID, x.OwnerOID = uint32(oid), uint32(owner)
+			s.Namespaces = append(s.Namespaces, x)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("schemas: %w", err)
+	}
+	rows, err = conn.Query(ctx, `SELECT t.oid::int8, t.typnamespace::int8, t.typowner::int8, t.typname::text, t.typlen, t.typbyval, t.typtype::text,
+			t.typcategory::text, t.typdelim::text, t.typalign::text, t.typstorage::text, t.typelem::int8, t.typarray::int8, t.typnotnull,
+			t.typbasetype::int8, t.typtypmod, t.typcollation::int8, coalesce(t.typdefault, ''), t.typdefault IS NOT NULL
+		FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
+		WHERE n.nspname = 'information_schema' AND (t.typtype = 'd' OR t.typelem IN (SELECT d.oid FROM pg_catalog.pg_type d
+			WHERE d.typnamespace = n.oid AND d.typtype = 'd'))
+		ORDER BY 1`)
+	if err != nil {
+		return fmt.Errorf("information_schema's types: %w", err)
+	}
+	var typs []wal.TypeFacts
+	var elem, array, base, coll, nsp, towner int64
+	var typ, cat, delim, align, storage string
+	var t wal.TypeFacts
+	_, err = pgx.ForEachRow(rows, []any{&oid, &nsp, &towner, &t.Name, &t.Len, &t.ByVal, &typ, &cat, &delim, &align, &storage, &elem, &array,
+		&t.NotNull, &base, &t.TypMod, &coll, &t.Default, &t.HasDefault}, func() error {
+		x := t
+		x.OID, x.Namespace, x.Owner, x.Elem, x.Array, x.BaseType, x.Collation = uint32(oid), uint32(nsp), uint32(towner), uint32(elem), uint32(array), uint32(base), uint32(coll)
+		x.Type, x.Category, x.Delim, x.Align, x.Storage = charByte(typ), charByte(cat), charByte(delim), charByte(align), charByte(storage)
+		typs = append(typs, x)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("information_schema's types: %w", err)
+	}
+	for _, o := range oids {
+		if s := out[uint32(o)]; s != nil {
+			s.SystemTypes, s.NamespacesRead = typs, true
+		}
+	}
+	return nil
+}
