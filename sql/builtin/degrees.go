@@ -98,7 +98,7 @@ func signOf(flip ...bool) float64 {
 func degreeTrig(name string, exact []float64, f func(x float64, flips [3]bool) float64) Impl {
 	return f8Fn(func(x float64) (float64, error) {
 		if math.IsNaN(x) {
-			return x, nil
+			return pgNaN, nil // get_float8_nan(), whatever the argument's bits
 		}
 		if math.IsInf(x, 0) {
 			return 0, errTrigRange
@@ -139,7 +139,7 @@ func (r *Registry) addDegreeTrig() {
 	inverse := func(name string, exact func(x float64) bool, f func(x float64) float64) Impl {
 		return f8Fn(func(x float64) (float64, error) {
 			if math.IsNaN(x) {
-				return x, nil
+				return pgNaN, nil // get_float8_nan()
 			}
 			if name != "atand" && (x < -1 || x > 1) {
 				return 0, errTrigRange
@@ -168,7 +168,7 @@ func (r *Registry) addDegreeTrig() {
 	}), f8)
 	r.def("atan2d", f8, f8Fn2(func(y, x float64) (float64, error) {
 		if math.IsNaN(x) || math.IsNaN(y) {
-			return math.NaN(), nil
+			return pgNaN, nil // get_float8_nan()
 		}
 		if x != 0 && y != 0 && !(math.IsInf(x, 0) && math.IsInf(y, 0)) {
 			return 0, unsupported("atan2d off the axes (Go's atan2 differs from glibc's in the last digit)")

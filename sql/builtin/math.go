@@ -322,15 +322,17 @@ func floatLog(x float64, fn func(float64) (float64, error)) (float64, error) {
 
 // floatPow is dpow, with its explicit NaN and infinity rules.
 func floatPow(x, y float64) (float64, error) {
+	// dpow answers get_float8_nan() for a NaN argument, not the NaN
+	// given (its bits show in binary format).
 	if math.IsNaN(x) {
 		if math.IsNaN(y) || y != 0 {
-			return x, nil
+			return pgNaN, nil
 		}
 		return 1, nil
 	}
 	if math.IsNaN(y) {
 		if x != 1 {
-			return y, nil
+			return pgNaN, nil
 		}
 		return 1, nil
 	}

@@ -240,9 +240,14 @@ func (c *Call) Eval(ctx *Context, args []types.Value) (types.Value, error) {
 // sends these bits; Go's math.NaN has others).
 var pgNaN = math.Float64frombits(0x7ff8000000000000)
 
-// canonicalNaN replaces any float NaN by PostgreSQL's.
+// canonicalNaN replaces a NaN Go's math library made (math.NaN(): a
+// payload of 1) by PostgreSQL's get_float8_nan(). Any other NaN keeps its
+// bits: PostgreSQL's C functions pass a NaN argument through (ceil, sqrt,
+// exp, …: 0xfff8… from inf - inf stays so in binary format), and the
+// functions that answer get_float8_nan() for a NaN argument (power, sind,
+// …) return pgNaN themselves.
 func canonicalNaN(v types.Value) types.Value {
-	if f, ok := v.(float64); ok && math.IsNaN(f) {
+	if f, ok := v.(float64); ok && math.Float64bits(f)&^(1<<63) == 0x7ff8000000000001 {
 		return pgNaN
 	}
 	return v
