@@ -12,6 +12,7 @@ import (
 	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/racedetector"
 	"github.com/sidecar-dev/sidecar/store"
 )
 
@@ -133,9 +134,16 @@ func TestDiskFullStopsAndResumes(t *testing.T) {
 		t.Fatalf("after the resume: mirror %d rows, PostgreSQL %d; they differ", len(got), len(want))
 	}
 
-	// During the initial copy of a second table, in a new data dir.
+	// During the initial copy of a second table, in a new data dir: ~30 MB
+	// of rows, 200,000 of 128 bytes (under the race detector 50,000 of 512
+	// bytes: the bytes fill the disk, the rows are what the detector makes
+	// slow — this test was the race stage's third longest, 178 s at load 40).
+	bigRows, bigRepeat := 200000, 4
+	if racedetector.Enabled {
+		bigRows, bigRepeat = 50000, 16
+	}
 	execSQL(t, url, `CREATE TABLE big (id int PRIMARY KEY, v text)`,
-		`INSERT INTO big SELECT g, repeat(md5(g::text), 4) FROM generate_series(1, 200000) g`)
+		fmt.Sprintf(`INSERT INTO big SELECT g, repeat(md5(g::text), %d) FROM generate_series(1, %d) g`, bigRepeat, bigRows))
 	url2 := url // the same database, another slot and data dir
 	cfg2 := diskConfig(t, url2, fs, "24MiB", "public.big")
 	cfg2.Slot, cfg2.Publication = "disk_copy", "disk_copy"
@@ -152,7 +160,7 @@ func TestDiskFullStopsAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, got = mirrortest.MirrorRows(t, cfg2.DataDir, "public.big")
-	if want := mirrortest.PGRows(t, url, "public.big"); !slices.Equal(got, want) || len(want) != 200000 {
+	if want := mirrortest.PGRows(t, url, "public.big"); !slices.Equal(got, want) || len(want) != bigRows {
 		t.Fatalf("after the copy resumed: mirror %d rows, PostgreSQL %d; they differ", len(got), len(want))
 	}
 	if strings.Contains(logs.String(), "SIGBUS") || strings.Contains(logs.String(), "goroutine ") {
