@@ -165,16 +165,22 @@ func TestPartitionedRootReadsItsLeaves(t *testing.T) {
 
 	// Live: a partition created, one attached, one detached.
 	execSQL(t, url, "CREATE TABLE meas_5 PARTITION OF meas FOR VALUES IN (5)")
+	// One transaction each, on one connection (a connection each was 150
+	// backends started for this test).
+	var inserts []string
 	for i := range 100 {
-		execSQL(t, url, fmt.Sprintf("INSERT INTO meas VALUES (%d, 5, 'five', %d)", 1000+i, i))
+		inserts = append(inserts, fmt.Sprintf("INSERT INTO meas VALUES (%d, 5, 'five', %d)", 1000+i, i))
 	}
+	execSQL(t, url, inserts...)
 	execSQL(t, url,
 		"CREATE TABLE meas_6 (id int NOT NULL, k int NOT NULL, v text, n numeric, PRIMARY KEY (id, k))",
 		"INSERT INTO meas_6 SELECT g, 6, 'six', g FROM generate_series(2000, 2049) g",
 		"ALTER TABLE meas ATTACH PARTITION meas_6 FOR VALUES IN (6)")
+	inserts = inserts[:0]
 	for i := range 50 { // right after the attach
-		execSQL(t, url, fmt.Sprintf("INSERT INTO meas VALUES (%d, 6, 'after', %d)", 3000+i, i))
+		inserts = append(inserts, fmt.Sprintf("INSERT INTO meas VALUES (%d, 6, 'after', %d)", 3000+i, i))
 	}
+	execSQL(t, url, inserts...)
 	execSQL(t, url, "ALTER TABLE meas DETACH PARTITION meas_1", "UPDATE meas SET v = 'upd' WHERE k = 5 AND id < 1010")
 	r.waitDurable(t, marker(t, url, "UPDATE plain SET name = 'm2' WHERE id = 2"))
 	daemontest.Eventually(t, "FROM meas with the new partitions", 120*time.Second, func() bool {

@@ -14,6 +14,7 @@ import (
 	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/racedetector"
 	"github.com/sidecar-dev/sidecar/verify"
 )
 
@@ -193,7 +194,8 @@ func TestStarFollowsTableWrittenDuringItsCopy(t *testing.T) {
 	// The writer stops at hotStatements: a daemon that noticed the table
 	// ready late (CI: after ~19,000 statements) must not wait for writes
 	// that will never come.
-	target := min(atReady+1000, hotStatements)
+	_, afterReady := hotSizes()
+	target := min(atReady+int64(afterReady), hotStatements)
 	daemontest.Eventually(t, "writes after the copy", 5*time.Minute, func() bool { return written.Load() >= target })
 	stop.Store(true)
 	if err := <-done; err != nil {
@@ -223,11 +225,26 @@ func TestStarFollowsTableCreatedWhileDown(t *testing.T) {
 	s.finish(t, "down_t")
 }
 
-// hotWriter inserts rows of hot (100 a transaction) and updates earlier
-// ones as fast as one connection can until stop, counting statements
-// (bounded: at most 20,000 statements, 1.3M rows).
-// hotStatements is how many statements hotWriter writes at most.
+// hotWriter inserts rows of hot (hotSizes' rows a transaction) and updates
+// earlier ones as fast as one connection can until stop, counting
+// statements (bounded: at most hotStatements).
+//
+// Under the race detector the statements are smaller and fewer follow
+// the copy: the race stage's longest daemon test (241 s at load 40) spent
+// two thirds of its time after the writer stopped, applying, verifying
+// and comparing its ~200k rows; what the test checks is the interleaving
+// of the writes with the copy (before it, during it, after it landed),
+// which the statements' count and order make, not their rows.
 const hotStatements = 20_000
+
+// hotSizes returns the rows an INSERT of hotWriter adds and how many
+// statements the test has it write after the table is ready.
+func hotSizes() (rows, afterReady int) {
+	if racedetector.Enabled {
+		return 20, 300
+	}
+	return 100, 1000
+}
 
 func hotWriter(url string, stop *atomic.Bool, written *atomic.Int64) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -237,10 +254,11 @@ func hotWriter(url string, stop *atomic.Bool, written *atomic.Int64) error {
 		return err
 	}
 	defer conn.Close(context.Background())
+	hotRows, _ := hotSizes()
 	for i := 1; !stop.Load() && i <= hotStatements; i++ {
-		sql := fmt.Sprintf("INSERT INTO hot SELECT g, g FROM generate_series(%d, %d) g", i*100, i*100+99)
-		if i%3 == 0 {
-			sql = fmt.Sprintf("UPDATE hot SET v = v + 1 WHERE id BETWEEN %d AND %d", i*50, i*50+40)
+		sql := fmt.Sprintf("INSERT INTO hot SELECT g, g FROM generate_series(%d, %d) g", i*hotRows, (i+1)*hotRows-1)
+		if i%3 == 0 { // rows inserted about half as many statements before
+			sql = fmt.Sprintf("UPDATE hot SET v = v + 1 WHERE id BETWEEN %d AND %d", i*hotRows/2, i*hotRows/2+hotRows*2/5)
 		}
 		if _, err := conn.Exec(ctx, sql); err != nil {
 			return fmt.Errorf("hot writer: %w", err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,12 +61,14 @@ func sortCode(ctx context.Context, conn *pgx.Conn, q string) (string, error) {
 // before); the files are gone after success, after a statement_timeout
 // and after passing the temporary-file cap (53400).
 func TestExternalSort(t *testing.T) {
-	// 120,000 rows spill many runs past the 1 MiB budget; under the race
-	// detector (1,449 s at load 65) 40,000 still spill several and pass
-	// the 1 MiB temporary-file cap.
-	rows := 120000
+	// 120,000 rows spill many runs past a 1 MiB budget. Under the race
+	// detector (40,000 rows: 256 s at load 40, the race stage's longest
+	// test) 10,000 rows and a 256 KiB budget and temporary-file cap: the
+	// same ratios of rows to budget and cap (several runs spilled, the
+	// cap passed), a quarter of the rows.
+	rows, budget := 120000, int64(1<<20)
 	if racedetector.Enabled {
-		rows = 40000
+		rows, budget = 10000, 256<<10
 	}
 	r := newRig(t, []string{"public.xs"}, []string{
 		"CREATE TABLE xs (id int PRIMARY KEY, note text, g int, f float8, n numeric, d timestamptz)",
@@ -80,17 +83,17 @@ func TestExternalSort(t *testing.T) {
 		"SELECT * FROM (SELECT id, note, f, n FROM xs WHERE g < 9) s ORDER BY f NULLS FIRST, n DESC, id",
 		"SELECT * FROM (SELECT id, d, g FROM xs) s ORDER BY d, g DESC, id",
 	}
-	pool := membudget.NewPool("memory.query", 1<<20)
+	pool := membudget.NewPool("memory.query", budget)
 	url := "postgres://app@" + r.serve(t, sqlfront.Options{QueryMemory: pool, TempDir: tmp, MaxConnections: 5, StatementTimeout: 5 * time.Minute}) + "/app?sslmode=disable"
-	compareWithPostgres(t, r.pgURL, url, stmts, nil, "memory.query 1MiB, spilling")
-	if pool.Used() != 0 || pool.Peak() > 1<<20 {
+	compareWithPostgres(t, r.pgURL, url, stmts, nil, fmt.Sprintf("memory.query %d bytes, spilling", budget))
+	if pool.Used() != 0 || pool.Peak() > budget {
 		t.Errorf("pool: %d bytes held after, peak %d", pool.Used(), pool.Peak())
 	}
 	waitTempEmpty(t, tmp, "after the sorts")
 
 	ctx := context.Background()
 	// Without a temporary directory the same sort is refused (53200).
-	noSpill := "postgres://app@" + r.serve(t, sqlfront.Options{QueryMemory: membudget.NewPool("memory.query", 1<<20), MaxConnections: 5, StatementTimeout: time.Minute}) + "/app?sslmode=disable"
+	noSpill := "postgres://app@" + r.serve(t, sqlfront.Options{QueryMemory: membudget.NewPool("memory.query", budget), MaxConnections: 5, StatementTimeout: time.Minute}) + "/app?sslmode=disable"
 	conn, err := pgx.Connect(ctx, noSpill)
 	if err != nil {
 		t.Fatal(err)
@@ -101,12 +104,12 @@ func TestExternalSort(t *testing.T) {
 	conn.Close(ctx)
 
 	// Past the temporary-file cap: 53400, nothing left.
-	capped := "postgres://app@" + r.serve(t, sqlfront.Options{QueryMemory: membudget.NewPool("memory.query", 1<<20), TempDir: tmp, TempFileLimit: 1 << 20, MaxConnections: 5, StatementTimeout: time.Minute}) + "/app?sslmode=disable"
+	capped := "postgres://app@" + r.serve(t, sqlfront.Options{QueryMemory: membudget.NewPool("memory.query", budget), TempDir: tmp, TempFileLimit: budget, MaxConnections: 5, StatementTimeout: time.Minute}) + "/app?sslmode=disable"
 	if conn, err = pgx.Connect(ctx, capped); err != nil {
 		t.Fatal(err)
 	}
 	if code, err := sortCode(ctx, conn, stmts[0]); code != "53400" {
-		t.Errorf("past a 1MiB temporary-file cap: %v, want 53400", err)
+		t.Errorf("past a %d-byte temporary-file cap: %v, want 53400", budget, err)
 	}
 	conn.Close(ctx)
 	waitTempEmpty(t, tmp, "after 53400")
@@ -119,9 +122,17 @@ func TestExternalSort(t *testing.T) {
 	if _, err := conn.Exec(ctx, "SET statement_timeout = '400ms'"); err != nil {
 		t.Fatal(err)
 	}
-	// 8 × rows (960,000; 320,000 under -race): far past the timeout on
-	// any machine.
-	slow := "SELECT * FROM (SELECT a.id, a.note, v.x FROM xs a, (VALUES (1), (2), (3), (4), (5), (6), (7), (8)) v(x)) s ORDER BY note, id, x"
+	// 960,000 rows (8 × rows; 32 × under -race: 320,000): far past the
+	// timeout on any machine (the timeout bounds its cost).
+	copies := 8
+	if racedetector.Enabled {
+		copies = 32
+	}
+	vals := make([]string, copies)
+	for i := range vals {
+		vals[i] = fmt.Sprintf("(%d)", i+1)
+	}
+	slow := "SELECT * FROM (SELECT a.id, a.note, v.x FROM xs a, (VALUES " + strings.Join(vals, ", ") + ") v(x)) s ORDER BY note, id, x"
 	if code, err := sortCode(ctx, conn, slow); code != "57014" {
 		t.Errorf("under statement_timeout 400ms: %v, want 57014", err)
 	}

@@ -2,6 +2,7 @@ package sqlfront_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sidecar-dev/sidecar/internal/testkit/racedetector"
 	"github.com/sidecar-dev/sidecar/membudget"
 	"github.com/sidecar-dev/sidecar/sqlfront"
 )
@@ -22,29 +24,39 @@ import (
 // its limit; the files are gone after success, after the temporary-file
 // cap (53400) and after a statement_timeout.
 func TestHashSpill(t *testing.T) {
+	// Under the race detector (703 s at load 40, the race stage's longest
+	// test) half the rows: the notes' 7,919 groups and a whole-table build
+	// side still pass the 1 MiB limit (a smaller limit does not leave a
+	// spilling operator its 68 KiB of file buffers: 53200), and the joins
+	// offset ids by the same moduli (p1 notes, p2 numerics, p3 timestamps),
+	// so they match the rows above them.
+	rows, p1, p2, p3 := 20000, 7919, 977, 4001
+	if racedetector.Enabled {
+		rows = 10000
+	}
+	const limit, fileCap = 1 << 20, 256 << 10
 	r := newRig(t, []string{"public.hs"}, []string{
 		"CREATE TABLE hs (id int PRIMARY KEY, note text, g int, f float8, n numeric, d timestamptz)",
-		"INSERT INTO hs SELECT i, CASE WHEN i % 11 = 0 THEN NULL ELSE md5((i % 7919)::text) END, i % 13, CASE WHEN i % 17 = 0 THEN NULL ELSE (i % 101) / 7.0 END, CASE WHEN i % 23 = 0 THEN NULL ELSE (i % 977) / 3.0 END, timestamptz '2024-01-01 00:00+00' + (i % 4001) * interval '17 minutes' FROM generate_series(1, 20000) i",
+		fmt.Sprintf("INSERT INTO hs SELECT i, CASE WHEN i %% 11 = 0 THEN NULL ELSE md5((i %% %[2]d)::text) END, i %% 13, CASE WHEN i %% 17 = 0 THEN NULL ELSE (i %% 101) / 7.0 END, CASE WHEN i %% 23 = 0 THEN NULL ELSE (i %% %[3]d) / 3.0 END, timestamptz '2024-01-01 00:00+00' + (i %% %[4]d) * interval '17 minutes' FROM generate_series(1, %[1]d) i", rows, p1, p2, p3),
 	})
 	tmp := filepath.Join(t.TempDir(), "tmp")
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	const limit = 1 << 20
 	sub := "(SELECT * FROM hs WHERE id > 0)"
 	stmts := []string{
 		// hash aggregation
 		"SELECT note, count(*), sum(n), avg(n), min(d), max(id), max(f) FROM " + sub + " s GROUP BY note",
-		"SELECT id % 20000 AS k, n, count(*) FILTER (WHERE g > 5), sum(f) FILTER (WHERE n > 100), bool_or(g = 3) FROM " + sub + " s GROUP BY 1, 2",
+		fmt.Sprintf("SELECT id %% %d AS k, n, count(*) FILTER (WHERE g > 5), sum(f) FILTER (WHERE n > 100), bool_or(g = 3) FROM "+sub+" s GROUP BY 1, 2", rows),
 		"SELECT n, d, count(*), sum(id) FROM " + sub + " s GROUP BY n, d HAVING count(*) > 1",
 		"SELECT note, g, count(*), sum(n) FROM " + sub + " s GROUP BY GROUPING SETS ((note), (g), ())",
 		// hash joins (the build side is a whole table)
-		"SELECT a.id, b.id, b.note, b.n FROM " + sub + " a JOIN hs b ON a.note = b.note AND a.id = b.id + 7919 WHERE a.g < 4",
-		"SELECT count(*), count(b.id), sum(a.id), sum(b.id), sum(b.n), min(b.note) FROM " + sub + " a LEFT JOIN hs b ON a.note = b.note AND a.id = b.id + 7919",
-		"SELECT count(*), count(a.id), count(b.id), sum(a.id), sum(b.id) FROM " + sub + " a RIGHT JOIN hs b ON a.n = b.n AND a.id = b.id - 977",
-		"SELECT count(*), count(a.id), count(b.id), sum(a.n), sum(b.n) FROM " + sub + " a FULL JOIN hs b ON a.d = b.d AND a.id = b.id + 4001 AND a.g <> b.g",
-		"SELECT count(*), sum(a.id) FROM " + sub + " a WHERE EXISTS (SELECT 1 FROM hs b WHERE b.note = a.note AND b.id = a.id - 7919)",
-		"SELECT count(*), sum(a.id) FROM " + sub + " a WHERE NOT EXISTS (SELECT 1 FROM hs b WHERE b.note = a.note AND b.id = a.id - 7919)",
+		fmt.Sprintf("SELECT a.id, b.id, b.note, b.n FROM "+sub+" a JOIN hs b ON a.note = b.note AND a.id = b.id + %d WHERE a.g < 4", p1),
+		fmt.Sprintf("SELECT count(*), count(b.id), sum(a.id), sum(b.id), sum(b.n), min(b.note) FROM "+sub+" a LEFT JOIN hs b ON a.note = b.note AND a.id = b.id + %d", p1),
+		fmt.Sprintf("SELECT count(*), count(a.id), count(b.id), sum(a.id), sum(b.id) FROM "+sub+" a RIGHT JOIN hs b ON a.n = b.n AND a.id = b.id - %d", p2),
+		fmt.Sprintf("SELECT count(*), count(a.id), count(b.id), sum(a.n), sum(b.n) FROM "+sub+" a FULL JOIN hs b ON a.d = b.d AND a.id = b.id + %d AND a.g <> b.g", p3),
+		fmt.Sprintf("SELECT count(*), sum(a.id) FROM "+sub+" a WHERE EXISTS (SELECT 1 FROM hs b WHERE b.note = a.note AND b.id = a.id - %d)", p1),
+		fmt.Sprintf("SELECT count(*), sum(a.id) FROM "+sub+" a WHERE NOT EXISTS (SELECT 1 FROM hs b WHERE b.note = a.note AND b.id = a.id - %d)", p1),
 		"SELECT a.note, count(*), sum(b.n) FROM " + sub + " a JOIN hs b ON a.id = b.id GROUP BY a.note",
 		// DISTINCT and set operations
 		"SELECT DISTINCT note, n FROM " + sub + " s",
@@ -56,7 +68,7 @@ func TestHashSpill(t *testing.T) {
 	}
 	pool := membudget.NewPool("memory.query", limit)
 	url := "postgres://app@" + r.serve(t, sqlfront.Options{QueryMemory: pool, TempDir: tmp, MaxConnections: 5, StatementTimeout: 5 * time.Minute}) + "/app?sslmode=disable"
-	compareWithPostgres(t, r.pgURL, url, stmts, nil, "memory.query 1MiB, spilling")
+	compareWithPostgres(t, r.pgURL, url, stmts, nil, fmt.Sprintf("memory.query %d bytes, spilling", limit))
 	if pool.Used() != 0 || pool.Peak() > limit {
 		t.Errorf("pool: %d bytes held after, peak %d", pool.Used(), pool.Peak())
 	}
@@ -77,13 +89,13 @@ func TestHashSpill(t *testing.T) {
 	conn.Close(ctx)
 
 	// Past the temporary-file cap: 53400, nothing left.
-	capped := "postgres://app@" + r.serve(t, sqlfront.Options{QueryMemory: membudget.NewPool("memory.query", limit), TempDir: tmp, TempFileLimit: 256 << 10, MaxConnections: 5, StatementTimeout: time.Minute}) + "/app?sslmode=disable"
+	capped := "postgres://app@" + r.serve(t, sqlfront.Options{QueryMemory: membudget.NewPool("memory.query", limit), TempDir: tmp, TempFileLimit: fileCap, MaxConnections: 5, StatementTimeout: time.Minute}) + "/app?sslmode=disable"
 	if conn, err = pgx.Connect(ctx, capped); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []string{stmts[0], stmts[5]} {
 		if code, err := sortCode(ctx, conn, q); code != "53400" {
-			t.Errorf("past a 256kB temporary-file cap: %s: %v, want 53400", q, err)
+			t.Errorf("past a %d-byte temporary-file cap: %s: %v, want 53400", fileCap, q, err)
 		}
 	}
 	conn.Close(ctx)

@@ -58,10 +58,16 @@ type Cluster struct {
 }
 
 const (
-	dirPrefix     = "sidecar-pgtest-"
-	ownerFile     = "owner.pid"
-	logFile       = "server.log"
-	defaultWait   = 90 * time.Second // start deadline when ctx has none (a loaded CI box needs more than 30 s)
+	dirPrefix = "sidecar-pgtest-"
+	ownerFile = "owner.pid"
+	logFile   = "server.log"
+	// defaultWait is the start deadline (initdb and the server's start)
+	// when ctx has none: a ceiling for a hang, not a measure of speed.
+	// initdb's bootstrap is 1.5-3 s of CPU; on 2 cores at load L a process
+	// gets about 2/L of a core, so at load 45-50 (helpers and CI beside
+	// each other) a start takes 40-90 s, and a niced one longer: 90 s
+	// failed TestRestartMidStream's start at load ~45.
+	defaultWait   = 5 * time.Minute
 	stopWait      = 30 * time.Second // fast shutdown before SIGKILL
 	portAttempts  = 5
 	logTailLines  = 30
