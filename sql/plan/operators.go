@@ -294,6 +294,10 @@ func dateArith(op string, l, r OID) OID {
 		return Interval
 	case l == Interval && numericRank(r) > 0 && (op == "*" || op == "/"):
 		return Interval
+	case numericRank(l) > 0 && r == Interval && op == "*":
+		return Interval // float8 * interval (mul_d_interval)
+	case l == Time && r == Time && op == "-":
+		return Interval // time_mi_time
 	}
 	return 0
 }
