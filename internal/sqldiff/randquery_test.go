@@ -79,7 +79,11 @@ func TestRandomQueries(t *testing.T) {
 					t.Logf("seed %d query %d: both failed, SQLSTATEs differ: %s\n  %s", sd, i, q.SQL(), o.Message)
 				}
 			case o.Class == sqldiff.Refused || o.Class == sqldiff.Timeout:
-				reasons[class+" "+o.Code+" "+fmt.Sprintf("%.140s", o.Message)]++
+				r := class + " " + o.Code + " " + fmt.Sprintf("%.140s", o.Message)
+				if reasons[r] == 0 {
+					t.Logf("seed %d query %d: first %s: %s", sd, i, r, q.SQL())
+				}
+				reasons[r]++
 			case o.Class == sqldiff.ErrorMismatch:
 				reasons[class+" "+o.Code+" "+fmt.Sprintf("%.140s", o.Message)]++
 				t.Logf("seed %d query %d: error where PostgreSQL answered: %s\n  %s %s", sd, i, q.SQL(), o.Code, o.Message)

@@ -136,6 +136,40 @@ func (b *binder) aexpr(a *pg.A_Expr, sc *scope, ctx *exprCtx) (Scalar, error) {
 			return nil, err
 		}
 		return &BoolOp{Op: bool, Args: []Scalar{l, h}}, nil
+	case pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
+		// PostgreSQL's rewrite: x BETWEEN SYMMETRIC a AND b is
+		// (x >= a AND x <= b) OR (x >= b AND x <= a); NOT BETWEEN
+		// SYMMETRIC is (x < a OR x > b) AND (x < b OR x > a).
+		x, err := side(a.Lexpr)
+		if err != nil {
+			return nil, err
+		}
+		bounds := a.Rexpr.GetList().Items
+		lo, err := side(bounds[0])
+		if err != nil {
+			return nil, err
+		}
+		hi, err := side(bounds[1])
+		if err != nil {
+			return nil, err
+		}
+		ops, inner, outer := [2]string{">=", "<="}, "AND", "OR"
+		if a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM {
+			ops, inner, outer = [2]string{"<", ">"}, "OR", "AND"
+		}
+		var arms []Scalar
+		for _, lh := range [2][2]Scalar{{lo, hi}, {hi, lo}} {
+			l, err := b.binary(ops[0], x, lh[0], a.Location)
+			if err != nil {
+				return nil, err
+			}
+			h, err := b.binary(ops[1], x, lh[1], a.Location)
+			if err != nil {
+				return nil, err
+			}
+			arms = append(arms, &BoolOp{Op: inner, Args: []Scalar{l, h}})
+		}
+		return &BoolOp{Op: outer, Args: arms}, nil
 	}
 	return nil, unsupported("this operator", a.Location)
 }
