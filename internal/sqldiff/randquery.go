@@ -239,7 +239,7 @@ func (g *Generator) literal(kind string) string {
 	}
 	switch kind {
 	case "int":
-		if g.one(25) {
+		if g.one(25) && g.quiet == 0 {
 			return g.pick("2147483647", "-2147483647")
 		}
 		if v := g.r.IntN(30) - 10; v < 0 {
