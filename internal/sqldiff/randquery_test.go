@@ -35,17 +35,7 @@ func TestRandomQueries(t *testing.T) {
 		}
 		n = v
 	}
-	seeds := []uint64{seed.Or(t, seedFlag, 20261204)}
-	if s := os.Getenv("SIDECAR_RANDQ_SEEDS"); s != "" {
-		seeds = nil
-		for _, f := range splitComma(s) {
-			v, err := strconv.ParseUint(f, 10, 64)
-			if err != nil {
-				t.Fatalf("SIDECAR_RANDQ_SEEDS: %v", err)
-			}
-			seeds = append(seeds, v)
-		}
-	}
+	seeds := envSeeds(t, "SIDECAR_RANDQ_SEEDS", []uint64{seed.Or(t, seedFlag, 20261204)}) // randwide_test.go
 	ctx := context.Background()
 	pgs, scs := followed(t, sqldiff.RandomSetup, sqldiff.RandomTables) // randexpr_test.go
 	for _, sql := range randQueryCases {
