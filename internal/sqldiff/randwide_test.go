@@ -37,16 +37,7 @@ func TestRandomWide(t *testing.T) {
 		seeds = nil
 	}
 	seeds = append(seeds, seed.New(t, seedFlag))
-	if s := os.Getenv("SIDECAR_RANDWIDE_SEEDS"); s != "" {
-		seeds = nil
-		for _, f := range splitComma(s) {
-			v, err := strconv.ParseUint(f, 10, 64)
-			if err != nil {
-				t.Fatalf("SIDECAR_RANDWIDE_SEEDS: %v", err)
-			}
-			seeds = append(seeds, v)
-		}
-	}
+	seeds = envSeeds(t, "SIDECAR_RANDWIDE_SEEDS", seeds)
 	t.Logf("seeds %v", seeds)
 	ctx := context.Background()
 	pgs, scs := followed(t, sqldiff.WideSetup, sqldiff.WideTables)
@@ -112,6 +103,24 @@ func TestRandomWide(t *testing.T) {
 		seeds, n, counts[sqldiff.Identical], failures, counts[sqldiff.Refused], counts[sqldiff.ErrorMismatch], counts[sqldiff.Timeout],
 		counts[sqldiff.PGError], counts[sqldiff.AnsweredError])
 	logTop(t, reasons, 25)
+}
+
+// envSeeds is the comma-separated seeds in the environment variable
+// name, or seeds when it is unset.
+func envSeeds(t *testing.T, name string, seeds []uint64) []uint64 {
+	s := os.Getenv(name)
+	if s == "" {
+		return seeds
+	}
+	seeds = nil
+	for _, f := range splitComma(s) {
+		v, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		seeds = append(seeds, v)
+	}
+	return seeds
 }
 
 func splitComma(s string) []string {

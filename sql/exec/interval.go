@@ -9,7 +9,9 @@ import (
 // intervalArith is the interval arithmetic PostgreSQL's timestamp.c
 // computes (sql/builtin/interval.go): timestamp − timestamp and
 // timestamptz − timestamptz (timestamp_mi), interval ± interval, interval
-// × and ÷ a number (interval_mul/div over float8); nil: none of those.
+// × and ÷ a number and a number × interval (interval_mul/div and
+// mul_d_interval over float8), time − time (time_mi_time); nil: none of
+// those.
 func intervalArith(op string, l, r plan.Type) func(a, b types.Value) (types.Value, error) {
 	f := intervalArith0(op, l, r)
 	if f == nil {
@@ -46,6 +48,21 @@ func intervalArith0(op string, l, r plan.Type) func(a, b types.Value) (types.Val
 				return nil, err
 			}
 			return builtin.IntervalMul(a.(types.IntervalVal), f.(float64), op == "/")
+		}
+	case numRank(l.OID) > 0 && r.OID == plan.Interval && op == "*":
+		// mul_d_interval: interval_mul with its arguments swapped
+		from := l.OID
+		return func(a, b types.Value) (types.Value, error) {
+			f, err := types.Convert(a, from, plan.Float8, -1)
+			if err != nil {
+				return nil, err
+			}
+			return builtin.IntervalMul(b.(types.IntervalVal), f.(float64), false)
+		}
+	case l.OID == plan.Time && r.OID == plan.Time && op == "-":
+		// time_mi_time: the difference in microseconds, no days
+		return func(a, b types.Value) (types.Value, error) {
+			return types.IntervalVal{Micros: int64(a.(types.TimeVal)) - int64(b.(types.TimeVal))}, nil
 		}
 	}
 	return nil

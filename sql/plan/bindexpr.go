@@ -429,6 +429,11 @@ func (b *binder) caseExpr(c *pg.CaseExpr, sc *scope, ctx *exprCtx) (Scalar, erro
 		if operand, err = b.expr(c.Arg, sc, ctx); err != nil {
 			return nil, err
 		}
+		if operand.Type().OID == Unknown {
+			// transformCaseExpr: an untyped test expression is text (so
+			// CASE NULL WHEN 1.5::float8 is text = float8, 42883)
+			operand = &Cast{Arg: operand, T: T(Text)}
+		}
 	}
 	out := &Case{}
 	var ts []Type

@@ -108,8 +108,11 @@ func (b *binder) aexpr(a *pg.A_Expr, sc *scope, ctx *exprCtx) (Scalar, error) {
 			in.List[i] = coerce(in.List[i], t)
 		}
 		return in, nil
-	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN:
-		// BETWEEN is x >= lo AND x <= hi (PostgreSQL rewrites it so too).
+	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN, pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
+		// BETWEEN is x >= lo AND x <= hi, NOT BETWEEN x < lo OR x > hi
+		// (PostgreSQL rewrites them so too); SYMMETRIC is either order of
+		// the bounds: (x >= a AND x <= b) OR (x >= b AND x <= a), and
+		// its NOT (x < a OR x > b) AND (x < b OR x > a).
 		x, err := side(a.Lexpr)
 		if err != nil {
 			return nil, err
@@ -123,19 +126,31 @@ func (b *binder) aexpr(a *pg.A_Expr, sc *scope, ctx *exprCtx) (Scalar, error) {
 		if err != nil {
 			return nil, err
 		}
-		ops, bool := [2]string{">=", "<="}, "AND"
-		if a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN {
-			ops, bool = [2]string{"<", ">"}, "OR"
+		not := a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN || a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM
+		ops, inner, outer := [2]string{">=", "<="}, "AND", "OR"
+		if not {
+			ops, inner, outer = [2]string{"<", ">"}, "OR", "AND"
 		}
-		l, err := b.binary(ops[0], x, lo, a.Location)
+		arm := func(lo, hi Scalar) (Scalar, error) {
+			l, err := b.binary(ops[0], x, lo, a.Location)
+			if err != nil {
+				return nil, err
+			}
+			h, err := b.binary(ops[1], x, hi, a.Location)
+			if err != nil {
+				return nil, err
+			}
+			return &BoolOp{Op: inner, Args: []Scalar{l, h}}, nil
+		}
+		first, err := arm(lo, hi)
+		if err != nil || a.Kind == pg.A_Expr_Kind_AEXPR_BETWEEN || a.Kind == pg.A_Expr_Kind_AEXPR_NOT_BETWEEN {
+			return first, err
+		}
+		second, err := arm(hi, lo)
 		if err != nil {
 			return nil, err
 		}
-		h, err := b.binary(ops[1], x, hi, a.Location)
-		if err != nil {
-			return nil, err
-		}
-		return &BoolOp{Op: bool, Args: []Scalar{l, h}}, nil
+		return &BoolOp{Op: outer, Args: []Scalar{first, second}}, nil
 	}
 	return nil, unsupported("this operator", a.Location)
 }
@@ -294,6 +309,10 @@ func dateArith(op string, l, r OID) OID {
 		return Interval
 	case l == Interval && numericRank(r) > 0 && (op == "*" || op == "/"):
 		return Interval
+	case numericRank(l) > 0 && r == Interval && op == "*":
+		return Interval // float8 * interval (mul_d_interval)
+	case l == Time && r == Time && op == "-":
+		return Interval // time_mi_time
 	}
 	return 0
 }

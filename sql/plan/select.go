@@ -69,6 +69,10 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 		if bound {
 			break
 		}
+		if c := g.GetAConst(); c != nil && c.GetIval() == nil {
+			// findTargetlistEntrySQL92, as ORDER BY's (orderKeys)
+			return nil, nil, nil, errorf(CodeSyntax, "non-integer constant in GROUP BY").at(c.Location)
+		}
 		e, err := b.groupExpr(g, sc, sel, targets)
 		if err != nil {
 			return nil, nil, nil, err
@@ -143,7 +147,7 @@ func (b *binder) groupExpr(g *pg.Node, sc *scope, sel *pg.SelectStmt, targets []
 	if c := g.GetAConst(); c != nil && c.GetIval() != nil {
 		i := int(c.GetIval().Ival)
 		if i < 1 || i > len(targets) {
-			return nil, errorf(CodeSyntax, "GROUP BY position %d is not in select list", i).at(c.Location)
+			return nil, errorf("42P10", "GROUP BY position %d is not in select list", i).at(c.Location)
 		}
 		return targets[i-1].e, nil
 	}
@@ -203,7 +207,7 @@ func (b *binder) orderKeys(list []*pg.Node, sc *scope, targets []target, ctx *ex
 		if c := sb.Node.GetAConst(); c != nil && c.GetIval() != nil {
 			i := int(c.GetIval().Ival)
 			if i < 1 || i > len(targets) {
-				return nil, errorf(CodeSyntax, "ORDER BY position %d is not in select list", i).at(c.Location)
+				return nil, errorf("42P10", "%s position %d is not in select list", ctx.clause, i).at(c.Location)
 			}
 			k.target = i - 1
 			if err := usingOrdered(sb, targets[k.target].e.Type()); err != nil {
@@ -211,6 +215,11 @@ func (b *binder) orderKeys(list []*pg.Node, sc *scope, targets []target, ctx *ex
 			}
 			keys = append(keys, k)
 			continue
+		}
+		if c := sb.Node.GetAConst(); c != nil {
+			// findTargetlistEntrySQL92: a constant there is a position
+			// or an error (before: ordered by, or DISTINCT ON, the value)
+			return nil, errorf(CodeSyntax, "non-integer constant in %s", ctx.clause).at(c.Location)
 		}
 		if cr := sb.Node.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && cr.Fields[0].GetString_() != nil {
 			name, hits := cr.Fields[0].GetString_().Sval, 0

@@ -1,0 +1,21 @@
+-- A constant in ORDER BY / DISTINCT ON is a position when it is an
+-- integer and an error (42601) otherwise; an untyped CASE test
+-- expression is text. Before, DISTINCT ON (false) and ORDER BY 'a'
+-- were answered (ordered by the value) and CASE NULL WHEN 1.5::float8
+-- answered NULL where PostgreSQL fails (TestRandomQueries seeds 1, 2).
+SELECT DISTINCT ON (false) false, id FROM wd;
+SELECT DISTINCT ON (10000000070) 10000000070, id FROM wd ORDER BY 1;
+SELECT DISTINCT ON (1) id % 3, id FROM wd ORDER BY 1, 2;
+SELECT id FROM wd ORDER BY 'a';
+SELECT id FROM wd ORDER BY 1.5;
+SELECT id FROM wd ORDER BY NULL;
+SELECT id FROM wd ORDER BY 2;
+SELECT CASE NULL WHEN 1.5::float8 THEN 1 END FROM wd;
+SELECT CASE NULL WHEN 'x' THEN 1 ELSE 2 END FROM wd;
+SELECT CASE 'a' WHEN 'a' THEN 1 ELSE 0 END, CASE NULL WHEN NULL THEN 1 ELSE 0 END;
+SELECT CASE 'a' WHEN 'a'::char(3) THEN 1 ELSE 0 END;
+SELECT DISTINCT ON (3) id, d FROM wd;
+SELECT id FROM wd ORDER BY 0;
+SELECT count(*) FROM wd GROUP BY 'a';
+SELECT id % 2, count(*) FROM wd GROUP BY 5;
+SELECT id % 2, count(*) FROM wd GROUP BY 1;
