@@ -286,6 +286,12 @@ func (m *Mirror) landDue(ctx context.Context, reached wal.LSN) error {
 	}
 	m.lastGroup = end
 	if newVersion {
+		if end > m.lastEnd {
+			// The op that named it durable is synced (op.sync).
+			m.written.Store(max(m.written.Load(), uint64(end)))
+			m.durable.Store(max(m.durable.Load(), uint64(end)))
+			m.subs.durableMoved()
+		}
 		m.head, m.ordinal, m.lastEnd = v, ord, max(m.lastEnd, end)
 	}
 	for _, hc := range due {

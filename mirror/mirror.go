@@ -226,8 +226,8 @@ type Mirror struct {
 	// closed resync windows (landing.go). Both under mu.
 	landing map[string]*heldCopy
 	windows map[string][]resyncWindow
-	meta      metaRecord
-	err       error // sticky: a failed write leaves the state unknown
+	meta    metaRecord
+	err     error // sticky: a failed write leaves the state unknown
 	// factsGen counts catalog-fact updates (catfacts.go).
 	factsGen atomic.Uint64
 
