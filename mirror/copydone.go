@@ -67,7 +67,12 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN)
 	// them as the tree is built; their builds are handed over with the
 	// reset, or discarded.
 	bs := m.startCopyBuilds(name, rel)
-	defer bs.discard()
+	handed := false // to the held copy (landDue hands them over or discards them)
+	defer func() {
+		if !handed {
+			bs.discard()
+		}
+	}()
 	root, err := tc.build(ctx, m.eng, mergeMem, bs)
 	m.copyPool.Release(mergeMem)
 	// The runs kept in memory are in the tree now (or the copy failed).
@@ -101,15 +106,15 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN)
 		m.landing = map[string]*heldCopy{}
 	}
 	m.landing[name] = hc
-	bs = nil // landDue hands them over or discards them
+	handed = true
 	if err := m.landDue(ctx, 0); err != nil {
 		return err
 	}
 	if m.landing[name] == hc {
 		// The mirror has not taken every commit below at yet: landing
 		// now would put rows committed after the head's version into it.
-		hc.bs.discard()
-		hc.bs = nil
+		// The consumers' builds wait with it (handed over at the landing
+		// when no held change alters the tree).
 		m.noteWaiting(hc, max(m.lastEnd, m.resume))
 	}
 	return nil

@@ -196,7 +196,9 @@ func (m *Mirror) landDue(ctx context.Context, reached wal.LSN) error {
 		return nil
 	}
 	reached = max(reached, m.lastEnd, m.resume)
-	initial := m.head.EndLSN == 0 && reached == 0
+	// With no version yet there is none the copy could land over (a
+	// resume LSN set by an earlier table's initial copy included).
+	initial := m.head.EndLSN == 0
 	var due []*heldCopy
 	for _, hc := range m.landing {
 		if initial || hc.at <= reached {
