@@ -551,6 +551,17 @@ func (f *Follower) resync(ctx context.Context, names []string) error {
 	for _, n := range names {
 		f.cfg.CopiedAt.Set(n, at)
 	}
+	// The copies land once the mirror has taken every commit below at
+	// (mirror/landing.go): a commit after it, carried by the stream, lets
+	// them land on an idle database too. A standby cannot write it; they
+	// land with the next commit there.
+	if err := replication.EmitMarker(ctx, f.cfg.ConnString, ResyncMarkerPrefix, at.String()); err != nil {
+		f.log.Warn("could not emit the resync's marker; its copies land with the next commit the stream carries", "tables", names, "err", err)
+	}
 	f.log.Info("resync done", "tables", names, "at", at)
 	return nil
 }
+
+// ResyncMarkerPrefix is the prefix of the logical decoding message a
+// resync emits after its copy (replication.EmitMarker).
+const ResyncMarkerPrefix = "sidecar.resync"

@@ -97,6 +97,9 @@ func TestCopyBuiltInOnePass(t *testing.T) {
 	if err := f.m.TableCopied(t.Context(), rel, at); err != nil {
 		t.Fatal(err)
 	}
+	if err := f.m.StreamReached(t.Context(), at); err != nil {
+		t.Fatal(err)
+	}
 	f.waitDelivered(sub)
 	if got := model.CopyBuilds(); got != 2 {
 		t.Fatalf("tables built from the copy's rows: %d, want still 2 (the held change makes the tree another)", got)

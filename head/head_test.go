@@ -89,6 +89,10 @@ func (f *feed) copyTable(rel *wal.Relation, rows map[int]int) {
 	if err := f.m.TableCopied(ctx, rel, f.lsn); err != nil {
 		f.t.Fatal(err)
 	}
+	// No commit lies below the copy's LSN here: the stream is there.
+	if err := f.m.StreamReached(ctx, f.lsn); err != nil {
+		f.t.Fatal(err)
+	}
 }
 
 func (f *feed) commit(changes []wal.Change) {

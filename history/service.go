@@ -221,15 +221,11 @@ func (s *Service) Log(ctx context.Context, req LogRequest, fn func(LogEntry) err
 			marks = marks[1:]
 			e := LogEntry{LSN: m.LSN.String(), Tags: tagsAt[m.LSN], Resync: true}
 			for _, t := range m.tables {
-				tr, err := s.mirror.TreeAt(ctx, t, m.LSN)
+				rows, err := s.rowsAtVersion(ctx, t, m.LSN)
 				if err != nil {
 					return false, err
 				}
-				rows, err := tr.Count(ctx)
-				if err != nil {
-					return false, err
-				}
-				e.Tables = append(e.Tables, TableChange{Table: t, Rows: int64(rows)})
+				e.Tables = append(e.Tables, TableChange{Table: t, Rows: rows})
 			}
 			n++
 			if err := fn(e); err != nil {
@@ -258,6 +254,26 @@ func (s *Service) Log(ctx context.Context, req LogRequest, fn func(LogEntry) err
 			if err != nil {
 				return err
 			}
+			if len(v.Resynced) > 0 && len(v.Tables) == 0 && len(v.Held) == 0 {
+				// A version of its own where resync copies landed
+				// (mirror.Version.Resynced): no commit.
+				e := LogEntry{LSN: v.EndLSN.String(), Tags: tagsAt[v.EndLSN], Resync: true}
+				if req.Table != "" && !slices.Contains(v.Resynced, req.Table) {
+					continue
+				}
+				for _, t := range v.Resynced {
+					rows, err := s.rowsAtVersion(ctx, t, v.EndLSN)
+					if err != nil {
+						return err
+					}
+					e.Tables = append(e.Tables, TableChange{Table: t, Rows: rows})
+				}
+				n++
+				if err := fn(e); err != nil {
+					return err
+				}
+				continue
+			}
 			e := LogEntry{LSN: v.EndLSN.String(), CommitLSN: v.CommitLSN.String(), CommitTime: v.CommitTime.UTC(), Xid: v.Xid, Tags: tagsAt[v.EndLSN]}
 			match := req.Table == ""
 			for _, tc := range v.Tables {
@@ -281,6 +297,16 @@ func (s *Service) Log(ctx context.Context, req LogRequest, fn func(LogEntry) err
 	}
 }
 
+// rowsAtVersion counts table's rows at the version ending at lsn.
+func (s *Service) rowsAtVersion(ctx context.Context, table string, lsn wal.LSN) (int64, error) {
+	tr, err := s.mirror.TreeAt(ctx, table, lsn)
+	if err != nil {
+		return 0, err
+	}
+	rows, err := tr.Count(ctx)
+	return int64(rows), err
+}
+
 // copyMark is a copy of tables that landed after the initial copy: a
 // resync, or a table added to the configuration later.
 type copyMark struct {
@@ -294,8 +320,16 @@ func (s *Service) copyMarks(top, since wal.LSN, table string) []copyMark {
 	initial := s.refs.InitialCopy(0)
 	at := map[wal.LSN][]string{}
 	for _, t := range s.mirror.Tables() {
-		c := t.CopiedAt
-		if c == 0 || c == initial || c <= since || c > top || (table != "" && t.Name != table) {
+		if t.CopiedAt == 0 || t.CopiedAt == initial {
+			continue
+		}
+		// Listed where it landed (mirror.TableInfo.LandedAt); a landing
+		// that is a version of its own lists it there instead.
+		c := t.LandedAt
+		if c <= since || c > top || (table != "" && t.Name != table) {
+			continue
+		}
+		if v, err := s.mirror.VersionAt(c); err == nil && v.EndLSN == c && slices.Contains(v.Resynced, t.Name) {
 			continue
 		}
 		at[c] = append(at[c], t.Name)

@@ -62,6 +62,13 @@ func (m *Mirror) Begin(ctx context.Context, info wal.TxnInfo) error {
 	if m.txn != nil {
 		return fmt.Errorf("begin xid %d: transaction xid %d still open", info.Xid, m.txn.info.Xid)
 	}
+	// Every commit below this one's is taken: copies waiting for that
+	// land before it, as versions of their own (landing.go).
+	if len(m.landing) > 0 && info.CommitLSN >= m.lastEnd {
+		if err := m.land(ctx, info.CommitLSN); err != nil {
+			return err
+		}
+	}
 	m.txn = &txnState{info: info, tables: map[string]*txnTable{}, held: map[string][]*heldChange{},
 		heldSeq: map[string]uint32{}, heldFlushd: map[string]bool{}}
 	return nil
@@ -167,13 +174,14 @@ func (m *Mirror) MarkResync(ctx context.Context, table, reason string) error {
 }
 
 // NeedsResync lists the tables (sorted) in state resync_needed: the daemon
-// runs replication.Resync for them with the Mirror as CopySink.
+// runs replication.Resync for them with the Mirror as CopySink. A table
+// whose copy waits to land (landing.go) is not listed.
 func (m *Mirror) NeedsResync() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []string
 	for name, t := range m.tables {
-		if t.rec.State == StateResyncNeeded {
+		if t.rec.State == StateResyncNeeded && !m.waitingLanding(name) {
 			out = append(out, name)
 		}
 	}
@@ -609,6 +617,7 @@ func (m *Mirror) commitEmpty(info wal.TxnInfo) error {
 	}
 	invariants.Check(info.EndLSN > m.lastEnd, "commit %s at or below the last commit %s", info.EndLSN, m.lastEnd)
 	m.lastEnd = info.EndLSN
+	m.noteCommitTime(info.CommitTime)
 	m.txn = nil
 	m.idle.Broadcast()
 	m.stats.emptyCommits.Add(1)
@@ -650,7 +659,8 @@ func (m *Mirror) Commit(ctx context.Context, info wal.TxnInfo) error {
 		m.failLocked(fmt.Errorf("commit %s (xid %d): %w", info.EndLSN, info.Xid, err))
 		return m.err
 	}
-	return nil
+	// Copies waiting for this commit land after it (landing.go).
+	return m.land(context.WithoutCancel(ctx), 0)
 }
 
 func (m *Mirror) commit(ctx context.Context, info wal.TxnInfo) error {
@@ -755,6 +765,7 @@ func (m *Mirror) commit(ctx context.Context, info wal.TxnInfo) error {
 	invariants.Check(v.EndLSN > m.lastEnd, "commit %s at or below the last commit %s", v.EndLSN, m.lastEnd)
 	m.head = v
 	m.lastEnd = v.EndLSN
+	m.noteCommitTime(info.CommitTime)
 	m.ordinal = ord
 	m.noteCommitted(txn) // stream.go
 	m.txn = nil

@@ -40,6 +40,9 @@ func TestBusy(t *testing.T) {
 		if err := h.m.TableCopied(ctx, rel, h.lsn); err != nil {
 			t.Fatal(err)
 		}
+		if err := h.m.StreamReached(ctx, h.lsn); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if b := h.m.Busy(); len(b) != 0 {
 		t.Fatalf("busy before any copy: %+v", b)

@@ -478,7 +478,7 @@ func (s *Subscription) catchUp(pos Position) (Position, error) {
 	}
 	b := &Batch{Kind: BatchCatchUp, LSN: head}
 	for _, ti := range tables {
-		to, err := m.TreeAt(s.ctx, ti.name, head)
+		to, err := m.storedTreeAt(s.ctx, ti.name, head)
 		if errors.Is(err, ErrUnknownTable) || errors.Is(err, ErrNoVersion) {
 			continue // not copied yet: its reset comes as a batch
 		}
@@ -489,7 +489,7 @@ func (s *Subscription) catchUp(pos Position) (Position, error) {
 		had, ok := pos.CopiedAt[ti.name]
 		var from *Tree
 		if ok && had == ti.copiedAt && pos.LSN <= head {
-			from, err = m.TreeAt(s.ctx, ti.name, pos.LSN)
+			from, err = m.storedTreeAt(s.ctx, ti.name, pos.LSN)
 			if err != nil && !errors.Is(err, ErrExpired) && !errors.Is(err, ErrUnknownTable) && !errors.Is(err, ErrNoVersion) {
 				return pos, fmt.Errorf("consumer catch-up from %s: %w", pos.LSN, err)
 			}

@@ -19,11 +19,15 @@ import (
 )
 
 // TableCopied implements wal.CopySink: the table's runs are
-// merged and bulk-built into a tree; then, in one Badger transaction, the
-// table is recorded ready at lsn with its root (a table is copied at a
-// known LSN or not at all). Changes held while the table waited for this
-// resync are applied when their commit LSN is >= at (the copy does not
-// contain them) and dropped otherwise.
+// merged and bulk-built into a tree, which lands (landing.go) once the
+// mirror has taken every commit below at: then, in one Badger
+// transaction, the table is recorded ready with its root (a table is
+// copied at a known LSN or not at all), and the changes held while it
+// waited for this resync are applied when their commit LSN is >= at (the
+// copy does not contain them) and dropped otherwise. Until it lands the
+// copy is held in memory and the table stays resync_needed, its reads
+// after its last held version refused; a crash forgets it, and the next
+// start copies the table again.
 func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN) error {
 	name := rel.QualifiedName()
 	// A running GC waits for this tree to be recorded (RootWatch.Roots).
@@ -63,7 +67,12 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN)
 	// them as the tree is built; their builds are handed over with the
 	// reset, or discarded.
 	bs := m.startCopyBuilds(name, rel)
-	defer bs.discard()
+	handed := false // to the held copy (landDue hands them over or discards them)
+	defer func() {
+		if !handed {
+			bs.discard()
+		}
+	}()
 	root, err := tc.build(ctx, m.eng, mergeMem, bs)
 	m.copyPool.Release(mergeMem)
 	// The runs kept in memory are in the tree now (or the copy failed).
@@ -75,7 +84,6 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN)
 		return fmt.Errorf("copy %s: %w", name, err)
 	}
 	m.log.Info("table copied", "table", name, "at", at, "rows", tc.rows, "build", time.Since(start))
-	built := root
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -85,87 +93,29 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN)
 	if m.err != nil {
 		return m.err
 	}
-	// The group's pending edits were made against the old tree; flush
-	// them so history up to now keeps them, then replace the tree.
-	if err := m.flushGroup(ctx); err != nil {
-		m.failLocked(err)
-		return err
-	}
-	// Held changes of committed transactions must be readable.
-	if err := m.drain(); err != nil {
-		return fmt.Errorf("copy %s: %w", name, err)
-	}
-	t := m.tables[name]
-	if t == nil {
-		if t, err = newTable(tableRecord{Name: name, Rel: rel}); err != nil {
-			return fmt.Errorf("copy %s: %w", name, err)
-		}
-	} else if t.rec.State == StateReady {
+	if t := m.tables[name]; t != nil && t.rec.State == StateReady {
 		// Its changes since the copy's snapshot were applied to the old
 		// tree, not held: replacing the tree would lose them.
 		return fmt.Errorf("copy %s: the table is ready; call MarkResync before re-copying it so that its changes during the copy are kept", name)
 	}
-	rec := tableRecord{Name: name, State: StateReady, CopiedAt: at, Rel: rel}
-	nt, err := newTable(rec)
-	if err != nil {
-		return fmt.Errorf("copy %s: %w", name, err)
+	hc := &heldCopy{name: name, rel: rel, root: root, at: at, rows: tc.rows, bs: bs}
+	if old := m.landing[name]; old != nil {
+		old.bs.discard() // a newer copy replaces one still waiting
 	}
-	nt.latest = t.latest
-	clearHeld := true
-	if t.latest != nil && !t.latest.Equal(rel) && !t.latest.Equal(t.rec.Rel) {
-		// The stream has already described a newer schema than the copy.
-		// (A latest equal to the table's old schema is the description
-		// from before the change the copy picked up: a schema change no
-		// row change has carried yet, resynced by `sidecar resync` or
-		// verify. Taking it for newer would resync forever.)
-		nt.rec.State, nt.rec.ResyncFrom = StateResyncNeeded, t.rec.ResyncFrom
-		clearHeld = false
-		m.log.Warn("copied table changed again meanwhile; it needs another resync", "table", name)
-	} else if root, err = m.applyHeld(ctx, nt, root, at); err != nil {
-		bs.discard()
-		var missing *missingRowError
-		if !errors.As(err, &missing) {
-			return fmt.Errorf("copy %s: held changes: %w", name, err)
-		}
-		nt.rec.State, nt.rec.ResyncFrom = StateResyncNeeded, at
-		m.log.Warn("held change does not apply to the copy; table needs another resync", "table", name, "err", err)
+	if m.landing == nil {
+		m.landing = map[string]*heldCopy{}
 	}
-	if err := m.ns.Flush(ctx); err != nil {
-		return fmt.Errorf("copy %s: %w", name, err)
+	m.landing[name] = hc
+	handed = true
+	if err := m.landDue(ctx, 0); err != nil {
+		return err
 	}
-	n, err := m.eng.Count(ctx, root)
-	if err != nil {
-		return fmt.Errorf("copy %s: %w", name, err)
-	}
-	nt.rec.Root, nt.rec.Rows = root, n
-	recs := map[string]tableRecord{}
-	for tn, tt := range m.tables {
-		recs[tn] = tt.rec
-	}
-	recs[name] = nt.rec
-	// INVARIANT: the group record at the head names the copied root, in
-	// the same Badger transaction as the table record that makes it ready.
-	end := max(m.lastGroup, m.head.EndLSN)
-	op := &writeOp{sync: true}
-	if clearHeld {
-		op.delPrefixes = [][]byte{heldPrefix(name)}
-	}
-	m.groupOp(end, recs, op)
-	// Versions from this group on hold rows of the copy's schema.
-	op.set(relKey(name, end), encodeRel(rel))
-	if err := m.enqueueWait(op); err != nil {
-		return fmt.Errorf("copy %s: record: %w", name, err)
-	}
-	m.tables[name] = nt
-	m.lastGroup = end
-	if nt.rec.Root != built {
-		// Held changes were applied to the copy: the consumers read the
-		// recorded tree whole (the built root's own nodes are not kept).
-		bs.discard()
-	}
-	m.publishReset(end, nt.rec, bs)
-	if m.opts.CopiedAt != nil {
-		m.opts.CopiedAt.Set(name, at)
+	if m.landing[name] == hc {
+		// The mirror has not taken every commit below at yet: landing
+		// now would put rows committed after the head's version into it.
+		// The consumers' builds wait with it (handed over at the landing
+		// when no held change alters the tree).
+		m.noteWaiting(hc, max(m.lastEnd, m.resume))
 	}
 	return nil
 }

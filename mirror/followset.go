@@ -54,7 +54,9 @@ func (m *Mirror) pendingNeeds(out []string) []string {
 			delete(m.pending, n)
 			continue
 		}
-		out = append(out, n)
+		if !m.waitingLanding(n) {
+			out = append(out, n)
+		}
 	}
 	return out
 }

@@ -220,8 +220,14 @@ type Mirror struct {
 	lastEnd   wal.LSN
 	lastGroup wal.LSN // end LSN of the latest group record
 	resume    wal.LSN
-	meta      metaRecord
-	err       error // sticky: a failed write leaves the state unknown
+	// lastTime is the latest commit time taken: a landing version's.
+	lastTime time.Time
+	// landing: copies built and waiting to land; windows: each table's
+	// closed resync windows (landing.go). Both under mu.
+	landing map[string]*heldCopy
+	windows map[string][]resyncWindow
+	meta    metaRecord
+	err     error // sticky: a failed write leaves the state unknown
 	// factsGen counts catalog-fact updates (catfacts.go).
 	factsGen atomic.Uint64
 
@@ -546,6 +552,9 @@ func (m *Mirror) load(ctx context.Context) error {
 		} else if r != nil {
 			m.retain.Store(r)
 		}
+		if err := m.loadWindows(txn); err != nil {
+			return fmt.Errorf("resync windows: %w", err)
+		}
 		lastGroup, err = latestGroup(txn, ^wal.LSN(0))
 		return err
 	})
@@ -578,6 +587,7 @@ func (m *Mirror) load(ctx context.Context) error {
 		return fmt.Errorf("durable LSN %s is below the last logged commit %s", durable, m.head.EndLSN)
 	}
 	m.lastEnd = durable
+	m.lastTime = m.head.CommitTime
 	m.written.Store(uint64(durable))
 	m.durable.Store(uint64(max(durable, resume)))
 	head := m.head

@@ -174,6 +174,10 @@ func (h *mharness) copyTable(rel *wal.Relation, rows map[int64]modelRow, ranges 
 	if err := h.m.TableCopied(ctx, rel, h.lsn); err != nil {
 		h.t.Fatal(err)
 	}
+	// No commit lies below the copy's LSN here: the stream is there.
+	if err := h.m.StreamReached(ctx, h.lsn); err != nil {
+		h.t.Fatal(err)
+	}
 	h.rels[rel.QualifiedName()] = rel
 }
 

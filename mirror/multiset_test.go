@@ -85,6 +85,10 @@ func (h *mharness) copyFull(rel *wal.Relation, rows []msRow, ranges int) {
 	if err := h.m.TableCopied(h.t.Context(), rel, h.lsn); err != nil {
 		h.t.Fatal(err)
 	}
+	// No commit lies below the copy's LSN here: the stream is there.
+	if err := h.m.StreamReached(h.t.Context(), h.lsn); err != nil {
+		h.t.Fatal(err)
+	}
 }
 
 // TestMultisetModel follows random inserts, updates and deletes of one of

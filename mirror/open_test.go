@@ -111,8 +111,14 @@ func TestRelationChangeHoldsChanges(t *testing.T) {
 		h.commit(info)
 		commits = append(commits, info)
 	}
-	if got := h.treeRows("public.r", ^wal.LSN(0)); len(got) != 1 {
-		t.Fatalf("changes of a resync_needed table were applied: %d rows", len(got))
+	// Its versions after the resync began have no state of it: refused.
+	if _, err := h.m.TreeAt(t.Context(), "public.r", ^wal.LSN(0)); !errors.Is(err, ErrResyncWindow) {
+		t.Fatalf("resync_needed table read at HEAD: %v, want a resync window refusal", err)
+	}
+	for _, ti := range h.m.Tables() {
+		if ti.Name == "public.r" && ti.Rows != 1 {
+			t.Fatalf("changes of a resync_needed table were applied: %d rows", ti.Rows)
+		}
 	}
 	h.reopen(false)
 	if got := h.m.NeedsResync(); len(got) != 1 || got[0] != "public.r" {
@@ -159,6 +165,9 @@ func TestRelationChangeHoldsChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := h.m.TableCopied(t.Context(), rel2, h.lsn); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.m.StreamReached(t.Context(), h.lsn); err != nil {
 		t.Fatal(err)
 	}
 	if got := h.treeRows("public.r", ^wal.LSN(0)); len(got) != 0 {

@@ -148,6 +148,9 @@ type TableInfo struct {
 	Name     string
 	State    TableState
 	CopiedAt wal.LSN
+	// LandedAt is the version at which the copy at CopiedAt landed
+	// (landing.go): CopiedAt for the initial copy.
+	LandedAt wal.LSN
 	// Root and Rows are as of the last group record (pending commits not
 	// included).
 	Root     prolly.Root
@@ -161,7 +164,7 @@ func (m *Mirror) Tables() []TableInfo {
 	m.mu.Lock()
 	out := make([]TableInfo, 0, len(m.tables))
 	for _, t := range m.tables {
-		out = append(out, TableInfo{Name: t.rec.Name, State: t.rec.State, CopiedAt: t.rec.CopiedAt,
+		out = append(out, TableInfo{Name: t.rec.Name, State: t.rec.State, CopiedAt: t.rec.CopiedAt, LandedAt: m.landedAt(t.rec.Name, t.rec.CopiedAt),
 			Root: t.rec.Root, Rows: t.rec.Rows, Relation: t.rec.Rel})
 	}
 	m.mu.Unlock()
@@ -248,7 +251,14 @@ func (t *Tree) Count(ctx context.Context) (uint64, error) {
 // root of the latest group record at or before it, plus a replay of the
 // logged commits after that group up to the version.
 func (m *Mirror) TreeAt(ctx context.Context, table string, lsn wal.LSN) (*Tree, error) {
-	return m.treeAt(ctx, table, lsn, false)
+	return m.treeAt(ctx, table, lsn, false, true)
+}
+
+// storedTreeAt is TreeAt without the resync window's refusal: the trees
+// as stored (a table inside a window reads its tree from before the
+// resync), for the consumers' catch-up, which the landing resets.
+func (m *Mirror) storedTreeAt(ctx context.Context, table string, lsn wal.LSN) (*Tree, error) {
+	return m.treeAt(ctx, table, lsn, false, false)
 }
 
 // RowsAt is TreeAt for a reader that only reads rows (Tree.Lookup,
@@ -261,10 +271,10 @@ func (m *Mirror) TreeAt(ctx context.Context, table string, lsn wal.LSN) (*Tree, 
 // Tree's Root is then the base tree, not the version's; Pending says so.
 // Otherwise it is TreeAt.
 func (m *Mirror) RowsAt(ctx context.Context, table string, lsn wal.LSN) (*Tree, error) {
-	return m.treeAt(ctx, table, lsn, true)
+	return m.treeAt(ctx, table, lsn, true, true)
 }
 
-func (m *Mirror) treeAt(ctx context.Context, table string, lsn wal.LSN, rowsOnly bool) (*Tree, error) {
+func (m *Mirror) treeAt(ctx context.Context, table string, lsn wal.LSN, rowsOnly, windows bool) (*Tree, error) {
 	m.mu.Lock()
 	t := m.tables[table]
 	var rel *wal.Relation
@@ -382,6 +392,15 @@ func (m *Mirror) treeAt(ctx context.Context, table string, lsn wal.LSN, rowsOnly
 		return nil
 	})
 	if err != nil {
+		return nil, fmt.Errorf("tree of %s at %s: %w", table, lsn, err)
+	}
+	var vEnd wal.LSN
+	if v != nil {
+		vEnd = v.EndLSN
+	}
+	// Inside a resync window the table has no state of its own at v
+	// (landing.go): refused, never the old tree or the copy.
+	if err := m.Readable(table, vEnd); err != nil && windows {
 		return nil, fmt.Errorf("tree of %s at %s: %w", table, lsn, err)
 	}
 	if lazy {

@@ -27,6 +27,7 @@ const (
 	subLog   = 'l' // 's' 'l' endLSN → commit log record
 	subHeld  = 'h' // 's' 'h' name 0x00 commitLSN seq → heldChange
 	subRel   = 'r' // 'c' 'r' name 0x00 fromLSN → Relation the table's trees use from that group on
+	subWin   = 'w' // 'c' 'w' name 0x00 landingLSN → resyncWindow (landing.go)
 )
 
 func tableKey(name string) []byte {
@@ -427,6 +428,12 @@ type Version struct {
 	// reach the tree with the resync's copy, so these tables have no
 	// per-commit history at this version (issue 16.3). Never in Tables.
 	Held []string
+	// Resynced lists the tables whose resync copy landed at this version
+	// (landing.go): their trees were replaced by the copy (with the
+	// changes held since its snapshot applied). A version that only
+	// lands copies is no commit: CommitLSN is EndLSN, Xid 0, its time the
+	// last commit's taken before it.
+	Resynced []string
 }
 
 // TableChange is what one commit did to one table.
@@ -445,6 +452,7 @@ const logFlagSpilled = 1
 const (
 	logTableTruncated = 1
 	logTableHeld      = 2 // Version.Held: no rows, no edits
+	logTableResynced  = 4 // Version.Resynced: no rows, no edits
 )
 
 // logEdit is one entry of a commit's change log: the row's final state
@@ -474,7 +482,7 @@ func encodeLog(v *Version, tables []logTable) []byte {
 	} else {
 		e.byte(0)
 	}
-	e.uvarint(uint64(len(tables) + len(v.Held)))
+	e.uvarint(uint64(len(tables) + len(v.Held) + len(v.Resynced)))
 	for _, t := range tables {
 		e.str(t.change.Table)
 		e.uvarint(uint64(t.change.Rows))
@@ -489,6 +497,12 @@ func encodeLog(v *Version, tables []logTable) []byte {
 		e.str(name)
 		e.uvarint(0)
 		e.byte(logTableHeld)
+		e.uvarint(0)
+	}
+	for _, name := range v.Resynced {
+		e.str(name)
+		e.uvarint(0)
+		e.byte(logTableResynced)
 		e.uvarint(0)
 	}
 	for _, t := range tables {
@@ -531,6 +545,13 @@ func decodeLog(end wal.LSN, b []byte, edits bool) (*Version, []logTable, error) 
 				return nil, nil, fmt.Errorf("decode log record %s: %w: held table %q with edits", end, errCorrupt, t.change.Table)
 			}
 			v.Held = append(v.Held, t.change.Table)
+			continue
+		}
+		if flags&logTableResynced != 0 {
+			if d.count() != 0 && d.err == nil {
+				return nil, nil, fmt.Errorf("decode log record %s: %w: resynced table %q with edits", end, errCorrupt, t.change.Table)
+			}
+			v.Resynced = append(v.Resynced, t.change.Table)
 			continue
 		}
 		counts = append(counts, d.count())

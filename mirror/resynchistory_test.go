@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -74,7 +75,7 @@ func TestResyncWindowHistory(t *testing.T) {
 				t.Errorf("version %s: held %v, changed %v", v.EndLSN, v.Held, v.Tables)
 			}
 		}
-		if len(v.Tables) == 0 && len(v.Held) == 0 {
+		if len(v.Tables) == 0 && len(v.Held) == 0 && len(v.Resynced) == 0 {
 			empty++
 		}
 		for _, tc := range v.Tables {
@@ -98,6 +99,37 @@ func TestResyncWindowHistory(t *testing.T) {
 			prev = n
 		}
 	}
+	// s has no state at the versions between its last one before the
+	// resync and the copy's landing: refused there, read everywhere else.
+	e.m.mu.Lock()
+	ws := slices.Clone(e.m.windows["public.s"])
+	e.m.mu.Unlock()
+	if len(ws) != 1 {
+		t.Fatalf("s has resync windows %v, want one", ws)
+	}
+	win := ws[0]
+	if win.at != at || win.to < at {
+		t.Fatalf("window %+v for a copy at %s", win, at)
+	}
+	refused := 0
+	for _, v := range vs {
+		_, err := e.m.TreeAt(t.Context(), "public.s", v.EndLSN)
+		inside := win.from < v.EndLSN && v.EndLSN < win.to
+		switch {
+		case inside && !errors.Is(err, ErrResyncWindow):
+			t.Fatalf("s at %s inside the window %+v: %v, want refused", v.EndLSN, w, err)
+		case !inside && err != nil:
+			t.Fatalf("s at %s outside the window %+v: %v", v.EndLSN, w, err)
+		case len(v.Held) > 0 && !inside && v.EndLSN != win.to:
+			// (A landing at the head, past the copy's LSN, is at a
+			// version that held changes of s: they are in its tree.)
+			t.Fatalf("version %s held s's changes but is outside the window %+v", v.EndLSN, win)
+		}
+		if inside {
+			refused++
+		}
+	}
+	t.Logf("window (%s, %s), copy at %s: s refused at %d versions", win.from, win.to, win.at, refused)
 	t.Logf("resynced at %s; %d transactions changed other, %d only s; %d versions, %d naming other, %d holding s's changes for the resync, %d naming no table", at, others, onlyS, len(vs), withOther, held, empty)
 	if withOther != others {
 		t.Errorf("%d transactions changed other, %d versions name it", others, withOther)

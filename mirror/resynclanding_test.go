@@ -1,8 +1,14 @@
 package mirror
 
 import (
+	"errors"
+	"maps"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/sidecar-dev/sidecar/follow"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/rowenc"
 	"github.com/sidecar-dev/sidecar/wal"
@@ -14,17 +20,12 @@ import (
 // version from before the resync must still give that version's rows,
 // not rows committed after it that the copy contains.
 //
-// It fails today (session 10): TableCopied records the copy's group at
+// It failed before session 11: TableCopied recorded the copy's group at
 // max(lastGroup, head.EndLSN), the head's last version, so that version
-// reads the copy (here id 1 "c" instead of "b", id 2 gone, id 101
-// present), and the commits between it and the copy's LSN, whose changes
-// to the table the stream then drops (CopiedAt), never show it otherwise.
-// The fix is the landing point: a copy at an LSN past the last commit the
-// mirror took must land once the mirror has taken every commit below it,
-// as a version of its own after them (a group at the copy's LSN), never
-// over an existing version; see the restart helper's session-10 report.
+// read the copy (here id 1 "c" instead of "b", id 2 gone, id 101
+// present). Now the copy lands once the mirror has taken every commit
+// below its LSN (landing.go).
 func TestResyncKeepsEarlierVersions(t *testing.T) {
-	t.Skip("known wrong answer (issue 21, session 10): a resync copy lands over the head's last version; remove this skip with the fix")
 	e := newE2E(t, Options{}, []string{"public.s", "public.other"},
 		`CREATE TABLE s (id int PRIMARY KEY, v text)`, `CREATE TABLE other (id int PRIMARY KEY, n int)`,
 		`INSERT INTO s SELECT g, 'a' FROM generate_series(1, 100) g`, `INSERT INTO other VALUES (1, 0)`)
@@ -54,10 +55,9 @@ func TestResyncKeepsEarlierVersions(t *testing.T) {
 		t.Helper()
 		got, err := rowsAt(t, e.m, "public.s", v.EndLSN)
 		if err != nil {
-			// Refusing a version the mirror cannot show is allowed;
-			// answering it with other rows is not.
-			t.Logf("%s: s at %s refused: %v", when, v.EndLSN, err)
-			return
+			// The version before the resync holds s's state: it reads
+			// it, never the copy's rows, and is not refused.
+			t.Fatalf("%s: s at %s: %v", when, v.EndLSN, err)
 		}
 		if len(got) != len(before) {
 			t.Errorf("%s: s at %s has %d rows, that version had %d", when, v.EndLSN, len(got), len(before))
@@ -107,4 +107,166 @@ func treeRows(t *testing.T, m *Mirror, table string, lsn wal.LSN) map[int]string
 		t.Fatal(err)
 	}
 	return rows
+}
+
+// waitReady waits until table is ready in m (its resync copy landed).
+func waitReady(t *testing.T, m *Mirror, table string) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		for _, ti := range m.Tables() {
+			if ti.Name == table && ti.State == StateReady {
+				return
+			}
+		}
+		if err := m.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not ready after 2 minutes (its copy did not land)", table)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// wantRefused checks that reading table at lsn is refused as inside a
+// resync window, naming the table.
+func wantRefused(t *testing.T, m *Mirror, table string, lsn wal.LSN) {
+	t.Helper()
+	_, err := m.TreeAt(t.Context(), table, lsn)
+	var rw *ResyncWindowError
+	if !errors.As(err, &rw) || !errors.Is(err, ErrResyncWindow) {
+		t.Fatalf("%s at %s: %v, want a resync window refusal", table, lsn, err)
+	}
+	if rw.Table != table || !strings.Contains(err.Error(), table) || rw.SQLState() != "55000" {
+		t.Fatalf("%s at %s: refusal %q (table %q, SQLSTATE %s)", table, lsn, err, rw.Table, rw.SQLState())
+	}
+}
+
+// TestResyncAtStartLandsAsItsOwnVersion: the resync a start runs before
+// the stream (follow.resyncMissing) copies under a snapshot past every
+// commit the mirror took. The copy lands as a version of its own at the
+// copy's LSN once the stream has replayed the commits below it (the
+// resync's marker carries it there on an idle database); those commits'
+// versions refuse reads of the table, and every version outside the
+// window reads what PostgreSQL had.
+func TestResyncAtStartLandsAsItsOwnVersion(t *testing.T) {
+	e := newE2E(t, Options{}, []string{"public.s", "public.other"},
+		`CREATE TABLE s (id int PRIMARY KEY, v text)`, `CREATE TABLE other (id int PRIMARY KEY, n int)`,
+		`INSERT INTO s SELECT g, 'a' FROM generate_series(1, 100) g`, `INSERT INTO other VALUES (1, 0)`)
+	e.start()
+	e.exec(`UPDATE s SET v = 'b' WHERE id = 1`)
+	e.sync()
+	v := e.m.Head()
+	before := treeRows(t, e.m, "public.s", v.EndLSN)
+	e.stop()
+	e.exec(`UPDATE s SET v = 'c' WHERE id = 1`, `UPDATE other SET n = 1`, `DELETE FROM s WHERE id = 2`, `INSERT INTO s VALUES (101, 'new')`)
+	if err := e.m.MarkResync(t.Context(), "public.s", "test"); err != nil {
+		t.Fatal(err)
+	}
+	// A start: Prepare resyncs what is not ready, before the stream.
+	cfg := e.followConfig()
+	cfg.HoldResyncs = false
+	if err := follow.New(cfg).Prepare(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.m.NeedsResync(); len(got) != 0 {
+		t.Fatalf("copy waiting to land, NeedsResync = %v", got)
+	}
+	if got := treeRows(t, e.m, "public.s", v.EndLSN); !maps.Equal(got, before) {
+		t.Fatalf("s at %s before the landing: %v, that version had %v", v.EndLSN, got, before)
+	}
+	e.start()
+	waitReady(t, e.m, "public.s")
+	e.sync()
+	e.check()
+	if got := treeRows(t, e.m, "public.s", v.EndLSN); !maps.Equal(got, before) {
+		t.Fatalf("s at %s after the landing: %v, that version had %v", v.EndLSN, got, before)
+	}
+	vs, err := e.m.Versions(v.EndLSN+1, e.m.Head().EndLSN, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var landing *Version
+	refused := 0
+	for i := range vs {
+		if len(vs[i].Resynced) > 0 {
+			landing = &vs[i]
+			break
+		}
+		refused++
+		// The replayed commits below the copy: s refused, other read.
+		wantRefused(t, e.m, "public.s", vs[i].EndLSN)
+		if _, err := e.m.TreeAt(t.Context(), "public.other", vs[i].EndLSN); err != nil {
+			t.Fatalf("other at %s: %v", vs[i].EndLSN, err)
+		}
+	}
+	if landing == nil {
+		t.Fatalf("no landing version among %d versions after %s", len(vs), v.EndLSN)
+	}
+	ti := tableInfo(t, e.m, "public.s")
+	if !slices.Equal(landing.Resynced, []string{"public.s"}) || len(landing.Tables) != 0 || landing.EndLSN != ti.CopiedAt || ti.LandedAt != landing.EndLSN {
+		t.Fatalf("landing version %+v; s copied at %s, landed at %s", *landing, ti.CopiedAt, ti.LandedAt)
+	}
+	got := treeRows(t, e.m, "public.s", landing.EndLSN)
+	if got[1] != "c" || got[101] != "new" || len(got) != 100 {
+		t.Fatalf("s at the landing %s: id 1 %q, id 101 %q, %d rows", landing.EndLSN, got[1], got[101], len(got))
+	}
+	t.Logf("last version %s, %d replayed versions refused, landing at %s", v.EndLSN, refused, landing.EndLSN)
+}
+
+func tableInfo(t *testing.T, m *Mirror, name string) TableInfo {
+	t.Helper()
+	for _, ti := range m.Tables() {
+		if ti.Name == name {
+			return ti
+		}
+	}
+	t.Fatalf("no table %s", name)
+	return TableInfo{}
+}
+
+// TestResyncCrashBeforeLanding: a copy waiting to land is in memory only.
+// A crash before it lands leaves the table resync_needed with its changes
+// held (nothing of the copy applied), and the next resync lands whole.
+func TestResyncCrashBeforeLanding(t *testing.T) {
+	e := newE2E(t, Options{}, []string{"public.s", "public.other"},
+		`CREATE TABLE s (id int PRIMARY KEY, v text)`, `CREATE TABLE other (id int PRIMARY KEY, n int)`,
+		`INSERT INTO s SELECT g, 'a' FROM generate_series(1, 100) g`, `INSERT INTO other VALUES (1, 0)`)
+	e.start()
+	e.exec(`UPDATE s SET v = 'b' WHERE id = 1`)
+	e.sync()
+	v := e.m.Head()
+	before := treeRows(t, e.m, "public.s", v.EndLSN)
+	e.stop()
+	e.exec(`UPDATE s SET v = 'c' WHERE id = 1`, `DELETE FROM s WHERE id = 2`)
+	if err := e.m.MarkResync(t.Context(), "public.s", "test"); err != nil {
+		t.Fatal(err)
+	}
+	resync := func() {
+		t.Helper()
+		if _, err := replication.Resync(t.Context(), replication.CopyOptions{ConnString: e.url, Workers: 2, RangeBlocks: 1},
+			[]wal.TableName{{Schema: "public", Name: "s"}}, e.m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resync()
+	if ti := tableInfo(t, e.m, "public.s"); ti.State != StateResyncNeeded {
+		t.Fatalf("s %s before the stream reached its copy", ti.State)
+	}
+	e.reopen(true) // the stream runs again, the copy is forgotten
+	e.exec(`INSERT INTO s VALUES (102, 'after crash')`, `UPDATE other SET n = 5`)
+	e.sync()
+	if got := e.m.NeedsResync(); !slices.Equal(got, []string{"public.s"}) {
+		t.Fatalf("after the crash NeedsResync = %v, want public.s", got)
+	}
+	wantRefused(t, e.m, "public.s", e.m.Head().EndLSN)
+	resync()
+	e.exec(`UPDATE other SET n = 6`) // a commit past the copy
+	waitReady(t, e.m, "public.s")
+	e.sync()
+	e.check()
+	if got := treeRows(t, e.m, "public.s", v.EndLSN); !maps.Equal(got, before) {
+		t.Fatalf("s at %s: %v, that version had %v", v.EndLSN, got, before)
+	}
 }

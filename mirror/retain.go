@@ -403,7 +403,8 @@ func (w *RootWatch) Roots(ctx context.Context) ([]prolly.Root, error) {
 			}
 		}
 	}
-	out = append(out, m.streamRoots()...) // stream.go
+	out = append(out, m.streamRoots()...)  // stream.go
+	out = append(out, m.landingRoots()...) // landing.go
 	fs := m.flushing
 	m.mu.Unlock()
 	if fs != nil {

@@ -33,6 +33,9 @@ type writeOp struct {
 	// commit is the end LSN of the commit this op logs (0: none).
 	commit  wal.LSN
 	version *Version // the commit's version, for readers' Head
+	// head, on an op that logs no commit (a landing version, landing.go),
+	// is the readers' Head once it is written.
+	head *Version
 	// empty: the commit changed no row and is no version (commitEmpty):
 	// it moves the durable LSN only, and version is the head before it.
 	empty bool
@@ -117,10 +120,14 @@ func (m *Mirror) writer() {
 		// needs them written.
 		err := store.RetryBlocked(context.Background(), func() error { return m.writeOps(ops) })
 		var last *writeOp
+		var head *Version // readers' head after the batch
 		needSync := false
 		for _, op := range ops {
 			if op.commit != 0 {
-				last = op
+				last, head = op, op.version
+			}
+			if op.head != nil {
+				head = op.head
 			}
 			needSync = needSync || op.sync || op.commit != 0
 		}
@@ -143,8 +150,10 @@ func (m *Mirror) writer() {
 			m.written.Store(uint64(last.commit))
 			m.durable.Store(max(m.durable.Load(), uint64(last.commit)))
 			invariants.Check(m.durable.Load() <= m.written.Load(), "durable %d above written %d", m.durable.Load(), m.written.Load())
-			m.readHead.Store(last.version)
 			m.subs.durableMoved()
+		}
+		if err == nil && head != nil {
+			m.readHead.Store(head)
 		}
 		for _, op := range ops {
 			if op.done != nil {

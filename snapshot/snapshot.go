@@ -294,6 +294,13 @@ func (s *Snapshot) TableOf(ctx context.Context, info mirror.TableInfo) (*Table, 
 // open opens one table (under s.mu).
 func (s *Snapshot) open(ctx context.Context, info mirror.TableInfo) (*Table, error) {
 	t := &Table{Name: info.Name, snap: s}
+	if s.p.Branch == nil {
+		// A version inside the table's resync window is refused on every
+		// path, the in-memory HEAD's included (mirror.ResyncWindowError).
+		if err := s.st.Mirror.Readable(info.Name, s.p.LSN()); err != nil {
+			return nil, err
+		}
+	}
 	if s.p.Branch == nil && s.st.Head != nil {
 		if err := s.openHead(ctx, t); err != nil {
 			return nil, err

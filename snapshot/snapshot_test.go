@@ -102,6 +102,10 @@ func (r *rig) load(rel *wal.Relation, n int) {
 	if err := r.m.TableCopied(ctx, rel, r.lsn); err != nil {
 		r.t.Fatal(err)
 	}
+	// No commit lies below the copy's LSN here: the stream is there.
+	if err := r.m.StreamReached(ctx, r.lsn); err != nil {
+		r.t.Fatal(err)
+	}
 }
 
 // commit applies one transaction of changes and returns its end LSN.

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/sidecar-dev/sidecar/mirror"
 )
 
 // SQLSTATE codes the front end answers with.
@@ -75,6 +76,13 @@ func toError(err error) *Error {
 	}
 	if corruptData(err) {
 		return &Error{Code: codeDataCorrupted, Msg: err.Error(), Pos: -1} // corruptpage.go
+	}
+	// A version of a table inside a resync window: the mirror holds no
+	// state of it there (55000, named by the error).
+	var rw *mirror.ResyncWindowError
+	if errors.As(err, &rw) {
+		return &Error{Code: rw.SQLState(), Msg: err.Error(), Pos: -1,
+			Hint: "Read the table AS OF a version before the resync, or at or after the version its copy landed at."}
 	}
 	return &Error{Code: codeInternal, Msg: err.Error(), Pos: -1}
 }

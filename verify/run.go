@@ -429,22 +429,7 @@ const MarkerPrefix = "sidecar.verify"
 // the commit as durable but records no version for it (it changed no
 // row), so a verify leaves history as it was.
 func (r *Runner) emitMarker(ctx context.Context, c wal.LSN) error {
-	cfg, err := pgconn.ParseConfig(r.ConnString)
-	if err != nil {
-		return err
-	}
-	delete(cfg.RuntimeParams, "replication")
-	conn, err := pgconn.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	prefix, err := QuoteLiteral(MarkerPrefix)
-	if err != nil {
-		return err
-	}
-	_, err = simpleQuery(ctx, conn, fmt.Sprintf("SELECT pg_catalog.pg_logical_emit_message(true, %s, '%s')", prefix, c))
-	return err
+	return replication.EmitMarker(ctx, r.ConnString, MarkerPrefix, c.String())
 }
 
 func (r *Runner) logger() *slog.Logger {

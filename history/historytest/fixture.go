@@ -159,6 +159,10 @@ func (f *Fixture) CreateTable(rel *wal.Relation, rows [][]*string) {
 	if err := f.Mirror.TableCopied(ctx, rel, f.LSN); err != nil {
 		f.T.Fatal(err)
 	}
+	// No commit lies below the copy's LSN here: the stream is there.
+	if err := f.Mirror.StreamReached(ctx, f.LSN); err != nil {
+		f.T.Fatal(err)
+	}
 	if f.Mirror.Durable() == 0 {
 		if err := f.Mirror.SetResumeLSN(ctx, f.LSN); err != nil {
 			f.T.Fatal(err)

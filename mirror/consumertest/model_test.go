@@ -86,6 +86,10 @@ func (r *rig) copyTable(rl *wal.Relation, rows map[int]string) {
 	if err := r.m.TableCopied(ctx, rl, r.lsn); err != nil {
 		r.t.Fatal(err)
 	}
+	// No commit lies below the copy's LSN here: the stream is there.
+	if err := r.m.StreamReached(ctx, r.lsn); err != nil {
+		r.t.Fatal(err)
+	}
 }
 
 // txn commits one transaction of random changes to the tables in pg (the
