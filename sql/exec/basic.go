@@ -491,6 +491,11 @@ type limitOp struct {
 	count, offset vexpr
 	top           *sortOp // the Sort right below, bounded on each run
 	ties          []winKey
+	// check: whether the rows kept must be shown not to depend on the
+	// order the input arrives in (limitorder.go); oids are the input's
+	// column types.
+	check bool
+	oids  []plan.OID
 }
 
 func (e *env) buildLimit(l *plan.Limit) (operator, error) {
@@ -513,6 +518,15 @@ func (e *env) buildLimit(l *plan.Limit) (operator, error) {
 			op.ties = append(op.ties, winKey{idx, e.md.Column(k.Col).Type.OID, k.Desc, k.NullsFirst})
 		}
 		op.top = nil // the rows tied with the last one are past any bound
+	}
+	if len(l.Ties) == 0 && !pgOrdered(l.Input, nil) {
+		op.check = true
+		for _, id := range in.cols() {
+			op.oids = append(op.oids, e.md.Column(id).Type.OID)
+		}
+		if op.top != nil {
+			op.top.oids = op.oids
+		}
 	}
 	c := &compiler{e: e, lay: layout{}}
 	if l.Count != nil {
@@ -577,6 +591,9 @@ func (l *limitOp) run(emit func(*Batch) error) error {
 	}
 	if l.ties != nil {
 		return l.runTies(count, offset, emit)
+	}
+	if l.check && (offset > 0 || count >= 0) {
+		return l.runChecked(count, offset, emit)
 	}
 	stop := &stopSignal{}
 	err := l.in.run(func(b *Batch) error {
