@@ -146,7 +146,7 @@ func (pl *planner) planSelect(s *pg.SelectStmt) error {
 	if p.offset, err = pl.limitExpr(s.LimitOffset); err != nil {
 		return err
 	}
-	if !p.limitDetermined() {
+	if !pl.explaining && !p.limitDetermined() {
 		return unsupported(pl.kwPos("LIMIT", "OFFSET", "FETCH"), "LIMIT or OFFSET without an ORDER BY on the primary key (PostgreSQL's answer is the rows its plan reads first)")
 	}
 	if p.distinct {
