@@ -80,9 +80,12 @@ func sameVals(oids []plan.OID, a, b []types.Value) bool {
 // in.
 type limitCheck struct {
 	oids []plan.OID
-	// keys are the ORDER BY keys of the Sort below (nil: no ORDER BY;
-	// every input row is a candidate for every position).
-	keys []winKey
+	// keys are the ORDER BY keys of the Sort right below (nil: none
+	// there); sorted: the input is sorted (the Sort right below, or one
+	// under projections whose tieFlags say which rows tie), so only
+	// rows tied on its keys are candidates for each other's positions.
+	keys   []winKey
+	sorted bool
 	// start and end are the cut positions (end < 0: none).
 	start, end int64
 	pos        int64
@@ -109,12 +112,13 @@ func (c *limitCheck) crosses(a, b int64) bool {
 	return side(a) != side(b)
 }
 
-// check takes the input's next row; it fails when the rows seen so far
-// show the cut depends on their order.
-func (c *limitCheck) check(r []types.Value) error {
+// check takes the input's next row (tied: whether it ties with the row
+// before it on the ORDER BY; always for an input without one); it fails
+// when the rows seen so far show the cut depends on their order.
+func (c *limitCheck) check(r []types.Value, tied bool) error {
 	p := c.pos
 	c.pos++
-	if c.first == nil || (c.keys != nil && compareKeys(c.keys, c.first, r) != 0) {
+	if c.first == nil || !tied {
 		c.first, c.mixed, c.straddles, c.prevPos = r, false, false, p
 		return nil
 	}
@@ -133,7 +137,7 @@ func (c *limitCheck) check(r []types.Value) error {
 // done says whether reading more rows can no longer change the verdict:
 // past the last cut with the run there ended (a row with other keys).
 func (c *limitCheck) done() bool {
-	return c.end >= 0 && c.pos > c.end && c.keys != nil && c.prevPos >= c.end
+	return c.end >= 0 && c.pos > c.end && c.sorted && c.prevPos >= c.end
 }
 
 // overflow takes what a bounded sort dropped (topn.go): a row tied on
@@ -176,18 +180,24 @@ func (l *limitOp) runChecked(count, offset int64, emit func(*Batch) error) error
 	if count >= 0 {
 		c.end = offset + count
 	}
-	if l.top != nil {
-		c.keys = l.top.keyed // set by the sort's run, before its first batch
-	}
+	c.sorted = l.top != nil || l.tieSrc != nil
 	stop := &stopSignal{}
 	err := l.in.run(func(b *Batch) error {
-		if l.top != nil && c.keys == nil {
-			c.keys = l.top.keyed
+		if l.top != nil {
+			c.keys = l.top.keyed // set by the sort's run, before its first batch
 		}
 		lo, hi := -1, -1
 		for i := 0; i < b.N; i++ {
 			p := c.pos
-			if err := c.check(b.Row(i)); err != nil {
+			r := b.Row(i)
+			tied := true
+			switch {
+			case l.top != nil:
+				tied = c.first != nil && compareKeys(c.keys, c.first, r) == 0
+			case l.tieSrc != nil:
+				tied = l.tieSrc.tieFlags[i] // the projections pass the sort's batches on one for one
+			}
+			if err := c.check(r, tied); err != nil {
 				return err
 			}
 			if p >= c.start && (c.end < 0 || p < c.end) {
@@ -217,4 +227,20 @@ func (l *limitOp) runChecked(count, offset int64, emit func(*Batch) error) error
 		err = c.overflow(l.top.over, l.top.overMixed)
 	}
 	return err
+}
+
+// flagTies wraps emit to set s.tieFlags for each batch before it passes
+// it on.
+func (s *sortOp) flagTies(keys []winKey, emit func(*Batch) error) func(*Batch) error {
+	var last []types.Value
+	return func(b *Batch) error {
+		flags := make([]bool, b.N)
+		for i := 0; i < b.N; i++ {
+			r := b.Row(i)
+			flags[i] = last != nil && compareKeys(keys, last, r) == 0
+			last = r
+		}
+		s.tieFlags = flags
+		return emit(b)
+	}
 }

@@ -25,6 +25,11 @@ type sortOp struct {
 	overMixed bool
 	// keyed are the keys as the last run compiled them.
 	keyed []winKey
+	// trackTies: a Limit above, through projections, reads tieFlags:
+	// for each row of the batch being emitted, whether it ties on the
+	// keys with the row before it (limitorder.go).
+	trackTies bool
+	tieFlags  []bool
 }
 
 func (s *sortOp) cols() []plan.ColumnID { return s.in.cols() }
@@ -45,6 +50,9 @@ func (s *sortOp) run(emit func(*Batch) error) error {
 		keys = append(keys, winKey{idx, t, k.Desc, k.NullsFirst})
 	}
 	s.keyed, s.over, s.overMixed = keys, nil, false
+	if s.trackTies {
+		emit = s.flagTies(keys, emit)
+	}
 	if s.bound > 0 {
 		return s.runTopN(keys, s.bound, emit)
 	}

@@ -33,3 +33,8 @@ SELECT a.name, x.n FROM t1 a, LATERAL (SELECT b.n FROM t2 b WHERE b.name = a.nam
 SELECT a.name, x.n FROM t1 a, LATERAL (SELECT b.n FROM t2 b ORDER BY b.n LIMIT 1) x;
 SELECT (SELECT n FROM t2 LIMIT 1) /* refused */;
 SELECT (SELECT n FROM t2 ORDER BY n DESC LIMIT 1);
+SELECT n FROM (SELECT n, name FROM t2 ORDER BY name) s LIMIT 2;
+SELECT id FROM (SELECT id, x FROM w ORDER BY x, id) s LIMIT 3 OFFSET 1;
+SELECT grp FROM (SELECT grp, k FROM w ORDER BY k) s LIMIT 1 /* refused: a or b */;
+SELECT grp FROM (SELECT grp, k FROM w WHERE grp = 'a' ORDER BY k) s LIMIT 2;
+SELECT s.id FROM (SELECT id, k FROM w ORDER BY k) s LIMIT 2 /* refused */;
