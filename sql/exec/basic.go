@@ -522,7 +522,7 @@ func (e *env) buildLimit(l *plan.Limit) (operator, error) {
 		}
 		op.top = nil // the rows tied with the last one are past any bound
 	}
-	if len(l.Ties) == 0 && !pgOrdered(l.Input, nil) {
+	if len(l.Ties) == 0 && !pgOrdered(l.Input, nil) && !catalogOnly(l.Input) {
 		op.check = true
 		for _, id := range in.cols() {
 			op.oids = append(op.oids, e.md.Column(id).Type.OID)

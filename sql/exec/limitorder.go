@@ -64,6 +64,29 @@ func pgOrdered(rel plan.Rel, work map[*plan.CTE]bool) bool {
 	return false
 }
 
+// catalogOnly reports whether every table rel reads is a catalog
+// relation (pg_catalog, information_schema): their rows are the
+// front end's own, not PostgreSQL's heap, so there is no order of
+// PostgreSQL's to follow (the flat planner answers such a LIMIT too).
+func catalogOnly(rel plan.Rel) bool {
+	scans := 0
+	ok := true
+	var walk func(r plan.Rel)
+	walk = func(r plan.Rel) {
+		if s, is := r.(*plan.Scan); is {
+			scans++
+			if s.Table == nil || s.Table.Schema != "pg_catalog" && s.Table.Schema != "information_schema" {
+				ok = false
+			}
+		}
+		for _, in := range r.Inputs() {
+			walk(in)
+		}
+	}
+	walk(rel)
+	return ok && scans > 0
+}
+
 // sameVals says whether two rows print the same in every column (their
 // order between each other cannot change an answer).
 func sameVals(oids []plan.OID, a, b []types.Value) bool {
