@@ -496,9 +496,9 @@ type limitOp struct {
 	// column types.
 	check bool
 	oids  []plan.OID
-	// tieSrc: the Sort under projections below (no top-N: a Sort right
-	// below is top), whose tieFlags tell tied rows apart.
-	tieSrc *sortOp
+	// tieSrc: the Sort or Window under projections below (no top-N: a
+	// Sort right below is top), whose flags tell tied rows apart.
+	tieSrc tieFlagger
 }
 
 func (e *env) buildLimit(l *plan.Limit) (operator, error) {
@@ -529,18 +529,9 @@ func (e *env) buildLimit(l *plan.Limit) (operator, error) {
 		}
 		if op.top != nil {
 			op.top.oids = op.oids
-		} else {
-			below := in
-			for {
-				p, ok := below.(*projectOp)
-				if !ok {
-					break
-				}
-				below = p.in
-			}
-			if s, ok := below.(*sortOp); ok {
-				op.tieSrc, s.trackTies = s, true
-			}
+		} else if src := e.tieSource(in); src != nil {
+			op.tieSrc = src
+			src.trackTieFlags()
 		}
 	}
 	c := &compiler{e: e, lay: layout{}}

@@ -218,7 +218,7 @@ func (l *limitOp) runChecked(count, offset int64, emit func(*Batch) error) error
 			case l.top != nil:
 				tied = c.first != nil && compareKeys(c.keys, c.first, r) == 0
 			case l.tieSrc != nil:
-				tied = l.tieSrc.tieFlags[i] // the projections pass the sort's batches on one for one
+				tied = l.tieSrc.flags()[i] // the projections pass the batches on one for one
 			}
 			if err := c.check(r, tied); err != nil {
 				return err
@@ -252,9 +252,34 @@ func (l *limitOp) runChecked(count, offset int64, emit func(*Batch) error) error
 	return err
 }
 
+// tieFlagger is an operator emitting its rows sorted, which can say for
+// each row of the batch it is emitting whether it ties with the row
+// before it on its keys: a Sort, or a Window alone over its input (its
+// output in its PARTITION BY, ORDER BY order, as PostgreSQL's).
+type tieFlagger interface {
+	trackTieFlags()
+	flags() []bool
+}
+
+func (s *sortOp) trackTieFlags()   { s.trackTies = true }
+func (s *sortOp) flags() []bool    { return s.tieFlags }
+func (w *windowOp) trackTieFlags() { w.trackTies = true }
+func (w *windowOp) flags() []bool  { return w.tieFlags }
+
 // flagTies wraps emit to set s.tieFlags for each batch before it passes
 // it on.
 func (s *sortOp) flagTies(keys []winKey, emit func(*Batch) error) func(*Batch) error {
+	return flagTies(keys, &s.tieFlags, emit)
+}
+
+// flagTies wraps emit to set the window's tieFlags (its partition and
+// order keys).
+func (w *windowOp) flagTies(keys []winKey, emit func(*Batch) error) func(*Batch) error {
+	return flagTies(keys, &w.tieFlags, emit)
+}
+
+// flagTies wraps emit to set *dst for each batch before passing it on.
+func flagTies(keys []winKey, dst *[]bool, emit func(*Batch) error) func(*Batch) error {
 	var last []types.Value
 	return func(b *Batch) error {
 		flags := make([]bool, b.N)
@@ -263,7 +288,28 @@ func (s *sortOp) flagTies(keys []winKey, emit func(*Batch) error) func(*Batch) e
 			flags[i] = last != nil && compareKeys(keys, last, r) == 0
 			last = r
 		}
-		s.tieFlags = flags
+		*dst = flags
 		return emit(b)
 	}
+}
+
+// tieSource is the operator under projections below in whose tie flags
+// a Limit can read which rows are interchangeable (nil: none).
+func (e *env) tieSource(in operator) tieFlagger {
+	for {
+		p, ok := in.(*projectOp)
+		if !ok {
+			break
+		}
+		in = p.in
+	}
+	switch x := in.(type) {
+	case *sortOp:
+		return x
+	case *windowOp:
+		if _, below := underProjects(x.w.Input).(*plan.Window); !below && !e.winStacked[x.w] {
+			return x
+		}
+	}
+	return nil
 }

@@ -63,6 +63,10 @@ type windowOp struct {
 	// then: the keys of the sort below past the window's own, which
 	// order its peers as PostgreSQL reads them (winneed.go).
 	then []winKey
+	// trackTies and tieFlags: as sortOp's, for a Limit above reading
+	// the window's output in its sort order (limitorder.go).
+	trackTies bool
+	tieFlags  []bool
 }
 
 func (e *env) buildWindow(w *plan.Window) (operator, error) {
@@ -230,6 +234,9 @@ func (w *windowOp) run(emit func(*Batch) error) error {
 			rows[ps+i] = append(rows[ps+i][:w.width:w.width], res[i]...)
 		}
 		ps = pe
+	}
+	if w.trackTies {
+		emit = w.flagTies(keys, emit) // limitorder.go
 	}
 	return e.emitRows(rows, len(w.out), emit)
 }

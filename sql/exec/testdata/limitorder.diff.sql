@@ -38,3 +38,6 @@ SELECT id FROM (SELECT id, x FROM w ORDER BY x, id) s LIMIT 3 OFFSET 1;
 SELECT grp FROM (SELECT grp, k FROM w ORDER BY k) s LIMIT 1 /* refused: a or b */;
 SELECT grp FROM (SELECT grp, k FROM w WHERE grp = 'a' ORDER BY k) s LIMIT 2;
 SELECT s.id FROM (SELECT id, k FROM w ORDER BY k) s LIMIT 2 /* refused */;
+SELECT ntile(NULL) OVER (ORDER BY k), k FROM w LIMIT 2;
+SELECT k, rank() OVER (ORDER BY k) FROM w LIMIT 5 OFFSET 1;
+SELECT id, rank() OVER (ORDER BY k) FROM w LIMIT 2 /* refused: which two of the four k = 1 rows */;
