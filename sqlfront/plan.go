@@ -167,17 +167,21 @@ func (p *plan) markNeeded(width int) {
 
 // planner builds a plan from one parsed statement.
 type planner struct {
-	ctx      context.Context
-	src      Source
-	sess     *session
-	query    string
-	asOf     map[int]string // AS OF refs by the byte offset of their table name
-	params   []uint32
-	scope    []scopeCol
-	p        *plan
-	aggMode  bool // compiling after-grouping expressions
-	inAgg    bool
-	groupSet []expr
+	// explaining: the statement is EXPLAIN's (no rows are read, so a
+	// LIMIT whose rows depend on the read order is shown, not refused:
+	// limitorder.go).
+	explaining bool
+	ctx        context.Context
+	src        Source
+	sess       *session
+	query      string
+	asOf       map[int]string // AS OF refs by the byte offset of their table name
+	params     []uint32
+	scope      []scopeCol
+	p          *plan
+	aggMode    bool // compiling after-grouping expressions
+	inAgg      bool
+	groupSet   []expr
 	// groupNodes are the GROUP BY items' parse trees (groupexpr.go).
 	groupNodes []*pg.Node
 	version    Version

@@ -146,6 +146,9 @@ func (pl *planner) planSelect(s *pg.SelectStmt) error {
 	if p.offset, err = pl.limitExpr(s.LimitOffset); err != nil {
 		return err
 	}
+	if !pl.explaining && !p.limitDetermined() {
+		return unsupported(pl.kwPos("LIMIT", "OFFSET", "FETCH"), "LIMIT or OFFSET without an ORDER BY on the primary key (PostgreSQL's answer is the rows its plan reads first)")
+	}
 	if p.distinct {
 		for i, c := range p.cols {
 			if !comparableType(c.typ, "=") && !comparableType(pl.typeOf(p.targets[i]), "=") {

@@ -265,6 +265,7 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 		if err := explainOptions(es); err != nil {
 			return err
 		}
+		pl.explaining = true
 		return pl.planSelect(es.Query.GetSelectStmt())
 	}
 	m := nodeMsg(n)

@@ -19,7 +19,7 @@ func TestVectorizedErrorHint(t *testing.T) {
 	stmts := []string{
 		"SELECT format('%', name) FROM (SELECT * FROM fa) s",
 		"SELECT format('%z', name) FROM (SELECT * FROM fa) s WHERE id = 1",
-		"SELECT upper(relname), nosuchfunction(relname) FROM pg_class",
+		"SELECT upper(relname), upper(relname, 1) FROM pg_class",
 		"SELECT length(relname, 1) FROM pg_class",
 	}
 	fields := func(err error) [4]string {

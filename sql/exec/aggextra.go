@@ -24,6 +24,9 @@ func (c *compiler) extraAgg(f *aggFunc, ae plan.AggExpr) (bool, error) {
 	if plan.RegrAggs[ae.Name] {
 		return true, c.regrAgg(f, ae) // aggregr.go
 	}
+	if plan.HypoAggs[ae.Name] {
+		return true, c.hypoAggFunc(f, ae) // agghypo.go
+	}
 	switch ae.Name {
 	case "string_agg":
 		arg, err := c.orderedRows(ae, true)

@@ -491,6 +491,14 @@ type limitOp struct {
 	count, offset vexpr
 	top           *sortOp // the Sort right below, bounded on each run
 	ties          []winKey
+	// check: whether the rows kept must be shown not to depend on the
+	// order the input arrives in (limitorder.go); oids are the input's
+	// column types.
+	check bool
+	oids  []plan.OID
+	// tieSrc: the Sort or Window under projections below (no top-N: a
+	// Sort right below is top), whose flags tell tied rows apart.
+	tieSrc tieFlagger
 }
 
 func (e *env) buildLimit(l *plan.Limit) (operator, error) {
@@ -513,6 +521,18 @@ func (e *env) buildLimit(l *plan.Limit) (operator, error) {
 			op.ties = append(op.ties, winKey{idx, e.md.Column(k.Col).Type.OID, k.Desc, k.NullsFirst})
 		}
 		op.top = nil // the rows tied with the last one are past any bound
+	}
+	if len(l.Ties) == 0 && !pgOrdered(l.Input, nil) && !catalogOnly(l.Input) {
+		op.check = true
+		for _, id := range in.cols() {
+			op.oids = append(op.oids, e.md.Column(id).Type.OID)
+		}
+		if op.top != nil {
+			op.top.oids = op.oids
+		} else if src := e.tieSource(in); src != nil {
+			op.tieSrc = src
+			src.trackTieFlags()
+		}
 	}
 	c := &compiler{e: e, lay: layout{}}
 	if l.Count != nil {
@@ -577,6 +597,9 @@ func (l *limitOp) run(emit func(*Batch) error) error {
 	}
 	if l.ties != nil {
 		return l.runTies(count, offset, emit)
+	}
+	if l.check && (offset > 0 || count >= 0) {
+		return l.runChecked(count, offset, emit)
 	}
 	stop := &stopSignal{}
 	err := l.in.run(func(b *Batch) error {

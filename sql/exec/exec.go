@@ -119,6 +119,10 @@ type env struct {
 	// clock is what library calls read besides their arguments
 	// (Options.Clock; never nil).
 	clock *builtin.Context
+	// winNeed and winStacked are windowNeeds of the statement's plan
+	// (winneed.go).
+	winNeed    map[*plan.Window]plan.ColSet
+	winStacked map[*plan.Window]bool
 }
 
 func newEnv(ctx context.Context, src Source, md *plan.Metadata, limit int64, params []types.Value) *env {
@@ -170,6 +174,7 @@ type Rel = plan.Rel
 // exactly (0A000 naming the first that cannot).
 func Prepare(q *plan.Query) (*Prepared, error) {
 	dry := newEnv(context.Background(), nil, q.MD, DefaultWorkMem, nil)
+	dry.winNeed, dry.winStacked = windowNeeds(q.Plan)
 	if _, err := dry.build(q.Plan); err != nil {
 		return nil, err
 	}
@@ -189,6 +194,7 @@ func (p *Prepared) Run(ctx context.Context, src Source, opts Options, emit func(
 	if opts.Clock != nil {
 		e.clock = opts.Clock
 	}
+	e.winNeed, e.winStacked = windowNeeds(p.root)
 	op, err := e.build(p.root)
 	if err != nil {
 		return err

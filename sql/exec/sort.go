@@ -16,6 +16,20 @@ type sortOp struct {
 	// bound, when positive, is the rows a Limit above needs (topn.go):
 	// only that many are kept.
 	bound int64
+	// oids, when set, are the input's column types: the top-N then
+	// keeps over, a dropped row tied on the keys with the worst kept
+	// row, and overMixed, whether such dropped rows differ (for the
+	// Limit above: limitorder.go).
+	oids      []plan.OID
+	over      []types.Value
+	overMixed bool
+	// keyed are the keys as the last run compiled them.
+	keyed []winKey
+	// trackTies: a Limit above, through projections, reads tieFlags:
+	// for each row of the batch being emitted, whether it ties on the
+	// keys with the row before it (limitorder.go).
+	trackTies bool
+	tieFlags  []bool
 }
 
 func (s *sortOp) cols() []plan.ColumnID { return s.in.cols() }
@@ -34,6 +48,10 @@ func (s *sortOp) run(emit func(*Batch) error) error {
 			return noOrdering(e.md.Column(k.Col).Type, "ORDER BY a value of type "+e.md.Column(k.Col).Type.String())
 		}
 		keys = append(keys, winKey{idx, t, k.Desc, k.NullsFirst})
+	}
+	s.keyed, s.over, s.overMixed = keys, nil, false
+	if s.trackTies {
+		emit = s.flagTies(keys, emit)
 	}
 	if s.bound > 0 {
 		return s.runTopN(keys, s.bound, emit)

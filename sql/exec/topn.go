@@ -74,6 +74,9 @@ func (s *sortOp) runTopN(keys []winKey, k int64, emit func(*Batch) error) error 
 					scratch.row = append(scratch.row, v[i])
 				}
 				if !worseRow(keys, &h.items[0], scratch) {
+					if s.oids != nil {
+						s.noteDropped(keys, s.oids, scratch.row, h.items[0].row, true)
+					}
 					continue
 				}
 				it := topNRow{row: b.Row(i), seq: seq}
@@ -83,8 +86,12 @@ func (s *sortOp) runTopN(keys []winKey, k int64, emit func(*Batch) error) error 
 				if err := mem.grow("sort", it.bytes); err != nil {
 					return err
 				}
+				dropped := h.items[0].row
 				h.items[0] = it
 				heap.Fix(h, 0)
+				if s.oids != nil {
+					s.noteDropped(keys, s.oids, dropped, h.items[0].row, false)
+				}
 				continue
 			}
 			it := topNRow{row: b.Row(i), seq: seq}

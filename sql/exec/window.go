@@ -57,8 +57,16 @@ type windowOp struct {
 	sensitive  bool  // some function depends on the order among peers
 	// slotCols are the input columns a window below over the same
 	// partition and order computed (sameWindowBelow): peers may differ
-	// in them without making the answer depend on PostgreSQL's sort.
+	// in them without making the answer depend on PostgreSQL's sort;
+	// and the columns nobody above reads (winneed.go).
 	slotCols map[int]bool
+	// then: the keys of the sort below past the window's own, which
+	// order its peers as PostgreSQL reads them (winneed.go).
+	then []winKey
+	// trackTies and tieFlags: as sortOp's, for a Limit above reading
+	// the window's output in its sort order (limitorder.go).
+	trackTies bool
+	tieFlags  []bool
 }
 
 func (e *env) buildWindow(w *plan.Window) (operator, error) {
@@ -102,6 +110,9 @@ func (e *env) buildWindow(w *plan.Window) (operator, error) {
 	opts := w.Frame.Options
 	rows := opts&plan.FrameRows != 0
 	whole := opts&plan.FrameStartUnbounded != 0 && opts&plan.FrameEndUnbounded != 0 && opts&(plan.FrameExcludeCurrent|plan.FrameExcludeTies|plan.FrameExcludeGroup) == 0
+	if err := op.narrowPeers(lay, key); err != nil {
+		return nil, err
+	}
 	for _, f := range w.Funcs {
 		fn := &winFn{f: f, filter: -1}
 		for _, id := range f.Args {
@@ -224,6 +235,9 @@ func (w *windowOp) run(emit func(*Batch) error) error {
 		}
 		ps = pe
 	}
+	if w.trackTies {
+		emit = w.flagTies(keys, emit) // limitorder.go
+	}
 	return e.emitRows(rows, len(w.out), emit)
 }
 
@@ -260,8 +274,13 @@ func (f *frameCalc) partition(rows [][]types.Value) error {
 	f.ge = append(f.ge, len(rows))
 	if f.w.sensitive {
 		for g := range f.gs {
+			first := f.gs[g]
 			for i := f.gs[g] + 1; i < f.ge[g]; i++ {
-				if !sameRow(rows[f.gs[g]], rows[i], f.w) {
+				if f.w.then != nil && compareKeys(f.w.then, rows[i-1], rows[i]) != 0 {
+					first = i // ordered by the sort below (winneed.go)
+					continue
+				}
+				if !sameRow(rows[first], rows[i], f.w) {
 					return notDetermined
 				}
 			}
@@ -720,7 +739,7 @@ func (f *frameCalc) compute(fn *winFn) ([]types.Value, error) {
 			if p < 0 {
 				continue
 			}
-			if fn.edge && !f.oneValue(fn, f.grp[p]) {
+			if fn.edge && !f.oneValue(fn, p) {
 				return nil, notDetermined
 			}
 			out[i] = arg(0, p)
@@ -731,11 +750,23 @@ func (f *frameCalc) compute(fn *winFn) ([]types.Value, error) {
 	return out, nil
 }
 
-// oneValue says whether every row of peer group g has the same value
-// of fn's first argument (as PostgreSQL prints it).
-func (f *frameCalc) oneValue(fn *winFn, g int) bool {
-	first := f.rows[f.gs[g]][fn.args[0]]
-	for i := f.gs[g] + 1; i < f.ge[g]; i++ {
+// oneValue says whether every row of row p's peer group has the same
+// value of fn's first argument (as PostgreSQL prints it); with a sort
+// below ordering the peers (windowOp.then), the rows of the group tied
+// with p on its keys too.
+func (f *frameCalc) oneValue(fn *winFn, p int) bool {
+	g := f.grp[p]
+	lo, hi := f.gs[g], f.ge[g]
+	if t := f.w.then; t != nil {
+		for lo < p && compareKeys(t, f.rows[lo], f.rows[p]) != 0 {
+			lo++
+		}
+		for hi > p+1 && compareKeys(t, f.rows[hi-1], f.rows[p]) != 0 {
+			hi--
+		}
+	}
+	first := f.rows[lo][fn.args[0]]
+	for i := lo + 1; i < hi; i++ {
 		v := f.rows[i][fn.args[0]]
 		if (v == nil) != (first == nil) || v != nil && types.Out(fn.argOID, v) != types.Out(fn.argOID, first) {
 			return false

@@ -22,7 +22,7 @@ var orderedSetAggs = map[string]int{"percentile_cont": 1, "percentile_disc": 1, 
 // extraAgg.
 func (b *binder) isExtraAgg(name string) bool {
 	_, ok := orderedSetAggs[name]
-	return ok || name == "string_agg" || RegrAggs[name] // aggregr.go
+	return ok || name == "string_agg" || RegrAggs[name] || HypoAggs[name] // aggregr.go, agghypo.go
 }
 
 // extraAgg binds the arguments of an aggregate isExtraAgg names and its
@@ -34,6 +34,9 @@ func (b *binder) extraAgg(name string, ae *AggExpr, f *pg.FuncCall, sc *scope, c
 	}
 	if RegrAggs[name] {
 		return b.regrAgg(name, ae, f) // aggregr.go
+	}
+	if HypoAggs[name] {
+		return b.hypoAgg(name, ae, f, sc, ctx) // agghypo.go
 	}
 	if f.AggWithinGroup {
 		return errorf(CodeWrongObjectType, "%s is not an ordered-set aggregate, so it cannot have WITHIN GROUP", name).at(f.Location)

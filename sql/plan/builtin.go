@@ -69,6 +69,13 @@ func (b *binder) libraryCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCt
 		if c := numericCastFunc(name, out.Args); c != nil {
 			return c, nil
 		}
+		if be, ok := builtin.AsError(err); ok && be.Code == CodeUndefinedFunction && !b.functions().Has(name) {
+			// Not a function of PostgreSQL's library: one the database
+			// may define (CREATE FUNCTION), which the sidecar does not
+			// follow. PostgreSQL may well answer the call: refused.
+			return nil, unsupported("the function "+strings.TrimSuffix(strings.TrimPrefix(be.Message, "function "), " does not exist")+
+				" (a function sidecar does not know: one defined in the database is not followed)", f.Location)
+		}
 		return nil, libraryErr(err).at(f.Location)
 	}
 	for i, a := range out.Args {

@@ -327,7 +327,7 @@ func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, erro
 	if srfNames[name] && len(f.Funcname) <= 2 {
 		return b.srfCall(name, f, sc, ctx) // projectset.go
 	}
-	if aggFuncs[name] || (OrderedAggArgs(name) > 0 || b.isExtraAgg(name)) && len(f.Funcname) <= 2 {
+	if aggFuncs[name] || (OrderedAggArgs(name) > 0 || b.isExtraAgg(name)) && len(f.Funcname) <= 2 && (!HypoAggs[name] || f.AggWithinGroup) {
 		return b.aggCall(name, f, sc, ctx) // array_agg: array.go; json: jsonagg.go; the others: aggextra.go
 	}
 	if f.AggStar || f.AggDistinct || f.AggFilter != nil || len(f.AggOrder) > 0 {
