@@ -73,8 +73,9 @@ func (b *copyBuild) flush() {
 	b.t.ix.Update(0, func(tr *radixindex.Tree) {
 		b.err = b.t.applyOps(tr, b.ops, b.keyEnds, b.rowEnds, b.karena, b.rarena, 0)
 	})
-	// The key store keeps karena's keys: a new arena for the next chunk.
-	b.ops, b.keyEnds, b.rowEnds, b.karena, b.rarena = b.ops[:0], b.keyEnds[:0], b.rowEnds[:0], nil, b.rarena[:0]
+	// applyOps keeps nothing of the arenas: both are reused (a fresh key
+	// arena per chunk was grown by doubling from nothing 60 times per 1M rows).
+	b.ops, b.keyEnds, b.rowEnds, b.karena, b.rarena = b.ops[:0], b.keyEnds[:0], b.rowEnds[:0], b.karena[:0], b.rarena[:0]
 }
 
 // Discard implements mirror.CopyBuild.

@@ -537,7 +537,7 @@ func (t *Table) applyChunked(tr *radixindex.Tree, edits func(fn func(prolly.Edit
 			if err := t.applyOps(tr, ops, keyEnds, rowEnds, karena, rarena, lsn); err != nil {
 				return err
 			}
-			ops, keyEnds, rowEnds, karena, rarena = ops[:0], keyEnds[:0], rowEnds[:0], nil, rarena[:0]
+			ops, keyEnds, rowEnds, karena, rarena = ops[:0], keyEnds[:0], rowEnds[:0], karena[:0], rarena[:0]
 		}
 		return nil
 	})
@@ -548,8 +548,10 @@ func (t *Table) applyChunked(tr *radixindex.Tree, edits func(fn func(prolly.Edit
 }
 
 // applyOps applies one heap batch of ops (keys and rows in the arenas,
-// ending at keyEnds and rowEnds) and the index changes it makes. The keys
-// are kept by the key store: karena must not be reused after.
+// ending at keyEnds and rowEnds) and the index changes it makes. Nothing
+// keeps the arenas' bytes (the heap copies rows into its pages, the key
+// store keys into its own per-page buffers, the radix index stores no
+// keys): the caller may reuse both arenas for its next batch.
 func (t *Table) applyOps(tr *radixindex.Tree, ops []heap.Op, keyEnds, rowEnds []int, karena, rarena []byte, lsn uint64) error {
 	keys := make([][]byte, len(ops))
 	ks, rs := 0, 0

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/klauspost/compress/s2"
@@ -426,7 +427,14 @@ func (z *compressor) compress(dst, img []byte, c Codec) []byte {
 	dst = append(dst, byte(c))
 	switch c {
 	case CodecS2:
-		return append(dst, s2.Encode(nil, img)...)
+		// Encoded in place past dst's tag byte (s2.Encode uses dst's
+		// capacity when it is at least MaxEncodedLen).
+		n := len(dst)
+		if m := s2.MaxEncodedLen(len(img)); m > 0 {
+			dst = slices.Grow(dst, m)
+		}
+		enc := s2.Encode(dst[n:cap(dst)], img)
+		return append(dst[:n], enc...) // a no-op copy when encoded in place
 	case CodecZstd:
 		enc, _ := z.coders()
 		return enc.EncodeAll(img, dst)

@@ -45,8 +45,11 @@ func decodedBytes(p *page, epoch uint64) int64 {
 // the cold page has no garbage. With a page file (Config.Pages) the image
 // is written there; if the write fails it is kept in memory instead (the
 // file counts the failure).
+// Called by the writer only (it owns the scratch buffers).
 func (h *Heap) freeze(p *page) *page {
-	return h.freezeImage(p, h.z.compress(nil, encodePage(nil, p, &h.schema), h.codec))
+	h.frozenImg = encodePage(h.frozenImg[:0], p, &h.schema)
+	h.frozenEnc = h.z.compress(h.frozenEnc[:0], h.frozenImg, h.codec)
+	return h.freezeImage(p, slices.Clone(h.frozenEnc))
 }
 
 // freezeImage is freeze with p's compressed image already made: a
@@ -131,7 +134,7 @@ func (h *Heap) evict(w *version) {
 		if p.isCold() {
 			continue
 		}
-		decoded += p.memBytes()
+		decoded += decodedBytes(p, w.epoch)
 		if p.epoch != w.epoch {
 			cand = append(cand, uint32(pid))
 		}

@@ -410,7 +410,7 @@ func (c *Cut) Write(store PageStore, table string, gen uint64, opts WriteOptions
 		batch, held = batch[:0], 0
 		return nil
 	}
-	var raw []byte
+	var raw, enc []byte
 	for _, id := range ids {
 		var data []byte
 		if p := v.pages.at(int(id)); p.isCold() {
@@ -419,7 +419,8 @@ func (c *Cut) Write(store PageStore, table string, gen uint64, opts WriteOptions
 			}
 		} else {
 			raw = encodePage(raw[:0], p, &h.schema)
-			data = h.z.compress(nil, raw, h.codec)
+			enc = h.z.compress(enc[:0], raw, h.codec)
+			data = slices.Clone(enc) // exact size: the batch holds it until written
 			st.RawBytes += len(raw)
 		}
 		batch = append(batch, PageImage{Key: PageKey{Gen: gen, ID: id}, Data: data})
