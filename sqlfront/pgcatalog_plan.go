@@ -230,11 +230,14 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 		if err := argc(2); err != nil {
 			return nil, err
 		}
-		tables, path := c.pl.src.Tables(), c.searchPath()
+		// The search path is read when the call runs: a simple query's
+		// statements are all planned before the first runs (SET
+		// search_path …; SELECT format_type(…)).
+		tables, sess := c.pl.src.Tables(), c.pl.sess
 		return &lplan.ExtFunc{Args: []lplan.Type{lplan.T(oidOID), lplan.T(oidInt4)}, Result: lplan.T(oidText), NullOK: true,
 			Eval: func(v []types.Value) (types.Value, error) {
 				if v[0] != nil {
-					if s, ok, err := formatSystemType(tables, path, oidValue(v[0]), v[1]); ok {
+					if s, ok, err := formatSystemType(tables, searchPathOf(sess), oidValue(v[0]), v[1]); ok {
 						return s, err
 					}
 				}
