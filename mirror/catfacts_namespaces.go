@@ -7,6 +7,9 @@ import "github.com/sidecar-dev/sidecar/wal"
 // schema facts body: a flag, then the schemas, then the types. A record
 // written before they were read ends before the flag and decodes with
 // NamespacesRead false (the SQL port then refuses what they answer).
+// The flag's second bit says the source's server_version_num
+// (ServerVersion) follows the types; a record written before has it
+// unset and decodes with ServerVersion 0 (not read).
 
 func encodeNamespaces(b *enc, s *wal.SchemaFacts) {
 	if !s.NamespacesRead {
@@ -18,7 +21,7 @@ func encodeNamespaces(b *enc, s *wal.SchemaFacts) {
 		}
 		b.byte(0) // encodeViews wrote nothing: its flag, unset
 	}
-	b.byte(1)
+	b.byte(flagBits(true, s.ServerVersion != 0))
 	b.uvarint(uint64(len(s.Namespaces)))
 	for _, n := range s.Namespaces {
 		b.uvarint(uint64(n.OID))
@@ -46,11 +49,18 @@ func encodeNamespaces(b *enc, s *wal.SchemaFacts) {
 		b.uvarint(uint64(t.Collation))
 		b.str(t.Default)
 	}
+	if s.ServerVersion != 0 {
+		b.uvarint(uint64(s.ServerVersion))
+	}
 }
 
 // decodeNamespaces reads what encodeNamespaces wrote, when present.
 func decodeNamespaces(b *dec, s *wal.SchemaFacts) {
-	if b.err != nil || len(b.b) == 0 || b.byte()&1 == 0 {
+	if b.err != nil || len(b.b) == 0 {
+		return
+	}
+	flags := b.byte()
+	if flags&1 == 0 {
 		return
 	}
 	s.NamespacesRead = true
@@ -67,5 +77,8 @@ func decodeNamespaces(b *dec, s *wal.SchemaFacts) {
 		t.Elem, t.Array, t.BaseType = uint32(b.uvarint()), uint32(b.uvarint()), uint32(b.uvarint())
 		t.TypMod, t.Collation, t.Default = int32(b.varint()), uint32(b.uvarint()), b.str()
 		s.SystemTypes = append(s.SystemTypes, t)
+	}
+	if flags&2 != 0 && b.err == nil {
+		s.ServerVersion = int(b.uvarint())
 	}
 }

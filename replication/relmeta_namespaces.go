@@ -15,8 +15,14 @@ import (
 // OIDs and owners, and information_schema's domains and their array
 // types (wal.TypeFacts): initdb assigns those OIDs, so they differ
 // between clusters (information_schema is 13207 on one PostgreSQL 15,
-// 13329 on a 14), and the port answered made-up ones before.
+// 13329 on a 14), and the port answered made-up ones before; and the
+// server's server_version_num, for the catalog rows that differ by
+// major.
 func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uint32]*wal.SchemaFacts) error {
+	version, err := ServerVersionNum(conn.PgConn())
+	if err != nil {
+		return fmt.Errorf("server version: %w", err)
+	}
 	rows, err := conn.Query(ctx, `SELECT c.oid::int8, n.oid::int8, n.nspname::text, n.nspowner::int8, coalesce(pg_catalog.pg_get_userbyid(n.nspowner)::text, '')
 		FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n
 			ON n.oid = c.relnamespace OR n.nspname IN ('pg_catalog', 'pg_toast', 'information_schema', 'public')
@@ -64,7 +70,7 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 	}
 	for _, o := range oids {
 		if s := out[uint32(o)]; s != nil {
-			s.SystemTypes, s.NamespacesRead = typs, true
+			s.SystemTypes, s.NamespacesRead, s.ServerVersion = typs, true, version
 		}
 	}
 	return nil

@@ -139,6 +139,38 @@ func systemTypes(tables []Table) []wal.TypeFacts {
 	return nil
 }
 
+// serverVersion is the followed server's server_version_num as the
+// copy and the catalog poll read it with the tables' facts: catalog rows
+// that differ by major answer as that major. 0 when no table's was read
+// (records written before) or the tables' disagree (read before and
+// after an upgrade, until the poll reads them again): such rows are
+// then unknown.
+func serverVersion(tables []Table) int {
+	v := 0
+	for i := range tables {
+		s := schemaFactsOf(&tables[i])
+		if s == nil || s.ServerVersion == 0 {
+			continue
+		}
+		if v != 0 && v != s.ServerVersion {
+			return 0
+		}
+		v = s.ServerVersion
+	}
+	return v
+}
+
+// typeCategory is pg_type.typcategory of t on the followed server's
+// major (version 0: unknown where majors differ — "char" is 'S' before
+// 15, 'Z' from 15).
+func typeCategory(t *types.Type, version int) *string {
+	c := types.Dialect{Version: version}.Category(t)
+	if version == 0 && c != (types.Dialect{Version: 140000}).Category(t) {
+		return pgUnknown
+	}
+	return sv(string(rune(c)))
+}
+
 // nsOID is a schema OID's text, unknown for 0 (not read).
 func nsOID(o uint32) *string {
 	if o == 0 {
@@ -252,6 +284,7 @@ var pgRels = append([]*pgRel{
 		rows: func(cx *pgCatCtx) [][]*string {
 			var out [][]*string
 			u := pgUnknown
+			version := serverVersion(cx.tables)
 			for _, ct := range catalogTypes {
 				t, ok := types.Lookup(ct.oid)
 				if !ok {
@@ -270,7 +303,7 @@ var pgRels = append([]*pgRel{
 				if t.OID == types.Unknown {
 					kind = "p"
 				}
-				out = append(out, []*string{u32(t.OID), sv(t.Name), sv("11"), sv("10"), iv(int64(t.Len)), byval, sv(kind), sv(string(rune(t.Category))),
+				out = append(out, []*string{u32(t.OID), sv(t.Name), sv("11"), sv("10"), iv(int64(t.Len)), byval, sv(kind), typeCategory(t, version),
 					bv(t.Preferred), sv("t"), sv(","), sv("0"), u, u32(t.Elem), u32(t.Array), u, u, u, u, u, u, u, u, u,
 					sv("f"), sv("0"), sv("-1"), sv("0"), sv(coll), nil, nil, nil})
 				if t.Array != 0 {

@@ -13,6 +13,7 @@ import (
 	"github.com/sidecar-dev/sidecar/internal/pgast"
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // pgScan is a catalog relation a statement reads: reads are the column
@@ -33,6 +34,7 @@ func (c *vecCatalog) catalogTable(schema, name string) *lplan.TableDef {
 	if r == nil {
 		return nil
 	}
+	r = r.forVersion(serverVersion(c.pl.src.Tables())) // pgcatalog_major.go
 	key := r.schema + "." + r.name
 	if d, ok := c.byName[key]; ok {
 		return d
@@ -228,8 +230,19 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 		if err := argc(2); err != nil {
 			return nil, err
 		}
+		// The search path is read when the call runs: a simple query's
+		// statements are all planned before the first runs (SET
+		// search_path …; SELECT format_type(…)).
+		tables, sess := c.pl.src.Tables(), c.pl.sess
 		return &lplan.ExtFunc{Args: []lplan.Type{lplan.T(oidOID), lplan.T(oidInt4)}, Result: lplan.T(oidText), NullOK: true,
-			Eval: func(v []types.Value) (types.Value, error) { return formatTypeOf(v[0], v[1]) }}, nil
+			Eval: func(v []types.Value) (types.Value, error) {
+				if v[0] != nil {
+					if s, ok, err := formatSystemType(tables, searchPathOf(sess), oidValue(v[0]), v[1]); ok {
+						return s, err
+					}
+				}
+				return formatTypeOf(v[0], v[1])
+			}}, nil
 	case "pg_table_is_visible":
 		if err := argc(1); err != nil {
 			return nil, err
@@ -276,6 +289,50 @@ func oidValue(v types.Value) uint32 {
 		return uint32(x)
 	}
 	return 0
+}
+
+// formatSystemType is format_type of one of information_schema's
+// domains or their arrays pg_type lists (ok false for another OID): the
+// name, qualified when information_schema is not on the path as
+// format_type_extended does for a type that is not visible, "[]" after
+// an array's element; a typmod given (printed by PostgreSQL as "(n)")
+// is refused.
+func formatSystemType(tables []Table, path []string, oid uint32, modv types.Value) (types.Value, bool, error) {
+	sys := systemTypes(tables)
+	byOID := map[uint32]*wal.TypeFacts{}
+	for i := range sys {
+		byOID[sys[i].OID] = &sys[i]
+	}
+	t := byOID[oid]
+	if t == nil {
+		return nil, false, nil
+	}
+	given := false
+	switch m := modv.(type) {
+	case int64:
+		given = m >= 0
+	case int32:
+		given = m >= 0
+	}
+	if given {
+		return nil, true, unsupported(-1, "format_type of "+t.Name+" with a typmod")
+	}
+	name, array := t.Name, ""
+	if t.Type != 'd' {
+		e := byOID[t.Elem]
+		if e == nil {
+			return nil, true, unsupported(-1, "format_type of type "+t.Name)
+		}
+		name, array, oid = e.Name, "[]", e.OID
+	}
+	vis, ok := systemTypeVisible(tables, path, oid)
+	if !ok {
+		return nil, true, unsupported(-1, "format_type of "+name+" (whether it is visible on the search path)")
+	}
+	if !vis.(bool) {
+		name = "information_schema." + name
+	}
+	return name + array, true, nil
 }
 
 // formatTypeOf is format_type(oid, typmod): NULL typmod is "no typmod

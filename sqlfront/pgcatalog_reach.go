@@ -97,7 +97,7 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 		defs: map[lplan.ColumnID][]lplan.Scalar{}, proven: map[*lplan.Scan]bool{}, known: map[uint32]bool{}, tables: map[uint32]bool{},
 		tableOnly: map[*lplan.Scan]bool{}, visiting: map[*lplan.Scan]bool{}, tableNames: map[string]bool{}, indexNames: map[string]bool{}}
 	r.settings = map[string]bool{}
-	for _, row := range settingRows(c.pl.sess.settings) {
+	for _, row := range settingRows(c.pl.sess.settings, c.pl.src.Tables()) {
 		r.settings[*row[0]] = true
 	}
 	_, ns := (&pgCatCtx{tables: c.pl.src.Tables()}).namespaces()

@@ -28,11 +28,16 @@ var unitSettings = map[string]bool{"statement_timeout": true}
 
 // settingRows are pg_settings' rows for the session: name, setting and
 // short_desc known, unit NULL (no listed setting has one).
-func settingRows(settings map[string]string) [][]*string {
+//
+// lc_collate is the database's datcollate on 14 and 15 (the session's
+// "C" is not necessarily it: unknown unless the copy read a libc
+// default of that name) and not a setting from 16 on.
+func settingRows(settings map[string]string, tables []Table) [][]*string {
 	type row struct{ name, setting, desc string }
 	var rows []row
+	version := serverVersion(tables)
 	for k, v := range settings {
-		if unitSettings[k] {
+		if unitSettings[k] || k == "lc_collate" && version >= 160000 {
 			continue
 		}
 		name := k
@@ -54,7 +59,11 @@ func settingRows(settings map[string]string) [][]*string {
 		if r.desc != "" {
 			desc = sv(r.desc)
 		}
-		out = append(out, []*string{sv(r.name), sv(r.setting), nil, u, desc, u, u, u, u, u, u, u, u, u, u, u, u})
+		setting := sv(r.setting)
+		if r.name == "lc_collate" && (version == 0 || databaseLocale(tables) != "libc "+r.setting) {
+			setting = u
+		}
+		out = append(out, []*string{sv(r.name), setting, nil, u, desc, u, u, u, u, u, u, u, u, u, u, u, u})
 	}
 	return out
 }
@@ -62,7 +71,18 @@ func settingRows(settings map[string]string) [][]*string {
 var settingsRel = &pgRel{schema: "pg_catalog", name: "pg_settings", cols: pgc("name text, setting text, unit text, category text, short_desc text, " +
 	"extra_desc text, context text, vartype text, source text, min_val text, max_val text, enumvals text[], boot_val text, reset_val text, " +
 	"sourcefile text, sourceline int4, pending_restart bool"),
-	rows: func(cx *pgCatCtx) [][]*string { return settingRows(cx.settings) }}
+	rows: func(cx *pgCatCtx) [][]*string { return settingRows(cx.settings, cx.tables) }}
+
+// databaseLocale is the database default collation's provider and
+// locale as the copy read it ("libc en_US.UTF-8"; "" not read).
+func databaseLocale(tables []Table) string {
+	for i := range tables {
+		if f := tables[i].Facts; f != nil && f.Default.Locale != "" {
+			return f.Default.Locale
+		}
+	}
+	return ""
+}
 
 // settingNamed says whether every value of vals is the name of a
 // setting pg_settings lists for the session.

@@ -156,6 +156,9 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	if err := pl.vecFactsCheck(q, cat.tables); err != nil {
 		return err
 	}
+	if err := pl.defaultCollateCheck(stmt, cat.tables); err != nil {
+		return err // pgcatalog_collate.go
+	}
 	params := make([]uint32, len(q.Params))
 	for i, t := range q.Params {
 		if params[i] = t.OID; t.OID == lplan.Unknown {

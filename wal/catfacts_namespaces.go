@@ -34,5 +34,5 @@ type TypeFacts struct {
 // namespacesEqual reports whether s and o read the same schemas and
 // information_schema types.
 func (s *SchemaFacts) namespacesEqual(o *SchemaFacts) bool {
-	return s.NamespacesRead == o.NamespacesRead && slices.Equal(s.Namespaces, o.Namespaces) && slices.Equal(s.SystemTypes, o.SystemTypes)
+	return s.NamespacesRead == o.NamespacesRead && s.ServerVersion == o.ServerVersion && slices.Equal(s.Namespaces, o.Namespaces) && slices.Equal(s.SystemTypes, o.SystemTypes)
 }

@@ -59,6 +59,11 @@ type SchemaFacts struct {
 	Namespaces     []NamespaceFacts
 	SystemTypes    []TypeFacts
 	NamespacesRead bool
+	// ServerVersion is the source server's server_version_num when the
+	// facts were read (0: not read, records written before): catalog
+	// rows that differ by major (pg_type's "char" is typcategory 'S'
+	// before 15, 'Z' from 15) answer as that major.
+	ServerVersion int
 }
 
 // SequenceFacts is an owned sequence's pg_class and pg_sequence rows

@@ -118,8 +118,33 @@ func (b *binder) expr(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
 		return b.indirection(n.GetAIndirection(), sc, ctx) // array.go
 	case n.GetRowExpr() != nil:
 		return b.rowExpr(n.GetRowExpr(), sc, ctx) // record.go
+	case n.GetCollateClause() != nil:
+		// COLLATE pg_catalog.default (psql's patterns) is bound as its
+		// argument: the caller checks that the database default's order
+		// cannot change the answer (sqlfront). Other collations refused.
+		cc := n.GetCollateClause()
+		if !IsDefaultCollation(cc) {
+			return nil, unsupported("COLLATE other than pg_catalog.default", -1)
+		}
+		e, err := b.expr(cc.Arg, sc, ctx)
+		if err == nil {
+			if o := e.Type().OID; o != Text && o != Varchar && o != Bpchar && o != Name && o != Unknown {
+				return nil, unsupported("COLLATE on a value of a type other than text, varchar, char or name", -1)
+			}
+		}
+		return e, err
 	}
 	return nil, unsupported("this expression", -1)
+}
+
+// IsDefaultCollation says whether cc names the database default
+// collation: COLLATE "default" or pg_catalog."default".
+func IsDefaultCollation(cc *pg.CollateClause) bool {
+	var names []string
+	for _, n := range cc.Collname {
+		names = append(names, n.GetString_().GetSval())
+	}
+	return len(names) == 1 && names[0] == "default" || len(names) == 2 && names[0] == "pg_catalog" && names[1] == "default"
 }
 
 // booleanTest binds x IS [NOT] TRUE / FALSE / UNKNOWN, which are never

@@ -100,6 +100,15 @@ func regclassLiteralName(a *pg.Node) *pg.Node {
 // message.
 func ExtError(code, format string, args ...any) error { return errorf(code, format, args...) }
 
+// oidCoerce casts an int2 or int4 e to oid when t, the common type of
+// an IN list, is oid (oid IN (16, 17): PostgreSQL's implicit cast).
+func oidCoerce(e Scalar, t Type) Scalar {
+	if o := e.Type().OID; t.OID == Oid && (o == Int2 || o == Int4) {
+		return cast(e, T(Oid))
+	}
+	return e
+}
+
 // oidOperands applies PostgreSQL's implicit casts between oid and the
 // integers in a comparison: int2 and int4 become oid (oid = 16390), oid
 // becomes int8 opposite an int8.

@@ -103,9 +103,9 @@ func (b *binder) aexpr(a *pg.A_Expr, sc *scope, ctx *exprCtx) (Scalar, error) {
 		if err != nil {
 			return nil, err.(*Error).at(a.Location)
 		}
-		in.Arg = coerce(in.Arg, t)
+		in.Arg = oidCoerce(coerce(in.Arg, t), t)
 		for i := range in.List {
-			in.List[i] = coerce(in.List[i], t)
+			in.List[i] = oidCoerce(coerce(in.List[i], t), t)
 		}
 		return in, nil
 	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN, pg.A_Expr_Kind_AEXPR_BETWEEN_SYM, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
