@@ -29,6 +29,9 @@ SELECT count(*) FROM wd WHERE (id * 2000000000 > 5) IS NULL;
 SELECT count(*) FROM wd WHERE id * 2000000000 IS DISTINCT FROM NULL;
 -- An immutable expression of constants is evaluated while planning, so
 -- its error fails the statement though no row reaches it (seed 201:
--- answered 0 rows where PostgreSQL fails with 22008).
-SELECT date '2026-01-28' + age(timestamp 'infinity', timestamp '2026-01-01') FROM wd WHERE id < 0 ORDER BY 1;
-SELECT id FROM wd WHERE id < 0 AND ts < date '2026-01-28' + age(timestamp 'infinity', timestamp '2026-01-01');
+-- answered 0 rows where PostgreSQL fails with 22008). This harness's
+-- library knows no major, and age() of an infinite timestamp differs by
+-- major (17 answers it): refused while planning here, PostgreSQL's error
+-- through the port (internal/sqldiff randQueryCases); 0 rows before.
+SELECT date '2026-01-28' + age(timestamp 'infinity', timestamp '2026-01-01') FROM wd WHERE id < 0 ORDER BY 1 /* refused: the major decides age(infinity) */;
+SELECT id FROM wd WHERE id < 0 AND ts < date '2026-01-28' + age(timestamp 'infinity', timestamp '2026-01-01') /* refused: the major decides age(infinity) */;
