@@ -5,9 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
@@ -31,8 +33,28 @@ func smallFS(t *testing.T, size int) string {
 		t.Skipf("cannot mount a tmpfs (%v: %s): the full-disk test needs it", err, out)
 	}
 	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v: %s", dir, err, out)
+		// A stopped daemon's page file is unlinked at once and closed by
+		// the runtime once nothing reaches it (heap.PageFile.Close): until
+		// a collection has run its cleanup the mount is busy. Collect and
+		// retry until the mount goes, with a ceiling.
+		deadline := time.Now().Add(time.Minute)
+		for {
+			runtime.GC()
+			out, err := exec.Command("umount", dir).CombinedOutput()
+			if err == nil {
+				return
+			}
+			if time.Now().After(deadline) {
+				ents, _ := os.ReadDir("/proc/self/fd")
+				for _, e := range ents {
+					if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && strings.HasPrefix(l, dir) {
+						t.Logf("still open: fd %s -> %s", e.Name(), l)
+					}
+				}
+				t.Errorf("umount %s: %v: %s", dir, err, out)
+				return
+			}
+			time.Sleep(50 * time.Millisecond) // between polls of the condition, not a wait for it
 		}
 	})
 	return dir

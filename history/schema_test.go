@@ -906,10 +906,9 @@ func TestNameMatchAgreesWithRowEvent(t *testing.T) {
 // and re-copied since under other columns (a resync after ALTER TABLE).
 // Where it did not exist it reads as empty, with no schema of its own:
 // the diff reports its rows added (or removed, the other way) under the
-// columns of the version that has them, and no schema change. (A copy's
-// trees land in the version at the mirror's head when it completes.)
+// columns of the version that has them, and no schema change. (A copy
+// lands as a version of its own at its LSN once the stream reaches it.)
 func TestDiffSchemaWhereTableAbsent(t *testing.T) {
-	t.Skip("issue 21 (session 11, resync helper): written for the old rule that a copy lands in the version at the head; copies now land as versions of their own at their LSN (mirror/landing.go) — the expected versions need rewriting")
 	ctx := t.Context()
 	f := historytest.New(t)
 	a := historytest.Rel(1, "public", "a", 1, [2]string{"id", "int8"})
@@ -918,15 +917,18 @@ func TestDiffSchemaWhereTableAbsent(t *testing.T) {
 		return f.Commit(func(tx *historytest.Tx) { tx.Insert(a, []*string{ptr(id)}) }).EndLSN.String()
 	}
 	v0 := commit("0")
-	v1 := commit("1")
+	// A copy lands as a version of its own at its LSN (mirror/landing.go):
+	// b is absent at v0 and present from v1, the first copy's landing.
 	old := historytest.Rel(2, "public", "b", 1, [2]string{"id", "int8"}, [2]string{"v", "text"})
 	f.CreateTable(old, [][]*string{{ptr("1"), ptr("x")}, {ptr("2"), nil}})
+	v1 := f.LSN.String()
 	v2 := commit("2")
 	cur := historytest.Rel(2, "public", "b", 1, [2]string{"id", "int8"}, [2]string{"v", "text"}, [2]string{"w", "text"})
 	if err := f.Mirror.MarkResync(ctx, "public.b", "ALTER TABLE b ADD COLUMN w text"); err != nil {
 		t.Fatal(err)
 	}
 	f.CreateTable(cur, [][]*string{{ptr("1"), ptr("x"), nil}, {ptr("2"), nil, ptr("set")}})
+	v3 := f.LSN.String() // the re-copy's landing
 	commit("3")
 	svc := New(f.DB, f.Mirror)
 	diff := func(from, to string) (*Event, []*Event) {
@@ -967,7 +969,7 @@ func TestDiffSchemaWhereTableAbsent(t *testing.T) {
 	}
 	// Between the two copies: the schema change, and only row 2 (its new
 	// column set) differs by name.
-	head, rows := diff(v1, v2)
+	head, rows := diff(v2, v3)
 	if sc := head.SchemaChange; sc == nil || !slices.Equal(sc.Added, []string{"w"}) {
 		t.Errorf("diff across the re-copy: schema change %+v, want added [w]", sc)
 	}

@@ -497,6 +497,13 @@ func decodeRune(s string) (rune, int) {
 // strict2 evaluates two operands; a NULL one is returned as nil (the
 // second is not evaluated after a NULL first one).
 func strict2(e *env, a, b expr) (Value, Value, error) {
+	if c, ok := b.(*constExpr); ok && c.v == nil {
+		// A strict operator with a NULL constant is NULL without its
+		// other side being computed: PostgreSQL folds it while
+		// planning (eval_const_expressions), so (a * a) <> NULL is
+		// NULL even where a * a overflows.
+		return nil, nil, nil
+	}
 	l, err := a.eval(e)
 	if err != nil || l == nil {
 		return nil, nil, err

@@ -547,9 +547,9 @@ func (r *Registry) addDateTime() {
 		t := t
 		r.def("to_char", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 			return toChar(tsArg(a[0]), str(a[1]), t == tsz)
-		}, t, tx)
+		}, t, tx).stable() // stable in pg_proc (lc_time, lc_numeric)
 	}
-	r.def("to_char", tx, refuse("to_char(interval, text)"), iv, tx)
+	r.def("to_char", tx, refuse("to_char(interval, text)"), iv, tx).stable()
 	r.addToCharNumber() // tonumchar.go
 	// AT TIME ZONE: atZone shifts a[1] by the zone a[0] names, sign = -1 from local
 	// time to UTC (timestamp → timestamptz), +1 back.
@@ -567,7 +567,7 @@ func (r *Registry) addDateTime() {
 		}
 	}
 	r.def("timezone", tsz, atZone(-1), tx, ts)
-	r.def("timezone", ts, atZone(+1), tx, tsz).stable()
+	r.def("timezone", ts, atZone(+1), tx, tsz) // immutable: the zone is the argument
 	r.def("timezone", tsz, refuse("AT TIME ZONE with an interval"), iv, ts)
 	r.def("timezone", ts, refuse("AT TIME ZONE with an interval"), iv, tsz)
 }

@@ -460,7 +460,8 @@ func (r *Registry) addInterval() {
 				return nil, err
 			}
 			return age(x, y)
-		}, t, t).stable()
+		}, t, t) // immutable in pg_proc, timestamptz's too
+
 		r.def("age", iv, func(c *Context, a []types.Value, _ []OID) (types.Value, error) {
 			if c == nil || c.TxnStart.IsZero() {
 				return nil, unsupported("the current time here")
@@ -568,8 +569,8 @@ func (r *Registry) addInterval() {
 					}
 					return overlaps(a[0], e1, a[2], e2), nil
 				}, t, second, t, fourth).nonStrict()
-				if zoned {
-					f.stable()
+				if zoned && (second == iv || fourth == iv) {
+					f.stable() // timestamptz + interval reads the zone; four timestamptz are immutable
 				}
 			}
 		}

@@ -764,17 +764,17 @@ func (r *Registry) addToCharNumber() {
 	tx := types.Text
 	r.def("to_char", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return toCharInt4(i64(a[0]), str(a[1]))
-	}, types.Int4, tx)
+	}, types.Int4, tx).stable() // stable in pg_proc (lc_numeric)
 	r.def("to_char", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return toCharInt8(i64(a[0]), str(a[1]))
-	}, types.Int8, tx)
+	}, types.Int8, tx).stable()
 	r.def("to_char", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return toCharFloat(f8Of(a[0]), str(a[1]), true)
-	}, types.Float4, tx)
+	}, types.Float4, tx).stable()
 	r.def("to_char", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return toCharFloat(f8Of(a[0]), str(a[1]), false)
-	}, types.Float8, tx)
+	}, types.Float8, tx).stable()
 	r.def("to_char", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return toCharNumeric(decOf(a[0]), str(a[1]))
-	}, types.Numeric, tx)
+	}, types.Numeric, tx).stable()
 }

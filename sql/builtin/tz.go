@@ -43,7 +43,9 @@ func (r *Registry) addTimeZone() {
 				return r.truncIn(lowerUnits(str(a[0])), tsArg(a[1]), z)
 			})
 		case len(f.Args) == 3:
-			f.Volatility = Stable
+			if from16, _ := r.atLeast(160000); !from16 {
+				f.Volatility = Stable // immutable in pg_proc from 16 (the zone is an argument)
+			}
 			f.impl = func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 				z, err := atTimeZone(str(a[2]))
 				if err != nil {

@@ -9,10 +9,11 @@ import (
 )
 
 // fold simplifies one expression node whose arguments are folded already:
-// AND/OR/NOT with boolean constants, IS NULL of a constant, and integer
-// arithmetic and comparison of two integer constants when the result
-// cannot fail (no overflow, no division). Anything that could raise an
-// error is left for execution, where PostgreSQL raises it.
+// AND/OR/NOT with boolean constants, IS NULL of a constant, a strict
+// operator with a NULL constant argument, and integer arithmetic and
+// comparison of two integer constants when the result cannot fail (no
+// overflow, no division). Anything that could raise an error is left for
+// execution, where PostgreSQL raises it.
 func fold(s plan.Scalar) plan.Scalar {
 	switch x := s.(type) {
 	case *plan.BoolOp:
@@ -22,6 +23,13 @@ func fold(s plan.Scalar) plan.Scalar {
 			return boolConst(c.Null != x.Not)
 		}
 	case *plan.Op:
+		if strictOps[x.Op] && slices.ContainsFunc(x.Args, isNullConst) {
+			// PostgreSQL's eval_const_expressions makes a strict
+			// function with a NULL constant argument NULL without
+			// evaluating its other arguments: (a * a) <> NULL is NULL
+			// even where a * a overflows.
+			return &plan.Const{T: x.T, Null: true}
+		}
 		if len(x.Args) != 2 {
 			return s
 		}
@@ -64,6 +72,22 @@ func fold(s plan.Scalar) plan.Scalar {
 		}
 	}
 	return s
+}
+
+// strictOps are the operators whose functions are strict for every type
+// the planner binds them to (comparison, arithmetic, pattern matching).
+// Not ||: array_append/array_prepend/array_cat are not strict (the binder
+// makes those calls, but || of other types stays out to be sure), nor IS
+// [NOT] DISTINCT FROM.
+var strictOps = map[string]bool{
+	"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true,
+	"+": true, "-": true, "*": true, "/": true, "%": true,
+	"~~": true, "!~~": true, "~~*": true, "!~~*": true,
+}
+
+func isNullConst(s plan.Scalar) bool {
+	c, ok := s.(*plan.Const)
+	return ok && c.Null
 }
 
 func foldBool(x *plan.BoolOp) plan.Scalar {
