@@ -345,6 +345,9 @@ func (pl *planner) scalarFunc(name string, args []expr, f *pg.FuncCall) (expr, e
 			return v, nil
 		}}, nil
 	case "current_schema":
+		if !pl.pathIsPublic() { // searchpath.go; sql/exec's catalog answers it
+			return nil, unsupported(pos, "current_schema under a search_path not starting at public on this path")
+		}
 		return &constExpr{v: "public", t: oidName}, argc(0)
 	case "current_schemas":
 		return nil, unsupported(pos, "current_schemas on this path") // an array: sql/exec answers it (pgcatalog_arrays.go)

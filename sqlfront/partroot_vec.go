@@ -22,7 +22,7 @@ func (pl *planner) onlyPartRoot(stmt *pg.Node) error {
 		if !rv.Inh {
 			schema := rv.Schemaname
 			if schema == "" {
-				schema = "public"
+				schema = pl.unqualifiedSchema(rv.Relname) // searchpath.go
 			}
 			if t, _ := pl.partRootTable(rv, schema, ""); t != nil {
 				return unsupported(int(rv.Location), "FROM ONLY "+t.Name+" (a partitioned table) with joins, subqueries, CTEs or set operations").

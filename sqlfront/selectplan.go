@@ -615,7 +615,7 @@ const codeDuplicateAlias = "42712"
 func (pl *planner) table(rv *pg.RangeVar, asOf string) (*Table, error) {
 	schema := rv.Schemaname
 	if schema == "" {
-		schema = "public"
+		schema = pl.unqualifiedSchema(rv.Relname) // searchpath.go
 	}
 	var found *Table
 	for _, t := range pl.src.Tables() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
 	"maps"
 	"math"
@@ -116,15 +117,23 @@ func newSession(srv *Server, conn net.Conn, be *pgproto3.Backend, wr *wireReader
 	}
 	s.settings = map[string]string{
 		"server_version": srv.version, "server_version_num": versionNum(srv.version), "server_encoding": "UTF8", "client_encoding": "UTF8",
-		"datestyle": "ISO, MDY", "intervalstyle": "postgres", "timezone": "UTC", "integer_datetimes": "on",
+		"timezone": "UTC", "integer_datetimes": "on",
 		"standard_conforming_strings": "on", "default_transaction_read_only": "on", "transaction_read_only": "on",
-		"in_hot_standby": "on", "is_superuser": "off", "application_name": params["application_name"], "extra_float_digits": "3",
-		"bytea_output": "hex", "search_path": "\"$user\", public", "lc_collate": "C", "transaction_isolation": "repeatable read",
-		"default_transaction_isolation": "repeatable read", "max_identifier_length": "63", "sidecar.as_of": "",
+		"in_hot_standby": "on", "is_superuser": "off", "application_name": params["application_name"],
+		"lc_collate": "C", "transaction_isolation": "repeatable read",
+		"default_transaction_isolation": "repeatable read", "max_identifier_length": "63",
 		"statement_timeout": srv.opts.StatementTimeout.String(),
 	}
+	maps.Copy(s.settings, sessionDefaults)
 	maps.Copy(s.settings, literalDefaults) // scs.go
 	return s
+}
+
+// sessionDefaults are a new session's values of the settings plans
+// depend on (planSettings, statement.go).
+var sessionDefaults = map[string]string{
+	"datestyle": "ISO, MDY", "intervalstyle": "postgres", "extra_float_digits": "3", "bytea_output": "hex",
+	"search_path": "\"$user\", public", "sidecar.as_of": "",
 }
 
 // settingNames are the mixed-case names PostgreSQL's SHOW ALL prints.
@@ -284,6 +293,12 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 		return nil
 	case "timezone":
 		return s.setTimeZone(ctx, val) // timezone.go
+	case "intervalstyle":
+		if val != nil && !strings.EqualFold(strings.TrimSpace(*val), "postgres") {
+			// Values print in the postgres style only: accepting the
+			// SET answered intervals in another style than PostgreSQL.
+			return unsupported(-1, "IntervalStyle "+strconv.Quote(*val)).hint("sidecar renders intervals in the postgres style only")
+		}
 	case "datestyle":
 		if val != nil && !strings.HasPrefix(strings.ToUpper(strings.TrimSpace(*val)), "ISO") {
 			return unsupported(-1, "DateStyle "+strconv.Quote(*val)).hint("sidecar renders dates as ISO only")
@@ -309,9 +324,12 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 		s.timeout, s.settings[name] = &d, *val
 		return nil
 	}
-	if val != nil {
+	switch d, ok := sessionDefaults[name]; {
+	case val != nil:
 		s.settings[name] = *val
-	} else {
+	case ok:
+		s.settings[name] = d // RESET: the session's default, as SHOW prints it
+	default:
 		delete(s.settings, name)
 	}
 	return nil
@@ -529,7 +547,27 @@ func (s *session) simpleQuery(ctx context.Context, query string) {
 		fail(err)
 		return
 	}
-	for _, p := range plans {
+	key := s.planKeyOfSession()
+	for i := 0; i < len(plans); i++ {
+		p := plans[i]
+		if now := s.planKeyOfSession(); now != key && i > 0 {
+			// A statement before this one changed a setting the plans
+			// depend on (SET search_path …; SELECT …): PostgreSQL plans
+			// each statement of a simple query when it reaches it, so
+			// the rest are planned again under the new values.
+			key = now
+			ps, err := s.planQueryFrom(sctx, query, nil, nil, i)
+			if err == nil && len(ps) != len(plans) {
+				err = fmt.Errorf("sql: statement %d planned again as %d statements of %d", i+1, len(ps), len(plans))
+			}
+			if err != nil {
+				err = s.ctxError(sctx, err)
+				s.srv.met.statement(time.Now(), err)
+				fail(err)
+				return
+			}
+			plans, p = ps, ps[i]
+		}
 		if p.kind == "empty" {
 			s.be.Send(&pgproto3.EmptyQueryResponse{})
 			continue
@@ -560,6 +598,16 @@ func (s *session) simpleQuery(ctx context.Context, query string) {
 		}
 		s.srv.met.statement(start, nil)
 	}
+}
+
+// planKeyOfSession is every session setting a plan depends on, as the
+// plan cache keys them (plans, statement.go).
+func (s *session) planKeyOfSession() string {
+	key := s.planSettingsKey() + "\x00TimeZone=" + s.sessionZone().Name
+	if ls := s.literalSettings(); ls != (literalSettings{}) {
+		key += ls.cachePrefix()
+	}
+	return key
 }
 
 // txAllowed refuses statements in a failed transaction.
@@ -620,7 +668,7 @@ func (s *session) run1(ctx context.Context, p *plan, params []Value, formats []i
 		if p.setName == "standard_conforming_strings" || p.setName == "all" { // reported, as PostgreSQL does: drivers escape by it
 			s.be.Send(&pgproto3.ParameterStatus{Name: "standard_conforming_strings", Value: s.settings["standard_conforming_strings"]})
 		}
-		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SET")})
+		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(p.tag)})
 		return nil
 	case "noop":
 		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(p.tag)})

@@ -101,6 +101,13 @@ func (s *session) planQuery(ctx context.Context, query string, paramTypes []uint
 // that `AS OF $n` refs are read from (without them such a table is
 // planned at the statement's version, to describe the statement).
 func (s *session) planQueryArgs(ctx context.Context, query string, paramTypes []uint32, args []Value) ([]*plan, error) {
+	return s.planQueryFrom(ctx, query, paramTypes, args, 0)
+}
+
+// planQueryFrom plans query's statements from the from-th on (the ones
+// before are nil): a simple query's statements after one that changed a
+// setting are planned again under it (simpleQuery).
+func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []uint32, args []Value, from int) ([]*plan, error) {
 	if c := cannedFor(query); c != nil {
 		return []*plan{cannedPlan(c, query)}, nil
 	}
@@ -143,7 +150,11 @@ func (s *session) planQueryArgs(ctx context.Context, query string, paramTypes []
 		return []*plan{{kind: "empty"}}, nil
 	}
 	var plans []*plan
-	for _, rs := range tree.Stmts {
+	for i, rs := range tree.Stmts {
+		if i < from {
+			plans = append(plans, nil)
+			continue
+		}
 		pl := &planner{ctx: ctx, src: s.srv.src, sess: s, query: query, asOf: refs, params: append([]uint32(nil), paramTypes...), p: &plan{}}
 		for len(pl.params) < maxParam {
 			pl.params = append(pl.params, 0) // AS OF $n: text unless typed
@@ -177,6 +188,39 @@ func (s *session) planQueryArgs(ctx context.Context, query string, paramTypes []
 		plans = append(plans, pl.p)
 	}
 	return plans, nil
+}
+
+// planSettings are the session settings a plan depends on besides the
+// ones plans keys already (literal settings, TimeZone, extra_float_digits
+// below 1): unqualified names resolve through search_path (also in
+// regclass and the catalog functions), the session's as-of ref picks the
+// version, DateStyle's field order reads date literals, bytea_output and
+// IntervalStyle decide what sql/exec may print. A plan made under other
+// values is another statement's: before, `SET search_path = s` and then
+// `SELECT count(*) FROM things` reused the plan of public.things.
+var planSettings = []string{"search_path", "sidecar.as_of", "datestyle", "bytea_output", "intervalstyle", "extra_float_digits"}
+
+// planSettingsKey is the plan cache's prefix for the session's
+// planSettings: empty while every one has its default value.
+func (s *session) planSettingsKey() string {
+	var b strings.Builder
+	for _, name := range planSettings {
+		v, ok := s.settings[name]
+		if ok && v == sessionDefaults[name] {
+			continue
+		}
+		b.WriteString("\x00")
+		b.WriteString(name)
+		if ok {
+			b.WriteByte('=')
+			b.WriteString(v)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	b.WriteString("\x00")
+	return b.String()
 }
 
 // readOnlyNames names statements refused with 25006.
@@ -315,9 +359,11 @@ func (pl *planner) planSet(vs *pg.VariableSetStmt) error {
 		}
 		v := strings.Join(parts, ", ")
 		p.setVal = &v
-	case pg.VariableSetKind_VAR_SET_DEFAULT, pg.VariableSetKind_VAR_RESET:
+	case pg.VariableSetKind_VAR_SET_DEFAULT:
+	case pg.VariableSetKind_VAR_RESET:
+		p.tag = "RESET"
 	case pg.VariableSetKind_VAR_RESET_ALL:
-		p.setName = "all"
+		p.setName, p.tag = "all", "RESET"
 	case pg.VariableSetKind_VAR_SET_MULTI:
 		// SET TRANSACTION / SESSION CHARACTERISTICS: accept READ ONLY.
 		p.kind, p.setName = "noop", ""
@@ -397,6 +443,7 @@ func (s *session) plans(ctx context.Context, query string, types []uint32) ([]*p
 		// flat otherwise (statement), and prints its floats under it.
 		key = "\x00extra_float_digits=" + s.settings["extra_float_digits"] + "\x00" + key
 	}
+	key = s.planSettingsKey() + key
 	if ps := s.srv.cache.get(key); ps != nil && s.plansCurrent(ctx, ps) {
 		return ps, nil
 	}

@@ -70,7 +70,7 @@ func (c *vecCatalog) Table(schema, name string) *lplan.TableDef {
 // tableRef is Table at AS OF ref ("": the statement's version).
 func (c *vecCatalog) tableRef(schema, name, ref string) *lplan.TableDef {
 	if schema == "" {
-		schema = "public"
+		schema = c.pl.unqualifiedSchema(name) // searchpath.go
 	}
 	key := schema + "." + name
 	if ref != "" {

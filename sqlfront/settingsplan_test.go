@@ -1,0 +1,54 @@
+package sqlfront_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSettingsChangePlans: a statement is planned under the settings in
+// force when it runs. Before, the plan cache ignored search_path (after
+// `SET search_path = s`, `SELECT count(*) FROM things` answered from
+// public.things, whose plan was cached), and a simple query's statements
+// were all planned before the first ran (`SET search_path = s; SELECT …`,
+// `SET extra_float_digits = 0; SELECT f * 3 …` answered under the old
+// values); SET IntervalStyle was accepted and ignored.
+func TestSettingsChangePlans(t *testing.T) {
+	r := newRig(t, []string{"s.things", "public.things"}, []string{
+		"CREATE SCHEMA s",
+		"CREATE TABLE s.things (id int PRIMARY KEY, v text)",
+		"CREATE TABLE things (id int PRIMARY KEY, v text, f float8)",
+		"INSERT INTO s.things VALUES (1, 'a'), (2, 'b')", "INSERT INTO things VALUES (1, 'x', 0.1)",
+	})
+	for _, args := range [][]string{
+		{"-c", "SELECT count(*) FROM things"}, // cached under the default search_path
+		{"-c", "SET search_path = s", "-c", "SELECT count(*) FROM things"},
+		{"-c", "SET search_path = s, public", "-c", "SELECT count(*) FROM things", "-c", "RESET search_path", "-c", "SELECT count(*) FROM things"},
+		{"-c", "SET search_path = s; SELECT count(*) FROM things"},
+		{"-c", "SELECT count(*) FROM things; SET search_path = s; SELECT count(*), min(v) FROM things"},
+		{"-c", "SET search_path = s; SELECT 'things'::regclass::oid = 's.things'::regclass::oid"},
+		{"-c", "SET search_path = nosuch, s, public; SELECT count(*) FROM things t JOIN s.things u USING (id)"},
+		{"-c", "SET extra_float_digits = 0; SELECT f, f * 3 FROM things"},
+		{"-c", "SET extra_float_digits = 0; SELECT f * 3 FROM things; SET extra_float_digits = 3; SELECT f * 3 FROM things"},
+	} {
+		got, err := psql(t, r.sqlURL, args...)
+		want, werr := psql(t, r.pgURL, args...)
+		if werr != nil {
+			t.Fatalf("%v on PostgreSQL: %v\n%s", args, werr, want)
+		}
+		if err != nil || got != want {
+			t.Errorf("%v: (%v)\n%s\nPostgreSQL:\n%s", args, err, got, want)
+		}
+	}
+	// current_schema under the path: PostgreSQL's answer or refused.
+	q := "SET search_path = s; SELECT current_schema, current_schema()"
+	if got, err := psql(t, r.sqlURL, "-c", q); err != nil && !strings.Contains(got, "not supported") {
+		t.Errorf("%s: (%v) %s", q, err, got)
+	} else if want, _ := psql(t, r.pgURL, "-c", q); err == nil && got != want {
+		t.Errorf("%s:\n%s\nPostgreSQL:\n%s", q, got, want)
+	}
+	// IntervalStyle other than postgres: refused, not ignored.
+	got, err := psql(t, r.sqlURL, "-c", "SET IntervalStyle = 'sql_standard'; SELECT interval '1 day 2 hours'")
+	if err == nil || !strings.Contains(got, "IntervalStyle") {
+		t.Errorf("SET IntervalStyle = 'sql_standard': (%v) %s; want it refused naming IntervalStyle", err, got)
+	}
+}
