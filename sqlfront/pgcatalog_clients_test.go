@@ -160,9 +160,10 @@ func compareCalls(t *testing.T, table string, got, want map[string]string, same 
 func TestCatalogJDBCWalk(t *testing.T) {
 	r := catalogRig(t)
 	pgAddr := strings.TrimPrefix(r.pgURL, "postgres://postgres@")
+	walk := javaProgram(t, "Walk", jdbcCatalogWalk) // compiled once for its four runs
 	for _, table := range []string{"accounts", "items"} {
-		got := clientLines(runJava(t, "Walk", jdbcCatalogWalk, "jdbc:postgresql://"+r.addr+"/app?sslmode=disable", "app", table))
-		want := clientLines(runJava(t, "Walk", jdbcCatalogWalk, "jdbc:postgresql://"+pgAddr, "postgres", table))
+		got := clientLines(walk("jdbc:postgresql://"+r.addr+"/app?sslmode=disable", "app", table))
+		want := clientLines(walk("jdbc:postgresql://"+pgAddr, "postgres", table))
 		compareCalls(t, table, got, want, []string{"getColumnTypeName", "getTables", "getTablesViews", "getColumns", "getPrimaryKeys", "getImportedKeys", "getExportedKeys", "getSchemas"})
 		// getIndexInfo calls information_schema._pg_expandarray, which
 		// PostgreSQL has: refused 0A000 (it was 42883).

@@ -68,8 +68,11 @@ func TestRemoteKill9Restore(t *testing.T) {
 	appendFile(t, file2, fmt.Sprintf(remoteCfg, "successor"))
 	// While the dead writer's lease runs: refused, naming the holder. A
 	// start that is not refused would run on as a daemon: it is stopped
-	// after 2 min, and fails the test, instead of hanging it (at load 40-50
-	// a 10 s lease had expired by then, and the successor took it).
+	// after 2 min, and fails the test, instead of hanging it. The lease
+	// is held live (its expiry moved 10 min on) until the refusal came:
+	// the successor reads it only after opening its store, and at load
+	// 60 that alone took 44 s, past the 30 s lease, so it took over (seen).
+	putBack := holdLease(t, c, 10*time.Minute)
 	refuseCtx, cancelRefuse := context.WithTimeout(context.Background(), 2*time.Minute)
 	out, errOut, code := sidecarCtx(t, refuseCtx, "run", "--from-remote", "--config", file2)
 	cancelRefuse()
@@ -77,6 +80,7 @@ func TestRemoteKill9Restore(t *testing.T) {
 		t.Fatalf("successor while the lease is live: exit %d\n%s\n%s", code, out, errOut)
 	}
 	t.Logf("refused while the lease is live: %s", errorLine(errOut))
+	putBack()
 	// Then wait out the lease it names. Its TTL (30 s) is long enough for
 	// the refusal above to come while it runs on a loaded machine (with
 	// 2 s, then 10 s at load 40-50, the steps since the last kill outlasted
@@ -124,6 +128,35 @@ func TestRemoteKill9Restore(t *testing.T) {
 	catchUpAndStop(t, url, p3.waitListen(t), p3)
 	checkMirrorEqualsPG(t, dataDir3, url, seed)
 	checkCounterVersions(t, dataDir3, seed, 10)
+}
+
+// holdLease moves the expiry of c's prefix's lease d from now, by CAS,
+// and returns what puts the lease back as it was (by CAS too: a sidecar
+// that took the lease meanwhile fails the test). The holder and epoch are
+// kept: to a sidecar reading it, the writer that held it is still live.
+func holdLease(t *testing.T, c *remote.Client, d time.Duration) (putBack func()) {
+	t.Helper()
+	ctx := context.Background()
+	body, etag, err := c.Get(ctx, "lease.json")
+	if err != nil {
+		t.Fatalf("reading the lease: %v", err)
+	}
+	var l map[string]json.RawMessage
+	if err := json.Unmarshal(body, &l); err != nil {
+		t.Fatalf("lease %q: %v", body, err)
+	}
+	l["expires"], _ = json.Marshal(time.Now().Add(d).UTC())
+	held, _ := json.Marshal(l)
+	tag, err := c.Put(ctx, "lease.json", held, remote.Cond{IfMatch: etag})
+	if err != nil {
+		t.Fatalf("holding the lease %s: %v", body, err)
+	}
+	return func() {
+		t.Helper()
+		if _, err := c.Put(ctx, "lease.json", body, remote.Cond{IfMatch: tag}); err != nil {
+			t.Fatalf("putting the lease back (%s): %v", body, err)
+		}
+	}
 }
 
 // waitLeaseExpired waits until the lease of c's prefix has expired (by
