@@ -19,7 +19,10 @@ type joinOp struct {
 	keyTypes    []plan.OID
 	lconv       []conv
 	rconv       []conv
-	residual    vexpr // over pair batches (left columns then right); nil: none
+	// lkeyCols are the left keys' columns where a key is one (0: an
+	// expression), for the probe side's key filter (joinfilter.go).
+	lkeyCols []plan.ColumnID
+	residual vexpr // over pair batches (left columns then right); nil: none
 	// resCols are the pair batch's columns the residual reads (nil:
 	// every one, a residual with a subquery): check gathers only those.
 	resCols []bool
@@ -78,6 +81,11 @@ func (e *env) buildJoin(j *plan.Join) (operator, error) {
 						t, lcv, rcv = plan.T(plan.Bpchar), nil, nil
 					}
 					op.lkeys, op.rkeys = append(op.lkeys, lk), append(op.rkeys, rk)
+					var lcol plan.ColumnID
+					if c, ok := a.(*plan.ColRef); ok {
+						lcol = c.ID
+					}
+					op.lkeyCols = append(op.lkeyCols, lcol)
 					rkeyCols.AddSet(bc)
 					op.keyTypes = append(op.keyTypes, t.OID)
 					op.lconv, op.rconv = append(op.lconv, lcv), append(op.rconv, rcv)
@@ -404,6 +412,11 @@ func (j *joinOp) runOn(left, right operator, depth int, emit func(*Batch) error)
 	}
 	if sp != nil {
 		return spillErr(e, "hash join", sp.join(mem, left, right, depth, emit))
+	}
+	if s, col, f := j.keyFilterFor(ht, left, mem); f != nil {
+		st := f.step(col)
+		s.keyStep = &st
+		defer func() { s.keyStep = nil }()
 	}
 	lw, rw := len(left.cols()), len(right.cols())
 	semi := j.kind == plan.SemiJoin || j.kind == plan.AntiJoin
