@@ -414,9 +414,8 @@ func (j *joinOp) runOn(left, right operator, depth int, emit func(*Batch) error)
 		return spillErr(e, "hash join", sp.join(mem, left, right, depth, emit))
 	}
 	if s, col, f := j.keyFilterFor(ht, left, mem); f != nil {
-		st := f.step(col)
-		s.keyStep = &st
-		defer func() { s.keyStep = nil }()
+		s.keySteps = append(s.keySteps, f.step(col))
+		defer func() { s.keySteps = s.keySteps[:len(s.keySteps)-1] }()
 	}
 	lw, rw := len(left.cols()), len(right.cols())
 	semi := j.kind == plan.SemiJoin || j.kind == plan.AntiJoin

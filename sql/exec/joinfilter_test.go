@@ -109,3 +109,26 @@ func TestJoinKeyFilter(t *testing.T) {
 		t.Errorf("the scans of w handed on %d rows (w has %d): the probe side was not filtered by the join's keys\n%s", n, all, got)
 	}
 }
+
+// TestJoinKeyFilterThroughJoins checks that a semi join's keys filter a
+// scan under the inner join below it (the IN list's one id, 4, reaches
+// the scan of a, whichever side of the inner join a is on): of w's rows,
+// the scans hand on the subquery's one, a's one, and b's rows (all of
+// them at most); without the filter reaching a, a's 12 too.
+func TestJoinKeyFilterThroughJoins(t *testing.T) {
+	src := loadData(t)
+	late := &lateMemSource{memSource: src, handed: map[string]int{}}
+	cat, err := plantest.LoadCatalog("testdata/tables.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sql := "SELECT a.id, b.id FROM w a JOIN w b ON a.k = b.id WHERE a.id IN (SELECT id FROM w WHERE x = 40)"
+	got := runSQL(cat, late, sql, 0)
+	if got != "id int4 | id int4\n4|3\n" {
+		t.Fatalf("answer:\n%s", got)
+	}
+	if n, all := late.handed["w"], len(src.rows["w"]); n > all+2 {
+		t.Errorf("the scans of w handed on %d rows (w has %d): the IN list did not reach a's scan", n, all)
+	}
+}
+

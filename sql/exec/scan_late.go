@@ -125,16 +125,16 @@ func (e *env) emptyLateFilter(s *plan.Scan) *LateFilter {
 	return &LateFilter{e: e, s: s, res: make([]types.Value, BatchSize), null: make([]bool, BatchSize)}
 }
 
-// with is f (nil: no conjuncts of its own, over s) followed by st, a
+// with is f (nil: no conjuncts of its own, over s) followed by sts, a
 // new filter: f stays as it is.
-func (f *LateFilter) with(e *env, s *plan.Scan, st lateStep) *LateFilter {
+func (f *LateFilter) with(e *env, s *plan.Scan, sts []lateStep) *LateFilter {
 	g := e.emptyLateFilter(s)
 	if f != nil {
 		c := *f
 		g = &c
 	}
-	g.steps = append(g.steps[:len(g.steps):len(g.steps)], st)
-	g.extra = append(g.extra[:len(g.extra):len(g.extra)], st)
+	g.steps = append(g.steps[:len(g.steps):len(g.steps)], sts...)
+	g.extra = append(g.extra[:len(g.extra):len(g.extra)], sts...)
 	return g
 }
 

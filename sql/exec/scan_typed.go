@@ -62,8 +62,8 @@ func (s *scanOp) runTyped(emit func(*Batch) error) (bool, error) {
 		req.Key = s.keyBounds()
 	}
 	late := s.late
-	if s.keyStep != nil && (s.filter == nil || s.late != nil) {
-		late = late.with(e, s.s, *s.keyStep)
+	if len(s.keySteps) > 0 && (s.filter == nil || s.late != nil) {
+		late = late.with(e, s.s, s.keySteps)
 	}
 	if ls, ok := ts.(LateSource); ok && late != nil {
 		return true, ls.ScanLate(e.ctx, req, late, func(b *Batch) error {

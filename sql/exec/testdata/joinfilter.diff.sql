@@ -37,3 +37,11 @@ SELECT a.id FROM w a JOIN w b ON a.k = b.id WHERE EXISTS (SELECT 1 FROM w c WHER
 SELECT a.id, (SELECT max(c.x) FROM w c WHERE c.k = b.k) FROM w a JOIN w b ON a.k = b.id;
 SELECT a.id, b.k * 2 FROM w a JOIN w b ON a.k = b.id ORDER BY b.x, a.id LIMIT 3;
 SELECT s.g FROM (SELECT a.grp AS g, b.x FROM w a JOIN w b ON a.k = b.id) s WHERE s.x > 5;
+SELECT a.id, b.id FROM w a JOIN w b ON a.k = b.id WHERE a.id IN (SELECT id FROM w WHERE x > 15);
+SELECT a.id, b.id FROM w a JOIN w b ON a.k = b.id WHERE b.id IN (SELECT k FROM w WHERE x > 15);
+SELECT a.id, b.id, c.id FROM w a JOIN w b ON a.k = b.id JOIN w c ON c.k = b.k WHERE c.id IN (SELECT k FROM w GROUP BY k HAVING count(*) > 1);
+SELECT a.id FROM w a JOIN w b ON a.k = b.id WHERE NOT EXISTS (SELECT 1 FROM w c WHERE c.id = a.id AND c.x > 15) AND a.id IN (SELECT id FROM w WHERE grp = 'a');
+SELECT a.id, b.id FROM w a LEFT JOIN w b ON a.k = b.id WHERE a.id IN (SELECT id FROM w WHERE x > 15);
+SELECT a.id, b.id FROM w a LEFT JOIN w b ON a.k = b.id WHERE b.id IN (SELECT id FROM w WHERE x > 15);
+SELECT a.id, b.id FROM w a FULL JOIN w b ON a.k = b.id WHERE a.id IN (SELECT id FROM w WHERE x > 15);
+SELECT g.grp, count(*) FROM w g JOIN w h ON g.id = h.k WHERE g.id IN (SELECT k FROM w WHERE k IS NOT NULL GROUP BY k HAVING sum(x) > 20) GROUP BY g.grp;
