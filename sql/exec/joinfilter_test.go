@@ -131,4 +131,3 @@ func TestJoinKeyFilterThroughJoins(t *testing.T) {
 		t.Errorf("the scans of w handed on %d rows (w has %d): the IN list did not reach a's scan", n, all)
 	}
 }
-
