@@ -129,6 +129,9 @@ type scanOp struct {
 	filter vexpr
 	// late is filter split for a LateSource (nil: none, or not splittable).
 	late *LateFilter
+	// keySteps are the key filters of the hash joins above running
+	// this scan on their probe side (joinfilter.go), outermost first.
+	keySteps []lateStep
 	// repeat: the scan is inside a correlated subquery and runs once per
 	// outer value: its decoded rows are kept (cache, while they fit in a
 	// quarter of the working memory) and, when its filter has a conjunct

@@ -123,6 +123,8 @@ type env struct {
 	// (winneed.go).
 	winNeed    map[*plan.Window]plan.ColSet
 	winStacked map[*plan.Window]bool
+	// joinNeed is joinNeeds of the statement's plan (joinneed.go).
+	joinNeed map[*plan.Join]plan.ColSet
 }
 
 func newEnv(ctx context.Context, src Source, md *plan.Metadata, limit int64, params []types.Value) *env {
@@ -175,6 +177,7 @@ type Rel = plan.Rel
 func Prepare(q *plan.Query) (*Prepared, error) {
 	dry := newEnv(context.Background(), nil, q.MD, DefaultWorkMem, nil)
 	dry.winNeed, dry.winStacked = windowNeeds(q.Plan)
+	dry.joinNeed = joinNeeds(q.Plan)
 	if _, err := dry.build(q.Plan); err != nil {
 		return nil, err
 	}
@@ -195,6 +198,7 @@ func (p *Prepared) Run(ctx context.Context, src Source, opts Options, emit func(
 		e.clock = opts.Clock
 	}
 	e.winNeed, e.winStacked = windowNeeds(p.root)
+	e.joinNeed = joinNeeds(p.root)
 	op, err := e.build(p.root)
 	if err != nil {
 		return err

@@ -19,7 +19,10 @@ type joinOp struct {
 	keyTypes    []plan.OID
 	lconv       []conv
 	rconv       []conv
-	residual    vexpr // over pair batches (left columns then right); nil: none
+	// lkeyCols are the left keys' columns where a key is one (0: an
+	// expression), for the probe side's key filter (joinfilter.go).
+	lkeyCols []plan.ColumnID
+	residual vexpr // over pair batches (left columns then right); nil: none
 	// resCols are the pair batch's columns the residual reads (nil:
 	// every one, a residual with a subquery): check gathers only those.
 	resCols []bool
@@ -30,6 +33,13 @@ type joinOp struct {
 		res  []types.Value
 	}
 	out []plan.ColumnID
+	// outL and outR are the left and right columns (indexes into each
+	// side's columns) the join emits, in out's order; keepR marks the
+	// right columns its hash table holds (emitted or read by the
+	// residual). With joinNeeds (joinneed.go) they leave out what
+	// nothing above reads.
+	outL, outR []int
+	keepR      []bool
 }
 
 func (e *env) buildJoin(j *plan.Join) (operator, error) {
@@ -46,6 +56,7 @@ func (e *env) buildJoin(j *plan.Join) (operator, error) {
 	lc := &compiler{e: e, lay: layoutOf(left.cols())}
 	rc := &compiler{e: e, lay: layoutOf(right.cols())}
 	var rest []plan.Scalar
+	var rkeyCols plan.ColSet // the right columns the keys read
 	for _, p := range plan.Conjuncts(j.On) {
 		o, ok := p.(*plan.Op)
 		if ok && o.Op == "=" && len(o.Args) == 2 && !hasSubquery(p) {
@@ -70,6 +81,12 @@ func (e *env) buildJoin(j *plan.Join) (operator, error) {
 						t, lcv, rcv = plan.T(plan.Bpchar), nil, nil
 					}
 					op.lkeys, op.rkeys = append(op.lkeys, lk), append(op.rkeys, rk)
+					var lcol plan.ColumnID
+					if c, ok := a.(*plan.ColRef); ok {
+						lcol = c.ID
+					}
+					op.lkeyCols = append(op.lkeyCols, lcol)
+					rkeyCols.AddSet(bc)
 					op.keyTypes = append(op.keyTypes, t.OID)
 					op.lconv, op.rconv = append(op.lconv, lcv), append(op.rconv, rcv)
 					continue
@@ -92,7 +109,41 @@ func (e *env) buildJoin(j *plan.Join) (operator, error) {
 			}
 		}
 	}
+	need, ok := e.joinNeed[j]
+	op.narrow(need, !ok, rkeyCols, len(left.cols()), len(right.cols()))
 	return op, nil
+}
+
+// narrow sets the columns the join emits and holds: those of need
+// (full: every one) among its output, and on the right also the ones
+// the residual reads and the keys' (a spill writes the rows it holds
+// to partition files and joins them again: joinspill.go).
+func (j *joinOp) narrow(need plan.ColSet, full bool, rkeyCols plan.ColSet, lw, rw int) {
+	semi := j.kind == plan.SemiJoin || j.kind == plan.AntiJoin
+	j.out = j.out[:0:0]
+	lcols, rcols := j.left.cols(), j.right.cols()
+	for c := 0; c < lw; c++ {
+		if full || need.Has(lcols[c]) {
+			j.outL, j.out = append(j.outL, c), append(j.out, lcols[c])
+		}
+	}
+	j.keepR = make([]bool, rw)
+	for c := 0; c < rw; c++ {
+		if !semi && (full || need.Has(rcols[c])) {
+			j.outR, j.out = append(j.outR, c), append(j.out, rcols[c])
+			j.keepR[c] = true
+		}
+		if rkeyCols.Has(rcols[c]) {
+			j.keepR[c] = true
+		}
+	}
+	if j.residual != nil {
+		for c := 0; c < rw; c++ {
+			if j.resCols == nil || j.resCols[lw+c] {
+				j.keepR[c] = true
+			}
+		}
+	}
 }
 
 func hasSubquery(s plan.Scalar) bool {
@@ -232,7 +283,9 @@ func (j *joinOp) build(mem *memAcct, right operator, depth int) (*hashTable, *jo
 			}
 			bytes += joinRowBytes
 			for c := range ht.cols {
-				bytes += valueBytes(b.Vecs[c][i])
+				if j.keepR[c] {
+					bytes += valueBytes(b.Vecs[c][i])
+				}
 			}
 			for k := range ht.keys {
 				bytes += valueBytes(keys[k][i])
@@ -255,7 +308,9 @@ func (j *joinOp) build(mem *memAcct, right operator, depth int) (*hashTable, *jo
 				continue
 			}
 			for c := range ht.cols {
-				ht.cols[c].add(b.Vecs[c][i])
+				if j.keepR[c] {
+					ht.cols[c].add(b.Vecs[c][i])
+				}
 			}
 			for k := range ht.keys {
 				ht.keys[k].add(keys[k][i])
@@ -294,11 +349,11 @@ func (j *joinOp) build(mem *memAcct, right operator, depth int) (*hashTable, *jo
 // batch (or NULLs) beside right row pr[k] (-1: NULLs), or the left row
 // alone for semi and anti joins, emitted BatchSize rows at a time.
 type joinOut struct {
-	lw, rw int
-	semi   bool
-	ht     *hashTable
-	emit   func(*Batch) error
-	pl, pr []int
+	// outL and outR are the left and right columns emitted (joinOp's).
+	outL, outR []int
+	ht         *hashTable
+	emit       func(*Batch) error
+	pl, pr     []int
 }
 
 func (o *joinOut) add(l, r int) { o.pl, o.pr = append(o.pl, l), append(o.pr, r) }
@@ -308,12 +363,9 @@ func (o *joinOut) flush(b *Batch) error {
 	for start := 0; start < len(o.pl); start += BatchSize {
 		end := min(start+BatchSize, len(o.pl))
 		pl, pr := o.pl[start:end], o.pr[start:end]
-		w := o.lw + o.rw
-		if o.semi {
-			w = o.lw
-		}
-		out := &Batch{N: len(pl), Vecs: make([][]types.Value, w)}
-		for c := 0; c < o.lw; c++ {
+		lw := len(o.outL)
+		out := &Batch{N: len(pl), Vecs: make([][]types.Value, lw+len(o.outR))}
+		for k, c := range o.outL {
 			v := make([]types.Value, len(pl))
 			if b != nil {
 				src := b.Vecs[c]
@@ -321,19 +373,17 @@ func (o *joinOut) flush(b *Batch) error {
 					v[k] = src[i]
 				}
 			}
-			out.Vecs[c] = v
+			out.Vecs[k] = v
 		}
-		if !o.semi {
-			for c := 0; c < o.rw; c++ {
-				v := make([]types.Value, len(pr))
-				src := o.ht.cols[c]
-				for k, r := range pr {
-					if r >= 0 {
-						v[k] = src.at(r)
-					}
+		for k, c := range o.outR {
+			v := make([]types.Value, len(pr))
+			src := o.ht.cols[c]
+			for k, r := range pr {
+				if r >= 0 {
+					v[k] = src.at(r)
 				}
-				out.Vecs[o.lw+c] = v
 			}
+			out.Vecs[lw+k] = v
 		}
 		if err := o.emit(out); err != nil {
 			return err
@@ -363,9 +413,13 @@ func (j *joinOp) runOn(left, right operator, depth int, emit func(*Batch) error)
 	if sp != nil {
 		return spillErr(e, "hash join", sp.join(mem, left, right, depth, emit))
 	}
+	if s, col, f := j.keyFilterFor(ht, left, mem); f != nil {
+		s.keySteps = append(s.keySteps, f.step(col))
+		defer func() { s.keySteps = s.keySteps[:len(s.keySteps)-1] }()
+	}
 	lw, rw := len(left.cols()), len(right.cols())
 	semi := j.kind == plan.SemiJoin || j.kind == plan.AntiJoin
-	out := &joinOut{lw: lw, rw: rw, semi: semi, ht: ht, emit: emit}
+	out := &joinOut{outL: j.outL, outR: j.outR, ht: ht, emit: emit}
 	err = left.run(func(b *Batch) error {
 		if err := e.check(); err != nil {
 			return err

@@ -43,7 +43,9 @@ func (j *joinOp) startSpill(mem *memAcct, ht *hashTable, right operator) (*joinS
 	key := make([]types.Value, len(ht.keys))
 	for r := 0; r < ht.n; r++ {
 		for c := range ht.cols {
-			row[c] = ht.cols[c].at(r)
+			if j.keepR[c] { // the others nothing reads: NULL in the files
+				row[c] = ht.cols[c].at(r)
+			}
 		}
 		p := partFanout
 		if ht.hasKey[r] {
@@ -104,9 +106,7 @@ func (sp *joinSpill) join(mem *memAcct, left, right operator, depth int, emit fu
 		return err
 	}
 	sp.left = lparts
-	lw, rw := len(left.cols()), len(right.cols())
-	out := &joinOut{lw: lw, rw: rw, semi: j.kind == plan.SemiJoin || j.kind == plan.AntiJoin,
-		ht: &hashTable{cols: make([]chunked, rw)}, emit: emit}
+	out := &joinOut{outL: j.outL, outR: j.outR, ht: &hashTable{cols: make([]chunked, len(right.cols()))}, emit: emit}
 	err = left.run(func(b *Batch) error {
 		keys, ok, err := keysOf(b, allRows(b.N), j.lkeys, j.lconv)
 		if err != nil {
@@ -144,11 +144,14 @@ func (sp *joinSpill) join(mem *memAcct, left, right operator, depth int, emit fu
 	}
 	// The build rows whose key is NULL (RIGHT and FULL joins only).
 	return (&partOp{p: sp.right, i: partFanout, colIDs: right.cols()}).run(func(b *Batch) error {
-		w := &Batch{N: b.N, Vecs: make([][]types.Value, lw+rw)}
+		lw := len(j.outL)
+		w := &Batch{N: b.N, Vecs: make([][]types.Value, lw+len(j.outR))}
 		for c := 0; c < lw; c++ {
 			w.Vecs[c] = make([]types.Value, b.N)
 		}
-		copy(w.Vecs[lw:], b.Vecs)
+		for k, c := range j.outR {
+			w.Vecs[lw+k] = b.Vecs[c]
+		}
 		return emit(w)
 	})
 }

@@ -38,6 +38,9 @@ type LateFilter struct {
 	volatile bool
 	res      []types.Value
 	null     []bool // unused: a NULL conjunct drops its row at once (Apply)
+	// extra are conjuncts after the filter's own: a join's key filter
+	// (joinfilter.go), safe to share between goroutines.
+	extra []lateStep
 }
 
 type lateStep struct {
@@ -105,7 +108,34 @@ func (f *LateFilter) Clone() (*LateFilter, error) {
 	if f.volatile {
 		return nil, nil
 	}
-	return f.e.lateFilter(f.s)
+	g := f.e.emptyLateFilter(f.s)
+	if f.s.Filter != nil {
+		var err error
+		if g, err = f.e.lateFilter(f.s); err != nil || g == nil {
+			return nil, err
+		}
+	}
+	g.steps, g.extra = append(g.steps, f.extra...), f.extra
+	return g, nil
+}
+
+// emptyLateFilter is a filter of no conjuncts over s's columns, for
+// extra ones (with).
+func (e *env) emptyLateFilter(s *plan.Scan) *LateFilter {
+	return &LateFilter{e: e, s: s, res: make([]types.Value, BatchSize), null: make([]bool, BatchSize)}
+}
+
+// with is f (nil: no conjuncts of its own, over s) followed by sts, a
+// new filter: f stays as it is.
+func (f *LateFilter) with(e *env, s *plan.Scan, sts []lateStep) *LateFilter {
+	g := e.emptyLateFilter(s)
+	if f != nil {
+		c := *f
+		g = &c
+	}
+	g.steps = append(g.steps[:len(g.steps):len(g.steps)], sts...)
+	g.extra = append(g.extra[:len(g.extra):len(g.extra)], sts...)
+	return g
 }
 
 // Steps is the number of conjuncts.

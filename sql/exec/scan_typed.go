@@ -61,8 +61,12 @@ func (s *scanOp) runTyped(emit func(*Batch) error) (bool, error) {
 	if !s.repeat { // a cached scan reads every row once, for every outer value
 		req.Key = s.keyBounds()
 	}
-	if ls, ok := ts.(LateSource); ok && s.filter != nil && s.late != nil {
-		return true, ls.ScanLate(e.ctx, req, s.late, func(b *Batch) error {
+	late := s.late
+	if len(s.keySteps) > 0 && (s.filter == nil || s.late != nil) {
+		late = late.with(e, s.s, s.keySteps)
+	}
+	if ls, ok := ts.(LateSource); ok && late != nil {
+		return true, ls.ScanLate(e.ctx, req, late, func(b *Batch) error {
 			if b.N == 0 {
 				return nil
 			}
