@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/sidecar-dev/sidecar/sql/builtin"
@@ -499,6 +500,11 @@ func concat(l, r plan.Type) func(a, b types.Value) (types.Value, error) {
 				return strings.TrimRight(s, " ")
 			}
 			return s
+		}
+		if x, ok := v.(bool); ok {
+			// textanycat is `$1 || $2::text`: bool's cast to text
+			// (booltext) spells true/false where its output is t/f.
+			return strconv.FormatBool(x)
 		}
 		return types.Out(t.OID, v)
 	}
