@@ -114,6 +114,10 @@ func convert(v Value, from, to uint32) (Value, error) {
 // canCast says whether convert handles from → to (checked when planning).
 func canCast(from, to uint32) bool {
 	switch {
+	case from != to && (from == oidCharType && to != oidText || to == oidCharType && !isTextType(from) && from != oidUnknown):
+		// "char" to or from a number is its byte (i4tochar, chartoi4),
+		// not text: sql/exec has the catalog's casts.
+		return false
 	case from == to, from == oidUnknown, isTextType(to) && to != oidBpchar, isTextType(from):
 		return true
 	case isNumericType(from) && isNumericType(to):

@@ -346,15 +346,18 @@ func formatTypeOf(oidv, modv types.Value) (types.Value, error) {
 		return nil, unsupported(-1, "format_type of type "+strconv.FormatUint(uint64(oidValue(oidv)), 10)+" (not a type sidecar serves)")
 	}
 	mod := int32(-1)
+	if modv == nil && t.OID == types.Bpchar {
+		// format_type(1042, NULL) and regtype's output are "character";
+		// with a typmod of -1 given, "bpchar" (a bpchar without a
+		// length is not character(1)): format_type_extended.
+		return "character", nil
+	}
 	if modv != nil {
 		switch m := modv.(type) {
 		case int64:
 			mod = int32(m)
 		case int32:
 			mod = m
-		}
-		if mod < 0 && t.OID == types.Bpchar {
-			return "character", nil
 		}
 	}
 	return t.Format(mod), nil

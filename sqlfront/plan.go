@@ -606,6 +606,9 @@ func typeOID(tn *pg.TypeName) (uint32, int32, error) {
 	}
 	name := strings.Join(names, ".")
 	t, ok := typeNames[name]
+	if !ok && types.IsOtherBuiltin(name) {
+		return 0, 0, unsupported(int(tn.Location), "the type "+name)
+	}
 	if !ok {
 		return 0, 0, errf(codeUndefinedObject, int(tn.Location), "type \"%s\" does not exist", name).hint("sidecar casts to: boolean, smallint, integer, bigint, real, double precision, numeric, text, varchar, date, timestamp, timestamptz, uuid")
 	}

@@ -95,6 +95,11 @@ type prepared struct {
 	// asOfParam: the statement has `AS OF $n`; Bind plans it again with
 	// the bound refs (the Parse-time plan reads the session's version).
 	asOfParam bool
+	// settings is planKeyPrefix when plan was made: a prepared statement
+	// is planned again at Bind (and Describe) once a setting it depends
+	// on changed, as PostgreSQL's plan cache invalidates it (a SET
+	// search_path after Parse reads another schema's table).
+	settings string
 }
 
 type portal struct {
@@ -473,7 +478,7 @@ func (s *session) loop(ctx context.Context) {
 		case *pgproto3.Bind:
 			qerr = s.bind(ctx, m)
 		case *pgproto3.Describe:
-			qerr = s.describe(m)
+			qerr = s.describe(ctx, m)
 		case *pgproto3.Execute:
 			qerr = s.execute(ctx, m)
 		case *pgproto3.Close:
@@ -547,10 +552,10 @@ func (s *session) simpleQuery(ctx context.Context, query string) {
 		fail(err)
 		return
 	}
-	key := s.planKeyOfSession()
+	key := s.planKeyPrefix()
 	for i := 0; i < len(plans); i++ {
 		p := plans[i]
-		if now := s.planKeyOfSession(); now != key && i > 0 {
+		if now := s.planKeyPrefix(); now != key && i > 0 {
 			// A statement before this one changed a setting the plans
 			// depend on (SET search_path …; SELECT …): PostgreSQL plans
 			// each statement of a simple query when it reaches it, so
@@ -598,16 +603,6 @@ func (s *session) simpleQuery(ctx context.Context, query string) {
 		}
 		s.srv.met.statement(start, nil)
 	}
-}
-
-// planKeyOfSession is every session setting a plan depends on, as the
-// plan cache keys them (plans, statement.go).
-func (s *session) planKeyOfSession() string {
-	key := s.planSettingsKey() + "\x00TimeZone=" + s.sessionZone().Name
-	if ls := s.literalSettings(); ls != (literalSettings{}) {
-		key += ls.cachePrefix()
-	}
-	return key
 }
 
 // txAllowed refuses statements in a failed transaction.
@@ -1105,7 +1100,7 @@ func (s *session) parse(ctx context.Context, m *pgproto3.Parse) error {
 	if len(plans) > 1 {
 		return errf(codeSyntax, -1, "cannot insert multiple commands into a prepared statement")
 	}
-	s.prepared[m.Name] = &prepared{query: m.Query, plan: plans[0], types: m.ParameterOIDs, asOfParam: asOfParam}
+	s.prepared[m.Name] = &prepared{query: m.Query, plan: plans[0], types: m.ParameterOIDs, asOfParam: asOfParam, settings: s.planKeyPrefix()}
 	s.be.Send(&pgproto3.ParseComplete{})
 	return nil
 }
@@ -1114,6 +1109,9 @@ func (s *session) bind(ctx context.Context, m *pgproto3.Bind) error {
 	ps, ok := s.prepared[m.PreparedStatement]
 	if !ok {
 		return errf(codeNoPrepared, -1, "prepared statement \"%s\" does not exist", m.PreparedStatement)
+	}
+	if err := s.revalidate(ctx, ps); err != nil {
+		return err
 	}
 	p := ps.plan
 	if len(m.Parameters) != len(p.params) {
@@ -1153,13 +1151,42 @@ func (s *session) bind(ctx context.Context, m *pgproto3.Bind) error {
 
 const codeDupCursor = "42P03"
 
-func (s *session) describe(m *pgproto3.Describe) error {
+// revalidate plans a prepared statement again when a setting its plan
+// depends on changed since it was planned (prepared.settings). Like
+// PostgreSQL's plan cache, the statement keeps its parameter types and
+// its result's column types: a new plan returning others is refused
+// with PostgreSQL's "cached plan must not change result type".
+func (s *session) revalidate(ctx context.Context, ps *prepared) error {
+	now := s.planKeyPrefix()
+	if ps.settings == now || ps.plan.kind == "empty" {
+		return nil
+	}
+	sctx, done := s.begin(ctx)
+	defer done()
+	plans, err := s.plans(sctx, ps.query, ps.types)
+	if ps.asOfParam {
+		plans, err = s.planQuery(sctx, ps.query, ps.types)
+	}
+	if err = s.ctxError(sctx, err); err != nil {
+		return err
+	}
+	if len(plans) != 1 || !sameResult(plans[0], ps.plan) || !slices.Equal(plans[0].params, ps.plan.params) {
+		return errf(codeUnsupported, -1, "cached plan must not change result type")
+	}
+	ps.plan, ps.settings = plans[0], now
+	return nil
+}
+
+func (s *session) describe(ctx context.Context, m *pgproto3.Describe) error {
 	var p *plan
 	var formats []int16
 	if m.ObjectType == 'S' {
 		ps, ok := s.prepared[m.Name]
 		if !ok {
 			return errf(codeNoPrepared, -1, "prepared statement \"%s\" does not exist", m.Name)
+		}
+		if err := s.revalidate(ctx, ps); err != nil {
+			return err
 		}
 		p = ps.plan
 		s.be.Send(&pgproto3.ParameterDescription{ParameterOIDs: p.params})

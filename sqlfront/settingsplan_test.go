@@ -1,8 +1,14 @@
 package sqlfront_test
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // TestSettingsChangePlans: a statement is planned under the settings in
@@ -39,6 +45,7 @@ func TestSettingsChangePlans(t *testing.T) {
 			t.Errorf("%v: (%v)\n%s\nPostgreSQL:\n%s", args, err, got, want)
 		}
 	}
+	preparedAfterSet(t, r)
 	// current_schema under the path: PostgreSQL's answer or refused.
 	q := "SET search_path = s; SELECT current_schema, current_schema()"
 	if got, err := psql(t, r.sqlURL, "-c", q); err != nil && !strings.Contains(got, "not supported") {
@@ -50,5 +57,61 @@ func TestSettingsChangePlans(t *testing.T) {
 	got, err := psql(t, r.sqlURL, "-c", "SET IntervalStyle = 'sql_standard'; SELECT interval '1 day 2 hours'")
 	if err == nil || !strings.Contains(got, "IntervalStyle") {
 		t.Errorf("SET IntervalStyle = 'sql_standard': (%v) %s; want it refused naming IntervalStyle", err, got)
+	}
+}
+
+// preparedAfterSet: a statement prepared (Parse) before a SET it depends
+// on is planned again when next bound, as PostgreSQL's plan cache
+// invalidates it; one whose result columns would change is refused as
+// PostgreSQL refuses it. Before, the Parse-time plan ran: after
+// `SET search_path = s` a statement prepared earlier counted
+// public.things.
+func preparedAfterSet(t *testing.T, r *rig) {
+	ctx := context.Background()
+	run := func(url string) string {
+		c, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		var out strings.Builder
+		step := func(sql string, args ...any) {
+			rows, err := c.Query(ctx, sql, args...)
+			if err == nil {
+				for rows.Next() {
+					vals, _ := rows.Values()
+					fmt.Fprintf(&out, "%v;", vals)
+				}
+				rows.Close()
+				err = rows.Err()
+			}
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) {
+				fmt.Fprintf(&out, "error %s %s;", pe.Code, pe.Message)
+			} else if err != nil {
+				t.Fatalf("%s: %v", sql, err)
+			}
+			out.WriteString("\n")
+		}
+		for _, ps := range []string{"n", "star", "v"} {
+			q := map[string]string{"n": "SELECT count(*) FROM things", "star": "SELECT * FROM things ORDER BY id", "v": "SELECT v FROM things WHERE id = $1"}[ps]
+			if _, err := c.Prepare(ctx, ps, q); err != nil {
+				t.Fatalf("prepare %s: %v", q, err)
+			}
+		}
+		step("n")
+		step("v", 1)
+		step("SET search_path = s")
+		step("n")
+		step("v", 2)
+		step("star")
+		step("SET search_path = public")
+		step("n")
+		step("star")
+		return out.String()
+	}
+	got, want := run(r.sqlURL), run(r.pgURL)
+	if got != want {
+		t.Errorf("prepared statements across SET search_path:\n%s\nPostgreSQL:\n%s", got, want)
 	}
 }

@@ -426,11 +426,13 @@ func (c *planCache) put(key string, ps []*plan) {
 	c.m[key] = ps
 }
 
-// plans returns the plans of query, from the cache when they are there.
-func (s *session) plans(ctx context.Context, query string, types []uint32) ([]*plan, error) {
-	key := cacheKey(query, types)
+// planKeyPrefix names every session setting a plan depends on, with its
+// value: the plan cache's key prefix, and what a prepared statement
+// compares to know it was planned under other settings (bindPlan).
+func (s *session) planKeyPrefix() string {
+	var key string
 	if ls := s.literalSettings(); ls != (literalSettings{}) {
-		key = ls.cachePrefix() + key // the same text means another statement (scs.go)
+		key = ls.cachePrefix() // the same text means another statement (scs.go)
 	}
 	if z := s.sessionZone(); !z.IsUTC() {
 		// Outside UTC a statement may be planned for sql/exec where UTC
@@ -443,7 +445,12 @@ func (s *session) plans(ctx context.Context, query string, types []uint32) ([]*p
 		// flat otherwise (statement), and prints its floats under it.
 		key = "\x00extra_float_digits=" + s.settings["extra_float_digits"] + "\x00" + key
 	}
-	key = s.planSettingsKey() + key
+	return s.planSettingsKey() + key
+}
+
+// plans returns the plans of query, from the cache when they are there.
+func (s *session) plans(ctx context.Context, query string, types []uint32) ([]*plan, error) {
+	key := s.planKeyPrefix() + cacheKey(query, types)
 	if ps := s.srv.cache.get(key); ps != nil && s.plansCurrent(ctx, ps) {
 		return ps, nil
 	}

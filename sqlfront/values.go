@@ -193,8 +193,9 @@ func parseAs(t uint32, s string) (Value, error) {
 		return types.Out(t, v), nil
 	case isTextType(t) || t == oidUnknown:
 		return s, nil
-	case t == oidDate, t == oidTimestamp, t == oidTimestamptz, t == oidUUID, t == oidInterval, t == oidTime:
-		// Kept as their canonical text (the evaluator compares it).
+	case t == oidDate, t == oidTimestamp, t == oidTimestamptz, t == oidUUID, t == oidInterval, t == oidTime, t == oidJSON, t == oidJSONB:
+		// Kept as their canonical text (the evaluator compares it; json
+		// keeps its input, jsonb is normalized; sql/exec reads it again).
 		v, err := types.In(t, -1, s)
 		if err != nil {
 			return nil, typesErr(err)

@@ -31,6 +31,9 @@ func (c *compiler) arrayFunc(x *plan.Func) (vexpr, bool, error) {
 	case "array_cat", "array_append", "array_prepend":
 		f, err := c.arrayConcat(x)
 		return f, true, err
+	case "arraycontains", "arraycontained", "arrayoverlap":
+		f, err := c.arrayContainment(x) // arraycontain.go
+		return f, true, err
 	case "subscript", "array_length", "cardinality", "array_upper", "array_lower", "array_ndims", "array_dims", "array_to_string":
 	default:
 		return nil, false, nil

@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"errors"
+
 	"github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
 )
@@ -62,4 +64,57 @@ func dateTimestampComparer(l, r plan.OID) func(a, b types.Value) (int, error) {
 		}
 	}
 	return nil
+}
+
+// toTimestamptzComparer compares a date or a timestamp with a timestamptz
+// (either order; nil for other types) as PostgreSQL's
+// date_cmp_timestamptz and timestamp_cmp_timestamptz do: the date (its
+// midnight) or the timestamp is read as a local time of the session's
+// zone; one outside timestamptz's range is not an error but later than
+// every finite timestamptz and earlier than infinity (or the reverse
+// for the far past): date2timestamptz_opt_overflow,
+// timestamp2timestamptz_opt_overflow.
+func (c *compiler) toTimestamptzComparer(l, r plan.OID) func(a, b types.Value) (int, error) {
+	swap := false
+	if l == plan.Timestamptz && (r == plan.Date || r == plan.Timestamp) {
+		l, r, swap = r, l, true
+	}
+	if r != plan.Timestamptz || l != plan.Date && l != plan.Timestamp {
+		return nil
+	}
+	conv := c.converter(plan.T(l), plan.T(plan.Timestamptz))
+	cmp := func(a, b types.Value) (int, error) {
+		t := b.(types.TimestampVal)
+		v, err := conv(a)
+		if err == nil {
+			return types.Compare(plan.Timestamptz, v, t), nil
+		}
+		var e *types.Error
+		if !errors.As(err, &e) || e.Code != types.CodeDatetimeField {
+			return 0, err
+		}
+		future := false // which end of the range the value is past
+		switch x := a.(type) {
+		case types.DateVal:
+			future = x > 0
+		case types.TimestampVal:
+			future = x > 0
+		}
+		switch {
+		case future && t == types.TimestampPosInf:
+			return -1, nil
+		case future:
+			return 1, nil
+		case t == types.TimestampNegInf:
+			return 1, nil
+		}
+		return -1, nil
+	}
+	if swap {
+		return func(a, b types.Value) (int, error) {
+			n, err := cmp(b, a)
+			return -n, err
+		}
+	}
+	return cmp
 }

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/sidecar-dev/sidecar/sql/builtin"
@@ -89,6 +90,8 @@ func cmpType(l, r plan.Type) (plan.Type, bool) {
 		return plan.T(plan.Text), true
 	case lo == plan.Date && ro == plan.Timestamp, lo == plan.Timestamp && ro == plan.Date:
 		return plan.T(plan.Timestamp), true
+	case (lo == plan.Date || lo == plan.Timestamp) && ro == plan.Timestamptz, lo == plan.Timestamptz && (ro == plan.Date || ro == plan.Timestamp):
+		return plan.T(plan.Timestamptz), true // date_cmp_timestamptz, timestamp_cmp_timestamptz: in the session's zone
 	}
 	return plan.Type{}, false
 }
@@ -439,6 +442,9 @@ func (c *compiler) comparer(l, r plan.Type) (func(a, b types.Value) (int, error)
 	if f := dateTimestampComparer(l.OID, r.OID); f != nil {
 		return f, nil // datecmp.go: no conversion per row
 	}
+	if f := c.toTimestamptzComparer(l.OID, r.OID); f != nil {
+		return f, nil // datecmp.go: out of range is not an error
+	}
 	lc, rc := c.converter(l, t), c.converter(r, t)
 	if l.OID == plan.Bpchar && r.OID == plan.Bpchar {
 		t, lc, rc = plan.T(plan.Bpchar), nil, nil
@@ -494,6 +500,11 @@ func concat(l, r plan.Type) func(a, b types.Value) (types.Value, error) {
 				return strings.TrimRight(s, " ")
 			}
 			return s
+		}
+		if x, ok := v.(bool); ok {
+			// textanycat is `$1 || $2::text`: bool's cast to text
+			// (booltext) spells true/false where its output is t/f.
+			return strconv.FormatBool(x)
 		}
 		return types.Out(t.OID, v)
 	}

@@ -521,7 +521,7 @@ func (f *frameCalc) rangeBound(i int, off types.Value, start, preceding bool) (i
 	less := k.desc != !start
 	var rangeErr error
 	in := func(j int) bool {
-		ok, err := inRange(k.oid, f.rows[j][k.idx], v, off, sub, less)
+		ok, err := inRange(k.oid, f.rows[j][k.idx], v, off, sub, less, f.w.zone())
 		if err != nil && rangeErr == nil {
 			rangeErr = err
 		}
@@ -537,8 +537,9 @@ func (f *frameCalc) rangeBound(i int, off types.Value, start, preceding bool) (i
 // key's type: whether val <= base ± off (less) or val >= base ± off,
 // exact (a bound past an integer type's range is infinitely far; NaN
 // sorts after every number; an infinite bound that would be NaN lets
-// every value in).
-func inRange(oid plan.OID, val, base, off types.Value, sub, less bool) (bool, error) {
+// every value in). z is the session's zone: a timestamptz key's bound is
+// timestamptz_pl_interval's, whose days and months move the local time.
+func inRange(oid plan.OID, val, base, off types.Value, sub, less bool, z *types.Zone) (bool, error) {
 	cmpRes := func(c int) bool {
 		if less {
 			return c <= 0
@@ -626,7 +627,13 @@ func inRange(oid plan.OID, val, base, off types.Value, sub, less bool) (bool, er
 		if sub {
 			sign = -1
 		}
-		sum, err := addInterval(toTS(base), off.(types.IntervalVal), sign)
+		var sum types.TimestampVal
+		var err error
+		if oid == plan.Timestamptz && z != nil && !z.IsUTC() {
+			sum, err = addIntervalIn(toTS(base), off.(types.IntervalVal), sign, z)
+		} else {
+			sum, err = addInterval(toTS(base), off.(types.IntervalVal), sign)
+		}
 		if err != nil {
 			return false, err
 		}
@@ -877,4 +884,12 @@ func (f *frameCalc) aggregate(fn *winFn, out []types.Value) ([]types.Value, erro
 		out[i], prev, prevVal = v, segs, v
 	}
 	return out, nil
+}
+
+// zone is the session's time zone (nil: UTC).
+func (w *windowOp) zone() *types.Zone {
+	if w.e == nil || w.e.clock == nil {
+		return nil
+	}
+	return w.e.clock.Zone
 }

@@ -172,6 +172,9 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 	if op == "||" && (IsArray(l.Type()) || IsArray(r.Type())) {
 		return b.arrayConcat(l, r, loc) // array.go
 	}
+	if (op == "@>" || op == "<@" || op == "&&") && (IsArray(l.Type()) || IsArray(r.Type())) {
+		return b.arrayContainment(op, l, r, loc) // arraycontain.go
+	}
 	if e, ok, err := b.byteaOperator(op, l, r, loc); ok {
 		return e, err // bytea.go
 	}

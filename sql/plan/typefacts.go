@@ -85,7 +85,7 @@ var typeAliases = map[string]OID{
 	"bigint": Int8, "int8": Int8, "real": Float4, "float4": Float4,
 	"double precision": Float8, "float8": Float8, "float": Float8,
 	"numeric": Numeric, "decimal": Numeric, "text": Text, "varchar": Varchar,
-	"character varying": Varchar, "char": Bpchar, "character": Bpchar, "bpchar": Bpchar,
+	"character varying": Varchar, "char": Char, "character": Bpchar, "bpchar": Bpchar,
 	"bool": Bool, "boolean": Bool, "date": Date, "time": Time,
 	"timestamp": Timestamp, "timestamptz": Timestamptz, "interval": Interval,
 	"bytea": Bytea, "name": Name, "uuid": UUID, "json": JSON, "jsonb": JSONB, "oid": Oid,
@@ -96,7 +96,7 @@ var typeAliases = map[string]OID{
 func parseType(name string, mods []int32) (Type, error) {
 	oid, ok := typeAliases[strings.ToLower(name)]
 	if !ok {
-		return Type{}, errorf(CodeFeatureNotSupported, "type %s is not supported", name)
+		return Type{}, errorf(CodeFeatureNotSupported, "the type %s", name)
 	}
 	t := T(oid)
 	switch {

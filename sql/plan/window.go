@@ -308,7 +308,7 @@ func (b *binder) frame(def *pg.WindowDef, order []orderKey, sc *scope) (Frame, e
 					target = Numeric
 				}
 				return cast(e, T(target)), nil
-			case ot == Date || ot == Timestamp || ot == Time:
+			case ot == Date || ot == Timestamp || ot == Timestamptz || ot == Time:
 				if e = coerce(e, T(Interval)); e.Type().OID != Interval {
 					return nil, unsupported("RANGE with an offset of type "+e.Type().String(), -1)
 				}

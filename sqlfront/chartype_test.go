@@ -1,0 +1,46 @@
+package sqlfront_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCharTypeCasts: a cast to the one-byte type "char" is that type
+// (sql/exec typed 'x'::"char" as bpchar), a number cast to or from it is
+// its byte (the flat planner printed 1::"char" as the text 1, where
+// PostgreSQL answers the byte 0x01), and a cast to a type PostgreSQL has
+// but sidecar does not carry is refused with 0A000 naming it (it was
+// 42704 "type inet does not exist"); format_type and regtype name
+// bpchar as PostgreSQL does.
+func TestCharTypeCasts(t *testing.T) {
+	r := newRig(t, []string{"public.c"}, []string{
+		"CREATE TABLE c (id int PRIMARY KEY, ch \"char\", s text)",
+		"INSERT INTO c VALUES (1, 'a', 'xyz'), (2, 'B', ''), (3, NULL, 'q'), (65, '7', 'héllo')",
+	})
+	for _, q := range []string{
+		`SELECT 'x'::"char", 'orders'::text::"char", pg_typeof('x'::"char")`,
+		`SELECT id::"char", ch::int, ch::text, s::"char", (id + 1)::"char" FROM c WHERE id < 4 ORDER BY id`,
+		`SELECT id::"char" FROM c ORDER BY id`,
+		`SELECT ('a'::"char")::int, (-1)::"char"::int, 65::"char", 'A'::"char"::text`,
+		`SELECT 'a'::char, 'abc'::char(2), 'a'::character, pg_typeof('a'::char)`,
+		`SELECT ch, count(*) FROM c GROUP BY ch ORDER BY ch`,
+		// format_type(1042, NULL) and regtype print "character", a
+		// typmod of -1 given "bpchar" (sidecar had them swapped).
+		`SELECT format_type(1042, NULL), format_type(1042, -1), format_type(1042, 5), 1042::regtype, pg_typeof(s::char(2))::text FROM c WHERE id = 1`,
+	} {
+		got, err := psql(t, r.sqlURL, "-c", q)
+		want, werr := psql(t, r.pgURL, "-c", q)
+		if werr != nil {
+			t.Fatalf("%s on PostgreSQL: %v\n%s", q, werr, want)
+		}
+		if err != nil || got != want {
+			t.Errorf("%s: (%v)\n%s\nPostgreSQL:\n%s", q, err, got, want)
+		}
+	}
+	for _, q := range []string{`SELECT inet '1.2.3.4'`, `SELECT '1'::money`, `SELECT id::bit(3) FROM c`, `SELECT now()::timetz`} {
+		got, err := psql(t, r.sqlURL, "-v", "VERBOSITY=verbose", "-c", q)
+		if err == nil || !strings.Contains(got, "0A000") {
+			t.Errorf("%s: (%v) %s; want 0A000 naming the type", q, err, got)
+		}
+	}
+}
