@@ -168,6 +168,9 @@ func WriteScaleMarkdown(w io.Writer, rep *ScaleReport, command string) error {
 	fp("HEAD checkpoint: heap pages", rep.HeadHeap)
 	fp("HEAD checkpoint: radix index", rep.HeadIndex)
 	fp("HEAD checkpoint: key store", rep.HeadKeys)
+	if rep.DaemonLog != "" {
+		p("\nThe daemon's log (its phase timings) was kept at %s.\n", rep.DaemonLog)
+	}
 	if len(rep.ProfileFiles) > 0 {
 		p("\nHeap profiles written: %s.\n", strings.Join(rep.ProfileFiles, ", "))
 	}
