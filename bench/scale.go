@@ -427,8 +427,8 @@ func (s *scaleRun) startDaemon(ctx context.Context) error {
 		return err
 	}
 	s.rep.HeadHolds = time.Since(s.started)
-	// The HEAD serves reads once it is ready (its first checkpoint
-	// written): until then the SQL port reads the trees.
+	// The HEAD serves reads once it is ready (its copied tables'
+	// batches applied): until then the SQL port reads the trees.
 	for {
 		st, err := sc.status(ctx)
 		if err == nil && st.Head != nil && st.Head.Phase == "ready" {
