@@ -159,18 +159,11 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	// followed before it was dropped: judged again once the mirror is
 	// open (preflightAgain).
 	started := time.Now()
-	// A restart (a mirror in data_dir, no --resync: it drops the slot
-	// first) runs preflight, which talks to PostgreSQL (1–1.6 s at load
-	// 20), beside opening the store and the mirror, and judges its
-	// result before anything is served (issue 21 item 11: time to the
-	// first answer after a restart).
-	restart := !d.opts.Resync && hasMirror(d.cfg.DataDir)
-	pf := d.startPreflight(ctx, restart)
-	defer pf.wait()
-	if !restart {
-		if err := d.judgePreflight(pf, restart); err != nil {
-			return err
-		}
+	onlyAbsent, err := d.preflight(ctx)
+	preflightTook := time.Since(started)
+	recheck := err != nil && onlyAbsent && !d.opts.Resync && hasMirror(d.cfg.DataDir)
+	if err != nil && !recheck {
+		return err
 	}
 	if err := d.tablesFromConfig(); err != nil {
 		return err
@@ -198,7 +191,7 @@ func (d *daemon) run(ctx context.Context) (err error) {
 		return err
 	}
 	// What a restart spends before it can serve (issue 21 item 11).
-	d.log.Info("data directory opened", "store_open", time.Since(opened), "since_start", time.Since(started))
+	d.log.Info("data directory opened", "preflight", preflightTook, "store_open", time.Since(opened))
 	defer func() {
 		if cerr := d.db.Close(); cerr != nil && err == nil {
 			err = cerr
@@ -227,13 +220,7 @@ func (d *daemon) run(ctx context.Context) (err error) {
 		return fmt.Errorf("open mirror in %s: %w", d.cfg.DataDir, err)
 	}
 	d.log.Info("mirror open", "took", time.Since(opened), "since_start", time.Since(started))
-	if restart {
-		if err := d.judgePreflight(pf, restart); err != nil {
-			d.m.Close(context.Background())
-			return err
-		}
-	}
-	if pf.recheck {
+	if recheck {
 		if err := d.preflightAgain(ctx); err != nil {
 			d.m.Close(context.Background())
 			return err
@@ -369,46 +356,6 @@ func (d *daemon) run(ctx context.Context) (err error) {
 		d.log.Warn("could not advance the slot at shutdown; the next start resumes from the durable LSN anyway", "err", aerr)
 	}
 	d.log.Info("sidecar stopped", "durable_lsn", d.m.Durable())
-	return nil
-}
-
-// preflightRun is preflight running in a goroutine run owns (wait).
-type preflightRun struct {
-	done       chan struct{}
-	onlyAbsent bool
-	err        error
-	took       time.Duration
-	// recheck: preflight failed only on configured tables that do not
-	// exist, and the data directory holds a mirror that may have
-	// followed them (preflightAgain judges them once it is open).
-	recheck bool
-}
-
-// startPreflight starts preflight; beside says the caller goes on
-// meanwhile (a restart), otherwise it judges it at once.
-func (d *daemon) startPreflight(ctx context.Context, beside bool) *preflightRun {
-	pf := &preflightRun{done: make(chan struct{})}
-	started := time.Now()
-	go func() {
-		defer close(pf.done)
-		pf.onlyAbsent, pf.err = d.preflight(ctx)
-		pf.took = time.Since(started)
-	}()
-	return pf
-}
-
-// wait waits for the preflight to end.
-func (pf *preflightRun) wait() { <-pf.done }
-
-// judge waits for the preflight and returns its failure, unless the
-// failures are only absent tables a mirror may have followed (recheck).
-func (d *daemon) judgePreflight(pf *preflightRun, hadMirror bool) error {
-	pf.wait()
-	d.log.Info("preflight done", "took", pf.took)
-	pf.recheck = pf.err != nil && pf.onlyAbsent && !d.opts.Resync && hadMirror
-	if pf.err != nil && !pf.recheck {
-		return pf.err
-	}
 	return nil
 }
 
