@@ -69,6 +69,18 @@ type ScaleOptions struct {
 	GrowUntil  time.Time
 	Dir        string // scratch directory (PostgreSQL's cluster is in TMPDIR)
 	ProfileDir string // heap profiles at each phase and RSS step ("" = none)
+	// DaemonLog is where the daemon's log is written and kept (appended
+	// to across its restarts): its phase timings (copy, table built,
+	// HEAD ready, checkpoints) are what explains the lifecycle figures.
+	// Empty: sidecar-bench-scale-<start>.daemon.log in Dir (or the
+	// system temp dir), never inside the scratch directory removed at
+	// the end.
+	DaemonLog string
+	// CheckpointInterval, if set, is the daemon's heap.checkpoint_interval
+	// (default 5 min): a copy longer than it has its table's reset batch
+	// take the first checkpoint, which a short one reproduces at a small
+	// size.
+	CheckpointInterval time.Duration
 	// Render, if set, is called with the report after every phase.
 	Render func(*ScaleReport)
 	Logf   func(string, ...any)
@@ -126,6 +138,7 @@ type ScaleReport struct {
 	HeadIndex, HeadKeys    int64 // checkpoint bytes
 	HeadHeap               int64
 	ProfileFiles           []string
+	DaemonLog              string // the daemon's log, kept
 	EndLoad                string
 	PeakRSS, PeakCgroup    int64
 	Grow                   []GrowStep // the grow mode\'s steps
@@ -177,6 +190,15 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.DaemonLog == "" {
+		dir := o.Dir
+		if dir == "" {
+			dir = os.TempDir()
+		}
+		o.DaemonLog = filepath.Join(dir, "sidecar-bench-scale-"+rep.Started.Format("20060102-150405")+".daemon.log")
+	}
+	rep.DaemonLog = o.DaemonLog
+	o.Logf("daemon log: %s", o.DaemonLog)
 	s := &scaleRun{o: o, rep: rep, pg: pg, url: url, scratch: scratch, dataDir: filepath.Join(scratch, "data")}
 	defer s.closeConn()
 	if err := s.load(ctx); err != nil {
@@ -372,9 +394,12 @@ func (s *scaleRun) startDaemon(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if s.o.CheckpointInterval > 0 {
+		cfg.Heap.CheckpointInterval = s.o.CheckpointInterval
+	}
 	models := make(chan *head.Model, 1)
 	s.started = time.Now()
-	sc, err := startSidecarWith(ctx, cfg, filepath.Join(s.scratch, "sidecar.log"), func(do *daemon.Options) {
+	sc, err := startSidecarWith(ctx, cfg, s.o.DaemonLog, func(do *daemon.Options) {
 		do.OnHead = func(m *head.Model) {
 			s.model.Store(m)
 			models <- m
@@ -402,8 +427,8 @@ func (s *scaleRun) startDaemon(ctx context.Context) error {
 		return err
 	}
 	s.rep.HeadHolds = time.Since(s.started)
-	// The HEAD serves reads once it is ready (its first checkpoint
-	// written): until then the SQL port reads the trees.
+	// The HEAD serves reads once it is ready (its copied tables'
+	// batches applied): until then the SQL port reads the trees.
 	for {
 		st, err := sc.status(ctx)
 		if err == nil && st.Head != nil && st.Head.Phase == "ready" {

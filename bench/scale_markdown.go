@@ -150,7 +150,7 @@ func WriteScaleMarkdown(w io.Writer, rep *ScaleReport, command string) error {
 		ratio = fmt.Sprintf("%.2f×", float64(rep.CopyHead)/float64(median(rep.CopyText)))
 	}
 	p("| sidecar initial copy: start → HEAD holds every row (not serving yet) | `%s` |\n", fmtDur(rep.HeadHolds))
-	p("| sidecar initial copy: start → HEAD `ready` (serving reads; its first checkpoint written) | `%s` (%s the `\\copy`) |\n", fmtDur(rep.CopyHead), ratio)
+	p("| sidecar initial copy: start → HEAD `ready` (serving reads) | `%s` (%s the `\\copy`) |\n", fmtDur(rep.CopyHead), ratio)
 	if rep.Restart > 0 {
 		p("| sidecar restart (cold): start → HEAD holds every row | `%s` |\n", fmtDur(rep.Restart))
 	}
@@ -168,6 +168,9 @@ func WriteScaleMarkdown(w io.Writer, rep *ScaleReport, command string) error {
 	fp("HEAD checkpoint: heap pages", rep.HeadHeap)
 	fp("HEAD checkpoint: radix index", rep.HeadIndex)
 	fp("HEAD checkpoint: key store", rep.HeadKeys)
+	if rep.DaemonLog != "" {
+		p("\nThe daemon's log (its phase timings) was kept at %s.\n", rep.DaemonLog)
+	}
 	if len(rep.ProfileFiles) > 0 {
 		p("\nHeap profiles written: %s.\n", strings.Join(rep.ProfileFiles, ", "))
 	}

@@ -44,8 +44,11 @@ func (d *daemon) copyProgress(p replication.CopyProgress) {
 	}
 	if w := d.opts.Progress; w != nil && isTerminal(w) {
 		state := "copying"
-		if p.Done {
+		switch {
+		case p.Done:
 			state = "done"
+		case p.Building:
+			state = fmt.Sprintf("building %d/%d", p.Built, p.Rows)
 		}
 		fmt.Fprintf(w, "\r%-40s %12d rows %10.0f rows/s  ranges %d/%d  %s %s\x1b[K", p.Table, p.Rows, rate, p.RangesDone, p.Ranges, state, eta)
 		if p.Done {
@@ -54,7 +57,7 @@ func (d *daemon) copyProgress(p replication.CopyProgress) {
 		return
 	}
 	if p.Done || !seen || p.Elapsed-prev.Elapsed >= d.opts.ProgressEvery || time.Duration(p.Elapsed)/d.opts.ProgressEvery != time.Duration(prev.Elapsed)/d.opts.ProgressEvery {
-		d.log.Info("copy progress", "table", p.Table, "rows", p.Rows, "rows_per_s", int64(rate), "ranges_done", p.RangesDone, "ranges", p.Ranges, "estimated_rows", p.EstimatedRows, "done", p.Done, "eta", eta)
+		d.log.Info("copy progress", "table", p.Table, "rows", p.Rows, "rows_per_s", int64(rate), "ranges_done", p.RangesDone, "ranges", p.Ranges, "estimated_rows", p.EstimatedRows, "building", p.Building, "built", p.Built, "done", p.Done, "eta", eta)
 	}
 }
 

@@ -30,7 +30,7 @@ func (d *daemon) observeETA(p replication.CopyProgress) (time.Duration, bool) {
 	if e.byTable == nil {
 		e.byTable = map[string]*replication.CopyETA{}
 		e.left = registerGaugeVec(d.met.Registry, prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sidecar_copy_eta_seconds",
-			Help: "Estimated seconds left of the current copy or resync of a table (estimated rows left at the rate of the last 30 s); -1 while no estimate, 0 when done."}, []string{"table"}))
+			Help: "Estimated seconds left of the current copy or resync of a table, its build included (estimated rows left at the rate of the last 30 s, then the build of every row); -1 while no estimate, 0 when done."}, []string{"table"}))
 		e.estimated = registerGaugeVec(d.met.Registry, prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sidecar_copy_rows_estimated",
 			Help: "The planner's row estimate (pg_class.reltuples) of a table being copied, taken in the copy's snapshot; 0 when never analyzed."}, []string{"table"}))
 		e.bytes = registerGaugeVec(d.met.Registry, prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "sidecar_copy_bytes",

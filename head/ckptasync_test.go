@@ -2,6 +2,7 @@ package head
 
 import (
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -147,4 +148,95 @@ func TestCheckpointHeapBatchesBounded(t *testing.T) {
 	if n, err := back.Compare(t.Context(), f.m); err != nil || n != len(rows) {
 		t.Fatalf("restored: %d rows, %v", n, err)
 	}
+}
+
+// TestCopyServedBeforeCheckpointCut (issue 21 item 2): a copy that takes
+// longer than the checkpoint interval has its table's reset batch start
+// the first checkpoint (the clock starts at the first batch: the
+// subscription's catch-up, or a small table's copy). The table must be served as soon as that batch is
+// applied, before the checkpoint's cut, which at 10M rows encodes the
+// radix index and key store (~170 MB) under the model's writer lock:
+// here the cut is held, and the batch must still be delivered and the
+// table read at the mirror's head. Before, the cut was taken inside
+// Apply, so the subscription stayed busy (the HEAD not ready) until it
+// was done: 66 s after a 10M-row copy (scale-2026-12-05-s12.md).
+func TestCopyServedBeforeCheckpointCut(t *testing.T) {
+	f := openFeed(t)
+	marker, a := relation(1, "marker"), relation(2, "a")
+	rows := map[int]int{}
+	for i := range 3000 {
+		rows[i] = i % 100
+	}
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	var armed atomic.Bool // the next cut is held, later ones pass
+	persist := &Persist{DB: f.db, Every: time.Nanosecond, Mirror: f.m}
+	persist.beforeCut = func() {
+		if armed.CompareAndSwap(true, false) {
+			close(entered)
+			<-release
+		}
+	}
+	opts := Options{Heap: heapSmallPages, Persist: persist}
+	mod := New(opts)
+	t.Cleanup(mod.Close)
+	sub, err := f.m.Subscribe(mod, mirror.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	letGo := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(func() { // before mod.Close: a held cut holds the subscription
+		letGo()
+		sub.Close()
+	})
+	f.copyTable(marker, map[int]int{1: 1})
+	f.waitDelivered(sub)
+	// Any checkpoint the marker's batch started written, the next batch
+	// (the copied table's reset) starts one, whose cut is held.
+	deadline := time.Now().Add(time.Minute)
+	for len(mod.ckptSlot) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the marker's checkpoint was not written within a minute")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	armed.Store(true)
+	f.copyTable(a, rows)
+	select {
+	case <-entered:
+	case <-time.After(time.Minute):
+		t.Fatal("no checkpoint started by the copied table's batch")
+	}
+	// The cut is held: the batch that started it must be applied and
+	// the table served at the mirror's head meanwhile.
+	f.waitDelivered(sub) // fails after a minute when Apply waits for the cut
+	head := f.m.Head().EndLSN
+	snap, _, err := mod.SnapshotAt("public.a", head)
+	if err != nil {
+		t.Fatalf("copied table not served at the head %s with the checkpoint's cut held: %v", head, err)
+	}
+	n := snap.Rows()
+	snap.Release()
+	if n != int64(len(rows)) {
+		t.Fatalf("served %d rows, want %d", n, len(rows))
+	}
+	letGo()
+	// Once let go, the checkpoint is cut and written (a cut still
+	// waiting at Close would be dropped: the owner checkpoints then).
+	deadline = time.Now().Add(time.Minute)
+	for len(mod.ckptSlot) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the held checkpoint was not written within a minute of letting it go")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	mod.Close()
+	if err := sub.Close(); err != nil {
+		t.Fatal(err)
+	}
+	back := Restore(opts)
+	if len(back.Tables()) != 2 || back.Len("public.a") != len(rows) {
+		t.Fatalf("restored %d tables, %d rows of a; want the checkpoint of both", len(back.Tables()), back.Len("public.a"))
+	}
+	back.Close()
 }

@@ -215,7 +215,9 @@ func (m *Model) Apply(ctx context.Context, b *mirror.Batch) error {
 	if m.unusable.Load() {
 		return ErrUnusable
 	}
+	start := time.Now()
 	changed, err := m.applyBatch(ctx, b)
+	m.logApplied(b, start, err)
 	if err != nil && changed {
 		m.unusable.Store(true)
 		// Every table, not only those the batch reached: a reader must
@@ -228,6 +230,33 @@ func (m *Model) Apply(ctx context.Context, b *mirror.Batch) error {
 		return fmt.Errorf("%w (%w)", err, ErrUnusable)
 	}
 	return err
+}
+
+// slowBatch is how long a batch's Apply may take before it is logged
+// (a reset, a table sent whole, is always logged): the time from a copy
+// holding every row to the HEAD serving it is made of these.
+const slowBatch = time.Second
+
+// logApplied logs a batch that sent a table whole or took slowBatch or
+// more, with how long it took, so that the daemon's log says where the
+// time from a copy's end to the HEAD being ready went.
+func (m *Model) logApplied(b *mirror.Batch, start time.Time, err error) {
+	p := m.opts.Persist
+	if p == nil || p.Logger == nil {
+		return
+	}
+	took := time.Since(start)
+	var resets []string
+	for _, tb := range b.Tables {
+		if tb.Reset {
+			resets = append(resets, tb.Table)
+		}
+	}
+	if len(resets) == 0 && took < slowBatch {
+		return
+	}
+	p.Logger.Info("in-memory HEAD applied a batch", "kind", b.Kind, "lsn", b.LSN, "tables", len(b.Tables), "reset", resets,
+		"took", took.Round(time.Millisecond), "err", err)
 }
 
 // Unusable reports whether an Apply failed part-way since the last Reset.

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sidecar-dev/sidecar/rowenc"
@@ -68,6 +69,29 @@ type tableCopy struct {
 	files int
 	rows  int64
 	mem   int64 // copy pool bytes of the runs kept in memory (under Mirror.copyMu)
+
+	prog *copyProgress // rows built so far (CopyBuildProgress)
+}
+
+// copyProgress is how far a table's copy's build (the merge of its runs
+// into the tree and the consumers' builds) is: rows copied, rows built.
+type copyProgress struct {
+	rows, built atomic.Int64
+}
+
+// CopyBuildProgress reports how far the build of table's copy is while
+// TableCopied builds it (ok false otherwise): rows built into the tree of
+// rows copied. The copy's progress ETA covers the build with it: the
+// COPY phase is a third of a 10M-row copy, the build the rest
+// (copy-2026-12-05-d.md).
+func (m *Mirror) CopyBuildProgress(table string) (built, rows int64, ok bool) {
+	m.copyMu.Lock()
+	defer m.copyMu.Unlock()
+	p := m.copyProg[table]
+	if _, building := m.building[table]; !building || p == nil {
+		return 0, 0, false
+	}
+	return p.built.Load(), p.rows.Load(), true
 }
 
 // releaseRuns gives the copy pool back the memory of tc's runs kept in
@@ -143,8 +167,9 @@ func (m *Mirror) CopyRange(ctx context.Context, rel *wal.Relation, r wal.BlockRa
 		if err != nil {
 			return nil, fmt.Errorf("copy %s: run directory: %w", name, err)
 		}
-		tc = &tableCopy{rel: rel, t: t, dir: dir, started: time.Now()}
+		tc = &tableCopy{rel: rel, t: t, dir: dir, started: time.Now(), prog: &copyProgress{}}
 		m.copies[name] = tc
+		m.copyProg[name] = tc.prog
 	} else if !tc.rel.Equal(rel) {
 		return nil, fmt.Errorf("copy %s range %d/%d: relation differs from the one its other ranges were copied with", name, r.Index+1, r.Of)
 	}

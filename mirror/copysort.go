@@ -251,11 +251,20 @@ func (tc *tableCopy) build(ctx context.Context, eng *prolly.Engine, mem int64, b
 // to spent once it is done with it.
 func (tc *tableCopy) buildTree(ctx context.Context, eng *prolly.Engine, batches <-chan []kv, spent func([]kv)) (prolly.Root, error) {
 	b := eng.NewBuilder(ctx)
+	if tc.prog != nil {
+		tc.mu.Lock()
+		tc.prog.rows.Store(tc.rows)
+		tc.mu.Unlock()
+		tc.prog.built.Store(0)
+	}
 	for batch := range batches {
 		for _, r := range batch {
 			if err := b.Add(r.key, r.val); err != nil {
 				return prolly.Root{}, fmt.Errorf("copy %s: %w", tc.rel.QualifiedName(), err)
 			}
+		}
+		if tc.prog != nil {
+			tc.prog.built.Add(int64(len(batch)))
 		}
 		spent(batch)
 	}

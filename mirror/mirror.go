@@ -257,6 +257,9 @@ type Mirror struct {
 	// building: tables whose copy TableCopied is building, with the
 	// copy's start (guarded by copyMu; see Busy).
 	building map[string]time.Time
+	// copyProg: each table's latest copy's rows and rows built into the
+	// tree (CopyBuildProgress), kept past the copy (one per table).
+	copyProg map[string]*copyProgress
 
 	trees treeCache // materialised versions (read.go)
 	// pendings: edits RowsAt reads over a base tree during recovery
@@ -369,6 +372,7 @@ func Open(ctx context.Context, opts Options) (*Mirror, error) {
 		copies:   map[string]*tableCopy{},
 		copyPool: membudget.NewPool("memory.ingest (the copy's share)", opts.CopyMemory),
 		building: map[string]time.Time{},
+		copyProg: map[string]*copyProgress{},
 
 		testFlushDelay: opts.testFlushDelay,
 	}

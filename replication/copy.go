@@ -32,8 +32,15 @@ type CopyProgress struct {
 	// EstimatedRows is the planner's estimate (pg_class.reltuples) at the
 	// start, for an ETA; 0 when the table was never analyzed.
 	EstimatedRows int64
-	Done          bool
-	Elapsed       time.Duration
+	// Building: every range is copied and the sink is building the
+	// table (TableCopied: the tree and the in-memory HEAD from the
+	// copy's rows), Built of Rows rows so far (0 when the sink does not
+	// say, [CopyBuildReporter]). Reported every ProgressInterval until
+	// Done.
+	Building bool
+	Built    int64
+	Done     bool
+	Elapsed  time.Duration
 }
 
 // CopyOptions configure [Copy] and [Resync].

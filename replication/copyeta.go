@@ -14,21 +14,42 @@ const DefaultETAWindow = 30 * time.Second
 // holds about 30).
 const etaSamples = 128
 
-// CopyETA estimates the time left of one table's copy: the rows left (the
-// planner's estimate, pg_class.reltuples, taken in the copy's snapshot,
-// minus the rows copied) at the rate of the last Window of progress.
-// Without a usable estimate (a table never analyzed, or one that grew
-// past it) it falls back to the block ranges left at the pace ranges have
-// completed, and to no estimate for a table copied as one range. Feed it
-// every report of one table, in order; it is not safe for concurrent use.
+// DefaultBuildFactor is how much longer than its COPY phase a table's
+// build (its rows merged into the tree and the in-memory HEAD, after the
+// last range) takes, per row, before the build's own pace is known:
+// 10M rows took ~2 min to COPY and ~4.5 min to build, 3M rows 31 s and
+// 48 s (copy-2026-12-05-d.md, scale-2026-12-05-s12.md).
+const DefaultBuildFactor = 2.0
+
+// CopyETA estimates the time left of one table's copy, its build
+// included: the rows left (the planner's estimate, pg_class.reltuples,
+// taken in the copy's snapshot, minus the rows copied) at the rate of the
+// last Window of progress, plus the build of every row at BuildFactor
+// times the COPY's time per row. Once the build reports progress
+// (CopyProgress.Building) it is the rows left to build at the build's
+// own rate. Without a usable estimate (a table never analyzed, or one
+// that grew past it) the COPY's part falls back to the block ranges left
+// at the pace ranges have completed, and to no estimate for a table
+// copied as one range. Feed it every report of one table, in order; it
+// is not safe for concurrent use.
 type CopyETA struct {
 	// Window is the span of recent progress whose rate is used
 	// (DefaultETAWindow when zero).
 	Window time.Duration
+	// BuildFactor is the build's time per row over the COPY's before the
+	// build's pace is known (DefaultBuildFactor when zero; negative: the
+	// build is not counted).
+	BuildFactor float64
 
 	samples []etaSample
 	last    time.Duration
 	known   bool
+	// perRow is the COPY's time per row (its elapsed time over its rows)
+	// at its last report; building whether the build has started, at
+	// buildStart.
+	perRow     float64
+	building   bool
+	buildStart time.Duration
 }
 
 type etaSample struct {
@@ -49,34 +70,86 @@ func (e *CopyETA) Last() (time.Duration, bool) { return e.last, e.known }
 
 func (e *CopyETA) estimate(p CopyProgress) (time.Duration, bool) {
 	if p.Done {
-		e.samples = e.samples[:0]
+		e.samples, e.building = e.samples[:0], false
 		return 0, true
 	}
 	if n := len(e.samples); n > 0 && p.Elapsed < e.samples[n-1].at {
-		e.samples = e.samples[:0] // a new copy of the table (a resync)
+		e.samples, e.building = e.samples[:0], false // a new copy of the table (a resync)
 	}
-	window := e.Window
-	if window <= 0 {
-		window = DefaultETAWindow
+	factor := e.BuildFactor
+	if factor == 0 {
+		factor = DefaultBuildFactor
 	}
-	if n := len(e.samples); n == 0 || p.Elapsed > e.samples[n-1].at {
-		e.samples = append(e.samples, etaSample{p.Elapsed, p.Rows})
+	if p.Building {
+		return e.buildLeft(p, factor)
 	}
-	// Keep the newest sample at least a window old as the window's start.
-	for len(e.samples) > 2 && (p.Elapsed-e.samples[1].at >= window || len(e.samples) > etaSamples) {
-		e.samples = e.samples[1:]
+	copyLeft, total, ok := e.copyLeft(p)
+	if !ok {
+		return 0, false
 	}
-	var rate float64 // rows per second
-	if first := e.samples[0]; len(e.samples) >= 2 && p.Rows > first.rows && p.Elapsed > first.at {
-		rate = float64(p.Rows-first.rows) / (p.Elapsed - first.at).Seconds()
-	} else if p.Elapsed > 0 && p.Rows > 0 {
+	if p.Rows > 0 && p.Elapsed > 0 {
+		e.perRow = p.Elapsed.Seconds() / float64(p.Rows)
+	}
+	if factor < 0 || e.perRow == 0 {
+		return copyLeft, true
+	}
+	return copyLeft + time.Duration(float64(total)*factor*e.perRow*float64(time.Second)), true
+}
+
+// buildLeft is the time left of the build: the rows left to build at the
+// build's pace over the window, or, before it shows one, every row at
+// factor times the COPY's time per row, less the time built so far.
+func (e *CopyETA) buildLeft(p CopyProgress, factor float64) (time.Duration, bool) {
+	if !e.building {
+		e.building, e.buildStart = true, p.Elapsed
+		e.samples = e.samples[:0]
+	}
+	if p.Built >= p.Rows {
+		return 0, true
+	}
+	if rate := e.rate(p.Elapsed, p.Built); rate > 0 && p.Built > 0 {
+		return time.Duration(float64(p.Rows-p.Built) / rate * float64(time.Second)), true
+	}
+	if factor < 0 || e.perRow == 0 {
+		return 0, false
+	}
+	prior := time.Duration(float64(p.Rows) * factor * e.perRow * float64(time.Second))
+	return max(0, prior-(p.Elapsed-e.buildStart)), true
+}
+
+// copyLeft is the time left of the COPY phase and the rows the table is
+// expected to hold.
+func (e *CopyETA) copyLeft(p CopyProgress) (left time.Duration, total int64, ok bool) {
+	rate := e.rate(p.Elapsed, p.Rows)
+	if rate == 0 && p.Elapsed > 0 && p.Rows > 0 {
 		rate = float64(p.Rows) / p.Elapsed.Seconds()
 	}
 	switch {
 	case p.EstimatedRows > p.Rows && rate > 0:
-		return time.Duration(float64(p.EstimatedRows-p.Rows) / rate * float64(time.Second)), true
+		return time.Duration(float64(p.EstimatedRows-p.Rows) / rate * float64(time.Second)), p.EstimatedRows, true
 	case p.Ranges > 1 && p.RangesDone > 0 && p.Elapsed > 0:
-		return time.Duration(float64(p.Elapsed) * float64(p.Ranges-p.RangesDone) / float64(p.RangesDone)), true
+		return time.Duration(float64(p.Elapsed) * float64(p.Ranges-p.RangesDone) / float64(p.RangesDone)),
+			p.Rows * int64(p.Ranges) / int64(p.RangesDone), true
 	}
-	return 0, false
+	return 0, 0, false
+}
+
+// rate records (at, n) and returns n's growth per second over the last
+// window (0 before two samples apart).
+func (e *CopyETA) rate(at time.Duration, n int64) float64 {
+	window := e.Window
+	if window <= 0 {
+		window = DefaultETAWindow
+	}
+	if k := len(e.samples); k == 0 || at > e.samples[k-1].at {
+		e.samples = append(e.samples, etaSample{at, n})
+	}
+	// Keep the newest sample at least a window old as the window's start.
+	for len(e.samples) > 2 && (at-e.samples[1].at >= window || len(e.samples) > etaSamples) {
+		e.samples = e.samples[1:]
+	}
+	if first := e.samples[0]; len(e.samples) >= 2 && n > first.rows && at > first.at {
+		return float64(n-first.rows) / (at - first.at).Seconds()
+	}
+	return 0
 }

@@ -12,7 +12,7 @@ import (
 // all until it was done.
 func TestCopyETA(t *testing.T) {
 	sec := func(s int) time.Duration { return time.Duration(s) * time.Second }
-	e := &CopyETA{Window: sec(10)}
+	e := &CopyETA{Window: sec(10), BuildFactor: -1} // the COPY phase alone (TestCopyETACoversBuild)
 	if _, ok := e.Observe(CopyProgress{Ranges: 1, EstimatedRows: 1000}); ok {
 		t.Error("an ETA before any row")
 	}
@@ -43,7 +43,7 @@ func TestCopyETA(t *testing.T) {
 	}
 
 	// No estimate (never analyzed): ranges left at the ranges' pace.
-	e = &CopyETA{}
+	e = &CopyETA{BuildFactor: -1}
 	if left, ok := e.Observe(CopyProgress{Rows: 500, Ranges: 4, RangesDone: 1, Elapsed: sec(10)}); !ok || left != sec(30) {
 		t.Errorf("by ranges: %v %v, want 30s", left, ok)
 	}
@@ -66,11 +66,59 @@ func TestCopyETA(t *testing.T) {
 // TestCopyETAResync: a second copy of the table (a resync, its elapsed
 // time starting again) is estimated from its own progress.
 func TestCopyETAResync(t *testing.T) {
-	e := &CopyETA{}
+	e := &CopyETA{BuildFactor: -1}
 	e.Observe(CopyProgress{Rows: 900, Ranges: 1, EstimatedRows: 1000, Elapsed: 90 * time.Second})
 	e.Observe(CopyProgress{Rows: 1000, Ranges: 1, EstimatedRows: 1000, Elapsed: 100 * time.Second, Done: true})
 	e.Observe(CopyProgress{Rows: 10, Ranges: 1, EstimatedRows: 1000, Elapsed: time.Second})
 	if left, ok := e.Observe(CopyProgress{Rows: 20, Ranges: 1, EstimatedRows: 1000, Elapsed: 2 * time.Second}); !ok || left != 98*time.Second {
 		t.Errorf("resync: %v %v, want 98s (980 rows at 10/s)", left, ok)
+	}
+}
+
+// TestCopyETACoversBuild: the estimate covers the table's build after
+// its last range (the merge into the tree and the in-memory HEAD), not
+// only the COPY: before the build reports progress at BuildFactor times
+// the COPY's time per row, then at the build's own pace. Before, the
+// estimate said "1 s" at the end of a 10M-row COPY whose build then took
+// minutes.
+func TestCopyETACoversBuild(t *testing.T) {
+	sec := func(s int) time.Duration { return time.Duration(s) * time.Second }
+	e := &CopyETA{Window: sec(10), BuildFactor: 2}
+	// 10 rows/s of an estimated 1000: 0.1 s a row, so the build of 1000
+	// rows is estimated at 200 s.
+	var left time.Duration
+	var ok bool
+	for s := 1; s <= 99; s++ {
+		left, ok = e.Observe(CopyProgress{Rows: int64(10 * s), Ranges: 1, EstimatedRows: 1000, Elapsed: sec(s)})
+		if s == 50 && (!ok || left != sec(50+200)) {
+			t.Errorf("half copied: %v %v, want 250s (50 s of COPY, 200 s of build)", left, ok)
+		}
+	}
+	if !ok || left != sec(1+200) {
+		t.Errorf("at the end of the COPY: %v %v, want 201s (1 s of COPY, 200 s of build)", left, ok)
+	}
+	// The build starts: no pace yet, the estimate counts down.
+	if left, ok := e.Observe(CopyProgress{Rows: 1000, Ranges: 1, EstimatedRows: 1000, Building: true, Elapsed: sec(100)}); !ok || left != sec(200) {
+		t.Errorf("build started: %v %v, want 200s", left, ok)
+	}
+	if left, ok := e.Observe(CopyProgress{Rows: 1000, Ranges: 1, EstimatedRows: 1000, Building: true, Elapsed: sec(110)}); !ok || left != sec(190) {
+		t.Errorf("10 s into the build: %v %v, want 190s", left, ok)
+	}
+	// Its own pace once it shows one: 10 rows/s over the window.
+	e.Observe(CopyProgress{Rows: 1000, Ranges: 1, EstimatedRows: 1000, Building: true, Built: 100, Elapsed: sec(120)})
+	if left, ok := e.Observe(CopyProgress{Rows: 1000, Ranges: 1, EstimatedRows: 1000, Building: true, Built: 200, Elapsed: sec(130)}); !ok || left != sec(80) {
+		t.Errorf("building at 10 rows/s, 800 left: %v %v, want 80s", left, ok)
+	}
+	if left, ok := e.Observe(CopyProgress{Rows: 1000, Done: true, Elapsed: sec(200)}); !ok || left != 0 {
+		t.Errorf("done: %v %v", left, ok)
+	}
+	// A build the sink does not report: the prior, never below 0.
+	e = &CopyETA{BuildFactor: 1}
+	e.Observe(CopyProgress{Rows: 100, Ranges: 1, EstimatedRows: 200, Elapsed: sec(10)})
+	if left, ok := e.Observe(CopyProgress{Rows: 200, Ranges: 1, Building: true, Elapsed: sec(20)}); !ok || left != sec(20) {
+		t.Errorf("unreported build: %v %v, want 20s", left, ok)
+	}
+	if left, ok := e.Observe(CopyProgress{Rows: 200, Ranges: 1, Building: true, Elapsed: sec(60)}); !ok || left != 0 {
+		t.Errorf("unreported build past its estimate: %v %v, want 0", left, ok)
 	}
 }

@@ -61,6 +61,47 @@ type CopyDiscarder interface {
 	DiscardCopy(rel *wal.Relation)
 }
 
+// CopyBuildReporter is an optional extension of [wal.CopySink]: while
+// its TableCopied builds a table (ok true), how many of the copy's rows
+// are built. Copy reports it (CopyProgress.Building) every
+// ProgressInterval, so that progress and its ETA cover the build, which
+// is most of a large table's copy.
+type CopyBuildReporter interface {
+	CopyBuildProgress(table string) (built, rows int64, ok bool)
+}
+
+// tableCopied is sink.TableCopied(t) while a goroutine it owns reports
+// t's build every ProgressInterval through building (none without
+// opts.Progress).
+func tableCopied(ctx context.Context, opts CopyOptions, sink wal.CopySink, t *copyTable, at wal.LSN, building func(t *copyTable, built int64)) error {
+	if opts.Progress == nil {
+		return sink.TableCopied(ctx, t.rel, at)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(opts.ProgressInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			var built int64
+			if r, ok := sink.(CopyBuildReporter); ok {
+				built, _, _ = r.CopyBuildProgress(t.rel.QualifiedName())
+			}
+			building(t, built)
+		}
+	}()
+	err := sink.TableCopied(ctx, t.rel, at)
+	close(stop)
+	<-done
+	return err
+}
+
 // changedError: the range's heap is not the one the snapshot shows.
 type changedError struct {
 	table, why string
@@ -124,6 +165,15 @@ func copyAt(ctx context.Context, opts CopyOptions, snap Snapshot, tables []wal.T
 			RangesDone: int(t.done.Load()), Ranges: len(t.ranges), EstimatedRows: t.est, Done: final, Elapsed: now.Sub(t.started),
 		})
 	}
+	building := func(t *copyTable, built int64) {
+		progMu.Lock()
+		defer progMu.Unlock()
+		opts.Progress(CopyProgress{
+			Table: t.rel.QualifiedName(), Rows: t.rows.Load(), Bytes: t.bytes.Load(),
+			RangesDone: int(t.done.Load()), Ranges: len(t.ranges), EstimatedRows: t.est, Building: true, Built: built,
+			Elapsed: time.Since(t.started),
+		})
+	}
 	start := time.Now()
 	for _, t := range work {
 		t.started = start
@@ -156,7 +206,7 @@ func copyAt(ctx context.Context, opts CopyOptions, snap Snapshot, tables []wal.T
 					failures = 0
 					q.done()
 					if int(tk.t.done.Add(1)) == len(tk.t.ranges) && !deferDone {
-						if err := sink.TableCopied(gctx, tk.t.rel, snap.LSN); err != nil {
+						if err := tableCopied(gctx, opts, sink, tk.t, snap.LSN, building); err != nil {
 							return fmt.Errorf("copy %s: sink: %w", tk.t.rel.QualifiedName(), err)
 						}
 						tk.t.reported.Store(true)
@@ -211,7 +261,7 @@ func copyAt(ctx context.Context, opts CopyOptions, snap Snapshot, tables []wal.T
 			}
 			// Deferred, or a partitioned table without partitions (no
 			// range at all).
-			if err = sink.TableCopied(ctx, t.rel, snap.LSN); err != nil {
+			if err = tableCopied(ctx, opts, sink, t, snap.LSN, building); err != nil {
 				err = fmt.Errorf("copy %s: sink: %w", t.rel.QualifiedName(), err)
 				break
 			}
