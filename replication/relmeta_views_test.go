@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/sidecar-dev/sidecar/wal"
 )
 
@@ -16,14 +18,7 @@ func TestReadViews(t *testing.T) {
 	url := pg.NewDB(t)
 	conn := sqlConn(t, url)
 	ctx := t.Context()
-	exec := func(qs ...string) {
-		t.Helper()
-		for _, q := range qs {
-			if _, err := conn.Exec(ctx, q); err != nil {
-				t.Fatalf("%s: %v", q, err)
-			}
-		}
-	}
+	exec := execer(t, conn)
 	exec("CREATE SCHEMA s", "CREATE TABLE t (id int PRIMARY KEY, n varchar(10))", "CREATE TABLE s.u (id int)",
 		"CREATE VIEW v (ident, name) AS SELECT id, n FROM t WHERE id > 1",
 		"CREATE VIEW s.w AS SELECT v.ident, u.id FROM v JOIN s.u ON u.id = v.ident",
@@ -83,14 +78,7 @@ func TestReadViewsReadingNoTable(t *testing.T) {
 	url := pg.NewDB(t)
 	conn := sqlConn(t, url)
 	ctx := t.Context()
-	exec := func(qs ...string) {
-		t.Helper()
-		for _, q := range qs {
-			if _, err := conn.Exec(ctx, q); err != nil {
-				t.Fatalf("%s: %v", q, err)
-			}
-		}
-	}
+	exec := execer(t, conn)
 	exec("CREATE SCHEMA s", "CREATE SCHEMA z", "CREATE TABLE t (id int PRIMARY KEY)", "CREATE TABLE t2 (id int)", "CREATE TABLE s.u (id int)",
 		"CREATE VIEW vals (a, b) AS VALUES (1, 'x'), (2, 'y')",
 		"CREATE VIEW series AS SELECT i FROM generate_series(1, 3) i",
@@ -151,6 +139,18 @@ func TestReadViewsReadingNoTable(t *testing.T) {
 	for _, v := range again[0].Facts.Schema.Views {
 		if v.Name == "series" && !strings.Contains(v.Def, "4") {
 			t.Errorf("series after CREATE OR REPLACE: %s", v.Def)
+		}
+	}
+}
+
+// execer runs statements on conn, failing the test on an error.
+func execer(t *testing.T, conn *pgx.Conn) func(qs ...string) {
+	return func(qs ...string) {
+		t.Helper()
+		for _, q := range qs {
+			if _, err := conn.Exec(t.Context(), q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
 		}
 	}
 }

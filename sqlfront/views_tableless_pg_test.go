@@ -74,17 +74,7 @@ func TestTablelessViewsMatchPostgres(t *testing.T) {
 
 	// A version before the view changes (the marker moves HEAD past it).
 	old := strings.Join(pgRows("SELECT * FROM series ORDER BY i"), "\n")
-	var before string
-	eventually("SELECT sidecar.version()", func(rows []string, err error) bool {
-		if err == nil && len(rows) == 1 {
-			before = strings.Trim(rows[0], `"`)
-		}
-		return before != ""
-	})
-	execSQL(t, pgURL, markerStmt)
-	eventually("SELECT sidecar.version()", func(rows []string, err error) bool {
-		return err == nil && len(rows) == 1 && strings.Trim(rows[0], `"`) != before
-	})
+	before := versionBeforeMarker(t, sqlURL, scp, pgURL)
 	execSQL(t, pgURL, "CREATE OR REPLACE VIEW series AS SELECT i, sum(i) OVER (ORDER BY i ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW) AS s FROM generate_series(1, 10) i")
 	same("SELECT * FROM series ORDER BY i")
 	asOf := "SELECT * FROM series AS OF '" + before + "' ORDER BY i"
@@ -98,4 +88,24 @@ func TestTablelessViewsMatchPostgres(t *testing.T) {
 	refused("SELECT * FROM series", "42P01", "series")
 	refused("SELECT * FROM over_vals", "42P01", "over_vals")
 	same("SELECT * FROM vals ORDER BY a, b")
+}
+
+// versionBeforeMarker is the SQL port's current version, once HEAD has
+// moved past it (the marker's change): AS OF it then reads a version
+// before whatever the test changes next (the poll records new facts
+// from the head it sees on).
+func versionBeforeMarker(t *testing.T, sqlURL string, scp **pgconn.PgConn, pgURL string) string {
+	t.Helper()
+	var before string
+	eventuallySQL(t, sqlURL, scp, "", "SELECT sidecar.version()", func(rows []string, err error) bool {
+		if err == nil && len(rows) == 1 {
+			before = strings.Trim(rows[0], `"`)
+		}
+		return before != ""
+	})
+	execSQL(t, pgURL, markerStmt)
+	eventuallySQL(t, sqlURL, scp, "", "SELECT sidecar.version()", func(rows []string, err error) bool {
+		return err == nil && len(rows) == 1 && strings.Trim(rows[0], `"`) != before
+	})
+	return before
 }
