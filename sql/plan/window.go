@@ -194,7 +194,7 @@ func (b *binder) windowCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx
 		call.args = append(call.args, e)
 	}
 	if f.AggFilter != nil {
-		if !aggFuncs[name] {
+		if !aggFuncs[name] && name != "array_agg" {
 			return nil, errorf(CodeWrongObjectType, "FILTER is not implemented for non-aggregate window functions").at(f.Location)
 		}
 		e, err := b.expr(f.AggFilter, sc, inner)
@@ -384,6 +384,9 @@ func (b *binder) windowType(c *winCall, f *pg.FuncCall) (Type, error) {
 			return Type{}, err
 		}
 		return T(oid), nil
+	}
+	if name == "array_agg" {
+		return b.windowArrayAgg(c, f) // winarray.go
 	}
 	res, ok := winRanking[name]
 	if !ok {
