@@ -24,7 +24,7 @@ func (b *binder) sharer(byText map[string]ColumnID) func(Scalar) Scalar {
 		if _, ok := x.(*ColRef); ok || !shareable(x) {
 			return x
 		}
-		if id, ok := byText[FormatScalar(x, b.md)]; ok {
+		if id, ok := byText[FormatScalar(x, b.md)]; ok && b.md.Column(id).Type == x.Type() {
 			return &ColRef{ID: id, T: x.Type()}
 		}
 		return x
