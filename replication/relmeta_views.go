@@ -16,14 +16,31 @@ import (
 // plain and pretty, and with an empty search_path, qualified) and the
 // relations its rule reads directly. It runs under search_path public
 // (readSchemaFacts).
+//
+// A view that reads no relation at all (VALUES, generate_series, a
+// recursive view over itself) is above no table, yet its rows are
+// PostgreSQL's definition alone: it is listed with one table of oids in
+// its schema, the one of lowest OID (its anchor), and so are the views
+// above it. Its definition is then versioned with the anchor's facts
+// like any other view's: AS OF reads the definition the anchor's facts
+// held at that version. A copy of fewer tables than the poll reads may
+// anchor it elsewhere for a while (both anchors hold the same
+// definition; the next poll of every table leaves one).
 func readViews(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uint32]*wal.SchemaFacts) error {
 	for _, o := range oids {
 		out[uint32(o)].ViewsRead = true
 	}
-	rows, err := conn.Query(ctx, `WITH RECURSIVE above(tbl, v) AS (
+	rows, err := conn.Query(ctx, `WITH RECURSIVE anchor(ns, tbl) AS (
+			SELECT c.relnamespace, pg_catalog.min(c.oid) FROM pg_catalog.pg_class c WHERE c.oid = ANY($1::int8[]::oid[]) GROUP BY c.relnamespace),
+		above(tbl, v) AS (
 			SELECT d.refobjid, r.ev_class FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_rewrite r ON r.oid = d.objid
 			WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
 				AND d.refobjid = ANY($1::int8[]::oid[]) AND r.ev_class <> d.refobjid
+			UNION
+			SELECT an.tbl, c.oid FROM pg_catalog.pg_class c JOIN anchor an ON an.ns = c.relnamespace
+			WHERE c.relkind IN ('v', 'm') AND NOT EXISTS (SELECT FROM pg_catalog.pg_rewrite r JOIN pg_catalog.pg_depend d ON d.objid = r.oid
+				AND d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+				AND d.refobjid <> r.ev_class WHERE r.ev_class = c.oid)
 			UNION
 			SELECT a.tbl, r.ev_class FROM above a JOIN pg_catalog.pg_depend d ON d.refobjid = a.v
 				AND d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass

@@ -581,6 +581,9 @@ func (pl *planner) column(c *pg.ColumnRef) (expr, error) {
 	}
 	if pl.aggMode && !pl.inAgg && !pl.inGroup(found) {
 		sc := pl.scope[found]
+		if pl.keyGrouped(found) { // vexec_route_fd.go
+			return nil, unsupported(pos, "a column functionally dependent on a grouped primary key")
+		}
 		return nil, errf(codeGrouping, pos, "column \"%s.%s\" must appear in the GROUP BY clause or be used in an aggregate function", sc.alias, sc.name)
 	}
 	return &colExpr{idx: found, t: pl.scope[found].typ}, nil

@@ -333,7 +333,7 @@ func (pl *planner) star(cr *pg.ColumnRef, names *[]string) error {
 		return errf(codeSyntax, int(cr.Location), "SELECT * with no tables specified is not valid")
 	}
 	if pl.p.grouping {
-		return errf(codeGrouping, int(cr.Location), "sidecar does not expand * in a grouped query; name the grouped columns")
+		return unsupported(int(cr.Location), "* in a grouped query") // sql/exec expands it
 	}
 	found := false
 	for i, sc := range pl.scope {

@@ -86,9 +86,9 @@ func (c *vecCatalog) tableRef(schema, name, ref string) *lplan.TableDef {
 		}
 		return nil
 	}
-	d := &lplan.TableDef{Schema: t.Schema, Name: t.Rel, Key: t.KeyCols}
+	d := &lplan.TableDef{Schema: t.Schema, Name: t.Rel, Key: t.KeyCols, PrimaryKey: primaryKeyCols(t)} // vexec_route_fd.go
 	if inheritsVec(t) {
-		d.Key = nil // the descendants' keys are their own (vexec_inherit.go)
+		d.Key, d.PrimaryKey = nil, nil // the descendants' keys are their own (vexec_inherit.go)
 	}
 	for _, col := range t.Columns {
 		d.Columns = append(d.Columns, lplan.ColumnDef{Name: col.Name, Type: lplan.Type{OID: col.TypeOID, Mod: col.TypeMod}})

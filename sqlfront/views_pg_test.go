@@ -163,17 +163,7 @@ func TestViewsMatchPostgres(t *testing.T) {
 	// A version before the view changes: the marker moves HEAD past it
 	// (the poll records new facts from the head it sees on).
 	old := pgRows("SELECT * FROM rich ORDER BY id")
-	var before string
-	eventually("SELECT sidecar.version()", func(rows []string, err error) bool {
-		if err == nil && len(rows) == 1 {
-			before = strings.Trim(rows[0], `"`)
-		}
-		return before != ""
-	})
-	execSQL(t, pgURL, markerStmt)
-	eventually("SELECT sidecar.version()", func(rows []string, err error) bool {
-		return err == nil && len(rows) == 1 && strings.Trim(rows[0], `"`) != before
-	})
+	before := versionBeforeMarker(t, sqlURL, scp, pgURL)
 	execSQL(t, pgURL, "CREATE OR REPLACE VIEW rich AS SELECT id, name, salary FROM emp WHERE salary > 200 OR name = 'bob'")
 	same("SELECT * FROM rich ORDER BY id")
 	same("SELECT * FROM richdept ORDER BY 1")

@@ -260,7 +260,15 @@ func (o *orderedSetAgg) result() (types.Value, error) {
 	if o.frac == nil {
 		return nil, nil
 	}
-	p := o.frac.(float64)
+	if fr, ok := o.frac.(*types.Array); ok {
+		return o.multi(fr, vals, cmp) // aggpercmulti.go
+	}
+	return o.at(o.frac.(float64), vals, cmp)
+}
+
+// at is the percentile p of the sorted values vals.
+func (o *orderedSetAgg) at(p float64, vals []types.Value, cmp func(a, b types.Value) int) (types.Value, error) {
+	n := len(vals)
 	if p < 0 || p > 1 || math.IsNaN(p) {
 		return nil, &types.Error{Code: "22003", Message: fmt.Sprintf("percentile value %s is not between 0 and 1", cFormatG(p))}
 	}

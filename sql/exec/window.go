@@ -42,6 +42,9 @@ type winFn struct {
 	// one value (argOID: its type).
 	edge   bool
 	argOID plan.OID
+	// keepNull: the aggregate gets NULL arguments too, as winNull
+	// (array_agg, winarray.go).
+	keepNull bool
 }
 
 type windowOp struct {
@@ -135,6 +138,9 @@ func (e *env) buildWindow(w *plan.Window) (operator, error) {
 		case "row_number", "ntile", "lag", "lead":
 			op.sensitive = true
 		case "rank", "dense_rank", "percent_rank", "cume_dist":
+		case "array_agg": // winarray.go
+			elem := e.md.Column(f.Args[0]).Type.OID
+			fn.init, fn.keepNull, op.sensitive = func() aggState { return &winArrayAgg{elem: elem} }, true, true
 		default:
 			argT := plan.OID(0)
 			if len(f.Args) > 0 {
@@ -836,7 +842,10 @@ func (f *frameCalc) aggregate(fn *winFn, out []types.Value) ([]types.Value, erro
 			var v types.Value = true // count(*)
 			if len(fn.args) > 0 {
 				if v = r[fn.args[0]]; v == nil {
-					continue
+					if !fn.keepNull {
+						continue
+					}
+					v = winNull{}
 				}
 			}
 			if err := st.add(v); err != nil {

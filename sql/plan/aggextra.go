@@ -112,6 +112,7 @@ func (b *binder) orderedSetAgg(name string, direct int, ae *AggExpr, f *pg.FuncC
 	if len(ae.Args) != direct || len(f.AggOrder) != 1 {
 		return errorf(CodeUndefinedFunction, "function %s with %d direct and %d aggregated arguments does not exist", name, len(ae.Args), len(f.AggOrder)).at(f.Location)
 	}
+	multi := false
 	for i, a := range ae.Args {
 		if ColumnsOf(a).Len() > 0 {
 			return unsupported("a direct argument of "+name+" that reads columns", f.Location)
@@ -121,7 +122,16 @@ func (b *binder) orderedSetAgg(name string, direct int, ae *AggExpr, f *pg.FuncC
 			ae.Args[i] = coerce(a, T(Float8))
 		case t == Float8:
 		case IsArray(a.Type()):
-			return unsupported(name+" of an array of fractions", f.Location)
+			// percentile_cont/percentile_disc(float8[]): one result per
+			// fraction, an array (aggarray.go's multi form).
+			switch e := ElemType(a.Type()).OID; {
+			case e == Float8:
+			case types.CastContext(e, Float8) == types.CastImplicit:
+				ae.Args[i] = &Cast{Arg: a, T: ArrayType(T(Float8))}
+			default:
+				return errorf(CodeUndefinedFunction, "function %s(%s) does not exist", name, a.Type()).at(f.Location)
+			}
+			multi = true
 		case types.CastContext(t, Float8) == types.CastImplicit:
 			ae.Args[i] = &Cast{Arg: a, T: T(Float8)}
 		default:
@@ -145,6 +155,9 @@ func (b *binder) orderedSetAgg(name string, direct int, ae *AggExpr, f *pg.FuncC
 			return errorf(CodeUndefinedFunction, "function percentile_cont(double precision ORDER BY %s) does not exist", key.Type()).at(f.Location)
 		}
 		ae.T = T(Float8)
+		if multi {
+			ae.T = ArrayType(T(Float8))
+		}
 	default: // percentile_disc, mode: anyelement
 		t := key.Type()
 		if t.OID == Unknown {
@@ -155,6 +168,12 @@ func (b *binder) orderedSetAgg(name string, direct int, ae *AggExpr, f *pg.FuncC
 			return unsupported(name+" over values of type "+t.String(), f.Location)
 		}
 		ae.T = T(t.OID)
+		if multi {
+			if types.ArrayOf(t.OID) == 0 {
+				return unsupported(name+" of an array of fractions over values of type "+t.String(), f.Location)
+			}
+			ae.T = ArrayType(T(t.OID))
+		}
 	}
 	return nil
 }

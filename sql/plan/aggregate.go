@@ -62,10 +62,12 @@ func (b *binder) aggregate(rel Rel, sc *scope, groups []Scalar, ag *aggState, ta
 	allowed.AddSet(sc.outer)
 	allowed.AddSet(ag.extra)
 	// A table whose primary key is grouped on: its other columns are
-	// functionally dependent on the group (PostgreSQL allows them).
+	// functionally dependent on the group (PostgreSQL allows them). Only
+	// the PRIMARY KEY constraint counts, as in PostgreSQL (not a unique
+	// index, even the replica identity's).
 	for _, s := range levelScans(rel) {
-		keyed := len(s.Table.Key) > 0 && a.Sets == nil
-		for _, k := range s.Table.Key {
+		keyed := len(s.Table.PrimaryKey) > 0 && a.Sets == nil
+		for _, k := range s.Table.PrimaryKey {
 			i := slices.Index(s.Ords, k)
 			keyed = keyed && i >= 0 && slices.Contains(a.GroupBy, s.Cols[i])
 		}

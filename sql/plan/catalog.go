@@ -15,7 +15,13 @@ type TableDef struct {
 	Schema, Name string
 	Columns      []ColumnDef
 	Key          []int // primary key columns (indexes into Columns), key order
-	Rows         int64 // estimated row count (0: unknown)
+	// PrimaryKey are the columns of the table's PRIMARY KEY constraint
+	// (indexes into Columns; nil: none, or not known). Key may be a
+	// replica identity on another unique index: only the constraint
+	// makes the other columns functionally dependent on a grouping
+	// (PostgreSQL's check_functional_grouping), aggregate.go.
+	PrimaryKey []int
+	Rows       int64 // estimated row count (0: unknown)
 }
 
 // QualifiedName is schema.name.

@@ -118,8 +118,17 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 		}
 	}
 	if len(ws.calls) > 0 {
-		if rel, err = b.windows(rel, ws, ag.rewrite); err != nil {
+		var share func(Scalar) Scalar
+		if rel, share, err = b.windows(rel, ws, ag.rewrite); err != nil {
 			return nil, nil, nil, err
+		}
+		for i := range targets {
+			targets[i].e = share(targets[i].e)
+		}
+		for i := range keys {
+			if keys[i].e != nil {
+				keys[i].e = share(keys[i].e)
+			}
 		}
 	}
 	if len(srfs.calls) > 0 {

@@ -194,7 +194,7 @@ func (b *binder) windowCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx
 		call.args = append(call.args, e)
 	}
 	if f.AggFilter != nil {
-		if !aggFuncs[name] {
+		if !aggFuncs[name] && name != "array_agg" {
 			return nil, errorf(CodeWrongObjectType, "FILTER is not implemented for non-aggregate window functions").at(f.Location)
 		}
 		e, err := b.expr(f.AggFilter, sc, inner)
@@ -385,6 +385,9 @@ func (b *binder) windowType(c *winCall, f *pg.FuncCall) (Type, error) {
 		}
 		return T(oid), nil
 	}
+	if name == "array_agg" {
+		return b.windowArrayAgg(c, f) // winarray.go
+	}
 	res, ok := winRanking[name]
 	if !ok {
 		return Type{}, unsupported("the window function "+name, f.Location)
@@ -442,8 +445,10 @@ func (b *binder) windowType(c *winCall, f *pg.FuncCall) (Type, error) {
 // WHERE, grouping and HAVING applied): a Project computes every
 // argument, partition and order expression as a column, then one Window
 // per distinct specification. rewrite maps expressions onto a grouped
-// level's Aggregate output (nil: not grouped).
-func (b *binder) windows(rel Rel, ws *winState, rewrite func(Scalar) (Scalar, error)) (Rel, error) {
+// level's Aggregate output (nil: not grouped). share maps an expression
+// of the select list or ORDER BY onto those columns where it is one of
+// them (winshare.go).
+func (b *binder) windows(rel Rel, ws *winState, rewrite func(Scalar) (Scalar, error)) (_ Rel, share func(Scalar) Scalar, _ error) {
 	in := rel.Columns()
 	pre := &Project{Input: rel, Cols: append([]ColumnID(nil), in...), Exprs: b.refs(in)}
 	byText := map[string]ColumnID{}
@@ -474,7 +479,7 @@ func (b *binder) windows(rel Rel, ws *winState, rewrite func(Scalar) (Scalar, er
 		for _, p := range c.part {
 			id, err := col(p)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			w.Partition = append(w.Partition, id)
 			key.WriteString(b.md.Label(id) + ",")
@@ -483,7 +488,7 @@ func (b *binder) windows(rel Rel, ws *winState, rewrite func(Scalar) (Scalar, er
 		for _, k := range c.order {
 			id, err := col(k.e)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			w.Order = append(w.Order, SortKey{Col: id, Desc: k.desc, NullsFirst: k.nullsFirst})
 			key.WriteString(b.md.Label(id))
@@ -505,14 +510,14 @@ func (b *binder) windows(rel Rel, ws *winState, rewrite func(Scalar) (Scalar, er
 		for _, a := range c.args {
 			id, err := col(a)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			fn.Args = append(fn.Args, id)
 		}
 		if c.filter != nil {
 			id, err := col(c.filter)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			fn.Filter = id
 		}
@@ -534,7 +539,7 @@ func (b *binder) windows(rel Rel, ws *winState, rewrite func(Scalar) (Scalar, er
 		w.Input = rel
 		rel = w
 	}
-	return rel, nil
+	return rel, b.sharer(byText), nil
 }
 
 // explainWindow is a Window's EXPLAIN line.

@@ -29,3 +29,13 @@ SELECT grp, mode() WITHIN GROUP (ORDER BY k), mode() WITHIN GROUP (ORDER BY x DE
 SELECT mode() WITHIN GROUP (ORDER BY k), mode() WITHIN GROUP (ORDER BY x), mode() WITHIN GROUP (ORDER BY grp DESC) FROM w;
 SELECT n.b, mode() WITHIN GROUP (ORDER BY w.k), percentile_disc(0.5) WITHIN GROUP (ORDER BY w.id) FROM w JOIN nums n ON n.id = w.k GROUP BY n.b;
 SELECT k, percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FILTER (WHERE x > 5) FROM w GROUP BY k HAVING count(*) > 1;
+-- percentile_cont/percentile_disc of an array of fractions: one value per
+-- fraction (NULL for a NULL fraction), over the same sorted values.
+SELECT percentile_disc(array[0,0.1,0.25,0.5,0.75,0.9,1]) WITHIN GROUP (ORDER BY k) FROM w;
+SELECT percentile_cont(array[0,0.25,0.5,0.75,1]) WITHIN GROUP (ORDER BY k) FROM w;
+SELECT percentile_cont(array[0,1,0.25,0.75,0.5,1,0.3,0.32,0.35,0.38,0.4]) WITHIN GROUP (ORDER BY x) FROM generate_series(1,6) x;
+SELECT percentile_disc(array[0.25,0.5,0.75]) WITHIN GROUP (ORDER BY x) FROM unnest('{fred,jim,fred,jack,jill,fred,jill,jim,jim,sheila,jim,sheila}'::text[]) u(x);
+SELECT grp, percentile_disc(array[0.5, NULL]::float8[]) WITHIN GROUP (ORDER BY x DESC), percentile_cont('{}'::float8[]) WITHIN GROUP (ORDER BY f) FROM w GROUP BY grp;
+SELECT percentile_cont(array[0.5]) WITHIN GROUP (ORDER BY x) FROM generate_series(1,0) x;
+SELECT percentile_cont(array[0.5, 2]) WITHIN GROUP (ORDER BY x) FROM generate_series(1,3) x;
+SELECT percentile_disc(array['a']) WITHIN GROUP (ORDER BY x) FROM generate_series(1,3) x;

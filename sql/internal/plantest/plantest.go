@@ -176,6 +176,7 @@ func LoadCatalog(file string) (*Catalog, error) {
 				keyNames(con.Keys)
 			}
 		}
+		t.PrimaryKey = t.Key // the test catalog's keys are PRIMARY KEY constraints
 		cat.tables[t.QualifiedName()] = t
 	}
 	return cat, nil
