@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sidecar-dev/sidecar/sql/exec"
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/wal"
 )
@@ -30,10 +31,12 @@ import (
 // PostgreSQL answers in byte order, never answered in another order.
 
 // vecFactsCheck refuses q when the catalog facts of the tables it reads
-// say sql/exec could answer differently from PostgreSQL.
-func (pl *planner) vecFactsCheck(q *lplan.Query, tables map[*lplan.TableDef]*Table) error {
-	var coll, turkic *wal.Collation
-	nondet := false
+// say sql/exec could answer differently from PostgreSQL. When its text
+// is ordered under a libc locale proven to order here as on the server
+// (wal.CollLibc, collate_libc.go), it returns that order for sql/exec.
+func (pl *planner) vecFactsCheck(q *lplan.Query, tables map[*lplan.TableDef]*Table) (exec.TextOrder, error) {
+	var coll, turkic, libc *wal.Collation
+	nondet, other, mixed := false, false, false
 	note := func(c wal.Collation) {
 		if turkicLocale(c.Locale) {
 			turkic = &c
@@ -43,38 +46,67 @@ func (pl *planner) vecFactsCheck(q *lplan.Query, tables map[*lplan.TableDef]*Tab
 			nondet = true
 			coll = &c
 		case wal.CollOther:
+			other = true
+			coll = &c
+		case wal.CollLibc:
+			if libc != nil && (libc.Locale != c.Locale || libc.Version != c.Version) {
+				mixed = true
+			}
+			libc = &c
 			if coll == nil {
 				coll = &c
 			}
 		}
 	}
-	if d := pl.vecDefaultCollation(tables); d.Order != wal.CollUnknown {
-		note(d)
+	def := pl.vecDefaultCollation(tables)
+	if def.Order != wal.CollUnknown {
+		note(def)
 	}
 	for _, t := range tables {
 		for _, c := range t.Columns {
 			if isTextType(c.TypeOID) && c.TypeOID != oidName && c.TypeOID != oidCharType && c.Collation.Name != "" && c.Collation.Name != "default" {
 				note(c.Collation)
+				if def.Order == wal.CollLibc && c.Collation.Order != wal.CollUnknown {
+					mixed = true // a column of its own collation beside a locale default
+				}
 			}
 		}
 	}
 	if coll == nil {
-		return nil
+		return nil, nil
 	}
 	if nondet {
-		return unsupported(-1, fmt.Sprintf("comparing text under the nondeterministic collation %q (%s)", coll.Name, coll.Locale)).
+		return nil, unsupported(-1, fmt.Sprintf("comparing text under the nondeterministic collation %q (%s)", coll.Name, coll.Locale)).
 			hint(`sidecar compares text in byte order (as COLLATE "C")`)
 	}
-	caseMapping := false
-	if textOrdering(q.Plan, q.MD, &caseMapping) {
-		return unsupported(-1, fmt.Sprintf("ordering text under the collation %q (%s) with joins, subqueries, CTEs or set operations", coll.Name, coll.Locale)).
-			hint(`sidecar compares text in byte order (as COLLATE "C")`)
+	var sites orderSites
+	if textOrdering(q.Plan, q.MD, &sites) {
+		if other || mixed || sites.unsupported != "" || libc == nil {
+			if !other && libc != nil {
+				coll = libc
+			}
+			return nil, libcRefusal(coll, other || libc == nil, mixed, sites.unsupported)
+		}
+		ord, err := openLibcOrder(*libc) // collate_libc.go
+		if err != nil {
+			return nil, err
+		}
+		if sites.caseMapping && turkic != nil {
+			return nil, turkicRefusal(turkic)
+		}
+		return ord, nil
 	}
-	if caseMapping && turkic != nil {
-		return unsupported(-1, fmt.Sprintf("lower/upper/initcap under the collation %q (%s)", turkic.Name, turkic.Locale)).
-			hint(`sidecar maps case as the C locale does: write COLLATE "C" to get that`)
+	if sites.caseMapping && turkic != nil {
+		return nil, turkicRefusal(turkic)
 	}
-	return nil
+	return nil, nil
+}
+
+// turkicRefusal refuses lower/upper/initcap under a Turkish or Azeri
+// collation.
+func turkicRefusal(c *wal.Collation) error {
+	return unsupported(-1, fmt.Sprintf("lower/upper/initcap under the collation %q (%s)", c.Name, c.Locale)).
+		hint(`sidecar maps case as the C locale does: write COLLATE "C" to get that`)
 }
 
 // vecDefaultCollation is the database's default collation as the facts
@@ -105,24 +137,69 @@ func collatable(t lplan.Type) bool {
 	return isTextType(t.OID) && t.OID != oidName && t.OID != oidCharType || t.OID == lplan.Unknown || t.OID == lplan.JSONB
 }
 
+// orderSites is what textOrdering meets besides orderings sql/exec
+// answers under a libc locale (sort keys, window ORDER BY, <, <=, >, >=,
+// BETWEEN, min/max, greatest/least).
+type orderSites struct {
+	// unsupported names the first ordering of text sql/exec answers only
+	// in byte order ("" when none).
+	unsupported string
+	// caseMapping: lower, upper or initcap (their ASCII mapping differs
+	// under Turkish and Azeri locales).
+	caseMapping bool
+}
+
+func (s *orderSites) not(what string) {
+	if s.unsupported == "" {
+		s.unsupported = what
+	}
+}
+
+// ordered reports whether ordering values of type t orders text: a
+// collatable type, or a record (whose text fields compare under the
+// collation). Arrays, jsonb and records order their text in byte order
+// in sql/exec, so those are noted as unsupported under a locale.
+func (s *orderSites) ordered(t lplan.Type) bool {
+	switch {
+	case t.OID == lplan.Record:
+		s.not("ordering records")
+		return true
+	case !collatable(t):
+		return false
+	case lplan.IsArray(t):
+		s.not("ordering arrays of text")
+	case t.OID == lplan.JSONB:
+		s.not("ordering jsonb")
+	}
+	return true
+}
+
 // textOrdering reports whether r (subqueries and CTEs included) orders
 // text anywhere: a sort key, min/max, an ordering comparison, or
 // greatest/least of a collatable type.
 //
-// caseMapping is set when the walk meets lower, upper or initcap (their
-// ASCII mapping differs under Turkish and Azeri locales).
-func textOrdering(r lplan.Rel, md *lplan.Metadata, caseMapping *bool) bool {
+// sites records what else the walk meets (orderSites).
+func textOrdering(r lplan.Rel, md *lplan.Metadata, sites *orderSites) bool {
 	found := false
 	var visitRel func(lplan.Rel)
 	var visit func(lplan.Scalar)
 	visit = func(s lplan.Scalar) {
 		lplan.Walk(s, func(x lplan.Scalar) bool {
 			switch e := x.(type) {
+			case *lplan.RowCompare:
+				for _, p := range e.Pairs {
+					for _, a := range p.Args {
+						if sites.ordered(a.Type()) {
+							found = true
+							sites.not("a row comparison")
+						}
+					}
+				}
 			case *lplan.Op:
 				switch e.Op {
 				case "<", "<=", ">", ">=":
 					for _, a := range e.Args {
-						if collatable(a.Type()) {
+						if sites.ordered(a.Type()) {
 							found = true
 						}
 					}
@@ -130,31 +207,36 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata, caseMapping *bool) bool {
 			case *lplan.Func:
 				switch strings.ToLower(e.Name) {
 				case "lower", "upper", "initcap":
-					*caseMapping = true
+					sites.caseMapping = true
 				case "greatest", "least":
-					if collatable(e.T) {
+					if sites.ordered(e.T) {
 						found = true
 					}
 				}
-				if op, _, ok := lplan.ArrayCmp(e); ok && op != "=" && op != "<>" && collatable(e.Args[0].Type()) {
+				if op, _, ok := lplan.ArrayCmp(e); ok && op != "=" && op != "<>" && sites.ordered(e.Args[0].Type()) {
 					found = true // text < ANY (array)
+					sites.not("an ordering comparison with ANY/ALL")
 				}
 			case *lplan.Subquery:
 				switch e.Op {
 				case "<", "<=", ">", ">=":
-					if e.Left != nil && collatable(e.Left.Type()) {
+					if e.Left != nil && sites.ordered(e.Left.Type()) {
 						found = true
+						sites.not("an ordering comparison with a subquery")
 					}
 				}
 				if e.Plan != nil {
 					visitRel(e.Plan)
 				}
 			}
-			return !found
+			if c, ok := x.(*lplan.Cast); ok && c.Arg.Type().OID == oidName && sites.ordered(c.T) {
+				sites.not("a value of type name as text (its collation is \"C\")")
+			}
+			return true
 		})
 	}
 	visitRel = func(r lplan.Rel) {
-		if r == nil || found {
+		if r == nil {
 			return
 		}
 		switch x := r.(type) {
@@ -173,17 +255,19 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata, caseMapping *bool) bool {
 				switch strings.ToLower(a.Name) {
 				case "min", "max":
 					for _, arg := range a.Args {
-						if collatable(arg.Type()) {
+						if sites.ordered(arg.Type()) {
 							found = true
 						}
 					}
 				}
 				for i, arg := range a.Args {
-					if i >= len(a.Args)-len(a.Order) && collatable(arg.Type()) {
+					if i >= len(a.Args)-len(a.Order) && sites.ordered(arg.Type()) {
 						found = true // array_agg/json_agg(… ORDER BY text), percentile_disc/mode WITHIN GROUP (ORDER BY text)
+						sites.not("an aggregate's ORDER BY or WITHIN GROUP")
 					}
-					if a.Distinct && a.Name == "string_agg" && collatable(arg.Type()) {
+					if a.Distinct && a.Name == "string_agg" && sites.ordered(arg.Type()) {
 						found = true // string_agg(DISTINCT …) sorts its values
+						sites.not("string_agg(DISTINCT …)")
 					}
 					visit(arg)
 				}
@@ -191,18 +275,18 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata, caseMapping *bool) bool {
 			}
 		case *lplan.Sort:
 			for _, k := range x.Keys {
-				if collatable(md.Column(k.Col).Type) {
+				if sites.ordered(md.Column(k.Col).Type) {
 					found = true
 				}
 			}
 		case *lplan.Window: // window ORDER BY and min/max over a frame (sql/plan/window.go)
 			for _, k := range x.Order {
-				if collatable(md.Column(k.Col).Type) {
+				if sites.ordered(md.Column(k.Col).Type) {
 					found = true
 				}
 			}
 			for _, f := range x.Funcs {
-				if (f.Name == "min" || f.Name == "max") && collatable(f.T) {
+				if (f.Name == "min" || f.Name == "max") && sites.ordered(f.T) {
 					found = true
 				}
 			}
