@@ -43,21 +43,49 @@ func openLibcOrder(c wal.Collation) (exec.TextOrder, error) {
 	return loc, nil
 }
 
-// libcRefusal is the 0A000 refusal of a statement ordering text under
-// c that sql/exec does not answer: a collation not proven identical here
-// (notProven), several collations in one statement (mixed), or an
-// ordering sql/exec keeps in byte order (what).
-func libcRefusal(c *wal.Collation, notProven, mixed bool, what string) error {
-	msg := fmt.Sprintf("ordering text under the collation %q (%s)", c.Name, c.Locale)
-	switch {
-	case notProven:
-		if strings.HasPrefix(c.Locale, "libc ") && c.Order == wal.CollOther {
-			msg += " (its order was not proven identical on this host: glibc version, locale or probe differ)"
-		}
-	case mixed:
-		msg += " beside text of another collation in one statement"
-	case what != "":
-		msg += " in " + what
+// orderUnder is the text order sql/exec uses for a statement whose
+// orderings of text s recorded (nil: byte order), or the 0A000 refusal
+// when they are not all under byte order or all under one proven libc
+// locale. coll is a collation other than byte order among those the
+// statement reads, named when no ordering's own can be.
+func orderUnder(coll *wal.Collation, s *orderSites) (exec.TextOrder, error) {
+	if s.untold {
+		return nil, collRefusal(coll, " where sidecar cannot derive which collation applies (a column of a subquery, CTE, set operation or catalog beside columns of other collations)")
 	}
-	return unsupported(-1, msg).hint(`sidecar compares text in byte order (as COLLATE "C")`)
+	if s.unsupported != "" {
+		return nil, collRefusal(coll, " in "+s.unsupported)
+	}
+	var libc *wal.Collation
+	bytes := false
+	for i, c := range s.used {
+		switch c.Order {
+		case wal.CollUnknown, wal.CollBytes:
+			bytes = true
+		case wal.CollLibc:
+			if libc != nil && *libc != c {
+				return nil, collRefusal(&c, fmt.Sprintf(" beside text of the collation %q in one statement", libc.Name))
+			}
+			libc = &s.used[i]
+		default:
+			why := ""
+			if c.Order == wal.CollOther && strings.HasPrefix(c.Locale, "libc ") {
+				why = " (its order was not proven identical on this host: glibc version, locale or probe differ)"
+			}
+			return nil, collRefusal(&c, why)
+		}
+	}
+	if libc == nil {
+		return nil, nil
+	}
+	if bytes {
+		return nil, collRefusal(libc, " beside text of a byte-order collation in one statement")
+	}
+	return openLibcOrder(*libc)
+}
+
+// collRefusal is the 0A000 refusal of ordering text under c, why
+// appended to the message.
+func collRefusal(c *wal.Collation, why string) error {
+	return unsupported(-1, fmt.Sprintf("ordering text under the collation %q (%s)%s", c.Name, c.Locale, why)).
+		hint(`sidecar compares text in byte order (as COLLATE "C")`)
 }

@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sidecar-dev/sidecar/sql/exec"
@@ -35,8 +36,8 @@ import (
 // is ordered under a libc locale proven to order here as on the server
 // (wal.CollLibc, collate_libc.go), it returns that order for sql/exec.
 func (pl *planner) vecFactsCheck(q *lplan.Query, tables map[*lplan.TableDef]*Table) (exec.TextOrder, error) {
-	var coll, turkic, libc *wal.Collation
-	nondet, other, mixed := false, false, false
+	var coll, turkic *wal.Collation
+	nondet := false
 	note := func(c wal.Collation) {
 		if turkicLocale(c.Locale) {
 			turkic = &c
@@ -45,15 +46,8 @@ func (pl *planner) vecFactsCheck(q *lplan.Query, tables map[*lplan.TableDef]*Tab
 		case wal.CollNondeterministic:
 			nondet = true
 			coll = &c
-		case wal.CollOther:
-			other = true
-			coll = &c
-		case wal.CollLibc:
-			if libc != nil && (libc.Locale != c.Locale || libc.Version != c.Version) {
-				mixed = true
-			}
-			libc = &c
-			if coll == nil {
+		case wal.CollOther, wal.CollLibc:
+			if coll == nil || coll.Order == wal.CollLibc {
 				coll = &c
 			}
 		}
@@ -66,9 +60,6 @@ func (pl *planner) vecFactsCheck(q *lplan.Query, tables map[*lplan.TableDef]*Tab
 		for _, c := range t.Columns {
 			if isTextType(c.TypeOID) && c.TypeOID != oidName && c.TypeOID != oidCharType && c.Collation.Name != "" && c.Collation.Name != "default" {
 				note(c.Collation)
-				if def.Order == wal.CollLibc && c.Collation.Order != wal.CollUnknown {
-					mixed = true // a column of its own collation beside a locale default
-				}
 			}
 		}
 	}
@@ -79,27 +70,15 @@ func (pl *planner) vecFactsCheck(q *lplan.Query, tables map[*lplan.TableDef]*Tab
 		return nil, unsupported(-1, fmt.Sprintf("comparing text under the nondeterministic collation %q (%s)", coll.Name, coll.Locale)).
 			hint(`sidecar compares text in byte order (as COLLATE "C")`)
 	}
-	var sites orderSites
-	if textOrdering(q.Plan, q.MD, &sites) {
-		if other || mixed || sites.unsupported != "" || libc == nil {
-			if !other && libc != nil {
-				coll = libc
-			}
-			return nil, libcRefusal(coll, other || libc == nil, mixed, sites.unsupported)
-		}
-		ord, err := openLibcOrder(*libc) // collate_libc.go
-		if err != nil {
-			return nil, err
-		}
-		if sites.caseMapping && turkic != nil {
-			return nil, turkicRefusal(turkic)
-		}
-		return ord, nil
-	}
+	sites := orderSites{d: newCollDeriver(q.Plan, q.MD, tables), def: def}
+	found := textOrdering(q.Plan, q.MD, &sites)
 	if sites.caseMapping && turkic != nil {
 		return nil, turkicRefusal(turkic)
 	}
-	return nil, nil
+	if !found {
+		return nil, nil
+	}
+	return orderUnder(coll, &sites) // collate_libc.go
 }
 
 // turkicRefusal refuses lower/upper/initcap under a Turkish or Azeri
@@ -141,12 +120,42 @@ func collatable(t lplan.Type) bool {
 // answers under a libc locale (sort keys, window ORDER BY, <, <=, >, >=,
 // BETWEEN, min/max, greatest/least).
 type orderSites struct {
+	// d derives the collation each ordering uses (collate_derive.go);
+	// def is the database default; used are the collations met; untold
+	// says an ordering's collation could not be derived.
+	d      *collDeriver
+	def    wal.Collation
+	used   []wal.Collation
+	untold bool
 	// unsupported names the first ordering of text sql/exec answers only
 	// in byte order ("" when none).
 	unsupported string
 	// caseMapping: lower, upper or initcap (their ASCII mapping differs
 	// under Turkish and Azeri locales).
 	caseMapping bool
+}
+
+// at records an ordering of the values es (their collations merged).
+func (s *orderSites) at(es ...lplan.Scalar) {
+	var c derivedColl
+	for _, e := range es {
+		c = c.merge(s.d.expr(e))
+	}
+	s.use(c)
+}
+
+// atCol records an ordering of column id.
+func (s *orderSites) atCol(id lplan.ColumnID) { s.use(s.d.col(id)) }
+
+func (s *orderSites) use(c derivedColl) {
+	coll, ok := s.d.resolve(c, s.def)
+	if !ok {
+		s.untold = true
+		return
+	}
+	if !slices.Contains(s.used, coll) {
+		s.used = append(s.used, coll)
+	}
 }
 
 func (s *orderSites) not(what string) {
@@ -198,10 +207,13 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata, sites *orderSites) bool {
 			case *lplan.Op:
 				switch e.Op {
 				case "<", "<=", ">", ">=":
+					ordered := false
 					for _, a := range e.Args {
-						if sites.ordered(a.Type()) {
-							found = true
-						}
+						ordered = sites.ordered(a.Type()) || ordered
+					}
+					if ordered {
+						found = true
+						sites.at(e.Args...)
 					}
 				}
 			case *lplan.Func:
@@ -211,6 +223,7 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata, sites *orderSites) bool {
 				case "greatest", "least":
 					if sites.ordered(e.T) {
 						found = true
+						sites.at(e.Args...)
 					}
 				}
 				if op, _, ok := lplan.ArrayCmp(e); ok && op != "=" && op != "<>" && sites.ordered(e.Args[0].Type()) {
@@ -228,9 +241,6 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata, sites *orderSites) bool {
 				if e.Plan != nil {
 					visitRel(e.Plan)
 				}
-			}
-			if c, ok := x.(*lplan.Cast); ok && c.Arg.Type().OID == oidName && sites.ordered(c.T) {
-				sites.not("a value of type name as text (its collation is \"C\")")
 			}
 			return true
 		})
@@ -257,6 +267,7 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata, sites *orderSites) bool {
 					for _, arg := range a.Args {
 						if sites.ordered(arg.Type()) {
 							found = true
+							sites.at(arg)
 						}
 					}
 				}
@@ -277,17 +288,24 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata, sites *orderSites) bool {
 			for _, k := range x.Keys {
 				if sites.ordered(md.Column(k.Col).Type) {
 					found = true
+					sites.atCol(k.Col)
 				}
 			}
 		case *lplan.Window: // window ORDER BY and min/max over a frame (sql/plan/window.go)
 			for _, k := range x.Order {
 				if sites.ordered(md.Column(k.Col).Type) {
 					found = true
+					sites.atCol(k.Col)
 				}
 			}
 			for _, f := range x.Funcs {
 				if (f.Name == "min" || f.Name == "max") && sites.ordered(f.T) {
 					found = true
+					if len(f.Args) == 1 {
+						sites.atCol(f.Args[0])
+					} else {
+						sites.not("a window min/max")
+					}
 				}
 			}
 		case *lplan.Limit:
