@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -145,8 +146,20 @@ type pendingColl struct {
 // notePending records, in the pass reading column collations, a libc
 // collation proveColumnLibc is to prove afterwards.
 func notePending(pending map[int64]*pendingColl, co map[string]any, c wal.Collation, locale string, rel uint32, col string) {
-	oid, ok := co["oid"].(float64)
-	if !ok || c.Order != wal.CollOther || !strings.HasPrefix(c.Locale, "libc ") {
+	var oid float64
+	switch v := co["oid"].(type) { // to_jsonb prints an oid as a string
+	case string:
+		n, err := strconv.ParseUint(v, 10, 32)
+		if err != nil {
+			return
+		}
+		oid = float64(n)
+	case float64:
+		oid = v
+	default:
+		return
+	}
+	if c.Order != wal.CollOther || !strings.HasPrefix(c.Locale, "libc ") {
 		return
 	}
 	p := pending[int64(oid)]
