@@ -1,7 +1,10 @@
 package libccoll
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -45,5 +48,38 @@ func BenchmarkCompare(b *testing.B) {
 	}
 	for i := 0; i < b.N; i++ {
 		l.Compare("Müller, Hans", "Mueller, Hanna")
+	}
+}
+
+// BenchmarkSort sorts n random mixed-case strings (5–16 letters, some
+// accented) under en_US.UTF-8 and in byte order (COLLATE "C"), the cost
+// an ORDER BY of a text column pays for the locale.
+func BenchmarkSort(b *testing.B) {
+	l, err := Open("en_US.UTF-8")
+	if err != nil {
+		b.Skip(err)
+	}
+	letters := []rune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZéäöü -")
+	for _, n := range []int{100_000, 1_000_000} {
+		rng := rand.New(rand.NewPCG(1, uint64(n)))
+		in := make([]string, n)
+		for i := range in {
+			r := make([]rune, 5+rng.IntN(12))
+			for j := range r {
+				r[j] = letters[rng.IntN(len(letters))]
+			}
+			in[i] = string(r)
+		}
+		for _, c := range []struct {
+			name string
+			cmp  func(a, b string) int
+		}{{"C", strings.Compare}, {"en_US", l.Compare}} {
+			b.Run(fmt.Sprintf("%s/%d", c.name, n), func(b *testing.B) {
+				for b.Loop() {
+					s := slices.Clone(in)
+					slices.SortFunc(s, c.cmp)
+				}
+			})
+		}
 	}
 }
