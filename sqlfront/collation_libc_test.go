@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sidecar-dev/sidecar/internal/libccoll"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 )
 
 // libcWords are strings whose en_US order is not their bytes': case,
@@ -80,7 +80,7 @@ func TestCollationLibcDatabaseDefault(t *testing.T) {
 		"INSERT INTO rnd VALUES "+strings.Join(rnd, ", "),
 		"CREATE TABLE tkey (k text PRIMARY KEY)",
 		"INSERT INTO tkey SELECT s FROM rnd ON CONFLICT DO NOTHING")
-	var daemonLog lockedLog
+	var daemonLog daemontest.Buffer
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("daemon log:\n%s", daemonLog.String())
@@ -166,22 +166,4 @@ func TestCollationLibcDatabaseDefault(t *testing.T) {
 			t.Errorf("%s: want 0A000, got %v", q, err)
 		}
 	}
-}
-
-// lockedLog is a daemon's log kept for a failing test's report.
-type lockedLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
