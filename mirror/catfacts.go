@@ -102,10 +102,17 @@ func encodeCollation(e *enc, c wal.Collation) {
 	e.str(c.Name)
 	e.str(c.Locale)
 	e.byte(byte(c.Order))
+	if c.Order == wal.CollLibc {
+		e.str(c.Version) // only this order has one: older records decode as before
+	}
 }
 
 func decodeCollation(d *dec) wal.Collation {
-	return wal.Collation{Name: d.str(), Locale: d.str(), Order: wal.CollOrder(d.byte())}
+	c := wal.Collation{Name: d.str(), Locale: d.str(), Order: wal.CollOrder(d.byte())}
+	if c.Order == wal.CollLibc {
+		c.Version = d.str()
+	}
+	return c
 }
 
 // decodeFacts reads the optional facts section of a Relation: present

@@ -224,7 +224,8 @@ func databaseCollation(ctx context.Context, conn *pgx.Conn) (wal.Collation, erro
 	if provider == "c" || locale == "" {
 		locale = jsonStr(d, "datcollate")
 	}
-	return wal.Collation{Name: "default", Locale: providerName(provider) + " " + locale, Order: collOrder(provider, locale, true)}, nil
+	c := wal.Collation{Name: "default", Locale: providerName(provider) + " " + locale, Order: collOrder(provider, locale, true)}
+	return proveDefaultLibc(ctx, conn, c, locale, d) // relmeta_collation.go
 }
 
 // columnCollations reads, per table and column name, the collation of
@@ -237,6 +238,7 @@ func columnCollations(ctx context.Context, conn *pgx.Conn, oids []int64, def wal
 		return nil, fmt.Errorf("read column collations: %w", err)
 	}
 	out := map[uint32]map[string]wal.Collation{}
+	pending := map[int64]*pendingColl{} // libc collations to prove (relmeta_collation.go)
 	var oid int64
 	var col, name string
 	var raw []byte
@@ -248,7 +250,7 @@ func columnCollations(ctx context.Context, conn *pgx.Conn, oids []int64, def wal
 		c := wal.Collation{Name: name}
 		provider := jsonStr(co, "collprovider")
 		if provider == "d" {
-			c.Locale, c.Order = def.Locale, def.Order
+			c.Locale, c.Order, c.Version = def.Locale, def.Order, def.Version
 		} else {
 			locale := jsonStr(co, "colllocale") // 17+
 			if locale == "" {
@@ -259,6 +261,7 @@ func columnCollations(ctx context.Context, conn *pgx.Conn, oids []int64, def wal
 			}
 			det, ok := co["collisdeterministic"].(bool)
 			c.Locale, c.Order = providerName(provider)+" "+locale, collOrder(provider, locale, det || !ok)
+			notePending(pending, co, c, locale, uint32(oid), col)
 		}
 		if out[uint32(oid)] == nil {
 			out[uint32(oid)] = map[string]wal.Collation{}
@@ -269,7 +272,7 @@ func columnCollations(ctx context.Context, conn *pgx.Conn, oids []int64, def wal
 	if err != nil {
 		return nil, fmt.Errorf("read column collations: %w", err)
 	}
-	return out, nil
+	return out, proveColumnLibc(ctx, conn, out, pending)
 }
 
 // descendants reads, per table, every table inheriting from it directly

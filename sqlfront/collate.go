@@ -38,9 +38,12 @@ func (pl *planner) collationCheck(pos int, equality bool, es ...expr) error {
 	switch use.Order {
 	case wal.CollUnknown, wal.CollBytes:
 		return nil
-	case wal.CollOther:
+	case wal.CollOther, wal.CollLibc:
 		if equality {
 			return nil // a deterministic collation's equality is byte equality
+		}
+		if use.Order == wal.CollLibc { // sql/exec answers it (collate_libc.go); not a facts refusal
+			return unsupported(pos, fmt.Sprintf("ordering text under the locale %s in the flat planner", use.Locale))
 		}
 	}
 	what := "ordering text under the collation"

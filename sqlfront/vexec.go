@@ -28,10 +28,12 @@ import (
 
 // vecPlan is a statement planned for sql/exec.
 type vecPlan struct {
-	prep   *exec.Prepared
-	tables map[*lplan.TableDef]*Table
-	refs   map[*lplan.TableDef]string // AS OF refs (vexec_asof.go)
-	oids   []uint32
+	prep *exec.Prepared
+	// textOrder orders text under a proven libc locale (collate_libc.go).
+	textOrder exec.TextOrder
+	tables    map[*lplan.TableDef]*Table
+	refs      map[*lplan.TableDef]string // AS OF refs (vexec_asof.go)
+	oids      []uint32
 	// uses: the types any column of the statement has (the output of
 	// some depends on session settings sql/exec does not follow).
 	uses map[uint32]bool
@@ -153,7 +155,8 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	if !paramsConsistent(q.Plan, q.Params) {
 		return fail(nil)
 	}
-	if err := pl.vecFactsCheck(q, cat.tables); err != nil {
+	textOrder, err := pl.vecFactsCheck(q, cat.tables) // vexec_facts.go
+	if err != nil {
 		return err
 	}
 	if err := pl.defaultCollateCheck(stmt, cat.tables); err != nil {
@@ -177,7 +180,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	if err != nil {
 		return fail(err)
 	}
-	p := &plan{kind: "select", tag: "SELECT", vec: &vecPlan{prep: prep, tables: cat.tables, refs: cat.refs, uses: map[uint32]bool{}, virt: cat.virt, views: cat.views}}
+	p := &plan{kind: "select", tag: "SELECT", vec: &vecPlan{prep: prep, tables: cat.tables, refs: cat.refs, uses: map[uint32]bool{}, virt: cat.virt, views: cat.views, textOrder: textOrder}}
 	for id := 1; id <= q.MD.Len(); id++ {
 		t := q.MD.Column(lplan.ColumnID(id)).Type
 		p.vec.uses[t.OID] = true
@@ -333,7 +336,7 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 	if len(p.vec.views) > 0 && !ex.views().viewsCurrent(p.vec.views) {
 		return errReplan // a view changed since the plan was made (views.go)
 	}
-	opts := exec.Options{WorkMem: vecWorkMem(ex.sess)}
+	opts := exec.Options{WorkMem: vecWorkMem(ex.sess), TextOrder: p.vec.textOrder}
 	if ex.sess != nil {
 		// Spilling sorts (sql/exec/extsort.go) and the statement clock (clock.go).
 		opts.TempDir, opts.TempFileLimit = ex.sess.srv.opts.TempDir, ex.sess.srv.opts.TempFileLimit

@@ -2,8 +2,10 @@ package sqlfront
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/sidecar-dev/sidecar/sql/exec"
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/wal"
 )
@@ -30,8 +32,10 @@ import (
 // PostgreSQL answers in byte order, never answered in another order.
 
 // vecFactsCheck refuses q when the catalog facts of the tables it reads
-// say sql/exec could answer differently from PostgreSQL.
-func (pl *planner) vecFactsCheck(q *lplan.Query, tables map[*lplan.TableDef]*Table) error {
+// say sql/exec could answer differently from PostgreSQL. When its text
+// is ordered under a libc locale proven to order here as on the server
+// (wal.CollLibc, collate_libc.go), it returns that order for sql/exec.
+func (pl *planner) vecFactsCheck(q *lplan.Query, tables map[*lplan.TableDef]*Table) (exec.TextOrder, error) {
 	var coll, turkic *wal.Collation
 	nondet := false
 	note := func(c wal.Collation) {
@@ -42,14 +46,15 @@ func (pl *planner) vecFactsCheck(q *lplan.Query, tables map[*lplan.TableDef]*Tab
 		case wal.CollNondeterministic:
 			nondet = true
 			coll = &c
-		case wal.CollOther:
-			if coll == nil {
+		case wal.CollOther, wal.CollLibc:
+			if coll == nil || coll.Order == wal.CollLibc {
 				coll = &c
 			}
 		}
 	}
-	if d := pl.vecDefaultCollation(tables); d.Order != wal.CollUnknown {
-		note(d)
+	def := pl.vecDefaultCollation(tables)
+	if def.Order != wal.CollUnknown {
+		note(def)
 	}
 	for _, t := range tables {
 		for _, c := range t.Columns {
@@ -59,22 +64,28 @@ func (pl *planner) vecFactsCheck(q *lplan.Query, tables map[*lplan.TableDef]*Tab
 		}
 	}
 	if coll == nil {
-		return nil
+		return nil, nil
 	}
 	if nondet {
-		return unsupported(-1, fmt.Sprintf("comparing text under the nondeterministic collation %q (%s)", coll.Name, coll.Locale)).
+		return nil, unsupported(-1, fmt.Sprintf("comparing text under the nondeterministic collation %q (%s)", coll.Name, coll.Locale)).
 			hint(`sidecar compares text in byte order (as COLLATE "C")`)
 	}
-	caseMapping := false
-	if textOrdering(q.Plan, q.MD, &caseMapping) {
-		return unsupported(-1, fmt.Sprintf("ordering text under the collation %q (%s) with joins, subqueries, CTEs or set operations", coll.Name, coll.Locale)).
-			hint(`sidecar compares text in byte order (as COLLATE "C")`)
+	sites := orderSites{d: newCollDeriver(q.Plan, q.MD, tables), def: def}
+	found := textOrdering(q.Plan, q.MD, &sites)
+	if sites.caseMapping && turkic != nil {
+		return nil, turkicRefusal(turkic)
 	}
-	if caseMapping && turkic != nil {
-		return unsupported(-1, fmt.Sprintf("lower/upper/initcap under the collation %q (%s)", turkic.Name, turkic.Locale)).
-			hint(`sidecar maps case as the C locale does: write COLLATE "C" to get that`)
+	if !found {
+		return nil, nil
 	}
-	return nil
+	return orderUnder(coll, &sites) // collate_libc.go
+}
+
+// turkicRefusal refuses lower/upper/initcap under a Turkish or Azeri
+// collation.
+func turkicRefusal(c *wal.Collation) error {
+	return unsupported(-1, fmt.Sprintf("lower/upper/initcap under the collation %q (%s)", c.Name, c.Locale)).
+		hint(`sidecar maps case as the C locale does: write COLLATE "C" to get that`)
 }
 
 // vecDefaultCollation is the database's default collation as the facts
@@ -105,56 +116,137 @@ func collatable(t lplan.Type) bool {
 	return isTextType(t.OID) && t.OID != oidName && t.OID != oidCharType || t.OID == lplan.Unknown || t.OID == lplan.JSONB
 }
 
+// orderSites is what textOrdering meets besides orderings sql/exec
+// answers under a libc locale (sort keys, window ORDER BY, <, <=, >, >=,
+// BETWEEN, min/max, greatest/least).
+type orderSites struct {
+	// d derives the collation each ordering uses (collate_derive.go);
+	// def is the database default; used are the collations met; untold
+	// says an ordering's collation could not be derived.
+	d      *collDeriver
+	def    wal.Collation
+	used   []wal.Collation
+	untold bool
+	// unsupported names the first ordering of text sql/exec answers only
+	// in byte order ("" when none).
+	unsupported string
+	// caseMapping: lower, upper or initcap (their ASCII mapping differs
+	// under Turkish and Azeri locales).
+	caseMapping bool
+}
+
+// at records an ordering of the values es (their collations merged).
+func (s *orderSites) at(es ...lplan.Scalar) {
+	var c derivedColl
+	for _, e := range es {
+		c = c.merge(s.d.expr(e))
+	}
+	s.use(c)
+}
+
+// atCol records an ordering of column id.
+func (s *orderSites) atCol(id lplan.ColumnID) { s.use(s.d.col(id)) }
+
+func (s *orderSites) use(c derivedColl) {
+	coll, ok := s.d.resolve(c, s.def)
+	if !ok {
+		s.untold = true
+		return
+	}
+	if !slices.Contains(s.used, coll) {
+		s.used = append(s.used, coll)
+	}
+}
+
+func (s *orderSites) not(what string) {
+	if s.unsupported == "" {
+		s.unsupported = what
+	}
+}
+
+// ordered reports whether ordering values of type t orders text: a
+// collatable type, or a record (whose text fields compare under the
+// collation). Arrays, jsonb and records order their text in byte order
+// in sql/exec, so those are noted as unsupported under a locale.
+func (s *orderSites) ordered(t lplan.Type) bool {
+	switch {
+	case t.OID == lplan.Record:
+		s.not("ordering records")
+		return true
+	case !collatable(t):
+		return false
+	case lplan.IsArray(t):
+		s.not("ordering arrays of text")
+	case t.OID == lplan.JSONB:
+		s.not("ordering jsonb")
+	}
+	return true
+}
+
 // textOrdering reports whether r (subqueries and CTEs included) orders
 // text anywhere: a sort key, min/max, an ordering comparison, or
 // greatest/least of a collatable type.
 //
-// caseMapping is set when the walk meets lower, upper or initcap (their
-// ASCII mapping differs under Turkish and Azeri locales).
-func textOrdering(r lplan.Rel, md *lplan.Metadata, caseMapping *bool) bool {
+// sites records what else the walk meets (orderSites).
+func textOrdering(r lplan.Rel, md *lplan.Metadata, sites *orderSites) bool {
 	found := false
 	var visitRel func(lplan.Rel)
 	var visit func(lplan.Scalar)
 	visit = func(s lplan.Scalar) {
 		lplan.Walk(s, func(x lplan.Scalar) bool {
 			switch e := x.(type) {
+			case *lplan.RowCompare:
+				for _, p := range e.Pairs {
+					for _, a := range p.Args {
+						if sites.ordered(a.Type()) {
+							found = true
+							sites.not("a row comparison")
+						}
+					}
+				}
 			case *lplan.Op:
 				switch e.Op {
 				case "<", "<=", ">", ">=":
+					ordered := false
 					for _, a := range e.Args {
-						if collatable(a.Type()) {
-							found = true
-						}
+						ordered = sites.ordered(a.Type()) || ordered
+					}
+					if ordered {
+						found = true
+						sites.at(e.Args...)
 					}
 				}
 			case *lplan.Func:
 				switch strings.ToLower(e.Name) {
 				case "lower", "upper", "initcap":
-					*caseMapping = true
+					sites.caseMapping = true
 				case "greatest", "least":
-					if collatable(e.T) {
+					if sites.ordered(e.T) {
 						found = true
+						sites.at(e.Args...)
 					}
 				}
-				if op, _, ok := lplan.ArrayCmp(e); ok && op != "=" && op != "<>" && collatable(e.Args[0].Type()) {
+				if op, _, ok := lplan.ArrayCmp(e); ok && op != "=" && op != "<>" && sites.ordered(e.Args[0].Type()) {
 					found = true // text < ANY (array)
+					sites.not("an ordering comparison with ANY/ALL")
 				}
 			case *lplan.Subquery:
 				switch e.Op {
 				case "<", "<=", ">", ">=":
-					if e.Left != nil && collatable(e.Left.Type()) {
+					if e.Left != nil && sites.ordered(e.Left.Type()) {
 						found = true
+						sites.not("an ordering comparison with a subquery")
 					}
 				}
 				if e.Plan != nil {
 					visitRel(e.Plan)
 				}
 			}
-			return !found
+			return true
 		})
 	}
 	visitRel = func(r lplan.Rel) {
-		if r == nil || found {
+		if r == nil {
 			return
 		}
 		switch x := r.(type) {
@@ -173,17 +265,20 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata, caseMapping *bool) bool {
 				switch strings.ToLower(a.Name) {
 				case "min", "max":
 					for _, arg := range a.Args {
-						if collatable(arg.Type()) {
+						if sites.ordered(arg.Type()) {
 							found = true
+							sites.at(arg)
 						}
 					}
 				}
 				for i, arg := range a.Args {
-					if i >= len(a.Args)-len(a.Order) && collatable(arg.Type()) {
+					if i >= len(a.Args)-len(a.Order) && sites.ordered(arg.Type()) {
 						found = true // array_agg/json_agg(… ORDER BY text), percentile_disc/mode WITHIN GROUP (ORDER BY text)
+						sites.not("an aggregate's ORDER BY or WITHIN GROUP")
 					}
-					if a.Distinct && a.Name == "string_agg" && collatable(arg.Type()) {
+					if a.Distinct && a.Name == "string_agg" && sites.ordered(arg.Type()) {
 						found = true // string_agg(DISTINCT …) sorts its values
+						sites.not("string_agg(DISTINCT …)")
 					}
 					visit(arg)
 				}
@@ -191,19 +286,26 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata, caseMapping *bool) bool {
 			}
 		case *lplan.Sort:
 			for _, k := range x.Keys {
-				if collatable(md.Column(k.Col).Type) {
+				if sites.ordered(md.Column(k.Col).Type) {
 					found = true
+					sites.atCol(k.Col)
 				}
 			}
 		case *lplan.Window: // window ORDER BY and min/max over a frame (sql/plan/window.go)
 			for _, k := range x.Order {
-				if collatable(md.Column(k.Col).Type) {
+				if sites.ordered(md.Column(k.Col).Type) {
 					found = true
+					sites.atCol(k.Col)
 				}
 			}
 			for _, f := range x.Funcs {
-				if (f.Name == "min" || f.Name == "max") && collatable(f.T) {
+				if (f.Name == "min" || f.Name == "max") && sites.ordered(f.T) {
 					found = true
+					if len(f.Args) == 1 {
+						sites.atCol(f.Args[0])
+					} else {
+						sites.not("a window min/max")
+					}
 				}
 			}
 		case *lplan.Limit:

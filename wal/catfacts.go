@@ -24,6 +24,10 @@ const (
 	CollOther
 	// CollNondeterministic: equal strings may differ in bytes.
 	CollNondeterministic
+	// CollLibc: a deterministic libc locale whose order this host's glibc
+	// was proven to reproduce (catfacts_collation.go); Collation.Version
+	// says under which glibc.
+	CollLibc
 )
 
 // Collation is a column's (or the database default's) collation.
@@ -35,6 +39,10 @@ type Collation struct {
 	// "icu und-x-icu" or "libc en_US.UTF-8".
 	Locale string
 	Order  CollOrder
+	// Version is, for CollLibc, the collation version PostgreSQL reported
+	// (its glibc's version), which this host's glibc matched when the
+	// order was proven; "" otherwise.
+	Version string `json:",omitempty"`
 }
 
 // Facts are a table's catalog facts beyond its columns.

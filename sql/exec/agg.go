@@ -216,7 +216,9 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 		if extra {
 		} else if init, ok := jsonAggInit(ae); ok {
 			f.init = init // jsonagg.go
-		} else if f.init, err = aggInit(ae.Name, f.argT, ae.T.OID, f.arg == nil); err != nil {
+		} else if f.init, err = aggInit(ae.Name, f.argT, ae.T.OID, f.arg == nil); err == nil {
+			f.init = e.collatedInit(f.init)
+		} else {
 			return nil, err
 		}
 		if ae.Distinct && ae.Name == "array_agg" {
@@ -603,6 +605,7 @@ type minMaxAgg struct {
 	t   plan.OID
 	max bool
 	v   types.Value
+	ord TextOrder // collate.go
 }
 
 func (m *minMaxAgg) add(v types.Value) error {
@@ -610,7 +613,7 @@ func (m *minMaxAgg) add(v types.Value) error {
 		m.v = v
 		return nil
 	}
-	c := types.Compare(m.t, v, m.v)
+	c := compareIn(m.ord, m.t, v, m.v)
 	if m.max && c > 0 || !m.max && c < 0 {
 		m.v = v
 	}

@@ -521,7 +521,7 @@ func (e *env) buildLimit(l *plan.Limit) (operator, error) {
 			if !ok {
 				return nil, unsupported("FETCH … WITH TIES over this input")
 			}
-			op.ties = append(op.ties, winKey{idx, e.md.Column(k.Col).Type.OID, k.Desc, k.NullsFirst})
+			op.ties = append(op.ties, winKey{idx, e.md.Column(k.Col).Type.OID, k.Desc, k.NullsFirst, nil})
 		}
 		op.top = nil // the rows tied with the last one are past any bound
 	}

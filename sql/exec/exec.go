@@ -82,6 +82,10 @@ type Options struct {
 	// statement_timestamp(), clock_timestamp(), random(); clock.go);
 	// nil: those calls refuse with 0A000.
 	Clock *builtin.Context
+	// TextOrder, when set, orders text, varchar and char(n) values
+	// (sorts, comparisons, min/max, greatest/least; collate.go); nil:
+	// byte order.
+	TextOrder TextOrder
 }
 
 // env is the state of one execution.
@@ -101,7 +105,9 @@ type env struct {
 	// tempUsed is the bytes the statement's temporary files hold now
 	// (sorts' runs, hash partitions; spillpart.go).
 	tempUsed int64
-	ctes     map[*plan.CTE]*rowSet
+	// textOrder is Options.TextOrder (collate.go).
+	textOrder TextOrder
+	ctes      map[*plan.CTE]*rowSet
 	// cteOuter are the outer columns a CTE of a correlated subquery
 	// reads (its rows are computed again when their values change;
 	// ctecorr.go), cteKey the values its rows were computed for.
@@ -194,6 +200,7 @@ func (p *Prepared) Run(ctx context.Context, src Source, opts Options, emit func(
 	}
 	e := newEnv(ctx, src, p.q.MD, lim, opts.Params)
 	e.tempDir, e.tempLimit = opts.TempDir, opts.TempFileLimit
+	e.textOrder = opts.TextOrder
 	if opts.Clock != nil {
 		e.clock = opts.Clock
 	}

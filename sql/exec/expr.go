@@ -458,7 +458,7 @@ func (c *compiler) comparer(l, r plan.Type) (func(a, b types.Value) (int, error)
 		if b, err = applyConv(rc, b); err != nil {
 			return 0, err
 		}
-		return types.Compare(oid, a, b), nil
+		return compareIn(c.e.textOrder, oid, a, b), nil
 	}, nil
 }
 

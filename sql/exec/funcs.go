@@ -209,7 +209,7 @@ func (c *compiler) conditional(x *plan.Func) (vexpr, error) {
 					return err
 				}
 				for _, i := range sel {
-					if tmp[i] != nil && (out[i] == nil || sign*types.Compare(t, tmp[i], out[i]) > 0) {
+					if tmp[i] != nil && (out[i] == nil || sign*compareIn(c.e.textOrder, t, tmp[i], out[i]) > 0) {
 						out[i] = tmp[i]
 					}
 				}

@@ -148,6 +148,9 @@ func (s *scanOp) keyBounds() *KeyBounds {
 		return kb
 	}
 	want := s.s.Table.Columns[s.s.Table.Key[len(k.Eq)]].Type.OID
+	if s.e.keyOrder(want) != nil {
+		return kb // rows are kept in byte order: a text range under a locale is the filter's (collate.go)
+	}
 	kb.BoundOID = want
 	for _, b := range []struct {
 		x   plan.Scalar

@@ -47,7 +47,7 @@ func (s *sortOp) run(emit func(*Batch) error) error {
 		if !types.Orderable(t) {
 			return noOrdering(e.md.Column(k.Col).Type, "ORDER BY a value of type "+e.md.Column(k.Col).Type.String())
 		}
-		keys = append(keys, winKey{idx, t, k.Desc, k.NullsFirst})
+		keys = append(keys, winKey{idx, t, k.Desc, k.NullsFirst, e.keyOrder(t)})
 	}
 	s.keyed, s.over, s.overMixed = keys, nil, false
 	if s.trackTies {

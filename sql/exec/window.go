@@ -29,6 +29,7 @@ type winKey struct {
 	oid        plan.OID
 	desc       bool
 	nullsFirst bool
+	ord        TextOrder // text order of a text key (collate.go); nil: bytes
 }
 
 // winFn is one compiled window function.
@@ -94,7 +95,7 @@ func (e *env) buildWindow(w *plan.Window) (operator, error) {
 		if !types.Orderable(t.OID) {
 			return winKey{}, noOrdering(t, "a window PARTITION BY or ORDER BY of type "+t.String())
 		}
-		return winKey{idx, t.OID, desc, nullsFirst}, nil
+		return winKey{idx, t.OID, desc, nullsFirst, e.keyOrder(t.OID)}, nil
 	}
 	for _, id := range w.Partition {
 		k, err := key(id, false, false)
@@ -146,7 +147,9 @@ func (e *env) buildWindow(w *plan.Window) (operator, error) {
 			if len(f.Args) > 0 {
 				argT = e.md.Column(f.Args[0]).Type.OID
 			}
-			if fn.init, err = aggInit(f.Name, argT, f.T.OID, f.Star); err != nil {
+			if fn.init, err = aggInit(f.Name, argT, f.T.OID, f.Star); err == nil {
+				fn.init = e.collatedInit(fn.init)
+			} else {
 				return nil, err
 			}
 			float := argT == plan.Float4 || argT == plan.Float8
@@ -182,7 +185,7 @@ func compareKeys(keys []winKey, a, b []types.Value) int {
 			}
 			continue
 		}
-		c := types.Compare(k.oid, x, y)
+		c := compareIn(k.ord, k.oid, x, y)
 		if k.desc {
 			c = -c
 		}
