@@ -35,6 +35,9 @@ type pgRel struct {
 	schema, name string
 	cols         []pgCol
 	rows         func(cx *pgCatCtx) [][]*string
+	// refuse, when set, refuses a statement reading the relation when
+	// its rows are not known (not which values: which rows).
+	refuse func(cx *pgCatCtx) error
 }
 
 // pgUnknown marks a value sidecar does not know; reading it is refused.
@@ -66,7 +69,7 @@ func pgc(spec string) []pgCol {
 		name, typ, _ := strings.Cut(strings.TrimSpace(f), " ")
 		typ, array := strings.CutSuffix(typ, "[]")
 		t := lplan.T(map[string]uint32{"oid": oidOID, "name": oidName, "char": oidCharType, "int2": oidInt2, "int4": oidInt4, "int8": oidInt8,
-			"bool": oidBool, "text": oidText, "float4": oidFloat4, "int2vector": types.Int2Vector, "oidvector": types.OidVector,
+			"bool": oidBool, "text": oidText, "timestamptz": oidTimestamptz, "float4": oidFloat4, "int2vector": types.Int2Vector, "oidvector": types.OidVector,
 			"pg_node_tree": oidNodeTree}[typ])
 		if typ == "node" {
 			t = nodeTree
@@ -336,7 +339,7 @@ var pgRels = append([]*pgRel{
 			}
 			return out
 		}},
-}, append(schemaRels, settingsRel, sequenceRel, enumRel)...) // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go
+}, append(append(schemaRels, settingsRel, sequenceRel, enumRel), roleRels...)...) // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go, pgcatalog_roles.go
 
 // charText is a "char" column's text: empty for 0.
 func charText(b byte) string {
