@@ -41,6 +41,11 @@ type pgRel struct {
 }
 
 // pgUnknown marks a value sidecar does not know; reading it is refused.
+// The ACL columns (relacl, nspacl, attacl, typacl: aclitem[] in
+// PostgreSQL) are always unknown and typed text[], so psql's
+// array_to_string(relacl, E'\n') binds and is refused 0A000 naming the
+// column (it was 42883: no array_to_string(text), a function PostgreSQL
+// has for the real column).
 var pgUnknown = new(string)
 
 // nodeTree is the type of pg_attrdef.adbin as sidecar holds it: the
@@ -198,7 +203,7 @@ func relKind(t *Table) string {
 }
 
 var pgRels = append([]*pgRel{
-	{schema: "pg_catalog", name: "pg_namespace", cols: pgc("oid oid, nspname name, nspowner oid, nspacl text"),
+	{schema: "pg_catalog", name: "pg_namespace", cols: pgc("oid oid, nspname name, nspowner oid, nspacl text[]"),
 		rows: func(cx *pgCatCtx) [][]*string {
 			names, oids := cx.namespaces()
 			read := cx.namespaceFacts()
@@ -216,7 +221,7 @@ var pgRels = append([]*pgRel{
 		"relfilenode oid, reltablespace oid, relpages int4, reltuples float4, relallvisible int4, reltoastrelid oid, relhasindex bool, relisshared bool, " +
 		"relpersistence char, relkind char, relnatts int2, relchecks int2, relhasrules bool, relhastriggers bool, relhassubclass bool, relrowsecurity bool, " +
 		"relforcerowsecurity bool, relispopulated bool, relreplident char, relispartition bool, relrewrite oid, relfrozenxid text, relminmxid text, " +
-		"relacl text, reloptions text[], relpartbound text"),
+		"relacl text[], reloptions text[], relpartbound text"),
 		rows: func(cx *pgCatCtx) [][]*string {
 			_, ns := cx.namespaces()
 			var out [][]*string
@@ -240,7 +245,7 @@ var pgRels = append([]*pgRel{
 	{schema: "pg_catalog", name: "pg_attribute", cols: pgc("attrelid oid, attname name, atttypid oid, attstattarget int4, attlen int2, attnum int2, " +
 		"attndims int4, attcacheoff int4, atttypmod int4, attbyval bool, attalign char, attstorage char, attcompression char, attnotnull bool, " +
 		"atthasdef bool, atthasmissing bool, attidentity char, attgenerated char, attisdropped bool, attislocal bool, attinhcount int4, " +
-		"attcollation oid, attacl text, attoptions text, attfdwoptions text, attmissingval text"),
+		"attcollation oid, attacl text[], attoptions text[], attfdwoptions text[], attmissingval text"),
 		rows: func(cx *pgCatCtx) [][]*string {
 			var out [][]*string
 			u := pgUnknown
@@ -283,7 +288,7 @@ var pgRels = append([]*pgRel{
 	{schema: "pg_catalog", name: "pg_type", cols: pgc("oid oid, typname name, typnamespace oid, typowner oid, typlen int2, typbyval bool, typtype char, " +
 		"typcategory char, typispreferred bool, typisdefined bool, typdelim char, typrelid oid, typsubscript text, typelem oid, typarray oid, " +
 		"typinput text, typoutput text, typreceive text, typsend text, typmodin text, typmodout text, typanalyze text, typalign char, typstorage char, " +
-		"typnotnull bool, typbasetype oid, typtypmod int4, typndims int4, typcollation oid, typdefaultbin text, typdefault text, typacl text"),
+		"typnotnull bool, typbasetype oid, typtypmod int4, typndims int4, typcollation oid, typdefaultbin text, typdefault text, typacl text[]"),
 		rows: func(cx *pgCatCtx) [][]*string {
 			var out [][]*string
 			u := pgUnknown
