@@ -72,11 +72,20 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 	if err != nil {
 		return err
 	}
+	// The roles are the cluster's: one table of the read carries them
+	// (the least OID read, the same one every poll), so a mirror of many
+	// tables does not hold a copy per table.
+	var carrier uint32
 	for _, o := range oids {
 		if s := out[uint32(o)]; s != nil {
 			s.SystemTypes, s.NamespacesRead, s.ServerVersion = typs, true, version
-			s.Roles, s.Members, s.RolesRead = roles, members, rolesRead
+			if carrier == 0 || uint32(o) < carrier {
+				carrier = uint32(o)
+			}
 		}
+	}
+	if s := out[carrier]; s != nil {
+		s.Roles, s.Members, s.RolesRead = roles, members, rolesRead
 	}
 	return nil
 }

@@ -207,14 +207,7 @@ func TestCatalogPsqlDescribe(t *testing.T) {
 	r := catalogRig(t)
 	must := []string{`\d items`, `\d accounts`, `\di`, `\d`, `\dt`, `\d acc*s`, `\d i?ems`, `\dn`, `\du`, `\dg`}
 	for _, cmd := range must {
-		got, err := psql(t, r.sqlURL, "-c", cmd)
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", cmd, err, got)
-		}
-		want, err := psql(t, r.pgURL, "-c", cmd)
-		if err != nil {
-			t.Fatalf("%s on PostgreSQL: %v\n%s", cmd, err, want)
-		}
+		got, want := psqlBoth(t, r, cmd)
 		if i := strings.Index(want, "Publications:"); i > 0 {
 			want = want[:i]
 		}
@@ -252,6 +245,21 @@ func TestCatalogPsqlDescribe(t *testing.T) {
 			t.Errorf("%s answered differently:\n%s\nPostgreSQL:\n%s", cmd, got, want)
 		}
 	}
+}
+
+// psqlBoth runs psql's cmd against sidecar and PostgreSQL, each of
+// which must answer.
+func psqlBoth(t *testing.T, r *rig, cmd string) (got, want string) {
+	t.Helper()
+	got, err := psql(t, r.sqlURL, "-c", cmd)
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", cmd, err, got)
+	}
+	want, err = psql(t, r.pgURL, "-c", cmd)
+	if err != nil {
+		t.Fatalf("%s on PostgreSQL: %v\n%s", cmd, err, want)
+	}
+	return got, want
 }
 
 // pandasRead: pandas over SQLAlchemy + psycopg2 with no driver options:

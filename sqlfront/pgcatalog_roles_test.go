@@ -34,15 +34,7 @@ func TestCatalogRoles(t *testing.T) {
 	r := newRig(t, []string{"public.items"}, append(roleSetup, "CREATE TABLE items (id int PRIMARY KEY)"))
 	dropRoles(t, r.pgURL)
 	for _, cmd := range []string{`\du`, `\dg`, `\du cat_*`, `\du+`} {
-		got, err := psql(t, r.sqlURL, "-c", cmd)
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", cmd, err, got)
-		}
-		want, err := psql(t, r.pgURL, "-c", cmd)
-		if err != nil {
-			t.Fatalf("%s on PostgreSQL: %v\n%s", cmd, err, want)
-		}
-		if got != want {
+		if got, want := psqlBoth(t, r, cmd); got != want {
 			t.Errorf("%s:\n%s\nPostgreSQL:\n%s", cmd, got, want)
 		}
 	}

@@ -3,8 +3,8 @@ package wal
 import "slices"
 
 // RoleFacts is one pg_roles row of the source cluster (roles are the
-// cluster's, not the database's: every table's facts carry the same
-// list, read with the schemas by the copy and the catalog poll).
+// cluster's, not the database's: one table of each read — the copy's,
+// the catalog poll's — carries the list, read with the schemas).
 type RoleFacts struct {
 	OID  uint32
 	Name string
@@ -29,9 +29,9 @@ type MemberFacts struct {
 	Admin, Inherit, Set bool // admin_option, inherit_option and set_option (16+)
 }
 
-// MaxRoles bounds the roles read with each table's facts: a cluster
-// with more is recorded without them (RolesRead false: the SQL port
-// refuses pg_roles rather than hold a list that size per table).
+// MaxRoles bounds the roles read: a cluster with more is recorded
+// without them (RolesRead false: the SQL port refuses pg_roles rather
+// than hold and scan a list that size).
 const MaxRoles = 1000
 
 func (r RoleFacts) equal(o RoleFacts) bool {

@@ -67,7 +67,8 @@ type SchemaFacts struct {
 	// Roles and Members are the cluster's pg_roles and pg_auth_members
 	// rows (catfacts_roles.go), read with the schemas when RolesRead
 	// (records written before, a follow user who may not read them, or
-	// more than MaxRoles roles: not read).
+	// more than MaxRoles roles: not read). One table of each read
+	// carries them (the others have RolesRead false), not every table.
 	Roles     []RoleFacts
 	Members   []MemberFacts
 	RolesRead bool
