@@ -9,7 +9,8 @@ import "github.com/sidecar-dev/sidecar/wal"
 // NamespacesRead false (the SQL port then refuses what they answer).
 // The flag's second bit says the source's server_version_num
 // (ServerVersion) follows the types; a record written before has it
-// unset and decodes with ServerVersion 0 (not read).
+// unset and decodes with ServerVersion 0 (not read). The third bit: the
+// cluster's roles follow (catfacts_roles.go).
 
 func encodeNamespaces(b *enc, s *wal.SchemaFacts) {
 	if !s.NamespacesRead {
@@ -21,7 +22,7 @@ func encodeNamespaces(b *enc, s *wal.SchemaFacts) {
 		}
 		b.byte(0) // encodeViews wrote nothing: its flag, unset
 	}
-	b.byte(flagBits(true, s.ServerVersion != 0))
+	b.byte(flagBits(true, s.ServerVersion != 0, s.RolesRead))
 	b.uvarint(uint64(len(s.Namespaces)))
 	for _, n := range s.Namespaces {
 		b.uvarint(uint64(n.OID))
@@ -52,6 +53,9 @@ func encodeNamespaces(b *enc, s *wal.SchemaFacts) {
 	if s.ServerVersion != 0 {
 		b.uvarint(uint64(s.ServerVersion))
 	}
+	if s.RolesRead {
+		encodeRoles(b, s) // catfacts_roles.go
+	}
 }
 
 // decodeNamespaces reads what encodeNamespaces wrote, when present.
@@ -80,5 +84,8 @@ func decodeNamespaces(b *dec, s *wal.SchemaFacts) {
 	}
 	if flags&2 != 0 && b.err == nil {
 		s.ServerVersion = int(b.uvarint())
+	}
+	if flags&4 != 0 && b.err == nil {
+		decodeRoles(b, s)
 	}
 }

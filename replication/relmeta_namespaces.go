@@ -17,7 +17,7 @@ import (
 // between clusters (information_schema is 13207 on one PostgreSQL 15,
 // 13329 on a 14), and the port answered made-up ones before; and the
 // server's server_version_num, for the catalog rows that differ by
-// major.
+// major; and the cluster's roles (relmeta_roles.go).
 func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uint32]*wal.SchemaFacts) error {
 	version, err := ServerVersionNum(conn.PgConn())
 	if err != nil {
@@ -68,10 +68,24 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 	if err != nil {
 		return fmt.Errorf("information_schema's types: %w", err)
 	}
+	roles, members, rolesRead, err := readRoles(ctx, conn, version) // relmeta_roles.go
+	if err != nil {
+		return err
+	}
+	// The roles are the cluster's: one table of the read carries them
+	// (the least OID read, the same one every poll), so a mirror of many
+	// tables does not hold a copy per table.
+	var carrier uint32
 	for _, o := range oids {
 		if s := out[uint32(o)]; s != nil {
 			s.SystemTypes, s.NamespacesRead, s.ServerVersion = typs, true, version
+			if carrier == 0 || uint32(o) < carrier {
+				carrier = uint32(o)
+			}
 		}
+	}
+	if s := out[carrier]; s != nil {
+		s.Roles, s.Members, s.RolesRead = roles, members, rolesRead
 	}
 	return nil
 }

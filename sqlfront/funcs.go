@@ -333,7 +333,10 @@ func (pl *planner) scalarFunc(name string, args []expr, f *pg.FuncCall) (expr, e
 			return nil, err
 		}
 		return &funcExpr{args: args, t: oidText, strict: true, fn: func(e *env, a []Value) (Value, error) {
-			v, ok := e.ex.sess.settings[strings.ToLower(a[0].(string))]
+			v, ok, err := e.ex.sess.showSetting(strings.ToLower(a[0].(string))) // pgcatalog_settings.go
+			if err != nil {
+				return nil, err
+			}
 			if !ok {
 				if len(a) == 2 {
 					if missingOK, _ := parseAs(oidBool, a[1].(string)); missingOK == true {

@@ -35,9 +35,17 @@ type pgRel struct {
 	schema, name string
 	cols         []pgCol
 	rows         func(cx *pgCatCtx) [][]*string
+	// refuse, when set, refuses a statement reading the relation when
+	// its rows are not known (not which values: which rows).
+	refuse func(cx *pgCatCtx) error
 }
 
 // pgUnknown marks a value sidecar does not know; reading it is refused.
+// The ACL columns (relacl, nspacl, attacl, typacl: aclitem[] in
+// PostgreSQL) are always unknown and typed text[], so psql's
+// array_to_string(relacl, E'\n') binds and is refused 0A000 naming the
+// column (it was 42883: no array_to_string(text), a function PostgreSQL
+// has for the real column).
 var pgUnknown = new(string)
 
 // nodeTree is the type of pg_attrdef.adbin as sidecar holds it: the
@@ -66,7 +74,7 @@ func pgc(spec string) []pgCol {
 		name, typ, _ := strings.Cut(strings.TrimSpace(f), " ")
 		typ, array := strings.CutSuffix(typ, "[]")
 		t := lplan.T(map[string]uint32{"oid": oidOID, "name": oidName, "char": oidCharType, "int2": oidInt2, "int4": oidInt4, "int8": oidInt8,
-			"bool": oidBool, "text": oidText, "float4": oidFloat4, "int2vector": types.Int2Vector, "oidvector": types.OidVector,
+			"bool": oidBool, "text": oidText, "timestamptz": oidTimestamptz, "float4": oidFloat4, "int2vector": types.Int2Vector, "oidvector": types.OidVector,
 			"pg_node_tree": oidNodeTree}[typ])
 		if typ == "node" {
 			t = nodeTree
@@ -195,7 +203,7 @@ func relKind(t *Table) string {
 }
 
 var pgRels = append([]*pgRel{
-	{schema: "pg_catalog", name: "pg_namespace", cols: pgc("oid oid, nspname name, nspowner oid, nspacl text"),
+	{schema: "pg_catalog", name: "pg_namespace", cols: pgc("oid oid, nspname name, nspowner oid, nspacl text[]"),
 		rows: func(cx *pgCatCtx) [][]*string {
 			names, oids := cx.namespaces()
 			read := cx.namespaceFacts()
@@ -213,7 +221,7 @@ var pgRels = append([]*pgRel{
 		"relfilenode oid, reltablespace oid, relpages int4, reltuples float4, relallvisible int4, reltoastrelid oid, relhasindex bool, relisshared bool, " +
 		"relpersistence char, relkind char, relnatts int2, relchecks int2, relhasrules bool, relhastriggers bool, relhassubclass bool, relrowsecurity bool, " +
 		"relforcerowsecurity bool, relispopulated bool, relreplident char, relispartition bool, relrewrite oid, relfrozenxid text, relminmxid text, " +
-		"relacl text, reloptions text[], relpartbound text"),
+		"relacl text[], reloptions text[], relpartbound text"),
 		rows: func(cx *pgCatCtx) [][]*string {
 			_, ns := cx.namespaces()
 			var out [][]*string
@@ -237,7 +245,7 @@ var pgRels = append([]*pgRel{
 	{schema: "pg_catalog", name: "pg_attribute", cols: pgc("attrelid oid, attname name, atttypid oid, attstattarget int4, attlen int2, attnum int2, " +
 		"attndims int4, attcacheoff int4, atttypmod int4, attbyval bool, attalign char, attstorage char, attcompression char, attnotnull bool, " +
 		"atthasdef bool, atthasmissing bool, attidentity char, attgenerated char, attisdropped bool, attislocal bool, attinhcount int4, " +
-		"attcollation oid, attacl text, attoptions text, attfdwoptions text, attmissingval text"),
+		"attcollation oid, attacl text[], attoptions text[], attfdwoptions text[], attmissingval text"),
 		rows: func(cx *pgCatCtx) [][]*string {
 			var out [][]*string
 			u := pgUnknown
@@ -280,7 +288,7 @@ var pgRels = append([]*pgRel{
 	{schema: "pg_catalog", name: "pg_type", cols: pgc("oid oid, typname name, typnamespace oid, typowner oid, typlen int2, typbyval bool, typtype char, " +
 		"typcategory char, typispreferred bool, typisdefined bool, typdelim char, typrelid oid, typsubscript text, typelem oid, typarray oid, " +
 		"typinput text, typoutput text, typreceive text, typsend text, typmodin text, typmodout text, typanalyze text, typalign char, typstorage char, " +
-		"typnotnull bool, typbasetype oid, typtypmod int4, typndims int4, typcollation oid, typdefaultbin text, typdefault text, typacl text"),
+		"typnotnull bool, typbasetype oid, typtypmod int4, typndims int4, typcollation oid, typdefaultbin text, typdefault text, typacl text[]"),
 		rows: func(cx *pgCatCtx) [][]*string {
 			var out [][]*string
 			u := pgUnknown
@@ -336,7 +344,7 @@ var pgRels = append([]*pgRel{
 			}
 			return out
 		}},
-}, append(schemaRels, settingsRel, sequenceRel, enumRel)...) // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go
+}, append(append(schemaRels, settingsRel, sequenceRel, enumRel), roleRels...)...) // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go, pgcatalog_roles.go
 
 // charText is a "char" column's text: empty for 0.
 func charText(b byte) string {

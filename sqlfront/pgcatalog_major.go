@@ -56,6 +56,10 @@ var majorLayouts = map[string][]majorLayout{
 			"conindid, conparentid, confrelid, confupdtype, confdeltype, confmatchtype, conislocal, coninhcount int2, connoinherit, " +
 			"conperiod bool, conkey, confkey, conpfeqop, conppeqop, conffeqop, confdelsetcols, conexclop, conbin"},
 	},
+	"pg_auth_members": {
+		{140000, "roleid, member, grantor, admin_option"},
+		{160000, ""},
+	},
 	"pg_index": {
 		{140000, "indexrelid, indrelid, indnatts, indnkeyatts, indisunique, indisprimary, indisexclusion, indimmediate, " +
 			"indisclustered, indisvalid, indcheckxmin, indisready, indislive, indisreplident, indkey, indcollation, indclass, indoption, " +
@@ -146,7 +150,7 @@ func (r *pgRel) forVersion(version int) *pgRel {
 // of the ordinals in unknown replaced by unknown.
 func (r *pgRel) remapped(cols []pgCol, from []int, unknown map[int]bool) *pgRel {
 	base := r.rows
-	return &pgRel{schema: r.schema, name: r.name, cols: cols, rows: func(cx *pgCatCtx) [][]*string {
+	return &pgRel{schema: r.schema, name: r.name, cols: cols, refuse: r.refuse, rows: func(cx *pgCatCtx) [][]*string {
 		rows := base(cx)
 		for k, row := range rows {
 			out := make([]*string, len(cols))

@@ -116,6 +116,11 @@ func (c *vecCatalog) checkReads(q *lplan.Query) error {
 // whose value the statement reads is unknown to sidecar.
 func (s *vecSource) scanCatalog(ctx context.Context, v *pgScan, fn func(row []*string) error) error {
 	cx := &pgCatCtx{tables: s.ex.src.Tables(), db: s.ex.sess.database, settings: s.ex.sess.settings}
+	if v.rel.refuse != nil {
+		if err := v.rel.refuse(cx); err != nil {
+			return err
+		}
+	}
 	for _, row := range v.rel.rows(cx) {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -270,7 +275,9 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 		return c.schemaFunc(name, args) // pgcatalog_schema.go
 	case "pg_table_size", "pg_total_relation_size", "pg_relation_size", "pg_indexes_size", "pg_database_size":
 		return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "%s is not supported by sidecar's catalog (the sizes on the source PostgreSQL are not kept; the mirror's own differ)", name)
-	case "shobj_description", "has_table_privilege", "has_schema_privilege", "has_column_privilege", "has_database_privilege":
+	case "shobj_description":
+		return c.shobjDescription(args) // pgcatalog_roles.go
+	case "has_table_privilege", "has_schema_privilege", "has_column_privilege", "has_database_privilege":
 		return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "%s is not supported by sidecar's catalog yet (owners, privileges and shared objects' comments are not kept)", name)
 	}
 	if regCatalogFuncs[name] {

@@ -321,7 +321,8 @@ func psqlState(out string) string {
 // pg_constraint.confdelsetcols do not exist on 14 (sidecar answered
 // them), attndims/attinhcount/coninhcount are int2 from 16 (sidecar said
 // int4), attcacheoff is gone on 18, relallfrozen/conenforced/conperiod
-// are new on 18, "char"'s typcategory is 'S' on 14. Where PostgreSQL
+// are new on 18, "char"'s typcategory is 'S' on 14, lc_collate is not a
+// setting from 16 and the database's datcollate before. Where PostgreSQL
 // fails, sidecar must fail with its SQLSTATE; where it answers, sidecar
 // answers the same or (the lists' second part) refuses 0A000.
 func TestCatalogByMajor(t *testing.T) {
@@ -349,6 +350,9 @@ func TestCatalogByMajor(t *testing.T) {
 		"SELECT pg_typeof(coninhcount)::text, coninhcount FROM pg_constraint WHERE conrelid = 'items'::regclass AND contype = 'p'",
 		"SELECT c.relname, i.indnullsnotdistinct FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = 'items'::regclass ORDER BY 1",
 		"SELECT typname, typcategory FROM pg_type WHERE oid IN (18, 1002, 19, 25) ORDER BY 1",
+		// Not a setting from 16 (42704); the database's datcollate on
+		// 14 and 15 (sidecar answered "C" on every major).
+		"SHOW lc_collate", "SELECT current_setting('lc_collate')",
 	} {
 		check(q, false)
 	}
@@ -359,7 +363,13 @@ func TestCatalogByMajor(t *testing.T) {
 		"SELECT * FROM pg_index WHERE indrelid = 'accounts'::regclass ORDER BY indexrelid",
 		"SELECT confdelsetcols FROM pg_constraint WHERE conrelid = 'items'::regclass AND contype = 'f'",
 		"SELECT attstattarget FROM pg_attribute WHERE attrelid = 'items'::regclass AND attnum = 1",
+		// No row from 16 (refused: pg_settings is read by the names it
+		// lists), the database's datcollate before.
 		"SELECT setting FROM pg_settings WHERE name = 'lc_collate'",
+		// System columns: PostgreSQL has them (psql's \dd reads
+		// pg_class.tableoid); refused 0A000, was 42703.
+		"SELECT c.tableoid, c.relname FROM pg_class c WHERE c.oid = 'items'::regclass",
+		"SELECT ctid, id FROM items WHERE id = 1",
 	} {
 		check(q, true)
 	}

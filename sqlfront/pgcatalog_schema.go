@@ -1,6 +1,7 @@
 package sqlfront
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -386,6 +387,12 @@ func (c *vecCatalog) schemaFunc(name string, args []lplan.Type) (*lplan.ExtFunc,
 		return &lplan.ExtFunc{Args: []lplan.Type{oidT}, Result: nameT, Eval: func(v []types.Value) (types.Value, error) {
 			if name, ok := ownerName(tables, oidValue(v[0])); ok {
 				return name, nil
+			}
+			if name, ok := roleName(tables, oidValue(v[0])); ok { // pgcatalog_roles.go
+				return name, nil
+			}
+			if _, _, ok := clusterRoles(tables); ok {
+				return fmt.Sprintf("unknown (OID=%d)", oidValue(v[0])), nil // PostgreSQL's answer for an OID no role has
 			}
 			return nil, unsupported(-1, "pg_get_userbyid of a role owning no followed table (sidecar keeps the followed tables' owners only)")
 		}}, nil

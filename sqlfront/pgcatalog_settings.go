@@ -29,9 +29,8 @@ var unitSettings = map[string]bool{"statement_timeout": true}
 // settingRows are pg_settings' rows for the session: name, setting and
 // short_desc known, unit NULL (no listed setting has one).
 //
-// lc_collate is the database's datcollate on 14 and 15 (the session's
-// "C" is not necessarily it: unknown unless the copy read a libc
-// default of that name) and not a setting from 16 on.
+// lc_collate is the database's datcollate on 14 and 15 (unknown unless
+// the copy read a libc default) and not a setting from 16 on.
 func settingRows(settings map[string]string, tables []Table) [][]*string {
 	type row struct{ name, setting, desc string }
 	var rows []row
@@ -60,8 +59,11 @@ func settingRows(settings map[string]string, tables []Table) [][]*string {
 			desc = sv(r.desc)
 		}
 		setting := sv(r.setting)
-		if r.name == "lc_collate" && (version == 0 || databaseLocale(tables) != "libc "+r.setting) {
+		if r.name == "lc_collate" {
 			setting = u
+			if loc, ok := strings.CutPrefix(databaseLocale(tables), "libc "); ok && version != 0 && loc != "" {
+				setting = sv(loc)
+			}
 		}
 		out = append(out, []*string{sv(r.name), setting, nil, u, desc, u, u, u, u, u, u, u, u, u, u, u, u})
 	}
@@ -94,4 +96,31 @@ func (r *reach) settingNamed(vals []lplan.Scalar) bool {
 		}
 	}
 	return len(vals) > 0
+}
+
+// showSetting is SHOW's (and current_setting's) value of setting name
+// for the session, ok false when the followed server has no such
+// setting. lc_collate is the followed server's: not a setting from 16
+// on (42704 as PostgreSQL), the database's datcollate on 14 and 15 —
+// known when the copy read a libc default; else (an ICU default, whose
+// datcollate was not read, or a mirror copied before the server's
+// version was read) refused rather than answered "C".
+func (s *session) showSetting(name string) (v string, ok bool, err error) {
+	if name != "lc_collate" {
+		v, ok = s.settings[name]
+		return v, ok, nil
+	}
+	tables := s.srv.src.Tables()
+	version := serverVersion(tables)
+	switch {
+	case version >= 160000:
+		return "", false, nil
+	case version == 0:
+		return "", false, unsupported(-1, "lc_collate (the followed server's version was not read: a resync or the next catalog poll reads it)")
+	}
+	loc, isLibc := strings.CutPrefix(databaseLocale(tables), "libc ")
+	if !isLibc || loc == "" {
+		return "", false, unsupported(-1, "lc_collate of a database whose default collation is not libc's (its datcollate was not read)")
+	}
+	return loc, true, nil
 }

@@ -575,6 +575,14 @@ func (pl *planner) column(c *pg.ColumnRef) (expr, error) {
 			if !known {
 				return nil, errf(codeUndefinedTable, pos, "missing FROM-clause entry for table \"%s\"", qual)
 			}
+		}
+		switch name {
+		case "tableoid", "ctid", "xmin", "xmax", "cmin", "cmax": // PostgreSQL's system columns of the table: not kept (42703 would say they do not exist)
+			if len(pl.scope) > 0 {
+				return nil, unsupported(pos, "system column "+name+" (sidecar does not keep PostgreSQL's system columns)")
+			}
+		}
+		if qual != "" {
 			return nil, errf(codeUndefinedColumn, pos, "column %s.%s does not exist", qual, name)
 		}
 		return nil, errf(codeUndefinedColumn, pos, "column \"%s\" does not exist", name)

@@ -682,16 +682,23 @@ func (s *session) run1(ctx context.Context, p *plan, params []Value, formats []i
 				s.be.Send(s.rowDescription(p, formats))
 			}
 			for _, k := range slices.Sorted(maps.Keys(s.settings)) {
+				v, ok, _ := s.showSetting(k) // pgcatalog_settings.go: lc_collate listed when known
+				if !ok {
+					continue
+				}
 				name := k
 				if c, ok := settingNames[k]; ok {
 					name = c
 				}
-				s.sendRow([][]byte{[]byte(name), []byte(s.settings[k]), []byte(settingDescriptions[k])})
+				s.sendRow([][]byte{[]byte(name), []byte(v), []byte(settingDescriptions[k])})
 			}
 			s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SHOW")})
 			return nil
 		}
-		v, ok := s.settings[p.setName]
+		v, ok, err := s.showSetting(p.setName) // pgcatalog_settings.go
+		if err != nil {
+			return err
+		}
 		if !ok {
 			return errf(codeUndefinedObject, -1, "unrecognized configuration parameter \"%s\"", p.setName)
 		}

@@ -64,6 +64,14 @@ type SchemaFacts struct {
 	// rows that differ by major (pg_type's "char" is typcategory 'S'
 	// before 15, 'Z' from 15) answer as that major.
 	ServerVersion int
+	// Roles and Members are the cluster's pg_roles and pg_auth_members
+	// rows (catfacts_roles.go), read with the schemas when RolesRead
+	// (records written before, a follow user who may not read them, or
+	// more than MaxRoles roles: not read). One table of each read
+	// carries them (the others have RolesRead false), not every table.
+	Roles     []RoleFacts
+	Members   []MemberFacts
+	RolesRead bool
 }
 
 // SequenceFacts is an owned sequence's pg_class and pg_sequence rows
@@ -161,7 +169,7 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 	if s == nil || o == nil {
 		return s == o
 	}
-	return s.Comment == o.Comment && s.namespacesEqual(o) && s.OptionsRead == o.OptionsRead && slices.Equal(s.Options, o.Options) && (s.Options == nil) == (o.Options == nil) && s.OwnerOID == o.OwnerOID && s.DatabaseOID == o.DatabaseOID && s.Owner == o.Owner && slices.Equal(s.ReferencedBy, o.ReferencedBy) && slices.Equal(s.ColumnComments, o.ColumnComments) && slices.Equal(s.Sequences, o.Sequences) &&
+	return s.Comment == o.Comment && s.namespacesEqual(o) && s.rolesEqual(o) && s.OptionsRead == o.OptionsRead && slices.Equal(s.Options, o.Options) && (s.Options == nil) == (o.Options == nil) && s.OwnerOID == o.OwnerOID && s.DatabaseOID == o.DatabaseOID && s.Owner == o.Owner && slices.Equal(s.ReferencedBy, o.ReferencedBy) && slices.Equal(s.ColumnComments, o.ColumnComments) && slices.Equal(s.Sequences, o.Sequences) &&
 		slices.EqualFunc(s.Constraints, o.Constraints, ConstraintFacts.equal) && slices.EqualFunc(s.Indexes, o.Indexes, IndexFacts.equal) &&
 		slices.Equal(s.Triggers, o.Triggers) && s.SequencesRead == o.SequencesRead && slices.Equal(s.OwnedSequences, o.OwnedSequences) &&
 		s.ViewsRead == o.ViewsRead && viewsEqual(s.Views, o.Views)

@@ -82,9 +82,55 @@ func (s *scope) lookup(table, name string, loc int32) (scopeCol, int, error) {
 		if !s.hasAlias(table) {
 			return scopeCol{}, 0, errorf(CodeUndefinedTable, "missing FROM-clause entry for table %q", table).at(loc)
 		}
+		if err := s.systemColumn(table, name, loc); err != nil {
+			return scopeCol{}, 0, err
+		}
 		return scopeCol{}, 0, errorf(CodeUndefinedColumn, "column %s.%s does not exist", table, name).at(loc)
 	}
+	if err := s.systemColumn("", name, loc); err != nil {
+		return scopeCol{}, 0, err
+	}
 	return scopeCol{}, 0, errorf(CodeUndefinedColumn, "column %q does not exist", name).at(loc)
+}
+
+// systemColumn refuses a system column (tableoid, ctid, xmin, …) of a
+// table in scope with 0A000: PostgreSQL has it (psql's \dd reads
+// pg_class.tableoid), sidecar does not keep it — 42703 would say it does
+// not exist. Nil when no table item qualified by table ("": any) is in
+// scope.
+func (s *scope) systemColumn(table, name string, loc int32) error {
+	switch name {
+	case "tableoid", "ctid", "xmin", "xmax", "cmin", "cmax":
+	default:
+		return nil
+	}
+	for sc := s; sc != nil; sc = sc.parent {
+		var its []*item
+		for _, it := range sc.items {
+			if table == "" {
+				its = append(its, it.tables(nil)...)
+			} else {
+				its = it.find(table, its)
+			}
+		}
+		for _, it := range its {
+			if it.table {
+				return errorf(CodeFeatureNotSupported, "system column %s (sidecar does not keep PostgreSQL's system columns)", name).at(loc)
+			}
+		}
+	}
+	return nil
+}
+
+// tables are it's table items, inside unaliased joins too.
+func (it *item) tables(out []*item) []*item {
+	if it.table {
+		return append(out, it)
+	}
+	for _, s := range it.sub {
+		out = s.tables(out)
+	}
+	return out
 }
 
 func (s *scope) hasAlias(table string) bool {
