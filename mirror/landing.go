@@ -200,7 +200,7 @@ func (m *Mirror) landDue(ctx context.Context, reached wal.LSN) error {
 	if len(m.landing) == 0 {
 		return nil
 	}
-	reached = max(reached, m.lastEnd, m.resume)
+	reached = max(reached, m.lastEnd, m.resume, m.reached)
 	var due []*heldCopy
 	initial := map[string]bool{}
 	for _, hc := range m.landing {
@@ -315,7 +315,11 @@ func (m *Mirror) landDue(ctx context.Context, reached wal.LSN) error {
 		if m.opts.CopiedAt != nil {
 			m.opts.CopiedAt.Set(hc.name, hc.at)
 		}
-		m.log.Info("resync copy landed", "table", hc.name, "copied_at", hc.at, "version", end, "own_version", newVersion, "rows", nt.rec.Rows)
+		what := "resync copy landed"
+		if initial[hc.name] {
+			what = "initial copy landed"
+		}
+		m.log.Info(what, "table", hc.name, "copied_at", hc.at, "version", end, "own_version", newVersion, "rows", nt.rec.Rows)
 	}
 	return nil
 }
@@ -442,21 +446,27 @@ func (m *Mirror) land(ctx context.Context, reached wal.LSN) error {
 }
 
 // StreamReached tells the mirror that the stream has delivered every
-// commit below lsn and none is open (an idle stream's position, as a
-// keepalive reports it): copies taken at or below lsn land. A test
-// harness with no server calls it where a stream would have passed its
-// copies' LSN.
+// commit below lsn and none was open then: an idle stream's position, as
+// the server's keepalive reports it once everything received is taken
+// (follow calls it where the stream settles an idle slot, wal.Settler).
+// Copies taken at or below lsn land now, or, with a transaction open, at
+// its end; a copy held later lands at once if its LSN is at or below it.
+// On a standby, where no marker can be written, this is what lands a
+// resync's copy while no transaction commits. A landing that fails leaves
+// its tables resync_needed (land); the error is the mirror's own only.
+// A test harness with no server calls it where a stream would have passed
+// its copies' LSN.
 func (m *Mirror) StreamReached(ctx context.Context, lsn wal.LSN) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.err != nil {
 		return m.err
 	}
-	for m.txn != nil && m.err == nil {
-		m.idle.Wait()
+	m.reached = max(m.reached, lsn)
+	if m.txn != nil {
+		// Its Commit lands them (reached is remembered); waiting here
+		// would hold the stream's settler behind a long transaction.
+		return nil
 	}
-	if m.err != nil {
-		return m.err
-	}
-	return m.landDue(ctx, lsn)
+	return m.land(ctx, lsn)
 }

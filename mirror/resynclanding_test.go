@@ -220,6 +220,38 @@ func TestResyncBeforeFirstCommitLandsAsItsOwnVersion(t *testing.T) {
 	}
 }
 
+// TestResyncLandsOnIdleStream: with no commit after a resync's copy and
+// no marker (a standby cannot write one), the copy lands once the
+// stream's keepalives report the server past its LSN (follow's settling
+// of the idle slot calls StreamReached), as a version of its own.
+//
+// It failed before session 12: the copy waited for the next commit
+// (here: none; "not ready after 2 minutes").
+func TestResyncLandsOnIdleStream(t *testing.T) {
+	e := newResyncE2E(t)
+	v, before := e.streamAndStop(`UPDATE s SET v = 'b' WHERE id = 1`)
+	e.exec(`UPDATE s SET v = 'c' WHERE id = 1`, `UPDATE other SET n = 1`, `DELETE FROM s WHERE id = 2`, `INSERT INTO s VALUES (101, 'new')`)
+	if err := e.m.MarkResync(t.Context(), "public.s", "test"); err != nil {
+		t.Fatal(err)
+	}
+	// replication.Resync writes no marker (follow's resync does, where
+	// the server is not a standby).
+	at, err := replication.Resync(t.Context(), replication.CopyOptions{ConnString: e.url, Workers: 2, RangeBlocks: 1},
+		[]wal.TableName{{Schema: "public", Name: "s"}}, e.m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+	waitReady(t, e.m, "public.s")
+	e.check()
+	if got := treeRows(t, e.m, "public.s", v.EndLSN); !maps.Equal(got, before) {
+		t.Fatalf("s at %s after the landing: %v, that version had %v", v.EndLSN, got, before)
+	}
+	if l := e.wantOwnLanding(v.EndLSN); l.EndLSN != at || e.m.Head().EndLSN != at {
+		t.Fatalf("landing at %s, head %s, the resync copied at %s", l.EndLSN, e.m.Head().EndLSN, at)
+	}
+}
+
 // newResyncE2E follows s (ids 1–100, v 'a') and other (one row),
 // copied, with no stream running.
 func newResyncE2E(t *testing.T) *e2e {
