@@ -261,6 +261,16 @@ func (m *Mirror) storedTreeAt(ctx context.Context, table string, lsn wal.LSN) (*
 	return m.treeAt(ctx, table, lsn, false, false)
 }
 
+// StoredTreeAt is TreeAt for checking a consumer against the mirror: the
+// tree as stored, also inside a resync window, where it is the table's
+// rows from before the resync (its changes held, never published), which
+// is what a consumer such as the in-memory HEAD holds there until the
+// landing resets it. It is not what PostgreSQL had at lsn: a reader
+// answering for a version uses TreeAt (or asks Readable first).
+func (m *Mirror) StoredTreeAt(ctx context.Context, table string, lsn wal.LSN) (*Tree, error) {
+	return m.storedTreeAt(ctx, table, lsn)
+}
+
 // RowsAt is TreeAt for a reader that only reads rows (Tree.Lookup,
 // Tree.Rows, Tree.Count): while the commits Open replayed from the log
 // are being flushed into the trees (Recovered not closed yet), a version
