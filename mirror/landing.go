@@ -172,6 +172,8 @@ type heldCopy struct {
 	root prolly.Root // as built (no held change applied)
 	at   wal.LSN
 	rows int64
+	// started is when the copy began (Busy).
+	started time.Time
 	// bs are the consumers' builds from the copy's rows; discarded when
 	// the copy has to wait (they would read the tree whole at landing).
 	bs copyBuilds
