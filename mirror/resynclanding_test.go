@@ -34,14 +34,7 @@ func TestResyncKeepsEarlierVersions(t *testing.T) {
 		t.Fatalf("s id 1 at %s: %q, want b", v.EndLSN, got)
 	}
 	e.exec(`UPDATE s SET v = 'c' WHERE id = 1`, `DELETE FROM s WHERE id = 2`, `INSERT INTO s VALUES (101, 'new')`)
-	if err := e.m.MarkResync(t.Context(), "public.s", "test"); err != nil {
-		t.Fatal(err)
-	}
-	at, err := replication.Resync(t.Context(), replication.CopyOptions{ConnString: e.url, Workers: 2, RangeBlocks: 1},
-		[]wal.TableName{{Schema: "public", Name: "s"}}, e.m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	at := e.resyncS()
 	t.Logf("last version %s, resync copy at %s", v.EndLSN, at)
 	check := func(when string) {
 		t.Helper()
@@ -190,14 +183,7 @@ func TestResyncBeforeFirstCommitLandsAsItsOwnVersion(t *testing.T) {
 	}
 	// The stream has not run: the mirror has no commit after its copy.
 	e.exec(`UPDATE s SET v = 'c' WHERE id = 1`, `UPDATE other SET n = 1`, `DELETE FROM s WHERE id = 2`, `INSERT INTO s VALUES (101, 'new')`)
-	if err := e.m.MarkResync(t.Context(), "public.s", "test"); err != nil {
-		t.Fatal(err)
-	}
-	at, err := replication.Resync(t.Context(), replication.CopyOptions{ConnString: e.url, Workers: 2, RangeBlocks: 1},
-		[]wal.TableName{{Schema: "public", Name: "s"}}, e.m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	at := e.resyncS()
 	if h := e.m.Head(); h.EndLSN != 0 {
 		t.Fatalf("head %s before the stream ran", h.EndLSN)
 	}
@@ -231,16 +217,9 @@ func TestResyncLandsOnIdleStream(t *testing.T) {
 	e := newResyncE2E(t)
 	v, before := e.streamAndStop(`UPDATE s SET v = 'b' WHERE id = 1`)
 	e.exec(`UPDATE s SET v = 'c' WHERE id = 1`, `UPDATE other SET n = 1`, `DELETE FROM s WHERE id = 2`, `INSERT INTO s VALUES (101, 'new')`)
-	if err := e.m.MarkResync(t.Context(), "public.s", "test"); err != nil {
-		t.Fatal(err)
-	}
-	// replication.Resync writes no marker (follow's resync does, where
-	// the server is not a standby).
-	at, err := replication.Resync(t.Context(), replication.CopyOptions{ConnString: e.url, Workers: 2, RangeBlocks: 1},
-		[]wal.TableName{{Schema: "public", Name: "s"}}, e.m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// resyncS writes no marker (follow's resync does, where the server
+	// is not a standby).
+	at := e.resyncS()
 	e.start()
 	waitReady(t, e.m, "public.s")
 	e.check()
@@ -259,6 +238,22 @@ func newResyncE2E(t *testing.T) *e2e {
 	return newE2E(t, Options{}, []string{"public.s", "public.other"},
 		`CREATE TABLE s (id int PRIMARY KEY, v text)`, `CREATE TABLE other (id int PRIMARY KEY, n int)`,
 		`INSERT INTO s SELECT g, 'a' FROM generate_series(1, 100) g`, `INSERT INTO other VALUES (1, 0)`)
+}
+
+// resyncS marks s for a resync (a no-op when it is marked already) and
+// copies it under a fresh snapshot, as follow's resync does but writing
+// no marker: the copy's LSN.
+func (e *e2e) resyncS() wal.LSN {
+	e.t.Helper()
+	if err := e.m.MarkResync(e.t.Context(), "public.s", "test"); err != nil {
+		e.t.Fatal(err)
+	}
+	at, err := replication.Resync(e.t.Context(), replication.CopyOptions{ConnString: e.url, Workers: 2, RangeBlocks: 1},
+		[]wal.TableName{{Schema: "public", Name: "s"}}, e.m)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return at
 }
 
 // streamAndStop streams stmts into the mirror and stops the stream: the
@@ -332,17 +327,7 @@ func TestResyncCrashBeforeLanding(t *testing.T) {
 	e := newResyncE2E(t)
 	v, before := e.streamAndStop(`UPDATE s SET v = 'b' WHERE id = 1`)
 	e.exec(`UPDATE s SET v = 'c' WHERE id = 1`, `DELETE FROM s WHERE id = 2`)
-	if err := e.m.MarkResync(t.Context(), "public.s", "test"); err != nil {
-		t.Fatal(err)
-	}
-	resync := func() {
-		t.Helper()
-		if _, err := replication.Resync(t.Context(), replication.CopyOptions{ConnString: e.url, Workers: 2, RangeBlocks: 1},
-			[]wal.TableName{{Schema: "public", Name: "s"}}, e.m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	resync()
+	e.resyncS()
 	if ti := tableInfo(t, e.m, "public.s"); ti.State != StateResyncNeeded {
 		t.Fatalf("s %s before the stream reached its copy", ti.State)
 	}
@@ -353,7 +338,7 @@ func TestResyncCrashBeforeLanding(t *testing.T) {
 		t.Fatalf("after the crash NeedsResync = %v, want public.s", got)
 	}
 	wantRefused(t, e.m, "public.s", e.m.Head().EndLSN)
-	resync()
+	e.resyncS()
 	e.exec(`UPDATE other SET n = 6`) // a commit past the copy
 	waitReady(t, e.m, "public.s")
 	e.sync()
