@@ -238,7 +238,10 @@ func (d *daemon) run(ctx context.Context) (err error) {
 		d.m.Close(context.Background())
 		return err
 	}
-	defer d.mem.pageFile.Close()
+	// Deferred first, so it runs after the model and the listeners are
+	// down (closeMirror's defer runs before it).
+	var srv *server.Server
+	defer func() { d.closePageFile(srv) }()
 	model := head.New(head.Options{Heap: heap.Config{Budget: d.mem.pages, Pages: d.mem.pageFile},
 		Persist: &head.Persist{DB: d.db, Logger: d.log, Mirror: d.m, Every: every}})
 	model.SetFollowing(false) // until loaded and caught up (headload.go)
@@ -287,7 +290,7 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	srv, err := server.Listen(server.Options{Addr: d.cfg.Listen, Token: token, Logger: d.log, Gatherer: d.met.Registry, Ready: d.ready})
+	srv, err = server.Listen(server.Options{Addr: d.cfg.Listen, Token: token, Logger: d.log, Gatherer: d.met.Registry, Ready: d.ready})
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -33,31 +32,41 @@ func smallFS(t *testing.T, size int) string {
 		t.Skipf("cannot mount a tmpfs (%v: %s): the full-disk test needs it", err, out)
 	}
 	t.Cleanup(func() {
-		// A stopped daemon's page file is unlinked at once and closed by
-		// the runtime once nothing reaches it (heap.PageFile.Close): until
-		// a collection has run its cleanup the mount is busy. Collect and
-		// retry until the mount goes, with a ceiling.
-		deadline := time.Now().Add(time.Minute)
+		// A stopped daemon holds nothing open there (its heap page file
+		// is closed once its readers are gone: daemon.closePageFile), so
+		// the mount goes at once; a busy mount is retried a while (the
+		// kernel's own references), then named with what is still open.
+		deadline := time.Now().Add(30 * time.Second)
 		for {
-			runtime.GC()
 			out, err := exec.Command("umount", dir).CombinedOutput()
 			if err == nil {
 				return
 			}
 			if time.Now().After(deadline) {
-				ents, _ := os.ReadDir("/proc/self/fd")
-				for _, e := range ents {
-					if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && strings.HasPrefix(l, dir) {
-						t.Logf("still open: fd %s -> %s", e.Name(), l)
-					}
-				}
-				t.Errorf("umount %s: %v: %s", dir, err, out)
+				t.Errorf("umount %s: %v: %s (still open: %v)", dir, err, out, openUnder(t, dir))
 				return
 			}
 			time.Sleep(50 * time.Millisecond) // between polls of the condition, not a wait for it
 		}
 	})
 	return dir
+}
+
+// openUnder lists this process's open descriptors on files under dir
+// (fd → path).
+func openUnder(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("cannot list open descriptors: %v", err)
+	}
+	var out []string
+	for _, e := range ents {
+		if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && strings.HasPrefix(l, dir+"/") {
+			out = append(out, e.Name()+" → "+l)
+		}
+	}
+	return out
 }
 
 // ballast fills dir's file system until free bytes are below leave, and

@@ -5,6 +5,7 @@
 package daemon
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,12 +13,14 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/heap"
 	"github.com/sidecar-dev/sidecar/membudget"
 	smetrics "github.com/sidecar-dev/sidecar/metrics"
 	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/server"
 	"github.com/sidecar-dev/sidecar/store"
 )
 
@@ -97,6 +100,45 @@ func (d *daemon) openPageFile() error {
 			Reads: f.Reads, Writes: f.Writes, ReadAhead: f.ReadAhead, Corrupt: f.Corrupt, WriteErrors: f.WriteErrors}
 	})
 	return nil
+}
+
+// pageFileReadersWait bounds closePageFile's wait for reads still
+// running at shutdown.
+const pageFileReadersWait = 30 * time.Second
+
+// closePageFile releases the heap page file once the model and the
+// listeners are down: its name at once (heap.PageFile.Close), its open
+// descriptor once every read is done (API handlers that outlived the HTTP
+// server's shutdown grace, reads registered with the mirror), so a
+// stopped daemon holds nothing open in data_dir (a process embedding it
+// used to hold the descriptor until a garbage collection, and the file
+// system could not be unmounted). A read still running after
+// pageFileReadersWait keeps the descriptor, left to the runtime (closed
+// once unreachable), with a warning. srv is nil when Run ended before
+// the HTTP server was made.
+func (d *daemon) closePageFile(srv *server.Server) {
+	pf := d.mem.pageFile
+	if pf == nil {
+		return
+	}
+	if err := pf.Close(); err != nil {
+		d.log.Warn("could not remove the heap page file", "err", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), pageFileReadersWait)
+	defer cancel()
+	if srv != nil {
+		if err := srv.WaitHandlers(ctx); err != nil {
+			d.log.Warn("API requests still running at shutdown; the heap page file's descriptor is left to the runtime", "err", err)
+			return
+		}
+	}
+	if err := d.m.WaitReaders(ctx); err != nil {
+		d.log.Warn("reads still running at shutdown; the heap page file's descriptor is left to the runtime", "err", err)
+		return
+	}
+	if err := pf.CloseFile(); err != nil {
+		d.log.Warn("could not close the heap page file", "err", err)
+	}
 }
 
 // storeOptions sets the store's memory from the budget: the node cache,

@@ -78,6 +78,22 @@ func TestFollowStandby(t *testing.T) {
 	if code := postJSON(t, r.addr+"/api/verify", map[string]any{}, &rep); code != 200 || rep.Result != verify.ResultEqual {
 		t.Fatalf("verify on the standby: HTTP %d, result %q\n%s", code, rep.Result, grepLines(logs.String(), "verify"))
 	}
+	// A resync on the standby with nothing committing on the primary: its
+	// marker cannot be written there, and the copy lands once the stream's
+	// keepalives pass its LSN (before session 12 it waited for the next
+	// commit: "not ready after 2 minutes").
+	if code := postJSON(t, r.addr+"/api/resync", ResyncRequest{Tables: []string{"public.accounts"}}, nil); code != 202 {
+		t.Fatalf("resync on the standby: HTTP %d", code)
+	}
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		st := r.status(t)
+		if len(st.Tables) == 1 && st.Tables[0].State == "ready" && strings.Contains(logs.String(), "resync copy landed") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("resync on an idle standby not landed after 2 minutes: %+v\n%s", st.Tables, grepLines(logs.String(), "resync"))
+		}
+	}
 	if err := r.stop(); err != nil {
 		t.Fatalf("stop: %v\n%s", err, logs.String())
 	}

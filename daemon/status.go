@@ -102,6 +102,10 @@ type TableStatus struct {
 	State    string `json:"state"`
 	Rows     uint64 `json:"rows"`
 	CopiedAt string `json:"copied_at_lsn,omitempty"`
+	// HeldUntil: a resync's copy is built and held until the stream
+	// reaches this LSN (the copy's), where it lands; the state stays
+	// resync_needed meanwhile.
+	HeldUntil string `json:"copy_held_until_lsn,omitempty"`
 }
 
 // NotFollowed is a table the configuration names (or "*" found) that is not
@@ -160,6 +164,9 @@ func (d *daemon) status() Status {
 			}
 			if t.CopiedAt > 0 {
 				ts.CopiedAt = t.CopiedAt.String()
+			}
+			if t.HeldUntil > 0 {
+				ts.HeldUntil = t.HeldUntil.String()
 			}
 			st.Tables = append(st.Tables, ts)
 		}

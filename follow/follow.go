@@ -249,7 +249,13 @@ func (f *Follower) stream(ctx context.Context) error {
 	t := f.cfg.Target
 	sink := f.cfg.Sink
 	if f.cfg.DataDir != "" {
-		sink = &settlingSink{Sink: sink, dir: f.cfg.DataDir, settled: ReadSettled(f.cfg.DataDir).LSN}
+		ss := &settlingSink{Sink: sink, dir: f.cfg.DataDir, settled: ReadSettled(f.cfg.DataDir).LSN}
+		if r, ok := t.(streamReacher); ok {
+			// Settle runs on the stream's settler goroutine, which the
+			// session waits for; the landing's work is bounded.
+			ss.reach = func(lsn wal.LSN) error { return r.StreamReached(context.WithoutCancel(ctx), lsn) }
+		}
+		sink = ss
 	}
 	scfg := replication.StreamConfig{
 		ConnString:  f.cfg.ConnString,
@@ -553,10 +559,11 @@ func (f *Follower) resync(ctx context.Context, names []string) error {
 	}
 	// The copies land once the mirror has taken every commit below at
 	// (mirror/landing.go): a commit after it, carried by the stream, lets
-	// them land on an idle database too. A standby cannot write it; they
-	// land with the next commit there.
+	// them land on an idle database at once. A standby cannot write it;
+	// there they land with the next commit or once the stream's
+	// keepalives pass at (settlingSink.reach).
 	if err := replication.EmitMarker(ctx, f.cfg.ConnString, ResyncMarkerPrefix, at.String()); err != nil {
-		f.log.Warn("could not emit the resync's marker; its copies land with the next commit the stream carries", "tables", names, "err", err)
+		f.log.Warn("could not emit the resync's marker; its copies land with the next commit the stream carries or once its keepalives pass the copy", "tables", names, "err", err)
 	}
 	f.log.Info("resync done", "tables", names, "at", at)
 	return nil

@@ -1,6 +1,7 @@
 package follow
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -34,9 +35,21 @@ type Settled struct {
 // settlingSink adds wal.Settler to a Sink.
 type settlingSink struct {
 	wal.Sink
-	dir     string
+	dir string
+	// reach, when set, is told each settled LSN: the stream has
+	// delivered every commit below it with none open (streamReacher).
+	reach   func(wal.LSN) error
 	mu      sync.Mutex
 	settled wal.LSN // the last LSN recorded, under mu
+}
+
+// streamReacher is a Target that lands a resync's copy once the stream
+// has passed the copy's LSN (mirror.Mirror.StreamReached). An idle
+// stream passes it only by the server's keepalives, which the stream's
+// settling of an idle slot reports: on a standby, where a resync cannot
+// write its marker, that is what lands the copy while nothing commits.
+type streamReacher interface {
+	StreamReached(ctx context.Context, lsn wal.LSN) error
 }
 
 // Unwrap returns the wrapped sink (replication looks for optional
@@ -49,7 +62,9 @@ func (s *settlingSink) Settle(lsn wal.LSN) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if lsn <= s.settled {
-		return nil
+		// Recorded already (by an earlier session): the stream still
+		// reached it.
+		return s.reached(lsn)
 	}
 	// A sink that must record it elsewhere first (remote.sync_ack).
 	if inner, ok := s.Sink.(wal.Settler); ok {
@@ -65,6 +80,17 @@ func (s *settlingSink) Settle(lsn wal.LSN) error {
 		return err
 	}
 	s.settled = lsn
+	return s.reached(lsn)
+}
+
+// reached passes a settled LSN on to reach. The caller holds mu.
+func (s *settlingSink) reached(lsn wal.LSN) error {
+	if s.reach == nil {
+		return nil
+	}
+	if err := s.reach(lsn); err != nil {
+		return fmt.Errorf("stream reached %s: %w", lsn, err)
+	}
 	return nil
 }
 

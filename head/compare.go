@@ -14,9 +14,14 @@ import (
 // Compare checks the model against the mirror's trees, row by row: every
 // table the model holds must equal the mirror's tree at the model's LSN
 // (keys in the index, rows in the heap, and no heap row the index does
-// not name). It returns the rows compared. Each table is compared under
-// its read lock, so apply waits meanwhile: this is a check for tests and
-// for invariants builds, not for a serving daemon's hot path.
+// not name). It returns the rows compared. A table inside a resync window
+// (its changes held for the resync's copy) is compared with the tree the
+// mirror stores for it there, its rows from before the resync, which the
+// model keeps until the copy lands (Mirror.StoredTreeAt): the model's
+// content is checked, though readers of the table there are refused
+// (Mirror.Readable). Each table is compared under its read lock, so apply
+// waits meanwhile: this is a check for tests and for invariants builds,
+// not for a serving daemon's hot path.
 func (m *Model) Compare(ctx context.Context, mr *mirror.Mirror) (int, error) {
 	total := 0
 	for _, name := range m.Tables() {
@@ -40,7 +45,7 @@ func (m *Model) Compare(ctx context.Context, mr *mirror.Mirror) (int, error) {
 }
 
 func (t *Table) compareLocked(ctx context.Context, mr *mirror.Mirror, tr *radixindex.Tree, at wal.LSN) (int, error) {
-	tree, err := mr.TreeAt(ctx, t.name, at)
+	tree, err := mr.StoredTreeAt(ctx, t.name, at)
 	if err != nil {
 		return 0, fmt.Errorf("head compare %s at %s: %w", t.name, at, err)
 	}

@@ -120,6 +120,21 @@ func (pf *PageFile) Close() error {
 	return nil
 }
 
+// CloseFile closes the open file, for an owner that knows no heap given
+// it will read or write it again (every reader gone: a daemon whose model
+// and listeners are down), so the descriptor is released now rather than
+// when the runtime finds the PageFile unreachable, which a process that
+// embeds the owner may not do for long (and a file system holding the
+// descriptor cannot be unmounted). A read after it fails (a *PageError),
+// a write returns an error, a freed record no longer shrinks the file.
+// Calling it again is harmless.
+func (pf *PageFile) CloseFile() error {
+	if err := pf.f.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+		return fmt.Errorf("heap page file: %w", err)
+	}
+	return nil
+}
+
 // Path is the file's path.
 func (pf *PageFile) Path() string { return pf.path }
 

@@ -10,12 +10,13 @@ import (
 // TestBusy: Busy lists a table from its first copied range until
 // TableCopied, and a table marked for a resync (with the LSN its changes
 // are held from) until its copy lands; the copy's start is given once it
-// began.
+// began, and a built copy waiting for the stream names the LSN it is held
+// until (before session 12 it read as a copy not started yet).
 func TestBusy(t *testing.T) {
 	h := newMHarness(t, Options{})
 	ctx := t.Context()
 	rel := testRel(1, "a")
-	copyRows := func(rel *wal.Relation) {
+	copyRows := func(rel *wal.Relation, held func()) {
 		t.Helper()
 		w, err := h.m.CopyRange(ctx, rel, wal.BlockRange{Of: 1})
 		if err != nil {
@@ -40,6 +41,9 @@ func TestBusy(t *testing.T) {
 		if err := h.m.TableCopied(ctx, rel, h.lsn); err != nil {
 			t.Fatal(err)
 		}
+		if held != nil {
+			held()
+		}
 		if err := h.m.StreamReached(ctx, h.lsn); err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +51,7 @@ func TestBusy(t *testing.T) {
 	if b := h.m.Busy(); len(b) != 0 {
 		t.Fatalf("busy before any copy: %+v", b)
 	}
-	copyRows(rel)
+	copyRows(rel, nil)
 	if b := h.m.Busy(); len(b) != 0 {
 		t.Fatalf("busy after the copy: %+v", b)
 	}
@@ -67,7 +71,17 @@ func TestBusy(t *testing.T) {
 	}
 	added := *rel
 	added.Columns = append(append([]wal.Column(nil), rel.Columns...), wal.Column{Name: "c", TypeOID: 25, TypeName: "text", TypeMod: -1})
-	copyRows(&added)
+	copyRows(&added, func() {
+		// Built, at h.lsn, past every commit taken: held until the
+		// stream reaches it.
+		b := h.m.Busy()
+		if len(b) != 1 || !b[0].Resync || b[0].HeldFrom != head || b[0].HeldUntil != h.lsn || b[0].CopyStarted.IsZero() {
+			t.Fatalf("busy while its copy is held: %+v (copied at %s)", b, h.lsn)
+		}
+		if ts := h.m.Tables(); len(ts) != 1 || ts[0].State != StateResyncNeeded || ts[0].HeldUntil != h.lsn {
+			t.Fatalf("tables while the copy is held: %+v", ts)
+		}
+	})
 	// The stream's last description is the old schema, from before the
 	// change: not a newer one, so the table is ready (it used to be marked
 	// again, forever).

@@ -118,10 +118,15 @@ type Busy struct {
 	// CopyStarted is when its copy began; zero while a resync waits for
 	// its copy to start.
 	CopyStarted time.Time
+	// HeldUntil, for a resync whose copy is built, is the copy's LSN: the
+	// copy is held until the stream reaches it (every commit below taken)
+	// and lands then (landing.go). Zero while the copy has not been built.
+	HeldUntil wal.LSN
 }
 
 // Busy lists the tables being copied (ranges or the tree build until
-// TableCopied records them) or waiting for a resync, by name.
+// TableCopied records them), waiting for a resync, or holding a resync's
+// copy until the stream reaches it, by name.
 func (m *Mirror) Busy() []Busy {
 	started := map[string]time.Time{}
 	m.copyMu.Lock()
@@ -136,7 +141,11 @@ func (m *Mirror) Busy() []Busy {
 	m.mu.Lock()
 	for name, t := range m.tables {
 		if t.rec.State == StateResyncNeeded {
-			out = append(out, Busy{Table: name, Resync: true, HeldFrom: t.rec.ResyncFrom, CopyStarted: started[name]})
+			b := Busy{Table: name, Resync: true, HeldFrom: t.rec.ResyncFrom, CopyStarted: started[name]}
+			if hc := m.landing[name]; hc != nil {
+				b.HeldUntil, b.CopyStarted = hc.at, hc.started
+			}
+			out = append(out, b)
 		}
 		delete(started, name)
 	}

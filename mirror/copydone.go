@@ -98,7 +98,7 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN)
 		// tree, not held: replacing the tree would lose them.
 		return fmt.Errorf("copy %s: the table is ready; call MarkResync before re-copying it so that its changes during the copy are kept", name)
 	}
-	hc := &heldCopy{name: name, rel: rel, root: root, at: at, rows: tc.rows, bs: bs}
+	hc := &heldCopy{name: name, rel: rel, root: root, at: at, rows: tc.rows, started: started, bs: bs}
 	if old := m.landing[name]; old != nil {
 		old.bs.discard() // a newer copy replaces one still waiting
 	}

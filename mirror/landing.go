@@ -60,6 +60,12 @@ func (e *ResyncWindowError) Error() string {
 	if e.To != 0 {
 		landed = fmt.Sprintf("its copy landed at version %s", e.To)
 	}
+	if e.From == 0 {
+		// Resynced before the first version: its state is the initial
+		// copy's, read below the first version.
+		return fmt.Sprintf("table %s has no per-commit history at version %s: it was being resynced (its changes after its initial copy were held for the resync's copy; %s); read it before the first version, or at the landing or later",
+			e.Table, e.Version, landed)
+	}
 	return fmt.Sprintf("table %s has no per-commit history at version %s: it was being resynced (its changes after version %s were held for the resync's copy; %s); read it at version %s or earlier, or at the landing or later",
 		e.Table, e.Version, e.From, landed, e.From)
 }
@@ -166,6 +172,8 @@ type heldCopy struct {
 	root prolly.Root // as built (no held change applied)
 	at   wal.LSN
 	rows int64
+	// started is when the copy began (Busy).
+	started time.Time
 	// bs are the consumers' builds from the copy's rows; discarded when
 	// the copy has to wait (they would read the tree whole at landing).
 	bs copyBuilds
@@ -187,21 +195,21 @@ func (m *Mirror) waitingLanding(name string) bool { return m.landing[name] != ni
 
 // landDue lands the held copies whose LSN the mirror has reached: every
 // commit below it taken (reached: the last commit taken, the stream's
-// start, or the commit LSN of a transaction beginning now). With no
-// version and no stream position yet (the initial copy) a copy lands at
-// once, at the latest group, as it always did. The caller holds mu, with
-// no transaction open.
+// start, or the commit LSN of a transaction beginning now). An initial
+// copy (firstCopy) lands at once, at the latest group, as it always did.
+// The caller holds mu, with no transaction open.
 func (m *Mirror) landDue(ctx context.Context, reached wal.LSN) error {
 	if len(m.landing) == 0 {
 		return nil
 	}
-	reached = max(reached, m.lastEnd, m.resume)
-	// With no version yet there is none the copy could land over (a
-	// resume LSN set by an earlier table's initial copy included).
-	initial := m.head.EndLSN == 0
+	reached = max(reached, m.lastEnd, m.resume, m.reached)
 	var due []*heldCopy
+	initial := map[string]bool{}
 	for _, hc := range m.landing {
-		if initial || hc.at <= reached {
+		if m.firstCopy(hc.name) {
+			initial[hc.name] = true
+			due = append(due, hc)
+		} else if hc.at <= reached {
 			due = append(due, hc)
 		}
 	}
@@ -228,12 +236,13 @@ func (m *Mirror) landDue(ctx context.Context, reached wal.LSN) error {
 		return fmt.Errorf("land copies: %w", err)
 	}
 	end := max(m.lastGroup, m.head.EndLSN)
-	if !initial {
-		for _, hc := range due {
-			end = max(end, hc.at)
+	resynced := false
+	for _, hc := range due {
+		if !initial[hc.name] {
+			end, resynced = max(end, hc.at), true
 		}
 	}
-	newVersion := !initial && end > m.head.EndLSN
+	newVersion := resynced && end > m.head.EndLSN
 	recs := map[string]tableRecord{}
 	for tn, tt := range m.tables {
 		recs[tn] = tt.rec
@@ -242,7 +251,7 @@ func (m *Mirror) landDue(ctx context.Context, reached wal.LSN) error {
 	landed := map[string]landedTable{}
 	var names []string
 	for _, hc := range due {
-		lt, err := m.landOne(ctx, hc, end, initial, op)
+		lt, err := m.landOne(ctx, hc, end, initial[hc.name], op)
 		if err != nil {
 			return err
 		}
@@ -308,9 +317,25 @@ func (m *Mirror) landDue(ctx context.Context, reached wal.LSN) error {
 		if m.opts.CopiedAt != nil {
 			m.opts.CopiedAt.Set(hc.name, hc.at)
 		}
-		m.log.Info("resync copy landed", "table", hc.name, "copied_at", hc.at, "version", end, "own_version", newVersion, "rows", nt.rec.Rows)
+		what := "resync copy landed"
+		if initial[hc.name] {
+			what = "initial copy landed"
+		}
+		m.log.Info(what, "table", hc.name, "copied_at", hc.at, "version", end, "own_version", newVersion, "rows", nt.rec.Rows)
 	}
 	return nil
+}
+
+// firstCopy reports whether name's copy is an initial one: the mirror
+// has no version yet and holds no state of the table (not copied before,
+// nor followed while running). With no version there is none the copy
+// could land over (a resume LSN set by an earlier table's initial copy
+// included), so it lands at once. A resync of a table the mirror holds
+// (even before the first commit after the initial copy) is held like any
+// other: landing it at once would put it in the group record the initial
+// copy's state is read from. The caller holds mu.
+func (m *Mirror) firstCopy(name string) bool {
+	return m.head.EndLSN == 0 && m.tables[name] == nil && m.pending[name] == nil
 }
 
 // landedTable is a table's state after its landing, and the window the
@@ -423,21 +448,27 @@ func (m *Mirror) land(ctx context.Context, reached wal.LSN) error {
 }
 
 // StreamReached tells the mirror that the stream has delivered every
-// commit below lsn and none is open (an idle stream's position, as a
-// keepalive reports it): copies taken at or below lsn land. A test
-// harness with no server calls it where a stream would have passed its
-// copies' LSN.
+// commit below lsn and none was open then: an idle stream's position, as
+// the server's keepalive reports it once everything received is taken
+// (follow calls it where the stream settles an idle slot, wal.Settler).
+// Copies taken at or below lsn land now, or, with a transaction open, at
+// its end; a copy held later lands at once if its LSN is at or below it.
+// On a standby, where no marker can be written, this is what lands a
+// resync's copy while no transaction commits. A landing that fails leaves
+// its tables resync_needed (land); the error is the mirror's own only.
+// A test harness with no server calls it where a stream would have passed
+// its copies' LSN.
 func (m *Mirror) StreamReached(ctx context.Context, lsn wal.LSN) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.err != nil {
 		return m.err
 	}
-	for m.txn != nil && m.err == nil {
-		m.idle.Wait()
+	m.reached = max(m.reached, lsn)
+	if m.txn != nil {
+		// Its Commit lands them (reached is remembered); waiting here
+		// would hold the stream's settler behind a long transaction.
+		return nil
 	}
-	if m.err != nil {
-		return m.err
-	}
-	return m.landDue(ctx, lsn)
+	return m.land(ctx, lsn)
 }

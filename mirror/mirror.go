@@ -220,6 +220,9 @@ type Mirror struct {
 	lastEnd   wal.LSN
 	lastGroup wal.LSN // end LSN of the latest group record
 	resume    wal.LSN
+	// reached is the highest LSN the stream reported every commit below
+	// taken with none open (StreamReached: an idle stream's position).
+	reached wal.LSN
 	// lastTime is the latest commit time taken: a landing version's.
 	lastTime time.Time
 	// landing: copies built and waiting to land; windows: each table's

@@ -151,6 +151,9 @@ type TableInfo struct {
 	// LandedAt is the version at which the copy at CopiedAt landed
 	// (landing.go): CopiedAt for the initial copy.
 	LandedAt wal.LSN
+	// HeldUntil, for a table in state resync_needed whose copy is built,
+	// is that copy's LSN: it lands once the stream reaches it.
+	HeldUntil wal.LSN
 	// Root and Rows are as of the last group record (pending commits not
 	// included).
 	Root     prolly.Root
@@ -164,8 +167,12 @@ func (m *Mirror) Tables() []TableInfo {
 	m.mu.Lock()
 	out := make([]TableInfo, 0, len(m.tables))
 	for _, t := range m.tables {
-		out = append(out, TableInfo{Name: t.rec.Name, State: t.rec.State, CopiedAt: t.rec.CopiedAt, LandedAt: m.landedAt(t.rec.Name, t.rec.CopiedAt),
-			Root: t.rec.Root, Rows: t.rec.Rows, Relation: t.rec.Rel})
+		ti := TableInfo{Name: t.rec.Name, State: t.rec.State, CopiedAt: t.rec.CopiedAt, LandedAt: m.landedAt(t.rec.Name, t.rec.CopiedAt),
+			Root: t.rec.Root, Rows: t.rec.Rows, Relation: t.rec.Rel}
+		if hc := m.landing[t.rec.Name]; hc != nil {
+			ti.HeldUntil = hc.at
+		}
+		out = append(out, ti)
 	}
 	m.mu.Unlock()
 	slices.SortFunc(out, func(a, b TableInfo) int { return strings.Compare(a.Name, b.Name) })
@@ -259,6 +266,16 @@ func (m *Mirror) TreeAt(ctx context.Context, table string, lsn wal.LSN) (*Tree, 
 // resync), for the consumers' catch-up, which the landing resets.
 func (m *Mirror) storedTreeAt(ctx context.Context, table string, lsn wal.LSN) (*Tree, error) {
 	return m.treeAt(ctx, table, lsn, false, false)
+}
+
+// StoredTreeAt is TreeAt for checking a consumer against the mirror: the
+// tree as stored, also inside a resync window, where it is the table's
+// rows from before the resync (its changes held, never published), which
+// is what a consumer such as the in-memory HEAD holds there until the
+// landing resets it. It is not what PostgreSQL had at lsn: a reader
+// answering for a version uses TreeAt (or asks Readable first).
+func (m *Mirror) StoredTreeAt(ctx context.Context, table string, lsn wal.LSN) (*Tree, error) {
+	return m.storedTreeAt(ctx, table, lsn)
 }
 
 // RowsAt is TreeAt for a reader that only reads rows (Tree.Lookup,

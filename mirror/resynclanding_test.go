@@ -26,30 +26,15 @@ import (
 // present). Now the copy lands once the mirror has taken every commit
 // below its LSN (landing.go).
 func TestResyncKeepsEarlierVersions(t *testing.T) {
-	e := newE2E(t, Options{}, []string{"public.s", "public.other"},
-		`CREATE TABLE s (id int PRIMARY KEY, v text)`, `CREATE TABLE other (id int PRIMARY KEY, n int)`,
-		`INSERT INTO s SELECT g, 'a' FROM generate_series(1, 100) g`, `INSERT INTO other VALUES (1, 0)`)
-	e.start()
-	e.exec(`UPDATE s SET v = 'b' WHERE id = 1`, `UPDATE other SET n = 1`)
-	e.sync()
-	v := e.m.Head()
-	before := treeRows(t, e.m, "public.s", v.EndLSN)
+	e := newResyncE2E(t)
+	// The stream stops (a lag, or a daemon that is down); s changes
+	// meanwhile, and is resynced under a snapshot that contains it.
+	v, before := e.streamAndStop(`UPDATE s SET v = 'b' WHERE id = 1`, `UPDATE other SET n = 1`)
 	if got := before[1]; got != "b" {
 		t.Fatalf("s id 1 at %s: %q, want b", v.EndLSN, got)
 	}
-
-	// The stream stops (a lag, or a daemon that is down); s changes
-	// meanwhile, and is resynced under a snapshot that contains it.
-	e.stop()
 	e.exec(`UPDATE s SET v = 'c' WHERE id = 1`, `DELETE FROM s WHERE id = 2`, `INSERT INTO s VALUES (101, 'new')`)
-	if err := e.m.MarkResync(t.Context(), "public.s", "test"); err != nil {
-		t.Fatal(err)
-	}
-	at, err := replication.Resync(t.Context(), replication.CopyOptions{ConnString: e.url, Workers: 2, RangeBlocks: 1},
-		[]wal.TableName{{Schema: "public", Name: "s"}}, e.m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	at := e.resyncS()
 	t.Logf("last version %s, resync copy at %s", v.EndLSN, at)
 	check := func(when string) {
 		t.Helper()
@@ -151,15 +136,8 @@ func wantRefused(t *testing.T, m *Mirror, table string, lsn wal.LSN) {
 // versions refuse reads of the table, and every version outside the
 // window reads what PostgreSQL had.
 func TestResyncAtStartLandsAsItsOwnVersion(t *testing.T) {
-	e := newE2E(t, Options{}, []string{"public.s", "public.other"},
-		`CREATE TABLE s (id int PRIMARY KEY, v text)`, `CREATE TABLE other (id int PRIMARY KEY, n int)`,
-		`INSERT INTO s SELECT g, 'a' FROM generate_series(1, 100) g`, `INSERT INTO other VALUES (1, 0)`)
-	e.start()
-	e.exec(`UPDATE s SET v = 'b' WHERE id = 1`)
-	e.sync()
-	v := e.m.Head()
-	before := treeRows(t, e.m, "public.s", v.EndLSN)
-	e.stop()
+	e := newResyncE2E(t)
+	v, before := e.streamAndStop(`UPDATE s SET v = 'b' WHERE id = 1`)
 	e.exec(`UPDATE s SET v = 'c' WHERE id = 1`, `UPDATE other SET n = 1`, `DELETE FROM s WHERE id = 2`, `INSERT INTO s VALUES (101, 'new')`)
 	if err := e.m.MarkResync(t.Context(), "public.s", "test"); err != nil {
 		t.Fatal(err)
@@ -183,7 +161,123 @@ func TestResyncAtStartLandsAsItsOwnVersion(t *testing.T) {
 	if got := treeRows(t, e.m, "public.s", v.EndLSN); !maps.Equal(got, before) {
 		t.Fatalf("s at %s after the landing: %v, that version had %v", v.EndLSN, got, before)
 	}
-	vs, err := e.m.Versions(v.EndLSN+1, e.m.Head().EndLSN, 0)
+	e.wantOwnLanding(v.EndLSN)
+}
+
+// TestResyncBeforeFirstCommitLandsAsItsOwnVersion: a resync requested
+// before the mirror took any commit after its initial copy (no version
+// yet) is held and lands as a version of its own like any other; the
+// state the initial copy recorded (read at the copy's LSN) keeps the
+// initial copy's rows.
+//
+// It failed before session 12: with no version, landDue took every copy
+// for an initial one and landed it at once over the initial copy's group
+// record, so reads at the copy's LSN (and the commits replayed after it)
+// read the resynced rows: id 1 "c" instead of "a", id 101 present.
+func TestResyncBeforeFirstCommitLandsAsItsOwnVersion(t *testing.T) {
+	e := newResyncE2E(t)
+	copied := tableInfo(t, e.m, "public.s").CopiedAt
+	before := treeRows(t, e.m, "public.s", copied)
+	if before[1] != "a" || len(before) != 100 {
+		t.Fatalf("s at the initial copy %s: %v", copied, before)
+	}
+	// The stream has not run: the mirror has no commit after its copy.
+	e.exec(`UPDATE s SET v = 'c' WHERE id = 1`, `UPDATE other SET n = 1`, `DELETE FROM s WHERE id = 2`, `INSERT INTO s VALUES (101, 'new')`)
+	at := e.resyncS()
+	if h := e.m.Head(); h.EndLSN != 0 {
+		t.Fatalf("head %s before the stream ran", h.EndLSN)
+	}
+	if got := treeRows(t, e.m, "public.s", copied); !maps.Equal(got, before) {
+		t.Fatalf("s at the initial copy %s after a resync at %s: %v, the copy had %v", copied, at, got, before)
+	}
+	if ti := tableInfo(t, e.m, "public.s"); ti.State != StateResyncNeeded {
+		t.Fatalf("s %s before the stream reached its copy at %s", ti.State, at)
+	}
+	e.start()
+	e.exec(`UPDATE other SET n = 2`) // a commit past the copy
+	waitReady(t, e.m, "public.s")
+	e.sync()
+	e.check()
+	if got := treeRows(t, e.m, "public.s", copied); !maps.Equal(got, before) {
+		t.Fatalf("s at the initial copy %s after the landing: %v, the copy had %v", copied, got, before)
+	}
+	if l := e.wantOwnLanding(copied); l.EndLSN != at {
+		t.Fatalf("landing at %s, the resync copied at %s", l.EndLSN, at)
+	}
+}
+
+// TestResyncLandsOnIdleStream: with no commit after a resync's copy and
+// no marker (a standby cannot write one), the copy lands once the
+// stream's keepalives report the server past its LSN (follow's settling
+// of the idle slot calls StreamReached), as a version of its own.
+//
+// It failed before session 12: the copy waited for the next commit
+// (here: none; "not ready after 2 minutes").
+func TestResyncLandsOnIdleStream(t *testing.T) {
+	e := newResyncE2E(t)
+	v, before := e.streamAndStop(`UPDATE s SET v = 'b' WHERE id = 1`)
+	e.exec(`UPDATE s SET v = 'c' WHERE id = 1`, `UPDATE other SET n = 1`, `DELETE FROM s WHERE id = 2`, `INSERT INTO s VALUES (101, 'new')`)
+	// resyncS writes no marker (follow's resync does, where the server
+	// is not a standby).
+	at := e.resyncS()
+	e.start()
+	waitReady(t, e.m, "public.s")
+	e.check()
+	if got := treeRows(t, e.m, "public.s", v.EndLSN); !maps.Equal(got, before) {
+		t.Fatalf("s at %s after the landing: %v, that version had %v", v.EndLSN, got, before)
+	}
+	if l := e.wantOwnLanding(v.EndLSN); l.EndLSN != at || e.m.Head().EndLSN != at {
+		t.Fatalf("landing at %s, head %s, the resync copied at %s", l.EndLSN, e.m.Head().EndLSN, at)
+	}
+}
+
+// newResyncE2E follows s (ids 1–100, v 'a') and other (one row),
+// copied, with no stream running.
+func newResyncE2E(t *testing.T) *e2e {
+	t.Helper()
+	return newE2E(t, Options{}, []string{"public.s", "public.other"},
+		`CREATE TABLE s (id int PRIMARY KEY, v text)`, `CREATE TABLE other (id int PRIMARY KEY, n int)`,
+		`INSERT INTO s SELECT g, 'a' FROM generate_series(1, 100) g`, `INSERT INTO other VALUES (1, 0)`)
+}
+
+// resyncS marks s for a resync (a no-op when it is marked already) and
+// copies it under a fresh snapshot, as follow's resync does but writing
+// no marker: the copy's LSN.
+func (e *e2e) resyncS() wal.LSN {
+	e.t.Helper()
+	if err := e.m.MarkResync(e.t.Context(), "public.s", "test"); err != nil {
+		e.t.Fatal(err)
+	}
+	at, err := replication.Resync(e.t.Context(), replication.CopyOptions{ConnString: e.url, Workers: 2, RangeBlocks: 1},
+		[]wal.TableName{{Schema: "public", Name: "s"}}, e.m)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return at
+}
+
+// streamAndStop streams stmts into the mirror and stops the stream: the
+// head version then and s's rows at it.
+func (e *e2e) streamAndStop(stmts ...string) (Version, map[int]string) {
+	e.t.Helper()
+	e.start()
+	e.exec(stmts...)
+	e.sync()
+	v := e.m.Head()
+	before := treeRows(e.t, e.m, "public.s", v.EndLSN)
+	e.stop()
+	return v, before
+}
+
+// wantOwnLanding checks the versions after last (s's last held version)
+// once s's resync copy landed: the replayed commits below the copy refuse
+// s and read other; the first version listing s as resynced is the
+// landing, at the copy's LSN with no commit, reading the copy (id 1 "c",
+// id 2 gone, id 101 "new"). It returns the landing version.
+func (e *e2e) wantOwnLanding(last wal.LSN) Version {
+	t := e.t
+	t.Helper()
+	vs, err := e.m.Versions(last+1, e.m.Head().EndLSN, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,14 +289,13 @@ func TestResyncAtStartLandsAsItsOwnVersion(t *testing.T) {
 			break
 		}
 		refused++
-		// The replayed commits below the copy: s refused, other read.
 		wantRefused(t, e.m, "public.s", vs[i].EndLSN)
 		if _, err := e.m.TreeAt(t.Context(), "public.other", vs[i].EndLSN); err != nil {
 			t.Fatalf("other at %s: %v", vs[i].EndLSN, err)
 		}
 	}
 	if landing == nil {
-		t.Fatalf("no landing version among %d versions after %s", len(vs), v.EndLSN)
+		t.Fatalf("no landing version among %d versions after %s", len(vs), last)
 	}
 	ti := tableInfo(t, e.m, "public.s")
 	if !slices.Equal(landing.Resynced, []string{"public.s"}) || len(landing.Tables) != 0 || landing.EndLSN != ti.CopiedAt || ti.LandedAt != landing.EndLSN {
@@ -212,7 +305,8 @@ func TestResyncAtStartLandsAsItsOwnVersion(t *testing.T) {
 	if got[1] != "c" || got[101] != "new" || len(got) != 100 {
 		t.Fatalf("s at the landing %s: id 1 %q, id 101 %q, %d rows", landing.EndLSN, got[1], got[101], len(got))
 	}
-	t.Logf("last version %s, %d replayed versions refused, landing at %s", v.EndLSN, refused, landing.EndLSN)
+	t.Logf("last version %s, %d replayed versions refused, landing at %s", last, refused, landing.EndLSN)
+	return *landing
 }
 
 func tableInfo(t *testing.T, m *Mirror, name string) TableInfo {
@@ -230,27 +324,10 @@ func tableInfo(t *testing.T, m *Mirror, name string) TableInfo {
 // A crash before it lands leaves the table resync_needed with its changes
 // held (nothing of the copy applied), and the next resync lands whole.
 func TestResyncCrashBeforeLanding(t *testing.T) {
-	e := newE2E(t, Options{}, []string{"public.s", "public.other"},
-		`CREATE TABLE s (id int PRIMARY KEY, v text)`, `CREATE TABLE other (id int PRIMARY KEY, n int)`,
-		`INSERT INTO s SELECT g, 'a' FROM generate_series(1, 100) g`, `INSERT INTO other VALUES (1, 0)`)
-	e.start()
-	e.exec(`UPDATE s SET v = 'b' WHERE id = 1`)
-	e.sync()
-	v := e.m.Head()
-	before := treeRows(t, e.m, "public.s", v.EndLSN)
-	e.stop()
+	e := newResyncE2E(t)
+	v, before := e.streamAndStop(`UPDATE s SET v = 'b' WHERE id = 1`)
 	e.exec(`UPDATE s SET v = 'c' WHERE id = 1`, `DELETE FROM s WHERE id = 2`)
-	if err := e.m.MarkResync(t.Context(), "public.s", "test"); err != nil {
-		t.Fatal(err)
-	}
-	resync := func() {
-		t.Helper()
-		if _, err := replication.Resync(t.Context(), replication.CopyOptions{ConnString: e.url, Workers: 2, RangeBlocks: 1},
-			[]wal.TableName{{Schema: "public", Name: "s"}}, e.m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	resync()
+	e.resyncS()
 	if ti := tableInfo(t, e.m, "public.s"); ti.State != StateResyncNeeded {
 		t.Fatalf("s %s before the stream reached its copy", ti.State)
 	}
@@ -261,7 +338,7 @@ func TestResyncCrashBeforeLanding(t *testing.T) {
 		t.Fatalf("after the crash NeedsResync = %v, want public.s", got)
 	}
 	wantRefused(t, e.m, "public.s", e.m.Head().EndLSN)
-	resync()
+	e.resyncS()
 	e.exec(`UPDATE other SET n = 6`) // a commit past the copy
 	waitReady(t, e.m, "public.s")
 	e.sync()

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -75,6 +76,8 @@ type Server struct {
 	// methods lists, per /api/ path, the methods registered for it, so
 	// that a wrong method is answered 405 with Allow, not 404.
 	methods map[string][]string
+	// running counts the API handlers running (WaitHandlers).
+	running atomic.Int64
 }
 
 // Listen binds the address now, so that a port clash fails at start, before
@@ -155,6 +158,8 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 // guard applies the body cap and the per-write deadlines to h.
 func (s *Server) guard(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		s.running.Add(1)
+		defer s.running.Add(-1)
 		r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
 		dw := &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: s.opts.WriteTimeout}
 		// The server's whole-answer deadline does not fit an answer that
@@ -312,6 +317,23 @@ func (s *Server) Serve(ctx context.Context) error {
 		err = serr
 	}
 	return err
+}
+
+// WaitHandlers waits until no API handler runs, or ctx ends (its error).
+// Serve's shutdown closes the connections of handlers still running past
+// its grace, but they go on until they return: an owner that frees what
+// they read (the daemon's heap page file) waits for them after Serve.
+func (s *Server) WaitHandlers(ctx context.Context) error {
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	for s.running.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for %d API handlers: %w", s.running.Load(), ctx.Err())
+		case <-t.C:
+		}
+	}
+	return nil
 }
 
 // Close releases the listener of a server that never served.

@@ -291,6 +291,10 @@ func DescribeBusy(b mirror.Busy, now time.Time) string {
 	if since == "" {
 		since = "its copy has not started yet"
 	}
+	if b.HeldUntil != 0 {
+		// Built, waiting for the stream to take every commit below it.
+		since = fmt.Sprintf("its copy is built and held until the stream reaches LSN %s, the copy's snapshot, then lands; %s", b.HeldUntil, since)
+	}
 	return fmt.Sprintf("%s is being resynced (its changes are held from commit LSN %s; %s)", b.Table, b.HeldFrom, since)
 }
 

@@ -206,7 +206,11 @@ func writeStatus(w io.Writer, st daemon.Status) error {
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  table\tstate\trows\tcopied at")
 	for _, t := range st.Tables {
-		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\n", t.Name, t.State, t.Rows, t.CopiedAt)
+		state := t.State
+		if t.HeldUntil != "" {
+			state += " (copy held until the stream reaches " + t.HeldUntil + ")"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\n", t.Name, state, t.Rows, t.CopiedAt)
 	}
 	tw.Flush()
 	if len(st.NotFollowed) > 0 {

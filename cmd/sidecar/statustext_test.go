@@ -38,4 +38,10 @@ func TestStatusTextSaysWhatItKnows(t *testing.T) {
 	if !strings.Contains(started, "lag") {
 		t.Errorf("running status lost its lag line:\n%s", started)
 	}
+	// A resync's copy built and held until the stream reaches its LSN.
+	held := render(daemon.Status{Phase: "streaming", Connected: true, ReceivedLSN: "0/1A2B3C", DurableLSN: "0/1A2B3C",
+		Tables: []daemon.TableStatus{{Name: "public.a", State: "resync_needed", Rows: 10, CopiedAt: "0/100", HeldUntil: "0/1A2C00"}}})
+	if !strings.Contains(held, "resync_needed (copy held until the stream reaches 0/1A2C00)") {
+		t.Errorf("status of a held copy:\n%s", held)
+	}
 }
