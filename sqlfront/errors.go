@@ -62,9 +62,9 @@ func (e *Error) hint(h string) *Error { e.Hint = h; return e }
 func unsupported(pos int, construct string) *Error {
 	return &Error{Code: codeUnsupported, Pos: pos,
 		Msg: fmt.Sprintf("%s is not supported by sidecar's SQL front end", construct),
-		Hint: "Supported: SELECT of columns, *, constants, casts and arithmetic from one followed table or an equi-join of two; " +
-			"WHERE with AND/OR/NOT, comparisons, BETWEEN, IN, IS NULL, LIKE; count/sum/min/max/avg with GROUP BY and HAVING; " +
-			"ORDER BY, LIMIT, OFFSET; FROM t AS OF 'ref'; sidecar.diff/diff_stat/log/tags/resolve/version."}
+		Hint: "sidecar answers SELECT over followed tables and views (joins, subqueries, WITH, set operations, " +
+			"aggregates, windows; FROM t AS OF 'ref') exactly as PostgreSQL would, and refuses what it cannot answer " +
+			"identically; the README's SQL section lists what is refused."}
 }
 
 // toError turns any error into an Error (internal errors keep their

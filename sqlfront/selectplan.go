@@ -634,6 +634,13 @@ func (pl *planner) table(rv *pg.RangeVar, asOf string) (*Table, error) {
 		if err := pl.viewRefusal(rv, schema); err != nil {
 			return nil, err // views.go
 		}
+		if rv.Schemaname == "" && strings.HasPrefix(rv.Relname, "pg_") {
+			// pg_catalog comes first on every search path: an unqualified
+			// pg_… name no followed relation has is PostgreSQL's own
+			// (pg_indexes, pg_stat_user_tables, …), which sidecar does not
+			// serve: 0A000, not 42P01 (PostgreSQL has it).
+			return nil, unsupported(int(rv.Location), "pg_catalog."+rv.Relname+" (sidecar's catalog does not serve it yet)")
+		}
 		var names []string
 		for _, t := range pl.src.Tables() {
 			names = append(names, t.Name)
