@@ -72,7 +72,7 @@ func TestArraysMatchPostgres(t *testing.T) {
 		"SELECT ARRAY[]":                          {"42P18", "42P18"},
 		"SELECT ARRAY[ARRAY[1, 2]] FROM arr":      {"", "0A000"},
 		"SELECT ia[1:2] FROM arr":                 {"", "0A000"},
-		"SELECT id FROM arr WHERE ia @> ARRAY[1]": {"", "0A000"},
+		"SELECT id FROM arr WHERE ia @> ARRAY[1]": {"", ""}, // answered since session 12 (its rows: sql/exec arraycontain.diff.sql)
 		"SELECT '{{1},{2}}'::int[] FROM arr":      {"", "0A000"},
 	}
 	for q, want := range codes {

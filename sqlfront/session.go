@@ -1038,7 +1038,7 @@ func (s *session) decodeParam(t uint32, format int16, b []byte, n int) (Value, e
 		return s.decodeArrayParam(t, elem, format, b, n)
 	}
 	if format == 0 {
-		v, err := parseAs(t, string(b))
+		v, err := paramAs(t, string(b))
 		if err != nil {
 			return nil, err
 		}
@@ -1074,7 +1074,7 @@ func (s *session) decodeParam(t uint32, format int16, b []byte, n int) (Value, e
 			if err == nil {
 				txt, err := s.tm.Encode(t, pgtype.TextFormatCode, val, nil)
 				if err == nil {
-					return parseAs(t, string(txt))
+					return paramAs(t, string(txt))
 				}
 			}
 		}

@@ -193,9 +193,8 @@ func parseAs(t uint32, s string) (Value, error) {
 		return types.Out(t, v), nil
 	case isTextType(t) || t == oidUnknown:
 		return s, nil
-	case t == oidDate, t == oidTimestamp, t == oidTimestamptz, t == oidUUID, t == oidInterval, t == oidTime, t == oidJSON, t == oidJSONB:
-		// Kept as their canonical text (the evaluator compares it; json
-		// keeps its input, jsonb is normalized; sql/exec reads it again).
+	case t == oidDate, t == oidTimestamp, t == oidTimestamptz, t == oidUUID, t == oidInterval, t == oidTime:
+		// Kept as their canonical text (the evaluator compares it).
 		v, err := types.In(t, -1, s)
 		if err != nil {
 			return nil, typesErr(err)
@@ -204,6 +203,22 @@ func parseAs(t uint32, s string) (Value, error) {
 	}
 	return nil, errf(codeUnsupported, -1, "sidecar cannot read a literal of type %s", typeName(t)).
 		hint("compare such columns with IS NULL, or cast them to text")
+}
+
+// paramAs reads a bound parameter's text s as a value of type t:
+// parseAs, and json/jsonb (kept as their text — json its input, jsonb
+// normalized — for sql/exec, which reads it again). Untyped literals do
+// not come here: the flat planner leaves a literal opposite a jsonb to
+// sql/exec, whose operator resolution types it (j - 'a' is jsonb - text).
+func paramAs(t uint32, s string) (Value, error) {
+	if t == oidJSON || t == oidJSONB {
+		v, err := types.In(t, -1, s)
+		if err != nil {
+			return nil, typesErr(err)
+		}
+		return types.Out(t, v), nil
+	}
+	return parseAs(t, s)
 }
 
 // cmpValues compares two non-NULL values of type t (both sides already
