@@ -242,15 +242,8 @@ func (b *binder) arrayCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx)
 // (array_prepend). Operands of different types are refused (PostgreSQL
 // would find their common type).
 func (b *binder) arrayConcat(l, r Scalar, loc int32) (Scalar, error) {
+	l, r = b.typeUntypedOperand(l, r)
 	lt, rt := l.Type(), r.Type()
-	switch {
-	case lt.OID == Unknown:
-		l, lt = coerce(l, T(rt.OID)), T(rt.OID)
-	case rt.OID == Unknown:
-		r, rt = coerce(r, T(lt.OID)), T(lt.OID)
-	}
-	b.noteParam(l)
-	b.noteParam(r)
 	f := &Func{Args: []Scalar{l, r}}
 	switch {
 	case lt.OID == rt.OID:
@@ -380,4 +373,19 @@ func (b *binder) arraySubLink(sq *Subquery, cols []ColumnID, loc int32) (Scalar,
 		sq.Plan = p
 	}
 	return sq, nil
+}
+
+// typeUntypedOperand gives an untyped operand (literal or parameter) of
+// an array operator the other operand's type, as PostgreSQL's operator
+// resolution does for anyarray, and records a parameter's type.
+func (b *binder) typeUntypedOperand(l, r Scalar) (Scalar, Scalar) {
+	switch {
+	case l.Type().OID == Unknown:
+		l = coerce(l, T(r.Type().OID))
+	case r.Type().OID == Unknown:
+		r = coerce(r, T(l.Type().OID))
+	}
+	b.noteParam(l)
+	b.noteParam(r)
+	return l, r
 }

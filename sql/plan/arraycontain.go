@@ -6,15 +6,8 @@ package plan
 // result bool. The executor compares elements with the element type's
 // equality (sql/exec/arraycontain.go).
 func (b *binder) arrayContainment(op string, l, r Scalar, loc int32) (Scalar, error) {
+	l, r = b.typeUntypedOperand(l, r) // array.go
 	lt, rt := l.Type(), r.Type()
-	switch {
-	case lt.OID == Unknown:
-		l, lt = coerce(l, T(rt.OID)), T(rt.OID)
-	case rt.OID == Unknown:
-		r, rt = coerce(r, T(lt.OID)), T(lt.OID)
-	}
-	b.noteParam(l)
-	b.noteParam(r)
 	if !IsArray(lt) || lt.OID != rt.OID {
 		return nil, errorf(CodeUndefinedFunction, "operator does not exist: %s %s %s", lt, op, rt).at(loc)
 	}
