@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,6 +40,9 @@ type TPCHOptions struct {
 	// its sessions' sidecar.work_mem (empty: the executor's default).
 	MemoryLimit string
 	WorkMem     string
+	// Queries are the query numbers to run (none: all 22), for an A/B
+	// run of the queries a change is about.
+	Queries []int
 }
 
 // TPCHQuery is one query's cell.
@@ -132,6 +136,9 @@ func RunTPCH(ctx context.Context, o TPCHOptions) (*TPCHReport, error) {
 	}
 	rep.LoadStart = loadAvg()
 	for i, q := range tpch.Queries {
+		if len(o.Queries) > 0 && !slices.Contains(o.Queries, i+1) {
+			continue
+		}
 		if o.FoldDates {
 			q = tpch.FoldDates(q)
 		}

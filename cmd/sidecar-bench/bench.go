@@ -344,6 +344,7 @@ func newBenchTPCHCmd(g *globals) *cobra.Command {
 		duckMem    string
 		memLimit   string
 		workMem    string
+		queries    []int
 	)
 	cmd := &cobra.Command{
 		Use:   "tpch",
@@ -363,7 +364,7 @@ each answer with PostgreSQL's. It writes bench/results/tpch-<date>.md.`,
 				return err
 			}
 			rep, err := bench.RunTPCH(cmd.Context(), bench.TPCHOptions{SF: sf, Reps: reps, Timeout: timeout, Seed: seed, Dir: dir, FoldDates: foldDates,
-				DuckDB: duck, DuckDBMemory: duckMem, MemoryLimit: memLimit, WorkMem: workMem,
+				DuckDB: duck, DuckDBMemory: duckMem, MemoryLimit: memLimit, WorkMem: workMem, Queries: queries,
 				Logf: func(f string, a ...any) { fmt.Fprintf(g.stderr, f+"\n", a...) }})
 			stop()
 			if err != nil {
@@ -375,6 +376,9 @@ each answer with PostgreSQL's. It writes bench/results/tpch-<date>.md.`,
 			command := fmt.Sprintf("sidecar-bench tpch --sf %g --reps %d --timeout %s", sf, reps, timeout)
 			if foldDates {
 				command += " --fold-dates"
+			}
+			if len(queries) > 0 {
+				command += " --queries " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(queries)), ","), "[]")
 			}
 			for _, f := range []struct{ name, v string }{{"duckdb", duck}, {"duckdb-memory", duckMem}, {"memory-limit", memLimit}, {"work-mem", workMem}} {
 				if f.v != "" {
@@ -397,6 +401,7 @@ each answer with PostgreSQL's. It writes bench/results/tpch-<date>.md.`,
 	f.StringVar(&duckMem, "duckdb-memory", "", "DuckDB's memory_limit (e.g. 3GB; default DuckDB's own)")
 	f.StringVar(&memLimit, "memory-limit", "", "the sidecar's memory.limit (e.g. 4GiB; default auto)")
 	f.StringVar(&workMem, "work-mem", "", "the sidecar sessions' sidecar.work_mem (e.g. 1GB; default the executor's)")
+	f.IntSliceVar(&queries, "queries", nil, "the query numbers to run, e.g. 2,18,21 (default all 22)")
 	return cmd
 }
 

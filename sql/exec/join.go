@@ -20,9 +20,11 @@ type joinOp struct {
 	lconv       []conv
 	rconv       []conv
 	// lkeyCols are the left keys' columns where a key is one (0: an
-	// expression), for the probe side's key filter (joinfilter.go).
-	lkeyCols []plan.ColumnID
-	residual vexpr // over pair batches (left columns then right); nil: none
+	// expression), for the probe side's key filter (joinfilter.go);
+	// rkeyCols the right keys', for a semi or anti join built on its
+	// left side (semibuild.go).
+	lkeyCols, rkeyCols []plan.ColumnID
+	residual           vexpr // over pair batches (left columns then right); nil: none
 	// resCols are the pair batch's columns the residual reads (nil:
 	// every one, a residual with a subquery): check gathers only those.
 	resCols []bool
@@ -40,6 +42,10 @@ type joinOp struct {
 	// nothing above reads.
 	outL, outR []int
 	keepR      []bool
+	// buildLeft: a semi or anti join holding its left side in the hash
+	// table (semibuild.go), the left columns it holds marked in keepL.
+	buildLeft bool
+	keepL     []bool
 }
 
 func (e *env) buildJoin(j *plan.Join) (operator, error) {
@@ -86,6 +92,11 @@ func (e *env) buildJoin(j *plan.Join) (operator, error) {
 						lcol = c.ID
 					}
 					op.lkeyCols = append(op.lkeyCols, lcol)
+					var rcol plan.ColumnID
+					if c, ok := b.(*plan.ColRef); ok {
+						rcol = c.ID
+					}
+					op.rkeyCols = append(op.rkeyCols, rcol)
 					rkeyCols.AddSet(bc)
 					op.keyTypes = append(op.keyTypes, t.OID)
 					op.lconv, op.rconv = append(op.lconv, lcv), append(op.rconv, rcv)
@@ -111,6 +122,18 @@ func (e *env) buildJoin(j *plan.Join) (operator, error) {
 	}
 	need, ok := e.joinNeed[j]
 	op.narrow(need, !ok, rkeyCols, len(left.cols()), len(right.cols()))
+	if j.BuildLeft && (j.Kind == plan.SemiJoin || j.Kind == plan.AntiJoin) && len(op.lkeys) > 0 {
+		op.buildLeft = true
+		op.keepL = make([]bool, len(left.cols()))
+		for _, c := range op.outL {
+			op.keepL[c] = true
+		}
+		for c := range op.keepL {
+			if op.residual != nil && (op.resCols == nil || op.resCols[c]) {
+				op.keepL[c] = true
+			}
+		}
+	}
 	return op, nil
 }
 
@@ -276,21 +299,7 @@ func (j *joinOp) build(mem *memAcct, right operator, depth int) (*hashTable, *jo
 		if sp != nil {
 			return sp.addBatch(sp.right, b, keys, ok, keepNull)
 		}
-		var bytes int64
-		for i := 0; i < b.N; i++ {
-			if !ok[i] && !keepNull {
-				continue
-			}
-			bytes += joinRowBytes
-			for c := range ht.cols {
-				if j.keepR[c] {
-					bytes += valueBytes(b.Vecs[c][i])
-				}
-			}
-			for k := range ht.keys {
-				bytes += valueBytes(keys[k][i])
-			}
-		}
+		bytes := ht.bytesOf(b, keys, ok, j.keepR, keepNull)
 		if spillable && !mem.tryGrowKeeping(bytes, partReserve) {
 			if sp, err = j.startSpill(mem, ht, right); err != nil {
 				return err
@@ -303,31 +312,64 @@ func (j *joinOp) build(mem *memAcct, right operator, depth int) (*hashTable, *jo
 				return err
 			}
 		}
-		for i := 0; i < b.N; i++ {
-			if !ok[i] && !keepNull {
-				continue
-			}
-			for c := range ht.cols {
-				if j.keepR[c] {
-					ht.cols[c].add(b.Vecs[c][i])
-				}
-			}
-			for k := range ht.keys {
-				ht.keys[k].add(keys[k][i])
-			}
-			var h uint64
-			if ok[i] {
-				h = ht.hashRow(keys, i)
-			}
-			ht.hashes = append(ht.hashes, h)
-			ht.hasKey = append(ht.hasKey, ok[i])
-			ht.n++
-		}
+		ht.add(b, keys, ok, j.keepR, keepNull)
 		return nil
 	})
 	if err != nil || sp != nil {
 		return nil, sp, err
 	}
+	ht.index()
+	return ht, nil, nil
+}
+
+// bytesOf is the memory the rows of b that add would add hold.
+func (ht *hashTable) bytesOf(b *Batch, keys [][]types.Value, ok []bool, keep []bool, keepNull bool) int64 {
+	var bytes int64
+	for i := 0; i < b.N; i++ {
+		if !ok[i] && !keepNull {
+			continue
+		}
+		bytes += joinRowBytes
+		for c := range ht.cols {
+			if keep[c] {
+				bytes += valueBytes(b.Vecs[c][i])
+			}
+		}
+		for k := range ht.keys {
+			bytes += valueBytes(keys[k][i])
+		}
+	}
+	return bytes
+}
+
+// add appends the rows of b (their columns marked in keep; the others
+// are never read) with their keys; a row whose key is NULL (ok false)
+// only when keepNull.
+func (ht *hashTable) add(b *Batch, keys [][]types.Value, ok []bool, keep []bool, keepNull bool) {
+	for i := 0; i < b.N; i++ {
+		if !ok[i] && !keepNull {
+			continue
+		}
+		for c := range ht.cols {
+			if keep[c] {
+				ht.cols[c].add(b.Vecs[c][i])
+			}
+		}
+		for k := range ht.keys {
+			ht.keys[k].add(keys[k][i])
+		}
+		var h uint64
+		if ok[i] {
+			h = ht.hashRow(keys, i)
+		}
+		ht.hashes = append(ht.hashes, h)
+		ht.hasKey = append(ht.hasKey, ok[i])
+		ht.n++
+	}
+}
+
+// index chains the rows added to ht by their hashes.
+func (ht *hashTable) index() {
 	size := 1
 	for size < ht.n {
 		size <<= 1
@@ -342,7 +384,6 @@ func (j *joinOp) build(mem *memAcct, right operator, depth int) (*hashTable, *jo
 		ht.head[slot] = int32(r + 1)
 	}
 	ht.matched = make([]bool, ht.n)
-	return ht, nil, nil
 }
 
 // joinOut gathers output batches: left row pl[k] of the current left
@@ -400,6 +441,12 @@ func (j *joinOp) run(emit func(*Batch) error) error {
 // runOn joins left and right (the join's inputs, or one pair of their
 // partition files at a level of partitioning: depth).
 func (j *joinOp) runOn(left, right operator, depth int, emit func(*Batch) error) error {
+	if j.buildLeft {
+		if done, err := j.runBuildLeft(left, right, emit); done || err != nil {
+			return err
+		}
+		// The left side passed the working memory: join as usual.
+	}
 	e := j.e
 	mem := &memAcct{e: e}
 	defer mem.done()
@@ -413,9 +460,12 @@ func (j *joinOp) runOn(left, right operator, depth int, emit func(*Batch) error)
 	if sp != nil {
 		return spillErr(e, "hash join", sp.join(mem, left, right, depth, emit))
 	}
-	if s, col, f := j.keyFilterFor(ht, left, mem); f != nil {
-		s.keySteps = append(s.keySteps, f.step(col))
-		defer func() { s.keySteps = s.keySteps[:len(s.keySteps)-1] }()
+	switch j.kind {
+	case plan.InnerJoin, plan.SemiJoin, plan.RightJoin:
+		if s, col, f := j.keyFilterFor(ht, left, j.lkeyCols, mem); f != nil {
+			s.keySteps = append(s.keySteps, f.step(col))
+			defer func() { s.keySteps = s.keySteps[:len(s.keySteps)-1] }()
+		}
 	}
 	lw, rw := len(left.cols()), len(right.cols())
 	semi := j.kind == plan.SemiJoin || j.kind == plan.AntiJoin
@@ -526,10 +576,29 @@ func (j *joinOp) runOn(left, right operator, depth int, emit func(*Batch) error)
 
 // check evaluates the residual condition over the candidate pairs
 // (left row pl[k] of b, right row pr[k]), a batch of pairs at a time.
-// Only the columns the residual reads are gathered into the pair batch
-// (the others are NULL there and never read).
 func (j *joinOp) check(b *Batch, ht *hashTable, pl, pr []int, lw, rw int) ([]bool, error) {
-	pass := make([]bool, len(pl))
+	return j.checkPairs(len(pl), lw, rw, func(c, start int, v []types.Value) {
+		if c < lw {
+			src := b.Vecs[c]
+			for k := range v {
+				v[k] = src[pl[start+k]]
+			}
+			return
+		}
+		src := ht.cols[c-lw]
+		for k := range v {
+			v[k] = src.at(pr[start+k])
+		}
+	})
+}
+
+// checkPairs evaluates the residual over n candidate pairs, a batch of
+// pairs at a time: fill(c, start, v) gathers column c (the left
+// side's lw columns, then the right side's rw) of pairs start… into v.
+// Only the columns the residual reads are gathered (the others are NULL
+// in the pair batch and never read).
+func (j *joinOp) checkPairs(n, lw, rw int, fill func(c, start int, v []types.Value)) ([]bool, error) {
+	pass := make([]bool, n)
 	if j.residual == nil {
 		for k := range pass {
 			pass[k] = true
@@ -545,11 +614,11 @@ func (j *joinOp) check(b *Batch, ht *hashTable, pl, pr []int, lw, rw int) ([]boo
 		ck.res = make([]types.Value, BatchSize)
 	}
 	nulls := ck.vecs[lw+rw]
-	for start := 0; start < len(pl); start += BatchSize {
+	for start := 0; start < n; start += BatchSize {
 		if err := j.e.check(); err != nil {
 			return nil, err
 		}
-		end := min(start+BatchSize, len(pl))
+		end := min(start+BatchSize, n)
 		pb := &Batch{N: end - start, Vecs: make([][]types.Value, lw+rw)}
 		for c := 0; c < lw+rw; c++ {
 			if j.resCols != nil && !j.resCols[c] {
@@ -557,17 +626,7 @@ func (j *joinOp) check(b *Batch, ht *hashTable, pl, pr []int, lw, rw int) ([]boo
 				continue
 			}
 			v := ck.vecs[c][:pb.N]
-			if c < lw {
-				src := b.Vecs[c]
-				for k := range v {
-					v[k] = src[pl[start+k]]
-				}
-			} else {
-				src := ht.cols[c-lw]
-				for k := range v {
-					v[k] = src.at(pr[start+k])
-				}
-			}
+			fill(c, start, v)
 			pb.Vecs[c] = v
 		}
 		res := ck.res[:pb.N]

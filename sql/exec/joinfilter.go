@@ -40,28 +40,29 @@ type keyFilter struct {
 	off           atomic.Bool
 }
 
-// keyFilterFor is the filter of one of j's left keys over ht's rows and
-// the scan it is for (nil when no key is a plain column, compared
-// without conversion, of a scan reached from j's left input through
-// inner joins and the left sides of semi and anti joins: operators that
-// pass that column's value through unchanged and drop a row whose
-// value matches nothing here).
-func (j *joinOp) keyFilterFor(ht *hashTable, left operator, mem *memAcct) (*scanOp, int, *keyFilter) {
-	switch j.kind {
-	case plan.InnerJoin, plan.SemiJoin, plan.RightJoin:
-	default:
-		return nil, 0, nil
-	}
+// keyFilterFor is the filter of one of the probe side's keys (keyCols)
+// over ht's rows and the scan it is for (nil when no key is a plain
+// column, compared without conversion, of a scan reached from probe
+// through inner joins and the left sides of semi and anti joins:
+// operators that pass that column's value through unchanged and drop a
+// row whose value matches nothing here).
+//
+// Only a join whose unmatched probe rows produce nothing may filter its
+// probe side: inner, semi and right joins probing with the left side,
+// and semi and anti joins built on their left side (semibuild.go), which
+// probe with the right side (keyCols: j.rkeyCols): a right row matching
+// no left row decides nothing for either kind. The caller checks it.
+func (j *joinOp) keyFilterFor(ht *hashTable, probe operator, keyCols []plan.ColumnID, mem *memAcct) (*scanOp, int, *keyFilter) {
 	if ht == nil || ht.n == 0 {
 		return nil, 0, nil
 	}
 	k, col := -1, -1
 	var s *scanOp
-	for i, id := range j.lkeyCols {
+	for i, id := range keyCols {
 		if id == 0 || j.lconv[i] != nil || j.rconv[i] != nil {
 			continue
 		}
-		if s, col = scanOf(left, id); s != nil {
+		if s, col = scanOf(probe, id); s != nil {
 			k = i
 			break
 		}

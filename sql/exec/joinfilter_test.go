@@ -73,7 +73,7 @@ func TestDifferentialLate(t *testing.T) {
 	conn, cat, src := diffSetup(ctx, t)
 	defer conn.Close(context.Background())
 	late := &lateMemSource{memSource: src}
-	for _, name := range []string{"joinfilter", "perfpaths", "planner", "outeragg", "lateral", "constkeys"} {
+	for _, name := range []string{"joinfilter", "semibuild", "perfpaths", "planner", "outeragg", "lateral", "constkeys"} {
 		file := filepath.Join("testdata", name+".diff.sql")
 		for _, sql := range readStatements(t, file) {
 			want := pgAnswer(ctx, conn, sql)
@@ -129,5 +129,31 @@ func TestJoinKeyFilterThroughJoins(t *testing.T) {
 	}
 	if n, all := late.handed["w"], len(src.rows["w"]); n > all+2 {
 		t.Errorf("the scans of w handed on %d rows (w has %d): the IN list did not reach a's scan", n, all)
+	}
+}
+
+// TestSemiJoinBuildsLeft checks that a semi and an anti join whose left
+// side is estimated the smaller hold that side and filter their right
+// side's scan by its keys (semibuild.go): w's one row with x = 40 (k 3)
+// against the rows of w with k 3, so the scans of w hand on that row
+// and few of the others; building on the right, the subquery's scan
+// hands on every row of w.
+func TestSemiJoinBuildsLeft(t *testing.T) {
+	src := loadData(t)
+	cat, err := plantest.LoadCatalog("testdata/tables.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for sql, want := range map[string]string{
+		"SELECT a.id FROM w a WHERE a.x = 40 AND EXISTS (SELECT 1 FROM w b WHERE b.k = a.k AND b.id <> a.id)":     "id int4\n",
+		"SELECT a.id FROM w a WHERE a.x = 40 AND NOT EXISTS (SELECT 1 FROM w b WHERE b.k = a.k AND b.id <> a.id)": "id int4\n4\n",
+	} {
+		late := &lateMemSource{memSource: src, handed: map[string]int{}}
+		if got := runSQL(cat, late, sql, 0); got != want {
+			t.Fatalf("%s: answer:\n%s", sql, got)
+		}
+		if n, all := late.handed["w"], len(src.rows["w"]); n >= all {
+			t.Errorf("%s: the scans of w handed on %d rows (w has %d): the subquery's side was not filtered by the left side's keys", sql, n, all)
+		}
 	}
 }

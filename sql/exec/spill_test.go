@@ -58,6 +58,10 @@ func TestHashSpillMatchesMemory(t *testing.T) {
 		"SELECT a.id, b.id FROM w a FULL JOIN w b ON a.y = b.y AND a.id = b.x AND a.k <> b.k",
 		"SELECT a.id FROM w a WHERE EXISTS (SELECT 1 FROM w b WHERE b.grp = a.grp AND b.x = a.id)",
 		"SELECT a.id FROM w a WHERE NOT EXISTS (SELECT 1 FROM w b WHERE b.grp = a.grp AND b.x = a.id)",
+		// built on the left (estimated smaller), which does not fit: the join
+		// builds (and spills) its right side instead (semibuild.go)
+		"SELECT a.id FROM w a WHERE a.x > 5 AND EXISTS (SELECT 1 FROM w b WHERE b.grp = a.grp AND b.x = a.id AND b.k <> a.k)",
+		"SELECT a.id FROM w a WHERE a.x > 5 AND NOT EXISTS (SELECT 1 FROM w b WHERE b.grp = a.grp AND b.x = a.id AND b.k <> a.k)",
 		"SELECT a.grp, count(*), sum(b.y) FROM w a JOIN w b ON a.id = b.x GROUP BY a.grp",
 		"SELECT DISTINCT grp, y FROM w",
 		"SELECT DISTINCT x FROM w",

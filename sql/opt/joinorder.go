@@ -20,9 +20,13 @@ const maxReorder = 10
 // lowest join that has its columns. The tree's columns come out in their
 // old order (a projection on top when the order changed).
 //
-// Trees whose conditions hold a subquery or a volatile call keep their
-// order (where such a conjunct is evaluated, and how often, must not
-// change).
+// Trees whose conditions hold a volatile call keep their order (where
+// such a conjunct is evaluated, and how often, must not change). A
+// conjunct holding a subquery is placed like the others, on the lowest
+// join that has its columns (the subquery's outer references among
+// them), as PostgreSQL places a join qual: kept in FROM order, TPC-H
+// Q2's correlated min() held the tree to a cross join of supplier and
+// part.
 func joinOrder(rel plan.Rel, md *plan.Metadata) plan.Rel {
 	e := newEstimator()
 	e.note(rel)
@@ -87,7 +91,7 @@ func reorder(j *plan.Join, e *estimator, md *plan.Metadata, positional bool, wal
 	flatten(j)
 	keep := len(leaves) > maxReorder
 	for _, p := range conds {
-		keep = keep || hasSubquery(p) || volatile(p)
+		keep = keep || volatile(p)
 	}
 	if keep {
 		return &plan.Join{Kind: j.Kind, Left: walk(j.Left, positional), Right: walk(j.Right, positional), On: j.On, Est: j.Est}

@@ -45,6 +45,7 @@ func optimize(rel plan.Rel, need []plan.ColumnID, md *plan.Metadata) plan.Rel {
 	rel = keyRanges(rel)
 	rel = prune(rel, plan.SetOf(need), md)
 	rel = joinOrder(rel, md)
+	rel = semiBuild(rel)
 	return rel
 }
 

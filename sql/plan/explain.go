@@ -77,7 +77,11 @@ func explainRel(b *strings.Builder, md *Metadata, r Rel, depth int) {
 		line("Project %s", strings.Join(parts, ", "))
 	case *Join:
 		if x.On != nil {
-			line("%s Join on %s%s", x.Kind, expr(x.On), est(x.Est))
+			side := ""
+			if x.BuildLeft {
+				side = " [hash on left]"
+			}
+			line("%s Join on %s%s%s", x.Kind, expr(x.On), est(x.Est), side)
 		} else {
 			line("%s Join%s", x.Kind, est(x.Est))
 		}

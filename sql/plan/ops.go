@@ -75,6 +75,10 @@ type Join struct {
 	Left, Right Rel
 	On          Scalar
 	Est         float64 // the optimizer's estimate of the rows out (0: none); EXPLAIN shows it
+	// BuildLeft (semi and anti joins): the hash table holds the left
+	// side and the right side streams through it (sql/opt semibuild.go
+	// sets it where the left side is estimated the smaller).
+	BuildLeft bool
 }
 
 // Aggregate groups its input by GroupBy (input columns; none: one group,
