@@ -124,17 +124,17 @@ func TestRunCopiesStreamsAndStopsCleanly(t *testing.T) {
 	if len(st.Tables) != 1 || st.Tables[0].Name != "public.accounts" || st.Tables[0].State != "ready" || st.Tables[0].Rows != 2000 {
 		t.Fatalf("after the copy: %+v", st.Tables)
 	}
-	// Ready once connected to the slot (the copy alone is not enough).
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		code, body := httpGet(t, r.addr+"/readyz")
-		if code == 200 {
-			break
-		}
-		if code != http.StatusServiceUnavailable || !strings.Contains(body, "reason") || time.Now().After(deadline) {
+	// Ready once connected to the slot (the copy alone is not enough);
+	// until then 503 with a reason, never another answer.
+	var code int
+	var body string
+	daemontest.Eventually(t, "readyz 200", 0, func() bool {
+		code, body = httpGet(t, r.addr+"/readyz")
+		if code != 200 && (code != http.StatusServiceUnavailable || !strings.Contains(body, "reason")) {
 			t.Fatalf("readyz %d %s", code, body)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return code == 200
+	}, func() string { return fmt.Sprintf("readyz %d %s", code, body) })
 	if code, body := httpGet(t, r.addr+"/healthz"); code != 200 {
 		t.Errorf("healthz %d %s", code, body)
 	}
@@ -241,18 +241,11 @@ func TestRunResyncsAfterSchemaChange(t *testing.T) {
 	)
 	// The resync runs in the background; wait until the table is ready
 	// again and a marker past everything is durable.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		lsn := marker(t, url, "UPDATE items SET name = name WHERE id = 2")
-		st := r.waitDurable(t, lsn)
-		if len(st.Tables) == 1 && st.Tables[0].State == "ready" && strings.Contains(logs.String(), "resync done") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no resync: %+v\n%s", st.Tables, logs.String())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	var st Status
+	daemontest.Eventually(t, "resync done, the table ready", 0, func() bool {
+		st = r.waitDurable(t, marker(t, url, "UPDATE items SET name = name WHERE id = 2"))
+		return len(st.Tables) == 1 && st.Tables[0].State == "ready" && strings.Contains(logs.String(), "resync done")
+	}, func() string { return fmt.Sprintf("no resync: %+v\n%s", st.Tables, logs.String()) })
 	if err := r.stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -283,13 +276,9 @@ func TestRunSurvivesPostgresRestartWithQuietLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.waitDurable(t, marker(t, url, "UPDATE k SET v = 2"))
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(logs.String(), "replication recovered") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no recovery line:\n%s", logs.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	daemontest.Eventually(t, "the recovery line", 0, func() bool {
+		return strings.Contains(logs.String(), "replication recovered")
+	}, func() string { return "no recovery line:\n" + logs.String() })
 	if n := strings.Count(logs.String(), "replication connection failed; retrying"); n != 1 {
 		t.Errorf("%d reconnect error lines, want 1 (rate limited):\n%s", n, logs.String())
 	}
@@ -324,12 +313,9 @@ func TestIdleSidecarIsNotLagging(t *testing.T) {
 	// that can take longer than two polls, so wait for it. A sidecar that
 	// counts the age of its last commit as lag never gets there: its lag
 	// is over 6 s and grows.
-	st := r.status(t)
-	for deadline := time.Now().Add(60 * time.Second); st.LagSeconds > 1 && time.Now().Before(deadline); st = r.status(t) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if st.LagSeconds > 1 {
-		t.Errorf("idle sidecar reports lag %.1f s (lag_bytes %d) for 60 s after the last write", st.LagSeconds, st.LagBytes)
+	var st Status
+	if daemontest.Poll(0, func() bool { st = r.status(t); return st.LagSeconds <= 1 }) != nil {
+		t.Errorf("idle sidecar reports lag %.1f s (lag_bytes %d) for %s after the last write", st.LagSeconds, st.LagBytes, daemontest.Ceiling)
 	}
 	if code, body := httpGet(t, r.addr+"/readyz"); code != 200 {
 		t.Errorf("idle sidecar not ready: %d %s", code, body)
@@ -349,16 +335,10 @@ func TestPeriodicVerify(t *testing.T) {
 	cfg.Verify.Interval = 5 * time.Second
 	r := start(t, cfg, io.Discard)
 	r.waitDurable(t, marker(t, url, "UPDATE v SET x = 'y' WHERE id = 1"))
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		st := r.status(t)
+	var st Status
+	daemontest.Eventually(t, "a periodic verification result", 3*time.Minute, func() bool {
+		st = r.status(t)
 		_, m := httpGet(t, r.addr+"/metrics")
-		if st.Verify != nil && st.Verify.Result == "equal" && strings.Contains(m, `sidecar_verify_result{table="public.v"} 1`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no periodic verification result: %+v", st.Verify)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return st.Verify != nil && st.Verify.Result == "equal" && strings.Contains(m, `sidecar_verify_result{table="public.v"} 1`)
+	}, func() string { return fmt.Sprintf("no periodic verification result: %+v", st.Verify) })
 }

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/head"
@@ -86,22 +85,20 @@ func quietDaemon(t *testing.T) (*config.Config, *running, *head.Model) {
 	return cfg, r, model
 }
 
-// wantHeadQuery waits (20 s at most) for a count+sum of public.quiet read
-// from the in-memory HEAD, with the right answer.
+// wantHeadQuery waits (the rig's ceiling at most) for a count+sum of
+// public.quiet read from the in-memory HEAD, with the right answer.
 func wantHeadQuery(t *testing.T, base string) {
 	t.Helper()
 	body := `{"table":"public.quiet","aggs":[{"func":"count"},{"func":"sum","col":"v"}]}`
 	var got string
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+	_ = daemontest.Poll(0, func() bool {
 		var code int
 		code, got = postQuery(t, base, body)
 		if code != 200 {
 			t.Fatalf("/api/query: %d %s", code, got)
 		}
-		if strings.Contains(got, `"read":"head"`) || time.Now().After(deadline) {
-			break
-		}
-	}
+		return strings.Contains(got, `"read":"head"`)
+	})
 	if !strings.Contains(got, `"read":"head"`) || !strings.HasSuffix(got, `{"count(*)":"3000","sum(v)":"13500"}`+"\n") {
 		t.Fatalf("HEAD built, no commit since: want a read from the in-memory HEAD, got\n%s", got)
 	}
@@ -128,30 +125,22 @@ func TestServesBeforeHeadLoaded(t *testing.T) {
 		t.Fatalf("HEAD held back: status head %+v, model tables %v", st.Head, model2.Tables())
 	}
 	body := `{"table":"public.quiet","aggs":[{"func":"count"},{"func":"sum","col":"v"}]}`
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		code, got := postQuery(t, r2.addr, body)
-		if code == 200 {
-			if !strings.Contains(got, `"read":"tree"`) || !strings.HasSuffix(got, `{"count(*)":"3000","sum(v)":"13500"}`+"\n") {
-				t.Fatalf("while the HEAD loads: %s", got)
-			}
-			break
+	var code int
+	var got string
+	daemontest.Eventually(t, "an answer while the HEAD loads", 0, func() bool {
+		code, got = postQuery(t, r2.addr, body)
+		if code == 200 && (!strings.Contains(got, `"read":"tree"`) || !strings.HasSuffix(got, `{"count(*)":"3000","sum(v)":"13500"}`+"\n")) {
+			t.Fatalf("while the HEAD loads: %s", got)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no answer while the HEAD loads: %d %s", code, got)
-		}
-	}
+		return code == 200
+	}, func() string { return fmt.Sprintf("no answer while the HEAD loads: %d %s", code, got) })
 	open()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		st := r2.status(t)
-		if st.Head != nil && st.Head.Phase == "ready" {
-			if !st.Head.Restored || st.Head.Tables != 1 {
-				t.Errorf("ready HEAD: %+v, want restored from its checkpoint with 1 table", st.Head)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("HEAD not ready 30 s after its loading was let go: %+v", st.Head)
-		}
+	daemontest.Eventually(t, "HEAD ready after its loading was let go", 0, func() bool {
+		st = r2.status(t)
+		return st.Head != nil && st.Head.Phase == "ready"
+	}, func() string { return fmt.Sprintf("HEAD: %+v", st.Head) })
+	if !st.Head.Restored || st.Head.Tables != 1 {
+		t.Errorf("ready HEAD: %+v, want restored from its checkpoint with 1 table", st.Head)
 	}
 	wantHeadQuery(t, r2.addr)
 }

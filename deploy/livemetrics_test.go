@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,9 +16,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/daemon"
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 )
 
 // dashboardSeries returns every metric name the dashboard's queries use
@@ -66,50 +65,18 @@ func TestDashboardAgainstLiveMetrics(t *testing.T) {
 	t.Cleanup(func() { c.Stop() })
 	url := c.NewDB(t)
 	ctx := t.Context()
-	pgc, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pgc.Close(context.Background())
-	if _, err := pgc.Exec(ctx, "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'x' FROM generate_series(1, 1000) g; ANALYZE t"); err != nil {
-		t.Fatal(err)
-	}
-
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sqlAddr := l.Addr().String()
-	l.Close()
-	dir := t.TempDir()
-	file := filepath.Join(dir, "sidecar.yaml")
-	body := fmt.Sprintf("postgres:\n  url: '%s'\ntables: [public.t]\ndata_dir: %s\nlisten: 127.0.0.1:0\nsql:\n  listen: %s\nverify:\n  interval: 1s\nstorage:\n  min_free: 64MiB\n",
-		url, filepath.Join(dir, "data"), sqlAddr)
-	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Load(config.LoadOptions{File: file, Environ: []string{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dctx, cancel := context.WithCancel(context.Background())
-	ready, done := make(chan string, 1), make(chan error, 1)
-	go func() { done <- daemon.Run(dctx, daemon.Options{Config: cfg, OnReady: func(a string) { ready <- a }}) }()
+	daemontest.Exec(t, url, "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'x' FROM generate_series(1, 1000) g; ANALYZE t")
+	sqlAddr := daemontest.FreeAddr(t)
+	cfg := daemontest.Config(t, url, []string{"public.t"}, "sql:\n  listen: "+sqlAddr, "verify:\n  interval: 1s", "storage:\n  min_free: 64MiB")
+	d := daemontest.Start(t, daemontest.Options{PG: url, Run: func(ctx context.Context, ready func(string)) error {
+		return daemon.Run(ctx, daemon.Options{Config: cfg, OnReady: ready})
+	}})
 	defer func() {
-		cancel()
-		if err := <-done; err != nil {
+		if err := d.Stop(); err != nil {
 			t.Errorf("daemon: %v", err)
 		}
 	}()
-	var api string
-	select {
-	case api = <-ready:
-	case err := <-done:
-		done <- err
-		t.Fatalf("daemon ended before ready: %v", err)
-	case <-time.After(120 * time.Second):
-		t.Fatal("daemon not ready after 120 s")
-	}
+	api := d.Addr
 
 	// SQL: a statement, an error, a connection refused at startup.
 	sqlURL := "postgres://reader@" + sqlAddr + "/app?sslmode=disable"

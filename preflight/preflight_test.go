@@ -16,6 +16,7 @@ import (
 
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
 	"github.com/sidecar-dev/sidecar/internal/seed"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 )
 
 // seedFlag replays a failing random test: go test ./preflight -run X -seed N.
@@ -27,21 +28,12 @@ func TestMain(m *testing.M) {
 	os.Exit(pgtest.RunMain(m, pgtest.Options{}, func(c *pgtest.Cluster) { pg = c }))
 }
 
-// exec runs statements on url, failing the test on error. It does not use
-// t.Context, which is already cancelled when cleanups run.
+// exec runs statements on url, failing the test on error (the rig's
+// daemontest.Exec: a connection of its own, not t.Context, which is
+// already cancelled when cleanups run).
 func exec(t *testing.T, url string, stmts ...string) {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	for _, s := range stmts {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
+	daemontest.Exec(t, url, stmts...)
 }
 
 // find returns the check named name, failing the test when there is none.

@@ -2,13 +2,15 @@ package preflight
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 func TestCheckVersionOnStandby(t *testing.T) {
@@ -62,7 +64,7 @@ func TestStandbyChecks(t *testing.T) {
 
 	exec(t, primary.URL("postgres"), "CREATE PUBLICATION sidecar FOR TABLE items")
 	// Wait until the standby has replayed it.
-	lsn := walInsert(t, primary.URL("postgres"))
+	lsn := daemontest.InsertLSN(t, primary.URL("postgres"))
 	waitReplayed(t, standby.URL("postgres"), lsn)
 	r = Run(t.Context(), params)
 	if !r.Ready() {
@@ -70,26 +72,16 @@ func TestStandbyChecks(t *testing.T) {
 	}
 }
 
-func walInsert(t *testing.T, url string) string {
+// waitReplayed waits until the standby at url has replayed the WAL up
+// to lsn.
+func waitReplayed(t *testing.T, url string, lsn wal.LSN) {
 	t.Helper()
-	var lsn string
-	queryRow(t, url, "SELECT pg_current_wal_insert_lsn()::text", &lsn)
-	return lsn
-}
-
-func waitReplayed(t *testing.T, url, lsn string) {
-	t.Helper()
-	for i := 0; ; i++ {
-		var done bool
-		queryRow(t, url, "SELECT pg_last_wal_replay_lsn() >= '"+lsn+"'::pg_lsn", &done)
-		if done {
-			return
-		}
-		if i > 3000 {
-			t.Fatalf("standby has not replayed %s after %d polls", lsn, i)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	var last string
+	daemontest.Eventually(t, fmt.Sprintf("standby replayed %s", lsn), 0, func() bool {
+		got, err := daemontest.QueryLSN(url, "SELECT pg_last_wal_replay_lsn()::text")
+		last = fmt.Sprint(got, err)
+		return err == nil && got >= lsn
+	}, func() string { return "last replay position: " + last })
 }
 
 func queryRow(t *testing.T, url, sql string, dest ...any) {

@@ -332,35 +332,21 @@ func marker(t *testing.T, url string) wal.LSN {
 }
 
 func tryMarker(url string) (wal.LSN, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, url)
+	lsn, err := daemontest.QueryLSN(url, "SELECT pg_current_wal_insert_lsn()::text")
 	if err != nil {
 		return 0, err
 	}
-	defer conn.Close(context.Background())
-	var s string
-	if err := conn.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&s); err != nil {
-		return 0, err
-	}
-	if _, err := conn.Exec(ctx, "UPDATE counter SET n = n + 1 WHERE id = 1"); err != nil {
-		return 0, err
-	}
-	return wal.ParseLSN(s)
+	return lsn, daemontest.TryExec(url, "UPDATE counter SET n = n + 1 WHERE id = 1")
 }
 
 // status reads the daemon's durable LSN and phase (ok false: no answer).
 func status(api string) (durable wal.LSN, phase string, ok bool) {
-	var st struct {
-		DurableLSN string `json:"durable_lsn"`
-		Phase      string `json:"phase"`
+	st, err := daemontest.ReadStatus(api, "")
+	if err != nil {
+		return 0, "", false
 	}
-	if code, body := call("GET", api+"/api/status", ""); code == 200 && json.Unmarshal(body, &st) == nil {
-		if d, err := wal.ParseLSN(st.DurableLSN); err == nil {
-			return d, st.Phase, true
-		}
-	}
-	return 0, "", false
+	d, err := wal.ParseLSN(st.DurableLSN)
+	return d, st.Phase, err == nil
 }
 
 // waitDurable waits until the daemon's durable LSN is past lsn; on

@@ -141,21 +141,11 @@ func setSQLListen(t *testing.T, file, addr string) {
 	}
 }
 
+// queryLSN runs a query answering one LSN as text (NULL: 0), failing the
+// test on an error (daemontest.QueryLSN).
 func queryLSN(t *testing.T, url, sql string, args ...any) wal.LSN {
 	t.Helper()
-	conn, err := pgx.Connect(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	var s *string
-	if err := conn.QueryRow(context.Background(), sql, args...).Scan(&s); err != nil {
-		t.Fatal(err)
-	}
-	if s == nil {
-		return 0
-	}
-	l, err := wal.ParseLSN(*s)
+	l, err := daemontest.QueryLSN(url, sql, args...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/sidecar-dev/sidecar/daemon"
 	"github.com/sidecar-dev/sidecar/history"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 	"github.com/sidecar-dev/sidecar/verify"
-	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // oddTable is a table whose schema holds a dot and capitals and whose
@@ -142,11 +142,7 @@ func TestQuotedTableNameEndToEnd(t *testing.T) {
 		t.Helper()
 		target := queryLSN(t, src, "SELECT pg_current_wal_insert_lsn()::text")
 		mustExec(t, src, "UPDATE items SET note = note WHERE id = 1") // changes no row's content
-		waitFor(t, "mirror past "+target.String(), 60*time.Second, func() bool {
-			st := status()
-			l, err := wal.ParseLSN(st.DurableLSN)
-			return err == nil && st.Phase == "streaming" && l > target
-		})
+		daemontest.WaitDurable(t, base, target, 0)
 		return target.String()
 	}
 	waitFor(t, "streaming", 60*time.Second, func() bool { return status().Phase == "streaming" })

@@ -10,9 +10,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 	"github.com/sidecar-dev/sidecar/internal/testkit/dirstate"
 	"github.com/sidecar-dev/sidecar/verify"
-	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // verifyCLI runs `sidecar verify` in-process, as `sidecar` does.
@@ -30,17 +30,7 @@ func stopWhenDurable(t *testing.T, p *proc, base, url, marker string) {
 	t.Helper()
 	want := queryLSN(t, url, "SELECT pg_current_wal_insert_lsn()::text")
 	mustExec(t, url, marker)
-	waitFor(t, "the mirror durable past the writes", 30*time.Second, func() bool {
-		_, body := httpBody(t, base+"/api/status")
-		var st struct {
-			Durable string `json:"durable_lsn"`
-		}
-		if jsonUnmarshal(body, &st) != nil {
-			return false
-		}
-		d, err := wal.ParseLSN(st.Durable)
-		return err == nil && d > want
-	})
+	daemontest.WaitDurable(t, base, want, 0) // the mirror durable past the writes
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -49,6 +49,9 @@ type Cluster struct {
 	dbSeq  atomic.Uint64 // makes NewDB names unique
 	verNum int           // server_version_num
 	verStr string        // server_version, e.g. "17.10"
+	// template is the initdb template the data directory was copied
+	// from ("" when initdb ran for this cluster alone).
+	template string
 
 	mu       sync.Mutex // guards srv and stopped: Restart against Stop
 	srv      *proc      // the running postmaster
@@ -120,7 +123,11 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		_ = c.Stop()
 		return nil, fmt.Errorf("pgtest: read server version: %w", err)
 	}
-	logf("pgtest: PostgreSQL %s (%s) started on 127.0.0.1:%d in %s (%.2fs)", c.verStr, binDir, c.port, dir, time.Since(t0).Seconds())
+	from := ""
+	if c.template != "" {
+		from = ", initdb template " + c.template
+	}
+	logf("pgtest: PostgreSQL %s (%s) started on 127.0.0.1:%d in %s (%.2fs%s)", c.verStr, binDir, c.port, dir, time.Since(t0).Seconds(), from)
 	return c, nil
 }
 
@@ -175,12 +182,36 @@ func (c *Cluster) prepareDir() (string, error) {
 	return sock, nil
 }
 
-// initdb creates the data directory: superuser "postgres", trust auth (the
-// server listens on 127.0.0.1 and a private socket dir only), UTF8, C locale
-// (deterministic collation, as in CI), no fsync.
+// initdb creates the data directory with initdbArgs: a copy of the
+// template for this binary and these options (EnvInitdbCache), made by
+// the first start that needs it; initdb itself when templates are off.
 func (c *Cluster) initdb(ctx context.Context, data string) error {
-	cmd := c.as.command(filepath.Join(c.binDir, "initdb"),
-		"-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync")
+	root := cacheRoot(os.Getenv, tempBase(c.as))
+	if root == "" {
+		return c.runInitdb(ctx, data)
+	}
+	key, err := templateKey(ctx, c.binDir, initdbArgs, c.as)
+	if err != nil {
+		return err
+	}
+	tmpl, made, err := templateDir(ctx, root, key, c.as, c.runInitdb)
+	if errors.Is(err, errCacheUnusable) && ctx.Err() == nil {
+		c.logf("pgtest: %v; initdb for this cluster alone", err)
+		return c.runInitdb(ctx, data)
+	}
+	if err != nil {
+		return err
+	}
+	c.template = tmpl
+	if made {
+		c.template += " (made now)"
+	}
+	return copyTemplate(ctx, tmpl, data)
+}
+
+// runInitdb runs initdb into data with initdbArgs.
+func (c *Cluster) runInitdb(ctx context.Context, data string) error {
+	cmd := c.as.command(filepath.Join(c.binDir, "initdb"), append([]string{"-D", data}, initdbArgs...)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	p, err := startProc(cmd)

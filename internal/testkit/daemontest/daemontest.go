@@ -82,7 +82,8 @@ func InsertLSN(t testing.TB, url string) wal.LSN {
 	return l
 }
 
-// QueryLSN runs a query answering one LSN as text (pg_lsn::text).
+// QueryLSN runs a query answering one LSN as text (pg_lsn::text); a NULL
+// answer (a slot that has confirmed nothing yet) is 0.
 func QueryLSN(url, sql string, args ...any) (wal.LSN, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), Ceiling)
 	defer cancel()
@@ -91,11 +92,14 @@ func QueryLSN(url, sql string, args ...any) (wal.LSN, error) {
 		return 0, fmt.Errorf("connect: %w", err)
 	}
 	defer conn.Close(context.Background())
-	var s string
+	var s *string
 	if err := conn.QueryRow(ctx, sql, args...).Scan(&s); err != nil {
 		return 0, fmt.Errorf("%s: %w", sql, err)
 	}
-	return wal.ParseLSN(s)
+	if s == nil {
+		return 0, nil
+	}
+	return wal.ParseLSN(*s)
 }
 
 // Eventually polls cond (quickly at first, then every half second) until
@@ -342,6 +346,14 @@ func (d *Daemon) StatusInto(t testing.TB, v any) {
 	if err := statusInto(d.API, d.token, v); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// ReadStatus reads GET /api/status of the daemon (a child process's
+// too) serving its API at api: an error when it does not answer 200.
+func ReadStatus(api, token string) (Status, error) {
+	var st Status
+	err := statusInto(api, token, &st)
+	return st, err
 }
 
 func statusInto(api, token string, v any) error {
