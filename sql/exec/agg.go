@@ -214,7 +214,7 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 			}
 		}
 		if extra {
-		} else if init, ok := jsonAggInit(ae); ok {
+		} else if init, ok := jsonAggInit(ae, c.zone()); ok {
 			f.init = init // jsonagg.go
 		} else if f.init, err = aggInit(ae.Name, f.argT, ae.T.OID, f.arg == nil); err == nil {
 			f.init = e.collatedInit(f.init)
