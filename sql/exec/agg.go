@@ -142,6 +142,7 @@ type aggOp struct {
 }
 
 func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
+	a = sortedAggInput(a, e.md) // aggsorted.go
 	in, err := e.build(a.Input)
 	if err != nil {
 		return nil, err
