@@ -585,6 +585,11 @@ func (pl *planner) column(c *pg.ColumnRef) (expr, error) {
 		if qual != "" {
 			return nil, errf(codeUndefinedColumn, pos, "column %s.%s does not exist", qual, name)
 		}
+		for _, sc := range pl.scope {
+			if sc.alias == name { // a table's name as a value: its whole row (sql/exec answers what it can: sql/plan/record.go)
+				return nil, unsupported(pos, "a whole-row reference to "+name)
+			}
+		}
 		return nil, errf(codeUndefinedColumn, pos, "column \"%s\" does not exist", name)
 	}
 	if pl.aggMode && !pl.inAgg && !pl.inGroup(found) {

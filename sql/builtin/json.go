@@ -94,8 +94,9 @@ func (r *Registry) addJSON() {
 	r.ops["?|"] = []string{"jsonb_exists_any"}
 	r.ops["?&"] = []string{"jsonb_exists_all"}
 
-	r.addJSONOps() // jsonops.go
-	r.addJSONSet() // jsonset.go
+	r.addJSONOps()    // jsonops.go
+	r.addJSONSet()    // jsonset.go
+	r.addJSONRecord() // jsonrecord.go
 	r.def("jsonb_pretty", tx, jsonUnary(func(n *jnode) (types.Value, error) {
 		var b strings.Builder
 		writePretty(&b, n, 0)
@@ -479,7 +480,7 @@ func sqlNode(v types.Value, t OID, z *types.Zone) (*jnode, error) {
 		return &jnode{kind: jNull, raw: "null"}, nil
 	}
 	switch t {
-	case types.Date, types.Time, types.Timetz, types.Interval, types.UUID:
+	case types.Date, types.Time, types.Timetz, types.Interval, types.UUID, types.Bytea:
 		// A date in XSD form is its ISO text; the others are their
 		// output text (IntervalStyle postgres, the only one served).
 		return &jnode{kind: jString, str: types.Out(t, v)}, nil
@@ -538,6 +539,9 @@ func sqlNode(v types.Value, t OID, z *types.Zone) (*jnode, error) {
 		raw.WriteByte(']')
 		arr.raw = raw.String()
 		return arr, nil
+	}
+	if t == types.RecordOID {
+		return recordNode(v.(*types.Record), z, false) // jsonrecord.go
 	}
 	return nil, unsupported("a value of type %s as json", types.NameOf(t))
 }

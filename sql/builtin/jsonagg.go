@@ -18,11 +18,11 @@ func JSONConvertible(t OID) bool {
 	switch t {
 	case tx, types.Varchar, types.Bpchar, types.Name, types.Unknown, types.Char,
 		types.Int2, i4, i8, types.Numeric, bo, jsOID, jsbOID,
-		types.Float4, types.Float8, types.Date, types.Timestamp, types.Time, types.Timetz, types.Interval, types.UUID:
+		types.Float4, types.Float8, types.Date, types.Timestamp, types.Time, types.Timetz, types.Interval, types.UUID,
+		types.Timestamptz, types.RecordOID, types.Bytea:
 		return true
 	}
-	// Arrays of those; not timestamptz (its text follows the session's
-	// zone, which the aggregates are not handed).
+	// Arrays of those.
 	e := types.ElemOf(t)
 	return e != 0 && types.ElemOf(e) == 0 && JSONConvertible(e)
 }
@@ -30,14 +30,14 @@ func JSONConvertible(t OID) bool {
 // jsonElemText is v (of type t) as json_agg and json_object_agg append
 // it: NULL as null, a json value as written, anything else as to_json
 // prints it.
-func jsonElemText(v types.Value, t OID) (string, error) {
+func jsonElemText(v types.Value, t OID, z *types.Zone) (string, error) {
 	switch {
 	case v == nil:
 		return "null", nil
 	case t == jsOID || t == jsbOID:
 		return str(v), nil
 	}
-	n, err := sqlNode(v, t, nil)
+	n, err := sqlNode(v, t, z)
 	if err != nil {
 		return "", err
 	}
@@ -45,14 +45,15 @@ func jsonElemText(v types.Value, t OID) (string, error) {
 }
 
 // JSONAgg is json_agg (t json: "[a, b]", values as written) or jsonb_agg
-// (t jsonb) over vals of type vt, in order.
-func JSONAgg(t OID, vals []types.Value, vt OID) (types.Value, error) {
+// (t jsonb) over vals of type vt, in order; z is the session's zone (a
+// timestamptz's offset).
+func JSONAgg(t OID, vals []types.Value, vt OID, z *types.Zone) (types.Value, error) {
 	if t == jsbOID {
-		return buildArray(t, vals, repeatOID(vt, len(vals)), nil)
+		return buildArray(t, vals, repeatOID(vt, len(vals)), z)
 	}
 	var b strings.Builder
 	b.WriteByte('[')
-	structured := types.ElemOf(vt) != 0
+	structured := types.ElemOf(vt) != 0 || vt == types.RecordOID
 	for i, v := range vals {
 		if i > 0 {
 			b.WriteString(", ")
@@ -60,7 +61,7 @@ func JSONAgg(t OID, vals []types.Value, vt OID) (types.Value, error) {
 				b.WriteString("\n ") // json_agg_transfn: arrays after the first on a line of their own
 			}
 		}
-		s, err := jsonElemText(v, vt)
+		s, err := jsonElemText(v, vt, z)
 		if err != nil {
 			return nil, err
 		}
@@ -76,7 +77,7 @@ func JSONAgg(t OID, vals []types.Value, vt OID) (types.Value, error) {
 // key is PostgreSQL's 22023; a json or jsonb key is refused (PostgreSQL
 // refuses non-scalar keys; which json keys it accepts is not settled
 // here).
-func JSONObjectAgg(t OID, keys, vals []types.Value, kt, vt OID) (types.Value, error) {
+func JSONObjectAgg(t OID, keys, vals []types.Value, kt, vt OID, z *types.Zone) (types.Value, error) {
 	if kt == jsOID || kt == jsbOID {
 		return nil, unsupported("a %s key in %s", types.NameOf(kt), fnName(t, "object_agg"))
 	}
@@ -90,7 +91,7 @@ func JSONObjectAgg(t OID, keys, vals []types.Value, kt, vt OID) (types.Value, er
 		for i := range keys {
 			args, oids = append(args, keys[i], vals[i]), append(oids, kt, vt)
 		}
-		return buildObject(t, args, oids, nil)
+		return buildObject(t, args, oids, z)
 	}
 	var b strings.Builder
 	b.WriteString("{ ")
@@ -98,7 +99,7 @@ func JSONObjectAgg(t OID, keys, vals []types.Value, kt, vt OID) (types.Value, er
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		kn, err := sqlNode(k, kt, nil)
+		kn, err := sqlNode(k, kt, z)
 		if err != nil {
 			return nil, err
 		}
@@ -108,7 +109,7 @@ func JSONObjectAgg(t OID, keys, vals []types.Value, kt, vt OID) (types.Value, er
 		}
 		escapeJSON(&b, key)
 		b.WriteString(" : ")
-		s, err := jsonElemText(vals[i], vt)
+		s, err := jsonElemText(vals[i], vt, z)
 		if err != nil {
 			return nil, err
 		}

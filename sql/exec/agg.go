@@ -142,6 +142,7 @@ type aggOp struct {
 }
 
 func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
+	a = sortedAggInput(a, e.md) // aggsorted.go
 	in, err := e.build(a.Input)
 	if err != nil {
 		return nil, err
@@ -214,7 +215,7 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 			}
 		}
 		if extra {
-		} else if init, ok := jsonAggInit(ae); ok {
+		} else if init, ok := jsonAggInit(ae, c.zone()); ok {
 			f.init = init // jsonagg.go
 		} else if f.init, err = aggInit(ae.Name, f.argT, ae.T.OID, f.arg == nil); err == nil {
 			f.init = e.collatedInit(f.init)

@@ -12,11 +12,12 @@ import (
 // order to PostgreSQL's plan) with the library printing the value.
 type jsonAgg struct {
 	arrayAgg
-	t plan.OID // json or jsonb
+	t    plan.OID    // json or jsonb
+	zone *types.Zone // the session's: a timestamptz's offset
 }
 
 // jsonAggInit is the state of ae when it is a json aggregate.
-func jsonAggInit(ae plan.AggExpr) (func() aggState, bool) {
+func jsonAggInit(ae plan.AggExpr, zone *types.Zone) (func() aggState, bool) {
 	switch ae.Name {
 	case "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
 	default:
@@ -28,7 +29,7 @@ func jsonAggInit(ae plan.AggExpr) (func() aggState, bool) {
 	}
 	t, name := ae.T.OID, ae.Name
 	return func() aggState {
-		return &jsonAgg{arrayAgg: arrayAgg{elem: elem, elem2: elem2, name: name}, t: t}
+		return &jsonAgg{arrayAgg: arrayAgg{elem: elem, elem2: elem2, name: name}, t: t, zone: zone}
 	}, true
 }
 
@@ -46,13 +47,13 @@ func (a *jsonAgg) result() (types.Value, error) {
 	}
 	var v types.Value
 	if a.elem2 == 0 {
-		v, err = builtin.JSONAgg(a.t, vals, a.elem)
+		v, err = builtin.JSONAgg(a.t, vals, a.elem, a.zone)
 	} else {
 		vals2 := make([]types.Value, len(rows))
 		for i, r := range rows {
 			vals2[i] = r.v2
 		}
-		v, err = builtin.JSONObjectAgg(a.t, vals, vals2, a.elem, a.elem2)
+		v, err = builtin.JSONObjectAgg(a.t, vals, vals2, a.elem, a.elem2, a.zone)
 	}
 	if err != nil {
 		return nil, libraryErr(err)

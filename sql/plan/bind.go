@@ -44,6 +44,10 @@ type binder struct {
 	untypedLeaf *pg.SelectStmt
 	// viewDepth counts the view definitions being bound (view.go).
 	viewDepth int
+	// rowArgs are the column references that are a direct argument of
+	// a function whose result does not show its argument's type: there a
+	// table's name is its whole row (record.go, tableRowConsumers).
+	rowArgs map[*pg.ColumnRef]bool
 }
 
 // bindSelect binds a SELECT (or VALUES, or set operation) at a new query

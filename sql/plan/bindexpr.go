@@ -185,7 +185,7 @@ func (b *binder) columnRef(cr *pg.ColumnRef, sc *scope) (Scalar, error) {
 		s := f.GetString_()
 		if s == nil {
 			if f.GetAStar() != nil && len(parts) == 1 && len(cr.Fields) == 2 {
-				if e, ok, err := b.wholeRow(sc, parts[0], cr.Location); ok {
+				if e, ok, err := b.wholeRow(sc, parts[0], cr.Location, b.rowArgs[cr]); ok {
 					return e, err // t.* as a value: record.go
 				}
 				return nil, errorf(CodeUndefinedTable, "missing FROM-clause entry for table %q", parts[0]).at(cr.Location)
@@ -207,7 +207,7 @@ func (b *binder) columnRef(cr *pg.ColumnRef, sc *scope) (Scalar, error) {
 	c, _, err := sc.lookup(table, name, cr.Location)
 	if err != nil {
 		if pe, ok := err.(*Error); ok && pe.Code == CodeUndefinedColumn && table == "" {
-			if e, ok, werr := b.wholeRow(sc, name, cr.Location); ok {
+			if e, ok, werr := b.wholeRow(sc, name, cr.Location, b.rowArgs[cr]); ok {
 				return e, werr // a table name as a value: record.go
 			}
 		}

@@ -234,6 +234,10 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 		}
 		return &Op{Op: op, Args: []Scalar{l, r}, T: T(Text)}, nil
 	case op == "+" || op == "-" || op == "*" || op == "/" || op == "%":
+		if ml, mr, ok := mixedDateTime(op, l, r); ok { // datemixed.go
+			l, r = ml, mr
+			lt, rt = l.Type(), r.Type()
+		}
 		t := dateArith(op, lt.OID, rt.OID)
 		if t == 0 {
 			t = arithResult(op, lt.OID, rt.OID)
@@ -324,6 +328,7 @@ func dateArith(op string, l, r OID) OID {
 // function of the library (builtin.go).
 func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, error) {
 	name := strings.ToLower(opName(f.Funcname))
+	b.markRowArgs(name, f) // record.go
 	if f.Over != nil {
 		return b.windowCall(name, f, sc, ctx)
 	}

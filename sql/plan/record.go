@@ -163,11 +163,13 @@ func (b *binder) rowExpr(r *pg.RowExpr, sc *scope, ctx *exprCtx) (Scalar, error)
 }
 
 // wholeRow is the record value of the FROM item named alias (t, t.*):
-// ok=false when no item has that name. A table of the catalog (its
-// composite type, whose OID the mirror does not keep) and an item on the
-// padded side of an outer join (NULL, not a row of NULLs, in a padded
-// row) are refused.
-func (b *binder) wholeRow(sc *scope, alias string, loc int32) (Scalar, bool, error) {
+// ok=false when no item has that name. A table of the catalog is refused
+// (its value is of the table's composite type, whose OID the mirror does
+// not keep) unless tableOK: the reference is the argument of a function
+// whose result does not show that type (tableRowConsumers). An item on
+// the padded side of an outer join is refused unless a column tells its
+// padded rows apart (there its value is NULL, not a row of NULLs).
+func (b *binder) wholeRow(sc *scope, alias string, loc int32, tableOK bool) (Scalar, bool, error) {
 	for s, depth := sc, 0; s != nil; s, depth = s.parent, depth+1 {
 		var its []*item
 		for _, it := range s.items {
@@ -180,8 +182,8 @@ func (b *binder) wholeRow(sc *scope, alias string, loc int32) (Scalar, bool, err
 			continue
 		}
 		it := its[0]
-		if it.table {
-			return nil, true, unsupported("a whole-row reference to table "+alias+" (a value of its composite type)", loc)
+		if it.table && !tableOK {
+			return nil, true, unsupported("a whole-row reference to table "+alias+" (a value of its composite type) other than as the argument of row_to_json, to_json, to_jsonb, json_agg, jsonb_agg, json[b]_build_object/array or count", loc)
 		}
 		if it.nullable && it.marker == 0 {
 			return nil, true, unsupported("a whole-row reference to "+alias+" on the nullable side of an outer join", loc)
@@ -373,5 +375,32 @@ func joinMarkers(j *Join, l, r *item) {
 	}
 	if j.Kind != LeftJoin {
 		mark(l)
+	}
+}
+
+// tableRowConsumers are the functions whose result is the same for a
+// table's whole row (a value of the table's composite type) as for the
+// anonymous record of its columns: the JSON conversions (keys are the
+// column names, values converted by their types) and count. A table's
+// name given to them directly is its whole row (wholeRow's tableOK).
+var tableRowConsumers = map[string]bool{
+	"row_to_json": true, "to_json": true, "to_jsonb": true, "json_agg": true, "jsonb_agg": true,
+	"json_build_object": true, "jsonb_build_object": true, "json_build_array": true, "jsonb_build_array": true,
+	"count": true,
+}
+
+// markRowArgs records f's direct column-reference arguments when f is
+// one of tableRowConsumers (its name unqualified or pg_catalog's).
+func (b *binder) markRowArgs(name string, f *pg.FuncCall) {
+	if !tableRowConsumers[name] || len(f.Funcname) > 2 {
+		return
+	}
+	for _, a := range f.Args {
+		if cr := a.GetColumnRef(); cr != nil {
+			if b.rowArgs == nil {
+				b.rowArgs = map[*pg.ColumnRef]bool{}
+			}
+			b.rowArgs[cr] = true
+		}
 	}
 }
