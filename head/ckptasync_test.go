@@ -85,23 +85,7 @@ func TestCheckpointBesideApply(t *testing.T) {
 	if err := sub.Close(); err != nil {
 		t.Fatal(err)
 	}
-	back := Restore(opts)
-	if back.LSN() != cutAt || len(back.Tables()) != 1 {
-		t.Fatalf("restored at %s with %d tables, want the cut's %s", back.LSN(), len(back.Tables()), cutAt)
-	}
-	if _, err := back.Compare(t.Context(), f.m); err != nil {
-		t.Fatalf("restored model: %v", err)
-	}
-	sub2, err := f.m.Subscribe(back, mirror.SubscribeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sub2.Close()
-	f.waitDelivered(sub2)
-	if n, err := back.Compare(t.Context(), f.m); err != nil || n != len(rows) {
-		t.Fatalf("after catch-up: %d rows, %v; want %d", n, err, len(rows))
-	}
-	back.Close()
+	restoreAtCut(t, f, opts, cutAt, len(rows))
 }
 
 // TestCheckpointEncodesBesideApply (issue 24): the cut copies the radix
@@ -178,6 +162,14 @@ func TestCheckpointEncodesBesideApply(t *testing.T) {
 	if err := sub.Close(); err != nil {
 		t.Fatal(err)
 	}
+	restoreAtCut(t, f, opts, cutAt, len(rows))
+}
+
+// restoreAtCut restores the checkpoint of opts, which must be at cutAt
+// and equal the trees there, subscribes it and checks it catches up to
+// the head's rows.
+func restoreAtCut(t *testing.T, f *feed, opts Options, cutAt wal.LSN, rows int) {
+	t.Helper()
 	back := Restore(opts)
 	if back.LSN() != cutAt || len(back.Tables()) != 1 {
 		t.Fatalf("restored at %s with %d tables, want the cut's %s", back.LSN(), len(back.Tables()), cutAt)
@@ -191,8 +183,8 @@ func TestCheckpointEncodesBesideApply(t *testing.T) {
 	}
 	defer sub2.Close()
 	f.waitDelivered(sub2)
-	if n, err := back.Compare(t.Context(), f.m); err != nil || n != len(rows) {
-		t.Fatalf("after catch-up: %d rows, %v; want %d", n, err, len(rows))
+	if n, err := back.Compare(t.Context(), f.m); err != nil || n != rows {
+		t.Fatalf("after catch-up: %d rows, %v; want %d", n, err, rows)
 	}
 	back.Close()
 }
