@@ -108,6 +108,10 @@ type Persist struct {
 	// Apply is about to take its cut: a test holds it there to see the
 	// batch that started it served meanwhile.
 	beforeCut func()
+	// beforeEncode, in tests, is called by writeCut before it encodes a
+	// table's frozen index and key store: a test holds it there to see
+	// batches applied meanwhile (the encoding is off the writer's lock).
+	beforeEncode func(table string, cut wal.LSN)
 	// batchBytes, in tests, is the ceiling on a heap's page images held
 	// at once (0: heap.CheckpointBatchBytes).
 	batchBytes int
@@ -137,10 +141,13 @@ type CheckpointStats struct {
 	// heap.CheckpointBatchBytes plus one image).
 	HeapBatches    int
 	PeakBatchBytes int
-	// Cut is how long the cut took (the model's writer waited that long);
-	// Took the whole checkpoint.
-	Cut  time.Duration
-	Took time.Duration
+	// Cut is how long the cut took (the model's writer waited that long:
+	// the heap's hand-over and a copy of each index and key store page
+	// list); Encode how long encoding the frozen indexes and key stores
+	// took, after the cut, beside the writer; Took the whole checkpoint.
+	Cut    time.Duration
+	Encode time.Duration
+	Took   time.Duration
 }
 
 // Checkpoint writes the model's state with its position, and returns
@@ -174,8 +181,9 @@ func (m *Model) Checkpoint() (CheckpointStats, error) {
 // checkpoint may work, and a restart without one rebuilds it from the
 // trees.
 //
-// The cut encodes the radix index and key store under wmu (≈ 170 MB at
-// 10M rows); taken inside Apply, it kept the subscription busy, so a
+// The cut encoded the radix index and key store under wmu then (≈ 170 MB
+// at 10M rows; now it only copies them, cutLocked); taken inside Apply,
+// it kept the subscription busy, so a
 // copy longer than the checkpoint interval, whose table's reset batch
 // started the first checkpoint, had its HEAD made ready only after it
 // (66 s after a 10M-row copy, issue 21 item 2).
@@ -227,7 +235,7 @@ func (m *Model) startCheckpointLocked() {
 			return
 		}
 		p.Logger.Info("in-memory HEAD checkpointed", "lsn", st.LSN, "tables", st.Tables, "heap_pages", st.HeapPages,
-			"heap_batches", st.HeapBatches, "cut", st.Cut.Round(time.Millisecond), "took", st.Took.Round(time.Millisecond))
+			"heap_batches", st.HeapBatches, "cut", st.Cut.Round(time.Millisecond), "encode", st.Encode.Round(time.Millisecond), "took", st.Took.Round(time.Millisecond))
 	}()
 }
 
@@ -244,7 +252,7 @@ func (m *Model) Close() {
 // ckptCut is the model's state a checkpoint writes, taken while no batch
 // is applied (cutLocked): per table the heap's cut (a published version,
 // immutable, and its dirty pages) and the radix index and key store
-// encoded, all of the same batch.
+// frozen (copies the writer does not change), all of the same batch.
 type ckptCut struct {
 	lsn    wal.LSN
 	took   time.Duration
@@ -257,9 +265,8 @@ type tableCut struct {
 	lsn      uint64
 	copiedAt wal.LSN
 	heap     *heap.Cut
-	index    []byte
-	ilsn     uint64
-	keys     []byte
+	index    *radixindex.Frozen
+	keys     frozenKeys
 }
 
 // abort releases the heap cuts not written.
@@ -270,9 +277,12 @@ func (c *ckptCut) abort() {
 }
 
 // cutLocked takes the cut under wmu (no batch is being applied). The
-// writer waits for it: the index and key store are encoded here, in
-// memory (≈ 11 B a row at 3M rows: 34 MB), the heap only hands over its
-// current version and dirty set.
+// writer waits for it: the heap hands over its current version and dirty
+// set, the index's node slabs are copied (a memory copy, ≈ 16 B a key)
+// and the key store's page list; writeCut encodes them after. (The index
+// and key store were encoded here until issue 24's cut work: 1.2 s – 4 min
+// under the lock by load and size, which every commit after it waited
+// for.)
 func (m *Model) cutLocked() (*ckptCut, error) {
 	if m.unusable.Load() {
 		return nil, fmt.Errorf("head checkpoint: %w", ErrUnusable)
@@ -293,16 +303,9 @@ func (m *Model) cutLocked() (*ckptCut, error) {
 		}
 		tc := tableCut{name: name, rel: t.rel, lsn: t.lsn.Load(), copiedAt: m.copied[name], heap: t.hp.CutCheckpoint()}
 		c.tables = append(c.tables, tc)
-		var ib bytes.Buffer
-		ilsn, _, err := t.ix.Checkpoint(&ib)
-		if err != nil {
-			c.abort()
-			return nil, fmt.Errorf("head checkpoint of %s: index: %w", name, err)
-		}
-		var kb []byte
-		t.ix.View(func(*radixindex.Tree, uint64) { kb = t.keys.encode(nil) })
 		last := &c.tables[len(c.tables)-1]
-		last.index, last.ilsn, last.keys = ib.Bytes(), ilsn, kb
+		last.index = t.ix.Freeze()
+		t.ix.View(func(*radixindex.Tree, uint64) { last.keys = t.keys.freeze() })
 	}
 	c.took = time.Since(start)
 	return c, nil
@@ -353,12 +356,24 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 		st.HeapBytes += hs.Bytes
 		st.HeapBatches += hs.Batches
 		st.PeakBatchBytes = max(st.PeakBatchBytes, hs.PeakBatchBytes)
-		// The streams are written a table at a time and dropped once
-		// written, so what the cut holds shrinks as it goes.
+		// The streams are encoded from the frozen copies and written a
+		// table at a time, each dropped once written, so what the cut
+		// holds shrinks as it goes.
+		if p.beforeEncode != nil {
+			p.beforeEncode(name, c.lsn)
+		}
+		encStart := time.Now()
+		var ib bytes.Buffer
+		if _, err := tc.index.WriteCheckpoint(&ib); err != nil {
+			return st, fmt.Errorf("head checkpoint of %s: index: %w", name, err)
+		}
+		index, keys, ilsn := ib.Bytes(), tc.keys.encode(nil), tc.index.LSN()
+		tc.index, tc.keys = nil, frozenKeys{}
+		st.Encode += time.Since(encStart)
 		wb := bdb.NewWriteBatch()
-		err = putStream(wb, gen, name, 'i', tc.index)
+		err = putStream(wb, gen, name, 'i', index)
 		if err == nil {
-			err = putStream(wb, gen, name, 'k', tc.keys)
+			err = putStream(wb, gen, name, 'k', keys)
 		}
 		if err == nil {
 			err = p.step("chunks " + name)
@@ -372,12 +387,11 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 			wb.Cancel()
 			return st, err
 		}
-		st.IndexBytes += len(tc.index)
-		st.KeyBytes += len(tc.keys)
+		st.IndexBytes += len(index)
+		st.KeyBytes += len(keys)
 		pos.Tables = append(pos.Tables, tableRecord{Name: name, Relation: tc.rel, LSN: tc.lsn, CopiedAt: uint64(tc.copiedAt),
-			IndexLen: len(tc.index), KeysLen: len(tc.keys), IndexLSN: tc.ilsn,
-			IndexCRC: crc32.Checksum(tc.index, crcTable), KeysCRC: crc32.Checksum(tc.keys, crcTable)})
-		tc.index, tc.keys = nil, nil
+			IndexLen: len(index), KeysLen: len(keys), IndexLSN: ilsn,
+			IndexCRC: crc32.Checksum(index, crcTable), KeysCRC: crc32.Checksum(keys, crcTable)})
 		st.Tables++
 	}
 	if err := p.step("chunks"); err != nil {
@@ -723,9 +737,15 @@ func restoreIndex(txn *badger.Txn, t *Table, gen uint64, tr tableRecord) (*radix
 
 // encode appends the key store: uvarint(pages), per page uvarint(slots),
 // per slot uvarint(len) and the key (0: none).
-func (s *keyStore) encode(dst []byte) []byte {
-	dst = binary.AppendUvarint(dst, uint64(len(s.pages)))
-	for _, p := range s.pages {
+func (s *keyStore) encode(dst []byte) []byte { return encodeKeyPages(dst, s.pages) }
+
+// encode appends the frozen key store as keyStore.encode appended it at
+// the freeze.
+func (f frozenKeys) encode(dst []byte) []byte { return encodeKeyPages(dst, f.pages) }
+
+func encodeKeyPages(dst []byte, pages []*keyPage) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(pages)))
+	for _, p := range pages {
 		if p == nil {
 			dst = binary.AppendUvarint(dst, 0)
 			continue

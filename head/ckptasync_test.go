@@ -85,6 +85,91 @@ func TestCheckpointBesideApply(t *testing.T) {
 	if err := sub.Close(); err != nil {
 		t.Fatal(err)
 	}
+	restoreAtCut(t, f, opts, cutAt, len(rows))
+}
+
+// TestCheckpointEncodesBesideApply (issue 24): the cut copies the radix
+// index and key store under the model's writer lock and the checkpoint
+// encodes the copies after, beside Apply. With the encoding held, commits
+// that insert, update and delete rows of the table (new row ids, keys
+// dropped, key pages changed) are applied and served; once let go, the
+// checkpoint restores to the model at the cut, not later. Before, the
+// encoding ran in the cut under the lock (1.2 s – 4 min by load and size,
+// every commit after a copy waiting for it): with this hold at the
+// encoding's place then, no commit was applied ("not delivered").
+func TestCheckpointEncodesBesideApply(t *testing.T) {
+	f := openFeed(t)
+	a := relation(1, "a")
+	rows := map[int]int{}
+	for i := range 2000 {
+		rows[i] = i % 100
+	}
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	var held atomic.Int32
+	var cutAt wal.LSN // the held checkpoint's cut
+	persist := &Persist{DB: f.db, Every: time.Nanosecond, Mirror: f.m}
+	persist.beforeEncode = func(_ string, cut wal.LSN) {
+		if held.Add(1) == 1 { // the first checkpoint's encoding is held
+			cutAt = cut
+			close(entered)
+			<-release
+		}
+	}
+	opts := Options{Heap: heapSmallPages, Persist: persist}
+	mod := New(opts)
+	letGo := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(mod.Close)
+	sub, err := f.m.Subscribe(mod, mirror.SubscribeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // before mod.Close: a held encoding may hold the subscription
+		letGo()
+		sub.Close()
+	})
+	f.copyTable(a, rows)
+	f.waitDelivered(sub)
+	f.commit([]wal.Change{{Kind: wal.Update, Relation: a, New: vals(1, 7, "x")}})
+	rows[1] = 7
+	select {
+	case <-entered:
+	case <-time.After(time.Minute):
+		t.Fatal("no checkpoint reached its encoding")
+	}
+	for i := range 60 {
+		id := 5000 + i
+		ch := []wal.Change{
+			{Kind: wal.Insert, Relation: a, New: vals(id, i, "new"+strconv.Itoa(i))},
+			{Kind: wal.Update, Relation: a, New: vals(i*7, 1, "upd")},
+		}
+		rows[id], rows[i*7] = i, 1
+		if d := 3 + i*11; d < 2000 && d%7 != 0 {
+			ch = append(ch, wal.Change{Kind: wal.Delete, Relation: a, Old: vals(d, 0, ""), OldKind: wal.OldKey})
+			delete(rows, d)
+		}
+		f.commit(ch)
+	}
+	f.waitDelivered(sub) // fails after a minute when Apply waits for the encoding
+	if mod.LSN() != f.m.Head().EndLSN || mod.LSN() <= cutAt {
+		t.Fatalf("with the encoding held the model is at %s, head %s (cut at %s)", mod.LSN(), f.m.Head().EndLSN, cutAt)
+	}
+	if n, err := mod.Compare(t.Context(), f.m); err != nil || n != len(rows) {
+		t.Fatalf("with the encoding held: %d rows, %v; want %d", n, err, len(rows))
+	}
+	letGo()
+	mod.Close() // waits for the checkpoint
+	if err := sub.Close(); err != nil {
+		t.Fatal(err)
+	}
+	restoreAtCut(t, f, opts, cutAt, len(rows))
+}
+
+// restoreAtCut restores the checkpoint of opts, which must be at cutAt
+// and equal the trees there, subscribes it and checks it catches up to
+// the head's rows.
+func restoreAtCut(t *testing.T, f *feed, opts Options, cutAt wal.LSN, rows int) {
+	t.Helper()
 	back := Restore(opts)
 	if back.LSN() != cutAt || len(back.Tables()) != 1 {
 		t.Fatalf("restored at %s with %d tables, want the cut's %s", back.LSN(), len(back.Tables()), cutAt)
@@ -98,8 +183,8 @@ func TestCheckpointBesideApply(t *testing.T) {
 	}
 	defer sub2.Close()
 	f.waitDelivered(sub2)
-	if n, err := back.Compare(t.Context(), f.m); err != nil || n != len(rows) {
-		t.Fatalf("after catch-up: %d rows, %v; want %d", n, err, len(rows))
+	if n, err := back.Compare(t.Context(), f.m); err != nil || n != rows {
+		t.Fatalf("after catch-up: %d rows, %v; want %d", n, err, rows)
 	}
 	back.Close()
 }

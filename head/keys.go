@@ -1,6 +1,10 @@
 package head
 
-import "github.com/sidecar-dev/sidecar/heap"
+import (
+	"slices"
+
+	"github.com/sidecar-dev/sidecar/heap"
+)
 
 // keyStore keeps the tree key of every live row id of one table. The radix
 // index stores no keys (a leaf is a row id) and reads them back through
@@ -15,6 +19,40 @@ import "github.com/sidecar-dev/sidecar/heap"
 type keyStore struct {
 	pages []*keyPage
 	bytes int // arena bytes in use, garbage included
+	// epoch counts freezes: a page of an older epoch may be shared with
+	// a frozen view (freeze), so the writer copies it before changing it.
+	epoch uint64
+}
+
+// frozenKeys is the key store as it was at a freeze, for a checkpoint to
+// encode off the writer's lock.
+type frozenKeys struct {
+	pages []*keyPage
+}
+
+// freeze returns a view of the store as it is now, which later writes do
+// not change: the page list is copied, the pages are shared, and the
+// writer copies a shared page's slot bookkeeping (not its key bytes,
+// which are never overwritten) the first time it changes it after the
+// freeze (writable). The caller holds the index's write or read lock.
+func (s *keyStore) freeze() frozenKeys {
+	s.epoch++
+	return frozenKeys{pages: slices.Clone(s.pages)}
+}
+
+// writable returns page pid for a change: p itself, or a copy of it in
+// its place when p may be shared with a frozen view.
+func (s *keyStore) writable(pid int, p *keyPage) *keyPage {
+	if p.epoch == s.epoch {
+		return p
+	}
+	c := *p
+	c.epoch = s.epoch
+	c.live, c.start, c.end = slices.Clone(p.live), slices.Clone(p.start), slices.Clone(p.end)
+	// The copy appends into buf's spare capacity, past every byte the
+	// frozen view's slice of it covers: shared safely.
+	s.pages[pid] = &c
+	return &c
 }
 
 // keyPage holds the keys of one heap page, in one of two layouts.
@@ -34,7 +72,8 @@ type keyPage struct {
 	live       []uint64 // fixed layout: the slots holding a key
 	start, end []uint32 // variable layout
 	buf        []byte
-	garbage    int // bytes of buf no slot names
+	garbage    int    // bytes of buf no slot names
+	epoch      uint64 // the store's epoch when this page was made or copied
 }
 
 // keyPageSlots is how many keys a fixed page's buffer first has room
@@ -52,10 +91,19 @@ func (s *keyStore) page(id heap.RowID, grow bool) (*keyPage, int) {
 	}
 	p := s.pages[pid]
 	if p == nil && grow {
-		p = &keyPage{}
+		p = &keyPage{epoch: s.epoch}
 		s.pages[pid] = p
 	}
 	return p, slot
+}
+
+// pageToWrite is page for a change (writable).
+func (s *keyStore) pageToWrite(id heap.RowID, grow bool) (*keyPage, int) {
+	p, slot := s.page(id, grow)
+	if p == nil {
+		return nil, slot
+	}
+	return s.writable(int(id.Page()), p), slot
 }
 
 // key returns the key stored for id (nil when none).
@@ -96,7 +144,7 @@ func (p *keyPage) isLive(slot int) bool {
 
 // set stores key for id, replacing what id had.
 func (s *keyStore) set(id heap.RowID, key []byte) {
-	p, slot := s.page(id, true)
+	p, slot := s.pageToWrite(id, true)
 	if p.width == 0 && p.start == nil && len(p.buf) == 0 && len(key) > 0 {
 		p.width = len(key) // a fresh page starts fixed
 	}
@@ -155,7 +203,7 @@ func (p *keyPage) toVariable() {
 
 // drop forgets id's key.
 func (s *keyStore) drop(id heap.RowID) {
-	p, slot := s.page(id, false)
+	p, slot := s.pageToWrite(id, false)
 	if p == nil {
 		return
 	}

@@ -6,8 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +21,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // memcapOverhead is the fixed overhead the memory budget does not cover:
@@ -95,22 +101,37 @@ func TestMemoryCap(t *testing.T) {
 		t.Fatalf("sidecar exited during %s: %v\n%s", what, err, tail(p.output(), 40))
 	}
 	base = p.waitListen(t)
-	waitFor(t, "the initial copy and the in-memory HEAD", 30*time.Minute, func() bool { alive("the copy"); return headPhase(base) == "ready" })
+	// On a timeout below, the failure says why: the daemon's status, its
+	// log's end and where every goroutine of it waits (the next CI
+	// failure must not need a reproduction to be read).
+	stuck := func() string { return memcapStuck(p, base) }
+	daemontest.Eventually(t, "the initial copy and the in-memory HEAD", 30*time.Minute, func() bool { alive("the copy"); return headPhase(base) == "ready" }, stuck)
 	step("initial copy + HEAD ready")
 
 	// Streaming writes: a tenth of the rows updated in one transaction, a
-	// fiftieth inserted, then a marker.
-	mustExec(t, url, "UPDATE items SET n = n + 1, note = note || 'u' WHERE id % 10 = 0",
-		fmt.Sprintf("INSERT INTO items SELECT g, 1, 'new ' || g FROM generate_series(%d, %d) g", rows+1, rows+rows/50))
-	target := queryLSN(t, url, "SELECT pg_current_wal_insert_lsn()::text")
-	waitDurable(t, "the streamed writes", base, target, 20*time.Minute)
+	// fiftieth inserted in another. The target is read inside the
+	// INSERT's transaction, after its rows: its commit ends past it, and
+	// the durable LSN, which moves only by followed commits, reaches it
+	// once that commit is durable. A target read after the commit waited
+	// forever whenever WAL that is no followed commit came between
+	// (autovacuum's ANALYZE of items after these writes, the bgwriter's
+	// running_xacts, another test's database): CI failed so, 20 minutes
+	// with every commit applied. Such WAL is written here on purpose.
+	mustExec(t, url, "UPDATE items SET n = n + 1, note = note || 'u' WHERE id % 10 = 0")
+	target := queryLSN(t, url, fmt.Sprintf(`WITH i AS (INSERT INTO items SELECT g, 1, 'new ' || g FROM generate_series(%d, %d) g RETURNING 1)
+		SELECT pg_current_wal_insert_lsn()::text FROM (SELECT count(*) FROM i) c`, rows+1, rows+rows/50))
+	mustExec(t, url, "CREATE TABLE not_followed (x int)", "INSERT INTO not_followed VALUES (1)")
+	daemontest.Eventually(t, "the streamed writes", 20*time.Minute, func() bool {
+		alive("the streamed writes")
+		return statusDurable(base) >= target
+	}, func() string { return fmt.Sprintf("target %s, durable %s", target, statusDurable(base)) }, stuck)
 	step("streaming writes applied")
 	total := int64(rows + rows/50)
-	waitFor(t, "HEAD at the writes", 10*time.Minute, func() bool {
+	daemontest.Eventually(t, "HEAD at the writes", 10*time.Minute, func() bool {
 		alive("the catch-up")
 		n, _ := sqlQuery(sqlAddr, "SELECT count(*) FROM items")
 		return n == total
-	})
+	}, stuck)
 	step("count(*) at the writes")
 
 	// Full scans, a join with a small table and a self-join of the big
@@ -142,7 +163,7 @@ func TestMemoryCap(t *testing.T) {
 			t.Logf("%s: refused with 53200 (%s)", q.sql, pe.Message)
 		case err != nil:
 			alive(q.sql)
-			t.Fatalf("%s: %v", q.sql, err)
+			t.Fatalf("%s: %v\n%s", q.sql, err, stuck())
 		case got != q.want:
 			t.Fatalf("%s = %d, PostgreSQL says %d", q.sql, got, q.want)
 		}
@@ -151,7 +172,10 @@ func TestMemoryCap(t *testing.T) {
 
 	// The clean stop checkpoints the in-memory HEAD.
 	p.cmd.Process.Signal(syscall.SIGTERM)
-	code := p.wait(t, 10*time.Minute)
+	if _, ok := p.Wait(10 * time.Minute); !ok {
+		t.Fatalf("sidecar did not exit within 10m after SIGTERM\n%s", stuck())
+	}
+	code := p.wait(t, time.Second)
 	step("checkpoint at the clean stop")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, tail(p.output(), 40))
@@ -165,6 +189,126 @@ func TestMemoryCap(t *testing.T) {
 	}
 	t.Logf("memory cap: %d rows, memory.limit %d MiB, cap %d MiB (%s): peak RSS %d MiB, cgroup peak %d MiB",
 		rows, limit>>20, capBytes>>20, how, peak.max()>>20, cg.peak()>>20)
+}
+
+// memcapStuck is what a timeout of TestMemoryCap reports: a goroutine
+// dump of the daemon (SIGQUIT: the Go runtime prints every goroutine's
+// stack and exits), goroutines of the same stack counted once, then its
+// log's end and its /api/status — last, as CI keeps the end of a failed
+// test's output. The daemon is gone afterwards.
+func memcapStuck(p *proc, base string) string {
+	status := ""
+	if base != "" {
+		// A bounded wait: a status handler stuck on a lock is a finding,
+		// not a reason to hang here.
+		c := http.Client{Timeout: 30 * time.Second}
+		if resp, err := c.Get(base + "/api/status"); err != nil {
+			status = fmt.Sprintf("/api/status: %v\n", err)
+		} else {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			status = fmt.Sprintf("/api/status (HTTP %d):\n%s\n", resp.StatusCode, body)
+		}
+	}
+	if _, exited := p.Exited(); exited {
+		return fmt.Sprintf("the daemon had exited; its log's end:\n%s\n%s", tail(p.output(), 200), status)
+	}
+	before := len(p.output())
+	p.cmd.Process.Signal(syscall.SIGQUIT)
+	var b strings.Builder
+	if _, ok := p.Wait(30 * time.Second); !ok {
+		p.cmd.Process.Kill()
+		b.WriteString("(no exit within 30 s of SIGQUIT)\n")
+	}
+	out := p.output()
+	fmt.Fprintf(&b, "the daemon's goroutines at SIGQUIT:\n%s\n", groupGoroutines(out[before:]))
+	fmt.Fprintf(&b, "its log before SIGQUIT (end):\n%s\n%s", tail(out[:before], 150), status)
+	return b.String()
+}
+
+// groupGoroutines shortens a Go traceback: goroutines with the same state
+// and stack are printed once with their count, their frames without
+// arguments, offsets and frame pointers, runtime-internal goroutines
+// left out.
+func groupGoroutines(dump string) string {
+	type group struct {
+		head  string
+		stack string
+		n     int
+	}
+	var order []*group
+	seen := map[string]*group{}
+	for _, g := range strings.Split(dump, "\n\n") {
+		lines := strings.Split(strings.TrimSpace(g), "\n")
+		if len(lines) == 0 || !strings.HasPrefix(lines[0], "goroutine ") {
+			continue
+		}
+		head := lines[0] // goroutine N gp=… m=… [state, minutes]:
+		if i, j := strings.Index(head, "["), strings.LastIndex(head, "]"); i >= 0 && j > i {
+			head = head[i : j+1]
+		}
+		var frames []string
+		runtimeOnly := true
+		for _, l := range lines[1:] {
+			l = strings.TrimSpace(l)
+			if i := strings.Index(l, " fp="); i >= 0 {
+				l = l[:i]
+			}
+			if i := strings.Index(l, " +0x"); i >= 0 {
+				l = l[:i]
+			}
+			if strings.HasSuffix(l, ")") && !strings.HasPrefix(l, "/") {
+				if i := strings.LastIndex(l, "("); i > 0 {
+					l = l[:i]
+				}
+			}
+			switch {
+			case strings.HasPrefix(l, "/"): // the file:line of the frame above
+				if len(frames) > 0 && !strings.HasSuffix(frames[len(frames)-1], "\x00") {
+					frames[len(frames)-1] += " " + l[strings.LastIndex(l[:strings.LastIndex(l, "/")], "/")+1:]
+				}
+			case strings.HasPrefix(l, "runtime.") || strings.HasPrefix(l, "created by runtime"):
+				frames = append(frames, "\x00") // the state in the header says it
+			default:
+				runtimeOnly = false
+				frames = append(frames, l)
+			}
+		}
+		if runtimeOnly {
+			continue
+		}
+		frames = slices.DeleteFunc(frames, func(f string) bool { return strings.HasSuffix(f, "\x00") })
+		stack := strings.Join(frames, "\n    ")
+		key := head + stack
+		if gr := seen[key]; gr != nil {
+			gr.n++
+			continue
+		}
+		gr := &group{head: head, stack: stack, n: 1}
+		seen[key] = gr
+		order = append(order, gr)
+	}
+	var b strings.Builder
+	for _, g := range order {
+		fmt.Fprintf(&b, "%d× %s\n    %s\n", g.n, g.head, g.stack)
+	}
+	if b.Len() == 0 {
+		return dump // not a traceback: as it came
+	}
+	return b.String()
+}
+
+// statusDurable is the durable LSN /api/status reports (0 when it does
+// not answer).
+func statusDurable(base string) wal.LSN {
+	var st struct {
+		Durable string `json:"durable_lsn"`
+	}
+	if getJSON(base+"/api/status", &st) != nil {
+		return 0
+	}
+	l, _ := wal.ParseLSN(st.Durable)
+	return l
 }
 
 func envInt(t *testing.T, name string, def int) int {
