@@ -84,6 +84,11 @@ type Options struct {
 	// to be let go before calling it another consumer's: the walsender of a
 	// start killed a moment ago holds it until it notices (default 10 s).
 	SlotReleaseWait time.Duration
+	// HeadReadWait bounds how long a read waits for a following
+	// in-memory HEAD to reach its version before it goes to a tree
+	// (snapshot.Store.Wait; default headReadWait). Tests that check where
+	// reads go set it long: on a loaded machine the HEAD trails by more.
+	HeadReadWait time.Duration
 	// FromRemote restores an empty data directory from remote.url before
 	// starting (sidecar run --from-remote).
 	FromRemote bool
@@ -103,6 +108,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	if opts.SlotReleaseWait <= 0 {
 		opts.SlotReleaseWait = 10 * time.Second
+	}
+	if opts.HeadReadWait <= 0 {
+		opts.HeadReadWait = headReadWait
 	}
 	d := &daemon{opts: opts, cfg: opts.Config, log: opts.Logger, met: opts.Metrics, conn: opts.Config.Postgres.ConnString()}
 	d.setPhase("starting")
@@ -297,7 +305,7 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	d.hist = history.New(d.db, d.m)
 	// The in-memory HEAD serves get and bounded scans at the version it holds.
 	d.hist.SetHead(model)
-	d.hist.Snapshots().Wait = headReadWait // waited for only once it follows (headload.go)
+	d.hist.Snapshots().Wait = d.opts.HeadReadWait // waited for only once it follows (headload.go)
 	d.head.set(func(h *headLoad) { h.reads = d.hist.Snapshots().Reads() })
 	sqlSrv, err := d.listenSQL(model)
 	if err != nil {

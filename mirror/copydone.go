@@ -25,9 +25,9 @@ import (
 // copied at a known LSN or not at all), and the changes held while it
 // waited for this resync are applied when their commit LSN is >= at (the
 // copy does not contain them) and dropped otherwise. Until it lands the
-// copy is held in memory and the table stays resync_needed, its reads
-// after its last held version refused; a crash forgets it, and the next
-// start copies the table again.
+// copy is held and the table stays resync_needed, its reads after its
+// last held version refused; a recorded table's held copy is recorded
+// too, and a crash leaves it held at the next start (heldcopy.go).
 func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN) error {
 	name := rel.QualifiedName()
 	// A running GC waits for this tree to be recorded (RootWatch.Roots).
@@ -114,7 +114,14 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN)
 		// The mirror has not taken every commit below at yet: landing
 		// now would put rows committed after the head's version into it.
 		// The consumers' builds wait with it (handed over at the landing
-		// when no held change alters the tree).
+		// when no held change alters the tree). A recorded table's copy
+		// is recorded too, so that a crash before the landing does not
+		// cost it the commits up to another copy (heldcopy.go).
+		if m.tables[name] != nil {
+			if err := m.recordHeld(hc); err != nil {
+				return err
+			}
+		}
 		m.noteWaiting(hc, max(m.lastEnd, m.resume))
 	}
 	return nil

@@ -53,6 +53,14 @@ type e2e struct {
 
 func newE2E(t *testing.T, opts Options, tables []string, schema ...string) *e2e {
 	t.Helper()
+	e := newE2EOpen(t, opts, tables, schema...)
+	e.prepare()
+	return e
+}
+
+// newE2EOpen is newE2E with the mirror open and nothing copied yet.
+func newE2EOpen(t *testing.T, opts Options, tables []string, schema ...string) *e2e {
+	t.Helper()
 	leaks := goleak.IgnoreCurrent()
 	e := &e2e{t: t, url: pg.NewDB(t), dir: t.TempDir(), opts: opts, filter: wal.NewCopiedAt(), spool: t.TempDir(),
 		copy: replication.CopyOptions{Workers: 2, RangeBlocks: 1}}
@@ -84,7 +92,6 @@ func newE2E(t *testing.T, opts Options, tables []string, schema ...string) *e2e 
 		e.tables = append(e.tables, tn)
 	}
 	e.open()
-	e.prepare()
 	return e
 }
 

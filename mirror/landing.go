@@ -7,9 +7,8 @@
 // the commits below C that the mirror has not taken. Recording it at the
 // head's last version (as TableCopied did before) made that version, and
 // the commits between it and C replayed later, read rows committed after
-// them. So the copy is held (in memory; a crash forgets it and the start
-// resyncs the table again) until the mirror has taken every commit below
-// C: the stream delivers commits in LSN order, so that is when a commit
+// them. So the copy is held (recorded: a crash leaves it held at the next
+// start, heldcopy.go) until the mirror has taken every commit below C: the stream delivers commits in LSN order, so that is when a commit
 // ending at or past C is taken, a transaction committing at or past C
 // begins, or the stream starts at or past C. It then lands at
 // L = max(C, the head): as a version of its own at C (Version.Resynced,
@@ -413,6 +412,7 @@ func (m *Mirror) landOne(ctx context.Context, hc *heldCopy, end wal.LSN, initial
 	if clearHeld {
 		op.delPrefixes = append(op.delPrefixes, heldPrefix(name))
 	}
+	op.delPrefixes = append(op.delPrefixes, heldCopyKey(name)) // landed (heldcopy.go)
 	return landedTable{t: nt, window: window}, nil
 }
 

@@ -569,6 +569,9 @@ func (m *Mirror) load(ctx context.Context) error {
 		return fmt.Errorf("load state: %w", err)
 	}
 	m.resume = resume
+	if err := m.loadHeldCopies(ctx, max(durable, resume)); err != nil {
+		return fmt.Errorf("held copies: %w", err)
+	}
 	if lastGroup != nil {
 		m.lastGroup = lastGroup.End
 		// INVARIANT: table records are written in the same Badger

@@ -33,13 +33,15 @@ func (n *notifier) signal() {
 func (m *Mirror) ResyncNeeded() <-chan struct{} { return m.resyncNote.c() }
 
 // CopyStates returns, for every table with a record, the LSN its copy was
-// taken at (CopiedAt), and the names of those that are not ready (sorted):
-// what a follower needs to resume without importing the mirror's types.
+// taken at (CopiedAt), and the names of those that are not ready (sorted)
+// and have no copy waiting to land (held until the stream reaches it,
+// even across a restart: heldcopy.go): what a follower needs to resume
+// without importing the mirror's types.
 func (m *Mirror) CopyStates() (copiedAt map[string]wal.LSN, notReady []string) {
 	copiedAt = map[string]wal.LSN{}
 	for _, t := range m.Tables() {
 		copiedAt[t.Name] = t.CopiedAt
-		if t.State != StateReady {
+		if t.State != StateReady && t.HeldUntil == 0 {
 			notReady = append(notReady, t.Name)
 		}
 	}

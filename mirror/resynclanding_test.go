@@ -320,30 +320,49 @@ func tableInfo(t *testing.T, m *Mirror, name string) TableInfo {
 	return TableInfo{}
 }
 
-// TestResyncCrashBeforeLanding: a copy waiting to land is in memory only.
-// A crash before it lands leaves the table resync_needed with its changes
-// held (nothing of the copy applied), and the next resync lands whole.
+// TestResyncCrashBeforeLanding: a copy waiting to land is recorded. A
+// crash before it lands leaves it held at the next start (the table
+// resync_needed, its changes held, nothing of the copy applied, no new
+// copy asked for), and the stream lands it at its own LSN, with the
+// changes committed after it applied.
+//
+// It failed before session 13 (NeedsResync [public.s] after the crash):
+// the copy was in memory only and the next start copied the table again
+// under a fresh snapshot, so every commit up to it lost its state of the
+// table (TestCopyHeldAtKillLandsAfterRestart).
 func TestResyncCrashBeforeLanding(t *testing.T) {
 	e := newResyncE2E(t)
 	v, before := e.streamAndStop(`UPDATE s SET v = 'b' WHERE id = 1`)
-	e.exec(`UPDATE s SET v = 'c' WHERE id = 1`, `DELETE FROM s WHERE id = 2`)
-	e.resyncS()
-	if ti := tableInfo(t, e.m, "public.s"); ti.State != StateResyncNeeded {
-		t.Fatalf("s %s before the stream reached its copy", ti.State)
+	e.exec(`UPDATE s SET v = 'c' WHERE id = 1`, `DELETE FROM s WHERE id = 2`, `INSERT INTO s VALUES (101, 'new')`)
+	at := e.resyncS()
+	held := func(when string) {
+		t.Helper()
+		if ti := tableInfo(t, e.m, "public.s"); ti.State != StateResyncNeeded || ti.HeldUntil != at {
+			t.Fatalf("%s: s %s, held until %s; its copy at %s waits for the stream", when, ti.State, ti.HeldUntil, at)
+		}
+		if got := e.m.NeedsResync(); len(got) != 0 {
+			t.Fatalf("%s: NeedsResync = %v, want none (the copy at %s is held)", when, got, at)
+		}
 	}
-	e.reopen(true) // the stream runs again, the copy is forgotten
+	held("before the crash")
+	e.crash()
+	held("after the crash")
+	// A GC keeps the held copy's tree, and the remote upload sends it:
+	// GroupRoots names it.
+	e.m.mu.Lock()
+	root := e.m.landing["public.s"].root
+	e.m.mu.Unlock()
+	if roots, err := e.m.GroupRoots(t.Context()); err != nil || !slices.Contains(roots, root) {
+		t.Fatalf("GroupRoots %v (%v) does not name the held copy's root %s", roots, err, root)
+	}
+	e.start()
 	e.exec(`INSERT INTO s VALUES (102, 'after crash')`, `UPDATE other SET n = 5`)
-	e.sync()
-	if got := e.m.NeedsResync(); !slices.Equal(got, []string{"public.s"}) {
-		t.Fatalf("after the crash NeedsResync = %v, want public.s", got)
-	}
-	wantRefused(t, e.m, "public.s", e.m.Head().EndLSN)
-	e.resyncS()
-	e.exec(`UPDATE other SET n = 6`) // a commit past the copy
 	waitReady(t, e.m, "public.s")
-	e.sync()
 	e.check()
 	if got := treeRows(t, e.m, "public.s", v.EndLSN); !maps.Equal(got, before) {
 		t.Fatalf("s at %s: %v, that version had %v", v.EndLSN, got, before)
+	}
+	if l := e.wantOwnLanding(v.EndLSN); l.EndLSN != at {
+		t.Fatalf("landing at %s, the copy held across the crash was taken at %s", l.EndLSN, at)
 	}
 }

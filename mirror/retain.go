@@ -432,8 +432,9 @@ func (w *RootWatch) Stop() {
 }
 
 // GroupRoots returns the distinct roots named by the retained group
-// records: every retained version's trees are reachable from them (the
-// versions inside a group replay the log onto its roots, in memory).
+// records, and by the records of copies held until their landing
+// (heldcopy.go): every retained version's trees are reachable from them
+// (the versions inside a group replay the log onto its roots, in memory).
 // Group records below the horizon that are no island's base are skipped:
 // an interrupted Expire leaves them, and Badger has been seen to bring
 // deleted keys back after value-log GC; their nodes may be gone.
@@ -481,6 +482,19 @@ func (m *Mirror) GroupRoots(ctx context.Context) ([]prolly.Root, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list group roots: %w", err)
+	}
+	// The held copies' trees: no group names them before their landing.
+	err = m.bdb.View(func(txn *badger.Txn) error {
+		return eachHeldCopy(txn, func(_ []byte, hc *heldCopy) error {
+			if !seen[hc.root] {
+				seen[hc.root] = true
+				out = append(out, hc.root)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list held copies' roots: %w", err)
 	}
 	return out, nil
 }
