@@ -354,6 +354,10 @@ func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, erro
 	if e, found, err := b.extFuncCall(name, f, sc, ctx); found || err != nil {
 		return e, err // a function of the catalog (extfunc.go)
 	}
+	f, err := positionalArgs(name, f) // namedargs.go
+	if err != nil {
+		return nil, err
+	}
 	return b.libraryCall(name, f, sc, ctx)
 }
 
