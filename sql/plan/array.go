@@ -106,6 +106,9 @@ func emptyArray(e Scalar, t Type) Scalar {
 // indirection binds a[i] (one integer subscript; slices, several
 // subscripts and field selection are refused).
 func (b *binder) indirection(in *pg.A_Indirection, sc *scope, ctx *exprCtx) (Scalar, error) {
+	if e, found, err := b.srfField(in, sc, ctx); found || err != nil {
+		return e, err // (jsonb_each(j)).key (jsonsrf.go)
+	}
 	arg, err := b.expr(in.Arg, sc, ctx)
 	if err != nil {
 		return nil, err
