@@ -162,7 +162,7 @@ func pgConvert(b []byte, fromName, toName string) ([]byte, error) {
 func (r *Registry) addConvert() {
 	r.def("convert_to", bya, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return pgConvert([]byte(a[0].(string)), "UTF8", a[1].(string))
-	}, tx, types.Name)
+	}, tx, types.Name).stable() // pg_proc: stable (the server encoding)
 	r.def("convert_from", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		out, err := pgConvert(byt(a[0]), a[1].(string), "UTF8")
 		if err != nil {
@@ -174,8 +174,8 @@ func (r *Registry) addConvert() {
 			return nil, unsupported("convert_from of bytes that are not UTF8 from SQL_ASCII")
 		}
 		return string(out), nil
-	}, bya, types.Name)
+	}, bya, types.Name).stable()
 	r.def("convert", bya, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return pgConvert(byt(a[0]), a[1].(string), a[2].(string))
-	}, bya, types.Name, types.Name)
+	}, bya, types.Name, types.Name).stable()
 }
