@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 )
 
 // Named arguments (f(name => value)) of the library's functions that
@@ -79,9 +80,9 @@ func positionalArgs(name string, f *pg.FuncCall) (*pg.FuncCall, error) {
 	if last < firstDefault-1 {
 		return nil, errorf(CodeUndefinedFunction, "function %s does not exist", namedCallString(name, f)).at(f.Location)
 	}
-	out := *f
+	out := proto.Clone(f).(*pg.FuncCall)
 	out.Args = args[:last+1]
-	return &out, nil
+	return out, nil
 }
 
 // namedCallString is the call as PostgreSQL's error names it, the
