@@ -194,7 +194,7 @@ var catalogFuncs = map[string]bool{"pg_get_expr": true, "format_type": true, "pg
 
 // HasFunc implements lplan.FuncCatalog.
 func (c *vecCatalog) HasFunc(name string) bool {
-	return catalogFuncs[name] || arrayCatalogFuncs[name] || regCatalogFuncs[name]
+	return catalogFuncs[name] || arrayCatalogFuncs[name] || regCatalogFuncs[name] || sessionFuncs[name]
 }
 
 // Func implements lplan.FuncCatalog: the system functions clients call
@@ -282,6 +282,9 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 	}
 	if regCatalogFuncs[name] {
 		return c.regFunc(name, args) // pgcatalog_reg.go
+	}
+	if sessionFuncs[name] {
+		return c.sessionFunc(name, args) // vexec_session.go
 	}
 	return c.arrayCatalogFunc(name, args) // pgcatalog_arrays.go
 }

@@ -509,7 +509,9 @@ func (r *Registry) addInterval() {
 		}
 		us := math.RoundToEven(secs * 1e6)
 		if us < -9.223372036854775808e18 || us >= 9.223372036854775808e18 {
-			return nil, errInterval()
+			// PostgreSQL before 17 converts out of range (the x86 result is
+			// the minimum), 17 fails.
+			return nil, unsupported("make_interval past the interval range (PostgreSQL's answer differs between majors)")
 		}
 		h, hok := mulI64(n(4), 3600*usecsPerSec)
 		mi, mok := mulI64(n(5), 60*usecsPerSec)

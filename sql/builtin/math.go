@@ -156,13 +156,10 @@ func (r *Registry) addMath() {
 	r.def("atan2", f8, refuse("atan2(double precision, double precision)"), f8, f8)
 	r.addDegreeTrig() // degrees.go: at the angles where they are exact
 	r.def("exp", f8, f8Fn(floatExp), f8)
-	r.def("exp", nm, refuse("exp(numeric)"), nm)
 	r.def("ln", f8, f8Fn(func(x float64) (float64, error) { return floatLog(x, crLn) }), f8)
-	r.def("ln", nm, refuse("ln(numeric)"), nm)
 	r.def("log10", f8, f8Fn(func(x float64) (float64, error) { return floatLog(x, crLog10) }), f8)
-	r.def("log10", nm, refuse("log10(numeric)"), nm)
+	r.addNumericLog() // numlog.go: exp, ln, log10 and log of numeric
 	r.alias("log", "log10")
-	r.def("log", nm, refuse("log(numeric, numeric)"), nm, nm)
 	r.def("power", f8, f8Fn2(floatPow), f8, f8)
 	r.def("power", nm, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return r.decPower(decOf(a[0]), decOf(a[1]))

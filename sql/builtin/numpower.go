@@ -43,6 +43,10 @@ func (r *Registry) decPower(x, y *types.Decimal) (types.Value, error) {
 	if xs < 0 && !yInt {
 		return nil, errorf(CodeInvalidPower, "a negative number raised to a non-integer power yields a complex result")
 	}
+	int32Exp := yInt && decFitsInt32(y)
+	if !int32Exp && xs != 0 {
+		return powerNonInteger(x, y) // numlog.go: power_var's exp(y·ln x)
+	}
 	// power_var_int's result scale for a zero or zero-power result: its
 	// estimate of the result's weight is 0.
 	rscale := min(max(numericMinSigDigits, x.Scale), numericMaxDisplayScale)
@@ -55,7 +59,6 @@ func (r *Registry) decPower(x, y *types.Decimal) (types.Value, error) {
 			rscale = since16
 		}
 	}
-	int32Exp := yInt && decFitsInt32(y)
 	switch {
 	case ys == 0:
 		res := &types.Decimal{Scale: rscale}
@@ -66,7 +69,7 @@ func (r *Registry) decPower(x, y *types.Decimal) (types.Value, error) {
 	case xs == 0:
 		return &types.Decimal{Scale: numericMinSigDigits}, nil
 	}
-	return nil, unsupported("power(numeric, numeric) of these arguments")
+	return nil, unsupported("power(numeric, numeric) of an integer exponent (its result scale depends on the PostgreSQL major: 16 changed power_var_int)")
 }
 
 // NUMERIC_MIN_SIG_DIGITS and NUMERIC_MAX_DISPLAY_SCALE.

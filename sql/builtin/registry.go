@@ -98,6 +98,7 @@ func build(version int) *Registry {
 	r.addBytea()      // bytea.go
 	r.addHyperbolic() // hyperbolic.go
 	r.addUnistr()     // unistr.go
+	r.addConvert()    // convert.go
 	return r
 }
 

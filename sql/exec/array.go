@@ -31,6 +31,9 @@ func (c *compiler) arrayFunc(x *plan.Func) (vexpr, bool, error) {
 	case "array_cat", "array_append", "array_prepend":
 		f, err := c.arrayConcat(x)
 		return f, true, err
+	case "array_position", "array_positions":
+		f, err := c.arrayPosition(x) // arraypos.go
+		return f, true, err
 	case "arraycontains", "arraycontained", "arrayoverlap":
 		f, err := c.arrayContainment(x) // arraycontain.go
 		return f, true, err

@@ -74,6 +74,11 @@ func (r *rowsFromOp) run(emit func(*Batch) error) error {
 				nexts[k] = nil
 				continue
 			}
+			if fields, isRow := v.(srfRow); isRow {
+				// jsonb_each(j) in a select list: a (key, value) record
+				names, ts := plan.JSONSRFFields(r.funcs[k].f.Name)
+				v = &types.Record{Types: ts, Fields: fields, Names: names}
+			}
 			row[k], live = v, true
 		}
 		if !live {

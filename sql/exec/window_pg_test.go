@@ -124,6 +124,15 @@ func diffSetup(ctx context.Context, t *testing.T) (*pgx.Conn, plan.Catalog, *mem
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The session's functions answer as this PostgreSQL session does
+	// (sysfuncs.diff.sql: the binding, not the values, is under test).
+	var user, db, version, schema string
+	var recovery bool
+	if err := conn.QueryRow(ctx, "SELECT current_user, current_database(), version(), current_schema(), pg_is_in_recovery()").Scan(&user, &db, &version, &schema, &recovery); err != nil {
+		t.Fatal(err)
+	}
+	cat.Session = map[string]types.Value{"current_user": user, "session_user": user, "current_database": db, "version": version,
+		"current_schema": schema, "pg_is_in_recovery": recovery}
 	return conn, cat, src
 }
 
@@ -171,7 +180,7 @@ func pgErr(err error) string {
 
 // typeName names the result types runSQL prints.
 func typeName(oid uint32) string {
-	names := map[uint32]string{16: "bool", 17: "bytea", 20: "int8", 21: "int2", 23: "int4", 25: "text", 700: "float4", 701: "float8",
+	names := map[uint32]string{16: "bool", 17: "bytea", 19: "name", 20: "int8", 21: "int2", 23: "int4", 25: "text", 700: "float4", 701: "float8",
 		1042: "bpchar", 1043: "varchar", 1082: "date", 1700: "numeric", 1114: "timestamp", 1184: "timestamptz", 114: "json", 3802: "jsonb", 1083: "time", 1186: "interval", 2950: "uuid", 2206: "regtype", 2249: "record"}
 	if n, ok := names[oid]; ok {
 		return n

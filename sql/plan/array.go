@@ -18,7 +18,8 @@ import (
 //	a[i]                   Func{Name: "subscript", Args: a, i}
 //	x op ANY (a) / ALL (a) Func{Name: "= ANY" / "= ALL" …, Args: x, a}
 //	array_length, cardinality, array_upper, array_lower, array_ndims,
-//	array_dims, array_to_string: Func by their own names.
+//	array_dims, array_to_string, array_position, array_positions: Func
+//	by their own names.
 //
 // Multi-dimensional arrays, slices and the array operators not listed
 // are refused with 0A000.
@@ -105,6 +106,9 @@ func emptyArray(e Scalar, t Type) Scalar {
 // indirection binds a[i] (one integer subscript; slices, several
 // subscripts and field selection are refused).
 func (b *binder) indirection(in *pg.A_Indirection, sc *scope, ctx *exprCtx) (Scalar, error) {
+	if e, found, err := b.srfField(in, sc, ctx); found || err != nil {
+		return e, err // (jsonb_each(j)).key (jsonsrf.go)
+	}
 	arg, err := b.expr(in.Arg, sc, ctx)
 	if err != nil {
 		return nil, err
@@ -190,6 +194,10 @@ func (b *binder) anyAll(a *pg.A_Expr, all bool, sc *scope, ctx *exprCtx) (Scalar
 // arrayCall binds the array functions (arrayFuncs); found is false for
 // other names.
 func (b *binder) arrayCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, bool, error) {
+	if (name == "array_position" || name == "array_positions") && len(f.Funcname) <= 2 {
+		e, err := b.arrayPosition(name, f, sc, ctx) // arraypos.go
+		return e, true, err
+	}
 	if !arrayFuncs[name] || len(f.Funcname) > 2 {
 		return nil, false, nil
 	}

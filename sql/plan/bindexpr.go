@@ -547,6 +547,16 @@ func colName(n *pg.Node) string {
 	case n.GetAArrayExpr() != nil:
 		return "array"
 	case n.GetAIndirection() != nil:
+		// the last field name selected, else the argument's name
+		field := ""
+		for _, x := range n.GetAIndirection().Indirection {
+			if x.GetString_() != nil {
+				field = x.GetString_().Sval
+			}
+		}
+		if field != "" {
+			return field
+		}
 		return colName(n.GetAIndirection().Arg)
 	case n.GetGroupingFunc() != nil:
 		return "grouping"

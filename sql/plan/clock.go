@@ -16,7 +16,8 @@ import (
 // reads the session's clock handed to the executor) converted to its
 // type, as PostgreSQL's ExecEvalSQLValueFunction does; the precision
 // rounds as a cast to the type with that typmod. CURRENT_USER and its
-// kin are not bound here (the session's names are not in the plan).
+// kin read the session's names, which the plan does not hold: they are
+// the catalog's functions of those names (sessionValue).
 
 // sqlValueFunction binds one SQLValueFunction.
 func (b *binder) sqlValueFunction(f *pg.SQLValueFunction) (Scalar, error) {
@@ -32,6 +33,14 @@ func (b *binder) sqlValueFunction(f *pg.SQLValueFunction) (Scalar, error) {
 		to = Time
 	case pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
 		to = Timestamp
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg.SQLValueFunctionOp_SVFOP_USER, pg.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
+		return b.sessionValue("current_user", f)
+	case pg.SQLValueFunctionOp_SVFOP_SESSION_USER:
+		return b.sessionValue("session_user", f)
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
+		return b.sessionValue("current_database", f)
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
+		return b.sessionValue("current_schema", f)
 	default:
 		return nil, unsupported(sqlValueName(f), f.Location)
 	}
@@ -59,4 +68,27 @@ func (b *binder) sqlValueFunction(f *pg.SQLValueFunction) (Scalar, error) {
 // (FigureColname): its keyword in lower case.
 func sqlValueName(f *pg.SQLValueFunction) string {
 	return strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(f.Op.String(), "SVFOP_"), "_N"))
+}
+
+// sessionValue binds CURRENT_USER, SESSION_USER, USER, CURRENT_ROLE,
+// CURRENT_CATALOG and CURRENT_SCHEMA as the catalog's function fn
+// (current_user, session_user, current_database, current_schema: what
+// PostgreSQL's ExecEvalSQLValueFunction calls), refused when the
+// catalog has none (a catalog not tied to a session).
+func (b *binder) sessionValue(fn string, f *pg.SQLValueFunction) (Scalar, error) {
+	fc, ok := b.cat.(FuncCatalog)
+	if !ok || !fc.HasFunc(fn) {
+		return nil, unsupported(sqlValueName(f), f.Location)
+	}
+	ext, err := fc.Func(fn, nil)
+	if err != nil {
+		if pe, ok := err.(*Error); ok {
+			return nil, pe.at(f.Location)
+		}
+		return nil, err
+	}
+	if ext == nil {
+		return nil, unsupported(sqlValueName(f), f.Location)
+	}
+	return &Func{Name: fn, T: ext.Result, Ext: ext}, nil
 }

@@ -1,5 +1,11 @@
 package plan
 
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v6"
+)
+
 // The json set-returning functions: jsonb_each[_text], json_each[_text]
 // (two columns, key and value), jsonb_array_elements[_text],
 // json_array_elements[_text] (one column named value) and
@@ -45,4 +51,50 @@ func jsonSRFType(fs *FuncScan, loc int32) (names []string, ts []Type, found bool
 		return nil, []Type{T(Text)}, true, nil
 	}
 	return []string{"value"}, []Type{val}, true, nil
+}
+
+// JSONSRFFields are the field names and types of the records a json
+// set-returning function of several columns gives in a select list
+// (jsonb_each(j) is a record (key, value)); nil for the others.
+func JSONSRFFields(name string) ([]string, []OID) {
+	arg, ok := jsonSRFs[name]
+	if !ok {
+		return nil, nil
+	}
+	fs := &FuncScan{Name: name, Args: []Scalar{&Const{T: T(arg), Null: true}}}
+	names, ts, _, err := jsonSRFType(fs, -1)
+	if err != nil || len(ts) < 2 {
+		return nil, nil
+	}
+	oids := make([]OID, len(ts))
+	for i, t := range ts {
+		oids[i] = t.OID
+	}
+	return names, oids
+}
+
+// srfField binds (f(args)).field for a json set-returning function f
+// of several columns in a select list: the record's field (found false:
+// in is not such a selection).
+func (b *binder) srfField(in *pg.A_Indirection, sc *scope, ctx *exprCtx) (Scalar, bool, error) {
+	fc := in.Arg.GetFuncCall()
+	if fc == nil || len(in.Indirection) != 1 || in.Indirection[0].GetString_() == nil || len(fc.Funcname) > 2 {
+		return nil, false, nil
+	}
+	name := strings.ToLower(opName(fc.Funcname))
+	names, oids := JSONSRFFields(name)
+	if names == nil {
+		return nil, false, nil
+	}
+	field := in.Indirection[0].GetString_().Sval
+	rec, err := b.expr(in.Arg, sc, ctx)
+	if err != nil {
+		return nil, true, err
+	}
+	for i, n := range names {
+		if n == field {
+			return &FieldSelect{Arg: rec, Index: i, T: T(oids[i])}, true, nil
+		}
+	}
+	return nil, true, errorf(CodeUndefinedColumn, "column \"%s\" not found in data type record", field).at(fc.Location)
 }

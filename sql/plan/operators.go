@@ -234,6 +234,12 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 		}
 		return &Op{Op: op, Args: []Scalar{l, r}, T: T(Text)}, nil
 	case op == "+" || op == "-" || op == "*" || op == "/" || op == "%":
+		if op == "+" && commutedDateArith(lt.OID, rt.OID) {
+			// interval + date, interval + timestamp[tz], integer + date:
+			// PostgreSQL's interval_pl_date, interval_pl_timestamp[tz],
+			// integer_pl_date are the operations commuted.
+			l, r, lt, rt = r, l, rt, lt
+		}
 		if ml, mr, ok := mixedDateTime(op, l, r); ok { // datemixed.go
 			l, r = ml, mr
 			lt, rt = l.Type(), r.Type()
@@ -299,6 +305,12 @@ func comparable(l, r OID) bool {
 	return false
 }
 
+// commutedDateArith says whether l + r is one of PostgreSQL's date/time
+// additions written with the date/time operand on the right.
+func commutedDateArith(l, r OID) bool {
+	return l == Interval && (r == Date || r == Timestamp || r == Timestamptz) || (l == Int4 || l == Int2) && r == Date
+}
+
 // dateArith is the result of date/time arithmetic (0: not date/time).
 func dateArith(op string, l, r OID) OID {
 	switch {
@@ -346,6 +358,10 @@ func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, erro
 	}
 	if e, found, err := b.extFuncCall(name, f, sc, ctx); found || err != nil {
 		return e, err // a function of the catalog (extfunc.go)
+	}
+	f, err := positionalArgs(name, f) // namedargs.go
+	if err != nil {
+		return nil, err
 	}
 	return b.libraryCall(name, f, sc, ctx)
 }

@@ -145,3 +145,44 @@ func withHint(e *Error, hint string) *Error {
 	e.Hint = hint
 	return e
 }
+
+// srfsBelowGrouping puts the select list's set-returning functions
+// below the grouping when GROUP BY reads their results (GROUP BY 1 or
+// an output name over jsonb_object_keys(j)): PostgreSQL computes such
+// grouping expressions in a ProjectSet under the Agg, so the groups are
+// of the functions' rows. Done when every function of the list is
+// grouped by and reads only the input's columns (then all run in
+// lockstep below, as in PostgreSQL's one ProjectSet); other mixes are
+// refused. done says whether they were placed.
+func (b *binder) srfsBelowGrouping(rel Rel, srfs *srfState, groups []Scalar) (out Rel, done bool, err error) {
+	var mine, grouped ColSet
+	for _, f := range srfs.calls {
+		mine.Add(f.Cols[0])
+	}
+	for _, g := range groups {
+		for _, id := range ColumnsOf(g).Sorted() {
+			if mine.Has(id) {
+				grouped.Add(id)
+			}
+		}
+	}
+	if grouped.Len() == 0 {
+		return rel, false, nil
+	}
+	if grouped.Len() != mine.Len() {
+		return nil, false, unsupported("GROUP BY some of the select list's set-returning functions and not others", -1)
+	}
+	var input, reads ColSet
+	for _, id := range rel.Columns() {
+		input.Add(id)
+	}
+	for _, f := range srfs.calls {
+		for _, a := range f.Args {
+			if !ColumnsOf(a).SubsetOf(input) {
+				return nil, false, unsupported("GROUP BY a set-returning function whose arguments read aggregates or outer columns", -1)
+			}
+			reads.AddSet(ColumnsOf(a))
+		}
+	}
+	return &LateralJoin{Left: rel, Right: &RowsFrom{Funcs: srfs.calls}, Outer: readOf(reads, rel)}, true, nil
+}

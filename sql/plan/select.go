@@ -109,6 +109,15 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 	for _, c := range ws.calls {
 		ag.extra.Add(c.fn.Col)
 	}
+	if len(srfs.calls) > 0 && len(groups) > 0 && ag.sets == nil {
+		var below bool
+		if rel, below, err = b.srfsBelowGrouping(rel, srfs, groups); err != nil { // projectset.go
+			return nil, nil, nil, err
+		}
+		if below {
+			srfs.calls = nil
+		}
+	}
 	if len(groups) > 0 || len(ag.list) > 0 || having != nil || ag.sets != nil {
 		if rel, err = b.aggregate(rel, sc, groups, ag, targets, keys, &having); err != nil {
 			return nil, nil, nil, err

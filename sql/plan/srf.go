@@ -129,11 +129,11 @@ var srfNames = map[string]bool{"unnest": true, "generate_series": true, "generat
 // name takes (the caller's refusal stands).
 func srfType(fs *FuncScan, loc int32) (Type, bool, error) {
 	if _, ts, found, err := jsonSRFType(fs, loc); found || err != nil {
-		if err == nil && len(ts) > 1 {
-			err = unsupported(fs.Name+" in the select list (it returns a record)", loc)
-		}
 		if err != nil {
 			return Type{}, true, err
+		}
+		if len(ts) > 1 {
+			return T(Record), true, nil // jsonb_each: (key,value) records (JSONSRFFields)
 		}
 		return ts[0], true, nil
 	}

@@ -24,6 +24,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 	"github.com/sidecar-dev/sidecar/sql/plan"
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected outputs of the planner tests")
@@ -115,6 +116,39 @@ func parse(s string) ([]Case, error) {
 // Catalog is a test catalog: tables from CREATE TABLE statements.
 type Catalog struct {
 	tables map[string]*plan.TableDef
+	// Session are the session's functions the catalog answers
+	// (current_user, current_database, version, …: name → value; a
+	// string is of type name except version's, of type text), as a
+	// front end's catalog answers them; empty: none.
+	Session map[string]types.Value
+}
+
+// HasFunc implements plan.FuncCatalog: the Session functions.
+func (c *Catalog) HasFunc(name string) bool {
+	_, ok := c.Session[name]
+	return ok
+}
+
+// Func implements plan.FuncCatalog: a Session function of no
+// arguments, its value.
+func (c *Catalog) Func(name string, args []plan.Type) (*plan.ExtFunc, error) {
+	v, ok := c.Session[name]
+	if !ok {
+		return nil, nil
+	}
+	if len(args) != 0 {
+		return nil, plan.ExtError(plan.CodeUndefinedFunction, "function %s with %d arguments does not exist", name, len(args))
+	}
+	t := plan.T(types.Name)
+	switch v.(type) {
+	case bool:
+		t = plan.T(types.Bool)
+	case string:
+		if name == "version" {
+			t = plan.T(types.Text)
+		}
+	}
+	return &plan.ExtFunc{Result: t, NullOK: true, Eval: func([]types.Value) (types.Value, error) { return v, nil }}, nil
 }
 
 // Table implements plan.Catalog.

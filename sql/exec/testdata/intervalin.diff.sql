@@ -1,0 +1,54 @@
+-- interval input (interval_in, IntervalStyle postgres): units and their
+-- abbreviations, fractional units spilling into lower ones, signs, ago,
+-- clocks, SQL year-month, ISO 8601 (designators and alternative form),
+-- overflow and bad formats.
+SELECT interval '1.5 months', interval '1.5 years', interval '1.5 weeks', interval '1.5 days', interval '1.5 hours';
+SELECT interval '1 day 2 hours', interval '1 week', interval '-1 year +2 mons', interval '1 year -2 mons 3 days';
+SELECT '1.5 months'::interval, '0.1 months'::interval, '0.01 years'::interval, '1.7 decades'::interval, '2.5 centuries'::interval;
+SELECT interval '1.75 millennium', interval '-1.5 months', interval '-1.5 days', interval '.5 day', interval '1.3333333 months';
+SELECT interval '1 day 02:03:04', interval '1 02:03:04.5', interval '-1 02:03', interval '1 -02:03', interval '02:03.25';
+SELECT interval '100:00', interval '1:2:3', interval '12:34:56.7890125', interval '0:0:60', interval '10:61';
+SELECT interval '@ 1 day 2 hours ago', interval '1 day ago', interval '3 hours 20 minutes ago', interval '-1 day ago';
+SELECT interval '1-2', interval '-1-2', interval '1-12', interval '1-2 3 4:05:06';
+SELECT interval 'P1Y2M', interval 'P1Y2M3DT4H5M6S', interval 'PT1.5S', interval 'P1.5Y', interval 'P1.5M', interval 'P0.5W';
+SELECT interval 'P-1Y-2M', interval 'PT-1H30M', interval 'P1W', interval 'PT36H', interval 'P1DT', interval 'PT';
+SELECT interval 'P0001-02-03T04:05:06', interval 'P0001-02', interval 'P00010203T040506', interval 'P1-2-3', interval 'PT04:05';
+SELECT interval 'P1Y2M3DT4H5M6.5S', interval 'P1e2D', interval 'P1.5e1D';
+SELECT interval '1 microsecond', interval '1.5 milliseconds', interval '2 ms 3 us', interval '1 msec', interval '5 usecs';
+SELECT interval '1 yr 2 mons 3 d 4 hrs 5 mins 6 secs', interval '1 y 2 mon 3 w 4 h 5 m 6 s', interval '1 microseconds';
+SELECT interval '1day', interval '1hour30min', interval '  1   day  ', interval '1,day', interval '5';
+SELECT interval '1.5', interval '-1.5', interval '+1.5', interval '1.5 secs 3 mins';
+SELECT interval '2147483647 days', interval '-2147483648 days', interval '2147483647 months', interval '178000000 years';
+SELECT interval '2147483648 days';
+SELECT interval '2147483647 days 1 day';
+SELECT interval '178956971 years';
+SELECT interval '9223372036854775807 microseconds';
+SELECT interval '9223372036854775808 microseconds';
+SELECT interval '2562047788 hours';
+SELECT interval '2562047789 hours';
+SELECT interval '1 day 1 day';
+SELECT interval '1 hour 01:00';
+SELECT interval '1 foo';
+SELECT interval 'day';
+SELECT interval '';
+SELECT interval '1 quarter';
+SELECT interval 'p1y';
+SELECT interval 'P';
+SELECT interval 'P1';
+SELECT interval 'P1Y1Y';
+SELECT interval 'P1X';
+SELECT interval 'P2e20D';
+SELECT interval '1 ago';
+SELECT interval '1:60';
+SELECT interval '1 2 3';
+SELECT interval '1-13';
+SELECT interval '- 1 day';
+SELECT interval 'infinity' /* refused: majors differ */;
+SELECT '1.5 months'::interval + date '2020-01-31', '1 week'::interval * 2, -'1.5 days'::interval;
+SELECT s, s::interval FROM (VALUES ('1 day'), ('1.5 hours'), (NULL), ('P1D')) v(s);
+SELECT extract(epoch from interval '1.5 months'), interval '1.5 months' = interval '1 mon 15 days';
+SELECT interval '0.000001 years', interval '0.0000001 days', interval '1.0000005 seconds', interval '0.0000005 s';
+SELECT interval '-0.5 microseconds', interval '0.5 us', interval '1.5 us', interval '2.5 us';
+SELECT interval '1 day' + date '2020-02-28', interval '1 month' + timestamp '2020-01-31 10:00', 3 + date '2020-12-30', 3::int2 + date '2020-12-30';
+SELECT interval '1 hour' + timestamptz '2020-01-01 00:00+00', 2147483647 + date '2020-01-01';
+SELECT id, interval '1 day' * id + d FROM wd;
