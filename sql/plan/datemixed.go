@@ -8,10 +8,10 @@ package plan
 // date becomes midnight, in the session's zone for timestamptz); a time
 // beside a date or timestamp is the interval since midnight (date +
 // time is date_pl_time, whose value is date::timestamp + time::interval;
-// timestamp ± time is timestamp ± interval); the commuted forms
-// interval + date/timestamp, int + date and time + date put the
-// date/time operand first (+ commutes exactly for these). ok is false
-// when the pair is not one of these.
+// timestamp ± time is timestamp ± interval; time + date puts the date
+// first, + commuting exactly). interval + date and int + date are
+// commuted before (commutedDateArith). ok is false when the pair is not
+// one of these.
 func mixedDateTime(op string, l, r Scalar) (Scalar, Scalar, bool) {
 	if op != "+" && op != "-" {
 		return l, r, false
@@ -51,10 +51,6 @@ func mixedDateTime(op string, l, r Scalar) (Scalar, Scalar, bool) {
 			r = castTo(r, Timestamp)
 		}
 		return r, castTo(l, Interval), true
-	case op == "+" && lt == Interval && rank(rt) > 0:
-		return r, l, true
-	case op == "+" && (lt == Int4 || lt == Int2) && rt == Date:
-		return r, l, true
 	}
 	return l, r, false
 }
