@@ -120,8 +120,9 @@ func newSession(srv *Server, conn net.Conn, be *pgproto3.Backend, wr *wireReader
 	if s.database == "" {
 		s.database = s.user
 	}
+	ver := srv.advertisedVersion() // pgcatalog_settings.go
 	s.settings = map[string]string{
-		"server_version": srv.version, "server_version_num": versionNum(srv.version), "server_encoding": "UTF8", "client_encoding": "UTF8",
+		"server_version": ver, "server_version_num": versionNum(ver), "server_encoding": "UTF8", "client_encoding": "UTF8",
 		"timezone": "UTC", "integer_datetimes": "on",
 		"standard_conforming_strings": "on", "default_transaction_read_only": "on", "transaction_read_only": "on",
 		"in_hot_standby": "on", "is_superuser": "off", "application_name": params["application_name"],
@@ -172,18 +173,6 @@ var settingDescriptions = map[string]string{
 	"timezone":                      "Sets the time zone for displaying and interpreting time stamps.",
 	"transaction_isolation":         "Sets the current transaction's isolation level.",
 	"transaction_read_only":         "Sets the current transaction's read-only status.",
-}
-
-// versionNum turns "16.2 (sidecar)" into "160002".
-func versionNum(v string) string {
-	f := strings.Fields(v)
-	if len(f) == 0 {
-		return "160000"
-	}
-	maj, min, _ := strings.Cut(f[0], ".")
-	a, _ := strconv.Atoi(maj)
-	b, _ := strconv.Atoi(min)
-	return strconv.Itoa(a*10000 + b)
 }
 
 // start applies startup options (-c sidecar.as_of=ref) and sends the
