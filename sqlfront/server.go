@@ -85,11 +85,11 @@ type Options struct {
 
 // Server is a listening SQL front end.
 type Server struct {
-	opts    Options
-	ln      net.Listener
-	src     Source
-	log     *slog.Logger
-	cache   planCache
+	opts  Options
+	ln    net.Listener
+	src   Source
+	log   *slog.Logger
+	cache planCache
 	// engineRuns counts the selects the query engine answered (tests
 	// check that planning hands them over).
 	engineRuns atomic.Int64
