@@ -43,6 +43,7 @@ type session struct {
 	zone, zoneDefault *types.Zone
 	timeout           *time.Duration // SET statement_timeout (nil: the server's)
 	tx                byte           // 'I', 'T', 'E'
+	txSnapshot        bool           // a statement of the open transaction read (isolation.go)
 	txVers            map[string]Version
 	stmtVers          map[string]Version
 
@@ -240,7 +241,7 @@ func (s *session) versionFor(ctx context.Context, ref string) (Version, error) {
 		}
 	}
 	m := &s.stmtVers
-	if s.tx != 'I' {
+	if s.tx != 'I' && !s.readsPerStatement() { // isolation.go
 		m = &s.txVers
 	}
 	if v, ok := (*m)[ref]; ok {
@@ -278,6 +279,8 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 		}
 		s.asOf, s.settings[name] = *val, *val
 		return nil
+	case "transaction_isolation", "default_transaction_isolation", setTransactionIsolation:
+		return s.setIsolation(name, val) // isolation.go
 	case "default_transaction_read_only", "transaction_read_only":
 		if val != nil {
 			if b, err := parseAs(oidBool, *val); err == nil && b == false {
@@ -615,6 +618,7 @@ func (s *session) run1(ctx context.Context, p *plan, params []Value, formats []i
 	if err := s.txAllowed(p); err != nil {
 		return err
 	}
+	s.tookSnapshot(p) // isolation.go
 	switch p.kind {
 	case "begin":
 		if s.tx != 'I' {
@@ -624,8 +628,15 @@ func (s *session) run1(ctx context.Context, p *plan, params []Value, formats []i
 			for k, v := range s.stmtVers {
 				s.txVers[k] = v
 			}
+			if p.setVal != nil && *p.setVal != "" {
+				if err := s.startTx(*p.setVal); err != nil { // isolation.go
+					return err // the transaction is open, failed ('E'), as PostgreSQL's
+				}
+			} else if err := s.startTx(""); err != nil {
+				return err
+			}
 		}
-		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("BEGIN")})
+		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(p.tag)})
 		return nil
 	case "commit", "rollback":
 		tag := strings.ToUpper(p.kind)
@@ -637,6 +648,7 @@ func (s *session) run1(ctx context.Context, p *plan, params []Value, formats []i
 		}
 		s.endTx(tag == "COMMIT")
 		s.tx, s.txVers = 'I', nil
+		s.endIsolation() // isolation.go
 		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
 		return nil
 	case "set":

@@ -44,12 +44,12 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// Issue 21 (wrong answers): the daemon's SQL port advertised
-// "16.0 (sidecar)" / 160000 whatever major it followed, so psql, pgjdbc
-// and SQLAlchemy chose the catalog queries of another server. It
-// advertises the followed server's version, as PostgreSQL reports it.
-func TestServerVersionFollowed(t *testing.T) {
-	url := pg.NewDB(t)
+// followLive follows a new database's marker table with a daemon
+// serving SQL (stopped when the test ends) and returns the database's
+// URL and the SQL port's, once the port serves the marker.
+func followLive(t *testing.T) (url, sqlURL string) {
+	t.Helper()
+	url = pg.NewDB(t)
 	execSQL(t, url, markerSetup)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -59,7 +59,7 @@ func TestServerVersionFollowed(t *testing.T) {
 	l.Close()
 	_, stop := startDaemon(t, url, []string{"public.marker"}, t.TempDir(), sqlAddr, io.Discard)
 	t.Cleanup(stop)
-	sqlURL := "postgres://app@" + sqlAddr + "/app?sslmode=disable"
+	sqlURL = "postgres://app@" + sqlAddr + "/app?sslmode=disable"
 	ctx := context.Background()
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
 		c, err := pgconn.Connect(ctx, sqlURL)
@@ -68,12 +68,20 @@ func TestServerVersionFollowed(t *testing.T) {
 			c.Close(ctx)
 		}
 		if err == nil {
-			break
+			return url, sqlURL
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the SQL port did not serve marker in 2 minutes: %v", err)
 		}
 	}
+}
+
+// Issue 21 (wrong answers): the daemon's SQL port advertised
+// "16.0 (sidecar)" / 160000 whatever major it followed, so psql, pgjdbc
+// and SQLAlchemy chose the catalog queries of another server. It
+// advertises the followed server's version, as PostgreSQL reports it.
+func TestServerVersionFollowed(t *testing.T) {
+	url, sqlURL := followLive(t)
 	want := versionAnswers(t, url)
 	if want["ParameterStatus server_version"] != pg.ServerVersionString() {
 		t.Fatalf("PostgreSQL reports %q, the cluster %q", want["ParameterStatus server_version"], pg.ServerVersionString())
