@@ -29,7 +29,16 @@ ORDER BY conname`,
                      UNION ALL VALUES ('16400'::pg_catalog.regclass))
        AND contype = 'f' AND conparentid = 0
 ORDER BY conname;`,
-	"dtriggers": `SELECT t.tgname, pg_catalog.pg_get_triggerdef(t.oid, true), t.tgenabled, t.tgisinternal,
+	"dtriggers": triggersQuery,
+	// dtriggers14 is dtriggers as psql 15 sends it to a server before
+	// 15: it also lists internal triggers that depend on another trigger
+	// (those cloned onto a partition), which the facts do not hold.
+	"dtriggers14": strings.Replace(triggersQuery, "t.tgenabled = 'D'))", "t.tgenabled = 'D') "+
+		"OR EXISTS (SELECT 1 FROM pg_catalog.pg_depend WHERE objid = t.oid AND refclassid = 'pg_catalog.pg_trigger'::pg_catalog.regclass))", 1),
+}
+
+// triggersQuery is psql 15's trigger listing of \d (a 15+ server).
+const triggersQuery = `SELECT t.tgname, pg_catalog.pg_get_triggerdef(t.oid, true), t.tgenabled, t.tgisinternal,
   CASE WHEN t.tgparentid != 0 THEN
     (SELECT u.tgrelid::pg_catalog.regclass
      FROM pg_catalog.pg_trigger AS u,
@@ -40,25 +49,7 @@ ORDER BY conname;`,
   END AS parent
 FROM pg_catalog.pg_trigger t
 WHERE t.tgrelid = '16400' AND (NOT t.tgisinternal OR (t.tgisinternal AND t.tgenabled = 'D'))
-ORDER BY 1;`,
-	// dtriggers14 is dtriggers as psql 15 sends it to a server before
-	// 15: it also lists internal triggers that depend on another trigger
-	// (those cloned onto a partition), which the facts do not hold.
-	"dtriggers14": `SELECT t.tgname, pg_catalog.pg_get_triggerdef(t.oid, true), t.tgenabled, t.tgisinternal,
-  CASE WHEN t.tgparentid != 0 THEN
-    (SELECT u.tgrelid::pg_catalog.regclass
-     FROM pg_catalog.pg_trigger AS u,
-          pg_catalog.pg_partition_ancestors(t.tgrelid) WITH ORDINALITY AS a(relid, depth)
-     WHERE u.tgname = t.tgname AND u.tgrelid = a.relid
-           AND u.tgparentid = 0
-     ORDER BY a.depth LIMIT 1)
-  END AS parent
-FROM pg_catalog.pg_trigger t
-WHERE t.tgrelid = '16394' AND (NOT t.tgisinternal OR (t.tgisinternal AND t.tgenabled = 'D') 
-    OR EXISTS (SELECT 1 FROM pg_catalog.pg_depend WHERE objid = t.oid 
-        AND refclassid = 'pg_catalog.pg_trigger'::pg_catalog.regclass))
-ORDER BY 1;`,
-}
+ORDER BY 1;`
 
 // psqlSchemaHandlers answer psqlSchemaQueries by name.
 var psqlSchemaHandlers = map[string]*canned{
