@@ -152,6 +152,10 @@ type daemon struct {
 	head            *headLoad // the in-memory HEAD (nil before the mirror is open)
 	dropped         droppedState
 
+	// serverVersion is the followed server's server_version as preflight
+	// read it at start (before any goroutine reads it).
+	serverVersion string
+
 	lagBytes atomic.Int64
 	// serverWAL is the server's current WAL position at the last poll,
 	// prevServerWAL the one before it (at least one poll interval old).
@@ -403,6 +407,9 @@ func (d *daemon) preflightWith(ctx context.Context, known []string) (absent []st
 // again and logs them then) and returns the failures as one error.
 func (d *daemon) preflightReport(ctx context.Context, known []string, final bool) (preflight.Report, error) {
 	rep := preflight.Run(ctx, preflight.Params{URL: d.conn, Tables: d.cfg.Tables, Publication: d.cfg.Publication, Slot: d.cfg.Slot, Known: known})
+	if rep.ServerVersion != "" {
+		d.serverVersion = rep.ServerVersion // advertised by the SQL front end (sql.go)
+	}
 	var fails []string
 	for _, c := range rep.Checks {
 		if c.Status == preflight.Fail {

@@ -28,7 +28,10 @@ func (d *daemon) listenSQL(model *head.Model) (*sqlfront.Server, error) {
 	}
 	opts := sqlfront.Options{Addr: c.Listen, MaxConnections: c.MaxConnections, StatementTimeout: c.StatementTimeout,
 		MaxMessageSize: c.MaxMessageBytes(), Metrics: d.met.Registry, QueryMemory: d.mem.query, Source: &sqlfront.HistorySource{H: d.hist, M: d.m, Head: model, HeadLoading: d.head.loading}, Logger: d.log,
-		ZoneOffsets: d.zoneOffsets} // timezone.go
+		ZoneOffsets: d.zoneOffsets, // timezone.go
+		// Clients choose their catalog queries by the version: the
+		// followed server's, not one sidecar made up.
+		ServerVersion: d.serverVersion}
 	// Sorts past memory.query spill under the data directory (the
 	// statement's files are removed when it ends; what a crash left is
 	// removed here).

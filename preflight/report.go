@@ -83,6 +83,11 @@ type Check struct {
 // Report is the outcome of Run, in check order.
 type Report struct {
 	Checks []Check
+	// ServerVersion is the server's server_version as it reports it
+	// ("15.8 (Debian 15.8-1.pgdg120+1)"; "" when it could not be read):
+	// the SQL front end advertises it, so clients choose the catalog
+	// queries of the major the sidecar follows.
+	ServerVersion string
 }
 
 // Ready reports whether no check failed: the sidecar can run.

@@ -60,6 +60,7 @@ func Run(ctx context.Context, p Params) Report {
 			Fix: "run sidecar check with a role that can read pg_settings, pg_roles and pg_replication_slots"})
 		return r
 	}
+	r.ServerVersion = f.version
 	add(checkVersion(f), checkWALLevel(f), checkReplicationRole(f))
 	if (f.superuser || f.replication) && f.walLevel == "logical" && f.maxSenders > f.activeSenders {
 		add(checkReplicationConnection(ctx, cfg, where))

@@ -1,11 +1,14 @@
 package sqlfront
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/sidecar-dev/sidecar/types"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // The flat planner's small information_schema, pg_database and
@@ -73,7 +76,7 @@ func catalogRelation(schema, name string) *virtual {
 				}}
 		case "columns":
 			return &virtual{cols: []Column{col("table_catalog", oidName), col("table_schema", oidName), col("table_name", oidName), col("column_name", oidName),
-				col("ordinal_position", oidInt4), col("data_type", oidText), col("is_nullable", oidText), col("udt_name", oidName)},
+				col("ordinal_position", oidInt4), col("column_default", oidText), col("data_type", oidText), col("is_nullable", oidText), col("udt_name", oidName)},
 				rows: func(ex *execCtx) ([][]*string, error) {
 					var rows [][]*string
 					tables := ex.src.Tables()
@@ -87,8 +90,12 @@ func catalogRelation(schema, name string) *virtual {
 							if f.NotNull {
 								nullable = "NO"
 							}
+							def, err := columnDefault(ex, &t, f)
+							if err != nil {
+								return nil, err
+							}
 							rows = append(rows, []*string{strp(ex.sess.database), strp(t.Schema), strp(t.Rel), strp(c.Name), strp(strconv.Itoa(i + 1)),
-								strp(dataType(c)), strp(nullable), strp(c.TypeName)})
+								def, strp(dataType(c)), strp(nullable), strp(c.TypeName)})
 						}
 					}
 					// A view's columns (never NOT NULL; materialized views
@@ -103,8 +110,11 @@ func catalogRelation(schema, name string) *virtual {
 								return nil, unsupported(-1, "information_schema.columns of the view "+v.Schema+"."+v.Name+": the type of its column "+vc.Name)
 							}
 							c := Column{Name: vc.Name, TypeOID: vc.TypeOID, TypeMod: vc.TypeMod}
+							// column_default NULL: a view column has a default
+							// only after ALTER VIEW … SET DEFAULT, which the
+							// view facts do not read (see DESIGN).
 							rows = append(rows, []*string{strp(ex.sess.database), strp(v.Schema), strp(v.Name), strp(vc.Name), strp(strconv.Itoa(i + 1)),
-								strp(dataType(c)), strp("YES"), strp(typname(vc.TypeOID))})
+								nil, strp(dataType(c)), strp("YES"), strp(typname(vc.TypeOID))})
 						}
 					}
 					return rows, nil
@@ -124,6 +134,27 @@ func catalogRelation(schema, name string) *virtual {
 		}
 	}
 	return nil
+}
+
+// columnDefault is information_schema.columns.column_default of a
+// table's column: pg_get_expr(adbin, adrelid) as the copy read it (under
+// search_path public), NULL for none and for a generated column. Under
+// another search path the expression's names may print otherwise
+// (nextval('public.s'::regclass)): refused there.
+func columnDefault(ex *execCtx, t *Table, f *wal.ColumnFacts) (*string, error) {
+	if !f.HasDefault || f.Generated != 0 {
+		return nil, nil
+	}
+	if path := searchPathOf(ex.sess); !slices.Equal(path, []string{ex.sess.user, "public"}) && !slices.Equal(path, []string{"public"}) {
+		return nil, unsupported(-1, "information_schema.columns.column_default of "+t.Name+" under search_path "+strings.Join(path, ", ")+
+			" (the default expressions were read under public)")
+	}
+	for _, o := range ex.src.Tables() {
+		if o.Schema == ex.sess.user && o.Schema != "public" { // "$user" names a schema: names may resolve there
+			return nil, unsupported(-1, "information_schema.columns.column_default under a search_path whose \"$user\" names the schema "+o.Schema)
+		}
+	}
+	return strp(f.Default), nil
 }
 
 func boolText(b bool) string {

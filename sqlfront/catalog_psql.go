@@ -287,6 +287,7 @@ var psqlHandlers = map[string]*canned{
 	"dpolicy":   {cols: []string{"polname", "polpermissive", "array_to_string", "pg_get_expr", "pg_get_expr", "cmd"}, rows: none},
 	"dstats":    {cols: []string{"oid", "stxrelid", "nsp", "stxname", "columns", "ndist_enabled", "deps_enabled", "mcv_enabled", "stxstattarget"}, rows: none},
 	"dpubs":     {cols: []string{"pubname", "?column?", "?column?"}, rows: none},
+	"dpubs14":   {cols: []string{"pubname", "?column?", "?column?"}, rows: none},
 	"dinherits": {cols: []string{"oid"}, rows: none},
 	"dparts":    {cols: []string{"oid", "relkind", "inhdetachpending", "pg_get_expr"}, rows: none},
 	"l": {cols: []string{"Name", "Owner", "Encoding", "Collate", "Ctype", "ICU Locale", "Locale Provider", "Access privileges"},

@@ -296,7 +296,7 @@ func (pl *planner) scalarFunc(name string, args []expr, f *pg.FuncCall) (expr, e
 		if err := argc(0); err != nil {
 			return nil, err
 		}
-		return &constExpr{v: "PostgreSQL " + pl.sess.srv.version + " on sidecar", t: oidText}, nil
+		return &constExpr{v: "PostgreSQL " + pl.sess.settings["server_version"] + " on sidecar", t: oidText}, nil
 	case "current_database":
 		return &funcExpr{t: oidName, fn: func(e *env, _ []Value) (Value, error) { return e.ex.sess.database, nil }}, argc(0)
 	case "set_config":

@@ -1,7 +1,9 @@
 package sqlfront
 
 import (
+	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
@@ -123,4 +125,53 @@ func (s *session) showSetting(name string) (v string, ok bool, err error) {
 		return "", false, unsupported(-1, "lc_collate of a database whose default collation is not libc's (its datcollate was not read)")
 	}
 	return loc, true, nil
+}
+
+// unknownServerVersion is advertised when neither the daemon nor the
+// followed tables' catalog facts say which server is followed (a front
+// end over a mirror whose records predate the facts' version).
+const unknownServerVersion = "16.0 (sidecar)"
+
+// advertisedVersion is the server_version a new session reports (the
+// startup ParameterStatus, SHOW, current_setting, pg_settings, version()):
+// the followed server's. psql chooses its catalog queries by
+// server_version_num, pgjdbc and SQLAlchemy by server_version, so
+// advertising another major than the one followed makes them send the
+// catalog queries of a server sidecar does not describe. Options'
+// string (with the server's own suffix, "15.8 (Debian …)") when its
+// number is the one the followed tables' facts record; the facts'
+// number ("17.2") when they differ (the server was upgraded after the
+// daemon started) or the options name none.
+func (s *Server) advertisedVersion() string {
+	v := s.opts.ServerVersion
+	n := serverVersion(s.src.Tables())
+	switch {
+	case n != 0 && (v == "" || versionNum(v) != strconv.Itoa(n)):
+		return fmt.Sprintf("%d.%d", n/10000, n%10000)
+	case v == "":
+		return unknownServerVersion
+	}
+	return v
+}
+
+// versionNum is server_version_num of a server_version: "16.2 (Debian
+// 16.2-1)" → "160002", "18beta1" → "180000" (PostgreSQL 10 and later:
+// major × 10000 + minor).
+func versionNum(v string) string {
+	f := strings.Fields(v)
+	if len(f) == 0 {
+		return versionNum(unknownServerVersion)
+	}
+	digits := func(s string) int {
+		n := 0
+		for _, c := range s {
+			if c < '0' || c > '9' {
+				break
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n
+	}
+	maj, min, _ := strings.Cut(f[0], ".")
+	return strconv.Itoa(digits(maj)*10000 + digits(min))
 }

@@ -39,7 +39,7 @@ func benchSession() *session {
 	src := &staticSource{tables: []Table{{Name: "public.pgbench_accounts", Schema: "public", Rel: "pgbench_accounts", OID: 16400,
 		Columns: []Column{{Name: "aid", TypeOID: oidInt4, TypeMod: -1, Key: true}, {Name: "bid", TypeOID: oidInt4, TypeMod: -1},
 			{Name: "abalance", TypeOID: oidInt4, TypeMod: -1}, {Name: "filler", TypeOID: oidBpchar, TypeMod: 88}}, KeyCols: []int{0}}}}
-	srv := &Server{src: src, version: "16.0 (sidecar)"}
+	srv := &Server{src: src}
 	return &session{srv: srv, tx: 'I', settings: map[string]string{}}
 }
 

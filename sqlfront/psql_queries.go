@@ -110,6 +110,21 @@ SELECT pubname
 FROM pg_catalog.pg_publication p
 WHERE p.puballtables AND pg_catalog.pg_relation_is_publishable('16390')
 ORDER BY 1;`,
+	// dpubs14 is dpubs as psql 15 sends it to a server before 15 (no
+	// schema publications, no row filters or column lists).
+	"dpubs14": `SELECT pubname
+     , NULL
+     , NULL
+FROM pg_catalog.pg_publication p
+JOIN pg_catalog.pg_publication_rel pr ON p.oid = pr.prpubid
+WHERE pr.prrelid = '16394'
+UNION ALL
+SELECT pubname
+     , NULL
+     , NULL
+FROM pg_catalog.pg_publication p
+WHERE p.puballtables AND pg_catalog.pg_relation_is_publishable('16394')
+ORDER BY 1;`,
 	"dinherits": `SELECT c.oid::pg_catalog.regclass
 FROM pg_catalog.pg_class c, pg_catalog.pg_inherits i
 WHERE c.oid = i.inhparent AND i.inhrelid = '16390'

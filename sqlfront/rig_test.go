@@ -142,6 +142,10 @@ func (r *rig) serve(t testing.TB, opts sqlfront.Options) string {
 	if opts.Source == nil {
 		opts.Source = r.src
 	}
+	if opts.ServerVersion == "" && opts.Source == r.src {
+		// As the daemon does: the followed server's version.
+		opts.ServerVersion = pg.ServerVersionString()
+	}
 	r.srv = serveSQL(t, opts)
 	return r.srv.Addr()
 }

@@ -48,7 +48,13 @@ type Options struct {
 	StatementTimeout time.Duration
 	Source           Source
 	Logger           *slog.Logger
-	// ServerVersion is reported as server_version (default "16.0 (sidecar)").
+	// ServerVersion is the followed server's server_version as it
+	// reports it (the daemon passes what preflight read): advertised as
+	// server_version, and its number as server_version_num, since
+	// clients choose their catalog queries by it. Empty, or of another
+	// version than the followed tables' catalog facts record (the
+	// server was upgraded since), the facts' version is advertised
+	// (advertisedVersion).
 	ServerVersion string
 	// MaxMessageSize bounds a Query, Parse or Bind message in bytes
 	// (sql.max_message_size; 0: DefaultMaxMessageSize). A message
@@ -79,12 +85,11 @@ type Options struct {
 
 // Server is a listening SQL front end.
 type Server struct {
-	opts    Options
-	ln      net.Listener
-	src     Source
-	log     *slog.Logger
-	version string
-	cache   planCache
+	opts  Options
+	ln    net.Listener
+	src   Source
+	log   *slog.Logger
+	cache planCache
 	// engineRuns counts the selects the query engine answered (tests
 	// check that planning hands them over).
 	engineRuns atomic.Int64
@@ -123,14 +128,11 @@ func Listen(opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	if opts.ServerVersion == "" {
-		opts.ServerVersion = "16.0 (sidecar)"
-	}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("sql.listen: %w", err)
 	}
-	s := &Server{opts: opts, ln: ln, src: opts.Source, log: opts.Logger, version: opts.ServerVersion,
+	s := &Server{opts: opts, ln: ln, src: opts.Source, log: opts.Logger,
 		sessions: map[uint64]*session{}, conns: map[net.Conn]struct{}{}, nextPID: 1}
 	s.met = newFrontMetrics(s)
 	return s, nil

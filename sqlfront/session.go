@@ -43,6 +43,7 @@ type session struct {
 	zone, zoneDefault *types.Zone
 	timeout           *time.Duration // SET statement_timeout (nil: the server's)
 	tx                byte           // 'I', 'T', 'E'
+	txSnapshot        bool           // a statement of the open transaction read (isolation.go)
 	txVers            map[string]Version
 	stmtVers          map[string]Version
 
@@ -120,8 +121,9 @@ func newSession(srv *Server, conn net.Conn, be *pgproto3.Backend, wr *wireReader
 	if s.database == "" {
 		s.database = s.user
 	}
+	ver := srv.advertisedVersion() // pgcatalog_settings.go
 	s.settings = map[string]string{
-		"server_version": srv.version, "server_version_num": versionNum(srv.version), "server_encoding": "UTF8", "client_encoding": "UTF8",
+		"server_version": ver, "server_version_num": versionNum(ver), "server_encoding": "UTF8", "client_encoding": "UTF8",
 		"timezone": "UTC", "integer_datetimes": "on",
 		"standard_conforming_strings": "on", "default_transaction_read_only": "on", "transaction_read_only": "on",
 		"in_hot_standby": "on", "is_superuser": "off", "application_name": params["application_name"],
@@ -172,18 +174,6 @@ var settingDescriptions = map[string]string{
 	"timezone":                      "Sets the time zone for displaying and interpreting time stamps.",
 	"transaction_isolation":         "Sets the current transaction's isolation level.",
 	"transaction_read_only":         "Sets the current transaction's read-only status.",
-}
-
-// versionNum turns "16.2 (sidecar)" into "160002".
-func versionNum(v string) string {
-	f := strings.Fields(v)
-	if len(f) == 0 {
-		return "160000"
-	}
-	maj, min, _ := strings.Cut(f[0], ".")
-	a, _ := strconv.Atoi(maj)
-	b, _ := strconv.Atoi(min)
-	return strconv.Itoa(a*10000 + b)
 }
 
 // start applies startup options (-c sidecar.as_of=ref) and sends the
@@ -251,7 +241,7 @@ func (s *session) versionFor(ctx context.Context, ref string) (Version, error) {
 		}
 	}
 	m := &s.stmtVers
-	if s.tx != 'I' {
+	if s.tx != 'I' && !s.readsPerStatement() { // isolation.go
 		m = &s.txVers
 	}
 	if v, ok := (*m)[ref]; ok {
@@ -289,6 +279,8 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 		}
 		s.asOf, s.settings[name] = *val, *val
 		return nil
+	case "transaction_isolation", "default_transaction_isolation", setTransactionIsolation:
+		return s.setIsolation(name, val) // isolation.go
 	case "default_transaction_read_only", "transaction_read_only":
 		if val != nil {
 			if b, err := parseAs(oidBool, *val); err == nil && b == false {
@@ -626,6 +618,7 @@ func (s *session) run1(ctx context.Context, p *plan, params []Value, formats []i
 	if err := s.txAllowed(p); err != nil {
 		return err
 	}
+	s.tookSnapshot(p) // isolation.go
 	switch p.kind {
 	case "begin":
 		if s.tx != 'I' {
@@ -635,8 +628,15 @@ func (s *session) run1(ctx context.Context, p *plan, params []Value, formats []i
 			for k, v := range s.stmtVers {
 				s.txVers[k] = v
 			}
+			if p.setVal != nil && *p.setVal != "" {
+				if err := s.startTx(*p.setVal); err != nil { // isolation.go
+					return err // the transaction is open, failed ('E'), as PostgreSQL's
+				}
+			} else if err := s.startTx(""); err != nil {
+				return err
+			}
 		}
-		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("BEGIN")})
+		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(p.tag)})
 		return nil
 	case "commit", "rollback":
 		tag := strings.ToUpper(p.kind)
@@ -648,6 +648,7 @@ func (s *session) run1(ctx context.Context, p *plan, params []Value, formats []i
 		}
 		s.endTx(tag == "COMMIT")
 		s.tx, s.txVers = 'I', nil
+		s.endIsolation() // isolation.go
 		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
 		return nil
 	case "set":

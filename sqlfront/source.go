@@ -232,6 +232,9 @@ func tableOf(rel *wal.Relation) Table {
 
 // Tables implements Source.
 func (s *HistorySource) Tables() []Table {
+	if s.M == nil { // no mirror (a front end serving nothing): no tables
+		return nil
+	}
 	var out []Table
 	for _, ti := range s.M.Tables() {
 		if ti.Relation != nil {

@@ -265,6 +265,12 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 		switch ts.Kind {
 		case pg.TransactionStmtKind_TRANS_STMT_BEGIN, pg.TransactionStmtKind_TRANS_STMT_START:
 			p.kind, p.tag = "begin", "BEGIN"
+			if ts.Kind == pg.TransactionStmtKind_TRANS_STMT_START {
+				p.tag = "START TRANSACTION" // PostgreSQL's tag
+			}
+			if l := beginIsolation(ts); l != "" { // isolation.go
+				p.setVal = &l
+			}
 		case pg.TransactionStmtKind_TRANS_STMT_COMMIT:
 			p.kind, p.tag = "commit", "COMMIT"
 		case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
@@ -375,6 +381,9 @@ func (pl *planner) planSet(vs *pg.VariableSetStmt) error {
 					}
 				}
 			}
+		}
+		if name, level := isolationSetName(vs); level != "" { // isolation.go: honoured, not ignored
+			p.kind, p.setName, p.setVal = "set", name, &level
 		}
 	default:
 		return unsupported(pl.kwPos("SET"), "this SET")

@@ -237,7 +237,7 @@ func betterRefusal(old *Error, err error) error {
 	if e.Pos < 0 {
 		e.Pos = old.Pos
 	}
-	if e.Code == codeUnsupported {
+	if e.Code == codeUnsupported && !strings.Contains(e.Msg, " is not supported by ") { // a catalog refusal says it already
 		e.Msg = strings.TrimPrefix(e.Msg, "not supported yet: ") + " is not supported by sidecar's SQL engine yet"
 		if e.Hint == "" {
 			e.Hint = "sidecar runs joins, subqueries, WITH, set operations and aggregates on its SQL engine; this part of the statement is not implemented there yet"
