@@ -28,7 +28,7 @@ func (c *vecCatalog) sessionFunc(name string, args []lplan.Type) (*lplan.ExtFunc
 	case "current_database":
 		v = c.pl.sess.database
 	case "version":
-		v, t = "PostgreSQL "+c.pl.sess.srv.version+" on sidecar", lplan.T(types.Text)
+		v, t = "PostgreSQL "+c.pl.sess.settings["server_version"]+" on sidecar", lplan.T(types.Text) // as funcs.go: the advertised version
 	case "pg_is_in_recovery":
 		v, t = true, lplan.T(types.Bool)
 	}
