@@ -110,8 +110,8 @@ func TestHashSpill(t *testing.T) {
 		t.Fatal(err)
 	}
 	slow := []string{
-		"SELECT count(*) FROM (SELECT a.id, a.note, v.x FROM hs a, generate_series(1, 40) v(x)) s GROUP BY note, id, x",
-		"SELECT count(*) FROM (SELECT a.id, a.note, v.x FROM hs a, generate_series(1, 40) v(x)) s JOIN hs b ON s.id + s.x = b.id",
+		"SELECT count(*) FROM (SELECT a.id, a.note, v.x FROM hs a, generate_series(1, 400) v(x)) s GROUP BY note, id, x",
+		"SELECT count(*) FROM (SELECT a.id, a.note, v.x FROM hs a, generate_series(1, 400) v(x)) s JOIN hs b ON s.id + s.x = b.id",
 	}
 	for _, q := range slow {
 		if code, err := sortCode(ctx, conn, q); code != "57014" {
