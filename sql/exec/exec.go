@@ -113,7 +113,7 @@ type env struct {
 	textOrder TextOrder
 	// dialect is Options.Dialect (dialect.go).
 	dialect types.Dialect
-	ctes      map[*plan.CTE]*rowSet
+	ctes    map[*plan.CTE]*rowSet
 	// cteOuter are the outer columns a CTE of a correlated subquery
 	// reads (its rows are computed again when their values change;
 	// ctecorr.go), cteKey the values its rows were computed for.
