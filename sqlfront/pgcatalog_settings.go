@@ -182,13 +182,8 @@ func versionNum(v string) string {
 // daemon's preflight, or the tables' catalog facts); none known, the
 // newest.
 func (pl *planner) dialect() types.Dialect {
-	if pl.sess == nil || pl.sess.srv == nil {
+	if pl.sess == nil {
 		return types.Dialect{}
 	}
-	v := pl.sess.srv.advertisedVersion()
-	if v == unknownServerVersion {
-		return types.Dialect{}
-	}
-	n, _ := strconv.Atoi(versionNum(v))
-	return types.Dialect{Version: n}
+	return types.Dialect{Version: pl.sess.followedVersionNum()}
 }

@@ -142,9 +142,13 @@ func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []
 			refs[off] = ref
 		}
 	}
+	vnum := s.followedVersionNum()
 	tree, err := pg.Parse(text)
 	if err != nil {
-		return nil, parseError(err)
+		return nil, junkParseError(parseError(err), vnum) // numliteral.go
+	}
+	if err := checkNumericLiterals(text, vnum); err != nil {
+		return nil, err
 	}
 	if len(tree.Stmts) == 0 {
 		return []*plan{{kind: "empty"}}, nil
