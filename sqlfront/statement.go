@@ -320,7 +320,11 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 			return err
 		}
 		pl.explaining = true
-		return pl.planSelect(es.Query.GetSelectStmt())
+		declared := append([]uint32(nil), pl.params...)
+		if err := pl.planSelect(es.Query.GetSelectStmt()); err != nil {
+			return pl.planVectorized(es.Query, declared, err) // explain.go prints sql/exec's plan
+		}
+		return nil
 	}
 	m := nodeMsg(n)
 	name := ""

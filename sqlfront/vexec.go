@@ -51,6 +51,8 @@ type vecPlan struct {
 	// facts record it: integer and numeric input before 16 (sql/exec
 	// dialect.go).
 	dialect types.Dialect
+	// query is the optimized plan prep runs (EXPLAIN prints it).
+	query *lplan.Query
 }
 
 // vecCatalog resolves table names for the binder against the followed
@@ -184,7 +186,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	if err != nil {
 		return fail(err)
 	}
-	p := &plan{kind: "select", tag: "SELECT", vec: &vecPlan{prep: prep, tables: cat.tables, refs: cat.refs, uses: map[uint32]bool{}, virt: cat.virt, views: cat.views, textOrder: textOrder, dialect: pl.dialect()}}
+	p := &plan{kind: "select", tag: "SELECT", vec: &vecPlan{prep: prep, tables: cat.tables, refs: cat.refs, uses: map[uint32]bool{}, virt: cat.virt, views: cat.views, textOrder: textOrder, dialect: pl.dialect(), query: q}}
 	for id := 1; id <= q.MD.Len(); id++ {
 		t := q.MD.Column(lplan.ColumnID(id)).Type
 		p.vec.uses[t.OID] = true
