@@ -211,6 +211,7 @@ func TestStarFollowsTableWrittenDuringItsCopy(t *testing.T) {
 // while the daemon is stopped is picked up at the restart.
 func TestStarFollowsTableCreatedWhileDown(t *testing.T) {
 	s := startStar(t)
+	before := s.settle(t).DurableLSN // a version before down_t's copy
 	if err := s.r.stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -222,6 +223,17 @@ func TestStarFollowsTableCreatedWhileDown(t *testing.T) {
 	execSQL(t, s.url, "UPDATE down_t SET v = 'after' WHERE id < 20")
 	s.settle(t)
 	s.sameOnSQLPort(t, "SELECT count(*)::text || ' ' || sum(length(v))::text FROM down_t")
+	// Before its copy the mirror holds no state of down_t (PostgreSQL had
+	// it, with rows, once it was created): refused with 55000, never
+	// answered as an empty table or "relation does not exist".
+	for _, q := range []string{
+		"SELECT count(*) FROM down_t AS OF '" + before + "'",
+		"SELECT b.id, d.v FROM base AS OF '" + before + "' b JOIN down_t AS OF '" + before + "' d ON d.id = b.id",
+	} {
+		if got := ask(t.Context(), s.sql, q); got.code != "55000" {
+			t.Errorf("%s: %+v, want 55000 (no history of down_t before its copy)", q, got)
+		}
+	}
 	s.finish(t, "down_t")
 }
 

@@ -347,7 +347,7 @@ func (m *Mirror) treeAt(ctx context.Context, table string, lsn wal.LSN, rowsOnly
 		}
 		gr, ok := g.Roots[table]
 		if !ok {
-			return fmt.Errorf("%w at %s (it was copied later)", ErrUnknownTable, lsn)
+			return &NotCopiedYetError{Table: table, Version: lsn}
 		}
 		base, gEnd = gr.Root, g.End
 		if r, err := relationAt(txn, table, g.End); err != nil {
@@ -646,3 +646,25 @@ func (m *Mirror) Stats() Stats {
 		NodeBytes: m.ns.Stats().BytesStored, TreeChecks: m.stats.treeChecks.Load(),
 	}
 }
+
+// NotCopiedYetError refuses a read of Table at Version: the mirror
+// follows the table, but only from a later version (it was added to the
+// followed tables, or created and followed, after Version), so it holds no
+// state of it there. It wraps ErrUnknownTable (callers that treat a table
+// unknown at a version alike keep doing so) and carries SQLSTATE 55000
+// for the SQL port: the table may well have existed on the server then,
+// so "relation does not exist" (42P01) would be a wrong answer.
+type NotCopiedYetError struct {
+	Table   string
+	Version wal.LSN
+}
+
+func (e *NotCopiedYetError) Error() string {
+	return fmt.Sprintf("%v at %s: sidecar has no history of table %s at version %s (it was first copied at a later version)", ErrUnknownTable, e.Version, e.Table, e.Version)
+}
+
+// Unwrap makes errors.Is(err, ErrUnknownTable) hold.
+func (e *NotCopiedYetError) Unwrap() error { return ErrUnknownTable }
+
+// SQLState is object_not_in_prerequisite_state, as for a resync window.
+func (e *NotCopiedYetError) SQLState() string { return "55000" }

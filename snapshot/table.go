@@ -315,6 +315,9 @@ func OpenRows(ctx context.Context, m *mirror.Mirror, p refs.Point, table string)
 	return openTree(ctx, m, p, table, true)
 }
 
+// A version before the mirror's copy of table is refused
+// (mirror.NotCopiedYetError), where OpenTree reads it as empty.
+//
 // Pending says whether the tree's rows are Root plus edits the mirror
 // holds in memory (see OpenRows): Root and Eng alone are not the version.
 func (t *Tree) Pending() bool { return t.rows != nil }
@@ -353,6 +356,15 @@ func openTree(ctx context.Context, m *mirror.Mirror, p refs.Point, table string,
 		at = m.RowsAt
 	}
 	mt, err := at(ctx, table, p.LSN())
+	var nc *mirror.NotCopiedYetError
+	if rowsOnly && errors.As(err, &nc) {
+		// A reader of rows (the SQL port, gets, scans) is refused: the
+		// table may have existed on the server then, with rows the mirror
+		// never saw, so an empty table would be a wrong answer. Diffs and
+		// merges (OpenTree) still read it as empty: every row of its copy
+		// shows as inserted after.
+		return nil, err
+	}
 	if errors.Is(err, mirror.ErrUnknownTable) || errors.Is(err, mirror.ErrNoVersion) {
 		codec, cerr := KeyCodec(info.Relation)
 		if cerr != nil {

@@ -79,6 +79,10 @@ func toError(err error) *Error {
 	}
 	// A version of a table inside a resync window: the mirror holds no
 	// state of it there (55000, named by the error).
+	var nc *mirror.NotCopiedYetError
+	if errors.As(err, &nc) {
+		return notCopiedYet(nc)
+	}
 	var rw *mirror.ResyncWindowError
 	if errors.As(err, &rw) {
 		return &Error{Code: rw.SQLState(), Msg: err.Error(), Pos: -1,
@@ -99,4 +103,11 @@ func (e *Error) response(query string) *pgproto3.ErrorResponse {
 		r.Position = int32(utf8.RuneCountInString(query[:p]) + 1)
 	}
 	return r
+}
+
+// notCopiedYet is the 55000 refusal of a table read at a version before
+// the mirror's copy of it (mirror.NotCopiedYetError).
+func notCopiedYet(nc *mirror.NotCopiedYetError) *Error {
+	return &Error{Code: nc.SQLState(), Msg: nc.Error(), Pos: -1,
+		Hint: "Read the table AS OF a version at or after its copy: `sidecar log` lists the versions."}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	lplan "github.com/sidecar-dev/sidecar/sql/plan"
+
 	pg "github.com/pganalyze/pg_query_go/v6"
 )
 
@@ -48,6 +50,9 @@ func explainPlan(p *plan) *plan {
 			prefix = strings.Repeat("      ", depth-1) + "  ->  "
 		}
 		lines = append(lines, prefix+fmt.Sprintf(format, args...))
+	}
+	if p.vec != nil && p.vec.query != nil {
+		return explainResult(p, vecExplainLines(p.vec.query))
 	}
 	depth := 0
 	if p.limit != nil || p.offset != nil {
@@ -158,4 +163,20 @@ func explainScan(p *plan, i, depth int, add func(int, string, ...any)) {
 func explainResult(p *plan, lines []string) *plan {
 	return &plan{kind: "explain", tag: "EXPLAIN", params: p.params, explain: lines,
 		cols: []outCol{{name: "QUERY PLAN", typ: oidText, typmod: -1}}, targets: []expr{&constExpr{t: oidText}}}
+}
+
+// vecExplainLines is EXPLAIN's answer for a statement sql/exec runs: a
+// header line, then its optimized plan tree as sql/plan prints it (an
+// operator a line, inputs indented under it; estimated rows where the
+// optimizer has them). The result-column and parameter lines of
+// lplan.Explain's header are left out: the client has them.
+func vecExplainLines(q *lplan.Query) []string {
+	lines := []string{"SQL engine plan (vectorized executor)"}
+	for _, l := range strings.Split(strings.TrimRight(lplan.Explain(q), "\n"), "\n") {
+		if strings.HasPrefix(l, "columns:") || strings.HasPrefix(l, "param $") {
+			continue
+		}
+		lines = append(lines, "  "+l)
+	}
+	return lines
 }

@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/sidecar-dev/sidecar/history"
+	"github.com/sidecar-dev/sidecar/mirror"
 )
 
 // virtual is a relation the front end computes: a catalog relation or the
@@ -105,6 +107,11 @@ func refError(err error, pos int) error {
 		return nil
 	}
 	if e, ok := err.(*Error); ok {
+		return e
+	}
+	if nc := (*mirror.NotCopiedYetError)(nil); errors.As(err, &nc) {
+		e := notCopiedYet(nc) // errors.go: the table may have existed then
+		e.Pos = pos
 		return e
 	}
 	if strings.Contains(err.Error(), history.ErrUnknownTable.Error()) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // pg_settings: the session's settings sidecar keeps (SHOW ALL's), plus
@@ -174,4 +175,15 @@ func versionNum(v string) string {
 	}
 	maj, min, _ := strings.Cut(f[0], ".")
 	return strconv.Itoa(digits(maj)*10000 + digits(min))
+}
+
+// dialect is the followed server's major for the engine's input
+// functions (sql/exec dialect.go): the advertised version's number (the
+// daemon's preflight, or the tables' catalog facts); none known, the
+// newest.
+func (pl *planner) dialect() types.Dialect {
+	if pl.sess == nil {
+		return types.Dialect{}
+	}
+	return types.Dialect{Version: pl.sess.followedVersionNum()}
 }

@@ -236,7 +236,15 @@ func (pl *planner) coerce(e expr, t uint32, pos int) (expr, error) {
 		if c.v == nil {
 			return &constExpr{t: t}, nil
 		}
-		v, err := parseAs(t, c.v.(string))
+		var v Value
+		var err error
+		if pl.dialectChecks(t) {
+			_, err = pl.dialect().In(t, -1, c.v.(string)) // before 16: no 0x…, no 1_000
+			err = typesErr(err)
+		}
+		if err == nil {
+			v, err = parseAs(t, c.v.(string))
+		}
 		if err != nil {
 			if c.pos > 0 {
 				pos = c.pos
@@ -659,7 +667,24 @@ func (pl *planner) cast(tc *pg.TypeCast) (expr, error) {
 	if !canCast(from, to) {
 		return nil, castRefusal(from, to, int(tc.Location))
 	}
+	if isTextType(from) && pl.dialectChecks(to) {
+		// text read as a number by a server before 16: sql/exec checks
+		// the value's form (its dialect.go)
+		return nil, unsupported(int(tc.Location), "a cast of text to "+typeName(to)+" on the flat path")
+	}
 	return castOrFold(arg, from, to)
+}
+
+// dialectChecks says whether text read as type t must be checked by the
+// followed server's major (pgcatalog_settings.go dialect): integer and
+// numeric input before PostgreSQL 16.
+func (pl *planner) dialectChecks(t uint32) bool {
+	switch t {
+	case oidInt2, oidInt4, oidInt8, oidNumeric:
+		d := pl.dialect()
+		return d.Version != 0 && d.Version < 160000
+	}
+	return false
 }
 
 const codeCannotCoerce = "42846"

@@ -103,13 +103,18 @@ func TestExplain(t *testing.T) {
 		"EXPLAIN SELECT count(*) FROM accounts":                                               "Aggregate on the query engine",
 		"EXPLAIN SELECT a.name FROM accounts a JOIN accounts AS OF 'HEAD~1' b ON a.id = b.id": "Hash Join (evaluator)",
 		"EXPLAIN (COSTS OFF) SELECT upper(name) FROM accounts ORDER BY 1 LIMIT 2":             "Limit",
+		// Statements only sql/exec runs: its plan tree (they were refused
+		// with the flat planner's "a FROM list with several items").
+		"EXPLAIN SELECT count(*) FROM accounts a, accounts b WHERE a.id = b.id":                "Inner Join on a.id = b.id",
+		"EXPLAIN SELECT name FROM accounts WHERE id IN (SELECT id FROM accounts WHERE id > 1)": "Semi Join",
+		"EXPLAIN WITH x AS (SELECT id FROM accounts) SELECT count(*) FROM x":                   "CTE x",
 	} {
 		got := strings.Join(queryStrings(t, conn, q), "\n")
 		if !strings.Contains(got, want) {
 			t.Errorf("%s:\n%s\nwant a line with %q", q, got, want)
 		}
 	}
-	for _, q := range []string{"EXPLAIN ANALYZE SELECT 1", "EXPLAIN (FORMAT JSON) SELECT 1"} {
+	for _, q := range []string{"EXPLAIN ANALYZE SELECT 1", "EXPLAIN (FORMAT JSON) SELECT 1", "EXPLAIN SELECT jsonb_path_query('{}', '$.a') FROM accounts a, accounts b"} {
 		if _, err := conn.Exec(ctx, q); pgCode(err) != "0A000" {
 			t.Errorf("%s: want 0A000, got %v", q, err)
 		}

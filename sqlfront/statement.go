@@ -142,9 +142,13 @@ func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []
 			refs[off] = ref
 		}
 	}
+	vnum := s.followedVersionNum()
 	tree, err := pg.Parse(text)
 	if err != nil {
-		return nil, parseError(err)
+		return nil, junkParseError(parseError(err), vnum) // numliteral.go
+	}
+	if err := checkNumericLiterals(text, vnum); err != nil {
+		return nil, err
 	}
 	if len(tree.Stmts) == 0 {
 		return []*plan{{kind: "empty"}}, nil
@@ -316,7 +320,11 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 			return err
 		}
 		pl.explaining = true
-		return pl.planSelect(es.Query.GetSelectStmt())
+		declared := append([]uint32(nil), pl.params...)
+		if err := pl.planSelect(es.Query.GetSelectStmt()); err != nil {
+			return pl.planVectorized(es.Query, declared, err) // explain.go prints sql/exec's plan
+		}
+		return nil
 	}
 	m := nodeMsg(n)
 	name := ""

@@ -59,9 +59,11 @@ func (s *HistorySource) treeCount(ctx context.Context, v Version, t *Table, req 
 	}
 	defer snap.Release()
 	tr, err := snapshot.OpenTree(ctx, s.M, snap.Point(), t.Name)
-	if err != nil || tr.Codec == nil || !sameRelation(tr.Rel, t) {
+	if err != nil || !tr.Exists || tr.Codec == nil || !sameRelation(tr.Rel, t) {
 		// REPLICA IDENTITY FULL (no codec): the key is the whole row and
-		// equal rows share it, so the key count is not the row count.
+		// equal rows share it, so the key count is not the row count. A
+		// table absent at the version goes to the row path, which
+		// refuses a version before the mirror's copy of it (55000).
 		return nil, false, nil
 	}
 	n, err := tr.Eng.Count(ctx, tr.Root)

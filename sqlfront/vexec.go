@@ -47,6 +47,12 @@ type vecPlan struct {
 	// float and bytea result columns can follow extra_float_digits and
 	// bytea_output (vexec_settings.go).
 	outputOnly bool
+	// dialect is the followed server's major, as the tables' catalog
+	// facts record it: integer and numeric input before 16 (sql/exec
+	// dialect.go).
+	dialect types.Dialect
+	// query is the optimized plan prep runs (EXPLAIN prints it).
+	query *lplan.Query
 }
 
 // vecCatalog resolves table names for the binder against the followed
@@ -180,7 +186,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	if err != nil {
 		return fail(err)
 	}
-	p := &plan{kind: "select", tag: "SELECT", vec: &vecPlan{prep: prep, tables: cat.tables, refs: cat.refs, uses: map[uint32]bool{}, virt: cat.virt, views: cat.views, textOrder: textOrder}}
+	p := &plan{kind: "select", tag: "SELECT", vec: &vecPlan{prep: prep, tables: cat.tables, refs: cat.refs, uses: map[uint32]bool{}, virt: cat.virt, views: cat.views, textOrder: textOrder, dialect: pl.dialect(), query: q}}
 	for id := 1; id <= q.MD.Len(); id++ {
 		t := q.MD.Column(lplan.ColumnID(id)).Type
 		p.vec.uses[t.OID] = true
@@ -336,7 +342,7 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 	if len(p.vec.views) > 0 && !ex.views().viewsCurrent(p.vec.views) {
 		return errReplan // a view changed since the plan was made (views.go)
 	}
-	opts := exec.Options{WorkMem: vecWorkMem(ex.sess), TextOrder: p.vec.textOrder}
+	opts := exec.Options{WorkMem: vecWorkMem(ex.sess), TextOrder: p.vec.textOrder, Dialect: p.vec.dialect}
 	if ex.sess != nil {
 		// Spilling sorts (sql/exec/extsort.go) and the statement clock (clock.go).
 		opts.TempDir, opts.TempFileLimit = ex.sess.srv.opts.TempDir, ex.sess.srv.opts.TempFileLimit

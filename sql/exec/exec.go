@@ -86,6 +86,10 @@ type Options struct {
 	// (sorts, comparisons, min/max, greatest/least; collate.go); nil:
 	// byte order.
 	TextOrder TextOrder
+	// Dialect is the followed server's major (dialect.go): before 16 the
+	// input of integers and numeric takes no 0x/0o/0b prefix or
+	// underscores. Zero: the newest.
+	Dialect types.Dialect
 }
 
 // env is the state of one execution.
@@ -107,7 +111,9 @@ type env struct {
 	tempUsed int64
 	// textOrder is Options.TextOrder (collate.go).
 	textOrder TextOrder
-	ctes      map[*plan.CTE]*rowSet
+	// dialect is Options.Dialect (dialect.go).
+	dialect types.Dialect
+	ctes    map[*plan.CTE]*rowSet
 	// cteOuter are the outer columns a CTE of a correlated subquery
 	// reads (its rows are computed again when their values change;
 	// ctecorr.go), cteKey the values its rows were computed for.
@@ -201,6 +207,7 @@ func (p *Prepared) Run(ctx context.Context, src Source, opts Options, emit func(
 	e := newEnv(ctx, src, p.q.MD, lim, opts.Params)
 	e.tempDir, e.tempLimit = opts.TempDir, opts.TempFileLimit
 	e.textOrder = opts.TextOrder
+	e.dialect = opts.Dialect
 	if opts.Clock != nil {
 		e.clock = opts.Clock
 	}

@@ -32,9 +32,9 @@ type conv func(types.Value) (types.Value, error)
 // converter is the cast from → to (nil when the Go values are alike).
 func (c *compiler) converter(from, to plan.Type) conv {
 	if z := c.zone(); !z.IsUTC() {
-		return converterIn(from, to, z) // tz.go
+		return c.dialectConverter(from, to, converterIn(from, to, z)) // tz.go, dialect.go
 	}
-	return converter0(from, to)
+	return c.dialectConverter(from, to, converter0(from, to))
 }
 
 // converter0 is the cast from → to at TimeZone UTC.
@@ -181,6 +181,9 @@ func (c *compiler) compile1(s plan.Scalar) (vexpr, error) {
 		}, nil
 	case *plan.Const:
 		v, err := constValueIn(x, c.zone())
+		if err == nil {
+			err = c.dialectConst(x) // dialect.go
+		}
 		if err != nil {
 			return c.planTimeErr(err) // PostgreSQL reads a literal while parsing
 		}
@@ -229,6 +232,10 @@ func (c *compiler) compile1(s plan.Scalar) (vexpr, error) {
 			return nil, unsupported(fmt.Sprintf("a cast from %s to %s", from, to))
 		}
 		zone := c.zone()
+		var check func(string) error
+		if isStr(from.OID) {
+			check = c.dialectInput(to.OID) // dialect.go
+		}
 		return func(b *Batch, sel []int, out []types.Value) error {
 			if err := arg(b, sel, out); err != nil {
 				return err
@@ -236,6 +243,11 @@ func (c *compiler) compile1(s plan.Scalar) (vexpr, error) {
 			for _, i := range sel {
 				if out[i] == nil {
 					continue
+				}
+				if s, ok := out[i].(string); ok && check != nil {
+					if err := check(s); err != nil {
+						return err
+					}
 				}
 				v, err := types.ConvertIn(out[i], from.OID, to.OID, to.Mod, zone)
 				if err != nil {
