@@ -41,20 +41,20 @@ type CopyOptions struct {
 
 // CopyCell is one table size's samples.
 type CopyCell struct {
-	Rows      int
-	PGBytes   int64           // pg_total_relation_size(t)
-	Text      []time.Duration // psql \copy t TO /dev/null
-	Binary    []time.Duration // psql \copy t TO /dev/null (FORMAT binary)
-	Ready     []time.Duration // daemon.Run → table ready (status)
-	Head      []time.Duration // daemon.Run → HEAD holds every row
-	CPU       []time.Duration // the process's CPU over Head
-	PeakRSS   []int64         // VmHWM over the sidecar's copy
+	Rows    int
+	PGBytes int64           // pg_total_relation_size(t)
+	Text    []time.Duration // psql \copy t TO /dev/null
+	Binary  []time.Duration // psql \copy t TO /dev/null (FORMAT binary)
+	Ready   []time.Duration // daemon.Run → table ready (status)
+	Head    []time.Duration // daemon.Run → HEAD holds every row
+	CPU     []time.Duration // the process's CPU over Head
+	PeakRSS []int64         // VmHWM over the sidecar's copy
 	// Faults is the process's minor page faults over Head, Sys its system
 	// CPU: on this VM a first touch of a page costs ~20 µs of CPU.
 	Faults    []int64
 	Sys       []time.Duration
-	LoadAvg   []string        // at each repetition's start
-	Generated time.Duration   // loading the rows into PostgreSQL
+	LoadAvg   []string      // at each repetition's start
+	Generated time.Duration // loading the rows into PostgreSQL
 }
 
 // CopyReport is what RunCopy measured.
