@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/sidecar-dev/sidecar/config"
 	"github.com/sidecar-dev/sidecar/daemon"
 	"github.com/sidecar-dev/sidecar/head"
@@ -76,9 +78,8 @@ func RunCkptStall(ctx context.Context, o CkptStallOptions) (*CkptStallReport, er
 	}
 	defer conn.Close(context.Background())
 	o.Logf("loading %d rows", o.Rows)
-	if _, err := conn.Exec(ctx, `INSERT INTO t SELECT g, 'key-' || lpad(g::text, 8, '0'), 'value-' || g || '-' || md5(g::text),
-		((g * 7919) % 1000)::int, (g % 100)::int FROM generate_series(1, $1::bigint) g`, o.Rows); err != nil {
-		return nil, fmt.Errorf("load: %w", err)
+	if err := insertSeedRows(ctx, conn, 1, o.Rows); err != nil {
+		return nil, err
 	}
 	if _, err := conn.Exec(ctx, "VACUUM (ANALYZE) t"); err != nil {
 		return nil, fmt.Errorf("vacuum: %w", err)
@@ -247,4 +248,13 @@ func readCheckpointLines(path string, since time.Time) ([]ckptLine, error) {
 		out = append(out, c)
 	}
 	return out, sc.Err()
+}
+
+// insertSeedRows inserts rows lo..hi of the seed-003 table t (readsDDL).
+func insertSeedRows(ctx context.Context, conn *pgx.Conn, lo, hi int) error {
+	if _, err := conn.Exec(ctx, `INSERT INTO t SELECT g, 'key-' || lpad(g::text, 8, '0'), 'value-' || g || '-' || md5(g::text),
+		((g * 7919) % 1000)::int, (g % 100)::int FROM generate_series($1::bigint, $2::bigint) g`, lo, hi); err != nil {
+		return fmt.Errorf("load rows %d..%d: %w", lo, hi, err)
+	}
+	return nil
 }

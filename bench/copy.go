@@ -93,9 +93,8 @@ func RunCopy(ctx context.Context, o CopyOptions) (*CopyReport, error) {
 		rep.Cells = append(rep.Cells, c)
 		o.Logf("loading rows %d..%d", have+1, n)
 		t0 := time.Now()
-		if _, err := conn.Exec(ctx, `INSERT INTO t SELECT g, 'key-' || lpad(g::text, 8, '0'), 'value-' || g || '-' || md5(g::text),
-			((g * 7919) % 1000)::int, (g % 100)::int FROM generate_series($1::bigint, $2::bigint) g`, have+1, n); err != nil {
-			return nil, fmt.Errorf("load: %w", err)
+		if err := insertSeedRows(ctx, conn, have+1, n); err != nil {
+			return nil, err
 		}
 		for _, q := range []string{"VACUUM (ANALYZE) t", "CHECKPOINT"} {
 			if _, err := conn.Exec(ctx, q); err != nil {
