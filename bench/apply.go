@@ -88,9 +88,8 @@ func RunApply(ctx context.Context, o ApplyOptions) (*ApplyReport, error) {
 	}
 	defer conn.Close(context.Background())
 	o.Logf("loading %d rows", o.Rows)
-	if _, err := conn.Exec(ctx, `INSERT INTO t SELECT g, 'key-' || lpad(g::text, 8, '0'), 'value-' || g || '-' || md5(g::text),
-		((g * 7919) % 1000)::int, (g % 100)::int FROM generate_series(1, $1::bigint) g`, o.Rows); err != nil {
-		return nil, fmt.Errorf("load: %w", err)
+	if err := insertSeedRows(ctx, conn, 1, o.Rows); err != nil {
+		return nil, err
 	}
 	for _, q := range []string{"VACUUM (ANALYZE) t", "CHECKPOINT", "CREATE PUBLICATION " + replPub + " FOR TABLE t, marker"} {
 		if _, err := conn.Exec(ctx, q); err != nil {

@@ -41,16 +41,20 @@ type CopyOptions struct {
 
 // CopyCell is one table size's samples.
 type CopyCell struct {
-	Rows      int
-	PGBytes   int64           // pg_total_relation_size(t)
-	Text      []time.Duration // psql \copy t TO /dev/null
-	Binary    []time.Duration // psql \copy t TO /dev/null (FORMAT binary)
-	Ready     []time.Duration // daemon.Run → table ready (status)
-	Head      []time.Duration // daemon.Run → HEAD holds every row
-	CPU       []time.Duration // the process's CPU over Head
-	PeakRSS   []int64         // VmHWM over the sidecar's copy
-	LoadAvg   []string        // at each repetition's start
-	Generated time.Duration   // loading the rows into PostgreSQL
+	Rows    int
+	PGBytes int64           // pg_total_relation_size(t)
+	Text    []time.Duration // psql \copy t TO /dev/null
+	Binary  []time.Duration // psql \copy t TO /dev/null (FORMAT binary)
+	Ready   []time.Duration // daemon.Run → table ready (status)
+	Head    []time.Duration // daemon.Run → HEAD holds every row
+	CPU     []time.Duration // the process's CPU over Head
+	PeakRSS []int64         // VmHWM over the sidecar's copy
+	// Faults is the process's minor page faults over Head, Sys its system
+	// CPU: on this VM a first touch of a page costs ~20 µs of CPU.
+	Faults    []int64
+	Sys       []time.Duration
+	LoadAvg   []string      // at each repetition's start
+	Generated time.Duration // loading the rows into PostgreSQL
 }
 
 // CopyReport is what RunCopy measured.
@@ -89,9 +93,8 @@ func RunCopy(ctx context.Context, o CopyOptions) (*CopyReport, error) {
 		rep.Cells = append(rep.Cells, c)
 		o.Logf("loading rows %d..%d", have+1, n)
 		t0 := time.Now()
-		if _, err := conn.Exec(ctx, `INSERT INTO t SELECT g, 'key-' || lpad(g::text, 8, '0'), 'value-' || g || '-' || md5(g::text),
-			((g * 7919) % 1000)::int, (g % 100)::int FROM generate_series($1::bigint, $2::bigint) g`, have+1, n); err != nil {
-			return nil, fmt.Errorf("load: %w", err)
+		if err := insertSeedRows(ctx, conn, have+1, n); err != nil {
+			return nil, err
 		}
 		for _, q := range []string{"VACUUM (ANALYZE) t", "CHECKPOINT"} {
 			if _, err := conn.Exec(ctx, q); err != nil {
@@ -114,8 +117,8 @@ func RunCopy(ctx context.Context, o CopyOptions) (*CopyReport, error) {
 			if err := copySidecar(ctx, o, scratch, url, conn, c, i); err != nil {
 				return nil, err
 			}
-			o.Logf("%d rows rep %d (load %s): \\copy text %s, binary %s; sidecar ready %s, HEAD %s (CPU %s, peak RSS %s)",
-				n, i+1, c.LoadAvg[i], fmtDur(text), fmtDur(bin), fmtDur(c.Ready[i]), fmtDur(c.Head[i]), fmtDur(c.CPU[i]), fmtBytes(c.PeakRSS[i]))
+			o.Logf("%d rows rep %d (load %s): \\copy text %s, binary %s; sidecar ready %s, HEAD %s (CPU %s, sys %s, %d minor faults, peak RSS %s)",
+				n, i+1, c.LoadAvg[i], fmtDur(text), fmtDur(bin), fmtDur(c.Ready[i]), fmtDur(c.Head[i]), fmtDur(c.CPU[i]), fmtDur(c.Sys[i]), c.Faults[i], fmtBytes(c.PeakRSS[i]))
 		}
 	}
 	rep.EndLoad = loadAvg()
@@ -202,6 +205,7 @@ func copySidecar(ctx context.Context, o CopyOptions, scratch, url string, conn *
 		o.Logf("%v", err)
 	}
 	c.Ready, c.Head, c.CPU, c.PeakRSS = append(c.Ready, ready), append(c.Head, tm.wall), append(c.CPU, tm.cpu), append(c.PeakRSS, peak)
+	c.Faults, c.Sys = append(c.Faults, tm.faults), append(c.Sys, tm.sys)
 	err = sc.stop()
 	sc = nil
 	if err != nil {
@@ -275,11 +279,11 @@ func WriteCopyMarkdown(w io.Writer, rep *CopyReport, command string) error {
 	p("Measured on %s (UTC) at revision `%s`%s by `%s`, %d repetitions per size; PostgreSQL %s. Machine: %s, %d CPUs (GOMAXPROCS %d), %s, go %s. The sidecar's memory.limit: %s. Load average (1, 5, 15 min) at the end: %s.\n\n",
 		rep.Started.Format("2006-01-02 15:04"), rep.Env.Commit, dirtyMark(rep.Env), command, rep.Reps, rep.PGVersion, rep.Env.CPU, rep.Env.NumCPU, rep.Env.GOMAXPROCS, rep.Env.MemTotal, rep.Env.GoVersion, limit, rep.EndLoad)
 	p("Table `t(id bigint PRIMARY KEY, k text, v text, score int, grp int)` (the seed-003 shape of `sidecar-bench apply`/`reads`), loaded by INSERT … generate_series, VACUUM ANALYZE, CHECKPOINT; it grows from one size to the next. Per repetition, alternating on the same server: `psql -c \"\\copy t TO '/dev/null'\"` (text) and the same `WITH (FORMAT binary)` (process start included), then the sidecar in process (`daemon.Run`) on an empty data directory with a fresh slot: *ready* = start → `/api/status` streaming with the table ready (tree recorded; polled every 50 ms), *HEAD* = start → the in-memory HEAD holds every row (polled every 1 ms) (the copy's end to end time; the target is HEAD ≤ 1.5× the text `\\copy`). CPU is the whole process's over the HEAD window (PostgreSQL's backends not included); peak RSS is the process's VmHWM over it. Median (min–max).\n\n")
-	p("| rows | PostgreSQL table+index | `\\copy` text | `\\copy` binary | sidecar → ready | sidecar → HEAD | sidecar CPU | peak RSS | HEAD ÷ `\\copy` text | target ≤ 1.5× met? |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	p("| rows | PostgreSQL table+index | `\\copy` text | `\\copy` binary | sidecar → ready | sidecar → HEAD | sidecar CPU | of which system | minor faults | peak RSS | HEAD ÷ `\\copy` text | target ≤ 1.5× met? |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range rep.Cells {
 		r := float64(median(c.Head)) / float64(median(c.Text))
-		p("| %s | %s | %s | %s | %s | %s | %s | %s | %.2f× | %s |\n", fmtRecords(c.Rows), fmtBytes(c.PGBytes), span3(c.Text), span3(c.Binary), span3(c.Ready), span3(c.Head),
-			fmtDur(median(c.CPU)), fmtBytes(slices.Max(c.PeakRSS)), r, mark(r <= 1.5))
+		p("| %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %.2f× | %s |\n", fmtRecords(c.Rows), fmtBytes(c.PGBytes), span3(c.Text), span3(c.Binary), span3(c.Ready), span3(c.Head),
+			fmtDur(median(c.CPU)), fmtDur(median(c.Sys)), median(c.Faults), fmtBytes(slices.Max(c.PeakRSS)), r, mark(r <= 1.5))
 	}
 	p("\nLoad average (1, 5, 15 min) at each repetition's start:\n\n")
 	for _, c := range rep.Cells {

@@ -48,6 +48,7 @@ cell that failed its check.`,
 	cmd.AddCommand(newBenchTPCHCmd(g))
 	cmd.AddCommand(newBenchCopyCmd(g))
 	cmd.AddCommand(newBenchScaleCmd(g))
+	cmd.AddCommand(newBenchCkptStallCmd(g))
 	return cmd
 }
 
