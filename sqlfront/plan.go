@@ -90,19 +90,19 @@ type plan struct {
 	joinKeys [2]expr // equi-join key: left side, right side
 	joinType uint32  // type both join keys are coerced to
 	where    expr    // nil: all rows
+	aggs     []*aggSpec
+	grouping bool
+	groupBy  []expr
+	having   expr
+	targets  []expr
+	distinct bool
+	order    []orderKey
+	limit    expr
+	offset   expr
+	noRows   bool // SELECT without FROM: one row
 	// whereAsWritten is WHERE before orderWhere sorted its conjuncts:
 	// the order PostgreSQL folds them in (constfold.go).
 	whereAsWritten expr
-	aggs           []*aggSpec
-	grouping       bool
-	groupBy        []expr
-	having         expr
-	targets        []expr
-	distinct       bool
-	order          []orderKey
-	limit          expr
-	offset         expr
-	noRows         bool // SELECT without FROM: one row
 	// tables are the followed tables read, to revalidate a cached plan.
 	tables []*Table
 	// agg, when set, runs the whole grouped select on the query engine
