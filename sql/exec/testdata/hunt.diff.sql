@@ -1,0 +1,17 @@
+-- Wrong answers the random generators of internal/sqldiff (randmix_test.go,
+-- randquery_test.go, randwide_test.go) found, minimized.
+--
+-- An immutable expression of constants in the select list is evaluated
+-- while PostgreSQL plans, so its error fails the statement even when no
+-- row is read (WHERE false, an empty table): randmix seed 1 query 43.
+SELECT 1 / 0 FROM nums WHERE false;
+SELECT 1 / 0 FROM nums WHERE 1 > 2;
+SELECT n, 1 / 0 FROM t1 WHERE n < 0;
+SELECT timestamp '2024-03-01' - timestamp 'infinity' FROM nums WHERE false;
+SELECT 32767::int2 + 1::int2 FROM nums WHERE false;
+--
+-- Minus applied to a typed literal that has a sign already negates it
+-- (randmix seed 2 query 158: "--Infinity" was read as the literal, 22P02).
+SELECT - '-Infinity'::float8, - '+Infinity'::float8, - '-1.5'::numeric, - ' -7 '::int4, - '+3'::int8 FROM nums WHERE id = 1;
+SELECT id FROM nums WHERE f < - '-Infinity'::float8 ORDER BY id;
+SELECT - '-2147483648'::int4 FROM nums WHERE id = 1;
