@@ -15,3 +15,14 @@ SELECT 32767::int2 + 1::int2 FROM nums WHERE false;
 SELECT - '-Infinity'::float8, - '+Infinity'::float8, - '-1.5'::numeric, - ' -7 '::int4, - '+3'::int8 FROM nums WHERE id = 1;
 SELECT id FROM nums WHERE f < - '-Infinity'::float8 ORDER BY id;
 SELECT - '-2147483648'::int4 FROM nums WHERE id = 1;
+--
+-- A strict operator with a NULL constant argument, and AND with a false
+-- one, are folded only after PostgreSQL folded the arguments before:
+-- their errors are raised (randmix seed 12 query 239: 37 rows where
+-- PostgreSQL fails 22008).
+SELECT id, (NULL::timestamptz - interval '1 day') - justify_interval(timestamp '2024-03-05' - timestamp 'infinity') FROM nums;
+SELECT id, NULL::int4 + (2147483647 + 1) FROM nums;
+SELECT id FROM nums WHERE (1 / 0 = 1) AND false;
+SELECT id FROM nums WHERE false AND (1 / 0 = 1);
+SELECT id, NULL::int4 + (i8::int4 * 1) FROM nums ORDER BY id;
+SELECT id FROM nums WHERE (i2 * i2 * i2 * i2) <> NULL;
