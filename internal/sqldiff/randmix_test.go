@@ -463,8 +463,9 @@ func (g *mixGen) subPred(depth int) string {
 		agg := g.pick("max", "min", "count", "sum", "avg")
 		return fmt.Sprintf("%s %s (SELECT %s(%s.%s) FROM %s %s%s)", lhs, g.pick("=", "<", ">", "<>"), agg, al, c.name, t.name, al, where)
 	default:
-		// a scalar subquery that may return more than one row (21000)
-		return fmt.Sprintf("%s %s (%s%s)", lhs, g.pick("=", "<", ">"), sub, g.pick(" LIMIT 1", " ORDER BY 1 NULLS LAST LIMIT 1", ""))
+		// a scalar subquery of one row at most: whether PostgreSQL
+		// evaluates one that returns more (21000) depends on its plan
+		return fmt.Sprintf("%s %s (%s%s)", lhs, g.pick("=", "<", ">"), sub, g.pick(" ORDER BY 1 LIMIT 1", " ORDER BY 1 DESC NULLS LAST LIMIT 1"))
 	}
 }
 
@@ -944,7 +945,7 @@ func (g *mixGen) scalarSub() mixQuery {
 			fmt.Sprintf("EXISTS (SELECT 1 FROM %s %s WHERE %s)", t.name, al, cond),
 			fmt.Sprintf("(SELECT %s.%s FROM %s %s WHERE %s ORDER BY 1 %s LIMIT 1)", al, nums[g.r.IntN(len(nums))], t.name, al, cond, g.pick("", "DESC", "NULLS FIRST")),
 			fmt.Sprintf("%s %sIN (SELECT %s.%s FROM %s %s)", o.expr, g.pick("", "NOT "), al, ic, t.name, al),
-			fmt.Sprintf("(SELECT %s.%s FROM %s %s WHERE %s)", al, ic, t.name, al, cond),
+			fmt.Sprintf("(SELECT %s.%s FROM %s %s WHERE %s ORDER BY 1 LIMIT 1)", al, ic, t.name, al, cond),
 		))
 	}
 	items = append(items, g.items(g.r.IntN(2))...)
