@@ -28,8 +28,9 @@ import (
 // CTEs referring to each other; date/timestamp/timestamptz/interval
 // arithmetic with ±infinity; a column under a libc collation.
 //
-// Floats are multiples of 1/4 (sums and averages are exact whatever the
-// order rows come in); numerics have one scale per column. A query
+// Float columns hold multiples of 1/4 (sums and averages are exact
+// whatever the order rows come in; aggregates take columns); numerics
+// have one scale per column. A query
 // without ORDER BY compares as a multiset; one with ORDER BY orders by
 // every output column (ties print alike), and only then has LIMIT.
 
@@ -234,7 +235,10 @@ func (g *mixGen) num(depth int) (string, string) {
 		return fmt.Sprintf("(%s %s %s)", a, g.pick("+", "-", "*"), b), kr
 	case 3:
 		if kr == "f8" {
-			return fmt.Sprintf("(%s * 2)", a), ka
+			// inexact floats, printed as PostgreSQL prints them
+			// (aggregates take columns: a sum of these would depend on
+			// the order rows come in)
+			return fmt.Sprintf("%s(abs(%s::float8) + 0.5)", g.pick("sqrt", "ln", "exp", "cbrt", "1 / "), a), "f8"
 		}
 		return fmt.Sprintf("(%s / NULLIF(%s, 0))", a, b), kr
 	case 4:
@@ -397,7 +401,7 @@ func (g *mixGen) pred(depth int) string {
 	d := max(depth-1, 0)
 	fams := []string{"num", "num", "num", "text", "dt", "tz", "iv"}
 	f := fams[g.r.IntN(len(fams))]
-	switch g.r.IntN(14) {
+	switch g.r.IntN(17) {
 	case 0:
 		return g.expr(f, d) + g.pick(" IS NULL", " IS NOT NULL")
 	case 1:
@@ -421,6 +425,29 @@ func (g *mixGen) pred(depth int) string {
 		}
 	case 7:
 		return fmt.Sprintf("%s %s %s", g.expr(f, d), g.pick("IS DISTINCT FROM", "IS NOT DISTINCT FROM"), g.expr(f, d))
+	case 8:
+		// row comparisons: (a, b) op (c, d), NULLs deciding or not
+		return fmt.Sprintf("(%s, %s) %s (%s, %s)", g.expr("num", 0), g.expr("text", 0), g.pick("=", "<>", "<", "<=", ">", "IS DISTINCT FROM", "IS NOT DISTINCT FROM"),
+			g.expr("num", 0), g.expr("text", 0))
+	case 9:
+		var xs []string
+		for range 1 + g.r.IntN(3) {
+			xs = append(xs, g.lit(numKinds[g.r.IntN(len(numKinds))]))
+		}
+		return fmt.Sprintf("%s %s %s (ARRAY[%s])", g.expr("num", d), g.pick("=", "<>", "<", ">="), g.pick("ANY", "ALL"), strings.Join(xs, ", "))
+	case 10:
+		// (a, b) [NOT] IN (SELECT …) over NULLs
+		t := mixTableDefs[g.r.IntN(len(mixTableDefs))]
+		g.n++
+		al := fmt.Sprintf("s%d", g.n)
+		var nums []string
+		for _, c := range t.cols {
+			if isNum(c.kind) {
+				nums = append(nums, c.name)
+			}
+		}
+		return fmt.Sprintf("(%s, %s) %sIN (SELECT %s.%s, %s.%s FROM %s %s)", g.expr("num", 0), g.expr("num", 0), g.pick("", "NOT "),
+			al, nums[g.r.IntN(len(nums))], al, nums[g.r.IntN(len(nums))], t.name, al)
 	}
 	return fmt.Sprintf("%s %s %s", g.expr(f, d), g.pick("=", "<>", "<", "<=", ">", ">="), g.expr(f, d))
 }
