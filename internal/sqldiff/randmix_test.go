@@ -987,12 +987,12 @@ func (g *mixGen) scalarSub() mixQuery {
 // the test. Refusals and errors where PostgreSQL answered are counted
 // and the most common shown. The default run (fixed seeds and one
 // random seed, printed; -seed replays one) keeps under a minute;
-// SIDECAR_RANDMIX_N sets the queries per seed (default 150) and
+// SIDECAR_RANDMIX_N sets the queries per seed (default 100) and
 // SIDECAR_RANDMIX_SEEDS (comma-separated) the seeds, for longer hunts;
 // SIDECAR_RANDMIX_SQL replays statements (separated by ";;") instead.
 func TestRandomMixed(t *testing.T) {
 	pgs, scs := followed(t, mixSetup, mixTables)
-	runMixed(t, pgs, scs, []uint64{20261206, 2}, 150)
+	runMixed(t, pgs, scs, []uint64{20261206, 2}, 100)
 }
 
 // TestRandomMixedCollated runs the mixed generator in a database whose
