@@ -26,3 +26,13 @@ SELECT id FROM nums WHERE (1 / 0 = 1) AND false;
 SELECT id FROM nums WHERE false AND (1 / 0 = 1);
 SELECT id, NULL::int4 + (i8::int4 * 1) FROM nums ORDER BY id;
 SELECT id FROM nums WHERE (i2 * i2 * i2 * i2) <> NULL;
+--
+-- A constant expression is folded whole: COALESCE stops at its first
+-- non-NULL constant and CASE at its first true condition, so an
+-- argument after them is not evaluated (randexpr seed 61 queries 219
+-- and 278: "bigint out of range", "date out of range" where PostgreSQL
+-- answers).
+SELECT COALESCE(0::int8 & 5::int8, 1e20::int8) * (-3)::int8 FROM nums WHERE id = 1;
+SELECT COALESCE(make_date(100, 1, 31), date '2024-02-29' - (-2147483648)) FROM nums WHERE id = 1;
+SELECT CASE WHEN 1 = 1 THEN 1 ELSE 1 / 0 END, CASE WHEN 1 = 2 THEN 1 / 0 END FROM nums WHERE id = 1;
+SELECT id, COALESCE(i2, 1e20::int8) FROM nums ORDER BY id;
