@@ -36,3 +36,12 @@ SELECT COALESCE(0::int8 & 5::int8, 1e20::int8) * (-3)::int8 FROM nums WHERE id =
 SELECT COALESCE(make_date(100, 1, 31), date '2024-02-29' - (-2147483648)) FROM nums WHERE id = 1;
 SELECT CASE WHEN 1 = 1 THEN 1 ELSE 1 / 0 END, CASE WHEN 1 = 2 THEN 1 / 0 END FROM nums WHERE id = 1;
 SELECT id, COALESCE(i2, 1e20::int8) FROM nums ORDER BY id;
+--
+-- timestamp ± an interval of days past the range fails 22008 (the days
+-- times microseconds wrapped and landed in range: randexpr seed 62
+-- query 364 answered where PostgreSQL fails).
+SELECT ts + interval '2147483647 days' FROM wd WHERE ts IS NOT NULL AND ts < timestamp 'infinity' AND ts > timestamp '-infinity';
+SELECT timestamp '2024-02-29 12:34:56' + interval '2147483647 days' FROM nums WHERE id = 1;
+SELECT timestamp '2024-02-29 12:34:56' - interval '2147483647 days' FROM nums WHERE id = 1;
+SELECT timestamptz '2024-02-29 12:34:56+00' + interval '2147483647 days' FROM nums WHERE id = 1;
+SELECT timestamp '2024-02-29 12:34:56' + interval '100000 days', timestamp '2024-02-29' + interval '-700000 days' FROM nums WHERE id = 1;
