@@ -138,8 +138,13 @@ var exprCases = []string{
 // all end with the test.
 func followed(t *testing.T, setup string, tables []string) (pgs, scs *sqldiff.Session) {
 	t.Helper()
+	return followedAt(t, pg.NewDB(t), setup, tables)
+}
+
+// followedAt is followed in the database at url.
+func followedAt(t *testing.T, url, setup string, tables []string) (pgs, scs *sqldiff.Session) {
+	t.Helper()
 	ctx := context.Background()
-	url := pg.NewDB(t)
 	if err := sqldiff.Load(ctx, url, setup); err != nil {
 		t.Fatal(err)
 	}

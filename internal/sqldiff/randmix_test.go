@@ -102,6 +102,17 @@ func isNum(k string) bool {
 	return false
 }
 
+// numCols are t's numeric columns.
+func numCols(t mtable) []string {
+	var nums []string
+	for _, c := range t.cols {
+		if isNum(c.kind) {
+			nums = append(nums, c.name)
+		}
+	}
+	return nums
+}
+
 // family is the comparison family of a kind: numbers with numbers,
 // date/timestamp with each other, text with text.
 func family(k string) string {
@@ -440,12 +451,7 @@ func (g *mixGen) pred(depth int) string {
 		t := mixTableDefs[g.r.IntN(len(mixTableDefs))]
 		g.n++
 		al := fmt.Sprintf("s%d", g.n)
-		var nums []string
-		for _, c := range t.cols {
-			if isNum(c.kind) {
-				nums = append(nums, c.name)
-			}
-		}
+		nums := numCols(t)
 		return fmt.Sprintf("(%s, %s) %sIN (SELECT %s.%s, %s.%s FROM %s %s)", g.expr("num", 0), g.expr("num", 0), g.pick("", "NOT "),
 			al, nums[g.r.IntN(len(nums))], al, nums[g.r.IntN(len(nums))], t.name, al)
 	}
@@ -958,12 +964,7 @@ func (g *mixGen) scalarSub() mixQuery {
 		t := mixTableDefs[g.r.IntN(len(mixTableDefs))]
 		g.n++
 		al := fmt.Sprintf("s%d", g.n)
-		var nums []string
-		for _, c := range t.cols {
-			if isNum(c.kind) {
-				nums = append(nums, c.name)
-			}
-		}
+		nums := numCols(t)
 		ic := nums[g.r.IntN(len(nums))]
 		o, _ := g.col("num")
 		cond := fmt.Sprintf("%s.%s %s %s", al, ic, g.pick("=", "<", ">", "IS NOT DISTINCT FROM"), o.expr)
@@ -1007,17 +1008,7 @@ func TestRandomMixedCollated(t *testing.T) {
 	if err := sqldiff.Exec(ctx, pg.URL("postgres"), "CREATE DATABASE "+name+" LOCALE 'en_US.utf8' TEMPLATE template0"); err != nil {
 		t.Skipf("no en_US.utf8 database: %v", err)
 	}
-	url := pg.URL(name)
-	if err := sqldiff.Load(ctx, url, mixSetup); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := sqldiff.Follow(ctx, sqldiff.FollowOptions{PGURL: url, Tables: mixTables, Dir: t.TempDir(), StatementTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sc.Stop() })
-	pgs, scs := sc.Sessions(url, 10*time.Second)
-	t.Cleanup(func() { pgs.Close(); scs.Close() })
+	pgs, scs := followedAt(t, pg.URL(name), mixSetup, mixTables) // randexpr_test.go
 	runMixed(t, pgs, scs, []uint64{20261207}, 100)
 }
 
