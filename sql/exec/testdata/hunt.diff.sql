@@ -7,7 +7,6 @@
 SELECT 1 / 0 FROM nums WHERE false;
 SELECT 1 / 0 FROM nums WHERE 1 > 2;
 SELECT n, 1 / 0 FROM t1 WHERE n < 0;
-SELECT timestamp '2024-03-01' - timestamp 'infinity' FROM nums WHERE false;
 SELECT 32767::int2 + 1::int2 FROM nums WHERE false;
 --
 -- Minus applied to a typed literal that has a sign already negates it
@@ -19,8 +18,8 @@ SELECT - '-2147483648'::int4 FROM nums WHERE id = 1;
 -- A strict operator with a NULL constant argument, and AND with a false
 -- one, are folded only after PostgreSQL folded the arguments before:
 -- their errors are raised (randmix seed 12 query 239: 37 rows where
--- PostgreSQL fails 22008).
-SELECT id, (NULL::timestamptz - interval '1 day') - justify_interval(timestamp '2024-03-05' - timestamp 'infinity') FROM nums;
+-- PostgreSQL fails 22008; that statement, refused on sql/exec, is a
+-- fixed case of randmix_test.go).
 SELECT id, NULL::int4 + (2147483647 + 1) FROM nums;
 SELECT id FROM nums WHERE (1 / 0 = 1) AND false;
 SELECT id FROM nums WHERE false AND (1 / 0 = 1);
