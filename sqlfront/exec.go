@@ -68,6 +68,9 @@ func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
 		return p.runVectorized(ex, emit) // vexec.go
 	}
 	e := &env{params: ex.params, ex: ex}
+	if err := p.foldError(e); err != nil {
+		return err // constfold.go: PostgreSQL's planner raises it
+	}
 	limit, offset := int64(-1), int64(0)
 	if p.limit != nil {
 		v, err := p.limit.eval(e)

@@ -100,6 +100,9 @@ type plan struct {
 	limit    expr
 	offset   expr
 	noRows   bool // SELECT without FROM: one row
+	// whereAsWritten is WHERE before orderWhere sorted its conjuncts:
+	// the order PostgreSQL folds them in (constfold.go).
+	whereAsWritten expr
 	// tables are the followed tables read, to revalidate a cached plan.
 	tables []*Table
 	// agg, when set, runs the whole grouped select on the query engine

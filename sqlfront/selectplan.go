@@ -43,7 +43,7 @@ func (pl *planner) planSelect(s *pg.SelectStmt) error {
 		if err != nil {
 			return err
 		}
-		p.where = orderWhere(w) // qualorder.go
+		p.where, p.whereAsWritten = orderWhere(w), w // qualorder.go
 	}
 	// Grouping: GROUP BY, HAVING or an aggregate in the targets.
 	p.grouping = len(s.GroupClause) > 0 || s.HavingClause != nil || hasAgg(s.TargetList) || hasAggSort(s.SortClause)

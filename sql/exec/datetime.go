@@ -48,6 +48,9 @@ func addInterval(ts types.TimestampVal, iv types.IntervalVal, sign int64) (types
 		return day + epochJDate, tod
 	}
 	join := func(jd, tod int64) (int64, error) {
+		if day := jd - epochJDate; day < minTimestamp/usecsPerDay-1 || day > endTimestamp/usecsPerDay+1 {
+			return 0, errTimestampRange // before the product wraps: + interval '2147483647 days'
+		}
 		r := (jd-epochJDate)*usecsPerDay + tod
 		if r < minTimestamp || r >= endTimestamp {
 			return 0, errTimestampRange

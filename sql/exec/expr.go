@@ -108,11 +108,21 @@ func applyConv(c conv, v types.Value) (types.Value, error) {
 type compiler struct {
 	e   *env
 	lay layout
+	// folding: compiling the operands of a constant expression, which
+	// is evaluated whole (its operands' errors are its own: COALESCE
+	// stops at its first non-NULL constant, CASE at its first true
+	// condition, as PostgreSQL's folding does)
+	folding bool
 }
 
 func (c *compiler) compile(s plan.Scalar) (vexpr, error) {
+	whole := !c.folding && foldable(s)
+	if whole {
+		c.folding = true
+		defer func() { c.folding = false }()
+	}
 	f, err := c.compile1(s)
-	if err != nil || !foldable(s) {
+	if err != nil || !whole {
 		return f, err
 	}
 	// PostgreSQL folds an immutable expression of constants while it

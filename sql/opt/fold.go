@@ -23,7 +23,7 @@ func fold(s plan.Scalar) plan.Scalar {
 			return boolConst(c.Null != x.Not)
 		}
 	case *plan.Op:
-		if strictOps[x.Op] && slices.ContainsFunc(x.Args, isNullConst) {
+		if strictOps[x.Op] && slices.ContainsFunc(x.Args, isNullConst) && !slices.ContainsFunc(x.Args, hasConstCall) {
 			// PostgreSQL's eval_const_expressions makes a strict
 			// function with a NULL constant argument NULL without
 			// evaluating its other arguments: (a * a) <> NULL is NULL
@@ -85,6 +85,34 @@ var strictOps = map[string]bool{
 	"~~": true, "!~~": true, "~~*": true, "!~~*": true,
 }
 
+// hasConstCall says whether s holds an operator, function or cast over
+// constants only: PostgreSQL's eval_const_expressions folds it (and
+// raises its error: 1/0, an overflow) before it makes a strict operator
+// with a NULL argument NULL or an AND with a false argument false, so
+// neither is folded away here (sql/exec raises the error while
+// compiling: env.foldErr).
+func hasConstCall(s plan.Scalar) bool {
+	found := false
+	plan.Walk(s, func(x plan.Scalar) bool {
+		switch x.(type) {
+		case *plan.Op, *plan.Func, *plan.Cast:
+		default:
+			return !found
+		}
+		constant := true
+		plan.Walk(x, func(y plan.Scalar) bool {
+			switch y.(type) {
+			case *plan.ColRef, *plan.Param, *plan.Subquery:
+				constant = false
+			}
+			return constant
+		})
+		found = found || constant
+		return !found
+	})
+	return found
+}
+
 func isNullConst(s plan.Scalar) bool {
 	c, ok := s.(*plan.Const)
 	return ok && c.Null
@@ -99,10 +127,13 @@ func foldBool(x *plan.BoolOp) plan.Scalar {
 	}
 	absorb := x.Op == "OR" // OR: true absorbs, false drops; AND: the reverse
 	var keep []plan.Scalar
-	for _, a := range x.Args {
+	for i, a := range x.Args {
 		b, ok := boolOf(a)
 		switch {
 		case ok && b == absorb:
+			if slices.ContainsFunc(x.Args[:i], hasConstCall) {
+				return x // folding an argument before it raises an error
+			}
 			return boolConst(absorb)
 		case ok:
 			continue

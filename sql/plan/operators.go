@@ -32,7 +32,19 @@ func (b *binder) aexpr(a *pg.A_Expr, sc *scope, ctx *exprCtx) (Scalar, error) {
 			}
 			if op == "-" {
 				if c, ok := r.(*Const); ok && !c.Null && numericRank(c.T.OID) > 0 {
-					return &Const{T: c.T, Text: "-" + c.Text}, nil
+					// the literal's text negated: a sign it has already
+					// is flipped (- '-Infinity'::float8 is Infinity, not
+					// the unreadable "--Infinity")
+					t := strings.TrimSpace(c.Text)
+					switch {
+					case strings.HasPrefix(t, "-"):
+						t = t[1:]
+					case strings.HasPrefix(t, "+"):
+						t = "-" + t[1:]
+					default:
+						t = "-" + t
+					}
+					return &Const{T: c.T, Text: t}, nil
 				}
 				if numericRank(r.Type().OID) == 0 && r.Type().OID != Interval {
 					return nil, errorf(CodeUndefinedFunction, "operator does not exist: - %s", r.Type()).at(a.Location)

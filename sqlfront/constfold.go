@@ -1,0 +1,164 @@
+package sqlfront
+
+// PostgreSQL's planner folds every immutable expression over constants
+// (eval_const_expressions) before it reads a row, so an error there —
+// 1/0, an overflow, timestamp 'infinity' subtracted — fails the
+// statement even where no row reaches the expression (WHERE false, an
+// empty table). The flat evaluator computes expressions per row, so
+// without this check `SELECT 1/0 FROM t WHERE false` answered no rows
+// where PostgreSQL fails with 22012 (found by internal/sqldiff's
+// randmix generator). sql/exec does the same while compiling
+// (env.foldErr).
+
+// foldError is the first error PostgreSQL's planner would raise folding
+// p's constant subexpressions: the select list, the join condition,
+// WHERE, GROUP BY, HAVING, ORDER BY and the aggregates' arguments, in
+// the order the planner preprocesses them.
+func (p *plan) foldError(e *env) error {
+	var exprs []expr
+	exprs = append(exprs, p.targets...)
+	for _, a := range p.aggs {
+		exprs = append(exprs, a.arg)
+	}
+	exprs = append(exprs, p.groupBy...)
+	for _, k := range p.order {
+		exprs = append(exprs, k.e)
+	}
+	exprs = append(exprs, p.joinOn, p.whereAsWritten, p.having)
+	for _, x := range exprs {
+		if x == nil {
+			continue
+		}
+		if _, _, err := foldConst(x, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// foldConst folds x as eval_const_expressions does, children first: it
+// reports whether x is a constant PostgreSQL would fold, with its value,
+// and the error folding raised. AND/OR stop at a constant that decides
+// them and COALESCE at its first non-NULL constant (the arguments after
+// are not folded); a strict operator's other arguments are folded even
+// beside a NULL constant.
+func foldConst(x expr, e *env) (bool, Value, error) {
+	switch y := x.(type) {
+	case *constExpr:
+		return true, y.v, nil
+	case *boolExpr:
+		all := true
+		for _, a := range y.args {
+			c, v, err := foldConst(a, e)
+			if err != nil {
+				return false, nil, err
+			}
+			if c && v != nil && y.op != "not" && v.(bool) == (y.op == "or") {
+				return true, v, nil // decides the whole; the rest is dropped
+			}
+			all = all && c
+		}
+		if !all {
+			return false, nil, nil
+		}
+	case *coalesceExpr:
+		all := true
+		for _, a := range y.args {
+			c, v, err := foldConst(a, e)
+			if err != nil {
+				return false, nil, err
+			}
+			if c && v != nil {
+				if all {
+					return true, v, nil
+				}
+				return false, nil, nil
+			}
+			all = all && c
+		}
+		if !all {
+			return false, nil, nil
+		}
+	default:
+		kids, ok := foldKids(x)
+		all := ok
+		for _, k := range kids {
+			c, _, err := foldConst(k, e)
+			if err != nil {
+				return false, nil, err
+			}
+			all = all && c
+		}
+		if !all || !foldableNode(x, kids) {
+			return false, nil, nil
+		}
+	}
+	v, err := x.eval(e)
+	if err != nil {
+		return false, nil, err
+	}
+	return true, v, nil
+}
+
+// foldKids are x's operands; ok is false for an expression that is never
+// a constant (a column, a parameter, an aggregate, a function call — its
+// arguments are still folded).
+func foldKids(x expr) ([]expr, bool) {
+	switch y := x.(type) {
+	case *castExpr:
+		return []expr{y.arg}, true
+	case *arithExpr:
+		return []expr{y.l, y.r}, true
+	case *negExpr:
+		return []expr{y.arg}, true
+	case *cmpExpr:
+		return []expr{y.l, y.r}, true
+	case *nullTest:
+		return []expr{y.arg}, true
+	case *inExpr:
+		return append([]expr{y.arg}, y.list...), true
+	case *likeExpr:
+		return []expr{y.arg, y.pat}, true
+	case *anyExpr:
+		kids := append([]expr{y.l}, y.elems...)
+		if y.arr != nil {
+			kids = append(kids, y.arr)
+		}
+		return kids, true
+	case *funcExpr:
+		return y.args, false
+	}
+	return nil, false
+}
+
+// foldableNode says whether PostgreSQL folds x over constant operands:
+// its operator or cast is immutable — nothing over timestamptz or time
+// with time zone (the session's zone), no conversion between text and a
+// date/time type (DateStyle, IntervalStyle).
+func foldableNode(x expr, kids []expr) bool {
+	stable := func(t uint32) bool { return t == oidTimestamptz || t == types1266 }
+	if stable(x.typ()) {
+		return false
+	}
+	for _, k := range kids {
+		if stable(k.typ()) {
+			return false
+		}
+	}
+	switch y := x.(type) {
+	case *cmpExpr:
+		return !stable(y.t)
+	case *arithExpr:
+		return !stable(y.t)
+	case *castExpr:
+		dt := func(t uint32) bool {
+			return t == oidDate || t == oidTime || t == oidTimestamp || t == oidTimestamptz || t == oidInterval || t == types1266
+		}
+		str := func(t uint32) bool { return isTextType(t) || t == oidUnknown }
+		return !(str(y.from) && dt(y.to) || dt(y.from) && str(y.to))
+	}
+	return true
+}
+
+// types1266 is time with time zone's OID.
+const types1266 = 1266
