@@ -257,8 +257,11 @@ func TestRemoteFollowerServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("load: %d transactions (%d big)", txns.Load(), big.Load())
-	target := queryLSN(t, url, "SELECT pg_current_wal_insert_lsn()::text")
-	mustExec(t, url, "UPDATE counter SET k = k + 1 WHERE id = 1")
+	// The target is read inside the marker's transaction: durable LSNs
+	// move only with followed commits, so a target read on its own could
+	// lie past unrelated WAL no followed commit ever reaches.
+	target := queryLSN(t, url, `WITH u AS (UPDATE counter SET k = k + 1 WHERE id = 1 RETURNING 1)
+		SELECT pg_current_wal_insert_lsn()::text FROM (SELECT count(*) FROM u) c`)
 	remoteDurable := waitRemoteDurable(t, "the writer's upload past the last commit", wbase, target+1, 60*time.Second)
 	waitDurable(t, "the follower at the writer's remote-durable LSN", fbase, remoteDurable, 60*time.Second)
 	// Both at the same HEAD: compare what they answer.

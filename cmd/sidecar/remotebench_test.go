@@ -57,8 +57,11 @@ func TestRemoteFollowerDiffBench(t *testing.T) {
 		}
 		return getJSON(wbase+"/api/status", &st) == nil && st.Phase == "streaming"
 	})
-	mustExec(t, url, "UPDATE items SET n = n + 1 WHERE id <= 10000")
-	target := queryLSN(t, url, "SELECT pg_current_wal_insert_lsn()::text")
+	// The target is read inside the update's transaction (before its
+	// commit record): read after the commit, unrelated WAL in between
+	// (autovacuum, running_xacts) could put it past every followed commit.
+	target := queryLSN(t, url, `WITH u AS (UPDATE items SET n = n + 1 WHERE id <= 10000 RETURNING 1)
+		SELECT pg_current_wal_insert_lsn()::text FROM (SELECT count(*) FROM u) c`)
 	remoteDurable := waitRemoteDurable(t, "the writer's upload past the update", wbase, target, 600*time.Second)
 
 	start := time.Now()
