@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/history"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
 	"github.com/sidecar-dev/sidecar/mirror"
 )
@@ -102,13 +103,8 @@ func TestAutoGCExpiresHistoryBesideStreaming(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	expiredRun := regexp.MustCompile(`msg="garbage collected" expired_versions=[1-9]`)
-	waitUntil := time.Now().Add(30 * time.Second)
-	for !expiredRun.MatchString(logs.String()) {
-		if time.Now().After(waitUntil) {
-			t.Fatalf("no automatic GC expired versions; log:\n%s", logs.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	daemontest.Eventually(t, "an automatic GC expiring versions", 0, func() bool { return expiredRun.MatchString(logs.String()) },
+		func() string { return "log:\n" + logs.String() })
 	if st := r.status(t); st.History == nil || st.History.OldestRetainedLSN == "" || st.History.LastGC == nil || st.History.LastGC.Error != "" {
 		t.Errorf("status after automatic GC: %+v", st.History)
 	}

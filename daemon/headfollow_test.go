@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"sync/atomic"
@@ -38,15 +39,10 @@ func TestReadsWaitForFollowingHead(t *testing.T) {
 	// default is for, not what this test checks.
 	r2, _ := startWithModel(t, Options{Config: cfg, HeadReadWait: 2 * time.Minute}, io.Discard)
 	var st Status
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	daemontest.Eventually(t, "HEAD ready after the restart", 0, func() bool {
 		st = r2.status(t)
-		if st.Head != nil && st.Head.Phase == "ready" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("HEAD not ready 60 s after the restart: %+v", st.Head)
-		}
-	}
+		return st.Head != nil && st.Head.Phase == "ready"
+	}, func() string { return fmt.Sprintf("last HEAD status: %+v", st.Head) })
 	if !st.Head.Restored {
 		t.Fatalf("HEAD ready but not restored from its checkpoint: %+v", st.Head)
 	}
@@ -73,11 +69,8 @@ func TestReadsWaitForFollowingHead(t *testing.T) {
 		}
 		loadDone <- nil
 	}()
-	for deadline := time.Now().Add(60 * time.Second); commits.Load() < 50; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("update load: %d commits in 60 s", commits.Load())
-		}
-	}
+	daemontest.Eventually(t, "50 commits of the update load", 0, func() bool { return commits.Load() >= 50 },
+		func() string { return fmt.Sprintf("%d commits", commits.Load()) })
 	// Through /api/query, which says where it read.
 	before := r2.status(t).Head
 	body := `{"table":"public.quiet","aggs":[{"func":"count"},{"func":"sum","col":"v"}]}`

@@ -7,9 +7,9 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sidecar-dev/sidecar/config"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 )
 
 // TestMemoryBudgetInStatusAndMetrics: the daemon sets the Go runtime's
@@ -41,13 +41,10 @@ func TestMemoryBudgetInStatusAndMetrics(t *testing.T) {
 	}
 	r.waitDurable(t, marker(t, url, "UPDATE m SET v = 'x' WHERE id = 1"))
 	var st Status
-	deadline := time.Now().Add(60 * time.Second)
-	for st = r.status(t); st.Head == nil || st.Head.Phase != headReady; st = r.status(t) {
-		if time.Now().After(deadline) {
-			t.Fatalf("HEAD not ready: %+v", st.Head)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	daemontest.Eventually(t, "HEAD ready", 0, func() bool {
+		st = r.status(t)
+		return st.Head != nil && st.Head.Phase == headReady
+	}, func() string { return fmt.Sprintf("last HEAD status: %+v", st.Head) })
 	m := st.Memory
 	if m == nil || m.LimitBytes != 512<<20 || m.LimitFrom != "memory.limit" || m.GoMemoryLimitBytes != 512<<20 {
 		t.Fatalf("status memory: %+v", m)

@@ -2,12 +2,13 @@ package daemon
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sidecar-dev/sidecar/follow"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
 	"github.com/sidecar-dev/sidecar/wal"
 )
@@ -31,17 +32,11 @@ func TestRestartAfterSettledIdle(t *testing.T) {
 	// Writes the sidecar does not follow, until the slot is acknowledged
 	// past the mirror's durable LSN (keepalives, then a settle).
 	var st follow.Settled
-	for deadline := time.Now().Add(60 * time.Second); ; {
+	daemontest.Eventually(t, fmt.Sprintf("the idle slot settled past the mirror's durable LSN %s", durable), 0, func() bool {
 		execSQL(t, url, "INSERT INTO other (pad) SELECT repeat('x', 1000) FROM generate_series(1, 20)")
 		st = follow.ReadSettled(cfg.DataDir)
-		if st.LSN > durable && slotConfirmed(t, url, cfg.Slot) > durable {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the idle slot was not settled past the mirror's durable LSN %s in 60 s (settled %+v)", durable, st)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return st.LSN > durable && slotConfirmed(t, url, cfg.Slot) > durable
+	}, func() string { return fmt.Sprintf("settled %+v", st) })
 	if err := r.stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -65,16 +60,11 @@ func TestRestartAfterSettledIdle(t *testing.T) {
 	// synced write: settled-lsn says it held more than it holds.
 	durableNow, _ := mirrortest.MirrorRows(t, cfg.DataDir, "public.followed")
 	r = start(t, cfg, io.Discard)
-	for deadline := time.Now().Add(60 * time.Second); ; {
+	daemontest.Eventually(t, fmt.Sprintf("settled past %s", durableNow), 0, func() bool {
 		execSQL(t, url, "INSERT INTO other (pad) SELECT repeat('x', 1000) FROM generate_series(1, 20)")
-		if st = follow.ReadSettled(cfg.DataDir); st.LSN > durableNow && slotConfirmed(t, url, cfg.Slot) > durableNow {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not settled past %s in 60 s (settled %+v)", durableNow, st)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		st = follow.ReadSettled(cfg.DataDir)
+		return st.LSN > durableNow && slotConfirmed(t, url, cfg.Slot) > durableNow
+	}, func() string { return fmt.Sprintf("settled %+v", st) })
 	if err := r.stop(); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/store"
@@ -88,11 +90,9 @@ func TestFirstStartWaitsForHeldSlot(t *testing.T) {
 	recordIdentity(t, url, cfg.DataDir)
 	var logs syncBuilder
 	r := startOpts(t, Options{Config: cfg, SlotReleaseWait: time.Minute}, &logs)
-	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs.String(), "the slot is still in use"); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the start did not wait for the held slot (stop: %v)\n%s", r.stop(), logs.String())
-		}
-	}
+	daemontest.Eventually(t, "the start waiting for the held slot", 0, func() bool {
+		return strings.Contains(logs.String(), "the slot is still in use")
+	}, func() string { return fmt.Sprintf("stop: %v\n%s", r.stop(), logs.String()) })
 	if !slotActive(t, url, "sidecar") {
 		t.Fatal("the slot was let go before the test released it")
 	}

@@ -2,15 +2,16 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/internal/pgtest"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
 	"github.com/sidecar-dev/sidecar/verify"
 )
@@ -62,15 +63,11 @@ func TestFollowStandby(t *testing.T) {
 	r.waitDurable(t, marker(t, url, "UPDATE accounts SET owner = owner WHERE id = 2"))
 	// The status reads the standby's position (pg_last_wal_replay_lsn: a
 	// standby has no pg_current_wal_lsn) and its slot; it polls every 2 s.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		st := r.status(t)
-		if st.Slot.WALStatus != "" && st.ServerLSN != "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("status on the standby after 30 s: server_lsn %q, slot %+v", st.ServerLSN, st.Slot)
-		}
-	}
+	var st Status
+	daemontest.Eventually(t, "the status reading the standby's position and slot", 0, func() bool {
+		st = r.status(t)
+		return st.Slot.WALStatus != "" && st.ServerLSN != ""
+	}, func() string { return fmt.Sprintf("server_lsn %q, slot %+v", st.ServerLSN, st.Slot) })
 	// verify pins the standby (a temporary slot there); the catch-up
 	// marker cannot be written to a standby, so the stream's keepalives
 	// carry the mirror past the pinned LSN instead.
@@ -85,15 +82,10 @@ func TestFollowStandby(t *testing.T) {
 	if code := postJSON(t, r.addr+"/api/resync", ResyncRequest{Tables: []string{"public.accounts"}}, nil); code != 202 {
 		t.Fatalf("resync on the standby: HTTP %d", code)
 	}
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		st := r.status(t)
-		if len(st.Tables) == 1 && st.Tables[0].State == "ready" && strings.Contains(logs.String(), "resync copy landed") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("resync on an idle standby not landed after 2 minutes: %+v\n%s", st.Tables, grepLines(logs.String(), "resync"))
-		}
-	}
+	daemontest.Eventually(t, "the resync on an idle standby landed", 0, func() bool {
+		st = r.status(t)
+		return len(st.Tables) == 1 && st.Tables[0].State == "ready" && strings.Contains(logs.String(), "resync copy landed")
+	}, func() string { return fmt.Sprintf("%+v\n%s", st.Tables, grepLines(logs.String(), "resync")) })
 	if err := r.stop(); err != nil {
 		t.Fatalf("stop: %v\n%s", err, logs.String())
 	}

@@ -3,13 +3,14 @@ package daemon
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 	"github.com/sidecar-dev/sidecar/internal/testkit/mirrortest"
 )
 
@@ -67,18 +68,11 @@ func TestStarKeysQuotedTablesAcrossRestart(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusAccepted || !slices.Equal(marked.Tables, []string{odd}) {
 		t.Fatalf("POST /api/resync %s: %d %+v %v", odd, resp.StatusCode, marked, err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		st := r.waitDurable(t, marker(t, url, `UPDATE "Mixed.Case"."Odd Name" SET v = 'after' WHERE id = 2`))
+	daemontest.Eventually(t, "the resync of "+odd, 0, func() bool {
+		st = r.waitDurable(t, marker(t, url, `UPDATE "Mixed.Case"."Odd Name" SET v = 'after' WHERE id = 2`))
 		i := slices.IndexFunc(st.Tables, func(ts TableStatus) bool { return ts.Name == odd })
-		if i >= 0 && st.Tables[i].State == "ready" && st.Tables[i].CopiedAt != "" && strings.Contains(logs.String(), "resync done") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no resync of %s: %+v\n%s", odd, st.Tables, logs.String())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return i >= 0 && st.Tables[i].State == "ready" && st.Tables[i].CopiedAt != "" && strings.Contains(logs.String(), "resync done")
+	}, func() string { return fmt.Sprintf("%+v\n%s", st.Tables, logs.String()) })
 	if err := r.stop(); err != nil {
 		t.Fatal(err)
 	}

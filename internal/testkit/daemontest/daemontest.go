@@ -24,6 +24,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"testing"
@@ -398,11 +399,24 @@ func (d *Daemon) WaitDurable(t testing.TB, lsn wal.LSN) Status {
 		}
 		last = fmt.Sprintf("%+v", st)
 		return st.Phase == "streaming" && st.Durable() > lsn
-	}, func() string { return "last status: " + last })
+	}, func() string { return "last status: " + last }, Goroutines)
 	if err := d.Ended(); err != nil {
 		t.Fatalf("durable LSN past %s: the daemon ended: %v", lsn, err)
 	}
 	return st
+}
+
+// Goroutines is this process's goroutines grouped by stack (the daemon
+// Start runs is one of them): a wait on an in-process daemon that fails
+// says where it stood, so that a stuck apply or a lock held across a
+// wait shows in the failure instead of being guessed at.
+func Goroutines() string {
+	var b strings.Builder
+	b.WriteString("goroutines of the test process (the in-process daemon's among them):\n")
+	if err := pprof.Lookup("goroutine").WriteTo(&b, 1); err != nil {
+		fmt.Fprintf(&b, "(goroutine profile: %v)", err)
+	}
+	return b.String()
 }
 
 // Ended returns what the daemon's run returned when it has ended on its
@@ -483,7 +497,7 @@ func (d *Daemon) WaitHead(t testing.TB, lsn wal.LSN) {
 		last = fmt.Sprintf("%+v", *st.Head)
 		h, err := wal.ParseLSN(st.Head.LSN)
 		return err == nil && h > lsn
-	}, func() string { return "last HEAD status: " + last })
+	}, func() string { return "last HEAD status: " + last }, Goroutines)
 }
 
 // WaitSQL waits until query, run on the SQL port at url, answers want
