@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -191,16 +190,6 @@ func runPair(ctx context.Context, pgs, scs *sqldiff.Session, st sqldiff.Statemen
 }
 
 func out(o sqldiff.Outcome) string { return string(o.Class) }
-
-// processCPU is this process's user and system CPU time so far (0 if
-// getrusage fails).
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // loadTPCH loads the generated tables into url.
 func loadTPCH(ctx context.Context, url string, o TPCHOptions, rep *TPCHReport) error {
