@@ -56,8 +56,8 @@ type TPCHQuery struct {
 	// backend is another process). Less sensitive to the machine's load
 	// than the wall time.
 	SidecarCPU []time.Duration
-	Outcome  sqldiff.Outcome // the last run's (identical, refused, …)
-	Rows     int
+	Outcome    sqldiff.Outcome // the last run's (identical, refused, …)
+	Rows       int
 	// DuckDB's times (its anchor's own measure: the statement and every
 	// row fetched), rows, and its error if it failed.
 	DuckDB     []time.Duration
