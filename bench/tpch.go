@@ -114,7 +114,10 @@ func RunTPCH(ctx context.Context, o TPCHOptions) (*TPCHReport, error) {
 	// they measure the steady state (its typed pages), not the trees read
 	// while the HEAD is still applying the copy (PostgreSQL's cache is
 	// warm from the load too).
-	sc, err := sqldiff.Follow(ctx, sqldiff.FollowOptions{PGURL: url, Tables: tables, Dir: scratch, StatementTimeout: o.Timeout, MemoryLimit: o.MemoryLimit, WarmHead: true})
+	sc, err := sqldiff.Follow(ctx, sqldiff.FollowOptions{PGURL: url, Tables: tables, Dir: scratch, StatementTimeout: o.Timeout, MemoryLimit: o.MemoryLimit, WarmHead: true,
+		// The copy at SF 1 on a loaded machine takes longer than
+		// Follow's default 10 min (sessions 13 and 14 failed there).
+		Ready: 45 * time.Minute})
 	if err != nil {
 		return nil, fmt.Errorf("follow: %w", err)
 	}
