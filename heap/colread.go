@@ -99,9 +99,6 @@ func (s *Snapshot) slotted(p *page) *page {
 // newPageCols is newPage with segments for the columns want marks only
 // (nil: every column).
 func newPageCols(id uint32, s *Schema, capSlots int, epoch uint64, want []bool) *page {
-	if want == nil {
-		return newPage(id, s, capSlots, epoch)
-	}
 	w := words(capSlots)
 	p := &page{
 		id: id, epoch: epoch,
@@ -109,7 +106,7 @@ func newPageCols(id uint32, s *Schema, capSlots int, epoch uint64, want []bool) 
 		cols: make([]colSeg, len(s.Columns)), stats: make([]ColStats, len(s.Columns)),
 	}
 	for c, col := range s.Columns {
-		if want[c] {
+		if want == nil || want[c] {
 			p.cols[c] = newSeg(col.Kind, capSlots, epoch)
 		}
 	}
