@@ -50,8 +50,14 @@ type TPCHQuery struct {
 	N        int
 	Postgres []time.Duration
 	Sidecar  []time.Duration // answered runs only
-	Outcome  sqldiff.Outcome // the last run's (identical, refused, …)
-	Rows     int
+	// SidecarCPU is this process's CPU time (user + system) during each
+	// answered pair: the in-process sidecar's work on the query (plus its
+	// background work and the client side of both queries; PostgreSQL's
+	// backend is another process). Less sensitive to the machine's load
+	// than the wall time.
+	SidecarCPU []time.Duration
+	Outcome    sqldiff.Outcome // the last run's (identical, refused, …)
+	Rows       int
 	// DuckDB's times (its anchor's own measure: the statement and every
 	// row fetched), rows, and its error if it failed.
 	DuckDB     []time.Duration
@@ -108,7 +114,10 @@ func RunTPCH(ctx context.Context, o TPCHOptions) (*TPCHReport, error) {
 	// they measure the steady state (its typed pages), not the trees read
 	// while the HEAD is still applying the copy (PostgreSQL's cache is
 	// warm from the load too).
-	sc, err := sqldiff.Follow(ctx, sqldiff.FollowOptions{PGURL: url, Tables: tables, Dir: scratch, StatementTimeout: o.Timeout, MemoryLimit: o.MemoryLimit, WarmHead: true})
+	sc, err := sqldiff.Follow(ctx, sqldiff.FollowOptions{PGURL: url, Tables: tables, Dir: scratch, StatementTimeout: o.Timeout, MemoryLimit: o.MemoryLimit, WarmHead: true,
+		// The copy at SF 1 on a loaded machine takes longer than
+		// Follow's default 10 min (sessions 13 and 14 failed there).
+		Ready: 45 * time.Minute})
 	if err != nil {
 		return nil, fmt.Errorf("follow: %w", err)
 	}
@@ -172,11 +181,14 @@ func runPair(ctx context.Context, pgs, scs *sqldiff.Session, st sqldiff.Statemen
 		cell.Postgres = append(cell.Postgres, pgs.Time(ctx, q, timeout))
 		return
 	}
+	cpu0 := processCPU()
 	out, pgTook, scTook := sqldiff.Compare(ctx, pgs, scs, st, timeout, sidecarFirst)
+	cpu := processCPU() - cpu0
 	cell.Postgres = append(cell.Postgres, pgTook)
 	cell.Outcome = out
 	if out.Class == sqldiff.Identical || out.Class == sqldiff.OrderOnly || out.Class.Wrong() {
 		cell.Sidecar = append(cell.Sidecar, scTook)
+		cell.SidecarCPU = append(cell.SidecarCPU, cpu)
 	}
 }
 
@@ -213,7 +225,7 @@ func WriteTPCHMarkdown(w io.Writer, rep *TPCHReport, command string) error {
 	} else {
 		p("The query texts are the specification's, date arithmetic included.\n\n")
 	}
-	p("Each query %d times per side, alternating which side runs first; median (min–max). Answer: the sidecar's rows compared with PostgreSQL's in text format (in order under ORDER BY). Ratio = sidecar / PostgreSQL.", rep.Reps)
+	p("Each query %d times per side, alternating which side runs first; median (min–max); sidecar CPU = this process's CPU time during the pair (the sidecar runs in it), median. Answer: the sidecar's rows compared with PostgreSQL's in text format (in order under ORDER BY). Ratio = sidecar / PostgreSQL.", rep.Reps)
 	if rep.DuckDB {
 		p(" DuckDB (the anchor, `bench/duckdb`: an in-memory database in its own process, the eight tables copied from the same PostgreSQL as CSV in %s, memory use after %s) runs each query in the same turns, before the pair on one repetition and after it on the next; its time is the anchor's own measure of the statement and every row fetched; rows = its row count (its answers are not compared: DuckDB's char(n) is varchar, its numeric division scale differs).", fmtDur(rep.DuckDBLoad), rep.DuckDBMem)
 	} else {
@@ -225,14 +237,17 @@ func WriteTPCHMarkdown(w io.Writer, rep *TPCHReport, command string) error {
 	}
 	p("\n\n")
 	if rep.DuckDB {
-		p("| query | PostgreSQL | sidecar | ratio | DuckDB | sidecar/DuckDB | DuckDB rows | answer |\n|---|---:|---:|---:|---:|---:|---:|---|\n")
+		p("| query | PostgreSQL | sidecar | ratio | sidecar CPU | DuckDB | sidecar/DuckDB | DuckDB rows | answer |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	} else {
-		p("| query | PostgreSQL | sidecar | ratio | answer |\n|---|---:|---:|---:|---|\n")
+		p("| query | PostgreSQL | sidecar | ratio | sidecar CPU | answer |\n|---|---:|---:|---:|---:|---|\n")
 	}
 	answered, equal := 0, 0
 	for _, q := range rep.Queries {
 		pgm := median(q.Postgres)
-		sc, ratio := "–", "–"
+		sc, ratio, cpu := "–", "–", "–"
+		if len(q.SidecarCPU) > 0 {
+			cpu = fmtDur(median(q.SidecarCPU))
+		}
 		if len(q.Sidecar) > 0 {
 			answered++
 			s := median(q.Sidecar)
@@ -250,7 +265,7 @@ func WriteTPCHMarkdown(w io.Writer, rep *TPCHReport, command string) error {
 			ans = ans[:220] + "…"
 		}
 		if !rep.DuckDB {
-			p("| Q%d | %s (%s–%s) | %s | %s | %s |\n", q.N, fmtDur(pgm), fmtDur(minDur(q.Postgres)), fmtDur(maxDur(q.Postgres)), sc, ratio, ans)
+			p("| Q%d | %s (%s–%s) | %s | %s | %s | %s |\n", q.N, fmtDur(pgm), fmtDur(minDur(q.Postgres)), fmtDur(maxDur(q.Postgres)), sc, ratio, cpu, ans)
 			continue
 		}
 		dk, dratio, drows := "–", "–", "–"
@@ -264,7 +279,7 @@ func WriteTPCHMarkdown(w io.Writer, rep *TPCHReport, command string) error {
 		} else if q.DuckDBErr != "" {
 			dk = "error: " + strings.ReplaceAll(truncate(q.DuckDBErr, 120), "|", `\|`)
 		}
-		p("| Q%d | %s (%s–%s) | %s | %s | %s | %s | %s | %s |\n", q.N, fmtDur(pgm), fmtDur(minDur(q.Postgres)), fmtDur(maxDur(q.Postgres)), sc, ratio, dk, dratio, drows, ans)
+		p("| Q%d | %s (%s–%s) | %s | %s | %s | %s | %s | %s | %s |\n", q.N, fmtDur(pgm), fmtDur(minDur(q.Postgres)), fmtDur(maxDur(q.Postgres)), sc, ratio, cpu, dk, dratio, drows, ans)
 	}
 	p("\n**%d of %d answered, %d identical to PostgreSQL.**", answered, len(rep.Queries), equal)
 	p(" Geometric mean of the ratios (queries both answered): sidecar/PostgreSQL %s", geomeanRatio(rep.Queries, func(q *TPCHQuery) []time.Duration { return q.Postgres }))

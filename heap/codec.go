@@ -190,6 +190,14 @@ func decodePage(img []byte, s *Schema, capSlots int, epoch uint64) (*page, error
 // values: a cold page keeps its summaries decoded, and recomputing them
 // was most of the cost of reading one back.
 func decodePageStats(img []byte, s *Schema, capSlots int, epoch uint64, stats []ColStats) (*page, error) {
+	return decodePageCols(img, s, capSlots, epoch, stats, nil)
+}
+
+// decodePageCols is decodePageStats decoding only the columns want marks
+// (nil: every column); the others' segments are left empty (a reader of
+// those columns only: ColReader). The checksum still covers the whole
+// image.
+func decodePageCols(img []byte, s *Schema, capSlots int, epoch uint64, stats []ColStats, want []bool) (*page, error) {
 	if len(img) < len(pageMagic)+14+8 {
 		return nil, fmt.Errorf("%w: %d bytes", ErrCorruptPage, len(img))
 	}
@@ -197,7 +205,7 @@ func decodePageStats(img []byte, s *Schema, capSlots int, epoch uint64, stats []
 	if xxh3.Hash(body) != sum {
 		return nil, fmt.Errorf("%w: checksum mismatch", ErrCorruptPage)
 	}
-	p, err := decodeBodyRaw(body, s, capSlots, epoch)
+	p, err := decodeBodyCols(body, s, capSlots, epoch, want)
 	if err != nil {
 		return nil, err
 	}
@@ -222,6 +230,13 @@ func decodeBody(body []byte, s *Schema, capSlots int, epoch uint64) (*page, erro
 // decodeBodyRaw is decodeBody without the page's summaries (left as
 // newPage made them).
 func decodeBodyRaw(body []byte, s *Schema, capSlots int, epoch uint64) (*page, error) {
+	return decodeBodyCols(body, s, capSlots, epoch, nil)
+}
+
+// decodeBodyCols is decodeBodyRaw decoding only the columns want marks
+// (nil: every column): the others are stepped over (their value bytes are
+// neither copied nor checked) and their segments left empty.
+func decodeBodyCols(body []byte, s *Schema, capSlots int, epoch uint64, want []bool) (*page, error) {
 	r := &reader{b: body}
 	if string(r.take(4)) != pageMagic {
 		return nil, fmt.Errorf("%w: bad magic", ErrCorruptPage)
@@ -238,7 +253,7 @@ func decodeBodyRaw(body []byte, s *Schema, capSlots int, epoch uint64) (*page, e
 	if int(binary.LittleEndian.Uint16(nc)) != len(s.Columns) {
 		return nil, fmt.Errorf("%w: %d columns, schema has %d", ErrCorruptPage, binary.LittleEndian.Uint16(nc), len(s.Columns))
 	}
-	p := newPage(id, s, capSlots, epoch)
+	p := newPageCols(id, s, capSlots, epoch, want)
 	p.n = n
 	r.bitmap(p.live, n)
 	r.bitmap(p.dead, n)
@@ -260,6 +275,13 @@ func decodeBodyRaw(body []byte, s *Schema, capSlots int, epoch uint64) (*page, e
 		hasExc := kf[1] == 1
 		if hasExc && col.Kind == KindText {
 			return nil, fmt.Errorf("%w: text column %d with exceptions", ErrCorruptPage, c)
+		}
+		if want != nil && !want[c] {
+			skipColumn(r, col.Kind, hasExc, n)
+			if r.err != nil {
+				return nil, r.err
+			}
+			continue
 		}
 		g := &p.cols[c]
 		r.bitmap(g.nulls, n)

@@ -98,15 +98,36 @@ func (h *Heap) thawView(p *page) (*page, error) { return h.thawStats(p, 0, p.sta
 // *PageError naming the page: from a page file, a damaged record; from
 // memory, a bug or memory corruption. Either way no row of it is served.
 func (h *Heap) thawStats(p *page, epoch uint64, stats []ColStats) (*page, error) {
+	return h.thaw(p, epoch, stats, nil, nil)
+}
+
+// thaw is thawStats decoding only the columns want marks (nil: all), with
+// the buffers of buf (nil: fresh ones) for the page file record and the
+// decompressed image.
+func (h *Heap) thaw(p *page, epoch uint64, stats []ColStats, want []bool, buf *ColReader) (*page, error) {
 	h.thaws.Add(1)
-	blob, err := h.coldImage(p)
+	var blob []byte
+	var err error
+	if p.disk != nil && buf != nil {
+		buf.rec, err = p.disk.readInto(buf.rec)
+		blob = buf.rec[min(pfHeader, len(buf.rec)):]
+	} else {
+		blob, err = h.coldImage(p)
+	}
 	if err != nil {
 		return nil, err
 	}
-	raw, err := h.z.decompress(nil, blob)
+	var dst []byte
+	if buf != nil {
+		dst = buf.raw
+	}
+	raw, err := h.z.decompress(dst, blob)
+	if buf != nil && raw != nil {
+		buf.raw = raw
+	}
 	if err == nil {
 		var q *page
-		if q, err = decodePageStats(raw, &h.schema, h.cfg.PageRows, epoch, stats); err == nil {
+		if q, err = decodePageCols(raw, &h.schema, h.cfg.PageRows, epoch, stats, want); err == nil {
 			if q.id != p.id {
 				err = fmt.Errorf("%w: image holds page %d", ErrCorruptPage, q.id)
 			} else {

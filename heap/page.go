@@ -96,16 +96,7 @@ func clrBit(b []uint64, i int)   { b[i>>6] &^= 1 << (uint(i) & 63) }
 
 // newPage returns an empty page owned by epoch.
 func newPage(id uint32, s *Schema, capSlots int, epoch uint64) *page {
-	w := words(capSlots)
-	p := &page{
-		id: id, epoch: epoch,
-		live: make([]uint64, w), dead: make([]uint64, w),
-		cols: make([]colSeg, len(s.Columns)), stats: make([]ColStats, len(s.Columns)),
-	}
-	for c, col := range s.Columns {
-		p.cols[c] = newSeg(col.Kind, capSlots, epoch)
-	}
-	return p
+	return newPageCols(id, s, capSlots, epoch, nil)
 }
 
 func newSeg(k Kind, capSlots int, epoch uint64) colSeg {

@@ -260,8 +260,22 @@ func (pf *PageFile) write(owner uint64, id uint32, blob []byte) (*diskRef, error
 
 // read returns r's compressed image, checked.
 func (r *diskRef) read() ([]byte, error) {
+	rec, err := r.readInto(nil)
+	if err != nil {
+		return nil, err
+	}
+	return rec[pfHeader:], nil
+}
+
+// readInto is read into buf's memory when it is large enough (a scan's
+// reader reuses one buffer), returning the whole record, header included.
+func (r *diskRef) readInto(buf []byte) ([]byte, error) {
 	pf := r.pf
-	rec := make([]byte, pfHeader+r.n)
+	rec := buf
+	if cap(rec) < pfHeader+r.n {
+		rec = make([]byte, pfHeader+r.n)
+	}
+	rec = rec[:pfHeader+r.n]
 	_, err := pf.f.ReadAt(rec, r.off)
 	runtime.KeepAlive(r) // the record is not freed while being read
 	pf.reads.Add(1)
@@ -272,7 +286,7 @@ func (r *diskRef) read() ([]byte, error) {
 		pf.corrupt.Add(1)
 		return nil, &PageError{Page: r.id, Off: r.off, Path: pf.path, Err: fmt.Errorf("%w: %v", ErrCorruptPage, err)}
 	}
-	return rec[pfHeader:], nil
+	return rec, nil
 }
 
 // check verifies a record's header against what r expects.

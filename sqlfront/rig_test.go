@@ -80,6 +80,13 @@ func followDaemon(t testing.TB, url string, tables []string, dir, sqlListen stri
 // durable LSN after it is recorded), stops the sidecar and serves SQL over its data directory.
 func newRig(t testing.TB, tables []string, setup []string, steps ...[]string) *rig {
 	t.Helper()
+	return newRigHead(t, head.Options{}, tables, setup, steps...)
+}
+
+// newRigHead is newRig with the in-memory HEAD's options (a heap memory
+// bound, a page file: cold pages).
+func newRigHead(t testing.TB, headOpts head.Options, tables []string, setup []string, steps ...[]string) *rig {
+	t.Helper()
 	url := pg.NewDB(t)
 	execSQL(t, url, append([]string{markerSetup}, setup...)...)
 	tables = append([]string{"public.marker"}, tables...)
@@ -108,7 +115,7 @@ func newRig(t testing.TB, tables []string, setup []string, steps ...[]string) *r
 	db, mi, closeMirror := mirrortest.Open(t, data)
 	r.hist, r.mirror = history.New(db, mi), mi
 	// As the daemon does: the in-memory HEAD serves gets at HEAD.
-	model := head.New(head.Options{})
+	model := head.New(headOpts)
 	if _, err := mi.Subscribe(model, mirror.SubscribeOptions{}); err != nil {
 		t.Fatal(err)
 	}

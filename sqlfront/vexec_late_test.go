@@ -3,11 +3,15 @@ package sqlfront_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sidecar-dev/sidecar/head"
+	"github.com/sidecar-dev/sidecar/heap"
 )
 
 // TestLateFilter: a scan filter applied while the HEAD's typed pages are
@@ -24,13 +28,47 @@ import (
 // unselective filters, so that the
 // chunks refill partly filled batches.
 func TestLateFilter(t *testing.T) {
-	r := newRig(t, []string{"public.lf"}, []string{
-		"CREATE TABLE lf (id int PRIMARY KEY, a int, d int, n numeric, s text, c char(4), dt date, x float8)",
-		"INSERT INTO lf SELECT g, CASE WHEN g % 7 = 0 THEN NULL ELSE g % 100 END, g % 5, " +
-			"CASE WHEN g % 11 = 0 THEN NULL WHEN g % 13 = 0 THEN 'NaN' ELSE (g % 50) * 0.25 END, " +
-			"CASE WHEN g % 17 = 0 THEN NULL ELSE 'str' || (g % 9) END, left('c' || (g % 3), 4), " +
-			"date '1994-01-01' + (g % 1000), g / 7.0 FROM generate_series(1, 40000) g",
-	})
+	lateFilterCheck(t, newRig(t, []string{"public.lf"}, lateFilterSetup))
+}
+
+// TestLateFilterColdPages: the same statements with the table's pages
+// nearly all cold (a heap memory bound far below the table), in memory
+// and on a page file behind a small page cache: the scan decodes a cold
+// page for the columns it reads only (heap.ColReader), which must not
+// change an answer.
+func TestLateFilterColdPages(t *testing.T) {
+	for _, disk := range []bool{false, true} {
+		t.Run(fmt.Sprintf("disk=%v", disk), func(t *testing.T) {
+			cfg := heap.Config{PageRows: 256, Budget: heap.NewPageBudget(64 << 10)}
+			var pf *heap.PageFile
+			if disk {
+				var err error
+				if pf, err = heap.OpenPageFile(t.TempDir(), 64<<10); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { pf.Close() })
+				cfg.Pages = pf
+			}
+			lateFilterCheck(t, newRigHead(t, head.Options{Heap: cfg}, []string{"public.lf"}, lateFilterSetup))
+			if pf != nil && pf.Stats().Reads == 0 {
+				t.Errorf("no cold page was read from the page file: %+v", pf.Stats())
+			}
+		})
+	}
+}
+
+// lateFilterSetup is the table lateFilterCheck reads.
+var lateFilterSetup = []string{
+	"CREATE TABLE lf (id int PRIMARY KEY, a int, d int, n numeric, s text, c char(4), dt date, x float8)",
+	"INSERT INTO lf SELECT g, CASE WHEN g % 7 = 0 THEN NULL ELSE g % 100 END, g % 5, " +
+		"CASE WHEN g % 11 = 0 THEN NULL WHEN g % 13 = 0 THEN 'NaN' ELSE (g % 50) * 0.25 END, " +
+		"CASE WHEN g % 17 = 0 THEN NULL ELSE 'str' || (g % 9) END, left('c' || (g % 3), 4), " +
+		"date '1994-01-01' + (g % 1000), g / 7.0 FROM generate_series(1, 40000) g",
+}
+
+// lateFilterCheck compares the late-filter statements' answers on r with
+// PostgreSQL's.
+func lateFilterCheck(t *testing.T, r *rig) {
 	queries := []string{
 		"SELECT count(*), sum(a), sum(n) FROM (SELECT * FROM lf WHERE a > 50) x",
 		"SELECT id FROM (SELECT * FROM lf WHERE a > 98 AND d = 1) x ORDER BY id",

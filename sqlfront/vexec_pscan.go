@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/sidecar-dev/sidecar/heap"
 	"github.com/sidecar-dev/sidecar/snapshot"
 	"github.com/sidecar-dev/sidecar/sql/exec"
 	"github.com/sidecar-dev/sidecar/wal"
@@ -75,6 +76,7 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 		wg.Add(1)
 		go func(f *exec.LateFilter, decs []colDecoder) {
 			defer wg.Done()
+			rd := p.Heap.ColReader(req.Ords) // this worker's read buffers
 			for {
 				select {
 				case tokens <- struct{}{}:
@@ -87,7 +89,7 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 					return
 				}
 				r := &units[u]
-				r.batches, r.err = scanUnit(wctx, p, u, req, decs, f)
+				r.batches, r.err = scanUnit(wctx, p, rd, u, req, decs, f)
 				close(r.done)
 			}
 		}(filters[w], decs[w])
@@ -117,7 +119,7 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 
 // scanUnit decodes unit u's pages into batches (a panic of the decoding,
 // which would end the process on a worker goroutine, is its error).
-func scanUnit(ctx context.Context, p snapshot.Pages, u int, req *exec.ScanRequest, decs []colDecoder, f *exec.LateFilter) (out []*exec.Batch, err error) {
+func scanUnit(ctx context.Context, p snapshot.Pages, rd *heap.ColReader, u int, req *exec.ScanRequest, decs []colDecoder, f *exec.LateFilter) (out []*exec.Batch, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, fmt.Errorf("scan %s: %v", req.Table.Name, r)
@@ -128,7 +130,7 @@ func scanUnit(ctx context.Context, p snapshot.Pages, u int, req *exec.ScanReques
 		return nil
 	})
 	from := u * pscanUnitPages
-	if err := ch.pages(p.Heap, from, min(from+pscanUnitPages, p.Heap.NumPages())); err != nil {
+	if err := ch.pages(p.Heap, rd, from, min(from+pscanUnitPages, p.Heap.NumPages())); err != nil {
 		return nil, err
 	}
 	if err := ch.end(); err != nil {

@@ -238,7 +238,7 @@ func scanPages(ctx context.Context, p snapshot.Pages, cols []wal.Column, req *ex
 				return err
 			}
 		}
-	} else if err := ch.pages(p.Heap, 0, p.Heap.NumPages()); err != nil {
+	} else if err := ch.pages(p.Heap, p.Heap.ColReader(req.Ords), 0, p.Heap.NumPages()); err != nil {
 		return err
 	}
 	return ch.end()
@@ -261,13 +261,14 @@ func newPageChunker(ctx context.Context, req *exec.ScanRequest, decs []colDecode
 		b: newScanBatch(len(req.Ords)), done: make([]bool, len(req.Ords)), sel: make([]int, 0, exec.BatchSize)}
 }
 
-// pages adds the live rows of pages [from, to) of h.
-func (ch *pageChunker) pages(h *heap.Snapshot, from, to int) error {
+// pages adds the live rows of pages [from, to) of h, read through rd (a
+// cold page decoded for the columns the scan reads only).
+func (ch *pageChunker) pages(h *heap.Snapshot, rd *heap.ColReader, from, to int) error {
 	for i := from; i < to; i++ {
 		if h.PageLive(i) == 0 {
 			continue
 		}
-		pv, err := h.PageErr(i)
+		pv, err := rd.Page(i)
 		if err != nil {
 			return err
 		}

@@ -2,8 +2,11 @@ package sqldiff_test
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -24,7 +27,10 @@ import (
 // when SIDECAR_TPCH_PROFILE names a directory for the profiles.
 // SIDECAR_TPCH_SF is the scale factor (default 0.1), SIDECAR_TPCH_QUERIES
 // the query numbers (default "1"), SIDECAR_TPCH_REPS the runs of each
-// (default 2).
+// (default 2), SIDECAR_TPCH_MEMORY the daemon's memory.limit (default
+// 3GiB). Beside each query's CPU profile it writes an allocation profile
+// (q<N>.alloc.pprof, the allocations made during the query) and the
+// daemon's /metrics before and after the query (q<N>.metrics).
 func TestTPCHProfile(t *testing.T) {
 	dir := os.Getenv("SIDECAR_TPCH_PROFILE")
 	if dir == "" {
@@ -66,7 +72,7 @@ func TestTPCHProfile(t *testing.T) {
 	}
 	c.Close(ctx)
 	tables := tpch.PublicTables()
-	sc, err := sqldiff.Follow(ctx, sqldiff.FollowOptions{PGURL: url, Tables: tables, Dir: t.TempDir(), StatementTimeout: 10 * time.Minute, MemoryLimit: "3GiB", WarmHead: os.Getenv("SIDECAR_TPCH_COLD") == ""})
+	sc, err := sqldiff.Follow(ctx, sqldiff.FollowOptions{PGURL: url, Tables: tables, Dir: t.TempDir(), StatementTimeout: 10 * time.Minute, MemoryLimit: envOr("SIDECAR_TPCH_MEMORY", "3GiB"), WarmHead: os.Getenv("SIDECAR_TPCH_COLD") == ""})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +88,11 @@ func TestTPCHProfile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		metricsBefore := scrape(t, sc.APIAddr)
+		runtime.GC()
+		allocs0 := pprof.Lookup("allocs")
+		var before strings.Builder
+		_ = allocs0.WriteTo(&before, 0)
 		if err := pprof.StartCPUProfile(f); err != nil {
 			t.Fatal(err)
 		}
@@ -102,6 +113,41 @@ func TestTPCHProfile(t *testing.T) {
 		}
 		pprof.StopCPUProfile()
 		f.Close()
+		// The allocation profile is cumulative: pprof -base with
+		// q<N>.alloc0.pprof subtracts what came before the query.
+		writeProfile(t, filepath.Join(dir, "q"+strconv.Itoa(n)+".alloc0.pprof"), before.String())
+		var after strings.Builder
+		_ = pprof.Lookup("allocs").WriteTo(&after, 0)
+		writeProfile(t, filepath.Join(dir, "q"+strconv.Itoa(n)+".alloc.pprof"), after.String())
+		writeProfile(t, filepath.Join(dir, "q"+strconv.Itoa(n)+".metrics"), "# before\n"+metricsBefore+"# after\n"+scrape(t, sc.APIAddr))
+	}
+}
+
+// envOr is the environment variable k, or def when it is empty.
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// scrape is the daemon's /metrics text.
+func scrape(t *testing.T, apiAddr string) string {
+	resp, err := http.Get("http://" + apiAddr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func writeProfile(t *testing.T, path, body string) {
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
