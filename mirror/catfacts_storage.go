@@ -29,6 +29,7 @@ func encodeStorage(b *enc, s *wal.SchemaFacts) {
 	b.byte(s.ReplIdent)
 	b.uvarint(uint64(s.Policies))
 	b.uvarint(uint64(s.StatisticsObjects))
+	b.uvarint(uint64(s.UserFunctions))
 }
 
 // decodeStorage reads what encodeStorage wrote, when present.
@@ -44,7 +45,7 @@ func decodeStorage(b *dec, s *wal.SchemaFacts) {
 	s.ColumnStorage, s.ColumnCompression, s.ColumnStatTargets = decodeStrs(b), decodeStrs(b), decodeStrs(b)
 	s.ToastOptions, s.ReplIdent = decodeStrs(b), b.byte()
 	s.RowSecurity, s.ForceRowSecurity = flags&4 != 0, flags&8 != 0
-	s.Policies, s.StatisticsObjects = int(b.uvarint()), int(b.uvarint())
+	s.Policies, s.StatisticsObjects, s.UserFunctions = int(b.uvarint()), int(b.uvarint()), int(b.uvarint())
 	if flags&2 != 0 && s.ToastOptions == nil {
 		s.ToastOptions = []string{}
 	}

@@ -16,7 +16,7 @@ func TestStorageFactsRoundTrip(t *testing.T) {
 		for _, toast := range [][]string{nil, {}, {"autovacuum_enabled=false"}} {
 			sf := &wal.SchemaFacts{OwnerOID: 10, Owner: "postgres", NamespacesRead: before, SequencesRead: before, ViewsRead: before, StorageRead: true,
 				ColumnStorage: []string{"p", "x"}, ColumnCompression: []string{"", "pglz"}, ColumnStatTargets: []string{"", "500"},
-				ToastOptions: toast, ReplIdent: 'f', RowSecurity: true, ForceRowSecurity: before, Policies: 2, StatisticsObjects: 1}
+				ToastOptions: toast, ReplIdent: 'f', RowSecurity: true, ForceRowSecurity: before, Policies: 2, StatisticsObjects: 1, UserFunctions: 3}
 			rel := wal.Relation{OID: 7, Schema: "s", Name: "t", Columns: []wal.Column{{Name: "id", TypeOID: 23, TypeMod: -1, Key: true}, {Name: "b", TypeOID: 25, TypeMod: -1}},
 				Facts: &wal.Facts{Kind: 'r', Columns: []wal.ColumnFacts{{NotNull: true}, {}}, Schema: sf}}
 			got, err := decodeRel(encodeRel(&rel))

@@ -167,7 +167,9 @@ func readComments(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uin
 				FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '{}'),
 			(SELECT tc.reloptions::text[] FROM pg_catalog.pg_class tc WHERE tc.oid = c.reltoastrelid), c.relreplident::text,
 			c.relrowsecurity, c.relforcerowsecurity, (SELECT count(*) FROM pg_catalog.pg_policy p WHERE p.polrelid = c.oid),
-			(SELECT count(*) FROM pg_catalog.pg_statistic_ext x WHERE x.stxrelid = c.oid)
+			(SELECT count(*) FROM pg_catalog.pg_statistic_ext x WHERE x.stxrelid = c.oid),
+			(SELECT count(*) FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+				WHERE n.nspname NOT IN ('pg_catalog', 'information_schema'))
 		FROM pg_catalog.pg_class c WHERE c.oid = ANY($1::int8[]::oid[])`, oids)
 	if err != nil {
 		return fmt.Errorf("comments: %w", err)
@@ -177,16 +179,16 @@ func readComments(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uin
 	var cols, seqs, names, opts, storage, compression, targets, toast []string
 	var replIdent string
 	var rls, forceRLS bool
-	var policies, stats int64
+	var policies, stats, funcs int64
 	_, err = pgx.ForEachRow(rows, []any{&oid, &owner, &ownerName, &comment, &cols, &seqs, &names, &opts, &storage, &compression, &targets, &toast, &replIdent,
-		&rls, &forceRLS, &policies, &stats}, func() error {
+		&rls, &forceRLS, &policies, &stats, &funcs}, func() error {
 		s := out[uint32(oid)]
 		s.Comment, s.OwnerOID, s.Owner = comment, uint32(owner), ownerName
 		s.Options, s.OptionsRead = opts, true
 		s.ColumnComments, s.Sequences = byName(names, cols), byName(names, seqs)
 		s.ColumnStorage, s.ColumnCompression, s.ColumnStatTargets = byName(names, storage), byName(names, compression), byName(names, targets)
 		s.ToastOptions, s.ReplIdent, s.StorageRead = toast, charByte(replIdent), true
-		s.RowSecurity, s.ForceRowSecurity, s.Policies, s.StatisticsObjects = rls, forceRLS, int(policies), int(stats)
+		s.RowSecurity, s.ForceRowSecurity, s.Policies, s.StatisticsObjects, s.UserFunctions = rls, forceRLS, int(policies), int(stats), int(funcs)
 		return nil
 	})
 	if err != nil {

@@ -27,7 +27,8 @@ func withoutPublications(out string) string {
 // columns, the table's and its TOAST table's options, a replica identity
 // other than the default, a column collation other than its type's —
 // and \d of a table with row security or extended statistics (whose
-// policies and statistics objects sidecar does not read) is refused:
+// policies and statistics objects sidecar does not read) is refused, as
+// is \df where the source has functions of its own:
 // before, \d+ was refused outright, \d printed no collation for a
 // COLLATE "C" column and no policies footer for a table with row
 // security.
@@ -42,6 +43,7 @@ func TestCatalogPsqlDescribeVerbose(t *testing.T) {
 		"CREATE POLICY mine ON guarded USING (owner = current_user)",
 		"CREATE TABLE stated (id int PRIMARY KEY, a int, b int)", "CREATE STATISTICS stated_ab ON a, b FROM stated",
 		"INSERT INTO things VALUES (1, 'a', 'b', 'c', 1, now())",
+		"CREATE FUNCTION things_count() RETURNS bigint LANGUAGE sql AS 'SELECT count(*) FROM things'",
 	})
 	for _, cmd := range []string{`\d+ things`, `\d things`, `\d+ marker`} {
 		got, want := psqlBoth(t, r, cmd)
@@ -51,7 +53,9 @@ func TestCatalogPsqlDescribeVerbose(t *testing.T) {
 	}
 	// The policies and the statistics objects are not read: refused
 	// with 0A000 naming them (never printed without them).
-	for _, cmd := range []string{`\d guarded`, `\d+ guarded`, `\d stated`, `\d+ stated`} {
+	// So are the source's own functions: \df is refused here (it lists
+	// none where the source has none: TestCatalogPsqlDescribe).
+	for _, cmd := range []string{`\d guarded`, `\d+ guarded`, `\d stated`, `\d+ stated`, `\df`} {
 		out, err := psql(t, r.sqlURL, "-v", "VERBOSITY=verbose", "-c", cmd)
 		if err == nil || psqlState(out) != "0A000" || !strings.Contains(out, "not read") {
 			t.Errorf("%s: want 0A000, got %v\n%s", cmd, err, out)

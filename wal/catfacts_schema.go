@@ -94,7 +94,11 @@ type SchemaFacts struct {
 	// footers for them are answered only when there are none).
 	RowSecurity, ForceRowSecurity bool
 	Policies, StatisticsObjects   int
-	StorageRead                   bool
+	// UserFunctions counts the source database's functions outside
+	// pg_catalog and information_schema (pg_proc is served only when
+	// there are none: psql's \df and pgjdbc's getFunctions list none).
+	UserFunctions int
+	StorageRead   bool
 }
 
 // SequenceFacts is an owned sequence's pg_class and pg_sequence rows
@@ -202,7 +206,7 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 func (s *SchemaFacts) storageEqual(o *SchemaFacts) bool {
 	return s.StorageRead == o.StorageRead && slices.Equal(s.ColumnStorage, o.ColumnStorage) && slices.Equal(s.ColumnCompression, o.ColumnCompression) &&
 		slices.Equal(s.ColumnStatTargets, o.ColumnStatTargets) && slices.Equal(s.ToastOptions, o.ToastOptions) && (s.ToastOptions == nil) == (o.ToastOptions == nil) && s.ReplIdent == o.ReplIdent &&
-		s.RowSecurity == o.RowSecurity && s.ForceRowSecurity == o.ForceRowSecurity && s.Policies == o.Policies && s.StatisticsObjects == o.StatisticsObjects
+		s.RowSecurity == o.RowSecurity && s.ForceRowSecurity == o.ForceRowSecurity && s.Policies == o.Policies && s.StatisticsObjects == o.StatisticsObjects && s.UserFunctions == o.UserFunctions
 }
 
 func (c ConstraintFacts) equal(o ConstraintFacts) bool {
