@@ -70,6 +70,7 @@ func encodeSchemaFacts(e *enc, f *wal.Facts) {
 	encodeSequences(&b, s)
 	encodeViews(&b, s)      // catfacts_views.go
 	encodeNamespaces(&b, s) // catfacts_namespaces.go
+	encodeStorage(&b, s)    // catfacts_storage.go
 	e.byte(schemaFactsMark)
 	e.bytes(b.b)
 }
@@ -133,6 +134,7 @@ func decodeSchemaFacts(d *dec, f *wal.Facts) {
 		decodeSequences(b, s)
 		decodeViews(b, s)      // catfacts_views.go
 		decodeNamespaces(b, s) // catfacts_namespaces.go
+		decodeStorage(b, s)    // catfacts_storage.go
 	}
 	if b.err != nil {
 		d.err = b.err

@@ -158,19 +158,37 @@ func readComments(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uin
 				FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '{}'),
 			coalesce((SELECT pg_catalog.array_agg(a.attname::text ORDER BY a.attnum)
 				FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '{}'),
-			c.reloptions::text[]
+			c.reloptions::text[],
+			coalesce((SELECT pg_catalog.array_agg(a.attstorage::text ORDER BY a.attnum)
+				FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '{}'),
+			coalesce((SELECT pg_catalog.array_agg(a.attcompression::text ORDER BY a.attnum)
+				FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '{}'),
+			coalesce((SELECT pg_catalog.array_agg(coalesce(nullif(a.attstattarget, -1)::text, '') ORDER BY a.attnum)
+				FROM pg_catalog.pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped), '{}'),
+			(SELECT tc.reloptions::text[] FROM pg_catalog.pg_class tc WHERE tc.oid = c.reltoastrelid), c.relreplident::text,
+			c.relrowsecurity, c.relforcerowsecurity, (SELECT count(*) FROM pg_catalog.pg_policy p WHERE p.polrelid = c.oid),
+			(SELECT count(*) FROM pg_catalog.pg_statistic_ext x WHERE x.stxrelid = c.oid),
+			(SELECT count(*) FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+				WHERE n.nspname NOT IN ('pg_catalog', 'information_schema'))
 		FROM pg_catalog.pg_class c WHERE c.oid = ANY($1::int8[]::oid[])`, oids)
 	if err != nil {
 		return fmt.Errorf("comments: %w", err)
 	}
 	var oid, owner int64
 	var comment, ownerName string
-	var cols, seqs, names, opts []string
-	_, err = pgx.ForEachRow(rows, []any{&oid, &owner, &ownerName, &comment, &cols, &seqs, &names, &opts}, func() error {
+	var cols, seqs, names, opts, storage, compression, targets, toast []string
+	var replIdent string
+	var rls, forceRLS bool
+	var policies, stats, funcs int64
+	_, err = pgx.ForEachRow(rows, []any{&oid, &owner, &ownerName, &comment, &cols, &seqs, &names, &opts, &storage, &compression, &targets, &toast, &replIdent,
+		&rls, &forceRLS, &policies, &stats, &funcs}, func() error {
 		s := out[uint32(oid)]
 		s.Comment, s.OwnerOID, s.Owner = comment, uint32(owner), ownerName
 		s.Options, s.OptionsRead = opts, true
 		s.ColumnComments, s.Sequences = byName(names, cols), byName(names, seqs)
+		s.ColumnStorage, s.ColumnCompression, s.ColumnStatTargets = byName(names, storage), byName(names, compression), byName(names, targets)
+		s.ToastOptions, s.ReplIdent, s.StorageRead = toast, charByte(replIdent), true
+		s.RowSecurity, s.ForceRowSecurity, s.Policies, s.StatisticsObjects, s.UserFunctions = rls, forceRLS, int(policies), int(stats), int(funcs)
 		return nil
 	})
 	if err != nil {
@@ -213,6 +231,7 @@ func alignSchemaFacts(r *wal.Relation, s *wal.SchemaFacts) *wal.SchemaFacts {
 		return vals
 	}
 	out.ColumnComments, out.Sequences = align(s.ColumnComments), align(s.Sequences)
+	out.ColumnStorage, out.ColumnCompression, out.ColumnStatTargets = align(s.ColumnStorage), align(s.ColumnCompression), align(s.ColumnStatTargets)
 	return &out
 }
 

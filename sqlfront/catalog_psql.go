@@ -12,6 +12,7 @@ import (
 
 	"github.com/sidecar-dev/sidecar/sql/builtin"
 	"github.com/sidecar-dev/sidecar/types"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // canned answers one recognised catalog query from the mirror's
@@ -250,42 +251,25 @@ var psqlHandlers = map[string]*canned{
 		})
 		return rows, nil
 	}},
-	"dinfo": {cols: []string{"relchecks", "relkind", "relhasindex", "relhasrules", "relhastriggers", "relrowsecurity", "relforcerowsecurity",
-		"relhasoids", "relispartition", "?column?", "reltablespace", "reloftype", "relpersistence", "relreplident", "amname"},
-		rows: func(ex *execCtx, consts []string) ([][]*string, error) {
-			t := tableByOID(ex, oidLiteral(consts))
-			if t == nil {
-				return nil, nil
-			}
-			hasIndex, checks, triggers := tableSchemaFacts(ex.src.Tables(), t)
-			if hasIndex == pgUnknown {
-				return nil, unsupported(-1, "\\d of "+t.Name+": its constraints and indexes were not read (copied by an older sidecar; a resync reads them)")
-			}
-			return [][]*string{{checks, strp(relKind(t)), hasIndex, strp("f"), triggers, strp("f"), strp("f"), strp("f"), strp("f"), strp(""),
-				strp("0"), strp(""), strp("p"), strp("d"), strp("heap")}}, nil
-		}},
+	"dinfo":     {cols: dinfoCols, rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableInfo(ex, consts, false) }},
+	"dinfoplus": {cols: dinfoCols, rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableInfo(ex, consts, true) }},
 	"dcols": {cols: []string{"attname", "format_type", "pg_get_expr", "attnotnull", "attcollation", "attidentity", "attgenerated"},
-		rows: func(ex *execCtx, consts []string) ([][]*string, error) {
-			t := tableByOID(ex, oidLiteral(consts))
-			if t == nil {
-				return nil, nil
-			}
-			var rows [][]*string
-			for i, c := range t.Columns {
-				f := colFacts(t, i)
-				if f == nil {
-					return nil, unsupported(-1, "\\d of "+t.Name+": its NOT NULL and defaults were not read (copied by an older sidecar; a resync reads them)")
-				}
-				var def *string
-				if f.HasDefault {
-					def = strp(f.DefaultPretty)
-				}
-				rows = append(rows, []*string{strp(c.Name), strp(formatType(c)), def, strp(boolText(f.NotNull)), nil, strp(charText(f.Identity)), strp(charText(f.Generated))})
-			}
-			return rows, nil
-		}},
-	"dpolicy":   {cols: []string{"polname", "polpermissive", "array_to_string", "pg_get_expr", "pg_get_expr", "cmd"}, rows: none},
-	"dstats":    {cols: []string{"oid", "stxrelid", "nsp", "stxname", "columns", "ndist_enabled", "deps_enabled", "mcv_enabled", "stxstattarget"}, rows: none},
+		rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableColumns(ex, consts, false) }},
+	"dcolsplus": {cols: []string{"attname", "format_type", "pg_get_expr", "attnotnull", "attcollation", "attidentity", "attgenerated",
+		"attstorage", "attcompression", "attstattarget", "col_description"},
+		rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableColumns(ex, consts, true) }},
+	"dpolicy": {cols: []string{"polname", "polpermissive", "array_to_string", "pg_get_expr", "pg_get_expr", "cmd"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
+		if s := storageFactsOf(ex, consts); s != nil && (s.RowSecurity || s.ForceRowSecurity || s.Policies > 0) {
+			return nil, unsupported(-1, "the row security policies of "+tableByOID(ex, oidLiteral(consts)).Name+" (not read from the server)")
+		}
+		return nil, nil
+	}},
+	"dstats": {cols: []string{"oid", "stxrelid", "nsp", "stxname", "columns", "ndist_enabled", "deps_enabled", "mcv_enabled", "stxstattarget"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
+		if s := storageFactsOf(ex, consts); s != nil && s.StatisticsObjects > 0 {
+			return nil, unsupported(-1, "the extended statistics objects of "+tableByOID(ex, oidLiteral(consts)).Name+" (not read from the server)")
+		}
+		return nil, nil
+	}},
 	"dpubs":     {cols: []string{"pubname", "?column?", "?column?"}, rows: none},
 	"dpubs14":   {cols: []string{"pubname", "?column?", "?column?"}, rows: none},
 	"dinherits": {cols: []string{"oid"}, rows: none},
@@ -338,4 +322,128 @@ func cannedPlan(c *canned, query string) *plan {
 	}
 	p.from = []*fromItem{{virt: &virtual{cols: cols, rows: func(ex *execCtx) ([][]*string, error) { return c.rows(ex, consts) }}}}
 	return p
+}
+
+// dinfoCols are the columns of psql's \d and \d+ table query.
+var dinfoCols = []string{"relchecks", "relkind", "relhasindex", "relhasrules", "relhastriggers", "relrowsecurity", "relforcerowsecurity",
+	"relhasoids", "relispartition", "?column?", "reltablespace", "reloftype", "relpersistence", "relreplident", "amname"}
+
+// storageFactsOf is the schema facts of the table whose OID the query
+// names, when its \d+ facts were read (nil otherwise: a record written
+// before them).
+func storageFactsOf(ex *execCtx, consts []string) *wal.SchemaFacts {
+	t := tableByOID(ex, oidLiteral(consts))
+	if t == nil {
+		return nil
+	}
+	if s := schemaFactsOf(t); s != nil && s.StorageRead {
+		return s
+	}
+	return nil
+}
+
+// tableInfo answers psql's \d (verbose false) and \d+ table query:
+// \d+ also reads the reloptions (the table's and its TOAST table's) and
+// relreplident, which the copy and the catalog poll read with the \d+
+// facts (a record without them refuses \d+).
+func tableInfo(ex *execCtx, consts []string, verbose bool) ([][]*string, error) {
+	t := tableByOID(ex, oidLiteral(consts))
+	if t == nil {
+		return nil, nil
+	}
+	hasIndex, checks, triggers := tableSchemaFacts(ex.src.Tables(), t)
+	if hasIndex == pgUnknown {
+		return nil, unsupported(-1, "\\d of "+t.Name+": its constraints and indexes were not read (copied by an older sidecar; a resync reads them)")
+	}
+	rls, force, options, replident := "f", "f", "", "d"
+	s := storageFactsOf(ex, consts)
+	if s != nil {
+		rls, force = boolText(s.RowSecurity), boolText(s.ForceRowSecurity)
+	}
+	if verbose {
+		if s == nil || s.ReplIdent == 0 {
+			return nil, unsupported(-1, "\\d+ of "+t.Name+": its options, storage and replica identity were not read (copied by an older sidecar; a resync reads them)")
+		}
+		opts := append([]string(nil), s.Options...)
+		for _, o := range s.ToastOptions {
+			opts = append(opts, "toast."+o)
+		}
+		options, replident = strings.Join(opts, ", "), charText(s.ReplIdent)
+	}
+	return [][]*string{{checks, strp(relKind(t)), hasIndex, strp("f"), triggers, strp(rls), strp(force), strp("f"), strp("f"), strp(options),
+		strp("0"), strp(""), strp("p"), strp(replident), strp("heap")}}, nil
+}
+
+// tableColumns answers psql's \d (verbose false) and \d+ column query.
+func tableColumns(ex *execCtx, consts []string, verbose bool) ([][]*string, error) {
+	t := tableByOID(ex, oidLiteral(consts))
+	if t == nil {
+		return nil, nil
+	}
+	s := storageFactsOf(ex, consts)
+	if verbose && (s == nil || len(s.ColumnStorage) != len(t.Columns)) {
+		return nil, unsupported(-1, "\\d+ of "+t.Name+": its columns' storage was not read (copied by an older sidecar; a resync reads it)")
+	}
+	var rows [][]*string
+	for i, c := range t.Columns {
+		f := colFacts(t, i)
+		if f == nil {
+			return nil, unsupported(-1, "\\d of "+t.Name+": its NOT NULL and defaults were not read (copied by an older sidecar; a resync reads them)")
+		}
+		var def *string
+		if f.HasDefault {
+			def = strp(f.DefaultPretty)
+		}
+		coll, err := psqlCollation(t, c)
+		if err != nil {
+			return nil, err
+		}
+		row := []*string{strp(c.Name), strp(formatType(c)), def, strp(boolText(f.NotNull)), coll, strp(charText(f.Identity)), strp(charText(f.Generated))}
+		if verbose {
+			var target, comment *string
+			if v := nth(s.ColumnStatTargets, i); v != "" {
+				target = strp(v)
+			}
+			if v := nth(schemaFactsOf(t).ColumnComments, i); v != "" {
+				comment = strp(v)
+			}
+			row = append(row, strp(s.ColumnStorage[i]), strp(nth(s.ColumnCompression, i)), target, comment)
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// nth is vals[i], "" past its end (an aligned list is nil when every
+// value is empty).
+func nth(vals []string, i int) string {
+	if i < len(vals) {
+		return vals[i]
+	}
+	return ""
+}
+
+// psqlCollation is psql's Collation column: the column's collation when
+// it is not its type's (attcollation <> typcollation), else NULL.
+func psqlCollation(t *Table, c Column) (*string, error) {
+	name := c.Collation.Name
+	if name == "" {
+		return nil, nil // not collatable (the copy reads every collatable column's)
+	}
+	typeDefault := ""
+	switch c.TypeOID {
+	case oidText, oidVarchar, oidBpchar, 1009, 1015, 1014:
+		typeDefault = "default"
+	case oidName, 1003:
+		typeDefault = "C"
+	}
+	switch {
+	case name == typeDefault:
+		return nil, nil
+	case typeDefault == "" && name == "default":
+		// A collatable type sidecar does not know (a domain, citext):
+		// its typcollation is not known.
+		return nil, unsupported(-1, "\\d of "+t.Name+": the collation of its column "+c.Name+" (of type "+c.TypeName+")")
+	}
+	return strp(name), nil
 }

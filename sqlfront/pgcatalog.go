@@ -74,7 +74,7 @@ func pgc(spec string) []pgCol {
 		name, typ, _ := strings.Cut(strings.TrimSpace(f), " ")
 		typ, array := strings.CutSuffix(typ, "[]")
 		t := lplan.T(map[string]uint32{"oid": oidOID, "name": oidName, "char": oidCharType, "int2": oidInt2, "int4": oidInt4, "int8": oidInt8,
-			"bool": oidBool, "text": oidText, "timestamptz": oidTimestamptz, "float4": oidFloat4, "int2vector": types.Int2Vector, "oidvector": types.OidVector,
+			"bool": oidBool, "text": oidText, "varchar": oidVarchar, "timestamptz": oidTimestamptz, "float4": oidFloat4, "int2vector": types.Int2Vector, "oidvector": types.OidVector,
 			"pg_node_tree": oidNodeTree}[typ])
 		if typ == "node" {
 			t = nodeTree
@@ -344,7 +344,7 @@ var pgRels = append([]*pgRel{
 			}
 			return out
 		}},
-}, append(append(schemaRels, settingsRel, sequenceRel, enumRel), roleRels...)...) // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go, pgcatalog_roles.go
+}, append(append(append(schemaRels, settingsRel, sequenceRel, enumRel, procRel), roleRels...), infoSchemaRels...)...) // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go, pgcatalog_roles.go, pgcatalog_proc.go, catalog_infoschema.go
 
 // charText is a "char" column's text: empty for 0.
 func charText(b byte) string {
@@ -362,10 +362,10 @@ var systemColumns = []struct {
 }{{"tableoid", 26, -6, 4}, {"cmax", 29, -5, 4}, {"xmax", 28, -4, 4}, {"cmin", 29, -3, 4}, {"xmin", 28, -2, 4}, {"ctid", 27, -1, 6}}
 
 // catalogDef returns the catalog relation schema.name ("" schema: the
-// search path, where pg_catalog comes first), or nil.
+// search path, where pg_catalog comes first: only pg_catalog's), or nil.
 func catalogDef(schema, name string) *pgRel {
 	for _, r := range pgRels {
-		if r.name == name && (schema == "" || schema == r.schema) {
+		if r.name == name && (schema == "" && r.schema == "pg_catalog" || schema == r.schema) {
 			return r
 		}
 	}

@@ -27,6 +27,12 @@ type majorLayout struct {
 // majorLayouts were read from PostgreSQL 14.23, 15.18, 16.14, 17.10 and
 // 18.4 (pg_attribute of the catalogs, in attnum order).
 var majorLayouts = map[string][]majorLayout{
+	// information_schema's (catalog_infoschema.go): 15 added nulls_distinct.
+	"table_constraints": {
+		{140000, "constraint_catalog, constraint_schema, constraint_name, table_catalog, table_schema, table_name, constraint_type, " +
+			"is_deferrable, initially_deferred, enforced"},
+		{150000, ""},
+	},
 	"pg_attribute": {
 		{160000, "attrelid, attname, atttypid, attlen, attnum, attcacheoff, atttypmod, attndims int2, attbyval, attalign, attstorage, " +
 			"attcompression, attnotnull, atthasdef, atthasmissing, attidentity, attgenerated, attisdropped, attislocal, attinhcount int2, " +
@@ -104,7 +110,7 @@ func (r *pgRel) colIndex(name string) int {
 // 0 unknown) has it.
 func (r *pgRel) forVersion(version int) *pgRel {
 	layouts := majorLayouts[r.name]
-	if r.schema != "pg_catalog" || len(layouts) == 0 {
+	if len(layouts) == 0 {
 		return r
 	}
 	if version == 0 {

@@ -194,7 +194,8 @@ var catalogFuncs = map[string]bool{"pg_get_expr": true, "format_type": true, "pg
 
 // HasFunc implements lplan.FuncCatalog.
 func (c *vecCatalog) HasFunc(name string) bool {
-	return catalogFuncs[name] || arrayCatalogFuncs[name] || regCatalogFuncs[name] || sessionFuncs[name]
+	_, proc := procFuncs[name]
+	return catalogFuncs[name] || arrayCatalogFuncs[name] || regCatalogFuncs[name] || sessionFuncs[name] || proc
 }
 
 // Func implements lplan.FuncCatalog: the system functions clients call
@@ -282,6 +283,9 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 	}
 	if regCatalogFuncs[name] {
 		return c.regFunc(name, args) // pgcatalog_reg.go
+	}
+	if _, ok := procFuncs[name]; ok {
+		return procFunc(name, args) // pgcatalog_proc.go
 	}
 	if sessionFuncs[name] {
 		return c.sessionFunc(name, args) // vexec_session.go

@@ -35,6 +35,11 @@ var systemKeyCols = map[string][]string{
 	"pg_constraint":  {"oid", "conrelid", "confrelid", "conindid"},
 	"pg_description": {"objoid"},
 	"pg_settings":    nil, // by name (pgcatalog_settings.go)
+	"pg_proc":        {"oid"},
+	// information_schema's constraint views (catalog_infoschema.go) list
+	// the system catalogs' primary keys, unique and NOT NULL constraints
+	// to a superuser: proven by schema, table name or constraint type.
+	"table_constraints": nil, "key_column_usage": nil, "constraint_column_usage": nil,
 }
 
 // infoSchemaRelations are information_schema's relation names not
@@ -275,6 +280,20 @@ func (r *reach) prove(s *lplan.Scan) bool {
 	if rel.name == "pg_sequence" {
 		return true // PostgreSQL's own objects have none: its rows are the owned sequences pg_class lists
 	}
+	if rel.schema == "information_schema" {
+		return r.proveInfoSchema(s)
+	}
+	if rel.name == "pg_proc" {
+		// The functions of schemas other than pg_catalog and
+		// information_schema (pgcatalog_proc.go: pg_toast has none).
+		for _, cond := range r.restr[s] {
+			if col, other, op, ok := r.comparison(cond, s); ok && col == "pronamespace" && (op == "=" || op == "in") &&
+				(r.userNamespaceOIDs(other, 0) || r.notSystemSchema(other)) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, cond := range r.restr[s] {
 		if col, other, op, ok := r.comparison(cond, s); ok {
 			switch {
@@ -299,6 +318,12 @@ func (r *reach) prove(s *lplan.Scan) bool {
 				// pg_class lacks: proven only when there are none or the
 				// scan's relkind excludes sequences (psql's \d lists them).
 				if r.userNamespaceOIDs(other, 0) && (len(r.seqs) == 0 || r.noSequences(s)) {
+					return true
+				}
+				// A schema other than pg_catalog and information_schema
+				// (the BI tools' NOT IN) with relkinds pg_toast's
+				// relations ('t', 'i') do not have: user relations.
+				if kinds := r.relkinds(s); kinds != nil && !kinds["t"] && !kinds["i"] && r.notSystemSchema(other) && (len(r.seqs) == 0 || !kinds["S"]) {
 					return true
 				}
 			}
@@ -337,6 +362,17 @@ func (r *reach) noSequences(s *lplan.Scan) bool {
 // proveNamespace says whether a pg_namespace scan's rows exclude the
 // schemas holding system relations.
 func (r *reach) proveNamespace(s *lplan.Scan) bool {
+	if r.nsExcluded(s) == nil {
+		return true
+	}
+	return len(r.nsExcluded(s)) == len(systemNamespaces)
+}
+
+// nsExcluded is the set of system schemas a pg_namespace scan's
+// conditions exclude by name (nspname <> 'pg_catalog', NOT IN (…),
+// !~ '^pg_toast', NOT LIKE 'pg_toast%'), or nil when they restrict it to
+// user schemas outright (by OID or name).
+func (r *reach) nsExcluded(s *lplan.Scan) map[string]bool {
 	excluded := map[string]bool{}
 	for _, cond := range r.restr[s] {
 		col, other, op, ok := r.comparison(cond, s)
@@ -346,23 +382,74 @@ func (r *reach) proveNamespace(s *lplan.Scan) bool {
 		switch {
 		case col == "oid" && (op == "=" || op == "in"):
 			if r.userNamespaceOIDs(other, 0) {
-				return true
+				return nil
+			}
+		case col == "nspname" && op == "notin":
+			for _, o := range other {
+				if k, ok := constText([]lplan.Scalar{o}); ok && (k == "pg_catalog" || k == "information_schema" || k == "pg_toast") {
+					excluded[k] = true
+				}
 			}
 		case col == "nspname":
 			if userName(op, other, []string{"information_schema"}) {
-				return true
+				return nil
 			}
 			if k, ok := constText(other); ok {
 				switch {
-				case op == "<>" && (k == "pg_catalog" || k == "information_schema"):
+				case op == "<>" && (k == "pg_catalog" || k == "information_schema" || k == "pg_toast"):
 					excluded[k] = true
-				case op == "textregexne" && k == "^pg_toast":
+				case op == "textregexne" && k == "^pg_toast", op == "!~~" && k == "pg_toast%":
 					excluded["pg_toast"] = true
 				}
 			}
 		}
 	}
-	return len(excluded) == len(systemNamespaces)
+	return excluded
+}
+
+// notSystemSchema says whether every value of vals is the OID of a
+// pg_namespace row of a scan excluding pg_catalog and
+// information_schema by name (pg_toast may remain: it holds only TOAST
+// tables and their indexes, relkinds 't' and 'i').
+func (r *reach) notSystemSchema(vals []lplan.Scalar) bool {
+	for _, v := range vals {
+		c, ok := strip(v).(*lplan.ColRef)
+		if !ok {
+			return false
+		}
+		src, ok := r.cols[c.ID]
+		if !ok || src.rel.name != "pg_namespace" || src.name != "oid" {
+			return false
+		}
+		if ex := r.nsExcluded(src.scan); ex != nil && (!ex["pg_catalog"] || !ex["information_schema"]) {
+			return false
+		}
+	}
+	return len(vals) > 0
+}
+
+// relkinds is the set of constants a pg_class scan's conditions restrict
+// relkind to (= or IN), or nil when they do not.
+func (r *reach) relkinds(s *lplan.Scan) map[string]bool {
+	for _, cond := range r.restr[s] {
+		col, other, op, ok := r.comparison(cond, s)
+		if !ok || col != "relkind" || (op != "=" && op != "in") {
+			continue
+		}
+		set := map[string]bool{}
+		for _, v := range other {
+			k, ok := constText([]lplan.Scalar{v})
+			if !ok {
+				set = nil
+				break
+			}
+			set[k] = true
+		}
+		if set != nil {
+			return set
+		}
+	}
+	return nil
 }
 
 // comparison reads cond as "column of s op other": the column's name,
@@ -394,7 +481,10 @@ func (r *reach) comparison(cond lplan.Scalar, s *lplan.Scan) (col string, other 
 			}
 		}
 	case *lplan.InList:
-		if n, ok := mine(x.Arg); ok && !x.Not {
+		if n, ok := mine(x.Arg); ok {
+			if x.Not {
+				return n, x.List, "notin", true
+			}
 			return n, x.List, "in", true
 		}
 	case *lplan.Subquery:
@@ -427,6 +517,8 @@ func (r *reach) tableKey(src colSource) bool {
 	switch src.rel.name + "." + src.name {
 	case "pg_attribute.attrelid", "pg_index.indrelid", "pg_constraint.conrelid", "pg_constraint.confrelid":
 		return true
+	case "pg_proc.oid":
+		return true // a proven pg_proc scan has no rows (pgcatalog_proc.go): nothing is joined to it
 	case "pg_class.oid":
 		if r.tableOnly[src.scan] || r.visiting[src.scan] {
 			return r.tableOnly[src.scan]
@@ -667,3 +759,49 @@ func nullRejecting(conds []lplan.Scalar, cols []lplan.ColumnID) bool {
 
 // comparisonOps are the strict operators nullRejecting knows.
 var comparisonOps = map[string]bool{"=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true, "~~": true, "!~~": true, "~~*": true, "!~~*": true}
+
+// proveInfoSchema says whether an information_schema constraint view
+// scan's rows are the user tables' constraints: its table (or
+// constraint) schema is a user schema — a constant, NOT IN/<> both
+// pg_catalog and information_schema (pg_toast holds no table with
+// constraints), or a proven scan's schema —, its table name a user
+// table's, or its constraint type FOREIGN KEY (the system catalogs have
+// none in pg_constraint).
+func (r *reach) proveInfoSchema(s *lplan.Scan) bool {
+	excluded := map[string]bool{}
+	userSchema := func(k string) bool {
+		return k != "information_schema" && !strings.HasPrefix(k, "pg_")
+	}
+	for _, cond := range r.restr[s] {
+		col, other, op, ok := r.comparison(cond, s)
+		if !ok {
+			continue
+		}
+		switch col {
+		case "table_schema", "constraint_schema":
+			switch op {
+			case "=", "in":
+				if r.allVals(other, 0, userSchema, func(src colSource) bool {
+					return src.rel.schema == "information_schema" && (src.name == "table_schema" || src.name == "constraint_schema")
+				}) {
+					return true
+				}
+			case "<>", "notin":
+				for _, o := range other {
+					if k, ok := constText([]lplan.Scalar{o}); ok {
+						excluded[k] = true
+					}
+				}
+			}
+		case "table_name":
+			if userName(op, other, infoSchemaRelations) {
+				return true
+			}
+		case "constraint_type":
+			if k, ok := constText(other); ok && op == "=" && k == "FOREIGN KEY" && r.rels[s].name == "table_constraints" {
+				return true
+			}
+		}
+	}
+	return excluded["pg_catalog"] && excluded["information_schema"]
+}

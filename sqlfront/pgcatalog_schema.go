@@ -354,7 +354,19 @@ func (c *vecCatalog) schemaFunc(name string, args []lplan.Type) (*lplan.ExtFunc,
 					}
 				}
 			}
-			return nil, nil
+			// A view's comment is read with the view (it answered NULL);
+			// any other object's is not kept (an owned sequence, or an
+			// object sidecar does not list: PostgreSQL's own have comments).
+			_, ns := (&pgCatCtx{tables: tables}).namespaces()
+			for _, vw := range listedViews(tables, ns) {
+				if vw.OID == oid {
+					if vw.Comment == "" {
+						return nil, nil
+					}
+					return vw.Comment, nil
+				}
+			}
+			return nil, unsupported(-1, fmt.Sprintf("obj_description of the object %d (sidecar keeps the comments of the followed tables, their columns and views)", oid))
 		}}, nil
 	case "col_description":
 		if err := argc(2); err != nil {
@@ -378,7 +390,9 @@ func (c *vecCatalog) schemaFunc(name string, args []lplan.Type) (*lplan.ExtFunc,
 				}
 				return nil, nil
 			}
-			return nil, nil
+			// A view's columns' comments, an index's and PostgreSQL's own
+			// objects' are not kept (it answered NULL).
+			return nil, unsupported(-1, fmt.Sprintf("col_description of the relation %d (sidecar keeps the comments of the followed tables' columns)", oid))
 		}}, nil
 	case "pg_get_userbyid":
 		if err := argc(1); err != nil {

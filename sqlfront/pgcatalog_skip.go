@@ -152,7 +152,7 @@ func (t rowTest) rejects(row []*string) bool {
 }
 
 var intOIDs = map[uint32]bool{oidInt2: true, oidInt4: true, oidInt8: true, oidOID: true}
-var textOIDs = map[uint32]bool{oidName: true, oidText: true}
+var textOIDs = map[uint32]bool{oidName: true, oidText: true, oidVarchar: true} // varchar: information_schema's character_data and yes_or_no
 
 // column reads x as a column of the scan through casts that keep its
 // value (integer to integer; name to text): its ordinal and whether it
@@ -162,7 +162,7 @@ func column(x lplan.Scalar, ords map[lplan.ColumnID]int, rel *pgRel) (int, bool,
 		switch y := x.(type) {
 		case *lplan.Cast:
 			in := y.Arg.Type()
-			if !(intOIDs[in.OID] && intOIDs[y.T.OID] && in.OID != oidOID && y.T.OID != oidOID || in.OID == oidName && y.T.OID == oidText || in.OID == y.T.OID) {
+			if !(intOIDs[in.OID] && intOIDs[y.T.OID] && in.OID != oidOID && y.T.OID != oidOID || (in.OID == oidName || in.OID == oidVarchar) && y.T.OID == oidText || in.OID == y.T.OID) {
 				return 0, false, false
 			}
 			x = y.Arg
@@ -191,8 +191,8 @@ func constant(x lplan.Scalar, num bool) (string, bool) {
 	for {
 		switch y := x.(type) {
 		case *lplan.Cast:
-			if !(num && intOIDs[y.T.OID] || !num && (textOIDs[y.T.OID] || y.T.OID == oidCharType)) {
-				return "", false
+			if !(num && intOIDs[y.T.OID] || !num && (textOIDs[y.T.OID] || y.T.OID == oidCharType)) || y.T.OID == oidVarchar && y.T.Mod >= 0 {
+				return "", false // varchar(n) truncates
 			}
 			toOID = toOID || y.T.OID == oidOID
 			toChar = toChar || y.T.OID == oidCharType

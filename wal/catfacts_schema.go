@@ -72,6 +72,33 @@ type SchemaFacts struct {
 	Roles     []RoleFacts
 	Members   []MemberFacts
 	RolesRead bool
+	// ColumnStorage, ColumnCompression and ColumnStatTargets are
+	// pg_attribute's attstorage, attcompression and attstattarget per
+	// column, in the Relation's column order (a target "" is the
+	// default: -1 before 17, NULL from 17; compression "" the default;
+	// nil: every one empty), and ToastOptions the TOAST table's
+	// reloptions (nil: NULL or no TOAST table). psql's \d+ prints them;
+	// ALTER TABLE … SET STORAGE/COMPRESSION/STATISTICS and SET (toast.…)
+	// are not replicated, so the catalog poll reads them again. Read
+	// when StorageRead (records written before lack them).
+	ColumnStorage     []string
+	ColumnCompression []string
+	ColumnStatTargets []string
+	ToastOptions      []string
+	// ReplIdent is pg_class.relreplident ('d', 'n', 'f', 'i'), which
+	// \d+ prints when not the default.
+	ReplIdent byte
+	// RowSecurity and ForceRowSecurity are relrowsecurity and
+	// relforcerowsecurity; Policies and StatisticsObjects count the
+	// table's pg_policy and pg_statistic_ext rows (not read: psql's \d
+	// footers for them are answered only when there are none).
+	RowSecurity, ForceRowSecurity bool
+	Policies, StatisticsObjects   int
+	// UserFunctions counts the source database's functions outside
+	// pg_catalog and information_schema (pg_proc is served only when
+	// there are none: psql's \df and pgjdbc's getFunctions list none).
+	UserFunctions int
+	StorageRead   bool
 }
 
 // SequenceFacts is an owned sequence's pg_class and pg_sequence rows
@@ -172,7 +199,14 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 	return s.Comment == o.Comment && s.namespacesEqual(o) && s.rolesEqual(o) && s.OptionsRead == o.OptionsRead && slices.Equal(s.Options, o.Options) && (s.Options == nil) == (o.Options == nil) && s.OwnerOID == o.OwnerOID && s.DatabaseOID == o.DatabaseOID && s.Owner == o.Owner && slices.Equal(s.ReferencedBy, o.ReferencedBy) && slices.Equal(s.ColumnComments, o.ColumnComments) && slices.Equal(s.Sequences, o.Sequences) &&
 		slices.EqualFunc(s.Constraints, o.Constraints, ConstraintFacts.equal) && slices.EqualFunc(s.Indexes, o.Indexes, IndexFacts.equal) &&
 		slices.Equal(s.Triggers, o.Triggers) && s.SequencesRead == o.SequencesRead && slices.Equal(s.OwnedSequences, o.OwnedSequences) &&
-		s.ViewsRead == o.ViewsRead && viewsEqual(s.Views, o.Views)
+		s.ViewsRead == o.ViewsRead && viewsEqual(s.Views, o.Views) && s.storageEqual(o)
+}
+
+// storageEqual compares the \d+ column and TOAST facts.
+func (s *SchemaFacts) storageEqual(o *SchemaFacts) bool {
+	return s.StorageRead == o.StorageRead && slices.Equal(s.ColumnStorage, o.ColumnStorage) && slices.Equal(s.ColumnCompression, o.ColumnCompression) &&
+		slices.Equal(s.ColumnStatTargets, o.ColumnStatTargets) && slices.Equal(s.ToastOptions, o.ToastOptions) && (s.ToastOptions == nil) == (o.ToastOptions == nil) && s.ReplIdent == o.ReplIdent &&
+		s.RowSecurity == o.RowSecurity && s.ForceRowSecurity == o.ForceRowSecurity && s.Policies == o.Policies && s.StatisticsObjects == o.StatisticsObjects && s.UserFunctions == o.UserFunctions
 }
 
 func (c ConstraintFacts) equal(o ConstraintFacts) bool {
