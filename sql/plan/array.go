@@ -18,8 +18,8 @@ import (
 //	a[i]                   Func{Name: "subscript", Args: a, i}
 //	x op ANY (a) / ALL (a) Func{Name: "= ANY" / "= ALL" …, Args: x, a}
 //	array_length, cardinality, array_upper, array_lower, array_ndims,
-//	array_dims, array_to_string, array_position, array_positions: Func
-//	by their own names.
+//	array_dims, array_to_string, array_position, array_positions,
+//	array_remove, array_replace: Func by their own names.
 //
 //	a[lo:hi], a[:hi], a[lo:], a[:] Func{Name: "slice", Args: a, lo, hi}
 //	(an omitted bound is the array's: 1, or past the end)
