@@ -71,7 +71,8 @@ func TestArraysMatchPostgres(t *testing.T) {
 		"SELECT '{a}'::int[] FROM arr":            {"22P02", "22P02"},
 		"SELECT ARRAY[]":                          {"42P18", "42P18"},
 		"SELECT ARRAY[ARRAY[1, 2]] FROM arr":      {"", "0A000"},
-		"SELECT ia[1:2] FROM arr":                 {"", "0A000"},
+		"SELECT ia[1:2] FROM arr":                 {"", ""}, // slices answered since session 14 (sql/exec arrayslice.diff.sql)
+		"SELECT ia[1:2][1] FROM arr":              {"", "0A000"},
 		"SELECT id FROM arr WHERE ia @> ARRAY[1]": {"", ""}, // answered since session 12 (its rows: sql/exec arraycontain.diff.sql)
 		"SELECT '{{1},{2}}'::int[] FROM arr":      {"", "0A000"},
 	}

@@ -549,7 +549,9 @@ func (r *Registry) addDateTime() {
 			return toChar(tsArg(a[0]), str(a[1]), t == tsz)
 		}, t, tx).stable() // stable in pg_proc (lc_time, lc_numeric)
 	}
-	r.def("to_char", tx, refuse("to_char(interval, text)"), iv, tx).stable()
+	r.def("to_char", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		return intervalToChar(a[0].(types.IntervalVal), str(a[1])) // tochar_interval.go
+	}, iv, tx).stable()
 	r.addToCharNumber() // tonumchar.go
 	// AT TIME ZONE: atZone shifts a[1] by the zone a[0] names, sign = -1 from local
 	// time to UTC (timestamp → timestamptz), +1 back.

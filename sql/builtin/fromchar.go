@@ -2,19 +2,46 @@ package builtin
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sidecar-dev/sidecar/types"
 )
 
 // to_date(text, text) and to_timestamp(text, text) for the input that
 // spells the format exactly: the numeric fields YYYY, MM, DD (and for
-// to_timestamp HH24, MI, SS) in either case with all their digits, and
-// the same punctuation or spaces between them. There formatting.c's
+// to_timestamp HH24, MI, SS) in either case with all their digits (with
+// FM: 1 to that many), the month names MONTH/Month/month and
+// MON/Mon/mon in any case, the TH/th suffix (two characters skipped),
+// and the same punctuation or spaces between them. There formatting.c's
 // DCH_from_char reads every field at its full width whatever its mode,
 // so the value is the fields' (after PostgreSQL's range checks, which
 // are refused rather than imitated). Any other format or input — other
 // patterns, FX, quoted text, shorter fields, other separators, extra
 // spaces — is refused 0A000, never read differently.
+
+// monthName reads a month name where format f starts with MONTH,
+// Month or month (the full English name) or MON, Mon or mon (its first
+// three letters): the input and format after it, the month (0: the
+// input names none — refused), ok false when f starts with no such
+// keyword. The input's case does not matter (seq_search_ascii).
+func monthName(s, f string) (rest struct{ s, f string }, month int, ok bool) {
+	for _, k := range []string{"MONTH", "Month", "month", "MON", "Mon", "mon"} {
+		if !strings.HasPrefix(f, k) {
+			continue
+		}
+		for i, name := range monthsFull {
+			if len(k) == 3 {
+				name = name[:3]
+			}
+			if len(s) >= len(name) && strings.EqualFold(s[:len(name)], name) {
+				rest.s, rest.f = s[len(name):], f[len(k):]
+				return rest, i + 1, true
+			}
+		}
+		return rest, 0, true
+	}
+	return rest, 0, false
+}
 
 // fromCharFields are the supported patterns and their widths.
 var fromCharFields = []struct {
@@ -30,6 +57,21 @@ func fromCharExact(s, f string, timeOK bool) (map[string]int64, error) {
 	}
 	out := map[string]int64{}
 	for len(f) > 0 {
+		fm := false
+		if strings.HasPrefix(f, "FM") || strings.HasPrefix(f, "fm") {
+			fm, f = true, f[2:]
+		}
+		if rest, n, ok := monthName(s, f); ok {
+			if n == 0 {
+				return refuse()
+			}
+			if _, dup := out["MM"]; dup {
+				return refuse()
+			}
+			out["MM"] = int64(n)
+			s, f = rest.s, rest.f
+			continue
+		}
 		matched := false
 		for _, fc := range fromCharFields {
 			if len(f) < len(fc.pat) || !strings.EqualFold(f[:len(fc.pat)], fc.pat) {
@@ -38,26 +80,50 @@ func fromCharExact(s, f string, timeOK bool) (map[string]int64, error) {
 			if f[:len(fc.pat)] != fc.pat && f[:len(fc.pat)] != strings.ToLower(fc.pat) {
 				return refuse() // mixed case (Mm) is another keyword or none
 			}
-			if !fc.date && !timeOK || len(s) < fc.width {
+			if !fc.date && !timeOK || !fm && len(s) < fc.width {
 				return refuse()
 			}
 			if _, dup := out[fc.pat]; dup {
 				return refuse()
 			}
+			width := fc.width
+			if fm { // FM: as many digits as there are (strtol), here 1 to the width
+				width = 0
+				for width < len(s) && s[width] >= '0' && s[width] <= '9' {
+					width++
+				}
+				if width == 0 || width > fc.width {
+					return refuse()
+				}
+			}
 			var v int64
-			for _, c := range []byte(s[:fc.width]) {
+			for _, c := range []byte(s[:width]) {
 				if c < '0' || c > '9' {
 					return refuse()
 				}
 				v = v*10 + int64(c-'0')
 			}
 			out[fc.pat] = v
-			s, f = s[fc.width:], f[len(fc.pat):]
+			s, f = s[width:], f[len(fc.pat):]
+			if strings.HasPrefix(f, "TH") || strings.HasPrefix(f, "th") {
+				// SKIP_THth: the next two characters, whatever they are
+				for range 2 {
+					_, n := utf8.DecodeRuneInString(s)
+					if n == 0 {
+						return refuse()
+					}
+					s = s[n:]
+				}
+				f = f[2:]
+			}
 			matched = true
 			break
 		}
 		if matched {
 			continue
+		}
+		if fm {
+			return refuse() // FM before text or an unsupported field
 		}
 		c := f[0]
 		if !strings.ContainsRune("-/.:, ", rune(c)) || len(s) == 0 || s[0] != c {

@@ -139,10 +139,20 @@ func precExp(x *big.Float, prec uint) *big.Float {
 	return sum
 }
 
-// nbaseDigits are x's base-10000 digits (PostgreSQL's NumericVar:
-// digits[0] the first non-zero, weight its position) for x > 0.
+// nbaseDigits are x's first two base-10000 digits and weight (nbase).
 func nbaseDigits(x *types.Decimal) (first, second int, hasSecond bool, weight int) {
-	s := x.V.String()
+	ds, weight := nbase(x)
+	if len(ds) > 1 {
+		second, hasSecond = ds[1], true
+	}
+	return ds[0], second, hasSecond, weight
+}
+
+// nbase is x's base-10000 digits as PostgreSQL's NumericVar holds them
+// (digits[0] the first non-zero, no trailing zero digits, weight the
+// position of digits[0]) for x ≠ 0; the sign is ignored.
+func nbase(x *types.Decimal) (ds []int, weight int) {
+	s := new(big.Int).Abs(&x.V).String()
 	scale := int(x.Scale)
 	// the digits before the point padded to a multiple of 4 on the left,
 	// after it to a multiple of 4 on the right
@@ -160,7 +170,6 @@ func nbaseDigits(x *types.Decimal) (first, second int, hasSecond bool, weight in
 	all := zeros(pad) + s + zeros(frac)
 	groups := len(all) / 4
 	intGroups := (intLen + pad) / 4
-	var ds []int
 	for g := 0; g < groups; g++ {
 		v := 0
 		for _, c := range all[g*4 : g*4+4] {
@@ -176,12 +185,7 @@ func nbaseDigits(x *types.Decimal) (first, second int, hasSecond bool, weight in
 	for last > i && ds[last] == 0 {
 		last--
 	}
-	weight = intGroups - 1 - i
-	first = ds[i]
-	if last > i {
-		second, hasSecond = ds[i+1], true
-	}
-	return first, second, hasSecond, weight
+	return ds[i : last+1], intGroups - 1 - i
 }
 
 func zeros(n int) string {

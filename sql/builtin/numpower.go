@@ -69,7 +69,7 @@ func (r *Registry) decPower(x, y *types.Decimal) (types.Value, error) {
 	case xs == 0:
 		return &types.Decimal{Scale: numericMinSigDigits}, nil
 	}
-	return nil, unsupported("power(numeric, numeric) of an integer exponent (its result scale depends on the PostgreSQL major: 16 changed power_var_int)")
+	return r.powerInt(x, y) // numpowint.go
 }
 
 // NUMERIC_MIN_SIG_DIGITS and NUMERIC_MAX_DISPLAY_SCALE.

@@ -93,12 +93,14 @@ func build(version int) *Registry {
 	r.addTimeZone() // tz.go
 	r.addRegex()
 	r.addJSON()
-	r.addInterval()   // interval.go
-	r.addUUID()       // uuid.go
-	r.addBytea()      // bytea.go
-	r.addHyperbolic() // hyperbolic.go
-	r.addUnistr()     // unistr.go
-	r.addConvert()    // convert.go
+	r.addInterval()    // interval.go
+	r.addUUID()        // uuid.go
+	r.addBytea()       // bytea.go
+	r.addHyperbolic()  // hyperbolic.go
+	r.addUnistr()      // unistr.go
+	r.addConvert()     // convert.go
+	r.addStringArray() // strarray.go
+	r.addFactorial()   // factorial.go
 	return r
 }
 
@@ -558,8 +560,8 @@ func callString(name string, args []OID) string {
 
 // postgresOnly are functions of PostgreSQL's catalog (and aggregates
 // the evaluator does not compute) the library does not have yet.
-const postgresOnly = `factorial min_scale trim_scale setseed random_normal to_date to_number generate_series
-generate_subscripts unnest array_length array_to_string string_to_array string_to_table array_append array_prepend array_cat
+const postgresOnly = `min_scale trim_scale setseed random_normal to_date to_number generate_series
+generate_subscripts unnest array_length array_to_string string_to_table array_append array_prepend array_cat
 array_dims array_lower array_upper array_position array_positions array_remove array_replace array_fill array_ndims cardinality
 encode decode convert convert_from convert_to sha224 sha256 sha384 sha512 get_byte set_byte get_bit set_bit bit_count crc32 crc32c
 justify_days justify_hours justify_interval make_interval make_time make_timestamptz date_bin isfinite num_nulls num_nonnulls

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -69,8 +70,19 @@ func toChar(t types.TimestampVal, f string, tz bool) (types.Value, error) {
 		return nil, nil
 	}
 	x := toTm(t)
-	wday := j2day(x.jd)
-	yday := x.jd - types.Date2J(x.year, 1, 1) + 1
+	return dchToChar(x, f, tz, false)
+}
+
+// dchToChar is DCH_to_char over x: a timestamp's fields, or an
+// interval's (interval: intervalToChar's, tochar_interval.go).
+func dchToChar(x tm, f string, tz, interval bool) (types.Value, error) {
+	var wday, yday int64
+	if interval {
+		yday = (x.year*12+x.mon)*30 + x.mday // interval_to_char's approximation
+	} else {
+		wday = j2day(x.jd)
+		yday = x.jd - types.Date2J(x.year, 1, 1) + 1
+	}
 	var b strings.Builder
 	for len(f) > 0 {
 		fm, th, thUpper := false, false, false
@@ -126,6 +138,11 @@ func toChar(t types.TimestampVal, f string, tz bool) (types.Value, error) {
 		var s string
 		numeric := true
 		up := strings.ToUpper(k)
+		if interval {
+			if err := intervalKeyword(up); err != nil {
+				return nil, err
+			}
+		}
 		switch up {
 		case "A.M.", "P.M.", "AM", "PM":
 			numeric = false
@@ -154,13 +171,13 @@ func toChar(t types.TimestampVal, f string, tz bool) (types.Value, error) {
 			if h == 0 {
 				h = 12
 			}
-			s = num(2, h)
+			s = num(w(2, 3, x.hour), h)
 		case "HH24":
-			s = num(2, x.hour)
+			s = num(w(2, 3, x.hour), x.hour)
 		case "MI":
-			s = num(2, x.min)
+			s = num(w(2, 3, x.min), x.min)
 		case "SS":
-			s = num(2, x.sec)
+			s = num(w(2, 3, x.sec), x.sec)
 		case "FF1", "FF2", "FF3", "FF4", "FF5", "FF6", "MS", "US":
 			n := map[string]int{"MS": 3, "US": 6}[up]
 			if n == 0 {
@@ -172,7 +189,11 @@ func toChar(t types.TimestampVal, f string, tz bool) (types.Value, error) {
 			}
 			s = fmt.Sprintf("%0*d", n, x.fsec/div)
 		case "SSSS", "SSSSS":
-			s = fmt.Sprint(x.hour*3600 + x.min*60 + x.sec)
+			secs := x.hour*3600 + x.min*60 + x.sec
+			if interval && (secs > math.MaxInt32 || secs < math.MinInt32) {
+				return nil, unsupported("to_char(interval) SSSS past 2147483647 seconds (PostgreSQL 14 overflows an int, 15 on do not)")
+			}
+			s = fmt.Sprint(secs)
 		case "TZ":
 			numeric = false
 			if tz {
@@ -199,7 +220,7 @@ func toChar(t types.TimestampVal, f string, tz bool) (types.Value, error) {
 			numeric = false
 			s = caseLike(k, monthsFull[x.mon-1][:3])
 		case "MM":
-			s = num(2, x.mon)
+			s = num(w(2, 3, x.mon), x.mon)
 		case "DAY":
 			numeric = false
 			s = caseLike(k, daysFull[wday])
@@ -229,10 +250,15 @@ func toChar(t types.TimestampVal, f string, tz bool) (types.Value, error) {
 		case "IW":
 			s = num(2, isoWeek(x.year, x.mon, x.mday))
 		case "Q":
+			if x.mon == 0 { // an interval's: nothing, no TH
+				continue
+			}
 			s = fmt.Sprint((x.mon-1)/3 + 1)
 		case "CC":
 			var i int64
-			if x.year > 0 {
+			if interval {
+				i = x.year / 100
+			} else if x.year > 0 {
 				i = (x.year-1)/100 + 1
 			} else {
 				i = x.year/100 - 1
@@ -244,15 +270,24 @@ func toChar(t types.TimestampVal, f string, tz bool) (types.Value, error) {
 			}
 		case "Y,YYY":
 			y := adjustYear(x.year)
+			if interval {
+				y = x.year
+			}
 			s = fmt.Sprintf("%d,%03d", y/1000, y-(y/1000)*1000)
 		case "YYYY", "IYYY":
 			y := adjustYear(x.year)
+			if interval {
+				y = x.year
+			}
 			if up[0] == 'I' {
 				y = adjustYear(isoYear(x.year, x.mon, x.mday))
 			}
 			s = num(w(4, 5, y), y)
 		case "YYY", "IYY", "YY", "IY", "Y", "I":
 			y := adjustYear(x.year)
+			if interval {
+				y = x.year
+			}
 			if up[0] == 'I' {
 				y = adjustYear(isoYear(x.year, x.mon, x.mday))
 			}
@@ -267,7 +302,11 @@ func toChar(t types.TimestampVal, f string, tz bool) (types.Value, error) {
 			s = num(w(digits, digits+1, y), y%mod)
 		case "RM":
 			numeric = false
-			s = romanMonth[x.mon-1]
+			m, ok := romanIndex(x)
+			if !ok {
+				continue
+			}
+			s = romanMonth[m]
 			if k == "rm" {
 				s = strings.ToLower(s)
 			}

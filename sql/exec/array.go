@@ -34,6 +34,12 @@ func (c *compiler) arrayFunc(x *plan.Func) (vexpr, bool, error) {
 	case "array_position", "array_positions":
 		f, err := c.arrayPosition(x) // arraypos.go
 		return f, true, err
+	case "slice":
+		f, err := c.arraySlice(x) // arrayslice.go
+		return f, true, err
+	case "array_remove", "array_replace":
+		f, err := c.arrayEdit(x) // arrayedit.go
+		return f, true, err
 	case "arraycontains", "arraycontained", "arrayoverlap":
 		f, err := c.arrayContainment(x) // arraycontain.go
 		return f, true, err

@@ -18,11 +18,14 @@ import (
 //	a[i]                   Func{Name: "subscript", Args: a, i}
 //	x op ANY (a) / ALL (a) Func{Name: "= ANY" / "= ALL" …, Args: x, a}
 //	array_length, cardinality, array_upper, array_lower, array_ndims,
-//	array_dims, array_to_string, array_position, array_positions: Func
-//	by their own names.
+//	array_dims, array_to_string, array_position, array_positions,
+//	array_remove, array_replace: Func by their own names.
 //
-// Multi-dimensional arrays, slices and the array operators not listed
-// are refused with 0A000.
+//	a[lo:hi], a[:hi], a[lo:], a[:] Func{Name: "slice", Args: a, lo, hi}
+//	(an omitted bound is the array's: 1, or past the end)
+//
+// Multi-dimensional arrays and the array operators not listed are
+// refused with 0A000.
 
 // arrayFuncs are the array functions the executor runs (arrayCall).
 var arrayFuncs = map[string]bool{
@@ -117,13 +120,23 @@ func (b *binder) indirection(in *pg.A_Indirection, sc *scope, ctx *exprCtx) (Sca
 		return nil, unsupported("this subscript or field selection", -1)
 	}
 	ix := in.Indirection[0].GetAIndices()
-	if ix.IsSlice {
-		return nil, unsupported("array slices", -1)
-	}
 	if !IsArray(arg.Type()) {
 		return nil, errorf(CodeDatatypeMismatch, "cannot subscript type %s because it does not support subscripting", arg.Type())
 	}
-	i, err := b.expr(ix.Uidx, sc, ctx)
+	if ix.IsSlice {
+		return b.arraySlice(arg, ix, sc, ctx) // arrayslice.go
+	}
+	i, err := b.subscript(ix.Uidx, sc, ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Func{Name: "subscript", Args: []Scalar{arg, i}, T: ElemType(arg.Type())}, nil
+}
+
+// subscript binds an array subscript: int4 (int8 cast to it, 22003
+// past its range; other types refused).
+func (b *binder) subscript(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
+	i, err := b.expr(n, sc, ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +149,7 @@ func (b *binder) indirection(in *pg.A_Indirection, sc *scope, ctx *exprCtx) (Sca
 	default:
 		return nil, unsupported("an array subscript of type "+i.Type().String(), -1)
 	}
-	return &Func{Name: "subscript", Args: []Scalar{arg, i}, T: ElemType(arg.Type())}, nil
+	return i, nil
 }
 
 // anyAll binds x op ANY (array) / ALL (array).
@@ -196,6 +209,10 @@ func (b *binder) anyAll(a *pg.A_Expr, all bool, sc *scope, ctx *exprCtx) (Scalar
 func (b *binder) arrayCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, bool, error) {
 	if (name == "array_position" || name == "array_positions") && len(f.Funcname) <= 2 {
 		e, err := b.arrayPosition(name, f, sc, ctx) // arraypos.go
+		return e, true, err
+	}
+	if (name == "array_remove" || name == "array_replace") && len(f.Funcname) <= 2 {
+		e, err := b.arrayEdit(name, f, sc, ctx) // arrayedit.go
 		return e, true, err
 	}
 	if !arrayFuncs[name] || len(f.Funcname) > 2 {

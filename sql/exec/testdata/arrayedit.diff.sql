@@ -1,0 +1,52 @@
+-- array_remove(a, x) and array_replace(a, x, y): elements IS NOT
+-- DISTINCT FROM x dropped / replaced (NULL finds NULLs); NULL array
+-- NULL; empty array as it is; the element type and x, y brought to
+-- their common type (anycompatible).
+select array_remove(array[1,2,3,2], 2);
+select array_remove(array[1,2,3,2], 5);
+select array_remove(array[2,2], 2);
+select array_remove(array[1,null,3,null], null);
+select array_remove(array[1,2], null);
+select array_remove(null::int[], 1);
+select array_remove(null, 1);
+select array_remove('{}'::int[], 1);
+select array_remove('{1,2,1}', 1);
+select array_remove('{a,b}', 'a');
+select array_remove(array[1,2], 1.5);
+select array_remove(array[1.0, 1.00, 2, 'NaN'], 1);
+select array_remove(array[1.0, 'NaN'::numeric], 'NaN');
+select array_remove(array['NaN'::float8, -0.0::float8, 0, 'Infinity'], 0);
+select array_remove(array['NaN'::float8, 1], 'NaN');
+select array_remove(array['ä', 'b', 'ä€', 'ä'], 'ä');
+select array_remove(array['a '::char(3), 'b'], 'a');
+select array_remove(array[-2147483648, 2147483647], -2147483648);
+select array_remove(array[1::int8, 9223372036854775807], 9223372036854775807);
+select array_remove(array['{"a":1}'::jsonb, '{"a": 1}'], '{"a":1}');
+select array_remove(array['{"a":1}'::json], '{"a":1}');
+select array_remove(array[]::json[], '{"a":1}');
+select array_remove(array[date '2024-01-01', 'infinity'], 'infinity');
+select array_remove(array[true, false, null], true);
+select array_remove(array[1,2], 'x');
+select array_remove(array[1,2], 'x'::text);
+select array_remove(1, 1);
+select array_remove(array[1], 1, 2);
+select array_remove(array[], 1);
+select id, ia, array_remove(ia, 2), array_remove(ia, null), ta, array_remove(ta, 'z'), array_remove(na, 'NaN') from arr;
+select id, array_remove(array[i2::int4, id], id) from nums;
+select array_replace(array[1,2,3,2], 2, 9);
+select array_replace(array[1,2,3,2], 2, null);
+select array_replace(array[1,null,3], null, 0);
+select array_replace(array[1,null,3], null, null);
+select array_replace(array[1,2], 5, 6);
+select array_replace(null::int[], 1, 2);
+select array_replace('{}'::text[], 'a', 'b');
+select array_replace(array[1,2], 1, 2.5);
+select array_replace(array[1.5,2], 1.5, 2);
+select array_replace('{x,y}', 'x', 'ä€𝄞');
+select array_replace(array['a','b'], 'a', 1);
+select array_replace(array[1,2], 1, 'x'::text);
+select array_replace(array[1], 1);
+select array_replace(array[1,2]::int2[], 1, 100000);
+select array_replace(array['{"a":1}'::json], '{"a":1}', null);
+select id, array_replace(ia, 2, -2), array_replace(ia, null, 0), array_replace(ta, null, 'n'), array_replace(ta, 'NULL', null) from arr;
+select array_length(array_remove(array[1,1,1], 1), 1), cardinality(array_remove(array[1,1,1], 1)), array_remove(array[1,1,1], 1) = '{}';
