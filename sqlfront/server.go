@@ -100,6 +100,7 @@ type Server struct {
 	selectRuns atomic.Int64
 	met        *frontMetrics
 	zones      zoneVerdicts // timezone_verify.go
+	funcs      funcLibraries // vexec_funcreg.go
 
 	mu       sync.Mutex
 	sessions map[uint64]*session   // by cancel key (pid<<32 | secret)
