@@ -99,7 +99,7 @@ type Server struct {
 	// neither the engine nor the direct path did).
 	selectRuns atomic.Int64
 	met        *frontMetrics
-	zones      zoneVerdicts // timezone_verify.go
+	zones      zoneVerdicts  // timezone_verify.go
 	funcs      funcLibraries // vexec_funcreg.go
 
 	mu       sync.Mutex
