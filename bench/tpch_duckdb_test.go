@@ -31,8 +31,8 @@ func TestTPCHMarkdownDuckDB(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"| query | PostgreSQL | sidecar | ratio | DuckDB | sidecar/DuckDB | DuckDB rows | answer |",
-		"| Q1 | 100 ms (100 ms–100 ms) | 200 ms (200 ms–200 ms) | 2× | 50.0 ms (50.0 ms–50.0 ms) | 4× | 4 | identical |",
+		"| query | PostgreSQL | sidecar | ratio | sidecar CPU | DuckDB | sidecar/DuckDB | DuckDB rows | answer |",
+		"| Q1 | 100 ms (100 ms–100 ms) | 200 ms (200 ms–200 ms) | 2× | – | 50.0 ms (50.0 ms–50.0 ms) | 4× | 4 | identical |",
 		`error: DuckDB: Parser Error: a\|b | – | – |`,
 		"sidecar/PostgreSQL 1× (2 queries), sidecar/DuckDB 4× (1 queries)",
 		"Load average when the queries started 1.0, at the end 2.0.",

@@ -29,17 +29,25 @@ func TestIntegerInputFollowsMajor(t *testing.T) {
 		"SELECT sum(s::numeric) FROM (SELECT * FROM nums WHERE id IN (1, 6)) n",
 		"SELECT count(*) FROM (SELECT * FROM nums) n WHERE s::int > 0 AND id = 5",
 	}
+	for _, q := range stmts {
+		if got, want := firstLines(t, r, q); got != want {
+			t.Errorf("%s:\n  sidecar    %q\n  PostgreSQL %q", q, got, want)
+		}
+	}
+}
+
+// firstLines runs q through psql (verbose errors) on the sidecar and on
+// PostgreSQL and returns each output's first line: the answer, or the
+// error's SQLSTATE and message.
+func firstLines(t *testing.T, r *rig, q string) (sidecar, postgres string) {
+	t.Helper()
 	first := func(out string) string {
 		line, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
 		return line
 	}
-	for _, q := range stmts {
-		want, _ := psql(t, r.pgURL, "-At", "-v", "VERBOSITY=verbose", "-c", q)
-		got, _ := psql(t, r.sqlURL, "-At", "-v", "VERBOSITY=verbose", "-c", q)
-		if first(got) != first(want) {
-			t.Errorf("%s:\n  sidecar    %q\n  PostgreSQL %q", q, first(got), first(want))
-		}
-	}
+	want, _ := psql(t, r.pgURL, "-At", "-v", "VERBOSITY=verbose", "-c", q)
+	got, _ := psql(t, r.sqlURL, "-At", "-v", "VERBOSITY=verbose", "-c", q)
+	return first(got), first(want)
 }
 
 // TestNumericLiteralsFollowMajor: the SQL text's numeric tokens 0x1F,
@@ -65,19 +73,14 @@ func TestNumericLiteralsFollowMajor(t *testing.T) {
 		"SELECT 1.5e3x",
 		"SELECT 10, 1.5, 2e3, .5, 0, 007",
 	}
-	first := func(out string) string {
-		line, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
-		return line
-	}
 	for _, q := range stmts {
-		want, _ := psql(t, r.pgURL, "-At", "-v", "VERBOSITY=verbose", "-c", q)
-		got, _ := psql(t, r.sqlURL, "-At", "-v", "VERBOSITY=verbose", "-c", q)
-		if first(got) == first(want) {
+		got, want := firstLines(t, r, q)
+		if got == want {
 			continue
 		}
-		if major < "150000" && strings.HasPrefix(first(got), "ERROR:  0A000:") {
+		if major < "150000" && strings.HasPrefix(got, "ERROR:  0A000:") {
 			continue // 14 splits the token: refused
 		}
-		t.Errorf("%s (server_version_num %s):\n  sidecar    %q\n  PostgreSQL %q", q, major, first(got), first(want))
+		t.Errorf("%s (server_version_num %s):\n  sidecar    %q\n  PostgreSQL %q", q, major, got, want)
 	}
 }

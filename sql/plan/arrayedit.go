@@ -10,16 +10,9 @@ import pg "github.com/pganalyze/pg_query_go/v6"
 // common type is 42883 as PostgreSQL finds no candidate. The executor
 // compares with IS NOT DISTINCT FROM (sql/exec/arrayedit.go).
 func (b *binder) arrayEdit(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, error) {
-	if f.FuncVariadic {
-		return nil, unsupported("this call of "+name, f.Location)
-	}
-	var args []Scalar
-	for _, a := range f.Args {
-		e, err := b.expr(a, sc, ctx)
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, e)
+	args, err := b.plainArgs(name, f, sc, ctx) // arraypos.go
+	if err != nil {
+		return nil, err
 	}
 	want := 2
 	if name == "array_replace" {

@@ -9,16 +9,9 @@ import pg "github.com/pganalyze/pg_query_go/v6"
 // untyped literal takes the other's type; both untyped: text); the
 // executor searches with IS NOT DISTINCT FROM (sql/exec/arraypos.go).
 func (b *binder) arrayPosition(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, error) {
-	if f.FuncVariadic {
-		return nil, unsupported("this call of "+name, f.Location)
-	}
-	var args []Scalar
-	for _, a := range f.Args {
-		e, err := b.expr(a, sc, ctx)
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, e)
+	args, err := b.plainArgs(name, f, sc, ctx) // arraypos.go
+	if err != nil {
+		return nil, err
 	}
 	maxArgs := 3
 	if name == "array_positions" {
@@ -85,4 +78,21 @@ func callTypes(args []Scalar) string {
 		s += a.Type().String()
 	}
 	return s
+}
+
+// plainArgs binds a call's positional arguments; VARIADIC is refused
+// (the array functions bound by hand take fixed arguments).
+func (b *binder) plainArgs(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) ([]Scalar, error) {
+	if f.FuncVariadic {
+		return nil, unsupported("this call of "+name, f.Location)
+	}
+	var args []Scalar
+	for _, a := range f.Args {
+		e, err := b.expr(a, sc, ctx)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, e)
+	}
+	return args, nil
 }
