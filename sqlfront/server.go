@@ -99,7 +99,8 @@ type Server struct {
 	// neither the engine nor the direct path did).
 	selectRuns atomic.Int64
 	met        *frontMetrics
-	zones      zoneVerdicts // timezone_verify.go
+	zones      zoneVerdicts  // timezone_verify.go
+	funcs      funcLibraries // vexec_funcreg.go
 
 	mu       sync.Mutex
 	sessions map[uint64]*session   // by cancel key (pid<<32 | secret)

@@ -462,6 +462,12 @@ func (s *session) planKeyPrefix() string {
 		// flat otherwise (statement), and prints its floats under it.
 		key = "\x00extra_float_digits=" + s.settings["extra_float_digits"] + "\x00" + key
 	}
+	if v := s.followedVersionNum(); v != 0 {
+		// A plan binds the followed major's function library and literal
+		// dialect (vexec_funcreg.go, numliteral.go): after the followed
+		// server is upgraded the same text is another major's statement.
+		key = "\x00major=" + strconv.Itoa(v/10000) + "\x00" + key
+	}
 	return s.planSettingsKey() + key
 }
 
