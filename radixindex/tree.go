@@ -39,14 +39,26 @@ type Tree struct {
 	rbufs sync.Pool // readers' key scratch (*[]byte), for Get
 }
 
+// Full chunks of about 64 KiB per kind (node4 64 B, node16 168 B, node48
+// 664 B, node256 2,072 B): the writer's first change to a chunk after a
+// freeze copies the whole chunk, so the chunk bounds what one change costs
+// then (≈ 16 pages to first-touch), while the chunk list a freeze copies
+// stays short (≈ 2,500 entries at 10M keys).
+const (
+	chunkBits4   = 10
+	chunkBits16  = 9
+	chunkBits48  = 7
+	chunkBits256 = 5
+)
+
 // New returns an empty tree reading keys through keyOf.
 func New(keyOf KeyFunc) *Tree {
 	return &Tree{
 		keyOf: keyOf,
-		n4:    newSlab[node4](12),
-		n16:   newSlab[node16](10),
-		n48:   newSlab[node48](8),
-		n256:  newSlab[node256](7),
+		n4:    newSlab[node4](chunkBits4),
+		n16:   newSlab[node16](chunkBits16),
+		n48:   newSlab[node48](chunkBits48),
+		n256:  newSlab[node256](chunkBits256),
 	}
 }
 
