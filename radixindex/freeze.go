@@ -9,7 +9,7 @@ import (
 // Frozen is an index's nodes at one LSN, for a checkpoint to encode while
 // the index goes on being updated (Index.Freeze). It shares the node
 // slabs' chunks with the index copy-on-write: freezing copies only the
-// chunk lists (one pointer a chunk, ≈ 64 KiB of nodes), and the index's
+// chunk lists (one pointer a chunk, ≈ 16 KiB of nodes), and the index's
 // writer copies a chunk the first time it changes it after the freeze, so
 // the frozen view's chunks are never written. (Until issue 24's slab
 // copy-on-write, Freeze copied every slab under the lock, ≈ 16 B a key:
