@@ -16,18 +16,7 @@ func TestFreezeIsTheCheckpointOfItsMoment(t *testing.T) {
 	forEachGen(t, 300, func(t *testing.T, rng *rand.Rand, g keyGen, seed uint64) {
 		rs := &rows{}
 		ix := NewIndex(rs.keyOf)
-		churn := func(lsn uint64) {
-			ix.Update(lsn, func(tr *Tree) {
-				for range 1500 {
-					k := g.gen(rng)
-					if rng.IntN(3) == 0 {
-						tr.Delete(k)
-						continue
-					}
-					tr.Put(k, rs.add(k))
-				}
-			})
-		}
+		churn := func(lsn uint64) { churnIndex(ix, lsn, 1500, rng, g, rs) }
 		churn(1)
 		var want bytes.Buffer
 		if _, _, err := ix.Checkpoint(&want); err != nil {
@@ -236,16 +225,7 @@ func TestFreezeConcurrentEncoders(t *testing.T) {
 			batches = 40
 		}
 		for b := range batches {
-			ix.Update(uint64(b+1), func(tr *Tree) {
-				for range 40 {
-					k := g.gen(rng)
-					if rng.IntN(3) == 0 {
-						tr.Delete(k)
-						continue
-					}
-					tr.Put(k, rs.add(k))
-				}
-			})
+			churnIndex(ix, uint64(b+1), 40, rng, g, rs)
 			if b%37 == 36 {
 				ix.Compact()
 			}
@@ -266,6 +246,21 @@ func TestFreezeConcurrentEncoders(t *testing.T) {
 		})
 		if ix.frozen != 0 {
 			t.Fatalf("%d views still counted after every one was released", ix.frozen)
+		}
+	})
+}
+
+// churnIndex applies one batch at lsn of n random writes: a third
+// deletes, the rest puts of new rows.
+func churnIndex(ix *Index, lsn uint64, n int, rng *rand.Rand, g keyGen, rs *rows) {
+	ix.Update(lsn, func(tr *Tree) {
+		for range n {
+			k := g.gen(rng)
+			if rng.IntN(3) == 0 {
+				tr.Delete(k)
+				continue
+			}
+			tr.Put(k, rs.add(k))
 		}
 	})
 }
