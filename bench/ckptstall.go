@@ -84,8 +84,11 @@ func sampleMem(ms []metrics.Sample) memSample {
 
 // CkptStallReport is what RunCkptStall measured.
 type CkptStallReport struct {
-	Rows       int
-	Samples    []CkptSample
+	Rows    int
+	Samples []CkptSample
+	// Early are the checkpoints that started before the write load (the
+	// first one after the copy can): cut, encode and took only.
+	Early      []CkptSample
 	Batches    int           // applied during the load
 	MedianGap  time.Duration // between applied batches outside checkpoints
 	MaxOutside time.Duration // the longest gap outside any checkpoint's write
@@ -209,9 +212,17 @@ func RunCkptStall(ctx context.Context, o CkptStallOptions) (*CkptStallReport, er
 	stopPoll()
 	pollWG.Wait()
 	rep.LoadEnd = loadAvg()
-	ckpts, err := readCheckpointLines(rep.Log, loadStart)
+	all, err := readCheckpointLines(rep.Log, time.Time{})
 	if err != nil {
 		return nil, err
+	}
+	var ckpts []ckptLine
+	for _, c := range all {
+		if c.start.Before(loadStart) {
+			rep.Early = append(rep.Early, c.CkptSample)
+			continue
+		}
+		ckpts = append(ckpts, c)
 	}
 	rep.Batches = len(moves)
 	var outside []time.Duration
