@@ -7,7 +7,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/metrics"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -27,7 +29,10 @@ import (
 // Duration while the model's applied-batch counter is polled every
 // millisecond. Per checkpoint the model logs cut= (the writer lock held)
 // and encode=; the figure is the longest gap between two applied batches
-// that overlaps the cut, against the gaps outside any checkpoint.
+// that overlaps the cut, against the gaps outside any checkpoint. Memory
+// is sampled every 5 ms (the Go heap's live objects and the process's
+// RSS): per checkpoint, its value just before the checkpoint started and
+// its peak while it ran.
 
 // CkptStallOptions configure RunCkptStall.
 type CkptStallOptions struct {
@@ -46,12 +51,44 @@ type CkptSample struct {
 	// Gap is the longest time between two applied batches that overlaps
 	// the cut's window.
 	Gap time.Duration
+	// HeapBefore and RSSBefore are the last samples before the checkpoint
+	// started, HeapPeak and RSSPeak the highest while it ran (bytes).
+	HeapBefore, HeapPeak, RSSBefore, RSSPeak uint64
+	// IndexCopied is the index chunks the writer copied while the
+	// checkpoint held its frozen views (logged index_copied=; builds
+	// before slab copy-on-write copy the whole index at the cut and log
+	// none: -1).
+	IndexCopied int64
+}
+
+// memSample is the process's memory at one moment.
+type memSample struct {
+	at        time.Time
+	heap, rss uint64
+}
+
+// sampleMem reads the Go heap's live-object bytes (runtime/metrics, no
+// stop-the-world) and the RSS (/proc/self/statm).
+func sampleMem(ms []metrics.Sample) memSample {
+	metrics.Read(ms)
+	m := memSample{at: time.Now(), heap: ms[0].Value.Uint64()}
+	if b, err := os.ReadFile("/proc/self/statm"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 1 {
+			if pages, err := strconv.ParseUint(f[1], 10, 64); err == nil {
+				m.rss = pages * uint64(os.Getpagesize())
+			}
+		}
+	}
+	return m
 }
 
 // CkptStallReport is what RunCkptStall measured.
 type CkptStallReport struct {
-	Rows       int
-	Samples    []CkptSample
+	Rows    int
+	Samples []CkptSample
+	// Early are the checkpoints that started before the write load (the
+	// first one after the copy can): cut, encode and took only.
+	Early      []CkptSample
 	Batches    int           // applied during the load
 	MedianGap  time.Duration // between applied batches outside checkpoints
 	MaxOutside time.Duration // the longest gap outside any checkpoint's write
@@ -125,6 +162,7 @@ func RunCkptStall(ctx context.Context, o CkptStallOptions) (*CkptStallReport, er
 	var (
 		mu    sync.Mutex
 		moves []time.Time
+		mems  []memSample
 	)
 	pollCtx, stopPoll := context.WithCancel(ctx)
 	var pollWG sync.WaitGroup
@@ -134,11 +172,18 @@ func RunCkptStall(ctx context.Context, o CkptStallOptions) (*CkptStallReport, er
 		last := model.Batches()
 		tk := time.NewTicker(time.Millisecond)
 		defer tk.Stop()
-		for {
+		ms := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		for tick := 0; ; tick++ {
 			select {
 			case <-pollCtx.Done():
 				return
 			case <-tk.C:
+			}
+			if tick%5 == 0 {
+				m := sampleMem(ms)
+				mu.Lock()
+				mems = append(mems, m)
+				mu.Unlock()
 			}
 			if b := model.Batches(); b != last {
 				last = b
@@ -167,9 +212,17 @@ func RunCkptStall(ctx context.Context, o CkptStallOptions) (*CkptStallReport, er
 	stopPoll()
 	pollWG.Wait()
 	rep.LoadEnd = loadAvg()
-	ckpts, err := readCheckpointLines(rep.Log, loadStart)
+	all, err := readCheckpointLines(rep.Log, time.Time{})
 	if err != nil {
 		return nil, err
+	}
+	var ckpts []ckptLine
+	for _, c := range all {
+		if c.start.Before(loadStart) {
+			rep.Early = append(rep.Early, c.CkptSample)
+			continue
+		}
+		ckpts = append(ckpts, c)
 	}
 	rep.Batches = len(moves)
 	var outside []time.Duration
@@ -189,7 +242,16 @@ func RunCkptStall(ctx context.Context, o CkptStallOptions) (*CkptStallReport, er
 			outside = append(outside, b.Sub(a))
 		}
 	}
-	for _, c := range ckpts {
+	for j := range ckpts {
+		c := &ckpts[j]
+		for _, m := range mems {
+			switch {
+			case m.at.Before(c.start):
+				c.HeapBefore, c.RSSBefore = m.heap, m.rss
+			case !m.at.After(c.end):
+				c.HeapPeak, c.RSSPeak = max(c.HeapPeak, m.heap), max(c.RSSPeak, m.rss)
+			}
+		}
 		rep.Samples = append(rep.Samples, c.CkptSample)
 	}
 	if len(outside) > 0 {
@@ -221,7 +283,7 @@ func readCheckpointLines(path string, since time.Time) ([]ckptLine, error) {
 		if !strings.Contains(line, `msg="in-memory HEAD checkpointed"`) {
 			continue
 		}
-		var c ckptLine
+		c := ckptLine{CkptSample: CkptSample{IndexCopied: -1}}
 		var at time.Time
 		for _, f := range strings.Fields(line) {
 			k, v, ok := strings.Cut(f, "=")
@@ -237,6 +299,8 @@ func readCheckpointLines(path string, since time.Time) ([]ckptLine, error) {
 				c.Encode, _ = time.ParseDuration(v)
 			case "took":
 				c.Took, _ = time.ParseDuration(v)
+			case "index_copied":
+				c.IndexCopied, _ = strconv.ParseInt(v, 10, 64)
 			}
 		}
 		c.end = at

@@ -21,6 +21,10 @@
 // writer), and a subtree with one key is just its leaf (lazy expansion).
 // A node that grows or shrinks leaves its old slot for the next node of
 // that kind; Compact (or a checkpoint's Restore) packs the slabs densely.
+// A slab is a list of fixed chunks (≈ 16 KiB), which are also the unit of
+// copy-on-write: Index.Freeze shares them with a frozen view for a
+// checkpoint to encode, and the writer copies a chunk the first time it
+// changes it after the freeze.
 //
 // Keys are arbitrary byte strings. rowenc keys of one table never prefix
 // one another (every column encoding is self-delimiting), but the tree

@@ -24,6 +24,10 @@ import (
 // sync.RWMutex queues new readers behind a waiting writer, so apply waits
 // at most for the chunks in progress.
 //
+// Index.Freeze takes a view of one committed state that later Updates do
+// not change (copy-on-write of the node chunks), for a checkpoint to
+// encode beside the writer.
+//
 // The heap and the index can share a lock instead: a caller that already
 // serialises its own readers and writer can use a Tree directly under its
 // lock, with the same rules.
@@ -32,6 +36,7 @@ type Index struct {
 	t         *Tree
 	lsn       uint64
 	gen       uint64 // Updates so far: a scan's position survives a gap only if it did not move
+	frozen    int    // Frozen views not yet released (Freeze, Frozen.Release)
 	scanChunk int
 }
 

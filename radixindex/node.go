@@ -2,6 +2,7 @@ package radixindex
 
 import (
 	"math/bits"
+	"slices"
 	"unsafe"
 )
 
@@ -121,16 +122,29 @@ const (
 )
 
 // slab is a pointer-free array of nodes of one kind, so the garbage
-// collector never scans the index. It is split into chunks that never move
-// once allocated (a pointer into a slab stays valid while the tree grows):
-// chunk c holds 1<<c nodes for c < maxBits, and every later chunk 1<<maxBits,
-// so a small tree stays small and a large one wastes at most one chunk.
-// Freed slots are reused by the next allocation of the kind.
+// collector never scans the index. It is split into chunks that are never
+// resized once allocated: chunk c holds 1<<c nodes for c < maxBits, and
+// every later chunk 1<<maxBits, so a small tree stays small and a large
+// one wastes at most one chunk. Freed slots are reused by the next
+// allocation of the kind.
+//
+// Chunks are also the unit of copy-on-write (Index.Freeze): a frozen view
+// shares the chunks the slab has at the freeze, and the writer copies a
+// chunk the first time it changes it after the freeze (mut), so a freeze
+// costs one pointer copy per chunk and the writer copies only what it
+// touches. A chunk is the writer's own when own[c] == epoch; a freeze
+// moves epoch on, which makes every chunk shared. A pointer into a chunk
+// therefore stays valid for reading until the writer's next change, and
+// for writing only when it was taken after mut (or alloc) in the same
+// batch.
 type slab[T any] struct {
 	chunks  [][]T
-	n       uint32 // slots handed out (high-water mark)
+	own     []uint64 // per chunk: the epoch it was allocated or copied in
+	epoch   uint64   // freezes of this slab so far
+	n       uint32   // slots handed out (high-water mark)
 	free    []uint32
 	maxBits uint8
+	copied  int // bytes of chunks mut copied, ever
 }
 
 func newSlab[T any](maxBits uint8) slab[T] { return slab[T]{maxBits: maxBits} }
@@ -146,18 +160,33 @@ func (s *slab[T]) locate(i uint32) (int, uint32) {
 	return int(s.maxBits) + int(i>>s.maxBits), i & (uint32(1)<<s.maxBits - 1)
 }
 
+// at returns slot i for reading.
 func (s *slab[T]) at(i uint32) *T {
 	c, off := s.locate(i)
 	return &s.chunks[c][off]
 }
 
-// alloc returns a zeroed slot.
+// mut returns slot i for writing: its chunk is copied first if a frozen
+// view may share it. Only the writer calls it.
+func (s *slab[T]) mut(i uint32) *T {
+	c, off := s.locate(i)
+	if s.own[c] != s.epoch {
+		cp := make([]T, len(s.chunks[c]))
+		copy(cp, s.chunks[c])
+		s.chunks[c] = cp
+		s.own[c] = s.epoch
+		s.copied += len(cp) * int(unsafe.Sizeof(cp[0]))
+	}
+	return &s.chunks[c][off]
+}
+
+// alloc returns a zeroed slot, writable (mut).
 func (s *slab[T]) alloc() uint32 {
 	if k := len(s.free); k > 0 {
 		i := s.free[k-1]
 		s.free = s.free[:k-1]
 		var zero T
-		*s.at(i) = zero
+		*s.mut(i) = zero
 		return i
 	}
 	i := s.n
@@ -165,19 +194,40 @@ func (s *slab[T]) alloc() uint32 {
 	if c == len(s.chunks) {
 		size := 1 << min(c, int(s.maxBits))
 		s.chunks = append(s.chunks, make([]T, size))
+		s.own = append(s.own, s.epoch)
 	}
 	s.n++
+	// A fresh slot of the last chunk is past every frozen view's nodes,
+	// but the chunk may be shared: take it, so that every pointer the
+	// writer holds is into a chunk it owns, which no later mut moves.
+	s.mut(i)
 	return i
 }
 
 func (s *slab[T]) release(i uint32) { s.free = append(s.free, i) }
+
+// freeze makes every chunk shared and returns a read-only view of the
+// slab as it is: the chunk list is copied, the chunks are not. The view
+// has no free list; it is never written.
+func (s *slab[T]) freeze() slab[T] {
+	s.epoch++
+	return slab[T]{chunks: slices.Clone(s.chunks), n: s.n, maxBits: s.maxBits}
+}
+
+// unshare makes every chunk the writer's again, once no frozen view of
+// the slab is left (Frozen.Release).
+func (s *slab[T]) unshare() {
+	for c := range s.own {
+		s.own[c] = s.epoch
+	}
+}
 
 // live is the number of slots in use.
 func (s *slab[T]) live() int { return int(s.n) - len(s.free) }
 
 // bytes is the memory the slab holds, chunks and free list.
 func (s *slab[T]) bytes(size int) int {
-	total := cap(s.chunks)*24 + cap(s.free)*4
+	total := cap(s.chunks)*24 + cap(s.own)*8 + cap(s.free)*4
 	for _, c := range s.chunks {
 		total += cap(c) * size
 	}

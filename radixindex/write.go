@@ -14,19 +14,24 @@ func (t *Tree) Put(key []byte, id uint64) (old uint64, replaced bool) {
 	if len(key) > MaxKeyLen {
 		panic(fmt.Sprintf("radixindex: a key of %d bytes exceeds MaxKeyLen", len(key)))
 	}
-	slot := &t.root
+	// The descent only reads; each write takes its node for writing
+	// (slab.mut) right before it, so a Put copies, after a freeze, only
+	// the chunks of the nodes it changes. r hangs from parent's child on
+	// byte b, or is the root when parent is 0.
+	var parent ref
+	var b byte
+	r := t.root
 	depth := 0
 	for {
-		r := *slot
 		if r == 0 {
-			*slot = leafRef(id)
+			*t.slotMut(parent, b) = leafRef(id)
 			t.n++
 			return 0, false
 		}
 		if r.isLeaf() {
 			lk := t.writerKey(r.rowID(), depth)
 			if bytes.Equal(lk, key) {
-				*slot = leafRef(id)
+				*t.slotMut(parent, b) = leafRef(id)
 				return r.rowID(), true
 			}
 			// Writers compare every path byte, so lk and key agree on
@@ -38,7 +43,7 @@ func (t *Tree) Put(key []byte, id uint64) (old uint64, replaced bool) {
 			nr := t.newNode4(key[depth:l])
 			t.place(nr, lk, l, r)
 			t.place(nr, key, l, leafRef(id))
-			*slot = nr
+			*t.slotMut(parent, b) = nr
 			t.n++
 			return 0, false
 		}
@@ -53,20 +58,22 @@ func (t *Tree) Put(key []byte, id uint64) (old uint64, replaced bool) {
 				// The key leaves r's compressed path at p: a node4 takes
 				// the shared part and branches between r and the new leaf.
 				nr := t.newNode4(full[:p])
-				b := full[p]
+				fb := full[p]
 				rest := full[p+1:]
+				h = t.hdrMut(r) // full may be the old chunk's bytes: equal, and not written
 				h.prefixLen = uint32(len(rest))
 				copy(h.prefix[:], rest) // may overlap full: copy is a memmove
 				clear(h.prefix[min(len(rest), maxPrefix):])
-				t.add4(nr, b, r.withPlen(h.prefixLen))
+				t.add4(nr, fb, r.withPlen(h.prefixLen))
 				t.place(nr, key, depth+p, leafRef(id))
-				*slot = nr
+				*t.slotMut(parent, b) = nr
 				t.n++
 				return 0, false
 			}
 			depth += len(full)
 		}
 		if depth == len(key) {
+			h = t.hdrMut(r)
 			if h.hasEnd {
 				old := h.end
 				h.end = id
@@ -78,11 +85,15 @@ func (t *Tree) Put(key []byte, id uint64) (old uint64, replaced bool) {
 		}
 		c := t.child(r, key[depth])
 		if c == nil {
-			*slot = t.addChild(r, key[depth], leafRef(id))
+			nr := t.addChild(r, key[depth], leafRef(id))
+			if nr != r {
+				*t.slotMut(parent, b) = nr
+			}
 			t.n++
 			return 0, false
 		}
-		slot = c
+		parent, b = r, key[depth]
+		r = *c
 		depth++
 	}
 }
@@ -91,11 +102,13 @@ func (t *Tree) Put(key []byte, id uint64) (old uint64, replaced bool) {
 // smallest kind that fits (with some hysteresis), and a node left with one
 // way through is merged into its child.
 func (t *Tree) Delete(key []byte) (uint64, bool) {
-	var parent *ref
-	slot := &t.root
+	// As in Put, the descent only reads: r hangs from parent's child on
+	// byte b (the root when parent is 0), parent from grand's on gb.
+	var parent, grand ref
+	var b, gb byte
+	r := t.root
 	depth := 0
 	for {
-		r := *slot
 		if r == 0 {
 			return 0, false
 		}
@@ -103,10 +116,10 @@ func (t *Tree) Delete(key []byte) (uint64, bool) {
 			if !bytes.Equal(t.writerKey(r.rowID(), 0), key) {
 				return 0, false
 			}
-			if parent == nil {
+			if parent == 0 {
 				t.root = 0
-			} else {
-				*parent = t.removeChild(*parent, key[depth-1])
+			} else if nr := t.removeChild(parent, b); nr != parent {
+				*t.slotMut(grand, gb) = nr
 			}
 			t.n--
 			return r.rowID(), true
@@ -124,18 +137,60 @@ func (t *Tree) Delete(key []byte) (uint64, bool) {
 				return 0, false
 			}
 			id := h.end
+			h = t.hdrMut(r)
 			h.hasEnd, h.end = false, 0
 			t.n--
-			*slot = t.collapse(r)
+			if nr := t.collapse(r); nr != r {
+				*t.slotMut(parent, b) = nr
+			}
 			return id, true
 		}
 		c := t.child(r, key[depth])
 		if c == nil {
 			return 0, false
 		}
-		parent, slot = slot, c
+		grand, gb = parent, b
+		parent, b = r, key[depth]
+		r = *c
 		depth++
 	}
+}
+
+// touch takes inner node r for writing (slab.mut): pointers into r taken
+// after it may be written until the batch ends.
+func (t *Tree) touch(r ref) {
+	switch r.kind() {
+	case kind4:
+		t.n4.mut(r.index())
+	case kind16:
+		t.n16.mut(r.index())
+	case kind48:
+		t.n48.mut(r.index())
+	case kind256:
+		t.n256.mut(r.index())
+	default:
+		panic(fmt.Sprintf("radixindex: write to a non-node ref %#x", uint64(r)))
+	}
+}
+
+// hdrMut is hdr for writing.
+func (t *Tree) hdrMut(r ref) *header {
+	t.touch(r)
+	return t.hdr(r)
+}
+
+// slotMut returns, for writing, the slot holding parent's child on byte
+// b, or the root's when parent is 0.
+func (t *Tree) slotMut(parent ref, b byte) *ref {
+	if parent == 0 {
+		return &t.root
+	}
+	t.touch(parent)
+	s := t.child(parent, b)
+	if s == nil {
+		panic(fmt.Sprintf("radixindex: node %#x has no child on %#x", uint64(parent), b))
+	}
+	return s
 }
 
 // writerKey reads a row's key into the writer's scratch buffer; minLen is
@@ -184,7 +239,7 @@ func (t *Tree) place(nr ref, key []byte, depth int, leaf ref) {
 
 // add4 inserts a child into a node4 that has room.
 func (t *Tree) add4(r ref, b byte, c ref) {
-	n := t.n4.at(r.index())
+	n := t.n4.mut(r.index())
 	insertSorted(n.keys[:], n.child[:], &n.h.n, b, c)
 }
 
@@ -233,6 +288,7 @@ func (t *Tree) addChild(r ref, b byte, c ref) ref {
 	case kind16:
 		n := t.n16.at(r.index())
 		if n.h.n < 16 {
+			n = t.n16.mut(r.index())
 			insertSorted(n.keys[:], n.child[:], &n.h.n, b, c)
 			return r
 		}
@@ -249,6 +305,7 @@ func (t *Tree) addChild(r ref, b byte, c ref) ref {
 	case kind48:
 		n := t.n48.at(r.index())
 		if n.h.n < 48 {
+			n = t.n48.mut(r.index())
 			s := 0
 			for n.child[s] != 0 {
 				s++
@@ -270,7 +327,7 @@ func (t *Tree) addChild(r ref, b byte, c ref) ref {
 		r = nodeRef(kind256, i).withPlen(n.h.prefixLen)
 		fallthrough
 	case kind256:
-		n := t.n256.at(r.index())
+		n := t.n256.mut(r.index())
 		n.child[b] = c
 		n.h.n++
 		return r
@@ -290,6 +347,7 @@ const (
 // removeChild removes r's child on byte b and returns r's new ref: r
 // shrunk, or merged into its last way through.
 func (t *Tree) removeChild(r ref, b byte) ref {
+	t.touch(r)
 	switch r.kind() {
 	case kind4:
 		n := t.n4.at(r.index())
@@ -381,7 +439,7 @@ func (t *Tree) collapse(r ref) ref {
 	}
 	b, c := t.onlyChild(r)
 	if !c.isLeaf() {
-		ch := t.hdr(c)
+		ch := t.hdrMut(c)
 		var p [maxPrefix]byte
 		k := copy(p[:], h.prefix[:min(int(h.prefixLen), maxPrefix)])
 		if k < maxPrefix {

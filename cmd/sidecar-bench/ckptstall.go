@@ -29,8 +29,12 @@ func newBenchCkptStallCmd(g *globals) *cobra.Command {
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "rows=%d batches=%d median_gap=%s max_gap_outside=%s load_start=%q load_end=%q\n",
 				rep.Rows, rep.Batches, rep.MedianGap, rep.MaxOutside, rep.LoadStart, rep.LoadEnd)
+			for _, s := range rep.Early {
+				fmt.Fprintf(w, "checkpoint_before_load rows=%d cut=%s encode=%s took=%s index_copied=%d\n", rep.Rows, s.Cut, s.Encode, s.Took, s.IndexCopied)
+			}
 			for _, s := range rep.Samples {
-				fmt.Fprintf(w, "checkpoint rows=%d cut=%s encode=%s took=%s gap_during_cut=%s\n", rep.Rows, s.Cut, s.Encode, s.Took, s.Gap)
+				fmt.Fprintf(w, "checkpoint rows=%d cut=%s encode=%s took=%s gap_during_cut=%s heap_before=%d heap_peak=%d rss_before=%d rss_peak=%d index_copied=%d\n",
+					rep.Rows, s.Cut, s.Encode, s.Took, s.Gap, s.HeapBefore, s.HeapPeak, s.RSSBefore, s.RSSPeak, s.IndexCopied)
 			}
 			return nil
 		},
