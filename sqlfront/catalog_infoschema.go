@@ -13,9 +13,11 @@ import (
 // pg_constraint (the three-way join SQLAlchemy, Hibernate and Django
 // introspection send for foreign keys was refused: the flat planner
 // joins two tables). The columns are typed by the domains' base types
-// (sql_identifier name, character_data and yes_or_no varchar,
-// cardinal_number int4), as the flat path's information_schema.columns;
-// PostgreSQL describes them by the domains' OIDs. Like the rest of the
+// and typmods (sql_identifier name, character_data varchar, yes_or_no
+// varchar(3), cardinal_number int4), as PostgreSQL's RowDescription
+// describes a domain and as the flat path's information_schema.columns;
+// pg_typeof of them (the domain's name in PostgreSQL) is refused
+// (checkReads). Like the rest of the
 // catalog they list every followed table's constraints whatever the
 // session's privileges (PostgreSQL lists those of tables the user owns
 // or has a privilege on).
@@ -31,7 +33,7 @@ import (
 var infoSchemaRels = []*pgRel{
 	{schema: "information_schema", name: "table_constraints", refuse: infoSchemaMajor,
 		cols: pgc("constraint_catalog name, constraint_schema name, constraint_name name, table_catalog name, table_schema name, table_name name, " +
-			"constraint_type varchar, is_deferrable varchar, initially_deferred varchar, enforced varchar, nulls_distinct varchar"),
+			"constraint_type varchar, is_deferrable yes_or_no, initially_deferred yes_or_no, enforced yes_or_no, nulls_distinct yes_or_no"),
 		rows: func(cx *pgCatCtx) [][]*string {
 			return constraintTables(cx, 11, func(t *Table, s *wal.SchemaFacts, db, sch, rel *string) (out [][]*string) {
 				for _, c := range s.Constraints {
