@@ -78,7 +78,7 @@ func TestInformationSchemaRowDescription(t *testing.T) {
 		"SELECT * FROM information_schema.key_column_usage WHERE table_schema = 'public' ORDER BY 3, 7",
 		"SELECT * FROM information_schema.constraint_column_usage WHERE table_schema = 'public' ORDER BY 3, 4, 7",
 	} {
-		constraint := strings.Contains(q, "constraint")
+		constraint := !strings.Contains(q, "information_schema.columns") && !strings.Contains(q, "information_schema.tables")
 		for _, format := range []int16{0, 1} {
 			var desc [2]string
 			var rows [2][]string
