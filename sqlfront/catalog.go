@@ -15,6 +15,8 @@ import (
 // pg_tables, built from the mirror's relations (pg_namespace, pg_class,
 // pg_attribute, pg_attrdef, pg_type and pg_am run on the engine:
 // pgcatalog.go).
+// information_schema's columns are typed as PostgreSQL's RowDescription
+// describes its domains: by their base types and typmods (yesOrNo).
 
 const publicNamespaceOID = 2200
 
@@ -58,7 +60,7 @@ func catalogRelation(schema, name string) *virtual {
 	case "information_schema":
 		switch name {
 		case "tables":
-			return &virtual{cols: []Column{col("table_catalog", oidName), col("table_schema", oidName), col("table_name", oidName), col("table_type", oidText)},
+			return &virtual{cols: []Column{col("table_catalog", oidName), col("table_schema", oidName), col("table_name", oidName), col("table_type", oidVarchar)},
 				rows: func(ex *execCtx) ([][]*string, error) {
 					var rows [][]*string
 					tables := ex.src.Tables()
@@ -76,7 +78,8 @@ func catalogRelation(schema, name string) *virtual {
 				}}
 		case "columns":
 			return &virtual{cols: []Column{col("table_catalog", oidName), col("table_schema", oidName), col("table_name", oidName), col("column_name", oidName),
-				col("ordinal_position", oidInt4), col("column_default", oidText), col("data_type", oidText), col("is_nullable", oidText), col("udt_name", oidName)},
+				col("ordinal_position", oidInt4), col("column_default", oidVarchar), col("data_type", oidVarchar),
+				Column{Name: "is_nullable", TypeOID: oidVarchar, TypeMod: yesOrNo.Mod}, col("udt_name", oidName)},
 				rows: func(ex *execCtx) ([][]*string, error) {
 					var rows [][]*string
 					tables := ex.src.Tables()

@@ -3,6 +3,8 @@ package sqlfront
 import (
 	"slices"
 	"strconv"
+
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // information_schema's constraint views on the engine: table_constraints,
@@ -11,9 +13,11 @@ import (
 // pg_constraint (the three-way join SQLAlchemy, Hibernate and Django
 // introspection send for foreign keys was refused: the flat planner
 // joins two tables). The columns are typed by the domains' base types
-// (sql_identifier name, character_data and yes_or_no varchar,
-// cardinal_number int4), as the flat path's information_schema.columns;
-// PostgreSQL describes them by the domains' OIDs. Like the rest of the
+// and typmods (sql_identifier name, character_data varchar, yes_or_no
+// varchar(3), cardinal_number int4), as PostgreSQL's RowDescription
+// describes a domain and as the flat path's information_schema.columns;
+// pg_typeof of them (the domain's name in PostgreSQL) is refused
+// (checkReads). Like the rest of the
 // catalog they list every followed table's constraints whatever the
 // session's privileges (PostgreSQL lists those of tables the user owns
 // or has a privilege on).
@@ -29,17 +33,9 @@ import (
 var infoSchemaRels = []*pgRel{
 	{schema: "information_schema", name: "table_constraints", refuse: infoSchemaMajor,
 		cols: pgc("constraint_catalog name, constraint_schema name, constraint_name name, table_catalog name, table_schema name, table_name name, " +
-			"constraint_type varchar, is_deferrable varchar, initially_deferred varchar, enforced varchar, nulls_distinct varchar"),
+			"constraint_type varchar, is_deferrable yes_or_no, initially_deferred yes_or_no, enforced yes_or_no, nulls_distinct yes_or_no"),
 		rows: func(cx *pgCatCtx) [][]*string {
-			var out [][]*string
-			for i := range cx.tables {
-				t := &cx.tables[i]
-				s := schemaFactsOf(t)
-				if s == nil {
-					out = append(out, unknownRow(11))
-					continue
-				}
-				db, sch, rel := sv(cx.db), sv(t.Schema), sv(t.Rel)
+			return constraintTables(cx, 11, func(t *Table, s *wal.SchemaFacts, db, sch, rel *string) (out [][]*string) {
 				for _, c := range s.Constraints {
 					kind := constraintType(c.Type)
 					if kind == "" {
@@ -66,22 +62,14 @@ var infoSchemaRels = []*pgRel{
 						out = append(out, []*string{db, sch, pgUnknown, db, sch, rel, sv("CHECK"), sv("NO"), sv("NO"), sv("YES"), nil})
 					}
 				}
-			}
-			return out
+				return out
+			})
 		}},
 	{schema: "information_schema", name: "key_column_usage", refuse: infoSchemaMajor,
 		cols: pgc("constraint_catalog name, constraint_schema name, constraint_name name, table_catalog name, table_schema name, table_name name, " +
 			"column_name name, ordinal_position int4, position_in_unique_constraint int4"),
 		rows: func(cx *pgCatCtx) [][]*string {
-			var out [][]*string
-			for i := range cx.tables {
-				t := &cx.tables[i]
-				s := schemaFactsOf(t)
-				if s == nil {
-					out = append(out, unknownRow(9))
-					continue
-				}
-				db, sch, rel := sv(cx.db), sv(t.Schema), sv(t.Rel)
+			return constraintTables(cx, 9, func(t *Table, s *wal.SchemaFacts, db, sch, rel *string) (out [][]*string) {
 				for _, c := range s.Constraints {
 					if c.Type != 'p' && c.Type != 'u' && c.Type != 'f' {
 						continue
@@ -94,25 +82,17 @@ var infoSchemaRels = []*pgRel{
 						out = append(out, []*string{db, sch, sv(c.Name), db, sch, rel, sv(col), iv(int64(n + 1)), pos})
 					}
 				}
-			}
-			return out
+				return out
+			})
 		}},
 	{schema: "information_schema", name: "constraint_column_usage", refuse: infoSchemaMajor,
 		cols: pgc("table_catalog name, table_schema name, table_name name, column_name name, constraint_catalog name, constraint_schema name, constraint_name name"),
 		rows: func(cx *pgCatCtx) [][]*string {
-			var out [][]*string
 			followed := map[uint32]bool{}
 			for i := range cx.tables {
 				followed[cx.tables[i].OID] = true
 			}
-			for i := range cx.tables {
-				t := &cx.tables[i]
-				s := schemaFactsOf(t)
-				if s == nil {
-					out = append(out, unknownRow(7))
-					continue
-				}
-				db, sch, rel := sv(cx.db), sv(t.Schema), sv(t.Rel)
+			return constraintTables(cx, 7, func(t *Table, s *wal.SchemaFacts, db, sch, rel *string) (out [][]*string) {
 				for _, c := range s.Constraints {
 					switch c.Type {
 					case 'c', 'p', 'u':
@@ -138,9 +118,28 @@ var infoSchemaRels = []*pgRel{
 						out = append(out, []*string{db, sch, rel, pgUnknown, db, pgUnknown, pgUnknown})
 					}
 				}
-			}
-			return out
+				return out
+			})
 		}},
+}
+
+// constraintTables walks the followed tables for the constraint views:
+// a table whose schema facts were not read gives one row of width
+// unknown values (its constraints are not known); the others give the
+// rows of each, from their facts and the database, schema and table
+// name values every view repeats.
+func constraintTables(cx *pgCatCtx, width int, rows func(t *Table, s *wal.SchemaFacts, db, sch, rel *string) [][]*string) [][]*string {
+	var out [][]*string
+	for i := range cx.tables {
+		t := &cx.tables[i]
+		s := schemaFactsOf(t)
+		if s == nil {
+			out = append(out, unknownRow(width))
+			continue
+		}
+		out = append(out, rows(t, s, sv(cx.db), sv(t.Schema), sv(t.Rel))...)
+	}
+	return out
 }
 
 // infoSchemaMajor refuses the constraint views where sidecar does not

@@ -53,6 +53,12 @@ var pgUnknown = new(string)
 // it; its own output is refused).
 var nodeTree = lplan.Type{OID: lplan.Text, Mod: -194}
 
+// yesOrNo is how PostgreSQL describes a column of information_schema's
+// domain yes_or_no (varchar(3)): a RowDescription names a domain's base
+// type and typmod (sql_identifier name, character_data varchar,
+// cardinal_number int4; yes_or_no varchar with typmod 7).
+var yesOrNo = lplan.Type{OID: oidVarchar, Mod: 7}
+
 // oidNodeTree is pg_node_tree, the type of a node tree sidecar holds as
 // PostgreSQL prints it (pg_index.indexprs): its text is output as is.
 const oidNodeTree = types.NodeTree
@@ -76,8 +82,11 @@ func pgc(spec string) []pgCol {
 		t := lplan.T(map[string]uint32{"oid": oidOID, "name": oidName, "char": oidCharType, "int2": oidInt2, "int4": oidInt4, "int8": oidInt8,
 			"bool": oidBool, "text": oidText, "varchar": oidVarchar, "timestamptz": oidTimestamptz, "float4": oidFloat4, "int2vector": types.Int2Vector, "oidvector": types.OidVector,
 			"pg_node_tree": oidNodeTree}[typ])
-		if typ == "node" {
+		switch typ {
+		case "node":
 			t = nodeTree
+		case "yes_or_no":
+			t = yesOrNo
 		}
 		if t.OID == 0 {
 			panic("pg_catalog column type " + typ)

@@ -57,6 +57,7 @@ public class Walk {
       calls.put("getProcedures", () -> rows(md.getProcedures(null, "public", "%"), "PROCEDURE_SCHEM", "PROCEDURE_NAME", "PROCEDURE_TYPE"));
       calls.put("getUDTs", () -> rows(md.getUDTs(null, "public", "%", null), "TYPE_SCHEM", "TYPE_NAME", "CLASS_NAME", "DATA_TYPE"));
       calls.put("getTableTypes", () -> rows(md.getTableTypes(), "TABLE_TYPE"));
+      calls.put("getCatalogs", () -> rows(md.getCatalogs(), "TABLE_CAT"));
       calls.put("getIndexInfoAll", () -> rows(md.getIndexInfo(null, "public", a[2], false, true), "INDEX_NAME", "NON_UNIQUE", "TYPE",
         "COLUMN_NAME", "ASC_OR_DESC", "CARDINALITY", "PAGES", "FILTER_CONDITION"));
       for (Map.Entry<String, Call> e : calls.entrySet()) {
@@ -164,8 +165,15 @@ func TestCatalogJDBCWalk(t *testing.T) {
 	for _, table := range []string{"accounts", "items"} {
 		got := clientLines(walk("jdbc:postgresql://"+r.addr+"/app?sslmode=disable", "app", table))
 		want := clientLines(walk("jdbc:postgresql://"+pgAddr, "postgres", table))
+		// getCatalogs: this pgjdbc lists the current database only (the
+		// rig serves the mirror as "app").
+		if got["getCatalogs"] != "[app;]" || strings.Count(want["getCatalogs"], ";]") != 1 {
+			t.Errorf("%s getCatalogs: %s, want [app;] (PostgreSQL: %s)", table, got["getCatalogs"], want["getCatalogs"])
+		}
+		delete(got, "getCatalogs")
+		delete(want, "getCatalogs")
 		compareCalls(t, table, got, want, []string{"getColumnTypeName", "getTables", "getTablesViews", "getColumns", "getPrimaryKeys", "getImportedKeys", "getExportedKeys", "getSchemas",
-			"getFunctions"}) // the source has no functions of its own: pg_proc's listing is empty (pgcatalog_proc.go); getProcedures joins pg_class by classoid: refused
+			"getFunctions", "getTableTypes"}) // the source has no functions of its own: pg_proc's listing is empty (pgcatalog_proc.go); getProcedures joins pg_class by classoid: refused
 		// getIndexInfo calls information_schema._pg_expandarray, which
 		// PostgreSQL has: refused 0A000 (it was 42883).
 		for _, call := range []string{"getIndexInfo", "getIndexInfoAll"} {

@@ -47,18 +47,30 @@ func (c *vecCatalog) catalogTable(schema, name string) *lplan.TableDef {
 
 // checkReads notes the columns of the catalog relations the optimized
 // plan reads, and refuses pg_attrdef.adbin read other than through
-// pg_get_expr (sidecar holds the default's text, not its node tree).
+// pg_get_expr (sidecar holds the default's text, not its node tree) and
+// pg_typeof of information_schema's columns.
 func (c *vecCatalog) checkReads(q *lplan.Query) error {
 	if len(c.virt) == 0 {
 		return nil
 	}
 	var err error
+	// infoScan: the plan scans an information_schema view; typeofCol: it
+	// takes pg_typeof of something other than a constant. PostgreSQL's
+	// pg_typeof of a view column names its domain (sql_identifier, …),
+	// which sidecar types by the base type: the two together are refused.
+	var infoScan, typeofCol bool
 	var walk func(r lplan.Rel)
 	check := func(s lplan.Scalar) {
 		var visit func(x lplan.Scalar) bool
 		visit = func(x lplan.Scalar) bool {
 			switch y := x.(type) {
 			case *lplan.Func:
+				if y.Name == "pg_typeof" {
+					for _, a := range y.Args {
+						_, konst := strip(a).(*lplan.Const)
+						typeofCol = typeofCol || !konst // a column, a subquery: maybe a view's
+					}
+				}
 				if y.Ext != nil && y.Name == "pg_get_expr" {
 					for _, a := range y.Args[1:] {
 						lplan.Walk(a, visit)
@@ -79,6 +91,7 @@ func (c *vecCatalog) checkReads(q *lplan.Query) error {
 	walk = func(r lplan.Rel) {
 		if s, ok := r.(*lplan.Scan); ok {
 			if v := c.virt[s.Table]; v != nil {
+				infoScan = infoScan || v.rel.schema == "information_schema"
 				for _, o := range s.Ords {
 					v.reads[o] = true
 				}
@@ -101,6 +114,9 @@ func (c *vecCatalog) checkReads(q *lplan.Query) error {
 		}
 	}
 	walk(q.Plan)
+	if err == nil && infoScan && typeofCol {
+		return unsupported(-1, "pg_typeof of information_schema's columns (their domains sql_identifier, character_data, yes_or_no and cardinal_number: sidecar types them by their base types)")
+	}
 	for _, id := range q.Plan.Columns() {
 		if q.MD.Column(id).Type == nodeTree {
 			return unsupported(-1, "pg_attrdef.adbin in the result (sidecar keeps the default's text, not its node tree)")
