@@ -167,10 +167,11 @@ func serveOnce(ctx context.Context, o ServeOptions, c *remote.Client, addr, toke
 	} else {
 		log.Debug("follower API serving again", "listen", srv.Addr(), "durable_lsn", m.Durable())
 	}
-	sctx, stop := context.WithCancel(ctx)
-	defer stop()
+	// Closing refresh stops the API without ending the reads in flight:
+	// they finish on this manifest (ServeUntil), then it is closed.
+	refresh := make(chan struct{})
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(sctx) }() // owned here: waited for below
+	go func() { done <- srv.ServeUntil(ctx, refresh) }() // owned here: waited for below
 	tick := time.NewTicker(o.Refresh)
 	defer tick.Stop()
 	for {
@@ -190,7 +191,16 @@ func serveOnce(ctx context.Context, o ServeOptions, c *remote.Client, addr, toke
 				continue
 			}
 		}
-		stop()
-		return srv.Addr(), <-done
+		close(refresh)
+		err := <-done
+		// Reads still running past the shutdown's grace were cancelled
+		// and their connections closed; the mirror and store they read
+		// are closed when this returns, so wait for them to return.
+		wctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if werr := srv.WaitHandlers(wctx); werr != nil && err == nil {
+			err = werr
+		}
+		return srv.Addr(), err
 	}
 }

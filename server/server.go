@@ -285,7 +285,19 @@ func Quote(s string) string {
 // flight (their context ends with ctx) get Options.ShutdownGrace to
 // finish, then their connections are closed. A stuck client is not an
 // error of the daemon's shutdown.
-func (s *Server) Serve(ctx context.Context) error {
+func (s *Server) Serve(ctx context.Context) error { return s.ServeUntil(ctx, nil) }
+
+// ServeUntil is Serve that also shuts down when stop is closed, without
+// ending the requests in flight: their context is a child of ctx, not of
+// stop, so they have Options.ShutdownGrace to finish before it is
+// cancelled and their connections closed. A `serve --remote` follower
+// stops its API so to move to a new manifest; ending its requests'
+// context there failed reads in flight with "context canceled" (HTTP 499:
+// TestRemoteFollowerServe's follower diff, 3 runs in 19 at load 30) where
+// its doc promises that they finish.
+func (s *Server) ServeUntil(ctx context.Context, stop <-chan struct{}) error {
+	reqCtx, cancelReqs := context.WithCancel(ctx)
+	defer cancelReqs()
 	srv := &http.Server{
 		Handler:           s.mux,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -293,7 +305,7 @@ func (s *Server) Serve(ctx context.Context) error {
 		WriteTimeout:      s.opts.WriteTimeout,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return ctx },
+		BaseContext:       func(net.Listener) context.Context { return reqCtx },
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(s.ln) }()
@@ -301,6 +313,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	case err := <-errc:
 		return fmt.Errorf("http server on %s: %w", s.Addr(), err)
 	case <-ctx.Done():
+	case <-stop:
 	}
 	grace := s.opts.ShutdownGrace
 	if grace <= 0 {
@@ -311,6 +324,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	err := srv.Shutdown(sctx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		s.log.Warn("requests still running at shutdown; closing their connections", "grace", grace)
+		cancelReqs()
 		err = srv.Close()
 	}
 	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {

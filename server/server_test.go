@@ -179,3 +179,76 @@ func TestShutdownCutsAStuckClient(t *testing.T) {
 		t.Fatal("Serve did not return with a stuck client")
 	}
 }
+
+// TestServeUntilLetsReadsFinish: closing ServeUntil's stop (a `serve
+// --remote` follower moving to a new manifest) stops the listener but
+// lets a request in flight finish with its context alive, and ServeUntil
+// then returns nil. Stopping through the requests' own context instead
+// failed such a read with "context canceled" (HTTP 499).
+func TestServeUntilLetsReadsFinish(t *testing.T) {
+	s, err := Listen(Options{Addr: "127.0.0.1:0", ShutdownGrace: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, release := make(chan struct{}), make(chan struct{})
+	s.HandleAPI("GET /api/slow", func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		select {
+		case <-release:
+			io.WriteString(w, "finished")
+		case <-r.Context().Done():
+			WriteError(w, 499, r.Context().Err())
+		}
+	})
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- s.ServeUntil(context.Background(), stop) }()
+	type answer struct {
+		code int
+		body string
+		err  error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		resp, err := http.Get("http://" + s.Addr() + "/api/slow")
+		if err != nil {
+			got <- answer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		got <- answer{resp.StatusCode, string(b), err}
+	}()
+	<-started
+	close(stop)
+	// The shutdown has begun once the listener refuses new connections.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		c, err := net.Dial("tcp", s.Addr())
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("the listener still accepts a minute after stop was closed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(release)
+	select {
+	case a := <-got:
+		if a.err != nil || a.code != http.StatusOK || a.body != "finished" {
+			t.Fatalf("the read in flight at stop: %d %q %v, want 200 \"finished\"", a.code, a.body, a.err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the read in flight did not finish")
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("ServeUntil: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("ServeUntil did not return after its read finished")
+	}
+}
