@@ -135,6 +135,10 @@ func syncFollower(ctx context.Context, c *remote.Client, cfg *config.Config, m *
 	return rs, nil
 }
 
+// refreshGrace is how long a follower's refresh waits for the reads in
+// flight on the manifest it leaves before it cuts them.
+const refreshGrace = time.Minute
+
 // serveOnce serves data_dir read-only until ctx ends or the manifest's
 // ETag is no longer etag; it returns the address it listened on.
 func serveOnce(ctx context.Context, o ServeOptions, c *remote.Client, addr, token, etag string, first bool) (string, error) {
@@ -168,10 +172,13 @@ func serveOnce(ctx context.Context, o ServeOptions, c *remote.Client, addr, toke
 		log.Debug("follower API serving again", "listen", srv.Addr(), "durable_lsn", m.Durable())
 	}
 	// Closing refresh stops the API without ending the reads in flight:
-	// they finish on this manifest (ServeUntil), then it is closed.
+	// they finish on this manifest (ServeUntil), then it is closed. A
+	// read has refreshGrace to finish (a 2.5 MB diff streamed at load 57
+	// took more than the shutdown's 5 s); the API answers again once the
+	// refresh is done.
 	refresh := make(chan struct{})
 	done := make(chan error, 1)
-	go func() { done <- srv.ServeUntil(ctx, refresh) }() // owned here: waited for below
+	go func() { done <- srv.ServeUntil(ctx, refresh, refreshGrace) }() // owned here: waited for below
 	tick := time.NewTicker(o.Refresh)
 	defer tick.Stop()
 	for {
@@ -196,7 +203,7 @@ func serveOnce(ctx context.Context, o ServeOptions, c *remote.Client, addr, toke
 		// Reads still running past the shutdown's grace were cancelled
 		// and their connections closed; the mirror and store they read
 		// are closed when this returns, so wait for them to return.
-		wctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		wctx, cancel := context.WithTimeout(context.Background(), refreshGrace)
 		defer cancel()
 		if werr := srv.WaitHandlers(wctx); werr != nil && err == nil {
 			err = werr

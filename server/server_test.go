@@ -182,27 +182,28 @@ func TestShutdownCutsAStuckClient(t *testing.T) {
 
 // TestServeUntilLetsReadsFinish: closing ServeUntil's stop (a `serve
 // --remote` follower moving to a new manifest) stops the listener but
-// lets a request in flight finish with its context alive, and ServeUntil
-// then returns nil. Stopping through the requests' own context instead
+// lets a request in flight finish with its context alive, within stop's
+// grace (not the shutdown's), and ServeUntil then returns nil. Stopping through the requests' own context instead
 // failed such a read with "context canceled" (HTTP 499).
 func TestServeUntilLetsReadsFinish(t *testing.T) {
-	s, err := Listen(Options{Addr: "127.0.0.1:0", ShutdownGrace: 2 * time.Minute})
+	s, err := Listen(Options{Addr: "127.0.0.1:0", ShutdownGrace: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	started, release := make(chan struct{}), make(chan struct{})
+	started, release, cancelled := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	s.HandleAPI("GET /api/slow", func(w http.ResponseWriter, r *http.Request) {
 		close(started)
 		select {
 		case <-release:
 			io.WriteString(w, "finished")
 		case <-r.Context().Done():
+			close(cancelled)
 			WriteError(w, 499, r.Context().Err())
 		}
 	})
 	stop := make(chan struct{})
 	done := make(chan error, 1)
-	go func() { done <- s.ServeUntil(context.Background(), stop) }()
+	go func() { done <- s.ServeUntil(context.Background(), stop, 2*time.Minute) }()
 	type answer struct {
 		code int
 		body string
@@ -233,6 +234,13 @@ func TestServeUntilLetsReadsFinish(t *testing.T) {
 			t.Fatal("the listener still accepts a minute after stop was closed")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	// Well past the shutdown's grace (1 ms), the read still runs: stop's
+	// grace (2 min) is the one that applies.
+	select {
+	case <-cancelled:
+		t.Fatal("the read in flight was cancelled at stop or after the shutdown's grace")
+	case <-time.After(200 * time.Millisecond):
 	}
 	close(release)
 	select {
