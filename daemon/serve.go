@@ -198,7 +198,9 @@ func serveOnce(ctx context.Context, o ServeOptions, c *remote.Client, addr, toke
 				continue
 			}
 		}
-		close(refresh)
+		if ctx.Err() == nil {
+			close(refresh)
+		}
 		err := <-done
 		// Reads still running past the shutdown's grace were cancelled
 		// and their connections closed; the mirror and store they read
