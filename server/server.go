@@ -34,6 +34,13 @@ type Probe func(ctx context.Context) (ready bool, reason string)
 type Options struct {
 	// Addr is host:port to listen on.
 	Addr string
+	// Listener, when set, is served instead of a listener on Addr, and
+	// the server's shutdown does not close it: its owner does. A `serve
+	// --remote` follower keeps one listener across its refreshes, so its
+	// port is never free for another socket to take meanwhile (a rebind
+	// failed "address already in use" at load 48) and a connection made
+	// during a refresh waits in the backlog instead of being refused.
+	Listener net.Listener
 	// Token, when set, is required as "Authorization: Bearer <token>" on /api/.
 	Token  string
 	Logger *slog.Logger
@@ -83,9 +90,17 @@ type Server struct {
 // Listen binds the address now, so that a port clash fails at start, before
 // the daemon announces readiness.
 func Listen(opts Options) (*Server, error) {
-	ln, err := net.Listen("tcp", opts.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", opts.Addr, err)
+	var ln net.Listener
+	if opts.Listener != nil {
+		ln = keptListener{opts.Listener}
+		if err := ln.(keptListener).setDeadline(time.Time{}); err != nil {
+			return nil, fmt.Errorf("listen on %s: %w", opts.Listener.Addr(), err)
+		}
+	} else {
+		var err error
+		if ln, err = net.Listen("tcp", opts.Addr); err != nil {
+			return nil, fmt.Errorf("listen on %s: %w", opts.Addr, err)
+		}
 	}
 	log := opts.Logger
 	if log == nil {
@@ -121,6 +136,20 @@ func Listen(opts Options) (*Server, error) {
 	}
 	return s, nil
 }
+
+// keptListener is an Options.Listener as the server sees it: its Close
+// (http.Server's shutdown) stops the accept loop with a deadline and
+// leaves the socket open for its owner; Listen clears the deadline.
+type keptListener struct{ net.Listener }
+
+func (l keptListener) setDeadline(t time.Time) error {
+	if d, ok := l.Listener.(interface{ SetDeadline(time.Time) error }); ok {
+		return d.SetDeadline(t)
+	}
+	return fmt.Errorf("a kept listener must have SetDeadline (a TCP listener), not %T", l.Listener)
+}
+
+func (l keptListener) Close() error { return l.setDeadline(time.Now()) }
 
 // Addr is the bound address (useful with port 0).
 func (s *Server) Addr() string { return s.ln.Addr().String() }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -258,5 +259,54 @@ func TestServeUntilLetsReadsFinish(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("ServeUntil did not return after its read finished")
+	}
+}
+
+// TestKeptListenerOutlivesServe: a server on Options.Listener leaves it
+// open when it stops, so a request made then waits in the backlog and the
+// next server on the same listener answers it (a follower's refresh:
+// rebinding the port failed "address already in use" when another socket
+// had taken it meanwhile).
+func TestKeptListenerOutlivesServe(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	serve := func() (stop func()) {
+		s, err := Listen(Options{Listener: ln})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch, done := make(chan struct{}), make(chan error, 1)
+		go func() { done <- s.ServeUntil(context.Background(), ch, 0) }()
+		return func() {
+			close(ch)
+			if err := <-done; err != nil {
+				t.Fatalf("ServeUntil: %v", err)
+			}
+		}
+	}
+	serve()() // served, then stopped: the listener stays open
+	got := make(chan error, 1)
+	go func() {
+		resp, err := http.Get("http://" + ln.Addr().String() + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				err = fmt.Errorf("HTTP %d", resp.StatusCode)
+			}
+		}
+		got <- err
+	}()
+	stop := serve()
+	defer stop()
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("a request made while no server ran on the kept listener: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the request made between the servers was not answered")
 	}
 }
