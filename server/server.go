@@ -34,6 +34,13 @@ type Probe func(ctx context.Context) (ready bool, reason string)
 type Options struct {
 	// Addr is host:port to listen on.
 	Addr string
+	// Listener, when set, is served instead of a listener on Addr, and
+	// the server's shutdown does not close it: its owner does. A `serve
+	// --remote` follower keeps one listener across its refreshes, so its
+	// port is never free for another socket to take meanwhile (a rebind
+	// failed "address already in use" at load 48) and a connection made
+	// during a refresh waits in the backlog instead of being refused.
+	Listener net.Listener
 	// Token, when set, is required as "Authorization: Bearer <token>" on /api/.
 	Token  string
 	Logger *slog.Logger
@@ -83,9 +90,17 @@ type Server struct {
 // Listen binds the address now, so that a port clash fails at start, before
 // the daemon announces readiness.
 func Listen(opts Options) (*Server, error) {
-	ln, err := net.Listen("tcp", opts.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", opts.Addr, err)
+	var ln net.Listener
+	if opts.Listener != nil {
+		ln = keptListener{opts.Listener}
+		if err := ln.(keptListener).setDeadline(time.Time{}); err != nil {
+			return nil, fmt.Errorf("listen on %s: %w", opts.Listener.Addr(), err)
+		}
+	} else {
+		var err error
+		if ln, err = net.Listen("tcp", opts.Addr); err != nil {
+			return nil, fmt.Errorf("listen on %s: %w", opts.Addr, err)
+		}
 	}
 	log := opts.Logger
 	if log == nil {
@@ -121,6 +136,20 @@ func Listen(opts Options) (*Server, error) {
 	}
 	return s, nil
 }
+
+// keptListener is an Options.Listener as the server sees it: its Close
+// (http.Server's shutdown) stops the accept loop with a deadline and
+// leaves the socket open for its owner; Listen clears the deadline.
+type keptListener struct{ net.Listener }
+
+func (l keptListener) setDeadline(t time.Time) error {
+	if d, ok := l.Listener.(interface{ SetDeadline(time.Time) error }); ok {
+		return d.SetDeadline(t)
+	}
+	return fmt.Errorf("a kept listener must have SetDeadline (a TCP listener), not %T", l.Listener)
+}
+
+func (l keptListener) Close() error { return l.setDeadline(time.Now()) }
 
 // Addr is the bound address (useful with port 0).
 func (s *Server) Addr() string { return s.ln.Addr().String() }
@@ -285,7 +314,19 @@ func Quote(s string) string {
 // flight (their context ends with ctx) get Options.ShutdownGrace to
 // finish, then their connections are closed. A stuck client is not an
 // error of the daemon's shutdown.
-func (s *Server) Serve(ctx context.Context) error {
+func (s *Server) Serve(ctx context.Context) error { return s.ServeUntil(ctx, nil, 0) }
+
+// ServeUntil is Serve that also shuts down when stop is closed, without
+// ending the requests in flight: their context is a child of ctx, not of
+// stop, so they have stopGrace (ShutdownGrace when <= 0) to finish before
+// it is cancelled and their connections closed. A `serve --remote`
+// follower stops its API so to move to a new manifest; ending its
+// requests' context there failed reads in flight with "context canceled"
+// (HTTP 499: TestRemoteFollowerServe's follower diff, 1 run in 30 at
+// load 25-36) where its doc promises that they finish.
+func (s *Server) ServeUntil(ctx context.Context, stop <-chan struct{}, stopGrace time.Duration) error {
+	reqCtx, cancelReqs := context.WithCancel(ctx)
+	defer cancelReqs()
 	srv := &http.Server{
 		Handler:           s.mux,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -293,24 +334,30 @@ func (s *Server) Serve(ctx context.Context) error {
 		WriteTimeout:      s.opts.WriteTimeout,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return ctx },
+		BaseContext:       func(net.Listener) context.Context { return reqCtx },
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(s.ln) }()
+	grace := s.opts.ShutdownGrace
+	if grace <= 0 {
+		grace = 5 * time.Second
+	}
 	select {
 	case err := <-errc:
 		return fmt.Errorf("http server on %s: %w", s.Addr(), err)
 	case <-ctx.Done():
-	}
-	grace := s.opts.ShutdownGrace
-	if grace <= 0 {
-		grace = 5 * time.Second
+	case <-stop:
+		// ctx may have ended as well: a shutdown keeps its own grace.
+		if stopGrace > 0 && ctx.Err() == nil {
+			grace = stopGrace
+		}
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	err := srv.Shutdown(sctx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		s.log.Warn("requests still running at shutdown; closing their connections", "grace", grace)
+		cancelReqs()
 		err = srv.Close()
 	}
 	if serr := <-errc; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {

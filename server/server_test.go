@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -177,5 +178,135 @@ func TestShutdownCutsAStuckClient(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Serve did not return with a stuck client")
+	}
+}
+
+// TestServeUntilLetsReadsFinish: closing ServeUntil's stop (a `serve
+// --remote` follower moving to a new manifest) stops the listener but
+// lets a request in flight finish with its context alive, within stop's
+// grace (not the shutdown's), and ServeUntil then returns nil. Stopping through the requests' own context instead
+// failed such a read with "context canceled" (HTTP 499).
+func TestServeUntilLetsReadsFinish(t *testing.T) {
+	s, err := Listen(Options{Addr: "127.0.0.1:0", ShutdownGrace: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, release, cancelled := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	s.HandleAPI("GET /api/slow", func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		select {
+		case <-release:
+			io.WriteString(w, "finished")
+		case <-r.Context().Done():
+			close(cancelled)
+			WriteError(w, 499, r.Context().Err())
+		}
+	})
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- s.ServeUntil(context.Background(), stop, 2*time.Minute) }()
+	type answer struct {
+		code int
+		body string
+		err  error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		resp, err := http.Get("http://" + s.Addr() + "/api/slow")
+		if err != nil {
+			got <- answer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		got <- answer{resp.StatusCode, string(b), err}
+	}()
+	<-started
+	close(stop)
+	// The shutdown has begun once the listener refuses new connections.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		c, err := net.Dial("tcp", s.Addr())
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("the listener still accepts a minute after stop was closed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Well past the shutdown's grace (1 ms), the read still runs: stop's
+	// grace (2 min) is the one that applies.
+	select {
+	case <-cancelled:
+		t.Fatal("the read in flight was cancelled at stop or after the shutdown's grace")
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(release)
+	select {
+	case a := <-got:
+		if a.err != nil || a.code != http.StatusOK || a.body != "finished" {
+			t.Fatalf("the read in flight at stop: %d %q %v, want 200 \"finished\"", a.code, a.body, a.err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the read in flight did not finish")
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("ServeUntil: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("ServeUntil did not return after its read finished")
+	}
+}
+
+// TestKeptListenerOutlivesServe: a server on Options.Listener leaves it
+// open when it stops, so a request made then waits in the backlog and the
+// next server on the same listener answers it (a follower's refresh:
+// rebinding the port failed "address already in use" when another socket
+// had taken it meanwhile).
+func TestKeptListenerOutlivesServe(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	serve := func() (stop func()) {
+		s, err := Listen(Options{Listener: ln})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch, done := make(chan struct{}), make(chan error, 1)
+		go func() { done <- s.ServeUntil(context.Background(), ch, 0) }()
+		return func() {
+			close(ch)
+			if err := <-done; err != nil {
+				t.Fatalf("ServeUntil: %v", err)
+			}
+		}
+	}
+	serve()() // served, then stopped: the listener stays open
+	got := make(chan error, 1)
+	go func() {
+		resp, err := http.Get("http://" + ln.Addr().String() + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				err = fmt.Errorf("HTTP %d", resp.StatusCode)
+			}
+		}
+		got <- err
+	}()
+	stop := serve()
+	defer stop()
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("a request made while no server ran on the kept listener: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the request made between the servers was not answered")
 	}
 }

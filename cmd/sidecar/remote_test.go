@@ -244,12 +244,20 @@ func TestRemoteFollowerServe(t *testing.T) {
 	}()
 	fbase := f.waitListen(t)
 	time.Sleep(2 * time.Second) // the follower refreshes while the writer uploads
-	// The comparisons below reach back to HEAD~200: the load must have
-	// committed that many transactions, which 3 s of it need not have on
-	// a loaded machine (the refs would then fail to resolve on both sides).
-	for deadline := time.Now().Add(120 * time.Second); txns.Load() < 250; time.Sleep(10 * time.Millisecond) {
+	// The comparisons below reach back to HEAD~200: the writer must hold
+	// that many versions before its HEAD. A count of committed
+	// transactions does not say so: the load starts beside the writer's
+	// initial copy, and what commits before the copy's snapshot is in the
+	// copy, not a version of its own (434 transactions left 130 versions
+	// after the copy at load 28, and HEAD~200 failed to resolve on both
+	// sides), so the load runs until the writer resolves HEAD~200 itself.
+	const versionsWait = 4 * time.Minute
+	for deadline := time.Now().Add(versionsWait); ; time.Sleep(100 * time.Millisecond) {
+		if code, _ := httpBodyNoT(wbase + "/api/resolve?ref=HEAD~200"); code == 200 {
+			break
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the load committed %d transactions in 120 s, want 250", txns.Load())
+			t.Fatalf("the writer holds no HEAD~200 after %v of load (%d transactions committed)", versionsWait, txns.Load())
 		}
 	}
 	stopLoad()
