@@ -73,7 +73,7 @@ func TestDifferentialLate(t *testing.T) {
 	conn, cat, src := diffSetup(ctx, t)
 	defer conn.Close(context.Background())
 	late := &lateMemSource{memSource: src}
-	for _, name := range []string{"joinfilter", "semibuild", "orclauses", "perfpaths", "planner", "outeragg", "lateral", "constkeys"} {
+	for _, name := range []string{"joinfilter", "semibuild", "orclauses", "inset", "perfpaths", "planner", "outeragg", "lateral", "constkeys"} {
 		file := filepath.Join("testdata", name+".diff.sql")
 		for _, sql := range readStatements(t, file) {
 			want := pgAnswer(ctx, conn, sql)
