@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -96,18 +95,7 @@ func TestDifferentialReuse(t *testing.T) {
 	defer conn.Close(context.Background())
 	reuse := &reusingSource{memSource: src}
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.diff.sql"))
-	for _, file := range files {
-		for _, sql := range readStatements(t, file) {
-			want := pgAnswer(ctx, conn, sql)
-			got := runSQL(cat, reuse, sql, 0)
-			if strings.Contains(got, "error 0A000") && !strings.HasPrefix(want, "error 0A000") {
-				continue // refused here as in TestDifferential
-			}
-			if normalize(got) != normalize(want) {
-				t.Errorf("%s: %s\nsidecar:\n%s\npostgres:\n%s", file, sql, got, want)
-			}
-		}
-	}
+	compareFiles(ctx, t, conn, cat, reuse, files)
 	if reuse.reused == 0 || reuse.fresh == 0 {
 		t.Fatalf("scans with reuse %d, without %d: the test reaches both kinds of reader only when both are nonzero", reuse.reused, reuse.fresh)
 	}
