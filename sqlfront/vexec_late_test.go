@@ -97,6 +97,12 @@ func lateFilterCheck(t *testing.T, r *rig) {
 		"SELECT id, a, n, s FROM (SELECT * FROM lf WHERE id % 997 = 0 AND a IS NOT NULL) x ORDER BY id",
 		"SELECT count(*) FROM (SELECT * FROM lf WHERE a > 1000) x",
 		"SELECT count(*) FROM (SELECT * FROM lf WHERE NOT (a > 5) AND n IS NULL) x",
+		// Scans read by hash joins and aggregations refill their batches
+		// (exec.ScanRequest.Reuse); a sort's input is not refilled.
+		"SELECT a.d, count(*), sum(b.n), min(b.s) FROM lf a JOIN lf b ON a.id = b.id + 1 WHERE a.a > 50 AND a.id < 6000 GROUP BY a.d ORDER BY a.d",
+		"SELECT count(*), sum(a.n) FROM lf a WHERE a.a > 90 AND EXISTS (SELECT 1 FROM lf b WHERE b.id = a.id + 3 AND b.d = 1)",
+		"SELECT id, s, n FROM lf WHERE a > 97 ORDER BY s, id",
+		"SELECT s, count(*), sum(n), max(x) FROM lf GROUP BY s ORDER BY s",
 	}
 	ctx := context.Background()
 	pgc := connectMode(t, r.pgURL, pgx.QueryExecModeSimpleProtocol)

@@ -70,6 +70,11 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 		cancel()
 		wg.Wait() // no worker reads the snapshot once the scan returns
 	}()
+	var pool *batchPool
+	if req.Reuse {
+		// The batches of the units decoded ahead, refilled once handed on.
+		pool = newBatchPool(len(req.Ords), 16*workers)
+	}
 	tokens := make(chan struct{}, 2*workers)
 	var next atomic.Int64
 	for w := range workers {
@@ -89,7 +94,7 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 					return
 				}
 				r := &units[u]
-				r.batches, r.err = scanUnit(wctx, p, rd, u, req, decs, f)
+				r.batches, r.err = scanUnit(wctx, p, rd, u, req, decs, f, pool)
 				close(r.done)
 			}
 		}(filters[w], decs[w])
@@ -111,15 +116,17 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 			if err := fn(b); err != nil {
 				return true, err
 			}
+			pool.put(b) // nil pool: fn keeps it
 		}
 		units[u].batches = nil
 	}
 	return true, nil
 }
 
-// scanUnit decodes unit u's pages into batches (a panic of the decoding,
-// which would end the process on a worker goroutine, is its error).
-func scanUnit(ctx context.Context, p snapshot.Pages, rd *heap.ColReader, u int, req *exec.ScanRequest, decs []colDecoder, f *exec.LateFilter) (out []*exec.Batch, err error) {
+// scanUnit decodes unit u's pages into batches taken from pool (a panic
+// of the decoding, which would end the process on a worker goroutine, is
+// its error).
+func scanUnit(ctx context.Context, p snapshot.Pages, rd *heap.ColReader, u int, req *exec.ScanRequest, decs []colDecoder, f *exec.LateFilter, pool *batchPool) (out []*exec.Batch, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, fmt.Errorf("scan %s: %v", req.Table.Name, r)
@@ -129,6 +136,7 @@ func scanUnit(ctx context.Context, p snapshot.Pages, rd *heap.ColReader, u int, 
 		out = append(out, b)
 		return nil
 	})
+	ch.pool = pool // handed back by the scan's goroutine once read
 	from := u * pscanUnitPages
 	if err := ch.pages(p.Heap, rd, from, min(from+pscanUnitPages, p.Heap.NumPages())); err != nil {
 		return nil, err

@@ -224,6 +224,10 @@ func scanPages(ctx context.Context, p snapshot.Pages, cols []wal.Column, req *ex
 		}
 	}
 	ch := newPageChunker(ctx, req, decs, lf, fn)
+	if req.Reuse {
+		// One batch, refilled once fn has returned (fn keeps none).
+		ch.pool, ch.recycle = newBatchPool(len(req.Ords), 1), true
+	}
 	if p.Only != nil {
 		for _, id := range *p.Only {
 			pid, slot := int(id.Page()), id.Slot()
@@ -258,7 +262,53 @@ func pageDecoders(cols []wal.Column, req *exec.ScanRequest) ([]colDecoder, error
 
 func newPageChunker(ctx context.Context, req *exec.ScanRequest, decs []colDecoder, lf *exec.LateFilter, fn func(*exec.Batch) error) *pageChunker {
 	return &pageChunker{ctx: ctx, req: req, decs: decs, lf: lf, fn: fn,
-		b: newScanBatch(len(req.Ords)), done: make([]bool, len(req.Ords)), sel: make([]int, 0, exec.BatchSize)}
+		done: make([]bool, len(req.Ords)), sel: make([]int, 0, exec.BatchSize)}
+}
+
+// batchPool holds a scan's batches for refilling when the reader keeps
+// none (exec.ScanRequest.Reuse): a full scan otherwise allocates (and
+// clears) a batch of width×BatchSize values per BatchSize rows, and per
+// parallel-scan unit however few rows it keeps. A nil pool always
+// allocates. It is safe for several goroutines (the parallel scan's
+// workers take, the scan's goroutine gives back).
+type batchPool struct {
+	width int
+	free  chan *exec.Batch
+}
+
+// newBatchPool keeps at most n idle batches of width vectors.
+func newBatchPool(width, n int) *batchPool {
+	return &batchPool{width: width, free: make(chan *exec.Batch, n)}
+}
+
+// get is an empty batch of width vectors: an idle one, or a new one.
+func (p *batchPool) get(width int) *exec.Batch {
+	if p != nil {
+		select {
+		case b := <-p.free:
+			b.N = 0
+			return b
+		default:
+		}
+	}
+	return newScanBatch(width)
+}
+
+// put gives b back once its reader is done with it (dropped when the
+// pool is full, or when the reader changed its shape).
+func (p *batchPool) put(b *exec.Batch) {
+	if p == nil || len(b.Vecs) != p.width {
+		return
+	}
+	for _, v := range b.Vecs {
+		if len(v) != exec.BatchSize {
+			return
+		}
+	}
+	select {
+	case p.free <- b:
+	default:
+	}
 }
 
 // pages adds the live rows of pages [from, to) of h, read through rd (a
@@ -290,27 +340,39 @@ func (ch *pageChunker) end() error {
 	if err := ch.chunk(); err != nil {
 		return err
 	}
-	if ch.b.N == 0 {
+	b := ch.b
+	if b == nil || b.N == 0 {
 		return nil
 	}
-	return ch.fn(ch.b)
+	ch.b = nil
+	if err := ch.fn(b); err != nil {
+		return err
+	}
+	if ch.recycle {
+		ch.pool.put(b)
+	}
+	return nil
 }
 
 // pageChunker gathers live rows of typed pages into the free tail of the
 // batch being filled (rows b.N … b.N+m-1), then decodes and filters them
 // a column at a time (chunk).
 type pageChunker struct {
-	ctx   context.Context
-	req   *exec.ScanRequest
-	decs  []colDecoder
-	lf    *exec.LateFilter
-	fn    func(*exec.Batch) error
-	b     *exec.Batch
-	m     int
-	pvs   [exec.BatchSize]heap.PageView
-	slots [exec.BatchSize]int32
-	done  []bool
-	sel   []int
+	ctx  context.Context
+	req  *exec.ScanRequest
+	decs []colDecoder
+	lf   *exec.LateFilter
+	fn   func(*exec.Batch) error
+	b    *exec.Batch // nil until the next row
+	// pool gives the batches (nil: each new); recycle: fn keeps no batch,
+	// so each goes back to pool once fn returns.
+	pool    *batchPool
+	recycle bool
+	m       int
+	pvs     [exec.BatchSize]heap.PageView
+	slots   [exec.BatchSize]int32
+	done    []bool
+	sel     []int
 }
 
 // chunkMin is the least room a batch is refilled with: a batch with less
@@ -319,6 +381,9 @@ type pageChunker struct {
 const chunkMin = exec.BatchSize / 4
 
 func (ch *pageChunker) add(pv heap.PageView, slot int) error {
+	if ch.b == nil {
+		ch.b = ch.pool.get(len(ch.decs))
+	}
 	at := ch.b.N + ch.m
 	ch.pvs[at], ch.slots[at] = pv, int32(slot)
 	if ch.m++; at+1 < exec.BatchSize {
@@ -394,8 +459,14 @@ func (ch *pageChunker) chunk() error {
 	if err := ch.ctx.Err(); err != nil {
 		return err
 	}
-	ch.b = newScanBatch(len(ch.decs))
-	return ch.fn(b)
+	ch.b = nil // the next add takes one
+	if err := ch.fn(b); err != nil {
+		return err
+	}
+	if ch.recycle {
+		ch.pool.put(b)
+	}
+	return nil
 }
 
 // decoderFor is the decoder of a column of type oid (the plan's) stored

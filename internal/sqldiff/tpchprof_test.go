@@ -31,6 +31,7 @@ import (
 // 3GiB). Beside each query's CPU profile it writes an allocation profile
 // (q<N>.alloc.pprof, the allocations made during the query) and the
 // daemon's /metrics before and after the query (q<N>.metrics).
+// SIDECAR_TPCH_EXPLAIN set logs each query's EXPLAIN first.
 func TestTPCHProfile(t *testing.T) {
 	dir := os.Getenv("SIDECAR_TPCH_PROFILE")
 	if dir == "" {
@@ -84,6 +85,24 @@ func TestTPCHProfile(t *testing.T) {
 	}
 	defer conn.Close(ctx)
 	for _, n := range queries {
+		if os.Getenv("SIDECAR_TPCH_EXPLAIN") != "" {
+			rows, err := conn.Query(ctx, "EXPLAIN "+tpch.Queries[n-1], pgx.QueryExecModeSimpleProtocol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var plan strings.Builder
+			for rows.Next() {
+				var line string
+				if err := rows.Scan(&line); err != nil {
+					t.Fatal(err)
+				}
+				plan.WriteString(line + "\n")
+			}
+			if err := rows.Err(); err != nil {
+				t.Errorf("EXPLAIN Q%d: %v", n, err)
+			}
+			t.Logf("EXPLAIN Q%d:\n%s", n, plan.String())
+		}
 		f, err := os.Create(filepath.Join(dir, "q"+strconv.Itoa(n)+".pprof"))
 		if err != nil {
 			t.Fatal(err)

@@ -147,6 +147,7 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 	if err != nil {
 		return nil, err
 	}
+	streamInput(in) // run copies the keys and arguments it keeps
 	lay := layoutOf(in.cols())
 	op := &aggOp{e: e, in: in, out: a.Columns(), scalar: len(a.GroupBy) == 0}
 	for _, id := range a.GroupBy {

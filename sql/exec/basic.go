@@ -136,15 +136,18 @@ type scanOp struct {
 	// outer value: its decoded rows are kept (cache, while they fit in a
 	// quarter of the working memory) and, when its filter has a conjunct
 	// own column = outer column, indexed by that column.
-	repeat  bool
-	cache   []*Batch
-	noCache bool
-	idxCol  int           // vector of the indexed column (-1: none)
-	idxOut  plan.ColumnID // the outer column it equals
-	idxOID  plan.OID      // their type
-	index   map[uint64][]int32
-	rowAt   [][2]int32 // row number → batch, row
-	seed    maphash.Seed
+	repeat bool
+	// transient: the operator reading the scan keeps no batch of it past
+	// its call (streamInput): the source may reuse them (ScanRequest.Reuse).
+	transient bool
+	cache     []*Batch
+	noCache   bool
+	idxCol    int           // vector of the indexed column (-1: none)
+	idxOut    plan.ColumnID // the outer column it equals
+	idxOID    plan.OID      // their type
+	index     map[uint64][]int32
+	rowAt     [][2]int32 // row number → batch, row
+	seed      maphash.Seed
 }
 
 func (e *env) buildScan(s *plan.Scan) (operator, error) {
@@ -170,6 +173,17 @@ func (e *env) buildScan(s *plan.Scan) (operator, error) {
 		}
 	}
 	return op, nil
+}
+
+// streamInput marks op, when it is a scan, as read by an operator that
+// keeps no batch of it, nor a batch's vectors, once its call returns:
+// the values it keeps it copies (a hash join's build and probe, a hash
+// aggregation). Its source may then refill the same batches
+// (ScanRequest.Reuse).
+func streamInput(op operator) {
+	if s, ok := op.(*scanOp); ok {
+		s.transient = true
+	}
 }
 
 // findIndex picks a filter conjunct own column = outer column of one
@@ -206,8 +220,8 @@ func (s *scanOp) runCached(emit func(*Batch) error) (bool, error) {
 		var held int64
 		budget := e.limit / 4
 		var batches []*Batch
-		saved := s.filter
-		s.filter, s.repeat = nil, false
+		saved, transient := s.filter, s.transient
+		s.filter, s.repeat, s.transient = nil, false, false // the cache keeps the batches
 		err := s.run(func(b *Batch) error {
 			n := int64(0)
 			for _, v := range b.Vecs {
@@ -225,7 +239,7 @@ func (s *scanOp) runCached(emit func(*Batch) error) (bool, error) {
 			batches = append(batches, b)
 			return nil
 		})
-		s.filter, s.repeat = saved, true
+		s.filter, s.repeat, s.transient = saved, true, transient
 		if err != nil {
 			e.release(held)
 			if err == errTooBig {

@@ -735,7 +735,7 @@ func (c *compiler) inList(x *plan.InList) (vexpr, error) {
 		elems, cmps = append(elems, e), append(cmps, cmp)
 	}
 	not := x.Not
-	return func(b *Batch, sel []int, out []types.Value) error {
+	slow := func(b *Batch, sel []int, out []types.Value) error {
 		if err := arg(b, sel, out); err != nil {
 			return err
 		}
@@ -779,5 +779,9 @@ func (c *compiler) inList(x *plan.InList) (vexpr, error) {
 			}
 		}
 		return nil
-	}, nil
+	}
+	if set, err := c.constInSet(x, slow); set != nil || err != nil { // inset.go
+		return set, err
+	}
+	return slow, nil
 }

@@ -58,6 +58,10 @@ func (e *env) buildJoin(j *plan.Join) (operator, error) {
 		return nil, err
 	}
 	op := &joinOp{e: e, kind: j.Kind, left: left, right: right, out: j.Columns()}
+	// The build copies the rows it holds, the probe the rows it emits
+	// (joinOut.flush), a spill the rows it writes.
+	streamInput(left)
+	streamInput(right)
 	lset, rset := plan.SetOf(left.cols()), plan.SetOf(right.cols())
 	lc := &compiler{e: e, lay: layoutOf(left.cols())}
 	rc := &compiler{e: e, lay: layoutOf(right.cols())}

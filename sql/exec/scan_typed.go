@@ -17,7 +17,7 @@ type TypedSource interface {
 	// ScanTyped calls fn with the rows of req.Table in batches of at
 	// most BatchSize rows: vector c holds column req.Ords[c] (NULL is
 	// nil; a column the row lacks, stored before ADD COLUMN, is NULL).
-	// Each Batch is fn's to keep. The rows are every row of the table at
+	// Each Batch is fn's to keep, unless req.Reuse is set. The rows are every row of the table at
 	// the statement's version (req.Key, when set, is a hint the source
 	// may use to read fewer: the scan still applies its filter).
 	ScanTyped(ctx context.Context, req *ScanRequest, fn func(*Batch) error) error
@@ -35,6 +35,12 @@ type ScanRequest struct {
 	// unbounded) bound the next one. Only the values of non-NULL
 	// constants and parameters are given.
 	Key *KeyBounds
+	// Reuse says that fn keeps neither a batch nor its vectors once it
+	// returns (the operator above copies the values it keeps: a hash
+	// join's sides, a hash aggregation's input): the source may hand the
+	// same Batch again, refilled, and save allocating (and clearing) one
+	// per batch. Without it every batch is new.
+	Reuse bool
 }
 
 // KeyBounds is a scan's primary-key range, evaluated (see plan.KeyRange).
@@ -61,6 +67,7 @@ func (s *scanOp) runTyped(emit func(*Batch) error) (bool, error) {
 	if !s.repeat { // a cached scan reads every row once, for every outer value
 		req.Key = s.keyBounds()
 	}
+	req.Reuse = s.transient
 	late := s.late
 	if len(s.keySteps) > 0 && (s.filter == nil || s.late != nil) {
 		late = late.with(e, s.s, s.keySteps)

@@ -32,10 +32,10 @@ func push(rel plan.Rel, preds []plan.Scalar) plan.Rel {
 	switch x := rel.(type) {
 	case *plan.Scan:
 		c := *x
-		c.Filter = plan.And(append(plan.Conjuncts(x.Filter), preds...))
+		c.Filter = plan.And(addConjuncts(plan.Conjuncts(x.Filter), preds))
 		return &c
 	case *plan.Filter:
-		return push(x.Input, append(plan.Conjuncts(x.Pred), preds...))
+		return push(x.Input, addConjuncts(plan.Conjuncts(x.Pred), preds))
 	case *plan.Project:
 		// Conjuncts over columns the projection passes through go below.
 		in := plan.SetOf(x.Input.Columns())
@@ -73,6 +73,19 @@ func push(rel plan.Rel, preds []plan.Scalar) plan.Rel {
 		return pushJoin(x, plan.Conjuncts(x.On), preds)
 	}
 	return filter(rel, preds)
+}
+
+// addConjuncts is have with the conjuncts of add it does not hold
+// already (a restriction OR clause derived again when a join is pushed
+// into a second time: orclauses.go).
+func addConjuncts(have, add []plan.Scalar) []plan.Scalar {
+	out := slices.Clip(have)
+	for _, p := range add {
+		if !slices.ContainsFunc(out, func(q plan.Scalar) bool { return plan.Equal(p, q) }) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // filter is rel under a Filter of preds (rel when none).
@@ -125,9 +138,13 @@ func pushJoin(j *plan.Join, on, where []plan.Scalar) plan.Rel {
 			case 2:
 				toR = append(toR, p)
 			default:
-				keep = append(keep, p)
+				keep = addConjuncts(keep, []plan.Scalar{p})
 			}
 		}
+		// An OR reading both sides implies a condition on each
+		// (orclauses.go).
+		toL = addConjuncts(toL, orRestrictions(keep, l, all))
+		toR = addConjuncts(toR, orRestrictions(keep, r, all))
 	case plan.LeftJoin, plan.RightJoin:
 		preserved, padded := 1, 2
 		if j.Kind == plan.RightJoin {
