@@ -36,6 +36,7 @@ func encodeFacts(e *enc, rel *wal.Relation) {
 	e.str(f.PartitionOf)
 	encodeColumnFacts(e, f)
 	encodeSchemaFacts(e, f) // catfacts_schema.go
+	encodeNotCarried(e, f)  // catfacts_notcarried.go
 }
 
 const columnFactsMark = 'c' // starts the optional column facts section, after the facts
@@ -135,6 +136,7 @@ func decodeFacts(d *dec, rel *wal.Relation) {
 	f.PartitionOf = d.str()
 	decodeColumnFacts(d, f)
 	decodeSchemaFacts(d, f) // catfacts_schema.go
+	decodeNotCarried(d, f)  // catfacts_notcarried.go
 	rel.Facts = f
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -49,7 +50,7 @@ func ReadFacts(ctx context.Context, conn *pgx.Conn, rels []*wal.Relation) ([]*wa
 	if err != nil {
 		return nil, err
 	}
-	defs, err := readColumnFacts(ctx, conn, oids)
+	defs, gens, err := readColumnFacts(ctx, conn, oids)
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +75,7 @@ func ReadFacts(ctx context.Context, conn *pgx.Conn, rels []*wal.Relation) ([]*wa
 			f.Columns[i] = wal.Column{Name: c.Name, Collation: colls[r.OID][c.Name]}
 			f.Facts.Columns[i] = defs[r.OID][c.Name]
 		}
+		f.Facts.NotCarried = notCarried(r, gens[r.OID])
 		f.Facts.PrimaryKey = pks[r.OID]
 		f.Facts.Schema = alignSchemaFacts(r, schema[r.OID])
 		if kind == 'r' {
@@ -88,25 +90,27 @@ func ReadFacts(ctx context.Context, conn *pgx.Conn, rels []*wal.Relation) ([]*wa
 }
 
 // readColumnFacts reads, per table and column name, the column's NOT
-// NULL, default, identity and generation (wal.ColumnFacts). Defaults are
-// printed with search_path public, as a client with the default path
-// reads them (the SQL port answers them under that path only).
-func readColumnFacts(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uint32]map[string]wal.ColumnFacts, error) {
+// NULL, default, identity and generation (wal.ColumnFacts), and per table
+// its generated columns' names in attnum order. Defaults are printed with
+// search_path public, as a client with the default path reads them (the
+// SQL port answers them under that path only).
+func readColumnFacts(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uint32]map[string]wal.ColumnFacts, map[uint32][]string, error) {
 	var old string
 	if err := conn.QueryRow(ctx, `SELECT pg_catalog.current_setting('search_path')`).Scan(&old); err != nil {
-		return nil, fmt.Errorf("read column definitions: %w", err)
+		return nil, nil, fmt.Errorf("read column definitions: %w", err)
 	}
 	if _, err := conn.Exec(ctx, `SELECT pg_catalog.set_config('search_path', 'public', false)`); err != nil {
-		return nil, fmt.Errorf("read column definitions: %w", err)
+		return nil, nil, fmt.Errorf("read column definitions: %w", err)
 	}
 	rows, err := conn.Query(ctx, `SELECT a.attrelid::int8, a.attname::text, a.attnotnull, a.atthasdef, a.attidentity::text, a.attgenerated::text,
 			pg_catalog.pg_get_expr(d.adbin, d.adrelid), pg_catalog.pg_get_expr(d.adbin, d.adrelid, true)
 		FROM pg_catalog.pg_attribute a LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-		WHERE a.attrelid = ANY($1::int8[]::oid[]) AND a.attnum > 0 AND NOT a.attisdropped`, oids)
+		WHERE a.attrelid = ANY($1::int8[]::oid[]) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attrelid, a.attnum`, oids)
 	if err != nil {
-		return nil, fmt.Errorf("read column definitions: %w", err)
+		return nil, nil, fmt.Errorf("read column definitions: %w", err)
 	}
 	out := map[uint32]map[string]wal.ColumnFacts{}
+	gens := map[uint32][]string{}
 	var oid int64
 	var col, ident, gen string
 	var def, pretty *string
@@ -124,6 +128,7 @@ func readColumnFacts(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uin
 		}
 		if gen != "" {
 			c.Generated = gen[0]
+			gens[uint32(oid)] = append(gens[uint32(oid)], col)
 		}
 		if out[uint32(oid)] == nil {
 			out[uint32(oid)] = map[string]wal.ColumnFacts{}
@@ -135,9 +140,24 @@ func readColumnFacts(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uin
 		err = rerr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read column definitions: %w", err)
+		return nil, nil, fmt.Errorf("read column definitions: %w", err)
 	}
-	return out, nil
+	return out, gens, nil
+}
+
+// notCarried are the generated columns of gens the relation r (as the
+// stream describes it) does not have: the ones the mirror holds no
+// values for (wal.Facts.NotCarried). A generated column the stream
+// carries (a publication with publish_generated_columns on 18) is an
+// ordinary column of r.
+func notCarried(r *wal.Relation, gens []string) []string {
+	var out []string
+	for _, g := range gens {
+		if !slices.ContainsFunc(r.Columns, func(c wal.Column) bool { return c.Name == g }) {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // primaryKeys reads each table's primary key constraint.

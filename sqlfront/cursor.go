@@ -107,6 +107,9 @@ func (pl *planner) planDeclare(d *pg.DeclareCursorStmt) error {
 	if sel == nil {
 		return unsupported(nodeLoc(d.Query), "a cursor over a statement other than SELECT")
 	}
+	if err := pl.notCarriedRefusal(d.Query); err != nil {
+		return err // notcarried.go
+	}
 	return pl.planSelect(sel)
 }
 

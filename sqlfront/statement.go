@@ -245,6 +245,9 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 	switch {
 	case n.GetSelectStmt() != nil:
 		declared := append([]uint32(nil), pl.params...)
+		if err := pl.notCarriedRefusal(n); err != nil {
+			return err // notcarried.go: generated columns
+		}
 		if readsCatalog(n) {
 			return pl.planCatalog(n, declared) // pgcatalog_plan.go: on the engine
 		}
@@ -321,6 +324,9 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 		}
 		pl.explaining = true
 		declared := append([]uint32(nil), pl.params...)
+		if err := pl.notCarriedRefusal(es.Query); err != nil {
+			return err
+		}
 		if err := pl.planSelect(es.Query.GetSelectStmt()); err != nil {
 			return pl.planVectorized(es.Query, declared, err) // explain.go prints sql/exec's plan
 		}

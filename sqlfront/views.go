@@ -186,6 +186,9 @@ func (c *vecCatalog) viewDef(v *wal.ViewFacts, ref string, pos int) (*lplan.View
 	if err := c.pl.inheritRefusal(stmt); err != nil {
 		return nil, err
 	}
+	if err := c.pl.notCarriedRefusal(stmt); err != nil {
+		return nil, err
+	}
 	d := &lplan.ViewDef{Schema: v.Schema, Name: v.Name, Query: stmt.GetSelectStmt(), Catalog: &viewCatalog{c: c, ref: ref}}
 	for _, col := range v.Columns {
 		d.Columns = append(d.Columns, lplan.ColumnDef{Name: col.Name, Type: lplan.Type{OID: col.TypeOID, Mod: col.TypeMod}})

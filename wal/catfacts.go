@@ -70,6 +70,12 @@ type Facts struct {
 	// Schema are the table's constraints, indexes, comments and owned
 	// sequences (catfacts_schema.go; nil when not read).
 	Schema *SchemaFacts
+	// NotCarried are the table's columns the stream and the copy do not
+	// carry, by name in attnum order: its generated columns (pgoutput
+	// never sends them before PostgreSQL 18, nor by default from 18; COPY
+	// TO leaves them out). The mirror has no values for them, so a read
+	// that would show them is refused rather than answered without them.
+	NotCarried []string
 }
 
 // ColumnFacts are what pg_attribute and pg_attrdef say of one column.
@@ -108,7 +114,7 @@ func (f *Facts) Equal(o *Facts) bool {
 	return f.Kind == o.Kind && f.Default == o.Default && f.PartitionOf == o.PartitionOf && slices.Equal(f.Descendants, o.Descendants) &&
 		slices.Equal(f.Columns, o.Columns) && (f.PrimaryKey == nil) == (o.PrimaryKey == nil) &&
 		(f.PrimaryKey == nil || f.PrimaryKey.Name == o.PrimaryKey.Name && slices.Equal(f.PrimaryKey.Columns, o.PrimaryKey.Columns)) &&
-		f.Schema.Equal(o.Schema)
+		f.Schema.Equal(o.Schema) && slices.Equal(f.NotCarried, o.NotCarried)
 }
 
 // SameFacts reports whether r and o carry the same catalog facts (column

@@ -534,7 +534,7 @@ func (r *Registry) addInterval() {
 		return zoneOf(c).LocalToUTC(v.(types.TimestampVal))
 	}, i4, i4, i4, i4, i4, f8).stable()
 	r.def("make_timestamptz", tsz, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-		z, err := atTimeZone(str(a[6]))
+		z, err := r.atTimeZone(str(a[6]))
 		if err != nil {
 			return nil, err
 		}

@@ -75,6 +75,9 @@ type Registry struct {
 	// version is the server_version_num whose behaviour the functions
 	// follow where majors differ (dialect.go).
 	version int
+	// zones are the tz database zones AT TIME ZONE and the zone
+	// arguments have read (tz.go).
+	zones zoneCache
 }
 
 // New builds the library for a server whose PostgreSQL major is not
