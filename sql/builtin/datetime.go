@@ -553,6 +553,7 @@ func (r *Registry) addDateTime() {
 		return intervalToChar(a[0].(types.IntervalVal), str(a[1])) // tochar_interval.go
 	}, iv, tx).stable()
 	r.addToCharNumber() // tonumchar.go
+	r.addToNumber()     // tonumber.go
 	// AT TIME ZONE: atZone shifts a[1] by the zone a[0] names, sign = -1 from local
 	// time to UTC (timestamp → timestamptz), +1 back.
 	atZone := func(sign int64) Impl {
