@@ -527,7 +527,9 @@ func (r *Registry) addDateTime() {
 		}
 		return p.numeric()
 	}, tx, dt)
-	r.def("date_trunc", iv, refuse("date_trunc(text, interval)"), tx, iv)
+	r.def("date_trunc", iv, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		return intervalTrunc(lowerUnits(str(a[0])), a[1].(types.IntervalVal)) // intervaltrunc.go
+	}, tx, iv)
 	r.def("date_trunc", tsz, refuse("date_trunc(text, timestamptz, zone)"), tx, tsz, tx)
 	r.def("date_part", f8, refuse("date_part(text, time)"), tx, types.Time)
 	r.def("extract", nm, refuse("extract(… from time)"), tx, types.Time)
