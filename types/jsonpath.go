@@ -1,9 +1,9 @@
 package types
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // jsonpath: PostgreSQL's SQL/JSON path language, the common subset
@@ -670,38 +670,11 @@ func jpPriority(k JPKind) int {
 var jpOpName = map[JPKind]string{JPAnd: "&&", JPOr: "||", JPEq: "==", JPNe: "!=", JPLt: "<", JPGt: ">", JPLe: "<=", JPGe: ">=",
 	JPAdd: "+", JPSubtract: "-", JPMul: "*", JPDiv: "/", JPMod: "%", JPStartsWith: "starts with"}
 
-// jpQuote is escape_json.
+// jpQuote is escape_json (writeJSONString, jsonb.go).
 func jpQuote(b *strings.Builder, s string) {
-	b.WriteByte('"')
-	for len(s) > 0 {
-		r, w := utf8.DecodeRuneInString(s)
-		switch r {
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		default:
-			if r < ' ' {
-				b.WriteString(`\u00`)
-				b.WriteString(strconv.FormatInt(int64(r)>>4, 16))
-				b.WriteString(strconv.FormatInt(int64(r)&15, 16))
-			} else {
-				b.WriteString(s[:w])
-			}
-		}
-		s = s[w:]
-	}
-	b.WriteByte('"')
+	var buf bytes.Buffer
+	writeJSONString(&buf, s)
+	b.Write(buf.Bytes())
 }
 
 // jpPrint is printJsonPathItem.

@@ -20,15 +20,7 @@ func intervalTrunc(low string, v types.IntervalVal) (types.Value, error) {
 	if v.Months == math.MaxInt32 || v.Months == math.MinInt32 {
 		return nil, unsupported("date_trunc of an infinite interval")
 	}
-	year, mon := int64(v.Months)/12, int64(v.Months)%12
-	day := int64(v.Days)
-	t := v.Micros
-	hour := t / 3600000000
-	t -= hour * 3600000000
-	min := t / 60000000
-	t -= min * 60000000
-	sec := t / 1000000
-	usec := t - sec*1000000
+	year, mon, day, hour, min, sec, usec := intervalFields(v) // datetime.go
 	switch u {
 	case uMillennium, uCentury, uDecade, uYear, uQuarter, uMonth, uDay, uHour, uMinute, uSecond:
 		switch u {
