@@ -36,8 +36,8 @@ func AppendSend(dst []byte, oid OID, v Value) ([]byte, error) {
 	case *Decimal:
 		return appendNumericSend(dst, x), nil
 	case string:
-		if oid == JSONB {
-			dst = append(dst, 1)
+		if oid == JSONB || oid == JSONPath {
+			dst = append(dst, 1) // the version byte of jsonb_send, jsonpath_send
 		}
 		if oid == Char {
 			if x == "" {
@@ -233,6 +233,11 @@ func recv(oid OID, b []byte) (Value, error) {
 			return nil, errorf(CodeInvalidBinary, "unsupported jsonb version number")
 		}
 		return parseJSONB(string(b[1:]))
+	case JSONPath:
+		if len(b) == 0 || b[0] != 1 {
+			return nil, errorf(CodeInvalidBinary, "unsupported jsonpath version number: %d", len(b))
+		}
+		return parseJSONPathValue(string(b[1:]))
 	case Char:
 		if len(b) == 0 || b[0] == 0 {
 			return "", nil

@@ -34,6 +34,7 @@ const (
 	Numeric     OID = 1700
 	UUID        OID = 2950
 	JSONB       OID = 3802
+	JSONPath    OID = 4072
 )
 
 // Category is pg_type.typcategory.
@@ -122,6 +123,8 @@ var catalog = []Type{
 	{OID: Numeric, Name: "numeric", SQLName: "numeric", Array: 1231, Len: -1, Category: CatNumeric, Physical: PhysNumeric, Mod: TypmodNumeric},
 	{OID: UUID, Name: "uuid", SQLName: "uuid", Array: 2951, Len: 16, Category: CatUser, Physical: PhysText},
 	{OID: JSONB, Name: "jsonb", SQLName: "jsonb", Array: 3807, Len: -1, Category: CatUser, Physical: PhysText},
+	// jsonpath: kept as jsonpath_out prints it (jsonpath.go).
+	{OID: JSONPath, Name: "jsonpath", SQLName: "jsonpath", Array: 4073, Len: -1, Category: CatUser, Physical: PhysText},
 	// The catalog's vectors (vector.go): arrays of lower bound 0.
 	{OID: Int2Vector, Name: "int2vector", SQLName: "int2vector", Array: 1006, Elem: Int2, Len: -1, Category: CatArray, Physical: PhysText},
 	{OID: OidVector, Name: "oidvector", SQLName: "oidvector", Array: 1013, Elem: Oid, Len: -1, Category: CatArray, Physical: PhysText},

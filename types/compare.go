@@ -166,7 +166,7 @@ func Hash(seed maphash.Seed, oid OID, v Value) uint64 {
 // does not know compare for equality only.
 func Orderable(oid OID) bool {
 	switch oid {
-	case JSON, Unknown:
+	case JSON, JSONPath, Unknown: // jsonpath has no comparison operators either
 		return false
 	}
 	t, ok := byOID[oid]

@@ -61,6 +61,8 @@ func in(oid OID, s string) (Value, error) {
 		return s, nil
 	case JSONB:
 		return parseJSONB(s)
+	case JSONPath:
+		return parseJSONPathValue(s) // jsonpath.go
 	case Date:
 		return parseDate(s)
 	case Timestamp, Timestamptz:

@@ -527,7 +527,9 @@ func (r *Registry) addDateTime() {
 		}
 		return p.numeric()
 	}, tx, dt)
-	r.def("date_trunc", iv, refuse("date_trunc(text, interval)"), tx, iv)
+	r.def("date_trunc", iv, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		return intervalTrunc(lowerUnits(str(a[0])), a[1].(types.IntervalVal)) // intervaltrunc.go
+	}, tx, iv)
 	r.def("date_trunc", tsz, refuse("date_trunc(text, timestamptz, zone)"), tx, tsz, tx)
 	r.def("date_part", f8, refuse("date_part(text, time)"), tx, types.Time)
 	r.def("extract", nm, refuse("extract(… from time)"), tx, types.Time)
@@ -553,6 +555,7 @@ func (r *Registry) addDateTime() {
 		return intervalToChar(a[0].(types.IntervalVal), str(a[1])) // tochar_interval.go
 	}, iv, tx).stable()
 	r.addToCharNumber() // tonumchar.go
+	r.addToNumber()     // tonumber.go
 	// AT TIME ZONE: atZone shifts a[1] by the zone a[0] names, sign = -1 from local
 	// time to UTC (timestamp → timestamptz), +1 back.
 	atZone := func(sign int64) Impl {
@@ -684,6 +687,19 @@ func floatTimestamp(sec float64) (types.Value, error) {
 // intervalPart is interval_part_common (PostgreSQL 14+): fields of the
 // interval as interval2itm splits it (C's truncating division, so a
 // negative interval has negative fields).
+// intervalFields is interval2itm: the interval's fields, split with C's
+// truncating division so each keeps the interval's signs.
+func intervalFields(v types.IntervalVal) (year, mon, day, hour, min, sec, usec int64) {
+	year, mon = int64(v.Months)/12, int64(v.Months)%12
+	t := v.Micros
+	hour = t / 3600000000
+	t -= hour * 3600000000
+	min = t / 60000000
+	t -= min * 60000000
+	sec = t / 1000000
+	return year, mon, int64(v.Days), hour, min, sec, t - sec*1000000
+}
+
 func intervalPart(low string, v types.IntervalVal) (part, error) {
 	u, ok := deltaUnits[tok10(low)]
 	if !ok {
@@ -692,15 +708,7 @@ func intervalPart(low string, v types.IntervalVal) (part, error) {
 	if !ok || u == uReserved {
 		return part{}, unitErr(CodeInvalidParameter, low, iv, "not recognized")
 	}
-	months := int64(v.Months)
-	year, mon := months/12, months%12
-	t := v.Micros
-	hour := t / 3600000000
-	t -= hour * 3600000000
-	min := t / 60000000
-	t -= min * 60000000
-	sec := t / 1000000
-	usec := t - sec*1000000
+	year, mon, _, hour, min, sec, usec := intervalFields(v)
 	switch u {
 	case uMicro:
 		return intPart(sec*1000000 + usec), nil

@@ -97,6 +97,7 @@ func (r *Registry) addJSON() {
 	r.addJSONOps()    // jsonops.go
 	r.addJSONSet()    // jsonset.go
 	r.addJSONRecord() // jsonrecord.go
+	r.addJSONPath()   // jsonpath.go
 	r.def("jsonb_pretty", tx, jsonUnary(func(n *jnode) (types.Value, error) {
 		var b strings.Builder
 		writePretty(&b, n, 0)

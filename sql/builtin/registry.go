@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -72,6 +73,10 @@ type Registry struct {
 	// PostgreSQL has them for others too (@> on arrays, ranges, …): no
 	// overload matching is 0A000 there, not 42883.
 	partialOps map[string]bool
+	// partialFuncs are functions the library has some overloads of
+	// while PostgreSQL has others too (width_bucket(anyelement,
+	// anyarray)): no overload matching is 0A000 there, not 42883.
+	partialFuncs map[string]bool
 	// version is the server_version_num whose behaviour the functions
 	// follow where majors differ (dialect.go).
 	version int
@@ -86,7 +91,7 @@ func New() *Registry { return build(unknownMajor) }
 
 // build builds the library for server_version_num version.
 func build(version int) *Registry {
-	r := &Registry{funcs: map[string][]*Func{}, ops: map[string][]string{}, prefix: map[string][]string{}, missing: map[string]bool{}, partialOps: map[string]bool{}, version: version}
+	r := &Registry{funcs: map[string][]*Func{}, ops: map[string][]string{}, prefix: map[string][]string{}, missing: map[string]bool{}, partialOps: map[string]bool{}, partialFuncs: map[string]bool{"width_bucket": true}, version: version}
 	for _, n := range strings.Fields(postgresOnly) {
 		r.missing[n] = true
 	}
@@ -104,6 +109,7 @@ func build(version int) *Registry {
 	r.addConvert()     // convert.go
 	r.addStringArray() // strarray.go
 	r.addFactorial()   // factorial.go
+	r.addNumNulls()    // numnulls.go
 	return r
 }
 
@@ -328,7 +334,12 @@ func (r *Registry) Resolve(name string, args []OID) (*Call, error) {
 	if len(r.funcs[name]) == 0 && r.missing[name] {
 		return nil, unsupported("the function %s", name)
 	}
-	return resolveAmong(r.funcs[name], name, args)
+	c, err := resolveAmong(r.funcs[name], name, args)
+	var e *Error
+	if err != nil && r.partialFuncs[name] && errors.As(err, &e) && e.Code == CodeUndefinedFunction {
+		return nil, unsupported("the function %s over these argument types", name)
+	}
+	return c, err
 }
 
 // resolveAmong is Resolve among the overloads fs of name.
@@ -563,11 +574,11 @@ func callString(name string, args []OID) string {
 
 // postgresOnly are functions of PostgreSQL's catalog (and aggregates
 // the evaluator does not compute) the library does not have yet.
-const postgresOnly = `min_scale trim_scale setseed random_normal to_date to_number generate_series
+const postgresOnly = `min_scale trim_scale setseed random_normal to_date generate_series
 generate_subscripts unnest array_length array_to_string string_to_table array_append array_prepend array_cat
 array_dims array_lower array_upper array_position array_positions array_remove array_replace array_fill array_ndims cardinality
 encode decode convert convert_from convert_to sha224 sha256 sha384 sha512 get_byte set_byte get_bit set_bit bit_count crc32 crc32c
-justify_days justify_hours justify_interval make_interval make_time make_timestamptz date_bin isfinite num_nulls num_nonnulls
+justify_days justify_hours justify_interval make_interval make_time make_timestamptz date_bin isfinite
 pg_typeof string_agg array_agg stddev stddev_samp stddev_pop variance var_samp var_pop corr covar_pop
 covar_samp regr_avgx regr_avgy regr_count regr_intercept regr_r2 regr_slope regr_sxx regr_sxy regr_syy percentile_cont
 percentile_disc mode json_agg jsonb_agg json_object_agg jsonb_object_agg xmlagg row_number rank dense_rank

@@ -13,6 +13,20 @@ type srfRow []types.Value
 // for other functions): the library's rows (the datum is in memory
 // already, and its rows are no larger).
 func jsonSeries(name string, vals []types.Value) (func() (types.Value, bool, error), bool, error) {
+	if name == "jsonb_path_query" {
+		rows, err := builtin.JSONPathRows(vals)
+		if err != nil {
+			return nil, true, libraryErr(err)
+		}
+		return func() (types.Value, bool, error) {
+			if len(rows) == 0 {
+				return nil, false, nil
+			}
+			v := rows[0]
+			rows = rows[1:]
+			return v, true, nil
+		}, true, nil
+	}
 	switch name {
 	case "jsonb_each", "jsonb_each_text", "json_each", "json_each_text",
 		"jsonb_array_elements", "jsonb_array_elements_text", "json_array_elements", "json_array_elements_text",

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // The json set-returning functions: jsonb_each[_text], json_each[_text]
@@ -23,12 +25,30 @@ func init() {
 	for n := range jsonSRFs {
 		srfNames[n] = true
 	}
+	srfNames["jsonb_path_query"] = true
 }
+
+// jsonPathQueryArgs are jsonb_path_query's parameters: target, path,
+// vars, silent (the last two optional).
+var jsonPathQueryArgs = []OID{JSONB, types.JSONPath, JSONB, Bool}
 
 // jsonSRFType types fs when it is a json set-returning function (found):
 // its argument coerced to the function's type, its columns' names (nil:
 // the one column is named by the function or the alias) and types.
 func jsonSRFType(fs *FuncScan, loc int32) (names []string, ts []Type, found bool, err error) {
+	if fs.Name == "jsonb_path_query" { // one jsonb column, named by the function
+		if len(fs.Args) < 2 || len(fs.Args) > 4 {
+			return nil, nil, true, errorf(CodeUndefinedFunction, "function %s with %d arguments does not exist", fs.Name, len(fs.Args)).at(loc)
+		}
+		for i := range fs.Args {
+			want := jsonPathQueryArgs[i]
+			fs.Args[i] = coerce(fs.Args[i], T(want))
+			if t := fs.Args[i].Type(); t.OID != want {
+				return nil, nil, true, errorf(CodeUndefinedFunction, "function %s(…, %s, …) does not exist", fs.Name, t).at(loc)
+			}
+		}
+		return nil, []Type{T(JSONB)}, true, nil
+	}
 	arg, ok := jsonSRFs[fs.Name]
 	if !ok {
 		return nil, nil, false, nil

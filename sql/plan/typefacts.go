@@ -53,7 +53,7 @@ var typeNames = map[OID]string{
 	Int8: "int8", Int2: "int2", Int4: "int4", Text: "text", Oid: "oid",
 	Float4: "float4", Float8: "float8", Bpchar: "bpchar", Varchar: "varchar",
 	Date: "date", Time: "time", Timestamp: "timestamp", Timestamptz: "timestamptz",
-	Interval: "interval", Numeric: "numeric", UUID: "uuid", JSON: "json", JSONB: "jsonb", Record: "record",
+	Interval: "interval", Numeric: "numeric", UUID: "uuid", JSON: "json", JSONB: "jsonb", types.JSONPath: "jsonpath", Record: "record",
 }
 
 // String is the type's pg_type.typname with its modifier, as EXPLAIN
@@ -88,7 +88,7 @@ var typeAliases = map[string]OID{
 	"character varying": Varchar, "char": Char, "character": Bpchar, "bpchar": Bpchar,
 	"bool": Bool, "boolean": Bool, "date": Date, "time": Time,
 	"timestamp": Timestamp, "timestamptz": Timestamptz, "interval": Interval,
-	"bytea": Bytea, "name": Name, "uuid": UUID, "json": JSON, "jsonb": JSONB, "oid": Oid,
+	"bytea": Bytea, "name": Name, "uuid": UUID, "json": JSON, "jsonb": JSONB, "oid": Oid, "jsonpath": types.JSONPath,
 }
 
 // parseType resolves a type name (pg_catalog qualification dropped) and
