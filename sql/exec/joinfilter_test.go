@@ -140,7 +140,13 @@ func TestJoinKeyFilterThroughJoins(t *testing.T) {
 	if got != "id int4 | id int4\n4|3\n" {
 		t.Fatalf("answer:\n%s", got)
 	}
-	if n, all := late.handed["w"], len(src.rows["w"]); n > all+2 {
+	// Filtered, the scans hand on w once (b's scan) plus the subquery's
+	// row and a's one match: all+2. The key filter is a bit set over
+	// seeded hashes (joinfilter.go: ~1 in 64 non-matching rows kept here,
+	// a new seed each run), so a's scan may also hand on a false positive
+	// or two: 1 in 10 runs failed a bound of all+2. Unfiltered, a's scan
+	// hands on all 12 rows (all+13).
+	if n, all := late.handed["w"], len(src.rows["w"]); n > all+5 {
 		t.Errorf("the scans of w handed on %d rows (w has %d): the IN list did not reach a's scan", n, all)
 	}
 }
