@@ -225,6 +225,7 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 	switch {
 	case comparisons[op]:
 		l, r = oidOperands(l, r) // extfunc.go
+		l, r = bpcharOperands(l, r)
 		lt, rt = l.Type(), r.Type()
 		if !comparable(lt.OID, rt.OID) {
 			return nil, bad()
@@ -608,4 +609,23 @@ func (b *binder) rowSubLink(sl *pg.SubLink, args []*pg.Node, sq *Subquery, cols 
 	}
 	sq.Op, sq.T, sq.Kind = op, T(Bool), SubAny
 	return sq, nil
+}
+
+// bpcharOperands resolves a comparison of character(n) with character
+// varying as PostgreSQL does: no varchar operator exists, and of the
+// candidates bpchar = bpchar matches one operand exactly where text =
+// text matches none (varchar → bpchar is an implicit cast), so the
+// varchar side is read as bpchar and trailing blanks do not count:
+// 'x'::char(4) = 'x '::varchar is true. Compared as text (before), such
+// rows were dropped from WHERE, joins and IN. bpchar with text compares
+// as text (text is the preferred type), unchanged.
+func bpcharOperands(l, r Scalar) (Scalar, Scalar) {
+	lt, rt := l.Type().OID, r.Type().OID
+	switch {
+	case lt == Bpchar && rt == Varchar:
+		r = cast(r, T(Bpchar))
+	case lt == Varchar && rt == Bpchar:
+		l = cast(l, T(Bpchar))
+	}
+	return l, r
 }
