@@ -1112,4 +1112,24 @@ var mixCases = []mixQuery{
 	{"SELECT a.id FROM mx a LEFT JOIN my b ON a.id = b.id WHERE false AND b.id = 1/0", false},
 	{"SELECT id FROM mx WHERE id = 1/0 AND false", false},
 	{"SELECT id FROM mx WHERE NULL AND id = 1/0", false},
+	// a WHERE (or inner join ON) conjunct reading no column of its
+	// query level is PostgreSQL's One-Time Filter, evaluated before any
+	// row is read (collated seed 14 query 72: 0 rows over an empty
+	// join where PostgreSQL fails 21000); false, it keeps the rest of
+	// the query from running
+	{"SELECT * FROM me WHERE (SELECT i4 FROM mz) > 0", false},
+	{"SELECT count(*) FROM me WHERE (SELECT i4 FROM mz) > 0", false},
+	{"SELECT me.id FROM me JOIN mx ON (SELECT i4 FROM mz) > 0", false},
+	{"SELECT me.id FROM me, mx WHERE me.id = mx.id AND (SELECT i4 FROM mz) > 0", false},
+	{"SELECT i4 FROM me GROUP BY i4 HAVING (SELECT i4 FROM mz) > 0", false},
+	{"SELECT * FROM mx WHERE 1/(i4-i4) = 0 AND (SELECT i4 FROM mz WHERE false) > 0", false},
+	{"SELECT sum(1/(i4-i4)) FROM mx HAVING (SELECT 1 WHERE false) > 0", false},
+	{"SELECT id FROM mx WHERE EXISTS (SELECT 1 FROM me) AND (SELECT i4 FROM mz) > 0", false},
+	{"SELECT id FROM mx WHERE EXISTS (SELECT 1 FROM me WHERE mx.i4 > (SELECT i4 FROM mz))", false},
+	{"SELECT id FROM mx WHERE EXISTS (SELECT 1 FROM me WHERE me.id = mx.id AND (SELECT i4 FROM mz) > 0)", false},
+	{"SELECT * FROM mx LEFT JOIN (SELECT * FROM me WHERE (SELECT i4 FROM mz) > 0) s ON true", false},
+	{"SELECT * FROM (SELECT * FROM me WHERE (SELECT i4 FROM mz) > 0) s", false},
+	// … but not in an outer join's ON or a NOT EXISTS: evaluated per pair
+	{"SELECT me.id FROM mx LEFT JOIN me ON (SELECT i4 FROM mz) > 0", false},
+	{"SELECT id FROM mx WHERE NOT EXISTS (SELECT 1 FROM me WHERE me.id = mx.id AND (SELECT i4 FROM mz) > 0)", false},
 }
