@@ -13,8 +13,11 @@ package sqlfront
 // foldError is the first error PostgreSQL's planner would raise folding
 // p's constant subexpressions: the select list, the join condition,
 // WHERE, GROUP BY, HAVING, ORDER BY and the aggregates' arguments, in
-// the order the planner preprocesses them.
-func (p *plan) foldError(e *env) error {
+// the order the planner preprocesses them. none says WHERE folds to a
+// constant false or NULL: PostgreSQL then reads no row (a One-Time
+// Filter), and the conjuncts folding dropped (`false AND id = 1/0`) are
+// never evaluated, so the key lookup must not evaluate them either.
+func (p *plan) foldError(e *env) (none bool, err error) {
 	var exprs []expr
 	exprs = append(exprs, p.targets...)
 	for _, a := range p.aggs {
@@ -29,11 +32,15 @@ func (p *plan) foldError(e *env) error {
 		if x == nil {
 			continue
 		}
-		if _, _, err := foldConst(x, e); err != nil {
-			return err
+		c, v, err := foldConst(x, e)
+		if err != nil {
+			return false, err
+		}
+		if x == p.whereAsWritten && c && (v == nil || v == false) {
+			none = true
 		}
 	}
-	return nil
+	return none, nil
 }
 
 // foldConst folds x as eval_const_expressions does, children first: it

@@ -20,6 +20,8 @@ type execCtx struct {
 	raw func(row []byte) error
 	// mem is the statement's working memory (memory.go).
 	mem *workMem
+	// noRead: WHERE folds to false or NULL, no table is read (constfold.go)
+	noRead bool
 }
 
 // errReplan says a cached plan no longer matches a table's schema: the
@@ -68,9 +70,11 @@ func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
 		return p.runVectorized(ex, emit) // vexec.go
 	}
 	e := &env{params: ex.params, ex: ex}
-	if err := p.foldError(e); err != nil {
+	none, err := p.foldError(e)
+	if err != nil {
 		return err // constfold.go: PostgreSQL's planner raises it
 	}
+	ex.noRead = none
 	limit, offset := int64(-1), int64(0)
 	if p.limit != nil {
 		v, err := p.limit.eval(e)
@@ -97,7 +101,7 @@ func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
 	if limit == 0 {
 		return nil
 	}
-	if p.direct && ex.raw != nil {
+	if p.direct && ex.raw != nil && !ex.noRead {
 		if err := p.runDirect(ex, limit, offset); err != errNotDirect {
 			if err == nil {
 				ex.sess.srv.directRuns.Add(1)
@@ -105,7 +109,7 @@ func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
 			return err
 		}
 	}
-	if p.agg != nil && !p.agg.post {
+	if p.agg != nil && !p.agg.post && !ex.noRead {
 		err := p.runEngine(ex, limit, offset, emit)
 		if err != errNotEngine {
 			if err == nil {
@@ -114,7 +118,7 @@ func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
 			return err
 		}
 	}
-	if p.rows != nil {
+	if p.rows != nil && !ex.noRead {
 		err := p.runRows(ex, limit, offset, emit)
 		if err != errNotEngine {
 			if err == nil {
@@ -201,10 +205,9 @@ func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
 		}
 		return out(row)
 	}
-	var err error
 	if p.grouping {
 		err = errNotEngine
-		if p.agg != nil && p.agg.post {
+		if p.agg != nil && p.agg.post && !ex.noRead {
 			if err = p.runEngineGroups(ex, e, final); err == nil {
 				ex.sess.srv.engineRuns.Add(1)
 			}
@@ -308,7 +311,7 @@ func (p *plan) input(ex *execCtx, fn func([]Value) error) error {
 // scanItem reads one FROM item, using its pushed-down key predicates.
 func (p *plan) scanItem(ex *execCtx, i int, fn func([]Value) error) error {
 	it := p.from[i]
-	if err := ex.ctx.Err(); err != nil {
+	if err := ex.ctx.Err(); err != nil || ex.noRead {
 		return err
 	}
 	if it.virt != nil {

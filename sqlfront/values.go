@@ -183,7 +183,10 @@ func parseAs(t uint32, s string) (Value, error) {
 		v, err := types.In(t, -1, s)
 		return v, typesErr(err)
 	case t == oidBpchar:
-		return strings.TrimRight(s, " "), nil
+		// bpchar without a length keeps its trailing blanks as written
+		// ('a '::bpchar prints "a "); comparisons, grouping and the
+		// cast to text ignore them (cmpValues, rowKey, convert)
+		return s, nil
 	case t == oidCharType, t == oidName:
 		// "char" keeps one byte, name at most 63.
 		v, err := types.In(t, -1, s)

@@ -800,6 +800,15 @@ func (s *Session) Capture(ctx context.Context, sql string, timeout time.Duration
 	return Answer{s.Run(ctx, sql, 0, timeout)}
 }
 
+// Text is the reply as lines (the columns, then each row, or the
+// error), for a replay to show what a server answered (EXPLAIN).
+func (a Answer) Text() string {
+	if a.a.err != nil {
+		return a.a.err.Error()
+	}
+	return strings.Join(a.a.cols, " | ") + "\n" + strings.Join(a.a.rows, "\n")
+}
+
 // CompareAnswers classifies got against want for q.
 func CompareAnswers(q WideQuery, want, got Answer) Outcome {
 	return classifyAnswers(Statement{SQL: q.SQL, Kind: Query, Ordered: q.Ordered}, want.a, got.a)

@@ -72,7 +72,7 @@ func passSortKeys(rel plan.Rel, md *plan.Metadata) (plan.Rel, []plan.SortKey, bo
 		if !ok {
 			return rel, nil, false
 		}
-		return &plan.Filter{Input: in, Pred: r.Pred}, keys, true
+		return &plan.Filter{Input: in, Pred: r.Pred, Gate: r.Gate}, keys, true
 	case *plan.Limit:
 		in, keys, ok := passSortKeys(r.Input, md)
 		if !ok {

@@ -407,6 +407,38 @@ func (e *env) newFilter(in operator, pred plan.Scalar) (operator, error) {
 
 func (f *filterOp) cols() []plan.ColumnID { return f.in.cols() }
 
+// gateOp is PostgreSQL's One-Time Filter (plan.Filter.Gate): its
+// predicate reads no column of the input, and is evaluated once each
+// time the operator runs, before the input: an error in it (a scalar
+// subquery returning two rows) is raised even when the input has no
+// rows, and unless it is true the input does not run at all.
+type gateOp struct {
+	in   operator
+	pred vexpr
+}
+
+func (e *env) newGate(in operator, pred plan.Scalar) (operator, error) {
+	c := &compiler{e: e, lay: layout{}}
+	f, err := c.quals(pred) // qualorder.go
+	if err != nil {
+		return nil, err
+	}
+	return &gateOp{in: in, pred: f}, nil
+}
+
+func (g *gateOp) cols() []plan.ColumnID { return g.in.cols() }
+
+func (g *gateOp) run(emit func(*Batch) error) error {
+	res := make([]types.Value, 1)
+	if err := g.pred(&Batch{N: 1}, []int{0}, res); err != nil {
+		return err
+	}
+	if t, ok := res[0].(bool); !ok || !t {
+		return nil
+	}
+	return g.in.run(emit)
+}
+
 func (f *filterOp) run(emit func(*Batch) error) error {
 	return f.in.run(func(b *Batch) error {
 		out, err := filterBatch(b, f.pred)

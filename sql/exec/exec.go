@@ -256,6 +256,9 @@ func (e *env) build(rel plan.Rel) (operator, error) {
 		if err != nil {
 			return nil, err
 		}
+		if x.Gate {
+			return e.newGate(in, x.Pred) // basic.go
+		}
 		return e.newFilter(in, x.Pred)
 	case *plan.Project:
 		in, err := e.build(x.Input)

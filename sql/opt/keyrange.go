@@ -112,7 +112,7 @@ func flipOp(op string) string {
 func rebuild(rel plan.Rel, fn func(plan.Rel) plan.Rel) plan.Rel {
 	switch x := rel.(type) {
 	case *plan.Filter:
-		return &plan.Filter{Input: fn(x.Input), Pred: x.Pred}
+		return &plan.Filter{Input: fn(x.Input), Pred: x.Pred, Gate: x.Gate}
 	case *plan.Project:
 		return &plan.Project{Input: fn(x.Input), Cols: x.Cols, Exprs: x.Exprs}
 	case *plan.Join:

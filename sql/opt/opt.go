@@ -75,7 +75,7 @@ func mapExprs(rel plan.Rel, fn func(plan.Scalar) plan.Scalar, md *plan.Metadata)
 		c.Filter = f(x.Filter)
 		return &c
 	case *plan.Filter:
-		return &plan.Filter{Input: mapExprs(x.Input, fn, md), Pred: f(x.Pred)}
+		return &plan.Filter{Input: mapExprs(x.Input, fn, md), Pred: f(x.Pred), Gate: x.Gate}
 	case *plan.Project:
 		c := &plan.Project{Input: mapExprs(x.Input, fn, md), Cols: x.Cols}
 		for _, e := range x.Exprs {

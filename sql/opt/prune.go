@@ -26,7 +26,7 @@ func prune(rel plan.Rel, need plan.ColSet, md *plan.Metadata) plan.Rel {
 		}
 		return &c
 	case *plan.Filter:
-		return &plan.Filter{Input: prune(x.Input, union(need, plan.ColumnsOf(x.Pred)), md), Pred: x.Pred}
+		return &plan.Filter{Input: prune(x.Input, union(need, plan.ColumnsOf(x.Pred)), md), Pred: x.Pred, Gate: x.Gate}
 	case *plan.Project:
 		p := &plan.Project{}
 		var in plan.ColSet

@@ -1,8 +1,6 @@
 package opt
 
 import (
-	"slices"
-
 	"github.com/sidecar-dev/sidecar/sql/plan"
 )
 
@@ -14,18 +12,85 @@ func pushdown(rel plan.Rel) plan.Rel {
 		return push(pushdown(x.Input), plan.Conjuncts(x.Pred))
 	case *plan.Join:
 		j := &plan.Join{Kind: x.Kind, Left: pushdown(x.Left), Right: pushdown(x.Right)}
-		return pushJoin(j, plan.Conjuncts(x.On), nil)
+		on := plan.Conjuncts(x.On)
+		var gates []plan.Scalar
+		switch x.Kind {
+		case plan.InnerJoin, plan.CrossJoin, plan.SemiJoin:
+			gates, on = splitGates(on, plan.SetOf(x.Columns()))
+		case plan.AntiJoin:
+			// NOT EXISTS: the subquery's WHERE is the anti join's
+			// condition in PostgreSQL, its conjuncts without columns
+			// too, evaluated per pair (none when the right side is
+			// empty), not as a gate of the right side
+			if g, ok := j.Right.(*plan.Filter); ok && g.Gate {
+				j.Right, on = g.Input, append(on, plan.Conjuncts(g.Pred)...)
+			}
+		}
+		return gate(pushJoin(j, on, nil), gates)
 	}
 	return rebuild(rel, pushdown)
 }
 
+// splitGates separates the conjuncts that read none of the columns in
+// scope (only constants, parameters, outer references and uncorrelated
+// subqueries) and call no volatile function. PostgreSQL makes such a
+// qual of WHERE or of an inner join's ON a gating one
+// (distribute_qual_to_rels: pseudoconstant): a Result's One-Time Filter
+// above the join tree, evaluated once before any row is read. So
+// `WHERE (SELECT x FROM multirow) > 0` fails 21000 even over an empty
+// table, and a gate that is false or NULL keeps every other expression
+// of the query level from running. They stay above, in a Filter of
+// their own, which sql/exec runs as a gate (filterOp).
+func splitGates(preds []plan.Scalar, scope plan.ColSet) (gates, rest []plan.Scalar) {
+	for _, p := range preds {
+		if b, ok := boolOf(p); ok && b {
+			continue // TRUE filters nothing
+		}
+		if !plan.ColumnsOf(p).Intersects(scope) && !volatile(p) {
+			gates = append(gates, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	return gates, rest
+}
+
 // push applies conjuncts preds to rel (whose own filters are pushed
-// already), as low as each can go.
+// already), as low as each can go; gates (splitGates) stay above rel.
 func push(rel plan.Rel, preds []plan.Scalar) plan.Rel {
-	preds = slices.DeleteFunc(preds, func(p plan.Scalar) bool {
-		b, ok := boolOf(p)
-		return ok && b // TRUE filters nothing
+	gates, rest := splitGates(preds, plan.SetOf(rel.Columns()))
+	if a, ok := rel.(*plan.Aggregate); ok {
+		// HAVING: PostgreSQL copies a conjunct without aggregates into
+		// WHERE (a gate there), except with grouping sets or when it
+		// holds a subquery run per row (correlated to an outer query):
+		// those stay, evaluated per group after aggregation
+		// (subquery_planner)
+		for i := 0; i < len(gates); i++ {
+			if a.Sets != nil || correlatedSub(gates[i]) {
+				rest = append(rest, gates[i])
+				gates = append(gates[:i], gates[i+1:]...)
+				i--
+			}
+		}
+	}
+	return gate(pushBelow(rel, rest), gates)
+}
+
+// correlatedSub says whether p holds a subquery that reads columns of
+// an enclosing query (PostgreSQL's SubPlan, not an InitPlan).
+func correlatedSub(p plan.Scalar) bool {
+	found := false
+	plan.Walk(p, func(x plan.Scalar) bool {
+		if s, ok := x.(*plan.Subquery); ok && len(s.Outer) > 0 {
+			found = true
+		}
+		return !found
 	})
+	return found
+}
+
+// pushBelow is push for conjuncts that read rel's columns.
+func pushBelow(rel plan.Rel, preds []plan.Scalar) plan.Rel {
 	if len(preds) == 0 {
 		return rel
 	}
@@ -94,6 +159,18 @@ func filter(rel plan.Rel, preds []plan.Scalar) plan.Rel {
 		return rel
 	}
 	return &plan.Filter{Input: rel, Pred: plan.And(preds)}
+}
+
+// gate is rel under a gating Filter of gates (splitGates; rel when none).
+func gate(rel plan.Rel, gates []plan.Scalar) plan.Rel {
+	if len(gates) == 0 {
+		return rel
+	}
+	if g, ok := rel.(*plan.Filter); ok && g.Gate {
+		gates = append(plan.Conjuncts(g.Pred), gates...)
+		rel = g.Input
+	}
+	return &plan.Filter{Input: rel, Pred: plan.And(gates), Gate: true}
 }
 
 // readsOnly says whether p reads, of the columns in scope, only columns
@@ -170,10 +247,17 @@ func pushJoin(j *plan.Join, on, where []plan.Scalar) plan.Rel {
 	case plan.SemiJoin, plan.AntiJoin:
 		// Only the left side's rows come out: WHERE conjuncts on it go
 		// down; ON conjuncts on the right side filter the right side.
+		// A semi join's ON conjunct on the left side only filters the
+		// left side, where PostgreSQL evaluates it (on every left row,
+		// also when the right side is empty: `EXISTS (SELECT 1 FROM e
+		// WHERE t.x > (SELECT …))` fails 21000 as PostgreSQL does).
 		for _, p := range on {
-			if side(p) == 2 {
+			switch {
+			case side(p) == 2:
 				toR = append(toR, p)
-			} else {
+			case side(p) == 1 && j.Kind == plan.SemiJoin:
+				toL = append(toL, p)
+			default:
 				keep = append(keep, p)
 			}
 		}

@@ -61,7 +61,11 @@ func explainRel(b *strings.Builder, md *Metadata, r Rel, depth int) {
 			line("  filter: %s", expr(x.Filter))
 		}
 	case *Filter:
-		line("Filter %s", expr(x.Pred))
+		if x.Gate {
+			line("One-Time Filter %s", expr(x.Pred))
+		} else {
+			line("Filter %s", expr(x.Pred))
+		}
 	case *Project:
 		parts := make([]string, len(x.Cols))
 		for i, id := range x.Cols {

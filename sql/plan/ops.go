@@ -37,10 +37,14 @@ type KeyRange struct {
 	HiIncl bool
 }
 
-// Filter keeps the rows Pred is true for.
+// Filter keeps the rows Pred is true for. A Gate's Pred reads no column
+// of Input (sql/opt splitGates): it is evaluated once, before Input
+// runs, as PostgreSQL's One-Time Filter is; unless it is true, Input
+// does not run.
 type Filter struct {
 	Input Rel
 	Pred  Scalar
+	Gate  bool
 }
 
 // Project computes Exprs (one output column each; a ColRef keeps the
