@@ -1,6 +1,8 @@
 package opt
 
 import (
+	"slices"
+
 	"github.com/sidecar-dev/sidecar/sql/plan"
 )
 
