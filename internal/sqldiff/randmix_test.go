@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sidecar-dev/sidecar/internal/seed"
 	"github.com/sidecar-dev/sidecar/internal/sqldiff"
 )
 
@@ -1032,7 +1031,7 @@ func runMixed(t *testing.T, pgs, scs *sqldiff.Session, defSeeds []uint64, n int)
 	if *seedFlag != 0 {
 		seeds = nil
 	}
-	seeds = append(seeds, seed.New(t, seedFlag))
+	seeds = withClockSeed(t, seeds) // randwide_test.go
 	seeds = envSeeds(t, "SIDECAR_RANDMIX_SEEDS", seeds)
 	t.Logf("seeds %v", seeds)
 	ctx := context.Background()
