@@ -289,6 +289,9 @@ func numRank(t uint32) int {
 	return 0
 }
 
+// orderingOps are the comparison operators commonType resolves.
+var orderingOps = map[string]bool{"=": true, "<>": true, "!=": true, "<": true, "<=": true, ">": true, ">=": true}
+
 // commonType is the type two operands of a comparison or arithmetic are
 // coerced to, as PostgreSQL resolves its operators for these types.
 func (pl *planner) commonType(l, r expr, op string, pos int) (uint32, error) {
@@ -313,6 +316,13 @@ func (pl *planner) commonType(l, r expr, op string, pos int) (uint32, error) {
 			return oidFloat8, nil
 		}
 		return rt, nil
+	case (lt == oidBpchar && rt == oidVarchar || lt == oidVarchar && rt == oidBpchar) && orderingOps[op]:
+		// No varchar operator exists; of the candidates bpchar = bpchar
+		// matches one operand exactly and text = text none (varchar →
+		// bpchar is implicit): trailing blanks do not count, as in sql/plan
+		// (bpcharOperands). Compared as text before: 'x'::char(4) =
+		// 'x '::varchar was false.
+		return oidBpchar, nil
 	case isTextType(lt) && isTextType(rt):
 		return oidText, nil
 	case (lt == oidTimestamp || lt == oidTimestamptz || lt == oidDate) && rt == oidInterval && (op == "+" || op == "-"):

@@ -468,7 +468,7 @@ func (c *compiler) comparer(l, r plan.Type) (func(a, b types.Value) (int, error)
 		return f, nil // datecmp.go: out of range is not an error
 	}
 	lc, rc := c.converter(l, t), c.converter(r, t)
-	if l.OID == plan.Bpchar && r.OID == plan.Bpchar {
+	if bpcharPair(l.OID, r.OID) {
 		t, lc, rc = plan.T(plan.Bpchar), nil, nil
 	}
 	oid := t.OID
@@ -784,4 +784,14 @@ func (c *compiler) inList(x *plan.InList) (vexpr, error) {
 		return set, err
 	}
 	return slow, nil
+}
+
+// bpcharPair says whether two operands compare as bpchar: both
+// character(n), or character(n) with character varying (PostgreSQL has
+// no varchar operator and resolves bpchar's, trailing blanks not
+// counting; sql/plan's bpcharOperands). An IN list's varchar item
+// opposite a char(n) argument reached here as varchar and compared as
+// text: 'x'::char(4) IN ('x '::varchar) was false.
+func bpcharPair(l, r plan.OID) bool {
+	return l == plan.Bpchar && (r == plan.Bpchar || r == plan.Varchar) || r == plan.Bpchar && l == plan.Varchar
 }

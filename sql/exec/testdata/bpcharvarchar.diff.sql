@@ -10,3 +10,6 @@ SELECT id, c = (s || ' ')::text, c::varchar = s || ' ' FROM nums ORDER BY id;
 SELECT a.id, b.id FROM nums a JOIN nums b ON a.c = (b.s || ' ')::varchar ORDER BY 1, 2;
 SELECT id, CASE WHEN c = (v || ' ')::varchar THEN 'eq' ELSE 'ne' END FROM nums ORDER BY id;
 SELECT count(*) FROM nums WHERE c <> (s || '   ')::varchar;
+SELECT id FROM nums WHERE c IN ((s || ' ')::varchar, 'zz'::varchar) ORDER BY id;
+SELECT id FROM nums WHERE c NOT IN ((s || ' ')::varchar, 'zz'::varchar) ORDER BY id;
+SELECT id, c IN ((v || '  ')::varchar) FROM nums ORDER BY id;
