@@ -48,7 +48,15 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 	}
 	filters := make([]*exec.LateFilter, workers)
 	decs := make([][]colDecoder, workers)
+	aggs := make([]*exec.AggWorker, workers)
 	for w := range workers {
+		if req.Partial != nil {
+			// The aggregation reading the scan aggregates in the workers
+			// too (exec.PartialAgg).
+			if aggs[w], err = req.Partial.Worker(); err != nil {
+				return true, err
+			}
+		}
 		if lf != nil {
 			f, err := lf.Clone()
 			if err != nil || f == nil {
@@ -79,7 +87,7 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 	var next atomic.Int64
 	for w := range workers {
 		wg.Add(1)
-		go func(f *exec.LateFilter, decs []colDecoder) {
+		go func(f *exec.LateFilter, decs []colDecoder, agg *exec.AggWorker) {
 			defer wg.Done()
 			rd := p.Heap.ColReader(req.Ords) // this worker's read buffers
 			for {
@@ -94,10 +102,10 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 					return
 				}
 				r := &units[u]
-				r.batches, r.err = scanUnit(wctx, p, rd, u, req, decs, f, pool)
+				r.batches, r.err = scanUnit(wctx, p, rd, u, req, decs, f, pool, agg)
 				close(r.done)
 			}
-		}(filters[w], decs[w])
+		}(filters[w], decs[w], aggs[w])
 	}
 	for u := range units {
 		select {
@@ -125,14 +133,24 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 
 // scanUnit decodes unit u's pages into batches taken from pool (a panic
 // of the decoding, which would end the process on a worker goroutine, is
-// its error).
-func scanUnit(ctx context.Context, p snapshot.Pages, rd *heap.ColReader, u int, req *exec.ScanRequest, decs []colDecoder, f *exec.LateFilter, pool *batchPool) (out []*exec.Batch, err error) {
+// its error). With agg, the batches are aggregated on the worker: only
+// those agg leaves rows in are handed on.
+func scanUnit(ctx context.Context, p snapshot.Pages, rd *heap.ColReader, u int, req *exec.ScanRequest, decs []colDecoder, f *exec.LateFilter, pool *batchPool, agg *exec.AggWorker) (out []*exec.Batch, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, fmt.Errorf("scan %s: %v", req.Table.Name, r)
 		}
 	}()
 	ch := newPageChunker(ctx, req, decs, f, func(b *exec.Batch) error {
+		if agg != nil {
+			if err := agg.Add(b); err != nil {
+				return err
+			}
+			if b.N == 0 {
+				pool.put(b) // nil pool: dropped
+				return nil
+			}
+		}
 		out = append(out, b)
 		return nil
 	})
