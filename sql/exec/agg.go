@@ -143,6 +143,8 @@ type aggOp struct {
 	// groups left to merge at emission (aggpartial.go).
 	partial *PartialAgg
 	extra   *partialExtra
+	// smallCols: the small-path arguments' column operands (aggsmall.go).
+	smallCols smallCols
 }
 
 func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
@@ -212,7 +214,7 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 				return nil, err
 			}
 			f.argT = ae.Args[0].Type().OID
-			f.small = c.compileSmall(ae, f.argT)
+			f.small = c.compileSmall(ae, f.argT, &op.smallCols)
 		}
 		if ae.Filter != nil {
 			if f.filter, err = c.compile(ae.Filter); err != nil {
@@ -286,6 +288,7 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 	}()
 	spillable := a.spillable()
 	err := a.in.run(func(b *Batch) error {
+		a.smallCols.reset() // another batch
 		sel := allRows(b.N)
 		// Each aggregate's rows (FILTER) and argument values, once.
 		rowsOf := make([][]int, len(a.aggs))

@@ -138,7 +138,7 @@ func (p *PartialAgg) Worker() (*AggWorker, error) {
 			if g.arg, err = c.compile(f.a.Args[0]); err != nil {
 				return nil, err
 			}
-			g.small = c.compileSmall(f.a, f.argT)
+			g.small = c.compileSmall(f.a, f.argT, &w.smallCols)
 		}
 		if f.filter != nil {
 			if g.filter, err = c.compile(f.a.Filter); err != nil {
@@ -165,6 +165,7 @@ func (w *AggWorker) Add(b *Batch) error {
 		return nil
 	}
 	a := w.a
+	a.smallCols.reset() // another batch
 	h := w.groups.h
 	gi := w.gi[:0]
 	for i := 0; i < b.N; i++ {
