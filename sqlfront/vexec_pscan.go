@@ -19,9 +19,10 @@ import (
 // goroutine hands on each unit's batches in page order, so the rows, the
 // batches' contents and the first error in page order are those of the
 // sequential scan. Everything after the scan (joins, aggregation) stays
-// on the statement's goroutine. At most 2 units per worker are decoded
-// and not yet handed on: the memory is bounded by the unit size, not by
-// the table.
+// on the statement's goroutine, except a hash aggregation reading the
+// scan, which aggregates in the workers too (exec.PartialAgg). At most 2
+// units per worker are decoded and not yet handed on: the memory is
+// bounded by the unit size, not by the table.
 
 const (
 	pscanUnitPages = 8  // pages per unit of work
@@ -36,6 +37,11 @@ type pscanResult struct {
 	batches []*exec.Batch
 	err     error
 	done    chan struct{}
+	// freed: the unit left no batch (its rows all aggregated in the
+	// worker, or filtered out): its worker gave its token back, so the
+	// workers go on without waiting for the scan's goroutine (which, on
+	// a loaded machine, waits for a CPU at every wake-up).
+	freed bool
 }
 
 // scanPagesParallel is scanPages over every page on several goroutines;
@@ -103,6 +109,10 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 				}
 				r := &units[u]
 				r.batches, r.err = scanUnit(wctx, p, rd, u, req, decs, f, pool, agg)
+				if r.err == nil && len(r.batches) == 0 {
+					r.freed = true
+					<-tokens // nothing held for the reader
+				}
 				close(r.done)
 			}
 		}(filters[w], decs[w], aggs[w])
@@ -113,7 +123,9 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 		case <-ctx.Done():
 			return true, ctx.Err()
 		}
-		<-tokens
+		if !units[u].freed {
+			<-tokens
+		}
 		if err := units[u].err; err != nil {
 			return true, err
 		}
