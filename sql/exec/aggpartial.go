@@ -25,16 +25,21 @@ import (
 // sets, or an argument that is not safe on another goroutine (a subquery,
 // a non-immutable or external function) runs as before.
 //
-// A worker keeps at most partialGroups groups: once it has that many, a
-// batch with a row of another group is handed on whole (its rows of the
+// A worker keeps at most partialGroups groups (partialBytes): once it has
+// that many, a batch with a row of another group is handed on whole (its rows of the
 // worker's groups too: the merge adds both parts), so a grouping of many
 // groups costs the workers one lookup per row and holds no more memory
-// than partialGroups groups per worker. Groups are emitted in no
+// than partialGroups groups (partialBytes) per worker. Groups are emitted in no
 // particular order (a hash aggregation's order is unspecified, as
 // PostgreSQL's).
 
-// partialGroups is the most groups an AggWorker holds.
-const partialGroups = 4096
+// partialGroups is the most groups an AggWorker holds, partialBytes the
+// most bytes of keys and states (both checked after each batch: a batch
+// may add up to BatchSize groups more).
+const (
+	partialGroups = 4096
+	partialBytes  = 4 << 20
+)
 
 // PartialAgg is a hash aggregation's offer to aggregate in the scan's
 // workers (nil when the aggregation cannot).
@@ -54,6 +59,7 @@ type AggWorker struct {
 	mask   []bool
 	sets   [][]bool
 	full   bool
+	bytes  int64 // the groups' keys and states, as the aggregation charges them
 	gi     []int
 	rows   []int
 	res    []types.Value
@@ -186,13 +192,15 @@ func (w *AggWorker) Add(b *Batch) error {
 				w.gi = gi
 				return nil // handed on whole (no group was added for it)
 			}
-			g = w.groups.addHashed(hv, a.key(b, i, 0, w.mask, 0))
+			key := a.key(b, i, 0, w.mask, 0)
+			w.bytes += rowBytes(key) + int64(64*len(a.aggs))
+			g = w.groups.addHashed(hv, key)
 			w.states = append(w.states, a.newStates(0, w.sets, nil))
 		}
 		gi = append(gi, g)
 	}
 	w.gi = gi
-	w.full = len(w.groups.rows) >= w.limit
+	w.full = len(w.groups.rows) >= w.limit || w.bytes >= partialBytes
 	all := allRows(b.N)
 	for k, f := range a.aggs {
 		rows := all

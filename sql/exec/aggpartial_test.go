@@ -166,3 +166,35 @@ func TestPartialAggMatchesSequential(t *testing.T) {
 		}
 	}
 }
+
+// TestPartialAggBytes: groups of long keys fill a worker by their bytes
+// (partialBytes) before their count: the batches past it are handed on,
+// and the answer is still the sequential one.
+func TestPartialAggBytes(t *testing.T) {
+	cat, err := plantest.LoadCatalog("testdata/tables.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]*string
+	for i := range 6000 {
+		name, n := fmt.Sprintf("%04d%s", i%3000, strings.Repeat("x", 2000)), fmt.Sprint(i)
+		rows = append(rows, []*string{&name, &n})
+	}
+	src := &memSource{rows: map[string][][]*string{"t1": rows}}
+	q := "SELECT name, count(*), sum(n), min(n) FROM t1 GROUP BY name"
+	want := runSQL(cat, src, q, 1<<34)
+	ps := &partialSource{memSource: src, per: 256, workers: 2, limit: 4096}
+	got := runSQL(cat, ps, q, 1<<34)
+	if got != want && strings.Join(sortedLines(got), "\n") != strings.Join(sortedLines(want), "\n") {
+		t.Fatalf("the workers' answer differs: %.300s", got)
+	}
+	if ps.partial == 0 || ps.handed == 0 {
+		t.Fatalf("scans aggregated in workers %d, batches handed on %d: 3,000 keys of 2kB should fill the workers", ps.partial, ps.handed)
+	}
+}
+
+func sortedLines(s string) []string {
+	l := strings.Split(s, "\n")
+	slices.Sort(l)
+	return l
+}
