@@ -39,20 +39,9 @@ func (m *partialSource) ScanLate(ctx context.Context, req *exec.ScanRequest, lf 
 	var batches []*exec.Batch
 	rows := m.rows[req.Table.Name]
 	for start := 0; start < len(rows); start += m.per {
-		end := min(start+m.per, len(rows))
-		b := &exec.Batch{N: end - start, Vecs: make([][]types.Value, len(req.Ords))}
-		for c, ord := range req.Ords {
-			b.Vecs[c] = make([]types.Value, m.per)
-			for i, r := range rows[start:end] {
-				if ord >= len(r) || r[ord] == nil {
-					continue
-				}
-				v, err := types.In(req.OIDs[c], -1, *r[ord])
-				if err != nil {
-					return fmt.Errorf("decode %s: %w", req.Table.Name, err)
-				}
-				b.Vecs[c][i] = v
-			}
+		b, err := typedBatch(req, rows[start:min(start+m.per, len(rows))], m.per)
+		if err != nil {
+			return err
 		}
 		if lf != nil {
 			if err := lf.Filter(b); err != nil {
@@ -197,4 +186,24 @@ func sortedLines(s string) []string {
 	l := strings.Split(s, "\n")
 	slices.Sort(l)
 	return l
+}
+
+// typedBatch is rows of req's table decoded into a batch of req's
+// columns with room for size rows.
+func typedBatch(req *exec.ScanRequest, rows [][]*string, size int) (*exec.Batch, error) {
+	b := &exec.Batch{N: len(rows), Vecs: make([][]types.Value, len(req.Ords))}
+	for c, ord := range req.Ords {
+		b.Vecs[c] = make([]types.Value, size)
+		for i, r := range rows {
+			if ord >= len(r) || r[ord] == nil {
+				continue
+			}
+			v, err := types.In(req.OIDs[c], -1, *r[ord])
+			if err != nil {
+				return nil, fmt.Errorf("decode %s: %w", req.Table.Name, err)
+			}
+			b.Vecs[c][i] = v
+		}
+	}
+	return b, nil
 }

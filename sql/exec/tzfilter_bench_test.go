@@ -4,12 +4,8 @@ import (
 	"context"
 	"testing"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/sidecar-dev/sidecar/sql/exec"
 	"github.com/sidecar-dev/sidecar/sql/internal/plantest"
-	"github.com/sidecar-dev/sidecar/sql/opt"
-	"github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
 )
 
@@ -39,18 +35,7 @@ func BenchmarkTimeZoneFilter(b *testing.B) {
 		"SELECT count(*) FROM ev WHERE ts AT TIME ZONE 'UTC' > '2024-02-01 00:00:00+00'",
 		"SELECT count(*) FROM ev WHERE tz AT TIME ZONE 'UTC' > '2024-02-01 00:00:00'",
 	} {
-		tree, err := pg.Parse(sql)
-		if err != nil {
-			b.Fatal(err)
-		}
-		q, err := plan.Bind(tree.Stmts[0].Stmt, cat)
-		if err != nil {
-			b.Fatal(err)
-		}
-		p, err := exec.Prepare(opt.Optimize(q))
-		if err != nil {
-			b.Fatal(err)
-		}
+		p := prepareBench(b, cat, sql) // q1_bench_test.go
 		b.Run(sql[len(sql)-40:], func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
