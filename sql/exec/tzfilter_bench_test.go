@@ -50,3 +50,28 @@ func BenchmarkTimeZoneFilter(b *testing.B) {
 		})
 	}
 }
+
+// TestTimeZoneFilterAllocs: AT TIME ZONE 'UTC' in a filter costs one
+// allocation per row (its boxed result), not a zone built per row (five
+// per row before the zone of a name was kept).
+func TestTimeZoneFilterAllocs(t *testing.T) {
+	cat, err := plantest.LoadCatalog("testdata/tables.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 10_000
+	src := newEvSource(n)
+	p := preparePlan(t, cat, "SELECT count(*) FROM ev WHERE ts AT TIME ZONE 'UTC' > '2024-01-05 00:00:00+00'")
+	var got types.Value
+	allocs := testing.AllocsPerRun(3, func() {
+		if err := p.Run(context.Background(), src, exec.Options{}, func(bt *exec.Batch) error { got = bt.Vecs[0][0]; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if got != int64(n-4*1440-1) { // the rows after 2024-01-05 00:00
+		t.Fatalf("count %v, want %d", got, n-4*1440-1)
+	}
+	if perRow := allocs / n; perRow > 1.5 {
+		t.Fatalf("%.2f allocations per row, want at most 1.5", perRow)
+	}
+}
