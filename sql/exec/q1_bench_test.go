@@ -94,7 +94,9 @@ func BenchmarkQ1(b *testing.B) {
 }
 
 // prepareBench is sql planned and compiled for a benchmark.
-func prepareBench(b *testing.B, cat plan.Catalog, sql string) *exec.Prepared { return preparePlan(b, cat, sql) }
+func prepareBench(b *testing.B, cat plan.Catalog, sql string) *exec.Prepared {
+	return preparePlan(b, cat, sql)
+}
 
 // preparePlan is sql planned and compiled.
 func preparePlan(b testing.TB, cat plan.Catalog, sql string) *exec.Prepared {
