@@ -19,9 +19,10 @@ import (
 // goroutine hands on each unit's batches in page order, so the rows, the
 // batches' contents and the first error in page order are those of the
 // sequential scan. Everything after the scan (joins, aggregation) stays
-// on the statement's goroutine. At most 2 units per worker are decoded
-// and not yet handed on: the memory is bounded by the unit size, not by
-// the table.
+// on the statement's goroutine, except a hash aggregation reading the
+// scan, which aggregates in the workers too (exec.PartialAgg). At most 2
+// units per worker are decoded and not yet handed on: the memory is
+// bounded by the unit size, not by the table.
 
 const (
 	pscanUnitPages = 8  // pages per unit of work
@@ -36,6 +37,11 @@ type pscanResult struct {
 	batches []*exec.Batch
 	err     error
 	done    chan struct{}
+	// freed: the unit left no batch (its rows all aggregated in the
+	// worker, or filtered out): its worker gave its token back, so the
+	// workers go on without waiting for the scan's goroutine (which, on
+	// a loaded machine, waits for a CPU at every wake-up).
+	freed bool
 }
 
 // scanPagesParallel is scanPages over every page on several goroutines;
@@ -48,7 +54,15 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 	}
 	filters := make([]*exec.LateFilter, workers)
 	decs := make([][]colDecoder, workers)
+	aggs := make([]*exec.AggWorker, workers)
 	for w := range workers {
+		if req.Partial != nil {
+			// The aggregation reading the scan aggregates in the workers
+			// too (exec.PartialAgg).
+			if aggs[w], err = req.Partial.Worker(); err != nil {
+				return true, err
+			}
+		}
 		if lf != nil {
 			f, err := lf.Clone()
 			if err != nil || f == nil {
@@ -79,7 +93,7 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 	var next atomic.Int64
 	for w := range workers {
 		wg.Add(1)
-		go func(f *exec.LateFilter, decs []colDecoder) {
+		go func(f *exec.LateFilter, decs []colDecoder, agg *exec.AggWorker) {
 			defer wg.Done()
 			rd := p.Heap.ColReader(req.Ords) // this worker's read buffers
 			for {
@@ -94,10 +108,14 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 					return
 				}
 				r := &units[u]
-				r.batches, r.err = scanUnit(wctx, p, rd, u, req, decs, f, pool)
+				r.batches, r.err = scanUnit(wctx, p, rd, u, req, decs, f, pool, agg)
+				if r.err == nil && len(r.batches) == 0 {
+					r.freed = true
+					<-tokens // nothing held for the reader
+				}
 				close(r.done)
 			}
-		}(filters[w], decs[w])
+		}(filters[w], decs[w], aggs[w])
 	}
 	for u := range units {
 		select {
@@ -105,7 +123,9 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 		case <-ctx.Done():
 			return true, ctx.Err()
 		}
-		<-tokens
+		if !units[u].freed {
+			<-tokens
+		}
 		if err := units[u].err; err != nil {
 			return true, err
 		}
@@ -125,14 +145,24 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 
 // scanUnit decodes unit u's pages into batches taken from pool (a panic
 // of the decoding, which would end the process on a worker goroutine, is
-// its error).
-func scanUnit(ctx context.Context, p snapshot.Pages, rd *heap.ColReader, u int, req *exec.ScanRequest, decs []colDecoder, f *exec.LateFilter, pool *batchPool) (out []*exec.Batch, err error) {
+// its error). With agg, the batches are aggregated on the worker: only
+// those agg leaves rows in are handed on.
+func scanUnit(ctx context.Context, p snapshot.Pages, rd *heap.ColReader, u int, req *exec.ScanRequest, decs []colDecoder, f *exec.LateFilter, pool *batchPool, agg *exec.AggWorker) (out []*exec.Batch, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, fmt.Errorf("scan %s: %v", req.Table.Name, r)
 		}
 	}()
 	ch := newPageChunker(ctx, req, decs, f, func(b *exec.Batch) error {
+		if agg != nil {
+			if err := agg.Add(b); err != nil {
+				return err
+			}
+			if b.N == 0 {
+				pool.put(b) // nil pool: dropped
+				return nil
+			}
+		}
 		out = append(out, b)
 		return nil
 	})

@@ -171,13 +171,17 @@ func shiftZone(t types.TimestampVal, from OID, z *types.Zone) (types.Value, erro
 // New_York' over 345k rows took 30 s (a stat, a directory walk and a
 // file parse a row), where PostgreSQL caches the zone too (pg_tzset).
 func (r *Registry) atTimeZone(name string) (*types.Zone, error) {
+	// The zone of a name is looked up once: AT TIME ZONE 'UTC' is called
+	// per row, and an abbreviation's zone costs four allocations.
+	if z := r.zones.get(name); z != nil {
+		return z, nil
+	}
 	if a, ok := zoneAbbrevs[lowerUnits(name)]; ok {
 		if a.dyn != "" {
 			return nil, unsupported("the time zone abbreviation \"%s\" (its offset follows %s's history)", name, a.dyn)
 		}
-		return types.ZoneFromSeconds(a.east), nil
-	}
-	if z := r.zones.get(name); z != nil {
+		z := types.ZoneFromSeconds(a.east)
+		r.zones.put(name, z)
 		return z, nil
 	}
 	z, err := types.LookupZone(name)
@@ -192,15 +196,15 @@ func (r *Registry) atTimeZone(name string) (*types.Zone, error) {
 // written. Names are bounded by what a client writes (case variants of a
 // zone are each a name), so past maxCachedZones it starts over.
 type zoneCache struct {
-	mu sync.Mutex
+	mu sync.RWMutex // read per row (parallel scans' filters), written once per name
 	m  map[string]*types.Zone
 }
 
 const maxCachedZones = 256
 
 func (c *zoneCache) get(name string) *types.Zone {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	return c.m[name]
 }
 

@@ -139,6 +139,12 @@ type aggOp struct {
 	// sets: GROUPING SETS as masks over group (nil: one set of every
 	// group column); groupingsets.go.
 	sets [][]bool
+	// partial: the scan read aggregates in its workers too; extra: their
+	// groups left to merge at emission (aggpartial.go).
+	partial *PartialAgg
+	extra   *partialExtra
+	// smallCols: the small-path arguments' column operands (aggsmall.go).
+	smallCols smallCols
 }
 
 func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
@@ -208,7 +214,7 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 				return nil, err
 			}
 			f.argT = ae.Args[0].Type().OID
-			f.small = c.compileSmall(ae, f.argT)
+			f.small = c.compileSmall(ae, f.argT, &op.smallCols)
 		}
 		if ae.Filter != nil {
 			if f.filter, err = c.compile(ae.Filter); err != nil {
@@ -245,7 +251,14 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 		op.aggs = append(op.aggs, f)
 	}
 	markInputOrder(op, a) // aggextra.go
-	return op, op.groupingSets(a)
+	if err := op.groupingSets(a); err != nil {
+		return nil, err
+	}
+	if s, ok := in.(*scanOp); ok && !s.repeat {
+		op.partial = op.partialFor(a, lay) // aggpartial.go
+		s.partial = op.partial
+	}
+	return op, nil
 }
 
 func (a *aggOp) cols() []plan.ColumnID { return a.out }
@@ -275,6 +288,7 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 	}()
 	spillable := a.spillable()
 	err := a.in.run(func(b *Batch) error {
+		a.smallCols.reset() // another batch
 		sel := allRows(b.N)
 		// Each aggregate's rows (FILTER) and argument values, once.
 		rowsOf := make([][]int, len(a.aggs))
@@ -383,6 +397,9 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 		}
 		return nil
 	})
+	if err == nil {
+		err = a.mergePartial(groups, &states, parts != nil, spillable, mem) // aggpartial.go
+	}
 	if err != nil {
 		return a.spillErr(err)
 	}
@@ -390,14 +407,17 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 		return err
 	}
 	if parts == nil {
-		return nil
+		return a.emitExtra(emit)
 	}
 	groups, states = nil, nil
 	mem.done()
 	if err := parts.finish(); err != nil {
 		return err
 	}
-	return a.spillErr(a.drain(parts, 0, h, sets, off, emit))
+	if err := a.spillErr(a.drain(parts, 0, h, sets, off, emit)); err != nil {
+		return err
+	}
+	return a.emitExtra(emit)
 }
 
 // newStates is a new group's aggregate states in grouping set set.
@@ -421,6 +441,9 @@ func (a *aggOp) newStates(set int, sets [][]bool, mem *memAcct) []aggState {
 func (a *aggOp) emitGroups(groups *rowMap, states [][]aggState, off int, emit func(*Batch) error) error {
 	rows := make([][]types.Value, 0, min(len(groups.rows), BatchSize))
 	for g, key := range groups.rows {
+		if err := a.mergeExtra(key, states[g]); err != nil { // aggpartial.go
+			return err
+		}
 		key = key[off:]
 		r := append(make([]types.Value, 0, len(key)+len(a.aggs)), key...)
 		for _, s := range states[g] {

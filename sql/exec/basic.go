@@ -148,6 +148,10 @@ type scanOp struct {
 	index     map[uint64][]int32
 	rowAt     [][2]int32 // row number → batch, row
 	seed      maphash.Seed
+
+	// partial: the hash aggregation reading the scan, offered to the
+	// source's workers (ScanRequest.Partial; aggpartial.go).
+	partial *PartialAgg
 }
 
 func (e *env) buildScan(s *plan.Scan) (operator, error) {

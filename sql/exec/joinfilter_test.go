@@ -2,7 +2,6 @@ package exec_test
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,7 +12,6 @@ import (
 	"github.com/sidecar-dev/sidecar/sql/exec"
 	"github.com/sidecar-dev/sidecar/sql/internal/plantest"
 	"github.com/sidecar-dev/sidecar/sql/plan"
-	"github.com/sidecar-dev/sidecar/types"
 )
 
 // lateMemSource is memSource as an exec.LateSource: rows decoded into
@@ -34,20 +32,9 @@ func (m *lateMemSource) ScanTyped(ctx context.Context, req *exec.ScanRequest, fn
 func (m *lateMemSource) ScanLate(ctx context.Context, req *exec.ScanRequest, lf *exec.LateFilter, fn func(*exec.Batch) error) error {
 	rows := m.rows[req.Table.Name]
 	for start := 0; start < len(rows); start += exec.BatchSize {
-		end := min(start+exec.BatchSize, len(rows))
-		b := &exec.Batch{N: end - start, Vecs: make([][]types.Value, len(req.Ords))}
-		for c, ord := range req.Ords {
-			b.Vecs[c] = make([]types.Value, exec.BatchSize)
-			for i, r := range rows[start:end] {
-				if ord >= len(r) || r[ord] == nil {
-					continue
-				}
-				v, err := types.In(req.OIDs[c], -1, *r[ord])
-				if err != nil {
-					return fmt.Errorf("decode %s: %w", req.Table.Name, err)
-				}
-				b.Vecs[c][i] = v
-			}
+		b, err := typedBatch(req, rows[start:min(start+exec.BatchSize, len(rows))], exec.BatchSize) // aggpartial_test.go
+		if err != nil {
+			return err
 		}
 		if lf != nil {
 			if err := lf.Filter(b); err != nil {

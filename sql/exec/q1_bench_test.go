@@ -80,7 +80,27 @@ func BenchmarkQ1(b *testing.B) {
 		b.Fatal(err)
 	}
 	src := newLineitemSource(b, 100_000)
-	tree, err := pg.Parse(tpch.Queries[0])
+	p := prepareBench(b, cat, tpch.Queries[0])
+	b.ReportAllocs()
+	for b.Loop() {
+		rows := 0
+		if err := p.Run(context.Background(), src, exec.Options{}, func(bt *exec.Batch) error { rows += bt.N; return nil }); err != nil {
+			b.Fatal(err)
+		}
+		if rows == 0 {
+			b.Fatal("no rows")
+		}
+	}
+}
+
+// prepareBench is sql planned and compiled for a benchmark.
+func prepareBench(b *testing.B, cat plan.Catalog, sql string) *exec.Prepared {
+	return preparePlan(b, cat, sql)
+}
+
+// preparePlan is sql planned and compiled.
+func preparePlan(b testing.TB, cat plan.Catalog, sql string) *exec.Prepared {
+	tree, err := pg.Parse(sql)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -92,14 +112,5 @@ func BenchmarkQ1(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		rows := 0
-		if err := p.Run(context.Background(), src, exec.Options{}, func(bt *exec.Batch) error { rows += bt.N; return nil }); err != nil {
-			b.Fatal(err)
-		}
-		if rows == 0 {
-			b.Fatal("no rows")
-		}
-	}
+	return p
 }

@@ -41,6 +41,11 @@ type ScanRequest struct {
 	// same Batch again, refilled, and save allocating (and clearing) one
 	// per batch. Without it every batch is new.
 	Reuse bool
+	// Partial, when set, is the hash aggregation reading the scan: a
+	// source decoding on several goroutines may aggregate the rows in
+	// them (PartialAgg.Worker, AggWorker.Add) instead of handing them on.
+	// The rows it hands are aggregated by the reader as before.
+	Partial *PartialAgg
 }
 
 // KeyBounds is a scan's primary-key range, evaluated (see plan.KeyRange).
@@ -73,6 +78,7 @@ func (s *scanOp) runTyped(emit func(*Batch) error) (bool, error) {
 		late = late.with(e, s.s, s.keySteps)
 	}
 	if ls, ok := ts.(LateSource); ok && late != nil {
+		req.Partial = s.partial // the source applies the whole filter
 		return true, ls.ScanLate(e.ctx, req, late, func(b *Batch) error {
 			if b.N == 0 {
 				return nil
@@ -82,6 +88,9 @@ func (s *scanOp) runTyped(emit func(*Batch) error) (bool, error) {
 			}
 			return emit(b)
 		})
+	}
+	if s.filter == nil && late == nil {
+		req.Partial = s.partial // no filter for emitFiltered to apply
 	}
 	return true, ts.ScanTyped(e.ctx, req, func(b *Batch) error { return s.emitFiltered(b, emit) })
 }

@@ -1,0 +1,25 @@
+-- partial aggregation in a parallel scan's workers (aggpartial.go): TestDifferentialPartial runs these with three workers of at most two groups each over batches of three rows
+SELECT grp, count(*), count(x), sum(x), sum(y), avg(x), avg(y), min(x), max(k), min(id) FROM w GROUP BY grp;
+SELECT k, count(*), sum(x), avg(y) FROM w GROUP BY k;
+SELECT grp, k, count(*), sum(y), max(x) FROM w GROUP BY grp, k;
+SELECT id, count(*), sum(y * x), avg(y + 0.0001) FROM w GROUP BY id;
+SELECT count(*), sum(y), avg(y), min(x) FROM w WHERE id > 100;
+SELECT grp, sum(x), count(*) FROM w WHERE id > 100 GROUP BY grp;
+SELECT count(*), sum(x), sum(y) FROM w;
+SELECT sum(i8), avg(i8), sum(i2), avg(i2), sum(d), avg(d), count(d), min(i8), max(i2) FROM nums;
+SELECT b, sum(i8), avg(i8), sum(d * 1.005), count(*) FROM nums GROUP BY b;
+SELECT sum(i8 * 2) FROM nums;
+SELECT b, sum(i8 + 1) FROM nums GROUP BY b;
+SELECT grp, sum(y * 1.25 - x), avg(y * y), sum(x * 1000000000000) FROM w GROUP BY grp;
+SELECT grp, sum(CASE WHEN id = 3 THEN 'NaN'::numeric ELSE y END), avg(CASE WHEN id IN (4, 6) THEN 'Infinity'::numeric ELSE y END) FROM w GROUP BY grp;
+SELECT sum(CASE WHEN id = 4 THEN '-Infinity'::numeric WHEN id = 6 THEN 'Infinity'::numeric ELSE y END) FROM w;
+SELECT grp, count(*) FILTER (WHERE x > 10), sum(y) FILTER (WHERE f > 1), avg(x) FILTER (WHERE k IS NULL) FROM w GROUP BY grp;
+SELECT grp, sum(f), count(*) FROM w GROUP BY grp;
+SELECT grp, min(y), max(y), count(*) FROM w GROUP BY grp;
+SELECT grp FROM w GROUP BY grp HAVING sum(x) > 20;
+SELECT grp, count(DISTINCT k), sum(x) FROM w GROUP BY grp;
+SELECT min(d), max(d), min(ts), max(ts), count(ts), sum(n), avg(n) FROM wd;
+SELECT id % 2, min(d), max(ts), sum(n) FROM wd GROUP BY id % 2;
+SELECT host, min(ts), max(tz), min(d), count(v), count(*) FROM ev GROUP BY host;
+SELECT host, sum(id), avg(id) FROM ev WHERE ts > '2024-03-01' GROUP BY host;
+SELECT sum(x / (k - 1)) FROM w;
