@@ -22,7 +22,7 @@ func TestColumnNumbersRoundTrip(t *testing.T) {
 		for _, notCarried := range [][]string{nil, {"dur", "Label"}} {
 			rel := &wal.Relation{OID: 7, Schema: "public", Name: "inc", Identity: wal.IdentityDefault,
 				Columns: []wal.Column{{Name: "id", TypeOID: 20, TypeMod: -1, Key: true}, {Name: "opened", TypeOID: 1184, TypeMod: -1}, {Name: "sev", TypeOID: 23, TypeMod: -1}},
-				Facts: &wal.Facts{Kind: 'r', Schema: schema, NotCarried: notCarried, AttNums: []int16{1, 3, 5}}}
+				Facts:   &wal.Facts{Kind: 'r', Schema: schema, NotCarried: notCarried, AttNums: []int16{1, 3, 5}}}
 			if notCarried != nil {
 				rel.Facts.NotCarriedColumns = gen
 			}
