@@ -2,8 +2,9 @@ package mirror
 
 import "github.com/sidecar-dev/sidecar/wal"
 
-// The attnums of a Relation's columns and the definitions of the columns
-// the stream does not carry (wal.Facts.AttNums, NotCarriedColumns) follow
+// The attnums of a Relation's columns, the definitions of the columns
+// the stream does not carry and the table's dropped columns
+// (wal.Facts.AttNums, NotCarriedColumns, Dropped) follow
 // the not-carried names as one more optional section: a mark and one
 // length-prefixed body, so a later sidecar can append fields to the body
 // and a record written before ends before the mark (and decodes with
@@ -39,6 +40,13 @@ func encodeColumnNumbers(e *enc, f *wal.Facts) {
 		b.str(c.Compression)
 		b.str(c.StatTarget)
 	}
+	b.uvarint(uint64(len(f.Dropped)))
+	for _, c := range f.Dropped {
+		b.varint(int64(c.AttNum))
+		b.varint(int64(c.Len))
+		b.varint(int64(c.TypeMod))
+		b.byte(c.Identity)
+	}
 	e.byte(columnNumbersMark)
 	e.bytes(b.b)
 }
@@ -69,6 +77,10 @@ func decodeColumnNumbers(d *dec, f *wal.Facts) {
 		c.Expr, c.ExprPretty, c.Comment = b.str(), b.str(), b.str()
 		c.Storage, c.Compression, c.StatTarget = b.str(), b.str(), b.str()
 		f.NotCarriedColumns = append(f.NotCarriedColumns, c)
+	}
+	n = b.count()
+	for i := 0; i < n && b.err == nil; i++ {
+		f.Dropped = append(f.Dropped, wal.DroppedColumn{AttNum: int16(b.varint()), Len: int16(b.varint()), TypeMod: int32(b.varint()), Identity: b.byte()})
 	}
 	if b.err != nil {
 		d.err = b.err

@@ -22,7 +22,7 @@ func TestColumnNumbersRoundTrip(t *testing.T) {
 		for _, notCarried := range [][]string{nil, {"dur", "Label"}} {
 			rel := &wal.Relation{OID: 7, Schema: "public", Name: "inc", Identity: wal.IdentityDefault,
 				Columns: []wal.Column{{Name: "id", TypeOID: 20, TypeMod: -1, Key: true}, {Name: "opened", TypeOID: 1184, TypeMod: -1}, {Name: "sev", TypeOID: 23, TypeMod: -1}},
-				Facts:   &wal.Facts{Kind: 'r', Schema: schema, NotCarried: notCarried, AttNums: []int16{1, 3, 5}}}
+				Facts:   &wal.Facts{Kind: 'r', Schema: schema, NotCarried: notCarried, AttNums: []int16{1, 3, 5}, Dropped: []wal.DroppedColumn{{AttNum: 2, Len: 4, TypeMod: -1}, {AttNum: 8, Len: -1, TypeMod: 20, Identity: 'a'}}}}
 			if notCarried != nil {
 				rel.Facts.NotCarriedColumns = gen
 			}
@@ -37,7 +37,7 @@ func TestColumnNumbersRoundTrip(t *testing.T) {
 			// The record as a sidecar before this section wrote it.
 			old := *rel
 			of := *rel.Facts
-			of.AttNums, of.NotCarriedColumns = nil, nil
+			of.AttNums, of.NotCarriedColumns, of.Dropped = nil, nil, nil
 			old.Facts = &of
 			ob := encodeRel(&old)
 			if len(ob) >= len(b) || string(b[:len(ob)]) != string(ob) {
@@ -54,7 +54,7 @@ func TestColumnNumbersRoundTrip(t *testing.T) {
 	}
 	// A later sidecar's fields appended to the body are skipped.
 	rel := &wal.Relation{OID: 7, Schema: "public", Name: "inc", Columns: []wal.Column{{Name: "id", TypeOID: 20, TypeMod: -1}},
-		Facts: &wal.Facts{Kind: 'r', AttNums: []int16{2}, NotCarried: []string{"dur"}, NotCarriedColumns: gen[:1]}}
+		Facts: &wal.Facts{Kind: 'r', AttNums: []int16{2}, NotCarried: []string{"dur"}, NotCarriedColumns: gen[:1], Dropped: []wal.DroppedColumn{{AttNum: 1, Len: 8, TypeMod: -1}}}}
 	var e enc
 	encodeColumnNumbers(&e, rel.Facts)
 	b := encodeRel(rel)

@@ -61,7 +61,7 @@ func readAttributes(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uint
 // read, and the schema facts' name/value pairs (before alignSchemaFacts).
 // A column not found (dropped between the reads) leaves both unset: the
 // catalog then lists the table as a record without them.
-func columnNumbers(r *wal.Relation, f *wal.Facts, atts map[string]attInfo, defs map[string]wal.ColumnFacts, colls map[string]wal.Collation, s *wal.SchemaFacts) {
+func columnNumbers(r *wal.Relation, f *wal.Facts, atts map[string]attInfo, dropped []wal.DroppedColumn, defs map[string]wal.ColumnFacts, colls map[string]wal.Collation, s *wal.SchemaFacts) {
 	nums := make([]int16, len(r.Columns))
 	for i, c := range r.Columns {
 		a, ok := atts[c.Name]
@@ -85,7 +85,7 @@ func columnNumbers(r *wal.Relation, f *wal.Facts, atts map[string]attInfo, defs 
 		}
 		gen = append(gen, c)
 	}
-	f.AttNums, f.NotCarriedColumns = nums, gen
+	f.AttNums, f.NotCarriedColumns, f.Dropped = nums, gen, dropped
 }
 
 // pairValue is name's value among readComments' name/value pairs.
@@ -96,4 +96,31 @@ func pairValue(pairs []string, name string) string {
 		}
 	}
 	return ""
+}
+
+// readDropped reads each table's dropped columns as pg_attribute keeps
+// them.
+func readDropped(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uint32][]wal.DroppedColumn, error) {
+	rows, err := conn.Query(ctx, `SELECT a.attrelid::int8, a.attnum, a.attlen, a.atttypmod, a.attidentity::text
+		FROM pg_catalog.pg_attribute a
+		WHERE a.attrelid = ANY($1::int8[]::oid[]) AND a.attnum > 0 AND a.attisdropped ORDER BY 1, 2`, oids)
+	if err != nil {
+		return nil, fmt.Errorf("read dropped columns: %w", err)
+	}
+	out := map[uint32][]wal.DroppedColumn{}
+	var oid int64
+	var c wal.DroppedColumn
+	var ident string
+	_, err = pgx.ForEachRow(rows, []any{&oid, &c.AttNum, &c.Len, &c.TypeMod, &ident}, func() error {
+		d := c
+		if ident != "" {
+			d.Identity = ident[0]
+		}
+		out[uint32(oid)] = append(out[uint32(oid)], d)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read dropped columns: %w", err)
+	}
+	return out, nil
 }

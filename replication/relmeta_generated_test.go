@@ -37,6 +37,9 @@ func TestReadGeneratedColumns(t *testing.T) {
 	if !f.ColumnNumbersRead() || !slices.Equal(f.AttNums, []int16{1, 3, 4, 6}) {
 		t.Errorf("attnums %v of %d columns, want 1 3 4 6", f.AttNums, len(rel.Columns))
 	}
+	if f.RelNatts() != 7 || !slices.Equal(f.Dropped, []wal.DroppedColumn{{AttNum: 2, Len: 4, TypeMod: -1}}) {
+		t.Errorf("relnatts %d, dropped %+v; want 7, attnum 2 of an int", f.RelNatts(), f.Dropped)
+	}
 	want := []wal.NotCarriedColumn{
 		{Name: "dur", AttNum: 5, TypeOID: 1186, TypeMod: -1, TypeName: "interval", NotNull: true, Generated: 's',
 			Expr: "(closed - opened)", ExprPretty: "closed - opened", Comment: "how long", Storage: "p"},

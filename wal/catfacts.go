@@ -84,6 +84,9 @@ type Facts struct {
 	// before they were).
 	AttNums           []int16
 	NotCarriedColumns []NotCarriedColumn
+	// Dropped are the table's dropped columns, which PostgreSQL keeps in
+	// pg_attribute (read with AttNums).
+	Dropped []DroppedColumn
 }
 
 // ColumnFacts are what pg_attribute and pg_attrdef say of one column.

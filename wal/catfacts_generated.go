@@ -34,5 +34,34 @@ type NotCarriedColumn struct {
 func (f *Facts) ColumnNumbersRead() bool { return f != nil && f.AttNums != nil }
 
 func (f *Facts) columnNumbersEqual(o *Facts) bool {
-	return slices.Equal(f.AttNums, o.AttNums) && (f.AttNums == nil) == (o.AttNums == nil) && slices.Equal(f.NotCarriedColumns, o.NotCarriedColumns)
+	return slices.Equal(f.Dropped, o.Dropped) && slices.Equal(f.AttNums, o.AttNums) && (f.AttNums == nil) == (o.AttNums == nil) && slices.Equal(f.NotCarriedColumns, o.NotCarriedColumns)
+}
+
+// DroppedColumn is what pg_attribute keeps of a dropped column beside
+// its attnum (its name is ........pg.dropped.N........, its atttypid 0,
+// attnotnull and atthasdef false).
+type DroppedColumn struct {
+	AttNum   int16
+	Len      int16 // attlen, the former type's
+	TypeMod  int32 // atttypmod, the former column's
+	Identity byte  // attidentity, as the column had it
+}
+
+// RelNatts is pg_class.relnatts: the highest attnum, dropped columns
+// included (0 when the attnums were not read).
+func (f *Facts) RelNatts() int16 {
+	var n int16
+	if !f.ColumnNumbersRead() {
+		return 0
+	}
+	for _, a := range f.AttNums {
+		n = max(n, a)
+	}
+	for _, c := range f.NotCarriedColumns {
+		n = max(n, c.AttNum)
+	}
+	for _, c := range f.Dropped {
+		n = max(n, c.AttNum)
+	}
+	return n
 }
