@@ -55,12 +55,8 @@ func encodeColumnNumbers(e *enc, f *wal.Facts) {
 // present; bytes after the fields it knows (a later sidecar's) are
 // skipped.
 func decodeColumnNumbers(d *dec, f *wal.Facts) {
-	if d.err != nil || len(d.b) == 0 || d.b[0] != columnNumbersMark {
-		return
-	}
-	d.byte()
-	b := &dec{b: d.bytes()}
-	if d.err != nil {
+	b := sectionBody(d, columnNumbersMark)
+	if b == nil {
 		return
 	}
 	n := b.count()
@@ -85,4 +81,19 @@ func decodeColumnNumbers(d *dec, f *wal.Facts) {
 	if b.err != nil {
 		d.err = b.err
 	}
+}
+
+// sectionBody reads an optional section led by mark and holding one
+// length-prefixed body, and returns a decoder of the body (nil when the
+// section is absent or d failed).
+func sectionBody(d *dec, mark byte) *dec {
+	if d.err != nil || len(d.b) == 0 || d.b[0] != mark {
+		return nil
+	}
+	d.byte()
+	b := &dec{b: d.bytes()}
+	if d.err != nil {
+		return nil
+	}
+	return b
 }
