@@ -144,3 +144,31 @@ public class GenCols {
   }
 }
 `
+
+// TestCatalogGeneratedColumnsFollowDDL: a generated column added to or
+// dropped from a followed table changes no Relation of the stream (it
+// carries none); the daemon's catalog poll reads the column facts again,
+// so pg_attribute and information_schema.columns list it, at its
+// attnum, and stop listing it (then as a dropped column), as PostgreSQL.
+func TestCatalogGeneratedColumnsFollowDDL(t *testing.T) {
+	pgURL, sqlURL := liveDaemon(t, []string{"public.g"}, []string{"CREATE TABLE g (id int PRIMARY KEY, a int)", "INSERT INTO g VALUES (1, 2)"})
+	pgc, scp := liveConns(t, pgURL)
+	const attrs = "SELECT attnum, attname, atttypid, attgenerated, attisdropped FROM pg_attribute WHERE attrelid IN (SELECT oid FROM pg_class WHERE relname = 'g') AND attnum > 0 ORDER BY 1"
+	const cols = "SELECT column_name, ordinal_position, is_generated, generation_expression FROM information_schema.columns WHERE table_name = 'g' ORDER BY 2"
+	same := func(what string) {
+		t.Helper()
+		for _, q := range []string{attrs, cols} {
+			res := pgc.ExecParams(t.Context(), q, nil, nil, nil, nil).Read()
+			if res.Err != nil {
+				t.Fatalf("PostgreSQL: %s: %v", q, res.Err)
+			}
+			want := strings.Join(rowsText(res), ";")
+			eventuallySQL(t, sqlURL, scp, what+": ", q, func(rows []string, err error) bool { return err == nil && strings.Join(rows, ";") == want })
+		}
+	}
+	same("followed")
+	execSQL(t, pgURL, "ALTER TABLE g ADD COLUMN dbl int GENERATED ALWAYS AS (a * 2) STORED")
+	same("after ADD COLUMN … GENERATED")
+	execSQL(t, pgURL, "ALTER TABLE g DROP COLUMN dbl")
+	same("after DROP COLUMN of the generated column")
+}
