@@ -35,8 +35,9 @@ func encodeFacts(e *enc, rel *wal.Relation) {
 	}
 	e.str(f.PartitionOf)
 	encodeColumnFacts(e, f)
-	encodeSchemaFacts(e, f) // catfacts_schema.go
-	encodeNotCarried(e, f)  // catfacts_notcarried.go
+	encodeSchemaFacts(e, f)   // catfacts_schema.go
+	encodeNotCarried(e, f)    // catfacts_notcarried.go
+	encodeColumnNumbers(e, f) // catfacts_notcarried_cols.go
 }
 
 const columnFactsMark = 'c' // starts the optional column facts section, after the facts
@@ -135,8 +136,9 @@ func decodeFacts(d *dec, rel *wal.Relation) {
 	}
 	f.PartitionOf = d.str()
 	decodeColumnFacts(d, f)
-	decodeSchemaFacts(d, f) // catfacts_schema.go
-	decodeNotCarried(d, f)  // catfacts_notcarried.go
+	decodeSchemaFacts(d, f)   // catfacts_schema.go
+	decodeNotCarried(d, f)    // catfacts_notcarried.go
+	decodeColumnNumbers(d, f) // catfacts_notcarried_cols.go
 	rel.Facts = f
 }
 

@@ -78,12 +78,8 @@ func encodeSchemaFacts(e *enc, f *wal.Facts) {
 // decodeSchemaFacts reads the section encodeSchemaFacts writes, when
 // present.
 func decodeSchemaFacts(d *dec, f *wal.Facts) {
-	if d.err != nil || len(d.b) == 0 || d.b[0] != schemaFactsMark {
-		return
-	}
-	d.byte()
-	b := &dec{b: d.bytes()}
-	if d.err != nil {
+	b := sectionBody(d, schemaFactsMark) // catfacts_notcarried_cols.go
+	if b == nil {
 		return
 	}
 	s := &wal.SchemaFacts{}

@@ -163,6 +163,13 @@ func checkExistingPublication(ctx context.Context, conn *pgx.Conn, pub *Publicat
 		return true, fmt.Errorf("%w: publication %q has a row filter or column list on %s; the mirror needs whole rows: remove them",
 			ErrPublication, name, strings.Join(filtered, ", "))
 	}
+	if gen, err := publishesGeneratedColumns(ctx, conn, name); err != nil || gen { // publication_gencols.go
+		if err == nil {
+			err = fmt.Errorf("%w: publication %q has publish_generated_columns on; the copy leaves generated columns out, so the stream's rows would not match the mirror's: ALTER PUBLICATION %s SET (publish_generated_columns = none)",
+				ErrPublication, name, wal.QuoteIdent(name))
+		}
+		return true, err
+	}
 	if all || pub.star { // "*" takes what the publication publishes (adoptStar)
 		return true, nil
 	}

@@ -62,6 +62,14 @@ func ReadFacts(ctx context.Context, conn *pgx.Conn, rels []*wal.Relation) ([]*wa
 	if err != nil {
 		return nil, err
 	}
+	atts, err := readAttributes(ctx, conn, oids) // relmeta_generated.go
+	if err != nil {
+		return nil, err
+	}
+	dropped, err := readDropped(ctx, conn, oids)
+	if err != nil {
+		return nil, err
+	}
 	var out []*wal.Relation
 	for _, r := range rels {
 		ri, ok := kinds[r.OID]
@@ -76,6 +84,7 @@ func ReadFacts(ctx context.Context, conn *pgx.Conn, rels []*wal.Relation) ([]*wa
 			f.Facts.Columns[i] = defs[r.OID][c.Name]
 		}
 		f.Facts.NotCarried = notCarried(r, gens[r.OID])
+		columnNumbers(r, f.Facts, atts[r.OID], dropped[r.OID], defs[r.OID], colls[r.OID], schema[r.OID]) // relmeta_generated.go
 		f.Facts.PrimaryKey = pks[r.OID]
 		f.Facts.Schema = alignSchemaFacts(r, schema[r.OID])
 		if kind == 'r' {

@@ -79,13 +79,18 @@ func catalogRelation(schema, name string) *virtual {
 		case "columns":
 			return &virtual{cols: []Column{col("table_catalog", oidName), col("table_schema", oidName), col("table_name", oidName), col("column_name", oidName),
 				col("ordinal_position", oidInt4), col("column_default", oidVarchar), col("data_type", oidVarchar),
-				Column{Name: "is_nullable", TypeOID: oidVarchar, TypeMod: yesOrNo.Mod}, col("udt_name", oidName)},
+				Column{Name: "is_nullable", TypeOID: oidVarchar, TypeMod: yesOrNo.Mod}, col("udt_name", oidName),
+				col("is_generated", oidVarchar), col("generation_expression", oidVarchar)},
 				rows: func(ex *execCtx) ([][]*string, error) {
 					var rows [][]*string
 					tables := ex.src.Tables()
 					for _, t := range tables {
-						for i, c := range t.Columns {
-							f := colFacts(&t, i)
+						cols, ok := tableColumnsView(&t) // catalog_columns.go
+						if !ok {
+							return nil, notCarriedUnread("information_schema.columns", &t)
+						}
+						for _, c := range cols {
+							f := c.facts
 							if f == nil {
 								return nil, unsupported(-1, "information_schema.columns of "+t.Name+": its NOT NULL was not read (copied by an older sidecar; a resync reads it)")
 							}
@@ -97,8 +102,12 @@ func catalogRelation(schema, name string) *virtual {
 							if err != nil {
 								return nil, err
 							}
-							rows = append(rows, []*string{strp(ex.sess.database), strp(t.Schema), strp(t.Rel), strp(c.Name), strp(strconv.Itoa(i + 1)),
-								def, strp(dataType(c)), strp(nullable), strp(c.TypeName)})
+							generated, expr, err := columnGeneration(ex, &t, f) // catalog_columns.go
+							if err != nil {
+								return nil, err
+							}
+							rows = append(rows, []*string{strp(ex.sess.database), strp(t.Schema), strp(t.Rel), strp(c.Name), strp(strconv.Itoa(int(c.attnum))),
+								def, strp(dataType(c.Column)), strp(nullable), strp(c.TypeName), generated, expr})
 						}
 					}
 					// A view's columns (never NOT NULL; materialized views
@@ -117,7 +126,7 @@ func catalogRelation(schema, name string) *virtual {
 							// only after ALTER VIEW … SET DEFAULT, which the
 							// view facts do not read (see DESIGN).
 							rows = append(rows, []*string{strp(ex.sess.database), strp(v.Schema), strp(v.Name), strp(vc.Name), strp(strconv.Itoa(i + 1)),
-								nil, strp(dataType(c)), strp("YES"), strp(typname(vc.TypeOID))})
+								nil, strp(dataType(c)), strp("YES"), strp(typname(vc.TypeOID)), strp("NEVER"), nil})
 						}
 					}
 					return rows, nil
@@ -170,7 +179,8 @@ func boolText(b bool) string {
 // dataType is information_schema's data_type of a column.
 func dataType(c Column) string {
 	switch c.TypeOID {
-	case oidVarchar, oidBpchar, oidInt2, oidInt4, oidInt8, oidFloat4, oidFloat8, oidNumeric, oidText, oidBool, oidDate, oidTimestamp, oidTimestamptz, oidUUID, oidBytea, oidJSON, oidJSONB, oidName:
+	case oidVarchar, oidBpchar, oidInt2, oidInt4, oidInt8, oidFloat4, oidFloat8, oidNumeric, oidText, oidBool, oidDate, oidTimestamp, oidTimestamptz, oidUUID, oidBytea, oidJSON, oidJSONB, oidName,
+		oidInterval, oidTime:
 		return typeName(c.TypeOID)
 	}
 	return "USER-DEFINED"

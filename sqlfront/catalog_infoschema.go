@@ -52,8 +52,12 @@ var infoSchemaRels = []*pgRel{
 					}
 					out = append(out, []*string{db, sch, sv(c.Name), db, sch, rel, sv(kind), sv(yesNo(c.Deferrable)), sv(yesNo(c.Deferred)), sv("YES"), nulls})
 				}
-				for j := range t.Columns {
-					f := colFacts(t, j)
+				cols, ok := tableColumnsView(t) // catalog_columns.go
+				if !ok {
+					out = append(out, unknownRow(11))
+				}
+				for _, c := range cols {
+					f := c.facts
 					if f == nil {
 						out = append(out, unknownRow(11))
 						break

@@ -5,8 +5,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // pgjdbc's DatabaseMetaData queries (42.x: getTables, getColumns,
@@ -106,11 +104,15 @@ func jdbcCanned(query string) *plan {
 				if !matches(jdbcSchemaLike, query, t.Schema) || !matches(jdbcTableLike, query, t.Rel) {
 					continue
 				}
-				for i, c := range t.Columns {
+				cols, ok := tableColumnsView(&t) // catalog_columns.go
+				if !ok {
+					return nil, notCarriedUnread("getColumns", &t)
+				}
+				for i, c := range cols {
 					if !matches(jdbcColumnLike, query, c.Name) {
 						continue
 					}
-					f, sf := colFacts(&t, i), schemaFactsOf(&t)
+					f, sf := c.facts, schemaFactsOf(&t)
 					if f == nil || sf == nil {
 						return nil, unsupported(-1, "getColumns of "+t.Name+": its NOT NULL and defaults were not read (copied by an older sidecar; a resync reads them)")
 					}
@@ -120,7 +122,7 @@ func jdbcCanned(query string) *plan {
 					}
 					out = append(out, []*string{strp(t.Schema), strp(t.Rel), strp(c.Name), u32(c.TypeOID), strp(boolText(f.NotNull)),
 						strp(strconv.Itoa(int(c.TypeMod))), strp(strconv.Itoa(int(typeSize(c.TypeOID)))), strp("-1"), strp(strconv.Itoa(i + 1)),
-						charOrNil(f.Identity), charOrNil(f.Generated), def, nonEmpty(columnComment(sf, i)), strp("0"), strp("b")})
+						charOrNil(f.Identity), charOrNil(f.Generated), def, nonEmpty(c.comment(sf)), strp("0"), strp("b")})
 				}
 			}
 			return out, nil
@@ -204,12 +206,4 @@ func nonEmpty(s string) *string {
 		return nil
 	}
 	return strp(s)
-}
-
-// columnComment is column i's comment ("" none).
-func columnComment(sf *wal.SchemaFacts, i int) string {
-	if i < len(sf.ColumnComments) {
-		return sf.ColumnComments[i]
-	}
-	return ""
 }

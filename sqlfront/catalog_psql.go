@@ -384,9 +384,13 @@ func tableColumns(ex *execCtx, consts []string, verbose bool) ([][]*string, erro
 	if verbose && (s == nil || len(s.ColumnStorage) != len(t.Columns)) {
 		return nil, unsupported(-1, "\\d+ of "+t.Name+": its columns' storage was not read (copied by an older sidecar; a resync reads it)")
 	}
+	cols, ok := tableColumnsView(t) // catalog_columns.go
+	if !ok {
+		return nil, notCarriedUnread("\\d", t)
+	}
 	var rows [][]*string
-	for i, c := range t.Columns {
-		f := colFacts(t, i)
+	for _, c := range cols {
+		f := c.facts
 		if f == nil {
 			return nil, unsupported(-1, "\\d of "+t.Name+": its NOT NULL and defaults were not read (copied by an older sidecar; a resync reads them)")
 		}
@@ -394,20 +398,14 @@ func tableColumns(ex *execCtx, consts []string, verbose bool) ([][]*string, erro
 		if f.HasDefault {
 			def = strp(f.DefaultPretty)
 		}
-		coll, err := psqlCollation(t, c)
+		coll, err := psqlCollation(t, c.Column)
 		if err != nil {
 			return nil, err
 		}
-		row := []*string{strp(c.Name), strp(formatType(c)), def, strp(boolText(f.NotNull)), coll, strp(charText(f.Identity)), strp(charText(f.Generated))}
+		row := []*string{strp(c.Name), strp(formatType(c.Column)), def, strp(boolText(f.NotNull)), coll, strp(charText(f.Identity)), strp(charText(f.Generated))}
 		if verbose {
-			var target, comment *string
-			if v := nth(s.ColumnStatTargets, i); v != "" {
-				target = strp(v)
-			}
-			if v := nth(schemaFactsOf(t).ColumnComments, i); v != "" {
-				comment = strp(v)
-			}
-			row = append(row, strp(s.ColumnStorage[i]), strp(nth(s.ColumnCompression, i)), target, comment)
+			storage, compression, target := c.storage(s)
+			row = append(row, strp(storage), strp(compression), nonEmpty(target), nonEmpty(c.comment(schemaFactsOf(t))))
 		}
 		rows = append(rows, row)
 	}

@@ -246,7 +246,7 @@ var pgRels = append([]*pgRel{
 				u := pgUnknown
 				hasIndex, checks, triggers := tableSchemaFacts(cx.tables, &t)
 				out = append(out, []*string{u32(t.OID), sv(t.Rel), nsOID(ns[t.Schema]), u, sv("0"), ownerOID(&t), am, u, sv("0"), u, u, u, u, hasIndex, sv("f"),
-					sv("p"), sv(relKind(&t)), u, checks, u, triggers, sub, u, u, sv("t"), u, part, sv("0"), u, u, u, tableRelOptions(&t), u})
+					sv("p"), sv(relKind(&t)), relNatts(&t), checks, u, triggers, sub, u, u, sv("t"), u, part, sv("0"), u, u, u, tableRelOptions(&t), u})
 			}
 			out = append(append(out, indexClassRows(cx, ns)...), seqClassRows(cx, ns)...) // pgcatalog_seq.go
 			return append(out, viewClassRows(cx, ns)...)                                  // pgcatalog_views.go
@@ -263,18 +263,23 @@ var pgRels = append([]*pgRel{
 					out = append(out, []*string{u32(t.OID), sv(sc.name), u32(sc.typ), u, iv(int64(sc.len)), iv(int64(sc.num)), sv("0"), sv("-1"), sv("-1"),
 						u, u, u, u, sv("t"), sv("f"), sv("f"), sv(""), sv(""), sv("f"), sv("t"), sv("0"), sv("0"), nil, nil, nil, nil})
 				}
-				for i, c := range t.Columns {
+				cols, ok := tableColumnsView(&t) // catalog_columns.go
+				if !ok {
+					out = append(out, append([]*string{u32(t.OID)}, unknownRow(25)...))
+				}
+				for _, c := range cols {
 					notNull, hasDef, ident, gen := u, u, u, u
-					if f := colFacts(&t, i); f != nil {
+					if f := c.facts; f != nil {
 						notNull, hasDef, ident, gen = bv(f.NotNull), bv(f.HasDefault), sv(charText(f.Identity)), sv(charText(f.Generated))
 					}
 					length := u
 					if ty, ok := types.Lookup(c.TypeOID); ok {
 						length = iv(int64(ty.Len))
 					}
-					out = append(out, []*string{u32(t.OID), sv(c.Name), u32(c.TypeOID), u, length, iv(int64(i + 1)), sv("0"), sv("-1"), iv(int64(c.TypeMod)),
+					out = append(out, []*string{u32(t.OID), sv(c.Name), u32(c.TypeOID), u, length, iv(int64(c.attnum)), sv("0"), sv("-1"), iv(int64(c.TypeMod)),
 						u, u, u, u, notNull, hasDef, u, ident, gen, sv("f"), u, u, u, u, u, u, u})
 				}
+				out = append(out, droppedAttributes(&t)...) // catalog_columns.go
 			}
 			return out
 		}},
@@ -282,13 +287,14 @@ var pgRels = append([]*pgRel{
 		rows: func(cx *pgCatCtx) [][]*string {
 			var out [][]*string
 			for _, t := range cx.tables {
-				if t.Facts == nil || len(t.Facts.Columns) != len(t.Columns) {
+				cols, ok := tableColumnsView(&t) // catalog_columns.go
+				if !ok || t.Facts == nil || len(t.Facts.Columns) != len(t.Columns) {
 					out = append(out, []*string{pgUnknown, u32(t.OID), pgUnknown, pgUnknown}) // which columns have one is not known
 					continue
 				}
-				for i, f := range t.Facts.Columns {
-					if f.HasDefault {
-						out = append(out, []*string{pgUnknown, u32(t.OID), iv(int64(i + 1)), sv(f.Default + nodeTreeSep + f.DefaultPretty)})
+				for _, c := range cols {
+					if f := c.facts; f.HasDefault {
+						out = append(out, []*string{pgUnknown, u32(t.OID), iv(int64(c.attnum)), sv(f.Default + nodeTreeSep + f.DefaultPretty)})
 					}
 				}
 			}

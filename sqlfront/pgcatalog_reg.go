@@ -357,7 +357,11 @@ func (c *vecCatalog) regFunc(name string, args []lplan.Type) (*lplan.ExtFunc, er
 var enumRel = &pgRel{schema: "pg_catalog", name: "pg_enum", cols: pgc("oid oid, enumtypid oid, enumsortorder float4, enumlabel name"),
 	rows: func(cx *pgCatCtx) [][]*string {
 		for _, t := range cx.tables {
-			for _, c := range t.Columns {
+			cols, ok := tableColumnsView(&t) // catalog_columns.go: the generated columns' types too
+			if !ok {
+				return [][]*string{{pgUnknown, pgUnknown, pgUnknown, pgUnknown}}
+			}
+			for _, c := range cols {
 				if _, ok := types.Lookup(c.TypeOID); !ok {
 					return [][]*string{{pgUnknown, pgUnknown, pgUnknown, pgUnknown}}
 				}

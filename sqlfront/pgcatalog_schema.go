@@ -115,9 +115,13 @@ var schemaRels = []*pgRel{
 				if s.Comment != "" {
 					out = append(out, []*string{u32(t.OID), sv("1259"), sv("0"), sv(s.Comment)})
 				}
-				for i, c := range s.ColumnComments {
-					if c != "" {
-						out = append(out, []*string{u32(t.OID), sv("1259"), iv(int64(i + 1)), sv(c)})
+				cols, ok := tableColumnsView(&t) // catalog_columns.go
+				if !ok {
+					out = append(out, []*string{u32(t.OID), sv("1259"), pgUnknown, pgUnknown})
+				}
+				for _, c := range cols {
+					if v := c.comment(s); v != "" {
+						out = append(out, []*string{u32(t.OID), sv("1259"), iv(int64(c.attnum)), sv(v)})
 					}
 				}
 			}
@@ -385,8 +389,14 @@ func (c *vecCatalog) schemaFunc(name string, args []lplan.Type) (*lplan.ExtFunc,
 				if s == nil {
 					return nil, unsupported(-1, name+": the comments of "+t.Name+" were not read (copied by an older sidecar; a resync reads them)")
 				}
-				if n >= 1 && int(n) <= len(s.ColumnComments) && s.ColumnComments[n-1] != "" {
-					return s.ColumnComments[n-1], nil
+				cols, ok := tableColumnsView(&t) // catalog_columns.go
+				if !ok {
+					return nil, notCarriedUnread(name, &t)
+				}
+				for _, c := range cols {
+					if v := c.comment(s); int64(c.attnum) == n && v != "" {
+						return v, nil
+					}
 				}
 				return nil, nil
 			}
@@ -428,10 +438,14 @@ func (c *vecCatalog) schemaFunc(name string, args []lplan.Type) (*lplan.ExtFunc,
 			if s == nil {
 				return nil, unsupported(-1, name+": the sequences of "+t.Name+" were not read (copied by an older sidecar; a resync reads them)")
 			}
-			for i, c := range t.Columns {
+			cols, ok := tableColumnsView(t) // catalog_columns.go
+			if !ok {
+				return nil, notCarriedUnread(name, t)
+			}
+			for _, c := range cols {
 				if c.Name == col {
-					if i < len(s.Sequences) && s.Sequences[i] != "" {
-						return s.Sequences[i], nil
+					if q := c.sequence(s); q != "" {
+						return q, nil
 					}
 					return nil, nil
 				}
@@ -487,14 +501,11 @@ func attnums(t *Table, names []string) *string {
 	}
 	nums := make([]string, len(names))
 	for i, n := range names {
-		for j, c := range t.Columns {
-			if c.Name == n && n != "" {
-				nums[i] = strconv.Itoa(j + 1)
-			}
-		}
-		if nums[i] == "" {
+		a, ok := columnAttnum(t, n) // catalog_columns.go
+		if !ok {
 			return pgUnknown
 		}
+		nums[i] = strconv.Itoa(int(a))
 	}
 	return sv("{" + strings.Join(nums, ",") + "}")
 }
@@ -523,14 +534,11 @@ func indkey(t *Table, cols []string) *string {
 			nums[i] = "0"
 			continue
 		}
-		for j, c := range t.Columns {
-			if c.Name == n {
-				nums[i] = strconv.Itoa(j + 1)
-			}
-		}
-		if nums[i] == "" {
+		a, ok := columnAttnum(t, n) // catalog_columns.go
+		if !ok {
 			return pgUnknown
 		}
+		nums[i] = strconv.Itoa(int(a))
 	}
 	return sv(strings.Join(nums, " "))
 }

@@ -104,7 +104,9 @@ func (r *reach) typeFacts() *typeFacts {
 		f.userNames[n], f.userNames["_"+n] = true, true
 	}
 	for _, t := range r.tableList {
-		for _, c := range t.Columns {
+		cols, ok := tableColumnsView(&t) // catalog_columns.go: the generated columns' types too
+		f.allServed = f.allServed && ok
+		for _, c := range cols {
 			if !f.served.oids[c.TypeOID] {
 				f.allServed = false
 				name := c.TypeName

@@ -96,7 +96,7 @@ func (pl *planner) planSelect(s *pg.SelectStmt) error {
 			sc := pl.scope[c.idx]
 			col.typmod = sc.typmod
 			if it := p.from[sc.item]; it.table != nil {
-				col.tableOID, col.attnum = it.table.OID, sc.attnum
+				col.tableOID, col.attnum = it.table.OID, wireAttnum(it.table, sc.attnum) // catalog_columns.go
 			}
 		}
 		p.targets = append(p.targets, e)
@@ -343,7 +343,7 @@ func (pl *planner) star(cr *pg.ColumnRef, names *[]string) error {
 		found = true
 		col := outCol{name: sc.name, typ: sc.typ, typmod: sc.typmod}
 		if it := pl.p.from[sc.item]; it.table != nil {
-			col.tableOID, col.attnum = it.table.OID, sc.attnum
+			col.tableOID, col.attnum = it.table.OID, wireAttnum(it.table, sc.attnum) // catalog_columns.go
 		}
 		pl.p.targets = append(pl.p.targets, &colExpr{idx: i, t: sc.typ})
 		pl.p.cols = append(pl.p.cols, col)

@@ -76,6 +76,17 @@ type Facts struct {
 	// TO leaves them out). The mirror has no values for them, so a read
 	// that would show them is refused rather than answered without them.
 	NotCarried []string
+	// AttNums are pg_attribute.attnum of the Relation's columns, in its
+	// column order, and NotCarriedColumns the definitions of the columns
+	// NotCarried names, in attnum order (catfacts_generated.go): the
+	// catalog lists a table's columns at their attnums, with gaps where
+	// columns were dropped. Both nil when not read (a record written
+	// before they were).
+	AttNums           []int16
+	NotCarriedColumns []NotCarriedColumn
+	// Dropped are the table's dropped columns, which PostgreSQL keeps in
+	// pg_attribute (read with AttNums).
+	Dropped []DroppedColumn
 }
 
 // ColumnFacts are what pg_attribute and pg_attrdef say of one column.
@@ -114,7 +125,7 @@ func (f *Facts) Equal(o *Facts) bool {
 	return f.Kind == o.Kind && f.Default == o.Default && f.PartitionOf == o.PartitionOf && slices.Equal(f.Descendants, o.Descendants) &&
 		slices.Equal(f.Columns, o.Columns) && (f.PrimaryKey == nil) == (o.PrimaryKey == nil) &&
 		(f.PrimaryKey == nil || f.PrimaryKey.Name == o.PrimaryKey.Name && slices.Equal(f.PrimaryKey.Columns, o.PrimaryKey.Columns)) &&
-		f.Schema.Equal(o.Schema) && slices.Equal(f.NotCarried, o.NotCarried)
+		f.Schema.Equal(o.Schema) && slices.Equal(f.NotCarried, o.NotCarried) && f.columnNumbersEqual(o)
 }
 
 // SameFacts reports whether r and o carry the same catalog facts (column
