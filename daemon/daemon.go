@@ -411,7 +411,7 @@ func (d *daemon) preflightWith(ctx context.Context, known []string) (absent []st
 func (d *daemon) preflightReport(ctx context.Context, known []string, final bool) (preflight.Report, error) {
 	rep := preflight.Run(ctx, preflight.Params{URL: d.conn, Tables: d.cfg.Tables, Publication: d.cfg.Publication, Slot: d.cfg.Slot, Known: known})
 	if rep.ServerVersion != "" {
-		d.serverVersion = rep.ServerVersion // advertised by the SQL front end (sql.go)
+		d.serverVersion = rep.ServerVersion                // advertised by the SQL front end (sql.go)
 		if err := d.readSessionDefaults(ctx); err != nil { // sessiondefaults.go; the monitor retries
 			d.log.Warn("could not read the followed server's session defaults (TimeZone, DateStyle); read again every poll", "err", err)
 		}

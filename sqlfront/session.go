@@ -41,7 +41,7 @@ type session struct {
 	// defaults are RESET's values where the followed server's differ
 	// from sidecar's own (serverdefaults.go).
 	defaults map[string]string
-	asOf     string            // sidecar.as_of ("" = HEAD)
+	asOf     string // sidecar.as_of ("" = HEAD)
 	// zone is TimeZone (nil: UTC), zoneDefault RESET's (timezone.go).
 	zone, zoneDefault *types.Zone
 	timeout           *time.Duration // SET statement_timeout (nil: the server's)
