@@ -155,6 +155,9 @@ type daemon struct {
 	// serverVersion is the followed server's server_version as preflight
 	// read it at start (before any goroutine reads it).
 	serverVersion string
+	// sessionDefaults are the followed server's TimeZone, DateStyle and
+	// IntervalStyle, new SQL sessions' defaults (sessiondefaults.go).
+	sessionDefaults serverDefaults
 
 	lagBytes atomic.Int64
 	// serverWAL is the server's current WAL position at the last poll,
@@ -408,7 +411,10 @@ func (d *daemon) preflightWith(ctx context.Context, known []string) (absent []st
 func (d *daemon) preflightReport(ctx context.Context, known []string, final bool) (preflight.Report, error) {
 	rep := preflight.Run(ctx, preflight.Params{URL: d.conn, Tables: d.cfg.Tables, Publication: d.cfg.Publication, Slot: d.cfg.Slot, Known: known})
 	if rep.ServerVersion != "" {
-		d.serverVersion = rep.ServerVersion // advertised by the SQL front end (sql.go)
+		d.serverVersion = rep.ServerVersion                // advertised by the SQL front end (sql.go)
+		if err := d.readSessionDefaults(ctx); err != nil { // sessiondefaults.go; the monitor retries
+			d.log.Warn("could not read the followed server's session defaults (TimeZone, DateStyle); read again every poll", "err", err)
+		}
 	}
 	var fails []string
 	for _, c := range rep.Checks {

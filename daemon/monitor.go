@@ -36,6 +36,11 @@ func (d *daemon) monitor(ctx context.Context) error {
 				conn = nil
 			}
 		}
+		if d.sessionDefaults.due(time.Now()) {
+			if err := d.readSessionDefaults(ctx); err != nil && ctx.Err() == nil {
+				d.log.Debug("could not read the followed server's session defaults", "err", err)
+			}
+		}
 		d.updateMetrics()
 		select {
 		case <-ctx.Done():

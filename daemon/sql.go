@@ -29,6 +29,9 @@ func (d *daemon) listenSQL(model *head.Model) (*sqlfront.Server, error) {
 	opts := sqlfront.Options{Addr: c.Listen, MaxConnections: c.MaxConnections, StatementTimeout: c.StatementTimeout,
 		MaxMessageSize: c.MaxMessageBytes(), Metrics: d.met.Registry, QueryMemory: d.mem.query, Source: &sqlfront.HistorySource{H: d.hist, M: d.m, Head: model, HeadLoading: d.head.loading}, Logger: d.log,
 		ZoneOffsets: d.zoneOffsets, // timezone.go
+		// A session starts at the server's TimeZone and DateStyle, as
+		// a psql session of PostgreSQL does (sessiondefaults.go).
+		SessionDefaults: d.sessionDefaults.get,
 		// Clients choose their catalog queries by the version: the
 		// followed server's, not one sidecar made up.
 		ServerVersion: d.serverVersion}

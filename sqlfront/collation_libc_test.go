@@ -150,10 +150,24 @@ func TestCollationLibcDatabaseDefault(t *testing.T) {
 		"SELECT s, id FROM rnd ORDER BY s DESC, id DESC LIMIT 50",
 		"SELECT min(s), max(s) FROM rnd",
 		"SELECT count(*) FROM rnd a JOIN rnd b ON a.s < b.s WHERE a.id < 60 AND b.id < 60",
+		// an aggregate's ORDER BY and WITHIN GROUP (refused 0A000 before
+		// session 16: string_agg(name, ', ' ORDER BY name) of a report)
+		"SELECT string_agg(s, ',' ORDER BY s) FROM words",
+		"SELECT string_agg(s, ',' ORDER BY s DESC NULLS FIRST, id) FROM words",
+		"SELECT string_agg(DISTINCT s, ',' ORDER BY s) FROM rnd",
+		"SELECT id % 5, string_agg(s, '|' ORDER BY s, id) FROM rnd GROUP BY 1 ORDER BY 1",
+		"SELECT array_agg(s ORDER BY s, id), array_agg(v ORDER BY v DESC, id) FROM words",
+		"SELECT json_agg(s ORDER BY s, id) FROM rnd WHERE id < 100",
+		"SELECT array_agg(b ORDER BY b, id) FROM words",
+		"SELECT mode() WITHIN GROUP (ORDER BY s) FROM words",
+		"SELECT mode() WITHIN GROUP (ORDER BY s) FROM rnd",
+		"SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY s), percentile_disc(0.1) WITHIN GROUP (ORDER BY s DESC) FROM rnd",
+		"SELECT string_agg(c, ',' ORDER BY c) FROM words",
+		"SELECT rank('m') WITHIN GROUP (ORDER BY s), dense_rank('B') WITHIN GROUP (ORDER BY s DESC), percent_rank('apple') WITHIN GROUP (ORDER BY s) FROM words",
+		"SELECT id % 4, rank('Ä') WITHIN GROUP (ORDER BY s NULLS FIRST) FROM rnd GROUP BY 1 ORDER BY 1",
 	}, nil, "libc default")
 	for _, q := range []string{
 		"SELECT s, c FROM words ORDER BY s, c",                     // two collations in one statement
-		"SELECT string_agg(s, ',' ORDER BY s) FROM words",          // an aggregate's ORDER BY stays bytewise
 		"SELECT s FROM words ORDER BY ARRAY[s]",                    // arrays of text
 		`SELECT s FROM words ORDER BY s COLLATE "en_US"`,           // an explicit libc COLLATE
 		"SELECT id FROM words WHERE (s, id) < ('b', 3) ORDER BY 1", // a row comparison

@@ -81,6 +81,10 @@ type Options struct {
 	// prove the sidecar's tz data agrees before a session uses the zone
 	// (timezone_verify.go); nil: zones of the tz database are refused.
 	ZoneOffsets ZoneOffsetsFunc
+	// SessionDefaults, when set, gives the followed server's TimeZone,
+	// DateStyle and IntervalStyle, a new session's defaults
+	// (serverdefaults.go); nil: UTC, ISO, postgres.
+	SessionDefaults func() SessionDefaults
 }
 
 // Server is a listening SQL front end.

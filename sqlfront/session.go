@@ -38,7 +38,10 @@ type session struct {
 	secret   uint32
 
 	settings map[string]string // SHOW-able settings
-	asOf     string            // sidecar.as_of ("" = HEAD)
+	// defaults are RESET's values where the followed server's differ
+	// from sidecar's own (serverdefaults.go).
+	defaults map[string]string
+	asOf     string // sidecar.as_of ("" = HEAD)
 	// zone is TimeZone (nil: UTC), zoneDefault RESET's (timezone.go).
 	zone, zoneDefault *types.Zone
 	timeout           *time.Duration // SET statement_timeout (nil: the server's)
@@ -179,6 +182,9 @@ var settingDescriptions = map[string]string{
 // start applies startup options (-c sidecar.as_of=ref) and sends the
 // greeting.
 func (s *session) start(ctx context.Context) error {
+	if err := s.applyServerDefaults(ctx); err != nil { // serverdefaults.go
+		return err
+	}
 	if err := s.startupTimeZone(ctx); err != nil { // timezone.go
 		return err
 	}
@@ -268,6 +274,7 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 		s.asOf = ""
 		s.settings["sidecar.as_of"] = ""
 		maps.Copy(s.settings, literalDefaults) // scs.go
+		maps.Copy(s.settings, s.defaults)      // the server's (serverdefaults.go)
 		return s.setTimeZone(ctx, nil)
 	case "sidecar.as_of":
 		if val == nil || *val == "" || strings.EqualFold(*val, "head") {
@@ -321,7 +328,7 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 		s.timeout, s.settings[name] = &d, *val
 		return nil
 	}
-	switch d, ok := sessionDefaults[name]; {
+	switch d, ok := s.settingDefault(name); {
 	case val != nil:
 		s.settings[name] = *val
 	case ok:

@@ -81,8 +81,11 @@ func (s *session) zoneText(t uint32, txt string) (string, error) {
 // run on sql/exec instead: outside UTC, any statement with a cast, a
 // function, a parameter, a typed literal or a date/time column may read
 // or print a local time, which the flat evaluator would do at UTC.
+//
+// A DateStyle other than ISO (the server's default, serverdefaults.go)
+// routes them too: sql/exec refuses to print dates under it.
 func (pl *planner) zoneRoutesToVec(text string) bool {
-	if pl.sess == nil || pl.sess.sessionZone().IsUTC() {
+	if pl.sess == nil || pl.sess.sessionZone().IsUTC() && pl.sess.printsISODates() {
 		return false
 	}
 	if len(pl.params) > 0 {

@@ -418,6 +418,13 @@ func (v *vecPlan) settingsFollowed(s *session) error {
 			return unsupported(-1, "extra_float_digits < 1 in this statement")
 		}
 	}
+	if !s.printsISODates() { // serverdefaults.go
+		for _, t := range []uint32{oidDate, oidTime, types.Timetz, oidTimestamp, oidTimestamptz} {
+			if v.uses[t] || v.uses[types.ArrayOf(t)] {
+				return unsupported(-1, "DateStyle "+s.settings["datestyle"]+" in this statement").hint("sidecar prints dates and times in the ISO style only")
+			}
+		}
+	}
 	if v.uses[oidInterval] && set("intervalstyle", "postgres") != "postgres" {
 		return unsupported(-1, "IntervalStyle "+set("intervalstyle", "postgres")+" in this statement")
 	}

@@ -273,12 +273,12 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata, sites *orderSites) bool {
 				}
 				for i, arg := range a.Args {
 					if i >= len(a.Args)-len(a.Order) && sites.ordered(arg.Type()) {
-						found = true // array_agg/json_agg(… ORDER BY text), percentile_disc/mode WITHIN GROUP (ORDER BY text)
-						sites.not("an aggregate's ORDER BY or WITHIN GROUP")
+						found = true // array_agg/json_agg(… ORDER BY text), percentile_disc/mode WITHIN GROUP (ORDER BY text): sql/exec's collatedInit
+						sites.at(arg)
 					}
 					if a.Distinct && a.Name == "string_agg" && sites.ordered(arg.Type()) {
 						found = true // string_agg(DISTINCT …) sorts its values
-						sites.not("string_agg(DISTINCT …)")
+						sites.at(arg)
 					}
 					visit(arg)
 				}

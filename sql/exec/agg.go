@@ -224,11 +224,10 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 		if extra {
 		} else if init, ok := jsonAggInit(ae, c.zone()); ok {
 			f.init = init // jsonagg.go
-		} else if f.init, err = aggInit(ae.Name, f.argT, ae.T.OID, f.arg == nil); err == nil {
-			f.init = e.collatedInit(f.init)
-		} else {
+		} else if f.init, err = aggInit(ae.Name, f.argT, ae.T.OID, f.arg == nil); err != nil {
 			return nil, err
 		}
+		f.init = e.collatedInit(f.init) // collate.go: min/max, ORDER BY and WITHIN GROUP of text
 		if ae.Distinct && ae.Name == "array_agg" {
 			f.ownDistinct = true // array.go: sorted by its argument, repeats dropped
 			inner := f.init

@@ -116,6 +116,8 @@ type stringAgg struct {
 	inOrder bool
 	// bytea: string_agg(bytea, bytea), its values []byte.
 	bytea bool
+	// ord orders the text keys (nil: bytes; collate.go).
+	ord TextOrder
 }
 
 func (s *stringAgg) charge(m *memAcct) { s.mem = m }
@@ -154,7 +156,7 @@ func (s *stringAgg) result() (types.Value, error) {
 		// arguments), then by the arguments not among them, and drops
 		// rows equal in every argument.
 		pair := func(x, y *extraRow) int {
-			if c := compareAggKeys(s.kt, s.order, x.keys, y.keys); c != 0 {
+			if c := compareAggKeys(s.ord, s.kt, s.order, x.keys, y.keys); c != 0 {
 				return c
 			}
 			if c := strings.Compare(text(x.vals[0]), text(y.vals[0])); c != 0 {
@@ -165,7 +167,7 @@ func (s *stringAgg) result() (types.Value, error) {
 		slices.SortFunc(rows, pair)
 		rows = slices.CompactFunc(rows, func(x, y *extraRow) bool { return pair(x, y) == 0 })
 	} else {
-		cmp := func(x, y *extraRow) int { return compareAggKeys(s.kt, s.order, x.keys, y.keys) }
+		cmp := func(x, y *extraRow) int { return compareAggKeys(s.ord, s.kt, s.order, x.keys, y.keys) }
 		slices.SortStableFunc(rows, cmp)
 		for i := 1; i < len(rows); i++ {
 			x, y := rows[i-1], rows[i]
@@ -188,10 +190,10 @@ func (s *stringAgg) result() (types.Value, error) {
 }
 
 // compareAggKeys orders two rows' ORDER BY keys of types kt in the
-// directions of order.
-func compareAggKeys(kt []plan.OID, order []plan.AggOrder, x, y []types.Value) int {
+// directions of order, text by ord (nil: bytes).
+func compareAggKeys(ord TextOrder, kt []plan.OID, order []plan.AggOrder, x, y []types.Value) int {
 	for i := range x {
-		c := compareNullable(kt[i], x[i], y[i], order[i].NullsFirst != order[i].Desc)
+		c := compareNullableIn(ord, kt[i], x[i], y[i], order[i].NullsFirst != order[i].Desc)
 		if order[i].Desc {
 			c = -c
 		}
@@ -212,6 +214,7 @@ type orderedSetAgg struct {
 	frac types.Value // the direct argument (the same every row)
 	vals []types.Value
 	mem  *memAcct
+	ord  TextOrder // orders text values (nil: bytes; collate.go)
 }
 
 func (o *orderedSetAgg) charge(m *memAcct) { o.mem = m }
@@ -237,9 +240,9 @@ func (o *orderedSetAgg) result() (types.Value, error) {
 	}
 	cmp := func(a, b types.Value) int {
 		if o.desc {
-			return types.Compare(o.t, b, a)
+			return compareIn(o.ord, o.t, b, a)
 		}
-		return types.Compare(o.t, a, b)
+		return compareIn(o.ord, o.t, a, b)
 	}
 	vals := append([]types.Value(nil), o.vals...)
 	slices.SortStableFunc(vals, cmp)

@@ -28,7 +28,8 @@ func (c *compiler) hypoAggFunc(f *aggFunc, ae plan.AggExpr) error {
 	f.argT = plan.Unknown
 	var keys []winKey
 	for i, o := range ae.Order {
-		keys = append(keys, winKey{idx: i, oid: ae.Args[n+i].Type().OID, desc: o.Desc, nullsFirst: o.NullsFirst})
+		oid := ae.Args[n+i].Type().OID
+		keys = append(keys, winKey{idx: i, oid: oid, desc: o.Desc, nullsFirst: o.NullsFirst, ord: c.e.keyOrder(oid)})
 	}
 	name := ae.Name
 	f.init = func() aggState { return &hypoAgg{name: name, keys: keys} }

@@ -357,6 +357,8 @@ type arrayAgg struct {
 	// distinct: array_agg(DISTINCT …), whose ORDER BY keys are all
 	// its argument (the binder's rule): repeats after sorting dropped.
 	distinct bool
+	// ord orders the text keys (nil: bytes; collate.go).
+	ord TextOrder
 }
 
 func (a *arrayAgg) charge(m *memAcct) { a.mem = m }
@@ -401,7 +403,7 @@ func (a *arrayAgg) aggName() string {
 // ordered is the rows in their ORDER BY order; refused where ties
 // between different values leave the order to PostgreSQL's plan.
 func (a *arrayAgg) ordered() ([]*aggRow, error) {
-	cmpKeys := func(x, y *aggRow) int { return compareAggKeys(x.kt, x.order, x.keys, y.keys) } // aggextra.go
+	cmpKeys := func(x, y *aggRow) int { return compareAggKeys(a.ord, x.kt, x.order, x.keys, y.keys) } // aggextra.go
 	rows := append([]*aggRow(nil), a.rows...)
 	slices.SortStableFunc(rows, cmpKeys)
 	for i, r := range rows {
@@ -421,6 +423,12 @@ func (a *arrayAgg) ordered() ([]*aggRow, error) {
 // (for a descending key the caller negates the result, so it passes
 // NULLS FIRST of a DESC key as last).
 func compareNullable(t plan.OID, a, b types.Value, nullsFirst bool) int {
+	return compareNullableIn(nil, t, a, b, nullsFirst)
+}
+
+// compareNullableIn is compareNullable with text ordered by ord (nil:
+// bytes; collate.go).
+func compareNullableIn(ord TextOrder, t plan.OID, a, b types.Value, nullsFirst bool) int {
 	switch {
 	case a == nil && b == nil:
 		return 0
@@ -430,7 +438,7 @@ func compareNullable(t plan.OID, a, b types.Value, nullsFirst bool) int {
 		}
 		return 1
 	}
-	return types.Compare(t, a, b)
+	return compareIn(ord, t, a, b)
 }
 
 // sameValue says whether a and b (NULL allowed) print alike, so their

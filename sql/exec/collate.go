@@ -46,16 +46,26 @@ func (e *env) keyOrder(oid plan.OID) TextOrder {
 	return nil
 }
 
-// collatedInit is init with min/max states ordering text by the
-// statement's text order.
+// collatedInit is init with the states that order text — min/max, an
+// aggregate's ORDER BY, an ordered-set aggregate's WITHIN GROUP —
+// ordering it by the statement's text order.
 func (e *env) collatedInit(init func() aggState) func() aggState {
 	if e.textOrder == nil || init == nil {
 		return init
 	}
 	return func() aggState {
 		s := init()
-		if m, ok := s.(*minMaxAgg); ok {
-			m.ord = e.textOrder
+		switch st := s.(type) {
+		case *minMaxAgg:
+			st.ord = e.textOrder
+		case *stringAgg: // its ORDER BY keys (aggextra.go)
+			st.ord = e.textOrder
+		case *arrayAgg: // array_agg … ORDER BY (array.go)
+			st.ord = e.textOrder
+		case *jsonAgg: // json[b]_agg, json[b]_object_agg … ORDER BY (jsonagg.go)
+			st.ord = e.textOrder
+		case *orderedSetAgg: // mode, percentile_disc WITHIN GROUP (aggextra.go)
+			st.ord = e.textOrder
 		}
 		return s
 	}

@@ -283,7 +283,12 @@ func (e *env) build(rel plan.Rel) (operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &distinctOp{e: e, in: in, on: x.On}, nil
+		d := &distinctOp{e: e, in: in, on: x.On}
+		if s, ok := in.(*sortOp); ok && len(x.On) > 0 {
+			d.sorted = s // its tie flags: which rows are candidates (distincton.go)
+			s.trackTieFlags()
+		}
+		return d, nil
 	case *plan.SetOp:
 		return e.buildSetOp(x)
 	case *plan.Values:

@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"slices"
+
 	"github.com/sidecar-dev/sidecar/sql/builtin"
 	"github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
@@ -37,7 +39,13 @@ func (a *jsonAgg) result() (types.Value, error) {
 	if len(a.rows) == 0 {
 		return nil, nil
 	}
-	rows, err := a.ordered()
+	var rows []*aggRow
+	var err error
+	if a.t == types.JSONB && a.elem2 != 0 && !a.distinct {
+		rows, err = a.jsonbObjectRows()
+	} else {
+		rows, err = a.ordered()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -59,4 +67,33 @@ func (a *jsonAgg) result() (types.Value, error) {
 		return nil, libraryErr(err)
 	}
 	return v, nil
+}
+
+// jsonbObjectRows are jsonb_object_agg's rows in their ORDER BY order.
+// A jsonb object keeps one value per key, the last one given, and sorts
+// its keys: the rows' order matters only between rows of the same key
+// with values that print differently, when the ORDER BY (or its
+// absence) leaves them tied — refused then, as PostgreSQL's plan
+// decides which comes last. Keys that differ, the usual case
+// (jsonb_object_agg(kind, n) over a GROUP BY kind), are answered
+// whatever the order.
+func (a *jsonAgg) jsonbObjectRows() ([]*aggRow, error) {
+	cmpKeys := func(x, y *aggRow) int { return compareAggKeys(a.ord, x.kt, x.order, x.keys, y.keys) } // aggextra.go
+	rows := append([]*aggRow(nil), a.rows...)
+	slices.SortStableFunc(rows, cmpKeys)
+	if a.inOrder {
+		return rows, nil
+	}
+	last := map[string]int{} // key text → its last row so far
+	for i, r := range rows {
+		if r.v == nil {
+			continue // a NULL key fails in the library, as PostgreSQL's
+		}
+		k := types.Out(a.elem, r.v)
+		if j, ok := last[k]; ok && cmpKeys(rows[j], r) == 0 && !sameValue(a.elem2, rows[j].v2, r.v2) {
+			return nil, unsupported(a.aggName() + " whose value depends on the order of rows its ORDER BY leaves tied (PostgreSQL's plan decides it); add ORDER BY keys that tell the rows apart")
+		}
+		last[k] = i
+	}
+	return rows, nil
 }

@@ -306,6 +306,10 @@ func (e *env) tieSource(in operator) tieFlagger {
 	switch x := in.(type) {
 	case *sortOp:
 		return x
+	case *distinctOp:
+		if x.sorted != nil { // DISTINCT ON over a sort (distincton.go)
+			return x
+		}
 	case *windowOp:
 		if _, below := underProjects(x.w.Input).(*plan.Window); !below && !e.winStacked[x.w] {
 			return x

@@ -102,6 +102,13 @@ type distinctOp struct {
 	e  *env
 	in operator
 	on []plan.ColumnID
+	// sorted is the sort right below a DISTINCT ON (nil: none), whose
+	// tie flags say which rows are candidates for a group's first
+	// position; trackTies/tieFlags give a LIMIT above the same for the
+	// rows kept (distincton.go).
+	sorted    *sortOp
+	trackTies bool
+	tieFlags  []bool
 }
 
 func (d *distinctOp) cols() []plan.ColumnID { return d.in.cols() }
@@ -135,14 +142,32 @@ func (d *distinctOp) run(emit func(*Batch) error) error {
 			parts.remove()
 		}
 	}()
+	var ties *onTies // DISTINCT ON: distincton.go
+	if len(d.on) > 0 {
+		if ties, err = d.onTies(mem); err != nil {
+			return err
+		}
+	}
 	err = d.in.run(func(b *Batch) error {
 		var keep []int
+		var flags, keptFlags []bool
+		if d.sorted != nil {
+			flags = d.sorted.flags()
+		}
 		for i := 0; i < b.N; i++ {
+			if ties != nil {
+				ties.next(flags != nil && flags[i] || d.sorted == nil)
+			}
 			key := make([]types.Value, len(idx))
 			for k, c := range idx {
 				key[k] = b.Vecs[c][i]
 			}
 			if g, _ := seen.find(key, false); g >= 0 {
+				if ties != nil {
+					if err := ties.dup(g, b, i); err != nil {
+						return err
+					}
+				}
 				continue
 			}
 			n := rowBytes(key)
@@ -163,12 +188,20 @@ func (d *distinctOp) run(emit func(*Batch) error) error {
 					return err
 				}
 			}
-			seen.find(key, true)
+			g, _ := seen.find(key, true)
+			if ties != nil {
+				tied, err := ties.keep(g, b, i)
+				if err != nil {
+					return err
+				}
+				keptFlags = append(keptFlags, tied)
+			}
 			keep = append(keep, i)
 		}
 		if len(keep) == 0 {
 			return nil
 		}
+		d.tieFlags = keptFlags
 		return emit(pick(b, keep))
 	})
 	if err != nil || parts == nil {

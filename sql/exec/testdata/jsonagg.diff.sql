@@ -20,3 +20,14 @@ SELECT json_agg('x' ORDER BY id), jsonb_agg('x' ORDER BY id) FROM js;
 SELECT json_object_agg(b, id ORDER BY id), jsonb_object_agg(i8, 'v' ORDER BY id) FROM nums WHERE b IS NOT NULL AND i8 IS NOT NULL;
 SELECT json_agg(j) FROM jo WHERE id = 9;
 SELECT jsonb_agg(x ORDER BY x) FROM (VALUES (1.50), (2), (NULL), (-0.0)) v(x);
+-- jsonb_object_agg without an ORDER BY that decides: a jsonb object keeps
+-- one value per key (the last) and sorts its keys, so distinct keys are
+-- answered in any order; a key given twice with values printing
+-- differently is refused (refused before session 16 whatever the keys).
+SELECT jsonb_object_agg(grp, n) FROM (SELECT grp, count(*) n FROM w GROUP BY grp) s WHERE grp IS NOT NULL;
+SELECT jsonb_object_agg(id, x) FROM w;
+SELECT grp, jsonb_object_agg(id::text, y) FROM w WHERE grp IS NOT NULL GROUP BY grp ORDER BY grp;
+SELECT jsonb_object_agg(k::text, f) FROM w WHERE id IN (6, 7);
+SELECT jsonb_object_agg(coalesce(grp, 'none'), id) FROM w /* refused: key a given with ids 1..5 */;
+SELECT jsonb_object_agg(grp, id ORDER BY id) FROM w WHERE grp IS NOT NULL;
+SELECT jsonb_object_agg(grp, id ORDER BY k) FROM w WHERE grp = 'b' /* refused: ids 6 and 7 tie on k = 1 */;

@@ -1,0 +1,84 @@
+package sqlfront
+
+import (
+	"context"
+	"strings"
+)
+
+// A client that sets no TimeZone, DateStyle or IntervalStyle (psql, most
+// drivers but pgjdbc) gets the server's: its postgresql.conf, ALTER
+// SYSTEM, ALTER DATABASE … SET. A session of the SQL front end starts
+// from the followed server's values (Options.SessionDefaults), so that
+// `SELECT ts FROM t` prints the same local times as PostgreSQL would —
+// before, sessions started at UTC whatever the server's zone, and a
+// psql user of a server at America/New_York read every timestamptz
+// five hours off. The values are the ones a plain connection of the
+// follow user to the followed database sees (role and database
+// settings included); another role's own settings are not known.
+//
+// A server DateStyle outside ISO (SQL, Postgres, German) is kept as the
+// session's (SHOW prints it) and statements that would print a date or
+// time under it are refused (vecPlan.settingsFollowed), as is an
+// IntervalStyle other than postgres: sidecar prints ISO dates and
+// postgres-style intervals only.
+
+// SessionDefaults are the followed server's defaults for a new session,
+// as SHOW prints them ("" where not known: sidecar's own default).
+type SessionDefaults struct {
+	TimeZone      string
+	DateStyle     string
+	IntervalStyle string
+}
+
+// applyServerDefaults starts the session from the server's defaults:
+// they are also what RESET returns to. A server zone the sidecar's tz
+// data disagrees with fails the connection with 0A000 naming it, as a
+// startup packet's would: answering in UTC would print other times.
+func (s *session) applyServerDefaults(ctx context.Context) error {
+	if s.srv.opts.SessionDefaults == nil {
+		return nil
+	}
+	d := s.srv.opts.SessionDefaults()
+	if v := strings.TrimSpace(d.DateStyle); v != "" {
+		s.resetTo("datestyle", v)
+	}
+	if v := strings.TrimSpace(d.IntervalStyle); v != "" {
+		s.resetTo("intervalstyle", v)
+	}
+	if v := strings.TrimSpace(d.TimeZone); v != "" {
+		if err := s.setTimeZone(ctx, &v); err != nil {
+			return err
+		}
+		s.zoneDefault = s.zone
+	}
+	return nil
+}
+
+// resetTo makes v the session's value of name and RESET's.
+func (s *session) resetTo(name, v string) {
+	if s.defaults == nil {
+		s.defaults = map[string]string{}
+	}
+	s.defaults[name] = v
+	s.settings[name] = v
+}
+
+// settingDefault is RESET's value of name: the server's default when
+// one was read (applyServerDefaults), else sidecar's.
+func (s *session) settingDefault(name string) (string, bool) {
+	if v, ok := s.defaults[name]; ok {
+		return v, true
+	}
+	v, ok := sessionDefaults[name]
+	return v, ok
+}
+
+// printsISODates says whether the session's DateStyle prints dates and
+// times as sidecar does (ISO).
+func (s *session) printsISODates() bool {
+	if s == nil {
+		return true
+	}
+	v, ok := s.settings["datestyle"]
+	return !ok || strings.HasPrefix(strings.ToUpper(strings.TrimSpace(v)), "ISO")
+}

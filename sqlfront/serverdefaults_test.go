@@ -1,0 +1,141 @@
+package sqlfront_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Issue 21 (wrong answers): a session of the daemon's SQL port started
+// at UTC whatever the followed server's TimeZone, so psql (which sends
+// none) printed every timestamptz in another zone than PostgreSQL did —
+// five hours off for a server at America/New_York — and SHOW TimeZone
+// said UTC where PostgreSQL says Etc/UTC (Debian's default). A session
+// now starts from the server's TimeZone, DateStyle and IntervalStyle
+// (database settings included), read again while the daemon runs; a
+// DateStyle sidecar does not print refuses the statements that would
+// print under it.
+func TestSessionDefaultsFollowServer(t *testing.T) {
+	url := pg.NewDB(t)
+	setDB := func(setting, value string) {
+		t.Helper()
+		execSQL(t, url, "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET "+setting+" = %L', current_database(), '"+value+"'); END $$")
+	}
+	execSQL(t, url, markerSetup,
+		"CREATE TABLE ev (id int PRIMARY KEY, at timestamptz, d date, span interval)",
+		"INSERT INTO ev VALUES (1, '2024-03-10 06:30:00+00', '2024-03-10', '1 day 02:00'), (2, '2024-11-03 05:59:59+00', '2024-11-03', '-3 hours'), (3, NULL, NULL, NULL)")
+	setDB("timezone", "America/New_York")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlAddr := l.Addr().String()
+	l.Close()
+	_, stop := startDaemon(t, url, []string{"public.marker", "public.ev"}, t.TempDir(), sqlAddr, io.Discard)
+	t.Cleanup(stop)
+	sqlURL := "postgres://app@" + sqlAddr + "/app?sslmode=disable"
+	waitServed(t, sqlURL, "SELECT id FROM ev WHERE id = 3")
+
+	same := func(stmts ...string) {
+		t.Helper()
+		for _, q := range stmts {
+			want, werr := psql(t, url, "-At", "-c", q)
+			if werr != nil {
+				t.Fatalf("%s on PostgreSQL: %v\n%s", q, werr, want)
+			}
+			got, err := psql(t, sqlURL, "-At", "-c", q)
+			if err != nil || got != want {
+				t.Errorf("%s:\n  sidecar    %q (%v)\n  PostgreSQL %q", q, got, err, want)
+			}
+		}
+	}
+	same("SHOW TimeZone", "SELECT current_setting('TimeZone')",
+		"SELECT id, at FROM ev ORDER BY id",
+		"SELECT id, at::date, at::time, extract(hour from at), to_char(at, 'YYYY-MM-DD HH24:MI') FROM ev ORDER BY id",
+		"SELECT date_trunc('day', at) FROM ev ORDER BY id",
+		"SELECT count(*) FROM ev WHERE at < '2024-03-10 02:00'",
+		"SELECT d::timestamptz FROM ev ORDER BY id",
+		"RESET TimeZone; SHOW TimeZone",
+		"SET TimeZone = 'UTC'; SELECT at FROM ev ORDER BY id",
+		"SHOW DateStyle", "SHOW IntervalStyle")
+
+	// A change on the server reaches new sessions while the daemon runs;
+	// DateStyle ISO with another field order prints the same.
+	setDB("timezone", "Asia/Tokyo")
+	setDB("datestyle", "ISO, DMY")
+	waitAnswer(t, sqlURL, "SELECT current_setting('TimeZone') || ' ' || current_setting('DateStyle')", "Asia/Tokyo ISO, DMY")
+	same("SELECT id, at, d FROM ev ORDER BY id", "SHOW TimeZone", "SHOW DateStyle")
+
+	// Another DateStyle or IntervalStyle is refused where a value would
+	// print under it. (The refusal is coarse: any statement over a table
+	// with a column of such a type.)
+	setDB("datestyle", "SQL, DMY")
+	setDB("intervalstyle", "iso_8601")
+	waitAnswer(t, sqlURL, "SELECT current_setting('DateStyle') || ' ' || current_setting('IntervalStyle')", "SQL, DMY iso_8601")
+	same("SELECT n FROM marker", "SHOW DateStyle", "SHOW IntervalStyle")
+	for _, q := range []string{"SELECT id, at FROM ev ORDER BY id", "SELECT d FROM ev WHERE id = 1", "SELECT at::text FROM ev ORDER BY id", "SELECT span FROM ev ORDER BY id"} {
+		got, err := psql(t, sqlURL, "-At", "-v", "VERBOSITY=verbose", "-c", q)
+		if err == nil || !strings.Contains(got, "0A000") || !strings.Contains(got, "Style") {
+			t.Errorf("%s under DateStyle SQL, DMY and IntervalStyle iso_8601: want 0A000 naming the style, got %q (%v)", q, got, err)
+		}
+	}
+}
+
+// waitServed waits until the SQL port answers q (the daemon copied the
+// tables).
+func waitServed(t *testing.T, sqlURL, q string) {
+	t.Helper()
+	ctx := context.Background()
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		c, err := pgconn.Connect(ctx, sqlURL)
+		if err == nil {
+			res := c.ExecParams(ctx, q, nil, nil, nil, nil).Read()
+			err = res.Err
+			if err == nil && len(res.Rows) == 0 {
+				err = errNoRow
+			}
+			c.Close(ctx)
+		}
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the SQL port did not answer %s in 2 minutes: %v", q, err)
+		}
+	}
+}
+
+// waitAnswer waits until a new session of the SQL port answers q with
+// want (the daemon reads the server's session defaults every 30 s).
+func waitAnswer(t *testing.T, sqlURL, q, want string) {
+	t.Helper()
+	ctx := context.Background()
+	var last string
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		c, err := pgconn.Connect(ctx, sqlURL)
+		if err == nil {
+			res := c.ExecParams(ctx, q, nil, nil, nil, nil).Read()
+			if res.Err == nil && len(res.Rows) == 1 {
+				last = string(res.Rows[0][0])
+			}
+			c.Close(ctx)
+		}
+		if last == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s on a new session: %q after 2 minutes, want %q", q, last, want)
+		}
+	}
+}
+
+type noRowError struct{}
+
+func (noRowError) Error() string { return "no row" }
+
+var errNoRow error = noRowError{}
