@@ -71,6 +71,17 @@ type tableCopy struct {
 	mem   int64 // copy pool bytes of the runs kept in memory (under Mirror.copyMu)
 
 	prog *copyProgress // rows built so far (CopyBuildProgress)
+
+	stats buildStats // where the build waited (logged by TableCopied)
+}
+
+// buildStats is where a copy's build (tableCopy.build) waited: the merge
+// for the tree builder, the tree builder for the merge and for the
+// consumers' builds, the consumers' builds for the tree builder. Each is
+// written by one goroutine and read after the build ends; the stage that
+// waits least bounds the build.
+type buildStats struct {
+	mergeBlocked, treeIdle, treeBlocked, consumerIdle time.Duration
 }
 
 // copyProgress is how far a table's copy's build (the merge of its runs

@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"time"
 	"unsafe"
 
 	"github.com/sidecar-dev/sidecar/prolly"
@@ -241,13 +242,22 @@ func (tc *tableCopy) build(ctx context.Context, eng *prolly.Engine, mem int64, b
 	var built chan []kv
 	if len(bs) > 0 {
 		built = make(chan []kv, mergeBatches-1)
-		spent = func(batch []kv) { built <- batch }
+		spent = func(batch []kv) {
+			t0 := time.Now()
+			built <- batch
+			tc.stats.treeBlocked += time.Since(t0)
+		}
 		g.Go(func() error {
-			for batch := range built {
+			for {
+				t0 := time.Now()
+				batch, ok := <-built
+				tc.stats.consumerIdle += time.Since(t0)
+				if !ok {
+					return nil
+				}
 				bs.addBatch(batch)
 				recycle(batch)
 			}
-			return nil
 		})
 	}
 	var root prolly.Root
@@ -275,7 +285,13 @@ func (tc *tableCopy) buildTree(ctx context.Context, eng *prolly.Engine, batches 
 		tc.mu.Unlock()
 		tc.prog.built.Store(0)
 	}
-	for batch := range batches {
+	for {
+		t0 := time.Now()
+		batch, ok := <-batches
+		tc.stats.treeIdle += time.Since(t0)
+		if !ok {
+			break
+		}
 		for _, r := range batch {
 			if err := b.Add(r.key, r.val); err != nil {
 				return prolly.Root{}, fmt.Errorf("copy %s: %w", tc.rel.QualifiedName(), err)
@@ -310,11 +326,13 @@ const (
 func (tc *tableCopy) merge(ctx context.Context, out chan<- []kv, free <-chan []kv, mem int64) error {
 	batch := make([]kv, 0, batchRows)
 	send := func() error {
+		t0 := time.Now()
 		select {
 		case out <- batch:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+		tc.stats.mergeBlocked += time.Since(t0)
 		select {
 		case batch = <-free:
 		default:
