@@ -819,50 +819,42 @@ func (s *keyStore) encode(dst []byte) []byte { return encodeKeyPages(dst, s.page
 // the freeze.
 func (f frozenKeys) encode(dst []byte) []byte { return encodeKeyPages(dst, f.pages) }
 
-// encodeKeyPagesTo writes what encodeKeyPages appends to w, through a
-// buffer of 64 KiB.
+// encodeKeyPagesTo writes what encodeKeyPages appends to w, a page at a
+// time through a buffer of about 64 KiB.
 func encodeKeyPagesTo(w io.Writer, pages []*keyPage) error {
 	const flushAt = 64 << 10
-	buf := make([]byte, 0, flushAt+1024)
-	flush := func() error {
-		_, err := w.Write(buf)
-		buf = buf[:0]
-		return err
-	}
-	buf = binary.AppendUvarint(buf, uint64(len(pages)))
+	buf := binary.AppendUvarint(make([]byte, 0, 2*flushAt), uint64(len(pages)))
 	for _, p := range pages {
-		if p == nil {
-			buf = binary.AppendUvarint(buf, 0)
-			continue
-		}
-		buf = binary.AppendUvarint(buf, uint64(p.slots()))
-		for i := range p.slots() {
-			k := p.key(i)
-			buf = binary.AppendUvarint(buf, uint64(len(k)))
-			buf = append(buf, k...)
-			if len(buf) >= flushAt {
-				if err := flush(); err != nil {
-					return err
-				}
+		buf = appendKeyPage(buf, p)
+		if len(buf) >= flushAt {
+			if _, err := w.Write(buf); err != nil {
+				return err
 			}
+			buf = buf[:0]
 		}
 	}
-	return flush()
+	_, err := w.Write(buf)
+	return err
 }
 
 func encodeKeyPages(dst []byte, pages []*keyPage) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(pages)))
 	for _, p := range pages {
-		if p == nil {
-			dst = binary.AppendUvarint(dst, 0)
-			continue
-		}
-		dst = binary.AppendUvarint(dst, uint64(p.slots()))
-		for i := range p.slots() {
-			k := p.key(i)
-			dst = binary.AppendUvarint(dst, uint64(len(k)))
-			dst = append(dst, k...)
-		}
+		dst = appendKeyPage(dst, p)
+	}
+	return dst
+}
+
+// appendKeyPage appends one page of the key store's encoding.
+func appendKeyPage(dst []byte, p *keyPage) []byte {
+	if p == nil {
+		return binary.AppendUvarint(dst, 0)
+	}
+	dst = binary.AppendUvarint(dst, uint64(p.slots()))
+	for i := range p.slots() {
+		k := p.key(i)
+		dst = binary.AppendUvarint(dst, uint64(len(k)))
+		dst = append(dst, k...)
 	}
 	return dst
 }
