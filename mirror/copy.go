@@ -73,8 +73,7 @@ type tableCopy struct {
 	prog *copyProgress // rows built so far (CopyBuildProgress)
 
 	stats buildStats // where the build waited (logged by TableCopied)
-	// chunks counts the arena chunks the ranges allocated (the others
-	// were spare chunks written again: rangeWriter.spare).
+	// chunks counts the arena chunks the ranges allocated.
 	chunks atomic.Int64
 }
 
@@ -219,22 +218,15 @@ func (m *Mirror) keepRunInMemory(tc *tableCopy, n int64) bool {
 
 // rangeWriter receives one block range.
 type rangeWriter struct {
-	m     *Mirror
-	tc    *tableCopy
-	buf   []bufRow
-	bytes int64
-	runs  []*run
-	rows  int64
-	arena []byte // current chunk: rows are encoded at its end
-	// filled are the chunks filled before arena with rows of the buffer;
-	// spare are chunks of runs that went to files, empty, reserved,
-	// written again before a new chunk is reserved: a range cutting run
-	// after run into files (a table past the copy memory) otherwise
-	// touches fresh memory for every run (~20 µs a 4 KiB page on this
-	// VM under load), its old chunks garbage until the next GC.
-	filled, spare [][]byte
-	scratch       []byte   // one row's value and key, before they go to arena
-	texts         [][]byte // one row's key column texts
+	m       *Mirror
+	tc      *tableCopy
+	buf     []bufRow
+	bytes   int64
+	runs    []*run
+	rows    int64
+	arena   []byte   // current chunk: rows are encoded at its end
+	scratch []byte   // one row's value and key, before they go to arena
+	texts   [][]byte // one row's key column texts
 	// unsorted: a row of the buffer has a key not above the one before
 	// (rows arrive in heap order; a serial key keeps them sorted).
 	unsorted bool
@@ -357,18 +349,6 @@ func (w *rangeWriter) growBuf(rowLen int) error {
 // never reused while runs kept in memory point into them.
 func (w *rangeWriter) alloc(n int) ([]byte, error) {
 	l := len(w.arena)
-	if cap(w.arena)-l < n && len(w.spare) > 0 && cap(w.spare[len(w.spare)-1]) >= n {
-		next := w.spare[len(w.spare)-1]
-		w.spare = w.spare[:len(w.spare)-1]
-		switch {
-		case len(w.buf) > 0:
-			w.filled = append(w.filled, w.arena)
-		case cap(w.arena) > 0:
-			w.spare = append(w.spare, w.arena[:0]) // holds no buffered row
-		}
-		w.arena = next[:0]
-		l = 0
-	}
 	if cap(w.arena)-l < n {
 		size := max(w.chunk, int64(n))
 		ok, err := w.reserve(size)
@@ -383,13 +363,9 @@ func (w *rangeWriter) alloc(n int) ([]byte, error) {
 			w.take(size)
 			fallthrough
 		default:
-			if w.arena != nil && cap(w.arena) > 0 {
-				if len(w.buf) == 0 {
-					// The old chunk holds no buffered row: give it back.
-					w.release(int64(cap(w.arena)))
-				} else {
-					w.filled = append(w.filled, w.arena)
-				}
+			if w.arena != nil && cap(w.arena) > 0 && len(w.buf) == 0 {
+				// The old chunk holds no buffered row: give it back.
+				w.release(int64(cap(w.arena)))
 			}
 			w.arena = make([]byte, 0, size)
 			w.tc.chunks.Add(1)
@@ -419,15 +395,11 @@ func (w *rangeWriter) cut() error {
 	}
 	w.unsorted = false
 	first, last := w.buf[0].key(full), w.buf[len(w.buf)-1].key(full)
-	var spare int64
-	for _, c := range w.spare {
-		spare += int64(cap(c))
-	}
-	if w.m.keepRunInMemory(w.tc, w.held-spare) {
-		w.runs = append(w.runs, &run{mem: w.buf, first: first, last: last, rows: len(w.buf), memBytes: w.held - spare})
+	if w.m.keepRunInMemory(w.tc, w.held) {
+		w.runs = append(w.runs, &run{mem: w.buf, first: first, last: last, rows: len(w.buf), memBytes: w.held})
 		// The run owns the arena chunks its rows are in, and their
-		// reservation; the spare chunks stay the range's.
-		w.buf, w.bytes, w.arena, w.filled, w.held = nil, 0, nil, nil, spare
+		// reservation.
+		w.buf, w.bytes, w.arena, w.held = nil, 0, nil, 0
 		return nil
 	}
 	w.tc.mu.Lock()
@@ -438,16 +410,14 @@ func (w *rangeWriter) cut() error {
 		return fmt.Errorf("copy %s: %w", w.tc.t.rec.Name, err)
 	}
 	w.runs = append(w.runs, &run{path: path, first: slices.Clone(first), last: slices.Clone(last), rows: len(w.buf)})
-	// The rows are on disk: the buffer and every chunk are free again,
-	// kept (with their reservation) for the range's next rows.
+	// The rows are on disk: the buffer and the current chunk are free
+	// again, the older chunks are garbage (their reservation goes back).
+	// Keeping those for the range's next rows was tried (session 16): at
+	// 3M rows peak RSS +200 MB, +55k minor faults (copy-2026-12-06-s16.md).
 	clear(w.buf)
 	w.buf, w.bytes = w.buf[:0], 0
 	w.arena = w.arena[:0]
-	for _, c := range w.filled {
-		w.spare = append(w.spare, c[:0])
-	}
-	clear(w.filled)
-	w.filled = w.filled[:0]
+	w.release(w.held - int64(cap(w.arena)) - int64(cap(w.buf))*bufRowSize)
 	return nil
 }
 
@@ -456,9 +426,9 @@ func (w *rangeWriter) Close() error {
 	if err := w.cut(); err != nil {
 		return err
 	}
-	// What is left is the buffer and chunks of runs that went to files.
+	// What is left is the buffer and chunk of a run that went to a file.
 	w.release(w.held)
-	w.buf, w.arena, w.filled, w.spare = nil, nil, nil, nil
+	w.buf, w.arena = nil, nil
 	w.tc.mu.Lock()
 	w.tc.runs = append(w.tc.runs, w.runs...)
 	w.tc.rows += w.rows
@@ -483,5 +453,5 @@ func (w *rangeWriter) Abort() {
 		w.m.copyPool.Release(mem)
 	}
 	w.release(w.held)
-	w.runs, w.buf, w.arena, w.filled, w.spare = nil, nil, nil, nil, nil
+	w.runs, w.buf, w.arena = nil, nil, nil
 }

@@ -69,45 +69,6 @@ func copyForBuild(t *testing.T, h *mharness, rel *wal.Relation, rows [][]wal.Val
 	return tc
 }
 
-// TestCopyRangeReusesChunks (issue 24 item 5): a range whose runs go to
-// files (a table past the copy memory) writes its next rows into the
-// chunks of the run it just wrote out, instead of fresh memory for every
-// run (a first touch costs ~20 µs a 4 KiB page of CPU on this VM under
-// load). Before, each run to a file left its chunks to the GC and took
-// new ones: ~40 chunks here. The root stays the reference's.
-func TestCopyRangeReusesChunks(t *testing.T) {
-	const n = 100_000
-	h := newMHarness(t, Options{CopyMemory: 4 << 20, CopyRunBytes: 256 << 10})
-	rel := testRel(16540, "rangereuse")
-	rows := reuseRows(n)
-	tc := copyForBuild(t, h, rel, rows, 1, func(int) int { return 0 })
-	files := 0
-	for _, r := range tc.runs {
-		if r.path != "" {
-			files++
-		}
-	}
-	if files < 20 {
-		t.Fatalf("%d of %d runs went to files: the test needs most of them there", files, len(tc.runs))
-	}
-	// The runs kept in memory own their chunks (half the 512 KiB pool, in
-	// 64 KiB chunks); the rest go round.
-	if got := tc.chunks.Load(); got > 48 {
-		t.Fatalf("the range allocated %d arena chunks for %d runs (%d in files); want ≤ 48", got, len(tc.runs), files)
-	}
-	t.Logf("the range allocated %d arena chunks for %d runs (%d in files)", tc.chunks.Load(), len(tc.runs), files)
-	h.lsn += 10
-	if err := h.m.TableCopied(t.Context(), rel, h.lsn); err != nil {
-		t.Fatal(err)
-	}
-	h.m.mu.Lock()
-	got := h.m.tables[rel.QualifiedName()].rec.Root
-	h.m.mu.Unlock()
-	if want := referenceRoot(t, h.m, rel, rows); got != want {
-		t.Fatalf("copied root %s, reference %s", got.Hash.Short(), want.Hash.Short())
-	}
-}
-
 // TestCopyBuildReusesReadChunks (issue 24 item 5): the merge reads run
 // files into arena chunks and writes a chunk again once every batch
 // holding its rows has been recycled (the tree builder and the consumers'
