@@ -33,8 +33,8 @@ type CopyOptions struct {
 	Dir   string
 	// MemoryLimit is the sidecar's memory.limit ("" = its default).
 	MemoryLimit string
-	// ProfileDir, if set, receives a CPU profile and an allocation profile
-	// of each sidecar copy.
+	// ProfileDir, if set, receives a CPU profile, an allocation profile
+	// and the daemon's log of each sidecar copy.
 	ProfileDir string
 	Logf       func(string, ...any)
 }
@@ -210,6 +210,12 @@ func copySidecar(ctx context.Context, o CopyOptions, scratch, url string, conn *
 	sc = nil
 	if err != nil {
 		return err
+	}
+	if o.ProfileDir != "" {
+		// The daemon's log (its copy's phases) beside the profiles.
+		if b, err := os.ReadFile(filepath.Join(scratch, slot+".log")); err == nil {
+			_ = os.WriteFile(filepath.Join(o.ProfileDir, fmt.Sprintf("copy-%d-%d.log", c.Rows, i+1)), b, 0o644)
+		}
 	}
 	if _, err := conn.Exec(ctx, `SELECT pg_drop_replication_slot($1)`, slot); err != nil {
 		return fmt.Errorf("drop slot %s: %w", slot, err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -266,7 +267,14 @@ func (h *Heap) readable(w *version, pid uint32) *page {
 // per op, the row id the row has afterwards (see OpKind). On error nothing
 // of the batch is published; a cold page that cannot be read back is a
 // *PageError.
-func (h *Heap) Apply(b Batch) (_ []RowID, err error) {
+func (h *Heap) Apply(b Batch) ([]RowID, error) {
+	return h.ApplyInto(b, nil)
+}
+
+// ApplyInto is Apply returning the row ids in ids' array when it has room
+// (a caller applying batch after batch reuses one slice instead of fresh
+// memory per batch).
+func (h *Heap) ApplyInto(b Batch, ids []RowID) (_ []RowID, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	cur := h.cur.Load()
@@ -284,7 +292,7 @@ func (h *Heap) Apply(b Batch) (_ []RowID, err error) {
 		return nil, fmt.Errorf("heap apply: LSN %d is behind the heap's %d", b.LSN, cur.lsn)
 	}
 	w := h.begin(cur, b.LSN)
-	ids := make([]RowID, len(b.Ops))
+	ids = slices.Grow(ids[:0], len(b.Ops))[:len(b.Ops)]
 	h.inserts = 0
 	for i := range b.Ops {
 		if b.Ops[i].Kind == OpInsert {

@@ -71,6 +71,22 @@ type tableCopy struct {
 	mem   int64 // copy pool bytes of the runs kept in memory (under Mirror.copyMu)
 
 	prog *copyProgress // rows built so far (CopyBuildProgress)
+
+	stats buildStats // where the build waited (logged by TableCopied)
+	// chunks counts the arena chunks the ranges allocated.
+	chunks atomic.Int64
+}
+
+// buildStats is where a copy's build (tableCopy.build) waited: the merge
+// for the tree builder, the tree builder for the merge and for the
+// consumers' builds, the consumers' builds for the tree builder. Each is
+// written by one goroutine and read after the build ends; the stage that
+// waits least bounds the build.
+type buildStats struct {
+	mergeBlocked, treeIdle, treeBlocked, consumerIdle time.Duration
+	// readChunks counts the arena chunks the run files' readers
+	// allocated (the others were written again: chunkReuse).
+	readChunks int64
 }
 
 // copyProgress is how far a table's copy's build (the merge of its runs
@@ -352,6 +368,7 @@ func (w *rangeWriter) alloc(n int) ([]byte, error) {
 				w.release(int64(cap(w.arena)))
 			}
 			w.arena = make([]byte, 0, size)
+			w.tc.chunks.Add(1)
 			l = 0
 		}
 	}
@@ -395,6 +412,8 @@ func (w *rangeWriter) cut() error {
 	w.runs = append(w.runs, &run{path: path, first: slices.Clone(first), last: slices.Clone(last), rows: len(w.buf)})
 	// The rows are on disk: the buffer and the current chunk are free
 	// again, the older chunks are garbage (their reservation goes back).
+	// Keeping those for the range's next rows was tried (session 16): at
+	// 3M rows peak RSS +200 MB, +55k minor faults (copy-2026-12-06-s16.md).
 	clear(w.buf)
 	w.buf, w.bytes = w.buf[:0], 0
 	w.arena = w.arena[:0]

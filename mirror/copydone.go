@@ -83,7 +83,10 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN)
 	if err := m.ns.Flush(ctx); err != nil {
 		return fmt.Errorf("copy %s: %w", name, err)
 	}
-	m.log.Info("table copied", "table", name, "at", at, "rows", tc.rows, "build", time.Since(start))
+	m.log.Info("table copied", "table", name, "at", at, "rows", tc.rows, "build", time.Since(start),
+		"merge_blocked", tc.stats.mergeBlocked, "tree_idle", tc.stats.treeIdle,
+		"tree_blocked", tc.stats.treeBlocked, "consumer_idle", tc.stats.consumerIdle,
+		"range_chunks", tc.chunks.Load(), "read_chunks", tc.stats.readChunks)
 
 	m.mu.Lock()
 	defer m.mu.Unlock()

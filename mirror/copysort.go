@@ -15,6 +15,8 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/sidecar-dev/sidecar/prolly"
@@ -123,6 +125,85 @@ type runReader struct {
 	arena  []byte
 	chunk  int  // arena chunk size
 	full   bool // the table is REPLICA IDENTITY FULL (bufRow.key)
+	// reuse, if set, recycles the arena's chunks once no row in them is
+	// referenced any more (else every chunk is fresh memory, garbage
+	// only at the next GC: 1.2 GB of first-touched pages at 10M rows).
+	reuse *chunkReuse
+}
+
+// retiredChunk is a filled arena chunk of a run file's reader and the
+// merge's batch sequence when it was filled: its rows are in batches up
+// to that one.
+type retiredChunk struct {
+	b   []byte
+	seq int64
+}
+
+// chunkReuse tells a run file's reader when a filled arena chunk may be
+// written again: every row read into it was passed to the merge's add
+// before the reader moved on (add before next, in drainRun and
+// heapMerge), so its rows are in batches up to the one being filled
+// then; filling reports that batch's sequence number, and done whether
+// the batch with a given sequence number has been recycled (batches are
+// recycled in order: the tree builder, then the consumers, take them in
+// the order sent). With filling nil rows are not kept past add
+// (mergeToFile writes them out): a chunk is free as soon as it is full.
+type chunkReuse struct {
+	filling func() int64
+	done    func(seq int64) bool
+	made    *int64 // counts the chunks allocated (buildStats.readChunks), if set
+	// retired are the filled (or closed) readers' chunks, oldest first,
+	// with the batch sequence at which each was left: the sequence only
+	// grows, so the first is the first to be free. Shared by the readers
+	// of one merge (one goroutine).
+	retired []retiredChunk
+}
+
+// free reports whether a chunk retired at seq may be written again.
+func (c *chunkReuse) free(seq int64) bool {
+	return c.filling == nil || c.done(seq)
+}
+
+// retire queues a chunk a reader is done filling.
+func (c *chunkReuse) retire(b []byte) {
+	if cap(b) == 0 {
+		return
+	}
+	var seq int64
+	if c.filling != nil {
+		seq = c.filling()
+	}
+	c.retired = append(c.retired, retiredChunk{b: b[:0], seq: seq})
+}
+
+// take returns a retired chunk of at least n bytes that no row
+// referenced is in, or nil. Free chunks too small are left to the GC.
+func (c *chunkReuse) take(n int) []byte {
+	for len(c.retired) > 0 && c.free(c.retired[0].seq) {
+		old := c.retired[0].b
+		c.retired[0] = retiredChunk{}
+		c.retired = c.retired[1:]
+		if cap(old) >= n {
+			return old
+		}
+	}
+	return nil
+}
+
+// newChunk returns an empty arena chunk of at least n bytes: the oldest
+// retired chunk when no row in it is referenced any more, else a new one.
+func (rr *runReader) newChunk(n int) []byte {
+	if rr.reuse != nil {
+		rr.reuse.retire(rr.arena)
+		rr.arena = nil
+		if b := rr.reuse.take(n); b != nil {
+			return b
+		}
+		if rr.reuse.made != nil {
+			*rr.reuse.made++
+		}
+	}
+	return make([]byte, 0, max(rr.chunk, n))
 }
 
 // runReadBuf is the read buffer and arena chunk of a run file's reader
@@ -132,8 +213,8 @@ const runReadBuf = 256 << 10
 
 // openRun opens r with a read buffer of buf bytes and arena chunks of as
 // many (for a run file).
-func openRun(r *run, buf int, full bool) (*runReader, error) {
-	rr := &runReader{r: r, i: -1, chunk: buf, full: full}
+func openRun(r *run, buf int, full bool, reuse *chunkReuse) (*runReader, error) {
+	rr := &runReader{r: r, i: -1, chunk: buf, full: full, reuse: reuse}
 	if r.path != "" {
 		f, err := os.Open(r.path)
 		if err != nil {
@@ -171,7 +252,7 @@ func (rr *runReader) next() (bool, error) {
 	n := int(kl + vl)
 	l := len(rr.arena)
 	if cap(rr.arena)-l < n {
-		rr.arena = make([]byte, 0, max(rr.chunk, n))
+		rr.arena = rr.newChunk(n)
 		l = 0
 	}
 	rr.arena = rr.arena[:l+n]
@@ -187,6 +268,11 @@ func (rr *runReader) close() {
 	if rr.f != nil && !rr.closed {
 		rr.f.Close()
 		rr.closed = true
+	}
+	if rr.reuse != nil {
+		// Its last rows may still be in batches in flight.
+		rr.reuse.retire(rr.arena)
+		rr.arena = nil
 	}
 }
 
@@ -225,8 +311,10 @@ func (tc *tableCopy) build(ctx context.Context, eng *prolly.Engine, mem int64, b
 	// copies what it keeps of a row), so the merge reuses mergeBatches
 	// slices instead of allocating one per batchRows rows.
 	free := make(chan []kv, mergeBatches)
+	var recycled atomic.Int64 // batches done with, in the order sent
 	recycle := func(batch []kv) {
 		clear(batch) // drop the row references before reuse
+		recycled.Add(1)
 		select {
 		case free <- batch[:0]:
 		default:
@@ -235,19 +323,28 @@ func (tc *tableCopy) build(ctx context.Context, eng *prolly.Engine, mem int64, b
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		defer close(batches)
-		return tc.merge(gctx, batches, free, mem)
+		return tc.merge(gctx, batches, free, mem, &recycled)
 	})
 	spent := recycle
 	var built chan []kv
 	if len(bs) > 0 {
 		built = make(chan []kv, mergeBatches-1)
-		spent = func(batch []kv) { built <- batch }
+		spent = func(batch []kv) {
+			t0 := time.Now()
+			built <- batch
+			tc.stats.treeBlocked += time.Since(t0)
+		}
 		g.Go(func() error {
-			for batch := range built {
+			for {
+				t0 := time.Now()
+				batch, ok := <-built
+				tc.stats.consumerIdle += time.Since(t0)
+				if !ok {
+					return nil
+				}
 				bs.addBatch(batch)
 				recycle(batch)
 			}
-			return nil
 		})
 	}
 	var root prolly.Root
@@ -275,7 +372,13 @@ func (tc *tableCopy) buildTree(ctx context.Context, eng *prolly.Engine, batches 
 		tc.mu.Unlock()
 		tc.prog.built.Store(0)
 	}
-	for batch := range batches {
+	for {
+		t0 := time.Now()
+		batch, ok := <-batches
+		tc.stats.treeIdle += time.Since(t0)
+		if !ok {
+			break
+		}
 		for _, r := range batch {
 			if err := b.Add(r.key, r.val); err != nil {
 				return prolly.Root{}, fmt.Errorf("copy %s: %w", tc.rel.QualifiedName(), err)
@@ -307,14 +410,26 @@ const (
 // files than it gives each the least buffer for (mergeMinBuf, twice: the
 // read buffer and the arena), groups of them are first merged into
 // longer run files.
-func (tc *tableCopy) merge(ctx context.Context, out chan<- []kv, free <-chan []kv, mem int64) error {
+func (tc *tableCopy) merge(ctx context.Context, out chan<- []kv, free <-chan []kv, mem int64, recycled *atomic.Int64) error {
 	batch := make([]kv, 0, batchRows)
+	// sent numbers the batches: the one being filled is batch sent. A
+	// run file's reader writes a chunk again once every batch up to the
+	// one being filled when it was full has been recycled.
+	var sent int64
+	reuse := &chunkReuse{
+		filling: func() int64 { return sent },
+		done:    func(seq int64) bool { return recycled.Load() > seq },
+		made:    &tc.stats.readChunks,
+	}
 	send := func() error {
+		sent++
+		t0 := time.Now()
 		select {
 		case out <- batch:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+		tc.stats.mergeBlocked += time.Since(t0)
 		select {
 		case batch = <-free:
 		default:
@@ -353,7 +468,7 @@ func (tc *tableCopy) merge(ctx context.Context, out chan<- []kv, free <-chan []k
 	}
 	if disjoint {
 		for _, r := range runs {
-			if err := tc.drainRun(r, add); err != nil {
+			if err := tc.drainRun(r, add, reuse); err != nil {
 				return err
 			}
 		}
@@ -362,7 +477,7 @@ func (tc *tableCopy) merge(ctx context.Context, out chan<- []kv, free <-chan []k
 		if runs, err = tc.narrowRuns(ctx, runs, mem); err != nil {
 			return err
 		}
-		if err := tc.heapMerge(runs, mergeBuf(runs, mem), add); err != nil {
+		if err := tc.heapMerge(runs, mergeBuf(runs, mem), add, reuse); err != nil {
 			return err
 		}
 	}
@@ -373,7 +488,7 @@ func (tc *tableCopy) merge(ctx context.Context, out chan<- []kv, free <-chan []k
 }
 
 // drainRun passes every row of r to add, in order.
-func (tc *tableCopy) drainRun(r *run, add func(kv) error) error {
+func (tc *tableCopy) drainRun(r *run, add func(kv) error, reuse *chunkReuse) error {
 	if r.path == "" {
 		for _, e := range r.mem {
 			if err := add(e.kv(tc.t.full)); err != nil {
@@ -383,7 +498,7 @@ func (tc *tableCopy) drainRun(r *run, add func(kv) error) error {
 		r.drop()
 		return nil
 	}
-	rr, err := openRun(r, runReadBuf, tc.t.full)
+	rr, err := openRun(r, runReadBuf, tc.t.full, reuse)
 	if err != nil {
 		return err
 	}
@@ -404,7 +519,7 @@ func (tc *tableCopy) drainRun(r *run, add func(kv) error) error {
 
 // heapMerge passes the rows of runs to add in key order (equal keys
 // adjacent).
-func (tc *tableCopy) heapMerge(runs []*run, buf int, add func(kv) error) error {
+func (tc *tableCopy) heapMerge(runs []*run, buf int, add func(kv) error, reuse *chunkReuse) error {
 	var h runHeap
 	defer func() {
 		for _, rr := range h {
@@ -412,7 +527,7 @@ func (tc *tableCopy) heapMerge(runs []*run, buf int, add func(kv) error) error {
 		}
 	}()
 	for _, r := range runs {
-		rr, err := openRun(r, buf, tc.t.full)
+		rr, err := openRun(r, buf, tc.t.full, reuse)
 		if err != nil {
 			return err
 		}
@@ -513,6 +628,8 @@ func (tc *tableCopy) mergeToFile(runs []*run, buf int) (*run, error) {
 	bw := bufio.NewWriterSize(f, runReadBuf)
 	out := &run{path: path}
 	var hdr []byte
+	// Rows are written out as they come (first and last cloned): a
+	// reader's chunk is free again once full.
 	err = tc.heapMerge(runs, buf, func(r kv) error {
 		if out.rows == 0 {
 			out.first = slices.Clone(r.key)
@@ -525,7 +642,7 @@ func (tc *tableCopy) mergeToFile(runs []*run, buf int) (*run, error) {
 		bw.Write(r.key)
 		_, err := bw.Write(r.val)
 		return err
-	})
+	}, &chunkReuse{})
 	if err == nil {
 		err = bw.Flush()
 	}
