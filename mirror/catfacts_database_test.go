@@ -6,7 +6,8 @@ import (
 	"github.com/sidecar-dev/sidecar/wal"
 )
 
-// TestDatabaseFactsRoundTrip: the cluster's databases (psql's \l) decode
+// TestDatabaseFactsRoundTrip: the cluster's databases (psql's \l) and
+// the database's languages (pg_language) decode
 // to what was encoded — NULL and empty ACLs, NULL locales, rules and
 // collation versions kept apart from empty ones —, also when the parts
 // before them were not read; a record without them (written before)
@@ -20,9 +21,15 @@ func TestDatabaseFactsRoundTrip(t *testing.T) {
 			ACL: []string{"=c/postgres", "postgres=CTc/postgres"}},
 		{OID: 4, Name: "empty acl", Owner: 10, Encoding: 8, ACL: []string{}},
 	}
-	for _, before := range []bool{true, false} {
+	langs := []wal.LanguageFacts{{OID: 12, Name: "internal", Owner: 10, Validate: 2246}, {OID: 13569, Name: "plpgsql", Owner: 10, IsPL: true, Trusted: true,
+		CallFn: 13566, Inline: 13567, Validate: 13568, ACL: []string{"=U/postgres"}}}
+	for i, before := range []bool{true, false, true, false} {
 		sf := &wal.SchemaFacts{OwnerOID: 10, Owner: "postgres", NamespacesRead: before, SequencesRead: before, ViewsRead: before, StorageRead: before,
 			Databases: dbs, DatabasesRead: true}
+		if i >= 2 { // the languages too, the databases not from the fourth
+			sf.Languages, sf.LanguagesRead = langs, true
+			sf.Databases, sf.DatabasesRead = dbs[:3*(3-i)], i == 2
+		}
 		rel := wal.Relation{OID: 7, Schema: "s", Name: "t", Columns: []wal.Column{{Name: "id", TypeOID: 23, TypeMod: -1, Key: true}},
 			Facts: &wal.Facts{Kind: 'r', Columns: []wal.ColumnFacts{{NotNull: true}}, Schema: sf}}
 		got, err := decodeRel(encodeRel(&rel))
@@ -32,7 +39,7 @@ func TestDatabaseFactsRoundTrip(t *testing.T) {
 		if !got.Facts.Schema.Equal(sf) {
 			t.Errorf("parts before read %v: decoded %+v, want %+v", before, got.Facts.Schema, sf)
 		}
-		if a := got.Facts.Schema.Databases; len(a) != 3 || a[0].ACL != nil || a[2].ACL == nil {
+		if a := got.Facts.Schema.Databases; i < 3 && (len(a) != 3 || a[0].ACL != nil || a[2].ACL == nil) {
 			t.Errorf("parts before read %v: NULL and empty ACLs: %+v", before, a)
 		}
 	}
@@ -42,7 +49,7 @@ func TestDatabaseFactsRoundTrip(t *testing.T) {
 	rel := wal.Relation{OID: 7, Schema: "s", Name: "t", Columns: []wal.Column{{Name: "id", TypeOID: 23, TypeMod: -1, Key: true}},
 		Facts: &wal.Facts{Kind: 'r', Columns: []wal.ColumnFacts{{NotNull: true}}, Schema: sf}}
 	got, err := decodeRel(encodeRel(&rel))
-	if err != nil || got.Facts.Schema.DatabasesRead || !got.Facts.Schema.Equal(sf) {
+	if err != nil || got.Facts.Schema.DatabasesRead || got.Facts.Schema.LanguagesRead || !got.Facts.Schema.Equal(sf) {
 		t.Errorf("without databases: %v, DatabasesRead %v, %+v", err, got.Facts.Schema.DatabasesRead, got.Facts.Schema)
 	}
 }

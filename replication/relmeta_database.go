@@ -86,3 +86,45 @@ func deref(p *string) (string, bool) {
 	}
 	return *p, false
 }
+
+// readLanguages reads the source database's procedural languages
+// (pg_language, PUBLIC may read it) for the SQL port's pg_language
+// (psql's \df+ joins it): plpgsql's OID is initdb's, others come with
+// CREATE LANGUAGE or an extension. A follow user who may not read it
+// records none (the port refuses pg_language).
+func readLanguages(ctx context.Context, conn *pgx.Conn) (langs []wal.LanguageFacts, ok bool, err error) {
+	var may bool
+	if err := conn.QueryRow(ctx, `SELECT pg_catalog.has_table_privilege('pg_catalog.pg_language', 'SELECT')`).Scan(&may); err != nil || !may {
+		return nil, false, wrapErr("languages", err)
+	}
+	rows, err := conn.Query(ctx, `SELECT oid::int8, lanname::text, lanowner::int8, lanispl, lanpltrusted, lanplcallfoid::int8, laninline::int8,
+			lanvalidator::int8, lanacl::text[]
+		FROM pg_catalog.pg_language ORDER BY 1`)
+	if err != nil {
+		return nil, false, fmt.Errorf("languages: %w", err)
+	}
+	var oid, owner, call, inline, validator int64
+	var acl []string
+	var l wal.LanguageFacts
+	_, err = pgx.ForEachRow(rows, []any{&oid, &l.Name, &owner, &l.IsPL, &l.Trusted, &call, &inline, &validator, &acl}, func() error {
+		x := l
+		x.OID, x.Owner, x.CallFn, x.Inline, x.Validate, x.ACL = uint32(oid), uint32(owner), uint32(call), uint32(inline), uint32(validator), acl
+		if acl != nil && len(acl) == 0 {
+			x.ACL = []string{}
+		}
+		langs = append(langs, x)
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("languages: %w", err)
+	}
+	return langs, true, nil
+}
+
+// wrapErr is err with context, nil for nil.
+func wrapErr(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}

@@ -17,8 +17,8 @@ import (
 // between clusters (information_schema is 13207 on one PostgreSQL 15,
 // 13329 on a 14), and the port answered made-up ones before; and the
 // server's server_version_num, for the catalog rows that differ by
-// major; and the cluster's roles (relmeta_roles.go) and databases
-// (relmeta_database.go).
+// major; and the cluster's roles (relmeta_roles.go) and databases and
+// the database's languages (relmeta_database.go).
 func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uint32]*wal.SchemaFacts) error {
 	version, err := ServerVersionNum(conn.PgConn())
 	if err != nil {
@@ -77,6 +77,10 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 	if err != nil {
 		return err
 	}
+	langs, langsRead, err := readLanguages(ctx, conn)
+	if err != nil {
+		return err
+	}
 	// The roles and databases are the cluster's: one table of the read carries them
 	// (the least OID read, the same one every poll), so a mirror of many
 	// tables does not hold a copy per table.
@@ -92,6 +96,7 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 	if s := out[carrier]; s != nil {
 		s.Roles, s.Members, s.RolesRead = roles, members, rolesRead
 		s.Databases, s.DatabasesRead = dbs, dbsRead
+		s.Languages, s.LanguagesRead = langs, langsRead
 	}
 	return nil
 }

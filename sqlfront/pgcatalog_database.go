@@ -1,6 +1,8 @@
 package sqlfront
 
 import (
+	"reflect"
+
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
 	"github.com/sidecar-dev/sidecar/wal"
@@ -89,26 +91,31 @@ func nullOr(s string, null bool) *string {
 // clusterDatabases are the databases the followed tables' facts read,
 // ok false when none read them or two records read different lists.
 func clusterDatabases(tables []Table) (dbs []wal.DatabaseFacts, ok bool) {
-	var first *wal.SchemaFacts
+	return carriedFacts(tables, func(s *wal.SchemaFacts) ([]wal.DatabaseFacts, bool) { return s.Databases, s.DatabasesRead })
+}
+
+// carriedFacts is the list of the cluster's or database's objects one
+// table of each read carries (list picks it and whether it was read),
+// ok false when none read it or two records (two polls') read different
+// lists.
+func carriedFacts[T any](tables []Table, list func(*wal.SchemaFacts) ([]T, bool)) ([]T, bool) {
+	var first []T
+	found := false
 	for i := range tables {
 		s := schemaFactsOf(&tables[i])
-		if s == nil || !s.DatabasesRead {
+		if s == nil {
 			continue
 		}
-		if first != nil {
-			x := wal.SchemaFacts{Databases: first.Databases, DatabasesRead: true}
-			y := wal.SchemaFacts{Databases: s.Databases, DatabasesRead: true}
-			if !x.Equal(&y) {
-				return nil, false
-			}
-			continue
+		l, read := list(s)
+		switch {
+		case !read:
+		case !found:
+			first, found = l, true
+		case !reflect.DeepEqual(first, l):
+			return nil, false
 		}
-		first = s
 	}
-	if first == nil {
-		return nil, false
-	}
-	return first.Databases, true
+	return first, found
 }
 
 // refuseDatabases refuses a statement reading pg_database when the
@@ -180,7 +187,7 @@ func encodingToChar(args []lplan.Type) (*lplan.ExtFunc, error) {
 }
 
 // checkACLUse refuses datacl (aclItems) read other than as the array
-// argument of aclArrayFuncs; visit walks the scalars it does not
+// argument of aclArrayFuncs or under IS [NOT] NULL; visit walks the scalars it does not
 // decide. It reports whether it decided x.
 func checkACLUse(x lplan.Scalar, visit func(lplan.Scalar) bool, err *error) bool {
 	switch y := x.(type) {
@@ -193,6 +200,10 @@ func checkACLUse(x lplan.Scalar, visit func(lplan.Scalar) bool, err *error) bool
 				return true
 			}
 		}
+	case *lplan.IsNull:
+		if c, ok := y.Arg.(*lplan.ColRef); ok && c.T == aclItems {
+			return true // NULL or not: the same for either type
+		}
 	case *lplan.ColRef:
 		if y.T == aclItems && *err == nil {
 			*err = aclRefusal()
@@ -204,6 +215,6 @@ func checkACLUse(x lplan.Scalar, visit func(lplan.Scalar) bool, err *error) bool
 
 // aclRefusal is the refusal of datacl outside aclArrayFuncs.
 func aclRefusal() error {
-	return unsupported(-1, "pg_database.datacl other than as the array of array_to_string, array_length or cardinality (its type aclitem[] "+
-		"is not sidecar's: it holds the elements' text)")
+	return unsupported(-1, "an aclitem[] column (pg_database.datacl, pg_language.lanacl) other than as the array of array_to_string, "+
+		"array_length or cardinality (aclitem is not sidecar's type: it holds the elements' text)")
 }

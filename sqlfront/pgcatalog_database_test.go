@@ -117,7 +117,7 @@ func TestCatalogDatabases(t *testing.T) {
 		"SELECT count(*) FROM pg_database",
 		"SELECT oid FROM pg_database WHERE datname = current_database()",
 		"SELECT d.datname, r.rolname FROM pg_database d JOIN pg_roles r ON r.oid = d.datdba WHERE d.datname LIKE 'cat%' ORDER BY 1",
-		"SELECT datname, array_to_string(datacl, ','), array_length(datacl, 1), cardinality(datacl) FROM pg_database ORDER BY 1",
+		"SELECT datname, array_to_string(datacl, ','), array_length(datacl, 1), cardinality(datacl), datacl IS NULL FROM pg_database ORDER BY 1",
 		"SELECT datname, shobj_description(oid, 'pg_database') FROM pg_database ORDER BY 1",
 		"SELECT i, pg_encoding_to_char(i) FROM generate_series(-2, 45) i",
 		"SELECT pg_encoding_to_char(NULL), pg_typeof(pg_encoding_to_char(6))",

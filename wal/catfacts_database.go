@@ -36,13 +36,36 @@ type DatabaseFacts struct {
 // pg_database).
 const MaxDatabases = 1000
 
+// LanguageFacts is one pg_language row of the source database
+// (plpgsql's OID is assigned by initdb, other languages by CREATE
+// LANGUAGE or an extension: read, not assumed).
+type LanguageFacts struct {
+	OID, Owner               uint32 // oid, lanowner
+	Name                     string
+	IsPL, Trusted            bool   // lanispl, lanpltrusted
+	CallFn, Inline, Validate uint32 // lanplcallfoid, laninline, lanvalidator
+	// ACL is lanacl's elements as aclitemout prints them (nil: NULL).
+	ACL []string
+}
+
+func (l LanguageFacts) equal(o LanguageFacts) bool {
+	x, y := l, o
+	x.ACL, y.ACL = nil, nil
+	return reflect.DeepEqual(x, y) && aclEqual(l.ACL, o.ACL)
+}
+
 func (d DatabaseFacts) equal(o DatabaseFacts) bool {
 	x, y := d, o
 	x.ACL, y.ACL = nil, nil
-	return reflect.DeepEqual(x, y) && slices.Equal(d.ACL, o.ACL) && (d.ACL == nil) == (o.ACL == nil)
+	return reflect.DeepEqual(x, y) && aclEqual(d.ACL, o.ACL)
 }
 
-// databasesEqual reports whether s and o read the same databases.
+// aclEqual compares two ACLs, NULL apart from empty.
+func aclEqual(a, b []string) bool { return slices.Equal(a, b) && (a == nil) == (b == nil) }
+
+// databasesEqual reports whether s and o read the same databases and
+// languages.
 func (s *SchemaFacts) databasesEqual(o *SchemaFacts) bool {
-	return s.DatabasesRead == o.DatabasesRead && slices.EqualFunc(s.Databases, o.Databases, DatabaseFacts.equal)
+	return s.DatabasesRead == o.DatabasesRead && slices.EqualFunc(s.Databases, o.Databases, DatabaseFacts.equal) &&
+		s.LanguagesRead == o.LanguagesRead && slices.EqualFunc(s.Languages, o.Languages, LanguageFacts.equal)
 }

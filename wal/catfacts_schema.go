@@ -103,6 +103,10 @@ type SchemaFacts struct {
 	// read with the roles by the table carrying them when DatabasesRead.
 	Databases     []DatabaseFacts
 	DatabasesRead bool
+	// Languages are the source database's pg_language rows
+	// (catfacts_database.go), read with the databases when LanguagesRead.
+	Languages     []LanguageFacts
+	LanguagesRead bool
 }
 
 // SequenceFacts is an owned sequence's pg_class and pg_sequence rows
