@@ -165,3 +165,18 @@ func TestCatalogDatabases(t *testing.T) {
 		t.Errorf(`\l+: %v\n%s`, err, out)
 	}
 }
+
+// TestCatalogDatabasesFollowDDL: the daemon's catalog poll reads the
+// databases and languages again, so a database created and a language
+// granted while following are listed (within a poll).
+func TestCatalogDatabasesFollowDDL(t *testing.T) {
+	pgURL, sqlURL := liveDaemon(t, []string{"public.df"}, []string{"DROP DATABASE IF EXISTS cat_db_late", "CREATE TABLE df (id int PRIMARY KEY)"})
+	t.Cleanup(func() { execSQL(t, pgURL, "DROP DATABASE IF EXISTS cat_db_late", "GRANT USAGE ON LANGUAGE sql TO PUBLIC") })
+	_, scp := liveConns(t, pgURL)
+	const q = "SELECT d.datname, d.datconnlimit, array_to_string(l.lanacl, ',') FROM pg_database d, pg_language l WHERE d.datname LIKE 'cat_db_late%' AND l.lanname = 'sql'"
+	eventuallySQL(t, sqlURL, scp, "before CREATE DATABASE: ", q, func(rows []string, err error) bool { return err == nil && len(rows) == 0 })
+	execSQL(t, pgURL, "CREATE DATABASE cat_db_late CONNECTION LIMIT 4", "REVOKE USAGE ON LANGUAGE sql FROM PUBLIC")
+	eventuallySQL(t, sqlURL, scp, "after CREATE DATABASE: ", q, func(rows []string, err error) bool {
+		return err == nil && strings.Join(rows, ";") == `"cat_db_late"|"4"|"postgres=U/postgres"`
+	})
+}
