@@ -142,10 +142,15 @@ func TestCatalogDatabases(t *testing.T) {
 	// database or user does not reuse one naming the first's (sidecar
 	// answered the first session's current_database() and current_user).
 	for _, u := range []string{sqlURL, r.sqlURL, "postgres://bob@" + r.addr + "/app"} {
-		const q = "SELECT current_database() = datname, current_user FROM pg_database WHERE oid = (SELECT oid FROM pg_database WHERE datname = current_database())"
-		want := "t|" + u[len("postgres://"):strings.Index(u, "@")] + "\n"
-		if got, err := psql(t, u, "-At", "-c", q); err != nil || got != want {
-			t.Errorf("%s as %s: %q (%v), want %q", q, u, got, err, want)
+		user := u[len("postgres://"):strings.Index(u, "@")]
+		db := strings.TrimSuffix(u[strings.LastIndex(u, "/")+1:], "?sslmode=disable")
+		for _, c := range [][2]string{
+			{"SELECT current_database() = datname, current_user FROM pg_database WHERE oid = (SELECT oid FROM pg_database WHERE datname = current_database())", "t|" + user + "\n"},
+			{"SELECT current_database(), current_user FROM pg_namespace WHERE nspname = 'public'", db + "|" + user + "\n"},
+		} {
+			if got, err := psql(t, u, "-At", "-c", c[0]); err != nil || got != c[1] {
+				t.Errorf("%s as %s: %q (%v), want %q", c[0], u, got, err, c[1])
+			}
 		}
 	}
 	// A session named as another database of the cluster is refused.
@@ -171,7 +176,9 @@ func TestCatalogDatabases(t *testing.T) {
 // granted while following are listed (within a poll).
 func TestCatalogDatabasesFollowDDL(t *testing.T) {
 	pgURL, sqlURL := liveDaemon(t, []string{"public.df"}, []string{"DROP DATABASE IF EXISTS cat_db_late", "CREATE TABLE df (id int PRIMARY KEY)"})
-	t.Cleanup(func() { execSQL(t, pgURL, "DROP DATABASE IF EXISTS cat_db_late", "GRANT USAGE ON LANGUAGE sql TO PUBLIC") })
+	t.Cleanup(func() {
+		execSQL(t, pgURL, "DROP DATABASE IF EXISTS cat_db_late", "GRANT USAGE ON LANGUAGE sql TO PUBLIC")
+	})
 	_, scp := liveConns(t, pgURL)
 	const q = "SELECT d.datname, d.datconnlimit, array_to_string(l.lanacl, ',') FROM pg_database d, pg_language l WHERE d.datname LIKE 'cat_db_late%' AND l.lanname = 'sql'"
 	eventuallySQL(t, sqlURL, scp, "before CREATE DATABASE: ", q, func(rows []string, err error) bool { return err == nil && len(rows) == 0 })
