@@ -19,18 +19,12 @@ import (
 // is how aclitemout prints them. datfrozenxid and datminmxid are not
 // read: vacuum moves them outside the logical stream.
 func readDatabases(ctx context.Context, conn *pgx.Conn, version int) (dbs []wal.DatabaseFacts, ok bool, err error) {
-	var may bool
-	var n int64
-	if err := conn.QueryRow(ctx, `SELECT pg_catalog.has_table_privilege('pg_catalog.pg_database', 'SELECT')`).Scan(&may); err != nil {
+	var n *int64 // NULL: the follow user may not read pg_database
+	if err := conn.QueryRow(ctx, `SELECT CASE WHEN pg_catalog.has_table_privilege('pg_catalog.pg_database', 'SELECT')
+		THEN (SELECT count(*) FROM pg_catalog.pg_database) END`).Scan(&n); err != nil {
 		return nil, false, fmt.Errorf("databases: %w", err)
 	}
-	if !may {
-		return nil, false, nil
-	}
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_catalog.pg_database`).Scan(&n); err != nil {
-		return nil, false, fmt.Errorf("databases: %w", err)
-	}
-	if n > wal.MaxDatabases {
+	if n == nil || *n > wal.MaxDatabases {
 		return nil, false, nil
 	}
 	// The columns that differ by major, in this order: datlocprovider,
