@@ -153,6 +153,14 @@ func TestCatalogDatabases(t *testing.T) {
 			}
 		}
 	}
+	// current_setting reads the session's own settings (a plan cached by
+	// another session read that session's).
+	for _, name := range []string{"first", "second"} {
+		const q = "SELECT current_setting('application_name') FROM pg_namespace WHERE nspname = 'public'"
+		if got, err := psql(t, r.sqlURL, "-At", "-c", "SET application_name = '"+name+"'", "-c", q); err != nil || got != "SET\n"+name+"\n" {
+			t.Errorf("%s after SET application_name = '%s': %q (%v)", q, name, got, err)
+		}
+	}
 	// A session named as another database of the cluster is refused.
 	other := "postgres://app@" + r.addr + "/cat_db_a"
 	if out, err := psql(t, other, "-v", "VERBOSITY=verbose", "-c", "SELECT datname FROM pg_database"); err == nil || psqlState(out) != "0A000" {

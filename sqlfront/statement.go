@@ -496,6 +496,7 @@ func (s *session) plans(ctx context.Context, query string, types []uint32) ([]*p
 		for _, it := range p.from {
 			cacheable = cacheable && it.asOf == ""
 		}
+		cacheable = cacheable && !p.sessionBound
 	}
 	if cacheable {
 		s.srv.cache.put(key, ps)
