@@ -30,26 +30,31 @@ func TestDatabaseFactsRoundTrip(t *testing.T) {
 			sf.Languages, sf.LanguagesRead = langs, true
 			sf.Databases, sf.DatabasesRead = dbs[:3*(3-i)], i == 2
 		}
-		rel := wal.Relation{OID: 7, Schema: "s", Name: "t", Columns: []wal.Column{{Name: "id", TypeOID: 23, TypeMod: -1, Key: true}},
-			Facts: &wal.Facts{Kind: 'r', Columns: []wal.ColumnFacts{{NotNull: true}}, Schema: sf}}
-		got, err := decodeRel(encodeRel(&rel))
-		if err != nil {
-			t.Fatal(err)
+		got := schemaRoundTrip(t, sf)
+		if !got.Equal(sf) {
+			t.Errorf("parts before read %v: decoded %+v, want %+v", before, got, sf)
 		}
-		if !got.Facts.Schema.Equal(sf) {
-			t.Errorf("parts before read %v: decoded %+v, want %+v", before, got.Facts.Schema, sf)
-		}
-		if a := got.Facts.Schema.Databases; i < 3 && (len(a) != 3 || a[0].ACL != nil || a[2].ACL == nil) {
+		if a := got.Databases; i < 3 && (len(a) != 3 || a[0].ACL != nil || a[2].ACL == nil) {
 			t.Errorf("parts before read %v: NULL and empty ACLs: %+v", before, a)
 		}
 	}
 	// A record written before the databases were read: the storage part
 	// last; it decodes with them unread.
 	sf := &wal.SchemaFacts{OwnerOID: 10, Owner: "postgres", NamespacesRead: true, StorageRead: true, UserFunctions: 2}
+	if got := schemaRoundTrip(t, sf); got.DatabasesRead || got.LanguagesRead || !got.Equal(sf) {
+		t.Errorf("without databases: %+v", got)
+	}
+}
+
+// schemaRoundTrip encodes a relation carrying sf and decodes its schema
+// facts.
+func schemaRoundTrip(t *testing.T, sf *wal.SchemaFacts) *wal.SchemaFacts {
+	t.Helper()
 	rel := wal.Relation{OID: 7, Schema: "s", Name: "t", Columns: []wal.Column{{Name: "id", TypeOID: 23, TypeMod: -1, Key: true}},
 		Facts: &wal.Facts{Kind: 'r', Columns: []wal.ColumnFacts{{NotNull: true}}, Schema: sf}}
 	got, err := decodeRel(encodeRel(&rel))
-	if err != nil || got.Facts.Schema.DatabasesRead || got.Facts.Schema.LanguagesRead || !got.Facts.Schema.Equal(sf) {
-		t.Errorf("without databases: %v, DatabasesRead %v, %+v", err, got.Facts.Schema.DatabasesRead, got.Facts.Schema)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return got.Facts.Schema
 }

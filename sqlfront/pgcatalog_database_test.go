@@ -93,17 +93,7 @@ func TestCatalogDatabases(t *testing.T) {
 	// sidecar under the followed database's name (pg_database's row of
 	// the followed database carries the session's name).
 	sqlURL := "postgres://app@" + r.addr + "/" + r.pgURL[strings.LastIndex(r.pgURL, "/")+1:]
-	both := func(what string, args ...string) {
-		t.Helper()
-		got, err := psql(t, sqlURL, append([]string{"-v", "VERBOSITY=verbose"}, args...)...)
-		want, werr := psql(t, r.pgURL, append([]string{"-v", "VERBOSITY=verbose"}, args...)...)
-		switch {
-		case werr != nil && err != nil && psqlState(got) == psqlState(want):
-			t.Logf("%s fails on PostgreSQL and sidecar: %s", what, psqlState(want))
-		case err != nil || werr != nil || got != want:
-			t.Errorf("%s:\n%s(%v)\nPostgreSQL:\n%s(%v)", what, got, err, want, werr)
-		}
-	}
+	both := func(what string, args ...string) { t.Helper(); psqlSame(t, sqlURL, r.pgURL, what, args...) }
 	for _, cmd := range []string{`\l`, `\l cat_db*`, `\l template?`} {
 		both(cmd, "-c", cmd)
 	}
@@ -176,6 +166,21 @@ func TestCatalogDatabases(t *testing.T) {
 	}
 	if out, err := psql(t, r.sqlURL, "-v", "VERBOSITY=verbose", "-c", `\l+`); err == nil || psqlState(out) != "0A000" && psqlState(out) != "42703" {
 		t.Errorf(`\l+: %v\n%s`, err, out)
+	}
+}
+
+// psqlSame runs psql with args against sidecar (sqlURL) and PostgreSQL
+// (pgURL): the outputs must be the same, or both fail with the same
+// SQLSTATE (logged).
+func psqlSame(t *testing.T, sqlURL, pgURL, what string, args ...string) {
+	t.Helper()
+	got, err := psql(t, sqlURL, append([]string{"-v", "VERBOSITY=verbose"}, args...)...)
+	want, werr := psql(t, pgURL, append([]string{"-v", "VERBOSITY=verbose"}, args...)...)
+	switch {
+	case werr != nil && err != nil && psqlState(got) == psqlState(want):
+		t.Logf("%s fails on PostgreSQL and sidecar: %s", what, psqlState(want))
+	case err != nil || werr != nil || got != want:
+		t.Errorf("%s:\n%s(%v)\nPostgreSQL:\n%s(%v)", what, got, err, want, werr)
 	}
 }
 
