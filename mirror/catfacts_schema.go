@@ -71,6 +71,7 @@ func encodeSchemaFacts(e *enc, f *wal.Facts) {
 	encodeViews(&b, s)      // catfacts_views.go
 	encodeNamespaces(&b, s) // catfacts_namespaces.go
 	encodeStorage(&b, s)    // catfacts_storage.go
+	encodeDatabases(&b, s)  // catfacts_database.go
 	e.byte(schemaFactsMark)
 	e.bytes(b.b)
 }
@@ -131,6 +132,7 @@ func decodeSchemaFacts(d *dec, f *wal.Facts) {
 		decodeViews(b, s)      // catfacts_views.go
 		decodeNamespaces(b, s) // catfacts_namespaces.go
 		decodeStorage(b, s)    // catfacts_storage.go
+		decodeDatabases(b, s)  // catfacts_database.go
 	}
 	if b.err != nil {
 		d.err = b.err

@@ -17,7 +17,8 @@ import (
 // between clusters (information_schema is 13207 on one PostgreSQL 15,
 // 13329 on a 14), and the port answered made-up ones before; and the
 // server's server_version_num, for the catalog rows that differ by
-// major; and the cluster's roles (relmeta_roles.go).
+// major; and the cluster's roles (relmeta_roles.go) and databases and
+// the database's languages (relmeta_database.go).
 func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uint32]*wal.SchemaFacts) error {
 	version, err := ServerVersionNum(conn.PgConn())
 	if err != nil {
@@ -72,7 +73,15 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 	if err != nil {
 		return err
 	}
-	// The roles are the cluster's: one table of the read carries them
+	dbs, dbsRead, err := readDatabases(ctx, conn, version) // relmeta_database.go
+	if err != nil {
+		return err
+	}
+	langs, langsRead, err := readLanguages(ctx, conn)
+	if err != nil {
+		return err
+	}
+	// The roles and databases are the cluster's: one table of the read carries them
 	// (the least OID read, the same one every poll), so a mirror of many
 	// tables does not hold a copy per table.
 	var carrier uint32
@@ -86,6 +95,8 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 	}
 	if s := out[carrier]; s != nil {
 		s.Roles, s.Members, s.RolesRead = roles, members, rolesRead
+		s.Databases, s.DatabasesRead = dbs, dbsRead
+		s.Languages, s.LanguagesRead = langs, langsRead
 	}
 	return nil
 }

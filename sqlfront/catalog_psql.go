@@ -274,14 +274,6 @@ var psqlHandlers = map[string]*canned{
 	"dpubs14":   {cols: []string{"pubname", "?column?", "?column?"}, rows: none},
 	"dinherits": {cols: []string{"oid"}, rows: none},
 	"dparts":    {cols: []string{"oid", "relkind", "inhdetachpending", "pg_get_expr"}, rows: none},
-	"l": {cols: []string{"Name", "Owner", "Encoding", "Collate", "Ctype", "ICU Locale", "Locale Provider", "Access privileges"},
-		rows: func(_ *execCtx, _ []string) ([][]*string, error) {
-			// PostgreSQL lists every database of the cluster (postgres,
-			// the templates, the others) with its owner, encoding,
-			// locales and privileges; sidecar reads none of them (it
-			// printed one row, owner "sidecar", collation "C").
-			return nil, unsupported(-1, "\\l (the cluster's databases, their owners, locales and privileges are not read from the server)")
-		}},
 }
 
 // psqlMatcher matches names against one psql pattern.

@@ -231,22 +231,27 @@ func TestCatalogPsqlDescribe(t *testing.T) {
 	if err != nil || got != want {
 		t.Errorf("pg_database.oid: %s (%v), PostgreSQL %s", got, err, want)
 	}
-	// The cluster's other databases are not read: a scan of every
-	// database, or of another one, is refused (both answered the current
-	// database alone).
-	for _, q := range []string{"SELECT datname FROM pg_database", "SELECT oid FROM pg_database WHERE datname = 'postgres'",
-		"SELECT count(*) FROM pg_database WHERE datname <> 'x'"} {
-		if out, err := psql(t, r.sqlURL, "-At", "-c", q); err == nil || !strings.Contains(out, "other databases are not read") {
-			t.Errorf("%s: %v\n%s", q, err, out)
+	// The cluster's other databases are read (pgcatalog_database.go):
+	// a scan of every database, or of another one, answers as
+	// PostgreSQL's (both were refused).
+	for _, q := range []string{"SELECT datname FROM pg_database WHERE datname <> current_database() ORDER BY 1",
+		"SELECT oid FROM pg_database WHERE datname = 'postgres'", "SELECT count(*) FROM pg_database WHERE datname <> 'x'"} {
+		got, err := psql(t, r.sqlURL, "-At", "-c", q)
+		want, werr := psql(t, r.pgURL, "-At", "-c", q)
+		if err != nil || werr != nil || got != want {
+			t.Errorf("%s: %s (%v), PostgreSQL %s (%v)", q, got, err, want, werr)
 		}
 	}
-	for _, cmd := range []string{`\dt+`, `\df+`, `\l`, `\ds`, `\d items_id_seq`, `\dv`, `\dv+`, `\d item_names`,
+	for _, cmd := range []string{`\dt+`, `\df+`, `\l+`, `\ds`, `\d items_id_seq`, `\dv`, `\dv+`, `\d item_names`,
 		`\di+`, `\dT`, `\dx`, `\dp`, `\dm`, `\dE`, `\dD`, `\dc`, `\dy`, `\dn+`, `\db`, `\dC`, `\do`, `\dd`, `\dL`} {
 		got, err := psql(t, r.sqlURL, "-v", "VERBOSITY=verbose", "-c", cmd)
 		want, _ := psql(t, r.pgURL, "-v", "VERBOSITY=verbose", "-c", cmd)
 		switch {
 		case err != nil && psqlState(got) == "0A000":
 			t.Logf("%s refused: %s", cmd, strings.TrimSpace(got))
+		case err != nil && psqlState(got) == psqlState(want) && psqlState(want) != "":
+			// psql 15's \l+ on 17 and 18 (daticulocale is datlocale there)
+			t.Logf("%s fails on PostgreSQL too: %s", cmd, strings.TrimSpace(got))
 		case err != nil && strings.Contains(got, "ERROR:"):
 			// A refusal says what is missing (0A000): \dp and \dn+ were
 			// 42883, array_to_string(text) of the ACL columns.

@@ -63,6 +63,9 @@ func (c *vecCatalog) checkReads(q *lplan.Query) error {
 	check := func(s lplan.Scalar) {
 		var visit func(x lplan.Scalar) bool
 		visit = func(x lplan.Scalar) bool {
+			if checkACLUse(x, visit, &err) { // pgcatalog_database.go: datacl
+				return false
+			}
 			switch y := x.(type) {
 			case *lplan.Func:
 				if y.Name == "pg_typeof" {
@@ -120,6 +123,9 @@ func (c *vecCatalog) checkReads(q *lplan.Query) error {
 	for _, id := range q.Plan.Columns() {
 		if q.MD.Column(id).Type == nodeTree {
 			return unsupported(-1, "pg_attrdef.adbin in the result (sidecar keeps the default's text, not its node tree)")
+		}
+		if q.MD.Column(id).Type == aclItems {
+			return aclRefusal() // pgcatalog_database.go
 		}
 	}
 	if err != nil {
@@ -206,7 +212,7 @@ var catalogFuncs = map[string]bool{"pg_get_expr": true, "format_type": true, "pg
 	"pg_get_userbyid": true, "obj_description": true, "col_description": true, "shobj_description": true, "pg_get_indexdef": true,
 	"pg_get_constraintdef": true, "pg_get_serial_sequence": true, "has_table_privilege": true, "has_schema_privilege": true,
 	"has_column_privilege": true, "has_database_privilege": true, "pg_table_size": true, "pg_total_relation_size": true,
-	"pg_relation_size": true, "pg_indexes_size": true, "pg_database_size": true, "pg_get_viewdef": true}
+	"pg_relation_size": true, "pg_indexes_size": true, "pg_database_size": true, "pg_get_viewdef": true, "pg_encoding_to_char": true}
 
 // HasFunc implements lplan.FuncCatalog.
 func (c *vecCatalog) HasFunc(name string) bool {
@@ -294,6 +300,8 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 		return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "%s is not supported by sidecar's catalog (the sizes on the source PostgreSQL are not kept; the mirror's own differ)", name)
 	case "shobj_description":
 		return c.shobjDescription(args) // pgcatalog_roles.go
+	case "pg_encoding_to_char":
+		return encodingToChar(args) // pgcatalog_database.go
 	case "has_table_privilege", "has_schema_privilege", "has_column_privilege", "has_database_privilege":
 		return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "%s is not supported by sidecar's catalog yet (owners, privileges and shared objects' comments are not kept)", name)
 	}

@@ -40,6 +40,7 @@ var procRel = &pgRel{schema: "pg_catalog", name: "pg_proc",
 // the rows they list: bound so that a listing without rows answers, and
 // refused when called (sidecar reads no function's definition).
 var procFuncs = map[string]lplan.Type{"pg_function_is_visible": lplan.T(types.Bool), "pg_get_function_result": lplan.T(types.Text),
+	"pg_get_function_sqlbody":   lplan.T(types.Text),
 	"pg_get_function_arguments": lplan.T(types.Text), "pg_get_function_identity_arguments": lplan.T(types.Text)}
 
 // procFunc is one of procFuncs.

@@ -139,8 +139,10 @@ func (c *vecCatalog) shobjDescription(args []lplan.Type) (*lplan.ExtFunc, error)
 		if v[0] == nil || v[1] == nil {
 			return nil, nil
 		}
-		if s, _ := v[1].(string); s != "pg_authid" {
-			return nil, unsupported(-1, "shobj_description of "+s+" (sidecar reads the comments of roles only)")
+		if s, _ := v[1].(string); s == "pg_database" {
+			return databaseComment(tables, oidValue(v[0])) // pgcatalog_database.go
+		} else if s != "pg_authid" {
+			return nil, unsupported(-1, "shobj_description of "+s+" (sidecar reads the comments of roles and databases only)")
 		}
 		roles, _, ok := clusterRoles(tables)
 		if !ok {

@@ -127,6 +127,10 @@ type plan struct {
 	// naming the column, nothing else reading it): their stored text is
 	// sent without conversion (storedText).
 	raw []bool
+	// sessionBound: a function of the plan reads the planning session's
+	// state when it runs (current_setting): not cached for another
+	// session (vexec_session.go).
+	sessionBound bool
 }
 
 // markNeeded fills p.needed from every expression of the plan.

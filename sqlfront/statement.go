@@ -474,6 +474,10 @@ func (s *session) planKeyPrefix() string {
 		// server is upgraded the same text is another major's statement.
 		key = "\x00major=" + strconv.Itoa(v/10000) + "\x00" + key
 	}
+	// The engine's plans hold current_database() and current_user as
+	// the planning session's (vexec_session.go): another session's
+	// database or user is another statement.
+	key = "\x00db=" + s.database + "\x00user=" + s.user + "\x00" + key
 	return s.planSettingsKey() + key
 }
 
@@ -492,6 +496,7 @@ func (s *session) plans(ctx context.Context, query string, types []uint32) ([]*p
 		for _, it := range p.from {
 			cacheable = cacheable && it.asOf == ""
 		}
+		cacheable = cacheable && !p.sessionBound
 	}
 	if cacheable {
 		s.srv.cache.put(key, ps)

@@ -65,6 +65,9 @@ type vecCatalog struct {
 	virt   map[*lplan.TableDef]*pgScan // catalog relations (pgcatalog_plan.go)
 	views  []usedView                  // the views expanded (views.go)
 	err    error
+	// sessionBound: a function bound reads the planning session's state
+	// when it runs (plan.sessionBound).
+	sessionBound bool
 }
 
 // Table implements lplan.Catalog.
@@ -186,7 +189,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	if err != nil {
 		return fail(err)
 	}
-	p := &plan{kind: "select", tag: "SELECT", vec: &vecPlan{prep: prep, tables: cat.tables, refs: cat.refs, uses: map[uint32]bool{}, virt: cat.virt, views: cat.views, textOrder: textOrder, dialect: pl.dialect(), query: q}}
+	p := &plan{kind: "select", tag: "SELECT", sessionBound: cat.sessionBound, vec: &vecPlan{prep: prep, tables: cat.tables, refs: cat.refs, uses: map[uint32]bool{}, virt: cat.virt, views: cat.views, textOrder: textOrder, dialect: pl.dialect(), query: q}}
 	for id := 1; id <= q.MD.Len(); id++ {
 		t := q.MD.Column(lplan.ColumnID(id)).Type
 		p.vec.uses[t.OID] = true

@@ -51,6 +51,7 @@ func (c *vecCatalog) currentSetting(args []lplan.Type) (*lplan.ExtFunc, error) {
 	}
 	ts := []lplan.Type{lplan.T(types.Text), lplan.T(types.Bool)}[:len(args)]
 	sess := c.pl.sess
+	c.sessionBound = true // it reads sess's settings: another session's plan would read this one's
 	return &lplan.ExtFunc{Args: ts, Result: lplan.T(types.Text), Eval: func(v []types.Value) (types.Value, error) {
 		name := v[0].(string)
 		val, ok, err := sess.showSetting(strings.ToLower(name)) // pgcatalog_settings.go

@@ -99,6 +99,14 @@ type SchemaFacts struct {
 	// there are none: psql's \df and pgjdbc's getFunctions list none).
 	UserFunctions int
 	StorageRead   bool
+	// Databases are the cluster's pg_database rows (catfacts_database.go),
+	// read with the roles by the table carrying them when DatabasesRead.
+	Databases     []DatabaseFacts
+	DatabasesRead bool
+	// Languages are the source database's pg_language rows
+	// (catfacts_database.go), read with the databases when LanguagesRead.
+	Languages     []LanguageFacts
+	LanguagesRead bool
 }
 
 // SequenceFacts is an owned sequence's pg_class and pg_sequence rows
@@ -199,7 +207,7 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 	return s.Comment == o.Comment && s.namespacesEqual(o) && s.rolesEqual(o) && s.OptionsRead == o.OptionsRead && slices.Equal(s.Options, o.Options) && (s.Options == nil) == (o.Options == nil) && s.OwnerOID == o.OwnerOID && s.DatabaseOID == o.DatabaseOID && s.Owner == o.Owner && slices.Equal(s.ReferencedBy, o.ReferencedBy) && slices.Equal(s.ColumnComments, o.ColumnComments) && slices.Equal(s.Sequences, o.Sequences) &&
 		slices.EqualFunc(s.Constraints, o.Constraints, ConstraintFacts.equal) && slices.EqualFunc(s.Indexes, o.Indexes, IndexFacts.equal) &&
 		slices.Equal(s.Triggers, o.Triggers) && s.SequencesRead == o.SequencesRead && slices.Equal(s.OwnedSequences, o.OwnedSequences) &&
-		s.ViewsRead == o.ViewsRead && viewsEqual(s.Views, o.Views) && s.storageEqual(o)
+		s.ViewsRead == o.ViewsRead && viewsEqual(s.Views, o.Views) && s.storageEqual(o) && s.databasesEqual(o)
 }
 
 // storageEqual compares the \d+ column and TOAST facts.
