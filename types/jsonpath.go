@@ -223,52 +223,14 @@ func (p *jpParser) fail(what string) {
 	p.i = len(p.s)
 }
 
-// jpString reads a "…" string at s's start: its value and length.
+// jpString reads a "…" string at s's start: its value and length
+// (JSON's escapes; \u0000 is refused, as PostgreSQL's scanner does).
 func jpString(s string) (string, int, bool) {
-	var b strings.Builder
-	for i := 1; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '"':
-			return b.String(), i + 1, true
-		case c == '\\':
-			if i+1 >= len(s) {
-				return "", 0, false
-			}
-			switch s[i+1] {
-			case '"', '\\', '/':
-				b.WriteByte(s[i+1])
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
-			case 'u':
-				if i+6 > len(s) {
-					return "", 0, false
-				}
-				v, err := strconv.ParseUint(s[i+2:i+6], 16, 16)
-				if err != nil || v == 0 || v >= 0xD800 && v <= 0xDFFF {
-					return "", 0, false
-				}
-				b.WriteRune(rune(v))
-				i += 6
-				continue
-			default:
-				return "", 0, false
-			}
-			i += 2
-		default:
-			b.WriteByte(c)
-			i++
-		}
+	v, n, ok := UnescapeJSONString(s)
+	if !ok || strings.IndexByte(v, 0) >= 0 {
+		return "", 0, false
 	}
-	return "", 0, false
+	return v, n, true
 }
 
 func (p *jpParser) expect(tok string) error {

@@ -52,10 +52,16 @@ const (
 	jpUnknown
 )
 
+// jpNum is a number the evaluator computed, as a jsonb node.
 func jpNum(d *types.Decimal) *jnode {
-	s := d.String()
+	s := jsonbNumText(d)
 	return &jnode{kind: jNumber, str: s, raw: s}
 }
+
+// jsonbNumText is a number as jsonb holds and prints it: numeric_out of
+// its value (1e2 is 100), for numbers read from a datum (json.go) and
+// computed by jsonpath alike.
+func jsonbNumText(d *types.Decimal) string { return d.String() }
 
 // exec applies it and the accessors after it to v (@ is cur); unwrap is
 // whether an array target is unwrapped (lax, except for the elements of
