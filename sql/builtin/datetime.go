@@ -531,8 +531,7 @@ func (r *Registry) addDateTime() {
 		return intervalTrunc(lowerUnits(str(a[0])), a[1].(types.IntervalVal)) // intervaltrunc.go
 	}, tx, iv)
 	r.def("date_trunc", tsz, refuse("date_trunc(text, timestamptz, zone)"), tx, tsz, tx)
-	r.def("date_part", f8, refuse("date_part(text, time)"), tx, types.Time)
-	r.def("extract", nm, refuse("extract(… from time)"), tx, types.Time)
+	r.addTimeParts(partFns) // timepart.go
 
 	r.def("make_date", dt, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return makeDate(i64(a[0]), i64(a[1]), i64(a[2]))
@@ -646,7 +645,7 @@ func makeTimestamp(y, mo, d, h, mi int64, sec float64) (types.Value, error) {
 	us := math.RoundToEven(sec * 1000000)
 	if h < 0 || h > 24 || mi < 0 || mi > 59 || math.IsNaN(sec) || us < 0 || us > 60*1000000 ||
 		((h*60+mi)*60)*1000000+int64(us) > usecsPerDay {
-		return nil, errorf(CodeDatetimeOverflow, "time field value out of range: %d:%02d:%s", h, mi, strconv.FormatFloat(sec, 'g', 6, 64))
+		return nil, errorf(CodeDatetimeOverflow, "time field value out of range: %d:%02d:%s", h, mi, pgFloatG02(sec))
 	}
 	x := tm{year: ay, mon: mo, mday: d, hour: h, min: mi}
 	t, err := fromTm(x)
