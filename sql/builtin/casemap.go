@@ -47,6 +47,11 @@ func CaseLibc(locale, version string) *CaseMap {
 	return &CaseMap{libc: true, locale: locale}
 }
 
+// Same says whether m and o map alike.
+func (m *CaseMap) Same(o *CaseMap) bool {
+	return m != nil && o != nil && m.libc == o.libc && (!m.libc || strings.EqualFold(m.locale, o.locale))
+}
+
 // String names the mapping's locale.
 func (m *CaseMap) String() string { return m.locale }
 
