@@ -69,38 +69,8 @@ func caseMappingIn(t *testing.T, locale string) {
 		"INSERT INTO words VALUES "+strings.Join(vals, ", "),
 		`CREATE TABLE cwords (id int PRIMARY KEY, c text COLLATE "POSIX")`,
 		"INSERT INTO cwords VALUES "+strings.Join(vals, ", "))
-	var daemonLog daemontest.Buffer
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("daemon log:\n%s", daemonLog.String())
-		}
-	})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sqlAddr := l.Addr().String()
-	l.Close()
-	_, stop := startDaemon(t, url, []string{"public.marker", "public.words", "public.cwords"}, t.TempDir(), sqlAddr, &daemonLog)
-	t.Cleanup(stop)
-	sqlURL := "postgres://app@" + sqlAddr + "/app?sslmode=disable"
-	var sc *pgconn.PgConn
-	var last error
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		if sc == nil {
-			sc, last = pgconn.Connect(ctx, sqlURL)
-		}
-		if sc != nil {
-			if last = sc.ExecParams(ctx, "SELECT id FROM words WHERE id = 1", nil, nil, nil, nil).Read().Err; last == nil {
-				if last = sc.ExecParams(ctx, "SELECT id FROM cwords WHERE id = 1", nil, nil, nil, nil).Read().Err; last == nil {
-					break
-				}
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the SQL port did not serve the tables in 2 minutes: %v", last)
-		}
-	}
+	sc, sqlURL := serveFollowed(t, url, []string{"public.marker", "public.words", "public.cwords"},
+		"SELECT id FROM words WHERE id = 1", "SELECT id FROM cwords WHERE id = 1")
 	defer sc.Close(ctx)
 	compareWithPostgres(t, url, sqlURL, []string{
 		"SELECT id, lower(s), upper(s), initcap(s) FROM words ORDER BY id",
@@ -125,6 +95,51 @@ func caseMappingIn(t *testing.T, locale string) {
 		}
 		if res.Err == nil {
 			compareWithPostgres(t, url, sqlURL, []string{q}, nil, "two collations under "+locale)
+		}
+	}
+}
+
+// serveFollowed starts a daemon following tables of the database at url
+// with its SQL port on a free address, and waits (up to 2 minutes) until
+// the port answers every probe; it returns a connection to the port and
+// the port's URL. The daemon's log is shown when the test fails.
+func serveFollowed(t *testing.T, url string, tables []string, probes ...string) (*pgconn.PgConn, string) {
+	t.Helper()
+	ctx := context.Background()
+	var daemonLog daemontest.Buffer
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("daemon log:\n%s", daemonLog.String())
+		}
+	})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlAddr := l.Addr().String()
+	l.Close()
+	_, stop := startDaemon(t, url, tables, t.TempDir(), sqlAddr, &daemonLog)
+	t.Cleanup(stop)
+	sqlURL := "postgres://app@" + sqlAddr + "/app?sslmode=disable"
+	var sc *pgconn.PgConn
+	var last error
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		if sc == nil {
+			sc, last = pgconn.Connect(ctx, sqlURL)
+		}
+		if sc != nil {
+			last = nil
+			for _, q := range probes {
+				if last = sc.ExecParams(ctx, q, nil, nil, nil, nil).Read().Err; last != nil {
+					break
+				}
+			}
+			if last == nil {
+				return sc, sqlURL
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the SQL port did not serve the tables in 2 minutes: %v", last)
 		}
 	}
 }

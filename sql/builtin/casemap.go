@@ -65,34 +65,35 @@ func caseOf(c *Context) *CaseMap {
 
 // Lower is lower() of s under m.
 func (m *CaseMap) Lower(s string) (string, error) {
-	switch {
-	case isASCII(s) || m != nil && !m.libc:
-		return asciiLower(s), nil
-	case m == nil:
-		return "", unknownCase("lower")
-	}
-	return strings.Map(unicode.ToLower, s), nil
+	return m.apply("lower", s, asciiLower, func(s string) (string, error) { return strings.Map(unicode.ToLower, s), nil })
 }
 
 // Upper is upper() of s under m.
 func (m *CaseMap) Upper(s string) (string, error) {
-	switch {
-	case isASCII(s) || m != nil && !m.libc:
-		return asciiUpper(s), nil
-	case m == nil:
-		return "", unknownCase("upper")
-	}
-	return strings.Map(unicode.ToUpper, s), nil
+	return m.apply("upper", s, asciiUpper, func(s string) (string, error) { return strings.Map(unicode.ToUpper, s), nil })
 }
 
 // Initcap is initcap() of s under m.
 func (m *CaseMap) Initcap(s string) (string, error) {
+	return m.apply("initcap", s, initcap, m.libcInitcap)
+}
+
+// apply maps s with ascii under C (and for ASCII text under any
+// locale), with libc under a glibc locale, and refuses non-ASCII text
+// when m is not known.
+func (m *CaseMap) apply(name, s string, ascii func(string) string, libc func(string) (string, error)) (string, error) {
 	switch {
 	case isASCII(s) || m != nil && !m.libc:
-		return initcap(s), nil
+		return ascii(s), nil
 	case m == nil:
-		return "", unknownCase("initcap")
+		return "", unknownCase(name)
 	}
+	return libc(s)
+}
+
+// libcInitcap is str_initcap under a glibc locale: towupper of a word's
+// first character, towlower of the rest, words of iswalnum characters.
+func (m *CaseMap) libcInitcap(s string) (string, error) {
 	var b strings.Builder
 	prev := false
 	for _, r := range s {

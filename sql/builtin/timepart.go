@@ -2,8 +2,6 @@ package builtin
 
 import (
 	"math"
-	"strconv"
-	"strings"
 
 	"github.com/sidecar-dev/sidecar/types"
 )
@@ -51,13 +49,10 @@ func (r *Registry) timePartFor(low string, us int64, tz *int32) (part, error) {
 		return part{n: us + int64(*tz)*1000000, scale: 6, f: float64(us)/1000000.0 + float64(*tz)}, nil
 	}
 	_, m, s, fsec := timeOfDay(us)
+	if p, ok := secondsPart(u, s, fsec); ok { // datetime.go
+		return p, nil
+	}
 	switch u {
-	case uMicro:
-		return intPart(s*1000000 + fsec), nil
-	case uMilli:
-		return part{n: s*1000000 + fsec, scale: 3, f: float64(s)*1000.0 + float64(fsec)/1000.0}, nil
-	case uSecond:
-		return part{n: s*1000000 + fsec, scale: 6, f: float64(s) + float64(fsec)/1000000.0}, nil
 	case uMinute:
 		return intPart(m), nil
 	case uHour:
@@ -108,19 +103,12 @@ func makeTime(h, m int64, sec float64) (types.Value, error) {
 }
 
 // pgFloatG02 is printf("%02g", f) as PostgreSQL's snprintf.c prints
-// it (NaN, Infinity and -Infinity spelled out).
+// it (NaN, Infinity and -Infinity spelled out): %g is six significant
+// digits, FormatFloatDigits' C form with extra_float_digits -9.
 func pgFloatG02(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	}
-	s := strconv.FormatFloat(f, 'g', 6, 64)
+	s := types.FormatFloatDigits(f, 64, -9)
 	if len(s) < 2 {
-		s = strings.Repeat("0", 2-len(s)) + s
+		s = "0" + s
 	}
 	return s
 }
