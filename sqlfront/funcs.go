@@ -371,7 +371,7 @@ func (pl *planner) scalarFunc(name string, args []expr, f *pg.FuncCall) (expr, e
 		if err := textArgs(); err != nil {
 			return nil, err
 		}
-		cm, err := pl.flatCaseMap(pos, name, args[0]) // vexec_casemap.go
+		cm, refuse, err := pl.flatCaseMap(pos, name, args[0]) // vexec_casemap.go
 		if err != nil {
 			return nil, err
 		}
@@ -379,6 +379,9 @@ func (pl *planner) scalarFunc(name string, args []expr, f *pg.FuncCall) (expr, e
 			"lower": (*builtin.CaseMap).Lower, "upper": (*builtin.CaseMap).Upper, "initcap": (*builtin.CaseMap).Initcap}[name]
 		return &funcExpr{args: args, t: oidText, strict: true, fn: func(_ *env, a []Value) (Value, error) {
 			s, err := mapCase(cm, a[0].(string))
+			if err != nil && refuse != nil {
+				return nil, refuse
+			}
 			if err != nil {
 				return nil, builtinErr(err, pos)
 			}

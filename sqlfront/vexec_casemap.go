@@ -93,23 +93,24 @@ func planHasName(r lplan.Rel) bool {
 // flat path: its derived collation's (collate.go). An explicit COLLATE
 // (only byte-order collations pass the planner) and a mirror without
 // collation facts map as C, as before; Turkish and Azeri locales are
-// refused outright (their ASCII I/i map otherwise); a value of type name
-// anywhere in arg other than a column (current_user: collation C beside
-// the default) leaves the mapping unknown, as does any collation
-// caseMapOf does not know (the library then refuses non-ASCII text).
-func (pl *planner) flatCaseMap(pos int, fn string, arg expr) (*builtin.CaseMap, error) {
+// refused outright (their ASCII I/i map otherwise). Where the mapping
+// is not known — a collation caseMapOf does not know, or a value of type
+// name in arg other than a column (current_user: collation C beside the
+// default) — refuse is the 0A000 for non-ASCII text, naming the
+// collation.
+func (pl *planner) flatCaseMap(pos int, fn string, arg expr) (cm *builtin.CaseMap, refuse error, err error) {
 	use, explicit, err := pl.deriveCollation(pos, arg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if explicit || use.Order == wal.CollUnknown {
-		return builtin.CaseC, nil
+		return builtin.CaseC, nil, nil
 	}
+	hint := `sidecar maps case as the C locale does: write COLLATE "C" to get that`
 	if turkicLocale(use.Locale) { // vexec_facts.go
-		return nil, unsupported(pos, fmt.Sprintf("%s under the collation %q (%s)", fn, use.Name, use.Locale)).
-			hint(`sidecar maps case as the C locale does: write COLLATE "C" to get that`)
+		return nil, nil, unsupported(pos, fmt.Sprintf("%s under the collation %q (%s)", fn, use.Name, use.Locale)).hint(hint)
 	}
-	cm := caseMapOf(use)
+	cm = caseMapOf(use)
 	named := false
 	walk(arg, func(x expr) {
 		if _, col := x.(*colExpr); !col && x.typ() == oidName {
@@ -117,7 +118,10 @@ func (pl *planner) flatCaseMap(pos int, fn string, arg expr) (*builtin.CaseMap, 
 		}
 	})
 	if named && (cm == nil || !cm.Same(builtin.CaseC)) {
-		return nil, nil
+		return nil, unsupported(pos, fmt.Sprintf("%s of non-ASCII text mixing a value of type name (collation \"C\") with the collation %q (%s)", fn, use.Name, use.Locale)).hint(hint), nil
 	}
-	return cm, nil
+	if cm == nil {
+		refuse = unsupported(pos, fmt.Sprintf("%s of non-ASCII text under the collation %q (%s)", fn, use.Name, use.Locale)).hint(hint)
+	}
+	return cm, refuse, nil
 }
