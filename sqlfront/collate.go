@@ -99,57 +99,6 @@ func (pl *planner) deriveCollation(pos int, es ...expr) (use wal.Collation, expl
 		hint(`write COLLATE "C" on one side to compare in byte order`)
 }
 
-// asciiCaseMapping checks lower/upper of arg: PostgreSQL maps only ASCII
-// letters under a C locale (libc C or POSIX, the builtin C, ucs_basic, an
-// explicit COLLATE, which sidecar accepts only for those), and follows the
-// locale otherwise (ICU: upper('ß') is 'SS'; tr: lower('I') is 'ı'),
-// which sidecar does not emulate. Under any other locale ASCII letters
-// still map to ASCII ones except in Turkish and Azeri, so there a value
-// of ASCII text is answered and one with other characters refused when
-// it is met (check != nil: call it on each value); Turkish and Azeri
-// locales are refused outright. A column or database whose collation
-// was not read maps ASCII, as under the test clusters' C.
-func (pl *planner) asciiCaseMapping(pos int, fn string, arg expr) (check func(string) error, err error) {
-	use, explicit, err := pl.deriveCollation(pos, arg)
-	if err != nil || explicit || use.Order == wal.CollUnknown {
-		return nil, err
-	}
-	switch use.Locale {
-	case "libc C", "libc POSIX", "builtin C":
-		return nil, nil
-	}
-	refusal := func() *Error {
-		return unsupported(pos, fmt.Sprintf("%s of non-ASCII text under the collation %q (%s)", fn, use.Name, use.Locale)).
-			hint(`sidecar maps case as the C locale does: write COLLATE "C" to get that`)
-	}
-	if turkicLocale(use.Locale) { // vexec_facts.go
-		return nil, unsupported(pos, fmt.Sprintf("%s under the collation %q (%s)", fn, use.Name, use.Locale)).
-			hint(`sidecar maps case as the C locale does: write COLLATE "C" to get that`)
-	}
-	return func(s string) error {
-		for i := 0; i < len(s); i++ {
-			if s[i] >= 0x80 {
-				return refusal()
-			}
-		}
-		return nil
-	}, nil
-}
-
-// asciiCase is lower or upper of s for ASCII letters only (the C locale).
-func asciiCase(s string, up bool) string {
-	b := []byte(s)
-	for i, c := range b {
-		switch {
-		case up && 'a' <= c && c <= 'z':
-			b[i] = c - 'a' + 'A'
-		case !up && 'A' <= c && c <= 'Z':
-			b[i] = c - 'A' + 'a'
-		}
-	}
-	return string(b)
-}
-
 // nameCollation is the collation of type name (PostgreSQL 12+): "C".
 var nameCollation = wal.Collation{Name: "C", Locale: "libc C", Order: wal.CollBytes}
 

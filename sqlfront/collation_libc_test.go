@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sidecar-dev/sidecar/internal/libccoll"
-	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 )
 
 // libcWords are strings whose en_US order is not their bytes': case,
@@ -80,38 +78,8 @@ func TestCollationLibcDatabaseDefault(t *testing.T) {
 		"INSERT INTO rnd VALUES "+strings.Join(rnd, ", "),
 		"CREATE TABLE tkey (k text PRIMARY KEY)",
 		"INSERT INTO tkey SELECT s FROM rnd ON CONFLICT DO NOTHING")
-	var daemonLog daemontest.Buffer
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("daemon log:\n%s", daemonLog.String())
-		}
-	})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sqlAddr := l.Addr().String()
-	l.Close()
-	_, stop := startDaemon(t, url, []string{"public.marker", "public.words", "public.rnd", "public.tkey"}, t.TempDir(), sqlAddr, &daemonLog)
-	t.Cleanup(stop)
-	sqlURL := "postgres://app@" + sqlAddr + "/app?sslmode=disable"
-	var sc *pgconn.PgConn
-	var last error
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		if sc == nil {
-			sc, last = pgconn.Connect(ctx, sqlURL)
-		}
-		if sc != nil {
-			if last = sc.ExecParams(ctx, "SELECT k FROM tkey WHERE k = 'a'", nil, nil, nil, nil).Read().Err; last == nil {
-				if last = sc.ExecParams(ctx, "SELECT id FROM words WHERE id = 1", nil, nil, nil, nil).Read().Err; last == nil {
-					break
-				}
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the SQL port did not serve the tables in 2 minutes: %v", last)
-		}
-	}
+	sc, sqlURL := serveFollowed(t, url, []string{"public.marker", "public.words", "public.rnd", "public.tkey"},
+		"SELECT k FROM tkey WHERE k = 'a'", "SELECT id FROM words WHERE id = 1") // casemap_test.go
 	defer sc.Close(ctx)
 	compareWithPostgres(t, url, sqlURL, []string{
 		"SELECT s FROM words ORDER BY s, id",

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sidecar-dev/sidecar/history"
 	"github.com/sidecar-dev/sidecar/mirror"
+	"github.com/sidecar-dev/sidecar/sql/builtin"
 )
 
 // virtual is a relation the front end computes: a catalog relation or the
@@ -363,25 +364,28 @@ func (pl *planner) scalarFunc(name string, args []expr, f *pg.FuncCall) (expr, e
 		return nil, unsupported(pos, "current_schemas on this path") // an array: sql/exec answers it (pgcatalog_arrays.go)
 	case "current_user", "session_user":
 		return &funcExpr{t: oidName, fn: func(e *env, _ []Value) (Value, error) { return e.ex.sess.user, nil }}, argc(0)
-	case "lower", "upper":
+	case "lower", "upper", "initcap":
 		if err := argc(1); err != nil {
 			return nil, err
 		}
 		if err := textArgs(); err != nil {
 			return nil, err
 		}
-		check, err := pl.asciiCaseMapping(pos, name, args[0])
+		cm, refuse, err := pl.flatCaseMap(pos, name, args[0]) // vexec_casemap.go
 		if err != nil {
 			return nil, err
 		}
-		up := name == "upper"
+		mapCase := map[string]func(*builtin.CaseMap, string) (string, error){
+			"lower": (*builtin.CaseMap).Lower, "upper": (*builtin.CaseMap).Upper, "initcap": (*builtin.CaseMap).Initcap}[name]
 		return &funcExpr{args: args, t: oidText, strict: true, fn: func(_ *env, a []Value) (Value, error) {
-			if check != nil {
-				if err := check(a[0].(string)); err != nil {
-					return nil, err
-				}
+			s, err := mapCase(cm, a[0].(string))
+			if err != nil && refuse != nil {
+				return nil, refuse
 			}
-			return asciiCase(a[0].(string), up), nil
+			if err != nil {
+				return nil, builtinErr(err, pos)
+			}
+			return s, nil
 		}}, nil
 	}
 	if strings.HasPrefix(name, "sidecar.") {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sidecar-dev/sidecar/membudget"
 	"github.com/sidecar-dev/sidecar/snapshot"
+	"github.com/sidecar-dev/sidecar/sql/builtin"
 	"github.com/sidecar-dev/sidecar/sql/exec"
 	"github.com/sidecar-dev/sidecar/sql/opt"
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
@@ -31,9 +32,11 @@ type vecPlan struct {
 	prep *exec.Prepared
 	// textOrder orders text under a proven libc locale (collate_libc.go).
 	textOrder exec.TextOrder
-	tables    map[*lplan.TableDef]*Table
-	refs      map[*lplan.TableDef]string // AS OF refs (vexec_asof.go)
-	oids      []uint32
+	// caseMap maps case for lower/upper/initcap/ILIKE (vexec_casemap.go).
+	caseMap *builtin.CaseMap
+	tables  map[*lplan.TableDef]*Table
+	refs    map[*lplan.TableDef]string // AS OF refs (vexec_asof.go)
+	oids    []uint32
 	// uses: the types any column of the statement has (the output of
 	// some depends on session settings sql/exec does not follow).
 	uses map[uint32]bool
@@ -168,6 +171,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	if err != nil {
 		return err
 	}
+	caseMap := pl.vecCaseMap(q, cat.tables) // vexec_casemap.go
 	if err := pl.defaultCollateCheck(stmt, cat.tables); err != nil {
 		return err // pgcatalog_collate.go
 	}
@@ -189,7 +193,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	if err != nil {
 		return fail(err)
 	}
-	p := &plan{kind: "select", tag: "SELECT", sessionBound: cat.sessionBound, vec: &vecPlan{prep: prep, tables: cat.tables, refs: cat.refs, uses: map[uint32]bool{}, virt: cat.virt, views: cat.views, textOrder: textOrder, dialect: pl.dialect(), query: q}}
+	p := &plan{kind: "select", tag: "SELECT", sessionBound: cat.sessionBound, vec: &vecPlan{prep: prep, tables: cat.tables, refs: cat.refs, uses: map[uint32]bool{}, virt: cat.virt, views: cat.views, textOrder: textOrder, caseMap: caseMap, dialect: pl.dialect(), query: q}}
 	for id := 1; id <= q.MD.Len(); id++ {
 		t := q.MD.Column(lplan.ColumnID(id)).Type
 		p.vec.uses[t.OID] = true
@@ -350,6 +354,7 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 		// Spilling sorts (sql/exec/extsort.go) and the statement clock (clock.go).
 		opts.TempDir, opts.TempFileLimit = ex.sess.srv.opts.TempDir, ex.sess.srv.opts.TempFileLimit
 		opts.Clock = ex.sess.libraryContext()
+		opts.Clock.Case = p.vec.caseMap
 	}
 	for i, v := range ex.params {
 		var pv types.Value

@@ -206,6 +206,8 @@ func textOrdering(r lplan.Rel, md *lplan.Metadata, sites *orderSites) bool {
 				}
 			case *lplan.Op:
 				switch e.Op {
+				case "~~*", "!~~*":
+					sites.caseMapping = true // ILIKE folds with lower()
 				case "<", "<=", ">", ">=":
 					ordered := false
 					for _, a := range e.Args {

@@ -237,7 +237,7 @@ func recv(oid OID, b []byte) (Value, error) {
 		if len(b) == 0 || b[0] != 1 {
 			return nil, errorf(CodeInvalidBinary, "unsupported jsonpath version number: %d", len(b))
 		}
-		return parseJSONPathValue(string(b[1:]))
+		return Dialect{}.parseJSONPathValue(string(b[1:]))
 	case Char:
 		if len(b) == 0 || b[0] == 0 {
 			return "", nil

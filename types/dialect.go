@@ -34,6 +34,9 @@ func (d Dialect) In(oid OID, mod int32, s string) (Value, error) {
 			}
 		}
 	}
+	if oid == JSONPath {
+		return d.parseJSONPathValue(s) // jsonpath.go: 17's item methods
+	}
 	if oid == Char && !d.atLeast(150000) {
 		if s == "" {
 			return "", nil

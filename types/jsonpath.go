@@ -64,7 +64,11 @@ const (
 	JPNot
 	JPExists
 	JPIsUnknown
+	JPAny // .** with levels First to Last (JPLastLevel: last)
 )
+
+// JPLastLevel is the level "last" of .**{…} (PG_UINT32_MAX).
+const JPLastLevel = ^uint32(0)
 
 // JPItem is one item: an operation with its operands (Left, Right; a
 // unary operation's, a filter's or exists' in Left), a literal, an
@@ -77,6 +81,7 @@ type JPItem struct {
 	Num         *Decimal
 	Bool        bool
 	Subs        []JPSub // [i, j to k]
+	First, Last uint32  // .**'s levels
 	Next        *JPItem
 }
 
@@ -96,8 +101,16 @@ func jpUnsupported(what string) *Error {
 	return errorf(CodeUnsupported, "sidecar does not support this jsonpath: %s", what)
 }
 
-// ParseJSONPath reads a jsonpath text (jsonpath_in) of the subset.
+// ParseJSONPath reads a jsonpath text (jsonpath_in) of the subset, as
+// the newest major reads it.
 func ParseJSONPath(s string) (*PathExpr, error) {
+	jp, _, err := parseJSONPath(s)
+	return jp, err
+}
+
+// parseJSONPath is ParseJSONPath, also saying whether the path uses an
+// item method PostgreSQL 17 added.
+func parseJSONPath(s string) (*PathExpr, bool, error) {
 	p := &jpParser{s: s}
 	p.next()
 	jp := &PathExpr{}
@@ -107,16 +120,16 @@ func ParseJSONPath(s string) (*PathExpr, error) {
 	}
 	e, err := p.or()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if p.err != nil {
-		return nil, p.err
+		return nil, false, p.err
 	}
 	if p.tok != "" {
-		return nil, jpUnsupported("text after the expression at " + strconv.Quote(p.tok))
+		return nil, false, jpUnsupported("text after the expression at " + strconv.Quote(p.tok))
 	}
 	jp.Expr = e
-	return jp, nil
+	return jp, p.v17, nil
 }
 
 // jpParser reads tokens: punctuation, "strings" (tokStr true), numbers
@@ -133,6 +146,7 @@ type jpParser struct {
 	err      error
 	inFilter int
 	inSubs   int
+	v17      bool // a method PostgreSQL 17 added was read
 }
 
 func jpWordByte(c byte) bool {
@@ -207,7 +221,7 @@ func (p *jpParser) next() {
 			return
 		}
 	}
-	if strings.IndexByte("$@.[]()?,*!<>+-/%", c) < 0 {
+	if strings.IndexByte("$@.[]()?,*!<>+-/%{}", c) < 0 {
 		p.fail("the character " + strconv.Quote(string(c)))
 		return
 	}
@@ -223,52 +237,14 @@ func (p *jpParser) fail(what string) {
 	p.i = len(p.s)
 }
 
-// jpString reads a "…" string at s's start: its value and length.
+// jpString reads a "…" string at s's start: its value and length
+// (JSON's escapes; \u0000 is refused, as PostgreSQL's scanner does).
 func jpString(s string) (string, int, bool) {
-	var b strings.Builder
-	for i := 1; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '"':
-			return b.String(), i + 1, true
-		case c == '\\':
-			if i+1 >= len(s) {
-				return "", 0, false
-			}
-			switch s[i+1] {
-			case '"', '\\', '/':
-				b.WriteByte(s[i+1])
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
-			case 'u':
-				if i+6 > len(s) {
-					return "", 0, false
-				}
-				v, err := strconv.ParseUint(s[i+2:i+6], 16, 16)
-				if err != nil || v == 0 || v >= 0xD800 && v <= 0xDFFF {
-					return "", 0, false
-				}
-				b.WriteRune(rune(v))
-				i += 6
-				continue
-			default:
-				return "", 0, false
-			}
-			i += 2
-		default:
-			b.WriteByte(c)
-			i++
-		}
+	v, n, ok := UnescapeJSONString(s)
+	if !ok || strings.IndexByte(v, 0) >= 0 {
+		return "", 0, false
 	}
-	return "", 0, false
+	return v, n, true
 }
 
 func (p *jpParser) expect(tok string) error {
@@ -547,16 +523,26 @@ func (p *jpParser) primary() (*JPItem, error) {
 			case p.isStr:
 				acc = &JPItem{Kind: JPKey, Str: p.str}
 				p.next()
+			case p.tok == "**":
+				var err error
+				if acc, err = p.anyPath(); err != nil {
+					return nil, err
+				}
 			case p.isWord && !p.isNum:
 				name := p.tok
 				p.next()
 				if p.tok == "(" && !p.isStr {
-					switch name {
-					case "size", "type", "abs", "floor", "ceiling":
+					switch {
+					case jpMethods[name]:
+					case jpMethods17[name]:
+						p.v17 = true
 					default:
 						return nil, jpUnsupported("the item method ." + name + "()")
 					}
 					p.next()
+					if p.tok != ")" && name == "decimal" {
+						return nil, jpUnsupported("the item method .decimal() with a precision")
+					}
 					if err := p.expect(")"); err != nil {
 						return nil, err
 					}
@@ -785,6 +771,11 @@ func jpPrint(b *strings.Builder, it *JPItem, inKey, brackets bool) {
 		jpQuote(b, it.Str)
 	case JPMethod:
 		b.WriteString("." + it.Str + "()")
+	case JPAny:
+		if inKey {
+			b.WriteByte('.')
+		}
+		b.WriteString(jpAnyText(it.First, it.Last))
 	}
 	if it.Next != nil {
 		jpPrint(b, it.Next, true, true)
@@ -805,10 +796,15 @@ func jpFlagsCanon(f string) string {
 }
 
 // parseJSONPathValue is jsonpath_in: the path as jsonpath_out prints it.
-func parseJSONPathValue(s string) (string, error) {
-	jp, err := ParseJSONPath(s)
+// Before PostgreSQL 17 (d.Version set and below 170000) the item methods
+// 17 added are a syntax error, as that major's grammar has no such word.
+func (d Dialect) parseJSONPathValue(s string) (string, error) {
+	jp, v17, err := parseJSONPath(s)
 	if err != nil {
 		return "", err
+	}
+	if v17 && !d.atLeast(170000) {
+		return "", errorf(CodeSyntax, "syntax error at or near \"(\" of jsonpath input")
 	}
 	if err := jpCheckFlags(jp.Expr); err != nil {
 		return "", err

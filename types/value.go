@@ -62,7 +62,7 @@ func in(oid OID, s string) (Value, error) {
 	case JSONB:
 		return parseJSONB(s)
 	case JSONPath:
-		return parseJSONPathValue(s) // jsonpath.go
+		return Dialect{}.parseJSONPathValue(s) // jsonpath.go
 	case Date:
 		return parseDate(s)
 	case Timestamp, Timestamptz:

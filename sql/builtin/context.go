@@ -22,6 +22,10 @@ type Context struct {
 	// Zone is the session's TimeZone (nil: UTC): timestamptz's local
 	// time in casts, date_trunc, extract, to_char, AT TIME ZONE (tz.go).
 	Zone *types.Zone
+	// Case is the case mapping of lower, upper, initcap and ILIKE under
+	// the statement's collation (casemap.go); nil: not known (non-ASCII
+	// text refused).
+	Case *CaseMap
 }
 
 // unixEpoch2000 is 2000-01-01 00:00 UTC, PostgreSQL's timestamp epoch, in

@@ -268,6 +268,22 @@ type part struct {
 
 func intPart(n int64) part { return part{n: n, f: float64(n)} }
 
+// secondsPart is the microseconds, milliseconds or second unit u of a
+// value whose seconds field is sec and its microseconds fsec (the
+// numeric exact, the float8 as PostgreSQL computes it); ok is false for
+// other units.
+func secondsPart(u unit, sec, fsec int64) (p part, ok bool) {
+	switch u {
+	case uMicro:
+		return intPart(sec*1000000 + fsec), true
+	case uMilli:
+		return part{n: sec*1000000 + fsec, scale: 3, f: float64(sec)*1000.0 + float64(fsec)/1000.0}, true
+	case uSecond:
+		return part{n: sec*1000000 + fsec, scale: 6, f: float64(sec) + float64(fsec)/1000000.0}, true
+	}
+	return part{}, false
+}
+
 // tsPart is timestamp_part_common (PostgreSQL 14+) for timestamp and
 // timestamptz (at UTC).
 func tsPart(low string, t types.TimestampVal, typ OID) (part, error) {
@@ -291,13 +307,10 @@ func tsPart(low string, t types.TimestampVal, typ OID) (part, error) {
 		return part{}, unitErr(CodeFeatureNotSupported, low, typ, "not supported")
 	}
 	x := toTm(t)
+	if p, ok := secondsPart(u, x.sec, x.fsec); ok {
+		return p, nil
+	}
 	switch u {
-	case uMicro:
-		return intPart(x.sec*1000000 + x.fsec), nil
-	case uMilli:
-		return part{n: x.sec*1000000 + x.fsec, scale: 3, f: float64(x.sec)*1000.0 + float64(x.fsec)/1000.0}, nil
-	case uSecond:
-		return part{n: x.sec*1000000 + x.fsec, scale: 6, f: float64(x.sec) + float64(x.fsec)/1000000.0}, nil
 	case uMinute:
 		return intPart(x.min), nil
 	case uHour:
@@ -531,8 +544,7 @@ func (r *Registry) addDateTime() {
 		return intervalTrunc(lowerUnits(str(a[0])), a[1].(types.IntervalVal)) // intervaltrunc.go
 	}, tx, iv)
 	r.def("date_trunc", tsz, refuse("date_trunc(text, timestamptz, zone)"), tx, tsz, tx)
-	r.def("date_part", f8, refuse("date_part(text, time)"), tx, types.Time)
-	r.def("extract", nm, refuse("extract(… from time)"), tx, types.Time)
+	r.addTimeParts(partFns) // timepart.go
 
 	r.def("make_date", dt, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return makeDate(i64(a[0]), i64(a[1]), i64(a[2]))
@@ -646,7 +658,7 @@ func makeTimestamp(y, mo, d, h, mi int64, sec float64) (types.Value, error) {
 	us := math.RoundToEven(sec * 1000000)
 	if h < 0 || h > 24 || mi < 0 || mi > 59 || math.IsNaN(sec) || us < 0 || us > 60*1000000 ||
 		((h*60+mi)*60)*1000000+int64(us) > usecsPerDay {
-		return nil, errorf(CodeDatetimeOverflow, "time field value out of range: %d:%02d:%s", h, mi, strconv.FormatFloat(sec, 'g', 6, 64))
+		return nil, errorf(CodeDatetimeOverflow, "time field value out of range: %d:%02d:%s", h, mi, pgFloatG02(sec))
 	}
 	x := tm{year: ay, mon: mo, mday: d, hour: h, min: mi}
 	t, err := fromTm(x)
@@ -709,13 +721,10 @@ func intervalPart(low string, v types.IntervalVal) (part, error) {
 		return part{}, unitErr(CodeInvalidParameter, low, iv, "not recognized")
 	}
 	year, mon, _, hour, min, sec, usec := intervalFields(v)
+	if p, ok := secondsPart(u, sec, usec); ok {
+		return p, nil
+	}
 	switch u {
-	case uMicro:
-		return intPart(sec*1000000 + usec), nil
-	case uMilli:
-		return part{n: sec*1000000 + usec, scale: 3, f: float64(sec)*1000.0 + float64(usec)/1000.0}, nil
-	case uSecond:
-		return part{n: sec*1000000 + usec, scale: 6, f: float64(sec) + float64(usec)/1000000.0}, nil
 	case uMinute:
 		return intPart(min), nil
 	case uHour:

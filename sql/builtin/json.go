@@ -347,9 +347,8 @@ func writeJSONNode(b *strings.Builder, t OID, n *jnode) {
 		escapeJSON(b, n.str)
 	case jNumber:
 		if t == jsbOID {
-			// jsonb holds a number as numeric_out prints it (1e2 is 100).
-			if d, err := types.In(types.Numeric, -1, n.str); err == nil {
-				b.WriteString(types.Out(types.Numeric, d))
+			if d, err := jpDecimal(n); err == nil {
+				b.WriteString(jsonbNumText(d))
 				break
 			}
 		}

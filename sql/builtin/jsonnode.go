@@ -3,10 +3,9 @@ package builtin
 import (
 	"math/big"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // jnode is one JSON value of a json or jsonb datum, parsed from its
@@ -168,79 +167,15 @@ func (p *jparser) value() (*jnode, error) {
 }
 
 // str reads a string token (p at its opening quote) and decodes its
-// escapes; surrogate pairs in \u escapes combine as PostgreSQL's
-// json_lex_string does.
+// escapes (types.UnescapeJSONString: surrogate pairs combined as
+// json_lex_string does; a lone surrogate cannot be in a stored datum).
 func (p *jparser) str() (string, error) {
-	p.i++
-	var b strings.Builder
-	for p.i < len(p.s) {
-		c := p.s[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			return b.String(), nil
-		case c == '\\':
-			if p.i+1 >= len(p.s) {
-				return "", p.bad()
-			}
-			e := p.s[p.i+1]
-			p.i += 2
-			switch e {
-			case '"', '\\', '/':
-				b.WriteByte(e)
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
-			case 'u':
-				r, ok := p.hex4()
-				if !ok {
-					return "", p.bad()
-				}
-				if utf16.IsSurrogate(r) && strings.HasPrefix(p.s[p.i:], `\u`) {
-					save := p.i
-					p.i += 2
-					if r2, ok := p.hex4(); ok {
-						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-							b.WriteRune(d)
-							continue
-						}
-					}
-					p.i = save
-				}
-				if utf16.IsSurrogate(r) {
-					// PostgreSQL refuses a lone surrogate on input; a
-					// stored datum cannot hold one.
-					return "", p.bad()
-				}
-				b.WriteRune(r)
-			default:
-				return "", p.bad()
-			}
-		default:
-			b.WriteByte(c)
-			p.i++
-		}
+	v, n, ok := types.UnescapeJSONString(p.s[p.i:])
+	if !ok {
+		return "", p.bad()
 	}
-	return "", p.bad()
-}
-
-func (p *jparser) hex4() (rune, bool) {
-	if p.i+4 > len(p.s) {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(p.s[p.i:p.i+4], 16, 32)
-	if err != nil {
-		return 0, false
-	}
-	p.i += 4
-	return rune(v), true
+	p.i += n
+	return v, nil
 }
 
 // field is an object's value under key: for jsonb the only one (keys

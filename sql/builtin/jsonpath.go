@@ -41,6 +41,14 @@ type jpCtx struct {
 	vars   *jnode
 	strict bool
 	last   int // innermostArraySize - 1; -2 outside subscripts
+	// ignore is ignoreStructuralErrors: lax mode, and strict mode
+	// below .**.
+	ignore bool
+	// throw is throwErrors: not silent, and not inside a predicate's
+	// operands.
+	throw bool
+	// r is the library (its major), nil when not known.
+	r *Registry
 }
 
 // jpBool is JsonPathBool.
@@ -52,10 +60,16 @@ const (
 	jpUnknown
 )
 
+// jpNum is a number the evaluator computed, as a jsonb node.
 func jpNum(d *types.Decimal) *jnode {
-	s := d.String()
+	s := jsonbNumText(d)
 	return &jnode{kind: jNumber, str: s, raw: s}
 }
+
+// jsonbNumText is a number as jsonb holds and prints it: numeric_out of
+// its value (1e2 is 100), for numbers read from a datum (json.go) and
+// computed by jsonpath alike.
+func jsonbNumText(d *types.Decimal) string { return d.String() }
 
 // exec applies it and the accessors after it to v (@ is cur); unwrap is
 // whether an array target is unwrapped (lax, except for the elements of
@@ -119,12 +133,12 @@ func (c *jpCtx) exec(it *types.JPItem, v, cur *jnode, unwrap bool) ([]*jnode, er
 		case v.kind == jObject:
 			if f := v.field(it.Str); f != nil {
 				err = next(f)
-			} else if c.strict {
+			} else if !c.ignore {
 				return nil, jpSoft("2203A", "JSON object does not contain key %q", it.Str)
 			}
 		case unwrap && v.kind == jArray:
 			return unwrapArray()
-		case c.strict:
+		case !c.ignore:
 			return nil, jpSoft("2203A", "jsonpath member accessor can only be applied to an object")
 		}
 	case types.JPAnyKey:
@@ -134,7 +148,7 @@ func (c *jpCtx) exec(it *types.JPItem, v, cur *jnode, unwrap bool) ([]*jnode, er
 			err = next(vals...)
 		case unwrap && v.kind == jArray:
 			return unwrapArray()
-		case c.strict:
+		case !c.ignore:
 			return nil, jpSoft("2203C", "jsonpath wildcard member accessor can only be applied to an object")
 		}
 	case types.JPAnyArray:
@@ -143,12 +157,15 @@ func (c *jpCtx) exec(it *types.JPItem, v, cur *jnode, unwrap bool) ([]*jnode, er
 			err = next(v.vals...)
 		case !c.strict:
 			err = next(v)
-		default:
+		case !c.ignore:
 			return nil, jpSoft("22039", "jsonpath wildcard array accessor can only be applied to an array")
 		}
 	case types.JPIndex:
 		if v.kind != jArray && c.strict {
-			return nil, jpSoft("22039", "jsonpath array accessor can only be applied to an array")
+			if !c.ignore {
+				return nil, jpSoft("22039", "jsonpath array accessor can only be applied to an array")
+			}
+			break
 		}
 		elems := []*jnode{v}
 		if v.kind == jArray {
@@ -168,7 +185,7 @@ func (c *jpCtx) exec(it *types.JPItem, v, cur *jnode, unwrap bool) ([]*jnode, er
 					return out, err
 				}
 			}
-			if c.strict && (from < 0 || from > to || to >= int64(len(elems))) {
+			if !c.ignore && (from < 0 || from > to || to >= int64(len(elems))) {
 				return out, jpSoft("22033", "jsonpath array subscript is out of bounds")
 			}
 			from = max(from, 0)
@@ -197,12 +214,32 @@ func (c *jpCtx) exec(it *types.JPItem, v, cur *jnode, unwrap bool) ([]*jnode, er
 			if v.kind == jArray {
 				n = int64(len(v.vals))
 			} else if c.strict {
-				return nil, jpSoft("22039", "jsonpath item method .size() can only be applied to an array")
+				if !c.ignore {
+					return nil, jpSoft("22039", "jsonpath item method .size() can only be applied to an array")
+				}
+				break
 			}
 			err = next(jpNum(types.DecimalFromInt(n)))
 		case "type":
 			t := v.typeName()
 			err = next(&jnode{kind: jString, str: t, raw: strconv.Quote(t)})
+		case "keyvalue", "double", "bigint", "boolean", "decimal", "integer", "number", "string":
+			if unwrap && v.kind == jArray {
+				return unwrapArray()
+			}
+			n, _, e := c.method(it.Str, v) // jsonpath_methods.go
+			if e != nil {
+				return nil, e
+			}
+			if n != nil {
+				err = next(n)
+				break
+			}
+			kvs, e := c.keyValues(v)
+			if e != nil {
+				return nil, e
+			}
+			err = next(kvs...)
 		default: // abs, floor, ceiling
 			if unwrap && v.kind == jArray {
 				return unwrapArray()
@@ -226,6 +263,8 @@ func (c *jpCtx) exec(it *types.JPItem, v, cur *jnode, unwrap bool) ([]*jnode, er
 			}
 			err = next(jpNum(d))
 		}
+	case types.JPAny:
+		return c.execAny(it, v, cur) // jsonpath_methods.go
 	case types.JPAdd, types.JPSubtract, types.JPMul, types.JPDiv, types.JPMod:
 		r, e := c.arith(it, v, cur)
 		if e != nil {
@@ -402,7 +441,10 @@ func (c *jpCtx) boolItem(it *types.JPItem, v, cur *jnode) (jpBool, error) {
 		}
 		return jpFalse, nil
 	case types.JPExists:
+		saved := c.throw
+		c.throw = false
 		seq, err := c.exec(it.Left, v, cur, !c.strict)
+		c.throw = saved
 		if err != nil {
 			switch {
 			case !soft(err):
@@ -438,6 +480,9 @@ func (c *jpCtx) predicate(it *types.JPItem, v, cur *jnode) (jpBool, error) {
 		}
 		return 0, err
 	}
+	saved := c.throw
+	c.throw = false
+	defer func() { c.throw = saved }()
 	lseq, err := c.unwrapped(it.Left, v, cur, true)
 	if err != nil {
 		return caught(err)
@@ -607,7 +652,7 @@ func jpLikeRegex(it *types.JPItem, s string) (bool, error) {
 }
 
 // jsonPathRun evaluates path over target: the items, or the error.
-func jsonPathRun(target, path string, vars types.Value) ([]*jnode, *jpCtx, error) {
+func jsonPathRun(r *Registry, target, path string, vars types.Value, silent bool) ([]*jnode, *jpCtx, error) {
 	jp, err := types.ParseJSONPath(path)
 	if err != nil {
 		return nil, nil, err
@@ -616,7 +661,7 @@ func jsonPathRun(target, path string, vars types.Value) ([]*jnode, *jpCtx, error
 	if err != nil {
 		return nil, nil, err
 	}
-	c := &jpCtx{root: root, strict: jp.Strict, last: -2}
+	c := &jpCtx{root: root, strict: jp.Strict, last: -2, ignore: !jp.Strict, throw: !silent, r: r}
 	if vars != nil {
 		if c.vars, err = parseJSON(str(vars)); err != nil {
 			return nil, nil, err
@@ -649,8 +694,14 @@ func jpFinish(err error, silent bool) error {
 
 // JSONPathRows are jsonb_path_query's rows (a[2], a[3]: vars, silent).
 func JSONPathRows(a []types.Value) ([]types.Value, error) {
+	return jsonPathRows(nil, a)
+}
+
+// jsonPathRows are jsonb_path_query's rows under r's major (nil: not
+// known).
+func jsonPathRows(r *Registry, a []types.Value) ([]types.Value, error) {
 	vars, silent := jpOptArgs(a)
-	items, _, err := jsonPathRun(str(a[0]), str(a[1]), vars)
+	items, _, err := jsonPathRun(r, str(a[0]), str(a[1]), vars, silent)
 	if err := jpFinish(err, silent); err != nil {
 		return nil, err
 	}
@@ -681,7 +732,7 @@ func (r *Registry) addJSONPath() {
 			if opr {
 				silent = true
 			}
-			items, c, err := jsonPathRun(str(a[0]), str(a[1]), vars)
+			items, c, err := jsonPathRun(r, str(a[0]), str(a[1]), vars, silent)
 			if err != nil && soft(err) {
 				switch {
 				case c.strict && silent:
@@ -707,7 +758,7 @@ func (r *Registry) addJSONPath() {
 			if opr {
 				silent = true
 			}
-			items, _, err := jsonPathRun(str(a[0]), str(a[1]), vars)
+			items, _, err := jsonPathRun(r, str(a[0]), str(a[1]), vars, silent)
 			if err := jpFinish(err, silent); err != nil {
 				return nil, err
 			}
@@ -728,14 +779,14 @@ func (r *Registry) addJSONPath() {
 		}
 	}
 	first := func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-		rows, err := JSONPathRows(a)
+		rows, err := jsonPathRows(r, a)
 		if err != nil || len(rows) == 0 {
 			return nil, err
 		}
 		return rows[0], nil
 	}
 	array := func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-		rows, err := JSONPathRows(a)
+		rows, err := jsonPathRows(r, a)
 		if err != nil {
 			return nil, err
 		}

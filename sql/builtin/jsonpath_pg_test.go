@@ -43,3 +43,30 @@ func TestJSONPathMatchesPostgres(t *testing.T) {
 	runDifferential(t, cases)
 	noRefusals(t, cross("jsonb_path_query_array", jsonpathTargets, vals("jsonpath", `$.a.b[*]`, `$.a[*] ? (@.x > 1).x`, `strict $.a.x`, `$[*].type()`), vars))
 }
+
+// TestJSONPathMethodsMatchPostgres compares .** (lax and strict, with
+// levels), .keyvalue(), .double() and PostgreSQL 17's .bigint()
+// .boolean() .decimal() .integer() .number() .string() (a syntax error
+// before 17) with PostgreSQL. Before, every such path was refused
+// (0A000) at input.
+func TestJSONPathMethodsMatchPostgres(t *testing.T) {
+	targets := vals("jsonb", `{"a":{"b":[1,{"c":2}]},"d":3}`, `[1,[2,[3,{"x":4}]],"5"]`, `{"k":"1.5","i":"42","b":"true","n":null,"t":true,"f":1.5,"big":1e20}`,
+		`["1.5", "abc", "  7 ", "0x1F", "1_000", "1e3", "-0", "nan", "inf", "yes", "off", "t", "TRUE", " true", "", "12345678901", 2.5, -2.5, 0, 1, 3.5, 1e400, true, false, null, {}, []]`,
+		`5`, `"str"`, `null`, `{}`, `[]`, `{"a":{"a":{"a":1}},"b":[{"a":2}]}`, `{"x":[{"y":1},{"y":"2"}],"z":{"y":[3]}}`)
+	paths := vals("jsonpath", `$.**`, `lax $.**`, `strict $.**`, `$.**{0}`, `$.**{1}`, `$.**{2}`, `$.**{last}`, `$.**{1 to 2}`,
+		`$.**{2 to last}`, `$.**{last to 1}`, `$.**{3 to 1}`, `$.**.a`, `strict $.**.a`, `$.**{1}.a`, `$.**.y`, `strict $.**.y`, `$.**[*]`,
+		`strict $.**[*]`, `strict $.**[0]`, `strict $.**[9]`, `$.**.size()`, `strict $.**.size()`, `$.** ? (@ > 1)`, `strict $.** ? (@.a == 1)`,
+		`$.**.type()`, `$.**.abs()`, `strict $.**.*`, `$.**{0 to 1}.**{1}`, `$.a.**`, `$.x[*].**`,
+		`$.keyvalue()`, `strict $.keyvalue()`, `$.keyvalue().key`, `$.keyvalue().value`, `$.keyvalue() ? (@.value > 1)`, `$.a.keyvalue()`,
+		`$[*].double()`, `strict $[*].double()`, `$.f.double()`, `$.k.double()`, `$.big.double()`, `$.double()`, `$.n.double()`, `$.*.double()`,
+		`$[*].bigint()`, `$[*].integer()`, `$[*].boolean()`, `$[*].number()`, `$[*].decimal()`, `$[*].string()`, `$.i.bigint() + 1`,
+		`$.*.string()`, `$.t.string()`, `$.b.boolean()`, `$.k.number()`, `$.f.integer()`, `$.big.integer()`, `$.big.bigint()`, `$.**.string()`,
+		`$.string().type()`, `$.k.decimal().double()`, `strict $[*].string()`, `$ ? (@.string() == "5")`, `$.*.boolean()`)
+	var cases []call
+	cases = append(cases, cross("jsonb_path_query_array", targets, paths)...)
+	cases = append(cases, cross("jsonb_path_query_array", targets, paths, vals("jsonb", `{}`), vals("bool", "true"))...)
+	cases = append(cases, cross("jsonb_path_exists", targets, paths, vals("jsonb", `{}`), vals("bool", "true", "false"))...)
+	cases = append(cases, cross("jsonb_path_query_first", targets, paths)...)
+	runDifferential(t, cases)
+	noRefusals(t, cross("jsonb_path_query_array", targets, vals("jsonpath", `$.**`, `strict $.**{2}`, `$.keyvalue()`, `$[*].double()`)))
+}

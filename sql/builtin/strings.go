@@ -52,15 +52,16 @@ func isASCII(s string) bool {
 	return true
 }
 
-// caseMap refuses text whose case mapping depends on the database's
-// LC_CTYPE (anything but ASCII), then maps it.
-func caseMap(name string, fn func(string) string) Impl {
-	return textFn(func(s string) (types.Value, error) {
-		if !isASCII(s) {
-			return nil, unsupported("%s() of non-ASCII text (its case mapping is the database's LC_CTYPE)", name)
+// caseMap is lower, upper or initcap under the context's case mapping
+// (casemap.go): non-ASCII text is refused when it is not known.
+func caseMap(fn func(m *CaseMap, s string) (string, error)) Impl {
+	return func(c *Context, a []types.Value, _ []OID) (types.Value, error) {
+		out, err := fn(caseOf(c), str(a[0]))
+		if err != nil {
+			return nil, err
 		}
-		return fn(s), nil
-	})
+		return out, nil
+	}
 }
 
 func asciiUpper(s string) string {
@@ -339,9 +340,9 @@ func (r *Registry) addStrings() {
 	r.def("octet_length", i4, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) { return int64(len(a[0].([]byte))), nil }, bya)
 	r.def("bit_length", i4, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) { return 8 * int64(len(str(a[0]))), nil }, tx)
 
-	r.def("upper", tx, caseMap("upper", asciiUpper), tx)
-	r.def("lower", tx, caseMap("lower", asciiLower), tx)
-	r.def("initcap", tx, caseMap("initcap", initcap), tx)
+	r.def("upper", tx, caseMap((*CaseMap).Upper), tx)
+	r.def("lower", tx, caseMap((*CaseMap).Lower), tx)
+	r.def("initcap", tx, caseMap((*CaseMap).Initcap), tx)
 
 	sub2 := func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return substr(str(a[0]), i64(a[1]), 0, false)

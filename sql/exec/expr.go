@@ -397,7 +397,7 @@ func (c *compiler) op(x *plan.Op) (vexpr, error) {
 	case "||":
 		fn = concatIn(lt, rt, c.zone()) // tz.go
 	case "~~", "!~~", "~~*", "!~~*":
-		if fn, err = likeOp(x.Op, lt, rt); err != nil {
+		if fn, err = likeOp(x.Op, lt, rt, c.caseMap()); err != nil { // casemap.go
 			return nil, err
 		}
 	default:

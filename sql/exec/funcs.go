@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"strings"
 	"unicode/utf8"
 
 	"github.com/sidecar-dev/sidecar/sql/builtin"
@@ -11,7 +10,7 @@ import (
 
 // likeOp is LIKE (~~), NOT LIKE and their ILIKE forms with backslash as
 // the escape character.
-func likeOp(op string, l, r plan.Type) (func(a, b types.Value) (types.Value, error), error) {
+func likeOp(op string, l, r plan.Type, cm *builtin.CaseMap) (func(a, b types.Value) (types.Value, error), error) {
 	if !isStr(l.OID) || !isStr(r.OID) {
 		return nil, unsupported("LIKE on " + l.String())
 	}
@@ -20,23 +19,19 @@ func likeOp(op string, l, r plan.Type) (func(a, b types.Value) (types.Value, err
 	return func(a, b types.Value) (types.Value, error) {
 		s, p := a.(string), b.(string)
 		if fold {
-			if !isASCII(s) || !isASCII(p) {
-				return nil, unsupported("ILIKE on non-ASCII text (its case folding depends on the locale)")
+			// PostgreSQL folds both with lower() under the collation
+			// (Generic_Text_IC_like in a multibyte encoding).
+			var err error
+			if s, err = cm.Lower(s); err != nil {
+				return nil, libraryErr(err)
 			}
-			s, p = strings.ToLower(s), strings.ToLower(p)
+			if p, err = cm.Lower(p); err != nil {
+				return nil, libraryErr(err)
+			}
 		}
 		m, err := like(s, p)
 		return m != neg, err
 	}, nil
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // like matches s against LIKE pattern p (% any run, _ one character,

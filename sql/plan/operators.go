@@ -372,7 +372,7 @@ func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, erro
 	if e, found, err := b.extFuncCall(name, f, sc, ctx); found || err != nil {
 		return e, err // a function of the catalog (extfunc.go)
 	}
-	f, err := positionalArgs(name, f) // namedargs.go
+	f, err := b.positionalArgs(name, f) // namedargs.go
 	if err != nil {
 		return nil, err
 	}

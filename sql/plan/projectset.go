@@ -83,6 +83,10 @@ func (b *binder) srfCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 	case f.AggStar || f.AggDistinct || f.AggFilter != nil || len(f.AggOrder) > 0 || f.FuncVariadic:
 		return nil, unsupported("this call of "+name, f.Location)
 	}
+	f, err := b.positionalArgs(name, f) // namedargs.go
+	if err != nil {
+		return nil, err
+	}
 	inner := *ctx
 	inner.inSRF = true
 	fs := &FuncScan{Name: name}

@@ -27,6 +27,10 @@ func (b *binder) srfInFrom(rf *pg.RangeFunction, sc *scope) (Rel, *item, bool, e
 		if !srfNames[strings.ToLower(opName(fc.Funcname))] || len(fc.Funcname) > 2 || fc.AggStar || fc.AggDistinct || fc.Over != nil || fc.FuncVariadic {
 			return nil, nil, false, nil
 		}
+		fc, err := b.positionalArgs(strings.ToLower(opName(fc.Funcname)), fc) // namedargs.go
+		if err != nil {
+			return nil, nil, true, err
+		}
 		calls = append(calls, fc)
 	}
 	// A function in FROM is LATERAL: its arguments may read the items
