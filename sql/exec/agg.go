@@ -222,7 +222,7 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 			}
 		}
 		if extra {
-		} else if init, ok := jsonAggInit(ae, c.zone()); ok {
+		} else if init, ok := jsonAggInit(ae, c.zone(), e.dialect); ok {
 			f.init = init // jsonagg.go
 		} else if f.init, err = aggInit(ae.Name, f.argT, ae.T.OID, f.arg == nil); err != nil {
 			return nil, err

@@ -16,10 +16,13 @@ type jsonAgg struct {
 	arrayAgg
 	t    plan.OID    // json or jsonb
 	zone *types.Zone // the session's: a timestamptz's offset
+	// major is the followed server's major (0: unknown): json_object_agg's
+	// NULL key fails 22004 from 16, 22023 before (nullKeyErr).
+	major int
 }
 
 // jsonAggInit is the state of ae when it is a json aggregate.
-func jsonAggInit(ae plan.AggExpr, zone *types.Zone) (func() aggState, bool) {
+func jsonAggInit(ae plan.AggExpr, zone *types.Zone, dialect types.Dialect) (func() aggState, bool) {
 	switch ae.Name {
 	case "json_agg", "jsonb_agg", "json_object_agg", "jsonb_object_agg":
 	default:
@@ -31,13 +34,20 @@ func jsonAggInit(ae plan.AggExpr, zone *types.Zone) (func() aggState, bool) {
 	}
 	t, name := ae.T.OID, ae.Name
 	return func() aggState {
-		return &jsonAgg{arrayAgg: arrayAgg{elem: elem, elem2: elem2, name: name}, t: t, zone: zone}
+		return &jsonAgg{arrayAgg: arrayAgg{elem: elem, elem2: elem2, name: name}, t: t, zone: zone, major: dialect.Version / 10000}
 	}, true
 }
 
 func (a *jsonAgg) result() (types.Value, error) {
 	if len(a.rows) == 0 {
 		return nil, nil
+	}
+	if a.elem2 != 0 {
+		// A NULL key fails whatever the order of rows: before any
+		// refusal of an order the rows' ties leave open.
+		if err := a.nullKeyErr(a.rows); err != nil {
+			return nil, err
+		}
 	}
 	var rows []*aggRow
 	var err error
@@ -96,4 +106,27 @@ func (a *jsonAgg) jsonbObjectRows() ([]*aggRow, error) {
 		last[k] = i
 	}
 	return rows, nil
+}
+
+// nullKeyErr is json[b]_object_agg's error for a NULL key as the followed
+// major raises it: PostgreSQL 16 made it 22004 "null value not allowed
+// for object key" (json_object_agg_transfn_worker); before, and for
+// jsonb_object_agg on every major, 22023 "field name must not be null"
+// (the library's). Unknown major: refused.
+func (a *jsonAgg) nullKeyErr(rows []*aggRow) error {
+	for _, r := range rows {
+		if r.v != nil {
+			continue
+		}
+		switch {
+		case a.t != types.JSON:
+			return &types.Error{Code: "22023", Message: "field name must not be null"}
+		case a.major >= 16:
+			return &types.Error{Code: "22004", Message: "null value not allowed for object key"}
+		case a.major == 0:
+			return unsupported("json_object_agg of a NULL key when the followed server's major is unknown (its error differs by major)")
+		}
+		return &types.Error{Code: "22023", Message: "field name must not be null"}
+	}
+	return nil
 }
