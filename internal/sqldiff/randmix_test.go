@@ -1163,4 +1163,30 @@ var mixCases = []mixQuery{
 	// … and a unit the type lacks fails only when a row reaches it
 	{"SELECT extract(hour from d) FROM my WHERE false", false},
 	{"SELECT extract(hour from d) FROM me", false},
+	// PostgreSQL's folding drops COALESCE's arguments after its first
+	// non-NULL constant (an immutable call folds to one), CASE's arms
+	// after a constant true condition, AND/OR's after a deciding
+	// constant, unprocessed: their errors are never raised (22003,
+	// 22012 before) …
+	{"SELECT COALESCE(5, i8, 1e20::int8) FROM mx WHERE id < 3", false},
+	{"SELECT COALESCE(i8, 5, 1e20::int8) FROM mx WHERE id < 3", false},
+	{"SELECT COALESCE(i4, abs(-5), 1/0) FROM mx WHERE id < 3", false},
+	{"SELECT COALESCE(i4, length('ab'), 1/0) FROM mx WHERE id < 3", false},
+	{"SELECT a.id, COALESCE(5, a.i8, 1e20::int8) FROM mx a JOIN my b ON a.id = b.id WHERE a.id < 3", false},
+	{"SELECT a.id, COALESCE(a.i4, abs(-5), 1/0) FROM mx a JOIN my b ON a.id = b.id WHERE a.id < 3", false},
+	{"SELECT count(*), COALESCE(5, max(i8), 1e20::int8) FROM mx", false},
+	{"SELECT COALESCE(NULL, i8, 1e20::int8) FROM mx WHERE id < 3", false},
+	{"SELECT COALESCE(i8, NULL::int8 + 1, 1/0) FROM mx WHERE id < 3", false},
+	{"SELECT COALESCE(COALESCE(i4, 1), 1/0) FROM mx WHERE false", false},
+	{"SELECT CASE WHEN i4 > 0 THEN 1 WHEN true THEN 2 ELSE 1/0 END FROM mx WHERE id < 3", false},
+	{"SELECT a.id, CASE WHEN true THEN 1 ELSE 1/0 END FROM mx a JOIN my b ON a.id = b.id WHERE a.id < 3", false},
+	{"SELECT 1 FROM mx WHERE false AND 1e20::int8 > 0", false},
+	{"SELECT 1 FROM mx WHERE 1e20::int8 > 0 AND false", false},
+	// … but a malformed literal among them fails the parser (22007;
+	// folded away, sidecar answered)
+	{"SELECT id FROM mx WHERE false AND d = 'bad'", false},
+	{"SELECT id FROM mx WHERE id = 3 OR true OR d = 'bad'", false},
+	{"SELECT a.id FROM mx a JOIN my b ON a.id = b.id WHERE a.id < 3 AND (true OR a.d = 'bad')", false},
+	{"SELECT COALESCE(d, date '2024-01-01', 'bad'::date) FROM mx WHERE id < 3", false},
+	{"SELECT a.id, CASE WHEN false THEN 'bad'::date ELSE a.d END FROM mx a JOIN my b ON a.id = b.id WHERE a.id < 3", false},
 }
