@@ -1146,6 +1146,26 @@ var mixCases = []mixQuery{
 	// … but not in an outer join's ON or a NOT EXISTS: evaluated per pair
 	{"SELECT me.id FROM mx LEFT JOIN me ON (SELECT i4 FROM mz) > 0", false},
 	{"SELECT id FROM mx WHERE NOT EXISTS (SELECT 1 FROM me WHERE me.id = mx.id AND (SELECT i4 FROM mz) > 0)", false},
+	// a subquery in FROM (an inlined CTE) is pulled up: its gates come
+	// before the outer query's, and at the top of a join a constant
+	// false among them keeps all from running (sidecar ran the outer
+	// gate first: 0 rows where PostgreSQL fails 21000, and the reverse)
+	{"WITH c AS (SELECT * FROM me WHERE (SELECT i4 FROM mz) > 0) SELECT * FROM c WHERE false", false},
+	{"WITH c AS MATERIALIZED (SELECT * FROM me WHERE (SELECT i4 FROM mz) > 0) SELECT * FROM c WHERE false", false},
+	{"WITH c AS (SELECT * FROM me WHERE (SELECT i4 FROM mz) > 0) SELECT * FROM c, c d WHERE false", false},
+	{"SELECT * FROM (SELECT * FROM me WHERE (SELECT i4 FROM mz) > 0) c WHERE false", false},
+	{"SELECT * FROM (SELECT * FROM me WHERE false) c WHERE (SELECT i4 FROM mz) > 0", false},
+	{"SELECT * FROM (SELECT * FROM me WHERE (SELECT i4 FROM mz) > 0) c WHERE c.id > 0 and false", false},
+	{"SELECT * FROM (SELECT * FROM me WHERE (SELECT i4 FROM mz) > 0) c WHERE (SELECT i8 FROM mz where false) > 0", false},
+	{"SELECT * FROM (SELECT * FROM me WHERE (SELECT i8 FROM mz WHERE false) > 0) c WHERE (SELECT i4 FROM mz) > 0", false},
+	{"SELECT * FROM (SELECT me.* FROM me, my WHERE (SELECT i4 FROM mz) > 0) c WHERE (SELECT i8 FROM mz WHERE false) > 0", false},
+	{"SELECT * FROM (SELECT me.* FROM me, my WHERE false) c WHERE (SELECT i4 FROM mz) > 0", false},
+	{"SELECT * FROM me JOIN my ON (SELECT i4 FROM mz) > 0 WHERE false", false},
+	{"SELECT * FROM me JOIN my ON false WHERE (SELECT i4 FROM mz) > 0", false},
+	// … and its unused columns are never computed
+	{"WITH c AS (SELECT id, i4 / 0 AS z FROM mx) SELECT id FROM c WHERE id < 3 ORDER BY id", true},
+	{"WITH c AS (SELECT id, 10 / i4 AS z FROM mx), d AS (SELECT * FROM c WHERE id > 3) SELECT * FROM d WHERE z > 0 ORDER BY 1", true},
+	{"WITH c AS (SELECT * FROM mx WHERE id < 5) SELECT * FROM (WITH d AS (SELECT * FROM c) SELECT id FROM d) s ORDER BY 1", true},
 	// text cast to bpchar (no length) keeps its trailing blanks: the
 	// flat path printed 'a ' as "a"
 	{"SELECT id, t::bpchar FROM mx WHERE id IN (3, 12)", false},

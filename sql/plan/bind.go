@@ -140,7 +140,7 @@ func (b *binder) bindWith(w *pg.WithClause, parent *scope) (*With, error) {
 			return nil, err
 		}
 		b.nCTE++
-		cte := &CTE{ID: b.nCTE, Name: c.Ctename, Plan: rel, Cols: cols, Names: names}
+		cte := &CTE{ID: b.nCTE, Name: c.Ctename, Plan: rel, Cols: cols, Names: names, Materialized: c.Ctematerialized == pg.CTEMaterialize_CTEMaterializeAlways}
 		level[c.Ctename] = cte
 		out.CTEs = append(out.CTEs, cte)
 	}
