@@ -1172,6 +1172,15 @@ var mixCases = []mixQuery{
 	{"SELECT id, 'a '::bpchar FROM mx WHERE id = 1", false},
 	{"SELECT id, v::bpchar, b, c3 FROM mc WHERE id < 8", false},
 	{"SELECT id FROM mc WHERE b = 'a '::bpchar AND c3 = 'a '", false},
+	// character(n) op ANY (varchar[]) compares as bpchar (refused before)
+	{"SELECT id FROM mc WHERE c3 = ANY (ARRAY[v]) ORDER BY id", true},
+	{"SELECT id FROM mc WHERE c3 = ANY (ARRAY[v, 'ab']) ORDER BY id", true},
+	{"SELECT id FROM mc WHERE c3 <> ALL (ARRAY[v]) ORDER BY id", true},
+	{"SELECT id FROM mc WHERE b = ANY (ARRAY[v, c1]) ORDER BY id", true},
+	{"SELECT id FROM mc WHERE c3 < ANY (ARRAY[v]) ORDER BY id", true},
+	{"SELECT id, c3 = ANY (ARRAY[v]), c3 >= ALL (ARRAY[v, 'a']) FROM mc ORDER BY id", true},
+	{"SELECT a.id, b.id FROM mc a JOIN mc b ON a.c3 = ANY (ARRAY[b.v]) ORDER BY 1, 2", true},
+	{"SELECT 'a'::char(3) = ANY (ARRAY['a '::varchar]), 'a'::char(3) < ANY (ARRAY['a '::varchar]), 'b'::char(3) > ALL (ARRAY['a '::varchar, 'b  ']), 'a'::char(3) <> ANY (ARRAY['a '::varchar, NULL])", false},
 	// PostgreSQL evaluates row by row, a row's expressions in order:
 	// row 1's bad extract unit fails before row 7's int4 overflow (the
 	// vectorized executor evaluated each expression over the whole

@@ -4,7 +4,9 @@ import "github.com/sidecar-dev/sidecar/sql/plan"
 
 // inlineCTEs puts each CTE PostgreSQL inlines in place of its reference
 // (subquery_planner's inline_cte: referenced once, not recursive, not
-// MATERIALIZED, no volatile function), so the rules see through it as
+// MATERIALIZED, no volatile function; one reading an outer query's
+// columns stays a CTE, which sql/exec computes again as they change:
+// ctecorr.go), so the rules see through it as
 // PostgreSQL's planner does a subquery in FROM: the outer query's
 // conjuncts move into it and its One-Time Filter merges with the outer
 // one in PostgreSQL's order (pushdown.go gate). Computed apart, the CTE
@@ -20,7 +22,7 @@ func inlineCTEs(rel plan.Rel, md *plan.Metadata) plan.Rel {
 	ctes := append([]*plan.CTE(nil), w.CTEs...)
 	var keep []*plan.CTE
 	for i, cte := range ctes {
-		if cte.Refs != 1 || cte.Materialized || plan.Recursive(cte.Plan) != nil || relVolatile(cte.Plan) {
+		if cte.Refs != 1 || cte.Materialized || plan.Recursive(cte.Plan) != nil || relVolatile(cte.Plan) || readsUndefined(cte.Plan) {
 			keep = append(keep, cte)
 			continue
 		}
@@ -94,6 +96,53 @@ func relVolatile(rel plan.Rel) bool {
 	}
 	for _, in := range rel.Inputs() {
 		if relVolatile(in) {
+			return true
+		}
+	}
+	return false
+}
+
+// readsUndefined says whether rel reads a column no operator of it outputs
+// (an outer query's: a CTE inside a correlated subquery).
+func readsUndefined(rel plan.Rel) bool {
+	var defined, read plan.ColSet
+	var visit func(r plan.Rel)
+	visit = func(r plan.Rel) {
+		for _, id := range r.Columns() {
+			defined.Add(id)
+		}
+		exprs := plan.ExprsOf(r)
+		switch x := r.(type) {
+		case *plan.Limit:
+			exprs = append(exprs, x.Count, x.Offset)
+		case *plan.Aggregate:
+			for _, a := range x.Aggs {
+				exprs = append(exprs, a.Filter)
+			}
+		}
+		for _, e := range exprs {
+			if e == nil {
+				continue
+			}
+			plan.Walk(e, func(x plan.Scalar) bool {
+				switch y := x.(type) {
+				case *plan.ColRef:
+					read.Add(y.ID)
+				case *plan.Subquery:
+					for _, id := range y.Outer {
+						read.Add(id)
+					}
+				}
+				return true
+			})
+		}
+		for _, in := range r.Inputs() {
+			visit(in)
+		}
+	}
+	visit(rel)
+	for _, id := range read.Sorted() {
+		if !defined.Has(id) {
 			return true
 		}
 	}
