@@ -238,6 +238,9 @@ func betterRefusal(old *Error, err error) error {
 	case errors.As(err, &te) && te.Code == codeUnsupported:
 		e = &Error{Code: te.Code, Pos: -1, Msg: te.Message}
 	default:
+		if e := engineNameError(err); e != nil && e.(*Error).Code != codeGrouping {
+			return e // errorder.go: an unknown column PostgreSQL names too
+		}
 		return old
 	}
 	if e.Pos < 0 {

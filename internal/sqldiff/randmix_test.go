@@ -998,7 +998,42 @@ func (g *mixGen) scalarSub() mixQuery {
 // SIDECAR_RANDMIX_SQL replays statements (separated by ";;") instead.
 func TestRandomMixed(t *testing.T) {
 	pgs, scs := followed(t, mixSetup, mixTables)
+	ctx := context.Background()
+	for _, q := range nameOrderCases {
+		o, _ := sqldiff.CompareQuery(ctx, pgs, scs, q, 10*time.Second)
+		pgMsg, scMsg, _ := strings.Cut(strings.TrimPrefix(o.Message, "PostgreSQL "), "; sidecar ")
+		if o.Class != sqldiff.PGError || pgMsg != scMsg {
+			t.Errorf("error order %s: %s\n  %s", q, o.Class, o.Message)
+		}
+	}
 	runMixed(t, pgs, scs, []uint64{20261206, 2}, 100)
+}
+
+// nameOrderCases hold two errors each: PostgreSQL raises the first in
+// its parse analysis order (FROM, the select list, WHERE, HAVING, ORDER
+// BY, GROUP BY, OFFSET, LIMIT, WINDOW; the grouping check last), and the
+// sidecar must fail with the same SQLSTATE and message (it named the
+// other column, or 42803, before).
+var nameOrderCases = []string{
+	"SELECT nosuch1 FROM mx WHERE nosuch2 > 0",
+	"SELECT nosuch1, count(*) FROM mx GROUP BY nosuch2",
+	"SELECT count(*) FROM mx GROUP BY nosuch2 HAVING nosuch3 > 0",
+	"SELECT count(*) FROM mx GROUP BY nosuch2 ORDER BY nosuch3",
+	"SELECT count(*) FROM mx GROUP BY nosuch2 HAVING sum(nosuch3) > 0 ORDER BY nosuch4",
+	"SELECT id FROM mx LIMIT nosuch1 OFFSET nosuch2",
+	"SELECT i4, t FROM mx GROUP BY i4 ORDER BY nosuch1",
+	"SELECT i4, t FROM mx GROUP BY i4 HAVING nosuch1 > 0",
+	"SELECT t FROM mx GROUP BY i4 LIMIT nosuch",
+	"SELECT (SELECT nosuch1 FROM my) FROM mx WHERE nosuch2 > 0",
+	"SELECT id FROM mx GROUP BY nosuch1 ORDER BY nosuch2",
+	"SELECT sum(id) OVER (ORDER BY nosuch1) FROM mx WHERE nosuch2 > 0",
+	"SELECT a.id FROM mx a JOIN my b ON a.id = b.id WHERE nosuch1 > 0 GROUP BY nosuch2",
+	"SELECT nosuch1 FROM mx a JOIN my b ON a.id = b.id WHERE nosuch2 > 0",
+	"SELECT nosuch1 FROM mx WHERE id = 'abc'",
+	"SELECT id FROM mx WHERE id + 'x' > 0 ORDER BY nosuch",
+	// a WINDOW definition no call uses is bound all the same (answered before)
+	"SELECT id, t FROM mx GROUP BY id WINDOW w AS (ORDER BY nosuch)",
+	"SELECT id FROM mx a JOIN my b USING (id) WINDOW w AS (PARTITION BY nosuch)",
 }
 
 // TestRandomMixedCollated runs the mixed generator in a database whose

@@ -343,7 +343,7 @@ func (b *binder) bindLimit(rel Rel, sel *pg.SelectStmt, parent *scope) (Rel, err
 	for _, p := range []struct {
 		n   *pg.Node
 		dst *Scalar
-	}{{sel.LimitCount, &l.Count}, {sel.LimitOffset, &l.Offset}} {
+	}{{sel.LimitOffset, &l.Offset}, {sel.LimitCount, &l.Count}} { // PostgreSQL's order (transformSelectStmt)
 		if p.n == nil {
 			continue
 		}
