@@ -33,14 +33,7 @@ func (pl *planner) engineOrderError(stmt *pg.Node, declared []uint32, flat error
 	if !errors.As(flat, &fe) || !orderedErrCodes[fe.Code] || !pl.asOfPlannable() {
 		return nil
 	}
-	cat := &vecCatalog{pl: pl, tables: map[*lplan.TableDef]*Table{}, refs: map[*lplan.TableDef]string{}, byName: map[string]*lplan.TableDef{}, virt: map[*lplan.TableDef]*pgScan{}}
-	var ptypes []lplan.Type
-	for _, t := range declared {
-		if t == 0 {
-			t = lplan.Unknown
-		}
-		ptypes = append(ptypes, lplan.T(t))
-	}
+	cat, ptypes := pl.newVecCatalog(declared) // vexec.go
 	_, err := lplan.BindParams(stmt, cat, ptypes)
 	return engineNameError(err)
 }

@@ -75,7 +75,7 @@ func replaceRef(rel plan.Rel, cte *plan.CTE, md *plan.Metadata, n *int) plan.Rel
 // relVolatile says whether an expression of rel or of its inputs (or of
 // their subqueries) calls a volatile function.
 func relVolatile(rel plan.Rel) bool {
-	for _, e := range plan.ExprsOf(rel) {
+	for _, e := range plan.AllExprsOf(rel) {
 		found := volatile(e)
 		plan.Walk(e, func(x plan.Scalar) bool {
 			if sq, ok := x.(*plan.Subquery); ok && relVolatile(sq.Plan) {
@@ -85,13 +85,6 @@ func relVolatile(rel plan.Rel) bool {
 		})
 		if found {
 			return true
-		}
-	}
-	if a, ok := rel.(*plan.Aggregate); ok {
-		for _, ag := range a.Aggs {
-			if ag.Filter != nil && volatile(ag.Filter) {
-				return true
-			}
 		}
 	}
 	for _, in := range rel.Inputs() {
@@ -111,19 +104,7 @@ func readsUndefined(rel plan.Rel) bool {
 		for _, id := range r.Columns() {
 			defined.Add(id)
 		}
-		exprs := plan.ExprsOf(r)
-		switch x := r.(type) {
-		case *plan.Limit:
-			exprs = append(exprs, x.Count, x.Offset)
-		case *plan.Aggregate:
-			for _, a := range x.Aggs {
-				exprs = append(exprs, a.Filter)
-			}
-		}
-		for _, e := range exprs {
-			if e == nil {
-				continue
-			}
+		for _, e := range plan.AllExprsOf(r) {
 			plan.Walk(e, func(x plan.Scalar) bool {
 				switch y := x.(type) {
 				case *plan.ColRef:
