@@ -1255,6 +1255,16 @@ var mixCases = []mixQuery{
 	{"SELECT a.id, CASE WHEN true THEN 1 ELSE 1/0 END FROM mx a JOIN my b ON a.id = b.id WHERE a.id < 3", false},
 	{"SELECT 1 FROM mx WHERE false AND 1e20::int8 > 0", false},
 	{"SELECT 1 FROM mx WHERE 1e20::int8 > 0 AND false", false},
+	// a strict operator with an operand PostgreSQL folds to NULL is NULL,
+	// its other operand never evaluated (seed 7049 query 92: 22003)
+	{"SELECT DISTINCT ON (t1.i8) t1.i8, (extract(day from date '-infinity'::date) - t1.f8::int2) FROM mz t1 ORDER BY 1 DESC NULLS LAST, 2 DESC NULLS FIRST", true},
+	{"SELECT (1/0) + NULLIF(1, 1) FROM mz WHERE false", false},
+	// DISTINCT ON keeps the first of rows its ORDER BY leaves tied, which
+	// PostgreSQL's sort decides: refused where they differ (answered
+	// with other rows before; seed 7021 query 4: 0.0 for 0.00)
+	{"SELECT DISTINCT ON (i4) i4, id FROM mx ORDER BY i4", true},
+	{"SELECT DISTINCT ON (a.i4) a.i4, b.id FROM mx a JOIN my b ON a.id = b.id ORDER BY a.i4", true},
+	{"SELECT DISTINCT ON (t1.t) t1.t, COALESCE(t2.nm, 0.0), 0 FROM mz t1 FULL JOIN mz t2 USING (t) CROSS JOIN mz t3 ORDER BY 1 NULLS LAST, 2, 3 DESC NULLS LAST LIMIT 9", true},
 	// … but a malformed literal among them fails the parser (22007;
 	// folded away, sidecar answered)
 	{"SELECT id FROM mx WHERE false AND d = 'bad'", false},

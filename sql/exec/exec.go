@@ -283,7 +283,7 @@ func (e *env) build(rel plan.Rel) (operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &distinctOp{e: e, in: in, on: x.On}, nil
+		return &distinctOp{e: e, in: in, on: x.On, ties: e.newOnTies(x, in)}, nil
 	case *plan.SetOp:
 		return e.buildSetOp(x)
 	case *plan.Values:

@@ -403,6 +403,9 @@ func (c *compiler) op(x *plan.Op) (vexpr, error) {
 	default:
 		return nil, unsupported("operator " + x.Op)
 	}
+	if strict && x.Op != "||" && !c.folding && (c.constNull(l, le) || c.constNull(r, re)) {
+		return constExpr(nil), nil // foldorder.go
+	}
 	return binaryExpr(le, re, strict, fn), nil
 }
 

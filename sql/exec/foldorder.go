@@ -52,3 +52,16 @@ func caseRest(x *plan.Case, i int) []plan.Scalar {
 	}
 	return rest
 }
+
+// constNull says whether a (compiled to f) is an expression PostgreSQL
+// folds to a NULL constant while planning: a strict operator with such
+// an operand is NULL then, its other operand never evaluated
+// (extract(day from date '-infinity') - f8::int2 is NULL where f8 is
+// NaN; sql/opt folds a NULL literal operand the same way).
+func (c *compiler) constNull(a plan.Scalar, f vexpr) bool {
+	if _, isConst := a.(*plan.Const); !isConst && !foldable(a) {
+		return false
+	}
+	v, err := scalarOnce(f)
+	return err == nil && v == nil
+}

@@ -99,9 +99,10 @@ func (e *env) oidsOf(cols []plan.ColumnID) ([]plan.OID, error) {
 // distinctOp passes the first row of each distinct value (of every
 // column, or of the DISTINCT ON columns), in input order.
 type distinctOp struct {
-	e  *env
-	in operator
-	on []plan.ColumnID
+	e    *env
+	in   operator
+	on   []plan.ColumnID
+	ties *onTies // DISTINCT ON's tied rows (distincton.go)
 }
 
 func (d *distinctOp) cols() []plan.ColumnID { return d.in.cols() }
@@ -143,6 +144,11 @@ func (d *distinctOp) run(emit func(*Batch) error) error {
 				key[k] = b.Vecs[c][i]
 			}
 			if g, _ := seen.find(key, false); g >= 0 {
+				if d.ties != nil {
+					if err := d.ties.check(g, b, i); err != nil {
+						return err
+					}
+				}
 				continue
 			}
 			n := rowBytes(key)
@@ -163,7 +169,9 @@ func (d *distinctOp) run(emit func(*Batch) error) error {
 					return err
 				}
 			}
-			seen.find(key, true)
+			if g, _ := seen.find(key, true); d.ties != nil {
+				d.ties.kept(g, b, i)
+			}
 			keep = append(keep, i)
 		}
 		if len(keep) == 0 {
