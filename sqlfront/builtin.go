@@ -83,7 +83,7 @@ func (pl *planner) resolvedCall(name string, args []expr, pos int, resolve func(
 		call.Args[i] = to
 	}
 	// A funcExpr, so that the planner's walks see the arguments.
-	return &funcExpr{args: args, t: call.Result, strict: call.Func.Strict, fn: func(e *env, vals []Value) (Value, error) {
+	return &funcExpr{args: args, t: call.Result, strict: call.Func.Strict, immutable: call.Func.Volatility == builtin.Immutable, fn: func(e *env, vals []Value) (Value, error) {
 		return evalBuiltin(e, call, argTypes, vals, pos)
 	}}, nil
 }

@@ -108,8 +108,8 @@ func foldConst(x expr, e *env) (bool, Value, error) {
 }
 
 // foldKids are x's operands; ok is false for an expression that is never
-// a constant (a column, a parameter, an aggregate, a function call — its
-// arguments are still folded).
+// a constant (a column, a parameter, an aggregate, a function call not
+// immutable — its arguments are still folded).
 func foldKids(x expr) ([]expr, bool) {
 	switch y := x.(type) {
 	case *castExpr:
@@ -133,7 +133,7 @@ func foldKids(x expr) ([]expr, bool) {
 		}
 		return kids, true
 	case *funcExpr:
-		return y.args, false
+		return y.args, y.immutable
 	}
 	return nil, false
 }

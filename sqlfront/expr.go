@@ -460,6 +460,9 @@ type funcExpr struct {
 	fn   func(e *env, args []Value) (Value, error)
 	// strict: NULL in, NULL out.
 	strict bool
+	// immutable: a library function PostgreSQL folds over constant
+	// arguments while it plans (constfold.go)
+	immutable bool
 }
 
 func (f *funcExpr) typ() uint32 { return f.t }
@@ -517,13 +520,15 @@ func strict2(e *env, a, b expr) (Value, Value, error) {
 }
 
 // castOrFold casts e from one type to another, folding a constant now.
+// A typed constant's cast that fails is left a cast: PostgreSQL raises
+// its error while it folds, and only where folding reaches it (not in
+// COALESCE(5, x, 1e20::int8)'s dropped arguments); foldError raises it
+// before any row is read otherwise.
 func castOrFold(e expr, from, to uint32) (expr, error) {
 	if c, ok := e.(*constExpr); ok {
-		v, err := convert(c.v, from, to)
-		if err != nil {
-			return nil, err
+		if v, err := convert(c.v, from, to); err == nil {
+			return &constExpr{v: v, t: to}, nil
 		}
-		return &constExpr{v: v, t: to}, nil
 	}
 	return &castExpr{arg: e, from: from, to: to}, nil
 }

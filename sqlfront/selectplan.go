@@ -41,7 +41,7 @@ func (pl *planner) planSelect(s *pg.SelectStmt) error {
 	if s.WhereClause != nil {
 		w, err := pl.compileBool(s.WhereClause, "WHERE")
 		if err != nil {
-			return err
+			return pl.targetsFirst(s, err) // errorder.go
 		}
 		p.where, p.whereAsWritten = orderWhere(w), w // qualorder.go
 	}

@@ -252,6 +252,9 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 			return pl.planCatalog(n, declared) // pgcatalog_plan.go: on the engine
 		}
 		if err := pl.planSelect(n.GetSelectStmt()); err != nil {
+			if e := pl.engineOrderError(n, declared, err); e != nil {
+				return e // errorder.go: PostgreSQL's first error
+			}
 			return pl.planVectorized(n, declared, err) // vexec.go: sql/exec, or err
 		}
 		if pl.zoneRoutesToVec(text) { // timezone.go: local times on sql/exec

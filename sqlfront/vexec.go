@@ -143,9 +143,9 @@ func vecRetries(code string) bool {
 	return code == codeUnsupported || code == lplan.CodeUndefinedFunction || code == lplan.CodeDatatypeMismatch
 }
 
-// planVec plans stmt for sql/exec; fail gives the error to answer for
-// a binder or executor refusal (nil: parameters typed inconsistently).
-func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) error) error {
+// newVecCatalog is a catalog for sql/plan's binder and the declared
+// parameter types as its types.
+func (pl *planner) newVecCatalog(declared []uint32) (*vecCatalog, []lplan.Type) {
 	cat := &vecCatalog{pl: pl, tables: map[*lplan.TableDef]*Table{}, refs: map[*lplan.TableDef]string{}, byName: map[string]*lplan.TableDef{}, virt: map[*lplan.TableDef]*pgScan{}}
 	var ptypes []lplan.Type
 	for _, t := range declared {
@@ -154,6 +154,13 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 		}
 		ptypes = append(ptypes, lplan.T(t))
 	}
+	return cat, ptypes
+}
+
+// planVec plans stmt for sql/exec; fail gives the error to answer for
+// a binder or executor refusal (nil: parameters typed inconsistently).
+func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) error) error {
+	cat, ptypes := pl.newVecCatalog(declared)
 	if err := pl.onlyPartRoot(stmt); err != nil {
 		return err // partroot_vec.go
 	}
@@ -245,6 +252,9 @@ func betterRefusal(old *Error, err error) error {
 	case errors.As(err, &te) && te.Code == codeUnsupported:
 		e = &Error{Code: te.Code, Pos: -1, Msg: te.Message}
 	default:
+		if e := engineNameError(err); e != nil && e.(*Error).Code != codeGrouping {
+			return e // errorder.go: an unknown column PostgreSQL names too
+		}
 		return old
 	}
 	if e.Pos < 0 {

@@ -998,7 +998,60 @@ func (g *mixGen) scalarSub() mixQuery {
 // SIDECAR_RANDMIX_SQL replays statements (separated by ";;") instead.
 func TestRandomMixed(t *testing.T) {
 	pgs, scs := followed(t, mixSetup, mixTables)
+	ctx := context.Background()
+	for _, q := range nameOrderCases {
+		o, _ := sqldiff.CompareQuery(ctx, pgs, scs, q, 10*time.Second)
+		pgMsg, scMsg, _ := strings.Cut(strings.TrimPrefix(o.Message, "PostgreSQL "), "; sidecar ")
+		if o.Class != sqldiff.PGError || pgMsg != scMsg {
+			t.Errorf("error order %s: %s\n  %s", q, o.Class, o.Message)
+		}
+	}
+	for _, q := range answerCases {
+		if o := sqldiff.CompareWide(ctx, pgs, scs, sqldiff.WideQuery{SQL: q.sql, Ordered: q.ordered}, true, 10*time.Second); o.Class != sqldiff.Identical {
+			t.Errorf("answered case %s: %s\n  %s", q.sql, o.Class, o.Message)
+		}
+	}
 	runMixed(t, pgs, scs, []uint64{20261206, 2}, 100)
+}
+
+// answerCases must be answered as PostgreSQL answers them (refused
+// before): character(n) op ANY/ALL (varchar[]) compares as bpchar.
+var answerCases = []mixQuery{
+	{"SELECT id FROM mc WHERE c3 = ANY (ARRAY[v]) ORDER BY id", true},
+	{"SELECT id FROM mc WHERE c3 = ANY (ARRAY[v, 'ab']) ORDER BY id", true},
+	{"SELECT id FROM mc WHERE c3 <> ALL (ARRAY[v]) ORDER BY id", true},
+	{"SELECT id FROM mc WHERE b = ANY (ARRAY[v, c1]) ORDER BY id", true},
+	{"SELECT id FROM mc WHERE c3 < ANY (ARRAY[v]) ORDER BY id", true},
+	{"SELECT id, c3 = ANY (ARRAY[v]), c3 >= ALL (ARRAY[v, 'a']) FROM mc ORDER BY id", true},
+	{"SELECT a.id, b.id FROM mc a JOIN mc b ON a.c3 = ANY (ARRAY[b.v]) ORDER BY 1, 2", true},
+	{"SELECT 'a'::char(3) = ANY (ARRAY['a '::varchar]), 'a'::char(3) < ANY (ARRAY['a '::varchar]), 'b'::char(3) > ALL (ARRAY['a '::varchar, 'b  ']), 'a'::char(3) <> ANY (ARRAY['a '::varchar, NULL])", false},
+}
+
+// nameOrderCases hold two errors each: PostgreSQL raises the first in
+// its parse analysis order (FROM, the select list, WHERE, HAVING, ORDER
+// BY, GROUP BY, OFFSET, LIMIT, WINDOW; the grouping check last), and the
+// sidecar must fail with the same SQLSTATE and message (it named the
+// other column, or 42803, before).
+var nameOrderCases = []string{
+	"SELECT nosuch1 FROM mx WHERE nosuch2 > 0",
+	"SELECT nosuch1, count(*) FROM mx GROUP BY nosuch2",
+	"SELECT count(*) FROM mx GROUP BY nosuch2 HAVING nosuch3 > 0",
+	"SELECT count(*) FROM mx GROUP BY nosuch2 ORDER BY nosuch3",
+	"SELECT count(*) FROM mx GROUP BY nosuch2 HAVING sum(nosuch3) > 0 ORDER BY nosuch4",
+	"SELECT id FROM mx LIMIT nosuch1 OFFSET nosuch2",
+	"SELECT i4, t FROM mx GROUP BY i4 ORDER BY nosuch1",
+	"SELECT i4, t FROM mx GROUP BY i4 HAVING nosuch1 > 0",
+	"SELECT t FROM mx GROUP BY i4 LIMIT nosuch",
+	"SELECT (SELECT nosuch1 FROM my) FROM mx WHERE nosuch2 > 0",
+	"SELECT id FROM mx GROUP BY nosuch1 ORDER BY nosuch2",
+	"SELECT sum(id) OVER (ORDER BY nosuch1) FROM mx WHERE nosuch2 > 0",
+	"SELECT a.id FROM mx a JOIN my b ON a.id = b.id WHERE nosuch1 > 0 GROUP BY nosuch2",
+	"SELECT nosuch1 FROM mx a JOIN my b ON a.id = b.id WHERE nosuch2 > 0",
+	"SELECT nosuch1 FROM mx WHERE id = 'abc'",
+	"SELECT id FROM mx WHERE id + 'x' > 0 ORDER BY nosuch",
+	// a WINDOW definition no call uses is bound all the same (answered before)
+	"SELECT id, t FROM mx GROUP BY id WINDOW w AS (ORDER BY nosuch)",
+	"SELECT id FROM mx a JOIN my b USING (id) WINDOW w AS (PARTITION BY nosuch)",
 }
 
 // TestRandomMixedCollated runs the mixed generator in a database whose
@@ -1050,6 +1103,12 @@ func runMixed(t *testing.T, pgs, scs *sqldiff.Session, defSeeds []uint64, n int)
 		o := sqldiff.CompareWide(ctx, pgs, scs, sqldiff.WideQuery{SQL: q.sql, Ordered: q.ordered}, true, 10*time.Second)
 		if o.Class.Wrong() || o.Class == sqldiff.OrderOnly || o.Class == sqldiff.ErrorMismatch {
 			t.Errorf("fixed case %s: %s\n  %s", q.sql, o.Class, o.Message)
+		}
+		// both failed: the SQLSTATE must be PostgreSQL's (or a refusal)
+		if o.Class == sqldiff.PGError {
+			if o, mismatch := sqldiff.CompareQuery(ctx, pgs, scs, q.sql, 10*time.Second); mismatch && !refusal(o.Code) {
+				t.Errorf("fixed case %s: another SQLSTATE\n  %s", q.sql, o.Message)
+			}
 		}
 	}
 	counts := map[string]int{}
@@ -1140,10 +1199,77 @@ var mixCases = []mixQuery{
 	// … but not in an outer join's ON or a NOT EXISTS: evaluated per pair
 	{"SELECT me.id FROM mx LEFT JOIN me ON (SELECT i4 FROM mz) > 0", false},
 	{"SELECT id FROM mx WHERE NOT EXISTS (SELECT 1 FROM me WHERE me.id = mx.id AND (SELECT i4 FROM mz) > 0)", false},
+	// a subquery in FROM (an inlined CTE) is pulled up: its gates come
+	// before the outer query's, and at the top of a join a constant
+	// false among them keeps all from running (sidecar ran the outer
+	// gate first: 0 rows where PostgreSQL fails 21000, and the reverse)
+	{"WITH c AS (SELECT * FROM me WHERE (SELECT i4 FROM mz) > 0) SELECT * FROM c WHERE false", false},
+	{"WITH c AS MATERIALIZED (SELECT * FROM me WHERE (SELECT i4 FROM mz) > 0) SELECT * FROM c WHERE false", false},
+	{"WITH c AS (SELECT * FROM me WHERE (SELECT i4 FROM mz) > 0) SELECT * FROM c, c d WHERE false", false},
+	{"SELECT * FROM (SELECT * FROM me WHERE (SELECT i4 FROM mz) > 0) c WHERE false", false},
+	{"SELECT * FROM (SELECT * FROM me WHERE false) c WHERE (SELECT i4 FROM mz) > 0", false},
+	{"SELECT * FROM (SELECT * FROM me WHERE (SELECT i4 FROM mz) > 0) c WHERE c.id > 0 and false", false},
+	{"SELECT * FROM (SELECT * FROM me WHERE (SELECT i4 FROM mz) > 0) c WHERE (SELECT i8 FROM mz where false) > 0", false},
+	{"SELECT * FROM (SELECT * FROM me WHERE (SELECT i8 FROM mz WHERE false) > 0) c WHERE (SELECT i4 FROM mz) > 0", false},
+	{"SELECT * FROM (SELECT me.* FROM me, my WHERE (SELECT i4 FROM mz) > 0) c WHERE (SELECT i8 FROM mz WHERE false) > 0", false},
+	{"SELECT * FROM (SELECT me.* FROM me, my WHERE false) c WHERE (SELECT i4 FROM mz) > 0", false},
+	{"SELECT * FROM me JOIN my ON (SELECT i4 FROM mz) > 0 WHERE false", false},
+	{"SELECT * FROM me JOIN my ON false WHERE (SELECT i4 FROM mz) > 0", false},
+	// … and its unused columns are never computed
+	{"WITH c AS (SELECT id, i4 / 0 AS z FROM mx) SELECT id FROM c WHERE id < 3 ORDER BY id", true},
+	{"WITH c AS (SELECT id, 10 / i4 AS z FROM mx), d AS (SELECT * FROM c WHERE id > 3) SELECT * FROM d WHERE z > 0 ORDER BY 1", true},
+	{"WITH c AS (SELECT * FROM mx WHERE id < 5) SELECT * FROM (WITH d AS (SELECT * FROM c) SELECT id FROM d) s ORDER BY 1", true},
 	// text cast to bpchar (no length) keeps its trailing blanks: the
 	// flat path printed 'a ' as "a"
 	{"SELECT id, t::bpchar FROM mx WHERE id IN (3, 12)", false},
 	{"SELECT id, 'a '::bpchar FROM mx WHERE id = 1", false},
 	{"SELECT id, v::bpchar, b, c3 FROM mc WHERE id < 8", false},
 	{"SELECT id FROM mc WHERE b = 'a '::bpchar AND c3 = 'a '", false},
+	// PostgreSQL evaluates row by row, a row's expressions in order:
+	// row 1's bad extract unit fails before row 7's int4 overflow (the
+	// vectorized executor evaluated each expression over the whole
+	// batch first: 22003; clock seed 1796544096099592225 query 22)
+	{"SELECT i8::int4 - extract(hour from d) FROM my", false},
+	{"SELECT i8::int4, extract(hour from d) FROM my", false},
+	{"SELECT id FROM my WHERE i8::int4 > 0 AND extract(hour from d) > 0", false},
+	{"SELECT (t1.i8::int4 - extract(hour from t2.d::date)), ((1.5::float8 + t1.id) - (t2.i8 - t3.i4)) FROM my t1 LEFT JOIN mx t2 ON t1.i4 = t2.nm FULL JOIN mz t3 ON t1.f8 = t3.nm WHERE NOT (NOT (t2.b)) ORDER BY 1 DESC NULLS LAST, 2 NULLS FIRST", true},
+	// … and a unit the type lacks fails only when a row reaches it
+	{"SELECT extract(hour from d) FROM my WHERE false", false},
+	{"SELECT extract(hour from d) FROM me", false},
+	// PostgreSQL's folding drops COALESCE's arguments after its first
+	// non-NULL constant (an immutable call folds to one), CASE's arms
+	// after a constant true condition, AND/OR's after a deciding
+	// constant, unprocessed: their errors are never raised (22003,
+	// 22012 before) …
+	{"SELECT COALESCE(5, i8, 1e20::int8) FROM mx WHERE id < 3", false},
+	{"SELECT COALESCE(i8, 5, 1e20::int8) FROM mx WHERE id < 3", false},
+	{"SELECT COALESCE(i4, abs(-5), 1/0) FROM mx WHERE id < 3", false},
+	{"SELECT COALESCE(i4, length('ab'), 1/0) FROM mx WHERE id < 3", false},
+	{"SELECT a.id, COALESCE(5, a.i8, 1e20::int8) FROM mx a JOIN my b ON a.id = b.id WHERE a.id < 3", false},
+	{"SELECT a.id, COALESCE(a.i4, abs(-5), 1/0) FROM mx a JOIN my b ON a.id = b.id WHERE a.id < 3", false},
+	{"SELECT count(*), COALESCE(5, max(i8), 1e20::int8) FROM mx", false},
+	{"SELECT COALESCE(NULL, i8, 1e20::int8) FROM mx WHERE id < 3", false},
+	{"SELECT COALESCE(i8, NULL::int8 + 1, 1/0) FROM mx WHERE id < 3", false},
+	{"SELECT COALESCE(COALESCE(i4, 1), 1/0) FROM mx WHERE false", false},
+	{"SELECT CASE WHEN i4 > 0 THEN 1 WHEN true THEN 2 ELSE 1/0 END FROM mx WHERE id < 3", false},
+	{"SELECT a.id, CASE WHEN true THEN 1 ELSE 1/0 END FROM mx a JOIN my b ON a.id = b.id WHERE a.id < 3", false},
+	{"SELECT 1 FROM mx WHERE false AND 1e20::int8 > 0", false},
+	{"SELECT 1 FROM mx WHERE 1e20::int8 > 0 AND false", false},
+	// a strict operator with an operand PostgreSQL folds to NULL is NULL,
+	// its other operand never evaluated (seed 7049 query 92: 22003)
+	{"SELECT DISTINCT ON (t1.i8) t1.i8, (extract(day from date '-infinity'::date) - t1.f8::int2) FROM mz t1 ORDER BY 1 DESC NULLS LAST, 2 DESC NULLS FIRST", true},
+	{"SELECT (1/0) + NULLIF(1, 1) FROM mz WHERE false", false},
+	// DISTINCT ON keeps the first of rows its ORDER BY leaves tied, which
+	// PostgreSQL's sort decides: refused where they differ (answered
+	// with other rows before; seed 7021 query 4: 0.0 for 0.00)
+	{"SELECT DISTINCT ON (i4) i4, id FROM mx ORDER BY i4", true},
+	{"SELECT DISTINCT ON (a.i4) a.i4, b.id FROM mx a JOIN my b ON a.id = b.id ORDER BY a.i4", true},
+	{"SELECT DISTINCT ON (t1.t) t1.t, COALESCE(t2.nm, 0.0), 0 FROM mz t1 FULL JOIN mz t2 USING (t) CROSS JOIN mz t3 ORDER BY 1 NULLS LAST, 2, 3 DESC NULLS LAST LIMIT 9", true},
+	// … but a malformed literal among them fails the parser (22007;
+	// folded away, sidecar answered)
+	{"SELECT id FROM mx WHERE false AND d = 'bad'", false},
+	{"SELECT id FROM mx WHERE id = 3 OR true OR d = 'bad'", false},
+	{"SELECT a.id FROM mx a JOIN my b ON a.id = b.id WHERE a.id < 3 AND (true OR a.d = 'bad')", false},
+	{"SELECT COALESCE(d, date '2024-01-01', 'bad'::date) FROM mx WHERE id < 3", false},
+	{"SELECT a.id, CASE WHEN false THEN 'bad'::date ELSE a.d END FROM mx a JOIN my b ON a.id = b.id WHERE a.id < 3", false},
 }

@@ -380,7 +380,7 @@ func (s *scanOp) run(emit func(*Batch) error) error {
 func filterBatch(b *Batch, pred vexpr) (*Batch, error) {
 	res := make([]types.Value, b.N)
 	if err := pred(b, allRows(b.N), res); err != nil {
-		return nil, err
+		return nil, rowMajorError(b, []vexpr{pred}, err) // errorder.go
 	}
 	keep := make([]int, 0, b.N)
 	for i := 0; i < b.N; i++ {
@@ -482,7 +482,7 @@ func (p *projectOp) run(emit func(*Batch) error) error {
 		for k, x := range p.exprs {
 			v := make([]types.Value, b.N)
 			if err := x(b, sel, v); err != nil {
-				return err
+				return rowMajorError(b, p.exprs, err) // errorder.go
 			}
 			out.Vecs[k] = v
 		}

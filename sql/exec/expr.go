@@ -403,6 +403,9 @@ func (c *compiler) op(x *plan.Op) (vexpr, error) {
 	default:
 		return nil, unsupported("operator " + x.Op)
 	}
+	if strict && x.Op != "||" && !c.folding && (c.constNull(l, le) || c.constNull(r, re)) {
+		return constExpr(nil), nil // foldorder.go
+	}
 	return binaryExpr(le, re, strict, fn), nil
 }
 
@@ -606,7 +609,7 @@ func (c *compiler) caseExpr(x *plan.Case) (vexpr, error) {
 	type arm struct{ cond, res vexpr }
 	var arms []arm
 	elseExpr := x.Else
-	for _, w := range x.Whens {
+	for wi, w := range x.Whens {
 		cond, err := c.compile(w.Cond)
 		if err != nil {
 			return nil, err
@@ -614,8 +617,15 @@ func (c *compiler) caseExpr(x *plan.Case) (vexpr, error) {
 		if k, ok := c.constBool(w.Cond, cond); ok {
 			// As PostgreSQL's planner: a constant false (NULL) arm is
 			// dropped unevaluated; a constant true one ends the CASE.
+			// (Their literals are read all the same: foldorder.go.)
 			if !k {
+				if err := c.literals(w.Result); err != nil {
+					return nil, err
+				}
 				continue
+			}
+			if err := c.literals(caseRest(x, wi)...); err != nil {
+				return nil, err
 			}
 			elseExpr = w.Result
 			break

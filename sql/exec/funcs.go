@@ -162,6 +162,17 @@ func (c *compiler) conditional(x *plan.Func) (vexpr, error) {
 			// the binder typed it so, as PostgreSQL's texteq coerces it.)
 			args[i] = c.castTo(args[i], at, x.T) // the binder's common type
 		}
+		if x.Name == "coalesce" && c.constNonNull(a, args[i]) {
+			// PostgreSQL's eval_const_expressions drops the arguments
+			// after the first non-NULL constant unprocessed: their
+			// errors (COALESCE(5, x, 1e20::int8)) are never raised;
+			// a malformed literal among them fails while parsing.
+			if err := c.literals(x.Args[i+1:]...); err != nil {
+				return nil, err
+			}
+			args = args[:i+1]
+			break
+		}
 	}
 	t := x.T.OID
 	switch x.Name {

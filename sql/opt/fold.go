@@ -23,7 +23,7 @@ func fold(s plan.Scalar) plan.Scalar {
 			return boolConst(c.Null != x.Not)
 		}
 	case *plan.Op:
-		if strictOps[x.Op] && slices.ContainsFunc(x.Args, isNullConst) && !slices.ContainsFunc(x.Args, hasConstCall) {
+		if strictOps[x.Op] && slices.ContainsFunc(x.Args, isNullConst) && !slices.ContainsFunc(x.Args, hasConstCall) && !slices.ContainsFunc(x.Args, hasBadLiteral) {
 			// PostgreSQL's eval_const_expressions makes a strict
 			// function with a NULL constant argument NULL without
 			// evaluating its other arguments: (a * a) <> NULL is NULL
@@ -131,8 +131,8 @@ func foldBool(x *plan.BoolOp) plan.Scalar {
 		b, ok := boolOf(a)
 		switch {
 		case ok && b == absorb:
-			if slices.ContainsFunc(x.Args[:i], hasConstCall) {
-				return x // folding an argument before it raises an error
+			if slices.ContainsFunc(x.Args[:i], hasConstCall) || othersHaveBadLiteral(x.Args, i) {
+				return x // folding an argument before it raises an error; a malformed literal fails parsing (foldlit.go)
 			}
 			return boolConst(absorb)
 		case ok:

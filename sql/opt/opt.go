@@ -2,6 +2,8 @@
 // one that reads less: one rule per file, applied in a fixed order by
 // Optimize.
 //
+//   - inline.go: a CTE PostgreSQL inlines (referenced once, not
+//     recursive, not MATERIALIZED) is put in place of its reference.
 //   - fold.go: constant folding (boolean algebra with constants,
 //     integer arithmetic and comparisons of constants that cannot fail)
 //     and the conjuncts common to every arm of an OR pulled out of it.
@@ -39,6 +41,7 @@ func Optimize(q *plan.Query) *plan.Query {
 // optimize runs every rule over rel, whose columns need are used above.
 // md types the columns of the query (the projections a rule adds).
 func optimize(rel plan.Rel, need []plan.ColumnID, md *plan.Metadata) plan.Rel {
+	rel = inlineCTEs(rel, md)
 	rel = mapExprs(rel, fold, md)
 	rel = decorrelate(rel)
 	rel = pushdown(rel)

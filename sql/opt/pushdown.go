@@ -164,15 +164,18 @@ func filter(rel plan.Rel, preds []plan.Scalar) plan.Rel {
 }
 
 // gate is rel under a gating Filter of gates (splitGates; rel when none).
+// A gate of rel's own (under its projections: a subquery in FROM, which
+// PostgreSQL pulls up) merges with gates, its conjuncts first, as
+// PostgreSQL lists the level's pseudoconstant quals (gatemerge.go).
 func gate(rel plan.Rel, gates []plan.Scalar) plan.Rel {
 	if len(gates) == 0 {
 		return rel
 	}
-	if g, ok := rel.(*plan.Filter); ok && g.Gate {
-		gates = append(plan.Conjuncts(g.Pred), gates...)
-		rel = g.Input
+	if inner, under, ok := innerGate(rel); ok {
+		gates = append(plan.Conjuncts(inner), gates...)
+		rel = under
 	}
-	return &plan.Filter{Input: rel, Pred: plan.And(gates), Gate: true}
+	return &plan.Filter{Input: rel, Pred: plan.And(dummyJoin(rel, gates)), Gate: true}
 }
 
 // readsOnly says whether p reads, of the columns in scope, only columns

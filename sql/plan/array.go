@@ -194,7 +194,7 @@ func (b *binder) anyAll(a *pg.A_Expr, all bool, sc *scope, ctx *exprCtx) (Scalar
 		return nil, err
 	}
 	o, ok := cmp.(*Op)
-	if !ok || o.Args[1].Type().OID != elem.OID {
+	if !ok || o.Args[1].Type().OID != elem.OID && !bpcharElems(o, elem) {
 		return nil, unsupported("ANY/ALL comparing "+l.Type().String()+" with "+r.Type().String(), a.Location)
 	}
 	name := op + " ANY"
@@ -202,6 +202,15 @@ func (b *binder) anyAll(a *pg.A_Expr, all bool, sc *scope, ctx *exprCtx) (Scalar
 		name = op + " ALL"
 	}
 	return &Func{Name: name, Args: []Scalar{o.Args[0], r}, T: T(Bool)}, nil
+}
+
+// bpcharElems says whether o compares character(n) with an element of
+// character varying that bpcharOperands made character(n): PostgreSQL
+// casts the array to bpchar[] and compares with bpchar's operators,
+// trailing blanks not counting ('a'::char(3) = ANY (ARRAY['a '::varchar])
+// is true), as sql/exec compares a bpchar with a varchar (bpcharPair).
+func bpcharElems(o *Op, elem Type) bool {
+	return elem.OID == Varchar && o.Args[0].Type().OID == Bpchar && o.Args[1].Type().OID == Bpchar
 }
 
 // arrayCall binds the array functions (arrayFuncs); found is false for

@@ -140,7 +140,7 @@ func (b *binder) bindWith(w *pg.WithClause, parent *scope) (*With, error) {
 			return nil, err
 		}
 		b.nCTE++
-		cte := &CTE{ID: b.nCTE, Name: c.Ctename, Plan: rel, Cols: cols, Names: names}
+		cte := &CTE{ID: b.nCTE, Name: c.Ctename, Plan: rel, Cols: cols, Names: names, Materialized: c.Ctematerialized == pg.CTEMaterialize_CTEMaterializeAlways}
 		level[c.Ctename] = cte
 		out.CTEs = append(out.CTEs, cte)
 	}
@@ -343,7 +343,7 @@ func (b *binder) bindLimit(rel Rel, sel *pg.SelectStmt, parent *scope) (Rel, err
 	for _, p := range []struct {
 		n   *pg.Node
 		dst *Scalar
-	}{{sel.LimitCount, &l.Count}, {sel.LimitOffset, &l.Offset}} {
+	}{{sel.LimitOffset, &l.Offset}, {sel.LimitCount, &l.Count}} { // PostgreSQL's order (transformSelectStmt)
 		if p.n == nil {
 			continue
 		}

@@ -195,6 +195,9 @@ type CTE struct {
 	// Hidden: the last columns `*` does not expand to (a working table's
 	// SEARCH/CYCLE columns in its recursive term: searchcycle.go).
 	Hidden int
+	// Materialized: WITH … AS MATERIALIZED, which PostgreSQL never
+	// inlines (sql/opt inline.go inlines the others it would).
+	Materialized bool
 }
 
 // CTERef reads a CTE's rows as new columns Cols (one per CTE column).

@@ -21,10 +21,10 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 	if sel.WhereClause != nil {
 		e, err := b.expr(sel.WhereClause, sc, &exprCtx{clause: "WHERE"})
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, earlier(b.probeTargets(sel, sc), err) // bindorder.go
 		}
 		if e, err = boolean(e, "WHERE"); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, earlier(b.probeTargets(sel, sc), err)
 		}
 		rel = &Filter{Input: rel, Pred: e}
 	}
@@ -62,7 +62,7 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 	// or name.
 	groups, err := b.groupingSets(sel, sc, targets, ag)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, earlier(b.probeHavingOrder(sel, sc, targets), err) // bindorder.go
 	}
 	bound := groups != nil || ag.sets != nil // by groupingSets
 	for _, g := range sel.GroupClause {
@@ -71,11 +71,11 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 		}
 		if c := g.GetAConst(); c != nil && c.GetIval() == nil {
 			// findTargetlistEntrySQL92, as ORDER BY's (orderKeys)
-			return nil, nil, nil, errorf(CodeSyntax, "non-integer constant in GROUP BY").at(c.Location)
+			return nil, nil, nil, earlier(b.probeHavingOrder(sel, sc, targets), errorf(CodeSyntax, "non-integer constant in GROUP BY").at(c.Location))
 		}
 		e, err := b.groupExpr(g, sc, sel, targets)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, earlier(b.probeHavingOrder(sel, sc, targets), err)
 		}
 		groups = append(groups, e)
 	}
@@ -120,7 +120,7 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 	}
 	if len(groups) > 0 || len(ag.list) > 0 || having != nil || ag.sets != nil {
 		if rel, err = b.aggregate(rel, sc, groups, ag, targets, keys, &having); err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, earlier(b.probeLate(sel, sc, parent), err) // bindorder.go
 		}
 		if having != nil {
 			rel = &Filter{Input: rel, Pred: having}
@@ -143,6 +143,11 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 	if len(srfs.calls) > 0 {
 		if rel, err = b.projectSet(rel, srfs, groups, ag.rewrite); err != nil { // projectset.go
 			return nil, nil, nil, err
+		}
+	}
+	if len(ws.calls) == 0 && len(sel.WindowClause) > 0 {
+		if e := earlier(b.probeWindowDefs(sel, sc), nil); e != nil {
+			return nil, nil, nil, e // bindorder.go: windows no call uses
 		}
 	}
 	return b.finish(rel, sel, parent, targets, keys, nOrder)

@@ -86,6 +86,10 @@ type winState struct {
 	defs   map[string]*pg.WindowDef
 	calls  []winCall
 	nested bool // inside a window function's arguments
+	// probe: binding the select list only for its errors (bindorder.go);
+	// a window's PARTITION BY and ORDER BY, which PostgreSQL binds after
+	// every clause, are not bound
+	probe bool
 }
 
 // winCall is one bound window function call, its expressions over the
@@ -213,6 +217,9 @@ func (b *binder) windowCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx
 	def, err := ws.resolveWindow(f.Over)
 	if err != nil {
 		return nil, err
+	}
+	if ws.probe {
+		return &Const{T: t, Null: true}, nil
 	}
 	for _, p := range def.PartitionClause {
 		e, err := b.expr(p, sc, inner)
