@@ -7,6 +7,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/sidecar-dev/sidecar/internal/pgident"
 	"github.com/sidecar-dev/sidecar/types"
 	"github.com/sidecar-dev/sidecar/wal"
 )
@@ -107,7 +108,7 @@ func catalogRelation(schema, name string) *virtual {
 								return nil, err
 							}
 							rows = append(rows, []*string{strp(ex.sess.database), strp(t.Schema), strp(t.Rel), strp(c.Name), strp(strconv.Itoa(int(c.attnum))),
-								def, strp(dataType(c.Column)), strp(nullable), strp(c.TypeName), generated, expr})
+								def, strp(dataType(c.Column)), strp(nullable), strp(udtNameOf(c.TypeName)), generated, expr})
 						}
 					}
 					// A view's columns (never NOT NULL; materialized views
@@ -183,7 +184,57 @@ func dataType(c Column) string {
 		oidInterval, oidTime:
 		return typeName(c.TypeOID)
 	}
-	return "USER-DEFINED"
+	// information_schema.columns' data_type: 'ARRAY' for an array type
+	// (typelem <> 0 and typlen = -1), format_type(oid, NULL) for another
+	// type of pg_catalog, 'USER-DEFINED' for the rest; a domain by its
+	// base type. It said USER-DEFINED for every type outside the list
+	// above: text[] and inet columns (issue 21).
+	if c.TypeName == "" { // a view's column: a type of sidecar's catalog
+		if types.IsArray(c.TypeOID) {
+			return "ARRAY"
+		}
+		if t, ok := types.Lookup(c.TypeOID); ok {
+			return t.SQLName
+		}
+		return "USER-DEFINED"
+	}
+	// TypeName is pg_type.typname, "schema.typname" outside pg_catalog,
+	// a domain's base type's (the copy's columnsSQL, as pgoutput).
+	base, qualified := udtName(c.TypeName)
+	switch {
+	case strings.HasPrefix(base, "_"):
+		// PostgreSQL names an array type "_" + its element's name (a
+		// type named so otherwise is renamed away by makeArrayTypeName).
+		return "ARRAY"
+	case qualified:
+		return "USER-DEFINED"
+	}
+	switch base {
+	case "timetz":
+		return "time with time zone"
+	case "bit":
+		return "bit"
+	case "varbit":
+		return "bit varying"
+	case "char":
+		return `"char"`
+	}
+	if t, _, err := types.Parse(base); err == nil {
+		return t.SQLName
+	}
+	// format_type of another pg_catalog type is its name, quoted where
+	// an identifier needs it.
+	return pgident.Quote(base)
+}
+
+// udtName is information_schema's udt_name of a column whose TypeName is
+// name (typname, schema-qualified outside pg_catalog): the name without
+// its schema, and whether it had one.
+func udtName(name string) (string, bool) {
+	if _, n, ok := strings.Cut(name, "."); ok {
+		return n, true
+	}
+	return name, false
 }
 
 // restrictDatabases checks the pg_database items of a SELECT: it lists
@@ -274,4 +325,10 @@ func datnameRestriction(where *pg.Node) func(ex *execCtx) (string, bool) {
 		return value(e.Lexpr)
 	}
 	return nil
+}
+
+// udtNameOf is udtName's name.
+func udtNameOf(name string) string {
+	n, _ := udtName(name)
+	return n
 }

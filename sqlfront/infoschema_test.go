@@ -118,3 +118,21 @@ func TestInformationSchemaRowDescription(t *testing.T) {
 		t.Errorf("pg_typeof of information_schema's column: %v, want 0A000 (PostgreSQL: character_data)", err)
 	}
 }
+
+// Issue 21 (wrong answers): information_schema.columns' data_type said
+// USER-DEFINED for every type outside sidecar's own list — text[] (ARRAY
+// in PostgreSQL), inet, bit varying, time with time zone… — which
+// SQLAlchemy's and Metabase's column listings read. It is 'ARRAY' for an
+// array, format_type of a pg_catalog type, USER-DEFINED for a type made
+// after initdb (an enum and its array: ARRAY).
+func TestInformationSchemaDataType(t *testing.T) {
+	r := newRig(t, []string{"public.dt"}, []string{
+		"CREATE TYPE mood AS ENUM ('sad', 'ok')",
+		"CREATE DOMAIN posint AS int CHECK (VALUE > 0)",
+		"CREATE TABLE dt (id int PRIMARY KEY, a text[], b int4[], ip inet, net cidr, mac macaddr, v bit varying(8), bb bit(3), tz timetz, m money, p point, x xml, e mood, ea mood[], d posint, n numeric(5,2)[], ts tsvector, u uuid[], j jsonb)",
+		"INSERT INTO dt (id) VALUES (1)",
+	})
+	catalogCompare(t, r, []string{
+		"SELECT column_name, data_type, udt_name FROM information_schema.columns WHERE table_name = 'dt' ORDER BY ordinal_position",
+	}, nil)
+}
