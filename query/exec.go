@@ -72,6 +72,9 @@ type acc struct {
 	// fg: whether a float sum/avg is the same in PostgreSQL's order of
 	// rows (types.FloatSumGuard); nil for other aggregates.
 	fg *types.FloatSumGuard
+	// mixed: min/max saw a value equal to its extreme that prints
+	// otherwise (0 and -0, 1.0 and 1.00): minmaxties.go.
+	mixed bool
 }
 
 // partial is one worker's groups and states.
@@ -167,17 +170,21 @@ func (p *partial) reserve(n int) {
 func Run(ctx context.Context, p *Plan, src Source, opt Options) (*Result, error) {
 	res := &Result{Columns: p.Columns, LSN: src.LSN()}
 	if !opt.NoSummaries && p.summarisable() {
-		res.FromSummaries = true
 		row := make([]Value, len(p.aggs))
+		var err error
 		for i, a := range p.aggs {
-			v, err := summaryValue(a, src)
-			if err != nil {
-				return nil, err
+			if row[i], err = summaryValue(a, src); err != nil {
+				break
 			}
-			row[i] = v
 		}
-		res.Rows = [][]Value{row}
-		return finish(p, res)
+		switch {
+		case err == nil:
+			res.FromSummaries = true
+			res.Rows = [][]Value{row}
+			return finish(p, res)
+		case err != errSummaryZero:
+			return nil, err
+		} // a float min/max of 0: scan, which tells 0 from -0
 	}
 	workers := opt.Workers
 	if workers <= 0 {
@@ -317,8 +324,14 @@ func summaryValue(a boundAgg, src Source) (Value, error) {
 	switch {
 	case a.fn == "min" && a.kind.IsFloat():
 		x.mf = st.MinF
+		if x.mf == 0 {
+			return Value{}, errSummaryZero // minmaxties.go: scan instead
+		}
 	case a.fn == "max" && a.kind.IsFloat():
 		x.mf = st.MaxF
+		if x.mf == 0 {
+			return Value{}, errSummaryZero
+		}
 	case a.fn == "min":
 		x.mi = st.MinI
 	case a.fn == "max":
@@ -551,13 +564,16 @@ func addNumeric(fn string, x *acc, n numv) {
 	switch fn {
 	case "sum", "avg":
 		x.nx.add(n)
-	case "min":
-		if !x.has || numCmp(n, x.nx.best) < 0 {
-			x.has, x.nx.best = true, n
+	case "min", "max":
+		c := 0
+		if x.has {
+			c = numCmp(n, x.nx.best)
 		}
-	case "max":
-		if !x.has || numCmp(n, x.nx.best) > 0 {
-			x.has, x.nx.best = true, n
+		switch {
+		case !x.has || fn == "min" && c < 0 || fn == "max" && c > 0:
+			x.has, x.nx.best, x.mixed = true, n, false
+		case c == 0 && !numSamePrint(n, x.nx.best):
+			x.mixed = true
 		}
 	}
 }
@@ -580,13 +596,16 @@ func addFloat(fn string, x *acc, v float64, f4 bool) {
 		} else {
 			x.f64 += v
 		}
-	case "min":
-		if !x.has || floatCmp(v, x.mf) < 0 {
-			x.has, x.mf = true, v
+	case "min", "max":
+		c := 0
+		if x.has {
+			c = floatCmp(v, x.mf)
 		}
-	case "max":
-		if !x.has || floatCmp(v, x.mf) > 0 {
-			x.has, x.mf = true, v
+		switch {
+		case !x.has || fn == "min" && c < 0 || fn == "max" && c > 0:
+			x.has, x.mf, x.mixed = true, v, false
+		case c == 0 && math.Signbit(v) != math.Signbit(x.mf):
+			x.mixed = true // 0 and -0
 		}
 	}
 }
@@ -615,6 +634,7 @@ func mergeAcc(a boundAgg, dst, src *acc) {
 		return
 	}
 	better := !dst.has
+	tied := false
 	if !better {
 		c := 0
 		switch kindVK(a.kind) {
@@ -633,8 +653,13 @@ func mergeAcc(a boundAgg, dst, src *acc) {
 			}
 		}
 		better = a.fn == "min" && c < 0 || a.fn == "max" && c > 0
+		tied = c == 0
+	}
+	if tied {
+		dst.mixed = dst.mixed || src.mixed || !sameExtreme(a, dst, src) // minmaxties.go
 	}
 	if better {
+		dst.mixed = src.mixed
 		dst.has, dst.mi, dst.mf, dst.ms = true, src.mi, src.mf, src.ms
 		if src.nx != nil {
 			if dst.nx == nil {
@@ -816,6 +841,9 @@ func final(a boundAgg, x *acc) (Value, error) {
 		return Value{Null: true}, nil
 	}
 	vk := kindVK(a.kind)
+	if (a.fn == "min" || a.fn == "max") && x.mixed {
+		return Value{}, errMinMaxTies(a.fn) // minmaxties.go
+	}
 	if vk == vNumeric {
 		switch a.fn {
 		case "min", "max":

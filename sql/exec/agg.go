@@ -630,6 +630,10 @@ type minMaxAgg struct {
 	max bool
 	v   types.Value
 	ord TextOrder // collate.go
+	// mixed: a value equal to v that prints otherwise was seen (0 and
+	// -0, 1.0 and 1.00, '1 day' and '24 hours'); inOrder: the rows
+	// arrive in PostgreSQL's order (markInputOrder). See minmaxties.go.
+	mixed, inOrder bool
 }
 
 func (m *minMaxAgg) add(v types.Value) error {
@@ -638,13 +642,21 @@ func (m *minMaxAgg) add(v types.Value) error {
 		return nil
 	}
 	c := compareIn(m.ord, m.t, v, m.v)
-	if m.max && c > 0 || !m.max && c < 0 {
-		m.v = v
+	switch {
+	case m.max && c > 0 || !m.max && c < 0:
+		m.v, m.mixed = v, false
+	case c == 0:
+		m.tie(v)
 	}
 	return nil
 }
 
-func (m *minMaxAgg) result() (types.Value, error) { return m.v, nil }
+func (m *minMaxAgg) result() (types.Value, error) {
+	if m.mixed && !m.inOrder {
+		return nil, minMaxUndetermined(m.max)
+	}
+	return m.v, nil
+}
 
 type boolAgg struct {
 	or bool

@@ -388,8 +388,21 @@ func (a *avgAgg) merge(o aggState) error {
 }
 
 func (m *minMaxAgg) merge(o aggState) error {
-	if v := o.(*minMaxAgg).v; v != nil {
-		return m.add(v)
+	w := o.(*minMaxAgg)
+	if w.v == nil {
+		return nil
+	}
+	if m.v == nil {
+		m.v, m.mixed = w.v, w.mixed
+		return nil
+	}
+	c := compareIn(m.ord, m.t, w.v, m.v)
+	switch {
+	case m.max && c > 0 || !m.max && c < 0:
+		m.v, m.mixed = w.v, w.mixed
+	case c == 0:
+		m.mixed = m.mixed || w.mixed // a worker's ties count too (minmaxties.go)
+		m.tie(w.v)
 	}
 	return nil
 }

@@ -148,7 +148,7 @@ func (e *env) buildWindow(w *plan.Window) (operator, error) {
 				argT = e.md.Column(f.Args[0]).Type.OID
 			}
 			if fn.init, err = aggInit(f.Name, argT, f.T.OID, f.Star); err == nil {
-				fn.init = e.collatedInit(fn.init)
+				fn.init = inFrameOrder(e.collatedInit(fn.init)) // minmaxties.go
 			} else {
 				return nil, err
 			}
