@@ -1,5 +1,6 @@
 # Builds the sidecar binary into a small runtime image: a Go build stage,
-# then Debian slim with the binary, its CA certificates and bash (the
+# then Debian slim with the binary, its CA certificates, the tz database
+# (SET TimeZone, the followed server's zone) and bash (the
 # compose healthcheck's /healthz probe); no compiler, no Go toolchain.
 #   docker build --build-arg VERSION=$(git describe --tags --always) \
 #                --build-arg COMMIT=$(git rev-parse HEAD) -t sidecar .
@@ -17,7 +18,7 @@ ARG COMMIT=unknown
 RUN CGO_ENABLED=1 go build -trimpath -buildvcs=false -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" -o /out/sidecar ./cmd/sidecar
 
 FROM debian:bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates \
+RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates tzdata \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --home /var/lib/sidecar --create-home sidecar \
     && chmod 700 /var/lib/sidecar

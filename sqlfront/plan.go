@@ -174,6 +174,12 @@ func (p *plan) markNeeded(width int) {
 
 // planner builds a plan from one parsed statement.
 type planner struct {
+	// afterSet: a SET of the same simple query, not run yet, comes before
+	// the statement (its statements are planned again after it when it
+	// changes the plans' key: simpleQuery); stmtText is the statement's
+	// own text (serverdefaults.go).
+	afterSet bool
+	stmtText string
 	// explaining: the statement is EXPLAIN's (no rows are read, so a
 	// LIMIT whose rows depend on the read order is shown, not refused:
 	// limitorder.go).

@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"context"
+	"strconv"
 	"strings"
 )
 
@@ -15,6 +16,11 @@ import (
 // five hours off. The values are the ones a plain connection of the
 // follow user to the followed database sees (role and database
 // settings included); another role's own settings are not known.
+//
+// A server zone the sidecar cannot use — not in its tz database (a slim
+// container without tzdata), or with offsets the server disagrees on —
+// does not fail the connection: SHOW prints it and the statements over
+// date/time values are refused (0A000) until a SET TimeZone.
 //
 // A server DateStyle outside ISO (SQL, Postgres, German) is kept as the
 // session's (SHOW prints it) and statements that would print a date or
@@ -31,9 +37,9 @@ type SessionDefaults struct {
 }
 
 // applyServerDefaults starts the session from the server's defaults:
-// they are also what RESET returns to. A server zone the sidecar's tz
-// data disagrees with fails the connection with 0A000 naming it, as a
-// startup packet's would: answering in UTC would print other times.
+// they are also what RESET returns to. A server zone the sidecar cannot
+// use leaves the session refusing date/time statements (zoneUnknown):
+// answering in UTC would print other times.
 func (s *session) applyServerDefaults(ctx context.Context) error {
 	if s.srv.opts.SessionDefaults == nil {
 		return nil
@@ -47,9 +53,15 @@ func (s *session) applyServerDefaults(ctx context.Context) error {
 	}
 	if v := strings.TrimSpace(d.TimeZone); v != "" {
 		if err := s.setTimeZone(ctx, &v); err != nil {
-			return err
+			// A zone the sidecar has no data for (a slim image without
+			// tzdata) or whose offsets differ from the server's: the
+			// session keeps the server's name and refuses the
+			// statements whose values depend on it (settingsFollowed),
+			// never answering them at UTC.
+			s.zone, s.zoneUnknown = nil, v
+			s.settings["timezone"] = v
 		}
-		s.zoneDefault = s.zone
+		s.zoneDefault, s.zoneDefaultUnknown = s.zone, s.zoneUnknown
 	}
 	return nil
 }
@@ -81,4 +93,25 @@ func (s *session) printsISODates() bool {
 	}
 	v, ok := s.settings["datestyle"]
 	return !ok || strings.HasPrefix(strings.ToUpper(strings.TrimSpace(v)), "ISO")
+}
+
+// unknownZoneRefusal refuses, under a server zone the session cannot use
+// (zoneUnknown), a statement whose text may read or print a local time:
+// a literal or cast folded while planning ('2024-03-10 02:00'::timestamptz
+// read at UTC answered another comparison than PostgreSQL's) leaves no
+// date/time column for settingsFollowed to see. Statements reading
+// date/time columns are refused there (vexec.go).
+func (pl *planner) unknownZoneRefusal(text string) error {
+	s := pl.sess
+	if s == nil || s.zoneUnknown == "" || pl.afterSet {
+		return nil // after a SET of the same query: checked when planned again
+	}
+	low := strings.ToLower(text)
+	for _, w := range []string{"::", "cast", "time", "date", "interval", "zone", "now", "current_", "localtime", "epoch", "infinity", "age", "extract", "date_part", "to_char", "to_timestamp", "make_"} {
+		if strings.Contains(low, w) || len(pl.params) > 0 {
+			return unsupported(-1, "the followed server's TimeZone "+strconv.Quote(s.zoneUnknown)+" in this statement").
+				hint("sidecar's time zone data lacks it or disagrees with the server's; SET TimeZone to a zone it has (install the tzdata package)")
+		}
+	}
+	return nil
 }

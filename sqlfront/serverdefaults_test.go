@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -139,3 +140,56 @@ type noRowError struct{}
 func (noRowError) Error() string { return "no row" }
 
 var errNoRow error = noRowError{}
+
+// A server zone the sidecar has no tz data for (a slim container image
+// without tzdata: ZONEINFO pointing nowhere here) does not fail the
+// connection: SHOW prints the server's zone, statements without date/time
+// values are answered, those with them refused 0A000 naming the zone,
+// and a SET TimeZone to a zone it can use answers them. UTC and Etc/UTC
+// need no data.
+func TestSessionDefaultsZoneWithoutData(t *testing.T) {
+	url := pg.NewDB(t)
+	setDB := func(value string) {
+		t.Helper()
+		execSQL(t, url, "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET timezone = %L', current_database(), '"+value+"'); END $$")
+	}
+	execSQL(t, url, markerSetup,
+		"CREATE TABLE ev (id int PRIMARY KEY, at timestamptz)",
+		"INSERT INTO ev VALUES (1, '2024-03-10 06:30:00+00'), (2, NULL)")
+	setDB("America/New_York")
+	t.Setenv("ZONEINFO", filepath.Join(t.TempDir(), "no-tzdata"))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlAddr := l.Addr().String()
+	l.Close()
+	_, stop := startDaemon(t, url, []string{"public.marker", "public.ev"}, t.TempDir(), sqlAddr, io.Discard)
+	t.Cleanup(stop)
+	sqlURL := "postgres://app@" + sqlAddr + "/app?sslmode=disable"
+	waitServed(t, sqlURL, "SELECT n FROM marker WHERE id = 1")
+	same := func(stmts ...string) {
+		t.Helper()
+		for _, q := range stmts {
+			want, werr := psql(t, url, "-At", "-c", q)
+			if werr != nil {
+				t.Fatalf("%s on PostgreSQL: %v\n%s", q, werr, want)
+			}
+			got, err := psql(t, sqlURL, "-At", "-c", q)
+			if err != nil || got != want {
+				t.Errorf("%s:\n  sidecar    %q (%v)\n  PostgreSQL %q", q, got, err, want)
+			}
+		}
+	}
+	same("SHOW TimeZone", "SELECT n FROM marker", "SET TimeZone = 'UTC'; SELECT id, at FROM ev ORDER BY id", "SET TimeZone = '-05:00'; SELECT at FROM ev ORDER BY id")
+	for _, q := range []string{"SELECT id, at FROM ev ORDER BY id", "SELECT '2024-03-10 06:30:00+00'::timestamptz",
+		"SELECT '2024-03-10 02:00'::timestamptz < '2024-03-10 06:30:00+00'::timestamptz", "SELECT now() > '2020-01-01'", "SELECT now()", "SET TimeZone = 'UTC'; RESET TimeZone; SELECT at FROM ev"} {
+		got, err := psql(t, sqlURL, "-At", "-v", "VERBOSITY=verbose", "-c", q)
+		if err == nil || !strings.Contains(got, "0A000") || !strings.Contains(got, "America/New_York") {
+			t.Errorf("%s under a server zone without tz data: want 0A000 naming it, got %q (%v)", q, got, err)
+		}
+	}
+	setDB("Etc/UTC")
+	waitAnswer(t, sqlURL, "SHOW TimeZone", "Etc/UTC")
+	same("SELECT id, at FROM ev ORDER BY id", "SHOW TimeZone")
+}

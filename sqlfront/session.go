@@ -44,6 +44,10 @@ type session struct {
 	asOf     string // sidecar.as_of ("" = HEAD)
 	// zone is TimeZone (nil: UTC), zoneDefault RESET's (timezone.go).
 	zone, zoneDefault *types.Zone
+	// zoneUnknown is the followed server's default TimeZone when the
+	// sidecar cannot use it (no tz data for it, or its offsets differ);
+	// zoneDefaultUnknown RESET's (serverdefaults.go).
+	zoneUnknown, zoneDefaultUnknown string
 	timeout           *time.Duration // SET statement_timeout (nil: the server's)
 	tx                byte           // 'I', 'T', 'E'
 	txSnapshot        bool           // a statement of the open transaction read (isolation.go)
@@ -222,7 +226,7 @@ func (s *session) start(ctx context.Context) error {
 			return err
 		}
 	}
-	s.zoneDefault = s.zone // the startup packet's zone is RESET's (timezone.go)
+	s.zoneDefault, s.zoneDefaultUnknown = s.zone, s.zoneUnknown // the startup packet's zone is RESET's (timezone.go)
 	s.be.Send(&pgproto3.AuthenticationOk{})
 	for _, k := range []string{"server_version", "server_encoding", "client_encoding", "application_name", "default_transaction_read_only",
 		"in_hot_standby", "is_superuser", "session_authorization", "DateStyle", "IntervalStyle", "TimeZone", "integer_datetimes", "standard_conforming_strings"} {

@@ -160,6 +160,14 @@ func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []
 			continue
 		}
 		pl := &planner{ctx: ctx, src: s.srv.src, sess: s, query: query, asOf: refs, params: append([]uint32(nil), paramTypes...), p: &plan{}}
+		for _, prev := range tree.Stmts[from:i] {
+			pl.afterSet = pl.afterSet || prev.Stmt.GetVariableSetStmt() != nil
+		}
+		if end := int(rs.StmtLocation + rs.StmtLen); rs.StmtLen > 0 && end <= len(text) && rs.StmtLocation >= 0 {
+			pl.stmtText = text[rs.StmtLocation:end]
+		} else {
+			pl.stmtText = text[min(int(rs.StmtLocation), len(text)):]
+		}
 		for len(pl.params) < maxParam {
 			pl.params = append(pl.params, 0) // AS OF $n: text unless typed
 		}
@@ -247,6 +255,9 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 		declared := append([]uint32(nil), pl.params...)
 		if err := pl.notCarriedRefusal(n); err != nil {
 			return err // notcarried.go: generated columns
+		}
+		if err := pl.unknownZoneRefusal(pl.stmtText); err != nil {
+			return err // serverdefaults.go: a server zone sidecar cannot use
 		}
 		if readsCatalog(n) {
 			return pl.planCatalog(n, declared) // pgcatalog_plan.go: on the engine
@@ -459,6 +470,11 @@ func (s *session) planKeyPrefix() string {
 	var key string
 	if ls := s.literalSettings(); ls != (literalSettings{}) {
 		key = ls.cachePrefix() // the same text means another statement (scs.go)
+	}
+	if s.zoneUnknown != "" {
+		// A server zone the session cannot use refuses what UTC plans
+		// answer (serverdefaults.go): not another session's plans.
+		key = "\x00TimeZoneUnknown=" + s.zoneUnknown + "\x00" + key
 	}
 	if z := s.sessionZone(); !z.IsUTC() {
 		// Outside UTC a statement may be planned for sql/exec where UTC

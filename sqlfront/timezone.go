@@ -22,8 +22,11 @@ import (
 // packet's zone or UTC).
 func (s *session) setTimeZone(ctx context.Context, val *string) error {
 	if val == nil {
-		s.zone = s.zoneDefault
+		s.zone, s.zoneUnknown = s.zoneDefault, s.zoneDefaultUnknown
 		s.settings["timezone"] = s.sessionZone().Name
+		if s.zoneUnknown != "" {
+			s.settings["timezone"] = s.zoneUnknown // serverdefaults.go
+		}
 		return nil
 	}
 	v := strings.TrimSpace(*val)
@@ -37,7 +40,7 @@ func (s *session) setTimeZone(ctx context.Context, val *string) error {
 	if err := s.srv.verifyZone(ctx, z); err != nil { // timezone_verify.go
 		return err
 	}
-	s.zone = z
+	s.zone, s.zoneUnknown = z, ""
 	s.settings["timezone"] = z.Name
 	return nil
 }
@@ -85,7 +88,7 @@ func (s *session) zoneText(t uint32, txt string) (string, error) {
 // A DateStyle other than ISO (the server's default, serverdefaults.go)
 // routes them too: sql/exec refuses to print dates under it.
 func (pl *planner) zoneRoutesToVec(text string) bool {
-	if pl.sess == nil || pl.sess.sessionZone().IsUTC() && pl.sess.printsISODates() {
+	if pl.sess == nil || pl.sess.sessionZone().IsUTC() && pl.sess.printsISODates() && pl.sess.zoneUnknown == "" {
 		return false
 	}
 	if len(pl.params) > 0 {

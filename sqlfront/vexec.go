@@ -436,6 +436,14 @@ func (v *vecPlan) settingsFollowed(s *session) error {
 			return unsupported(-1, "extra_float_digits < 1 in this statement")
 		}
 	}
+	if s.zoneUnknown != "" { // serverdefaults.go
+		for _, t := range []uint32{oidDate, oidTime, types.Timetz, oidTimestamp, oidTimestamptz, oidInterval} {
+			if v.uses[t] || v.uses[types.ArrayOf(t)] {
+				return unsupported(-1, "the followed server's TimeZone "+strconv.Quote(s.zoneUnknown)+" in this statement").
+					hint("sidecar's time zone data lacks it or disagrees with the server's; SET TimeZone to a zone it has (install the tzdata package)")
+			}
+		}
+	}
 	if !s.printsISODates() { // serverdefaults.go
 		for _, t := range []uint32{oidDate, oidTime, types.Timetz, oidTimestamp, oidTimestamptz} {
 			if v.uses[t] || v.uses[types.ArrayOf(t)] {

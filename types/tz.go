@@ -90,6 +90,9 @@ func LookupZone(s string) (*Zone, error) {
 	}
 	name, ok := zoneFileName(s)
 	if !ok {
+		if z, ok := utcWithoutData(s); ok {
+			return z, nil
+		}
 		return nil, invalidZone(s)
 	}
 	loc, err := time.LoadLocation(name)
@@ -454,4 +457,19 @@ func ConvertIn(v Value, from, to OID, mod int32, z *Zone) (Value, error) {
 func floorDivMod(a, b int64) (int64, int64) {
 	q := floorDiv(a, b)
 	return q, a - q*b
+}
+
+// utcWithoutData is UTC and Etc/UTC on a machine without a tz database
+// (a slim container image): they need no data, and a followed server's
+// default zone is often one of them (sqlfront's session defaults).
+func utcWithoutData(s string) (*Zone, bool) {
+	if _, err := os.Stat(zoneDir()); err == nil {
+		return nil, false
+	}
+	for _, n := range []string{"UTC", "Etc/UTC"} {
+		if strings.EqualFold(s, n) {
+			return &Zone{Name: n}, true
+		}
+	}
+	return nil, false
 }
