@@ -48,11 +48,11 @@ type session struct {
 	// sidecar cannot use it (no tz data for it, or its offsets differ);
 	// zoneDefaultUnknown RESET's (serverdefaults.go).
 	zoneUnknown, zoneDefaultUnknown string
-	timeout           *time.Duration // SET statement_timeout (nil: the server's)
-	tx                byte           // 'I', 'T', 'E'
-	txSnapshot        bool           // a statement of the open transaction read (isolation.go)
-	txVers            map[string]Version
-	stmtVers          map[string]Version
+	timeout                         *time.Duration // SET statement_timeout (nil: the server's)
+	tx                              byte           // 'I', 'T', 'E'
+	txSnapshot                      bool           // a statement of the open transaction read (isolation.go)
+	txVers                          map[string]Version
+	stmtVers                        map[string]Version
 
 	prepared map[string]*prepared
 	portals  map[string]*portal
