@@ -39,11 +39,13 @@ func inlineCTEs(rel plan.Rel, md *plan.Metadata) plan.Rel {
 		}
 		body = nb
 		for j, c := range ctes[i+1:] {
-			if later[j] != c.Plan {
-				cc := *c
-				cc.Plan = later[j]
-				ctes[i+1+j] = &cc
-			}
+			// In place, as prune rewrites a CTE's plan: the CTERefs
+			// reaching c point to this *plan.CTE. A copy here left
+			// them on the plan before the rewrite, which the executor
+			// then ran unpruned and unoptimized (every column of its
+			// scans, a type sql/exec lacks among them) while EXPLAIN
+			// showed the copy.
+			c.Plan = later[j]
 		}
 	}
 	if len(keep) == 0 {
