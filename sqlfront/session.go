@@ -1008,6 +1008,12 @@ func (s *session) binary(v Value, t uint32, txt string) ([]byte, error) {
 		return []byte{0}, nil
 	case oidText, oidVarchar, oidBpchar, oidName, oidUnknown, oidJSON:
 		return []byte(txt), nil
+	case types.JSONB:
+		// jsonb_send: version 1, then jsonb_out's text. Through pgtype
+		// it was decoded into a Go map and marshaled again — keys in
+		// another order, no spaces — which pgx, asyncpg and psycopg's
+		// binary cursors read.
+		return append([]byte{1}, txt...), nil
 	case oidNumeric:
 		return numericSend(v.(*Num))
 	case oidBytea:
