@@ -129,7 +129,7 @@ func (s *scanOp) keyBounds() *KeyBounds {
 		ok := true
 		plan.Walk(x, func(y plan.Scalar) bool {
 			switch y.(type) {
-			case *plan.Const, *plan.Param:
+			case *plan.Const, *plan.Param, *plan.Cast: // a cast widening an integer (opt.boundOf)
 			default:
 				ok = false
 			}

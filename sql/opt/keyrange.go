@@ -44,7 +44,10 @@ func keyRange(s *plan.Scan) *plan.KeyRange {
 			for i, flip := range []bool{false, true} {
 				c, ok := o.Args[i].(*plan.ColRef)
 				v := o.Args[1-i]
-				if !ok || colOf[c.ID] != ord || !own.Has(c.ID) || plan.ColumnsOf(v).Intersects(own) || v.Type().OID != c.T.OID {
+				if !ok || colOf[c.ID] != ord || !own.Has(c.ID) || plan.ColumnsOf(v).Intersects(own) {
+					continue
+				}
+				if v, ok = boundOf(v, c.T); !ok {
 					continue
 				}
 				op := o.Op
@@ -87,6 +90,23 @@ func keyRange(s *plan.Scan) *plan.KeyRange {
 		return nil
 	}
 	return kr
+}
+
+// boundOf is v as a bound of a key column of type t: v itself when of
+// type t, v cast to t when that widens one integer type to another (an
+// int4 literal against a bigint key, `id = 5`: PostgreSQL's int84eq
+// compares the same values; the cast cannot fail), else not a bound
+// (the filter decides).
+func boundOf(v plan.Scalar, t plan.Type) (plan.Scalar, bool) {
+	from := v.Type().OID
+	if from == t.OID {
+		return v, true
+	}
+	rank := map[plan.OID]int{plan.Int2: 1, plan.Int4: 2, plan.Int8: 3}
+	if rank[from] == 0 || rank[t.OID] <= rank[from] {
+		return nil, false
+	}
+	return &plan.Cast{Arg: v, T: t}, true
 }
 
 func isRangeOp(op string) bool {
@@ -134,6 +154,12 @@ func rebuild(rel plan.Rel, fn func(plan.Rel) plan.Rel) plan.Rel {
 	case *plan.SetOp:
 		c := *x
 		c.Left, c.Right = fn(x.Left), fn(x.Right)
+		return &c
+	case *plan.LateralJoin:
+		// Only the left side: the right one reads the left row's
+		// values and is optimized as its own query (mapExprs).
+		c := *x
+		c.Left = fn(x.Left)
 		return &c
 	case *plan.With:
 		c := &plan.With{CTEs: x.CTEs, Body: fn(x.Body)}

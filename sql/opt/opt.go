@@ -124,11 +124,13 @@ func mapExprs(rel plan.Rel, fn func(plan.Scalar) plan.Scalar, md *plan.Metadata)
 		}
 		return c
 	case *plan.LateralJoin:
-		// The rules do not move work across a dependent join; each side
-		// is optimized on its own (the right side as a correlated
-		// subquery's plan is).
+		// The left side is an ordinary input: the later rules descend
+		// into it (rebuild), so a WHERE conjunct on its columns reaches
+		// its scans before the right side runs once per left row. The
+		// right side is optimized on its own, as a correlated
+		// subquery's plan is.
 		c := *x
-		c.Left = optimize(x.Left, x.Left.Columns(), md)
+		c.Left = mapExprs(x.Left, fn, md)
 		c.Right = optimize(x.Right, x.Right.Columns(), md)
 		return &c
 	case *plan.With:

@@ -77,6 +77,13 @@ func prune(rel plan.Rel, need plan.ColSet, md *plan.Metadata) plan.Rel {
 		c := *x
 		c.Left, c.Right = prune(x.Left, plan.SetOf(x.LeftCols), md), prune(x.Right, plan.SetOf(x.RightCols), md)
 		return &c
+	case *plan.LateralJoin:
+		// The left side gives what is used above and what the right
+		// side reads of its row; the right side was pruned as its own
+		// query (mapExprs).
+		c := *x
+		c.Left = prune(x.Left, union(need, plan.SetOf(x.Outer)), md)
+		return &c
 	case *plan.With:
 		c := &plan.With{CTEs: x.CTEs, Body: prune(x.Body, need, md)}
 		for _, cte := range x.CTEs {

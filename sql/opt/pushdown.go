@@ -138,6 +138,23 @@ func pushBelow(rel plan.Rel, preds []plan.Scalar) plan.Rel {
 		return filter(&c, above)
 	case *plan.Join:
 		return pushJoin(x, plan.Conjuncts(x.On), preds)
+	case *plan.LateralJoin:
+		// Conjuncts reading only the left side filter its rows before
+		// the right side runs for them (PostgreSQL's nested loop has
+		// them on its outer scan); for LEFT JOIN LATERAL the left side
+		// is the preserved one, so the same holds.
+		left := plan.SetOf(x.Left.Columns())
+		var below, above []plan.Scalar
+		for _, p := range preds {
+			if readsOnly(p, left, plan.SetOf(x.Columns())) && !volatile(p) {
+				below = append(below, p)
+			} else {
+				above = append(above, p)
+			}
+		}
+		c := *x
+		c.Left = push(x.Left, below)
+		return filter(&c, above)
 	}
 	return filter(rel, preds)
 }

@@ -331,7 +331,13 @@ func cast(e Scalar, t Type) Scalar {
 		return &Const{T: t, Text: c.Text, Null: c.Null}
 	}
 	if p, ok := e.(*Param); ok && p.T.OID == Unknown {
-		return &Param{N: p.N, T: t}
+		if t.Mod < 0 {
+			return &Param{N: p.N, T: t}
+		}
+		// A parameter's type has no typmod: $1::char(3) reads $1 as
+		// bpchar, then the cast's length coercion pads or truncates
+		// ('ab' → 'ab '), as for numeric(p,s), varchar(n), time(p)…
+		return &Cast{Arg: &Param{N: p.N, T: Type{OID: t.OID, Mod: -1}}, T: t}
 	}
 	if e.Type() == t {
 		return e

@@ -297,6 +297,9 @@ func (b *binder) operandType(op string, t Type) Type {
 
 // noteParam records a parameter's inferred type.
 func (b *binder) noteParam(e Scalar) {
+	if c, ok := e.(*Cast); ok {
+		e = c.Arg // $1::char(3): $1 is bpchar (cast)
+	}
 	if p, ok := e.(*Param); ok && p.T.OID != Unknown && b.params[p.N-1].OID == Unknown {
 		b.params[p.N-1] = p.T
 	}
