@@ -182,7 +182,11 @@ func (s *session) runCursor(ctx context.Context, p *plan, params []Value, format
 			cur.drop()
 		}
 		delete(s.cursors, c.name)
-		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("CLOSE CURSOR")})
+		tag := "CLOSE CURSOR"
+		if c.name == "" {
+			tag = "CLOSE CURSOR ALL"
+		}
+		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
 		return nil
 	}
 	cur, ok := s.cursors[c.name]

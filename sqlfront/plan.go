@@ -83,6 +83,8 @@ type plan struct {
 	params  []uint32
 	setName string
 	setVal  *string // nil: RESET / DEFAULT
+	// setLocal: SET LOCAL (undone at the transaction's end, txsettings.go).
+	setLocal bool
 	// select
 	from     []*fromItem
 	joinLeft bool

@@ -52,6 +52,15 @@ type session struct {
 	tx                              byte           // 'I', 'T', 'E'
 	txSnapshot                      bool           // a statement of the open transaction read (isolation.go)
 	txVers                          map[string]Version
+	// txMark is the settings at the open transaction's start (nil: none),
+	// txLocal SET LOCAL's undo per name, savepoints the SAVEPOINTs, and
+	// implicitTx a multi-statement simple query's implicit transaction
+	// (txsettings.go).
+	txMark     *settingsState
+	initial    *settingsState // the settings once the startup packet is applied
+	txLocal    map[string]settingsState
+	savepoints []savepoint
+	implicitTx bool
 	stmtVers                        map[string]Version
 
 	prepared map[string]*prepared
@@ -136,7 +145,7 @@ func newSession(srv *Server, conn net.Conn, be *pgproto3.Backend, wr *wireReader
 		"in_hot_standby": "on", "is_superuser": "off", "application_name": params["application_name"],
 		"lc_collate": "C", "transaction_isolation": "repeatable read",
 		"default_transaction_isolation": "repeatable read", "max_identifier_length": "63",
-		"statement_timeout": srv.opts.StatementTimeout.String(),
+		"statement_timeout": formatTimeout(srv.opts.StatementTimeout),
 	}
 	maps.Copy(s.settings, sessionDefaults)
 	maps.Copy(s.settings, literalDefaults) // scs.go
@@ -146,7 +155,7 @@ func newSession(srv *Server, conn net.Conn, be *pgproto3.Backend, wr *wireReader
 // sessionDefaults are a new session's values of the settings plans
 // depend on (planSettings, statement.go).
 var sessionDefaults = map[string]string{
-	"datestyle": "ISO, MDY", "intervalstyle": "postgres", "extra_float_digits": "3", "bytea_output": "hex",
+	"datestyle": "ISO, MDY", "intervalstyle": "postgres", "extra_float_digits": "1", "bytea_output": "hex",
 	"search_path": "\"$user\", public", "sidecar.as_of": "",
 }
 
@@ -227,6 +236,8 @@ func (s *session) start(ctx context.Context) error {
 		}
 	}
 	s.zoneDefault, s.zoneDefaultUnknown = s.zone, s.zoneUnknown // the startup packet's zone is RESET's (timezone.go)
+	initial := s.saveSettings()
+	s.initial = &initial // RESET ALL's and DISCARD ALL's values (txsettings.go)
 	s.be.Send(&pgproto3.AuthenticationOk{})
 	for _, k := range []string{"server_version", "server_encoding", "client_encoding", "application_name", "default_transaction_read_only",
 		"in_hot_standby", "is_superuser", "session_authorization", "DateStyle", "IntervalStyle", "TimeZone", "integer_datetimes", "standard_conforming_strings"} {
@@ -275,6 +286,17 @@ func (s *session) versionFor(ctx context.Context, ref string) (Version, error) {
 func (s *session) set(ctx context.Context, name string, val *string) error {
 	switch name {
 	case "all":
+		// Every setting back to the session's start (the startup
+		// packet's values, PostgreSQL's reset values), then the rules
+		// below; the open transaction keeps its isolation level.
+		if s.initial != nil {
+			iso, ok := s.settings["transaction_isolation"]
+			s.settings = maps.Clone(s.initial.settings)
+			s.timeout = s.initial.timeout
+			if ok {
+				s.settings["transaction_isolation"] = iso
+			}
+		}
 		s.asOf = ""
 		s.settings["sidecar.as_of"] = ""
 		maps.Copy(s.settings, literalDefaults) // scs.go
@@ -322,14 +344,14 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 	case "statement_timeout":
 		if val == nil {
 			s.timeout = nil
-			s.settings[name] = s.srv.opts.StatementTimeout.String()
+			s.settings[name] = formatTimeout(s.srv.opts.StatementTimeout)
 			return nil
 		}
 		d, err := parseTimeout(*val)
 		if err != nil {
 			return err
 		}
-		s.timeout, s.settings[name] = &d, *val
+		s.timeout, s.settings[name] = &d, formatTimeout(d)
 		return nil
 	}
 	switch d, ok := s.settingDefault(name); {
@@ -350,19 +372,6 @@ func (s *session) statementTimeout() time.Duration {
 		return *s.timeout
 	}
 	return s.srv.opts.StatementTimeout
-}
-
-// parseTimeout reads a statement_timeout value: milliseconds, or a
-// number with a unit (ms, s, min, h).
-func parseTimeout(v string) (time.Duration, error) {
-	v = strings.ToLower(strings.Trim(strings.TrimSpace(v), "'"))
-	if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms >= 0 {
-		return time.Duration(ms) * time.Millisecond, nil
-	}
-	if d, err := time.ParseDuration(strings.ReplaceAll(strings.ReplaceAll(v, " ", ""), "min", "m")); err == nil && d >= 0 {
-		return d, nil
-	}
-	return 0, errf(codeInvalidParam, -1, "invalid value for parameter \"statement_timeout\": \"%s\"", v)
 }
 
 // begin starts running one statement: a context that ends at the
@@ -545,6 +554,9 @@ func (s *session) simpleQuery(ctx context.Context, query string) {
 		if s.tx == 'T' {
 			s.tx = 'E'
 		}
+		if s.tx == 'I' && s.implicitTx {
+			s.txEnd(false) // the implicit transaction rolls back (txsettings.go)
+		}
 	}
 	sctx, done := s.begin(ctx)
 	defer done()
@@ -554,6 +566,16 @@ func (s *session) simpleQuery(ctx context.Context, query string) {
 		s.srv.met.statement(time.Now(), err)
 		fail(err)
 		return
+	}
+	if s.tx == 'I' && len(plans) > 1 {
+		// Several statements run in one implicit transaction: a failing
+		// one undoes the SETs before it, SET LOCAL lasts to the end.
+		s.txBegin(true)
+		defer func() {
+			if s.tx == 'I' && s.implicitTx {
+				s.txEnd(true)
+			}
+		}()
 	}
 	key := s.planKeyPrefix()
 	for i := 0; i < len(plans); i++ {
@@ -610,7 +632,7 @@ func (s *session) simpleQuery(ctx context.Context, query string) {
 
 // txAllowed refuses statements in a failed transaction.
 func (s *session) txAllowed(p *plan) error {
-	if s.tx == 'E' && p.kind != "commit" && p.kind != "rollback" {
+	if s.tx == 'E' && p.kind != "commit" && p.kind != "rollback" && p.kind != "rollback_to" {
 		return errf(codeInFailedTx, -1, "current transaction is aborted, commands ignored until end of transaction block")
 	}
 	return nil
@@ -635,6 +657,7 @@ func (s *session) run1(ctx context.Context, p *plan, params []Value, formats []i
 		if s.tx != 'I' {
 			s.be.Send(&pgproto3.NoticeResponse{Severity: "WARNING", SeverityUnlocalized: "WARNING", Code: "25001", Message: "there is already a transaction in progress"})
 		} else {
+			s.txBegin(false) // txsettings.go
 			s.tx, s.txVers = 'T', map[string]Version{}
 			for k, v := range s.stmtVers {
 				s.txVers[k] = v
@@ -657,13 +680,26 @@ func (s *session) run1(ctx context.Context, p *plan, params []Value, formats []i
 		if s.tx == 'I' {
 			s.be.Send(&pgproto3.NoticeResponse{Severity: "WARNING", SeverityUnlocalized: "WARNING", Code: "25P01", Message: "there is no transaction in progress"})
 		}
+		implicit := s.tx == 'I' && s.implicitTx
+		s.txEnd(tag == "COMMIT") // txsettings.go
+		if implicit {
+			s.txBegin(true) // the next statements of the query: a new implicit transaction
+		}
 		s.endTx(tag == "COMMIT")
 		s.tx, s.txVers = 'I', nil
 		s.endIsolation() // isolation.go
 		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
 		return nil
+	case "savepoint", "release", "rollback_to":
+		return s.runSavepoint(p) // txsettings.go
+	case "discard":
+		if err := s.discardAll(ctx); err != nil {
+			return err
+		}
+		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(p.tag)})
+		return nil
 	case "set":
-		if err := s.set(ctx, p.setName, p.setVal); err != nil {
+		if err := s.runSet(ctx, p); err != nil { // txsettings.go
 			return err
 		}
 		if p.setName == "application_name" && p.setVal != nil {
@@ -686,7 +722,11 @@ func (s *session) run1(ctx context.Context, p *plan, params []Value, formats []i
 		} else {
 			delete(s.prepared, p.setName)
 		}
-		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("DEALLOCATE")})
+		tag := "DEALLOCATE"
+		if p.setName == "" {
+			tag = "DEALLOCATE ALL"
+		}
+		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
 		return nil
 	case "show":
 		if p.setName == "all" {

@@ -296,8 +296,14 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 			p.kind, p.tag = "commit", "COMMIT"
 		case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK:
 			p.kind, p.tag = "rollback", "ROLLBACK"
+		case pg.TransactionStmtKind_TRANS_STMT_SAVEPOINT:
+			p.kind, p.tag, p.setName = "savepoint", "SAVEPOINT", ts.SavepointName
+		case pg.TransactionStmtKind_TRANS_STMT_RELEASE:
+			p.kind, p.tag, p.setName = "release", "RELEASE", ts.SavepointName
+		case pg.TransactionStmtKind_TRANS_STMT_ROLLBACK_TO:
+			p.kind, p.tag, p.setName = "rollback_to", "ROLLBACK", ts.SavepointName
 		default:
-			return unsupported(int(ts.Location), "savepoints and two-phase commit")
+			return unsupported(int(ts.Location), "two-phase commit")
 		}
 		return nil
 	case n.GetVariableSetStmt() != nil:
@@ -317,7 +323,16 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 		}
 		return nil
 	case n.GetDiscardStmt() != nil:
-		p.kind, p.tag = "noop", "DISCARD ALL"
+		switch n.GetDiscardStmt().Target {
+		case pg.DiscardMode_DISCARD_ALL:
+			p.kind, p.tag = "discard", "DISCARD ALL" // txsettings.go
+		case pg.DiscardMode_DISCARD_PLANS:
+			p.kind, p.tag = "noop", "DISCARD PLANS"
+		case pg.DiscardMode_DISCARD_SEQUENCES:
+			p.kind, p.tag = "noop", "DISCARD SEQUENCES"
+		default:
+			p.kind, p.tag = "noop", "DISCARD TEMP"
+		}
 		return nil
 	case n.GetDeallocateStmt() != nil:
 		p.kind, p.tag, p.setName = "deallocate", "DEALLOCATE", n.GetDeallocateStmt().Name
@@ -417,7 +432,10 @@ func (pl *planner) planSet(vs *pg.VariableSetStmt) error {
 		return unsupported(pl.kwPos("SET"), "this SET")
 	}
 	if vs.IsLocal {
-		return unsupported(pl.kwPos("LOCAL"), "SET LOCAL")
+		if p.kind != "set" {
+			return unsupported(pl.kwPos("LOCAL"), "this SET LOCAL")
+		}
+		p.setLocal = true // txsettings.go
 	}
 	return nil
 }
