@@ -61,7 +61,7 @@ type session struct {
 	txLocal    map[string]settingsState
 	savepoints []savepoint
 	implicitTx bool
-	stmtVers                        map[string]Version
+	stmtVers   map[string]Version
 
 	prepared map[string]*prepared
 	portals  map[string]*portal
