@@ -77,6 +77,8 @@ type vecCatalog struct {
 	// paramChecks: what the catalog proofs need of the parameters'
 	// values (pgcatalog_params.go).
 	paramChecks []paramCheck
+	// viewCols are the views' output columns (vexec_origin.go).
+	viewCols viewColumns
 }
 
 // Table implements lplan.Catalog.
@@ -180,6 +182,10 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	if !paramsConsistent(q.Plan, q.Params) {
 		return fail(nil)
 	}
+	origins, err := cat.resultOrigins(stmt, q) // vexec_origin.go
+	if err != nil {
+		return err
+	}
 	textOrder, err := pl.vecFactsCheck(q, cat.tables) // vexec_facts.go
 	if err != nil {
 		return err
@@ -219,7 +225,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 		if t.OID == lplan.Unknown {
 			t = lplan.T(lplan.Text) // an untyped literal in the result is text
 		}
-		p.cols = append(p.cols, outCol{name: q.Names[i], typ: t.OID, typmod: t.Mod})
+		p.cols = append(p.cols, outCol{name: q.Names[i], typ: t.OID, typmod: t.Mod, tableOID: origins[i].table, attnum: origins[i].attnum})
 		if k, ok := regCols[i]; ok {
 			p.cols[i].typ = k // printed as its name: text (regOutputs)
 		}
