@@ -87,6 +87,8 @@ func pgc(spec string) []pgCol {
 			t = nodeTree
 		case "yes_or_no":
 			t = yesOrNo
+		case "regproc":
+			t = regprocType // pgcatalog_regproc.go
 		}
 		if t.OID == 0 {
 			panic("pg_catalog column type " + typ)
@@ -302,7 +304,7 @@ var pgRels = append([]*pgRel{
 		}},
 	{schema: "pg_catalog", name: "pg_type", cols: pgc("oid oid, typname name, typnamespace oid, typowner oid, typlen int2, typbyval bool, typtype char, " +
 		"typcategory char, typispreferred bool, typisdefined bool, typdelim char, typrelid oid, typsubscript text, typelem oid, typarray oid, " +
-		"typinput text, typoutput text, typreceive text, typsend text, typmodin text, typmodout text, typanalyze text, typalign char, typstorage char, " +
+		"typinput regproc, typoutput regproc, typreceive regproc, typsend regproc, typmodin regproc, typmodout regproc, typanalyze regproc, typalign char, typstorage char, " +
 		"typnotnull bool, typbasetype oid, typtypmod int4, typndims int4, typcollation oid, typdefaultbin text, typdefault text, typacl text[]"),
 		rows: func(cx *pgCatCtx) [][]*string {
 			var out [][]*string
@@ -326,13 +328,17 @@ var pgRels = append([]*pgRel{
 				if t.OID == types.Unknown {
 					kind = "p"
 				}
-				out = append(out, []*string{u32(t.OID), sv(t.Name), sv("11"), sv("10"), iv(int64(t.Len)), byval, sv(kind), typeCategory(t, version),
-					bv(t.Preferred), sv("t"), sv(","), sv("0"), u, u32(t.Elem), u32(t.Array), u, u, u, u, u, u, u, u, u,
-					sv("f"), sv("0"), sv("-1"), sv("0"), sv(coll), nil, nil, nil})
+				row := []*string{u32(t.OID), sv(t.Name), sv("11"), sv("10"), iv(int64(t.Len)), byval, sv(kind), typeCategory(t, version),
+					bv(t.Preferred), sv("t"), sv(","), sv("0"), u, u32(t.Elem), u32(t.Array)}
+				row = append(append(row, typeIORow(t.OID)...), u, u, // pgcatalog_regproc.go
+					sv("f"), sv("0"), sv("-1"), sv("0"), sv(coll), nil, nil, nil)
+				out = append(out, row)
 				if t.Array != 0 {
-					out = append(out, []*string{u32(t.Array), sv("_" + t.Name), sv("11"), sv("10"), sv("-1"), sv("f"), sv("b"), sv("A"),
-						sv("f"), sv("t"), sv(","), sv("0"), u, u32(t.OID), sv("0"), u, u, u, u, u, u, u, u, u,
-						sv("f"), sv("0"), sv("-1"), sv("0"), sv(coll), nil, nil, nil})
+					row := []*string{u32(t.Array), sv("_" + t.Name), sv("11"), sv("10"), sv("-1"), sv("f"), sv("b"), sv("A"),
+						sv("f"), sv("t"), sv(","), sv("0"), u, u32(t.OID), sv("0")}
+					row = append(append(row, typeIORow(t.Array)...), u, u,
+						sv("f"), sv("0"), sv("-1"), sv("0"), sv(coll), nil, nil, nil)
+					out = append(out, row)
 				}
 			}
 			// information_schema's domains and their arrays, as read.
@@ -341,10 +347,12 @@ var pgRels = append([]*pgRel{
 				if t.HasDefault {
 					def, defBin = sv(t.Default), u
 				}
-				out = append(out, []*string{u32(t.OID), sv(t.Name), u32(t.Namespace), u32(t.Owner), iv(int64(t.Len)), bv(t.ByVal), sv(charText(t.Type)),
-					sv(charText(t.Category)), sv("f"), sv("t"), sv(charText(t.Delim)), sv("0"), u, u32(t.Elem), u32(t.Array), u, u, u, u, u, u, u,
+				row := []*string{u32(t.OID), sv(t.Name), u32(t.Namespace), u32(t.Owner), iv(int64(t.Len)), bv(t.ByVal), sv(charText(t.Type)),
+					sv(charText(t.Category)), sv("f"), sv("t"), sv(charText(t.Delim)), sv("0"), u, u32(t.Elem), u32(t.Array)}
+				row = append(append(row, systemTypeIORow(t)...), // pgcatalog_regproc.go
 					sv(charText(t.Align)), sv(charText(t.Storage)), bv(t.NotNull), u32(t.BaseType), iv(int64(t.TypMod)), sv("0"), u32(t.Collation),
-					defBin, def, u})
+					defBin, def, u)
+				out = append(out, row)
 			}
 			return out
 		}},

@@ -297,7 +297,7 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 	case "obj_description", "col_description", "pg_get_indexdef", "pg_get_constraintdef", "pg_get_serial_sequence", "pg_get_userbyid":
 		return c.schemaFunc(name, args) // pgcatalog_schema.go
 	case "pg_table_size", "pg_total_relation_size", "pg_relation_size", "pg_indexes_size", "pg_database_size":
-		return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "%s is not supported by sidecar's catalog (the sizes on the source PostgreSQL are not kept; the mirror's own differ)", name)
+		return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "%s is not supported by sidecar's catalog (a size is what PostgreSQL's files measure at the call: writes, VACUUM, TRUNCATE and file extension change it outside the logical stream, so a size the catalog poll read would be another number, and the mirror's own storage differs; psql's \\dt+, \\di+, \\dv+ and \\l+ print sizes)", name)
 	case "shobj_description":
 		return c.shobjDescription(args) // pgcatalog_roles.go
 	case "pg_encoding_to_char":

@@ -93,6 +93,9 @@ type reach struct {
 	// read of them (pgcatalog_types.go), built on first use.
 	tableList []Table
 	types     *typeFacts
+	// paramChecks are the conditions on parameters' values the proofs
+	// took (pgcatalog_params.go).
+	paramChecks []paramCheck
 }
 
 // checkSystemRows refuses a statement that can reach rows PostgreSQL
@@ -148,6 +151,7 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 				"(sidecar's catalog lists the followed tables' objects, not PostgreSQL's own system catalogs: restrict by oid, name or schema)")
 		}
 	}
+	c.paramChecks = r.paramChecks
 	return nil
 }
 
@@ -601,6 +605,12 @@ func (r *reach) allVals(vals []lplan.Scalar, depth int, konst func(string) bool,
 	}
 	for _, v := range vals {
 		v = strip(v)
+		if p, ok := v.(*lplan.Param); ok {
+			// Checked against the bound value at each execution
+			// (pgcatalog_params.go).
+			r.paramChecks = append(r.paramChecks, paramCheck{n: p.N, ok: konst})
+			continue
+		}
 		if k, ok := v.(*lplan.Const); ok {
 			if k.Null || !konst(k.Text) {
 				return false

@@ -207,6 +207,8 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 			}
 			return int64(t.OID), nil
 		}), nil
+	case oidRegprocT:
+		return in(regprocIn(tables)), nil // pgcatalog_regproc.go
 	case oidRegnamespaceT:
 		_, ns := (&pgCatCtx{tables: tables}).namespaces()
 		return in(func(s string) (types.Value, error) {
@@ -244,6 +246,8 @@ func (c *vecCatalog) RegOut(kind uint32) (*lplan.ExtFunc, error) {
 			}
 			return formatTypeOf(int64(o), nil)
 		}
+	case oidRegprocT:
+		name = regprocOut(tables) // pgcatalog_regproc.go
 	case oidRegnamespaceT:
 		names, ns := (&pgCatCtx{tables: tables}).namespaces()
 		name = func(o uint32) (types.Value, error) {

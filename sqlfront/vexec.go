@@ -56,6 +56,9 @@ type vecPlan struct {
 	dialect types.Dialect
 	// query is the optimized plan prep runs (EXPLAIN prints it).
 	query *lplan.Query
+	// paramChecks are checked against each execution's parameters
+	// (pgcatalog_params.go).
+	paramChecks []paramCheck
 }
 
 // vecCatalog resolves table names for the binder against the followed
@@ -71,6 +74,11 @@ type vecCatalog struct {
 	// sessionBound: a function bound reads the planning session's state
 	// when it runs (plan.sessionBound).
 	sessionBound bool
+	// paramChecks: what the catalog proofs need of the parameters'
+	// values (pgcatalog_params.go).
+	paramChecks []paramCheck
+	// viewCols are the views' output columns (vexec_origin.go).
+	viewCols viewColumns
 }
 
 // Table implements lplan.Catalog.
@@ -174,6 +182,10 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	if !paramsConsistent(q.Plan, q.Params) {
 		return fail(nil)
 	}
+	origins, err := cat.resultOrigins(stmt, q) // vexec_origin.go
+	if err != nil {
+		return err
+	}
 	textOrder, err := pl.vecFactsCheck(q, cat.tables) // vexec_facts.go
 	if err != nil {
 		return err
@@ -213,7 +225,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 		if t.OID == lplan.Unknown {
 			t = lplan.T(lplan.Text) // an untyped literal in the result is text
 		}
-		p.cols = append(p.cols, outCol{name: q.Names[i], typ: t.OID, typmod: t.Mod})
+		p.cols = append(p.cols, outCol{name: q.Names[i], typ: t.OID, typmod: t.Mod, tableOID: origins[i].table, attnum: origins[i].attnum})
 		if k, ok := regCols[i]; ok {
 			p.cols[i].typ = k // printed as its name: text (regOutputs)
 		}
@@ -223,7 +235,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	for _, t := range cat.tables {
 		p.tables = append(p.tables, t)
 	}
-	p.vec.params = params
+	p.vec.params, p.vec.paramChecks = params, cat.paramChecks
 	p.vec.outputOnly = outputOnly(stmt) // vexec_settings.go
 	pl.p, pl.scope, pl.params = p, nil, params
 	return nil
@@ -375,6 +387,9 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 			}
 		}
 		opts.Params = append(opts.Params, pv)
+	}
+	if err := checkCatalogParams(p.vec.paramChecks, opts.Params); err != nil {
+		return err // pgcatalog_params.go
 	}
 	src := &vecSource{ex: ex, tables: p.vec.tables, refs: p.vec.refs, virt: p.vec.virt}
 	defer src.release()

@@ -190,6 +190,8 @@ func (c *vecCatalog) viewDef(v *wal.ViewFacts, ref string, pos int) (*lplan.View
 		return nil, err
 	}
 	d := &lplan.ViewDef{Schema: v.Schema, Name: v.Name, Query: stmt.GetSelectStmt(), Catalog: &viewCatalog{c: c, ref: ref}}
+	oid := v.OID
+	d.Bound = func(cols []lplan.ColumnID) { c.viewCols.bound(oid, cols) } // vexec_origin.go
 	for _, col := range v.Columns {
 		d.Columns = append(d.Columns, lplan.ColumnDef{Name: col.Name, Type: lplan.Type{OID: col.TypeOID, Mod: col.TypeMod}})
 	}

@@ -110,6 +110,7 @@ func build(version int) *Registry {
 	r.addStringArray() // strarray.go
 	r.addFactorial()   // factorial.go
 	r.addNumNulls()    // numnulls.go
+	r.addJSONObject()  // jsonobject.go
 	return r
 }
 

@@ -30,6 +30,10 @@ type ViewDef struct {
 	// the version the view is read at. It must not be a
 	// LocatedCatalog: the definition's offsets are not the statement's.
 	Catalog Catalog
+	// Bound, when set, is told the columns the expansion outputs, in the
+	// view's column order (the result columns' origins: a view's
+	// column is described by the view's OID and its position).
+	Bound func(cols []ColumnID)
 }
 
 // maxViewDepth bounds views over views (PostgreSQL refuses cycles when
@@ -67,6 +71,9 @@ func (b *binder) view(v *ViewDef, alias string, colAlias []*pg.Node, loc int32) 
 	names, err = aliasNames(names, colAlias, "table "+alias, loc)
 	if err != nil {
 		return nil, nil, err
+	}
+	if v.Bound != nil {
+		v.Bound(cols)
 	}
 	return rel, newItem(alias, b.scopeCols(cols, names)), nil
 }
