@@ -55,6 +55,14 @@ type Config struct {
 	// and decoded so far: the daemon reports it while the in-memory HEAD
 	// loads (its total is CheckpointPages).
 	Restored *atomic.Int64
+	// RestoreCold makes a restore (OpenGen) of a checkpoint whose manifest
+	// carries the pages' summaries map it instead of decoding it: every
+	// page is made cold from its stored image as is (checked, not
+	// decoded), its summaries read from the manifest, and Warm decodes
+	// pages afterwards, up to the memory bound, while the heap is served
+	// (restorecold.go). Without it, or for an older manifest, every page
+	// is decoded by the restore.
+	RestoreCold bool
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -176,6 +184,8 @@ type Heap struct {
 	owner   uint64        // this heap's id in cfg.Pages
 	// midFrozen counts pages of a batch in progress made cold (tests).
 	midFrozen int
+	// warmNext is the page Warm looks at next (writer only).
+	warmNext int
 }
 
 // version is one published state. Immutable once published.
