@@ -94,6 +94,12 @@ type Model struct {
 	closed   bool
 	ckptWG   sync.WaitGroup
 
+	// warmWG counts the warmer a restore starts (warm.go); warmStop asks
+	// it to stop (Close); warmed is the pages it decoded once done.
+	warmWG   sync.WaitGroup
+	warmStop atomic.Bool
+	warmed   atomic.Int64
+
 	// unusable is set when an Apply failed after changing some of the
 	// model's state: the tables no longer describe one version, so nothing
 	// is served (servable), checkpointed or applied until Reset empties
