@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,6 +61,7 @@ type ScaleOptions struct {
 	Gets, Ranges  int    // point gets and 10k ranges per repetition and side
 	Cold          bool   // measure the cold level (restarts)
 	Apply         bool   // the seed-003 UPDATE / DELETE and the compactions
+	Join          bool   // the join cell (a hash join over every row: minutes, and memory.query, at 50M+)
 	Cgroup        string // memory cgroup directory to run the daemon in ("" = none)
 	// Grow follows t from empty while it grows to Rows in 1M-row
 	// transactions (the sidecar applying them as they stream) instead of
@@ -677,6 +679,14 @@ type scaleQuery struct {
 }
 
 func (s *scaleRun) queries() []scaleQuery {
+	qs := s.allQueries()
+	if !s.o.Join {
+		qs = slices.DeleteFunc(qs, func(q scaleQuery) bool { return strings.HasPrefix(q.name, "join.") })
+	}
+	return qs
+}
+
+func (s *scaleRun) allQueries() []scaleQuery {
 	n := s.rows
 	return []scaleQuery{
 		{"select.pk (point get)", "`SELECT id, k, v, score, grp FROM t WHERE id = $1`, random keys, per get", func(ctx context.Context, c *pgx.Conn, keys []int) (time.Duration, string, error) {

@@ -455,6 +455,12 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 		if err := p.step("retain " + name); err != nil {
 			return st, err
 		}
+		if t := m.Table(name); t != nil && t.hp.CheckpointPins() > 0 {
+			// Pages of a mapped restore still read their images from the
+			// checkpoint restored (warm.go): keep them until none does; a
+			// later checkpoint's Retain drops what this one supersedes.
+			continue
+		}
 		if err := pages.Retain(name, gen); err != nil && p.Logger != nil {
 			p.Logger.Warn("head checkpoint: dropping superseded heap pages failed (garbage until the next)", "table", name, "err", err)
 		}

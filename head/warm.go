@@ -7,16 +7,19 @@ import (
 // Warming a mapped restore (issue 24 item 2).
 //
 // The restore maps every heap's checkpoint (heap.Config.RestoreCold: the
-// pages come back cold, their images checked but not decoded, their
-// summaries from the manifest), so the model is served as soon as the
-// images are in the page file, not after every page is decoded (at 10M
-// rows ≈ 10k pages, 8.7 s of a 9.2 s restart at load 12 before). A
-// goroutine the model owns then decodes each table's pages in page order
-// (heap.Warm) until the decoded pages reach heap.memory's bound — the
-// state the decoding restore left — a few pages at a time, each step one
-// version of the same content and LSN published under the heap's own
-// writer lock, so an Apply waits at most one step. Close stops it and
-// waits for it.
+// pages come back cold, reading their images from the checkpoint, their
+// summaries from the manifest; no image is read), so the model is served
+// after reading the manifests, index and key store, not after every page
+// is read and decoded (at 10M rows ≈ 10k pages, 8.7 s of a 9.2 s restart
+// at load 12 before). A goroutine the model owns then decodes each
+// table's pages in page order (heap.Warm) until the decoded pages reach
+// heap.memory's bound — the state the decoding restore left — and moves
+// the rest to the page file, checking every image; a few pages at a time,
+// each step one version of the same content and LSN published under the
+// heap's own writer lock, so an Apply waits at most one step. Close stops
+// it and waits for it. A damaged image makes the model unusable (rebuilt
+// from the trees). Until no page reads from the restored checkpoint
+// (heap.CheckpointPins), checkpoints keep its images (no Retain).
 
 // warmStep is how many pages one heap.Warm call decodes: the longest an
 // Apply of that table waits for the warmer (≈ 10 ms of CPU at 1024-row
@@ -54,10 +57,16 @@ func (m *Model) warm(tables []*Table) {
 			n, done, err := t.hp.Warm(warmStep)
 			pages += n
 			if err != nil {
+				// A damaged checkpoint image: the restore read none of
+				// them, so this is where it shows. The model is not
+				// served any more (reads go to the trees) and is rebuilt
+				// from the trees (the daemon resets an unusable model
+				// when its next batch is refused).
+				m.unusable.Store(true)
 				if p := m.opts.Persist; p != nil && p.Logger != nil {
-					p.Logger.Warn("in-memory HEAD: warming a restored table stopped; its pages stay cold", "table", t.name, "err", err)
+					p.Logger.Error("in-memory HEAD: a restored page does not read back; HEAD is rebuilt from the trees", "table", t.name, "err", err)
 				}
-				break
+				return
 			}
 			if done {
 				break

@@ -57,11 +57,11 @@ type Config struct {
 	Restored *atomic.Int64
 	// RestoreCold makes a restore (OpenGen) of a checkpoint whose manifest
 	// carries the pages' summaries map it instead of decoding it: every
-	// page is made cold from its stored image as is (checked, not
-	// decoded), its summaries read from the manifest, and Warm decodes
-	// pages afterwards, up to the memory bound, while the heap is served
-	// (restorecold.go). Without it, or for an older manifest, every page
-	// is decoded by the restore.
+	// page is cold, its image read from the checkpoint on demand, its
+	// summaries from the manifest, and Warm decodes pages afterwards (up
+	// to the memory bound; the rest moved to the page file) while the heap
+	// is served (restorecold.go). Without it, or for an older manifest,
+	// every page is read and decoded by the restore.
 	RestoreCold bool
 }
 
@@ -184,8 +184,13 @@ type Heap struct {
 	owner   uint64        // this heap's id in cfg.Pages
 	// midFrozen counts pages of a batch in progress made cold (tests).
 	midFrozen int
-	// warmNext is the page Warm looks at next (writer only).
+	// warmNext is the page Warm looks at next; warmFull: Warm reached
+	// the bound and only moves checkpoint pages now (writer only).
 	warmNext int
+	warmFull bool
+	// pins counts the live pages reading their image from the checkpoint
+	// (CheckpointPins).
+	pins atomic.Int64
 }
 
 // version is one published state. Immutable once published.

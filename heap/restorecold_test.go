@@ -1,8 +1,10 @@
 package heap
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/sidecar-dev/sidecar/internal/seed"
@@ -99,10 +101,8 @@ func TestRestoreColdMapsPages(t *testing.T) {
 			if m := g.Memory(); m.DecodedPages != 0 || g.Thaws() != 0 {
 				t.Fatalf("right after the restore: %d pages decoded, %d thaws; want none", m.DecodedPages, g.Thaws())
 			}
-			if cfg.Pages != nil {
-				if m := g.Memory(); m.DiskPages != m.ColdPages {
-					t.Fatalf("%d of %d cold pages in the page file, want all", m.DiskPages, m.ColdPages)
-				}
+			if m := g.Memory(); m.CheckpointPages != m.ColdPages || int64(m.ColdPages) != g.CheckpointPins() {
+				t.Fatalf("%d of %d cold pages read from the checkpoint (%d pins), want all", m.CheckpointPages, m.ColdPages, g.CheckpointPins())
 			}
 			a := src.Snapshot()
 			b := g.Snapshot()
@@ -129,6 +129,9 @@ func TestRestoreColdMapsPages(t *testing.T) {
 				}
 			}
 			m := g.Memory()
+			if m.CheckpointPages != 0 || (cfg.Pages != nil && m.DiskPages != m.ColdPages) {
+				t.Fatalf("after Warm: %+v; want no page read from the checkpoint, every cold one in the page file", m)
+			}
 			switch {
 			case cfg.Memory == 0 && cfg.Budget == nil:
 				if m.ColdPages != 0 {
@@ -140,6 +143,15 @@ func TestRestoreColdMapsPages(t *testing.T) {
 				}
 			}
 			a.Release()
+			// Once no version reaches them, nothing reads the checkpoint:
+			// its images may go (the owner's Retain waits for this).
+			for i := 0; g.CheckpointPins() != 0; i++ {
+				if i == 100 {
+					t.Fatalf("%d checkpoint pins left after Warm and 100 collections", g.CheckpointPins())
+				}
+				runtime.GC()
+				runtime.Gosched()
+			}
 			// It goes on applying batches as a heap restored by decoding
 			// does (the same free-space map: the same row ids).
 			ecfg := cfg
@@ -176,11 +188,12 @@ func TestRestoreColdMapsPages(t *testing.T) {
 	}
 }
 
-// TestRestoreColdRefusesDamage: a mapped restore checks every image
-// without decoding it, so a damaged image, a page summary that does not
-// match its image, or a damaged summary section still refuses the
-// checkpoint (the owner rebuilds from the trees); a version-1 manifest
-// (no summaries) is restored by decoding, as before.
+// TestRestoreColdRefusesDamage: a mapped restore reads no image, so a
+// damaged summary section refuses the checkpoint at once, and a damaged
+// image or one that is not the page its summary describes is refused by
+// Warm, which checks every image it decodes or moves, with a *PageError
+// naming the page (the owner then rebuilds from the trees); a version-1
+// manifest (no summaries) is restored by decoding, as before.
 func TestRestoreColdRefusesDamage(t *testing.T) {
 	r := rand.New(rand.NewPCG(seed.Or(t, seedFlag, 24), 18))
 	cfg := Config{PageRows: 64, PageBytes: 4096, RestoreCold: true}
@@ -194,9 +207,7 @@ func TestRestoreColdRefusesDamage(t *testing.T) {
 				v[len(v)/2] ^= 0x55
 			}
 		}
-		if _, err := Open(modelSchema, cfg, store, "t"); err == nil {
-			t.Fatal("damaged image: no error")
-		}
+		warmFails(t, cfg, store, 3)
 	})
 	t.Run("summary", func(t *testing.T) {
 		_, store := fresh()
@@ -226,9 +237,7 @@ func TestRestoreColdRefusesDamage(t *testing.T) {
 			}
 		}
 		store.pages["t"][k1], store.pages["t"][k2] = store.pages["t"][k2], store.pages["t"][k1]
-		if _, err := Open(modelSchema, cfg, store, "t"); err == nil {
-			t.Fatal("swapped images: no error")
-		}
+		warmFails(t, cfg, store, 1)
 	})
 	t.Run("version1", func(t *testing.T) {
 		src, store := fresh()
@@ -252,4 +261,34 @@ func TestRestoreColdRefusesDamage(t *testing.T) {
 		a.Release()
 		b.Release()
 	})
+}
+
+// warmFails opens store's checkpoint mapped and requires Warm to fail on
+// page id with a *PageError, and reads of that page to fail too.
+func warmFails(t *testing.T, cfg Config, store *MemStore, id uint32) {
+	t.Helper()
+	g, err := Open(modelSchema, cfg, store, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for range 1000 {
+		_, done, err := g.Warm(16)
+		if err != nil {
+			var pe *PageError
+			if !errors.As(err, &pe) || pe.Page != id {
+				t.Fatalf("Warm: %v; want a *PageError of page %d", err, id)
+			}
+			s := g.Snapshot()
+			defer s.Release()
+			if _, err := s.PageErr(int(id)); err == nil {
+				t.Fatalf("page %d read back from a damaged checkpoint", id)
+			}
+			return
+		}
+		if done {
+			t.Fatalf("Warm done over a damaged image of page %d", id)
+		}
+	}
+	t.Fatal("Warm never done")
 }
