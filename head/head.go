@@ -99,6 +99,9 @@ type Model struct {
 	warmWG   sync.WaitGroup
 	warmStop atomic.Bool
 	warmed   atomic.Int64
+	// warmHold, when set (tests), is received from before the warmer
+	// starts: a warmer held there leaves the restored pages pinned.
+	warmHold chan struct{}
 
 	// unusable is set when an Apply failed after changing some of the
 	// model's state: the tables no longer describe one version, so nothing

@@ -50,6 +50,9 @@ func (m *Model) startWarm() {
 // warm is the warmer's goroutine (startWarm).
 func (m *Model) warm(tables []*Table) {
 	defer m.warmWG.Done()
+	if m.warmHold != nil {
+		<-m.warmHold
+	}
 	start := time.Now()
 	pages := 0
 	for _, t := range tables {
@@ -69,6 +72,10 @@ func (m *Model) warm(tables []*Table) {
 				return
 			}
 			if done {
+				// The states kept for scans just behind HEAD hold
+				// versions whose pages read the checkpoint: dropped, so
+				// that the pins go (those scans read the tree instead).
+				t.dropPast()
 				break
 			}
 		}
@@ -82,3 +89,15 @@ func (m *Model) warm(tables []*Table) {
 // WaitWarm waits until the warmer started by a restore is done (tests,
 // benchmarks); it returns at once when none runs.
 func (m *Model) WaitWarm() { m.warmWG.Wait() }
+
+// checkpointPins is the pages of every table still reading their image
+// from the restored checkpoint (heap.CheckpointPins).
+func (m *Model) checkpointPins() int64 {
+	var n int64
+	for _, name := range m.Tables() {
+		if t := m.Table(name); t != nil {
+			n += t.hp.CheckpointPins()
+		}
+	}
+	return n
+}

@@ -2,6 +2,7 @@ package head
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -118,4 +119,56 @@ func TestRestoreMappedWarmsBesideApply(t *testing.T) {
 		t.Fatal("Close did not stop the warmer")
 	}
 	cold.WaitWarm() // returns: Close waited for it
+}
+
+// waitUnpinned waits for m's warmer and for the garbage collector to drop
+// every version whose pages read the restored checkpoint.
+func waitUnpinned(t *testing.T, m *Model) {
+	t.Helper()
+	m.WaitWarm()
+	for i := 0; m.checkpointPins() != 0; i++ {
+		if i == 200 {
+			t.Fatalf("%d pages still read the restored checkpoint after the warmer and 200 collections", m.checkpointPins())
+		}
+		runtime.GC()
+		runtime.Gosched()
+	}
+}
+
+// TestRestoredImagesKeptWhilePinned: while pages of a restored model read
+// their images from the checkpoint it was restored from, a checkpoint
+// keeps that generation's heap manifest and images (removing them would
+// fail those reads); once the warmer is done and no version reaches such
+// a page, the next checkpoint removes them.
+func TestRestoredImagesKeptWhilePinned(t *testing.T) {
+	f := openFeed(t)
+	opts, mod := checkpointedCopy(t, f, relation(1, "a"), 5000)
+	restoredGen := mod.gen
+	mod.Close()
+	block := make(chan struct{})
+	ropts := opts
+	back := New(ropts)
+	// Restore with the warmer held at its first table: pages stay pinned.
+	back.warmHold = block
+	if !back.Load() {
+		t.Fatal("nothing restored")
+	}
+	if back.checkpointPins() == 0 {
+		t.Fatal("a mapped restore left no page reading the checkpoint")
+	}
+	if _, err := back.Checkpoint(); err != nil { // written while pages are pinned
+		t.Fatal(err)
+	}
+	if _, err := f.db.HeapPages().GetManifest("public.a", restoredGen); err != nil {
+		t.Fatalf("the restored generation's manifest was removed while its pages were read: %v", err)
+	}
+	close(block)
+	waitUnpinned(t, back)
+	if _, err := back.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.HeapPages().GetManifest("public.a", restoredGen); err == nil {
+		t.Fatal("the restored generation's manifest survived a checkpoint with nothing pinned")
+	}
+	back.Close()
 }
