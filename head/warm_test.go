@@ -28,23 +28,9 @@ func TestRestoreMappedWarmsBesideApply(t *testing.T) {
 	a := relation(1, "a")
 	ref := map[int]int{}
 	for i := range rows {
-		ref[i] = i % 1000
+		ref[i] = i
 	}
-	cfg := heap.Config{PageRows: 256, Budget: heap.NewPageBudget(1 << 30)}
-	opts := Options{Heap: cfg, Persist: &Persist{DB: f.db, Every: -1, Mirror: f.m}}
-	mod := New(opts)
-	sub, err := f.m.Subscribe(mod, mirror.SubscribeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.copyTable(a, ref)
-	f.waitDelivered(sub)
-	if err := sub.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := mod.Checkpoint(); err != nil {
-		t.Fatal(err)
-	}
+	opts, mod := checkpointedCopy(t, f, a, rows)
 	whole := mod.Table("public.a").Heap().Memory().DecodedBytes
 	ix, keys := mod.Table("public.a").IndexBytes()
 	mod.Close()
@@ -80,7 +66,7 @@ func TestRestoreMappedWarmsBesideApply(t *testing.T) {
 	if len(back.Tables()) != 1 {
 		t.Fatalf("restored %d tables", len(back.Tables()))
 	}
-	sub, err = f.m.Subscribe(back, mirror.SubscribeOptions{})
+	sub, err := f.m.Subscribe(back, mirror.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
