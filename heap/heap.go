@@ -189,8 +189,10 @@ type Heap struct {
 	warmNext int
 	warmFull bool
 	// pins counts the live pages reading their image from the checkpoint
-	// (CheckpointPins).
-	pins atomic.Int64
+	// (CheckpointPins). Apart from the heap: the cleanups that decrement
+	// it hold it, and must not hold the heap (whose versions reach the
+	// pages: a heap dropped before Warm would never be collected).
+	pins *atomic.Int64
 }
 
 // version is one published state. Immutable once published.
@@ -217,7 +219,7 @@ func New(schema Schema, cfg Config) (*Heap, error) {
 		schema: s, cfg: cfg, fill: cfg.PageBytes * cfg.FillFactor / 100,
 		dirty: map[uint32]struct{}{},
 		cells: make([]cell, len(s.Columns)), changed: make([]bool, len(s.Columns)), tmp: new(big.Int),
-		codec: cfg.Codec, z: newCompressor(),
+		codec: cfg.Codec, z: newCompressor(), pins: new(atomic.Int64),
 	}
 	if cfg.Budget != nil {
 		h.chargeTo(cfg.Budget)

@@ -73,7 +73,7 @@ func (h *Heap) openCold(m *manifest, store PageStore, table string) (*Heap, erro
 		}
 		p.ck = &ckptRef{store: store, table: table, key: PageKey{Gen: g, ID: uint32(id)}}
 		h.pins.Add(1)
-		runtime.AddCleanup(p.ck, func(pins *atomic.Int64) { pins.Add(-1) }, &h.pins)
+		runtime.AddCleanup(p.ck, func(pins *atomic.Int64) { pins.Add(-1) }, h.pins)
 		v.pages.push(p, 0)
 		v.rows += int64(p.nlive)
 		for c, col := range h.schema.Columns {

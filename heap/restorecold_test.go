@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+	"weak"
 
 	"github.com/sidecar-dev/sidecar/internal/seed"
 )
@@ -291,4 +292,32 @@ func warmFails(t *testing.T, cfg Config, store *MemStore, id uint32) {
 		}
 	}
 	t.Fatal("Warm never done")
+}
+
+// TestRestoreColdDroppedHeapCollected: a heap restored mapped and dropped
+// before Warm ran (a table reset or dropped right after a restart) is
+// collected, its checkpoint pins with it: the cleanups counting the pins
+// must not keep the heap reachable.
+func TestRestoreColdDroppedHeapCollected(t *testing.T) {
+	r := rand.New(rand.NewPCG(seed.Or(t, seedFlag, 24), 19))
+	src, store := coldSource(t, r, Config{PageRows: 64, PageBytes: 4096})
+	src.Close()
+	g, err := Open(modelSchema, Config{PageRows: 64, PageBytes: 4096, RestoreCold: true}, store, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pins := g.pins
+	if pins.Load() == 0 {
+		t.Fatal("no page reads the checkpoint")
+	}
+	wg := weak.Make(g)
+	g.Close()
+	g = nil
+	for i := 0; wg.Value() != nil || pins.Load() != 0; i++ {
+		if i == 200 {
+			t.Fatalf("after 200 collections: heap collected %v, %d pins left", wg.Value() == nil, pins.Load())
+		}
+		runtime.GC()
+		runtime.Gosched()
+	}
 }
