@@ -252,6 +252,8 @@ func (m *Model) Close() {
 	m.wmu.Lock()
 	m.closed = true
 	m.wmu.Unlock()
+	m.warmStop.Store(true)
+	m.warmWG.Wait()
 	m.ckptWG.Wait()
 }
 
@@ -453,6 +455,12 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 		if err := p.step("retain " + name); err != nil {
 			return st, err
 		}
+		if t := m.Table(name); t != nil && t.hp.CheckpointPins() > 0 {
+			// Pages of a mapped restore still read their images from the
+			// checkpoint restored (warm.go): keep them until none does; a
+			// later checkpoint's Retain drops what this one supersedes.
+			continue
+		}
 		if err := pages.Retain(name, gen); err != nil && p.Logger != nil {
 			p.Logger.Warn("head checkpoint: dropping superseded heap pages failed (garbage until the next)", "table", name, "err", err)
 		}
@@ -640,7 +648,9 @@ func decodePosition(b []byte) (position, error) {
 // an empty one (rebuilt from the trees by the mirror) when there is none
 // or it cannot be used; why is logged.
 func Restore(opts Options) *Model {
-	return restoreCounting(opts, nil)
+	m := restoreCounting(opts, nil)
+	m.startWarm()
+	return m
 }
 
 // restoreCounting is Restore, counting the pages restored in prog (nil:
@@ -684,7 +694,6 @@ func (m *Model) Load() bool {
 	m.gen = r.gen
 	<-m.ckptSlot
 	m.wmu.Lock()
-	defer m.wmu.Unlock()
 	m.copied = r.copied
 	m.applied.Store(r.applied.Load())
 	m.mu.Lock()
@@ -693,6 +702,8 @@ func (m *Model) Load() bool {
 		m.tables[name] = t
 	}
 	m.mu.Unlock()
+	m.wmu.Unlock()
+	m.startWarm()
 	return true
 }
 
@@ -736,6 +747,9 @@ func (m *Model) restore(prog *restoreProgress) error {
 		prog.total.Store(int64(total))
 		hcfg := m.opts.Heap
 		hcfg.Restored = &prog.done
+		// Mapped, not decoded: the pages come back cold and the warmer
+		// decodes them beside the reads (warm.go).
+		hcfg.RestoreCold = true
 		for _, tr := range pos.Tables {
 			t, err := m.newTable(tr.Name, tr.Relation, m.opts.Heap)
 			if err != nil {

@@ -144,6 +144,10 @@ func TestCheckpointKilledMidway(t *testing.T) {
 	if err := sub.Close(); err != nil {
 		t.Fatal(err)
 	}
+	// A checkpoint keeps the restored generation's images while pages
+	// still read them (a mapped restore not yet warmed, or versions from
+	// before it still reachable): wait until none does.
+	waitUnpinned(t, mod)
 	if _, err := mod.Checkpoint(); err != nil {
 		t.Fatal(err)
 	}

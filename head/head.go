@@ -94,6 +94,15 @@ type Model struct {
 	closed   bool
 	ckptWG   sync.WaitGroup
 
+	// warmWG counts the warmer a restore starts (warm.go); warmStop asks
+	// it to stop (Close); warmed is the pages it decoded once done.
+	warmWG   sync.WaitGroup
+	warmStop atomic.Bool
+	warmed   atomic.Int64
+	// warmHold, when set (tests), is received from before the warmer
+	// starts: a warmer held there leaves the restored pages pinned.
+	warmHold chan struct{}
+
 	// unusable is set when an Apply failed after changing some of the
 	// model's state: the tables no longer describe one version, so nothing
 	// is served (servable), checkpointed or applied until Reset empties

@@ -10,7 +10,7 @@ import (
 // memBytes estimates the bytes page p holds in memory.
 func (p *page) memBytes() int64 {
 	n := int64(8 * (len(p.live) + len(p.dead)))
-	if p.disk != nil {
+	if p.disk != nil || p.ck != nil {
 		return n + 64
 	}
 	if p.cold != nil {
@@ -76,6 +76,9 @@ func (h *Heap) coldImage(p *page) ([]byte, error) {
 	if p.disk != nil {
 		return p.disk.read()
 	}
+	if p.ck != nil {
+		return p.ck.read()
+	}
 	return p.cold, nil
 }
 
@@ -136,6 +139,9 @@ func (h *Heap) thaw(p *page, epoch uint64, stats []ColStats, want []bool, buf *C
 		}
 	}
 	pe := &PageError{Page: p.id, Off: -1, Path: "memory", Err: err}
+	if p.ck != nil {
+		pe.Path = "checkpoint"
+	}
 	if p.disk != nil {
 		pe.Off, pe.Path = p.disk.off, p.disk.pf.path
 		p.disk.pf.corrupt.Add(1)
@@ -261,6 +267,9 @@ type MemoryStats struct {
 	DecodedPages, ColdPages int
 	DecodedBytes, ColdBytes int64
 	DiskPages               int
+	// CheckpointPages of the ColdPages are still read from the checkpoint
+	// they were restored from (Config.RestoreCold) until Warm has run.
+	CheckpointPages int
 }
 
 // Memory reports the current version's page memory.
@@ -273,9 +282,12 @@ func (h *Heap) Memory() MemoryStats {
 			m.DiskPages++
 			m.ColdPages++
 			m.ColdBytes += p.memBytes()
-		} else if p.cold != nil {
+		} else if p.cold != nil || p.ck != nil {
 			m.ColdPages++
 			m.ColdBytes += p.memBytes()
+			if p.ck != nil {
+				m.CheckpointPages++
+			}
 		} else {
 			m.DecodedPages++
 			m.DecodedBytes += p.memBytes()

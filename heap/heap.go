@@ -55,6 +55,14 @@ type Config struct {
 	// and decoded so far: the daemon reports it while the in-memory HEAD
 	// loads (its total is CheckpointPages).
 	Restored *atomic.Int64
+	// RestoreCold makes a restore (OpenGen) of a checkpoint whose manifest
+	// carries the pages' summaries map it instead of decoding it: every
+	// page is cold, its image read from the checkpoint on demand, its
+	// summaries from the manifest, and Warm decodes pages afterwards (up
+	// to the memory bound; the rest moved to the page file) while the heap
+	// is served (restorecold.go). Without it, or for an older manifest,
+	// every page is read and decoded by the restore.
+	RestoreCold bool
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -176,6 +184,15 @@ type Heap struct {
 	owner   uint64        // this heap's id in cfg.Pages
 	// midFrozen counts pages of a batch in progress made cold (tests).
 	midFrozen int
+	// warmNext is the page Warm looks at next; warmFull: Warm reached
+	// the bound and only moves checkpoint pages now (writer only).
+	warmNext int
+	warmFull bool
+	// pins counts the live pages reading their image from the checkpoint
+	// (CheckpointPins). Apart from the heap: the cleanups that decrement
+	// it hold it, and must not hold the heap (whose versions reach the
+	// pages: a heap dropped before Warm would never be collected).
+	pins *atomic.Int64
 }
 
 // version is one published state. Immutable once published.
@@ -202,7 +219,7 @@ func New(schema Schema, cfg Config) (*Heap, error) {
 		schema: s, cfg: cfg, fill: cfg.PageBytes * cfg.FillFactor / 100,
 		dirty: map[uint32]struct{}{},
 		cells: make([]cell, len(s.Columns)), changed: make([]bool, len(s.Columns)), tmp: new(big.Int),
-		codec: cfg.Codec, z: newCompressor(),
+		codec: cfg.Codec, z: newCompressor(), pins: new(atomic.Int64),
 	}
 	if cfg.Budget != nil {
 		h.chargeTo(cfg.Budget)

@@ -77,6 +77,11 @@ type page struct {
 	// disk, when set, is the page's record in a PageFile (Config.Pages):
 	// a cold page whose compressed image is on disk, not in cold.
 	disk *diskRef
+	// ck, when set, is the page's image in the checkpoint it was restored
+	// from (Config.RestoreCold): a cold page whose compressed image is
+	// read from the PageStore until Warm decodes it or moves it to the
+	// page file (restorecold.go).
+	ck *ckptRef
 	// memCache is memBytes()+1 of a page no batch may mutate any more
 	// (an older epoch's), 0 until the writer's decodedBytes computes it.
 	// Only the writer reads or writes it (never readers: they may share
@@ -86,7 +91,7 @@ type page struct {
 
 // isCold reports whether p is cold: its values compressed, in memory or
 // on disk, and cols nil.
-func (p *page) isCold() bool { return p.cold != nil || p.disk != nil }
+func (p *page) isCold() bool { return p.cold != nil || p.disk != nil || p.ck != nil }
 
 func words(n int) int { return (n + 63) / 64 }
 

@@ -38,3 +38,31 @@ func BenchmarkRestore(b *testing.B) {
 		r.Close()
 	}
 }
+
+// BenchmarkRestoreSeed restores a checkpoint of 1M rows of the scale
+// benchmark's shape (seedSchema): what a restart of `sidecar-bench scale`
+// spends per million rows on the heap's pages, decoded (before) and
+// mapped (Config.RestoreCold: images checked, summaries from the manifest).
+func BenchmarkRestoreSeed(b *testing.B) {
+	h, _ := buildSeed(b, 1_000_000, Config{})
+	store := NewMemStore()
+	if _, err := h.Checkpoint(store, "t"); err != nil {
+		b.Fatal(err)
+	}
+	h.Close()
+	for _, cold := range []bool{false, true} {
+		name := "decoded"
+		if cold {
+			name = "mapped"
+		}
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				r, err := OpenGen(seedSchema, Config{RestoreCold: cold}, store, "t", 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				r.Close()
+			}
+		})
+	}
+}

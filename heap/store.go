@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/zeebo/xxh3"
 )
 
 // PageStore keeps checkpoints: page images and, per table, one manifest
@@ -178,7 +180,14 @@ func (m *MemStore) Manifests(table string) int {
 //
 //	"HMF1" gen:u64 lsn:u64 rows:u64 pageRows:u32 pageBytes:u32 codec:u8
 //	ncols:u16 kinds:ncols×u8 npages:u32 gens:npages×u64
+//
+// Version 2 ("HMF2", written since issue 24's restart work) is followed by
+// every page's summary in page order (summary.go) and the xxh3-64 of
+// those summaries: what a restore with
+// Config.RestoreCold needs to make the pages cold without decoding them.
 const manifestMagic = "HMF1"
+
+const manifestMagic2 = "HMF2"
 
 type manifest struct {
 	gen, lsn, rows      uint64
@@ -186,10 +195,15 @@ type manifest struct {
 	codec               Codec
 	kinds               []Kind
 	gens                []uint64 // per page: the generation holding its image
+	// sums is the page summaries' section (version 2; nil: version 1).
+	sums []byte
 }
 
 func (m *manifest) encode() []byte {
 	b := []byte(manifestMagic)
+	if m.sums != nil {
+		b = []byte(manifestMagic2)
+	}
 	b = binary.LittleEndian.AppendUint64(b, m.gen)
 	b = binary.LittleEndian.AppendUint64(b, m.lsn)
 	b = binary.LittleEndian.AppendUint64(b, m.rows)
@@ -204,6 +218,10 @@ func (m *manifest) encode() []byte {
 	for _, g := range m.gens {
 		b = binary.LittleEndian.AppendUint64(b, g)
 	}
+	if m.sums != nil {
+		b = append(b, m.sums...)
+		b = binary.LittleEndian.AppendUint64(b, xxh3.Hash(m.sums))
+	}
 	return b
 }
 
@@ -211,7 +229,8 @@ var errManifest = errors.New("corrupt heap manifest")
 
 func decodeManifest(b []byte) (*manifest, error) {
 	r := &reader{b: b}
-	if string(r.take(4)) != manifestMagic {
+	magic := string(r.take(4))
+	if magic != manifestMagic && magic != manifestMagic2 {
 		return nil, fmt.Errorf("%w: bad magic", errManifest)
 	}
 	m := &manifest{gen: r.u64(), lsn: r.u64(), rows: r.u64(), pageRows: r.u32(), pageBytes: r.u32()}
@@ -232,6 +251,16 @@ func decodeManifest(b []byte) (*manifest, error) {
 	m.gens = make([]uint64, 0, np)
 	for range np {
 		m.gens = append(m.gens, r.u64())
+	}
+	if magic == manifestMagic2 && r.err == nil {
+		if len(r.b) < 8 {
+			return nil, fmt.Errorf("%w: no page summaries", errManifest)
+		}
+		m.sums = r.b[:len(r.b)-8]
+		if xxh3.Hash(m.sums) != binary.LittleEndian.Uint64(r.b[len(r.b)-8:]) {
+			return nil, fmt.Errorf("%w: page summaries: checksum mismatch", errManifest)
+		}
+		r.b = nil
 	}
 	if r.err != nil || len(r.b) != 0 {
 		return nil, fmt.Errorf("%w: bad length", errManifest)
@@ -438,6 +467,10 @@ func (c *Cut) Write(store PageStore, table string, gen uint64, opts WriteOptions
 		return st, err
 	}
 	m := manifest{gen: gen, lsn: v.lsn, rows: uint64(v.rows), pageRows: uint32(h.cfg.PageRows), pageBytes: uint32(h.cfg.PageBytes), codec: h.codec, gens: gens}
+	m.sums = []byte{} // version 2 even for a heap of no page
+	for id := range v.pages.len() {
+		m.sums = appendSummary(m.sums, v.pages.at(id))
+	}
 	for _, col := range h.schema.Columns {
 		m.kinds = append(m.kinds, col.Kind)
 	}
@@ -521,6 +554,9 @@ func OpenGen(schema Schema, cfg Config, store PageStore, table string, gen uint6
 	h, err := New(schema, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("heap restore of %q: %w", table, err)
+	}
+	if cfg.RestoreCold && m.sums != nil {
+		return h.openCold(m, store, table)
 	}
 	v := &version{lsn: m.lsn, stats: make([]ColStats, len(schema.Columns))}
 	// Pages past the memory bound are restored cold, as apply would have

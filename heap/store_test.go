@@ -74,25 +74,7 @@ func compareRestored(t *testing.T, h *Heap, store PageStore, cfg Config) {
 	a, b := h.Snapshot(), g.Snapshot()
 	defer a.Release()
 	defer b.Release()
-	if err := checkInvariants(b); err != nil {
-		t.Fatal(err)
-	}
-	if a.LSN() != b.LSN() || a.Rows() != b.Rows() || a.NumPages() != b.NumPages() {
-		t.Fatalf("restored lsn/rows/pages %d/%d/%d, want %d/%d/%d", b.LSN(), b.Rows(), b.NumPages(), a.LSN(), a.Rows(), a.NumPages())
-	}
-	a.ForEach(func(id RowID, row []byte) bool {
-		got, ok := b.Row(nil, id)
-		if !ok || string(got) != string(row) {
-			t.Fatalf("restored row %d = %q, want %q", id, got, row)
-		}
-		return true
-	})
-	for c, col := range modelSchema.Columns {
-		sa, sb := a.Stats(c), b.Stats(c)
-		if err := sameStats(col.Kind, &sa, &sb); err != nil {
-			t.Fatalf("column %s: %v", col.Name, err)
-		}
-	}
+	sameHeaps(t, a, b)
 	// The restored heap goes on applying.
 	if _, err := g.Apply(Batch{LSN: b.LSN(), Ops: []Op{{Kind: OpInsert, Row: randRow(rand.New(rand.NewPCG(1, 1)), 99999)}}}); err != nil {
 		t.Fatal(err)

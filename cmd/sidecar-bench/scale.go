@@ -55,8 +55,8 @@ an OOM kill leaves the phases measured before it (and the log the RSS curve).`,
 			if out == "" {
 				out = filepath.Join("bench", "results", "scale-"+time.Now().UTC().Format("2006-01-02")+".md")
 			}
-			command := fmt.Sprintf("sidecar-bench scale --rows %d --memory-limit %s --shared-buffers %s --reps %d --gets %d --ranges %d --cold=%v --apply=%v",
-				o.Rows, o.MemoryLimit, o.SharedBuffers, o.Reps, o.Gets, o.Ranges, o.Cold, o.Apply)
+			command := fmt.Sprintf("sidecar-bench scale --rows %d --memory-limit %s --shared-buffers %s --reps %d --gets %d --ranges %d --cold=%v --apply=%v --join=%v",
+				o.Rows, o.MemoryLimit, o.SharedBuffers, o.Reps, o.Gets, o.Ranges, o.Cold, o.Apply, o.Join)
 			if o.Cgroup != "" {
 				command += " --cgroup " + o.Cgroup
 			}
@@ -104,6 +104,7 @@ an OOM kill leaves the phases measured before it (and the log the RSS curve).`,
 	f.IntVar(&o.Ranges, "ranges", 10, "10k-row ranges per repetition and side")
 	f.BoolVar(&o.Cold, "cold", true, "measure the cold level (restart both, files dropped from the page cache)")
 	f.BoolVar(&o.Apply, "apply", true, "the seed-003 UPDATE 50 % / DELETE 20 % and the compactions (long at 100M rows)")
+	f.BoolVar(&o.Join, "join", true, "the join cell: a hash join over every row (long at 50M+ rows)")
 	f.StringVar(&o.Cgroup, "cgroup", "", "memory cgroup directory to move into once PostgreSQL runs (the hard cap)")
 	f.BoolVar(&o.Grow, "grow", false, "follow t from empty while 1M-row INSERT transactions grow it to --rows (instead of loading it and timing the initial copy)")
 	f.StringVar(&growUntil, "grow-until", "", "with --grow: stop growing at this UTC time (HH:MM), keeping the rows reached")
