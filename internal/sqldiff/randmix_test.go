@@ -1069,6 +1069,24 @@ var nameOrderCases = []string{
 	// a WINDOW definition no call uses is bound all the same (answered before)
 	"SELECT id, t FROM mx GROUP BY id WINDOW w AS (ORDER BY nosuch)",
 	"SELECT id FROM mx a JOIN my b USING (id) WINDOW w AS (PARTITION BY nosuch)",
+	// a named WINDOW a call uses is bound with the WINDOW clause, after
+	// WHERE, HAVING, ORDER BY, GROUP BY and LIMIT (it named the window's
+	// column before)
+	"SELECT sum(id) OVER w FROM mx WHERE nosuch1 > 0 WINDOW w AS (PARTITION BY nosuch2)",
+	"SELECT sum(id) OVER w FROM mx ORDER BY nosuch1 WINDOW w AS (ORDER BY nosuch2)",
+	"SELECT sum(id) OVER w FROM mx LIMIT nosuch1 WINDOW w AS (PARTITION BY nosuch2)",
+	"SELECT sum(id) OVER (w ORDER BY i4) FROM mx WHERE nosuch1 > 0 WINDOW w AS (PARTITION BY nosuch2)",
+	"SELECT sum(id) OVER w, nosuch1 FROM mx WINDOW w AS (PARTITION BY nosuch2)",
+	"SELECT sum(id) OVER w FROM mx GROUP BY nosuch1 WINDOW w AS (PARTITION BY nosuch2)",
+	"SELECT sum(id) OVER w FROM mx WINDOW w AS (PARTITION BY nosuch1 ORDER BY nosuch2)",
+	"SELECT sum(id) OVER (PARTITION BY nosuch1) FROM mx WHERE nosuch2 > 0",
+	"SELECT sum(id) OVER (nosuchw ORDER BY i4) FROM mx WHERE nosuch1 > 0",
+	"SELECT sum(id) OVER (w ORDER BY i4) FROM mx WHERE nosuch1 > 0 WINDOW w AS (ORDER BY id)",
+	"SELECT sum(id) OVER w FROM mx WHERE nosuch1 > 0",
+	"SELECT sum(id) OVER w FROM mx",
+	"SELECT sum(id) OVER (w ORDER BY id) FROM mx WHERE nosuch1 > 0 WINDOW w AS (ORDER BY i4)",
+	"SELECT sum(id) OVER w FROM mx GROUP BY nosuch1 WINDOW w AS (ORDER BY id ROWS BETWEEN nosuch2 PRECEDING AND CURRENT ROW)",
+	"SELECT sum(id) OVER w, rank() OVER (ORDER BY nosuch1) FROM mx WINDOW w AS (ORDER BY nosuch2)",
 }
 
 // TestRandomMixedCollated runs the mixed generator in a database whose
