@@ -578,7 +578,7 @@ func (e *env) buildLimit(l *plan.Limit) (operator, error) {
 		}
 		op.top = nil // the rows tied with the last one are past any bound
 	}
-	if len(l.Ties) == 0 && !pgOrdered(l.Input, nil) && !catalogOnly(l.Input) {
+	if len(l.Ties) == 0 && !pgOrdered(l.Input, nil) && !catalogOnly(l.Input) && !alikeRows(l.Input) { // limitalike.go
 		op.check = true
 		for _, id := range in.cols() {
 			op.oids = append(op.oids, e.md.Column(id).Type.OID)
