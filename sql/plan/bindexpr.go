@@ -121,10 +121,11 @@ func (b *binder) expr(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
 	case n.GetCollateClause() != nil:
 		// COLLATE pg_catalog.default (psql's patterns) is bound as its
 		// argument: the caller checks that the database default's order
-		// cannot change the answer (sqlfront). Other collations refused.
+		// cannot change the answer (sqlfront). Other collations are
+		// bound as a marker (collate.go).
 		cc := n.GetCollateClause()
 		if !IsDefaultCollation(cc) {
-			return nil, unsupported("COLLATE other than pg_catalog.default", -1)
+			return b.collate(cc, sc, ctx)
 		}
 		e, err := b.expr(cc.Arg, sc, ctx)
 		if err == nil {
