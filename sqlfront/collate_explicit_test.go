@@ -62,6 +62,8 @@ func TestCollateExplicitOnEngine(t *testing.T) {
 		`SELECT s FROM (SELECT s, id FROM cw) w ORDER BY s COLLATE "en_US.utf8", id`,
 		`SELECT id FROM (SELECT * FROM cw) w WHERE s COLLATE "en_US.utf8" > 'b' ORDER BY id`,
 		`SELECT string_agg(s COLLATE "C", ',' ORDER BY s COLLATE "C") FROM (SELECT s FROM cw) w`,
+		// the column is named after COLLATE's argument (randwide seed 8101)
+		`SELECT s COLLATE "C", v::text COLLATE "C", 'x' COLLATE "C", count(*) FROM (SELECT s, v FROM cw) w GROUP BY 1, 2, 3 ORDER BY 1, 2`,
 	}, nil, "explicit COLLATE")
 	for _, q := range []string{
 		// byte order beside the default's locale in one statement

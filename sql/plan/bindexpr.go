@@ -561,6 +561,8 @@ func colName(n *pg.Node) string {
 		return colName(n.GetAIndirection().Arg)
 	case n.GetGroupingFunc() != nil:
 		return "grouping"
+	case n.GetCollateClause() != nil:
+		return colName(n.GetCollateClause().Arg) // FigureColnameInternal looks through COLLATE
 	case n.GetSqlvalueFunction() != nil:
 		return sqlValueName(n.GetSqlvalueFunction())
 	case n.GetCoalesceExpr() != nil:
@@ -606,6 +608,8 @@ func strongColName(n *pg.Node) (string, bool) {
 		return strongColName(n.GetTypeCast().Arg)
 	case n.GetCaseExpr() != nil:
 		return strongColName(n.GetCaseExpr().Defresult)
+	case n.GetCollateClause() != nil:
+		return strongColName(n.GetCollateClause().Arg)
 	}
 	name := colName(n)
 	return name, name != "?column?"
