@@ -29,6 +29,7 @@ const (
 	collNamed           // a non-default collation
 	collUnknown         // not traced
 	collConflict        // two non-default collations
+	collExplicit        // an explicit COLLATE's (collate_explicit.go)
 )
 
 // merge combines the collations of an expression's inputs.
@@ -36,6 +37,15 @@ func (d derivedColl) merge(o derivedColl) derivedColl {
 	switch {
 	case d.kind == collConflict || o.kind == collConflict:
 		return derivedColl{kind: collConflict}
+	case d.kind == collExplicit && o.kind == collExplicit:
+		if d.c != o.c {
+			return derivedColl{kind: collConflict} // PostgreSQL: 42P21
+		}
+		return d
+	case d.kind == collExplicit:
+		return d // an explicit collation wins over implicit ones
+	case o.kind == collExplicit:
+		return o
 	case d.kind == collNone:
 		return o
 	case o.kind == collNone:
@@ -58,10 +68,13 @@ type collDeriver struct {
 	// default (nor is of type name), so an untraced value is the
 	// default's.
 	traced bool
+	// explicit are the statement's explicit COLLATE names resolved
+	// (collate_explicit.go).
+	explicit map[string]wal.Collation
 }
 
-func newCollDeriver(r lplan.Rel, md *lplan.Metadata, tables map[*lplan.TableDef]*Table) *collDeriver {
-	d := &collDeriver{md: md, tables: tables, cols: map[lplan.ColumnID]derivedColl{}, traced: true}
+func newCollDeriver(r lplan.Rel, md *lplan.Metadata, tables map[*lplan.TableDef]*Table, explicit map[string]wal.Collation) *collDeriver {
+	d := &collDeriver{md: md, tables: tables, cols: map[lplan.ColumnID]derivedColl{}, traced: true, explicit: explicit}
 	d.rel(r)
 	return d
 }
@@ -105,7 +118,15 @@ func (d *collDeriver) rel(r lplan.Rel) {
 	case *lplan.Project:
 		for i, id := range x.Cols {
 			if i < len(x.Exprs) {
-				d.cols[id] = d.expr(x.Exprs[i])
+				c := d.expr(x.Exprs[i])
+				if c.kind == collExplicit {
+					// a column of a subquery carries its collation
+					// implicitly (where it stays in one query level,
+					// the merges are the same: refused where they differ)
+					c.kind = collNamed
+					d.traced = false
+				}
+				d.cols[id] = c
 			}
 		}
 	case *lplan.Aggregate:
@@ -161,6 +182,12 @@ func (d *collDeriver) expr(s lplan.Scalar) derivedColl {
 	case *lplan.Subquery:
 		return derivedColl{kind: collUnknown}
 	}
+	if name, ok := lplan.ExplicitCollation(s); ok {
+		if c, known := d.explicit[name]; known {
+			return derivedColl{kind: collExplicit, c: c}
+		}
+		return derivedColl{kind: collConflict} // not resolved: refused
+	}
 	out := derivedColl{}
 	for _, c := range lplan.Children(s) {
 		out = out.merge(d.expr(c))
@@ -182,7 +209,7 @@ func (d *collDeriver) resolve(c derivedColl, def wal.Collation) (wal.Collation, 
 	switch c.kind {
 	case collNone:
 		return def, true
-	case collNamed:
+	case collNamed, collExplicit:
 		return c.c, true
 	case collUnknown:
 		return def, d.traced

@@ -89,12 +89,20 @@ func foldConst(x expr, e *env) (bool, Value, error) {
 	default:
 		kids, ok := foldKids(x)
 		all := ok
+		null := false
 		for _, k := range kids {
-			c, _, err := foldConst(k, e)
+			c, v, err := foldConst(k, e)
 			if err != nil {
 				return false, nil, err
 			}
 			all = all && c
+			null = null || c && v == nil
+		}
+		if null && strictNode(x) {
+			// evaluate_function: a strict function with a constant
+			// NULL argument is NULL, whatever its other arguments
+			// and its volatility.
+			return true, nil, nil
 		}
 		if !all || !foldableNode(x, kids) {
 			return false, nil, nil
@@ -169,3 +177,50 @@ func foldableNode(x expr, kids []expr) bool {
 
 // types1266 is time with time zone's OID.
 const types1266 = 1266
+
+// strictNode says whether x is a strict operator, cast or function
+// (NULL in, NULL out), which PostgreSQL's planner replaces by a NULL
+// constant when one of its arguments folds to NULL.
+func strictNode(x expr) bool {
+	switch y := x.(type) {
+	case *castExpr, *arithExpr, *negExpr, *cmpExpr, *likeExpr:
+		return true
+	case *funcExpr:
+		return y.strict
+	}
+	return false
+}
+
+// nullConst says whether x folds to a NULL constant by the rule above
+// alone: a NULL literal, or a strict operator, cast or function over
+// one. The row-at-a-time evaluator checks an operand with it before it
+// evaluates the operands before that one (strict2, funcExpr), so
+// t.f8::int2 < (NULL::int + 1) is NULL without the cast being
+// evaluated, as in PostgreSQL's folded plan (22003 on a row whose f8 is
+// out of int2's range, before).
+func nullConst(x expr) bool {
+	switch y := x.(type) {
+	case *constExpr:
+		return y.v == nil
+	case *castExpr:
+		return nullConst(y.arg)
+	case *negExpr:
+		return nullConst(y.arg)
+	case *arithExpr:
+		return nullConst(y.l) || nullConst(y.r)
+	case *cmpExpr:
+		return nullConst(y.l) || nullConst(y.r)
+	case *likeExpr:
+		return nullConst(y.arg) || nullConst(y.pat)
+	case *funcExpr:
+		if !y.strict {
+			return false
+		}
+		for _, a := range y.args {
+			if nullConst(a) {
+				return true
+			}
+		}
+	}
+	return false
+}

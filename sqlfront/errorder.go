@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"errors"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
 
@@ -39,10 +40,10 @@ func (pl *planner) engineOrderError(stmt *pg.Node, declared []uint32, flat error
 }
 
 // engineNameError is err, sql/plan's binder's, as the client's error when
-// it is one of orderedErrCodes (nil otherwise).
+// it is one of orderedErrCodes or a window's (nil otherwise).
 func engineNameError(err error) error {
 	var pe *lplan.Error
-	if !errors.As(err, &pe) || !orderedErrCodes[pe.Code] {
+	if !errors.As(err, &pe) || !orderedErrCodes[pe.Code] && !windowError(pe) {
 		return nil
 	}
 	return &Error{Code: pe.Code, Pos: int(pe.Position) - 1, Msg: pe.Message, Detail: pe.Detail, Hint: pe.Hint}
@@ -70,4 +71,12 @@ func (pl *planner) targetsFirst(s *pg.SelectStmt, err error) error {
 		}
 	}
 	return err
+}
+
+// windowError says whether pe is a window's error, which the flat
+// planner (refusing windows) never raises: `OVER w` naming no window
+// (42704, raised with the select list, before WHERE's errors) and the
+// windowing errors (42P20).
+func windowError(pe *lplan.Error) bool {
+	return pe.Code == lplan.CodeWindowing || pe.Code == "42704" && strings.HasPrefix(pe.Message, "window \"")
 }

@@ -101,6 +101,16 @@ func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
 	if limit == 0 {
 		return nil
 	}
+	if limit >= 0 && !p.readsAll() {
+		return guardUnread(func(emit func([]Value) error) error { return p.runCut(ex, e, limit, offset, emit) }, emit) // limiterr.go
+	}
+	return p.runCut(ex, e, limit, offset, emit)
+}
+
+// runCut reads p's rows and passes on those from offset on, at most
+// limit of them (limit < 0: all).
+func (p *plan) runCut(ex *execCtx, e *env, limit, offset int64, emit func([]Value) error) error {
+	var err error
 	if p.direct && ex.raw != nil && !ex.noRead {
 		if err := p.runDirect(ex, limit, offset); err != errNotDirect {
 			if err == nil {

@@ -467,6 +467,13 @@ type funcExpr struct {
 
 func (f *funcExpr) typ() uint32 { return f.t }
 func (f *funcExpr) eval(e *env) (Value, error) {
+	if f.strict {
+		for _, a := range f.args[min(1, len(f.args)):] {
+			if nullConst(a) {
+				return nil, nil // folded to NULL (constfold.go)
+			}
+		}
+	}
 	vals := make([]Value, len(f.args))
 	for i, a := range f.args {
 		v, err := a.eval(e)
@@ -504,11 +511,11 @@ func decodeRune(s string) (rune, int) {
 // strict2 evaluates two operands; a NULL one is returned as nil (the
 // second is not evaluated after a NULL first one).
 func strict2(e *env, a, b expr) (Value, Value, error) {
-	if c, ok := b.(*constExpr); ok && c.v == nil {
+	if nullConst(b) {
 		// A strict operator with a NULL constant is NULL without its
 		// other side being computed: PostgreSQL folds it while
 		// planning (eval_const_expressions), so (a * a) <> NULL is
-		// NULL even where a * a overflows.
+		// NULL even where a * a overflows (constfold.go).
 		return nil, nil, nil
 	}
 	l, err := a.eval(e)

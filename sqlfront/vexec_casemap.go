@@ -42,6 +42,13 @@ func (pl *planner) vecCaseMap(q *lplan.Query, tables map[*lplan.TableDef]*Table)
 	if planHasName(q.Plan) {
 		colls = append(colls, nameCollation)
 	}
+	explicit, err := pl.explicitCollations(q.MD, def, tables) // collate_explicit.go
+	if err != nil {
+		return nil
+	}
+	for _, c := range explicit {
+		colls = append(colls, c)
+	}
 	var m *builtin.CaseMap
 	for _, c := range colls {
 		cm := caseMapOf(c)

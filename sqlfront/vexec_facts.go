@@ -56,6 +56,13 @@ func (pl *planner) vecFactsCheck(q *lplan.Query, tables map[*lplan.TableDef]*Tab
 	if def.Order != wal.CollUnknown {
 		note(def)
 	}
+	explicit, err := pl.explicitCollations(q.MD, def, tables) // collate_explicit.go
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range explicit {
+		note(c)
+	}
 	for _, t := range tables {
 		for _, c := range t.Columns {
 			if isTextType(c.TypeOID) && c.TypeOID != oidName && c.TypeOID != oidCharType && c.Collation.Name != "" && c.Collation.Name != "default" {
@@ -70,7 +77,7 @@ func (pl *planner) vecFactsCheck(q *lplan.Query, tables map[*lplan.TableDef]*Tab
 		return nil, unsupported(-1, fmt.Sprintf("comparing text under the nondeterministic collation %q (%s)", coll.Name, coll.Locale)).
 			hint(`sidecar compares text in byte order (as COLLATE "C")`)
 	}
-	sites := orderSites{d: newCollDeriver(q.Plan, q.MD, tables), def: def}
+	sites := orderSites{d: newCollDeriver(q.Plan, q.MD, tables, explicit), def: def}
 	found := textOrdering(q.Plan, q.MD, &sites)
 	if sites.caseMapping && turkic != nil {
 		return nil, turkicRefusal(turkic)

@@ -1011,7 +1011,24 @@ func TestRandomMixed(t *testing.T) {
 			t.Errorf("answered case %s: %s\n  %s", q.sql, o.Class, o.Message)
 		}
 	}
+	for _, q := range unsettledCases {
+		o := sqldiff.CompareWide(ctx, pgs, scs, sqldiff.WideQuery{SQL: q.sql, Ordered: q.ordered}, true, 10*time.Second)
+		if o.Class.Wrong() || o.Class == sqldiff.ErrorMismatch || o.Class == sqldiff.OrderOnly {
+			t.Errorf("unsettled case %s: %s\n  %s", q.sql, o.Class, o.Message)
+		}
+	}
 	runMixed(t, pgs, scs, []uint64{20261206, 2}, 100)
+}
+
+// unsettledCases fail on rows below a LIMIT that PostgreSQL's plan may
+// stop before reading (an index scan in the ORDER BY's order) or read
+// (a sort of every row), as its statistics decide: answered alike or
+// refused, never the error where PostgreSQL answers (seed 7108 q56 failed
+// 22003 where PostgreSQL, its tables not analyzed, answered; analyzed, it
+// fails too).
+var unsettledCases = []mixQuery{
+	{"SELECT t1.id, count(t1.i2) FILTER (WHERE t1.nm IN (SELECT s1.nm FROM mx s1)), count(DISTINCT t1.d) FROM mx t1 WHERE (NOT (t1.i4 > t1.i2) AND NOT ((t1.i8, t1.i4) IN (SELECT s2.nm, s2.id FROM me s2))) GROUP BY t1.id HAVING sum(DISTINCT (t1.i4 * t1.i4)) IS NOT NULL ORDER BY 1 DESC, 2, 3 NULLS FIRST LIMIT 10", true},
+	{"SELECT id, i4 * i4 FROM mx ORDER BY id DESC LIMIT 3", true},
 }
 
 // answerCases must be answered as PostgreSQL answers them (refused
@@ -1052,6 +1069,24 @@ var nameOrderCases = []string{
 	// a WINDOW definition no call uses is bound all the same (answered before)
 	"SELECT id, t FROM mx GROUP BY id WINDOW w AS (ORDER BY nosuch)",
 	"SELECT id FROM mx a JOIN my b USING (id) WINDOW w AS (PARTITION BY nosuch)",
+	// a named WINDOW a call uses is bound with the WINDOW clause, after
+	// WHERE, HAVING, ORDER BY, GROUP BY and LIMIT (it named the window's
+	// column before)
+	"SELECT sum(id) OVER w FROM mx WHERE nosuch1 > 0 WINDOW w AS (PARTITION BY nosuch2)",
+	"SELECT sum(id) OVER w FROM mx ORDER BY nosuch1 WINDOW w AS (ORDER BY nosuch2)",
+	"SELECT sum(id) OVER w FROM mx LIMIT nosuch1 WINDOW w AS (PARTITION BY nosuch2)",
+	"SELECT sum(id) OVER (w ORDER BY i4) FROM mx WHERE nosuch1 > 0 WINDOW w AS (PARTITION BY nosuch2)",
+	"SELECT sum(id) OVER w, nosuch1 FROM mx WINDOW w AS (PARTITION BY nosuch2)",
+	"SELECT sum(id) OVER w FROM mx GROUP BY nosuch1 WINDOW w AS (PARTITION BY nosuch2)",
+	"SELECT sum(id) OVER w FROM mx WINDOW w AS (PARTITION BY nosuch1 ORDER BY nosuch2)",
+	"SELECT sum(id) OVER (PARTITION BY nosuch1) FROM mx WHERE nosuch2 > 0",
+	"SELECT sum(id) OVER (nosuchw ORDER BY i4) FROM mx WHERE nosuch1 > 0",
+	"SELECT sum(id) OVER (w ORDER BY i4) FROM mx WHERE nosuch1 > 0 WINDOW w AS (ORDER BY id)",
+	"SELECT sum(id) OVER w FROM mx WHERE nosuch1 > 0",
+	"SELECT sum(id) OVER w FROM mx",
+	"SELECT sum(id) OVER (w ORDER BY id) FROM mx WHERE nosuch1 > 0 WINDOW w AS (ORDER BY i4)",
+	"SELECT sum(id) OVER w FROM mx GROUP BY nosuch1 WINDOW w AS (ORDER BY id ROWS BETWEEN nosuch2 PRECEDING AND CURRENT ROW)",
+	"SELECT sum(id) OVER w, rank() OVER (ORDER BY nosuch1) FROM mx WINDOW w AS (ORDER BY nosuch2)",
 }
 
 // TestRandomMixedCollated runs the mixed generator in a database whose

@@ -552,6 +552,9 @@ type limitOp struct {
 	// tieSrc: the Sort or Window under projections below (no top-N: a
 	// Sort right below is top), whose flags tell tied rows apart.
 	tieSrc tieFlagger
+	// unsure: an error from the input may be on a row PostgreSQL's plan
+	// never reads (limiterr.go).
+	unsure bool
 }
 
 func (e *env) buildLimit(l *plan.Limit) (operator, error) {
@@ -575,7 +578,7 @@ func (e *env) buildLimit(l *plan.Limit) (operator, error) {
 		}
 		op.top = nil // the rows tied with the last one are past any bound
 	}
-	if len(l.Ties) == 0 && !pgOrdered(l.Input, nil) && !catalogOnly(l.Input) {
+	if len(l.Ties) == 0 && !pgOrdered(l.Input, nil) && !catalogOnly(l.Input) && !alikeRows(l.Input) { // limitalike.go
 		op.check = true
 		for _, id := range in.cols() {
 			op.oids = append(op.oids, e.md.Column(id).Type.OID)
@@ -586,6 +589,7 @@ func (e *env) buildLimit(l *plan.Limit) (operator, error) {
 			op.tieSrc = src
 			src.trackTieFlags()
 		}
+		op.unsure = !readsAll(l.Input)
 	}
 	c := &compiler{e: e, lay: layout{}}
 	if l.Count != nil {
@@ -648,6 +652,15 @@ func (l *limitOp) run(emit func(*Batch) error) error {
 	if l.top != nil {
 		l.top.bound, _ = topNBound(count, offset)
 	}
+	if l.unsure && count >= 0 {
+		return guardUnread(func(emit func(*Batch) error) error { return l.cut(count, offset, emit) }, emit)
+	}
+	return l.cut(count, offset, emit)
+}
+
+// cut passes on the rows from offset on, at most count of them (count
+// < 0: all).
+func (l *limitOp) cut(count, offset int64, emit func(*Batch) error) error {
 	if l.ties != nil {
 		return l.runTies(count, offset, emit)
 	}

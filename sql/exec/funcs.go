@@ -93,6 +93,9 @@ func (c *compiler) function(x *plan.Func) (vexpr, error) {
 	if x.Ext != nil {
 		return c.extFunction(x) // extfunc.go
 	}
+	if x.Name == plan.CollateFunc {
+		return c.compile(x.Args[0]) // x COLLATE name: the SQL front end chose the order (sql/plan/collate.go)
+	}
 	if x.Call == nil {
 		if f, ok, err := c.arrayFunc(x); ok {
 			return f, err // array.go

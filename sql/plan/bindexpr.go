@@ -121,10 +121,11 @@ func (b *binder) expr(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
 	case n.GetCollateClause() != nil:
 		// COLLATE pg_catalog.default (psql's patterns) is bound as its
 		// argument: the caller checks that the database default's order
-		// cannot change the answer (sqlfront). Other collations refused.
+		// cannot change the answer (sqlfront). Other collations are
+		// bound as a marker (collate.go).
 		cc := n.GetCollateClause()
 		if !IsDefaultCollation(cc) {
-			return nil, unsupported("COLLATE other than pg_catalog.default", -1)
+			return b.collate(cc, sc, ctx)
 		}
 		e, err := b.expr(cc.Arg, sc, ctx)
 		if err == nil {
@@ -566,6 +567,8 @@ func colName(n *pg.Node) string {
 		return colName(n.GetAIndirection().Arg)
 	case n.GetGroupingFunc() != nil:
 		return "grouping"
+	case n.GetCollateClause() != nil:
+		return colName(n.GetCollateClause().Arg) // FigureColnameInternal looks through COLLATE
 	case n.GetSqlvalueFunction() != nil:
 		return sqlValueName(n.GetSqlvalueFunction())
 	case n.GetCoalesceExpr() != nil:
@@ -611,6 +614,8 @@ func strongColName(n *pg.Node) (string, bool) {
 		return strongColName(n.GetTypeCast().Arg)
 	case n.GetCaseExpr() != nil:
 		return strongColName(n.GetCaseExpr().Defresult)
+	case n.GetCollateClause() != nil:
+		return strongColName(n.GetCollateClause().Arg)
 	}
 	name := colName(n)
 	return name, name != "?column?"

@@ -72,27 +72,53 @@ func (b *binder) probeHavingOrder(sel *pg.SelectStmt, sc *scope, targets []targe
 // probeLate binds OFFSET, LIMIT and the WINDOW definitions (before the
 // grouping check).
 func (b *binder) probeLate(sel *pg.SelectStmt, sc, parent *scope) error {
-	if _, err := b.bindLimit(&Values{}, sel, parent); err != nil {
+	if err := b.probeLimit(sel, parent); err != nil {
 		return err
 	}
 	return b.probeWindowDefs(sel, sc)
 }
 
-// probeWindowDefs binds the PARTITION BY and ORDER BY expressions of
-// every WINDOW definition: PostgreSQL transforms each, so an unknown
-// column in a window no call uses fails the statement (sidecar, binding
-// them only where used, answered).
+// probeLimit binds OFFSET and LIMIT (before the WINDOW definitions).
+func (b *binder) probeLimit(sel *pg.SelectStmt, parent *scope) error {
+	_, err := b.bindLimit(&Values{}, sel, parent)
+	return err
+}
+
+// bindWindows binds the level's window definitions as PostgreSQL's
+// transformWindowDefinitions does, after every other clause: those of
+// the WINDOW clause in their order (used or not: an unknown column in a
+// window no call uses fails the statement; a refusal there does not,
+// a call using it raises it), then each call's own (OVER (…), merged
+// with the window it names). A named window a call uses was bound in
+// the select list before, so its error named another column than
+// PostgreSQL's where a later clause had one too.
+func (b *binder) bindWindows(sel *pg.SelectStmt, sc *scope, ws *winState) error {
+	if err := earlier(b.probeWindowDefs(sel, sc), nil); err != nil {
+		return err
+	}
+	for _, f := range ws.late {
+		if err := f(); err != nil {
+			return err
+		}
+	}
+	ws.late = nil
+	return nil
+}
+
+// probeWindowDefs binds the ORDER BY and PARTITION BY expressions of
+// every WINDOW definition, in that order (transformWindowDefinitions
+// transforms a definition's ORDER BY first).
 func (b *binder) probeWindowDefs(sel *pg.SelectStmt, sc *scope) error {
 	for _, n := range sel.WindowClause {
 		d := n.GetWindowDef()
 		ctx := &exprCtx{clause: "window definition", aggs: &aggState{}}
-		for _, p := range d.PartitionClause {
-			if _, err := b.expr(p, sc, ctx); err != nil {
+		for _, o := range d.OrderClause {
+			if _, err := b.expr(o.GetSortBy().GetNode(), sc, ctx); err != nil {
 				return err
 			}
 		}
-		for _, o := range d.OrderClause {
-			if _, err := b.expr(o.GetSortBy().GetNode(), sc, ctx); err != nil {
+		for _, p := range d.PartitionClause {
+			if _, err := b.expr(p, sc, ctx); err != nil {
 				return err
 			}
 		}

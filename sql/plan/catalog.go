@@ -52,6 +52,9 @@ type ColumnMeta struct {
 // Metadata holds the columns of one query.
 type Metadata struct {
 	cols []ColumnMeta
+	// collations are the names of the explicit COLLATE clauses bound
+	// (collate.go), views' and subqueries' included.
+	collations []string
 }
 
 // Add numbers a new column.

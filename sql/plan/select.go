@@ -106,6 +106,9 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 		}
 		keys = append(keys, onKeys...)
 	}
+	if err := b.bindWindows(sel, sc, ws); err != nil {
+		return nil, nil, nil, earlier(b.probeLimit(sel, parent), err) // bindorder.go
+	}
 	for _, c := range ws.calls {
 		ag.extra.Add(c.fn.Col)
 	}
@@ -143,11 +146,6 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 	if len(srfs.calls) > 0 {
 		if rel, err = b.projectSet(rel, srfs, groups, ag.rewrite); err != nil { // projectset.go
 			return nil, nil, nil, err
-		}
-	}
-	if len(ws.calls) == 0 && len(sel.WindowClause) > 0 {
-		if e := earlier(b.probeWindowDefs(sel, sc), nil); e != nil {
-			return nil, nil, nil, e // bindorder.go: windows no call uses
 		}
 	}
 	return b.finish(rel, sel, parent, targets, keys, nOrder)

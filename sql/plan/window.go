@@ -90,6 +90,10 @@ type winState struct {
 	// a window's PARTITION BY and ORDER BY, which PostgreSQL binds after
 	// every clause, are not bound
 	probe bool
+	// late binds each call's window definition, in the calls' order,
+	// once the clauses PostgreSQL binds before the windows are bound
+	// (bindWindows).
+	late []func() error
 }
 
 // winCall is one bound window function call, its expressions over the
@@ -214,43 +218,56 @@ func (b *binder) windowCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx
 		return nil, err
 	}
 	call.fn.T = t
-	def, err := ws.resolveWindow(f.Over)
-	if err != nil {
-		return nil, err
+	if f.Over.Name != "" { // OVER w: a window that does not exist fails here
+		if _, err := ws.resolveWindow(f.Over); err != nil {
+			return nil, err
+		}
 	}
 	if ws.probe {
 		return &Const{T: t, Null: true}, nil
 	}
-	for _, p := range def.PartitionClause {
-		e, err := b.expr(p, sc, inner)
-		if err != nil {
-			return nil, err
-		}
-		call.part = append(call.part, e)
+	call.fn.Col = b.md.Add(ColumnMeta{Name: name, Type: t})
+	i := len(ws.calls)
+	ws.calls = append(ws.calls, call)
+	ws.late = append(ws.late, func() error { return b.windowSpec(&ws.calls[i], f.Over, ws, sc, inner) })
+	return &ColRef{ID: call.fn.Col, T: t}, nil
+}
+
+// windowSpec binds a window call's definition (the window it names
+// merged in), as PostgreSQL's transformWindowDefinitions does after
+// every other clause of the query level (bindorder.go): its ORDER BY,
+// then its PARTITION BY, then its frame.
+func (b *binder) windowSpec(call *winCall, over *pg.WindowDef, ws *winState, sc *scope, inner *exprCtx) error {
+	def, err := ws.resolveWindow(over)
+	if err != nil {
+		return err
 	}
 	for _, n := range def.OrderClause {
 		sb := n.GetSortBy()
 		k, err := sortDirection(sb)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if k.e, err = b.expr(sb.Node, sc, inner); err != nil {
-			return nil, err
+			return err
 		}
 		if err := usingOrdered(sb, k.e.Type()); err != nil {
-			return nil, err
+			return err
 		}
 		if k.e.Type().OID == Unknown {
 			k.e = coerce(k.e, T(Text))
 		}
 		call.order = append(call.order, k)
 	}
-	if call.frame, err = b.frame(def, call.order, sc); err != nil {
-		return nil, err
+	for _, p := range def.PartitionClause {
+		e, err := b.expr(p, sc, inner)
+		if err != nil {
+			return err
+		}
+		call.part = append(call.part, e)
 	}
-	call.fn.Col = b.md.Add(ColumnMeta{Name: name, Type: t})
-	ws.calls = append(ws.calls, call)
-	return &ColRef{ID: call.fn.Col, T: t}, nil
+	call.frame, err = b.frame(def, call.order, sc)
+	return err
 }
 
 // frame binds a window's frame clause: the mode's requirements and the

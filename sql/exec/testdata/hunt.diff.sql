@@ -44,3 +44,10 @@ SELECT timestamp '2024-02-29 12:34:56' + interval '2147483647 days' FROM nums WH
 SELECT timestamp '2024-02-29 12:34:56' - interval '2147483647 days' FROM nums WHERE id = 1;
 SELECT timestamptz '2024-02-29 12:34:56+00' + interval '2147483647 days' FROM nums WHERE id = 1;
 SELECT timestamp '2024-02-29 12:34:56' + interval '100000 days', timestamp '2024-02-29' + interval '-700000 days' FROM nums WHERE id = 1;
+--
+-- A strict operator whose operand folds to NULL (not only a NULL
+-- literal) is NULL without its other operand evaluated: the cast of
+-- 1e300 to int2 never runs (issue 21, session 17: the flat path failed
+-- 22003).
+SELECT id FROM nums WHERE f::int2 < (NULL::int + 1);
+SELECT id, f::int2 + abs(NULL::int2), (f::int2 < (NULL::int + 1)) IS NULL FROM nums;
