@@ -96,6 +96,7 @@ func encodeTypeFacts(b *enc, t wal.TypeFacts) {
 	b.varint(int64(t.TypMod))
 	b.uvarint(uint64(t.Collation))
 	b.str(t.Default)
+	b.varint(int64(t.NDims))
 }
 
 // decodeTypeFacts reads what encodeTypeFacts wrote.
@@ -105,6 +106,6 @@ func decodeTypeFacts(b *dec) wal.TypeFacts {
 	t.ByVal, t.NotNull, t.HasDefault = fl&1 != 0, fl&2 != 0, fl&4 != 0
 	t.Type, t.Category, t.Delim, t.Align, t.Storage = b.byte(), b.byte(), b.byte(), b.byte(), b.byte()
 	t.Elem, t.Array, t.BaseType = uint32(b.uvarint()), uint32(b.uvarint()), uint32(b.uvarint())
-	t.TypMod, t.Collation, t.Default = int32(b.varint()), uint32(b.uvarint()), b.str()
+	t.TypMod, t.Collation, t.Default, t.NDims = int32(b.varint()), uint32(b.uvarint()), b.str(), int32(b.varint())
 	return t
 }

@@ -15,7 +15,8 @@ func TestUserTypesRoundTrip(t *testing.T) {
 		Types: []wal.TypeFacts{
 			{OID: 16390, Namespace: 2200, Owner: 10, Name: "posint", Len: 4, ByVal: true, Type: 'd', Category: 'N', Delim: ',', Align: 'i', Storage: 'p',
 				Array: 16389, NotNull: true, BaseType: 23, TypMod: -1, Default: "1", HasDefault: true},
-			{OID: 16389, Namespace: 2200, Owner: 10, Name: "_posint", Len: -1, Type: 'b', Category: 'A', Delim: ',', Align: 'i', Storage: 'x', Elem: 16390, TypMod: -1},
+			{OID: 16389, Namespace: 2200, Owner: 10, Name: "_posint", Len: -1, Type: 'b', Category: 'A', Delim: ',', Align: 'i', Storage: 'x', Elem: 16390, TypMod: -1, NDims: 0},
+			{OID: 16396, Namespace: 2200, Owner: 10, Name: "ints", Len: -1, Type: 'd', Category: 'A', Delim: ',', Align: 'i', Storage: 'x', BaseType: 1007, TypMod: -1, NDims: 1},
 			{OID: 16392, Namespace: 16400, Owner: 10, Name: "mood", Len: 4, ByVal: true, Type: 'e', Category: 'E', Delim: ',', Align: 'i', Storage: 'p', Array: 16391, TypMod: -1},
 		},
 		Labels:     []wal.EnumLabel{{OID: 16394, TypeOID: 16392, SortOrder: 1, Label: "a"}, {OID: 16395, TypeOID: 16392, SortOrder: 1.5, Label: "b c"}},

@@ -33,7 +33,7 @@ func readUserTypes(ctx context.Context, conn *pgx.Conn) (*wal.UserTypeFacts, err
 	rows, err := conn.Query(ctx, `WITH u AS (SELECT d.oid, d.typarray FROM pg_catalog.pg_type d WHERE `+userTypesWhere+`)
 		SELECT t.oid::int8, t.typnamespace::int8, t.typowner::int8, t.typname::text, t.typlen, t.typbyval, t.typtype::text,
 			t.typcategory::text, t.typdelim::text, t.typalign::text, t.typstorage::text, t.typelem::int8, t.typarray::int8, t.typnotnull,
-			t.typbasetype::int8, t.typtypmod, t.typcollation::int8, coalesce(t.typdefault, ''), t.typdefault IS NOT NULL
+			t.typbasetype::int8, t.typtypmod, t.typcollation::int8, coalesce(t.typdefault, ''), t.typdefault IS NOT NULL, t.typndims
 		FROM pg_catalog.pg_type t
 		WHERE t.oid IN (SELECT oid FROM u) OR t.oid IN (SELECT typarray FROM u)
 		ORDER BY 1`)
@@ -45,7 +45,7 @@ func readUserTypes(ctx context.Context, conn *pgx.Conn) (*wal.UserTypeFacts, err
 	var typ, cat, delim, align, storage string
 	var t wal.TypeFacts
 	_, err = pgx.ForEachRow(rows, []any{&oid, &nsp, &owner, &t.Name, &t.Len, &t.ByVal, &typ, &cat, &delim, &align, &storage, &elem, &array,
-		&t.NotNull, &base, &t.TypMod, &coll, &t.Default, &t.HasDefault}, func() error {
+		&t.NotNull, &base, &t.TypMod, &coll, &t.Default, &t.HasDefault, &t.NDims}, func() error {
 		x := t
 		x.OID, x.Namespace, x.Owner, x.Elem, x.Array, x.BaseType, x.Collation = uint32(oid), uint32(nsp), uint32(owner), uint32(elem), uint32(array), uint32(base), uint32(coll)
 		x.Type, x.Category, x.Delim, x.Align, x.Storage = charByte(typ), charByte(cat), charByte(delim), charByte(align), charByte(storage)
