@@ -20,19 +20,6 @@ func factsStamp(tables []Table) []*wal.Facts {
 	return out
 }
 
-// sameFactsStamp says whether two stamps are of the same facts.
-func sameFactsStamp(a, b []*wal.Facts) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // stampFacts records the facts a catalog plan is made from, when it
 // binds its first catalog relation (before any proof or function reads
 // them: a poll during the planning leaves an older stamp, so the plan is
