@@ -38,6 +38,7 @@ func encodeFacts(e *enc, rel *wal.Relation) {
 	encodeSchemaFacts(e, f)   // catfacts_schema.go
 	encodeNotCarried(e, f)    // catfacts_notcarried.go
 	encodeColumnNumbers(e, f) // catfacts_notcarried_cols.go
+	encodeUserTypes(e, f)     // catfacts_usertypes.go
 }
 
 const columnFactsMark = 'c' // starts the optional column facts section, after the facts
@@ -139,6 +140,7 @@ func decodeFacts(d *dec, rel *wal.Relation) {
 	decodeSchemaFacts(d, f)   // catfacts_schema.go
 	decodeNotCarried(d, f)    // catfacts_notcarried.go
 	decodeColumnNumbers(d, f) // catfacts_notcarried_cols.go
+	decodeUserTypes(d, f)     // catfacts_usertypes.go
 	rel.Facts = f
 }
 

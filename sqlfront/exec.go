@@ -44,6 +44,9 @@ func (s *session) plansCurrent(ctx context.Context, ps []*plan) bool {
 	}
 	var v Version
 	for _, p := range ps {
+		if p.vec != nil && p.vec.facts != nil && !slices.Equal(p.vec.facts, factsStamp(s.srv.src.Tables())) {
+			return false // pgcatalog_stamp.go
+		}
 		if p.vec != nil && len(p.vec.views) > 0 && !(&execCtx{ctx: ctx, src: s.srv.src, sess: s}).views().viewsCurrent(p.vec.views) {
 			return false // views.go
 		}

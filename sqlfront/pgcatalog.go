@@ -130,7 +130,7 @@ func (cx *pgCatCtx) namespaces() ([]string, map[string]uint32) {
 			names = append(names, t.Schema)
 		}
 	}
-	return names, oids
+	return userTypeNamespaces(cx.tables, names, oids), oids // pgcatalog_usertypes.go
 }
 
 // namespaceFacts are the schemas the copy read with the followed
@@ -144,6 +144,7 @@ func (cx *pgCatCtx) namespaceFacts() map[string]wal.NamespaceFacts {
 			}
 		}
 	}
+	userTypeNamespaceFacts(cx.tables, read) // pgcatalog_usertypes.go
 	return read
 }
 
@@ -341,18 +342,10 @@ var pgRels = append([]*pgRel{
 					out = append(out, row)
 				}
 			}
-			// information_schema's domains and their arrays, as read.
-			for _, t := range systemTypes(cx.tables) {
-				var def, defBin *string
-				if t.HasDefault {
-					def, defBin = sv(t.Default), u
-				}
-				row := []*string{u32(t.OID), sv(t.Name), u32(t.Namespace), u32(t.Owner), iv(int64(t.Len)), bv(t.ByVal), sv(charText(t.Type)),
-					sv(charText(t.Category)), sv("f"), sv("t"), sv(charText(t.Delim)), sv("0"), u, u32(t.Elem), u32(t.Array)}
-				row = append(append(row, systemTypeIORow(t)...), // pgcatalog_regproc.go
-					sv(charText(t.Align)), sv(charText(t.Storage)), bv(t.NotNull), u32(t.BaseType), iv(int64(t.TypMod)), sv("0"), u32(t.Collation),
-					defBin, def, u)
-				out = append(out, row)
+			// information_schema's domains, the database's domains and
+			// enums, and their arrays, as read (pgcatalog_usertypes.go).
+			for _, t := range listedTypes(cx.tables) {
+				out = append(out, listedTypeRow(t))
 			}
 			return out
 		}},

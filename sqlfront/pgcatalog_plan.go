@@ -13,7 +13,6 @@ import (
 	"github.com/sidecar-dev/sidecar/internal/pgast"
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
-	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // pgScan is a catalog relation a statement reads: reads are the column
@@ -42,6 +41,7 @@ func (c *vecCatalog) catalogTable(schema, name string) *lplan.TableDef {
 	d := r.tableDef()
 	c.byName[key] = d
 	c.virt[d] = &pgScan{rel: r, reads: map[int]bool{}}
+	c.stampFacts() // pgcatalog_stamp.go
 	return d
 }
 
@@ -265,7 +265,7 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 		return &lplan.ExtFunc{Args: []lplan.Type{lplan.T(oidOID), lplan.T(oidInt4)}, Result: lplan.T(oidText), NullOK: true,
 			Eval: func(v []types.Value) (types.Value, error) {
 				if v[0] != nil {
-					if s, ok, err := formatSystemType(tables, searchPathOf(sess), oidValue(v[0]), v[1]); ok {
+					if s, ok, err := formatListedType(tables, searchPathOf(sess), oidValue(v[0]), v[1]); ok { // pgcatalog_usertypes.go
 						return s, err
 					}
 				}
@@ -327,50 +327,6 @@ func oidValue(v types.Value) uint32 {
 		return uint32(x)
 	}
 	return 0
-}
-
-// formatSystemType is format_type of one of information_schema's
-// domains or their arrays pg_type lists (ok false for another OID): the
-// name, qualified when information_schema is not on the path as
-// format_type_extended does for a type that is not visible, "[]" after
-// an array's element; a typmod given (printed by PostgreSQL as "(n)")
-// is refused.
-func formatSystemType(tables []Table, path []string, oid uint32, modv types.Value) (types.Value, bool, error) {
-	sys := systemTypes(tables)
-	byOID := map[uint32]*wal.TypeFacts{}
-	for i := range sys {
-		byOID[sys[i].OID] = &sys[i]
-	}
-	t := byOID[oid]
-	if t == nil {
-		return nil, false, nil
-	}
-	given := false
-	switch m := modv.(type) {
-	case int64:
-		given = m >= 0
-	case int32:
-		given = m >= 0
-	}
-	if given {
-		return nil, true, unsupported(-1, "format_type of "+t.Name+" with a typmod")
-	}
-	name, array := t.Name, ""
-	if t.Type != 'd' {
-		e := byOID[t.Elem]
-		if e == nil {
-			return nil, true, unsupported(-1, "format_type of type "+t.Name)
-		}
-		name, array, oid = e.Name, "[]", e.OID
-	}
-	vis, ok := systemTypeVisible(tables, path, oid)
-	if !ok {
-		return nil, true, unsupported(-1, "format_type of "+name+" (whether it is visible on the search path)")
-	}
-	if !vis.(bool) {
-		name = "information_schema." + name
-	}
-	return name + array, true, nil
 }
 
 // formatTypeOf is format_type(oid, typmod): NULL typmod is "no typmod

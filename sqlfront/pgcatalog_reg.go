@@ -354,25 +354,9 @@ func (c *vecCatalog) regFunc(name string, args []lplan.Type) (*lplan.ExtFunc, er
 	}}, nil
 }
 
-// enumRel is pg_enum: pg_type lists the types sidecar serves, none an
-// enum, so it has no rows — unless a followed column has a type sidecar
-// does not know (an enum, maybe): then its one row is unknown and
-// reading pg_enum is refused.
-var enumRel = &pgRel{schema: "pg_catalog", name: "pg_enum", cols: pgc("oid oid, enumtypid oid, enumsortorder float4, enumlabel name"),
-	rows: func(cx *pgCatCtx) [][]*string {
-		for _, t := range cx.tables {
-			cols, ok := tableColumnsView(&t) // catalog_columns.go: the generated columns' types too
-			if !ok {
-				return [][]*string{{pgUnknown, pgUnknown, pgUnknown, pgUnknown}}
-			}
-			for _, c := range cols {
-				if _, ok := types.Lookup(c.TypeOID); !ok {
-					return [][]*string{{pgUnknown, pgUnknown, pgUnknown, pgUnknown}}
-				}
-			}
-		}
-		return nil
-	}}
+// enumRel is pg_enum: the labels of the database's enums as read
+// (enumRows, pgcatalog_usertypes.go).
+var enumRel = &pgRel{schema: "pg_catalog", name: "pg_enum", cols: pgc("oid oid, enumtypid oid, enumsortorder float4, enumlabel name"), rows: enumRows}
 
 // regclassNamer is regclass output over tables' relations under path:
 // the name, schema-qualified when not visible. The relations by OID are

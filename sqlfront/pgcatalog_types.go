@@ -24,9 +24,13 @@ import (
 //     PostgreSQL 14 to 18 has and no followed relation or column type
 //     has (psycopg2's probe for hstore answers no rows, as PostgreSQL
 //     without the extension does), or
-//   - typtype to 'e' or 'd' when every followed column's type is
-//     served (PostgreSQL has no built-in enum; its built-in domains are
-//     information_schema's, which pg_type lists as the copy read them).
+//   - typtype to 'e' or 'd' when the database's domains and enums were
+//     read (pgcatalog_usertypes.go: pg_type lists them all, used by a
+//     followed column or not) and every followed column's type is
+//     built-in (OID below 16384: never a domain or enum) or listed — a
+//     type created after the read is not (PostgreSQL has no built-in
+//     enum; its built-in domains are information_schema's, which pg_type
+//     lists as the copy read them).
 //
 // Anything else is refused 0A000: `WHERE typname = 'int4range'` and
 // `WHERE typtype = 'b'` answered fewer rows than PostgreSQL before.
@@ -81,12 +85,16 @@ func servedTypeSet(tables []Table) servedTypes {
 
 // typeFacts are what a pg_type proof needs of the followed tables: the
 // names of user types PostgreSQL has (row types of tables and views,
-// their arrays, the followed columns' types sidecar does not serve) and
-// whether every followed column's type is served.
+// their arrays, the followed columns' types sidecar does not list),
+// whether every followed column's type is listed, and whether the
+// domains and enums pg_type lists are all the database has (as read).
 type typeFacts struct {
 	served    servedTypes
 	userNames map[string]bool
 	allServed bool
+	// userTypes says the database's domains and enums were read and every
+	// followed column's type is built-in or one of them (typeKnown).
+	userTypes bool
 	// domains says information_schema's domains were read (pg_type
 	// lists them: PostgreSQL's only built-in domains).
 	domains bool
@@ -96,7 +104,8 @@ func (r *reach) typeFacts() *typeFacts {
 	if r.types != nil {
 		return r.types
 	}
-	f := &typeFacts{served: servedTypeSet(r.tableList), userNames: map[string]bool{}, allServed: true, domains: systemTypes(r.tableList) != nil}
+	f := &typeFacts{served: servedTypeSet(r.tableList), userNames: map[string]bool{}, allServed: true, domains: systemTypes(r.tableList) != nil,
+		userTypes: userTypes(r.tableList) != nil && columnTypesKnown(r.tableList)}
 	for n := range r.tableNames {
 		f.userNames[n], f.userNames["_"+n] = true, true
 	}
@@ -150,7 +159,7 @@ func (r *reach) proveType(s *lplan.Scan) bool {
 				return true
 			}
 		case "typtype":
-			all := f.allServed && len(other) > 0
+			all := f.userTypes && len(other) > 0
 			for _, o := range other {
 				k, ok := constText([]lplan.Scalar{o})
 				all = all && ok && (k == "e" || k == "d" && f.domains)
@@ -211,11 +220,12 @@ func (r *reach) userColumnsOnly(s *lplan.Scan) bool {
 	return false
 }
 
-// systemTypeVisible is pg_type_is_visible of one of information_schema's
-// types pg_type lists (ok false for another OID): whether
-// information_schema is on the search path (pg_catalog has no type of
-// their names); refused when a followed relation of its name (a row
-// type) could hide it.
+// systemTypeVisible is pg_type_is_visible of one of the types pg_type
+// lists beside the served ones (ok false for another OID): for
+// information_schema's, whether information_schema is on the search
+// path (pg_catalog has no type of their names), refused when a followed
+// relation of its name (a row type) could hide it; for the database's
+// domains and enums, userTypeVisible (pgcatalog_usertypes.go).
 func systemTypeVisible(tables []Table, path []string, oid uint32) (types.Value, bool) {
 	for _, t := range systemTypes(tables) {
 		if t.OID != oid {
@@ -232,6 +242,9 @@ func systemTypeVisible(tables []Table, path []string, oid uint32) (types.Value, 
 			}
 		}
 		return false, true
+	}
+	if vis, ok := userTypeVisible(tables, path, oid); ok {
+		return vis, true
 	}
 	return nil, false
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/sidecar-dev/sidecar/sql/opt"
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // This file wires the planner with a tree (sql/plan, sql/opt) and the
@@ -36,7 +37,10 @@ type vecPlan struct {
 	caseMap *builtin.CaseMap
 	tables  map[*lplan.TableDef]*Table
 	refs    map[*lplan.TableDef]string // AS OF refs (vexec_asof.go)
-	oids    []uint32
+	// facts: the followed tables' facts a catalog plan was made from
+	// (pgcatalog_stamp.go; nil for a plan reading no catalog relation).
+	facts []*wal.Facts
+	oids  []uint32
 	// uses: the types any column of the statement has (the output of
 	// some depends on session settings sql/exec does not follow).
 	uses map[uint32]bool
@@ -70,6 +74,7 @@ type vecCatalog struct {
 	byName map[string]*lplan.TableDef
 	virt   map[*lplan.TableDef]*pgScan // catalog relations (pgcatalog_plan.go)
 	views  []usedView                  // the views expanded (views.go)
+	facts  []*wal.Facts                // pgcatalog_stamp.go
 	err    error
 	// sessionBound: a function bound reads the planning session's state
 	// when it runs (plan.sessionBound).
@@ -212,7 +217,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	if err != nil {
 		return fail(err)
 	}
-	p := &plan{kind: "select", tag: "SELECT", sessionBound: cat.sessionBound, vec: &vecPlan{prep: prep, tables: cat.tables, refs: cat.refs, uses: map[uint32]bool{}, virt: cat.virt, views: cat.views, textOrder: textOrder, caseMap: caseMap, dialect: pl.dialect(), query: q}}
+	p := &plan{kind: "select", tag: "SELECT", sessionBound: cat.sessionBound, vec: &vecPlan{prep: prep, tables: cat.tables, refs: cat.refs, uses: map[uint32]bool{}, virt: cat.virt, views: cat.views, facts: cat.facts, textOrder: textOrder, caseMap: caseMap, dialect: pl.dialect(), query: q}}
 	for id := 1; id <= q.MD.Len(); id++ {
 		t := q.MD.Column(lplan.ColumnID(id)).Type
 		p.vec.uses[t.OID] = true

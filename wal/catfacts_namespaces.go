@@ -29,6 +29,9 @@ type TypeFacts struct {
 	// Default is typdefault; HasDefault says it is not NULL.
 	Default    string
 	HasDefault bool
+	// NDims is typndims (a domain over an array; not read for
+	// information_schema's, whose are 0).
+	NDims int32
 }
 
 // namespacesEqual reports whether s and o read the same schemas and

@@ -107,6 +107,9 @@ type SchemaFacts struct {
 	// (catfacts_database.go), read with the databases when LanguagesRead.
 	Languages     []LanguageFacts
 	LanguagesRead bool
+	// UserTypes are the database's domains and enums (catfacts_usertypes.go),
+	// read with the roles by the table carrying them (nil: not read).
+	UserTypes *UserTypeFacts
 }
 
 // SequenceFacts is an owned sequence's pg_class and pg_sequence rows
@@ -207,7 +210,7 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 	return s.Comment == o.Comment && s.namespacesEqual(o) && s.rolesEqual(o) && s.OptionsRead == o.OptionsRead && slices.Equal(s.Options, o.Options) && (s.Options == nil) == (o.Options == nil) && s.OwnerOID == o.OwnerOID && s.DatabaseOID == o.DatabaseOID && s.Owner == o.Owner && slices.Equal(s.ReferencedBy, o.ReferencedBy) && slices.Equal(s.ColumnComments, o.ColumnComments) && slices.Equal(s.Sequences, o.Sequences) &&
 		slices.EqualFunc(s.Constraints, o.Constraints, ConstraintFacts.equal) && slices.EqualFunc(s.Indexes, o.Indexes, IndexFacts.equal) &&
 		slices.Equal(s.Triggers, o.Triggers) && s.SequencesRead == o.SequencesRead && slices.Equal(s.OwnedSequences, o.OwnedSequences) &&
-		s.ViewsRead == o.ViewsRead && viewsEqual(s.Views, o.Views) && s.storageEqual(o) && s.databasesEqual(o)
+		s.ViewsRead == o.ViewsRead && viewsEqual(s.Views, o.Views) && s.storageEqual(o) && s.databasesEqual(o) && s.UserTypes.Equal(o.UserTypes)
 }
 
 // storageEqual compares the \d+ column and TOAST facts.
