@@ -1,0 +1,53 @@
+package sqlfront
+
+import (
+	"testing"
+
+	"github.com/sidecar-dev/sidecar/types"
+)
+
+// TestBoxCache: the boxed values are the values given, of their types,
+// whatever shares a slot (values boxSlots apart, an int64 and a date of
+// one number, negative values), and a column repeating its values boxes
+// them without allocating: before the cache, a date or integer boxed per
+// row allocated once per row.
+func TestBoxCache(t *testing.T) {
+	var ints, dates, tss boxCache
+	for round := range 3 {
+		for _, i := range []int64{0, 1, 7, boxSlots + 7, -7, -boxSlots - 7, 1 << 40, 1<<40 + boxSlots, -1 << 62} {
+			if v := ints.int64Val(i); v != types.Value(i) {
+				t.Fatalf("round %d: int64 %d boxed as %#v", round, i, v)
+			}
+			d := types.DateVal(i)
+			if v := dates.date(d); v != types.Value(d) {
+				t.Fatalf("round %d: date %d boxed as %#v", round, d, v)
+			}
+			ts := types.TimestampVal(i * 1e6)
+			if v := tss.timestamp(ts); v != types.Value(ts) {
+				t.Fatalf("round %d: timestamp %d boxed as %#v", round, ts, v)
+			}
+		}
+	}
+	var same boxCache // one cache, two types in a slot
+	if v := same.int64Val(5); v != types.Value(int64(5)) {
+		t.Fatal(v)
+	}
+	if v := same.date(5); v != types.Value(types.DateVal(5)) {
+		t.Fatalf("date 5 after int64 5: %#v", v)
+	}
+	var c boxCache
+	days := make([]types.DateVal, 2557) // TPC-H's seven years
+	for i := range days {
+		days[i] = types.DateVal(8035 + i*7%len(days))
+	}
+	for _, d := range days {
+		c.date(d)
+	}
+	if a := testing.AllocsPerRun(10, func() {
+		for _, d := range days {
+			c.date(d)
+		}
+	}); a > 0 {
+		t.Errorf("boxing %d repeated dates allocates %.0f times", len(days), a)
+	}
+}
