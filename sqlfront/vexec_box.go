@@ -14,7 +14,12 @@ import "github.com/sidecar-dev/sidecar/types"
 // like interned strings. One cache per decoder, and a decoder runs on
 // one goroutine (the parallel scan makes one per worker).
 type boxCache struct {
-	slots []boxSlot // lazily made, boxSlots long
+	// keys and vals are the slots (lazily made, boxSlots long): the
+	// check reads keys only, a table of 32 kB, not the boxed value (a
+	// load from wherever the box was allocated); a nil val is an empty
+	// slot. A cache boxes one type (one decoder's).
+	keys []int64
+	vals []types.Value
 	// hits and misses count the first boxSample look-ups; off: fewer
 	// than half hit, and a miss costs more than the plain boxing (the
 	// slot's check and write): the column is boxed plainly.
@@ -22,31 +27,26 @@ type boxCache struct {
 	off          bool
 }
 
-const boxSample = 4096
-
-// boxSlot is a slot's value and its key: the check reads the slot only,
-// not the boxed value (a load from wherever the box was allocated).
-type boxSlot struct {
-	k    int64
-	kind uint8 // 0: empty, 1: int64, 2: date, 3: timestamp
-	v    types.Value
-}
-
-const boxSlots = 4096 // a power of two
+const (
+	boxSlots  = 4096 // a power of two
+	boxSample = 4096
+)
 
 // int64Val is i boxed.
 func (c *boxCache) int64Val(i int64) types.Value {
 	if c.off {
 		return i
 	}
-	e := c.slot(uint64(i))
-	if e.k == i && e.kind == 1 {
+	s := c.slot(uint64(i))
+	if c.keys[s] == i && c.vals[s] != nil {
 		c.hits++
-		return e.v
+		return c.vals[s]
 	}
-	c.miss()
-	e.k, e.kind, e.v = i, 1, i
-	return e.v
+	if c.miss() {
+		return i
+	}
+	c.keys[s], c.vals[s] = i, i
+	return c.vals[s]
 }
 
 // date is d boxed.
@@ -54,14 +54,16 @@ func (c *boxCache) date(d types.DateVal) types.Value {
 	if c.off {
 		return d
 	}
-	e := c.slot(uint64(d))
-	if e.k == int64(d) && e.kind == 2 {
+	s := c.slot(uint64(d))
+	if c.keys[s] == int64(d) && c.vals[s] != nil {
 		c.hits++
-		return e.v
+		return c.vals[s]
 	}
-	c.miss()
-	e.k, e.kind, e.v = int64(d), 2, d
-	return e.v
+	if c.miss() {
+		return d
+	}
+	c.keys[s], c.vals[s] = int64(d), d
+	return c.vals[s]
 }
 
 // timestamp is ts boxed (slots by the second: a column of whole
@@ -70,27 +72,31 @@ func (c *boxCache) timestamp(ts types.TimestampVal) types.Value {
 	if c.off {
 		return ts
 	}
-	e := c.slot(uint64(ts) / 1e6)
-	if e.k == int64(ts) && e.kind == 3 {
+	s := c.slot(uint64(ts) / 1e6)
+	if c.keys[s] == int64(ts) && c.vals[s] != nil {
 		c.hits++
-		return e.v
+		return c.vals[s]
 	}
-	c.miss()
-	e.k, e.kind, e.v = int64(ts), 3, ts
-	return e.v
+	if c.miss() {
+		return ts
+	}
+	c.keys[s], c.vals[s] = int64(ts), ts
+	return c.vals[s]
 }
 
-// miss counts a miss, and turns the cache off after the sample when
-// fewer than half the look-ups hit.
-func (c *boxCache) miss() {
+// miss counts a miss, and turns the cache off (off: true) after the
+// sample when fewer than half the look-ups hit.
+func (c *boxCache) miss() (off bool) {
 	if c.misses++; c.hits+c.misses == boxSample && c.misses*2 > boxSample {
-		c.off, c.slots = true, nil
+		c.off, c.keys, c.vals = true, nil, nil
 	}
+	return c.off
 }
 
-func (c *boxCache) slot(k uint64) *boxSlot {
-	if c.slots == nil {
-		c.slots = make([]boxSlot, boxSlots)
+// slot is k's slot, the table made on first use.
+func (c *boxCache) slot(k uint64) int {
+	if c.keys == nil {
+		c.keys, c.vals = make([]int64, boxSlots), make([]types.Value, boxSlots)
 	}
-	return &c.slots[k&(boxSlots-1)]
+	return int(k & (boxSlots - 1))
 }
