@@ -8,15 +8,16 @@ import (
 	"testing"
 )
 
-// coldHeap is a heap of modelSchema with most of its 3,000 rows' pages
-// cold in memory, and a snapshot of it.
-func coldHeap(t *testing.T) (*Heap, *Snapshot) {
+// coldHeap is a heap of modelSchema under cfg with 3,000 random rows
+// (seeded by seed1, seed2) and most of its pages cold, and a snapshot
+// of it.
+func coldHeap(t *testing.T, cfg Config, seed1, seed2 uint64) (*Heap, *Snapshot) {
 	t.Helper()
-	h, err := New(modelSchema, Config{PageRows: 64, PageBytes: 8 << 10, Memory: 32 << 10})
+	h, err := New(modelSchema, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := rand.New(rand.NewPCG(5, 6))
+	r := rand.New(rand.NewPCG(seed1, seed2))
 	var ops []Op
 	for i := range 3000 {
 		ops = append(ops, Op{Kind: OpInsert, Row: randRow(r, int64(i))})
@@ -30,6 +31,9 @@ func coldHeap(t *testing.T) (*Heap, *Snapshot) {
 	return h, s
 }
 
+// coldMemCfg keeps most of coldHeap's pages cold in memory.
+var coldMemCfg = Config{PageRows: 64, PageBytes: 8 << 10, Memory: 32 << 10}
+
 // TestColdImageColumnBlocked: a cold page is kept column-blocked; the
 // blob decompresses to the very image encodePage made of the page; a
 // reader of some columns reads the page although another column's
@@ -37,7 +41,7 @@ func coldHeap(t *testing.T) (*Heap, *Snapshot) {
 // reader of the damaged column and a full read both get a *PageError;
 // damage to a read section's bytes is caught by its checksum.
 func TestColdImageColumnBlocked(t *testing.T) {
-	h, s := coldHeap(t)
+	h, s := coldHeap(t, coldMemCfg, 5, 6)
 	checked := 0
 	for i := range s.NumPages() {
 		p := s.v.pages.at(i)
@@ -104,7 +108,7 @@ func TestColdImageColumnBlocked(t *testing.T) {
 // TestColBlobDamageNeverPanics: every truncation of a column-blocked
 // image and damage to its table are errors, never a panic or a page.
 func TestColBlobDamageNeverPanics(t *testing.T) {
-	h, s := coldHeap(t)
+	h, s := coldHeap(t, coldMemCfg, 5, 6)
 	var blob []byte
 	for i := range s.NumPages() {
 		if p := s.v.pages.at(i); p.cold != nil {
