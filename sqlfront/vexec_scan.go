@@ -495,16 +495,13 @@ func decoderFor(oid, rel uint32) colDecoder {
 		}
 		return text
 	case heap.KindInt2, heap.KindInt4, heap.KindInt8:
-		var boxes boxCache // vexec_box.go
-		return intDecoder(boxes.int64Val, typed)
+		return intDecoder(func(i int64) types.Value { return i }, typed)
 	case heap.KindBool:
 		return intDecoder(func(i int64) types.Value { return i != 0 }, typed)
 	case heap.KindDate:
-		var boxes boxCache
-		return intDecoder(func(i int64) types.Value { return boxes.date(types.DateVal(i)) }, typed)
+		return intDecoder(func(i int64) types.Value { return types.DateVal(i) }, typed)
 	case heap.KindTimestamp, heap.KindTimestampTZ:
-		var boxes boxCache
-		return intDecoder(func(i int64) types.Value { return boxes.timestamp(types.TimestampVal(i)) }, typed)
+		return intDecoder(func(i int64) types.Value { return types.TimestampVal(i) }, typed)
 	case heap.KindFloat4, heap.KindFloat8:
 		return func(pv heap.PageView, col, slot int) (types.Value, error) {
 			fs := pv.Float64s(col)
