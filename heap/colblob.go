@@ -25,7 +25,7 @@ import (
 // header and those columns' sections only, each checked by its own
 // checksum, and steps over the others without touching their bytes: the
 // whole-image decompression was 25–35 % of the CPU of TPC-H's scans of
-// cold lineitem pages (bench/results/tpch-2026-12-06-s17-*.md).
+// cold lineitem pages (bench/results/tpch-2026-12-06-s17-sf0.2-coldcols.md).
 // Checkpoints store a cold page's image as it is, so they hold this form
 // too; restore decompresses it whole.
 
