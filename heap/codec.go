@@ -237,6 +237,16 @@ func decodeBodyRaw(body []byte, s *Schema, capSlots int, epoch uint64) (*page, e
 // (nil: every column): the others are stepped over (their value bytes are
 // neither copied nor checked) and their segments left empty.
 func decodeBodyCols(body []byte, s *Schema, capSlots int, epoch uint64, want []bool) (*page, error) {
+	return decodeBodyColsAbsent(body, s, capSlots, epoch, want, false)
+}
+
+// decodeBodyAbsent is decodeBodyCols of a body whose columns want does
+// not mark are their kind and flags bytes alone (decompressColsPart).
+func decodeBodyAbsent(body []byte, s *Schema, capSlots int, epoch uint64, want []bool) (*page, error) {
+	return decodeBodyColsAbsent(body, s, capSlots, epoch, want, true)
+}
+
+func decodeBodyColsAbsent(body []byte, s *Schema, capSlots int, epoch uint64, want []bool, absent bool) (*page, error) {
 	r := &reader{b: body}
 	if string(r.take(4)) != pageMagic {
 		return nil, fmt.Errorf("%w: bad magic", ErrCorruptPage)
@@ -277,6 +287,9 @@ func decodeBodyCols(body []byte, s *Schema, capSlots int, epoch uint64, want []b
 			return nil, fmt.Errorf("%w: text column %d with exceptions", ErrCorruptPage, c)
 		}
 		if want != nil && !want[c] {
+			if absent {
+				continue
+			}
 			skipColumn(r, col.Kind, hasExc, n)
 			if r.err != nil {
 				return nil, r.err
@@ -492,6 +505,8 @@ func (z *compressor) decompress(dst, blob []byte) ([]byte, error) {
 		return out, nil
 	case CodecNone:
 		return append(dst[:0], blob[1:]...), nil
+	case codecS2Cols:
+		return decompressCols(dst, blob) // colblob.go
 	}
 	return nil, fmt.Errorf("%w: unknown codec %d", ErrCorruptPage, blob[0])
 }

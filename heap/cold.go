@@ -48,7 +48,11 @@ func decodedBytes(p *page, epoch uint64) int64 {
 // Called by the writer only (it owns the scratch buffers).
 func (h *Heap) freeze(p *page) *page {
 	h.frozenImg = encodePage(h.frozenImg[:0], p, &h.schema)
-	h.frozenEnc = h.z.compress(h.frozenEnc[:0], h.frozenImg, h.codec)
+	if h.codec == CodecS2 {
+		h.frozenEnc = compressCols(h.frozenEnc[:0], h.frozenImg, &h.schema, &h.frozenBounds) // colblob.go
+	} else {
+		h.frozenEnc = h.z.compress(h.frozenEnc[:0], h.frozenImg, h.codec)
+	}
 	return h.freezeImage(p, slices.Clone(h.frozenEnc))
 }
 
@@ -124,6 +128,20 @@ func (h *Heap) thaw(p *page, epoch uint64, stats []ColStats, want []bool, buf *C
 	if buf != nil {
 		dst = buf.raw
 	}
+	if want != nil && len(blob) > 0 && Codec(blob[0]) == codecS2Cols {
+		// The columns read only (colblob.go).
+		raw, q, err := h.thawCols(dst, blob, epoch, stats, want)
+		if buf != nil && raw != nil {
+			buf.raw = raw
+		}
+		if err == nil && q.id != p.id {
+			err = fmt.Errorf("%w: image holds page %d", ErrCorruptPage, q.id)
+		}
+		if err == nil {
+			return q, nil
+		}
+		return nil, h.pageError(p, err)
+	}
 	raw, err := h.z.decompress(dst, blob)
 	if buf != nil && raw != nil {
 		buf.raw = raw
@@ -138,6 +156,12 @@ func (h *Heap) thaw(p *page, epoch uint64, stats []ColStats, want []bool, buf *C
 			}
 		}
 	}
+	return nil, h.pageError(p, err)
+}
+
+// pageError is err about cold page p's image, as a *PageError naming
+// where the image was read from.
+func (h *Heap) pageError(p *page, err error) *PageError {
 	pe := &PageError{Page: p.id, Off: -1, Path: "memory", Err: err}
 	if p.ck != nil {
 		pe.Path = "checkpoint"
@@ -146,7 +170,7 @@ func (h *Heap) thaw(p *page, epoch uint64, stats []ColStats, want []bool, buf *C
 		pe.Off, pe.Path = p.disk.off, p.disk.pf.path
 		p.disk.pf.corrupt.Add(1)
 	}
-	return nil, pe
+	return pe
 }
 
 // evict makes pages cold, longest-unwritten first, until decoded pages

@@ -1,9 +1,6 @@
 package heap
 
-import (
-	"math/rand/v2"
-	"testing"
-)
+import "testing"
 
 // TestColReader: a ColReader's views of cold pages (kept in memory, and
 // in a page file) give the same values as full views for the columns it
@@ -20,21 +17,7 @@ func TestColReader(t *testing.T) {
 		"page file": {PageRows: 64, PageBytes: 8 << 10, Memory: 32 << 10, Pages: pf},
 	} {
 		t.Run(name, func(t *testing.T) {
-			h, err := New(modelSchema, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := rand.New(rand.NewPCG(3, 4))
-			var ops []Op
-			for i := range 3000 {
-				ops = append(ops, Op{Kind: OpInsert, Row: randRow(r, int64(i))})
-			}
-			mustApply(t, h, Batch{LSN: 1, Ops: ops})
-			s := h.Snapshot()
-			defer s.Release()
-			if m := h.Memory(); m.ColdPages < 2*m.DecodedPages {
-				t.Fatalf("the test wants most pages cold: %+v", m)
-			}
+			_, s := coldHeap(t, cfg, 3, 4)
 			cache0 := pf.cache.Stats()
 			for k, cols := range [][]int{{0}, {3}, {5, 6}, {1, 3, 4, 7}, {}, {0, 1, 2, 3, 4, 5, 6, 7}} {
 				rd := s.ColReader(cols)

@@ -174,6 +174,7 @@ type Heap struct {
 	// 1,024 rows: two buffers grown from nothing each time were 4 % of a
 	// 10M-row copy's CPU).
 	frozenImg, frozenEnc []byte
+	frozenBounds         []int // the image's sections (colblob.go)
 
 	ckptMu  sync.Mutex // one checkpoint at a time; owns gen and pageGen
 	gen     uint64     // generation of the last checkpoint
