@@ -1,0 +1,18 @@
+package plan
+
+import pg "github.com/pganalyze/pg_query_go/v6"
+
+// boolKeyIsExpr says whether the constant c, written as a key of ORDER
+// BY, GROUP BY or DISTINCT ON, is an expression there rather than a
+// position or a 42601 "non-integer constant": TRUE and FALSE before
+// PostgreSQL 15, whose grammar made them a cast of a string ('t'::bool,
+// makeBoolAConst), which findTargetlistEntrySQL92 does not take for a
+// constant. From 15 they are constants (42601), as they are when the
+// followed major is not known (the newest's behaviour).
+func (b *binder) boolKeyIsExpr(c *pg.A_Const) bool {
+	if c.GetBoolval() == nil {
+		return false
+	}
+	v := b.functions().Version()
+	return v > 0 && v < 150000
+}
