@@ -83,6 +83,9 @@ type Registry struct {
 	// zones are the tz database zones AT TIME ZONE and the zone
 	// arguments have read (tz.go).
 	zones zoneCache
+	// sessAbbrevs are the abbreviations of the session zones AT TIME
+	// ZONE has been called under, from PostgreSQL 18 (tz18.go).
+	sessAbbrevs abbrevCache
 }
 
 // New builds the library for a server whose PostgreSQL major is not
