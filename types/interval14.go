@@ -16,6 +16,15 @@ import (
 // 15; on the others (integer fields of at most six digits, fractions
 // only in a time field's seconds, no overflow) 14 and 15 compute the
 // same value.
+//
+// The fractions 14 and 15 compute alike: both truncate a fraction of a
+// week or month to whole days first and round the rest in microseconds,
+// so a fraction of at most six digits of a second, minute, hour, day,
+// week or month (three of a millisecond) lands on whole microseconds in
+// both. 14 truncates a fraction of a year (and decade, century,
+// millennium) to months where 15 rounds, and rounds a fraction of a
+// microsecond half to even where 15 rounds the fraction alone: refused,
+// as are longer fractions and ISO 8601's.
 
 // interval14Refusal is the 0A000 for interval input s before PostgreSQL
 // 15 where 14's answer may differ from parseInterval's; nil when they
@@ -24,10 +33,8 @@ func interval14Refusal(s string) error {
 	refuse := func() error {
 		return errorf(CodeUnsupported, "sidecar does not read this interval input as PostgreSQL 14 does (fractional fields and overflow are computed differently before 15): \"%s\"", s)
 	}
-	for _, tok := range strings.Fields(s) {
-		if strings.Contains(tok, ".") && !strings.Contains(tok, ":") {
-			return refuse() // a fraction of a unit, a bare number or an ISO 8601 field
-		}
+	if !fractions14Agree(s) {
+		return refuse()
 	}
 	run := 0
 	for i := 0; i < len(s); i++ {
@@ -46,4 +53,65 @@ func interval14Refusal(s string) error {
 		}
 	}
 	return nil
+}
+
+// fractions14Agree says whether every fraction in interval input s is
+// one PostgreSQL 14 and 15 compute alike (see above). A number's unit
+// is found as DecodeInterval finds it, right to left: the unit word
+// after it, seconds for a trailing bare number, days left of a clock
+// field or of hours.
+func fractions14Agree(s string) bool {
+	if !strings.Contains(s, ".") {
+		return true
+	}
+	fields, ftypes, e := ivParseFields(s)
+	if e != ivOK {
+		return false
+	}
+	typ := ivSecond
+	for i := len(fields) - 1; i >= 0; i-- {
+		f := fields[i]
+		switch ftypes[i] {
+		case ivTime:
+			typ = ivDay // its own fraction is a second's, read alike
+			continue
+		case ivString, ivSpecial:
+			if u := unitOf(f); u != ivNone && u != ivAgo {
+				typ = u
+			}
+			continue
+		case ivTZ, ivDate, ivNumber:
+			if strings.Contains(f, ":") {
+				typ = ivDay // a signed clock field
+				continue
+			}
+		default:
+			return false
+		}
+		_, rest, ok := strtoi64(f)
+		if !ok {
+			return false
+		}
+		if strings.HasPrefix(rest, ".") {
+			digits := len(rest) - 1
+			switch typ {
+			case ivSecond, ivMinute, ivHour, ivDay, ivWeek, ivMonth:
+				if digits > 6 {
+					return false
+				}
+			case ivMillisec:
+				if digits > 3 {
+					return false
+				}
+			default:
+				return false // years and longer, microseconds
+			}
+		} else if strings.Contains(f, ".") {
+			return false
+		}
+		if typ == ivHour {
+			typ = ivDay
+		}
+	}
+	return true
 }

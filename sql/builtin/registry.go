@@ -102,6 +102,9 @@ func build(version int) *Registry {
 	r.addStrings()
 	r.addDateTime()
 	r.addTimeZone() // tz.go
+	if yes, known := r.atLeast(170000); yes || !known {
+		r.partialFuncs["random"] = true // random(min, max), 17's, is not the library's: 0A000, not 42883
+	}
 	r.addRegex()
 	r.addJSON()
 	r.addInterval()    // interval.go

@@ -19,6 +19,7 @@ func TestBoolKeyByMajor(t *testing.T) {
 		"SELECT r_regionkey FROM region ORDER BY true",
 		"SELECT count(*) FROM region GROUP BY false",
 	}
+	names := map[int]string{140000: "bool", 150000: "?column?"}
 	for _, version := range []int{140000, 150000, 180000, -1} {
 		cat, err := plantest.LoadCatalog("testdata/catalog.sql")
 		if err != nil {
@@ -26,6 +27,9 @@ func TestBoolKeyByMajor(t *testing.T) {
 		}
 		if version > 0 {
 			cat.Funcs = builtin.NewFor(types.Dialect{Version: version})
+		}
+		if q, err := Bind("SELECT true", cat); err != nil || names[version] != "" && q.Names[0] != names[version] {
+			t.Errorf("major %d: SELECT true: %v %v, want the column named %q", version, q, err, names[version])
 		}
 		for _, sql := range stmts {
 			_, err := Bind(sql, cat)

@@ -54,7 +54,7 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 		}
 		name := rt.Name
 		if name == "" {
-			name = colName(rt.Val)
+			name = b.targetName(rt.Val) // constkey.go
 		}
 		targets = append(targets, target{name: name, e: e})
 	}

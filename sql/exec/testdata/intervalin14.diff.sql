@@ -1,8 +1,10 @@
--- Interval input that PostgreSQL 14 reads otherwise than 15 (14's
--- DecodeInterval adds fractions in floating point into int fields and
--- reads numbers as int32): refused when the followed server is 14
+-- Interval input that PostgreSQL 14 reads otherwise than 15 (14
+-- truncates a fraction of a year to months, rounds a fraction of a
+-- microsecond half to even, reads numbers as int32 and reports overflow
+-- otherwise): refused when the followed server is 14
 -- (types/interval14.go), answered as PostgreSQL from 15. The inputs 14
--- and 15 read alike are answered on every major.
+-- and 15 read alike (fractions of at most six digits of a second up to
+-- a month, clock fields) are answered on every major.
 SELECT interval '1.7 decades', interval '0.1 months', interval '1.5 us';
 SELECT interval '1.5 seconds', interval '0.5 days', interval 'P1.5Y', interval '2.5';
 SELECT interval '1234567 seconds';
