@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sidecar-dev/sidecar/internal/libccoll"
+	"github.com/sidecar-dev/sidecar/internal/testenv"
 	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 )
 
@@ -35,7 +36,7 @@ func TestCaseMappingOverTheWire(t *testing.T) {
 		t.Run(strings.NewReplacer(".", "_", "-", "_").Replace(locale), func(t *testing.T) {
 			if locale != "C" {
 				if _, err := libccoll.Open(locale); err != nil {
-					t.Skipf("%v: install Debian's locales package and generate %s (.ci/run does)", err, locale)
+					testenv.Missing(t, err.Error(), "install Debian's locales package and generate "+locale+" (.ci/run does)")
 				}
 			}
 			caseMappingIn(t, locale)
