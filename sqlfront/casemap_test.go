@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -113,15 +112,7 @@ func serveFollowed(t *testing.T, url string, tables []string, probes ...string) 
 			t.Logf("daemon log:\n%s", daemonLog.String())
 		}
 	})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sqlAddr := l.Addr().String()
-	l.Close()
-	_, stop := startDaemon(t, url, tables, t.TempDir(), sqlAddr, &daemonLog)
-	t.Cleanup(stop)
-	sqlURL := "postgres://app@" + sqlAddr + "/app?sslmode=disable"
+	sqlURL := daemonSQL(t, url, tables, t.TempDir(), &daemonLog)
 	var sc *pgconn.PgConn
 	var last error
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
