@@ -118,4 +118,3 @@ func TestFactsEncodingGolden(t *testing.T) {
 		t.Errorf("the encodings' digest is %s, want %s: an optional section's bytes changed (records on disk would decode otherwise)", d, goldenDigest)
 	}
 }
-
