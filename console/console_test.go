@@ -16,6 +16,7 @@ import (
 
 	"github.com/sidecar-dev/sidecar/history"
 	"github.com/sidecar-dev/sidecar/history/historytest"
+	"github.com/sidecar-dev/sidecar/internal/testenv"
 	"github.com/sidecar-dev/sidecar/server"
 )
 
@@ -154,16 +155,7 @@ func TestDiffSQLOverTheAPI(t *testing.T) {
 // chromium finds Debian's chromium, or skips naming the package.
 func chromium(t *testing.T) string {
 	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium is missing under CI: .ci/run installs Debian's chromium package")
-	}
-	t.Skip("chromium not installed: apt-get install chromium (Debian's package) to run the console's browser tests")
-	return ""
+	return testenv.LookPath(t, "apt-get install chromium (Debian's package) to run the console's browser tests", "chromium", "chromium-browser")
 }
 
 // dumpDOM loads url in headless Chromium, lets the page's scripts and

@@ -25,7 +25,7 @@ func TestReadsWaitForFollowingHead(t *testing.T) {
 	execSQL(t, url,
 		"CREATE TABLE quiet (id bigint PRIMARY KEY, v int)",
 		"INSERT INTO quiet SELECT g, g % 10 FROM generate_series(1, 3000) g")
-	addr := sqlAddr(t)
+	addr := daemontest.FreeAddr(t)
 	cfg := daemontest.Config(t, url, []string{"public.quiet"}, "sql:\n  listen: "+addr)
 	r, model := startWithModel(t, Options{Config: cfg}, io.Discard)
 	waitHeadRows(t, model, "public.quiet", 3000)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -62,18 +61,6 @@ func answerErr(err error) answer {
 	return answer{code: "error", msg: err.Error()}
 }
 
-// sqlAddr is a free loopback address for the daemon's SQL port.
-func sqlAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
-}
-
 // Issue 21 item 4: `FROM root` over a followed partitioned table answers
 // as PostgreSQL does — the union of its leaves in the root's column
 // order, leaves with another column order, a dropped column and a second
@@ -99,7 +86,7 @@ func TestPartitionedRootReadsItsLeaves(t *testing.T) {
 		"INSERT INTO meas SELECT g, 1 + g % 4, 'v' || g, g * 1.5 FROM generate_series(1, 200) g",
 		"CREATE TABLE plain (id int PRIMARY KEY, name text)",
 		"INSERT INTO plain SELECT g, 'p' || g FROM generate_series(1, 50) g")
-	addr := sqlAddr(t)
+	addr := daemontest.FreeAddr(t)
 	cfg := daemontest.Config(t, url, []string{"public.meas", "public.plain"}, "sql:\n  listen: "+addr)
 	var logs syncBuilder
 	t.Cleanup(func() {

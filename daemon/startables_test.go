@@ -72,7 +72,7 @@ func startStar(t *testing.T) *starRig {
 	url := pg.NewDB(t)
 	execSQL(t, url, "CREATE TABLE base (id int PRIMARY KEY, v text)",
 		"INSERT INTO base SELECT g, 'b' || g FROM generate_series(1, 100) g")
-	addr := sqlAddr(t)
+	addr := daemontest.FreeAddr(t)
 	s := &starRig{url: url, sql: "postgres://sidecar@" + addr + "/sidecar?sslmode=disable", logs: &syncBuilder{},
 		cfg: daemontest.Config(t, url, []string{`'*'`}, "sql:\n  listen: "+addr)}
 	logOnFailure(t, s.logs)

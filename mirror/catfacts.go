@@ -34,23 +34,16 @@ func encodeFacts(e *enc, rel *wal.Relation) {
 		e.byte(d.Kind)
 	}
 	e.str(f.PartitionOf)
-	encodeColumnFacts(e, f)
-	encodeSchemaFacts(e, f)   // catfacts_schema.go
-	encodeNotCarried(e, f)    // catfacts_notcarried.go
-	encodeColumnNumbers(e, f) // catfacts_notcarried_cols.go
-	encodeUserTypes(e, f)     // catfacts_usertypes.go
+	encodeFactsSections(e, f) // catfacts_section.go
 }
 
 const columnFactsMark = 'c' // starts the optional column facts section, after the facts
 
 // encodeColumnFacts writes the column definitions and primary key of f
-// (wal.Facts.Columns), when read, as an optional section: records
-// written before they were end before it.
+// (wal.Facts.Columns), when read, as an optional section (the fields
+// after its mark: catfacts_section.go): records written before they
+// were end before it.
 func encodeColumnFacts(e *enc, f *wal.Facts) {
-	if f.Columns == nil {
-		return
-	}
-	e.byte(columnFactsMark)
 	e.uvarint(uint64(len(f.Columns)))
 	for _, c := range f.Columns {
 		flags := byte(0)
@@ -78,13 +71,8 @@ func encodeColumnFacts(e *enc, f *wal.Facts) {
 	}
 }
 
-// decodeColumnFacts reads the section encodeColumnFacts writes, when
-// present.
+// decodeColumnFacts reads the fields encodeColumnFacts writes.
 func decodeColumnFacts(d *dec, f *wal.Facts) {
-	if d.err != nil || len(d.b) == 0 || d.b[0] != columnFactsMark {
-		return
-	}
-	d.byte()
 	n := d.count()
 	f.Columns = make([]wal.ColumnFacts, 0, n)
 	for i := 0; i < n && d.err == nil; i++ {
@@ -136,11 +124,7 @@ func decodeFacts(d *dec, rel *wal.Relation) {
 		f.Descendants = append(f.Descendants, wal.Descendant{Name: d.str(), Parent: d.str(), Kind: d.byte()})
 	}
 	f.PartitionOf = d.str()
-	decodeColumnFacts(d, f)
-	decodeSchemaFacts(d, f)   // catfacts_schema.go
-	decodeNotCarried(d, f)    // catfacts_notcarried.go
-	decodeColumnNumbers(d, f) // catfacts_notcarried_cols.go
-	decodeUserTypes(d, f)     // catfacts_usertypes.go
+	decodeFactsSections(d, f) // catfacts_section.go
 	rel.Facts = f
 }
 

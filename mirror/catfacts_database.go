@@ -11,21 +11,6 @@ import "github.com/sidecar-dev/sidecar/wal"
 // pg_database and pg_language).
 
 func encodeDatabases(b *enc, s *wal.SchemaFacts) {
-	if !s.DatabasesRead && !s.LanguagesRead {
-		return
-	}
-	if !s.StorageRead { // the parts before wrote nothing: their flags, unset
-		if !s.NamespacesRead {
-			if !s.ViewsRead {
-				if !s.SequencesRead {
-					b.byte(0)
-				}
-				b.byte(0)
-			}
-			b.byte(0)
-		}
-		b.byte(0)
-	}
 	b.byte(flagBits(s.DatabasesRead, s.LanguagesRead))
 	if s.DatabasesRead {
 		encodeDatabaseList(b, s.Databases)
@@ -57,12 +42,8 @@ func encodeDatabaseList(b *enc, dbs []wal.DatabaseFacts) {
 	}
 }
 
-// decodeDatabases reads what encodeDatabases wrote, when present.
-func decodeDatabases(b *dec, s *wal.SchemaFacts) {
-	if b.err != nil || len(b.b) == 0 {
-		return
-	}
-	flags := b.byte()
+// decodeDatabases reads what encodeDatabases wrote after its flags.
+func decodeDatabases(b *dec, s *wal.SchemaFacts, flags byte) {
 	if flags&1 != 0 {
 		s.Databases, s.DatabasesRead = decodeDatabaseList(b), true
 	}

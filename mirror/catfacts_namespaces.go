@@ -13,15 +13,6 @@ import "github.com/sidecar-dev/sidecar/wal"
 // cluster's roles follow (catfacts_roles.go).
 
 func encodeNamespaces(b *enc, s *wal.SchemaFacts) {
-	if !s.NamespacesRead {
-		return
-	}
-	if !s.ViewsRead {
-		if !s.SequencesRead {
-			b.byte(0) // encodeSequences wrote nothing: its flag, unset
-		}
-		b.byte(0) // encodeViews wrote nothing: its flag, unset
-	}
 	b.byte(flagBits(true, s.ServerVersion != 0, s.RolesRead))
 	b.uvarint(uint64(len(s.Namespaces)))
 	for _, n := range s.Namespaces {
@@ -58,12 +49,8 @@ func encodeNamespaces(b *enc, s *wal.SchemaFacts) {
 	}
 }
 
-// decodeNamespaces reads what encodeNamespaces wrote, when present.
-func decodeNamespaces(b *dec, s *wal.SchemaFacts) {
-	if b.err != nil || len(b.b) == 0 {
-		return
-	}
-	flags := b.byte()
+// decodeNamespaces reads what encodeNamespaces wrote after its flags.
+func decodeNamespaces(b *dec, s *wal.SchemaFacts, flags byte) {
 	if flags&1 == 0 {
 		return
 	}

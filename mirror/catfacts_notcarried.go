@@ -8,22 +8,14 @@ const notCarriedMark = 'g' // starts the optional section of columns the stream 
 // stream and the copy leave out) as an optional section after the schema
 // facts, when there are any: records without it decode as before.
 func encodeNotCarried(e *enc, f *wal.Facts) {
-	if len(f.NotCarried) == 0 {
-		return
-	}
-	e.byte(notCarriedMark)
 	e.uvarint(uint64(len(f.NotCarried)))
 	for _, c := range f.NotCarried {
 		e.str(c)
 	}
 }
 
-// decodeNotCarried reads the section encodeNotCarried writes, when present.
+// decodeNotCarried reads the fields encodeNotCarried writes.
 func decodeNotCarried(d *dec, f *wal.Facts) {
-	if d.err != nil || len(d.b) == 0 || d.b[0] != notCarriedMark {
-		return
-	}
-	d.byte()
 	n := d.count()
 	for i := 0; i < n && d.err == nil; i++ {
 		f.NotCarried = append(f.NotCarried, d.str())

@@ -13,12 +13,8 @@ import "github.com/sidecar-dev/sidecar/wal"
 
 const columnNumbersMark = 'h'
 
-// encodeColumnNumbers writes the section when the facts hold it.
-func encodeColumnNumbers(e *enc, f *wal.Facts) {
-	if !f.ColumnNumbersRead() {
-		return
-	}
-	var b enc
+// encodeColumnNumbers writes the section's body (catfacts_section.go).
+func encodeColumnNumbers(b *enc, f *wal.Facts) {
 	b.uvarint(uint64(len(f.AttNums)))
 	for _, n := range f.AttNums {
 		b.varint(int64(n))
@@ -30,7 +26,7 @@ func encodeColumnNumbers(e *enc, f *wal.Facts) {
 		b.uvarint(uint64(c.TypeOID))
 		b.varint(int64(c.TypeMod))
 		b.str(c.TypeName)
-		encodeCollation(&b, c.Collation)
+		encodeCollation(b, c.Collation)
 		b.byte(flagBits(c.NotNull))
 		b.byte(c.Generated)
 		b.str(c.Expr)
@@ -47,18 +43,11 @@ func encodeColumnNumbers(e *enc, f *wal.Facts) {
 		b.varint(int64(c.TypeMod))
 		b.byte(c.Identity)
 	}
-	e.byte(columnNumbersMark)
-	e.bytes(b.b)
 }
 
-// decodeColumnNumbers reads the section encodeColumnNumbers writes, when
-// present; bytes after the fields it knows (a later sidecar's) are
-// skipped.
-func decodeColumnNumbers(d *dec, f *wal.Facts) {
-	b := sectionBody(d, columnNumbersMark)
-	if b == nil {
-		return
-	}
+// decodeColumnNumbers reads the body encodeColumnNumbers writes; bytes
+// after the fields it knows (a later sidecar's) are skipped.
+func decodeColumnNumbers(b *dec, f *wal.Facts) {
 	n := b.count()
 	f.AttNums = make([]int16, 0, n)
 	for i := 0; i < n && b.err == nil; i++ {
@@ -78,22 +67,4 @@ func decodeColumnNumbers(d *dec, f *wal.Facts) {
 	for i := 0; i < n && b.err == nil; i++ {
 		f.Dropped = append(f.Dropped, wal.DroppedColumn{AttNum: int16(b.varint()), Len: int16(b.varint()), TypeMod: int32(b.varint()), Identity: b.byte()})
 	}
-	if b.err != nil {
-		d.err = b.err
-	}
-}
-
-// sectionBody reads an optional section led by mark and holding one
-// length-prefixed body, and returns a decoder of the body (nil when the
-// section is absent or d failed).
-func sectionBody(d *dec, mark byte) *dec {
-	if d.err != nil || len(d.b) == 0 || d.b[0] != mark {
-		return nil
-	}
-	d.byte()
-	b := &dec{b: d.bytes()}
-	if d.err != nil {
-		return nil
-	}
-	return b
 }

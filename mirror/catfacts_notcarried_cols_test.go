@@ -55,14 +55,15 @@ func TestColumnNumbersRoundTrip(t *testing.T) {
 	// A later sidecar's fields appended to the body are skipped.
 	rel := &wal.Relation{OID: 7, Schema: "public", Name: "inc", Columns: []wal.Column{{Name: "id", TypeOID: 20, TypeMod: -1}},
 		Facts: &wal.Facts{Kind: 'r', AttNums: []int16{2}, NotCarried: []string{"dur"}, NotCarriedColumns: gen[:1], Dropped: []wal.DroppedColumn{{AttNum: 1, Len: 8, TypeMod: -1}}}}
-	var e enc
-	encodeColumnNumbers(&e, rel.Facts)
+	var body, sec enc
+	encodeColumnNumbers(&body, rel.Facts) // the section's body
+	sec.byte(columnNumbersMark)
+	sec.bytes(body.b)
 	b := encodeRel(rel)
-	body := e.b[2:] // mark, one-byte length
 	var x enc
 	x.byte(columnNumbersMark)
-	x.bytes(append(append([]byte{}, body...), 9, 9, 9))
-	got, err := decodeRel(append(b[:len(b)-len(e.b)], x.b...))
+	x.bytes(append(append([]byte{}, body.b...), 9, 9, 9))
+	got, err := decodeRel(append(b[:len(b)-len(sec.b)], x.b...))
 	if err != nil {
 		t.Fatal(err)
 	}

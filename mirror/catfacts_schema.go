@@ -12,24 +12,21 @@ import (
 
 const schemaFactsMark = 's' // starts the optional schema facts section
 
-func encodeSchemaFacts(e *enc, f *wal.Facts) {
+// encodeSchemaFacts writes the section's body (catfacts_section.go).
+func encodeSchemaFacts(b *enc, f *wal.Facts) {
 	s := f.Schema
-	if s == nil {
-		return
-	}
-	var b enc
 	b.uvarint(uint64(len(s.Constraints)))
 	for _, c := range s.Constraints {
 		b.uvarint(uint64(c.OID))
 		b.str(c.Name)
 		b.byte(c.Type)
 		b.byte(flagBits(c.Deferrable, c.Deferred, c.Validated, c.NoInherit))
-		encodeStrs(&b, c.Columns)
+		encodeStrs(b, c.Columns)
 		b.uvarint(uint64(c.Index))
 		b.str(c.RefSchema)
 		b.str(c.RefTable)
 		b.uvarint(uint64(c.RefOID))
-		encodeStrs(&b, c.RefColumns)
+		encodeStrs(b, c.RefColumns)
 		b.byte(c.UpdateAction)
 		b.byte(c.DeleteAction)
 		b.byte(c.MatchType)
@@ -40,7 +37,7 @@ func encodeSchemaFacts(e *enc, f *wal.Facts) {
 	for _, x := range s.Indexes {
 		b.uvarint(uint64(x.OID))
 		b.str(x.Name)
-		encodeStrs(&b, x.Columns)
+		encodeStrs(b, x.Columns)
 		b.varint(int64(x.KeyColumns))
 		b.byte(flagBits(x.Unique, x.Primary, x.Valid, x.Clustered, x.Partial, x.Expressions, x.ReplIdent, x.NullsNotDistinct))
 		b.str(x.Method)
@@ -52,8 +49,8 @@ func encodeSchemaFacts(e *enc, f *wal.Facts) {
 	for _, o := range s.ReferencedBy {
 		b.uvarint(uint64(o))
 	}
-	encodeStrs(&b, s.ColumnComments)
-	encodeStrs(&b, s.Sequences)
+	encodeStrs(b, s.ColumnComments)
+	encodeStrs(b, s.Sequences)
 	b.uvarint(uint64(len(s.Triggers)))
 	for _, tr := range s.Triggers {
 		b.str(tr.Name)
@@ -64,25 +61,14 @@ func encodeSchemaFacts(e *enc, f *wal.Facts) {
 	b.uvarint(uint64(s.OwnerOID))
 	b.str(s.Owner)
 	b.uvarint(uint64(s.DatabaseOID))
-	encodeIndexDetails(&b, s.Indexes)
+	encodeIndexDetails(b, s.Indexes)
 	b.byte(flagBits(s.OptionsRead, s.Options != nil))
-	encodeStrs(&b, s.Options)
-	encodeSequences(&b, s)
-	encodeViews(&b, s)      // catfacts_views.go
-	encodeNamespaces(&b, s) // catfacts_namespaces.go
-	encodeStorage(&b, s)    // catfacts_storage.go
-	encodeDatabases(&b, s)  // catfacts_database.go
-	e.byte(schemaFactsMark)
-	e.bytes(b.b)
+	encodeStrs(b, s.Options)
+	encodeSchemaParts(b, s) // catfacts_section.go
 }
 
-// decodeSchemaFacts reads the section encodeSchemaFacts writes, when
-// present.
-func decodeSchemaFacts(d *dec, f *wal.Facts) {
-	b := sectionBody(d, schemaFactsMark) // catfacts_notcarried_cols.go
-	if b == nil {
-		return
-	}
+// decodeSchemaFacts reads the body encodeSchemaFacts writes.
+func decodeSchemaFacts(b *dec, f *wal.Facts) {
 	s := &wal.SchemaFacts{}
 	n := b.count()
 	for i := 0; i < n && b.err == nil; i++ {
@@ -128,14 +114,9 @@ func decodeSchemaFacts(d *dec, f *wal.Facts) {
 		if fl&2 != 0 && s.Options == nil {
 			s.Options = []string{}
 		}
-		decodeSequences(b, s)
-		decodeViews(b, s)      // catfacts_views.go
-		decodeNamespaces(b, s) // catfacts_namespaces.go
-		decodeStorage(b, s)    // catfacts_storage.go
-		decodeDatabases(b, s)  // catfacts_database.go
+		decodeSchemaParts(b, s) // catfacts_section.go
 	}
 	if b.err != nil {
-		d.err = b.err
 		return
 	}
 	f.Schema = s
@@ -212,9 +193,6 @@ func decodeIndexDetails(b *dec, xs []wal.IndexFacts) {
 // sequence) after the options; a record without them (written before)
 // leaves SequencesRead false.
 func encodeSequences(b *enc, s *wal.SchemaFacts) {
-	if !s.SequencesRead {
-		return
-	}
 	b.byte(1)
 	b.uvarint(uint64(len(s.OwnedSequences)))
 	for _, q := range s.OwnedSequences {
@@ -232,9 +210,9 @@ func encodeSequences(b *enc, s *wal.SchemaFacts) {
 	}
 }
 
-// decodeSequences reads what encodeSequences wrote, when present.
-func decodeSequences(b *dec, s *wal.SchemaFacts) {
-	if b.err != nil || len(b.b) == 0 || b.byte()&1 == 0 {
+// decodeSequences reads what encodeSequences wrote after its flag.
+func decodeSequences(b *dec, s *wal.SchemaFacts, flag byte) {
+	if flag&1 == 0 {
 		return
 	}
 	s.SequencesRead = true

@@ -9,18 +9,6 @@ import "github.com/sidecar-dev/sidecar/wal"
 // decodes with StorageRead false (the SQL port then refuses psql's \d+).
 
 func encodeStorage(b *enc, s *wal.SchemaFacts) {
-	if !s.StorageRead {
-		return
-	}
-	if !s.NamespacesRead { // the parts before wrote nothing: their flags, unset
-		if !s.ViewsRead {
-			if !s.SequencesRead {
-				b.byte(0)
-			}
-			b.byte(0)
-		}
-		b.byte(0)
-	}
 	b.byte(flagBits(true, s.ToastOptions != nil, s.RowSecurity, s.ForceRowSecurity))
 	encodeStrs(b, s.ColumnStorage)
 	encodeStrs(b, s.ColumnCompression)
@@ -32,12 +20,8 @@ func encodeStorage(b *enc, s *wal.SchemaFacts) {
 	b.uvarint(uint64(s.UserFunctions))
 }
 
-// decodeStorage reads what encodeStorage wrote, when present.
-func decodeStorage(b *dec, s *wal.SchemaFacts) {
-	if b.err != nil || len(b.b) == 0 {
-		return
-	}
-	flags := b.byte()
+// decodeStorage reads what encodeStorage wrote after its flags.
+func decodeStorage(b *dec, s *wal.SchemaFacts, flags byte) {
 	if flags&1 == 0 {
 		return
 	}

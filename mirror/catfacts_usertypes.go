@@ -15,16 +15,13 @@ import (
 
 const userTypesMark = 'u'
 
-// encodeUserTypes writes the section when the facts hold the types.
-func encodeUserTypes(e *enc, f *wal.Facts) {
-	if f.Schema == nil || f.Schema.UserTypes == nil {
-		return
-	}
+// encodeUserTypes writes the section's body (catfacts_section.go: when
+// the facts hold the types).
+func encodeUserTypes(b *enc, f *wal.Facts) {
 	u := f.Schema.UserTypes
-	var b enc
 	b.uvarint(uint64(len(u.Types)))
 	for _, t := range u.Types {
-		encodeTypeFacts(&b, t)
+		encodeTypeFacts(b, t)
 	}
 	b.uvarint(uint64(len(u.Labels)))
 	for _, l := range u.Labels {
@@ -45,18 +42,12 @@ func encodeUserTypes(e *enc, f *wal.Facts) {
 		b.str(n.Namespace)
 		b.str(n.Name)
 	}
-	e.byte(userTypesMark)
-	e.bytes(b.b)
 }
 
-// decodeUserTypes reads the section encodeUserTypes writes, when present
-// (after the schema facts it belongs to); bytes after the fields it
-// knows are skipped.
-func decodeUserTypes(d *dec, f *wal.Facts) {
-	b := sectionBody(d, userTypesMark)
-	if b == nil {
-		return
-	}
+// decodeUserTypes reads the body encodeUserTypes writes (after the
+// schema facts it belongs to); bytes after the fields it knows are
+// skipped.
+func decodeUserTypes(b *dec, f *wal.Facts) {
 	u := &wal.UserTypeFacts{}
 	for n := b.count(); n > 0 && b.err == nil; n-- {
 		u.Types = append(u.Types, decodeTypeFacts(b))
@@ -71,8 +62,7 @@ func decodeUserTypes(d *dec, f *wal.Facts) {
 		u.Namesakes = append(u.Namesakes, wal.TypeName{Namespace: b.str(), Name: b.str()})
 	}
 	if b.err != nil {
-		d.err = b.err
-		return
+		return // the section codec fails the record
 	}
 	if f.Schema != nil {
 		f.Schema.UserTypes = u

@@ -8,12 +8,6 @@ import "github.com/sidecar-dev/sidecar/wal"
 // ViewsRead false (the SQL port then keeps refusing the views).
 
 func encodeViews(b *enc, s *wal.SchemaFacts) {
-	if !s.ViewsRead {
-		return
-	}
-	if !s.SequencesRead {
-		b.byte(0) // encodeSequences wrote nothing: its flag, unset
-	}
 	b.byte(1)
 	b.uvarint(uint64(len(s.Views)))
 	for _, v := range s.Views {
@@ -45,9 +39,9 @@ func encodeViews(b *enc, s *wal.SchemaFacts) {
 	}
 }
 
-// decodeViews reads what encodeViews wrote, when present.
-func decodeViews(b *dec, s *wal.SchemaFacts) {
-	if b.err != nil || len(b.b) == 0 || b.byte()&1 == 0 {
+// decodeViews reads what encodeViews wrote after its flag.
+func decodeViews(b *dec, s *wal.SchemaFacts, flag byte) {
+	if flag&1 == 0 {
 		return
 	}
 	s.ViewsRead = true

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sidecar-dev/sidecar/internal/libccoll"
+	"github.com/sidecar-dev/sidecar/internal/testenv"
 	"github.com/sidecar-dev/sidecar/wal"
 )
 
@@ -18,7 +19,7 @@ import (
 // version that differs from this host's leaves the order unproven.
 func TestReadFactsLibcProven(t *testing.T) {
 	if _, err := libccoll.Open("en_US.UTF-8"); err != nil {
-		t.Skipf("%v: install the locales package and generate en_US.UTF-8", err)
+		testenv.Missing(t, err.Error(), "install Debian's locales package and generate en_US.UTF-8 (.ci/run does)")
 	}
 	conn := sqlConn(t, pg.URL("postgres"))
 	ctx := t.Context()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sidecar-dev/sidecar/internal/libccoll"
+	"github.com/sidecar-dev/sidecar/internal/testenv"
 	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 )
 
@@ -35,7 +35,7 @@ func TestCaseMappingOverTheWire(t *testing.T) {
 		t.Run(strings.NewReplacer(".", "_", "-", "_").Replace(locale), func(t *testing.T) {
 			if locale != "C" {
 				if _, err := libccoll.Open(locale); err != nil {
-					t.Skipf("%v: install Debian's locales package and generate %s (.ci/run does)", err, locale)
+					testenv.Missing(t, err.Error(), "install Debian's locales package and generate "+locale+" (.ci/run does)")
 				}
 			}
 			caseMappingIn(t, locale)
@@ -112,15 +112,7 @@ func serveFollowed(t *testing.T, url string, tables []string, probes ...string) 
 			t.Logf("daemon log:\n%s", daemonLog.String())
 		}
 	})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sqlAddr := l.Addr().String()
-	l.Close()
-	_, stop := startDaemon(t, url, tables, t.TempDir(), sqlAddr, &daemonLog)
-	t.Cleanup(stop)
-	sqlURL := "postgres://app@" + sqlAddr + "/app?sslmode=disable"
+	sqlURL := daemonSQL(t, url, tables, t.TempDir(), &daemonLog)
 	var sc *pgconn.PgConn
 	var last error
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {

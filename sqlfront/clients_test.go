@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/sidecar-dev/sidecar/internal/testenv"
 )
 
 // debianPython is Debian's python3 (psycopg packages are installed for
@@ -18,7 +20,7 @@ const debianPython = "/usr/bin/python3"
 func needPython(t *testing.T, module, pkg string) {
 	t.Helper()
 	if err := exec.Command(debianPython, "-c", "import "+module).Run(); err != nil {
-		t.Skipf("%s not importable by %s: install Debian's %s package", module, debianPython, pkg)
+		testenv.Missing(t, "Python module "+module+" (for "+debianPython+")", "install Debian's "+pkg+" package")
 	}
 }
 

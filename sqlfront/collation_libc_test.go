@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sidecar-dev/sidecar/internal/libccoll"
+	"github.com/sidecar-dev/sidecar/internal/testenv"
 )
 
 // libcWords are strings whose en_US order is not their bytes': case,
@@ -37,7 +38,7 @@ var libcAlphabet = []rune("aAbBzZ eé-_.'0912ÄäßøØ日Ω😀\u0301")
 func TestCollationLibcDatabaseDefault(t *testing.T) {
 	ctx := context.Background()
 	if _, err := libccoll.Open("en_US.UTF-8"); err != nil {
-		t.Skipf("%v: install Debian's locales package and generate en_US.UTF-8 (.ci/run does)", err)
+		testenv.Missing(t, err.Error(), "install Debian's locales package and generate en_US.UTF-8 (.ci/run does)")
 	}
 	admin, err := pgx.Connect(ctx, pg.URL("postgres"))
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -193,15 +192,7 @@ func TestCollationICUDatabaseDefault(t *testing.T) {
 	url := pg.URL(name)
 	execSQL(t, url, markerSetup, `CREATE TABLE words (id int PRIMARY KEY, s text, c text COLLATE "C", j jsonb)`,
 		"INSERT INTO words VALUES (1, 'apple', 'apple', '\"apple\"'), (2, 'Apple', 'Apple', '\"Apple\"'), (3, 'Banana', 'Banana', '[\"Banana\"]'), (4, 'éclair', 'éclair', '1.0'), (5, 'zebra', 'zebra', '1')")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sqlAddr := l.Addr().String()
-	l.Close()
-	_, stop := startDaemon(t, url, []string{"public.marker", "public.words"}, t.TempDir(), sqlAddr, io.Discard)
-	t.Cleanup(stop)
-	sqlURL := "postgres://app@" + sqlAddr + "/app?sslmode=disable"
+	sqlURL := daemonSQL(t, url, []string{"public.marker", "public.words"}, t.TempDir(), io.Discard)
 	var sc *pgconn.PgConn
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
 		if sc == nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sidecar-dev/sidecar/internal/testenv"
 )
 
 const jdbcJar = "/usr/share/java/postgresql.jar"
@@ -61,16 +63,10 @@ func runJava(t *testing.T, name, source string, args ...string) string {
 func javaProgram(t *testing.T, name, source string) func(args ...string) string {
 	t.Helper()
 	if _, err := os.Stat(jdbcJar); err != nil {
-		t.Skip("pgjdbc not found: install Debian's libpostgresql-jdbc-java package")
+		testenv.Missing(t, "pgjdbc ("+jdbcJar+")", "install Debian's libpostgresql-jdbc-java package")
 	}
-	java, err := exec.LookPath("java")
-	if err != nil {
-		t.Skip("java not found: install Debian's default-jdk-headless package")
-	}
-	javac, err := exec.LookPath("javac")
-	if err != nil {
-		t.Skip("javac not found: install Debian's default-jdk-headless package")
-	}
+	java := testenv.LookPath(t, "install Debian's default-jdk-headless package", "java")
+	javac := testenv.LookPath(t, "install Debian's default-jdk-headless package", "javac")
 	dir := t.TempDir()
 	src := filepath.Join(dir, name+".java")
 	if err := os.WriteFile(src, []byte(source), 0o600); err != nil {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sidecar-dev/sidecar/internal/testenv"
 )
 
 var benchScale = flag.Int("sqlfront.bench-scale", 0, "run TestPgbenchBench at this pgbench scale (0: skip)")
@@ -32,11 +34,7 @@ func pgbenchSetup(scale int) []string {
 var pgbenchTables = []string{"public.pgbench_branches", "public.pgbench_tellers", "public.pgbench_accounts"}
 
 func pgbenchPath(t *testing.T) string {
-	p, err := exec.LookPath("pgbench")
-	if err != nil {
-		t.Skip("pgbench not found: install Debian's postgresql package (pgbench ships with the server)")
-	}
-	return p
+	return testenv.LookPath(t, "install Debian's postgresql package (pgbench ships with the server)", "pgbench")
 }
 
 type pgbenchResult struct {

@@ -702,12 +702,15 @@ func (pl *planner) cast(tc *pg.TypeCast) (expr, error) {
 
 // dialectChecks says whether text read as type t must be checked by the
 // followed server's major (pgcatalog_settings.go dialect): integer and
-// numeric input before PostgreSQL 16.
+// numeric input before PostgreSQL 16, interval input before 15
+// (types/interval14.go).
 func (pl *planner) dialectChecks(t uint32) bool {
+	d := pl.dialect()
 	switch t {
 	case oidInt2, oidInt4, oidInt8, oidNumeric:
-		d := pl.dialect()
 		return d.Version != 0 && d.Version < 160000
+	case oidInterval:
+		return d.Version != 0 && d.Version < 150000
 	}
 	return false
 }

@@ -4,14 +4,12 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/sidecar-dev/sidecar/internal/testenv"
 )
 
 func psqlPath(t *testing.T) string {
-	p, err := exec.LookPath("psql")
-	if err != nil {
-		t.Skip("psql not found: install Debian's postgresql-client package")
-	}
-	return p
+	return testenv.LookPath(t, "install Debian's postgresql-client package", "psql")
 }
 
 // psql runs psql -X -A -t with args against url and returns its output.

@@ -3,7 +3,6 @@ package sqlfront_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,12 +23,6 @@ func liveDaemon(t *testing.T, tables, setup []string) (pgURL, sqlURL string) {
 	pgURL = pg.NewDB(t)
 	execSQL(t, pgURL, append([]string{markerSetup}, setup...)...)
 	tables = append([]string{"public.marker"}, tables...)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sqlAddr := l.Addr().String()
-	l.Close()
 	dir := t.TempDir()
 	// The daemon's log, shown when the test fails.
 	logFile, err := os.Create(filepath.Join(dir, "daemon.log"))
@@ -43,9 +36,7 @@ func liveDaemon(t *testing.T, tables, setup []string) (pgURL, sqlURL string) {
 			t.Logf("daemon log (last 8 KiB):\n%s", b[max(0, len(b)-8192):])
 		}
 	})
-	_, stop := startDaemon(t, pgURL, tables, dir, sqlAddr, logFile)
-	t.Cleanup(stop)
-	return pgURL, "postgres://app@" + sqlAddr + "/app?sslmode=disable"
+	return pgURL, daemonSQL(t, pgURL, tables, dir, logFile)
 }
 
 // shapeRows is the table TestSchemaChangeLive reads: row id has a = id,

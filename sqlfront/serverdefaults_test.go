@@ -3,7 +3,6 @@ package sqlfront_test
 import (
 	"context"
 	"io"
-	"net"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,30 +30,10 @@ func TestSessionDefaultsFollowServer(t *testing.T) {
 		"CREATE TABLE ev (id int PRIMARY KEY, at timestamptz, d date, span interval)",
 		"INSERT INTO ev VALUES (1, '2024-03-10 06:30:00+00', '2024-03-10', '1 day 02:00'), (2, '2024-11-03 05:59:59+00', '2024-11-03', '-3 hours'), (3, NULL, NULL, NULL)")
 	setDB("timezone", "America/New_York")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sqlAddr := l.Addr().String()
-	l.Close()
-	_, stop := startDaemon(t, url, []string{"public.marker", "public.ev"}, t.TempDir(), sqlAddr, io.Discard)
-	t.Cleanup(stop)
-	sqlURL := "postgres://app@" + sqlAddr + "/app?sslmode=disable"
+	sqlURL := daemonSQL(t, url, []string{"public.marker", "public.ev"}, t.TempDir(), io.Discard)
 	waitServed(t, sqlURL, "SELECT id FROM ev WHERE id = 3")
 
-	same := func(stmts ...string) {
-		t.Helper()
-		for _, q := range stmts {
-			want, werr := psql(t, url, "-At", "-c", q)
-			if werr != nil {
-				t.Fatalf("%s on PostgreSQL: %v\n%s", q, werr, want)
-			}
-			got, err := psql(t, sqlURL, "-At", "-c", q)
-			if err != nil || got != want {
-				t.Errorf("%s:\n  sidecar    %q (%v)\n  PostgreSQL %q", q, got, err, want)
-			}
-		}
-	}
+	same := psqlAtSame(t, url, sqlURL)
 	same("SHOW TimeZone", "SELECT current_setting('TimeZone')",
 		"SELECT id, at FROM ev ORDER BY id",
 		"SELECT id, at::date, at::time, extract(hour from at), to_char(at, 'YYYY-MM-DD HH24:MI') FROM ev ORDER BY id",
@@ -158,29 +137,9 @@ func TestSessionDefaultsZoneWithoutData(t *testing.T) {
 		"INSERT INTO ev VALUES (1, '2024-03-10 06:30:00+00'), (2, NULL)")
 	setDB("America/New_York")
 	t.Setenv("ZONEINFO", filepath.Join(t.TempDir(), "no-tzdata"))
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sqlAddr := l.Addr().String()
-	l.Close()
-	_, stop := startDaemon(t, url, []string{"public.marker", "public.ev"}, t.TempDir(), sqlAddr, io.Discard)
-	t.Cleanup(stop)
-	sqlURL := "postgres://app@" + sqlAddr + "/app?sslmode=disable"
+	sqlURL := daemonSQL(t, url, []string{"public.marker", "public.ev"}, t.TempDir(), io.Discard)
 	waitServed(t, sqlURL, "SELECT n FROM marker WHERE id = 1")
-	same := func(stmts ...string) {
-		t.Helper()
-		for _, q := range stmts {
-			want, werr := psql(t, url, "-At", "-c", q)
-			if werr != nil {
-				t.Fatalf("%s on PostgreSQL: %v\n%s", q, werr, want)
-			}
-			got, err := psql(t, sqlURL, "-At", "-c", q)
-			if err != nil || got != want {
-				t.Errorf("%s:\n  sidecar    %q (%v)\n  PostgreSQL %q", q, got, err, want)
-			}
-		}
-	}
+	same := psqlAtSame(t, url, sqlURL)
 	same("SHOW TimeZone", "SELECT n FROM marker", "SET TimeZone = 'UTC'; SELECT id, at FROM ev ORDER BY id", "SET TimeZone = '-05:00'; SELECT at FROM ev ORDER BY id")
 	for _, q := range []string{"SELECT id, at FROM ev ORDER BY id", "SELECT '2024-03-10 06:30:00+00'::timestamptz",
 		"SELECT '2024-03-10 02:00'::timestamptz < '2024-03-10 06:30:00+00'::timestamptz", "SELECT now() > '2020-01-01'", "SELECT now()", "SET TimeZone = 'UTC'; RESET TimeZone; SELECT at FROM ev"} {

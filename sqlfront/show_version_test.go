@@ -3,7 +3,6 @@ package sqlfront_test
 import (
 	"context"
 	"io"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,15 +50,7 @@ func followLive(t *testing.T) (url, sqlURL string) {
 	t.Helper()
 	url = pg.NewDB(t)
 	execSQL(t, url, markerSetup)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sqlAddr := l.Addr().String()
-	l.Close()
-	_, stop := startDaemon(t, url, []string{"public.marker"}, t.TempDir(), sqlAddr, io.Discard)
-	t.Cleanup(stop)
-	sqlURL = "postgres://app@" + sqlAddr + "/app?sslmode=disable"
+	sqlURL = daemonSQL(t, url, []string{"public.marker"}, t.TempDir(), io.Discard)
 	ctx := context.Background()
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
 		c, err := pgconn.Connect(ctx, sqlURL)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"os"
 	osexec "os/exec"
 	"os/signal"
@@ -103,12 +102,7 @@ type crashRig struct {
 // fixed free port, so every child listens where the test looks.
 func newCrashRig(t *testing.T, fig *figures) *crashRig {
 	url, hostile, col, key := hostileDB(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := daemontest.FreeAddr(t)
 	dir := t.TempDir()
 	r := &crashRig{t: t, url: url, key: key, hostile: hostile, col: col, fig: fig,
 		file: filepath.Join(dir, "sidecar.yaml"), dataDir: filepath.Join(dir, "data"),

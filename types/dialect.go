@@ -37,6 +37,11 @@ func (d Dialect) In(oid OID, mod int32, s string) (Value, error) {
 	if oid == JSONPath {
 		return d.parseJSONPathValue(s) // jsonpath.go: 17's item methods
 	}
+	if oid == Interval && !d.atLeast(150000) {
+		if err := interval14Refusal(s); err != nil { // interval14.go
+			return nil, err
+		}
+	}
 	if oid == Char && !d.atLeast(150000) {
 		if s == "" {
 			return "", nil

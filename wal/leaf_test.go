@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/sidecar-dev/sidecar/internal/testenv"
 )
 
 // TestLeaf checks that the storage half of the sidecar does not depend on a
@@ -11,10 +13,7 @@ import (
 // replication which wraps them, is among the dependencies of the packages
 // that only speak this package's vocabulary (issue 12, item 3).
 func TestLeaf(t *testing.T) {
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go command to list dependencies with: %v", err)
-	}
+	gobin := testenv.LookPath(t, "install Go (go.dev/dl) to list dependencies with", "go")
 	const module = "github.com/sidecar-dev/sidecar/"
 	forbidden := []string{"github.com/jackc/pgx", "github.com/jackc/pglogrepl", "github.com/jackc/pgconn", module + "replication"}
 	for _, pkg := range []string{"wal", "mirror", "refs", "prolly", "store", "rowenc"} {

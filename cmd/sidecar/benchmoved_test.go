@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/sidecar-dev/sidecar/internal/testenv"
 )
 
 // TestBenchMoved: `sidecar bench …` names the binary the benchmarks moved
@@ -19,9 +21,7 @@ func TestBenchMoved(t *testing.T) {
 // the product binary (issue 26 item 2). internal/pgtest is still in it,
 // through `sidecar demo`, whose throwaway cluster it starts.
 func TestProductBinaryCarriesNoBenchmark(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command on PATH")
-	}
+	testenv.LookPath(t, "install Go (go.dev/dl) to list dependencies with", "go")
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {
 		t.Fatalf("go list -deps: %v", err)

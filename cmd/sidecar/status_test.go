@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sidecar-dev/sidecar/internal/seed"
+	"github.com/sidecar-dev/sidecar/internal/testkit/daemontest"
 )
 
 // statusPoll is one `sidecar status` run by the poller.
@@ -56,12 +56,7 @@ func TestStatusPollerDuringRestarts(t *testing.T) {
 	mustExec(t, url,
 		"CREATE TABLE items (id int PRIMARY KEY, n bigint NOT NULL)",
 		"INSERT INTO items SELECT g, 0 FROM generate_series(1, 2000) g")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := daemontest.FreeAddr(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "sidecar.yaml")
 	body := fmt.Sprintf("postgres:\n  url: %s\ntables: [public.items]\ndata_dir: %s\nlisten: %s\nsql:\n  listen: 127.0.0.1:0\n", url, filepath.Join(dir, "data"), addr)

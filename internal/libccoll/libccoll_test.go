@@ -6,12 +6,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sidecar-dev/sidecar/internal/testenv"
 )
 
 func TestCompareEnUS(t *testing.T) {
 	l, err := Open("en_US.UTF-8")
 	if err != nil {
-		t.Skipf("%v (install the locales package and generate en_US.UTF-8)", err)
+		testenv.Missing(t, err.Error(), "install Debian's locales package and generate en_US.UTF-8 (.ci/run does)")
 	}
 	in := []string{"b", "B", "a", "A", "á", "", "a b", "ab", "a-b", "10", "9"}
 	got := slices.Clone(in)

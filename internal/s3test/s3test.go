@@ -40,6 +40,8 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/sidecar-dev/sidecar/internal/testenv"
 )
 
 // Install is the command that installs the server binary.
@@ -99,11 +101,7 @@ func Start(t testing.TB) *Server {
 	t.Helper()
 	bin := Binary()
 	if bin == "" {
-		msg := "versitygw not found (set SIDECAR_VERSITYGW or install it: " + Install + ")"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		testenv.Missing(t, "versitygw", "set SIDECAR_VERSITYGW or install it: "+Install)
 	}
 	s, err := start(bin, t.TempDir())
 	if err != nil {

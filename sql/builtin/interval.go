@@ -533,8 +533,8 @@ func (r *Registry) addInterval() {
 		}
 		return zoneOf(c).LocalToUTC(v.(types.TimestampVal))
 	}, i4, i4, i4, i4, i4, f8).stable()
-	r.def("make_timestamptz", tsz, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-		z, err := r.atTimeZone(str(a[6]))
+	r.def("make_timestamptz", tsz, func(c *Context, a []types.Value, _ []OID) (types.Value, error) {
+		z, err := r.atTimeZone(c, str(a[6]))
 		if err != nil {
 			return nil, err
 		}

@@ -83,6 +83,9 @@ type Registry struct {
 	// zones are the tz database zones AT TIME ZONE and the zone
 	// arguments have read (tz.go).
 	zones zoneCache
+	// sessAbbrevs are the abbreviations of the session zones AT TIME
+	// ZONE has been called under, from PostgreSQL 18 (tz18.go).
+	sessAbbrevs abbrevCache
 }
 
 // New builds the library for a server whose PostgreSQL major is not
@@ -99,6 +102,9 @@ func build(version int) *Registry {
 	r.addStrings()
 	r.addDateTime()
 	r.addTimeZone() // tz.go
+	if yes, known := r.atLeast(170000); yes || !known {
+		r.partialFuncs["random"] = true // random(min, max), 17's, is not the library's: 0A000, not 42883
+	}
 	r.addRegex()
 	r.addJSON()
 	r.addInterval()    // interval.go

@@ -47,8 +47,8 @@ func (r *Registry) addTimeZone() {
 			if from16, _ := r.atLeast(160000); !from16 {
 				f.Volatility = Stable // immutable in pg_proc from 16 (the zone is an argument)
 			}
-			f.impl = func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-				z, err := r.atTimeZone(str(a[2]))
+			f.impl = func(c *Context, a []types.Value, _ []OID) (types.Value, error) {
+				z, err := r.atTimeZone(c, str(a[2]))
 				if err != nil {
 					return nil, err
 				}
@@ -101,8 +101,8 @@ func (r *Registry) addTimeZone() {
 		from := f.Args[1]
 		switch f.Args[0] {
 		case tx:
-			f.impl = func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-				z, err := r.atTimeZone(str(a[0]))
+			f.impl = func(c *Context, a []types.Value, _ []OID) (types.Value, error) {
+				z, err := r.atTimeZone(c, str(a[0]))
 				if err != nil {
 					return nil, err
 				}
@@ -170,13 +170,19 @@ func shiftZone(t types.TimestampVal, from OID, z *types.Zone) (types.Value, erro
 // file once per library (r.zones): read per call, AT TIME ZONE 'America/
 // New_York' over 345k rows took 30 s (a stat, a directory walk and a
 // file parse a row), where PostgreSQL caches the zone too (pg_tzset).
-func (r *Registry) atTimeZone(name string) (*types.Zone, error) {
+//
+// From PostgreSQL 18 an abbreviation of the session's zone comes first
+// (tz18.go).
+func (r *Registry) atTimeZone(c *Context, name string) (*types.Zone, error) {
+	if z, ok, err := r.sessionAbbrev(c, name); ok || err != nil {
+		return z, err
+	}
 	// The zone of a name is looked up once: AT TIME ZONE 'UTC' is called
 	// per row, and an abbreviation's zone costs four allocations.
 	if z := r.zones.get(name); z != nil {
 		return z, nil
 	}
-	if a, ok := zoneAbbrevs[lowerUnits(name)]; ok {
+	if a, ok := zoneAbbrevs[lowerUnits(name)]; ok { // the Default set (r.defaultAbbrev's)
 		if a.dyn != "" {
 			return nil, unsupported("the time zone abbreviation \"%s\" (its offset follows %s's history)", name, a.dyn)
 		}

@@ -10,7 +10,9 @@ import (
 // between digits ('0x1F'::int is 31), before 16 those fail 22P02. The
 // library's input functions (types.In) are 16's; a statement for an
 // older server checks the text through its dialect first: a cast of a
-// string to an integer or numeric, and a literal typed as one.
+// string to an integer or numeric, and a literal typed as one. Before
+// 15 the same check refuses interval input where 14's DecodeInterval
+// answers otherwise than 15's (types/interval14.go).
 
 // dialectInput is the check the statement's dialect makes on text read
 // as type to (nil: none needed).
@@ -20,6 +22,10 @@ func (c *compiler) dialectInput(to plan.OID) func(string) error {
 	}
 	switch to {
 	case plan.Int2, plan.Int4, plan.Int8, plan.Numeric:
+	case plan.Interval: // 14's interval input (types/interval14.go)
+		if c.e.dialect.Version >= 150000 {
+			return nil
+		}
 	default:
 		return nil
 	}

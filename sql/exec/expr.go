@@ -190,9 +190,12 @@ func (c *compiler) compile1(s plan.Scalar) (vexpr, error) {
 			return nil
 		}, nil
 	case *plan.Const:
-		v, err := constValueIn(x, c.zone())
+		// The followed major's input first: its error, or its refusal
+		// where it reads the text otherwise (dialect.go).
+		err := c.dialectConst(x)
+		var v types.Value
 		if err == nil {
-			err = c.dialectConst(x) // dialect.go
+			v, err = constValueIn(x, c.zone())
 		}
 		if err != nil {
 			return c.planTimeErr(err) // PostgreSQL reads a literal while parsing

@@ -54,7 +54,7 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 		}
 		name := rt.Name
 		if name == "" {
-			name = colName(rt.Val)
+			name = b.targetName(rt.Val) // constkey.go
 		}
 		targets = append(targets, target{name: name, e: e})
 	}
@@ -69,7 +69,7 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 		if bound {
 			break
 		}
-		if c := g.GetAConst(); c != nil && c.GetIval() == nil {
+		if c := g.GetAConst(); c != nil && c.GetIval() == nil && !b.boolKeyIsExpr(c) { // constkey.go
 			// findTargetlistEntrySQL92, as ORDER BY's (orderKeys)
 			return nil, nil, nil, earlier(b.probeHavingOrder(sel, sc, targets), errorf(CodeSyntax, "non-integer constant in GROUP BY").at(c.Location))
 		}
@@ -237,7 +237,7 @@ func (b *binder) orderKeys(list []*pg.Node, sc *scope, targets []target, ctx *ex
 			keys = append(keys, k)
 			continue
 		}
-		if c := sb.Node.GetAConst(); c != nil {
+		if c := sb.Node.GetAConst(); c != nil && !b.boolKeyIsExpr(c) { // constkey.go
 			// findTargetlistEntrySQL92: a constant there is a position
 			// or an error (before: ordered by, or DISTINCT ON, the value)
 			return nil, errorf(CodeSyntax, "non-integer constant in %s", ctx.clause).at(c.Location)

@@ -3,7 +3,14 @@
 -- expression is text. Before, DISTINCT ON (false) and ORDER BY 'a'
 -- were answered (ordered by the value) and CASE NULL WHEN 1.5::float8
 -- answered NULL where PostgreSQL fails (TestRandomQueries seeds 1, 2).
-SELECT DISTINCT ON (false) false, id FROM wd;
+-- Before 15 TRUE/FALSE are no constants there but expressions (14's
+-- grammar made them casts): DISTINCT ON (false) must match the ORDER BY
+-- (42P10), and with it answers one row; 42601 from 15. Without an ORDER
+-- BY, 14's row is its sort's pick (refused).
+SELECT DISTINCT ON (false) false, id FROM wd ORDER BY id;
+SELECT DISTINCT ON (false) false, id FROM wd ORDER BY false, id;
+SELECT id FROM wd ORDER BY false, id;
+SELECT count(*) FROM wd GROUP BY true;
 SELECT DISTINCT ON (10000000070) 10000000070, id FROM wd ORDER BY 1;
 SELECT DISTINCT ON (1) id % 3, id FROM wd ORDER BY 1, 2;
 SELECT id FROM wd ORDER BY 'a';

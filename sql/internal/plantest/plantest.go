@@ -23,6 +23,7 @@ import (
 	"testing"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"github.com/sidecar-dev/sidecar/sql/builtin"
 	"github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
 )
@@ -121,7 +122,14 @@ type Catalog struct {
 	// string is of type name except version's, of type text), as a
 	// front end's catalog answers them; empty: none.
 	Session map[string]types.Value
+	// Funcs is the function library the statements bind against (the
+	// followed major's, builtin.NewFor), as a front end's catalog names
+	// it (plan.FuncRegistry); nil: the binder's default library.
+	Funcs *builtin.Registry
 }
+
+// Functions implements plan.FuncRegistry: Funcs.
+func (c *Catalog) Functions() *builtin.Registry { return c.Funcs }
 
 // HasFunc implements plan.FuncCatalog: the Session functions.
 func (c *Catalog) HasFunc(name string) bool {
