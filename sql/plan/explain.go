@@ -236,6 +236,12 @@ func ExprsOf(r Rel) []Scalar {
 		return out
 	case *FuncScan:
 		return x.Args
+	case *RowsFrom:
+		var out []Scalar
+		for _, f := range x.Funcs {
+			out = append(out, f.Args...)
+		}
+		return out
 	}
 	return nil
 }
