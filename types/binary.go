@@ -50,6 +50,8 @@ func AppendSend(dst []byte, oid OID, v Value) ([]byte, error) {
 		return append(dst, x...), nil
 	case UUIDVal:
 		return append(dst, x[:]...), nil
+	case InetVal:
+		return appendInetSend(dst, x, oid == Cidr), nil // inet.go
 	case DateVal:
 		return binary.BigEndian.AppendUint32(dst, uint32(x)), nil
 	case TimeVal:
@@ -245,6 +247,8 @@ func recv(oid OID, b []byte) (Value, error) {
 		return string(b[:1]), nil
 	case Bytea:
 		return append([]byte(nil), b...), nil
+	case Inet, Cidr:
+		return recvInet(b, oid == Cidr) // inet.go
 	case UUID:
 		if err := need(16); err != nil {
 			return nil, err

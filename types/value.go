@@ -54,6 +54,8 @@ func in(oid OID, s string) (Value, error) {
 		return parseBytea(s)
 	case UUID:
 		return parseUUID(s)
+	case Inet, Cidr:
+		return parseInet(s, oid == Cidr) // inet.go
 	case JSON:
 		if !json.Valid([]byte(s)) {
 			return nil, syntaxErr(JSON, s)
@@ -366,6 +368,8 @@ func AppendOut(dst []byte, oid OID, v Value) []byte {
 		dst = append(dst, buf[16:20]...)
 		dst = append(dst, '-')
 		return append(dst, buf[20:32]...)
+	case InetVal:
+		return appendInet(dst, x, oid == Cidr) // inet.go
 	case DateVal:
 		return appendDate(dst, x)
 	case TimestampVal:

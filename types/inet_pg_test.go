@@ -1,0 +1,134 @@
+package types_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sidecar-dev/sidecar/internal/inetgen"
+	"github.com/sidecar-dev/sidecar/internal/seed"
+	"github.com/sidecar-dev/sidecar/types"
+)
+
+// TestInetInputOutputMatchesPostgres: thousands of generated inet and
+// cidr inputs (IPv4, IPv6, every mask, zero-compression, IPv4-mapped,
+// malformed) through inet_in/cidr_in, inet_out/cidr_out, the send
+// functions, the casts to text and cidr(inet), against PostgreSQL's
+// answers; errors must carry PostgreSQL's SQLSTATE and message.
+func TestInetInputOutputMatchesPostgres(t *testing.T) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pg.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	s := seed.Or(t, seedFlag, 17)
+	inputs := inetgen.Inputs(s, 3000)
+	var checked, errs int
+	for _, typ := range []string{"inet", "cidr"} {
+		oid := types.Inet
+		if typ == "cidr" {
+			oid = types.Cidr
+		}
+		for _, in := range inputs {
+			lit := quote(in) + "::" + typ
+			res := conn.PgConn().ExecParams(ctx, "SELECT "+lit+", "+lit+", ("+lit+")::text, cidr("+lit+"), ("+lit+")::varchar", nil, nil, nil, []int16{0, 1, 0, 0, 0}).Read()
+			v, err := types.In(oid, -1, in)
+			checked++
+			if res.Err != nil {
+				var pe *pgconn.PgError
+				if !errors.As(res.Err, &pe) {
+					t.Fatalf("%s: %v", lit, res.Err)
+				}
+				errs++
+				var te *types.Error
+				if err == nil {
+					t.Errorf("%s: PostgreSQL %s %q, we answered %q", lit, pe.Code, pe.Message, types.Out(oid, v))
+				} else if !errors.As(err, &te) || te.Code != pe.Code || te.Message != pe.Message || te.Detail != pe.Detail {
+					t.Errorf("%s: PostgreSQL %s %q %q, we %v", lit, pe.Code, pe.Message, pe.Detail, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Errorf("%s: PostgreSQL %q, we failed %v", lit, res.Rows[0][0], err)
+				continue
+			}
+			row := res.Rows[0]
+			if got := types.Out(oid, v); got != string(row[0]) {
+				t.Errorf("%s: output %q, PostgreSQL %q", lit, got, row[0])
+			}
+			if got, err := types.Send(oid, v); err != nil || string(got) != string(row[1]) {
+				t.Errorf("%s: send %x (%v), PostgreSQL %x", lit, got, err, row[1])
+			}
+			if back, err := types.Recv(oid, -1, row[1]); err != nil || types.Compare(oid, back, v) != 0 {
+				t.Errorf("%s: recv of PostgreSQL's bytes %x: %v (%v)", lit, row[1], back, err)
+			}
+			if got, err := types.Convert(v, oid, types.Text, -1); err != nil || got != string(row[2]) {
+				t.Errorf("%s::text: %q (%v), PostgreSQL %q", lit, got, err, row[2])
+			}
+			if got, err := types.Convert(v, oid, types.Cidr, -1); err != nil || types.Out(types.Cidr, got) != string(row[3]) {
+				t.Errorf("cidr(%s): %v (%v), PostgreSQL %q", lit, got, err, row[3])
+			}
+			if got, err := types.Convert(v, oid, types.Varchar, -1); err != nil || got != string(row[4]) {
+				t.Errorf("%s::varchar: %q (%v), PostgreSQL %q", lit, got, err, row[4])
+			}
+		}
+	}
+	if errs == 0 || errs == checked {
+		t.Fatalf("%d of %d inputs failed on PostgreSQL: the generator is broken", errs, checked)
+	}
+	t.Logf("%d inputs, %d refused by PostgreSQL alike", checked, errs)
+}
+
+// TestInetOrderMatchesPostgres: generated valid inet values ranked by
+// PostgreSQL's ORDER BY against Compare (network_cmp), and values
+// PostgreSQL finds equal (GROUP BY) hash alike.
+func TestInetOrderMatchesPostgres(t *testing.T) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pg.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	ins := inetgen.Valid(seed.Or(t, seedFlag, 23), 1500)
+	// Duplicates spelled differently, and cidr values among them.
+	ins = append(ins, "1.2.3.4/32", "1.2.3.4", "::1", "0:0:0:0:0:0:0:1", "::ffff:1.2.3.4", "::FFFF:102:304", "10.0.0.0/8", "10.0.0.1/8")
+	vals := make([]types.Value, len(ins))
+	for i, in := range ins {
+		if vals[i], err = types.In(types.Inet, -1, in); err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+	}
+	rows, err := conn.Query(ctx, "SELECT i, dense_rank() OVER (ORDER BY v::inet) FROM unnest($1::text[]) WITH ORDINALITY t(v, i)", ins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rank := make([]int64, len(ins))
+	for rows.Next() {
+		var i, r int64
+		if err := rows.Scan(&i, &r); err != nil {
+			t.Fatal(err)
+		}
+		rank[i-1] = r
+	}
+	if rows.Err() != nil {
+		t.Fatal(rows.Err())
+	}
+	h := maphashSeed()
+	bad := 0
+	for i := range vals {
+		for j := range vals {
+			want := sign(rank[i] - rank[j])
+			if got := types.Compare(types.Inet, vals[i], vals[j]); got != want && bad < 20 {
+				bad++
+				t.Errorf("Compare(%s, %s) = %d, PostgreSQL orders %d", ins[i], ins[j], got, want)
+			}
+			if want == 0 && types.Hash(h, types.Inet, vals[i]) != types.Hash(h, types.Cidr, vals[j]) {
+				t.Errorf("%s and %s are equal but hash differently", ins[i], ins[j])
+			}
+		}
+	}
+}
