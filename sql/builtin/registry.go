@@ -110,6 +110,7 @@ func build(version int) *Registry {
 	r.addStringArray() // strarray.go
 	r.addFactorial()   // factorial.go
 	r.addNumNulls()    // numnulls.go
+	r.addInet()        // inet.go
 	return r
 }
 

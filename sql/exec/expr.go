@@ -531,6 +531,9 @@ func concat(l, r plan.Type) func(a, b types.Value) (types.Value, error) {
 			// (booltext) spells true/false where its output is t/f.
 			return strconv.FormatBool(x)
 		}
+		if x, ok := v.(types.InetVal); ok {
+			return types.InetShow(x) // inet's cast to text (network_show) keeps /32
+		}
 		return types.Out(t.OID, v)
 	}
 	return func(a, b types.Value) (types.Value, error) { return text(l, a) + text(r, b), nil }
