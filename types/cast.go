@@ -69,6 +69,8 @@ func init() {
 	add(i, Cidr, Inet)
 	add(a, Inet, Cidr, Text, Varchar, Bpchar)
 	add(a, Cidr, Text, Varchar, Bpchar)
+	add(i, Macaddr, Macaddr8)
+	add(i, Macaddr8, Macaddr)
 }
 
 // isString is the string category (text, varchar, bpchar, name).
@@ -148,6 +150,16 @@ func convert(v Value, from, to OID) (Value, error) {
 			return x, nil
 		case Cidr:
 			return InetMasked(x, int(x.Bits)), nil // cidr(inet)
+		}
+	}
+	switch x := v.(type) {
+	case MacaddrVal:
+		if to == Macaddr8 {
+			return MacaddrToMacaddr8(x), nil
+		}
+	case Macaddr8Val:
+		if to == Macaddr {
+			return Macaddr8ToMacaddr(x)
 		}
 	}
 	switch {

@@ -126,6 +126,8 @@ var catalog = []Type{
 	// The network types (inet.go, macaddr.go).
 	{OID: Inet, Name: "inet", SQLName: "inet", Array: 1041, Len: -1, Category: CatNetwork, Preferred: true, Physical: PhysText},
 	{OID: Cidr, Name: "cidr", SQLName: "cidr", Array: 651, Len: -1, Category: CatNetwork, Physical: PhysText},
+	{OID: Macaddr, Name: "macaddr", SQLName: "macaddr", Array: 1040, Len: 6, Category: CatUser, Physical: PhysText},
+	{OID: Macaddr8, Name: "macaddr8", SQLName: "macaddr8", Array: 775, Len: 8, Category: CatUser, Physical: PhysText},
 	{OID: JSONB, Name: "jsonb", SQLName: "jsonb", Array: 3807, Len: -1, Category: CatUser, Physical: PhysText},
 	// jsonpath: kept as jsonpath_out prints it (jsonpath.go).
 	{OID: JSONPath, Name: "jsonpath", SQLName: "jsonpath", Array: 4073, Len: -1, Category: CatUser, Physical: PhysText},

@@ -46,6 +46,12 @@ func Compare(oid OID, a, b Value) int {
 		return bytes.Compare(x[:], y[:])
 	case InetVal:
 		return CompareInet(x, b.(InetVal)) // inet.go
+	case MacaddrVal:
+		y := b.(MacaddrVal)
+		return bytes.Compare(x[:], y[:])
+	case Macaddr8Val:
+		y := b.(Macaddr8Val)
+		return bytes.Compare(x[:], y[:])
 	case DateVal:
 		return cmpInt(int64(x), int64(b.(DateVal)))
 	case TimestampVal:

@@ -56,6 +56,10 @@ func in(oid OID, s string) (Value, error) {
 		return parseUUID(s)
 	case Inet, Cidr:
 		return parseInet(s, oid == Cidr) // inet.go
+	case Macaddr:
+		return parseMacaddr(s) // macaddr.go
+	case Macaddr8:
+		return parseMacaddr8(s)
 	case JSON:
 		if !json.Valid([]byte(s)) {
 			return nil, syntaxErr(JSON, s)
@@ -370,6 +374,10 @@ func AppendOut(dst []byte, oid OID, v Value) []byte {
 		return append(dst, buf[20:32]...)
 	case InetVal:
 		return appendInet(dst, x, oid == Cidr) // inet.go
+	case MacaddrVal:
+		return appendMac(dst, x[:]) // macaddr.go
+	case Macaddr8Val:
+		return appendMac(dst, x[:])
 	case DateVal:
 		return appendDate(dst, x)
 	case TimestampVal:

@@ -223,3 +223,72 @@ func inetMinus(x, y types.InetVal) (types.Value, error) {
 	}
 	return res, nil
 }
+
+// addMacaddr registers macaddr's and macaddr8's functions and operators
+// (mac.c, mac8.c): trunc, macaddr8_set7bit, the casts as functions
+// macaddr(macaddr8) and macaddr8(macaddr), and ~ & |.
+func (r *Registry) addMacaddr() {
+	const m6, m8 = types.Macaddr, types.Macaddr8
+	r.def("trunc", m6, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		m := a[0].(types.MacaddrVal)
+		return types.MacaddrVal{m[0], m[1], m[2]}, nil
+	}, m6)
+	r.def("trunc", m8, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		m := a[0].(types.Macaddr8Val)
+		return types.Macaddr8Val{m[0], m[1], m[2]}, nil
+	}, m8)
+	r.def("macaddr8_set7bit", m8, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		m := a[0].(types.Macaddr8Val)
+		m[0] |= 0x02
+		return m, nil
+	}, m8)
+	r.def("macaddr8", m8, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		return types.MacaddrToMacaddr8(a[0].(types.MacaddrVal)), nil
+	}, m6)
+	r.def("macaddr", m6, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		return types.Macaddr8ToMacaddr(a[0].(types.Macaddr8Val))
+	}, m8)
+	bytewise := func(v types.Value, f func(i int, b byte) byte) types.Value {
+		switch m := v.(type) {
+		case types.MacaddrVal:
+			for i := range m {
+				m[i] = f(i, m[i])
+			}
+			return m
+		case types.Macaddr8Val:
+			for i := range m {
+				m[i] = f(i, m[i])
+			}
+			return m
+		}
+		return nil
+	}
+	for _, t := range []OID{m6, m8} {
+		name := map[OID]string{m6: "macaddr", m8: "macaddr8"}[t]
+		r.def(name+"_not", t, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+			return bytewise(a[0], func(_ int, b byte) byte { return ^b }), nil
+		}, t)
+		r.prefix["~"] = append(r.prefix["~"], name+"_not")
+		for _, op := range []struct {
+			op, fn string
+			f      func(x, y byte) byte
+		}{{"&", "_and", func(x, y byte) byte { return x & y }}, {"|", "_or", func(x, y byte) byte { return x | y }}} {
+			r.def(name+op.fn, t, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+				y := macBytes(a[1])
+				return bytewise(a[0], func(i int, b byte) byte { return op.f(b, y[i]) }), nil
+			}, t, t)
+			r.ops[op.op] = append(r.ops[op.op], name+op.fn)
+		}
+	}
+}
+
+// macBytes is a macaddr's or macaddr8's bytes.
+func macBytes(v types.Value) []byte {
+	switch m := v.(type) {
+	case types.MacaddrVal:
+		return m[:]
+	case types.Macaddr8Val:
+		return m[:]
+	}
+	return nil
+}

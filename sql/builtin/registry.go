@@ -111,6 +111,7 @@ func build(version int) *Registry {
 	r.addFactorial()   // factorial.go
 	r.addNumNulls()    // numnulls.go
 	r.addInet()        // inet.go
+	r.addMacaddr()     // inet.go
 	return r
 }
 

@@ -14,6 +14,11 @@ func isNetwork(t OID) bool { return t == types.Inet || t == types.Cidr }
 // comparisons, int8 for +. ok=false for other operators and types.
 func (b *binder) inetOperator(op string, l, r Scalar, loc int32) (e Scalar, ok bool, err error) {
 	lt, rt := l.Type().OID, r.Type().OID
+	if mac := map[OID]bool{types.Macaddr: true, types.Macaddr8: true}; mac[lt] && mac[rt] && lt != rt && comparisons[op] {
+		// macaddr and macaddr8 cast to each other implicitly: PostgreSQL
+		// cannot choose between their operators.
+		return nil, true, errorf("42725", "operator is not unique: %s %s %s", l.Type(), op, r.Type()).at(loc)
+	}
 	if !isNetwork(lt) && !isNetwork(rt) {
 		return nil, false, nil
 	}

@@ -33,3 +33,15 @@ SELECT inet_merge('1.2.3.4/24', '1.2.7.4/24'), inet_merge('::1', '::2'), inet_me
 SELECT '1.2.3.4'::inet = '1.2.3.4/32'::cidr, '1.2.3.4'::cidr = '1.2.3.4', '10.0.0.0/8'::cidr > '10.0.0.1', '1.2.3.4'::inet - '1.2.3.0', '1.2.3.4'::inet + '5', ~'1.2.3.4'::cidr, '10.1.0.0/16'::cidr << '10.0.0.0/8', '1.2.3.4'::inet::text, '1.2.3.4'::inet::varchar, 'x' || '1.2.3.4'::inet;
 SELECT ip, count(*) FROM (VALUES ('1.2.3.4'::inet), ('1.2.3.4/32'::cidr), ('1.2.3.4/24'), ('::ffff:1.2.3.4'), ('::FFFF:102:304'), (NULL)) v(ip) GROUP BY ip;
 SELECT ip FROM (VALUES ('1.2.3.4'::inet), ('1.2.3.4/24'), ('1.2.3.0/24'), ('::1'), ('0.0.0.0/0'), (NULL)) v(ip) ORDER BY ip NULLS FIRST LIMIT 3;
+-- macaddr and macaddr8: output, trunc, the bitwise operators, the casts
+-- between them, ordering, grouping and joins.
+WITH g AS (SELECT i, (lpad(to_hex((i*37)%256), 2, '0')||':'||lpad(to_hex((i*101)%256), 2, '0')||':'||lpad(to_hex(i%3), 2, '0')||':'||lpad(to_hex((i*7)%256), 2, '0')||':00:'||lpad(to_hex((i*13)%256), 2, '0'))::macaddr AS m FROM generate_series(1, 1000) i) SELECT i, m, trunc(m), ~m, m & 'ff:00:ff:00:ff:00', m | '01:01:01:01:01:01'::macaddr, m::macaddr8, macaddr8(m), macaddr8_set7bit(m::macaddr8), trunc(m::macaddr8), macaddr(m::macaddr8), m::text, m < '80:00:00:00:00:00', m = trunc(m) FROM g;
+WITH g AS (SELECT i, (lpad(to_hex((i*37)%256), 2, '0')||':'||lpad(to_hex((i*101)%256), 2, '0')||':'||lpad(to_hex(i%3), 2, '0')||':'||lpad(to_hex((i*7)%256), 2, '0')||':00:'||lpad(to_hex((i*13)%256), 2, '0'))::macaddr AS m FROM generate_series(1, 1000) i) SELECT string_agg(m::text, ',' ORDER BY m), count(DISTINCT m), count(DISTINCT trunc(m)) FROM g;
+WITH g AS (SELECT i, (lpad(to_hex((i*37)%256), 2, '0')||':'||lpad(to_hex((i*101)%256), 2, '0')||':'||lpad(to_hex(i%3), 2, '0')||':'||lpad(to_hex((i*7)%256), 2, '0')||':00:'||lpad(to_hex((i*13)%256), 2, '0'))::macaddr AS m FROM generate_series(1, 1000) i) SELECT trunc(m), count(*), min(i) FROM g GROUP BY trunc(m);
+WITH g AS (SELECT i, (lpad(to_hex((i*37)%256), 2, '0')||':'||lpad(to_hex((i*101)%256), 2, '0')||':'||lpad(to_hex(i%3), 2, '0')||':'||lpad(to_hex((i*7)%256), 2, '0')||':00:'||lpad(to_hex((i*13)%256), 2, '0'))::macaddr AS m FROM generate_series(1, 1000) i) SELECT a.i, b.i FROM g a JOIN g b ON trunc(a.m) = trunc(b.m) AND a.i < b.i WHERE a.i % 25 = 0;
+SELECT '08:00:2b:01:02:03'::macaddr, '08-00-2b-01-02-03'::macaddr, '0800.2b01.0203'::macaddr, '08002b:010203'::macaddr, '08:00:2b:01:02:03:04:05'::macaddr8, '0800.2b01.0203.0405'::macaddr8, '08:00:2b:01:02:03'::macaddr8;
+SELECT '08:00:2b:01:02:0g'::macaddr;
+SELECT '100:00:2b:01:02:03'::macaddr;
+SELECT macaddr('08:00:2b:01:02:03:04:05'::macaddr8);
+SELECT '08:00:2b:01:02:03'::macaddr = '08:00:2b:01:02:03'::macaddr8;
+SELECT '08:00:2b:01:02:03'::macaddr8 & '08:00:2b:01:02:03'::macaddr;
