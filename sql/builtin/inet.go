@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	"strings"
+
 	"github.com/sidecar-dev/sidecar/types"
 )
 
@@ -20,6 +22,16 @@ const (
 func ipOf(a types.Value) types.InetVal { return a.(types.InetVal) }
 
 func (r *Registry) addInet() {
+	// Functions of PostgreSQL's catalog over these types the library
+	// does not have: refused (0A000), not 42883. (The comparisons'
+	// support functions: network_cmp answers memcmp's difference, not
+	// only its sign; the connection's addresses are the sidecar's, not
+	// PostgreSQL's.)
+	for _, n := range strings.Fields(`network_cmp network_eq network_ne network_lt network_le network_gt network_ge
+		network_larger network_smaller hashinet hashinetextended inet_client_addr inet_client_port inet_server_addr inet_server_port
+		macaddr_cmp macaddr8_cmp hashmacaddr hashmacaddr8`) {
+		r.missing[n] = true
+	}
 	r.def("host", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		v := ipOf(a[0])
 		return string(types.AppendInetNtop(nil, v, v.MaxBits())), nil
