@@ -183,3 +183,25 @@ func arrayTextSend(elem uint32, txt string) ([]byte, error) {
 // errBadArray is an array text arrayTextSend cannot read (it reads
 // array_out's output only).
 var errBadArray = errf(codeInternal, -1, "malformed array text")
+
+// isNetworkParam says whether t is inet, cidr, macaddr or macaddr8: a
+// parameter of these is kept as its canonical output text (paramAs),
+// which sql/exec reads again; equal values have equal texts.
+func isNetworkParam(t uint32) bool {
+	return t == types.Inet || t == types.Cidr || t == types.Macaddr || t == types.Macaddr8
+}
+
+// catalogRecv is a parameter sent in binary format read by the type
+// catalog's receive function (inet_recv: ::ffff:1.2.3.4 stays IPv6, a
+// cidr's bits right of the mask are refused), as its output text; ok is
+// false for the types it leaves to the caller.
+func catalogRecv(t uint32, b []byte) (txt string, ok bool, err error) {
+	if !isNetworkParam(t) {
+		return "", false, nil
+	}
+	v, err := types.Recv(t, -1, b)
+	if err != nil {
+		return "", true, typesErr(err)
+	}
+	return types.Out(t, v), true, nil
+}

@@ -1086,6 +1086,12 @@ func (s *session) decodeParam(t uint32, format int16, b []byte, n int) (Value, e
 	case oidText, oidVarchar, oidBpchar, oidName:
 		return parseAs(t, string(b))
 	default:
+		if txt, ok, err := catalogRecv(t, b); ok {
+			if err != nil {
+				return nil, err
+			}
+			return paramAs(t, txt) // binary_send.go: the catalog's receive function
+		}
 		typ, ok := s.tm.TypeForOID(t)
 		if ok {
 			val, err := typ.Codec.DecodeValue(s.tm, t, pgtype.BinaryFormatCode, b)
