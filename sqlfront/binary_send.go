@@ -35,15 +35,22 @@ func catalogBinary(t uint32, txt string) (b []byte, ok bool, err error) {
 	if !types.Known(t) || t == types.RecordOID {
 		return nil, false, nil
 	}
+	b, err = inSend(t, txt)
+	return b, true, err
+}
+
+// inSend is the send form of the value of type t whose output text is
+// txt: the type catalog's input, then its send function.
+func inSend(t uint32, txt string) ([]byte, error) {
 	v, err := types.In(t, -1, txt)
 	if err != nil {
-		return nil, true, errf(codeInternal, -1, "binary encoding of %s %q: %v", typeName(t), txt, err)
+		return nil, errf(codeInternal, -1, "binary encoding of %s %q: %v", typeName(t), txt, err)
 	}
-	b, err = types.Send(t, v)
+	b, err := types.Send(t, v)
 	if err != nil {
-		return nil, true, typesErr(err)
+		return nil, typesErr(err)
 	}
-	return b, true, nil
+	return b, nil
 }
 
 // pgtypeExact are the types outside the catalog whose pgtype binary

@@ -95,15 +95,7 @@ func TestBinaryFormatMatchesPostgres(t *testing.T) {
 		"INSERT INTO bin VALUES " + strings.Join(rows, ", "),
 	})
 	ctx := context.Background()
-	conns := map[string]*pgconn.PgConn{}
-	for name, url := range map[string]string{"postgresql": r.pgURL, "sidecar": r.sqlURL} {
-		c, err := pgconn.Connect(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close(ctx)
-		conns[name] = c
-	}
+	conns := connectBoth(t, r) // pgbench_test.go
 	var served, refused int
 	for i, c := range binaryTypes {
 		col := fmt.Sprintf("c%d", i)

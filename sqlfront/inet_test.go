@@ -3,8 +3,6 @@ package sqlfront_test
 import (
 	"context"
 	"testing"
-
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // TestInetColumns (issue 21/23): a followed table with inet, cidr and
@@ -63,15 +61,7 @@ func TestInetBinaryParams(t *testing.T) {
 		 (3, '1.2.3.4/24', '10.0.0.0/8', NULL), (4, '2001:db8::1', '2001:db8::/32', NULL)`,
 	})
 	ctx := context.Background()
-	conns := map[string]*pgconn.PgConn{}
-	for name, url := range map[string]string{"postgresql": r.pgURL, "sidecar": r.sqlURL} {
-		c, err := pgconn.Connect(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close(ctx)
-		conns[name] = c
-	}
+	conns := connectBoth(t, r) // pgbench_test.go
 	for _, p := range []struct{ typ, val, q string }{
 		{"inet", "::ffff:1.2.3.4", "SELECT id, ip FROM hosts WHERE ip = $1 ORDER BY id"},
 		{"inet", "1.2.3.4", "SELECT id, ip FROM hosts WHERE ip = $1 ORDER BY id"},

@@ -126,6 +126,23 @@ func readBits(s string, i int) (bits, ch, next int) {
 	}
 }
 
+// readOctet reads a decimal octet whose first digit ch was read (the
+// next byte is at i): its value (-1 above 255), the byte after it and
+// that byte's index + 1.
+func readOctet(s string, i, ch int) (v, next, at int) {
+	for {
+		v = v*10 + ch - '0'
+		if v > 255 {
+			return -1, 0, i
+		}
+		ch = cstr(s, i)
+		i++
+		if ch == 0 || !isDigitC(ch) {
+			return v, ch, i
+		}
+	}
+}
+
 // inetPtonV4 is inet_net_pton_ipv4: the bits, or -1.
 func inetPtonV4(s string, dst *[16]byte) int {
 	n, i, ch := 0, 0, 0
@@ -135,17 +152,9 @@ func inetPtonV4(s string, dst *[16]byte) int {
 		if !isDigitC(ch) {
 			break
 		}
-		tmp := 0
-		for {
-			tmp = tmp*10 + ch - '0'
-			if tmp > 255 {
-				return -1
-			}
-			ch = cstr(s, i)
-			i++
-			if ch == 0 || !isDigitC(ch) {
-				break
-			}
+		var tmp int
+		if tmp, ch, i = readOctet(s, i, ch); tmp < 0 {
+			return -1
 		}
 		if n == 4 {
 			return -1
@@ -224,17 +233,9 @@ func cidrPtonV4(s string, dst *[16]byte) int {
 		}
 	} else if isDigitC(ch) {
 		for {
-			tmp := 0
-			for {
-				tmp = tmp*10 + ch - '0'
-				if tmp > 255 {
-					return -1
-				}
-				ch = cstr(s, i)
-				i++
-				if ch == 0 || !isDigitC(ch) {
-					break
-				}
+			var tmp int
+			if tmp, ch, i = readOctet(s, i, ch); tmp < 0 {
+				return -1
 			}
 			if n == size {
 				return -1

@@ -105,21 +105,7 @@ func TestInetOrderMatchesPostgres(t *testing.T) {
 			t.Fatalf("%q: %v", in, err)
 		}
 	}
-	rows, err := conn.Query(ctx, "SELECT i, dense_rank() OVER (ORDER BY v::inet) FROM unnest($1::text[]) WITH ORDINALITY t(v, i)", ins)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rank := make([]int64, len(ins))
-	for rows.Next() {
-		var i, r int64
-		if err := rows.Scan(&i, &r); err != nil {
-			t.Fatal(err)
-		}
-		rank[i-1] = r
-	}
-	if rows.Err() != nil {
-		t.Fatal(rows.Err())
-	}
+	rank := pgRanks(ctx, t, conn, "inet", ins)
 	h := maphashSeed()
 	bad := 0
 	for i := range vals {
@@ -250,21 +236,7 @@ func TestMacaddrMatchesPostgres(t *testing.T) {
 		t.Fatalf("only %d valid macaddr inputs: the generator is broken", len(valid))
 	}
 	// Ordering: PostgreSQL's rank against Compare.
-	rows, err := conn.Query(ctx, "SELECT i, dense_rank() OVER (ORDER BY v::macaddr) FROM unnest($1::text[]) WITH ORDINALITY t(v, i)", valid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rank := make([]int64, len(valid))
-	for rows.Next() {
-		var i, rk int64
-		if err := rows.Scan(&i, &rk); err != nil {
-			t.Fatal(err)
-		}
-		rank[i-1] = rk
-	}
-	if rows.Err() != nil {
-		t.Fatal(rows.Err())
-	}
+	rank := pgRanks(ctx, t, conn, "macaddr", valid)
 	vals := make([]types.Value, len(valid))
 	for i, in := range valid {
 		vals[i], _ = types.In(types.Macaddr, -1, in)
@@ -276,4 +248,26 @@ func TestMacaddrMatchesPostgres(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pgRanks is each input's dense rank in PostgreSQL's ORDER BY of the
+// inputs read as typ.
+func pgRanks(ctx context.Context, t *testing.T, conn *pgx.Conn, typ string, inputs []string) []int64 {
+	t.Helper()
+	rows, err := conn.Query(ctx, "SELECT i, dense_rank() OVER (ORDER BY v::"+typ+") FROM unnest($1::text[]) WITH ORDINALITY t(v, i)", inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rank := make([]int64, len(inputs))
+	for rows.Next() {
+		var i, r int64
+		if err := rows.Scan(&i, &r); err != nil {
+			t.Fatal(err)
+		}
+		rank[i-1] = r
+	}
+	if rows.Err() != nil {
+		t.Fatal(rows.Err())
+	}
+	return rank
 }

@@ -56,28 +56,19 @@ func (r *Registry) addInet() {
 		v := ipOf(a[0])
 		return types.InetMasked(v, int(v.Bits)), nil
 	}, inet)
+	// netmask: the mask's bits set; hostmask: the others; both of the
+	// family's full width.
 	r.def("netmask", inet, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		v := ipOf(a[0])
-		m := types.InetVal{V6: v.V6, Bits: uint8(v.MaxBits())}
-		for i := 0; i < int(v.Bits); i++ {
-			m.Addr[i/8] |= 0x80 >> uint(i%8)
-		}
-		return m, nil
+		return bitsSet(types.InetVal{V6: v.V6, Bits: uint8(v.MaxBits())}, 0, int(v.Bits)), nil
 	}, inet)
 	r.def("hostmask", inet, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		v := ipOf(a[0])
-		m := types.InetVal{V6: v.V6, Bits: uint8(v.MaxBits())}
-		for i := int(v.Bits); i < v.MaxBits(); i++ {
-			m.Addr[i/8] |= 0x80 >> uint(i%8)
-		}
-		return m, nil
+		return bitsSet(types.InetVal{V6: v.V6, Bits: uint8(v.MaxBits())}, int(v.Bits), v.MaxBits()), nil
 	}, inet)
 	r.def("broadcast", inet, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		v := ipOf(a[0])
-		for i := int(v.Bits); i < v.MaxBits(); i++ {
-			v.Addr[i/8] |= 0x80 >> uint(i%8)
-		}
-		return v, nil
+		return bitsSet(v, int(v.Bits), v.MaxBits()), nil
 	}, inet)
 	r.def("abbrev", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		v := ipOf(a[0])
@@ -168,6 +159,14 @@ func (r *Registry) addInet() {
 	r.def("inetmi", i8, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return inetMinus(ipOf(a[0]), ipOf(a[1]))
 	}, inet, inet)
+}
+
+// bitsSet is v with the address bits from (inclusive) to to set.
+func bitsSet(v types.InetVal, from, to int) types.InetVal {
+	for i := from; i < to; i++ {
+		v.Addr[i/8] |= 0x80 >> uint(i%8)
+	}
+	return v
 }
 
 // bitnEqual is bitncmp(x, y, n) == 0.
