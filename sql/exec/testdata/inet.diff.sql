@@ -45,3 +45,9 @@ SELECT '100:00:2b:01:02:03'::macaddr;
 SELECT macaddr('08:00:2b:01:02:03:04:05'::macaddr8);
 SELECT '08:00:2b:01:02:03'::macaddr = '08:00:2b:01:02:03'::macaddr8;
 SELECT '08:00:2b:01:02:03'::macaddr8 & '08:00:2b:01:02:03'::macaddr;
+-- inet and cidr mixed: the common type is inet (cidr casts to it implicitly).
+SELECT COALESCE(NULL::inet, '10/8'::cidr), COALESCE(NULL::cidr, '10.1.2.3/8'::inet), CASE WHEN true THEN '1.2.3.4'::inet ELSE '10/8'::cidr END, GREATEST('10/8'::cidr, '9.0.0.0'::inet), '1.2.3.4'::inet IN ('1.2.3.4/32'::cidr, '10/8'::cidr), NULLIF('10.0.0.0/8'::inet, '10/8'::cidr);
+SELECT ip FROM (VALUES ('1.2.3.4'::inet)) v(ip) UNION SELECT '10/8'::cidr UNION SELECT '1.2.3.4/32'::cidr;
+SELECT '1.2.3.4'::inet IS DISTINCT FROM '1.2.3.4/32'::cidr, '1.2.3.4'::cidr IS NOT DISTINCT FROM '1.2.3.4'::inet, '10/8'::cidr BETWEEN '9.0.0.0'::inet AND '11.0.0.0'::inet;
+SELECT array_agg(ip ORDER BY ip), array_agg(DISTINCT network(ip)) FROM (VALUES ('1.2.3.4'::inet), ('1.2.3.4/24'), ('::1'), (NULL)) v(ip);
+SELECT ARRAY['1.2.3.4'::inet, '::1'], ARRAY['10/8'::cidr], ('{1.2.3.4,::1/64}'::inet[])[2], '{10/8}'::cidr[];
