@@ -20,7 +20,8 @@ func TestInetColumns(t *testing.T) {
 		   (lpad(to_hex(i % 256), 2, '0') || ':00:5e:00:53:' || lpad(to_hex((i * 3) % 256), 2, '0'))::macaddr,
 		   '2024-01-01 00:00:00+00'::timestamptz + i * interval '1 hour', jsonb_build_object('k' || i % 3, i, 'z', i % 5)
 		 FROM generate_series(1, 300) i`,
-		`INSERT INTO events VALUES (301, '::ffff:10.1.2.3', '2001:db8::/32', NULL, NULL, '{}'), (302, '2001:db8::1/64', NULL, '08:00:2b:01:02:03', NULL, NULL), (303, NULL, NULL, NULL, NULL, '{"a": 1}')`,
+		`INSERT INTO events VALUES (301, '::ffff:10.1.2.3', '2001:db8::/32', NULL, NULL, '{}'), (302, '2001:db8::1/64', NULL, '08:00:2b:01:02:03', NULL, NULL), (303, NULL, NULL, NULL, NULL, '{"a": 1}'),
+		 (304, '1.2.3.4', '1.2.3.4/32', NULL, NULL, NULL), (305, '10.0.0.0/8', '10.0.0.0/8', NULL, NULL, NULL)`,
 	})
 	stmts := []string{
 		"SELECT e.ip, k FROM events e, jsonb_each(e.props) j(k, v) ORDER BY e.id, k",
@@ -45,6 +46,10 @@ func TestInetColumns(t *testing.T) {
 		"SELECT id, ip FROM events WHERE ip IS NULL OR id = 1 ORDER BY id",
 		"SELECT ip::text, net::text, mac::text, ip || '', net || '' FROM events WHERE id < 5 ORDER BY id",
 		"SELECT id FROM events WHERE ip <<= '10.0.0.0/8' ORDER BY id",
+		"SELECT id FROM events WHERE ip = net ORDER BY id",
+		"SELECT id, ip < net, ip >= net FROM events WHERE id > 300 ORDER BY id",
+		"SELECT id FROM events WHERE net = '1.2.3.4' OR ip = '1.2.3.4/32'::cidr ORDER BY id",
+		"SELECT count(*) FROM events a JOIN events b ON a.ip = b.net",
 	}
 	compareWithPostgres(t, r.pgURL, r.sqlURL, stmts, nil, "UTC")
 	compareWithPostgres(t, r.pgURL+"&timezone=Europe/Berlin", tzServe(t, r)+"&timezone=Europe/Berlin", stmts, nil, "Europe/Berlin")
