@@ -1,7 +1,5 @@
 package sqlfront
 
-import "github.com/sidecar-dev/sidecar/types"
-
 // dateTimeSend is the binary form of a date, timestamp or timestamptz
 // given as its output text, by the type catalog's send function
 // (date_send, timestamp_send): ±infinity are sent as PostgreSQL sends
@@ -13,13 +11,6 @@ func dateTimeSend(t uint32, txt string) (b []byte, ok bool, err error) {
 	default:
 		return nil, false, nil
 	}
-	v, err := types.In(t, -1, txt)
-	if err != nil {
-		return nil, true, errf(codeInternal, -1, "binary encoding of %s %q: %v", typeName(t), txt, err)
-	}
-	b, err = types.Send(t, v)
-	if err != nil {
-		return nil, true, typesErr(err)
-	}
-	return b, true, nil
+	b, err = inSend(t, txt) // binary_send.go
+	return b, true, err
 }

@@ -1069,11 +1069,11 @@ func (s *session) binary(v Value, t uint32, txt string) ([]byte, error) {
 		// here has lost: refused rather than guessed.
 		return nil, unsupported(-1, "binary format for type "+typeName(t)+" (anonymous records)").hint("request text format for this column")
 	}
-	if b, ok := arrayBinary(t, txt); ok {
-		return b, nil // vexec_arraybin.go
+	if b, ok, err := catalogBinary(t, txt); ok {
+		return b, err // binary_send.go: the catalog's send functions
 	}
 	typ, ok := s.tm.TypeForOID(t)
-	if !ok {
+	if !ok || !pgtypeExact[t] {
 		return nil, unsupported(-1, "binary format for type "+typeName(t)).hint("request text format for this column")
 	}
 	val, err := typ.Codec.DecodeValue(s.tm, t, pgtype.TextFormatCode, []byte(txt))
@@ -1126,6 +1126,12 @@ func (s *session) decodeParam(t uint32, format int16, b []byte, n int) (Value, e
 	case oidText, oidVarchar, oidBpchar, oidName:
 		return parseAs(t, string(b))
 	default:
+		if txt, ok, err := catalogRecv(t, b); ok {
+			if err != nil {
+				return nil, err
+			}
+			return paramAs(t, txt) // binary_send.go: the catalog's receive function
+		}
 		typ, ok := s.tm.TypeForOID(t)
 		if ok {
 			val, err := typ.Codec.DecodeValue(s.tm, t, pgtype.BinaryFormatCode, b)

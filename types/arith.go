@@ -86,6 +86,8 @@ func AggResult(fn string, arg OID) (OID, error) {
 			return arg, nil
 		case Varchar, Name:
 			return Text, nil // varchar and name reach max(text) by their implicit cast
+		case Inet, Cidr:
+			return Inet, nil // network_smaller / network_larger; cidr by its binary coercion
 		}
 	default:
 		return 0, errorf(CodeUndefinedFunc, "function %s(%s) does not exist", fn, NameOf(arg))

@@ -50,6 +50,12 @@ func AppendSend(dst []byte, oid OID, v Value) ([]byte, error) {
 		return append(dst, x...), nil
 	case UUIDVal:
 		return append(dst, x[:]...), nil
+	case InetVal:
+		return appendInetSend(dst, x, oid == Cidr), nil // inet.go
+	case MacaddrVal:
+		return append(dst, x[:]...), nil
+	case Macaddr8Val:
+		return append(dst, x[:]...), nil
 	case DateVal:
 		return binary.BigEndian.AppendUint32(dst, uint32(x)), nil
 	case TimeVal:
@@ -245,6 +251,15 @@ func recv(oid OID, b []byte) (Value, error) {
 		return string(b[:1]), nil
 	case Bytea:
 		return append([]byte(nil), b...), nil
+	case Inet, Cidr:
+		return recvInet(b, oid == Cidr) // inet.go
+	case Macaddr:
+		if err := need(6); err != nil {
+			return nil, err
+		}
+		return MacaddrVal(b), nil
+	case Macaddr8:
+		return recvMacaddr8(b) // macaddr.go
 	case UUID:
 		if err := need(16); err != nil {
 			return nil, err

@@ -66,6 +66,11 @@ func init() {
 	add(i, Numeric, Float4, Float8, Numeric)
 	add(e, JSONB, Bool, Int8, Int2, Int4, Float4, Float8, Numeric)
 	add(a, JSONB, JSON)
+	add(i, Cidr, Inet)
+	add(a, Inet, Cidr, Text, Varchar, Bpchar)
+	add(a, Cidr, Text, Varchar, Bpchar)
+	add(i, Macaddr, Macaddr8)
+	add(i, Macaddr8, Macaddr)
 }
 
 // isString is the string category (text, varchar, bpchar, name).
@@ -136,6 +141,26 @@ func convert(v Value, from, to OID) (Value, error) {
 	}
 	if a, ok := v.(*Array); ok && IsArray(to) {
 		return convertArray(a, to, -1, true) // array.go
+	}
+	if x, ok := v.(InetVal); ok {
+		switch to {
+		case Text, Varchar, Bpchar:
+			return InetShow(x), nil // text(inet): network_show, not inet_out
+		case Inet:
+			return x, nil
+		case Cidr:
+			return InetMasked(x, int(x.Bits)), nil // cidr(inet)
+		}
+	}
+	switch x := v.(type) {
+	case MacaddrVal:
+		if to == Macaddr8 {
+			return MacaddrToMacaddr8(x), nil
+		}
+	case Macaddr8Val:
+		if to == Macaddr {
+			return Macaddr8ToMacaddr(x)
+		}
 	}
 	switch {
 	case isString(to):

@@ -50,6 +50,7 @@ const (
 	CatUser     Category = 'U'
 	CatArray    Category = 'A'
 	CatInternal Category = 'Z'
+	CatNetwork  Category = 'I'
 	CatUnknown  Category = 'X'
 )
 
@@ -122,6 +123,11 @@ var catalog = []Type{
 	{OID: Timetz, Name: "timetz", SQLName: "time with time zone", Array: 1270, Len: 12, Category: CatDateTime, Physical: PhysText, Mod: TypmodPrecision},
 	{OID: Numeric, Name: "numeric", SQLName: "numeric", Array: 1231, Len: -1, Category: CatNumeric, Physical: PhysNumeric, Mod: TypmodNumeric},
 	{OID: UUID, Name: "uuid", SQLName: "uuid", Array: 2951, Len: 16, Category: CatUser, Physical: PhysText},
+	// The network types (inet.go, macaddr.go).
+	{OID: Inet, Name: "inet", SQLName: "inet", Array: 1041, Len: -1, Category: CatNetwork, Preferred: true, Physical: PhysText},
+	{OID: Cidr, Name: "cidr", SQLName: "cidr", Array: 651, Len: -1, Category: CatNetwork, Physical: PhysText},
+	{OID: Macaddr, Name: "macaddr", SQLName: "macaddr", Array: 1040, Len: 6, Category: CatUser, Physical: PhysText},
+	{OID: Macaddr8, Name: "macaddr8", SQLName: "macaddr8", Array: 775, Len: 8, Category: CatUser, Physical: PhysText},
 	{OID: JSONB, Name: "jsonb", SQLName: "jsonb", Array: 3807, Len: -1, Category: CatUser, Physical: PhysText},
 	// jsonpath: kept as jsonpath_out prints it (jsonpath.go).
 	{OID: JSONPath, Name: "jsonpath", SQLName: "jsonpath", Array: 4073, Len: -1, Category: CatUser, Physical: PhysText},

@@ -44,6 +44,14 @@ func Compare(oid OID, a, b Value) int {
 	case UUIDVal:
 		y := b.(UUIDVal)
 		return bytes.Compare(x[:], y[:])
+	case InetVal:
+		return CompareInet(x, b.(InetVal)) // inet.go
+	case MacaddrVal:
+		y := b.(MacaddrVal)
+		return bytes.Compare(x[:], y[:])
+	case Macaddr8Val:
+		y := b.(Macaddr8Val)
+		return bytes.Compare(x[:], y[:])
 	case DateVal:
 		return cmpInt(int64(x), int64(b.(DateVal)))
 	case TimestampVal:
@@ -146,6 +154,8 @@ func Hash(seed maphash.Seed, oid OID, v Value) uint64 {
 		h.WriteString(x)
 	case []byte:
 		h.Write(x)
+	case InetVal:
+		hashInet(&h, x) // inet.go: inet and cidr alike
 	case IntervalVal:
 		h.WriteString(IntervalSpanKey(x))
 	case TimeTZVal:

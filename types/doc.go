@@ -40,6 +40,8 @@
 //	timestamp, timestamptz  TimestampVal (microseconds since 2000-01-01 00:00 [UTC]; ±infinity at the int64 bounds)
 //	interval                IntervalVal
 //	uuid                    UUIDVal
+//	inet, cidr              InetVal (family, mask length, address; inet.go)
+//	macaddr, macaddr8       MacaddrVal, Macaddr8Val (macaddr.go)
 //	arrays (int4[], text[], …) *Array (one dimension, lower bound 1; '{}' has none)
 //
 // Text I/O is PostgreSQL's input and output functions under the session

@@ -54,6 +54,12 @@ func in(oid OID, s string) (Value, error) {
 		return parseBytea(s)
 	case UUID:
 		return parseUUID(s)
+	case Inet, Cidr:
+		return parseInet(s, oid == Cidr) // inet.go
+	case Macaddr:
+		return parseMacaddr(s) // macaddr.go
+	case Macaddr8:
+		return parseMacaddr8(s)
 	case JSON:
 		if !json.Valid([]byte(s)) {
 			return nil, syntaxErr(JSON, s)
@@ -366,6 +372,12 @@ func AppendOut(dst []byte, oid OID, v Value) []byte {
 		dst = append(dst, buf[16:20]...)
 		dst = append(dst, '-')
 		return append(dst, buf[20:32]...)
+	case InetVal:
+		return appendInet(dst, x, oid == Cidr) // inet.go
+	case MacaddrVal:
+		return appendMac(dst, x[:]) // macaddr.go
+	case Macaddr8Val:
+		return appendMac(dst, x[:])
 	case DateVal:
 		return appendDate(dst, x)
 	case TimestampVal:

@@ -15,12 +15,6 @@ const (
 	nm = types.Numeric
 )
 
-// OIDs of types outside the catalog that some overloads take.
-const (
-	oidMacaddr  OID = 829
-	oidMacaddr8 OID = 774
-)
-
 // numericMaxResultScale is NUMERIC_MAX_RESULT_SCALE (round/trunc's scale
 // bound).
 const numericMaxResultScale = 2000
@@ -124,10 +118,8 @@ func (r *Registry) addMath() {
 		return decRound(decOf(a[0]), a[1].(int64), false), nil
 	}, nm, i4)
 	r.def("trunc", f8, f8Fn(func(x float64) (float64, error) { return math.Trunc(x), nil }), f8)
-	// trunc(macaddr) and trunc(macaddr8) exist in PostgreSQL: they make
-	// trunc('…') ambiguous there, so here too.
-	r.def("trunc", oidMacaddr, refuse("trunc(macaddr)"), oidMacaddr)
-	r.def("trunc", oidMacaddr8, refuse("trunc(macaddr8)"), oidMacaddr8)
+	// trunc(macaddr) and trunc(macaddr8): inet.go (they make trunc('…')
+	// ambiguous, as in PostgreSQL).
 	r.def("trunc", nm, decFn(func(x *types.Decimal) (types.Value, error) { return decRound(x, 0, true), nil }), nm)
 	r.def("trunc", nm, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return decRound(decOf(a[0]), a[1].(int64), true), nil

@@ -117,6 +117,8 @@ func build(version int) *Registry {
 	r.addFactorial()   // factorial.go
 	r.addNumNulls()    // numnulls.go
 	r.addJSONObject()  // jsonobject.go
+	r.addInet()        // inet.go
+	r.addMacaddr()     // inet.go
 	return r
 }
 

@@ -92,6 +92,8 @@ func cmpType(l, r plan.Type) (plan.Type, bool) {
 		return plan.T(plan.Timestamp), true
 	case (lo == plan.Date || lo == plan.Timestamp) && ro == plan.Timestamptz, lo == plan.Timestamptz && (ro == plan.Date || ro == plan.Timestamp):
 		return plan.T(plan.Timestamptz), true // date_cmp_timestamptz, timestamp_cmp_timestamptz: in the session's zone
+	case (lo == types.Inet || lo == types.Cidr) && (ro == types.Inet || ro == types.Cidr):
+		return plan.T(types.Inet), true // cidr is binary coercible to inet
 	}
 	return plan.Type{}, false
 }
@@ -533,6 +535,9 @@ func concat(l, r plan.Type) func(a, b types.Value) (types.Value, error) {
 			// textanycat is `$1 || $2::text`: bool's cast to text
 			// (booltext) spells true/false where its output is t/f.
 			return strconv.FormatBool(x)
+		}
+		if x, ok := v.(types.InetVal); ok {
+			return types.InetShow(x) // inet's cast to text (network_show) keeps /32
 		}
 		return types.Out(t.OID, v)
 	}

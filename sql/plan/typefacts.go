@@ -54,6 +54,7 @@ var typeNames = map[OID]string{
 	Float4: "float4", Float8: "float8", Bpchar: "bpchar", Varchar: "varchar",
 	Date: "date", Time: "time", Timestamp: "timestamp", Timestamptz: "timestamptz",
 	Interval: "interval", Numeric: "numeric", UUID: "uuid", JSON: "json", JSONB: "jsonb", types.JSONPath: "jsonpath", Record: "record",
+	types.Inet: "inet", types.Cidr: "cidr", types.Macaddr: "macaddr", types.Macaddr8: "macaddr8",
 }
 
 // String is the type's pg_type.typname with its modifier, as EXPLAIN
@@ -89,6 +90,7 @@ var typeAliases = map[string]OID{
 	"bool": Bool, "boolean": Bool, "date": Date, "time": Time,
 	"timestamp": Timestamp, "timestamptz": Timestamptz, "interval": Interval,
 	"bytea": Bytea, "name": Name, "uuid": UUID, "json": JSON, "jsonb": JSONB, "oid": Oid, "jsonpath": types.JSONPath,
+	"inet": types.Inet, "cidr": types.Cidr, "macaddr": types.Macaddr, "macaddr8": types.Macaddr8,
 }
 
 // parseType resolves a type name (pg_catalog qualification dropped) and
