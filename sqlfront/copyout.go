@@ -228,6 +228,20 @@ func copyOptions(defs []*pg.Node, major int, sess *session) (*copySpec, []string
 	var formatSet, freezeSet, headerSet, encodingSet, forceSet, notNullSet, nullSet bool
 	var delim, null, quote, escape *string
 	var force []string
+	v17 := major >= 17 // PostgreSQL 17 reworded these checks ("COPY %s requires CSV mode", …)
+	csvOnly := func(opt, old string) error {
+		if v17 {
+			return errf(codeUnsupported, -1, "COPY %s requires CSV mode", opt)
+		}
+		return errf(codeUnsupported, -1, "COPY %s available only in CSV mode", old)
+	}
+	fromOnly := func(opt, old string) error {
+		if v17 {
+			return errf(codeInvalidParam, -1, "COPY %s cannot be used with COPY TO", opt)
+		}
+		return errf(codeUnsupported, -1, "COPY %s only available using COPY FROM", old)
+	}
+	freeze := false
 	conflict := func(d *pg.DefElem) error {
 		return errf(codeSyntax, int(d.Location), "conflicting or redundant options")
 	}
@@ -260,9 +274,11 @@ func copyOptions(defs []*pg.Node, major int, sess *session) (*copySpec, []string
 				return nil, nil, conflict(d)
 			}
 			freezeSet = true
-			if _, err := defBool(d, false); err != nil {
+			b, err := defBool(d, false)
+			if err != nil {
 				return nil, nil, err
 			}
+			freeze = b
 		case "delimiter", "null", "quote", "escape":
 			p := map[string]**string{"delimiter": &delim, "null": &null, "quote": &quote, "escape": &escape}[d.Defname]
 			if *p != nil {
@@ -303,7 +319,7 @@ func copyOptions(defs []*pg.Node, major int, sess *session) (*copySpec, []string
 			if *set {
 				return nil, nil, conflict(d)
 			}
-			if d.Arg == nil || d.Arg.GetList() == nil {
+			if d.Arg == nil || d.Arg.GetList() == nil && !(v17 && d.Arg.GetAStar() != nil) {
 				return nil, nil, errf(codeInvalidParam, int(d.Location), "argument to option \"%s\" must be a list of column names", d.Defname)
 			}
 			*set = true
@@ -329,10 +345,17 @@ func copyOptions(defs []*pg.Node, major int, sess *session) (*copySpec, []string
 			if enc != client {
 				return nil, nil, unsupported(-1, "COPY ENCODING '"+s+"' (sidecar writes COPY in the client encoding, "+client+")")
 			}
-		default:
-			if major >= 16 {
-				return nil, nil, unsupported(-1, "COPY option "+strings.ToUpper(d.Defname))
+		case "on_error":
+			if v17 {
+				return nil, nil, errf(codeInvalidParam, int(d.Location), "COPY ON_ERROR cannot be used with COPY TO")
 			}
+			return nil, nil, errf(codeSyntax, int(d.Location), "option \"%s\" not recognized", d.Defname)
+		case "default", "log_verbosity", "reject_limit":
+			if since := map[string]int{"default": 16, "log_verbosity": 17, "reject_limit": 18}[d.Defname]; major >= since {
+				return nil, nil, unsupported(int(d.Location), "COPY option "+strings.ToUpper(d.Defname))
+			}
+			return nil, nil, errf(codeSyntax, int(d.Location), "option \"%s\" not recognized", d.Defname)
+		default:
 			return nil, nil, errf(codeSyntax, int(d.Location), "option \"%s\" not recognized", d.Defname)
 		}
 	}
@@ -388,7 +411,7 @@ func copyOptions(defs []*pg.Node, major int, sess *session) (*copySpec, []string
 		return nil, nil, errf(codeUnsupported, -1, "COPY HEADER available only in CSV mode")
 	}
 	if !csv && quote != nil {
-		return nil, nil, errf(codeUnsupported, -1, "COPY quote available only in CSV mode")
+		return nil, nil, csvOnly("QUOTE", "quote")
 	}
 	if csv && len(q) != 1 {
 		return nil, nil, errf(codeUnsupported, -1, "COPY quote must be a single one-byte character")
@@ -397,31 +420,41 @@ func copyOptions(defs []*pg.Node, major int, sess *session) (*copySpec, []string
 		return nil, nil, errf(codeInvalidParam, -1, "COPY delimiter and quote must be different")
 	}
 	if !csv && escape != nil {
-		return nil, nil, errf(codeUnsupported, -1, "COPY escape available only in CSV mode")
+		return nil, nil, csvOnly("ESCAPE", "escape")
 	}
 	if csv && len(e) != 1 {
 		return nil, nil, errf(codeUnsupported, -1, "COPY escape must be a single one-byte character")
 	}
 	if !csv && (o.forceAll || force != nil) {
-		return nil, nil, errf(codeUnsupported, -1, "COPY force quote available only in CSV mode")
+		return nil, nil, csvOnly("FORCE_QUOTE", "force quote")
 	}
 	if !csv && notNullSet {
-		return nil, nil, errf(codeUnsupported, -1, "COPY force not null available only in CSV mode")
+		return nil, nil, csvOnly("FORCE_NOT_NULL", "force not null")
 	}
 	if notNullSet {
-		return nil, nil, errf(codeUnsupported, -1, "COPY force not null only available using COPY FROM")
+		return nil, nil, fromOnly("FORCE_NOT_NULL", "force not null")
 	}
 	if !csv && nullSet {
-		return nil, nil, errf(codeUnsupported, -1, "COPY force null available only in CSV mode")
+		return nil, nil, csvOnly("FORCE_NULL", "force null")
 	}
 	if nullSet {
-		return nil, nil, errf(codeUnsupported, -1, "COPY force null only available using COPY FROM")
+		return nil, nil, fromOnly("FORCE_NULL", "force null")
 	}
 	if o.format != copyBinary && strings.IndexByte(o.null, o.delim) >= 0 {
+		if v17 {
+			return nil, nil, errf(codeInvalidParam, -1, "COPY delimiter character must not appear in the NULL specification")
+		}
 		return nil, nil, errf(codeUnsupported, -1, "COPY delimiter must not appear in the NULL specification")
 	}
 	if csv && strings.IndexByte(o.null, q[0]) >= 0 {
-		return nil, nil, errf(codeUnsupported, -1, "CSV quote character must not appear in the NULL specification")
+		code := codeUnsupported
+		if v17 {
+			code = codeInvalidParam
+		}
+		return nil, nil, errf(code, -1, "CSV quote character must not appear in the NULL specification")
+	}
+	if v17 && freeze {
+		return nil, nil, errf(codeInvalidParam, -1, "COPY FREEZE cannot be used with COPY TO")
 	}
 	if csv {
 		o.quote, o.escape = q[0], e[0]

@@ -72,6 +72,10 @@ var copyCases = []string{
 	`COPY cp TO STDOUT WITH (FORMAT text, ESCAPE '"')`,
 	`COPY cp TO STDOUT WITH (FORMAT text, FORCE_QUOTE *)`,
 	`COPY cp TO STDOUT WITH (FORCE_NOT_NULL (t))`,
+	`COPY cp TO STDOUT WITH (FORMAT csv, FORCE_NULL (t))`,
+	`COPY cp TO STDOUT WITH (FORMAT csv, FORCE_NOT_NULL (t), FORCE_NOT_NULL (id))`,
+	`COPY cp TO STDOUT WITH (FREEZE false)`,
+	`COPY cp TO STDOUT WITH (ON_ERROR stop)`,
 	`COPY cp TO STDOUT WITH (DELIMITER ',')`,
 	`COPY cp TO STDOUT WITH (DELIMITER '|', NULL '')`,
 	`COPY cp TO STDOUT WITH (DELIMITER E'\x01')`,
@@ -192,12 +196,11 @@ func TestCopyOutRefusals(t *testing.T) {
 	sc, _ := copyConnBoth(t, r)
 	ctx := context.Background()
 	for q, want := range map[string]string{
-		`COPY cp FROM STDIN`:                             "25006",
-		`COPY cp TO '/tmp/cp.txt'`:                       "0A000",
-		`COPY cp TO PROGRAM 'cat'`:                       "0A000",
-		`COPY cp TO STDOUT (ENCODING 'LATIN1')`:          "0A000",
-		`COPY (DELETE FROM cp RETURNING id) TO STDOUT`:   "25006",
-		`COPY cp TO STDOUT (FORMAT csv, FORCE_NULL (t))`: "0A000",
+		`COPY cp FROM STDIN`:                           "25006",
+		`COPY cp TO '/tmp/cp.txt'`:                     "0A000",
+		`COPY cp TO PROGRAM 'cat'`:                     "0A000",
+		`COPY cp TO STDOUT (ENCODING 'LATIN1')`:        "0A000",
+		`COPY (DELETE FROM cp RETURNING id) TO STDOUT`: "25006",
 	} {
 		_, err := sc.Exec(ctx, q)
 		if got := sqlState(err); got != want {
