@@ -9,10 +9,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/sidecar-dev/sidecar/membudget"
+	"github.com/sidecar-dev/sidecar/sqlfront"
 )
 
 // copyRig is a table of awkward values (tabs, newlines, backslashes,
@@ -330,5 +334,50 @@ with psycopg.connect(sys.argv[1], autocommit=True) as conn:
 	want := runPython(t, script, append([]string{r.pgURL}, qs...)...)
 	if got != want {
 		t.Errorf("psycopg copy:\nsidecar:  %s\npostgres: %s", got, want)
+	}
+}
+
+// TestCopyOutStreams: COPY writes each row as it is read — 5,000 rows of
+// ~110 bytes go out under a memory.query of 256KiB that a cursor over
+// the same rows (which holds them) passes — and it stops at
+// statement_timeout as a SELECT does.
+func TestCopyOutStreams(t *testing.T) {
+	r := newRig(t, []string{"public.big"}, []string{
+		"CREATE TABLE big (id int PRIMARY KEY, v text)",
+		"INSERT INTO big SELECT i, repeat('v', 100) || i FROM generate_series(1, 5000) i",
+	})
+	pool := membudget.NewPool("memory.query", 256<<10)
+	url := "postgres://app@" + r.serve(t, sqlfront.Options{QueryMemory: pool, MaxConnections: 5, StatementTimeout: time.Minute}) + "/app?sslmode=disable"
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, q := range []string{`COPY big TO STDOUT`, `COPY (SELECT id, v FROM big WHERE id > 0) TO STDOUT (FORMAT csv, HEADER)`} {
+		res := copyTo(t, conn, q)
+		if n := bytes.Count(res.data, []byte("\n")); res.err != "" || n < 5000 || n > 5001 || res.tag != "COPY 5000" {
+			t.Errorf("%s under 256KiB: %d lines, %s %s", q, n, res.tag, res.err)
+		}
+	}
+	if _, err := conn.Exec(ctx, "BEGIN; DECLARE whole CURSOR FOR SELECT id, v FROM big"); sqlState(err) != "53200" {
+		t.Errorf("a cursor over the same rows: %v, want 53200 (the pool is too small to hold them)", err)
+	}
+	if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if pool.Used() != 0 {
+		t.Errorf("after the copies: %d bytes of memory.query held", pool.Used())
+	}
+	other, err := pgx.Connect(ctx, r.sqlURL) // the rig's default memory.query: the join fits
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	if _, err := other.Exec(ctx, "SET statement_timeout = '1ms'"); err != nil {
+		t.Fatal(err)
+	}
+	if res := copyTo(t, other, `COPY (SELECT count(*) FROM big a, big b, big c) TO STDOUT`); !strings.HasPrefix(res.err, "57014 ") {
+		t.Errorf("COPY under statement_timeout 1ms: %+v, want 57014", res)
 	}
 }
