@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/sidecar-dev/sidecar/internal/pgast"
 )
 
 // COPY … TO STDOUT: `COPY table [(cols)] TO STDOUT` and `COPY (query) TO
@@ -105,6 +108,9 @@ func (pl *planner) planCopyStmt(cs *pg.CopyStmt, rs *pg.RawStmt, text string) er
 	if err != nil {
 		return err
 	}
+	if err := copyParamRefusal(sel); err != nil {
+		return err
+	}
 	if err := pl.statement(&pg.RawStmt{Stmt: sel, StmtLocation: rs.StmtLocation, StmtLen: rs.StmtLen}, text); err != nil {
 		return err
 	}
@@ -134,6 +140,20 @@ func (pl *planner) planCopyStmt(cs *pg.CopyStmt, rs *pg.RawStmt, text string) er
 	}
 	pl.p.copyOut = opts
 	return nil
+}
+
+// copyParamRefusal fails a COPY whose query names a parameter as
+// PostgreSQL's does: COPY is a utility statement, its query is analyzed
+// when it runs, with no parameters (42P02), even when Bind gave some.
+func copyParamRefusal(sel *pg.Node) error {
+	var err error
+	pgast.Walk(sel.ProtoReflect(), func(m protoreflect.Message) bool {
+		if p, ok := m.Interface().(*pg.ParamRef); ok && err == nil {
+			err = errf("42P02", int(p.Location), "there is no parameter $%d", p.Number)
+		}
+		return err == nil
+	})
+	return err
 }
 
 // copyTableSelect is `SELECT cols FROM ONLY table` for COPY table

@@ -129,6 +129,7 @@ var copyCases = []string{
 	`COPY cp (nosuch) TO STDOUT`,
 	`COPY cp (id, id) TO STDOUT`,
 	`COPY (SELECT nosuch FROM cp) TO STDOUT`,
+	`COPY (SELECT id FROM cp WHERE id = $1) TO STDOUT`,
 	`COPY (SELECT count(*), sum(n), string_agg(t, ',' ORDER BY id) FROM cp) TO STDOUT (FORMAT csv)`,
 }
 
@@ -232,6 +233,7 @@ func TestCopyOutExtended(t *testing.T) {
 		`COPY cp (id, f, n) TO STDOUT (FORMAT binary)`,
 		`COPY cp TO STDOUT (FORMAT text, QUOTE '"')`,
 		`COPY (SELECT 1 / 0) TO STDOUT`,
+		`COPY (SELECT $1::int) TO STDOUT`,
 	} {
 		got, want := extendedCopy(t, sc.PgConn(), q), extendedCopy(t, pc.PgConn(), q)
 		if got != want {
