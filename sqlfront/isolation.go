@@ -164,7 +164,7 @@ func (s *session) endIsolation() {
 // (its level is fixed from then on, as PostgreSQL's after its first
 // snapshot).
 func (s *session) tookSnapshot(p *plan) {
-	if s.tx == 'T' && (p.kind == "select" || p.kind == "declare" || p.kind == "fetch") {
+	if s.tx == 'T' && (p.kind == "select" || p.kind == "declare" || p.kind == "fetch" || p.kind == "copy") {
 		s.txSnapshot = true
 	}
 }

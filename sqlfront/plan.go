@@ -82,7 +82,8 @@ type plan struct {
 	cols    []outCol
 	params  []uint32
 	setName string
-	setVal  *string // nil: RESET / DEFAULT
+	setVal  *string   // nil: RESET / DEFAULT
+	copyOut *copySpec // COPY … TO STDOUT (copyout.go)
 	// setLocal: SET LOCAL (undone at the transaction's end, txsettings.go).
 	setLocal bool
 	// select

@@ -765,6 +765,8 @@ func (s *session) run1(ctx context.Context, p *plan, params []Value, formats []i
 		return nil
 	case "declare", "fetch", "close":
 		return s.runCursor(ctx, p, params, formats, describe)
+	case "copy":
+		return s.runCopy(ctx, p, params) // copyout_run.go
 	case "explain":
 		if describe {
 			s.be.Send(s.rowDescription(p, formats))

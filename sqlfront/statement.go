@@ -197,6 +197,9 @@ func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []
 		if d := rs.Stmt.GetDeclareCursorStmt(); d != nil {
 			pl.p = declarePlan(d, pl.p)
 		}
+		if pl.p.copyOut != nil {
+			pl.p = copyPlan(pl.p) // copyout.go
+		}
 		plans = append(plans, pl.p)
 	}
 	return plans, nil
@@ -338,7 +341,7 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 		p.kind, p.tag, p.setName = "deallocate", "DEALLOCATE", n.GetDeallocateStmt().Name
 		return nil
 	case n.GetCopyStmt() != nil && !n.GetCopyStmt().IsFrom:
-		return unsupported(int(rs.StmtLocation), "COPY")
+		return pl.planCopy(n.GetCopyStmt(), rs, text) // copyout.go
 	case n.GetDeclareCursorStmt() != nil:
 		return pl.planDeclare(n.GetDeclareCursorStmt())
 	case n.GetFetchStmt() != nil:
