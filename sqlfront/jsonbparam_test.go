@@ -29,32 +29,44 @@ func TestJSONParams(t *testing.T) {
 		{"SELECT $1::jsonb, $2::json", []any{`{"b":1, "a": [1.0, 2]}`, `{"b":1,  "a":2}`}},
 		{"SELECT id FROM docs WHERE raw::text = $1", []any{`{"x" : 5}`}},
 	} {
-		run := func(url string) string {
-			conn, err := pgx.Connect(ctx, url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close(ctx)
-			rows, err := conn.Query(ctx, c.q, c.args...)
-			if err != nil {
-				return "error " + err.Error()
-			}
-			var b strings.Builder
-			for rows.Next() {
-				vals, err := rows.Values()
-				if err != nil {
-					return "error " + err.Error()
-				}
-				fmt.Fprintf(&b, "%#v\n", vals)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return "error " + err.Error()
-			}
-			return b.String()
-		}
+		run := func(url string) string { return pgxRowsText(t, ctx, url, nil, c.q, c.args...) }
 		if got, want := run(r.sqlURL), run(r.pgURL); got != want {
 			t.Errorf("%s %v:\n%s\nPostgreSQL:\n%s", c.q, c.args, got, want)
 		}
 	}
+}
+
+// pgxRowsText runs q with args over a pgx connection to url (configured
+// by mode when not nil) and gives its rows as %#v lines, or its error.
+func pgxRowsText(t *testing.T, ctx context.Context, url string, mode func(*pgx.ConnConfig), q string, args ...any) string {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mode != nil {
+		mode(cfg)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, q, args...)
+	if err != nil {
+		return "error " + err.Error()
+	}
+	var b strings.Builder
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return "error " + err.Error()
+		}
+		fmt.Fprintf(&b, "%#v\n", vals)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return "error " + err.Error()
+	}
+	return b.String()
 }

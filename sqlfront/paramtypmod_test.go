@@ -2,8 +2,6 @@ package sqlfront_test
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -44,33 +42,7 @@ func TestParamCastTypmod(t *testing.T) {
 	// sends the argument as text in the type the server describes, as
 	// psycopg 3 does with an untyped str.
 	run := func(url, q, arg string) string {
-		cfg, err := pgx.ParseConfig(url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec
-		conn, err := pgx.ConnectConfig(ctx, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close(ctx)
-		rows, err := conn.Query(ctx, q, arg)
-		if err != nil {
-			return "error " + err.Error()
-		}
-		var b strings.Builder
-		for rows.Next() {
-			vals, err := rows.Values()
-			if err != nil {
-				return "error " + err.Error()
-			}
-			fmt.Fprintf(&b, "%#v\n", vals)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return "error " + err.Error()
-		}
-		return b.String()
+		return pgxRowsText(t, ctx, url, func(c *pgx.ConnConfig) { c.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec }, q, arg)
 	}
 	for _, c := range cases {
 		if got, want := run(r.sqlURL, c.q, c.arg), run(r.pgURL, c.q, c.arg); got != want {
