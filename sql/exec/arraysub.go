@@ -55,7 +55,7 @@ func (c *compiler) arraySubquery(x *plan.Subquery, results func(b *Batch, sel []
 			a := &types.Array{Elem: elem, Elems: make([]types.Value, len(rows))}
 			for j, row := range rows {
 				a.Elems[j] = row[vc]
-				if j > 0 && tied(rows[j-1], row) && !sameValue(elem, rows[j-1][vc], row[vc]) {
+				if j > 0 && !x.Unordered && tied(rows[j-1], row) && !sameValue(elem, rows[j-1][vc], row[vc]) {
 					return unsupported("ARRAY(SELECT …) whose order of values its ORDER BY leaves to PostgreSQL's plan (add ORDER BY keys that tell the rows apart)")
 				}
 			}

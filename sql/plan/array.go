@@ -158,7 +158,10 @@ func (b *binder) anyAll(a *pg.A_Expr, all bool, sc *scope, ctx *exprCtx) (Scalar
 	if op == "!=" {
 		op = "<>"
 	}
-	if a.Rexpr.GetSubLink() != nil {
+	if sl := a.Rexpr.GetSubLink(); sl != nil && sl.SubLinkType != pg.SubLinkType_ARRAY_SUBLINK && sl.SubLinkType != pg.SubLinkType_EXPR_SUBLINK {
+		// x op ANY (ARRAY(SELECT …)) and x op ANY ((SELECT arr …)) are
+		// arrays like any other (PostgreSQL's ScalarArrayOpExpr over a
+		// SubPlan); x op ANY (SELECT …) is a SubLink of its own, not here.
 		return nil, unsupported("ANY/ALL over this subquery", a.Location)
 	}
 	l, err := b.expr(a.Lexpr, sc, ctx)
@@ -168,6 +171,9 @@ func (b *binder) anyAll(a *pg.A_Expr, all bool, sc *scope, ctx *exprCtx) (Scalar
 	r, err := b.expr(a.Rexpr, sc, ctx)
 	if err != nil {
 		return nil, err
+	}
+	if sq, ok := r.(*Subquery); ok && sq.Kind == SubArray {
+		sq.Unordered = true // bound just now: ANY/ALL's answer does not depend on the elements' order
 	}
 	if r.Type().OID == Unknown {
 		lt := l.Type()

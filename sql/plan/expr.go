@@ -121,6 +121,9 @@ type Subquery struct {
 	// the executor reads to refuse rows the ORDER BY leaves tied (their
 	// order is PostgreSQL's sort's); nil: no ORDER BY (array.go).
 	Keys []SortKey
+	// Unordered: a SubArray whose consumer reads no order of its elements
+	// (x op ANY/ALL (ARRAY(SELECT …))): rows left tied need no check.
+	Unordered bool
 }
 
 // Type implements Scalar.
