@@ -226,6 +226,10 @@ func (b *binder) arrayCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx)
 		e, err := b.arrayPosition(name, f, sc, ctx) // arraypos.go
 		return e, true, err
 	}
+	if (name == "array_cat" || name == "array_append" || name == "array_prepend") && len(f.Funcname) <= 2 {
+		e, err := b.arrayConcatCall(name, f, sc, ctx) // arrayconcat.go
+		return e, true, err
+	}
 	if (name == "array_remove" || name == "array_replace") && len(f.Funcname) <= 2 {
 		e, err := b.arrayEdit(name, f, sc, ctx) // arrayedit.go
 		return e, true, err
