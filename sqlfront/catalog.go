@@ -31,6 +31,7 @@ var catalogTypes = []struct {
 	{oidUnknown, "unknown"}, {oidBpchar, "bpchar"}, {oidVarchar, "varchar"}, {oidDate, "date"}, {oidTime, "time"},
 	{oidTimestamp, "timestamp"}, {oidTimestamptz, "timestamptz"}, {oidInterval, "interval"}, {oidNumeric, "numeric"},
 	{oidUUID, "uuid"}, {oidJSONB, "jsonb"},
+	{types.Inet, "inet"}, {types.Cidr, "cidr"}, {types.Macaddr, "macaddr"}, {types.Macaddr8, "macaddr8"}, // types/inet.go, macaddr.go
 }
 
 func u32(v uint32) *string { return strp(strconv.FormatUint(uint64(v), 10)) }

@@ -324,7 +324,7 @@ var pgRels = append([]*pgRel{
 				}
 				// typbyval: the fixed-length types of at most 8 bytes (on
 				// 64-bit builds); unknown is a pseudo-type (typtype p).
-				byval := bv(t.Len == 1 || t.Len == 2 || t.Len == 4 || t.Len == 8)
+				byval := bv(t.Len == 1 || t.Len == 2 || t.Len == 4 || t.Len == 8 && t.OID != types.Macaddr8) // macaddr8 is by reference
 				kind := "b"
 				if t.OID == types.Unknown {
 					kind = "p"

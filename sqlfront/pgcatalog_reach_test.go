@@ -236,6 +236,13 @@ func TestCatalogTypeRows(t *testing.T) {
 		"SELECT e.typname, t.typname FROM pg_type t JOIN pg_type e ON e.oid = t.typelem WHERE t.typname = '_int4'",
 		// oid IN integers (PostgreSQL casts them to oid; refused before).
 		"SELECT typname FROM pg_type WHERE oid IN (16, 17) ORDER BY 1",
+		// The network types (engine types since session 17): their rows
+		// and arrays, refused before ("not a type sidecar serves").
+		"SELECT oid, typname, typnamespace, typowner, typlen, typbyval, typtype, typcategory, typispreferred, typisdefined, typdelim, " +
+			"typrelid, typelem, typarray, typinput, typoutput, typreceive, typsend, typnotnull, typbasetype, typtypmod, typndims, typcollation, typdefault " +
+			"FROM pg_type WHERE oid IN (869, 650, 829, 774, 1041, 651, 1040, 775) ORDER BY 1",
+		"SELECT format_type(869, NULL), format_type(1041, NULL), format_type(650, NULL), format_type(774, -1), format_type(829, NULL)",
+		"SELECT typname FROM pg_type WHERE typname IN ('inet', 'cidr', '_inet', 'macaddr', 'macaddr8') ORDER BY 1",
 		"SELECT typname FROM pg_type WHERE oid IN (16, 17::int2, 23::oid) ORDER BY 1",
 		// format_type of information_schema's domains and their arrays
 		// (refused before), qualified unless on the search path.
