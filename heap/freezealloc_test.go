@@ -1,6 +1,9 @@
 package heap
 
-import "testing"
+import (
+	"runtime"
+	"testing"
+)
 
 // TestFreezeAllocs: freezing a page (what a bounded heap does every
 // 1,024 rows of a copy's build) allocates the cold page and its exact-size
@@ -20,7 +23,15 @@ func TestFreezeAllocs(t *testing.T) {
 		p := h.cur.Load().pages.at(0)
 		want := encodePage(nil, p, &h.schema)
 		h.freeze(p) // the scratch buffers reach their size
+		// AllocsPerRun counts the process's allocations: goroutines an
+		// earlier test of the package left finishing (page-file cleanups,
+		// a model's warmer) add theirs. They only add: the least of a few
+		// tries is freeze's own count.
 		allocs := testing.AllocsPerRun(20, func() { h.freeze(p) })
+		for try := 0; try < 5 && allocs > 2; try++ {
+			runtime.GC()
+			allocs = min(allocs, testing.AllocsPerRun(20, func() { h.freeze(p) }))
+		}
 		if allocs > 2 {
 			t.Errorf("codec %d: freeze allocates %.0f times a page, want at most 2 (the cold page, its image)", codec, allocs)
 		}
