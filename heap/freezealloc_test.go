@@ -1,9 +1,6 @@
 package heap
 
-import (
-	"runtime"
-	"testing"
-)
+import "testing"
 
 // TestFreezeAllocs: freezing a page (what a bounded heap does every
 // 1,024 rows of a copy's build) allocates the cold page and its exact-size
@@ -23,16 +20,12 @@ func TestFreezeAllocs(t *testing.T) {
 		p := h.cur.Load().pages.at(0)
 		want := encodePage(nil, p, &h.schema)
 		h.freeze(p) // the scratch buffers reach their size
-		// AllocsPerRun counts the process's allocations: goroutines an
-		// earlier test of the package left finishing (page-file cleanups,
-		// a model's warmer) add theirs. They only add: the least of a few
-		// tries is freeze's own count.
+		// Under the race detector allocation counts are not the
+		// product's: s2.Encode takes its hash table from a sync.Pool,
+		// which the detector empties on purpose, once per column section
+		// of a column-blocked image. There only the image is checked.
 		allocs := testing.AllocsPerRun(20, func() { h.freeze(p) })
-		for try := 0; try < 5 && allocs > 2; try++ {
-			runtime.GC()
-			allocs = min(allocs, testing.AllocsPerRun(20, func() { h.freeze(p) }))
-		}
-		if allocs > 2 {
+		if allocs > 2 && !raceEnabled {
 			t.Errorf("codec %d: freeze allocates %.0f times a page, want at most 2 (the cold page, its image)", codec, allocs)
 		}
 		// The cold page still decodes to the same page.
