@@ -14,13 +14,7 @@ import "github.com/sidecar-dev/sidecar/wal"
 
 func encodeNamespaces(b *enc, s *wal.SchemaFacts) {
 	b.byte(flagBits(true, s.ServerVersion != 0, s.RolesRead))
-	b.uvarint(uint64(len(s.Namespaces)))
-	for _, n := range s.Namespaces {
-		b.uvarint(uint64(n.OID))
-		b.str(n.Name)
-		b.uvarint(uint64(n.OwnerOID))
-		b.str(n.Owner)
-	}
+	encodeNamespaceList(b, s.Namespaces)
 	b.uvarint(uint64(len(s.SystemTypes)))
 	for _, t := range s.SystemTypes {
 		b.uvarint(uint64(t.OID))
@@ -55,11 +49,8 @@ func decodeNamespaces(b *dec, s *wal.SchemaFacts, flags byte) {
 		return
 	}
 	s.NamespacesRead = true
+	s.Namespaces = decodeNamespaceList(b)
 	n := b.count()
-	for i := 0; i < n && b.err == nil; i++ {
-		s.Namespaces = append(s.Namespaces, wal.NamespaceFacts{OID: uint32(b.uvarint()), Name: b.str(), OwnerOID: uint32(b.uvarint()), Owner: b.str()})
-	}
-	n = b.count()
 	for i := 0; i < n && b.err == nil; i++ {
 		t := wal.TypeFacts{OID: uint32(b.uvarint()), Namespace: uint32(b.uvarint()), Owner: uint32(b.uvarint()), Name: b.str(), Len: int16(b.varint())}
 		fl := b.byte()
@@ -75,4 +66,25 @@ func decodeNamespaces(b *dec, s *wal.SchemaFacts, flags byte) {
 	if flags&4 != 0 && b.err == nil {
 		decodeRoles(b, s)
 	}
+}
+
+// encodeNamespaceList writes pg_namespace rows (the schemas read with a
+// table, and those holding the database's user types).
+func encodeNamespaceList(b *enc, ns []wal.NamespaceFacts) {
+	b.uvarint(uint64(len(ns)))
+	for _, n := range ns {
+		b.uvarint(uint64(n.OID))
+		b.str(n.Name)
+		b.uvarint(uint64(n.OwnerOID))
+		b.str(n.Owner)
+	}
+}
+
+// decodeNamespaceList reads what encodeNamespaceList wrote.
+func decodeNamespaceList(b *dec) []wal.NamespaceFacts {
+	var out []wal.NamespaceFacts
+	for n := b.count(); n > 0 && b.err == nil; n-- {
+		out = append(out, wal.NamespaceFacts{OID: uint32(b.uvarint()), Name: b.str(), OwnerOID: uint32(b.uvarint()), Owner: b.str()})
+	}
+	return out
 }

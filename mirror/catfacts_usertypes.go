@@ -30,13 +30,7 @@ func encodeUserTypes(b *enc, f *wal.Facts) {
 		b.uvarint(uint64(math.Float32bits(l.SortOrder)))
 		b.str(l.Label)
 	}
-	b.uvarint(uint64(len(u.Namespaces)))
-	for _, n := range u.Namespaces {
-		b.uvarint(uint64(n.OID))
-		b.str(n.Name)
-		b.uvarint(uint64(n.OwnerOID))
-		b.str(n.Owner)
-	}
+	encodeNamespaceList(b, u.Namespaces) // catfacts_namespaces.go
 	b.uvarint(uint64(len(u.Namesakes)))
 	for _, n := range u.Namesakes {
 		b.str(n.Namespace)
@@ -55,9 +49,7 @@ func decodeUserTypes(b *dec, f *wal.Facts) {
 	for n := b.count(); n > 0 && b.err == nil; n-- {
 		u.Labels = append(u.Labels, wal.EnumLabel{OID: uint32(b.uvarint()), TypeOID: uint32(b.uvarint()), SortOrder: math.Float32frombits(uint32(b.uvarint())), Label: b.str()})
 	}
-	for n := b.count(); n > 0 && b.err == nil; n-- {
-		u.Namespaces = append(u.Namespaces, wal.NamespaceFacts{OID: uint32(b.uvarint()), Name: b.str(), OwnerOID: uint32(b.uvarint()), Owner: b.str()})
-	}
+	u.Namespaces = decodeNamespaceList(b)
 	for n := b.count(); n > 0 && b.err == nil; n-- {
 		u.Namesakes = append(u.Namesakes, wal.TypeName{Namespace: b.str(), Name: b.str()})
 	}
