@@ -123,7 +123,10 @@ func TestCheckpointRestore(t *testing.T) {
 	}
 	// A record naming a heap generation that is not on disk (a kill cannot
 	// leave this: TestCheckpointKilledMidway; a damaged store can) is
-	// refused whole.
+	// refused whole. The checkpoint first waits until no page still reads
+	// the restored generation (a mapped restore not yet warmed keeps its
+	// images: TestRestoredImagesKeptWhilePinned), as TestCheckpointKilledMidway does.
+	waitUnpinned(t, back)
 	if _, err := back.Checkpoint(); err != nil {
 		t.Fatal(err)
 	}
