@@ -143,8 +143,12 @@ func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []
 		}
 	}
 	vnum := s.followedVersionNum()
-	tree, err := pg.Parse(text)
+	tree, err := parseSQL(text) // parsedepth.go
 	if err != nil {
+		var depth *Error
+		if errors.As(err, &depth) {
+			return nil, err
+		}
 		return nil, junkParseError(parseError(err), vnum) // numliteral.go
 	}
 	if err := checkNumericLiterals(text, vnum); err != nil {

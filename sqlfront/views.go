@@ -174,7 +174,7 @@ func (c *vecCatalog) viewDef(v *wal.ViewFacts, ref string, pos int) (*lplan.View
 	if text == "" {
 		text = v.Def
 	}
-	tree, err := pg.Parse(text)
+	tree, err := parseSQL(text)
 	if err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetSelectStmt() == nil {
 		return nil, refuseView(pos, fmt.Sprintf("the view %s (its definition does not parse here)", v.QualifiedName()))
 	}
