@@ -52,6 +52,13 @@ type CopyETA struct {
 	buildStart time.Duration
 }
 
+// minETAElapsed is the least elapsed time a copy's average pace is taken
+// from before the window shows one: a range's first progress report
+// comes with its first row, a few milliseconds into the copy, and a
+// pace of one row in those (53 rows/s) made the daemon's first ETA of a
+// 3M-row copy 46 hours (copy-2026-12-06-s18.md).
+const minETAElapsed = time.Second
+
 type etaSample struct {
 	at   time.Duration // CopyProgress.Elapsed
 	rows int64
@@ -121,7 +128,7 @@ func (e *CopyETA) buildLeft(p CopyProgress, factor float64) (time.Duration, bool
 // expected to hold.
 func (e *CopyETA) copyLeft(p CopyProgress) (left time.Duration, total int64, ok bool) {
 	rate := e.rate(p.Elapsed, p.Rows)
-	if rate == 0 && p.Elapsed > 0 && p.Rows > 0 {
+	if rate == 0 && p.Elapsed >= minETAElapsed && p.Rows > 0 {
 		rate = float64(p.Rows) / p.Elapsed.Seconds()
 	}
 	switch {
