@@ -134,10 +134,11 @@ func TestCopyETANotFromFirstRow(t *testing.T) {
 		t.Errorf("an ETA from the first row: %v", left)
 	}
 	// A second later, 290k rows: 290k rows/s over the window, 2.71M
-	// rows left (9.3 s) plus the build at twice the COPY's time per row.
+	// rows left (9.3 s) plus the build at DefaultBuildFactor times the
+	// COPY's time per row (3.5 µs a row).
 	left, ok := e.Observe(CopyProgress{Rows: 290_001, Ranges: 4, EstimatedRows: 3_000_000, Elapsed: 1019 * time.Millisecond})
-	if !ok || left < 9*time.Second || left > 40*time.Second {
-		t.Errorf("a second in: %v %v, want 9-40 s", left, ok)
+	if !ok || left < 9*time.Second || left > 60*time.Second {
+		t.Errorf("a second in: %v %v, want 9-60 s", left, ok)
 	}
 	// One report only, a second or more in: its average pace.
 	e = &CopyETA{BuildFactor: -1}
