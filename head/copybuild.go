@@ -40,11 +40,11 @@ func (m *Model) BuildCopy(table string, rel *wal.Relation) mirror.CopyBuild {
 // A batch is built in two stages that overlap (issue 24 item 5): the
 // heap inserts of batch N+1 (the caller's goroutine, in Add) run while a
 // goroutine of the build puts batch N's keys into the radix index and
-// the key store (indexStage). The HEAD build was the copy's slowest
-// stage, and under load a stage's wall time is its CPU over one
-// thread's share of the machine (copy-2026-12-06-s18.md): the index
-// and key store were ~30 % of it. The heap and the index have locks of
-// their own, and the key store is written by the index stage only.
+// the key store (indexStage). The HEAD build is the copy's slowest
+// stage (the tree builder waits for it), and the index and key store
+// were about a quarter of it; with a core to spare the two overlap
+// (copy-2026-12-06-s18.md). The heap and the index have locks of their
+// own, and the key store is written by the index stage only.
 type copyBuild struct {
 	m *Model
 	t *Table
