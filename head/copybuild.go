@@ -36,18 +36,41 @@ func (m *Model) BuildCopy(table string, rel *wal.Relation) mirror.CopyBuild {
 
 // copyBuild is a table being built from a copy's rows, in heap batches
 // of resetChunkRows (as a reset read from the tree is applied).
+//
+// A batch is built in two stages that overlap (issue 24 item 5): the
+// heap inserts of batch N+1 (the caller's goroutine, in Add) run while a
+// goroutine of the build puts batch N's keys into the radix index and
+// the key store (indexStage). The HEAD build is the copy's slowest
+// stage (the tree builder waits for it), and the index and key store
+// were about a quarter of it; with a core to spare the two overlap
+// (copy-2026-12-06-s18.md). The heap and the index have locks of their
+// own, and the key store is written by the index stage only.
 type copyBuild struct {
 	m *Model
 	t *Table
 
-	ops              []heap.Op
-	keyEnds, rowEnds []int
-	karena, rarena   []byte
-	err              error // the first failure: the build is then declined
+	ops     []heap.Op
+	rowEnds []int
+	rarena  []byte
+	cur     *keyBatch // the batch being filled: its keys
+	spare   *keyBatch // the other one, when no index stage holds it
+	// indexing is closed when the index stage started last ends (nil:
+	// none running); it holds indexed until then.
+	indexing chan struct{}
+	indexed  *keyBatch
+	err      error // the first failure: the build is then declined
 
 	mu        sync.Mutex
 	taken     bool
 	discarded bool
+}
+
+// keyBatch is one heap batch's keys and the row ids the heap gave them,
+// for the index stage.
+type keyBatch struct {
+	keyEnds []int
+	karena  []byte
+	ids     []heap.RowID
 }
 
 // Add implements mirror.CopyBuild.
@@ -55,27 +78,77 @@ func (b *copyBuild) Add(key, val []byte) {
 	if b.err != nil {
 		return
 	}
+	if b.cur == nil {
+		b.cur, b.spare = &keyBatch{}, &keyBatch{}
+	}
+	kb := b.cur
 	b.ops = append(b.ops, heap.Op{Kind: heap.OpInsert})
-	b.karena = append(b.karena, key...)
+	kb.karena = append(kb.karena, key...)
 	b.rarena = append(b.rarena, val...)
-	b.keyEnds = append(b.keyEnds, len(b.karena))
+	kb.keyEnds = append(kb.keyEnds, len(kb.karena))
 	b.rowEnds = append(b.rowEnds, len(b.rarena))
 	if len(b.ops) >= resetChunkRows {
 		b.flush()
 	}
 }
 
-// flush applies the buffered rows to the table (nobody reads it yet).
+// flush inserts the buffered rows into the table's heap (nobody reads it
+// yet) and hands their keys to an index stage, once the previous one
+// ended.
 func (b *copyBuild) flush() {
 	if len(b.ops) == 0 || b.err != nil {
 		return
 	}
-	b.t.ix.Update(0, func(tr *radixindex.Tree) {
-		b.err = b.t.applyOps(tr, b.ops, b.keyEnds, b.rowEnds, b.karena, b.rarena, 0)
+	kb := b.cur
+	rs := 0
+	for i := range b.ops {
+		b.ops[i].Row = b.rarena[rs:b.rowEnds[i]:b.rowEnds[i]]
+		rs = b.rowEnds[i]
+	}
+	ids, err := b.t.hp.ApplyInto(heap.Batch{Ops: b.ops}, kb.ids)
+	// The heap keeps nothing of the row arena: it is reused.
+	clear(b.ops)
+	b.ops, b.rowEnds, b.rarena = b.ops[:0], b.rowEnds[:0], b.rarena[:0]
+	b.wait()
+	if err != nil {
+		b.err = err
+		return
+	}
+	kb.ids = ids
+	done := make(chan struct{})
+	b.indexing, b.indexed = done, kb
+	go func() {
+		defer close(done)
+		b.t.indexStage(kb)
+	}()
+	b.cur, b.spare = b.spare, nil
+	b.cur.keyEnds, b.cur.karena = b.cur.keyEnds[:0], b.cur.karena[:0]
+}
+
+// wait waits for the index stage running, if any, and takes its batch
+// back as the spare one.
+func (b *copyBuild) wait() {
+	if b.indexing == nil {
+		return
+	}
+	<-b.indexing
+	b.spare, b.indexing, b.indexed = b.indexed, nil, nil
+}
+
+// indexStage puts a heap batch's keys into the index and the key store,
+// under the index's write lock (the table is not shared yet), and
+// charges their bytes to the heaps' page budget.
+func (t *Table) indexStage(kb *keyBatch) {
+	t.ix.Update(0, func(tr *radixindex.Tree) {
+		ks := 0
+		for i, id := range kb.ids {
+			key := kb.karena[ks:kb.keyEnds[i]:kb.keyEnds[i]]
+			ks = kb.keyEnds[i]
+			t.keys.set(id, key)
+			tr.Put(key, uint64(id))
+		}
+		t.chargeLocked(tr)
 	})
-	// applyOps keeps nothing of the arenas: both are reused (a fresh key
-	// arena per chunk was grown by doubling from nothing 60 times per 1M rows).
-	b.ops, b.keyEnds, b.rowEnds, b.karena, b.rarena = b.ops[:0], b.keyEnds[:0], b.rowEnds[:0], b.karena[:0], b.rarena[:0]
 }
 
 // Discard implements mirror.CopyBuild.
@@ -86,6 +159,7 @@ func (b *copyBuild) Discard() {
 		return
 	}
 	b.discarded = true
+	b.wait()
 	b.t.hp.Close()
 	b.t.charge.Set(0)
 }
@@ -102,6 +176,7 @@ func (b *copyBuild) take(m *Model, rel *wal.Relation) (*Table, error) {
 		return nil, fmt.Errorf("build already discarded or taken")
 	}
 	b.flush()
+	b.wait()
 	if b.err != nil {
 		return nil, b.err
 	}

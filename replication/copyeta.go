@@ -16,10 +16,13 @@ const etaSamples = 128
 
 // DefaultBuildFactor is how much longer than its COPY phase a table's
 // build (its rows merged into the tree and the in-memory HEAD, after the
-// last range) takes, per row, before the build's own pace is known:
-// 10M rows took ~2 min to COPY and ~4.5 min to build, 3M rows 31 s and
-// 48 s (copy-2026-12-05-d.md, scale-2026-12-05-s12.md).
-const DefaultBuildFactor = 2.0
+// last range) takes, per row, before the build's own pace is known.
+// Measured build over COPY phase since session 16's build: 3.5 and 4.6
+// (1M and 3M rows, load 11-12, copy-2026-12-06-s16.md), 3.1-5.1 at 3M
+// (load 24-39) and 4.4-4.8 at 10M (load 40-45, copy-2026-12-06-s18.md).
+// It was 2 (1.5-2.25 in session 12): a 10M-row copy's ETA said 39 s
+// when its build began and took 95 s.
+const DefaultBuildFactor = 3.5
 
 // CopyETA estimates the time left of one table's copy, its build
 // included: the rows left (the planner's estimate, pg_class.reltuples,
@@ -51,6 +54,13 @@ type CopyETA struct {
 	building   bool
 	buildStart time.Duration
 }
+
+// minETAElapsed is the least elapsed time a copy's average pace is taken
+// from before the window shows one: a range's first progress report
+// comes with its first row, a few milliseconds into the copy, and a
+// pace of one row in those (53 rows/s) made the daemon's first ETA of a
+// 3M-row copy 46 hours (copy-2026-12-06-s18.md).
+const minETAElapsed = time.Second
 
 type etaSample struct {
 	at   time.Duration // CopyProgress.Elapsed
@@ -121,7 +131,7 @@ func (e *CopyETA) buildLeft(p CopyProgress, factor float64) (time.Duration, bool
 // expected to hold.
 func (e *CopyETA) copyLeft(p CopyProgress) (left time.Duration, total int64, ok bool) {
 	rate := e.rate(p.Elapsed, p.Rows)
-	if rate == 0 && p.Elapsed > 0 && p.Rows > 0 {
+	if rate == 0 && p.Elapsed >= minETAElapsed && p.Rows > 0 {
 		rate = float64(p.Rows) / p.Elapsed.Seconds()
 	}
 	switch {

@@ -122,3 +122,27 @@ func TestCopyETACoversBuild(t *testing.T) {
 		t.Errorf("unreported build past its estimate: %v %v, want 0", left, ok)
 	}
 }
+
+// TestCopyETANotFromFirstRow: the first report of a copy comes with its
+// first row, milliseconds in; its average pace (one row in 19 ms) is no
+// basis for an estimate (it said 46 hours for a 3M-row copy that took
+// 24 s). The estimate waits for a pace over the window, or a second of
+// copying.
+func TestCopyETANotFromFirstRow(t *testing.T) {
+	e := &CopyETA{}
+	if left, ok := e.Observe(CopyProgress{Rows: 1, Ranges: 4, EstimatedRows: 3_000_000, Elapsed: 19 * time.Millisecond}); ok {
+		t.Errorf("an ETA from the first row: %v", left)
+	}
+	// A second later, 290k rows: 290k rows/s over the window, 2.71M
+	// rows left (9.3 s) plus the build at DefaultBuildFactor times the
+	// COPY's time per row (3.5 µs a row).
+	left, ok := e.Observe(CopyProgress{Rows: 290_001, Ranges: 4, EstimatedRows: 3_000_000, Elapsed: 1019 * time.Millisecond})
+	if !ok || left < 9*time.Second || left > 60*time.Second {
+		t.Errorf("a second in: %v %v, want 9-60 s", left, ok)
+	}
+	// One report only, a second or more in: its average pace.
+	e = &CopyETA{BuildFactor: -1}
+	if left, ok := e.Observe(CopyProgress{Rows: 100, Ranges: 1, EstimatedRows: 300, Elapsed: 2 * time.Second}); !ok || left != 4*time.Second {
+		t.Errorf("one report 2 s in: %v %v, want 4s", left, ok)
+	}
+}
