@@ -321,7 +321,7 @@ func (r *reach) prove(s *lplan.Scan) bool {
 					return true
 				}
 			case rel.name == "pg_class" && col == "relname":
-				if userName(op, other, append(r.seqs, infoSchemaRelations...)) {
+				if userName(op, other, append(r.seqs, infoSchemaRelations...)) || systemClassNames(op, other) { // pgcatalog_sysclass.go
 					return true
 				}
 			case rel.name == "pg_settings" && col == "name" && (op == "=" || op == "in"):
