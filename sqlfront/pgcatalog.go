@@ -252,7 +252,7 @@ var pgRels = append([]*pgRel{
 					sv("p"), sv(relKind(&t)), relNatts(&t), checks, u, triggers, sub, u, u, sv("t"), u, part, sv("0"), u, u, u, tableRelOptions(&t), u})
 			}
 			out = append(append(out, indexClassRows(cx, ns)...), seqClassRows(cx, ns)...) // pgcatalog_seq.go
-			out = append(out, systemClassRows(serverVersion(cx.tables))...)                                       // pgcatalog_sysclass.go
+			out = append(out, systemClassRows(serverVersion(cx.tables))...)               // pgcatalog_sysclass.go
 			return append(out, viewClassRows(cx, ns)...)                                  // pgcatalog_views.go
 		}},
 	{schema: "pg_catalog", name: "pg_attribute", cols: pgc("attrelid oid, attname name, atttypid oid, attstattarget int4, attlen int2, attnum int2, " +
