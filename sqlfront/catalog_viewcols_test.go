@@ -36,7 +36,7 @@ func TestCatalogViewColumns(t *testing.T) {
 	const views = "c.relname IN ('item_names', 'item_defs', 'item_calc', 'item_top', 'item_mat')"
 	catalogCompare(t, r, []string{
 		"SELECT c.relname, a.attname, a.attnum, a.atttypid, a.atttypmod, a.attlen, a.attnotnull, a.atthasdef, a.attidentity, a.attgenerated, " +
-			"a.attisdropped, a.attcacheoff FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid WHERE " + views +
+			"a.attisdropped FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid WHERE " + views +
 			" AND a.attnum > 0 ORDER BY 1, 3",
 		"SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid " +
 			"JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('v', 'm') AND n.nspname = 'public' AND a.attnum > 0 ORDER BY 1, a.attnum",
