@@ -99,6 +99,7 @@ func schemaParts() []schemaPart {
 		{present: func(s *wal.SchemaFacts) bool { return s.NamespacesRead }, encode: encodeNamespaces, decode: decodeNamespaces},                 // catfacts_namespaces.go
 		{present: func(s *wal.SchemaFacts) bool { return s.StorageRead }, encode: encodeStorage, decode: decodeStorage},                          // catfacts_storage.go
 		{present: func(s *wal.SchemaFacts) bool { return s.DatabasesRead || s.LanguagesRead }, encode: encodeDatabases, decode: decodeDatabases}, // catfacts_database.go
+		{present: func(s *wal.SchemaFacts) bool { return s.ViewColumnsRead }, encode: encodeViewColumns, decode: decodeViewColumns},              // catfacts_viewcols.go
 	}
 }
 

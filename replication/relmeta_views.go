@@ -28,7 +28,7 @@ import (
 // definition; the next poll of every table leaves one).
 func readViews(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uint32]*wal.SchemaFacts) error {
 	for _, o := range oids {
-		out[uint32(o)].ViewsRead = true
+		out[uint32(o)].ViewsRead, out[uint32(o)].ViewColumnsRead = true, true
 	}
 	rows, err := conn.Query(ctx, `WITH RECURSIVE anchor(ns, tbl) AS (
 			SELECT c.relnamespace, pg_catalog.min(c.oid) FROM pg_catalog.pg_class c WHERE c.oid = ANY($1::int8[]::oid[]) GROUP BY c.relnamespace),
@@ -53,6 +53,16 @@ func readViews(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uint32
 				WHERE at.attrelid = c.oid AND at.attnum > 0 AND NOT at.attisdropped), '{}'),
 			coalesce((SELECT pg_catalog.array_agg(at.atttypmod ORDER BY at.attnum) FROM pg_catalog.pg_attribute at
 				WHERE at.attrelid = c.oid AND at.attnum > 0 AND NOT at.attisdropped), '{}'),
+			coalesce((SELECT pg_catalog.array_agg(at.attcollation::int8 ORDER BY at.attnum) FROM pg_catalog.pg_attribute at
+				WHERE at.attrelid = c.oid AND at.attnum > 0 AND NOT at.attisdropped), '{}'),
+			coalesce((SELECT pg_catalog.array_agg(coalesce(pg_catalog.pg_get_expr(ad.adbin, ad.adrelid), '') ORDER BY at.attnum) FROM pg_catalog.pg_attribute at
+				LEFT JOIN pg_catalog.pg_attrdef ad ON ad.adrelid = at.attrelid AND ad.adnum = at.attnum
+				WHERE at.attrelid = c.oid AND at.attnum > 0 AND NOT at.attisdropped), '{}'),
+			coalesce((SELECT pg_catalog.array_agg(coalesce(pg_catalog.pg_get_expr(ad.adbin, ad.adrelid, true), '') ORDER BY at.attnum) FROM pg_catalog.pg_attribute at
+				LEFT JOIN pg_catalog.pg_attrdef ad ON ad.adrelid = at.attrelid AND ad.adnum = at.attnum
+				WHERE at.attrelid = c.oid AND at.attnum > 0 AND NOT at.attisdropped), '{}'),
+			coalesce((SELECT pg_catalog.array_agg(at.atthasdef ORDER BY at.attnum) FROM pg_catalog.pg_attribute at
+				WHERE at.attrelid = c.oid AND at.attnum > 0 AND NOT at.attisdropped), '{}'),
 			coalesce(pg_catalog.pg_get_viewdef(c.oid), ''), coalesce(pg_catalog.pg_get_viewdef(c.oid, true), ''),
 			coalesce(pg_catalog.obj_description(c.oid, 'pg_class'), ''), c.reloptions::text[]
 		FROM (SELECT DISTINCT tbl, v FROM above) a JOIN pg_catalog.pg_class c ON c.oid = a.v AND c.relkind IN ('v', 'm')
@@ -66,14 +76,18 @@ func readViews(ctx context.Context, conn *pgx.Conn, oids []int64, out map[uint32
 	var names []string
 	var typs []int64
 	var mods []int32
+	var colls []int64
+	var defs, pretty []string
+	var hasDef []bool
 	var v wal.ViewFacts
 	seen := map[uint32]bool{}
-	_, err = pgx.ForEachRow(rows, []any{&tbl, &oid, &v.Schema, &v.Name, &kind, &owner, &v.Owner, &names, &typs, &mods, &v.Def, &v.DefPretty, &v.Comment, &v.Options}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&tbl, &oid, &v.Schema, &v.Name, &kind, &owner, &v.Owner, &names, &typs, &mods, &colls, &defs, &pretty, &hasDef, &v.Def, &v.DefPretty, &v.Comment, &v.Options}, func() error {
 		x := v
 		x.OID, x.Kind, x.OwnerOID = uint32(oid), charByte(kind), uint32(owner)
 		x.Columns = nil
 		for i, n := range names {
-			x.Columns = append(x.Columns, wal.ViewColumn{Name: n, TypeOID: uint32(typs[i]), TypeMod: mods[i]})
+			x.Columns = append(x.Columns, wal.ViewColumn{Name: n, TypeOID: uint32(typs[i]), TypeMod: mods[i], Collation: uint32(colls[i]),
+				HasDefault: hasDef[i], Default: defs[i], DefaultPretty: pretty[i]})
 		}
 		out[uint32(tbl)].Views = append(out[uint32(tbl)].Views, x)
 		seen[x.OID] = true

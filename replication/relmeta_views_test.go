@@ -12,8 +12,8 @@ import (
 
 // TestReadViews: the copy reads the views above a table (directly and
 // through another view, materialized ones too) with their columns,
-// definitions and references; ReadFacts sees CREATE OR REPLACE VIEW and
-// DROP VIEW.
+// definitions and references, its columns' collations and defaults;
+// ReadFacts sees CREATE OR REPLACE VIEW and DROP VIEW.
 func TestReadViews(t *testing.T) {
 	url := pg.NewDB(t)
 	conn := sqlConn(t, url)
@@ -23,10 +23,10 @@ func TestReadViews(t *testing.T) {
 		"CREATE VIEW v (ident, name) AS SELECT id, n FROM t WHERE id > 1",
 		"CREATE VIEW s.w AS SELECT v.ident, u.id FROM v JOIN s.u ON u.id = v.ident",
 		"CREATE MATERIALIZED VIEW m AS SELECT count(*) FROM t", "CREATE VIEW other AS SELECT 1 AS x FROM s.u",
-		"COMMENT ON VIEW v IS 'vee'")
+		"COMMENT ON VIEW v IS 'vee'", "ALTER VIEW v ALTER COLUMN ident SET DEFAULT 5")
 	rel := relationOf(t, conn, "t")
 	s := rel.Facts.Schema
-	if !s.ViewsRead {
+	if !s.ViewsRead || !s.ViewColumnsRead {
 		t.Fatal("views not read")
 	}
 	byName := map[string]wal.ViewFacts{}
@@ -42,7 +42,8 @@ func TestReadViews(t *testing.T) {
 	}
 	v := byName["public.v"]
 	if v.OID != voide || v.Kind != 'v' || v.Owner != "postgres" || v.Comment != "vee" ||
-		!slices.Equal(v.Columns, []wal.ViewColumn{{Name: "ident", TypeOID: 23, TypeMod: -1}, {Name: "name", TypeOID: 1043, TypeMod: 14}}) ||
+		!slices.Equal(v.Columns, []wal.ViewColumn{{Name: "ident", TypeOID: 23, TypeMod: -1, HasDefault: true, Default: "5", DefaultPretty: "5"},
+			{Name: "name", TypeOID: 1043, TypeMod: 14, Collation: 100}}) ||
 		!slices.Equal(v.Refs, []wal.ViewRef{{OID: toid, Schema: "public", Name: "t", Kind: 'r'}}) ||
 		!strings.Contains(v.Def, "FROM t") || !strings.Contains(v.Qualified, "FROM public.t") {
 		t.Errorf("v: %+v", v)
@@ -115,7 +116,7 @@ func TestReadViewsReadingNoTable(t *testing.T) {
 	for _, v := range got[0].Facts.Schema.Views {
 		switch v.Name {
 		case "vals":
-			if len(v.Refs) != 0 || !slices.Equal(v.Columns, []wal.ViewColumn{{Name: "a", TypeOID: 23, TypeMod: -1}, {Name: "b", TypeOID: 25, TypeMod: -1}}) ||
+			if len(v.Refs) != 0 || !slices.Equal(v.Columns, []wal.ViewColumn{{Name: "a", TypeOID: 23, TypeMod: -1}, {Name: "b", TypeOID: 25, TypeMod: -1, Collation: 100}}) ||
 				!strings.Contains(v.Qualified, "VALUES") {
 				t.Errorf("vals: %+v", v)
 			}

@@ -252,6 +252,7 @@ var pgRels = append([]*pgRel{
 					sv("p"), sv(relKind(&t)), relNatts(&t), checks, u, triggers, sub, u, u, sv("t"), u, part, sv("0"), u, u, u, tableRelOptions(&t), u})
 			}
 			out = append(append(out, indexClassRows(cx, ns)...), seqClassRows(cx, ns)...) // pgcatalog_seq.go
+			out = append(out, systemClassRows(serverVersion(cx.tables))...)               // pgcatalog_sysclass.go
 			return append(out, viewClassRows(cx, ns)...)                                  // pgcatalog_views.go
 		}},
 	{schema: "pg_catalog", name: "pg_attribute", cols: pgc("attrelid oid, attname name, atttypid oid, attstattarget int4, attlen int2, attnum int2, " +
@@ -279,12 +280,13 @@ var pgRels = append([]*pgRel{
 					if ty, ok := types.Lookup(c.TypeOID); ok {
 						length = iv(int64(ty.Len))
 					}
-					out = append(out, []*string{u32(t.OID), sv(c.Name), u32(c.TypeOID), u, length, iv(int64(c.attnum)), sv("0"), sv("-1"), iv(int64(c.TypeMod)),
+					out = append(out, []*string{u32(t.OID), sv(c.Name), u32(c.TypeOID), u, length, iv(int64(c.attnum)), tableAttNDims(c.TypeOID), sv("-1"), iv(int64(c.TypeMod)),
 						u, u, u, u, notNull, hasDef, u, ident, gen, sv("f"), u, u, u, u, u, u, u})
 				}
 				out = append(out, droppedAttributes(&t)...) // catalog_columns.go
 			}
-			return out
+			_, ns := cx.namespaces()
+			return append(out, viewAttributeRows(cx, ns)...) // pgcatalog_viewcols.go
 		}},
 	{schema: "pg_catalog", name: "pg_attrdef", cols: pgc("oid oid, adrelid oid, adnum int2, adbin node"),
 		rows: func(cx *pgCatCtx) [][]*string {
@@ -301,7 +303,8 @@ var pgRels = append([]*pgRel{
 					}
 				}
 			}
-			return out
+			_, ns := cx.namespaces()
+			return append(out, viewAttrdefRows(cx, ns)...) // pgcatalog_viewcols.go
 		}},
 	{schema: "pg_catalog", name: "pg_type", cols: pgc("oid oid, typname name, typnamespace oid, typowner oid, typlen int2, typbyval bool, typtype char, " +
 		"typcategory char, typispreferred bool, typisdefined bool, typdelim char, typrelid oid, typsubscript text, typelem oid, typarray oid, " +

@@ -173,7 +173,7 @@ func TestCatalogJDBCWalk(t *testing.T) {
 		delete(got, "getCatalogs")
 		delete(want, "getCatalogs")
 		compareCalls(t, table, got, want, []string{"getColumnTypeName", "getTables", "getTablesViews", "getColumns", "getPrimaryKeys", "getImportedKeys", "getExportedKeys", "getSchemas",
-			"getFunctions", "getTableTypes"}) // the source has no functions of its own: pg_proc's listing is empty (pgcatalog_proc.go); getProcedures joins pg_class by classoid: refused
+			"getFunctions", "getProcedures", "getTableTypes"}) // the source has no functions of its own: pg_proc's listing is empty (pgcatalog_proc.go); getProcedures joins pg_class by relname 'pg_proc' (pgcatalog_sysclass.go)
 		// getIndexInfo calls information_schema._pg_expandarray, which
 		// PostgreSQL has: refused 0A000 (it was 42883).
 		for _, call := range []string{"getIndexInfo", "getIndexInfoAll"} {

@@ -395,8 +395,8 @@ func (s *visibleSet) of(oid uint32) types.Value {
 func (s *visibleSet) build() {
 	rels := catalogRels(s.tables) // pgcatalog_reg.go
 	// The views pg_class lists (viewClassRows) are relations too; they
-	// are not in catalogRels, whose names regclass resolves (a view's
-	// pg_attribute rows are not served).
+	// are not in catalogRels, whose names regclass resolves (regclass of
+	// a view is refused: viewNamed).
 	_, ns := (&pgCatCtx{tables: s.tables}).namespaces()
 	for _, v := range listedViews(s.tables, ns) {
 		rels = append(rels, catRel{v.Schema, v.Name, v.OID})
@@ -422,6 +422,9 @@ func (s *visibleSet) build() {
 		if _, seen := s.vis[r.oid]; !seen || vis {
 			s.vis[r.oid] = vis
 		}
+	}
+	for _, c := range systemClasses { // pgcatalog_sysclass.go
+		s.vis[c.oid] = systemClassVisible(s.path, c.name, func(schema string) bool { _, ok := first[key{schema, c.name}]; return ok })
 	}
 }
 

@@ -84,7 +84,13 @@ type reach struct {
 	// pg_description lack the rows of indexes and constraints.
 	tables    map[uint32]bool
 	tableOnly map[*lplan.Scan]bool
-	visiting  map[*lplan.Scan]bool
+	// views and viewNames are the listed views' OIDs and names:
+	// pg_attribute lists their columns (pgcatalog_viewcols.go).
+	views     map[uint32]bool
+	viewNames map[string]bool
+	// classNames are the listed indexes' and owned sequences' names.
+	classNames map[string]bool
+	visiting   map[*lplan.Scan]bool
 	// tableNames and indexNames are the followed tables' and their
 	// listed owned sequences' and
 	// indexes' names.
@@ -103,7 +109,8 @@ type reach struct {
 func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 	r := &reach{cols: map[lplan.ColumnID]colSource{}, restr: map[*lplan.Scan][]lplan.Scalar{}, rels: map[*lplan.Scan]*pgRel{},
 		defs: map[lplan.ColumnID][]lplan.Scalar{}, proven: map[*lplan.Scan]bool{}, known: map[uint32]bool{}, tables: map[uint32]bool{},
-		tableOnly: map[*lplan.Scan]bool{}, visiting: map[*lplan.Scan]bool{}, tableNames: map[string]bool{}, indexNames: map[string]bool{}}
+		tableOnly: map[*lplan.Scan]bool{}, visiting: map[*lplan.Scan]bool{}, tableNames: map[string]bool{}, indexNames: map[string]bool{},
+		views: map[uint32]bool{}, viewNames: map[string]bool{}, classNames: map[string]bool{}}
 	r.settings = map[string]bool{}
 	for _, row := range settingRows(c.pl.sess.settings, c.pl.src.Tables()) {
 		r.settings[*row[0]] = true
@@ -114,19 +121,20 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 		r.known[t.OID], r.tables[t.OID], r.tableNames[t.Rel] = true, true, true
 		if s := schemaFactsOf(&t); s != nil {
 			for _, x := range s.Indexes {
-				r.known[x.OID], r.indexNames[x.Name] = true, true
+				r.known[x.OID], r.indexNames[x.Name], r.classNames[x.Name] = true, true, true
 			}
 			for _, k := range s.Constraints {
 				r.known[k.OID] = true
 			}
 			for _, q := range listedSequences(&t, ns) { // pgcatalog_seq.go
-				r.known[q.OID], r.indexNames[q.Name] = true, true // not a table: pg_attribute and pg_description lack its rows
+				r.known[q.OID], r.indexNames[q.Name], r.classNames[q.Name] = true, true, true // not a table: pg_attribute and pg_description lack its rows
 			}
 			r.seqs = append(r.seqs, unlistedSequences(&t, ns)...)
 		}
 	}
 	for _, v := range listedViews(c.pl.src.Tables(), ns) { // pgcatalog_views.go
-		r.known[v.OID], r.indexNames[v.Name] = true, true // pg_attribute and pg_description lack its rows
+		r.known[v.OID], r.indexNames[v.Name] = true, true // pg_description lacks its rows
+		r.views[v.OID], r.viewNames[v.Name] = true, true
 	}
 	r.walk(c, q.Plan, nil)
 	for changed := true; changed; {
@@ -309,8 +317,11 @@ func (r *reach) prove(s *lplan.Scan) bool {
 				if r.userOIDs(other, 0, tablesOnly[rel.name]) {
 					return true
 				}
+				if rel.name == "pg_attribute" && r.attrRelOIDs(other) { // pgcatalog_viewcols.go
+					return true
+				}
 			case rel.name == "pg_class" && col == "relname":
-				if userName(op, other, append(r.seqs, infoSchemaRelations...)) {
+				if userName(op, other, append(r.seqs, infoSchemaRelations...)) || systemClassNames(op, other) { // pgcatalog_sysclass.go
 					return true
 				}
 			case rel.name == "pg_settings" && col == "name" && (op == "=" || op == "in"):
@@ -539,7 +550,7 @@ func (r *reach) tableKey(src colSource) bool {
 
 // classTables says whether a pg_class scan's rows are restricted to
 // followed tables (not their indexes): relkind = or IN constants other
-// than 'i' and 'I', relname = or IN the names of followed tables no
+// than 'i', 'I', 'S', 'v' and 'm', relname = or IN the names of followed tables no
 // index has, or oid equal to tables' OIDs.
 func (r *reach) classTables(s *lplan.Scan) bool {
 	for _, cond := range r.restr[s] {
@@ -550,9 +561,10 @@ func (r *reach) classTables(s *lplan.Scan) bool {
 		all := true
 		switch col {
 		case "relkind":
+			// Not a view ('v', 'm': pg_description lacks their rows).
 			for _, o := range other {
 				k, ok := constText([]lplan.Scalar{o})
-				all = all && ok && k != "i" && k != "I" && k != "S"
+				all = all && ok && k != "i" && k != "I" && k != "S" && k != "v" && k != "m"
 			}
 		case "relname":
 			for _, o := range other {

@@ -53,8 +53,9 @@ func catalogRels(tables []Table) []catRel {
 }
 
 // viewNamed says whether schema.name is a view pg_class lists: regclass
-// does not resolve views (their pg_attribute rows are not served), and
-// refuses them rather than saying they do not exist.
+// does not resolve views (what a view's OID reaches is not all served:
+// its comments in pg_description, its rule, its INSTEAD OF triggers),
+// and refuses them rather than saying they do not exist.
 func viewNamed(tables []Table, schema, name string) bool {
 	_, ns := (&pgCatCtx{tables: tables}).namespaces()
 	for _, v := range listedViews(tables, ns) {

@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"cmp"
+	"slices"
 	"strconv"
 
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
@@ -25,9 +26,10 @@ import (
 // rowTest is one decidable conjunct: ord's value against text.
 type rowTest struct {
 	ord  int
-	op   string // = <> < <= > >=, "true", "false", "null", "notnull"
+	op   string // = <> < <= > >=, "true", "false", "null", "notnull", "in"
 	num  bool   // compared as integers
 	text string
+	set  []string // "in": the list's constants
 }
 
 // scanUse is one scan of a catalog relation: the ordinals it reads and
@@ -122,6 +124,8 @@ func (t rowTest) rejects(row []*string) bool {
 		return *val == "f"
 	case "false":
 		return *val == "t"
+	case "in":
+		return !slices.ContainsFunc(t.set, func(k string) bool { return !(rowTest{ord: t.ord, op: "=", num: t.num, text: k}).rejects(row) })
 	}
 	order := 0
 	if t.num {
@@ -240,6 +244,21 @@ func decidable(c lplan.Scalar, ords map[lplan.ColumnID]int, rel *pgRel) (rowTest
 			}
 			return rowTest{ord: o, op: op}, true
 		}
+	case *lplan.InList:
+		// col IN (constants): a row whose value is none of them.
+		o, num, ok := column(x.Arg, ords, rel)
+		if x.Not || !ok || rel.cols[o].typ.OID == oidBool || len(x.List) == 0 {
+			break
+		}
+		t := rowTest{ord: o, op: "in", num: num}
+		for _, e := range x.List {
+			k, ok := constant(e, num)
+			if !ok || rel.cols[o].typ.OID == oidCharType && len(k) > 1 {
+				return rowTest{}, false
+			}
+			t.set = append(t.set, k)
+		}
+		return t, true
 	case *lplan.Op:
 		if len(x.Args) != 2 || flipped[x.Op] == "" {
 			break

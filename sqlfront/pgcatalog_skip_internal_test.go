@@ -49,6 +49,14 @@ func TestCatalogRowTests(t *testing.T) {
 		{"relispartition", col(5), true, true},
 		{"NOT relispartition", &lplan.BoolOp{Op: "NOT", Args: []lplan.Scalar{col(5)}}, true, false},
 		{"relname IS NULL", &lplan.IsNull{Arg: col(1)}, true, true},
+		// IN lists of constants (a row none of them names is dropped).
+		{"relname IN ('a', 'items')", &lplan.InList{Arg: col(1), List: []lplan.Scalar{konst(oidName, "a"), konst(oidName, "items")}}, true, false},
+		{"relname IN ('a', 'b')", &lplan.InList{Arg: col(1), List: []lplan.Scalar{konst(oidName, "a"), cast(konst(oidText, "b"), oidName)}}, true, true},
+		{"relnatts IN (1, 3)", &lplan.InList{Arg: col(3), List: []lplan.Scalar{konst(oidInt2, "1"), konst(oidInt4, "3")}}, true, false},
+		{"oid IN (1, 2)", &lplan.InList{Arg: col(4), List: []lplan.Scalar{cast(konst(oidInt4, "1"), oidOID), cast(konst(oidInt4, "2"), oidOID)}}, true, true},
+		{"relname NOT IN ('a')", &lplan.InList{Arg: col(1), List: []lplan.Scalar{konst(oidName, "a")}, Not: true}, false, false},
+		{"relkind IN ('v', 'ri'::char)", &lplan.InList{Arg: col(2), List: []lplan.Scalar{konst(oidCharType, "v"), cast(konst(oidText, "ri"), oidCharType)}}, false, false},
+		{"relname IN (long)", &lplan.InList{Arg: col(1), List: []lplan.Scalar{cast(konst(oidText, "items"+strings.Repeat("x", 70)), oidName)}}, false, false},
 	} {
 		rt, ok := decidable(c.x, ords, rel)
 		if ok != c.decided || ok && rt.rejects(row) != c.drops {

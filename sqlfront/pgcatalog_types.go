@@ -98,6 +98,9 @@ type typeFacts struct {
 	// domains says information_schema's domains were read (pg_type
 	// lists them: PostgreSQL's only built-in domains).
 	domains bool
+	// unnamedTypes says a view's column has a user type pg_type does
+	// not list (its name is not read).
+	unnamedTypes bool
 }
 
 func (r *reach) typeFacts() *typeFacts {
@@ -127,6 +130,17 @@ func (r *reach) typeFacts() *typeFacts {
 			}
 		}
 	}
+	// The listed views' columns (pg_attribute lists them too,
+	// pgcatalog_viewcols.go): their types must be served as well.
+	_, ns := (&pgCatCtx{tables: r.tableList}).namespaces()
+	for _, v := range listedViews(r.tableList, ns) {
+		for _, c := range v.Columns {
+			f.allServed = f.allServed && f.served.oids[c.TypeOID]
+			// A type of the database's own sidecar does not list, known
+			// only by its OID: no typname can be proven absent.
+			f.unnamedTypes = f.unnamedTypes || c.TypeOID >= firstNormalOID && !f.served.oids[c.TypeOID]
+		}
+	}
 	r.types = f
 	return f
 }
@@ -149,7 +163,7 @@ func (r *reach) proveType(s *lplan.Scan) bool {
 			if len(other) == 0 {
 				continue
 			}
-			all := true
+			all := !f.unnamedTypes
 			for _, o := range other {
 				k, ok := constText([]lplan.Scalar{o})
 				all = all && ok && !f.userNames[k] && (f.served.names[k] ||

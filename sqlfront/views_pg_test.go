@@ -126,7 +126,7 @@ func TestViewsMatchPostgres(t *testing.T) {
 		}
 	}
 	// Catalog queries a tool sends about a view's columns: identical or
-	// refused (the views' pg_attribute rows are not served).
+	// refused (pg_attribute lists the views' columns: pgcatalog_viewcols.go).
 	for _, q := range []string{
 		"SELECT a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname = 'rich' AND a.attnum > 0 ORDER BY a.attnum",
 		"SELECT count(*) FROM pg_attribute WHERE attrelid = (SELECT oid FROM pg_class WHERE relname = 'rich')",

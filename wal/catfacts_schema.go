@@ -51,6 +51,9 @@ type SchemaFacts struct {
 	// read when ViewsRead (records written before lack them).
 	Views     []ViewFacts
 	ViewsRead bool
+	// ViewColumnsRead says the views' columns' collations and defaults
+	// were read (ViewColumn; records written before lack them).
+	ViewColumnsRead bool
 	// Namespaces are the schemas pg_namespace lists for the table: the
 	// system ones (pg_catalog, pg_toast, information_schema), public and
 	// the table's own, with their OIDs and owners; SystemTypes are
@@ -210,7 +213,7 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 	return s.Comment == o.Comment && s.namespacesEqual(o) && s.rolesEqual(o) && s.OptionsRead == o.OptionsRead && slices.Equal(s.Options, o.Options) && (s.Options == nil) == (o.Options == nil) && s.OwnerOID == o.OwnerOID && s.DatabaseOID == o.DatabaseOID && s.Owner == o.Owner && slices.Equal(s.ReferencedBy, o.ReferencedBy) && slices.Equal(s.ColumnComments, o.ColumnComments) && slices.Equal(s.Sequences, o.Sequences) &&
 		slices.EqualFunc(s.Constraints, o.Constraints, ConstraintFacts.equal) && slices.EqualFunc(s.Indexes, o.Indexes, IndexFacts.equal) &&
 		slices.Equal(s.Triggers, o.Triggers) && s.SequencesRead == o.SequencesRead && slices.Equal(s.OwnedSequences, o.OwnedSequences) &&
-		s.ViewsRead == o.ViewsRead && viewsEqual(s.Views, o.Views) && s.storageEqual(o) && s.databasesEqual(o) && s.UserTypes.Equal(o.UserTypes)
+		s.ViewsRead == o.ViewsRead && s.ViewColumnsRead == o.ViewColumnsRead && viewsEqual(s.Views, o.Views) && s.storageEqual(o) && s.databasesEqual(o) && s.UserTypes.Equal(o.UserTypes)
 }
 
 // storageEqual compares the \d+ column and TOAST facts.

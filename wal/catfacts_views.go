@@ -39,6 +39,13 @@ type ViewColumn struct {
 	Name    string
 	TypeOID uint32
 	TypeMod int32
+	// Collation is attcollation; HasDefault atthasdef, and Default and
+	// DefaultPretty the default's pg_get_expr plain and pretty (ALTER
+	// VIEW … ALTER COLUMN … SET DEFAULT). Read when the schema facts'
+	// ViewColumnsRead.
+	Collation              uint32
+	HasDefault             bool
+	Default, DefaultPretty string
 }
 
 // ViewRef is one relation a view reads.
