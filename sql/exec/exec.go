@@ -140,6 +140,8 @@ type env struct {
 	// held is the memory of what is kept until the statement ends (the
 	// hash tables of joinkeep.go), given back when Run returns.
 	held []*memAcct
+	// shown are the sorts ordering the result (sortties.go).
+	shown map[*plan.Sort]bool
 	// hashBuilds counts the hash join tables built (tests read it).
 	hashBuilds int
 }
@@ -224,6 +226,7 @@ func (p *Prepared) run(ctx context.Context, src Source, opts Options, emit func(
 	}
 	e.winNeed, e.winStacked = windowNeeds(p.root)
 	e.joinNeed = joinNeeds(p.root)
+	e.shown = shownSorts(p.root)
 	op, err := e.build(p.root)
 	if err != nil {
 		return e, err
@@ -291,7 +294,7 @@ func (e *env) build(rel plan.Rel) (operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &sortOp{e: e, in: in, keys: x.Keys}, nil
+		return &sortOp{e: e, in: in, keys: x.Keys, shown: e.shown[x]}, nil
 	case *plan.Limit:
 		return e.buildLimit(x)
 	case *plan.Distinct:

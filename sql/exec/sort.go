@@ -30,6 +30,8 @@ type sortOp struct {
 	// keys with the row before it (limitorder.go).
 	trackTies bool
 	tieFlags  []bool
+	// shown: the sort orders the statement's result (sortties.go).
+	shown bool
 }
 
 func (s *sortOp) cols() []plan.ColumnID { return s.in.cols() }
@@ -52,6 +54,9 @@ func (s *sortOp) run(emit func(*Batch) error) error {
 	s.keyed, s.over, s.overMixed = keys, nil, false
 	if s.trackTies {
 		emit = s.flagTies(keys, emit)
+	}
+	if s.shown {
+		emit = s.checkTies(keys, emit)
 	}
 	if s.bound > 0 {
 		return s.runTopN(keys, s.bound, emit)
@@ -109,6 +114,8 @@ type distinctOp struct {
 	sorted    *sortOp
 	trackTies bool
 	tieFlags  []bool
+	// shown: the sort orders the statement's result (sortties.go).
+	shown bool
 }
 
 func (d *distinctOp) cols() []plan.ColumnID { return d.in.cols() }
