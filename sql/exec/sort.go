@@ -55,13 +55,13 @@ func (s *sortOp) run(emit func(*Batch) error) error {
 	if s.trackTies {
 		emit = s.flagTies(keys, emit)
 	}
-	if s.shown {
-		emit = s.checkTies(keys, emit)
-	}
-	if s.bound > 0 {
-		return s.runTopN(keys, s.bound, emit)
-	}
-	if e.tempDir != "" {
+	if s.bound > 0 || e.tempDir != "" {
+		if s.shown {
+			emit = s.checkTies(keys, emit) // sortties.go
+		}
+		if s.bound > 0 {
+			return s.runTopN(keys, s.bound, emit)
+		}
 		return s.runExternal(keys, emit) // extsort.go
 	}
 	rs, err := e.collect(s.in, "sort")
@@ -73,6 +73,11 @@ func (s *sortOp) run(emit func(*Batch) error) error {
 		return err
 	}
 	slices.SortStableFunc(rs.rows, func(a, b []types.Value) int { return compareKeys(keys, a, b) })
+	if s.shown {
+		if err := tiesUndetermined(keys, rs.rows); err != nil { // sortties.go: before any row is sent
+			return err
+		}
+	}
 	return e.emitRows(rs.rows, len(s.in.cols()), emit)
 }
 

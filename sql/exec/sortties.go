@@ -46,15 +46,50 @@ func shownSorts(rel plan.Rel) map[*plan.Sort]bool {
 	}
 }
 
-// checkTies wraps emit to refuse adjacent rows tied on keys whose keys
-// of loose types (looseCols) print differently (nil: no key can).
-func (s *sortOp) checkTies(keys []winKey, emit func(*Batch) error) func(*Batch) error {
+// looseKeys are the keys of types whose equal values can print
+// differently (looseCols).
+func looseKeys(keys []winKey) []winKey {
 	var loose []winKey
 	for _, k := range keys {
 		if len(looseCols([]plan.OID{k.oid})) > 0 {
 			loose = append(loose, k)
 		}
 	}
+	return loose
+}
+
+// tiedApart says whether rows a and b, adjacent in the sort's output,
+// tie on keys and a loose key prints differently.
+func tiedApart(keys, loose []winKey, a, b []types.Value) bool {
+	if compareKeys(keys, a, b) != 0 {
+		return false
+	}
+	for _, k := range loose {
+		if !sameValue(k.oid, a[k.idx], b[k.idx]) {
+			return true
+		}
+	}
+	return false
+}
+
+// tiesUndetermined checks the rows of an in-memory sort, sorted.
+func tiesUndetermined(keys []winKey, rows [][]types.Value) error {
+	loose := looseKeys(keys)
+	if len(loose) == 0 {
+		return nil
+	}
+	for r := 1; r < len(rows); r++ {
+		if tiedApart(keys, loose, rows[r-1], rows[r]) {
+			return sortTiesUndetermined
+		}
+	}
+	return nil
+}
+
+// checkTies wraps emit to refuse adjacent rows as tiesUndetermined does
+// (the top-N's and the external sort's rows, as they stream).
+func (s *sortOp) checkTies(keys []winKey, emit func(*Batch) error) func(*Batch) error {
+	loose := looseKeys(keys)
 	if len(loose) == 0 {
 		return emit
 	}
@@ -66,12 +101,8 @@ func (s *sortOp) checkTies(keys []winKey, emit func(*Batch) error) func(*Batch) 
 			for _, k := range keys {
 				row[k.idx] = b.Vecs[k.idx][i]
 			}
-			if prev != nil && compareKeys(keys, prev, row) == 0 {
-				for _, k := range loose {
-					if !sameValue(k.oid, prev[k.idx], row[k.idx]) {
-						return sortTiesUndetermined
-					}
-				}
+			if prev != nil && tiedApart(keys, loose, prev, row) {
+				return sortTiesUndetermined
 			}
 			if prev == nil {
 				prev = make([]types.Value, width)
