@@ -251,6 +251,9 @@ func (p *plan) runCut(ex *execCtx, e *env, limit, offset int64, emit func([]Valu
 	} else {
 		slices.SortStableFunc(sorted, p.cmpSort)
 	}
+	if err := p.sortTiesUndetermined(sorted); err != nil { // sortties.go
+		return err
+	}
 	for _, s := range sorted {
 		if err := out(s.row); err != nil {
 			if err == errStopScan {

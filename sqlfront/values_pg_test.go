@@ -52,6 +52,10 @@ var valueCases = []string{
 	"SELECT count(DISTINCT iv) FROM dt",
 	"SELECT iv, count(*) FROM dt WHERE id <> 2 GROUP BY iv ORDER BY count(*), iv::text",
 	"SELECT min(d), max(d) FROM dt WHERE id + 0 > 0",
+	// a subquery's TRUE is named bool before 15, as at the top; a
+	// scalar subquery's name is strong in a CASE's ELSE and a cast
+	"SELECT (SELECT true), (SELECT (SELECT false)), (SELECT true)::int4, CASE WHEN id > 0 THEN 1 ELSE (SELECT 1) END FROM dt WHERE id = 1",
+	"SELECT * FROM (SELECT (SELECT false)) s",
 }
 
 var valueSetup = []string{

@@ -86,17 +86,28 @@ func (g *FloatSumGuard) OrderFree(prec int) bool {
 	for i := range rows {
 		rows[i][1] = g.vals[i]
 	}
+	// an overflow from finite operands is float8pl's/float4pl's error,
+	// not the infinity an infinite operand gives
+	overflow := func(s, x, r float64) bool { return math.IsInf(r, 0) && !math.IsInf(s, 0) && !math.IsInf(x, 0) }
 	sum := func(rows [][2]float64) any {
 		if prec == 24 {
 			var s float32
 			for _, r := range rows {
-				s += float32(r[1])
+				n := s + float32(r[1])
+				if overflow(float64(s), r[1], float64(n)) {
+					return "overflow"
+				}
+				s = n
 			}
 			return FloatKey(float64(s))
 		}
 		var s float64
 		for _, r := range rows {
-			s += r[1]
+			n := s + r[1]
+			if overflow(s, r[1], n) {
+				return "overflow"
+			}
+			s = n
 		}
 		return FloatKey(s)
 	}

@@ -1193,6 +1193,14 @@ func runMixed(t *testing.T, pgs, scs *sqldiff.Session, defSeeds []uint64, n int)
 // mixCases are wrong answers the mixed generator found, kept as fixed
 // cases (seeds 1 and 2 of the default run found them).
 var mixCases = []mixQuery{
+	// ORDER BY keys equal but printing differently (0 and -0, 3 and
+	// 3.00, 1 and 1.00; 'a' and 'a ' on the flat path): their order is
+	// PostgreSQL's plan's, refused (seeds 7163 q27, 7178 q55, 7199 q10
+	// answered them in another order)
+	{"SELECT t4.nm <= t4.i8, ceil(t1.f8) FROM mx t1 FULL JOIN mx t2 ON t1.i4 = t2.f8 AND t1.id = t2.i8 LEFT JOIN me t3 ON t2.i4 = t3.f8 AND t1.i8 < t3.nm CROSS JOIN my t4 ORDER BY 1, 2 DESC NULLS FIRST OFFSET 6", true},
+	{"(SELECT a.i2, a.i4 FROM my a WHERE (32767::int2 < 'Infinity'::float8 OR interval '2 days 01:00' <= interval '1 mon') EXCEPT ALL SELECT a.i2, a.nm FROM my a WHERE NOT (a.mid > (-2)::int8)) UNION ALL (SELECT a.f8, a.nm FROM mz a WHERE timestamp '2024-03-01 00:00'::timestamp IS NOT DISTINCT FROM date '2024-03-01'::date) ORDER BY 1 DESC, 2", true},
+	{"(SELECT 1.00 FROM my a EXCEPT SELECT (-4) FROM me a) UNION ALL (SELECT a.id FROM mx a) ORDER BY 1 DESC", true},
+	{"SELECT b FROM mc ORDER BY b", true},
 	// a constant expression's error is raised while planning, even
 	// where no row reaches it (seed 1 query 43: 0 rows on the flat path)
 	{"SELECT 1 / 0 FROM mz WHERE false", false},

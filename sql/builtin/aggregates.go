@@ -142,20 +142,9 @@ func (s *floatVar) Step(v types.Value) error {
 }
 
 func (s *floatVar) step(x float64) error {
-	n0, sx0 := s.n, s.sx
-	s.n++
-	s.sx += x
-	if n0 > 0 {
-		tmp := x*s.n - s.sx
-		s.sxx += tmp * tmp / (s.n * n0)
-		if math.IsInf(s.sx, 0) || math.IsInf(s.sxx, 0) {
-			if !math.IsInf(sx0, 0) && !math.IsInf(x, 0) {
-				return errOverflow
-			}
-			s.sxx = math.NaN()
-		}
-	} else if math.IsNaN(x) || math.IsInf(x, 0) {
-		s.sxx = math.NaN()
+	var overflow bool
+	if s.n, s.sx, s.sxx, overflow = types.Float8Accum(s.n, s.sx, s.sxx, x); overflow {
+		return errOverflow
 	}
 	return nil
 }

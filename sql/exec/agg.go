@@ -487,7 +487,7 @@ func aggInit(name string, arg, res plan.OID, star bool) (func() aggState, error)
 		case plan.Int2, plan.Int4, plan.Int8, plan.Numeric:
 			return func() aggState { return &avgAgg{sum: sumAgg{t: plan.Numeric, from: arg}} }, nil
 		case plan.Float4, plan.Float8:
-			return func() aggState { return &avgAgg{sum: sumAgg{t: plan.Float8}} }, nil
+			return func() aggState { return &floatAvg{} }, nil // floatavg.go
 		case plan.Interval:
 			return func() aggState { return &intervalSumAgg{avg: true} }, nil
 		}
@@ -536,6 +536,8 @@ type sumAgg struct {
 	// ordered: the rows arrive in an order PostgreSQL's is known to equal
 	// (a window's frame, its peers checked apart): fg is not consulted.
 	ordered bool
+	// ovf: a float sum overflowed in the sidecar's order (floatavg.go).
+	ovf error
 }
 
 // inOrder marks a sum or average state as fed in PostgreSQL's own order
@@ -546,6 +548,8 @@ func inOrder(st aggState) {
 		a.ordered = true
 	case *avgAgg:
 		a.sum.ordered = true
+	case *floatAvg:
+		a.ordered = true
 	case *regrState:
 		a.g.InOrder()
 	case libAgg:
@@ -561,19 +565,14 @@ func (s *sumAgg) add(v types.Value) error {
 		return s.addNumeric(v)
 	}
 	if f, ok := v.(float64); ok {
-		s.fg.Add(f)
+		return s.addFloat(f) // floatavg.go
 	}
 	if s.acc == nil {
 		s.acc = v
 		return nil
 	}
 	var err error
-	switch s.t {
-	case plan.Float4:
-		s.acc, err = types.Float4Sum(s.acc.(float64), v.(float64))
-	default:
-		s.acc, err = types.Arith("+", s.t, s.acc, v)
-	}
+	s.acc, err = types.Arith("+", s.t, s.acc, v)
 	return err
 }
 
@@ -595,32 +594,21 @@ func (s *sumAgg) result() (types.Value, error) {
 			return nil, err
 		}
 	}
+	if s.ovf != nil {
+		return nil, s.ovf
+	}
 	return s.acc, nil
 }
 
-// avgAgg is avg: the sum divided by the count (numeric division for
-// integers and numeric, float8 for floats).
+// avgAgg is avg over integers and numeric: the numeric sum divided by
+// the count (floats: floatAvg, floatavg.go).
 type avgAgg struct{ sum sumAgg }
 
-func (a *avgAgg) add(v types.Value) error {
-	if a.sum.t == plan.Float8 && a.sum.acc == nil {
-		a.sum.n++
-		a.sum.fg.Add(v.(float64))
-		a.sum.acc = v
-		return nil
-	}
-	return a.sum.add(v)
-}
+func (a *avgAgg) add(v types.Value) error { return a.sum.add(v) }
 
 func (a *avgAgg) result() (types.Value, error) {
 	if a.sum.n == 0 {
 		return nil, nil
-	}
-	if a.sum.t == plan.Float8 {
-		if err := a.sum.fg.Check("avg", 53); err != nil && !a.sum.ordered {
-			return nil, err
-		}
-		return types.Arith("/", plan.Float8, a.sum.acc, float64(a.sum.n))
 	}
 	return types.DivDecimal(a.sum.decimal(), types.DecimalFromInt(a.sum.n))
 }

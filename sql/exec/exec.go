@@ -137,6 +137,13 @@ type env struct {
 	winStacked map[*plan.Window]bool
 	// joinNeed is joinNeeds of the statement's plan (joinneed.go).
 	joinNeed map[*plan.Join]plan.ColSet
+	// held is the memory of what is kept until the statement ends (the
+	// hash tables of joinkeep.go), given back when Run returns.
+	held []*memAcct
+	// shown are the sorts ordering the result (sortties.go).
+	shown map[*plan.Sort]bool
+	// hashBuilds counts the hash join tables built (tests read it).
+	hashBuilds int
 }
 
 func newEnv(ctx context.Context, src Source, md *plan.Metadata, limit int64, params []types.Value) *env {
@@ -200,6 +207,12 @@ func Prepare(q *plan.Query) (*Prepared, error) {
 // query's output columns in order). The batch is reused after emit
 // returns.
 func (p *Prepared) Run(ctx context.Context, src Source, opts Options, emit func(*Batch) error) error {
+	_, err := p.run(ctx, src, opts, emit)
+	return err
+}
+
+// run is Run, returning the statement's state for tests' counters.
+func (p *Prepared) run(ctx context.Context, src Source, opts Options, emit func(*Batch) error) (*env, error) {
 	lim := opts.WorkMem
 	if lim <= 0 {
 		lim = DefaultWorkMem
@@ -213,14 +226,20 @@ func (p *Prepared) Run(ctx context.Context, src Source, opts Options, emit func(
 	}
 	e.winNeed, e.winStacked = windowNeeds(p.root)
 	e.joinNeed = joinNeeds(p.root)
+	e.shown = shownSorts(p.root)
 	op, err := e.build(p.root)
 	if err != nil {
-		return err
+		return e, err
 	}
 	if e.foldErr != nil {
-		return e.foldErr
+		return e, e.foldErr
 	}
-	return op.run(func(b *Batch) error {
+	defer func() {
+		for _, m := range e.held {
+			m.done()
+		}
+	}()
+	return e, op.run(func(b *Batch) error {
 		if err := e.check(); err != nil {
 			return err
 		}
@@ -275,7 +294,7 @@ func (e *env) build(rel plan.Rel) (operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &sortOp{e: e, in: in, keys: x.Keys}, nil
+		return &sortOp{e: e, in: in, keys: x.Keys, shown: e.shown[x]}, nil
 	case *plan.Limit:
 		return e.buildLimit(x)
 	case *plan.Distinct:

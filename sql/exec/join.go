@@ -46,6 +46,10 @@ type joinOp struct {
 	// table (semibuild.go), the left columns it holds marked in keepL.
 	buildLeft bool
 	keepL     []bool
+	// keep: in a correlated subquery or a LATERAL's right side, the
+	// side reading no outer column is built once (joinkeep.go; nil:
+	// none).
+	keep *joinKeep
 }
 
 func (e *env) buildJoin(j *plan.Join) (operator, error) {
@@ -138,6 +142,7 @@ func (e *env) buildJoin(j *plan.Join) (operator, error) {
 			}
 		}
 	}
+	op.keep = e.keepFor(j, op)
 	return op, nil
 }
 
@@ -290,6 +295,7 @@ const joinRowBytes = 24 + 16 + 24
 // the join may spill (joinspill.go), it moves what it holds and the rest
 // of right into partition files instead and returns those (ht nil).
 func (j *joinOp) build(mem *memAcct, right operator, depth int) (*hashTable, *joinSpill, error) {
+	j.e.hashBuilds++
 	rw := len(right.cols())
 	ht := &hashTable{h: newValueHasher(), oids: j.keyTypes, cols: make([]chunked, rw), keys: make([]chunked, len(j.rkeys))}
 	keepNull := j.kind == plan.RightJoin || j.kind == plan.FullJoin
@@ -451,6 +457,12 @@ func (j *joinOp) runOn(left, right operator, depth int, emit func(*Batch) error)
 		}
 		// The left side passed the working memory: join as usual.
 	}
+	if depth == 0 && j.keep != nil && !j.keep.off {
+		if done, err := j.runKept(left, right, emit); done || err != nil { // joinkeep.go
+			return err
+		}
+		// The side kept did not fit its share: join as usual.
+	}
 	e := j.e
 	mem := &memAcct{e: e}
 	defer mem.done()
@@ -464,6 +476,13 @@ func (j *joinOp) runOn(left, right operator, depth int, emit func(*Batch) error)
 	if sp != nil {
 		return spillErr(e, "hash join", sp.join(mem, left, right, depth, emit))
 	}
+	return j.probe(mem, ht, left, emit)
+}
+
+// probe streams left through ht (the right side's rows), emitting the
+// pairs that pass and, per the join's kind, the rows left unmatched.
+func (j *joinOp) probe(mem *memAcct, ht *hashTable, left operator, emit func(*Batch) error) error {
+	e := j.e
 	switch j.kind {
 	case plan.InnerJoin, plan.SemiJoin, plan.RightJoin:
 		if s, col, f := j.keyFilterFor(ht, left, j.lkeyCols, mem); f != nil {
@@ -471,10 +490,10 @@ func (j *joinOp) runOn(left, right operator, depth int, emit func(*Batch) error)
 			defer func() { s.keySteps = s.keySteps[:len(s.keySteps)-1] }()
 		}
 	}
-	lw, rw := len(left.cols()), len(right.cols())
+	lw, rw := len(left.cols()), len(ht.cols)
 	semi := j.kind == plan.SemiJoin || j.kind == plan.AntiJoin
 	out := &joinOut{outL: j.outL, outR: j.outR, ht: ht, emit: emit}
-	err = left.run(func(b *Batch) error {
+	err := left.run(func(b *Batch) error {
 		if err := e.check(); err != nil {
 			return err
 		}

@@ -65,6 +65,18 @@ func (j *joinOp) runBuildLeft(left, right operator, emit func(*Batch) error) (do
 // probeBuiltLeft streams right through ht (the left rows), marking in
 // ht.matched the left rows a right row matches.
 func (j *joinOp) probeBuiltLeft(ht *hashTable, right operator) error {
+	return j.streamBuiltLeft(ht, right, true, func(_ *Batch, l, _ int) error {
+		ht.matched[l] = true
+		return nil
+	}, nil)
+}
+
+// streamBuiltLeft streams right through ht (left rows), calling pass
+// for each pair of a left row and a row of the right batch b whose keys
+// are equal and whose residual holds (a batch of candidate pairs at a
+// time), and end (when set) after each right batch. skipMatched: a left
+// row marked in ht.matched is not paired again.
+func (j *joinOp) streamBuiltLeft(ht *hashTable, right operator, skipMatched bool, pass func(b *Batch, l, r int) error, end func(b *Batch) error) error {
 	lw, rw := len(ht.cols), len(right.cols())
 	return right.run(func(b *Batch) error {
 		if err := j.e.check(); err != nil {
@@ -76,13 +88,15 @@ func (j *joinOp) probeBuiltLeft(ht *hashTable, right operator) error {
 		}
 		var pl, pr []int // candidate pairs: left (built) row, right row of b
 		process := func() error {
-			pass, err := j.checkBuiltLeft(b, ht, pl, pr, lw, rw)
+			passed, err := j.checkBuiltLeft(b, ht, pl, pr, lw, rw)
 			if err != nil {
 				return err
 			}
-			for k, p := range pass {
+			for k, p := range passed {
 				if p {
-					ht.matched[pl[k]] = true
+					if err := pass(b, pl[k], pr[k]); err != nil {
+						return err
+					}
 				}
 			}
 			pl, pr = pl[:0], pr[:0]
@@ -94,7 +108,7 @@ func (j *joinOp) probeBuiltLeft(ht *hashTable, right operator) error {
 			}
 			h := ht.hashRow(keys, i)
 			for r := int(ht.head[h&ht.mask]) - 1; r >= 0; r = int(ht.next[r]) - 1 {
-				if ht.matched[r] || ht.hashes[r] != h || !ht.equalTo(r, keys, i) {
+				if (skipMatched && ht.matched[r]) || ht.hashes[r] != h || !ht.equalTo(r, keys, i) {
 					continue
 				}
 				pl, pr = append(pl, r), append(pr, i)
@@ -105,7 +119,13 @@ func (j *joinOp) probeBuiltLeft(ht *hashTable, right operator) error {
 				}
 			}
 		}
-		return process()
+		if err := process(); err != nil {
+			return err
+		}
+		if end != nil {
+			return end(b)
+		}
+		return nil
 	})
 }
 

@@ -30,6 +30,8 @@ type sortOp struct {
 	// keys with the row before it (limitorder.go).
 	trackTies bool
 	tieFlags  []bool
+	// shown: the sort orders the statement's result (sortties.go).
+	shown bool
 }
 
 func (s *sortOp) cols() []plan.ColumnID { return s.in.cols() }
@@ -53,10 +55,13 @@ func (s *sortOp) run(emit func(*Batch) error) error {
 	if s.trackTies {
 		emit = s.flagTies(keys, emit)
 	}
-	if s.bound > 0 {
-		return s.runTopN(keys, s.bound, emit)
-	}
-	if e.tempDir != "" {
+	if s.bound > 0 || e.tempDir != "" {
+		if s.shown {
+			emit = s.checkTies(keys, emit) // sortties.go
+		}
+		if s.bound > 0 {
+			return s.runTopN(keys, s.bound, emit)
+		}
 		return s.runExternal(keys, emit) // extsort.go
 	}
 	rs, err := e.collect(s.in, "sort")
@@ -68,6 +73,11 @@ func (s *sortOp) run(emit func(*Batch) error) error {
 		return err
 	}
 	slices.SortStableFunc(rs.rows, func(a, b []types.Value) int { return compareKeys(keys, a, b) })
+	if s.shown {
+		if err := tiesUndetermined(keys, rs.rows); err != nil { // sortties.go: before any row is sent
+			return err
+		}
+	}
 	return e.emitRows(rs.rows, len(s.in.cols()), emit)
 }
 
@@ -109,6 +119,8 @@ type distinctOp struct {
 	sorted    *sortOp
 	trackTies bool
 	tieFlags  []bool
+	// shown: the sort orders the statement's result (sortties.go).
+	shown bool
 }
 
 func (d *distinctOp) cols() []plan.ColumnID { return d.in.cols() }

@@ -515,9 +515,12 @@ func (b *binder) caseExpr(c *pg.CaseExpr, sc *scope, ctx *exprCtx) (Scalar, erro
 }
 
 // colName is the name PostgreSQL gives an output column without an alias
-// (FigureColname).
-func colName(n *pg.Node) string {
+// (FigureColname). b15: the followed major is before 15, where TRUE and
+// FALSE are casts of strings ('t'::bool), named bool (constkey.go).
+func colName(n *pg.Node, b15 bool) string {
 	switch {
+	case b15 && n.GetAConst() != nil && n.GetAConst().GetBoolval() != nil:
+		return "bool"
 	case n.GetColumnRef() != nil:
 		f := n.GetColumnRef().Fields
 		if s := f[len(f)-1].GetString_(); s != nil {
@@ -530,7 +533,7 @@ func colName(n *pg.Node) string {
 		tc := n.GetTypeCast()
 		// the argument's name only when strong: timestamp 'x'::date is
 		// "date", not "timestamp"
-		if name, ok := strongColName(tc.Arg); ok {
+		if name, ok := strongColName(tc.Arg, b15); ok {
 			return name
 		}
 		if k, ok := regTypeOf(tc.TypeName); ok {
@@ -545,7 +548,7 @@ func colName(n *pg.Node) string {
 	case n.GetCaseExpr() != nil:
 		// named after its ELSE when that has a name of its own
 		// (FigureColnameInternal: strength 2)
-		if name, ok := strongColName(n.GetCaseExpr().Defresult); ok {
+		if name, ok := strongColName(n.GetCaseExpr().Defresult, b15); ok {
 			return name
 		}
 		return "case"
@@ -564,11 +567,11 @@ func colName(n *pg.Node) string {
 		if field != "" {
 			return field
 		}
-		return colName(n.GetAIndirection().Arg)
+		return colName(n.GetAIndirection().Arg, b15)
 	case n.GetGroupingFunc() != nil:
 		return "grouping"
 	case n.GetCollateClause() != nil:
-		return colName(n.GetCollateClause().Arg) // FigureColnameInternal looks through COLLATE
+		return colName(n.GetCollateClause().Arg, b15) // FigureColnameInternal looks through COLLATE
 	case n.GetSqlvalueFunction() != nil:
 		return sqlValueName(n.GetSqlvalueFunction())
 	case n.GetCoalesceExpr() != nil:
@@ -596,7 +599,7 @@ func colName(n *pg.Node) string {
 				if rt.Name != "" {
 					return rt.Name
 				}
-				return colName(rt.Val)
+				return colName(rt.Val, b15)
 			}
 		}
 	}
@@ -605,19 +608,27 @@ func colName(n *pg.Node) string {
 
 // strongColName is n's column name when PostgreSQL ranks it strong (a
 // name from a column, function, … — not "?column?", nor a type's or
-// "case" given to a cast or CASE of a nameless expression).
-func strongColName(n *pg.Node) (string, bool) {
+// "case" given to a cast or CASE of a nameless expression). A scalar,
+// EXISTS or ARRAY subquery's name is strong even when it is "?column?"
+// (FigureColnameInternal: 2): CASE … ELSE (SELECT 1) END is "?column?".
+func strongColName(n *pg.Node, b15 bool) (string, bool) {
 	switch {
-	case n == nil:
+	case n == nil, n.GetAConst() != nil:
 		return "", false
 	case n.GetTypeCast() != nil:
-		return strongColName(n.GetTypeCast().Arg)
+		return strongColName(n.GetTypeCast().Arg, b15)
 	case n.GetCaseExpr() != nil:
-		return strongColName(n.GetCaseExpr().Defresult)
+		return strongColName(n.GetCaseExpr().Defresult, b15)
 	case n.GetCollateClause() != nil:
-		return strongColName(n.GetCollateClause().Arg)
+		return strongColName(n.GetCollateClause().Arg, b15)
+	case n.GetSubLink() != nil:
+		switch n.GetSubLink().SubLinkType {
+		case pg.SubLinkType_EXISTS_SUBLINK, pg.SubLinkType_ARRAY_SUBLINK, pg.SubLinkType_EXPR_SUBLINK:
+			return colName(n, b15), true
+		}
+		return "", false
 	}
-	name := colName(n)
+	name := colName(n, b15)
 	return name, name != "?column?"
 }
 

@@ -20,11 +20,9 @@ func (b *binder) before15() bool {
 }
 
 // targetName is the column name of select-list expression n: colName's,
-// but "bool" for a bare TRUE or FALSE before 15 (a cast to bool there,
-// FigureColname's type name; from 15 a constant, "?column?").
+// "bool" for TRUE or FALSE before 15 (a cast to bool there,
+// FigureColname's type name; from 15 a constant, "?column?"), at the top
+// or as a subquery's column: (SELECT true) is bool on 14.
 func (b *binder) targetName(n *pg.Node) string {
-	if c := n.GetAConst(); c != nil && c.GetBoolval() != nil && b.before15() {
-		return "bool"
-	}
-	return colName(n)
+	return colName(n, b.before15())
 }
