@@ -224,6 +224,7 @@ func scanPages(ctx context.Context, p snapshot.Pages, cols []wal.Column, req *ex
 		}
 	}
 	ch := newPageChunker(ctx, req, decs, lf, fn)
+	ch.raw = rawCols(cols, req) // vexec_colcmp.go
 	if req.Reuse {
 		// One batch, refilled once fn has returned (fn keeps none).
 		ch.pool, ch.recycle = newBatchPool(len(req.Ords), 1), true
@@ -373,6 +374,10 @@ type pageChunker struct {
 	slots   [exec.BatchSize]int32
 	done    []bool
 	sel     []int
+	// raw says which vectors a filter's comparison may read from the
+	// typed segments (vexec_colcmp.go; nil: none); und is its scratch.
+	raw []bool
+	und []int
 }
 
 // chunkMin is the least room a batch is refilled with: a batch with less
@@ -428,6 +433,12 @@ func (ch *pageChunker) chunk() error {
 		lf.Begin(sel)
 		var err error
 		for k := range lf.Steps() {
+			if cc := lf.ColCmp(k); cc != nil && ch.raw != nil && ch.raw[cc.Col] && (cc.Col2 < 0 || ch.raw[cc.Col2]) {
+				if sel, err = ch.colCmp(k, cc, sel); err != nil { // vexec_colcmp.go
+					return err
+				}
+				continue
+			}
 			for _, c := range lf.Cols(k) {
 				if !ch.done[c] {
 					if err := ch.decode(c, sel); err != nil {
