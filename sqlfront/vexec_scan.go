@@ -400,9 +400,14 @@ func (ch *pageChunker) add(pv heap.PageView, slot int) error {
 // decode decodes vector c for rows.
 func (ch *pageChunker) decode(c int, rows []int) error {
 	ord, vec, dec := ch.req.Ords[c], ch.b.Vecs[c], ch.decs[c]
+	var last heap.PageView
+	var nulls []uint64
 	for _, i := range rows {
 		pv, slot := ch.pvs[i], int(ch.slots[i])
-		if pv.Nulls(ord)[slot/64]&(1<<(slot%64)) != 0 {
+		if nulls == nil || pv != last {
+			last, nulls = pv, pv.Nulls(ord) // rows of one page come together
+		}
+		if nulls[slot/64]&(1<<(slot%64)) != 0 {
 			vec[i] = nil
 			continue
 		}
@@ -505,15 +510,21 @@ func decoderFor(oid, rel uint32) colDecoder {
 			}
 		}
 		return text
+	// The boxes of integers, dates, timestamps and floats come from slabs
+	// (types.BoxSlab): a scan decodes on one goroutine.
 	case heap.KindInt2, heap.KindInt4, heap.KindInt8:
-		return intDecoder(func(i int64) types.Value { return i }, typed)
+		var box types.BoxSlab[int64]
+		return intDecoder(func(i int64) types.Value { return box.Box(i) }, typed)
 	case heap.KindBool:
 		return intDecoder(func(i int64) types.Value { return i != 0 }, typed)
 	case heap.KindDate:
-		return intDecoder(func(i int64) types.Value { return types.DateVal(i) }, typed)
+		var box types.BoxSlab[types.DateVal]
+		return intDecoder(func(i int64) types.Value { return box.Box(types.DateVal(i)) }, typed)
 	case heap.KindTimestamp, heap.KindTimestampTZ:
-		return intDecoder(func(i int64) types.Value { return types.TimestampVal(i) }, typed)
+		var box types.BoxSlab[types.TimestampVal]
+		return intDecoder(func(i int64) types.Value { return box.Box(types.TimestampVal(i)) }, typed)
 	case heap.KindFloat4, heap.KindFloat8:
+		var box types.BoxSlab[float64]
 		return func(pv heap.PageView, col, slot int) (types.Value, error) {
 			fs := pv.Float64s(col)
 			if fs == nil {
@@ -523,7 +534,7 @@ func decoderFor(oid, rel uint32) colDecoder {
 			if math.IsNaN(f) {
 				return math.Float64frombits(0x7ff8000000000000), nil // types' canonical NaN
 			}
-			return f, nil
+			return box.Box(f), nil
 		}
 	case heap.KindNumeric:
 		var slab types.DecimalSlab // a scan decodes on one goroutine
