@@ -69,6 +69,9 @@ func (r *segReader) at(pv heap.PageView, slot int) (v int64, sc uint8, null, ok 
 // storage): on the segments where they hold the values, through the
 // compiled conjunct (lf.Apply) on decoded values for the other rows.
 func (ch *pageChunker) colCmp(k int, cc *exec.ColCmp, sel []int) ([]int, error) {
+	if cc.Key() {
+		return ch.keyFilter(k, cc, sel)
+	}
 	a := segReader{ord: ch.req.Ords[cc.Col]}
 	var b segReader
 	if cc.Col2 >= 0 {
@@ -97,9 +100,41 @@ func (ch *pageChunker) colCmp(k int, cc *exec.ColCmp, sel []int) ([]int, error) 
 			n++
 		}
 	}
+	return ch.rest(k, cc, sel[:n], und)
+}
+
+// keyFilter applies conjunct k, a join's key filter, to rows sel as
+// colCmp does: the integer and date keys hashed where they lie.
+func (ch *pageChunker) keyFilter(k int, cc *exec.ColCmp, sel []int) ([]int, error) {
+	if cc.KeyOff() {
+		return sel, nil // as the compiled filter: every row kept
+	}
+	a := segReader{ord: ch.req.Ords[cc.Col]}
+	und := ch.und[:0]
+	n, dropped := 0, 0
+	for _, i := range sel {
+		x, _, null, ok := a.at(ch.pvs[i], int(ch.slots[i]))
+		switch {
+		case !ok || a.scales != nil: // a numeric key hashes by its value
+			und = append(und, i)
+		case !null && cc.KeyMayMatch(x):
+			sel[n] = i
+			n++
+		default:
+			dropped++
+		}
+	}
+	cc.KeyCount(len(sel)-len(und), dropped)
+	return ch.rest(k, cc, sel[:n], und)
+}
+
+// rest applies conjunct k (the comparison cc) with lf.Apply to rows und,
+// those colCmp or keyFilter could not judge, and merges the rows it
+// keeps into kept.
+func (ch *pageChunker) rest(k int, cc *exec.ColCmp, kept, und []int) ([]int, error) {
 	ch.und = und
 	if len(und) == 0 {
-		return sel[:n], nil
+		return kept, nil
 	}
 	// The rows left to the compiled conjunct: its columns decoded for
 	// them alone (decoded again for the rows the filter keeps).
@@ -114,7 +149,7 @@ func (ch *pageChunker) colCmp(k int, cc *exec.ColCmp, sel []int) ([]int, error) 
 	if err != nil {
 		return nil, err
 	}
-	return mergeRows(sel[:n], und), nil
+	return mergeRows(kept, und), nil
 }
 
 // mergeRows is the ascending union of a and b (both ascending, disjoint),

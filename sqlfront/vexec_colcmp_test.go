@@ -71,6 +71,14 @@ func TestLateFilterColCmp(t *testing.T) {
 		"SELECT count(*), sum(id) FROM (SELECT * FROM cc WHERE d = e) x",
 		"SELECT id, n, m, d FROM cc WHERE n > 9 AND d > date '1996-09-20' ORDER BY id",
 		"SELECT count(*), sum(n), sum(m) FROM cc a WHERE a.m < 5 AND EXISTS (SELECT 1 FROM cc b WHERE b.id = a.id + 1 AND b.d > a.e)",
+		// A join's key filter on the probe side's scan, hashed from the
+		// typed segments: integer, bigint and date keys (NULLs among them),
+		// a numeric key (left to the compiled filter).
+		"SELECT count(*), sum(a.id) FROM cc a JOIN (SELECT * FROM cc WHERE id % 97 = 0) b ON a.i = b.i WHERE a.d > date '1994-06-01'",
+		"SELECT count(*), sum(a.id) FROM cc a JOIN (SELECT * FROM cc WHERE id % 89 = 0) b ON a.b = b.b",
+		"SELECT count(*), sum(a.id) FROM cc a JOIN (SELECT * FROM cc WHERE id % 83 = 0) b ON a.d = b.e WHERE a.m > 1",
+		"SELECT count(*), sum(a.id) FROM cc a JOIN (SELECT * FROM cc WHERE id % 79 = 0) b ON a.n = b.m",
+		"SELECT count(*), sum(a.id) FROM cc a WHERE a.e < date '1995-01-01' AND a.i IN (SELECT i FROM cc WHERE id % 101 = 0)",
 	}
 	t.Run("warm", func(t *testing.T) { lateQueriesCheck(t, newRig(t, []string{"public.cc"}, setup), queries) })
 	t.Run("cold", func(t *testing.T) {

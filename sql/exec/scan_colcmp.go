@@ -37,7 +37,29 @@ type ColCmp struct {
 	// (a date against a timestamp with a time of day, whose day Const is).
 	mask     uint8
 	eqIsLess bool
+	// key, when set, makes it a join's key filter on vector Col
+	// (joinfilter.go) instead: KeyMayMatch, on integer and date keys.
+	key *keyFilter
 }
+
+// Key says whether c is a join's key filter: a row is kept where its
+// integer or date key (not a numeric: KeyMayMatch hashes the integer)
+// may match (KeyMayMatch), dropped where it is NULL; while KeyOff, every
+// row is kept; KeyCount counts the rows judged.
+func (c *ColCmp) Key() bool { return c.key != nil }
+
+// KeyMayMatch says whether an integer or date key v may match a build
+// row (it hashes as valueHasher hashes the key's value).
+func (c *ColCmp) KeyMayMatch(v int64) bool {
+	h := c.key.h.mix64(uint64(v)) & c.key.mask
+	return c.key.bits[h/64]&(1<<(h%64)) != 0
+}
+
+// KeyOff says whether the key filter has stopped (it keeps every row).
+func (c *ColCmp) KeyOff() bool { return c.key.off.Load() }
+
+// KeyCount counts seen rows judged, dropped of them dropped.
+func (c *ColCmp) KeyCount(seen, dropped int) { c.key.count(seen, dropped) }
 
 // Holds says whether the conjunct is true for a left value a/10^sa and
 // a right value b/10^sb (ok=false: the scales are too far apart to
