@@ -67,7 +67,7 @@ func (c *ColCmp) KeyCount(seen, dropped int) { c.key.count(seen, dropped) }
 func (c *ColCmp) Holds(a int64, sa uint8, b int64, sb uint8) (holds, ok bool) {
 	var s int
 	if sa == sb {
-		s = cmpInt64(a, b)
+		s = cmpInt(a, b)
 	} else if s, ok = cmpScaled(a, sa, b, sb); !ok {
 		return false, false
 	}
@@ -75,16 +75,6 @@ func (c *ColCmp) Holds(a int64, sa uint8, b int64, sb uint8) (holds, ok bool) {
 		s = -1
 	}
 	return c.mask&(1<<(s+1)) != 0, true
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // cmpScaled compares a/10^sa with b/10^sb by bringing both to the larger
@@ -99,7 +89,7 @@ func cmpScaled(a int64, sa uint8, b int64, sb uint8) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	return cmpInt64(x, b), true
+	return cmpInt(x, b), true
 }
 
 // cmpMasks are the signs each comparison operator is true for (bit
