@@ -104,6 +104,12 @@ func lateFilterCheck(t *testing.T, r *rig) {
 		"SELECT id, s, n FROM lf WHERE a > 97 ORDER BY s, id",
 		"SELECT s, count(*), sum(n), max(x) FROM lf GROUP BY s ORDER BY s",
 	}
+	lateQueriesCheck(t, r, queries)
+}
+
+// lateQueriesCheck compares the answers (or SQLSTATEs) of queries on r
+// with PostgreSQL's.
+func lateQueriesCheck(t *testing.T, r *rig, queries []string) {
 	ctx := context.Background()
 	pgc := connectMode(t, r.pgURL, pgx.QueryExecModeSimpleProtocol)
 	defer pgc.Close(ctx)

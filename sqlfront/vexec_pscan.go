@@ -74,6 +74,7 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 			return true, err
 		}
 	}
+	raw := rawCols(cols, req) // vexec_colcmp.go: read only, shared
 	units := make([]pscanResult, (n+pscanUnitPages-1)/pscanUnitPages)
 	for u := range units {
 		units[u].done = make(chan struct{})
@@ -108,7 +109,7 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 					return
 				}
 				r := &units[u]
-				r.batches, r.err = scanUnit(wctx, p, rd, u, req, decs, f, pool, agg)
+				r.batches, r.err = scanUnit(wctx, p, rd, u, req, decs, raw, f, pool, agg)
 				if r.err == nil && len(r.batches) == 0 {
 					r.freed = true
 					<-tokens // nothing held for the reader
@@ -147,7 +148,7 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 // of the decoding, which would end the process on a worker goroutine, is
 // its error). With agg, the batches are aggregated on the worker: only
 // those agg leaves rows in are handed on.
-func scanUnit(ctx context.Context, p snapshot.Pages, rd *heap.ColReader, u int, req *exec.ScanRequest, decs []colDecoder, f *exec.LateFilter, pool *batchPool, agg *exec.AggWorker) (out []*exec.Batch, err error) {
+func scanUnit(ctx context.Context, p snapshot.Pages, rd *heap.ColReader, u int, req *exec.ScanRequest, decs []colDecoder, raw []bool, f *exec.LateFilter, pool *batchPool, agg *exec.AggWorker) (out []*exec.Batch, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, fmt.Errorf("scan %s: %v", req.Table.Name, r)
@@ -167,6 +168,7 @@ func scanUnit(ctx context.Context, p snapshot.Pages, rd *heap.ColReader, u int, 
 		return nil
 	})
 	ch.pool = pool // handed back by the scan's goroutine once read
+	ch.raw = raw
 	from := u * pscanUnitPages
 	if err := ch.pages(p.Heap, rd, from, min(from+pscanUnitPages, p.Heap.NumPages())); err != nil {
 		return nil, err

@@ -224,6 +224,7 @@ func scanPages(ctx context.Context, p snapshot.Pages, cols []wal.Column, req *ex
 		}
 	}
 	ch := newPageChunker(ctx, req, decs, lf, fn)
+	ch.raw = rawCols(cols, req) // vexec_colcmp.go
 	if req.Reuse {
 		// One batch, refilled once fn has returned (fn keeps none).
 		ch.pool, ch.recycle = newBatchPool(len(req.Ords), 1), true
@@ -373,6 +374,10 @@ type pageChunker struct {
 	slots   [exec.BatchSize]int32
 	done    []bool
 	sel     []int
+	// raw says which vectors a filter's comparison may read from the
+	// typed segments (vexec_colcmp.go; nil: none); und is its scratch.
+	raw []bool
+	und []int
 }
 
 // chunkMin is the least room a batch is refilled with: a batch with less
@@ -395,9 +400,14 @@ func (ch *pageChunker) add(pv heap.PageView, slot int) error {
 // decode decodes vector c for rows.
 func (ch *pageChunker) decode(c int, rows []int) error {
 	ord, vec, dec := ch.req.Ords[c], ch.b.Vecs[c], ch.decs[c]
+	var last heap.PageView
+	var nulls []uint64
 	for _, i := range rows {
 		pv, slot := ch.pvs[i], int(ch.slots[i])
-		if pv.Nulls(ord)[slot/64]&(1<<(slot%64)) != 0 {
+		if nulls == nil || pv != last {
+			last, nulls = pv, pv.Nulls(ord) // rows of one page come together
+		}
+		if nulls[slot/64]&(1<<(slot%64)) != 0 {
 			vec[i] = nil
 			continue
 		}
@@ -428,6 +438,12 @@ func (ch *pageChunker) chunk() error {
 		lf.Begin(sel)
 		var err error
 		for k := range lf.Steps() {
+			if cc := lf.ColCmp(k); cc != nil && ch.raw != nil && ch.raw[cc.Col] && (cc.Col2 < 0 || ch.raw[cc.Col2]) {
+				if sel, err = ch.colCmp(k, cc, sel); err != nil { // vexec_colcmp.go
+					return err
+				}
+				continue
+			}
 			for _, c := range lf.Cols(k) {
 				if !ch.done[c] {
 					if err := ch.decode(c, sel); err != nil {
@@ -494,15 +510,21 @@ func decoderFor(oid, rel uint32) colDecoder {
 			}
 		}
 		return text
+	// The boxes of integers, dates, timestamps and floats come from slabs
+	// (types.BoxSlab): a scan decodes on one goroutine.
 	case heap.KindInt2, heap.KindInt4, heap.KindInt8:
-		return intDecoder(func(i int64) types.Value { return i }, typed)
+		var box types.BoxSlab[int64]
+		return intDecoder(func(i int64) types.Value { return box.Box(i) }, typed)
 	case heap.KindBool:
 		return intDecoder(func(i int64) types.Value { return i != 0 }, typed)
 	case heap.KindDate:
-		return intDecoder(func(i int64) types.Value { return types.DateVal(i) }, typed)
+		var box types.BoxSlab[types.DateVal]
+		return intDecoder(func(i int64) types.Value { return box.Box(types.DateVal(i)) }, typed)
 	case heap.KindTimestamp, heap.KindTimestampTZ:
-		return intDecoder(func(i int64) types.Value { return types.TimestampVal(i) }, typed)
+		var box types.BoxSlab[types.TimestampVal]
+		return intDecoder(func(i int64) types.Value { return box.Box(types.TimestampVal(i)) }, typed)
 	case heap.KindFloat4, heap.KindFloat8:
+		var box types.BoxSlab[float64]
 		return func(pv heap.PageView, col, slot int) (types.Value, error) {
 			fs := pv.Float64s(col)
 			if fs == nil {
@@ -512,7 +534,7 @@ func decoderFor(oid, rel uint32) colDecoder {
 			if math.IsNaN(f) {
 				return math.Float64frombits(0x7ff8000000000000), nil // types' canonical NaN
 			}
-			return f, nil
+			return box.Box(f), nil
 		}
 	case heap.KindNumeric:
 		var slab types.DecimalSlab // a scan decodes on one goroutine

@@ -130,7 +130,7 @@ const (
 // where the key may match, false where it is NULL or cannot. It may run
 // on several goroutines (parallel scan workers) at once.
 func (f *keyFilter) step(col int) lateStep {
-	return lateStep{cols: []int{col}, eval: func(b *Batch, sel []int, res []types.Value) error {
+	return lateStep{cols: []int{col}, cmp: &ColCmp{Col: col, Col2: -1, key: f}, eval: func(b *Batch, sel []int, res []types.Value) error {
 		if f.off.Load() {
 			for _, i := range sel {
 				res[i] = true
@@ -153,10 +153,16 @@ func (f *keyFilter) step(col int) lateStep {
 				dropped++
 			}
 		}
-		seen, gone := f.seen.Add(int64(len(sel))), f.dropped.Add(int64(dropped))
-		if seen >= keyFilterProbe && gone < seen/keyFilterUseless {
-			f.off.Store(true)
-		}
+		f.count(len(sel), dropped)
 		return nil
 	}}
+}
+
+// count counts n rows judged, dropped of them dropped, and stops the
+// filter once it has judged enough rows and dropped too few of them.
+func (f *keyFilter) count(n, dropped int) {
+	seen, gone := f.seen.Add(int64(n)), f.dropped.Add(int64(dropped))
+	if seen >= keyFilterProbe && gone < seen/keyFilterUseless {
+		f.off.Store(true)
+	}
 }

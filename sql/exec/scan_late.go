@@ -46,6 +46,7 @@ type LateFilter struct {
 type lateStep struct {
 	cols []int // the batch vectors the conjunct reads
 	eval vexpr
+	cmp  *ColCmp // the conjunct as a comparison of scaled integers, or nil (scan_colcmp.go)
 }
 
 // lateFilter splits a scan's filter (nil when a conjunct reads anything
@@ -87,7 +88,7 @@ func (e *env) lateFilter(s *plan.Scan) (*LateFilter, error) {
 		if err != nil {
 			return nil, err
 		}
-		f.steps = append(f.steps, lateStep{cols: cols, eval: ev})
+		f.steps = append(f.steps, lateStep{cols: cols, eval: ev, cmp: e.colCmp(cj, lay)})
 	}
 	return f, nil
 }
