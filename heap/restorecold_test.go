@@ -321,3 +321,59 @@ func TestRestoreColdDroppedHeapCollected(t *testing.T) {
 		runtime.Gosched()
 	}
 }
+
+// TestRestoreColdPageCache: with a page file, a page of a mapped restore
+// read before the warmer reaches it is decoded once and then served from
+// the page cache to later snapshots (before, every snapshot decoded its
+// image from the checkpoint again); Warm drops the cached decode when it
+// replaces the page, and the rows stay the source's throughout.
+func TestRestoreColdPageCache(t *testing.T) {
+	r := rand.New(rand.NewPCG(seed.Or(t, seedFlag, 25), 19))
+	pf := testPageFile(t, 4<<20)
+	cfg := Config{PageRows: 64, PageBytes: 4096, Pages: pf}
+	src, store := coldSource(t, r, Config{PageRows: cfg.PageRows, PageBytes: cfg.PageBytes})
+	defer src.Close()
+	ocfg := cfg
+	ocfg.RestoreCold = true
+	g, err := Open(modelSchema, ocfg, store, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	a := src.Snapshot()
+	defer a.Release()
+	id := MakeRowID(3, 1)
+	want, ok := a.Row(nil, id)
+	if !ok {
+		t.Fatalf("the source has no row %v", id)
+	}
+	for i := range 3 {
+		b := g.Snapshot()
+		got, ok := b.Row(nil, id)
+		b.Release()
+		if !ok || string(got) != string(want) {
+			t.Fatalf("read %d: row %v = %q, want %q", i, id, got, want)
+		}
+		if n := g.Thaws(); n != 1 {
+			t.Fatalf("after %d reads of one restored page through new snapshots: %d decodes, want 1", i+1, n)
+		}
+	}
+	if st := pf.Cache().Stats(); st.Pages != 1 {
+		t.Fatalf("page cache holds %d pages, want the one read", st.Pages)
+	}
+	for {
+		_, done, err := g.Warm(16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done {
+			break
+		}
+	}
+	if st := pf.Cache().Stats(); st.Pages != 0 {
+		t.Fatalf("after warming, the page cache still holds %d pages of the checkpoint", st.Pages)
+	}
+	b := g.Snapshot()
+	defer b.Release()
+	sameHeaps(t, a, b)
+}
