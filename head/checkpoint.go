@@ -689,6 +689,7 @@ func restoreCounting(opts Options, prog *restoreProgress) *Model {
 	if prog == nil {
 		prog = &m.restoring
 	}
+	start := time.Now()
 	err := m.restore(prog)
 	if err != nil {
 		if p.Logger != nil && !errors.Is(err, badger.ErrKeyNotFound) {
@@ -697,7 +698,9 @@ func restoreCounting(opts Options, prog *restoreProgress) *Model {
 		return New(opts)
 	}
 	if p.Logger != nil {
-		p.Logger.Info("in-memory HEAD restored from its checkpoint", "lsn", m.LSN(), "tables", len(m.tables))
+		p.Logger.Info("in-memory HEAD restored from its checkpoint", "lsn", m.LSN(), "tables", len(m.tables),
+			"took", time.Since(start).Round(time.Millisecond), "index_keys", time.Duration(prog.indexKeys.Load()).Round(time.Millisecond),
+			"heaps", time.Duration(prog.heaps.Load()).Round(time.Millisecond))
 	}
 	return m
 }
@@ -770,6 +773,8 @@ func (m *Model) restore(prog *restoreProgress) error {
 		}
 		prog.done.Store(0)
 		prog.total.Store(int64(total))
+		prog.indexKeys.Store(0)
+		prog.heaps.Store(0)
 		hcfg := m.opts.Heap
 		hcfg.Restored = &prog.done
 		// Mapped, not decoded: the pages come back cold and the warmer
@@ -788,8 +793,10 @@ func (m *Model) restore(prog *restoreProgress) error {
 				err error
 			}
 			hc := make(chan opened, 1)
+			started := time.Now()
 			go func() {
 				hp, err := heap.OpenGen(t.hp.Schema(), hcfg, p.DB.HeapPages(), tr.Name, pos.Gen)
+				prog.heaps.Add(int64(time.Since(started)))
 				hc <- opened{hp, err}
 			}()
 			var ix *radixindex.Index
@@ -798,6 +805,7 @@ func (m *Model) restore(prog *restoreProgress) error {
 			} else {
 				ix, err = restoreIndexImage(bdb, t, pos.Gen, tr)
 			}
+			prog.indexKeys.Add(int64(time.Since(started)))
 			ho := <-hc
 			if ho.err != nil {
 				return fmt.Errorf("heap of %s: %w", tr.Name, ho.err)
