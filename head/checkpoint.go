@@ -874,10 +874,16 @@ func (f frozenKeys) encode(dst []byte) []byte { return encodeKeyPages(dst, f.pag
 // encodeKeyPagesTo writes what encodeKeyPages appends to w, a page at a
 // time through a buffer of about 64 KiB.
 func encodeKeyPagesTo(w io.Writer, pages []*keyPage) error {
+	return writeKeyPages(w, binary.AppendUvarint(nil, uint64(len(pages))), pages, appendKeyPage)
+}
+
+// writeKeyPages writes head, then every page as appendPage appends it, to
+// w through a buffer of about 64 KiB.
+func writeKeyPages(w io.Writer, head []byte, pages []*keyPage, appendPage func([]byte, *keyPage) []byte) error {
 	const flushAt = 64 << 10
-	buf := binary.AppendUvarint(make([]byte, 0, 2*flushAt), uint64(len(pages)))
+	buf := append(make([]byte, 0, 2*flushAt), head...)
 	for _, p := range pages {
-		buf = appendKeyPage(buf, p)
+		buf = appendPage(buf, p)
 		if len(buf) >= flushAt {
 			if _, err := w.Write(buf); err != nil {
 				return err

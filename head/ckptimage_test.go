@@ -51,23 +51,7 @@ func TestKeyImageRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed(t), 21))
 	var s keyStore
 	want := map[heap.RowID][]byte{}
-	churn := func(s *keyStore, want map[heap.RowID][]byte, n int) {
-		for range n {
-			id := heap.MakeRowID(uint32(rng.IntN(40)), rng.IntN(300))
-			switch rng.IntN(5) {
-			case 0:
-				s.drop(id)
-				delete(want, id)
-			default:
-				k := binary.BigEndian.AppendUint64(nil, rng.Uint64())
-				if rng.IntN(20) == 0 {
-					k = append(k, bytes.Repeat([]byte{'v'}, rng.IntN(40))...) // another length
-				}
-				s.set(id, k)
-				want[id] = k
-			}
-		}
-	}
+	churn := func(s *keyStore, want map[heap.RowID][]byte, n int) { churnKeys(rng, s, want, n, 20) }
 	check := func(what string, s *keyStore, want map[heap.RowID][]byte) {
 		t.Helper()
 		for p := range uint32(41) {

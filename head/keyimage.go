@@ -33,27 +33,17 @@ const (
 // writeKeyImage writes pages in the image format to w, a page at a time
 // through a buffer of about 64 KiB.
 func writeKeyImage(w io.Writer, pages []*keyPage) error {
-	const flushAt = 64 << 10
-	buf := append(make([]byte, 0, 2*flushAt), keyImageMagic...)
-	buf = append(buf, keyImageVersion)
-	buf = binary.LittleEndian.AppendUint32(buf, uint32(len(pages)))
-	buf = binary.LittleEndian.AppendUint64(buf, xxh3.Hash(buf))
-	for _, p := range pages {
-		at := len(buf)
-		buf = append(buf, make([]byte, 12)...)
-		buf = appendKeyPageImage(buf, p)
-		body := buf[at+12:]
-		binary.LittleEndian.PutUint32(buf[at:], uint32(len(body)))
-		binary.LittleEndian.PutUint64(buf[at+4:], xxh3.Hash(body))
-		if len(buf) >= flushAt {
-			if _, err := w.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-		}
-	}
-	_, err := w.Write(buf)
-	return err
+	head := append([]byte(keyImageMagic), keyImageVersion)
+	head = binary.LittleEndian.AppendUint32(head, uint32(len(pages)))
+	head = binary.LittleEndian.AppendUint64(head, xxh3.Hash(head))
+	return writeKeyPages(w, head, pages, func(dst []byte, p *keyPage) []byte {
+		at := len(dst)
+		dst = appendKeyPageImage(append(dst, make([]byte, 12)...), p)
+		body := dst[at+12:]
+		binary.LittleEndian.PutUint32(dst[at:], uint32(len(body)))
+		binary.LittleEndian.PutUint64(dst[at+4:], xxh3.Hash(body))
+		return dst
+	})
 }
 
 func appendKeyPageImage(dst []byte, p *keyPage) []byte {

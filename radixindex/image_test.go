@@ -17,20 +17,7 @@ import (
 // original (free slots reused), checked against the model.
 func TestImageRoundTrip(t *testing.T) {
 	forEachGen(t, 400, func(t *testing.T, rng *rand.Rand, g keyGen, seed uint64) {
-		rs := &rows{}
-		tr := New(rs.keyOf)
-		m := &model{ids: map[string]uint64{}}
-		for range 3000 {
-			k := g.gen(rng)
-			if rng.IntN(3) == 0 {
-				tr.Delete(k)
-				m.del(string(k))
-				continue
-			}
-			id := rs.add(k)
-			tr.Put(k, id)
-			m.put(string(k), id)
-		}
+		rs, tr, m := churnTree(rng, g, 3000, 3)
 		var buf bytes.Buffer
 		n, err := tr.WriteImage(&buf, 11)
 		if err != nil || n != int64(buf.Len()) {
