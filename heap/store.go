@@ -311,7 +311,7 @@ type CheckpointStats struct {
 	TotalPages   int
 	// Batches is the number of PutImages calls; PeakBatchBytes the most
 	// image bytes one of them held (at most the batch ceiling plus one
-	// image).
+	// image, or one summary segment).
 	Batches        int
 	PeakBatchBytes int
 }
@@ -505,6 +505,14 @@ func (c *Cut) Write(store PageStore, table string, gen uint64, opts WriteOptions
 		prev = nil // restored from a checkpoint cut otherwise
 	}
 	m.segs, err = summarySegments(v, m.segPages, prev, gen, func(im PageImage) error {
+		// A segment (up to ≈ 500 KB) joins a batch only while both fit
+		// the ceiling: a batch holds at most the ceiling plus one image,
+		// or one segment alone.
+		if held > 0 && held+len(im.Data) > limit {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
 		batch = append(batch, im)
 		held += len(im.Data)
 		st.SummaryBytes += len(im.Data)
