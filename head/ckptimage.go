@@ -9,6 +9,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/sidecar-dev/sidecar/heap"
+	"github.com/sidecar-dev/sidecar/internal/invariants"
 	"github.com/sidecar-dev/sidecar/radixindex"
 )
 
@@ -57,6 +58,15 @@ func restoreIndexImage(bdb *badger.DB, t *Table, gen uint64, tr tableRecord) (*r
 		return nil, ierr
 	}
 	t.keys = ks
+	if invariants.Enabled {
+		// INVARIANT: an image restores the tree its writer froze (the
+		// checksums stand for its structure; Verify reads it through the
+		// keys restored beside it).
+		ix.View(func(tr *radixindex.Tree, _ uint64) {
+			err := tr.Verify()
+			invariants.Check(err == nil, "head: restored index image of %s (%d keys) is broken: %v", t.name, tr.Len(), err)
+		})
+	}
 	return ix, nil
 }
 
