@@ -49,9 +49,16 @@ import (
 const (
 	// recordVersion 2 added the streams' checksums; 3 names the heap
 	// manifests by the record's generation (before, one manifest per table
-	// that a checkpoint overwrote). An older record is refused (the model
-	// is rebuilt from the trees once).
-	recordVersion = 3
+	// that a checkpoint overwrote); 4 writes the index and key store as
+	// images (radixindex.WriteImage, writeKeyImage: read back page by page
+	// into place, each page checksummed, instead of decoded node by node
+	// and key by key). Version 3 records are still restored (decoded); an
+	// older record is refused (the model is rebuilt from the trees once),
+	// and so is a version 4 record by a binary from before it.
+	recordVersion = 4
+	// recordStreams is the last record version whose index and key store
+	// are the decoded streams (Tree.WriteCheckpoint, encodeKeyPagesTo).
+	recordStreams = 3
 	chunkBytes    = 1 << 20
 )
 
@@ -59,9 +66,11 @@ var positionKey = []byte{store.PrefixIndex, 'p'}
 
 // position is what the record holds.
 type position struct {
-	Gen    uint64
-	LSN    uint64
-	Tables []tableRecord
+	// version is the record's (not in the JSON: its first byte).
+	version byte
+	Gen     uint64
+	LSN     uint64
+	Tables  []tableRecord
 }
 
 type tableRecord struct {
@@ -116,6 +125,9 @@ type Persist struct {
 	// batchBytes, in tests, is the ceiling on a heap's page images held
 	// at once (0: heap.CheckpointBatchBytes).
 	batchBytes int
+	// streams, in tests, writes version 3 records (the index and key
+	// store as decoded streams), as a binary from before images did.
+	streams bool
 }
 
 // step reports reaching step of a checkpoint to the test hook.
@@ -351,7 +363,10 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 	}
 	m.gen = max(m.gen, top, heapTop) + 1
 	gen := m.gen
-	pos := position{Gen: gen, LSN: uint64(c.lsn)}
+	pos := position{version: recordVersion, Gen: gen, LSN: uint64(c.lsn)}
+	if p.streams {
+		pos.version = recordStreams
+	}
 	names := make([]string, 0, len(c.tables))
 	for i := range c.tables {
 		tc := &c.tables[i]
@@ -383,12 +398,18 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 		wb := bdb.NewWriteBatch()
 		index := &streamWriter{wb: wb, gen: gen, table: name, kind: 'i'}
 		keys := &streamWriter{wb: wb, gen: gen, table: name, kind: 'k'}
-		_, err = tc.index.WriteCheckpoint(index)
+		if p.streams {
+			_, err = tc.index.WriteCheckpoint(index)
+		} else {
+			_, err = tc.index.WriteImage(index)
+		}
 		if err == nil {
 			err = index.close()
 		}
-		if err == nil {
+		if err == nil && p.streams {
 			err = encodeKeyPagesTo(keys, tc.keys.pages)
+		} else if err == nil {
+			err = writeKeyImage(keys, tc.keys.pages)
 		}
 		if err == nil {
 			err = keys.close()
@@ -617,8 +638,11 @@ func encodePosition(p position) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("head checkpoint: encode position: %w", err)
 	}
-	out := []byte{recordVersion}
-	out = append(out, body...)
+	v := p.version
+	if v == 0 {
+		v = recordVersion
+	}
+	out := append([]byte{v}, body...)
 	return binary.BigEndian.AppendUint32(out, crc32.Checksum(out, crcTable)), nil
 }
 
@@ -631,7 +655,7 @@ var ErrCorruptCheckpoint = corrupt.New("corrupt in-memory HEAD checkpoint")
 
 func decodePosition(b []byte) (position, error) {
 	var p position
-	if len(b) < 5 || b[0] != recordVersion {
+	if len(b) < 5 || (b[0] != recordVersion && b[0] != recordStreams) {
 		return p, fmt.Errorf("%w: unknown position record", ErrCorruptCheckpoint)
 	}
 	body, sum := b[:len(b)-4], binary.BigEndian.Uint32(b[len(b)-4:])
@@ -641,6 +665,7 @@ func decodePosition(b []byte) (position, error) {
 	if err := json.Unmarshal(body[1:], &p); err != nil {
 		return p, fmt.Errorf("%w: position record: %w", ErrCorruptCheckpoint, err)
 	}
+	p.version = b[0]
 	return p, nil
 }
 
@@ -664,6 +689,7 @@ func restoreCounting(opts Options, prog *restoreProgress) *Model {
 	if prog == nil {
 		prog = &m.restoring
 	}
+	start := time.Now()
 	err := m.restore(prog)
 	if err != nil {
 		if p.Logger != nil && !errors.Is(err, badger.ErrKeyNotFound) {
@@ -672,7 +698,9 @@ func restoreCounting(opts Options, prog *restoreProgress) *Model {
 		return New(opts)
 	}
 	if p.Logger != nil {
-		p.Logger.Info("in-memory HEAD restored from its checkpoint", "lsn", m.LSN(), "tables", len(m.tables))
+		p.Logger.Info("in-memory HEAD restored from its checkpoint", "lsn", m.LSN(), "tables", len(m.tables),
+			"took", time.Since(start).Round(time.Millisecond), "index_keys", time.Duration(prog.indexKeys.Load()).Round(time.Millisecond),
+			"heaps", time.Duration(prog.heaps.Load()).Round(time.Millisecond))
 	}
 	return m
 }
@@ -745,6 +773,8 @@ func (m *Model) restore(prog *restoreProgress) error {
 		}
 		prog.done.Store(0)
 		prog.total.Store(int64(total))
+		prog.indexKeys.Store(0)
+		prog.heaps.Store(0)
 		hcfg := m.opts.Heap
 		hcfg.Restored = &prog.done
 		// Mapped, not decoded: the pages come back cold and the warmer
@@ -763,11 +793,19 @@ func (m *Model) restore(prog *restoreProgress) error {
 				err error
 			}
 			hc := make(chan opened, 1)
+			started := time.Now()
 			go func() {
 				hp, err := heap.OpenGen(t.hp.Schema(), hcfg, p.DB.HeapPages(), tr.Name, pos.Gen)
+				prog.heaps.Add(int64(time.Since(started)))
 				hc <- opened{hp, err}
 			}()
-			ix, err := restoreIndex(txn, t, pos.Gen, tr)
+			var ix *radixindex.Index
+			if pos.version == recordStreams {
+				ix, err = restoreIndex(txn, t, pos.Gen, tr)
+			} else {
+				ix, err = restoreIndexImage(bdb, t, pos.Gen, tr)
+			}
+			prog.indexKeys.Add(int64(time.Since(started)))
 			ho := <-hc
 			if ho.err != nil {
 				return fmt.Errorf("heap of %s: %w", tr.Name, ho.err)
@@ -836,10 +874,16 @@ func (f frozenKeys) encode(dst []byte) []byte { return encodeKeyPages(dst, f.pag
 // encodeKeyPagesTo writes what encodeKeyPages appends to w, a page at a
 // time through a buffer of about 64 KiB.
 func encodeKeyPagesTo(w io.Writer, pages []*keyPage) error {
+	return writeKeyPages(w, binary.AppendUvarint(nil, uint64(len(pages))), pages, appendKeyPage)
+}
+
+// writeKeyPages writes head, then every page as appendPage appends it, to
+// w through a buffer of about 64 KiB.
+func writeKeyPages(w io.Writer, head []byte, pages []*keyPage, appendPage func([]byte, *keyPage) []byte) error {
 	const flushAt = 64 << 10
-	buf := binary.AppendUvarint(make([]byte, 0, 2*flushAt), uint64(len(pages)))
+	buf := append(make([]byte, 0, 2*flushAt), head...)
 	for _, p := range pages {
-		buf = appendKeyPage(buf, p)
+		buf = appendPage(buf, p)
 		if len(buf) >= flushAt {
 			if _, err := w.Write(buf); err != nil {
 				return err

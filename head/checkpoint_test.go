@@ -286,7 +286,7 @@ func TestCheckpointCorruptMarker(t *testing.T) {
 // format on both sides, which a round trip misses, fails here; a change
 // must bump recordVersion.
 func TestPinnedPosition(t *testing.T) {
-	pos := position{Gen: 3, LSN: 0x1A2B, Tables: []tableRecord{{Name: "public.a",
+	pos := position{version: recordStreams, Gen: 3, LSN: 0x1A2B, Tables: []tableRecord{{Name: "public.a",
 		Relation: &wal.Relation{OID: 7, Schema: "public", Name: "a", Columns: []wal.Column{{Name: "id", TypeOID: 23, TypeName: "int4", TypeMod: -1, Key: true}}},
 		LSN:      0x1A2B, CopiedAt: 0x100, IndexLen: 10, KeysLen: 20, IndexCRC: 1, KeysCRC: 2, IndexLSN: 0x1A00}}}
 	want := "\x03" + `{"Gen":3,"LSN":6699,"Tables":[{"Name":"public.a","Relation":{"OID":7,"Schema":"public","Name":"a","Identity":0,` +
@@ -300,8 +300,21 @@ func TestPinnedPosition(t *testing.T) {
 		t.Fatalf("position record:\n got %q\nwant %q", got, want)
 	}
 	back, err := decodePosition([]byte(want))
-	if err != nil || back.Gen != 3 || back.LSN != 0x1A2B || len(back.Tables) != 1 || back.Tables[0].Relation.Columns[0].Name != "id" || back.Tables[0].IndexLSN != 0x1A00 {
+	if err != nil || back.version != recordStreams || back.Gen != 3 || back.LSN != 0x1A2B || len(back.Tables) != 1 || back.Tables[0].Relation.Columns[0].Name != "id" || back.Tables[0].IndexLSN != 0x1A00 {
 		t.Fatalf("decoded %+v, %v", back, err)
+	}
+	// Version 4 (images): the same JSON under its own version byte.
+	pos.version = 0
+	want4 := "\x04" + want[1:len(want)-4] + "\x00\x00\x00\x00"
+	got, err = encodePosition(pos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got[:len(got)-4]) != want4[:len(want4)-4] {
+		t.Fatalf("version 4 position record:\n got %q\nwant %q", got, want4)
+	}
+	if back, err = decodePosition(got); err != nil || back.version != recordVersion {
+		t.Fatalf("version 4 decoded %+v, %v", back, err)
 	}
 }
 

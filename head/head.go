@@ -121,6 +121,10 @@ type Model struct {
 // many the checkpoint holds.
 type restoreProgress struct {
 	done, total atomic.Int64
+	// indexKeys and heaps are the time (ns) the last restore spent reading
+	// the radix indexes and key stores, and opening the heaps (side by
+	// side per table), for the restore's log line.
+	indexKeys, heaps atomic.Int64
 }
 
 // RestoreProgress is how many of the checkpoint's heap pages the running

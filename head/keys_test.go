@@ -122,23 +122,7 @@ func TestKeyStoreFreeze(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(7), 11))
 	var s keyStore
 	want := map[heap.RowID][]byte{}
-	churn := func(n int) {
-		for range n {
-			id := heap.MakeRowID(uint32(rng.IntN(40)), rng.IntN(300))
-			switch rng.IntN(5) {
-			case 0:
-				s.drop(id)
-				delete(want, id)
-			default:
-				k := binary.BigEndian.AppendUint64(nil, rng.Uint64())
-				if rng.IntN(10) == 0 {
-					k = append(k, bytes.Repeat([]byte{'v'}, rng.IntN(40))...) // another length
-				}
-				s.set(id, k)
-				want[id] = k
-			}
-		}
-	}
+	churn := func(n int) { churnKeys(rng, &s, want, n, 10) }
 	check := func(what string) {
 		t.Helper()
 		for id, k := range want {
@@ -159,6 +143,27 @@ func TestKeyStoreFreeze(t *testing.T) {
 		var back keyStore
 		if err := back.decode(f.encode(nil)); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// churnKeys makes n random sets and drops of keys of 40 pages of 300
+// slots in s, mirrored in want: 8-byte keys, one in otherLen of another
+// length (pages turning variable).
+func churnKeys(rng *rand.Rand, s *keyStore, want map[heap.RowID][]byte, n, otherLen int) {
+	for range n {
+		id := heap.MakeRowID(uint32(rng.IntN(40)), rng.IntN(300))
+		switch rng.IntN(5) {
+		case 0:
+			s.drop(id)
+			delete(want, id)
+		default:
+			k := binary.BigEndian.AppendUint64(nil, rng.Uint64())
+			if rng.IntN(otherLen) == 0 {
+				k = append(k, bytes.Repeat([]byte{'v'}, rng.IntN(40))...) // another length
+			}
+			s.set(id, k)
+			want[id] = k
 		}
 	}
 }

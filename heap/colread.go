@@ -57,6 +57,9 @@ func (r *ColReader) Page(i int) (PageView, error) {
 	if q := s.slotted(p); q != nil {
 		return PageView{p: q, s: &s.h.schema}, nil
 	}
+	if q := p.ck.cached(); q != nil {
+		return PageView{p: q, s: &s.h.schema}, nil
+	}
 	if p.disk != nil {
 		pf := p.disk.pf
 		if q := pf.cache.get(p.disk.seq); q != nil {

@@ -63,11 +63,18 @@ type Config struct {
 	// is served (restorecold.go). Without it, or for an older manifest,
 	// every page is read and decoded by the restore.
 	RestoreCold bool
+	// SummarySegPages is how many pages' summaries one summary segment of
+	// a checkpoint holds (sumseg.go; default 1024): a checkpoint rewrites
+	// only the segments whose pages' summaries changed.
+	SummarySegPages int
 }
 
 func (c Config) withDefaults() (Config, error) {
 	if c.PageRows == 0 {
 		c.PageRows = 1024
+	}
+	if c.SummarySegPages <= 0 {
+		c.SummarySegPages = summarySegPages
 	}
 	if c.PageBytes == 0 {
 		c.PageBytes = 64 << 10
@@ -176,13 +183,15 @@ type Heap struct {
 	frozenImg, frozenEnc []byte
 	frozenBounds         []int // the image's sections (colblob.go)
 
-	ckptMu  sync.Mutex // one checkpoint at a time; owns gen and pageGen
-	gen     uint64     // generation of the last checkpoint
-	pageGen []uint64   // per page: generation of its stored image (0: none)
-	codec   Codec
-	z       *compressor
-	charge  *budgetCharge // this heap's share of cfg.Budget (nil without one)
-	owner   uint64        // this heap's id in cfg.Pages
+	ckptMu      sync.Mutex // one checkpoint at a time; owns gen and pageGen
+	gen         uint64     // generation of the last checkpoint
+	pageGen     []uint64   // per page: generation of its stored image (0: none)
+	sumSegs     []sumSeg   // the summary segments the last checkpoint named (sumseg.go)
+	sumSegPages int        // … of this many pages each
+	codec       Codec
+	z           *compressor
+	charge      *budgetCharge // this heap's share of cfg.Budget (nil without one)
+	owner       uint64        // this heap's id in cfg.Pages
 	// midFrozen counts pages of a batch in progress made cold (tests).
 	midFrozen int
 	// warmNext is the page Warm looks at next; warmFull: Warm reached

@@ -42,6 +42,28 @@ type ckptRef struct {
 	store PageStore
 	table string
 	key   PageKey
+	// pf, when the heap has a page file, is the file whose page cache
+	// keeps this page decoded once a reader read it (under seq, a record
+	// number of that file no record carries), so that reads of a restored
+	// page before the warmer reaches it decode its image once, not once
+	// per snapshot; Warm drops the entry when it replaces the page.
+	pf  *PageFile
+	seq uint64
+}
+
+// cached is the page's decoded form from the page cache, if any.
+func (r *ckptRef) cached() *page {
+	if r == nil || r.pf == nil {
+		return nil
+	}
+	return r.pf.cache.get(r.seq)
+}
+
+// dropCached drops the page's decoded form from the page cache.
+func (r *ckptRef) dropCached() {
+	if r != nil && r.pf != nil {
+		r.pf.cache.drop(r.seq)
+	}
 }
 
 // read returns the stored compressed image (checked when decoded).
@@ -72,6 +94,9 @@ func (h *Heap) openCold(m *manifest, store PageStore, table string) (*Heap, erro
 			return nil, fmt.Errorf("heap restore of %q: %w", table, err)
 		}
 		p.ck = &ckptRef{store: store, table: table, key: PageKey{Gen: g, ID: uint32(id)}}
+		if pf := h.cfg.Pages; pf != nil {
+			p.ck.pf, p.ck.seq = pf, pf.seq.Add(1)
+		}
 		h.pins.Add(1)
 		runtime.AddCleanup(p.ck, func(pins *atomic.Int64) { pins.Add(-1) }, h.pins)
 		v.pages.push(p, 0)
@@ -176,6 +201,9 @@ func (h *Heap) Warm(maxPages int) (warmed int, done bool, err error) {
 		if w == nil {
 			w = h.begin(cur, cur.lsn)
 		}
+		// The page is replaced below, decoded or moved as it is: a reader's
+		// decode of it in the page cache is not needed any more.
+		p.ck.dropCached()
 		if !full {
 			q, err := decodePage(raw, &h.schema, h.cfg.PageRows, w.epoch)
 			if err != nil {

@@ -212,6 +212,64 @@ func TestRestoreColdRefusesDamage(t *testing.T) {
 	})
 	t.Run("summary", func(t *testing.T) {
 		_, store := fresh()
+		damaged := 0
+		for k, v := range store.pages["t"] {
+			if IsSummaryKey(k) {
+				v[len(v)/2] ^= 0x55 // inside a stored summary segment
+				damaged++
+			}
+		}
+		if damaged == 0 {
+			t.Fatal("no summary segment stored")
+		}
+		if _, err := Open(modelSchema, cfg, store, "t"); err == nil {
+			t.Fatal("damaged summary segment: no error")
+		}
+	})
+	t.Run("summary-missing", func(t *testing.T) {
+		_, store := fresh()
+		for k := range store.pages["t"] {
+			if IsSummaryKey(k) {
+				delete(store.pages["t"], k)
+				break
+			}
+		}
+		if _, err := Open(modelSchema, cfg, store, "t"); err == nil {
+			t.Fatal("missing summary segment: no error")
+		}
+	})
+	t.Run("summary-version2", func(t *testing.T) {
+		// A version 2 manifest (summaries inside it, as session 17 wrote)
+		// still restores mapped; damage to its summary section refuses it.
+		src, store := fresh()
+		var v2 []byte
+		for g, mb := range store.manifests["t"] {
+			m, err := decodeManifest(mb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := loadSummaries(m, store, "t"); err != nil {
+				t.Fatal(err)
+			}
+			m.segs = nil
+			v2 = m.encode()
+			if string(v2[:4]) != manifestMagic2 {
+				t.Fatalf("re-encoded manifest is %q", v2[:4])
+			}
+			store.manifests["t"][g] = v2
+		}
+		g, err := Open(modelSchema, cfg, store, "t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := g.Memory(); m.DecodedPages != 0 {
+			t.Fatalf("version-2 manifest: %d pages decoded at the restore, want none", m.DecodedPages)
+		}
+		a, b := src.Snapshot(), g.Snapshot()
+		sameHeaps(t, a, b)
+		a.Release()
+		b.Release()
+		g.Close()
 		for g, mb := range store.manifests["t"] {
 			m, err := decodeManifest(mb)
 			if err != nil {
@@ -221,7 +279,7 @@ func TestRestoreColdRefusesDamage(t *testing.T) {
 			store.manifests["t"][g] = mb
 		}
 		if _, err := Open(modelSchema, cfg, store, "t"); err == nil {
-			t.Fatal("damaged summary section: no error")
+			t.Fatal("damaged version-2 summary section: no error")
 		}
 	})
 	t.Run("swapped", func(t *testing.T) {
@@ -247,7 +305,7 @@ func TestRestoreColdRefusesDamage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m.sums = nil
+			m.sums, m.segs = nil, nil
 			store.manifests["t"][g] = m.encode()
 		}
 		g, err := Open(modelSchema, cfg, store, "t")
@@ -320,4 +378,60 @@ func TestRestoreColdDroppedHeapCollected(t *testing.T) {
 		runtime.GC()
 		runtime.Gosched()
 	}
+}
+
+// TestRestoreColdPageCache: with a page file, a page of a mapped restore
+// read before the warmer reaches it is decoded once and then served from
+// the page cache to later snapshots (before, every snapshot decoded its
+// image from the checkpoint again); Warm drops the cached decode when it
+// replaces the page, and the rows stay the source's throughout.
+func TestRestoreColdPageCache(t *testing.T) {
+	r := rand.New(rand.NewPCG(seed.Or(t, seedFlag, 25), 19))
+	pf := testPageFile(t, 4<<20)
+	cfg := Config{PageRows: 64, PageBytes: 4096, Pages: pf}
+	src, store := coldSource(t, r, Config{PageRows: cfg.PageRows, PageBytes: cfg.PageBytes})
+	defer src.Close()
+	ocfg := cfg
+	ocfg.RestoreCold = true
+	g, err := Open(modelSchema, ocfg, store, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	a := src.Snapshot()
+	defer a.Release()
+	id := MakeRowID(3, 1)
+	want, ok := a.Row(nil, id)
+	if !ok {
+		t.Fatalf("the source has no row %v", id)
+	}
+	for i := range 3 {
+		b := g.Snapshot()
+		got, ok := b.Row(nil, id)
+		b.Release()
+		if !ok || string(got) != string(want) {
+			t.Fatalf("read %d: row %v = %q, want %q", i, id, got, want)
+		}
+		if n := g.Thaws(); n != 1 {
+			t.Fatalf("after %d reads of one restored page through new snapshots: %d decodes, want 1", i+1, n)
+		}
+	}
+	if st := pf.Cache().Stats(); st.Pages != 1 {
+		t.Fatalf("page cache holds %d pages, want the one read", st.Pages)
+	}
+	for {
+		_, done, err := g.Warm(16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done {
+			break
+		}
+	}
+	if st := pf.Cache().Stats(); st.Pages != 0 {
+		t.Fatalf("after warming, the page cache still holds %d pages of the checkpoint", st.Pages)
+	}
+	b := g.Snapshot()
+	defer b.Release()
+	sameHeaps(t, a, b)
 }

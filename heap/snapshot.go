@@ -159,6 +159,19 @@ func (s *Snapshot) thawed1(i int, p *page) (*page, error) {
 // a sequential scan, for which the next pages' records are read ahead.
 func (s *Snapshot) load(i int, p *page, seq bool) (*page, error) {
 	if p.disk == nil {
+		if ck := p.ck; ck != nil && ck.pf != nil {
+			// Read from a mapped restore's checkpoint: kept in the page
+			// file's cache as a page-file page is.
+			if q := ck.cached(); q != nil {
+				return q, nil
+			}
+			q, err := s.h.thawView(p)
+			if err != nil {
+				return nil, err
+			}
+			ck.pf.cache.put(ck.seq, q)
+			return q, nil
+		}
 		return s.h.thawView(p)
 	}
 	pf := p.disk.pf

@@ -162,11 +162,18 @@ func (m *MemStore) Retain(table string, gen uint64) error {
 	return nil
 }
 
-// Len returns how many images the store holds for table.
+// Len returns how many page images the store holds for table (summary
+// segments not counted).
 func (m *MemStore) Len(table string) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.pages[table])
+	n := 0
+	for k := range m.pages[table] {
+		if !IsSummaryKey(k) {
+			n++
+		}
+	}
+	return n
 }
 
 // Manifests returns how many manifests the store holds for table.
@@ -189,19 +196,31 @@ const manifestMagic = "HMF1"
 
 const manifestMagic2 = "HMF2"
 
+// Version 3 ("HMF3", sumseg.go) is followed, instead of the summaries, by
+// the table of the summary segments stored beside the page images.
+const manifestMagic3 = "HMF3"
+
 type manifest struct {
 	gen, lsn, rows      uint64
 	pageRows, pageBytes uint32
 	codec               Codec
 	kinds               []Kind
 	gens                []uint64 // per page: the generation holding its image
-	// sums is the page summaries' section (version 2; nil: version 1).
+	// sums is the page summaries' section (version 2; nil: version 1;
+	// version 3: loaded from its segments by loadSummaries).
 	sums []byte
+	// segs is the summary segments' table (version 3; nil: before), of
+	// segPages pages each.
+	segs     []sumSeg
+	segPages int
 }
 
 func (m *manifest) encode() []byte {
 	b := []byte(manifestMagic)
-	if m.sums != nil {
+	switch {
+	case m.segs != nil:
+		b = []byte(manifestMagic3)
+	case m.sums != nil:
 		b = []byte(manifestMagic2)
 	}
 	b = binary.LittleEndian.AppendUint64(b, m.gen)
@@ -218,7 +237,10 @@ func (m *manifest) encode() []byte {
 	for _, g := range m.gens {
 		b = binary.LittleEndian.AppendUint64(b, g)
 	}
-	if m.sums != nil {
+	switch {
+	case m.segs != nil:
+		b = appendSegTable(b, m.segPages, m.segs)
+	case m.sums != nil:
 		b = append(b, m.sums...)
 		b = binary.LittleEndian.AppendUint64(b, xxh3.Hash(m.sums))
 	}
@@ -230,7 +252,7 @@ var errManifest = errors.New("corrupt heap manifest")
 func decodeManifest(b []byte) (*manifest, error) {
 	r := &reader{b: b}
 	magic := string(r.take(4))
-	if magic != manifestMagic && magic != manifestMagic2 {
+	if magic != manifestMagic && magic != manifestMagic2 && magic != manifestMagic3 {
 		return nil, fmt.Errorf("%w: bad magic", errManifest)
 	}
 	m := &manifest{gen: r.u64(), lsn: r.u64(), rows: r.u64(), pageRows: r.u32(), pageBytes: r.u32()}
@@ -262,6 +284,14 @@ func decodeManifest(b []byte) (*manifest, error) {
 		}
 		r.b = nil
 	}
+	if magic == manifestMagic3 && r.err == nil {
+		segs, per, err := readSegTable(r.b, np)
+		if err != nil {
+			return nil, err
+		}
+		m.segs, m.segPages = segs, per
+		r.b = nil
+	}
 	if r.err != nil || len(r.b) != 0 {
 		return nil, fmt.Errorf("%w: bad length", errManifest)
 	}
@@ -270,15 +300,18 @@ func decodeManifest(b []byte) (*manifest, error) {
 
 // CheckpointStats says what a checkpoint wrote.
 type CheckpointStats struct {
-	Gen        uint64 // the checkpoint's generation
-	LSN        uint64
-	Pages      int // images written (the dirty pages)
-	Bytes      int // their compressed size
-	RawBytes   int // uncompressed size of those encoded now (not of cold pages, already compressed)
-	TotalPages int
+	Gen      uint64 // the checkpoint's generation
+	LSN      uint64
+	Pages    int // images written (the dirty pages)
+	Bytes    int // their compressed size
+	RawBytes int // uncompressed size of those encoded now (not of cold pages, already compressed)
+	// SummaryBytes is the bytes of page summary segments written (only
+	// the segments that changed since the previous checkpoint).
+	SummaryBytes int
+	TotalPages   int
 	// Batches is the number of PutImages calls; PeakBatchBytes the most
 	// image bytes one of them held (at most the batch ceiling plus one
-	// image).
+	// image, or one summary segment).
 	Batches        int
 	PeakBatchBytes int
 }
@@ -463,13 +496,36 @@ func (c *Cut) Write(store PageStore, table string, gen uint64, opts WriteOptions
 			}
 		}
 	}
-	if err := flush(); err != nil {
+	m := manifest{gen: gen, lsn: v.lsn, rows: uint64(v.rows), pageRows: uint32(h.cfg.PageRows), pageBytes: uint32(h.cfg.PageBytes), codec: h.codec, gens: gens}
+	// The summary segments that changed go out with the last images
+	// (sumseg.go): before the manifest, in the same bounded batches.
+	m.segPages = h.cfg.SummarySegPages
+	prev := h.sumSegs
+	if h.sumSegPages != m.segPages {
+		prev = nil // restored from a checkpoint cut otherwise
+	}
+	m.segs, err = summarySegments(v, m.segPages, prev, gen, func(im PageImage) error {
+		// A segment (up to ≈ 500 KB) joins a batch only while both fit
+		// the ceiling: a batch holds at most the ceiling plus one image,
+		// or one segment alone.
+		if held > 0 && held+len(im.Data) > limit {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		batch = append(batch, im)
+		held += len(im.Data)
+		st.SummaryBytes += len(im.Data)
+		if held >= limit {
+			return flush()
+		}
+		return nil
+	})
+	if err != nil {
 		return st, err
 	}
-	m := manifest{gen: gen, lsn: v.lsn, rows: uint64(v.rows), pageRows: uint32(h.cfg.PageRows), pageBytes: uint32(h.cfg.PageBytes), codec: h.codec, gens: gens}
-	m.sums = []byte{} // version 2 even for a heap of no page
-	for id := range v.pages.len() {
-		m.sums = appendSummary(m.sums, v.pages.at(id))
+	if err := flush(); err != nil {
+		return st, err
 	}
 	for _, col := range h.schema.Columns {
 		m.kinds = append(m.kinds, col.Kind)
@@ -479,6 +535,7 @@ func (c *Cut) Write(store PageStore, table string, gen uint64, opts WriteOptions
 	}
 	h.gen = gen
 	h.pageGen = gens
+	h.sumSegs, h.sumSegPages = m.segs, m.segPages
 	c.done = true
 	h.ckptMu.Unlock()
 	return st, nil
@@ -554,6 +611,12 @@ func OpenGen(schema Schema, cfg Config, store PageStore, table string, gen uint6
 	h, err := New(schema, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("heap restore of %q: %w", table, err)
+	}
+	h.sumSegs, h.sumSegPages = m.segs, m.segPages
+	if cfg.RestoreCold && m.segs != nil {
+		if err := loadSummaries(m, store, table); err != nil {
+			return nil, fmt.Errorf("heap restore of %q: %w", table, err)
+		}
 	}
 	if cfg.RestoreCold && m.sums != nil {
 		return h.openCold(m, store, table)
@@ -675,9 +738,12 @@ func ManifestKeys(manifest []byte) ([]PageKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]PageKey, len(m.gens))
+	keys := make([]PageKey, len(m.gens), len(m.gens)+len(m.segs))
 	for id, g := range m.gens {
 		keys[id] = PageKey{Gen: g, ID: uint32(id)}
+	}
+	for i, s := range m.segs {
+		keys = append(keys, sumSegKey(s, i))
 	}
 	return keys, nil
 }

@@ -2,6 +2,7 @@ package radixindex
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -174,7 +175,8 @@ func (e *encoder) node(r ref, depth int) ref {
 	return nr
 }
 
-// Restore decodes a checkpoint written by WriteCheckpoint into a tree that
+// Restore decodes a checkpoint written by WriteCheckpoint (or an image,
+// WriteImage, read through ReadImage) into a tree that
 // reads keys through keyOf, and returns it with the LSN it reflects. It
 // checks the checksum and the structure (every node claimed exactly once,
 // counts, capacities, branch order), not the keys: the caller restores the
@@ -187,7 +189,14 @@ func Restore(data []byte, keyOf KeyFunc) (*Tree, uint64, error) {
 	if string(data[:6]) != checkpointMagic {
 		return nil, 0, fmt.Errorf("%w: not an index checkpoint (magic %q)", ErrCorrupt, data[:6])
 	}
-	if v := binary.LittleEndian.Uint16(data[6:]); v != checkpointVersion {
+	if v := binary.LittleEndian.Uint16(data[6:]); v == imageVersion {
+		r := bytes.NewReader(data)
+		t, lsn, err := ReadImage(r, keyOf)
+		if err == nil && r.Len() != 0 {
+			err = fmt.Errorf("%w: %d bytes past the image", ErrCorrupt, r.Len())
+		}
+		return t, lsn, err
+	} else if v != checkpointVersion {
 		return nil, 0, fmt.Errorf("%w: format version %d, this build reads %d", ErrCorrupt, v, checkpointVersion)
 	}
 	body := data[:len(data)-4]

@@ -83,20 +83,7 @@ func TestCheckpointFixture(t *testing.T) {
 // and deletes, restore to the same contents, and stay writable.
 func TestCheckpointRoundTrip(t *testing.T) {
 	forEachGen(t, 200, func(t *testing.T, rng *rand.Rand, g keyGen, seed uint64) {
-		rs := &rows{}
-		tr := New(rs.keyOf)
-		m := &model{ids: map[string]uint64{}}
-		for range 2000 {
-			k := g.gen(rng)
-			if rng.IntN(4) == 0 {
-				tr.Delete(k)
-				m.del(string(k))
-				continue
-			}
-			id := rs.add(k)
-			tr.Put(k, id)
-			m.put(string(k), id)
-		}
+		rs, tr, m := churnTree(rng, g, 2000, 4)
 		var buf bytes.Buffer
 		if _, err := tr.WriteCheckpoint(&buf, 7); err != nil {
 			t.Fatal(err)
@@ -162,9 +149,9 @@ func TestCheckpointCorrupt(t *testing.T) {
 		}
 	}
 	bad := bytes.Clone(good)
-	binary.LittleEndian.PutUint16(bad[6:], 2)
-	if _, _, err := Restore(bad, rs.keyOf); err == nil || !strings.Contains(err.Error(), "version 2") {
-		t.Fatalf("version 2: err %v", err)
+	binary.LittleEndian.PutUint16(bad[6:], 3)
+	if _, _, err := Restore(bad, rs.keyOf); err == nil || !strings.Contains(err.Error(), "version 3") {
+		t.Fatalf("version 3: err %v", err)
 	}
 }
 
@@ -207,4 +194,24 @@ func FuzzRestore(f *testing.F) {
 			check(fixed)
 		}
 	})
+}
+
+// churnTree builds a tree of n random puts and deletes (one in delEvery),
+// mirrored in a model.
+func churnTree(rng *rand.Rand, g keyGen, n, delEvery int) (*rows, *Tree, *model) {
+	rs := &rows{}
+	tr := New(rs.keyOf)
+	m := &model{ids: map[string]uint64{}}
+	for range n {
+		k := g.gen(rng)
+		if rng.IntN(delEvery) == 0 {
+			tr.Delete(k)
+			m.del(string(k))
+			continue
+		}
+		id := rs.add(k)
+		tr.Put(k, id)
+		m.put(string(k), id)
+	}
+	return rs, tr, m
 }

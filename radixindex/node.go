@@ -207,11 +207,12 @@ func (s *slab[T]) alloc() uint32 {
 func (s *slab[T]) release(i uint32) { s.free = append(s.free, i) }
 
 // freeze makes every chunk shared and returns a read-only view of the
-// slab as it is: the chunk list is copied, the chunks are not. The view
-// has no free list; it is never written.
+// slab as it is: the chunk list and the free list are copied (the image
+// of a checkpoint carries the free slots), the chunks are not. The view
+// is never written.
 func (s *slab[T]) freeze() slab[T] {
 	s.epoch++
-	return slab[T]{chunks: slices.Clone(s.chunks), n: s.n, maxBits: s.maxBits}
+	return slab[T]{chunks: slices.Clone(s.chunks), n: s.n, maxBits: s.maxBits, free: slices.Clone(s.free)}
 }
 
 // unshare makes every chunk the writer's again, once no frozen view of
