@@ -57,12 +57,16 @@ type ScaleOptions struct {
 	Rows          int
 	MemoryLimit   string // the sidecar's memory.limit ("" = its default)
 	SharedBuffers string // PostgreSQL's shared_buffers
-	Reps          int    // warm repetitions of every read cell
-	Gets, Ranges  int    // point gets and 10k ranges per repetition and side
-	Cold          bool   // measure the cold level (restarts)
-	Apply         bool   // the seed-003 UPDATE / DELETE and the compactions
-	Join          bool   // the join cell (a hash join over every row: minutes, and memory.query, at 50M+)
-	Cgroup        string // memory cgroup directory to run the daemon in ("" = none)
+	// MaxWalSize is PostgreSQL's max_wal_size ("" = 16GB). A smaller
+	// one bounds the WAL on disk while 100M rows load (the load's WAL
+	// stays until a checkpoint, and recycled segments stay after it).
+	MaxWalSize   string
+	Reps         int    // warm repetitions of every read cell
+	Gets, Ranges int    // point gets and 10k ranges per repetition and side
+	Cold         bool   // measure the cold level (restarts)
+	Apply        bool   // the seed-003 UPDATE / DELETE and the compactions
+	Join         bool   // the join cell (a hash join over every row: minutes, and memory.query, at 50M+)
+	Cgroup       string // memory cgroup directory to run the daemon in ("" = none)
 	// Grow follows t from empty while it grows to Rows in 1M-row
 	// transactions (the sidecar applying them as they stream) instead of
 	// loading it first and timing the initial copy; it stops early at
@@ -117,6 +121,7 @@ type ScaleReport struct {
 	PGVersion              string
 	MemoryLimit            string
 	SharedBuffers          string
+	MaxWalSize             string
 	Cgroup                 string
 	CgroupMax              int64
 	PGLoad                 time.Duration
@@ -170,9 +175,13 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 		o.Render = func(*ScaleReport) {}
 	}
 	rep := &ScaleReport{Env: CollectEnv(ctx), Started: time.Now().UTC(), Rows: o.Rows, Reps: o.Reps, Gets: o.Gets, Ranges: o.Ranges,
-		MemoryLimit: o.MemoryLimit, SharedBuffers: o.SharedBuffers, Cgroup: o.Cgroup, GrowMode: o.Grow}
+		MemoryLimit: o.MemoryLimit, SharedBuffers: o.SharedBuffers, MaxWalSize: o.MaxWalSize, Cgroup: o.Cgroup, GrowMode: o.Grow}
+	maxWal := o.MaxWalSize
+	if maxWal == "" {
+		maxWal = "16GB"
+	}
 	settings := map[string]string{"shared_buffers": o.SharedBuffers, "maintenance_work_mem": "1GB", "work_mem": "64MB",
-		"effective_cache_size": "8GB", "max_wal_size": "16GB", "checkpoint_timeout": "30min", "autovacuum": "off"}
+		"effective_cache_size": "8GB", "max_wal_size": maxWal, "checkpoint_timeout": "30min", "autovacuum": "off"}
 	for k, v := range pubSettings {
 		if _, ok := settings[k]; !ok {
 			settings[k] = v

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -34,7 +35,7 @@ func WriteScaleMarkdown(w io.Writer, rep *ScaleReport, command string) error {
 	}
 	p("## Identity and method\n\n")
 	p("- Table `t(id bigint PRIMARY KEY, k text, v text, score int, grp int)`, %s rows (k `key-%%08d`, v `value-<id>-<md5>`, score `(id*7919)%%1000`, grp `id%%100`), loaded by INSERT … generate_series in 5M-row chunks, primary key added after, VACUUM ANALYZE, CHECKPOINT: %s.\n", fmtRecords(rep.Rows), fmtDur(rep.PGLoad))
-	p("- PostgreSQL: fsync on, shared_buffers %s, work_mem 64MB, max_wal_size 16GB, autovacuum off, parallel query default. The sidecar: in process (`daemon.Run`), memory.limit %s, its SQL port on loopback.\n", rep.SharedBuffers, orAuto(rep.MemoryLimit))
+	p("- PostgreSQL: fsync on, shared_buffers %s, work_mem 64MB, max_wal_size %s, autovacuum off, parallel query default. The sidecar: in process (`daemon.Run`), memory.limit %s, its SQL port on loopback.\n", rep.SharedBuffers, cmp.Or(rep.MaxWalSize, "16GB"), orAuto(rep.MemoryLimit))
 	p("- Reads: the same pgx client code on both SQL ports (extended protocol, statements cached); each repetition alternates which side goes first; answers compared (a sum over the rows read). Warm: %d repetitions after the copy (%d point gets and %d ranges each, per-operation time). Cold: the sidecar restarted on its data directory and PostgreSQL restarted (shared_buffers empty), both with their files dropped from the OS page cache (`posix_fadvise DONTNEED` per file, not the machine's whole cache), then every cell once per side.\n", rep.Reps, rep.Gets, rep.Ranges)
 	p("- Cells: median (min–max); `SC / PG` = sidecar time / PostgreSQL time (below 100%%: the sidecar faster).\n\n")
 	p("## Full comparison matrix\n\n")

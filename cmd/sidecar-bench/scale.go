@@ -60,6 +60,9 @@ an OOM kill leaves the phases measured before it (and the log the RSS curve).`,
 			if o.Cgroup != "" {
 				command += " --cgroup " + o.Cgroup
 			}
+			if o.MaxWalSize != "" {
+				command += " --max-wal-size " + o.MaxWalSize
+			}
 			if o.CheckpointInterval > 0 {
 				command += " --checkpoint-interval " + o.CheckpointInterval.String()
 			}
@@ -99,6 +102,7 @@ an OOM kill leaves the phases measured before it (and the log the RSS curve).`,
 	f.IntVar(&o.Rows, "rows", 10_000_000, "rows in the table")
 	f.StringVar(&o.MemoryLimit, "memory-limit", "4GiB", "the sidecar's memory.limit")
 	f.StringVar(&o.SharedBuffers, "shared-buffers", "4GB", "PostgreSQL's shared_buffers")
+	f.StringVar(&o.MaxWalSize, "max-wal-size", "", "PostgreSQL's max_wal_size (default 16GB; smaller bounds the WAL on disk at 100M rows)")
 	f.IntVar(&o.Reps, "reps", 5, "warm repetitions of every read cell")
 	f.IntVar(&o.Gets, "gets", 1000, "point gets per repetition and side")
 	f.IntVar(&o.Ranges, "ranges", 10, "10k-row ranges per repetition and side")
