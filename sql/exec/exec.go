@@ -90,6 +90,11 @@ type Options struct {
 	// input of integers and numeric takes no 0x/0o/0b prefix or
 	// underscores. Zero: the newest.
 	Dialect types.Dialect
+	// Planned, when set, is called once the plan is built and its
+	// constant expressions folded without error, before any row is read:
+	// where PostgreSQL's planning ends and its executor runs (COPY sends
+	// CopyOutResponse there, so an error at the first row follows it).
+	Planned func()
 }
 
 // env is the state of one execution.
@@ -219,6 +224,9 @@ func (p *Prepared) Run(ctx context.Context, src Source, opts Options, emit func(
 	}
 	if e.foldErr != nil {
 		return e.foldErr
+	}
+	if opts.Planned != nil {
+		opts.Planned()
 	}
 	return op.run(func(b *Batch) error {
 		if err := e.check(); err != nil {
