@@ -40,10 +40,10 @@ func NewBitVal(n int, b []byte) BitVal {
 	return BitVal{N: int32(n), B: string(b)}
 }
 
-// parseBit is bit_in and varbit_in: a leading b or B reads binary
-// digits, x or X hexadecimal ones, else binary; against the typmod mod
-// (> 0) the length is checked before the digits, as PostgreSQL does.
-func parseBit(oid OID, s string, mod int32) (BitVal, error) {
+// parseBit is bit_in and varbit_in without a typmod (In applies it as
+// an explicit cast): a leading b or B reads binary digits, x or X
+// hexadecimal ones, else binary.
+func parseBit(s string) (BitVal, error) {
 	hex := false
 	sp := s
 	if len(s) > 0 {
@@ -62,14 +62,6 @@ func parseBit(oid OID, s string, mod int32) (BitVal, error) {
 		n *= 4
 	} else if n > maxBitLen {
 		return BitVal{}, errorf("54000", "bit string length exceeds the maximum allowed (%d)", maxBitLen)
-	}
-	if mod > 0 {
-		if oid == Bit && int32(n) != mod {
-			return BitVal{}, errorf(CodeLengthMismatch, "bit string length %d does not match type bit(%d)", n, mod)
-		}
-		if oid == Varbit && int32(n) > mod {
-			return BitVal{}, errorf(CodeLengthMismatch, "bit string too long for type bit varying(%d)", mod)
-		}
 	}
 	b := make([]byte, (n+7)/8)
 	if !hex {

@@ -24,7 +24,13 @@ const nameDataLen = 64
 // Types the catalog does not know keep their text.
 func In(oid OID, mod int32, s string) (Value, error) {
 	if oid == Bit || oid == Varbit {
-		return parseBit(oid, s, mod) // bit.go: the length is checked before the digits
+		// 'x'::bit(n): bit_in without the length, then the explicit
+		// length coercion, as PostgreSQL's coerce_type (bit.go).
+		v, err := parseBit(s)
+		if err != nil {
+			return nil, err
+		}
+		return applyBitMod(oid, mod, v, true)
 	}
 	v, err := in(oid, s)
 	if err != nil {
@@ -66,7 +72,7 @@ func in(oid OID, s string) (Value, error) {
 	case Money:
 		return parseMoney(s) // money.go
 	case Bit, Varbit:
-		return parseBit(oid, s, -1) // bit.go
+		return parseBit(s) // bit.go
 	case JSON:
 		if !json.Valid([]byte(s)) {
 			return nil, syntaxErr(JSON, s)
