@@ -23,7 +23,7 @@ const (
 	f4     = types.Float4
 )
 
-func cash(a types.Value) int64         { return int64(a.(types.MoneyVal)) }
+func cash(a types.Value) int64          { return int64(a.(types.MoneyVal)) }
 func bitsOf(a types.Value) types.BitVal { return a.(types.BitVal) }
 
 var errMoneyRange = errorf(CodeOutOfRange, "money out of range")
