@@ -64,8 +64,8 @@ func (d *daemon) readSessionDefaults(ctx context.Context) error {
 	}
 	defer conn.Close(context.Background())
 	var v sqlfront.SessionDefaults
-	if err := conn.QueryRow(ctx, "SELECT current_setting('TimeZone'), current_setting('DateStyle'), current_setting('IntervalStyle')").
-		Scan(&v.TimeZone, &v.DateStyle, &v.IntervalStyle); err != nil {
+	if err := conn.QueryRow(ctx, "SELECT current_setting('TimeZone'), current_setting('DateStyle'), current_setting('IntervalStyle'), current_setting('lc_monetary')").
+		Scan(&v.TimeZone, &v.DateStyle, &v.IntervalStyle, &v.LcMonetary); err != nil {
 		return fmt.Errorf("session defaults: %w", err)
 	}
 	d.sessionDefaults.mu.Lock()

@@ -15,10 +15,14 @@ var copyBinarySignature = []byte("PGCOPY\n\377\r\n\x00\x00\x00\x00\x00\x00\x00\x
 
 // runCopy runs a COPY … TO STDOUT: CopyOutResponse, the header line, a
 // CopyData per row as the select produces it (nothing buffered beyond
-// the engine's), CopyDone and `COPY n`. CopyOutResponse goes out with
-// the first row (or at the end), so a statement that fails before its
-// first row (a replan after a resync among them) answers with the error
-// alone.
+// the engine's), CopyDone and `COPY n`. As PostgreSQL's CopyTo,
+// CopyOutResponse and the header line go out once the statement is
+// planned, before its first row is read: a query failing at its first
+// row (1/0) answers CopyOutResponse, the header, then the error — before,
+// the error came alone. COPY BINARY's signature goes out with the first
+// row (PostgreSQL buffers it with the row). A replan after a resync
+// (errReplan before any row) runs again without sending them twice
+// (copyBegun).
 func (s *session) runCopy(ctx context.Context, p *plan, params []Value) error {
 	c := p.copyOut
 	if c.err != nil {
@@ -30,10 +34,23 @@ func (s *session) runCopy(ctx context.Context, p *plan, params []Value) error {
 		fmts = []int16{1}
 	}
 	enc := s.encoder(sel, fmts)
-	started := false
 	var line []byte
-	start := func() {
-		started = true
+	begin, headerAt := c.beginning(sel)
+	sent := false
+	if prev := s.copyBegun; prev != nil && prev.ctx == ctx {
+		// The statement's first attempt sent the beginning already.
+		s.copyBegun = nil
+		if prev.begin != begin {
+			return &Error{Code: errReplan.Code, Msg: errReplan.Msg, Pos: -1}
+		}
+		sent = true
+	}
+	s.copyBegun = nil
+	send := func() {
+		if sent {
+			return
+		}
+		sent = true
 		resp := &pgproto3.CopyOutResponse{ColumnFormatCodes: make([]uint16, len(sel.cols))}
 		if c.format == copyBinary {
 			resp.OverallFormat = 1
@@ -42,31 +59,22 @@ func (s *session) runCopy(ctx context.Context, p *plan, params []Value) error {
 			}
 		}
 		s.be.Send(resp)
-		switch {
-		case c.format == copyBinary:
-			line = append(line, copyBinarySignature...) // sent with the first row, as PostgreSQL does
-		case c.header:
-			for i, col := range sel.cols {
-				if i > 0 {
-					line = append(line, c.delim)
-				}
-				line = c.appendField(line, []byte(col.name), false, len(sel.cols) == 1)
-			}
-			line = append(line, '\n')
-			s.be.Send(&pgproto3.CopyData{Data: line})
-			line = line[:0]
+		if headerAt < len(begin) {
+			s.be.Send(&pgproto3.CopyData{Data: []byte(begin[headerAt:])})
 		}
 	}
-	ex := &execCtx{ctx: ctx, src: s.srv.src, sess: s, params: params}
+	if c.format == copyBinary {
+		line = append(line, copyBinarySignature...) // sent with the first row, as PostgreSQL does
+	}
+	// Paths that do not say where planning ends send it with the first row.
+	ex := &execCtx{ctx: ctx, src: s.srv.src, sess: s, params: params, planned: send}
 	n := 0
 	err := sel.run(ex, func(row []Value) error {
 		vals, err := enc(row)
 		if err != nil {
 			return err
 		}
-		if !started {
-			start()
-		}
+		send()
 		line = c.appendRow(line, vals)
 		s.be.Send(&pgproto3.CopyData{Data: line})
 		line = line[:0]
@@ -76,15 +84,16 @@ func (s *session) runCopy(ctx context.Context, p *plan, params []Value) error {
 		return nil
 	})
 	if err != nil {
-		if started && errors.Is(err, errReplan) {
-			// Rows went out: the statement cannot be run again.
-			err = &Error{Code: errReplan.Code, Msg: errReplan.Msg, Pos: -1}
+		if sent && errors.Is(err, errReplan) {
+			if n > 0 {
+				// Rows went out: the statement cannot be run again.
+				return &Error{Code: errReplan.Code, Msg: errReplan.Msg, Pos: -1}
+			}
+			s.copyBegun = &copyBegun{ctx: ctx, begin: begin} // planned again and run by the caller
 		}
 		return err
 	}
-	if !started {
-		start()
-	}
+	send()
 	if c.format == copyBinary {
 		line = binary.BigEndian.AppendUint16(line, 0xFFFF)
 	}
@@ -95,6 +104,33 @@ func (s *session) runCopy(ctx context.Context, p *plan, params []Value) error {
 	s.srv.met.rows.Add(float64(n))
 	s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("COPY " + strconv.Itoa(n))})
 	return nil
+}
+
+// copyBegun is what a COPY's first attempt sent before a replan
+// (errReplan before its first row): the statement's context, and its
+// beginning (copySpec.beginning), which the replanned COPY must match.
+type copyBegun struct {
+	ctx   context.Context
+	begin string
+}
+
+// beginning is what runCopy sends before the rows, as a string to
+// compare across a replan: the format and the column count, then the
+// header line (from the offset returned; empty without HEADER).
+func (c *copySpec) beginning(sel *plan) (string, int) {
+	b := strconv.AppendInt([]byte{byte('0' + c.format)}, int64(len(sel.cols)), 10)
+	b = append(b, ' ')
+	at := len(b)
+	if c.format != copyBinary && c.header {
+		for i, col := range sel.cols {
+			if i > 0 {
+				b = append(b, c.delim)
+			}
+			b = c.appendField(b, []byte(col.name), false, len(sel.cols) == 1)
+		}
+		b = append(b, '\n')
+	}
+	return string(b), at
 }
 
 // appendRow appends one row (values as the encoder gives them: nil is

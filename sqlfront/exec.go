@@ -22,6 +22,18 @@ type execCtx struct {
 	mem *workMem
 	// noRead: WHERE folds to false or NULL, no table is read (constfold.go)
 	noRead bool
+	// planned, when set, is called where PostgreSQL's planning would end
+	// (constant expressions folded) and before any row is read: COPY
+	// sends CopyOutResponse there (copyout_run.go).
+	planned func()
+}
+
+// plannedNow calls ex.planned once.
+func (ex *execCtx) plannedNow() {
+	if f := ex.planned; f != nil {
+		ex.planned = nil
+		f()
+	}
 }
 
 // errReplan says a cached plan no longer matches a table's schema: the
@@ -77,6 +89,7 @@ func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
 	if err != nil {
 		return err // constfold.go: PostgreSQL's planner raises it
 	}
+	ex.plannedNow()
 	ex.noRead = none
 	limit, offset := int64(-1), int64(0)
 	if p.limit != nil {

@@ -34,6 +34,7 @@ type SessionDefaults struct {
 	TimeZone      string
 	DateStyle     string
 	IntervalStyle string
+	LcMonetary    string // money_locale.go
 }
 
 // applyServerDefaults starts the session from the server's defaults:
@@ -50,6 +51,9 @@ func (s *session) applyServerDefaults(ctx context.Context) error {
 	}
 	if v := strings.TrimSpace(d.IntervalStyle); v != "" {
 		s.resetTo("intervalstyle", v)
+	}
+	if v := strings.TrimSpace(d.LcMonetary); v != "" {
+		s.resetTo("lc_monetary", v)
 	}
 	if v := strings.TrimSpace(d.TimeZone); v != "" {
 		if err := s.setTimeZone(ctx, &v); err != nil {

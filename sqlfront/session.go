@@ -62,6 +62,7 @@ type session struct {
 	savepoints []savepoint
 	implicitTx bool
 	stmtVers   map[string]Version
+	copyBegun  *copyBegun // a COPY that sent its beginning before a replan (copyout_run.go)
 
 	prepared map[string]*prepared
 	portals  map[string]*portal

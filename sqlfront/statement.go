@@ -263,6 +263,9 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 		if err := pl.notCarriedRefusal(n); err != nil {
 			return err // notcarried.go: generated columns
 		}
+		if err := pl.moneyLocaleRefusal(n); err != nil {
+			return err // money_locale.go: money under another lc_monetary
+		}
 		if err := pl.unknownZoneRefusal(pl.stmtText); err != nil {
 			return err // serverdefaults.go: a server zone sidecar cannot use
 		}
@@ -511,6 +514,10 @@ func (s *session) planKeyPrefix() string {
 		// Below 1 a SELECT is planned for sql/exec where it is planned
 		// flat otherwise (statement), and prints its floats under it.
 		key = "\x00extra_float_digits=" + s.settings["extra_float_digits"] + "\x00" + key
+	}
+	if lc := s.settings["lc_monetary"]; !moneyLocaleOK(lc) {
+		// Statements over money are refused under it (money_locale.go).
+		key = "\x00lc_monetary=" + lc + "\x00" + key
 	}
 	if v := s.followedVersionNum(); v != 0 {
 		// A plan binds the followed major's function library and literal

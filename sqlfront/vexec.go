@@ -376,7 +376,7 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 	if len(p.vec.views) > 0 && !ex.views().viewsCurrent(p.vec.views) {
 		return errReplan // a view changed since the plan was made (views.go)
 	}
-	opts := exec.Options{WorkMem: vecWorkMem(ex.sess), TextOrder: p.vec.textOrder, Dialect: p.vec.dialect}
+	opts := exec.Options{WorkMem: vecWorkMem(ex.sess), TextOrder: p.vec.textOrder, Dialect: p.vec.dialect, Planned: ex.plannedNow}
 	if ex.sess != nil {
 		// Spilling sorts (sql/exec/extsort.go) and the statement clock (clock.go).
 		opts.TempDir, opts.TempFileLimit = ex.sess.srv.opts.TempDir, ex.sess.srv.opts.TempFileLimit

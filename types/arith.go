@@ -69,6 +69,8 @@ func AggResult(fn string, arg OID) (OID, error) {
 			return arg, nil
 		case Time:
 			return Interval, nil // time reaches sum(interval) by its implicit cast
+		case Money:
+			return Money, nil // cash_pl
 		}
 	case "avg":
 		switch arg {
@@ -88,6 +90,8 @@ func AggResult(fn string, arg OID) (OID, error) {
 			return Text, nil // varchar and name reach max(text) by their implicit cast
 		case Inet, Cidr:
 			return Inet, nil // network_smaller / network_larger; cidr by its binary coercion
+		case Money:
+			return Money, nil // cashsmaller / cashlarger
 		}
 	default:
 		return 0, errorf(CodeUndefinedFunc, "function %s(%s) does not exist", fn, NameOf(arg))

@@ -56,6 +56,10 @@ func AppendSend(dst []byte, oid OID, v Value) ([]byte, error) {
 		return append(dst, x[:]...), nil
 	case Macaddr8Val:
 		return append(dst, x[:]...), nil
+	case MoneyVal:
+		return appendMoneySend(dst, x), nil // money.go
+	case BitVal:
+		return appendBitSend(dst, x), nil // bit.go
 	case DateVal:
 		return binary.BigEndian.AppendUint32(dst, uint32(x)), nil
 	case TimeVal:
@@ -260,6 +264,13 @@ func recv(oid OID, b []byte) (Value, error) {
 		return MacaddrVal(b), nil
 	case Macaddr8:
 		return recvMacaddr8(b) // macaddr.go
+	case Money:
+		if err := need(8); err != nil {
+			return nil, err
+		}
+		return MoneyVal(be.Uint64(b)), nil
+	case Bit, Varbit:
+		return recvBit(b) // bit.go
 	case UUID:
 		if err := need(16); err != nil {
 			return nil, err

@@ -71,6 +71,15 @@ func init() {
 	add(a, Cidr, Text, Varchar, Bpchar)
 	add(i, Macaddr, Macaddr8)
 	add(i, Macaddr8, Macaddr)
+	add(a, Numeric, Money)
+	add(a, Int4, Money)
+	add(a, Int8, Money)
+	add(a, Money, Numeric)
+	add(i, Bit, Bit, Varbit)
+	add(i, Varbit, Varbit, Bit)
+	add(e, Int4, Bit)
+	add(e, Int8, Bit)
+	add(e, Bit, Int4, Int8)
 }
 
 // isString is the string category (text, varchar, bpchar, name).
@@ -118,6 +127,9 @@ func Convert(v Value, from, to OID, mod int32) (Value, error) {
 	if v == nil {
 		return nil, nil
 	}
+	if x, ok := v.(int64); ok && to == Bit && (from == Int4 || from == Int8) {
+		return ConvertIntToBit(x, from, mod), nil // moneybitcast.go: the low bits, not a truncation
+	}
 	r, err := convert(v, from, to)
 	if err != nil {
 		return nil, err
@@ -151,6 +163,9 @@ func convert(v Value, from, to OID) (Value, error) {
 		case Cidr:
 			return InetMasked(x, int(x.Bits)), nil // cidr(inet)
 		}
+	}
+	if r, ok, err := convertMoneyBit(v, to); ok {
+		return r, err // moneybitcast.go
 	}
 	switch x := v.(type) {
 	case MacaddrVal:

@@ -51,6 +51,7 @@ const (
 	CatArray    Category = 'A'
 	CatInternal Category = 'Z'
 	CatNetwork  Category = 'I'
+	CatBitStr   Category = 'V'
 	CatUnknown  Category = 'X'
 )
 
@@ -82,6 +83,7 @@ const (
 	TypmodLength                   // varchar(n), bpchar(n): typmod = n + 4
 	TypmodNumeric                  // numeric(p,s): typmod = (p<<16 | s&0xffff) + 4
 	TypmodPrecision                // time(p), timestamp(p), interval(p): typmod = p
+	TypmodBits                     // bit(n), varbit(n): typmod = n
 )
 
 // Type is one catalog entry: the pg_type facts the sidecar uses.
@@ -128,6 +130,10 @@ var catalog = []Type{
 	{OID: Cidr, Name: "cidr", SQLName: "cidr", Array: 651, Len: -1, Category: CatNetwork, Physical: PhysText},
 	{OID: Macaddr, Name: "macaddr", SQLName: "macaddr", Array: 1040, Len: 6, Category: CatUser, Physical: PhysText},
 	{OID: Macaddr8, Name: "macaddr8", SQLName: "macaddr8", Array: 775, Len: 8, Category: CatUser, Physical: PhysText},
+	// money (money.go) and the bit strings (bit.go).
+	{OID: Money, Name: "money", SQLName: "money", Array: 791, Len: 8, Category: CatNumeric, Physical: PhysText},
+	{OID: Bit, Name: "bit", SQLName: "bit", Array: 1561, Len: -1, Category: CatBitStr, Physical: PhysText, Mod: TypmodBits},
+	{OID: Varbit, Name: "varbit", SQLName: "bit varying", Array: 1563, Len: -1, Category: CatBitStr, Preferred: true, Physical: PhysText, Mod: TypmodBits},
 	{OID: JSONB, Name: "jsonb", SQLName: "jsonb", Array: 3807, Len: -1, Category: CatUser, Physical: PhysText},
 	// jsonpath: kept as jsonpath_out prints it (jsonpath.go).
 	{OID: JSONPath, Name: "jsonpath", SQLName: "jsonpath", Array: 4073, Len: -1, Category: CatUser, Physical: PhysText},
@@ -191,6 +197,7 @@ var typeAliases = map[string]OID{
 	"character varying": Varchar, "char varying": Varchar, "character": Bpchar, "char": Bpchar,
 	`"char"`: Char, "time without time zone": Time, "time with time zone": Timetz,
 	"timestamp without time zone": Timestamp, "timestamp with time zone": Timestamptz,
+	"bit varying": Varbit,
 }
 
 // Parse reads a type name as SQL or format_type writes it ("int4",
@@ -252,6 +259,9 @@ func Parse(name string) (*Type, int32, error) {
 			mod = 1 + 4 // bare char means char(1)
 		}
 	}
+	if n == "bit" && mod < 0 {
+		mod = 1 // bare bit means bit(1)
+	}
 	if array {
 		return byOID[t.Array], mod, nil
 	}
@@ -312,6 +322,19 @@ func (t *Type) makeMod(args []string) (int32, error) {
 		}
 		return p, nil
 	}
+	if t.Mod == TypmodBits {
+		// bittypmodin/varbittypmodin
+		if len(nums) != 1 {
+			return -1, errorf(CodeInvalidParam, "invalid type modifier")
+		}
+		if nums[0] < 1 {
+			return -1, errorf(CodeInvalidParam, "length for type %s must be at least 1", t.Name)
+		}
+		if nums[0] > maxBitLen {
+			return -1, errorf(CodeInvalidParam, "length for type %s cannot exceed %d", t.Name, maxBitLen)
+		}
+		return int32(nums[0]), nil
+	}
 	return -1, errorf(CodeSyntax, "type modifier is not allowed for type \"%s\"", t.Name)
 }
 
@@ -365,6 +388,8 @@ func (t *Type) Format(mod int32) string {
 		m = "(" + strconv.Itoa(p) + "," + strconv.Itoa(s) + ")"
 	case TypmodPrecision:
 		m = "(" + strconv.Itoa(int(PrecisionOf(t.OID, mod))) + ")"
+	case TypmodBits:
+		m = bitModText(mod) // bit.go
 	}
 	switch t.OID {
 	case Time, Timetz, Timestamp, Timestamptz:

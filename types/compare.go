@@ -52,6 +52,10 @@ func Compare(oid OID, a, b Value) int {
 	case Macaddr8Val:
 		y := b.(Macaddr8Val)
 		return bytes.Compare(x[:], y[:])
+	case MoneyVal:
+		return cmpInt(int64(x), int64(b.(MoneyVal)))
+	case BitVal:
+		return CompareBit(x, b.(BitVal)) // bit.go
 	case DateVal:
 		return cmpInt(int64(x), int64(b.(DateVal)))
 	case TimestampVal:
@@ -156,6 +160,8 @@ func Hash(seed maphash.Seed, oid OID, v Value) uint64 {
 		h.Write(x)
 	case InetVal:
 		hashInet(&h, x) // inet.go: inet and cidr alike
+	case BitVal:
+		h.WriteString(strconv.Itoa(int(x.N)) + "/" + x.B) // bit and varbit alike
 	case IntervalVal:
 		h.WriteString(IntervalSpanKey(x))
 	case TimeTZVal:

@@ -23,6 +23,15 @@ const nameDataLen = 64
 // ('s'::type(mod)): PostgreSQL's value for the text, or its error.
 // Types the catalog does not know keep their text.
 func In(oid OID, mod int32, s string) (Value, error) {
+	if oid == Bit || oid == Varbit {
+		// 'x'::bit(n): bit_in without the length, then the explicit
+		// length coercion, as PostgreSQL's coerce_type (bit.go).
+		v, err := parseBit(s)
+		if err != nil {
+			return nil, err
+		}
+		return applyBitMod(oid, mod, v, true)
+	}
 	v, err := in(oid, s)
 	if err != nil {
 		return nil, err
@@ -60,6 +69,10 @@ func in(oid OID, s string) (Value, error) {
 		return parseMacaddr(s) // macaddr.go
 	case Macaddr8:
 		return parseMacaddr8(s)
+	case Money:
+		return parseMoney(s) // money.go
+	case Bit, Varbit:
+		return parseBit(s) // bit.go
 	case JSON:
 		if !json.Valid([]byte(s)) {
 			return nil, syntaxErr(JSON, s)
@@ -116,6 +129,8 @@ func ApplyMod(oid OID, mod int32, v Value, explicit bool) (Value, error) {
 		return s, nil
 	case Numeric:
 		return applyNumericMod(v.(*Decimal), mod)
+	case Bit, Varbit:
+		return applyBitMod(oid, mod, v.(BitVal), explicit) // bit.go
 	case Timestamp, Timestamptz:
 		ts := v.(TimestampVal)
 		if ts == TimestampPosInf || ts == TimestampNegInf {
@@ -378,6 +393,10 @@ func AppendOut(dst []byte, oid OID, v Value) []byte {
 		return appendMac(dst, x[:]) // macaddr.go
 	case Macaddr8Val:
 		return appendMac(dst, x[:])
+	case MoneyVal:
+		return appendMoney(dst, x) // money.go
+	case BitVal:
+		return appendBit(dst, x) // bit.go
 	case DateVal:
 		return appendDate(dst, x)
 	case TimestampVal:

@@ -119,6 +119,8 @@ func build(version int) *Registry {
 	r.addJSONObject()  // jsonobject.go
 	r.addInet()        // inet.go
 	r.addMacaddr()     // inet.go
+	r.addMoney()       // moneybit.go
+	r.addBit()         // moneybit.go
 	return r
 }
 

@@ -481,6 +481,8 @@ func aggInit(name string, arg, res plan.OID, star bool) (func() aggState, error)
 			return func() aggState { return &sumAgg{t: plan.Float8} }, nil
 		case plan.Interval:
 			return func() aggState { return &intervalSumAgg{} }, nil // aggintv.go
+		case types.Money:
+			return func() aggState { return &moneySumAgg{} }, nil // aggmoney.go
 		}
 	case "avg":
 		switch arg {

@@ -90,6 +90,11 @@ type Options struct {
 	// input of integers and numeric takes no 0x/0o/0b prefix or
 	// underscores. Zero: the newest.
 	Dialect types.Dialect
+	// Planned, when set, is called once the plan is built and its
+	// constant expressions folded without error, before any row is read:
+	// where PostgreSQL's planning ends and its executor runs (COPY sends
+	// CopyOutResponse there, so an error at the first row follows it).
+	Planned func()
 }
 
 // env is the state of one execution.
@@ -239,6 +244,9 @@ func (p *Prepared) run(ctx context.Context, src Source, opts Options, emit func(
 			m.done()
 		}
 	}()
+	if opts.Planned != nil {
+		opts.Planned()
+	}
 	return e, op.run(func(b *Batch) error {
 		if err := e.check(); err != nil {
 			return err

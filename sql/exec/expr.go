@@ -94,6 +94,8 @@ func cmpType(l, r plan.Type) (plan.Type, bool) {
 		return plan.T(plan.Timestamptz), true // date_cmp_timestamptz, timestamp_cmp_timestamptz: in the session's zone
 	case (lo == types.Inet || lo == types.Cidr) && (ro == types.Inet || ro == types.Cidr):
 		return plan.T(types.Inet), true // cidr is binary coercible to inet
+	case (lo == types.Bit || lo == types.Varbit) && (ro == types.Bit || ro == types.Varbit):
+		return plan.T(types.Varbit), true // bit and varbit are binary coercible; bit_cmp either way
 	}
 	return plan.Type{}, false
 }

@@ -240,6 +240,10 @@ func constant(c *pg.A_Const) (Scalar, error) {
 		return &Const{T: T(Bool), Text: strconv.FormatBool(v.Boolval.Boolval)}, nil
 	case *pg.A_Const_Sval:
 		return &Const{T: T(Unknown), Text: v.Sval.Sval}, nil
+	case *pg.A_Const_Bsval:
+		// B'…' and X'…': make_const reads "b…"/"x…" with bit_in, of type
+		// bit without a length.
+		return &Const{T: T(bitOID), Text: v.Bsval.Bsval}, nil
 	}
 	return nil, unsupported("this constant", c.Location)
 }

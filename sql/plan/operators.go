@@ -193,6 +193,9 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 	if e, ok, err := b.inetOperator(op, l, r, loc); ok {
 		return e, err // inetops.go
 	}
+	if e, ok, err := b.moneyBitOperator(op, l, r, loc); ok {
+		return e, err // moneybitops.go
+	}
 	lt, rt := l.Type(), r.Type()
 	like := op == "~~" || op == "!~~" || op == "~~*" || op == "!~~*"
 	switch {

@@ -55,6 +55,7 @@ var typeNames = map[OID]string{
 	Date: "date", Time: "time", Timestamp: "timestamp", Timestamptz: "timestamptz",
 	Interval: "interval", Numeric: "numeric", UUID: "uuid", JSON: "json", JSONB: "jsonb", types.JSONPath: "jsonpath", Record: "record",
 	types.Inet: "inet", types.Cidr: "cidr", types.Macaddr: "macaddr", types.Macaddr8: "macaddr8",
+	types.Money: "money", types.Bit: "bit", types.Varbit: "varbit",
 }
 
 // String is the type's pg_type.typname with its modifier, as EXPLAIN
@@ -91,6 +92,7 @@ var typeAliases = map[string]OID{
 	"timestamp": Timestamp, "timestamptz": Timestamptz, "interval": Interval,
 	"bytea": Bytea, "name": Name, "uuid": UUID, "json": JSON, "jsonb": JSONB, "oid": Oid, "jsonpath": types.JSONPath,
 	"inet": types.Inet, "cidr": types.Cidr, "macaddr": types.Macaddr, "macaddr8": types.Macaddr8,
+	"money": types.Money, "bit": types.Bit, "varbit": types.Varbit, "bit varying": types.Varbit,
 }
 
 // parseType resolves a type name (pg_catalog qualification dropped) and
@@ -119,6 +121,11 @@ func parseType(name string, mods []int32) (Type, error) {
 		if oid == Interval {
 			t.Mod = IntervalFullRange<<16 | p
 		}
+	case (oid == types.Bit || oid == types.Varbit) && len(mods) == 1:
+		if mods[0] < 1 {
+			return Type{}, errorf(CodeInvalidParameter, "length for type %s must be at least 1", typeNames[oid])
+		}
+		t.Mod = mods[0] // bit(n): the typmod is n
 	case len(mods) > 0:
 		// A modifier this catalog does not apply (bit(n), …) is refused,
 		// never dropped: the value would not be coerced to it.
