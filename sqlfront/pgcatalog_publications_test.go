@@ -48,6 +48,20 @@ func TestCatalogPublications(t *testing.T) {
 		}
 	}
 	describe()
+	// \dRp+ lists each publication's tables: p_some's include a table
+	// sidecar does not follow.
+	for _, cmd := range []string{`\dRp+`, `\dRp+ p_some`, `\dRp+ p_all`} {
+		got, err := psql(t, r.sqlURL, "-v", "VERBOSITY=verbose", "-c", cmd)
+		want, werr := psql(t, r.pgURL, "-c", cmd)
+		switch {
+		case werr != nil:
+			t.Fatalf("%s on PostgreSQL: %v\n%s", cmd, werr, want)
+		case err != nil && psqlState(got) == "0A000":
+			t.Logf("%s refused: %s", cmd, strings.TrimSpace(got))
+		case err != nil || got != want:
+			t.Errorf("%s: (%v)\n%s\nPostgreSQL:\n%s", cmd, err, got, want)
+		}
+	}
 	same := []string{
 		"SELECT oid, pubname, pubowner, puballtables, pubinsert, pubupdate, pubdelete, pubtruncate, pubviaroot FROM pg_publication ORDER BY pubname",
 		"SELECT * FROM pg_publication ORDER BY oid",
@@ -59,6 +73,9 @@ func TestCatalogPublications(t *testing.T) {
 		"SELECT * FROM pg_publication_tables ORDER BY 1, 2, 3",
 		"SELECT count(*) FROM pg_publication_tables WHERE pubname = 'p_some'",
 		"SELECT count(*) FROM pg_get_publication_tables('p_some')",
+		// The tables' names: pg_class lists the followed tables only.
+		"SELECT c.relname FROM pg_publication_rel pr JOIN pg_class c ON c.oid = pr.prrelid ORDER BY 1",
+		"SELECT pr.prrelid::regclass FROM pg_publication_rel pr ORDER BY 1",
 	}
 	if version >= 150000 {
 		same = append(same,
