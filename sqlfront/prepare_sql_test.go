@@ -100,6 +100,9 @@ func TestSQLPrepareExecute(t *testing.T) {
 	if got, want := psqlScript(t, r.sqlURL, prepareScript), psqlScript(t, r.pgURL, prepareScript); got != want {
 		t.Errorf("psql:\n%s\nPostgreSQL:\n%s", got, want)
 	}
+	// pg_prepared_statements is not served: refused, not answered
+	// without the session's statements.
+	catalogCompare(t, r, nil, []string{"SELECT name, statement, from_sql FROM pg_prepared_statements ORDER BY 1"})
 	ctx := context.Background()
 	run := func(url string) string {
 		conn, err := pgx.Connect(ctx, url)
