@@ -241,6 +241,9 @@ func (s *session) sqlExecute(ctx context.Context, p *plan) (*prepared, []Value, 
 	}
 	vals := make([]Value, len(want))
 	for i, a := range sp.args {
+		if name := typname(want[i]); typeNames[name] != want[i] || name == "char" {
+			return nil, nil, unsupported(sp.pos[i], "an EXECUTE argument of type "+typeName(want[i]))
+		}
 		v, err := s.executeArg(ctx, "SELECT CAST(("+a+") AS pg_catalog."+typname(want[i])+")")
 		if e, ok := err.(*Error); ok && e.Pos >= 0 {
 			e.Pos = sp.pos[i] // PostgreSQL points at the argument
