@@ -151,8 +151,11 @@ func publicationFooter(withSchemas bool) func(ex *execCtx, consts []string) ([][
 		}
 		var rows [][]*string
 		seen := map[string]bool{}
+		torn := false
 		add := func(pub uint32, qual, cols *string) {
-			row := []*string{sv(names[pub]), qual, cols}
+			name, ok := names[pub]
+			torn = torn || !ok
+			row := []*string{sv(name), qual, cols}
 			key := ""
 			for _, v := range row {
 				if v == nil {
@@ -197,6 +200,9 @@ func publicationFooter(withSchemas bool) func(ex *execCtx, consts []string) ([][
 			if r.AllTables {
 				add(r.OID, nil, nil) // a followed table is publishable
 			}
+		}
+		if torn {
+			return nil, unsupported(-1, "\\d of "+t.Name+": a publication listing it was read without its pg_publication row (read during a CREATE or DROP PUBLICATION; the next catalog poll reads both)")
 		}
 		sort.SliceStable(rows, func(i, j int) bool { return *rows[i][0] < *rows[j][0] }) // ORDER BY 1 (name: byte order)
 		return rows, nil
