@@ -8,8 +8,8 @@ import "github.com/sidecar-dev/sidecar/wal"
 //
 //   - after a Relation's facts, sections led by a mark byte: the column
 //     facts ('c'), the schema facts ('s'), the columns the stream does
-//     not carry ('g'), the column numbers ('h') and the database's user
-//     types ('u'). A section's fields
+//     not carry ('g'), the column numbers ('h'), the database's user
+//     types ('u') and its publications ('p'). A section's fields
 //     follow its mark inline, or as one length-prefixed body (a later
 //     sidecar may append fields to a body; a reader skips what it does
 //     not know). An absent section writes nothing.
@@ -35,10 +35,11 @@ type factsSection struct {
 func factsSections() []factsSection {
 	return []factsSection{
 		{mark: columnFactsMark, present: func(f *wal.Facts) bool { return f.Columns != nil }, encode: encodeColumnFacts, decode: decodeColumnFacts},
-		{mark: schemaFactsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil }, encode: encodeSchemaFacts, decode: decodeSchemaFacts},                        // catfacts_schema.go
-		{mark: notCarriedMark, present: func(f *wal.Facts) bool { return len(f.NotCarried) > 0 }, encode: encodeNotCarried, decode: decodeNotCarried},                                 // catfacts_notcarried.go
-		{mark: columnNumbersMark, body: true, present: (*wal.Facts).ColumnNumbersRead, encode: encodeColumnNumbers, decode: decodeColumnNumbers},                                      // catfacts_notcarried_cols.go
-		{mark: userTypesMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.UserTypes != nil }, encode: encodeUserTypes, decode: decodeUserTypes}, // catfacts_usertypes.go
+		{mark: schemaFactsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil }, encode: encodeSchemaFacts, decode: decodeSchemaFacts},                                    // catfacts_schema.go
+		{mark: notCarriedMark, present: func(f *wal.Facts) bool { return len(f.NotCarried) > 0 }, encode: encodeNotCarried, decode: decodeNotCarried},                                             // catfacts_notcarried.go
+		{mark: columnNumbersMark, body: true, present: (*wal.Facts).ColumnNumbersRead, encode: encodeColumnNumbers, decode: decodeColumnNumbers},                                                  // catfacts_notcarried_cols.go
+		{mark: userTypesMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.UserTypes != nil }, encode: encodeUserTypes, decode: decodeUserTypes},             // catfacts_usertypes.go
+		{mark: publicationsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Publications != nil }, encode: encodePublications, decode: decodePublications}, // catfacts_publications.go
 	}
 }
 

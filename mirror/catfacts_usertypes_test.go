@@ -35,20 +35,7 @@ func TestUserTypesRoundTrip(t *testing.T) {
 		if !got.Facts.Equal(rel.Facts) || got.Facts.Schema.UserTypes == nil {
 			t.Errorf("attnums %v: decoded %+v, want %+v", attnums, got.Facts.Schema.UserTypes, ut)
 		}
-		old := *rel
-		of := *rel.Facts
-		os := *rel.Facts.Schema
-		os.UserTypes = nil
-		of.Schema = &os
-		old.Facts = &of
-		ob := encodeRel(&old)
-		if len(ob) >= len(b) || string(b[:len(ob)]) != string(ob) {
-			t.Fatalf("the section is not appended after the older record's bytes")
-		}
-		got, err = decodeRel(ob)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got = olderRecord(t, rel, b, func(f *wal.Facts) { f.Schema.UserTypes = nil })
 		if got.Facts.Schema == nil || got.Facts.Schema.UserTypes != nil {
 			t.Errorf("attnums %v: an older record decoded with user types %+v", attnums, got.Facts.Schema)
 		}

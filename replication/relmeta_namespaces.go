@@ -85,6 +85,10 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 	if err != nil {
 		return err
 	}
+	pubs, err := readPublications(ctx, conn, version) // relmeta_publications.go
+	if err != nil {
+		return err
+	}
 	// The roles and databases are the cluster's: one table of the read carries them
 	// (the least OID read, the same one every poll), so a mirror of many
 	// tables does not hold a copy per table.
@@ -101,7 +105,7 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 		s.Roles, s.Members, s.RolesRead = roles, members, rolesRead
 		s.Databases, s.DatabasesRead = dbs, dbsRead
 		s.Languages, s.LanguagesRead = langs, langsRead
-		s.UserTypes = userTypes
+		s.UserTypes, s.Publications = userTypes, pubs
 	}
 	return nil
 }

@@ -70,10 +70,7 @@ func TestCatalogGeneratedColumns(t *testing.T) {
 	})
 	for _, cmd := range []string{`\d inc`, `\d+ inc`, `\d job`, `\d+ job`} {
 		got, want := psqlBoth(t, r, cmd)
-		if i := strings.Index(want, "Publications:"); i > 0 {
-			want = want[:i]
-		}
-		if !strings.HasPrefix(got, want) {
+		if got != want {
 			t.Errorf("%s:\n%s\nPostgreSQL:\n%s", cmd, got, want)
 		}
 	}

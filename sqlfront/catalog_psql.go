@@ -270,8 +270,8 @@ var psqlHandlers = map[string]*canned{
 		}
 		return nil, nil
 	}},
-	"dpubs":     {cols: []string{"pubname", "?column?", "?column?"}, rows: none},
-	"dpubs14":   {cols: []string{"pubname", "?column?", "?column?"}, rows: none},
+	"dpubs":     {cols: []string{"pubname", "?column?", "?column?"}, rows: publicationFooter(true)},  // pgcatalog_publications.go
+	"dpubs14":   {cols: []string{"pubname", "?column?", "?column?"}, rows: publicationFooter(false)}, // pgcatalog_publications.go
 	"dinherits": {cols: []string{"oid"}, rows: none},
 	"dparts":    {cols: []string{"oid", "relkind", "inhdetachpending", "pg_get_expr"}, rows: none},
 }

@@ -62,7 +62,9 @@ var majorLayouts = map[string][]majorLayout{
 			"conindid, conparentid, confrelid, confupdtype, confdeltype, confmatchtype, conislocal, coninhcount int2, connoinherit, " +
 			"conperiod bool, conkey, confkey, conpfeqop, conppeqop, conffeqop, confdelsetcols, conexclop, conbin"},
 	},
-	"pg_database": databaseLayouts, // pgcatalog_database.go
+	"pg_database":        databaseLayouts,                      // pgcatalog_database.go
+	"pg_publication":     publicationLayouts["pg_publication"], // pgcatalog_publications.go
+	"pg_publication_rel": publicationLayouts["pg_publication_rel"],
 	"pg_auth_members": {
 		{140000, "roleid, member, grantor, admin_option"},
 		{160000, ""},

@@ -33,7 +33,11 @@ func (c *vecCatalog) catalogTable(schema, name string) *lplan.TableDef {
 	if r == nil {
 		return nil
 	}
-	r = r.forVersion(serverVersion(c.pl.src.Tables())) // pgcatalog_major.go
+	version := serverVersion(c.pl.src.Tables())
+	if since := publicationSince(name); version != 0 && version < since { // pgcatalog_publications.go
+		return nil
+	}
+	r = r.forVersion(version) // pgcatalog_major.go
 	key := r.schema + "." + r.name
 	if d, ok := c.byName[key]; ok {
 		return d
@@ -82,7 +86,7 @@ func (c *vecCatalog) checkReads(q *lplan.Query) error {
 				}
 			case *lplan.ColRef:
 				if y.T == nodeTree && err == nil {
-					err = unsupported(-1, "pg_attrdef.adbin other than as pg_get_expr's argument (sidecar keeps the default's text, not its node tree)")
+					err = unsupported(-1, "pg_attrdef.adbin or pg_publication_rel.prqual other than as pg_get_expr's argument (sidecar keeps the expression's text, not its node tree)")
 				}
 			case *lplan.Subquery:
 				walk(y.Plan)
@@ -237,7 +241,7 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 			return nil, err
 		}
 		if args[0] != nodeTree {
-			return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "pg_get_expr of anything but pg_attrdef.adbin and pg_index.indpred is not supported by sidecar yet")
+			return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "pg_get_expr of anything but pg_attrdef.adbin, pg_index.indpred and pg_publication_rel.prqual is not supported by sidecar yet")
 		}
 		ok := c.defaultPath()
 		ts := []lplan.Type{nodeTree, lplan.T(oidOID), lplan.T(oidBool)}[:len(args)]

@@ -121,6 +121,8 @@ type plan struct {
 	explain []string
 	// cursor: DECLARE, FETCH/MOVE, CLOSE (cursor.go).
 	cursor *cursorSpec
+	// sqlPrep: PREPARE, EXECUTE (prepare_sql.go).
+	sqlPrep *sqlPrepare
 	// vec: a SELECT the flat planner refused, run on sql/exec (vexec.go).
 	vec *vecPlan
 	// needed marks the input columns an expression reads (by scope

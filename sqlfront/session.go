@@ -118,6 +118,10 @@ type prepared struct {
 	// on changed, as PostgreSQL's plan cache invalidates it (a SET
 	// search_path after Parse reads another schema's table).
 	settings string
+	// fromSQL: made by PREPARE (prepare_sql.go); err, when set, is the
+	// error its EXECUTE fails with (a write, prepared as PostgreSQL does).
+	fromSQL bool
+	err     error
 }
 
 type portal struct {
@@ -718,17 +722,15 @@ func (s *session) run1(ctx context.Context, p *plan, params []Value, formats []i
 		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(p.tag)})
 		return nil
 	case "deallocate":
-		if p.setName == "" {
-			s.prepared = map[string]*prepared{}
-		} else {
-			delete(s.prepared, p.setName)
+		return s.deallocate(p.setName) // prepare_sql.go
+	case "prepare":
+		return s.runPrepare(ctx, p)
+	case "execute":
+		ps, params, err := s.sqlExecute(ctx, p)
+		if err != nil {
+			return err
 		}
-		tag := "DEALLOCATE"
-		if p.setName == "" {
-			tag = "DEALLOCATE ALL"
-		}
-		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
-		return nil
+		return s.run1(ctx, ps.plan, params, formats, maxRows, pt, describe)
 	case "show":
 		if p.setName == "all" {
 			if describe {
@@ -1212,6 +1214,13 @@ func (s *session) bind(ctx context.Context, m *pgproto3.Bind) error {
 		}
 		p = ps2[0]
 	}
+	if p.kind == "execute" { // EXECUTE name: its statement runs in the portal (prepare_sql.go)
+		target, args, err := s.sqlExecute(ctx, p)
+		if err != nil {
+			return err
+		}
+		p, params = target.plan, args
+	}
 	if m.DestinationPortal != "" {
 		if _, ok := s.portals[m.DestinationPortal]; ok {
 			return errf(codeDupCursor, -1, "portal \"%s\" already exists", m.DestinationPortal)
@@ -1264,6 +1273,11 @@ func (s *session) describe(ctx context.Context, m *pgproto3.Describe) error {
 		}
 		p = ps.plan
 		s.be.Send(&pgproto3.ParameterDescription{ParameterOIDs: p.params})
+		if p.kind == "execute" { // EXECUTE name describes its statement's rows
+			if target, ok := s.prepared[p.sqlPrep.name]; ok && target.err == nil && p.sqlPrep.name != "" {
+				p = target.plan
+			}
+		}
 	} else {
 		pt, ok := s.portals[m.Name]
 		if !ok {

@@ -344,6 +344,10 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 			p.kind, p.tag = "noop", "DISCARD TEMP"
 		}
 		return nil
+	case n.GetPrepareStmt() != nil:
+		return pl.planPrepare(n.GetPrepareStmt()) // prepare_sql.go
+	case n.GetExecuteStmt() != nil:
+		return pl.planExecute(n.GetExecuteStmt())
 	case n.GetDeallocateStmt() != nil:
 		p.kind, p.tag, p.setName = "deallocate", "DEALLOCATE", n.GetDeallocateStmt().Name
 		return nil

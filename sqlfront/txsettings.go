@@ -213,7 +213,7 @@ func (s *session) discardAll(ctx context.Context) error {
 		return err
 	}
 	s.closeCursors()
-	s.prepared = map[string]*prepared{}
+	s.dropAllPrepared() // prepare_sql.go
 	s.reportChanged(before)
 	return nil
 }

@@ -113,6 +113,10 @@ type SchemaFacts struct {
 	// UserTypes are the database's domains and enums (catfacts_usertypes.go),
 	// read with the roles by the table carrying them (nil: not read).
 	UserTypes *UserTypeFacts
+	// Publications are the database's publications
+	// (catfacts_publications.go), read with the roles by the table
+	// carrying them (nil: not read).
+	Publications *PublicationFacts
 }
 
 // SequenceFacts is an owned sequence's pg_class and pg_sequence rows
@@ -213,7 +217,8 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 	return s.Comment == o.Comment && s.namespacesEqual(o) && s.rolesEqual(o) && s.OptionsRead == o.OptionsRead && slices.Equal(s.Options, o.Options) && (s.Options == nil) == (o.Options == nil) && s.OwnerOID == o.OwnerOID && s.DatabaseOID == o.DatabaseOID && s.Owner == o.Owner && slices.Equal(s.ReferencedBy, o.ReferencedBy) && slices.Equal(s.ColumnComments, o.ColumnComments) && slices.Equal(s.Sequences, o.Sequences) &&
 		slices.EqualFunc(s.Constraints, o.Constraints, ConstraintFacts.equal) && slices.EqualFunc(s.Indexes, o.Indexes, IndexFacts.equal) &&
 		slices.Equal(s.Triggers, o.Triggers) && s.SequencesRead == o.SequencesRead && slices.Equal(s.OwnedSequences, o.OwnedSequences) &&
-		s.ViewsRead == o.ViewsRead && s.ViewColumnsRead == o.ViewColumnsRead && viewsEqual(s.Views, o.Views) && s.storageEqual(o) && s.databasesEqual(o) && s.UserTypes.Equal(o.UserTypes)
+		s.ViewsRead == o.ViewsRead && s.ViewColumnsRead == o.ViewColumnsRead && viewsEqual(s.Views, o.Views) && s.storageEqual(o) && s.databasesEqual(o) && s.UserTypes.Equal(o.UserTypes) &&
+		s.Publications.Equal(o.Publications)
 }
 
 // storageEqual compares the \d+ column and TOAST facts.
