@@ -200,7 +200,9 @@ func (s *session) runPrepare(ctx context.Context, p *plan) error {
 		return unsupported(-1, "this PREPARE")
 	}
 	ps.plan = plans[0]
-	s.prepared[sp.name] = ps
+	if err := s.keepPrepared(sp.name, ps); err != nil {
+		return err
+	}
 	s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("PREPARE")})
 	return nil
 }
@@ -288,7 +290,7 @@ func (s *session) deallocate(name string) error {
 	if _, ok := s.prepared[name]; !ok {
 		return errf(codeNoPrepared, -1, "prepared statement \"%s\" does not exist", name)
 	}
-	delete(s.prepared, name)
+	s.dropPrepared(name)
 	s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("DEALLOCATE")})
 	return nil
 }
@@ -298,7 +300,7 @@ func (s *session) deallocate(name string) error {
 func (s *session) dropAllPrepared() {
 	for name := range s.prepared {
 		if name != "" {
-			delete(s.prepared, name)
+			s.dropPrepared(name)
 		}
 	}
 }

@@ -343,6 +343,7 @@ func (s *Server) run(ctx context.Context, ss *session, fatal func(*Error)) {
 	}
 	defer ss.closeCursors() // their rows' memory.query share
 	defer ss.closePortals() // portalmem.go: likewise
+	defer ss.closePrepared() // preparedmem.go: likewise
 	ss.loop(ctx)
 }
 

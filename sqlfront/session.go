@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/sidecar-dev/sidecar/membudget"
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
 	"maps"
 	"math"
@@ -65,6 +66,7 @@ type session struct {
 	copyBegun  *copyBegun // a COPY that sent its beginning before a replan (copyout_run.go)
 
 	prepared map[string]*prepared
+	prepMem  *membudget.Account // their memory.query charge (preparedmem.go)
 	portals  map[string]*portal
 	cursors  map[string]*cursor // DECLAREd (cursor.go)
 
@@ -122,6 +124,8 @@ type prepared struct {
 	// error its EXECUTE fails with (a write, prepared as PostgreSQL does).
 	fromSQL bool
 	err     error
+	// charged is its memory.query charge (preparedmem.go).
+	charged int64
 }
 
 type portal struct {
@@ -500,7 +504,7 @@ func (s *session) loop(ctx context.Context) {
 			qerr = s.execute(ctx, m)
 		case *pgproto3.Close:
 			if m.ObjectType == 'S' {
-				delete(s.prepared, m.Name)
+				s.dropPrepared(m.Name)
 			} else {
 				s.dropPortal(m.Name)
 			}
@@ -1176,7 +1180,9 @@ func (s *session) parse(ctx context.Context, m *pgproto3.Parse) error {
 	if len(plans) > 1 {
 		return errf(codeSyntax, -1, "cannot insert multiple commands into a prepared statement")
 	}
-	s.prepared[m.Name] = &prepared{query: m.Query, plan: plans[0], types: m.ParameterOIDs, asOfParam: asOfParam, settings: s.planKeyPrefix()}
+	if err := s.keepPrepared(m.Name, &prepared{query: m.Query, plan: plans[0], types: m.ParameterOIDs, asOfParam: asOfParam, settings: s.planKeyPrefix()}); err != nil {
+		return err
+	}
 	s.be.Send(&pgproto3.ParseComplete{})
 	return nil
 }
