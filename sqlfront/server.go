@@ -341,9 +341,8 @@ func (s *Server) run(ctx context.Context, ss *session, fatal func(*Error)) {
 		fatal(toError(err))
 		return
 	}
-	defer ss.closeCursors()  // their rows' memory.query share
-	defer ss.closePortals()  // portalmem.go: likewise
-	defer ss.closePrepared() // preparedmem.go: likewise
+	defer ss.closeCursors() // their rows' memory.query share
+	defer ss.closePortals() // portalmem.go: likewise
 	ss.loop(ctx)
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/sidecar-dev/sidecar/membudget"
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
 	"maps"
 	"math"
@@ -65,10 +64,10 @@ type session struct {
 	stmtVers   map[string]Version
 	copyBegun  *copyBegun // a COPY that sent its beginning before a replan (copyout_run.go)
 
-	prepared map[string]*prepared
-	prepMem  *membudget.Account // their memory.query charge (preparedmem.go)
-	portals  map[string]*portal
-	cursors  map[string]*cursor // DECLAREd (cursor.go)
+	prepared  map[string]*prepared
+	prepBytes int64 // the named ones' estimated size (preparedmem.go)
+	portals   map[string]*portal
+	cursors   map[string]*cursor // DECLAREd (cursor.go)
 
 	runMu   sync.Mutex
 	running context.CancelFunc
@@ -124,7 +123,8 @@ type prepared struct {
 	// error its EXECUTE fails with (a write, prepared as PostgreSQL does).
 	fromSQL bool
 	err     error
-	// charged is its memory.query charge (preparedmem.go).
+	// charged is its estimated size, counted against the session's
+	// share when named (preparedmem.go).
 	charged int64
 }
 
