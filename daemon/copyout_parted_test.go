@@ -51,17 +51,7 @@ func TestCopyOutPartitioned(t *testing.T) {
 		"INSERT INTO parted SELECT g, 1 + g % 3, 'v' || g FROM generate_series(1, 30) g",
 		"CREATE TABLE plain (id int PRIMARY KEY, name text)",
 		"INSERT INTO plain VALUES (1, 'p')")
-	addr := daemontest.FreeAddr(t)
-	cfg := daemontest.Config(t, url, []string{"public.parted", "public.plain"}, "sql:\n  listen: "+addr)
-	var logs syncBuilder
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Log(logs.String())
-		}
-	})
-	r := start(t, cfg, &logs)
-	r.waitDurable(t, marker(t, url, "UPDATE plain SET name = 'm' WHERE id = 1"))
-	sc := "postgres://sidecar@" + addr + "/sidecar?sslmode=disable"
+	sc, _, _ := followWithSQL(t, url, []string{"public.parted", "public.plain"})
 	ctx := t.Context()
 	var last string
 	daemontest.Eventually(t, "the root answered", 60*time.Second, func() bool {

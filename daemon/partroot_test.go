@@ -86,17 +86,7 @@ func TestPartitionedRootReadsItsLeaves(t *testing.T) {
 		"INSERT INTO meas SELECT g, 1 + g % 4, 'v' || g, g * 1.5 FROM generate_series(1, 200) g",
 		"CREATE TABLE plain (id int PRIMARY KEY, name text)",
 		"INSERT INTO plain SELECT g, 'p' || g FROM generate_series(1, 50) g")
-	addr := daemontest.FreeAddr(t)
-	cfg := daemontest.Config(t, url, []string{"public.meas", "public.plain"}, "sql:\n  listen: "+addr)
-	var logs syncBuilder
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Log(logs.String())
-		}
-	})
-	r := start(t, cfg, &logs)
-	r.waitDurable(t, marker(t, url, "UPDATE plain SET name = 'm' WHERE id = 1"))
-	sc := "postgres://sidecar@" + addr + "/sidecar?sslmode=disable"
+	sc, r, dataDir := followWithSQL(t, url, []string{"public.meas", "public.plain"})
 	ctx := t.Context()
 
 	// The catalog poll records the root within a few seconds.
@@ -195,7 +185,7 @@ func TestPartitionedRootReadsItsLeaves(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, leaf := range []string{"meas_2", "meas_3a", "meas_5", "meas_6"} {
-		_, got := mirrortest.MirrorRows(t, cfg.DataDir, "public."+leaf)
+		_, got := mirrortest.MirrorRows(t, dataDir, "public."+leaf)
 		if want := mirrortest.PGRows(t, url, leaf); !slices.Equal(got, want) {
 			t.Errorf("%s: mirror %d rows, PostgreSQL %d; they differ", leaf, len(got), len(want))
 		}
@@ -207,4 +197,24 @@ func firstRows(rows []string) []string {
 		return rows[:4]
 	}
 	return rows
+}
+
+// followWithSQL starts a daemon following tables of url (public.plain
+// among them, with a row id 1) with its SQL port on a free address, waits
+// until a marker update of plain is durable, and returns the SQL port's
+// URL, the running daemon and its data directory; its log is printed
+// when the test fails.
+func followWithSQL(t *testing.T, url string, tables []string) (sqlURL string, r *running, dataDir string) {
+	t.Helper()
+	addr := daemontest.FreeAddr(t)
+	cfg := daemontest.Config(t, url, tables, "sql:\n  listen: "+addr)
+	var logs syncBuilder
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log(logs.String())
+		}
+	})
+	r = start(t, cfg, &logs)
+	r.waitDurable(t, marker(t, url, "UPDATE plain SET name = 'm' WHERE id = 1"))
+	return "postgres://sidecar@" + addr + "/sidecar?sslmode=disable", r, cfg.DataDir
 }

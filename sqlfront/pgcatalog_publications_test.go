@@ -50,18 +50,7 @@ func TestCatalogPublications(t *testing.T) {
 	describe()
 	// \dRp+ lists each publication's tables: p_some's include a table
 	// sidecar does not follow.
-	for _, cmd := range []string{`\dRp+`, `\dRp+ p_some`, `\dRp+ p_all`} {
-		got, err := psql(t, r.sqlURL, "-v", "VERBOSITY=verbose", "-c", cmd)
-		want, werr := psql(t, r.pgURL, "-c", cmd)
-		switch {
-		case werr != nil:
-			t.Fatalf("%s on PostgreSQL: %v\n%s", cmd, werr, want)
-		case err != nil && psqlState(got) == "0A000":
-			t.Logf("%s refused: %s", cmd, strings.TrimSpace(got))
-		case err != nil || got != want:
-			t.Errorf("%s: (%v)\n%s\nPostgreSQL:\n%s", cmd, err, got, want)
-		}
-	}
+	psqlSameOrRefused(t, r, `\dRp+`, `\dRp+ p_some`, `\dRp+ p_all`) // pgcatalog_usertypes_test.go
 	same := []string{
 		"SELECT oid, pubname, pubowner, puballtables, pubinsert, pubupdate, pubdelete, pubtruncate, pubviaroot FROM pg_publication ORDER BY pubname",
 		"SELECT * FROM pg_publication ORDER BY oid",

@@ -166,7 +166,14 @@ func TestCatalogUserTypesSQLAlchemy(t *testing.T) {
 // prints or are refused with 0A000.
 func TestCatalogUserTypesPsql(t *testing.T) {
 	r := newRig(t, []string{"public.t"}, userTypesSetup)
-	for _, cmd := range []string{`\dD`, `\dD other.*`, `\dT`, `\dT other.*`, `\dT+`} {
+	psqlSameOrRefused(t, r, `\dD`, `\dD other.*`, `\dT`, `\dT other.*`, `\dT+`)
+}
+
+// psqlSameOrRefused checks that each psql command prints on the SQL port
+// what it prints on PostgreSQL, or is refused there with 0A000 (logged).
+func psqlSameOrRefused(t *testing.T, r *rig, cmds ...string) {
+	t.Helper()
+	for _, cmd := range cmds {
 		got, err := psql(t, r.sqlURL, "-v", "VERBOSITY=verbose", "-c", cmd)
 		want, werr := psql(t, r.pgURL, "-c", cmd)
 		switch {
