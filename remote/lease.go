@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -53,6 +54,66 @@ type Writer struct {
 	man       *Manifest
 	manETag   string
 	err       error // sticky: fenced or lease lost
+
+	// A write whose answer never came (the context ended or the
+	// connection broke after the request left) may have landed: the
+	// object's ETag is then no longer the one kept above, and the next
+	// CAS would fail as if another writer had taken the prefix over. The
+	// write is kept here with its bytes until the next write settles it
+	// by reading the object back (settleManifest, settleLease).
+	unsureMan        *Manifest
+	unsureManBytes   []byte
+	unsureLease      *lease
+	unsureLeaseBytes []byte
+}
+
+// settleManifest decides a manifest write whose answer was lost: when the
+// manifest now holds exactly its bytes it landed, and it becomes the
+// writer's manifest with the current ETag; otherwise it did not, and the
+// ETag kept is still ours (or another writer's CAS will say fenced). A
+// failed read leaves it undecided. Called with w.mu held.
+func (w *Writer) settleManifest(ctx context.Context) error {
+	if w.unsureMan == nil {
+		return nil
+	}
+	tag, landed, err := w.readBack(ctx, manifestName, w.unsureManBytes)
+	if err != nil {
+		return err
+	}
+	if landed {
+		w.man, w.manETag = w.unsureMan, tag
+	}
+	w.unsureMan, w.unsureManBytes = nil, nil
+	return nil
+}
+
+// settleLease is settleManifest for the lease object.
+func (w *Writer) settleLease(ctx context.Context) error {
+	if w.unsureLease == nil {
+		return nil
+	}
+	tag, landed, err := w.readBack(ctx, leaseName, w.unsureLeaseBytes)
+	if err != nil {
+		return err
+	}
+	if landed {
+		w.lease, w.leaseETag = *w.unsureLease, tag
+	}
+	w.unsureLease, w.unsureLeaseBytes = nil, nil
+	return nil
+}
+
+// readBack reads object name and says whether it holds exactly want (a
+// write of ours landed), with its ETag.
+func (w *Writer) readBack(ctx context.Context, name string, want []byte) (string, bool, error) {
+	cur, tag, err := w.c.Get(ctx, name)
+	switch {
+	case errors.Is(err, ErrNotExist):
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("read back %s after a write whose answer was lost: %w", name, err)
+	}
+	return tag, bytes.Equal(cur, want), nil
 }
 
 // OpenWriter takes the lease of c's prefix (create-if-absent, or CAS over
@@ -164,6 +225,9 @@ func (w *Writer) Renew(ctx context.Context) error {
 		w.err = fmt.Errorf("remote %s: %w: expired at %s before it was renewed", w.c.loc, ErrLeaseLost, w.lease.Expires.UTC().Format(time.RFC3339Nano))
 		return w.err
 	}
+	if err := w.settleLease(ctx); err != nil {
+		return fmt.Errorf("renew lease: %w", err)
+	}
 	next := w.lease
 	next.Expires = w.opts.Now().Add(w.opts.TTL)
 	b, _ := json.Marshal(next)
@@ -173,6 +237,7 @@ func (w *Writer) Renew(ctx context.Context) error {
 		return w.err
 	}
 	if err != nil {
+		w.unsureLease, w.unsureLeaseBytes = &next, b
 		return fmt.Errorf("renew lease: %w", err)
 	}
 	w.lease, w.leaseETag = next, tag
@@ -192,6 +257,9 @@ func (w *Writer) Commit(ctx context.Context, update func(m *Manifest)) error {
 		w.err = fmt.Errorf("remote %s: %w: expired at %s", w.c.loc, ErrLeaseLost, w.lease.Expires.UTC().Format(time.RFC3339Nano))
 		return w.err
 	}
+	if err := w.settleManifest(ctx); err != nil {
+		return err
+	}
 	next := *w.man
 	next.Packs = append([]PackRef(nil), w.man.Packs...)
 	next.Segments = append([]SegmentRef(nil), w.man.Segments...)
@@ -205,6 +273,9 @@ func (w *Writer) Commit(ctx context.Context, update func(m *Manifest)) error {
 		return err
 	}
 	if err != nil {
+		if b, eerr := encodeManifest(&next); eerr == nil {
+			w.unsureMan, w.unsureManBytes = &next, b
+		}
 		return err
 	}
 	w.man, w.manETag = &next, tag
@@ -219,6 +290,9 @@ func (w *Writer) Release(ctx context.Context) error {
 	if w.err != nil {
 		return nil
 	}
+	// Best effort: an undecided renewal that cannot be read back leaves
+	// the old ETag, and the release's CAS then fails harmlessly.
+	_ = w.settleLease(ctx)
 	next := w.lease
 	next.Expires = time.Time{}
 	b, _ := json.Marshal(next)

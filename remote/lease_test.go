@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -161,5 +162,72 @@ func TestReadWhileReplaced(t *testing.T) {
 		if len(data) != 5 || data[0] != 'v' || etag == "" {
 			t.Fatalf("read %d: %q etag %q", i, data, etag)
 		}
+	}
+}
+
+// TestLostAnswerNotFenced: a manifest write or lease renewal that landed
+// but whose answer was lost (the writer's context ended while it waited:
+// the uploader's at shutdown) is the writer's own; its next commit and
+// renewal go on instead of taking it for another writer's takeover. CI
+// saw a restored sidecar's final upload at shutdown refused "taken over
+// by another writer (now epoch 5, holder successor)" — itself.
+func TestLostAnswerNotFenced(t *testing.T) {
+	srv := s3test.Start(t)
+	c := newTestClient(t, srv, "lost")
+	ctx := t.Context()
+	w, err := OpenWriter(ctx, c, WriterOptions{Holder: "w", TTL: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lose := func(what string, op func(context.Context) error) {
+		t.Helper()
+		srv.LoseNextAnswers(1)
+		short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		defer cancel()
+		if err := op(short); err == nil {
+			t.Fatalf("%s with its answer lost: no error", what)
+		} else {
+			t.Logf("%s with its answer lost: %v", what, err)
+		}
+	}
+	lose("commit", func(ctx context.Context) error {
+		return w.Commit(ctx, func(m *Manifest) { m.Durable = 10 })
+	})
+	m, _, err := ReadManifest(ctx, c)
+	if err != nil || m.Durable != 10 {
+		t.Fatalf("the lost commit did not land (%+v, %v): the fault did not happen", m, err)
+	}
+	if err := w.Commit(ctx, func(m *Manifest) { m.Durable = 20 }); err != nil {
+		t.Fatalf("commit after a lost answer: %v", err)
+	}
+	lose("renewal", w.Renew)
+	if err := w.Renew(ctx); err != nil {
+		t.Fatalf("renewal after a lost answer: %v", err)
+	}
+	// Lost twice in a row, then a write that did not land at all: the
+	// commit after it must still go on from what is stored.
+	lose("commit", func(ctx context.Context) error {
+		return w.Commit(ctx, func(m *Manifest) { m.Durable = 30 })
+	})
+	srv.FailNext(100)
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	if err := w.Commit(short, func(m *Manifest) { m.Durable = 35 }); err == nil {
+		t.Fatal("commit while the server refuses everything: no error")
+	}
+	cancel()
+	srv.FailNext(0)
+	if err := w.Commit(ctx, func(m *Manifest) { m.Durable = 40 }); err != nil {
+		t.Fatalf("commit after a lost answer and a failed write: %v", err)
+	}
+	m, _, err = ReadManifest(ctx, c)
+	if err != nil || m.Durable != 40 || m.Holder != "w" {
+		t.Fatalf("manifest at the end: %+v, %v", m, err)
+	}
+	// The fence still holds: a takeover's epoch refuses w's next commit.
+	if _, err := OpenWriter(ctx, c, WriterOptions{Holder: "x", TTL: time.Minute, Takeover: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(ctx, func(m *Manifest) { m.Durable = 50 }); !errors.Is(err, ErrFenced) {
+		t.Fatalf("commit after a takeover: %v, want ErrFenced", err)
 	}
 }

@@ -105,6 +105,15 @@ func decodeManifest(data []byte) (*Manifest, error) {
 	return &m, nil
 }
 
+// encodeManifest stamps m's format and LSN text and returns the bytes a
+// commit writes: the same manifest always encodes to the same bytes, which
+// is how a writer recognises its own write whose answer was lost.
+func encodeManifest(m *Manifest) ([]byte, error) {
+	m.Format = ManifestFormat
+	m.DurableText = m.Durable.String()
+	return json.MarshalIndent(m, "", " ")
+}
+
 // ErrFenced is wrapped when a writer's manifest write is refused because
 // another writer took the prefix over (a later epoch): the writer must stop.
 var ErrFenced = errors.New("remote prefix taken over by another writer")
@@ -115,9 +124,7 @@ var ErrFenced = errors.New("remote prefix taken over by another writer")
 // we were fenced out; anything else is another writer of our epoch, which
 // the lease forbids, so also fenced.
 func commitManifest(ctx context.Context, c *Client, m *Manifest, etag string) (string, error) {
-	m.Format = ManifestFormat
-	m.DurableText = m.Durable.String()
-	data, err := json.MarshalIndent(m, "", " ")
+	data, err := encodeManifest(m)
 	if err != nil {
 		return "", err
 	}

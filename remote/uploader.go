@@ -340,8 +340,10 @@ func (u *Uploader) Upload(ctx context.Context) (err error) {
 		return nil
 	}
 	if err := u.o.Writer.Commit(ctx, func(m *Manifest) {
-		m.Packs = append(m.Packs, packs...)
-		if segRef != nil {
+		// A commit whose answer was lost may have landed (the writer
+		// then adopted it): what it carried is not listed twice.
+		m.Packs = appendNewPacks(m.Packs, packs)
+		if segRef != nil && (len(m.Segments) == 0 || m.Segments[len(m.Segments)-1].Name != segRef.Name) {
 			m.Segments = append(m.Segments, *segRef)
 		}
 		m.Durable = max(m.Durable, durable)
@@ -471,4 +473,19 @@ func (u *Uploader) queueNew(ctx context.Context, roots []prolly.Root, cut func()
 		}
 	}
 	return queued, flush()
+}
+
+// appendNewPacks appends to have the packs of add it does not list yet.
+func appendNewPacks(have, add []PackRef) []PackRef {
+	seen := make(map[PackRef]bool, len(have))
+	for _, p := range have {
+		seen[p] = true
+	}
+	for _, p := range add {
+		if !seen[p] {
+			seen[p] = true
+			have = append(have, p)
+		}
+	}
+	return have
 }

@@ -25,6 +25,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"os"
@@ -69,6 +70,7 @@ type Server struct {
 	proc *proc
 
 	fail   atomic.Int64 // requests still to answer 503
+	lose   atomic.Int64 // requests still to serve without answering
 	counts sync.Map     // method → *atomic.Int64
 }
 
@@ -204,6 +206,19 @@ func (s *Server) startProxy() error {
 			io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate (injected by s3test).</Message></Error>`)
 			return
 		}
+		if s.lose.Load() > 0 && s.lose.Add(-1) >= 0 {
+			// The server does the request; its answer is dropped and
+			// the client waits until it gives up (its context ends) or
+			// a minute passes, then the connection is closed unanswered.
+			rp.ServeHTTP(httptest.NewRecorder(), r)
+			t := time.NewTimer(time.Minute)
+			defer t.Stop()
+			select {
+			case <-r.Context().Done():
+			case <-t.C:
+			}
+			panic(http.ErrAbortHandler)
+		}
 		// The Host header is kept: the request was signed for the proxy.
 		rp.ServeHTTP(w, r)
 	})
@@ -236,6 +251,12 @@ func (s *Server) ResetCounts() {
 // FailNext makes the next n requests fail with 503 SlowDown before they
 // reach the server.
 func (s *Server) FailNext(n int) { s.fail.Store(int64(n)) }
+
+// LoseNextAnswers makes the next n requests reach the server and take
+// effect while their answers are lost: the client gets none until its
+// context ends (then a broken connection), as when a network drops the
+// response of a write that landed.
+func (s *Server) LoseNextAnswers(n int) { s.lose.Store(int64(n)) }
 
 // Restart stops the gateway (SIGTERM, then SIGKILL after 10 s) and starts
 // it again on the same port and directory; requests meanwhile get 502.
