@@ -1,7 +1,6 @@
 package sqlfront
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
@@ -9,15 +8,12 @@ import (
 
 	"github.com/sidecar-dev/sidecar/internal/pgident"
 	"github.com/sidecar-dev/sidecar/types"
-	"github.com/sidecar-dev/sidecar/wal"
 )
 
-// The flat planner's small information_schema, pg_database and
-// pg_tables, built from the mirror's relations (pg_namespace, pg_class,
-// pg_attribute, pg_attrdef, pg_type and pg_am run on the engine:
-// pgcatalog.go).
-// information_schema's columns are typed as PostgreSQL's RowDescription
-// describes its domains: by their base types and typmods (yesOrNo).
+// The flat planner's pg_database (the catalog relations, pg_tables and
+// information_schema's run on the engine: pgcatalog.go,
+// catalog_infoschema.go, catalog_infoschema_tables.go), and the type
+// names information_schema's data_type prints.
 
 const publicNamespaceOID = 2200
 
@@ -50,125 +46,9 @@ func catalogRelation(schema, name string) *virtual {
 				}
 				return nil, unsupported(-1, "pg_database.oid (not read: no followed table copied by this sidecar version yet)")
 			}}
-		case "pg_tables":
-			return &virtual{cols: []Column{col("schemaname", oidName), col("tablename", oidName)}, rows: func(ex *execCtx) ([][]*string, error) {
-				var rows [][]*string
-				for _, t := range ex.src.Tables() {
-					rows = append(rows, []*string{strp(t.Schema), strp(t.Rel)})
-				}
-				return rows, nil
-			}}
-		}
-	case "information_schema":
-		switch name {
-		case "tables":
-			return &virtual{cols: []Column{col("table_catalog", oidName), col("table_schema", oidName), col("table_name", oidName), col("table_type", oidVarchar)},
-				rows: func(ex *execCtx) ([][]*string, error) {
-					var rows [][]*string
-					tables := ex.src.Tables()
-					for _, t := range tables {
-						rows = append(rows, []*string{strp(ex.sess.database), strp(t.Schema), strp(t.Rel), strp("BASE TABLE")})
-					}
-					// Views (not materialized ones, which PostgreSQL leaves out).
-					_, ns := (&pgCatCtx{tables: tables}).namespaces()
-					for _, v := range listedViews(tables, ns) {
-						if v.Kind == 'v' {
-							rows = append(rows, []*string{strp(ex.sess.database), strp(v.Schema), strp(v.Name), strp("VIEW")})
-						}
-					}
-					return rows, nil
-				}}
-		case "columns":
-			return &virtual{cols: []Column{col("table_catalog", oidName), col("table_schema", oidName), col("table_name", oidName), col("column_name", oidName),
-				col("ordinal_position", oidInt4), col("column_default", oidVarchar), col("data_type", oidVarchar),
-				Column{Name: "is_nullable", TypeOID: oidVarchar, TypeMod: yesOrNo.Mod}, col("udt_name", oidName),
-				col("is_generated", oidVarchar), col("generation_expression", oidVarchar)},
-				rows: func(ex *execCtx) ([][]*string, error) {
-					var rows [][]*string
-					tables := ex.src.Tables()
-					for _, t := range tables {
-						cols, ok := tableColumnsView(&t) // catalog_columns.go
-						if !ok {
-							return nil, notCarriedUnread("information_schema.columns", &t)
-						}
-						for _, c := range cols {
-							f := c.facts
-							if f == nil {
-								return nil, unsupported(-1, "information_schema.columns of "+t.Name+": its NOT NULL was not read (copied by an older sidecar; a resync reads it)")
-							}
-							nullable := "YES"
-							if f.NotNull {
-								nullable = "NO"
-							}
-							def, err := columnDefault(ex, &t, f)
-							if err != nil {
-								return nil, err
-							}
-							generated, expr, err := columnGeneration(ex, &t, f) // catalog_columns.go
-							if err != nil {
-								return nil, err
-							}
-							rows = append(rows, []*string{strp(ex.sess.database), strp(t.Schema), strp(t.Rel), strp(c.Name), strp(strconv.Itoa(int(c.attnum))),
-								def, strp(dataType(c.Column)), strp(nullable), strp(udtNameOf(c.TypeName)), generated, expr})
-						}
-					}
-					// A view's columns (never NOT NULL; materialized views
-					// are not listed by PostgreSQL).
-					_, ns := (&pgCatCtx{tables: tables}).namespaces()
-					for _, v := range listedViews(tables, ns) {
-						if v.Kind != 'v' {
-							continue
-						}
-						for i, vc := range v.Columns {
-							if _, ok := types.Lookup(vc.TypeOID); !ok {
-								return nil, unsupported(-1, "information_schema.columns of the view "+v.Schema+"."+v.Name+": the type of its column "+vc.Name)
-							}
-							c := Column{Name: vc.Name, TypeOID: vc.TypeOID, TypeMod: vc.TypeMod}
-							// column_default NULL: a view column has a default
-							// only after ALTER VIEW … SET DEFAULT, which the
-							// view facts do not read (see DESIGN).
-							rows = append(rows, []*string{strp(ex.sess.database), strp(v.Schema), strp(v.Name), strp(vc.Name), strp(strconv.Itoa(i + 1)),
-								nil, strp(dataType(c)), strp("YES"), strp(typname(vc.TypeOID)), strp("NEVER"), nil})
-						}
-					}
-					return rows, nil
-				}}
-		case "schemata":
-			return &virtual{cols: []Column{col("catalog_name", oidName), col("schema_name", oidName)}, rows: func(ex *execCtx) ([][]*string, error) {
-				rows := [][]*string{{strp(ex.sess.database), strp("public")}}
-				seen := map[string]bool{"public": true}
-				for _, t := range ex.src.Tables() {
-					if !seen[t.Schema] {
-						seen[t.Schema] = true
-						rows = append(rows, []*string{strp(ex.sess.database), strp(t.Schema)})
-					}
-				}
-				return rows, nil
-			}}
 		}
 	}
 	return nil
-}
-
-// columnDefault is information_schema.columns.column_default of a
-// table's column: pg_get_expr(adbin, adrelid) as the copy read it (under
-// search_path public), NULL for none and for a generated column. Under
-// another search path the expression's names may print otherwise
-// (nextval('public.s'::regclass)): refused there.
-func columnDefault(ex *execCtx, t *Table, f *wal.ColumnFacts) (*string, error) {
-	if !f.HasDefault || f.Generated != 0 {
-		return nil, nil
-	}
-	if path := searchPathOf(ex.sess); !slices.Equal(path, []string{ex.sess.user, "public"}) && !slices.Equal(path, []string{"public"}) {
-		return nil, unsupported(-1, "information_schema.columns.column_default of "+t.Name+" under search_path "+strings.Join(path, ", ")+
-			" (the default expressions were read under public)")
-	}
-	for _, o := range ex.src.Tables() {
-		if o.Schema == ex.sess.user && o.Schema != "public" { // "$user" names a schema: names may resolve there
-			return nil, unsupported(-1, "information_schema.columns.column_default under a search_path whose \"$user\" names the schema "+o.Schema)
-		}
-	}
-	return strp(f.Default), nil
 }
 
 func boolText(b bool) string {
@@ -326,10 +206,4 @@ func datnameRestriction(where *pg.Node) func(ex *execCtx) (string, bool) {
 		return value(e.Lexpr)
 	}
 	return nil
-}
-
-// udtNameOf is udtName's name.
-func udtNameOf(name string) string {
-	n, _ := udtName(name)
-	return n
 }

@@ -133,21 +133,6 @@ func notCarriedCount(f *wal.Facts) int {
 	return len(f.NotCarriedColumns)
 }
 
-// columnGeneration is information_schema.columns' is_generated and
-// generation_expression of a column: ALWAYS and pg_get_expr of its
-// expression for a generated column (read under search_path public, so
-// answered under the paths columnDefault answers under), NEVER and NULL
-// otherwise.
-func columnGeneration(ex *execCtx, t *Table, f *wal.ColumnFacts) (generated, expr *string, err error) {
-	if f.Generated == 0 {
-		return strp("NEVER"), nil, nil
-	}
-	g := *f
-	g.Generated = 0
-	expr, err = columnDefault(ex, t, &g)
-	return strp("ALWAYS"), expr, err
-}
-
 // droppedAttributes are pg_attribute's rows of t's dropped columns, when
 // read (wal.Facts.Dropped): PostgreSQL keeps them, renamed, with
 // atttypid 0, attnotnull, atthasdef and atthasmissing false, no

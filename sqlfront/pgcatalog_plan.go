@@ -141,7 +141,7 @@ func (c *vecCatalog) checkReads(q *lplan.Query) error {
 // scanCatalog emits the rows of a catalog relation, refusing a row
 // whose value the statement reads is unknown to sidecar.
 func (s *vecSource) scanCatalog(ctx context.Context, v *pgScan, fn func(row []*string) error) error {
-	cx := &pgCatCtx{tables: s.ex.src.Tables(), db: s.ex.sess.database, settings: s.ex.sess.settings}
+	cx := &pgCatCtx{tables: s.ex.src.Tables(), db: s.ex.sess.database, settings: s.ex.sess.settings, path: searchPathOf(s.ex.sess), user: s.ex.sess.user}
 	if v.rel.refuse != nil {
 		if err := v.rel.refuse(cx); err != nil {
 			return err
@@ -471,6 +471,12 @@ func unservedCatalogRelation(pe *lplan.Error) (string, bool) {
 	name, _, _ := strings.Cut(strings.TrimPrefix(pe.Message, "relation \""), "\"")
 	if strings.HasPrefix(name, "pg_catalog.") || strings.HasPrefix(name, "information_schema.") {
 		return name, true
+	}
+	if !strings.Contains(name, ".") && strings.HasPrefix(name, "pg_") {
+		// pg_catalog comes first on every search path: an unqualified
+		// pg_… name no followed relation has is PostgreSQL's own
+		// (pg_tablespace, pg_authid), as on the flat path (pl.table).
+		return "pg_catalog." + name, true
 	}
 	return "", false
 }

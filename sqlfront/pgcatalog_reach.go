@@ -40,6 +40,10 @@ var systemKeyCols = map[string][]string{
 	// the system catalogs' primary keys, unique and NOT NULL constraints
 	// to a superuser: proven by schema, table name or constraint type.
 	"table_constraints": nil, "key_column_usage": nil, "constraint_column_usage": nil,
+	// information_schema.tables and .columns and pg_tables list the
+	// system catalogs and information_schema's relations too
+	// (catalog_infoschema_tables.go): proven by schema or table name.
+	"tables": nil, "columns": nil, "pg_tables": nil,
 }
 
 // infoSchemaRelations are information_schema's relation names not
@@ -292,7 +296,7 @@ func (r *reach) prove(s *lplan.Scan) bool {
 	if rel.name == "pg_sequence" {
 		return true // PostgreSQL's own objects have none: its rows are the owned sequences pg_class lists
 	}
-	if rel.schema == "information_schema" {
+	if rel.schema == "information_schema" || rel.name == "pg_tables" {
 		return r.proveInfoSchema(s)
 	}
 	if rel.name == "pg_proc" {
@@ -800,11 +804,18 @@ func (r *reach) proveInfoSchema(s *lplan.Scan) bool {
 			continue
 		}
 		switch col {
+		case "schemaname": // pg_tables
+			col = "table_schema"
+		case "tablename":
+			col = "table_name"
+		}
+		switch col {
 		case "table_schema", "constraint_schema":
 			switch op {
 			case "=", "in":
 				if r.allVals(other, 0, userSchema, func(src colSource) bool {
-					return src.rel.schema == "information_schema" && (src.name == "table_schema" || src.name == "constraint_schema")
+					return src.rel.schema == "information_schema" && (src.name == "table_schema" || src.name == "constraint_schema") ||
+						src.rel.name == "pg_tables" && src.name == "schemaname"
 				}) {
 					return true
 				}

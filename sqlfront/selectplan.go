@@ -1,6 +1,7 @@
 package sqlfront
 
 import (
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -640,6 +641,11 @@ func (pl *planner) table(rv *pg.RangeVar, asOf string) (*Table, error) {
 			// (pg_indexes, pg_stat_user_tables, …), which sidecar does not
 			// serve: 0A000, not 42P01 (PostgreSQL has it).
 			return nil, unsupported(int(rv.Location), "pg_catalog."+rv.Relname+" (sidecar's catalog does not serve it yet)")
+		}
+		if rv.Schemaname == "pg_catalog" || rv.Schemaname == "information_schema" && slices.Contains(infoSchemaRelations, rv.Relname) {
+			// PostgreSQL has it (information_schema.routines, …): 0A000,
+			// not 42P01.
+			return nil, unsupported(int(rv.Location), rv.Schemaname+"."+rv.Relname+" (sidecar's catalog does not serve it yet)")
 		}
 		var names []string
 		for _, t := range pl.src.Tables() {

@@ -388,6 +388,9 @@ func (t *Type) Format(mod int32) string {
 		m = "(" + strconv.Itoa(p) + "," + strconv.Itoa(s) + ")"
 	case TypmodPrecision:
 		m = "(" + strconv.Itoa(int(PrecisionOf(t.OID, mod))) + ")"
+		if t.OID == Interval {
+			m, _ = intervalModText(mod) // intervalmod.go
+		}
 	case TypmodBits:
 		m = bitModText(mod) // bit.go
 	}

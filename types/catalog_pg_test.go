@@ -334,3 +334,32 @@ func TestAggregatesMatchPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestIntervalFormatMatchesFormatType: an interval column's typmod with
+// fields prints as format_type prints it (it printed "interval(2)" for
+// interval day to second(2), and "interval(-1)" for interval year: psql's
+// \d and information_schema read it).
+func TestIntervalFormatMatchesFormatType(t *testing.T) {
+	conn := connect(t)
+	ctx := context.Background()
+	ty, ok := types.Lookup(types.Interval)
+	if !ok {
+		t.Fatal("no interval type")
+	}
+	for _, name := range []string{"interval", "interval(0)", "interval(6)", "interval year", "interval month", "interval day", "interval hour",
+		"interval minute", "interval second", "interval second(3)", "interval year to month", "interval day to hour", "interval day to minute",
+		"interval day to second", "interval day to second(2)", "interval hour to minute", "interval hour to second(0)", "interval minute to second(5)"} {
+		var mod int32
+		var fmtd string
+		if _, err := conn.Exec(ctx, "CREATE TEMP TABLE tm (x "+name+")"); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		err := conn.QueryRow(ctx, "SELECT atttypmod, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'tm'::regclass AND attname = 'x'").Scan(&mod, &fmtd)
+		if _, derr := conn.Exec(ctx, "DROP TABLE tm"); err != nil || derr != nil {
+			t.Fatal(err, derr)
+		}
+		if got := ty.Format(mod); got != fmtd {
+			t.Errorf("%s (typmod %d): we %q, PostgreSQL %q", name, mod, got, fmtd)
+		}
+	}
+}
