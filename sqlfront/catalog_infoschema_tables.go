@@ -421,3 +421,163 @@ func intervalType(oid uint32, mod int32) (*string, error) {
 	}
 	return sv(strings.ToUpper(rest[1:])), nil
 }
+
+// The catalog's listing views of indexes, views and foreign keys:
+// pg_indexes, pg_views and information_schema.referential_constraints,
+// from the followed tables' index, view and constraint facts. pg_indexes
+// and pg_views list PostgreSQL's own indexes and views too: restricted
+// like pg_tables (proveInfoSchema: schemaname, tablename, indexname,
+// viewname). Definitions were read under search_path public: answered
+// under a path whose first existing schema is public (as pg_get_indexdef
+// and pg_get_viewdef), unknown otherwise.
+var catalogListingRels = []*pgRel{
+	{schema: "pg_catalog", name: "pg_indexes",
+		cols: pgc("schemaname name, tablename name, indexname name, tablespace name, indexdef text"),
+		rows: func(cx *pgCatCtx) [][]*string {
+			var out [][]*string
+			public := cx.publicFirst()
+			for _, t := range cx.tables {
+				s := schemaFactsOf(&t)
+				if s == nil {
+					out = append(out, []*string{sv(t.Schema), sv(t.Rel), pgUnknown, pgUnknown, pgUnknown})
+					continue
+				}
+				for _, x := range s.Indexes {
+					def := pgUnknown
+					if public {
+						def = sv(x.Def)
+					}
+					// tablespace NULL: pg_class.reltablespace is served as
+					// 0 for indexes too (indexClassRows).
+					out = append(out, []*string{sv(t.Schema), sv(t.Rel), sv(x.Name), nil, def})
+				}
+			}
+			return out
+		}},
+	{schema: "pg_catalog", name: "pg_views",
+		cols: pgc("schemaname name, viewname name, viewowner name, definition text"),
+		rows: func(cx *pgCatCtx) [][]*string {
+			var out [][]*string
+			public := cx.publicFirst()
+			_, ns := cx.namespaces()
+			for _, v := range listedViews(cx.tables, ns) { // pgcatalog_views.go
+				if v.Kind != 'v' {
+					continue // pg_matviews lists materialized views
+				}
+				owner, def := pgUnknown, pgUnknown
+				if v.Owner != "" {
+					owner = sv(v.Owner)
+				}
+				if public {
+					def = sv(v.Def)
+				}
+				out = append(out, []*string{sv(v.Schema), sv(v.Name), owner, def})
+			}
+			return out
+		}},
+	{schema: "information_schema", name: "referential_constraints",
+		cols: pgc("constraint_catalog name, constraint_schema name, constraint_name name, unique_constraint_catalog name, " +
+			"unique_constraint_schema name, unique_constraint_name name, match_option varchar, update_rule varchar, delete_rule varchar"),
+		rows: func(cx *pgCatCtx) [][]*string {
+			var out [][]*string
+			db := sv(cx.db)
+			for i := range cx.tables {
+				t := &cx.tables[i]
+				s := schemaFactsOf(t)
+				if s == nil {
+					out = append(out, unknownRow(9))
+					continue
+				}
+				if referencedElsewhere(cx.tables, s) { // pgcatalog_schema.go: a table not followed references t
+					out = append(out, unknownRow(9))
+				}
+				for _, k := range s.Constraints {
+					if k.Type != 'f' {
+						continue
+					}
+					uschema, uname := uniqueConstraintOf(cx.tables, &k)
+					var ucatalog *string
+					if uschema != nil {
+						ucatalog = db
+						if uschema == pgUnknown {
+							ucatalog = pgUnknown
+						}
+					}
+					out = append(out, []*string{db, sv(t.Schema), sv(k.Name), ucatalog, uschema, uname,
+						matchOption(k.MatchType), refAction(k.UpdateAction), refAction(k.DeleteAction)})
+				}
+			}
+			return out
+		}},
+}
+
+// publicFirst says whether the first schema of the session's path that
+// exists is public: definitions read under search_path public print the
+// same under it (vecCatalog.defaultPath's rule).
+func (cx *pgCatCtx) publicFirst() bool {
+	_, ns := cx.namespaces()
+	for _, p := range cx.path {
+		if p == "public" {
+			return true
+		}
+		if _, ok := ns[p]; ok && p != "pg_catalog" {
+			return false
+		}
+	}
+	return false
+}
+
+// uniqueConstraintOf names the referenced table's primary key or unique
+// constraint whose index the foreign key k uses (conindid), as
+// referential_constraints' unique_constraint_schema and _name; unknown
+// when the referenced table is not followed, NULL when its index backs
+// no constraint (a unique index alone).
+func uniqueConstraintOf(tables []Table, k *wal.ConstraintFacts) (schema, name *string) {
+	for i := range tables {
+		t := &tables[i]
+		if t.OID != k.RefOID {
+			continue
+		}
+		s := schemaFactsOf(t)
+		if s == nil {
+			return pgUnknown, pgUnknown
+		}
+		for _, c := range s.Constraints {
+			if (c.Type == 'p' || c.Type == 'u') && c.Index == k.Index {
+				return sv(t.Schema), sv(c.Name)
+			}
+		}
+		return nil, nil
+	}
+	return pgUnknown, pgUnknown
+}
+
+// matchOption is referential_constraints.match_option of confmatchtype.
+func matchOption(m byte) *string {
+	switch m {
+	case 'f':
+		return sv("FULL")
+	case 'p':
+		return sv("PARTIAL")
+	case 's':
+		return sv("NONE")
+	}
+	return pgUnknown
+}
+
+// refAction is update_rule/delete_rule of confupdtype/confdeltype.
+func refAction(a byte) *string {
+	switch a {
+	case 'c':
+		return sv("CASCADE")
+	case 'n':
+		return sv("SET NULL")
+	case 'd':
+		return sv("SET DEFAULT")
+	case 'r':
+		return sv("RESTRICT")
+	case 'a':
+		return sv("NO ACTION")
+	}
+	return pgUnknown
+}

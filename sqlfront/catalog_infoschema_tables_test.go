@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// TestCatalogInfoSchemaTables: information_schema.tables, .columns and
-// .schemata and pg_tables answer with all of PostgreSQL's columns and
+// TestCatalogInfoSchemaTables: information_schema.tables, .columns,
+// .schemata and .referential_constraints, pg_tables, pg_indexes and
+// pg_views answer with all of PostgreSQL's columns and
 // the same values — domains (a NOT NULL domain makes the column NOT
 // NULL), enums, typmods of every kind, identity and generated columns,
 // defaults — and refuse what would reach PostgreSQL's own relations or
@@ -16,7 +17,8 @@ import (
 // character_maximum_length or numeric_precision, said YES for a NOT NULL
 // domain's column, counted the followed tables alone (count(*) of
 // information_schema.tables 10 where PostgreSQL has 218), and
-// information_schema.routines was 42P01.
+// information_schema.routines was 42P01; pg_indexes, pg_views and
+// referential_constraints were refused.
 func TestCatalogInfoSchemaTables(t *testing.T) {
 	r := newRig(t, []string{"public.isc", "public.plain", "s.other"}, []string{
 		"CREATE SCHEMA s",
@@ -30,10 +32,14 @@ func TestCatalogInfoSchemaTables(t *testing.T) {
 			vb3 bit varying(3), nm name, tx text NOT NULL DEFAULT 'abc', ip inet)`,
 		"INSERT INTO isc (p, s, m, tx) VALUES (1, 'a', 'ok', 'q')",
 		"CREATE TABLE plain (a int PRIMARY KEY, b text)",
-		"CREATE TABLE s.other (k bigint PRIMARY KEY, w varchar(3) NOT NULL)",
+		"CREATE TABLE s.other (k bigint PRIMARY KEY, w varchar(3) NOT NULL UNIQUE)",
+		"ALTER TABLE plain ADD COLUMN ok bigint REFERENCES s.other ON DELETE CASCADE, ADD COLUMN ow varchar(3) REFERENCES s.other (w) MATCH FULL ON UPDATE SET NULL",
+		"CREATE INDEX plain_b ON plain (lower(b)) WHERE a > 0",
+		"CREATE VIEW plain_v AS SELECT a, b FROM plain WHERE a > 1",
 	})
 	same := []string{
-		"SELECT * FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+		"SELECT * FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name",
+		"SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
 		"SELECT * FROM information_schema.tables WHERE table_name = 'other'",
 		"SELECT count(*) FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')",
 		"SELECT table_name, table_type, is_insertable_into FROM information_schema.tables WHERE table_schema = 's'",
@@ -53,12 +59,23 @@ func TestCatalogInfoSchemaTables(t *testing.T) {
 		"SELECT schemaname, tablename, tableowner, tablespace, hasindexes, hastriggers FROM pg_tables WHERE schemaname = 's'",
 		"SELECT tablename FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1",
 		"SELECT tablename, hasindexes FROM pg_tables WHERE tablename = 'plain'",
+		"SELECT * FROM pg_indexes WHERE schemaname IN ('public', 's') ORDER BY tablename, indexname",
+		"SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'plain' ORDER BY 1",
+		"SELECT * FROM pg_indexes WHERE indexname = 'other_w_key'",
+		"SELECT * FROM pg_views WHERE schemaname = 'public'",
+		"SELECT column_name, ordinal_position, data_type, is_nullable, character_maximum_length, udt_name FROM information_schema.columns WHERE table_name = 'plain_v' ORDER BY 2",
+		"SELECT * FROM information_schema.referential_constraints ORDER BY constraint_name",
 	}
 	refused := []string{
 		// PostgreSQL lists its own relations too.
 		"SELECT count(*) FROM information_schema.tables",
 		"SELECT count(*) FROM information_schema.columns",
 		"SELECT count(*) FROM pg_tables",
+		"SELECT count(*) FROM pg_indexes",
+		"SELECT count(*) FROM pg_views",
+		// Whether PostgreSQL updates a view automatically is not decided.
+		"SELECT * FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+		"SELECT * FROM information_schema.columns WHERE table_name = 'plain_v'",
 		// hasrules and rowsecurity are not read.
 		"SELECT * FROM pg_tables WHERE tablename = 'plain'",
 		// Relations sidecar does not serve: 0A000, not 42P01.

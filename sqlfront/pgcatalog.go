@@ -367,7 +367,7 @@ var pgRels = append([]*pgRel{
 			}
 			return out
 		}},
-}, append(append(append(schemaRels, settingsRel, sequenceRel, enumRel, procRel, databaseRel, languageRel), roleRels...), append(append(infoSchemaRels, infoSchemaTableRels...), publicationRels...)...)...) // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go, pgcatalog_roles.go, pgcatalog_proc.go, pgcatalog_database.go, pgcatalog_language.go, catalog_infoschema.go, catalog_infoschema_tables.go, pgcatalog_publications.go
+}, append(append(append(schemaRels, settingsRel, sequenceRel, enumRel, procRel, databaseRel, languageRel), roleRels...), append(append(append(infoSchemaRels, infoSchemaTableRels...), catalogListingRels...), publicationRels...)...)...) // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go, pgcatalog_roles.go, pgcatalog_proc.go, pgcatalog_database.go, pgcatalog_language.go, catalog_infoschema.go, catalog_infoschema_tables.go, pgcatalog_publications.go
 
 // charText is a "char" column's text: empty for 0.
 func charText(b byte) string {

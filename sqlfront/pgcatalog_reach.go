@@ -43,7 +43,7 @@ var systemKeyCols = map[string][]string{
 	// information_schema.tables and .columns and pg_tables list the
 	// system catalogs and information_schema's relations too
 	// (catalog_infoschema_tables.go): proven by schema or table name.
-	"tables": nil, "columns": nil, "pg_tables": nil,
+	"tables": nil, "columns": nil, "pg_tables": nil, "pg_indexes": nil, "pg_views": nil,
 }
 
 // infoSchemaRelations are information_schema's relation names not
@@ -296,7 +296,7 @@ func (r *reach) prove(s *lplan.Scan) bool {
 	if rel.name == "pg_sequence" {
 		return true // PostgreSQL's own objects have none: its rows are the owned sequences pg_class lists
 	}
-	if rel.schema == "information_schema" || rel.name == "pg_tables" {
+	if rel.schema == "information_schema" || rel.name == "pg_tables" || rel.name == "pg_indexes" || rel.name == "pg_views" {
 		return r.proveInfoSchema(s)
 	}
 	if rel.name == "pg_proc" {
@@ -804,10 +804,16 @@ func (r *reach) proveInfoSchema(s *lplan.Scan) bool {
 			continue
 		}
 		switch col {
-		case "schemaname": // pg_tables
+		case "schemaname": // pg_tables, pg_indexes, pg_views
 			col = "table_schema"
-		case "tablename":
+		case "tablename", "viewname":
 			col = "table_name"
+		case "indexname":
+			// PostgreSQL's own indexes are all named pg_… (the system
+			// catalogs' and pg_toast's).
+			if userName(op, other, nil) {
+				return true
+			}
 		}
 		switch col {
 		case "table_schema", "constraint_schema":
@@ -815,7 +821,7 @@ func (r *reach) proveInfoSchema(s *lplan.Scan) bool {
 			case "=", "in":
 				if r.allVals(other, 0, userSchema, func(src colSource) bool {
 					return src.rel.schema == "information_schema" && (src.name == "table_schema" || src.name == "constraint_schema") ||
-						src.rel.name == "pg_tables" && src.name == "schemaname"
+						(src.rel.name == "pg_tables" || src.rel.name == "pg_indexes" || src.rel.name == "pg_views") && src.name == "schemaname"
 				}) {
 					return true
 				}
