@@ -21,8 +21,23 @@ func TestCatalogBIListing(t *testing.T) {
 			"AND n.nspname NOT IN ('pg_catalog','information_schema') AND n.nspname NOT LIKE 'pg_toast%' ORDER BY 1, 2",
 		"SELECT c.relname FROM pg_catalog.pg_class c, pg_catalog.pg_namespace n WHERE n.oid = c.relnamespace AND c.relkind IN ('r','p') " +
 			"AND n.nspname = 'public' ORDER BY c.relname",
+		// Metabase's sync (its pg_description join aside: a view's
+		// pg_description rows are not all known): the system schemas
+		// excluded by one regular expression (was 0A000).
+		`SELECT "n"."nspname" AS "schema", "c"."relname" AS "name", CASE "c"."relkind" WHEN 'p' THEN 'TABLE' WHEN 'r' THEN 'TABLE' ` +
+			`WHEN 'v' THEN 'VIEW' WHEN 'f' THEN 'FOREIGN TABLE' WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE NULL END AS "type", obj_description(c.oid, 'pg_class') ` +
+			`FROM "pg_catalog"."pg_class" AS "c" INNER JOIN "pg_catalog"."pg_namespace" AS "n" ON "c"."relnamespace" = "n"."oid" ` +
+			`WHERE ("c"."relnamespace" = "n"."oid") AND ("n"."nspname" !~ '^information_schema|catalog_history|pg_') ` +
+			`AND ("c"."relkind" IN ('r', 'p', 'v', 'f', 'm')) AND ("n"."nspname" NOT IN ('information_schema')) ORDER BY "type" ASC, "schema" ASC, "name" ASC`,
+		"SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r','p') AND n.nspname NOT LIKE 'pg\\_%' " +
+			"AND n.nspname NOT LIKE 'pg%' AND n.nspname <> 'information_schema' ORDER BY 1",
 	}, []string{
 		"SELECT c.relname, c.reltuples FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'r' AND n.nspname = 'public' ORDER BY 1",
+		// Patterns whose match is not decided, or that leave a system
+		// schema in.
+		"SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r','p') AND n.nspname !~ '^(pg_|information_schema)' ORDER BY 1",
+		"SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r','p') AND n.nspname !~ '^pg_' ORDER BY 1",
+		"SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r','p') AND n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema' ORDER BY 1",
 	})
 	// information_schema's constraint views, and the three-way foreign
 	// key join (was 0A000: the flat planner joined two tables). 15 added

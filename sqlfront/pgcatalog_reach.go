@@ -417,8 +417,16 @@ func (r *reach) nsExcluded(s *lplan.Scan) map[string]bool {
 				switch {
 				case op == "<>" && (k == "pg_catalog" || k == "information_schema" || k == "pg_toast"):
 					excluded[k] = true
-				case op == "textregexne" && k == "^pg_toast", op == "!~~" && k == "pg_toast%":
-					excluded["pg_toast"] = true
+				case op == "textregexne" || op == "!~~":
+					for _, sys := range systemNamespaces { // pgcatalog_nsexclude.go
+						match, decided := regexExcludes(k, sys)
+						if op == "!~~" {
+							match, decided = likeExcludes(k, sys)
+						}
+						if decided && match {
+							excluded[sys] = true
+						}
+					}
 				}
 			}
 		}
