@@ -130,7 +130,8 @@ func (cx *pgCatCtx) namespaces() ([]string, map[string]uint32) {
 			names = append(names, t.Schema)
 		}
 	}
-	return userTypeNamespaces(cx.tables, names, oids), oids // pgcatalog_usertypes.go
+	names = userTypeNamespaces(cx.tables, names, oids)       // pgcatalog_usertypes.go
+	return extensionNamespaces(cx.tables, names, oids), oids // pgcatalog_extensions.go
 }
 
 // namespaceFacts are the schemas the copy read with the followed
@@ -144,7 +145,8 @@ func (cx *pgCatCtx) namespaceFacts() map[string]wal.NamespaceFacts {
 			}
 		}
 	}
-	userTypeNamespaceFacts(cx.tables, read) // pgcatalog_usertypes.go
+	userTypeNamespaceFacts(cx.tables, read)  // pgcatalog_usertypes.go
+	extensionNamespaceFacts(cx.tables, read) // pgcatalog_extensions.go
 	return read
 }
 
@@ -363,7 +365,7 @@ var pgRels = append([]*pgRel{
 			}
 			return out
 		}},
-}, append(append(append(schemaRels, settingsRel, sequenceRel, enumRel, procRel, databaseRel, languageRel), roleRels...), append(infoSchemaRels, publicationRels...)...)...) // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go, pgcatalog_roles.go, pgcatalog_proc.go, pgcatalog_database.go, pgcatalog_language.go, catalog_infoschema.go, pgcatalog_publications.go
+}, append(append(append(schemaRels, settingsRel, sequenceRel, enumRel, procRel, databaseRel, languageRel), roleRels...), append(append(infoSchemaRels, publicationRels...), extensionRel)...)...) // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go, pgcatalog_roles.go, pgcatalog_proc.go, pgcatalog_database.go, pgcatalog_language.go, catalog_infoschema.go, pgcatalog_publications.go
 
 // charText is a "char" column's text: empty for 0.
 func charText(b byte) string {

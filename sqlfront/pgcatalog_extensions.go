@@ -1,0 +1,170 @@
+package sqlfront
+
+import (
+	"strconv"
+	"strings"
+
+	lplan "github.com/sidecar-dev/sidecar/sql/plan"
+	"github.com/sidecar-dev/sidecar/types"
+	"github.com/sidecar-dev/sidecar/wal"
+)
+
+// The database's extensions (wal.ExtensionFacts, read by the copy and
+// the catalog poll with the schemas, carried by one table): pg_extension
+// lists every row the source has (plpgsql, created by initdb, among
+// them), pg_description their comments (classoid pg_extension: psql's
+// \dx joins them by 'pg_catalog.pg_extension'::regclass, which resolves
+// to the catalog's fixed OID), pg_namespace their schemas. The tools'
+// "is PostGIS installed" checks (`SELECT … FROM pg_extension WHERE
+// extname = …`) answer from them. Like the other facts they are up to
+// one poll (~2 s) stale after CREATE/ALTER/DROP EXTENSION and COMMENT ON
+// EXTENSION. The objects an extension holds (\dx+: pg_depend and
+// pg_describe_object) are not read: refused.
+
+// pgExtensionOID is pg_extension's OID (fixed in PostgreSQL's headers,
+// the same on 14 to 18): pg_description's classoid of an extension's
+// comment.
+const pgExtensionOID = 3079
+
+// extensions are the database's extensions as read (nil: not read — a
+// record written before, more than wal.MaxExtensions — or two tables'
+// records disagree, between two polls' records).
+func extensions(tables []Table) *wal.ExtensionFacts {
+	var x *wal.ExtensionFacts
+	for i := range tables {
+		s := schemaFactsOf(&tables[i])
+		if s == nil || s.Extensions == nil {
+			continue
+		}
+		if x != nil && !x.Equal(s.Extensions) {
+			return nil
+		}
+		x = s.Extensions
+	}
+	return x
+}
+
+// extensionsUnread is the refusal of a statement that needs the
+// extensions when they were not read.
+func extensionsUnread(what string) *Error {
+	return unsupported(-1, what+": the database's extensions were not read from the server "+
+		"(more than "+strconv.Itoa(wal.MaxExtensions)+" extensions, or the mirror was copied by an older sidecar: the next catalog poll reads them)")
+}
+
+// extensionRel is pg_extension (the same columns on 14 to 18).
+var extensionRel = &pgRel{schema: "pg_catalog", name: "pg_extension",
+	cols: pgc("oid oid, extname name, extowner oid, extnamespace oid, extrelocatable bool, extversion text, extconfig oid[], extcondition text[]"),
+	refuse: func(cx *pgCatCtx) error {
+		if extensions(cx.tables) == nil {
+			return extensionsUnread("pg_catalog.pg_extension")
+		}
+		return nil
+	},
+	rows: func(cx *pgCatCtx) [][]*string {
+		var out [][]*string
+		if x := extensions(cx.tables); x != nil {
+			for _, e := range x.Extensions {
+				var config *string
+				if e.Config != nil {
+					nums := make([]string, len(e.Config))
+					for i, c := range e.Config {
+						nums[i] = strconv.FormatUint(uint64(c), 10)
+					}
+					config = sv("{" + strings.Join(nums, ",") + "}")
+				}
+				out = append(out, []*string{u32(e.OID), sv(e.Name), u32(e.Owner), u32(e.Namespace), bv(e.Relocatable), sv(e.Version),
+					config, relOptions(e.Condition)}) // pgcatalog_schema.go: text[]'s text
+			}
+		}
+		return out
+	}}
+
+// extensionDescriptions are pg_description's rows of the extensions'
+// comments (none when the extensions were not read: a scan of them is
+// then not proven, extensionComments).
+func extensionDescriptions(tables []Table) [][]*string {
+	var out [][]*string
+	if x := extensions(tables); x != nil {
+		for _, e := range x.Extensions {
+			if e.HasComment {
+				out = append(out, []*string{u32(e.OID), sv(strconv.Itoa(pgExtensionOID)), sv("0"), sv(e.Comment)})
+			}
+		}
+	}
+	return out
+}
+
+// extensionNamespaces adds the schemas of the extensions read to
+// pg_namespace's names and OIDs (those not listed already).
+func extensionNamespaces(tables []Table, names []string, oids map[string]uint32) []string {
+	if x := extensions(tables); x != nil {
+		for _, n := range x.Namespaces {
+			if _, ok := oids[n.Name]; !ok {
+				oids[n.Name] = n.OID
+				names = append(names, n.Name)
+			}
+		}
+	}
+	return names
+}
+
+// extensionNamespaceFacts adds the extensions' schemas to read.
+func extensionNamespaceFacts(tables []Table, read map[string]wal.NamespaceFacts) {
+	if x := extensions(tables); x != nil {
+		for _, n := range x.Namespaces {
+			if _, ok := read[n.Name]; !ok {
+				read[n.Name] = n
+			}
+		}
+	}
+}
+
+// extensionComments says whether a pg_description scan's conditions
+// restrict it to the extensions' comments (classoid =
+// 'pg_catalog.pg_extension'::regclass, or 3079) and those were read: its
+// rows are then all listed.
+func (r *reach) extensionComments(s *lplan.Scan) bool {
+	if extensions(r.tableList) == nil {
+		return false
+	}
+	for _, cond := range r.restr[s] {
+		col, other, op, ok := r.comparison(cond, s)
+		if ok && col == "classoid" && op == "=" && r.allVals(other, 0, func(k string) bool {
+			return strings.TrimSpace(k) == strconv.Itoa(pgExtensionOID)
+		}, func(colSource) bool { return false }) {
+			return true
+		}
+	}
+	return false
+}
+
+// fixedCatalogOIDs are the system catalogs whose 'pg_catalog.name'::regclass
+// resolves (their OIDs are fixed in PostgreSQL's headers, the same on 14
+// to 18): the classoid a comment is looked up by.
+var fixedCatalogOIDs = map[string]int64{"pg_extension": pgExtensionOID}
+
+// fixedCatalogOID is 'pg_catalog.name'::regclass of a catalog in
+// fixedCatalogOIDs (ok false for another name).
+func fixedCatalogOID(names []string) (int64, bool) {
+	if len(names) != 2 || names[0] != "pg_catalog" {
+		return 0, false
+	}
+	o, ok := fixedCatalogOIDs[names[1]]
+	return o, ok
+}
+
+// extensionComment is obj_description(oid, 'pg_extension'): the comment
+// of the extension (NULL without one, or for an OID no extension has, as
+// PostgreSQL), refused when the extensions were not read.
+func extensionComment(tables []Table, oid uint32) (types.Value, error) {
+	x := extensions(tables)
+	if x == nil {
+		return nil, extensionsUnread("obj_description of an extension")
+	}
+	for _, e := range x.Extensions {
+		if e.OID == oid && e.HasComment {
+			return e.Comment, nil
+		}
+	}
+	return nil, nil
+}
