@@ -32,8 +32,17 @@ func encodeExtensions(b *enc, f *wal.Facts) {
 			b.str(c)
 		}
 		b.str(r.Comment)
+		b.uvarint(uint64(len(r.Members)))
+		for _, m := range r.Members {
+			b.str(m)
+		}
 	}
 	encodeNamespaceList(b, x.Namespaces) // catfacts_namespaces.go
+	b.byte(flagBits(x.MembersRead))
+	b.uvarint(uint64(len(x.Schemas)))
+	for _, s := range x.Schemas {
+		b.str(s)
+	}
 }
 
 // decodeExtensions reads the body encodeExtensions writes; bytes after
@@ -59,9 +68,16 @@ func decodeExtensions(b *dec, f *wal.Facts) {
 			r.Condition = append(r.Condition, b.str())
 		}
 		r.Comment = b.str()
+		for k := b.count(); k > 0 && b.err == nil; k-- {
+			r.Members = append(r.Members, b.str())
+		}
 		x.Extensions = append(x.Extensions, r)
 	}
 	x.Namespaces = decodeNamespaceList(b)
+	x.MembersRead = b.byte()&1 != 0
+	for k := b.count(); k > 0 && b.err == nil; k-- {
+		x.Schemas = append(x.Schemas, b.str())
+	}
 	if b.err != nil {
 		return // the section codec fails the record
 	}

@@ -15,12 +15,13 @@ func TestExtensionsRoundTrip(t *testing.T) {
 	exts := &wal.ExtensionFacts{
 		Extensions: []wal.ExtensionRow{
 			{OID: 13500, Owner: 10, Namespace: 11, Name: "plpgsql", Version: "1.0", HasComment: true, Comment: "PL/pgSQL procedural language"},
-			{OID: 16400, Owner: 16384, Namespace: 16399, Name: "postgis", Version: "3.4.2", Relocatable: false,
+			{OID: 16400, Owner: 16384, Namespace: 16399, Name: "postgis", Version: "3.4.2", Relocatable: false, Members: []string{"function gis.st_x(geometry)", "type geometry"},
 				Config: []uint32{16410}, Condition: []string{"WHERE NOT (srid BETWEEN 2000 AND 6999)"}},
 			{OID: 16401, Owner: 10, Namespace: 2200, Name: "hstore", Version: "1.8", Relocatable: true, Config: []uint32{}, Condition: []string{},
 				HasComment: true, Comment: ""},
 		},
-		Namespaces: []wal.NamespaceFacts{{OID: 11, Name: "pg_catalog", OwnerOID: 10, Owner: "postgres"}, {OID: 16399, Name: "gis", OwnerOID: 16384, Owner: "alice"}},
+		Namespaces:  []wal.NamespaceFacts{{OID: 11, Name: "pg_catalog", OwnerOID: 10, Owner: "postgres"}, {OID: 16399, Name: "gis", OwnerOID: 16384, Owner: "alice"}},
+		MembersRead: true, Schemas: []string{"gis", "information_schema", "pg_catalog", "pg_toast", "public"},
 	}
 	pubs := &wal.PublicationFacts{Publications: []wal.PublicationRow{{OID: 16402, Owner: 10, Name: "sidecar", Insert: true}}}
 	for _, p := range []*wal.PublicationFacts{nil, pubs} {
@@ -50,6 +51,9 @@ func TestExtensionsRoundTrip(t *testing.T) {
 		func(x *wal.ExtensionFacts) { x.Extensions[2].HasComment = false },
 		func(x *wal.ExtensionFacts) { x.Extensions[1].Config = nil },
 		func(x *wal.ExtensionFacts) { x.Extensions = x.Extensions[:2] },
+		func(x *wal.ExtensionFacts) { x.Extensions[1].Members = x.Extensions[1].Members[:1] },
+		func(x *wal.ExtensionFacts) { x.Schemas = x.Schemas[1:] },
+		func(x *wal.ExtensionFacts) { x.MembersRead = false },
 	} {
 		c := *exts
 		c.Extensions = append([]wal.ExtensionRow(nil), exts.Extensions...)

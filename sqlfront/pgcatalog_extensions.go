@@ -1,6 +1,7 @@
 package sqlfront
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -167,4 +168,59 @@ func extensionComment(tables []Table, oid uint32) (types.Value, error) {
 		}
 	}
 	return nil, nil
+}
+
+// psqlExtensionQueries are psql's \dx+ query for an extension's objects
+// (psql 15's text; the same sent to 14–18), answered from the members
+// the copy and the poll read (pg_depend and pg_describe_object are not
+// served).
+var psqlExtensionQueries = map[string]string{
+	"dxmembers": `SELECT pg_catalog.pg_describe_object(classid, objid, 0) AS "Object description"
+FROM pg_catalog.pg_depend
+WHERE refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass AND refobjid = '16384' AND deptype = 'e'
+ORDER BY 1;`,
+}
+
+// psqlExtensionHandlers answer psqlExtensionQueries.
+var psqlExtensionHandlers = map[string]*canned{
+	"dxmembers": {cols: []string{"Object description"}, rows: extensionMemberRows},
+}
+
+// extensionMemberRows are the descriptions of the objects of the
+// extension whose OID the query names, as pg_describe_object prints them
+// under search_path public (how the copy read them) — none for an OID no
+// extension has, as PostgreSQL. Refused when the members were not read,
+// or under a search_path that could print them otherwise: one naming an
+// existing schema other than public (its objects would print
+// unqualified, or hide public's), or without public, or with pg_catalog
+// after public.
+func extensionMemberRows(ex *execCtx, consts []string) ([][]*string, error) {
+	x := extensions(ex.src.Tables())
+	if x == nil || !x.MembersRead {
+		return nil, extensionsUnread("\\dx+ (the objects of an extension)")
+	}
+	public := false
+	for _, p := range searchPathOf(ex.sess) { // pgcatalog_plan.go
+		switch {
+		case p == "public":
+			public = true
+		case p == "pg_catalog" && !public:
+		case p == "pg_catalog" || slices.Contains(x.Schemas, p):
+			return nil, unsupported(-1, "\\dx+ under search_path "+strings.Join(searchPathOf(ex.sess), ", ")+
+				" (sidecar read the objects' descriptions under search_path public)")
+		}
+	}
+	if !public {
+		return nil, unsupported(-1, "\\dx+ under a search_path without public (sidecar read the objects' descriptions under search_path public)")
+	}
+	oid := oidLiteral(consts) // catalog_psql.go
+	var out [][]*string
+	for _, e := range x.Extensions {
+		if e.OID == oid {
+			for _, m := range e.Members {
+				out = append(out, []*string{sv(m)})
+			}
+		}
+	}
+	return out, nil
 }

@@ -30,7 +30,9 @@ var extensionQueries = []string{
 // TestCatalogExtensions: pg_extension lists the database's extensions as
 // PostgreSQL does (plpgsql, contrib extensions in public and in another
 // schema, one with a comment), psql's \dx and \dx <pattern> print
-// PostgreSQL's output, \dx+ prints it or is refused 0A000; then CREATE,
+// PostgreSQL's output, \dx+ too (the members' descriptions as read under
+// search_path public; refused 0A000 under a path that could print them
+// otherwise); then CREATE,
 // ALTER (UPDATE, SET SCHEMA), COMMENT ON and DROP EXTENSION while
 // following: the catalog poll reads them. Before, pg_extension was
 // 42P01 ("relation does not exist": not served) and \dx failed.
@@ -54,14 +56,27 @@ func TestCatalogExtensions(t *testing.T) {
 	r := newRig(t, []string{"public.t"}, setup)
 	check := func() {
 		t.Helper()
-		for _, cmd := range []string{`\dx`, `\dx pg_trgm`, `\dx h*`, `\dx nosuch`} {
+		for _, cmd := range []string{`\dx`, `\dx pg_trgm`, `\dx h*`, `\dx nosuch`, `\dx+`, `\dx+ plpgsql`, `\dx+ h*`} {
 			got, want := psqlBoth(t, r, cmd)
 			if got != want {
 				t.Errorf("%s:\n%s\nPostgreSQL:\n%s", cmd, got, want)
 			}
 		}
-		psqlSameOrRefused(t, r, `\dx+ plpgsql`) // pgcatalog_usertypes_test.go
 		catalogCompare(t, r, extensionQueries, nil)
+		// The members' descriptions were read under search_path public:
+		// a path naming the extensions' schema would print them
+		// unqualified (and pg_catalog after public can hide them).
+		for _, path := range []string{"ext, public", "public, pg_catalog"} {
+			got, err := psql(t, r.sqlURL, "-v", "VERBOSITY=verbose", "-c", "SET search_path = "+path, "-c", `\dx+ plpgsql`)
+			if err == nil || psqlState(got) != "0A000" {
+				t.Errorf("\\dx+ under search_path %s: want 0A000, got (%v)\n%s", path, err, got)
+			}
+		}
+		got, err := psql(t, r.sqlURL, "-c", "SET search_path = nosuch, public", "-c", `\dx+`)
+		want, _ := psql(t, r.pgURL, "-c", "SET search_path = nosuch, public", "-c", `\dx+`)
+		if err != nil || got != want {
+			t.Errorf("\\dx+ under search_path nosuch, public: (%v)\n%s\nPostgreSQL:\n%s", err, got, want)
+		}
 	}
 	check()
 	if got, _ := psqlBoth(t, r, `\dx`); !strings.Contains(got, "plpgsql") {
