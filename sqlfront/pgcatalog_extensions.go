@@ -31,16 +31,24 @@ const pgExtensionOID = 3079
 // record written before, more than wal.MaxExtensions — or two tables'
 // records disagree, between two polls' records).
 func extensions(tables []Table) *wal.ExtensionFacts {
-	var x *wal.ExtensionFacts
+	return carriedSection(tables, func(s *wal.SchemaFacts) *wal.ExtensionFacts { return s.Extensions }, (*wal.ExtensionFacts).Equal)
+}
+
+// carriedSection are the database's facts of one kind that the carrier
+// table's records hold (get: nil when a record has none): nil when no
+// table's record has them or two records disagree (read by two polls
+// either side of a change).
+func carriedSection[F any](tables []Table, get func(*wal.SchemaFacts) *F, equal func(a, b *F) bool) *F {
+	var x *F
 	for i := range tables {
 		s := schemaFactsOf(&tables[i])
-		if s == nil || s.Extensions == nil {
+		if s == nil || get(s) == nil {
 			continue
 		}
-		if x != nil && !x.Equal(s.Extensions) {
+		if x != nil && !equal(x, get(s)) {
 			return nil
 		}
-		x = s.Extensions
+		x = get(s)
 	}
 	return x
 }
@@ -99,12 +107,7 @@ func extensionDescriptions(tables []Table) [][]*string {
 // pg_namespace's names and OIDs (those not listed already).
 func extensionNamespaces(tables []Table, names []string, oids map[string]uint32) []string {
 	if x := extensions(tables); x != nil {
-		for _, n := range x.Namespaces {
-			if _, ok := oids[n.Name]; !ok {
-				oids[n.Name] = n.OID
-				names = append(names, n.Name)
-			}
-		}
+		return addNamespaces(x.Namespaces, names, oids)
 	}
 	return names
 }
@@ -112,10 +115,27 @@ func extensionNamespaces(tables []Table, names []string, oids map[string]uint32)
 // extensionNamespaceFacts adds the extensions' schemas to read.
 func extensionNamespaceFacts(tables []Table, read map[string]wal.NamespaceFacts) {
 	if x := extensions(tables); x != nil {
-		for _, n := range x.Namespaces {
-			if _, ok := read[n.Name]; !ok {
-				read[n.Name] = n
-			}
+		addNamespaceFacts(x.Namespaces, read)
+	}
+}
+
+// addNamespaces adds the schemas of list not listed already to
+// pg_namespace's names and OIDs.
+func addNamespaces(list []wal.NamespaceFacts, names []string, oids map[string]uint32) []string {
+	for _, n := range list {
+		if _, ok := oids[n.Name]; !ok {
+			oids[n.Name] = n.OID
+			names = append(names, n.Name)
+		}
+	}
+	return names
+}
+
+// addNamespaceFacts adds the schemas of list not in read already.
+func addNamespaceFacts(list []wal.NamespaceFacts, read map[string]wal.NamespaceFacts) {
+	for _, n := range list {
+		if _, ok := read[n.Name]; !ok {
+			read[n.Name] = n
 		}
 	}
 }
