@@ -45,6 +45,11 @@ func cannedFor(query string) *canned {
 				psqlByPrint[fp] = psqlSchemaHandlers[name]
 			}
 		}
+		for name, q := range psqlExtensionQueries { // pgcatalog_extensions.go
+			if fp, err := pg.Fingerprint(q); err == nil {
+				psqlByPrint[fp] = psqlExtensionHandlers[name]
+			}
+		}
 	})
 	fp, err := pg.Fingerprint(query)
 	if err != nil {

@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"github.com/sidecar-dev/sidecar/internal/pgast"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -134,7 +135,8 @@ func (cx *pgCatCtx) namespaces() ([]string, map[string]uint32) {
 			names = append(names, t.Schema)
 		}
 	}
-	return userTypeNamespaces(cx.tables, names, oids), oids // pgcatalog_usertypes.go
+	names = userTypeNamespaces(cx.tables, names, oids)       // pgcatalog_usertypes.go
+	return extensionNamespaces(cx.tables, names, oids), oids // pgcatalog_extensions.go
 }
 
 // namespaceFacts are the schemas the copy read with the followed
@@ -148,7 +150,8 @@ func (cx *pgCatCtx) namespaceFacts() map[string]wal.NamespaceFacts {
 			}
 		}
 	}
-	userTypeNamespaceFacts(cx.tables, read) // pgcatalog_usertypes.go
+	userTypeNamespaceFacts(cx.tables, read)  // pgcatalog_usertypes.go
+	extensionNamespaceFacts(cx.tables, read) // pgcatalog_extensions.go
 	return read
 }
 
@@ -218,7 +221,7 @@ func relKind(t *Table) string {
 	return "r"
 }
 
-var pgRels = append([]*pgRel{
+var pgRels = slices.Concat([]*pgRel{
 	{schema: "pg_catalog", name: "pg_namespace", cols: pgc("oid oid, nspname name, nspowner oid, nspacl text[]"),
 		rows: func(cx *pgCatCtx) [][]*string {
 			names, oids := cx.namespaces()
@@ -367,7 +370,9 @@ var pgRels = append([]*pgRel{
 			}
 			return out
 		}},
-}, append(append(append(schemaRels, settingsRel, sequenceRel, enumRel, procRel, databaseRel, languageRel), roleRels...), append(append(append(infoSchemaRels, infoSchemaTableRels...), catalogListingRels...), publicationRels...)...)...) // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go, pgcatalog_roles.go, pgcatalog_proc.go, pgcatalog_database.go, pgcatalog_language.go, catalog_infoschema.go, catalog_infoschema_tables.go, pgcatalog_publications.go
+}, schemaRels, []*pgRel{settingsRel, sequenceRel, enumRel, procRel, databaseRel, languageRel}, roleRels, // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go, pgcatalog_proc.go, pgcatalog_database.go, pgcatalog_language.go, pgcatalog_roles.go
+	infoSchemaRels, infoSchemaTableRels, catalogListingRels, // catalog_infoschema.go, catalog_infoschema_tables.go
+	publicationRels, []*pgRel{extensionRel}) // pgcatalog_publications.go, pgcatalog_extensions.go
 
 // charText is a "char" column's text: empty for 0.
 func charText(b byte) string {

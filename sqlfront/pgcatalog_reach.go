@@ -293,6 +293,9 @@ func (r *reach) prove(s *lplan.Scan) bool {
 	if rel.name == "pg_type" {
 		return r.proveType(s) // pgcatalog_types.go
 	}
+	if rel.name == "pg_description" && r.extensionComments(s) { // pgcatalog_extensions.go
+		return true
+	}
 	if rel.name == "pg_sequence" {
 		return true // PostgreSQL's own objects have none: its rows are the owned sequences pg_class lists
 	}

@@ -161,6 +161,9 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 				return nil, errf("42601", -1, "improper relation name (too many dotted names): %s", s)
 			}
 			rels := catalogRels(tables)
+			if o, ok := fixedCatalogOID(names); ok { // pgcatalog_extensions.go
+				return o, nil
+			}
 			if len(names) == 2 {
 				if names[0] == "pg_catalog" || names[0] == "information_schema" || names[0] == "pg_toast" {
 					return nil, regRefused(kind, "'"+s+"'")

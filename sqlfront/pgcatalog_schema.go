@@ -125,7 +125,7 @@ var schemaRels = []*pgRel{
 					}
 				}
 			}
-			return out
+			return append(out, extensionDescriptions(cx.tables)...) // pgcatalog_extensions.go
 		}},
 }
 
@@ -334,6 +334,9 @@ func (c *vecCatalog) schemaFunc(name string, args []lplan.Type) (*lplan.ExtFunc,
 		return &lplan.ExtFunc{Args: []lplan.Type{oidT, nameT}, Result: textT, NullOK: true, Eval: func(v []types.Value) (types.Value, error) {
 			if v[0] == nil || v[1] == nil {
 				return nil, nil
+			}
+			if v[1].(string) == "pg_extension" {
+				return extensionComment(tables, oidValue(v[0])) // pgcatalog_extensions.go
 			}
 			if v[1].(string) != "pg_class" {
 				return nil, unsupported(-1, "obj_description of a "+v[1].(string)+" object (sidecar keeps the comments of the followed tables and their columns)")

@@ -23,18 +23,7 @@ import (
 // read — a record written before, more than wal.MaxUserTypes — or two
 // tables' records disagree, between two polls' records).
 func userTypes(tables []Table) *wal.UserTypeFacts {
-	var u *wal.UserTypeFacts
-	for i := range tables {
-		s := schemaFactsOf(&tables[i])
-		if s == nil || s.UserTypes == nil {
-			continue
-		}
-		if u != nil && !u.Equal(s.UserTypes) {
-			return nil
-		}
-		u = s.UserTypes
-	}
-	return u
+	return carriedSection(tables, func(s *wal.SchemaFacts) *wal.UserTypeFacts { return s.UserTypes }, (*wal.UserTypeFacts).Equal) // pgcatalog_extensions.go
 }
 
 // listedTypes are the pg_type rows beside the served built-in types:
@@ -111,15 +100,8 @@ func enumRows(cx *pgCatCtx) [][]*string {
 // userTypeNamespaces adds the schemas of the user types read to
 // pg_namespace's names and OIDs (those not listed already).
 func userTypeNamespaces(tables []Table, names []string, oids map[string]uint32) []string {
-	u := userTypes(tables)
-	if u == nil {
-		return names
-	}
-	for _, n := range u.Namespaces {
-		if _, ok := oids[n.Name]; !ok {
-			oids[n.Name] = n.OID
-			names = append(names, n.Name)
-		}
+	if u := userTypes(tables); u != nil {
+		return addNamespaces(u.Namespaces, names, oids) // pgcatalog_extensions.go
 	}
 	return names
 }
@@ -127,11 +109,7 @@ func userTypeNamespaces(tables []Table, names []string, oids map[string]uint32) 
 // userTypeNamespaceFacts adds the user types' schemas to read.
 func userTypeNamespaceFacts(tables []Table, read map[string]wal.NamespaceFacts) {
 	if u := userTypes(tables); u != nil {
-		for _, n := range u.Namespaces {
-			if _, ok := read[n.Name]; !ok {
-				read[n.Name] = n
-			}
-		}
+		addNamespaceFacts(u.Namespaces, read)
 	}
 }
 
