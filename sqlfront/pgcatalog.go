@@ -28,6 +28,8 @@ import (
 type pgCol struct {
 	name string
 	typ  lplan.Type
+	// system: a system column (tableoid, pgcatalog_tableoid.go).
+	system bool
 }
 
 // pgRel is one catalog relation.
@@ -363,7 +365,7 @@ var pgRels = append([]*pgRel{
 			}
 			return out
 		}},
-}, append(append(append(schemaRels, settingsRel, sequenceRel, enumRel, procRel, databaseRel, languageRel), roleRels...), append(infoSchemaRels, publicationRels...)...)...) // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go, pgcatalog_roles.go, pgcatalog_proc.go, pgcatalog_database.go, pgcatalog_language.go, catalog_infoschema.go, pgcatalog_publications.go
+}, append(append(append(schemaRels, settingsRel, sequenceRel, enumRel, procRel, databaseRel, languageRel, eventTriggerRel, operatorRel), roleRels...), append(infoSchemaRels, publicationRels...)...)...) // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go, pgcatalog_roles.go, pgcatalog_proc.go, pgcatalog_database.go, pgcatalog_language.go, pgcatalog_listings.go, catalog_infoschema.go, pgcatalog_publications.go
 
 // charText is a "char" column's text: empty for 0.
 func charText(b byte) string {
@@ -395,7 +397,7 @@ func catalogDef(schema, name string) *pgRel {
 func (r *pgRel) tableDef() *lplan.TableDef {
 	d := &lplan.TableDef{Schema: r.schema, Name: r.name}
 	for _, c := range r.cols {
-		d.Columns = append(d.Columns, lplan.ColumnDef{Name: c.name, Type: c.typ})
+		d.Columns = append(d.Columns, lplan.ColumnDef{Name: c.name, Type: c.typ, System: c.system})
 	}
 	return d
 }

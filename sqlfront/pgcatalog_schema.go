@@ -125,7 +125,7 @@ var schemaRels = []*pgRel{
 					}
 				}
 			}
-			return out
+			return append(out, languageDescriptions(cx)...) // pgcatalog_listings.go
 		}},
 }
 
