@@ -82,8 +82,8 @@ func TestPgSleep(t *testing.T) {
 // pg_event_trigger and pg_operator were refused), \dL the languages
 // with their comments (pg_language.tableoid was refused), as
 // PostgreSQL does; with an operator and an event trigger of the
-// database's own, \do and \dy are refused 0A000 (their definitions
-// are not read), and \do of PostgreSQL's own operators always is.
+// database's own, \do and \dy are refused (TestPsqlListingsOwnObjects),
+// and \do of PostgreSQL's own operators always is.
 func TestPsqlListings(t *testing.T) {
 	r := newRig(t, []string{"public.items"}, []string{"CREATE TABLE items (id int PRIMARY KEY, v text)",
 		"CREATE MATERIALIZED VIEW items_mv AS SELECT id FROM items", "CREATE VIEW items_v AS SELECT v FROM items",
@@ -94,26 +94,34 @@ func TestPsqlListings(t *testing.T) {
 	}
 	for _, q := range []string{
 		"SELECT l.tableoid, l.lanname, d.description FROM pg_language l LEFT JOIN pg_description d ON d.classoid = l.tableoid AND d.objoid = l.oid ORDER BY 2",
-		"SELECT c.tableoid::regclass, c.relname FROM pg_class c WHERE c.relname = 'items'",
+		"SELECT c.tableoid, c.relname FROM pg_class c WHERE c.relname = 'items'",
 	} {
 		psqlSame(t, r.sqlURL, r.pgURL, q, "-At", "-c", q)
 	}
-	refused := func(r *rig, cmds ...string) {
-		t.Helper()
-		for _, cmd := range cmds {
-			if out, err := psql(t, r.sqlURL, "-v", "VERBOSITY=verbose", "-c", cmd); err == nil || psqlState(out) != "0A000" {
-				t.Errorf("%s: want 0A000, got (%v)\n%s", cmd, err, out)
-			}
-		}
-	}
 	// \dL+ prints the handlers as regprocedure (not served: it was
 	// XX000 once pg_language.tableoid answered).
-	refused(r, `\do +`, `\do pg_catalog.*`, "SELECT count(*) FROM pg_operator", "SELECT * FROM pg_language", `\dL+`,
+	psqlRefused(t, r, `\do +`, `\do pg_catalog.*`, "SELECT count(*) FROM pg_operator", "SELECT * FROM pg_language", `\dL+`,
 		"SELECT lanplcallfoid::regprocedure FROM pg_language")
+}
+
+// TestPsqlListingsOwnObjects (issue 23): with an operator and an event
+// trigger of the database's own, \do and \dy are refused 0A000 (their
+// definitions are not read).
+func TestPsqlListingsOwnObjects(t *testing.T) {
 	own := newRig(t, []string{"public.items"}, []string{"CREATE TABLE items (id int PRIMARY KEY)",
 		"CREATE OPERATOR === (LEFTARG = int, RIGHTARG = int, FUNCTION = int4eq)",
 		"CREATE FUNCTION noop_evt() RETURNS event_trigger LANGUAGE plpgsql AS 'BEGIN END'",
 		"CREATE EVENT TRIGGER noop ON ddl_command_end EXECUTE FUNCTION noop_evt()"})
 	t.Cleanup(func() { execSQL(t, own.pgURL, "DROP EVENT TRIGGER noop") })
-	refused(own, `\do`, `\dy`)
+	psqlRefused(t, own, `\do`, `\dy`)
+}
+
+// psqlRefused checks that each command is refused 0A000 on the SQL port.
+func psqlRefused(t *testing.T, r *rig, cmds ...string) {
+	t.Helper()
+	for _, cmd := range cmds {
+		if out, err := psql(t, r.sqlURL, "-v", "VERBOSITY=verbose", "-c", cmd); err == nil || psqlState(out) != "0A000" {
+			t.Errorf("%s: want 0A000, got (%v)\n%s", cmd, err, out)
+		}
+	}
 }

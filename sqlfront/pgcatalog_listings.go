@@ -26,18 +26,28 @@ import (
 // record written before — or two tables' records disagree, between two
 // polls' records).
 func listingFacts(tables []Table) *wal.ListingFacts {
-	var l *wal.ListingFacts
+	return carriedSection(tables, func(s *wal.SchemaFacts) *wal.ListingFacts { return s.Listings })
+}
+
+// carriedSection is a section of the cluster's facts one table carries
+// (the publications, the listings' facts): nil when no table's record
+// holds it, or two records disagree (between two polls' records).
+func carriedSection[T interface {
+	comparable
+	Equal(T) bool
+}](tables []Table, get func(*wal.SchemaFacts) T) T {
+	var zero, p T
 	for i := range tables {
 		s := schemaFactsOf(&tables[i])
-		if s == nil || s.Listings == nil {
+		if s == nil || get(s) == zero {
 			continue
 		}
-		if l != nil && !l.Equal(s.Listings) {
-			return nil
+		if p != zero && !p.Equal(get(s)) {
+			return zero
 		}
-		l = s.Listings
+		p = get(s)
 	}
-	return l
+	return p
 }
 
 // listingsUnread is the refusal of a statement that needs the listings'
@@ -47,33 +57,31 @@ func listingsUnread(what string) *Error {
 }
 
 var eventTriggerRel = &pgRel{schema: "pg_catalog", name: "pg_event_trigger",
-	cols: pgc("oid oid, evtname name, evtevent name, evtowner oid, evtfoid oid, evtenabled char, evttags text[]"),
-	rows: func(*pgCatCtx) [][]*string { return nil },
-	refuse: func(cx *pgCatCtx) error {
-		l := listingFacts(cx.tables)
-		switch {
-		case l == nil:
-			return listingsUnread("pg_catalog.pg_event_trigger (whether the source database has event triggers)")
-		case l.EventTriggers > 0:
-			return unsupported(-1, "pg_catalog.pg_event_trigger (the source database's event triggers are not read from the server)")
-		}
-		return nil
-	}}
+	cols:   pgc("oid oid, evtname name, evtevent name, evtowner oid, evtfoid oid, evtenabled char, evttags text[]"),
+	rows:   func(*pgCatCtx) [][]*string { return nil },
+	refuse: refuseOwn("pg_catalog.pg_event_trigger", "event triggers", func(l *wal.ListingFacts) int { return l.EventTriggers })}
 
 var operatorRel = &pgRel{schema: "pg_catalog", name: "pg_operator",
 	cols: pgc("oid oid, oprname name, oprnamespace oid, oprowner oid, oprkind char, oprcanmerge bool, oprcanhash bool, oprleft oid, " +
 		"oprright oid, oprresult oid, oprcom oid, oprnegate oid, oprcode regproc, oprrest regproc, oprjoin regproc"),
-	rows: func(*pgCatCtx) [][]*string { return nil },
-	refuse: func(cx *pgCatCtx) error {
+	rows:   func(*pgCatCtx) [][]*string { return nil },
+	refuse: refuseOwn("pg_catalog.pg_operator", "own operators", func(l *wal.ListingFacts) int { return l.UserOperators })}
+
+// refuseOwn refuses a statement reading rel, served without rows, when
+// the source database has objects of its own there (count: what, not
+// read) or whether it has was not read.
+func refuseOwn(rel, what string, count func(*wal.ListingFacts) int) func(*pgCatCtx) error {
+	return func(cx *pgCatCtx) error {
 		l := listingFacts(cx.tables)
 		switch {
 		case l == nil:
-			return listingsUnread("pg_catalog.pg_operator (whether the source database has operators of its own)")
-		case l.UserOperators > 0:
-			return unsupported(-1, "pg_catalog.pg_operator (the source database's own operators are not read from the server)")
+			return listingsUnread(rel + " (whether the source database has " + what + ")")
+		case count(l) > 0:
+			return unsupported(-1, rel+" (the source database's "+what+" are not read from the server)")
 		}
 		return nil
-	}}
+	}
+}
 
 // languageDescriptions are pg_description's rows of the languages'
 // comments (none when not read: a scan reaching them is not proven,

@@ -25,18 +25,7 @@ import (
 // a record written before, more than wal.MaxPublicationRows rows — or
 // two tables' records disagree, between two polls' records).
 func publications(tables []Table) *wal.PublicationFacts {
-	var p *wal.PublicationFacts
-	for i := range tables {
-		s := schemaFactsOf(&tables[i])
-		if s == nil || s.Publications == nil {
-			continue
-		}
-		if p != nil && !p.Equal(s.Publications) {
-			return nil
-		}
-		p = s.Publications
-	}
-	return p
+	return carriedSection(tables, func(s *wal.SchemaFacts) *wal.PublicationFacts { return s.Publications }) // pgcatalog_listings.go
 }
 
 // publicationsUnread is the refusal of a statement that needs the
