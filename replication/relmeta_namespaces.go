@@ -93,6 +93,10 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 	if err != nil {
 		return err
 	}
+	listings, err := readListings(ctx, conn) // relmeta_listings.go
+	if err != nil {
+		return err
+	}
 	// The roles and databases are the cluster's: one table of the read carries them
 	// (the least OID read, the same one every poll), so a mirror of many
 	// tables does not hold a copy per table.
@@ -109,7 +113,7 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 		s.Roles, s.Members, s.RolesRead = roles, members, rolesRead
 		s.Databases, s.DatabasesRead = dbs, dbsRead
 		s.Languages, s.LanguagesRead = langs, langsRead
-		s.UserTypes, s.Publications, s.Extensions = userTypes, pubs, exts
+		s.UserTypes, s.Publications, s.Extensions, s.Listings = userTypes, pubs, exts, listings
 	}
 	return nil
 }

@@ -146,7 +146,9 @@ func evalBuiltin(e *env, call *builtin.Call, from []uint32, vals []Value, pos in
 // builtinContext is the statement's clock for the library.
 func builtinContext(e *env) *builtin.Context {
 	if e != nil && e.ex != nil && e.ex.sess != nil {
-		return e.ex.sess.libraryContext() // clock.go
+		c := e.ex.sess.libraryContext() // clock.go
+		c.Ctx = e.ex.ctx                // pg_sleep waits on the statement
+		return c
 	}
 	return &builtin.Context{Random: rand.Float64}
 }

@@ -116,8 +116,8 @@ func formatType(c Column) string {
 	return typeName(c.TypeOID)
 }
 
-// relList answers psql's \dt and \d (no pattern), whose texts differ
-// only in the relkinds listed (their fingerprints are the same): the
+// relList answers psql's \dt, \dm and \d (no pattern), whose texts
+// differ only in the relkinds listed (their fingerprints are the same): the
 // constants after the CASE's last one ('partitioned index') up to
 // 'pg_catalog' are the IN list. \d lists the followed tables' owned
 // sequences (a serial or identity column) too: one pg_class does not
@@ -133,8 +133,12 @@ func relList(ex *execCtx, consts []string) ([][]*string, error) {
 			kinds[k] = true
 		}
 	}
-	if !kinds["r"] || !kinds["p"] {
-		return nil, unsupported(-1, "this psql listing (relkinds other than tables)")
+	for k := range kinds {
+		switch k {
+		case "r", "p", "v", "m", "S", "f", "": // foreign tables: the database is assumed to hold none, as before
+		default: // indexes and TOAST tables are not listed
+			return nil, unsupported(-1, "this psql listing (relkind '"+k+"')")
+		}
 	}
 	tables := ex.src.Tables()
 	_, ns := (&pgCatCtx{tables: tables}).namespaces()
@@ -145,7 +149,9 @@ func relList(ex *execCtx, consts []string) ([][]*string, error) {
 		if s == nil || s.Owner == "" {
 			return nil, unsupported(-1, "the owner of "+t.Name+" (not read: copied by an older sidecar; a resync reads it)")
 		}
-		rows = append(rows, []*string{strp(t.Schema), strp(t.Rel), strp(relKindName(t)), strp(s.Owner)})
+		if kinds[relKind(t)] {
+			rows = append(rows, []*string{strp(t.Schema), strp(t.Rel), strp(relKindName(t)), strp(s.Owner)})
+		}
 		if !kinds["S"] {
 			continue
 		}

@@ -87,7 +87,8 @@ func sameValue(fd protoreflect.FieldDescriptor, a, b protoreflect.Value) bool {
 
 // volatileFuncs are the functions whose value changes between calls in
 // one statement.
-var volatileFuncs = map[string]bool{"random": true, "clock_timestamp": true, "timeofday": true, "gen_random_uuid": true, "nextval": true, "setseed": true}
+var volatileFuncs = map[string]bool{"random": true, "clock_timestamp": true, "timeofday": true, "gen_random_uuid": true, "nextval": true, "setseed": true,
+	"pg_sleep": true, "pg_sleep_for": true, "pg_sleep_until": true}
 
 func callsVolatile(n *pg.Node) bool {
 	found := false

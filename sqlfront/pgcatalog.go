@@ -29,6 +29,8 @@ import (
 type pgCol struct {
 	name string
 	typ  lplan.Type
+	// system: a system column (tableoid, pgcatalog_tableoid.go).
+	system bool
 }
 
 // pgRel is one catalog relation.
@@ -370,7 +372,7 @@ var pgRels = slices.Concat([]*pgRel{
 			}
 			return out
 		}},
-}, schemaRels, []*pgRel{settingsRel, sequenceRel, enumRel, procRel, databaseRel, languageRel}, roleRels, // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go, pgcatalog_proc.go, pgcatalog_database.go, pgcatalog_language.go, pgcatalog_roles.go
+}, schemaRels, []*pgRel{settingsRel, sequenceRel, enumRel, procRel, databaseRel, languageRel, eventTriggerRel, operatorRel}, roleRels, // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go, pgcatalog_proc.go, pgcatalog_database.go, pgcatalog_language.go, pgcatalog_listings.go, pgcatalog_roles.go
 	infoSchemaRels, infoSchemaTableRels, catalogListingRels, // catalog_infoschema.go, catalog_infoschema_tables.go
 	publicationRels, []*pgRel{extensionRel}) // pgcatalog_publications.go, pgcatalog_extensions.go
 
@@ -404,7 +406,7 @@ func catalogDef(schema, name string) *pgRel {
 func (r *pgRel) tableDef() *lplan.TableDef {
 	d := &lplan.TableDef{Schema: r.schema, Name: r.name}
 	for _, c := range r.cols {
-		d.Columns = append(d.Columns, lplan.ColumnDef{Name: c.name, Type: c.typ})
+		d.Columns = append(d.Columns, lplan.ColumnDef{Name: c.name, Type: c.typ, System: c.system})
 	}
 	return d
 }

@@ -25,8 +25,8 @@ func TestCatalogLanguages(t *testing.T) {
 			t.Errorf("%s: %v\n%s", q, err, out)
 		}
 	}
-	// \dL reads pg_language.tableoid and the languages' comments (not
-	// read): refused, or PostgreSQL's output.
+	// \dL reads pg_language.tableoid and the languages' comments
+	// (listings_test.go checks it is PostgreSQL's output).
 	got, err := psql(t, r.sqlURL, "-v", "VERBOSITY=verbose", "-c", `\dL`)
 	want, _ := psql(t, r.pgURL, "-v", "VERBOSITY=verbose", "-c", `\dL`)
 	if got != want && (err == nil || psqlState(got) != "0A000") {

@@ -37,7 +37,7 @@ func (c *vecCatalog) catalogTable(schema, name string) *lplan.TableDef {
 	if since := publicationSince(name); version != 0 && version < since { // pgcatalog_publications.go
 		return nil
 	}
-	r = r.forVersion(version) // pgcatalog_major.go
+	r = r.forVersion(version).withTableOID() // pgcatalog_major.go, pgcatalog_tableoid.go
 	key := r.schema + "." + r.name
 	if d, ok := c.byName[key]; ok {
 		return d

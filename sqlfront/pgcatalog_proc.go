@@ -41,7 +41,8 @@ var procRel = &pgRel{schema: "pg_catalog", name: "pg_proc",
 // refused when called (sidecar reads no function's definition).
 var procFuncs = map[string]lplan.Type{"pg_function_is_visible": lplan.T(types.Bool), "pg_get_function_result": lplan.T(types.Text),
 	"pg_get_function_sqlbody":   lplan.T(types.Text),
-	"pg_get_function_arguments": lplan.T(types.Text), "pg_get_function_identity_arguments": lplan.T(types.Text)}
+	"pg_get_function_arguments": lplan.T(types.Text), "pg_get_function_identity_arguments": lplan.T(types.Text),
+	"pg_operator_is_visible": operatorFuncs["pg_operator_is_visible"]} // pgcatalog_listings.go
 
 // procFunc is one of procFuncs.
 func procFunc(name string, args []lplan.Type) (*lplan.ExtFunc, error) {

@@ -36,6 +36,7 @@ var systemKeyCols = map[string][]string{
 	"pg_description": {"objoid"},
 	"pg_settings":    nil, // by name (pgcatalog_settings.go)
 	"pg_proc":        {"oid"},
+	"pg_operator":    {"oid"}, // pgcatalog_listings.go
 	// information_schema's constraint views (catalog_infoschema.go) list
 	// the system catalogs' primary keys, unique and NOT NULL constraints
 	// to a superuser: proven by schema, table name or constraint type.
@@ -299,14 +300,18 @@ func (r *reach) prove(s *lplan.Scan) bool {
 	if rel.name == "pg_sequence" {
 		return true // PostgreSQL's own objects have none: its rows are the owned sequences pg_class lists
 	}
+	if rel.name == "pg_language" {
+		return true // every language is listed (pgcatalog_language.go): its OIDs are known objects
+	}
 	if rel.schema == "information_schema" || rel.name == "pg_tables" || rel.name == "pg_indexes" || rel.name == "pg_views" {
 		return r.proveInfoSchema(s)
 	}
-	if rel.name == "pg_proc" {
-		// The functions of schemas other than pg_catalog and
-		// information_schema (pgcatalog_proc.go: pg_toast has none).
+	if nsCol, ok := map[string]string{"pg_proc": "pronamespace", "pg_operator": "oprnamespace"}[rel.name]; ok {
+		// The functions (operators) of schemas other than pg_catalog and
+		// information_schema (pgcatalog_proc.go, pgcatalog_listings.go:
+		// pg_toast has none).
 		for _, cond := range r.restr[s] {
-			if col, other, op, ok := r.comparison(cond, s); ok && col == "pronamespace" && (op == "=" || op == "in") &&
+			if col, other, op, ok := r.comparison(cond, s); ok && col == nsCol && (op == "=" || op == "in") &&
 				(r.userNamespaceOIDs(other, 0) || r.notSystemSchema(other)) {
 				return true
 			}
@@ -547,8 +552,13 @@ func (r *reach) tableKey(src colSource) bool {
 	switch src.rel.name + "." + src.name {
 	case "pg_attribute.attrelid", "pg_index.indrelid", "pg_constraint.conrelid", "pg_constraint.confrelid":
 		return true
-	case "pg_proc.oid":
-		return true // a proven pg_proc scan has no rows (pgcatalog_proc.go): nothing is joined to it
+	case "pg_proc.oid", "pg_operator.oid":
+		return true // a proven pg_proc (pg_operator) scan has no rows (pgcatalog_proc.go): nothing is joined to it
+	case "pg_language.oid":
+		// Not a relation's OID (pg_attribute, pg_index and pg_constraint
+		// have no row of it); pg_description lists the languages'
+		// comments when they were read (pgcatalog_listings.go).
+		return listingFacts(r.tableList) != nil
 	case "pg_class.oid":
 		if r.tableOnly[src.scan] || r.visiting[src.scan] {
 			return r.tableOnly[src.scan]

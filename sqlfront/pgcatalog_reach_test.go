@@ -373,7 +373,8 @@ func TestCatalogByMajor(t *testing.T) {
 		// lists), the database's datcollate before.
 		"SELECT setting FROM pg_settings WHERE name = 'lc_collate'",
 		// System columns: PostgreSQL has them (psql's \dd reads
-		// pg_class.tableoid); refused 0A000, was 42703.
+		// pg_class.tableoid): a catalog's tableoid answers (session 19),
+		// a table's are refused 0A000 (was 42703).
 		"SELECT c.tableoid, c.relname FROM pg_class c WHERE c.oid = 'items'::regclass",
 		"SELECT ctid, id FROM items WHERE id = 1",
 	} {

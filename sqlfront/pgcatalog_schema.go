@@ -125,7 +125,8 @@ var schemaRels = []*pgRel{
 					}
 				}
 			}
-			return append(out, extensionDescriptions(cx.tables)...) // pgcatalog_extensions.go
+			out = append(out, extensionDescriptions(cx.tables)...) // pgcatalog_extensions.go
+			return append(out, languageDescriptions(cx)...)        // pgcatalog_listings.go
 		}},
 }
 

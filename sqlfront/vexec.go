@@ -211,7 +211,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	}
 	regCols, err := cat.regOutputs(q) // pgcatalog_reg.go
 	if err != nil {
-		return err
+		return fail(err) // a binder refusal (0A000 for a reg type not served: psql's \dL+), not XX000
 	}
 	prep, err := exec.Prepare(q)
 	if err != nil {

@@ -120,6 +120,10 @@ type SchemaFacts struct {
 	// Extensions are the database's extensions (catfacts_extensions.go),
 	// read with the roles by the table carrying them (nil: not read).
 	Extensions *ExtensionFacts
+	// Listings are what psql's \dy, \do and \dL read of the database
+	// (catfacts_listings.go), read with the roles by the table carrying
+	// them (nil: not read).
+	Listings *ListingFacts
 }
 
 // SequenceFacts is an owned sequence's pg_class and pg_sequence rows
@@ -221,7 +225,7 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 		slices.EqualFunc(s.Constraints, o.Constraints, ConstraintFacts.equal) && slices.EqualFunc(s.Indexes, o.Indexes, IndexFacts.equal) &&
 		slices.Equal(s.Triggers, o.Triggers) && s.SequencesRead == o.SequencesRead && slices.Equal(s.OwnedSequences, o.OwnedSequences) &&
 		s.ViewsRead == o.ViewsRead && s.ViewColumnsRead == o.ViewColumnsRead && viewsEqual(s.Views, o.Views) && s.storageEqual(o) && s.databasesEqual(o) && s.UserTypes.Equal(o.UserTypes) &&
-		s.Publications.Equal(o.Publications) && s.Extensions.Equal(o.Extensions)
+		s.Publications.Equal(o.Publications) && s.Extensions.Equal(o.Extensions) && s.Listings.Equal(o.Listings)
 }
 
 // storageEqual compares the \d+ column and TOAST facts.

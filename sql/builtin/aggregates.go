@@ -41,7 +41,8 @@ var logicAggregates = map[string]func(a, b types.Value) types.Value{
 	"bit_xor":  func(a, b types.Value) types.Value { return a.(int64) ^ b.(int64) },
 }
 
-// oidBit is the bit type (outside the catalog): bit_and(bit) exists.
+// oidBit is the bit type (outside the catalog): bit_and(bit) and its kin
+// fold bit strings of one length (aggregates_bit.go).
 const oidBit OID = 1560
 
 // IsAggregate says whether name is an aggregate of the library.
@@ -83,7 +84,7 @@ func resolveLogic(name string, arg OID) (*Aggregate, error) {
 		return nil, err
 	}
 	if c.Result == oidBit {
-		return nil, unsupported("%s(bit)", name)
+		return &Aggregate{Name: name, Arg: oidBit, Result: oidBit, New: func() AggState { return newBitFold(name) }}, nil
 	}
 	return &Aggregate{Name: name, Arg: c.Params[0], Result: c.Result, New: func() AggState { return &fold{f: f} }}, nil
 }

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"context"
 	"time"
 
 	"github.com/sidecar-dev/sidecar/types"
@@ -26,6 +27,9 @@ type Context struct {
 	// the statement's collation (casemap.go); nil: not known (non-ASCII
 	// text refused).
 	Case *CaseMap
+	// Ctx is the statement's context: pg_sleep waits on it (a cancel
+	// request, statement_timeout). Nil: pg_sleep refuses.
+	Ctx context.Context
 }
 
 // unixEpoch2000 is 2000-01-01 00:00 UTC, PostgreSQL's timestamp epoch, in

@@ -283,18 +283,23 @@ func bitShift(v types.BitVal, left int64) types.BitVal {
 	return types.BitVal{N: v.N, B: string(out)}
 }
 
+// bitCombine is bitand/bitor/bitxor (word names the operation in the
+// error): f over the bytes of two bit strings of one length.
+func bitCombine(x, y types.BitVal, word string, f func(x, y byte) byte) (types.BitVal, error) {
+	if x.N != y.N {
+		return types.BitVal{}, errorf(types.CodeLengthMismatch, "cannot %s bit strings of different sizes", word)
+	}
+	out := bitBytes(x)
+	for i := range out {
+		out[i] = f(out[i], y.B[i])
+	}
+	return types.BitVal{N: x.N, B: string(out)}, nil
+}
+
 func (r *Registry) addBit() {
 	bitwise := func(name, op, word string, f func(x, y byte) byte) {
 		r.def(name, bit, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-			x, y := bitsOf(a[0]), bitsOf(a[1])
-			if x.N != y.N {
-				return nil, errorf(types.CodeLengthMismatch, "cannot %s bit strings of different sizes", word)
-			}
-			out := bitBytes(x)
-			for i := range out {
-				out[i] = f(out[i], y.B[i])
-			}
-			return types.BitVal{N: x.N, B: string(out)}, nil
+			return bitCombine(bitsOf(a[0]), bitsOf(a[1]), word, f)
 		}, bit, bit)
 		r.ops[op] = append(r.ops[op], name)
 	}

@@ -121,6 +121,7 @@ func build(version int) *Registry {
 	r.addMacaddr()     // inet.go
 	r.addMoney()       // moneybit.go
 	r.addBit()         // moneybit.go
+	r.addSleep()       // sleep.go
 	return r
 }
 

@@ -503,7 +503,7 @@ func aggInit(name string, arg, res plan.OID, star bool) (func() aggState, error)
 		if arg == plan.Bool {
 			return func() aggState { return &boolAgg{or: name == "bool_or"} }, nil
 		}
-	case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
+	case "stddev", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop", "bit_and", "bit_or", "bit_xor":
 		return libAggInit(name, arg)
 	}
 	return nil, unsupported("the aggregate " + name + "(" + plan.T(arg).String() + ")")

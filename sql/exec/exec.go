@@ -227,7 +227,9 @@ func (p *Prepared) run(ctx context.Context, src Source, opts Options, emit func(
 	e.textOrder = opts.TextOrder
 	e.dialect = opts.Dialect
 	if opts.Clock != nil {
-		e.clock = opts.Clock
+		c := *opts.Clock
+		c.Ctx = ctx // pg_sleep waits on the statement
+		e.clock = &c
 	}
 	e.winNeed, e.winStacked = windowNeeds(p.root)
 	e.joinNeed = joinNeeds(p.root)

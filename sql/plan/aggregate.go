@@ -153,4 +153,7 @@ var aggFuncs = map[string]bool{
 	// Youngs–Cramer over floats, as PostgreSQL).
 	"stddev": true, "stddev_samp": true, "stddev_pop": true,
 	"variance": true, "var_samp": true, "var_pop": true,
+	// bit_and/bit_or/bit_xor over integers and bit strings (the library
+	// types and folds them: statAggs).
+	"bit_and": true, "bit_or": true, "bit_xor": true,
 }

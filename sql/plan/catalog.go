@@ -32,6 +32,9 @@ type ColumnDef struct {
 	Name    string
 	Type    Type
 	NotNull bool
+	// System marks a system column (a catalog's tableoid): found by
+	// name, never expanded by * nor part of the whole-row value.
+	System bool
 	// Distinct is an estimate of the column's number of distinct values
 	// (0: unknown), for the optimizer's join estimates (sql/opt).
 	Distinct int64

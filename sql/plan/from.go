@@ -178,7 +178,14 @@ func (b *binder) rangeVar(rv *pg.RangeVar) (Rel, *item, error) {
 		s.Cols = append(s.Cols, b.md.Add(ColumnMeta{Name: names[i], Table: alias, Type: c.Type}))
 		s.Ords = append(s.Ords, i)
 	}
-	it := newItem(alias, b.scopeCols(s.Cols, names))
+	cols := b.scopeCols(s.Cols, names)
+	var sys []scopeCol
+	for i := len(t.Columns) - 1; i >= 0 && t.Columns[i].System; i-- {
+		sys = append(sys, cols[i])
+		cols = cols[:i]
+	}
+	it := newItem(alias, cols)
+	it.system = sys
 	it.table = true // record.go
 	return s, it, nil
 }

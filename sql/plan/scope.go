@@ -32,6 +32,9 @@ type item struct {
 	// padding join's condition reads: NULL exactly in padded rows (0:
 	// none known).
 	marker ColumnID
+	// system are a table's system columns the catalog has (ColumnDef.
+	// System, last in its columns): found by name only.
+	system []scopeCol
 }
 
 // scopeCol is a named column.
@@ -153,6 +156,11 @@ func (s *scope) lookupHere(table, name string, loc int32) (scopeCol, bool, error
 					hits = append(hits, c)
 				}
 			}
+			for _, c := range it.system {
+				if c.name == name {
+					hits = append(hits, c)
+				}
+			}
 		}
 	} else {
 		var its []*item
@@ -163,9 +171,11 @@ func (s *scope) lookupHere(table, name string, loc int32) (scopeCol, bool, error
 			return scopeCol{}, false, errorf(CodeAmbiguousColumn, "table reference %q is ambiguous", table).at(loc)
 		}
 		if len(its) == 1 {
-			for _, c := range its[0].cols {
-				if c.name == name {
-					hits = append(hits, c)
+			for _, cols := range [][]scopeCol{its[0].cols, its[0].system} {
+				for _, c := range cols {
+					if c.name == name {
+						hits = append(hits, c)
+					}
 				}
 			}
 		}

@@ -192,6 +192,10 @@ func aggResult(fn string, arg OID) (OID, error) {
 	if statAggs[fn] {
 		a, err := newestFuncs().ResolveAggregate(fn, arg)
 		if err != nil {
+			if arg == Unknown {
+				// bit_and('101'): int2, int4, int8 and bit all take it.
+				return 0, errorf("42725", "function %s(unknown) is not unique", fn)
+			}
 			return 0, errorf(CodeUndefinedFunction, "function %s(%s) does not exist", fn, T(arg))
 		}
 		return a.Result, nil
@@ -212,14 +216,17 @@ func unknownAggArg(fn string) Type {
 		if a, err := newestFuncs().ResolveAggregate(fn, Unknown); err == nil {
 			return T(a.Arg)
 		}
+		return T(Unknown) // not unique: aggResult says so
 	}
 	return T(Text)
 }
 
-// statAggs are the variance and standard deviation aggregates, which
-// the function library types and computes (sql/builtin).
+// statAggs are the variance and standard deviation aggregates and
+// bit_and/bit_or/bit_xor, which the function library types and
+// computes (sql/builtin).
 var statAggs = map[string]bool{"stddev": true, "stddev_samp": true, "stddev_pop": true,
-	"variance": true, "var_samp": true, "var_pop": true}
+	"variance": true, "var_samp": true, "var_pop": true,
+	"bit_and": true, "bit_or": true, "bit_xor": true}
 
 // isString says whether o is in the string category.
 func isString(o OID) bool {
