@@ -153,7 +153,7 @@ func TestCheckpointKilledMidway(t *testing.T) {
 	}
 	// What the kills left is gone: one generation of chunks, of heap
 	// manifests and of nothing newer.
-	if gens := chunkGenerations(t, f.db.Badger()); len(gens) != 1 || gens[mod.gen] == 0 {
+	if gens := chunkGenerations(t, f.db); len(gens) != 1 || gens[mod.gen] == 0 {
 		t.Fatalf("after a checkpoint at generation %d the chunks are of %v", mod.gen, gens)
 	}
 	if top, err := f.db.HeapPages().TopGeneration(); err != nil || top != mod.gen {
