@@ -12,9 +12,10 @@ import (
 	"github.com/zeebo/xxh3"
 )
 
-// Image format, checkpoint version 2: the node slabs as they are in
-// memory, so that a restore copies them back instead of decoding a record
-// per node (version 1, WriteCheckpoint: at 30M keys the restart spent
+// Image format, version 3 (version 2: the same without the free lists'
+// padding, still read): the node slabs as they are in memory, so that a
+// restore copies them back (ReadImage) or maps them (MapImage) instead of
+// decoding a record per node (version 1, WriteCheckpoint: at 30M keys the restart spent
 // seconds decoding it, issue 24 item 2). All integers little-endian.
 //
 //	header   64 bytes
@@ -26,7 +27,9 @@ import (
 //	  layout     4 × uint16   the node sizes of the writer (node4 … node256)
 //	  slots      4 × uint32   per kind, slots handed out (the slab's high-water mark)
 //	  sum        uint64       xxh3-64 of the 56 bytes before it
-//	free     per kind: uvarint count, count × uvarint slot; then xxh3-64 of that section
+//	free     uint64 length; per kind: uvarint count, count × uvarint slot,
+//	         zeros to a multiple of 8 bytes (version 3); then xxh3-64 of
+//	         that section
 //	pages    per kind, per chunk covering its slots: the chunk's nodes as in
 //	         memory, then xxh3-64 of those bytes
 //
