@@ -295,6 +295,9 @@ type tableCut struct {
 	heap     *heap.Cut
 	index    *radixindex.Frozen
 	keys     frozenKeys
+	// images is the table's mapped image files (nil: none): writing the
+	// cut reads every page of them, resident only for the write.
+	images *tableImages
 }
 
 // abort releases the heap cuts and the frozen indexes not written.
@@ -335,7 +338,7 @@ func (m *Model) cutLocked() (*ckptCut, error) {
 			c.abort()
 			return nil, fmt.Errorf("head checkpoint: %s is at %s, past the model's %s (a batch applied in part)", name, wal.LSN(tl), c.lsn)
 		}
-		tc := tableCut{name: name, rel: t.rel, lsn: t.lsn.Load(), copiedAt: m.copied[name], heap: t.hp.CutCheckpoint()}
+		tc := tableCut{name: name, rel: t.rel, lsn: t.lsn.Load(), copiedAt: m.copied[name], heap: t.hp.CutCheckpoint(), images: t.images}
 		c.tables = append(c.tables, tc)
 		last := &c.tables[len(c.tables)-1]
 		last.index = t.ix.Freeze()
@@ -422,6 +425,12 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 		// stops copying them (radixindex.Frozen.Release).
 		st.IndexCopied += tc.index.Release()
 		tc.index, tc.keys = nil, frozenKeys{}
+		if tc.images != nil {
+			// The write read every mapped page the writer had not
+			// copied: dropped from the process again (the next lookups
+			// read back what they use).
+			tc.images.evict()
+		}
 		st.Encode += time.Since(encStart)
 		if err != nil {
 			return st, fmt.Errorf("head checkpoint of %s: %w", name, err)
