@@ -563,6 +563,9 @@ func writeTableFiles(p *Persist, dir string, gen uint64, i int, tc *tableCut, re
 		return err
 	}
 	rec.IndexLen = int(n)
+	if err := p.step("index file " + tc.name); err != nil {
+		return err
+	}
 	n, err = writeImageFile(dir, rec.KeysFile, func(w io.Writer) (int64, error) { return writeKeyFile(w, tc.keys.pages) })
 	if err != nil {
 		return err
