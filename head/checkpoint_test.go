@@ -318,18 +318,32 @@ func TestPinnedPosition(t *testing.T) {
 	if err != nil || back.version != recordStreams || back.Gen != 3 || back.LSN != 0x1A2B || len(back.Tables) != 1 || back.Tables[0].Relation.Columns[0].Name != "id" || back.Tables[0].IndexLSN != 0x1A00 {
 		t.Fatalf("decoded %+v, %v", back, err)
 	}
-	// Version 4 (images): the same JSON under its own version byte.
-	pos.version = 0
-	want4 := "\x04" + want[1:len(want)-4] + "\x00\x00\x00\x00"
+	// Version 4 (images in chunks): the same JSON under its own version byte.
+	pos.version = recordImages
+	want4 := "\x04" + want[1:len(want)-4]
 	got, err = encodePosition(pos)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(got[:len(got)-4]) != want4[:len(want4)-4] {
+	if string(got[:len(got)-4]) != want4 {
 		t.Fatalf("version 4 position record:\n got %q\nwant %q", got, want4)
 	}
-	if back, err = decodePosition(got); err != nil || back.version != recordVersion {
+	if back, err = decodePosition(got); err != nil || back.version != recordImages {
 		t.Fatalf("version 4 decoded %+v, %v", back, err)
+	}
+	// Version 5 (image files): the files' names after the rest.
+	pos.version = 0
+	pos.Tables[0].IndexFile, pos.Tables[0].KeysFile = "0000000000000003-0.i", "0000000000000003-0.k"
+	want5 := "\x05" + want[1:len(want)-7] + `,"IndexFile":"0000000000000003-0.i","KeysFile":"0000000000000003-0.k"}]}`
+	got, err = encodePosition(pos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got[:len(got)-4]) != want5 {
+		t.Fatalf("version 5 position record:\n got %q\nwant %q", got, want5)
+	}
+	if back, err = decodePosition(got); err != nil || back.version != recordFiles || back.Tables[0].KeysFile != "0000000000000003-0.k" {
+		t.Fatalf("version 5 decoded %+v, %v", back, err)
 	}
 }
 
