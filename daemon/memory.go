@@ -179,7 +179,8 @@ func (d *daemon) memoryParts() []smetrics.MemoryPart {
 		// headers and summaries (their images are in the page file), no
 		// part bounds yet; the radix index and key store, charged to
 		// heap.memory (part of heap's Used: the decoded pages get what
-		// they leave).
+		// they leave): their own memory, and of a table restored from
+		// mapped image files the mapped pages resident (head.Table.ChargeIndex).
 		{Part: "head_cold_pages", Used: -1},
 		{Part: "head_index", Key: "heap.memory", Used: -1},
 	}
@@ -199,8 +200,9 @@ func (d *daemon) memoryParts() []smetrics.MemoryPart {
 				continue // dropped meanwhile
 			}
 			cold += t.Heap().Memory().ColdBytes
-			ix, keys := t.IndexBytes()
-			index += int64(ix + keys)
+			// What is charged to heap.memory (recharged here: reads
+			// fault a restored table's mapped pages in without a batch).
+			index += t.ChargeIndex()
 		}
 		parts[7].Used, parts[8].Used = cold, index
 	}

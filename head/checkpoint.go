@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -55,7 +56,7 @@ const (
 	// and key by key). Version 3 records are still restored (decoded); an
 	// older record is refused (the model is rebuilt from the trees once),
 	// and so is a version 4 record by a binary from before it.
-	recordVersion = 4
+	recordVersion = recordFiles
 	// recordStreams is the last record version whose index and key store
 	// are the decoded streams (Tree.WriteCheckpoint, encodeKeyPagesTo).
 	recordStreams = 3
@@ -84,6 +85,10 @@ type tableRecord struct {
 	IndexCRC uint32
 	KeysCRC  uint32
 	IndexLSN uint64
+	// IndexFile, KeysFile: the image files in Persist.imageDir (record
+	// version 5; empty: the images are chunks, as in version 4).
+	IndexFile string `json:",omitempty"`
+	KeysFile  string `json:",omitempty"`
 }
 
 func chunkKey(gen uint64, table string, kind byte, i uint32) []byte {
@@ -128,6 +133,9 @@ type Persist struct {
 	// streams, in tests, writes version 3 records (the index and key
 	// store as decoded streams), as a binary from before images did.
 	streams bool
+	// chunkImages, in tests, writes the images as chunks (version 4's
+	// way) into a store that has a directory.
+	chunkImages bool
 }
 
 // step reports reaching step of a checkpoint to the test hook.
@@ -287,6 +295,9 @@ type tableCut struct {
 	heap     *heap.Cut
 	index    *radixindex.Frozen
 	keys     frozenKeys
+	// images is the table's mapped image files (nil: none): writing the
+	// cut reads every page of them, resident only for the write.
+	images *tableImages
 }
 
 // abort releases the heap cuts and the frozen indexes not written.
@@ -327,7 +338,7 @@ func (m *Model) cutLocked() (*ckptCut, error) {
 			c.abort()
 			return nil, fmt.Errorf("head checkpoint: %s is at %s, past the model's %s (a batch applied in part)", name, wal.LSN(tl), c.lsn)
 		}
-		tc := tableCut{name: name, rel: t.rel, lsn: t.lsn.Load(), copiedAt: m.copied[name], heap: t.hp.CutCheckpoint()}
+		tc := tableCut{name: name, rel: t.rel, lsn: t.lsn.Load(), copiedAt: m.copied[name], heap: t.hp.CutCheckpoint(), images: t.images}
 		c.tables = append(c.tables, tc)
 		last := &c.tables[len(c.tables)-1]
 		last.index = t.ix.Freeze()
@@ -361,6 +372,18 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 	if err != nil {
 		return st, fmt.Errorf("head checkpoint: %w", err)
 	}
+	files := p.writesFiles()
+	dir := p.imageDir()
+	if files {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return st, fmt.Errorf("head checkpoint: %w", err)
+		}
+		fileTop, err := topFileGeneration(dir)
+		if err != nil {
+			return st, fmt.Errorf("head checkpoint: %w", err)
+		}
+		top = max(top, fileTop)
+	}
 	m.gen = max(m.gen, top, heapTop) + 1
 	gen := m.gen
 	pos := position{version: recordVersion, Gen: gen, LSN: uint64(c.lsn)}
@@ -391,59 +414,40 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 		if p.beforeEncode != nil {
 			p.beforeEncode(name, c.lsn)
 		}
-		// Each stream goes into the write batch chunk by chunk as it is
-		// encoded (streamWriter), not whole into one buffer first (≈ 11 B
-		// a row, grown by doubling: 110 MB at 10M rows).
 		encStart := time.Now()
-		wb := bdb.NewWriteBatch()
-		index := &streamWriter{wb: wb, gen: gen, table: name, kind: 'i'}
-		keys := &streamWriter{wb: wb, gen: gen, table: name, kind: 'k'}
-		if p.streams {
-			_, err = tc.index.WriteCheckpoint(index)
+		rec := tableRecord{Name: name, Relation: tc.rel, LSN: tc.lsn, CopiedAt: uint64(tc.copiedAt), IndexLSN: tc.index.LSN()}
+		if files {
+			err = writeTableFiles(p, dir, gen, i, tc, &rec)
 		} else {
-			_, err = tc.index.WriteImage(index)
+			err = writeTableChunks(bdb, p, gen, tc, &rec)
 		}
-		if err == nil {
-			err = index.close()
-		}
-		if err == nil && p.streams {
-			err = encodeKeyPagesTo(keys, tc.keys.pages)
-		} else if err == nil {
-			err = writeKeyImage(keys, tc.keys.pages)
-		}
-		if err == nil {
-			err = keys.close()
-		}
-		ilsn := tc.index.LSN()
 		// Released, the index's writer owns its node chunks again and
 		// stops copying them (radixindex.Frozen.Release).
 		st.IndexCopied += tc.index.Release()
 		tc.index, tc.keys = nil, frozenKeys{}
+		if tc.images != nil {
+			// The write read every mapped page the writer had not
+			// copied: dropped from the process again (the next lookups
+			// read back what they use).
+			tc.images.evict()
+		}
 		st.Encode += time.Since(encStart)
 		if err != nil {
-			err = fmt.Errorf("head checkpoint of %s: %w", name, err)
+			return st, fmt.Errorf("head checkpoint of %s: %w", name, err)
 		}
-		if err == nil {
-			err = p.step("chunks " + name)
-		}
-		if err == nil {
-			if err = wb.Flush(); err != nil {
-				err = fmt.Errorf("head checkpoint: write chunks of %s: %w", name, err)
-			}
-		}
-		if err != nil {
-			wb.Cancel()
-			return st, err
-		}
-		st.IndexBytes += index.len
-		st.KeyBytes += keys.len
-		pos.Tables = append(pos.Tables, tableRecord{Name: name, Relation: tc.rel, LSN: tc.lsn, CopiedAt: uint64(tc.copiedAt),
-			IndexLen: index.len, KeysLen: keys.len, IndexLSN: ilsn,
-			IndexCRC: index.crc, KeysCRC: keys.crc})
+		st.IndexBytes += rec.IndexLen
+		st.KeyBytes += rec.KeysLen
+		pos.Tables = append(pos.Tables, rec)
 		st.Tables++
 	}
 	if err := p.step("chunks"); err != nil {
 		return st, err
+	}
+	if files {
+		// The files' names durable before the record naming them.
+		if err := syncDir(dir); err != nil {
+			return st, fmt.Errorf("head checkpoint: sync %s: %w", dir, err)
+		}
 	}
 	rec, err := encodePosition(pos)
 	if err != nil {
@@ -472,6 +476,11 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 	if err := sweepChunks(bdb, gen); err != nil && p.Logger != nil {
 		p.Logger.Warn("head checkpoint: dropping older generations failed (garbage until the next)", "err", err)
 	}
+	if files {
+		if err := sweepImageFiles(dir, gen); err != nil && p.Logger != nil {
+			p.Logger.Warn("head checkpoint: dropping older generations' image files failed (garbage until the next)", "err", err)
+		}
+	}
 	for _, name := range names {
 		if err := p.step("retain " + name); err != nil {
 			return st, err
@@ -498,6 +507,71 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 	}
 	st.Took = time.Since(start)
 	return st, nil
+}
+
+// writeTableChunks writes the cut tc's index and key store as chunks of
+// generation gen (record versions 3 and 4, and 5 for a store without a
+// directory) and fills their lengths and checksums into rec. Each stream
+// goes into the write batch chunk by chunk as it is encoded
+// (streamWriter), not whole into one buffer first (≈ 11 B a row, grown by
+// doubling: 110 MB at 10M rows).
+func writeTableChunks(bdb *badger.DB, p *Persist, gen uint64, tc *tableCut, rec *tableRecord) error {
+	wb := bdb.NewWriteBatch()
+	index := &streamWriter{wb: wb, gen: gen, table: tc.name, kind: 'i'}
+	keys := &streamWriter{wb: wb, gen: gen, table: tc.name, kind: 'k'}
+	var err error
+	if p.streams {
+		_, err = tc.index.WriteCheckpoint(index)
+	} else {
+		_, err = tc.index.WriteImage(index)
+	}
+	if err == nil {
+		err = index.close()
+	}
+	if err == nil && p.streams {
+		err = encodeKeyPagesTo(keys, tc.keys.pages)
+	} else if err == nil {
+		err = writeKeyImage(keys, tc.keys.pages)
+	}
+	if err == nil {
+		err = keys.close()
+	}
+	if err == nil {
+		err = p.step("chunks " + tc.name)
+	}
+	if err == nil {
+		if err = wb.Flush(); err != nil {
+			err = fmt.Errorf("write chunks: %w", err)
+		}
+	}
+	if err != nil {
+		wb.Cancel()
+		return err
+	}
+	rec.IndexLen, rec.KeysLen, rec.IndexCRC, rec.KeysCRC = index.len, keys.len, index.crc, keys.crc
+	return nil
+}
+
+// writeTableFiles writes the cut tc's index and key store as the image
+// files of generation gen, table number i, in dir, each synced (the
+// caller syncs dir before the record), and fills their names and lengths
+// into rec.
+func writeTableFiles(p *Persist, dir string, gen uint64, i int, tc *tableCut, rec *tableRecord) error {
+	rec.IndexFile, rec.KeysFile = imageFileName(gen, i, 'i'), imageFileName(gen, i, 'k')
+	n, err := writeImageFile(dir, rec.IndexFile, tc.index.WriteImage)
+	if err != nil {
+		return err
+	}
+	rec.IndexLen = int(n)
+	if err := p.step("index file " + tc.name); err != nil {
+		return err
+	}
+	n, err = writeImageFile(dir, rec.KeysFile, func(w io.Writer) (int64, error) { return writeKeyFile(w, tc.keys.pages) })
+	if err != nil {
+		return err
+	}
+	rec.KeysLen = int(n)
+	return p.step("chunks " + tc.name)
 }
 
 // chunkPrefix is the key prefix of every checkpoint chunk.
@@ -655,7 +729,7 @@ var ErrCorruptCheckpoint = corrupt.New("corrupt in-memory HEAD checkpoint")
 
 func decodePosition(b []byte) (position, error) {
 	var p position
-	if len(b) < 5 || (b[0] != recordVersion && b[0] != recordStreams) {
+	if len(b) < 5 || (b[0] != recordFiles && b[0] != recordImages && b[0] != recordStreams) {
 		return p, fmt.Errorf("%w: unknown position record", ErrCorruptCheckpoint)
 	}
 	body, sum := b[:len(b)-4], binary.BigEndian.Uint32(b[len(b)-4:])
@@ -748,9 +822,19 @@ func readPosition(txn *badger.Txn) (position, error) {
 	return decodePosition(rec)
 }
 
-func (m *Model) restore(prog *restoreProgress) error {
+func (m *Model) restore(prog *restoreProgress) (err error) {
 	p := m.opts.Persist
 	bdb := p.DB.Badger()
+	// The mappings of a restore that fails are released: nothing was
+	// served from them.
+	var mapped []*tableImages
+	defer func() {
+		if err != nil {
+			for _, im := range mapped {
+				im.unmap()
+			}
+		}
+	}()
 	return bdb.View(func(txn *badger.Txn) error {
 		pos, err := readPosition(txn)
 		if err != nil {
@@ -800,9 +884,17 @@ func (m *Model) restore(prog *restoreProgress) error {
 				hc <- opened{hp, err}
 			}()
 			var ix *radixindex.Index
-			if pos.version == recordStreams {
+			switch {
+			case pos.version == recordStreams:
 				ix, err = restoreIndex(txn, t, pos.Gen, tr)
-			} else {
+			case tr.IndexFile != "":
+				// Mapped: the model is served before a page of either is
+				// read (ckptfile.go).
+				ix, t.images, err = restoreIndexFiles(p.imageDir(), t, tr)
+				if t.images != nil {
+					mapped = append(mapped, t.images)
+				}
+			default:
 				ix, err = restoreIndexImage(bdb, t, pos.Gen, tr)
 			}
 			prog.indexKeys.Add(int64(time.Since(started)))

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/rand/v2"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -96,7 +97,10 @@ func TestCheckpointRestore(t *testing.T) {
 	}
 	// A corrupt checkpoint: one byte of a table's key store or index
 	// stream changed on disk. The checksums refuse it; the model is
-	// rebuilt from the trees.
+	// rebuilt from the trees. (Streams in chunks, as record version 4
+	// wrote them; the mapped files of version 5 are checked after the
+	// restore: TestMappedImageFileDamaged.)
+	opts.Persist.chunkImages = true
 	for _, kind := range []byte{'k', 'i'} {
 		if _, err := back.Checkpoint(); err != nil {
 			t.Fatal(err)
@@ -150,10 +154,21 @@ func TestCheckpointRestore(t *testing.T) {
 }
 
 // chunkGenerations lists the generations of the checkpoint chunks in db.
-func chunkGenerations(t *testing.T, bdb *badger.DB) map[uint64]int {
+//
+// With the image files of record version 5, a generation's files in the
+// store's image directory count as its chunks (one each).
+func chunkGenerations(t *testing.T, db *store.DB) map[uint64]int {
 	t.Helper()
 	gens := map[uint64]int{}
-	err := bdb.View(func(txn *badger.Txn) error {
+	files, err := imageFileGenerations(filepath.Join(db.Dir(), imageDirName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for g, names := range files {
+		gens[g] += len(names)
+	}
+	bdb := db.Badger()
+	err = bdb.View(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: chunkPrefix})
 		defer it.Close()
 		for it.Seek(chunkPrefix); it.Valid(); it.Next() {
@@ -226,7 +241,7 @@ func TestCheckpointLeavesOneGeneration(t *testing.T) {
 	if _, err := back.Checkpoint(); err != nil {
 		t.Fatal(err)
 	}
-	if gens := chunkGenerations(t, f.db.Badger()); len(gens) != 1 || gens[back.gen] == 0 {
+	if gens := chunkGenerations(t, f.db); len(gens) != 1 || gens[back.gen] == 0 {
 		t.Fatalf("after a checkpoint at generation %d the chunks are of %v", back.gen, gens)
 	}
 	// A model rebuilt from the trees (no usable record) numbers its first
@@ -251,7 +266,7 @@ func TestCheckpointLeavesOneGeneration(t *testing.T) {
 	if rebuilt.gen <= back.gen+7 {
 		t.Fatalf("the rebuilt model's checkpoint is generation %d, not above the %d left on disk", rebuilt.gen, back.gen+7)
 	}
-	if gens := chunkGenerations(t, f.db.Badger()); len(gens) != 1 || gens[rebuilt.gen] == 0 {
+	if gens := chunkGenerations(t, f.db); len(gens) != 1 || gens[rebuilt.gen] == 0 {
 		t.Fatalf("after the rebuilt model's checkpoint (generation %d) the chunks are of %v", rebuilt.gen, gens)
 	}
 	if r := Restore(opts); len(r.Tables()) != 1 {
@@ -303,18 +318,32 @@ func TestPinnedPosition(t *testing.T) {
 	if err != nil || back.version != recordStreams || back.Gen != 3 || back.LSN != 0x1A2B || len(back.Tables) != 1 || back.Tables[0].Relation.Columns[0].Name != "id" || back.Tables[0].IndexLSN != 0x1A00 {
 		t.Fatalf("decoded %+v, %v", back, err)
 	}
-	// Version 4 (images): the same JSON under its own version byte.
-	pos.version = 0
-	want4 := "\x04" + want[1:len(want)-4] + "\x00\x00\x00\x00"
+	// Version 4 (images in chunks): the same JSON under its own version byte.
+	pos.version = recordImages
+	want4 := "\x04" + want[1:len(want)-4]
 	got, err = encodePosition(pos)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(got[:len(got)-4]) != want4[:len(want4)-4] {
+	if string(got[:len(got)-4]) != want4 {
 		t.Fatalf("version 4 position record:\n got %q\nwant %q", got, want4)
 	}
-	if back, err = decodePosition(got); err != nil || back.version != recordVersion {
+	if back, err = decodePosition(got); err != nil || back.version != recordImages {
 		t.Fatalf("version 4 decoded %+v, %v", back, err)
+	}
+	// Version 5 (image files): the files' names after the rest.
+	pos.version = 0
+	pos.Tables[0].IndexFile, pos.Tables[0].KeysFile = "0000000000000003-0.i", "0000000000000003-0.k"
+	want5 := "\x05" + want[1:len(want)-7] + `,"IndexFile":"0000000000000003-0.i","KeysFile":"0000000000000003-0.k"}]}`
+	got, err = encodePosition(pos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got[:len(got)-4]) != want5 {
+		t.Fatalf("version 5 position record:\n got %q\nwant %q", got, want5)
+	}
+	if back, err = decodePosition(got); err != nil || back.version != recordFiles || back.Tables[0].KeysFile != "0000000000000003-0.k" {
+		t.Fatalf("version 5 decoded %+v, %v", back, err)
 	}
 }
 

@@ -209,15 +209,15 @@ func TestRestoreImagesAndOldStreams(t *testing.T) {
 		t.Fatalf("version 3 index stream starts %q", h)
 	}
 	restoreAndCompare("version 3")
-	// Version 4: images.
-	persist.streams = false
+	// Version 4: images, in chunks.
+	persist.streams, persist.chunkImages = false, true
 	if _, err := mod.Checkpoint(); err != nil {
 		t.Fatal(err)
 	}
 	if v := recordVersionOnDisk(); v != recordVersion {
 		t.Fatalf("record version %d, want %d", v, recordVersion)
 	}
-	if h := streamHead(t, bdb, mod.gen, "public.a", 'i', 8); !bytes.Equal(h, []byte("sradix\x02\x00")) {
+	if h := streamHead(t, bdb, mod.gen, "public.a", 'i', 8); !bytes.Equal(h, []byte("sradix\x03\x00")) {
 		t.Fatalf("index stream starts %q, not an image", h)
 	}
 	if h := streamHead(t, bdb, mod.gen, "public.a", 'k', 6); !bytes.Equal(h, []byte("skeys\x01")) {
@@ -261,6 +261,7 @@ func TestRestoreImagesAndOldStreams(t *testing.T) {
 func TestRestoreRefusesDamagedImagePage(t *testing.T) {
 	f := openFeed(t)
 	opts, mod := checkpointedCopy(t, f, relation(1, "a"), 3000)
+	opts.Persist.chunkImages = true // version 4's images, in chunks
 	bdb := f.db.Badger()
 	for _, kind := range []byte{'i', 'k'} {
 		if _, err := mod.Checkpoint(); err != nil {

@@ -3,9 +3,12 @@ package head
 import (
 	"errors"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sidecar-dev/sidecar/heap"
 	"github.com/sidecar-dev/sidecar/mirror"
@@ -20,7 +23,8 @@ var errKilled = errors.New("killed")
 // (before or after each table's heap pages and manifest, between two
 // batches of a table's page images, the chunks, the
 // position record, the sync, the sweeps) leaves a checkpoint the next
-// start restores (no rebuild from the trees): the previous one when the
+// start restores (no rebuild from the trees), mapping its index and key
+// store files (record version 5): the previous one when the
 // new position record was not written, else the new one. The restored
 // model equals the trees row by row at its LSN, catches up to the head,
 // and counts and sums as the reference does; its next checkpoint leaves
@@ -70,7 +74,8 @@ func TestCheckpointKilledMidway(t *testing.T) {
 			f.commit([]wal.Change{c})
 		}
 	}
-	steps := []string{"heap public.a", "heap public.a batch 1", "chunks public.a", "heap public.b", "heap public.b batch 2", "chunks", "record", "sync", "sweep", "retain public.a", "retain public.b"}
+	steps := []string{"heap public.a", "heap public.a batch 1", "chunks public.a", "heap public.b", "heap public.b batch 2",
+		"index file public.b", "chunks", "record", "sync", "sweep", "retain public.a", "retain public.b"}
 	for _, step := range steps {
 		f.waitDelivered(sub)
 		if err := sub.Close(); err != nil {
@@ -91,10 +96,15 @@ func TestCheckpointKilledMidway(t *testing.T) {
 		}
 		after := mod.LSN()
 		persist.crashAt = func(s string) error {
-			if s == step {
-				return errKilled
+			if s != step {
+				return nil
 			}
-			return nil
+			if s == "index file public.b" {
+				// Killed while writing the key store file after the
+				// index file: the new generation's files are torn.
+				tearNewestImageFile(t, persist.imageDir())
+			}
+			return errKilled
 		}
 		_, err := mod.Checkpoint()
 		persist.crashAt = nil
@@ -106,6 +116,11 @@ func TestCheckpointKilledMidway(t *testing.T) {
 		back := Restore(opts)
 		if len(back.Tables()) != 2 {
 			t.Fatalf("seed %d: killed at %q: restored %d tables (rebuilt from the trees), want the checkpoint", sd, step, len(back.Tables()))
+		}
+		for _, name := range back.Tables() {
+			if back.Table(name).images == nil {
+				t.Fatalf("killed at %q: %s restored without mapping its image files", step, name)
+			}
 		}
 		recordWritten := step == "sync" || step == "sweep" || strings.HasPrefix(step, "retain")
 		want := before
@@ -153,7 +168,7 @@ func TestCheckpointKilledMidway(t *testing.T) {
 	}
 	// What the kills left is gone: one generation of chunks, of heap
 	// manifests and of nothing newer.
-	if gens := chunkGenerations(t, f.db.Badger()); len(gens) != 1 || gens[mod.gen] == 0 {
+	if gens := chunkGenerations(t, f.db); len(gens) != 1 || gens[mod.gen] == 0 {
 		t.Fatalf("after a checkpoint at generation %d the chunks are of %v", mod.gen, gens)
 	}
 	if top, err := f.db.HeapPages().TopGeneration(); err != nil || top != mod.gen {
@@ -163,6 +178,38 @@ func TestCheckpointKilledMidway(t *testing.T) {
 		if _, err := f.db.HeapPages().GetManifest(name, mod.gen-1); !errors.Is(err, heap.ErrNoCheckpoint) {
 			t.Fatalf("%s: a superseded manifest survived: %v", name, err)
 		}
+	}
+}
+
+// tearNewestImageFile truncates the newest generation's last-written
+// image file in dir to half, as a kill in the middle of writing it leaves.
+func tearNewestImageFile(t *testing.T, dir string) {
+	t.Helper()
+	gens, err := imageFileGenerations(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top uint64
+	for g := range gens {
+		top = max(top, g)
+	}
+	var newest string
+	var at time.Time
+	for _, name := range gens[top] {
+		st, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if newest == "" || st.ModTime().After(at) {
+			newest, at = name, st.ModTime()
+		}
+	}
+	st, err := os.Stat(filepath.Join(dir, newest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(dir, newest), st.Size()/2); err != nil {
+		t.Fatal(err)
 	}
 }
 

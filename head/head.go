@@ -99,6 +99,9 @@ type Model struct {
 	warmWG   sync.WaitGroup
 	warmStop atomic.Bool
 	warmed   atomic.Int64
+	// verified: the warmer checked every mapped image file's pages
+	// (ckptfile.go); tests wait for it.
+	verified atomic.Bool
 	// warmHold, when set (tests), is received from before the warmer
 	// starts: a warmer held there leaves the restored pages pinned.
 	warmHold chan struct{}
@@ -400,6 +403,9 @@ type Table struct {
 	hp   *heap.Heap
 	ix   *radixindex.Index
 	keys keyStore // under ix's lock
+	// images is the mapped index and key store files the table was
+	// restored from (nil: none; ckptfile.go), kept for the process's life.
+	images *tableImages
 	// charge is the index and key store's bytes, charged to the heaps'
 	// page budget (heap.memory, when the model has one): they grow with
 	// the table and bound the decoded pages (chargeLocked).
@@ -655,10 +661,49 @@ func (t *Table) applyOps(tr *radixindex.Tree, ops []heap.Op, keyEnds, rowEnds []
 // page budget (under the index's write lock, or before the table is
 // shared): the heaps' decoded pages get what they leave of heap.memory,
 // and a heap publishing its next batch makes pages cold to fit.
+//
+// Of a table restored from mapped image files (ckptfile.go), what is
+// charged is the memory of the index's and key store's own (what changes
+// copied) and the mapped pages resident in the process; when that would
+// take the budget past its limit, the mapped pages are dropped from the
+// process (clean and file-backed, they cost nothing to drop: the next
+// touch reads them back) before the heaps' decoded pages give way.
 func (t *Table) chargeLocked(tr *radixindex.Tree) {
-	if t.charge.Budgeted() {
-		t.charge.Set(int64(tr.MemoryBytes() + t.keys.memoryBytes()))
+	if !t.charge.Budgeted() {
+		return
 	}
+	t.charge.Set(t.indexCharge(tr))
+}
+
+// indexCharge is what chargeLocked charges (the caller holds the index's
+// lock, read or write).
+func (t *Table) indexCharge(tr *radixindex.Tree) int64 {
+	im := t.images
+	if im == nil {
+		return int64(tr.MemoryBytes() + t.keys.memoryBytes())
+	}
+	own := int64(tr.MemoryBytes() - tr.MappedBytes() + t.keys.memoryBytes() - t.keys.mappedBytes())
+	res := im.residentBytes()
+	if res > 0 && t.charge.Over(own+res) {
+		im.evict()
+		res = 0
+	}
+	return own + res
+}
+
+// ChargeIndex charges the table's index and key store to heap.memory
+// again (chargeLocked) and returns what it charged: reads fault mapped
+// pages in without a batch, so the owner calls it when it reports the
+// budget (status, /metrics).
+func (t *Table) ChargeIndex() int64 {
+	var n int64
+	t.ix.View(func(tr *radixindex.Tree, _ uint64) {
+		n = t.indexCharge(tr)
+		if t.charge.Budgeted() {
+			t.charge.Set(n)
+		}
+	})
+	return n
 }
 
 // ErrNotAtVersion is returned by reads when the model is not at the

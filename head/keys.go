@@ -2,6 +2,7 @@ package head
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/sidecar-dev/sidecar/heap"
 )
@@ -22,6 +23,10 @@ type keyStore struct {
 	// epoch counts freezes: a page of an older epoch may be shared with
 	// a frozen view (freeze), so the writer copies it before changing it.
 	epoch uint64
+	// mapped is the read-only mapping of the key file the store was
+	// restored from (mapKeyFile; nil: none): slices of it are the file's
+	// pages, not memory of the store's own (mappedBytes).
+	mapped []byte
 }
 
 // frozenKeys is the key store as it was at a freeze, for a checkpoint to
@@ -242,6 +247,39 @@ func (p *keyPage) compact(skip int) {
 	}
 	p.start[skip], p.end[skip] = 0, 0
 	p.buf, p.garbage = nb, 0
+}
+
+// mappedBytes is the part of memoryBytes that is views of the mapped key
+// file (file-backed, clean: the kernel's to evict and read back).
+func (s *keyStore) mappedBytes() int {
+	if len(s.mapped) == 0 {
+		return 0
+	}
+	lo := uintptr(unsafe.Pointer(&s.mapped[0]))
+	hi := lo + uintptr(len(s.mapped))
+	in := func(p unsafe.Pointer, n int) int {
+		if n > 0 && uintptr(p) >= lo && uintptr(p) < hi {
+			return n
+		}
+		return 0
+	}
+	n := 0
+	for _, p := range s.pages {
+		if p == nil {
+			continue
+		}
+		if cap(p.buf) > 0 {
+			n += in(unsafe.Pointer(unsafe.SliceData(p.buf)), cap(p.buf))
+		}
+		if cap(p.live) > 0 {
+			n += in(unsafe.Pointer(unsafe.SliceData(p.live)), 8*cap(p.live))
+		}
+		if cap(p.start) > 0 {
+			n += in(unsafe.Pointer(unsafe.SliceData(p.start)), 4*cap(p.start))
+			n += in(unsafe.Pointer(unsafe.SliceData(p.end)), 4*cap(p.end))
+		}
+	}
+	return n
 }
 
 // memoryBytes is the store's footprint: arenas and slot offsets.

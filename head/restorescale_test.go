@@ -1,6 +1,7 @@
 package head
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -46,7 +47,7 @@ func TestRestoreIndexKeysAtScale(t *testing.T) {
 	}
 	rel := benchRelation()
 	const name = "public.bench"
-	var recs [2]tableRecord // [0] streams (version 3), [1] images (version 4)
+	var recs [3]tableRecord // [0] streams (version 3), [1] images (version 4), [2] image files (version 5, mapped)
 	func() {
 		m := New(Options{})
 		src, err := m.newTable(name, rel, heap.Config{})
@@ -68,6 +69,22 @@ func TestRestoreIndexKeysAtScale(t *testing.T) {
 		defer db.Close()
 		for v := range recs {
 			gen := uint64(v + 1)
+			if v == 2 {
+				idir := filepath.Join(dir, imageDirName)
+				if err := os.MkdirAll(idir, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				f := src.ix.Freeze()
+				tc := &tableCut{name: name, index: f, keys: frozenKeys{pages: src.keys.pages}}
+				rec := tableRecord{Name: name}
+				err := writeTableFiles(&Persist{}, idir, gen, 0, tc, &rec)
+				f.Release()
+				if err != nil {
+					t.Fatal(err)
+				}
+				recs[v] = rec
+				continue
+			}
 			wb := db.Badger().NewWriteBatch()
 			ix := &streamWriter{wb: wb, gen: gen, table: name, kind: 'i'}
 			ks := &streamWriter{wb: wb, gen: gen, table: name, kind: 'k'}
@@ -98,8 +115,8 @@ func TestRestoreIndexKeysAtScale(t *testing.T) {
 			recs[v] = tableRecord{Name: name, IndexLen: ix.len, KeysLen: ks.len, IndexCRC: ix.crc, KeysCRC: ks.crc}
 		}
 		ib, kb := src.IndexBytes()
-		t.Logf("%d rows: index %d B, key store %d B in memory; version 3 streams %d + %d B, version 4 images %d + %d B",
-			n, ib, kb, recs[0].IndexLen, recs[0].KeysLen, recs[1].IndexLen, recs[1].KeysLen)
+		t.Logf("%d rows: index %d B, key store %d B in memory; version 3 streams %d + %d B, version 4 images %d + %d B, version 5 files %d + %d B",
+			n, ib, kb, recs[0].IndexLen, recs[0].KeysLen, recs[1].IndexLen, recs[1].KeysLen, recs[2].IndexLen, recs[2].KeysLen)
 	}()
 	runtime.GC()
 	restore := func(v int) time.Duration {
@@ -114,15 +131,20 @@ func TestRestoreIndexKeysAtScale(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		rss0 := vmRSS()
 		start := time.Now()
 		var ix *radixindex.Index
-		if v == 0 {
+		var im *tableImages
+		switch v {
+		case 0:
 			err = db.Badger().View(func(txn *badger.Txn) error {
 				ix, err = restoreIndex(txn, tb, 1, recs[0])
 				return err
 			})
-		} else {
+		case 1:
 			ix, err = restoreIndexImage(db.Badger(), tb, 2, recs[1])
+		default:
+			ix, im, err = restoreIndexFiles(filepath.Join(dir, imageDirName), tb, recs[2])
 		}
 		took := time.Since(start)
 		if err != nil {
@@ -134,17 +156,53 @@ func TestRestoreIndexKeysAtScale(t *testing.T) {
 		if id, ok := ix.Get(benchKey(n / 2)); !ok || id != uint64(heap.MakeRowID(uint32((n/2-1)/1024), (n/2-1)%1024)) {
 			t.Fatalf("key %d: row %v, %v", n/2, heap.RowID(id), ok)
 		}
+		first := time.Since(start)
+		// 1,000 random point lookups more (a mapped index faults their
+		// pages in).
+		rng := rand.New(rand.NewPCG(uint64(v), 7))
+		for range 1000 {
+			i := rng.IntN(n)
+			if id, ok := ix.Get(benchKey(i + 1)); !ok || id != uint64(heap.MakeRowID(uint32(i/1024), i%1024)) {
+				t.Fatalf("key %d: row %v, %v", i+1, heap.RowID(id), ok)
+			}
+		}
+		gets := time.Since(start) - first
 		runtime.GC()
+		var res int64
+		if im != nil {
+			res = im.residentBytes()
+		}
+		t.Logf("version %d: restore %v, to the first lookup %v, 1,000 lookups after %v; RSS %d MiB -> %d MiB (mapped resident %d MiB)",
+			v+3, took.Round(time.Millisecond), first.Round(time.Millisecond), gets.Round(time.Millisecond), rss0>>20, vmRSS()>>20, res>>20)
+		runtime.KeepAlive(tb)
+		if im != nil {
+			im.unmap()
+		}
 		return took
 	}
 	var load [3]float64
 	for r := range reps {
-		for _, v := range []int{r % 2, 1 - r%2} {
+		for _, v := range []int{r % 3, (r + 1) % 3, (r + 2) % 3} {
 			took := restore(v)
 			load = loadAvg()
-			t.Logf("rep %d: version %d (%s) restored in %v (load %.1f %.1f %.1f)", r, v+3, []string{"streams", "images"}[v], took.Round(time.Millisecond), load[0], load[1], load[2])
+			t.Logf("rep %d: version %d (%s) restored in %v (load %.1f %.1f %.1f)", r, v+3, []string{"streams", "images", "mapped files"}[v], took.Round(time.Millisecond), load[0], load[1], load[2])
 		}
 	}
+}
+
+// vmRSS is the process's resident set (VmRSS) in bytes.
+func vmRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return -1
 }
 
 // dropCache asks the kernel to drop dir's files from its page cache.

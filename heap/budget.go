@@ -88,6 +88,16 @@ func (ch *Charge) Set(n int64) {
 	ch.c.b.used.Add(n - ch.c.n.Swap(n))
 }
 
+// Over reports whether the budget would be past its limit were the
+// charge n bytes (false for a charge that counts nothing).
+func (ch *Charge) Over(n int64) bool {
+	if ch == nil || ch.c == nil {
+		return false
+	}
+	b := ch.c.b
+	return b.used.Load()-ch.c.n.Load()+n > b.limit
+}
+
 // Bytes is what the charge holds.
 func (ch *Charge) Bytes() int64 {
 	if ch == nil || ch.c == nil {

@@ -189,7 +189,7 @@ func Restore(data []byte, keyOf KeyFunc) (*Tree, uint64, error) {
 	if string(data[:6]) != checkpointMagic {
 		return nil, 0, fmt.Errorf("%w: not an index checkpoint (magic %q)", ErrCorrupt, data[:6])
 	}
-	if v := binary.LittleEndian.Uint16(data[6:]); v == imageVersion {
+	if v := binary.LittleEndian.Uint16(data[6:]); v == imageVersion || v == imageUnpadded {
 		r := bytes.NewReader(data)
 		t, lsn, err := ReadImage(r, keyOf)
 		if err == nil && r.Len() != 0 {

@@ -219,8 +219,26 @@ func (s *slab[T]) freeze() slab[T] {
 // the slab is left (Frozen.Release).
 func (s *slab[T]) unshare() {
 	for c := range s.own {
-		s.own[c] = s.epoch
+		if s.own[c] != mappedEpoch {
+			s.own[c] = s.epoch
+		}
 	}
+}
+
+// mappedEpoch marks a chunk that is a read-only file mapping (MapImage):
+// it is never the writer's own, so mut copies it into memory of its own
+// before the first change, whatever the freezes.
+const mappedEpoch = ^uint64(0)
+
+// mappedBytes is the bytes of the slab's chunks that are file mappings.
+func (s *slab[T]) mappedBytes(size int) int {
+	total := 0
+	for c, e := range s.own {
+		if e == mappedEpoch {
+			total += cap(s.chunks[c]) * size
+		}
+	}
+	return total
 }
 
 // live is the number of slots in use.
