@@ -662,6 +662,8 @@ func (s *Service) AutoGC(ctx context.Context, o AutoGCOptions) error {
 		return 0
 	}
 	var lastPuts, lastLive, lastDropped int64 = puts(), -1, s.dropped.Load()
+	// The value log's size after the last reclaim (reclaim.go).
+	lastVlog := s.db.ValueLogBytes()
 	var expiredVersions, expiredGroups int
 	t := time.NewTicker(o.Interval)
 	defer t.Stop()
@@ -690,6 +692,7 @@ func (s *Service) AutoGC(ctx context.Context, o AutoGCOptions) error {
 		p, dropped := puts(), s.dropped.Load()
 		grown := lastLive < 0 || float64(p-lastPuts) >= autoGCGrowth*float64(lastLive)
 		if expiredVersions+expiredGroups == 0 && dropped == lastDropped && !grown {
+			lastVlog = s.reclaim(ctx, lastVlog, log)
 			continue
 		}
 		start := time.Now()
@@ -713,5 +716,6 @@ func (s *Service) AutoGC(ctx context.Context, o AutoGCOptions) error {
 		log.Info("garbage collected", "expired_versions", expiredVersions, "live_nodes", st.Live, "deleted_nodes", st.Deleted,
 			"bytes_before", st.BytesBefore, "bytes_after", st.BytesAfter, "mark", st.Mark, "sweep", st.Sweep)
 		lastPuts, lastLive, lastDropped, expiredVersions, expiredGroups = p, int64(st.Live), dropped, 0, 0
+		lastVlog = s.reclaim(ctx, lastVlog, log)
 	}
 }
