@@ -710,6 +710,10 @@ func (s *Service) AutoGC(ctx context.Context, o AutoGCOptions) error {
 				log.Info("garbage collection deferred: reads that began before it are still running", "err", err)
 				continue
 			}
+			if errors.Is(err, mirror.ErrCopyBuilding) {
+				log.Info("garbage collection deferred: a table copy is building its tree", "err", err)
+				continue
+			}
 			log.Warn("garbage collection failed; retrying at the next check", "err", err)
 			continue
 		}
