@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"maps"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -49,7 +48,7 @@ func TestAutoGCReclaimsCheckpointGenerations(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
-	logs := &lockedBuffer{}
+	logs := &daemontest.Buffer{}
 	wg.Go(func() {
 		svc.AutoGC(ctx, AutoGCOptions{Interval: 20 * time.Millisecond, Dir: f.Dir, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	})
@@ -141,22 +140,4 @@ func TestAutoGCReclaimsCheckpointGenerations(t *testing.T) {
 		}
 	}
 	t.Logf("value log %d B (bound %d); log:\n%s", f.DB.ValueLogBytes(), bound, logs.String())
-}
-
-// lockedBuffer is an io.Writer for a logger shared by goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

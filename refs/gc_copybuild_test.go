@@ -12,7 +12,6 @@ import (
 	"github.com/sidecar-dev/sidecar/history/historytest"
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/refs"
-	"github.com/sidecar-dev/sidecar/rowenc"
 	"github.com/sidecar-dev/sidecar/wal"
 )
 
@@ -185,7 +184,7 @@ func TestGCDoesNotWaitForACopyBuild(t *testing.T) {
 	}
 	// Everything reads back: b and c whole, t at every version.
 	for _, name := range []string{"public.b", "public.c"} {
-		got, err := readTable(ctx, m, name, top)
+		got, err := historytest.ReadTable(ctx, m, name, top)
 		if err != nil {
 			t.Fatalf("read %s after the collections: %v", name, err)
 		}
@@ -200,30 +199,9 @@ func TestGCDoesNotWaitForACopyBuild(t *testing.T) {
 		}
 	}
 	for lsn, want := range states {
-		got, err := readTable(ctx, m, "public.t", lsn)
+		got, err := historytest.ReadTable(ctx, m, "public.t", lsn)
 		if err != nil || !maps.Equal(got, want) {
 			t.Fatalf("t at %s after the collections: %v (equal %v)", lsn, err, maps.Equal(got, want))
 		}
 	}
-}
-
-// readTable reads table name as of lsn: id → v.
-func readTable(ctx context.Context, m *mirror.Mirror, name string, lsn wal.LSN) (map[string]string, error) {
-	tr, err := m.TreeAt(ctx, name, lsn)
-	if err != nil {
-		return nil, err
-	}
-	cur, err := tr.Scan(ctx, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]string{}
-	for cur.Next() {
-		vals, err := rowenc.Decode(cur.Value())
-		if err != nil {
-			return nil, err
-		}
-		out[string(vals[0])] = string(vals[1])
-	}
-	return out, cur.Err()
 }

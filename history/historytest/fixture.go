@@ -253,7 +253,13 @@ func (f *Fixture) KVTable(n int) (*wal.Relation, map[string]string) {
 // ReadKV returns KVTable's table as of lsn (id → v), read through the
 // mirror.
 func ReadKV(ctx context.Context, m *mirror.Mirror, lsn wal.LSN) (map[string]string, error) {
-	tr, err := m.TreeAt(ctx, "public.t", lsn)
+	return ReadTable(ctx, m, "public.t", lsn)
+}
+
+// ReadTable returns a two-column table (key, value) as of lsn, read
+// through the mirror.
+func ReadTable(ctx context.Context, m *mirror.Mirror, name string, lsn wal.LSN) (map[string]string, error) {
+	tr, err := m.TreeAt(ctx, name, lsn)
 	if err != nil {
 		return nil, err
 	}
