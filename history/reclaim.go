@@ -12,11 +12,15 @@ import (
 // checkpoint — when the value log grew enough since last, its size after
 // the previous reclaim (store.DB.ReclaimDue). AutoGC calls it at every
 // check, after a node collection too (whose online value-log GC does not
-// see deletes still in the memtables). It returns the next last; a
-// failure is logged and retried at the next check.
-func (s *Service) reclaim(ctx context.Context, last int64, log *slog.Logger) int64 {
+// see deletes still in the memtables), but not while busy reports true.
+// It returns the next last; a failure is logged and retried at the next
+// check.
+func (s *Service) reclaim(ctx context.Context, last int64, busy func() bool, log *slog.Logger) int64 {
 	if !s.db.ReclaimDue(last) {
 		return min(last, s.db.ValueLogBytes())
+	}
+	if busy != nil && busy() {
+		return last
 	}
 	start := time.Now()
 	before := s.db.ValueLogBytes()

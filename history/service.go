@@ -626,6 +626,10 @@ type AutoGCOptions struct {
 	Logger *slog.Logger
 	// OnRun, when set, sees every collection (metrics, tests).
 	OnRun func(st refs.GCStats, err error, took time.Duration)
+	// Busy, when set and true, puts off a value-log reclaim to the next
+	// check (reclaim.go): the in-memory HEAD writing a checkpoint, whose
+	// writes Badger would refuse while the reclaim flushes its memtables.
+	Busy func() bool
 }
 
 // autoGCGrowth: a collection also runs when this many nodes per live
@@ -692,7 +696,7 @@ func (s *Service) AutoGC(ctx context.Context, o AutoGCOptions) error {
 		p, dropped := puts(), s.dropped.Load()
 		grown := lastLive < 0 || float64(p-lastPuts) >= autoGCGrowth*float64(lastLive)
 		if expiredVersions+expiredGroups == 0 && dropped == lastDropped && !grown {
-			lastVlog = s.reclaim(ctx, lastVlog, log)
+			lastVlog = s.reclaim(ctx, lastVlog, o.Busy, log)
 			continue
 		}
 		start := time.Now()
@@ -720,6 +724,6 @@ func (s *Service) AutoGC(ctx context.Context, o AutoGCOptions) error {
 		log.Info("garbage collected", "expired_versions", expiredVersions, "live_nodes", st.Live, "deleted_nodes", st.Deleted,
 			"bytes_before", st.BytesBefore, "bytes_after", st.BytesAfter, "mark", st.Mark, "sweep", st.Sweep)
 		lastPuts, lastLive, lastDropped, expiredVersions, expiredGroups = p, int64(st.Live), dropped, 0, 0
-		lastVlog = s.reclaim(ctx, lastVlog, log)
+		lastVlog = s.reclaim(ctx, lastVlog, o.Busy, log)
 	}
 }
