@@ -37,8 +37,8 @@ func (d *daemon) handleGC(w http.ResponseWriter, r *http.Request) {
 	d.recordGC(st, err, time.Since(start))
 	if err != nil {
 		status := http.StatusInternalServerError
-		if errors.Is(err, history.ErrReadersBusy) {
-			status = http.StatusServiceUnavailable // try again once the reads end
+		if errors.Is(err, history.ErrReadersBusy) || errors.Is(err, mirror.ErrCopyBuilding) {
+			status = http.StatusServiceUnavailable // try again once the reads or the copy's build end
 		}
 		server.WriteError(w, status, fmt.Errorf("gc: %w", err))
 		return

@@ -349,7 +349,7 @@ func (d *daemon) run(ctx context.Context) (err error) {
 	g.Go(func() error { return d.runRemote(gctx) })
 	g.Go(func() error {
 		return d.hist.AutoGC(gctx, history.AutoGCOptions{Interval: d.cfg.History.GCInterval, Retain: d.cfg.History.Retain,
-			Dir: d.cfg.DataDir, Logger: d.log, OnRun: d.recordGC})
+			Dir: d.cfg.DataDir, Logger: d.log, OnRun: d.recordGC, Busy: model.Checkpointing})
 	})
 	g.Go(func() error {
 		err := d.follow(gctx)

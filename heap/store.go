@@ -433,6 +433,11 @@ func (c *Cut) Write(store PageStore, table string, gen uint64, opts WriteOptions
 	if limit <= 0 {
 		limit = CheckpointBatchBytes
 	}
+	// One batch is written while the next fills (ckptwriter.go): each
+	// gets half the ceiling.
+	limit = max(limit/2, 1)
+	iw := newImageWriter(store, table, opts.BeforeBatch)
+	defer iw.close()
 	ids := make([]uint32, 0, len(c.dirty))
 	for id := range c.dirty {
 		if int(id) < v.pages.len() {
@@ -458,18 +463,13 @@ func (c *Cut) Write(store PageStore, table string, gen uint64, opts WriteOptions
 		if len(batch) == 0 {
 			return nil
 		}
-		if opts.BeforeBatch != nil {
-			if err := opts.BeforeBatch(st.Batches); err != nil {
-				return err
-			}
-		}
-		if err := store.PutImages(table, batch); err != nil {
+		if err := iw.put(batch); err != nil {
 			return err
 		}
 		st.Batches++
 		st.PeakBatchBytes = max(st.PeakBatchBytes, held)
-		clear(batch) // the images are the store's now: not kept alive here
-		batch, held = batch[:0], 0
+		// The writer owns the batch now; the next is a new one.
+		batch, held = make([]PageImage, 0, len(batch)), 0
 		return nil
 	}
 	var raw, enc []byte
@@ -525,6 +525,10 @@ func (c *Cut) Write(store PageStore, table string, gen uint64, opts WriteOptions
 		return st, err
 	}
 	if err := flush(); err != nil {
+		return st, err
+	}
+	// Every image is in the store before the manifest naming them.
+	if err := iw.close(); err != nil {
 		return st, err
 	}
 	for _, col := range h.schema.Columns {

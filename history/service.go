@@ -626,6 +626,10 @@ type AutoGCOptions struct {
 	Logger *slog.Logger
 	// OnRun, when set, sees every collection (metrics, tests).
 	OnRun func(st refs.GCStats, err error, took time.Duration)
+	// Busy, when set and true, puts off a value-log reclaim to the next
+	// check (reclaim.go): the in-memory HEAD writing a checkpoint, whose
+	// writes Badger would refuse while the reclaim flushes its memtables.
+	Busy func() bool
 }
 
 // autoGCGrowth: a collection also runs when this many nodes per live
@@ -662,6 +666,8 @@ func (s *Service) AutoGC(ctx context.Context, o AutoGCOptions) error {
 		return 0
 	}
 	var lastPuts, lastLive, lastDropped int64 = puts(), -1, s.dropped.Load()
+	// The value log's size after the last reclaim (reclaim.go).
+	lastVlog := s.db.ValueLogBytes()
 	var expiredVersions, expiredGroups int
 	t := time.NewTicker(o.Interval)
 	defer t.Stop()
@@ -690,6 +696,7 @@ func (s *Service) AutoGC(ctx context.Context, o AutoGCOptions) error {
 		p, dropped := puts(), s.dropped.Load()
 		grown := lastLive < 0 || float64(p-lastPuts) >= autoGCGrowth*float64(lastLive)
 		if expiredVersions+expiredGroups == 0 && dropped == lastDropped && !grown {
+			lastVlog = s.reclaim(ctx, lastVlog, o.Busy, log)
 			continue
 		}
 		start := time.Now()
@@ -707,11 +714,16 @@ func (s *Service) AutoGC(ctx context.Context, o AutoGCOptions) error {
 				log.Info("garbage collection deferred: reads that began before it are still running", "err", err)
 				continue
 			}
+			if errors.Is(err, mirror.ErrCopyBuilding) {
+				log.Info("garbage collection deferred: a table copy is building its tree", "err", err)
+				continue
+			}
 			log.Warn("garbage collection failed; retrying at the next check", "err", err)
 			continue
 		}
 		log.Info("garbage collected", "expired_versions", expiredVersions, "live_nodes", st.Live, "deleted_nodes", st.Deleted,
 			"bytes_before", st.BytesBefore, "bytes_after", st.BytesAfter, "mark", st.Mark, "sweep", st.Sweep)
 		lastPuts, lastLive, lastDropped, expiredVersions, expiredGroups = p, int64(st.Live), dropped, 0, 0
+		lastVlog = s.reclaim(ctx, lastVlog, o.Busy, log)
 	}
 }

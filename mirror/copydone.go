@@ -30,9 +30,9 @@ import (
 // too, and a crash leaves it held at the next start (heldcopy.go).
 func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN) error {
 	name := rel.QualifiedName()
-	// A running GC waits for this tree to be recorded (RootWatch.Roots).
-	m.buildMu.RLock()
-	defer m.buildMu.RUnlock()
+	// A GC that began before this build defers its collection until the
+	// tree is recorded (RootWatch.Roots, gcbuild.go).
+	defer m.builds.begin()()
 	m.copyMu.Lock()
 	tc := m.copies[name]
 	delete(m.copies, name)

@@ -291,7 +291,7 @@ type Mirror struct {
 	expireMu sync.Mutex
 	readers  readers
 	watch    *RootWatch // guarded by mu
-	buildMu  sync.RWMutex
+	builds   builds     // copies building trees (gcbuild.go)
 	// ordinal numbers the last commit applied (ordinal.go), guarded by
 	// mu; noOrd: a data directory without the commit index.
 	ordinal uint64

@@ -347,14 +347,18 @@ func (m *Mirror) WaitReaders(ctx context.Context) error {
 type RootWatch struct {
 	m     *Mirror
 	roots []prolly.Root
+	// builds is the last copy build begun before the watch (gcbuild.go).
+	builds uint64
 }
 
 // WatchRoots starts recording roots for a GC and flushes the write queue,
 // so every group record queued before it is in Badger: the GC lists
 // stored records after this call, and RootWatch.Roots covers the rest.
-// Stop it when the GC ends.
+// The GC's node sweep must have begun (store.NodeStore.BeginSweep): a copy
+// build begun after this call has its nodes kept by it. Stop it when the
+// GC ends.
 func (m *Mirror) WatchRoots() (*RootWatch, error) {
-	w := &RootWatch{m: m}
+	w := &RootWatch{m: m, builds: m.builds.mark()}
 	m.mu.Lock()
 	if m.watch != nil {
 		m.mu.Unlock()
@@ -382,15 +386,22 @@ func (m *Mirror) noteRoots(recs map[string]tableRecord) {
 // Roots returns every tree the mirror may reference that a GC listing
 // stored records (after WatchRoots) could miss: roots recorded since
 // WatchRoots, the tables' current roots, a large transaction's scratch
-// trees and the result of a group flush or table copy in flight (it
-// waits for those to finish: their nodes may predate the GC's sweep
-// version while their records come later). Trees started after Roots
-// returns write their nodes after it, so a sweep keeps them.
+// trees and the result of a group flush in flight (it waits for that to
+// finish: its nodes may predate the GC's sweep version while its records
+// come later). Trees started after WatchRoots write their nodes after the
+// sweep began, so it keeps them. A table copy that began building its
+// tree before WatchRoots and has not recorded it yet is not waited for
+// (that took a whole build, 35 min at 100M rows): Roots returns
+// ErrCopyBuilding and the GC is deferred.
 func (w *RootWatch) Roots(ctx context.Context) ([]prolly.Root, error) {
 	m := w.m
-	// Copies build their trees before taking mu; wait for those running.
-	m.buildMu.Lock()
-	defer m.buildMu.Unlock()
+	// Held while the roots are listed: a build that ends meanwhile has
+	// recorded its tree (under mu) before it deregisters.
+	m.builds.mu.Lock()
+	defer m.builds.mu.Unlock()
+	if m.builds.olderRunningLocked(w.builds) {
+		return nil, fmt.Errorf("gc roots: %w", ErrCopyBuilding)
+	}
 	m.mu.Lock()
 	out := slices.Clone(w.roots)
 	for _, t := range m.tables {

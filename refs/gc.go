@@ -117,18 +117,20 @@ func CollectGarbage(ctx context.Context, o GCOptions) (GCStats, error) {
 		st.BytesBefore = dirSize(o.Dir)
 	}
 	start := time.Now()
+	// Every Put from here on is kept by the sweep; Puts before are in
+	// Badger before the sweep version (the flush) and either reachable
+	// from what is marked or garbage. Begun before the watch: a copy
+	// build the watch counts as later puts every node after this
+	// (mirror.ErrCopyBuilding).
+	if err := ns.BeginSweep(); err != nil {
+		return st, fmt.Errorf("gc: %w", err)
+	}
+	defer ns.EndSweep()
 	watch, err := o.Mirror.WatchRoots()
 	if err != nil {
 		return st, fmt.Errorf("gc: %w", err)
 	}
 	defer watch.Stop()
-	// Every Put from here on is kept by the sweep; Puts before are in
-	// Badger before the sweep version (the flush) and either reachable
-	// from what is marked or garbage.
-	if err := ns.BeginSweep(); err != nil {
-		return st, fmt.Errorf("gc: %w", err)
-	}
-	defer ns.EndSweep()
 	if err := ns.Flush(ctx); err != nil {
 		return st, fmt.Errorf("gc: flush: %w", err)
 	}

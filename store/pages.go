@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -54,14 +55,19 @@ func heapManifestKey(table string, gen uint64) []byte {
 // PutImages implements heap.PageStore: one WriteBatch of the images (a
 // batch of a checkpoint, bounded by the heap: heap.CheckpointBatchBytes).
 func (s *HeapPages) PutImages(table string, images []heap.PageImage) error {
-	wb := s.db.bdb.NewWriteBatch()
-	for _, p := range images {
-		if err := wb.Set(heapPageKey(table, p.Key), p.Data); err != nil {
-			wb.Cancel()
-			return fmt.Errorf("heap pages of %q: write image: %w", table, err)
+	// A value-log reclaim (ReclaimValueLog) may refuse writes for a
+	// moment; the images are set again whole.
+	err := RetryBlocked(context.Background(), func() error {
+		wb := s.db.bdb.NewWriteBatch()
+		defer wb.Cancel()
+		for _, p := range images {
+			if err := wb.Set(heapPageKey(table, p.Key), p.Data); err != nil {
+				return fmt.Errorf("write image: %w", err)
+			}
 		}
-	}
-	if err := wb.Flush(); err != nil {
+		return wb.Flush()
+	})
+	if err != nil {
 		return fmt.Errorf("heap pages of %q: write images: %w", table, err)
 	}
 	return nil
@@ -70,8 +76,10 @@ func (s *HeapPages) PutImages(table string, images []heap.PageImage) error {
 // PutManifest implements heap.PageStore: the manifest in its own
 // transaction, then a sync (of the images before it too).
 func (s *HeapPages) PutManifest(table string, gen, lsn uint64, manifest []byte) error {
-	if err := s.db.bdb.Update(func(txn *badger.Txn) error {
-		return txn.Set(heapManifestKey(table, gen), manifest)
+	if err := RetryBlocked(context.Background(), func() error {
+		return s.db.bdb.Update(func(txn *badger.Txn) error {
+			return txn.Set(heapManifestKey(table, gen), manifest)
+		})
 	}); err != nil {
 		return fmt.Errorf("heap pages of %q at LSN %d: write manifest: %w", table, lsn, err)
 	}
@@ -195,14 +203,17 @@ func (s *HeapPages) Retain(table string, gen uint64) error {
 	if err != nil {
 		return fmt.Errorf("heap pages of %q: retain generation %d: %w", table, gen, err)
 	}
-	wb := s.db.bdb.NewWriteBatch()
-	for _, k := range stale {
-		if err := wb.Delete(k); err != nil {
-			wb.Cancel()
-			return fmt.Errorf("heap pages of %q: retain generation %d: %w", table, gen, err)
+	err = RetryBlocked(context.Background(), func() error {
+		wb := s.db.bdb.NewWriteBatch()
+		defer wb.Cancel()
+		for _, k := range stale {
+			if err := wb.Delete(k); err != nil {
+				return err
+			}
 		}
-	}
-	if err := wb.Flush(); err != nil {
+		return wb.Flush()
+	})
+	if err != nil {
 		return fmt.Errorf("heap pages of %q: retain generation %d: %w", table, gen, err)
 	}
 	return nil

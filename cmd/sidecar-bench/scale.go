@@ -66,6 +66,9 @@ an OOM kill leaves the phases measured before it (and the log the RSS curve).`,
 			if o.CheckpointInterval > 0 {
 				command += " --checkpoint-interval " + o.CheckpointInterval.String()
 			}
+			if o.GCInterval > 0 {
+				command += " --gc-interval " + o.GCInterval.String()
+			}
 			if o.Grow {
 				command += " --grow"
 				if growUntil != "" {
@@ -115,6 +118,7 @@ an OOM kill leaves the phases measured before it (and the log the RSS curve).`,
 	f.StringVar(&o.Dir, "dir", "", "scratch directory for the sidecar's data (default the system temp dir)")
 	f.StringVar(&o.ProfileDir, "profile-dir", "", "write heap profiles (after the copy, at every 512 MiB RSS step) here")
 	f.DurationVar(&o.CheckpointInterval, "checkpoint-interval", 0, "the daemon's heap.checkpoint_interval (default its own, 5m)")
+	f.DurationVar(&o.GCInterval, "gc-interval", 0, "the daemon's history.gc_interval (default its own, 10m)")
 	f.StringVar(&o.DaemonLog, "daemon-log", "", "keep the daemon's log here (default sidecar-bench-scale-<start>.daemon.log in --dir or the temp dir)")
 	f.StringVar(&out, "out", "", "report path (default bench/results/scale-<date>.md)")
 	f.StringVar(&cpu, "cpuprofile", "", "write a CPU profile of the whole run to FILE")

@@ -30,6 +30,7 @@ type Fixture struct {
 
 	cacheBytes int64
 	set        func(*mirror.Options)
+	setStore   func(*store.Options)
 }
 
 // New opens a store and a mirror in t.TempDir(). Small groups make
@@ -53,10 +54,25 @@ func NewOpts(t testing.TB, cacheBytes int64, set func(*mirror.Options)) *Fixture
 	return f
 }
 
+// NewStoreOpts is New with the store's options adjusted by set, e.g. small
+// value-log files so that value-log GC is seen on a few MiB.
+func NewStoreOpts(t testing.TB, set func(*store.Options)) *Fixture {
+	t.Helper()
+	f := &Fixture{T: t, Dir: t.TempDir(), LSN: 0x1000000, Time: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC),
+		cacheBytes: 8 << 20, setStore: set}
+	f.open()
+	t.Cleanup(f.Close)
+	return f
+}
+
 // open opens the store and the mirror on f.Dir.
 func (f *Fixture) open() {
 	f.T.Helper()
-	db, err := store.Open(store.Options{Dir: f.Dir, CacheBytes: f.cacheBytes})
+	so := store.Options{Dir: f.Dir, CacheBytes: f.cacheBytes}
+	if f.setStore != nil {
+		f.setStore(&so)
+	}
+	db, err := store.Open(so)
 	if err != nil {
 		f.T.Fatal(err)
 	}
@@ -237,7 +253,13 @@ func (f *Fixture) KVTable(n int) (*wal.Relation, map[string]string) {
 // ReadKV returns KVTable's table as of lsn (id → v), read through the
 // mirror.
 func ReadKV(ctx context.Context, m *mirror.Mirror, lsn wal.LSN) (map[string]string, error) {
-	tr, err := m.TreeAt(ctx, "public.t", lsn)
+	return ReadTable(ctx, m, "public.t", lsn)
+}
+
+// ReadTable returns a two-column table (key, value) as of lsn, read
+// through the mirror.
+func ReadTable(ctx context.Context, m *mirror.Mirror, name string, lsn wal.LSN) (map[string]string, error) {
+	tr, err := m.TreeAt(ctx, name, lsn)
 	if err != nil {
 		return nil, err
 	}
