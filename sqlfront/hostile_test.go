@@ -50,6 +50,11 @@ func TestHostileInputsAnswerOrRefuse(t *testing.T) {
 		{"numeric difference past", "SELECT -9e131071::numeric - 9e131071::numeric", true},
 		{"numeric quotient past", "SELECT 1e131071::numeric / 0.01", true},
 		{"numeric quotient inside", "SELECT length((1e131071::numeric / 10)::text)", true},
+		{"numeric product on the engine", "WITH x AS (SELECT 1e131071::numeric AS a) SELECT a * a FROM x", true},
+		{"numeric product over a table", "SELECT count(*) FROM (SELECT 1e131071::numeric * id AS p FROM h) s WHERE p > 0", true},
+		{"numeric sum past", "SELECT sum(9e131071::numeric) FROM h", true},
+		{"numeric sum past on the engine", "WITH x AS (SELECT 9e131071::numeric AS a FROM h) SELECT sum(a) FROM x", true},
+		{"numeric sum inside", "SELECT length(sum(1e131070::numeric)::text) FROM h", true},
 	}
 	for _, c := range cases {
 		got, gerr := deepRowsText(ctx, sc, c.q)

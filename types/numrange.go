@@ -28,3 +28,8 @@ func checkDecimalRange(d *Decimal) (*Decimal, error) {
 	}
 	return d, nil
 }
+
+// CheckNumericRange is checkDecimalRange for a result computed outside
+// Arith (a sum's final value): d, or 22003 when d has more digits before
+// the point than a numeric holds.
+func CheckNumericRange(d *Decimal) (*Decimal, error) { return checkDecimalRange(d) }
