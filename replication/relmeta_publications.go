@@ -16,7 +16,35 @@ import (
 // by name). version is server_version_num: 15 added the schemas, row
 // filters and column lists, 18 pubgencols. A database with more than
 // wal.MaxPublicationRows rows in all is recorded without them (nil).
+//
+// The statements read one snapshot, so that a concurrent ALTER
+// PUBLICATION (which may change pg_publication and pg_publication_rel or
+// pg_publication_namespace in one transaction) is seen whole or not at
+// all: outside a transaction they run in a REPEATABLE READ READ ONLY one
+// of their own; inside one (the copy's, REPEATABLE READ under its
+// snapshot: beginSnapshot) they share its snapshot.
 func readPublications(ctx context.Context, conn *pgx.Conn, version int) (*wal.PublicationFacts, error) {
+	if conn.PgConn().TxStatus() != 'I' {
+		return readPublicationsIn(ctx, conn, version)
+	}
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, fmt.Errorf("publications: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // read only: nothing to keep; an error here is the connection's, seen by its next use
+	out, err := readPublicationsIn(ctx, conn, version)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("publications: %w", err)
+	}
+	return out, nil
+}
+
+// readPublicationsIn is readPublications in the connection's current
+// transaction.
+func readPublicationsIn(ctx context.Context, conn *pgx.Conn, version int) (*wal.PublicationFacts, error) {
 	counts := `(SELECT count(*) FROM pg_catalog.pg_publication) + (SELECT count(*) FROM pg_catalog.pg_publication_rel)`
 	if version >= 150000 {
 		counts += ` + (SELECT count(*) FROM pg_catalog.pg_publication_namespace)`

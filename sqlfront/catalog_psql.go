@@ -51,6 +51,13 @@ func cannedFor(query string) *canned {
 			}
 		}
 	})
+	// Fingerprinting parses and walks the tree in C, recursively: a
+	// statement too deep for that overflowed the C stack (a SIGSEGV
+	// that took the daemon down, issue 21). No psql query is that deep;
+	// the planner refuses it (parsedepth.go).
+	if checkParseDepth(query) != nil {
+		return nil
+	}
 	fp, err := pg.Fingerprint(query)
 	if err != nil {
 		return nil
@@ -242,6 +249,16 @@ var psqlHandlers = map[string]*canned{
 					}
 					return nil, unsupported(-1, "\\d of the index or sequence "+o+" (sidecar's psql support describes tables)")
 				}
+			}
+		}
+		// A partitioned table (a followed root, a level below one) is
+		// described by PostgreSQL too: refused (partmid.go).
+		for _, tn := range partRootNames(ex.src) {
+			if ok, err := re(tn.Name); err != nil || ok {
+				if err != nil {
+					return nil, err
+				}
+				return nil, partRootLookupRefused("\\d", tn)
 			}
 		}
 		// A view is described by PostgreSQL too: refused, not "Did not

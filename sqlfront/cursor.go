@@ -43,12 +43,16 @@ type cursor struct {
 	count int // rows fetched so far
 	// mem holds the bytes of rows (valuesBytes each) in the query pool.
 	mem *membudget.Account
+	// charged is counted in *kept, the session's share (portalbound.go).
+	kept    *int64
+	charged int64
 }
 
 // drop closes the cursor: its rows' memory goes back to the pool.
 func (c *cursor) drop() {
 	c.rows = nil
 	c.mem.Close()
+	c.uncharge()
 }
 
 // consume removes the first n rows, giving their memory back.
@@ -152,7 +156,10 @@ func (s *session) runCursor(ctx context.Context, p *plan, params []Value, format
 		if _, ok := s.cursors[c.name]; ok {
 			return errf(codeDupCursor, -1, "cursor \"%s\" already exists", c.name)
 		}
-		cur := &cursor{plan: c.query, hold: c.hold, inTx: s.tx != 'I', mem: membudget.NewAccount(s.srv.opts.QueryMemory)}
+		if err := s.chargeKept("cursor", c.name, cursorBytes); err != nil { // portalbound.go
+			return err
+		}
+		cur := &cursor{plan: c.query, hold: c.hold, inTx: s.tx != 'I', mem: membudget.NewAccount(s.srv.opts.QueryMemory), kept: &s.prepBytes, charged: cursorBytes}
 		if c.binary {
 			cur.fmts = []int16{1}
 		}
@@ -223,8 +230,10 @@ func (s *session) runCursor(ctx context.Context, p *plan, params []Value, format
 }
 
 // endTx drops the cursors a transaction's end closes: at COMMIT those
-// without HOLD, at ROLLBACK also those declared in it.
+// without HOLD, at ROLLBACK also those declared in it; and the named
+// portals.
 func (s *session) endTx(commit bool) {
+	s.closeNamedPortals() // portalbound.go
 	for name, c := range s.cursors {
 		if !c.hold || !commit && c.inTx {
 			c.drop()

@@ -882,7 +882,11 @@ func (a *aggSpec) result(s *aggState) (Value, error) {
 		case a.t == oidInt8:
 			return s.isum, nil
 		case a.t == oidNumeric:
-			return s.nsum, nil
+			d, err := types.CheckNumericRange(s.nsum) // PostgreSQL's make_result: 22003 past the format
+			if err != nil {
+				return nil, typesErr(err)
+			}
+			return d, nil
 		case a.t == oidFloat4:
 			if err := s.fg.Check("sum", 24); err != nil {
 				return nil, typesErr(err)

@@ -1,15 +1,15 @@
 package sqlfront
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
-	pg "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/sidecar-dev/sidecar/internal/pgident"
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // The object identifier types on the engine (sql/plan's regtypes.go):
@@ -176,6 +176,9 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 				if viewNamed(tables, names[0], names[1]) {
 					return nil, regRefused(kind, "the view '"+s+"'")
 				}
+				if tn := (wal.TableName{Schema: names[0], Name: names[1]}); slices.Contains(partRootNames(c.pl.src), tn) {
+					return nil, partRootLookupRefused("regclass", tn) // partmid.go
+				}
 				return nil, errf("42P01", -1, "relation \"%s\" does not exist", s)
 			}
 			if strings.HasPrefix(names[0], "pg_") || catalogDef("", names[0]) != nil {
@@ -191,12 +194,15 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 				if viewNamed(tables, p, names[0]) {
 					return nil, regRefused(kind, "the view '"+s+"'")
 				}
+				if tn := (wal.TableName{Schema: p, Name: names[0]}); slices.Contains(partRootNames(c.pl.src), tn) {
+					return nil, partRootLookupRefused("regclass", tn) // partmid.go
+				}
 			}
 			return nil, errf("42P01", -1, "relation \"%s\" does not exist", s)
 		}), nil
 	case oidRegtypeT:
 		return in(func(s string) (types.Value, error) {
-			tree, err := pg.Parse("SELECT NULL::" + s)
+			tree, err := parseSQL("SELECT NULL::" + s) // parsedepth.go: a deep text is refused, not parsed
 			if err != nil || len(tree.Stmts) != 1 {
 				return nil, regRefused(kind, "'"+s+"'")
 			}

@@ -45,6 +45,9 @@ func (pt *portal) drop() {
 
 // dropPortal closes the named portal, if any.
 func (s *session) dropPortal(name string) {
+	if pt := s.portals[name]; pt != nil {
+		s.prepBytes -= pt.charged // portalbound.go
+	}
 	s.portals[name].drop()
 	delete(s.portals, name)
 }

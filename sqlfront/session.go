@@ -138,6 +138,7 @@ type portal struct {
 	started bool
 	done    bool
 	sent    int
+	charged int64 // counted against the session's share (portalbound.go)
 }
 
 func newSession(srv *Server, conn net.Conn, be *pgproto3.Backend, wr *wireReader, params map[string]string, isTLS bool) *session {
@@ -1233,7 +1234,14 @@ func (s *session) bind(ctx context.Context, m *pgproto3.Bind) error {
 		}
 	}
 	s.dropPortal(m.DestinationPortal) // the unnamed one is replaced
-	s.portals[m.DestinationPortal] = &portal{stmt: ps, plan: p, params: params, formats: m.ResultFormatCodes}
+	charged := portalBytes(m.Parameters)
+	if err := s.chargeKept("portal", m.DestinationPortal, charged); err != nil { // portalbound.go
+		return err
+	}
+	if m.DestinationPortal == "" {
+		charged = 0
+	}
+	s.portals[m.DestinationPortal] = &portal{stmt: ps, plan: p, params: params, formats: m.ResultFormatCodes, charged: charged}
 	s.be.Send(&pgproto3.BindComplete{})
 	return nil
 }

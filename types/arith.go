@@ -133,13 +133,17 @@ func Arith(op string, t OID, a, b Value) (Value, error) {
 		y := b.(*Decimal)
 		switch op {
 		case "+":
-			return AddDecimal(x, y), nil
+			return checkDecimalRange(AddDecimal(x, y)) // numrange.go
 		case "-":
-			return SubDecimal(x, y), nil
+			return checkDecimalRange(SubDecimal(x, y))
 		case "*":
-			return MulDecimal(x, y), nil
+			return checkDecimalRange(MulDecimal(x, y))
 		case "/":
-			return DivDecimal(x, y)
+			d, err := DivDecimal(x, y)
+			if err != nil {
+				return nil, err
+			}
+			return checkDecimalRange(d)
 		case "%":
 			return ModDecimal(x, y)
 		}

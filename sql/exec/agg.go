@@ -581,6 +581,10 @@ func (s *sumAgg) add(v types.Value) error {
 func (s *sumAgg) result() (types.Value, error) {
 	if s.t == plan.Numeric {
 		if d := s.decimal(); d != nil {
+			d, err := types.CheckNumericRange(d) // PostgreSQL's make_result: 22003 past the format
+			if err != nil {
+				return nil, err
+			}
 			return d, nil
 		}
 		return nil, nil
