@@ -30,6 +30,15 @@ func TestInterner(t *testing.T) {
 	if s != "R" {
 		t.Fatalf("interned string changed with its bytes: %q", s)
 	}
+	// Values sharing a slot (same length, first and last bytes) each
+	// come back as themselves, from the slot or the map.
+	same := [][]byte{[]byte("AxB"), []byte("AyB"), []byte("AzB"), []byte("AxB")}
+	for i := 0; i < 200; i++ {
+		b := same[i%len(same)]
+		if s := in.str(b); s != string(b) {
+			t.Fatalf("%q interned as %q", b, s)
+		}
+	}
 	var many interner
 	for i := 0; i < 5000; i++ {
 		b := []byte(fmt.Sprintf("comment %d", i))

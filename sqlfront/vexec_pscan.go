@@ -169,6 +169,9 @@ func scanUnit(ctx context.Context, p snapshot.Pages, rd *heap.ColReader, u int, 
 	})
 	ch.pool = pool // handed back by the scan's goroutine once read
 	ch.raw = raw
+	if agg != nil {
+		ch.small = smallScanCols(req, raw, f) // vexec_typed.go
+	}
 	from := u * pscanUnitPages
 	if err := ch.pages(p.Heap, rd, from, min(from+pscanUnitPages, p.Heap.NumPages())); err != nil {
 		return nil, err

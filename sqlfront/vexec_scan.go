@@ -378,6 +378,9 @@ type pageChunker struct {
 	// typed segments (vexec_colcmp.go; nil: none); und is its scratch.
 	raw []bool
 	und []int
+	// small says which vectors go to the batch typed (vexec_typed.go;
+	// nil: none), only for a partial aggregation's worker.
+	small []bool
 }
 
 // chunkMin is the least room a batch is refilled with: a batch with less
@@ -399,6 +402,9 @@ func (ch *pageChunker) add(pv heap.PageView, slot int) error {
 
 // decode decodes vector c for rows.
 func (ch *pageChunker) decode(c int, rows []int) error {
+	if ch.small != nil && ch.small[c] {
+		return ch.decodeSmall(c, rows) // vexec_typed.go
+	}
 	ord, vec, dec := ch.req.Ords[c], ch.b.Vecs[c], ch.decs[c]
 	var last heap.PageView
 	var nulls []uint64

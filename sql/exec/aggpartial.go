@@ -48,6 +48,9 @@ type PartialAgg struct {
 	lay     layout
 	workers []*AggWorker
 	limit   int // groups per worker (0: partialGroups)
+	// small are the vectors the aggregation reads only through the
+	// small path (SmallCols, typedvec.go).
+	small []bool
 }
 
 // AggWorker aggregates batches on one worker goroutine.
@@ -80,7 +83,7 @@ func (a *aggOp) partialFor(p *plan.Aggregate, lay layout) *PartialAgg {
 			return nil
 		}
 	}
-	return &PartialAgg{a: a, lay: lay}
+	return &PartialAgg{a: a, lay: lay, small: a.smallOnly(lay)}
 }
 
 // mergeable says whether f's states merge exactly and its argument and
@@ -190,7 +193,8 @@ func (w *AggWorker) Add(b *Batch) error {
 		if g < 0 {
 			if w.full {
 				w.gi = gi
-				return nil // handed on whole (no group was added for it)
+				b.BoxSmall() // typedvec.go: the aggregation's goroutine reads Vecs
+				return nil   // handed on whole (no group was added for it)
 			}
 			key := a.key(b, i, 0, w.mask, 0)
 			w.bytes += rowBytes(key) + int64(64*len(a.aggs))

@@ -108,8 +108,12 @@ func (c *compiler) small(x plan.Scalar, cols *smallCols) smallExpr {
 		}
 		if cols == nil {
 			return func(b *Batch, rows []int, out *smallArgs) {
-				vec := b.Vecs[idx]
+				vec, sv := b.Vecs[idx], smallRead(b, idx)
 				for _, i := range rows {
+					if sv != nil && sv.OK[i] { // typedvec.go
+						out.x[i], out.scale[i], out.ok[i] = sv.X[i], sv.Scale[i], true
+						continue
+					}
 					out.x[i], out.scale[i], out.ok[i] = smallOperand(vec[i])
 				}
 			}
@@ -120,8 +124,19 @@ func (c *compiler) small(x plan.Scalar, cols *smallCols) smallExpr {
 				// every row of the batch once, whichever rows this
 				// aggregate (its FILTER) takes
 				sc.sa.size(b.N)
-				for i, v := range b.Vecs[idx][:b.N] {
-					sc.sa.x[i], sc.sa.scale[i], sc.sa.ok[i] = smallOperand(v)
+				if sv := smallRead(b, idx); sv != nil { // typedvec.go
+					copy(sc.sa.x, sv.X[:b.N])
+					copy(sc.sa.scale, sv.Scale[:b.N])
+					copy(sc.sa.ok, sv.OK[:b.N])
+					for i, v := range b.Vecs[idx][:b.N] {
+						if !sv.OK[i] {
+							sc.sa.x[i], sc.sa.scale[i], sc.sa.ok[i] = smallOperand(v)
+						}
+					}
+				} else {
+					for i, v := range b.Vecs[idx][:b.N] {
+						sc.sa.x[i], sc.sa.scale[i], sc.sa.ok[i] = smallOperand(v)
+					}
 				}
 				sc.valid = true
 			}
@@ -247,6 +262,7 @@ func (f *aggFunc) evalArg(b *Batch, rows []int) (vals []types.Value, sa *smallAr
 	}
 	sa.rest = rest
 	if len(rest) > 0 {
+		b.boxSmall(rest) // typedvec.go: the general expression reads Vecs
 		err = f.arg(b, rest, vals)
 	}
 	return vals, sa, err

@@ -46,6 +46,11 @@ const DefaultWorkMem = 256 << 20
 type Batch struct {
 	N    int
 	Vecs [][]types.Value
+	// Small, when a vector's entry is set, holds that vector's values as
+	// scaled integers for the rows its OK says (their Vecs slot may be
+	// nil: not boxed). Only a partial aggregation's worker gets such a
+	// batch (typedvec.go); every other batch has none.
+	Small []*SmallVec
 }
 
 // Row is row i of b (a new slice).

@@ -482,7 +482,7 @@ func (c *compiler) comparer(l, r plan.Type) (func(a, b types.Value) (int, error)
 		t, lc, rc = plan.T(plan.Bpchar), nil, nil
 	}
 	oid := t.OID
-	return func(a, b types.Value) (int, error) {
+	general := func(a, b types.Value) (int, error) {
 		a, err := applyConv(lc, a)
 		if err != nil {
 			return 0, err
@@ -491,7 +491,11 @@ func (c *compiler) comparer(l, r plan.Type) (func(a, b types.Value) (int, error)
 			return 0, err
 		}
 		return compareIn(c.e.textOrder, oid, a, b), nil
-	}, nil
+	}
+	if oid == plan.Numeric && smallType(l.OID) && smallType(r.OID) {
+		return smallComparer(general), nil // numcmp.go: no numeric made per row
+	}
+	return general, nil
 }
 
 // arith is + - * / % of operands l, r giving res.

@@ -213,6 +213,9 @@ func Compact(b *Batch, from, end int, keep []int) int {
 			for _, v := range b.Vecs {
 				v[n] = v[i]
 			}
+			for _, sv := range b.Small {
+				sv.move(n, i) // typedvec.go
+			}
 		}
 		n++
 	}
