@@ -290,6 +290,7 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 				return pl.planVectorized(n, declared, unsupported(-1, "extra_float_digits < 1 in this statement"))
 			}
 		}
+		pl.keyOrderRoute(n, declared) // keyorder_route.go
 		return nil
 	case n.GetTransactionStmt() != nil:
 		ts := n.GetTransactionStmt()
@@ -373,6 +374,7 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 		if err := pl.planSelect(es.Query.GetSelectStmt()); err != nil {
 			return pl.planVectorized(es.Query, declared, err) // explain.go prints sql/exec's plan
 		}
+		pl.keyOrderRoute(es.Query, declared) // keyorder_route.go
 		return nil
 	}
 	m := nodeMsg(n)
