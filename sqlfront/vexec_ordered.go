@@ -62,13 +62,17 @@ func (s *vecSource) ScanOrdered(ctx context.Context, req *exec.ScanRequest, fn f
 	}
 	bt := newScanBatcher(ctx, len(req.Ords), fn)
 	early := int(min(max(req.Want, 1), exec.BatchSize))
+	skip := req.Skip // rows passed over undecoded (the LIMIT's OFFSET)
 	pages := func(p snapshot.Pages) error {
 		if counter != nil {
 			counter(len(*p.Only))
 		}
+		ids := *p.Only
+		n := int(min(skip, int64(len(ids))))
+		ids, skip = ids[n:], skip-int64(n)
 		ch := newPageChunker(ctx, req, decs, nil, fn)
 		ch.raw = rawCols(t.Rel.Columns, req)
-		for _, id := range *p.Only {
+		for _, id := range ids {
 			pid, slot := int(id.Page()), id.Slot()
 			if pid >= p.Heap.NumPages() {
 				continue
@@ -86,6 +90,10 @@ func (s *vecSource) ScanOrdered(ctx context.Context, req *exec.ScanRequest, fn f
 	rows := func(_, row []byte) error {
 		if counter != nil {
 			counter(1)
+		}
+		if skip > 0 {
+			skip--
+			return nil
 		}
 		it := rowenc.NewIter(row)
 		for it.Next() {

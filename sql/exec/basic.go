@@ -157,6 +157,7 @@ type scanOp struct {
 	// a LIMIT above needs (0: unknown) (scan_ordered.go).
 	sorted *sortOp
 	want   int64
+	skip   int64 // the rows of the key order to pass over (a LIMIT's OFFSET)
 }
 
 func (e *env) buildScan(s *plan.Scan) (operator, error) {
@@ -671,6 +672,7 @@ func (l *limitOp) run(emit func(*Batch) error) error {
 	}
 	if l.keyScan != nil {
 		l.keyScan.want, _ = topNBound(count, offset)
+		offset = l.keyScan.takeOffset(offset) // scan_ordered.go
 	}
 	if l.unsure && count >= 0 {
 		return guardUnread(func(emit func(*Batch) error) error { return l.cut(count, offset, emit) }, emit)

@@ -71,6 +71,7 @@ func (s *scanOp) runKeyOrder(emit func(*Batch) error) error {
 		if s.s.Key != nil {
 			req.KeyFixed = len(s.s.Key.Eq)
 		}
+		req.Skip = s.skip
 		done, err := os.ScanOrdered(e.ctx, req, func(b *Batch) error { return s.emitFiltered(b, emit) })
 		if done {
 			return err
@@ -79,7 +80,25 @@ func (s *scanOp) runKeyOrder(emit func(*Batch) error) error {
 	if s.want > 0 {
 		s.sorted.bound = s.want
 	}
-	return s.sorted.run(emit)
+	skip := s.skip
+	return s.sorted.run(func(b *Batch) error {
+		if lo := skipOffset(b, &skip); lo < b.N {
+			return emit(slice(b, lo, b.N))
+		}
+		return nil
+	})
+}
+
+// takeOffset has the scan pass over the first offset rows of the key
+// order itself when nothing filters them (a source then does not decode
+// them), and returns the offset left to the LIMIT.
+func (s *scanOp) takeOffset(offset int64) int64 {
+	s.skip = 0
+	if s.filter != nil || s.repeat {
+		return offset
+	}
+	s.skip = offset
+	return 0
 }
 
 // keyOrderedScan is the scan in key order under projections of rel's

@@ -55,6 +55,10 @@ type ScanRequest struct {
 	// KeyFixed is how many leading key columns the plan's key range
 	// holds equal to one value each (their rows' order is the rest's).
 	KeyFixed int
+	// Skip is how many rows of the key order the source passes over
+	// without handing them (a LIMIT's OFFSET over a scan without filter):
+	// they need not be decoded.
+	Skip int64
 }
 
 // KeyBounds is a scan's primary-key range, evaluated (see plan.KeyRange).
