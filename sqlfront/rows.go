@@ -10,8 +10,7 @@ import (
 	"github.com/sidecar-dev/sidecar/rowenc"
 )
 
-// This file plans non-grouped SELECTs with a WHERE — or without one,
-// ordered by the primary key under a LIMIT — over one followed
+// This file plans non-grouped SELECTs with a WHERE over one followed
 // table onto the query engine's row scan (query.ScanRows): the filter
 // runs vectorized over the in-memory HEAD's heap pages, the rows come out
 // in primary-key order, as the evaluator's key-order scan emits them, and
@@ -51,11 +50,8 @@ func rowKeyType(t uint32) bool {
 // file comment).
 func (pl *planner) planRows() {
 	p := pl.p
-	if p.grouping || p.distinct || p.agg != nil || p.noRows || len(p.from) != 1 || p.from[0].table == nil {
+	if p.grouping || p.distinct || p.agg != nil || p.noRows || p.where == nil || len(p.from) != 1 || p.from[0].table == nil {
 		return
-	}
-	if p.where == nil && (len(p.order) == 0 || p.limit == nil) {
-		return // no WHERE: only ORDER BY key … LIMIT (the rows in key order, no sort)
 	}
 	it := p.from[0]
 	t := it.table
@@ -64,8 +60,8 @@ func (pl *planner) planRows() {
 	}
 	rp := &rowsPlan{}
 	for _, k := range t.KeyCols {
-		if !rowKeyType(t.Columns[k].TypeOID) || p.where == nil && !isIntType(t.Columns[k].TypeOID) {
-			return // without WHERE, integer keys only (text is in byte order)
+		if !rowKeyType(t.Columns[k].TypeOID) {
+			return
 		}
 		rp.key = append(rp.key, t.Columns[k].Name)
 	}
@@ -76,16 +72,14 @@ func (pl *planner) planRows() {
 		}
 	}
 	cols := t.Columns
-	if p.where != nil {
-		if rp.where = pl.engineExpr(p.where, func(e expr) (string, uint32, bool) {
-			c, ok := unwrapCol(e)
-			if !ok || !engineWhereType(cols[c.idx].TypeOID) {
-				return "", 0, false
-			}
-			return cols[c.idx].Name, cols[c.idx].TypeOID, true
-		}); rp.where == nil {
-			return
+	if rp.where = pl.engineExpr(p.where, func(e expr) (string, uint32, bool) {
+		c, ok := unwrapCol(e)
+		if !ok || !engineWhereType(cols[c.idx].TypeOID) {
+			return "", 0, false
 		}
+		return cols[c.idx].Name, cols[c.idx].TypeOID, true
+	}); rp.where == nil {
+		return
 	}
 	read := make([]bool, len(cols))
 	mark := func(e expr) {
