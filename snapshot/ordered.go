@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/sidecar-dev/sidecar/heap"
@@ -36,7 +37,7 @@ const maxOrderedChunk = 1 << 14
 // valid only during the call).
 func (t *Table) KeyOrdered(ctx context.Context, from, to []byte, desc bool, first int, cols []int, pages func(Pages) error, rows func(key, row []byte) error) error {
 	err := t.keyOrdered(ctx, from, to, desc, first, cols, pages, rows)
-	if err == ErrStop {
+	if errors.Is(err, ErrStop) {
 		return nil
 	}
 	return err

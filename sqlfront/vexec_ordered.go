@@ -8,7 +8,6 @@ import (
 	"github.com/sidecar-dev/sidecar/snapshot"
 	"github.com/sidecar-dev/sidecar/sql/exec"
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
-	"github.com/sidecar-dev/sidecar/types"
 )
 
 // ScanOrdered implements exec.OrderedSource: a table of the mirror read
@@ -95,20 +94,8 @@ func (s *vecSource) ScanOrdered(ctx context.Context, req *exec.ScanRequest, fn f
 			skip--
 			return nil
 		}
-		it := rowenc.NewIter(row)
-		for it.Next() {
-			c := it.Column()
-			if c >= len(req.Ords) || it.Null() {
-				continue
-			}
-			v, err := types.In(req.OIDs[c], -1, string(it.Value()))
-			if err != nil {
-				return fmt.Errorf("decode %s.%s: %w", req.Table.Name, req.Table.Columns[req.Ords[c]].Name, err)
-			}
-			bt.b.Vecs[c][bt.b.N] = v
-		}
-		if err := it.Err(); err != nil {
-			return fmt.Errorf("decode a row of %s: %w", req.Table.Name, err)
+		if err := bt.put(req, row); err != nil { // vexec_scan.go
+			return err
 		}
 		if bt.b.N+1 >= early && bt.b.N+1 < exec.BatchSize {
 			// As many rows as the LIMIT takes: hand them on now, the
