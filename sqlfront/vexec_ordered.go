@@ -60,7 +60,7 @@ func (s *vecSource) ScanOrdered(ctx context.Context, req *exec.ScanRequest, fn f
 		return true, err
 	}
 	bt := newScanBatcher(ctx, len(req.Ords), fn)
-	early := int(min(max(req.Want, 1), exec.BatchSize))
+	early := int(min(max(req.Want-req.Skip, 1), exec.BatchSize)) // the rows the LIMIT keeps
 	skip := req.Skip // rows passed over undecoded (the LIMIT's OFFSET)
 	pages := func(p snapshot.Pages) error {
 		if counter != nil {
