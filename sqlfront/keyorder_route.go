@@ -19,21 +19,29 @@ import (
 // errKeepFlat is planVec's failure for a statement that stays flat.
 var errKeepFlat = errors.New("keep the flat plan")
 
-// keyOrderRoute replans the flat plan just made for n on sql/exec when
-// that reads in key order (true: pl.p is now that plan).
-func (pl *planner) keyOrderRoute(n *pg.Node, declared []uint32) bool {
+// keyOrderRoute replans the flat plan just made for n (a SELECT, or
+// the SELECT an EXPLAIN shows) on sql/exec when that reads in key order
+// and the flat plan has no fast path of its own (the row scan, rows
+// sent as stored: they stop at the LIMIT already). declared are the
+// parameter types the statement was planned with.
+func (pl *planner) keyOrderRoute(n *pg.Node, declared []uint32) {
+	if es := n.GetExplainStmt(); es != nil {
+		n = es.Query
+	}
 	p := pl.p
-	if p.kind != "select" || p.limit == nil || len(p.order) == 0 || p.grouping || p.distinct || p.agg != nil || len(p.aggs) > 0 ||
+	if n.GetSelectStmt() == nil || p.vec != nil || p.rows != nil || p.direct || p.copyOut != nil ||
+		p.kind != "select" || p.limit == nil || len(p.order) == 0 || p.grouping || p.distinct || p.agg != nil || len(p.aggs) > 0 ||
 		len(p.from) != 1 || p.from[0].table == nil || len(p.from[0].keyEq) > 0 || p.inherits() || !pl.asOfPlannable() {
-		return false
+		return
 	}
 	saved := *pl
 	err := pl.planVec(n, declared, func(error) error { return errKeepFlat })
 	if err != nil || pl.p.vec == nil || pl.p.vec.query == nil || !readsKeyOrder(pl.p.vec.query.Plan) {
 		*pl = saved
-		return false
+		return
 	}
-	return true
+	pl.p.markNeeded(len(pl.scope))
+	pl.p.params = pl.params
 }
 
 // readsKeyOrder says whether rel holds a scan in key order.

@@ -175,6 +175,7 @@ func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []
 		for len(pl.params) < maxParam {
 			pl.params = append(pl.params, 0) // AS OF $n: text unless typed
 		}
+		declared := append([]uint32(nil), pl.params...)
 		if err := pl.statement(rs, text); err != nil {
 			return nil, err
 		}
@@ -194,6 +195,7 @@ func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []
 			pl.planEngine() // after the parameters' types are fixed
 			pl.planRows()
 			pl.planDirect()
+			pl.keyOrderRoute(rs.Stmt, declared) // keyorder_route.go
 		}
 		if rs.Stmt.GetExplainStmt() != nil {
 			pl.p = explainPlan(pl.p)
@@ -290,7 +292,6 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 				return pl.planVectorized(n, declared, unsupported(-1, "extra_float_digits < 1 in this statement"))
 			}
 		}
-		pl.keyOrderRoute(n, declared) // keyorder_route.go
 		return nil
 	case n.GetTransactionStmt() != nil:
 		ts := n.GetTransactionStmt()
@@ -374,7 +375,6 @@ func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 		if err := pl.planSelect(es.Query.GetSelectStmt()); err != nil {
 			return pl.planVectorized(es.Query, declared, err) // explain.go prints sql/exec's plan
 		}
-		pl.keyOrderRoute(es.Query, declared) // keyorder_route.go
 		return nil
 	}
 	m := nodeMsg(n)

@@ -61,7 +61,7 @@ func (s *vecSource) ScanOrdered(ctx context.Context, req *exec.ScanRequest, fn f
 	}
 	bt := newScanBatcher(ctx, len(req.Ords), fn)
 	early := int(min(max(req.Want-req.Skip, 1), exec.BatchSize)) // the rows the LIMIT keeps
-	skip := req.Skip // rows passed over undecoded (the LIMIT's OFFSET)
+	skip := req.Skip                                             // rows passed over undecoded (the LIMIT's OFFSET)
 	pages := func(p snapshot.Pages) error {
 		if counter != nil {
 			counter(len(*p.Only))
