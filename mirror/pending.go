@@ -129,11 +129,13 @@ func (t *Tree) Rows(ctx context.Context, start, end []byte) (RowCursor, error) {
 }
 
 // mergeCursor merges sorted edits into a base cursor: an edited key's
-// edit replaces the base row (a delete drops it).
+// edit replaces the base row (a delete drops it). desc: the base and
+// keys go from the largest key down (RowsDesc, pending_desc.go).
 type mergeCursor struct {
-	base     *prolly.Cursor // nil: the base holds no row (truncated)
-	has      bool           // base is on a row not yet merged
-	fetch    bool           // base must move before its next row is looked at
+	base     RowCursor // nil: the base holds no row (truncated)
+	desc     bool
+	has      bool // base is on a row not yet merged
+	fetch    bool // base must move before its next row is looked at
 	keys     []string
 	edits    map[string]edit
 	i        int
@@ -151,6 +153,9 @@ func (c *mergeCursor) Next() bool {
 			cmp := -1
 			if c.has {
 				cmp = strings.Compare(k, string(c.base.Key()))
+				if c.desc {
+					cmp = -cmp
+				}
 			}
 			if cmp <= 0 {
 				c.i++

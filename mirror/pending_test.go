@@ -135,6 +135,26 @@ func rowsAtDuringRecovery(t *testing.T, seed uint64) {
 			if !maps.Equal(got, sub) {
 				t.Fatalf("%s: version %s, rows [%d, %d): %d, model %d:\n%s", when, v.end, r[0], r[1], len(got), len(sub), diffRows(got, sub))
 			}
+			// From the largest key down (pending_desc.go): the same rows.
+			dc, err := tr.RowsDesc(t.Context(), from, to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			down := map[string]string{}
+			last = nil
+			for dc.Next() {
+				if last != nil && string(dc.Key()) >= string(last) {
+					t.Fatalf("%s: version %s: descending rows out of order at %x", when, v.end, dc.Key())
+				}
+				last = slices.Clone(dc.Key())
+				down[string(dc.Key())] = string(dc.Value())
+			}
+			if err := dc.Err(); err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(down, sub) {
+				t.Fatalf("%s: version %s, rows [%d, %d) descending: %d, model %d:\n%s", when, v.end, r[0], r[1], len(down), len(sub), diffRows(down, sub))
+			}
 			if from == nil && to == nil {
 				all = got
 			}

@@ -24,6 +24,8 @@ import (
 
 var _ snapshot.Head = (*head.Model)(nil)
 
+var _ snapshot.OrderedHead = (*head.Model)(nil) // ordered.go
+
 var seedFlag = seed.Flag()
 
 // rig is a mirror fed through its Sink, with the in-memory HEAD

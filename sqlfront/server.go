@@ -99,6 +99,9 @@ type Server struct {
 	engineRuns atomic.Int64
 	// directRuns counts the selects sent from stored rows (direct.go).
 	directRuns atomic.Int64
+	// keyOrderRows counts the rows read in primary-key order by ORDER BY
+	// key … LIMIT (vexec_ordered.go, rows.go).
+	keyOrderRows atomic.Int64
 	// selectRuns counts every select run (the evaluator ran those that
 	// neither the engine nor the direct path did).
 	selectRuns atomic.Int64
@@ -361,3 +364,8 @@ func (s *Server) EngineRuns() int64 { return s.engineRuns.Load() }
 // DirectRuns is the number of statements whose rows were sent as stored,
 // without conversion (primary-key gets and ranges, whole-table reads).
 func (s *Server) DirectRuns() int64 { return s.directRuns.Load() }
+
+// KeyOrderRows is the number of rows read from storage in primary-key
+// order for an ORDER BY on the key under a LIMIT (tests check that the
+// LIMIT bounds them).
+func (s *Server) KeyOrderRows() int64 { return s.keyOrderRows.Load() }

@@ -175,6 +175,7 @@ func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []
 		for len(pl.params) < maxParam {
 			pl.params = append(pl.params, 0) // AS OF $n: text unless typed
 		}
+		declared := append([]uint32(nil), pl.params...)
 		if err := pl.statement(rs, text); err != nil {
 			return nil, err
 		}
@@ -194,6 +195,7 @@ func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []
 			pl.planEngine() // after the parameters' types are fixed
 			pl.planRows()
 			pl.planDirect()
+			pl.keyOrderRoute(rs.Stmt, declared) // keyorder_route.go
 		}
 		if rs.Stmt.GetExplainStmt() != nil {
 			pl.p = explainPlan(pl.p)

@@ -186,23 +186,32 @@ func newScanBatch(n int) *exec.Batch {
 func scanTree(ctx context.Context, t *snapshot.Table, from, to []byte, req *exec.ScanRequest, fn func(*exec.Batch) error) error {
 	bt := newScanBatcher(ctx, len(req.Ords), fn)
 	return bt.end(t.Range(ctx, from, to, 0, req.Ords, func(_, row []byte) error {
-		it := rowenc.NewIter(row)
-		for it.Next() {
-			c := it.Column()
-			if c >= len(req.Ords) || it.Null() {
-				continue
-			}
-			v, err := types.In(req.OIDs[c], -1, string(it.Value()))
-			if err != nil {
-				return fmt.Errorf("decode %s.%s: %w", req.Table.Name, req.Table.Columns[req.Ords[c]].Name, err)
-			}
-			bt.b.Vecs[c][bt.b.N] = v
-		}
-		if err := it.Err(); err != nil {
-			return fmt.Errorf("decode a row of %s: %w", req.Table.Name, err)
+		if err := bt.put(req, row); err != nil {
+			return err
 		}
 		return bt.row()
 	}))
+}
+
+// put decodes row (vrow1, projected to req's columns) into the row of
+// the batch at b.N.
+func (bt *scanBatcher) put(req *exec.ScanRequest, row []byte) error {
+	it := rowenc.NewIter(row)
+	for it.Next() {
+		c := it.Column()
+		if c >= len(req.Ords) || it.Null() {
+			continue
+		}
+		v, err := types.In(req.OIDs[c], -1, string(it.Value()))
+		if err != nil {
+			return fmt.Errorf("decode %s.%s: %w", req.Table.Name, req.Table.Columns[req.Ords[c]].Name, err)
+		}
+		bt.b.Vecs[c][bt.b.N] = v
+	}
+	if err := it.Err(); err != nil {
+		return fmt.Errorf("decode a row of %s: %w", req.Table.Name, err)
+	}
+	return nil
 }
 
 // colDecoder appends one page column's value at a slot to a vector.

@@ -67,6 +67,9 @@ func passSortKeys(rel plan.Rel, md *plan.Metadata) (plan.Rel, []plan.SortKey, bo
 	switch r := rel.(type) {
 	case *plan.Sort:
 		return r, r.Keys, len(r.Keys) > 0
+	case *plan.Scan:
+		keys := scanKeyOrder(r) // scan_ordered.go
+		return r, keys, len(keys) > 0
 	case *plan.Filter:
 		in, keys, ok := passSortKeys(r.Input, md)
 		if !ok {

@@ -152,6 +152,12 @@ type scanOp struct {
 	// partial: the hash aggregation reading the scan, offered to the
 	// source's workers (ScanRequest.Partial; aggpartial.go).
 	partial *PartialAgg
+	// sorted: for a scan in key order, the scan under a sort on the key
+	// that runs when the source cannot read in key order; want: the rows
+	// a LIMIT above needs (0: unknown) (scan_ordered.go).
+	sorted *sortOp
+	want   int64
+	skip   int64 // the rows of the key order to pass over (a LIMIT's OFFSET)
 }
 
 func (e *env) buildScan(s *plan.Scan) (operator, error) {
@@ -174,6 +180,11 @@ func (e *env) buildScan(s *plan.Scan) (operator, error) {
 		}
 		if op.repeat {
 			op.findIndex()
+		}
+	}
+	if s.Order != plan.NoKeyOrder {
+		if err := e.keyOrderFallback(op); err != nil { // scan_ordered.go
+			return nil, err
 		}
 	}
 	return op, nil
@@ -321,6 +332,9 @@ func (s *scanOp) cols() []plan.ColumnID { return s.s.Cols }
 
 func (s *scanOp) run(emit func(*Batch) error) error {
 	e := s.e
+	if s.s.Order != plan.NoKeyOrder {
+		return s.runKeyOrder(emit) // scan_ordered.go
+	}
 	if s.repeat && !s.noCache {
 		if done, err := s.runCached(emit); done {
 			return err
@@ -555,6 +569,9 @@ type limitOp struct {
 	// unsure: an error from the input may be on a row PostgreSQL's plan
 	// never reads (limiterr.go).
 	unsure bool
+	// keyScan: the scan in key order under projections below, told the
+	// rows the cut needs (scan_ordered.go).
+	keyScan *scanOp
 }
 
 func (e *env) buildLimit(l *plan.Limit) (operator, error) {
@@ -578,7 +595,8 @@ func (e *env) buildLimit(l *plan.Limit) (operator, error) {
 		}
 		op.top = nil // the rows tied with the last one are past any bound
 	}
-	if len(l.Ties) == 0 && !pgOrdered(l.Input, nil) && !catalogOnly(l.Input) && !alikeRows(l.Input) { // limitalike.go
+	op.keyScan = keyOrderedScan(in)                                                                                           // scan_ordered.go
+	if len(l.Ties) == 0 && !pgOrdered(l.Input, nil) && !catalogOnly(l.Input) && !alikeRows(l.Input) && !keyOrdered(l.Input) { // limitalike.go
 		op.check = true
 		for _, id := range in.cols() {
 			op.oids = append(op.oids, e.md.Column(id).Type.OID)
@@ -651,6 +669,10 @@ func (l *limitOp) run(emit func(*Batch) error) error {
 	}
 	if l.top != nil {
 		l.top.bound, _ = topNBound(count, offset)
+	}
+	if l.keyScan != nil {
+		l.keyScan.want, _ = topNBound(count, offset)
+		offset = l.keyScan.takeOffset(offset) // scan_ordered.go
 	}
 	if l.unsure && count >= 0 {
 		return guardUnread(func(emit func(*Batch) error) error { return l.cut(count, offset, emit) }, emit)

@@ -46,6 +46,19 @@ type ScanRequest struct {
 	// them (PartialAgg.Worker, AggWorker.Add) instead of handing them on.
 	// The rows it hands are aggregated by the reader as before.
 	Partial *PartialAgg
+	// Order is the key order of an OrderedSource's read (scan_ordered.go);
+	// Want, when positive, the rows the reader takes at most when no
+	// filter drops any (a LIMIT's count and offset): the size of the
+	// first chunk read.
+	Order plan.KeyOrder
+	Want  int64
+	// KeyFixed is how many leading key columns the plan's key range
+	// holds equal to one value each (their rows' order is the rest's).
+	KeyFixed int
+	// Skip is how many rows of the key order the source passes over
+	// without handing them (a LIMIT's OFFSET over a scan without filter):
+	// they need not be decoded.
+	Skip int64
 }
 
 // KeyBounds is a scan's primary-key range, evaluated (see plan.KeyRange).

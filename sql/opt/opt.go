@@ -47,6 +47,7 @@ func optimize(rel plan.Rel, need []plan.ColumnID, md *plan.Metadata) plan.Rel {
 	rel = pushdown(rel)
 	rel = keyRanges(rel)
 	rel = prune(rel, plan.SetOf(need), md)
+	rel = keyOrder(rel) // keyorder.go
 	rel = joinOrder(rel, md)
 	rel = semiBuild(rel)
 	return rel

@@ -53,7 +53,11 @@ func explainRel(b *strings.Builder, md *Metadata, r Rel, depth int) {
 		if x.Alias != x.Table.Name {
 			name += " AS " + x.Alias
 		}
-		line("Scan %s (%s)%s", name, cols(x.Cols), est(x.Est))
+		order := ""
+		if x.Order != NoKeyOrder {
+			order = " [" + x.Order.String() + "]"
+		}
+		line("Scan %s (%s)%s%s", name, cols(x.Cols), est(x.Est), order)
 		if x.Key != nil {
 			line("  key: %s", formatKey(x, md))
 		}

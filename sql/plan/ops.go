@@ -25,6 +25,8 @@ type Scan struct {
 	Filter Scalar
 	Key    *KeyRange
 	Est    float64 // the optimizer's estimate of the rows out (0: none); EXPLAIN shows it
+	// Order, when set, is the key order the rows must come in (keyorder.go).
+	Order KeyOrder
 }
 
 // KeyRange is a primary-key range of a Scan: Eq holds constants for the

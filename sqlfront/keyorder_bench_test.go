@@ -1,0 +1,85 @@
+package sqlfront_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+var keyOrderBenchRows = flag.Int("sqlfront.keyorder-rows", 0, "run TestKeyOrderBench over an events table of this many rows (0: skip)")
+
+// TestKeyOrderBench (go test ./sqlfront -run TestKeyOrderBench
+// -sqlfront.keyorder-rows 300000 -v) times ORDER BY the primary key
+// under LIMIT on an events table (issue 22's measurement) on sidecar —
+// the in-memory HEAD and the trees — and PostgreSQL, alternating,
+// median of 5, the answers compared with PostgreSQL's.
+func TestKeyOrderBench(t *testing.T) {
+	n := *keyOrderBenchRows
+	if n == 0 {
+		t.Skip("set -sqlfront.keyorder-rows N to run the key-order comparison")
+	}
+	r := newRig(t, []string{"public.events"}, []string{
+		"CREATE TABLE events (id bigint PRIMARY KEY, at timestamptz NOT NULL, org int NOT NULL, kind text NOT NULL, payload jsonb)",
+		fmt.Sprintf("INSERT INTO events SELECT g, timestamptz '2024-01-01 00:00:00+00' + g * interval '17 seconds', g %% 50, 'kind' || (g %% 7), "+
+			"jsonb_build_object('g', g, 'tag', 't' || (g %% 100), 'v', g * 1.5) FROM generate_series(1, %d) g", n),
+		"VACUUM ANALYZE events",
+	})
+	ctx := context.Background()
+	tree := r.treeURL(t)
+	conns := map[string]*pgconn.PgConn{}
+	for name, url := range map[string]string{"head": r.sqlURL, "tree": tree, "pg": r.pgURL} {
+		c, err := pgconn.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		conns[name] = c
+	}
+	cells := []string{
+		"SELECT * FROM events ORDER BY id DESC LIMIT 10",
+		"SELECT * FROM events ORDER BY id LIMIT 10",
+		fmt.Sprintf("SELECT id, at, kind FROM events WHERE id > %d ORDER BY id LIMIT 50", n/2),
+		fmt.Sprintf("SELECT id, kind FROM events WHERE id < %d ORDER BY id DESC LIMIT 50", n/3),
+		"SELECT * FROM events ORDER BY id LIMIT 10 OFFSET 10000",
+		"SELECT id, org FROM events WHERE org = 7 ORDER BY id DESC LIMIT 20",
+		"SELECT to_char(at, 'YYYY-MM-DD HH24:MI') FROM events ORDER BY id LIMIT 3",
+		"SELECT timezone('Asia/Tokyo', at) FROM events ORDER BY id LIMIT 3",
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	lines := []string{fmt.Sprintf("events: %d rows; load average at start: %s", n, strings.TrimSpace(string(load))),
+		"| statement | sidecar HEAD ms | sidecar trees ms | PostgreSQL ms | HEAD / PG |", "|---|---|---|---|---|"}
+	for _, sql := range cells {
+		times := map[string][]float64{}
+		answers := map[string][]string{}
+		for i := 0; i < 5; i++ {
+			for _, key := range []string{"head", "pg", "tree"} {
+				start := time.Now()
+				res := conns[key].ExecParams(ctx, sql, nil, nil, nil, nil).Read()
+				el := time.Since(start)
+				if res.Err != nil {
+					t.Fatalf("%s on %s: %v", sql, key, res.Err)
+				}
+				times[key] = append(times[key], float64(el.Microseconds())/1000)
+				answers[key] = rowsText(res)
+			}
+		}
+		for _, key := range []string{"head", "tree"} {
+			if !slices.Equal(answers[key], answers["pg"]) {
+				t.Errorf("%s: sidecar (%s) answered %q, PostgreSQL %q", sql, key, answers[key], answers["pg"])
+			}
+		}
+		h, tr, p := median(times["head"]), median(times["tree"]), median(times["pg"])
+		lines = append(lines, fmt.Sprintf("| `%s` | %.1f | %.1f | %.1f | %.2f× |", sql, h, tr, p, h/p))
+		t.Log(lines[len(lines)-1])
+	}
+	load, _ = os.ReadFile("/proc/loadavg")
+	lines = append(lines, "load average at end: "+strings.TrimSpace(string(load)))
+	fmt.Println(strings.Join(lines, "\n"))
+}
