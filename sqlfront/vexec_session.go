@@ -9,14 +9,15 @@ import (
 
 // The session's functions on sql/exec: current_user, session_user
 // (CURRENT_USER, USER, CURRENT_ROLE, SESSION_USER bind to them),
-// current_database (CURRENT_CATALOG), version, pg_is_in_recovery and
-// current_setting —
+// current_database (CURRENT_CATALOG), version, pg_is_in_recovery,
+// pg_backend_pid and current_setting —
 // the values the flat path answers (funcs.go) and the session's
 // settings say (in_hot_standby is on: a mirror is read-only, as a
 // standby).
 
 // sessionFuncs are the functions sessionFunc answers.
-var sessionFuncs = map[string]bool{"current_user": true, "session_user": true, "current_database": true, "version": true, "pg_is_in_recovery": true, "current_setting": true}
+var sessionFuncs = map[string]bool{"current_user": true, "session_user": true, "current_database": true, "version": true, "pg_is_in_recovery": true, "current_setting": true,
+	"pg_backend_pid": true}
 
 // sessionFunc is the session function name of no arguments.
 func (c *vecCatalog) sessionFunc(name string, args []lplan.Type) (*lplan.ExtFunc, error) {
@@ -37,6 +38,11 @@ func (c *vecCatalog) sessionFunc(name string, args []lplan.Type) (*lplan.ExtFunc
 		v, t = "PostgreSQL "+c.pl.sess.settings["server_version"]+" on sidecar", lplan.T(types.Text) // as funcs.go: the advertised version
 	case "pg_is_in_recovery":
 		v, t = true, lplan.T(types.Bool)
+	case "pg_backend_pid":
+		// The process ID the session's BackendKeyData gave the client
+		// (what a CancelRequest names), as PostgreSQL's is its backend's.
+		v, t = int64(c.pl.sess.pid), lplan.T(types.Int4)
+		c.sessionBound = true // another session's plan would answer this one's
 	}
 	return &lplan.ExtFunc{Result: t, NullOK: true, Eval: func([]types.Value) (types.Value, error) { return v, nil }}, nil
 }
