@@ -999,7 +999,10 @@ func (s *session) encoder(p *plan, formats []int16) func([]Value) ([][]byte, err
 				if t == types.Timestamptz+1 && !s.sessionZone().IsUTC() { // timestamptz[]: its elements print at UTC
 					return nil, unsupported(-1, "an array of timestamptz in text format when TimeZone is not UTC")
 				}
-				if t == oidTimestamptz && s.zone != nil {
+				if t == types.ArrayOf(types.Tstzrange) && !s.sessionZone().IsUTC() {
+					return nil, unsupported(-1, "an array of tstzrange in text format when TimeZone is not UTC")
+				}
+				if (t == oidTimestamptz || t == types.Tstzrange) && s.zone != nil {
 					var err error
 					if txt, err = s.zoneText(t, txt); err != nil { // timezone.go
 						return nil, err
