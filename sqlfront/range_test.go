@@ -55,8 +55,13 @@ func TestRangeColumns(t *testing.T) {
 		"SELECT id, tz::text, ts::text FROM rg WHERE tz << tstzrange('2024-03-11', NULL) ORDER BY id",
 		"SELECT count(*) FILTER (WHERE tz -|- tstzrange('2024-03-10 00:00+00', '2024-03-11 00:00+00')), count(*) FILTER (WHERE i4 &< '[0,1)'), count(*) FILTER (WHERE i8 &> '[5000000000,)') FROM rg",
 		"SELECT id, tz FROM rg WHERE tz @> '2024-03-10 00:00'::timestamptz ORDER BY id",
+		// The types' pg_type rows and names (psql's \d, pgjdbc's metadata).
+		"SELECT oid, typname, typnamespace, typlen, typbyval, typtype, typcategory, typispreferred, typelem, typarray, typcollation FROM pg_type WHERE oid IN (3904, 3905, 3906, 3907, 3908, 3909, 3910, 3911, 3912, 3913, 3926, 3927) ORDER BY oid",
+		"SELECT format_type(3904, NULL), format_type(3911, -1), format_type(3926, NULL), format_type(3913, NULL)",
+		"SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a WHERE a.attrelid = 'rg'::regclass AND a.attnum > 0 ORDER BY a.attnum",
 	}
 	compareWithPostgres(t, r.pgURL, r.sqlURL, stmts, nil, "UTC")
+	psqlSameOrRefused(t, r, `\d rg`)
 	// In another session zone: bounds without an offset read, and all
 	// bounds print, in it.
 	withZone := func(u, z string) string {
