@@ -25,8 +25,14 @@ func (b *binder) rangeOperator(op string, l, r Scalar, loc int32) (e Scalar, ok 
 	switch {
 	case types.IsRange(lt) && rt == Unknown:
 		r = coerce(r, T(lt))
+		if err := checkRangeLiteral(r, loc); err != nil {
+			return nil, true, err
+		}
 	case lt == Unknown && types.IsRange(rt):
 		l = coerce(l, T(rt))
+		if err := checkRangeLiteral(l, loc); err != nil {
+			return nil, true, err
+		}
 	}
 	lt, rt = l.Type().OID, r.Type().OID
 	switch {
@@ -42,4 +48,22 @@ func (b *binder) rangeOperator(op string, l, r Scalar, loc int32) (e Scalar, ok 
 		return b.callOperator("elem_contained_by_range", l, r, loc)
 	}
 	return nil, true, errorf(CodeUndefinedFunction, "operator does not exist: %s %s %s", l.Type(), op, r.Type()).at(loc)
+}
+
+// checkRangeLiteral reads a range constant's text when it is bound, as
+// PostgreSQL's parser coerces a literal (range_in runs at parse time):
+// its error comes before the operator or function resolution's and
+// before any other expression's evaluation. A datetime overflow is left
+// to evaluation (a tstzrange's bounds are read in the session's zone).
+func checkRangeLiteral(e Scalar, loc int32) error {
+	c, ok := e.(*Const)
+	if !ok || c.Null || !types.IsRange(c.T.OID) {
+		return nil
+	}
+	if _, err := types.ParseRange(c.T.OID, c.Text, nil); err != nil {
+		if le := libraryErr(err); le.Code != "22008" {
+			return le.at(loc)
+		}
+	}
+	return nil
 }
