@@ -60,7 +60,13 @@ func TestRangeColumns(t *testing.T) {
 		"SELECT format_type(3904, NULL), format_type(3911, -1), format_type(3926, NULL), format_type(3913, NULL)",
 		"SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a WHERE a.attrelid = 'rg'::regclass AND a.attnum > 0 ORDER BY a.attnum",
 	}
-	compareWithPostgres(t, r.pgURL, r.sqlURL, stmts, nil, "UTC")
+	stmts = append(stmts, "SELECT id, i4 FROM rg WHERE i4 @> $1::int4 ORDER BY id", "SELECT id FROM rg WHERE d && $1 ORDER BY id")
+	compareWithPostgres(t, r.pgURL, r.sqlURL, stmts, func(q string) []byte {
+		if strings.Contains(q, "int4") {
+			return []byte("2")
+		}
+		return []byte("[2024-01-10,2024-01-20)")
+	}, "UTC")
 	psqlSameOrRefused(t, r, `\d rg`)
 	// In another session zone: bounds without an offset read, and all
 	// bounds print, in it.
@@ -70,6 +76,12 @@ func TestRangeColumns(t *testing.T) {
 		}
 		return u + "?timezone=" + url.QueryEscape(z)
 	}
+	zoneParams := func(q string) []byte {
+		if strings.Contains(q, "tstzrange") {
+			return []byte("[2024-03-10 00:00,2024-03-10 12:00]")
+		}
+		return []byte("2024-03-10 00:00")
+	}
 	zoneURL := tzServe(t, r) // named zones checked against the server, as the daemon does
 	for _, z := range []string{"America/New_York", "Asia/Kolkata"} {
 		compareWithPostgres(t, withZone(r.pgURL, z), withZone(zoneURL, z), []string{
@@ -77,7 +89,9 @@ func TestRangeColumns(t *testing.T) {
 			"SELECT id, tz FROM rg WHERE tz @> '2024-03-10 00:00'::timestamptz ORDER BY id",
 			"SELECT id FROM rg WHERE tz && tstzrange('2024-03-10', '2024-03-11') ORDER BY id",
 			"SELECT tstzrange('2024-03-10', '2024-03-11', '[]'), '[2024-11-03 01:30,2024-11-03 03:00)'::tstzrange, tz::text FROM rg WHERE id = 160",
-		}, nil, z)
+			"SELECT id, tz FROM rg WHERE tz && $1::tstzrange ORDER BY id",
+			"SELECT id FROM rg WHERE tz @> $1::timestamptz ORDER BY id",
+		}, zoneParams, z)
 	}
 	sc, pc := copyConnBoth(t, r)
 	for _, q := range []string{
@@ -125,4 +139,26 @@ func sameLines(a, b []byte) bool {
 	slices.Sort(x)
 	slices.Sort(y)
 	return slices.Equal(x, y)
+}
+
+// TestTimestamptzParamInZone: a text-format timestamptz parameter
+// without an offset is a local time of the session's TimeZone, as
+// PostgreSQL reads it. Before, sidecar read it as UTC (paramAs) and
+// answered other rows outside UTC.
+func TestTimestamptzParamInZone(t *testing.T) {
+	r := newRig(t, []string{"public.ev"}, []string{
+		`CREATE TABLE ev (id int PRIMARY KEY, at timestamptz)`,
+		`INSERT INTO ev SELECT i, timestamptz '2024-03-09 00:00+00' + i * interval '47 minutes' FROM generate_series(1, 120) i`,
+	})
+	zoneURL := tzServe(t, r)
+	for _, z := range []string{"America/New_York", "Asia/Kolkata"} {
+		q := "?"
+		if strings.Contains(zoneURL, "?") {
+			q = "&"
+		}
+		compareWithPostgres(t, r.pgURL+q+"timezone="+url.QueryEscape(z), zoneURL+q+"timezone="+url.QueryEscape(z), []string{
+			"SELECT id, at FROM ev WHERE at >= $1::timestamptz ORDER BY id LIMIT 5",
+			"SELECT count(*) FROM ev WHERE at < $1",
+		}, func(string) []byte { return []byte("2024-03-10 00:00") }, z)
+	}
 }

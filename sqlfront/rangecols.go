@@ -33,3 +33,21 @@ func (pl *planner) multirangeRefusal(stmt *pg.Node) error {
 		return nil
 	})
 }
+
+// zoneParamText is a text-format parameter of type timestamptz or
+// tstzrange read in the session's zone (a time without an offset is a
+// local time, as PostgreSQL's timestamptz_in under TimeZone) and given
+// as its UTC text, which the evaluator and sql/exec read again alike;
+// other types' text unchanged. Before, such a parameter was read as UTC
+// whatever the session's TimeZone.
+func (s *session) zoneParamText(t uint32, txt string) (string, error) {
+	z := s.sessionZone()
+	if z.IsUTC() || t != oidTimestamptz && t != types.Tstzrange {
+		return txt, nil
+	}
+	v, err := types.InIn(t, -1, txt, z)
+	if err != nil {
+		return "", typesErr(err)
+	}
+	return types.Out(t, v), nil
+}

@@ -1108,7 +1108,11 @@ func (s *session) decodeParam(t uint32, format int16, b []byte, n int) (Value, e
 		return s.decodeArrayParam(t, elem, format, b, n)
 	}
 	if format == 0 {
-		v, err := paramAs(t, string(b))
+		txt, err := s.zoneParamText(t, string(b)) // rangecols.go
+		if err != nil {
+			return nil, err
+		}
+		v, err := paramAs(t, txt)
 		if err != nil {
 			return nil, err
 		}
