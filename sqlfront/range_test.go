@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -94,16 +95,12 @@ func TestRangeColumns(t *testing.T) {
 		}, zoneParams, z)
 	}
 	sc, pc := copyConnBoth(t, r)
-	for _, q := range []string{
+	copySame(t, sc, pc,
 		"COPY (SELECT * FROM rg ORDER BY id) TO STDOUT",
 		"COPY (SELECT id, i4, n, tz FROM rg ORDER BY id) TO STDOUT (FORMAT binary)",
 		"COPY (SELECT id, i4 + int4range(0, 1), d * daterange('2024-01-01', '2024-02-01'), tz FROM rg WHERE id % 2 = 0 ORDER BY id) TO STDOUT (FORMAT csv, HEADER)",
 		"COPY (SELECT id, i4, i8, n, d, ts, tz FROM rg ORDER BY id) TO STDOUT (FORMAT binary)",
-	} {
-		if got, want := copyTo(t, sc, q), copyTo(t, pc, q); got.err != want.err || string(got.data) != string(want.data) || got.tag != want.tag {
-			t.Errorf("%s:\nsidecar:  %.300q %s %s\npostgres: %.300q %s %s", q, got.data, got.tag, got.err, want.data, want.tag, want.err)
-		}
-	}
+	)
 
 	// A table's COPY is in its physical order, which the step's UPDATE
 	// changed in PostgreSQL: compared as sorted lines.
@@ -160,5 +157,16 @@ func TestTimestamptzParamInZone(t *testing.T) {
 			"SELECT id, at FROM ev WHERE at >= $1::timestamptz ORDER BY id LIMIT 5",
 			"SELECT count(*) FROM ev WHERE at < $1",
 		}, func(string) []byte { return []byte("2024-03-10 00:00") }, z)
+	}
+}
+
+// copySame checks that each COPY … TO STDOUT answers the same bytes, tag
+// and error on the SQL port (sc) as on PostgreSQL (pc).
+func copySame(t *testing.T, sc, pc *pgx.Conn, qs ...string) {
+	t.Helper()
+	for _, q := range qs {
+		if got, want := copyTo(t, sc, q), copyTo(t, pc, q); got.err != want.err || string(got.data) != string(want.data) || got.tag != want.tag {
+			t.Errorf("%s:\nsidecar:  %.300q %s %s\npostgres: %.300q %s %s", q, got.data, got.tag, got.err, want.data, want.tag, want.err)
+		}
 	}
 }

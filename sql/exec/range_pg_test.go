@@ -66,7 +66,11 @@ func (g rangeGen) lit(k rangeKind) string {
 // elem is an element expression of kind k (typed, or an integer or
 // numeric constant PostgreSQL types itself).
 func (g rangeGen) elem(k rangeKind) string {
-	v := k.ordered[g.r.IntN(len(k.ordered))]
+	return g.elemOf(k, k.ordered[g.r.IntN(len(k.ordered))])
+}
+
+// elemOf is elem with the value v.
+func (g rangeGen) elemOf(k rangeKind, v string) string {
 	switch {
 	case g.r.IntN(8) == 0:
 		return "NULL::" + k.elem
@@ -88,16 +92,7 @@ func (g rangeGen) expr(k rangeKind, untypedOK bool) string {
 		if g.r.IntN(5) != 0 && i > j {
 			i, j = j, i
 		}
-		el := func(v string) string {
-			switch {
-			case g.r.IntN(8) == 0:
-				return "NULL::" + k.elem
-			case k.elem == "int4" && g.r.IntN(2) == 0 && v != "-2147483648":
-				return v
-			}
-			return "'" + v + "'::" + k.elem
-		}
-		args := el(k.ordered[i]) + ", " + el(k.ordered[j])
+		args := g.elemOf(k, k.ordered[i]) + ", " + g.elemOf(k, k.ordered[j])
 		if g.r.IntN(2) == 0 {
 			args += ", '" + []string{"[]", "[)", "(]", "()", "[]", "()", "[", "]["}[g.r.IntN(8)] + "'"
 		}
