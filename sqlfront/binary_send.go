@@ -203,7 +203,7 @@ func isNetworkParam(t uint32) bool {
 // cidr's bits right of the mask are refused), as its output text; ok is
 // false for the types it leaves to the caller.
 func catalogRecv(t uint32, b []byte) (txt string, ok bool, err error) {
-	if !isNetworkParam(t) {
+	if !isNetworkParam(t) && !types.IsRange(t) { // range_recv: rangetype.go
 		return "", false, nil
 	}
 	v, err := types.Recv(t, -1, b)

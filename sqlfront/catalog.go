@@ -28,6 +28,8 @@ var catalogTypes = []struct {
 	{oidTimestamp, "timestamp"}, {oidTimestamptz, "timestamptz"}, {oidInterval, "interval"}, {oidNumeric, "numeric"},
 	{oidUUID, "uuid"}, {oidJSONB, "jsonb"},
 	{types.Inet, "inet"}, {types.Cidr, "cidr"}, {types.Macaddr, "macaddr"}, {types.Macaddr8, "macaddr8"}, // types/inet.go, macaddr.go
+	{types.Int4range, "int4range"}, {types.Numrange, "numrange"}, {types.Tsrange, "tsrange"}, {types.Tstzrange, "tstzrange"}, // types/rangetype.go
+	{types.Daterange, "daterange"}, {types.Int8range, "int8range"},
 }
 
 func u32(v uint32) *string { return strp(strconv.FormatUint(uint64(v), 10)) }

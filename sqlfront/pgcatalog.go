@@ -340,6 +340,8 @@ var pgRels = slices.Concat([]*pgRel{
 				kind := "b"
 				if t.OID == types.Unknown {
 					kind = "p"
+				} else if types.IsRange(t.OID) {
+					kind = "r"
 				}
 				row := []*string{u32(t.OID), sv(t.Name), sv("11"), sv("10"), iv(int64(t.Len)), byval, sv(kind), typeCategory(t, version),
 					bv(t.Preferred), sv("t"), sv(","), sv("0"), u, u32(t.Elem), u32(t.Array)}

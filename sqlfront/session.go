@@ -1000,7 +1000,10 @@ func (s *session) encoder(p *plan, formats []int16) func([]Value) ([][]byte, err
 				if t == types.Timestamptz+1 && !s.sessionZone().IsUTC() { // timestamptz[]: its elements print at UTC
 					return nil, unsupported(-1, "an array of timestamptz in text format when TimeZone is not UTC")
 				}
-				if t == oidTimestamptz && s.zone != nil {
+				if t == types.ArrayOf(types.Tstzrange) && !s.sessionZone().IsUTC() {
+					return nil, unsupported(-1, "an array of tstzrange in text format when TimeZone is not UTC")
+				}
+				if (t == oidTimestamptz || t == types.Tstzrange) && s.zone != nil {
 					var err error
 					if txt, err = s.zoneText(t, txt); err != nil { // timezone.go
 						return nil, err
@@ -1106,7 +1109,11 @@ func (s *session) decodeParam(t uint32, format int16, b []byte, n int) (Value, e
 		return s.decodeArrayParam(t, elem, format, b, n)
 	}
 	if format == 0 {
-		v, err := paramAs(t, string(b))
+		txt, err := s.zoneParamText(t, string(b)) // rangecols.go
+		if err != nil {
+			return nil, err
+		}
+		v, err := paramAs(t, txt)
 		if err != nil {
 			return nil, err
 		}

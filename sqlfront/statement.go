@@ -259,6 +259,9 @@ var readOnlyNames = map[string]string{
 func (pl *planner) statement(rs *pg.RawStmt, text string) error {
 	n := rs.Stmt
 	p := pl.p
+	if err := pl.multirangeRefusal(n); err != nil {
+		return err // rangecols.go
+	}
 	switch {
 	case n.GetSelectStmt() != nil:
 		declared := append([]uint32(nil), pl.params...)

@@ -70,14 +70,14 @@ func (s *session) sessionZone() *types.Zone {
 // flat evaluator and the stored rows hold it) in the session's zone.
 func (s *session) zoneText(t uint32, txt string) (string, error) {
 	z := s.sessionZone()
-	if z.IsUTC() || t != oidTimestamptz {
+	if z.IsUTC() || t != oidTimestamptz && t != types.Tstzrange {
 		return txt, nil
 	}
-	v, err := types.In(types.Timestamptz, -1, txt)
+	v, err := types.In(t, -1, txt)
 	if err != nil {
 		return "", typesErr(err)
 	}
-	return types.OutIn(types.Timestamptz, v, z), nil
+	return types.OutIn(t, v, z), nil
 }
 
 // zoneRoutesToVec says whether a SELECT the flat planner accepted must
@@ -99,7 +99,7 @@ func (pl *planner) zoneRoutesToVec(text string) bool {
 			continue
 		}
 		for _, c := range it.table.Columns {
-			if isDateTime(c.TypeOID) {
+			if isDateTime(c.TypeOID) || c.TypeOID == types.Tstzrange {
 				return true
 			}
 		}

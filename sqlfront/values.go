@@ -214,7 +214,7 @@ func parseAs(t uint32, s string) (Value, error) {
 // not come here: the flat planner leaves a literal opposite a jsonb to
 // sql/exec, whose operator resolution types it (j - 'a' is jsonb - text).
 func paramAs(t uint32, s string) (Value, error) {
-	if t == oidJSON || t == oidJSONB || isNetworkParam(t) { // binary_send.go
+	if t == oidJSON || t == oidJSONB || isNetworkParam(t) || types.IsRange(t) { // binary_send.go
 		v, err := types.In(t, -1, s)
 		if err != nil {
 			return nil, typesErr(err)

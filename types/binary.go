@@ -60,6 +60,8 @@ func AppendSend(dst []byte, oid OID, v Value) ([]byte, error) {
 		return appendMoneySend(dst, x), nil // money.go
 	case BitVal:
 		return appendBitSend(dst, x), nil // bit.go
+	case RangeVal:
+		return appendRangeSend(dst, oid, x) // rangetype.go
 	case DateVal:
 		return binary.BigEndian.AppendUint32(dst, uint32(x)), nil
 	case TimeVal:
@@ -271,6 +273,8 @@ func recv(oid OID, b []byte) (Value, error) {
 		return MoneyVal(be.Uint64(b)), nil
 	case Bit, Varbit:
 		return recvBit(b) // bit.go
+	case Int4range, Int8range, Numrange, Daterange, Tsrange, Tstzrange:
+		return recvRange(oid, b) // rangetype.go
 	case UUID:
 		if err := need(16); err != nil {
 			return nil, err

@@ -134,6 +134,13 @@ var catalog = []Type{
 	{OID: Money, Name: "money", SQLName: "money", Array: 791, Len: 8, Category: CatNumeric, Physical: PhysText},
 	{OID: Bit, Name: "bit", SQLName: "bit", Array: 1561, Len: -1, Category: CatBitStr, Physical: PhysText, Mod: TypmodBits},
 	{OID: Varbit, Name: "varbit", SQLName: "bit varying", Array: 1563, Len: -1, Category: CatBitStr, Preferred: true, Physical: PhysText, Mod: TypmodBits},
+	// The built-in range types (rangetype.go).
+	{OID: Int4range, Name: "int4range", SQLName: "int4range", Array: 3905, Len: -1, Category: CatRange, Physical: PhysText},
+	{OID: Int8range, Name: "int8range", SQLName: "int8range", Array: 3927, Len: -1, Category: CatRange, Physical: PhysText},
+	{OID: Numrange, Name: "numrange", SQLName: "numrange", Array: 3907, Len: -1, Category: CatRange, Physical: PhysText},
+	{OID: Daterange, Name: "daterange", SQLName: "daterange", Array: 3913, Len: -1, Category: CatRange, Physical: PhysText},
+	{OID: Tsrange, Name: "tsrange", SQLName: "tsrange", Array: 3909, Len: -1, Category: CatRange, Physical: PhysText},
+	{OID: Tstzrange, Name: "tstzrange", SQLName: "tstzrange", Array: 3911, Len: -1, Category: CatRange, Physical: PhysText},
 	{OID: JSONB, Name: "jsonb", SQLName: "jsonb", Array: 3807, Len: -1, Category: CatUser, Physical: PhysText},
 	// jsonpath: kept as jsonpath_out prints it (jsonpath.go).
 	{OID: JSONPath, Name: "jsonpath", SQLName: "jsonpath", Array: 4073, Len: -1, Category: CatUser, Physical: PhysText},

@@ -56,6 +56,8 @@ func Compare(oid OID, a, b Value) int {
 		return cmpInt(int64(x), int64(b.(MoneyVal)))
 	case BitVal:
 		return CompareBit(x, b.(BitVal)) // bit.go
+	case RangeVal:
+		return CompareRange(oid, x, b.(RangeVal)) // rangetype.go
 	case DateVal:
 		return cmpInt(int64(x), int64(b.(DateVal)))
 	case TimestampVal:
@@ -160,6 +162,8 @@ func Hash(seed maphash.Seed, oid OID, v Value) uint64 {
 		h.Write(x)
 	case InetVal:
 		hashInet(&h, x) // inet.go: inet and cidr alike
+	case RangeVal:
+		hashRange(&h, seed, oid, x) // rangetype.go
 	case BitVal:
 		h.WriteString(strconv.Itoa(int(x.N)) + "/" + x.B) // bit and varbit alike
 	case IntervalVal:

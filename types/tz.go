@@ -355,6 +355,8 @@ func OutIn(oid OID, v Value, z *Zone) string {
 	switch oid {
 	case Timestamptz:
 		return string(AppendTimestamptzIn(nil, v.(TimestampVal), z))
+	case Tstzrange:
+		return string(AppendRangeOut(nil, oid, v.(RangeVal), z)) // rangetype.go
 	}
 	return Out(oid, v)
 }
@@ -362,6 +364,9 @@ func OutIn(oid OID, v Value, z *Zone) string {
 // InIn is the input function of oid in zone z: timestamptz text without
 // an offset is a local time of z.
 func InIn(oid OID, mod int32, s string, z *Zone) (Value, error) {
+	if oid == Tstzrange && !z.IsUTC() {
+		return ParseRange(oid, s, z) // rangetype.go
+	}
 	if oid != Timestamptz || z.IsUTC() {
 		return In(oid, mod, s)
 	}
@@ -401,6 +406,9 @@ func ConvertIn(v Value, from, to OID, mod int32, z *Zone) (Value, error) {
 	if ts, ok := v.(TimestampVal); ok && (from == Timestamp || from == Timestamptz) && (to == Time || to == Timetz) &&
 		(ts == TimestampPosInf || ts == TimestampNegInf) {
 		return nil, nil // timestamp_time, timestamptz_time(tz): NULL for an infinity
+	}
+	if !z.IsUTC() && (from == Tstzrange || to == Tstzrange) && from != to {
+		return convertTstzrangeIn(v, from, to, mod, z) // rangetype.go
 	}
 	if z.IsUTC() || from == to || from != Timestamptz && to != Timestamptz && !(from == Time && to == Timetz) {
 		return Convert(v, from, to, mod)

@@ -73,6 +73,8 @@ func in(oid OID, s string) (Value, error) {
 		return parseMoney(s) // money.go
 	case Bit, Varbit:
 		return parseBit(s) // bit.go
+	case Int4range, Int8range, Numrange, Daterange, Tsrange, Tstzrange:
+		return ParseRange(oid, s, nil) // rangetype.go
 	case JSON:
 		if !json.Valid([]byte(s)) {
 			return nil, syntaxErr(JSON, s)
@@ -397,6 +399,8 @@ func AppendOut(dst []byte, oid OID, v Value) []byte {
 		return appendMoney(dst, x) // money.go
 	case BitVal:
 		return appendBit(dst, x) // bit.go
+	case RangeVal:
+		return AppendRangeOut(dst, oid, x, nil) // rangetype.go
 	case DateVal:
 		return appendDate(dst, x)
 	case TimestampVal:

@@ -122,6 +122,7 @@ func build(version int) *Registry {
 	r.addMoney()       // moneybit.go
 	r.addBit()         // moneybit.go
 	r.addSleep()       // sleep.go
+	r.addRanges()      // ranges.go
 	return r
 }
 
@@ -601,4 +602,5 @@ jsonb_each jsonb_each_text json_each json_each_text jsonb_object_keys json_objec
 jsonb_array_elements jsonb_array_elements_text json_array_elements json_array_elements_text gen_random_uuid normalize
 is_normalized parse_ident txid_current pg_backend_pid inet_client_addr inet_server_addr statement_timestamp timeofday
 isempty lower_inc upper_inc range_merge bit_length_bytea string_agg_bytea localtime current_time make_timestamptz
-to_ascii text_pattern_ops sind cosd`
+to_ascii text_pattern_ops sind cosd
+range_agg range_intersect_agg multirange int4multirange int8multirange nummultirange datemultirange tsmultirange tstzmultirange`

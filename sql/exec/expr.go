@@ -160,7 +160,7 @@ func foldable(s plan.Scalar) bool {
 				ok = false // PostgreSQL folds only immutable functions
 			}
 		case *plan.Cast:
-			if y.T.OID == plan.Timestamptz || y.Arg.Type().OID == plan.Timestamptz {
+			if y.T.OID == plan.Timestamptz || y.Arg.Type().OID == plan.Timestamptz || y.T.OID == types.Tstzrange || y.Arg.Type().OID == types.Tstzrange {
 				ok = false // a stable cast (time zone): evaluated per row
 			}
 		}
@@ -303,7 +303,7 @@ func constValue(x *plan.Const) (types.Value, error) {
 // constValueIn is a constant's value in zone z (a timestamptz literal
 // without an offset is a local time of z).
 func constValueIn(x *plan.Const, z *types.Zone) (types.Value, error) {
-	if x.Null || x.T.OID != plan.Timestamptz || z.IsUTC() {
+	if x.Null || x.T.OID != plan.Timestamptz && x.T.OID != types.Tstzrange || z.IsUTC() {
 		return constValue(x)
 	}
 	return types.InIn(x.T.OID, x.T.Mod, x.Text, z)

@@ -22,7 +22,7 @@ func (c *compiler) zone() *types.Zone {
 
 // converterIn is the implicit cast from → to in zone z.
 func converterIn(from, to plan.Type, z *types.Zone) conv {
-	if from.OID != plan.Timestamptz && to.OID != plan.Timestamptz {
+	if from.OID != plan.Timestamptz && to.OID != plan.Timestamptz && from.OID != types.Tstzrange && to.OID != types.Tstzrange {
 		return converter0(from, to)
 	}
 	if from.OID == to.OID {

@@ -206,7 +206,8 @@ func pgErr(err error) string {
 // typeName names the result types runSQL prints.
 func typeName(oid uint32) string {
 	names := map[uint32]string{16: "bool", 17: "bytea", 19: "name", 20: "int8", 21: "int2", 23: "int4", 25: "text", 700: "float4", 701: "float8",
-		1042: "bpchar", 1043: "varchar", 1082: "date", 1700: "numeric", 1114: "timestamp", 1184: "timestamptz", 114: "json", 3802: "jsonb", 1083: "time", 1186: "interval", 2950: "uuid", 2206: "regtype", 2249: "record", 4072: "jsonpath", 869: "inet", 650: "cidr", 829: "macaddr", 774: "macaddr8", 790: "money", 1560: "bit", 1562: "varbit"}
+		1042: "bpchar", 1043: "varchar", 1082: "date", 1700: "numeric", 1114: "timestamp", 1184: "timestamptz", 114: "json", 3802: "jsonb", 1083: "time", 1186: "interval", 2950: "uuid", 2206: "regtype", 2249: "record", 4072: "jsonpath", 869: "inet", 650: "cidr", 829: "macaddr", 774: "macaddr8", 790: "money", 1560: "bit", 1562: "varbit",
+		3904: "int4range", 3926: "int8range", 3906: "numrange", 3912: "daterange", 3908: "tsrange", 3910: "tstzrange"}
 	if n, ok := names[oid]; ok {
 		return n
 	}

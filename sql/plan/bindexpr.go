@@ -65,6 +65,9 @@ func (b *binder) expr(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
 				c.Text = string([]rune(c.Text)[:n])
 			}
 		}
+		if err := checkRangeLiteral(e, tc.Location); err != nil {
+			return nil, err // rangeops.go: range_in at parse time
+		}
 		b.noteParam(e)
 		return e, nil
 	case n.GetAExpr() != nil:

@@ -190,6 +190,9 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 	if e, ok, err := b.byteaOperator(op, l, r, loc); ok {
 		return e, err // bytea.go
 	}
+	if e, ok, err := b.rangeOperator(op, l, r, loc); ok {
+		return e, err // rangeops.go
+	}
 	if e, ok, err := b.inetOperator(op, l, r, loc); ok {
 		return e, err // inetops.go
 	}

@@ -56,6 +56,8 @@ var typeNames = map[OID]string{
 	Interval: "interval", Numeric: "numeric", UUID: "uuid", JSON: "json", JSONB: "jsonb", types.JSONPath: "jsonpath", Record: "record",
 	types.Inet: "inet", types.Cidr: "cidr", types.Macaddr: "macaddr", types.Macaddr8: "macaddr8",
 	types.Money: "money", types.Bit: "bit", types.Varbit: "varbit",
+	types.Int4range: "int4range", types.Int8range: "int8range", types.Numrange: "numrange",
+	types.Daterange: "daterange", types.Tsrange: "tsrange", types.Tstzrange: "tstzrange",
 }
 
 // String is the type's pg_type.typname with its modifier, as EXPLAIN
@@ -93,6 +95,8 @@ var typeAliases = map[string]OID{
 	"bytea": Bytea, "name": Name, "uuid": UUID, "json": JSON, "jsonb": JSONB, "oid": Oid, "jsonpath": types.JSONPath,
 	"inet": types.Inet, "cidr": types.Cidr, "macaddr": types.Macaddr, "macaddr8": types.Macaddr8,
 	"money": types.Money, "bit": types.Bit, "varbit": types.Varbit, "bit varying": types.Varbit,
+	"int4range": types.Int4range, "int8range": types.Int8range, "numrange": types.Numrange,
+	"daterange": types.Daterange, "tsrange": types.Tsrange, "tstzrange": types.Tstzrange,
 }
 
 // parseType resolves a type name (pg_catalog qualification dropped) and
