@@ -260,9 +260,19 @@ func (ti *colTypeInfo) typeColumns(c Column, notNull, coll bool) []*string {
 	const n = 22 // is_nullable … udt_name
 	var domSchema, domName *string
 	trueOID, trueMod := c.TypeOID, c.TypeMod
-	var dataType, udtSchema, udtName *string
+	var dtype, udtSchema, udtNm *string
 	if _, builtin := types.Lookup(c.TypeOID); builtin {
-		dataType, udtSchema, udtName = sv(builtinDataType(c.TypeOID)), sv("pg_catalog"), sv(typname(c.TypeOID))
+		dtype, udtSchema, udtNm = sv(builtinDataType(c.TypeOID)), sv("pg_catalog"), sv(typname(c.TypeOID))
+	} else if c.TypeOID < firstNormalOID && c.TypeName != "" {
+		// A type of pg_catalog sidecar does not serve (point, xml,
+		// tsvector, …): named by the copy; the _pg_* functions below are
+		// NULL for every type but the character, bit, numeric and
+		// date/time ones, all of which are served.
+		name, qualified := udtName(c.TypeName) // catalog.go
+		if qualified {
+			return unknownRow(n)
+		}
+		dtype, udtSchema, udtNm = sv(dataType(c)), sv("pg_catalog"), sv(name)
 	} else {
 		u, ok := ti.user[c.TypeOID]
 		schema, sok := ti.nsNames[u.Namespace]
@@ -270,7 +280,9 @@ func (ti *colTypeInfo) typeColumns(c Column, notNull, coll bool) []*string {
 		case !ok || !sok:
 			return unknownRow(n)
 		case u.Type == 'e': // an enum
-			dataType, udtSchema, udtName = sv("USER-DEFINED"), sv(schema), sv(u.Name)
+			dtype, udtSchema, udtNm = sv("USER-DEFINED"), sv(schema), sv(u.Name)
+		case u.Elem != 0 && u.Len == -1: // the array of a user type
+			dtype, udtSchema, udtNm = sv("ARRAY"), sv(schema), sv(u.Name)
 		case u.Type == 'd':
 			if _, builtin := types.Lookup(u.BaseType); !builtin {
 				return unknownRow(n) // a domain over a type sidecar does not list
@@ -278,7 +290,7 @@ func (ti *colTypeInfo) typeColumns(c Column, notNull, coll bool) []*string {
 			domSchema, domName = sv(schema), sv(u.Name)
 			notNull = notNull || u.NotNull
 			trueOID, trueMod = u.BaseType, u.TypMod
-			dataType, udtSchema, udtName = sv(builtinDataType(u.BaseType)), sv("pg_catalog"), sv(typname(u.BaseType))
+			dtype, udtSchema, udtNm = sv(builtinDataType(u.BaseType)), sv("pg_catalog"), sv(typname(u.BaseType))
 		default:
 			return unknownRow(n)
 		}
@@ -296,9 +308,9 @@ func (ti *colTypeInfo) typeColumns(c Column, notNull, coll bool) []*string {
 	if err != nil {
 		interval = pgUnknown
 	}
-	return []*string{sv(yesNo(!notNull)), dataType, charMaxLength(trueOID, trueMod), octet, numericPrecision(trueOID, trueMod),
+	return []*string{sv(yesNo(!notNull)), dtype, charMaxLength(trueOID, trueMod), octet, numericPrecision(trueOID, trueMod),
 		numericPrecisionRadix(trueOID), numericScale(trueOID, trueMod), datetimePrecision(trueOID, trueMod), interval, nil,
-		nil, nil, nil, collCatalog, collSchema, collName, domCatalog, domSchema, domName, sv(ti.cx.db), udtSchema, udtName}
+		nil, nil, nil, collCatalog, collSchema, collName, domCatalog, domSchema, domName, sv(ti.cx.db), udtSchema, udtNm}
 }
 
 // builtinDataType is data_type of a built-in type: 'ARRAY' for an array,
