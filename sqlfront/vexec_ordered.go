@@ -71,18 +71,8 @@ func (s *vecSource) ScanOrdered(ctx context.Context, req *exec.ScanRequest, fn f
 		ids, skip = ids[n:], skip-int64(n)
 		ch := newPageChunker(ctx, req, decs, nil, fn)
 		ch.raw = rawCols(t.Rel.Columns, req)
-		for _, id := range ids {
-			pid, slot := int(id.Page()), id.Slot()
-			if pid >= p.Heap.NumPages() {
-				continue
-			}
-			pv := p.Heap.Page(pid)
-			if slot >= pv.Slots() || pv.Live()[slot/64]&(1<<(slot%64)) == 0 {
-				continue
-			}
-			if err := ch.add(pv, slot); err != nil {
-				return err
-			}
+		if err := ch.addRows(p.Heap, ids); err != nil { // vexec_scan.go
+			return err
 		}
 		return ch.end()
 	}

@@ -239,18 +239,8 @@ func scanPages(ctx context.Context, p snapshot.Pages, cols []wal.Column, req *ex
 		ch.pool, ch.recycle = newBatchPool(len(req.Ords), 1), true
 	}
 	if p.Only != nil {
-		for _, id := range *p.Only {
-			pid, slot := int(id.Page()), id.Slot()
-			if pid >= p.Heap.NumPages() {
-				continue
-			}
-			pv := p.Heap.Page(pid)
-			if slot >= pv.Slots() || pv.Live()[slot/64]&(1<<(slot%64)) == 0 {
-				continue
-			}
-			if err := ch.add(pv, slot); err != nil {
-				return err
-			}
+		if err := ch.addRows(p.Heap, *p.Only); err != nil {
+			return err
 		}
 	} else if err := ch.pages(p.Heap, p.Heap.ColReader(req.Ords), 0, p.Heap.NumPages()); err != nil {
 		return err
@@ -396,6 +386,24 @@ type pageChunker struct {
 // room left is handed on, so that a selective filter is not evaluated
 // over a few rows at a time.
 const chunkMin = exec.BatchSize / 4
+
+// addRows adds the rows ids names that are live in h, in ids' order.
+func (ch *pageChunker) addRows(h *heap.Snapshot, ids []heap.RowID) error {
+	for _, id := range ids {
+		pid, slot := int(id.Page()), id.Slot()
+		if pid >= h.NumPages() {
+			continue
+		}
+		pv := h.Page(pid)
+		if slot >= pv.Slots() || pv.Live()[slot/64]&(1<<(slot%64)) == 0 {
+			continue
+		}
+		if err := ch.add(pv, slot); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func (ch *pageChunker) add(pv heap.PageView, slot int) error {
 	if ch.b == nil {
