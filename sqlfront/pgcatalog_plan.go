@@ -126,7 +126,7 @@ func (c *vecCatalog) checkReads(q *lplan.Query) error {
 	}
 	for _, id := range q.Plan.Columns() {
 		if q.MD.Column(id).Type == nodeTree {
-			return unsupported(-1, "pg_attrdef.adbin in the result (sidecar keeps the default's text, not its node tree)")
+			return unsupported(-1, "a node tree in the result ("+q.MD.Column(id).Name+": pg_attrdef.adbin, pg_index.indpred, pg_publication_rel.prqual; sidecar keeps the expression's text, not its node tree: read it through pg_get_expr)")
 		}
 		if q.MD.Column(id).Type == aclItems {
 			return aclRefusal() // pgcatalog_database.go
