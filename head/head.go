@@ -105,6 +105,9 @@ type Model struct {
 	// warmHold, when set (tests), is received from before the warmer
 	// starts: a warmer held there leaves the restored pages pinned.
 	warmHold chan struct{}
+	// pastTaken, when set (tests), is called by a table's batch right
+	// after it took the snapshot it keeps as a past state.
+	pastTaken func(*Table)
 
 	// unusable is set when an Apply failed after changing some of the
 	// model's state: the tables no longer describe one version, so nothing
@@ -416,8 +419,11 @@ type Table struct {
 	retired atomic.Bool
 	// past holds the table's heap before its last few batches (oldest
 	// first), for scans at a version the model has just moved past.
-	pastMu sync.Mutex
-	past   []pastState
+	// pastDrops counts dropPast calls: a state taken before one is not
+	// kept after it (keepPast).
+	pastMu    sync.Mutex
+	past      []pastState
+	pastDrops uint64
 
 	// opKeys and opIDs are applyOps' per-batch slices, reused (writer
 	// only, under ix's write lock or before the table is shared): a copy
@@ -453,11 +459,22 @@ const (
 )
 
 // keepPast records prev, the heap before the batch at until, valid from
-// from, and drops what is past the bounds.
-func (t *Table) keepPast(prev *heap.Snapshot, from, until uint64) {
+// from, and drops what is past the bounds. drops is pastDropped as read
+// before prev was taken: when dropPast ran since, prev is released, not
+// kept. The warmer drops the past states once a mapped restore's pages
+// are warm (their versions pin the restored checkpoint's images) without
+// wmu, so it can run while a batch holds a snapshot taken before the
+// warmer's last step; kept after it, that snapshot pinned every restored
+// page of the table until a later batch dropped it — on a table no batch
+// reaches, for good: the images were never released (issue 26).
+func (t *Table) keepPast(prev *heap.Snapshot, from, until, drops uint64) {
 	now := time.Now()
 	t.pastMu.Lock()
 	defer t.pastMu.Unlock()
+	if t.pastDrops != drops {
+		prev.Release()
+		return
+	}
 	t.past = append(t.past, pastState{from: from, until: until, snap: prev, kept: now})
 	drop := 0
 	for drop < len(t.past) && (len(t.past)-drop > pastMax || now.Sub(t.past[drop].kept) > pastKeep) {
@@ -480,10 +497,19 @@ func (t *Table) pastAt(at uint64) *heap.Snapshot {
 	return nil
 }
 
-// dropPast releases every kept past state.
+// pastDropped is how many times dropPast ran (keepPast).
+func (t *Table) pastDropped() uint64 {
+	t.pastMu.Lock()
+	defer t.pastMu.Unlock()
+	return t.pastDrops
+}
+
+// dropPast releases every kept past state, and every state taken before
+// it that keepPast is still to record.
 func (t *Table) dropPast() {
 	t.pastMu.Lock()
 	defer t.pastMu.Unlock()
+	t.pastDrops++
 	for _, p := range t.past {
 		p.snap.Release()
 	}
@@ -527,14 +553,19 @@ func (t *Table) apply(ctx context.Context, tb *mirror.TableBatch, lsn uint64) er
 		return errors.New("reset of a table that holds rows") // callers build a new Table
 	}
 	var prev *heap.Snapshot
+	var drops uint64
 	from := t.lsn.Load()
 	if !tb.Reset && from < lsn {
-		prev = t.hp.Snapshot() // the state before this batch (writers are serialised by wmu)
+		drops = t.pastDropped() // before the snapshot: see keepPast
+		prev = t.hp.Snapshot()  // the state before this batch (writers are serialised by wmu)
+		if t.m.pastTaken != nil {
+			t.m.pastTaken(t)
+		}
 	}
 	defer func() {
 		if prev != nil {
 			if err == nil {
-				t.keepPast(prev, from, lsn)
+				t.keepPast(prev, from, lsn, drops)
 			} else {
 				prev.Release()
 			}
