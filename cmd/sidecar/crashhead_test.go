@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,8 +21,9 @@ import (
 // during apply and restarted. After every kill the last checkpoint on
 // disk, restored offline, must equal the trees at its LSN (count and
 // every row). Usable checkpoints alternate between kept (the next start
-// must restore it) and damaged — a flipped byte in the index stream, or
-// the position record deleted — which the next start must not use (it
+// must restore it) and damaged — an index file cut short (a flipped byte
+// in the index stream for a checkpoint kept in the store), or the
+// position record deleted — which the next start must not use (it
 // rebuilds from the trees; the log says why for a corrupt one). After the final catch-up and clean stop the checkpoint written at
 // shutdown must equal HEAD: the model caught up by diff from whatever the
 // last start restored or rebuilt.
@@ -66,7 +69,7 @@ func TestCrashKill9Head(t *testing.T) {
 				damaged[i] = "kept"
 			case 2:
 				damaged[i] = "corrupt"
-				corruptIndexChunk(t, db)
+				corruptIndexChunk(t, db, dataDir)
 				// The flipped byte must have hit a chunk the checkpoint
 				// reads: restored offline, it must be refused. When it is
 				// not (the chunk found first belonged to no live stream),
@@ -131,11 +134,34 @@ func TestCrashKill9Head(t *testing.T) {
 		}})
 }
 
-// corruptIndexChunk flips one byte in the first index stream chunk of the
-// model's checkpoint.
-func corruptIndexChunk(t *testing.T, db *store.DB) {
+// corruptIndexChunk damages the index of the model's checkpoint: a
+// checkpoint written with a data directory (position record v5) keeps
+// each table's radix index as a file, <dataDir>/headimages/<gen>-<i>.i,
+// which a restore maps after checking its length and header — every
+// index file loses its last byte; a
+// checkpoint of index chunks in the store (v4) gets one byte flipped in
+// its first index stream chunk.
+func corruptIndexChunk(t *testing.T, db *store.DB, dataDir string) {
 	t.Helper()
-	err := db.Badger().Update(func(txn *badger.Txn) error {
+	files, err := filepath.Glob(filepath.Join(dataDir, "headimages", "*.i"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) > 0 {
+		// Every generation's: a kill may have left a newer generation's
+		// files that no position record names yet.
+		for _, f := range files {
+			st, err := os.Stat(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(f, st.Size()-1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	err = db.Badger().Update(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{store.PrefixIndex, 'c'}})
 		var key, val []byte
 		for it.Rewind(); it.Valid(); it.Next() {
