@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/sidecar-dev/sidecar/internal/durable"
 	"io"
 	"os"
 	"path/filepath"
@@ -126,17 +127,7 @@ func writeImageFile(dir, name string, write func(io.Writer) (int64, error)) (int
 }
 
 // syncDir syncs directory dir (the names of the files just made).
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+func syncDir(dir string) error { return durable.SyncDir(dir) }
 
 // imageFileGenerations lists dir's image files by generation (a missing
 // directory: none).
