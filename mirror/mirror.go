@@ -134,6 +134,9 @@ type Options struct {
 	// testFlushDelay from the start: set before Open, so that a flush
 	// Open itself starts (flushRecovered) reads it without a race.
 	testFlushDelay time.Duration
+	// testAfterWake, in this package's tests, runs in the writer each
+	// time it moved the durable LSN, after it woke the subscriptions.
+	testAfterWake func()
 }
 
 func (o *Options) defaults() {
@@ -284,6 +287,7 @@ type Mirror struct {
 	// testFlushDelay slows background flushes down, so tests see groups
 	// in flight.
 	testFlushDelay time.Duration
+	testAfterWake  func() // Options.testAfterWake
 
 	// Retention (retain.go): the stored record, readers GC waits for,
 	// the roots a running GC must see, and copies building trees.
@@ -378,6 +382,7 @@ func Open(ctx context.Context, opts Options) (*Mirror, error) {
 		copyProg: map[string]*copyProgress{},
 
 		testFlushDelay: opts.testFlushDelay,
+		testAfterWake:  opts.testAfterWake,
 	}
 	if m.ns == nil {
 		m.ns = store.NewNodeStore[*prolly.Node](opts.DB, prolly.NodeCodec{})

@@ -146,14 +146,23 @@ func (m *Mirror) writer() {
 		if invariants.Enabled {
 			checkCommitOrder(ops, wal.LSN(m.written.Load()))
 		}
+		// The read head first: subscriptions deliver a commit once it is
+		// durable, and a consumer (the in-memory HEAD) must never hold a
+		// commit readers cannot resolve HEAD to yet — a read at the head
+		// before it found the model's table past its version and the
+		// mirror's head not there, and went to the tree
+		// (TestCommitsDeliveredAfterReadHead).
+		if err == nil && head != nil {
+			m.readHead.Store(head)
+		}
 		if err == nil && last != nil {
 			m.written.Store(uint64(last.commit))
 			m.durable.Store(max(m.durable.Load(), uint64(last.commit)))
 			invariants.Check(m.durable.Load() <= m.written.Load(), "durable %d above written %d", m.durable.Load(), m.written.Load())
 			m.subs.durableMoved()
-		}
-		if err == nil && head != nil {
-			m.readHead.Store(head)
+			if m.testAfterWake != nil {
+				m.testAfterWake()
+			}
 		}
 		for _, op := range ops {
 			if op.done != nil {

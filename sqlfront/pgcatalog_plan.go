@@ -3,6 +3,7 @@ package sqlfront
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -450,7 +451,7 @@ func (pl *planner) planCatalog(stmt *pg.Node, declared []uint32) error {
 		case err == nil:
 			return unsupported(-1, "this use of parameters in a catalog query")
 		case errors.As(err, &pe):
-			if rel, ok := unservedCatalogRelation(pe); ok {
+			if rel, ok := unservedCatalogRelation(pe, serverVersion(pl.src.Tables())); ok {
 				return unsupported(int(pe.Position)-1, rel+" (sidecar's catalog does not serve it yet)")
 			}
 			return &Error{Code: pe.Code, Pos: int(pe.Position) - 1, Msg: strings.TrimPrefix(pe.Message, "not supported yet: "), Detail: pe.Detail, Hint: pe.Hint}
@@ -464,21 +465,36 @@ func (pl *planner) planCatalog(stmt *pg.Node, declared []uint32) error {
 // unservedCatalogRelation reads a binder's "relation does not exist" for
 // a relation of pg_catalog or information_schema sidecar does not serve
 // (PostgreSQL has it: the answer is 0A000, not 42P01).
-func unservedCatalogRelation(pe *lplan.Error) (string, bool) {
+func unservedCatalogRelation(pe *lplan.Error, version int) (string, bool) {
 	if pe.Code != lplan.CodeUndefinedTable || !strings.HasPrefix(pe.Message, "relation \"") {
 		return "", false
 	}
 	name, _, _ := strings.Cut(strings.TrimPrefix(pe.Message, "relation \""), "\"")
-	if strings.HasPrefix(name, "pg_catalog.") || strings.HasPrefix(name, "information_schema.") {
-		return name, true
-	}
-	if !strings.Contains(name, ".") && strings.HasPrefix(name, "pg_") {
+	schema, rel, qualified := strings.Cut(name, ".")
+	if !qualified {
 		// pg_catalog comes first on every search path: an unqualified
-		// pg_… name no followed relation has is PostgreSQL's own
-		// (pg_tablespace, pg_authid), as on the flat path (pl.table).
-		return "pg_catalog." + name, true
+		// name no followed relation has is PostgreSQL's own when
+		// pg_catalog has it (pg_tablespace, pg_authid), as on the flat
+		// path (pl.table).
+		schema, rel = "pg_catalog", name
+	}
+	if systemRelation(schema, rel, version) {
+		return schema + "." + rel, true
 	}
 	return "", false
+}
+
+// systemRelation says whether PostgreSQL of version (server_version_num,
+// 0 unknown) has the relation schema.name of pg_catalog or
+// information_schema (pgcatalog_relnames.go).
+func systemRelation(schema, name string, version int) bool {
+	switch schema {
+	case "pg_catalog":
+		return pgCatalogHas(name, version)
+	case "information_schema":
+		return slices.Contains(infoSchemaRelations, name)
+	}
+	return false
 }
 
 // infoSchemaFunc is the name of the first function stmt calls qualified

@@ -1,7 +1,6 @@
 package sqlfront
 
 import (
-	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
@@ -635,17 +634,17 @@ func (pl *planner) table(rv *pg.RangeVar, asOf string) (*Table, error) {
 		if err := pl.viewRefusal(rv, schema); err != nil {
 			return nil, err // views.go
 		}
-		if rv.Schemaname == "" && strings.HasPrefix(rv.Relname, "pg_") {
+		sysSchema := rv.Schemaname
+		if sysSchema == "" {
 			// pg_catalog comes first on every search path: an unqualified
-			// pg_… name no followed relation has is PostgreSQL's own
-			// (pg_indexes, pg_stat_user_tables, …), which sidecar does not
-			// serve: 0A000, not 42P01 (PostgreSQL has it).
-			return nil, unsupported(int(rv.Location), "pg_catalog."+rv.Relname+" (sidecar's catalog does not serve it yet)")
+			// name no followed relation has is PostgreSQL's own when
+			// pg_catalog has it (pg_stat_user_tables, …).
+			sysSchema = "pg_catalog"
 		}
-		if rv.Schemaname == "pg_catalog" || rv.Schemaname == "information_schema" && slices.Contains(infoSchemaRelations, rv.Relname) {
-			// PostgreSQL has it (information_schema.routines, …): 0A000,
-			// not 42P01.
-			return nil, unsupported(int(rv.Location), rv.Schemaname+"."+rv.Relname+" (sidecar's catalog does not serve it yet)")
+		if systemRelation(sysSchema, rv.Relname, serverVersion(pl.src.Tables())) { // pgcatalog_plan.go
+			// PostgreSQL has it and sidecar does not serve it: 0A000,
+			// not 42P01 (a name the followed major lacks is 42P01).
+			return nil, unsupported(int(rv.Location), sysSchema+"."+rv.Relname+" (sidecar's catalog does not serve it yet)")
 		}
 		var names []string
 		for _, t := range pl.src.Tables() {
