@@ -291,6 +291,13 @@ func arrayElemType(t uint32) uint32 {
 // and backslashes escaping; an unquoted NULL (any case) is NULL. A
 // multidimensional array or explicit bounds are refused.
 func parseArray(elem uint32, s string) (*arrayValue, error) {
+	return parseArrayAs(elem, s, parseAs)
+}
+
+// parseArrayAs is parseArray reading each element with as: paramAs for
+// a bound array parameter, whose elements may be of the types kept as
+// their canonical text (bytea, jsonb, inet: `h = ANY($1)`).
+func parseArrayAs(elem uint32, s string, as func(uint32, string) (Value, error)) (*arrayValue, error) {
 	bad := func(detail string) error {
 		e := errf(codeInvalidText, -1, "malformed array literal: \"%s\"", s)
 		e.Detail = detail
@@ -355,7 +362,7 @@ func parseArray(elem uint32, s string) (*arrayValue, error) {
 		case !any && strings.EqualFold(raw, "NULL"):
 			out.vals = append(out.vals, nil)
 		default:
-			v, err := parseAs(elem, raw)
+			v, err := as(elem, raw)
 			if err != nil {
 				return nil, err
 			}
@@ -391,7 +398,7 @@ func (s *session) decodeArrayParam(t, elem uint32, format int16, b []byte, n int
 		}
 		text = string(txt)
 	}
-	return parseArray(elem, text)
+	return parseArrayAs(elem, text, paramAs)
 }
 
 // arrayCastElem is the element type of a cast to an array type

@@ -246,7 +246,7 @@ func (s *session) sqlExecute(ctx context.Context, p *plan) (*prepared, []Value, 
 		if name := typname(want[i]); typeNames[name] != want[i] || name == "char" {
 			return nil, nil, unsupported(sp.pos[i], "an EXECUTE argument of type "+typeName(want[i]))
 		}
-		v, err := s.executeArg(ctx, "SELECT CAST(("+a+") AS pg_catalog."+typname(want[i])+")")
+		v, err := s.executeArg(ctx, "SELECT CAST(("+a+") AS pg_catalog."+typname(want[i])+")", want[i])
 		if e, ok := err.(*Error); ok && e.Pos >= 0 {
 			e.Pos = sp.pos[i] // PostgreSQL points at the argument
 		}
@@ -258,8 +258,9 @@ func (s *session) sqlExecute(ctx context.Context, p *plan) (*prepared, []Value, 
 	return ps, vals, nil
 }
 
-// executeArg is the value of a one-column, one-row query.
-func (s *session) executeArg(ctx context.Context, q string) (Value, error) {
+// executeArg is the value of a one-column, one-row query of type t, as
+// the evaluator holds a bound parameter's.
+func (s *session) executeArg(ctx context.Context, q string, t uint32) (Value, error) {
 	plans, err := s.planQuery(ctx, q, nil)
 	if err != nil {
 		return nil, err
@@ -274,6 +275,19 @@ func (s *session) executeArg(ctx context.Context, q string) (Value, error) {
 	}
 	if len(row) != 1 {
 		return nil, unsupported(-1, "this EXECUTE argument")
+	}
+	// A statement run on sql/exec emits its values as output cells
+	// (vexec.go): read as a parameter's text is (an EXECUTE of a bytea or
+	// jsonb argument handed the cell to the statement's functions, which
+	// panicked on it and closed the connection).
+	switch c := row[0].(type) {
+	case storedText:
+		if c.s == nil {
+			return nil, nil
+		}
+		return paramAs(t, *c.s)
+	case engineCell:
+		return paramAs(t, c.txt)
 	}
 	return row[0], nil
 }

@@ -209,12 +209,13 @@ func parseAs(t uint32, s string) (Value, error) {
 }
 
 // paramAs reads a bound parameter's text s as a value of type t:
-// parseAs, and json/jsonb (kept as their text — json its input, jsonb
-// normalized — for sql/exec, which reads it again). Untyped literals do
+// parseAs, and json/jsonb, bytea, network and range types (kept as their
+// canonical text — json its input, jsonb normalized, bytea in hex — for
+// sql/exec, which reads it again). Untyped literals do
 // not come here: the flat planner leaves a literal opposite a jsonb to
 // sql/exec, whose operator resolution types it (j - 'a' is jsonb - text).
 func paramAs(t uint32, s string) (Value, error) {
-	if t == oidJSON || t == oidJSONB || isNetworkParam(t) || types.IsRange(t) { // binary_send.go
+	if t == oidJSON || t == oidJSONB || t == oidBytea || isNetworkParam(t) || types.IsRange(t) { // binary_send.go
 		v, err := types.In(t, -1, s)
 		if err != nil {
 			return nil, typesErr(err)
