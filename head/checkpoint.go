@@ -157,6 +157,10 @@ type CheckpointStats struct {
 	HeapBytes  int
 	IndexBytes int // radix index checkpoints
 	KeyBytes   int // key stores
+	// FileBytes is the bytes of index and key store image files this
+	// checkpoint wrote; LinkedBytes those it took over from the
+	// generation before unchanged (a hard link, nothing written).
+	FileBytes, LinkedBytes int
 	// HeapBatches is the number of batches the page images were written
 	// in; PeakBatchBytes the most image bytes one batch held (at most
 	// heap.CheckpointBatchBytes plus one image).
@@ -437,6 +441,9 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 		}
 		st.IndexBytes += rec.IndexLen
 		st.KeyBytes += rec.KeysLen
+		if files {
+			st.FileBytes += rec.IndexLen + rec.KeysLen
+		}
 		pos.Tables = append(pos.Tables, rec)
 		st.Tables++
 	}
