@@ -125,10 +125,17 @@ func fileSums(t *testing.T, dir string) map[string]string {
 // next checkpoint unlinks the files it maps, and it still reads right
 // through the mappings.
 func TestMappedRestoreReadsAsBefore(t *testing.T) {
+	t.Run("v5", func(t *testing.T) { testMappedRestore(t, true) })
+	t.Run("v6", func(t *testing.T) { testMappedRestore(t, false) })
+}
+
+// testMappedRestore is TestMappedRestoreReadsAsBefore with record version
+// 5 (single) or 6.
+func testMappedRestore(t *testing.T, single bool) {
 	sd := seed(t)
 	rng := rand.New(rand.NewPCG(sd, 24))
 	f := openFeed(t)
-	persist := &Persist{DB: f.db, Every: -1, Mirror: f.m}
+	persist := &Persist{DB: f.db, Every: -1, Mirror: f.m, singleFiles: single}
 	const n = 6000
 	mod, rows := churnedCheckpoint(t, f, persist, nil, n, rng)
 	at := mod.LSN()
@@ -140,13 +147,17 @@ func TestMappedRestoreReadsAsBefore(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if v != recordFiles {
-		t.Fatalf("record version %d, want %d", v, recordFiles)
+	wantV, wantFiles := byte(recordParts), 3
+	if single {
+		wantV, wantFiles = recordFiles, 2
+	}
+	if v != wantV {
+		t.Fatalf("record version %d, want %d", v, wantV)
 	}
 	dir := persist.imageDir()
 	before := fileSums(t, dir)
-	if len(before) != 2 {
-		t.Fatalf("image files %v, want an index and a key store file", len(before))
+	if len(before) < wantFiles || single && len(before) != wantFiles {
+		t.Fatalf("%d image files, want an index and a key store file (or the parts of them)", len(before))
 	}
 
 	back := Restore(Options{Heap: heapSmallPages, Persist: persist})
@@ -229,7 +240,7 @@ func TestMappedRestoreReadsAsBefore(t *testing.T) {
 // checkpoint at the restore.
 func TestMappedImageFileDamaged(t *testing.T) {
 	f := openFeed(t)
-	persist := &Persist{DB: f.db, Every: -1, Mirror: f.m}
+	persist := &Persist{DB: f.db, Every: -1, Mirror: f.m, singleFiles: true}
 	mod, _ := churnedCheckpoint(t, f, persist, nil, 3000, rand.New(rand.NewPCG(seed(t), 25)))
 	dir := persist.imageDir()
 	opts := Options{Heap: heapSmallPages, Persist: persist}
@@ -307,7 +318,7 @@ func TestMappedIndexCharged(t *testing.T) {
 		mapped = tr.MappedBytes() + tb.keys.mappedBytes()
 	})
 	own := int64(total - mapped)
-	if c := tb.ChargeIndex(); c < own || c > own+int64(len(tb.images.ix)+len(tb.images.keys)) {
+	if c := tb.ChargeIndex(); c < own || c > own+tb.images.mappedLen() {
 		t.Fatalf("charged %d B, own %d B, mapped %d B", c, own, mapped)
 	}
 	sameReads(t, rng, mod, back, at, n, 2000) // faults pages in
