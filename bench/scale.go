@@ -149,23 +149,23 @@ type ScaleReport struct {
 	// linked from the generation before); PGCheckpoint PostgreSQL's
 	// CHECKPOINT after the same reads.
 	CkptFirst, CkptUnchanged, PGCheckpoint time.Duration
-	CkptFirstFiles, CkptUnchangedFiles    int64
-	Cells                  []*ScaleCell
-	ChecksumPG, ChecksumSC string
-	Apply                  []*ScaleCell
-	DataDir                int64
-	Samples                []RSSSample
-	Loads                  []string
-	Failure                string
-	Phase                  string
-	HeadIndex, HeadKeys    int64 // checkpoint bytes
-	HeadHeap               int64
-	ProfileFiles           []string
-	DaemonLog              string // the daemon's log, kept
-	EndLoad                string
-	PeakRSS, PeakCgroup    int64
-	Grow                   []GrowStep // the grow mode\'s steps
-	GrowMode               bool
+	CkptFirstFiles, CkptUnchangedFiles     int64
+	Cells                                  []*ScaleCell
+	ChecksumPG, ChecksumSC                 string
+	Apply                                  []*ScaleCell
+	DataDir                                int64
+	Samples                                []RSSSample
+	Loads                                  []string
+	Failure                                string
+	Phase                                  string
+	HeadIndex, HeadKeys                    int64 // checkpoint bytes
+	HeadHeap                               int64
+	ProfileFiles                           []string
+	DaemonLog                              string // the daemon's log, kept
+	EndLoad                                string
+	PeakRSS, PeakCgroup                    int64
+	Grow                                   []GrowStep // the grow mode\'s steps
+	GrowMode                               bool
 }
 
 // MemorySnapshot is the process's memory after a GC, by part.
