@@ -62,6 +62,26 @@ func churnedCheckpoint(t *testing.T, f *feed, persist *Persist, budget *heap.Pag
 	return mod, rows
 }
 
+// churnCommits commits k single-row changes to a, keys drawn from [0,
+// span): of a key present, every every-th a delete, else an update; of
+// an absent one an insert. rows follows.
+func churnCommits(f *feed, a *wal.Relation, rows map[int]int, rng *rand.Rand, k, every, span int, note string) {
+	for i := range k {
+		id := rng.IntN(span)
+		if _, ok := rows[id]; ok && i%every == 0 {
+			f.commit([]wal.Change{{Kind: wal.Delete, Relation: a, Old: vals(id, 0, ""), OldKind: wal.OldKey}})
+			delete(rows, id)
+			continue
+		}
+		kind := wal.Insert
+		if _, ok := rows[id]; ok {
+			kind = wal.Update
+		}
+		rows[id] = i
+		f.commit([]wal.Change{{Kind: kind, Relation: a, New: vals(id, i, note)}})
+	}
+}
+
 // sameReads reads seeded random point gets and ranges from both models at
 // the checkpoint's LSN and fails on the first difference.
 func sameReads(t *testing.T, rng *rand.Rand, want, got *Model, at wal.LSN, n, reads int) {
@@ -182,20 +202,7 @@ func testMappedRestore(t *testing.T, single bool) {
 
 	// The restored model goes on: writes copy what they touch.
 	a := relation(1, "a")
-	for i := range 300 {
-		id := rng.IntN(2 * n)
-		if _, ok := rows[id]; ok && i%3 == 0 {
-			f.commit([]wal.Change{{Kind: wal.Delete, Relation: a, Old: vals(id, 0, ""), OldKind: wal.OldKey}})
-			delete(rows, id)
-			continue
-		}
-		kind := wal.Insert
-		if _, ok := rows[id]; ok {
-			kind = wal.Update
-		}
-		rows[id] = i
-		f.commit([]wal.Change{{Kind: kind, Relation: a, New: vals(id, i, "after")}})
-	}
+	churnCommits(f, a, rows, rng, 300, 3, 2*n, "after")
 	sub, err := f.m.Subscribe(back, mirror.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -132,20 +132,7 @@ func TestCheckpointLinksUnchangedParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 400 {
-		id := rng.IntN(2 * n)
-		if _, ok := rows[id]; ok && i%2 == 0 {
-			f.commit([]wal.Change{{Kind: wal.Delete, Relation: a, Old: vals(id, 0, ""), OldKind: wal.OldKey}})
-			delete(rows, id)
-			continue
-		}
-		kind := wal.Insert
-		if _, ok := rows[id]; ok {
-			kind = wal.Update
-		}
-		rows[id] = i
-		f.commit([]wal.Change{{Kind: kind, Relation: a, New: vals(id, i, "again")}})
-	}
+	churnCommits(f, a, rows, rng, 400, 2, 2*n, "again")
 	f.waitDelivered(sub)
 	if err := sub.Close(); err != nil {
 		t.Fatal(err)

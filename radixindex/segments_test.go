@@ -75,13 +75,7 @@ func TestImageParts(t *testing.T) {
 			t.Fatalf("seed %d: MapImageParts: lsn %d, %v", seed, ix.LSN(), err)
 		}
 		back := ix.t
-		if back.root != tr.root || back.n != tr.n || !sameImageSlab(&back.n4, &tr.n4) || !sameImageSlab(&back.n16, &tr.n16) ||
-			!sameImageSlab(&back.n48, &tr.n48) || !sameImageSlab(&back.n256, &tr.n256) {
-			t.Fatalf("seed %d: the mapped slabs differ from the written ones", seed)
-		}
-		if err := back.Verify(); err != nil {
-			t.Fatalf("seed %d: Verify: %v", seed, err)
-		}
+		sameMappedTree(t, seed, back, tr)
 		fm := ix.Freeze()
 		for k := range ImageKinds {
 			for c := range fm.ImagePages(k) {
@@ -131,4 +125,17 @@ func TestImageParts(t *testing.T) {
 			t.Fatalf("seed %d: MappedPages counts %d, the frozen view %d of %d", seed, still, total-copied, total)
 		}
 	})
+}
+
+// sameMappedTree fails unless back, mapped from tr's image, has tr's
+// root, keys and slabs, and verifies.
+func sameMappedTree(t *testing.T, seed uint64, back, tr *Tree) {
+	t.Helper()
+	if back.root != tr.root || back.n != tr.n || !sameImageSlab(&back.n4, &tr.n4) || !sameImageSlab(&back.n16, &tr.n16) ||
+		!sameImageSlab(&back.n48, &tr.n48) || !sameImageSlab(&back.n256, &tr.n256) {
+		t.Fatalf("seed %d: the mapped slabs differ from the written ones", seed)
+	}
+	if err := back.Verify(); err != nil {
+		t.Fatalf("seed %d: Verify: %v", seed, err)
+	}
 }
