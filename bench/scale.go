@@ -150,22 +150,26 @@ type ScaleReport struct {
 	// CHECKPOINT after the same reads.
 	CkptFirst, CkptUnchanged, PGCheckpoint time.Duration
 	CkptFirstFiles, CkptUnchangedFiles     int64
-	Cells                                  []*ScaleCell
-	ChecksumPG, ChecksumSC                 string
-	Apply                                  []*ScaleCell
-	DataDir                                int64
-	Samples                                []RSSSample
-	Loads                                  []string
-	Failure                                string
-	Phase                                  string
-	HeadIndex, HeadKeys                    int64 // checkpoint bytes
-	HeadHeap                               int64
-	ProfileFiles                           []string
-	DaemonLog                              string // the daemon's log, kept
-	EndLoad                                string
-	PeakRSS, PeakCgroup                    int64
-	Grow                                   []GrowStep // the grow mode\'s steps
-	GrowMode                               bool
+	// HeldMapped is the bytes of unlinked HEAD image files the process
+	// still mapped after the footprint's checkpoints (their disk space
+	// held); CkptReleased the mappings those checkpoints gave back.
+	HeldMapped, CkptReleased int64
+	Cells                    []*ScaleCell
+	ChecksumPG, ChecksumSC   string
+	Apply                    []*ScaleCell
+	DataDir                  int64
+	Samples                  []RSSSample
+	Loads                    []string
+	Failure                  string
+	Phase                    string
+	HeadIndex, HeadKeys      int64 // checkpoint bytes
+	HeadHeap                 int64
+	ProfileFiles             []string
+	DaemonLog                string // the daemon's log, kept
+	EndLoad                  string
+	PeakRSS, PeakCgroup      int64
+	Grow                     []GrowStep // the grow mode\'s steps
+	GrowMode                 bool
 }
 
 // MemorySnapshot is the process's memory after a GC, by part.
@@ -379,6 +383,9 @@ func (s *scaleRun) phases(ctx context.Context) error {
 		return err
 	}
 	s.rep.CkptUnchanged, s.rep.CkptUnchangedFiles = st2.Took, int64(st2.FileBytes)
+	s.rep.CkptReleased = st.ReleasedBytes + st2.ReleasedBytes
+	s.rep.HeldMapped = heldImageMappings()
+	s.o.Logf("mapped image files released %s, unlinked ones still mapped %s", fmtBytes(s.rep.CkptReleased), fmtBytes(s.rep.HeldMapped))
 	s.o.Logf("unchanged checkpoint: %s (index/key bytes written %s, linked %s)", fmtDur(st2.Took), fmtBytes(int64(st2.FileBytes)), fmtBytes(int64(st2.LinkedBytes)))
 	t0 := time.Now()
 	if _, err := s.conn.Exec(ctx, "CHECKPOINT"); err != nil {
@@ -1079,4 +1086,30 @@ func (s *scaleRun) grow(ctx context.Context) error {
 	}
 	return s.conn.QueryRow(ctx, "SELECT pg_total_relation_size('t'), pg_relation_size('t'), pg_indexes_size('t')").
 		Scan(&s.rep.PGTotal, &s.rep.PGHeap, &s.rep.PGIdx)
+}
+
+// heldImageMappings is the bytes of the process's mappings of HEAD image
+// files that were unlinked (/proc/self/maps: "(deleted)"): disk space the
+// mappings hold.
+func heldImageMappings() int64 {
+	b, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return -1
+	}
+	var n int64
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.Contains(l, "/headimages/") || !strings.HasSuffix(l, "(deleted)") {
+			continue
+		}
+		lo, hi, ok := strings.Cut(strings.Fields(l)[0], "-")
+		if !ok {
+			continue
+		}
+		a, err1 := strconv.ParseUint(lo, 16, 64)
+		z, err2 := strconv.ParseUint(hi, 16, 64)
+		if err1 == nil && err2 == nil && z > a {
+			n += int64(z - a)
+		}
+	}
+	return n
 }

@@ -168,6 +168,9 @@ func WriteScaleMarkdown(w io.Writer, rep *ScaleReport, command string) error {
 		p("| sidecar HEAD checkpoint after the cold reads (index + key store files written: %s) | `%s` |\n", fmtBytes(rep.CkptFirstFiles), fmtDur(rep.CkptFirst))
 		p("| sidecar HEAD checkpoint right after it, nothing changed (files written: %s) | `%s` |\n", fmtBytes(rep.CkptUnchangedFiles), fmtDur(rep.CkptUnchanged))
 	}
+	if rep.CkptFirst > 0 {
+		p("| … mapped image files given back by those checkpoints / unlinked files still mapped after them | `%s` / `%s` |\n", fmtBytes(rep.CkptReleased), fmtBytes(rep.HeldMapped))
+	}
 	if rep.PGCheckpoint > 0 {
 		p("| PostgreSQL `CHECKPOINT` after the same reads | `%s` |\n", fmtDur(rep.PGCheckpoint))
 	}
