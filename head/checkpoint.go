@@ -438,6 +438,7 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 		}
 		encStart := time.Now()
 		rec := tableRecord{Name: name, Relation: tc.rel, LSN: tc.lsn, CopiedAt: uint64(tc.copiedAt), IndexLSN: tc.index.LSN()}
+		readMapped := true
 		switch {
 		case files && pos.version == recordParts:
 			var next *tablePrev
@@ -445,6 +446,7 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 			next, ps, err = writeTableParts(p, dir, gen, i, tc, &rec, prevs[name])
 			st.FileBytes += ps.written
 			st.LinkedBytes += ps.linked
+			readMapped = ps.readMapped
 			if err == nil {
 				nextPrevs[name] = next
 			}
@@ -458,10 +460,11 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 		// stops copying them (radixindex.Frozen.Release).
 		st.IndexCopied += tc.index.Release()
 		tc.index, tc.keys = nil, frozenKeys{}
-		if tc.images != nil {
-			// The write read every mapped page the writer had not
-			// copied: dropped from the process again (the next lookups
-			// read back what they use).
+		if tc.images != nil && readMapped {
+			// The write read the mapped pages the writer had not copied
+			// of the parts it wrote (version 5: all of them): dropped
+			// from the process again (the next lookups read back what
+			// they use).
 			tc.images.evict()
 		}
 		st.Encode += time.Since(encStart)

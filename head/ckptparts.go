@@ -100,6 +100,8 @@ func linkImageFile(dir, from, name string) error {
 // partStats counts what writeTableParts wrote and linked.
 type partStats struct {
 	written, linked int
+	// readMapped: a part written held mapped pages (read to write them).
+	readMapped bool
 }
 
 // writeTableParts writes the cut tc's index and key store as the parts of
@@ -143,7 +145,8 @@ func writeTableParts(p *Persist, dir string, gen uint64, i int, tc *tableCut, re
 					bw := bufio.NewWriterSize(w, 1<<16)
 					var total int64
 					for c := from; c < to; c++ {
-						b, _ := tc.index.ImagePage(k, c)
+						b, mapped := tc.index.ImagePage(k, c)
+						st.readMapped = st.readMapped || mapped
 						buf = radixindex.AppendImagePage(buf[:0], b)
 						bw.Write(buf)
 						total += int64(len(buf))
@@ -185,6 +188,9 @@ func writeTableParts(p *Persist, dir string, gen uint64, i int, tc *tableCut, re
 			}
 			st.linked += part.Len
 		} else {
+			for _, pg := range pages[from:to] {
+				st.readMapped = st.readMapped || pg != nil && pg.epoch == mappedEpoch
+			}
 			n, err := writeImageFile(dir, name, func(w io.Writer) (int64, error) { return writeKeyFile(w, pages[from:to]) })
 			if err != nil {
 				return nil, st, err
