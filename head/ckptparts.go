@@ -2,11 +2,13 @@ package head
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/zeebo/xxh3"
 
@@ -53,7 +55,9 @@ const (
 	indexPartPages = 64
 	// keyPartPages is the key store pages of a part (one per heap page:
 	// ≈ 10 KiB each for a bigint key at 1,024 rows a page).
-	keyPartPages = 128
+	keyPartPages = 256
+	// keyPartMappers is how many key parts a restore maps at once.
+	keyPartMappers = 8
 )
 
 // partFile is one part of a version 6 record: its file and length.
@@ -301,26 +305,57 @@ func restoreIndexParts(dir string, t *Table, tr tableRecord) (*radixindex.Index,
 			im.ixParts[k] = append(im.ixParts[k], &mapPart{b: b, f: f, name: pf.File, kind: k, from: from, to: to})
 		}
 	}
+	// The key parts are mapped side by side: each reads its directory
+	// (at the file's end), one read per part, latency-bound on a cold
+	// cache (at 30M rows, 230 parts one after another: 1.8 s of a 2.9 s
+	// restart).
+	type mappedKeys struct {
+		part *mapPart
+		ks   keyStore
+		err  error
+	}
+	kparts := make([]mappedKeys, len(tr.KeyParts))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, keyPartMappers)
+	for s, pf := range tr.KeyParts {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			b, f, err := mapImageFile(filepath.Join(dir, pf.File), pf.Len)
+			if err != nil {
+				kparts[s].err = fmt.Errorf("keys of %s: %w", tr.Name, err)
+				return
+			}
+			kparts[s].part = &mapPart{b: b, f: f, name: pf.File, key: true}
+			if kparts[s].ks, err = mapKeyFile(b); err != nil {
+				kparts[s].err = fmt.Errorf("keys of %s: %s: %w", tr.Name, pf.File, err)
+				return
+			}
+			kparts[s].part.keyDir, _ = keyFileDirectory(b) // checked by mapKeyFile
+		}()
+	}
+	wg.Wait()
 	var ks keyStore
 	ks.mappedPer = keyPartPages
-	for s, pf := range tr.KeyParts {
-		b, f, err := mapImageFile(filepath.Join(dir, pf.File), pf.Len)
-		if err != nil {
-			return fail(fmt.Errorf("keys of %s: %w", tr.Name, err))
+	var kerr error
+	for s, kp := range kparts {
+		if kp.part != nil {
+			im.keyParts = append(im.keyParts, kp.part)
 		}
-		part := &mapPart{b: b, f: f, name: pf.File, key: true}
-		im.keyParts = append(im.keyParts, part)
-		pks, err := mapKeyFile(b)
-		if err != nil {
-			return fail(fmt.Errorf("keys of %s: %s: %w", tr.Name, pf.File, err))
+		if kerr = cmp.Or(kerr, kp.err); kerr != nil {
+			continue
 		}
-		part.keyDir, _ = keyFileDirectory(b) // checked by mapKeyFile
-		if s < len(tr.KeyParts)-1 && len(pks.pages) != keyPartPages {
-			return fail(fmt.Errorf("%w: keys of %s: part %s holds %d pages, want %d", ErrCorruptCheckpoint, tr.Name, pf.File, len(pks.pages), keyPartPages))
+		if s < len(kparts)-1 && len(kp.ks.pages) != keyPartPages {
+			kerr = fmt.Errorf("%w: keys of %s: part %s holds %d pages, want %d", ErrCorruptCheckpoint, tr.Name, kp.part.name, len(kp.ks.pages), keyPartPages)
+			continue
 		}
-		ks.pages = append(ks.pages, pks.pages...)
-		ks.bytes += pks.bytes
-		ks.mapped = append(ks.mapped, b)
+		ks.pages = append(ks.pages, kp.ks.pages...)
+		ks.bytes += kp.ks.bytes
+		ks.mapped = append(ks.mapped, kp.part.b)
+	}
+	if kerr != nil {
+		return fail(kerr)
 	}
 	prev.keyParts = tr.KeyParts
 	prev.keyPages = make([]pageSum, len(ks.pages))
