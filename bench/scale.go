@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"sync/atomic"
 	"time"
 
@@ -1089,19 +1090,43 @@ func (s *scaleRun) grow(ctx context.Context) error {
 }
 
 // heldImageMappings is the bytes of the process's mappings of HEAD image
-// files that were unlinked (/proc/self/maps: "(deleted)"): disk space the
-// mappings hold.
+// files whose inode no name in their directory has any more (their disk
+// space held by the mapping alone). /proc/self/maps says "(deleted)" once
+// the name mapped is unlinked, even when the inode lives on under another
+// name (a part linked into a later generation): those are not counted.
 func heldImageMappings() int64 {
 	b, err := os.ReadFile("/proc/self/maps")
 	if err != nil {
 		return -1
 	}
+	live := map[string]map[uint64]bool{} // directory → inodes named in it
+	inodes := func(dir string) map[uint64]bool {
+		if m, ok := live[dir]; ok {
+			return m
+		}
+		m := map[uint64]bool{}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if fi, err := e.Info(); err == nil {
+				if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+					m[st.Ino] = true
+				}
+			}
+		}
+		live[dir] = m
+		return m
+	}
 	var n int64
 	for _, l := range strings.Split(string(b), "\n") {
-		if !strings.Contains(l, "/headimages/") || !strings.HasSuffix(l, "(deleted)") {
+		f := strings.Fields(l)
+		if len(f) < 7 || !strings.Contains(l, "/headimages/") || !strings.HasSuffix(l, "(deleted)") {
 			continue
 		}
-		lo, hi, ok := strings.Cut(strings.Fields(l)[0], "-")
+		ino, err := strconv.ParseUint(f[4], 10, 64)
+		if err != nil || inodes(filepath.Dir(f[5]))[ino] {
+			continue
+		}
+		lo, hi, ok := strings.Cut(f[0], "-")
 		if !ok {
 			continue
 		}
