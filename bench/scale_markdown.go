@@ -165,7 +165,7 @@ func WriteScaleMarkdown(w io.Writer, rep *ScaleReport, command string) error {
 		}
 	}
 	if rep.CkptFirst > 0 {
-		p("| sidecar HEAD checkpoint after the cold reads (index + key store files written: %s) | `%s` |\n", fmtBytes(rep.CkptFirstFiles), fmtDur(rep.CkptFirst))
+		p("| sidecar HEAD checkpoint at the footprint phase (after the cold reads, and the apply when run; index + key store files written: %s) | `%s` |\n", fmtBytes(rep.CkptFirstFiles), fmtDur(rep.CkptFirst))
 		p("| sidecar HEAD checkpoint right after it, nothing changed (files written: %s) | `%s` |\n", fmtBytes(rep.CkptUnchangedFiles), fmtDur(rep.CkptUnchanged))
 	}
 	if rep.CkptFirst > 0 {
