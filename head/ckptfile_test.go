@@ -265,35 +265,44 @@ func TestMappedImageFileDamaged(t *testing.T) {
 		if _, err := mod.Checkpoint(); err != nil {
 			t.Fatal(err)
 		}
-		path := filepath.Join(dir, imageFileName(mod.gen, 0, c.kind))
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if at := c.at(len(b)); at < 0 {
-			b = b[:len(b)-1]
-		} else {
-			b[at] ^= 0x10
-		}
-		if err := os.WriteFile(path, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		r := Restore(opts)
-		if c.refused {
-			if len(r.Tables()) != 0 {
-				t.Fatalf("%c damaged at its header, directory or length: restored %d tables", c.kind, len(r.Tables()))
-			}
-			continue
-		}
-		if len(r.Tables()) != 1 {
-			t.Fatalf("%c page damaged: the restore refused it (it reads no page)", c.kind)
-		}
+		damageAndRestore(t, opts, filepath.Join(dir, imageFileName(mod.gen, 0, c.kind)), c.at, c.refused)
+	}
+}
+
+// damageAndRestore damages the image file at path — a byte flipped at
+// at(size), or its last byte cut (at < 0) — and restores opts: refused,
+// the checkpoint must not be used; else it must restore (the restore
+// reads no page) and the warmer must find the damage. It returns the
+// file's bytes before.
+func damageAndRestore(t *testing.T, opts Options, path string, at func(size int) int, refused bool) []byte {
+	t.Helper()
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := bytes.Clone(orig)
+	if i := at(len(b)); i < 0 {
+		b = b[:len(b)-1]
+	} else {
+		b[i] ^= 0x10
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := Restore(opts)
+	defer r.Close()
+	switch {
+	case refused && len(r.Tables()) != 0:
+		t.Fatalf("%s damaged at its header, directory or length: restored %d tables", filepath.Base(path), len(r.Tables()))
+	case !refused && len(r.Tables()) != 1:
+		t.Fatalf("%s: a page damaged: the restore refused it (it reads no page)", filepath.Base(path))
+	case !refused:
 		r.WaitWarm()
 		if !r.Unusable() {
-			t.Fatalf("%c page damaged: the warmer did not find it", c.kind)
+			t.Fatalf("%s: a page damaged: the warmer did not find it", filepath.Base(path))
 		}
-		r.Close()
 	}
+	return orig
 }
 
 // TestMappedIndexCharged: a restored table's charge to heap.memory is the

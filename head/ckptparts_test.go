@@ -1,7 +1,6 @@
 package head
 
 import (
-	"bytes"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -258,32 +257,7 @@ func TestMappedPartDamaged(t *testing.T) {
 			t.Fatal(err)
 		}
 		path := filepath.Join(dir, c.name(mod.gen))
-		orig, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := bytes.Clone(orig)
-		if at := c.at(len(b)); at < 0 {
-			b = b[:len(b)-1]
-		} else {
-			b[at] ^= 0x10
-		}
-		if err := os.WriteFile(path, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		r := Restore(opts)
-		switch {
-		case c.refused && len(r.Tables()) != 0:
-			t.Fatalf("%s damaged at its head, directory or length: restored %d tables", filepath.Base(path), len(r.Tables()))
-		case !c.refused && len(r.Tables()) != 1:
-			t.Fatalf("%s: a page damaged: the restore refused it (it reads no page)", filepath.Base(path))
-		case !c.refused:
-			r.WaitWarm()
-			if !r.Unusable() {
-				t.Fatalf("%s: a page damaged: the warmer did not find it", filepath.Base(path))
-			}
-		}
-		r.Close()
+		orig := damageAndRestore(t, opts, path, c.at, c.refused)
 		if err := os.WriteFile(path, orig, 0o600); err != nil {
 			t.Fatal(err)
 		}
