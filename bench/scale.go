@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -138,22 +139,38 @@ type ScaleReport struct {
 	AfterCopy              MemorySnapshot
 	Parts                  []daemon.MemoryPartStatus
 	Restart                time.Duration // cold restart → HEAD holds every row
-	Cells                  []*ScaleCell
-	ChecksumPG, ChecksumSC string
-	Apply                  []*ScaleCell
-	DataDir                int64
-	Samples                []RSSSample
-	Loads                  []string
-	Failure                string
-	Phase                  string
-	HeadIndex, HeadKeys    int64 // checkpoint bytes
-	HeadHeap               int64
-	ProfileFiles           []string
-	DaemonLog              string // the daemon's log, kept
-	EndLoad                string
-	PeakRSS, PeakCgroup    int64
-	Grow                   []GrowStep // the grow mode\'s steps
-	GrowMode               bool
+	// RestartHolds is the cold restart's start → HEAD holds every row
+	// (Restart waits for `ready` too); Stop the clean stop before it
+	// (its shutdown checkpoint); PGRestart PostgreSQL's restart.
+	RestartHolds, Stop, PGRestart time.Duration
+	// CkptFirst is the footprint's checkpoint (the first after the cold
+	// restart: the model restored from the mapped files, warmed, read);
+	// CkptUnchanged the one right after it, nothing applied between;
+	// CkptIndexFiles the index and key store bytes that one wrote (not
+	// linked from the generation before); PGCheckpoint PostgreSQL's
+	// CHECKPOINT after the same reads.
+	CkptFirst, CkptUnchanged, PGCheckpoint time.Duration
+	CkptFirstFiles, CkptUnchangedFiles     int64
+	// HeldMapped is the bytes of unlinked HEAD image files the process
+	// still mapped after the footprint's checkpoints (their disk space
+	// held); CkptReleased the mappings those checkpoints gave back.
+	HeldMapped, CkptReleased int64
+	Cells                    []*ScaleCell
+	ChecksumPG, ChecksumSC   string
+	Apply                    []*ScaleCell
+	DataDir                  int64
+	Samples                  []RSSSample
+	Loads                    []string
+	Failure                  string
+	Phase                    string
+	HeadIndex, HeadKeys      int64 // checkpoint bytes
+	HeadHeap                 int64
+	ProfileFiles             []string
+	DaemonLog                string // the daemon's log, kept
+	EndLoad                  string
+	PeakRSS, PeakCgroup      int64
+	Grow                     []GrowStep // the grow mode\'s steps
+	GrowMode                 bool
 }
 
 // MemorySnapshot is the process's memory after a GC, by part.
@@ -256,6 +273,7 @@ type scaleRun struct {
 	cgroupProcs      string // the cgroup we moved into
 	homeProcs        string // the cgroup we came from
 	started          time.Time
+	holds            time.Duration // the last startDaemon's start → HEAD holds every row
 	phase            atomic.Value
 	mu               sync.Mutex // guards rep.Samples
 	peakRSS          atomic.Int64
@@ -359,6 +377,22 @@ func (s *scaleRun) phases(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.rep.CkptFirst, s.rep.CkptFirstFiles = st.Took, int64(st.FileBytes)
+	s.o.Logf("checkpoint: %s (index/key bytes written %s, linked %s)", fmtDur(st.Took), fmtBytes(int64(st.FileBytes)), fmtBytes(int64(st.LinkedBytes)))
+	st2, err := s.model.Load().Checkpoint()
+	if err != nil {
+		return err
+	}
+	s.rep.CkptUnchanged, s.rep.CkptUnchangedFiles = st2.Took, int64(st2.FileBytes)
+	s.rep.CkptReleased = st.ReleasedBytes + st2.ReleasedBytes
+	s.rep.HeldMapped = heldImageMappings()
+	s.o.Logf("mapped image files released %s, unlinked ones still mapped %s", fmtBytes(s.rep.CkptReleased), fmtBytes(s.rep.HeldMapped))
+	s.o.Logf("unchanged checkpoint: %s (index/key bytes written %s, linked %s)", fmtDur(st2.Took), fmtBytes(int64(st2.FileBytes)), fmtBytes(int64(st2.LinkedBytes)))
+	t0 := time.Now()
+	if _, err := s.conn.Exec(ctx, "CHECKPOINT"); err != nil {
+		return fmt.Errorf("CHECKPOINT: %w", err)
+	}
+	s.rep.PGCheckpoint = time.Since(t0)
 	s.rep.HeadHeap, s.rep.HeadIndex, s.rep.HeadKeys = int64(st.HeapBytes), int64(st.IndexBytes), int64(st.KeyBytes)
 	s.rep.DataDir, err = diskUsage(s.dataDir)
 	return err
@@ -384,6 +418,7 @@ func (s *scaleRun) copy(ctx context.Context) error {
 		return err
 	}
 	s.rep.CopyHead = time.Since(t0)
+	s.rep.HeadHolds = s.holds
 	s.rep.CopyPeakRSS, _ = readPeakRSS()
 	s.o.Logf("copy → HEAD holds %d rows: %s, peak RSS %s", s.rows, fmtDur(s.rep.CopyHead), fmtBytes(s.rep.CopyPeakRSS))
 	s.rep.AfterCopy = s.snapshot()
@@ -444,7 +479,7 @@ func (s *scaleRun) startDaemon(ctx context.Context) error {
 	if _, err := waitReadyEvery(ctx, sc, 50*time.Millisecond); err != nil {
 		return err
 	}
-	s.rep.HeadHolds = time.Since(s.started)
+	s.holds = time.Since(s.started)
 	// The HEAD serves reads once it is ready (its copied tables'
 	// batches applied): until then the SQL port reads the trees.
 	for {
@@ -893,22 +928,27 @@ func (s *scaleRun) reads(ctx context.Context, level string, reps int) error {
 // cache) and PostgreSQL (its files dropped too, shared_buffers empty),
 // then runs each read cell once per side: the first query after a restart.
 func (s *scaleRun) cold(ctx context.Context) error {
+	t0 := time.Now()
 	if err := s.sc.stop(); err != nil {
 		return err
 	}
+	s.rep.Stop = time.Since(t0)
 	s.sc = nil
 	s.model.Store(nil)
 	runtime.GC()
 	dropFileCache(s.dataDir)
-	t0 := time.Now()
+	t0 = time.Now()
 	if err := s.startDaemon(ctx); err != nil {
 		return err
 	}
 	s.rep.Restart = time.Since(t0)
-	s.o.Logf("sidecar restarted: HEAD holds every row after %s", fmtDur(s.rep.Restart))
+	s.rep.RestartHolds = s.holds
+	s.o.Logf("sidecar stopped in %s, restarted: HEAD holds every row after %s, ready after %s", fmtDur(s.rep.Stop), fmtDur(s.holds), fmtDur(s.rep.Restart))
+	t0 = time.Now()
 	if err := s.restartPostgres(ctx); err != nil {
 		return err
 	}
+	s.rep.PGRestart = time.Since(t0)
 	keys := s.keys(99)
 	for _, q := range s.queries() {
 		if err := s.pair(ctx, q, "cold", keys, true); err != nil {
@@ -1047,4 +1087,54 @@ func (s *scaleRun) grow(ctx context.Context) error {
 	}
 	return s.conn.QueryRow(ctx, "SELECT pg_total_relation_size('t'), pg_relation_size('t'), pg_indexes_size('t')").
 		Scan(&s.rep.PGTotal, &s.rep.PGHeap, &s.rep.PGIdx)
+}
+
+// heldImageMappings is the bytes of the process's mappings of HEAD image
+// files whose inode no name in their directory has any more (their disk
+// space held by the mapping alone). /proc/self/maps says "(deleted)" once
+// the name mapped is unlinked, even when the inode lives on under another
+// name (a part linked into a later generation): those are not counted.
+func heldImageMappings() int64 {
+	b, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return -1
+	}
+	live := map[string]map[uint64]bool{} // directory → inodes named in it
+	inodes := func(dir string) map[uint64]bool {
+		if m, ok := live[dir]; ok {
+			return m
+		}
+		m := map[uint64]bool{}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if fi, err := e.Info(); err == nil {
+				if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+					m[st.Ino] = true
+				}
+			}
+		}
+		live[dir] = m
+		return m
+	}
+	var n int64
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 7 || !strings.Contains(l, "/headimages/") || !strings.HasSuffix(l, "(deleted)") {
+			continue
+		}
+		ino, err := strconv.ParseUint(f[4], 10, 64)
+		if err != nil || inodes(filepath.Dir(f[5]))[ino] {
+			continue
+		}
+		lo, hi, ok := strings.Cut(f[0], "-")
+		if !ok {
+			continue
+		}
+		a, err1 := strconv.ParseUint(lo, 16, 64)
+		z, err2 := strconv.ParseUint(hi, 16, 64)
+		if err1 == nil && err2 == nil && z > a {
+			n += int64(z - a)
+		}
+	}
+	return n
 }

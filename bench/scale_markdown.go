@@ -153,7 +153,26 @@ func WriteScaleMarkdown(w io.Writer, rep *ScaleReport, command string) error {
 	p("| sidecar initial copy: start → HEAD holds every row (not serving yet) | `%s` |\n", fmtDur(rep.HeadHolds))
 	p("| sidecar initial copy: start → HEAD `ready` (serving reads) | `%s` (%s the `\\copy`) |\n", fmtDur(rep.CopyHead), ratio)
 	if rep.Restart > 0 {
-		p("| sidecar restart (cold): start → HEAD holds every row | `%s` |\n", fmtDur(rep.Restart))
+		if rep.Stop > 0 {
+			p("| sidecar clean stop before the restart (its shutdown checkpoint) | `%s` |\n", fmtDur(rep.Stop))
+		}
+		if rep.RestartHolds > 0 {
+			p("| sidecar restart (cold): start → HEAD holds every row | `%s` |\n", fmtDur(rep.RestartHolds))
+		}
+		p("| sidecar restart (cold): start → HEAD `ready` | `%s` |\n", fmtDur(rep.Restart))
+		if rep.PGRestart > 0 {
+			p("| PostgreSQL restart (pg_ctl restart, its files dropped from the page cache after) | `%s` |\n", fmtDur(rep.PGRestart))
+		}
+	}
+	if rep.CkptFirst > 0 {
+		p("| sidecar HEAD checkpoint at the footprint phase (after the cold reads, and the apply when run; index + key store files written: %s) | `%s` |\n", fmtBytes(rep.CkptFirstFiles), fmtDur(rep.CkptFirst))
+		p("| sidecar HEAD checkpoint right after it, nothing changed (files written: %s) | `%s` |\n", fmtBytes(rep.CkptUnchangedFiles), fmtDur(rep.CkptUnchanged))
+	}
+	if rep.CkptFirst > 0 {
+		p("| … mapped image files given back by those checkpoints / unlinked files still mapped after them | `%s` / `%s` |\n", fmtBytes(rep.CkptReleased), fmtBytes(rep.HeldMapped))
+	}
+	if rep.PGCheckpoint > 0 {
+		p("| PostgreSQL `CHECKPOINT` after the same reads | `%s` |\n", fmtDur(rep.PGCheckpoint))
 	}
 	p("\n| Engine/path | Bytes | vs PostgreSQL table + index |\n|---|---:|---:|\n")
 	fp := func(name string, v int64) {

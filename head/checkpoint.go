@@ -56,7 +56,7 @@ const (
 	// and key by key). Version 3 records are still restored (decoded); an
 	// older record is refused (the model is rebuilt from the trees once),
 	// and so is a version 4 record by a binary from before it.
-	recordVersion = recordFiles
+	recordVersion = recordParts
 	// recordStreams is the last record version whose index and key store
 	// are the decoded streams (Tree.WriteCheckpoint, encodeKeyPagesTo).
 	recordStreams = 3
@@ -89,6 +89,11 @@ type tableRecord struct {
 	// version 5; empty: the images are chunks, as in version 4).
 	IndexFile string `json:",omitempty"`
 	KeysFile  string `json:",omitempty"`
+	// IndexParts, KeyParts: record version 6: the index image's pages per
+	// kind and the key store's pages in parts (ckptparts.go); IndexFile
+	// is then the index image's head, IndexLen and KeysLen the sums.
+	IndexParts [][]partFile `json:",omitempty"`
+	KeyParts   []partFile   `json:",omitempty"`
 }
 
 func chunkKey(gen uint64, table string, kind byte, i uint32) []byte {
@@ -136,6 +141,9 @@ type Persist struct {
 	// chunkImages, in tests, writes the images as chunks (version 4's
 	// way) into a store that has a directory.
 	chunkImages bool
+	// singleFiles, in tests, writes version 5 records (one index and one
+	// key store file per table, whole at every checkpoint).
+	singleFiles bool
 }
 
 // step reports reaching step of a checkpoint to the test hook.
@@ -157,6 +165,13 @@ type CheckpointStats struct {
 	HeapBytes  int
 	IndexBytes int // radix index checkpoints
 	KeyBytes   int // key stores
+	// FileBytes is the bytes of index and key store image files this
+	// checkpoint wrote; LinkedBytes those it took over from the
+	// generation before unchanged (a hard link, nothing written).
+	FileBytes, LinkedBytes int
+	// ReleasedBytes is the bytes of a restored generation's mapped image
+	// files the checkpoint gave back (nothing maps them any more).
+	ReleasedBytes int64
 	// HeapBatches is the number of batches the page images were written
 	// in; PeakBatchBytes the most image bytes one batch held (at most
 	// heap.CheckpointBatchBytes plus one image).
@@ -261,7 +276,7 @@ func (m *Model) startCheckpointLocked() {
 		}
 		p.Logger.Info("in-memory HEAD checkpointed", "lsn", st.LSN, "tables", st.Tables, "heap_pages", st.HeapPages,
 			"heap_batches", st.HeapBatches, "cut", st.Cut.Round(time.Millisecond), "encode", st.Encode.Round(time.Millisecond), "took", st.Took.Round(time.Millisecond),
-			"index_copied", st.IndexCopied)
+			"index_copied", st.IndexCopied, "index_written", st.FileBytes, "index_linked", st.LinkedBytes, "released", st.ReleasedBytes)
 	}()
 }
 
@@ -387,9 +402,16 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 	m.gen = max(m.gen, top, heapTop) + 1
 	gen := m.gen
 	pos := position{version: recordVersion, Gen: gen, LSN: uint64(c.lsn)}
-	if p.streams {
+	switch {
+	case p.streams:
 		pos.version = recordStreams
+	case files && p.singleFiles:
+		pos.version = recordFiles
 	}
+	// prev: the parts of the last durable generation, compared with
+	// (only the checkpoint slot's holder touches m.prevImages).
+	prevs := m.prevImages
+	nextPrevs := map[string]*tablePrev{}
 	names := make([]string, 0, len(c.tables))
 	for i := range c.tables {
 		tc := &c.tables[i]
@@ -416,19 +438,33 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 		}
 		encStart := time.Now()
 		rec := tableRecord{Name: name, Relation: tc.rel, LSN: tc.lsn, CopiedAt: uint64(tc.copiedAt), IndexLSN: tc.index.LSN()}
-		if files {
+		readMapped := true
+		switch {
+		case files && pos.version == recordParts:
+			var next *tablePrev
+			var ps partStats
+			next, ps, err = writeTableParts(p, dir, gen, i, tc, &rec, prevs[name])
+			st.FileBytes += ps.written
+			st.LinkedBytes += ps.linked
+			readMapped = ps.readMapped
+			if err == nil {
+				nextPrevs[name] = next
+			}
+		case files:
 			err = writeTableFiles(p, dir, gen, i, tc, &rec)
-		} else {
+			st.FileBytes += rec.IndexLen + rec.KeysLen
+		default:
 			err = writeTableChunks(bdb, p, gen, tc, &rec)
 		}
 		// Released, the index's writer owns its node chunks again and
 		// stops copying them (radixindex.Frozen.Release).
 		st.IndexCopied += tc.index.Release()
 		tc.index, tc.keys = nil, frozenKeys{}
-		if tc.images != nil {
-			// The write read every mapped page the writer had not
-			// copied: dropped from the process again (the next lookups
-			// read back what they use).
+		if tc.images != nil && readMapped {
+			// The write read the mapped pages the writer had not copied
+			// of the parts it wrote (version 5: all of them): dropped
+			// from the process again (the next lookups read back what
+			// they use).
 			tc.images.evict()
 		}
 		st.Encode += time.Since(encStart)
@@ -467,6 +503,8 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 	if err := p.DB.Sync(); err != nil {
 		return st, fmt.Errorf("head checkpoint: sync: %w", err)
 	}
+	// The generation the next checkpoint compares its parts with.
+	m.prevImages = nextPrevs
 	// Every other generation is garbage now: the previous record's, and any
 	// a kill left behind (between the chunks and the record, or between the
 	// record and this sweep) or a checkpoint the restart could not use.
@@ -479,6 +517,13 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 	if files {
 		if err := sweepImageFiles(dir, gen); err != nil && p.Logger != nil {
 			p.Logger.Warn("head checkpoint: dropping older generations' image files failed (garbage until the next)", "err", err)
+		}
+		// A restored generation's parts that nothing maps any more are
+		// given back: unlinked by the sweep, their space is free now.
+		for _, name := range names {
+			if t := m.Table(name); t != nil {
+				st.ReleasedBytes += t.releaseImages()
+			}
 		}
 	}
 	for _, name := range names {
@@ -729,7 +774,7 @@ var ErrCorruptCheckpoint = corrupt.New("corrupt in-memory HEAD checkpoint")
 
 func decodePosition(b []byte) (position, error) {
 	var p position
-	if len(b) < 5 || (b[0] != recordFiles && b[0] != recordImages && b[0] != recordStreams) {
+	if len(b) < 5 || (b[0] != recordParts && b[0] != recordFiles && b[0] != recordImages && b[0] != recordStreams) {
 		return p, fmt.Errorf("%w: unknown position record", ErrCorruptCheckpoint)
 	}
 	body, sum := b[:len(b)-4], binary.BigEndian.Uint32(b[len(b)-4:])
@@ -792,8 +837,9 @@ func (m *Model) Load() bool {
 	if len(r.tables) == 0 {
 		return false
 	}
-	m.ckptSlot <- struct{}{} // gen is the checkpoint's
+	m.ckptSlot <- struct{}{} // gen and prevImages are the checkpoint's
 	m.gen = r.gen
+	m.prevImages = r.prevImages
 	<-m.ckptSlot
 	m.wmu.Lock()
 	m.copied = r.copied
@@ -887,6 +933,16 @@ func (m *Model) restore(prog *restoreProgress) (err error) {
 			switch {
 			case pos.version == recordStreams:
 				ix, err = restoreIndex(txn, t, pos.Gen, tr)
+			case pos.version == recordParts && tr.IndexFile != "":
+				// Mapped in parts (ckptparts.go).
+				var prev *tablePrev
+				ix, t.images, prev, err = restoreIndexParts(p.imageDir(), t, tr)
+				if prev != nil {
+					m.prevImages[tr.Name] = prev
+				}
+				if t.images != nil {
+					mapped = append(mapped, t.images)
+				}
 			case tr.IndexFile != "":
 				// Mapped: the model is served before a page of either is
 				// read (ckptfile.go).

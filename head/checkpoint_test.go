@@ -332,7 +332,7 @@ func TestPinnedPosition(t *testing.T) {
 		t.Fatalf("version 4 decoded %+v, %v", back, err)
 	}
 	// Version 5 (image files): the files' names after the rest.
-	pos.version = 0
+	pos.version = recordFiles
 	pos.Tables[0].IndexFile, pos.Tables[0].KeysFile = "0000000000000003-0.i", "0000000000000003-0.k"
 	want5 := "\x05" + want[1:len(want)-7] + `,"IndexFile":"0000000000000003-0.i","KeysFile":"0000000000000003-0.k"}]}`
 	got, err = encodePosition(pos)
@@ -344,6 +344,22 @@ func TestPinnedPosition(t *testing.T) {
 	}
 	if back, err = decodePosition(got); err != nil || back.version != recordFiles || back.Tables[0].KeysFile != "0000000000000003-0.k" {
 		t.Fatalf("version 5 decoded %+v, %v", back, err)
+	}
+	// Version 6 (image files in parts): the parts after the rest.
+	pos.version = 0
+	pos.Tables[0].KeysFile = ""
+	pos.Tables[0].IndexParts = [][]partFile{{{File: "0000000000000003-0.i0-0", Len: 8}}, nil, nil, nil}
+	pos.Tables[0].KeyParts = []partFile{{File: "0000000000000003-0.k-0", Len: 9}}
+	want6 := "\x06" + want[1:len(want)-7] + `,"IndexFile":"0000000000000003-0.i","IndexParts":[[{"File":"0000000000000003-0.i0-0","Len":8}],null,null,null],"KeyParts":[{"File":"0000000000000003-0.k-0","Len":9}]}]}`
+	got, err = encodePosition(pos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got[:len(got)-4]) != want6 {
+		t.Fatalf("version 6 position record:\n got %q\nwant %q", got, want6)
+	}
+	if back, err = decodePosition(got); err != nil || back.version != recordParts || back.Tables[0].KeyParts[0].Len != 9 {
+		t.Fatalf("version 6 decoded %+v, %v", back, err)
 	}
 }
 

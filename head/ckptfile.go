@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/sidecar-dev/sidecar/internal/durable"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -176,17 +177,54 @@ func sweepImageFiles(dir string, keep uint64) error {
 }
 
 // tableImages is a table's mapped index and key store files (restored
-// from a version 5 record).
+// from a version 5 or 6 record): per kind the index parts holding its
+// pages (version 5: one part, the whole image file, for every kind), and
+// the key store's parts.
 type tableImages struct {
-	ix, keys []byte // the read-only mappings, kept for the process's life
-	// ixFile, keysFile stay open until verify has read them (nil after).
-	mu               sync.Mutex
-	ixFile, keysFile *os.File
-	keyDir           []keyFileEntry
+	mu sync.Mutex // guards the parts' files and released marks
+	// ixParts[k][c/ixPer] holds page c of kind k; keyParts[p/keyPer] key
+	// page p.
+	ixParts  [radixindex.ImageKinds][]*mapPart
+	ixPer    int
+	keyParts []*mapPart
+	keyPer   int
 	// resident caches residentBytes (at most every residentEvery).
 	resident atomic.Int64
 	measured atomic.Int64 // unix nanoseconds of the last measure (0: never)
 	evicted  atomic.Int64 // times evict dropped the mappings' pages
+	verified atomic.Bool  // verify has read every part (their files closed)
+	released atomic.Int64 // bytes of mappings given back (release)
+}
+
+// mapPart is one mapped file: a run of an index kind's pages, a key file
+// of a run of key pages, or (version 5) a whole image or key file.
+type mapPart struct {
+	b    []byte
+	f    *os.File // open until verify has read it (nil after)
+	name string
+	// What verify checks: an index part's kind and pages [from, to), a
+	// whole index image (whole), or a key file (keyDir, key true).
+	kind, from, to int
+	whole, key     bool
+	keyDir         []keyFileEntry
+	released       bool // b is no longer the file's mapping (release)
+	referenced     bool // scratch of release
+}
+
+// parts returns every distinct part (version 5's index file is every
+// kind's).
+func (im *tableImages) parts() []*mapPart {
+	var out []*mapPart
+	seen := map[*mapPart]bool{}
+	for _, ps := range append(im.ixParts[:], im.keyParts) {
+		for _, p := range ps {
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // mapImageFile maps path read-only, checking its size is size. The
@@ -221,25 +259,33 @@ func mapImageFile(path string, size int) ([]byte, *os.File, error) {
 	return b, f, nil
 }
 
-// restoreIndexFiles maps table tr's index and key store files from dir
-// into t's key store and returns the index over them, with the mappings.
+// restoreIndexFiles maps table tr's index and key store files (record
+// version 5: one of each) from dir into t's key store and returns the
+// index over them, with the mappings.
 func restoreIndexFiles(dir string, t *Table, tr tableRecord) (*radixindex.Index, *tableImages, error) {
-	im := &tableImages{}
-	var err error
-	if im.keys, im.keysFile, err = mapImageFile(filepath.Join(dir, tr.KeysFile), tr.KeysLen); err != nil {
+	im := &tableImages{ixPer: math.MaxInt, keyPer: math.MaxInt}
+	kb, kf, err := mapImageFile(filepath.Join(dir, tr.KeysFile), tr.KeysLen)
+	if err != nil {
 		return nil, nil, fmt.Errorf("keys of %s: %w", tr.Name, err)
 	}
-	if im.ix, im.ixFile, err = mapImageFile(filepath.Join(dir, tr.IndexFile), tr.IndexLen); err != nil {
+	kp := &mapPart{b: kb, f: kf, name: tr.KeysFile, key: true}
+	im.keyParts = []*mapPart{kp}
+	ib, ifl, err := mapImageFile(filepath.Join(dir, tr.IndexFile), tr.IndexLen)
+	if err != nil {
 		im.unmap()
 		return nil, nil, fmt.Errorf("index of %s: %w", tr.Name, err)
 	}
-	ks, err := mapKeyFile(im.keys)
+	ip := &mapPart{b: ib, f: ifl, name: tr.IndexFile, whole: true}
+	for k := range im.ixParts {
+		im.ixParts[k] = []*mapPart{ip}
+	}
+	ks, err := mapKeyFile(kb)
 	if err != nil {
 		im.unmap()
 		return nil, nil, fmt.Errorf("keys of %s: %w", tr.Name, err)
 	}
-	im.keyDir, _ = keyFileDirectory(im.keys) // checked by mapKeyFile
-	ix, err := radixindex.MapImage(im.ix, func(dst []byte, id uint64) []byte { return t.keys.key(heap.RowID(id)) })
+	kp.keyDir, _ = keyFileDirectory(kb) // checked by mapKeyFile
+	ix, err := radixindex.MapImage(ib, func(dst []byte, id uint64) []byte { return t.keys.key(heap.RowID(id)) })
 	if err != nil {
 		im.unmap()
 		return nil, nil, fmt.Errorf("index of %s: %w", tr.Name, err)
@@ -252,44 +298,115 @@ func restoreIndexFiles(dir string, t *Table, tr tableRecord) (*radixindex.Index,
 // served from (a restore that failed).
 func (im *tableImages) unmap() {
 	im.closeFiles()
-	for _, b := range [][]byte{im.ix, im.keys} {
-		if b != nil {
-			_ = unix.Munmap(b)
+	for _, p := range im.parts() {
+		if p.b != nil && !p.released {
+			_ = unix.Munmap(p.b)
 		}
+		p.b = nil
 	}
-	im.ix, im.keys = nil, nil
 }
 
 func (im *tableImages) closeFiles() {
 	im.mu.Lock()
 	defer im.mu.Unlock()
-	for _, f := range []**os.File{&im.ixFile, &im.keysFile} {
-		if *f != nil {
-			(*f).Close()
-			*f = nil
+	for _, p := range im.parts() {
+		if p.f != nil {
+			p.f.Close()
+			p.f = nil
 		}
 	}
 }
 
-// verify checks every page of both files against its checksum, reading
+// verify checks every page of every part against its checksum, reading
 // the files (not the mappings), and closes them. stop, polled between
-// pages of the key store, ends it early (nil error).
+// parts, ends it early (nil error; the files stay open, so nothing is
+// released).
 func (im *tableImages) verify(stop func() bool) error {
 	im.mu.Lock()
-	ixf, kf := im.ixFile, im.keysFile
+	parts := im.parts()
 	im.mu.Unlock()
-	defer im.closeFiles()
-	if ixf == nil || kf == nil {
-		return nil
+	for _, p := range parts {
+		if stop() {
+			return nil
+		}
+		if p.f == nil {
+			continue
+		}
+		r := io.NewSectionReader(p.f, 0, int64(len(p.b)))
+		var err error
+		switch {
+		case p.key:
+			err = verifyKeyFile(p.f, p.keyDir)
+		case p.whole:
+			err = radixindex.VerifyImage(bufio.NewReaderSize(r, 1<<20))
+		default:
+			err = radixindex.VerifyImagePages(bufio.NewReaderSize(r, 1<<20), p.kind, p.from, p.to)
+		}
+		if err != nil {
+			return fmt.Errorf("image file %s: %w", p.name, err)
+		}
 	}
-	if err := radixindex.VerifyImage(bufio.NewReaderSize(io.NewSectionReader(ixf, 0, int64(len(im.ix))), 1<<20)); err != nil {
-		return fmt.Errorf("index image file: %w", err)
+	im.closeFiles()
+	im.verified.Store(true)
+	return nil
+}
+
+// release gives back the mapping of every part that no page of the
+// table's index or key store is a view of any more (every page of it
+// changed since the restore, and copied), once verify has read them: the
+// part's file, unlinked by a later checkpoint's sweep, then frees its disk
+// space (a restored generation's files were held until the process
+// exited: ~1.7 GB at 100M rows). It runs under the index's write lock
+// (radixindex.Index.Exclusive), so no reader is inside the tree; the
+// mapping is replaced by anonymous read-only zero pages at the same
+// addresses rather than unmapped, so that a slice some reader kept past
+// its lock reads zeros rather than faulting. Frozen views must be
+// released (only a checkpoint takes them: its writer calls this). It
+// returns the bytes given back.
+func (t *Table) releaseImages() int64 {
+	im := t.images
+	if im == nil || !im.verified.Load() {
+		return 0
 	}
-	if stop() {
-		return nil
-	}
-	if err := verifyKeyFile(kf, im.keyDir); err != nil {
-		return fmt.Errorf("key store file: %w", err)
+	var freed int64
+	t.ix.Exclusive(func(tr *radixindex.Tree) {
+		im.mu.Lock()
+		defer im.mu.Unlock()
+		parts := im.parts()
+		for _, p := range parts {
+			p.referenced = false
+		}
+		tr.MappedPages(func(k, c int) { im.ixParts[k][c/im.ixPer].referenced = true })
+		for i, pg := range t.keys.pages {
+			if pg == nil || i/im.keyPer >= len(im.keyParts) {
+				continue
+			}
+			if p := im.keyParts[i/im.keyPer]; !p.referenced && !p.released && pg.viewOf(p.b) {
+				p.referenced = true
+			}
+		}
+		for _, p := range parts {
+			if p.referenced || p.released || len(p.b) == 0 {
+				continue
+			}
+			if err := remapAnonymous(p.b); err != nil {
+				continue // kept: its disk space until exit, as before
+			}
+			p.released = true
+			freed += int64(len(p.b))
+		}
+	})
+	im.released.Add(freed)
+	return freed
+}
+
+// remapAnonymous replaces mapping b by anonymous read-only pages at the
+// same addresses (MAP_FIXED): the file is no longer mapped.
+func remapAnonymous(b []byte) error {
+	_, _, errno := unix.Syscall6(unix.SYS_MMAP, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), unix.PROT_READ,
+		unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED, ^uintptr(0), 0)
+	if errno != 0 {
+		return errno
 	}
 	return nil
 }
@@ -307,7 +424,7 @@ func (im *tableImages) residentBytes() int64 {
 	}
 	im.measured.Store(now)
 	var n int64
-	for _, b := range [][]byte{im.ix, im.keys} {
+	for _, b := range im.mappings() {
 		n += residentOf(b)
 	}
 	im.resident.Store(n)
@@ -352,12 +469,32 @@ func residentOf(b []byte) int64 {
 // clean and file-backed: the next touch reads them back, from the OS page
 // cache or the file).
 func (im *tableImages) evict() {
-	for _, b := range [][]byte{im.ix, im.keys} {
-		if len(b) > 0 {
-			_ = unix.Madvise(b, unix.MADV_DONTNEED)
-		}
+	for _, b := range im.mappings() {
+		_ = unix.Madvise(b, unix.MADV_DONTNEED)
 	}
 	im.evicted.Add(1)
 	im.resident.Store(0)
 	im.measured.Store(time.Now().UnixNano())
+}
+
+// mappings is the parts' mappings not released.
+func (im *tableImages) mappings() [][]byte {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	var out [][]byte
+	for _, p := range im.parts() {
+		if !p.released && len(p.b) > 0 {
+			out = append(out, p.b)
+		}
+	}
+	return out
+}
+
+// mappedLen is the bytes of the parts' mappings not released.
+func (im *tableImages) mappedLen() int64 {
+	var n int64
+	for _, b := range im.mappings() {
+		n += int64(len(b))
+	}
+	return n
 }

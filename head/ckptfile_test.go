@@ -62,6 +62,26 @@ func churnedCheckpoint(t *testing.T, f *feed, persist *Persist, budget *heap.Pag
 	return mod, rows
 }
 
+// churnCommits commits k single-row changes to a, keys drawn from [0,
+// span): of a key present, every every-th a delete, else an update; of
+// an absent one an insert. rows follows.
+func churnCommits(f *feed, a *wal.Relation, rows map[int]int, rng *rand.Rand, k, every, span int, note string) {
+	for i := range k {
+		id := rng.IntN(span)
+		if _, ok := rows[id]; ok && i%every == 0 {
+			f.commit([]wal.Change{{Kind: wal.Delete, Relation: a, Old: vals(id, 0, ""), OldKind: wal.OldKey}})
+			delete(rows, id)
+			continue
+		}
+		kind := wal.Insert
+		if _, ok := rows[id]; ok {
+			kind = wal.Update
+		}
+		rows[id] = i
+		f.commit([]wal.Change{{Kind: kind, Relation: a, New: vals(id, i, note)}})
+	}
+}
+
 // sameReads reads seeded random point gets and ranges from both models at
 // the checkpoint's LSN and fails on the first difference.
 func sameReads(t *testing.T, rng *rand.Rand, want, got *Model, at wal.LSN, n, reads int) {
@@ -125,10 +145,17 @@ func fileSums(t *testing.T, dir string) map[string]string {
 // next checkpoint unlinks the files it maps, and it still reads right
 // through the mappings.
 func TestMappedRestoreReadsAsBefore(t *testing.T) {
+	t.Run("v5", func(t *testing.T) { testMappedRestore(t, true) })
+	t.Run("v6", func(t *testing.T) { testMappedRestore(t, false) })
+}
+
+// testMappedRestore is TestMappedRestoreReadsAsBefore with record version
+// 5 (single) or 6.
+func testMappedRestore(t *testing.T, single bool) {
 	sd := seed(t)
 	rng := rand.New(rand.NewPCG(sd, 24))
 	f := openFeed(t)
-	persist := &Persist{DB: f.db, Every: -1, Mirror: f.m}
+	persist := &Persist{DB: f.db, Every: -1, Mirror: f.m, singleFiles: single}
 	const n = 6000
 	mod, rows := churnedCheckpoint(t, f, persist, nil, n, rng)
 	at := mod.LSN()
@@ -140,13 +167,17 @@ func TestMappedRestoreReadsAsBefore(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if v != recordFiles {
-		t.Fatalf("record version %d, want %d", v, recordFiles)
+	wantV, wantFiles := byte(recordParts), 3
+	if single {
+		wantV, wantFiles = recordFiles, 2
+	}
+	if v != wantV {
+		t.Fatalf("record version %d, want %d", v, wantV)
 	}
 	dir := persist.imageDir()
 	before := fileSums(t, dir)
-	if len(before) != 2 {
-		t.Fatalf("image files %v, want an index and a key store file", len(before))
+	if len(before) < wantFiles || single && len(before) != wantFiles {
+		t.Fatalf("%d image files, want an index and a key store file (or the parts of them)", len(before))
 	}
 
 	back := Restore(Options{Heap: heapSmallPages, Persist: persist})
@@ -171,20 +202,7 @@ func TestMappedRestoreReadsAsBefore(t *testing.T) {
 
 	// The restored model goes on: writes copy what they touch.
 	a := relation(1, "a")
-	for i := range 300 {
-		id := rng.IntN(2 * n)
-		if _, ok := rows[id]; ok && i%3 == 0 {
-			f.commit([]wal.Change{{Kind: wal.Delete, Relation: a, Old: vals(id, 0, ""), OldKind: wal.OldKey}})
-			delete(rows, id)
-			continue
-		}
-		kind := wal.Insert
-		if _, ok := rows[id]; ok {
-			kind = wal.Update
-		}
-		rows[id] = i
-		f.commit([]wal.Change{{Kind: kind, Relation: a, New: vals(id, i, "after")}})
-	}
+	churnCommits(f, a, rows, rng, 300, 3, 2*n, "after")
 	sub, err := f.m.Subscribe(back, mirror.SubscribeOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +247,7 @@ func TestMappedRestoreReadsAsBefore(t *testing.T) {
 // checkpoint at the restore.
 func TestMappedImageFileDamaged(t *testing.T) {
 	f := openFeed(t)
-	persist := &Persist{DB: f.db, Every: -1, Mirror: f.m}
+	persist := &Persist{DB: f.db, Every: -1, Mirror: f.m, singleFiles: true}
 	mod, _ := churnedCheckpoint(t, f, persist, nil, 3000, rand.New(rand.NewPCG(seed(t), 25)))
 	dir := persist.imageDir()
 	opts := Options{Heap: heapSmallPages, Persist: persist}
@@ -247,35 +265,44 @@ func TestMappedImageFileDamaged(t *testing.T) {
 		if _, err := mod.Checkpoint(); err != nil {
 			t.Fatal(err)
 		}
-		path := filepath.Join(dir, imageFileName(mod.gen, 0, c.kind))
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if at := c.at(len(b)); at < 0 {
-			b = b[:len(b)-1]
-		} else {
-			b[at] ^= 0x10
-		}
-		if err := os.WriteFile(path, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		r := Restore(opts)
-		if c.refused {
-			if len(r.Tables()) != 0 {
-				t.Fatalf("%c damaged at its header, directory or length: restored %d tables", c.kind, len(r.Tables()))
-			}
-			continue
-		}
-		if len(r.Tables()) != 1 {
-			t.Fatalf("%c page damaged: the restore refused it (it reads no page)", c.kind)
-		}
+		damageAndRestore(t, opts, filepath.Join(dir, imageFileName(mod.gen, 0, c.kind)), c.at, c.refused)
+	}
+}
+
+// damageAndRestore damages the image file at path — a byte flipped at
+// at(size), or its last byte cut (at < 0) — and restores opts: refused,
+// the checkpoint must not be used; else it must restore (the restore
+// reads no page) and the warmer must find the damage. It returns the
+// file's bytes before.
+func damageAndRestore(t *testing.T, opts Options, path string, at func(size int) int, refused bool) []byte {
+	t.Helper()
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := bytes.Clone(orig)
+	if i := at(len(b)); i < 0 {
+		b = b[:len(b)-1]
+	} else {
+		b[i] ^= 0x10
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := Restore(opts)
+	defer r.Close()
+	switch {
+	case refused && len(r.Tables()) != 0:
+		t.Fatalf("%s damaged at its header, directory or length: restored %d tables", filepath.Base(path), len(r.Tables()))
+	case !refused && len(r.Tables()) != 1:
+		t.Fatalf("%s: a page damaged: the restore refused it (it reads no page)", filepath.Base(path))
+	case !refused:
 		r.WaitWarm()
 		if !r.Unusable() {
-			t.Fatalf("%c page damaged: the warmer did not find it", c.kind)
+			t.Fatalf("%s: a page damaged: the warmer did not find it", filepath.Base(path))
 		}
-		r.Close()
 	}
+	return orig
 }
 
 // TestMappedIndexCharged: a restored table's charge to heap.memory is the
@@ -307,7 +334,7 @@ func TestMappedIndexCharged(t *testing.T) {
 		mapped = tr.MappedBytes() + tb.keys.mappedBytes()
 	})
 	own := int64(total - mapped)
-	if c := tb.ChargeIndex(); c < own || c > own+int64(len(tb.images.ix)+len(tb.images.keys)) {
+	if c := tb.ChargeIndex(); c < own || c > own+tb.images.mappedLen() {
 		t.Fatalf("charged %d B, own %d B, mapped %d B", c, own, mapped)
 	}
 	sameReads(t, rng, mod, back, at, n, 2000) // faults pages in

@@ -90,9 +90,13 @@ type Model struct {
 	// writing a checkpoint started from Apply (Close waits for it).
 	ckptSlot chan struct{}
 	gen      uint64 // generation of the last checkpoint (0: none yet)
-	lastCkpt time.Time
-	closed   bool
-	ckptWG   sync.WaitGroup
+	// prevImages is, per table, the index and key store parts of the last
+	// durable generation (record version 6): what the next checkpoint
+	// links instead of writing again. Its holder's, as gen.
+	prevImages map[string]*tablePrev
+	lastCkpt   time.Time
+	closed     bool
+	ckptWG     sync.WaitGroup
 
 	// warmWG counts the warmer a restore starts (warm.go); warmStop asks
 	// it to stop (Close); warmed is the pages it decoded once done.
@@ -143,7 +147,8 @@ func (m *Model) RestoreProgress() (done, total int64) {
 // New returns an empty model: its Durable position is zero, so a
 // subscription starts by sending every table whole.
 func New(opts Options) *Model {
-	m := &Model{opts: opts, tables: map[string]*Table{}, copied: map[string]wal.LSN{}, ckptSlot: make(chan struct{}, 1)}
+	m := &Model{opts: opts, tables: map[string]*Table{}, copied: map[string]wal.LSN{}, ckptSlot: make(chan struct{}, 1),
+		prevImages: map[string]*tablePrev{}}
 	m.following.Store(true) // an owner that loads it first says otherwise (SetFollowing)
 	return m
 }

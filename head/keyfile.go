@@ -211,7 +211,7 @@ func mapKeyFile(b []byte) (keyStore, error) {
 		s.pages[i] = p
 		s.bytes += len(data)
 	}
-	s.mapped = b
+	s.mapped, s.mappedPer = [][]byte{b}, max(len(dir), 1)
 	return s, nil
 }
 

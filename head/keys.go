@@ -23,10 +23,12 @@ type keyStore struct {
 	// epoch counts freezes: a page of an older epoch may be shared with
 	// a frozen view (freeze), so the writer copies it before changing it.
 	epoch uint64
-	// mapped is the read-only mapping of the key file the store was
-	// restored from (mapKeyFile; nil: none): slices of it are the file's
-	// pages, not memory of the store's own (mappedBytes).
-	mapped []byte
+	// mapped is the read-only mappings of the key files the store was
+	// restored from (mapKeyFile; nil: none), page i's in
+	// mapped[i/mappedPer]: slices of them are the files' pages, not
+	// memory of the store's own (mappedBytes).
+	mapped    [][]byte
+	mappedPer int
 }
 
 // frozenKeys is the key store as it was at a freeze, for a checkpoint to
@@ -250,37 +252,49 @@ func (p *keyPage) compact(skip int) {
 }
 
 // mappedBytes is the part of memoryBytes that is views of the mapped key
-// file (file-backed, clean: the kernel's to evict and read back).
+// files (file-backed, clean: the kernel's to evict and read back).
 func (s *keyStore) mappedBytes() int {
-	if len(s.mapped) == 0 {
+	n := 0
+	for i, p := range s.pages {
+		if p == nil || len(s.mapped) == 0 || i/s.mappedPer >= len(s.mapped) {
+			continue
+		}
+		n += p.bytesIn(s.mapped[i/s.mappedPer])
+	}
+	return n
+}
+
+// bytesIn is the bytes of the page's slices that are views of b.
+func (p *keyPage) bytesIn(b []byte) int {
+	if len(b) == 0 {
 		return 0
 	}
-	lo := uintptr(unsafe.Pointer(&s.mapped[0]))
-	hi := lo + uintptr(len(s.mapped))
-	in := func(p unsafe.Pointer, n int) int {
-		if n > 0 && uintptr(p) >= lo && uintptr(p) < hi {
+	lo := uintptr(unsafe.Pointer(&b[0]))
+	hi := lo + uintptr(len(b))
+	in := func(q unsafe.Pointer, n int) int {
+		if n > 0 && uintptr(q) >= lo && uintptr(q) < hi {
 			return n
 		}
 		return 0
 	}
 	n := 0
-	for _, p := range s.pages {
-		if p == nil {
-			continue
-		}
-		if cap(p.buf) > 0 {
-			n += in(unsafe.Pointer(unsafe.SliceData(p.buf)), cap(p.buf))
-		}
-		if cap(p.live) > 0 {
-			n += in(unsafe.Pointer(unsafe.SliceData(p.live)), 8*cap(p.live))
-		}
-		if cap(p.start) > 0 {
-			n += in(unsafe.Pointer(unsafe.SliceData(p.start)), 4*cap(p.start))
-			n += in(unsafe.Pointer(unsafe.SliceData(p.end)), 4*cap(p.end))
-		}
+	if cap(p.buf) > 0 {
+		n += in(unsafe.Pointer(unsafe.SliceData(p.buf)), cap(p.buf))
+	}
+	if cap(p.live) > 0 {
+		n += in(unsafe.Pointer(unsafe.SliceData(p.live)), 8*cap(p.live))
+	}
+	if cap(p.start) > 0 {
+		n += in(unsafe.Pointer(unsafe.SliceData(p.start)), 4*cap(p.start))
+	}
+	if cap(p.end) > 0 {
+		n += in(unsafe.Pointer(unsafe.SliceData(p.end)), 4*cap(p.end))
 	}
 	return n
 }
+
+// viewOf reports whether any of the page's slices is a view of b.
+func (p *keyPage) viewOf(b []byte) bool { return p.bytesIn(b) > 0 }
 
 // memoryBytes is the store's footprint: arenas and slot offsets.
 func (s *keyStore) memoryBytes() int {

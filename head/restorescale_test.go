@@ -47,7 +47,7 @@ func TestRestoreIndexKeysAtScale(t *testing.T) {
 	}
 	rel := benchRelation()
 	const name = "public.bench"
-	var recs [3]tableRecord // [0] streams (version 3), [1] images (version 4), [2] image files (version 5, mapped)
+	var recs [4]tableRecord // [0] streams (version 3), [1] images (version 4), [2] image files (version 5, mapped), [3] in parts (version 6, mapped)
 	func() {
 		m := New(Options{})
 		src, err := m.newTable(name, rel, heap.Config{})
@@ -69,7 +69,7 @@ func TestRestoreIndexKeysAtScale(t *testing.T) {
 		defer db.Close()
 		for v := range recs {
 			gen := uint64(v + 1)
-			if v == 2 {
+			if v >= 2 {
 				idir := filepath.Join(dir, imageDirName)
 				if err := os.MkdirAll(idir, 0o700); err != nil {
 					t.Fatal(err)
@@ -77,7 +77,12 @@ func TestRestoreIndexKeysAtScale(t *testing.T) {
 				f := src.ix.Freeze()
 				tc := &tableCut{name: name, index: f, keys: frozenKeys{pages: src.keys.pages}}
 				rec := tableRecord{Name: name}
-				err := writeTableFiles(&Persist{}, idir, gen, 0, tc, &rec)
+				var err error
+				if v == 2 {
+					err = writeTableFiles(&Persist{}, idir, gen, 0, tc, &rec)
+				} else {
+					_, _, err = writeTableParts(&Persist{}, idir, gen, 0, tc, &rec, nil)
+				}
 				f.Release()
 				if err != nil {
 					t.Fatal(err)
@@ -143,8 +148,10 @@ func TestRestoreIndexKeysAtScale(t *testing.T) {
 			})
 		case 1:
 			ix, err = restoreIndexImage(db.Badger(), tb, 2, recs[1])
-		default:
+		case 2:
 			ix, im, err = restoreIndexFiles(filepath.Join(dir, imageDirName), tb, recs[2])
+		default:
+			ix, im, _, err = restoreIndexParts(filepath.Join(dir, imageDirName), tb, recs[3])
 		}
 		took := time.Since(start)
 		if err != nil {
@@ -182,10 +189,11 @@ func TestRestoreIndexKeysAtScale(t *testing.T) {
 	}
 	var load [3]float64
 	for r := range reps {
-		for _, v := range []int{r % 3, (r + 1) % 3, (r + 2) % 3} {
+		for i := range len(recs) {
+			v := (r + i) % len(recs)
 			took := restore(v)
 			load = loadAvg()
-			t.Logf("rep %d: version %d (%s) restored in %v (load %.1f %.1f %.1f)", r, v+3, []string{"streams", "images", "mapped files"}[v], took.Round(time.Millisecond), load[0], load[1], load[2])
+			t.Logf("rep %d: version %d (%s) restored in %v (load %.1f %.1f %.1f)", r, v+3, []string{"streams", "images", "mapped files", "mapped parts"}[v], took.Round(time.Millisecond), load[0], load[1], load[2])
 		}
 	}
 }

@@ -68,6 +68,20 @@ func slabBytes[T any](c []T) []byte {
 func (t *Tree) WriteImage(w io.Writer, lsn uint64) (int64, error) {
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 1<<16)
+	writeImageHead(bw, t, lsn)
+	writeSlabImage(bw, &t.n4)
+	writeSlabImage(bw, &t.n16)
+	writeSlabImage(bw, &t.n48)
+	writeSlabImage(bw, &t.n256)
+	if err := bw.Flush(); err != nil {
+		return cw.n, fmt.Errorf("radixindex: write image: %w", err)
+	}
+	return cw.n, nil
+}
+
+// writeImageHead writes the image's header and free lists (errors
+// surface at the caller's Flush).
+func writeImageHead(bw *bufio.Writer, t *Tree, lsn uint64) {
 	var h [imageHeaderSize]byte
 	copy(h[:], checkpointMagic)
 	binary.LittleEndian.PutUint16(h[6:], imageVersion)
@@ -98,14 +112,6 @@ func (t *Tree) WriteImage(w io.Writer, lsn uint64) (int64, error) {
 	bw.Write(fl[:])
 	free = binary.LittleEndian.AppendUint64(free, xxh3.Hash(free))
 	bw.Write(free)
-	writeSlabImage(bw, &t.n4)
-	writeSlabImage(bw, &t.n16)
-	writeSlabImage(bw, &t.n48)
-	writeSlabImage(bw, &t.n256)
-	if err := bw.Flush(); err != nil {
-		return cw.n, fmt.Errorf("radixindex: write image: %w", err)
-	}
-	return cw.n, nil
 }
 
 // writeSlabImage writes every chunk of s, each followed by its checksum

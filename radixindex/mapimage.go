@@ -155,25 +155,14 @@ func VerifyImage(r io.Reader) error {
 	if _, err := readFreeLists(r, slots, true); err != nil {
 		return err
 	}
-	var buf []byte
-	for k, size := range nodeSizes {
+	for k := range nodeSizes {
 		if slots[k] == 0 {
 			continue
 		}
-		s := slab[struct{}]{maxBits: [4]uint8{chunkBits4, chunkBits16, chunkBits48, chunkBits256}[k]}
+		s := slab[struct{}]{maxBits: chunkBitsOf[k]}
 		last, _ := s.locate(slots[k] - 1)
-		for c := 0; c <= last; c++ {
-			n := (1<<min(c, int(s.maxBits)))*size + 8
-			if cap(buf) < n {
-				buf = make([]byte, n)
-			}
-			b := buf[:n]
-			if _, err := io.ReadFull(r, b); err != nil {
-				return fmt.Errorf("%w: kind %d page %d: %v", ErrCorrupt, k+kind4, c, err)
-			}
-			if got, want := xxh3.Hash(b[:n-8]), binary.LittleEndian.Uint64(b[n-8:]); got != want {
-				return fmt.Errorf("%w: kind %d page %d: checksum %016x, stored %016x", ErrCorrupt, k+kind4, c, got, want)
-			}
+		if err := VerifyImagePages(r, k, 0, last+1); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -55,13 +55,7 @@ func TestMapImage(t *testing.T) {
 			t.Fatalf("seed %d: MapImage: lsn %d, %v", seed, ix.LSN(), err)
 		}
 		back := ix.t
-		if back.root != tr.root || back.n != tr.n || !sameImageSlab(&back.n4, &tr.n4) || !sameImageSlab(&back.n16, &tr.n16) ||
-			!sameImageSlab(&back.n48, &tr.n48) || !sameImageSlab(&back.n256, &tr.n256) {
-			t.Fatalf("seed %d: the mapped slabs differ from the written ones", seed)
-		}
-		if err := back.Verify(); err != nil {
-			t.Fatalf("seed %d: Verify: %v", seed, err)
-		}
+		sameMappedTree(t, seed, back, tr)
 		if back.MappedBytes() == 0 && back.n > 1 {
 			t.Fatalf("seed %d: no chunk is mapped", seed)
 		}

@@ -212,7 +212,9 @@ func (s *slab[T]) release(i uint32) { s.free = append(s.free, i) }
 // is never written.
 func (s *slab[T]) freeze() slab[T] {
 	s.epoch++
-	return slab[T]{chunks: slices.Clone(s.chunks), n: s.n, maxBits: s.maxBits, free: slices.Clone(s.free)}
+	// own is copied for the mapped marks (Frozen.ImagePage): a mapped
+	// chunk of the view is one no change has touched since the restore.
+	return slab[T]{chunks: slices.Clone(s.chunks), own: slices.Clone(s.own), n: s.n, maxBits: s.maxBits, free: slices.Clone(s.free)}
 }
 
 // unshare makes every chunk the writer's again, once no frozen view of

@@ -135,10 +135,11 @@ func TestCrashKill9Head(t *testing.T) {
 }
 
 // corruptIndexChunk damages the index of the model's checkpoint: a
-// checkpoint written with a data directory (position record v5) keeps
-// each table's radix index as a file, <dataDir>/headimages/<gen>-<i>.i,
-// which a restore maps after checking its length and header — every
-// index file loses its last byte; a
+// checkpoint written with a data directory (position record v5, v6) keeps
+// each table's radix index as a file, <dataDir>/headimages/<gen>-<i>.i
+// (v6: the image's head, its pages in parts beside it, written anew at
+// every checkpoint, never linked), which a restore maps or reads after
+// checking its length and header — every such file loses its last byte; a
 // checkpoint of index chunks in the store (v4) gets one byte flipped in
 // its first index stream chunk.
 func corruptIndexChunk(t *testing.T, db *store.DB, dataDir string) {
