@@ -21,15 +21,20 @@ var errKeepFlat = errors.New("keep the flat plan")
 
 // keyOrderRoute replans the flat plan just made for n (a SELECT, or
 // the SELECT an EXPLAIN shows) on sql/exec when that reads in key order
-// and the flat plan has no fast path of its own (the row scan, rows
-// sent as stored: they stop at the LIMIT already). declared are the
-// parameter types the statement was planned with.
+// and the flat plan does not send the rows as stored (p.direct: its own
+// key-order read, stopping at the LIMIT, without a conversion). The
+// engine's row scan (p.rows) is replaced: it reads the in-memory HEAD
+// only (the trees and AS OF went to the evaluator, which reads every
+// row of the key range: 137 ms for `WHERE id > $1 ORDER BY id LIMIT
+// 50` from the trees of a 300k-row table), and at HEAD it collects the
+// whole key range's row ids before the LIMIT stops it. declared are
+// the parameter types the statement was planned with.
 func (pl *planner) keyOrderRoute(n *pg.Node, declared []uint32) {
 	if es := n.GetExplainStmt(); es != nil {
 		n = es.Query
 	}
 	p := pl.p
-	if n.GetSelectStmt() == nil || p.vec != nil || p.rows != nil || p.direct || p.copyOut != nil ||
+	if n.GetSelectStmt() == nil || p.vec != nil || p.direct || p.copyOut != nil ||
 		p.kind != "select" || p.limit == nil || len(p.order) == 0 || p.grouping || p.distinct || p.agg != nil || len(p.aggs) > 0 ||
 		len(p.from) != 1 || p.from[0].table == nil || len(p.from[0].keyEq) > 0 || p.inherits() || !pl.asOfPlannable() {
 		return
