@@ -20,21 +20,21 @@ import (
 var errKeepFlat = errors.New("keep the flat plan")
 
 // keyOrderRoute replans the flat plan just made for n (a SELECT, or
-// the SELECT an EXPLAIN shows) on sql/exec when that reads in key order
-// and the flat plan does not send the rows as stored (p.direct: its own
-// key-order read, stopping at the LIMIT, without a conversion). The
-// engine's row scan (p.rows) is replaced: it reads the in-memory HEAD
-// only (the trees and AS OF went to the evaluator, which reads every
-// row of the key range: 137 ms for `WHERE id > $1 ORDER BY id LIMIT
-// 50` from the trees of a 300k-row table), and at HEAD it collects the
-// whole key range's row ids before the LIMIT stops it. declared are
-// the parameter types the statement was planned with.
+// the SELECT an EXPLAIN shows) on sql/exec when that reads in key order.
+// It replaces the flat plan's fast paths for such statements too: the
+// engine's row scan (p.rows) reads the in-memory HEAD only, collecting
+// the whole key range's row ids before its LIMIT stops it, while the
+// trees and AS OF went to the evaluator, which reads every row of the
+// range; rows sent as stored (p.direct) read the HEAD in chunks of 4096
+// rows, and a client asking for binary results leaves them to the
+// evaluator. declared are the parameter types the statement was planned
+// with.
 func (pl *planner) keyOrderRoute(n *pg.Node, declared []uint32) {
 	if es := n.GetExplainStmt(); es != nil {
 		n = es.Query
 	}
 	p := pl.p
-	if n.GetSelectStmt() == nil || p.vec != nil || p.direct || p.copyOut != nil ||
+	if n.GetSelectStmt() == nil || p.vec != nil || p.copyOut != nil ||
 		p.kind != "select" || p.limit == nil || len(p.order) == 0 || p.grouping || p.distinct || p.agg != nil || len(p.aggs) > 0 ||
 		len(p.from) != 1 || p.from[0].table == nil || len(p.from[0].keyEq) > 0 || p.inherits() || !pl.asOfPlannable() {
 		return

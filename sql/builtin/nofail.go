@@ -65,14 +65,15 @@ func sigOf(name string, args ...OID) string {
 // arguments that are not constants (consts[i] non-nil: argument i is the
 // constant of that text). Arguments converted to their parameter's type
 // inside the call (an implicit cast) may fail: such a call is not one
-// that cannot fail, except an untyped literal taken as text.
+// that cannot fail, except varchar, char(n) and an untyped literal taken
+// as text.
 func (c *Call) CannotFail(consts []*string) bool {
 	if c == nil || c.Func == nil || c.Spread || len(consts) != len(c.Params) || len(c.Args) != len(c.Params) {
 		return false
 	}
 	for i, p := range c.Params {
-		if c.Args[i] != p && (consts[i] == nil || p != types.Text || c.Args[i] != types.Unknown) {
-			return false // converted inside the call: an untyped literal to text only
+		if a := c.Args[i]; a != p && (p != types.Text || a != types.Varchar && a != types.Bpchar && (a != types.Unknown || consts[i] == nil)) {
+			return false // converted inside the call: only varchar, char(n) and an untyped literal to text cannot fail
 		}
 	}
 	fact := noFailFacts[sigOf(c.Func.Name, c.Params...)]

@@ -205,7 +205,7 @@ func infallible1(e plan.Scalar) bool {
 			return false
 		}
 		a, b := x.Args[0].Type().OID, x.Args[1].Type().OID
-		return (a == b && comparable(a) || intRank(a) > 0 && intRank(b) > 0) && infallible(x.Args...)
+		return (a == b && comparable(a) || intRank(a) > 0 && intRank(b) > 0 || textual(a) && textual(b)) && infallible(x.Args...)
 	}
 	return false
 }

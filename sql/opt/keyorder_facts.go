@@ -42,3 +42,7 @@ func printsAsText(from plan.OID, to plan.Type) bool {
 	}
 	return false
 }
+
+// textual: text and varchar, which compare with text's operators (a
+// varchar is binary-coercible to text: `varchar_col < $1` is text < text).
+func textual(oid plan.OID) bool { return oid == plan.Text || oid == plan.Varchar }
