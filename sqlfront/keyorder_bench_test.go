@@ -62,6 +62,7 @@ func TestKeyOrderBench(t *testing.T) {
 		fmt.Sprintf("SELECT id, at, kind FROM events WHERE id > %d ORDER BY id LIMIT 50", n/2),
 		fmt.Sprintf("SELECT id, kind FROM events WHERE id < %d ORDER BY id DESC LIMIT 50", n/3),
 		"SELECT * FROM events ORDER BY id LIMIT 10 OFFSET 10000",
+		fmt.Sprintf("SELECT id, at, org, kind FROM events WHERE id >= %d ORDER BY id LIMIT 1000", n/2),
 		"SELECT id, org FROM events WHERE org = 7 ORDER BY id DESC LIMIT 20",
 		"SELECT to_char(at, 'YYYY-MM-DD HH24:MI') FROM events ORDER BY id LIMIT 3",
 		"SELECT timezone('Asia/Tokyo', at) FROM events ORDER BY id LIMIT 3",
