@@ -33,25 +33,14 @@ func byteOrderColumn(t *Table, col Column) bool {
 // stores timestamptz in UTC, so its fields order as the instants);
 // text and varchar under a byte-order collation (rowenc.KindBytes).
 func keyOrderKind(col lplan.ColumnDef) rowenc.KeyKind {
-	switch col.Type.OID {
-	case lplan.Int2:
-		return rowenc.KindInt2
-	case lplan.Int4:
-		return rowenc.KindInt4
-	case lplan.Int8:
-		return rowenc.KindInt8
-	case lplan.Numeric:
-		return rowenc.KindNumeric
-	case lplan.Date:
-		return rowenc.KindDate
-	case lplan.Bool:
-		return rowenc.KindBool
-	case lplan.Timestamp, lplan.Timestamptz:
-		return rowenc.KindTimestamp
-	case lplan.Text, lplan.Varchar:
-		if col.ByteOrder {
-			return rowenc.KindBytes
-		}
+	if (col.Type.OID == lplan.Text || col.Type.OID == lplan.Varchar) && col.ByteOrder {
+		return rowenc.KindBytes
 	}
-	return 0
+	return orderedKinds[col.Type.OID]
+}
+
+// orderedKinds are the types whose key encoding orders as their values.
+var orderedKinds = map[lplan.OID]rowenc.KeyKind{
+	lplan.Int2: rowenc.KindInt2, lplan.Int4: rowenc.KindInt4, lplan.Int8: rowenc.KindInt8, lplan.Numeric: rowenc.KindNumeric,
+	lplan.Date: rowenc.KindDate, lplan.Bool: rowenc.KindBool, lplan.Timestamp: rowenc.KindTimestamp, lplan.Timestamptz: rowenc.KindTimestamp,
 }
