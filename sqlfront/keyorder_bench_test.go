@@ -66,7 +66,7 @@ func TestKeyOrderBench(t *testing.T) {
 		"SELECT id, org FROM events WHERE org = 7 ORDER BY id DESC LIMIT 20",
 		"SELECT to_char(at, 'YYYY-MM-DD HH24:MI') FROM events ORDER BY id LIMIT 3",
 		"SELECT timezone('Asia/Tokyo', at) FROM events ORDER BY id LIMIT 3",
-		"SELECT id, to_char(at, 'YYYY-MM-DD HH24:MI'), id::text, kind FROM events WHERE id > 1000 ORDER BY id LIMIT 20",
+		"SELECT id, to_char(at, 'YYYY-MM-DD HH24:MI'), id::text AS idt, kind FROM events WHERE id > 1000 ORDER BY id LIMIT 20",
 		"SELECT id, -id FROM events WHERE id > 1000 ORDER BY id LIMIT 20", // bigint negation fails on its least value: sorted
 		fmt.Sprintf("SELECT org, id, kind FROM events_org WHERE org = 7 AND id > %d ORDER BY id LIMIT 50", n/2),
 		fmt.Sprintf("SELECT org, id, kind FROM events_org WHERE org = 7 AND id < %d ORDER BY id DESC LIMIT 50", n/2),
