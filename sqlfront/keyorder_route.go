@@ -20,16 +20,21 @@ import (
 var errKeepFlat = errors.New("keep the flat plan")
 
 // keyOrderRoute replans the flat plan just made for n (a SELECT, or
-// the SELECT an EXPLAIN shows) on sql/exec when that reads in key order
-// and the flat plan has no fast path of its own (the row scan, rows
-// sent as stored: they stop at the LIMIT already). declared are the
-// parameter types the statement was planned with.
+// the SELECT an EXPLAIN shows) on sql/exec when that reads in key order.
+// It replaces the flat plan's fast paths for such statements too: the
+// engine's row scan (p.rows) reads the in-memory HEAD only, collecting
+// the whole key range's row ids before its LIMIT stops it, while the
+// trees and AS OF went to the evaluator, which reads every row of the
+// range; rows sent as stored (p.direct) read the HEAD in chunks of 4096
+// rows, and a client asking for binary results leaves them to the
+// evaluator. declared are the parameter types the statement was planned
+// with.
 func (pl *planner) keyOrderRoute(n *pg.Node, declared []uint32) {
 	if es := n.GetExplainStmt(); es != nil {
 		n = es.Query
 	}
 	p := pl.p
-	if n.GetSelectStmt() == nil || p.vec != nil || p.rows != nil || p.direct || p.copyOut != nil ||
+	if n.GetSelectStmt() == nil || p.vec != nil || p.copyOut != nil ||
 		p.kind != "select" || p.limit == nil || len(p.order) == 0 || p.grouping || p.distinct || p.agg != nil || len(p.aggs) > 0 ||
 		len(p.from) != 1 || p.from[0].table == nil || len(p.from[0].keyEq) > 0 || p.inherits() || !pl.asOfPlannable() {
 		return

@@ -118,7 +118,7 @@ func (c *vecCatalog) tableRef(schema, name, ref string) *lplan.TableDef {
 		d.Key, d.PrimaryKey = nil, nil // the descendants' keys are their own (vexec_inherit.go)
 	}
 	for _, col := range t.Columns {
-		d.Columns = append(d.Columns, lplan.ColumnDef{Name: col.Name, Type: lplan.Type{OID: col.TypeOID, Mod: col.TypeMod}})
+		d.Columns = append(d.Columns, lplan.ColumnDef{Name: col.Name, Type: lplan.Type{OID: col.TypeOID, Mod: col.TypeMod}, ByteOrder: byteOrderColumn(t, col)}) // keyorder_facts.go
 	}
 	c.estimates(d, t) // vexec_stats.go
 	c.byName[key] = d

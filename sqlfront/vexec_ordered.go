@@ -109,7 +109,8 @@ func (s *vecSource) ScanOrdered(ctx context.Context, req *exec.ScanRequest, fn f
 // keyOrderKinds says whether every key column of t after the fixed
 // leading ones (equal to one value: any encoding) is encoded (codec) in
 // an order that is its plan type's ORDER BY order (sql/opt keyorder.go
-// chose the scan for those types; a domain, keyed by its text, is not).
+// chose the scan for those types; a domain, keyed by its text, is not;
+// text and varchar only under a byte-order collation: ColumnDef.ByteOrder).
 func keyOrderKinds(codec *rowenc.KeyCodec, t *lplan.TableDef, fixed int) bool {
 	if codec == nil {
 		return false
@@ -120,8 +121,7 @@ func keyOrderKinds(codec *rowenc.KeyCodec, t *lplan.TableDef, fixed int) bool {
 	}
 	for i, ord := range t.Key[min(fixed, len(t.Key)):] {
 		i += fixed
-		want := map[lplan.OID]rowenc.KeyKind{lplan.Int2: rowenc.KindInt2, lplan.Int4: rowenc.KindInt4, lplan.Int8: rowenc.KindInt8,
-			lplan.Numeric: rowenc.KindNumeric, lplan.Date: rowenc.KindDate, lplan.Bool: rowenc.KindBool}[t.Columns[ord].Type.OID]
+		want := keyOrderKind(t.Columns[ord])
 		if want == 0 || kinds[i] != want {
 			return false
 		}

@@ -678,10 +678,13 @@ func keyEqOK(oid uint32) bool {
 	return false
 }
 
-// keyRangeOK says whether the key encoding of type oid orders as the type.
+// keyRangeOK says whether the key encoding of type oid orders as the
+// type: integers, date, timestamp and timestamptz (keyorder_facts.go),
+// and text and varchar in byte order — as sql/exec compares them when
+// it asks for a range (its keyBounds gives none under a locale's order).
 func keyRangeOK(oid uint32) bool {
 	switch oid {
-	case types.Int2, types.Int4, types.Int8, types.Date:
+	case types.Int2, types.Int4, types.Int8, types.Date, types.Timestamp, types.Timestamptz, types.Text, types.Varchar:
 		return true
 	}
 	return false

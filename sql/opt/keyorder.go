@@ -13,19 +13,26 @@ import "github.com/sidecar-dev/sidecar/sql/plan"
 // sorting every row.
 //
 // Only where that order is PostgreSQL's ORDER BY order: key columns of
-// integer, numeric, date and bool types, whose key encoding orders as
-// the type does (rowenc: numeric by value, -Infinity < … < Infinity <
-// NaN); never text (the key is in byte order, PostgreSQL's order under
-// COLLATE "C" only), timestamps or floats. The key is unique and not
-// NULL, so the order is total: which rows the LIMIT keeps does not
-// depend on ties, and NULLS FIRST/LAST do not matter.
+// integer, numeric, date, bool, timestamp and timestamptz types, whose
+// key encoding orders as the type does (rowenc: numeric by value,
+// -Infinity < … < Infinity < NaN; timestamps by their fields, the
+// mirror's timestamptz all in UTC), and text or varchar only under a
+// byte-order collation (ColumnDef.ByteOrder: the key is in byte order,
+// PostgreSQL's order under C, POSIX, ucs_basic only; an explicit COLLATE
+// in the ORDER BY is a computed sort key and keeps the Sort); never
+// floats. The key is unique and not NULL, so the order is total: which
+// rows the LIMIT keeps does not depend on ties, and NULLS FIRST/LAST do
+// not matter.
 //
 // Only where nothing evaluated on the rows below the LIMIT can fail
-// (columns, constants, parameters, comparisons, widening casts, AND/OR/
-// NOT, IS NULL): PostgreSQL may read every row there (Seq Scan and Sort)
-// and fail on one the ordered scan never reads, so a statement that
-// could fail keeps the Sort (the executor then reads every row, and
-// refuses such an error as not settled, limiterr.go).
+// (columns, constants, parameters, comparisons, widening casts and casts
+// to text, AND/OR/NOT, IS NULL, CASE and coalesce of such, and the
+// functions the library's facts say cannot fail: builtin.Call.CannotFail,
+// e.g. to_char of a timestamp with a constant format, AT TIME ZONE
+// 'UTC'): PostgreSQL may read every row there (Seq Scan and Sort) and
+// fail on one the ordered scan never reads, so a statement that could
+// fail keeps the Sort (the executor then reads every row, and refuses
+// such an error as not settled, limiterr.go).
 func keyOrder(rel plan.Rel) plan.Rel {
 	if l, ok := rel.(*plan.Limit); ok && len(l.Ties) == 0 {
 		if in, ok := keyOrdered(l.Input); ok {
@@ -110,7 +117,7 @@ func sortIsKeyOrder(keys []plan.SortKey, s *plan.Scan) (plan.KeyOrder, bool) {
 				if keys[k-1].Desc {
 					d = plan.KeyDesc
 				}
-				if order != plan.NoKeyOrder && order != d || !keyOrderType(s.Table.Columns[ord].Type.OID) {
+				if order != plan.NoKeyOrder && order != d || !keyOrderColumn(s.Table.Columns[ord]) {
 					return plan.NoKeyOrder, false
 				}
 				order = d
@@ -127,12 +134,14 @@ func sortIsKeyOrder(keys []plan.SortKey, s *plan.Scan) (plan.KeyOrder, bool) {
 	return order, true // keys after the whole key order nothing more
 }
 
-// keyOrderType says whether the key encoding of a column of type oid
-// orders as PostgreSQL's ORDER BY does (rowenc's kinds).
-func keyOrderType(oid plan.OID) bool {
-	switch oid {
-	case plan.Int2, plan.Int4, plan.Int8, plan.Numeric, plan.Date, plan.Bool:
+// keyOrderColumn says whether the key encoding of column c orders as
+// PostgreSQL's ORDER BY does (rowenc's kinds; text only in byte order).
+func keyOrderColumn(c plan.ColumnDef) bool {
+	switch c.Type.OID {
+	case plan.Int2, plan.Int4, plan.Int8, plan.Numeric, plan.Date, plan.Bool, plan.Timestamp, plan.Timestamptz:
 		return true
+	case plan.Text, plan.Varchar:
+		return c.ByteOrder
 	}
 	return false
 }
@@ -150,8 +159,10 @@ func withScanOrder(rel plan.Rel, order plan.KeyOrder) plan.Rel {
 
 // infallible says whether evaluating every expression of es on any row
 // raises no error: columns, constants, parameters, comparisons of two
-// values of one type (or two integer types), casts widening an integer,
-// AND/OR/NOT and IS [NOT] NULL of such.
+// values of one type (or two integer types), casts widening an integer
+// or printing a value as text, the negation of a numeric or float,
+// AND/OR/NOT, IS [NOT] NULL, CASE and coalesce of such, and calls the
+// library's facts say cannot fail with these arguments (nofail.go).
 func infallible(es ...plan.Scalar) bool {
 	for _, e := range es {
 		if e != nil && !infallible1(e) {
@@ -171,13 +182,30 @@ func infallible1(e plan.Scalar) bool {
 		return infallible1(x.Arg)
 	case *plan.Cast:
 		from, to := x.Arg.Type().OID, x.T.OID
-		return infallible1(x.Arg) && (from == to && x.T.Mod < 0 || intRank(from) > 0 && intRank(from) <= intRank(to) || intRank(from) > 0 && to == plan.Numeric && x.T.Mod < 0)
+		return infallible1(x.Arg) && (from == to && x.T.Mod < 0 || intRank(from) > 0 && intRank(from) <= intRank(to) ||
+			intRank(from) > 0 && to == plan.Numeric && x.T.Mod < 0 || printsAsText(from, x.T))
+	case *plan.Case:
+		for _, w := range x.Whens {
+			if !infallible(w.Cond, w.Result) {
+				return false
+			}
+		}
+		return infallible(x.Else)
+	case *plan.Func:
+		return infallibleCall(x)
 	case *plan.Op:
+		if len(x.Args) == 1 && x.Op == "-" {
+			switch x.Args[0].Type().OID {
+			case plan.Numeric, plan.Float4, plan.Float8: // numeric_uminus, float[48]um flip the sign
+				return infallible1(x.Args[0])
+			}
+			return false
+		}
 		if len(x.Args) != 2 || !isRangeOp(x.Op) && x.Op != "<>" {
 			return false
 		}
 		a, b := x.Args[0].Type().OID, x.Args[1].Type().OID
-		return (a == b && comparable(a) || intRank(a) > 0 && intRank(b) > 0) && infallible(x.Args...)
+		return (a == b && comparable(a) || intRank(a) > 0 && intRank(b) > 0 || textual(a) && textual(b)) && infallible(x.Args...)
 	}
 	return false
 }

@@ -95,12 +95,16 @@ func keyRange(s *plan.Scan) *plan.KeyRange {
 // boundOf is v as a bound of a key column of type t: v itself when of
 // type t, v cast to t when that widens one integer type to another (an
 // int4 literal against a bigint key, `id = 5`: PostgreSQL's int84eq
-// compares the same values; the cast cannot fail), else not a bound
-// (the filter decides).
+// compares the same values; the cast cannot fail) or relabels text as
+// varchar (`varchar_key < $1` compares as text; the cast keeps every
+// character: no typmod), else not a bound (the filter decides).
 func boundOf(v plan.Scalar, t plan.Type) (plan.Scalar, bool) {
 	from := v.Type().OID
 	if from == t.OID {
 		return v, true
+	}
+	if from == plan.Text && t.OID == plan.Varchar {
+		return &plan.Cast{Arg: v, T: plan.T(plan.Varchar)}, true
 	}
 	rank := map[plan.OID]int{plan.Int2: 1, plan.Int4: 2, plan.Int8: 3}
 	if rank[from] == 0 || rank[t.OID] <= rank[from] {

@@ -38,6 +38,12 @@ type ColumnDef struct {
 	// Distinct is an estimate of the column's number of distinct values
 	// (0: unknown), for the optimizer's join estimates (sql/opt).
 	Distinct int64
+	// ByteOrder: a text or varchar column whose collation (its own, else
+	// the database default) is known to order as the UTF-8 bytes (C,
+	// POSIX, ucs_basic, C.UTF-8, the builtin provider), so its key order
+	// is PostgreSQL's ORDER BY order (sql/opt keyorder.go). False when
+	// the collation is another or was not read.
+	ByteOrder bool
 }
 
 // ColumnID numbers a column of a query (1-based; 0 is none). Every base
