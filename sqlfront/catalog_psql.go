@@ -50,6 +50,11 @@ func cannedFor(query string) *canned {
 				psqlByPrint[fp] = psqlExtensionHandlers[name]
 			}
 		}
+		for name, q := range psqlIndexQueries { // catalog_psql_index.go
+			if fp, err := pg.Fingerprint(q); err == nil {
+				psqlByPrint[fp] = psqlIndexHandlers[name]
+			}
+		}
 	})
 	// Fingerprinting parses and walks the tree in C, recursively: a
 	// statement too deep for that overflowed the C stack (a SIGSEGV
@@ -239,7 +244,13 @@ var psqlHandlers = map[string]*canned{
 			}
 			if s := schemaFactsOf(t); s != nil {
 				for _, x := range s.Indexes {
-					others = append(others, x.Name)
+					if ix, _, _ := indexColumns(tables, x.OID); ix == nil { // catalog_psql_index.go describes it
+						others = append(others, x.Name)
+					} else if ok, err := re(x.Name); err != nil {
+						return nil, err
+					} else if ok {
+						rows = append(rows, []*string{u32(x.OID), strp(t.Schema), strp(x.Name)})
+					}
 				}
 			}
 			for _, o := range others {
@@ -369,7 +380,7 @@ func storageFactsOf(ex *execCtx, consts []string) *wal.SchemaFacts {
 func tableInfo(ex *execCtx, consts []string, verbose bool) ([][]*string, error) {
 	t := tableByOID(ex, oidLiteral(consts))
 	if t == nil {
-		return nil, nil
+		return indexInfo(ex, consts, verbose) // catalog_psql_index.go
 	}
 	hasIndex, checks, triggers := tableSchemaFacts(ex.src.Tables(), t)
 	if hasIndex == pgUnknown {
