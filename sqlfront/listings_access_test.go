@@ -84,3 +84,31 @@ func TestPsqlDescribeIndex(t *testing.T) {
 		t.Errorf("\\sf addone: want a refusal, got (%v)\n%s", err, out)
 	}
 }
+
+// TestPsqlPrivilegesFollowDDL (issue 23): GRANT, column GRANT, CREATE
+// POLICY and CREATE INDEX while following (none of them in the logical
+// stream) are read by the daemon's catalog poll: relacl, attacl,
+// pg_policy and \d of the new index answer as PostgreSQL within a poll.
+func TestPsqlPrivilegesFollowDDL(t *testing.T) {
+	pgURL, sqlURL := liveDaemon(t, []string{"public.pf"}, []string{"DROP ROLE IF EXISTS lst_late", "CREATE ROLE lst_late",
+		"CREATE TABLE pf (id int PRIMARY KEY, v text)"})
+	t.Cleanup(func() { execSQL(t, pgURL, "DROP OWNED BY lst_late", "DROP ROLE IF EXISTS lst_late") })
+	_, scp := liveConns(t, pgURL)
+	const q = "SELECT array_to_string(c.relacl, ','), (SELECT count(*) FROM pg_policy p WHERE p.polrelid = c.oid), " +
+		"(SELECT array_to_string(a.attacl, ',') FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'v') FROM pg_class c WHERE c.relname = 'pf'"
+	eventuallySQL(t, sqlURL, scp, "before GRANT: ", q, func(rows []string, err error) bool {
+		return err == nil && strings.Join(rows, ";") == `NULL|"0"|NULL`
+	})
+	execSQL(t, pgURL, "GRANT SELECT ON pf TO lst_late", "GRANT UPDATE (v) ON pf TO lst_late", "CREATE POLICY late ON pf USING (id > 1)",
+		"CREATE INDEX pf_v ON pf (v)")
+	eventuallySQL(t, sqlURL, scp, "after GRANT: ", q, func(rows []string, err error) bool {
+		return err == nil && strings.Join(rows, ";") == `"postgres=arwdDxt/postgres,lst_late=r/postgres"|"1"|"lst_late=w/postgres"` ||
+			strings.Join(rows, ";") == `"postgres=arwdDxtm/postgres,lst_late=r/postgres"|"1"|"lst_late=w/postgres"` // 17+: MAINTAIN
+	})
+	eventuallySQL(t, sqlURL, scp, "after CREATE INDEX: ", "SELECT relname FROM pg_class WHERE relname = 'pf_v'", func(rows []string, err error) bool {
+		return err == nil && len(rows) == 1
+	})
+	for _, cmd := range []string{`\dp pf`, `\d pf_v`} {
+		psqlSame(t, sqlURL, pgURL, cmd, "-c", cmd)
+	}
+}
