@@ -42,6 +42,9 @@ func readSchemaFacts(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uin
 		if err := readNamespaces(ctx, conn, oids, out); err != nil { // relmeta_namespaces.go
 			return err
 		}
+		if err := readAccess(ctx, conn, oids, out); err != nil { // relmeta_access.go
+			return err
+		}
 		return readComments(ctx, conn, oids, out)
 	})
 	if err != nil {

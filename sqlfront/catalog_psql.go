@@ -50,6 +50,11 @@ func cannedFor(query string) *canned {
 				psqlByPrint[fp] = psqlExtensionHandlers[name]
 			}
 		}
+		for name, q := range psqlIndexQueries { // catalog_psql_index.go
+			if fp, err := pg.Fingerprint(q); err == nil {
+				psqlByPrint[fp] = psqlIndexHandlers[name]
+			}
+		}
 	})
 	// Fingerprinting parses and walks the tree in C, recursively: a
 	// statement too deep for that overflowed the C stack (a SIGSEGV
@@ -239,7 +244,13 @@ var psqlHandlers = map[string]*canned{
 			}
 			if s := schemaFactsOf(t); s != nil {
 				for _, x := range s.Indexes {
-					others = append(others, x.Name)
+					if ix, _, _ := indexColumns(tables, x.OID); ix == nil { // catalog_psql_index.go describes it
+						others = append(others, x.Name)
+					} else if ok, err := re(x.Name); err != nil {
+						return nil, err
+					} else if ok {
+						rows = append(rows, []*string{u32(x.OID), strp(t.Schema), strp(x.Name)})
+					}
 				}
 			}
 			for _, o := range others {
@@ -286,12 +297,6 @@ var psqlHandlers = map[string]*canned{
 	"dcolsplus": {cols: []string{"attname", "format_type", "pg_get_expr", "attnotnull", "attcollation", "attidentity", "attgenerated",
 		"attstorage", "attcompression", "attstattarget", "col_description"},
 		rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableColumns(ex, consts, true) }},
-	"dpolicy": {cols: []string{"polname", "polpermissive", "array_to_string", "pg_get_expr", "pg_get_expr", "cmd"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
-		if s := storageFactsOf(ex, consts); s != nil && (s.RowSecurity || s.ForceRowSecurity || s.Policies > 0) {
-			return nil, unsupported(-1, "the row security policies of "+tableByOID(ex, oidLiteral(consts)).Name+" (not read from the server)")
-		}
-		return nil, nil
-	}},
 	"dstats": {cols: []string{"oid", "stxrelid", "nsp", "stxname", "columns", "ndist_enabled", "deps_enabled", "mcv_enabled", "stxstattarget"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
 		if s := storageFactsOf(ex, consts); s != nil && s.StatisticsObjects > 0 {
 			return nil, unsupported(-1, "the extended statistics objects of "+tableByOID(ex, oidLiteral(consts)).Name+" (not read from the server)")
@@ -369,7 +374,7 @@ func storageFactsOf(ex *execCtx, consts []string) *wal.SchemaFacts {
 func tableInfo(ex *execCtx, consts []string, verbose bool) ([][]*string, error) {
 	t := tableByOID(ex, oidLiteral(consts))
 	if t == nil {
-		return nil, nil
+		return indexInfo(ex, consts, verbose) // catalog_psql_index.go
 	}
 	hasIndex, checks, triggers := tableSchemaFacts(ex.src.Tables(), t)
 	if hasIndex == pgUnknown {

@@ -96,6 +96,8 @@ func pgc(spec string) []pgCol {
 			t = yesOrNo
 		case "regproc":
 			t = regprocType // pgcatalog_regproc.go
+		case "aclitem":
+			t, array = aclItems, false // pgcatalog_database.go
 		}
 		if t.OID == 0 {
 			panic("pg_catalog column type " + typ)
@@ -242,7 +244,7 @@ var pgRels = slices.Concat([]*pgRel{
 		"relfilenode oid, reltablespace oid, relpages int4, reltuples float4, relallvisible int4, reltoastrelid oid, relhasindex bool, relisshared bool, " +
 		"relpersistence char, relkind char, relnatts int2, relchecks int2, relhasrules bool, relhastriggers bool, relhassubclass bool, relrowsecurity bool, " +
 		"relforcerowsecurity bool, relispopulated bool, relreplident char, relispartition bool, relrewrite oid, relfrozenxid text, relminmxid text, " +
-		"relacl text[], reloptions text[], relpartbound text"),
+		"relacl aclitem[], reloptions text[], relpartbound text"),
 		rows: func(cx *pgCatCtx) [][]*string {
 			_, ns := cx.namespaces()
 			var out [][]*string
@@ -262,12 +264,12 @@ var pgRels = slices.Concat([]*pgRel{
 			}
 			out = append(append(out, indexClassRows(cx, ns)...), seqClassRows(cx, ns)...) // pgcatalog_seq.go
 			out = append(out, systemClassRows(serverVersion(cx.tables))...)               // pgcatalog_sysclass.go
-			return append(out, viewClassRows(cx, ns)...)                                  // pgcatalog_views.go
+			return withRelACLs(cx, append(out, viewClassRows(cx, ns)...))                 // pgcatalog_views.go, pgcatalog_access.go
 		}},
 	{schema: "pg_catalog", name: "pg_attribute", cols: pgc("attrelid oid, attname name, atttypid oid, attstattarget int4, attlen int2, attnum int2, " +
 		"attndims int4, attcacheoff int4, atttypmod int4, attbyval bool, attalign char, attstorage char, attcompression char, attnotnull bool, " +
 		"atthasdef bool, atthasmissing bool, attidentity char, attgenerated char, attisdropped bool, attislocal bool, attinhcount int4, " +
-		"attcollation oid, attacl text[], attoptions text[], attfdwoptions text[], attmissingval text"),
+		"attcollation oid, attacl aclitem[], attoptions text[], attfdwoptions text[], attmissingval text"),
 		rows: func(cx *pgCatCtx) [][]*string {
 			var out [][]*string
 			u := pgUnknown
@@ -295,7 +297,7 @@ var pgRels = slices.Concat([]*pgRel{
 				out = append(out, droppedAttributes(&t)...) // catalog_columns.go
 			}
 			_, ns := cx.namespaces()
-			return append(out, viewAttributeRows(cx, ns)...) // pgcatalog_viewcols.go
+			return withColumnACLs(cx, append(out, viewAttributeRows(cx, ns)...)) // pgcatalog_viewcols.go, pgcatalog_access.go
 		}},
 	{schema: "pg_catalog", name: "pg_attrdef", cols: pgc("oid oid, adrelid oid, adnum int2, adbin node"),
 		rows: func(cx *pgCatCtx) [][]*string {
@@ -376,7 +378,7 @@ var pgRels = slices.Concat([]*pgRel{
 		}},
 }, schemaRels, []*pgRel{settingsRel, sequenceRel, enumRel, procRel, databaseRel, languageRel, eventTriggerRel, operatorRel}, roleRels, // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go, pgcatalog_proc.go, pgcatalog_database.go, pgcatalog_language.go, pgcatalog_listings.go, pgcatalog_roles.go
 	infoSchemaRels, infoSchemaTableRels, catalogListingRels, // catalog_infoschema.go, catalog_infoschema_tables.go
-	publicationRels, []*pgRel{extensionRel}) // pgcatalog_publications.go, pgcatalog_extensions.go
+	publicationRels, []*pgRel{extensionRel, policyRel}) // pgcatalog_publications.go, pgcatalog_extensions.go
 
 // charText is a "char" column's text: empty for 0.
 func charText(b byte) string {

@@ -85,9 +85,13 @@ func (c *vecCatalog) checkReads(q *lplan.Query) error {
 					}
 					return false
 				}
+			case *lplan.IsNull:
+				if c, ok := y.Arg.(*lplan.ColRef); ok && c.T == nodeTree {
+					return false // NULL or not: the same for the text as for the tree (psql's \dp: polqual IS NOT NULL)
+				}
 			case *lplan.ColRef:
 				if y.T == nodeTree && err == nil {
-					err = unsupported(-1, "pg_attrdef.adbin or pg_publication_rel.prqual other than as pg_get_expr's argument (sidecar keeps the expression's text, not its node tree)")
+					err = unsupported(-1, "pg_attrdef.adbin, pg_policy.polqual or pg_publication_rel.prqual other than as pg_get_expr's argument or under IS NULL (sidecar keeps the expression's text, not its node tree)")
 				}
 			case *lplan.Subquery:
 				walk(y.Plan)
@@ -136,6 +140,7 @@ func (c *vecCatalog) checkReads(q *lplan.Query) error {
 	if err != nil {
 		return err
 	}
+	c.markScanOrdered(q)        // pgcatalog_access_reach.go
 	return c.checkSystemRows(q) // pgcatalog_reach.go
 }
 

@@ -107,6 +107,9 @@ type reach struct {
 	// paramChecks are the conditions on parameters' values the proofs
 	// took (pgcatalog_params.go).
 	paramChecks []paramCheck
+	// path is the session's search path (pg_table_is_visible's proof,
+	// pgcatalog_access_reach.go).
+	path []string
 }
 
 // checkSystemRows refuses a statement that can reach rows PostgreSQL
@@ -121,7 +124,7 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 		r.settings[*row[0]] = true
 	}
 	_, ns := (&pgCatCtx{tables: c.pl.src.Tables()}).namespaces()
-	r.tableList = c.pl.src.Tables()
+	r.tableList, r.path = c.pl.src.Tables(), c.searchPath()
 	for _, t := range r.tableList {
 		r.known[t.OID], r.tables[t.OID], r.tableNames[t.Rel] = true, true, true
 		if s := schemaFactsOf(&t); s != nil {
@@ -290,6 +293,9 @@ func (r *reach) prove(s *lplan.Scan) bool {
 	rel := r.rels[s]
 	if rel.name == "pg_namespace" {
 		return r.proveNamespace(s)
+	}
+	if r.proveAccess(s) { // pgcatalog_access_reach.go: psql's \dp
+		return true
 	}
 	if rel.name == "pg_type" {
 		return r.proveType(s) // pgcatalog_types.go
