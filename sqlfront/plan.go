@@ -1113,8 +1113,13 @@ func (pl *planner) aggregate(name string, f *pg.FuncCall) (expr, error) {
 }
 
 // figureName is the column name PostgreSQL gives a target without AS.
-func figureName(n *pg.Node) (string, int) {
+// b15: the followed major is before 15, whose parser read TRUE and FALSE
+// as casts of 't' and 'f' to bool, named "bool" (from 15 a constant,
+// "?column?").
+func figureName(n *pg.Node, b15 bool) (string, int) {
 	switch {
+	case b15 && n.GetAConst() != nil && n.GetAConst().GetBoolval() != nil:
+		return "bool", 1
 	case n.GetColumnRef() != nil:
 		f := n.GetColumnRef().Fields
 		if s := f[len(f)-1].GetString_(); s != nil {
@@ -1124,7 +1129,7 @@ func figureName(n *pg.Node) (string, int) {
 		names := strs(n.GetFuncCall().Funcname)
 		return names[len(names)-1], 2
 	case n.GetTypeCast() != nil:
-		if name, s := figureName(n.GetTypeCast().Arg); s > 1 {
+		if name, s := figureName(n.GetTypeCast().Arg, b15); s > 1 {
 			return name, s
 		}
 		names := strs(n.GetTypeCast().TypeName.Names)
@@ -1138,14 +1143,21 @@ func figureName(n *pg.Node) (string, int) {
 	case n.GetSqlvalueFunction() != nil:
 		return sqlValueName(n.GetSqlvalueFunction()), 2
 	case n.GetCollateClause() != nil:
-		return figureName(n.GetCollateClause().Arg)
+		return figureName(n.GetCollateClause().Arg, b15)
 	case n.GetCaseExpr() != nil:
 		if d := n.GetCaseExpr().Defresult; d != nil {
-			if name, s := figureName(d); s > 1 {
+			if name, s := figureName(d, b15); s > 1 {
 				return name, s // named after its ELSE
 			}
 		}
 		return "case", 1
 	}
 	return "?column?", 0
+}
+
+// before15 says whether the followed server's major is known and older
+// than 15 (serverVersion).
+func before15(tables []Table) bool {
+	v := serverVersion(tables)
+	return v != 0 && v < 150000
 }

@@ -89,7 +89,7 @@ func (pl *planner) planSelect(s *pg.SelectStmt) error {
 		}
 		name := rt.Name
 		if name == "" {
-			name, _ = figureName(rt.Val)
+			name, _ = figureName(rt.Val, before15(pl.src.Tables()))
 		}
 		col := outCol{name: name, typmod: -1}
 		if c, ok := e.(*colExpr); ok && !p.grouping || ok && pl.inGroup(c.idx) {
