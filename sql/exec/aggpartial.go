@@ -87,11 +87,7 @@ func (a *aggOp) partialFor(p *plan.Aggregate, lay layout, pipe []pipeStep) *Part
 			return nil
 		}
 	}
-	pa := &PartialAgg{a: a, lay: lay, pipe: pipe}
-	if len(pipe) == 0 {
-		pa.small = a.smallOnly(lay)
-	}
-	return pa
+	return &PartialAgg{a: a, lay: lay, pipe: pipe, small: pipeSmall(a.e, pipe, a.smallOnly(lay))} // aggpipe.go
 }
 
 // mergeable says whether f's states merge exactly and its argument and
