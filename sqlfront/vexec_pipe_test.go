@@ -1,11 +1,6 @@
 package sqlfront_test
 
-import (
-	"testing"
-
-	"github.com/sidecar-dev/sidecar/head"
-	"github.com/sidecar-dev/sidecar/heap"
-)
+import "testing"
 
 // TestTypedVecAggThroughProject: an aggregation reading its scan through
 // a projection (GROUP BY an expression, a subquery in FROM) aggregates in
@@ -24,9 +19,5 @@ func TestTypedVecAggThroughProject(t *testing.T) {
 		"SELECT k, sum(v), sum(x), count(v) FROM (SELECT id % 7000 AS k, m * x - 1 AS v, x FROM tv WHERE d > date '1994-01-10' - interval '1 day') s GROUP BY k ORDER BY k LIMIT 30",
 		"SELECT upper(g), sum(x), min(x), sum(m) FROM tv WHERE d > date '1994-01-15' - interval '1 day' GROUP BY 1 ORDER BY 1",
 	}
-	t.Run("warm", func(t *testing.T) { lateQueriesCheck(t, newRig(t, []string{"public.tv"}, typedVecSetup), queries) })
-	t.Run("cold", func(t *testing.T) {
-		cfg := heap.Config{PageRows: 256, Budget: heap.NewPageBudget(64 << 10)}
-		lateQueriesCheck(t, newRigHead(t, head.Options{Heap: cfg}, []string{"public.tv"}, typedVecSetup), queries)
-	})
+	typedVecCheck(t, queries) // vexec_typed_test.go
 }

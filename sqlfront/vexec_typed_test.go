@@ -16,7 +16,6 @@ import (
 // FILTER, count or min (not handed typed), and more groups than a worker
 // keeps (batches handed on whole, boxed) — in memory and cold.
 func TestTypedVecAgg(t *testing.T) {
-	setup := typedVecSetup
 	// The intervals keep the statements on sql/exec (a single-table
 	// aggregate may take the evaluator's path), the aggregation reading
 	// the scan directly (a subquery in FROM puts a Project between).
@@ -36,11 +35,7 @@ func TestTypedVecAgg(t *testing.T) {
 		"SELECT sum(sm), sum(sx), sum(cnt), count(*) FROM (SELECT id, sum(m * x) AS sm, sum(x) AS sx, count(*) AS cnt FROM tv WHERE d > date '1994-01-10' - interval '1 day' GROUP BY id) y",
 		"SELECT id, sm, sx FROM (SELECT id, sum(m * x) AS sm, avg(n) AS sx, sum(b) AS sb FROM tv WHERE d > date '1994-01-10' - interval '1 day' GROUP BY id) y WHERE id % 997 = 0 ORDER BY id",
 	}
-	t.Run("warm", func(t *testing.T) { lateQueriesCheck(t, newRig(t, []string{"public.tv"}, setup), queries) })
-	t.Run("cold", func(t *testing.T) {
-		cfg := heap.Config{PageRows: 256, Budget: heap.NewPageBudget(64 << 10)}
-		lateQueriesCheck(t, newRigHead(t, head.Options{Heap: cfg}, []string{"public.tv"}, setup), queries)
-	})
+	typedVecCheck(t, queries)
 }
 
 // typedVecSetup is the table of the typed vector tests: 100,000 rows of
@@ -56,4 +51,15 @@ var typedVecSetup = []string{
 		"(g % 500) * 0.07, CASE WHEN g % 17 = 0 THEN NULL ELSE (g % 97) * 0.01 END, " +
 		"CASE WHEN g % 4 = 0 THEN 'A' WHEN g % 4 = 1 THEN 'N' WHEN g % 4 = 2 THEN 'R' ELSE NULL END, " +
 		"date '1994-01-01' + (g % 1000) FROM generate_series(1, 100000) g",
+}
+
+// typedVecCheck compares queries over typedVecSetup's table with
+// PostgreSQL's answers, the table in memory (warm) and on 256-row pages
+// under a 64 KiB budget (cold).
+func typedVecCheck(t *testing.T, queries []string) {
+	t.Run("warm", func(t *testing.T) { lateQueriesCheck(t, newRig(t, []string{"public.tv"}, typedVecSetup), queries) })
+	t.Run("cold", func(t *testing.T) {
+		cfg := heap.Config{PageRows: 256, Budget: heap.NewPageBudget(64 << 10)}
+		lateQueriesCheck(t, newRigHead(t, head.Options{Heap: cfg}, []string{"public.tv"}, typedVecSetup), queries)
+	})
 }
