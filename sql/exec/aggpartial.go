@@ -160,12 +160,12 @@ func (p *PartialAgg) Worker() (*AggWorker, error) {
 	return aw, nil
 }
 
-// Add aggregates the rows of b into the worker's groups and leaves b
-// empty (b.N 0), or leaves b as it is when it has a row of a new group
-// and the worker holds partialGroups groups already: the batch is then
-// the aggregation's goroutine's to aggregate. b is a batch of the scan:
-// the projections and filters between the scan and the aggregation run
-// on it first (aggpipe.go).
+// Add aggregates the rows of raw, a batch of the scan, into the
+// worker's groups and leaves raw empty (raw.N 0), or leaves raw as it is
+// when it has a row of a new group and the worker holds partialGroups
+// groups already: the batch is then the aggregation's goroutine's to
+// aggregate. The projections and filters between the scan and the
+// aggregation run on raw first (aggpipe.go): b is what they give.
 func (w *AggWorker) Add(raw *Batch) error {
 	if raw.N == 0 {
 		return nil
