@@ -16,17 +16,6 @@ import (
 // FILTER, count or min (not handed typed), and more groups than a worker
 // keeps (batches handed on whole, boxed) — in memory and cold.
 func TestTypedVecAgg(t *testing.T) {
-	setup := []string{
-		"CREATE TABLE tv (id int PRIMARY KEY, s smallint, i int, b bigint, n numeric, m numeric(15,2), x numeric(15,2), g text, d date)",
-		"INSERT INTO tv SELECT g, (g % 300 - 150)::smallint, CASE WHEN g % 7 = 0 THEN NULL ELSE g % 100 - 50 END, " +
-			"CASE WHEN g % 53 = 0 THEN NULL WHEN g % 5 = 0 THEN 9000000000000000000 - g ELSE g::bigint * 100000000000 - 2000000000000000 END, " +
-			"CASE WHEN g % 11 = 0 THEN NULL WHEN g % 1301 = 0 THEN 'NaN' WHEN g % 1709 = 0 THEN 'Infinity' WHEN g % 1907 = 0 THEN '-Infinity' " +
-			"WHEN g % 23 = 0 THEN 123456789012345678901234.5 WHEN g % 29 = 0 THEN 0.000000000000000000001 * (g % 5) " +
-			"WHEN g % 3 = 0 THEN (g % 40) * 0.25 WHEN g % 3 = 1 THEN ((g % 40) * 0.25)::numeric(20,4) ELSE round((g % 40) * 0.25) END, " +
-			"(g % 500) * 0.07, CASE WHEN g % 17 = 0 THEN NULL ELSE (g % 97) * 0.01 END, " +
-			"CASE WHEN g % 4 = 0 THEN 'A' WHEN g % 4 = 1 THEN 'N' WHEN g % 4 = 2 THEN 'R' ELSE NULL END, " +
-			"date '1994-01-01' + (g % 1000) FROM generate_series(1, 100000) g",
-	}
 	// The intervals keep the statements on sql/exec (a single-table
 	// aggregate may take the evaluator's path), the aggregation reading
 	// the scan directly (a subquery in FROM puts a Project between).
@@ -46,9 +35,31 @@ func TestTypedVecAgg(t *testing.T) {
 		"SELECT sum(sm), sum(sx), sum(cnt), count(*) FROM (SELECT id, sum(m * x) AS sm, sum(x) AS sx, count(*) AS cnt FROM tv WHERE d > date '1994-01-10' - interval '1 day' GROUP BY id) y",
 		"SELECT id, sm, sx FROM (SELECT id, sum(m * x) AS sm, avg(n) AS sx, sum(b) AS sb FROM tv WHERE d > date '1994-01-10' - interval '1 day' GROUP BY id) y WHERE id % 997 = 0 ORDER BY id",
 	}
-	t.Run("warm", func(t *testing.T) { lateQueriesCheck(t, newRig(t, []string{"public.tv"}, setup), queries) })
+	typedVecCheck(t, queries)
+}
+
+// typedVecSetup is the table of the typed vector tests: 100,000 rows of
+// integers and numerics with NULLs, NaN, ±Infinity, 24-digit values and
+// mixed scales.
+var typedVecSetup = []string{
+	"CREATE TABLE tv (id int PRIMARY KEY, s smallint, i int, b bigint, n numeric, m numeric(15,2), x numeric(15,2), g text, d date)",
+	"INSERT INTO tv SELECT g, (g % 300 - 150)::smallint, CASE WHEN g % 7 = 0 THEN NULL ELSE g % 100 - 50 END, " +
+		"CASE WHEN g % 53 = 0 THEN NULL WHEN g % 5 = 0 THEN 9000000000000000000 - g ELSE g::bigint * 100000000000 - 2000000000000000 END, " +
+		"CASE WHEN g % 11 = 0 THEN NULL WHEN g % 1301 = 0 THEN 'NaN' WHEN g % 1709 = 0 THEN 'Infinity' WHEN g % 1907 = 0 THEN '-Infinity' " +
+		"WHEN g % 23 = 0 THEN 123456789012345678901234.5 WHEN g % 29 = 0 THEN 0.000000000000000000001 * (g % 5) " +
+		"WHEN g % 3 = 0 THEN (g % 40) * 0.25 WHEN g % 3 = 1 THEN ((g % 40) * 0.25)::numeric(20,4) ELSE round((g % 40) * 0.25) END, " +
+		"(g % 500) * 0.07, CASE WHEN g % 17 = 0 THEN NULL ELSE (g % 97) * 0.01 END, " +
+		"CASE WHEN g % 4 = 0 THEN 'A' WHEN g % 4 = 1 THEN 'N' WHEN g % 4 = 2 THEN 'R' ELSE NULL END, " +
+		"date '1994-01-01' + (g % 1000) FROM generate_series(1, 100000) g",
+}
+
+// typedVecCheck compares queries over typedVecSetup's table with
+// PostgreSQL's answers, the table in memory (warm) and on 256-row pages
+// under a 64 KiB budget (cold).
+func typedVecCheck(t *testing.T, queries []string) {
+	t.Run("warm", func(t *testing.T) { lateQueriesCheck(t, newRig(t, []string{"public.tv"}, typedVecSetup), queries) })
 	t.Run("cold", func(t *testing.T) {
 		cfg := heap.Config{PageRows: 256, Budget: heap.NewPageBudget(64 << 10)}
-		lateQueriesCheck(t, newRigHead(t, head.Options{Heap: cfg}, []string{"public.tv"}, setup), queries)
+		lateQueriesCheck(t, newRigHead(t, head.Options{Heap: cfg}, []string{"public.tv"}, typedVecSetup), queries)
 	})
 }

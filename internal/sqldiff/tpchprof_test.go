@@ -32,6 +32,9 @@ import (
 // (q<N>.alloc.pprof, the allocations made during the query) and the
 // daemon's /metrics before and after the query (q<N>.metrics).
 // SIDECAR_TPCH_EXPLAIN set logs each query's EXPLAIN first.
+// SIDECAR_TPCH_EXTRA names a file of more statements (one per line,
+// "--" lines skipped) run after the TPC-H queries as E1, E2, … (shapes
+// TPC-H does not have: GROUP BY an expression, a subquery in FROM).
 func TestTPCHProfile(t *testing.T) {
 	dir := os.Getenv("SIDECAR_TPCH_PROFILE")
 	if dir == "" {
@@ -60,6 +63,22 @@ func TestTPCHProfile(t *testing.T) {
 			queries = append(queries, n)
 		}
 	}
+	type query struct{ name, sql string }
+	var run []query
+	for _, n := range queries {
+		run = append(run, query{"Q" + strconv.Itoa(n), tpch.Queries[n-1]})
+	}
+	if f := os.Getenv("SIDECAR_TPCH_EXTRA"); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "--") {
+				run = append(run, query{"E" + strconv.Itoa(len(run)-len(queries)+1), strings.TrimSuffix(l, ";")})
+			}
+		}
+	}
 	ctx := context.Background()
 	url := pg.NewDB(t)
 	c, err := pgconn.Connect(ctx, url)
@@ -84,9 +103,9 @@ func TestTPCHProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	for _, n := range queries {
+	for _, q := range run {
 		if os.Getenv("SIDECAR_TPCH_EXPLAIN") != "" {
-			rows, err := conn.Query(ctx, "EXPLAIN "+tpch.Queries[n-1], pgx.QueryExecModeSimpleProtocol)
+			rows, err := conn.Query(ctx, "EXPLAIN "+q.sql, pgx.QueryExecModeSimpleProtocol)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,11 +118,11 @@ func TestTPCHProfile(t *testing.T) {
 				plan.WriteString(line + "\n")
 			}
 			if err := rows.Err(); err != nil {
-				t.Errorf("EXPLAIN Q%d: %v", n, err)
+				t.Errorf("EXPLAIN %s: %v", q.name, err)
 			}
-			t.Logf("EXPLAIN Q%d:\n%s", n, plan.String())
+			t.Logf("EXPLAIN %s:\n%s", q.name, plan.String())
 		}
-		f, err := os.Create(filepath.Join(dir, "q"+strconv.Itoa(n)+".pprof"))
+		f, err := os.Create(filepath.Join(dir, strings.ToLower(q.name)+".pprof"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +136,7 @@ func TestTPCHProfile(t *testing.T) {
 		}
 		for r := 0; r < reps; r++ {
 			qs, cpu0 := time.Now(), cpuTime(t)
-			rows, err := conn.Query(ctx, tpch.Queries[n-1], pgx.QueryExecModeSimpleProtocol)
+			rows, err := conn.Query(ctx, q.sql, pgx.QueryExecModeSimpleProtocol)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,19 +145,19 @@ func TestTPCHProfile(t *testing.T) {
 				got++
 			}
 			if err := rows.Err(); err != nil {
-				t.Errorf("Q%d: %v", n, err)
+				t.Errorf("%s: %v", q.name, err)
 			}
-			t.Logf("Q%d run %d: %d rows in %s (process CPU %s)", n, r+1, got, time.Since(qs), cpuTime(t)-cpu0)
+			t.Logf("%s run %d: %d rows in %s (process CPU %s)", q.name, r+1, got, time.Since(qs), cpuTime(t)-cpu0)
 		}
 		pprof.StopCPUProfile()
 		f.Close()
 		// The allocation profile is cumulative: pprof -base with
 		// q<N>.alloc0.pprof subtracts what came before the query.
-		writeProfile(t, filepath.Join(dir, "q"+strconv.Itoa(n)+".alloc0.pprof"), before.String())
+		writeProfile(t, filepath.Join(dir, strings.ToLower(q.name)+".alloc0.pprof"), before.String())
 		var after strings.Builder
 		_ = pprof.Lookup("allocs").WriteTo(&after, 0)
-		writeProfile(t, filepath.Join(dir, "q"+strconv.Itoa(n)+".alloc.pprof"), after.String())
-		writeProfile(t, filepath.Join(dir, "q"+strconv.Itoa(n)+".metrics"), "# before\n"+metricsBefore+"# after\n"+scrape(t, sc.APIAddr))
+		writeProfile(t, filepath.Join(dir, strings.ToLower(q.name)+".alloc.pprof"), after.String())
+		writeProfile(t, filepath.Join(dir, strings.ToLower(q.name)+".metrics"), "# before\n"+metricsBefore+"# after\n"+scrape(t, sc.APIAddr))
 	}
 }
 

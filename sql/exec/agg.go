@@ -253,8 +253,8 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 	if err := op.groupingSets(a); err != nil {
 		return nil, err
 	}
-	if s, ok := in.(*scanOp); ok && !s.repeat {
-		op.partial = op.partialFor(a, lay) // aggpartial.go
+	if s, pipe := partialInput(in); s != nil && !s.repeat { // aggpipe.go
+		op.partial = op.partialFor(a, lay, pipe) // aggpartial.go
 		s.partial = op.partial
 	}
 	return op, nil

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"github.com/sidecar-dev/sidecar/sql/builtin"
 	"github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
 )
@@ -51,6 +50,9 @@ type PartialAgg struct {
 	// small are the vectors the aggregation reads only through the
 	// small path (SmallCols, typedvec.go).
 	small []bool
+	// pipe: the projections and filters between the scan and the
+	// aggregation, bottom up (aggpipe.go; none: the scan is read directly).
+	pipe []pipeStep
 }
 
 // AggWorker aggregates batches on one worker goroutine.
@@ -66,6 +68,7 @@ type AggWorker struct {
 	gi     []int
 	rows   []int
 	res    []types.Value
+	pipe   []workerStep // aggpipe.go
 }
 
 // merger is an aggregate state that adds another state of its kind.
@@ -73,8 +76,9 @@ type merger interface {
 	merge(o aggState) error
 }
 
-// partialFor is a's offer to the scan it reads (nil: a cannot take part).
-func (a *aggOp) partialFor(p *plan.Aggregate, lay layout) *PartialAgg {
+// partialFor is a's offer to the scan it reads through pipe (nil: a
+// cannot take part).
+func (a *aggOp) partialFor(p *plan.Aggregate, lay layout, pipe []pipeStep) *PartialAgg {
 	if len(p.Sets) > 0 || a.sets != nil {
 		return nil
 	}
@@ -83,7 +87,7 @@ func (a *aggOp) partialFor(p *plan.Aggregate, lay layout) *PartialAgg {
 			return nil
 		}
 	}
-	return &PartialAgg{a: a, lay: lay, small: a.smallOnly(lay)}
+	return &PartialAgg{a: a, lay: lay, pipe: pipe, small: pipeSmall(a.e, pipe, a.smallOnly(lay))} // aggpipe.go
 }
 
 // mergeable says whether f's states merge exactly and its argument and
@@ -111,25 +115,12 @@ func (f *aggFunc) mergeable(lay layout) bool {
 	if _, ok := f.init().(merger); !ok {
 		return false
 	}
-	ok := true
 	for _, x := range append(append([]plan.Scalar(nil), ae.Args...), ae.Filter) {
-		if x == nil {
-			continue
+		if !workerSafe(x, lay) { // aggpipe.go
+			return false
 		}
-		plan.Walk(x, func(y plan.Scalar) bool {
-			switch y := y.(type) {
-			case *plan.Subquery:
-				ok = false
-			case *plan.Func:
-				ok = ok && y.Ext == nil && (y.Call == nil || y.Call.Func.Volatility == builtin.Immutable)
-			case *plan.ColRef:
-				_, in := lay[y.ID]
-				ok = ok && in
-			}
-			return ok
-		})
 	}
-	return ok
+	return true
 }
 
 // Worker is a new worker's aggregator, its aggregates compiled again
@@ -157,7 +148,11 @@ func (p *PartialAgg) Worker() (*AggWorker, error) {
 		w.aggs = append(w.aggs, g)
 	}
 	sets, _ := w.setMasks()
-	aw := &AggWorker{a: w, limit: p.limit, groups: newRowMap(a.keyOIDs()), mask: sets[0], sets: sets}
+	pipe, err := compilePipe(a.e, p.pipe) // aggpipe.go
+	if err != nil {
+		return nil, err
+	}
+	aw := &AggWorker{a: w, limit: p.limit, groups: newRowMap(a.keyOIDs()), mask: sets[0], sets: sets, pipe: pipe}
 	if aw.limit <= 0 {
 		aw.limit = partialGroups
 	}
@@ -165,12 +160,22 @@ func (p *PartialAgg) Worker() (*AggWorker, error) {
 	return aw, nil
 }
 
-// Add aggregates the rows of b into the worker's groups and leaves b
-// empty (b.N 0), or leaves b as it is when it has a row of a new group
-// and the worker holds partialGroups groups already: the batch is then
-// the aggregation's goroutine's to aggregate.
-func (w *AggWorker) Add(b *Batch) error {
+// Add aggregates the rows of raw, a batch of the scan, into the
+// worker's groups and leaves raw empty (raw.N 0), or leaves raw as it is
+// when it has a row of a new group and the worker holds partialGroups
+// groups already: the batch is then the aggregation's goroutine's to
+// aggregate. The projections and filters between the scan and the
+// aggregation run on raw first (aggpipe.go): b is what they give.
+func (w *AggWorker) Add(raw *Batch) error {
+	if raw.N == 0 {
+		return nil
+	}
+	b, err := runPipe(w.pipe, raw)
+	if err != nil {
+		return err
+	}
 	if b.N == 0 {
+		raw.N = Compact(raw, 0, raw.N, nil)
 		return nil
 	}
 	a := w.a
@@ -193,8 +198,8 @@ func (w *AggWorker) Add(b *Batch) error {
 		if g < 0 {
 			if w.full {
 				w.gi = gi
-				b.BoxSmall() // typedvec.go: the aggregation's goroutine reads Vecs
-				return nil   // handed on whole (no group was added for it)
+				raw.BoxSmall() // typedvec.go: the aggregation's goroutine reads Vecs
+				return nil     // handed on whole (no group was added for it)
 			}
 			key := a.key(b, i, 0, w.mask, 0)
 			w.bytes += rowBytes(key) + int64(64*len(a.aggs))
@@ -251,7 +256,7 @@ func (w *AggWorker) Add(b *Batch) error {
 			}
 		}
 	}
-	b.N = Compact(b, 0, b.N, nil)
+	raw.N = Compact(raw, 0, raw.N, nil)
 	return nil
 }
 

@@ -48,6 +48,9 @@ func (m *partialSource) ScanLate(ctx context.Context, req *exec.ScanRequest, lf 
 				return err
 			}
 		}
+		if req.Partial != nil {
+			typeSmall(b, req)
+		}
 		batches = append(batches, b)
 	}
 	errs := make([]error, len(batches))
@@ -206,4 +209,42 @@ func typedBatch(req *exec.ScanRequest, rows [][]*string, size int) (*exec.Batch,
 		}
 	}
 	return b, nil
+}
+
+// typeSmall hands the vectors the partial aggregation reads only through
+// its small path (PartialAgg.SmallCols) typed, as the HEAD's scan does
+// (sqlfront's vexec_typed.go): an integer, or a numeric whose digits fit
+// an int64, goes to the batch's SmallVec with its Vecs slot nil; NULL
+// and any other numeric stay boxed.
+func typeSmall(b *exec.Batch, req *exec.ScanRequest) {
+	for c, want := range req.Partial.SmallCols() {
+		if !want || c >= len(b.Vecs) {
+			continue
+		}
+		var sv *exec.SmallVec
+		for i := 0; i < b.N; i++ {
+			var x int64
+			var scale int32
+			switch v := b.Vecs[c][i].(type) {
+			case int64:
+				x = v
+			case *types.Decimal:
+				if v.NaN || v.Inf != 0 || !v.V.IsInt64() {
+					continue
+				}
+				x, scale = v.V.Int64(), v.Scale
+			default:
+				continue
+			}
+			if sv == nil {
+				_, numeric := b.Vecs[c][i].(*types.Decimal)
+				sv = exec.NewSmallVec(numeric)
+				for len(b.Small) < len(b.Vecs) {
+					b.Small = append(b.Small, nil)
+				}
+				b.Small[c] = sv
+			}
+			sv.X[i], sv.Scale[i], sv.OK[i], b.Vecs[c][i] = x, scale, true, nil
+		}
+	}
 }

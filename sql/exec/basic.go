@@ -412,6 +412,7 @@ func filterBatch(b *Batch, pred vexpr) (*Batch, error) {
 type filterOp struct {
 	in   operator
 	pred vexpr
+	src  plan.Scalar // pred as planned (a partial aggregation's worker compiles it again: aggpipe.go)
 }
 
 func (e *env) newFilter(in operator, pred plan.Scalar) (operator, error) {
@@ -420,7 +421,7 @@ func (e *env) newFilter(in operator, pred plan.Scalar) (operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &filterOp{in: in, pred: f}, nil
+	return &filterOp{in: in, pred: f, src: pred}, nil
 }
 
 func (f *filterOp) cols() []plan.ColumnID { return f.in.cols() }
@@ -472,11 +473,12 @@ type projectOp struct {
 	in    operator
 	out   []plan.ColumnID
 	exprs []vexpr
+	src   []plan.Scalar // exprs as planned (aggpipe.go)
 }
 
 func (e *env) newProject(in operator, cols []plan.ColumnID, exprs []plan.Scalar) (operator, error) {
 	c := &compiler{e: e, lay: layoutOf(in.cols())}
-	p := &projectOp{in: in, out: cols}
+	p := &projectOp{in: in, out: cols, src: exprs}
 	for _, x := range exprs {
 		f, err := c.compile(x)
 		if err != nil {
@@ -491,17 +493,26 @@ func (p *projectOp) cols() []plan.ColumnID { return p.out }
 
 func (p *projectOp) run(emit func(*Batch) error) error {
 	return p.in.run(func(b *Batch) error {
-		out := &Batch{N: b.N, Vecs: make([][]types.Value, len(p.exprs))}
-		sel := allRows(b.N)
-		for k, x := range p.exprs {
-			v := make([]types.Value, b.N)
-			if err := x(b, sel, v); err != nil {
-				return rowMajorError(b, p.exprs, err) // errorder.go
-			}
-			out.Vecs[k] = v
+		out, err := projectBatch(b, p.exprs)
+		if err != nil {
+			return err
 		}
 		return emit(out)
 	})
+}
+
+// projectBatch is a new batch of one vector per expression over b's rows.
+func projectBatch(b *Batch, exprs []vexpr) (*Batch, error) {
+	out := &Batch{N: b.N, Vecs: make([][]types.Value, len(exprs))}
+	sel := allRows(b.N)
+	for k, x := range exprs {
+		v := make([]types.Value, b.N)
+		if err := x(b, sel, v); err != nil {
+			return nil, rowMajorError(b, exprs, err) // errorder.go
+		}
+		out.Vecs[k] = v
+	}
+	return out, nil
 }
 
 // valuesOp is VALUES (and SELECT without FROM: one row).

@@ -210,17 +210,65 @@ func (e *estimator) sel1(p plan.Scalar) float64 {
 }
 
 // eqSel is the fraction of rows a = b keeps within one relation: one
-// over the column's domain when it is a column against a value.
+// over the column's domain when it is a column against a value. A
+// column of another relation is a value here (as PostgreSQL's
+// var_eq_non_const takes a Param): an outer column of a correlated
+// subquery (TPC-H Q17's l_partkey = p_partkey keeps 1/200,000 of
+// lineitem, not a tenth), or a column of the other side of a join;
+// when that column's domain is known too, the larger domain decides
+// (each value of the smaller finds a match at most once in the larger's
+// domain), as for a join's equality (joinRows).
 func (e *estimator) eqSel(a, b plan.Scalar) float64 {
 	if plan.ColumnsOf(a).Len() == 0 {
 		a, b = b, a
 	}
-	if c, ok := a.(*plan.ColRef); ok && plan.ColumnsOf(b).Len() == 0 {
-		if d := e.domain(c.ID); d > 0 {
-			return 1 / d
-		}
+	c, ok := a.(*plan.ColRef)
+	if o, isCol := b.(*plan.ColRef); isCol && (!ok || !e.noted(c.ID) && e.noted(o.ID)) {
+		c, ok, b = o, true, a // the column of a scan this estimate is about
+	}
+	if !ok {
+		return eqFraction
+	}
+	if !e.otherRel(c.ID, b) {
+		return eqFraction
+	}
+	d := e.domain(c.ID)
+	if o, ok := b.(*plan.ColRef); ok && d > 0 {
+		d = math.Max(d, e.domain(o.ID))
+	}
+	if d > 0 {
+		return 1 / d
 	}
 	return eqFraction
+}
+
+// noted says whether id is a column of a scan the estimator noted.
+func (e *estimator) noted(id plan.ColumnID) bool {
+	_, ok := e.base[id]
+	return ok
+}
+
+// otherRel says whether b reads no column of the scan column id comes
+// from: a constant, or columns of other relations (an enclosing query's
+// columns are of no scan the estimator noted). A column of no noted
+// scan (a computed column) is another relation only when it is not id's
+// own computation, which the estimator cannot tell: b then reads id's
+// relation as far as it knows, unless id itself is of no noted scan.
+func (e *estimator) otherRel(id plan.ColumnID, b plan.Scalar) bool {
+	own, ok := e.base[id]
+	if !ok {
+		return plan.ColumnsOf(b).Len() == 0
+	}
+	other := true
+	plan.Walk(b, func(y plan.Scalar) bool {
+		if r, isCol := y.(*plan.ColRef); isCol {
+			if bc, noted := e.base[r.ID]; noted && bc.scan == own.scan {
+				other = false
+			}
+		}
+		return other
+	})
+	return other
 }
 
 // joinRows estimates the rows of an inner join of l rows (columns lc)

@@ -1,0 +1,27 @@
+-- partial aggregation through projections and filters (aggpipe.go): TestDifferentialPartial runs these with three workers of at most two groups each over batches of three rows
+SELECT id % 3, count(*), sum(x), avg(y) FROM w GROUP BY id % 3;
+SELECT x / 10, sum(y * 2), count(k), min(id) FROM w GROUP BY x / 10;
+SELECT g, sum(v), count(*) FROM (SELECT grp AS g, y * 3 - x AS v FROM w) s GROUP BY g;
+SELECT g, sum(v), avg(v) FROM (SELECT upper(grp) AS g, y AS v FROM w WHERE k IS NOT NULL) s GROUP BY g;
+SELECT count(*), sum(v) FROM (SELECT x + 1 AS v FROM w) s;
+SELECT g, count(*) FROM (SELECT coalesce(grp, 'none') || '-' || (id % 2)::text AS g FROM w) s GROUP BY g;
+SELECT extract(year FROM d), count(*), sum(n), min(ts) FROM wd GROUP BY 1;
+SELECT date_trunc('month', ts), count(*), max(d), sum(n) FROM wd GROUP BY 1;
+SELECT host, date_trunc('day', ts), count(v), min(id) FROM ev GROUP BY 1, 2;
+SELECT b, i8 % 5, sum(d), avg(i2), count(*) FROM nums GROUP BY 1, 2;
+SELECT s, sum(d2) FROM (SELECT substr(s, 1, 1) AS s, d * d AS d2 FROM nums) t GROUP BY s;
+SELECT g, sum(v) FROM (SELECT id % 4 AS g, x AS v FROM w) s WHERE v > 5 GROUP BY g;
+SELECT g, sum(v) FROM (SELECT id % 4 AS g, x * 2 AS v FROM w) s WHERE g + v > 7 GROUP BY g;
+SELECT g, count(*) FROM (SELECT id % 4 AS g, x FROM w WHERE y > 1) s GROUP BY g HAVING count(*) > 1;
+SELECT sum(x / (k - 1)) FROM (SELECT x, k FROM w) s;
+SELECT g, sum(v) FROM (SELECT id % 2 AS g, 100 / (k - 1) AS v FROM w) s GROUP BY g;
+SELECT g, count(*) FROM (SELECT 10 / (x - x) AS g FROM w) s GROUP BY g;
+SELECT g, sum(v) FROM (SELECT grp AS g, x AS v FROM w ORDER BY id LIMIT 7) s GROUP BY g;
+SELECT to_char(ts, 'YYYY-MM'), count(*), sum(n) FROM wd GROUP BY 1;
+SELECT g, sum(y) FROM (SELECT grp AS g, y FROM w WHERE x > (SELECT min(x) FROM w)) s GROUP BY g;
+SELECT g, sum(v), avg(v), sum(i), count(v) FROM (SELECT grp AS g, y AS v, x AS i FROM w) s GROUP BY g;
+SELECT g, sum(v), avg(v) FROM (SELECT id % 3 AS g, y * 100000000000000000 AS v FROM w) s GROUP BY g;
+SELECT g, sum(v), sum(u) FROM (SELECT id % 2 AS g, y * x - 1.5 AS v, x * 2.25 AS u FROM w) s GROUP BY g;
+SELECT g, sum(v), avg(w2) FROM (SELECT b AS g, d * i8 AS v, i2 + d AS w2 FROM nums) s GROUP BY g;
+SELECT g, sum(v) FROM (SELECT grp AS g, y AS v, y AS v2 FROM w) s WHERE v2 IS NOT NULL GROUP BY g;
+SELECT g, sum(v), max(i) FROM (SELECT grp AS g, y AS v, x AS i FROM w) s GROUP BY g;
