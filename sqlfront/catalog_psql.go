@@ -207,9 +207,9 @@ func none(*execCtx, []string) ([][]*string, error) { return nil, nil }
 
 // psqlHandlers answer the queries of psqlQueries by name.
 var psqlHandlers = map[string]*canned{
-	"dt":    {cols: []string{"Schema", "Name", "Type", "Owner"}, rows: relList},
-	"dlist": {cols: []string{"Schema", "Name", "Type", "Owner"}, rows: relList},
-	"doid": {cols: []string{"oid", "nspname", "relname"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
+	"dt":    {cols: []string{"Schema:name", "Name:name", "Type", "Owner:name"}, rows: relList},
+	"dlist": {cols: []string{"Schema:name", "Name:name", "Type", "Owner:name"}, rows: relList},
+	"doid": {cols: []string{"oid:oid", "nspname:name", "relname:name"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
 		pat := ""
 		for _, c := range consts {
 			if strings.HasPrefix(c, "^(") {
@@ -280,28 +280,28 @@ var psqlHandlers = map[string]*canned{
 		return rows, nil
 	}},
 	"dinfo":     {cols: dinfoCols, rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableInfo(ex, consts, false) }},
-	"dinfoplus": {cols: dinfoCols, rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableInfo(ex, consts, true) }},
-	"dcols": {cols: []string{"attname", "format_type", "pg_get_expr", "attnotnull", "attcollation", "attidentity", "attgenerated"},
+	"dinfoplus": {cols: dinfoPlusCols, rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableInfo(ex, consts, true) }},
+	"dcols": {cols: []string{"attname:name", "format_type", "pg_get_expr", "attnotnull:bool", "attcollation:name", "attidentity:char", "attgenerated:char"},
 		rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableColumns(ex, consts, false) }},
-	"dcolsplus": {cols: []string{"attname", "format_type", "pg_get_expr", "attnotnull", "attcollation", "attidentity", "attgenerated",
-		"attstorage", "attcompression", "attstattarget", "col_description"},
+	"dcolsplus": {cols: []string{"attname:name", "format_type", "pg_get_expr", "attnotnull:bool", "attcollation:name", "attidentity:char", "attgenerated:char",
+		"attstorage:char", "attcompression:char", "attstattarget:int4", "col_description"},
 		rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableColumns(ex, consts, true) }},
-	"dpolicy": {cols: []string{"polname", "polpermissive", "array_to_string", "pg_get_expr", "pg_get_expr", "cmd"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
+	"dpolicy": {cols: []string{"polname:name", "polpermissive:bool", "array_to_string", "pg_get_expr", "pg_get_expr", "cmd"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
 		if s := storageFactsOf(ex, consts); s != nil && (s.RowSecurity || s.ForceRowSecurity || s.Policies > 0) {
 			return nil, unsupported(-1, "the row security policies of "+tableByOID(ex, oidLiteral(consts)).Name+" (not read from the server)")
 		}
 		return nil, nil
 	}},
-	"dstats": {cols: []string{"oid", "stxrelid", "nsp", "stxname", "columns", "ndist_enabled", "deps_enabled", "mcv_enabled", "stxstattarget"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
+	"dstats": {cols: []string{"oid:oid", "stxrelid:regclass", "nsp", "stxname:name", "columns", "ndist_enabled:bool", "deps_enabled:bool", "mcv_enabled:bool", "stxstattarget:stattarget"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
 		if s := storageFactsOf(ex, consts); s != nil && s.StatisticsObjects > 0 {
 			return nil, unsupported(-1, "the extended statistics objects of "+tableByOID(ex, oidLiteral(consts)).Name+" (not read from the server)")
 		}
 		return nil, nil
 	}},
-	"dpubs":     {cols: []string{"pubname", "?column?", "?column?"}, rows: publicationFooter(true)},  // pgcatalog_publications.go
-	"dpubs14":   {cols: []string{"pubname", "?column?", "?column?"}, rows: publicationFooter(false)}, // pgcatalog_publications.go
-	"dinherits": {cols: []string{"oid"}, rows: none},
-	"dparts":    {cols: []string{"oid", "relkind", "inhdetachpending", "pg_get_expr"}, rows: none},
+	"dpubs":     {cols: []string{"pubname:name", "?column?", "?column?"}, rows: publicationFooter(true)},  // pgcatalog_publications.go
+	"dpubs14":   {cols: []string{"pubname:name", "?column?", "?column?"}, rows: publicationFooter(false)}, // pgcatalog_publications.go
+	"dinherits": {cols: []string{"oid:regclass"}, rows: none},
+	"dparts":    {cols: []string{"oid:regclass", "relkind:char", "inhdetachpending:bool", "pg_get_expr"}, rows: none},
 }
 
 // psqlMatcher matches names against one psql pattern.
@@ -330,23 +330,32 @@ func psqlPattern(pat string) (psqlMatcher, error) {
 	return m, nil
 }
 
-// cannedPlan is the plan of a recognised catalog query.
-func cannedPlan(c *canned, query string) *plan {
+// cannedPlan is the plan of a recognised catalog query, its columns
+// described as PostgreSQL describes them (catalog_canned_types.go) for
+// the followed server's version.
+func cannedPlan(c *canned, query string, version int) (*plan, error) {
 	consts := literals(query)
 	p := &plan{kind: "select", tag: "SELECT", noRows: false}
 	var cols []Column
-	for i, name := range c.cols {
-		cols = append(cols, col(name, oidText))
-		p.cols = append(p.cols, outCol{name: name, typ: oidText, typmod: -1})
-		p.targets = append(p.targets, &colExpr{idx: i, t: oidText})
+	for i, spec := range c.cols {
+		name, typ, err := cannedColumn(spec, version)
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, col(name, typ))
+		p.cols = append(p.cols, outCol{name: name, typ: typ, typmod: -1})
+		p.targets = append(p.targets, &colExpr{idx: i, t: typ})
 	}
 	p.from = []*fromItem{{virt: &virtual{cols: cols, rows: func(ex *execCtx) ([][]*string, error) { return c.rows(ex, consts) }}}}
-	return p
+	return p, nil
 }
 
-// dinfoCols are the columns of psql's \d and \d+ table query.
-var dinfoCols = []string{"relchecks", "relkind", "relhasindex", "relhasrules", "relhastriggers", "relrowsecurity", "relforcerowsecurity",
-	"relhasoids", "relispartition", "?column?", "reltablespace", "reloftype", "relpersistence", "relreplident", "amname"}
+// dinfoCols and dinfoPlusCols are the columns of psql's \d and \d+
+// table queries (the 10th is reloptions' text under \d+).
+var dinfoCols = []string{"relchecks:int2", "relkind:char", "relhasindex:bool", "relhasrules:bool", "relhastriggers:bool", "relrowsecurity:bool", "relforcerowsecurity:bool",
+	"relhasoids:bool", "relispartition:bool", "?column?", "reltablespace:oid", "reloftype", "relpersistence:char", "relreplident:char", "amname:name"}
+
+var dinfoPlusCols = slices.Concat(dinfoCols[:9], []string{"array_to_string"}, dinfoCols[10:])
 
 // storageFactsOf is the schema facts of the table whose OID the query
 // names, when its \d+ facts were read (nil otherwise: a record written

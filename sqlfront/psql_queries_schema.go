@@ -53,7 +53,7 @@ ORDER BY 1;`
 
 // psqlSchemaHandlers answer psqlSchemaQueries by name.
 var psqlSchemaHandlers = map[string]*canned{
-	"dfk": {cols: []string{"sametable", "conname", "condef", "ontable"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
+	"dfk": {cols: []string{"sametable:bool", "conname:name", "condef", "ontable:regclass"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
 		t, s, err := describedFacts(ex, consts)
 		if t == nil || err != nil {
 			return nil, err
@@ -67,7 +67,7 @@ var psqlSchemaHandlers = map[string]*canned{
 		sortRows(rows, 1)
 		return rows, nil
 	}},
-	"dreferenced": {cols: []string{"conname", "ontable", "condef"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
+	"dreferenced": {cols: []string{"conname:name", "ontable:regclass", "condef"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
 		t, s, err := describedFacts(ex, consts)
 		if t == nil || err != nil {
 			return nil, err
@@ -100,7 +100,7 @@ var psqlSchemaHandlers = map[string]*canned{
 }
 
 // triggerCols and triggerRows answer psql's trigger listing of \d.
-var triggerCols = []string{"tgname", "pg_get_triggerdef", "tgenabled", "tgisinternal", "parent"}
+var triggerCols = []string{"tgname:name", "pg_get_triggerdef", "tgenabled:char", "tgisinternal:bool", "parent:regclass"}
 
 func triggerRows(ex *execCtx, consts []string) ([][]*string, error) {
 	t, s, err := describedFacts(ex, consts)

@@ -1,0 +1,128 @@
+package sqlfront_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sidecar-dev/sidecar/sqlfront"
+)
+
+// auditRig follows tables of every kind the canned catalog answers
+// describe: keyed tables with a foreign key and comments, an inheritance
+// child whose parent is not followed, a partitioned root with a middle
+// level, and a view with column comments.
+func auditRig(t *testing.T) *rig {
+	r := newRig(t, []string{"public.accounts", "public.items", "public.emp", "public.meas", "public.plain"}, []string{
+		"CREATE TABLE accounts (id int PRIMARY KEY, name text UNIQUE, balance numeric(12,2))",
+		"CREATE TABLE items (id serial PRIMARY KEY, acct int REFERENCES accounts, name varchar(20) NOT NULL DEFAULT 'x', qty int CHECK (qty > 0))",
+		"COMMENT ON TABLE items IS 'the items'", "COMMENT ON COLUMN items.qty IS 'how many'",
+		"CREATE TABLE person (id int PRIMARY KEY, name text)",
+		"CREATE TABLE emp (salary int) INHERITS (person)",
+		"ALTER TABLE emp ADD PRIMARY KEY (id)",
+		"CREATE TABLE meas (id int NOT NULL, k int NOT NULL, v text, PRIMARY KEY (id, k)) PARTITION BY LIST (k)",
+		"CREATE TABLE meas_1 PARTITION OF meas FOR VALUES IN (1)",
+		"CREATE TABLE meas_3 PARTITION OF meas FOR VALUES IN (3, 4) PARTITION BY LIST (k)",
+		"CREATE TABLE meas_3a PARTITION OF meas_3 FOR VALUES IN (3)",
+		"CREATE TABLE meas_3b PARTITION OF meas_3 FOR VALUES IN (4)",
+		"INSERT INTO meas SELECT g, (ARRAY[1, 3, 4])[1 + g % 3], 'v' FROM generate_series(1, 20) g",
+		"CREATE TABLE plain (a int PRIMARY KEY, b text)",
+		"CREATE VIEW plain_v AS SELECT a, b FROM plain", "COMMENT ON COLUMN plain_v.b IS 'the b'",
+	})
+	u, err := url.Parse(r.pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := *r
+	named.sqlURL = strings.Replace(r.sqlURL, "/app?", u.Path+"?", 1)
+	return &named
+}
+
+var auditEngine = os.Getenv("AUDIT_ENGINE") != ""
+
+var auditOIDLiteral = regexp.MustCompile(`'16[0-9]{3}'`)
+
+// TestCatalogCannedAnswers: every psql query the front end answers with
+// a canned plan (catalog_psql.go) answers as PostgreSQL does — the
+// RowDescription (names, types, typmods, origins) and the rows, in text
+// and binary format — for every followed table, or is refused 0A000.
+func TestCatalogCannedAnswers(t *testing.T) {
+	r := auditRig(t)
+	ctx := context.Background()
+	var conns [2]*pgconn.PgConn
+	for i, u := range []string{r.pgURL, r.sqlURL} {
+		c, err := pgconn.Connect(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		conns[i] = c
+	}
+	oids := map[string]string{}
+	res := conns[0].ExecParams(ctx, "SELECT relname::text, oid::text FROM pg_class WHERE relnamespace = 'public'::regnamespace", nil, nil, nil, nil).Read()
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	for _, row := range res.Rows {
+		oids[string(row[0])] = string(row[1])
+	}
+	texts := sqlfront.CannedQueryTexts()
+	names := slices.Sorted(func(yield func(string) bool) {
+		for n := range texts {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+	rels := []string{"accounts", "items", "emp", "person", "meas", "meas_3", "meas_1", "meas_3a", "plain", "plain_v", "accounts_pkey"}
+	sort.Strings(rels)
+	for _, name := range names {
+		for _, rel := range rels {
+			q := auditOIDLiteral.ReplaceAllString(texts[name], "'"+oids[rel]+"'")
+			q = strings.ReplaceAll(q, "'^(accounts)$'", "'^("+rel+")$'")
+			if auditEngine {
+				q = strings.TrimSuffix(strings.TrimSpace(q), ";") + " LIMIT ALL"
+			}
+			for _, format := range []int16{0, 1} {
+				var desc, origin [2]string
+				var rows [2][]string
+				var errs [2]error
+				for i, c := range conns {
+					rr := c.ExecParams(ctx, q, nil, nil, nil, []int16{format})
+					for _, f := range rr.FieldDescriptions() {
+						desc[i] += fmt.Sprintf("%s:%d/%d/%d ", f.Name, f.DataTypeOID, f.DataTypeSize, f.TypeModifier)
+						origin[i] += fmt.Sprintf("%s@%d.%d ", f.Name, f.TableOID, f.TableAttributeNumber)
+					}
+					res := rr.Read()
+					errs[i] = res.Err
+					rows[i] = rowsText(res)
+				}
+				if errs[0] != nil {
+					t.Fatalf("%s of %s on PostgreSQL: %v", name, rel, errs[0])
+				}
+				var pe *pgconn.PgError
+				switch {
+				case errs[1] != nil && errors.As(errs[1], &pe) && pe.Code == "0A000":
+					t.Logf("%s of %s refused: %s", name, rel, pe.Message)
+				case errs[1] != nil:
+					t.Errorf("%s of %s (format %d): %v", name, rel, format, errs[1])
+				case desc[0] != desc[1]:
+					t.Errorf("%s of %s (format %d): RowDescription\n got %s\nwant %s", name, rel, format, desc[1], desc[0])
+				case !slices.Equal(rows[0], rows[1]):
+					t.Errorf("%s of %s (format %d): rows\n got %q\nwant %q", name, rel, format, rows[1], rows[0])
+				case origin[0] != origin[1]:
+					t.Errorf("%s of %s (format %d): origins\n got %s\nwant %s", name, rel, format, origin[1], origin[0])
+				}
+			}
+		}
+	}
+}
