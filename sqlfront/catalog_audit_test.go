@@ -22,12 +22,16 @@ import (
 // child whose parent is not followed, a partitioned root with a middle
 // level, and a view with column comments.
 func auditRig(t *testing.T) *rig {
-	r := newRig(t, []string{"public.accounts", "public.items", "public.emp", "public.meas", "public.plain"}, []string{
+	r := newRig(t, []string{"public.accounts", "public.items", "public.emp", "public.meas", "public.plain", "public.pa", "public.pc", "s2.other"}, []string{
 		"CREATE TABLE accounts (id int PRIMARY KEY, name text UNIQUE, balance numeric(12,2))",
 		"CREATE TABLE items (id serial PRIMARY KEY, acct int REFERENCES accounts, name varchar(20) NOT NULL DEFAULT 'x', qty int CHECK (qty > 0))",
 		"COMMENT ON TABLE items IS 'the items'", "COMMENT ON COLUMN items.qty IS 'how many'",
-		"CREATE TABLE person (id int PRIMARY KEY, name text)",
-		"CREATE TABLE emp (salary int) INHERITS (person)",
+		"CREATE SCHEMA hid", "CREATE SCHEMA s2",
+		"CREATE TABLE hid.person (id int PRIMARY KEY, name text)",
+		"CREATE TABLE emp (salary int) INHERITS (hid.person)",
+		"CREATE TABLE pa (id int PRIMARY KEY, a text)",
+		"CREATE TABLE pc (b int) INHERITS (pa)", "ALTER TABLE pc ADD PRIMARY KEY (id)",
+		"CREATE TABLE s2.other (id int PRIMARY KEY)",
 		"ALTER TABLE emp ADD PRIMARY KEY (id)",
 		"CREATE TABLE meas (id int NOT NULL, k int NOT NULL, v text, PRIMARY KEY (id, k)) PARTITION BY LIST (k)",
 		"CREATE TABLE meas_1 PARTITION OF meas FOR VALUES IN (1)",
@@ -68,7 +72,7 @@ func TestCatalogCannedAnswers(t *testing.T) {
 		conns[i] = c
 	}
 	oids := map[string]string{}
-	res := conns[0].ExecParams(ctx, "SELECT relname::text, oid::text FROM pg_class WHERE relnamespace = 'public'::regnamespace", nil, nil, nil, nil).Read()
+	res := conns[0].ExecParams(ctx, "SELECT relname::text, oid::text FROM pg_class WHERE relnamespace IN ('public'::regnamespace, 'hid'::regnamespace, 's2'::regnamespace)", nil, nil, nil, nil).Read()
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
@@ -83,7 +87,7 @@ func TestCatalogCannedAnswers(t *testing.T) {
 			}
 		}
 	})
-	rels := []string{"accounts", "items", "emp", "person", "meas", "meas_3", "meas_1", "meas_3a", "plain", "plain_v", "accounts_pkey"}
+	rels := []string{"accounts", "items", "emp", "person", "meas", "meas_3", "meas_1", "meas_3a", "plain", "plain_v", "accounts_pkey", "pa", "pc", "other"} // person: a parent not followed
 	sort.Strings(rels)
 	for _, name := range names {
 		for _, rel := range rels {

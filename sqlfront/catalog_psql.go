@@ -18,8 +18,12 @@ import (
 // canned answers one recognised catalog query from the mirror's
 // relations; consts are the statement's string literals in order.
 type canned struct {
-	cols []string
-	rows func(ex *execCtx, consts []string) ([][]*string, error)
+	// byOID: the query describes the relation whose OID it names; one
+	// that is not a followed table is refused when PostgreSQL would
+	// describe it (describedOther).
+	byOID bool
+	cols  []string
+	rows  func(ex *execCtx, consts []string) ([][]*string, error)
 }
 
 var (
@@ -149,14 +153,31 @@ func relList(ex *execCtx, consts []string) ([][]*string, error) {
 	}
 	tables := ex.src.Tables()
 	_, ns := (&pgCatCtx{tables: tables}).namespaces()
+	// pg_table_is_visible(c.oid): the relations a search of the path
+	// finds (a followed table of a schema off the path was listed).
+	vis := newVisibleSet(tables, searchPathOf(ex.sess))
+	visible := func(oid uint32) bool { v, _ := vis.of(oid).(bool); return v }
 	var rows [][]*string
+	if kinds["p"] {
+		// The partitioned tables above the followed partitions
+		// (pgcatalog_partitioned.go).
+		if err := partitionedUnread(tables, "listing partitioned tables"); err != nil {
+			return nil, err
+		}
+		parts, _ := partitionedClasses(tables)
+		for _, a := range parts {
+			if visible(a.OID) {
+				rows = append(rows, []*string{strp(a.Schema), strp(a.Name), strp("partitioned table"), strp(a.Owner)})
+			}
+		}
+	}
 	for i := range tables {
 		t := &tables[i]
 		s := schemaFactsOf(t)
 		if s == nil || s.Owner == "" {
 			return nil, unsupported(-1, "the owner of "+t.Name+" (not read: copied by an older sidecar; a resync reads it)")
 		}
-		if kinds[relKind(t)] {
+		if kinds[relKind(t)] && visible(t.OID) {
 			rows = append(rows, []*string{strp(t.Schema), strp(t.Rel), strp(relKindName(t)), strp(s.Owner)})
 		}
 		if !kinds["S"] {
@@ -167,7 +188,9 @@ func relList(ex *execCtx, consts []string) ([][]*string, error) {
 				hint(`\dt lists the tables`)
 		}
 		for _, q := range listedSequences(t, ns) {
-			rows = append(rows, []*string{strp(q.Schema), strp(q.Name), strp("sequence"), strp(s.Owner)})
+			if visible(q.OID) {
+				rows = append(rows, []*string{strp(q.Schema), strp(q.Name), strp("sequence"), strp(s.Owner)})
+			}
 		}
 	}
 	// The views above the followed tables (pgcatalog_views.go), as psql
@@ -177,7 +200,7 @@ func relList(ex *execCtx, consts []string) ([][]*string, error) {
 		if v.Kind == 'm' {
 			kind = "materialized view"
 		}
-		if !kinds[string(v.Kind)] {
+		if !kinds[string(v.Kind)] || !visible(v.OID) {
 			continue
 		}
 		if v.Owner == "" {
@@ -207,9 +230,9 @@ func none(*execCtx, []string) ([][]*string, error) { return nil, nil }
 
 // psqlHandlers answer the queries of psqlQueries by name.
 var psqlHandlers = map[string]*canned{
-	"dt":    {cols: []string{"Schema:name", "Name:name", "Type", "Owner:name"}, rows: relList},
-	"dlist": {cols: []string{"Schema:name", "Name:name", "Type", "Owner:name"}, rows: relList},
-	"doid": {cols: []string{"oid:oid", "nspname:name", "relname:name"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
+	"dt":    {cols: []string{"Schema:name@pg_namespace.nspname", "Name:name@pg_class.relname", "Type", "Owner:name"}, rows: relList},
+	"dlist": {cols: []string{"Schema:name@pg_namespace.nspname", "Name:name@pg_class.relname", "Type", "Owner:name"}, rows: relList},
+	"doid": {cols: []string{"oid:oid@pg_class.oid", "nspname:name@pg_namespace.nspname", "relname:name@pg_class.relname"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
 		pat := ""
 		for _, c := range consts {
 			if strings.HasPrefix(c, "^(") {
@@ -224,11 +247,12 @@ var psqlHandlers = map[string]*canned{
 		var rows [][]*string
 		tables := ex.src.Tables()
 		_, ns := (&pgCatCtx{tables: tables}).namespaces()
+		vis := newVisibleSet(tables, searchPathOf(ex.sess)) // pg_table_is_visible(c.oid)
 		for i := range tables {
 			t := &tables[i]
 			if ok, err := re(t.Rel); err != nil {
 				return nil, err
-			} else if ok {
+			} else if ok && vis.of(t.OID) == true {
 				rows = append(rows, []*string{u32(t.OID), strp(t.Schema), strp(t.Rel)})
 			}
 			// \d of an index or a sequence describes it on PostgreSQL:
@@ -279,29 +303,32 @@ var psqlHandlers = map[string]*canned{
 		})
 		return rows, nil
 	}},
-	"dinfo":     {cols: dinfoCols, rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableInfo(ex, consts, false) }},
-	"dinfoplus": {cols: dinfoPlusCols, rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableInfo(ex, consts, true) }},
-	"dcols": {cols: []string{"attname:name", "format_type", "pg_get_expr", "attnotnull:bool", "attcollation:name", "attidentity:char", "attgenerated:char"},
+	"dinfo":     {byOID: true, cols: dinfoCols, rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableInfo(ex, consts, false) }},
+	"dinfoplus": {byOID: true, cols: dinfoPlusCols, rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableInfo(ex, consts, true) }},
+	"dcols": {byOID: true, cols: []string{"attname:name@pg_attribute.attname", "format_type", "pg_get_expr", "attnotnull:bool@pg_attribute.attnotnull", "attcollation:name",
+		"attidentity:char@pg_attribute.attidentity", "attgenerated:char@pg_attribute.attgenerated"},
 		rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableColumns(ex, consts, false) }},
-	"dcolsplus": {cols: []string{"attname:name", "format_type", "pg_get_expr", "attnotnull:bool", "attcollation:name", "attidentity:char", "attgenerated:char",
-		"attstorage:char", "attcompression:char", "attstattarget:int4", "col_description"},
+	"dcolsplus": {byOID: true, cols: []string{"attname:name@pg_attribute.attname", "format_type", "pg_get_expr", "attnotnull:bool@pg_attribute.attnotnull", "attcollation:name",
+		"attidentity:char@pg_attribute.attidentity", "attgenerated:char@pg_attribute.attgenerated", "attstorage:char@pg_attribute.attstorage",
+		"attcompression:char@pg_attribute.attcompression", "attstattarget:int4", "col_description"},
 		rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableColumns(ex, consts, true) }},
-	"dpolicy": {cols: []string{"polname:name", "polpermissive:bool", "array_to_string", "pg_get_expr", "pg_get_expr", "cmd"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
+	"dpolicy": {byOID: true, cols: []string{"polname:name@pg_policy.polname", "polpermissive:bool@pg_policy.polpermissive", "array_to_string", "pg_get_expr", "pg_get_expr", "cmd"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
 		if s := storageFactsOf(ex, consts); s != nil && (s.RowSecurity || s.ForceRowSecurity || s.Policies > 0) {
 			return nil, unsupported(-1, "the row security policies of "+tableByOID(ex, oidLiteral(consts)).Name+" (not read from the server)")
 		}
 		return nil, nil
 	}},
-	"dstats": {cols: []string{"oid:oid", "stxrelid:regclass", "nsp", "stxname:name", "columns", "ndist_enabled:bool", "deps_enabled:bool", "mcv_enabled:bool", "stxstattarget:stattarget"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
+	"dstats": {byOID: true, cols: []string{"oid:oid@pg_statistic_ext.oid", "stxrelid:regclass", "nsp", "stxname:name@pg_statistic_ext.stxname", "columns", "ndist_enabled:bool", "deps_enabled:bool",
+		"mcv_enabled:bool", "stxstattarget:stattarget@pg_statistic_ext.stxstattarget"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
 		if s := storageFactsOf(ex, consts); s != nil && s.StatisticsObjects > 0 {
 			return nil, unsupported(-1, "the extended statistics objects of "+tableByOID(ex, oidLiteral(consts)).Name+" (not read from the server)")
 		}
 		return nil, nil
 	}},
-	"dpubs":     {cols: []string{"pubname:name", "?column?", "?column?"}, rows: publicationFooter(true)},  // pgcatalog_publications.go
-	"dpubs14":   {cols: []string{"pubname:name", "?column?", "?column?"}, rows: publicationFooter(false)}, // pgcatalog_publications.go
-	"dinherits": {cols: []string{"oid:regclass"}, rows: none},
-	"dparts":    {cols: []string{"oid:regclass", "relkind:char", "inhdetachpending:bool", "pg_get_expr"}, rows: none},
+	"dpubs":     {byOID: true, cols: []string{"pubname:name", "?column?", "?column?"}, rows: publicationFooter(true)},                                              // pgcatalog_publications.go
+	"dpubs14":   {byOID: true, cols: []string{"pubname:name", "?column?", "?column?"}, rows: publicationFooter(false)},                                             // pgcatalog_publications.go
+	"dinherits": {byOID: true, cols: []string{"oid:regclass"}, rows: inheritsRows},                                                                                                        // pgcatalog_partitioned.go
+	"dparts":    {byOID: true, cols: []string{"oid:regclass", "relkind:char@pg_class.relkind", "inhdetachpending:bool@pg_inherits.inhdetachpending", "pg_get_expr"}, rows: partitionRows}, // pgcatalog_partitioned.go
 }
 
 // psqlMatcher matches names against one psql pattern.
@@ -338,22 +365,32 @@ func cannedPlan(c *canned, query string, version int) (*plan, error) {
 	p := &plan{kind: "select", tag: "SELECT", noRows: false}
 	var cols []Column
 	for i, spec := range c.cols {
-		name, typ, err := cannedColumn(spec, version)
+		cc, err := cannedColumn(spec, version) // catalog_canned_types.go
 		if err != nil {
 			return nil, err
 		}
-		cols = append(cols, col(name, typ))
-		p.cols = append(p.cols, outCol{name: name, typ: typ, typmod: -1})
-		p.targets = append(p.targets, &colExpr{idx: i, t: typ})
+		cols = append(cols, col(cc.name, cc.typ))
+		p.cols = append(p.cols, outCol{name: cc.name, typ: cc.typ, typmod: -1, tableOID: cc.tableOID, attnum: cc.attnum})
+		p.targets = append(p.targets, &colExpr{idx: i, t: cc.typ})
 	}
-	p.from = []*fromItem{{virt: &virtual{cols: cols, rows: func(ex *execCtx) ([][]*string, error) { return c.rows(ex, consts) }}}}
+	p.from = []*fromItem{{virt: &virtual{cols: cols, rows: func(ex *execCtx) ([][]*string, error) {
+		if oid := oidLiteral(consts); c.byOID && tableByOID(ex, oid) == nil {
+			if err := describedOther(ex, oid, "\\d"); err != nil { // pgcatalog_partitioned.go
+				return nil, err
+			}
+		}
+		return c.rows(ex, consts)
+	}}}}
 	return p, nil
 }
 
 // dinfoCols and dinfoPlusCols are the columns of psql's \d and \d+
 // table queries (the 10th is reloptions' text under \d+).
-var dinfoCols = []string{"relchecks:int2", "relkind:char", "relhasindex:bool", "relhasrules:bool", "relhastriggers:bool", "relrowsecurity:bool", "relforcerowsecurity:bool",
-	"relhasoids:bool", "relispartition:bool", "?column?", "reltablespace:oid", "reloftype", "relpersistence:char", "relreplident:char", "amname:name"}
+var dinfoCols = []string{"relchecks:int2@pg_class.relchecks", "relkind:char@pg_class.relkind", "relhasindex:bool@pg_class.relhasindex",
+	"relhasrules:bool@pg_class.relhasrules", "relhastriggers:bool@pg_class.relhastriggers", "relrowsecurity:bool@pg_class.relrowsecurity",
+	"relforcerowsecurity:bool@pg_class.relforcerowsecurity", "relhasoids:bool", "relispartition:bool@pg_class.relispartition", "?column?",
+	"reltablespace:oid@pg_class.reltablespace", "reloftype", "relpersistence:char@pg_class.relpersistence", "relreplident:char@pg_class.relreplident",
+	"amname:name@pg_am.amname"}
 
 var dinfoPlusCols = slices.Concat(dinfoCols[:9], []string{"array_to_string"}, dinfoCols[10:])
 
@@ -378,7 +415,7 @@ func storageFactsOf(ex *execCtx, consts []string) *wal.SchemaFacts {
 func tableInfo(ex *execCtx, consts []string, verbose bool) ([][]*string, error) {
 	t := tableByOID(ex, oidLiteral(consts))
 	if t == nil {
-		return nil, nil
+		return nil, describedOther(ex, oidLiteral(consts), "\\d") // pgcatalog_partitioned.go
 	}
 	hasIndex, checks, triggers := tableSchemaFacts(ex.src.Tables(), t)
 	if hasIndex == pgUnknown {
@@ -399,7 +436,7 @@ func tableInfo(ex *execCtx, consts []string, verbose bool) ([][]*string, error) 
 		}
 		options, replident = strings.Join(opts, ", "), charText(s.ReplIdent)
 	}
-	return [][]*string{{checks, strp(relKind(t)), hasIndex, strp("f"), triggers, strp(rls), strp(force), strp("f"), strp("f"), strp(options),
+	return [][]*string{{checks, strp(relKind(t)), hasIndex, strp("f"), triggers, strp(rls), strp(force), strp("f"), strp(boolText(isPartition(t))), strp(options),
 		strp("0"), strp(""), strp("p"), strp(replident), strp("heap")}}, nil
 }
 
@@ -407,7 +444,7 @@ func tableInfo(ex *execCtx, consts []string, verbose bool) ([][]*string, error) 
 func tableColumns(ex *execCtx, consts []string, verbose bool) ([][]*string, error) {
 	t := tableByOID(ex, oidLiteral(consts))
 	if t == nil {
-		return nil, nil
+		return nil, describedOther(ex, oidLiteral(consts), "\\d") // pgcatalog_partitioned.go
 	}
 	s := storageFactsOf(ex, consts)
 	if verbose && (s == nil || len(s.ColumnStorage) != len(t.Columns)) {

@@ -49,6 +49,10 @@ func catalogRels(tables []Table) []catRel {
 			rels = append(rels, catRel{q.Schema, q.Name, q.OID})
 		}
 	}
+	parts, _ := partitionedClasses(tables) // pgcatalog_partitioned.go
+	for _, a := range parts {
+		rels = append(rels, catRel{a.Schema, a.Name, a.OID})
+	}
 	return rels
 }
 
