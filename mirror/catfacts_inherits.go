@@ -33,6 +33,16 @@ func encodeInherits(b *enc, f *wal.Facts) {
 		b.uvarint(uint64(a.Parent))
 		b.str(a.Bound)
 		b.varint(int64(a.Natts))
+		b.uvarint(uint64(len(a.Indexes)))
+		for _, x := range a.Indexes {
+			b.uvarint(uint64(x.OID))
+			b.str(x.Name)
+			b.uvarint(uint64(x.AM))
+			b.varint(int64(x.Natts))
+			b.uvarint(uint64(x.Parent))
+			b.varint(int64(x.KeyAtts))
+			b.uvarint(uint64(x.Flags))
+		}
 	}
 	b.uvarint(uint64(len(in.ViewComments)))
 	for _, v := range in.ViewComments {
@@ -52,8 +62,13 @@ func decodeInherits(b *dec, f *wal.Facts) {
 		in.Parents = append(in.Parents, wal.InheritParent{OID: uint32(b.uvarint()), Schema: b.str(), Name: b.str(), Kind: b.byte(), DetachPending: b.byte() != 0})
 	}
 	for n := b.count(); n > 0 && b.err == nil; n-- {
-		in.Ancestors = append(in.Ancestors, wal.PartAncestor{OID: uint32(b.uvarint()), Schema: b.str(), Name: b.str(), OwnerOID: uint32(b.uvarint()),
-			Owner: b.str(), Parent: uint32(b.uvarint()), Bound: b.str(), Natts: int16(b.varint())})
+		a := wal.PartAncestor{OID: uint32(b.uvarint()), Schema: b.str(), Name: b.str(), OwnerOID: uint32(b.uvarint()),
+			Owner: b.str(), Parent: uint32(b.uvarint()), Bound: b.str(), Natts: int16(b.varint())}
+		for k := b.count(); k > 0 && b.err == nil; k-- {
+			a.Indexes = append(a.Indexes, wal.PartIndex{OID: uint32(b.uvarint()), Name: b.str(), AM: uint32(b.uvarint()), Natts: int16(b.varint()),
+				Parent: uint32(b.uvarint()), KeyAtts: int16(b.varint()), Flags: uint16(b.uvarint())})
+		}
+		in.Ancestors = append(in.Ancestors, a)
 	}
 	for n := b.count(); n > 0 && b.err == nil; n-- {
 		v := wal.ViewComments{OID: uint32(b.uvarint())}

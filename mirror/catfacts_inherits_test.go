@@ -13,7 +13,9 @@ import (
 func TestInheritsRoundTrip(t *testing.T) {
 	in := &wal.InheritFacts{
 		Parents: []wal.InheritParent{{OID: 16400, Schema: "hid", Name: "person", Kind: 'r'}, {OID: 16410, Schema: "public", Name: "meas_3", Kind: 'p', DetachPending: true}},
-		Ancestors: []wal.PartAncestor{{OID: 16410, Schema: "public", Name: "meas_3", OwnerOID: 10, Owner: "postgres", Parent: 16405, Bound: "FOR VALUES IN (3, 4)", Natts: 3},
+		Ancestors: []wal.PartAncestor{{OID: 16410, Schema: "public", Name: "meas_3", OwnerOID: 10, Owner: "postgres", Parent: 16405, Bound: "FOR VALUES IN (3, 4)", Natts: 3,
+			Indexes: []wal.PartIndex{{OID: 16411, Name: "meas_3_pkey", AM: 403, Natts: 2, Parent: 16406, KeyAtts: 2,
+				Flags: wal.PartIndexUnique | wal.PartIndexPrimary | wal.PartIndexValid}}},
 			{OID: 16405, Schema: "public", Name: "meas", OwnerOID: 10, Owner: "postgres", Natts: 3}},
 		ViewComments: []wal.ViewComments{{OID: 16420, Comments: []string{"", "the b"}}, {OID: 16421}},
 	}
@@ -37,6 +39,12 @@ func TestInheritsRoundTrip(t *testing.T) {
 	}
 	changed := *in
 	changed.Ancestors = changed.Ancestors[:1]
+	reindexed := *in
+	reindexed.Ancestors = []wal.PartAncestor{in.Ancestors[0], in.Ancestors[1]}
+	reindexed.Ancestors[0].Indexes = nil
+	if in.Equal(&reindexed) {
+		t.Error("a dropped partitioned index compares equal")
+	}
 	if in.Equal(&changed) || (&wal.Facts{Inherits: in}).Equal(&wal.Facts{Inherits: &changed}) {
 		t.Error("a detached ancestor compares equal")
 	}

@@ -2,6 +2,7 @@ package replication
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -60,7 +61,60 @@ func readInherits(ctx context.Context, conn *pgx.Conn, oids []int64, schema map[
 	if err != nil {
 		return nil, fmt.Errorf("read partitioned ancestors: %w", err)
 	}
+	if err := readPartIndexes(ctx, conn, out); err != nil {
+		return nil, err
+	}
 	return out, readViewComments(ctx, conn, schema, out)
+}
+
+// readPartIndexes reads the partitioned indexes of the ancestors in out.
+func readPartIndexes(ctx context.Context, conn *pgx.Conn, out map[uint32]*wal.InheritFacts) error {
+	var anc []int64
+	for _, in := range out {
+		for _, a := range in.Ancestors {
+			anc = append(anc, int64(a.OID))
+		}
+	}
+	if len(anc) == 0 {
+		return nil
+	}
+	// pg_index as to_jsonb: indnullsnotdistinct is 15's.
+	rows, err := conn.Query(ctx, `SELECT i.indrelid::int8, c.oid::int8, c.relname::text, c.relam::int8, c.relnatts::int8,
+			coalesce((SELECT h.inhparent::int8 FROM pg_catalog.pg_inherits h WHERE h.inhrelid = c.oid), 0), i.indnkeyatts::int8, to_jsonb(i)
+		FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
+		WHERE i.indrelid = ANY($1::int8[]::oid[]) ORDER BY 1, 2`, anc)
+	if err != nil {
+		return fmt.Errorf("read partitioned indexes: %w", err)
+	}
+	idx := map[uint32][]wal.PartIndex{}
+	var table, oid, am, natts, parent, keys int64
+	var name string
+	var raw []byte
+	_, err = pgx.ForEachRow(rows, []any{&table, &oid, &name, &am, &natts, &parent, &keys, &raw}, func() error {
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return err
+		}
+		var flags uint16
+		for i, col := range []string{"indisunique", "indnullsnotdistinct", "indisprimary", "indisexclusion", "indimmediate", "indisclustered",
+			"indisvalid", "indcheckxmin", "indisready", "indislive", "indisreplident"} {
+			if b, _ := m[col].(bool); b {
+				flags |= 1 << i
+			}
+		}
+		idx[uint32(table)] = append(idx[uint32(table)], wal.PartIndex{OID: uint32(oid), Name: name, AM: uint32(am), Natts: int16(natts),
+			Parent: uint32(parent), KeyAtts: int16(keys), Flags: flags})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read partitioned indexes: %w", err)
+	}
+	for _, in := range out {
+		for i := range in.Ancestors {
+			in.Ancestors[i].Indexes = idx[in.Ancestors[i].OID]
+		}
+	}
+	return nil
 }
 
 // readViewComments reads the column comments of each table's views.

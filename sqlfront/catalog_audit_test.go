@@ -130,3 +130,54 @@ func TestCatalogCannedAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogPartitionedListed: the partitioned tables above followed
+// partitions (a root followed as its partitions, a middle level) are
+// listed as PostgreSQL lists them — pg_class (relkind 'p'), regclass,
+// psql's \dt and \d — and a table's parents (\d's Inherits, its child
+// tables) are PostgreSQL's; what sidecar cannot describe of them is
+// refused 0A000. Before, pg_class and \dt left them out, \d of a
+// partition said relispartition f, and \d of an inheritance child or
+// parent printed no Inherits or child tables.
+func TestCatalogPartitionedListed(t *testing.T) {
+	r := auditRig(t)
+	catalogCompare(t, r, []string{
+		"SELECT relname, relkind, relispartition, relnatts FROM pg_class WHERE relname IN ('meas', 'meas_3', 'meas_3a', 'meas_1') ORDER BY 1",
+		"SELECT c.relname, c.relkind, n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY 1",
+		"SELECT oid::regclass::text, relkind FROM pg_class WHERE relname LIKE 'meas%' ORDER BY 1",
+		"SELECT 'meas'::regclass::text, 'public.meas_3'::regclass::text",
+		"SELECT relname, pg_get_userbyid(relowner) FROM pg_class WHERE relkind = 'p' AND relname LIKE 'meas%' ORDER BY 1",
+		"SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r','p') AND n.nspname IN ('public', 's2') ORDER BY 1",
+		"SELECT c.relname, c.relkind, i.indrelid::regclass::text FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid WHERE c.relname LIKE 'meas%' ORDER BY 1",
+		"SELECT relname, relhasindex FROM pg_class WHERE relname = 'meas'",
+	}, []string{
+		// What sidecar does not read of them.
+		"SELECT relname, reltuples FROM pg_class WHERE relname = 'meas_3'",
+	})
+	for _, cmd := range []string{`\dt`, `\d`, `\dt meas*`, `\d meas_1`, `\d+ meas_3a`, `\d emp`, `\d pa`, `\d+ pa`, `\d pc`, `\d+ emp`, `\dt s2.*`} {
+		want, werr := psql(t, r.pgURL, "-v", "VERBOSITY=verbose", "-c", cmd)
+		if werr != nil {
+			t.Fatalf("%s on PostgreSQL: %v\n%s", cmd, werr, want)
+		}
+		got, err := psql(t, r.sqlURL, "-v", "VERBOSITY=verbose", "-c", cmd)
+		switch {
+		case err != nil && strings.Contains(got, "0A000"):
+			t.Logf("%s refused: %s", cmd, strings.TrimSpace(got))
+		case err != nil || got != want:
+			t.Errorf("psql %s: (%v)\n%s\nPostgreSQL:\n%s", cmd, err, got, want)
+		}
+	}
+	for _, cmd := range []string{`\d meas`, `\d+ meas`, `\d meas_3`, `\dP`, `\dP+`} {
+		want, werr := psql(t, r.pgURL, "-v", "VERBOSITY=verbose", "-c", cmd)
+		if werr != nil {
+			t.Fatalf("%s on PostgreSQL: %v\n%s", cmd, werr, want)
+		}
+		got, err := psql(t, r.sqlURL, "-v", "VERBOSITY=verbose", "-c", cmd)
+		switch {
+		case err != nil && strings.Contains(got, "0A000"):
+			t.Logf("%s refused: %s", cmd, strings.TrimSpace(got))
+		case err != nil || got != want:
+			t.Errorf("psql %s: (%v)\n%s\nPostgreSQL:\n%s", cmd, err, got, want)
+		}
+	}
+}

@@ -52,8 +52,33 @@ func partitionedClassRows(cx *pgCatCtx, ns map[string]uint32) [][]*string {
 		// type it is of and the rewrite are not read (0); a partitioned
 		// table has no storage (relfilenode and reltoastrelid 0) and
 		// relam 0 as a followed root's.
-		out = append(out, []*string{u32(a.OID), sv(a.Name), nsOID(ns[a.Schema]), u, sv("0"), u32(a.OwnerOID), sv("0"), sv("0"), sv("0"), u, u, u, sv("0"), u, sv("f"),
-			sv("p"), sv("p"), iv(int64(a.Natts)), u, u, u, sv("t"), u, u, sv("t"), u, bv(a.Parent != 0), sv("0"), u, u, u, u, u})
+		out = append(out, []*string{u32(a.OID), sv(a.Name), nsOID(ns[a.Schema]), u, sv("0"), u32(a.OwnerOID), sv("0"), sv("0"), sv("0"), u, u, u, sv("0"),
+			bv(len(a.Indexes) > 0), sv("f"), sv("p"), sv("p"), iv(int64(a.Natts)), u, u, u, sv("t"), u, u, sv("t"), u, bv(a.Parent != 0), sv("0"), u, u, u, u, u})
+		// Its partitioned indexes (relkind 'I'), in its schema, owned by
+		// its owner.
+		for _, x := range a.Indexes {
+			out = append(out, []*string{u32(x.OID), sv(x.Name), nsOID(ns[a.Schema]), sv("0"), sv("0"), u32(a.OwnerOID), u32(x.AM), sv("0"), sv("0"), u, u, u,
+				sv("0"), sv("f"), sv("f"), sv("p"), sv("I"), iv(int64(x.Natts)), sv("0"), sv("f"), sv("f"), u, sv("f"), sv("f"), sv("t"), sv("n"),
+				bv(x.Parent != 0), sv("0"), u, u, u, u, nil})
+		}
+	}
+	return out
+}
+
+// partIndexRows are the partitioned indexes' pg_index rows: which index
+// of which table and its flags; the keys, classes, expressions and
+// predicate are not read.
+func partIndexRows(tables []Table) [][]*string {
+	parts, _ := partitionedClasses(tables)
+	u := pgUnknown
+	var out [][]*string
+	for _, a := range parts {
+		for _, x := range a.Indexes {
+			f := func(bit uint16) *string { return bv(x.Flags&bit != 0) }
+			out = append(out, []*string{u32(x.OID), u32(a.OID), iv(int64(x.Natts)), iv(int64(x.KeyAtts)), f(wal.PartIndexUnique), f(wal.PartIndexNullsNotDistinct),
+				f(wal.PartIndexPrimary), f(wal.PartIndexExclusion), f(wal.PartIndexImmediate), f(wal.PartIndexClustered), f(wal.PartIndexValid),
+				f(wal.PartIndexCheckXmin), f(wal.PartIndexReady), f(wal.PartIndexLive), f(wal.PartIndexReplIdent), u, u, u, u, u, u})
+		}
 	}
 	return out
 }

@@ -137,6 +137,13 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 			r.seqs = append(r.seqs, unlistedSequences(&t, ns)...)
 		}
 	}
+	parts, _ := partitionedClasses(r.tableList) // pgcatalog_partitioned.go: not tables (pg_attribute and pg_description lack their rows)
+	for _, a := range parts {
+		r.known[a.OID], r.indexNames[a.Name], r.classNames[a.Name] = true, true, true
+		for _, x := range a.Indexes {
+			r.known[x.OID], r.indexNames[x.Name], r.classNames[x.Name] = true, true, true
+		}
+	}
 	for _, v := range listedViews(c.pl.src.Tables(), ns) { // pgcatalog_views.go
 		r.known[v.OID], r.indexNames[v.Name] = true, true // pg_description lacks its rows
 		r.views[v.OID], r.viewNames[v.Name] = true, true

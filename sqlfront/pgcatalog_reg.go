@@ -52,6 +52,9 @@ func catalogRels(tables []Table) []catRel {
 	parts, _ := partitionedClasses(tables) // pgcatalog_partitioned.go
 	for _, a := range parts {
 		rels = append(rels, catRel{a.Schema, a.Name, a.OID})
+		for _, x := range a.Indexes {
+			rels = append(rels, catRel{a.Schema, x.Name, x.OID})
+		}
 	}
 	return rels
 }

@@ -86,7 +86,7 @@ var schemaRels = []*pgRel{
 		"indcheckxmin bool, indisready bool, indislive bool, indisreplident bool, indkey int2vector, indcollation oidvector, indclass oidvector, " +
 		"indoption int2vector, indexprs pg_node_tree, indpred node"),
 		rows: func(cx *pgCatCtx) [][]*string {
-			var out [][]*string
+			out := partIndexRows(cx.tables) // pgcatalog_partitioned.go
 			u := pgUnknown
 			for _, t := range cx.tables {
 				s := schemaFactsOf(&t)

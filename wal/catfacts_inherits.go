@@ -47,6 +47,45 @@ type PartAncestor struct {
 	Bound  string
 	// Natts is relnatts.
 	Natts int16
+	// Indexes are its partitioned indexes (relkind 'I'), by OID.
+	Indexes []PartIndex
+}
+
+// PartIndex is a partitioned index of a partitioned table.
+type PartIndex struct {
+	OID   uint32
+	Name  string
+	AM    uint32 // relam
+	Natts int16  // relnatts
+	// Parent is the OID of the partitioned index it is a partition of
+	// (0 for none).
+	Parent uint32
+	// KeyAtts is pg_index.indnkeyatts, Flags its booleans (PartIndex*).
+	KeyAtts int16
+	Flags   uint16
+}
+
+// PartIndex flags: pg_index's booleans of a partitioned index.
+const (
+	PartIndexUnique uint16 = 1 << iota
+	PartIndexNullsNotDistinct
+	PartIndexPrimary
+	PartIndexExclusion
+	PartIndexImmediate
+	PartIndexClustered
+	PartIndexValid
+	PartIndexCheckXmin
+	PartIndexReady
+	PartIndexLive
+	PartIndexReplIdent
+)
+
+// equalAncestors compares two ancestor lists, indexes included.
+func equalAncestors(a, b []PartAncestor) bool {
+	return slices.EqualFunc(a, b, func(x, y PartAncestor) bool {
+		return x.OID == y.OID && x.Schema == y.Schema && x.Name == y.Name && x.OwnerOID == y.OwnerOID && x.Owner == y.Owner &&
+			x.Parent == y.Parent && x.Bound == y.Bound && x.Natts == y.Natts && slices.Equal(x.Indexes, y.Indexes)
+	})
 }
 
 // ViewComments are a view's column comments, by attnum - 1 ("" none).
@@ -60,7 +99,7 @@ func (i *InheritFacts) Equal(o *InheritFacts) bool {
 	if i == nil || o == nil {
 		return i == o
 	}
-	return slices.Equal(i.Parents, o.Parents) && slices.Equal(i.Ancestors, o.Ancestors) &&
+	return slices.Equal(i.Parents, o.Parents) && equalAncestors(i.Ancestors, o.Ancestors) &&
 		slices.EqualFunc(i.ViewComments, o.ViewComments, func(a, b ViewComments) bool {
 			return a.OID == b.OID && slices.Equal(a.Comments, b.Comments)
 		})
