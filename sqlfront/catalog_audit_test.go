@@ -40,7 +40,8 @@ func auditRig(t *testing.T) *rig {
 		"CREATE TABLE meas_3b PARTITION OF meas_3 FOR VALUES IN (4)",
 		"INSERT INTO meas SELECT g, (ARRAY[1, 3, 4])[1 + g % 3], 'v' FROM generate_series(1, 20) g",
 		"CREATE TABLE plain (a int PRIMARY KEY, b text)",
-		"CREATE VIEW plain_v AS SELECT a, b FROM plain", "COMMENT ON COLUMN plain_v.b IS 'the b'",
+		"CREATE VIEW plain_v AS SELECT a, b FROM plain", "COMMENT ON COLUMN plain_v.b IS 'the b'", "COMMENT ON VIEW plain_v IS 'plain''s view'",
+		"CREATE VIEW bare_v AS SELECT a FROM plain WHERE a > 1",
 	})
 	u, err := url.Parse(r.pgURL)
 	if err != nil {
@@ -180,4 +181,43 @@ func TestCatalogPartitionedListed(t *testing.T) {
 			t.Errorf("psql %s: (%v)\n%s\nPostgreSQL:\n%s", cmd, err, got, want)
 		}
 	}
+}
+
+// TestCatalogMetabaseSync: Metabase's table listing LEFT JOINs
+// pg_description to pg_class rows of tables and views; with the views'
+// column comments read, pg_description lists every view's comments and
+// the statement answers as PostgreSQL (it was refused: a view's
+// pg_description rows were not known), as do col_description of a view's
+// column and a join reaching the columns' comments. Relkind 'p' with
+// partitioned tables listed (their comments are not read) is refused.
+func TestCatalogMetabaseSync(t *testing.T) {
+	r := newRig(t, []string{"public.plain", "public.meas", "s2.other"}, []string{
+		"CREATE SCHEMA s2",
+		"CREATE TABLE plain (a int PRIMARY KEY, b text)", "COMMENT ON TABLE plain IS 'the plain'",
+		"CREATE VIEW plain_v AS SELECT a, b FROM plain", "COMMENT ON COLUMN plain_v.b IS 'the b'", "COMMENT ON VIEW plain_v IS 'plain''s view'",
+		"CREATE VIEW bare_v AS SELECT a FROM plain WHERE a > 1",
+		"CREATE TABLE s2.other (id int PRIMARY KEY)", "CREATE VIEW s2.other_v AS SELECT id FROM s2.other", "COMMENT ON COLUMN s2.other_v.id IS 'an id'",
+		"CREATE TABLE meas (id int NOT NULL, k int NOT NULL, PRIMARY KEY (id, k)) PARTITION BY LIST (k)", "COMMENT ON TABLE meas IS 'partitioned'",
+		"CREATE TABLE meas_1 PARTITION OF meas FOR VALUES IN (1)",
+	})
+	if u, err := url.Parse(r.pgURL); err == nil {
+		r.sqlURL = strings.Replace(r.sqlURL, "/app?", u.Path+"?", 1)
+	}
+	metabase := `SELECT "n"."nspname" AS "schema", "c"."relname" AS "name", CASE "c"."relkind" WHEN 'p' THEN 'TABLE' WHEN 'r' THEN 'TABLE' ` +
+		`WHEN 'v' THEN 'VIEW' WHEN 'f' THEN 'FOREIGN TABLE' WHEN 'm' THEN 'MATERIALIZED VIEW' ELSE NULL END AS "type", "d"."description" AS "description" ` +
+		`FROM "pg_catalog"."pg_class" AS "c" INNER JOIN "pg_catalog"."pg_namespace" AS "n" ON "c"."relnamespace" = "n"."oid" ` +
+		`LEFT JOIN "pg_catalog"."pg_description" AS "d" ON ("c"."oid" = "d"."objoid") AND ("d"."objsubid" = 0) AND ("d"."classoid" = 'pg_class'::regclass) ` +
+		`WHERE ("c"."relnamespace" = "n"."oid") AND ("n"."nspname" !~ '^information_schema|catalog_history|pg_') ` +
+		`AND ("c"."relkind" IN (%s)) AND ("n"."nspname" NOT IN ('information_schema')) ORDER BY "type" ASC, "schema" ASC, "name" ASC`
+	catalogCompare(t, r, []string{
+		fmt.Sprintf(metabase, "'r', 'v', 'f', 'm'"),
+		"SELECT c.relname, d.objsubid, d.description FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace " +
+			"LEFT JOIN pg_description d ON d.objoid = c.oid WHERE c.relkind IN ('r', 'v') AND n.nspname = 'public' ORDER BY 1, 2",
+		"SELECT c.relname, col_description(c.oid, 1), col_description(c.oid, 2) FROM pg_class c WHERE c.relname IN ('plain_v', 'bare_v') ORDER BY 1",
+		"SELECT c.relname, obj_description(c.oid, 'pg_class') FROM pg_class c WHERE c.relname IN ('plain_v', 'bare_v', 'other_v') ORDER BY 1",
+		"SELECT 'pg_class'::regclass::oid::int8, 'pg_catalog.pg_class'::regclass::oid::int8",
+	}, []string{
+		// The partitioned tables' comments are not read.
+		fmt.Sprintf(metabase, "'r', 'p', 'v', 'f', 'm'"),
+	})
 }

@@ -325,8 +325,8 @@ var psqlHandlers = map[string]*canned{
 		}
 		return nil, nil
 	}},
-	"dpubs":     {byOID: true, cols: []string{"pubname:name", "?column?", "?column?"}, rows: publicationFooter(true)},                                              // pgcatalog_publications.go
-	"dpubs14":   {byOID: true, cols: []string{"pubname:name", "?column?", "?column?"}, rows: publicationFooter(false)},                                             // pgcatalog_publications.go
+	"dpubs":     {byOID: true, cols: []string{"pubname:name", "?column?", "?column?"}, rows: publicationFooter(true)},                                                                     // pgcatalog_publications.go
+	"dpubs14":   {byOID: true, cols: []string{"pubname:name", "?column?", "?column?"}, rows: publicationFooter(false)},                                                                    // pgcatalog_publications.go
 	"dinherits": {byOID: true, cols: []string{"oid:regclass"}, rows: inheritsRows},                                                                                                        // pgcatalog_partitioned.go
 	"dparts":    {byOID: true, cols: []string{"oid:regclass", "relkind:char@pg_class.relkind", "inhdetachpending:bool@pg_inherits.inhdetachpending", "pg_get_expr"}, rows: partitionRows}, // pgcatalog_partitioned.go
 }

@@ -95,7 +95,16 @@ type reach struct {
 	viewNames map[string]bool
 	// classNames are the listed indexes' and owned sequences' names.
 	classNames map[string]bool
-	visiting   map[*lplan.Scan]bool
+	// viewDescs: pg_description lists every listed view's comments (its
+	// column comments were read: pgcatalog_viewdesc.go); descViews: a
+	// pg_description scan is being proven, whose rows of a view are then
+	// known.
+	viewDescs, descViews bool
+	// partitioned: pg_class lists partitioned tables above followed
+	// partitions (pgcatalog_partitioned.go), whose pg_attribute and
+	// pg_description rows are not listed: relkind 'p' is not a table's.
+	partitioned bool
+	visiting             map[*lplan.Scan]bool
 	// tableNames and indexNames are the followed tables' and their
 	// listed owned sequences' and
 	// indexes' names.
@@ -138,12 +147,14 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 		}
 	}
 	parts, _ := partitionedClasses(r.tableList) // pgcatalog_partitioned.go: not tables (pg_attribute and pg_description lack their rows)
+	r.partitioned = len(parts) > 0
 	for _, a := range parts {
 		r.known[a.OID], r.indexNames[a.Name], r.classNames[a.Name] = true, true, true
 		for _, x := range a.Indexes {
 			r.known[x.OID], r.indexNames[x.Name], r.classNames[x.Name] = true, true, true
 		}
 	}
+	r.viewDescs = viewDescriptionsRead(r.tableList, ns)    // pgcatalog_viewdesc.go
 	for _, v := range listedViews(c.pl.src.Tables(), ns) { // pgcatalog_views.go
 		r.known[v.OID], r.indexNames[v.Name] = true, true // pg_description lacks its rows
 		r.views[v.OID], r.viewNames[v.Name] = true, true
@@ -333,7 +344,10 @@ func (r *reach) prove(s *lplan.Scan) bool {
 					r.tableOnly[s] = true
 					return true
 				}
-				if r.userOIDs(other, 0, tablesOnly[rel.name]) {
+				r.descViews = rel.name == "pg_description"
+				proven := r.userOIDs(other, 0, tablesOnly[rel.name])
+				r.descViews = false
+				if proven {
 					return true
 				}
 				if rel.name == "pg_attribute" && r.attrRelOIDs(other) { // pgcatalog_viewcols.go
@@ -567,6 +581,13 @@ func (r *reach) tableKey(src colSource) bool {
 		// comments when they were read (pgcatalog_listings.go).
 		return listingFacts(r.tableList) != nil
 	case "pg_class.oid":
+		if r.descViews && r.viewDescs && !r.visiting[src.scan] {
+			// pg_description's rows of tables and views (not cached:
+			// pg_attribute's proof asks for tables).
+			r.visiting[src.scan] = true
+			defer delete(r.visiting, src.scan)
+			return r.classTablesOrViews(src.scan, true)
+		}
 		if r.tableOnly[src.scan] || r.visiting[src.scan] {
 			return r.tableOnly[src.scan]
 		}
@@ -584,7 +605,11 @@ func (r *reach) tableKey(src colSource) bool {
 // followed tables (not their indexes): relkind = or IN constants other
 // than 'i', 'I', 'S', 'v' and 'm', relname = or IN the names of followed tables no
 // index has, or oid equal to tables' OIDs.
-func (r *reach) classTables(s *lplan.Scan) bool {
+func (r *reach) classTables(s *lplan.Scan) bool { return r.classTablesOrViews(s, false) }
+
+// classTablesOrViews is classTables, views and materialized views
+// accepted too when views is set.
+func (r *reach) classTablesOrViews(s *lplan.Scan, views bool) bool {
 	for _, cond := range r.restr[s] {
 		col, other, op, ok := r.comparison(cond, s)
 		if !ok || op != "=" && op != "in" || len(other) == 0 {
@@ -596,15 +621,18 @@ func (r *reach) classTables(s *lplan.Scan) bool {
 			// Not a view ('v', 'm': pg_description lacks their rows).
 			for _, o := range other {
 				k, ok := constText([]lplan.Scalar{o})
-				all = all && ok && k != "i" && k != "I" && k != "S" && k != "v" && k != "m"
+				all = all && ok && k != "i" && k != "I" && k != "S" && (views || k != "v" && k != "m") && (!r.partitioned || k != "p")
 			}
 		case "relname":
 			for _, o := range other {
 				k, ok := constText([]lplan.Scalar{o})
-				all = all && ok && r.tableNames[k] && !r.indexNames[k]
+				all = all && ok && (r.tableNames[k] && !r.indexNames[k] || views && r.viewNames[k] && !r.classNames[k])
 			}
 		case "oid":
-			all = r.userOIDs(other, 0, true)
+			all = r.userOIDs(other, 0, true) || views && r.allVals(other, 0, func(k string) bool {
+				n, err := strconv.ParseUint(strings.TrimSpace(k), 10, 32)
+				return err == nil && (r.tables[uint32(n)] || r.views[uint32(n)])
+			}, func(colSource) bool { return false })
 		default:
 			all = false
 		}
