@@ -104,7 +104,7 @@ type reach struct {
 	// partitions (pgcatalog_partitioned.go), whose pg_attribute and
 	// pg_description rows are not listed: relkind 'p' is not a table's.
 	partitioned bool
-	visiting             map[*lplan.Scan]bool
+	visiting    map[*lplan.Scan]bool
 	// tableNames and indexNames are the followed tables' and their
 	// listed owned sequences' and
 	// indexes' names.
