@@ -111,10 +111,17 @@ func TestCatalogCannedAnswers(t *testing.T) {
 					errs[i] = res.Err
 					rows[i] = rowsText(res)
 				}
+				var pe *pgconn.PgError
 				if errs[0] != nil {
+					// psql 15 sends another text to an older server
+					// (dpubs14, dtriggers14): a text the major does not
+					// have fails there.
+					if errors.As(errs[0], &pe) && (pe.Code == "42P01" || pe.Code == "42703") {
+						t.Logf("%s is not a query of this major: %s", name, pe.Message)
+						break
+					}
 					t.Fatalf("%s of %s on PostgreSQL: %v", name, rel, errs[0])
 				}
-				var pe *pgconn.PgError
 				switch {
 				case errs[1] != nil && errors.As(errs[1], &pe) && pe.Code == "0A000":
 					t.Logf("%s of %s refused: %s", name, rel, pe.Message)
