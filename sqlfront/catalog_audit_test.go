@@ -156,10 +156,14 @@ func TestCatalogPartitionedListed(t *testing.T) {
 		"SELECT 'meas'::regclass::text, 'public.meas_3'::regclass::text",
 		"SELECT relname, pg_get_userbyid(relowner) FROM pg_class WHERE relkind = 'p' AND relname LIKE 'meas%' ORDER BY 1",
 		"SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r','p') AND n.nspname IN ('public', 's2') ORDER BY 1",
-		"SELECT c.relname, c.relkind, i.indrelid::regclass::text FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid WHERE c.relname LIKE 'meas%' ORDER BY 1",
 		"SELECT relname, relhasindex FROM pg_class WHERE relname = 'meas'",
 	}, []string{
-		// What sidecar does not read of them.
+		// What sidecar does not read of them: pg_index, pg_constraint and
+		// pg_get_indexdef of the partitioned indexes.
+		"SELECT c.relname, c.relkind, i.indrelid::regclass::text FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid WHERE c.relname LIKE 'meas%' ORDER BY 1",
+		"SELECT count(*) FROM pg_index WHERE indrelid = 'meas'::regclass",
+		"SELECT conname FROM pg_constraint WHERE conrelid = 'meas_3'::regclass",
+		"SELECT pg_get_indexdef('meas_pkey'::regclass)",
 		"SELECT relname, reltuples FROM pg_class WHERE relname = 'meas_3'",
 	})
 	for _, cmd := range []string{`\dt`, `\d`, `\dt meas*`, `\d meas_1`, `\d+ meas_3a`, `\d emp`, `\d pa`, `\d+ pa`, `\d pc`, `\d+ emp`, `\dt s2.*`} {

@@ -25,14 +25,20 @@ type cannedCol struct {
 
 // cannedColumn reads one canned column spec for the followed server of
 // version (0: not read): "stattarget" is pg_statistic_ext.stxstattarget,
-// int4 before 17 and int2 from 17 (refused when the version was not
-// read).
+// int4 before 17 and int2 from 17, "attstattarget" pg_attribute's, int4
+// before 16 and int2 from 16 (refused when the version was not read).
 func cannedColumn(spec string, version int) (cannedCol, error) {
 	spec, origin, _ := strings.Cut(spec, "@")
 	name, typ, ok := strings.Cut(spec, ":")
 	c := cannedCol{name: name, typ: oidText}
 	switch {
 	case !ok:
+	case typ == "attstattarget" && version == 0:
+		return c, unsupported(-1, "psql's \\d+ column query when the followed server's version was not read (attstattarget's type differs by major)")
+	case typ == "attstattarget" && version >= 160000:
+		c.typ = oidInt2 // int2 from 16
+	case typ == "attstattarget":
+		c.typ = oidInt4
 	case typ == "stattarget" && version == 0:
 		return c, unsupported(-1, "psql's extended statistics query when the followed server's version was not read (stxstattarget's type differs by major)")
 	case typ == "stattarget" && version >= 170000:

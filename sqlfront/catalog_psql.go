@@ -310,7 +310,7 @@ var psqlHandlers = map[string]*canned{
 		rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableColumns(ex, consts, false) }},
 	"dcolsplus": {byOID: true, cols: []string{"attname:name@pg_attribute.attname", "format_type", "pg_get_expr", "attnotnull:bool@pg_attribute.attnotnull", "attcollation:name",
 		"attidentity:char@pg_attribute.attidentity", "attgenerated:char@pg_attribute.attgenerated", "attstorage:char@pg_attribute.attstorage",
-		"attcompression:char@pg_attribute.attcompression", "attstattarget:int4", "col_description"},
+		"attcompression:char@pg_attribute.attcompression", "attstattarget:attstattarget", "col_description"},
 		rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableColumns(ex, consts, true) }},
 	"dpolicy": {byOID: true, cols: []string{"polname:name@pg_policy.polname", "polpermissive:bool@pg_policy.polpermissive", "array_to_string", "pg_get_expr", "pg_get_expr", "cmd"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
 		if s := storageFactsOf(ex, consts); s != nil && (s.RowSecurity || s.ForceRowSecurity || s.Policies > 0) {

@@ -65,22 +65,19 @@ func partitionedClassRows(cx *pgCatCtx, ns map[string]uint32) [][]*string {
 	return out
 }
 
-// partIndexRows are the partitioned indexes' pg_index rows: which index
-// of which table and its flags; the keys, classes, expressions and
-// predicate are not read.
-func partIndexRows(tables []Table) [][]*string {
+// partitionedIndex says whether oid is a partitioned index pg_class
+// lists (pg_index has no row of it: its keys and definition are not
+// read).
+func partitionedIndex(tables []Table, oid uint32) bool {
 	parts, _ := partitionedClasses(tables)
-	u := pgUnknown
-	var out [][]*string
 	for _, a := range parts {
 		for _, x := range a.Indexes {
-			f := func(bit uint16) *string { return bv(x.Flags&bit != 0) }
-			out = append(out, []*string{u32(x.OID), u32(a.OID), iv(int64(x.Natts)), iv(int64(x.KeyAtts)), f(wal.PartIndexUnique), f(wal.PartIndexNullsNotDistinct),
-				f(wal.PartIndexPrimary), f(wal.PartIndexExclusion), f(wal.PartIndexImmediate), f(wal.PartIndexClustered), f(wal.PartIndexValid),
-				f(wal.PartIndexCheckXmin), f(wal.PartIndexReady), f(wal.PartIndexLive), f(wal.PartIndexReplIdent), u, u, u, u, u, u})
+			if x.OID == oid {
+				return true
+			}
 		}
 	}
-	return out
+	return false
 }
 
 // partitionedUnread refuses a listing of partitioned tables when a

@@ -104,6 +104,12 @@ type reach struct {
 	// partitions (pgcatalog_partitioned.go), whose pg_attribute and
 	// pg_description rows are not listed: relkind 'p' is not a table's.
 	partitioned bool
+	// partOIDs are those partitioned tables' and their partitioned
+	// indexes' OIDs: pg_class lists them, pg_index, pg_constraint,
+	// pg_attribute and pg_description do not (proving names the
+	// relation being proven).
+	partOIDs map[uint32]bool
+	proving  string
 	visiting    map[*lplan.Scan]bool
 	// tableNames and indexNames are the followed tables' and their
 	// listed owned sequences' and
@@ -147,11 +153,11 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 		}
 	}
 	parts, _ := partitionedClasses(r.tableList) // pgcatalog_partitioned.go: not tables (pg_attribute and pg_description lack their rows)
-	r.partitioned = len(parts) > 0
+	r.partitioned, r.partOIDs = len(parts) > 0, map[uint32]bool{}
 	for _, a := range parts {
-		r.known[a.OID], r.indexNames[a.Name], r.classNames[a.Name] = true, true, true
+		r.known[a.OID], r.indexNames[a.Name], r.classNames[a.Name], r.partOIDs[a.OID] = true, true, true, true
 		for _, x := range a.Indexes {
-			r.known[x.OID], r.indexNames[x.Name], r.classNames[x.Name] = true, true, true
+			r.known[x.OID], r.indexNames[x.Name], r.classNames[x.Name], r.partOIDs[x.OID] = true, true, true, true
 		}
 	}
 	r.viewDescs = viewDescriptionsRead(r.tableList, ns)    // pgcatalog_viewdesc.go
@@ -336,6 +342,8 @@ func (r *reach) prove(s *lplan.Scan) bool {
 		}
 		return false
 	}
+	r.proving = rel.name
+	defer func() { r.proving = "" }()
 	for _, cond := range r.restr[s] {
 		if col, other, op, ok := r.comparison(cond, s); ok {
 			switch {
@@ -649,12 +657,16 @@ func (r *reach) classTablesOrViews(s *lplan.Scan, views bool) bool {
 // not list —, or a key column of a proven scan, or a column whose every
 // definition is one).
 func (r *reach) userOIDs(vals []lplan.Scalar, depth int, tables bool) bool {
+	classOnly := r.proving != "pg_class" // the partitioned tables' rows are pg_class's alone
 	return r.allVals(vals, depth, func(k string) bool {
 		n, err := strconv.ParseUint(strings.TrimSpace(k), 10, 32)
-		return err == nil && (r.tables[uint32(n)] || !tables && r.known[uint32(n)])
+		return err == nil && (r.tables[uint32(n)] || !tables && r.known[uint32(n)] && !(classOnly && r.partOIDs[uint32(n)]))
 	}, func(src colSource) bool {
 		if tables {
 			return r.tableKey(src)
+		}
+		if classOnly && r.partitioned && src.rel.name == "pg_class" && src.name == "oid" && !r.noPartitioned(src.scan) {
+			return false // the scan may reach a partitioned table's row (pgcatalog_partitioned.go)
 		}
 		return isKeyCol(src.rel.name, src.name) || src.rel.name == "pg_sequence" && src.name == "seqrelid"
 	})
@@ -899,4 +911,34 @@ func (r *reach) proveInfoSchema(s *lplan.Scan) bool {
 		}
 	}
 	return excluded["pg_catalog"] && excluded["information_schema"]
+}
+
+// noPartitioned says whether a pg_class scan's conditions keep the
+// partitioned tables and indexes above the followed partitions out:
+// relkind = or IN constants other than 'p' and 'I', or oid = or IN OIDs
+// of other listed objects.
+func (r *reach) noPartitioned(s *lplan.Scan) bool {
+	for _, cond := range r.restr[s] {
+		col, other, op, ok := r.comparison(cond, s)
+		if !ok || op != "=" && op != "in" || len(other) == 0 {
+			continue
+		}
+		all := true
+		for _, o := range other {
+			k, ok := constText([]lplan.Scalar{o})
+			switch col {
+			case "relkind":
+				all = all && ok && k != "p" && k != "I"
+			case "oid":
+				n, err := strconv.ParseUint(strings.TrimSpace(k), 10, 32)
+				all = all && ok && err == nil && r.known[uint32(n)] && !r.partOIDs[uint32(n)]
+			default:
+				all = false
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }

@@ -86,7 +86,7 @@ var schemaRels = []*pgRel{
 		"indcheckxmin bool, indisready bool, indislive bool, indisreplident bool, indkey int2vector, indcollation oidvector, indclass oidvector, " +
 		"indoption int2vector, indexprs pg_node_tree, indpred node"),
 		rows: func(cx *pgCatCtx) [][]*string {
-			out := partIndexRows(cx.tables) // pgcatalog_partitioned.go
+			var out [][]*string
 			u := pgUnknown
 			for _, t := range cx.tables {
 				s := schemaFactsOf(&t)
@@ -303,6 +303,9 @@ func (c *vecCatalog) schemaFunc(name string, args []lplan.Type) (*lplan.ExtFunc,
 				}
 			}
 			oid := oidValue(v[0])
+			if partitionedIndex(tables, oid) { // pgcatalog_partitioned.go
+				return nil, unsupported(-1, name+" of a partitioned index (its definition is not read)")
+			}
 			for _, t := range tables {
 				s := schemaFactsOf(&t)
 				if s == nil {
