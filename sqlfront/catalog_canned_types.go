@@ -76,14 +76,17 @@ var otherCatalogs = map[string]struct {
 // their layout for that major (pgcatalog_major.go), the others by
 // otherCatalogs; 0/0 when not known (a column whose attnum differs by
 // major when the version was not read: pg_statistic_ext.stxstattarget
-// moved in 17).
+// is 6 before 17 and 7 from 17).
 func catalogColumnOrigin(rel, col string, version int) (uint32, int16) {
 	if o, ok := otherCatalogs[rel]; ok {
 		if n, ok := o.cols[col]; ok {
 			return o.oid, n
 		}
-		if rel == "pg_statistic_ext" && col == "stxstattarget" && version != 0 && version < 170000 {
-			return o.oid, 6
+		if rel == "pg_statistic_ext" && col == "stxstattarget" && version != 0 {
+			if version < 170000 {
+				return o.oid, 6
+			}
+			return o.oid, 7 // 17 moved it after stxkeys
 		}
 		return 0, 0
 	}
