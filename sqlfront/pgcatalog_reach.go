@@ -110,7 +110,7 @@ type reach struct {
 	// relation being proven).
 	partOIDs map[uint32]bool
 	proving  string
-	visiting    map[*lplan.Scan]bool
+	visiting map[*lplan.Scan]bool
 	// tableNames and indexNames are the followed tables' and their
 	// listed owned sequences' and
 	// indexes' names.
