@@ -232,3 +232,23 @@ func TestCatalogMetabaseSync(t *testing.T) {
 		fmt.Sprintf(metabase, "'r', 'p', 'v', 'f', 'm'"),
 	})
 }
+
+// TestCatalogCursorRefused: a cursor over a catalog relation was planned
+// by the flat planner, whose pg_database had two columns (SELECT * gave
+// oid and datname) and which has no other catalog relation (42P01 for
+// pg_class): refused 0A000 now.
+func TestCatalogCursorRefused(t *testing.T) {
+	r := catalogRig(t)
+	for _, q := range []string{
+		"BEGIN; DECLARE c CURSOR FOR SELECT * FROM pg_database WHERE datname = current_database(); FETCH ALL FROM c; COMMIT",
+		"BEGIN; DECLARE c CURSOR FOR SELECT relname FROM pg_class WHERE relname = 'items'; FETCH ALL FROM c; COMMIT",
+	} {
+		if out, err := psql(t, r.pgURL, "-At", "-c", q); err != nil {
+			t.Fatalf("%s on PostgreSQL: %v\n%s", q, err, out)
+		}
+		got, err := psql(t, r.sqlURL, "-At", "-v", "VERBOSITY=verbose", "-c", q)
+		if err == nil || !strings.Contains(got, "0A000") {
+			t.Errorf("%s: want 0A000, got %q (%v)", q, got, err)
+		}
+	}
+}
