@@ -70,6 +70,10 @@ func ReadFacts(ctx context.Context, conn *pgx.Conn, rels []*wal.Relation) ([]*wa
 	if err != nil {
 		return nil, err
 	}
+	inherits, err := readInherits(ctx, conn, oids, schema) // relmeta_inherits.go
+	if err != nil {
+		return nil, err
+	}
 	var out []*wal.Relation
 	for _, r := range rels {
 		ri, ok := kinds[r.OID]
@@ -87,6 +91,7 @@ func ReadFacts(ctx context.Context, conn *pgx.Conn, rels []*wal.Relation) ([]*wa
 		columnNumbers(r, f.Facts, atts[r.OID], dropped[r.OID], defs[r.OID], colls[r.OID], schema[r.OID]) // relmeta_generated.go
 		f.Facts.PrimaryKey = pks[r.OID]
 		f.Facts.Schema = alignSchemaFacts(r, schema[r.OID])
+		f.Facts.Inherits = inherits[r.OID]
 		if kind == 'r' {
 			// A partitioned root followed as the root holds its
 			// partitions' rows already: only an ordinary table's

@@ -18,8 +18,12 @@ import (
 // canned answers one recognised catalog query from the mirror's
 // relations; consts are the statement's string literals in order.
 type canned struct {
-	cols []string
-	rows func(ex *execCtx, consts []string) ([][]*string, error)
+	// byOID: the query describes the relation whose OID it names; one
+	// that is not a followed table is refused when PostgreSQL would
+	// describe it (describedOther).
+	byOID bool
+	cols  []string
+	rows  func(ex *execCtx, consts []string) ([][]*string, error)
 }
 
 var (
@@ -154,14 +158,31 @@ func relList(ex *execCtx, consts []string) ([][]*string, error) {
 	}
 	tables := ex.src.Tables()
 	_, ns := (&pgCatCtx{tables: tables}).namespaces()
+	// pg_table_is_visible(c.oid): the relations a search of the path
+	// finds (a followed table of a schema off the path was listed).
+	vis := newVisibleSet(tables, searchPathOf(ex.sess))
+	visible := func(oid uint32) bool { v, _ := vis.of(oid).(bool); return v }
 	var rows [][]*string
+	if kinds["p"] {
+		// The partitioned tables above the followed partitions
+		// (pgcatalog_partitioned.go).
+		if err := partitionedUnread(tables, "listing partitioned tables"); err != nil {
+			return nil, err
+		}
+		parts, _ := partitionedClasses(tables)
+		for _, a := range parts {
+			if visible(a.OID) {
+				rows = append(rows, []*string{strp(a.Schema), strp(a.Name), strp("partitioned table"), strp(a.Owner)})
+			}
+		}
+	}
 	for i := range tables {
 		t := &tables[i]
 		s := schemaFactsOf(t)
 		if s == nil || s.Owner == "" {
 			return nil, unsupported(-1, "the owner of "+t.Name+" (not read: copied by an older sidecar; a resync reads it)")
 		}
-		if kinds[relKind(t)] {
+		if kinds[relKind(t)] && visible(t.OID) {
 			rows = append(rows, []*string{strp(t.Schema), strp(t.Rel), strp(relKindName(t)), strp(s.Owner)})
 		}
 		if !kinds["S"] {
@@ -172,7 +193,9 @@ func relList(ex *execCtx, consts []string) ([][]*string, error) {
 				hint(`\dt lists the tables`)
 		}
 		for _, q := range listedSequences(t, ns) {
-			rows = append(rows, []*string{strp(q.Schema), strp(q.Name), strp("sequence"), strp(s.Owner)})
+			if visible(q.OID) {
+				rows = append(rows, []*string{strp(q.Schema), strp(q.Name), strp("sequence"), strp(s.Owner)})
+			}
 		}
 	}
 	// The views above the followed tables (pgcatalog_views.go), as psql
@@ -182,7 +205,7 @@ func relList(ex *execCtx, consts []string) ([][]*string, error) {
 		if v.Kind == 'm' {
 			kind = "materialized view"
 		}
-		if !kinds[string(v.Kind)] {
+		if !kinds[string(v.Kind)] || !visible(v.OID) {
 			continue
 		}
 		if v.Owner == "" {
@@ -212,9 +235,9 @@ func none(*execCtx, []string) ([][]*string, error) { return nil, nil }
 
 // psqlHandlers answer the queries of psqlQueries by name.
 var psqlHandlers = map[string]*canned{
-	"dt":    {cols: []string{"Schema", "Name", "Type", "Owner"}, rows: relList},
-	"dlist": {cols: []string{"Schema", "Name", "Type", "Owner"}, rows: relList},
-	"doid": {cols: []string{"oid", "nspname", "relname"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
+	"dt":    {cols: []string{"Schema:name@pg_namespace.nspname", "Name:name@pg_class.relname", "Type", "Owner:name"}, rows: relList},
+	"dlist": {cols: []string{"Schema:name@pg_namespace.nspname", "Name:name@pg_class.relname", "Type", "Owner:name"}, rows: relList},
+	"doid": {cols: []string{"oid:oid@pg_class.oid", "nspname:name@pg_namespace.nspname", "relname:name@pg_class.relname"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
 		pat := ""
 		for _, c := range consts {
 			if strings.HasPrefix(c, "^(") {
@@ -229,11 +252,12 @@ var psqlHandlers = map[string]*canned{
 		var rows [][]*string
 		tables := ex.src.Tables()
 		_, ns := (&pgCatCtx{tables: tables}).namespaces()
+		vis := newVisibleSet(tables, searchPathOf(ex.sess)) // pg_table_is_visible(c.oid)
 		for i := range tables {
 			t := &tables[i]
 			if ok, err := re(t.Rel); err != nil {
 				return nil, err
-			} else if ok {
+			} else if ok && vis.of(t.OID) == true {
 				rows = append(rows, []*string{u32(t.OID), strp(t.Schema), strp(t.Rel)})
 			}
 			// \d of an index or a sequence describes it on PostgreSQL:
@@ -290,23 +314,26 @@ var psqlHandlers = map[string]*canned{
 		})
 		return rows, nil
 	}},
-	"dinfo":     {cols: dinfoCols, rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableInfo(ex, consts, false) }},
-	"dinfoplus": {cols: dinfoCols, rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableInfo(ex, consts, true) }},
-	"dcols": {cols: []string{"attname", "format_type", "pg_get_expr", "attnotnull", "attcollation", "attidentity", "attgenerated"},
+	"dinfo":     {byOID: true, cols: dinfoCols, rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableInfo(ex, consts, false) }},
+	"dinfoplus": {byOID: true, cols: dinfoPlusCols, rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableInfo(ex, consts, true) }},
+	"dcols": {byOID: true, cols: []string{"attname:name@pg_attribute.attname", "format_type", "pg_get_expr", "attnotnull:bool@pg_attribute.attnotnull", "attcollation:name",
+		"attidentity:char@pg_attribute.attidentity", "attgenerated:char@pg_attribute.attgenerated"},
 		rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableColumns(ex, consts, false) }},
-	"dcolsplus": {cols: []string{"attname", "format_type", "pg_get_expr", "attnotnull", "attcollation", "attidentity", "attgenerated",
-		"attstorage", "attcompression", "attstattarget", "col_description"},
+	"dcolsplus": {byOID: true, cols: []string{"attname:name@pg_attribute.attname", "format_type", "pg_get_expr", "attnotnull:bool@pg_attribute.attnotnull", "attcollation:name",
+		"attidentity:char@pg_attribute.attidentity", "attgenerated:char@pg_attribute.attgenerated", "attstorage:char@pg_attribute.attstorage",
+		"attcompression:char@pg_attribute.attcompression", "attstattarget:attstattarget", "col_description"},
 		rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableColumns(ex, consts, true) }},
-	"dstats": {cols: []string{"oid", "stxrelid", "nsp", "stxname", "columns", "ndist_enabled", "deps_enabled", "mcv_enabled", "stxstattarget"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
+	"dstats": {byOID: true, cols: []string{"oid:oid@pg_statistic_ext.oid", "stxrelid:regclass", "nsp", "stxname:name@pg_statistic_ext.stxname", "columns", "ndist_enabled:bool", "deps_enabled:bool",
+		"mcv_enabled:bool", "stxstattarget:stattarget@pg_statistic_ext.stxstattarget"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
 		if s := storageFactsOf(ex, consts); s != nil && s.StatisticsObjects > 0 {
 			return nil, unsupported(-1, "the extended statistics objects of "+tableByOID(ex, oidLiteral(consts)).Name+" (not read from the server)")
 		}
 		return nil, nil
 	}},
-	"dpubs":     {cols: []string{"pubname", "?column?", "?column?"}, rows: publicationFooter(true)},  // pgcatalog_publications.go
-	"dpubs14":   {cols: []string{"pubname", "?column?", "?column?"}, rows: publicationFooter(false)}, // pgcatalog_publications.go
-	"dinherits": {cols: []string{"oid"}, rows: none},
-	"dparts":    {cols: []string{"oid", "relkind", "inhdetachpending", "pg_get_expr"}, rows: none},
+	"dpubs":     {byOID: true, cols: []string{"pubname:name", "?column?", "?column?"}, rows: publicationFooter(true)},                                                                     // pgcatalog_publications.go
+	"dpubs14":   {byOID: true, cols: []string{"pubname:name", "?column?", "?column?"}, rows: publicationFooter(false)},                                                                    // pgcatalog_publications.go
+	"dinherits": {byOID: true, cols: []string{"oid:regclass"}, rows: inheritsRows},                                                                                                        // pgcatalog_partitioned.go
+	"dparts":    {byOID: true, cols: []string{"oid:regclass", "relkind:char@pg_class.relkind", "inhdetachpending:bool@pg_inherits.inhdetachpending", "pg_get_expr"}, rows: partitionRows}, // pgcatalog_partitioned.go
 }
 
 // psqlMatcher matches names against one psql pattern.
@@ -335,23 +362,42 @@ func psqlPattern(pat string) (psqlMatcher, error) {
 	return m, nil
 }
 
-// cannedPlan is the plan of a recognised catalog query.
-func cannedPlan(c *canned, query string) *plan {
+// cannedPlan is the plan of a recognised catalog query, its columns
+// described as PostgreSQL describes them (catalog_canned_types.go) for
+// the followed server's version.
+func cannedPlan(c *canned, query string, version int) (*plan, error) {
 	consts := literals(query)
 	p := &plan{kind: "select", tag: "SELECT", noRows: false}
 	var cols []Column
-	for i, name := range c.cols {
-		cols = append(cols, col(name, oidText))
-		p.cols = append(p.cols, outCol{name: name, typ: oidText, typmod: -1})
-		p.targets = append(p.targets, &colExpr{idx: i, t: oidText})
+	for i, spec := range c.cols {
+		cc, err := cannedColumn(spec, version) // catalog_canned_types.go
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, col(cc.name, cc.typ))
+		p.cols = append(p.cols, outCol{name: cc.name, typ: cc.typ, typmod: -1, tableOID: cc.tableOID, attnum: cc.attnum})
+		p.targets = append(p.targets, &colExpr{idx: i, t: cc.typ})
 	}
-	p.from = []*fromItem{{virt: &virtual{cols: cols, rows: func(ex *execCtx) ([][]*string, error) { return c.rows(ex, consts) }}}}
-	return p
+	p.from = []*fromItem{{virt: &virtual{cols: cols, rows: func(ex *execCtx) ([][]*string, error) {
+		if oid := oidLiteral(consts); c.byOID && tableByOID(ex, oid) == nil {
+			if err := describedOther(ex, oid, "\\d"); err != nil { // pgcatalog_partitioned.go
+				return nil, err
+			}
+		}
+		return c.rows(ex, consts)
+	}}}}
+	return p, nil
 }
 
-// dinfoCols are the columns of psql's \d and \d+ table query.
-var dinfoCols = []string{"relchecks", "relkind", "relhasindex", "relhasrules", "relhastriggers", "relrowsecurity", "relforcerowsecurity",
-	"relhasoids", "relispartition", "?column?", "reltablespace", "reloftype", "relpersistence", "relreplident", "amname"}
+// dinfoCols and dinfoPlusCols are the columns of psql's \d and \d+
+// table queries (the 10th is reloptions' text under \d+).
+var dinfoCols = []string{"relchecks:int2@pg_class.relchecks", "relkind:char@pg_class.relkind", "relhasindex:bool@pg_class.relhasindex",
+	"relhasrules:bool@pg_class.relhasrules", "relhastriggers:bool@pg_class.relhastriggers", "relrowsecurity:bool@pg_class.relrowsecurity",
+	"relforcerowsecurity:bool@pg_class.relforcerowsecurity", "relhasoids:bool", "relispartition:bool@pg_class.relispartition", "?column?",
+	"reltablespace:oid@pg_class.reltablespace", "reloftype", "relpersistence:char@pg_class.relpersistence", "relreplident:char@pg_class.relreplident",
+	"amname:name@pg_am.amname"}
+
+var dinfoPlusCols = slices.Concat(dinfoCols[:9], []string{"array_to_string"}, dinfoCols[10:])
 
 // storageFactsOf is the schema facts of the table whose OID the query
 // names, when its \d+ facts were read (nil otherwise: a record written
@@ -374,7 +420,10 @@ func storageFactsOf(ex *execCtx, consts []string) *wal.SchemaFacts {
 func tableInfo(ex *execCtx, consts []string, verbose bool) ([][]*string, error) {
 	t := tableByOID(ex, oidLiteral(consts))
 	if t == nil {
-		return indexInfo(ex, consts, verbose) // catalog_psql_index.go
+		if rows, err := indexInfo(ex, consts, verbose); rows != nil || err != nil {
+			return rows, err // catalog_psql_index.go
+		}
+		return nil, describedOther(ex, oidLiteral(consts), "\\d") // pgcatalog_partitioned.go
 	}
 	hasIndex, checks, triggers := tableSchemaFacts(ex.src.Tables(), t)
 	if hasIndex == pgUnknown {
@@ -395,7 +444,7 @@ func tableInfo(ex *execCtx, consts []string, verbose bool) ([][]*string, error) 
 		}
 		options, replident = strings.Join(opts, ", "), charText(s.ReplIdent)
 	}
-	return [][]*string{{checks, strp(relKind(t)), hasIndex, strp("f"), triggers, strp(rls), strp(force), strp("f"), strp("f"), strp(options),
+	return [][]*string{{checks, strp(relKind(t)), hasIndex, strp("f"), triggers, strp(rls), strp(force), strp("f"), strp(boolText(isPartition(t))), strp(options),
 		strp("0"), strp(""), strp("p"), strp(replident), strp("heap")}}, nil
 }
 
@@ -403,7 +452,7 @@ func tableInfo(ex *execCtx, consts []string, verbose bool) ([][]*string, error) 
 func tableColumns(ex *execCtx, consts []string, verbose bool) ([][]*string, error) {
 	t := tableByOID(ex, oidLiteral(consts))
 	if t == nil {
-		return nil, nil
+		return nil, describedOther(ex, oidLiteral(consts), "\\d") // pgcatalog_partitioned.go
 	}
 	s := storageFactsOf(ex, consts)
 	if verbose && (s == nil || len(s.ColumnStorage) != len(t.Columns)) {

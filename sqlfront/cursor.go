@@ -114,6 +114,11 @@ func (pl *planner) planDeclare(d *pg.DeclareCursorStmt) error {
 	if err := pl.notCarriedRefusal(d.Query); err != nil {
 		return err // notcarried.go
 	}
+	if readsCatalog(d.Query) {
+		// The catalog runs on the engine (pgcatalog_plan.go); the flat
+		// planner's pg_database had two of its columns (issue 21 audit).
+		return unsupported(nodeLoc(d.Query), "a cursor over a catalog relation")
+	}
 	return pl.planSelect(sel)
 }
 

@@ -5,10 +5,11 @@ import "github.com/sidecar-dev/sidecar/wal"
 // Middle-level partitioned tables (issue 21). A partition that is itself
 // partitioned (root → mid → leaves) under a followed root is recorded by
 // the mirror like the root (replication/partmid.go), so `FROM mid` reads
-// its leaves by the root's rules (partroot.go). The catalog lists neither
-// the root nor a mid level (pg_class has no row for them yet): a lookup
-// that would find one on PostgreSQL — psql's `\d name`, 'name'::regclass
-// — is refused with 0A000 naming it instead of answering "not found".
+// its leaves by the root's rules (partroot.go). pg_class lists the root
+// and the mid levels above followed partitions (pgcatalog_partitioned.go);
+// psql's `\d name` of one is refused with 0A000 naming it (its
+// partition key and partitions' bounds are not read), as is regclass of
+// one whose partitions' ancestors were not read.
 
 // partRootLister is implemented by sources that can list the partitioned
 // tables they have records of.
@@ -45,5 +46,5 @@ func partRootNames(src Source) []wal.TableName {
 // partRootLookupRefused is the 0A000 of a catalog lookup that names the
 // partitioned table tn, which PostgreSQL would find.
 func partRootLookupRefused(what string, tn wal.TableName) error {
-	return unsupported(-1, what+" of the partitioned table "+tn.String()+" (sidecar's catalog does not list partitioned tables yet; FROM "+tn.Name+" reads its partitions)")
+	return unsupported(-1, what+" of the partitioned table "+tn.String()+" (sidecar does not read its partition key and its partitions' bounds; FROM "+tn.Name+" reads its partitions)")
 }

@@ -139,6 +139,13 @@ func (cx *pgCatCtx) namespaces() ([]string, map[string]uint32) {
 			names = append(names, t.Schema)
 		}
 	}
+	parts, _ := partitionedClasses(cx.tables) // pgcatalog_partitioned.go
+	for _, a := range parts {
+		if _, ok := oids[a.Schema]; !ok {
+			oids[a.Schema] = read[a.Schema].OID
+			names = append(names, a.Schema)
+		}
+	}
 	names = userTypeNamespaces(cx.tables, names, oids)       // pgcatalog_usertypes.go
 	return extensionNamespaces(cx.tables, names, oids), oids // pgcatalog_extensions.go
 }
@@ -245,6 +252,7 @@ var pgRels = slices.Concat([]*pgRel{
 		"relpersistence char, relkind char, relnatts int2, relchecks int2, relhasrules bool, relhastriggers bool, relhassubclass bool, relrowsecurity bool, " +
 		"relforcerowsecurity bool, relispopulated bool, relreplident char, relispartition bool, relrewrite oid, relfrozenxid text, relminmxid text, " +
 		"relacl aclitem[], reloptions text[], relpartbound text"),
+		refuse: func(cx *pgCatCtx) error { return partitionedUnread(cx.tables, "pg_class") }, // pgcatalog_partitioned.go
 		rows: func(cx *pgCatCtx) [][]*string {
 			_, ns := cx.namespaces()
 			var out [][]*string
@@ -264,6 +272,7 @@ var pgRels = slices.Concat([]*pgRel{
 			}
 			out = append(append(out, indexClassRows(cx, ns)...), seqClassRows(cx, ns)...) // pgcatalog_seq.go
 			out = append(out, systemClassRows(serverVersion(cx.tables))...)               // pgcatalog_sysclass.go
+			out = append(out, partitionedClassRows(cx, ns)...)                            // pgcatalog_partitioned.go
 			return withRelACLs(cx, append(out, viewClassRows(cx, ns)...))                 // pgcatalog_views.go, pgcatalog_access.go
 		}},
 	{schema: "pg_catalog", name: "pg_attribute", cols: pgc("attrelid oid, attname name, atttypid oid, attstattarget int4, attlen int2, attnum int2, " +

@@ -75,7 +75,7 @@ func withRelACLs(cx *pgCatCtx, rows [][]*string) [][]*string {
 	oidAt, kindAt, aclAt := classOIDAt, classKindAt, classACLAt
 	a := accessFacts(cx.tables)
 	for _, r := range rows {
-		if r[kindAt] != nil && *r[kindAt] == "i" {
+		if r[kindAt] != nil && (*r[kindAt] == "i" || *r[kindAt] == "I") { // an index has no ACL (GRANT refuses one)
 			r[aclAt] = nil
 			continue
 		}

@@ -95,7 +95,22 @@ type reach struct {
 	viewNames map[string]bool
 	// classNames are the listed indexes' and owned sequences' names.
 	classNames map[string]bool
-	visiting   map[*lplan.Scan]bool
+	// viewDescs: pg_description lists every listed view's comments (its
+	// column comments were read: pgcatalog_viewdesc.go); descViews: a
+	// pg_description scan is being proven, whose rows of a view are then
+	// known.
+	viewDescs, descViews bool
+	// partitioned: pg_class lists partitioned tables above followed
+	// partitions (pgcatalog_partitioned.go), whose pg_attribute and
+	// pg_description rows are not listed: relkind 'p' is not a table's.
+	partitioned bool
+	// partOIDs are those partitioned tables' and their partitioned
+	// indexes' OIDs: pg_class lists them, pg_index, pg_constraint,
+	// pg_attribute and pg_description do not (proving names the
+	// relation being proven).
+	partOIDs map[uint32]bool
+	proving  string
+	visiting map[*lplan.Scan]bool
 	// tableNames and indexNames are the followed tables' and their
 	// listed owned sequences' and
 	// indexes' names.
@@ -140,6 +155,15 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 			r.seqs = append(r.seqs, unlistedSequences(&t, ns)...)
 		}
 	}
+	parts, _ := partitionedClasses(r.tableList) // pgcatalog_partitioned.go: not tables (pg_attribute and pg_description lack their rows)
+	r.partitioned, r.partOIDs = len(parts) > 0, map[uint32]bool{}
+	for _, a := range parts {
+		r.known[a.OID], r.indexNames[a.Name], r.classNames[a.Name], r.partOIDs[a.OID] = true, true, true, true
+		for _, x := range a.Indexes {
+			r.known[x.OID], r.indexNames[x.Name], r.classNames[x.Name], r.partOIDs[x.OID] = true, true, true, true
+		}
+	}
+	r.viewDescs = viewDescriptionsRead(r.tableList, ns)    // pgcatalog_viewdesc.go
 	for _, v := range listedViews(c.pl.src.Tables(), ns) { // pgcatalog_views.go
 		r.known[v.OID], r.indexNames[v.Name] = true, true // pg_description lacks its rows
 		r.views[v.OID], r.viewNames[v.Name] = true, true
@@ -324,6 +348,8 @@ func (r *reach) prove(s *lplan.Scan) bool {
 		}
 		return false
 	}
+	r.proving = rel.name
+	defer func() { r.proving = "" }()
 	for _, cond := range r.restr[s] {
 		if col, other, op, ok := r.comparison(cond, s); ok {
 			switch {
@@ -332,7 +358,10 @@ func (r *reach) prove(s *lplan.Scan) bool {
 					r.tableOnly[s] = true
 					return true
 				}
-				if r.userOIDs(other, 0, tablesOnly[rel.name]) {
+				r.descViews = rel.name == "pg_description"
+				proven := r.userOIDs(other, 0, tablesOnly[rel.name])
+				r.descViews = false
+				if proven {
 					return true
 				}
 				if rel.name == "pg_attribute" && r.attrRelOIDs(other) { // pgcatalog_viewcols.go
@@ -566,6 +595,13 @@ func (r *reach) tableKey(src colSource) bool {
 		// comments when they were read (pgcatalog_listings.go).
 		return listingFacts(r.tableList) != nil
 	case "pg_class.oid":
+		if r.descViews && r.viewDescs && !r.visiting[src.scan] {
+			// pg_description's rows of tables and views (not cached:
+			// pg_attribute's proof asks for tables).
+			r.visiting[src.scan] = true
+			defer delete(r.visiting, src.scan)
+			return r.classTablesOrViews(src.scan, true)
+		}
 		if r.tableOnly[src.scan] || r.visiting[src.scan] {
 			return r.tableOnly[src.scan]
 		}
@@ -583,7 +619,11 @@ func (r *reach) tableKey(src colSource) bool {
 // followed tables (not their indexes): relkind = or IN constants other
 // than 'i', 'I', 'S', 'v' and 'm', relname = or IN the names of followed tables no
 // index has, or oid equal to tables' OIDs.
-func (r *reach) classTables(s *lplan.Scan) bool {
+func (r *reach) classTables(s *lplan.Scan) bool { return r.classTablesOrViews(s, false) }
+
+// classTablesOrViews is classTables, views and materialized views
+// accepted too when views is set.
+func (r *reach) classTablesOrViews(s *lplan.Scan, views bool) bool {
 	for _, cond := range r.restr[s] {
 		col, other, op, ok := r.comparison(cond, s)
 		if !ok || op != "=" && op != "in" || len(other) == 0 {
@@ -595,15 +635,18 @@ func (r *reach) classTables(s *lplan.Scan) bool {
 			// Not a view ('v', 'm': pg_description lacks their rows).
 			for _, o := range other {
 				k, ok := constText([]lplan.Scalar{o})
-				all = all && ok && k != "i" && k != "I" && k != "S" && k != "v" && k != "m"
+				all = all && ok && k != "i" && k != "I" && k != "S" && (views || k != "v" && k != "m") && (!r.partitioned || k != "p")
 			}
 		case "relname":
 			for _, o := range other {
 				k, ok := constText([]lplan.Scalar{o})
-				all = all && ok && r.tableNames[k] && !r.indexNames[k]
+				all = all && ok && (r.tableNames[k] && !r.indexNames[k] || views && r.viewNames[k] && !r.classNames[k])
 			}
 		case "oid":
-			all = r.userOIDs(other, 0, true)
+			all = r.userOIDs(other, 0, true) || views && r.allVals(other, 0, func(k string) bool {
+				n, err := strconv.ParseUint(strings.TrimSpace(k), 10, 32)
+				return err == nil && (r.tables[uint32(n)] || r.views[uint32(n)])
+			}, func(colSource) bool { return false })
 		default:
 			all = false
 		}
@@ -620,12 +663,16 @@ func (r *reach) classTables(s *lplan.Scan) bool {
 // not list —, or a key column of a proven scan, or a column whose every
 // definition is one).
 func (r *reach) userOIDs(vals []lplan.Scalar, depth int, tables bool) bool {
+	classOnly := r.proving != "pg_class" // the partitioned tables' rows are pg_class's alone
 	return r.allVals(vals, depth, func(k string) bool {
 		n, err := strconv.ParseUint(strings.TrimSpace(k), 10, 32)
-		return err == nil && (r.tables[uint32(n)] || !tables && r.known[uint32(n)])
+		return err == nil && (r.tables[uint32(n)] || !tables && r.known[uint32(n)] && !(classOnly && r.partOIDs[uint32(n)]))
 	}, func(src colSource) bool {
 		if tables {
 			return r.tableKey(src)
+		}
+		if classOnly && r.partitioned && src.rel.name == "pg_class" && src.name == "oid" && !r.noPartitioned(src.scan) {
+			return false // the scan may reach a partitioned table's row (pgcatalog_partitioned.go)
 		}
 		return isKeyCol(src.rel.name, src.name) || src.rel.name == "pg_sequence" && src.name == "seqrelid"
 	})
@@ -870,4 +917,34 @@ func (r *reach) proveInfoSchema(s *lplan.Scan) bool {
 		}
 	}
 	return excluded["pg_catalog"] && excluded["information_schema"]
+}
+
+// noPartitioned says whether a pg_class scan's conditions keep the
+// partitioned tables and indexes above the followed partitions out:
+// relkind = or IN constants other than 'p' and 'I', or oid = or IN OIDs
+// of other listed objects.
+func (r *reach) noPartitioned(s *lplan.Scan) bool {
+	for _, cond := range r.restr[s] {
+		col, other, op, ok := r.comparison(cond, s)
+		if !ok || op != "=" && op != "in" || len(other) == 0 {
+			continue
+		}
+		all := true
+		for _, o := range other {
+			k, ok := constText([]lplan.Scalar{o})
+			switch col {
+			case "relkind":
+				all = all && ok && k != "p" && k != "I"
+			case "oid":
+				n, err := strconv.ParseUint(strings.TrimSpace(k), 10, 32)
+				all = all && ok && err == nil && r.known[uint32(n)] && !r.partOIDs[uint32(n)]
+			default:
+				all = false
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }

@@ -49,6 +49,13 @@ func catalogRels(tables []Table) []catRel {
 			rels = append(rels, catRel{q.Schema, q.Name, q.OID})
 		}
 	}
+	parts, _ := partitionedClasses(tables) // pgcatalog_partitioned.go
+	for _, a := range parts {
+		rels = append(rels, catRel{a.Schema, a.Name, a.OID})
+		for _, x := range a.Indexes {
+			rels = append(rels, catRel{a.Schema, x.Name, x.OID})
+		}
+	}
 	return rels
 }
 
@@ -164,6 +171,9 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 			if o, ok := fixedCatalogOID(names); ok { // pgcatalog_extensions.go
 				return o, nil
 			}
+			if o, ok := catalogTableOIDs[names[len(names)-1]]; ok && len(names) == 2 && names[0] == "pg_catalog" {
+				return int64(o), nil // a system catalog's fixed OID (pgcatalog_tableoid.go)
+			}
 			if len(names) == 2 {
 				if names[0] == "pg_catalog" || names[0] == "information_schema" || names[0] == "pg_toast" {
 					return nil, regRefused(kind, "'"+s+"'")
@@ -180,6 +190,14 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 					return nil, partRootLookupRefused("regclass", tn) // partmid.go
 				}
 				return nil, errf("42P01", -1, "relation \"%s\" does not exist", s)
+			}
+			if o, ok := catalogTableOIDs[names[0]]; ok && systemClassVisible(path, names[0], func(schema string) bool {
+				return slices.ContainsFunc(rels, func(r catRel) bool { return r.schema == schema && r.name == names[0] })
+			}) {
+				// A system catalog found first (pg_catalog before the
+				// schemas holding a relation of its name): its fixed OID
+				// (Metabase's d.classoid = 'pg_class'::regclass).
+				return int64(o), nil
 			}
 			if strings.HasPrefix(names[0], "pg_") || catalogDef("", names[0]) != nil {
 				// pg_catalog is searched first: one of PostgreSQL's own.

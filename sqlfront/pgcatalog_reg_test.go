@@ -38,9 +38,10 @@ func TestCatalogRegTypes(t *testing.T) {
 		  FROM pg_catalog.pg_sequence s JOIN pg_catalog.pg_class c on s.seqrelid = c."oid"
 		  WHERE c.relkind = 'S' AND a.attidentity != '' AND s.seqrelid = pg_catalog.pg_get_serial_sequence(a.attrelid::regclass::text, a.attname)::regclass::oid) AS identity_options
 		  FROM pg_catalog.pg_attribute a WHERE a.attrelid = 'items'::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
+		// A system catalog's fixed OID (Metabase's classoid = 'pg_class'::regclass).
+		"SELECT 'pg_catalog.pg_type'::regclass::oid, 'pg_class'::regclass::oid",
 	}, []string{
 		"SELECT 'pg_class'::regclass",
-		"SELECT 'pg_catalog.pg_type'::regclass::oid",
 		"SELECT 1259::regclass",
 		"SELECT 'now'::regproc",
 		"SELECT conname FROM pg_constraint WHERE contype = 'f'",

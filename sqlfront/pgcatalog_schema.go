@@ -126,6 +126,7 @@ var schemaRels = []*pgRel{
 				}
 			}
 			out = append(out, extensionDescriptions(cx.tables)...) // pgcatalog_extensions.go
+			out = append(out, viewDescriptionRows(cx)...)          // pgcatalog_viewdesc.go
 			return append(out, languageDescriptions(cx)...)        // pgcatalog_listings.go
 		}},
 }
@@ -302,6 +303,9 @@ func (c *vecCatalog) schemaFunc(name string, args []lplan.Type) (*lplan.ExtFunc,
 				}
 			}
 			oid := oidValue(v[0])
+			if partitionedIndex(tables, oid) { // pgcatalog_partitioned.go
+				return nil, unsupported(-1, name+" of a partitioned index (its definition is not read)")
+			}
 			for _, t := range tables {
 				s := schemaFactsOf(&t)
 				if s == nil {
@@ -404,9 +408,21 @@ func (c *vecCatalog) schemaFunc(name string, args []lplan.Type) (*lplan.ExtFunc,
 				}
 				return nil, nil
 			}
-			// A view's columns' comments, an index's and PostgreSQL's own
-			// objects' are not kept (it answered NULL).
-			return nil, unsupported(-1, fmt.Sprintf("col_description of the relation %d (sidecar keeps the comments of the followed tables' columns)", oid))
+			// A view's columns' comments when read (pgcatalog_viewdesc.go);
+			// an index's and PostgreSQL's own objects' are not kept (it
+			// answered NULL).
+			if comments, ok := viewComments(tables)[oid]; ok {
+				if n >= 1 && n <= int64(len(comments)) && comments[n-1] != "" {
+					return comments[n-1], nil
+				}
+				_, ns := (&pgCatCtx{tables: tables}).namespaces()
+				for _, vw := range listedViews(tables, ns) {
+					if vw.OID == oid {
+						return nil, nil
+					}
+				}
+			}
+			return nil, unsupported(-1, fmt.Sprintf("col_description of the relation %d (sidecar keeps the comments of the followed tables' columns and views' columns)", oid))
 		}}, nil
 	case "pg_get_userbyid":
 		if err := argc(1); err != nil {

@@ -53,7 +53,7 @@ ORDER BY 1;`
 
 // psqlSchemaHandlers answer psqlSchemaQueries by name.
 var psqlSchemaHandlers = map[string]*canned{
-	"dfk": {cols: []string{"sametable", "conname", "condef", "ontable"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
+	"dfk": {byOID: true, cols: []string{"sametable:bool", "conname:name@pg_constraint.conname", "condef", "ontable:regclass"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
 		t, s, err := describedFacts(ex, consts)
 		if t == nil || err != nil {
 			return nil, err
@@ -67,7 +67,7 @@ var psqlSchemaHandlers = map[string]*canned{
 		sortRows(rows, 1)
 		return rows, nil
 	}},
-	"dreferenced": {cols: []string{"conname", "ontable", "condef"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
+	"dreferenced": {byOID: true, cols: []string{"conname:name@pg_constraint.conname", "ontable:regclass", "condef"}, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
 		t, s, err := describedFacts(ex, consts)
 		if t == nil || err != nil {
 			return nil, err
@@ -90,8 +90,8 @@ var psqlSchemaHandlers = map[string]*canned{
 		sortRows(rows, 0)
 		return rows, nil
 	}},
-	"dtriggers": {cols: triggerCols, rows: triggerRows},
-	"dtriggers14": {cols: triggerCols, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
+	"dtriggers": {byOID: true, cols: triggerCols, rows: triggerRows},
+	"dtriggers14": {byOID: true, cols: triggerCols, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
 		if t := tableByOID(ex, oidLiteral(consts)); t != nil && (t.Facts == nil || t.Facts.PartitionOf != "" || t.part != nil) {
 			return nil, unsupported(-1, "\\d of the partition "+t.Name+" on PostgreSQL 14 (its internal triggers cloned from the partitioned table's are not read)")
 		}
@@ -100,7 +100,7 @@ var psqlSchemaHandlers = map[string]*canned{
 }
 
 // triggerCols and triggerRows answer psql's trigger listing of \d.
-var triggerCols = []string{"tgname", "pg_get_triggerdef", "tgenabled", "tgisinternal", "parent"}
+var triggerCols = []string{"tgname:name@pg_trigger.tgname", "pg_get_triggerdef", "tgenabled:char@pg_trigger.tgenabled", "tgisinternal:bool@pg_trigger.tgisinternal", "parent:regclass"}
 
 func triggerRows(ex *execCtx, consts []string) ([][]*string, error) {
 	t, s, err := describedFacts(ex, consts)

@@ -877,7 +877,8 @@ func typeSize(t uint32) int16 {
 		return 1
 	case oidInt2:
 		return 2
-	case oidInt4, oidFloat4, oidOID, oidDate:
+	case oidInt4, oidFloat4, oidOID, oidDate,
+		24, 2202, 2203, 2204, oidRegclass, 2206, 3734, 3769, 4089, 4096, 4191: // the reg types: an oid (typlen 4)
 		return 4
 	case oidInt8, oidFloat8, oidTimestamp, oidTimestamptz, oidTime:
 		return 8

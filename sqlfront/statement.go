@@ -109,7 +109,11 @@ func (s *session) planQueryArgs(ctx context.Context, query string, paramTypes []
 // setting are planned again under it (simpleQuery).
 func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []uint32, args []Value, from int) ([]*plan, error) {
 	if c := cannedFor(query); c != nil {
-		return []*plan{cannedPlan(c, query)}, nil
+		p, err := cannedPlan(c, query, serverVersion(s.srv.src.Tables()))
+		if err != nil {
+			return nil, err
+		}
+		return []*plan{p}, nil
 	}
 	if p := jdbcCanned(query); p != nil {
 		return []*plan{p}, nil

@@ -24,9 +24,10 @@ import (
 // columns as it expands it, innermost first, so the outermost view
 // referenced wins) has the view's OID and position. Columns the binder
 // numbers anew (expressions, aggregates, set operations, CTE
-// references, VALUES, catalog relations) keep 0/0; where PostgreSQL
-// still names an origin for one (a CTE's column, a catalog relation's)
-// the answer stays 0/0 as before. The binder reads a unary plus and a
+// references, VALUES) keep 0/0; where PostgreSQL still names an origin
+// for one (a CTE's column) the answer stays 0/0 as before. A system
+// catalog's column has its table OID and attnum (catalogOrigin; the
+// catalog views' stay 0/0). The binder reads a unary plus and a
 // COLLATE clause as their operand, where PostgreSQL has an operator and
 // a CollateExpr (no origin): a statement holding one keeps 0/0 for
 // every column, as before, rather than name an origin PostgreSQL does
@@ -84,6 +85,11 @@ func (c *vecCatalog) resultOrigins(stmt *pg.Node, q *lplan.Query) ([]colOrigin, 
 					scanCols[id] = colOrigin{t.OID, wireAttnum(t, int16(s.Ords[i]+1))} // catalog_columns.go
 				}
 			}
+			if v := c.virt[s.Table]; v != nil {
+				for i, id := range s.Cols {
+					scanCols[id] = c.catalogOrigin(v.rel, s.Ords[i])
+				}
+			}
 			return
 		}
 		for _, in := range r.Inputs() {
@@ -120,4 +126,22 @@ func readsAsOperand(stmt *pg.Node) bool {
 		return !found
 	})
 	return found
+}
+
+// catalogOrigin is the origin of column ord of the catalog relation r
+// as the binder scans it (its layout for the followed major): a system
+// catalog's table OID and the column's attnum, as PostgreSQL names them
+// (pgjdbc's getTableName of psql's and the BI tools' catalog queries);
+// 0/0 for a system column, for a view (pg_tables, pg_roles,
+// information_schema's: their OIDs are initdb's, not read) and when the
+// major was not read for a relation whose columns differ by major.
+func (c *vecCatalog) catalogOrigin(r *pgRel, ord int) colOrigin {
+	oid, ok := catalogTableOIDs[r.name]
+	if !ok || r.schema != "pg_catalog" || ord < 0 || ord >= len(r.cols) || r.cols[ord].system {
+		return colOrigin{}
+	}
+	if len(majorLayouts[r.name]) > 0 && serverVersion(c.pl.src.Tables()) == 0 {
+		return colOrigin{}
+	}
+	return colOrigin{oid, int16(ord + 1)}
 }

@@ -87,6 +87,9 @@ type Facts struct {
 	// Dropped are the table's dropped columns, which PostgreSQL keeps in
 	// pg_attribute (read with AttNums).
 	Dropped []DroppedColumn
+	// Inherits are its parents, partitioned ancestors and its views'
+	// column comments (catfacts_inherits.go; nil when not read).
+	Inherits *InheritFacts
 }
 
 // ColumnFacts are what pg_attribute and pg_attrdef say of one column.
@@ -125,7 +128,7 @@ func (f *Facts) Equal(o *Facts) bool {
 	return f.Kind == o.Kind && f.Default == o.Default && f.PartitionOf == o.PartitionOf && slices.Equal(f.Descendants, o.Descendants) &&
 		slices.Equal(f.Columns, o.Columns) && (f.PrimaryKey == nil) == (o.PrimaryKey == nil) &&
 		(f.PrimaryKey == nil || f.PrimaryKey.Name == o.PrimaryKey.Name && slices.Equal(f.PrimaryKey.Columns, o.PrimaryKey.Columns)) &&
-		f.Schema.Equal(o.Schema) && slices.Equal(f.NotCarried, o.NotCarried) && f.columnNumbersEqual(o)
+		f.Schema.Equal(o.Schema) && slices.Equal(f.NotCarried, o.NotCarried) && f.columnNumbersEqual(o) && f.Inherits.Equal(o.Inherits)
 }
 
 // SameFacts reports whether r and o carry the same catalog facts (column
