@@ -11,23 +11,24 @@ import (
 
 // columnTypesSQL describes each column's type for wal.ColumnType: its
 // format_type, the typtype and array-ness of the type under its domains,
-// and whether pg_cast has a cast other than WITH INOUT from it (or a type
-// under it) to text, varchar, bpchar or name. The domain chain is walked
-// as PostgreSQL's cast lookup walks it (the domain's own casts first,
-// then its base type's).
+// and whether pg_cast has a cast from that type to text or varchar that is
+// not its output function: one WITH FUNCTION, or WITHOUT FUNCTION (the
+// stored bytes read as text) from a type whose output function is not
+// the internal textout (citext's is; xml's xml_out rewrites an XML
+// declaration). PostgreSQL looks a domain's casts up on its base type.
 const columnTypesSQL = `WITH RECURSIVE ch(relid, attnum, o) AS (
 		SELECT a.attrelid, a.attnum, a.atttypid FROM pg_catalog.pg_attribute a
 		WHERE a.attrelid = ANY ($1::oid[]) AND a.attnum > 0 AND NOT a.attisdropped
 	UNION ALL
-		SELECT ch.relid, ch.attnum, t.typbasetype FROM ch JOIN pg_catalog.pg_type t ON t.oid = ch.o WHERE t.typtype = 'd')
+		SELECT ch.relid, ch.attnum, t.typbasetype FROM ch JOIN pg_catalog.pg_type t ON t.oid = ch.o WHERE t.typtype = 'd'),
+	base AS (SELECT ch.relid, ch.attnum, t.oid, t.typtype, t.typelem <> 0 AND t.typlen = -1 AS arr,
+			EXISTS (SELECT 1 FROM pg_catalog.pg_proc p WHERE p.oid = t.typoutput AND p.prolang = 12 AND p.prosrc = 'textout') AS textout
+		FROM ch JOIN pg_catalog.pg_type t ON t.oid = ch.o WHERE t.typtype <> 'd')
 	SELECT a.attrelid::int8, a.attname::text, pg_catalog.format_type(a.atttypid, a.atttypmod),
-		coalesce((SELECT t.typtype::text FROM ch JOIN pg_catalog.pg_type t ON t.oid = ch.o
-			WHERE ch.relid = a.attrelid AND ch.attnum = a.attnum AND t.typtype <> 'd' LIMIT 1), ''),
-		coalesce((SELECT t.typelem <> 0 AND t.typlen = -1 FROM ch JOIN pg_catalog.pg_type t ON t.oid = ch.o
-			WHERE ch.relid = a.attrelid AND ch.attnum = a.attnum AND t.typtype <> 'd' LIMIT 1), false),
-		EXISTS (SELECT 1 FROM ch JOIN pg_catalog.pg_cast c ON c.castsource = ch.o
-			WHERE ch.relid = a.attrelid AND ch.attnum = a.attnum AND c.casttarget IN (25, 1043, 1042, 19) AND c.castmethod <> 'i')
-	FROM pg_catalog.pg_attribute a
+		coalesce(b.typtype::text, ''), coalesce(b.arr, false),
+		EXISTS (SELECT 1 FROM pg_catalog.pg_cast c WHERE c.castsource = b.oid AND c.casttarget IN (25, 1043)
+			AND (c.castmethod = 'f' OR c.castmethod = 'b' AND NOT b.textout))
+	FROM pg_catalog.pg_attribute a LEFT JOIN base b ON b.relid = a.attrelid AND b.attnum = a.attnum
 	WHERE a.attrelid = ANY ($1::oid[]) AND a.attnum > 0 AND NOT a.attisdropped`
 
 // readColumnTypes reads, per table and column name, what wal.ColumnType

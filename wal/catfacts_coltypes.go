@@ -7,8 +7,8 @@ import "slices"
 // not know (a user range, composite or base type, xml, point, …; carried as
 // the output text) answer as PostgreSQL does: the output text, IS [NOT]
 // NULL (not on a composite: PostgreSQL tests each field), count, and a cast
-// to a string type only through the type's output function (no pg_cast
-// row). The copy and the catalog poll read it (replication/relmeta_coltypes.go).
+// to text only where it is the type's output function. The copy and the
+// catalog poll read it (replication/relmeta_coltypes.go).
 type ColumnType struct {
 	// Name is format_type(atttypid, atttypmod), for messages.
 	Name string
@@ -19,10 +19,12 @@ type ColumnType struct {
 	// Array is true for an array type (typelem and typlen -1), a domain
 	// over one included.
 	Array bool
-	// StringCast is true when pg_cast has a cast from the type (or from a
-	// type under it, for a domain) to text, varchar, bpchar or name: such a
-	// cast need not print what the output function prints (xml::text keeps
-	// an XML declaration xml_out rewrites; a user's CREATE CAST).
+	// StringCast is true when pg_cast has a cast from the type (from its
+	// base type, for a domain) to text or varchar that need not print what
+	// its output function prints: xml::text keeps an XML declaration
+	// xml_out rewrites; a user's CREATE CAST … WITH FUNCTION. A cast WITH
+	// INOUT, or WITHOUT FUNCTION from a type printed by textout (citext),
+	// does not count.
 	StringCast bool
 }
 
