@@ -2,11 +2,15 @@ package sqlfront_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/sidecar-dev/sidecar/query"
+	"github.com/sidecar-dev/sidecar/sqlfront"
 )
 
 // TestUnknownTypeColumns (issue 21): columns of types sidecar's type
@@ -162,6 +166,72 @@ func TestUnknownTypeColumns(t *testing.T) {
 		"COPY (SELECT id, fr, pr, pt, x, tv, ln, fra, m, d FROM ut ORDER BY id) TO STDOUT",
 		"COPY (SELECT id, fr::text, fra FROM ut WHERE fr IS NOT NULL ORDER BY id) TO STDOUT (FORMAT csv, HEADER)",
 	)
+	unknownTypeQueries(t, r, pgc)
+}
+
+// unknownTypeQueries: the scan and aggregate engine (POST /api/query,
+// sidecar agg), over the in-memory HEAD and over the trees, answers count
+// and IS [NOT] NULL on such columns as PostgreSQL does and refuses a
+// request comparing, grouping or aggregating them otherwise. Before, it
+// compared their text: fr = '[2.50,3)' counted no row where PostgreSQL
+// counts one, the enum's m > 'sad' none where PostgreSQL counts 4, the
+// composite's pr IS NULL 1 where PostgreSQL counts 3.
+func unknownTypeQueries(t *testing.T, r *rig, pgc *pgconn.PgConn) {
+	t.Helper()
+	ctx := context.Background()
+	head := &query.Engine{Tree: r.hist, Heads: r.src.(*sqlfront.HistorySource).Head}
+	tree := &query.Engine{Tree: r.hist}
+	leaf := func(col, op string, vals ...string) *query.Expr { return &query.Expr{Op: op, Col: col, Values: vals} }
+	answered := []struct {
+		req query.Request
+		sql string
+	}{
+		{query.Request{Table: "public.ut", Aggs: []query.Agg{{Func: "count"}, {Func: "count", Col: "fr"}, {Func: "count", Col: "pr"}}},
+			"SELECT count(*), count(fr), count(pr) FROM ut"},
+		{query.Request{Table: "public.ut", Aggs: []query.Agg{{Func: "count"}}, Where: &query.Expr{Op: "or", Args: []*query.Expr{leaf("fr", "is_null"), leaf("ln", "is_not_null")}}},
+			"SELECT count(*) FROM ut WHERE fr IS NULL OR ln IS NOT NULL"},
+		{query.Request{Table: "public.ut", Aggs: []query.Agg{{Func: "count", Col: "m"}}, Where: leaf("id", ">", "2")},
+			"SELECT count(m) FROM ut WHERE id > 2"},
+	}
+	for _, a := range answered {
+		want := pgc.ExecParams(ctx, a.sql, nil, nil, nil, nil).Read()
+		if want.Err != nil {
+			t.Fatalf("PostgreSQL: %s: %v", a.sql, want.Err)
+		}
+		for name, e := range map[string]*query.Engine{"head": head, "tree": tree} {
+			res, _, err := e.Run(ctx, a.req)
+			if err != nil {
+				t.Errorf("query (%s) %s: %v", name, a.sql, err)
+				continue
+			}
+			for c := range res.Columns {
+				if got, _ := res.Text(0, c); len(want.Rows) != 1 || got != string(want.Rows[0][c]) {
+					t.Errorf("query (%s) %s: column %d = %s, PostgreSQL %q", name, a.sql, c, got, want.Rows)
+				}
+			}
+		}
+	}
+	refused := map[string]query.Request{
+		"fr = '[2.50,3)'":     {Table: "public.ut", Aggs: []query.Agg{{Func: "count"}}, Where: leaf("fr", "=", "[2.50,3)")},
+		"min(ln)":             {Table: "public.ut", Aggs: []query.Agg{{Func: "min", Col: "ln"}}},
+		"group by pr":         {Table: "public.ut", GroupBy: []string{"pr"}, Aggs: []query.Agg{{Func: "count"}}},
+		"pr IS NULL":          {Table: "public.ut", Aggs: []query.Agg{{Func: "count"}}, Where: leaf("pr", "is_null")},
+		"m > 'sad'":           {Table: "public.ut", Aggs: []query.Agg{{Func: "count"}}, Where: leaf("m", ">", "sad")},
+		"d like '[1%'":        {Table: "public.ut", Aggs: []query.Agg{{Func: "count"}}, Where: leaf("d", "like", "[1%")},
+		"max(x)":              {Table: "public.ut", Aggs: []query.Agg{{Func: "max", Col: "x"}}},
+		"fra in ('{}', '{}')": {Table: "public.ut", Aggs: []query.Agg{{Func: "count"}}, Where: leaf("fra", "in", "{}", "{}")},
+	}
+	for what, req := range refused {
+		for name, e := range map[string]*query.Engine{"head": head, "tree": tree} {
+			res, _, err := e.Run(ctx, req)
+			if err == nil {
+				got, _ := res.Text(0, 0)
+				t.Errorf("query (%s) answered %s (%s), want it refused", name, what, got)
+			} else if !errors.Is(err, query.ErrBadRequest) || !strings.Contains(err.Error(), "compares as text") {
+				t.Errorf("query (%s) %s: %v, want the refusal naming the column's type", name, what, err)
+			}
+		}
+	}
 }
 
 // serverHasExtension says whether the test cluster can CREATE EXTENSION
