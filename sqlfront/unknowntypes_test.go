@@ -17,7 +17,7 @@ import (
 // catalog does not know — a user-defined float8 range, a composite type
 // with a cast of its own to text, xml, point, tsvector, pg_lsn, an enum, a
 // domain over the range, an array of the range and, where the server has
-// the contrib, citext — copied, then changed through replication. The SQL
+// the contrib, citext, and a domain over integer — copied, then changed through replication. The SQL
 // port answers what it carries as PostgreSQL does (the values' text,
 // IS [NOT] NULL on a type that is not composite, count, a cast to text
 // that is the type's output function, COPY) and refuses with 0A000 naming
@@ -36,7 +36,8 @@ func TestUnknownTypeColumns(t *testing.T) {
 		`CREATE CAST (pair AS text) WITH FUNCTION pair_text(pair)`,
 		`CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')`,
 		`CREATE DOMAIN frd AS floatrange`,
-		`CREATE TABLE ut (id int PRIMARY KEY, fr floatrange, pr pair, pt point, x xml, tv tsvector, ln pg_lsn, fra floatrange[], m mood, d frd)`,
+		`CREATE DOMAIN posint AS int CHECK (VALUE > 0)`,
+		`CREATE TABLE ut (id int PRIMARY KEY, fr floatrange, pr pair, pt point, x xml, tv tsvector, ln pg_lsn, fra floatrange[], m mood, d frd, di posint)`,
 		`INSERT INTO ut VALUES (1, '[1,2)', '(1,a)', '(1,2)', '<a/>', 'a b', '0/10', '{"[1,2)"}', 'ok', '[1,2)'),
 			(2, '[1.5,3]', '(2,b)', '(0,0)', '<b/>', 'b c', '0/20', NULL, 'happy', '[1.5,3]'),
 			(3, '(,)', '(10,c)', '(1,2)', '<a/>', 'c', '1/0', '{}', 'sad', '(,)'),
@@ -44,6 +45,7 @@ func TestUnknownTypeColumns(t *testing.T) {
 			(5, 'empty', '(9,z)', '(3,1)', '<c/>', 'a', '0/9', NULL, 'ok', 'empty'),
 			(6, '[1,2]', '(,)', '(1,1)', '<?xml version="1.0" encoding="UTF-8"?><d/>', 'x', '0/1', '{"[1.0,2)",NULL}', 'happy', '[1,2]'),
 			(7, '[3,4]', '(5,)', '(1,1)', NULL, 'x', '0/1', NULL, 'sad', NULL)`,
+		`UPDATE ut SET di = id * 3`,
 	}
 	tables := []string{"public.ut"}
 	if citext {
@@ -52,12 +54,13 @@ func TestUnknownTypeColumns(t *testing.T) {
 	}
 	r := newRig(t, tables, setup, []string{
 		`UPDATE ut SET fr = '[2.50,3.0)', pr = '(,)', x = '<?xml version="1.0"?><e/>' WHERE id = 1`,
-		`INSERT INTO ut VALUES (8, '(0.5,1]', '(,x)', '(2,2)', '<f/>', 'f', '0/8', '{"(,)"}', 'ok', '(0.5,1]')`,
+		`INSERT INTO ut VALUES (8, '(0.5,1]', '(,x)', '(2,2)', '<f/>', 'f', '0/8', '{"(,)"}', 'ok', '(0.5,1]', 24)`,
 		`DELETE FROM ut WHERE id = 2`,
 	})
 	served := []string{
-		"SELECT id, fr, pr, pt, x, tv, ln, fra, m, d FROM ut ORDER BY id",
+		"SELECT id, fr, pr, pt, x, tv, ln, fra, m, d, di FROM ut ORDER BY id",
 		"SELECT * FROM ut WHERE id = 6",
+		"SELECT id, di::text FROM ut WHERE di IS NOT NULL ORDER BY id",
 		"SELECT id, fr::text, pt::text, tv::text, ln::text, fra::text, m::text, d::text, fr::varchar FROM ut ORDER BY id",
 		"SELECT id FROM ut WHERE fr IS NULL OR ln IS NULL OR d IS NOT NULL AND fra IS NULL ORDER BY id",
 		"SELECT count(fr), count(pr), count(x), count(fra), count(m), count(*) FROM ut",
@@ -92,6 +95,7 @@ func TestUnknownTypeColumns(t *testing.T) {
 		"SELECT count(DISTINCT fr) FROM ut":                      "floatrange",
 		"SELECT id, coalesce(fr, '[1.0,2)') FROM ut ORDER BY id": "floatrange",
 		"SELECT id FROM ut WHERE fr IN ('[1.0,2)', '[1.5,3]')":   "floatrange",
+		"SELECT id, di + 1 FROM ut":                              "posint",
 	}
 	if citext {
 		served = append(served, "SELECT k, v, k::text FROM ck ORDER BY v", "SELECT count(k) FROM ck WHERE k IS NOT NULL")
@@ -162,7 +166,9 @@ func TestUnknownTypeColumns(t *testing.T) {
 // request comparing, grouping or aggregating them otherwise. Before, it
 // compared their text: fr = '[2.50,3)' counted no row where PostgreSQL
 // counts one, the enum's m > 'sad' none where PostgreSQL counts 4, the
-// composite's pr IS NULL 1 where PostgreSQL counts 3.
+// composite's pr IS NULL 1 where PostgreSQL counts 3, a domain over
+// integer (held as text by the heap: '12' < '9') di > 9 none where
+// PostgreSQL counts 5.
 func unknownTypeQueries(t *testing.T, r *rig, pgc *pgconn.PgConn) {
 	t.Helper()
 	ctx := context.Background()
@@ -207,6 +213,7 @@ func unknownTypeQueries(t *testing.T, r *rig, pgc *pgconn.PgConn) {
 		"d like '[1%'":        {Table: "public.ut", Aggs: []query.Agg{{Func: "count"}}, Where: leaf("d", "like", "[1%")},
 		"max(x)":              {Table: "public.ut", Aggs: []query.Agg{{Func: "max", Col: "x"}}},
 		"fra in ('{}', '{}')": {Table: "public.ut", Aggs: []query.Agg{{Func: "count"}}, Where: leaf("fra", "in", "{}", "{}")},
+		"di > 9":              {Table: "public.ut", Aggs: []query.Agg{{Func: "count"}}, Where: leaf("di", ">", "9")},
 	}
 	for what, req := range refused {
 		for name, e := range map[string]*query.Engine{"head": head, "tree": tree} {
