@@ -3,6 +3,7 @@ package sqlfront
 import (
 	"errors"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -125,6 +126,20 @@ func (pl *planner) opaqueCastRefusal(from, to uint32, pos int) error {
 		return opaqueRefusal(pos, u, "a cast to "+typeName(to)+" (the type has a cast of its own, which need not print its output text)")
 	}
 	return nil
+}
+
+// sameColumnTypes says whether a and b (one table at two moments) have
+// the same column type facts, so that a cached plan, which refused or
+// cast a column by them, is planned again when the poll changes them.
+func sameColumnTypes(a, b *Table) bool {
+	var ca, cb []wal.ColumnType
+	if a.Facts != nil {
+		ca = a.Facts.ColumnTypes
+	}
+	if b.Facts != nil {
+		cb = b.Facts.ColumnTypes
+	}
+	return (ca == nil) == (cb == nil) && slices.Equal(ca, cb)
 }
 
 // opaqueNames finds "type N" (types.NameOf) and "oidN" (sql/plan's

@@ -255,3 +255,46 @@ func serverHasExtension(t *testing.T, name string) bool {
 	}
 	return len(res.Rows) == 1 && string(res.Rows[0][0]) == "1"
 }
+
+// TestUnknownTypeFactsFollowDDL: the catalog poll reads a column type's
+// facts again: after CREATE CAST (pair AS text) WITH FUNCTION on a
+// followed database, pr::text (answered as the output text before) is
+// refused naming the type, as PostgreSQL now calls the function; after
+// DROP CAST it is answered again; a column added with ALTER TABLE of a
+// composite type has IS NULL refused once its facts are read.
+func TestUnknownTypeFactsFollowDDL(t *testing.T) {
+	pgURL, sqlURL := liveDaemon(t, []string{"public.uf"}, []string{
+		`CREATE TYPE pair AS (a int, b text)`,
+		`CREATE FUNCTION pair_text(pair) RETURNS text LANGUAGE sql IMMUTABLE AS $$ SELECT 'pair:' || ($1).a $$`,
+		`CREATE TABLE uf (id int PRIMARY KEY, pr pair)`,
+		`INSERT INTO uf VALUES (1, '(1,a)'), (2, '(,)'), (3, NULL)`,
+	})
+	ctx := context.Background()
+	pgc, scp := liveConns(t, pgURL)
+	pgRows := func(q string) string {
+		t.Helper()
+		res := pgc.ExecParams(ctx, q, nil, nil, nil, nil).Read()
+		if res.Err != nil {
+			t.Fatalf("PostgreSQL: %s: %v", q, res.Err)
+		}
+		return strings.Join(rowsText(res), ";")
+	}
+	answers := func(want string) func([]string, error) bool {
+		return func(rows []string, err error) bool { return err == nil && strings.Join(rows, ";") == want }
+	}
+	refusedNaming := func(name string) func([]string, error) bool {
+		return func(_ []string, err error) bool {
+			var pe *pgconn.PgError
+			return errors.As(err, &pe) && pe.Code == "0A000" && strings.Contains(pe.Message, name)
+		}
+	}
+	const cast = "SELECT id, pr::text FROM uf ORDER BY id"
+	eventuallySQL(t, sqlURL, scp, "copied: ", cast, answers(pgRows(cast)))
+	execSQL(t, pgURL, `CREATE CAST (pair AS text) WITH FUNCTION pair_text(pair)`)
+	eventuallySQL(t, sqlURL, scp, "after CREATE CAST: ", cast, refusedNaming("pair"))
+	execSQL(t, pgURL, `DROP CAST (pair AS text)`)
+	eventuallySQL(t, sqlURL, scp, "after DROP CAST: ", cast, answers(pgRows(cast)))
+	const isNull = "SELECT id FROM uf WHERE q IS NULL ORDER BY id"
+	execSQL(t, pgURL, `ALTER TABLE uf ADD COLUMN q pair`, `UPDATE uf SET q = '(,)' WHERE id = 1`)
+	eventuallySQL(t, sqlURL, scp, "after ADD COLUMN: ", isNull, refusedNaming("pair"))
+}
