@@ -73,16 +73,15 @@ func unknownTypeName(c Column) string {
 }
 
 // opaqueType reports whether t is a followed column's type the type
-// catalog does not know, and its facts.
+// catalog does not know, and its facts. Other types outside the catalog
+// (void: pg_sleep(0)::text) are not columns' and keep the planners'
+// answers.
 func (pl *planner) opaqueType(t uint32) (unknownType, bool) {
 	if types.Known(t) || t == oidUnknown || t == 0 {
 		return unknownType{}, false
 	}
 	u, ok := pl.unknownTypes()[t]
-	if !ok {
-		u = unknownType{facts: wal.ColumnType{Name: typeName(t)}}
-	}
-	return u, true
+	return u, ok
 }
 
 // opaqueRefusal is the 0A000 refusing what (a comparison, a function, …)
