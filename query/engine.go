@@ -109,7 +109,11 @@ func (e *Engine) runHead(ctx context.Context, req Request) (*Result, history.Rea
 	for _, c := range t.Rel.Columns {
 		hdr.Columns = append(hdr.Columns, history.Column{Name: c.Name, Type: c.TypeName, Key: c.Key})
 	}
-	plan, err := Bind(req, SchemaOf(t.Rel))
+	schema := SchemaOf(t.Rel)
+	if err := opaqueRefusal(req, schema, relColumns(t.Rel)); err != nil {
+		return nil, hdr, true, err // opaque.go
+	}
+	plan, err := Bind(req, schema)
 	if err != nil {
 		return nil, hdr, true, err
 	}

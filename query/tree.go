@@ -128,13 +128,22 @@ func RunTree(ctx context.Context, api Scanner, req Request) (*Result, history.Re
 	var err error
 	if rs, ok := api.(RowScanner); ok {
 		err = rs.ScanRows(ctx, rr, func(rh history.ReadHeader, rel *wal.Relation) error {
-			return start(rh, SchemaOf(rel))
+			schema := SchemaOf(rel)
+			if err := opaqueRefusal(req, schema, relColumns(rel)); err != nil {
+				hdr = rh
+				return errBind{err} // opaque.go
+			}
+			return start(rh, schema)
 		}, ld.add)
 	} else {
 		err = api.Scan(ctx, rr, func(rh history.ReadHeader) error {
 			schema := heap.Schema{}
 			for _, c := range rh.Columns {
 				schema.Columns = append(schema.Columns, heap.Column{Name: c.Name, Kind: heap.KindForType(c.Type)})
+			}
+			if err := opaqueRefusal(req, schema, headerColumns(rh.Columns)); err != nil {
+				hdr = rh
+				return errBind{err} // opaque.go
 			}
 			return start(rh, schema)
 		}, func(r *history.Row) error {

@@ -74,6 +74,10 @@ func ReadFacts(ctx context.Context, conn *pgx.Conn, rels []*wal.Relation) ([]*wa
 	if err != nil {
 		return nil, err
 	}
+	ctypes, err := readColumnTypes(ctx, conn, oids) // relmeta_coltypes.go
+	if err != nil {
+		return nil, err
+	}
 	var out []*wal.Relation
 	for _, r := range rels {
 		ri, ok := kinds[r.OID]
@@ -90,6 +94,7 @@ func ReadFacts(ctx context.Context, conn *pgx.Conn, rels []*wal.Relation) ([]*wa
 		f.Facts.NotCarried = notCarried(r, gens[r.OID])
 		columnNumbers(r, f.Facts, atts[r.OID], dropped[r.OID], defs[r.OID], colls[r.OID], schema[r.OID]) // relmeta_generated.go
 		f.Facts.PrimaryKey = pks[r.OID]
+		f.Facts.ColumnTypes = columnTypesOf(r, ctypes[r.OID])
 		f.Facts.Schema = alignSchemaFacts(r, schema[r.OID])
 		f.Facts.Inherits = inherits[r.OID]
 		if kind == 'r' {

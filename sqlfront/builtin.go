@@ -101,6 +101,9 @@ func (pl *planner) castTo(e expr, to uint32, pos int) (expr, error) {
 	if from == oidUnknown {
 		return pl.coerce(e, to, pos)
 	}
+	if err := pl.opaqueCastRefusal(from, to, pos); err != nil {
+		return nil, err // unknowntypes.go
+	}
 	if !canCast(from, to) {
 		return nil, castRefusal(from, to, pos)
 	}

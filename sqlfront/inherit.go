@@ -118,8 +118,8 @@ func sameFacts(a, b *Table) bool {
 	if b.Facts != nil {
 		db = b.Facts.Descendants
 	}
-	if !slices.Equal(da, db) || len(a.Columns) != len(b.Columns) {
-		return false
+	if !slices.Equal(da, db) || len(a.Columns) != len(b.Columns) || !sameColumnTypes(a, b) {
+		return false // unknowntypes.go: a plan refusing or casting by a type's facts
 	}
 	for i := range a.Columns {
 		if a.Columns[i].Collation != b.Columns[i].Collation {

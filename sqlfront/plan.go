@@ -208,6 +208,9 @@ type planner struct {
 	// default collation (collate.go).
 	explicitColl map[expr]bool
 	dbDefault    *wal.Collation
+	// unknown maps the followed columns' types the type catalog does not
+	// know to their facts (unknowntypes.go), built on first use.
+	unknown map[uint32]unknownType
 }
 
 func (pl *planner) paramRef(n int, pos int) (expr, error) {
@@ -433,6 +436,9 @@ func (pl *planner) compile(n *pg.Node) (expr, error) {
 		}
 		if k, ok := pl.paramType(e); ok {
 			pl.params[k-1] = oidText
+		}
+		if err := pl.nullTestRefusal(e, pos); err != nil {
+			return nil, err // unknowntypes.go: a composite's IS NULL tests its fields
 		}
 		return &nullTest{arg: e, not: nt.Nulltesttype == pg.NullTestType_IS_NOT_NULL}, nil
 	case n.GetFuncCall() != nil:
@@ -691,6 +697,9 @@ func (pl *planner) cast(tc *pg.TypeCast) (expr, error) {
 	from := pl.typeOf(arg)
 	if from == oidUnknown {
 		return pl.coerce(arg, to, nodeLoc(tc.Arg))
+	}
+	if err := pl.opaqueCastRefusal(from, to, int(tc.Location)); err != nil {
+		return nil, err // unknowntypes.go: only a cast that is the output function
 	}
 	if !canCast(from, to) {
 		return nil, castRefusal(from, to, int(tc.Location))

@@ -261,7 +261,8 @@ var readOnlyNames = map[string]string{
 	"DoStmt": "DO", "RefreshMatViewStmt": "REFRESH MATERIALIZED VIEW", "CreateTrigStmt": "CREATE TRIGGER",
 }
 
-func (pl *planner) statement(rs *pg.RawStmt, text string) error {
+func (pl *planner) statement(rs *pg.RawStmt, text string) (err error) {
+	defer func() { err = pl.opaqueError(err) }() // unknowntypes.go: 0A000 naming a type sidecar does not know
 	n := rs.Stmt
 	p := pl.p
 	if err := pl.multirangeRefusal(n); err != nil {

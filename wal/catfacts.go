@@ -90,6 +90,10 @@ type Facts struct {
 	// Inherits are its parents, partitioned ancestors and its views'
 	// column comments (catfacts_inherits.go; nil when not read).
 	Inherits *InheritFacts
+	// ColumnTypes are the columns' types as pg_type and pg_cast describe
+	// them, in the Relation's column order (catfacts_coltypes.go; nil when
+	// not read: a record written before they were).
+	ColumnTypes []ColumnType
 }
 
 // ColumnFacts are what pg_attribute and pg_attrdef say of one column.
@@ -128,7 +132,8 @@ func (f *Facts) Equal(o *Facts) bool {
 	return f.Kind == o.Kind && f.Default == o.Default && f.PartitionOf == o.PartitionOf && slices.Equal(f.Descendants, o.Descendants) &&
 		slices.Equal(f.Columns, o.Columns) && (f.PrimaryKey == nil) == (o.PrimaryKey == nil) &&
 		(f.PrimaryKey == nil || f.PrimaryKey.Name == o.PrimaryKey.Name && slices.Equal(f.PrimaryKey.Columns, o.PrimaryKey.Columns)) &&
-		f.Schema.Equal(o.Schema) && slices.Equal(f.NotCarried, o.NotCarried) && f.columnNumbersEqual(o) && f.Inherits.Equal(o.Inherits)
+		f.Schema.Equal(o.Schema) && slices.Equal(f.NotCarried, o.NotCarried) && f.columnNumbersEqual(o) && f.Inherits.Equal(o.Inherits) &&
+		f.columnTypesEqual(o)
 }
 
 // SameFacts reports whether r and o carry the same catalog facts (column
