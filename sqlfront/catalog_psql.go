@@ -314,8 +314,10 @@ var psqlHandlers = map[string]*canned{
 		})
 		return rows, nil
 	}},
-	"dinfo":     {byOID: true, cols: dinfoCols, rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableInfo(ex, consts, false) }},
-	"dinfoplus": {byOID: true, cols: dinfoPlusCols, rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableInfo(ex, consts, true) }},
+	// tableInfo describes indexes too (indexInfo) and refuses the rest
+	// itself (describedOther): not byOID.
+	"dinfo":     {cols: dinfoCols, rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableInfo(ex, consts, false) }},
+	"dinfoplus": {cols: dinfoPlusCols, rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableInfo(ex, consts, true) }},
 	"dcols": {byOID: true, cols: []string{"attname:name@pg_attribute.attname", "format_type", "pg_get_expr", "attnotnull:bool@pg_attribute.attnotnull", "attcollation:name",
 		"attidentity:char@pg_attribute.attidentity", "attgenerated:char@pg_attribute.attgenerated"},
 		rows: func(ex *execCtx, consts []string) ([][]*string, error) { return tableColumns(ex, consts, false) }},
