@@ -9,8 +9,8 @@ import "github.com/sidecar-dev/sidecar/wal"
 //   - after a Relation's facts, sections led by a mark byte: the column
 //     facts ('c'), the schema facts ('s'), the columns the stream does
 //     not carry ('g'), the column numbers ('h'), the database's user
-//     types ('u'), its publications ('p'), its extensions ('x') and what
-//     psql's listings read ('l'). A section's fields
+//     types ('u'), its publications ('p'), its extensions ('x'), what
+//     psql's listings read ('l') and its types' details ('m'). A section's fields
 //     follow its mark inline, or as one length-prefixed body (a later
 //     sidecar may append fields to a body; a reader skips what it does
 //     not know). An absent section writes nothing.
@@ -43,6 +43,7 @@ func factsSections() []factsSection {
 		{mark: publicationsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Publications != nil }, encode: encodePublications, decode: decodePublications}, // catfacts_publications.go
 		{mark: extensionsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Extensions != nil }, encode: encodeExtensions, decode: decodeExtensions},         // catfacts_extensions.go
 		{mark: listingsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Listings != nil }, encode: encodeListings, decode: decodeListings},                 // catfacts_listings.go
+		{mark: typeDetailMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.TypeDetail != nil }, encode: encodeTypeDetail, decode: decodeTypeDetail},         // catfacts_typedetail.go
 	}
 }
 

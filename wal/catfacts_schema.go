@@ -124,6 +124,10 @@ type SchemaFacts struct {
 	// (catfacts_listings.go), read with the roles by the table carrying
 	// them (nil: not read).
 	Listings *ListingFacts
+	// TypeDetail is what psql's \dT, \dD and \dO read of the database's
+	// types beyond UserTypes (catfacts_typedetail.go), read with the
+	// roles by the table carrying them (nil: not read).
+	TypeDetail *TypeDetailFacts
 }
 
 // SequenceFacts is an owned sequence's pg_class and pg_sequence rows
@@ -225,7 +229,8 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 		slices.EqualFunc(s.Constraints, o.Constraints, ConstraintFacts.equal) && slices.EqualFunc(s.Indexes, o.Indexes, IndexFacts.equal) &&
 		slices.Equal(s.Triggers, o.Triggers) && s.SequencesRead == o.SequencesRead && slices.Equal(s.OwnedSequences, o.OwnedSequences) &&
 		s.ViewsRead == o.ViewsRead && s.ViewColumnsRead == o.ViewColumnsRead && viewsEqual(s.Views, o.Views) && s.storageEqual(o) && s.databasesEqual(o) && s.UserTypes.Equal(o.UserTypes) &&
-		s.Publications.Equal(o.Publications) && s.Extensions.Equal(o.Extensions) && s.Listings.Equal(o.Listings)
+		s.Publications.Equal(o.Publications) && s.Extensions.Equal(o.Extensions) && s.Listings.Equal(o.Listings) &&
+		s.TypeDetail.Equal(o.TypeDetail)
 }
 
 // storageEqual compares the \d+ column and TOAST facts.
