@@ -62,6 +62,11 @@ func encodeTypeDetail(b *enc, f *wal.Facts) {
 	encodeTypeNames(b, d.CollationNamesakes)
 	encodeNamespaceList(b, d.Namespaces) // catfacts_namespaces.go
 	encodeTypeNames(b, d.Namesakes)
+	b.uvarint(uint64(len(d.CollationComments)))
+	for _, c := range d.CollationComments {
+		b.uvarint(uint64(c.OID))
+		b.str(c.Comment)
+	}
 }
 
 // encodeTypeNames writes a list of schema-qualified names.
@@ -118,6 +123,9 @@ func decodeTypeDetail(b *dec, f *wal.Facts) {
 	d.CollationNamesakes = decodeTypeNames(b)
 	d.Namespaces = decodeNamespaceList(b)
 	d.Namesakes = decodeTypeNames(b)
+	for n := b.count(); n > 0 && b.err == nil; n-- {
+		d.CollationComments = append(d.CollationComments, wal.ObjectComment{OID: uint32(b.uvarint()), Comment: b.str()})
+	}
 	if b.err != nil {
 		return // the section codec fails the record
 	}

@@ -25,6 +25,7 @@ func TestTypeDetailRoundTrip(t *testing.T) {
 		CollationNamesakes: []wal.TypeName{{Namespace: "other", Name: "mine"}},
 		Namespaces:         []wal.NamespaceFacts{{OID: 2200, Name: "public", OwnerOID: 6171, Owner: "pg_database_owner"}},
 		Namesakes:          []wal.TypeName{{Namespace: "other", Name: "pair"}},
+		CollationComments:  []wal.ObjectComment{{OID: 16530, Comment: "mine"}},
 	}
 	l := &wal.ListingFacts{EventTriggers: 1, LanguageComments: []wal.ObjectComment{}}
 	for _, lf := range []*wal.ListingFacts{nil, l} {

@@ -142,7 +142,7 @@ func readDomainConstraints(ctx context.Context, conn *pgx.Conn, d *wal.TypeDetai
 	rows, err := conn.Query(ctx, `SELECT r.oid::int8, r.contypid::int8, r.connamespace::int8, r.conname::text, r.contype::text, r.condeferrable,
 			r.condeferred, r.convalidated, r.conislocal, r.connoinherit, r.coninhcount::int4,
 			pg_catalog.pg_get_constraintdef(r.oid), pg_catalog.pg_get_constraintdef(r.oid, true)
-		FROM pg_catalog.pg_constraint r WHERE r.contypid <> 0 ORDER BY 1`)
+		FROM pg_catalog.pg_constraint r WHERE r.contypid <> 0 ORDER BY r.ctid`)
 	if err != nil {
 		return fmt.Errorf("domain constraints: %w", err)
 	}
@@ -185,6 +185,23 @@ func readCollations(ctx context.Context, conn *pgx.Conn, d *wal.TypeDetailFacts)
 	})
 	if err != nil {
 		return fmt.Errorf("collations: %w", err)
+	}
+	var oids []int64
+	for _, c := range d.Collations {
+		oids = append(oids, int64(c.OID))
+	}
+	rows, err = conn.Query(ctx, `SELECT d.objoid::int8, d.description FROM pg_catalog.pg_description d
+		WHERE d.classoid = 'pg_catalog.pg_collation'::pg_catalog.regclass AND d.objsubid = 0 AND d.objoid = ANY($1::int8[]::oid[]) ORDER BY 1`, oids)
+	if err != nil {
+		return fmt.Errorf("collations' comments: %w", err)
+	}
+	var oid int64
+	_, err = pgx.ForEachRow(rows, []any{&oid, &js}, func() error {
+		d.CollationComments = append(d.CollationComments, wal.ObjectComment{OID: uint32(oid), Comment: js})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("collations' comments: %w", err)
 	}
 	return nil
 }

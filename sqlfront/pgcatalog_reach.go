@@ -37,6 +37,7 @@ var systemKeyCols = map[string][]string{
 	"pg_settings":    nil, // by name (pgcatalog_settings.go)
 	"pg_proc":        {"oid"},
 	"pg_operator":    {"oid"}, // pgcatalog_listings.go
+	"pg_collation":   nil,     // proven by OID or schema (pgcatalog_typedetail.go)
 	// information_schema's constraint views (catalog_infoschema.go) list
 	// the system catalogs' primary keys, unique and NOT NULL constraints
 	// to a superuser: proven by schema, table name or constraint type.
@@ -107,6 +108,9 @@ type reach struct {
 	// paramChecks are the conditions on parameters' values the proofs
 	// took (pgcatalog_params.go).
 	paramChecks []paramCheck
+	// root is the statement's plan (pgcatalog_typedetail.go reads its
+	// anti joins).
+	root lplan.Rel
 }
 
 // checkSystemRows refuses a statement that can reach rows PostgreSQL
@@ -141,6 +145,7 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 		r.known[v.OID], r.indexNames[v.Name] = true, true // pg_description lacks its rows
 		r.views[v.OID], r.viewNames[v.Name] = true, true
 	}
+	r.root = q.Plan
 	r.walk(c, q.Plan, nil)
 	for changed := true; changed; {
 		changed = false
@@ -165,6 +170,7 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 		}
 	}
 	c.paramChecks = r.paramChecks
+	r.markDomainConstraintOrder(q.Plan) // pgcatalog_typedetail.go
 	return nil
 }
 
@@ -295,6 +301,12 @@ func (r *reach) prove(s *lplan.Scan) bool {
 		return r.proveType(s) // pgcatalog_types.go
 	}
 	if rel.name == "pg_description" && r.extensionComments(s) { // pgcatalog_extensions.go
+		return true
+	}
+	if rel.name == "pg_collation" {
+		return r.proveCollation(s) // pgcatalog_typedetail.go
+	}
+	if (rel.name == "pg_constraint" || rel.name == "pg_description") && r.proveTypeDetail(s) { // pgcatalog_typedetail.go
 		return true
 	}
 	if rel.name == "pg_sequence" {
@@ -586,10 +598,11 @@ func (r *reach) classTables(s *lplan.Scan) bool {
 		all := true
 		switch col {
 		case "relkind":
-			// Not a view ('v', 'm': pg_description lacks their rows).
+			// Not a view ('v', 'm': pg_description lacks their rows) nor a
+			// composite type ('c': pg_attribute lacks their columns).
 			for _, o := range other {
 				k, ok := constText([]lplan.Scalar{o})
-				all = all && ok && k != "i" && k != "I" && k != "S" && k != "v" && k != "m"
+				all = all && ok && k != "i" && k != "I" && k != "S" && k != "v" && k != "m" && k != "c"
 			}
 		case "relname":
 			for _, o := range other {
@@ -621,7 +634,9 @@ func (r *reach) userOIDs(vals []lplan.Scalar, depth int, tables bool) bool {
 		if tables {
 			return r.tableKey(src)
 		}
-		return isKeyCol(src.rel.name, src.name) || src.rel.name == "pg_sequence" && src.name == "seqrelid"
+		// pg_type.typrelid: 0 or a composite type's relation, which pg_class
+		// lists (pgcatalog_typedetail.go).
+		return isKeyCol(src.rel.name, src.name) || src.rel.name == "pg_sequence" && src.name == "seqrelid" || src.rel.name == "pg_type" && src.name == "typrelid"
 	})
 }
 

@@ -25,7 +25,8 @@ type TypeDetailFacts struct {
 	Comments []ObjectComment
 	// Constraints are the domains' pg_constraint rows (contypid not 0:
 	// CHECK, and from 17 NOT NULL), information_schema's domains'
-	// included, by OID.
+	// included, in their heap order (ctid: the order PostgreSQL's scans
+	// of pg_constraint by contypid return them in, psql's \dD lists).
 	Constraints []DomainConstraint
 	// Collations are the pg_collation rows outside pg_catalog and
 	// information_schema, those a type outside pg_catalog names
@@ -41,6 +42,9 @@ type TypeDetailFacts struct {
 	// Namesakes are the other pg_type rows having a name of Types (as
 	// UserTypeFacts.Namesakes).
 	Namesakes []TypeName
+	// CollationComments are the pg_description rows of Collations, by
+	// OID.
+	CollationComments []ObjectComment
 }
 
 // OtherType is one pg_type row of TypeDetailFacts.Types: the columns
@@ -97,5 +101,6 @@ func (d *TypeDetailFacts) Equal(o *TypeDetailFacts) bool {
 	}
 	return slices.Equal(d.Types, o.Types) && slices.EqualFunc(d.ACLs, o.ACLs, func(a, b TypeACL) bool { return a.OID == b.OID && slices.Equal(a.ACL, b.ACL) }) &&
 		slices.Equal(d.Comments, o.Comments) && slices.Equal(d.Constraints, o.Constraints) && slices.Equal(d.Collations, o.Collations) &&
-		slices.Equal(d.CollationNamesakes, o.CollationNamesakes) && slices.Equal(d.Namespaces, o.Namespaces) && slices.Equal(d.Namesakes, o.Namesakes)
+		slices.Equal(d.CollationNamesakes, o.CollationNamesakes) && slices.Equal(d.Namespaces, o.Namespaces) && slices.Equal(d.Namesakes, o.Namesakes) &&
+		slices.Equal(d.CollationComments, o.CollationComments)
 }
