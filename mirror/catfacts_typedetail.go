@@ -29,11 +29,7 @@ func encodeTypeDetail(b *enc, f *wal.Facts) {
 			b.str(s)
 		}
 	}
-	b.uvarint(uint64(len(d.Comments)))
-	for _, c := range d.Comments {
-		b.uvarint(uint64(c.OID))
-		b.str(c.Comment)
-	}
+	encodeComments(b, d.Comments)
 	b.uvarint(uint64(len(d.Constraints)))
 	for _, c := range d.Constraints {
 		for _, o := range []uint32{c.OID, c.TypeOID, c.Namespace} {
@@ -62,11 +58,25 @@ func encodeTypeDetail(b *enc, f *wal.Facts) {
 	encodeTypeNames(b, d.CollationNamesakes)
 	encodeNamespaceList(b, d.Namespaces) // catfacts_namespaces.go
 	encodeTypeNames(b, d.Namesakes)
-	b.uvarint(uint64(len(d.CollationComments)))
-	for _, c := range d.CollationComments {
+	encodeComments(b, d.CollationComments)
+}
+
+// encodeComments writes a list of objects' comments.
+func encodeComments(b *enc, cs []wal.ObjectComment) {
+	b.uvarint(uint64(len(cs)))
+	for _, c := range cs {
 		b.uvarint(uint64(c.OID))
 		b.str(c.Comment)
 	}
+}
+
+// decodeComments reads what encodeComments wrote.
+func decodeComments(b *dec) []wal.ObjectComment {
+	var out []wal.ObjectComment
+	for n := b.count(); n > 0 && b.err == nil; n-- {
+		out = append(out, wal.ObjectComment{OID: uint32(b.uvarint()), Comment: b.str()})
+	}
+	return out
 }
 
 // encodeTypeNames writes a list of schema-qualified names.
@@ -103,9 +113,7 @@ func decodeTypeDetail(b *dec, f *wal.Facts) {
 		}
 		d.ACLs = append(d.ACLs, a)
 	}
-	for n := b.count(); n > 0 && b.err == nil; n-- {
-		d.Comments = append(d.Comments, wal.ObjectComment{OID: uint32(b.uvarint()), Comment: b.str()})
-	}
+	d.Comments = decodeComments(b)
 	for n := b.count(); n > 0 && b.err == nil; n-- {
 		c := wal.DomainConstraint{OID: uint32(b.uvarint()), TypeOID: uint32(b.uvarint()), Namespace: uint32(b.uvarint()), Name: b.str(), Type: b.byte()}
 		fl := b.byte()
@@ -123,9 +131,7 @@ func decodeTypeDetail(b *dec, f *wal.Facts) {
 	d.CollationNamesakes = decodeTypeNames(b)
 	d.Namespaces = decodeNamespaceList(b)
 	d.Namesakes = decodeTypeNames(b)
-	for n := b.count(); n > 0 && b.err == nil; n-- {
-		d.CollationComments = append(d.CollationComments, wal.ObjectComment{OID: uint32(b.uvarint()), Comment: b.str()})
-	}
+	d.CollationComments = decodeComments(b)
 	if b.err != nil {
 		return // the section codec fails the record
 	}

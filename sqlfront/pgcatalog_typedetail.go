@@ -227,12 +227,7 @@ func (r *reach) userTypeScan(s *lplan.Scan) bool {
 		}
 		switch col {
 		case "typtype":
-			all := f.userTypes && len(other) > 0
-			for _, o := range other {
-				k, ok := constText([]lplan.Scalar{o})
-				all = all && ok && (k == "e" || k == "d" && f.domains)
-			}
-			if all {
+			if f.domainsOrEnums(other) { // pgcatalog_types.go
 				return true
 			}
 		case "typnamespace":
@@ -768,7 +763,9 @@ func (r *reach) markDomainConstraintOrder(rel lplan.Rel) {
 }
 
 // domainConstraintScan says whether rel is a projection of a proven
-// pg_constraint scan restricted by contypid = one value, filtered.
+// pg_constraint scan restricted by contypid = a pg_type scan's oid (a
+// type's, never 0: the tables' constraints, which pg_constraint does not
+// list in PostgreSQL's order, are not among its rows), filtered.
 func (r *reach) domainConstraintScan(rel lplan.Rel) bool {
 	switch x := rel.(type) {
 	case *lplan.Project:
@@ -780,8 +777,14 @@ func (r *reach) domainConstraintScan(rel lplan.Rel) bool {
 			return false
 		}
 		for _, cond := range r.restr[x] {
-			if col, other, op, ok := r.comparison(cond, x); ok && col == "contypid" && op == "=" && len(other) == 1 {
-				return true
+			col, other, op, ok := r.comparison(cond, x)
+			if !ok || col != "contypid" || op != "=" || len(other) != 1 {
+				continue
+			}
+			if ref, ok := strip(other[0]).(*lplan.ColRef); ok {
+				if src, ok := r.cols[ref.ID]; ok && src.rel.name == "pg_type" && src.name == "oid" {
+					return true
+				}
 			}
 		}
 	}

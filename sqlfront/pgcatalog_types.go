@@ -188,17 +188,24 @@ func (r *reach) proveType(s *lplan.Scan) bool {
 				return true
 			}
 		case "typtype":
-			all := f.userTypes && len(other) > 0
-			for _, o := range other {
-				k, ok := constText([]lplan.Scalar{o})
-				all = all && ok && (k == "e" || k == "d" && f.domains)
-			}
-			if all {
+			if f.domainsOrEnums(other) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// domainsOrEnums says whether typtype's values other are constants 'e'
+// and 'd' whose pg_type rows are all listed (the user types read, every
+// followed column's type known; information_schema's domains read).
+func (f *typeFacts) domainsOrEnums(other []lplan.Scalar) bool {
+	all := f.userTypes && len(other) > 0
+	for _, o := range other {
+		k, ok := constText([]lplan.Scalar{o})
+		all = all && ok && (k == "e" || k == "d" && f.domains)
+	}
+	return all
 }
 
 // servedTypeOIDs says whether every value of vals is a served type's
