@@ -10,9 +10,10 @@ import "github.com/sidecar-dev/sidecar/wal"
 //     facts ('c'), the schema facts ('s'), the columns the stream does
 //     not carry ('g'), the column numbers ('h'), the database's user
 //     types ('u'), its publications ('p'), its extensions ('x'), what
-//     psql's listings read ('l'), a table's ACLs, policies and index
-//     columns ('n'), its parents, partitioned ancestors and views'
-//     column comments ('o'), and its columns' types ('q'). A section's fields
+//     psql's listings read ('l'), its types' details ('m'), a table's
+//     ACLs, policies and index columns ('n'), its parents, partitioned
+//     ancestors and views' column comments ('o'), and its columns' types
+//     ('q'). A section's fields
 //     follow its mark inline, or as one length-prefixed body (a later
 //     sidecar may append fields to a body; a reader skips what it does
 //     not know). An absent section writes nothing.
@@ -45,6 +46,7 @@ func factsSections() []factsSection {
 		{mark: publicationsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Publications != nil }, encode: encodePublications, decode: decodePublications}, // catfacts_publications.go
 		{mark: extensionsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Extensions != nil }, encode: encodeExtensions, decode: decodeExtensions},         // catfacts_extensions.go
 		{mark: listingsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Listings != nil }, encode: encodeListings, decode: decodeListings},                 // catfacts_listings.go
+		{mark: typeDetailMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.TypeDetail != nil }, encode: encodeTypeDetail, decode: decodeTypeDetail},         // catfacts_typedetail.go
 		{mark: accessMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Access != nil }, encode: encodeAccess, decode: decodeAccess},                         // catfacts_access.go
 		{mark: inheritsMark, body: true, present: func(f *wal.Facts) bool { return f.Inherits != nil }, encode: encodeInherits, decode: decodeInherits},                                           // catfacts_inherits.go
 		{mark: columnTypesMark, body: true, present: func(f *wal.Facts) bool { return f.ColumnTypes != nil }, encode: encodeColumnTypes, decode: decodeColumnTypes},                               // catfacts_coltypes.go

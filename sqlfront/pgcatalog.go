@@ -147,6 +147,7 @@ func (cx *pgCatCtx) namespaces() ([]string, map[string]uint32) {
 		}
 	}
 	names = userTypeNamespaces(cx.tables, names, oids)       // pgcatalog_usertypes.go
+	names = typeDetailNamespaces(cx.tables, names, oids)     // pgcatalog_typedetail.go
 	return extensionNamespaces(cx.tables, names, oids), oids // pgcatalog_extensions.go
 }
 
@@ -161,8 +162,9 @@ func (cx *pgCatCtx) namespaceFacts() map[string]wal.NamespaceFacts {
 			}
 		}
 	}
-	userTypeNamespaceFacts(cx.tables, read)  // pgcatalog_usertypes.go
-	extensionNamespaceFacts(cx.tables, read) // pgcatalog_extensions.go
+	userTypeNamespaceFacts(cx.tables, read)   // pgcatalog_usertypes.go
+	extensionNamespaceFacts(cx.tables, read)  // pgcatalog_extensions.go
+	typeDetailNamespaceFacts(cx.tables, read) // pgcatalog_typedetail.go
 	return read
 }
 
@@ -273,6 +275,7 @@ var pgRels = slices.Concat([]*pgRel{
 			out = append(append(out, indexClassRows(cx, ns)...), seqClassRows(cx, ns)...) // pgcatalog_seq.go
 			out = append(out, systemClassRows(serverVersion(cx.tables))...)               // pgcatalog_sysclass.go
 			out = append(out, partitionedClassRows(cx, ns)...)                            // pgcatalog_partitioned.go
+			out = append(out, compositeClassRows(cx)...)                                  // pgcatalog_typedetail.go
 			return withRelACLs(cx, append(out, viewClassRows(cx, ns)...))                 // pgcatalog_views.go, pgcatalog_access.go
 		}},
 	{schema: "pg_catalog", name: "pg_attribute", cols: pgc("attrelid oid, attname name, atttypid oid, attstattarget int4, attlen int2, attnum int2, " +
@@ -326,10 +329,10 @@ var pgRels = slices.Concat([]*pgRel{
 			_, ns := cx.namespaces()
 			return append(out, viewAttrdefRows(cx, ns)...) // pgcatalog_viewcols.go
 		}},
-	{schema: "pg_catalog", name: "pg_type", cols: pgc("oid oid, typname name, typnamespace oid, typowner oid, typlen int2, typbyval bool, typtype char, " +
-		"typcategory char, typispreferred bool, typisdefined bool, typdelim char, typrelid oid, typsubscript text, typelem oid, typarray oid, " +
-		"typinput regproc, typoutput regproc, typreceive regproc, typsend regproc, typmodin regproc, typmodout regproc, typanalyze regproc, typalign char, typstorage char, " +
-		"typnotnull bool, typbasetype oid, typtypmod int4, typndims int4, typcollation oid, typdefaultbin text, typdefault text, typacl text[]"),
+	{schema: "pg_catalog", name: "pg_type", cols: append(pgc("oid oid, typname name, typnamespace oid, typowner oid, typlen int2, typbyval bool, typtype char, "+
+		"typcategory char, typispreferred bool, typisdefined bool, typdelim char, typrelid oid, typsubscript text, typelem oid, typarray oid, "+
+		"typinput regproc, typoutput regproc, typreceive regproc, typsend regproc, typmodin regproc, typmodout regproc, typanalyze regproc, typalign char, typstorage char, "+
+		"typnotnull bool, typbasetype oid, typtypmod int4, typndims int4, typcollation oid, typdefaultbin text, typdefault text"), pgCol{name: "typacl", typ: aclItems}),
 		rows: func(cx *pgCatCtx) [][]*string {
 			var out [][]*string
 			u := pgUnknown
@@ -367,12 +370,10 @@ var pgRels = slices.Concat([]*pgRel{
 					out = append(out, row)
 				}
 			}
-			// information_schema's domains, the database's domains and
-			// enums, and their arrays, as read (pgcatalog_usertypes.go).
-			for _, t := range listedTypes(cx.tables) {
-				out = append(out, listedTypeRow(t))
-			}
-			return out
+			// information_schema's domains, the database's domains, enums
+			// and other types, and their arrays, as read
+			// (pgcatalog_usertypes.go, pgcatalog_typedetail.go).
+			return append(out, listedTypeRows(cx.tables)...)
 		}},
 	{schema: "pg_catalog", name: "pg_am", cols: pgc("oid oid, amname name, amhandler text, amtype char"),
 		rows: func(*pgCatCtx) [][]*string {
@@ -387,7 +388,7 @@ var pgRels = slices.Concat([]*pgRel{
 		}},
 }, schemaRels, []*pgRel{settingsRel, sequenceRel, enumRel, procRel, databaseRel, languageRel, eventTriggerRel, operatorRel}, roleRels, // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go, pgcatalog_proc.go, pgcatalog_database.go, pgcatalog_language.go, pgcatalog_listings.go, pgcatalog_roles.go
 	infoSchemaRels, infoSchemaTableRels, catalogListingRels, // catalog_infoschema.go, catalog_infoschema_tables.go
-	publicationRels, []*pgRel{extensionRel, policyRel}) // pgcatalog_publications.go, pgcatalog_extensions.go
+	publicationRels, []*pgRel{extensionRel, policyRel, collationRel}) // pgcatalog_publications.go, pgcatalog_extensions.go, pgcatalog_access.go, pgcatalog_typedetail.go
 
 // charText is a "char" column's text: empty for 0.
 func charText(b byte) string {

@@ -63,6 +63,7 @@ var majorLayouts = map[string][]majorLayout{
 			"conperiod bool, conkey, confkey, conpfeqop, conppeqop, conffeqop, confdelsetcols, conexclop, conbin"},
 	},
 	"pg_database":        databaseLayouts,                      // pgcatalog_database.go
+	"pg_collation":       collationLayouts,                     // pgcatalog_typedetail.go
 	"pg_publication":     publicationLayouts["pg_publication"], // pgcatalog_publications.go
 	"pg_publication_rel": publicationLayouts["pg_publication_rel"],
 	"pg_auth_members": {

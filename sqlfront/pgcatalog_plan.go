@@ -227,7 +227,7 @@ var catalogFuncs = map[string]bool{"pg_get_expr": true, "format_type": true, "pg
 // HasFunc implements lplan.FuncCatalog.
 func (c *vecCatalog) HasFunc(name string) bool {
 	_, proc := procFuncs[name]
-	return catalogFuncs[name] || arrayCatalogFuncs[name] || regCatalogFuncs[name] || sessionFuncs[name] || proc
+	return catalogFuncs[name] || arrayCatalogFuncs[name] || regCatalogFuncs[name] || sessionFuncs[name] || typeDetailFuncs[name] || proc
 }
 
 // Func implements lplan.FuncCatalog: the system functions clients call
@@ -323,6 +323,9 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 	}
 	if sessionFuncs[name] {
 		return c.sessionFunc(name, args) // vexec_session.go
+	}
+	if typeDetailFuncs[name] {
+		return c.typeDetailFunc(name, args) // pgcatalog_typedetail.go
 	}
 	return c.arrayCatalogFunc(name, args) // pgcatalog_arrays.go
 }

@@ -37,6 +37,7 @@ var systemKeyCols = map[string][]string{
 	"pg_settings":    nil, // by name (pgcatalog_settings.go)
 	"pg_proc":        {"oid"},
 	"pg_operator":    {"oid"}, // pgcatalog_listings.go
+	"pg_collation":   nil,     // proven by OID or schema (pgcatalog_typedetail.go)
 	// information_schema's constraint views (catalog_infoschema.go) list
 	// the system catalogs' primary keys, unique and NOT NULL constraints
 	// to a superuser: proven by schema, table name or constraint type.
@@ -125,6 +126,9 @@ type reach struct {
 	// path is the session's search path (pg_table_is_visible's proof,
 	// pgcatalog_access_reach.go).
 	path []string
+	// root is the statement's plan (pgcatalog_typedetail.go reads its
+	// anti joins).
+	root lplan.Rel
 }
 
 // checkSystemRows refuses a statement that can reach rows PostgreSQL
@@ -168,6 +172,7 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 		r.known[v.OID], r.indexNames[v.Name] = true, true // pg_description lacks its rows
 		r.views[v.OID], r.viewNames[v.Name] = true, true
 	}
+	r.root = q.Plan
 	r.walk(c, q.Plan, nil)
 	for changed := true; changed; {
 		changed = false
@@ -192,6 +197,7 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 		}
 	}
 	c.paramChecks = r.paramChecks
+	r.markDomainConstraintOrder(q.Plan) // pgcatalog_typedetail.go
 	return nil
 }
 
@@ -325,6 +331,12 @@ func (r *reach) prove(s *lplan.Scan) bool {
 		return r.proveType(s) // pgcatalog_types.go
 	}
 	if rel.name == "pg_description" && r.extensionComments(s) { // pgcatalog_extensions.go
+		return true
+	}
+	if rel.name == "pg_collation" {
+		return r.proveCollation(s) // pgcatalog_typedetail.go
+	}
+	if (rel.name == "pg_constraint" || rel.name == "pg_description") && r.proveTypeDetail(s) { // pgcatalog_typedetail.go
 		return true
 	}
 	if rel.name == "pg_sequence" {
@@ -632,10 +644,11 @@ func (r *reach) classTablesOrViews(s *lplan.Scan, views bool) bool {
 		all := true
 		switch col {
 		case "relkind":
-			// Not a view ('v', 'm': pg_description lacks their rows).
+			// Not a view ('v', 'm': pg_description lacks their rows) nor a
+			// composite type ('c': pg_attribute lacks their columns).
 			for _, o := range other {
 				k, ok := constText([]lplan.Scalar{o})
-				all = all && ok && k != "i" && k != "I" && k != "S" && (views || k != "v" && k != "m") && (!r.partitioned || k != "p")
+				all = all && ok && k != "i" && k != "I" && k != "S" && (views || k != "v" && k != "m") && (!r.partitioned || k != "p") && k != "c"
 			}
 		case "relname":
 			for _, o := range other {
@@ -674,7 +687,9 @@ func (r *reach) userOIDs(vals []lplan.Scalar, depth int, tables bool) bool {
 		if classOnly && r.partitioned && src.rel.name == "pg_class" && src.name == "oid" && !r.noPartitioned(src.scan) {
 			return false // the scan may reach a partitioned table's row (pgcatalog_partitioned.go)
 		}
-		return isKeyCol(src.rel.name, src.name) || src.rel.name == "pg_sequence" && src.name == "seqrelid"
+		// pg_type.typrelid: 0 or a composite type's relation, which pg_class
+		// lists (pgcatalog_typedetail.go).
+		return isKeyCol(src.rel.name, src.name) || src.rel.name == "pg_sequence" && src.name == "seqrelid" || src.rel.name == "pg_type" && src.name == "typrelid"
 	})
 }
 

@@ -52,7 +52,7 @@ var schemaRels = []*pgRel{
 			for _, t := range cx.tables {
 				s := schemaFactsOf(&t)
 				if s == nil {
-					out = append(out, []*string{u, u, u, u, u, u, u, u32(t.OID), u, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u})
+					out = append(out, []*string{u, u, u, u, u, u, u, u32(t.OID), sv("0"), u, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u}) // a table's: contypid 0
 					continue
 				}
 				local, inh := sv("t"), sv("0")
@@ -76,10 +76,10 @@ var schemaRels = []*pgRel{
 				}
 				if referencedElsewhere(cx.tables, s) {
 					// A foreign key of a table not followed: its row is not known.
-					out = append(out, []*string{u, u, u, sv("f"), u, u, u, u, u, u, u, u32(t.OID), u, u, u, u, u, u, u, u, u, u, u, u, u, u})
+					out = append(out, []*string{u, u, u, sv("f"), u, u, u, u, sv("0"), u, u, u32(t.OID), u, u, u, u, u, u, u, u, u, u, u, u, u, u})
 				}
 			}
-			return out
+			return append(out, domainConstraintRows(cx)...) // pgcatalog_typedetail.go
 		}},
 	{schema: "pg_catalog", name: "pg_index", cols: pgc("indexrelid oid, indrelid oid, indnatts int2, indnkeyatts int2, indisunique bool, " +
 		"indnullsnotdistinct bool, indisprimary bool, indisexclusion bool, indimmediate bool, indisclustered bool, indisvalid bool, " +
@@ -127,6 +127,7 @@ var schemaRels = []*pgRel{
 			}
 			out = append(out, extensionDescriptions(cx.tables)...) // pgcatalog_extensions.go
 			out = append(out, viewDescriptionRows(cx)...)          // pgcatalog_viewdesc.go
+			out = append(out, typeDescriptions(cx.tables)...)      // pgcatalog_typedetail.go
 			return append(out, languageDescriptions(cx)...)        // pgcatalog_listings.go
 		}},
 }
@@ -290,6 +291,12 @@ func (c *vecCatalog) schemaFunc(name string, args []lplan.Type) (*lplan.ExtFunc,
 					}
 				}
 			}
+			if def, ok := domainConstraintDef(tables, oid, len(v) == 2 && v[1] != nil && v[1].(bool)); ok { // pgcatalog_typedetail.go
+				if err := needPath(); err != nil {
+					return nil, err
+				}
+				return def, nil
+			}
 			return nil, nil
 		}}, nil
 	case "pg_get_indexdef":
@@ -342,6 +349,12 @@ func (c *vecCatalog) schemaFunc(name string, args []lplan.Type) (*lplan.ExtFunc,
 			}
 			if v[1].(string) == "pg_extension" {
 				return extensionComment(tables, oidValue(v[0])) // pgcatalog_extensions.go
+			}
+			if v[1].(string) == "pg_type" {
+				return typeComment(tables, oidValue(v[0])) // pgcatalog_typedetail.go
+			}
+			if v[1].(string) == "pg_collation" {
+				return collationComment(tables, oidValue(v[0])) // pgcatalog_typedetail.go
 			}
 			if v[1].(string) != "pg_class" {
 				return nil, unsupported(-1, "obj_description of a "+v[1].(string)+" object (sidecar keeps the comments of the followed tables and their columns)")

@@ -101,6 +101,12 @@ type typeFacts struct {
 	// unnamedTypes says a view's column has a user type pg_type does
 	// not list (its name is not read).
 	unnamedTypes bool
+	// others says the database's other types were read (composite,
+	// range, base and shell types: pgcatalog_typedetail.go), elemsServed
+	// that every listed type's typelem is 0 or a listed type, basesServed
+	// the same of typbasetype, collationsRead that every listed type's
+	// typcollation is a pg_collation row.
+	others, elemsServed, basesServed, collationsRead bool
 }
 
 func (r *reach) typeFacts() *typeFacts {
@@ -109,6 +115,12 @@ func (r *reach) typeFacts() *typeFacts {
 	}
 	f := &typeFacts{served: servedTypeSet(r.tableList), userNames: map[string]bool{}, allServed: true, domains: systemTypes(r.tableList) != nil,
 		userTypes: userTypes(r.tableList) != nil && columnTypesKnown(r.tableList)}
+	f.others, f.collationsRead = typeDetail(r.tableList) != nil, listedCollationsRead(r.tableList) // pgcatalog_typedetail.go
+	f.elemsServed, f.basesServed = true, true
+	for _, t := range listedTypes(r.tableList) {
+		f.elemsServed = f.elemsServed && (t.Elem == 0 || f.served.oids[t.Elem])
+		f.basesServed = f.basesServed && (t.BaseType == 0 || f.served.oids[t.BaseType])
+	}
 	for n := range r.tableNames {
 		f.userNames[n], f.userNames["_"+n] = true, true
 	}
@@ -149,6 +161,9 @@ func (r *reach) typeFacts() *typeFacts {
 // restrict it to rows sidecar lists or no PostgreSQL has.
 func (r *reach) proveType(s *lplan.Scan) bool {
 	f := r.typeFacts()
+	if r.proveUserSchemaTypes(s) { // pgcatalog_typedetail.go: psql's \dT
+		return true
+	}
 	for _, cond := range r.restr[s] {
 		col, other, op, ok := r.comparison(cond, s)
 		if !ok || op != "=" && op != "in" {
@@ -173,17 +188,24 @@ func (r *reach) proveType(s *lplan.Scan) bool {
 				return true
 			}
 		case "typtype":
-			all := f.userTypes && len(other) > 0
-			for _, o := range other {
-				k, ok := constText([]lplan.Scalar{o})
-				all = all && ok && (k == "e" || k == "d" && f.domains)
-			}
-			if all {
+			if f.domainsOrEnums(other) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// domainsOrEnums says whether typtype's values other are constants 'e'
+// and 'd' whose pg_type rows are all listed (the user types read, every
+// followed column's type known; information_schema's domains read).
+func (f *typeFacts) domainsOrEnums(other []lplan.Scalar) bool {
+	all := f.userTypes && len(other) > 0
+	for _, o := range other {
+		k, ok := constText([]lplan.Scalar{o})
+		all = all && ok && (k == "e" || k == "d" && f.domains)
+	}
+	return all
 }
 
 // servedTypeOIDs says whether every value of vals is a served type's
@@ -195,8 +217,12 @@ func (r *reach) servedTypeOIDs(vals []lplan.Scalar, depth int) bool {
 		return err == nil && f.served.oids[uint32(n)]
 	}, func(src colSource) bool {
 		switch src.rel.name + "." + src.name {
-		case "pg_type.oid", "pg_type.typelem", "pg_type.typarray":
+		case "pg_type.oid", "pg_type.typarray":
 			return true // a proven pg_type scan's rows are served types (0: no type)
+		case "pg_type.typelem":
+			return f.elemsServed // every listed type's is 0 or listed
+		case "pg_type.typbasetype":
+			return f.basesServed
 		case "pg_attribute.atttypid":
 			// The followed columns' types, and the system columns' (oid,
 			// tid, xid, cid: not served) unless attnum > 0 excludes them.

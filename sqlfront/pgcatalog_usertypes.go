@@ -28,11 +28,16 @@ func userTypes(tables []Table) *wal.UserTypeFacts {
 
 // listedTypes are the pg_type rows beside the served built-in types:
 // information_schema's domains and their arrays, then the database's
-// domains and enums and theirs.
+// domains and enums and theirs, then its other types and theirs
+// (pgcatalog_typedetail.go).
 func listedTypes(tables []Table) []wal.TypeFacts {
 	sys := systemTypes(tables)
 	if u := userTypes(tables); u != nil {
-		return append(slices.Clip(sys), u.Types...)
+		out := append(slices.Clip(sys), u.Types...)
+		for _, o := range otherTypes(tables) {
+			out = append(out, o.TypeFacts)
+		}
+		return out
 	}
 	return sys
 }
@@ -128,9 +133,20 @@ func userTypeVisible(tables []Table, path []string, oid uint32) (vis bool, ok bo
 	for _, n := range u.Namespaces {
 		nsName[n.OID] = n.Name
 	}
-	for i := range u.Types {
-		if u.Types[i].OID == oid {
-			t = &u.Types[i]
+	all, namesakes := u.Types, u.Namesakes
+	if d := typeDetail(tables); d != nil && len(d.Types) > 0 { // pgcatalog_typedetail.go: the other types
+		all = slices.Clone(all)
+		for _, o := range d.Types {
+			all = append(all, o.TypeFacts)
+		}
+		for _, n := range d.Namespaces {
+			nsName[n.OID] = n.Name
+		}
+		namesakes = append(slices.Clone(namesakes), d.Namesakes...)
+	}
+	for i := range all {
+		if all[i].OID == oid {
+			t = &all[i]
 		}
 	}
 	if t == nil || nsName[t.Namespace] == "" {
@@ -145,12 +161,12 @@ func userTypeVisible(tables []Table, path []string, oid uint32) (vis bool, ok bo
 		if p == own {
 			return true, true
 		}
-		for _, o := range u.Types {
+		for _, o := range all {
 			if o.Name == t.Name && nsName[o.Namespace] == p {
 				return false, true
 			}
 		}
-		for _, n := range u.Namesakes {
+		for _, n := range namesakes {
 			if n.Name == t.Name && n.Namespace == p {
 				return false, true
 			}
@@ -191,9 +207,9 @@ func formatListedType(tables []Table, path []string, oid uint32, modv types.Valu
 		return nil, true, unsupported(-1, "format_type of "+t.Name+" with a typmod")
 	}
 	name, array := t.Name, ""
-	if t.Type != 'd' && t.Type != 'e' {
+	if t.Elem != 0 && t.Category == 'A' {
 		e := byOID[t.Elem]
-		if e == nil {
+		if e == nil || e.Array != t.OID {
 			return nil, true, unsupported(-1, "format_type of type "+t.Name)
 		}
 		name, array, oid = e.Name, "[]", e.OID

@@ -127,6 +127,10 @@ type SchemaFacts struct {
 	// Access are the table's ACLs, policies and index columns
 	// (catfacts_access.go; nil: not read).
 	Access *AccessFacts
+	// TypeDetail is what psql's \dT, \dD and \dO read of the database's
+	// types beyond UserTypes (catfacts_typedetail.go), read with the
+	// roles by the table carrying them (nil: not read).
+	TypeDetail *TypeDetailFacts
 }
 
 // SequenceFacts is an owned sequence's pg_class and pg_sequence rows
@@ -228,7 +232,8 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 		slices.EqualFunc(s.Constraints, o.Constraints, ConstraintFacts.equal) && slices.EqualFunc(s.Indexes, o.Indexes, IndexFacts.equal) &&
 		slices.Equal(s.Triggers, o.Triggers) && s.SequencesRead == o.SequencesRead && slices.Equal(s.OwnedSequences, o.OwnedSequences) &&
 		s.ViewsRead == o.ViewsRead && s.ViewColumnsRead == o.ViewColumnsRead && viewsEqual(s.Views, o.Views) && s.storageEqual(o) && s.databasesEqual(o) && s.UserTypes.Equal(o.UserTypes) &&
-		s.Publications.Equal(o.Publications) && s.Extensions.Equal(o.Extensions) && s.Listings.Equal(o.Listings) && s.Access.Equal(o.Access)
+		s.Publications.Equal(o.Publications) && s.Extensions.Equal(o.Extensions) && s.Listings.Equal(o.Listings) && s.Access.Equal(o.Access) &&
+		s.TypeDetail.Equal(o.TypeDetail)
 }
 
 // storageEqual compares the \d+ column and TOAST facts.
