@@ -166,32 +166,8 @@ func TestCatalogPartitionedListed(t *testing.T) {
 		"SELECT pg_get_indexdef('meas_pkey'::regclass)",
 		"SELECT relname, reltuples FROM pg_class WHERE relname = 'meas_3'",
 	})
-	for _, cmd := range []string{`\dt`, `\d`, `\dt meas*`, `\d meas_1`, `\d+ meas_3a`, `\d emp`, `\d pa`, `\d+ pa`, `\d pc`, `\d+ emp`, `\dt s2.*`} {
-		want, werr := psql(t, r.pgURL, "-v", "VERBOSITY=verbose", "-c", cmd)
-		if werr != nil {
-			t.Fatalf("%s on PostgreSQL: %v\n%s", cmd, werr, want)
-		}
-		got, err := psql(t, r.sqlURL, "-v", "VERBOSITY=verbose", "-c", cmd)
-		switch {
-		case err != nil && strings.Contains(got, "0A000"):
-			t.Logf("%s refused: %s", cmd, strings.TrimSpace(got))
-		case err != nil || got != want:
-			t.Errorf("psql %s: (%v)\n%s\nPostgreSQL:\n%s", cmd, err, got, want)
-		}
-	}
-	for _, cmd := range []string{`\d meas`, `\d+ meas`, `\d meas_3`, `\dP`, `\dP+`} {
-		want, werr := psql(t, r.pgURL, "-v", "VERBOSITY=verbose", "-c", cmd)
-		if werr != nil {
-			t.Fatalf("%s on PostgreSQL: %v\n%s", cmd, werr, want)
-		}
-		got, err := psql(t, r.sqlURL, "-v", "VERBOSITY=verbose", "-c", cmd)
-		switch {
-		case err != nil && strings.Contains(got, "0A000"):
-			t.Logf("%s refused: %s", cmd, strings.TrimSpace(got))
-		case err != nil || got != want:
-			t.Errorf("psql %s: (%v)\n%s\nPostgreSQL:\n%s", cmd, err, got, want)
-		}
-	}
+	psqlSameOrRefused(t, r, `\dt`, `\d`, `\dt meas*`, `\d meas_1`, `\d+ meas_3a`, `\d emp`, `\d pa`, `\d+ pa`, `\d pc`, `\d+ emp`, `\dt s2.*`) // pgcatalog_usertypes_test.go
+	psqlSameOrRefused(t, r, `\d meas`, `\d+ meas`, `\d meas_3`, `\dP`, `\dP+`)
 }
 
 // TestCatalogMetabaseSync: Metabase's table listing LEFT JOINs
