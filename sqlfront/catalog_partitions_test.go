@@ -10,7 +10,7 @@ import (
 // range-partitioned one with a DEFAULT partition and a hash-partitioned
 // one: the bounds and partition constraints of each kind.
 var partitionSetup = []string{
-	"CREATE SCHEMA other",
+	"CREATE SCHEMA other", "CREATE TYPE other.mood AS ENUM ('a')",
 	"CREATE TABLE meas (id int NOT NULL, k int NOT NULL, v text, PRIMARY KEY (id, k)) PARTITION BY LIST (k)",
 	"CREATE TABLE meas_1 PARTITION OF meas FOR VALUES IN (1)",
 	"CREATE TABLE meas_3 PARTITION OF meas FOR VALUES IN (3, 4) PARTITION BY LIST (k)",
@@ -49,8 +49,9 @@ func TestPsqlPartitions(t *testing.T) {
 		}
 		psqlSame(t, r.sqlURL, r.pgURL, cmd, "-c", cmd) // pgcatalog_database_test.go
 	}
-	// Under a search path that could print the constraint otherwise (it
-	// was read under public), and with sizes: refused.
+	// Under a search path naming a schema that holds a type before public
+	// (the constraint was read under public: its types could print
+	// otherwise), and with sizes: refused.
 	for _, args := range [][]string{{"-c", "SET search_path = other, public", "-c", `\d+ meas_1`}, {"-c", `\dP+`}} {
 		got, err := psql(t, r.sqlURL, append([]string{"-v", "VERBOSITY=verbose"}, args...)...)
 		if err == nil || psqlState(got) != "0A000" {
