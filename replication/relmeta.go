@@ -78,6 +78,10 @@ func ReadFacts(ctx context.Context, conn *pgx.Conn, rels []*wal.Relation) ([]*wa
 	if err != nil {
 		return nil, err
 	}
+	parts, err := readPartitions(ctx, conn, oids) // relmeta_partition.go
+	if err != nil {
+		return nil, err
+	}
 	var out []*wal.Relation
 	for _, r := range rels {
 		ri, ok := kinds[r.OID]
@@ -97,6 +101,7 @@ func ReadFacts(ctx context.Context, conn *pgx.Conn, rels []*wal.Relation) ([]*wa
 		f.Facts.ColumnTypes = columnTypesOf(r, ctypes[r.OID])
 		f.Facts.Schema = alignSchemaFacts(r, schema[r.OID])
 		f.Facts.Inherits = inherits[r.OID]
+		f.Facts.Partition = parts[r.OID]
 		if kind == 'r' {
 			// A partitioned root followed as the root holds its
 			// partitions' rows already: only an ordinary table's

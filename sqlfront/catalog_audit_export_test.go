@@ -8,5 +8,6 @@ func CannedQueryTexts() map[string]string {
 	out := maps.Clone(psqlQueries)
 	maps.Copy(out, psqlSchemaQueries)
 	maps.Copy(out, psqlExtensionQueries)
+	maps.Copy(out, psqlPartitionQueries)
 	return out
 }

@@ -59,6 +59,11 @@ func cannedFor(query string) *canned {
 				psqlByPrint[fp] = psqlIndexHandlers[name]
 			}
 		}
+		for name, q := range psqlPartitionQueries { // catalog_partitions.go
+			if fp, err := pg.Fingerprint(q); err == nil {
+				psqlByPrint[fp] = psqlPartitionHandlers[name]
+			}
+		}
 	})
 	// Fingerprinting parses and walks the tree in C, recursively: a
 	// statement too deep for that overflowed the C stack (a SIGSEGV

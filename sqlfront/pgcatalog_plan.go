@@ -204,17 +204,7 @@ func searchPathOf(sess *session) []string {
 // (how the copy printed the defaults): the path's first existing
 // schema is public and no followed schema precedes it.
 func (c *vecCatalog) defaultPath() bool {
-	cx := &pgCatCtx{tables: c.pl.src.Tables()}
-	_, ns := cx.namespaces()
-	for _, p := range c.searchPath() {
-		if p == "public" {
-			return true
-		}
-		if _, ok := ns[p]; ok && p != "pg_catalog" {
-			return false
-		}
-	}
-	return false
+	return printsAsPublic(c.pl.src.Tables(), c.searchPath()) // catalog_partitions.go
 }
 
 // catalogFuncs are the functions vecCatalog.Func answers or refuses.

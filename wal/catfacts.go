@@ -94,6 +94,9 @@ type Facts struct {
 	// them, in the Relation's column order (catfacts_coltypes.go; nil when
 	// not read: a record written before they were).
 	ColumnTypes []ColumnType
+	// Partition is its partition bound and constraint
+	// (catfacts_partition.go; nil when not read).
+	Partition *PartitionFacts
 }
 
 // ColumnFacts are what pg_attribute and pg_attrdef say of one column.
@@ -133,7 +136,7 @@ func (f *Facts) Equal(o *Facts) bool {
 		slices.Equal(f.Columns, o.Columns) && (f.PrimaryKey == nil) == (o.PrimaryKey == nil) &&
 		(f.PrimaryKey == nil || f.PrimaryKey.Name == o.PrimaryKey.Name && slices.Equal(f.PrimaryKey.Columns, o.PrimaryKey.Columns)) &&
 		f.Schema.Equal(o.Schema) && slices.Equal(f.NotCarried, o.NotCarried) && f.columnNumbersEqual(o) && f.Inherits.Equal(o.Inherits) &&
-		f.columnTypesEqual(o)
+		f.columnTypesEqual(o) && f.Partition.Equal(o.Partition)
 }
 
 // SameFacts reports whether r and o carry the same catalog facts (column
