@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 
 	"github.com/zeebo/xxh3"
@@ -132,6 +133,9 @@ func writeTableParts(p *Persist, dir string, gen uint64, i int, tc *tableCut, re
 			if b, mapped := tc.index.ImagePage(k, c); !mapped {
 				sums[c] = pageSum{h: xxh3.Hash128(b), ok: true}
 			}
+			if c%indexPartPages == indexPartPages-1 {
+				yieldCPU()
+			}
 		}
 		next.indexPages[k] = sums
 		for s := 0; s*indexPartPages < pages; s++ {
@@ -165,6 +169,7 @@ func writeTableParts(p *Persist, dir string, gen uint64, i int, tc *tableCut, re
 			}
 			rec.IndexParts[k] = append(rec.IndexParts[k], part)
 			next.indexParts[k] = append(next.indexParts[k], part)
+			yieldCPU()
 		}
 	}
 	if err := p.step("index file " + tc.name); err != nil {
@@ -179,6 +184,9 @@ func writeTableParts(p *Persist, dir string, gen uint64, i int, tc *tableCut, re
 		case pg.epoch != mappedEpoch:
 			buf = appendKeyPageSumData(buf[:0], pg)
 			next.keyPages[pi] = pageSum{h: xxh3.Hash128(buf), ok: true}
+		}
+		if pi%keyPartPages == keyPartPages-1 {
+			yieldCPU()
 		}
 	}
 	for s := 0; s*keyPartPages < len(pages); s++ {
@@ -204,6 +212,7 @@ func writeTableParts(p *Persist, dir string, gen uint64, i int, tc *tableCut, re
 		}
 		rec.KeyParts = append(rec.KeyParts, part)
 		next.keyParts = append(next.keyParts, part)
+		yieldCPU()
 	}
 	for _, ps := range rec.IndexParts {
 		for _, part := range ps {
@@ -375,3 +384,10 @@ func restoreIndexParts(dir string, t *Table, tr tableRecord) (*radixindex.Index,
 	t.keys = ks
 	return ix, im, prev, nil
 }
+
+// yieldCPU gives the processor to any runnable goroutine between two
+// parts of a checkpoint's index and key store (≈ 1 MiB hashed or
+// encoded each): the checkpoint is background work, and a reader woken
+// meanwhile must not wait for the scheduler's 10 ms preemption to get a
+// P (heap/ckptyield.go says why, with the figures).
+func yieldCPU() { runtime.Gosched() }
