@@ -939,6 +939,12 @@ func (s *scaleRun) reads(ctx context.Context, level string, reps int) error {
 	for i := range reps {
 		s.rep.Loads = append(s.rep.Loads, level+" "+loadAvg())
 		keys := s.keys(i)
+		if i == 0 && s.o.ProfileDir != "" {
+			// What else ran on the CPUs during the first repetition (after
+			// the copy: its checkpoint) is the cells' competition.
+			stop := s.cpuProfile(level + "-reads")
+			defer stop()
+		}
 		for _, q := range s.queries() {
 			if err := s.pair(ctx, q, level, keys, i%2 == 0); err != nil {
 				return err
@@ -1161,4 +1167,20 @@ func heldImageMappings() int64 {
 		}
 	}
 	return n
+}
+
+// cpuProfile profiles the process's CPU to <ProfileDir>/<name>.cpu.pprof
+// until stop is called (nothing when a profile is running already).
+func (s *scaleRun) cpuProfile(name string) (stop func()) {
+	f, err := os.Create(filepath.Join(s.o.ProfileDir, name+".cpu.pprof"))
+	if err != nil {
+		s.o.Logf("cpu profile: %v", err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		s.o.Logf("cpu profile: %v", err)
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }

@@ -489,9 +489,6 @@ func (c *Cut) Write(store PageStore, table string, gen uint64, opts WriteOptions
 		held += len(data)
 		gens[id] = gen
 		st.Pages++
-		// Each page's encode is a slice of CPU; between two the writer
-		// lets a runnable reader have the P (ckptyield.go).
-		yieldCPU()
 		st.Bytes += len(data)
 		if held >= limit {
 			if err := flush(); err != nil {
