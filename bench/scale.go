@@ -111,6 +111,7 @@ type RSSSample struct {
 	At     time.Duration // since sampling started (PostgreSQL loaded, before the `\copy` runs)
 	Phase  string
 	RSS    int64 // VmRSS of the process
+	Anon   int64 // its anonymous part (RssAnon): what a cgroup cannot reclaim without swap
 	Cgroup int64 // the cgroup's memory usage (-1: none)
 	GoHeap int64 // live + unswept heap objects
 	Rows   int   // rows of t in the HEAD
@@ -169,6 +170,7 @@ type ScaleReport struct {
 	DaemonLog                string // the daemon's log, kept
 	EndLoad                  string
 	PeakRSS, PeakCgroup      int64
+	PeakAnon                 int64      // largest sampled RssAnon
 	Grow                     []GrowStep // the grow mode\'s steps
 	GrowMode                 bool
 }
@@ -255,7 +257,7 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 	}
 	rep.EndLoad = loadAvg()
 	rep.Took = time.Since(rep.Started)
-	rep.PeakRSS, rep.PeakCgroup = s.peakRSS.Load(), s.peakCgroup.Load()
+	rep.PeakRSS, rep.PeakCgroup, rep.PeakAnon = s.peakRSS.Load(), s.peakCgroup.Load(), s.peakAnon.Load()
 	o.Render(rep)
 	return rep, err
 }
@@ -278,6 +280,7 @@ type scaleRun struct {
 	mu               sync.Mutex // guards rep.Samples
 	peakRSS          atomic.Int64
 	peakCgroup       atomic.Int64
+	peakAnon         atomic.Int64
 	seq              int
 	rows             int // rows of t at PostgreSQL (and at HEAD once followed)
 	closeOnce        sync.Once
@@ -568,7 +571,11 @@ func (s *scaleRun) startSampler() (stop func()) {
 				return
 			case <-tick.C:
 			}
-			smp := RSSSample{At: time.Since(t0), RSS: processRSSNow(), Cgroup: s.cgroupUsage()}
+			anon, file := readRSSSplit()
+			smp := RSSSample{At: time.Since(t0), RSS: anon + file, Anon: anon, Cgroup: s.cgroupUsage()}
+			if anon > s.peakAnon.Load() {
+				s.peakAnon.Store(anon)
+			}
 			if p, ok := s.phase.Load().(string); ok {
 				smp.Phase = p
 			}
@@ -590,7 +597,7 @@ func (s *scaleRun) startSampler() (stop func()) {
 			step := smp.RSS >> 28
 			if time.Since(s.lastLoggedSample) >= 10*time.Second || step > lastStep {
 				s.lastLoggedSample = time.Now()
-				s.o.Logf("rss t=%s phase=%q rss=%s cgroup=%s goheap=%s rows=%d load=%s", fmtDur(smp.At), smp.Phase, fmtBytes(smp.RSS), fmtBytes(smp.Cgroup), fmtBytes(smp.GoHeap), smp.Rows, loadAvg())
+				s.o.Logf("rss t=%s phase=%q rss=%s anon=%s cgroup=%s goheap=%s rows=%d load=%s", fmtDur(smp.At), smp.Phase, fmtBytes(smp.RSS), fmtBytes(smp.Anon), fmtBytes(smp.Cgroup), fmtBytes(smp.GoHeap), smp.Rows, loadAvg())
 			}
 			if step > lastStep && step%2 == 0 && step >= 4 {
 				s.writeProfile(fmt.Sprintf("rss-%dMiB", step<<8))
@@ -869,6 +876,7 @@ func (s *scaleRun) pair(ctx context.Context, q scaleQuery, level string, keys []
 	if scFirst {
 		sides[0], sides[1] = sides[1], sides[0]
 	}
+	sw := readSched()
 	for _, f := range sides {
 		if err := f(); err != nil {
 			if ctx.Err() != nil {
@@ -888,8 +896,24 @@ func (s *scaleRun) pair(ctx context.Context, q scaleQuery, level string, keys []
 	if strings.HasPrefix(q.name, "correctness") {
 		s.rep.ChecksumPG, s.rep.ChecksumSC = pgA, scA
 	}
-	s.o.Logf("%s %s: PostgreSQL %s, sidecar %s (%s; load %s, RSS %s)", level, q.name, fmtDur(pgT), fmtDur(scT), c.Answer, loadAvg(), fmtBytes(processRSSNow()))
+	s.o.Logf("%s %s: PostgreSQL %s, sidecar %s (%s; load %s, RSS %s; %s; %s)", level, q.name, fmtDur(pgT), fmtDur(scT), c.Answer, loadAvg(), fmtBytes(processRSSNow()), s.headReads(ctx), sw.since())
 	return nil
+}
+
+// headReads says where the daemon's reads went so far (status.head's
+// counters): a cell read from the trees while the HEAD is ready is a
+// finding, not a HEAD figure.
+func (s *scaleRun) headReads(ctx context.Context) string {
+	st, err := s.sc.status(ctx)
+	if err != nil || st.Head == nil {
+		return fmt.Sprintf("head status: %v", err)
+	}
+	var served int64
+	var ckpt bool
+	if m := s.model.Load(); m != nil {
+		served, ckpt = m.Served(), m.Checkpointing()
+	}
+	return fmt.Sprintf("head %s: reads_head %d, reads_tree %d, served %d, checkpoint running %v", st.Head.Phase, st.Head.ReadsHead, st.Head.ReadsTree, served, ckpt)
 }
 
 func wrap(side string, err error) error {
@@ -915,6 +939,12 @@ func (s *scaleRun) reads(ctx context.Context, level string, reps int) error {
 	for i := range reps {
 		s.rep.Loads = append(s.rep.Loads, level+" "+loadAvg())
 		keys := s.keys(i)
+		if i == 0 && s.o.ProfileDir != "" {
+			// What else ran on the CPUs during the first repetition (after
+			// the copy: its checkpoint) is the cells' competition.
+			stop := s.cpuProfile(level + "-reads")
+			defer stop()
+		}
 		for _, q := range s.queries() {
 			if err := s.pair(ctx, q, level, keys, i%2 == 0); err != nil {
 				return err
@@ -1137,4 +1167,20 @@ func heldImageMappings() int64 {
 		}
 	}
 	return n
+}
+
+// cpuProfile profiles the process's CPU to <ProfileDir>/<name>.cpu.pprof
+// until stop is called (nothing when a profile is running already).
+func (s *scaleRun) cpuProfile(name string) (stop func()) {
+	f, err := os.Create(filepath.Join(s.o.ProfileDir, name+".cpu.pprof"))
+	if err != nil {
+		s.o.Logf("cpu profile: %v", err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		s.o.Logf("cpu profile: %v", err)
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }

@@ -96,6 +96,7 @@ func WriteScaleMarkdown(w io.Writer, rep *ScaleReport, command string) error {
 	}
 	row("peak RSS during the copy (VmHWM)", rep.CopyPeakRSS)
 	row("peak RSS over the run (sampled)", rep.PeakRSS)
+	row("… peak anonymous RSS over the run (sampled)", rep.PeakAnon)
 	row("RSS after the copy, after a GC", m.RSS)
 	row("… anonymous", m.RSSAnon)
 	row("… file-backed (mapped files)", m.RSSFile)

@@ -94,6 +94,11 @@ type tableRecord struct {
 	// is then the index image's head, IndexLen and KeysLen the sums.
 	IndexParts [][]partFile `json:",omitempty"`
 	KeyParts   []partFile   `json:",omitempty"`
+	// KeyDirFile (KeyDirLen bytes): the key parts' tails in one file
+	// (keydir.go), read by a restore instead of each part's end; empty in
+	// a record written before it (or when a tail was unknown).
+	KeyDirFile string `json:",omitempty"`
+	KeyDirLen  int    `json:",omitempty"`
 }
 
 func chunkKey(gen uint64, table string, kind byte, i uint32) []byte {

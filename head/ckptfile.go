@@ -207,8 +207,12 @@ type mapPart struct {
 	kind, from, to int
 	whole, key     bool
 	keyDir         []keyFileEntry
-	released       bool // b is no longer the file's mapping (release)
-	referenced     bool // scratch of release
+	// keyTail: the tail the key directory file holds for this part (the
+	// restore read that, not the part's own): verify reads the part's and
+	// compares.
+	keyTail    []byte
+	released   bool // b is no longer the file's mapping (release)
+	referenced bool // scratch of release
 }
 
 // parts returns every distinct part (version 5's index file is every
@@ -337,6 +341,9 @@ func (im *tableImages) verify(stop func() bool) error {
 		switch {
 		case p.key:
 			err = verifyKeyFile(p.f, p.keyDir)
+			if err == nil && p.keyTail != nil {
+				err = verifyKeyTail(p.f, len(p.b), p.keyTail)
+			}
 		case p.whole:
 			err = radixindex.VerifyImage(bufio.NewReaderSize(r, 1<<20))
 		default:

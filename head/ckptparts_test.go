@@ -13,7 +13,8 @@ import (
 )
 
 // dataInodes is the inode of every image file of generation gen in dir
-// but the index image's head (written at every checkpoint), by name.
+// but the index image's head and the key directory (written at every
+// checkpoint), by name.
 func dataInodes(t *testing.T, dir string, gen uint64) map[string]uint64 {
 	t.Helper()
 	ents, err := os.ReadDir(dir)
@@ -23,7 +24,7 @@ func dataInodes(t *testing.T, dir string, gen uint64) map[string]uint64 {
 	out := map[string]uint64{}
 	for _, e := range ents {
 		g, ok := fileGeneration(e.Name())
-		if !ok || g != gen || strings.HasSuffix(e.Name(), ".i") {
+		if !ok || g != gen || strings.HasSuffix(e.Name(), ".i") || strings.HasSuffix(e.Name(), ".d") {
 			continue
 		}
 		fi, err := os.Stat(filepath.Join(dir, e.Name()))
@@ -232,9 +233,10 @@ func TestRestoredImagesReleased(t *testing.T) {
 // TestMappedPartDamaged: version 6's parts as version 5's files
 // (TestMappedImageFileDamaged): a byte changed in a page of an index or
 // key store part (the restore reads neither) is found by the warmer,
-// which makes the model unusable; a damaged index head or key part
-// directory, or a part of the wrong length, refuses the checkpoint at the
-// restore. Each damage is undone after its case (an unchanged checkpoint
+// which makes the model unusable; so is a key part's own directory (the
+// restore maps the part by the key directory file's copy, keydir.go); a
+// damaged index head or key directory file, or a part of the wrong
+// length, refuses the checkpoint at the restore. Each damage is undone after its case (an unchanged checkpoint
 // links the same files into the next generation).
 func TestMappedPartDamaged(t *testing.T) {
 	f := openFeed(t)
@@ -250,7 +252,9 @@ func TestMappedPartDamaged(t *testing.T) {
 		{func(g uint64) string { return indexPartName(g, 0, 3, 0) }, func(size int) int { return size - 100 }, false},
 		{func(g uint64) string { return keyPartName(g, 0, 0) }, func(int) int { return 64 }, false},
 		{func(g uint64) string { return imageFileName(g, 0, 'i') }, func(int) int { return 20 }, true},
-		{func(g uint64) string { return keyPartName(g, 0, 0) }, func(size int) int { return size - keyFileTrailer - 3 }, true},
+		{func(g uint64) string { return keyPartName(g, 0, 0) }, func(size int) int { return size - keyFileTrailer - 3 }, false},
+		{func(g uint64) string { return imageFileName(g, 0, 'd') }, func(size int) int { return size / 2 }, true},
+		{func(g uint64) string { return keyPartName(g, 0, 0) }, func(int) int { return -1 }, true},
 		{func(g uint64) string { return indexPartName(g, 0, 0, 0) }, func(int) int { return -1 }, true},
 	} {
 		if _, err := mod.Checkpoint(); err != nil {

@@ -46,6 +46,14 @@ const (
 // writeKeyFile writes pages in the key file format to w and returns the
 // bytes written.
 func writeKeyFile(w io.Writer, pages []*keyPage) (int64, error) {
+	n, _, err := writeKeyFileTail(w, pages)
+	return n, err
+}
+
+// writeKeyFileTail is writeKeyFile also returning the file's tail: its
+// directory and trailer, the bytes a restore reads to map it (kept in
+// the key directory file, keydir.go).
+func writeKeyFileTail(w io.Writer, pages []*keyPage) (int64, []byte, error) {
 	cw := &countingWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 1<<16)
 	bw.WriteString(keyFileMagic)
@@ -79,17 +87,17 @@ func writeKeyFile(w io.Writer, pages []*keyPage) (int64, error) {
 			off += uint64(pad)
 		}
 	}
-	bw.Write(dir)
 	var tr [keyFileTrailer]byte
 	binary.LittleEndian.PutUint64(tr[0:], off)
 	binary.LittleEndian.PutUint64(tr[8:], uint64(len(pages)))
 	binary.LittleEndian.PutUint64(tr[16:], xxh3.Hash(dir))
 	binary.LittleEndian.PutUint64(tr[24:], xxh3.Hash(tr[:24]))
-	bw.Write(tr[:])
+	tail := append(dir, tr[:]...)
+	bw.Write(tail)
 	if err := bw.Flush(); err != nil {
-		return cw.n, fmt.Errorf("write key file: %w", err)
+		return cw.n, nil, fmt.Errorf("write key file: %w", err)
 	}
-	return cw.n, nil
+	return cw.n, tail, nil
 }
 
 // appendKeyPageData appends page p's data as the key file holds it.
@@ -141,16 +149,40 @@ func keyFileDirectory(b []byte) ([]keyFileEntry, error) {
 	if len(b) < len(keyFileMagic)+keyFileTrailer || string(b[:len(keyFileMagic)]) != keyFileMagic {
 		return nil, fmt.Errorf("%w: not a key store file", ErrCorruptCheckpoint)
 	}
+	return keyFileDirectoryTail(len(b), b[max(len(keyFileMagic), len(b)-keyFileTailLen(b)):])
+}
+
+// keyFileTailLen is the length of the tail (directory and trailer) of the
+// key file b as its trailer says (past the file: whatever the file holds
+// after its header, which keyFileDirectoryTail then refuses).
+func keyFileTailLen(b []byte) int {
 	tr := b[len(b)-keyFileTrailer:]
+	pages := binary.LittleEndian.Uint64(tr[8:])
+	if pages > uint64(len(b))/keyFileDirSize {
+		return len(b)
+	}
+	return keyFileTrailer + int(pages)*keyFileDirSize
+}
+
+// keyFileDirectoryTail is keyFileDirectory of a key file of size bytes
+// given only its tail (its directory and trailer, the file's last
+// len(tail) bytes): it checks the trailer's and the directory's checksums
+// and that every page's data lies inside the data section.
+func keyFileDirectoryTail(size int, tail []byte) ([]keyFileEntry, error) {
+	if len(tail) < keyFileTrailer || size < len(keyFileMagic)+len(tail) {
+		return nil, fmt.Errorf("%w: key store file of %d bytes with a tail of %d", ErrCorruptCheckpoint, size, len(tail))
+	}
+	tr := tail[len(tail)-keyFileTrailer:]
 	if xxh3.Hash(tr[:24]) != binary.LittleEndian.Uint64(tr[24:]) {
 		return nil, fmt.Errorf("%w: key store file trailer checksum", ErrCorruptCheckpoint)
 	}
 	dirOff, pages := binary.LittleEndian.Uint64(tr[0:]), binary.LittleEndian.Uint64(tr[8:])
-	dataEnd := uint64(len(b) - keyFileTrailer)
-	if dirOff < uint64(len(keyFileMagic)) || dirOff > dataEnd || pages > (dataEnd-dirOff)/keyFileDirSize || dirOff+pages*keyFileDirSize != dataEnd {
-		return nil, fmt.Errorf("%w: key store file directory of %d pages at %d in %d bytes", ErrCorruptCheckpoint, pages, dirOff, len(b))
+	dataEnd := uint64(size - keyFileTrailer)
+	if dirOff < uint64(len(keyFileMagic)) || dirOff > dataEnd || pages > (dataEnd-dirOff)/keyFileDirSize || dirOff+pages*keyFileDirSize != dataEnd ||
+		pages*keyFileDirSize+keyFileTrailer != uint64(len(tail)) {
+		return nil, fmt.Errorf("%w: key store file directory of %d pages at %d in %d bytes", ErrCorruptCheckpoint, pages, dirOff, size)
 	}
-	dir := b[dirOff:dataEnd]
+	dir := tail[:len(tail)-keyFileTrailer]
 	if xxh3.Hash(dir) != binary.LittleEndian.Uint64(tr[16:]) {
 		return nil, fmt.Errorf("%w: key store file directory checksum", ErrCorruptCheckpoint)
 	}
@@ -189,6 +221,13 @@ func mapKeyFile(b []byte) (keyStore, error) {
 	if err != nil {
 		return keyStore{}, err
 	}
+	return mapKeyFileDir(b, dir), nil
+}
+
+// mapKeyFileDir is mapKeyFile with the file's directory already read and
+// checked (keyFileDirectoryTail against len(b)): it touches no byte of b,
+// so mapping a part costs no read at all until its keys are looked up.
+func mapKeyFileDir(b []byte, dir []keyFileEntry) keyStore {
 	s := keyStore{pages: make([]*keyPage, len(dir))}
 	for i, e := range dir {
 		if e.kind == 0 {
@@ -212,7 +251,7 @@ func mapKeyFile(b []byte) (keyStore, error) {
 		s.bytes += len(data)
 	}
 	s.mapped, s.mappedPer = [][]byte{b}, max(len(dir), 1)
-	return s, nil
+	return s
 }
 
 // verifyKeyFile checks every page of the key file f (whose directory
