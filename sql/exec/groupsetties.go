@@ -25,7 +25,7 @@ var groupSetTiesUndetermined = &types.Error{Code: types.CodeUnsupported,
 	Message: "not supported yet: ORDER BY leaving tied rows of different grouping sets that print alike in every grouping column (a NULL group and a total row): PostgreSQL's plan decides their order; add GROUPING(…) as an ORDER BY key"}
 
 // groupSetCols are, when rel (a Sort's input) is an Aggregate with
-// grouping sets under projections and filters only, the IDs its group
+// grouping sets under projections, filters and DISTINCT only, the IDs its group
 // columns keep in rel's output (ok); ok is false for any other input.
 func groupSetCols(rel plan.Rel) (cols map[plan.ColumnID]bool, ok bool) {
 	switch x := rel.(type) {
@@ -39,6 +39,8 @@ func groupSetCols(rel plan.Rel) (cols map[plan.ColumnID]bool, ok bool) {
 		}
 		return cols, true
 	case *plan.Filter:
+		return groupSetCols(x.Input)
+	case *plan.Distinct:
 		return groupSetCols(x.Input)
 	case *plan.Project:
 		in, ok := groupSetCols(x.Input)
