@@ -110,10 +110,14 @@ func (e *Engine) runHead(ctx context.Context, req Request) (*Result, history.Rea
 		hdr.Columns = append(hdr.Columns, history.Column{Name: c.Name, Type: c.TypeName, Key: c.Key})
 	}
 	schema := SchemaOf(t.Rel)
-	if err := opaqueRefusal(req, schema, relColumns(t.Rel)); err != nil {
+	oids, err := opaqueRefusal(req, schema, relColumns(t.Rel))
+	if err != nil {
 		return nil, hdr, true, err // opaque.go
 	}
 	plan, err := Bind(req, schema)
+	if err == nil {
+		err = plan.typeColumns(oids) // typedtext.go
+	}
 	if err != nil {
 		return nil, hdr, true, err
 	}

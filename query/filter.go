@@ -143,6 +143,14 @@ func eval(n *node, v heap.PageView, live []uint64, a *arena) (t, u []uint64) {
 		}
 	case vText:
 		off, ln, data := v.Varlen(n.col)
+		if n.typed != nil { // typedtext.go
+			for s := 0; s < slots; s++ {
+				if live[s>>6]&(1<<(s&63)) != 0 && nulls[s>>6]&(1<<(s&63)) == 0 {
+					t[s>>6] |= b2u(typedMatch(n, data[off[s]:off[s]+ln[s]])) << (s & 63)
+				}
+			}
+			break
+		}
 		for s := 0; s < slots; s++ {
 			b := data[off[s] : off[s]+ln[s]]
 			t[s>>6] |= b2u(textMatch(n, b)) << (s & 63)

@@ -132,7 +132,7 @@ func (p *Plan) columnBounds(conj []*node, c int, kk rowenc.KeyKind) colBounds {
 		}
 	}
 	for _, n := range conj {
-		if n.col != c || len(n.args) > 0 {
+		if n.col != c || len(n.args) > 0 || n.typed != nil { // typed: its text's bytes do not order its values
 			continue
 		}
 		switch n.op {

@@ -9,15 +9,14 @@ import (
 
 // The engine reads every column its type catalog does not store typed
 // (heap.KindText) as text, compared bytewise: PostgreSQL's answer only for
-// text, varchar and name (under a bytewise collation). A column of
+// text, varchar and name (under a bytewise collation). uuid, inet, cidr
+// and interval are compared by value instead (typedtext.go). A column of
 // another such type — a user-defined range or composite, an enum, a
-// domain, xml, pg_lsn, but also interval, inet, jsonb, the range types,
-// uuid (whose literals may be upper case) — compares and orders otherwise
-// in PostgreSQL ('[1.0,2)' and '[1,2)' are one float8 range, '10 days' >
-// '9 days'), so a request comparing, grouping or taking min/max/sum/avg
-// of one is refused naming the column and its type; count and IS [NOT]
-// NULL (not on a composite type, whose IS NULL tests each field) are
-// answered.
+// domain, xml, pg_lsn, jsonb, the range types — compares and orders
+// otherwise in PostgreSQL ('[1.0,2)' and '[1,2)' are one float8 range),
+// so a request comparing, grouping or taking min/max/sum/avg of one is
+// refused naming the column and its type; count and IS [NOT] NULL (not
+// on a composite type, whose IS NULL tests each field) are answered.
 
 // opaqueColumn is a column as opaqueRefusal sees it.
 type opaqueColumn struct {
@@ -72,8 +71,11 @@ func headerColumns(cols []history.Column) []opaqueColumn {
 
 // opaqueRefusal is the error refusing req when it compares, groups or
 // aggregates (other than count) a column whose values the engine would
-// compare as text not as PostgreSQL does; nil otherwise.
-func opaqueRefusal(req Request, schema heap.Schema, cols []opaqueColumn) error {
+// compare as text not as PostgreSQL does; nil otherwise. A column the
+// engine compares by value (typedtext.go) passes in WHERE, and in GROUP
+// BY where equal values print alike. The columns' types are returned
+// for Plan.typeColumns.
+func opaqueRefusal(req Request, schema heap.Schema, cols []opaqueColumn) (colOIDs, error) {
 	check := func(name, what string, nullTest bool) error {
 		for i, c := range cols {
 			if c.name != name || i >= len(schema.Columns) || schema.Columns[i].Kind != heap.KindText || bytewiseText(c.oid) {
@@ -82,19 +84,22 @@ func opaqueRefusal(req Request, schema heap.Schema, cols []opaqueColumn) error {
 			if nullTest && c.nullTest {
 				return nil
 			}
+			if typed, _ := valueOrder(c.oid); typed && what == "where" || what == "group by" && valueGroups(c.oid) {
+				return nil
+			}
 			return badf("%s: column %q is of type %s, which query compares as text, not as PostgreSQL does; only count and IS [NOT] NULL are answered on it", what, name, c.typ)
 		}
 		return nil
 	}
 	for _, g := range req.GroupBy {
 		if err := check(g, "group by", false); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for _, a := range req.Aggs {
 		if a.Col != "" && a.Func != "count" {
 			if err := check(a.Col, a.Name(), false); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
@@ -113,5 +118,16 @@ func opaqueRefusal(req Request, schema heap.Schema, cols []opaqueColumn) error {
 		}
 		return check(e.Col, "where", e.Op == "is_null" || e.Op == "is_not_null")
 	}
-	return walk(req.Where)
+	if err := walk(req.Where); err != nil {
+		return nil, err
+	}
+	oids := colOIDs{}
+	for i, c := range cols {
+		if i < len(schema.Columns) && schema.Columns[i].Kind == heap.KindText {
+			if typed, _ := valueOrder(c.oid); typed {
+				oids[c.name] = c.oid
+			}
+		}
+	}
+	return oids, nil
 }

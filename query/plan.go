@@ -136,6 +136,9 @@ type Plan struct {
 	order   []boundOrder
 	Columns []ResultColumn // group columns, then aggregates
 	needed  []int          // every column the scan reads
+	// outOIDs, when set, are the types of the group columns' outputs
+	// compared by value (typedtext.go; 0: as their kind).
+	outOIDs []uint32
 }
 
 // ResultColumn names one output column and its PostgreSQL type.
@@ -165,6 +168,9 @@ type node struct {
 	nums []numv // the numeric literals of vals
 	vk   vkind
 	in   *inSet // a long IN list's lookup (filter.go), nil otherwise
+	// typed: the literals of a leaf over a text-stored column compared
+	// by value (typedtext.go), nil otherwise.
+	typed *typedLits
 }
 
 var supported = map[heap.Kind]bool{

@@ -139,6 +139,9 @@ func evalRow(n *node, row []Value) int {
 	if v.Null {
 		return -1
 	}
+	if n.typed != nil && v.K == vText { // typedtext.go
+		return int(b2u(typedMatch(n, []byte(v.S))))
+	}
 	switch n.op {
 	case "like":
 		return int(b2u(len(v.S) >= len(n.vals[0].S) && v.S[:len(n.vals[0].S)] == n.vals[0].S))
@@ -193,7 +196,7 @@ func finish(p *Plan, res *Result) (*Result, error) {
 			case y.Null:
 				c = -1
 			default:
-				c = compareValues(x, y)
+				c = p.compareOut(o.col, x, y) // typedtext.go
 			}
 			if o.desc {
 				c = -c

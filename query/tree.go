@@ -96,6 +96,7 @@ func RunTree(ctx context.Context, api Scanner, req Request) (*Result, history.Re
 		ld   treeLoader
 		vals [][]byte
 		one  []byte
+		oids colOIDs // the columns compared by value (typedtext.go)
 	)
 	defer func() {
 		if ld.h != nil {
@@ -105,6 +106,9 @@ func RunTree(ctx context.Context, api Scanner, req Request) (*Result, history.Re
 	start := func(rh history.ReadHeader, schema heap.Schema) error {
 		hdr = rh
 		full, err := Bind(req, schema)
+		if err == nil {
+			err = full.typeColumns(oids) // typedtext.go
+		}
 		if err != nil {
 			return errBind{err}
 		}
@@ -118,7 +122,10 @@ func RunTree(ctx context.Context, api Scanner, req Request) (*Result, history.Re
 		for _, c := range ld.keep {
 			sub.Columns = append(sub.Columns, schema.Columns[c])
 		}
-		if plan, err = Bind(req, sub); err != nil {
+		if plan, err = Bind(req, sub); err == nil {
+			err = plan.typeColumns(oids)
+		}
+		if err != nil {
 			return errBind{err}
 		}
 		ld.h, err = heap.New(sub, heap.Config{})
@@ -129,7 +136,8 @@ func RunTree(ctx context.Context, api Scanner, req Request) (*Result, history.Re
 	if rs, ok := api.(RowScanner); ok {
 		err = rs.ScanRows(ctx, rr, func(rh history.ReadHeader, rel *wal.Relation) error {
 			schema := SchemaOf(rel)
-			if err := opaqueRefusal(req, schema, relColumns(rel)); err != nil {
+			var err error
+			if oids, err = opaqueRefusal(req, schema, relColumns(rel)); err != nil {
 				hdr = rh
 				return errBind{err} // opaque.go
 			}
@@ -141,7 +149,8 @@ func RunTree(ctx context.Context, api Scanner, req Request) (*Result, history.Re
 			for _, c := range rh.Columns {
 				schema.Columns = append(schema.Columns, heap.Column{Name: c.Name, Kind: heap.KindForType(c.Type)})
 			}
-			if err := opaqueRefusal(req, schema, headerColumns(rh.Columns)); err != nil {
+			var err error
+			if oids, err = opaqueRefusal(req, schema, headerColumns(rh.Columns)); err != nil {
 				hdr = rh
 				return errBind{err} // opaque.go
 			}

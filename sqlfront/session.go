@@ -1017,9 +1017,12 @@ func (s *session) encoder(p *plan, formats []int16) func([]Value) ([][]byte, err
 					// regOutputs); its send form is an OID: refused.
 					return nil, unsupported(-1, "binary format for type "+lplan.RegTypeName(k)).hint("request text format for this column")
 				}
-				b, err := s.binary(v, t, txt)
-				if err != nil {
-					return nil, err
+				b, ok := opaqueSend(p, t, txt) // opaquesend.go
+				if !ok {
+					var err error
+					if b, err = s.binary(v, t, txt); err != nil {
+						return nil, err
+					}
 				}
 				buf = append(buf, b...)
 			}

@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/sidecar-dev/sidecar/query"
-	"github.com/sidecar-dev/sidecar/sqlfront"
 )
 
 // TestUnknownTypeColumns (issue 21): columns of types sidecar's type
@@ -172,8 +171,6 @@ func TestUnknownTypeColumns(t *testing.T) {
 func unknownTypeQueries(t *testing.T, r *rig, pgc *pgconn.PgConn) {
 	t.Helper()
 	ctx := context.Background()
-	head := &query.Engine{Tree: r.hist, Heads: r.src.(*sqlfront.HistorySource).Head}
-	tree := &query.Engine{Tree: r.hist}
 	leaf := func(col, op string, vals ...string) *query.Expr { return &query.Expr{Op: op, Col: col, Values: vals} }
 	answered := []struct {
 		req query.Request
@@ -186,23 +183,9 @@ func unknownTypeQueries(t *testing.T, r *rig, pgc *pgconn.PgConn) {
 		{query.Request{Table: "public.ut", Aggs: []query.Agg{{Func: "count", Col: "m"}}, Where: leaf("id", ">", "2")},
 			"SELECT count(m) FROM ut WHERE id > 2"},
 	}
+	engines := queryEngines(r) // valuetypes_query_test.go
 	for _, a := range answered {
-		want := pgc.ExecParams(ctx, a.sql, nil, nil, nil, nil).Read()
-		if want.Err != nil {
-			t.Fatalf("PostgreSQL: %s: %v", a.sql, want.Err)
-		}
-		for name, e := range map[string]*query.Engine{"head": head, "tree": tree} {
-			res, _, err := e.Run(ctx, a.req)
-			if err != nil {
-				t.Errorf("query (%s) %s: %v", name, a.sql, err)
-				continue
-			}
-			for c := range res.Columns {
-				if got, _ := res.Text(0, c); len(want.Rows) != 1 || got != string(want.Rows[0][c]) {
-					t.Errorf("query (%s) %s: column %d = %s, PostgreSQL %q", name, a.sql, c, got, want.Rows)
-				}
-			}
-		}
+		queryMatchesPG(t, engines, pgc, a.req, a.sql)
 	}
 	refused := map[string]query.Request{
 		"fr = '[2.50,3)'":     {Table: "public.ut", Aggs: []query.Agg{{Func: "count"}}, Where: leaf("fr", "=", "[2.50,3)")},
@@ -216,7 +199,7 @@ func unknownTypeQueries(t *testing.T, r *rig, pgc *pgconn.PgConn) {
 		"di > 9":              {Table: "public.ut", Aggs: []query.Agg{{Func: "count"}}, Where: leaf("di", ">", "9")},
 	}
 	for what, req := range refused {
-		for name, e := range map[string]*query.Engine{"head": head, "tree": tree} {
+		for name, e := range engines {
 			res, _, err := e.Run(ctx, req)
 			if err == nil {
 				got, _ := res.Text(0, 0)

@@ -309,7 +309,9 @@ func (e *env) build(rel plan.Rel) (operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &sortOp{e: e, in: in, keys: x.Keys, shown: e.shown[x]}, nil
+		s := &sortOp{e: e, in: in, keys: x.Keys, shown: e.shown[x]}
+		s.groupCols, _ = groupSetCols(x.Input) // groupsetties.go
+		return s, nil
 	case *plan.Limit:
 		return e.buildLimit(x)
 	case *plan.Distinct:

@@ -32,6 +32,9 @@ type sortOp struct {
 	tieFlags  []bool
 	// shown: the sort orders the statement's result (sortties.go).
 	shown bool
+	// groupCols: the input is a grouping-sets aggregate, these its group
+	// columns (groupsetties.go).
+	groupCols map[plan.ColumnID]bool
 }
 
 func (s *sortOp) cols() []plan.ColumnID { return s.in.cols() }
@@ -55,9 +58,13 @@ func (s *sortOp) run(emit func(*Batch) error) error {
 	if s.trackTies {
 		emit = s.flagTies(keys, emit)
 	}
+	gt := s.newGroupTies(keys) // groupsetties.go
 	if s.bound > 0 || e.tempDir != "" {
 		if s.shown {
 			emit = s.checkTies(keys, emit) // sortties.go
+		}
+		if gt != nil {
+			emit = gt.wrap(emit)
 		}
 		if s.bound > 0 {
 			return s.runTopN(keys, s.bound, emit)
@@ -76,6 +83,11 @@ func (s *sortOp) run(emit func(*Batch) error) error {
 	if s.shown {
 		if err := tiesUndetermined(keys, rs.rows); err != nil { // sortties.go: before any row is sent
 			return err
+		}
+		if gt != nil {
+			if err := gt.rows(rs.rows); err != nil {
+				return err
+			}
 		}
 	}
 	return e.emitRows(rs.rows, len(s.in.cols()), emit)

@@ -1,0 +1,30 @@
+package sqlfront
+
+import "github.com/sidecar-dev/sidecar/types"
+
+// opaqueSend is the binary form of a value of a followed column's type
+// the type catalog does not know (carried as its output text,
+// unknowntypes.go), where PostgreSQL's send function for the type is
+// knowable from that text: an enum's enum_send sends the label, which is
+// enum_out's text, and a domain over an enum sends as its base type
+// (pg_type.typsend of a domain is its base type's). ok is false for any
+// other such type (a range's, a composite's, xml's send form is not the
+// text): binary() refuses it.
+func opaqueSend(p *plan, t uint32, txt string) (b []byte, ok bool) {
+	if types.Known(t) {
+		return nil, false
+	}
+	for _, tb := range p.tables {
+		if tb.Facts == nil || len(tb.Facts.ColumnTypes) != len(tb.Columns) {
+			continue
+		}
+		for i, c := range tb.Columns {
+			if c.TypeOID != t {
+				continue
+			}
+			ct := tb.Facts.ColumnTypes[i]
+			return []byte(txt), ct.Kind == 'e' && !ct.Array
+		}
+	}
+	return nil, false
+}
