@@ -46,6 +46,11 @@ type ScanRequest struct {
 	// them (PartialAgg.Worker, AggWorker.Add) instead of handing them on.
 	// The rows it hands are aggregated by the reader as before.
 	Partial *PartialAgg
+	// Small, when set (and Partial is not), says which vectors the
+	// reader takes typed (Batch.Small: an integer or numeric column read
+	// only by the small path of the aggregation above the joins reading
+	// the scan; joinvec.go). The source may hand them so or boxed.
+	Small []bool
 	// Order is the key order of an OrderedSource's read (scan_ordered.go);
 	// Want, when positive, the rows the reader takes at most when no
 	// filter drops any (a LIMIT's count and offset): the size of the
@@ -86,6 +91,7 @@ func (s *scanOp) runTyped(emit func(*Batch) error) (bool, error) {
 		req.Key = s.keyBounds()
 	}
 	req.Reuse = s.transient
+	req.Small = s.small // joinvec.go
 	late := s.late
 	if len(s.keySteps) > 0 && (s.filter == nil || s.late != nil) {
 		late = late.with(e, s.s, s.keySteps)
