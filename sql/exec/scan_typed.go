@@ -87,8 +87,8 @@ func (s *scanOp) runTyped(emit func(*Batch) error) (bool, error) {
 	for i, id := range s.s.Cols {
 		req.OIDs[i] = e.md.Column(id).Type.OID
 	}
-	if !s.repeat { // a cached scan reads every row once, for every outer value
-		req.Key = s.keyBounds()
+	if !s.repeat || s.noCache { // a cached scan reads every row once, for every outer value
+		req.Key = s.keyBounds() // scan_outerkey.go: an uncached repeated scan's key may read outer columns
 	}
 	req.Reuse = s.transient
 	req.Small = s.small // joinvec.go
@@ -145,6 +145,9 @@ func (s *scanOp) keyBounds() *KeyBounds {
 		return nil
 	}
 	eval := func(x plan.Scalar) (types.Value, plan.OID, bool) {
+		if v, oid, outer := s.outerKey(x); outer {
+			return v, oid, v != nil
+		}
 		ok := true
 		plan.Walk(x, func(y plan.Scalar) bool {
 			switch y.(type) {
