@@ -169,7 +169,7 @@ func scanUnit(ctx context.Context, p snapshot.Pages, rd *heap.ColReader, u int, 
 	})
 	ch.pool = pool // handed back by the scan's goroutine once read
 	ch.raw = raw
-	if agg != nil {
+	if agg != nil || req.Small != nil {
 		ch.small = smallScanCols(req, raw, f) // vexec_typed.go
 	}
 	from := u * pscanUnitPages

@@ -234,6 +234,9 @@ func scanPages(ctx context.Context, p snapshot.Pages, cols []wal.Column, req *ex
 	}
 	ch := newPageChunker(ctx, req, decs, lf, fn)
 	ch.raw = rawCols(cols, req) // vexec_colcmp.go
+	if req.Partial == nil {
+		ch.small = smallScanCols(req, ch.raw, lf) // vexec_typed.go: the joins' reader
+	}
 	if req.Reuse {
 		// One batch, refilled once fn has returned (fn keeps none).
 		ch.pool, ch.recycle = newBatchPool(len(req.Ords), 1), true

@@ -15,15 +15,19 @@ import (
 // segment) is decoded and boxed as before.
 
 // smallScanCols are the vectors of req the scan may hand typed to its
-// aggregation worker (nil: none): those the aggregation reads only
-// through the small path (exec.PartialAgg.SmallCols), held in the pages
+// aggregation worker, or to the joins and aggregation reading it
+// (req.Small), (nil: none): those the aggregation reads only through
+// the small path (exec.PartialAgg.SmallCols), held in the pages
 // as the plan's type (raw), and read by no conjunct of the scan's filter
 // (the filter reads Vecs).
 func smallScanCols(req *exec.ScanRequest, raw []bool, f *exec.LateFilter) []bool {
-	if req.Partial == nil || raw == nil {
+	want := req.Small // the joins' reader (exec's joinvec.go)
+	if req.Partial != nil {
+		want = req.Partial.SmallCols()
+	}
+	if want == nil || raw == nil {
 		return nil
 	}
-	want := req.Partial.SmallCols()
 	small := make([]bool, len(req.Ords))
 	for c := range req.Ords {
 		if c >= len(want) || !want[c] || !raw[c] {

@@ -257,6 +257,7 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 		op.partial = op.partialFor(a, lay, pipe) // aggpartial.go
 		s.partial = op.partial
 	}
+	op.typeJoinInput() // joinvec.go
 	return op, nil
 }
 

@@ -29,6 +29,7 @@ type partialSource struct {
 	per, workers, limit int
 	mu                  sync.Mutex
 	partial, handed     int // scans with workers; batches handed on by them
+	typed               int // values handed typed
 }
 
 func (m *partialSource) ScanTyped(ctx context.Context, req *exec.ScanRequest, fn func(*exec.Batch) error) error {
@@ -48,8 +49,10 @@ func (m *partialSource) ScanLate(ctx context.Context, req *exec.ScanRequest, lf 
 				return err
 			}
 		}
-		if req.Partial != nil {
-			typeSmall(b, req)
+		if req.Partial != nil || req.Small != nil {
+			m.mu.Lock()
+			m.typed += typeSmall(b, req)
+			m.mu.Unlock()
 		}
 		batches = append(batches, b)
 	}
@@ -213,11 +216,18 @@ func typedBatch(req *exec.ScanRequest, rows [][]*string, size int) (*exec.Batch,
 
 // typeSmall hands the vectors the partial aggregation reads only through
 // its small path (PartialAgg.SmallCols) typed, as the HEAD's scan does
-// (sqlfront's vexec_typed.go): an integer, or a numeric whose digits fit
-// an int64, goes to the batch's SmallVec with its Vecs slot nil; NULL
-// and any other numeric stay boxed.
-func typeSmall(b *exec.Batch, req *exec.ScanRequest) {
-	for c, want := range req.Partial.SmallCols() {
+// (sqlfront's vexec_typed.go), and the vectors a scan under joins is
+// asked for typed (ScanRequest.Small): an integer, or a numeric whose
+// digits fit an int64, goes to the batch's SmallVec with its Vecs slot
+// nil; NULL and any other numeric stay boxed. It returns how many values
+// went typed.
+func typeSmall(b *exec.Batch, req *exec.ScanRequest) int {
+	want := req.Small
+	if req.Partial != nil {
+		want = req.Partial.SmallCols()
+	}
+	n := 0
+	for c, want := range want {
 		if !want || c >= len(b.Vecs) {
 			continue
 		}
@@ -245,6 +255,8 @@ func typeSmall(b *exec.Batch, req *exec.ScanRequest) {
 				b.Small[c] = sv
 			}
 			sv.X[i], sv.Scale[i], sv.OK[i], b.Vecs[c][i] = x, scale, true, nil
+			n++
 		}
 	}
+	return n
 }

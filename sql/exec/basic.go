@@ -152,6 +152,9 @@ type scanOp struct {
 	// partial: the hash aggregation reading the scan, offered to the
 	// source's workers (ScanRequest.Partial; aggpartial.go).
 	partial *PartialAgg
+	// small: the vectors asked of the source typed for the joins and
+	// aggregation above (ScanRequest.Small; joinvec.go).
+	small []bool
 	// sorted: for a scan in key order, the scan under a sort on the key
 	// that runs when the source cannot read in key order; want: the rows
 	// a LIMIT above needs (0: unknown) (scan_ordered.go).

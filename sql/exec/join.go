@@ -436,6 +436,7 @@ func (o *joinOut) flush(b *Batch) error {
 			}
 			out.Vecs[lw+k] = v
 		}
+		gatherSmall(out, b, o.outL, pl) // joinvec.go
 		if err := o.emit(out); err != nil {
 			return err
 		}

@@ -108,6 +108,7 @@ func (sp *joinSpill) join(mem *memAcct, left, right operator, depth int, emit fu
 	sp.left = lparts
 	out := &joinOut{outL: j.outL, outR: j.outR, ht: &hashTable{cols: make([]chunked, len(right.cols()))}, emit: emit}
 	err = left.run(func(b *Batch) error {
+		b.BoxSmall() // joinvec.go: the partition files hold Vecs
 		keys, ok, err := keysOf(b, allRows(b.N), j.lkeys, j.lconv)
 		if err != nil {
 			return err

@@ -46,6 +46,11 @@ type ScanRequest struct {
 	// them (PartialAgg.Worker, AggWorker.Add) instead of handing them on.
 	// The rows it hands are aggregated by the reader as before.
 	Partial *PartialAgg
+	// Small, when set (and Partial is not), says which vectors the
+	// reader takes typed (Batch.Small: an integer or numeric column read
+	// only by the small path of the aggregation above the joins reading
+	// the scan; joinvec.go). The source may hand them so or boxed.
+	Small []bool
 	// Order is the key order of an OrderedSource's read (scan_ordered.go);
 	// Want, when positive, the rows the reader takes at most when no
 	// filter drops any (a LIMIT's count and offset): the size of the
@@ -82,10 +87,11 @@ func (s *scanOp) runTyped(emit func(*Batch) error) (bool, error) {
 	for i, id := range s.s.Cols {
 		req.OIDs[i] = e.md.Column(id).Type.OID
 	}
-	if !s.repeat { // a cached scan reads every row once, for every outer value
-		req.Key = s.keyBounds()
+	if !s.repeat || s.noCache { // a cached scan reads every row once, for every outer value
+		req.Key = s.keyBounds() // scan_outerkey.go: an uncached repeated scan's key may read outer columns
 	}
 	req.Reuse = s.transient
+	req.Small = s.small // joinvec.go
 	late := s.late
 	if len(s.keySteps) > 0 && (s.filter == nil || s.late != nil) {
 		late = late.with(e, s.s, s.keySteps)
@@ -139,6 +145,9 @@ func (s *scanOp) keyBounds() *KeyBounds {
 		return nil
 	}
 	eval := func(x plan.Scalar) (types.Value, plan.OID, bool) {
+		if v, oid, outer := s.outerKey(x); outer {
+			return v, oid, v != nil
+		}
 		ok := true
 		plan.Walk(x, func(y plan.Scalar) bool {
 			switch y.(type) {

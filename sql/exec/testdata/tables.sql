@@ -8,3 +8,4 @@ CREATE TABLE arr (id int4, ia int4[], ta text[], na numeric[]);
 CREATE TABLE js (id int4, j jsonb, t json);
 CREATE TABLE jo (id int4, j jsonb, t json);
 CREATE TABLE ev (id int4, ts timestamp, tz timestamptz, d date, v float8, host text);
+CREATE TABLE jv (id int4, k int4, n numeric, i8 int8, i2 int2, g text);

@@ -1,0 +1,24 @@
+-- typed vectors through hash joins probe sides (joinvec.go): TestDifferentialPartial and TestJoinTypedVectors hand the columns a scan is asked for typed (ScanRequest.Small); each answer is the one PostgreSQL gives
+SELECT sum(a.n), avg(a.n), sum(a.i8), avg(a.i2), count(*) FROM jv a JOIN nums b ON a.k = b.id;
+SELECT b.s, sum(a.n), sum(a.i8), sum(a.n * a.i2), avg(a.n * 2) FROM jv a JOIN nums b ON a.k = b.id GROUP BY b.s;
+SELECT b.grp, sum(a.n - a.i2), sum(a.i8 * 2), count(*) FROM jv a JOIN w b ON a.k = b.id WHERE b.x > 0 GROUP BY b.grp;
+SELECT g, sum(n), sum(i8), count(*) FROM jv a WHERE EXISTS (SELECT 1 FROM nums b WHERE b.id = a.k) GROUP BY g;
+SELECT g, sum(n), avg(i2), count(*) FROM jv a WHERE NOT EXISTS (SELECT 1 FROM nums b WHERE b.id = a.k AND b.i8 > 15) GROUP BY g;
+SELECT a.g, sum(a.n), avg(a.i8), count(b.id) FROM jv a LEFT JOIN nums b ON a.k = b.id GROUP BY a.g;
+SELECT sum(a.n), sum(a.i8), avg(a.i2), count(*) FROM jv a JOIN nums b ON a.k = b.id JOIN w c ON b.id = c.id;
+SELECT c.grp, sum(a.n * 3), sum(a.i2 + a.i8) FROM jv a JOIN nums b ON a.k = b.id JOIN w c ON a.k = c.k GROUP BY c.grp;
+SELECT sum(a.n), sum(a.i8) FROM jv a JOIN nums b ON a.k = b.id AND a.n < b.d;
+SELECT sum(a.n * a.n), sum(a.i8 * a.i8), avg(a.i8 * 3) FROM jv a JOIN nums b ON a.k = b.id;
+SELECT b.id, sum(a.n), sum(a.i8), avg(a.i8) FROM jv a JOIN nums b ON a.i2 = b.i2 GROUP BY b.id;
+SELECT sum(a.n) FILTER (WHERE a.i2 > 0), sum(a.i8), avg(a.n) FROM jv a JOIN nums b ON a.k = b.id;
+SELECT sum(a.n), sum(a.i8) FROM jv a JOIN nums b ON a.k = b.id WHERE a.i2 > 0;
+SELECT sum(a.n), max(a.n), sum(a.i8), min(a.i8) FROM jv a JOIN nums b ON a.k = b.id;
+SELECT a.k, sum(a.n), sum(a.i2) FROM jv a JOIN nums b ON a.k = b.id GROUP BY a.k;
+SELECT sum(a.n), count(*), sum(b.d) FROM jv a RIGHT JOIN nums b ON a.k = b.id;
+SELECT sum(a.n), sum(a.i8), sum(b.d) FROM jv a FULL JOIN nums b ON a.k = b.id;
+SELECT sum(a.i8), avg(a.i2) FROM jv a JOIN nums b ON a.n = b.d;
+SELECT b.b, sum(a.n * b.d), sum(a.n) FROM jv a JOIN nums b ON a.k = b.id GROUP BY b.b;
+SELECT sum(a.n), sum(a.i8) FROM jv a JOIN jv b ON a.k = b.k;
+SELECT a.g, sum(a.n + 1), sum(a.i8 - 1), avg(a.i2 * a.i2) FROM jv a JOIN jv b ON a.id = b.id JOIN nums c ON b.k = c.id GROUP BY a.g;
+SELECT sum(a.n), sum(a.i8) FROM jv a JOIN nums b ON a.k = b.id WHERE b.i8 < 100;
+SELECT sum(n * 1.5), sum(i8) FROM jv a WHERE a.k IN (SELECT id FROM nums WHERE d > 1);
