@@ -136,9 +136,13 @@ func jdbcCanned(query string, version int) (*plan, error) {
 					if f.HasDefault {
 						def = strp(f.Default) // pgjdbc: pg_get_expr(def.adbin, def.adrelid)
 					}
-					out = append(out, []*string{strp(t.Schema), strp(t.Rel), strp(c.Name), u32(c.TypeOID), strp(boolText(f.NotNull)),
-						strp(strconv.Itoa(int(c.TypeMod))), strp(strconv.Itoa(int(typeSize(c.TypeOID)))), strp("-1"), strp(strconv.Itoa(i + 1)),
-						charOrNil(f.Identity), charOrNil(f.Generated), def, nonEmpty(c.comment(sf)), strp("0"), strp("b")})
+					ty, err := jdbcColumnType(tables, c.TypeOID) // catalog_jdbc_types.go
+					if err != nil {
+						return nil, err
+					}
+					out = append(out, []*string{strp(t.Schema), strp(t.Rel), strp(c.Name), u32(c.TypeOID), strp(boolText(f.NotNull || ty.notNull)),
+						strp(strconv.Itoa(int(c.TypeMod))), strp(strconv.Itoa(int(ty.len))), strp(strconv.Itoa(int(ty.typmod))), strp(strconv.Itoa(i + 1)),
+						charOrNil(f.Identity), charOrNil(f.Generated), def, nonEmpty(c.comment(sf)), u32(ty.base), strp(charText(ty.typtype))})
 				}
 			}
 			return out, nil
