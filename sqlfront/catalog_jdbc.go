@@ -116,6 +116,9 @@ func jdbcCanned(query string, version int) (*plan, error) {
 			if err := jdbcPartitionedListed(ex, query, true, "getColumns"); err != nil {
 				return nil, err
 			}
+			if jdbcSystemRelations(query) {
+				return nil, unsupported(-1, "getColumns of PostgreSQL's own relations (pg_catalog, information_schema): pass a schema pattern not matching them")
+			}
 			for _, t := range tables {
 				if !matches(jdbcSchemaLike, query, t.Schema) || !matches(jdbcTableLike, query, t.Rel) {
 					continue
@@ -185,35 +188,67 @@ func jdbcCanned(query string, version int) (*plan, error) {
 	return p, nil
 }
 
-// jdbcRelkind matches the relkinds of pgjdbc's getTables type clauses
-// ("c.relkind = 'v'", "c.relkind IN ('r','p')").
-var jdbcRelkind = regexp.MustCompile(`c\.relkind (?:= '(.)'|IN \(([^)]*)\))`)
+// jdbcUserKinds are pgjdbc's getTables type clauses for the relation
+// kinds sidecar lists completely, by relkind: TABLE, PARTITIONED TABLE
+// and VIEW outside the system schemas, MATERIALIZED VIEW.
+var jdbcUserKinds = map[string]byte{
+	"c.relkind = 'r' AND n.nspname !~ '^pg_' AND n.nspname <> 'information_schema'":       'r',
+	"c.relkind = 'p' AND n.nspname !~ '^pg_' AND n.nspname <> 'information_schema'":       'p',
+	"c.relkind = 'v' AND n.nspname <> 'pg_catalog' AND n.nspname <> 'information_schema'": 'v',
+	"c.relkind = 'm'": 'm',
+}
 
 // jdbcRelkinds returns the relkinds pgjdbc's getTables query asks for:
-// only those its type clauses name (" AND (false OR (…) …"), which must
-// be kinds sidecar lists completely — tables, views, materialized views —
-// else the call is refused, never answered without the indexes,
-// sequences, composite types or foreign tables PostgreSQL would list
-// (types null asks for every kind).
+// only those its type clauses name (" AND (false OR ( … ) …"), which
+// must be the clauses of kinds sidecar lists completely (jdbcUserKinds)
+// — else the call is refused, never answered without the indexes,
+// sequences, composite types, foreign tables or system and temporary
+// relations PostgreSQL would list (types null asks for every kind).
+// The clauses were read by their relkind alone before: SYSTEM TABLE
+// and TEMPORARY TABLE listed the followed tables as TABLE.
 func jdbcRelkinds(query string) (map[byte]bool, error) {
 	i := strings.Index(query, " AND (false ")
 	if i < 0 {
 		return nil, unsupported(-1, "getTables of every relation type (types null); pass the types, such as TABLE and VIEW")
 	}
+	rest := query[i:]
+	if j := strings.Index(rest, " ORDER BY "); j >= 0 {
+		rest = rest[:j]
+	}
 	kinds := map[byte]bool{}
-	for _, m := range jdbcRelkind.FindAllStringSubmatch(query[i:], -1) {
-		list := m[1]
-		if list == "" {
-			list = strings.NewReplacer("'", "", ",", "", " ", "").Replace(m[2])
-		}
-		for _, k := range []byte(list) {
-			if !strings.ContainsRune("rpvm", rune(k)) {
-				return nil, unsupported(-1, "getTables of relkind '"+string(k)+"' (sidecar lists tables and views)")
-			}
+	for clause, k := range jdbcUserKinds {
+		if strings.Contains(rest, "( "+clause+" )") {
 			kinds[k] = true
+			rest = strings.ReplaceAll(rest, "( "+clause+" )", "")
 		}
 	}
+	if strings.Contains(rest, "relkind") {
+		return nil, unsupported(-1, "getTables of this type (sidecar lists tables, partitioned tables, views and materialized views outside the system schemas)")
+	}
 	return kinds, nil
+}
+
+// jdbcSystemRelations says whether getColumns' patterns may match a
+// relation of pg_catalog or information_schema (pgcatalog_relnames.go:
+// PostgreSQL's own tables and views, which pgjdbc's relkind list takes
+// in and sidecar's answer does not hold).
+func jdbcSystemRelations(query string) bool {
+	if !matches(jdbcSchemaLike, query, "pg_catalog") && !matches(jdbcSchemaLike, query, "information_schema") {
+		return false
+	}
+	for _, names := range [][]string{pgCatalogRelations14, infoSchemaRelations} {
+		for _, n := range names {
+			if matches(jdbcTableLike, query, n) {
+				return true
+			}
+		}
+	}
+	for n := range pgCatalogRelationsSince {
+		if matches(jdbcTableLike, query, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // charOrNil is a "char" value for this canned answer: NULL for none

@@ -22,6 +22,13 @@ public class Audit {
         calls.put("getColumnPrivileges(" + k + ")", () -> md.getColumnPrivileges(null, s, t, "%"));
         calls.put("getIndexInfo(" + k + ")", () -> md.getIndexInfo(null, s, t, false, true));
       }
+      calls.put("getTables(null,%,SYSTEM TABLE)", () -> md.getTables(null, null, "%", new String[]{"SYSTEM TABLE"}));
+      calls.put("getTables(null,pg_class,SYSTEM TABLE,TABLE)", () -> md.getTables(null, null, "pg_class", new String[]{"SYSTEM TABLE", "TABLE"}));
+      calls.put("getTables(null,%,SYSTEM VIEW)", () -> md.getTables(null, null, "%", new String[]{"SYSTEM VIEW"}));
+      calls.put("getTables(null,%,TEMPORARY TABLE)", () -> md.getTables(null, null, "%", new String[]{"TEMPORARY TABLE"}));
+      calls.put("getTables(null,%,SEQUENCE,INDEX)", () -> md.getTables(null, null, "%", new String[]{"SEQUENCE", "INDEX"}));
+      calls.put("getColumns(pg_catalog,pg_class)", () -> md.getColumns(null, "pg_catalog", "pg_class", "%"));
+      calls.put("getColumns(null,views)", () -> md.getColumns(null, null, "views", "%"));
       calls.put("getColumns(public,t_types,id)", () -> md.getColumns(null, "public", "t_types", "id"));
       calls.put("getColumns(public,t_types,n_)", () -> md.getColumns(null, "public", "t_types", "n_"));
       calls.put("getCrossReference", () -> md.getCrossReference(null, "public", "parent", null, "s2", "child"));
