@@ -13,7 +13,7 @@ import "strings"
 
 // cannedTypes are the column types the canned answers use.
 var cannedTypes = map[string]uint32{"name": oidName, "oid": oidOID, "bool": oidBool, "char": oidCharType, "int2": oidInt2,
-	"int4": oidInt4, "regclass": oidRegclass}
+	"int4": oidInt4, "int8": oidInt8, "regclass": oidRegclass}
 
 // cannedCol is one canned column as PostgreSQL describes it.
 type cannedCol struct {

@@ -115,7 +115,9 @@ func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []
 		}
 		return []*plan{p}, nil
 	}
-	if p := jdbcCanned(query); p != nil {
+	if p, err := jdbcCanned(query, serverVersion(s.srv.src.Tables())); err != nil {
+		return nil, err
+	} else if p != nil {
 		return []*plan{p}, nil
 	}
 	query, err := conformStrings(query, s.literalSettings()) // scs.go
