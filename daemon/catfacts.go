@@ -44,3 +44,37 @@ func (d *daemon) pollFacts(ctx context.Context, conn *pgx.Conn) error {
 	}
 	return nil
 }
+
+// pollColumns compares every ready followed table's columns in
+// PostgreSQL with the mirror's relation (mirror.PolledRelation): a schema
+// change reaches the stream only with the table's next row change, so a
+// quiet table's ADD/DROP/RENAME COLUMN or ALTER COLUMN … TYPE is seen
+// here, within one poll (~2 s), and resynced as a differing Relation
+// message would be. Before, the SQL port served the old columns — a
+// dropped column's values included — until a row of the table changed.
+func (d *daemon) pollColumns(ctx context.Context, conn *pgx.Conn) error {
+	if d.m == nil {
+		return nil
+	}
+	var rels []*wal.Relation
+	names := map[uint32]string{}
+	for _, t := range d.m.Tables() {
+		if t.Relation != nil && t.State == mirror.StateReady && !d.isDropped(t.Name) {
+			rels = append(rels, t.Relation)
+			names[t.Relation.OID] = t.Name
+		}
+	}
+	cur, err := replication.ReadRelations(ctx, conn, rels)
+	if err != nil {
+		return fmt.Errorf("poll the followed tables' columns: %w", err)
+	}
+	for oid, rel := range cur {
+		if _, err := d.m.PolledRelation(ctx, names[oid], rel); err != nil {
+			if errors.Is(err, mirror.ErrReadOnly) {
+				return nil
+			}
+			return fmt.Errorf("poll the followed tables' columns: %w", err)
+		}
+	}
+	return nil
+}

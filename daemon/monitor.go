@@ -65,6 +65,9 @@ func (d *daemon) pollServer(ctx context.Context, conn *pgx.Conn) error {
 	if err := d.pollFacts(ctx, conn); err != nil {
 		return err
 	}
+	if err := d.pollColumns(ctx, conn); err != nil { // catfacts.go
+		return err
+	}
 	if err := d.pollPartRoots(ctx, conn); err != nil { // partroots.go
 		return err
 	}

@@ -25,5 +25,5 @@ func (s *session) libraryContext() *builtin.Context {
 		_, _ = crand.Read(seed[:]) // never fails on the supported systems (crypto/rand's contract)
 		s.rng = rand.New(rand.NewPCG(binary.LittleEndian.Uint64(seed[:8]), binary.LittleEndian.Uint64(seed[8:])))
 	}
-	return &builtin.Context{TxnStart: s.txStart, StmtStart: s.stmtStart, Clock: time.Now, Random: s.rng.Float64, Zone: s.sessionZone()}
+	return &builtin.Context{TxnStart: s.txStart, StmtStart: s.stmtStart, Clock: time.Now, Random: s.rng.Float64, Zone: s.sessionZone(), Regex: s.stmtRegex}
 }

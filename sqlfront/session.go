@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/sidecar-dev/sidecar/sql/builtin"
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
 	"maps"
 	"math"
@@ -81,6 +82,9 @@ type session struct {
 	stmtStart, txStart time.Time
 	// rng is random()'s source (clock.go), made at its first use.
 	rng *rand.Rand
+	// stmtRegex keeps the running statement's compiled regular
+	// expressions (builtin.RegexCache); a new one per statement.
+	stmtRegex *builtin.RegexCache
 }
 
 // selectTags are the command tags of selects of few rows, made once.
@@ -399,6 +403,7 @@ func (s *session) begin(ctx context.Context) (context.Context, func()) {
 	s.runMu.Unlock()
 	clear(s.stmtVers)
 	s.stmtStart = time.Now()
+	s.stmtRegex = builtin.NewRegexCache()
 	if s.tx == 'I' {
 		s.txStart = s.stmtStart
 	}

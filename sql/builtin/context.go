@@ -30,6 +30,9 @@ type Context struct {
 	// Ctx is the statement's context: pg_sleep waits on it (a cancel
 	// request, statement_timeout). Nil: pg_sleep refuses.
 	Ctx context.Context
+	// Regex keeps the statement's compiled regular expressions
+	// (regexcache.go); nil: each call compiles its pattern.
+	Regex *RegexCache
 }
 
 // unixEpoch2000 is 2000-01-01 00:00 UTC, PostgreSQL's timestamp epoch, in

@@ -644,7 +644,7 @@ func jpLikeRegex(it *types.JPItem, s string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	re, _, err := regexFor(it.Str, f, s)
+	re, _, err := regexFor(nil, it.Str, f, s)
 	if err != nil {
 		return false, err
 	}

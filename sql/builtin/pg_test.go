@@ -182,9 +182,13 @@ func runDifferential(t *testing.T, cases []call) int {
 	conn := pgConn(t)
 	reg := builtin.NewFor(types.Dialect{Version: pg.ServerVersion()})
 	bad, refused := 0, 0
+	// One library context for every case, as for a statement's rows: a
+	// compiled pattern is reused across subjects (regexcache.go), so
+	// the per-subject checks are exercised on the cached path too.
+	lib := &builtin.Context{Regex: builtin.NewRegexCache()}
 	for _, c := range cases {
 		want := pgOutcome(t.Context(), t, conn, c)
-		got := libOutcome(reg, &builtin.Context{}, c)
+		got := libOutcome(reg, lib, c)
 		if !got.same(want) && got.refused() {
 			refused++
 			if os.Getenv("SIDECAR_SHOW_REFUSED") != "" {

@@ -162,7 +162,16 @@ func checkBracket(p string, i int) (int, error) {
 
 // compileARE compiles p (its options applied to f) for Go; the form
 // says what its subjects must be checked for (checkSubject).
-func compileARE(p string, f reFlags) (*regexp.Regexp, *areForm, error) {
+func compileARE(c *Context, p string, f reFlags) (*regexp.Regexp, *areForm, error) {
+	e := c.regexCache().get(reKey{pat: p, f: f}, func() *reCompiled {
+		re, form, err := compileAREUncached(p, f)
+		return &reCompiled{re: re, form: form, err: err}
+	})
+	return e.re, e.form, e.err
+}
+
+// compileAREUncached is compileARE without the statement's cache.
+func compileAREUncached(p string, f reFlags) (*regexp.Regexp, *areForm, error) {
 	form, err := rewriteARE(p, f)
 	if err != nil {
 		return nil, nil, err
@@ -178,23 +187,31 @@ func compileARE(p string, f reFlags) (*regexp.Regexp, *areForm, error) {
 }
 
 // regexFor compiles p under f for a match against subject.
-func regexFor(p string, f reFlags, subject string) (*regexp.Regexp, *areForm, error) {
-	re, form, err := compileARE(p, f)
+func regexFor(c *Context, p string, f reFlags, subject string) (*regexp.Regexp, *areForm, error) {
+	re, form, err := compileARE(c, p, f)
 	if err != nil {
 		return nil, nil, err
 	}
-	if form.flags.icase && (!isASCII(p) || !isASCII(subject)) {
-		return nil, nil, unsupported("case-insensitive matching of non-ASCII text")
-	}
-	if err := form.checkSubject(subject); err != nil {
+	if err := subjectAllowed(form, p, subject); err != nil {
 		return nil, nil, err
 	}
 	return re, form, nil
 }
 
+// subjectAllowed refuses a subject whose match against p (compiled to
+// form) could differ
+// between Go and PostgreSQL (non-ASCII text under case-insensitive
+// matching, checkSubject's cases).
+func subjectAllowed(form *areForm, p, subject string) error {
+	if form.flags.icase && (!isASCII(p) || !isASCII(subject)) {
+		return unsupported("case-insensitive matching of non-ASCII text")
+	}
+	return form.checkSubject(subject)
+}
+
 func (r *Registry) addRegex() {
 	match := func(icase, neg bool) Impl {
-		return func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		return func(c *Context, a []types.Value, _ []OID) (types.Value, error) {
 			f := reFlags{icase: icase}
 			if len(a) > 2 {
 				var err error
@@ -202,7 +219,7 @@ func (r *Registry) addRegex() {
 					return nil, err
 				}
 			}
-			re, _, err := regexFor(str(a[1]), f, str(a[0]))
+			re, _, err := regexFor(c, str(a[1]), f, str(a[0]))
 			if err != nil {
 				return nil, err
 			}

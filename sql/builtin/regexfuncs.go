@@ -64,22 +64,30 @@ func (t *subject) text(so, eo int) string { return t.s[t.off[so]:t.off[eo]] }
 // compileMatcher compiles p (its options applied to f) for a search
 // of subject s. groups says whether the caller reads capture groups:
 // those are run only where Go's choice of submatches is PostgreSQL's.
-func compileMatcher(p string, f reFlags, groups bool, s string) (*areMatcher, error) {
-	re, form, err := regexFor(p, f, s)
-	if err != nil {
+func compileMatcher(c *Context, p string, f reFlags, groups bool, s string) (*areMatcher, error) {
+	e := c.regexCache().get(reKey{pat: p, f: f, matcher: true}, func() *reCompiled {
+		re, form, err := compileAREUncached(p, f)
+		if err != nil {
+			return &reCompiled{err: err}
+		}
+		out := &reCompiled{re: re, form: form, noBOL: re}
+		if re.NumSubexp() > 0 {
+			out.subErr = checkSubmatches(form.pat)
+		}
+		if strings.Contains(form.pat, "^") && !form.flags.nlAnchor {
+			out.noBOL, out.err = form.compile(neverBOL(form.pat))
+		}
+		return out
+	})
+	if e.err != nil {
+		return nil, e.err
+	}
+	if err := subjectAllowed(e.form, p, s); err != nil {
 		return nil, err
 	}
-	m := &areMatcher{re: re, groups: re.NumSubexp(), lineStart: form.lineStart}
-	if groups && m.groups > 0 {
-		if err := checkSubmatches(form.pat); err != nil {
-			return nil, err
-		}
-	}
-	m.noBOL = re
-	if strings.Contains(form.pat, "^") && !form.flags.nlAnchor {
-		if m.noBOL, err = form.compile(neverBOL(form.pat)); err != nil {
-			return nil, err
-		}
+	m := &areMatcher{re: e.re, noBOL: e.noBOL, groups: e.re.NumSubexp(), lineStart: e.form.lineStart}
+	if groups && m.groups > 0 && e.subErr != nil {
+		return nil, e.subErr
 	}
 	return m, nil
 }
@@ -241,7 +249,7 @@ func (r *Registry) addRegexFuncs() {
 		return // the functions below are PostgreSQL 15's
 	}
 	// regexp_count(string, pattern [, start [, flags]])
-	count := func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+	count := func(c *Context, a []types.Value, _ []OID) (types.Value, error) {
 		start := optInt(a, 2, 1)
 		if start <= 0 {
 			return nil, reParamErr("start", start)
@@ -254,7 +262,7 @@ func (r *Registry) addRegexFuncs() {
 		if err != nil {
 			return nil, err
 		}
-		m, err := compileMatcher(str(a[1]), f, false, str(a[0]))
+		m, err := compileMatcher(c, str(a[1]), f, false, str(a[0]))
 		if err != nil {
 			return nil, err
 		}
@@ -267,7 +275,7 @@ func (r *Registry) addRegexFuncs() {
 	// regexp_instr(string, pattern [, start [, N [, endoption [, flags [, subexpr]]]]])
 	// and regexp_substr(string, pattern [, start [, N [, flags [, subexpr]]]])
 	nth := func(instr bool) Impl {
-		return func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		return func(c *Context, a []types.Value, _ []OID) (types.Value, error) {
 			fi, si := 4, 5 // flags' and subexpr's argument index
 			if instr {
 				fi, si = 5, 6
@@ -298,7 +306,7 @@ func (r *Registry) addRegexFuncs() {
 			if err != nil {
 				return nil, err
 			}
-			m, err := compileMatcher(str(a[1]), f, sub > 0, str(a[0]))
+			m, err := compileMatcher(c, str(a[1]), f, sub > 0, str(a[0]))
 			if err != nil {
 				return nil, err
 			}
@@ -342,7 +350,7 @@ func (r *Registry) addRegexFuncs() {
 		}
 	}
 
-	ext := func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+	ext := func(c *Context, a []types.Value, _ []OID) (types.Value, error) {
 		start, n := i64(a[3]), int64(-1)
 		if start <= 0 {
 			return nil, reParamErr("start", start)
@@ -356,7 +364,7 @@ func (r *Registry) addRegexFuncs() {
 		if len(a) > 5 {
 			flags = str(a[5])
 		}
-		return regexReplaceAt(a, flags, start, n)
+		return regexReplaceAt(c, a, flags, start, n)
 	}
 	r.def("regexp_replace", tx, ext, tx, tx, tx, i4)
 	r.def("regexp_replace", tx, ext, tx, tx, tx, i4, i4)
@@ -368,7 +376,7 @@ func (r *Registry) addRegexMatch() {
 	// regexp_match(string, pattern [, flags]): the first match's groups
 	// (or the whole match) as text[], NULL without a match.
 	textArr := types.ArrayOf(tx)
-	match := func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+	match := func(c *Context, a []types.Value, _ []OID) (types.Value, error) {
 		flags := ""
 		if len(a) > 2 {
 			flags = str(a[2])
@@ -381,7 +389,7 @@ func (r *Registry) addRegexMatch() {
 			return nil, &Error{Code: CodeInvalidParameter, Message: "regexp_match() does not support the \"global\" option",
 				Hint: "Use the regexp_matches function instead."}
 		}
-		ms, err := regexpMatches(str(a[0]), str(a[1]), f)
+		ms, err := regexpMatches(c, str(a[0]), str(a[1]), f)
 		if err != nil || len(ms) == 0 {
 			return nil, err
 		}
@@ -391,12 +399,12 @@ func (r *Registry) addRegexMatch() {
 	r.def("regexp_match", textArr, match, tx, tx, tx)
 
 	// regexp_split_to_array(string, pattern [, flags])
-	split := func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+	split := func(c *Context, a []types.Value, _ []OID) (types.Value, error) {
 		flags := ""
 		if len(a) > 2 {
 			flags = str(a[2])
 		}
-		parts, err := RegexpSplit(str(a[0]), str(a[1]), flags, "regexp_split_to_array()")
+		parts, err := RegexpSplit(c, str(a[0]), str(a[1]), flags, "regexp_split_to_array()")
 		if err != nil {
 			return nil, err
 		}
@@ -407,11 +415,11 @@ func (r *Registry) addRegexMatch() {
 
 	// regexp_replace(source, pattern, replacement [, flags]) and
 	// (source, pattern, replacement, start [, N [, flags]])
-	r.def("regexp_replace", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-		return regexReplaceAt(a, "", 1, -1)
+	r.def("regexp_replace", tx, func(c *Context, a []types.Value, _ []OID) (types.Value, error) {
+		return regexReplaceAt(c, a, "", 1, -1)
 	}, tx, tx, tx)
-	r.def("regexp_replace", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-		return regexReplaceAt(a, str(a[3]), 1, -1)
+	r.def("regexp_replace", tx, func(c *Context, a []types.Value, _ []OID) (types.Value, error) {
+		return regexReplaceAt(c, a, str(a[3]), 1, -1)
 	}, tx, tx, tx, tx)
 }
 
@@ -419,8 +427,8 @@ func (r *Registry) addRegexMatch() {
 // regexp_match and regexp_matches give them: a text[] of the capture
 // groups (NULL for one that did not take part), or of the whole match
 // when p has no group.
-func regexpMatches(s, p string, f reFlags) ([]types.Value, error) {
-	m, err := compileMatcher(p, f, true, s)
+func regexpMatches(c *Context, s, p string, f reFlags) ([]types.Value, error) {
+	m, err := compileMatcher(c, p, f, true, s)
 	if err != nil {
 		return nil, err
 	}
@@ -445,23 +453,25 @@ func regexpMatches(s, p string, f reFlags) ([]types.Value, error) {
 
 // RegexpMatches is the set regexp_matches(s, p [, flags]) returns: one
 // text[] per match (per match of the first only without 'g').
-func RegexpMatches(s, p, flags string) ([]types.Value, error) {
+// c may be nil (no compile cache).
+func RegexpMatches(c *Context, s, p, flags string) ([]types.Value, error) {
 	f, err := regexFlags(flags, true)
 	if err != nil {
 		return nil, err
 	}
-	return regexpMatches(s, p, f)
+	return regexpMatches(c, s, p, f)
 }
 
 // RegexpSplit is the pieces of s between the matches of p
 // (regexp_split_to_table, and regexp_split_to_array's elements); fn
 // names the function in the error for a 'g' flag.
-func RegexpSplit(s, p, flags, fn string) ([]types.Value, error) {
+// c may be nil (no compile cache).
+func RegexpSplit(c *Context, s, p, flags, fn string) ([]types.Value, error) {
 	f, err := reNoGlobal(flags, fn)
 	if err != nil {
 		return nil, err
 	}
-	m, err := compileMatcher(p, f, false, s)
+	m, err := compileMatcher(c, p, f, false, s)
 	if err != nil {
 		return nil, err
 	}
@@ -478,7 +488,7 @@ func RegexpSplit(s, p, flags, fn string) ([]types.Value, error) {
 // regexReplaceAt is replace_text_regexp: a[0] with the n-th match from
 // character start on replaced by a[2] (n = 0: every match; n < 0: by
 // the 'g' flag, every match or the first).
-func regexReplaceAt(a []types.Value, flags string, start, n int64) (types.Value, error) {
+func regexReplaceAt(c *Context, a []types.Value, flags string, start, n int64) (types.Value, error) {
 	src, p, repl := str(a[0]), str(a[1]), str(a[2])
 	f, err := regexFlags(flags, true)
 	if err != nil {
@@ -490,7 +500,7 @@ func regexReplaceAt(a []types.Value, flags string, start, n int64) (types.Value,
 			n = 0
 		}
 	}
-	m, err := compileMatcher(p, f, readsGroup(repl), src)
+	m, err := compileMatcher(c, p, f, readsGroup(repl), src)
 	if err != nil {
 		return nil, err
 	}
@@ -581,8 +591,8 @@ func replaceEscapes(b *strings.Builder, repl string, t *subject, loc []int) {
 // regexSubstring is substring(s from p) (textregexsubstr): the first
 // match's first capture group (NULL when it did not take part), or the
 // whole match when p has none; NULL without a match.
-func regexSubstring(s, p string) (types.Value, error) {
-	m, err := compileMatcher(p, reFlags{}, true, s)
+func regexSubstring(c *Context, s, p string) (types.Value, error) {
+	m, err := compileMatcher(c, p, reFlags{}, true, s)
 	if err != nil {
 		return nil, err
 	}
@@ -611,15 +621,15 @@ func regexSubstring(s, p string) (types.Value, error) {
 // searched here, each part matched whole by Go (a string is in a
 // part's language the same way in both engines: the subset regex.go
 // checks).
-func similarSubstring(s, p, esc string) (types.Value, error) {
+func similarSubstring(c *Context, s, p, esc string) (types.Value, error) {
 	re, parts, err := similarParts(p, esc, true)
 	if err != nil {
 		return nil, err
 	}
 	if parts == nil {
-		return regexSubstring(s, re)
+		return regexSubstring(c, s, re)
 	}
-	return splitSimilar(s, parts)
+	return splitSimilar(c, s, parts)
 }
 
 // maxSimilarSplit bounds the subject of a SIMILAR substring with
@@ -629,12 +639,12 @@ const maxSimilarSplit = 4096
 // splitSimilar is B's text of the split s = a+b+c where a matches
 // parts[0] and is shortest, then b matches parts[1] and is longest, c
 // matching parts[2]; NULL when there is none.
-func splitSimilar(s string, parts []string) (types.Value, error) {
+func splitSimilar(ctx *Context, s string, parts []string) (types.Value, error) {
 	if utf8.RuneCountInString(s) > maxSimilarSplit {
 		return nil, unsupported("substring(… SIMILAR … ESCAPE …) with escape-double-quote separators of a string longer than %d characters", maxSimilarSplit)
 	}
 	whole := func(p string) (*regexp.Regexp, error) {
-		re, _, err := regexFor("^(?:"+p+")$", reFlags{}, s)
+		re, _, err := regexFor(ctx, "^(?:"+p+")$", reFlags{}, s)
 		return re, err
 	}
 	a, err := whole(parts[0])

@@ -354,11 +354,11 @@ func (r *Registry) addStrings() {
 		r.def(n, tx, sub2, tx, i4)
 		r.def(n, tx, sub3, tx, i4, i4)
 	}
-	r.def("substring", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) { // regexfuncs.go
-		return regexSubstring(str(a[0]), str(a[1]))
+	r.def("substring", tx, func(c *Context, a []types.Value, _ []OID) (types.Value, error) { // regexfuncs.go
+		return regexSubstring(c, str(a[0]), str(a[1]))
 	}, tx, tx)
-	r.def("substring", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
-		return similarSubstring(str(a[0]), str(a[1]), str(a[2]))
+	r.def("substring", tx, func(c *Context, a []types.Value, _ []OID) (types.Value, error) {
+		return similarSubstring(c, str(a[0]), str(a[1]), str(a[2]))
 	}, tx, tx, tx)
 	r.def("overlay", tx, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
 		return overlay(str(a[0]), str(a[1]), i64(a[2]), int64(utf8.RuneCountInString(str(a[1]))))

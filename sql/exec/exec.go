@@ -160,7 +160,7 @@ func newEnv(ctx context.Context, src Source, md *plan.Metadata, limit int64, par
 	return &env{ctx: ctx, src: src, md: md, params: params, limit: limit, acct: membudget.AccountFrom(ctx),
 		ctes: map[*plan.CTE]*rowSet{}, subVals: map[*plan.Subquery]*subResult{},
 		cteOuter: map[*plan.CTE][]plan.ColumnID{}, cteKey: map[*plan.CTE][]types.Value{},
-		outer: map[plan.ColumnID]types.Value{}, clock: &builtin.Context{}}
+		outer: map[plan.ColumnID]types.Value{}, clock: &builtin.Context{Regex: builtin.NewRegexCache()}}
 }
 
 // check reports a cancelled or timed-out statement.
@@ -234,6 +234,9 @@ func (p *Prepared) run(ctx context.Context, src Source, opts Options, emit func(
 	if opts.Clock != nil {
 		c := *opts.Clock
 		c.Ctx = ctx // pg_sleep waits on the statement
+		if c.Regex == nil {
+			c.Regex = builtin.NewRegexCache()
+		}
 		e.clock = &c
 	}
 	e.winNeed, e.winStacked = windowNeeds(p.root)

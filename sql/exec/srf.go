@@ -111,7 +111,7 @@ func (s *srfOp) series(vals []types.Value) (func() (types.Value, bool, error), e
 		return subscripts(vals, s.f.Args[0].Type().OID), nil // rowsfrom.go
 	}
 	if s.f.Name == "unnest" || s.f.Name == "regexp_matches" || s.f.Name == "regexp_split_to_table" {
-		elems, err := srfElems(s.f.Name, vals) // regexsrf.go
+		elems, err := srfElems(s.e.clock, s.f.Name, vals) // regexsrf.go
 		if err != nil {
 			return nil, err
 		}
