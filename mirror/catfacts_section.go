@@ -12,8 +12,8 @@ import "github.com/sidecar-dev/sidecar/wal"
 //     types ('u'), its publications ('p'), its extensions ('x'), what
 //     psql's listings read ('l'), its types' details ('m'), a table's
 //     ACLs, policies and index columns ('n'), its parents, partitioned
-//     ancestors and views' column comments ('o'), and its columns' types
-//     ('q'). A section's fields
+//     ancestors and views' column comments ('o'), its columns' types
+//     ('q') and what psql's describe commands read ('v'). A section's fields
 //     follow its mark inline, or as one length-prefixed body (a later
 //     sidecar may append fields to a body; a reader skips what it does
 //     not know). An absent section writes nothing.
@@ -50,6 +50,7 @@ func factsSections() []factsSection {
 		{mark: accessMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Access != nil }, encode: encodeAccess, decode: decodeAccess},                         // catfacts_access.go
 		{mark: inheritsMark, body: true, present: func(f *wal.Facts) bool { return f.Inherits != nil }, encode: encodeInherits, decode: decodeInherits},                                           // catfacts_inherits.go
 		{mark: columnTypesMark, body: true, present: func(f *wal.Facts) bool { return f.ColumnTypes != nil }, encode: encodeColumnTypes, decode: decodeColumnTypes},                               // catfacts_coltypes.go
+		{mark: psqlMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Psql != nil }, encode: encodePsql, decode: decodePsql},                                 // catfacts_psql.go
 	}
 }
 
