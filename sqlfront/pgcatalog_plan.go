@@ -408,8 +408,7 @@ func (s *visibleSet) of(oid uint32) types.Value {
 func (s *visibleSet) build() {
 	rels := catalogRels(s.tables) // pgcatalog_reg.go
 	// The views pg_class lists (viewClassRows) are relations too; they
-	// are not in catalogRels, whose names regclass resolves (regclass of
-	// a view is refused: viewNamed).
+	// are not in catalogRels (regclass resolves them through viewNamed).
 	_, ns := (&pgCatCtx{tables: s.tables}).namespaces()
 	for _, v := range listedViews(s.tables, ns) {
 		rels = append(rels, catRel{v.Schema, v.Name, v.OID})

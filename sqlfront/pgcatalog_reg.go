@@ -59,18 +59,20 @@ func catalogRels(tables []Table) []catRel {
 	return rels
 }
 
-// viewNamed says whether schema.name is a view pg_class lists: regclass
-// does not resolve views (what a view's OID reaches is not all served:
-// its comments in pg_description, its rule, its INSTEAD OF triggers),
-// and refuses them rather than saying they do not exist.
-func viewNamed(tables []Table, schema, name string) bool {
+// viewNamed is the OID of the view schema.name pg_class lists (false:
+// none). regclass resolves a view to its OID (psql's \sv looks the view
+// up so): what the OID reaches is proven or refused by the reach
+// analysis (pgcatalog_reach.go: pg_attribute and pg_description rows of
+// a view only where served), and regclass output of a view's OID stays
+// refused (catalogRels lists no views).
+func viewNamed(tables []Table, schema, name string) (uint32, bool) {
 	_, ns := (&pgCatCtx{tables: tables}).namespaces()
 	for _, v := range listedViews(tables, ns) {
 		if v.Schema == schema && v.Name == name {
-			return true
+			return v.OID, true
 		}
 	}
-	return false
+	return 0, false
 }
 
 // regRefused is the refusal of a reg value sidecar's catalog does not
@@ -183,8 +185,8 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 						return int64(r.oid), nil
 					}
 				}
-				if viewNamed(tables, names[0], names[1]) {
-					return nil, regRefused(kind, "the view '"+s+"'")
+				if o, ok := viewNamed(tables, names[0], names[1]); ok {
+					return int64(o), nil
 				}
 				if tn := (wal.TableName{Schema: names[0], Name: names[1]}); slices.Contains(partRootNames(c.pl.src), tn) {
 					return nil, partRootLookupRefused("regclass", tn) // partmid.go
@@ -209,8 +211,8 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 						return int64(r.oid), nil
 					}
 				}
-				if viewNamed(tables, p, names[0]) {
-					return nil, regRefused(kind, "the view '"+s+"'")
+				if o, ok := viewNamed(tables, p, names[0]); ok {
+					return int64(o), nil
 				}
 				if tn := (wal.TableName{Schema: p, Name: names[0]}); slices.Contains(partRootNames(c.pl.src), tn) {
 					return nil, partRootLookupRefused("regclass", tn) // partmid.go
