@@ -27,6 +27,20 @@ func encodePsql(b *enc, f *wal.Facts) {
 		}
 		b.str(n.Comment)
 	}
+	b.byte(flagBits(p.Functions != nil))
+	b.uvarint(uint64(len(p.Functions)))
+	for _, fn := range p.Functions {
+		b.uvarint(uint64(fn.OID))
+		b.str(fn.Schema)
+		b.str(fn.Name)
+		b.uvarint(uint64(len(fn.ArgTypes)))
+		for _, a := range fn.ArgTypes {
+			b.uvarint(uint64(a))
+		}
+		b.str(fn.Def)
+		b.byte(fn.Kind)
+		b.uvarint(uint64(fn.BuiltinSameName))
+	}
 }
 
 // decodePsql reads the body encodePsql writes; bytes after the fields
@@ -42,6 +56,20 @@ func decodePsql(b *dec, f *wal.Facts) {
 		}
 		d.Comment = b.str()
 		p.Namespaces = append(p.Namespaces, d)
+	}
+	if len(b.b) > 0 && b.err == nil { // written with the functions
+		read := b.byte()&1 != 0
+		if read {
+			p.Functions = []wal.FunctionDetail{}
+		}
+		for n := b.count(); n > 0 && b.err == nil; n-- {
+			fn := wal.FunctionDetail{OID: uint32(b.uvarint()), Schema: b.str(), Name: b.str()}
+			for k := b.count(); k > 0 && b.err == nil; k-- {
+				fn.ArgTypes = append(fn.ArgTypes, uint32(b.uvarint()))
+			}
+			fn.Def, fn.Kind, fn.BuiltinSameName = b.str(), b.byte(), int(b.uvarint())
+			p.Functions = append(p.Functions, fn)
+		}
 	}
 	if b.err != nil {
 		return // the section codec fails the record

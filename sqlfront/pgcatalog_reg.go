@@ -150,6 +150,7 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 			return eval(v[0].(string))
 		}}
 	}
+	c.stampFacts() // the names resolve through the facts (pgcatalog_stamp.go)
 	tables := c.pl.src.Tables()
 	path := c.searchPath()
 	db := c.pl.sess.database
@@ -238,7 +239,17 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 			return int64(t.OID), nil
 		}), nil
 	case oidRegprocT:
-		return in(regprocIn(tables)), nil // pgcatalog_regproc.go
+		builtin := regprocIn(tables) // pgcatalog_regproc.go
+		return in(func(s string) (types.Value, error) {
+			if names, err := qualifiedName(s); err == nil {
+				if v, ok, err := regprocUser(tables, path, s, names); ok { // pgcatalog_funcdef.go
+					return v, err
+				}
+			}
+			return builtin(s)
+		}), nil
+	case oidRegprocedureT:
+		return in(regprocedureIn(tables, path)), nil // pgcatalog_funcdef.go
 	case oidRegnamespaceT:
 		_, ns := (&pgCatCtx{tables: tables}).namespaces()
 		return in(func(s string) (types.Value, error) {

@@ -26,3 +26,40 @@ func TestPsqlShowView(t *testing.T) {
 		"SELECT pg_get_viewdef('shop.checked'::regclass, true)",
 	}, nil)
 }
+
+// TestPsqlShowFunction (issue 23): psql's \sf and \sf+ print a user
+// function's or procedure's definition as PostgreSQL does (the lookup
+// 'name'::regproc and 'name(args)'::regprocedure of a user function
+// was refused, pg_get_functiondef unknown), by a unique name, a
+// qualified name and a signature; an ambiguous name fails 42725 and an
+// unknown one 42883 and an aggregate 42809 as on PostgreSQL; a name
+// pg_catalog also has is refused. CREATE OR REPLACE FUNCTION while following is
+// read by the catalog poll.
+func TestPsqlShowFunction(t *testing.T) {
+	r := newRig(t, []string{"public.items"}, []string{
+		"CREATE SCHEMA shop",
+		"CREATE TABLE items (id int PRIMARY KEY, name text, qty int)",
+		"CREATE FUNCTION add(a int, b int DEFAULT 1) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT a + b'",
+		"CREATE FUNCTION shop.greet(who text) RETURNS text LANGUAGE plpgsql STABLE STRICT AS $$BEGIN RETURN 'hi ' || who; END$$",
+		"CREATE FUNCTION shop.greet(who text, n int) RETURNS SETOF text LANGUAGE sql AS $$SELECT 'hi ' || who FROM generate_series(1, n)$$",
+		"CREATE PROCEDURE shop.noop() LANGUAGE sql AS 'SELECT 1'",
+		"CREATE FUNCTION shop.upper(x int) RETURNS int LANGUAGE sql AS 'SELECT x'",
+		"CREATE AGGREGATE shop.total(int) (SFUNC = int4pl, STYPE = int, INITCOND = '0')",
+	})
+	cmds := []string{`\sf add`, `\sf+ add`, `\sf public.add`, `\sf add(int, int)`, `\sf add(integer,integer)`, `\sf shop.greet(text)`,
+		`\sf+ shop.greet(text, integer)`, `\sf shop.greet`, `\sf shop.noop`, `\sf shop.noop()`, `\sf shop.nosuch`, `\sf shop.greet(int)`,
+		`\sf shop.upper`, `\sf shop.total`}
+	psqlSameOrSameError(t, r, false, cmds...) // pgcatalog_typedetail_test.go
+	// \sf prints a failed lookup without its SQLSTATE: the lookups
+	// psql sends, refused.
+	catalogCompare(t, r, nil, []string{"SELECT 'upper(text)'::pg_catalog.regprocedure::pg_catalog.oid",
+		"SELECT 'lower(text)'::pg_catalog.regprocedure::pg_catalog.oid"})
+	execSQL(t, r.pgURL, "CREATE OR REPLACE FUNCTION add(a int, b int DEFAULT 1) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT a + b + 0'",
+		"DROP FUNCTION shop.greet(text, int)")
+	pollFacts(t, r) // pgcatalog_usertypes_test.go
+	psqlSameOrSameError(t, r, false, cmds...)
+	catalogCompare(t, r, []string{
+		"SELECT pg_get_functiondef('shop.greet(text)'::regprocedure)",
+		"SELECT pg_get_functiondef('add'::regproc) = pg_get_functiondef('add(int,int)'::regprocedure)",
+	}, nil)
+}
