@@ -59,20 +59,23 @@ func catalogRels(tables []Table) []catRel {
 	return rels
 }
 
-// viewNamed is the OID of the view schema.name pg_class lists (false:
-// none). regclass resolves a view to its OID (psql's \sv looks the view
-// up so): what the OID reaches is proven or refused by the reach
-// analysis (pgcatalog_reach.go: pg_attribute and pg_description rows of
-// a view only where served), and regclass output of a view's OID stays
-// refused (catalogRels lists no views).
-func viewNamed(tables []Table, schema, name string) (uint32, bool) {
+// viewNamed finds the view or materialized view schema.name pg_class
+// lists: its OID, or found false (none). regclass resolves a view to
+// its OID (psql's \sv looks the view up so): what the OID reaches is
+// proven or refused by the reach analysis (pgcatalog_reach.go:
+// pg_attribute and pg_description rows of a view only where served; a
+// view has no indexes or constraints), and regclass output of a view's
+// OID stays refused (catalogRels lists no views). A materialized view
+// is refused (resolve false): its indexes are not read, so pg_index
+// would answer none for it.
+func viewNamed(tables []Table, schema, name string) (oid uint32, found, resolve bool) {
 	_, ns := (&pgCatCtx{tables: tables}).namespaces()
 	for _, v := range listedViews(tables, ns) {
 		if v.Schema == schema && v.Name == name {
-			return v.OID, true
+			return v.OID, true, v.Kind == 'v'
 		}
 	}
-	return 0, false
+	return 0, false, false
 }
 
 // regRefused is the refusal of a reg value sidecar's catalog does not
@@ -186,8 +189,10 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 						return int64(r.oid), nil
 					}
 				}
-				if o, ok := viewNamed(tables, names[0], names[1]); ok {
+				if o, found, resolve := viewNamed(tables, names[0], names[1]); resolve {
 					return int64(o), nil
+				} else if found {
+					return nil, regRefused(kind, "the materialized view '"+s+"'")
 				}
 				if tn := (wal.TableName{Schema: names[0], Name: names[1]}); slices.Contains(partRootNames(c.pl.src), tn) {
 					return nil, partRootLookupRefused("regclass", tn) // partmid.go
@@ -212,8 +217,10 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 						return int64(r.oid), nil
 					}
 				}
-				if o, ok := viewNamed(tables, p, names[0]); ok {
+				if o, found, resolve := viewNamed(tables, p, names[0]); resolve {
 					return int64(o), nil
+				} else if found {
+					return nil, regRefused(kind, "the materialized view '"+s+"'")
 				}
 				if tn := (wal.TableName{Schema: p, Name: names[0]}); slices.Contains(partRootNames(c.pl.src), tn) {
 					return nil, partRootLookupRefused("regclass", tn) // partmid.go

@@ -6,7 +6,8 @@ import "testing"
 // definition as PostgreSQL does (the lookup 'name'::regclass of a view
 // was refused), with options and a check option, by a qualified and an
 // unqualified name; regclass of a view is its OID, and an unknown name
-// is 42P01 as on PostgreSQL.
+// is 42P01 as on PostgreSQL; regclass of a materialized view stays
+// refused (its indexes are not read).
 func TestPsqlShowView(t *testing.T) {
 	r := newRig(t, []string{"public.items", "shop.orders"}, []string{
 		"CREATE SCHEMA shop",
@@ -19,12 +20,12 @@ func TestPsqlShowView(t *testing.T) {
 		"CREATE MATERIALIZED VIEW shop.totals AS SELECT item, sum(n) AS n FROM shop.orders GROUP BY item",
 	})
 	psqlSameOrSameError(t, r, false, `\sv item_names`, `\sv+ item_names`, `\sv public.item_names`, `\sv shop.big`, `\sv+ shop.big`,
-		`\sv shop.checked`, `\sv shop.cascade`, `\sv nosuch`, `\sv shop.totals`)
+		`\sv shop.checked`, `\sv shop.cascade`, `\sv nosuch`)
 	catalogCompare(t, r, []string{
 		"SELECT 'item_names'::regclass::oid = (SELECT oid FROM pg_class WHERE relname = 'item_names')",
 		"SELECT 'shop.big'::regclass::oid = (SELECT oid FROM pg_class WHERE relname = 'big')",
 		"SELECT pg_get_viewdef('shop.checked'::regclass, true)",
-	}, nil)
+	}, []string{"SELECT 'shop.totals'::regclass::oid"}) // a materialized view: its indexes are not read
 }
 
 // TestPsqlShowFunction (issue 23): psql's \sf and \sf+ print a user
