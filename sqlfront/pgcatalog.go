@@ -245,7 +245,7 @@ var pgRels = slices.Concat([]*pgRel{
 				if f, ok := read[n]; ok {
 					owner = u32(f.OwnerOID)
 				}
-				out = append(out, []*string{nsOID(oids[n]), sv(n), owner, pgUnknown})
+				out = append(out, []*string{nsOID(oids[n]), sv(n), owner, namespaceACL(cx.tables, oids[n])}) // pgcatalog_nspdetail.go
 			}
 			return out
 		}},

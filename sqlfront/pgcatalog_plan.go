@@ -212,7 +212,8 @@ var catalogFuncs = map[string]bool{"pg_get_expr": true, "format_type": true, "pg
 	"pg_get_userbyid": true, "obj_description": true, "col_description": true, "shobj_description": true, "pg_get_indexdef": true,
 	"pg_get_constraintdef": true, "pg_get_serial_sequence": true, "has_table_privilege": true, "has_schema_privilege": true,
 	"has_column_privilege": true, "has_database_privilege": true, "pg_table_size": true, "pg_total_relation_size": true,
-	"pg_relation_size": true, "pg_indexes_size": true, "pg_database_size": true, "pg_get_viewdef": true, "pg_encoding_to_char": true}
+	"pg_relation_size": true, "pg_indexes_size": true, "pg_database_size": true, "pg_get_viewdef": true, "pg_encoding_to_char": true,
+	"pg_get_functiondef": true}
 
 // HasFunc implements lplan.FuncCatalog.
 func (c *vecCatalog) HasFunc(name string) bool {
@@ -294,6 +295,8 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 		return &lplan.ExtFunc{Result: lplan.T(oidName), NullOK: true, Eval: func([]types.Value) (types.Value, error) { return cur, nil }}, nil
 	case "pg_get_viewdef":
 		return c.viewdefFunc(args) // views_def.go
+	case "pg_get_functiondef":
+		return c.functiondefFunc(args) // pgcatalog_funcdef.go
 	case "obj_description", "col_description", "pg_get_indexdef", "pg_get_constraintdef", "pg_get_serial_sequence", "pg_get_userbyid":
 		return c.schemaFunc(name, args) // pgcatalog_schema.go
 	case "pg_table_size", "pg_total_relation_size", "pg_relation_size", "pg_indexes_size", "pg_database_size":
@@ -398,8 +401,7 @@ func (s *visibleSet) of(oid uint32) types.Value {
 func (s *visibleSet) build() {
 	rels := catalogRels(s.tables) // pgcatalog_reg.go
 	// The views pg_class lists (viewClassRows) are relations too; they
-	// are not in catalogRels, whose names regclass resolves (regclass of
-	// a view is refused: viewNamed).
+	// are not in catalogRels (regclass resolves them through viewNamed).
 	_, ns := (&pgCatCtx{tables: s.tables}).namespaces()
 	for _, v := range listedViews(s.tables, ns) {
 		rels = append(rels, catRel{v.Schema, v.Name, v.OID})

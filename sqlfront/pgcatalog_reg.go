@@ -59,18 +59,23 @@ func catalogRels(tables []Table) []catRel {
 	return rels
 }
 
-// viewNamed says whether schema.name is a view pg_class lists: regclass
-// does not resolve views (what a view's OID reaches is not all served:
-// its comments in pg_description, its rule, its INSTEAD OF triggers),
-// and refuses them rather than saying they do not exist.
-func viewNamed(tables []Table, schema, name string) bool {
+// viewNamed finds the view or materialized view schema.name pg_class
+// lists: its OID, or found false (none). regclass resolves a view to
+// its OID (psql's \sv looks the view up so): what the OID reaches is
+// proven or refused by the reach analysis (pgcatalog_reach.go:
+// pg_attribute and pg_description rows of a view only where served; a
+// view has no indexes or constraints), and regclass output of a view's
+// OID stays refused (catalogRels lists no views). A materialized view
+// is refused (resolve false): its indexes are not read, so pg_index
+// would answer none for it.
+func viewNamed(tables []Table, schema, name string) (oid uint32, found, resolve bool) {
 	_, ns := (&pgCatCtx{tables: tables}).namespaces()
 	for _, v := range listedViews(tables, ns) {
 		if v.Schema == schema && v.Name == name {
-			return true
+			return v.OID, true, v.Kind == 'v'
 		}
 	}
-	return false
+	return 0, false, false
 }
 
 // regRefused is the refusal of a reg value sidecar's catalog does not
@@ -148,6 +153,7 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 			return eval(v[0].(string))
 		}}
 	}
+	c.stampFacts() // the names resolve through the facts (pgcatalog_stamp.go)
 	tables := c.pl.src.Tables()
 	path := c.searchPath()
 	db := c.pl.sess.database
@@ -183,8 +189,10 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 						return int64(r.oid), nil
 					}
 				}
-				if viewNamed(tables, names[0], names[1]) {
-					return nil, regRefused(kind, "the view '"+s+"'")
+				if o, found, resolve := viewNamed(tables, names[0], names[1]); resolve {
+					return int64(o), nil
+				} else if found {
+					return nil, regRefused(kind, "the materialized view '"+s+"'")
 				}
 				if tn := (wal.TableName{Schema: names[0], Name: names[1]}); slices.Contains(partRootNames(c.pl.src), tn) {
 					return nil, partRootLookupRefused("regclass", tn) // partmid.go
@@ -209,8 +217,10 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 						return int64(r.oid), nil
 					}
 				}
-				if viewNamed(tables, p, names[0]) {
-					return nil, regRefused(kind, "the view '"+s+"'")
+				if o, found, resolve := viewNamed(tables, p, names[0]); resolve {
+					return int64(o), nil
+				} else if found {
+					return nil, regRefused(kind, "the materialized view '"+s+"'")
 				}
 				if tn := (wal.TableName{Schema: p, Name: names[0]}); slices.Contains(partRootNames(c.pl.src), tn) {
 					return nil, partRootLookupRefused("regclass", tn) // partmid.go
@@ -236,7 +246,17 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 			return int64(t.OID), nil
 		}), nil
 	case oidRegprocT:
-		return in(regprocIn(tables)), nil // pgcatalog_regproc.go
+		builtin := regprocIn(tables) // pgcatalog_regproc.go
+		return in(func(s string) (types.Value, error) {
+			if names, err := qualifiedName(s); err == nil {
+				if v, ok, err := regprocUser(tables, path, s, names); ok { // pgcatalog_funcdef.go
+					return v, err
+				}
+			}
+			return builtin(s)
+		}), nil
+	case oidRegprocedureT:
+		return in(regprocedureIn(tables, path)), nil // pgcatalog_funcdef.go
 	case oidRegnamespaceT:
 		_, ns := (&pgCatCtx{tables: tables}).namespaces()
 		return in(func(s string) (types.Value, error) {

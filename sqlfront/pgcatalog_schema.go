@@ -353,6 +353,9 @@ func (c *vecCatalog) schemaFunc(name string, args []lplan.Type) (*lplan.ExtFunc,
 			if v[1].(string) == "pg_type" {
 				return typeComment(tables, oidValue(v[0])) // pgcatalog_typedetail.go
 			}
+			if v[1].(string) == "pg_namespace" {
+				return namespaceComment(tables, oidValue(v[0])) // pgcatalog_nspdetail.go
+			}
 			if v[1].(string) == "pg_collation" {
 				return collationComment(tables, oidValue(v[0])) // pgcatalog_typedetail.go
 			}

@@ -124,6 +124,10 @@ type SchemaFacts struct {
 	// (catfacts_listings.go), read with the roles by the table carrying
 	// them (nil: not read).
 	Listings *ListingFacts
+	// Psql is what psql's describe commands read of the database beyond
+	// the above (catfacts_psql.go: the schemas' ACLs and comments), read
+	// with the roles by the table carrying them (nil: not read).
+	Psql *PsqlFacts
 	// Access are the table's ACLs, policies and index columns
 	// (catfacts_access.go; nil: not read).
 	Access *AccessFacts
@@ -233,7 +237,7 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 		slices.Equal(s.Triggers, o.Triggers) && s.SequencesRead == o.SequencesRead && slices.Equal(s.OwnedSequences, o.OwnedSequences) &&
 		s.ViewsRead == o.ViewsRead && s.ViewColumnsRead == o.ViewColumnsRead && viewsEqual(s.Views, o.Views) && s.storageEqual(o) && s.databasesEqual(o) && s.UserTypes.Equal(o.UserTypes) &&
 		s.Publications.Equal(o.Publications) && s.Extensions.Equal(o.Extensions) && s.Listings.Equal(o.Listings) && s.Access.Equal(o.Access) &&
-		s.TypeDetail.Equal(o.TypeDetail)
+		s.TypeDetail.Equal(o.TypeDetail) && s.Psql.Equal(o.Psql)
 }
 
 // storageEqual compares the \d+ column and TOAST facts.
