@@ -14,7 +14,8 @@ import pg "github.com/pganalyze/pg_query_go/v6"
 // equal but print differently (sortties.go, sql/exec/sortties.go), and
 // among rows whose keys are alike PostgreSQL's order is any order.
 // Flat fast paths stay: rows sent as stored in key order (p.direct),
-// the engine's row scan in key order (p.rows), a lookup of whole keys.
+// the engine's row scan in key order (p.rows), a lookup of whole keys;
+// so does a statement for which sql/exec knows no case mapping.
 
 // evaluatorOrderRoute replans the flat plan just made for n (a SELECT,
 // or the SELECT an EXPLAIN shows) on sql/exec when it sorts or
@@ -27,7 +28,14 @@ func (pl *planner) evaluatorOrderRoute(n *pg.Node, declared []uint32) {
 		len(p.from) != 1 || p.from[0].table == nil || len(p.from[0].keyEq) > 0 || p.inherits() || !pl.asOfPlannable() {
 		return
 	}
+	saved := *pl
 	pl.replanOnVec(n, declared)
+	if v := pl.p.vec; v != nil && v.caseMap == nil {
+		// sql/exec maps case with one mapping per statement and refuses
+		// non-ASCII text when it has none (vexec_casemap.go); the
+		// evaluator maps each value under its own collation.
+		*pl = saved
+	}
 }
 
 // replanOnVec plans n (a SELECT, or the SELECT an EXPLAIN shows) on
