@@ -18,20 +18,11 @@ import pg "github.com/pganalyze/pg_query_go/v6"
 // on the evaluator. declared are the parameter types the statement was
 // planned with.
 func (pl *planner) evaluatorAggRoute(n *pg.Node, declared []uint32) {
-	if es := n.GetExplainStmt(); es != nil {
-		n = es.Query
-	}
 	p := pl.p
-	if n.GetSelectStmt() == nil || p.vec != nil || p.agg != nil || p.rows != nil || p.direct || p.copyOut != nil ||
+	if p.vec != nil || p.agg != nil || p.rows != nil || p.direct || p.copyOut != nil ||
 		p.kind != "select" || len(p.aggs) == 0 && !p.grouping ||
 		len(p.from) != 1 || p.from[0].table == nil || p.inherits() || !pl.asOfPlannable() {
 		return
 	}
-	saved := *pl
-	if err := pl.planVec(n, declared, func(error) error { return errKeepFlat }); err != nil || pl.p.vec == nil || pl.p.vec.query == nil {
-		*pl = saved
-		return
-	}
-	pl.p.markNeeded(len(pl.scope))
-	pl.p.params = pl.params
+	pl.replanOnVec(n, declared) // orderroute.go
 }

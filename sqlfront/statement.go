@@ -201,8 +201,9 @@ func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []
 			pl.planEngine() // after the parameters' types are fixed
 			pl.planRows()
 			pl.planDirect()
-			pl.keyOrderRoute(rs.Stmt, declared)     // keyorder_route.go
-			pl.evaluatorAggRoute(rs.Stmt, declared) // aggroute.go
+			pl.keyOrderRoute(rs.Stmt, declared)       // keyorder_route.go
+			pl.evaluatorAggRoute(rs.Stmt, declared)   // aggroute.go
+			pl.evaluatorOrderRoute(rs.Stmt, declared) // orderroute.go
 		}
 		if rs.Stmt.GetExplainStmt() != nil {
 			pl.p = explainPlan(pl.p)

@@ -49,6 +49,9 @@ func (b *binder) hypoAgg(name string, ae *AggExpr, f *pg.FuncCall, sc *scope, ct
 	}
 	for i := 0; i < n; i++ {
 		d, k := ae.Args[i], ae.Args[n+i]
+		if err := hypoCollations(d, k); err != nil {
+			return err // agghypo_collate.go
+		}
 		t, err := commonType([]Type{d.Type(), k.Type()})
 		if err != nil {
 			return err.(*Error).at(f.Location)

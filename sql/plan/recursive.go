@@ -131,6 +131,11 @@ func (b *binder) recursiveCTE(c *pg.CommonTableExpr, q *pg.SelectStmt, parent *s
 		return nil, errorf(CodeSyntax, "each UNION query must have the same number of columns").at(c.Location)
 	}
 	out := &RecursiveUnion{Name: name, Init: init, InitCols: initCols, All: q.All, Work: work}
+	if !q.All {
+		if err := recursiveUnionHashable(b.md, initCols); err != nil {
+			return nil, err // recursive_hash.go
+		}
+	}
 	var rx []Scalar
 	cast = false
 	for i, id := range recCols {

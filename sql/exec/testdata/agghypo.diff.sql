@@ -19,3 +19,6 @@ SELECT dense_rank(x) WITHIN GROUP (ORDER BY x) FROM (VALUES (1),(1),(2),(2),(3),
 SELECT rank(1, 2) WITHIN GROUP (ORDER BY k) FROM w;
 SELECT rank(1) WITHIN GROUP (ORDER BY k, x) FROM w;
 SELECT rank('a') WITHIN GROUP (ORDER BY k) FROM w;
+-- Different explicit collations on a direct argument and its key: 42P21 (aggregates.sql:784).
+SELECT rank('adam'::text COLLATE "C") WITHIN GROUP (ORDER BY x COLLATE "POSIX") FROM (VALUES ('fred'),('jim')) v(x);
+SELECT rank('adam'::text COLLATE "C") WITHIN GROUP (ORDER BY x COLLATE "C") FROM (VALUES ('fred'),('jim')) v(x);
