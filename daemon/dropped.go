@@ -51,6 +51,9 @@ func (d *daemon) markDropped(table, how string) {
 		d.dropped.at[table] = time.Now()
 	}
 	d.mu.Unlock()
+	if d.m != nil {
+		d.m.SetGone(table, true) // the SQL port no longer has it at HEAD
+	}
 	if seen {
 		return
 	}
@@ -207,6 +210,9 @@ func (d *daemon) undrop(table string) {
 	_, was := d.dropped.at[table]
 	delete(d.dropped.at, table)
 	d.mu.Unlock()
+	if d.m != nil {
+		d.m.SetGone(table, false)
+	}
 	if was && d.dropped.gauge != nil {
 		d.dropped.gauge.DeleteLabelValues(table)
 	}

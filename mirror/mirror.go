@@ -236,6 +236,10 @@ type Mirror struct {
 	err     error // sticky: a failed write leaves the state unknown
 	// factsGen counts catalog-fact updates (catfacts.go).
 	factsGen atomic.Uint64
+	// gone are the tables dropped (or renamed away) in PostgreSQL, as the
+	// daemon's poll last found them (gone.go); under goneMu.
+	goneMu sync.Mutex
+	gone   map[string]bool
 
 	// written is the end LSN of the last commit written to Badger;
 	// durable the last one synced. INVARIANT: durable <= written, and

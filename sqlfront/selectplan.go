@@ -625,6 +625,9 @@ func (pl *planner) table(rv *pg.RangeVar, asOf string) (*Table, error) {
 		}
 	}
 	if found == nil {
+		found = pl.goneTableAt(schema, rv.Relname, asOf)
+	}
+	if found == nil {
 		if t, err := pl.partRootTable(rv, schema, asOf); t != nil || err != nil { // partroot.go
 			return t, err
 		}

@@ -146,7 +146,7 @@ func (s *HistorySource) head() *headState {
 	}
 	st := &headState{v: Version{Ref: "HEAD", LSN: h.String(), pin: h.String(), at: h}, tables: map[string]*Table{}, facts: gen}
 	for _, ti := range s.M.Tables() {
-		if ti.Relation != nil {
+		if ti.Relation != nil && !s.M.Gone(ti.Name) { // mirror/gone.go
 			st.tables[ti.Name] = s.describe(ti.Relation)
 		}
 	}
@@ -237,7 +237,23 @@ func (s *HistorySource) Tables() []Table {
 	}
 	var out []Table
 	for _, ti := range s.M.Tables() {
-		if ti.Relation != nil {
+		if ti.Relation != nil && !s.M.Gone(ti.Name) {
+			out = append(out, tableOf(ti.Relation))
+		}
+	}
+	return out
+}
+
+// GoneTables are the followed tables PostgreSQL no longer has (dropped
+// or renamed away: mirror/gone.go): Tables leaves them out, but the
+// versions before they went keep their rows (gonetables.go).
+func (s *HistorySource) GoneTables() []Table {
+	if s.M == nil {
+		return nil
+	}
+	var out []Table
+	for _, ti := range s.M.Tables() {
+		if ti.Relation != nil && s.M.Gone(ti.Name) {
 			out = append(out, tableOf(ti.Relation))
 		}
 	}
@@ -283,6 +299,11 @@ func (s *HistorySource) Table(ctx context.Context, v Version, name string) (Tabl
 	}
 	lsn, err := wal.ParseLSN(v.LSN)
 	if err != nil || lsn == s.M.Head().EndLSN {
+		if s.M.Gone(name) {
+			// Dropped or renamed away in PostgreSQL: not a table at
+			// HEAD (its versions before stay readable).
+			return Table{}, fmt.Errorf("table %q: %w", name, ErrUnknownTable)
+		}
 		return *s.describe(cur), nil
 	}
 	rel, err := s.M.RelationAt(name, lsn)
