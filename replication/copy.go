@@ -308,7 +308,15 @@ func describeCopy(ctx context.Context, conn *pgx.Conn, tn wal.TableName, viaRoot
 //
 // Type names follow pgoutput too: a domain is named by its base type (the
 // Type message for a domain column carries the base type's name).
-const columnsSQL = `SELECT a.attname, a.atttypid,
+const columnsSQL = `SELECT ` + columnDescSQL + `
+	WHERE a.attrelid = $1` + publishedColumnsSQL + `
+	ORDER BY a.attnum`
+
+// columnDescSQL is the select list and FROM of a column's description as
+// a Relation message gives it (name, type OID, type name, typmod, key
+// flag), over pg_attribute a joined to its pg_class c: columnsSQL's, and
+// relationsSQL's for many tables (relcolumns.go).
+const columnDescSQL = `a.attname, a.atttypid,
 	(WITH RECURSIVE b(o) AS (SELECT a.atttypid UNION ALL
 		SELECT bt.typbasetype FROM pg_catalog.pg_type bt JOIN b ON bt.oid = b.o WHERE bt.typtype = 'd')
 	SELECT CASE WHEN tn.nspname = 'pg_catalog' THEN t.typname::text ELSE tn.nspname || '.' || t.typname END
@@ -319,9 +327,11 @@ const columnsSQL = `SELECT a.attname, a.atttypid,
 	ELSE a.attnum = ANY (coalesce((SELECT i.indkey::int2[] FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid
 		AND ((c.relreplident = 'd' AND i.indisprimary) OR (c.relreplident = 'i' AND i.indisreplident)) LIMIT 1), '{}'))
 	END
-	FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
-	WHERE a.attrelid = $1 AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
-	ORDER BY a.attnum`
+	FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid`
+
+// publishedColumnsSQL keeps the columns pgoutput publishes: not system,
+// dropped or generated ones.
+const publishedColumnsSQL = ` AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''`
 
 func newCopyTable(ctx context.Context, conn *pgx.Conn, tn wal.TableName, oid uint32, ident string, sources []wal.TableName) (*copyTable, error) {
 	rel := &wal.Relation{OID: oid, Schema: tn.Schema, Name: tn.Name, Identity: wal.ReplicaIdentity(ident[0])}

@@ -12,19 +12,8 @@ import (
 // relationsSQL is columnsSQL (copy.go) for many tables at once, with
 // each table's replica identity: the description a Relation message
 // would give of each table now.
-const relationsSQL = `SELECT a.attrelid, c.relreplident::text, a.attname::text, a.atttypid,
-	(WITH RECURSIVE b(o) AS (SELECT a.atttypid UNION ALL
-		SELECT bt.typbasetype FROM pg_catalog.pg_type bt JOIN b ON bt.oid = b.o WHERE bt.typtype = 'd')
-	SELECT CASE WHEN tn.nspname = 'pg_catalog' THEN t.typname::text ELSE tn.nspname || '.' || t.typname END
-	FROM b JOIN pg_catalog.pg_type t ON t.oid = b.o JOIN pg_catalog.pg_namespace tn ON tn.oid = t.typnamespace
-	WHERE t.typtype <> 'd'),
-	a.atttypmod,
-	CASE c.relreplident WHEN 'f' THEN true WHEN 'n' THEN false
-	ELSE a.attnum = ANY (coalesce((SELECT i.indkey::int2[] FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid
-		AND ((c.relreplident = 'd' AND i.indisprimary) OR (c.relreplident = 'i' AND i.indisreplident)) LIMIT 1), '{}'))
-	END
-	FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
-	WHERE a.attrelid = ANY ($1::oid[]) AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+const relationsSQL = `SELECT a.attrelid, c.relreplident::text, ` + columnDescSQL + `
+	WHERE a.attrelid = ANY ($1::oid[])` + publishedColumnsSQL + `
 	ORDER BY a.attrelid, a.attnum`
 
 // ReadRelations describes the tables of rels as the copy would now
