@@ -282,6 +282,7 @@ func (m *Model) startCheckpointLocked() {
 		} else {
 			c.pace = newCkptPacer(ckptPaceDuty, ckptPaceSlice)
 		}
+		c.pace.hurry = &m.ckptHurry
 		st, err := m.writeCut(c, start)
 		if p.Logger == nil {
 			return
@@ -303,6 +304,7 @@ func (m *Model) Close() {
 	m.wmu.Lock()
 	m.closed = true
 	m.wmu.Unlock()
+	m.ckptHurry.Store(true)
 	m.warmStop.Store(true)
 	m.warmWG.Wait()
 	m.ckptWG.Wait()

@@ -1,24 +1,29 @@
 package head
 
-import "time"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // Pacing of background checkpoints (issue 24: reads right after a copy).
-// The first checkpoint after an initial copy writes every heap page and the
-// whole radix index and key store (at 3M rows 3,106 page images ≈ 350 MB
-// and 49 MB of parts; 15 s at load 35), and its goroutines — the encoder,
-// the image writer, Badger's — held the process's processors (GOMAXPROCS
-// is the machine's 2) for most of it: the reads beside it waited for one
-// (Go scheduling latency p99 25–117 ms against ≈ 2 ms after it), and a
-// point get took 1.1–9.4 ms instead of 0.1–0.3 ms. A background
-// checkpoint is now paced: its encoder rests after each stretch of work
-// so that it works at most ckptPaceDuty of the wall time, and hands the
-// image writer smaller batches (ckptPaceBatchBytes), so neither holds a
-// processor for long, and the images written are synced as they go
-// (every ckptPaceSyncBatches batches) rather than all by the manifest's
-// sync at the end (≈ 350 MB at 3M rows, 3.5 GB at 30M written back at
-// once, slowing every reader of the disk); a checkpoint takes at most about 1/ckptPaceDuty
-// its unpaced time. Checkpoint (shutdown, tests) is not paced: nothing
-// is read then and the owner waits for it.
+// The first checkpoint after an initial copy writes every heap page and
+// the whole radix index and key store (at 3M rows 3,106 page images in 10
+// batches of ≤ 16 MiB and 49 MB of parts; 6–15 s at load 35–55), and its
+// goroutines — the encoder, the image writer, Badger's — held the
+// process's processors (GOMAXPROCS is the machine's 2) for most of it:
+// the reads beside it waited for one (Go scheduling latency p99 42–117
+// ms against ≈ 0.1 ms after it), and a point get took 1.5–17 ms instead
+// of 0.1–0.3 ms. A background checkpoint is now paced: its encoder rests
+// after each stretch of work so that it works at most ckptPaceDuty of the
+// wall time, and hands the image writer smaller batches
+// (ckptPaceBatchBytes), so neither holds a processor for long, and the
+// images written are synced as they go (every ckptPaceSyncBatches
+// batches) instead of all by the manifest's sync at the end (ten times as
+// much at 30M rows, written back at once, slowing every reader of the
+// disk). A paced checkpoint takes at most about 1/ckptPaceDuty its
+// unpaced time. Checkpoint (shutdown, tests) is not paced: nothing is
+// read then and the owner waits for it; nor is the rest of a paced one
+// once Close waits for it.
 const (
 	// ckptPaceDuty is the share of wall time a paced checkpoint's
 	// encoder works.
@@ -48,6 +53,9 @@ type ckptPacer struct {
 	// now and sleep are the clock (time.Now, time.Sleep; a test's own).
 	now   func() time.Time
 	sleep func(time.Duration)
+	// hurry, once set (the model is closing and waits for the
+	// checkpoint), ends the pacing.
+	hurry *atomic.Bool
 }
 
 // newCkptPacer returns a pacer working duty (0 < duty < 1) of the time
@@ -58,7 +66,7 @@ func newCkptPacer(duty float64, slice time.Duration) *ckptPacer {
 
 // pace rests if the work since the last rest reached the slice.
 func (p *ckptPacer) pace() {
-	if p == nil {
+	if p == nil || p.hurry != nil && p.hurry.Load() {
 		return
 	}
 	now := p.now()

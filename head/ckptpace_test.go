@@ -1,6 +1,7 @@
 package head
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -41,7 +42,7 @@ func (c *fakeClock) pacer(duty float64, slice time.Duration) *ckptPacer {
 // TestCkptPacerDuty: a pacer rests once a stretch of work reaches its
 // slice, for as long as keeps the work at its duty of the time: 1 ms of
 // work a call, a 4 ms slice, duty ½ — a rest of 4 ms after every 4 ms of
-// work. A nil pacer does nothing.
+// work; none once hurried (Close waits). A nil pacer does nothing.
 func TestCkptPacerDuty(t *testing.T) {
 	c := &fakeClock{t: time.Unix(1, 0)}
 	p := c.pacer(0.5, 4*time.Millisecond)
@@ -60,6 +61,18 @@ func TestCkptPacerDuty(t *testing.T) {
 	}
 	if p.restedFor() != c.slept {
 		t.Fatalf("restedFor %v, slept %v", p.restedFor(), c.slept)
+	}
+	// Hurried (the model closing): no more rests.
+	var hurry atomic.Bool
+	p.hurry = &hurry
+	hurry.Store(true)
+	rests := c.sleeps
+	for range 40 {
+		c.work(time.Millisecond)
+		p.pace()
+	}
+	if c.sleeps != rests {
+		t.Fatalf("a hurried pacer rested %d times", c.sleeps-rests)
 	}
 	var none *ckptPacer
 	none.pace()
@@ -106,10 +119,18 @@ func TestBackgroundCheckpointPaced(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("no background checkpoint started after the copy")
 	}
+	// Written (the slot is held from before the pacer is made until
+	// then); not Close first, which ends the pacing.
+	for deadline := time.Now().Add(time.Minute); mod.Checkpointing(); {
+		if time.Now().After(deadline) {
+			t.Fatal("the background checkpoint did not end")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	if err := sub.Close(); err != nil {
 		t.Fatal(err)
 	}
-	mod.Close() // waits for the checkpoint being written
+	mod.Close()
 	pages := len(rows) / 64
 	if clock.reads < pages || clock.sleeps == 0 {
 		t.Fatalf("the pacer was asked %d times and rested %d times for a checkpoint of ≥ %d pages", clock.reads, clock.sleeps, pages)
