@@ -1,6 +1,7 @@
 package head
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,7 +19,8 @@ import (
 // (Restore, as the daemon's load: mapped index and key store, cold heap
 // pages), each with the store's files dropped from the OS page cache
 // first, SIDECAR_SCALE_REPS times; with SIDECAR_SCALE_PROFILE set, a CPU
-// profile of each restore into that directory. Figures are logged only.
+// profile of each restore into that directory; with SIDECAR_SCALE_DEBUG
+// set, Badger's debug log on stderr. Figures are logged only.
 // It runs only with SIDECAR_SCALE_ROWS set (run it under a memory
 // cgroup; SIDECAR_SCALE_DIR is the store's directory).
 func TestRestartAtScale(t *testing.T) {
@@ -36,6 +38,10 @@ func TestRestartAtScale(t *testing.T) {
 		t.Cleanup(func() { os.RemoveAll(dir) })
 	}
 	opts := store.Options{Dir: dir, CacheBytes: 64 << 20}
+	if os.Getenv("SIDECAR_SCALE_DEBUG") != "" {
+		// Badger's own account of its open (replay, tables, compactions).
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	func() {
 		db, err := store.Open(opts)
 		if err != nil {
