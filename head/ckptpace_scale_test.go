@@ -1,12 +1,9 @@
 package head
 
 import (
-	"fmt"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"slices"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -29,22 +26,7 @@ import (
 // cgroup; SIDECAR_SCALE_DIR is the store's directory, default a
 // temporary one).
 func TestCheckpointReadLatencyAtScale(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("SIDECAR_SCALE_ROWS"))
-	if n <= 0 {
-		t.Skip("set SIDECAR_SCALE_ROWS to the number of rows")
-	}
-	reps, _ := strconv.Atoi(os.Getenv("SIDECAR_SCALE_REPS"))
-	reps = max(reps, 1)
-	dir := os.Getenv("SIDECAR_SCALE_DIR")
-	if dir == "" {
-		dir = t.TempDir()
-	} else {
-		dir = fmt.Sprintf("%s/ckptpace-%d", dir, os.Getpid())
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.RemoveAll(dir) })
-	}
+	n, reps, dir := scaleParams(t, "ckptpace")
 	db, err := store.Open(store.Options{Dir: dir, CacheBytes: 64 << 20})
 	if err != nil {
 		t.Fatal(err)

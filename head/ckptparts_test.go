@@ -168,6 +168,27 @@ func mappedImageFiles(t *testing.T, dir string, gen uint64) []string {
 	return out
 }
 
+// restoredMapped checkpoints a churned table of 20,000 rows into persist
+// (churnedCheckpoint) and returns a model restored from it, warmed, with
+// its index and key store mapped from the checkpoint's parts, the rows,
+// and the restored generation.
+func restoredMapped(t *testing.T, f *feed, persist *Persist, rng *rand.Rand) (*Model, map[int]int, uint64) {
+	t.Helper()
+	mod, rows := churnedCheckpoint(t, f, persist, nil, 20000, rng)
+	gen := mod.gen
+	mod.Close()
+	back := Restore(Options{Heap: heapSmallPages, Persist: persist})
+	t.Cleanup(back.Close)
+	back.WaitWarm()
+	if back.Unusable() || back.Table("public.a").images == nil {
+		t.Fatalf("not restored mapped (unusable %v)", back.Unusable())
+	}
+	if len(mappedImageFiles(t, persist.imageDir(), gen)) == 0 {
+		t.Fatalf("no mapping of generation %d's files after the restore", gen)
+	}
+	return back, rows, gen
+}
+
 // TestRestoredImagesReleased: a restored generation's mapped parts that
 // nothing is a view of any more — here after a full compaction rebuilt
 // the index and key store — are given back by the next checkpoint, whose
@@ -177,24 +198,10 @@ func mappedImageFiles(t *testing.T, dir string, gen uint64) []string {
 // with them): the check of /proc/self/maps failed.
 func TestRestoredImagesReleased(t *testing.T) {
 	sd := seed(t)
-	rng := rand.New(rand.NewPCG(sd, 28))
 	f := openFeed(t)
 	persist := &Persist{DB: f.db, Every: -1, Mirror: f.m}
-	const n = 20000
-	mod, rows := churnedCheckpoint(t, f, persist, nil, n, rng)
-	gen := mod.gen
+	back, rows, gen := restoredMapped(t, f, persist, rand.New(rand.NewPCG(sd, 28)))
 	dir := persist.imageDir()
-	mod.Close()
-
-	back := Restore(Options{Heap: heapSmallPages, Persist: persist})
-	t.Cleanup(back.Close)
-	back.WaitWarm()
-	if back.Unusable() || back.Table("public.a").images == nil {
-		t.Fatalf("not restored mapped (unusable %v)", back.Unusable())
-	}
-	if len(mappedImageFiles(t, dir, gen)) == 0 {
-		t.Fatalf("no mapping of generation %d's files after the restore", gen)
-	}
 	// Unchanged: the checkpoint links every part, releases nothing (every
 	// page is still a view of its part).
 	st, err := back.Checkpoint()

@@ -21,21 +21,10 @@ import (
 // part stayed mapped (its unlinked file's space held) until exit.
 func TestKeyPagesChangedByDeletesReleased(t *testing.T) {
 	sd := seed(t)
-	rng := rand.New(rand.NewPCG(sd, 31))
 	f := openFeed(t)
 	persist := &Persist{DB: f.db, Every: -1, Mirror: f.m}
-	const n = 20000
-	mod, rows := churnedCheckpoint(t, f, persist, nil, n, rng)
-	gen := mod.gen
+	back, rows, gen := restoredMapped(t, f, persist, rand.New(rand.NewPCG(sd, 31)))
 	dir := persist.imageDir()
-	mod.Close()
-
-	back := Restore(Options{Heap: heapSmallPages, Persist: persist})
-	t.Cleanup(back.Close)
-	back.WaitWarm()
-	if back.Unusable() || back.Table("public.a").images == nil {
-		t.Fatalf("not restored mapped (unusable %v)", back.Unusable())
-	}
 	keyParts := func() []string {
 		var out []string
 		for _, l := range mappedImageFiles(t, dir, gen) {

@@ -24,19 +24,7 @@ import (
 // It runs only with SIDECAR_SCALE_ROWS set (run it under a memory
 // cgroup; SIDECAR_SCALE_DIR is the store's directory).
 func TestRestartAtScale(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("SIDECAR_SCALE_ROWS"))
-	if n <= 0 {
-		t.Skip("set SIDECAR_SCALE_ROWS to the number of rows")
-	}
-	reps, _ := strconv.Atoi(os.Getenv("SIDECAR_SCALE_REPS"))
-	reps = max(reps, 1)
-	dir := os.Getenv("SIDECAR_SCALE_DIR")
-	if dir == "" {
-		dir = t.TempDir()
-	} else {
-		dir = filepath.Join(dir, "restartscale-"+strconv.Itoa(os.Getpid()))
-		t.Cleanup(func() { os.RemoveAll(dir) })
-	}
+	n, reps, dir := scaleParams(t, "restartscale")
 	opts := store.Options{Dir: dir, CacheBytes: 64 << 20}
 	if os.Getenv("SIDECAR_SCALE_DEBUG") != "" {
 		// Badger's own account of its open (replay, tables, compactions).
