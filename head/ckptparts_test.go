@@ -189,6 +189,22 @@ func restoredMapped(t *testing.T, f *feed, persist *Persist, rng *rand.Rand) (*M
 	return back, rows, gen
 }
 
+// releasedReadsAsTrees checks that back, whose restored parts a
+// checkpoint gave back, and a model restored from that checkpoint read
+// as the trees (rows).
+func releasedReadsAsTrees(t *testing.T, f *feed, persist *Persist, back *Model, rows map[int]int, sd uint64) {
+	t.Helper()
+	if got, err := back.Compare(t.Context(), f.m); err != nil || got != len(rows) {
+		t.Fatalf("seed %d: after the release %d rows (want %d): %v", sd, got, len(rows), err)
+	}
+	again := Restore(Options{Heap: heapSmallPages, Persist: persist})
+	t.Cleanup(again.Close)
+	again.WaitWarm()
+	if got, err := again.Compare(t.Context(), f.m); err != nil || got != len(rows) || again.Unusable() {
+		t.Fatalf("seed %d: restored %d rows (want %d), unusable %v: %v", sd, got, len(rows), again.Unusable(), err)
+	}
+}
+
 // TestRestoredImagesReleased: a restored generation's mapped parts that
 // nothing is a view of any more — here after a full compaction rebuilt
 // the index and key store — are given back by the next checkpoint, whose
@@ -226,15 +242,7 @@ func TestRestoredImagesReleased(t *testing.T) {
 	if left := mappedImageFiles(t, dir, gen); len(left) != 0 {
 		t.Fatalf("generation %d's files still mapped after the checkpoint that swept them:\n%s", gen, strings.Join(left, "\n"))
 	}
-	if got, err := back.Compare(t.Context(), f.m); err != nil || got != len(rows) {
-		t.Fatalf("seed %d: after the release %d rows (want %d): %v", sd, got, len(rows), err)
-	}
-	again := Restore(Options{Heap: heapSmallPages, Persist: persist})
-	t.Cleanup(again.Close)
-	again.WaitWarm()
-	if got, err := again.Compare(t.Context(), f.m); err != nil || got != len(rows) || again.Unusable() {
-		t.Fatalf("seed %d: restored %d rows (want %d), unusable %v: %v", sd, got, len(rows), again.Unusable(), err)
-	}
+	releasedReadsAsTrees(t, f, persist, back, rows, sd)
 }
 
 // TestMappedPartDamaged: version 6's parts as version 5's files

@@ -77,13 +77,5 @@ func TestKeyPagesChangedByDeletesReleased(t *testing.T) {
 		t.Fatalf("seed %d: %d key parts of generation %d still mapped after the checkpoint that rewrote and swept them (released %d B):\n%s",
 			sd, len(left), gen, st.ReleasedBytes, strings.Join(left, "\n"))
 	}
-	if got, err := back.Compare(t.Context(), f.m); err != nil || got != len(rows) {
-		t.Fatalf("seed %d: after the release %d rows (want %d): %v", sd, got, len(rows), err)
-	}
-	again := Restore(Options{Heap: heapSmallPages, Persist: persist})
-	t.Cleanup(again.Close)
-	again.WaitWarm()
-	if got, err := again.Compare(t.Context(), f.m); err != nil || got != len(rows) || again.Unusable() {
-		t.Fatalf("seed %d: restored %d rows (want %d), unusable %v: %v", sd, got, len(rows), again.Unusable(), err)
-	}
+	releasedReadsAsTrees(t, f, persist, back, rows, sd)
 }
