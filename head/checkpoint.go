@@ -133,6 +133,9 @@ type Persist struct {
 	// Apply is about to take its cut: a test holds it there to see the
 	// batch that started it served meanwhile.
 	beforeCut func()
+	// newPacer, in tests, makes the pacer of a checkpoint started from
+	// Apply (default newCkptPacer(ckptPaceDuty, ckptPaceSlice)).
+	newPacer func() *ckptPacer
 	// beforeEncode, in tests, is called by writeCut before it encodes a
 	// table's frozen index and key store: a test holds it there to see
 	// batches applied meanwhile (the encoding is off the writer's lock).
@@ -193,6 +196,9 @@ type CheckpointStats struct {
 	// while the checkpoint held its frozen views (radixindex.Frozen.Release):
 	// the memory the views kept alive beside the live indexes.
 	IndexCopied int
+	// Paced is the time a background checkpoint's pacer rested
+	// (ckptpace.go; 0 for Checkpoint).
+	Paced time.Duration
 }
 
 // Checkpoint writes the model's state with its position, and returns
@@ -271,6 +277,12 @@ func (m *Model) startCheckpointLocked() {
 		if p.beforeWrite != nil {
 			p.beforeWrite()
 		}
+		if p.newPacer != nil {
+			c.pace = p.newPacer()
+		} else {
+			c.pace = newCkptPacer(ckptPaceDuty, ckptPaceSlice)
+		}
+		c.pace.hurry = &m.ckptHurry
 		st, err := m.writeCut(c, start)
 		if p.Logger == nil {
 			return
@@ -281,7 +293,7 @@ func (m *Model) startCheckpointLocked() {
 		}
 		p.Logger.Info("in-memory HEAD checkpointed", "lsn", st.LSN, "tables", st.Tables, "heap_pages", st.HeapPages,
 			"heap_batches", st.HeapBatches, "cut", st.Cut.Round(time.Millisecond), "encode", st.Encode.Round(time.Millisecond), "took", st.Took.Round(time.Millisecond),
-			"index_copied", st.IndexCopied, "index_written", st.FileBytes, "index_linked", st.LinkedBytes, "released", st.ReleasedBytes)
+			"paced", st.Paced.Round(time.Millisecond), "index_copied", st.IndexCopied, "index_written", st.FileBytes, "index_linked", st.LinkedBytes, "released", st.ReleasedBytes)
 	}()
 }
 
@@ -292,6 +304,7 @@ func (m *Model) Close() {
 	m.wmu.Lock()
 	m.closed = true
 	m.wmu.Unlock()
+	m.ckptHurry.Store(true)
 	m.warmStop.Store(true)
 	m.warmWG.Wait()
 	m.ckptWG.Wait()
@@ -305,6 +318,8 @@ type ckptCut struct {
 	lsn    wal.LSN
 	took   time.Duration
 	tables []tableCut
+	// pace paces the write (ckptpace.go; nil: as fast as it goes).
+	pace *ckptPacer
 }
 
 type tableCut struct {
@@ -318,6 +333,9 @@ type tableCut struct {
 	// images is the table's mapped image files (nil: none): writing the
 	// cut reads every page of them, resident only for the write.
 	images *tableImages
+	// pace is the checkpoint's pacer (nil: none), rested after each
+	// image part written.
+	pace *ckptPacer
 }
 
 // abort releases the heap cuts and the frozen indexes not written.
@@ -425,9 +443,30 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 		if err := p.step("heap " + name); err != nil {
 			return st, err
 		}
-		hs, err := tc.heap.Write(pages, name, gen, heap.WriteOptions{BatchBytes: p.batchBytes, BeforeBatch: func(n int) error {
+		wo := heap.WriteOptions{BatchBytes: p.batchBytes, BeforeBatch: func(n int) error {
 			return p.step(fmt.Sprintf("heap %s batch %d", name, n))
-		}})
+		}}
+		if c.pace != nil {
+			wo.Pace = c.pace.pace
+			if wo.BatchBytes == 0 {
+				wo.BatchBytes = ckptPaceBatchBytes
+			}
+			// The images written so far synced every few batches, on
+			// the writer's goroutine: the page cache never holds the
+			// whole checkpoint's images dirty for the manifest's sync
+			// to write back at once.
+			step := wo.BeforeBatch
+			wo.BeforeBatch = func(n int) error {
+				if n > 0 && n%ckptPaceSyncBatches == 0 {
+					if err := p.DB.Sync(); err != nil {
+						return fmt.Errorf("sync page images: %w", err)
+					}
+				}
+				return step(n)
+			}
+		}
+		tc.pace = c.pace
+		hs, err := tc.heap.Write(pages, name, gen, wo)
 		if err != nil {
 			return st, fmt.Errorf("head checkpoint: %w", err)
 		}
@@ -556,6 +595,7 @@ func (m *Model) writeCut(c *ckptCut, start time.Time) (CheckpointStats, error) {
 		}
 	}
 	st.Took = time.Since(start)
+	st.Paced = c.pace.restedFor()
 	return st, nil
 }
 

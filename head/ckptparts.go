@@ -169,6 +169,7 @@ func writeTableParts(p *Persist, dir string, gen uint64, i int, tc *tableCut, re
 				}
 				part = partFile{File: name, Len: int(n)}
 				st.written += int(n)
+				tc.pace.pace()
 			}
 			rec.IndexParts[k] = append(rec.IndexParts[k], part)
 			next.indexParts[k] = append(next.indexParts[k], part)
@@ -218,6 +219,7 @@ func writeTableParts(p *Persist, dir string, gen uint64, i int, tc *tableCut, re
 			part = partFile{File: name, Len: int(n)}
 			st.written += int(n)
 			allLinked = false
+			tc.pace.pace()
 		}
 		rec.KeyParts = append(rec.KeyParts, part)
 		next.keyParts = append(next.keyParts, part)

@@ -168,6 +168,43 @@ func mappedImageFiles(t *testing.T, dir string, gen uint64) []string {
 	return out
 }
 
+// restoredMapped checkpoints a churned table of 20,000 rows into persist
+// (churnedCheckpoint) and returns a model restored from it, warmed, with
+// its index and key store mapped from the checkpoint's parts, the rows,
+// and the restored generation.
+func restoredMapped(t *testing.T, f *feed, persist *Persist, rng *rand.Rand) (*Model, map[int]int, uint64) {
+	t.Helper()
+	mod, rows := churnedCheckpoint(t, f, persist, nil, 20000, rng)
+	gen := mod.gen
+	mod.Close()
+	back := Restore(Options{Heap: heapSmallPages, Persist: persist})
+	t.Cleanup(back.Close)
+	back.WaitWarm()
+	if back.Unusable() || back.Table("public.a").images == nil {
+		t.Fatalf("not restored mapped (unusable %v)", back.Unusable())
+	}
+	if len(mappedImageFiles(t, persist.imageDir(), gen)) == 0 {
+		t.Fatalf("no mapping of generation %d's files after the restore", gen)
+	}
+	return back, rows, gen
+}
+
+// releasedReadsAsTrees checks that back, whose restored parts a
+// checkpoint gave back, and a model restored from that checkpoint read
+// as the trees (rows).
+func releasedReadsAsTrees(t *testing.T, f *feed, persist *Persist, back *Model, rows map[int]int, sd uint64) {
+	t.Helper()
+	if got, err := back.Compare(t.Context(), f.m); err != nil || got != len(rows) {
+		t.Fatalf("seed %d: after the release %d rows (want %d): %v", sd, got, len(rows), err)
+	}
+	again := Restore(Options{Heap: heapSmallPages, Persist: persist})
+	t.Cleanup(again.Close)
+	again.WaitWarm()
+	if got, err := again.Compare(t.Context(), f.m); err != nil || got != len(rows) || again.Unusable() {
+		t.Fatalf("seed %d: restored %d rows (want %d), unusable %v: %v", sd, got, len(rows), again.Unusable(), err)
+	}
+}
+
 // TestRestoredImagesReleased: a restored generation's mapped parts that
 // nothing is a view of any more — here after a full compaction rebuilt
 // the index and key store — are given back by the next checkpoint, whose
@@ -177,24 +214,10 @@ func mappedImageFiles(t *testing.T, dir string, gen uint64) []string {
 // with them): the check of /proc/self/maps failed.
 func TestRestoredImagesReleased(t *testing.T) {
 	sd := seed(t)
-	rng := rand.New(rand.NewPCG(sd, 28))
 	f := openFeed(t)
 	persist := &Persist{DB: f.db, Every: -1, Mirror: f.m}
-	const n = 20000
-	mod, rows := churnedCheckpoint(t, f, persist, nil, n, rng)
-	gen := mod.gen
+	back, rows, gen := restoredMapped(t, f, persist, rand.New(rand.NewPCG(sd, 28)))
 	dir := persist.imageDir()
-	mod.Close()
-
-	back := Restore(Options{Heap: heapSmallPages, Persist: persist})
-	t.Cleanup(back.Close)
-	back.WaitWarm()
-	if back.Unusable() || back.Table("public.a").images == nil {
-		t.Fatalf("not restored mapped (unusable %v)", back.Unusable())
-	}
-	if len(mappedImageFiles(t, dir, gen)) == 0 {
-		t.Fatalf("no mapping of generation %d's files after the restore", gen)
-	}
 	// Unchanged: the checkpoint links every part, releases nothing (every
 	// page is still a view of its part).
 	st, err := back.Checkpoint()
@@ -219,15 +242,7 @@ func TestRestoredImagesReleased(t *testing.T) {
 	if left := mappedImageFiles(t, dir, gen); len(left) != 0 {
 		t.Fatalf("generation %d's files still mapped after the checkpoint that swept them:\n%s", gen, strings.Join(left, "\n"))
 	}
-	if got, err := back.Compare(t.Context(), f.m); err != nil || got != len(rows) {
-		t.Fatalf("seed %d: after the release %d rows (want %d): %v", sd, got, len(rows), err)
-	}
-	again := Restore(Options{Heap: heapSmallPages, Persist: persist})
-	t.Cleanup(again.Close)
-	again.WaitWarm()
-	if got, err := again.Compare(t.Context(), f.m); err != nil || got != len(rows) || again.Unusable() {
-		t.Fatalf("seed %d: restored %d rows (want %d), unusable %v: %v", sd, got, len(rows), again.Unusable(), err)
-	}
+	releasedReadsAsTrees(t, f, persist, back, rows, sd)
 }
 
 // TestMappedPartDamaged: version 6's parts as version 5's files

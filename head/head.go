@@ -97,6 +97,9 @@ type Model struct {
 	lastCkpt   time.Time
 	closed     bool
 	ckptWG     sync.WaitGroup
+	// ckptHurry, set by Close, stops a background checkpoint's pacing:
+	// the owner waits for it (ckptpace.go).
+	ckptHurry atomic.Bool
 
 	// warmWG counts the warmer a restore starts (warm.go); warmStop asks
 	// it to stop (Close); warmed is the pages it decoded once done.

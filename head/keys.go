@@ -56,6 +56,15 @@ func (s *keyStore) writable(pid int, p *keyPage) *keyPage {
 	c := *p
 	c.epoch = s.epoch
 	c.live, c.start, c.end = slices.Clone(p.live), slices.Clone(p.start), slices.Clone(p.end)
+	if p.epoch == mappedEpoch {
+		// A view of a mapped key part: its key bytes are copied too, so
+		// that no changed page is a view of the part and the next
+		// checkpoint, which rewrites the part, can give the mapping back
+		// (Table.releaseImages). An insert or update would move them by
+		// its append anyway (the view has no spare capacity); a page
+		// changed only by deletes kept them in the mapping until exit.
+		c.buf = slices.Clone(p.buf)
+	}
 	// The copy appends into buf's spare capacity, past every byte the
 	// frozen view's slice of it covers: shared safely.
 	s.pages[pid] = &c

@@ -31,20 +31,7 @@ import (
 // holds ≈ 1.1 GB); SIDECAR_SCALE_DIR is the store's directory (default a
 // temporary one).
 func TestRestoreIndexKeysAtScale(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("SIDECAR_SCALE_ROWS"))
-	if n <= 0 {
-		t.Skip("set SIDECAR_SCALE_ROWS to the number of rows")
-	}
-	reps, _ := strconv.Atoi(os.Getenv("SIDECAR_SCALE_REPS"))
-	reps = max(reps, 1)
-	dir := os.Getenv("SIDECAR_SCALE_DIR")
-	if dir == "" {
-		dir = t.TempDir()
-	} else {
-		dir = filepath.Join(dir, "restorescale")
-		os.RemoveAll(dir)
-		t.Cleanup(func() { os.RemoveAll(dir) })
-	}
+	n, reps, dir := scaleParams(t, "restorescale")
 	rel := benchRelation()
 	const name = "public.bench"
 	var recs [5]tableRecord // [0] streams (version 3), [1] images (version 4), [2] image files (version 5, mapped), [3] in parts (version 6, mapped), [4] [3] without its key directory file (each part's tail read)
@@ -201,6 +188,29 @@ func TestRestoreIndexKeysAtScale(t *testing.T) {
 			t.Logf("rep %d: %s restored in %v (load %.1f %.1f %.1f)", r, restoreVariants[v], took.Round(time.Millisecond), load[0], load[1], load[2])
 		}
 	}
+}
+
+// scaleParams reads the scale tests' environment: the rows
+// (SIDECAR_SCALE_ROWS; the test is skipped without it), the repetitions
+// (SIDECAR_SCALE_REPS, at least 1) and the store's directory: sub in
+// SIDECAR_SCALE_DIR, emptied now and removed after the test, or a
+// temporary one.
+func scaleParams(t *testing.T, sub string) (n, reps int, dir string) {
+	t.Helper()
+	n, _ = strconv.Atoi(os.Getenv("SIDECAR_SCALE_ROWS"))
+	if n <= 0 {
+		t.Skip("set SIDECAR_SCALE_ROWS to the number of rows")
+	}
+	reps, _ = strconv.Atoi(os.Getenv("SIDECAR_SCALE_REPS"))
+	reps = max(reps, 1)
+	dir = os.Getenv("SIDECAR_SCALE_DIR")
+	if dir == "" {
+		return n, reps, t.TempDir()
+	}
+	dir = filepath.Join(dir, sub)
+	os.RemoveAll(dir)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return n, reps, dir
 }
 
 // restoreVariants names TestRestoreIndexKeysAtScale's records.

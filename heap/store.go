@@ -405,6 +405,10 @@ type WriteOptions struct {
 	// number (0, 1, …); an error stops the checkpoint there (the test
 	// hook of a kill between batches).
 	BeforeBatch func(batch int) error
+	// Pace, when set, is called after each page image is encoded: a
+	// background checkpoint's pacer blocks in it to leave the processor
+	// to the reads beside it (head's ckptPacer).
+	Pace func()
 }
 
 // Write writes the cut to store as generation gen (above every
@@ -487,6 +491,9 @@ func (c *Cut) Write(store PageStore, table string, gen uint64, opts WriteOptions
 		}
 		batch = append(batch, PageImage{Key: PageKey{Gen: gen, ID: id}, Data: data})
 		held += len(data)
+		if opts.Pace != nil {
+			opts.Pace()
+		}
 		gens[id] = gen
 		st.Pages++
 		st.Bytes += len(data)
