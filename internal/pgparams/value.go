@@ -51,9 +51,12 @@ func (p *Param) CheckSet(name string, starting bool) *Error {
 		return errorf(CodeCantChange, "parameter \"%s\" cannot be changed without restarting the server", name)
 	case "sighup":
 		return errorf(CodeCantChange, "parameter \"%s\" cannot be changed now", name)
-	case "superuser-backend", "superuser":
+	case "superuser":
 		return errorf(CodeNoPrivilege, "permission denied to set parameter \"%s\"", name)
-	case "backend":
+	case "superuser-backend", "backend":
+		if starting && p.Context == "superuser-backend" {
+			return errorf(CodeNoPrivilege, "permission denied to set parameter \"%s\"", name)
+		}
 		if !starting {
 			return errorf(CodeCantChange, "parameter \"%s\" cannot be set after connection start", name)
 		}
@@ -335,8 +338,24 @@ func (p *Param) unitSuffix() string {
 	return " " + p.Unit
 }
 
-// formatReal is C's "%g".
-func formatReal(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+// socketParams are the parameters whose values are the client socket's
+// (show hooks read them back from it; the OS may ignore or cap a SET):
+// a SET on sidecar's socket says nothing of what PostgreSQL's would.
+var socketParams = map[string]bool{"tcp_keepalives_idle": true, "tcp_keepalives_interval": true, "tcp_keepalives_count": true, "tcp_user_timeout": true}
+
+// formatReal is "%g" of PostgreSQL's snprintf (Infinity, NaN spelled
+// out).
+func formatReal(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "Infinity"
+	case math.IsInf(v, -1):
+		return "-Infinity"
+	case math.IsNaN(v):
+		return "NaN"
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
+}
 
 // ShowInt is SHOW's text of an integer in p's base unit: the largest
 // unit dividing it evenly (positive values only).
@@ -384,6 +403,9 @@ type Value struct {
 // locales and printed in a form of its own: refused (0A000) unless it is
 // current, the session's present value.
 func (p *Param) Normalize(name, value, current string) (Value, *Error) {
+	if socketParams[strings.ToLower(p.Name)] {
+		return Value{}, &Error{Code: CodeNotSupported, Message: fmt.Sprintf("SET %s (a value of the client's socket) is not supported by sidecar", p.Name)}
+	}
 	switch p.VarType {
 	case "bool":
 		b, ok := ParseBool(value)
@@ -400,8 +422,7 @@ func (p *Param) Normalize(name, value, current string) (Value, *Error) {
 		lo, _ := strconv.ParseInt(p.Min, 10, 64)
 		hi, _ := strconv.ParseInt(p.Max, 10, 64)
 		if v < lo || v > hi {
-			u := p.unitSuffix()
-			return Value{}, errorf(CodeInvalidValue, "%d%s is outside the valid range for parameter \"%s\" (%d%s .. %d%s)", v, u, name, lo, u, hi, u)
+			return Value{}, errorf(CodeInvalidValue, "%d%s is outside the valid range for parameter \"%s\" (%d .. %d)", v, p.unitSuffix(), name, lo, hi)
 		}
 		if err := p.intHook(v); err != nil {
 			return Value{}, err
@@ -415,8 +436,7 @@ func (p *Param) Normalize(name, value, current string) (Value, *Error) {
 		lo, _ := strconv.ParseFloat(p.Min, 64)
 		hi, _ := strconv.ParseFloat(p.Max, 64)
 		if v < lo || v > hi {
-			u := p.unitSuffix()
-			return Value{}, errorf(CodeInvalidValue, "%s%s is outside the valid range for parameter \"%s\" (%s%s .. %s%s)", formatReal(v), u, name, formatReal(lo), u, formatReal(hi), u)
+			return Value{}, errorf(CodeInvalidValue, "%s%s is outside the valid range for parameter \"%s\" (%s .. %s)", formatReal(v), p.unitSuffix(), name, formatReal(lo), formatReal(hi))
 		}
 		return Value{p.ShowReal(v), formatReal(v)}, nil
 	case "enum":
@@ -457,6 +477,9 @@ func (p *Param) intHook(v int64) *Error {
 // current_setting): the same text but for integers and reals with a
 // unit, counted in the base unit.
 func (p *Param) Setting(show string) string {
+	if len(show) > 1 && show[0] == '0' && p.VarType == "integer" {
+		return show // file modes, shown in octal (log_file_mode 0600) in both
+	}
 	switch p.VarType {
 	case "integer":
 		if v, err := p.ParseInt(p.Name, show); err == nil {
