@@ -343,6 +343,15 @@ func (p *Param) unitSuffix() string {
 // a SET on sidecar's socket says nothing of what PostgreSQL's would.
 var socketParams = map[string]bool{"tcp_keepalives_idle": true, "tcp_keepalives_interval": true, "tcp_keepalives_count": true, "tcp_user_timeout": true}
 
+// boundUnit is the unit after the bounds of a range error: none before
+// 17.
+func boundUnit(major int, p *Param) string {
+	if major > 0 && major < 17 {
+		return ""
+	}
+	return p.unitSuffix()
+}
+
 // formatReal is "%g" of PostgreSQL's snprintf (Infinity, NaN spelled
 // out).
 func formatReal(v float64) string {
@@ -398,11 +407,12 @@ type Value struct {
 }
 
 // Normalize reads value for p as SET does (after CheckSet) and returns
-// it as SHOW and pg_settings print it, or PostgreSQL's error. A string
+// it as SHOW and pg_settings print it, or PostgreSQL's error (major's
+// wording: from 17 the range's bounds carry the unit too). A string
 // parameter's value is checked by PostgreSQL against its catalogs or
 // locales and printed in a form of its own: refused (0A000) unless it is
 // current, the session's present value.
-func (p *Param) Normalize(name, value, current string) (Value, *Error) {
+func (p *Param) Normalize(major int, name, value, current string) (Value, *Error) {
 	if socketParams[strings.ToLower(p.Name)] {
 		return Value{}, &Error{Code: CodeNotSupported, Message: fmt.Sprintf("SET %s (a value of the client's socket) is not supported by sidecar", p.Name)}
 	}
@@ -422,7 +432,8 @@ func (p *Param) Normalize(name, value, current string) (Value, *Error) {
 		lo, _ := strconv.ParseInt(p.Min, 10, 64)
 		hi, _ := strconv.ParseInt(p.Max, 10, 64)
 		if v < lo || v > hi {
-			return Value{}, errorf(CodeInvalidValue, "%d%s is outside the valid range for parameter \"%s\" (%d .. %d)", v, p.unitSuffix(), name, lo, hi)
+			u, bu := p.unitSuffix(), boundUnit(major, p)
+			return Value{}, errorf(CodeInvalidValue, "%d%s is outside the valid range for parameter \"%s\" (%d%s .. %d%s)", v, u, name, lo, bu, hi, bu)
 		}
 		if err := p.intHook(v); err != nil {
 			return Value{}, err
@@ -436,7 +447,8 @@ func (p *Param) Normalize(name, value, current string) (Value, *Error) {
 		lo, _ := strconv.ParseFloat(p.Min, 64)
 		hi, _ := strconv.ParseFloat(p.Max, 64)
 		if v < lo || v > hi {
-			return Value{}, errorf(CodeInvalidValue, "%s%s is outside the valid range for parameter \"%s\" (%s .. %s)", formatReal(v), p.unitSuffix(), name, formatReal(lo), formatReal(hi))
+			u, bu := p.unitSuffix(), boundUnit(major, p)
+			return Value{}, errorf(CodeInvalidValue, "%s%s is outside the valid range for parameter \"%s\" (%s%s .. %s%s)", formatReal(v), u, name, formatReal(lo), bu, formatReal(hi), bu)
 		}
 		return Value{p.ShowReal(v), formatReal(v)}, nil
 	case "enum":

@@ -77,11 +77,11 @@ func quote(s string) string {
 }
 
 // ourOutcome is the same from the table's rules.
-func ourOutcome(p *Param, name, value, current string) string {
+func ourOutcome(major int, p *Param, name, value, current string) string {
 	if err := p.CheckSet(name, false); err != nil {
 		return fmt.Sprintf("ERROR %s %s hint=%q", err.Code, err.Message, err.Hint)
 	}
-	v, err := p.Normalize(name, value, current)
+	v, err := p.Normalize(major, name, value, current)
 	if err != nil {
 		return fmt.Sprintf("ERROR %s %s hint=%q", err.Code, err.Message, err.Hint)
 	}
@@ -151,11 +151,18 @@ func TestSetMatchesPostgreSQL(t *testing.T) {
 	n, refused := 0, 0
 	for _, p := range All(major) {
 		for _, v := range sampleValues(p) {
+			if strings.HasSuffix(p.Name, "_timeout") {
+				if nv, err := p.Normalize(major, p.Name, v, current[p.Name]); err == nil {
+					if ms, _ := strconv.Atoi(nv.Setting); ms > 0 && ms < 60000 {
+						continue // would end the SET's own statement or transaction
+					}
+				}
+			}
 			want, err := pgOutcome(ctx, conn, p.Name, v)
 			if err != nil {
 				t.Fatalf("SET %s = %q: %v", p.Name, v, err)
 			}
-			got := ourOutcome(p, p.Name, v, current[p.Name])
+			got := ourOutcome(major, p, p.Name, v, current[p.Name])
 			if strings.HasPrefix(got, "ERROR "+CodeNotSupported+" ") {
 				refused++ // the promise: PostgreSQL's answer or a refusal
 				continue
