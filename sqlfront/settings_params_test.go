@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"strings"
 	"testing"
@@ -64,11 +63,8 @@ func settingsScript(t *testing.T, url string, stmts []string) []string {
 // sessions are not (is_superuser off). Each script runs on one session
 // of each; a step sidecar refuses (0A000) is listed in refused.
 func TestSettingsAsPostgreSQL(t *testing.T) {
-	dbURL := pg.NewDB(t)
-	execSQL(t, dbURL, markerSetup,
-		"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'settings_plain') THEN CREATE ROLE settings_plain LOGIN; END IF; END $$")
-	sqlURL := daemonSQL(t, dbURL, []string{"public.marker"}, t.TempDir(), io.Discard)
-	waitServed(t, sqlURL, "SELECT n FROM marker LIMIT 1")
+	dbURL, sqlURL := followLive(t) // show_version_test.go
+	execSQL(t, dbURL, "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'settings_plain') THEN CREATE ROLE settings_plain LOGIN; END IF; END $$")
 	u, err := url.Parse(dbURL)
 	if err != nil {
 		t.Fatal(err)

@@ -233,14 +233,36 @@ func (p *Param) unitHint() string {
 	return timeUnitsHint
 }
 
+// invalidValue is parse_and_validate_value's error for a value that
+// does not read.
+func invalidValue(name, value, hint string) *Error {
+	e := errorf(CodeInvalidValue, "invalid value for parameter \"%s\": \"%s\"", name, value)
+	e.Hint = hint
+	return e
+}
+
+// withUnit is val read with the unit text after it (rest: whitespace
+// and a unit, or nothing) in p's base unit; false and the hint for a
+// unit p does not take or garbage.
+func (p *Param) withUnit(val float64, rest string) (float64, string, bool) {
+	rest = strings.TrimLeft(rest, cSpace)
+	if rest == "" {
+		return val, "", true
+	}
+	if p.Unit == "" {
+		return 0, "", false
+	}
+	v, ok := p.convertToBase(val, rest)
+	if !ok {
+		return 0, p.unitHint(), false
+	}
+	return v, "", true
+}
+
 // ParseInt is parse_int: the value in p's base unit, or PostgreSQL's
 // error (without the range check).
 func (p *Param) ParseInt(name, value string) (int64, *Error) {
-	bad := func(hint string) *Error {
-		e := errorf(CodeInvalidValue, "invalid value for parameter \"%s\": \"%s\"", name, value)
-		e.Hint = hint
-		return e
-	}
+	bad := func(hint string) *Error { return invalidValue(name, value, hint) }
 	var val float64
 	iv, rest, ok, rangeErr := strtol(value)
 	if !ok {
@@ -260,16 +282,9 @@ func (p *Param) ParseInt(name, value string) (int64, *Error) {
 	if math.IsNaN(val) {
 		return 0, bad("")
 	}
-	rest = strings.TrimLeft(rest, cSpace)
-	if rest != "" {
-		if p.Unit == "" {
-			return 0, bad("")
-		}
-		v, ok := p.convertToBase(val, rest)
-		if !ok {
-			return 0, bad(p.unitHint())
-		}
-		val = v
+	val, hint, ok := p.withUnit(val, rest)
+	if !ok {
+		return 0, bad(hint)
 	}
 	val = math.RoundToEven(val)
 	if val > intMax || val < intMin {
@@ -281,28 +296,17 @@ func (p *Param) ParseInt(name, value string) (int64, *Error) {
 // ParseReal is parse_real: the value in p's base unit, or PostgreSQL's
 // error (without the range check).
 func (p *Param) ParseReal(name, value string) (float64, *Error) {
-	bad := func(hint string) *Error {
-		e := errorf(CodeInvalidValue, "invalid value for parameter \"%s\": \"%s\"", name, value)
-		e.Hint = hint
-		return e
-	}
+	bad := func(hint string) *Error { return invalidValue(name, value, hint) }
 	if strings.Contains(strings.ToLower(value), "0x") {
 		return 0, &Error{Code: CodeNotSupported, Message: fmt.Sprintf("a hexadecimal value for parameter \"%s\" is not supported by sidecar", name)}
 	}
-	val, rest, ok := strtod(value)
-	if !ok || math.IsNaN(val) {
+	val, rest, okd := strtod(value)
+	if !okd || math.IsNaN(val) {
 		return 0, bad("")
 	}
-	rest = strings.TrimLeft(rest, cSpace)
-	if rest != "" {
-		if p.Unit == "" {
-			return 0, bad("")
-		}
-		v, ok := p.convertToBase(val, rest)
-		if !ok {
-			return 0, bad(p.unitHint())
-		}
-		val = v
+	val, hint, ok := p.withUnit(val, rest)
+	if !ok {
+		return 0, bad(hint)
 	}
 	return val, nil
 }
