@@ -43,14 +43,11 @@ func settingRows(settings map[string]string, tables []Table) [][]*string {
 	var rows []row
 	version := serverVersion(tables)
 	for k, v := range settings {
-		if k == "lc_collate" && version >= 160000 {
-			continue
+		if unitSettings[k] || k == "lc_collate" && version >= 160000 {
+			continue // statement_timeout: sidecar's own (its server option), not the followed server's
 		}
 		if p, ok := pgparams.Lookup(k, version/10000); ok {
 			rows = append(rows, row{p.Name, v, p.ShortDesc, p}) // settings_params.go: the table's columns
-			continue
-		}
-		if unitSettings[k] {
 			continue
 		}
 		name := k
