@@ -68,8 +68,11 @@ func (d *daemon) readSessionDefaults(ctx context.Context) error {
 		Scan(&v.TimeZone, &v.DateStyle, &v.IntervalStyle, &v.LcMonetary); err != nil {
 		return fmt.Errorf("session defaults: %w", err)
 	}
+	if v.Settings, err = readServerSettings(ctx, conn); err != nil {
+		return err
+	}
 	d.sessionDefaults.mu.Lock()
-	changed := !d.sessionDefaults.read.IsZero() && d.sessionDefaults.v != v
+	changed := !d.sessionDefaults.read.IsZero() && !sameDefaults(d.sessionDefaults.v, v) // serversettings.go
 	d.sessionDefaults.v, d.sessionDefaults.read = v, time.Now()
 	d.sessionDefaults.mu.Unlock()
 	if changed {

@@ -323,15 +323,8 @@ func (pl *planner) scalarFunc(name string, args []expr, f *pg.FuncCall) (expr, e
 			if a[0] == nil {
 				return nil, errf(codeInvalidParam, pos, "SET requires parameter name")
 			}
-			if a[2] == true {
-				return nil, unsupported(pos, "set_config(…, true) (SET LOCAL)")
-			}
-			name := strings.ToLower(a[0].(string))
 			val, _ := a[1].(string)
-			if err := e.ex.sess.set(e.ex.ctx, name, &val); err != nil {
-				return nil, err
-			}
-			return e.ex.sess.settings[name], nil
+			return e.ex.sess.setConfig(e.ex.ctx, a[0].(string), val, a[2] == true) // settings_params.go
 		}}, nil
 	case "current_setting":
 		if len(args) != 1 && len(args) != 2 {

@@ -147,7 +147,7 @@ func (c *vecCatalog) checkReads(q *lplan.Query) error {
 // scanCatalog emits the rows of a catalog relation, refusing a row
 // whose value the statement reads is unknown to sidecar.
 func (s *vecSource) scanCatalog(ctx context.Context, v *pgScan, fn func(row []*string) error) error {
-	cx := &pgCatCtx{tables: s.ex.src.Tables(), db: s.ex.sess.database, settings: s.ex.sess.settings, path: searchPathOf(s.ex.sess), user: s.ex.sess.user}
+	cx := &pgCatCtx{tables: s.ex.src.Tables(), db: s.ex.sess.database, settings: s.ex.sess.allSettings(), path: searchPathOf(s.ex.sess), user: s.ex.sess.user}
 	if v.rel.refuse != nil {
 		if err := v.rel.refuse(cx); err != nil {
 			return err

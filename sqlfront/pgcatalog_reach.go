@@ -139,7 +139,7 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 		tableOnly: map[*lplan.Scan]bool{}, visiting: map[*lplan.Scan]bool{}, tableNames: map[string]bool{}, indexNames: map[string]bool{},
 		views: map[uint32]bool{}, viewNames: map[string]bool{}, classNames: map[string]bool{}}
 	r.settings = map[string]bool{}
-	for _, row := range settingRows(c.pl.sess.settings, c.pl.src.Tables()) {
+	for _, row := range settingRows(c.pl.sess.allSettings(), c.pl.src.Tables()) {
 		r.settings[*row[0]] = true
 	}
 	_, ns := (&pgCatCtx{tables: c.pl.src.Tables()}).namespaces()

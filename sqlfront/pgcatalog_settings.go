@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sidecar-dev/sidecar/internal/pgparams"
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
 )
@@ -35,22 +36,29 @@ var unitSettings = map[string]bool{"statement_timeout": true}
 // lc_collate is the database's datcollate on 14 and 15 (unknown unless
 // the copy read a libc default) and not a setting from 16 on.
 func settingRows(settings map[string]string, tables []Table) [][]*string {
-	type row struct{ name, setting, desc string }
+	type row struct {
+		name, setting, desc string
+		p                   *pgparams.Param // nil: a setting of sidecar's own
+	}
 	var rows []row
 	version := serverVersion(tables)
 	for k, v := range settings {
 		if unitSettings[k] || k == "lc_collate" && version >= 160000 {
+			continue // statement_timeout: sidecar's own (its server option), not the followed server's
+		}
+		if p, ok := pgparams.Lookup(k, version/10000); ok {
+			rows = append(rows, row{p.Name, v, p.ShortDesc, p}) // settings_params.go: the table's columns
 			continue
 		}
 		name := k
 		if n, ok := settingNames[k]; ok {
 			name = n
 		}
-		rows = append(rows, row{name, v, settingDescriptions[k]})
+		rows = append(rows, row{name: name, setting: v, desc: settingDescriptions[k]})
 	}
 	for k, v := range fixedSettings {
 		if _, ok := settings[k]; !ok {
-			rows = append(rows, row{k, v[0], v[1]})
+			rows = append(rows, row{name: k, setting: v[0], desc: v[1]})
 		}
 	}
 	sort.Slice(rows, func(i, j int) bool { return strings.ToLower(rows[i].name) < strings.ToLower(rows[j].name) })
@@ -67,6 +75,10 @@ func settingRows(settings map[string]string, tables []Table) [][]*string {
 			if loc, ok := strings.CutPrefix(databaseLocale(tables), "libc "); ok && version != 0 && loc != "" {
 				setting = sv(loc)
 			}
+		}
+		if r.p != nil && r.name != "lc_collate" {
+			out = append(out, paramRow(r.p, r.setting))
+			continue
 		}
 		out = append(out, []*string{sv(r.name), setting, nil, u, desc, u, u, u, u, u, u, u, u, u, u, u, u})
 	}
@@ -110,7 +122,9 @@ func (r *reach) settingNamed(vals []lplan.Scalar) bool {
 // version was read) refused rather than answered "C".
 func (s *session) showSetting(name string) (v string, ok bool, err error) {
 	if name != "lc_collate" {
-		v, ok = s.settings[name]
+		if v, ok = s.settings[name]; !ok {
+			return s.serverSetting(name) // settings_params.go
+		}
 		return v, ok, nil
 	}
 	tables := s.srv.src.Tables()

@@ -35,6 +35,11 @@ type SessionDefaults struct {
 	DateStyle     string
 	IntervalStyle string
 	LcMonetary    string // money_locale.go
+	// Settings are every parameter's value (lower-case name → SHOW's
+	// text: SELECT name, current_setting(name) FROM pg_settings), what
+	// SHOW prints of one the session never SET (settings_params.go).
+	// Never changed once published: the reader replaces the map.
+	Settings map[string]string
 }
 
 // applyServerDefaults starts the session from the server's defaults:

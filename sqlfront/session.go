@@ -368,6 +368,9 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 		s.timeout, s.settings[name] = &d, formatTimeout(d)
 		return nil
 	}
+	if handled, err := s.setParam(name, val); handled { // settings_params.go
+		return err
+	}
 	switch d, ok := s.settingDefault(name); {
 	case val != nil:
 		s.settings[name] = *val
@@ -746,16 +749,14 @@ func (s *session) run1(ctx context.Context, p *plan, params []Value, formats []i
 			if describe {
 				s.be.Send(s.rowDescription(p, formats))
 			}
-			for _, k := range slices.Sorted(maps.Keys(s.settings)) {
+			all := s.allSettings() // settings_params.go: the server's values too
+			for _, k := range slices.Sorted(maps.Keys(all)) {
 				v, ok, _ := s.showSetting(k) // pgcatalog_settings.go: lc_collate listed when known
 				if !ok {
 					continue
 				}
-				name := k
-				if c, ok := settingNames[k]; ok {
-					name = c
-				}
-				s.sendRow([][]byte{[]byte(name), []byte(v), []byte(settingDescriptions[k])})
+				name, desc := s.paramDisplay(k) // settings_params.go
+				s.sendRow([][]byte{[]byte(name), []byte(v), []byte(desc)})
 			}
 			s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("SHOW")})
 			return nil
