@@ -150,6 +150,9 @@ func jdbcCanned(query string, version int) (*plan, error) {
 			}
 			return out, nil
 		}
+	case isJDBCBestRow(query): // catalog_jdbc_bestrow.go
+		specs = jdbcBestRowSpecs
+		rows = func(ex *execCtx) ([][]*string, error) { return jdbcBestRow(ex, query) }
 	case strings.Contains(query, "information_schema._pg_expandarray(i.indkey)") && strings.Contains(query, "PK_NAME"):
 		specs = []string{"table_cat", "table_schem:name@pg_namespace.nspname", "table_name:name@pg_class.relname",
 			"column_name:name@pg_attribute.attname", "key_seq:int4", "pk_name:name@pg_class.relname"}
