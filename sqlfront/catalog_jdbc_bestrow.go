@@ -1,8 +1,11 @@
 package sqlfront
 
 import (
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // pgjdbc's getBestRowIdentifier (issue 23): the primary key's columns of
@@ -34,33 +37,44 @@ func jdbcBestRow(ex *execCtx, query string) ([][]*string, error) {
 		return nil, err
 	}
 	var out [][]*string
-	for _, t := range ex.src.Tables() {
+	err := jdbcPrimaryKeys(ex, query, "getBestRowIdentifier", func(t *Table, pk *wal.KeyConstraint) error {
+		cols, ok := tableColumnsView(t) // catalog_columns.go: by attnum
+		if !ok {
+			return notCarriedUnread("getBestRowIdentifier", t)
+		}
+		found := 0
+		for _, c := range cols {
+			if slices.Contains(pk.Columns, c.Name) {
+				out = append(out, []*string{strp(c.Name), u32(c.TypeOID), strp(strconv.Itoa(int(c.TypeMod)))})
+				found++
+			}
+		}
+		if found != len(pk.Columns) {
+			return unsupported(-1, "getBestRowIdentifier of "+t.Name+": a primary key column sidecar does not list")
+		}
+		return nil
+	})
+	return out, err
+}
+
+// jdbcPrimaryKeys calls each with every followed table query's patterns
+// name that has a primary key, refusing call of a table whose primary
+// key was not read.
+func jdbcPrimaryKeys(ex *execCtx, query, call string, each func(*Table, *wal.KeyConstraint) error) error {
+	tables := ex.src.Tables()
+	for i := range tables {
+		t := &tables[i]
 		if !matches(jdbcSchemaLike, query, t.Schema) || !matches(jdbcTableLike, query, t.Rel) {
 			continue
 		}
 		if t.Facts == nil || t.Facts.Columns == nil {
-			return nil, unsupported(-1, "getBestRowIdentifier of "+t.Name+": its primary key was not read (copied by an older sidecar; a resync reads it)")
+			return unsupported(-1, call+" of "+t.Name+": its primary key was not read (copied by an older sidecar; a resync reads it)")
 		}
-		pk := t.Facts.PrimaryKey
-		if pk == nil {
-			continue
-		}
-		cols, ok := tableColumnsView(&t) // catalog_columns.go: by attnum
-		if !ok {
-			return nil, notCarriedUnread("getBestRowIdentifier", &t)
-		}
-		found := 0
-		for _, c := range cols {
-			for _, k := range pk.Columns {
-				if c.Name == k {
-					out = append(out, []*string{strp(c.Name), u32(c.TypeOID), strp(strconv.Itoa(int(c.TypeMod)))})
-					found++
-				}
+		if pk := t.Facts.PrimaryKey; pk != nil {
+			if err := each(t, pk); err != nil {
+				return err
 			}
 		}
-		if found != len(pk.Columns) {
-			return nil, unsupported(-1, "getBestRowIdentifier of "+t.Name+": a primary key column sidecar does not list")
-		}
 	}
-	return out, nil
+	return nil
 }
