@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // pgjdbc's DatabaseMetaData queries (42.x: getTables, getColumns,
@@ -150,25 +152,21 @@ func jdbcCanned(query string, version int) (*plan, error) {
 			}
 			return out, nil
 		}
+	case isJDBCBestRow(query): // catalog_jdbc_bestrow.go
+		specs = jdbcBestRowSpecs
+		rows = func(ex *execCtx) ([][]*string, error) { return jdbcBestRow(ex, query) }
 	case strings.Contains(query, "information_schema._pg_expandarray(i.indkey)") && strings.Contains(query, "PK_NAME"):
 		specs = []string{"table_cat", "table_schem:name@pg_namespace.nspname", "table_name:name@pg_class.relname",
 			"column_name:name@pg_attribute.attname", "key_seq:int4", "pk_name:name@pg_class.relname"}
 		rows = func(ex *execCtx) ([][]*string, error) {
 			var out [][]*string
-			for _, t := range ex.src.Tables() {
-				if !matches(jdbcSchemaLike, query, t.Schema) || !matches(jdbcTableLike, query, t.Rel) {
-					continue
+			err := jdbcPrimaryKeys(ex, query, "getPrimaryKeys", func(t *Table, pk *wal.KeyConstraint) error {
+				for k, c := range pk.Columns {
+					out = append(out, []*string{nil, strp(t.Schema), strp(t.Rel), strp(c), strp(strconv.Itoa(k + 1)), strp(pk.Name)})
 				}
-				if t.Facts == nil || t.Facts.Columns == nil {
-					return nil, unsupported(-1, "getPrimaryKeys of "+t.Name+": its primary key was not read (copied by an older sidecar; a resync reads it)")
-				}
-				if pk := t.Facts.PrimaryKey; pk != nil {
-					for k, c := range pk.Columns {
-						out = append(out, []*string{nil, strp(t.Schema), strp(t.Rel), strp(c), strp(strconv.Itoa(k + 1)), strp(pk.Name)})
-					}
-				}
-			}
-			return out, nil
+				return nil
+			})
+			return out, err
 		}
 	default:
 		return nil, nil

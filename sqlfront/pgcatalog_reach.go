@@ -111,7 +111,10 @@ type reach struct {
 	// relation being proven).
 	partOIDs map[uint32]bool
 	proving  string
-	visiting map[*lplan.Scan]bool
+	// partitionedFree: the scan being proven (pg_constraint) has no
+	// rows of the partitioned tables' (pgcatalog_reach_partfk.go).
+	partitionedFree bool
+	visiting        map[*lplan.Scan]bool
 	// tableNames and indexNames are the followed tables' and their
 	// listed owned sequences' and
 	// indexes' names.
@@ -361,7 +364,8 @@ func (r *reach) prove(s *lplan.Scan) bool {
 		return false
 	}
 	r.proving = rel.name
-	defer func() { r.proving = "" }()
+	r.partitionedFree = rel.name == "pg_constraint" && r.foreignKeysOnly(s) // pgcatalog_reach_partfk.go
+	defer func() { r.proving, r.partitionedFree = "", false }()
 	for _, cond := range r.restr[s] {
 		if col, other, op, ok := r.comparison(cond, s); ok {
 			switch {
@@ -575,8 +579,28 @@ func (r *reach) comparison(cond lplan.Scalar, s *lplan.Scan) (col string, other 
 				return n, []lplan.Scalar{x.Col}, "in", true
 			}
 		}
+	case *lplan.BoolOp:
+		return r.orEqualities(x, s)
 	}
 	return
+}
+
+// orEqualities reads "col = a OR col = b …" (each disjunct an equality
+// of the same column of s, or an IN list of it) as "col IN (a, b, …)":
+// pgjdbc's getImportedKeys writes (pkic.relkind = 'i' OR pkic.relkind
+// = 'I'), which the proofs read as a relkind set.
+func (r *reach) orEqualities(x *lplan.BoolOp, s *lplan.Scan) (col string, other []lplan.Scalar, op string, ok bool) {
+	if x.Op != "OR" || len(x.Args) < 2 {
+		return "", nil, "", false
+	}
+	for _, a := range x.Args {
+		c, o, aop, aok := r.comparison(a, s)
+		if !aok || aop != "=" && aop != "in" || col != "" && c != col {
+			return "", nil, "", false
+		}
+		col, other = c, append(other, o...)
+	}
+	return col, other, "in", true
 }
 
 func isKeyCol(rel, col string) bool {
@@ -597,8 +621,10 @@ var tablesOnly = map[string]bool{"pg_attribute": true, "pg_description": true}
 // tables' OIDs.
 func (r *reach) tableKey(src colSource) bool {
 	switch src.rel.name + "." + src.name {
-	case "pg_attribute.attrelid", "pg_index.indrelid", "pg_constraint.conrelid", "pg_constraint.confrelid":
+	case "pg_attribute.attrelid", "pg_index.indrelid", "pg_constraint.conrelid":
 		return true
+	case "pg_constraint.confrelid":
+		return !referencesPartitioned(r.tableList, r.partOIDs) // pgcatalog_reach_partfk.go
 	case "pg_proc.oid", "pg_operator.oid":
 		return true // a proven pg_proc (pg_operator) scan has no rows (pgcatalog_proc.go): nothing is joined to it
 	case "pg_language.oid":
@@ -676,7 +702,7 @@ func (r *reach) classTablesOrViews(s *lplan.Scan, views bool) bool {
 // not list —, or a key column of a proven scan, or a column whose every
 // definition is one).
 func (r *reach) userOIDs(vals []lplan.Scalar, depth int, tables bool) bool {
-	classOnly := r.proving != "pg_class" // the partitioned tables' rows are pg_class's alone
+	classOnly := r.proving != "pg_class" && !r.partitionedFree // the partitioned tables' rows are pg_class's alone
 	return r.allVals(vals, depth, func(k string) bool {
 		n, err := strconv.ParseUint(strings.TrimSpace(k), 10, 32)
 		return err == nil && (r.tables[uint32(n)] || !tables && r.known[uint32(n)] && !(classOnly && r.partOIDs[uint32(n)]))
