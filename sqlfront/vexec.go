@@ -225,6 +225,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 			p.vec.uses[lplan.ElemType(t).OID] = true // float8[] prints its elements as float8
 		}
 	}
+	planValueTypes(q, p.vec.uses) // vexec_types.go: values printed inside expressions too
 	for i, id := range q.Plan.Columns() {
 		t := q.MD.Column(id).Type
 		if t.OID == lplan.Unknown {
@@ -241,7 +242,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 		p.tables = append(p.tables, t)
 	}
 	p.vec.params, p.vec.paramChecks = params, cat.paramChecks
-	p.vec.outputOnly = outputOnly(stmt) // vexec_settings.go
+	p.vec.outputOnly = outputOnly(stmt) && viewsOutputOnly(cat.views) // vexec_settings.go
 	pl.p, pl.scope, pl.params = p, nil, params
 	return nil
 }

@@ -128,3 +128,31 @@ func outputSetting(t uint32, v types.Value, efd int, escape bool) (Value, bool) 
 	}
 	return nil, false
 }
+
+// viewsOutputOnly says whether the definitions of the views a statement
+// expanded convert no value to text either: a view's `f8::text` column
+// printed under extra_float_digits = 0 by the statement that reads it
+// (before, `SELECT t FROM v` answered 349.09666666666664 where
+// PostgreSQL prints 349.096666666667: only the statement's own text was
+// checked).
+func viewsOutputOnly(views []usedView) bool {
+	for _, u := range views {
+		if u.facts == nil {
+			return false
+		}
+		text := u.facts.Qualified
+		if text == "" {
+			text = u.facts.Def
+		}
+		tree, err := parseSQL(text)
+		if err != nil {
+			return false
+		}
+		for _, st := range tree.Stmts {
+			if !outputOnly(st.Stmt) {
+				return false
+			}
+		}
+	}
+	return true
+}
