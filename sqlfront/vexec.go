@@ -386,6 +386,11 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 	}
 	for i, v := range ex.params {
 		var pv types.Value
+		if i < len(p.vec.params) && v != nil && p.vec.dialect.IntervalSQLStandard && (p.vec.params[i] == oidInterval || p.vec.params[i] == types.ArrayOf(oidInterval)) {
+			// The session decoded the parameter's text in the postgres
+			// style; sql_standard reads a leading '-' otherwise.
+			return unsupported(-1, "an interval parameter under IntervalStyle sql_standard")
+		}
 		if i < len(p.vec.params) && v != nil {
 			var err error
 			if pv, err = vecParam(v, p.vec.params[i], i+1); err != nil {
@@ -399,10 +404,13 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 	}
 	src := &vecSource{ex: ex, tables: p.vec.tables, refs: p.vec.refs, virt: p.vec.virt}
 	defer src.release()
-	efd, escape := 1, false
+	efd, escape, ivStyle := 1, false, ""
 	if ex.sess != nil {
 		efd, _ = extraFloatDigits(ex.sess)
 		escape = strings.EqualFold(strings.TrimSpace(ex.sess.settings["bytea_output"]), "escape")
+		if st, ok := types.IntervalStyleOf(ex.sess.settings["intervalstyle"]); ok && st != types.IntervalStylePostgres {
+			ivStyle = st
+		}
 	}
 	err := p.vec.prep.Run(membudget.WithAccount(ex.ctx, ex.mem), src, opts, func(b *exec.Batch) error {
 		for i := 0; i < b.N; i++ {
@@ -411,8 +419,8 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 				if vec[i] == nil {
 					continue
 				}
-				if efd < 1 || escape {
-					if cell, ok := outputSetting(p.vec.oids[c], vec[i], efd, escape); ok {
+				if efd < 1 || escape || ivStyle != "" {
+					if cell, ok := outputSetting(p.vec.oids[c], vec[i], efd, escape, ivStyle); ok {
 						row[c] = cell // vexec_settings.go
 						continue
 					}
@@ -448,12 +456,14 @@ func (v *vecPlan) settingsFollowed(s *session) error {
 		return def
 	}
 	// Result columns follow bytea_output = escape and extra_float_digits
-	// < 1 when nothing else in the statement prints (vexec_settings.go).
-	if out := set("bytea_output", "hex"); v.uses[oidBytea] && out != "hex" && (out != "escape" || !v.outputOnly || v.uses[types.ArrayOf(oidBytea)]) {
+	// < 1 when nothing else in the statement prints (vexec_settings.go)
+	// and no result column is a row or an array printing its fields.
+	plain := v.outputOnly && v.plainResults()
+	if out := set("bytea_output", "hex"); v.uses[oidBytea] && out != "hex" && (out != "escape" || !plain || v.uses[types.ArrayOf(oidBytea)]) {
 		return unsupported(-1, "bytea_output = "+out+" in this statement")
 	}
 	if v.uses[oidFloat8] || v.uses[oidFloat4] {
-		if n, ok := extraFloatDigits(s); !ok || n < 1 && (!v.outputOnly || v.uses[types.ArrayOf(oidFloat8)] || v.uses[types.ArrayOf(oidFloat4)]) {
+		if n, ok := extraFloatDigits(s); !ok || n < 1 && (!plain || v.uses[types.ArrayOf(oidFloat8)] || v.uses[types.ArrayOf(oidFloat4)]) {
 			return unsupported(-1, "extra_float_digits < 1 in this statement")
 		}
 	}
@@ -472,8 +482,12 @@ func (v *vecPlan) settingsFollowed(s *session) error {
 			}
 		}
 	}
-	if v.uses[oidInterval] && set("intervalstyle", "postgres") != "postgres" {
-		return unsupported(-1, "IntervalStyle "+set("intervalstyle", "postgres")+" in this statement")
+	// Interval result columns print under IntervalStyle (outputSetting);
+	// an interval printed inside the statement is refused.
+	if st := set("intervalstyle", "postgres"); v.uses[oidInterval] && st != "postgres" {
+		if _, ok := types.IntervalStyleOf(st); !ok || !plain || v.uses[types.ArrayOf(oidInterval)] {
+			return unsupported(-1, "IntervalStyle "+st+" in this statement")
+		}
 	}
 	return nil
 }
