@@ -352,10 +352,18 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 			return nil
 		}
 	case "datestyle":
-		if val != nil && !strings.HasPrefix(strings.ToUpper(strings.TrimSpace(*val)), "ISO") {
-			return unsupported(-1, "DateStyle "+strconv.Quote(*val)).hint("sidecar renders dates as ISO only")
+		if val != nil {
+			cur := s.settings[name]
+			if cur == "" {
+				cur = sessionDefaults[name]
+			}
+			v, err := parseDateStyle(cur, *val) // datestyle.go
+			if err != nil {
+				return err
+			}
+			s.settings[name] = v
+			return nil
 		}
-		return nil
 	case "client_encoding":
 		if val != nil && !strings.EqualFold(strings.ReplaceAll(*val, "-", ""), "utf8") && !strings.EqualFold(*val, "unicode") {
 			return unsupported(-1, "client_encoding "+strconv.Quote(*val)).hint("sidecar speaks UTF8 only")

@@ -3,6 +3,7 @@ package sqlfront
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -476,8 +477,13 @@ func (v *vecPlan) settingsFollowed(s *session) error {
 		}
 	}
 	if !s.printsISODates() { // serverdefaults.go
+		// A date or timestamp result column, or one printed inside the
+		// statement, would print under the style; compared, computed or
+		// aggregated only they answer as under ISO (time and timetz
+		// print alike in every DateStyle).
 		for _, t := range []uint32{oidDate, oidTime, types.Timetz, oidTimestamp, oidTimestamptz} {
-			if v.uses[t] || v.uses[types.ArrayOf(t)] {
+			inside := (v.uses[t] || v.uses[types.ArrayOf(t)]) && !plain
+			if inside || t != oidTime && t != types.Timetz && slices.Contains(v.oids, t) {
 				return unsupported(-1, "DateStyle "+s.settings["datestyle"]+" in this statement").hint("sidecar prints dates and times in the ISO style only")
 			}
 		}
