@@ -488,4 +488,16 @@ func (p *plan) engineResult(ex *execCtx, e *env, limit, offset int64) (*query.Re
 type engineCell struct {
 	v   Value
 	txt string
+	// base, when set, is v's text in the default style while txt is
+	// printed under a session setting (IntervalStyle): the binary form
+	// and a re-read of the value start from it.
+	base string
+}
+
+// plainText is the text the value reads back from (base, else txt).
+func (c engineCell) plainText() string {
+	if c.base != "" {
+		return c.base
+	}
+	return c.txt
 }

@@ -199,5 +199,6 @@ func (pl *planner) dialect() types.Dialect {
 	if pl.sess == nil {
 		return types.Dialect{}
 	}
-	return types.Dialect{Version: pl.sess.followedVersionNum()}
+	st, _ := types.IntervalStyleOf(pl.sess.settings["intervalstyle"])
+	return types.Dialect{Version: pl.sess.followedVersionNum(), IntervalSQLStandard: st == types.IntervalStyleSQLStandard}
 }

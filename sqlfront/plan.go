@@ -722,7 +722,7 @@ func (pl *planner) dialectChecks(t uint32) bool {
 	case oidInt2, oidInt4, oidInt8, oidNumeric:
 		return d.Version != 0 && d.Version < 160000
 	case oidInterval:
-		return d.Version != 0 && d.Version < 150000
+		return d.Version != 0 && d.Version < 150000 || d.IntervalSQLStandard
 	}
 	return false
 }

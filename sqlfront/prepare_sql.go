@@ -287,7 +287,7 @@ func (s *session) executeArg(ctx context.Context, q string, t uint32) (Value, er
 		}
 		return paramAs(t, *c.s)
 	case engineCell:
-		return paramAs(t, c.txt)
+		return paramAs(t, c.plainText())
 	}
 	return row[0], nil
 }

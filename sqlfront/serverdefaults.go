@@ -104,6 +104,16 @@ func (s *session) printsISODates() bool {
 	return !ok || strings.HasPrefix(strings.ToUpper(strings.TrimSpace(v)), "ISO")
 }
 
+// printsPostgresIntervals says whether the session's IntervalStyle is
+// postgres, the style the flat evaluator prints.
+func (s *session) printsPostgresIntervals() bool {
+	if s == nil {
+		return true
+	}
+	v, ok := s.settings["intervalstyle"]
+	return !ok || strings.EqualFold(strings.TrimSpace(v), "postgres")
+}
+
 // unknownZoneRefusal refuses, under a server zone the session cannot use
 // (zoneUnknown), a statement whose text may read or print a local time:
 // a literal or cast folded while planning ('2024-03-10 02:00'::timestamptz

@@ -58,10 +58,36 @@ func TestSessionDefaultsFollowServer(t *testing.T) {
 	setDB("intervalstyle", "iso_8601")
 	waitAnswer(t, sqlURL, "SELECT current_setting('DateStyle') || ' ' || current_setting('IntervalStyle')", "SQL, DMY iso_8601")
 	same("SELECT n FROM marker", "SHOW DateStyle", "SHOW IntervalStyle")
-	for _, q := range []string{"SELECT id, at FROM ev ORDER BY id", "SELECT d FROM ev WHERE id = 1", "SELECT at::text FROM ev ORDER BY id", "SELECT span FROM ev ORDER BY id"} {
+	for _, q := range []string{"SELECT id, at FROM ev ORDER BY id", "SELECT d FROM ev WHERE id = 1", "SELECT at::text FROM ev ORDER BY id", "SELECT id, span::text FROM ev ORDER BY id"} {
 		got, err := psql(t, sqlURL, "-At", "-v", "VERBOSITY=verbose", "-c", q)
 		if err == nil || !strings.Contains(got, "0A000") || !strings.Contains(got, "Style") {
 			t.Errorf("%s under DateStyle SQL, DMY and IntervalStyle iso_8601: want 0A000 naming the style, got %q (%v)", q, got, err)
+		}
+	}
+	// Values printed inside an expression, or by a statement without a
+	// table: PostgreSQL's answer or 0A000. Before, `SELECT interval '1 day
+	// 2 hours'` answered 1 day 02:00:00 (PostgreSQL P1DT2H), to_json,
+	// row(), || and format printed dates in ISO and intervals in the
+	// postgres style.
+	sameOrRefused(t, url, sqlURL, "SELECT interval '1 day 2 hours'", "SELECT to_json(interval '1 day')", "SELECT (interval '1 day')::text",
+		"SELECT justify_hours(interval '50 hours')", "SELECT date_trunc('hour', interval '3 days 4 hours 5 minutes')", "SELECT interval '1 day' || 'x'",
+		"SELECT row(date '2024-03-05')", "SELECT date '2024-03-05' || 'x'", "SELECT format('%s', date '2024-03-05')",
+		"SELECT d || 'x', row(d), format('%s', span) FROM ev ORDER BY id", "SELECT to_json(span), span::text FROM ev ORDER BY id",
+		"SELECT count(*) FROM ev WHERE d > '2024-01-01'", "SELECT span FROM ev ORDER BY id")
+}
+
+// sameOrRefused checks that each statement answers as PostgreSQL does or
+// is refused 0A000 (psql -At, one session each).
+func sameOrRefused(t *testing.T, pgURL, sqlURL string, stmts ...string) {
+	t.Helper()
+	for _, q := range stmts {
+		want, werr := psql(t, pgURL, "-At", "-c", q)
+		if werr != nil {
+			t.Fatalf("%s on PostgreSQL: %v\n%s", q, werr, want)
+		}
+		got, err := psql(t, sqlURL, "-At", "-v", "VERBOSITY=verbose", "-c", q)
+		if (err != nil || got != want) && !strings.Contains(got, "0A000") {
+			t.Errorf("%s:\n  sidecar    %q (%v)\n  PostgreSQL %q (or 0A000)", q, got, err, want)
 		}
 	}
 }

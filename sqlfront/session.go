@@ -338,16 +338,32 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 	case "timezone":
 		return s.setTimeZone(ctx, val) // timezone.go
 	case "intervalstyle":
-		if val != nil && !strings.EqualFold(strings.TrimSpace(*val), "postgres") {
-			// Values print in the postgres style only: accepting the
-			// SET answered intervals in another style than PostgreSQL.
-			return unsupported(-1, "IntervalStyle "+strconv.Quote(*val)).hint("sidecar renders intervals in the postgres style only")
+		if val != nil {
+			// Interval result columns print in the style; a statement
+			// printing an interval inside itself is refused
+			// (vecPlan.settingsFollowed). Rails sets iso_8601 on
+			// every connection.
+			st, ok := types.IntervalStyleOf(*val)
+			if !ok {
+				return errf(codeInvalidParam, -1, "invalid value for parameter \"%s\": \"%s\"", name, *val).
+					hint("Available values: postgres, postgres_verbose, sql_standard, iso_8601.")
+			}
+			s.settings[name] = st
+			return nil
 		}
 	case "datestyle":
-		if val != nil && !strings.HasPrefix(strings.ToUpper(strings.TrimSpace(*val)), "ISO") {
-			return unsupported(-1, "DateStyle "+strconv.Quote(*val)).hint("sidecar renders dates as ISO only")
+		if val != nil {
+			cur := s.settings[name]
+			if cur == "" {
+				cur = sessionDefaults[name]
+			}
+			v, err := parseDateStyle(cur, *val) // datestyle.go
+			if err != nil {
+				return err
+			}
+			s.settings[name] = v
+			return nil
 		}
-		return nil
 	case "client_encoding":
 		if val != nil && !strings.EqualFold(strings.ReplaceAll(*val, "-", ""), "utf8") && !strings.EqualFold(*val, "unicode") {
 			return unsupported(-1, "client_encoding "+strconv.Quote(*val)).hint("sidecar speaks UTF8 only")
@@ -988,6 +1004,9 @@ func (s *session) encoder(p *plan, formats []int16) func([]Value) ([][]byte, err
 				continue
 			case engineCell:
 				v, txt = c.v, c.txt
+				if formatFor(formats, i) != 0 {
+					txt = c.plainText()
+				}
 			case storedText:
 				txt = *c.s
 				if formatFor(formats, i) != 0 {

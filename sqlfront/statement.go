@@ -113,12 +113,12 @@ func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []
 		if err != nil {
 			return nil, err
 		}
-		return []*plan{p}, nil
+		return []*plan{p}, s.cannedStyleRefusal(p) // datestyle.go
 	}
 	if p, err := jdbcCanned(query, serverVersion(s.srv.src.Tables())); err != nil {
 		return nil, err
 	} else if p != nil {
-		return []*plan{p}, nil
+		return []*plan{p}, s.cannedStyleRefusal(p)
 	}
 	query, err := conformStrings(query, s.literalSettings()) // scs.go
 	if err != nil {

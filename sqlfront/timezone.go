@@ -85,10 +85,13 @@ func (s *session) zoneText(t uint32, txt string) (string, error) {
 // function, a parameter, a typed literal or a date/time column may read
 // or print a local time, which the flat evaluator would do at UTC.
 //
-// A DateStyle other than ISO (the server's default, serverdefaults.go)
-// routes them too: sql/exec refuses to print dates under it.
+// A DateStyle other than ISO or an IntervalStyle other than postgres
+// (the server's default, serverdefaults.go, or SET) routes them too:
+// sql/exec prints under them or refuses (before, the flat evaluator
+// answered `SELECT interval '1 day 2 hours'` as 1 day 02:00:00 under a
+// server IntervalStyle iso_8601, where PostgreSQL prints P1DT2H).
 func (pl *planner) zoneRoutesToVec(text string) bool {
-	if pl.sess == nil || pl.sess.sessionZone().IsUTC() && pl.sess.printsISODates() && pl.sess.zoneUnknown == "" {
+	if pl.sess == nil || pl.sess.sessionZone().IsUTC() && pl.sess.printsISODates() && pl.sess.printsPostgresIntervals() && pl.sess.zoneUnknown == "" {
 		return false
 	}
 	if len(pl.params) > 0 {

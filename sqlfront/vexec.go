@@ -3,6 +3,7 @@ package sqlfront
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -225,6 +226,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 			p.vec.uses[lplan.ElemType(t).OID] = true // float8[] prints its elements as float8
 		}
 	}
+	planValueTypes(q, p.vec.uses) // vexec_types.go: values printed inside expressions too
 	for i, id := range q.Plan.Columns() {
 		t := q.MD.Column(id).Type
 		if t.OID == lplan.Unknown {
@@ -241,7 +243,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 		p.tables = append(p.tables, t)
 	}
 	p.vec.params, p.vec.paramChecks = params, cat.paramChecks
-	p.vec.outputOnly = outputOnly(stmt) // vexec_settings.go
+	p.vec.outputOnly = outputOnly(stmt) && viewsOutputOnly(cat.views) // vexec_settings.go
 	pl.p, pl.scope, pl.params = p, nil, params
 	return nil
 }
@@ -385,6 +387,11 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 	}
 	for i, v := range ex.params {
 		var pv types.Value
+		if i < len(p.vec.params) && v != nil && p.vec.dialect.IntervalSQLStandard && (p.vec.params[i] == oidInterval || p.vec.params[i] == types.ArrayOf(oidInterval)) {
+			// The session decoded the parameter's text in the postgres
+			// style; sql_standard reads a leading '-' otherwise.
+			return unsupported(-1, "an interval parameter under IntervalStyle sql_standard")
+		}
 		if i < len(p.vec.params) && v != nil {
 			var err error
 			if pv, err = vecParam(v, p.vec.params[i], i+1); err != nil {
@@ -398,10 +405,13 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 	}
 	src := &vecSource{ex: ex, tables: p.vec.tables, refs: p.vec.refs, virt: p.vec.virt}
 	defer src.release()
-	efd, escape := 1, false
+	efd, escape, ivStyle := 1, false, ""
 	if ex.sess != nil {
 		efd, _ = extraFloatDigits(ex.sess)
 		escape = strings.EqualFold(strings.TrimSpace(ex.sess.settings["bytea_output"]), "escape")
+		if st, ok := types.IntervalStyleOf(ex.sess.settings["intervalstyle"]); ok && st != types.IntervalStylePostgres {
+			ivStyle = st
+		}
 	}
 	err := p.vec.prep.Run(membudget.WithAccount(ex.ctx, ex.mem), src, opts, func(b *exec.Batch) error {
 		for i := 0; i < b.N; i++ {
@@ -410,8 +420,8 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 				if vec[i] == nil {
 					continue
 				}
-				if efd < 1 || escape {
-					if cell, ok := outputSetting(p.vec.oids[c], vec[i], efd, escape); ok {
+				if efd < 1 || escape || ivStyle != "" {
+					if cell, ok := outputSetting(p.vec.oids[c], vec[i], efd, escape, ivStyle); ok {
 						row[c] = cell // vexec_settings.go
 						continue
 					}
@@ -447,12 +457,14 @@ func (v *vecPlan) settingsFollowed(s *session) error {
 		return def
 	}
 	// Result columns follow bytea_output = escape and extra_float_digits
-	// < 1 when nothing else in the statement prints (vexec_settings.go).
-	if out := set("bytea_output", "hex"); v.uses[oidBytea] && out != "hex" && (out != "escape" || !v.outputOnly || v.uses[types.ArrayOf(oidBytea)]) {
+	// < 1 when nothing else in the statement prints (vexec_settings.go)
+	// and no result column is a row or an array printing its fields.
+	plain := v.outputOnly && v.plainResults()
+	if out := set("bytea_output", "hex"); v.uses[oidBytea] && out != "hex" && (out != "escape" || !plain || v.uses[types.ArrayOf(oidBytea)]) {
 		return unsupported(-1, "bytea_output = "+out+" in this statement")
 	}
 	if v.uses[oidFloat8] || v.uses[oidFloat4] {
-		if n, ok := extraFloatDigits(s); !ok || n < 1 && (!v.outputOnly || v.uses[types.ArrayOf(oidFloat8)] || v.uses[types.ArrayOf(oidFloat4)]) {
+		if n, ok := extraFloatDigits(s); !ok || n < 1 && (!plain || v.uses[types.ArrayOf(oidFloat8)] || v.uses[types.ArrayOf(oidFloat4)]) {
 			return unsupported(-1, "extra_float_digits < 1 in this statement")
 		}
 	}
@@ -465,14 +477,23 @@ func (v *vecPlan) settingsFollowed(s *session) error {
 		}
 	}
 	if !s.printsISODates() { // serverdefaults.go
+		// A date or timestamp result column, or one printed inside the
+		// statement, would print under the style; compared, computed or
+		// aggregated only they answer as under ISO (time and timetz
+		// print alike in every DateStyle).
 		for _, t := range []uint32{oidDate, oidTime, types.Timetz, oidTimestamp, oidTimestamptz} {
-			if v.uses[t] || v.uses[types.ArrayOf(t)] {
+			inside := (v.uses[t] || v.uses[types.ArrayOf(t)]) && !plain
+			if inside || t != oidTime && t != types.Timetz && slices.Contains(v.oids, t) {
 				return unsupported(-1, "DateStyle "+s.settings["datestyle"]+" in this statement").hint("sidecar prints dates and times in the ISO style only")
 			}
 		}
 	}
-	if v.uses[oidInterval] && set("intervalstyle", "postgres") != "postgres" {
-		return unsupported(-1, "IntervalStyle "+set("intervalstyle", "postgres")+" in this statement")
+	// Interval result columns print under IntervalStyle (outputSetting);
+	// an interval printed inside the statement is refused.
+	if st := set("intervalstyle", "postgres"); v.uses[oidInterval] && st != "postgres" {
+		if _, ok := types.IntervalStyleOf(st); !ok || !plain || v.uses[types.ArrayOf(oidInterval)] {
+			return unsupported(-1, "IntervalStyle "+st+" in this statement")
+		}
 	}
 	return nil
 }

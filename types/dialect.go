@@ -17,6 +17,11 @@ import (
 //   - 18+: bytea ↔ int2/int4/int8 casts, min/max(bytea).
 type Dialect struct {
 	Version int
+	// IntervalSQLStandard: the session's IntervalStyle is sql_standard,
+	// under which PostgreSQL's interval input applies a leading '-' to
+	// every field without its own sign ('-1 1:00:00' is -1 day -1 hour,
+	// not -1 day +1 hour): such input is refused (intervalSQLStandardRefusal).
+	IntervalSQLStandard bool
 }
 
 func (d Dialect) atLeast(v int) bool { return d.Version == 0 || d.Version >= v }
@@ -36,6 +41,11 @@ func (d Dialect) In(oid OID, mod int32, s string) (Value, error) {
 	}
 	if oid == JSONPath {
 		return d.parseJSONPathValue(s) // jsonpath.go: 17's item methods
+	}
+	if oid == Interval && d.IntervalSQLStandard {
+		if err := intervalSQLStandardRefusal(s); err != nil {
+			return nil, err
+		}
 	}
 	if oid == Interval && !d.atLeast(150000) {
 		if err := interval14Refusal(s); err != nil { // interval14.go

@@ -12,18 +12,24 @@ import (
 // older server checks the text through its dialect first: a cast of a
 // string to an integer or numeric, and a literal typed as one. Before
 // 15 the same check refuses interval input where 14's DecodeInterval
-// answers otherwise than 15's (types/interval14.go).
+// answers otherwise than 15's (types/interval14.go), and under
+// IntervalStyle sql_standard it refuses interval input with a leading
+// '-' (types/intervalstyle.go).
 
 // dialectInput is the check the statement's dialect makes on text read
 // as type to (nil: none needed).
 func (c *compiler) dialectInput(to plan.OID) func(string) error {
-	if c == nil || c.e == nil || c.e.dialect.Version == 0 || c.e.dialect.Version >= 160000 {
+	if c == nil || c.e == nil {
 		return nil
 	}
+	old := c.e.dialect.Version != 0 && c.e.dialect.Version < 160000
 	switch to {
 	case plan.Int2, plan.Int4, plan.Int8, plan.Numeric:
-	case plan.Interval: // 14's interval input (types/interval14.go)
-		if c.e.dialect.Version >= 150000 {
+		if !old {
+			return nil
+		}
+	case plan.Interval: // 14's interval input (types/interval14.go), IntervalStyle sql_standard's
+		if !(old && c.e.dialect.Version < 150000) && !c.e.dialect.IntervalSQLStandard {
 			return nil
 		}
 	default:
