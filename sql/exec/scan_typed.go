@@ -97,7 +97,7 @@ func (s *scanOp) runTyped(emit func(*Batch) error) (bool, error) {
 		req.Key = s.keyBounds() // scan_outerkey.go: an uncached repeated scan's key may read outer columns
 	}
 	req.Reuse = s.transient
-	req.Small = s.small // joinvec.go
+	req.Small = s.small                                 // joinvec.go
 	req.Scans, req.ShareBytes = e.shareScans(s.s.Table) // scan_share.go
 	late := s.late
 	if len(s.keySteps) > 0 && (s.filter == nil || s.late != nil) {
