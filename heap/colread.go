@@ -63,6 +63,16 @@ func (r *ColReader) Page(i int) (PageView, error) {
 	if q := p.ck.cached(); q != nil {
 		return PageView{p: q, s: &s.h.schema}, nil
 	}
+	// Through the statement's cache of its scans' pages (scancache.go),
+	// before the page file (no read-ahead for pages it holds): only the
+	// columns it does not hold yet are decoded.
+	want := r.want
+	var e scanEntry
+	if r.cache != nil {
+		if e, want = r.cache.get(p, r.want); want == nil {
+			return PageView{p: e.p, s: &s.h.schema}, nil
+		}
+	}
 	if p.disk != nil {
 		pf := p.disk.pf
 		if q := pf.cache.get(p.disk.seq); q != nil {
@@ -79,24 +89,14 @@ func (r *ColReader) Page(i int) (PageView, error) {
 		}
 		r.last = i
 	}
-	if r.cache == nil {
-		q, err := s.h.thaw(p, 0, p.stats, r.want, r)
-		if err != nil {
-			return PageView{}, err
-		}
-		return PageView{p: q, s: &s.h.schema}, nil
-	}
-	// Through the statement's cache of its scans' pages (scancache.go):
-	// only the columns it does not hold yet are decoded.
-	e, missing := r.cache.get(p, r.want)
-	if missing == nil {
-		return PageView{p: e.p, s: &s.h.schema}, nil
-	}
-	q, err := s.h.thaw(p, 0, p.stats, missing, r)
+	q, err := s.h.thaw(p, 0, p.stats, want, r)
 	if err != nil {
 		return PageView{}, err
 	}
-	return PageView{p: r.cache.put(p, e, q, missing), s: &s.h.schema}, nil
+	if r.cache != nil {
+		q = r.cache.put(p, e, q, want)
+	}
+	return PageView{p: q, s: &s.h.schema}, nil
 }
 
 // slotted is cold page p decoded, when it is among the snapshot's last
