@@ -41,19 +41,25 @@ func scanAll(t *testing.T, h *Heap, s *Snapshot, cols []int) int64 {
 	o := s.Clone()
 	defer o.Release()
 	for i, got := range views {
-		full := o.Page(i)
-		if got.Slots() != full.Slots() || got.LiveCount() != full.LiveCount() {
-			t.Fatalf("cols %v page %d: %d slots %d live, want %d %d", cols, i, got.Slots(), got.LiveCount(), full.Slots(), full.LiveCount())
-		}
-		for slot := range full.Slots() {
-			a, okA := got.AppendColumns(nil, slot, cols)
-			b, okB := full.AppendColumns(nil, slot, cols)
-			if okA != okB || string(a) != string(b) {
-				t.Fatalf("cols %v page %d slot %d: %q (%v), want %q (%v)", cols, i, slot, a, okA, b, okB)
-			}
-		}
+		sameColumns(t, got, o.Page(i), cols, i)
 	}
 	return thaws
+}
+
+// sameColumns fails t unless view got of page i holds the slots, live
+// rows and values of columns cols that the full view holds.
+func sameColumns(t *testing.T, got, full PageView, cols []int, i int) {
+	t.Helper()
+	if got.Slots() != full.Slots() || got.LiveCount() != full.LiveCount() {
+		t.Fatalf("cols %v page %d: %d slots %d live, want %d %d", cols, i, got.Slots(), got.LiveCount(), full.Slots(), full.LiveCount())
+	}
+	for slot := range full.Slots() {
+		a, okA := got.AppendColumns(nil, slot, cols)
+		b, okB := full.AppendColumns(nil, slot, cols)
+		if okA != okB || string(a) != string(b) {
+			t.Fatalf("cols %v page %d slot %d: %q (%v), want %q (%v)", cols, i, slot, a, okA, b, okB)
+		}
+	}
 }
 
 // TestScanCacheShared: scans of one snapshot sharing a ScanCache decode

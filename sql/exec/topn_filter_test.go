@@ -7,50 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sidecar-dev/sidecar/sql/exec"
 	"github.com/sidecar-dev/sidecar/sql/internal/plantest"
 )
 
-// smallBatchSource is lateMemSource handing batches of `size` rows, so
-// that a top-N above fills its heap within the first batches and the
-// bound it gives the scan (topn_filter.go) judges the rows after them.
-type smallBatchSource struct {
-	*lateMemSource
-	size int
-}
-
-func (m *smallBatchSource) ScanTyped(ctx context.Context, req *exec.ScanRequest, fn func(*exec.Batch) error) error {
-	return m.ScanLate(ctx, req, nil, fn)
-}
-
-func (m *smallBatchSource) ScanLate(ctx context.Context, req *exec.ScanRequest, lf *exec.LateFilter, fn func(*exec.Batch) error) error {
-	rows := m.rows[req.Table.Name]
-	for start := 0; start < len(rows); start += m.size {
-		b, err := typedBatch(req, rows[start:min(start+m.size, len(rows))], exec.BatchSize) // aggpartial_test.go
-		if err != nil {
-			return err
-		}
-		if lf != nil {
-			if err := lf.Filter(b); err != nil {
-				return err
-			}
-		}
-		if m.handed != nil {
-			m.handed[req.Table.Name] += b.N
-		}
-		if b.N == 0 {
-			continue
-		}
-		if err := fn(b); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // TestDifferentialTopNBound runs topnbound.diff.sql (and the files of
-// LIMIT under ORDER BY) through sources handing batches of 1, 2 and 3
-// rows: with the top-N's bound on the scan, the answers, the refusals of
+// LIMIT under ORDER BY) through late sources handing batches of 1, 2 and
+// 3 rows, so that a top-N fills its heap within the first batches and
+// its bound on the scan (topn_filter.go) judges the rows after them: with the top-N's bound on the scan, the answers, the refusals of
 // rows tied across the cut and the errors are PostgreSQL's.
 func TestDifferentialTopNBound(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -62,13 +25,13 @@ func TestDifferentialTopNBound(t *testing.T) {
 		files = append(files, filepath.Join("testdata", name+".diff.sql"))
 	}
 	for _, size := range []int{1, 2, 3} {
-		compareFiles(ctx, t, conn, cat, &smallBatchSource{lateMemSource: &lateMemSource{memSource: src}, size: size}, files)
+		compareFiles(ctx, t, conn, cat, &lateMemSource{memSource: src, size: size}, files)
 	}
 	// The refusals are those of the full input: a bound never drops a
 	// row tied on the keys with a kept one.
 	for _, sql := range append(readStatements(t, filepath.Join("testdata", "limitorder.diff.sql")), readStatements(t, filepath.Join("testdata", "topnbound.diff.sql"))...) {
 		whole := runSQL(cat, src, sql, 0)
-		got := runSQL(cat, &smallBatchSource{lateMemSource: &lateMemSource{memSource: src}, size: 1}, sql, 0)
+		got := runSQL(cat, &lateMemSource{memSource: src, size: 1}, sql, 0)
 		if strings.Contains(whole, "error 0A000") != strings.Contains(got, "error 0A000") {
 			t.Errorf("%s: refused differently with the bound:\n%s\nwithout:\n%s", sql, got, whole)
 		}
@@ -93,7 +56,7 @@ func TestTopNBoundDropsRows(t *testing.T) {
 		{"SELECT id, k FROM jv ORDER BY id LIMIT 2", "id int4 | k int4\n1|1\n2|1\n", 2},
 		{"SELECT id, k + 1 AS k1 FROM jv ORDER BY id LIMIT 2", "id int4 | k1 int4\n1|2\n2|2\n", len(src.rows["jv"])},
 	} {
-		late := &smallBatchSource{lateMemSource: &lateMemSource{memSource: src, handed: map[string]int{}}, size: 2}
+		late := &lateMemSource{memSource: src, handed: map[string]int{}, size: 2}
 		got := runSQL(cat, late, tc.sql, 0)
 		if got != tc.want {
 			t.Fatalf("%s:\n%s", tc.sql, got)
