@@ -20,13 +20,16 @@ type ColReader struct {
 	// of the last page read (the decoded page copies what it keeps).
 	rec, raw []byte
 	last     int // the last page read from the page file: read-ahead
+	// cache is the snapshot's ScanCache when the reader was made (nil:
+	// none).
+	cache *ScanCache
 }
 
 // ColReader returns a reader of columns cols (ordinals of the schema;
 // others are not decoded from cold pages: their segments in the views it
 // returns are empty and must not be read).
 func (s *Snapshot) ColReader(cols []int) *ColReader {
-	r := &ColReader{s: s, last: -2}
+	r := &ColReader{s: s, last: -2, cache: s.ScanCache()}
 	if len(cols) < len(s.h.schema.Columns) {
 		r.want = make([]bool, len(s.h.schema.Columns))
 		for _, c := range cols {
@@ -60,6 +63,16 @@ func (r *ColReader) Page(i int) (PageView, error) {
 	if q := p.ck.cached(); q != nil {
 		return PageView{p: q, s: &s.h.schema}, nil
 	}
+	// Through the statement's cache of its scans' pages (scancache.go),
+	// before the page file (no read-ahead for pages it holds): only the
+	// columns it does not hold yet are decoded.
+	want := r.want
+	var e scanEntry
+	if r.cache != nil {
+		if e, want = r.cache.get(p, r.want); want == nil {
+			return PageView{p: e.p, s: &s.h.schema}, nil
+		}
+	}
 	if p.disk != nil {
 		pf := p.disk.pf
 		if q := pf.cache.get(p.disk.seq); q != nil {
@@ -76,9 +89,12 @@ func (r *ColReader) Page(i int) (PageView, error) {
 		}
 		r.last = i
 	}
-	q, err := s.h.thaw(p, 0, p.stats, r.want, r)
+	q, err := s.h.thaw(p, 0, p.stats, want, r)
 	if err != nil {
 		return PageView{}, err
+	}
+	if r.cache != nil {
+		q = r.cache.put(p, e, q, want)
 	}
 	return PageView{p: q, s: &s.h.schema}, nil
 }

@@ -35,16 +35,7 @@ func TestColReader(t *testing.T) {
 							t.Fatalf("cols %v page %d: the full page, not a projected one", cols, i)
 						}
 					}
-					if got.Slots() != full.Slots() || got.LiveCount() != full.LiveCount() {
-						t.Fatalf("cols %v page %d: %d slots %d live, want %d %d", cols, i, got.Slots(), got.LiveCount(), full.Slots(), full.LiveCount())
-					}
-					for slot := range full.Slots() {
-						a, okA := got.AppendColumns(nil, slot, cols)
-						b, okB := full.AppendColumns(nil, slot, cols)
-						if okA != okB || string(a) != string(b) {
-							t.Fatalf("cols %v page %d slot %d: %q (%v), want %q (%v)", cols, i, slot, a, okA, b, okB)
-						}
-					}
+					sameColumns(t, got, full, cols, i) // scancache_test.go
 					if len(cols) < len(modelSchema.Columns) && s.v.pages.at(i).isCold() && !held {
 						for c := range modelSchema.Columns {
 							wanted := false

@@ -28,6 +28,10 @@ type Snapshot struct {
 	// lastMiss is the last page on disk this snapshot missed in its
 	// slots: the next one missed makes the scan sequential (read-ahead).
 	lastMiss int
+	// scans is the cold pages the statement's scans share (scancache.go;
+	// nil: none); released says Release has run.
+	scans    *ScanCache
+	released bool
 }
 
 // thawSlots is how many decoded cold pages a snapshot keeps: enough for a
@@ -60,7 +64,12 @@ func (s *Snapshot) Clone() *Snapshot {
 func (s *Snapshot) Release() {
 	s.mu.Lock()
 	s.thawed = nil
+	s.released = true
+	sc := s.scans
 	s.mu.Unlock()
+	if sc != nil {
+		sc.drop()
+	}
 	s.h.open.Add(-1)
 }
 

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 var orderRouteBenchRows = flag.Int("sqlfront.orderroute-rows", 0, "run TestOrderRouteBench over a table of this many rows (0: skip)")
@@ -26,28 +24,8 @@ func TestOrderRouteBench(t *testing.T) {
 	if n == 0 {
 		t.Skip("set -sqlfront.orderroute-rows N to run the ORDER BY / DISTINCT comparison")
 	}
-	// a is a permutation of 0..n-1 (7919 is prime and divides no power
-	// of ten), so ORDER BY a is a total order; g has 10 values.
-	r := newRig(t, []string{"public.ob"}, []string{
-		"CREATE TABLE ob (id int PRIMARY KEY, a int NOT NULL, g int NOT NULL, s text NOT NULL, n numeric(12,2))",
-		fmt.Sprintf("INSERT INTO ob SELECT i, (i::bigint * 7919) %% %d, i %% 10, 'k' || (i %% 1000), (i %% 5000) * 0.25 FROM generate_series(1, %d) i", n, n),
-		"VACUUM ANALYZE ob",
-	})
 	ctx := context.Background()
-	conns := map[string]*pgconn.PgConn{}
-	for name, url := range map[string]string{"head": r.sqlURL, "tree": r.treeURL(t), "pg": r.pgURL} {
-		c, err := pgconn.Connect(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close(ctx)
-		conns[name] = c
-		if name != "pg" { // the evaluator took past the rig's 30 s
-			if err := c.Exec(ctx, "SET statement_timeout = '5min'").Close(); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	conns := obConns(t, n) // topn_bench_test.go
 	cells := []struct {
 		sql   string
 		asSet bool // the statement leaves the order open

@@ -73,6 +73,7 @@ func (s *vecSource) ScanLate(ctx context.Context, req *exec.ScanRequest, lf *exe
 	if p, ok, err := t.Pages(from, to); err != nil {
 		return err
 	} else if ok {
+		defer shareScans(ctx, p, req).EndScan() // vexec_scanshare.go
 		return scanPages(ctx, p, t.Rel.Columns, req, lf, fn)
 	}
 	return scanTree(ctx, t, from, to, req, rowFn)

@@ -165,6 +165,7 @@ type scanOp struct {
 
 func (e *env) buildScan(s *plan.Scan) (operator, error) {
 	op := &scanOp{e: e, s: s, repeat: len(e.outerOK) > 0, idxCol: -1}
+	e.countScan(s.Table) // scan_share.go
 	for _, id := range s.Cols {
 		t := e.md.Column(id).Type
 		if t.OID == plan.Record || !types.Known(t.OID) {

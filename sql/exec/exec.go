@@ -154,6 +154,8 @@ type env struct {
 	shown map[*plan.Sort]bool
 	// hashBuilds counts the hash join tables built (tests read it).
 	hashBuilds int
+	// tableScans counts the scans built per table (scan_share.go).
+	tableScans map[string]int
 }
 
 func newEnv(ctx context.Context, src Source, md *plan.Metadata, limit int64, params []types.Value) *env {

@@ -19,10 +19,11 @@ import (
 // pages do column by column), so that the executor's late paths (a
 // join's key filter on its probe side's scan, joinfilter.go) run in the
 // differential tests. handed counts the rows each table's scans handed
-// on after their filters.
+// on after their filters; size is the rows of a batch (0: BatchSize).
 type lateMemSource struct {
 	*memSource
 	handed map[string]int
+	size   int
 }
 
 func (m *lateMemSource) ScanTyped(ctx context.Context, req *exec.ScanRequest, fn func(*exec.Batch) error) error {
@@ -31,8 +32,12 @@ func (m *lateMemSource) ScanTyped(ctx context.Context, req *exec.ScanRequest, fn
 
 func (m *lateMemSource) ScanLate(ctx context.Context, req *exec.ScanRequest, lf *exec.LateFilter, fn func(*exec.Batch) error) error {
 	rows := m.rows[req.Table.Name]
-	for start := 0; start < len(rows); start += exec.BatchSize {
-		b, err := typedBatch(req, rows[start:min(start+exec.BatchSize, len(rows))], exec.BatchSize) // aggpartial_test.go
+	size := m.size
+	if size == 0 {
+		size = exec.BatchSize
+	}
+	for start := 0; start < len(rows); start += size {
+		b, err := typedBatch(req, rows[start:min(start+size, len(rows))], exec.BatchSize) // aggpartial_test.go
 		if err != nil {
 			return err
 		}

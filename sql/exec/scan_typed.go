@@ -64,6 +64,12 @@ type ScanRequest struct {
 	// without handing them (a LIMIT's OFFSET over a scan without filter):
 	// they need not be decoded.
 	Skip int64
+	// Scans is how many scans of the statement read the table (the
+	// scan's own included); ShareBytes the memory the source may keep
+	// pages decoded for one scan in, for the others to read
+	// (scan_share.go). Scans < 2: nothing is worth keeping.
+	Scans      int
+	ShareBytes int64
 }
 
 // KeyBounds is a scan's primary-key range, evaluated (see plan.KeyRange).
@@ -91,7 +97,8 @@ func (s *scanOp) runTyped(emit func(*Batch) error) (bool, error) {
 		req.Key = s.keyBounds() // scan_outerkey.go: an uncached repeated scan's key may read outer columns
 	}
 	req.Reuse = s.transient
-	req.Small = s.small // joinvec.go
+	req.Small = s.small                                 // joinvec.go
+	req.Scans, req.ShareBytes = e.shareScans(s.s.Table) // scan_share.go
 	late := s.late
 	if len(s.keySteps) > 0 && (s.filter == nil || s.late != nil) {
 		late = late.with(e, s.s, s.keySteps)

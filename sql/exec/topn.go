@@ -62,6 +62,10 @@ func (s *sortOp) runTopN(keys []winKey, k int64, emit func(*Batch) error) error 
 	h := &sliceHeap[topNRow]{less: func(a, b *topNRow) bool { return worseRow(keys, a, b) }}
 	mem := &memAcct{e: e}
 	defer mem.done()
+	bound, undo := s.topNBoundFor(keys) // topn_filter.go: the scan drops rows worse than the heap's worst
+	if undo != nil {
+		defer undo()
+	}
 	var seq int64
 	scratch := &topNRow{}
 	err := s.in.run(func(b *Batch) error {
@@ -89,6 +93,9 @@ func (s *sortOp) runTopN(keys []winKey, k int64, emit func(*Batch) error) error 
 				dropped := h.items[0].row
 				h.items[0] = it
 				heap.Fix(h, 0)
+				if bound != nil {
+					bound.set(h.items[0].row[keys[0].idx])
+				}
 				if s.oids != nil {
 					s.noteDropped(keys, s.oids, dropped, h.items[0].row, false)
 				}
@@ -100,6 +107,9 @@ func (s *sortOp) runTopN(keys []winKey, k int64, emit func(*Batch) error) error 
 				return err
 			}
 			heap.Push(h, it)
+			if bound != nil && int64(len(h.items)) == k {
+				bound.set(h.items[0].row[keys[0].idx])
+			}
 		}
 		return e.check()
 	})
