@@ -154,6 +154,9 @@ type env struct {
 	shown map[*plan.Sort]bool
 	// hashBuilds counts the hash join tables built (tests read it).
 	hashBuilds int
+	// spillRuns counts the runs DISTINCT aggregates and windows wrote
+	// (distinctspill.go, winspill.go; tests read it).
+	spillRuns int
 }
 
 func newEnv(ctx context.Context, src Source, md *plan.Metadata, limit int64, params []types.Value) *env {
