@@ -231,7 +231,7 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 			return nil, err
 		}
 		f.init = e.collatedInit(f.init) // collate.go: min/max, ORDER BY and WITHIN GROUP of text
-		plain := f.init // the state over distinct inputs (distinctspill.go)
+		plain := f.init                 // the state over distinct inputs (distinctspill.go)
 		if ae.Distinct && ae.Name == "array_agg" {
 			f.ownDistinct = true // array.go: sorted by its argument, repeats dropped
 			inner := f.init
