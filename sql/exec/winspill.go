@@ -187,8 +187,10 @@ func (w *windowOp) runSpilling(emit func(*Batch) error) error {
 	if w.trackTies {
 		emit = w.flagTies(keys, emit) // limitorder.go
 	}
-	pw := &winPartitions{w: w, emit: emit, f: &frameCalc{w: w}, mem: &memAcct{e: e}, chunks: w.chunkable()}
-	pw.grow = func(n int64) error { return pw.mem.growOver("window", n) }
+	pw := &winPartitions{w: w, emit: emit, f: &frameCalc{w: w}, chunks: w.chunkable()}
+	if err := pw.reserve(); err != nil {
+		return err
+	}
 	defer pw.release()
 	if err := sp.merge(keys, sp.runs, pw.add); err != nil {
 		return err
@@ -237,9 +239,16 @@ func (w *windowOp) mergeDown(sp *spill, keys []winKey) error {
 // winPartitions takes the window's sorted rows one at a time, holding
 // the current partition (or chunk) and the computed rows not yet
 // emitted.
+//
+// Its memory is the window's share (spillShare), taken from memory.query
+// once when the merge starts and given back at its end, and not counted
+// against the statement's working memory (an operator above that holds
+// what it can — a sort — cannot starve it; PostgreSQL gives each
+// operator its work_mem): the rows held are counted within it (used),
+// each with room for its computed values (resultRoom); values past that
+// room are charged to memory.query on top (over).
 type winPartitions struct {
 	w      *windowOp
-	grow   func(n int64) error // charges computed values (mem.growOver)
 	emit   func(*Batch) error
 	f      *frameCalc
 	cur    [][]types.Value
@@ -248,8 +257,51 @@ type winPartitions struct {
 	carry  *winCarry
 	chunks bool // the window may be computed in chunks (chunkable)
 	out    [][]types.Value
-	outN   int64    // out's charge
-	mem    *memAcct // the computed values of out
+	budget int64 // the share reserved
+	used   int64 // the bytes of cur and out
+	over   int64 // used past budget, charged to memory.query too
+}
+
+// reserve takes the window's share from memory.query.
+func (p *winPartitions) reserve() error {
+	e := p.w.e
+	p.budget = e.spillShare()
+	if err := e.acct.Grow(p.budget); err != nil {
+		p.budget = 0
+		return &types.Error{Code: "53200", Message: "out of memory: window needs more working memory than memory.query leaves",
+			Detail: err.Error()}
+	}
+	return nil
+}
+
+// resultRoom is the room a held row keeps for its computed values
+// (rowBytes of one value a function, a number's or a short text's).
+func (p *winPartitions) resultRoom() int64 { return 24 + 48*int64(len(p.w.funcs)) }
+
+// fits says whether n more bytes fit the share.
+func (p *winPartitions) fits(n int64) bool { return p.used+n <= p.budget }
+
+// charge counts n more bytes, charging what passes the share.
+func (p *winPartitions) charge(n int64) error {
+	p.used += n
+	if x := p.used - p.budget - p.over; x > 0 {
+		e := p.w.e
+		if err := e.acct.Grow(x); err != nil {
+			return &types.Error{Code: "53200", Message: "out of memory: window needs more working memory than memory.query leaves",
+				Detail: err.Error()}
+		}
+		p.over += x
+	}
+	return nil
+}
+
+// uncharge gives n bytes back (what passed the share to memory.query).
+func (p *winPartitions) uncharge(n int64) {
+	p.used -= n
+	if x := min(p.over, p.budget+p.over-p.used); x > 0 {
+		p.w.e.acct.Shrink(x)
+		p.over -= x
+	}
 }
 
 // add takes the next row.
@@ -260,21 +312,24 @@ func (p *winPartitions) add(r []types.Value) error {
 			return err
 		}
 	}
-	n := rowBytes(r)
-	if !p.mem.tryGrowKeeping(n, 0) {
+	n := rowBytes(r) + p.resultRoom()
+	if !p.fits(n) {
 		// the whole peer groups held first (emitted holding little),
 		// then the rows computed
 		if err := p.chunk(r); err != nil {
 			return err
 		}
-		if !p.mem.tryGrowKeeping(n, 0) {
+		if !p.fits(n) {
 			if err := p.flushOut(); err != nil {
 				return err
 			}
-			if !p.mem.tryGrowKeeping(n, 0) {
+			if !p.fits(n) {
 				return e.spillRefusal("window") // a peer group past the share, or a partition that cannot be chunked
 			}
 		}
+	}
+	if err := p.charge(n); err != nil {
+		return err
 	}
 	p.held += n
 	p.cur = append(p.cur, r)
@@ -320,12 +375,20 @@ func (p *winPartitions) endPartition() error {
 // one with carry) and moves them to out.
 func (p *winPartitions) compute(j int, carry *winCarry) error {
 	rows := p.cur[:j]
-	if err := p.w.computePartition(p.f, p.grow, rows, carry); err != nil {
+	credit := int64(j) * p.resultRoom() // the room the rows hold for their values
+	charge := func(n int64) error {
+		if credit >= n {
+			credit -= n
+			return nil
+		}
+		n, credit = n-credit, 0
+		return p.charge(n)
+	}
+	if err := p.w.computePartition(p.f, charge, rows, carry); err != nil {
 		return err
 	}
 	for _, n := range p.sizes[:j] {
 		p.held -= n
-		p.outN += n
 	}
 	p.out = append(p.out, rows...)
 	p.cur = append([][]types.Value(nil), p.cur[j:]...)
@@ -343,30 +406,15 @@ func (p *winPartitions) flushOut() error {
 	}
 	// Given back before they are passed on (the operator above charges
 	// what it keeps); what stays charged is the rows held, not computed.
-	p.mem.e.release(p.mem.n - p.held)
-	p.mem.n = p.held
-	p.outN = 0
+	p.uncharge(p.used - p.held)
 	err := p.w.e.emitRows(p.out, len(p.w.out), p.emit)
 	clear(p.out)
 	p.out = p.out[:0]
 	return err
 }
 
-// release gives back what is still held (on an error).
+// release gives the share back.
 func (p *winPartitions) release() {
-	p.mem.done()
-	p.held, p.outN = 0, 0
-}
-
-// growOver charges n bytes to m past its share (the values a partition
-// computes, bounded by the rows held), to memory.query as the rest.
-func (m *memAcct) growOver(op string, n int64) error {
-	e := m.e
-	if err := e.acct.Grow(n); err != nil {
-		return &types.Error{Code: "53200", Message: "out of memory: " + op + " needs more working memory than memory.query leaves",
-			Detail: err.Error()}
-	}
-	e.used += n
-	m.n += n
-	return nil
+	p.w.e.acct.Shrink(p.budget + p.over)
+	p.budget, p.over, p.used, p.held = 0, 0, 0, 0
 }
