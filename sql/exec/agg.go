@@ -365,6 +365,9 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 						continue
 					}
 					if !spillable {
+						if err := ds.makeRoom(n); err != nil { // distinctspill.go
+							return err
+						}
 						if err := mem.grow("hash aggregate", n); err != nil {
 							return err
 						}

@@ -317,6 +317,16 @@ func (ds *distinctSpill) groupKeep() int64 {
 	return partReserve + ds.e.spillShare()/4
 }
 
+// makeRoom writes the DISTINCT inputs held out when n more bytes of
+// groups would pass the statement's working memory (an aggregation that
+// cannot send groups to files holds every group).
+func (ds *distinctSpill) makeRoom(n int64) error {
+	if ds == nil || ds.e.used+n <= ds.e.limit {
+		return nil
+	}
+	return ds.flush()
+}
+
 // attach makes a new group's spilling states write to ds.
 func (ds *distinctSpill) attach(states []aggState) {
 	if ds == nil {
