@@ -124,8 +124,8 @@ func TestDistinctAggSpill(t *testing.T) {
 		{sql: "SELECT x % 3000 AS b, count(DISTINCT t), sum(DISTINCT g) FROM sp GROUP BY 1", runs: true},
 		{sql: "SELECT x % 500 AS b, array_agg(DISTINCT t ORDER BY t DESC), string_agg(DISTINCT g::text, ',' ORDER BY g::text) FROM sp WHERE x IS NOT NULL GROUP BY 1", runs: true},
 		{sql: "SELECT g, array_agg(DISTINCT x / 100), string_agg(DISTINCT (x / 200)::text, ';') FROM sp GROUP BY g", runs: true},
-		// array_agg's groups cannot go to files: a new group makes room by
-		// writing the DISTINCT inputs out
+		// array_agg's groups cannot go to files: they are held while the
+		// DISTINCT inputs are written out, groups arriving all along
 		{sql: "SELECT id / 200 AS b, array_agg(DISTINCT g), count(DISTINCT t) FROM sp GROUP BY 1", runs: true},
 		{sql: "SELECT array_agg(DISTINCT x / 100 ORDER BY x / 100 DESC NULLS LAST), string_agg(DISTINCT t, ',' ORDER BY t) FILTER (WHERE id < 500) FROM sp"},
 	})
