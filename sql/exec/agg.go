@@ -119,6 +119,9 @@ type aggFunc struct {
 	grouping []int
 	// bufs: evalArg's vectors, reused batch after batch (aggsmall.go).
 	bufs argBufs
+	// spillCodec: a DISTINCT aggregate whose states spill
+	// (distinctspill.go; nil: none).
+	spillCodec *distinctCodec
 }
 
 // aggState accumulates one aggregate of one group.
@@ -228,6 +231,7 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 			return nil, err
 		}
 		f.init = e.collatedInit(f.init) // collate.go: min/max, ORDER BY and WITHIN GROUP of text
+		plain := f.init                 // the state over distinct inputs (distinctspill.go)
 		if ae.Distinct && ae.Name == "array_agg" {
 			f.ownDistinct = true // array.go: sorted by its argument, repeats dropped
 			inner := f.init
@@ -245,6 +249,14 @@ func (e *env) buildAgg(a *plan.Aggregate) (operator, error) {
 			sorted := argT == plan.Float4 || argT == plan.Float8
 			f.init = func() aggState {
 				return &distinctAgg{inner: inner(), seen: newRowMap([]plan.OID{argT}), sorted: sorted, argT: argT}
+			}
+		}
+		if ae.Distinct && e.canSpill() {
+			if f.ownDistinct {
+				plain = f.init
+			}
+			if init, ok := e.spillDistinctInit(f, plain); ok { // distinctspill.go
+				f.init = init
 			}
 		}
 		op.aggs = append(op.aggs, f)
@@ -271,11 +283,13 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 	h := newRowHasher(a.keyOIDs())
 	groups := &rowMap{h: h}
 	var states [][]aggState
+	ds := a.newDistinctSpill() // DISTINCT aggregates' files (distinctspill.go)
+	defer ds.remove()
 	// A set of no columns has its group even over no input.
 	for set, mask := range sets {
 		if !slices.Contains(mask, true) {
 			groups.find(a.key(nil, 0, set, mask, off), true)
-			states = append(states, a.newStates(set, sets, mem))
+			states = append(states, a.newStates(set, sets, mem, ds))
 		}
 	}
 	// parts, once the groups fill the working memory, holds the input
@@ -339,7 +353,7 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 				if g < 0 {
 					key := a.key(b, i, set, mask, off)
 					n := rowBytes(key) + int64(64*len(a.aggs))
-					if spillable && (parts != nil || !mem.tryGrowKeeping(n, partReserve)) {
+					if spillable && (parts != nil || !mem.tryGrowKeeping(n, ds.groupKeep())) {
 						if parts == nil {
 							var err error
 							if parts, err = a.startSpill(mem); err != nil {
@@ -351,12 +365,15 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 						continue
 					}
 					if !spillable {
+						if err := ds.makeRoom(n); err != nil { // distinctspill.go
+							return err
+						}
 						if err := mem.grow("hash aggregate", n); err != nil {
 							return err
 						}
 					}
 					g = groups.addHashed(hv, key)
-					states = append(states, a.newStates(set, sets, mem))
+					states = append(states, a.newStates(set, sets, mem, ds))
 				}
 				gi[i] = g
 			}
@@ -421,7 +438,7 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 }
 
 // newStates is a new group's aggregate states in grouping set set.
-func (a *aggOp) newStates(set int, sets [][]bool, mem *memAcct) []aggState {
+func (a *aggOp) newStates(set int, sets [][]bool, mem *memAcct, ds *distinctSpill) []aggState {
 	s := make([]aggState, len(a.aggs))
 	for k, f := range a.aggs {
 		if f.grouping != nil {
@@ -433,6 +450,7 @@ func (a *aggOp) newStates(set int, sets [][]bool, mem *memAcct) []aggState {
 			d.charge(mem) // what it holds is the statement's working memory
 		}
 	}
+	ds.attach(s) // distinctspill.go
 	return s
 }
 

@@ -176,6 +176,9 @@ func (s *stringAgg) result() (types.Value, error) {
 			}
 		}
 	}
+	if err := stringAggSize(rows, text); err != nil { // aggsize.go
+		return nil, err
+	}
 	var sb strings.Builder
 	for i, r := range rows {
 		if i > 0 {

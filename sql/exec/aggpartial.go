@@ -204,7 +204,7 @@ func (w *AggWorker) Add(raw *Batch) error {
 			key := a.key(b, i, 0, w.mask, 0)
 			w.bytes += rowBytes(key) + int64(64*len(a.aggs))
 			g = w.groups.addHashed(hv, key)
-			w.states = append(w.states, a.newStates(0, w.sets, nil))
+			w.states = append(w.states, a.newStates(0, w.sets, nil, nil))
 		}
 		gi = append(gi, g)
 	}

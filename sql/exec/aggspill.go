@@ -113,6 +113,8 @@ func (a *aggOp) replay(parts *partFiles, i, depth int, h *rowHasher, sets [][]bo
 	defer mem.done()
 	groups := &rowMap{h: h}
 	var states [][]aggState
+	ds := a.newDistinctSpill() // DISTINCT aggregates' files (distinctspill.go)
+	defer ds.remove()
 	var sub *partFiles
 	defer func() {
 		if sub != nil {
@@ -136,13 +138,13 @@ func (a *aggOp) replay(parts *partFiles, i, depth int, h *rowHasher, sets [][]bo
 		}
 		if g < 0 {
 			n := rowBytes(key) + int64(64*len(a.aggs))
-			if sub == nil && mem.tryGrowKeeping(n, partReserve) {
+			if sub == nil && mem.tryGrowKeeping(n, ds.groupKeep()) {
 				set := 0
 				if off > 0 {
 					set = int(key[0].(int64))
 				}
 				g = groups.addHashed(hv, append([]types.Value(nil), key...))
-				states = append(states, a.newStates(set, sets, mem))
+				states = append(states, a.newStates(set, sets, mem, ds))
 			} else {
 				if sub == nil {
 					if depth+1 >= maxSpillDepth {

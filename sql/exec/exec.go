@@ -156,6 +156,9 @@ type env struct {
 	hashBuilds int
 	// tableScans counts the scans built per table (scan_share.go).
 	tableScans map[string]int
+	// spillRuns counts the runs DISTINCT aggregates and windows wrote
+	// (distinctspill.go, winspill.go; tests read it).
+	spillRuns int
 }
 
 func newEnv(ctx context.Context, src Source, md *plan.Metadata, limit int64, params []types.Value) *env {

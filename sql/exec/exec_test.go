@@ -66,6 +66,13 @@ func runSQL(cat plan.Catalog, src exec.Source, sql string, workMem int64) string
 
 // runSQLWith is runSQL under opts.
 func runSQLWith(cat plan.Catalog, src exec.Source, sql string, opts exec.Options) string {
+	s, _ := runSQLCounted(cat, src, sql, opts)
+	return s
+}
+
+// runSQLCounted is runSQLWith, also giving the runs the statement's
+// DISTINCT aggregates and windows spilled (distinctspill.go).
+func runSQLCounted(cat plan.Catalog, src exec.Source, sql string, opts exec.Options) (string, int) {
 	if opts.Dialect.Version == 0 && pgc != nil {
 		// The statement follows the test cluster's major, as the SQL
 		// front end's follow the followed server's (sqlfront passes the
@@ -75,16 +82,16 @@ func runSQLWith(cat plan.Catalog, src exec.Source, sql string, opts exec.Options
 	}
 	tree, err := pg.Parse(sql)
 	if err != nil {
-		return "error: " + err.Error()
+		return "error: " + err.Error(), 0
 	}
 	q, err := plan.Bind(tree.Stmts[0].Stmt, cat)
 	if err != nil {
-		return errText(err)
+		return errText(err), 0
 	}
 	q = opt.Optimize(q)
 	p, err := exec.Prepare(q)
 	if err != nil {
-		return errText(err)
+		return errText(err), 0
 	}
 	var b strings.Builder
 	cols := q.Plan.Columns()
@@ -99,7 +106,7 @@ func runSQLWith(cat plan.Catalog, src exec.Source, sql string, opts exec.Options
 	if opts.Clock != nil {
 		zone = opts.Clock.Zone
 	}
-	err = p.Run(context.Background(), src, opts, func(bt *exec.Batch) error {
+	runs, err := exec.RunCountingSpillRuns(p, context.Background(), src, opts, func(bt *exec.Batch) error {
 		for i := 0; i < bt.N; i++ {
 			for c, vec := range bt.Vecs {
 				if c > 0 {
@@ -116,9 +123,9 @@ func runSQLWith(cat plan.Catalog, src exec.Source, sql string, opts exec.Options
 		return nil
 	})
 	if err != nil {
-		return b.String() + errText(err)
+		return b.String() + errText(err), runs
 	}
-	return b.String()
+	return b.String(), runs
 }
 
 func errText(err error) string {

@@ -198,10 +198,19 @@ func compareKeys(keys []winKey, a, b []types.Value) int {
 
 func (w *windowOp) run(emit func(*Batch) error) error {
 	e := w.e
+	if e.tempDir != "" {
+		return w.runSpilling(emit) // winspill.go
+	}
 	rs, err := e.collect(w.in, "window")
 	if err != nil {
 		return err
 	}
+	return w.runRows(rs, emit)
+}
+
+// runRows is the window over the rows of rs, held in memory.
+func (w *windowOp) runRows(rs *rowSet, emit func(*Batch) error) error {
+	e := w.e
 	defer e.release(rs.bytes)
 	mem := &memAcct{e: e}
 	defer mem.done()
@@ -217,30 +226,8 @@ func (w *windowOp) run(emit func(*Batch) error) error {
 		for pe < len(rows) && compareKeys(w.part, rows[ps], rows[pe]) == 0 {
 			pe++
 		}
-		if err := e.check(); err != nil {
+		if err := w.computePartition(f, func(n int64) error { return mem.grow("window", n) }, rows[ps:pe], nil); err != nil {
 			return err
-		}
-		if err := f.partition(rows[ps:pe]); err != nil {
-			return err
-		}
-		res := make([][]types.Value, pe-ps)
-		for i := range res {
-			res[i] = make([]types.Value, 0, len(w.funcs))
-		}
-		for _, fn := range w.funcs {
-			vals, err := f.compute(fn)
-			if err != nil {
-				return err
-			}
-			for i, v := range vals {
-				res[i] = append(res[i], v)
-			}
-		}
-		for i := range res {
-			if err := mem.grow("window", rowBytes(res[i])); err != nil {
-				return err
-			}
-			rows[ps+i] = append(rows[ps+i][:w.width:w.width], res[i]...)
 		}
 		ps = pe
 	}
@@ -248,6 +235,45 @@ func (w *windowOp) run(emit func(*Batch) error) error {
 		emit = w.flagTies(keys, emit) // limitorder.go
 	}
 	return e.emitRows(rows, len(w.out), emit)
+}
+
+// computePartition computes the functions over rows, one partition
+// (with carry, one chunk of whole peer groups of a partition too large
+// to hold: winspill.go), appending their values to each row (each
+// row's values charged by grow).
+func (w *windowOp) computePartition(f *frameCalc, grow func(n int64) error, rows [][]types.Value, carry *winCarry) error {
+	if err := w.e.check(); err != nil {
+		return err
+	}
+	if err := f.partition(rows); err != nil {
+		return err
+	}
+	res := make([][]types.Value, len(rows))
+	for i := range res {
+		res[i] = make([]types.Value, 0, len(w.funcs))
+	}
+	for k, fn := range w.funcs {
+		var vals []types.Value
+		var err error
+		if carry != nil {
+			vals, err = f.computeChunk(fn, k, carry)
+		} else {
+			vals, err = f.compute(fn)
+		}
+		if err != nil {
+			return err
+		}
+		for i, v := range vals {
+			res[i] = append(res[i], v)
+		}
+	}
+	for i := range res {
+		if err := grow(rowBytes(res[i])); err != nil {
+			return err
+		}
+		rows[i] = append(rows[i][:w.width:w.width], res[i]...)
+	}
+	return nil
 }
 
 // frameCalc computes one partition's functions.
