@@ -345,7 +345,11 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 			// every connection.
 			st, ok := types.IntervalStyleOf(*val)
 			if !ok {
-				return errf(codeInvalidParam, -1, "invalid value for parameter \"%s\": \"%s\"", name, *val).
+				shown := name // the name as written before 18, the parameter's own from 18
+				if v := s.followedVersionNum(); v == 0 || v >= 180000 {
+					shown = "IntervalStyle"
+				}
+				return errf(codeInvalidParam, -1, "invalid value for parameter \"%s\": \"%s\"", shown, *val).
 					hint("Available values: postgres, postgres_verbose, sql_standard, iso_8601.")
 			}
 			s.settings[name] = st
