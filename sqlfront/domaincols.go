@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"fmt"
+	"slices"
 
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
@@ -29,10 +30,12 @@ import (
 // a domain column's base type and it reads a column. A cast to the
 // domain is not planned (the binder does not know the type's name).
 //
-// The flat planner does not know domains: a statement reading a domain
-// column over a type the catalog knows goes to sql/exec (which does not
-// scan a type the catalog does not know, an enum, so a statement reading
-// both is refused). The key of such a table is not
+// The flat planner plans a domain column by its base type when that is
+// a type whose values print alike under every session setting (int,
+// numeric, text, …) and the column is not a key column; a statement
+// reading another (a domain over date, timestamptz, money; a domain
+// key) goes to sql/exec, which does not scan a type the catalog does
+// not know (an enum): a statement reading both is refused. The key of such a table is not
 // given to sql/exec: its encoding orders the domain column by its text
 // (rowenc keys a type it does not know as bytes), not by the base type.
 
@@ -91,12 +94,34 @@ func domainKeyed(t *Table) bool {
 func flatColumnType(t *Table, i int) (typ uint32, mod int32, domain bool) {
 	c := t.Columns[i]
 	if b, ok := domainBase(t, i); ok {
-		if types.Known(b.OID) {
-			return c.TypeOID, c.TypeMod, true
+		if !types.Known(b.OID) || flatBases[b.OID] && !slices.Contains(t.KeyCols, i) {
+			return b.OID, b.Mod, false
 		}
-		return b.OID, b.Mod, false
+		return c.TypeOID, c.TypeMod, true
 	}
 	return c.TypeOID, c.TypeMod, false
+}
+
+// flatBases are the base types the flat planner plans a domain column
+// by: types whose values it reads and prints whatever the session's
+// settings (a date or a time prints under DateStyle and TimeZone, money
+// under lc_monetary: the statement-level routing that sends those to
+// sql/exec looks at the columns' own types). A domain key column is
+// left to sql/exec too: the flat planner's key paths order and seek by
+// the key encoding, the domain's text.
+var flatBases = map[uint32]bool{
+	oidInt2: true, oidInt4: true, oidInt8: true, oidNumeric: true, oidFloat4: true, oidFloat8: true, oidBool: true,
+	oidText: true, oidVarchar: true, oidBpchar: true, oidUUID: true,
+}
+
+// setDomainBases notes in t's columns the base types of its domain
+// columns (Column.Base) the type catalog knows.
+func setDomainBases(t *Table) {
+	for i := range t.Columns {
+		if b, ok := domainBase(t, i); ok && types.Known(b.OID) {
+			t.Columns[i].Base = b.OID
+		}
+	}
 }
 
 // domainFlatRefusal sends a statement reading a domain column the flat

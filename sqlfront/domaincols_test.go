@@ -37,8 +37,8 @@ var domainSetup = []string{
 		(3, 9, 12, 'zz', 0.10, '2024-02-29', '2019-01-01 12:30:00+00', false, 'cherry', 300, 7),
 		(4, NULL, NULL, NULL, NULL, NULL, NULL, true, NULL, NULL, NULL),
 		(5, 100, 5, 'abc', -3.00, '2000-01-01', '2030-01-01 00:00:00+00', true, 'apple', 1, 1)`,
-	`CREATE TABLE de (id int PRIMARY KEY, m md, p posint)`,
-	`INSERT INTO de VALUES (1, 'ok', 1), (2, 'sad', 2), (3, NULL, 3), (4, 'happy', NULL)`,
+	`CREATE TABLE de (id int PRIMARY KEY, m md, p posint, d ddate)`,
+	`INSERT INTO de VALUES (1, 'ok', 1, '2020-01-01'), (2, 'sad', 2, NULL), (3, NULL, 3, '1999-12-31'), (4, 'happy', NULL, NULL)`,
 	`CREATE TABLE dk (k posint PRIMARY KEY, label text)`,
 	`INSERT INTO dk VALUES (1, 'one'), (2, 'two'), (9, 'nine'), (12, 'twelve'), (100, 'hundred')`,
 	`CREATE TABLE plain (k int PRIMARY KEY, w text)`,
@@ -80,6 +80,9 @@ var domainServed = []string{
 	"SELECT id, m::text FROM de WHERE m IS NOT NULL ORDER BY id",
 	"SELECT count(*), count(m) FROM de",
 	"SELECT id, p + 1 FROM de ORDER BY p",
+	"SELECT m, p + 1 FROM de ORDER BY id",
+	"SELECT id, m, p FROM de ORDER BY id",
+	"SELECT id, d + 1 FROM de ORDER BY d, id",
 }
 
 // domainRefused are statements PostgreSQL answers by the domain type
@@ -91,8 +94,7 @@ var domainRefused = map[string]string{
 	"SELECT array_agg(p ORDER BY id) FROM dt":    "array_agg",
 	"SELECT ARRAY(SELECT q FROM dt ORDER BY id)": "ARRAY",
 	"SELECT id FROM de ORDER BY m, id":           "md",
-	"SELECT m, p + 1 FROM de":                    "md",
-	"SELECT * FROM de":                           "md",
+	"SELECT m, d FROM de":                        "md",
 }
 
 // TestDomainColumns: columns of domains over known base types are served
