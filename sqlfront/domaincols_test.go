@@ -88,13 +88,17 @@ var domainServed = []string{
 // domainRefused are statements PostgreSQL answers by the domain type
 // itself (or on an enum), refused 0A000 with the words given.
 var domainRefused = map[string]string{
-	"SELECT pg_typeof(p) FROM dt":                "pg_typeof",
-	"SELECT pg_typeof(coalesce(p, q)) FROM dt":   "pg_typeof",
-	"SELECT ARRAY[p] FROM dt":                    "array",
-	"SELECT array_agg(p ORDER BY id) FROM dt":    "array_agg",
-	"SELECT ARRAY(SELECT q FROM dt ORDER BY id)": "ARRAY",
-	"SELECT id FROM de ORDER BY m, id":           "md",
-	"SELECT m, d FROM de":                        "md",
+	"SELECT pg_typeof(p) FROM dt":                                             "pg_typeof",
+	"SELECT pg_typeof(coalesce(p, q)) FROM dt":                                "pg_typeof",
+	"SELECT ARRAY[p] FROM dt":                                                 "array",
+	"SELECT array_agg(p ORDER BY id) FROM dt":                                 "array_agg",
+	"SELECT ARRAY(SELECT q FROM dt ORDER BY id)":                              "ARRAY",
+	"SELECT id FROM de ORDER BY m, id":                                        "md",
+	"SELECT array_agg(p) FROM dt":                                             "array_agg",
+	"SELECT ARRAY[p, q] FROM dt WHERE id = 1":                                 "array",
+	"SELECT pg_typeof(p) FROM dt WHERE id = 1":                                "pg_typeof",
+	"SELECT string_agg(v, ',' ORDER BY id), array_agg(v ORDER BY id) FROM dt": "array_agg",
+	"SELECT m, d FROM de":                                                     "md",
 }
 
 // TestDomainColumns: columns of domains over known base types are served
