@@ -46,6 +46,12 @@ func relColumns(rel *wal.Relation) []opaqueColumn {
 		if cts != nil {
 			o.typ = cts[i].Name
 			o.nullTest = o.nullTest || cts[i].Kind != 0 && cts[i].Kind != 'c'
+			if b := cts[i].BaseType; b != 0 && !types.Known(c.TypeOID) {
+				// A domain's values compare as its base type's: one
+				// compared as text (text, varchar) or by value (uuid,
+				// inet) is answered as a column of that type.
+				o.oid = b
+			}
 		}
 		if o.typ == "" {
 			o.typ = types.NameOf(c.TypeOID)

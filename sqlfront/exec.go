@@ -594,7 +594,11 @@ func convertRow(cols []Column, row []*string, need, raw []bool) ([]Value, error)
 		if need != nil && !need[i] {
 			continue
 		}
-		v, err := fromText(c.TypeOID, row[i])
+		typ := c.TypeOID
+		if c.Base != 0 {
+			typ = c.Base // domaincols.go: a domain's values are its base type's
+		}
+		v, err := fromText(typ, row[i])
 		if err != nil {
 			return nil, err
 		}

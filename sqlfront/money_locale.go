@@ -50,8 +50,8 @@ func (pl *planner) moneyLocaleRefusal(stmt *pg.Node) error {
 		if err != nil || t == nil {
 			return nil // a CTE's name, or a table the planners report
 		}
-		for _, c := range t.Columns {
-			if c.TypeOID == uint32(types.Money) || c.TypeOID == uint32(types.ArrayOf(types.Money)) {
+		for i := range t.Columns {
+			if typ := planColumnType(t, i).OID; typ == uint32(types.Money) || typ == uint32(types.ArrayOf(types.Money)) { // domaincols.go: a domain over money too
 				return refusal
 			}
 		}

@@ -18,13 +18,36 @@ func opaqueSend(p *plan, t uint32, txt string) (b []byte, ok bool) {
 		if tb.Facts == nil || len(tb.Facts.ColumnTypes) != len(tb.Columns) {
 			continue
 		}
-		for i, c := range tb.Columns {
-			if c.TypeOID != t {
-				continue
+		for i := range tb.Columns {
+			if planColumnType(tb, i).OID != t {
+				continue // domaincols.go: a domain over an enum is planned as the enum
 			}
 			ct := tb.Facts.ColumnTypes[i]
 			return []byte(txt), ct.Kind == 'e' && !ct.Array
 		}
 	}
 	return nil, false
+}
+
+// wireTypeSize is RowDescription's typlen of type t: typeSize's, or 4
+// for an enum (a followed column's, or a domain's over one: enum OIDs
+// are 4 bytes) the type catalog does not know; -1 for another.
+func wireTypeSize(p *plan, t uint32) int16 {
+	if n := typeSize(t); n != -1 || types.Known(t) {
+		return n
+	}
+	for _, tb := range p.tables {
+		if tb.Facts == nil || len(tb.Facts.ColumnTypes) != len(tb.Columns) {
+			continue
+		}
+		for i := range tb.Columns {
+			if planColumnType(tb, i).OID == t {
+				if ct := tb.Facts.ColumnTypes[i]; ct.Kind == 'e' && !ct.Array {
+					return 4
+				}
+				return -1
+			}
+		}
+	}
+	return -1
 }

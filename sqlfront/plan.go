@@ -53,6 +53,9 @@ type scopeCol struct {
 	typmod int32
 	attnum int16
 	coll   wal.Collation // the column's collation (collate.go)
+	// domain: a domain column over a type the catalog knows, which
+	// sql/exec plans by that type (domaincols.go).
+	domain bool
 }
 
 // orderKey is one ORDER BY item.
@@ -211,6 +214,9 @@ type planner struct {
 	// unknown maps the followed columns' types the type catalog does not
 	// know to their facts (unknowntypes.go), built on first use.
 	unknown map[uint32]unknownType
+	// domains maps the followed columns' domain types to the types they
+	// are planned by (domaincols.go), built on first use.
+	domains map[uint32]lplan.Type
 }
 
 func (pl *planner) paramRef(n int, pos int) (expr, error) {
@@ -633,6 +639,9 @@ func (pl *planner) column(c *pg.ColumnRef) (expr, error) {
 			}
 		}
 		return nil, errf(codeUndefinedColumn, pos, "column \"%s\" does not exist", name)
+	}
+	if pl.scope[found].domain {
+		return nil, domainFlatRefusal(pos) // domaincols.go
 	}
 	if pl.aggMode && !pl.inAgg && !pl.inGroup(found) {
 		sc := pl.scope[found]

@@ -20,8 +20,8 @@ func (pl *planner) multirangeRefusal(stmt *pg.Node) error {
 		if err != nil || t == nil {
 			return nil // a CTE's name, or a table the planners report
 		}
-		for _, c := range t.Columns {
-			name, ok := types.IsMultirange(c.TypeOID)
+		for i, c := range t.Columns {
+			name, ok := types.IsMultirange(planColumnType(t, i).OID) // domaincols.go: a domain over one too
 			if !ok && strings.Contains(strings.ToLower(c.TypeName), "multirange") {
 				name, ok = c.TypeName, true
 			}

@@ -341,6 +341,9 @@ func (pl *planner) star(cr *pg.ColumnRef, names *[]string) error {
 			continue
 		}
 		found = true
+		if sc.domain {
+			return domainFlatRefusal(int(cr.Location)) // domaincols.go
+		}
 		col := outCol{name: sc.name, typ: sc.typ, typmod: sc.typmod}
 		if it := pl.p.from[sc.item]; it.table != nil {
 			col.tableOID, col.attnum = it.table.OID, wireAttnum(it.table, sc.attnum) // catalog_columns.go
@@ -604,7 +607,11 @@ func (pl *planner) addItem(n *pg.Node) error {
 	idx := len(pl.p.from)
 	pl.p.from = append(pl.p.from, it)
 	for i, c := range cols {
-		pl.scope = append(pl.scope, scopeCol{item: idx, alias: it.alias, name: c.Name, typ: c.TypeOID, typmod: c.TypeMod, attnum: int16(i + 1), coll: c.Collation})
+		sc := scopeCol{item: idx, alias: it.alias, name: c.Name, typ: c.TypeOID, typmod: c.TypeMod, attnum: int16(i + 1), coll: c.Collation}
+		if it.table != nil {
+			sc.typ, sc.typmod, sc.domain = flatColumnType(it.table, i) // domaincols.go
+		}
+		pl.scope = append(pl.scope, sc)
 	}
 	return nil
 }

@@ -933,7 +933,7 @@ func (s *session) rowDescription(p *plan, formats []int16) *pgproto3.RowDescript
 	rd := &pgproto3.RowDescription{}
 	for i, c := range p.cols {
 		rd.Fields = append(rd.Fields, pgproto3.FieldDescription{Name: []byte(c.name), TableOID: c.tableOID, TableAttributeNumber: uint16(c.attnum),
-			DataTypeOID: c.typ, DataTypeSize: typeSize(c.typ), TypeModifier: c.typmod, Format: formatFor(formats, i)})
+			DataTypeOID: c.typ, DataTypeSize: wireTypeSize(p, c.typ), TypeModifier: c.typmod, Format: formatFor(formats, i)})
 	}
 	return rd
 }

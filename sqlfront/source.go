@@ -32,6 +32,10 @@ type Column struct {
 	// unknown or not collatable); collate.go refuses to order under one
 	// sidecar does not compare in.
 	Collation wal.Collation
+	// Base is a domain column's base type when the facts read it and the
+	// type catalog knows it (0 otherwise): the flat evaluator reads its
+	// values as that type's (domaincols.go).
+	Base uint32
 }
 
 // Table is a followed table at one version.
@@ -227,6 +231,7 @@ func tableOf(rel *wal.Relation) Table {
 			t.KeyCols = append(t.KeyCols, i)
 		}
 	}
+	setDomainBases(&t) // domaincols.go
 	return t
 }
 

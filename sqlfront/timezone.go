@@ -102,7 +102,7 @@ func (pl *planner) zoneRoutesToVec(text string) bool {
 			continue
 		}
 		for _, c := range it.table.Columns {
-			if isDateTime(c.TypeOID) || c.TypeOID == types.Tstzrange {
+			if isDateTime(c.TypeOID) || c.TypeOID == types.Tstzrange || isDateTime(c.Base) || c.Base == types.Tstzrange { // domaincols.go: a domain over one too
 				return true
 			}
 		}

@@ -56,6 +56,14 @@ func (pl *planner) unknownTypes() map[uint32]unknownType {
 			if prev, ok := m[c.TypeOID]; !ok || !prev.read {
 				m[c.TypeOID] = u
 			}
+			// A domain column is planned by its base type (domaincols.go):
+			// a base type the catalog does not know (an enum, a range) is
+			// carried as text too, and sql/exec's errors name it.
+			if b, ok := domainBase(&t, i); ok && !types.Known(b.OID) {
+				if _, ok := m[b.OID]; !ok {
+					m[b.OID] = u
+				}
+			}
 		}
 	}
 	pl.unknown = m

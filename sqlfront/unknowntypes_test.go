@@ -67,6 +67,7 @@ func TestUnknownTypeColumns(t *testing.T) {
 		"SELECT id, length(pt::text), upper(tv::text) FROM ut WHERE id < 5 ORDER BY id",
 		"SELECT id, fr FROM ut ORDER BY id DESC LIMIT 3",
 		"SELECT id, fr FROM ut WHERE id IN (1, 3, 8) ORDER BY id",
+		"SELECT id, di + 1 FROM ut ORDER BY id", // a domain over int: its base type's values (domaincols.go)
 	}
 	refused := map[string]string{
 		"SELECT id FROM ut WHERE fr = '[1.0,2)'":                 "floatrange",
@@ -86,7 +87,7 @@ func TestUnknownTypeColumns(t *testing.T) {
 		"SELECT id, pr IS NULL FROM ut ORDER BY id":              "pair",
 		"SELECT id FROM ut WHERE m > 'sad'":                      "mood",
 		"SELECT max(m) FROM ut":                                  "mood",
-		"SELECT id FROM ut WHERE d = '[1.0,2)'":                  "frd",
+		"SELECT id FROM ut WHERE d = '[1.0,2)'":                  "floatrange", // a domain over floatrange is planned as its base type (domaincols.go)
 		"SELECT id FROM ut WHERE tv @@ 'a'":                      "tsvector",
 		"SELECT id FROM ut WHERE tv = 'b a'":                     "tsvector",
 		"SELECT fr::varchar(3) FROM ut":                          "floatrange",
@@ -94,7 +95,6 @@ func TestUnknownTypeColumns(t *testing.T) {
 		"SELECT count(DISTINCT fr) FROM ut":                      "floatrange",
 		"SELECT id, coalesce(fr, '[1.0,2)') FROM ut ORDER BY id": "floatrange",
 		"SELECT id FROM ut WHERE fr IN ('[1.0,2)', '[1.5,3]')":   "floatrange",
-		"SELECT id, di + 1 FROM ut":                              "posint",
 	}
 	if citext {
 		served = append(served, "SELECT k, v, k::text FROM ck ORDER BY v", "SELECT count(k) FROM ck WHERE k IS NOT NULL")

@@ -118,8 +118,11 @@ func (c *vecCatalog) tableRef(schema, name, ref string) *lplan.TableDef {
 	if inheritsVec(t) {
 		d.Key, d.PrimaryKey = nil, nil // the descendants' keys are their own (vexec_inherit.go)
 	}
-	for _, col := range t.Columns {
-		d.Columns = append(d.Columns, lplan.ColumnDef{Name: col.Name, Type: lplan.Type{OID: col.TypeOID, Mod: col.TypeMod}, ByteOrder: byteOrderColumn(t, col)}) // keyorder_facts.go
+	if domainKeyed(t) {
+		d.Key = nil // domaincols.go: keyed in the domain's text order
+	}
+	for i, col := range t.Columns {
+		d.Columns = append(d.Columns, lplan.ColumnDef{Name: col.Name, Type: planColumnType(t, i), ByteOrder: byteOrderColumn(t, col)}) // keyorder_facts.go; domaincols.go
 	}
 	c.estimates(d, t) // vexec_stats.go
 	c.byName[key] = d
@@ -209,6 +212,9 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	q = opt.Optimize(q)
 	if err := cat.checkReads(q); err != nil {
 		return err // pgcatalog_plan.go
+	}
+	if err := cat.domainTypeRefusal(q); err != nil {
+		return err // domaincols.go
 	}
 	regCols, err := cat.regOutputs(q) // pgcatalog_reg.go
 	if err != nil {

@@ -30,11 +30,11 @@ func (pl *planner) vecCaseMap(q *lplan.Query, tables map[*lplan.TableDef]*Table)
 	}
 	colls := []wal.Collation{def}
 	for _, t := range tables {
-		for _, c := range t.Columns {
-			switch {
-			case c.TypeOID == oidName:
+		for i, c := range t.Columns {
+			switch typ := planColumnType(t, i).OID; { // domaincols.go: a domain over text too
+			case typ == oidName:
 				colls = append(colls, nameCollation)
-			case isTextType(c.TypeOID) && c.TypeOID != oidCharType && c.Collation.Name != "" && c.Collation.Name != "default":
+			case isTextType(typ) && typ != oidCharType && c.Collation.Name != "" && c.Collation.Name != "default":
 				colls = append(colls, c.Collation)
 			}
 		}

@@ -64,8 +64,8 @@ func (pl *planner) vecFactsCheck(q *lplan.Query, tables map[*lplan.TableDef]*Tab
 		note(c)
 	}
 	for _, t := range tables {
-		for _, c := range t.Columns {
-			if isTextType(c.TypeOID) && c.TypeOID != oidName && c.TypeOID != oidCharType && c.Collation.Name != "" && c.Collation.Name != "default" {
+		for i, c := range t.Columns {
+			if typ := planColumnType(t, i).OID; isTextType(typ) && typ != oidName && typ != oidCharType && c.Collation.Name != "" && c.Collation.Name != "default" { // domaincols.go: a domain over text too
 				note(c.Collation)
 			}
 		}

@@ -193,7 +193,11 @@ func (c *vecCatalog) viewDef(v *wal.ViewFacts, ref string, pos int) (*lplan.View
 	oid := v.OID
 	d.Bound = func(cols []lplan.ColumnID) { c.viewCols.bound(oid, cols) } // vexec_origin.go
 	for _, col := range v.Columns {
-		d.Columns = append(d.Columns, lplan.ColumnDef{Name: col.Name, Type: lplan.Type{OID: col.TypeOID, Mod: col.TypeMod}})
+		typ := lplan.Type{OID: col.TypeOID, Mod: col.TypeMod}
+		if b, ok := c.pl.domainBases()[col.TypeOID]; ok {
+			typ = b // domaincols.go: a domain column planned by its base type
+		}
+		d.Columns = append(d.Columns, lplan.ColumnDef{Name: col.Name, Type: typ})
 	}
 	return d, nil
 }

@@ -26,6 +26,13 @@ type ColumnType struct {
 	// INOUT, or WITHOUT FUNCTION from a type printed by textout (citext),
 	// does not count.
 	StringCast bool
+	// BaseType and BaseMod are the type and typmod PostgreSQL describes
+	// the column by on the wire (getBaseTypeAndTypmod: under every
+	// domain, with the innermost domain's typtypmod): the column's own
+	// type and atttypmod when it is not a domain. BaseType 0: not read
+	// (a record written before; mirror section 't').
+	BaseType uint32
+	BaseMod  int32
 }
 
 // columnTypesEqual compares the column types of f and o (nil: not read).
