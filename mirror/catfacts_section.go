@@ -13,8 +13,9 @@ import "github.com/sidecar-dev/sidecar/wal"
 //     psql's listings read ('l'), its types' details ('m'), a table's
 //     ACLs, policies and index columns ('n'), its parents, partitioned
 //     ancestors and views' column comments ('o'), its columns' types
-//     ('q'), its partition bound and constraint ('r') and what psql's
-//     describe commands read ('v'). A section's fields
+//     ('q'), its partition bound and constraint ('r'), what psql's
+//     describe commands read ('v') and every relation and schema of the
+//     database ('w'). A section's fields
 //     follow its mark inline, or as one length-prefixed body (a later
 //     sidecar may append fields to a body; a reader skips what it does
 //     not know). An absent section writes nothing.
@@ -53,6 +54,7 @@ func factsSections() []factsSection {
 		{mark: columnTypesMark, body: true, present: func(f *wal.Facts) bool { return f.ColumnTypes != nil }, encode: encodeColumnTypes, decode: decodeColumnTypes},                               // catfacts_coltypes.go
 		{mark: partitionMark, body: true, present: func(f *wal.Facts) bool { return f.Partition != nil }, encode: encodePartition, decode: decodePartition},                                       // catfacts_partition.go
 		{mark: psqlMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Psql != nil }, encode: encodePsql, decode: decodePsql},                                 // catfacts_psql.go
+		{mark: relationsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Relations != nil }, encode: encodeRelationList, decode: decodeRelationList},       // catfacts_relations.go
 	}
 }
 
