@@ -42,6 +42,14 @@ func encodeRelationList(b *enc, f *wal.Facts) {
 			}
 			b.byte(flagBits(s.Cycle))
 		}
+		c := r.Class
+		for _, v := range []uint32{c.Type, c.OfType, c.AM, c.Tablespace} {
+			b.uvarint(uint64(v))
+		}
+		b.varint(int64(c.Natts))
+		b.varint(int64(c.Checks))
+		b.byte(flagBits(c.HasIndex, c.HasRules, c.HasTrigger, c.HasSubclass, c.IsPartition, c.RowSecurity, c.ForceRowSecurity, c.IsPopulated))
+		b.byte(c.ReplIdent)
 	}
 	b.uvarint(uint64(len(l.Namespaces)))
 	for _, n := range l.Namespaces {
@@ -78,6 +86,13 @@ func decodeRelationList(b *dec, f *wal.Facts) {
 			s.Cycle = b.byte()&1 != 0
 			r.Sequence = s
 		}
+		c := &r.Class
+		c.Type, c.OfType, c.AM, c.Tablespace = uint32(b.uvarint()), uint32(b.uvarint()), uint32(b.uvarint()), uint32(b.uvarint())
+		c.Natts, c.Checks = int16(b.varint()), int16(b.varint())
+		cf := b.byte()
+		c.HasIndex, c.HasRules, c.HasTrigger, c.HasSubclass = cf&1 != 0, cf&2 != 0, cf&4 != 0, cf&8 != 0
+		c.IsPartition, c.RowSecurity, c.ForceRowSecurity, c.IsPopulated = cf&16 != 0, cf&32 != 0, cf&64 != 0, cf&128 != 0
+		c.ReplIdent = b.byte()
 		l.Relations = append(l.Relations, r)
 	}
 	for n := b.count(); n > 0 && b.err == nil; n-- {

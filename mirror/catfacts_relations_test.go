@@ -15,7 +15,8 @@ import (
 func TestRelationListRoundTrip(t *testing.T) {
 	l := &wal.RelationListFacts{Relations: []wal.RelationDetail{
 		{OID: 16500, Namespace: 2200, Name: "counter", Kind: 'S', Owner: 10, Persistence: 'p', ACL: []string{"postgres=rwU/postgres"}, HasACL: true,
-			Sequence: &wal.SequenceParams{TypeOID: 20, Start: 1, Increment: 1, Max: 9223372036854775807, Min: 1, Cache: 1}},
+			Sequence: &wal.SequenceParams{TypeOID: 20, Start: 1, Increment: 1, Max: 9223372036854775807, Min: 1, Cache: 1},
+			Class:    wal.ClassColumns{Natts: 3, IsPopulated: true, ReplIdent: 'n'}},
 		{OID: 16501, Namespace: 16390, Name: "unpublished", Kind: 'r', Owner: 16384, Persistence: 'u', Comment: "not followed", HasComment: true, RelOptions: []string{}},
 		{OID: 16502, Namespace: 2200, Name: "mv", Kind: 'm', Owner: 10, Persistence: 'p', HasACL: true, RelOptions: []string{"fillfactor=50"}},
 		{OID: 16503, Namespace: 2200, Name: "down", Kind: 'S', Owner: 10, Persistence: 'p',
@@ -35,7 +36,7 @@ func TestRelationListRoundTrip(t *testing.T) {
 			t.Fatalf("decoded %+v, want %+v", g, rels)
 		}
 		if rels == l && (g.Relations[1].RelOptions == nil || g.Relations[0].RelOptions != nil || g.Relations[2].ACL != nil || !g.Relations[2].HasACL ||
-			g.Relations[3].Sequence.Min != -2147483648 || !g.Relations[3].Sequence.Cycle) {
+			g.Relations[3].Sequence.Min != -2147483648 || !g.Relations[3].Sequence.Cycle || g.Relations[0].Class.Natts != 3 || g.Relations[0].Class.ReplIdent != 'n') {
 			t.Errorf("decoded %+v: NULL/empty or the parameters not kept", g.Relations)
 		}
 		got = olderRecord(t, rel, b, func(f *wal.Facts) { f.Schema.Relations = nil })
@@ -47,6 +48,8 @@ func TestRelationListRoundTrip(t *testing.T) {
 		func(c *wal.RelationListFacts) { c.Relations[0].Sequence = &wal.SequenceParams{TypeOID: 20, Start: 2} },
 		func(c *wal.RelationListFacts) { c.Relations[1].RelOptions = nil },
 		func(c *wal.RelationListFacts) { c.Relations[2].Name = "mv2" },
+		func(c *wal.RelationListFacts) { c.Relations[0].Class.ForceRowSecurity = true },
+		func(c *wal.RelationListFacts) { c.Relations[1].Class.Tablespace = 1663 },
 		func(c *wal.RelationListFacts) { c.Relations[2].HasACL = false },
 		func(c *wal.RelationListFacts) { c.Relations = nil },
 		func(c *wal.RelationListFacts) { c.Namespaces = c.Namespaces[:2] },

@@ -44,7 +44,9 @@ func readRelationList(ctx context.Context, conn *pgx.Conn) (*wal.RelationListFac
 	rows, err = conn.Query(ctx, `SELECT c.oid::int8, c.relnamespace::int8, c.relname::text, c.relkind::text, c.relowner::int8, c.relpersistence::text,
 			c.relacl IS NOT NULL, coalesce(c.relacl::text[], '{}'), c.reloptions, d.description IS NOT NULL, coalesce(d.description, ''),
 			s.seqrelid IS NOT NULL, coalesce(s.seqtypid, 0)::int8, coalesce(s.seqstart, 0), coalesce(s.seqincrement, 0), coalesce(s.seqmax, 0),
-			coalesce(s.seqmin, 0), coalesce(s.seqcache, 0), coalesce(s.seqcycle, false)
+			coalesce(s.seqmin, 0), coalesce(s.seqcache, 0), coalesce(s.seqcycle, false),
+			c.reltype::int8, c.reloftype::int8, c.relam::int8, c.reltablespace::int8, c.relnatts, c.relchecks, c.relhasindex, c.relhasrules,
+			c.relhastriggers, c.relhassubclass, c.relispartition, c.relrowsecurity, c.relforcerowsecurity, c.relispopulated, c.relreplident::text
 		`+from+`
 		LEFT JOIN pg_catalog.pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objsubid = 0
 		LEFT JOIN pg_catalog.pg_sequence s ON s.seqrelid = c.oid
@@ -58,10 +60,14 @@ func readRelationList(ctx context.Context, conn *pgx.Conn) (*wal.RelationListFac
 	var acl, options []string
 	var isSeq bool
 	var seq wal.SequenceParams
-	var seqType int64
+	var seqType, typ, ofType, am, space int64
+	var replIdent string
 	_, err = pgx.ForEachRow(rows, []any{&oid, &nsp, &r.Name, &kind, &owner, &persistence, &r.HasACL, &acl, &options, &r.HasComment, &r.Comment,
-		&isSeq, &seqType, &seq.Start, &seq.Increment, &seq.Max, &seq.Min, &seq.Cache, &seq.Cycle}, func() error {
+		&isSeq, &seqType, &seq.Start, &seq.Increment, &seq.Max, &seq.Min, &seq.Cache, &seq.Cycle,
+		&typ, &ofType, &am, &space, &r.Class.Natts, &r.Class.Checks, &r.Class.HasIndex, &r.Class.HasRules, &r.Class.HasTrigger, &r.Class.HasSubclass,
+		&r.Class.IsPartition, &r.Class.RowSecurity, &r.Class.ForceRowSecurity, &r.Class.IsPopulated, &replIdent}, func() error {
 		x := r
+		x.Class.Type, x.Class.OfType, x.Class.AM, x.Class.Tablespace, x.Class.ReplIdent = uint32(typ), uint32(ofType), uint32(am), uint32(space), charByte(replIdent)
 		x.OID, x.Namespace, x.Owner, x.Kind, x.Persistence = uint32(oid), uint32(nsp), uint32(owner), charByte(kind), charByte(persistence)
 		if x.HasACL {
 			x.ACL = append([]string{}, acl...)

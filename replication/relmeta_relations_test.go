@@ -35,11 +35,12 @@ func TestReadRelationList(t *testing.T) {
 	}
 	c, ok := byName["counter"]
 	if !ok || c.Kind != 'S' || c.Sequence == nil || *c.Sequence != (wal.SequenceParams{TypeOID: 23, Start: 5, Increment: -2, Max: 10, Min: -100, Cache: 3, Cycle: true}) ||
-		c.Persistence != 'p' || c.HasACL {
+		c.Persistence != 'p' || c.HasACL || c.Class.Natts != 3 || c.Class.ReplIdent != 'n' || !c.Class.IsPopulated || c.Class.HasIndex || c.Class.AM != 0 {
 		t.Errorf("counter: %+v (sequence %+v)", c, c.Sequence)
 	}
 	tb := byName["t"]
-	if tb.Kind != 'r' || tb.Persistence != 'u' || tb.Sequence != nil || !tb.HasComment || tb.Comment != "a table" || len(tb.RelOptions) != 1 || tb.RelOptions[0] != "fillfactor=70" || !tb.HasACL {
+	if tb.Kind != 'r' || tb.Persistence != 'u' || tb.Sequence != nil || !tb.HasComment || tb.Comment != "a table" || len(tb.RelOptions) != 1 || tb.RelOptions[0] != "fillfactor=70" || !tb.HasACL ||
+		tb.Class.AM != 2 || !tb.Class.HasIndex || tb.Class.Natts != 2 || tb.Class.Type == 0 || tb.Class.ReplIdent != 'd' {
 		t.Errorf("t: %+v", tb)
 	}
 	if byName["mv"].Kind != 'm' || byName["t_pkey"].Kind != 'i' || byName["mv"].RelOptions != nil {

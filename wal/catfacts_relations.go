@@ -49,6 +49,20 @@ type RelationDetail struct {
 	HasComment bool
 	// Sequence is the pg_sequence row of a sequence (nil otherwise).
 	Sequence *SequenceParams
+	// Class holds the pg_class columns that change only by DDL.
+	Class ClassColumns
+}
+
+// ClassColumns are a relation's pg_class columns that DDL alone changes
+// (not statistics, not storage: those are not read).
+type ClassColumns struct {
+	Type, OfType, AM, Tablespace   uint32 // reltype, reloftype, relam, reltablespace
+	Natts, Checks                  int16  // relnatts, relchecks
+	HasIndex, HasRules, HasTrigger bool   // relhasindex, relhasrules, relhastriggers
+	HasSubclass, IsPartition       bool   // relhassubclass, relispartition
+	RowSecurity, ForceRowSecurity  bool   // relrowsecurity, relforcerowsecurity
+	IsPopulated                    bool   // relispopulated
+	ReplIdent                      byte   // relreplident
 }
 
 // SequenceParams is a sequence's pg_sequence row (its parameters; not
@@ -71,7 +85,7 @@ func (r RelationDetail) equal(o RelationDetail) bool {
 	return r.OID == o.OID && r.Namespace == o.Namespace && r.Name == o.Name && r.Kind == o.Kind && r.Owner == o.Owner &&
 		r.Persistence == o.Persistence && slices.Equal(r.ACL, o.ACL) && r.HasACL == o.HasACL && slices.Equal(r.RelOptions, o.RelOptions) &&
 		(r.RelOptions == nil) == (o.RelOptions == nil) && r.Comment == o.Comment && r.HasComment == o.HasComment &&
-		(r.Sequence == nil) == (o.Sequence == nil) && (r.Sequence == nil || *r.Sequence == *o.Sequence)
+		(r.Sequence == nil) == (o.Sequence == nil) && (r.Sequence == nil || *r.Sequence == *o.Sequence) && r.Class == o.Class
 }
 
 // Equal reports whether l and o hold the same facts (nil: not read).
