@@ -37,6 +37,7 @@ func TestUnfollowedRelationsListed(t *testing.T) {
 		"CREATE TABLE items (id int PRIMARY KEY, v text)", "INSERT INTO items VALUES (1, 'a')",
 		"CREATE SEQUENCE counter START 10 INCREMENT 5", "SELECT nextval('counter')",
 		"CREATE TABLE other (id int PRIMARY KEY)", "CREATE SCHEMA s2", "CREATE TABLE s2.t (id int PRIMARY KEY)", "CREATE SCHEMA empty",
+		"CREATE TABLE s2.items (id int PRIMARY KEY, w int)", "INSERT INTO s2.items VALUES (7, 7)",
 		"CREATE MATERIALIZED VIEW mv AS SELECT 1 AS x",
 	})
 	listings := []string{`\dn`, `\ds`, `\dt`, `\dm`, `\dt s2.*`, `\d`,
@@ -52,6 +53,12 @@ func TestUnfollowedRelationsListed(t *testing.T) {
 	eventuallyRefusedUnfollowed(t, sqlURL, "SELECT count(*) FROM other", "public.other")
 	eventuallyRefusedUnfollowed(t, sqlURL, "SELECT * FROM s2.t", "s2.t")
 	eventuallyPsqlSame(t, sqlURL, pgURL, "a followed table still read: ", "SELECT * FROM items")
+	// An unqualified name finds the unfollowed s2.items first on this
+	// path, as PostgreSQL does (sidecar read public.items before).
+	if out, err := psql(t, sqlURL, "-v", "VERBOSITY=verbose", "-c", "SET search_path = s2, public", "-c", "SELECT * FROM items"); err == nil ||
+		!strings.Contains(out, `relation "s2.items" is not followed by sidecar`) {
+		t.Errorf("SELECT * FROM items under search_path s2, public: want 0A000 naming s2.items, got (%v)\n%s", err, out)
+	}
 
 	// DDL while following: a sequence created and one dropped, a table
 	// created outside the followed set, a schema created, one emptied
