@@ -10,12 +10,16 @@ import (
 )
 
 // readRelationList reads every relation of the database outside
-// pg_catalog, information_schema and the TOAST schemas (pg_class with
+// pg_catalog, information_schema and the TOAST schemas but other
+// sessions' temporary ones (pg_class with
 // its comment, and pg_sequence's row of a sequence; at most
 // wal.MaxListedRelations, else the relations are not read) and every
 // schema with its owner (wal.RelationListFacts): what the SQL port's
 // catalog lists beyond the followed tables. A sequence's state is not
-// read. pg_class, pg_namespace, pg_description and pg_sequence are
+// read. Temporary relations are left out: sessions create and drop them
+// all the time (every poll would record a new list), psql's listings
+// and information_schema do not show other sessions' ones, and only
+// pg_class scans not limited to visible relations would. pg_class, pg_namespace, pg_description and pg_sequence are
 // readable by PUBLIC.
 func readRelationList(ctx context.Context, conn *pgx.Conn) (*wal.RelationListFacts, error) {
 	l := &wal.RelationListFacts{Namespaces: []wal.NamespaceOwner{}}
@@ -33,7 +37,8 @@ func readRelationList(ctx context.Context, conn *pgx.Conn) (*wal.RelationListFac
 		return nil, fmt.Errorf("schemas and owners: %w", err)
 	}
 	const from = `FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace`
-	const where = `WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_toast%' AND c.relkind <> 't'`
+	const where = `WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_toast%' AND c.relkind <> 't'
+		AND c.relpersistence <> 't'`
 	var count int64
 	if err := conn.QueryRow(ctx, `SELECT count(*) `+from+` `+where).Scan(&count); err != nil {
 		return nil, fmt.Errorf("relations: %w", err)

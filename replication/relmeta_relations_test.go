@@ -17,7 +17,7 @@ func TestReadRelationList(t *testing.T) {
 	ctx := t.Context()
 	for _, s := range []string{`CREATE SCHEMA empty`, `CREATE SEQUENCE counter AS int START 5 INCREMENT -2 MINVALUE -100 MAXVALUE 10 CACHE 3 CYCLE`,
 		`CREATE UNLOGGED TABLE t (id int PRIMARY KEY, v text) WITH (fillfactor = 70)`, `COMMENT ON TABLE t IS 'a table'`,
-		`CREATE MATERIALIZED VIEW mv AS SELECT id FROM t`, `REVOKE ALL ON t FROM PUBLIC`} {
+		`CREATE MATERIALIZED VIEW mv AS SELECT id FROM t`, `REVOKE ALL ON t FROM PUBLIC`, `CREATE TEMPORARY TABLE tmp (id int)`} {
 		if _, err := conn.Exec(ctx, s); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
@@ -29,8 +29,8 @@ func TestReadRelationList(t *testing.T) {
 	byName := map[string]wal.RelationDetail{}
 	for _, r := range l.Relations {
 		byName[r.Name] = r
-		if r.Kind == 't' || r.Namespace == 11 {
-			t.Errorf("listed %+v: a TOAST table or a system relation", r)
+		if r.Kind == 't' || r.Namespace == 11 || r.Persistence == 't' {
+			t.Errorf("listed %+v: a TOAST table, a system or a temporary relation", r)
 		}
 	}
 	c, ok := byName["counter"]
