@@ -391,7 +391,8 @@ var pgRels = slices.Concat([]*pgRel{
 		}},
 }, schemaRels, []*pgRel{settingsRel, sequenceRel, enumRel, procRel, databaseRel, languageRel, eventTriggerRel, operatorRel}, roleRels, // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go, pgcatalog_proc.go, pgcatalog_database.go, pgcatalog_language.go, pgcatalog_listings.go, pgcatalog_roles.go
 	infoSchemaRels, infoSchemaTableRels, catalogListingRels, // catalog_infoschema.go, catalog_infoschema_tables.go
-	publicationRels, []*pgRel{extensionRel, policyRel, collationRel}) // pgcatalog_publications.go, pgcatalog_extensions.go, pgcatalog_access.go, pgcatalog_typedetail.go
+	publicationRels, []*pgRel{extensionRel, policyRel, collationRel}, // pgcatalog_publications.go, pgcatalog_extensions.go, pgcatalog_access.go, pgcatalog_typedetail.go
+	[]*pgRel{infoSchemaSequencesRel}) // pgcatalog_relations.go
 
 // charText is a "char" column's text: empty for 0.
 func charText(b byte) string {

@@ -331,3 +331,51 @@ func listedOnlyCatRelations(tables []Table) []namedRelation {
 	}
 	return out
 }
+
+// infoSchemaSequencesRel is information_schema.sequences: every sequence
+// of the database, the followed tables' owned ones and those of the
+// relation list alone (PostgreSQL's own schemas hold none, so a scan
+// needs no restriction). Refused while the relation list is unread
+// (a sequence sidecar does not know may exist).
+var infoSchemaSequencesRel = &pgRel{schema: "information_schema", name: "sequences",
+	cols: pgc("sequence_catalog name, sequence_schema name, sequence_name name, data_type varchar, numeric_precision int4, " +
+		"numeric_precision_radix int4, numeric_scale int4, start_value varchar, minimum_value varchar, maximum_value varchar, increment varchar, " +
+		"cycle_option yes_or_no"),
+	refuse: func(cx *pgCatCtx) error {
+		if l := relationList(cx.tables); l == nil || l.Relations == nil {
+			return unsupported(-1, "information_schema.sequences (the database's relations were not read: more than "+
+				strconv.Itoa(wal.MaxListedRelations)+" relations, or a mirror copied by an older sidecar until the next catalog poll)")
+		}
+		return nil
+	},
+	rows: func(cx *pgCatCtx) [][]*string {
+		_, ns := cx.namespaces()
+		db := sv(cx.db)
+		var out [][]*string
+		add := func(schema, name string, q wal.SequenceParams) {
+			typ, prec := "bigint", "64"
+			switch q.TypeOID {
+			case oidInt2:
+				typ, prec = "smallint", "16"
+			case oidInt4:
+				typ, prec = "integer", "32"
+			}
+			i64 := func(n int64) *string { return sv(strconv.FormatInt(n, 10)) }
+			cycle := sv("NO")
+			if q.Cycle {
+				cycle = sv("YES")
+			}
+			out = append(out, []*string{db, sv(schema), sv(name), sv(typ), sv(prec), sv("2"), sv("0"), i64(q.Start), i64(q.Min), i64(q.Max), i64(q.Increment), cycle})
+		}
+		for i := range cx.tables {
+			for _, q := range listedSequences(&cx.tables[i], ns) { // pgcatalog_seq.go
+				add(q.Schema, q.Name, wal.SequenceParams{TypeOID: q.TypeOID, Start: q.Start, Increment: q.Increment, Max: q.Max, Min: q.Min, Cache: q.Cache, Cycle: q.Cycle})
+			}
+		}
+		for _, r := range listedOnlyCatRelations(cx.tables) {
+			if r.Sequence != nil {
+				add(r.schema, r.Name, *r.Sequence)
+			}
+		}
+		return out
+	}}

@@ -34,7 +34,7 @@ func eventuallyRefusedUnfollowed(t *testing.T, sqlURL, sql, relation string) {
 // SELECT FROM other 42P01, \dn without empty schemas).
 func TestUnfollowedRelationsListed(t *testing.T) {
 	pgURL, sqlURL := liveDaemon(t, []string{"public.items"}, []string{
-		"CREATE TABLE items (id int PRIMARY KEY, v text)", "INSERT INTO items VALUES (1, 'a')",
+		"CREATE TABLE items (id serial PRIMARY KEY, v text)", "INSERT INTO items VALUES (1, 'a')",
 		"CREATE SEQUENCE counter START 10 INCREMENT 5", "SELECT nextval('counter')",
 		"CREATE TABLE other (id int PRIMARY KEY)", "CREATE SCHEMA s2", "CREATE TABLE s2.t (id int PRIMARY KEY)", "CREATE SCHEMA empty",
 		"CREATE TABLE s2.items (id int PRIMARY KEY, w int)", "INSERT INTO s2.items VALUES (7, 7)",
@@ -45,6 +45,10 @@ func TestUnfollowedRelationsListed(t *testing.T) {
 		`SELECT c.relname, c.relkind, c.relpersistence, c.relnatts, c.relhasindex FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname IN ('public', 's2') ORDER BY 1`,
 		`SELECT c.relname, s.seqstart, s.seqincrement, s.seqmax, s.seqmin, s.seqcache, s.seqcycle FROM pg_catalog.pg_sequence s JOIN pg_catalog.pg_class c ON c.oid = s.seqrelid ORDER BY 1`,
 		`SELECT schema_name FROM information_schema.schemata WHERE schema_name !~ '^pg_' ORDER BY 1`,
+		`SELECT sequence_schema, sequence_name, data_type, numeric_precision, numeric_precision_radix, numeric_scale, start_value, minimum_value,
+			maximum_value, increment, cycle_option FROM information_schema.sequences ORDER BY 2`,
+		`SELECT table_schema, table_name, table_type, is_insertable_into FROM information_schema.tables WHERE table_schema IN ('public', 's2') ORDER BY 2`,
+		`SELECT schemaname, tablename, tableowner, hasindexes, hastriggers FROM pg_catalog.pg_tables WHERE schemaname IN ('public', 's2') ORDER BY 2`,
 	}
 	for _, cmd := range listings {
 		eventuallyPsqlSame(t, sqlURL, pgURL, "after the copy: ", cmd)
