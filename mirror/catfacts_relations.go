@@ -25,7 +25,7 @@ func encodeRelationList(b *enc, f *wal.Facts) {
 		b.byte(r.Kind)
 		b.uvarint(uint64(r.Owner))
 		b.byte(r.Persistence)
-		b.byte(flagBits(r.HasACL, r.HasComment, r.RelOptions != nil, r.Sequence != nil))
+		b.byte(flagBits(r.HasACL, r.HasComment, r.RelOptions != nil, r.Sequence != nil, r.Identity))
 		b.uvarint(uint64(len(r.ACL)))
 		for _, a := range r.ACL {
 			b.str(a)
@@ -69,7 +69,7 @@ func decodeRelationList(b *dec, f *wal.Facts) {
 	for n := b.count(); n > 0 && b.err == nil; n-- {
 		r := wal.RelationDetail{OID: uint32(b.uvarint()), Namespace: uint32(b.uvarint()), Name: b.str(), Kind: b.byte(), Owner: uint32(b.uvarint()), Persistence: b.byte()}
 		fl := b.byte()
-		r.HasACL, r.HasComment = fl&1 != 0, fl&2 != 0
+		r.HasACL, r.HasComment, r.Identity = fl&1 != 0, fl&2 != 0, fl&16 != 0
 		for k := b.count(); k > 0 && b.err == nil; k-- {
 			r.ACL = append(r.ACL, b.str())
 		}

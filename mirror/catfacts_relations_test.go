@@ -19,7 +19,7 @@ func TestRelationListRoundTrip(t *testing.T) {
 			Class:    wal.ClassColumns{Natts: 3, IsPopulated: true, ReplIdent: 'n'}},
 		{OID: 16501, Namespace: 16390, Name: "unpublished", Kind: 'r', Owner: 16384, Persistence: 'u', Comment: "not followed", HasComment: true, RelOptions: []string{}},
 		{OID: 16502, Namespace: 2200, Name: "mv", Kind: 'm', Owner: 10, Persistence: 'p', HasACL: true, RelOptions: []string{"fillfactor=50"}},
-		{OID: 16503, Namespace: 2200, Name: "down", Kind: 'S', Owner: 10, Persistence: 'p',
+		{OID: 16503, Namespace: 2200, Name: "down", Kind: 'S', Owner: 10, Persistence: 'p', Identity: true,
 			Sequence: &wal.SequenceParams{TypeOID: 23, Start: -1, Increment: -2, Max: -1, Min: -2147483648, Cache: 5, Cycle: true}},
 	}, Namespaces: []wal.NamespaceOwner{{OID: 11, Name: "pg_catalog", Owner: 10}, {OID: 2200, Name: "public", Owner: 6171}, {OID: 16390, Name: "empty", Owner: 16384}}}
 	for _, rels := range []*wal.RelationListFacts{l, {Namespaces: l.Namespaces}} {
@@ -36,7 +36,7 @@ func TestRelationListRoundTrip(t *testing.T) {
 			t.Fatalf("decoded %+v, want %+v", g, rels)
 		}
 		if rels == l && (g.Relations[1].RelOptions == nil || g.Relations[0].RelOptions != nil || g.Relations[2].ACL != nil || !g.Relations[2].HasACL ||
-			g.Relations[3].Sequence.Min != -2147483648 || !g.Relations[3].Sequence.Cycle || g.Relations[0].Class.Natts != 3 || g.Relations[0].Class.ReplIdent != 'n') {
+			g.Relations[3].Sequence.Min != -2147483648 || !g.Relations[3].Sequence.Cycle || g.Relations[0].Class.Natts != 3 || g.Relations[0].Class.ReplIdent != 'n' || !g.Relations[3].Identity || g.Relations[0].Identity) {
 			t.Errorf("decoded %+v: NULL/empty or the parameters not kept", g.Relations)
 		}
 		got = olderRecord(t, rel, b, func(f *wal.Facts) { f.Schema.Relations = nil })
@@ -49,6 +49,7 @@ func TestRelationListRoundTrip(t *testing.T) {
 		func(c *wal.RelationListFacts) { c.Relations[1].RelOptions = nil },
 		func(c *wal.RelationListFacts) { c.Relations[2].Name = "mv2" },
 		func(c *wal.RelationListFacts) { c.Relations[0].Class.ForceRowSecurity = true },
+		func(c *wal.RelationListFacts) { c.Relations[3].Identity = false },
 		func(c *wal.RelationListFacts) { c.Relations[1].Class.Tablespace = 1663 },
 		func(c *wal.RelationListFacts) { c.Relations[2].HasACL = false },
 		func(c *wal.RelationListFacts) { c.Relations = nil },

@@ -51,7 +51,8 @@ func readRelationList(ctx context.Context, conn *pgx.Conn) (*wal.RelationListFac
 			s.seqrelid IS NOT NULL, coalesce(s.seqtypid, 0)::int8, coalesce(s.seqstart, 0), coalesce(s.seqincrement, 0), coalesce(s.seqmax, 0),
 			coalesce(s.seqmin, 0), coalesce(s.seqcache, 0), coalesce(s.seqcycle, false),
 			c.reltype::int8, c.reloftype::int8, c.relam::int8, c.reltablespace::int8, c.relnatts, c.relchecks, c.relhasindex, c.relhasrules,
-			c.relhastriggers, c.relhassubclass, c.relispartition, c.relrowsecurity, c.relforcerowsecurity, c.relispopulated, c.relreplident::text
+			c.relhastriggers, c.relhassubclass, c.relispartition, c.relrowsecurity, c.relforcerowsecurity, c.relispopulated, c.relreplident::text,
+			EXISTS (SELECT FROM pg_catalog.pg_depend dp WHERE dp.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND dp.objid = c.oid AND dp.deptype = 'i')
 		`+from+`
 		LEFT JOIN pg_catalog.pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objsubid = 0
 		LEFT JOIN pg_catalog.pg_sequence s ON s.seqrelid = c.oid
@@ -70,7 +71,7 @@ func readRelationList(ctx context.Context, conn *pgx.Conn) (*wal.RelationListFac
 	_, err = pgx.ForEachRow(rows, []any{&oid, &nsp, &r.Name, &kind, &owner, &persistence, &r.HasACL, &acl, &options, &r.HasComment, &r.Comment,
 		&isSeq, &seqType, &seq.Start, &seq.Increment, &seq.Max, &seq.Min, &seq.Cache, &seq.Cycle,
 		&typ, &ofType, &am, &space, &r.Class.Natts, &r.Class.Checks, &r.Class.HasIndex, &r.Class.HasRules, &r.Class.HasTrigger, &r.Class.HasSubclass,
-		&r.Class.IsPartition, &r.Class.RowSecurity, &r.Class.ForceRowSecurity, &r.Class.IsPopulated, &replIdent}, func() error {
+		&r.Class.IsPartition, &r.Class.RowSecurity, &r.Class.ForceRowSecurity, &r.Class.IsPopulated, &replIdent, &r.Identity}, func() error {
 		x := r
 		x.Class.Type, x.Class.OfType, x.Class.AM, x.Class.Tablespace, x.Class.ReplIdent = uint32(typ), uint32(ofType), uint32(am), uint32(space), charByte(replIdent)
 		x.OID, x.Namespace, x.Owner, x.Kind, x.Persistence = uint32(oid), uint32(nsp), uint32(owner), charByte(kind), charByte(persistence)

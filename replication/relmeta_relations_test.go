@@ -17,7 +17,7 @@ func TestReadRelationList(t *testing.T) {
 	ctx := t.Context()
 	for _, s := range []string{`CREATE SCHEMA empty`, `CREATE SEQUENCE counter AS int START 5 INCREMENT -2 MINVALUE -100 MAXVALUE 10 CACHE 3 CYCLE`,
 		`CREATE UNLOGGED TABLE t (id int PRIMARY KEY, v text) WITH (fillfactor = 70)`, `COMMENT ON TABLE t IS 'a table'`,
-		`CREATE MATERIALIZED VIEW mv AS SELECT id FROM t`, `REVOKE ALL ON t FROM PUBLIC`, `CREATE TEMPORARY TABLE tmp (id int)`} {
+		`CREATE MATERIALIZED VIEW mv AS SELECT id FROM t`, `REVOKE ALL ON t FROM PUBLIC`, `CREATE TEMPORARY TABLE tmp (id int)`, `CREATE TABLE idt (id int GENERATED ALWAYS AS IDENTITY, s serial)`} {
 		if _, err := conn.Exec(ctx, s); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
@@ -42,6 +42,9 @@ func TestReadRelationList(t *testing.T) {
 	if tb.Kind != 'r' || tb.Persistence != 'u' || tb.Sequence != nil || !tb.HasComment || tb.Comment != "a table" || len(tb.RelOptions) != 1 || tb.RelOptions[0] != "fillfactor=70" || !tb.HasACL ||
 		tb.Class.AM != 2 || !tb.Class.HasIndex || tb.Class.Natts != 2 || tb.Class.Type == 0 || tb.Class.ReplIdent != 'd' {
 		t.Errorf("t: %+v", tb)
+	}
+	if !byName["idt_id_seq"].Identity || byName["idt_s_seq"].Identity || byName["idt_s_seq"].Sequence == nil || c.Identity {
+		t.Errorf("identity: idt_id_seq %+v, idt_s_seq %+v", byName["idt_id_seq"], byName["idt_s_seq"])
 	}
 	if byName["mv"].Kind != 'm' || byName["t_pkey"].Kind != 'i' || byName["mv"].RelOptions != nil {
 		t.Errorf("mv %+v, t_pkey %+v", byName["mv"], byName["t_pkey"])

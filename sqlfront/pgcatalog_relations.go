@@ -369,11 +369,14 @@ var infoSchemaSequencesRel = &pgRel{schema: "information_schema", name: "sequenc
 		}
 		for i := range cx.tables {
 			for _, q := range listedSequences(&cx.tables[i], ns) { // pgcatalog_seq.go
+				if q.Identity {
+					continue // an identity column's sequence is left out
+				}
 				add(q.Schema, q.Name, wal.SequenceParams{TypeOID: q.TypeOID, Start: q.Start, Increment: q.Increment, Max: q.Max, Min: q.Min, Cache: q.Cache, Cycle: q.Cycle})
 			}
 		}
 		for _, r := range listedOnlyCatRelations(cx.tables) {
-			if r.Sequence != nil {
+			if r.Sequence != nil && !r.Identity {
 				add(r.schema, r.Name, *r.Sequence)
 			}
 		}

@@ -49,6 +49,9 @@ type RelationDetail struct {
 	HasComment bool
 	// Sequence is the pg_sequence row of a sequence (nil otherwise).
 	Sequence *SequenceParams
+	// Identity says an identity column owns the sequence (pg_depend
+	// deptype 'i': information_schema.sequences leaves it out).
+	Identity bool
 	// Class holds the pg_class columns that change only by DDL.
 	Class ClassColumns
 }
@@ -85,7 +88,7 @@ func (r RelationDetail) equal(o RelationDetail) bool {
 	return r.OID == o.OID && r.Namespace == o.Namespace && r.Name == o.Name && r.Kind == o.Kind && r.Owner == o.Owner &&
 		r.Persistence == o.Persistence && slices.Equal(r.ACL, o.ACL) && r.HasACL == o.HasACL && slices.Equal(r.RelOptions, o.RelOptions) &&
 		(r.RelOptions == nil) == (o.RelOptions == nil) && r.Comment == o.Comment && r.HasComment == o.HasComment &&
-		(r.Sequence == nil) == (o.Sequence == nil) && (r.Sequence == nil || *r.Sequence == *o.Sequence) && r.Class == o.Class
+		(r.Sequence == nil) == (o.Sequence == nil) && (r.Sequence == nil || *r.Sequence == *o.Sequence) && r.Class == o.Class && r.Identity == o.Identity
 }
 
 // Equal reports whether l and o hold the same facts (nil: not read).
