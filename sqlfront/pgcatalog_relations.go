@@ -221,8 +221,8 @@ var relKindNames = map[byte]string{'r': "table", 'p': "partitioned table", 'v': 
 // relation list has no such relation).
 func unfollowedRefusal(tables []Table, schema, name string, pos int) error {
 	r, ok := listedRelation(tables, schema, name)
-	if !ok {
-		return nil
+	if !ok || r.Kind == 'v' || r.Kind == 'm' {
+		return nil // views keep their own resolution and refusals (views.go)
 	}
 	kind := relKindNames[r.Kind]
 	if kind == "" {
