@@ -105,6 +105,10 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 	if err != nil {
 		return err
 	}
+	relations, err := readRelationList(ctx, conn) // relmeta_relations.go
+	if err != nil {
+		return err
+	}
 	// The roles and databases are the cluster's: one table of the read carries them
 	// (the least OID read, the same one every poll), so a mirror of many
 	// tables does not hold a copy per table.
@@ -122,7 +126,7 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 		s.Databases, s.DatabasesRead = dbs, dbsRead
 		s.Languages, s.LanguagesRead = langs, langsRead
 		s.UserTypes, s.Publications, s.Extensions, s.Listings = userTypes, pubs, exts, listings
-		s.TypeDetail, s.Psql = typeDetail, psqlFacts
+		s.TypeDetail, s.Psql, s.Relations = typeDetail, psqlFacts, relations
 	}
 	return nil
 }

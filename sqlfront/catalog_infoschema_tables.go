@@ -50,7 +50,7 @@ var infoSchemaTableRels = []*pgRel{
 				// update it automatically, which sidecar does not decide.
 				out = append(out, []*string{db, sv(v.Schema), sv(v.Name), sv("VIEW"), nil, nil, nil, nil, nil, pgUnknown, sv("NO"), nil})
 			}
-			return out
+			return append(out, listedOnlyInfoSchemaTables(cx)...) // pgcatalog_relations.go
 		}},
 	{schema: "information_schema", name: "columns",
 		cols: pgc("table_catalog name, table_schema name, table_name name, column_name name, ordinal_position int4, column_default varchar, " +
@@ -92,7 +92,7 @@ var infoSchemaTableRels = []*pgRel{
 				// (the database's default), whose pg_tables name is NULL.
 				out = append(out, []*string{sv(t.Schema), sv(t.Rel), owner, nil, hasIndex, pgUnknown, triggers, pgUnknown})
 			}
-			return out
+			return append(out, listedOnlyPgTables(cx)...) // pgcatalog_relations.go
 		}},
 }
 
@@ -166,7 +166,7 @@ func infoSchemaColumnRows(cx *pgCatCtx) [][]*string {
 			out = append(out, row)
 		}
 	}
-	return out
+	return append(out, listedOnlyInfoSchemaColumns(cx, width)...) // pgcatalog_relations.go
 }
 
 // identitySequence is identity_start … identity_cycle of t's identity

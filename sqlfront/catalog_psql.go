@@ -218,6 +218,11 @@ func relList(ex *execCtx, consts []string) ([][]*string, error) {
 		}
 		rows = append(rows, []*string{strp(v.Schema), strp(v.Name), strp(kind), strp(v.Owner)})
 	}
+	more, err := listedOnlyPsqlRows(tables, kinds, visible) // pgcatalog_relations.go
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, more...)
 	// ORDER BY 1, 2 (name's collation is C: byte order).
 	sort.SliceStable(rows, func(i, j int) bool {
 		if *rows[i][0] != *rows[j][0] {
@@ -300,6 +305,9 @@ var psqlHandlers = map[string]*canned{
 				}
 				return nil, partRootLookupRefused("\\d", tn)
 			}
+		}
+		if err := listedOnlyDescribeRefusal(tables, re); err != nil { // pgcatalog_relations.go
+			return nil, err
 		}
 		// A view is described by PostgreSQL too: refused, not "Did not
 		// find any relation".

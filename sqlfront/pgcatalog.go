@@ -146,9 +146,10 @@ func (cx *pgCatCtx) namespaces() ([]string, map[string]uint32) {
 			names = append(names, a.Schema)
 		}
 	}
-	names = userTypeNamespaces(cx.tables, names, oids)       // pgcatalog_usertypes.go
-	names = typeDetailNamespaces(cx.tables, names, oids)     // pgcatalog_typedetail.go
-	return extensionNamespaces(cx.tables, names, oids), oids // pgcatalog_extensions.go
+	names = userTypeNamespaces(cx.tables, names, oids)      // pgcatalog_usertypes.go
+	names = typeDetailNamespaces(cx.tables, names, oids)    // pgcatalog_typedetail.go
+	names = extensionNamespaces(cx.tables, names, oids)     // pgcatalog_extensions.go
+	return relationNamespaces(cx.tables, names, oids), oids // pgcatalog_relations.go
 }
 
 // namespaceFacts are the schemas the copy read with the followed
@@ -165,6 +166,7 @@ func (cx *pgCatCtx) namespaceFacts() map[string]wal.NamespaceFacts {
 	userTypeNamespaceFacts(cx.tables, read)   // pgcatalog_usertypes.go
 	extensionNamespaceFacts(cx.tables, read)  // pgcatalog_extensions.go
 	typeDetailNamespaceFacts(cx.tables, read) // pgcatalog_typedetail.go
+	relationNamespaceFacts(cx.tables, read)   // pgcatalog_relations.go
 	return read
 }
 
@@ -276,6 +278,7 @@ var pgRels = slices.Concat([]*pgRel{
 			out = append(out, systemClassRows(serverVersion(cx.tables))...)               // pgcatalog_sysclass.go
 			out = append(out, partitionedClassRows(cx, ns)...)                            // pgcatalog_partitioned.go
 			out = append(out, compositeClassRows(cx)...)                                  // pgcatalog_typedetail.go
+			out = append(out, listedOnlyClassRows(cx)...)                                 // pgcatalog_relations.go
 			return withRelACLs(cx, append(out, viewClassRows(cx, ns)...))                 // pgcatalog_views.go, pgcatalog_access.go
 		}},
 	{schema: "pg_catalog", name: "pg_attribute", cols: pgc("attrelid oid, attname name, atttypid oid, attstattarget int4, attlen int2, attnum int2, " +
@@ -388,7 +391,8 @@ var pgRels = slices.Concat([]*pgRel{
 		}},
 }, schemaRels, []*pgRel{settingsRel, sequenceRel, enumRel, procRel, databaseRel, languageRel, eventTriggerRel, operatorRel}, roleRels, // pgcatalog_schema.go, pgcatalog_settings.go, pgcatalog_seq.go, pgcatalog_reg.go, pgcatalog_proc.go, pgcatalog_database.go, pgcatalog_language.go, pgcatalog_listings.go, pgcatalog_roles.go
 	infoSchemaRels, infoSchemaTableRels, catalogListingRels, // catalog_infoschema.go, catalog_infoschema_tables.go
-	publicationRels, []*pgRel{extensionRel, policyRel, collationRel}) // pgcatalog_publications.go, pgcatalog_extensions.go, pgcatalog_access.go, pgcatalog_typedetail.go
+	publicationRels, []*pgRel{extensionRel, policyRel, collationRel}, // pgcatalog_publications.go, pgcatalog_extensions.go, pgcatalog_access.go, pgcatalog_typedetail.go
+	[]*pgRel{infoSchemaSequencesRel}) // pgcatalog_relations.go
 
 // charText is a "char" column's text: empty for 0.
 func charText(b byte) string {

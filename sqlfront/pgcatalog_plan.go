@@ -406,6 +406,7 @@ func (s *visibleSet) build() {
 	for _, v := range listedViews(s.tables, ns) {
 		rels = append(rels, catRel{v.Schema, v.Name, v.OID})
 	}
+	rels = append(rels, listedOnlyCatRels(s.tables)...) // pgcatalog_relations.go
 	// first is the first relation of each schema and name: the one a
 	// search of the path finds.
 	type key struct{ schema, name string }

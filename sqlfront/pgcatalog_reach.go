@@ -110,11 +110,18 @@ type reach struct {
 	// pg_attribute and pg_description do not (proving names the
 	// relation being proven).
 	partOIDs map[uint32]bool
-	proving  string
+	// classOnlyKinds are the relkinds of the relations pg_class lists
+	// alone (partOIDs: partitioned tables and indexes, the relations of
+	// the relation list, pgcatalog_relations.go).
+	classOnlyKinds map[string]bool
+	proving        string
 	// partitionedFree: the scan being proven (pg_constraint) has no
 	// rows of the partitioned tables' (pgcatalog_reach_partfk.go).
 	partitionedFree bool
-	visiting        map[*lplan.Scan]bool
+	// unfollowedTables: pg_class lists tables sidecar does not follow
+	// (pgcatalog_relations.go), whose constraints it does not read.
+	unfollowedTables bool
+	visiting         map[*lplan.Scan]bool
 	// tableNames and indexNames are the followed tables' and their
 	// listed owned sequences' and
 	// indexes' names.
@@ -168,6 +175,21 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 		r.known[a.OID], r.indexNames[a.Name], r.classNames[a.Name], r.partOIDs[a.OID] = true, true, true, true
 		for _, x := range a.Indexes {
 			r.known[x.OID], r.indexNames[x.Name], r.classNames[x.Name], r.partOIDs[x.OID] = true, true, true, true
+		}
+	}
+	r.classOnlyKinds = map[string]bool{}
+	if r.partitioned {
+		r.classOnlyKinds["p"], r.classOnlyKinds["I"] = true, true
+	}
+	if l := relationList(r.tableList); l != nil && l.Relations != nil { // pgcatalog_relations.go: pg_class's rows alone
+		r.seqs = nil // every sequence is listed
+		for _, x := range listedOnlyRelations(r.tableList) {
+			r.known[x.OID], r.indexNames[x.Name], r.classNames[x.Name], r.partOIDs[x.OID] = true, true, true, true
+			r.partitioned, r.classOnlyKinds[charText(x.Kind)] = true, true
+			// An unfollowed table may have foreign keys pg_constraint
+			// does not list: partitionedFree (pgcatalog_reach_partfk.go)
+			// holds for partitioned tables above followed partitions only.
+			r.unfollowedTables = r.unfollowedTables || x.Kind == 'r' || x.Kind == 'p'
 		}
 	}
 	r.viewDescs = viewDescriptionsRead(r.tableList, ns)    // pgcatalog_viewdesc.go
@@ -364,7 +386,7 @@ func (r *reach) prove(s *lplan.Scan) bool {
 		return false
 	}
 	r.proving = rel.name
-	r.partitionedFree = rel.name == "pg_constraint" && r.foreignKeysOnly(s) // pgcatalog_reach_partfk.go
+	r.partitionedFree = rel.name == "pg_constraint" && !r.unfollowedTables && r.foreignKeysOnly(s) // pgcatalog_reach_partfk.go
 	defer func() { r.proving, r.partitionedFree = "", false }()
 	for _, cond := range r.restr[s] {
 		if col, other, op, ok := r.comparison(cond, s); ok {
@@ -674,7 +696,7 @@ func (r *reach) classTablesOrViews(s *lplan.Scan, views bool) bool {
 			// composite type ('c': pg_attribute lacks their columns).
 			for _, o := range other {
 				k, ok := constText([]lplan.Scalar{o})
-				all = all && ok && k != "i" && k != "I" && k != "S" && (views || k != "v" && k != "m") && (!r.partitioned || k != "p") && k != "c"
+				all = all && ok && k != "i" && k != "I" && k != "S" && (views || k != "v" && k != "m") && !r.classOnlyKinds[k] && k != "c"
 			}
 		case "relname":
 			for _, o := range other {
@@ -975,7 +997,7 @@ func (r *reach) noPartitioned(s *lplan.Scan) bool {
 			k, ok := constText([]lplan.Scalar{o})
 			switch col {
 			case "relkind":
-				all = all && ok && k != "p" && k != "I"
+				all = all && ok && !r.classOnlyKinds[k]
 			case "oid":
 				n, err := strconv.ParseUint(strings.TrimSpace(k), 10, 32)
 				all = all && ok && err == nil && r.known[uint32(n)] && !r.partOIDs[uint32(n)]

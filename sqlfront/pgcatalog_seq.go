@@ -87,5 +87,5 @@ var sequenceRel = &pgRel{schema: "pg_catalog", name: "pg_sequence",
 				out = append(out, []*string{u32(q.OID), u32(q.TypeOID), i64(q.Start), i64(q.Increment), i64(q.Max), i64(q.Min), i64(q.Cache), bv(q.Cycle)})
 			}
 		}
-		return out
+		return append(out, listedOnlySequenceRows(cx)...) // pgcatalog_relations.go
 	}}

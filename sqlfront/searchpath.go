@@ -26,6 +26,9 @@ func (pl *planner) unqualifiedSchema(name string) string {
 		if v, _ := vs.headView(p, name); v != nil {
 			return p
 		}
+		if listedRelationIn(tables, p, name) { // pgcatalog_relations.go: a relation not followed
+			return p
+		}
 	}
 	return "public"
 }

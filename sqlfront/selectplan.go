@@ -656,6 +656,9 @@ func (pl *planner) table(rv *pg.RangeVar, asOf string) (*Table, error) {
 			// not 42P01 (a name the followed major lacks is 42P01).
 			return nil, unsupported(int(rv.Location), sysSchema+"."+rv.Relname+" (sidecar's catalog does not serve it yet)")
 		}
+		if err := unfollowedRefusal(pl.src.Tables(), schema, rv.Relname, int(rv.Location)); err != nil {
+			return nil, err // pgcatalog_relations.go
+		}
 		var names []string
 		for _, t := range pl.src.Tables() {
 			names = append(names, t.Name)
