@@ -1,12 +1,13 @@
--- LEFT joins whose preserved side is estimated well below the other
--- side (constant filters on it), which sql/opt turns into RIGHT joins
--- building the preserved side (sql/opt leftbuild.go), and semi/anti
--- joins sql/opt moves from above a FROM list's inner joins onto the
--- relation their condition reads (semipush.go): NULL keys on either
--- side, duplicate keys on either side, residuals (NULL too), keys
--- converted between types, empty preserved and empty other sides,
--- aggregates and GROUP BY over them (TPC-H Q13's count of counts), the
--- columns in the statement's order, nested joins.
+-- LEFT joins of the shapes sql/opt turns into RIGHT joins building the
+-- preserved side when the other side passes 2M estimated rows (sql/opt
+-- leftbuild.go; at these tables' sizes they stay LEFT joins, and the
+-- RIGHT joins are joinfilter.diff.sql's), and semi/anti joins sql/opt
+-- moves from above a FROM list's inner joins onto the relation their
+-- condition reads (semipush.go): NULL keys on either side, duplicate
+-- keys on either side, residuals (NULL too), keys converted between
+-- types, empty preserved and empty other sides, aggregates and GROUP BY
+-- over them (TPC-H Q13's count of counts), the columns in the
+-- statement's order, nested joins.
 SELECT a.id, a.k, b.id, b.x FROM w a LEFT JOIN w b ON a.k = b.id WHERE a.x > 15;
 SELECT a.id, b.id FROM w a LEFT JOIN w b ON a.k = b.k WHERE a.id > 6;
 SELECT b.id, a.id FROM w a LEFT JOIN w b ON a.k = b.k AND b.x > 8 WHERE a.id > 6;
