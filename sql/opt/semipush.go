@@ -43,7 +43,7 @@ func semiPush(rel plan.Rel) plan.Rel {
 // its condition reads, nil when s stays where it is.
 func pushSemiJoin(s *plan.Join, e *estimator) plan.Rel {
 	tree, ok := s.Left.(*plan.Join)
-	if !ok || (tree.Kind != plan.InnerJoin && tree.Kind != plan.CrossJoin) || volatile(s.On) {
+	if !ok || (tree.Kind != plan.InnerJoin && tree.Kind != plan.CrossJoin) || !columnComparisons(s.On) {
 		return nil
 	}
 	var leaves []plan.Rel
@@ -99,4 +99,31 @@ func pushSemiJoin(s *plan.Join, e *estimator) plan.Rel {
 		return &c
 	}
 	return put(tree)
+}
+
+// columnComparisons says whether every conjunct of on compares two
+// columns (no cast, call or subquery: nothing that can fail or that
+// runs per row). Moved onto a leaf, the condition is evaluated on rows
+// the tree's other joins would have dropped: an expression that can
+// fail (a division, a cast, a subquery returning two rows) could fail
+// there where it did not above the joins.
+func columnComparisons(on plan.Scalar) bool {
+	cs := plan.Conjuncts(on)
+	for _, p := range cs {
+		o, ok := p.(*plan.Op)
+		if !ok || len(o.Args) != 2 {
+			return false
+		}
+		switch o.Op {
+		case "=", "<>", "<", "<=", ">", ">=":
+		default:
+			return false
+		}
+		for _, a := range o.Args {
+			if _, ok := a.(*plan.ColRef); !ok {
+				return false
+			}
+		}
+	}
+	return len(cs) > 0
 }
