@@ -13,7 +13,7 @@ const leftBuildMargin = 2
 // the LEFT join's build spills, partitioning both sides to files. Below
 // it the LEFT join stays: measured at TPC-H SF 0.2 (session 22, in
 // process), Q13 turned cost more CPU, not less — the hash build of
-// 300,000 orders is cheap (~4 ms a run), while the join's output, no
+// 300,000 orders is cheap (~8 ms a run), while the join's output, no
 // longer in customer order, made the aggregation above it (GROUP BY
 // c_custkey) look up a different group for nearly every row: 28 ms →
 // 140 ms a run.
