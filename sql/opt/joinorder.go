@@ -42,6 +42,9 @@ func joinOrder(rel plan.Rel, md *plan.Metadata) plan.Rel {
 			if x.Kind == plan.InnerJoin || x.Kind == plan.CrossJoin {
 				return reorder(x, e, md, positional, walk)
 			}
+			if j, ok := rebuild(r, same).(*plan.Join); ok && x.Kind == plan.LeftJoin {
+				return leftBuild(j, e, md, positional) // leftbuild.go
+			}
 			return rebuild(r, same)
 		case *plan.With:
 			// The CTEs' plans were optimized on their own (mapExprs).

@@ -48,6 +48,7 @@ func optimize(rel plan.Rel, need []plan.ColumnID, md *plan.Metadata) plan.Rel {
 	rel = keyRanges(rel)
 	rel = prune(rel, plan.SetOf(need), md)
 	rel = keyOrder(rel) // keyorder.go
+	rel = semiPush(rel) // semipush.go
 	rel = joinOrder(rel, md)
 	rel = semiBuild(rel)
 	return rel

@@ -71,6 +71,15 @@ func prune(rel plan.Rel, need plan.ColSet, md *plan.Metadata) plan.Rel {
 	case *plan.Window:
 		return pruneWindow(x, need, md)
 	case *plan.Distinct:
+		if len(x.On) > 0 {
+			// DISTINCT ON compares its keys only: a column nothing
+			// above reads goes, as PostgreSQL's
+			// remove_unused_subquery_outputs drops it (which row of a
+			// group is kept then does not show: sql/exec's refusal of
+			// tied rows that print differently, distincton.go, looks
+			// at the columns left).
+			return &plan.Distinct{Input: prune(x.Input, union(need, plan.SetOf(x.On)), md), On: x.On}
+		}
 		// Every column takes part in the comparison.
 		return &plan.Distinct{Input: prune(x.Input, plan.SetOf(x.Input.Columns()), md), On: x.On}
 	case *plan.SetOp:

@@ -18,7 +18,11 @@ func pushdown(rel plan.Rel) plan.Rel {
 		var gates []plan.Scalar
 		switch x.Kind {
 		case plan.InnerJoin, plan.CrossJoin, plan.SemiJoin:
-			gates, on = splitGates(on, plan.SetOf(x.Columns()))
+			// A semi join's condition reads its right side's columns
+			// too, though the join emits only the left's: a conjunct
+			// on the right side alone (`1 IN (SELECT 1)`: 1 = the
+			// subquery's column) filters the right side, no gate.
+			gates, on = splitGates(on, plan.SetOf(append(x.Left.Columns(), x.Right.Columns()...)))
 		case plan.AntiJoin:
 			// NOT EXISTS: the subquery's WHERE is the anti join's
 			// condition in PostgreSQL, its conjuncts without columns
