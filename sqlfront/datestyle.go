@@ -20,9 +20,9 @@ import (
 // (vecPlan.settingsFollowed), as for a server whose default it is.
 
 // parseDateStyle is check_datestyle over val starting from cur (the
-// session's canonical value): the canonical result, or PostgreSQL's
-// 22023 error.
-func parseDateStyle(cur, val string) (string, error) {
+// session's canonical value) as the followed server's version reads it:
+// the canonical result, or PostgreSQL's 22023 error.
+func parseDateStyle(cur, val string, version int) (string, error) {
 	style, order := "ISO", "MDY"
 	if s, o, ok := strings.Cut(cur, ", "); ok {
 		style, order = s, o
@@ -81,6 +81,9 @@ func parseDateStyle(cur, val string) (string, error) {
 		}
 	}
 	if conflict {
+		if version == 0 || version >= 180000 {
+			return "", bad("Conflicting \"DateStyle\" specifications.") // 18 names the parameter as written in its table
+		}
 		return "", bad("Conflicting \"datestyle\" specifications.")
 	}
 	return style + ", " + order, nil

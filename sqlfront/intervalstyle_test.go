@@ -45,7 +45,13 @@ func TestIntervalStylesMatchPostgres(t *testing.T) {
 		if rng.Intn(4) > 0 {
 			us = sign() * rng.Int63n(1<<uint(rng.Intn(45)+1))
 		}
-		vals = append(vals, fmt.Sprintf("%d mons %d days %d microseconds", m, d, us))
+		// Seconds with a fraction, not microseconds: 14 reads each
+		// number of interval input as an int32.
+		neg := ""
+		if us < 0 {
+			neg, us = "-", -us
+		}
+		vals = append(vals, fmt.Sprintf("%d mons %d days %s%d.%06d secs", m, d, neg, us/1e6, us%1e6))
 	}
 	var ins []string
 	for i, v := range vals {
@@ -86,6 +92,9 @@ func TestIntervalStylesMatchPostgres(t *testing.T) {
 		for _, q := range answered {
 			want := simpleExec(ctx, conns["postgresql"], q)
 			got := simpleExec(ctx, conns["sidecar"], q)
+			if len(got) > 0 && strings.HasPrefix(got[0], "ERROR 0A000") && strings.Contains(got[0], "as PostgreSQL 14 does") {
+				continue // 14's int fields: -2147483648 days prints "--2147483648" there
+			}
 			if !slices.Equal(got, want) {
 				t.Errorf("%s; %s\n got %q\nwant %q", set, q, got, want)
 			}

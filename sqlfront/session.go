@@ -361,7 +361,7 @@ func (s *session) set(ctx context.Context, name string, val *string) error {
 			if cur == "" {
 				cur = sessionDefaults[name]
 			}
-			v, err := parseDateStyle(cur, *val) // datestyle.go
+			v, err := parseDateStyle(cur, *val, s.followedVersionNum()) // datestyle.go
 			if err != nil {
 				return err
 			}

@@ -30,7 +30,7 @@ import (
 // selfSettings are the settings reaching session.set's default branch
 // that sidecar interprets or keeps itself (planSettings, money_locale.go).
 var selfSettings = map[string]bool{"extra_float_digits": true, "bytea_output": true, "search_path": true, "application_name": true,
-	"lc_monetary": true}
+	"lc_monetary": true, "datestyle": true, "intervalstyle": true}
 
 // hiddenParams are parameters PostgreSQL's SHOW knows but pg_settings
 // does not list (GUC_NO_SHOW_ALL), with the value a session that never

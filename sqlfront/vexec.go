@@ -426,6 +426,11 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 				if vec[i] == nil {
 					continue
 				}
+				if ivStyle != "" && p.vec.dialect.Version != 0 && p.vec.dialect.Version < 150000 {
+					if iv, ok := vec[i].(types.IntervalVal); ok && !types.IntervalFits14(iv) {
+						return unsupported(-1, "printing this interval under IntervalStyle "+ivStyle+" as PostgreSQL 14 does (its int fields overflow)")
+					}
+				}
 				if efd < 1 || escape || ivStyle != "" {
 					if cell, ok := outputSetting(p.vec.oids[c], vec[i], efd, escape, ivStyle); ok {
 						row[c] = cell // vexec_settings.go

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -247,4 +248,13 @@ func intervalSQLStandardRefusal(s string) error {
 		}
 	}
 	return errorf(CodeUnsupported, "sidecar does not read interval input with a leading '-' under IntervalStyle sql_standard (the sign applies to every field there): \"%s\"", s)
+}
+
+// IntervalFits14 says whether PostgreSQL 14's interval2tm and
+// EncodeInterval print iv without an int overflow: 14 keeps the days
+// and hours in C ints, so -2147483648 days printed "--2147483648" under
+// sql_standard and more than 2^31-1 hours fail there.
+func IntervalFits14(iv IntervalVal) bool {
+	h := iv.Micros / usecsPerHour
+	return iv.Days != math.MinInt32 && h <= math.MaxInt32 && h >= -math.MaxInt32
 }
