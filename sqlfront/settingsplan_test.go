@@ -53,10 +53,20 @@ func TestSettingsChangePlans(t *testing.T) {
 	} else if want, _ := psql(t, r.pgURL, "-c", q); err == nil && got != want {
 		t.Errorf("%s:\n%s\nPostgreSQL:\n%s", q, got, want)
 	}
-	// IntervalStyle other than postgres: refused, not ignored.
-	got, err := psql(t, r.sqlURL, "-c", "SET IntervalStyle = 'sql_standard'; SELECT interval '1 day 2 hours'")
-	if err == nil || !strings.Contains(got, "IntervalStyle") {
-		t.Errorf("SET IntervalStyle = 'sql_standard': (%v) %s; want it refused naming IntervalStyle", err, got)
+	// IntervalStyle other than postgres: followed (session 22: the
+	// result column prints in the style), an interval printed inside
+	// the statement refused naming it; never ignored.
+	for _, q := range []string{"SET IntervalStyle = 'sql_standard'; SELECT interval '1 day 2 hours'",
+		"SET IntervalStyle = 'iso_8601'; SELECT interval '1 day 2 hours'; SET IntervalStyle = postgres; SELECT interval '1 day 2 hours'"} {
+		got, err := psql(t, r.sqlURL, "-c", q)
+		want, werr := psql(t, r.pgURL, "-c", q)
+		if err != nil || werr != nil || got != want {
+			t.Errorf("%s: (%v) %s\nPostgreSQL (%v):\n%s", q, err, got, werr, want)
+		}
+	}
+	q = "SET IntervalStyle = 'sql_standard'; SELECT (interval '1 day 2 hours')::text"
+	if got, err := psql(t, r.sqlURL, "-c", q); err == nil || !strings.Contains(got, "IntervalStyle") {
+		t.Errorf("%s: (%v) %s; want it refused naming IntervalStyle", q, err, got)
 	}
 }
 
