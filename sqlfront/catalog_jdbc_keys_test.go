@@ -67,6 +67,27 @@ func TestJDBCKeysPartitioned(t *testing.T) {
 			"CREATE TABLE parted (id int NOT NULL, k int NOT NULL, pid int REFERENCES parent, PRIMARY KEY (id, k)) PARTITION BY LIST (k)", setup[5]))
 		catalogCompare(t, r, calls[len(calls)-1:], calls[:len(calls)-1])
 	})
+	t.Run("unfollowed table with a foreign key", func(t *testing.T) {
+		// loose is not followed: its foreign key to parent is not in
+		// sidecar's pg_constraint, so parent's exported keys are
+		// PostgreSQL's answer or 0A000, never the list without it (the
+		// partitioned tables' proof above once held for every relation
+		// pg_class lists alone).
+		r := newRig(t, tables, append(append([]string{}, setup...), "CREATE TABLE loose (id int PRIMARY KEY, pid int REFERENCES parent)"))
+		if want, err := psql(t, r.pgURL, "-At", "-c", jdbcKeysSQL("public", "parent", "", "")); err != nil || !strings.Contains(want, "loose") {
+			t.Fatalf("PostgreSQL's exported keys of parent lack loose's: %q (%v)", want, err)
+		}
+		for _, q := range calls {
+			want, werr := psql(t, r.pgURL, "-At", "-c", q)
+			if werr != nil {
+				t.Fatalf("%s on PostgreSQL: %v\n%s", q, werr, want)
+			}
+			got, err := psql(t, r.sqlURL, "-At", "-v", "VERBOSITY=verbose", "-c", q)
+			if (err != nil || got != want) && !strings.Contains(got, "0A000") {
+				t.Errorf("%s:\n  sidecar    %q (%v)\n  PostgreSQL %q (or 0A000)", q, got, err, want)
+			}
+		}
+	})
 	t.Run("references partitioned", func(t *testing.T) {
 		// child references parted: pg_attribute lacks parted's columns.
 		r := newRig(t, tables, append(append([]string{}, setup[:2]...), setup[4], setup[5],

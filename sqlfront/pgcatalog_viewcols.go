@@ -111,7 +111,8 @@ func (r *reach) attrRelOID(k string) bool {
 // classAttrRels says whether a pg_class scan's rows are restricted to
 // followed tables and listed views (pg_class's other rows are indexes
 // and sequences, whose columns pg_attribute does not list): relkind =
-// or IN constants other than 'i', 'I' and 'S', relname = or IN names of
+// or IN constants other than 'i', 'I', 'S' and the kinds pg_class lists
+// alone (reach.classOnlyKinds), relname = or IN names of
 // tables and views no index or sequence has, or oid = or IN their OIDs
 // (constants, or values only such OIDs define: pgjdbc's VALUES list).
 func (r *reach) classAttrRels(s *lplan.Scan) bool {
@@ -133,7 +134,10 @@ func (r *reach) classAttrRels(s *lplan.Scan) bool {
 			k, ok := constText([]lplan.Scalar{o})
 			switch col {
 			case "relkind":
-				all = all && ok && k != "i" && k != "I" && k != "S"
+				// Not the kinds of relations pg_class lists alone (partitioned
+				// tables above followed partitions, relations not followed:
+				// pg_attribute lacks their columns).
+				all = all && ok && k != "i" && k != "I" && k != "S" && !r.classOnlyKinds[k]
 			case "relname":
 				all = all && ok && (r.tableNames[k] || r.viewNames[k]) && !r.classNames[k]
 			default:
