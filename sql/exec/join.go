@@ -508,6 +508,13 @@ func (j *joinOp) probe(mem *memAcct, ht *hashTable, left operator, emit func(*Ba
 		hit := make([]bool, b.N)
 		var pl, pr []int
 		process := func() error {
+			// A left row matching many build rows (a key repeated
+			// 100,000 times) makes one left batch millions of pairs: the
+			// statement's cancel and timeout are seen per batch of pairs,
+			// not per left batch (a 200 ms statement_timeout took 31 s).
+			if err := e.check(); err != nil {
+				return err
+			}
 			pass, err := j.check(b, ht, pl, pr, lw, rw)
 			if err != nil {
 				return err
