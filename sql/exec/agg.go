@@ -584,6 +584,14 @@ func (s *sumAgg) add(v types.Value) error {
 	if s.t == plan.Numeric {
 		return s.addNumeric(v)
 	}
+	if s.t == plan.Int8 && s.acc == nil {
+		if x, ok := v.(int64); ok {
+			return s.addInt(x) // aggintkey.go: no boxing per row
+		}
+		if s.n > 1 {
+			s.acc = s.i64 // addInt's sum so far (no other value arrives today)
+		}
+	}
 	if f, ok := v.(float64); ok {
 		return s.addFloat(f) // floatavg.go
 	}
@@ -620,6 +628,9 @@ func (s *sumAgg) result() (types.Value, error) {
 	}
 	if s.ovf != nil {
 		return nil, s.ovf
+	}
+	if s.t == plan.Int8 && s.acc == nil && s.n > 0 {
+		return s.i64, nil // addInt's sum
 	}
 	return s.acc, nil
 }

@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"fmt"
+
 	"github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
 )
@@ -150,4 +152,32 @@ func (a *aggOp) findGroup(groups *rowMap, ig *intGroups, b *Batch, i int, mask [
 		return g, 0
 	}
 	return -1, a.keyHash(groups.h, b, i, 0, mask, 0)
+}
+
+// addInt adds x to a sum of small integers into int8 (sumAgg with t
+// Int8, every value so far an int64 and s.n already counting x) on
+// s.i64, where types.Arith boxed each partial sum: a GROUP BY's
+// sum(int4) allocated once per row.
+func (s *sumAgg) addInt(x int64) error {
+	if s.n == 1 {
+		s.i64 = x
+		return nil
+	}
+	r, err := addInt8(s.i64, x)
+	s.i64 = r
+	return err
+}
+
+// addInt8 is a + b, failing past int64 as types.Arith does (22003,
+// bigint out of range).
+func addInt8(a, b int64) (int64, error) {
+	r := a + b
+	if b != 0 && (b > 0) == (r <= a) {
+		_, err := types.Arith("+", plan.Int8, a, b) // the overflow's error
+		if err == nil {
+			err = fmt.Errorf("sum: int8 overflow not reported")
+		}
+		return a, err
+	}
+	return r, nil
 }

@@ -72,3 +72,61 @@ func TestIntGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestSumIntAccumulator: a sum of int2/int4 values into int8 kept on an
+// int64 (addInt) gives what the boxed sum gave, merges a one-value
+// state (its value is not lost), and fails past int64 with Arith's
+// 22003.
+func TestSumIntAccumulator(t *testing.T) {
+	sum := func(vals ...types.Value) *sumAgg {
+		s := &sumAgg{t: plan.Int8}
+		for _, v := range vals {
+			if err := s.add(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return s
+	}
+	res := func(s aggState) types.Value {
+		v, err := s.result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if v := res(sum()); v != nil {
+		t.Errorf("sum of nothing: %v, want NULL", v)
+	}
+	if v := res(sum(int64(math.MaxInt32), int64(math.MaxInt32), int64(-7), int64(0))); v != int64(2*math.MaxInt32-7) {
+		t.Errorf("sum: %v", v)
+	}
+	for _, c := range []struct{ a, b []types.Value }{
+		{[]types.Value{int64(5)}, []types.Value{int64(7)}},
+		{[]types.Value{int64(5)}, []types.Value{int64(7), int64(-1)}},
+		{nil, []types.Value{int64(7)}},
+		{[]types.Value{int64(5), int64(1)}, nil},
+	} {
+		a, b := sum(c.a...), sum(c.b...)
+		var want int64
+		for _, v := range append(append([]types.Value(nil), c.a...), c.b...) {
+			want += v.(int64)
+		}
+		if err := a.merge(b); err != nil {
+			t.Fatal(err)
+		}
+		if v := res(a); v != want {
+			t.Errorf("merge %v + %v: %v, want %d", c.a, c.b, v, want)
+		}
+	}
+	s := sum(int64(1))
+	s.i64 = math.MaxInt64 - 1
+	_, want := types.Arith("+", plan.Int8, int64(math.MaxInt64-1), int64(5))
+	if err := s.add(int64(5)); err == nil || want == nil || err.Error() != want.Error() {
+		t.Errorf("past int64: %v, want %v", err, want)
+	}
+	s = sum(int64(-1))
+	s.i64 = math.MinInt64 + 1
+	if err := s.add(int64(-5)); err == nil {
+		t.Error("below int64: no error")
+	}
+}

@@ -374,10 +374,29 @@ func (s *sumAgg) merge(o aggState) error {
 			return err
 		}
 	case plan.Int8:
-		if s.acc == nil {
-			s.acc = t.acc
+		if s.acc == nil && t.acc == nil { // both addInt's (aggintkey.go)
+			if s.n == 0 {
+				s.i64 = t.i64
+				break
+			}
+			r, err := addInt8(s.i64, t.i64) // aggintkey.go
+			if err != nil {
+				return err
+			}
+			s.i64 = r
+			break
+		}
+		sv, tv := s.acc, t.acc
+		if sv == nil && s.n > 0 {
+			sv = s.i64
+		}
+		if tv == nil {
+			tv = t.i64
+		}
+		if sv == nil {
+			s.acc = tv
 		} else {
-			v, err := types.Arith("+", plan.Int8, s.acc, t.acc)
+			v, err := types.Arith("+", plan.Int8, sv, tv)
 			if err != nil {
 				return err
 			}
