@@ -178,6 +178,12 @@ func BenchmarkCountDistinctSpill(b *testing.B) {
 	benchAK(b, "SELECT count(DISTINCT x) FROM ak", 4<<20)
 }
 
+// BenchmarkGroupedCountDistinctSpill is count(DISTINCT) in 7 groups
+// over 1M generated rows at 4 MB of working memory.
+func BenchmarkGroupedCountDistinctSpill(b *testing.B) {
+	benchAK(b, "SELECT (d - DATE '2000-01-01') % 7 AS w, count(DISTINCT x) FROM ak GROUP BY 1", 4<<20)
+}
+
 func benchAK(b *testing.B, sql string, workMem int64) {
 	file := filepath.Join(b.TempDir(), "ak.sql")
 	if err := os.WriteFile(file, []byte(akDDL+";\n"), 0o600); err != nil {
