@@ -56,16 +56,8 @@ func newIntGroups(oids []plan.OID) *intGroups {
 	return &intGroups{val: val}
 }
 
-// intMix spreads a key over the slots (murmur3's fmix64). Adversarial
+// Keys are spread over the slots by intMix (hashkey.go). Adversarial
 // keys cost probes, never a wrong group: slots compare whole keys.
-func intMix(x uint64) uint64 {
-	x ^= x >> 33
-	x *= 0xff51afd7ed558ccd
-	x ^= x >> 33
-	x *= 0xc4ceb9fe1a85ec53
-	x ^= x >> 33
-	return x
-}
 
 // find is v's group (v the key value, nil for NULL): g ≥ 0 when held,
 // -1 when not; indexed=false when v is not of the column's Go type (the

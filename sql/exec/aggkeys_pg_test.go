@@ -2,7 +2,6 @@ package exec_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -20,35 +19,6 @@ import (
 	"github.com/sidecar-dev/sidecar/types"
 )
 
-// akSource serves table ak's generated rows already typed and boxed, as
-// the HEAD's typed scan hands them, so a measure is of the executor.
-type akSource struct{ rows [][]types.Value }
-
-func (s *akSource) Scan(context.Context, *plan.TableDef, func([]*string) error) error {
-	return fmt.Errorf("typed scans only")
-}
-
-func (s *akSource) ScanTyped(ctx context.Context, req *exec.ScanRequest, fn func(*exec.Batch) error) error {
-	for start := 0; start < len(s.rows); start += exec.BatchSize {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		end := min(start+exec.BatchSize, len(s.rows))
-		b := &exec.Batch{N: end - start, Vecs: make([][]types.Value, len(req.Ords))}
-		for c, ord := range req.Ords {
-			v := make([]types.Value, b.N)
-			for i := range v {
-				v[i] = s.rows[start+i][ord]
-			}
-			b.Vecs[c] = v
-		}
-		if err := fn(b); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // akFill fills ak on PostgreSQL as newAKSource generates it: g has
 // about n/10 groups (every tenth NULL), d 4,000 dates, x distinct
 // values in scrambled order (n < 10,000,019).
@@ -58,8 +28,10 @@ const akFill = `INSERT INTO ak SELECT i, CASE WHEN i % 10 = 0 THEN NULL ELSE (i 
 
 const akDDL = "CREATE TABLE ak (id int8, g int4, d date, x int4, t text)"
 
-func newAKSource(n int) *akSource {
-	s := &akSource{rows: make([][]types.Value, n)}
+// newAKSource is ak's n rows, typed and boxed as the HEAD's typed scan
+// hands them (lineitemSource serves any rows so).
+func newAKSource(n int) *lineitemSource {
+	s := &lineitemSource{rows: make([][]types.Value, n)}
 	base, _ := types.In(plan.Date, -1, "2000-01-01")
 	for i := 1; i <= n; i++ {
 		var g types.Value
