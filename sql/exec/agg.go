@@ -282,6 +282,7 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 	sets, off := a.setMasks()
 	h := newRowHasher(a.keyOIDs())
 	groups := &rowMap{h: h}
+	ig := a.intGroupsOf() // aggintkey.go (nil: a key of another form)
 	var states [][]aggState
 	ds := a.newDistinctSpill() // DISTINCT aggregates' files (distinctspill.go)
 	defer ds.remove()
@@ -338,17 +339,12 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 			for i := 0; i < b.N; i++ {
 				// the group found from the row's values: a key is built
 				// only for a new group
-				hv := a.keyHash(groups.h, b, i, set, mask, off)
-				g := -1
-				for p := groups.tab.probe(hv); ; {
-					x := p.next()
-					if x < 0 {
-						break
-					}
-					if a.keyEqual(groups.h, groups.rows[x], b, i, set, mask, off) {
-						g = x
-						break
-					}
+				var g int
+				var hv uint64
+				if ig != nil {
+					g, hv = a.findGroup(groups, ig, b, i, mask) // aggintkey.go
+				} else {
+					g, hv = a.findSetGroup(groups, b, i, set, mask, off)
 				}
 				if g < 0 {
 					key := a.key(b, i, set, mask, off)
@@ -373,6 +369,9 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 						}
 					}
 					g = groups.addHashed(hv, key)
+					if ig != nil {
+						ig.add(key[0], g)
+					}
 					states = append(states, a.newStates(set, sets, mem, ds))
 				}
 				gi[i] = g
@@ -585,6 +584,14 @@ func (s *sumAgg) add(v types.Value) error {
 	if s.t == plan.Numeric {
 		return s.addNumeric(v)
 	}
+	if s.t == plan.Int8 && s.acc == nil {
+		if x, ok := v.(int64); ok {
+			return s.addInt(x) // aggintkey.go: no boxing per row
+		}
+		if s.n > 1 {
+			s.acc = s.i64 // addInt's sum so far (no other value arrives today)
+		}
+	}
 	if f, ok := v.(float64); ok {
 		return s.addFloat(f) // floatavg.go
 	}
@@ -621,6 +628,9 @@ func (s *sumAgg) result() (types.Value, error) {
 	}
 	if s.ovf != nil {
 		return nil, s.ovf
+	}
+	if s.t == plan.Int8 && s.acc == nil && s.n > 0 {
+		return s.i64, nil // addInt's sum
 	}
 	return s.acc, nil
 }
@@ -735,6 +745,21 @@ func (d *distinctAgg) result() (types.Value, error) {
 		d.sorted, d.vals = false, nil
 	}
 	return d.inner.result()
+}
+
+// findSetGroup is row i's group in set among groups (-1: not held)
+// and the hash of its key, by the general path.
+func (a *aggOp) findSetGroup(groups *rowMap, b *Batch, i, set int, mask []bool, off int) (int, uint64) {
+	hv := a.keyHash(groups.h, b, i, set, mask, off)
+	for p := groups.tab.probe(hv); ; {
+		x := p.next()
+		if x < 0 {
+			return -1, hv
+		}
+		if a.keyEqual(groups.h, groups.rows[x], b, i, set, mask, off) {
+			return x, hv
+		}
+	}
 }
 
 // keyHash is the hash of row i's group key in set, as rowHasher.hash

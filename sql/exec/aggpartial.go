@@ -60,6 +60,7 @@ type AggWorker struct {
 	a      *aggOp // the aggregation's shape with this worker's compiled aggregates
 	limit  int
 	groups *rowMap
+	ig     *intGroups // aggintkey.go (nil: a key of another form)
 	states [][]aggState
 	mask   []bool
 	sets   [][]bool
@@ -152,7 +153,7 @@ func (p *PartialAgg) Worker() (*AggWorker, error) {
 	if err != nil {
 		return nil, err
 	}
-	aw := &AggWorker{a: w, limit: p.limit, groups: newRowMap(a.keyOIDs()), mask: sets[0], sets: sets, pipe: pipe}
+	aw := &AggWorker{a: w, limit: p.limit, groups: newRowMap(a.keyOIDs()), ig: w.intGroupsOf(), mask: sets[0], sets: sets, pipe: pipe}
 	if aw.limit <= 0 {
 		aw.limit = partialGroups
 	}
@@ -180,20 +181,14 @@ func (w *AggWorker) Add(raw *Batch) error {
 	}
 	a := w.a
 	a.smallCols.reset() // another batch
-	h := w.groups.h
 	gi := w.gi[:0]
 	for i := 0; i < b.N; i++ {
-		hv := a.keyHash(h, b, i, 0, w.mask, 0)
-		g := -1
-		for p := w.groups.tab.probe(hv); ; {
-			x := p.next()
-			if x < 0 {
-				break
-			}
-			if a.keyEqual(h, w.groups.rows[x], b, i, 0, w.mask, 0) {
-				g = x
-				break
-			}
+		var g int
+		var hv uint64
+		if w.ig != nil {
+			g, hv = a.findGroup(w.groups, w.ig, b, i, w.mask) // aggintkey.go
+		} else {
+			g, hv = a.findSetGroup(w.groups, b, i, 0, w.mask, 0)
 		}
 		if g < 0 {
 			if w.full {
@@ -204,6 +199,9 @@ func (w *AggWorker) Add(raw *Batch) error {
 			key := a.key(b, i, 0, w.mask, 0)
 			w.bytes += rowBytes(key) + int64(64*len(a.aggs))
 			g = w.groups.addHashed(hv, key)
+			if w.ig != nil {
+				w.ig.add(key[0], g)
+			}
 			w.states = append(w.states, a.newStates(0, w.sets, nil, nil))
 		}
 		gi = append(gi, g)
@@ -376,10 +374,29 @@ func (s *sumAgg) merge(o aggState) error {
 			return err
 		}
 	case plan.Int8:
-		if s.acc == nil {
-			s.acc = t.acc
+		if s.acc == nil && t.acc == nil { // both addInt's (aggintkey.go)
+			if s.n == 0 {
+				s.i64 = t.i64
+				break
+			}
+			r, err := addInt8(s.i64, t.i64) // aggintkey.go
+			if err != nil {
+				return err
+			}
+			s.i64 = r
+			break
+		}
+		sv, tv := s.acc, t.acc
+		if sv == nil && s.n > 0 {
+			sv = s.i64
+		}
+		if tv == nil {
+			tv = t.i64
+		}
+		if sv == nil {
+			s.acc = tv
 		} else {
-			v, err := types.Arith("+", plan.Int8, s.acc, t.acc)
+			v, err := types.Arith("+", plan.Int8, sv, tv)
 			if err != nil {
 				return err
 			}

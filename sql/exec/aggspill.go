@@ -122,19 +122,28 @@ func (a *aggOp) replay(parts *partFiles, i, depth int, h *rowHasher, sets [][]bo
 		}
 	}()
 	nk := off + len(a.group)
+	ig := a.intGroupsOf() // aggintkey.go (nil: a key of another form)
 	err := parts.each(i, func(row []types.Value) error {
 		key := row[:nk]
-		hv := h.hash(key)
-		g := -1
-		for p := groups.tab.probe(hv); ; {
-			x := p.next()
-			if x < 0 {
-				break
+		g, hv := -1, uint64(0)
+		indexed := false
+		if ig != nil {
+			g, indexed = ig.find(key[0])
+		}
+		if !indexed {
+			hv = h.hash(key)
+			for p := groups.tab.probe(hv); ; {
+				x := p.next()
+				if x < 0 {
+					break
+				}
+				if h.equal(groups.rows[x], key) {
+					g = x
+					break
+				}
 			}
-			if h.equal(groups.rows[x], key) {
-				g = x
-				break
-			}
+		} else if g < 0 {
+			hv = h.hash(key)
 		}
 		if g < 0 {
 			n := rowBytes(key) + int64(64*len(a.aggs))
@@ -144,6 +153,9 @@ func (a *aggOp) replay(parts *partFiles, i, depth int, h *rowHasher, sets [][]bo
 					set = int(key[0].(int64))
 				}
 				g = groups.addHashed(hv, append([]types.Value(nil), key...))
+				if ig != nil {
+					ig.add(key[0], g)
+				}
 				states = append(states, a.newStates(set, sets, mem, ds))
 			} else {
 				if sub == nil {

@@ -53,6 +53,12 @@ type distinctCodec struct {
 	// and in order (inOrder: sums of floats in PostgreSQL's order).
 	plain func() aggState
 	name  string
+	// single: an input is its own one-column row, compared whole (no
+	// ORDER BY columns, no mixed check): held without a key of its
+	// own, found through an int64 index when of an integer-like type
+	// (ints; aggintkey.go) and sorted on those int64s (distinctfast.go).
+	single bool
+	ints   *intGroups // a template: its val, for the type (nil: not integer-like)
 }
 
 // spillDistinctInit is f's state constructor for a DISTINCT aggregate
@@ -121,6 +127,7 @@ func (e *env) spillDistinctInit(f *aggFunc, plain func() aggState) (func() aggSt
 		c.eq = []int{0}
 		c.toRow = func(v types.Value) []types.Value { return []types.Value{v} }
 		c.fromRow = func(r []types.Value) types.Value { return r[0] }
+		c.single, c.ints = true, newIntGroups(c.oids)
 	default:
 		return nil, false
 	}
@@ -138,6 +145,8 @@ type spillDistinct struct {
 	k     int            // the aggregate's place in ds
 	gid   int64          // the group's number in ds
 	set   *rowMap
+	ints  *intGroups // single inputs of an integer-like type: the set (distinctfast.go)
+	key1  []types.Value
 	rows  [][]types.Value
 	held  int64
 	mem   *memAcct
@@ -158,6 +167,9 @@ func (s *spillDistinct) charge(m *memAcct) {
 }
 
 func (s *spillDistinct) add(v types.Value) error {
+	if s.c.single {
+		return s.addSingle(v) // distinctfast.go
+	}
 	r := s.c.toRow(v)
 	s.ensureSet()
 	key := make([]types.Value, len(s.c.eq))
@@ -227,7 +239,7 @@ func (s *spillDistinct) drop() {
 		s.mem.n -= s.held
 		s.mem.e.release(s.held)
 	}
-	s.held, s.rows, s.set, s.dirty = 0, nil, nil, false
+	s.held, s.rows, s.set, s.ints, s.dirty = 0, nil, nil, nil, false
 }
 
 func (s *spillDistinct) result() (types.Value, error) {
@@ -250,8 +262,8 @@ func (s *spillDistinct) result() (types.Value, error) {
 		}
 	} else {
 		rows := s.rows
-		s.drop() // the inputs become the plain state's (charged there)
-		slices.SortStableFunc(rows, func(a, b []types.Value) int { return compareKeys(s.c.memKeys, a, b) })
+		s.drop()         // the inputs become the plain state's (charged there)
+		s.sortRows(rows) // distinctfast.go
 		for i, r := range rows {
 			if i > 0 && compareKeys(s.c.memKeys, rows[i-1], r) == 0 {
 				if s.c.mixed != nil && s.c.mixed(rows[i-1], r) {
@@ -354,7 +366,7 @@ func (ds *distinctSpill) flush() error {
 		return int(a.gid - b.gid)
 	})
 	ds.spilled = true
-	var out [][]types.Value
+	var out []types.Value // one file row, reused
 	for i := 0; i < len(ds.dirty); {
 		k := ds.dirty[i].k
 		sp := ds.sps[k]
@@ -365,12 +377,8 @@ func (ds *distinctSpill) flush() error {
 		j := i
 		for ; j < len(ds.dirty) && ds.dirty[j].k == k; j++ {
 			s := ds.dirty[j]
-			slices.SortStableFunc(s.rows, func(a, b []types.Value) int { return compareKeys(s.c.memKeys, a, b) })
-			out = out[:0]
-			for x, r := range s.rows {
-				out = append(out, append(append([]types.Value{s.gid}, r...), x == 0 && s.mixed))
-			}
-			if err := sp.appendRows(out); err != nil {
+			s.sortRows(s.rows) // distinctfast.go
+			if err := s.writeRows(sp, &out); err != nil {
 				sp.endRun()
 				return spillErr(ds.e, "DISTINCT aggregate", err)
 			}

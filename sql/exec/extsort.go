@@ -57,6 +57,7 @@ type spill struct {
 	cur     *os.File      // the run being written
 	w       *bufio.Writer // its buffer
 	buf     []byte        // one encoded row
+	val     []byte        // one encoded value (reused: no allocation per value)
 	// op names the operator for errors and the directory ("" is sort).
 	op string
 }
@@ -119,10 +120,11 @@ func (sp *spill) writeRow(w *bufio.Writer, r []types.Value) error {
 			sp.buf = binary.AppendUvarint(sp.buf, 0)
 			continue
 		}
-		b, err := types.Send(sp.oids[c], v)
+		b, err := types.AppendSend(sp.val[:0], sp.oids[c], v)
 		if err != nil {
 			return errNoSpill
 		}
+		sp.val = b
 		sp.buf = binary.AppendUvarint(sp.buf, uint64(len(b))+1)
 		sp.buf = append(sp.buf, b...)
 	}

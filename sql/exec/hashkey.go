@@ -30,8 +30,10 @@ func newValueHasher() valueHasher {
 }
 
 // mix64 is a 64-bit finalizer (murmur3's fmix64) over x salted.
-func (h valueHasher) mix64(x uint64) uint64 {
-	x ^= h.salt
+func (h valueHasher) mix64(x uint64) uint64 { return intMix(x ^ h.salt) }
+
+// intMix is murmur3's fmix64: x's bits spread over all 64.
+func intMix(x uint64) uint64 {
 	x ^= x >> 33
 	x *= 0xff51afd7ed558ccd
 	x ^= x >> 33

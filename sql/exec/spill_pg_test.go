@@ -127,6 +127,11 @@ func TestDistinctAggSpill(t *testing.T) {
 		// array_agg's groups cannot go to files: they are held while the
 		// DISTINCT inputs are written out, groups arriving all along
 		{sql: "SELECT id / 200 AS b, array_agg(DISTINCT g), count(DISTINCT t) FROM sp GROUP BY 1", runs: true},
+		// integer-like inputs through the int64 set and sort (distinctfast.go):
+		// negative, zero, the int8 bounds, dates, groups of one input
+		{sql: "SELECT count(DISTINCT x - 20000), sum(DISTINCT x - 20000), count(DISTINCT (x - 20000)::int8 * 461168601842738), sum(DISTINCT CASE WHEN id % 1000 = 1 THEN -9223372036854775808 WHEN id % 1000 = 2 THEN 9223372036854775807 ELSE 0 END::numeric) FROM sp", runs: true},
+		{sql: "SELECT g, count(DISTINCT DATE '2000-01-01' + x), min(DISTINCT DATE '2000-01-01' - x), count(DISTINCT (x % 200)::int2) FROM sp GROUP BY g ORDER BY g", ordered: true, runs: true},
+		{sql: "SELECT id / 3 AS b, count(DISTINCT x), sum(DISTINCT x) FROM sp GROUP BY 1", runs: true},
 		{sql: "SELECT array_agg(DISTINCT x / 100 ORDER BY x / 100 DESC NULLS LAST), string_agg(DISTINCT t, ',' ORDER BY t) FILTER (WHERE id < 500) FROM sp"},
 	})
 }

@@ -52,6 +52,13 @@ func TestHashSpillMatchesMemory(t *testing.T) {
 		"SELECT grp, count(*), sum(y), min(f), max(x), avg(y) FROM w GROUP BY grp",
 		"SELECT id, y, count(*) FILTER (WHERE f > 10), sum(x) FROM w GROUP BY id, y",
 		"SELECT grp, k, count(*), sum(y) FROM w GROUP BY GROUPING SETS ((grp), (k), (grp, k), ())",
+		// one integer key: found through intGroups (aggintkey.go) in
+		// memory, in the partitions' replay and at every level
+		"SELECT x, count(*), sum(y), min(grp) FROM w GROUP BY x",
+		"SELECT CASE WHEN id % 7 = 0 THEN NULL ELSE x - 15000 END AS nx, count(*), sum(id) FROM w GROUP BY 1",
+		"SELECT x::int8 * 1000000000000 AS big, count(*), max(f) FROM w GROUP BY 1",
+		"SELECT k, count(DISTINCT x), sum(DISTINCT x), count(DISTINCT grp) FROM w GROUP BY k",
+		"SELECT count(DISTINCT x), count(DISTINCT y), count(DISTINCT f) FROM w",
 		"SELECT a.id, b.id, b.grp, b.y FROM w a JOIN w b ON a.grp = b.grp AND a.x = b.id",
 		"SELECT a.id, b.id, b.y FROM w a LEFT JOIN w b ON a.y = b.y AND a.x = b.id",
 		"SELECT a.id, b.id FROM w a RIGHT JOIN w b ON a.grp = b.grp AND a.id = b.x",
