@@ -1,6 +1,7 @@
 package sqlfront
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -159,6 +160,102 @@ func (s *session) cannedStyleRefusal(p *plan) error {
 	for _, c := range p.cols {
 		if isDateTime(c.typ) || types.IsArray(c.typ) && isDateTime(types.ElemOf(c.typ)) {
 			return unsupported(-1, "this catalog query under DateStyle "+s.settings["datestyle"]+" and IntervalStyle "+s.settings["intervalstyle"])
+		}
+	}
+	return nil
+}
+
+// sessionDateStyle is the session's DateStyle as the output functions
+// read it (ok false: ISO, or a value not read, which prints as ISO).
+func (s *session) sessionDateStyle() (types.DateStyle, bool) {
+	if s == nil {
+		return types.DateStyle{}, false
+	}
+	ds, ok := types.DateStyleOf(s.settings["datestyle"])
+	return ds, ok && ds.Style != types.DateStyleISO
+}
+
+// dateStyleText is the text of a date, timestamp or timestamptz result
+// value (txt: its ISO text at UTC, as types.Out prints it) under the
+// session's DateStyle when that is not ISO, timestamptz in the session's
+// zone; ok false when the style is ISO or t is another type (the text
+// stands, zoneText applies). Values inside a row or an array are not
+// reached here: settingsFollowed refuses those statements.
+func (s *session) dateStyleText(t uint32, txt string) (string, bool, error) {
+	if t != oidDate && t != oidTimestamp && t != oidTimestamptz {
+		return "", false, nil
+	}
+	ds, ok := s.sessionDateStyle()
+	if !ok {
+		return "", false, nil
+	}
+	v, err := types.In(t, -1, txt)
+	if err != nil {
+		return "", false, typesErr(err)
+	}
+	switch x := v.(type) {
+	case types.DateVal:
+		return string(types.AppendDateStyle(nil, x, ds)), true, nil
+	case types.TimestampVal:
+		if t == oidTimestamp {
+			return string(types.AppendTimestampStyle(nil, x, ds)), true, nil
+		}
+		b, ok := types.AppendTimestamptzStyle(nil, x, ds, s.sessionZone())
+		if !ok {
+			return "", false, unsupported(-1, "printing timestamptz under DateStyle "+s.settings["datestyle"]+" in TimeZone "+s.sessionZone().Name).
+				hint("PostgreSQL prints the zone's abbreviation, which sidecar knows for UTC and the tz database's zones only")
+		}
+		return string(b), true, nil
+	}
+	return "", false, nil
+}
+
+// dateStyleFollowed refuses, under a DateStyle other than ISO, a
+// statement that would print a date or timestamp where the encoder's
+// dateStyleText does not reach: inside the statement (a cast to text,
+// ||, format, a row or an array: plain false) or under a style not read;
+// and a timestamptz result column in a zone whose abbreviation is not
+// known. Result columns of date, timestamp and timestamptz print under
+// the style; compared, computed or aggregated only, values answer as
+// under ISO (time and timetz print alike in every DateStyle).
+func (v *vecPlan) dateStyleFollowed(s *session, plain bool) error {
+	refuse := func() error {
+		return unsupported(-1, "DateStyle "+s.settings["datestyle"]+" in this statement").
+			hint("sidecar prints a date or timestamp result column under DateStyle; one printed inside the statement (a cast to text, ||, format, a row or an array) only in the ISO style")
+	}
+	_, known := s.sessionDateStyle()
+	for _, t := range []uint32{oidDate, oidTime, types.Timetz, oidTimestamp, oidTimestamptz} {
+		if (v.uses[t] || v.uses[types.ArrayOf(t)]) && !plain {
+			return refuse()
+		}
+		if t == oidTime || t == types.Timetz || !slices.Contains(v.oids, t) {
+			continue
+		}
+		if !known {
+			return refuse()
+		}
+		if t == oidTimestamptz && !s.sessionZone().StyleAbbrevKnown() {
+			return unsupported(-1, "printing timestamptz under DateStyle "+s.settings["datestyle"]+" in TimeZone "+s.sessionZone().Name).
+				hint("PostgreSQL prints the zone's abbreviation, which sidecar knows for UTC and the tz database's zones only")
+		}
+	}
+	return nil
+}
+
+// zoneRowsFollowed refuses, in a session zone other than UTC, a
+// statement with a row result column (a whole-row reference, ROW(…), a
+// composite) over timestamptz values: record_out prints its fields
+// through types.Out at UTC, which the encoder's zoneText does not reach
+// (before, `SELECT row(tz) FROM t` under TimeZone Europe/Berlin answered
+// ("2024-03-05 10:11:12+00") where PostgreSQL prints ("2024-03-05
+// 11:11:12+01")). Arrays of timestamptz are refused by the encoder.
+func (v *vecPlan) zoneRowsFollowed(s *session) error {
+	if s.sessionZone().IsUTC() || !v.uses[oidTimestamptz] && !v.uses[types.ArrayOf(oidTimestamptz)] && !v.uses[types.Tstzrange] {
+		return nil
+	}
+	for _, t := range v.oids {
+		if t == types.RecordOID || t >= firstNormalOID {
+			return unsupported(-1, "a row with a timestamptz field when TimeZone is not UTC")
 		}
 	}
 	return nil

@@ -51,14 +51,22 @@ func TestSessionDefaultsFollowServer(t *testing.T) {
 	waitAnswer(t, sqlURL, "SELECT current_setting('TimeZone') || ' ' || current_setting('DateStyle')", "Asia/Tokyo ISO, DMY")
 	same("SELECT id, at, d FROM ev ORDER BY id", "SHOW TimeZone", "SHOW DateStyle")
 
-	// Another DateStyle or IntervalStyle is refused where a value would
-	// print under it. (The refusal is coarse: any statement over a table
-	// with a column of such a type.)
+	// Another DateStyle: result columns print under it, in the server's
+	// zone with its abbreviation (refused 0A000 on 4f1044f); a value
+	// printed inside the statement is refused where it would print under
+	// it, as an interval printed inside it under IntervalStyle iso_8601.
 	setDB("datestyle", "SQL, DMY")
 	setDB("intervalstyle", "iso_8601")
 	waitAnswer(t, sqlURL, "SELECT current_setting('DateStyle') || ' ' || current_setting('IntervalStyle')", "SQL, DMY iso_8601")
-	same("SELECT n FROM marker", "SHOW DateStyle", "SHOW IntervalStyle")
-	for _, q := range []string{"SELECT id, at FROM ev ORDER BY id", "SELECT d FROM ev WHERE id = 1", "SELECT at::text FROM ev ORDER BY id", "SELECT id, span::text FROM ev ORDER BY id"} {
+	same("SELECT n FROM marker", "SHOW DateStyle", "SHOW IntervalStyle",
+		"SELECT id, at FROM ev ORDER BY id", "SELECT d FROM ev WHERE id = 1", "SELECT id, at, d, span FROM ev ORDER BY id")
+	setDB("datestyle", "German")
+	waitAnswer(t, sqlURL, "SELECT current_setting('DateStyle')", "German, DMY")
+	same("SHOW DateStyle", "SELECT id, at, d FROM ev ORDER BY id", "SELECT max(at), min(d) FROM ev")
+	setDB("datestyle", "Postgres, MDY")
+	waitAnswer(t, sqlURL, "SELECT current_setting('DateStyle')", "Postgres, MDY")
+	same("SHOW DateStyle", "SELECT id, at, d FROM ev ORDER BY id", "SET TimeZone = 'UTC'; SELECT at, at::date FROM ev ORDER BY id")
+	for _, q := range []string{"SELECT at::text FROM ev ORDER BY id", "SELECT id, span::text FROM ev ORDER BY id"} {
 		got, err := psql(t, sqlURL, "-At", "-v", "VERBOSITY=verbose", "-c", q)
 		if err == nil || !strings.Contains(got, "0A000") || !strings.Contains(got, "Style") {
 			t.Errorf("%s under DateStyle SQL, DMY and IntervalStyle iso_8601: want 0A000 naming the style, got %q (%v)", q, got, err)

@@ -1033,7 +1033,11 @@ func (s *session) encoder(p *plan, formats []int16) func([]Value) ([][]byte, err
 				if t == types.ArrayOf(types.Tstzrange) && !s.sessionZone().IsUTC() {
 					return nil, unsupported(-1, "an array of tstzrange in text format when TimeZone is not UTC")
 				}
-				if (t == oidTimestamptz || t == types.Tstzrange) && s.zone != nil {
+				if styled, ok, err := s.dateStyleText(t, txt); err != nil { // datestyle.go
+					return nil, err
+				} else if ok {
+					txt = styled
+				} else if (t == oidTimestamptz || t == types.Tstzrange) && s.zone != nil {
 					var err error
 					if txt, err = s.zoneText(t, txt); err != nil { // timezone.go
 						return nil, err

@@ -3,7 +3,6 @@ package sqlfront
 import (
 	"context"
 	"errors"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -487,16 +486,12 @@ func (v *vecPlan) settingsFollowed(s *session) error {
 			}
 		}
 	}
+	if err := v.zoneRowsFollowed(s); err != nil {
+		return err // datestyle.go
+	}
 	if !s.printsISODates() { // serverdefaults.go
-		// A date or timestamp result column, or one printed inside the
-		// statement, would print under the style; compared, computed or
-		// aggregated only they answer as under ISO (time and timetz
-		// print alike in every DateStyle).
-		for _, t := range []uint32{oidDate, oidTime, types.Timetz, oidTimestamp, oidTimestamptz} {
-			inside := (v.uses[t] || v.uses[types.ArrayOf(t)]) && !plain
-			if inside || t != oidTime && t != types.Timetz && slices.Contains(v.oids, t) {
-				return unsupported(-1, "DateStyle "+s.settings["datestyle"]+" in this statement").hint("sidecar prints dates and times in the ISO style only")
-			}
+		if err := v.dateStyleFollowed(s, plain); err != nil {
+			return err // datestyle.go
 		}
 	}
 	// Interval result columns print under IntervalStyle (outputSetting);
