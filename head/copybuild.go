@@ -31,6 +31,8 @@ func (m *Model) BuildCopy(table string, rel *wal.Relation) mirror.CopyBuild {
 	if err != nil {
 		return nil // the reset reads the tree whole
 	}
+	// Every key page of a copy's table fills up.
+	t.keys.room = t.hp.Config().PageRows
 	return &copyBuild{m: m, t: t}
 }
 

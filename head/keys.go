@@ -29,6 +29,12 @@ type keyStore struct {
 	// memory of the store's own (mappedBytes).
 	mapped    [][]byte
 	mappedPer int
+	// room is how many keys a fresh fixed page's buffer first has room
+	// for (0: keyPageSlots). A copy build, which fills every page, sets
+	// it to the heap's rows a page: grown from keyPageSlots by doubling,
+	// each page's keys were copied three times (2 % of a 10M-row copy's
+	// CPU, copy-2026-12-07-s23 in bench/results).
+	room int
 }
 
 // frozenKeys is the key store as it was at a freeze, for a checkpoint to
@@ -171,7 +177,14 @@ func (s *keyStore) set(id heap.RowID, key []byte) {
 				// Room for keyPageSlots keys at once: a page's keys grown
 				// from one by append took ten copies per 1,024-row page
 				// (2 % of a 10M-row copy's CPU).
-				p.buf = make([]byte, 0, p.width*max(slot+1, keyPageSlots))
+				room := s.room
+				if room <= 0 {
+					room = keyPageSlots
+				}
+				p.buf = make([]byte, 0, p.width*max(slot+1, room))
+				if p.live == nil {
+					p.live = make([]uint64, 0, (max(slot+1, room)+63)/64)
+				}
 			}
 			if pad := slot*p.width - len(p.buf); pad > 0 {
 				p.buf = append(p.buf, make([]byte, pad)...)

@@ -53,22 +53,37 @@ func (h *Heap) freeze(p *page) *page {
 	} else {
 		h.frozenEnc = h.z.compress(h.frozenEnc[:0], h.frozenImg, h.codec)
 	}
-	return h.freezeImage(p, slices.Clone(h.frozenEnc))
+	return h.coldForm(p, h.frozenEnc, false)
 }
 
 // freezeImage is freeze with p's compressed image already made: a
 // restore's stored image (a checkpoint stores a cold page's image as is,
 // so the two forms are the same), which the cold page then owns.
 func (h *Heap) freezeImage(p *page, blob []byte) *page {
+	return h.coldForm(p, blob, true)
+}
+
+// coldForm returns the cold page of p whose compressed image is blob:
+// written to the page file (Config.Pages), or else kept in memory — blob
+// itself when the page may own it, else a copy (freeze's blob is its
+// scratch buffer). With a page file the image is copied only into the
+// file's record (h.frozenRec, reused): cloning it first, for a copy
+// nobody kept, was a sixth of a 10M-row copy's page-freezing work.
+func (h *Heap) coldForm(p *page, blob []byte, owned bool) *page {
 	q := &page{
 		id: p.id, epoch: p.epoch, n: p.n, live: p.live, dead: p.dead, nlive: p.nlive, ndead: p.ndead,
 		stats: p.stats, varUsed: p.varUsed - p.garbage,
 	}
 	if h.cfg.Pages != nil {
-		if r, err := h.cfg.Pages.write(h.owner, p.id, blob); err == nil {
+		r, rec, err := h.cfg.Pages.write(h.owner, p.id, blob, h.frozenRec)
+		h.frozenRec = rec
+		if err == nil {
 			q.disk = r
 			return q
 		}
+	}
+	if !owned {
+		blob = slices.Clone(blob)
 	}
 	q.cold = slices.Clip(blob)
 	return q
@@ -178,22 +193,23 @@ func (h *Heap) pageError(p *page, err error) *PageError {
 // share of Config.Budget), so that eviction is not paid on every batch.
 // Pages of the batch being published go last.
 func (h *Heap) evict(w *version) {
-	var decoded int64
-	var cand []uint32
-	for pid := range w.pages.len() {
-		p := w.pages.at(pid)
-		if p.isCold() {
-			continue
-		}
-		decoded += decodedBytes(p, w.epoch)
-		if p.epoch != w.epoch {
-			cand = append(cand, uint32(pid))
-		}
-	}
+	decoded := h.decodedSum(w)
 	limit := h.allowed()
 	if decoded <= limit {
 		h.charged(decoded)
 		return
+	}
+	var cand []uint32
+	for ci := range w.pages.chunks {
+		if !h.mayHoldDecoded(w, ci) {
+			continue
+		}
+		for i, p := range w.pages.chunks[ci].p[:w.pages.chunkPages(ci)] {
+			h.boundWalked++
+			if !p.isCold() && p.epoch != w.epoch {
+				cand = append(cand, uint32(ci<<ptShift+i))
+			}
+		}
 	}
 	slices.SortFunc(cand, func(a, b uint32) int {
 		ea, eb := w.pages.at(int(a)).epoch, w.pages.at(int(b)).epoch
@@ -214,17 +230,57 @@ func (h *Heap) evict(w *version) {
 		decoded -= p.memBytes()
 		w.pages.set(int(pid), h.freeze(p), w.epoch)
 	}
-	// Still over: the batch's own pages too (publish has settled them).
-	for pid := range w.pages.len() {
-		if decoded <= target {
-			break
+	// Still over: the batch's own pages too (publish has settled them),
+	// which only the chunks it owns hold.
+	for ci := range w.pages.chunks {
+		if w.pages.chunks[ci].epoch != w.epoch {
+			continue
 		}
-		if p := w.pages.at(pid); !p.isCold() && p.epoch == w.epoch {
-			decoded -= p.memBytes()
-			w.pages.set(pid, h.freeze(p), w.epoch)
+		for i := range w.pages.chunkPages(ci) {
+			if decoded <= target {
+				break
+			}
+			pid := ci<<ptShift + i
+			h.boundWalked++
+			if p := w.pages.at(pid); !p.isCold() && p.epoch == w.epoch {
+				decoded -= p.memBytes()
+				w.pages.set(pid, h.freeze(p), w.epoch)
+			}
 		}
 	}
 	h.charged(decoded)
+}
+
+// decodedSum is the decoded bytes of w's pages that are not cold: the
+// pages of the chunks w's batch owns one by one, every other chunk's
+// settled sum (computed once: such a chunk never changes). So a check of
+// the bound costs the chunks' count plus the batch's own chunks' pages,
+// not a walk of every page of the table: the initial copy's HEAD build
+// checks every midBatchEvictOps rows, and walking every page each time
+// made it quadratic in the table's size.
+func (h *Heap) decodedSum(w *version) int64 {
+	var n int64
+	for ci, c := range w.pages.chunks {
+		if c.epoch != w.epoch {
+			n += c.settled(h, w.epoch)
+			continue
+		}
+		for _, p := range c.p[:w.pages.chunkPages(ci)] {
+			h.boundWalked++
+			if !p.isCold() {
+				n += decodedBytes(p, w.epoch)
+			}
+		}
+	}
+	return n
+}
+
+// mayHoldDecoded reports whether chunk ci of w may hold a page that is
+// not cold: one w's batch owns, or one whose settled sum is not 0. The
+// walks looking for pages to make cold skip the others.
+func (h *Heap) mayHoldDecoded(w *version, ci int) bool {
+	c := w.pages.chunks[ci]
+	return c.epoch == w.epoch || c.settled(h, w.epoch) > 0
 }
 
 // midBatchEvictOps is how often (in ops) a batch checks its decoded pages
@@ -239,24 +295,26 @@ const midBatchEvictOps = 1024
 // made cold is decoded again if a later op of the batch touches it. Readers
 // see nothing of w until it is published.
 func (h *Heap) evictMidBatch(w *version) {
-	var decoded int64
-	for pid := range w.pages.len() {
-		if p := w.pages.at(pid); !p.isCold() {
-			decoded += decodedBytes(p, w.epoch)
-		}
-	}
+	decoded := h.decodedSum(w)
 	limit := h.allowed()
 	if decoded <= limit {
 		return
 	}
 	target := max(limit, 0) / 10 * 9
-	for pid := range w.pages.len() {
-		if decoded <= target {
-			return
+	for ci := range w.pages.chunks {
+		if !h.mayHoldDecoded(w, ci) {
+			continue
 		}
-		if p := w.pages.at(pid); !p.isCold() && p.epoch != w.epoch {
-			decoded -= p.memBytes()
-			w.pages.set(pid, h.freeze(p), w.epoch)
+		for i := range w.pages.chunkPages(ci) {
+			if decoded <= target {
+				return
+			}
+			pid := ci<<ptShift + i
+			h.boundWalked++
+			if p := w.pages.at(pid); !p.isCold() && p.epoch != w.epoch {
+				decoded -= p.memBytes()
+				w.pages.set(pid, h.freeze(p), w.epoch)
+			}
 		}
 	}
 	if len(w.touched) < 2 {

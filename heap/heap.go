@@ -181,7 +181,8 @@ type Heap struct {
 	// 1,024 rows: two buffers grown from nothing each time were 4 % of a
 	// 10M-row copy's CPU).
 	frozenImg, frozenEnc []byte
-	frozenBounds         []int // the image's sections (colblob.go)
+	frozenRec            []byte // the page file record written last (coldForm)
+	frozenBounds         []int  // the image's sections (colblob.go)
 
 	ckptMu      sync.Mutex // one checkpoint at a time; owns gen and pageGen
 	gen         uint64     // generation of the last checkpoint
@@ -194,6 +195,10 @@ type Heap struct {
 	owner       uint64        // this heap's id in cfg.Pages
 	// midFrozen counts pages of a batch in progress made cold (tests).
 	midFrozen int
+	// boundWalked counts the pages the bound's checks (evict,
+	// evictMidBatch) looked at one by one (tests: it must not grow with
+	// the table per check).
+	boundWalked int64
 	// warmNext is the page Warm looks at next; warmFull: Warm reached
 	// the bound and only moves checkpoint pages now (writer only).
 	warmNext int

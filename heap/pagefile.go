@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -233,11 +234,12 @@ func (pf *PageFile) release(e extent) {
 }
 
 // write stores blob (a compressed page image) as page id of owner and
-// returns its reference.
-func (pf *PageFile) write(owner uint64, id uint32, blob []byte) (*diskRef, error) {
+// returns its reference, and the record it wrote, made in buf's memory
+// when it is large enough (the writer's scratch, for its next write).
+func (pf *PageFile) write(owner uint64, id uint32, blob, buf []byte) (*diskRef, []byte, error) {
 	units := unitsFor(len(blob))
 	seq := pf.seq.Add(1)
-	rec := make([]byte, pfHeader+len(blob))
+	rec := slices.Grow(buf[:0], pfHeader+len(blob))[:pfHeader+len(blob)]
 	copy(rec, pfMagic)
 	binary.LittleEndian.PutUint64(rec[8:], owner)
 	binary.LittleEndian.PutUint32(rec[16:], id)
@@ -249,13 +251,13 @@ func (pf *PageFile) write(owner uint64, id uint32, blob []byte) (*diskRef, error
 	if _, err := pf.f.WriteAt(rec, off); err != nil {
 		pf.writeErrs.Add(1)
 		pf.release(extent{pf: pf, off: off, units: units, seq: seq})
-		return nil, fmt.Errorf("heap page file %s: write page %d: %w", pf.path, id, err)
+		return nil, rec, fmt.Errorf("heap page file %s: write page %d: %w", pf.path, id, err)
 	}
 	pf.writes.Add(1)
 	pf.written.Add(int64(units) * pfUnit)
 	r := &diskRef{pf: pf, owner: owner, id: id, seq: seq, off: off, n: len(blob)}
 	runtime.AddCleanup(r, func(e extent) { e.pf.release(e) }, extent{pf: pf, off: off, units: units, seq: seq})
-	return r, nil
+	return r, rec, nil
 }
 
 // read returns r's compressed image, checked.

@@ -24,7 +24,7 @@ func TestPageFileCloseFile(t *testing.T) {
 	if !errors.As(err, &pe) || !errors.Is(err, os.ErrClosed) {
 		t.Fatalf("read after CloseFile: %v, want a *PageError wrapping os.ErrClosed", err)
 	}
-	if _, err := pf.write(1, 1, []byte("image")); err == nil {
+	if _, _, err := pf.write(1, 1, []byte("image"), nil); err == nil {
 		t.Fatal("write after CloseFile succeeded")
 	}
 }

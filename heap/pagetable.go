@@ -20,7 +20,36 @@ const (
 // ptChunk is shared between versions until a batch writes it.
 type ptChunk struct {
 	epoch uint64 // batch that owns it
-	p     [ptSize]*page
+	// decoded is 1 + the decoded bytes of the chunk's pages that are not
+	// cold, once a later batch saw the chunk (0: not summed yet). A
+	// chunk no batch owns any more never changes (set copies it first),
+	// so the bound's checks (cold.go) sum it once instead of walking its
+	// pages at every check. Writer only, like the pages' memCache.
+	decoded int64
+	p       [ptSize]*page
+}
+
+// settled returns the decoded bytes of chunk c's pages that are not cold,
+// for the writer of batch epoch, which must not own c: c is summed the
+// first time and the sum kept (c cannot change any more).
+func (c *ptChunk) settled(h *Heap, epoch uint64) int64 {
+	if c.decoded > 0 {
+		return c.decoded - 1
+	}
+	var n int64
+	for _, p := range c.p {
+		if p != nil && !p.isCold() {
+			n += decodedBytes(p, epoch)
+		}
+	}
+	h.boundWalked += ptSize
+	c.decoded = n + 1
+	return n
+}
+
+// chunkPages is how many pages chunk ci of t holds.
+func (t *pageTable) chunkPages(ci int) int {
+	return min(t.n-ci<<ptShift, ptSize)
 }
 
 func (t *pageTable) len() int { return t.n }
@@ -38,7 +67,7 @@ func (t *pageTable) set(i int, p *page, epoch uint64) {
 	c := t.chunks[i>>ptShift]
 	if c.epoch != epoch {
 		cp := *c
-		cp.epoch = epoch
+		cp.epoch, cp.decoded = epoch, 0
 		c = &cp
 		t.chunks[i>>ptShift] = c
 	}
