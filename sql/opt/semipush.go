@@ -22,24 +22,14 @@ import "github.com/sidecar-dev/sidecar/sql/plan"
 // only (pgcatalog_reach.go) does not look through an anti join's left
 // side, and psql's \dT put its NOT EXISTS over pg_type there.
 func semiPush(rel plan.Rel) plan.Rel {
-	e := newEstimator()
-	e.note(rel)
-	var walk func(r plan.Rel) plan.Rel
-	walk = func(r plan.Rel) plan.Rel {
-		j, ok := r.(*plan.Join)
-		if !ok {
-			return rebuild(r, walk)
-		}
-		c := *j
-		c.Left, c.Right = walk(j.Left), walk(j.Right)
-		if c.Kind == plan.SemiJoin {
-			if pushed := pushSemiJoin(&c, e); pushed != nil {
+	return rewriteJoins(rel, func(e *estimator, j *plan.Join) plan.Rel { // joinrewrite.go
+		if j.Kind == plan.SemiJoin {
+			if pushed := pushSemiJoin(j, e); pushed != nil {
 				return pushed
 			}
 		}
-		return &c
-	}
-	return walk(rel)
+		return j
+	})
 }
 
 // pushSemiJoin is s's left tree of inner joins with s put on the leaf
