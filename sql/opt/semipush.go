@@ -28,8 +28,9 @@ import "github.com/sidecar-dev/sidecar/sql/plan"
 // which an anti join's "no match" does not give), so its NULL
 // semantics are untouched. sqlfront's proof that a pg_catalog scan
 // reads user objects only (pgcatalog_reach.go) takes the conditions
-// above an anti join to its left side, where the pushed NOT EXISTS of
-// psql's \dT (over pg_type, joined with pg_namespace) puts its scan.
+// above an anti join to its left side: a NOT EXISTS moved onto
+// pg_attribute below the join with pg_class that restricts it stays
+// proven.
 func semiPush(rel plan.Rel) plan.Rel {
 	return rewriteJoins(rel, func(e *estimator, j *plan.Join) plan.Rel { // joinrewrite.go
 		if j.Kind == plan.SemiJoin || j.Kind == plan.AntiJoin {
