@@ -54,33 +54,11 @@ func TestJoinRouteBench(t *testing.T) {
 	lines := []string{fmt.Sprintf("pgbench scale %d; load average at start: %s", scale, strings.TrimSpace(string(load))),
 		"| statement | rows | sidecar ms | PostgreSQL ms | sidecar / PG | plan |", "|---|---:|---:|---:|---:|---|"}
 	for _, c := range cells {
-		times := map[string][]float64{}
-		answers := map[string][]string{}
-		for i := 0; i < 3; i++ {
-			for _, key := range []string{"sidecar", "pg"} {
-				start := time.Now()
-				res := conns[key].ExecParams(ctx, c.sql, nil, nil, nil, nil).Read()
-				el := time.Since(start)
-				if res.Err != nil {
-					t.Fatalf("%s on %s: %v", c.sql, key, res.Err)
-				}
-				times[key] = append(times[key], float64(el.Microseconds())/1000)
-				answers[key] = rowsText(res)
-				if c.asSet {
-					slices.Sort(answers[key])
-				}
-			}
-		}
+		times, answers := timeAlternating(t, conns, []string{"sidecar", "pg"}, c.sql, c.asSet, 3)
 		if len(answers["pg"]) == 0 || !slices.Equal(answers["sidecar"], answers["pg"]) {
 			t.Errorf("%s: sidecar answered %d rows unlike PostgreSQL's %d", c.sql, len(answers["sidecar"]), len(answers["pg"]))
 		}
-		res := conns["sidecar"].ExecParams(ctx, "EXPLAIN "+c.sql, nil, nil, nil, nil).Read()
-		where := "flat"
-		if res.Err != nil {
-			where = res.Err.Error()
-		} else if strings.Contains(strings.Join(rowsText(res), "\n"), "vectorized executor") {
-			where = "sql/exec"
-		}
+		where := planWhere(ctx, conns["sidecar"], c.sql)
 		s, p := median(times["sidecar"]), median(times["pg"])
 		lines = append(lines, fmt.Sprintf("| `%s` | %d | %.1f | %.1f | %.2f× | %s |", c.sql, len(answers["pg"]), s, p, s/p, where))
 		t.Log(lines[len(lines)-1])
@@ -88,4 +66,43 @@ func TestJoinRouteBench(t *testing.T) {
 	load, _ = os.ReadFile("/proc/loadavg")
 	lines = append(lines, "load average at end: "+strings.TrimSpace(string(load)))
 	fmt.Println(strings.Join(lines, "\n"))
+}
+
+// timeAlternating runs sql reps times on each of conns[keys] in turn
+// (alternating, so that load changes fall on every server alike) and
+// gives the times in ms and each key's last answer (sorted when asSet).
+func timeAlternating(t *testing.T, conns map[string]*pgconn.PgConn, keys []string, sql string, asSet bool, reps int) (map[string][]float64, map[string][]string) {
+	t.Helper()
+	ctx := context.Background()
+	times := map[string][]float64{}
+	answers := map[string][]string{}
+	for i := 0; i < reps; i++ {
+		for _, key := range keys {
+			start := time.Now()
+			res := conns[key].ExecParams(ctx, sql, nil, nil, nil, nil).Read()
+			el := time.Since(start)
+			if res.Err != nil {
+				t.Fatalf("%s on %s: %v", sql, key, res.Err)
+			}
+			times[key] = append(times[key], float64(el.Microseconds())/1000)
+			answers[key] = rowsText(res)
+			if asSet {
+				slices.Sort(answers[key])
+			}
+		}
+	}
+	return times, answers
+}
+
+// planWhere says where the sidecar (conn) plans sql: "sql/exec", "flat",
+// or EXPLAIN's error.
+func planWhere(ctx context.Context, conn *pgconn.PgConn, sql string) string {
+	res := conn.ExecParams(ctx, "EXPLAIN "+sql, nil, nil, nil, nil).Read()
+	switch {
+	case res.Err != nil:
+		return res.Err.Error()
+	case strings.Contains(strings.Join(rowsText(res), "\n"), "vectorized executor"):
+		return "sql/exec"
+	}
+	return "flat"
 }
