@@ -26,10 +26,10 @@ import pg "github.com/pganalyze/pg_query_go/v6"
 // built on the side sql/opt estimates the smaller, the probe side's scan
 // filtered by the build keys and decoding typed columns through the
 // join (sql/exec joinvec.go), the aggregation a hash aggregation over
-// its batches. A statement without an aggregate (rows of a join) keeps
-// the flat plan, as do statements for which sql/exec knows no case
+// its batches. A statement without an aggregate (rows of a join) is
+// routed by joinroute.go; statements for which sql/exec knows no case
 // mapping (lower/upper/ILIKE would be refused there on non-ASCII text;
-// orderroute.go).
+// orderroute.go) keep the flat plan.
 
 // evaluatorAggRoute replans the flat plan just made for n (a SELECT, or
 // the SELECT an EXPLAIN shows) on sql/exec when it aggregates one table,
@@ -45,10 +45,6 @@ func (pl *planner) evaluatorAggRoute(n *pg.Node, declared []uint32) {
 	case len(p.from) == 1 && p.from[0].table != nil:
 		pl.replanOnVec(n, declared) // orderroute.go
 	case len(p.from) == 2 && p.from[0].table != nil && p.from[1].table != nil:
-		saved := *pl
-		pl.replanOnVec(n, declared)
-		if v := pl.p.vec; v != nil && v.caseMap == nil {
-			*pl = saved
-		}
+		pl.replanCaseMapped(n, declared) // joinroute.go
 	}
 }

@@ -28,14 +28,7 @@ func (pl *planner) evaluatorOrderRoute(n *pg.Node, declared []uint32) {
 		len(p.from) != 1 || p.from[0].table == nil || len(p.from[0].keyEq) > 0 || p.inherits() || !pl.asOfPlannable() {
 		return
 	}
-	saved := *pl
-	pl.replanOnVec(n, declared)
-	if v := pl.p.vec; v != nil && v.caseMap == nil {
-		// sql/exec maps case with one mapping per statement and refuses
-		// non-ASCII text when it has none (vexec_casemap.go); the
-		// evaluator maps each value under its own collation.
-		*pl = saved
-	}
+	pl.replanCaseMapped(n, declared) // joinroute.go
 }
 
 // replanOnVec plans n (a SELECT, or the SELECT an EXPLAIN shows) on

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 var orderRouteBenchRows = flag.Int("sqlfront.orderroute-rows", 0, "run TestOrderRouteBench over a table of this many rows (0: skip)")
@@ -41,35 +40,13 @@ func TestOrderRouteBench(t *testing.T) {
 	lines := []string{fmt.Sprintf("ob: %d rows; load average at start: %s", n, strings.TrimSpace(string(load))),
 		"| statement | rows | sidecar HEAD ms | sidecar trees ms | PostgreSQL ms | HEAD / PG | plan |", "|---|---:|---:|---:|---:|---:|---|"}
 	for _, c := range cells {
-		times := map[string][]float64{}
-		answers := map[string][]string{}
-		for i := 0; i < 5; i++ {
-			for _, key := range []string{"head", "pg", "tree"} {
-				start := time.Now()
-				res := conns[key].ExecParams(ctx, c.sql, nil, nil, nil, nil).Read()
-				el := time.Since(start)
-				if res.Err != nil {
-					t.Fatalf("%s on %s: %v", c.sql, key, res.Err)
-				}
-				times[key] = append(times[key], float64(el.Microseconds())/1000)
-				answers[key] = rowsText(res)
-				if c.asSet {
-					slices.Sort(answers[key])
-				}
-			}
-		}
+		times, answers := timeAlternating(t, conns, []string{"head", "pg", "tree"}, c.sql, c.asSet, 5) // joinroute_bench_test.go
 		for _, key := range []string{"head", "tree"} {
 			if !slices.Equal(answers[key], answers["pg"]) {
 				t.Errorf("%s: sidecar (%s) answered %d rows unlike PostgreSQL's %d", c.sql, key, len(answers[key]), len(answers["pg"]))
 			}
 		}
-		res := conns["head"].ExecParams(ctx, "EXPLAIN "+c.sql, nil, nil, nil, nil).Read()
-		where := "flat"
-		if res.Err != nil {
-			where = res.Err.Error()
-		} else if strings.Contains(strings.Join(rowsText(res), "\n"), "vectorized executor") {
-			where = "sql/exec"
-		}
+		where := planWhere(ctx, conns["head"], c.sql)
 		h, tr, p := median(times["head"]), median(times["tree"]), median(times["pg"])
 		lines = append(lines, fmt.Sprintf("| `%s` | %d | %.1f | %.1f | %.1f | %.2f× | %s |", c.sql, len(answers["pg"]), h, tr, p, h/p, where))
 		t.Log(lines[len(lines)-1])

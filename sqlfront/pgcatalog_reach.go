@@ -269,7 +269,13 @@ func (r *reach) walk(c *vecCatalog, rel lplan.Rel, inherited []lplan.Scalar) {
 		case lplan.LeftJoin, lplan.AntiJoin:
 			right = both
 			if x.Kind == lplan.AntiJoin {
-				left = nil
+				// The rows it emits are left rows the conditions above
+				// filter (they read no right column); its ON only drops
+				// rows: the left keeps the conditions above, no ON. A NOT
+				// EXISTS sql/opt put onto one pg_catalog scan of a FROM
+				// list's joins (semipush.go: psql's \dT) is below those
+				// joins' conditions.
+				left = inherited
 			} else if nullRejecting(inherited, x.Right.Columns()) {
 				left = both // a condition above drops the NULL-extended rows: an inner join
 			}

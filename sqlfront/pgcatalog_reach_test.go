@@ -387,3 +387,33 @@ func TestCatalogByMajor(t *testing.T) {
 		check(q, true)
 	}
 }
+
+// TestCatalogAntiJoinReach: a NOT EXISTS over catalog relations joined in
+// FROM, which sql/opt moves onto the one relation its condition reads
+// (semipush.go: an anti join on pg_attribute, pg_class, pg_index under
+// the inner join that restricts it to user objects), is answered as
+// PostgreSQL answers: the reach proof gives the anti join's left side
+// the conditions above it (pgcatalog_reach.go). EXPLAIN shows the anti
+// join under the inner join.
+func TestCatalogAntiJoinReach(t *testing.T) {
+	r := catalogRig(t)
+	same := []string{
+		"SELECT a.attname, c.relname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid WHERE c.relname IN ('accounts', 'items') " +
+			"AND a.attnum > 0 AND NOT EXISTS (SELECT 1 FROM pg_attrdef d WHERE d.adrelid = a.attrelid AND d.adnum = a.attnum) ORDER BY 1, 2",
+		"SELECT c.relname FROM pg_class c, pg_namespace n WHERE n.oid = c.relnamespace AND n.nspname = 'public' AND c.relkind IN ('r', 'v') " +
+			"AND NOT EXISTS (SELECT 1 FROM pg_description d WHERE d.objoid = c.oid AND d.objsubid = 0) ORDER BY 1",
+		"SELECT i.relname, c.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class c ON c.oid = x.indrelid " +
+			"WHERE c.relname = 'items' AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = x.indexrelid) ORDER BY 1",
+	}
+	catalogCompare(t, r, same, nil)
+	for _, q := range same {
+		plan, err := psql(t, r.sqlURL, "-At", "-c", "EXPLAIN "+q)
+		if err != nil {
+			t.Fatalf("EXPLAIN %s: %v\n%s", q, err, plan)
+		}
+		anti, inner := strings.Index(plan, "Anti Join"), strings.Index(plan, "Inner Join")
+		if anti < 0 || inner < 0 || anti < inner {
+			t.Errorf("%s: want the anti join under an inner join:\n%s", q, plan)
+		}
+	}
+}

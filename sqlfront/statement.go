@@ -204,6 +204,7 @@ func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []
 			pl.keyOrderRoute(rs.Stmt, declared)       // keyorder_route.go
 			pl.evaluatorAggRoute(rs.Stmt, declared)   // aggroute.go
 			pl.evaluatorOrderRoute(rs.Stmt, declared) // orderroute.go
+			pl.evaluatorJoinRoute(rs.Stmt, declared)  // joinroute.go
 		}
 		if rs.Stmt.GetExplainStmt() != nil {
 			pl.p = explainPlan(pl.p)

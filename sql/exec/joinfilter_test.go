@@ -69,7 +69,7 @@ func TestDifferentialLate(t *testing.T) {
 	defer conn.Close(context.Background())
 	late := &lateMemSource{memSource: src}
 	var files []string
-	for _, name := range []string{"joinfilter", "semibuild", "orclauses", "inset", "perfpaths", "planner", "outeragg", "lateral", "constkeys"} {
+	for _, name := range []string{"joinfilter", "semibuild", "orclauses", "inset", "perfpaths", "planner", "outeragg", "lateral", "constkeys", "antipush"} {
 		files = append(files, filepath.Join("testdata", name+".diff.sql"))
 	}
 	compareFiles(ctx, t, conn, cat, late, files)

@@ -13,22 +13,12 @@ import "github.com/sidecar-dev/sidecar/sql/plan"
 // either way; the executor falls back to building the right side when
 // the left does not fit its working memory (sql/exec join.go).
 func semiBuild(rel plan.Rel) plan.Rel {
-	e := newEstimator()
-	e.note(rel)
-	var walk func(r plan.Rel) plan.Rel
-	walk = func(r plan.Rel) plan.Rel {
-		j, ok := r.(*plan.Join)
-		if !ok {
-			return rebuild(r, walk)
+	return rewriteJoins(rel, func(e *estimator, j *plan.Join) plan.Rel { // joinrewrite.go
+		if j.Kind == plan.SemiJoin || j.Kind == plan.AntiJoin {
+			j.BuildLeft = hasEquiKey(j) && e.rows(j.Left)*semiBuildMargin < e.rows(j.Right)
 		}
-		c := *j
-		c.Left, c.Right = walk(j.Left), walk(j.Right)
-		if c.Kind == plan.SemiJoin || c.Kind == plan.AntiJoin {
-			c.BuildLeft = hasEquiKey(&c) && e.rows(c.Left)*semiBuildMargin < e.rows(c.Right)
-		}
-		return &c
-	}
-	return walk(rel)
+		return j
+	})
 }
 
 // semiBuildMargin: the left side is built on only when estimated this

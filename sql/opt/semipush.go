@@ -2,7 +2,7 @@ package opt
 
 import "github.com/sidecar-dev/sidecar/sql/plan"
 
-// semiPush moves a semi join whose left side is a tree of inner joins
+// semiPush moves a semi (or anti) join whose left side is a tree of inner joins
 // down onto the one relation of that tree (a leaf, as joinOrder
 // calls them) whose columns its condition reads, when that leaf is
 // estimated to give no more rows than the whole tree. Why: the binder
@@ -17,29 +17,29 @@ import "github.com/sidecar-dev/sidecar/sql/plan"
 // tree's other joins already reduce the leaf (TPC-H Q21's one nation's
 // suppliers and orders of status F against its EXISTS over all of
 // lineitem), the estimate keeps the semi join above them: pushed down,
-// it would probe every row of the leaf instead. Anti joins stay where
-// they are: sqlfront's proof that a pg_catalog scan reads user objects
-// only (pgcatalog_reach.go) does not look through an anti join's left
-// side, and psql's \dT put its NOT EXISTS over pg_type there.
+// it would probe every row of the leaf instead.
+//
+// An anti join (a decorrelated NOT EXISTS) moves the same way: whether
+// it keeps a row of the tree depends only on that row's columns of the
+// leaf and on the right side's rows, so dropping the leaf's rows that
+// have a match before the other joins keeps the same rows. NOT IN is
+// not an anti join here (decorrelate.go leaves it a subquery: a NULL
+// among its rows, or in the tested value, makes it NULL for every row,
+// which an anti join's "no match" does not give), so its NULL
+// semantics are untouched. sqlfront's proof that a pg_catalog scan
+// reads user objects only (pgcatalog_reach.go) takes the conditions
+// above an anti join to its left side: a NOT EXISTS moved onto
+// pg_attribute below the join with pg_class that restricts it stays
+// proven.
 func semiPush(rel plan.Rel) plan.Rel {
-	e := newEstimator()
-	e.note(rel)
-	var walk func(r plan.Rel) plan.Rel
-	walk = func(r plan.Rel) plan.Rel {
-		j, ok := r.(*plan.Join)
-		if !ok {
-			return rebuild(r, walk)
-		}
-		c := *j
-		c.Left, c.Right = walk(j.Left), walk(j.Right)
-		if c.Kind == plan.SemiJoin {
-			if pushed := pushSemiJoin(&c, e); pushed != nil {
+	return rewriteJoins(rel, func(e *estimator, j *plan.Join) plan.Rel { // joinrewrite.go
+		if j.Kind == plan.SemiJoin || j.Kind == plan.AntiJoin {
+			if pushed := pushSemiJoin(j, e); pushed != nil {
 				return pushed
 			}
 		}
-		return &c
-	}
-	return walk(rel)
+		return j
+	})
 }
 
 // pushSemiJoin is s's left tree of inner joins with s put on the leaf
