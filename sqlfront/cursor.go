@@ -54,10 +54,16 @@ type cursor struct {
 	base   int
 	total  int // rows of the query
 	scroll scrollMode
-	pos    portalPos
-	hold   bool
-	inTx   bool // declared in the current transaction (ROLLBACK drops it)
-	fmts   []int16
+	// rewindAny: the followed server rewinds a cursor that cannot move
+	// backward (PostgreSQL before 15: DoPortalRewind had no NO SCROLL
+	// check, ExecutorRewind ran the plan again at the cursor's snapshot,
+	// its rows): FETCH FIRST, ABSOLUTE behind the position and MOVE
+	// BACKWARD ALL answer, so every row is kept.
+	rewindAny bool
+	pos       portalPos
+	hold      bool
+	inTx      bool // declared in the current transaction (ROLLBACK drops it)
+	fmts      []int16
 	// mem holds the bytes of rows (valuesBytes each) in the query pool.
 	mem *membudget.Account
 	// charged is counted in *kept, the session's share (portalbound.go).
@@ -78,7 +84,7 @@ func (c *cursor) row(k int) []Value { return c.rows[k-1-c.base] }
 // release drops the rows a cursor that cannot move backward has passed
 // (up to and including the one it stands on), giving their memory back.
 func (c *cursor) release() {
-	if c.scroll == scrollYes {
+	if c.scroll == scrollYes || c.rewindAny {
 		return
 	}
 	n := min(c.pos.at, c.total) - c.base
@@ -186,7 +192,8 @@ func (s *session) runCursor(ctx context.Context, p *plan, params []Value, format
 		if err := s.chargeKept("cursor", c.name, cursorBytes); err != nil { // portalbound.go
 			return err
 		}
-		cur := &cursor{plan: c.query, scroll: c.scroll, pos: startPos(), hold: c.hold, inTx: s.tx != 'I',
+		major := s.followedVersionNum() / 10000
+		cur := &cursor{plan: c.query, scroll: c.scroll, rewindAny: major > 0 && major < 15, pos: startPos(), hold: c.hold, inTx: s.tx != 'I',
 			mem: membudget.NewAccount(s.srv.opts.QueryMemory), kept: &s.prepBytes, charged: cursorBytes}
 		if c.binary {
 			cur.fmts = []int16{1}

@@ -125,8 +125,10 @@ func (c *cursor) rewind() error {
 	if c.pos.atStart && !c.pos.atEnd {
 		return nil
 	}
-	if err := c.backwardAllowed(); err != nil {
-		return err
+	if !c.rewindAny {
+		if err := c.backwardAllowed(); err != nil {
+			return err
+		}
 	}
 	c.pos = startPos()
 	return nil
