@@ -1,14 +1,11 @@
 package sqlfront_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/sidecar-dev/sidecar/internal/testenv"
 )
@@ -100,7 +97,6 @@ func TestPsycopg2(t *testing.T) {
 // statements in the same order give the same rows and command tags.
 func TestCursors(t *testing.T) {
 	r := historyRig(t)
-	ctx := context.Background()
 	script := []string{
 		"BEGIN",
 		"DECLARE c CURSOR FOR SELECT id, name FROM accounts WHERE id <= 10 ORDER BY id",
@@ -116,34 +112,7 @@ func TestCursors(t *testing.T) {
 		"CLOSE h",
 		"FETCH 1 FROM c",
 	}
-	run := func(url string) []string {
-		conn, err := pgx.Connect(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close(ctx)
-		var out []string
-		for _, q := range script {
-			res, err := conn.PgConn().Exec(ctx, q).ReadAll()
-			if err != nil {
-				out = append(out, q+" → "+pgCode(err))
-				continue
-			}
-			for _, rs := range res {
-				line := q + " → " + rs.CommandTag.String()
-				for _, row := range rs.Rows {
-					var vals []string
-					for _, v := range row {
-						vals = append(vals, string(v))
-					}
-					line += " [" + strings.Join(vals, "|") + "]"
-				}
-				out = append(out, line)
-			}
-		}
-		return out
-	}
-	want, got := run(r.pgURL), run(r.sqlURL)
+	want, got := cursorScript(t, r.pgURL, script), cursorScript(t, r.sqlURL, script)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("cursors:\n%s\nPostgreSQL:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

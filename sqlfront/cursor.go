@@ -15,13 +15,23 @@ import (
 // Server-side cursors (DECLARE, FETCH, MOVE, CLOSE), as psycopg's named
 // cursors and JDBC fetch sizes use them. A cursor's rows are those of its
 // statement at DECLARE: the query runs then, at the statement's (or the
-// transaction's) version, and FETCH hands out its rows in order — so a
-// WITH HOLD cursor reads after COMMIT exactly what it read inside. Only
-// forward fetching is supported (PostgreSQL's NO SCROLL); the rows not yet
-// fetched are held in memory, charged to memory.query (the pool the
-// statements' working memory draws from) until they are fetched or the
-// cursor is closed: a cursor whose rows would pass it is refused at
-// DECLARE with 53200 instead of growing the process.
+// transaction's) version, and FETCH hands out its rows — so a WITH HOLD
+// cursor reads after COMMIT exactly what it read inside. The rows are held
+// in memory, charged to memory.query (the pool the statements' working
+// memory draws from) until they can no longer be fetched or the cursor is
+// closed: a cursor whose rows would pass it is refused at DECLARE with
+// 53200 instead of growing the process.
+//
+// FETCH and MOVE follow PostgreSQL's portal (DoPortalRunFetch and
+// PortalRunSelect in tcop/pquery.c, ported in cursorfetch.go): every
+// direction (NEXT, PRIOR, FIRST, LAST, ABSOLUTE, RELATIVE, FORWARD,
+// BACKWARD, counts and ALL) moves the same position with the same result
+// and tag. A SCROLL cursor keeps all its rows; a cursor that cannot move
+// backward gives each row back once passed. Whether a cursor declared
+// without SCROLL or NO SCROLL may move backward is PostgreSQL's plan's
+// (ExecSupportsBackwardScan): cursorScroll decides it where the plan is
+// certain, and a backward move of a cursor whose plan is not known is
+// refused with 0A000 rather than answered where PostgreSQL would fail.
 
 // cursorSpec is a DECLARE, FETCH/MOVE or CLOSE statement.
 type cursorSpec struct {
@@ -29,18 +39,31 @@ type cursorSpec struct {
 	hold   bool
 	binary bool
 	query  *plan // DECLARE: the select
-	count  int64 // FETCH/MOVE: rows (-1: ALL)
+	scroll scrollMode
+	dir    pg.FetchDirection // FETCH/MOVE
+	count  int64             // FETCH/MOVE: howMany (fetchAll: ALL)
 	move   bool
 }
 
-// cursor is a declared cursor: its rows not yet fetched.
+// cursor is a declared cursor: its rows and its position.
 type cursor struct {
-	plan  *plan
-	rows  [][]Value
-	hold  bool
-	inTx  bool // declared in the current transaction (ROLLBACK drops it)
-	fmts  []int16
-	count int // rows fetched so far
+	plan *plan
+	// rows are the rows still reachable: row number base+1+i is rows[i]
+	// (a cursor that cannot move backward drops the rows it passed).
+	rows   [][]Value
+	base   int
+	total  int // rows of the query
+	scroll scrollMode
+	// rewindAny: the followed server rewinds a cursor that cannot move
+	// backward (PostgreSQL before 15: DoPortalRewind had no NO SCROLL
+	// check, ExecutorRewind ran the plan again at the cursor's snapshot,
+	// its rows): FETCH FIRST, ABSOLUTE behind the position and MOVE
+	// BACKWARD ALL answer, so every row is kept.
+	rewindAny bool
+	pos       portalPos
+	hold      bool
+	inTx      bool // declared in the current transaction (ROLLBACK drops it)
+	fmts      []int16
 	// mem holds the bytes of rows (valuesBytes each) in the query pool.
 	mem *membudget.Account
 	// charged is counted in *kept, the session's share (portalbound.go).
@@ -55,9 +78,21 @@ func (c *cursor) drop() {
 	c.uncharge()
 }
 
-// consume removes the first n rows, giving their memory back.
-func (c *cursor) consume(n int) {
+// row is row number k (1-based) of the query.
+func (c *cursor) row(k int) []Value { return c.rows[k-1-c.base] }
+
+// release drops the rows a cursor that cannot move backward has passed
+// (up to and including the one it stands on), giving their memory back.
+func (c *cursor) release() {
+	if c.scroll == scrollYes || c.rewindAny {
+		return
+	}
+	n := min(c.pos.at, c.total) - c.base
+	if n <= 0 {
+		return
+	}
 	c.rows = releaseHeld(c.rows, n, c.mem.Shrink)
+	c.base += n
 }
 
 // releaseHeld drops the first n of a cursor's or portal's held rows and
@@ -97,16 +132,14 @@ func cursorMemError(name string, err error) error {
 }
 
 const (
-	cursorOptBinary = 0x1  // CURSOR_OPT_BINARY
-	cursorOptScroll = 0x2  // CURSOR_OPT_SCROLL
-	cursorOptHold   = 0x20 // CURSOR_OPT_HOLD
+	cursorOptBinary   = 0x1  // CURSOR_OPT_BINARY
+	cursorOptScroll   = 0x2  // CURSOR_OPT_SCROLL
+	cursorOptNoScroll = 0x4  // CURSOR_OPT_NO_SCROLL
+	cursorOptHold     = 0x20 // CURSOR_OPT_HOLD
 )
 
 // planDeclare plans DECLARE name CURSOR FOR select.
 func (pl *planner) planDeclare(d *pg.DeclareCursorStmt) error {
-	if d.Options&cursorOptScroll != 0 {
-		return unsupported(pl.kwPos("SCROLL"), "SCROLL cursors").hint("sidecar's cursors fetch forward only (NO SCROLL)")
-	}
 	sel := d.Query.GetSelectStmt()
 	if sel == nil {
 		return unsupported(nodeLoc(d.Query), "a cursor over a statement other than SELECT")
@@ -125,28 +158,23 @@ func (pl *planner) planDeclare(d *pg.DeclareCursorStmt) error {
 // declarePlan wraps a planned select as DECLARE's plan.
 func declarePlan(d *pg.DeclareCursorStmt, sel *plan) *plan {
 	return &plan{kind: "declare", tag: "DECLARE CURSOR", params: sel.params, cursor: &cursorSpec{name: d.Portalname,
-		hold: d.Options&cursorOptHold != 0, binary: d.Options&cursorOptBinary != 0, query: sel}}
+		hold: d.Options&cursorOptHold != 0, binary: d.Options&cursorOptBinary != 0, query: sel,
+		scroll: cursorScroll(d, sel)}} // cursorscroll.go
 }
 
 // planFetch plans FETCH or MOVE.
 func (pl *planner) planFetch(f *pg.FetchStmt) error {
 	p := pl.p
-	n := f.HowMany
 	switch f.Direction {
-	case pg.FetchDirection_FETCH_FORWARD:
-	case pg.FetchDirection_FETCH_BACKWARD:
-		return errf("55000", -1, "cursor can only scan forward").hint("sidecar's cursors are NO SCROLL")
+	case pg.FetchDirection_FETCH_FORWARD, pg.FetchDirection_FETCH_BACKWARD, pg.FetchDirection_FETCH_ABSOLUTE, pg.FetchDirection_FETCH_RELATIVE:
 	default:
-		return unsupported(-1, "FETCH ABSOLUTE, RELATIVE, FIRST and LAST").hint("sidecar's cursors fetch forward only: FETCH [FORWARD] n | ALL")
-	}
-	if n == 0x7FFFFFFFFFFFFFFF || n < 0 {
-		n = -1
+		return unsupported(-1, "this FETCH direction")
 	}
 	p.kind, p.tag = "fetch", "FETCH"
 	if f.Ismove {
 		p.tag = "MOVE"
 	}
-	p.cursor = &cursorSpec{name: f.Portalname, count: n, move: f.Ismove}
+	p.cursor = &cursorSpec{name: f.Portalname, dir: f.Direction, count: f.HowMany, move: f.Ismove}
 	return nil
 }
 
@@ -164,7 +192,9 @@ func (s *session) runCursor(ctx context.Context, p *plan, params []Value, format
 		if err := s.chargeKept("cursor", c.name, cursorBytes); err != nil { // portalbound.go
 			return err
 		}
-		cur := &cursor{plan: c.query, hold: c.hold, inTx: s.tx != 'I', mem: membudget.NewAccount(s.srv.opts.QueryMemory), kept: &s.prepBytes, charged: cursorBytes}
+		major := s.followedVersionNum() / 10000
+		cur := &cursor{plan: c.query, scroll: c.scroll, rewindAny: major > 0 && major < 15, pos: startPos(), hold: c.hold, inTx: s.tx != 'I',
+			mem: membudget.NewAccount(s.srv.opts.QueryMemory), kept: &s.prepBytes, charged: cursorBytes}
 		if c.binary {
 			cur.fmts = []int16{1}
 		}
@@ -179,6 +209,7 @@ func (s *session) runCursor(ctx context.Context, p *plan, params []Value, format
 			cur.drop()
 			return err
 		}
+		cur.total = len(cur.rows)
 		if s.cursors == nil {
 			s.cursors = map[string]*cursor{}
 		}
@@ -205,13 +236,13 @@ func (s *session) runCursor(ctx context.Context, p *plan, params []Value, format
 	if !ok {
 		return errf(codeNoCursor, -1, "cursor \"%s\" does not exist", c.name)
 	}
-	n := len(cur.rows)
-	if c.count >= 0 && int64(n) > c.count {
-		n = int(c.count)
-	}
 	if c.move {
-		cur.consume(n)
-		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("MOVE " + strconv.Itoa(n))})
+		n, err := cur.fetch(c.dir, c.count, nil)
+		if err != nil {
+			s.dropCursor(c.name, cur)
+			return err
+		}
+		s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("MOVE " + strconv.FormatInt(n, 10))})
 		return nil
 	}
 	if len(cur.fmts) > 0 {
@@ -221,17 +252,29 @@ func (s *session) runCursor(ctx context.Context, p *plan, params []Value, format
 		s.be.Send(s.rowDescription(cur.plan, formats))
 	}
 	enc := s.encoder(cur.plan, formats)
-	for _, row := range cur.rows[:n] {
+	n, err := cur.fetch(c.dir, c.count, func(row []Value) error {
 		vals, err := enc(row)
 		if err != nil {
 			return err
 		}
 		s.sendRow(vals)
+		return nil
+	})
+	if err != nil {
+		// PostgreSQL marks the portal failed: the cursor is gone, a
+		// WITH HOLD one included.
+		s.dropCursor(c.name, cur)
+		return err
 	}
-	cur.consume(n)
 	s.srv.met.rows.Add(float64(n))
-	s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("FETCH " + strconv.Itoa(n))})
+	s.be.Send(&pgproto3.CommandComplete{CommandTag: []byte("FETCH " + strconv.FormatInt(n, 10))})
 	return nil
+}
+
+// dropCursor closes the cursor name after a FETCH or MOVE failed in it.
+func (s *session) dropCursor(name string, cur *cursor) {
+	cur.drop()
+	delete(s.cursors, name)
 }
 
 // endTx drops the cursors a transaction's end closes: at COMMIT those

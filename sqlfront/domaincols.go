@@ -6,6 +6,7 @@ import (
 
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
 	"github.com/sidecar-dev/sidecar/types"
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // Columns of a domain type. PostgreSQL describes such a column on the
@@ -43,14 +44,63 @@ import (
 // domain type whose base type and typmod the facts read: ok is false
 // for any other column (its own type stands).
 func domainBase(t *Table, i int) (base lplan.Type, ok bool) {
-	if t == nil || t.Facts == nil || len(t.Facts.ColumnTypes) != len(t.Columns) || i >= len(t.Columns) {
+	if t == nil || i >= len(t.Columns) {
 		return lplan.Type{}, false
 	}
-	c, ct := t.Columns[i], t.Facts.ColumnTypes[i]
+	var ct wal.ColumnType
+	switch {
+	case t.Facts != nil && len(t.Facts.ColumnTypes) == len(t.Columns):
+		ct = t.Facts.ColumnTypes[i]
+	case len(t.assumed) == len(t.Columns):
+		ct = t.assumed[i] // assumeColumnTypes
+	default:
+		return lplan.Type{}, false
+	}
+	c := t.Columns[i]
 	if ct.BaseType == 0 || ct.BaseType == c.TypeOID || types.Known(c.TypeOID) {
 		return lplan.Type{}, false
 	}
 	return lplan.Type{OID: ct.BaseType, Mod: ct.BaseMod}, true
+}
+
+// assumeColumnTypes gives a table whose relation record lacks its
+// columns' types (written before mirror section 't'; an AS OF version
+// before the next resync) those of the same type OIDs in the tables at
+// HEAD: a domain's base type and typmod are fixed when it is created
+// (ALTER DOMAIN changes neither), so the domain's OID names them at any
+// version. Without them such a column was described by the domain's OID,
+// which PostgreSQL never sends. A type no column at HEAD has stays
+// unread (its uses are refused as unknowntypes.go refuses them).
+func assumeColumnTypes(t *Table, current []Table) {
+	if t.Facts != nil && len(t.Facts.ColumnTypes) == len(t.Columns) {
+		return
+	}
+	byOID := map[uint32]wal.ColumnType{}
+	for _, c := range current {
+		if c.Facts == nil || len(c.Facts.ColumnTypes) != len(c.Columns) {
+			continue
+		}
+		for i, col := range c.Columns {
+			if ct := c.Facts.ColumnTypes[i]; ct.BaseType != 0 && !types.Known(col.TypeOID) {
+				byOID[col.TypeOID] = ct
+			}
+		}
+	}
+	var assumed []wal.ColumnType
+	for i, c := range t.Columns {
+		if ct, ok := byOID[c.TypeOID]; ok && ct.BaseType != c.TypeOID {
+			if assumed == nil {
+				assumed = make([]wal.ColumnType, len(t.Columns))
+			}
+			assumed[i] = ct
+		}
+	}
+	if assumed == nil {
+		return
+	}
+	t.assumed = assumed
+	t.Columns = slices.Clone(t.Columns) // shared with the cached Table
+	setDomainBases(t)
 }
 
 // planColumnType is the type sidecar plans column i of t by on
@@ -61,6 +111,19 @@ func planColumnType(t *Table, i int) lplan.Type {
 	}
 	c := t.Columns[i]
 	return lplan.Type{OID: c.TypeOID, Mod: c.TypeMod}
+}
+
+// valueColumn is column i of t as a column of values named name (a
+// virtual relation's, sidecar.diff's): a domain column is described by
+// its base type and typmod, as PostgreSQL describes a value of it, not by
+// the domain's OID.
+func valueColumn(t *Table, i int, name string) Column {
+	c := t.Columns[i]
+	typ, mod := c.TypeOID, c.TypeMod
+	if b, ok := domainBase(t, i); ok {
+		typ, mod = b.OID, b.Mod
+	}
+	return Column{Name: name, TypeOID: typ, TypeMod: mod}
 }
 
 // hasDomainColumn says whether some column of t is planned by its

@@ -152,6 +152,7 @@ func TestDomainColumns(t *testing.T) {
 		}
 	}
 	domainQueries(t, r, pgc)
+	domainDiffTypes(t, sc, pgc)
 	// Prepared: ParameterDescription and RowDescription as PostgreSQL's.
 	for i, q := range []string{
 		"SELECT id, p FROM dt WHERE p = $1",
@@ -259,5 +260,31 @@ func domainQueries(t *testing.T, r *rig, pgc *pgconn.PgConn) {
 		if err == nil || !errors.Is(err, query.ErrBadRequest) || !strings.Contains(err.Error(), "posint") {
 			t.Errorf("query (%s) p > 9 on a domain over int: %v, want the refusal naming posint", name, err)
 		}
+	}
+}
+
+// domainDiffTypes: sidecar.diff describes a domain column's values as
+// PostgreSQL describes the column, by the base type and its typmod (it
+// named the domain's OID, which no client decodes).
+func domainDiffTypes(t *testing.T, sc, pgc *pgconn.PgConn) {
+	t.Helper()
+	ctx := context.Background()
+	want := pgc.ExecParams(ctx, "SELECT id, p, q, v, n, d, ts, p, q, v, n, d, ts FROM dt WHERE id = 1", nil, nil, nil, nil).Read()
+	got := sc.ExecParams(ctx, "SELECT id, from_p, from_q, from_v, from_n, from_d, from_ts, to_p, to_q, to_v, to_n, to_d, to_ts "+
+		"FROM sidecar.diff('public.dt', 'HEAD~2', 'HEAD')", nil, nil, nil, nil).Read()
+	if want.Err != nil || got.Err != nil {
+		t.Fatalf("sidecar.diff: PostgreSQL %v, sidecar %v", want.Err, got.Err)
+	}
+	if len(got.Rows) == 0 {
+		t.Errorf("sidecar.diff('public.dt', 'HEAD~2', 'HEAD'): no rows, want the changes of the steps")
+	}
+	strip := func(ts []string) []string {
+		for i, s := range ts {
+			ts[i] = s[strings.Index(s, ":"):]
+		}
+		return ts
+	}
+	if g, w := strip(fieldTypes(got)), strip(fieldTypes(want)); !slices.Equal(g, w) {
+		t.Errorf("sidecar.diff RowDescription\n got %v\nwant %v (the columns' on PostgreSQL)", g, w)
 	}
 }

@@ -136,12 +136,11 @@ func (pl *planner) diffRelation(table, from, to string, pos int) (*virtual, erro
 	}
 	cols := []Column{col("diff_type", oidText)}
 	for _, k := range t.KeyCols {
-		c := t.Columns[k]
-		cols = append(cols, Column{Name: c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod})
+		cols = append(cols, valueColumn(t, k, t.Columns[k].Name))
 	}
 	for _, pre := range []string{"from_", "to_"} {
-		for _, c := range t.Columns {
-			cols = append(cols, Column{Name: pre + c.Name, TypeOID: c.TypeOID, TypeMod: c.TypeMod})
+		for i, c := range t.Columns {
+			cols = append(cols, valueColumn(t, i, pre+c.Name))
 		}
 	}
 	name := t.Name

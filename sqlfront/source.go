@@ -54,6 +54,11 @@ type Table struct {
 	codec *rowenc.KeyCodec
 	// part is set for a partitioned root, read as its leaves (partroot.go).
 	part *wal.PartRoot
+	// assumed stands for Facts.ColumnTypes when the relation's record
+	// lacks them (written before mirror section 't', an AS OF version
+	// before the next resync): the facts of the same column types at
+	// HEAD (domaincols.go: assumeColumnTypes).
+	assumed []wal.ColumnType
 }
 
 // Version is one resolved, committed version. Reads made with the same
@@ -315,7 +320,9 @@ func (s *HistorySource) Table(ctx context.Context, v Version, name string) (Tabl
 	if err != nil {
 		return Table{}, err
 	}
-	return *s.describe(rel), nil
+	t := *s.describe(rel)
+	assumeColumnTypes(&t, s.Tables()) // domaincols.go
+	return t, nil
 }
 
 // currentRelation is the mirror's relation of table name (nil: not

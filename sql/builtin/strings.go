@@ -335,8 +335,12 @@ func (r *Registry) addStrings() {
 		r.def(n, i4, bpcharLen, bpc)
 	}
 	r.def("length", i4, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) { return int64(len(a[0].([]byte))), nil }, bya)
-	r.def("octet_length", i4, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) { return int64(len(str(a[0]))), nil }, tx)
-	r.def("octet_length", i4, refuse("octet_length(character) (the padded length)"), bpc)
+	octets := func(_ *Context, a []types.Value, _ []OID) (types.Value, error) { return int64(len(str(a[0]))), nil }
+	r.def("octet_length", i4, octets, tx)
+	// bpcharoctetlen is the stored size: a character(n) value holds its
+	// padding (ApplyMod pads, replication and COPY send it padded), so
+	// the blanks count, unlike length's bpcharlen.
+	r.def("octet_length", i4, octets, bpc)
 	r.def("octet_length", i4, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) { return int64(len(a[0].([]byte))), nil }, bya)
 	r.def("bit_length", i4, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) { return 8 * int64(len(str(a[0]))), nil }, tx)
 
