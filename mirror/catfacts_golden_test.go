@@ -48,6 +48,18 @@ func goldenRelations() []wal.Relation {
 		rel.Facts = &wal.Facts{Kind: 'r', Columns: []wal.ColumnFacts{{NotNull: true}, {}}, Schema: goldenSchema(parts)}
 		out = append(out, rel)
 	}
+	// Section 'y' (catfacts_procs.go): read with a function, and read
+	// over the bound (Functions nil).
+	for _, fns := range [][]wal.ProcDetail{{{OID: 16400, Namespace: 2200, Owner: 10, Lang: 14, Kind: 'f', Volatile: 'i', Parallel: 'u', RetType: 23,
+		Result: "integer", Arguments: "a integer, b integer DEFAULT 1", IdentityArguments: "a integer, b integer", HasResult: true,
+		HasACL: true, ACL: []string{"=X/postgres"}, Src: "SELECT a + b", Comment: "adds", HasComment: true,
+		HasBody: true, BodyTree: "({RETURN ...})", Body: "RETURN (a + b)"}}, nil} {
+		rel := base()
+		s := goldenSchema(4)
+		s.Procs = &wal.ProcFacts{Functions: fns}
+		rel.Facts = &wal.Facts{Kind: 'r', Columns: []wal.ColumnFacts{{NotNull: true}, {}}, Schema: s}
+		out = append(out, rel)
+	}
 	return out
 }
 
@@ -92,8 +104,9 @@ func goldenSchema(parts int) *wal.SchemaFacts {
 
 // goldenDigest is the SHA-256 of goldenRelations' encodings, one after
 // another (each prefixed by its length), as the encoders wrote them
-// before the optional sections moved onto one codec (catfacts_section.go).
-const goldenDigest = "d853f815e9a5e586ab183d63c4d321b374791e01092a7d6cd2b511b51c8d6eb8"
+// before the optional sections moved onto one codec (catfacts_section.go),
+// and section 'y' since session 23.
+const goldenDigest = "1e833ae990ef6df4110727a5cd9396235424dec80cce15e0bf6df125c129f0b2"
 
 // TestFactsEncodingGolden: the Relations of every shape of optional facts
 // encode to the bytes they had before the codec was shared (so records

@@ -312,7 +312,7 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 		return c.regFunc(name, args) // pgcatalog_reg.go
 	}
 	if _, ok := procFuncs[name]; ok {
-		return procFunc(name, args) // pgcatalog_proc.go
+		return c.procFunc(name, args) // pgcatalog_procrows.go
 	}
 	if sessionFuncs[name] {
 		return c.sessionFunc(name, args) // vexec_session.go

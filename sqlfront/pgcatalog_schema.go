@@ -359,6 +359,9 @@ func (c *vecCatalog) schemaFunc(name string, args []lplan.Type) (*lplan.ExtFunc,
 			if v[1].(string) == "pg_collation" {
 				return collationComment(tables, oidValue(v[0])) // pgcatalog_typedetail.go
 			}
+			if v[1].(string) == "pg_proc" {
+				return procComment(tables, oidValue(v[0])) // pgcatalog_procrows.go
+			}
 			if v[1].(string) != "pg_class" {
 				return nil, unsupported(-1, "obj_description of a "+v[1].(string)+" object (sidecar keeps the comments of the followed tables and their columns)")
 			}
