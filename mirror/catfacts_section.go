@@ -14,8 +14,9 @@ import "github.com/sidecar-dev/sidecar/wal"
 //     ACLs, policies and index columns ('n'), its parents, partitioned
 //     ancestors and views' column comments ('o'), its columns' types
 //     ('q'), its partition bound and constraint ('r'), what psql's
-//     describe commands read ('v'), its columns' base types ('t') and
-//     every relation and schema of the database ('w'). A section's fields
+//     describe commands read ('v'), its columns' base types ('t'),
+//     every relation and schema of the database ('w') and every pg_type
+//     row as pgjdbc reads them ('z'). A section's fields
 //     follow its mark inline, or as one length-prefixed body (a later
 //     sidecar may append fields to a body; a reader skips what it does
 //     not know). An absent section writes nothing.
@@ -56,6 +57,7 @@ func factsSections() []factsSection {
 		{mark: psqlMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Psql != nil }, encode: encodePsql, decode: decodePsql},                                 // catfacts_psql.go
 		{mark: columnBasesMark, body: true, present: columnBasesRead, encode: encodeColumnBases, decode: decodeColumnBases},                                                                       // catfacts_colbase.go
 		{mark: relationsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Relations != nil }, encode: encodeRelationList, decode: decodeRelationList},       // catfacts_relations.go
+		{mark: typeListMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.TypeList != nil }, encode: encodeTypeList, decode: decodeTypeList},                 // catfacts_typelist.go
 	}
 }
 
