@@ -186,6 +186,7 @@ func jdbcCanned(query string, tables []Table) (*plan, error) {
 		p.targets = append(p.targets, &colExpr{idx: i, t: cc.typ})
 	}
 	p.from = []*fromItem{{virt: &virtual{cols: cols, rows: rows}}}
+	p.params = jdbcTypeListParams(query) // catalog_jdbc_typeinfo.go: the type lookups' $1
 	return p, nil
 }
 

@@ -364,9 +364,9 @@ func jdbcUDTRows(ex *execCtx, q jdbcUDTQuery) ([][]*string, error) {
 }
 
 // isJDBCTypeList says whether query is one jdbcTypeListCanned answers
-// for tables: the lookup of one OID only when the pg_type rows were read
-// (else sidecar's engine answers it for the types it serves, as before
-// they were).
+// for tables: the lookups of one OID or name only when the pg_type rows
+// were read (else sidecar's engine answers them for the types it
+// serves, as before they were).
 func isJDBCTypeList(query string, tables []Table) bool {
 	if !strings.Contains(query, "pg_type") {
 		return false
@@ -375,9 +375,26 @@ func isJDBCTypeList(query string, tables []Table) bool {
 	if specs == nil {
 		return false
 	}
-	if jdbcNormText(query) == jdbcTypeCacheByOIDText {
+	if q := jdbcNormText(query); q == jdbcTypeCacheByOIDText || q == jdbcTypeCacheByNameText {
 		l := carriedSection(tables, func(s *wal.SchemaFacts) *wal.TypeListFacts { return s.TypeList }, (*wal.TypeListFacts).Equal)
 		return l != nil && l.Types != nil
 	}
 	return true
+}
+
+// jdbcTypeListParams are the parameter types of the type cache's
+// lookups ($1: the name, as typname = $1 infers it, or the OID, which
+// pgjdbc binds as int8), none for the other queries: the canned plan
+// declared none and pgjdbc's Bind of one failed 08P01.
+func jdbcTypeListParams(query string) []uint32 {
+	if !strings.Contains(query, "$1") {
+		return nil
+	}
+	switch jdbcNormText(query) {
+	case jdbcTypeCacheByNameText:
+		return []uint32{oidName}
+	case jdbcTypeCacheByOIDText:
+		return []uint32{oidInt8}
+	}
+	return nil
 }
