@@ -15,8 +15,9 @@ import "github.com/sidecar-dev/sidecar/wal"
 //     ancestors and views' column comments ('o'), its columns' types
 //     ('q'), its partition bound and constraint ('r'), what psql's
 //     describe commands read ('v'), its columns' base types ('t'),
-//     every relation and schema of the database ('w') and the user
-//     functions' pg_proc rows ('y'). A section's fields
+//     every relation and schema of the database ('w'), the user
+//     functions' pg_proc rows ('y') and every pg_type row as pgjdbc
+//     reads them ('z'). A section's fields
 //     follow its mark inline, or as one length-prefixed body (a later
 //     sidecar may append fields to a body; a reader skips what it does
 //     not know). An absent section writes nothing.
@@ -58,6 +59,7 @@ func factsSections() []factsSection {
 		{mark: columnBasesMark, body: true, present: columnBasesRead, encode: encodeColumnBases, decode: decodeColumnBases},                                                                       // catfacts_colbase.go
 		{mark: relationsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Relations != nil }, encode: encodeRelationList, decode: decodeRelationList},       // catfacts_relations.go
 		{mark: procsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Procs != nil }, encode: encodeProcs, decode: decodeProcs},                             // catfacts_procs.go
+		{mark: typeListMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.TypeList != nil }, encode: encodeTypeList, decode: decodeTypeList},                 // catfacts_typelist.go
 	}
 }
 

@@ -113,6 +113,10 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 	if err != nil {
 		return err
 	}
+	typeList, err := readTypeList(ctx, conn) // relmeta_typelist.go
+	if err != nil {
+		return err
+	}
 	// The roles and databases are the cluster's: one table of the read carries them
 	// (the least OID read, the same one every poll), so a mirror of many
 	// tables does not hold a copy per table.
@@ -130,7 +134,7 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 		s.Databases, s.DatabasesRead = dbs, dbsRead
 		s.Languages, s.LanguagesRead = langs, langsRead
 		s.UserTypes, s.Publications, s.Extensions, s.Listings = userTypes, pubs, exts, listings
-		s.TypeDetail, s.Psql, s.Relations, s.Procs = typeDetail, psqlFacts, relations, procs
+		s.TypeDetail, s.Psql, s.Relations, s.Procs, s.TypeList = typeDetail, psqlFacts, relations, procs, typeList
 	}
 	return nil
 }

@@ -40,9 +40,10 @@ func matches(re *regexp.Regexp, query, s string) bool {
 
 // jdbcCanned returns the plan of a pgjdbc metadata query, or nil, its
 // columns described as PostgreSQL describes them for the followed
-// server of version (catalog_canned_types.go: types and the catalog
-// columns they are).
-func jdbcCanned(query string, version int) (*plan, error) {
+// server of tables' version (catalog_canned_types.go: types and the
+// catalog columns they are).
+func jdbcCanned(query string, tables []Table) (*plan, error) {
+	version := serverVersion(tables)
 	var specs []string
 	var rows func(ex *execCtx) ([][]*string, error)
 	switch {
@@ -152,6 +153,8 @@ func jdbcCanned(query string, version int) (*plan, error) {
 			}
 			return out, nil
 		}
+	case isJDBCTypeList(query, tables): // catalog_jdbc_typeinfo.go
+		specs, rows = jdbcTypeListCanned(query)
 	case isJDBCBestRow(query): // catalog_jdbc_bestrow.go
 		specs = jdbcBestRowSpecs
 		rows = func(ex *execCtx) ([][]*string, error) { return jdbcBestRow(ex, query) }
@@ -183,6 +186,7 @@ func jdbcCanned(query string, version int) (*plan, error) {
 		p.targets = append(p.targets, &colExpr{idx: i, t: cc.typ})
 	}
 	p.from = []*fromItem{{virt: &virtual{cols: cols, rows: rows}}}
+	p.params = jdbcTypeListParams(query) // catalog_jdbc_typeinfo.go: the type lookups' $1
 	return p, nil
 }
 

@@ -61,11 +61,14 @@ func TestJDBCMetaDataAudit(t *testing.T) {
 		"getTables(null,%,TABLE,PARTITIONED TABLE)", "getPrimaryKeys(public,t_types)", "getImportedKeys(s2,%)", "getExportedKeys(public,%)",
 		"getCrossReference", "getSchemas()", "getSchemas(null,s%)", "getFunctions(public,%)", "getProcedures(public,%)", "getCatalogs", "getTableTypes",
 		// Session 22: getBestRowIdentifier (catalog_jdbc_bestrow.go).
-		"getBestRowIdentifier(public,t_types)", "getBestRowIdentifier(null,Mixed Case)", "getBestRowIdentifier(s2,%)"}
+		"getBestRowIdentifier(public,t_types)", "getBestRowIdentifier(null,Mixed Case)", "getBestRowIdentifier(s2,%)",
+		// Session 23: pg_type's rows as read by the poll (catalog_jdbc_typeinfo.go).
+		"getTypeInfo", "getUDTs(null,null,null,null)", "getUDTs(public,%)", "getUDTs(public,%,STRUCT)", "getUDTs(public,%,DISTINCT)",
+		"getVersionColumns(public,t_types)", "getVersionColumns(null,%)", "getVersionColumns(Mixed%,Mixed Case)"}
 	// The partitioned rig's: the foreign-key calls were refused once a
 	// followed table was a partition (pgcatalog_reach_partfk.go).
 	mustAnswerPartitioned := []string{"getImportedKeys(public,%)", "getImportedKeys(null,parted%)", "getExportedKeys(public,%)", "getExportedKeys(null,t_types)",
-		"getBestRowIdentifier(public,t_types)", "getBestRowIdentifier(null,parted%)"}
+		"getBestRowIdentifier(public,t_types)", "getBestRowIdentifier(null,parted%)", "getTypeInfo", "getUDTs(null,null,null,null)", "getVersionColumns(null,parted%)"}
 	for name, mk := range map[string]func(*testing.T) *rig{"tables": jdbcAuditRig, "partitioned": jdbcAuditPartitionedRig} {
 		t.Run(name, func(t *testing.T) {
 			r := mk(t)

@@ -115,7 +115,7 @@ func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []
 		}
 		return []*plan{p}, s.cannedStyleRefusal(p) // datestyle.go
 	}
-	if p, err := jdbcCanned(query, serverVersion(s.srv.src.Tables())); err != nil {
+	if p, err := jdbcCanned(query, s.srv.src.Tables()); err != nil {
 		return nil, err
 	} else if p != nil {
 		return []*plan{p}, s.cannedStyleRefusal(p)

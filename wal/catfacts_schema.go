@@ -143,6 +143,10 @@ type SchemaFacts struct {
 	// them (catfacts_procs.go), read with the roles by the table
 	// carrying them (nil: not read).
 	Procs *ProcFacts
+	// TypeList is every pg_type row as pgjdbc reads them
+	// (catfacts_typelist.go), read with the roles by the table carrying
+	// them (nil: not read).
+	TypeList *TypeListFacts
 }
 
 // SequenceFacts is an owned sequence's pg_class and pg_sequence rows
@@ -246,7 +250,8 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 		s.ViewsRead == o.ViewsRead && s.ViewColumnsRead == o.ViewColumnsRead && viewsEqual(s.Views, o.Views) && s.storageEqual(o) && s.databasesEqual(o) && s.UserTypes.Equal(o.UserTypes) &&
 		s.Publications.Equal(o.Publications) && s.Extensions.Equal(o.Extensions) && s.Listings.Equal(o.Listings) && s.Access.Equal(o.Access) &&
 		s.TypeDetail.Equal(o.TypeDetail) && s.Psql.Equal(o.Psql) && s.Relations.Equal(o.Relations) &&
-		s.Procs.Equal(o.Procs)
+		s.Procs.Equal(o.Procs) &&
+		s.TypeList.Equal(o.TypeList)
 }
 
 // storageEqual compares the \d+ column and TOAST facts.
