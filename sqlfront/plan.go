@@ -677,7 +677,12 @@ func typeOID(tn *pg.TypeName) (uint32, int32, error) {
 		return 0, 0, unsupported(int(tn.Location), "the type "+name)
 	}
 	if !ok {
-		return 0, 0, errf(codeUndefinedObject, int(tn.Location), "type \"%s\" does not exist", name).hint("sidecar casts to: boolean, smallint, integer, bigint, real, double precision, numeric, text, varchar, date, timestamp, timestamptz, uuid")
+		// Not a built-in type: the source database's own (an enum, a
+		// domain, a table's row type, an extension's type) or none.
+		// Sidecar cannot tell which here, so it refuses as sql/plan's
+		// parseType does: never 42704 "does not exist" for a type
+		// PostgreSQL has (`'ok'::mood` with an enum mood said so).
+		return 0, 0, unsupported(int(tn.Location), "the type "+name+" (not a built-in type)")
 	}
 	mod := int32(-1)
 	if len(tn.Typmods) > 0 {
