@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -1032,6 +1033,16 @@ func (pl *planner) funcCall(f *pg.FuncCall) (expr, error) {
 	for _, a := range f.Args {
 		e, err := pl.compile(a)
 		if err != nil {
+			if e := (*Error)(nil); pl.aggMode && !pl.inAgg && errors.As(err, &e) && e.Code == codeGrouping {
+				// An ungrouped column in the arguments of a function this
+				// evaluator does not know as an aggregate: an aggregate it
+				// does not compute (string_agg, array_agg, json_agg, a
+				// user-defined one) is not an error — PostgreSQL answers
+				// `SELECT g, string_agg(s, ',') … GROUP BY g` — so the
+				// statement goes to sql/exec, which binds the call as
+				// PostgreSQL does (and fails 42803 where PostgreSQL does).
+				return nil, unsupported(pos, "the function "+name+" over ungrouped columns on this path")
+			}
 			return nil, err
 		}
 		args = append(args, e)
