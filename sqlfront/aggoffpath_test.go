@@ -49,3 +49,48 @@ func TestUngroupedArgsOfOtherAggregates(t *testing.T) {
 		}
 	}
 }
+
+// TestDistinctOrderByNotInList: `SELECT DISTINCT g FROM t ORDER BY n`
+// is an error in PostgreSQL (42P10: for SELECT DISTINCT, ORDER BY
+// expressions must appear in select list); the flat planner answered it
+// with rows (seen by the lead on orders). A column not in the list fails
+// 42P10 as PostgreSQL; an expression goes to sql/exec (which compares
+// it with the targets as PostgreSQL does).
+func TestDistinctOrderByNotInList(t *testing.T) {
+	r := newRig(t, []string{"public.dg"}, []string{
+		"CREATE TABLE dg (id int PRIMARY KEY, g text, n int)",
+		"INSERT INTO dg SELECT i, 'g' || (i % 3), i % 5 FROM generate_series(1, 30) i",
+	})
+	for _, q := range []string{
+		`SELECT DISTINCT g FROM dg ORDER BY g`,
+		`SELECT DISTINCT g, n FROM dg ORDER BY n, 1`,
+		`SELECT DISTINCT dg.g FROM dg ORDER BY dg.g DESC`,
+		`SELECT DISTINCT g AS x FROM dg ORDER BY x`,
+		`SELECT DISTINCT upper(g) FROM dg ORDER BY upper(g)`,
+		`SELECT DISTINCT n + 1 FROM dg ORDER BY n + 1`,
+	} {
+		got, err := psql(t, r.sqlURL, "-c", q)
+		want, werr := psql(t, r.pgURL, "-c", q)
+		if werr != nil {
+			t.Fatalf("%s on PostgreSQL: %v\n%s", q, werr, want)
+		}
+		if err != nil || got != want {
+			t.Errorf("%s: (%v)\n%s\nPostgreSQL:\n%s", q, err, got, want)
+		}
+	}
+	for _, q := range []string{
+		`SELECT DISTINCT g FROM dg ORDER BY n`,
+		`SELECT DISTINCT g FROM dg ORDER BY dg.id DESC`,
+		`SELECT DISTINCT g FROM dg ORDER BY upper(g)`,
+		`SELECT DISTINCT g, n FROM dg ORDER BY n + 1`,
+	} {
+		want, werr := psql(t, r.pgURL, "-v", "VERBOSITY=verbose", "-c", q)
+		if werr == nil || !strings.Contains(want, "42P10") {
+			t.Fatalf("%s on PostgreSQL: (%v) %s, want 42P10", q, werr, want)
+		}
+		got, err := psql(t, r.sqlURL, "-v", "VERBOSITY=verbose", "-c", q)
+		if err == nil || !strings.Contains(got, "42P10") && !strings.Contains(got, "0A000") {
+			t.Errorf("%s: (%v) %s; want 42P10 as PostgreSQL (or 0A000)", q, err, got)
+		}
+	}
+}
