@@ -50,6 +50,7 @@ var infoSchemaTableRels = []*pgRel{
 				// update it automatically, which sidecar does not decide.
 				out = append(out, []*string{db, sv(v.Schema), sv(v.Name), sv("VIEW"), nil, nil, nil, nil, nil, pgUnknown, sv("NO"), nil})
 			}
+			out = append(out, partitionedInfoSchemaTables(cx)...) // pgcatalog_partlists.go
 			return append(out, listedOnlyInfoSchemaTables(cx)...) // pgcatalog_relations.go
 		}},
 	{schema: "information_schema", name: "columns",
@@ -92,6 +93,7 @@ var infoSchemaTableRels = []*pgRel{
 				// (the database's default), whose pg_tables name is NULL.
 				out = append(out, []*string{sv(t.Schema), sv(t.Rel), owner, nil, hasIndex, pgUnknown, triggers, pgUnknown})
 			}
+			out = append(out, partitionedPgTables(cx)...) // pgcatalog_partlists.go
 			return append(out, listedOnlyPgTables(cx)...) // pgcatalog_relations.go
 		}},
 }
@@ -166,6 +168,7 @@ func infoSchemaColumnRows(cx *pgCatCtx) [][]*string {
 			out = append(out, row)
 		}
 	}
+	out = append(out, partitionedInfoSchemaColumns(cx, width)...) // pgcatalog_partlists.go
 	return append(out, listedOnlyInfoSchemaColumns(cx, width)...) // pgcatalog_relations.go
 }
 

@@ -51,6 +51,16 @@ type pgRel struct {
 // has for the real column).
 var pgUnknown = new(string)
 
+// pgStandIn marks the cells of a row standing for rows sidecar does not
+// know (how many, or which values): the columns of a relation whose
+// columns were not read, under its known schema and name. Unlike
+// pgUnknown, such a row refuses a statement whenever one of its scans
+// may keep it, whatever the statement reads: `SELECT count(*) FROM
+// information_schema.columns WHERE table_schema = 'public'` reads no
+// unknown value, yet would count one row for a relation of six columns
+// (pgcatalog_skip.go).
+var pgStandIn = new(string)
+
 // nodeTree is the type of pg_attrdef.adbin as sidecar holds it: the
 // default's text, readable only through pg_get_expr (typmod -194 marks
 // it; its own output is refused).

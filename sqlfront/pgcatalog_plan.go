@@ -157,7 +157,16 @@ func (s *vecSource) scanCatalog(ctx context.Context, v *pgScan, fn func(row []*s
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		in := row
 		row, unknown := v.admit(row) // pgcatalog_skip.go
+		if unknown >= 0 && in[unknown] == pgStandIn {
+			what := ""
+			if in[1] != pgStandIn && in[2] != pgStandIn && in[1] != nil && in[2] != nil {
+				what = " of " + *in[1] + "." + *in[2]
+			}
+			return unsupported(-1, v.rel.schema+"."+v.rel.name+"'s rows"+what+
+				" (sidecar does not know them: a relation it does not follow, or whose columns were not read)")
+		}
 		if unknown >= 0 {
 			return unsupported(-1, v.rel.schema+"."+v.rel.name+"."+v.rel.cols[unknown].name+
 				" (sidecar does not know it for the followed tables: the mirror keeps their columns, types, NOT NULL, defaults, constraints, indexes and comments)")

@@ -259,12 +259,13 @@ func listedRelationIn(tables []Table, schema, name string) bool {
 // listedOnlyInfoSchemaColumns stands for the columns of the relations
 // information_schema.tables lists from the relation list alone: their
 // columns are not read, so each has one row of its schema and name with
-// every other value unknown — a scan restricted to other tables drops
-// it, one reaching it is refused.
+// every other value a stand-in (pgcatalog.go) — a scan restricted to
+// other tables drops it, one that may keep it is refused (whatever it
+// reads: a count of the columns too).
 func listedOnlyInfoSchemaColumns(cx *pgCatCtx, width int) [][]*string {
 	var out [][]*string
 	for _, r := range listedOnlyInfoSchemaTables(cx) {
-		out = append(out, append([]*string{r[0], r[1], r[2]}, unknownRow(width-3)...))
+		out = append(out, append([]*string{r[0], r[1], r[2]}, standInRow(width-3)...))
 	}
 	return out
 }

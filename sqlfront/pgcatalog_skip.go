@@ -76,16 +76,20 @@ func (v *pgScan) admit(row []*string) (out []*string, unknown int) {
 	out = row
 	copied := false
 	for i, val := range row {
-		if val != pgUnknown || !v.reads[i] {
+		standIn := val == pgStandIn // pgcatalog.go: refused if kept, read or not
+		if !standIn && (val != pgUnknown || !v.reads[i]) {
 			continue
 		}
 		if len(v.uses) == 0 {
 			return nil, i
 		}
 		for _, u := range v.uses {
-			if u.ords[i] && !u.drops(row) {
+			if (standIn || u.ords[i]) && !u.drops(row) {
 				return nil, i
 			}
+		}
+		if standIn {
+			return nil, -1 // every scan drops it
 		}
 		if !copied {
 			out, copied = append([]*string(nil), row...), true
@@ -107,7 +111,7 @@ func (v *pgScan) admit(row []*string) (out []*string, unknown int) {
 // only: an unknown value decides nothing).
 func (t rowTest) rejects(row []*string) bool {
 	val := row[t.ord]
-	if val == pgUnknown {
+	if val == pgUnknown || val == pgStandIn {
 		return false
 	}
 	switch t.op {

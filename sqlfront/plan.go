@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -677,7 +678,12 @@ func typeOID(tn *pg.TypeName) (uint32, int32, error) {
 		return 0, 0, unsupported(int(tn.Location), "the type "+name)
 	}
 	if !ok {
-		return 0, 0, errf(codeUndefinedObject, int(tn.Location), "type \"%s\" does not exist", name).hint("sidecar casts to: boolean, smallint, integer, bigint, real, double precision, numeric, text, varchar, date, timestamp, timestamptz, uuid")
+		// Not a built-in type: the source database's own (an enum, a
+		// domain, a table's row type, an extension's type) or none.
+		// Sidecar cannot tell which here, so it refuses as sql/plan's
+		// parseType does: never 42704 "does not exist" for a type
+		// PostgreSQL has (`'ok'::mood` with an enum mood said so).
+		return 0, 0, unsupported(int(tn.Location), "the type "+name+" (not a built-in type)")
 	}
 	mod := int32(-1)
 	if len(tn.Typmods) > 0 {
@@ -1027,6 +1033,16 @@ func (pl *planner) funcCall(f *pg.FuncCall) (expr, error) {
 	for _, a := range f.Args {
 		e, err := pl.compile(a)
 		if err != nil {
+			if e := (*Error)(nil); pl.aggMode && !pl.inAgg && errors.As(err, &e) && e.Code == codeGrouping {
+				// An ungrouped column in the arguments of a function this
+				// evaluator does not know as an aggregate: an aggregate it
+				// does not compute (string_agg, array_agg, json_agg, a
+				// user-defined one) is not an error — PostgreSQL answers
+				// `SELECT g, string_agg(s, ',') … GROUP BY g` — so the
+				// statement goes to sql/exec, which binds the call as
+				// PostgreSQL does (and fails 42803 where PostgreSQL does).
+				return nil, unsupported(pos, "the function "+name+" over ungrouped columns on this path")
+			}
 			return nil, err
 		}
 		args = append(args, e)

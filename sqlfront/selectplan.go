@@ -119,6 +119,16 @@ func (pl *planner) planSelect(s *pg.SelectStmt) error {
 		if err != nil {
 			return err
 		}
+		if p.distinct && !inTargets(e, p.targets) {
+			// PostgreSQL: 42P10 (`SELECT DISTINCT status FROM orders
+			// ORDER BY qty` was answered here). A column is not in the
+			// list; an expression may equal a target's in ways this
+			// planner does not compare: sql/exec decides.
+			if _, ok := e.(*colExpr); ok {
+				return errf(codeInvalidColumnRef, nodeLoc(sb.Node), "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+			}
+			return unsupported(nodeLoc(sb.Node), "ORDER BY an expression not in the select list of a SELECT DISTINCT")
+		}
 		if !comparableType(pl.typeOf(e), "<") {
 			return unsupported(nodeLoc(sb.Node), "ORDER BY on type "+typeName(pl.typeOf(e)))
 		}
@@ -271,6 +281,21 @@ const codeInvalidColumnRef = "42P10"
 
 // outputRef compiles an ORDER BY item: an output ordinal, an output name,
 // or an expression.
+// inTargets says whether e is one of the targets (the same expression,
+// as outputRef resolves ordinals and names, or the same column).
+func inTargets(e expr, targets []expr) bool {
+	c, col := e.(*colExpr)
+	for _, t := range targets {
+		if t == e {
+			return true
+		}
+		if tc, ok := t.(*colExpr); ok && col && tc.idx == c.idx {
+			return true
+		}
+	}
+	return false
+}
+
 func (pl *planner) outputRef(n *pg.Node, targets []*pg.Node, names []string, what string) (expr, error) {
 	if c := n.GetAConst(); c != nil && c.GetIval() != nil {
 		i := int(c.GetIval().Ival)

@@ -245,12 +245,17 @@ func (s *HistorySource) Tables() []Table {
 	if s.M == nil { // no mirror (a front end serving nothing): no tables
 		return nil
 	}
-	var out []Table
+	var out, gone []Table
 	for _, ti := range s.M.Tables() {
-		if ti.Relation != nil && !s.M.Gone(ti.Name) {
+		switch {
+		case ti.Relation == nil:
+		case s.M.Gone(ti.Name):
+			gone = append(gone, tableOf(ti.Relation))
+		default:
 			out = append(out, tableOf(ti.Relation))
 		}
 	}
+	withoutGoneRelations(out, gone) // gonetables.go
 	return out
 }
 
