@@ -698,7 +698,7 @@ func typeOID(tn *pg.TypeName) (uint32, int32, error) {
 }
 
 func (pl *planner) cast(tc *pg.TypeCast) (expr, error) {
-	to, mod, err := typeOID(tc.TypeName)
+	to, mod, err := pl.typeOIDOf(tc.TypeName)
 	if err != nil {
 		return nil, err
 	}

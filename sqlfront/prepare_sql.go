@@ -56,7 +56,7 @@ func (pl *planner) planPrepare(ps *pg.PrepareStmt) error {
 		if tn == nil {
 			return unsupported(nodeLoc(a), "this PREPARE parameter type")
 		}
-		oid, _, err := typeOID(tn)
+		oid, _, err := pl.typeOIDOf(tn)
 		if err != nil {
 			return err
 		}
