@@ -34,7 +34,7 @@ import (
 
 // topNFilter is the bound a running top-N gives its scan.
 type topNFilter struct {
-	key   winKey // the first ORDER BY key, its idx the scan's vector
+	key   winKey                    // the first ORDER BY key, its idx the scan's vector
 	bound atomic.Pointer[TopNBound] // topn_raw.go
 }
 
