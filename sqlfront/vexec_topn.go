@@ -1,6 +1,8 @@
 package sqlfront
 
 import (
+	"cmp"
+
 	"github.com/sidecar-dev/sidecar/heap"
 	"github.com/sidecar-dev/sidecar/sql/exec"
 	"github.com/sidecar-dev/sidecar/types"
@@ -115,17 +117,7 @@ func bytesCmpString(a []byte, b string) int {
 			return 1
 		}
 	}
-	return cmpLen(len(a), len(b))
-}
-
-func cmpLen(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Compare(len(a), len(b))
 }
 
 // skipPage says whether page i of h holds no live row the top-N's bound
