@@ -74,7 +74,8 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 			return true, err
 		}
 	}
-	raw := rawCols(cols, req) // vexec_colcmp.go: read only, shared
+	raw := rawCols(cols, req)         // vexec_colcmp.go: read only, shared
+	rawText := rawTextCols(cols, req) // vexec_topn.go: likewise
 	units := make([]pscanResult, (n+pscanUnitPages-1)/pscanUnitPages)
 	for u := range units {
 		units[u].done = make(chan struct{})
@@ -109,7 +110,7 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 					return
 				}
 				r := &units[u]
-				r.batches, r.err = scanUnit(wctx, p, rd, u, req, decs, raw, f, pool, agg)
+				r.batches, r.err = scanUnit(wctx, p, rd, u, req, decs, raw, rawText, f, pool, agg)
 				if r.err == nil && len(r.batches) == 0 {
 					r.freed = true
 					<-tokens // nothing held for the reader
@@ -148,7 +149,7 @@ func scanPagesParallel(ctx context.Context, p snapshot.Pages, cols []wal.Column,
 // of the decoding, which would end the process on a worker goroutine, is
 // its error). With agg, the batches are aggregated on the worker: only
 // those agg leaves rows in are handed on.
-func scanUnit(ctx context.Context, p snapshot.Pages, rd *heap.ColReader, u int, req *exec.ScanRequest, decs []colDecoder, raw []bool, f *exec.LateFilter, pool *batchPool, agg *exec.AggWorker) (out []*exec.Batch, err error) {
+func scanUnit(ctx context.Context, p snapshot.Pages, rd *heap.ColReader, u int, req *exec.ScanRequest, decs []colDecoder, raw, rawText []bool, f *exec.LateFilter, pool *batchPool, agg *exec.AggWorker) (out []*exec.Batch, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, fmt.Errorf("scan %s: %v", req.Table.Name, r)
@@ -168,7 +169,7 @@ func scanUnit(ctx context.Context, p snapshot.Pages, rd *heap.ColReader, u int, 
 		return nil
 	})
 	ch.pool = pool // handed back by the scan's goroutine once read
-	ch.raw = raw
+	ch.raw, ch.rawText = raw, rawText
 	if agg != nil || req.Small != nil {
 		ch.small = smallScanCols(req, raw, f) // vexec_typed.go
 	}

@@ -234,7 +234,8 @@ func scanPages(ctx context.Context, p snapshot.Pages, cols []wal.Column, req *ex
 		}
 	}
 	ch := newPageChunker(ctx, req, decs, lf, fn)
-	ch.raw = rawCols(cols, req) // vexec_colcmp.go
+	ch.raw = rawCols(cols, req)         // vexec_colcmp.go
+	ch.rawText = rawTextCols(cols, req) // vexec_topn.go
 	if req.Partial == nil {
 		ch.small = smallScanCols(req, ch.raw, lf) // vexec_typed.go: the joins' reader
 	}
@@ -322,6 +323,9 @@ func (ch *pageChunker) pages(h *heap.Snapshot, rd *heap.ColReader, from, to int)
 		if h.PageLive(i) == 0 {
 			continue
 		}
+		if ch.skipPage(h, i) { // vexec_topn.go: no row of it can enter the top-N
+			continue
+		}
 		pv, err := rd.Page(i)
 		if err != nil {
 			return err
@@ -381,6 +385,12 @@ type pageChunker struct {
 	// typed segments (vexec_colcmp.go; nil: none); und is its scratch.
 	raw []bool
 	und []int
+	// rawText says which vectors a top-N's bound may read as text bytes
+	// (vexec_topn.go; nil: none); topnPages is the bound a page may be
+	// skipped on, once topnChecked.
+	rawText     []bool
+	topnPages   *exec.ColCmp
+	topnChecked bool
 	// small says which vectors go to the batch typed (vexec_typed.go;
 	// nil: none), only for a partial aggregation's worker.
 	small []bool
@@ -465,7 +475,13 @@ func (ch *pageChunker) chunk() error {
 		lf.Begin(sel)
 		var err error
 		for k := range lf.Steps() {
-			if cc := lf.ColCmp(k); cc != nil && ch.raw != nil && ch.raw[cc.Col] && (cc.Col2 < 0 || ch.raw[cc.Col2]) {
+			if cc := lf.ColCmp(k); cc != nil && cc.TopN() {
+				if ok, err := ch.topN(k, cc, &sel); err != nil { // vexec_topn.go
+					return err
+				} else if ok {
+					continue
+				}
+			} else if cc != nil && ch.raw != nil && ch.raw[cc.Col] && (cc.Col2 < 0 || ch.raw[cc.Col2]) {
 				if sel, err = ch.colCmp(k, cc, sel); err != nil { // vexec_colcmp.go
 					return err
 				}

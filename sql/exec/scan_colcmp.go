@@ -40,6 +40,10 @@ type ColCmp struct {
 	// key, when set, makes it a join's key filter on vector Col
 	// (joinfilter.go) instead: KeyMayMatch, on integer and date keys.
 	key *keyFilter
+	// topn, when set, makes it a top-N's bound on vector Col
+	// (topn_raw.go) instead; topnText: compared as text bytes.
+	topn     *topNFilter
+	topnText bool
 }
 
 // Key says whether c is a join's key filter: a row is kept where its

@@ -34,8 +34,8 @@ import (
 
 // topNFilter is the bound a running top-N gives its scan.
 type topNFilter struct {
-	key   winKey // the first ORDER BY key, its idx the scan's vector
-	bound atomic.Pointer[types.Value]
+	key   winKey                    // the first ORDER BY key, its idx the scan's vector
+	bound atomic.Pointer[TopNBound] // topn_raw.go
 }
 
 // topNScan is the scan under in whose vector holds column id unchanged,
@@ -96,7 +96,7 @@ func (s *sortOp) topNBoundFor(keys []winKey) (*topNFilter, func()) {
 // set makes v (the worst kept row's first key) the bound.
 func (f *topNFilter) set(v types.Value) {
 	if f != nil {
-		f.bound.Store(&v)
+		f.bound.Store(newTopNBound(v))
 	}
 }
 
@@ -105,7 +105,12 @@ func (f *topNFilter) set(v types.Value) {
 // heap is not full). Safe on several goroutines (parallel scan workers).
 func (f *topNFilter) step() lateStep {
 	k := f.key
-	return lateStep{cols: []int{k.idx}, eval: func(b *Batch, sel []int, res []types.Value) error {
+	var cmp *ColCmp
+	if text, ok := rawTopNKey(k); ok {
+		// a source may judge it on raw values (topn_raw.go)
+		cmp = &ColCmp{Col: k.idx, Col2: -1, topn: f, topnText: text}
+	}
+	return lateStep{cols: []int{k.idx}, cmp: cmp, eval: func(b *Batch, sel []int, res []types.Value) error {
 		p := f.bound.Load()
 		if p == nil {
 			for _, i := range sel {
@@ -113,7 +118,7 @@ func (f *topNFilter) step() lateStep {
 			}
 			return nil
 		}
-		bound, vec := *p, b.Vecs[k.idx]
+		bound, vec := p.v, b.Vecs[k.idx]
 		for _, i := range sel {
 			res[i] = compareKey(k, vec[i], bound) <= 0
 		}
