@@ -168,8 +168,9 @@ func infoSchemaColumnRows(cx *pgCatCtx) [][]*string {
 			out = append(out, row)
 		}
 	}
-	out = append(out, partitionedInfoSchemaColumns(cx, width)...) // pgcatalog_partlists.go
-	return append(out, listedOnlyInfoSchemaColumns(cx, width)...) // pgcatalog_relations.go
+	read := columnsReadInfoSchema(cx)                                   // pgcatalog_partlists_cols.go
+	out = append(out, partitionedInfoSchemaColumns(cx, read, width)...) // pgcatalog_partlists.go
+	return append(out, listedOnlyInfoSchemaColumns(cx, read, width)...) // pgcatalog_relations.go
 }
 
 // identitySequence is identity_start … identity_cycle of t's identity

@@ -322,6 +322,7 @@ var pgRels = slices.Concat([]*pgRel{
 				out = append(out, droppedAttributes(&t)...) // catalog_columns.go
 			}
 			_, ns := cx.namespaces()
+			out = append(out, columnsReadAttributeRows(cx)...)                   // pgcatalog_partlists_cols.go
 			return withColumnACLs(cx, append(out, viewAttributeRows(cx, ns)...)) // pgcatalog_viewcols.go, pgcatalog_access.go
 		}},
 	{schema: "pg_catalog", name: "pg_attrdef", cols: pgc("oid oid, adrelid oid, adnum int2, adbin node"),
@@ -340,7 +341,8 @@ var pgRels = slices.Concat([]*pgRel{
 				}
 			}
 			_, ns := cx.namespaces()
-			return append(out, viewAttrdefRows(cx, ns)...) // pgcatalog_viewcols.go
+			out = append(out, columnsReadAttrdefRows(cx)...) // pgcatalog_partlists_cols.go
+			return append(out, viewAttrdefRows(cx, ns)...)   // pgcatalog_viewcols.go
 		}},
 	{schema: "pg_catalog", name: "pg_type", cols: append(pgc("oid oid, typname name, typnamespace oid, typowner oid, typlen int2, typbyval bool, typtype char, "+
 		"typcategory char, typispreferred bool, typisdefined bool, typdelim char, typrelid oid, typsubscript text, typelem oid, typarray oid, "+
