@@ -83,10 +83,7 @@ func columnsReadAttributeRows(cx *pgCatCtx) [][]*string {
 	rels, _ := columnsRead(cx.tables)
 	for _, r := range rels {
 		if r.kind != 'v' {
-			for _, sc := range systemColumns {
-				out = append(out, []*string{u32(r.oid), sv(sc.name), u32(sc.typ), u, iv(int64(sc.len)), iv(int64(sc.num)), sv("0"), sv("-1"), sv("-1"),
-					u, u, u, u, sv("t"), sv("f"), sv("f"), sv(""), sv(""), sv("f"), sv("t"), sv("0"), sv("0"), nil, nil, nil, nil})
-			}
+			out = append(out, systemAttributeRows(r.oid)...) // pgcatalog.go
 		}
 		for _, c := range r.cols {
 			out = append(out, []*string{u32(r.oid), sv(c.Name), u32(c.TypeOID), u, iv(int64(c.Len)), iv(int64(c.Num)), iv(int64(c.NDims)), sv("-1"),
@@ -148,16 +145,7 @@ func columnsReadInfoSchemaRows(cx *pgCatCtx, ti *colTypeInfo, r colsRel, default
 		row = append(row, types...)
 		num := strconv.Itoa(int(c.Num))
 		row = append(row, nil, nil, nil, nil, sv(num), sv("NO"))
-		switch c.Identity {
-		case 'a', 'd':
-			gen := "ALWAYS"
-			if c.Identity == 'd' {
-				gen = "BY DEFAULT"
-			}
-			row = append(append(row, sv("YES"), sv(gen)), unknownRow(5)...) // its sequence's parameters are not tied to it
-		default:
-			row = append(row, sv("NO"), nil, nil, nil, nil, nil, sv("NO"))
-		}
+		row = append(row, identityColumns(c.Identity, func() []*string { return unknownRow(5) })...) // its sequence's parameters are not tied to it
 		updatable := sv("YES")
 		if r.kind == 'v' || r.kind == 'f' {
 			updatable = pgUnknown // whether PostgreSQL (the wrapper) updates it is not decided
