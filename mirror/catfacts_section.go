@@ -16,8 +16,9 @@ import "github.com/sidecar-dev/sidecar/wal"
 //     ('q'), its partition bound and constraint ('r'), what psql's
 //     describe commands read ('v'), its columns' base types ('t'),
 //     every relation and schema of the database ('w'), the user
-//     functions' pg_proc rows ('y') and every pg_type row as pgjdbc
-//     reads them ('z'). A section's fields
+//     functions' pg_proc rows ('y'), every pg_type row as pgjdbc
+//     reads them ('z') and the columns of the relation list's tables,
+//     views and foreign tables ('A'). A section's fields
 //     follow its mark inline, or as one length-prefixed body (a later
 //     sidecar may append fields to a body; a reader skips what it does
 //     not know). An absent section writes nothing.
@@ -60,6 +61,8 @@ func factsSections() []factsSection {
 		{mark: relationsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Relations != nil }, encode: encodeRelationList, decode: decodeRelationList},       // catfacts_relations.go
 		{mark: procsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Procs != nil }, encode: encodeProcs, decode: decodeProcs},                             // catfacts_procs.go
 		{mark: typeListMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.TypeList != nil }, encode: encodeTypeList, decode: decodeTypeList},                 // catfacts_typelist.go
+		// catfacts_listedcols.go
+		{mark: listedColumnsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.ListedColumns != nil }, encode: encodeListedColumns, decode: decodeListedColumns},
 	}
 }
 

@@ -36,9 +36,7 @@ func readRelationList(ctx context.Context, conn *pgx.Conn) (*wal.RelationListFac
 	if err != nil {
 		return nil, fmt.Errorf("schemas and owners: %w", err)
 	}
-	const from = `FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace`
-	const where = `WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_toast%' AND c.relkind <> 't'
-		AND c.relpersistence <> 't'`
+	const from, where = relationListFrom, relationListWhere
 	var count int64
 	if err := conn.QueryRow(ctx, `SELECT count(*) `+from+` `+where).Scan(&count); err != nil {
 		return nil, fmt.Errorf("relations: %w", err)
@@ -94,3 +92,12 @@ func readRelationList(ctx context.Context, conn *pgx.Conn) (*wal.RelationListFac
 	}
 	return l, nil
 }
+
+// relationListFrom and relationListWhere select the relation list's
+// relations (c: pg_class, n: pg_namespace): readRelationList's and
+// readListedColumns' (relmeta_listedcols.go).
+const (
+	relationListFrom  = `FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace`
+	relationListWhere = `WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_toast%' AND c.relkind <> 't'
+		AND c.relpersistence <> 't'`
+)

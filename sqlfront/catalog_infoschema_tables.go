@@ -134,16 +134,7 @@ func infoSchemaColumnRows(cx *pgCatCtx) [][]*string {
 			row := []*string{db, sv(t.Schema), sv(t.Rel), sv(c.Name), iv(int64(c.attnum)), def}
 			row = append(row, ti.typeColumns(c.Column, f.NotNull, collationKnown(c.Collation.Name))...)
 			row = append(row, nil, nil, nil, nil, sv(strconv.Itoa(int(c.attnum))), sv("NO"))
-			switch f.Identity {
-			case 'a', 'd':
-				gen := "ALWAYS"
-				if f.Identity == 'd' {
-					gen = "BY DEFAULT"
-				}
-				row = append(append(row, sv("YES"), sv(gen)), identitySequence(t, c.Name)...)
-			default:
-				row = append(row, sv("NO"), nil, nil, nil, nil, nil, sv("NO"))
-			}
+			row = append(row, identityColumns(f.Identity, func() []*string { return identitySequence(t, c.Name) })...)
 			out = append(out, append(row, sv(generated), genExpr, sv("YES")))
 		}
 	}
@@ -168,8 +159,22 @@ func infoSchemaColumnRows(cx *pgCatCtx) [][]*string {
 			out = append(out, row)
 		}
 	}
-	out = append(out, partitionedInfoSchemaColumns(cx, width)...) // pgcatalog_partlists.go
-	return append(out, listedOnlyInfoSchemaColumns(cx, width)...) // pgcatalog_relations.go
+	read := columnsReadInfoSchema(cx)                                   // pgcatalog_partlists_cols.go
+	out = append(out, partitionedInfoSchemaColumns(cx, read, width)...) // pgcatalog_partlists.go
+	return append(out, listedOnlyInfoSchemaColumns(cx, read, width)...) // pgcatalog_relations.go
+}
+
+// identityColumns are is_identity … identity_cycle of a column whose
+// attidentity is identity; seq is identity_start … identity_cycle of an
+// identity column's.
+func identityColumns(identity byte, seq func() []*string) []*string {
+	switch identity {
+	case 'a':
+		return append([]*string{sv("YES"), sv("ALWAYS")}, seq()...)
+	case 'd':
+		return append([]*string{sv("YES"), sv("BY DEFAULT")}, seq()...)
+	}
+	return []*string{sv("NO"), nil, nil, nil, nil, nil, sv("NO")}
 }
 
 // identitySequence is identity_start … identity_cycle of t's identity

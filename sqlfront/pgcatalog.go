@@ -299,10 +299,7 @@ var pgRels = slices.Concat([]*pgRel{
 			var out [][]*string
 			u := pgUnknown
 			for _, t := range cx.tables {
-				for _, sc := range systemColumns {
-					out = append(out, []*string{u32(t.OID), sv(sc.name), u32(sc.typ), u, iv(int64(sc.len)), iv(int64(sc.num)), sv("0"), sv("-1"), sv("-1"),
-						u, u, u, u, sv("t"), sv("f"), sv("f"), sv(""), sv(""), sv("f"), sv("t"), sv("0"), sv("0"), nil, nil, nil, nil})
-				}
+				out = append(out, systemAttributeRows(t.OID)...)
 				cols, ok := tableColumnsView(&t) // catalog_columns.go
 				if !ok {
 					out = append(out, append([]*string{u32(t.OID)}, unknownRow(25)...))
@@ -322,6 +319,7 @@ var pgRels = slices.Concat([]*pgRel{
 				out = append(out, droppedAttributes(&t)...) // catalog_columns.go
 			}
 			_, ns := cx.namespaces()
+			out = append(out, columnsReadAttributeRows(cx)...)                   // pgcatalog_partlists_cols.go
 			return withColumnACLs(cx, append(out, viewAttributeRows(cx, ns)...)) // pgcatalog_viewcols.go, pgcatalog_access.go
 		}},
 	{schema: "pg_catalog", name: "pg_attrdef", cols: pgc("oid oid, adrelid oid, adnum int2, adbin node"),
@@ -340,7 +338,8 @@ var pgRels = slices.Concat([]*pgRel{
 				}
 			}
 			_, ns := cx.namespaces()
-			return append(out, viewAttrdefRows(cx, ns)...) // pgcatalog_viewcols.go
+			out = append(out, columnsReadAttrdefRows(cx)...) // pgcatalog_partlists_cols.go
+			return append(out, viewAttrdefRows(cx, ns)...)   // pgcatalog_viewcols.go
 		}},
 	{schema: "pg_catalog", name: "pg_type", cols: append(pgc("oid oid, typname name, typnamespace oid, typowner oid, typlen int2, typbyval bool, typtype char, "+
 		"typcategory char, typispreferred bool, typisdefined bool, typdelim char, typrelid oid, typsubscript text, typelem oid, typarray oid, "+
@@ -410,6 +409,18 @@ func charText(b byte) string {
 		return ""
 	}
 	return string(rune(b))
+}
+
+// systemAttributeRows are the pg_attribute rows of the system columns
+// of the table rel (its ACL unknown, as a column's).
+func systemAttributeRows(rel uint32) [][]*string {
+	var out [][]*string
+	u := pgUnknown
+	for _, sc := range systemColumns {
+		out = append(out, []*string{u32(rel), sv(sc.name), u32(sc.typ), u, iv(int64(sc.len)), iv(int64(sc.num)), sv("0"), sv("-1"), sv("-1"),
+			u, u, u, u, sv("t"), sv("f"), sv("f"), sv(""), sv(""), sv("f"), sv("t"), sv("0"), sv("0"), nil, nil, nil, nil})
+	}
+	return out
 }
 
 // systemColumns are every table's system columns in pg_attribute.

@@ -64,16 +64,13 @@ func partitionedPgTables(cx *pgCatCtx) [][]*string {
 	return out
 }
 
-// partitionedInfoSchemaColumns stand in for the partitioned tables'
-// columns in information_schema.columns.
-func partitionedInfoSchemaColumns(cx *pgCatCtx, width int) [][]*string {
+// partitionedInfoSchemaColumns are the partitioned tables' columns in
+// information_schema.columns: as read (pgcatalog_partlists_cols.go), or
+// a stand-in row each while they are not.
+func partitionedInfoSchemaColumns(cx *pgCatCtx, read map[[2]string][][]*string, width int) [][]*string {
 	var out [][]*string
 	for _, r := range partitionedInfoSchemaTables(cx) {
-		if r[1] == pgStandIn {
-			out = append(out, standInRow(width))
-			continue
-		}
-		out = append(out, append([]*string{r[0], r[1], r[2]}, standInRow(width-3)...))
+		out = append(out, columnsOrStandIn(r, read, width)...)
 	}
 	return out
 }

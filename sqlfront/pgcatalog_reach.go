@@ -139,6 +139,9 @@ type reach struct {
 	// root is the statement's plan (pgcatalog_typedetail.go reads its
 	// anti joins).
 	root lplan.Rel
+	// attr is which relations pg_class lists alone have pg_attribute
+	// rows (their columns were read: pgcatalog_partlists_cols.go).
+	attr attrRels
 }
 
 // checkSystemRows refuses a statement that can reach rows PostgreSQL
@@ -197,6 +200,7 @@ func (c *vecCatalog) checkSystemRows(q *lplan.Query) error {
 		r.known[v.OID], r.indexNames[v.Name] = true, true // pg_description lacks its rows
 		r.views[v.OID], r.viewNames[v.Name] = true, true
 	}
+	r.attr = classOnlyAttrRels(r.tableList, r.tables, r.views) // pgcatalog_partlists_cols.go
 	r.root = q.Plan
 	r.walk(c, q.Plan, nil)
 	for changed := true; changed; {

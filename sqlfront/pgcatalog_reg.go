@@ -173,7 +173,11 @@ func (c *vecCatalog) RegIn(kind uint32) (*lplan.ExtFunc, error) {
 			if len(names) > 3 {
 				return nil, errf("42601", -1, "improper relation name (too many dotted names): %s", s)
 			}
-			rels := catalogRels(tables)
+			// The relations pg_class lists alone (pgcatalog_relations.go)
+			// resolve too (an unfollowed table's columns are read:
+			// pgcatalog_partlists_cols.go); what their OID reaches is
+			// proven or refused by the reach analysis.
+			rels := append(catalogRels(tables), listedOnlyCatRels(tables)...)
 			if o, ok := fixedCatalogOID(names); ok { // pgcatalog_extensions.go
 				return o, nil
 			}
@@ -417,7 +421,7 @@ func regclassNamer(tables []Table, path []string) func(o uint32) (types.Value, e
 	var byOID map[uint32]catRel
 	return func(o uint32) (types.Value, error) {
 		once.Do(func() {
-			rels := catalogRels(tables)
+			rels := append(catalogRels(tables), listedOnlyCatRels(tables)...) // pgcatalog_relations.go
 			byOID = make(map[uint32]catRel, len(rels))
 			for _, r := range rels {
 				if _, ok := byOID[r.oid]; !ok {

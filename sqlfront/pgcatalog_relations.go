@@ -256,16 +256,17 @@ func listedRelationIn(tables []Table, schema, name string) bool {
 	return ok
 }
 
-// listedOnlyInfoSchemaColumns stands for the columns of the relations
-// information_schema.tables lists from the relation list alone: their
-// columns are not read, so each has one row of its schema and name with
-// every other value a stand-in (pgcatalog.go) — a scan restricted to
-// other tables drops it, one that may keep it is refused (whatever it
-// reads: a count of the columns too).
-func listedOnlyInfoSchemaColumns(cx *pgCatCtx, width int) [][]*string {
+// listedOnlyInfoSchemaColumns are the columns of the relations
+// information_schema.tables lists from the relation list alone: as the
+// poll read them (pgcatalog_partlists_cols.go), or, not read, one row
+// of its schema and name with every other value a stand-in
+// (pgcatalog.go) — a scan restricted to other tables drops it, one that
+// may keep it is refused (whatever it reads: a count of the columns
+// too).
+func listedOnlyInfoSchemaColumns(cx *pgCatCtx, read map[[2]string][][]*string, width int) [][]*string {
 	var out [][]*string
 	for _, r := range listedOnlyInfoSchemaTables(cx) {
-		out = append(out, append([]*string{r[0], r[1], r[2]}, standInRow(width-3)...))
+		out = append(out, columnsOrStandIn(r, read, width)...)
 	}
 	return out
 }

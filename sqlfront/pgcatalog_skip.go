@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
+	"github.com/sidecar-dev/sidecar/types"
 )
 
 // A catalog row holding a value sidecar does not know (pgUnknown) in a
@@ -192,7 +193,7 @@ func column(x lplan.Scalar, ords map[lplan.ColumnID]int, rel *pgRel) (int, bool,
 
 // constant reads x as a non-NULL constant's text, through casts to the
 // integer types (an integer literal's text is its value) or to text and
-// name of a constant of those.
+// name of a constant of those; a regclass literal as the OID it names.
 func constant(x lplan.Scalar, num bool) (string, bool) {
 	toOID := false  // a negative integer cast to oid wraps around
 	toChar := false // "char" keeps the first byte
@@ -206,6 +207,26 @@ func constant(x lplan.Scalar, num bool) (string, bool) {
 			toChar = toChar || y.T.OID == oidCharType
 			x = y.Arg
 			continue
+		case *lplan.Func:
+			// 'schema.name'::regclass (and its relabel to oid): the OID it
+			// resolves to, as the engine evaluates it.
+			if !num || y.Ext == nil || len(y.Args) != 1 {
+				return "", false
+			}
+			if y.Name == "oid" {
+				x = y.Args[0]
+				continue
+			}
+			k, ok := strip(y.Args[0]).(*lplan.Const)
+			if y.Name != "regclassin" || !ok || k.Null {
+				return "", false
+			}
+			v, err := y.Ext.Eval([]types.Value{k.Text})
+			n, isInt := v.(int64)
+			if err != nil || !isInt || n < 0 {
+				return "", false
+			}
+			return strconv.FormatInt(n, 10), true
 		case *lplan.Const:
 			if y.Null {
 				return "", false

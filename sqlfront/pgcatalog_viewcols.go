@@ -101,19 +101,21 @@ func (r *reach) attrRelOIDs(vals []lplan.Scalar) bool {
 	})
 }
 
-// attrRelOID says whether k is the OID of a followed table or a listed
-// view.
+// attrRelOID says whether k is the OID of a followed table, a listed
+// view or a relation whose columns were read (pgcatalog_partlists_cols.go).
 func (r *reach) attrRelOID(k string) bool {
 	n, err := strconv.ParseUint(strings.TrimSpace(k), 10, 32)
-	return err == nil && (r.tables[uint32(n)] || r.views[uint32(n)])
+	return err == nil && (r.tables[uint32(n)] || r.views[uint32(n)] || r.attr.oids[uint32(n)])
 }
 
 // classAttrRels says whether a pg_class scan's rows are restricted to
 // followed tables and listed views (pg_class's other rows are indexes
 // and sequences, whose columns pg_attribute does not list): relkind =
 // or IN constants other than 'i', 'I', 'S' and the kinds pg_class lists
-// alone (reach.classOnlyKinds), relname = or IN names of
-// tables and views no index or sequence has, or oid = or IN their OIDs
+// alone (reach.classOnlyKinds) but those whose columns were all read
+// (reach.attr), relname = or IN names of tables and views no index or
+// sequence has (or of relations whose columns were read no relation
+// without has), or oid = or IN their OIDs
 // (constants, or values only such OIDs define: pgjdbc's VALUES list).
 func (r *reach) classAttrRels(s *lplan.Scan) bool {
 	for _, cond := range r.restr[s] {
@@ -137,9 +139,9 @@ func (r *reach) classAttrRels(s *lplan.Scan) bool {
 				// Not the kinds of relations pg_class lists alone (partitioned
 				// tables above followed partitions, relations not followed:
 				// pg_attribute lacks their columns).
-				all = all && ok && k != "i" && k != "I" && k != "S" && !r.classOnlyKinds[k]
+				all = all && ok && k != "i" && k != "I" && k != "S" && (!r.classOnlyKinds[k] || r.attr.kinds[k])
 			case "relname":
-				all = all && ok && (r.tableNames[k] || r.viewNames[k]) && !r.classNames[k]
+				all = all && ok && ((r.tableNames[k] || r.viewNames[k]) && !r.classNames[k] || r.attr.names[k])
 			default:
 				all = false
 			}

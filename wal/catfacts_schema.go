@@ -147,6 +147,10 @@ type SchemaFacts struct {
 	// (catfacts_typelist.go), read with the roles by the table carrying
 	// them (nil: not read).
 	TypeList *TypeListFacts
+	// ListedColumns are the columns of the relation list's tables,
+	// views and foreign tables (catfacts_listedcols.go), read with the
+	// relation list by the table carrying it (nil: not read).
+	ListedColumns *ListedColumnsFacts
 }
 
 // SequenceFacts is an owned sequence's pg_class and pg_sequence rows
@@ -251,7 +255,7 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 		s.Publications.Equal(o.Publications) && s.Extensions.Equal(o.Extensions) && s.Listings.Equal(o.Listings) && s.Access.Equal(o.Access) &&
 		s.TypeDetail.Equal(o.TypeDetail) && s.Psql.Equal(o.Psql) && s.Relations.Equal(o.Relations) &&
 		s.Procs.Equal(o.Procs) &&
-		s.TypeList.Equal(o.TypeList)
+		s.TypeList.Equal(o.TypeList) && s.ListedColumns.Equal(o.ListedColumns)
 }
 
 // storageEqual compares the \d+ column and TOAST facts.
