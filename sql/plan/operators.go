@@ -229,7 +229,7 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 	b.noteParam(r)
 	lt, rt = l.Type(), r.Type()
 	bad := func() error {
-		return errorf(CodeUndefinedFunction, "operator does not exist: %s %s %s", lt, op, rt).at(loc)
+		return errorf(CodeUndefinedFunction, "operator does not exist: %s %s %s", b.typeString(lt), op, b.typeString(rt)).at(loc) // enum.go: an enum by its name
 	}
 	switch {
 	case comparisons[op]:
