@@ -124,7 +124,10 @@ func TestEnumColumns(t *testing.T) {
 // longer has (renamed: PostgreSQL shows the new name) is refused with
 // 0A000, never compared in a wrong order, and the new label is known.
 func TestEnumAsOfLabels(t *testing.T) {
-	r := newRig(t, []string{"public.em", "public.ej"}, enumSetup, []string{`UPDATE em SET m = 'sad' WHERE id = 3`})
+	// The catalog poll records the facts at HEAD's LSN: the version AS OF
+	// reads is one before it (the second step changes ej only, so em at
+	// the first step's version is em now).
+	r := newRig(t, []string{"public.em", "public.ej"}, enumSetup, []string{`UPDATE em SET m = 'sad' WHERE id = 3`}, []string{`UPDATE ej SET tag = 'u' WHERE id = 1`})
 	ctx := context.Background()
 	conns := connectBoth(t, r)
 	pgc, sc := conns["postgresql"], conns["sidecar"]

@@ -124,7 +124,7 @@ func (c *vecCatalog) tableRef(schema, name, ref string) *lplan.TableDef {
 		d.Columns = append(d.Columns, lplan.ColumnDef{Name: col.Name, Type: planColumnType(t, i), ByteOrder: byteOrderColumn(t, col)}) // keyorder_facts.go; domaincols.go
 	}
 	c.setColumnEnums(d, ref) // enum.go
-	c.estimates(d, t) // vexec_stats.go
+	c.estimates(d, t)        // vexec_stats.go
 	c.byName[key] = d
 	c.tables[d] = t
 	if ref != "" {
