@@ -90,3 +90,40 @@ func (b *binder) typeString(t Type) string {
 	}
 	return t.String()
 }
+
+// enumCall binds enum_first(x) and enum_last(x) for x of an enum type:
+// the type's first or last label, whatever x's value (PostgreSQL reads
+// only its type), a constant of the labels the statement reads.
+// enum_range, whose result is an array of the enum, is refused.
+func (b *binder) enumCall(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, bool, error) {
+	if name != "enum_first" && name != "enum_last" && name != "enum_range" || len(f.Funcname) > 2 || len(f.Args) == 0 || len(f.Args) > 2 {
+		return nil, false, nil
+	}
+	var args []Scalar
+	for _, a := range f.Args {
+		x, err := b.expr(a, sc, ctx)
+		if err != nil {
+			return nil, true, err
+		}
+		args = append(args, x)
+	}
+	e := b.md.Enum(args[0].Type().OID)
+	if e == nil {
+		return nil, false, nil // the library's answer (42883: no such function)
+	}
+	if name == "enum_range" {
+		return nil, true, unsupported("enum_range (an array of the enum type "+e.Name+")", f.Location)
+	}
+	if len(args) != 1 {
+		return nil, false, nil
+	}
+	labels := e.Labels()
+	if len(labels) == 0 {
+		return nil, true, errorf("55000", "enum %s contains no values", e.Name).at(f.Location)
+	}
+	l := labels[0]
+	if name == "enum_last" {
+		l = labels[len(labels)-1]
+	}
+	return &Const{T: T(e.OID), Text: l.Label}, true, nil
+}

@@ -378,6 +378,9 @@ func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, erro
 	if f.AggStar || f.AggDistinct || f.AggFilter != nil || len(f.AggOrder) > 0 {
 		return nil, errorf(CodeWrongObjectType, "%s is not an aggregate function", name).at(f.Location)
 	}
+	if e, found, err := b.enumCall(name, f, sc, ctx); found || err != nil {
+		return e, err // enum.go
+	}
 	if e, found, err := b.arrayCall(name, f, sc, ctx); found || err != nil {
 		return e, err // array.go
 	}
