@@ -37,14 +37,25 @@ func (m *Metadata) AddEnum(e *types.Enum) {
 	}
 }
 
-// Enum is the enum type of OID oid the query reads (nil: none).
-func (m *Metadata) Enum(oid OID) *types.Enum { return m.enums[oid] }
+// Enum is the enum type of OID oid the query reads (nil: none; m may
+// be nil, an expression compiled outside a query).
+func (m *Metadata) Enum(oid OID) *types.Enum {
+	if m == nil {
+		return nil
+	}
+	return m.enums[oid]
+}
 
 // Enums are the enum types the query reads.
-func (m *Metadata) Enums() map[OID]*types.Enum { return m.enums }
+func (m *Metadata) Enums() map[OID]*types.Enum {
+	if m == nil {
+		return nil
+	}
+	return m.enums
+}
 
 // IsEnum says whether t is an enum type the query reads.
-func (m *Metadata) IsEnum(t Type) bool { return m.enums[t.OID] != nil }
+func (m *Metadata) IsEnum(t Type) bool { return m.Enum(t.OID) != nil }
 
 // addTableEnums records the enum types of t's columns.
 func (b *binder) addTableEnums(t *TableDef) {
