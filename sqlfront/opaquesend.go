@@ -14,6 +14,9 @@ func opaqueSend(p *plan, t uint32, txt string) (b []byte, ok bool) {
 	if types.Known(t) {
 		return nil, false
 	}
+	if planEnum(p, t) {
+		return []byte(txt), true // enum.go: an enum sql/exec computed ('ok'::mood, max(m))
+	}
 	for _, tb := range p.tables {
 		if tb.Facts == nil || len(tb.Facts.ColumnTypes) != len(tb.Columns) {
 			continue
@@ -35,6 +38,9 @@ func opaqueSend(p *plan, t uint32, txt string) (b []byte, ok bool) {
 func wireTypeSize(p *plan, t uint32) int16 {
 	if n := typeSize(t); n != -1 || types.Known(t) {
 		return n
+	}
+	if planEnum(p, t) {
+		return 4 // enum.go
 	}
 	for _, tb := range p.tables {
 		if tb.Facts == nil || len(tb.Facts.ColumnTypes) != len(tb.Columns) {

@@ -1247,6 +1247,9 @@ func (s *session) bind(ctx context.Context, m *pgproto3.Bind) error {
 	params := make([]Value, len(m.Parameters))
 	for i, b := range m.Parameters {
 		v, err := s.decodeParam(p.params[i], formatFor(m.ParameterFormatCodes, i), b, i+1)
+		if planEnum(p, p.params[i]) && b != nil {
+			v, err = string(b), nil // enum.go: enum_in's and enum_recv's label, read by sql/exec
+		}
 		if err != nil {
 			return err
 		}

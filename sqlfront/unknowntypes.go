@@ -188,6 +188,9 @@ func (pl *planner) opaqueError(err error) error {
 	}
 	out := *e
 	out.Msg = msg
+	if enumOperatorMissing(*named, e.Code, msg) {
+		return &out // enum.go: PostgreSQL has no such operator either
+	}
 	if e.Code != codeUnsupported {
 		out.Code = codeUnsupported
 		out.Msg = strings.TrimSuffix(msg, ".") + " (" + named.facts.Name + " is a type sidecar's SQL engine does not know)"

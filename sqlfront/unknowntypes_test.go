@@ -67,7 +67,9 @@ func TestUnknownTypeColumns(t *testing.T) {
 		"SELECT id, length(pt::text), upper(tv::text) FROM ut WHERE id < 5 ORDER BY id",
 		"SELECT id, fr FROM ut ORDER BY id DESC LIMIT 3",
 		"SELECT id, fr FROM ut WHERE id IN (1, 3, 8) ORDER BY id",
-		"SELECT id, di + 1 FROM ut ORDER BY id", // a domain over int: its base type's values (domaincols.go)
+		"SELECT id, di + 1 FROM ut ORDER BY id",         // a domain over int: its base type's values (domaincols.go)
+		"SELECT id FROM ut WHERE m > 'sad' ORDER BY id", // an enum: sql/exec orders it (enum.go)
+		"SELECT max(m) FROM ut",
 	}
 	refused := map[string]string{
 		"SELECT id FROM ut WHERE fr = '[1.0,2)'":                 "floatrange",
@@ -85,8 +87,6 @@ func TestUnknownTypeColumns(t *testing.T) {
 		"SELECT id FROM ut WHERE pr IS NULL ORDER BY id":         "pair",
 		"SELECT id FROM ut WHERE pr IS NOT NULL ORDER BY id":     "pair",
 		"SELECT id, pr IS NULL FROM ut ORDER BY id":              "pair",
-		"SELECT id FROM ut WHERE m > 'sad'":                      "mood",
-		"SELECT max(m) FROM ut":                                  "mood",
 		"SELECT id FROM ut WHERE d = '[1.0,2)'":                  "floatrange", // a domain over floatrange is planned as its base type (domaincols.go)
 		"SELECT id FROM ut WHERE tv @@ 'a'":                      "tsvector",
 		"SELECT id FROM ut WHERE tv = 'b a'":                     "tsvector",

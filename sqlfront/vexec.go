@@ -123,7 +123,8 @@ func (c *vecCatalog) tableRef(schema, name, ref string) *lplan.TableDef {
 	for i, col := range t.Columns {
 		d.Columns = append(d.Columns, lplan.ColumnDef{Name: col.Name, Type: planColumnType(t, i), ByteOrder: byteOrderColumn(t, col)}) // keyorder_facts.go; domaincols.go
 	}
-	c.estimates(d, t) // vexec_stats.go
+	c.setColumnEnums(d, ref) // enum.go
+	c.estimates(d, t)        // vexec_stats.go
 	c.byName[key] = d
 	c.tables[d] = t
 	if ref != "" {
@@ -399,7 +400,12 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 		}
 		if i < len(p.vec.params) && v != nil {
 			var err error
-			if pv, err = vecParam(v, p.vec.params[i], i+1); err != nil {
+			if e := p.vec.query.MD.Enum(p.vec.params[i]); e != nil {
+				pv, err = enumParam(e, v, i+1) // enum.go
+			} else {
+				pv, err = vecParam(v, p.vec.params[i], i+1)
+			}
+			if err != nil {
 				return typesErr(err) // vexec_arraybin.go
 			}
 		}

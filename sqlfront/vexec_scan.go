@@ -127,7 +127,7 @@ func (s *vecSource) scanText(ctx context.Context, req *exec.ScanRequest, fn func
 			if ord >= len(row) || row[ord] == nil {
 				continue
 			}
-			v, err := types.In(req.OIDs[c], -1, *row[ord])
+			v, err := exec.DecodeColumn(&req.Table.Columns[ord], req.OIDs[c], *row[ord]) // an enum's label (enum.go)
 			if err != nil {
 				return fmt.Errorf("decode %s.%s: %w", req.Table.Name, req.Table.Columns[ord].Name, err)
 			}
@@ -203,7 +203,7 @@ func (bt *scanBatcher) put(req *exec.ScanRequest, row []byte) error {
 		if c >= len(req.Ords) || it.Null() {
 			continue
 		}
-		v, err := types.In(req.OIDs[c], -1, string(it.Value()))
+		v, err := exec.DecodeColumn(&req.Table.Columns[req.Ords[c]], req.OIDs[c], string(it.Value())) // an enum's label (enum.go)
 		if err != nil {
 			return fmt.Errorf("decode %s.%s: %w", req.Table.Name, req.Table.Columns[req.Ords[c]].Name, err)
 		}
@@ -261,6 +261,9 @@ func pageDecoders(cols []wal.Column, req *exec.ScanRequest) ([]colDecoder, error
 			return nil, fmt.Errorf("scan %s: column %d of %d", req.Table.Name, ord, len(cols))
 		}
 		decs[c] = decoderFor(req.OIDs[c], cols[ord].TypeOID)
+		if ord < len(req.Table.Columns) && req.Table.Columns[ord].Enum != nil {
+			decs[c] = enumDecoder(&req.Table.Columns[ord], req.OIDs[c], cols[ord].TypeOID) // enum.go
+		}
 	}
 	return decs, nil
 }

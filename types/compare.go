@@ -81,6 +81,8 @@ func Compare(oid OID, a, b Value) int {
 		return compareArrays(x, b.(*Array)) // array.go
 	case *Record:
 		return compareRecords(x, b.(*Record)) // record.go
+	case EnumVal:
+		return compareEnum(x, b.(EnumVal)) // enum.go
 	}
 	return 0
 }
@@ -174,6 +176,8 @@ func Hash(seed maphash.Seed, oid OID, v Value) uint64 {
 		hashArray(&h, seed, x) // array.go
 	case *Record:
 		hashRecord(&h, seed, x) // record.go
+	case EnumVal:
+		hashEnum(&h, x) // enum.go
 	default:
 		h.WriteString(string(AppendOut(nil, oid, v)))
 	}
@@ -193,5 +197,5 @@ func Orderable(oid OID) bool {
 	if ok && t.Category == CatArray {
 		return Orderable(t.Elem)
 	}
-	return ok
+	return ok || IsUserOID(oid) // enum.go: an enum's values order by their sort order
 }

@@ -374,6 +374,8 @@ func AppendOut(dst []byte, oid OID, v Value) []byte {
 			return appendChar(dst, x)
 		}
 		return append(dst, x...)
+	case EnumVal:
+		return append(dst, x.Label...) // enum_out
 	case []byte:
 		dst = append(dst, `\x`...)
 		return hex.AppendEncode(dst, x)

@@ -47,6 +47,8 @@ func valueBytes(v types.Value) int64 {
 		return 40 + (int64(len(x))+7)&^7
 	case *types.Decimal:
 		return 64 + int64(len(x.V.Bits()))*8
+	case types.EnumVal:
+		return 40 + (int64(len(x.Label))+7)&^7
 	case *types.Array:
 		n := int64(48)
 		for _, e := range x.Elems {
@@ -166,9 +168,9 @@ type scanOp struct {
 func (e *env) buildScan(s *plan.Scan) (operator, error) {
 	op := &scanOp{e: e, s: s, repeat: len(e.outerOK) > 0, idxCol: -1}
 	e.countScan(s.Table) // scan_share.go
-	for _, id := range s.Cols {
+	for i, id := range s.Cols {
 		t := e.md.Column(id).Type
-		if t.OID == plan.Record || !types.Known(t.OID) {
+		if t.OID == plan.Record || !types.Known(t.OID) && !enumColumn(s, i, t) { // enum.go: an enum's labels are read
 			return nil, unsupported("a column of type " + t.String())
 		}
 	}
@@ -376,7 +378,7 @@ func (s *scanOp) run(emit func(*Batch) error) error {
 				b.Vecs[c][b.N] = nil
 				continue
 			}
-			v, err := types.In(oids[c], -1, *row[ord])
+			v, err := DecodeColumn(&s.s.Table.Columns[ord], oids[c], *row[ord]) // enum.go
 			if err != nil {
 				return fmt.Errorf("decode %s.%s: %w", s.s.Table.Name, s.s.Table.Columns[ord].Name, err)
 			}

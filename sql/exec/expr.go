@@ -198,7 +198,9 @@ func (c *compiler) compile1(s plan.Scalar) (vexpr, error) {
 		// where it reads the text otherwise (dialect.go).
 		err := c.dialectConst(x)
 		var v types.Value
-		if err == nil {
+		if ev, ok, eerr := c.enumConst(x); ok { // enum.go
+			v, err = ev, eerr
+		} else if err == nil {
 			v, err = constValueIn(x, c.zone())
 		}
 		if err != nil {
@@ -242,6 +244,9 @@ func (c *compiler) compile1(s plan.Scalar) (vexpr, error) {
 			return nil, err
 		}
 		from, to := x.Arg.Type(), x.T
+		if f, ok, err := c.enumCast(arg, from, to); ok {
+			return f, err // enum.go
+		}
 		if from.OID == plan.Record || to.OID == plan.Record {
 			return nil, unsupported("a cast of a row")
 		}

@@ -1,6 +1,9 @@
 package opt
 
-import "github.com/sidecar-dev/sidecar/sql/plan"
+import (
+	"github.com/sidecar-dev/sidecar/sql/plan"
+	"github.com/sidecar-dev/sidecar/types"
+)
 
 // keyRanges gives every scan with a filter the primary-key range its
 // conjuncts bound: equalities on the leading key columns, then a range
@@ -46,6 +49,9 @@ func keyRange(s *plan.Scan) *plan.KeyRange {
 				v := o.Args[1-i]
 				if !ok || colOf[c.ID] != ord || !own.Has(c.ID) || plan.ColumnsOf(v).Intersects(own) {
 					continue
+				}
+				if o.Op != "=" && types.IsUserOID(c.T.OID) {
+					continue // an enum key is stored in its labels' text order, not its sort order (plan enum.go)
 				}
 				if v, ok = boundOf(v, c.T); !ok {
 					continue

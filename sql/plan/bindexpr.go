@@ -51,7 +51,14 @@ func (b *binder) expr(n *pg.Node, sc *scope, ctx *exprCtx) (Scalar, error) {
 		}
 		t, err := TypeOf(tc.TypeName)
 		if err != nil {
-			return nil, err
+			et, ok, eerr := b.enumTypeOf(tc.TypeName) // enum.go
+			if !ok {
+				return nil, err
+			}
+			if eerr != nil {
+				return nil, eerr
+			}
+			t = et
 		}
 		if arg, err = intervalFields(arg, tc.TypeName); err != nil {
 			return nil, err
@@ -551,6 +558,9 @@ func colName(n *pg.Node, b15 bool) string {
 				t = ElemType(t) // int[] is named int4, as PostgreSQL names it
 			}
 			return typeNames[t.OID]
+		}
+		if names := tc.TypeName.Names; len(names) > 0 && names[len(names)-1].GetString_() != nil {
+			return names[len(names)-1].GetString_().Sval // a user type ('ok'::mood): its name, as FigureColname
 		}
 	case n.GetCaseExpr() != nil:
 		// named after its ELSE when that has a name of its own

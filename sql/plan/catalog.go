@@ -1,6 +1,10 @@
 package plan
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/sidecar-dev/sidecar/types"
+)
 
 // Catalog is what the binder resolves table names against: the followed
 // tables at the statement's version (a snapshot's relations).
@@ -44,6 +48,9 @@ type ColumnDef struct {
 	// is PostgreSQL's ORDER BY order (sql/opt keyorder.go). False when
 	// the collation is another or was not read.
 	ByteOrder bool
+	// Enum is the column's enum type, as read at the table's version,
+	// when its type is a user enum (enum.go); nil otherwise.
+	Enum *types.Enum
 }
 
 // ColumnID numbers a column of a query (1-based; 0 is none). Every base
@@ -64,6 +71,8 @@ type Metadata struct {
 	// collations are the names of the explicit COLLATE clauses bound
 	// (collate.go), views' and subqueries' included.
 	collations []string
+	// enums are the user enum types the query reads (enum.go).
+	enums map[OID]*types.Enum
 }
 
 // Add numbers a new column.

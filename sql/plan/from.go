@@ -174,6 +174,7 @@ func (b *binder) rangeVar(rv *pg.RangeVar) (Rel, *item, error) {
 		return nil, nil, err
 	}
 	s := &Scan{Table: t, Alias: alias}
+	b.addTableEnums(t) // enum.go
 	for i, c := range t.Columns {
 		s.Cols = append(s.Cols, b.md.Add(ColumnMeta{Name: names[i], Table: alias, Type: c.Type}))
 		s.Ords = append(s.Ords, i)

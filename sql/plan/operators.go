@@ -229,7 +229,7 @@ func (b *binder) binary(op string, l, r Scalar, loc int32) (Scalar, error) {
 	b.noteParam(r)
 	lt, rt = l.Type(), r.Type()
 	bad := func() error {
-		return errorf(CodeUndefinedFunction, "operator does not exist: %s %s %s", lt, op, rt).at(loc)
+		return errorf(CodeUndefinedFunction, "operator does not exist: %s %s %s", b.typeString(lt), op, b.typeString(rt)).at(loc) // enum.go: an enum by its name
 	}
 	switch {
 	case comparisons[op]:
@@ -377,6 +377,9 @@ func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, erro
 	}
 	if f.AggStar || f.AggDistinct || f.AggFilter != nil || len(f.AggOrder) > 0 {
 		return nil, errorf(CodeWrongObjectType, "%s is not an aggregate function", name).at(f.Location)
+	}
+	if e, found, err := b.enumCall(name, f, sc, ctx); found || err != nil {
+		return e, err // enum.go
 	}
 	if e, found, err := b.arrayCall(name, f, sc, ctx); found || err != nil {
 		return e, err // array.go

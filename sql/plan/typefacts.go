@@ -204,6 +204,9 @@ func aggResult(fn string, arg OID) (OID, error) {
 		}
 		return a.Result, nil
 	}
+	if (fn == "min" || fn == "max") && types.IsUserOID(arg) {
+		return arg, nil // min(anyenum), max(anyenum): an enum column (enum.go); sql/exec reads no other user type
+	}
 	t, err := types.AggResult(fn, arg)
 	if err != nil {
 		return 0, errorf(CodeUndefinedFunction, "function %s(%s) does not exist", fn, T(arg))
