@@ -31,9 +31,9 @@ func TestTPCHMarkdownDuckDB(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"| query | PostgreSQL | sidecar | ratio | sidecar CPU | DuckDB | sidecar/DuckDB | DuckDB rows | answer |",
-		"| Q1 | 100 ms (100 ms–100 ms) | 200 ms (200 ms–200 ms) | 2× | – | 50.0 ms (50.0 ms–50.0 ms) | 4× | 4 | identical |",
-		`error: DuckDB: Parser Error: a\|b | – | – |`,
+		"| query | PostgreSQL | sidecar | ratio | PostgreSQL CPU | sidecar CPU | CPU ratio | DuckDB | sidecar/DuckDB | DuckDB rows | load | answer |",
+		"| Q1 | 100 ms (100 ms–100 ms) | 200 ms (200 ms–200 ms) | 2× | – | – | – | 50.0 ms (50.0 ms–50.0 ms) | 4× | 4 | – | identical |",
+		`error: DuckDB: Parser Error: a\|b | – | – | – |`,
 		"sidecar/PostgreSQL 1× (2 queries), sidecar/DuckDB 4× (1 queries)",
 		"Load average when the queries started 1.0, at the end 2.0.",
 	} {
@@ -62,5 +62,41 @@ func TestCharColumns(t *testing.T) {
 	}
 	if len(got["partsupp"]) != 0 {
 		t.Errorf("partsupp: char columns %q, want none", got["partsupp"])
+	}
+}
+
+// TestTPCHMarkdownCPU checks the CPU columns: both sides' median CPU,
+// their ratio, the load at a query's start and end, "–" where
+// PostgreSQL's CPU is zero (below the ticks' resolution), and the
+// geometric mean of the CPU ratios.
+func TestTPCHMarkdownCPU(t *testing.T) {
+	ms := func(n ...int) []time.Duration {
+		var d []time.Duration
+		for _, x := range n {
+			d = append(d, time.Duration(x)*time.Millisecond)
+		}
+		return d
+	}
+	rep := &TPCHReport{SF: 1, Reps: 3, Rows: map[string]int64{}, Queries: []*TPCHQuery{
+		{N: 4, Postgres: ms(100, 90, 300), Sidecar: ms(400, 500, 450), PostgresCPU: ms(80, 90, 100), SidecarCPU: ms(400, 360, 900),
+			LoadStart: "41.5", LoadEnd: "38.2", Outcome: sqldiff.Outcome{Class: sqldiff.Identical}},
+		{N: 11, Postgres: ms(10), Sidecar: ms(5), PostgresCPU: ms(0), SidecarCPU: ms(3), Outcome: sqldiff.Outcome{Class: sqldiff.Identical}},
+		{N: 13, Postgres: ms(100), Sidecar: ms(100), PostgresCPU: ms(100), SidecarCPU: ms(25), LoadStart: "2", LoadEnd: "3", Outcome: sqldiff.Outcome{Class: sqldiff.Identical}},
+	}}
+	var b strings.Builder
+	if err := WriteTPCHMarkdown(&b, rep, "sidecar-bench tpch"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"| query | PostgreSQL | sidecar | ratio | PostgreSQL CPU | sidecar CPU | CPU ratio | load | answer |",
+		"| Q4 | 100 ms (90.0 ms–300 ms) | 450 ms (400 ms–500 ms) | 4.5× | 90.0 ms | 400 ms | 4.44× | 41.5→38.2 | identical |",
+		"| Q11 | 10.0 ms (10.0 ms–10.0 ms) | 5.00 ms (5.00 ms–5.00 ms) | 0.5× | 0 | 3.00 ms | – | – | identical |",
+		"| Q13 | 100 ms (100 ms–100 ms) | 100 ms (100 ms–100 ms) | 1× | 100 ms | 25.0 ms | 0.25× | 2→3 | identical |",
+		"of the CPU ratios 1.05× (2 queries).",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
 	}
 }
