@@ -65,7 +65,7 @@ type TPCHQuery struct {
 	// query's first repetition started and its last one ended.
 	LoadStart, LoadEnd string
 	Outcome            sqldiff.Outcome // the last run's (identical, refused, …)
-	Rows       int
+	Rows               int
 	// DuckDB's times (its anchor's own measure: the statement and every
 	// row fetched), rows, and its error if it failed.
 	DuckDB     []time.Duration
