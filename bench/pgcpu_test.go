@@ -84,6 +84,7 @@ func TestPGCPUMeterLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pg.Stop()
+	t.Logf("PostgreSQL %s", pg.ServerVersionString())
 	m, err := newPGCPUMeter(filepath.Join(pg.Dir(), "data"))
 	if err != nil {
 		t.Fatal(err)
