@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,8 +57,15 @@ type TPCHQuery struct {
 	// backend is another process). Less sensitive to the machine's load
 	// than the wall time.
 	SidecarCPU []time.Duration
-	Outcome    sqldiff.Outcome // the last run's (identical, refused, …)
-	Rows       int
+	// PostgresCPU is the CPU time of every process of PostgreSQL's
+	// cluster (the backend, parallel workers, background processes)
+	// during the same pairs, read from /proc (pgcpu.go).
+	PostgresCPU []time.Duration
+	// LoadStart and LoadEnd are the 1-minute load averages when the
+	// query's first repetition started and its last one ended.
+	LoadStart, LoadEnd string
+	Outcome            sqldiff.Outcome // the last run's (identical, refused, …)
+	Rows               int
 	// DuckDB's times (its anchor's own measure: the statement and every
 	// row fetched), rows, and its error if it failed.
 	DuckDB     []time.Duration
@@ -102,6 +110,10 @@ func RunTPCH(ctx context.Context, o TPCHOptions) (*TPCHReport, error) {
 	}
 	defer cleanup()
 	rep.PGVersion = pg.ServerVersionString()
+	pgCPU, err := newPGCPUMeter(filepath.Join(pg.Dir(), "data"))
+	if err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	if err := loadTPCH(ctx, url, o, rep); err != nil {
 		return nil, err
@@ -151,7 +163,7 @@ func RunTPCH(ctx context.Context, o TPCHOptions) (*TPCHReport, error) {
 		if o.FoldDates {
 			q = tpch.FoldDates(q)
 		}
-		cell := &TPCHQuery{N: i + 1}
+		cell := &TPCHQuery{N: i + 1, LoadStart: loadAvg()}
 		rep.Queries = append(rep.Queries, cell)
 		st := sqldiff.NewStatement(q)
 		for r := range o.Reps {
@@ -160,12 +172,15 @@ func RunTPCH(ctx context.Context, o TPCHOptions) (*TPCHReport, error) {
 			if duckFirst {
 				runDuck(duck, cell, q)
 			}
-			runPair(ctx, pgs, scs, st, cell, q, o.Timeout, (r+i)%2 == 1)
+			if err := runPair(ctx, pgs, scs, pgCPU, st, cell, q, o.Timeout, (r+i)%2 == 1); err != nil {
+				return nil, fmt.Errorf("Q%d: %w", cell.N, err)
+			}
 			if !duckFirst {
 				runDuck(duck, cell, q)
 			}
 		}
-		o.Logf("Q%d: PostgreSQL %s, sidecar %s (%s %s), DuckDB %s %s", cell.N, fmtDur(median(cell.Postgres)), fmtDur(median(cell.Sidecar)), out(cell.Outcome), cell.Outcome.Code, fmtDur(median(cell.DuckDB)), cell.DuckDBErr)
+		cell.LoadEnd = loadAvg()
+		o.Logf("Q%d: PostgreSQL %s (CPU %s), sidecar %s (CPU %s) (%s %s), DuckDB %s %s, load %s–%s", cell.N, fmtDur(median(cell.Postgres)), fmtDur(median(cell.PostgresCPU)), fmtDur(median(cell.Sidecar)), fmtDur(median(cell.SidecarCPU)), out(cell.Outcome), cell.Outcome.Code, fmtDur(median(cell.DuckDB)), cell.DuckDBErr, cell.LoadStart, cell.LoadEnd)
 	}
 	rep.LoadEnd = loadAvg()
 	rep.Took = time.Since(rep.Started)
@@ -173,23 +188,36 @@ func RunTPCH(ctx context.Context, o TPCHOptions) (*TPCHReport, error) {
 }
 
 // runPair runs one repetition of a query on PostgreSQL and the sidecar
-// (sidecarFirst: which goes first), comparing the answers.
-func runPair(ctx context.Context, pgs, scs *sqldiff.Session, st sqldiff.Statement, cell *TPCHQuery, q string, timeout time.Duration, sidecarFirst bool) {
+// (sidecarFirst: which goes first), comparing the answers, with the CPU
+// each side spent during the pair.
+func runPair(ctx context.Context, pgs, scs *sqldiff.Session, pgCPU *pgCPUMeter, st sqldiff.Statement, cell *TPCHQuery, q string, timeout time.Duration, sidecarFirst bool) error {
+	pg0, err := pgCPU.read()
+	if err != nil {
+		return err
+	}
 	if cell.Outcome.Class == sqldiff.Refused {
 		// A refusal does not change with repetition: PostgreSQL's
 		// time is still measured Reps times.
 		cell.Postgres = append(cell.Postgres, pgs.Time(ctx, q, timeout))
-		return
+		pg1, err := pgCPU.read()
+		cell.PostgresCPU = append(cell.PostgresCPU, pg1-pg0)
+		return err
 	}
 	cpu0 := processCPU()
 	out, pgTook, scTook := sqldiff.Compare(ctx, pgs, scs, st, timeout, sidecarFirst)
 	cpu := processCPU() - cpu0
+	pg1, err := pgCPU.read()
+	if err != nil {
+		return err
+	}
 	cell.Postgres = append(cell.Postgres, pgTook)
+	cell.PostgresCPU = append(cell.PostgresCPU, pg1-pg0)
 	cell.Outcome = out
 	if out.Class == sqldiff.Identical || out.Class == sqldiff.OrderOnly || out.Class.Wrong() {
 		cell.Sidecar = append(cell.Sidecar, scTook)
 		cell.SidecarCPU = append(cell.SidecarCPU, cpu)
 	}
+	return nil
 }
 
 func out(o sqldiff.Outcome) string { return string(o.Class) }
@@ -225,7 +253,7 @@ func WriteTPCHMarkdown(w io.Writer, rep *TPCHReport, command string) error {
 	} else {
 		p("The query texts are the specification's, date arithmetic included.\n\n")
 	}
-	p("Each query %d times per side, alternating which side runs first; median (min–max); sidecar CPU = this process's CPU time during the pair (the sidecar runs in it), median. Answer: the sidecar's rows compared with PostgreSQL's in text format (in order under ORDER BY). Ratio = sidecar / PostgreSQL.", rep.Reps)
+	p("Each query %d times per side, alternating which side runs first; median (min–max); sidecar CPU = this process's CPU time during the pair (the sidecar runs in it), median. PostgreSQL CPU = the CPU time of every process of PostgreSQL's throwaway cluster during the same pair (utime+stime of the postmaster's children from /proc, the exited parallel workers through the postmaster's cutime+cstime; 10 ms resolution per process; the walsender the sidecar follows through and the background processes included), median. CPU ratio = sidecar CPU / PostgreSQL CPU, the figure the machine's load moves least; ratio = the wall-time one. Load = the 1-minute load average when the query's first repetition started → when its last one ended. Answer: the sidecar's rows compared with PostgreSQL's in text format (in order under ORDER BY).", rep.Reps)
 	if rep.DuckDB {
 		p(" DuckDB (the anchor, `bench/duckdb`: an in-memory database in its own process, the eight tables copied from the same PostgreSQL as CSV in %s, memory use after %s) runs each query in the same turns, before the pair on one repetition and after it on the next; its time is the anchor's own measure of the statement and every row fetched; rows = its row count (its answers are not compared: DuckDB's char(n) is varchar, its numeric division scale differs).", fmtDur(rep.DuckDBLoad), rep.DuckDBMem)
 	} else {
@@ -237,17 +265,15 @@ func WriteTPCHMarkdown(w io.Writer, rep *TPCHReport, command string) error {
 	}
 	p("\n\n")
 	if rep.DuckDB {
-		p("| query | PostgreSQL | sidecar | ratio | sidecar CPU | DuckDB | sidecar/DuckDB | DuckDB rows | answer |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
+		p("| query | PostgreSQL | sidecar | ratio | PostgreSQL CPU | sidecar CPU | CPU ratio | DuckDB | sidecar/DuckDB | DuckDB rows | load | answer |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
 	} else {
-		p("| query | PostgreSQL | sidecar | ratio | sidecar CPU | answer |\n|---|---:|---:|---:|---:|---|\n")
+		p("| query | PostgreSQL | sidecar | ratio | PostgreSQL CPU | sidecar CPU | CPU ratio | load | answer |\n|---|---:|---:|---:|---:|---:|---:|---|---|\n")
 	}
 	answered, equal := 0, 0
 	for _, q := range rep.Queries {
 		pgm := median(q.Postgres)
-		sc, ratio, cpu := "–", "–", "–"
-		if len(q.SidecarCPU) > 0 {
-			cpu = fmtDur(median(q.SidecarCPU))
-		}
+		sc, ratio := "–", "–"
+		cpu := cpuCells(q)
 		if len(q.Sidecar) > 0 {
 			answered++
 			s := median(q.Sidecar)
@@ -265,7 +291,7 @@ func WriteTPCHMarkdown(w io.Writer, rep *TPCHReport, command string) error {
 			ans = ans[:220] + "…"
 		}
 		if !rep.DuckDB {
-			p("| Q%d | %s (%s–%s) | %s | %s | %s | %s |\n", q.N, fmtDur(pgm), fmtDur(minDur(q.Postgres)), fmtDur(maxDur(q.Postgres)), sc, ratio, cpu, ans)
+			p("| Q%d | %s (%s–%s) | %s | %s | %s | %s | %s |\n", q.N, fmtDur(pgm), fmtDur(minDur(q.Postgres)), fmtDur(maxDur(q.Postgres)), sc, ratio, cpu, loadCell(q), ans)
 			continue
 		}
 		dk, dratio, drows := "–", "–", "–"
@@ -279,14 +305,17 @@ func WriteTPCHMarkdown(w io.Writer, rep *TPCHReport, command string) error {
 		} else if q.DuckDBErr != "" {
 			dk = "error: " + strings.ReplaceAll(truncate(q.DuckDBErr, 120), "|", `\|`)
 		}
-		p("| Q%d | %s (%s–%s) | %s | %s | %s | %s | %s | %s | %s |\n", q.N, fmtDur(pgm), fmtDur(minDur(q.Postgres)), fmtDur(maxDur(q.Postgres)), sc, ratio, cpu, dk, dratio, drows, ans)
+		p("| Q%d | %s (%s–%s) | %s | %s | %s | %s | %s | %s | %s | %s |\n", q.N, fmtDur(pgm), fmtDur(minDur(q.Postgres)), fmtDur(maxDur(q.Postgres)), sc, ratio, cpu, dk, dratio, drows, loadCell(q), ans)
 	}
 	p("\n**%d of %d answered, %d identical to PostgreSQL.**", answered, len(rep.Queries), equal)
 	p(" Geometric mean of the ratios (queries both answered): sidecar/PostgreSQL %s", geomeanRatio(rep.Queries, func(q *TPCHQuery) []time.Duration { return q.Postgres }))
 	if rep.DuckDB {
 		p(", sidecar/DuckDB %s", geomeanRatio(rep.Queries, func(q *TPCHQuery) []time.Duration { return q.DuckDB }))
 	}
-	p(".\n")
+	p("; of the CPU ratios %s.\n", geomean(rep.Queries, func(q *TPCHQuery) (float64, bool) {
+		s, pg := median(q.SidecarCPU), median(q.PostgresCPU)
+		return float64(s) / float64(pg), len(q.Sidecar) > 0 && len(q.SidecarCPU) > 0 && pg > 0
+	}))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -314,16 +343,50 @@ func truncate(s string, n int) string {
 	return s
 }
 
+// cpuCells are a query's "PostgreSQL CPU | sidecar CPU | CPU ratio"
+// cells: medians over the answered pairs, "–" where nothing was
+// measured (or PostgreSQL's CPU is below the ticks' resolution).
+func cpuCells(q *TPCHQuery) string {
+	pg, sc, ratio := "–", "–", "–"
+	if len(q.PostgresCPU) > 0 {
+		pg = fmtDur(median(q.PostgresCPU))
+	}
+	if len(q.SidecarCPU) > 0 {
+		sc = fmtDur(median(q.SidecarCPU))
+		if m := median(q.PostgresCPU); len(q.Sidecar) > 0 && m > 0 {
+			ratio = strconv.FormatFloat(float64(median(q.SidecarCPU))/float64(m), 'g', 3, 64) + "×"
+		}
+	}
+	return pg + " | " + sc + " | " + ratio
+}
+
+// loadCell is a query's load average at its start → its end.
+func loadCell(q *TPCHQuery) string {
+	if q.LoadStart == "" && q.LoadEnd == "" {
+		return "–"
+	}
+	return q.LoadStart + "→" + q.LoadEnd
+}
+
 // geomeanRatio is the geometric mean of sidecar / other over the
 // queries both answered, with their count.
 func geomeanRatio(qs []*TPCHQuery, other func(*TPCHQuery) []time.Duration) string {
+	return geomean(qs, func(q *TPCHQuery) (float64, bool) {
+		o := other(q)
+		return float64(median(q.Sidecar)) / float64(median(o)), len(q.Sidecar) > 0 && len(o) > 0 && median(o) > 0
+	})
+}
+
+// geomean is the geometric mean of ratio over the queries it is defined
+// for, with their count.
+func geomean(qs []*TPCHQuery, ratio func(*TPCHQuery) (float64, bool)) string {
 	sum, n := 0.0, 0
 	for _, q := range qs {
-		o := other(q)
-		if len(q.Sidecar) == 0 || len(o) == 0 || median(o) <= 0 {
+		r, ok := ratio(q)
+		if !ok {
 			continue
 		}
-		sum += math.Log(float64(median(q.Sidecar)) / float64(median(o)))
+		sum += math.Log(r)
 		n++
 	}
 	if n == 0 {

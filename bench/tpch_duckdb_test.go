@@ -13,27 +13,16 @@ import (
 // the sidecar/DuckDB ratio, a DuckDB error kept in its cell, and both
 // geometric means over the queries both sides answered.
 func TestTPCHMarkdownDuckDB(t *testing.T) {
-	ms := func(n ...int) []time.Duration {
-		var d []time.Duration
-		for _, x := range n {
-			d = append(d, time.Duration(x)*time.Millisecond)
-		}
-		return d
-	}
 	rep := &TPCHReport{SF: 0.01, Reps: 1, DuckDB: true, DuckDBLoad: 2 * time.Second, DuckDBMem: "32MiB", LoadStart: "1.0", LoadEnd: "2.0",
 		Rows: map[string]int64{}, Queries: []*TPCHQuery{
-			{N: 1, Postgres: ms(100), Sidecar: ms(200), DuckDB: ms(50), DuckDBRows: 4, Outcome: sqldiff.Outcome{Class: sqldiff.Identical}},
-			{N: 2, Postgres: ms(100), Sidecar: ms(50), DuckDBErr: "DuckDB: Parser Error: a|b", Outcome: sqldiff.Outcome{Class: sqldiff.Identical}},
+			{N: 1, Postgres: msDurations(100), Sidecar: msDurations(200), DuckDB: msDurations(50), DuckDBRows: 4, Outcome: sqldiff.Outcome{Class: sqldiff.Identical}},
+			{N: 2, Postgres: msDurations(100), Sidecar: msDurations(50), DuckDBErr: "DuckDB: Parser Error: a|b", Outcome: sqldiff.Outcome{Class: sqldiff.Identical}},
 		}}
-	var b strings.Builder
-	if err := WriteTPCHMarkdown(&b, rep, "sidecar-bench tpch"); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
+	out := tpchMarkdown(t, rep)
 	for _, want := range []string{
-		"| query | PostgreSQL | sidecar | ratio | sidecar CPU | DuckDB | sidecar/DuckDB | DuckDB rows | answer |",
-		"| Q1 | 100 ms (100 ms–100 ms) | 200 ms (200 ms–200 ms) | 2× | – | 50.0 ms (50.0 ms–50.0 ms) | 4× | 4 | identical |",
-		`error: DuckDB: Parser Error: a\|b | – | – |`,
+		"| query | PostgreSQL | sidecar | ratio | PostgreSQL CPU | sidecar CPU | CPU ratio | DuckDB | sidecar/DuckDB | DuckDB rows | load | answer |",
+		"| Q1 | 100 ms (100 ms–100 ms) | 200 ms (200 ms–200 ms) | 2× | – | – | – | 50.0 ms (50.0 ms–50.0 ms) | 4× | 4 | – | identical |",
+		`error: DuckDB: Parser Error: a\|b | – | – | – |`,
 		"sidecar/PostgreSQL 1× (2 queries), sidecar/DuckDB 4× (1 queries)",
 		"Load average when the queries started 1.0, at the end 2.0.",
 	} {
@@ -63,4 +52,48 @@ func TestCharColumns(t *testing.T) {
 	if len(got["partsupp"]) != 0 {
 		t.Errorf("partsupp: char columns %q, want none", got["partsupp"])
 	}
+}
+
+// TestTPCHMarkdownCPU checks the CPU columns: both sides' median CPU,
+// their ratio, the load at a query's start and end, "–" where
+// PostgreSQL's CPU is zero (below the ticks' resolution), and the
+// geometric mean of the CPU ratios.
+func TestTPCHMarkdownCPU(t *testing.T) {
+	rep := &TPCHReport{SF: 1, Reps: 3, Rows: map[string]int64{}, Queries: []*TPCHQuery{
+		{N: 4, Postgres: msDurations(100, 90, 300), Sidecar: msDurations(400, 500, 450), PostgresCPU: msDurations(80, 90, 100), SidecarCPU: msDurations(400, 360, 900),
+			LoadStart: "41.5", LoadEnd: "38.2", Outcome: sqldiff.Outcome{Class: sqldiff.Identical}},
+		{N: 11, Postgres: msDurations(10), Sidecar: msDurations(5), PostgresCPU: msDurations(0), SidecarCPU: msDurations(3), Outcome: sqldiff.Outcome{Class: sqldiff.Identical}},
+		{N: 13, Postgres: msDurations(100), Sidecar: msDurations(100), PostgresCPU: msDurations(100), SidecarCPU: msDurations(25), LoadStart: "2", LoadEnd: "3", Outcome: sqldiff.Outcome{Class: sqldiff.Identical}},
+	}}
+	out := tpchMarkdown(t, rep)
+	for _, want := range []string{
+		"| query | PostgreSQL | sidecar | ratio | PostgreSQL CPU | sidecar CPU | CPU ratio | load | answer |",
+		"| Q4 | 100 ms (90.0 ms–300 ms) | 450 ms (400 ms–500 ms) | 4.5× | 90.0 ms | 400 ms | 4.44× | 41.5→38.2 | identical |",
+		"| Q11 | 10.0 ms (10.0 ms–10.0 ms) | 5.00 ms (5.00 ms–5.00 ms) | 0.5× | 0 | 3.00 ms | – | – | identical |",
+		"| Q13 | 100 ms (100 ms–100 ms) | 100 ms (100 ms–100 ms) | 1× | 100 ms | 25.0 ms | 0.25× | 2→3 | identical |",
+		"of the CPU ratios 1.05× (2 queries).",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// msDurations are n milliseconds each.
+func msDurations(n ...int) []time.Duration {
+	var d []time.Duration
+	for _, x := range n {
+		d = append(d, time.Duration(x)*time.Millisecond)
+	}
+	return d
+}
+
+// tpchMarkdown is rep's report.
+func tpchMarkdown(t *testing.T, rep *TPCHReport) string {
+	t.Helper()
+	var b strings.Builder
+	if err := WriteTPCHMarkdown(&b, rep, "sidecar-bench tpch"); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

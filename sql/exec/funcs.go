@@ -16,6 +16,7 @@ func likeOp(op string, l, r plan.Type, cm *builtin.CaseMap) (func(a, b types.Val
 	}
 	fold := op == "~~*" || op == "!~~*"
 	neg := op == "!~~" || op == "!~~*"
+	var lc likeCache // likefast.go
 	return func(a, b types.Value) (types.Value, error) {
 		s, p := a.(string), b.(string)
 		if fold {
@@ -29,7 +30,7 @@ func likeOp(op string, l, r plan.Type, cm *builtin.CaseMap) (func(a, b types.Val
 				return nil, libraryErr(err)
 			}
 		}
-		m, err := like(s, p)
+		m, err := lc.like(s, p)
 		return m != neg, err
 	}, nil
 }

@@ -207,6 +207,8 @@ type hashTable struct {
 	next    []int32
 	mask    uint64
 	matched []bool
+	// nonIntKey: a row's single key was not an int64 (joinhashkey.go).
+	nonIntKey bool
 }
 
 // chunked is a column of values in chunks of BatchSize, so that a
@@ -371,6 +373,7 @@ func (ht *hashTable) add(b *Batch, keys [][]types.Value, ok []bool, keep []bool,
 		var h uint64
 		if ok[i] {
 			h = ht.hashRow(keys, i)
+			ht.noteKey(keys, i)
 		}
 		ht.hashes = append(ht.hashes, h)
 		ht.hasKey = append(ht.hasKey, ok[i])
@@ -562,7 +565,7 @@ func (j *joinOp) probe(mem *memAcct, ht *hashTable, left operator, emit func(*Ba
 			}
 			h := ht.hashRow(keys, i)
 			for r := int(ht.head[h&ht.mask]) - 1; r >= 0; r = int(ht.next[r]) - 1 {
-				if ht.hashes[r] != h || !ht.equalTo(r, keys, i) {
+				if !ht.sameKeys(r, h, keys, i) {
 					continue
 				}
 				if semi && hit[i] {

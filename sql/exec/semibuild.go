@@ -108,7 +108,7 @@ func (j *joinOp) streamBuiltLeft(ht *hashTable, right operator, skipMatched bool
 			}
 			h := ht.hashRow(keys, i)
 			for r := int(ht.head[h&ht.mask]) - 1; r >= 0; r = int(ht.next[r]) - 1 {
-				if (skipMatched && ht.matched[r]) || ht.hashes[r] != h || !ht.equalTo(r, keys, i) {
+				if (skipMatched && ht.matched[r]) || !ht.sameKeys(r, h, keys, i) {
 					continue
 				}
 				pl, pr = append(pl, r), append(pr, i)
