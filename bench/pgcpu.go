@@ -46,8 +46,34 @@ func serverOf(ctx context.Context, conn *pgx.Conn) (pgServer, error) {
 	return pgServer{postmaster: pp}, nil
 }
 
-// cpu is the server's CPU so far (see above).
+// cpu is the server's CPU so far (see above). A backend the postmaster
+// reaps between the read of its own times and the walk of its children
+// would be in neither: the walk is taken again until the postmaster's
+// reaped times are the same before and after it.
 func (s pgServer) cpu() (time.Duration, error) {
+	for range 20 {
+		before, err := s.reaped()
+		if err != nil {
+			return 0, err
+		}
+		live, err := s.children()
+		if err != nil {
+			return 0, err
+		}
+		after, err := s.reaped()
+		if err != nil {
+			return 0, err
+		}
+		if after == before {
+			return time.Duration(before+live) * time.Second / clockTicks, nil
+		}
+	}
+	return 0, fmt.Errorf("server's CPU: postmaster %d reaped a backend during every walk", s.postmaster)
+}
+
+// reaped is the postmaster's own CPU and its reaped children's, in
+// clock ticks.
+func (s pgServer) reaped() (int64, error) {
 	f, err := procStat(s.postmaster)
 	if err != nil {
 		return 0, fmt.Errorf("server's CPU: %w", err)
@@ -57,17 +83,24 @@ func (s pgServer) cpu() (time.Duration, error) {
 	if err != nil {
 		return 0, fmt.Errorf("server's CPU: postmaster %d: %w", s.postmaster, err)
 	}
+	return ticks, nil
+}
+
+// children is the CPU of the postmaster's live children, in clock ticks.
+func (s pgServer) children() (int64, error) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0, fmt.Errorf("server's CPU: %w", err)
 	}
+	var ticks int64
+	parent := strconv.Itoa(s.postmaster)
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
 		cf, err := procStat(pid)
-		if err != nil || cf[1] != strconv.Itoa(s.postmaster) {
+		if err != nil || cf[1] != parent {
 			continue // gone meanwhile, or not the server's
 		}
 		t, err := sumFields(cf[11:13])
@@ -76,7 +109,7 @@ func (s pgServer) cpu() (time.Duration, error) {
 		}
 		ticks += t
 	}
-	return time.Duration(ticks) * time.Second / clockTicks, nil
+	return ticks, nil
 }
 
 // procStat returns the fields of /proc/pid/stat after the command name
