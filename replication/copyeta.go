@@ -15,14 +15,15 @@ const DefaultETAWindow = 30 * time.Second
 const etaSamples = 128
 
 // DefaultBuildFactor is how much longer than its COPY phase a table's
-// build (its rows merged into the tree and the in-memory HEAD, after the
-// last range) takes, per row, before the build's own pace is known.
-// Measured build over COPY phase since session 16's build: 3.5 and 4.6
-// (1M and 3M rows, load 11-12, copy-2026-12-06-s16.md), 3.1-5.1 at 3M
-// (load 24-39) and 4.4-4.8 at 10M (load 40-45, copy-2026-12-06-s18.md).
-// It was 2 (1.5-2.25 in session 12): a 10M-row copy's ETA said 39 s
-// when its build began and took 95 s.
-const DefaultBuildFactor = 3.5
+// build (its rows merged into the tree, after the last range) takes, per
+// row, before the build's own pace is known. It was 3.5 while the
+// in-memory HEAD was built after the COPY too (build over COPY phase
+// 3.1-5.1, copy-2026-12-06-s18.md); since the HEAD is built during the
+// COPY (mirror.CopyIntakeBuilder, session 24) the build after it measured
+// 0.83-1.43 times the COPY phase at 1M rows, load 43-64
+// (scale-2026-12-07-s24-copy.md), and the 3.5 made a 1M-row copy's ETA
+// 1m19s-1m43s with 45 s left.
+const DefaultBuildFactor = 1.5
 
 // CopyETA estimates the time left of one table's copy, its build
 // included: the rows left (the planner's estimate, pg_class.reltuples,
