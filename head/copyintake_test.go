@@ -40,13 +40,7 @@ func (f *feed) copyRanges(rel *wal.Relation, ranges int, rowsOf func(r int) [][2
 			f.t.Fatal(err)
 		}
 	}
-	f.lsn += 10
-	if err := f.m.TableCopied(ctx, rel, f.lsn); err != nil {
-		f.t.Fatal(err)
-	}
-	if err := f.m.StreamReached(ctx, f.lsn); err != nil {
-		f.t.Fatal(err)
-	}
+	f.copied(rel)
 }
 
 // TestCopyIntakeBuildsHead (issue 24 item 5): the model builds a copied
