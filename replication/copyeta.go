@@ -20,10 +20,10 @@ const etaSamples = 128
 // in-memory HEAD was built after the COPY too (build over COPY phase
 // 3.1-5.1, copy-2026-12-06-s18.md); since the HEAD is built during the
 // COPY (mirror.CopyIntakeBuilder, session 24) the build after it measured
-// 0.83-1.43 times the COPY phase at 1M rows, load 43-64
+// 0.83-1.43 times the COPY phase at 1M rows and 0.67 at 10M, load 43-64
 // (scale-2026-12-07-s24-copy.md), and the 3.5 made a 1M-row copy's ETA
-// 1m19s-1m43s with 45 s left.
-const DefaultBuildFactor = 1.5
+// 1m19s-1m43s with 45 s left, a 10M-row copy's 28-31 min with 10-12 left.
+const DefaultBuildFactor = 1.0
 
 // CopyETA estimates the time left of one table's copy, its build
 // included: the rows left (the planner's estimate, pg_class.reltuples,
