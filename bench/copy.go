@@ -51,9 +51,14 @@ type CopyCell struct {
 	PeakRSS []int64         // VmHWM over the sidecar's copy
 	// Faults is the process's minor page faults over Head, Sys its system
 	// CPU: on this VM a first touch of a page costs ~20 µs of CPU.
-	Faults    []int64
-	Sys       []time.Duration
-	LoadAvg   []string      // at each repetition's start
+	Faults  []int64
+	Sys     []time.Duration
+	LoadAvg []string // at each repetition's start
+	// TextCPU is the text `\copy`'s CPU: psql's and the server's over
+	// it (pgcpu.go); PGCPU the server's over the sidecar's copy (its COPY
+	// backends and walsender), not in CPU.
+	TextCPU   []time.Duration
+	PGCPU     []time.Duration
 	Generated time.Duration // loading the rows into PostgreSQL
 }
 
@@ -87,6 +92,10 @@ func RunCopy(ctx context.Context, o CopyOptions) (*CopyReport, error) {
 		return nil, err
 	}
 	defer conn.Close(context.Background())
+	srv, err := serverOf(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
 	have := 0
 	for _, n := range sizes {
 		c := &CopyCell{Rows: n}
@@ -105,20 +114,38 @@ func RunCopy(ctx context.Context, o CopyOptions) (*CopyReport, error) {
 		_ = conn.QueryRow(ctx, "SELECT pg_total_relation_size('t')").Scan(&c.PGBytes)
 		for i := range o.Reps {
 			c.LoadAvg = append(c.LoadAvg, loadAvg())
-			text, err := psqlCopy(ctx, pg, url, `\copy t TO '/dev/null'`)
+			s0, err := srv.read()
 			if err != nil {
 				return nil, err
 			}
-			bin, err := psqlCopy(ctx, pg, url, `\copy t TO '/dev/null' WITH (FORMAT binary)`)
+			text, textCPU, err := psqlCopy(ctx, pg, url, `\copy t TO '/dev/null'`)
+			if err != nil {
+				return nil, err
+			}
+			s1, err := srv.read()
+			if err != nil {
+				return nil, err
+			}
+			bin, _, err := psqlCopy(ctx, pg, url, `\copy t TO '/dev/null' WITH (FORMAT binary)`)
 			if err != nil {
 				return nil, err
 			}
 			c.Text, c.Binary = append(c.Text, text), append(c.Binary, bin)
+			c.TextCPU = append(c.TextCPU, textCPU+s1-s0)
+			s2, err := srv.read()
+			if err != nil {
+				return nil, err
+			}
 			if err := copySidecar(ctx, o, scratch, url, conn, c, i); err != nil {
 				return nil, err
 			}
-			o.Logf("%d rows rep %d (load %s): \\copy text %s, binary %s; sidecar ready %s, HEAD %s (CPU %s, sys %s, %d minor faults, peak RSS %s)",
-				n, i+1, c.LoadAvg[i], fmtDur(text), fmtDur(bin), fmtDur(c.Ready[i]), fmtDur(c.Head[i]), fmtDur(c.CPU[i]), fmtDur(c.Sys[i]), c.Faults[i], fmtBytes(c.PeakRSS[i]))
+			s3, err := srv.read()
+			if err != nil {
+				return nil, err
+			}
+			c.PGCPU = append(c.PGCPU, s3-s2)
+			o.Logf("%d rows rep %d (load %s): \\copy text %s (CPU %s: psql and server), binary %s; sidecar ready %s, HEAD %s (CPU %s, sys %s, %d minor faults, peak RSS %s; server CPU %s)",
+				n, i+1, c.LoadAvg[i], fmtDur(text), fmtDur(c.TextCPU[i]), fmtDur(bin), fmtDur(c.Ready[i]), fmtDur(c.Head[i]), fmtDur(c.CPU[i]), fmtDur(c.Sys[i]), c.Faults[i], fmtBytes(c.PeakRSS[i]), fmtDur(c.PGCPU[i]))
 		}
 	}
 	rep.EndLoad = loadAvg()
@@ -127,20 +154,22 @@ func RunCopy(ctx context.Context, o CopyOptions) (*CopyReport, error) {
 }
 
 // psqlCopy times one psql run of a \copy meta-command (process start
-// included: psql connects, COPY runs, rows written to /dev/null).
-func psqlCopy(ctx context.Context, pg *pgtest.Cluster, url, meta string) (time.Duration, error) {
+// included: psql connects, COPY runs, rows written to /dev/null), and
+// returns psql's CPU (user and system).
+func psqlCopy(ctx context.Context, pg *pgtest.Cluster, url, meta string) (wall, cpu time.Duration, err error) {
 	tool, err := pg.Tool("psql")
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	cmd := exec.CommandContext(ctx, tool, "-X", "-q", "-d", url, "-c", meta)
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	t0 := time.Now()
 	if err := cmd.Run(); err != nil {
-		return 0, fmt.Errorf("psql %s: %w: %s", meta, err, out.String())
+		return 0, 0, fmt.Errorf("psql %s: %w: %s", meta, err, out.String())
 	}
-	return time.Since(t0), nil
+	wall = time.Since(t0)
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
 // copySidecar runs one sidecar initial copy on a fresh data directory and
@@ -284,12 +313,16 @@ func WriteCopyMarkdown(w io.Writer, rep *CopyReport, command string) error {
 	}
 	p("Measured on %s (UTC) at revision `%s`%s by `%s`, %d repetitions per size; PostgreSQL %s. Machine: %s, %d CPUs (GOMAXPROCS %d), %s, go %s. The sidecar's memory.limit: %s. Load average (1, 5, 15 min) at the end: %s.\n\n",
 		rep.Started.Format("2006-01-02 15:04"), rep.Env.Commit, dirtyMark(rep.Env), command, rep.Reps, rep.PGVersion, rep.Env.CPU, rep.Env.NumCPU, rep.Env.GOMAXPROCS, rep.Env.MemTotal, rep.Env.GoVersion, limit, rep.EndLoad)
-	p("Table `t(id bigint PRIMARY KEY, k text, v text, score int, grp int)` (the seed-003 shape of `sidecar-bench apply`/`reads`), loaded by INSERT … generate_series, VACUUM ANALYZE, CHECKPOINT; it grows from one size to the next. Per repetition, alternating on the same server: `psql -c \"\\copy t TO '/dev/null'\"` (text) and the same `WITH (FORMAT binary)` (process start included), then the sidecar in process (`daemon.Run`) on an empty data directory with a fresh slot: *ready* = start → `/api/status` streaming with the table ready (tree recorded; polled every 50 ms), *HEAD* = start → the in-memory HEAD holds every row (polled every 1 ms) (the copy's end to end time; the target is HEAD ≤ 1.5× the text `\\copy`). CPU is the whole process's over the HEAD window (PostgreSQL's backends not included); peak RSS is the process's VmHWM over it. Median (min–max).\n\n")
-	p("| rows | PostgreSQL table+index | `\\copy` text | `\\copy` binary | sidecar → ready | sidecar → HEAD | sidecar CPU | of which system | minor faults | peak RSS | HEAD ÷ `\\copy` text | target ≤ 1.5× met? |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	p("Table `t(id bigint PRIMARY KEY, k text, v text, score int, grp int)` (the seed-003 shape of `sidecar-bench apply`/`reads`), loaded by INSERT … generate_series, VACUUM ANALYZE, CHECKPOINT; it grows from one size to the next. Per repetition, alternating on the same server: `psql -c \"\\copy t TO '/dev/null'\"` (text) and the same `WITH (FORMAT binary)` (process start included), then the sidecar in process (`daemon.Run`) on an empty data directory with a fresh slot: *ready* = start → `/api/status` streaming with the table ready (tree recorded; polled every 50 ms), *HEAD* = start → the in-memory HEAD holds every row (polled every 1 ms) (the copy's end to end time; the target is HEAD ≤ 1.5× the text `\\copy`). CPU is the whole process's over the HEAD window (PostgreSQL's backends not included: *server CPU* is the server's over it — postmaster, live and reaped backends, from /proc); `\\copy` CPU is psql's plus the server's over the text `\\copy`; peak RSS is the process's VmHWM over it. Median (min–max).\n\n")
+	p("| rows | PostgreSQL table+index | `\\copy` text | `\\copy` CPU | `\\copy` binary | sidecar → ready | sidecar → HEAD | sidecar CPU | of which system | server CPU | minor faults | peak RSS | HEAD ÷ `\\copy` text | CPU ÷ `\\copy` CPU | target ≤ 1.5× met? |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range rep.Cells {
 		r := float64(median(c.Head)) / float64(median(c.Text))
-		p("| %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %.2f× | %s |\n", fmtRecords(c.Rows), fmtBytes(c.PGBytes), span3(c.Text), span3(c.Binary), span3(c.Ready), span3(c.Head),
-			fmtDur(median(c.CPU)), fmtDur(median(c.Sys)), median(c.Faults), fmtBytes(slices.Max(c.PeakRSS)), r, mark(r <= 1.5))
+		cr := "—"
+		if tc := median(c.TextCPU); tc > 0 {
+			cr = fmt.Sprintf("%.2f×", float64(median(c.CPU))/float64(tc))
+		}
+		p("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %.2f× | %s | %s |\n", fmtRecords(c.Rows), fmtBytes(c.PGBytes), span3(c.Text), fmtDur(median(c.TextCPU)), span3(c.Binary), span3(c.Ready), span3(c.Head),
+			fmtDur(median(c.CPU)), fmtDur(median(c.Sys)), fmtDur(median(c.PGCPU)), median(c.Faults), fmtBytes(slices.Max(c.PeakRSS)), r, cr, mark(r <= 1.5))
 	}
 	p("\nLoad average (1, 5, 15 min) at each repetition's start:\n\n")
 	for _, c := range rep.Cells {

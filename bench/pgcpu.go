@@ -2,12 +2,15 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // PostgreSQL's CPU time, read from /proc: the load-robust half of a
@@ -65,14 +68,38 @@ func parseProcStat(b []byte) (procStat, error) {
 
 // clusterCPU is the CPU time spent so far by the PostgreSQL cluster whose
 // postmaster is pid, under procRoot (/proc): the postmaster's own time,
-// the time of its children it has reaped (parallel workers and
-// autovacuum workers that exited: the kernel adds them to its
-// cutime/cstime when it waits for them), and the time of its living
-// children. The difference of two readings is the cluster's CPU between
-// them; a child that exits between them moves from the living sum to
-// the reaped one without being lost. Its resolution is one tick (10 ms)
-// per process.
+// the time of its children it has reaped (backends of sessions that
+// ended — a psql `\copy`'s —, parallel and autovacuum workers that
+// exited: the kernel adds them to its cutime/cstime when it waits for
+// them), and the time of its living children. The difference of two
+// readings is the cluster's CPU between them. A child reaped between
+// the read of the postmaster's times and the walk of its children would
+// be in neither, so the walk is taken again until the postmaster's
+// times are the same before and after it. Its resolution is one tick
+// (10 ms) per process.
 func clusterCPU(procRoot string, pid int) (time.Duration, error) {
+	for range 20 {
+		before, err := postmasterCPU(procRoot, pid)
+		if err != nil {
+			return 0, err
+		}
+		live, err := childrenCPU(procRoot, pid)
+		if err != nil {
+			return 0, err
+		}
+		after, err := postmasterCPU(procRoot, pid)
+		if err != nil {
+			return 0, err
+		}
+		if after == before {
+			return before + live, nil
+		}
+	}
+	return 0, fmt.Errorf("PostgreSQL's CPU: postmaster %d reaped a child during every walk of its children", pid)
+}
+
+// postmasterCPU is the postmaster's own CPU and its reaped children's.
+func postmasterCPU(procRoot string, pid int) (time.Duration, error) {
 	b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
 	if err != nil {
 		return 0, fmt.Errorf("postmaster %d: %w", pid, err)
@@ -81,11 +108,16 @@ func clusterCPU(procRoot string, pid int) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	total := pm.utime + pm.stime + pm.cutime + pm.cstime
+	return pm.utime + pm.stime + pm.cutime + pm.cstime, nil
+}
+
+// childrenCPU is the CPU of the postmaster's living children.
+func childrenCPU(procRoot string, pid int) (time.Duration, error) {
 	ents, err := os.ReadDir(procRoot)
 	if err != nil {
 		return 0, fmt.Errorf("list %s: %w", procRoot, err)
 	}
+	var total time.Duration
 	for _, e := range ents {
 		if _, err := strconv.Atoi(e.Name()); err != nil || e.Name() == strconv.Itoa(pid) {
 			continue
@@ -138,6 +170,33 @@ func newPGCPUMeter(dataDir string) (*pgCPUMeter, error) {
 		return nil, fmt.Errorf("PostgreSQL's CPU: %w", err)
 	}
 	return m, nil
+}
+
+// serverOf finds the cluster conn is connected to (on this machine):
+// its backend's parent, the postmaster.
+func serverOf(ctx context.Context, conn *pgx.Conn) (*pgCPUMeter, error) {
+	var backend int
+	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
+		return nil, fmt.Errorf("PostgreSQL's CPU: backend pid: %w", err)
+	}
+	s, err := readProcStat("/proc", backend)
+	if err != nil {
+		return nil, fmt.Errorf("PostgreSQL's CPU: %w", err)
+	}
+	m := &pgCPUMeter{procRoot: "/proc", pid: s.ppid}
+	if _, err := m.read(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// readProcStat reads and parses procRoot/pid/stat.
+func readProcStat(procRoot string, pid int) (procStat, error) {
+	b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return procStat{}, err
+	}
+	return parseProcStat(b)
 }
 
 // read is the cluster's CPU so far.

@@ -406,7 +406,7 @@ func (s *scaleRun) phases(ctx context.Context) error {
 func (s *scaleRun) copy(ctx context.Context) error {
 	for range max(1, min(s.o.Reps, 3)) {
 		s.rep.CopyLoads = append(s.rep.CopyLoads, loadAvg())
-		d, err := psqlCopy(ctx, s.pg, s.url, `\copy t TO '/dev/null'`)
+		d, _, err := psqlCopy(ctx, s.pg, s.url, `\copy t TO '/dev/null'`)
 		if err != nil {
 			return err
 		}

@@ -26,13 +26,13 @@ func TestCopyProgressETA(t *testing.T) {
 		d.copyProgress(p)
 	}
 	// 9500 rows left at 100 rows/s, then the build of 10000 rows at
-	// 3.5 times the COPY's 0.01 s a row (replication.DefaultBuildFactor).
-	if !strings.Contains(logs.String(), "estimated_rows=10000 building=false built=0 done=false eta=7m25s") {
+	// 1.0 times the COPY's 0.01 s a row (replication.DefaultBuildFactor).
+	if !strings.Contains(logs.String(), "estimated_rows=10000 building=false built=0 done=false eta=3m15s") {
 		t.Errorf("log lines:\n%s", logs.String())
 	}
 	eta := d.eta.left.WithLabelValues("public.t")
-	if v := testutil.ToFloat64(eta); v != 445 {
-		t.Errorf("sidecar_copy_eta_seconds = %v, want 445", v)
+	if v := testutil.ToFloat64(eta); v != 195 {
+		t.Errorf("sidecar_copy_eta_seconds = %v, want 195", v)
 	}
 	if v := testutil.ToFloat64(d.eta.estimated.WithLabelValues("public.t")); v != 10000 {
 		t.Errorf("sidecar_copy_rows_estimated = %v", v)
@@ -42,12 +42,12 @@ func TestCopyProgressETA(t *testing.T) {
 	}
 	// status shows the rows, bytes and estimate beside the ETA.
 	d.mu.Lock()
-	if cs := d.copyStatusLocked(); len(cs) != 1 || cs[0].Bytes != 20000 || cs[0].EstimatedRows != 10000 || cs[0].ETASeconds != 445 {
+	if cs := d.copyStatusLocked(); len(cs) != 1 || cs[0].Bytes != 20000 || cs[0].EstimatedRows != 10000 || cs[0].ETASeconds != 195 {
 		t.Errorf("status copy = %+v", cs)
 	}
 	left, ok := d.lastETA("public.t")
 	d.mu.Unlock()
-	if !ok || left != 445*time.Second {
+	if !ok || left != 195*time.Second {
 		t.Errorf("lastETA = %v %v", left, ok)
 	}
 	p.Rows, p.Done, p.Elapsed = 10000, true, 6*time.Second

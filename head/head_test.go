@@ -85,11 +85,18 @@ func (f *feed) copyTable(rel *wal.Relation, rows map[int]int) {
 	if err := w.Close(); err != nil {
 		f.t.Fatal(err)
 	}
+	f.copied(rel)
+}
+
+// copied reports rel's ranges copied and the stream at the copy's LSN
+// (no commit lies below it here).
+func (f *feed) copied(rel *wal.Relation) {
+	f.t.Helper()
+	ctx := f.t.Context()
 	f.lsn += 10
 	if err := f.m.TableCopied(ctx, rel, f.lsn); err != nil {
 		f.t.Fatal(err)
 	}
-	// No commit lies below the copy's LSN here: the stream is there.
 	if err := f.m.StreamReached(ctx, f.lsn); err != nil {
 		f.t.Fatal(err)
 	}

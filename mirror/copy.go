@@ -71,6 +71,9 @@ type tableCopy struct {
 	mem   int64 // copy pool bytes of the runs kept in memory (under Mirror.copyMu)
 
 	prog *copyProgress // rows built so far (CopyBuildProgress)
+	// feed hands the ranges' rows to the consumers' intake builds
+	// (copyfeed.go); nil for a REPLICA IDENTITY FULL table.
+	feed *copyFeed
 
 	stats buildStats // where the build waited (logged by TableCopied)
 	// chunks counts the arena chunks the ranges allocated.
@@ -192,7 +195,8 @@ func (m *Mirror) CopyRange(ctx context.Context, rel *wal.Relation, r wal.BlockRa
 		if err != nil {
 			return nil, fmt.Errorf("copy %s: run directory: %w", name, err)
 		}
-		tc = &tableCopy{rel: rel, t: t, dir: dir, started: time.Now(), prog: &copyProgress{}}
+		tc = &tableCopy{rel: rel, t: t, dir: dir, started: time.Now(), prog: &copyProgress{},
+			feed: m.newCopyFeed(name, rel, t.full)}
 		m.copies[name] = tc
 		m.copyProg[name] = tc.prog
 	} else if !tc.rel.Equal(rel) {
@@ -230,6 +234,9 @@ type rangeWriter struct {
 	// unsorted: a row of the buffer has a key not above the one before
 	// (rows arrive in heap order; a serial key keeps them sorted).
 	unsorted bool
+	// fed: rows of the range went to the intake builds (copyFeed), which
+	// must then be discarded if the range aborts.
+	fed bool
 	// held is what the range reserved from the copy pool for its arena
 	// chunks and buf; runBytes and chunk are the copy's sizes.
 	held            int64
@@ -394,6 +401,12 @@ func (w *rangeWriter) cut() error {
 		slices.SortFunc(w.buf, func(a, b bufRow) int { return bytes.Compare(a.key(full), b.key(full)) })
 	}
 	w.unsorted = false
+	// The consumers that build from rows in any order take the run now,
+	// while the other ranges go on (one pass over its bytes: they copy
+	// what they keep), rather than from the merge after the last range.
+	if w.tc.feed.add(w.buf) {
+		w.fed = true
+	}
 	first, last := w.buf[0].key(full), w.buf[len(w.buf)-1].key(full)
 	if w.m.keepRunInMemory(w.tc, w.held) {
 		w.runs = append(w.runs, &run{mem: w.buf, first: first, last: last, rows: len(w.buf), memBytes: w.held})
@@ -436,8 +449,12 @@ func (w *rangeWriter) Close() error {
 	return nil
 }
 
-// Abort forgets the range's rows and removes its run files.
+// Abort forgets the range's rows and removes its run files; the intake
+// builds fed some of them are discarded.
 func (w *rangeWriter) Abort() {
+	if w.fed {
+		w.tc.feed.fail()
+	}
 	var mem int64
 	for _, r := range w.runs {
 		if r.path != "" {

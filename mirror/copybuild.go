@@ -57,12 +57,21 @@ func (t *TableBatch) Whole(ctx context.Context, fn func(prolly.Edit) error) erro
 // copyBuilds are the consumers' builds of one copy, by subscription.
 type copyBuilds map[*Subscription]CopyBuild
 
-// startCopyBuilds asks every subscribed CopyBuilder for a build of rel.
-func (m *Mirror) startCopyBuilds(name string, rel *wal.Relation) copyBuilds {
+// startCopyBuilds asks the subscribed CopyBuilders for a build of rel:
+// with intake, only those whose builds take rows in any order
+// (CopyIntakeBuilder), fed by the ranges; otherwise every one not in
+// skip (those the intake already builds for), fed by the merge.
+func (m *Mirror) startCopyBuilds(name string, rel *wal.Relation, intake bool, skip copyBuilds) copyBuilds {
 	var bs copyBuilds
 	for _, s := range m.subs.snapshot() {
 		cb, ok := s.c.(CopyBuilder)
 		if !ok {
+			continue
+		}
+		if _, done := skip[s]; done {
+			continue
+		}
+		if ib, ok := cb.(CopyIntakeBuilder); intake && (!ok || !ib.BuildsInAnyOrder()) {
 			continue
 		}
 		if b := cb.BuildCopy(name, rel); b != nil {

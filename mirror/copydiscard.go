@@ -22,6 +22,7 @@ func (m *Mirror) DiscardCopy(rel *wal.Relation) {
 	delete(m.copies, name)
 	m.copyMu.Unlock()
 	if tc != nil {
+		tc.feed.fail()
 		m.releaseRuns(tc)
 	}
 	if tc != nil && tc.dir != "" {

@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"time"
@@ -63,17 +64,25 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN)
 	// The merge's read buffers: their bound is taken from the pool.
 	mergeMem := m.opts.CopyMemory / 2
 	m.copyPool.Take(mergeMem)
-	// Consumers that build from the copy's rows (the in-memory HEAD) get
-	// them as the tree is built; their builds are handed over with the
-	// reset, or discarded.
-	bs := m.startCopyBuilds(name, rel)
+	// Consumers that build from the copy's rows (the in-memory HEAD) got
+	// them as the ranges delivered them (copyfeed.go), or get them as the
+	// tree is built; their builds are handed over with the reset, or
+	// discarded.
+	intake := tc.feed.take()
+	ordered := m.startCopyBuilds(name, rel, false, intake)
+	bs := copyBuilds{}
+	maps.Copy(bs, intake)
+	maps.Copy(bs, ordered)
+	if len(bs) == 0 {
+		bs = nil
+	}
 	handed := false // to the held copy (landDue hands them over or discards them)
 	defer func() {
 		if !handed {
 			bs.discard()
 		}
 	}()
-	root, err := tc.build(ctx, m.eng, mergeMem, bs)
+	root, err := tc.build(ctx, m.eng, mergeMem, ordered)
 	m.copyPool.Release(mergeMem)
 	// The runs kept in memory are in the tree now (or the copy failed).
 	m.releaseRuns(tc)
@@ -86,7 +95,8 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN)
 	m.log.Info("table copied", "table", name, "at", at, "rows", tc.rows, "build", time.Since(start),
 		"merge_blocked", tc.stats.mergeBlocked, "tree_idle", tc.stats.treeIdle,
 		"tree_blocked", tc.stats.treeBlocked, "consumer_idle", tc.stats.consumerIdle,
-		"range_chunks", tc.chunks.Load(), "read_chunks", tc.stats.readChunks)
+		"range_chunks", tc.chunks.Load(), "read_chunks", tc.stats.readChunks,
+		"intake_builds", len(intake), "intake_rows", tc.feed.rows())
 
 	m.mu.Lock()
 	defer m.mu.Unlock()

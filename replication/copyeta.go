@@ -15,14 +15,15 @@ const DefaultETAWindow = 30 * time.Second
 const etaSamples = 128
 
 // DefaultBuildFactor is how much longer than its COPY phase a table's
-// build (its rows merged into the tree and the in-memory HEAD, after the
-// last range) takes, per row, before the build's own pace is known.
-// Measured build over COPY phase since session 16's build: 3.5 and 4.6
-// (1M and 3M rows, load 11-12, copy-2026-12-06-s16.md), 3.1-5.1 at 3M
-// (load 24-39) and 4.4-4.8 at 10M (load 40-45, copy-2026-12-06-s18.md).
-// It was 2 (1.5-2.25 in session 12): a 10M-row copy's ETA said 39 s
-// when its build began and took 95 s.
-const DefaultBuildFactor = 3.5
+// build (its rows merged into the tree, after the last range) takes, per
+// row, before the build's own pace is known. It was 3.5 while the
+// in-memory HEAD was built after the COPY too (build over COPY phase
+// 3.1-5.1, copy-2026-12-06-s18.md); since the HEAD is built during the
+// COPY (mirror.CopyIntakeBuilder, session 24) the build after it measured
+// 0.83-1.43 times the COPY phase at 1M rows and 0.67 at 10M, load 43-64
+// (scale-2026-12-07-s24-copy.md), and the 3.5 made a 1M-row copy's ETA
+// 1m19s-1m43s with 45 s left, a 10M-row copy's 28-31 min with 10-12 left.
+const DefaultBuildFactor = 1.0
 
 // CopyETA estimates the time left of one table's copy, its build
 // included: the rows left (the planner's estimate, pg_class.reltuples,
@@ -93,11 +94,17 @@ func (e *CopyETA) estimate(p CopyProgress) (time.Duration, bool) {
 	if p.Building {
 		return e.buildLeft(p, factor)
 	}
-	copyLeft, total, ok := e.copyLeft(p)
+	copyLeft, total, rate, ok := e.copyLeft(p)
 	if !ok {
 		return 0, false
 	}
-	if p.Rows > 0 && p.Elapsed > 0 {
+	switch {
+	case rate > 0:
+		// The COPY's pace now: Elapsed also counts the time before the
+		// first row (the snapshot, the describe), which made a 1M-row
+		// copy's build 4 min at load 50 a second after its first row.
+		e.perRow = 1 / rate
+	case p.Rows > 0 && p.Elapsed > 0:
 		e.perRow = p.Elapsed.Seconds() / float64(p.Rows)
 	}
 	if factor < 0 || e.perRow == 0 {
@@ -127,21 +134,26 @@ func (e *CopyETA) buildLeft(p CopyProgress, factor float64) (time.Duration, bool
 	return max(0, prior-(p.Elapsed-e.buildStart)), true
 }
 
-// copyLeft is the time left of the COPY phase and the rows the table is
-// expected to hold.
-func (e *CopyETA) copyLeft(p CopyProgress) (left time.Duration, total int64, ok bool) {
-	rate := e.rate(p.Elapsed, p.Rows)
-	if rate == 0 && p.Elapsed >= minETAElapsed && p.Rows > 0 {
+// copyLeft is the time left of the COPY phase, the rows the table is
+// expected to hold, and the rows' pace it used (0: by ranges).
+func (e *CopyETA) copyLeft(p CopyProgress) (left time.Duration, total int64, rate float64, ok bool) {
+	rate = e.rate(p.Elapsed, p.Rows)
+	if rate == 0 && p.Elapsed >= minETAElapsed && p.Rows > 0 && p.Rows*100 >= p.EstimatedRows {
+		// Elapsed counts from the copy's start, the snapshot and the
+		// describe included: at load 50 a first row came 6 s in, and one
+		// row in 6 s made a 1M-row copy's ETA 1,690 hours (session 24).
+		// The average pace says something once it covers a share of the
+		// rows; before that, the window's rate, from the next report.
 		rate = float64(p.Rows) / p.Elapsed.Seconds()
 	}
 	switch {
 	case p.EstimatedRows > p.Rows && rate > 0:
-		return time.Duration(float64(p.EstimatedRows-p.Rows) / rate * float64(time.Second)), p.EstimatedRows, true
+		return time.Duration(float64(p.EstimatedRows-p.Rows) / rate * float64(time.Second)), p.EstimatedRows, rate, true
 	case p.Ranges > 1 && p.RangesDone > 0 && p.Elapsed > 0:
 		return time.Duration(float64(p.Elapsed) * float64(p.Ranges-p.RangesDone) / float64(p.RangesDone)),
-			p.Rows * int64(p.Ranges) / int64(p.RangesDone), true
+			p.Rows * int64(p.Ranges) / int64(p.RangesDone), 0, true
 	}
-	return 0, 0, false
+	return 0, 0, 0, false
 }
 
 // rate records (at, n) and returns n's growth per second over the last

@@ -140,6 +140,15 @@ func TestCopyETANotFromFirstRow(t *testing.T) {
 	if !ok || left < 9*time.Second || left > 60*time.Second {
 		t.Errorf("a second in: %v %v, want 9-60 s", left, ok)
 	}
+	// The first row late (the snapshot and the describe slow at load
+	// 50): one row in 6 s is no pace either (it said 1,690 hours).
+	e = &CopyETA{}
+	if left, ok := e.Observe(CopyProgress{Rows: 1, Ranges: 4, EstimatedRows: 1_000_000, Elapsed: 6 * time.Second}); ok {
+		t.Errorf("an ETA from a first row 6 s in: %v", left)
+	}
+	if left, ok := e.Observe(CopyProgress{Rows: 100_001, Ranges: 4, EstimatedRows: 1_000_000, Elapsed: 7 * time.Second}); !ok || left < 9*time.Second || left > 60*time.Second {
+		t.Errorf("a second later, 100k rows: %v %v, want 9-60 s", left, ok)
+	}
 	// One report only, a second or more in: its average pace.
 	e = &CopyETA{BuildFactor: -1}
 	if left, ok := e.Observe(CopyProgress{Rows: 100, Ranges: 1, EstimatedRows: 300, Elapsed: 2 * time.Second}); !ok || left != 4*time.Second {
