@@ -34,3 +34,25 @@ func TestCurrentSchemaPath(t *testing.T) {
 		}
 	}
 }
+
+// TestFromFunctionRefused: a set-returning function in FROM that sidecar
+// does not run (string_to_table, a user's) is refused 0A000 whatever its
+// arguments; a NULL argument failed 22023 "arguments of string_to_table
+// must be constants" where PostgreSQL answers (the regression script
+// arrays.sql).
+func TestFromFunctionRefused(t *testing.T) {
+	r := newRig(t, []string{"public.fr"}, []string{"CREATE TABLE fr (id int PRIMARY KEY)"})
+	for _, q := range []string{
+		"SELECT v, v IS NULL FROM string_to_table('1|2|3', NULL) g(v)",
+		"SELECT v FROM string_to_table(NULL, '|') g(v)",
+	} {
+		got, err := psql(t, r.sqlURL, "-v", "VERBOSITY=verbose", "-c", q)
+		want, werr := psql(t, r.pgURL, "-c", q)
+		if werr != nil {
+			t.Fatalf("%s on PostgreSQL: %v\n%s", q, werr, want)
+		}
+		if (err == nil && got != want) || (err != nil && !strings.Contains(got, "0A000")) {
+			t.Errorf("%s: (%v) %s\nwant PostgreSQL's answer or 0A000:\n%s", q, err, got, want)
+		}
+	}
+}
