@@ -39,3 +39,10 @@ SELECT 'x' ~ repeat('x*y*z*', 100), 'x' ~ '(\w+\s*){200}', 'x' ~ repeat('a*', 10
 SELECT min_scale(x), trim_scale(x), scale(trim_scale(x)) FROM (VALUES (NULL::numeric), ('NaN'), ('Infinity'), ('-Infinity'), (0), (0.00), (-0.000), (1), (1.0), (1.1), (1.100), (-1.10), (100), (1e10), (1e-10), (123.4500000), (0.000001000), (-7.3500), (1e100), (9999999999999999999999.99990000)) v(x);
 SELECT min_scale(1.000000000000000000000000000000001), trim_scale(1.000000000000000000000000000000001000), trim_scale(12e-20::numeric);
 SELECT id, n, min_scale(n), trim_scale(n) FROM wd;
+-- timestamptz input at the lower bound: the Julian check reads the year
+-- and month only, the instant is checked after the offset.
+SELECT '4714-11-23 16:00:00-08 BC'::timestamptz = '4714-11-24 00:00:00+00 BC'::timestamptz, extract(epoch from '4714-11-23 16:00:00-08 BC'::timestamptz);
+SELECT '4714-11-23 16:00:00-07 BC'::timestamptz;
+SELECT '4714-10-31 23:00:00-15 BC'::timestamptz;
+SELECT '4714-11-23 23:00:00 BC'::timestamp;
+SELECT '4714-11-24 00:00:00 BC'::timestamp, '4714-11-24 00:00:00+00 BC'::timestamptz = '4714-11-24 00:00:00 BC'::timestamp;
