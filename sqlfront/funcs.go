@@ -64,6 +64,12 @@ func (pl *planner) rangeFunction(rf *pg.RangeFunction) (*virtual, string, error)
 		// sql/exec runs them (vexec.go), reading other FROM items' columns too.
 		return nil, "", unsupported(int(f.Location), "the function "+name+" in FROM")
 	}
+	if !strings.HasPrefix(name, "sidecar.") {
+		// PostgreSQL's other set-returning functions (string_to_table,
+		// a user's): not sidecar's to answer here, whatever the arguments
+		// (a NULL one failed 22023 "must be constants").
+		return nil, "", unsupported(int(f.Location), "the function "+name+" in FROM")
+	}
 	alias := strs(f.Funcname)[len(f.Funcname)-1]
 	if rf.Alias != nil {
 		alias = rf.Alias.Aliasname

@@ -1,6 +1,7 @@
 package sqlfront
 
 import (
+	"slices"
 	"strings"
 
 	lplan "github.com/sidecar-dev/sidecar/sql/plan"
@@ -30,21 +31,11 @@ func (c *vecCatalog) arrayCatalogFunc(name string, args []lplan.Type) (*lplan.Ex
 		}
 		return nil, lplan.ExtError(lplan.CodeUndefinedFunction, "function current_schemas(%s) does not exist", strings.Join(ts, ", "))
 	}
-	_, ns := (&pgCatCtx{tables: c.pl.src.Tables()}).namespaces()
-	var path []types.Value
-	explicitCatalog := false
-	for _, p := range c.searchPath() {
-		if _, ok := ns[p]; !ok {
-			if p == c.pl.sess.user {
-				continue
-			}
-			return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "current_schemas with the schema %q in search_path (sidecar does not know whether it exists)", p)
-		}
-		if p == "pg_catalog" {
-			explicitCatalog = true
-		}
-		path = append(path, p)
+	path, err := c.existingPath("current_schemas")
+	if err != nil {
+		return nil, err
 	}
+	explicitCatalog := slices.Contains(path, types.Value("pg_catalog"))
 	return &lplan.ExtFunc{Args: []lplan.Type{lplan.T(oidBool)}, Result: lplan.T(types.ArrayOf(types.Name)),
 		Eval: func(v []types.Value) (types.Value, error) {
 			out := &types.Array{Elem: types.Name, Elems: []types.Value{}}
@@ -54,4 +45,25 @@ func (c *vecCatalog) arrayCatalogFunc(name string, args []lplan.Type) (*lplan.Ex
 			out.Elems = append(out.Elems, path...)
 			return out, nil
 		}}, nil
+}
+
+// existingPath is the session's search_path without the schemas that do
+// not exist, as PostgreSQL's fetch_search_path(false) gives it to
+// current_schema and current_schemas: "$user" without a followed schema
+// of that name is taken as absent; any other schema sidecar does not
+// know (not followed, not built in) is refused for fn, since it may
+// exist in PostgreSQL.
+func (c *vecCatalog) existingPath(fn string) ([]types.Value, error) {
+	_, ns := (&pgCatCtx{tables: c.pl.src.Tables()}).namespaces()
+	var path []types.Value
+	for _, p := range c.searchPath() {
+		if _, ok := ns[p]; !ok {
+			if p == c.pl.sess.user {
+				continue
+			}
+			return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "%s with the schema %q in search_path (sidecar does not know whether it exists)", fn, p)
+		}
+		path = append(path, p)
+	}
+	return path, nil
 }

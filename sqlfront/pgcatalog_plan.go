@@ -293,13 +293,15 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 		if err := argc(0); err != nil {
 			return nil, err
 		}
-		_, ns := (&pgCatCtx{tables: c.pl.src.Tables()}).namespaces()
+		// The first schema of the path that exists, pg_catalog too when
+		// the path names it (PostgreSQL's current_schema()).
+		path, err := c.existingPath("current_schema") // pgcatalog_arrays.go
+		if err != nil {
+			return nil, err
+		}
 		var cur types.Value
-		for _, p := range c.searchPath() {
-			if _, ok := ns[p]; ok && p != "pg_catalog" {
-				cur = p
-				break
-			}
+		if len(path) > 0 {
+			cur = path[0]
 		}
 		return &lplan.ExtFunc{Result: lplan.T(oidName), NullOK: true, Eval: func([]types.Value) (types.Value, error) { return cur, nil }}, nil
 	case "pg_get_viewdef":

@@ -34,8 +34,8 @@ func (pl *planner) unqualifiedSchema(name string) string {
 }
 
 // pathIsPublic says whether unqualified names in functions that name the
-// current schema read public: the path's first schema the sidecar knows
-// (public or a followed table's schema) is public.
+// current schema read public: the path's first schema ("$user" skipped
+// when no followed schema has the name) is public.
 func (pl *planner) pathIsPublic() bool {
 	if pl.sess == nil {
 		return true
@@ -45,9 +45,13 @@ func (pl *planner) pathIsPublic() bool {
 		known[t.Schema] = true
 	}
 	for _, p := range searchPathOf(pl.sess) {
-		if known[p] {
-			return p == "public"
+		if !known[p] && p == pl.sess.user {
+			continue // "$user" without a followed schema of that name
 		}
+		// The first other schema decides: pg_catalog is current_schema
+		// when named, and a schema not known may exist (sql/exec's
+		// catalog answers or refuses both: pgcatalog_arrays.go).
+		return p == "public"
 	}
 	return false
 }

@@ -341,7 +341,10 @@ func parseTimestamp(oid OID, s string) (TimestampVal, error) {
 	if oid == Timestamptz {
 		us -= p.zoneEast * usecsPerSec
 	}
-	if j < 0 || !tsInRange(us) {
+	// IS_VALID_JULIAN checks the year and month only (4714-11-23 BC at
+	// -08 is 4714-11-24 00:00 UTC BC, the first valid instant), then
+	// IS_VALID_TIMESTAMP the instant.
+	if p.y < -4713 || p.y == -4713 && p.m < 11 || !tsInRange(us) {
 		return 0, errorf(CodeDatetimeField, "timestamp out of range: \"%s\"", s)
 	}
 	return TimestampVal(us), nil

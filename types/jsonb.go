@@ -3,6 +3,7 @@ package types
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"sort"
 	"strings"
 )
@@ -18,7 +19,9 @@ func parseJSONB(s string) (string, error) {
 	if err := dec.Decode(&v); err != nil {
 		return "", syntaxErr(JSONB, s)
 	}
-	if _, err := dec.Token(); err == nil {
+	// Only white space may follow the value: '1f2', 'true, false' and
+	// 'trues' are one value and then a token or garbage, not EOF.
+	if _, err := dec.Token(); err != io.EOF {
 		return "", syntaxErr(JSONB, s)
 	}
 	if strings.Contains(s, `\u0000`) {

@@ -42,17 +42,33 @@ const (
 	AnsweredError Class = "answered-error"
 	// PGError: PostgreSQL failed and so did the sidecar; not counted.
 	PGError Class = "pg-error"
+	// ErrorCode: PostgreSQL failed and the sidecar failed with another
+	// SQLSTATE that is not a refusal (classes 0A, 42, 53, as for Refused):
+	// a client that tells 22003 from 22012 gets the wrong one. A wrong
+	// answer, not counted in the percentages.
+	ErrorCode Class = "error-code"
 	// Volatile: not compared (random(), now(), sequences, …).
 	Volatile Class = "volatile"
 )
 
 // Wrong reports whether c is a wrong answer (the corpus test fails on it
 // unless the statement is listed as known wrong).
-func (c Class) Wrong() bool { return c == Different || c == Columns || c == AnsweredError }
+func (c Class) Wrong() bool {
+	return c == Different || c == Columns || c == AnsweredError || c == ErrorCode
+}
 
 // Counted reports whether c counts in a file's percentage: statements
 // PostgreSQL answers.
-func (c Class) Counted() bool { return c != PGError && c != Volatile && c != AnsweredError }
+func (c Class) Counted() bool {
+	return c != PGError && c != Volatile && c != AnsweredError && c != ErrorCode
+}
+
+// refusalState reports whether a sidecar SQLSTATE is a refusal: a
+// feature it lacks (0A), a name it does not know (42), a resource limit
+// (53).
+func refusalState(code string) bool {
+	return strings.HasPrefix(code, "0A") || strings.HasPrefix(code, "42") || strings.HasPrefix(code, "53")
+}
 
 // Outcome is the comparison of one statement.
 type Outcome struct {
@@ -138,7 +154,7 @@ func classifyAnswers(st Statement, want, got answer) Outcome {
 		switch {
 		case code == "57014" || errors.Is(got.err, context.DeadlineExceeded) || (code == "" && strings.Contains(msg, "timeout")):
 			return Outcome{Class: Timeout, Code: code, Message: msg}
-		case strings.HasPrefix(code, "0A"), strings.HasPrefix(code, "42"), strings.HasPrefix(code, "53"):
+		case refusalState(code):
 			return Outcome{Class: Refused, Code: code, Message: msg}
 		default:
 			return Outcome{Class: ErrorMismatch, Code: code, Message: msg}

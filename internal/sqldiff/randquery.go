@@ -951,12 +951,16 @@ func CompareQuery(ctx context.Context, pgs, scs *Session, sql string, timeout ti
 	want := pgs.Run(ctx, sql, 0, timeout)
 	got := scs.Run(ctx, sql, 0, timeout)
 	o = classifyAnswers(st, want, got)
-	if o.Class == PGError {
-		wc, wm := sqlState(want.err)
-		gc, gm := sqlState(got.err)
-		o.Code = gc
-		o.Message = fmt.Sprintf("PostgreSQL %s %s; sidecar %s %s", wc, wm, gc, gm)
-		return o, wc != gc
-	}
-	return o, false
+	return o, o.Class == PGError && statesDiffer(&o, want, got)
+}
+
+// statesDiffer fills a PGError outcome's Code (the sidecar's SQLSTATE)
+// and Message (both servers' errors) and reports whether the two
+// SQLSTATEs differ.
+func statesDiffer(o *Outcome, want, got answer) bool {
+	wc, wm := sqlState(want.err)
+	gc, gm := sqlState(got.err)
+	o.Code = gc
+	o.Message = fmt.Sprintf("PostgreSQL %s %s; sidecar %s %s", wc, wm, gc, gm)
+	return wc != gc
 }

@@ -56,7 +56,7 @@ func WriteMarkdown(w io.Writer, reps []*ScriptReport, known KnownWrong) error {
 	fmt.Fprintln(b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	var tot [10]int
 	for _, r := range reps {
-		wrong := r.Count(Different) + r.Count(Columns) + r.Count(AnsweredError)
+		wrong := r.Count(Different) + r.Count(Columns) + r.Count(AnsweredError) + r.Count(ErrorCode)
 		row := [10]int{r.Counted(), r.Count(Identical), r.Count(OrderOnly), r.Count(Refused), r.Count(Timeout), r.Count(ErrorMismatch), wrong, r.Count(PGError), r.Count(Volatile), r.SetupErrors}
 		for i := range tot {
 			tot[i] += row[i]

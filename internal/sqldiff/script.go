@@ -117,6 +117,10 @@ func RunScript(ctx context.Context, o ScriptOptions) (*ScriptReport, error) {
 	defer pgs.Close()
 	defer scs.Close()
 	identical := 0
+	// A query may write (a function that inserts): the sidecar then
+	// waits for the change before the next statement, as a replica
+	// read after the commit would.
+	xmax := pgs.nextXid(ctx)
 	for _, st := range stmts {
 		switch st.Kind {
 		case Set:
@@ -129,8 +133,17 @@ func RunScript(ctx context.Context, o ScriptOptions) (*ScriptReport, error) {
 			}
 		case Query:
 			want := pgs.Run(ctx, st.SQL, 0, o.Timeout)
+			if x := pgs.nextXid(ctx); x != xmax {
+				if err := sc.CatchUp(ctx, o.PGURL); err != nil {
+					return nil, fmt.Errorf("%s line %d: catch up after a write: %w", o.Name, st.Line, err)
+				}
+				xmax = pgs.nextXid(ctx)
+			}
 			got := scs.Run(ctx, st.SQL, 0, o.Timeout)
 			res := Result{Stmt: st, Outcome: classifyAnswers(st, want, got)}
+			if res.Outcome.Class == PGError && statesDiffer(&res.Outcome, want, got) && !refusalState(res.Outcome.Code) {
+				res.Outcome.Class = ErrorCode
+			}
 			if res.Outcome.Class == Identical {
 				identical++
 				if o.BinaryEvery > 0 && identical%o.BinaryEvery == 0 {
@@ -258,6 +271,19 @@ func (s *Session) Run(ctx context.Context, sql string, format int16, timeout tim
 	// The servers' own statement timeouts act first; the context is the
 	// backstop for a server that does not stop.
 	return run(ctx, s.conn, sql, format, timeout+5*time.Second)
+}
+
+// nextXid is the next transaction ID PostgreSQL will assign ("" when
+// it cannot be read): it moves when a statement wrote.
+func (s *Session) nextXid(ctx context.Context) string {
+	if err := s.connect(ctx); err != nil {
+		return ""
+	}
+	res := s.conn.ExecParams(ctx, "SELECT pg_snapshot_xmax(pg_current_snapshot())::text", nil, nil, nil, nil).Read()
+	if res.Err != nil || len(res.Rows) != 1 {
+		return ""
+	}
+	return string(res.Rows[0][0])
 }
 
 // Time runs sql in text format and returns its wall time (the answer is

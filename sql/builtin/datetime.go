@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -264,6 +265,9 @@ type part struct {
 	// noNumeric: extract's numeric is not computed (epoch of an interval
 	// past int64 microseconds).
 	noNumeric bool
+	// dec: the numeric when n cannot hold it (the epoch of a timestamp
+	// past 2^63 microseconds after 1970).
+	dec *types.Decimal
 }
 
 func intPart(n int64) part { return part{n: n, f: float64(n)} }
@@ -343,14 +347,33 @@ func tsPart(low string, t types.TimestampVal, typ OID) (part, error) {
 	case uDoy:
 		return intPart(x.jd - types.Date2J(x.year, 1, 1) + 1), nil
 	case uEpoch:
-		us := int64(t) - (unixEpochJ-postgresEpochJ)*usecsPerDay
-		return part{n: us, scale: 6, f: float64(us) / 1000000.0}, nil
+		return tsEpoch(int64(t)), nil
 	case uTZ, uTZHour, uTZMinute:
 		if typ == tsz {
 			return intPart(0), nil
 		}
 	}
 	return part{}, unitErr(CodeFeatureNotSupported, low, typ, "not supported")
+}
+
+// tsEpoch is extract(epoch) of a timestamp of t microseconds after
+// 2000-01-01: t plus 946684800 seconds. Past 2^63 microseconds
+// PostgreSQL computes the numeric as (t + off) / 1000000 in numeric
+// division (its result scale, ~16 significant digits) rounded to scale
+// 6, and the float8 from the float t, as here.
+func tsEpoch(t int64) part {
+	const off = (postgresEpochJ - unixEpochJ) * usecsPerDay
+	if t <= math.MaxInt64-off {
+		us := t + off
+		return part{n: us, scale: 6, f: float64(us) / 1000000.0}
+	}
+	us := types.DecimalFromInt(t)
+	us.V.Add(&us.V, big.NewInt(off))
+	d, err := types.DivDecimal(us, types.DecimalFromInt(1000000))
+	if err != nil {
+		return part{noNumeric: true, f: (float64(t) + off) / 1000000.0}
+	}
+	return part{dec: decRound(d, 6, false), f: (float64(t) + off) / 1000000.0}
 }
 
 func yearPart(y int64, u unit) int64 {
@@ -441,6 +464,8 @@ func (p part) numeric() (types.Value, error) {
 		return &types.Decimal{Inf: p.inf}, nil
 	case p.noNumeric:
 		return nil, unsupported("extract(epoch from an interval) past 2^63 microseconds")
+	case p.dec != nil:
+		return p.dec, nil
 	case p.julian:
 		q, err := types.DivDecimal(types.DecimalFromInt(p.dayUs), types.DecimalFromInt(usecsPerDay))
 		if err != nil {

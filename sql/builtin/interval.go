@@ -534,7 +534,7 @@ func (r *Registry) addInterval() {
 		return zoneOf(c).LocalToUTC(v.(types.TimestampVal))
 	}, i4, i4, i4, i4, i4, f8).stable()
 	r.def("make_timestamptz", tsz, func(c *Context, a []types.Value, _ []OID) (types.Value, error) {
-		z, err := r.atTimeZone(c, str(a[6]))
+		z, err := r.makeTimestamptzZone(c, str(a[6])) // maketstz.go
 		if err != nil {
 			return nil, err
 		}

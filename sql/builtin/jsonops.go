@@ -17,12 +17,14 @@ func (r *Registry) addJSONOps() {
 		return jsonText(jsbOID, deleteKeys(n, []string{str(a[1])})), nil
 	}, jsbOID, tx)
 	r.def("jsonb_delete", jsbOID, func(_ *Context, a []types.Value, _ []OID) (types.Value, error) {
+		// jsonb_delete_idx: an object fails before an empty container is
+		// returned as it is ('{}'::jsonb - 1 is an error).
+		if n, err := parseJSON(str(a[0])); err == nil && n.kind == jObject {
+			return nil, errorf(CodeInvalidParameter, "cannot delete from object using integer index")
+		}
 		n, err := deletable(a[0])
 		if err != nil || n == nil {
 			return a[0], err
-		}
-		if n.kind == jObject {
-			return nil, errorf(CodeInvalidParameter, "cannot delete from object using integer index")
 		}
 		i := i64(a[1])
 		if i < 0 {

@@ -179,6 +179,9 @@ func compileAREUncached(p string, f reFlags) (*regexp.Regexp, *areForm, error) {
 	if err := checkARE(form.pat); err != nil {
 		return nil, nil, err
 	}
+	if err := checkARESize(form.pat); err != nil { // regexsize.go
+		return nil, nil, err
+	}
 	re, err := form.compile(form.pat)
 	if err != nil {
 		return nil, nil, err

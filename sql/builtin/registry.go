@@ -123,6 +123,7 @@ func build(version int) *Registry {
 	r.addBit()         // moneybit.go
 	r.addSleep()       // sleep.go
 	r.addRanges()      // ranges.go
+	r.addNumScale()    // numscale.go
 	return r
 }
 
@@ -587,7 +588,7 @@ func callString(name string, args []OID) string {
 
 // postgresOnly are functions of PostgreSQL's catalog (and aggregates
 // the evaluator does not compute) the library does not have yet.
-const postgresOnly = `min_scale trim_scale setseed random_normal to_date generate_series
+const postgresOnly = `setseed random_normal to_date generate_series
 generate_subscripts unnest array_length array_to_string string_to_table array_append array_prepend array_cat
 array_dims array_lower array_upper array_position array_positions array_remove array_replace array_fill array_ndims cardinality
 encode decode convert convert_from convert_to sha224 sha256 sha384 sha512 get_byte set_byte get_bit set_bit bit_count crc32 crc32c
