@@ -139,23 +139,17 @@ func jdbcTempTypesRefusal(call string) error {
 // jdbcTypeRowsTemp is jdbcTypeRows, saying whether temporary schemas
 // held types instead of refusing.
 func jdbcTypeRowsTemp(ex *execCtx, call string) ([]wal.TypeListEntry, map[uint32]string, bool, error) {
-	tables := ex.src.Tables()
-	l := carriedSection(tables, func(s *wal.SchemaFacts) *wal.TypeListFacts { return s.TypeList }, (*wal.TypeListFacts).Equal) // pgcatalog_extensions.go
-	rl := relationList(tables)                                                                                                 // pgcatalog_relations.go
-	if l == nil || l.Types == nil || rl == nil {
+	l, ok := readTypeList(ex.src.Tables())
+	if !ok {
 		return nil, nil, false, unsupported(-1, call+": the database's pg_type rows were not read (more than "+strconv.Itoa(wal.MaxListedTypes)+
 			" types, or the mirror was copied by an older sidecar: the next catalog poll reads them)")
 	}
-	ns := make(map[uint32]string, len(rl.Namespaces))
-	for _, n := range rl.Namespaces {
-		ns[n.OID] = n.Name
-	}
-	for _, t := range l.Types {
-		if _, ok := ns[t.Namespace]; !ok {
+	for _, t := range l.types {
+		if _, ok := l.schemas[t.Namespace]; !ok {
 			return nil, nil, false, unsupported(-1, call+": a type's schema was not read (created since the last catalog poll)")
 		}
 	}
-	return l.Types, ns, l.TempTypes, nil
+	return l.types, l.schemas, l.temp, nil
 }
 
 // jdbcTypeInfoRows answers jdbcTypeInfoQuery: the rows outside pg_toast

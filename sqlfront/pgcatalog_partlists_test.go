@@ -1,8 +1,6 @@
 package sqlfront_test
 
-import (
-	"testing"
-)
+import "testing"
 
 // TestListingsWithPartitionedAndUnfollowed: pg_tables and
 // information_schema.tables omitted the partitioned table above
@@ -23,7 +21,7 @@ func TestListingsWithPartitionedAndUnfollowed(t *testing.T) {
 		"CREATE TABLE plain (id int PRIMARY KEY, a text)", "INSERT INTO plain VALUES (1, 'x')",
 		"CREATE TABLE loose (a int, b int, c int, d int, e int, f int)", // not followed
 	})
-	same := []string{
+	psqlRig(r).same(t,
 		`SELECT schemaname, tablename, hasindexes FROM pg_tables WHERE schemaname = 'public' ORDER BY 2`,
 		`SELECT table_name, table_type, is_insertable_into FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`,
 		`SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'`,
@@ -33,15 +31,5 @@ func TestListingsWithPartitionedAndUnfollowed(t *testing.T) {
 		`SELECT count(*) FROM information_schema.columns WHERE table_schema = 'public'`,
 		`SELECT table_name, count(*) FROM information_schema.columns WHERE table_schema = 'public' GROUP BY 1 ORDER BY 1`,
 		`SELECT column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = 'meas' ORDER BY 1`,
-	}
-	for _, q := range same {
-		got, err := psql(t, r.sqlURL, "-c", q)
-		want, werr := psql(t, r.pgURL, "-c", q)
-		if werr != nil {
-			t.Fatalf("%s on PostgreSQL: %v\n%s", q, werr, want)
-		}
-		if err != nil || got != want {
-			t.Errorf("%s: (%v)\n%s\nPostgreSQL:\n%s", q, err, got, want)
-		}
-	}
+	)
 }

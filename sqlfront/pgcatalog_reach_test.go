@@ -200,13 +200,7 @@ func TestCatalogIdentitySequence(t *testing.T) {
 		"SELECT c.relname, s.seqtypid, s.seqstart, s.seqincrement, s.seqmax, s.seqmin, s.seqcache, s.seqcycle FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid ORDER BY 1",
 		seqClass + "WHERE c.relkind = 'S' AND c.relnamespace = 2200 ORDER BY 1",
 	}, nil)
-	for _, cmd := range []string{`\d`, `\ds`} {
-		got, err := psql(t, r.sqlURL, "-c", cmd)
-		want, werr := psql(t, r.pgURL, "-c", cmd)
-		if err != nil || werr != nil || got != want {
-			t.Errorf("%s:\n%s (%v)\nPostgreSQL:\n%s (%v)", cmd, got, err, want, werr)
-		}
-	}
+	psqlRig(r).same(t, `\d`, `\ds`)
 }
 
 // TestCatalogTypeRows: pg_type lists the types sidecar serves, not all of

@@ -50,11 +50,7 @@ func TestCatalogRoles(t *testing.T) {
 		"SET TimeZone = 'UTC+3'; SELECT rolvaliduntil, rolvaliduntil::text FROM pg_roles WHERE rolname = 'cat_reader'",
 		"SELECT rolconfig[1], array_length(rolconfig, 1) FROM pg_roles WHERE rolname = 'cat_reader'",
 	} {
-		got, err := psql(t, r.sqlURL, "-At", "-c", q)
-		want, werr := psql(t, r.pgURL, "-At", "-c", q)
-		if err != nil || werr != nil || got != want {
-			t.Errorf("%s:\n  sidecar    %s (%v)\n  PostgreSQL %s (%v)", q, got, err, want, werr)
-		}
+		psqlRig(r).withArgs("-At").same(t, q)
 	}
 }
 

@@ -2,7 +2,6 @@ package sqlfront_test
 
 import (
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -101,18 +100,9 @@ func TestCatalogTypesPsql(t *testing.T) {
 // is refused 0A000 (logged).
 func psqlSameOrSameError(t *testing.T, r *rig, refusable bool, cmds ...string) {
 	t.Helper()
-	for _, cmd := range cmds {
-		got, err := psql(t, r.sqlURL, "-v", "VERBOSITY=verbose", "-c", cmd)
-		want, werr := psql(t, r.pgURL, "-v", "VERBOSITY=verbose", "-c", cmd)
-		switch {
-		case refusable && err != nil && psqlState(got) == "0A000":
-			t.Logf("%s refused: %s", cmd, strings.SplitN(strings.TrimSpace(got), "\n", 2)[0])
-		case werr != nil:
-			if err == nil || psqlState(got) != psqlState(want) {
-				t.Errorf("%s: PostgreSQL fails %s, sidecar (%v):\n%s\nPostgreSQL:\n%s", cmd, psqlState(want), err, got, want)
-			}
-		case err != nil || got != want:
-			t.Errorf("%s: (%v)\n%s\nPostgreSQL:\n%s", cmd, err, strings.TrimSpace(got), want)
-		}
+	c := psqlRig(r).orSameError()
+	if refusable {
+		c = c.orRefused()
 	}
+	c.same(t, cmds...)
 }

@@ -176,16 +176,5 @@ func TestCatalogUserTypesPsql(t *testing.T) {
 // what it prints on PostgreSQL, or is refused there with 0A000 (logged).
 func psqlSameOrRefused(t *testing.T, r *rig, cmds ...string) {
 	t.Helper()
-	for _, cmd := range cmds {
-		got, err := psql(t, r.sqlURL, "-v", "VERBOSITY=verbose", "-c", cmd)
-		want, werr := psql(t, r.pgURL, "-c", cmd)
-		switch {
-		case werr != nil:
-			t.Fatalf("%s on PostgreSQL: %v\n%s", cmd, werr, want)
-		case err != nil && psqlState(got) == "0A000":
-			t.Logf("%s refused: %s", cmd, strings.TrimSpace(got))
-		case err != nil || got != want:
-			t.Errorf("%s: (%v)\n%s\nPostgreSQL:\n%s", cmd, err, got, want)
-		}
-	}
+	psqlRig(r).orRefused().same(t, cmds...)
 }

@@ -1026,6 +1026,14 @@ func (pl *planner) funcCall(f *pg.FuncCall) (expr, error) {
 	if isAggName(name) {
 		return pl.aggregate(name, f)
 	}
+	if pgAggregates[name] {
+		// An aggregate of PostgreSQL's this evaluator does not compute
+		// (string_agg, array_agg, json_agg, …): sql/exec binds it as
+		// PostgreSQL does, or refuses it. Compiling its arguments here
+		// would read `SELECT g, string_agg(s, ',') … GROUP BY g`'s s as
+		// an ungrouped column (42803, where PostgreSQL answers).
+		return nil, unsupported(pos, "the aggregate "+name+" on this path")
+	}
 	if f.AggStar || f.AggDistinct || len(f.AggOrder) > 0 || f.AggFilter != nil {
 		return nil, unsupported(pos, "this call of "+name)
 	}
@@ -1033,14 +1041,13 @@ func (pl *planner) funcCall(f *pg.FuncCall) (expr, error) {
 	for _, a := range f.Args {
 		e, err := pl.compile(a)
 		if err != nil {
-			if e := (*Error)(nil); pl.aggMode && !pl.inAgg && errors.As(err, &e) && e.Code == codeGrouping {
-				// An ungrouped column in the arguments of a function this
-				// evaluator does not know as an aggregate: an aggregate it
-				// does not compute (string_agg, array_agg, json_agg, a
-				// user-defined one) is not an error — PostgreSQL answers
-				// `SELECT g, string_agg(s, ',') … GROUP BY g` — so the
-				// statement goes to sql/exec, which binds the call as
-				// PostgreSQL does (and fails 42803 where PostgreSQL does).
+			if e := (*Error)(nil); pl.aggMode && !pl.inAgg && errors.As(err, &e) && e.Code == codeGrouping && !builtins().Has(name) {
+				// An ungrouped column in the arguments of a function
+				// the library does not know: it may be a user-defined
+				// aggregate, which PostgreSQL answers over ungrouped
+				// columns, so the statement goes to sql/exec (which
+				// binds it as PostgreSQL does, or refuses it). A
+				// built-in scalar function's 42803 is PostgreSQL's.
 				return nil, unsupported(pos, "the function "+name+" over ungrouped columns on this path")
 			}
 			return nil, err

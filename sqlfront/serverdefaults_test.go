@@ -88,16 +88,7 @@ func TestSessionDefaultsFollowServer(t *testing.T) {
 // is refused 0A000 (psql -At, one session each).
 func sameOrRefused(t *testing.T, pgURL, sqlURL string, stmts ...string) {
 	t.Helper()
-	for _, q := range stmts {
-		want, werr := psql(t, pgURL, "-At", "-c", q)
-		if werr != nil {
-			t.Fatalf("%s on PostgreSQL: %v\n%s", q, werr, want)
-		}
-		got, err := psql(t, sqlURL, "-At", "-v", "VERBOSITY=verbose", "-c", q)
-		if (err != nil || got != want) && !strings.Contains(got, "0A000") {
-			t.Errorf("%s:\n  sidecar    %q (%v)\n  PostgreSQL %q (or 0A000)", q, got, err, want)
-		}
-	}
+	psqlCheck{sqlURL: sqlURL, pgURL: pgURL}.withArgs("-At").orRefused().same(t, stmts...)
 }
 
 // waitServed waits until the SQL port answers q (the daemon copied the

@@ -26,15 +26,6 @@ func daemonSQL(t *testing.T, url string, tables []string, dir string, log io.Wri
 func psqlAtSame(t *testing.T, pgURL, sqlURL string) func(stmts ...string) {
 	return func(stmts ...string) {
 		t.Helper()
-		for _, q := range stmts {
-			want, werr := psql(t, pgURL, "-At", "-c", q)
-			if werr != nil {
-				t.Fatalf("%s on PostgreSQL: %v\n%s", q, werr, want)
-			}
-			got, err := psql(t, sqlURL, "-At", "-c", q)
-			if err != nil || got != want {
-				t.Errorf("%s:\n  sidecar    %q (%v)\n  PostgreSQL %q", q, got, err, want)
-			}
-		}
+		psqlCheck{sqlURL: sqlURL, pgURL: pgURL}.withArgs("-At").same(t, stmts...)
 	}
 }

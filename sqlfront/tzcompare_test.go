@@ -27,15 +27,7 @@ func TestTimestamptzComparisons(t *testing.T) {
 			// local time by the interval's days and months.
 			"SELECT id, count(*) OVER (ORDER BY tz RANGE BETWEEN interval '1 day' PRECEDING AND CURRENT ROW), sum(id) OVER (ORDER BY tz RANGE BETWEEN interval '2 hours 30 minutes' PRECEDING AND interval '1 mon' FOLLOWING) FROM ev ORDER BY id",
 		} {
-			args := []string{"-c", "SET TimeZone = '" + zone + "'", "-c", q}
-			got, err := psql(t, url, args...)
-			want, werr := psql(t, r.pgURL, args...)
-			if werr != nil {
-				t.Fatalf("%s on PostgreSQL: %v\n%s", q, werr, want)
-			}
-			if err != nil || got != want {
-				t.Errorf("TimeZone %s: %s: (%v)\n%s\nPostgreSQL:\n%s", zone, q, err, got, want)
-			}
+			psqlCheck{sqlURL: url, pgURL: r.pgURL}.withArgs("-c", "SET TimeZone = '"+zone+"'").same(t, q)
 		}
 	}
 }

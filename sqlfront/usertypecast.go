@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v6"
-
-	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // typeOIDOf is typeOID, whose 0A000 for a name that is not a built-in
@@ -30,21 +28,8 @@ func (pl *planner) typeOIDOf(tn *pg.TypeName) (uint32, int32, error) {
 	if len(names) < 1 || len(names) > 2 {
 		return oid, mod, err
 	}
-	tables := pl.src.Tables()
-	l := carriedSection(tables, func(s *wal.SchemaFacts) *wal.TypeListFacts { return s.TypeList }, (*wal.TypeListFacts).Equal) // pgcatalog_extensions.go
-	rl := relationList(tables)                                                                                                 // pgcatalog_relations.go
-	if l == nil || l.Types == nil || l.TempTypes || rl == nil {
-		return oid, mod, err
-	}
-	ns := map[uint32]string{}
-	for _, n := range rl.Namespaces {
-		ns[n.OID] = n.Name
-	}
-	name := names[len(names)-1]
-	for _, t := range l.Types {
-		if t.Name == name && (len(names) == 1 || ns[t.Namespace] == names[0]) {
-			return oid, mod, err // the type exists: refused, not missing
-		}
+	if l, ok := readTypeList(pl.src.Tables()); !ok || l.temp || l.has(names) {
+		return oid, mod, err // not read, or the type exists: refused, not missing
 	}
 	return 0, 0, errf(codeUndefinedObject, int(tn.Location), "type \"%s\" does not exist", strings.Join(names, "."))
 }
