@@ -132,6 +132,9 @@ type plan struct {
 	// needed marks the input columns an expression reads (by scope
 	// index): the others are not converted from text.
 	needed []bool
+	// enumOuts are the targets printing an enum column as stored,
+	// checked against the labels at the version read (enum_stale.go).
+	enumOuts []enumOut
 	// raw marks the input columns only output as they are (a target
 	// naming the column, nothing else reading it): their stored text is
 	// sent without conversion (storedText).
