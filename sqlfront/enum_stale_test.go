@@ -1,6 +1,7 @@
 package sqlfront_test
 
 import (
+	"bytes"
 	"context"
 	"strconv"
 	"strings"
@@ -99,6 +100,12 @@ func TestEnumRenamedLabelFlatPath(t *testing.T) {
 	}
 	if _, err := sc.Exec(ctx, "SELECT id, m FROM er WHERE id = 2").ReadAll(); pgCode(err) != "0A000" {
 		t.Errorf("sidecar: simple query SELECT id, m FROM er WHERE id = 2: %v, want 0A000", err)
+	}
+	for _, q := range []string{"COPY (SELECT m FROM er WHERE id = 2) TO STDOUT", "COPY er TO STDOUT", "COPY er (id, d) TO STDOUT"} {
+		var out bytes.Buffer
+		if _, err := sc.CopyTo(ctx, &out, q); pgCode(err) != "0A000" {
+			t.Errorf("sidecar: %s: %q %v, want 0A000", q, out.String(), err)
+		}
 	}
 	// Rows whose labels are current answer as PostgreSQL does.
 	for _, q := range []string{
