@@ -38,7 +38,9 @@ import pg "github.com/pganalyze/pg_query_go/v6"
 func (pl *planner) evaluatorAggRoute(n *pg.Node, declared []uint32) {
 	p := pl.p
 	if p.vec != nil || p.agg != nil || p.rows != nil || p.direct || p.copyOut != nil ||
-		p.kind != "select" || len(p.aggs) == 0 && !p.grouping || p.inherits() || !pl.asOfPlannable() {
+		p.kind != "select" || len(p.aggs) == 0 && !p.grouping || p.inherits() || !pl.asOfPlannable() ||
+		p.degenerateGrouping() { // constfold.go: the flat plan reads no row, as PostgreSQL's
+
 		return
 	}
 	switch {

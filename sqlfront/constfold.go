@@ -40,7 +40,18 @@ func (p *plan) foldError(e *env) (none bool, err error) {
 			none = true
 		}
 	}
-	return none, nil
+	return none || p.degenerateGrouping(), nil
+}
+
+// degenerateGrouping says whether p groups without GROUP BY and without
+// an aggregate (a HAVING alone makes it grouped): PostgreSQL's
+// is_degenerate_grouping. Its one group's row is the HAVING's answer
+// alone, and PostgreSQL's plan (a Result with no input) reads no table:
+// WHERE and FROM are not evaluated, so `WHERE 1/a = 1 HAVING 1 < 2`
+// answers one row over a row with a = 0, and an empty table answers it
+// too.
+func (p *plan) degenerateGrouping() bool {
+	return p.grouping && p.having != nil && len(p.groupBy) == 0 && len(p.aggs) == 0
 }
 
 // foldConst folds x as eval_const_expressions does, children first: it

@@ -170,11 +170,20 @@ func (p *plan) runDirect(ex *execCtx, limit, offset int64) error {
 	if !sameColumns(&t, it.table) {
 		return errReplan
 	}
+	ck, err := p.enumCheckFor(ex) // enum_stale.go
+	if err != nil {
+		return err
+	}
 	var n int64
 	emit := func(row []byte) error {
 		if offset > 0 {
 			offset--
 			return nil
+		}
+		if ck != nil {
+			if err := ck.stored(row); err != nil {
+				return err
+			}
 		}
 		if err := ex.raw(row); err != nil {
 			return err

@@ -190,6 +190,26 @@ func TestEnumAsOfLabels(t *testing.T) {
 			t.Errorf("sidecar at HEAD after RENAME VALUE: %s: %q %v, want 0A000", q, rowsText(g), g.Err)
 		}
 	}
+	// Printing the column itself (no computation on it): PostgreSQL
+	// prints the new label 'blue' for a stored 'sad'; the flat planner
+	// printed the mirror's old text 'sad' (a wrong answer on dee3915's
+	// and the enums merge's code). PostgreSQL's answer or 0A000.
+	for _, q := range []string{
+		"SELECT id, m FROM em ORDER BY id",
+		"SELECT * FROM em WHERE id = 3",
+		"SELECT m::text FROM em WHERE id = 3",
+		"SELECT id, m FROM em WHERE id < 4",
+	} {
+		want := pgc.ExecParams(ctx, q, nil, nil, nil, nil).Read()
+		if want.Err != nil {
+			t.Fatalf("PostgreSQL: %s: %v", q, want.Err)
+		}
+		got := sc.ExecParams(ctx, q, nil, nil, nil, nil).Read()
+		if got.Err != nil && pgCode(got.Err) == "0A000" {
+			continue
+		}
+		sameResult(t, q+" (at HEAD after RENAME VALUE)", got, want)
+	}
 	// The added label is known at HEAD (a table without renamed labels).
 	enumCompare(t, ctx, pgc, sc, []string{
 		"SELECT id, m FROM ej WHERE m < 'glad' ORDER BY m, id",

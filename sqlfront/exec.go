@@ -84,6 +84,19 @@ func (p *plan) run(ex *execCtx, emit func([]Value) error) error {
 	if p.vec != nil {
 		return p.runVectorized(ex, emit) // vexec.go
 	}
+	ck, err := p.enumCheckFor(ex) // enum_stale.go
+	if err != nil {
+		return err
+	}
+	if ck != nil {
+		next := emit
+		emit = func(row []Value) error {
+			if err := ck.row(row); err != nil {
+				return err
+			}
+			return next(row)
+		}
+	}
 	e := &env{params: ex.params, ex: ex}
 	none, err := p.foldError(e)
 	if err != nil {

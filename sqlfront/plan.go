@@ -132,6 +132,9 @@ type plan struct {
 	// needed marks the input columns an expression reads (by scope
 	// index): the others are not converted from text.
 	needed []bool
+	// enumOuts are the targets printing an enum column as stored,
+	// checked against the labels at the version read (enum_stale.go).
+	enumOuts []enumOut
 	// raw marks the input columns only output as they are (a target
 	// naming the column, nothing else reading it): their stored text is
 	// sent without conversion (storedText).
@@ -730,14 +733,15 @@ func (pl *planner) cast(tc *pg.TypeCast) (expr, error) {
 // dialectChecks says whether text read as type t must be checked by the
 // followed server's major (pgcatalog_settings.go dialect): integer and
 // numeric input before PostgreSQL 16, interval input before 15
-// (types/interval14.go).
+// (types/interval14.go) and from 17 (its infinities: interval17.go).
 func (pl *planner) dialectChecks(t uint32) bool {
 	d := pl.dialect()
 	switch t {
 	case oidInt2, oidInt4, oidInt8, oidNumeric:
 		return d.Version != 0 && d.Version < 160000
 	case oidInterval:
-		return d.Version != 0 && d.Version < 150000 || d.IntervalSQLStandard
+		// 17+: input reading as an infinity (types/interval17.go)
+		return d.Version != 0 && d.Version < 150000 || d.IntervalSQLStandard || d.Version >= 170000
 	}
 	return false
 }

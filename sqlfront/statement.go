@@ -197,6 +197,9 @@ func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []
 				pl.p.cols[i].typ = pl.p.targets[i].typ()
 			}
 		}
+		if pl.p.kind == "select" && pl.p.vec == nil {
+			pl.planEnumOuts() // enum_stale.go
+		}
 		if pl.p.kind == "select" && !pl.p.inherits() { // descendants: row by row (inherit.go)
 			pl.planEngine() // after the parameters' types are fixed
 			pl.planRows()

@@ -47,6 +47,12 @@ func (d Dialect) In(oid OID, mod int32, s string) (Value, error) {
 			return nil, err
 		}
 	}
+	if oid == Interval && d.Version >= 170000 { // not 0 (unknown): the finite values of 14–16
+
+		if err := intervalInfinity17Refusal(s); err != nil { // interval17.go
+			return nil, err
+		}
+	}
 	if oid == Interval && !d.atLeast(150000) {
 		if err := interval14Refusal(s); err != nil { // interval14.go
 			return nil, err

@@ -14,7 +14,9 @@ import (
 // 15 the same check refuses interval input where 14's DecodeInterval
 // answers otherwise than 15's (types/interval14.go), and under
 // IntervalStyle sql_standard it refuses interval input with a leading
-// '-' (types/intervalstyle.go).
+// '-' (types/intervalstyle.go). From 17 it refuses interval input
+// reading as an infinity, which sidecar does not implement
+// (types/interval17.go).
 
 // dialectInput is the check the statement's dialect makes on text read
 // as type to (nil: none needed).
@@ -28,8 +30,9 @@ func (c *compiler) dialectInput(to plan.OID) func(string) error {
 		if !old {
 			return nil
 		}
-	case plan.Interval: // 14's interval input (types/interval14.go), IntervalStyle sql_standard's
-		if !(old && c.e.dialect.Version < 150000) && !c.e.dialect.IntervalSQLStandard {
+	case plan.Interval: // 14's interval input (types/interval14.go), IntervalStyle sql_standard's, 17's infinities (interval17.go)
+		v := c.e.dialect.Version
+		if !(old && v < 150000) && !c.e.dialect.IntervalSQLStandard && v < 170000 {
 			return nil
 		}
 	default:

@@ -121,6 +121,16 @@ func (b *binder) bindSimple(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID,
 			srfs.calls = nil
 		}
 	}
+	if len(groups) == 0 && len(ag.list) == 0 && having != nil && ag.sets == nil && !plainScan(sel) {
+		// PostgreSQL's degenerate grouping (a HAVING alone) reads no
+		// row: a Result without input, WHERE and join conditions never
+		// evaluated (`WHERE 1/a = 1 HAVING 1 < 2` answers one row over
+		// a = 0), while its planner still folds their constants. This
+		// plan would evaluate them per row: refused unless the input is
+		// one table read whole (sqlfront's flat plan answers the rest:
+		// constfold.go degenerateGrouping).
+		return nil, nil, nil, unsupported("a HAVING without GROUP BY or aggregates over a WHERE clause, a join or a computed FROM item", -1)
+	}
 	if len(groups) > 0 || len(ag.list) > 0 || having != nil || ag.sets != nil {
 		if rel, err = b.aggregate(rel, sc, groups, ag, targets, keys, &having); err != nil {
 			return nil, nil, nil, earlier(b.probeLate(sel, sc, parent), err) // bindorder.go
@@ -457,4 +467,10 @@ func (b *binder) orderOutput(rel Rel, cols []ColumnID, names []string, list []*p
 		s.Keys = append(s.Keys, SortKey{Col: col, Desc: k.desc, NullsFirst: k.nullsFirst})
 	}
 	return s, nil
+}
+
+// plainScan says whether sel reads one table (or no FROM) without WHERE:
+// reading its rows evaluates no expression.
+func plainScan(sel *pg.SelectStmt) bool {
+	return sel.WhereClause == nil && sel.WithClause == nil && (len(sel.FromClause) == 0 || len(sel.FromClause) == 1 && sel.FromClause[0].GetRangeVar() != nil)
 }
