@@ -34,7 +34,10 @@ func TestInfoSchemaPrivileges(t *testing.T) {
 		as(user).refused(t, nil, append(queries, "SELECT schema_name FROM information_schema.schemata ORDER BY 1")...)
 	}
 	for _, user := range []string{"appowner", "heir", "postgres"} {
-		as(user).same(t, queries...)
+		as(user).same(t, queries[:2]...)
+		// The constraint views are refused on 18 whatever the role
+		// (catalog_infoschema.go's infoSchemaMajor).
+		as(user).orRefused().same(t, queries[2:]...)
 	}
 	as("postgres").same(t, "SELECT schema_name FROM information_schema.schemata ORDER BY 1")
 }
