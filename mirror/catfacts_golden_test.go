@@ -72,6 +72,17 @@ func goldenRelations() []wal.Relation {
 		rel.Facts = &wal.Facts{Kind: 'r', Columns: []wal.ColumnFacts{{NotNull: true}, {}}, Schema: s}
 		out = append(out, rel)
 	}
+	// Section 'B' (catfacts_casts.go): read with a cast of each method,
+	// one commented and one of a user type, and read over the bound
+	// (Rows nil).
+	for _, rows := range [][]wal.CastRow{{{Source: "bigint", Target: "integer", SourceName: "int8", TargetName: "int4", Function: "int4", Implicit: "in assignment"},
+		{Source: "text", Target: "mood", SourceName: "text", TargetName: "mood", Function: "(with inout)", Implicit: "no", Description: "c", HasComment: true, UserTypes: true}}, nil} {
+		rel := base()
+		s := goldenSchema(4)
+		s.Casts = &wal.CastFacts{Rows: rows}
+		rel.Facts = &wal.Facts{Kind: 'r', Columns: []wal.ColumnFacts{{NotNull: true}, {}}, Schema: s}
+		out = append(out, rel)
+	}
 	return out
 }
 
@@ -117,8 +128,9 @@ func goldenSchema(parts int) *wal.SchemaFacts {
 // goldenDigest is the SHA-256 of goldenRelations' encodings, one after
 // another (each prefixed by its length), as the encoders wrote them
 // before the optional sections moved onto one codec (catfacts_section.go),
-// section 'y' since session 23 and 'A' since session 24.
-const goldenDigest = "5e361c405c70168d65f0a1a8fe83de2fd2e150f2bd8e7483a2a325cd9d801cac"
+// section 'y' since session 23, 'A' since session 24 and 'B' since
+// session 25.
+const goldenDigest = "cb0994264f3ea44b9cebf0803e0b0b9eef2c3a5c88f1d5e6e7081f163500dc8f"
 
 // TestFactsEncodingGolden: the Relations of every shape of optional facts
 // encode to the bytes they had before the codec was shared (so records

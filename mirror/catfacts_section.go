@@ -17,8 +17,9 @@ import "github.com/sidecar-dev/sidecar/wal"
 //     describe commands read ('v'), its columns' base types ('t'),
 //     every relation and schema of the database ('w'), the user
 //     functions' pg_proc rows ('y'), every pg_type row as pgjdbc
-//     reads them ('z') and the columns of the relation list's tables,
-//     views and foreign tables ('A'). A section's fields
+//     reads them ('z'), the columns of the relation list's tables,
+//     views and foreign tables ('A') and the database's pg_cast rows as
+//     psql's \dC prints them ('B'). A section's fields
 //     follow its mark inline, or as one length-prefixed body (a later
 //     sidecar may append fields to a body; a reader skips what it does
 //     not know). An absent section writes nothing.
@@ -63,6 +64,8 @@ func factsSections() []factsSection {
 		{mark: typeListMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.TypeList != nil }, encode: encodeTypeList, decode: decodeTypeList},                 // catfacts_typelist.go
 		// catfacts_listedcols.go
 		{mark: listedColumnsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.ListedColumns != nil }, encode: encodeListedColumns, decode: decodeListedColumns},
+		// catfacts_casts.go
+		{mark: castsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Casts != nil }, encode: encodeCasts, decode: decodeCasts},
 	}
 }
 

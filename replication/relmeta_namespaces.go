@@ -121,6 +121,10 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 	if err != nil {
 		return err
 	}
+	casts, err := readCasts(ctx, conn) // relmeta_casts.go
+	if err != nil {
+		return err
+	}
 	// The roles and databases are the cluster's: one table of the read carries them
 	// (the least OID read, the same one every poll), so a mirror of many
 	// tables does not hold a copy per table.
@@ -139,7 +143,7 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 		s.Languages, s.LanguagesRead = langs, langsRead
 		s.UserTypes, s.Publications, s.Extensions, s.Listings = userTypes, pubs, exts, listings
 		s.TypeDetail, s.Psql, s.Relations, s.Procs, s.TypeList = typeDetail, psqlFacts, relations, procs, typeList
-		s.ListedColumns = listedCols
+		s.ListedColumns, s.Casts = listedCols, casts
 	}
 	return nil
 }

@@ -41,6 +41,9 @@ func TestPsqlPartitions(t *testing.T) {
 	for _, cmd := range partitionCommands {
 		psqlSame(t, r.sqlURL, r.pgURL, cmd, "-c", cmd) // pgcatalog_database_test.go
 	}
+	// A partitioned index is described by PostgreSQL: refused, not "Did
+	// not find any relation named" (which psql printed before).
+	psqlRig(r).refused(t, nil, `\d ev_note`, `\d+ ev_note`, `\d meas_pkey`, `\d public.hp_pkey`)
 	// Under a search path naming a schema that holds a type before public
 	// (the constraint was read under public: its types could print
 	// otherwise), and with sizes: refused.

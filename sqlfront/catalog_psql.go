@@ -64,6 +64,11 @@ func cannedFor(query string) *canned {
 				psqlByPrint[fp] = psqlPartitionHandlers[name]
 			}
 		}
+		for name, q := range psqlCastQueries { // psql_casts.go
+			if fp, err := pg.Fingerprint(q); err == nil {
+				psqlByPrint[fp] = psqlCastHandlers[name]
+			}
+		}
 	})
 	// Fingerprinting parses and walks the tree in C, recursively: a
 	// statement too deep for that overflowed the C stack (a SIGSEGV
@@ -305,6 +310,9 @@ var psqlHandlers = map[string]*canned{
 				}
 				return nil, partRootLookupRefused("\\d", tn)
 			}
+		}
+		if err := partIndexDescribeRefusal(tables, re); err != nil { // psql_partindex.go
+			return nil, err
 		}
 		if err := listedOnlyDescribeRefusal(tables, re); err != nil { // pgcatalog_relations.go
 			return nil, err

@@ -153,6 +153,11 @@ func (s *vecSource) scanCatalog(ctx context.Context, v *pgScan, fn func(row []*s
 			return err
 		}
 	}
+	if v.rel.schema == "information_schema" {
+		if err := infoSchemaPrivilegeRefusal(cx, v.rel.name); err != nil { // pgcatalog_privfilter.go
+			return err
+		}
+	}
 	for _, row := range v.rel.rows(cx) {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -124,6 +124,10 @@ type SchemaFacts struct {
 	// (catfacts_listings.go), read with the roles by the table carrying
 	// them (nil: not read).
 	Listings *ListingFacts
+	// Casts are the database's pg_cast rows as psql's \dC prints them
+	// (catfacts_casts.go), read with the roles by the table carrying them
+	// (nil: not read).
+	Casts *CastFacts
 	// Psql is what psql's describe commands read of the database beyond
 	// the above (catfacts_psql.go: the schemas' ACLs and comments), read
 	// with the roles by the table carrying them (nil: not read).
@@ -255,7 +259,7 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 		s.Publications.Equal(o.Publications) && s.Extensions.Equal(o.Extensions) && s.Listings.Equal(o.Listings) && s.Access.Equal(o.Access) &&
 		s.TypeDetail.Equal(o.TypeDetail) && s.Psql.Equal(o.Psql) && s.Relations.Equal(o.Relations) &&
 		s.Procs.Equal(o.Procs) &&
-		s.TypeList.Equal(o.TypeList) && s.ListedColumns.Equal(o.ListedColumns)
+		s.TypeList.Equal(o.TypeList) && s.ListedColumns.Equal(o.ListedColumns) && s.Casts.Equal(o.Casts)
 }
 
 // storageEqual compares the \d+ column and TOAST facts.
