@@ -1,6 +1,5 @@
 package exec
 
-
 // Null-aware anti join: `x NOT IN (SELECT y …)` as a filter's conjunct
 // (sql/opt notin.go) is an anti join on `x = y OR x IS NULL OR y IS
 // NULL`. Run as a nested loop that condition holds every row of the
