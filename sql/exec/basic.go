@@ -144,7 +144,7 @@ type scanOp struct {
 	transient bool
 	cache     []*Batch
 	noCache   bool
-	keyReads  int // runs that read the outer value's key range (scan_outerkey.go)
+	keyReads  int           // runs that read the outer value's key range (scan_outerkey.go)
 	idxCol    int           // vector of the indexed column (-1: none)
 	idxOut    plan.ColumnID // the outer column it equals
 	idxOID    plan.OID      // their type
