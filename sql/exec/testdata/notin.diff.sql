@@ -17,7 +17,7 @@ SELECT id FROM w WHERE k NOT IN (SELECT i8 FROM nums WHERE i8 IS NOT NULL) ORDER
 SELECT id FROM w WHERE y NOT IN (SELECT d FROM nums WHERE d IS NOT NULL) ORDER BY id;
 SELECT id FROM w WHERE f NOT IN (SELECT f FROM nums WHERE f IS NOT NULL) ORDER BY id;
 SELECT id FROM nums WHERE s NOT IN (SELECT grp FROM w WHERE grp IS NOT NULL) ORDER BY id;
-SELECT id FROM nums WHERE c NOT IN (SELECT v FROM nums WHERE v IS NOT NULL AND id > 2) ORDER BY id;
+SELECT id FROM nums WHERE c NOT IN (SELECT v FROM nums WHERE v IS NOT NULL AND id > 2) ORDER BY id /* refused: the subquery column converted to char(n), which the subquery path dereferenced as nil */;
 SELECT id FROM nums WHERE v NOT IN (SELECT s FROM nums WHERE id <> 3) ORDER BY id;
 SELECT id FROM w WHERE grp = 'a' AND k NOT IN (SELECT x FROM w WHERE x < 30) AND x IS NOT NULL ORDER BY id;
 SELECT id FROM w WHERE k + 1 NOT IN (SELECT k FROM w WHERE k IS NOT NULL) ORDER BY id;
