@@ -144,6 +144,7 @@ type scanOp struct {
 	transient bool
 	cache     []*Batch
 	noCache   bool
+	keyReads  int           // runs that read the outer value's key range (scan_outerkey.go)
 	idxCol    int           // vector of the indexed column (-1: none)
 	idxOut    plan.ColumnID // the outer column it equals
 	idxOID    plan.OID      // their type
@@ -342,7 +343,10 @@ func (s *scanOp) run(emit func(*Batch) error) error {
 		return s.runKeyOrder(emit) // scan_ordered.go
 	}
 	if s.repeat && !s.noCache {
-		if done, err := s.runCached(emit); done {
+		if s.readOuterKey() { // scan_outerkey.go: this run reads the outer value's key range
+			s.noCache = true
+			defer func() { s.noCache = false }()
+		} else if done, err := s.runCached(emit); done {
 			return err
 		}
 	}

@@ -50,6 +50,11 @@ type joinOp struct {
 	// side reading no outer column is built once (joinkeep.go; nil:
 	// none).
 	keep *joinKeep
+	// nullAware: an anti join for NOT IN, on its condition's equality
+	// with PostgreSQL's NULL rules; na is what its build saw
+	// (joinnull.go).
+	nullAware bool
+	na        naState
 }
 
 func (e *env) buildJoin(j *plan.Join) (operator, error) {
@@ -71,7 +76,15 @@ func (e *env) buildJoin(j *plan.Join) (operator, error) {
 	rc := &compiler{e: e, lay: layoutOf(right.cols())}
 	var rest []plan.Scalar
 	var rkeyCols plan.ColSet // the right columns the keys read
-	for _, p := range plan.Conjuncts(j.On) {
+	conjuncts := plan.Conjuncts(j.On)
+	var naKey *plan.Op
+	if j.Kind == plan.AntiJoin {
+		naKey = plan.NotInEquality(j.On) // NOT IN: joinnull.go
+	}
+	if naKey != nil {
+		conjuncts = []plan.Scalar{naKey}
+	}
+	for _, p := range conjuncts {
 		o, ok := p.(*plan.Op)
 		if ok && o.Op == "=" && len(o.Args) == 2 && !hasSubquery(p) {
 			a, b := o.Args[0], o.Args[1]
@@ -114,6 +127,12 @@ func (e *env) buildJoin(j *plan.Join) (operator, error) {
 		}
 		rest = append(rest, p)
 	}
+	switch {
+	case naKey != nil && len(rest) > 0:
+		rest = []plan.Scalar{j.On} // not a hash key: the whole condition, pair by pair
+	case naKey != nil:
+		op.nullAware = true
+	}
 	if len(rest) > 0 {
 		pc := &compiler{e: e, lay: layoutOf(append(append([]plan.ColumnID(nil), left.cols()...), right.cols()...))}
 		if op.residual, err = pc.quals(plan.And(rest)); err != nil { // qualorder.go
@@ -130,7 +149,7 @@ func (e *env) buildJoin(j *plan.Join) (operator, error) {
 	}
 	need, ok := e.joinNeed[j]
 	op.narrow(need, !ok, rkeyCols, len(left.cols()), len(right.cols()))
-	if j.BuildLeft && (j.Kind == plan.SemiJoin || j.Kind == plan.AntiJoin) && len(op.lkeys) > 0 {
+	if j.BuildLeft && (j.Kind == plan.SemiJoin || j.Kind == plan.AntiJoin) && len(op.lkeys) > 0 && !op.nullAware {
 		op.buildLeft = true
 		op.keepL = make([]bool, len(left.cols()))
 		for _, c := range op.outL {
@@ -142,7 +161,9 @@ func (e *env) buildJoin(j *plan.Join) (operator, error) {
 			}
 		}
 	}
-	op.keep = e.keepFor(j, op)
+	if !op.nullAware {
+		op.keep = e.keepFor(j, op)
+	}
 	return op, nil
 }
 
@@ -303,10 +324,16 @@ func (j *joinOp) build(mem *memAcct, right operator, depth int) (*hashTable, *jo
 	keepNull := j.kind == plan.RightJoin || j.kind == plan.FullJoin
 	spillable := j.e.canSpill() && len(j.rkeys) > 0 && depth < maxSpillDepth
 	var sp *joinSpill
+	if depth == 0 {
+		j.na = naState{}
+	}
 	err := right.run(func(b *Batch) error {
 		keys, ok, err := keysOf(b, allRows(b.N), j.rkeys, j.rconv)
 		if err != nil {
 			return err
+		}
+		if j.noteNullAware(depth, b.N, ok) { // joinnull.go
+			return j.e.check()
 		}
 		if sp != nil {
 			return sp.addBatch(sp.right, b, keys, ok, keepNull)
@@ -477,6 +504,10 @@ func (j *joinOp) runOn(left, right operator, depth int, emit func(*Batch) error)
 	if err != nil {
 		return spillErr(e, "hash join", err)
 	}
+	if j.nullAware && j.na.null {
+		mem.done()
+		return j.drainNullAware(left) // joinnull.go
+	}
 	if sp != nil {
 		return spillErr(e, "hash join", sp.join(mem, left, right, depth, emit))
 	}
@@ -579,6 +610,7 @@ func (j *joinOp) probe(mem *memAcct, ht *hashTable, left operator, emit func(*Ba
 		if err := process(); err != nil {
 			return err
 		}
+		j.dropNullAware(hit, ok) // joinnull.go
 		for i := 0; i < b.N; i++ {
 			if hit[i] {
 				continue

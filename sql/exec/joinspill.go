@@ -117,8 +117,11 @@ func (sp *joinSpill) join(mem *memAcct, left, right operator, depth int, emit fu
 			if ok[i] {
 				continue
 			}
-			switch j.kind { // a NULL key matches nothing
-			case plan.AntiJoin, plan.LeftJoin, plan.FullJoin:
+			switch { // a NULL key matches nothing
+			case j.nullAware:
+				// NOT IN with rows on the right (it spilled): NULL
+				// (joinnull.go)
+			case j.kind == plan.AntiJoin, j.kind == plan.LeftJoin, j.kind == plan.FullJoin:
 				out.add(i, -1)
 			}
 		}

@@ -193,6 +193,12 @@ func (c *compiler) subquery(x *plan.Subquery) (vexpr, error) {
 		if len(x.RowLeft) > 0 {
 			return c.rowSubquery(x, results)
 		}
+		if x.Col == nil {
+			// The binder converted the subquery's column (char(n) NOT
+			// IN (SELECT varchar …) reads it as char(n)): no column to
+			// read. Refused, where it dereferenced nil.
+			return nil, unsupported("a comparison with a subquery's column converted to another type")
+		}
 		left, err := c.compile(x.Left)
 		if err != nil {
 			return nil, err

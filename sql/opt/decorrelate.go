@@ -26,6 +26,10 @@ func decorrelate(rel plan.Rel) plan.Rel {
 			in = j
 			continue
 		}
+		if j := notInAnti(in, p); j != nil { // notin.go
+			in = j
+			continue
+		}
 		kind, sq := plan.SemiJoin, asExists(p)
 		if sq == nil {
 			if n, ok := p.(*plan.BoolOp); ok && n.Op == "NOT" {

@@ -22,11 +22,10 @@ import "github.com/sidecar-dev/sidecar/sql/plan"
 // An anti join (a decorrelated NOT EXISTS) moves the same way: whether
 // it keeps a row of the tree depends only on that row's columns of the
 // leaf and on the right side's rows, so dropping the leaf's rows that
-// have a match before the other joins keeps the same rows. NOT IN is
-// not an anti join here (decorrelate.go leaves it a subquery: a NULL
-// among its rows, or in the tested value, makes it NULL for every row,
-// which an anti join's "no match" does not give), so its NULL
-// semantics are untouched. sqlfront's proof that a pg_catalog scan
+// have a match before the other joins keeps the same rows. NOT IN's
+// anti join (notin.go) moves too: its condition makes it a test of the
+// leaf's row against the whole right side (a NULL there drops every
+// row wherever the join runs). sqlfront's proof that a pg_catalog scan
 // reads user objects only (pgcatalog_reach.go) takes the conditions
 // above an anti join to its left side: a NOT EXISTS moved onto
 // pg_attribute below the join with pg_class that restricts it stays
@@ -111,6 +110,9 @@ func pushSemiJoin(s *plan.Join, e *estimator) plan.Rel {
 // fail (a division, a cast, a subquery returning two rows) could fail
 // there where it did not above the joins.
 func columnComparisons(on plan.Scalar) bool {
+	if eq := plan.NotInEquality(on); eq != nil {
+		on = eq // its IS NULL tests read the same columns and cannot fail
+	}
 	cs := plan.Conjuncts(on)
 	for _, p := range cs {
 		o, ok := p.(*plan.Op)
