@@ -304,6 +304,11 @@ func parseOffset(z string) (int64, bool) {
 func parseDate(s string) (DateVal, error) {
 	p, err := decodeDateTime(Date, s, true)
 	if err != nil {
+		if err.Code == CodeUnsupported {
+			if v, ok, err := parseDateAnyOrder(s); ok { // datein.go
+				return v, err
+			}
+		}
 		return 0, err
 	}
 	switch p.special {
