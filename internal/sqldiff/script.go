@@ -134,7 +134,10 @@ func RunScript(ctx context.Context, o ScriptOptions) (*ScriptReport, error) {
 		case Query:
 			want := pgs.Run(ctx, st.SQL, 0, o.Timeout)
 			if x := pgs.nextXid(ctx); x != xmax {
-				if err := sc.CatchUp(ctx, o.PGURL); err != nil {
+				cctx, cancel := context.WithTimeout(ctx, catchUpTimeout)
+				err := sc.CatchUp(cctx, o.PGURL)
+				cancel()
+				if err != nil {
 					return nil, fmt.Errorf("%s line %d: catch up after a write: %w", o.Name, st.Line, err)
 				}
 				xmax = pgs.nextXid(ctx)
@@ -157,6 +160,11 @@ func RunScript(ctx context.Context, o ScriptOptions) (*ScriptReport, error) {
 	rep.Took = time.Since(start)
 	return rep, nil
 }
+
+// catchUpTimeout bounds the wait for the sidecar to apply a write a
+// query made: a daemon that never gets there fails the script with its
+// last status instead of hanging the whole corpus run.
+const catchUpTimeout = 3 * time.Minute
 
 // runSetup runs script (split) and stmts' Setup statements on one
 // connection, each on its own; errors are counted, not fatal, unless the
