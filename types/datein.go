@@ -33,6 +33,7 @@ const (
 	dmDOY
 	dmDOW
 	dmBC
+	dmTime // a run-together hhmm or hhmmss after a whole date
 	dmDate = dmYear | dmMonth | dmDay
 )
 
@@ -208,7 +209,7 @@ func decodeDateFields(fields []dtField, order dateOrder) (y, m, d int64, e dtErr
 			case len(f.s) >= 6:
 				tmask, e = decodeNumberField(f.s, fmask, &tm)
 			default:
-				tmask, e = decodeNumber(f.s, haveTextMonth, fmask, &tm, order)
+				tmask, e = decodeNumber(f.s, haveTextMonth, fmask, &tm, order, false)
 			}
 			if e != dtOK {
 				return 0, 0, 0, e
@@ -293,8 +294,7 @@ func decodeDatePart(s string, fmask int, tm *dateTm, order dateOrder) (int, dtEr
 			return 0, dtRefuse // DecodeSpecial of an unknown word: UNKNOWN_FIELD
 		}
 		if v == 300 {
-			done[k] = true
-			continue
+			continue // IGNORE_DTF: skipped here, but left for the numeric pass, which fails on it
 		}
 		if !ok || v > 12 {
 			return 0, dtBadFormat
@@ -311,7 +311,10 @@ func decodeDatePart(s string, fmask int, tm *dateTm, order dateOrder) (int, dtEr
 		if done[k] {
 			continue
 		}
-		dmask, e := decodeNumber(f, haveTextMonth, fmask, tm, order)
+		if isAlpha(f[0]) {
+			return 0, dtBadFormat // 'at'/'on' given to DecodeNumber: strtoint reads nothing
+		}
+		dmask, e := decodeNumber(f, haveTextMonth, fmask, tm, order, true)
 		if e != dtOK {
 			return 0, e
 		}
@@ -328,7 +331,10 @@ func decodeDatePart(s string, fmask int, tm *dateTm, order dateOrder) (int, dtEr
 }
 
 // decodeNumber is DecodeNumber for a field of digits only.
-func decodeNumber(s string, haveTextMonth bool, fmask int, tm *dateTm, order dateOrder) (int, dtErr) {
+//
+// inDate: s is a field of DecodeDate, where a number after a whole date
+// is DecodeNumberField's time, which DecodeDate then rejects (22007).
+func decodeNumber(s string, haveTextMonth bool, fmask int, tm *dateTm, order dateOrder, inDate bool) (int, dtErr) {
 	if s == "" {
 		return 0, dtBadFormat
 	}
@@ -380,7 +386,14 @@ func decodeNumber(s string, haveTextMonth bool, fmask int, tm *dateTm, order dat
 	case dmMonth | dmDay:
 		tmask, tm.year = dmYear, val
 	case dmDate:
-		return 0, dtRefuse // a time field
+		switch {
+		case !inDate:
+			return 0, dtRefuse // a time field
+		case fmask&dmTime == 0 && (flen == 4 || flen == 6):
+			return dmTime, dtOK
+		default:
+			return 0, dtBadFormat
+		}
 	default:
 		return 0, dtBadFormat
 	}
@@ -436,6 +449,9 @@ func validateDate(fmask int, tm *dateTm) dtErr {
 		}
 	}
 	if fmask&dmDOY != 0 {
+		if tm.year > 5000000 || tm.year < -5000000 {
+			return dtRefuse // PostgreSQL's int date2j overflows: a date no one can mean
+		}
 		tm.year, tm.mon, tm.mday = j2date(date2j(tm.year, 1, 1) + tm.yday - 1)
 	}
 	if fmask&dmMonth != 0 && (tm.mon < 1 || tm.mon > 12) {
