@@ -387,8 +387,10 @@ func decodeNumber(s string, haveTextMonth bool, fmask int, tm *dateTm, order dat
 		tmask, tm.year = dmYear, val
 	case dmDate:
 		switch {
+		case !inDate && flen == 4:
+			return 0, dtRefuse // DecodeNumberField's hhmm: a time, not decoded here
 		case !inDate:
-			return 0, dtRefuse // a time field
+			return 0, dtBadFormat // DecodeNumberField: not a time either
 		case fmask&dmTime == 0 && (flen == 4 || flen == 6):
 			return dmTime, dtOK
 		default:
@@ -406,7 +408,13 @@ func decodeNumber(s string, haveTextMonth bool, fmask int, tm *dateTm, order dat
 // decodeNumberField is DecodeNumberField for a run of six or more digits
 // before any date field: YYYYMMDD or YYMMDD (day and month from the end).
 func decodeNumberField(s string, fmask int, tm *dateTm) (int, dtErr) {
-	if fmask&dmDate == dmDate || len(s) > 12 {
+	if fmask&dmDate == dmDate {
+		if len(s) == 6 {
+			return 0, dtRefuse // hhmmss: a time, not decoded here
+		}
+		return 0, dtBadFormat
+	}
+	if len(s) > 12 {
 		return 0, dtRefuse
 	}
 	atoi := func(t string) int64 {
