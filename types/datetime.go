@@ -304,6 +304,13 @@ func parseOffset(z string) (int64, bool) {
 func parseDate(s string) (DateVal, error) {
 	p, err := decodeDateTime(Date, s, true)
 	if err != nil {
+		// The ISO reader refuses other forms, and its field-range
+		// errors on them (22008) are not always PostgreSQL's (22007 for
+		// '7541-61-3-0473 AD'): the full decoder answers both when the
+		// DateStyle orders agree.
+		if v, ok, err := parseDateAnyOrder(s); ok { // datein.go
+			return v, err
+		}
 		return 0, err
 	}
 	switch p.special {

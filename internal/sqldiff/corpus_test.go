@@ -32,7 +32,14 @@ var (
 		"numeric", "float4", "date", "time", "timetz", "timestamp", "timestamptz", "interval", "json", "jsonb",
 		"arrays", "uuid", "inet", "char", "varchar", "bit", "name", "money", "oid", "numerology", "regex",
 		"rangefuncs", "tsrf", "expressions", "functional_deps", "select_distinct", "select_distinct_on",
-		"select_having", "select_implicit"}
+		"select_having", "select_implicit",
+		// Session 25: scripts whose SELECTs read the standard tables or
+		// their own (indexes, hash joins, prepared statements' and
+		// cursors' queries, the remaining scalar types).
+		"select_into", "btree_index", "create_index", "join_hash", "misc_functions", "copyselect", "prepare",
+		"portals", "horology", "equivclass", "incremental_sort", "memoize", "hash_func", "macaddr", "macaddr8",
+		"pg_lsn", "xid", "txid", "rowtypes", "polymorphism", "select_views", "enum", "domain", "tablesample",
+		"tuplesort", "unicode", "tid", "misc"}
 )
 
 // TestRegressCorpus compares the sidecar's answers with PostgreSQL's for

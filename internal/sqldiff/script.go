@@ -7,11 +7,13 @@ import (
 	"log/slog"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
 
 // StandardSetup creates and fills the standard regression tables (tenk1,
@@ -117,6 +119,7 @@ func RunScript(ctx context.Context, o ScriptOptions) (*ScriptReport, error) {
 	defer pgs.Close()
 	defer scs.Close()
 	identical := 0
+	diverged := map[string]string{} // parameter → the SET the sidecar refused and PostgreSQL took
 	// A query may write (a function that inserts): the sidecar then
 	// waits for the change before the next statement, as a replica
 	// read after the commit would.
@@ -127,14 +130,21 @@ func RunScript(ctx context.Context, o ScriptOptions) (*ScriptReport, error) {
 			if err := pgs.Set(ctx, st.SQL); err != nil {
 				continue // PostgreSQL refused it: the script tests the error
 			}
+			name := setParam(st.SQL)
 			if err := scs.Set(ctx, st.SQL); err != nil {
 				code, msg := sqlState(err)
 				rep.SetRefused = append(rep.SetRefused, fmt.Sprintf("%s (line %d): %s %s", st.SQL, st.Line, code, msg))
+				diverged[name] = fmt.Sprintf("after the refused %s (line %d): %s %s", firstLine(st.SQL, 60), st.Line, code, msg)
+				continue
 			}
+			delete(diverged, name)
 		case Query:
 			want := pgs.Run(ctx, st.SQL, 0, o.Timeout)
 			if x := pgs.nextXid(ctx); x != xmax {
-				if err := sc.CatchUp(ctx, o.PGURL); err != nil {
+				cctx, cancel := context.WithTimeout(ctx, catchUpTimeout)
+				err := sc.CatchUp(cctx, o.PGURL)
+				cancel()
+				if err != nil {
 					return nil, fmt.Errorf("%s line %d: catch up after a write: %w", o.Name, st.Line, err)
 				}
 				xmax = pgs.nextXid(ctx)
@@ -143,6 +153,12 @@ func RunScript(ctx context.Context, o ScriptOptions) (*ScriptReport, error) {
 			res := Result{Stmt: st, Outcome: classifyAnswers(st, want, got)}
 			if res.Outcome.Class == PGError && statesDiffer(&res.Outcome, want, got) && !refusalState(res.Outcome.Code) {
 				res.Outcome.Class = ErrorCode
+			}
+			if res.Outcome.Class.Wrong() && len(diverged) > 0 {
+				// The sidecar's session refused a SET PostgreSQL's took
+				// (the client saw the error): the two sessions no longer
+				// hold the same settings, so the answers are not compared.
+				res.Outcome = Outcome{Class: Refused, Code: "0A000", Message: divergedBy(diverged)}
 			}
 			if res.Outcome.Class == Identical {
 				identical++
@@ -157,6 +173,11 @@ func RunScript(ctx context.Context, o ScriptOptions) (*ScriptReport, error) {
 	rep.Took = time.Since(start)
 	return rep, nil
 }
+
+// catchUpTimeout bounds the wait for the sidecar to apply a write a
+// query made: a daemon that never gets there fails the script with its
+// last status instead of hanging the whole corpus run.
+const catchUpTimeout = 3 * time.Minute
 
 // runSetup runs script (split) and stmts' Setup statements on one
 // connection, each on its own; errors are counted, not fatal, unless the
@@ -372,4 +393,27 @@ func followSome(ctx context.Context, o FollowOptions) (*Sidecar, []string, error
 // first error.
 func Load(ctx context.Context, url, script string) error {
 	return runSetup(ctx, url, script, nil)
+}
+
+// setParam is the parameter a SET or RESET statement names ("" when it
+// does not parse as one; SET TIME ZONE is "timezone").
+func setParam(sql string) string {
+	tree, err := pg_query.Parse(sql)
+	if err != nil || len(tree.Stmts) != 1 {
+		return ""
+	}
+	if v := tree.Stmts[0].Stmt.GetVariableSetStmt(); v != nil {
+		return strings.ToLower(v.Name)
+	}
+	return ""
+}
+
+// divergedBy names one refused SET still in force (the first by name).
+func divergedBy(d map[string]string) string {
+	keys := make([]string, 0, len(d))
+	for k := range d {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return d[keys[0]]
 }

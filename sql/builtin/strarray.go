@@ -64,3 +64,16 @@ func stringToArray(s string, sep types.Value, null *string) []types.Value {
 		s = s[i+len(d):]
 	}
 }
+
+// StringToTable is string_to_table(s, sep [, null]): string_to_array's
+// elements, which sql/exec returns as rows (PostgreSQL's text_to_table
+// shares split_text with text_to_array). sep and null may be NULL
+// (types.Value nil), as in string_to_array.
+func StringToTable(s string, sep, null types.Value) []types.Value {
+	var n *string
+	if null != nil {
+		x := str(null)
+		n = &x
+	}
+	return stringToArray(s, sep, n)
+}

@@ -36,17 +36,15 @@ func (r *rowsFromOp) run(emit func(*Batch) error) error {
 	nexts := make([]func() (types.Value, bool, error), len(r.funcs))
 	for k, f := range r.funcs {
 		vals := make([]types.Value, len(f.args))
-		null := false
 		for i, a := range f.args {
 			v, err := scalarOnce(a)
 			if err != nil {
 				return err
 			}
-			null = null || v == nil
 			vals[i] = v
 		}
-		if null {
-			continue // strict: no rows
+		if srfNoRows(f.f.Name, vals) { // regexsrf.go: strict ones, string_to_table's NULL string
+			continue
 		}
 		next, err := f.series(vals)
 		if err != nil {

@@ -50,10 +50,10 @@ func (s *srfOp) run(emit func(*Batch) error) error {
 		if err != nil {
 			return err
 		}
-		if v == nil {
-			return nil // strict: no rows
-		}
 		vals[k] = v
+	}
+	if srfNoRows(s.f.Name, vals) { // regexsrf.go
+		return nil
 	}
 	next, err := s.series(vals)
 	if err != nil {
@@ -110,7 +110,7 @@ func (s *srfOp) series(vals []types.Value) (func() (types.Value, bool, error), e
 	if s.f.Name == "generate_subscripts" {
 		return subscripts(vals, s.f.Args[0].Type().OID), nil // rowsfrom.go
 	}
-	if s.f.Name == "unnest" || s.f.Name == "regexp_matches" || s.f.Name == "regexp_split_to_table" {
+	if s.f.Name == "unnest" || s.f.Name == "regexp_matches" || s.f.Name == "regexp_split_to_table" || s.f.Name == "string_to_table" {
 		elems, err := srfElems(s.e.clock, s.f.Name, vals) // regexsrf.go
 		if err != nil {
 			return nil, err

@@ -20,7 +20,7 @@ func BindParams(stmt *pg.Node, cat Catalog, params []Type) (*Query, error) {
 	if sel == nil {
 		return nil, errorf(CodeFeatureNotSupported, "only SELECT statements are planned here")
 	}
-	b := &binder{cat: cat, md: &Metadata{}, params: append([]Type(nil), params...)}
+	b := &binder{cat: cat, md: &Metadata{}, params: append([]Type(nil), params...), root: sel}
 	rel, _, names, err := b.bindSelect(sel, nil)
 	if err != nil {
 		return nil, err
@@ -48,12 +48,17 @@ type binder struct {
 	// a function whose result does not show its argument's type: there a
 	// table's name is its whole row (record.go, tableRowConsumers).
 	rowArgs map[*pg.ColumnRef]bool
+	// root is the statement bound: only it may carry INTO (into.go).
+	root *pg.SelectStmt
 }
 
 // bindSelect binds a SELECT (or VALUES, or set operation) at a new query
 // level under parent (nil: top level). It returns the plan, its output
 // columns and their names.
 func (b *binder) bindSelect(sel *pg.SelectStmt, parent *scope) (Rel, []ColumnID, []string, error) {
+	if err := b.checkInto(sel, sel == b.root); err != nil {
+		return nil, nil, nil, err
+	}
 	var with *With
 	if w := sel.WithClause; w != nil {
 		var err error

@@ -126,7 +126,7 @@ func (b *binder) srfInFrom(rf *pg.RangeFunction, sc *scope) (Rel, *item, bool, e
 // srfNames are the set-returning functions the planner binds, in FROM
 // and in select lists (projectset.go).
 var srfNames = map[string]bool{"unnest": true, "generate_series": true, "generate_subscripts": true,
-	"regexp_matches": true, "regexp_split_to_table": true}
+	"regexp_matches": true, "regexp_split_to_table": true, "string_to_table": true}
 
 // srfType types a set-returning function over its bound arguments (one
 // result column). ok is false for an argument count no function of the
@@ -179,9 +179,10 @@ func srfType(fs *FuncScan, loc int32) (Type, bool, error) {
 		}
 		res, err := seriesType(fs, loc)
 		return res, true, err
-	case "regexp_matches", "regexp_split_to_table":
+	case "regexp_matches", "regexp_split_to_table", "string_to_table":
 		// (text, text [, text]): the set of matches' text[] or of the
-		// pieces between matches (sql/builtin's regexp functions).
+		// pieces between matches (sql/builtin's regexp functions), or
+		// string_to_array's elements as rows (string_to_table).
 		if len(fs.Args) != 2 && len(fs.Args) != 3 {
 			return Type{}, false, nil
 		}
