@@ -2,7 +2,6 @@ package mirror
 
 import (
 	"crypto/sha256"
-	"sync"
 	"testing"
 
 	"github.com/sidecar-dev/sidecar/wal"
@@ -22,31 +21,11 @@ func TestCopyRangesReuseSpareChunks(t *testing.T) {
 	rel := testRel(16561, "sparechunks")
 	copyAll := func(opts Options) (*mharness, *tableCopy) {
 		h := newMHarness(t, opts)
-		var wg sync.WaitGroup
-		for r := range ranges {
-			wg.Go(func() {
-				w, err := h.m.CopyRange(t.Context(), rel, wal.BlockRange{Index: r, Of: ranges})
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				// Key-ordered ranges: runs disjoint, as a serial key's.
-				for i := r * n / ranges; i < (r+1)*n/ranges; i++ {
-					if err := w.WriteRow(rows[i]); err != nil {
-						t.Error(err)
-						w.Abort()
-						return
-					}
-				}
-				if err := w.Close(); err != nil {
-					t.Error(err)
-				}
-			})
-		}
-		wg.Wait()
-		if t.Failed() {
-			t.FailNow()
-		}
+		// Key-ordered ranges: runs disjoint, as a serial key's.
+		copyRangesAtOnce(t, h, rel, ranges, func(r int, write func([]wal.Value) bool) {
+			for i := r * n / ranges; i < (r+1)*n/ranges && write(rows[i]); i++ {
+			}
+		})
 		h.m.copyMu.Lock()
 		tc := h.m.copies[rel.QualifiedName()]
 		h.m.copyMu.Unlock()
