@@ -78,6 +78,9 @@ type tableCopy struct {
 	stats buildStats // where the build waited (logged by TableCopied)
 	// chunks counts the arena chunks the ranges allocated.
 	chunks atomic.Int64
+	// spare are chunks of runs written to files, for the ranges' next
+	// rows (copyspare.go).
+	spare spareChunks
 }
 
 // buildStats is where a copy's build (tableCopy.build) waited: the merge
@@ -197,6 +200,9 @@ func (m *Mirror) CopyRange(ctx context.Context, rel *wal.Relation, r wal.BlockRa
 		}
 		tc = &tableCopy{rel: rel, t: t, dir: dir, started: time.Now(), prog: &copyProgress{},
 			feed: m.newCopyFeed(name, rel, t.full)}
+		// One run's chunks: a range cutting its run to a file leaves
+		// them for the ranges still filling theirs.
+		tc.spare.max = m.copyRunBytes()
 		m.copies[name] = tc
 		m.copyProg[name] = tc.prog
 	} else if !tc.rel.Equal(rel) {
@@ -222,13 +228,16 @@ func (m *Mirror) keepRunInMemory(tc *tableCopy, n int64) bool {
 
 // rangeWriter receives one block range.
 type rangeWriter struct {
-	m       *Mirror
-	tc      *tableCopy
-	buf     []bufRow
-	bytes   int64
-	runs    []*run
-	rows    int64
-	arena   []byte   // current chunk: rows are encoded at its end
+	m     *Mirror
+	tc    *tableCopy
+	buf   []bufRow
+	bytes int64
+	runs  []*run
+	rows  int64
+	arena []byte // current chunk: rows are encoded at its end
+	// filled are the chunks before arena holding rows of buf: a run cut
+	// to a file leaves them to the copy's spare chunks.
+	filled  [][]byte
 	scratch []byte   // one row's value and key, before they go to arena
 	texts   [][]byte // one row's key column texts
 	// unsorted: a row of the buffer has a key not above the one before
@@ -358,29 +367,50 @@ func (w *rangeWriter) alloc(n int) ([]byte, error) {
 	l := len(w.arena)
 	if cap(w.arena)-l < n {
 		size := max(w.chunk, int64(n))
-		ok, err := w.reserve(size)
-		if err != nil {
-			return nil, err
-		}
-		l = len(w.arena)
-		switch {
-		case !ok && cap(w.arena)-l >= n:
-			// The cut went to a file and left the chunk empty for reuse.
-		case !ok:
-			w.take(size)
-			fallthrough
-		default:
-			if w.arena != nil && cap(w.arena) > 0 && len(w.buf) == 0 {
-				// The old chunk holds no buffered row: give it back.
-				w.release(int64(cap(w.arena)))
-			}
-			w.arena = make([]byte, 0, size)
-			w.tc.chunks.Add(1)
+		if b := w.tc.spare.get(int(size)); b != nil {
+			// A chunk of a run already in a file, reservation and all.
+			w.held += int64(cap(b))
+			w.retireArena()
+			w.arena = b
 			l = 0
+		} else {
+			ok, err := w.reserve(size)
+			if err != nil {
+				return nil, err
+			}
+			l = len(w.arena)
+			switch {
+			case !ok && cap(w.arena)-l >= n:
+				// The cut went to a file and left the chunk empty for reuse.
+			case !ok:
+				w.take(size)
+				fallthrough
+			default:
+				w.retireArena()
+				w.arena = make([]byte, 0, size)
+				w.tc.chunks.Add(1)
+				l = 0
+			}
 		}
 	}
 	w.arena = w.arena[:l+n]
 	return w.arena[l : l+n : l+n], nil
+}
+
+// retireArena is done with the current chunk before a new one: kept
+// with the buffer's rows in filled, or, holding none of them, handed
+// to the spare chunks or given back.
+func (w *rangeWriter) retireArena() {
+	switch {
+	case cap(w.arena) == 0:
+	case len(w.buf) > 0:
+		w.filled = append(w.filled, w.arena)
+	case w.tc.spare.put(w.arena):
+		w.held -= int64(cap(w.arena))
+	default:
+		w.release(int64(cap(w.arena)))
+	}
+	w.arena = nil
 }
 
 // release gives n of the range's reserved bytes back to the copy pool.
@@ -412,7 +442,7 @@ func (w *rangeWriter) cut() error {
 		w.runs = append(w.runs, &run{mem: w.buf, first: first, last: last, rows: len(w.buf), memBytes: w.held})
 		// The run owns the arena chunks its rows are in, and their
 		// reservation.
-		w.buf, w.bytes, w.arena, w.held = nil, 0, nil, 0
+		w.buf, w.bytes, w.arena, w.filled, w.held = nil, 0, nil, nil, 0
 		return nil
 	}
 	w.tc.mu.Lock()
@@ -424,12 +454,22 @@ func (w *rangeWriter) cut() error {
 	}
 	w.runs = append(w.runs, &run{path: path, first: slices.Clone(first), last: slices.Clone(last), rows: len(w.buf)})
 	// The rows are on disk: the buffer and the current chunk are free
-	// again, the older chunks are garbage (their reservation goes back).
-	// Keeping those for the range's next rows was tried (session 16): at
-	// 3M rows peak RSS +200 MB, +55k minor faults (copy-2026-12-06-s16.md).
+	// again, the older chunks go to the copy's spare chunks with their
+	// reservation, for whichever range needs a chunk next (beyond the
+	// spare's bound they are garbage, their reservation given back).
+	// Keeping them for this range's own next rows only was tried
+	// (session 16): at 3M rows peak RSS +200 MB, +55k minor faults
+	// (copy-2026-12-06-s16.md).
 	clear(w.buf)
 	w.buf, w.bytes = w.buf[:0], 0
 	w.arena = w.arena[:0]
+	for i, c := range w.filled {
+		if w.tc.spare.put(c) {
+			w.held -= int64(cap(c))
+		}
+		w.filled[i] = nil
+	}
+	w.filled = w.filled[:0]
 	w.release(w.held - int64(cap(w.arena)) - int64(cap(w.buf))*bufRowSize)
 	return nil
 }
@@ -439,7 +479,11 @@ func (w *rangeWriter) Close() error {
 	if err := w.cut(); err != nil {
 		return err
 	}
-	// What is left is the buffer and chunk of a run that went to a file.
+	// What is left is the buffer and chunk of a run that went to a file:
+	// the chunk, empty, is spare for the other ranges.
+	if w.tc.spare.put(w.arena) {
+		w.held -= int64(cap(w.arena))
+	}
 	w.release(w.held)
 	w.buf, w.arena = nil, nil
 	w.tc.mu.Lock()
@@ -470,5 +514,5 @@ func (w *rangeWriter) Abort() {
 		w.m.copyPool.Release(mem)
 	}
 	w.release(w.held)
-	w.runs, w.buf, w.arena = nil, nil, nil
+	w.runs, w.buf, w.arena, w.filled = nil, nil, nil, nil
 }

@@ -24,6 +24,7 @@ func (m *Mirror) DiscardCopy(rel *wal.Relation) {
 	if tc != nil {
 		tc.feed.fail()
 		m.releaseRuns(tc)
+		m.copyPool.Release(tc.spare.drain())
 	}
 	if tc != nil && tc.dir != "" {
 		if err := os.RemoveAll(tc.dir); err != nil {

@@ -60,6 +60,8 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN)
 	if tc.dir != "" {
 		defer os.RemoveAll(tc.dir)
 	}
+	// Every range is closed: their spare chunks go back to the pool.
+	m.copyPool.Release(tc.spare.drain())
 	start := time.Now()
 	// The merge's read buffers: their bound is taken from the pool.
 	mergeMem := m.opts.CopyMemory / 2
@@ -95,7 +97,7 @@ func (m *Mirror) TableCopied(ctx context.Context, rel *wal.Relation, at wal.LSN)
 	m.log.Info("table copied", "table", name, "at", at, "rows", tc.rows, "build", time.Since(start),
 		"merge_blocked", tc.stats.mergeBlocked, "tree_idle", tc.stats.treeIdle,
 		"tree_blocked", tc.stats.treeBlocked, "consumer_idle", tc.stats.consumerIdle,
-		"range_chunks", tc.chunks.Load(), "read_chunks", tc.stats.readChunks,
+		"range_chunks", tc.chunks.Load(), "spare_chunks", tc.spare.taken(), "read_chunks", tc.stats.readChunks,
 		"intake_builds", len(intake), "intake_rows", tc.feed.rows())
 
 	m.mu.Lock()

@@ -85,35 +85,18 @@ func TestCopyMemoryBounded(t *testing.T) {
 	}
 	base := liveHeap()
 	stop := liveHeapPeak(t)
-	var wg sync.WaitGroup
-	for r := range ranges {
-		wg.Go(func() {
-			w, err := h.m.CopyRange(t.Context(), rel, wal.BlockRange{Index: r, Of: ranges})
-			if err != nil {
-				t.Error(err)
+	copyRangesAtOnce(t, h, rel, ranges, func(r int, write func([]wal.Value) bool) {
+		vals := make([]wal.Value, 3)
+		for i := r; i < rows; i += ranges {
+			k := key(i)
+			vals[0] = wal.Value{Kind: wal.Text, Bytes: []byte(strconv.FormatInt(k, 10))}
+			vals[1] = wal.Value{Kind: wal.Text, Bytes: filler}
+			vals[2] = wal.Value{Kind: wal.Text, Bytes: []byte("v" + strconv.FormatInt(k, 10))}
+			if !write(vals) {
 				return
 			}
-			vals := make([]wal.Value, 3)
-			for i := r; i < rows; i += ranges {
-				k := key(i)
-				vals[0] = wal.Value{Kind: wal.Text, Bytes: []byte(strconv.FormatInt(k, 10))}
-				vals[1] = wal.Value{Kind: wal.Text, Bytes: filler}
-				vals[2] = wal.Value{Kind: wal.Text, Bytes: []byte("v" + strconv.FormatInt(k, 10))}
-				if err := w.WriteRow(vals); err != nil {
-					t.Error(err)
-					w.Abort()
-					return
-				}
-			}
-			if err := w.Close(); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
-	if t.Failed() {
-		t.FailNow()
-	}
+		}
+	})
 	rangesPeak := stop()
 	chunk := uint64(h.m.copyChunk())
 	bound := uint64(copyMem) + ranges*chunk + slack
@@ -152,6 +135,43 @@ func TestCopyMemoryBounded(t *testing.T) {
 		if want := fmt.Sprint("v", k); !containsBytes(v, []byte(want)) {
 			t.Fatalf("key %d: row %q lacks %q", k, v, want)
 		}
+	}
+}
+
+// copyRangesAtOnce copies a table through ranges running at once, as
+// the copy's workers do: fill(r, write) writes range r's rows, stopping
+// when write reports false (the range failed and was aborted). It fails
+// t now if any range failed.
+func copyRangesAtOnce(t *testing.T, h *mharness, rel *wal.Relation, ranges int, fill func(r int, write func([]wal.Value) bool)) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for r := range ranges {
+		wg.Go(func() {
+			w, err := h.m.CopyRange(t.Context(), rel, wal.BlockRange{Index: r, Of: ranges})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			failed := false
+			fill(r, func(row []wal.Value) bool {
+				if err := w.WriteRow(row); err != nil {
+					t.Error(err)
+					w.Abort()
+					failed = true
+				}
+				return !failed
+			})
+			if failed {
+				return
+			}
+			if err := w.Close(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
 	}
 }
 
