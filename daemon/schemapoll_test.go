@@ -39,3 +39,32 @@ func TestQuietSchemaChangeSeenByPoll(t *testing.T) {
 	}
 	s.finish(t, "qs")
 }
+
+// TestSchemaChangesAfterRowChangeLand: a row change carries a schema
+// (the stream describes the table), then quiet schema changes follow
+// that no row change describes (rename, retype, drop): each resync's
+// copy lands and the table is served. Before, the stream's last
+// description — older than every later copy — was taken for a newer
+// schema than the copy's once it differed from both the copy's and the
+// mirror's: "copied table changed again meanwhile; it needs another
+// resync", copied again every ~2 s forever, the table never served at
+// HEAD (found on the lead's scratch database: ADD COLUMN + UPDATE,
+// RENAME COLUMN + ALTER TYPE, then DROP COLUMN).
+func TestSchemaChangesAfterRowChangeLand(t *testing.T) {
+	s := startStar(t)
+	execSQL(t, s.url, "CREATE TABLE sc (id int PRIMARY KEY, a int, b text)",
+		"INSERT INTO sc SELECT g, g * 2, 'b' || g FROM generate_series(1, 200) g")
+	waitTableReady(t, s.r, "public.sc", s.logs)
+	row := "SELECT row_to_json(q)::text FROM sc q WHERE id = 3"
+	for _, step := range [][]string{
+		{"ALTER TABLE sc ADD COLUMN extra int DEFAULT 7", "UPDATE sc SET extra = 9 WHERE id <= 3"},
+		{"ALTER TABLE sc RENAME COLUMN extra TO extra2", "ALTER TABLE sc ALTER COLUMN extra2 TYPE bigint"},
+		{"ALTER TABLE sc DROP COLUMN extra2"},
+		{"ALTER TABLE sc DROP COLUMN b"},
+	} {
+		execSQL(t, s.url, step...)
+		s.settle(t)
+		s.sameOnSQLPort(t, row, "SELECT count(*)::text || ' ' || sum(id)::text FROM sc")
+	}
+	s.finish(t, "sc")
+}

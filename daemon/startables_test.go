@@ -375,3 +375,36 @@ func TestStarNewTableDroppedBeforeItsCopy(t *testing.T) {
 	}
 	sameRows(t, cfg.DataDir, url, "base")
 }
+
+// TestStarRestartKeepsPartitionedRoot: after a restart, tables ["*"]
+// still reads a partitioned table as its leaves and follows a partition
+// attached while it was down and one created after the restart. Before,
+// a restart listed "*"'s tables by the copies the mirror holds (leaves
+// only): the first catalog poll recorded the root as no longer followed,
+// so FROM pt was refused (0A000 naming its followed partitions) and a
+// new partition was never followed.
+func TestStarRestartKeepsPartitionedRoot(t *testing.T) {
+	s := startStar(t)
+	execSQL(t, s.url, "CREATE TABLE pt (id int, k int, v text, PRIMARY KEY (id, k)) PARTITION BY LIST (k)",
+		"CREATE TABLE pt_1 PARTITION OF pt FOR VALUES IN (1)", "CREATE TABLE pt_2 PARTITION OF pt FOR VALUES IN (2)",
+		"INSERT INTO pt SELECT g, 1 + g % 2, 'p' || g FROM generate_series(1, 100) g")
+	for _, tbl := range []string{"public.pt_1", "public.pt_2"} {
+		waitTableReady(t, s.r, tbl, s.logs)
+	}
+	const q = "SELECT count(*)::text || ' ' || sum(id * k)::text FROM pt"
+	s.settle(t)
+	s.sameOnSQLPort(t, q)
+	if err := s.r.stop(); err != nil {
+		t.Fatal(err)
+	}
+	execSQL(t, s.url, "CREATE TABLE pt_3 PARTITION OF pt FOR VALUES IN (3)",
+		"INSERT INTO pt SELECT g, 3, 'while down' FROM generate_series(101, 130) g")
+	s.r = start(t, s.cfg, s.logs)
+	waitTableReady(t, s.r, "public.pt_3", s.logs)
+	execSQL(t, s.url, "CREATE TABLE pt_4 PARTITION OF pt FOR VALUES IN (4)",
+		"INSERT INTO pt SELECT g, 4, 'after' FROM generate_series(131, 150) g", "DELETE FROM pt WHERE id = 7")
+	waitTableReady(t, s.r, "public.pt_4", s.logs)
+	s.settle(t)
+	s.sameOnSQLPort(t, q, "SELECT count(*)::text FROM pt WHERE k = 3")
+	s.finish(t, "pt_1", "pt_2", "pt_3", "pt_4")
+}

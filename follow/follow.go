@@ -217,6 +217,15 @@ func (f *Follower) Prepare(ctx context.Context) error {
 			for n := range copied {
 				names = append(names, n)
 			}
+			// The mirror holds the leaves' copies, not their partitioned
+			// roots: those "*" follows are listed again, so that FROM
+			// root reads its leaves and a partition attached later is
+			// followed, as after the first start.
+			roots, err := f.starRootsOf(ctx, copied)
+			if err != nil {
+				return err
+			}
+			names = append(names, roots...)
 			slices.Sort(names)
 			if err := f.setTables(names); err != nil {
 				return err

@@ -204,3 +204,39 @@ func (f *Follower) PartitionsChanged(ctx context.Context, leaves map[string][]st
 	}
 	return nil
 }
+
+// starRootsOf returns the partitioned tables tables ["*"] follows through
+// the publication (a partitioned table is streamed and copied as its
+// leaves) of which copied holds a leaf: on a restart the follower lists
+// "*"'s tables by the copies the mirror holds, which are leaves only.
+// Without them a restart forgot every root: the catalog poll recorded
+// each as no longer followed, so FROM root was refused, and a partition
+// attached since was never followed.
+func (f *Follower) starRootsOf(ctx context.Context, copied map[string]wal.LSN) ([]string, error) {
+	if f.cfg.Copy.ViaPartitionRoot {
+		return nil, nil // the root is copied and streamed itself: copied lists it
+	}
+	conn, err := replication.Connect(ctx, f.cfg.ConnString)
+	if err != nil {
+		return nil, fmt.Errorf("list partitioned tables: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	st, err := replication.ResolveStar(ctx, conn, f.cfg.Publication, false)
+	if err != nil {
+		return nil, fmt.Errorf("list partitioned tables: %w", err)
+	}
+	var roots []string
+	for _, t := range st.Followable {
+		if _, ok := copied[t.String()]; ok {
+			continue
+		}
+		ls, err := leafPartitions(ctx, conn, t)
+		if err != nil {
+			return nil, fmt.Errorf("list partitions of %s: %w", t, err)
+		}
+		if slices.ContainsFunc(ls, func(l string) bool { _, ok := copied[l]; return ok }) {
+			roots = append(roots, t.String())
+		}
+	}
+	return roots, nil
+}

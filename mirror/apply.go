@@ -89,7 +89,10 @@ func (m *Mirror) Relation(ctx context.Context, rel *wal.Relation) error {
 	if t == nil {
 		return nil
 	}
-	t.latest = rel
+	t.latest, t.latestAt = rel, rel.DescribedAt
+	if t.latestAt == 0 && m.txn != nil {
+		t.latestAt = m.txn.info.CommitLSN
+	}
 	if t.rec.State == StateReady && !rel.Equal(t.rec.Rel) {
 		return m.markResync(t, fmt.Sprintf("relation changed: %s", describeRelDiff(t.rec.Rel, rel)))
 	}

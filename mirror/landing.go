@@ -374,18 +374,22 @@ func (m *Mirror) landOne(ctx context.Context, hc *heldCopy, end wal.LSN, initial
 	if err != nil {
 		return landedTable{}, fmt.Errorf("copy %s: %w", name, err)
 	}
-	nt.latest = t.latest
+	nt.latest, nt.latestAt = t.latest, t.latestAt
 	root := hc.root
 	clearHeld := true
-	if t.latest != nil && !t.latest.Equal(rel) && !t.latest.Equal(t.rec.Rel) {
+	if t.latest != nil && !t.latest.Equal(rel) && !t.latest.Equal(t.rec.Rel) && !(t.latestAt != 0 && t.latestAt < hc.at) {
 		// The stream has already described a newer schema than the copy.
 		// (A latest equal to the table's old schema is the description
 		// from before the change the copy picked up: a schema change no
 		// row change has carried yet, resynced by `sidecar resync` or
-		// verify. Taking it for newer would resync forever.)
+		// verify. Taking it for newer would resync forever. So is one
+		// that came in a transaction the copy's snapshot holds (before
+		// hc.at): a description from before quiet schema changes — ADD
+		// COLUMN and a row change, then RENAME/retype, then DROP — that
+		// differs from both the copy's and the mirror's.)
 		nt.rec.State, nt.rec.ResyncFrom = StateResyncNeeded, t.rec.ResyncFrom
 		clearHeld = false
-		m.log.Warn("copied table changed again meanwhile; it needs another resync", "table", name)
+		m.log.Warn("copied table changed again meanwhile; it needs another resync", "table", name, "described_at", t.latestAt, "copied_at", hc.at)
 	} else if root, err = m.applyHeld(ctx, nt, root, hc.at); err != nil {
 		hc.bs.discard()
 		var missing *missingRowError

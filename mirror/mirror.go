@@ -316,8 +316,12 @@ type table struct {
 	rec     tableRecord
 	keyCols []int
 	codec   *rowenc.KeyCodec
-	// latest is the latest Relation the stream sent for the table.
-	latest *wal.Relation
+	// latest is the latest Relation the stream sent for the table, and
+	// latestAt the commit LSN of the transaction it came in (0: not
+	// known). A copy whose snapshot is past latestAt holds that
+	// transaction: latest is no newer than the copy's own description.
+	latest   *wal.Relation
+	latestAt wal.LSN
 	// full: REPLICA IDENTITY FULL, keyed by the whole row.
 	full bool
 }

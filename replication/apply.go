@@ -215,6 +215,9 @@ func (a *applier) message(ctx context.Context, m *wireMsg, skip bool) error {
 		for i := range rel.Columns {
 			rel.Columns[i].TypeName = a.typeName(rel.Columns[i].TypeOID)
 		}
+		if a.cur != nil {
+			rel.DescribedAt = a.cur.CommitLSN
+		}
 		a.rels[rel.OID] = rel
 		if err := sink.Relation(ctx, rel); err != nil {
 			return sinkErr("relation", err)

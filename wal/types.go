@@ -93,6 +93,11 @@ type Relation struct {
 	// Facts are the catalog facts the copy read beside the columns
 	// (catfacts.go); nil in Relations from the stream. Equal ignores them.
 	Facts *Facts `json:",omitempty"`
+	// DescribedAt is the commit LSN of the transaction the stream sent
+	// this description in (0: not from the stream, or not known); in
+	// memory only. A copy whose snapshot is past it holds that
+	// transaction, so the description is no newer than the copy's.
+	DescribedAt LSN `json:"-"`
 }
 
 // QualifiedName is the table's canonical name (TableName.String): the
