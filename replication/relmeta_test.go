@@ -188,13 +188,15 @@ func TestByteOrderCollationsAreBytes(t *testing.T) {
 }
 
 // withoutFacts is rel without the catalog facts only the copy reads (a
-// stream's Relation carries none), for comparing the two descriptions.
+// stream's Relation carries none) and the commit LSN only the stream's
+// carries, for comparing the two descriptions.
 func withoutFacts(rel *wal.Relation) *wal.Relation {
 	if rel == nil {
 		return nil
 	}
 	out := *rel
 	out.Facts = nil
+	out.DescribedAt = 0 // the stream's: the commit LSN it came in
 	out.Columns = slices.Clone(rel.Columns)
 	for i := range out.Columns {
 		out.Columns[i].Collation = wal.Collation{}

@@ -186,7 +186,7 @@ func (pl *planner) planVec(stmt *pg.Node, declared []uint32, fail func(error) er
 	}
 	q, err := lplan.BindParams(stmt, cat, ptypes)
 	if err != nil {
-		if pe := (*lplan.Error)(nil); cat.err != nil && errors.As(err, &pe) && pe.Code == codeUndefinedTable {
+		if pe, ce := (*lplan.Error)(nil), (*Error)(nil); errors.As(cat.err, &ce) && ce.Code == codeUnsupported && errors.As(err, &pe) && pe.Code == codeUndefinedTable {
 			// The binder's "relation does not exist" because the catalog
 			// refused the relation (a partitioned root whose partitions
 			// are not followed, …): the refusal is the statement's error.
