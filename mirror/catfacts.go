@@ -143,6 +143,9 @@ func (m *Mirror) UpdateFacts(ctx context.Context, rel *wal.Relation) (bool, erro
 	}
 	name := rel.QualifiedName()
 	t := m.tables[name]
+	if t != nil {
+		rel = withEnumHistory(rel, t.rec.Rel) // catfacts_enumhistory.go: the catalog has only the current labels
+	}
 	if t == nil || t.rec.State != StateReady || !t.rec.Rel.Equal(rel) || t.rec.Rel.SameFacts(rel) {
 		return false, nil
 	}

@@ -36,6 +36,9 @@ func encodeUserTypes(b *enc, f *wal.Facts) {
 		b.str(n.Namespace)
 		b.str(n.Name)
 	}
+	if len(u.Retired) > 0 || u.RetiredLost {
+		encodeEnumHistory(b, u) // catfacts_enumhistory.go; absent, the body is as before
+	}
 }
 
 // decodeUserTypes reads the body encodeUserTypes writes (after the
@@ -53,6 +56,7 @@ func decodeUserTypes(b *dec, f *wal.Facts) {
 	for n := b.count(); n > 0 && b.err == nil; n-- {
 		u.Namesakes = append(u.Namesakes, wal.TypeName{Namespace: b.str(), Name: b.str()})
 	}
+	decodeEnumHistory(b, u)
 	if b.err != nil {
 		return // the section codec fails the record
 	}

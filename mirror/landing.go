@@ -350,6 +350,9 @@ type landedTable struct {
 func (m *Mirror) landOne(ctx context.Context, hc *heldCopy, end wal.LSN, initial bool, op *writeOp) (landedTable, error) {
 	name, rel := hc.name, hc.rel
 	t := m.tables[name]
+	if t != nil {
+		rel = withEnumHistory(rel, t.rec.Rel) // a resync keeps the enum label history (catfacts_enumhistory.go)
+	}
 	// The window starts at the last version holding the table's state:
 	// its ResyncFrom (a table followed while running: when it was).
 	var window *resyncWindow

@@ -49,7 +49,8 @@ func (pl *planner) enumTypesOf(tables []Table, u *wal.UserTypeFacts) map[uint32]
 				name = s
 			}
 		}
-		out[t.OID] = types.NewEnum(t.OID, name, t.Array, labels[t.OID])
+		// Stored texts a renamed label had are refused (enum_stale.go).
+		out[t.OID] = types.NewEnum(t.OID, name, t.Array, labels[t.OID]).WithAmbiguous(u.AmbiguousLabels(t.OID))
 	}
 	return out
 }

@@ -20,9 +20,10 @@ import (
 // (opaqueCastRefusal), which checks there. The direct path checks the
 // stored row bytes before sending them (runDirect).
 //
-// Not caught: a label renamed and its old text added again as a new
-// label (RENAME VALUE 'sad' TO 'blue', then ADD VALUE 'sad'): the stored
-// 'sad' is then a label of the version, and both paths print it.
+// A label renamed and its old text added again as a new label (RENAME
+// VALUE 'sad' TO 'blue', then ADD VALUE 'sad') makes a stored 'sad'
+// ambiguous: the facts' label history (wal/enumhistory.go) names such
+// texts, and both paths refuse them (checkLabel, exec.DecodeColumn).
 
 // enumOut is a result column of a flat plan printing an enum column as
 // stored.
@@ -82,8 +83,10 @@ func (pl *planner) enumArray(oid uint32) bool {
 	return enumLabelsOf(userTypes(pl.src.Tables()), oid, true) != nil
 }
 
-// enumLabelSet is the labels of one enum type at one version.
-type enumLabelSet map[string]struct{}
+// enumLabelSet is the labels of one enum type at one version: true for
+// a label whose stored text means it, false for one whose text another
+// label had before a rename (wal.UserTypeFacts.AmbiguousLabels).
+type enumLabelSet map[string]bool
 
 // userTypesAt are the user type facts at version v (nil: not read).
 func userTypesAt(ctx context.Context, src Source, v Version) *wal.UserTypeFacts {
@@ -122,9 +125,11 @@ func enumLabelsOf(u *wal.UserTypeFacts, oid uint32, array bool) enumLabelSet {
 			oid, array = t.Elem, false
 		case t.Type == 'e' && !array:
 			set := enumLabelSet{}
+			ambiguous := u.AmbiguousLabels(oid)
 			for _, l := range u.Labels {
 				if l.TypeOID == oid {
-					set[l.Label] = struct{}{}
+					_, amb := ambiguous[l.Label]
+					set[l.Label] = !amb
 				}
 			}
 			return set
@@ -185,8 +190,11 @@ func (ck *enumCheck) checkLabel(i int, label []byte) error {
 	if set == nil {
 		return unsupported(-1, "printing a value of type "+ck.names[i]+": the type's labels are not read (the next catalog poll or a resync reads them)")
 	}
-	if _, ok := set[string(label)]; ok {
+	switch unambiguous, ok := set[string(label)]; {
+	case ok && unambiguous:
 		return nil
+	case ok:
+		return unsupported(-1, "printing the label \""+string(label)+"\" of type "+ck.names[i]+": a label of the type was renamed from this text and the text given to another label since (ALTER TYPE … RENAME VALUE, then ADD VALUE), and the mirror holds enum values as their text, not as PostgreSQL's label OIDs: a stored \""+string(label)+"\" may be either label")
 	}
 	return unsupported(-1, "printing the label \""+string(label)+"\" of type "+ck.names[i]+": the mirror holds it as written, and it is not a label of the type at the version read (renamed by ALTER TYPE … RENAME VALUE since the row was written)").
 		hint("resync the table (the copy reads the current labels), or write the rows again")

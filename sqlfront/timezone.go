@@ -35,7 +35,7 @@ func (s *session) setTimeZone(ctx context.Context, val *string) error {
 	}
 	z, err := types.ParseZone(*val)
 	if err != nil {
-		return typesErr(err)
+		return s.unknownZone(ctx, *val, err) // timezone_posix.go
 	}
 	if err := s.srv.verifyZone(ctx, z); err != nil { // timezone_verify.go
 		return err

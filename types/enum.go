@@ -2,6 +2,7 @@ package types
 
 import (
 	"hash/maphash"
+	"maps"
 	"slices"
 )
 
@@ -41,6 +42,29 @@ type Enum struct {
 	Array  OID
 	labels map[string]float32
 	sorted []EnumLabel // by sort order
+	// ambiguous are labels whose text another label of the type had
+	// before a RENAME VALUE: a stored value of that text may be either
+	// (wal.UserTypeFacts.AmbiguousLabels).
+	ambiguous map[string]struct{}
+}
+
+// WithAmbiguous returns e with the labels whose stored text may mean
+// another label (e itself when there are none); literals still read
+// them (In), stored values do not (Stored).
+func (e *Enum) WithAmbiguous(labels map[string]struct{}) *Enum {
+	if len(labels) == 0 {
+		return e
+	}
+	out := *e
+	out.ambiguous = labels
+	return &out
+}
+
+// Ambiguous reports whether a stored value of text s may mean another
+// label than s (see WithAmbiguous).
+func (e *Enum) Ambiguous(s string) bool {
+	_, ok := e.ambiguous[s]
+	return ok
 }
 
 // NewEnum builds an Enum from its pg_enum rows.
@@ -82,7 +106,7 @@ func (e *Enum) Equal(o *Enum) bool {
 	if e == nil || o == nil {
 		return e == o
 	}
-	return e.OID == o.OID && e.Name == o.Name && e.Array == o.Array && slices.Equal(e.sorted, o.sorted)
+	return e.OID == o.OID && e.Name == o.Name && e.Array == o.Array && slices.Equal(e.sorted, o.sorted) && maps.Equal(e.ambiguous, o.ambiguous)
 }
 
 // IsUserOID reports whether oid is a user-defined type's the catalog does

@@ -18,6 +18,11 @@ type UserTypeFacts struct {
 	// table's row type, a built-in type of that name in pg_catalog): on a
 	// search path one may hide a user type (pg_type_is_visible).
 	Namesakes []TypeName
+	// Retired are the texts labels had before a RENAME VALUE, as the
+	// catalog polls saw them change (enumhistory.go); RetiredLost says
+	// the history outgrew its bound and was dropped.
+	Retired     []RetiredLabel
+	RetiredLost bool
 }
 
 // EnumLabel is one pg_enum row.
@@ -42,5 +47,6 @@ func (u *UserTypeFacts) Equal(o *UserTypeFacts) bool {
 	if u == nil || o == nil {
 		return u == o
 	}
-	return slices.Equal(u.Types, o.Types) && slices.Equal(u.Labels, o.Labels) && slices.Equal(u.Namespaces, o.Namespaces) && slices.Equal(u.Namesakes, o.Namesakes)
+	return slices.Equal(u.Types, o.Types) && slices.Equal(u.Labels, o.Labels) && slices.Equal(u.Namespaces, o.Namespaces) && slices.Equal(u.Namesakes, o.Namesakes) &&
+		slices.Equal(u.Retired, o.Retired) && u.RetiredLost == o.RetiredLost
 }

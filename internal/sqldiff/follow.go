@@ -130,12 +130,30 @@ func (s *Sidecar) waitMarker(ctx context.Context, pgURL string, warmHead bool) e
 		return fmt.Errorf("connect: %w", err)
 	}
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "UPDATE "+markerTable+" SET n = n + 1"); err != nil {
+	// The LSN waited for is read inside the marker's transaction, before
+	// its commit: the commit ends past it, so applying the marker moves
+	// the durable LSN past it, and every commit before the marker ends
+	// before it. Read after the commit (as before), it could include WAL
+	// written meanwhile by a transaction the stream does not deliver (a
+	// closed session dropping its temporary tables, autovacuum): the
+	// durable LSN, which only the mirror's commits move, then stopped at
+	// the marker's commit just short of it and the wait hung with the
+	// daemon caught up (join_hash.sql, twice in session 25: durable
+	// 0/4EFD780, marker 0/4EFD8F8, slot confirmed past both).
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("marker: %w", err)
+	}
+	defer tx.Rollback(context.Background()) // after Commit: a no-op
+	if _, err := tx.Exec(ctx, "UPDATE "+markerTable+" SET n = n + 1"); err != nil {
 		return fmt.Errorf("marker: %w", err)
 	}
 	var lsnText string
-	if err := conn.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&lsnText); err != nil {
+	if err := tx.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&lsnText); err != nil {
 		return fmt.Errorf("marker LSN: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("marker: %w", err)
 	}
 	marker, err := wal.ParseLSN(lsnText)
 	if err != nil {

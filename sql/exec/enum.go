@@ -21,6 +21,9 @@ func DecodeColumn(col *plan.ColumnDef, oid plan.OID, s string) (types.Value, err
 	if col.Enum == nil || col.Enum.OID != oid {
 		return types.In(oid, -1, s)
 	}
+	if col.Enum.Ambiguous(s) {
+		return nil, &types.Error{Code: "0A000", Message: "the stored label \"" + s + "\" of enum type " + col.Enum.Name + " may be another label's former text: a label of the type was renamed from it and the text given to another label since (ALTER TYPE … RENAME VALUE, then ADD VALUE), and the mirror holds enum values as their text, not as PostgreSQL's label OIDs"}
+	}
 	v, ok := col.Enum.Value(s)
 	if !ok {
 		return nil, &types.Error{Code: "0A000", Message: "the label \"" + s + "\" of enum type " + col.Enum.Name + " is not in the type's labels sidecar read at this version (added or renamed since)",
