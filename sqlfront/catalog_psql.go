@@ -301,16 +301,14 @@ var psqlHandlers = map[string]*canned{
 				}
 			}
 		}
-		// A partitioned table (a followed root, a level below one) is
-		// described by PostgreSQL too: refused (partmid.go).
-		for _, tn := range partRootNames(ex.src) {
-			if ok, err := re(tn.Name); err != nil || ok {
-				if err != nil {
-					return nil, err
-				}
-				return nil, partRootLookupRefused("\\d", tn)
-			}
+		// A partitioned table (a followed root, a level below one):
+		// described from facts section 'C', refused when they were not
+		// read (psql_partdescribe.go).
+		parts, err := partDescribeLookup(ex, re, func(oid uint32) bool { return vis.of(oid) == true })
+		if err != nil {
+			return nil, err
 		}
+		rows = append(rows, parts...)
 		if err := partIndexDescribeRefusal(tables, re); err != nil { // psql_partindex.go
 			return nil, err
 		}
