@@ -450,6 +450,11 @@ func tableInfo(ex *execCtx, consts []string, verbose bool) ([][]*string, error) 
 	if hasIndex == pgUnknown {
 		return nil, unsupported(-1, "\\d of "+t.Name+": its constraints and indexes were not read (copied by an older sidecar; a resync reads them)")
 	}
+	if cloned, err := partitionClonedTriggers(ex, t); err != nil { // psql_partdescribe.go
+		return nil, err
+	} else if cloned {
+		triggers = strp("t")
+	}
 	rls, force, options, replident := "f", "f", "", "d"
 	s := storageFactsOf(ex, consts)
 	if s != nil {

@@ -429,3 +429,25 @@ func partitionReferencedRows(ex *execCtx, t *Table) ([][]*string, error) {
 	}
 	return partDescribeRows(ex, pd, psqlPartDescribe()["dreferenced"])
 }
+
+// partitionClonedTriggers says whether t is a partition holding triggers
+// cloned from its partitioned table's on a server before 15, where the
+// clones are internal (the schema facts leave them out, so relhastriggers
+// answered false and psql printed no "Triggers:" footer where
+// PostgreSQL lists them): its parent's triggers were read with its
+// facts (section 'C'). psql's trigger query then refuses (dtriggers14).
+func partitionClonedTriggers(ex *execCtx, t *Table) (bool, error) {
+	tables := ex.src.Tables()
+	if !isPartition(t) || serverVersion(tables) >= 150000 {
+		return false, nil
+	}
+	pd := partitionParent(tables, t)
+	if pd == nil {
+		return false, unsupported(-1, `\d of the partition `+t.Name+" on PostgreSQL 14: its partitioned table's triggers were not read (the next catalog poll reads them)")
+	}
+	rows, ok := pd.Result("dtriggers")
+	if !ok {
+		return false, unsupported(-1, `\d of the partition `+t.Name+" on PostgreSQL 14: its partitioned table's triggers were not read (the next catalog poll reads them)")
+	}
+	return len(rows) > 0, nil
+}

@@ -57,10 +57,18 @@ func TestPsqlDescribePartitioned(t *testing.T) {
 	// are their ancestors' too).
 	// A table with a user trigger only: relhastriggers is true (before,
 	// false: psql printed no "Triggers:" footer, a different answer).
-	c.same(t, `\d tg`, `\d back`, `\d+ back`, `\d meas_1`, `\d+ meas_1`, `\d meas_3a`, `\d+ meas_3b`, `\d half_a`, `\d+ hp_0`)
+	c.same(t, `\d tg`, `\d back`, `\d+ back`, `\d half_a`, `\d+ hp_0`)
+	// On 14 a partition's triggers cloned from its partitioned table's
+	// (here its foreign key's) are internal and not read: refused there.
+	parts := c
+	if serverVersionNum(t, r) < 150000 {
+		parts = c.orRefused()
+	}
+	parts.same(t, `\d meas_1`, `\d+ meas_1`, `\d meas_3a`, `\d+ meas_3b`)
 	// What stays refused: a partition with a trigger cloned from its
-	// partitioned table's, a partitioned index, a table referenced by a
-	// partitioned table's foreign key.
+	// partitioned table's (on 14, before, answered without the
+	// "Triggers:" footer: a different answer), a partitioned index, a
+	// table referenced by a partitioned table's foreign key.
 	c.refused(t, nil, `\d ev_2020`, `\d meas_pkey`, `\d ref`)
 	// Under a search path naming another schema first: refused (the
 	// definitions were printed under search_path public).
