@@ -129,17 +129,12 @@ func readPartDescribe(ctx context.Context, conn *pgx.Conn, version int) (*wal.Pa
 	if version < 140000 {
 		return nil, nil
 	}
-	var old string
-	if err := conn.QueryRow(ctx, `SELECT pg_catalog.current_setting('search_path')`).Scan(&old); err != nil {
-		return nil, fmt.Errorf("read partitioned tables: %w", err)
-	}
-	if _, err := conn.Exec(ctx, `SELECT pg_catalog.set_config('search_path', 'public', false)`); err != nil {
-		return nil, fmt.Errorf("read partitioned tables: %w", err)
-	}
-	out, err := readPartDescribeTables(ctx, conn, version)
-	if _, rerr := conn.Exec(ctx, `SELECT pg_catalog.set_config('search_path', $1, false)`, old); err == nil && rerr != nil {
-		err = rerr
-	}
+	var out *wal.PartDescribeFacts
+	err := underSearchPath(ctx, conn, "public", func() error {
+		var err error
+		out, err = readPartDescribeTables(ctx, conn, version)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read partitioned tables: %w", err)
 	}
@@ -269,4 +264,21 @@ func partCell(v any) wal.PartCell {
 	default:
 		return wal.PartCell{Text: fmt.Sprint(x)}
 	}
+}
+
+// underSearchPath runs fn with the session's search_path set to path,
+// and sets it back after (fn's error first).
+func underSearchPath(ctx context.Context, conn *pgx.Conn, path string, fn func() error) error {
+	var old string
+	if err := conn.QueryRow(ctx, `SELECT pg_catalog.current_setting('search_path')`).Scan(&old); err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, `SELECT pg_catalog.set_config('search_path', $1, false)`, path); err != nil {
+		return err
+	}
+	err := fn()
+	if _, rerr := conn.Exec(ctx, `SELECT pg_catalog.set_config('search_path', $1, false)`, old); err == nil {
+		err = rerr
+	}
+	return err
 }
