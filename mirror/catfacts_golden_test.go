@@ -83,6 +83,19 @@ func goldenRelations() []wal.Relation {
 		rel.Facts = &wal.Facts{Kind: 'r', Columns: []wal.ColumnFacts{{NotNull: true}, {}}, Schema: s}
 		out = append(out, rel)
 	}
+	// Section 'C' (catfacts_partdescribe.go): a partitioned table with a
+	// NULL cell, an empty answer and a relation named, and read over the
+	// bound (Tables nil).
+	for _, tables := range [][]wal.PartDescribe{{{OID: 16600, Schema: "public", Name: "meas",
+		Results: []wal.PartResult{{Query: "partkey", Rows: [][]wal.PartCell{{{Text: "LIST (k)"}}}},
+			{Query: "dparts", Rows: [][]wal.PartCell{{{Text: "16601"}, {Text: "r"}, {Text: "f"}, {Null: true}}}}, {Query: "dchecks"}},
+		Rels: []wal.PartRel{{OID: 16601, Schema: "public", Name: "meas_1"}}}}, nil} {
+		rel := base()
+		s := goldenSchema(4)
+		s.PartDescribe = &wal.PartDescribeFacts{Tables: tables}
+		rel.Facts = &wal.Facts{Kind: 'r', Columns: []wal.ColumnFacts{{NotNull: true}, {}}, Schema: s}
+		out = append(out, rel)
+	}
 	return out
 }
 
@@ -128,9 +141,9 @@ func goldenSchema(parts int) *wal.SchemaFacts {
 // goldenDigest is the SHA-256 of goldenRelations' encodings, one after
 // another (each prefixed by its length), as the encoders wrote them
 // before the optional sections moved onto one codec (catfacts_section.go),
-// section 'y' since session 23, 'A' since session 24 and 'B' since
-// session 25.
-const goldenDigest = "cb0994264f3ea44b9cebf0803e0b0b9eef2c3a5c88f1d5e6e7081f163500dc8f"
+// section 'y' since session 23, 'A' since session 24, 'B' since
+// session 25 and 'C' since session 26.
+const goldenDigest = "99d3c3cbe1b52038c8885fa4a13c6bdf4707c46d1df293cfb3c4d2245c17687e"
 
 // TestFactsEncodingGolden: the Relations of every shape of optional facts
 // encode to the bytes they had before the codec was shared (so records

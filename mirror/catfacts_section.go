@@ -18,8 +18,9 @@ import "github.com/sidecar-dev/sidecar/wal"
 //     every relation and schema of the database ('w'), the user
 //     functions' pg_proc rows ('y'), every pg_type row as pgjdbc
 //     reads them ('z'), the columns of the relation list's tables,
-//     views and foreign tables ('A') and the database's pg_cast rows as
-//     psql's \dC prints them ('B'). A section's fields
+//     views and foreign tables ('A'), the database's pg_cast rows as
+//     psql's \dC prints them ('B') and what psql's \d prints of the
+//     partitioned tables above the followed partitions ('C'). A section's fields
 //     follow its mark inline, or as one length-prefixed body (a later
 //     sidecar may append fields to a body; a reader skips what it does
 //     not know). An absent section writes nothing.
@@ -66,6 +67,8 @@ func factsSections() []factsSection {
 		{mark: listedColumnsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.ListedColumns != nil }, encode: encodeListedColumns, decode: decodeListedColumns},
 		// catfacts_casts.go
 		{mark: castsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Casts != nil }, encode: encodeCasts, decode: decodeCasts},
+		// catfacts_partdescribe.go
+		{mark: partDescribeMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.PartDescribe != nil }, encode: encodePartDescribe, decode: decodePartDescribe},
 	}
 }
 

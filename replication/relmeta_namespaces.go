@@ -125,6 +125,10 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 	if err != nil {
 		return err
 	}
+	partDescribe, err := readPartDescribe(ctx, conn, version) // relmeta_partdescribe.go
+	if err != nil {
+		return err
+	}
 	// The roles and databases are the cluster's: one table of the read carries them
 	// (the least OID read, the same one every poll), so a mirror of many
 	// tables does not hold a copy per table.
@@ -144,6 +148,7 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 		s.UserTypes, s.Publications, s.Extensions, s.Listings = userTypes, pubs, exts, listings
 		s.TypeDetail, s.Psql, s.Relations, s.Procs, s.TypeList = typeDetail, psqlFacts, relations, procs, typeList
 		s.ListedColumns, s.Casts = listedCols, casts
+		s.PartDescribe = partDescribe
 	}
 	return nil
 }

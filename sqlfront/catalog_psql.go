@@ -301,16 +301,14 @@ var psqlHandlers = map[string]*canned{
 				}
 			}
 		}
-		// A partitioned table (a followed root, a level below one) is
-		// described by PostgreSQL too: refused (partmid.go).
-		for _, tn := range partRootNames(ex.src) {
-			if ok, err := re(tn.Name); err != nil || ok {
-				if err != nil {
-					return nil, err
-				}
-				return nil, partRootLookupRefused("\\d", tn)
-			}
+		// A partitioned table (a followed root, a level below one):
+		// described from facts section 'C', refused when they were not
+		// read (psql_partdescribe.go).
+		parts, err := partDescribeLookup(ex, re, func(oid uint32) bool { return vis.of(oid) == true })
+		if err != nil {
+			return nil, err
 		}
+		rows = append(rows, parts...)
 		if err := partIndexDescribeRefusal(tables, re); err != nil { // psql_partindex.go
 			return nil, err
 		}
@@ -451,6 +449,11 @@ func tableInfo(ex *execCtx, consts []string, verbose bool) ([][]*string, error) 
 	hasIndex, checks, triggers := tableSchemaFacts(ex.src.Tables(), t)
 	if hasIndex == pgUnknown {
 		return nil, unsupported(-1, "\\d of "+t.Name+": its constraints and indexes were not read (copied by an older sidecar; a resync reads them)")
+	}
+	if cloned, err := partitionClonedTriggers(ex, t); err != nil { // psql_partdescribe.go
+		return nil, err
+	} else if cloned {
+		triggers = strp("t")
 	}
 	rls, force, options, replident := "f", "f", "", "d"
 	s := storageFactsOf(ex, consts)

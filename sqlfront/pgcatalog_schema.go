@@ -226,7 +226,10 @@ func tableSchemaFacts(tables []Table, t *Table) (hasIndex, checks, triggers *str
 	if s == nil {
 		return pgUnknown, pgUnknown, pgUnknown
 	}
-	n, fk := 0, len(s.ReferencedBy) > 0
+	// relhastriggers: the internal triggers of its foreign keys (either
+	// side), and the triggers psql lists (before, a table with only a
+	// user trigger answered false: psql printed no "Triggers:" footer).
+	n, fk := 0, len(s.ReferencedBy) > 0 || len(s.Triggers) > 0
 	for _, c := range s.Constraints {
 		switch c.Type {
 		case 'c':

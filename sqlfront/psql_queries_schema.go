@@ -30,6 +30,8 @@ ORDER BY conname`,
        AND contype = 'f' AND conparentid = 0
 ORDER BY conname;`,
 	"dtriggers": triggersQuery,
+	// dfkpart is the foreign-key query of a partition (psql_partdescribe.go).
+	"dfkpart": psqlPartDescribeTexts["dfkpart"],
 	// dtriggers14 is dtriggers as psql 15 sends it to a server before
 	// 15: it also lists internal triggers that depend on another trigger
 	// (those cloned onto a partition), which the facts do not hold.
@@ -59,8 +61,16 @@ var psqlSchemaHandlers = map[string]*canned{
 			return nil, err
 		}
 		var rows [][]*string
+		clones, covered := fkClones(ex.src.Tables()) // psql_partdescribe.go
 		for _, c := range s.Constraints {
-			if c.Type == 'f' {
+			if c.Type != 'f' {
+				continue
+			}
+			// A foreign key to a partitioned table is cloned onto each
+			// of its partitions (conparentid <> 0): psql lists the one.
+			if cloned, err := fkCloned(ex.src.Tables(), t.Name, c, clones, covered); err != nil {
+				return nil, err
+			} else if !cloned {
 				rows = append(rows, []*string{strp("t"), strp(c.Name), strp(c.DefPretty), strp(regclassText(ex, t))})
 			}
 		}
@@ -75,14 +85,21 @@ var psqlSchemaHandlers = map[string]*canned{
 		if referencedElsewhere(ex.src.Tables(), s) {
 			return nil, unsupported(-1, "\\d of "+t.Name+": a table sidecar does not follow has a foreign key to it")
 		}
-		var rows [][]*string
+		// A partition is referenced by the foreign keys to its
+		// ancestors too; the clones PostgreSQL made of those onto it
+		// are not listed (psql_partdescribe.go).
+		rows, err := partitionReferencedRows(ex, t)
+		if err != nil {
+			return nil, err
+		}
+		clones, _ := fkClones(ex.src.Tables())
 		for _, o := range ex.src.Tables() {
 			os := schemaFactsOf(&o)
 			if os == nil {
 				return nil, unsupported(-1, "\\d of "+t.Name+": the constraints of "+o.Name+" were not read (copied by an older sidecar; a resync reads them)")
 			}
 			for _, c := range os.Constraints {
-				if c.Type == 'f' && c.RefOID == t.OID {
+				if c.Type == 'f' && c.RefOID == t.OID && !clones[c.OID] {
 					rows = append(rows, []*string{strp(c.Name), strp(regclassText(ex, &o)), strp(c.DefPretty)})
 				}
 			}
@@ -91,6 +108,7 @@ var psqlSchemaHandlers = map[string]*canned{
 		return rows, nil
 	}},
 	"dtriggers": {byOID: true, cols: triggerCols, rows: triggerRows},
+	"dfkpart":   {byOID: true, cols: []string{"sametable:bool", "conname:name@pg_constraint.conname", "condef", "ontable:regclass"}, rows: partitionFKRows}, // psql_partdescribe.go
 	"dtriggers14": {byOID: true, cols: triggerCols, rows: func(ex *execCtx, consts []string) ([][]*string, error) {
 		if t := tableByOID(ex, oidLiteral(consts)); t != nil && (t.Facts == nil || t.Facts.PartitionOf != "" || t.part != nil) {
 			return nil, unsupported(-1, "\\d of the partition "+t.Name+" on PostgreSQL 14 (its internal triggers cloned from the partitioned table's are not read)")

@@ -108,6 +108,12 @@ func (s *session) planQueryArgs(ctx context.Context, query string, paramTypes []
 // before are nil): a simple query's statements after one that changed a
 // setting are planned again under it (simpleQuery).
 func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []uint32, args []Value, from int) ([]*plan, error) {
+	if p, err := partDescribePlan(query, s.srv.src.Tables(), serverVersion(s.srv.src.Tables())); p != nil || err != nil { // psql_partdescribe.go
+		if err != nil {
+			return nil, err
+		}
+		return []*plan{p}, s.cannedStyleRefusal(p)
+	}
 	if c := cannedFor(query); c != nil {
 		p, err := cannedPlan(c, query, serverVersion(s.srv.src.Tables()))
 		if err != nil {

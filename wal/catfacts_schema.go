@@ -128,6 +128,10 @@ type SchemaFacts struct {
 	// (catfacts_casts.go), read with the roles by the table carrying them
 	// (nil: not read).
 	Casts *CastFacts
+	// PartDescribe is what psql's \d prints of the partitioned tables
+	// above the followed partitions (catfacts_partdescribe.go), read with
+	// the roles by the table carrying them (nil: not read).
+	PartDescribe *PartDescribeFacts
 	// Psql is what psql's describe commands read of the database beyond
 	// the above (catfacts_psql.go: the schemas' ACLs and comments), read
 	// with the roles by the table carrying them (nil: not read).
@@ -259,7 +263,8 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 		s.Publications.Equal(o.Publications) && s.Extensions.Equal(o.Extensions) && s.Listings.Equal(o.Listings) && s.Access.Equal(o.Access) &&
 		s.TypeDetail.Equal(o.TypeDetail) && s.Psql.Equal(o.Psql) && s.Relations.Equal(o.Relations) &&
 		s.Procs.Equal(o.Procs) &&
-		s.TypeList.Equal(o.TypeList) && s.ListedColumns.Equal(o.ListedColumns) && s.Casts.Equal(o.Casts)
+		s.TypeList.Equal(o.TypeList) && s.ListedColumns.Equal(o.ListedColumns) && s.Casts.Equal(o.Casts) &&
+		s.PartDescribe.Equal(o.PartDescribe)
 }
 
 // storageEqual compares the \d+ column and TOAST facts.
