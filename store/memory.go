@@ -7,7 +7,8 @@ import (
 
 // MemoryStats is what the DB's node stores hold in memory: their
 // decoded-node caches (bounded by Options.CacheBytes each) and the Put
-// nodes buffered for the background writer (about 2×PendingBytes each).
+// nodes buffered for the background writer (about 2×PendingBytes each,
+// plus at most 16 MiB of encoding arenas kept between batches).
 type MemoryStats struct {
 	CacheBytes, CacheCapacity int64
 	PendingBytes              int64
@@ -61,7 +62,7 @@ func (db *DB) Memory() MemoryStats {
 		out.NodeStores++
 		out.CacheBytes += st.CacheBytes
 		out.CacheCapacity += st.CacheCapacity
-		out.PendingBytes += st.PendingBytes
+		out.PendingBytes += st.PendingBytes + st.ArenaBytes
 	}
 	return out
 }

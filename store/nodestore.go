@@ -66,6 +66,10 @@ type NodeStore[N any] struct {
 	batches                                atomic.Int64
 
 	untrack func() // ends the DB's memory accounting of this store (Close)
+
+	// arenas are write's spent encoding arenas, written again by the next
+	// batch (arenaFree).
+	arenas arenaFree
 }
 
 type pendingNode[N any] struct {
@@ -497,7 +501,9 @@ func (s *NodeStore[N]) write(ctx context.Context, b *batch[N]) error {
 	workers := min(runtime.GOMAXPROCS(0), (len(hs)+minPerWorker-1)/minPerWorker)
 	var g errgroup.Group
 	var next atomic.Int64
-	for range workers {
+	// used are each worker's arenas, free again once Badger has the batch.
+	used := make([][][]byte, workers)
+	for w := range workers {
 		g.Go(func() error {
 			// Values and keys are carved from per-worker arenas: two
 			// allocations a MiB instead of two a node, and no slack
@@ -506,6 +512,9 @@ func (s *NodeStore[N]) write(ctx context.Context, b *batch[N]) error {
 			for {
 				k := int(next.Add(1) - 1)
 				if k >= len(hs) {
+					if arena != nil {
+						used[w] = append(used[w], arena)
+					}
 					return nil
 				}
 				h := hs[k]
@@ -517,7 +526,10 @@ func (s *NodeStore[N]) write(ctx context.Context, b *batch[N]) error {
 				}
 				need := 1 + addr.Size + maxEncodedLen(len(data))
 				if cap(arena)-len(arena) < need {
-					arena = make([]byte, 0, max(arenaBytes, need))
+					if arena != nil {
+						used[w] = append(used[w], arena)
+					}
+					arena = s.arenas.get(need)
 				}
 				off := len(arena)
 				arena = append(arena, PrefixNode)
@@ -543,6 +555,13 @@ func (s *NodeStore[N]) write(ctx context.Context, b *batch[N]) error {
 		return err
 	}); err != nil {
 		return fmt.Errorf("write %d nodes: %w", len(enc), err)
+	}
+	// WriteBatch.Flush returned: Badger copied every key and value.
+	clear(enc)
+	for _, as := range used {
+		for _, a := range as {
+			s.arenas.put(a)
+		}
 	}
 	s.written.Add(int64(len(enc)))
 	s.rawBytes.Add(b.bytes)
@@ -605,6 +624,9 @@ type Stats struct {
 	PendingHits  int64 // addresses served from buffered Puts
 	PendingNodes int64 // Puts not yet written
 	PendingBytes int64
+	// ArenaBytes are the encoding arenas kept for the next batch's
+	// write (arenaFree: at most arenaKeep MiB).
+	ArenaBytes int64
 
 	Reads     int64 // values read from Badger
 	ReadBytes int64 // stored (compressed) bytes read
@@ -635,6 +657,7 @@ func (s *NodeStore[N]) Stats() Stats {
 		st.CacheHits, st.CacheMisses, st.CacheEvictions = cs.hits, cs.misses, cs.evictions
 		st.CacheBytes, st.CacheEntries, st.CacheCapacity = cs.bytes, cs.entries, cs.cap
 	}
+	st.ArenaBytes = int64(s.arenas.kept()) * arenaBytes
 	s.mu.RLock()
 	st.PendingNodes = int64(len(s.cur.nodes))
 	st.PendingBytes = s.cur.bytes
