@@ -21,9 +21,8 @@ import (
 // count(DISTINCT) over the table itself. The pool never passes its
 // limit, the files are gone after, and without a temporary directory
 // the same statements are refused with 53200, never held past it.
-// (Compared as multisets where the rows are many: at 1 MiB a sort above
-// a spilling join leaves it no room for its partition files' buffers,
-// 53200.)
+// (Compared as multisets where the rows are many; an ORDER BY above the
+// spilling join is TestSortOverJoinSpill's.)
 func TestNotInSpill(t *testing.T) {
 	const limit = 1 << 20
 	r := newRig(t, []string{"public.ni"}, []string{
