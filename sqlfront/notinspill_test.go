@@ -2,8 +2,6 @@ package sqlfront_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -21,19 +19,14 @@ import (
 // count(DISTINCT) over the table itself. The pool never passes its
 // limit, the files are gone after, and without a temporary directory
 // the same statements are refused with 53200, never held past it.
-// (Compared as multisets where the rows are many: at 1 MiB a sort above
-// a spilling join leaves it no room for its partition files' buffers,
-// 53200.)
+// (Compared as multisets where the rows are many; an ORDER BY above the
+// spilling join is TestSortOverJoinSpill's.)
 func TestNotInSpill(t *testing.T) {
 	const limit = 1 << 20
 	r := newRig(t, []string{"public.ni"}, []string{
 		"CREATE TABLE ni (id int PRIMARY KEY, g int, x int, t text)",
 		"INSERT INTO ni SELECT i, i % 7, CASE WHEN i % 13 = 0 THEN NULL ELSE (i * 7919) % 60000 END, md5((i % 30000)::text) FROM generate_series(1, 60000) i",
 	})
-	tmp := filepath.Join(t.TempDir(), "tmp")
-	if err := os.MkdirAll(tmp, 0o700); err != nil {
-		t.Fatal(err)
-	}
 	spilling := []string{
 		"SELECT id, x FROM ni WHERE x NOT IN (SELECT id + 3 FROM ni WHERE id % 2 = 0)",
 		"SELECT id, g FROM ni WHERE id NOT IN (SELECT x FROM ni WHERE x IS NOT NULL) ORDER BY id",
@@ -46,13 +39,7 @@ func TestNotInSpill(t *testing.T) {
 		"SELECT count(*) FROM ni WHERE id NOT IN (SELECT x FROM ni)",
 		"SELECT count(*), count(x) FROM ni WHERE x NOT IN (SELECT id FROM ni WHERE id < 0)",
 	}, spilling...)
-	pool := membudget.NewPool("memory.query", limit)
-	url := "postgres://app@" + r.serve(t, sqlfront.Options{QueryMemory: pool, TempDir: tmp, MaxConnections: 5, StatementTimeout: 5 * time.Minute}) + "/app?sslmode=disable"
-	compareWithPostgres(t, r.pgURL, url, stmts, nil, "memory.query 1 MiB, spilling")
-	if pool.Used() != 0 || pool.Peak() > limit {
-		t.Errorf("pool: %d bytes held after, peak %d", pool.Used(), pool.Peak())
-	}
-	waitTempEmpty(t, tmp, "after the spilling statements")
+	compareSpilling(t, r, limit, stmts) // sortjoinspill_test.go
 
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, "postgres://app@"+r.serve(t, sqlfront.Options{QueryMemory: membudget.NewPool("memory.query", limit), MaxConnections: 5, StatementTimeout: time.Minute})+"/app?sslmode=disable")

@@ -346,6 +346,7 @@ func newBenchTPCHCmd(g *globals) *cobra.Command {
 		memLimit   string
 		workMem    string
 		queries    []int
+		ownSession bool
 	)
 	cmd := &cobra.Command{
 		Use:   "tpch",
@@ -359,6 +360,17 @@ each answer with PostgreSQL's. It writes bench/results/tpch-<date>.md.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if sf <= 0 || reps < 1 || timeout <= 0 {
 				return usageError(fmt.Errorf("bench tpch: --sf, --reps and --timeout must be positive"), "sidecar-bench tpch --sf 0.05")
+			}
+			if ownSession {
+				// bench/session.go: one scheduling share for the sidecar,
+				// as each PostgreSQL backend has, not one shared with the
+				// invoking shell's other jobs.
+				ag, err := bench.OwnSession()
+				if err != nil {
+					fmt.Fprintf(g.stderr, "own session: %v (%s)\n", err, ag)
+				} else {
+					fmt.Fprintf(g.stderr, "own session: %s\n", ag)
+				}
 			}
 			stop, err := startCPUProfile(cpuprofile)
 			if err != nil {
@@ -403,6 +415,7 @@ each answer with PostgreSQL's. It writes bench/results/tpch-<date>.md.`,
 	f.StringVar(&memLimit, "memory-limit", "", "the sidecar's memory.limit (e.g. 4GiB; default auto)")
 	f.StringVar(&workMem, "work-mem", "", "the sidecar sessions' sidecar.work_mem (e.g. 1GB; default the executor's)")
 	f.IntSliceVar(&queries, "queries", nil, "the query numbers to run, e.g. 2,18,21 (default all 22)")
+	f.BoolVar(&ownSession, "own-session", true, "run in a session (scheduling autogroup) of its own, as each PostgreSQL backend does (bench/session.go)")
 	return cmd
 }
 

@@ -31,7 +31,9 @@ import (
 // 3GiB). Beside each query's CPU profile it writes an allocation profile
 // (q<N>.alloc.pprof, the allocations made during the query) and the
 // daemon's /metrics before and after the query (q<N>.metrics).
-// SIDECAR_TPCH_EXPLAIN set logs each query's EXPLAIN first.
+// SIDECAR_TPCH_EXPLAIN set logs each query's EXPLAIN first;
+// SIDECAR_TPCH_PROCS alternates GOMAXPROCS between runs, and each run
+// logs its run-queue wait (runQueueWait).
 // SIDECAR_TPCH_EXTRA names a file of more statements (one per line,
 // "--" lines skipped) run after the TPC-H queries as E1, E2, … (shapes
 // TPC-H does not have: GROUP BY an expression, a subquery in FROM).
@@ -62,6 +64,19 @@ func TestTPCHProfile(t *testing.T) {
 			}
 			queries = append(queries, n)
 		}
+	}
+	// SIDECAR_TPCH_PROCS ("2,4"): the runs of each query alternate
+	// GOMAXPROCS over these values (the scan's workers follow it).
+	var procs []int
+	if s := os.Getenv("SIDECAR_TPCH_PROCS"); s != "" {
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 1 {
+				t.Fatalf("SIDECAR_TPCH_PROCS %q", s)
+			}
+			procs = append(procs, n)
+		}
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	}
 	type query struct{ name, sql string }
 	var run []query
@@ -135,7 +150,10 @@ func TestTPCHProfile(t *testing.T) {
 			t.Fatal(err)
 		}
 		for r := 0; r < reps; r++ {
-			qs, cpu0 := time.Now(), cpuTime(t)
+			if len(procs) > 0 {
+				runtime.GOMAXPROCS(procs[r%len(procs)])
+			}
+			qs, cpu0, wait0 := time.Now(), cpuTime(t), runQueueWait()
 			rows, err := conn.Query(ctx, q.sql, pgx.QueryExecModeSimpleProtocol)
 			if err != nil {
 				t.Fatal(err)
@@ -147,7 +165,7 @@ func TestTPCHProfile(t *testing.T) {
 			if err := rows.Err(); err != nil {
 				t.Errorf("%s: %v", q.name, err)
 			}
-			t.Logf("%s run %d: %d rows in %s (process CPU %s)", q.name, r+1, got, time.Since(qs), cpuTime(t)-cpu0)
+			t.Logf("%s run %d: %d rows in %s (process CPU %s, run-queue wait %s, GOMAXPROCS %d)", q.name, r+1, got, time.Since(qs), cpuTime(t)-cpu0, runQueueWait()-wait0, runtime.GOMAXPROCS(0))
 		}
 		pprof.StopCPUProfile()
 		f.Close()
@@ -187,6 +205,27 @@ func writeProfile(t *testing.T, path, body string) {
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// runQueueWait is the time this process's threads have spent runnable
+// but waiting for a CPU so far (the second field of each
+// /proc/self/task/*/schedstat; 0 where the kernel has no schedstat): a
+// query whose wall time is much more than its CPU time and whose
+// run-queue wait grows by about its wall time was runnable, not blocked.
+func runQueueWait() time.Duration {
+	tasks, _ := filepath.Glob("/proc/self/task/*/schedstat")
+	var ns int64
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		if fs := strings.Fields(string(b)); len(fs) >= 2 {
+			n, _ := strconv.ParseInt(fs[1], 10, 64)
+			ns += n
+		}
+	}
+	return time.Duration(ns)
 }
 
 // cpuTime is the process's user and system CPU time so far (the daemon

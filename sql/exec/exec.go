@@ -156,8 +156,9 @@ type env struct {
 	hashBuilds int
 	// tableScans counts the scans built per table (scan_share.go).
 	tableScans map[string]int
-	// spillRuns counts the runs DISTINCT aggregates and windows wrote
-	// (distinctspill.go, winspill.go; tests read it).
+	// spillRuns counts the runs DISTINCT aggregates, windows and
+	// external sorts wrote (distinctspill.go, winspill.go, extsort.go;
+	// tests read it).
 	spillRuns int
 }
 

@@ -73,6 +73,12 @@ func runSQLWith(cat plan.Catalog, src exec.Source, sql string, opts exec.Options
 // runSQLCounted is runSQLWith, also giving the runs the statement's
 // DISTINCT aggregates and windows spilled (distinctspill.go).
 func runSQLCounted(cat plan.Catalog, src exec.Source, sql string, opts exec.Options) (string, int) {
+	return runSQLCtx(context.Background(), cat, src, sql, opts)
+}
+
+// runSQLCtx is runSQLCounted under ctx (memory.query's account:
+// membudget.WithAccount).
+func runSQLCtx(ctx context.Context, cat plan.Catalog, src exec.Source, sql string, opts exec.Options) (string, int) {
 	if opts.Dialect.Version == 0 && pgc != nil {
 		// The statement follows the test cluster's major, as the SQL
 		// front end's follow the followed server's (sqlfront passes the
@@ -106,7 +112,7 @@ func runSQLCounted(cat plan.Catalog, src exec.Source, sql string, opts exec.Opti
 	if opts.Clock != nil {
 		zone = opts.Clock.Zone
 	}
-	runs, err := exec.RunCountingSpillRuns(p, context.Background(), src, opts, func(bt *exec.Batch) error {
+	runs, err := exec.RunCountingSpillRuns(p, ctx, src, opts, func(bt *exec.Batch) error {
 		for i := 0; i < bt.N; i++ {
 			for c, vec := range bt.Vecs {
 				if c > 0 {

@@ -34,19 +34,6 @@ const mergeFanIn = 64
 // runBufBytes is the read or write buffer of one run file.
 const runBufBytes = 32 << 10
 
-// tryGrow charges n bytes when the working memory has room, reporting
-// whether it did (nothing is charged when not).
-func (e *env) tryGrow(n int64) bool {
-	if e.used+n > e.limit {
-		return false
-	}
-	if e.acct.Grow(n) != nil {
-		return false
-	}
-	e.used += n
-	return true
-}
-
 // spill is the temporary files of one external sort.
 type spill struct {
 	e       *env
@@ -313,34 +300,41 @@ func (s *sortOp) runExternal(keys []winKey, emit func(*Batch) error) error {
 	}
 	defer sp.remove()
 	var buf [][]types.Value
-	var held int64
-	defer func() { e.release(held) }()
+	// The rows held are charged to the sort's own share (as PostgreSQL's
+	// work_mem is each operator's; spillpart.go's spillShare), with
+	// memory.query, as the window's (winspill.go): a sort above a
+	// spilling join (whose table and partition buffers hold
+	// their own share while it emits) or another sort still has room to
+	// make progress. Before, the sort took whatever the statement's
+	// working memory had left, nothing while the join below held its
+	// table, and failed with 53200.
+	held := &memAcct{e: e}
+	defer held.done()
 	cmp := func(a, b []types.Value) int { return compareKeys(keys, a, b) }
 	flush := func() error {
 		slices.SortStableFunc(buf, cmp)
 		err := sp.writeRun(buf)
+		e.spillRuns++
 		clear(buf)
 		buf = buf[:0]
-		e.release(held)
-		held = 0
+		held.done()
 		return err
 	}
 	err := s.in.run(func(b *Batch) error {
 		for i := 0; i < b.N; i++ {
 			row := b.Row(i)
 			n := rowBytes(row)
-			if !e.tryGrow(n) {
+			if !held.tryGrowKeeping(n, 0) {
 				if len(buf) == 0 {
 					return e.grow("sort", n) // not even one row fits
 				}
 				if err := flush(); err != nil {
 					return err
 				}
-				if !e.tryGrow(n) {
+				if !held.tryGrowKeeping(n, 0) {
 					return e.grow("sort", n)
 				}
 			}
-			held += n
 			buf = append(buf, row)
 		}
 		return e.check()
