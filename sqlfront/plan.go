@@ -1021,6 +1021,9 @@ func isAggName(fn string) bool {
 func (pl *planner) funcCall(f *pg.FuncCall) (expr, error) {
 	pos := int(f.Location)
 	name := catalogName(f.Funcname)
+	if err := pl.userFuncShadow(name, pos); err != nil {
+		return nil, err // vexec_userfunc.go
+	}
 	if f.Over != nil {
 		return nil, unsupported(pos, "a window function")
 	}

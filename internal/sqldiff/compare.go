@@ -207,6 +207,16 @@ func rowDiff(want, got []string) string {
 			}
 		}
 	}
+	if len(missing) == 1 && len(extra) == 1 {
+		// One row each, alike past the 80 characters shown: where they part.
+		w, g := missing[0], extra[0]
+		n := 0
+		for n < len(w) && n < len(g) && w[n] == g[n] {
+			n++
+		}
+		from := max(0, n-20)
+		fmt.Fprintf(&b, "; they differ at character %d: PostgreSQL …%.80s, sidecar …%.80s", n, w[from:], g[from:])
+	}
 	return b.String()
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -68,36 +69,36 @@ func TestRegressCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
+	// SIDECAR_DIFF_PARALLEL=n runs up to n scripts at once: each has its
+	// own database, daemon, slot and sessions already, so only the wall
+	// time changes (most of a script's time is waiting on the copy and
+	// the catch-up, not CPU). Default 1: one after the other, as before.
+	par := 1
+	if v := os.Getenv("SIDECAR_DIFF_PARALLEL"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("SIDECAR_DIFF_PARALLEL=%q: want a positive integer", v)
+		}
+		par = n
+	}
+	slots := make(chan struct{}, par)
+	byFile := make([]*sqldiff.ScriptReport, len(files))
+	t.Run("scripts", func(t *testing.T) {
+		for i, name := range files {
+			t.Run(name, func(t *testing.T) {
+				if par > 1 {
+					t.Parallel()
+				}
+				slots <- struct{}{}
+				defer func() { <-slots }()
+				byFile[i] = runCorpusScript(ctx, t, name, known)
+			})
+		}
+	})
 	var reps []*sqldiff.ScriptReport
-	for _, name := range files {
-		script, err := os.ReadFile(filepath.Join("testdata", "regress", name+".sql"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep, err := sqldiff.RunScript(ctx, sqldiff.ScriptOptions{Name: name + ".sql", Script: string(script), PGURL: pg.NewDB(t),
-			Dir: t.TempDir(), Timeout: 10 * time.Second, BinaryEvery: 3})
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
-		reps = append(reps, rep)
-		t.Logf("%s: %d of %d identical (%s), %d refused, %d wrong, %.1f s", rep.Name, rep.Count(sqldiff.Identical), rep.Counted(),
-			sqldiff.Percent(rep.Count(sqldiff.Identical), rep.Counted()), rep.Count(sqldiff.Refused),
-			rep.Count(sqldiff.Different)+rep.Count(sqldiff.Columns)+rep.Count(sqldiff.AnsweredError)+rep.Count(sqldiff.ErrorCode), rep.Took.Seconds())
-		for _, x := range rep.Results {
-			wrong := x.Outcome.Class.Wrong()
-			o := x.Outcome
-			if x.Binary != nil && x.Binary.Class.Wrong() {
-				wrong, o = true, *x.Binary
-			}
-			if !wrong {
-				continue
-			}
-			k := sqldiff.Key(rep.Name, x.Stmt)
-			if _, listed := known[k]; listed {
-				continue
-			}
-			t.Errorf("wrong answer %s (%s): %s\n  %s %s", k, o.Class, x.Stmt.SQL, o.Code, o.Message)
+	for _, rep := range byFile {
+		if rep != nil {
+			reps = append(reps, rep)
 		}
 	}
 	var md bytes.Buffer
@@ -115,6 +116,41 @@ func TestRegressCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// runCorpusScript compares one regression script on a database of its
+// own, logs its line, fails t on each wrong answer not in known, and
+// returns its report (nil when the script could not run).
+func runCorpusScript(ctx context.Context, t *testing.T, name string, known sqldiff.KnownWrong) *sqldiff.ScriptReport {
+	script, err := os.ReadFile(filepath.Join("testdata", "regress", name+".sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := sqldiff.RunScript(ctx, sqldiff.ScriptOptions{Name: name + ".sql", Script: string(script), PGURL: pg.NewDB(t),
+		Dir: t.TempDir(), Timeout: 10 * time.Second, BinaryEvery: 3})
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+		return nil
+	}
+	t.Logf("%s: %d of %d identical (%s), %d refused, %d wrong, %.1f s", rep.Name, rep.Count(sqldiff.Identical), rep.Counted(),
+		sqldiff.Percent(rep.Count(sqldiff.Identical), rep.Counted()), rep.Count(sqldiff.Refused),
+		rep.Count(sqldiff.Different)+rep.Count(sqldiff.Columns)+rep.Count(sqldiff.AnsweredError)+rep.Count(sqldiff.ErrorCode), rep.Took.Seconds())
+	for _, x := range rep.Results {
+		wrong := x.Outcome.Class.Wrong()
+		o := x.Outcome
+		if x.Binary != nil && x.Binary.Class.Wrong() {
+			wrong, o = true, *x.Binary
+		}
+		if !wrong {
+			continue
+		}
+		k := sqldiff.Key(rep.Name, x.Stmt)
+		if _, listed := known[k]; listed {
+			continue
+		}
+		t.Errorf("wrong answer %s (%s): %s\n  %s %s", k, o.Class, x.Stmt.SQL, o.Code, o.Message)
+	}
+	return rep
 }
 
 // outcomeLines lists every statement's outcome, one tab-separated line

@@ -48,6 +48,9 @@ type Sidecar struct {
 	NotFollowed []string
 	cancel      context.CancelFunc
 	done        chan error
+	// beforeMarkerLSN runs between the marker's commit and the read of
+	// the insert LSN (a test's unrelated WAL; nil otherwise).
+	beforeMarkerLSN func()
 }
 
 // markerTable is the table Follow writes to learn that the sidecar has
@@ -145,8 +148,12 @@ func (s *Sidecar) waitMarker(ctx context.Context, pgURL string, warmHead bool) e
 		return fmt.Errorf("marker: %w", err)
 	}
 	defer tx.Rollback(context.Background()) // after Commit: a no-op
-	if _, err := tx.Exec(ctx, "UPDATE "+markerTable+" SET n = n + 1"); err != nil {
+	var n int64
+	if err := tx.QueryRow(ctx, "UPDATE "+markerTable+" SET n = n + 1 RETURNING n").Scan(&n); err != nil {
 		return fmt.Errorf("marker: %w", err)
+	}
+	if s.beforeMarkerLSN != nil {
+		s.beforeMarkerLSN()
 	}
 	var lsnText string
 	if err := tx.QueryRow(ctx, "SELECT pg_current_wal_insert_lsn()::text").Scan(&lsnText); err != nil {
@@ -160,6 +167,7 @@ func (s *Sidecar) waitMarker(ctx context.Context, pgURL string, warmHead bool) e
 		return err
 	}
 	var last daemon.Status
+	var lastServed time.Time
 	for {
 		st, err := s.status(ctx)
 		if err == nil {
@@ -167,7 +175,19 @@ func (s *Sidecar) waitMarker(ctx context.Context, pgURL string, warmHead bool) e
 			if warmHead && st.Head != nil && st.Head.Phase == "failed" {
 				return fmt.Errorf("the in-memory HEAD failed to load: %s", st.Head.Error)
 			}
-			if d, err := wal.ParseLSN(st.DurableLSN); err == nil && d >= marker && st.Phase == "streaming" && (!warmHead || headHolds(st, marker)) {
+			reached := false
+			if d, err := wal.ParseLSN(st.DurableLSN); err == nil && d >= marker {
+				reached = true
+			} else if !warmHead && st.Phase == "streaming" && err == nil && d < marker && time.Since(lastServed) > 500*time.Millisecond {
+				// The insert LSN read after the marker's commit may lie
+				// past it (WAL of other databases, a running-xacts or
+				// checkpoint record): the durable LSN stops at the last
+				// commit of this database and never reaches it. The SQL
+				// port serving the marker's new value says the same.
+				lastServed = time.Now()
+				reached = s.servesMarker(ctx, n)
+			}
+			if reached && st.Phase == "streaming" && (!warmHead || headHolds(st, marker)) {
 				for _, nf := range st.NotFollowed {
 					b, _ := json.Marshal(nf)
 					s.NotFollowed = append(s.NotFollowed, string(b))
@@ -197,6 +217,21 @@ func (s *Sidecar) waitMarker(ctx context.Context, pgURL string, warmHead bool) e
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// servesMarker says whether the SQL port answers the marker row with
+// the value n (false on any error: the port may not answer yet).
+func (s *Sidecar) servesMarker(ctx context.Context, n int64) bool {
+	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(qctx, s.SQLURL)
+	if err != nil {
+		return false
+	}
+	defer c.Close(context.Background())
+	var got int64
+	err = c.QueryRow(qctx, "SELECT n FROM "+markerTable+" WHERE id = 1").Scan(&got)
+	return err == nil && got == n
 }
 
 // headHolds says whether the daemon's in-memory HEAD is loaded and at

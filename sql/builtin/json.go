@@ -114,6 +114,9 @@ func (r *Registry) addJSON() {
 	for _, t := range []OID{jsOID, jsbOID} {
 		t := t
 		r.def(fnName(t, "build_object"), t, func(c *Context, a []types.Value, p []OID) (types.Value, error) {
+			if err := r.jsonNullKey(t, a); err != nil {
+				return nil, err // jsonnullkey.go
+			}
 			return buildObject(t, a, p, zoneOf(c))
 		}, Any).variadic().nonStrict().stable()
 		r.def(fnName(t, "build_object"), t, func(_ *Context, a []types.Value, p []OID) (types.Value, error) {

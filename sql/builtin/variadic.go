@@ -10,14 +10,16 @@ import (
 // variadic parameters: the function sees its elements as arguments. For
 // the functions declared VARIADIC "any" PostgreSQL hands over the array
 // and each function decides what a NULL array means (concat and
-// concat_ws answer NULL, format takes no arguments); those are the
+// concat_ws answer NULL, format takes no arguments, json[b]_build_array
+// and json[b]_build_object answer NULL: extract_variadic_args); those are the
 // functions a spread call is resolved for here (spreadNull), others are
 // refused (0A000).
 
 // spreadNull names the functions a call with VARIADIC may reach and
 // what each answers for a NULL array: true, as if given no variadic
 // arguments; false, NULL.
-var spreadNull = map[string]bool{"concat": false, "concat_ws": false, "format": true}
+var spreadNull = map[string]bool{"concat": false, "concat_ws": false, "format": true,
+	"json_build_array": false, "jsonb_build_array": false, "json_build_object": false, "jsonb_build_object": false}
 
 // ResolveSpread resolves name(args…) called with VARIADIC: the last
 // argument (an array of type args[len-1]) supplies the variadic

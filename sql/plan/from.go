@@ -96,6 +96,13 @@ func (b *binder) fromItem(n *pg.Node, sc *scope) (Rel, *item, error) {
 // generate_series, WITH ORDINALITY, reading earlier items LATERALly);
 // ROWS FROM, column definition lists and other functions are refused.
 func (b *binder) rangeFunction(rf *pg.RangeFunction, sc *scope) (Rel, *item, error) {
+	for _, fn := range rf.Functions {
+		if items := fn.GetList().GetItems(); len(items) > 0 && items[0].GetFuncCall() != nil {
+			if err := b.userFuncRefusal(items[0].GetFuncCall()); err != nil {
+				return nil, nil, err // userfunc.go
+			}
+		}
+	}
 	if rel, it, ok, err := b.srfInFrom(rf, sc); ok {
 		return rel, it, err
 	}

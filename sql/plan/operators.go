@@ -364,6 +364,9 @@ func dateArith(op string, l, r OID) OID {
 // funcCall binds a function call: an aggregate (where allowed) or a
 // function of the library (builtin.go).
 func (b *binder) funcCall(f *pg.FuncCall, sc *scope, ctx *exprCtx) (Scalar, error) {
+	if err := b.userFuncRefusal(f); err != nil {
+		return nil, err // userfunc.go
+	}
 	name := strings.ToLower(opName(f.Funcname))
 	b.markRowArgs(name, f) // record.go
 	if f.Over != nil {
