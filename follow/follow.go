@@ -26,6 +26,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/sidecar-dev/sidecar/replication"
 	"github.com/sidecar-dev/sidecar/wal"
 )
@@ -180,6 +182,44 @@ func (f *Follower) phase(p string) {
 	}
 }
 
+// resumeTables lists again, on a restart, what the follower follows: with
+// tables ["*"] the copies the mirror holds plus the partitioned roots of
+// copied leaves, then every followed partitioned table's leaves. One
+// catalog connection serves both listings.
+func (f *Follower) resumeTables(ctx context.Context) error {
+	t := f.cfg.Target
+	var conn *pgx.Conn // one catalog connection for the roots and their leaves
+	if !f.cfg.Copy.ViaPartitionRoot {
+		c, err := f.catalogConn(ctx, "list partitions")
+		if err != nil {
+			return err
+		}
+		defer c.Close(context.WithoutCancel(ctx))
+		conn = c
+	}
+	if f.cfg.AllTables && len(f.names) == 0 { // resolved at the first start
+		copied, _ := t.CopyStates()
+		var names []string
+		for n := range copied {
+			names = append(names, n)
+		}
+		// The mirror holds the leaves' copies, not their partitioned
+		// roots: those "*" follows are listed again, so that FROM
+		// root reads its leaves and a partition attached later is
+		// followed, as after the first start.
+		roots, err := f.starRootsOf(ctx, conn, copied)
+		if err != nil {
+			return err
+		}
+		names = append(names, roots...)
+		slices.Sort(names)
+		if err := f.setTables(names); err != nil {
+			return err
+		}
+	}
+	return f.resolvePartitions(ctx, conn)
+}
+
 // Run prepares the target (Prepare, unless done already) and streams
 // until ctx ends.
 func (f *Follower) Run(ctx context.Context) error {
@@ -211,27 +251,7 @@ func (f *Follower) Prepare(ctx context.Context) error {
 		if err := f.checkSlotBehind(ctx); err != nil {
 			return err
 		}
-		if f.cfg.AllTables && len(f.names) == 0 { // resolved at the first start
-			copied, _ := t.CopyStates()
-			var names []string
-			for n := range copied {
-				names = append(names, n)
-			}
-			// The mirror holds the leaves' copies, not their partitioned
-			// roots: those "*" follows are listed again, so that FROM
-			// root reads its leaves and a partition attached later is
-			// followed, as after the first start.
-			roots, err := f.starRootsOf(ctx, copied)
-			if err != nil {
-				return err
-			}
-			names = append(names, roots...)
-			slices.Sort(names)
-			if err := f.setTables(names); err != nil {
-				return err
-			}
-		}
-		if err := f.resolvePartitions(ctx); err != nil {
+		if err := f.resumeTables(ctx); err != nil {
 			return err
 		}
 	}
@@ -469,7 +489,7 @@ func (f *Follower) initialCopy(ctx context.Context, sys wal.SystemIdentity) erro
 			}
 		}
 	}
-	if err := f.resolvePartitions(ctx); err != nil {
+	if err := f.resolvePartitions(ctx, nil); err != nil {
 		return err
 	}
 	tables := f.copyTables()

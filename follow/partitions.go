@@ -29,14 +29,20 @@ type LeafFollower interface {
 // Without this a partitioned table was never ready: the copy reported
 // its leaves copied, never the root, so every start copied it again
 // under a fresh snapshot and then failed, over and over (issue 21).
-func (f *Follower) resolvePartitions(ctx context.Context) error {
+//
+// conn is a catalog connection the caller already holds (a restart lists
+// "*"'s roots first), or nil to open one here.
+func (f *Follower) resolvePartitions(ctx context.Context, conn *pgx.Conn) error {
 	leaves := map[string][]string{}
 	if !f.cfg.Copy.ViaPartitionRoot {
-		conn, err := replication.Connect(ctx, f.cfg.ConnString)
-		if err != nil {
-			return fmt.Errorf("list partitions: %w", err)
+		if conn == nil {
+			c, err := f.catalogConn(ctx, "list partitions")
+			if err != nil {
+				return err
+			}
+			defer c.Close(context.WithoutCancel(ctx))
+			conn = c
 		}
-		defer conn.Close(context.WithoutCancel(ctx))
 		for _, t := range f.copyTables() {
 			ls, err := leafPartitions(ctx, conn, t)
 			if err != nil {
@@ -212,15 +218,10 @@ func (f *Follower) PartitionsChanged(ctx context.Context, leaves map[string][]st
 // Without them a restart forgot every root: the catalog poll recorded
 // each as no longer followed, so FROM root was refused, and a partition
 // attached since was never followed.
-func (f *Follower) starRootsOf(ctx context.Context, copied map[string]wal.LSN) ([]string, error) {
+func (f *Follower) starRootsOf(ctx context.Context, conn *pgx.Conn, copied map[string]wal.LSN) ([]string, error) {
 	if f.cfg.Copy.ViaPartitionRoot {
 		return nil, nil // the root is copied and streamed itself: copied lists it
 	}
-	conn, err := replication.Connect(ctx, f.cfg.ConnString)
-	if err != nil {
-		return nil, fmt.Errorf("list partitioned tables: %w", err)
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
 	st, err := replication.ResolveStar(ctx, conn, f.cfg.Publication, false)
 	if err != nil {
 		return nil, fmt.Errorf("list partitioned tables: %w", err)
@@ -239,4 +240,14 @@ func (f *Follower) starRootsOf(ctx context.Context, copied map[string]wal.LSN) (
 		}
 	}
 	return roots, nil
+}
+
+// catalogConn opens an ordinary connection for reading the server's
+// catalog; what names the step in the error.
+func (f *Follower) catalogConn(ctx context.Context, what string) (*pgx.Conn, error) {
+	conn, err := replication.Connect(ctx, f.cfg.ConnString)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return conn, nil
 }

@@ -1118,7 +1118,7 @@ func (pl *planner) aggregate(name string, f *pg.FuncCall) (expr, error) {
 			if at == oidInterval {
 				return nil, unsupported(pos, name+"(interval)")
 			}
-			if at == oidBool || !comparableType(at, "<") { // PostgreSQL has no min(boolean)
+			if at == oidBool || at == oidUUID || !comparableType(at, "<") { // PostgreSQL has no min(boolean), min(uuid)
 				return nil, errf(codeUndefinedFunc, pos, "function %s(%s) does not exist", name, typeName(at))
 			}
 			if err := pl.textOrderCheck(pos, at, false, arg); err != nil {

@@ -502,7 +502,7 @@ func (b *binder) bindAgg(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 		}
 	}
 	if !extra {
-		t, err := aggResult(name, arg.OID)
+		t, err := aggResult(name, arg.OID, b.functions().Version())
 		if err != nil {
 			return AggExpr{}, "", err.(*Error).at(f.Location)
 		}

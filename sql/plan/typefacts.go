@@ -175,8 +175,9 @@ func arithResult(op string, l, r OID) OID { return types.ArithResult(op, l, r) }
 
 // aggResult is the result type of aggregate fn over an argument of type
 // arg: types.AggResult for count, sum, avg, min and max; the boolean
-// aggregates here.
-func aggResult(fn string, arg OID) (OID, error) {
+// aggregates here. version is the followed server's version number (0:
+// not known), for the aggregates only some majors have.
+func aggResult(fn string, arg OID, version int) (OID, error) {
 	switch fn {
 	case "array_agg":
 		if t := types.ArrayOf(arg); t != 0 {
@@ -209,9 +210,31 @@ func aggResult(fn string, arg OID) (OID, error) {
 	}
 	t, err := types.AggResult(fn, arg)
 	if err != nil {
+		if (fn == "min" || fn == "max") && minMaxElsewhere(arg, version) {
+			return 0, errorf(CodeFeatureNotSupported, "not supported yet: %s(%s)", fn, T(arg))
+		}
 		return 0, errorf(CodeUndefinedFunction, "function %s(%s) does not exist", fn, T(arg))
 	}
 	return t, nil
+}
+
+// minMaxElsewhere says whether the followed major (version; 0 when not
+// known: any major) has min and max over arg though types.AggResult does
+// not compute them: arrays, pg_lsn and tid on every major sidecar
+// follows; bytea, xid8 and record from PostgreSQL 18 (pg_aggregate of
+// 14 and 18 compared). Calling such a "function does not exist" (42883)
+// would be a different answer: it is refused.
+func minMaxElsewhere(arg OID, version int) bool {
+	if types.IsArray(arg) {
+		return true
+	}
+	switch types.NameOf(arg) {
+	case "pg_lsn", "tid":
+		return true
+	case "bytea", "xid8", "record":
+		return version == 0 || version >= 180000
+	}
+	return false
 }
 
 // unknownAggArg is the type an untyped literal argument of aggregate fn

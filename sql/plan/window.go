@@ -403,7 +403,7 @@ func (b *binder) windowType(c *winCall, f *pg.FuncCall) (Type, error) {
 		if c.args[0].Type().OID == Unknown {
 			c.args[0] = coerce(c.args[0], unknownAggArg(name))
 		}
-		oid, err := aggResult(name, c.args[0].Type().OID)
+		oid, err := aggResult(name, c.args[0].Type().OID, b.functions().Version())
 		if err != nil {
 			return Type{}, err
 		}
