@@ -74,7 +74,11 @@ type copyBuild struct {
 	// fed at the copy's intake are not deduplicated by the merge); read
 	// after the stage ends (wait).
 	dup bool
-	err error // the first failure: the build is then declined
+	// long is the length of a key longer than the index takes
+	// (radixindex.MaxKeyLen: a REPLICA IDENTITY FULL row of over 1 MiB),
+	// set by an index stage; read after the stage ends (wait).
+	long int
+	err  error // the first failure: the build is then declined
 
 	mu        sync.Mutex
 	taken     bool
@@ -135,8 +139,12 @@ func (b *copyBuild) flush() {
 	b.indexing, b.indexed = done, kb
 	go func() {
 		defer close(done)
-		if b.t.indexStage(kb) {
+		dup, long := b.t.indexStage(kb)
+		if dup {
 			b.dup = true
+		}
+		if long > 0 {
+			b.long = long
 		}
 	}()
 	b.cur, b.spare = b.spare, nil
@@ -154,18 +162,26 @@ func (b *copyBuild) wait() {
 	if b.dup && b.err == nil {
 		b.err = fmt.Errorf("a key came twice in the copy's rows")
 	}
+	if b.long > 0 && b.err == nil {
+		b.err = keyTooLong(b.long)
+	}
 }
 
 // indexStage puts a heap batch's keys into the index and the key store,
 // under the index's write lock (the table is not shared yet), and
 // charges their bytes to the heaps' page budget. It reports whether a
-// key was already in the index (the build must then be declined).
-func (t *Table) indexStage(kb *keyBatch) (dup bool) {
+// key was already in the index, or the length of a key longer than the
+// index takes (the build must then be declined either way).
+func (t *Table) indexStage(kb *keyBatch) (dup bool, long int) {
 	t.ix.Update(0, func(tr *radixindex.Tree) {
 		ks := 0
 		for i, id := range kb.ids {
 			key := kb.karena[ks:kb.keyEnds[i]:kb.keyEnds[i]]
 			ks = kb.keyEnds[i]
+			if len(key) > radixindex.MaxKeyLen {
+				long = len(key)
+				continue
+			}
 			t.keys.set(id, key)
 			if _, replaced := tr.Put(key, uint64(id)); replaced {
 				dup = true
@@ -173,7 +189,14 @@ func (t *Table) indexStage(kb *keyBatch) (dup bool) {
 		}
 		t.chargeLocked(tr)
 	})
-	return dup
+	return dup, long
+}
+
+// keyTooLong is the failure of a row whose key (a REPLICA IDENTITY FULL
+// table's whole row) is longer than the in-memory HEAD's index takes:
+// the HEAD declines it and reads go to the trees, which take any key.
+func keyTooLong(n int) error {
+	return fmt.Errorf("a row's key of %d bytes is longer than the in-memory HEAD takes (%d bytes; a REPLICA IDENTITY FULL table's key is its whole row)", n, radixindex.MaxKeyLen)
 }
 
 // Discard implements mirror.CopyBuild.

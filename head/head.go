@@ -659,6 +659,15 @@ func (t *Table) applyOps(tr *radixindex.Tree, ops []heap.Op, keyEnds, rowEnds []
 			t.opKeys = keys[:0]
 		}
 	}()
+	// Key lengths are checked before the heap changes: a failure here
+	// applies nothing of the batch.
+	prev := 0
+	for _, ke := range keyEnds[:len(ops)] {
+		if ke-prev > radixindex.MaxKeyLen {
+			return keyTooLong(ke - prev)
+		}
+		prev = ke
+	}
 	ks, rs := 0, 0
 	for i := range ops {
 		keys[i] = karena[ks:keyEnds[i]:keyEnds[i]]
