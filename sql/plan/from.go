@@ -161,6 +161,7 @@ func (b *binder) rangeVar(rv *pg.RangeVar) (Rel, *item, error) {
 			// A view's whole-row value is of its composite type too
 			// (its OID is not kept): refused as a table's (record.go).
 			it.table = true
+			it.aliasedView = len(colAlias) > 0
 		}
 		return rel, it, err
 	}
@@ -195,6 +196,11 @@ func (b *binder) rangeVar(rv *pg.RangeVar) (Rel, *item, error) {
 	it := newItem(alias, cols)
 	it.system = sys
 	it.table = true // record.go
+	if len(colAlias) > 0 {
+		for _, c := range t.Columns[:len(cols)] {
+			it.rowNames = append(it.rowNames, c.Name)
+		}
+	}
 	return s, it, nil
 }
 

@@ -188,15 +188,22 @@ func (b *binder) wholeRow(sc *scope, alias string, loc int32, tableOK bool) (Sca
 		if it.nullable && it.marker == 0 {
 			return nil, true, unsupported("a whole-row reference to "+alias+" on the nullable side of an outer join", loc)
 		}
+		if it.aliasedView {
+			return nil, true, unsupported("a whole-row reference to view "+alias+" renamed by column aliases (its fields keep the view's names, which sidecar does not keep here)", loc)
+		}
 		row := &Row{}
-		for _, c := range it.cols {
+		for i, c := range it.cols {
 			if depth > 0 {
 				for in := sc; in != s; in = in.parent {
 					in.outer.Add(c.id)
 				}
 			}
 			row.Args = append(row.Args, &ColRef{ID: c.id, T: c.t})
-			row.Names = append(row.Names, c.name)
+			if it.rowNames != nil {
+				row.Names = append(row.Names, it.rowNames[i])
+			} else {
+				row.Names = append(row.Names, c.name)
+			}
 		}
 		if it.nullable {
 			// NULL (not a row of NULLs) in a padded row, as PostgreSQL's

@@ -35,6 +35,14 @@ type item struct {
 	// system are a table's system columns the catalog has (ColumnDef.
 	// System, last in its columns): found by name only.
 	system []scopeCol
+	// rowNames are the field names of a table's whole-row value, one per
+	// column of cols: the table's own column names, which column aliases
+	// do not change (its value is of the table's composite type:
+	// rowtypes.sql `row_to_json(i) FROM int8_tbl i(x, y)` shows q1, q2).
+	// nil: the columns' names. aliasedView: a view renamed by column
+	// aliases, whose type's names are not kept: its whole row is refused.
+	rowNames    []string
+	aliasedView bool
 }
 
 // scopeCol is a named column.
