@@ -69,7 +69,8 @@ func partDescribeQueries(version int) map[string]string {
 		"dinherits": `SELECT i.inhrelid, c.oid::text FROM pg_catalog.pg_class c, pg_catalog.pg_inherits i
 		WHERE c.oid = i.inhparent AND i.inhrelid = ANY($1) AND c.relkind != 'p' AND c.relkind != 'I' ORDER BY 1, inhseqno`,
 		"dparts": `SELECT i.inhparent, c.oid::text, c.relkind::text, inhdetachpending, pg_catalog.pg_get_expr(c.relpartbound, c.oid)
-		FROM pg_catalog.pg_class c, pg_catalog.pg_inherits i WHERE c.oid = i.inhrelid AND i.inhparent = ANY($1) ORDER BY 1, c.oid`,
+		FROM pg_catalog.pg_class c, pg_catalog.pg_inherits i WHERE c.oid = i.inhrelid AND i.inhparent = ANY($1)
+		ORDER BY 1, pg_catalog.pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT', c.oid::pg_catalog.regclass::pg_catalog.text`,
 	}
 	// The triggers psql lists: before 15 also the internal ones that
 	// depend on another trigger (psql's text for such a server).

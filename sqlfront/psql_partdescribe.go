@@ -226,23 +226,10 @@ func partDescribeRows(ex *execCtx, pd *wal.PartDescribe, q partQuery) ([][]*stri
 		}
 		rows = append(rows, row)
 	}
-	if q.result == "dparts" && len(rows) > 1 {
-		// ORDER BY pg_get_expr(relpartbound) = 'DEFAULT', c.oid::regclass::text
-		// (the database's collation).
-		if !byteOrderDefault(ex.src.Tables()) {
-			return nil, unsupported(-1, what+": its partitions' order under the database's collation")
-		}
-		slices.SortStableFunc(rows, func(a, b []*string) int {
-			da, db := a[3] != nil && *a[3] == "DEFAULT", b[3] != nil && *b[3] == "DEFAULT"
-			if da != db {
-				if da {
-					return 1
-				}
-				return -1
-			}
-			return strings.Compare(*a[0], *b[0])
-		})
-	}
+	// "dparts" rows are in psql's order (pg_get_expr(relpartbound) =
+	// 'DEFAULT', then c.oid::regclass::text under the database's
+	// collation): the reader asked PostgreSQL for it, under search_path
+	// public, whose names printsAsPublic checked print alike here.
 	return rows, nil
 }
 
