@@ -502,7 +502,18 @@ func tableColumns(ex *execCtx, consts []string, verbose bool) ([][]*string, erro
 		if err != nil {
 			return nil, err
 		}
-		row := []*string{strp(c.Name), strp(formatType(c.Column)), def, strp(boolText(f.NotNull)), coll, strp(charText(f.Identity)), strp(charText(f.Generated))}
+		ft := formatType(c.Column)
+		// A column of a user type (enum, domain, their arrays): its name
+		// as format_type prints it under the session's search_path (the
+		// stream's type name is schema-qualified, and a domain column's is
+		// its base type's), as the catalog's format_type does.
+		if v, ok, err := formatListedType(ex.src.Tables(), searchPathOf(ex.sess), c.TypeOID, int64(c.TypeMod)); ok {
+			if err != nil {
+				return nil, err
+			}
+			ft = v.(string)
+		}
+		row := []*string{strp(c.Name), strp(ft), def, strp(boolText(f.NotNull)), coll, strp(charText(f.Identity)), strp(charText(f.Generated))}
 		if verbose {
 			storage, compression, target := c.storage(s)
 			row = append(row, strp(storage), strp(compression), nonEmpty(target), nonEmpty(c.comment(schemaFactsOf(t))))
