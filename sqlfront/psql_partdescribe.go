@@ -365,6 +365,12 @@ func partitionFKRows(ex *execCtx, consts []string) ([][]*string, error) {
 	if t == nil || err != nil {
 		return nil, err
 	}
+	if !isPartition(t) {
+		// pg_partition_ancestors of a table in no partition tree
+		// returns no row: the query lists nothing (psql sends it for
+		// partitions only).
+		return nil, nil
+	}
 	tables := ex.src.Tables()
 	clones, covered := fkClones(tables)
 	var rows [][]*string

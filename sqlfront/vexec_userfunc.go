@@ -3,6 +3,8 @@ package sqlfront
 import (
 	"slices"
 	"strings"
+
+	"github.com/sidecar-dev/sidecar/wal"
 )
 
 // The database's own functions are not followed (sql/plan/userfunc.go):
@@ -40,10 +42,44 @@ func userFunctionOnPath(tables []Table, path []string, name string) (defined, kn
 	if !ok {
 		return false, false
 	}
+	var served map[uint32]bool // the user types sidecar reads: enums, domains, their arrays
 	for _, f := range funcs {
-		if f.Name == name && slices.Contains(path, f.Schema) {
-			return true, true
+		if f.Name != name || !slices.Contains(path, f.Schema) {
+			continue
 		}
+		if served == nil {
+			served = map[uint32]bool{}
+			all := listedTypes(tables) // pgcatalog_usertypes.go
+			for _, t := range all {
+				if t.Type == 'e' || t.Type == 'd' {
+					served[t.OID] = true
+				}
+			}
+			for _, t := range all { // their arrays
+				if t.Category == 'A' && served[t.Elem] {
+					served[t.OID] = true
+				}
+			}
+		}
+		if takesUnservedType(f, served) {
+			continue
+		}
+		return true, true
 	}
 	return false, true
+}
+
+// takesUnservedType says whether an argument of f is a user-defined type
+// (an extension's citext, a composite, a range) other than the enums
+// and domains sidecar reads: no expression sidecar evaluates has that
+// type (a column of it is refused), so PostgreSQL can choose f only for
+// a call sidecar refuses anyway — citext's min(citext), max(citext),
+// replace(citext, …) do not shadow the built-ins for other arguments.
+func takesUnservedType(f wal.FunctionDetail, served map[uint32]bool) bool {
+	for _, a := range f.ArgTypes {
+		if a >= firstNormalOID && !served[a] {
+			return true
+		}
+	}
+	return false
 }

@@ -40,7 +40,7 @@ func (b *binder) userFuncRefusal(f *pg.FuncCall) error {
 			return nil
 		}
 		return unsupported("the function "+strings.Join(parts, ".")+
-			" (a function outside pg_catalog: sidecar runs PostgreSQL's built-in functions only)", f.Location)
+			"() (a function outside pg_catalog: sidecar runs PostgreSQL's built-in functions only)", f.Location)
 	}
 	uc, ok := b.cat.(UserFuncCatalog)
 	if !ok {
