@@ -208,11 +208,11 @@ func parseDCHFormat(f string) ([]dchNode, error) {
 
 // tmFromChar is TmFromChar: the fields the input set (0: not set).
 type tmFromChar struct {
-	mode                                       dchDateMode
-	hh, pm, mi, ss, ssss, d, dd, ddd, mm, ms   int64
-	year, bc, ww, w, cc, j, us, yysz, ff       int64
-	clock12                                    bool
-	tzsign, tzh, tzm                           int64
+	mode                                     dchDateMode
+	hh, pm, mi, ss, ssss, d, dd, ddd, mm, ms int64
+	year, bc, ww, w, cc, j, us, yysz, ff     int64
+	clock12                                  bool
+	tzsign, tzh, tzm                         int64
 }
 
 // intField is the TmFromChar field a numeric keyword sets by its own
