@@ -36,17 +36,7 @@ func (s *srfOp) jsonRecordSeries(vals []types.Value) (func() (types.Value, bool,
 	if err != nil {
 		return nil, true, libraryErr(err)
 	}
-	i := 0
-	return func() (types.Value, bool, error) {
-		if i == len(rows) {
-			return nil, false, nil
-		}
-		i++
-		if len(names) > 1 {
-			return srfRow(rows[i-1]), true, nil
-		}
-		return rows[i-1][0], true, nil
-	}, true, nil
+	return rowsSeries(rows), true, nil // jsonsrf.go
 }
 
 // jsonToRecordNoRows is srfNoRows for json[b]_to_record(set): a NULL
