@@ -121,3 +121,55 @@ func (r *Registry) intervalPartFor(low string, v types.IntervalVal) (part, error
 	}
 	return p, nil
 }
+
+// sinceOf is the server_version_num that added overload f, for the
+// functions the library has that are newer than PostgreSQL 14 (0:
+// every major has it): regexp_count, regexp_instr, regexp_substr,
+// regexp_like and regexp_replace's start/N forms are 15's.
+func sinceOf(f *Func) int {
+	switch f.Name {
+	case "regexp_count", "regexp_instr", "regexp_substr", "regexp_like":
+		return 150000
+	case "regexp_replace":
+		if len(f.Args) >= 4 && f.Args[3] == types.Int4 {
+			return 150000
+		}
+	}
+	return 0
+}
+
+// gateBySince drops the overloads the registry's major does not have
+// (a call is then 42883, as there). For an unknown major it drops them
+// too but makes a call a refusal (0A000) when resolved, so a planner
+// with the major known plans it instead: answering would be a wrong
+// answer on 14.
+func (r *Registry) gateBySince() {
+	for name, fs := range r.funcs {
+		kept := fs[:0]
+		dropped := false
+		for _, f := range fs {
+			if since := sinceOf(f); since != 0 {
+				if yes, _ := r.atLeast(since); !yes {
+					dropped = true
+					continue
+				}
+			}
+			kept = append(kept, f)
+		}
+		if !dropped || r.version != unknownMajor {
+			if len(kept) == 0 {
+				delete(r.funcs, name)
+			} else {
+				r.funcs[name] = kept
+			}
+			continue
+		}
+		if len(kept) == 0 {
+			delete(r.funcs, name)
+			r.missing[name] = true // 0A000 on resolution
+		} else {
+			r.funcs[name] = kept
+			r.partialFuncs[name] = true // no overload matching: 0A000
+		}
+	}
+}

@@ -67,3 +67,39 @@ func TestDialectUnknownRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestFunctionsOf15 checks regexp_count, regexp_instr, regexp_substr,
+// regexp_like and regexp_replace's start form (PostgreSQL 15's): absent
+// on 14 (42883, as there), present from 15, and refused (0A000) when
+// resolved by a registry whose major is unknown (sqlfront's flat path):
+// the corpus on 14 found them answered where 14 fails (strings.sql:204–288).
+func TestFunctionsOf15(t *testing.T) {
+	tx, i4 := types.Text, types.Int4
+	calls := []struct {
+		name string
+		args []types.OID
+	}{{"regexp_count", []types.OID{tx, tx}}, {"regexp_instr", []types.OID{tx, tx, i4}}, {"regexp_substr", []types.OID{tx, tx}},
+		{"regexp_like", []types.OID{tx, tx}}, {"regexp_replace", []types.OID{tx, tx, tx, i4}}}
+	for _, c := range calls {
+		for _, tc := range []struct {
+			reg  *builtin.Registry
+			want string // "" resolves
+		}{{builtin.NewFor(types.Dialect{Version: 140000}), "42883"}, {builtin.NewFor(types.Dialect{Version: 150000}), ""},
+			{builtin.NewFor(types.Dialect{}), ""}, {builtin.New(), "0A000"}} {
+			_, err := tc.reg.Resolve(c.name, c.args)
+			got := ""
+			if e, ok := builtin.AsError(err); ok {
+				got = e.Code
+			} else if err != nil {
+				got = err.Error()
+			}
+			if got != tc.want {
+				t.Errorf("%s%v on major %d: got %q, want %q", c.name, c.args, tc.reg.Version(), got, tc.want)
+			}
+		}
+	}
+	// regexp_replace's flags form is every major's.
+	if _, err := builtin.New().Resolve("regexp_replace", []types.OID{tx, tx, tx, tx}); err != nil {
+		t.Errorf("regexp_replace(text, text, text, text): %v", err)
+	}
+}

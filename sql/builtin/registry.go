@@ -124,6 +124,7 @@ func build(version int) *Registry {
 	r.addSleep()       // sleep.go
 	r.addRanges()      // ranges.go
 	r.addNumScale()    // numscale.go
+	r.gateBySince()    // dialect.go: 15's functions on 14
 	return r
 }
 

@@ -38,6 +38,12 @@ func jsonSeries(name string, vals []types.Value) (func() (types.Value, bool, err
 	if err != nil {
 		return nil, true, libraryErr(err)
 	}
+	return rowsSeries(rows), true, nil
+}
+
+// rowsSeries iterates over rows computed already: a row of several
+// columns as an srfRow, of one as its value.
+func rowsSeries(rows [][]types.Value) func() (types.Value, bool, error) {
 	i := 0
 	return func() (types.Value, bool, error) {
 		if i == len(rows) {
@@ -48,5 +54,5 @@ func jsonSeries(name string, vals []types.Value) (func() (types.Value, bool, err
 			return srfRow(r), true, nil
 		}
 		return rows[i-1][0], true, nil
-	}, true, nil
+	}
 }

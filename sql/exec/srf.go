@@ -52,7 +52,11 @@ func (s *srfOp) run(emit func(*Batch) error) error {
 		}
 		vals[k] = v
 	}
-	if srfNoRows(s.f.Name, vals) { // regexsrf.go
+	if isJSONToRecord(s.f.Name) { // jsonrecord.go
+		if jsonToRecordNoRows(s.f.Name, vals) {
+			return nil
+		}
+	} else if srfNoRows(s.f.Name, vals) { // regexsrf.go
 		return nil
 	}
 	next, err := s.series(vals)
@@ -104,6 +108,9 @@ func (s *srfOp) run(emit func(*Batch) error) error {
 
 // series is the function's iterator over its non-NULL arguments.
 func (s *srfOp) series(vals []types.Value) (func() (types.Value, bool, error), error) {
+	if next, ok, err := s.jsonRecordSeries(vals); ok {
+		return next, err // jsonrecord.go
+	}
 	if next, ok, err := jsonSeries(s.f.Name, vals); ok {
 		return next, err // jsonsrf.go
 	}

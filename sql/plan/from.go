@@ -106,6 +106,9 @@ func (b *binder) rangeFunction(rf *pg.RangeFunction, sc *scope) (Rel, *item, err
 	if rel, it, ok, err := b.srfInFrom(rf, sc); ok {
 		return rel, it, err
 	}
+	if rel, it, ok, err := b.jsonToRecord(rf, sc); ok {
+		return rel, it, err // jsonrecord.go
+	}
 	if rf.IsRowsfrom || len(rf.Functions) != 1 || len(rf.Coldeflist) > 0 {
 		return nil, nil, unsupported("this function in FROM (ROWS FROM, column definitions)", -1)
 	}
