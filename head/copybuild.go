@@ -192,7 +192,6 @@ func (t *Table) indexStage(kb *keyBatch) (dup bool, long int) {
 	return dup, long
 }
 
-
 // Discard implements mirror.CopyBuild.
 func (b *copyBuild) Discard() {
 	b.mu.Lock()
