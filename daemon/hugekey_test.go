@@ -111,6 +111,9 @@ func TestHugeKeyDeclinesOnlyItsTable(t *testing.T) {
 	if d := model.Declined(); len(d) != 1 || d[0].Table != "public.wide" || d[0].LongRows != 1 {
 		t.Fatalf("declined: %+v, want public.wide with one long row", d)
 	}
+	if st := r.status(t); st.Head == nil || len(st.Head.Declined) != 1 || st.Head.Declined[0].Table != "public.wide" {
+		t.Fatalf("status head %+v, want public.wide declined", st.Head)
+	}
 	// More changes of both: no rebuild, still one long row, same answers.
 	r.waitDurable(t, marker(t, url, "INSERT INTO wide VALUES (4, 'four')"))
 	r.waitDurable(t, marker(t, url, "UPDATE keep SET v = v + 1 WHERE id = 2"))
