@@ -51,6 +51,9 @@ type HeadStatus struct {
 	// checkpoint's heap pages is (while Phase is "loading").
 	RestoredPages   int64 `json:"restored_pages"`
 	CheckpointPages int64 `json:"checkpoint_pages"`
+	// Declined are the tables the HEAD does not hold (a row's key too
+	// long for its index): their reads go to the trees, the others' not.
+	Declined []head.DeclinedTable `json:"declined,omitempty"`
 }
 
 // headLoad is the daemon's in-memory HEAD and how far it is loaded.
@@ -114,6 +117,9 @@ func (h *headLoad) status() *HeadStatus {
 	st := &HeadStatus{Phase: h.phase, Restored: h.restored, Tables: len(h.model.Tables()), LSN: h.model.Current().String(), Error: h.err}
 	st.Snapshots = h.model.Snapshots()
 	st.RestoredPages, st.CheckpointPages = h.model.RestoreProgress()
+	if d := h.model.Declined(); len(d) > 0 {
+		st.Declined = d
+	}
 	if h.reads != nil {
 		st.ReadsHead, st.ReadsTree = h.reads.Head.Load(), h.reads.Tree.Load()
 	}

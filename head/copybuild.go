@@ -192,13 +192,6 @@ func (t *Table) indexStage(kb *keyBatch) (dup bool, long int) {
 	return dup, long
 }
 
-// keyTooLong is the failure of a row whose key (a REPLICA IDENTITY FULL
-// table's whole row) is longer than the in-memory HEAD's index takes:
-// the HEAD declines it and reads go to the trees, which take any key.
-func keyTooLong(n int) error {
-	return fmt.Errorf("a row's key of %d bytes is longer than the in-memory HEAD takes (%d bytes; a REPLICA IDENTITY FULL table's key is its whole row)", n, radixindex.MaxKeyLen)
-}
-
 // Discard implements mirror.CopyBuild.
 func (b *copyBuild) Discard() {
 	b.mu.Lock()
@@ -246,10 +239,15 @@ func (m *Model) newResetTable(ctx context.Context, tb *mirror.TableBatch, lsn ui
 		if err == nil {
 			return t, t.applyReset(lsn, func(fn func(prolly.Edit) error) error { return tb.Edits(ctx, fn) })
 		}
+		b.Discard()
+		if isKeyTooLong(err) {
+			// The tree holds the same rows: reading it back would fail
+			// the same way. The caller declines the table.
+			return nil, err
+		}
 		if p := m.opts.Persist; p != nil && p.Logger != nil {
 			p.Logger.Info("in-memory HEAD reads the copied table back from its tree", "table", tb.Table, "why", err)
 		}
-		b.Discard()
 	}
 	nt, err := m.newTable(tb.Table, tb.Relation, m.opts.Heap)
 	if err != nil {

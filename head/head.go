@@ -70,6 +70,11 @@ type Model struct {
 	caught atomic.Uint64
 	// copied is Position.CopiedAt as of applied (writer only).
 	copied map[string]wal.LSN
+	// declined are the tables the model does not hold because of a key
+	// too long for the index (decline.go; written under wmu and mu), and
+	// resend those of them to be sent whole again (wmu).
+	declined map[string]*declinedTable
+	resend   []string
 	// batches counts applied batches; served, reads answered (tests, metrics).
 	batches, served atomic.Int64
 	// copyBuilds counts tables built from their copy's rows (copybuild.go).
@@ -150,7 +155,7 @@ func (m *Model) RestoreProgress() (done, total int64) {
 // New returns an empty model: its Durable position is zero, so a
 // subscription starts by sending every table whole.
 func New(opts Options) *Model {
-	m := &Model{opts: opts, tables: map[string]*Table{}, copied: map[string]wal.LSN{}, ckptSlot: make(chan struct{}, 1),
+	m := &Model{opts: opts, tables: map[string]*Table{}, copied: map[string]wal.LSN{}, declined: map[string]*declinedTable{}, ckptSlot: make(chan struct{}, 1),
 		prevImages: map[string]*tablePrev{}}
 	m.following.Store(true) // an owner that loads it first says otherwise (SetFollowing)
 	return m
@@ -307,6 +312,8 @@ func (m *Model) Reset() {
 	m.tables = map[string]*Table{}
 	m.mu.Unlock()
 	m.copied = map[string]wal.LSN{}
+	m.declined = map[string]*declinedTable{}
+	m.resend = nil
 	m.applied.Store(0)
 	m.caught.Store(0)
 	m.unusable.Store(false)
@@ -335,6 +342,14 @@ func (m *Model) applyBatch(ctx context.Context, b *mirror.Batch) (changed bool, 
 			}
 		}
 		t := m.Table(tb.Table)
+		if d := m.declined[tb.Table]; d != nil && t == nil && !tb.Reset {
+			// A table the model declines (decline.go): only its long
+			// keys are followed; its reads go to the tree.
+			if err := m.followDeclined(ctx, tb.Table, d, tb); err != nil {
+				return changed, fmt.Errorf("head: %s (declined): %w", tb.Table, err)
+			}
+			continue
+		}
 		if t == nil && !tb.Reset {
 			// Edits of a table the model never received whole: building
 			// it from them would serve a table of only those rows.
@@ -349,6 +364,14 @@ func (m *Model) applyBatch(ctx context.Context, b *mirror.Batch) (changed bool, 
 			// A reset's rows: built from the copy's rows (copybuild.go)
 			// or read from the tree.
 			nt, err := m.newResetTable(ctx, tb, uint64(b.LSN))
+			if isKeyTooLong(err) {
+				// Only this table leaves the model (decline.go).
+				if derr := m.decline(ctx, tb.Table, t, err, b.LSN, tb.Whole); derr != nil {
+					return changed, fmt.Errorf("head: %s: %w", tb.Table, derr)
+				}
+				changed = true
+				continue
+			}
 			if err != nil {
 				// nt was never installed: the model's tables are as before.
 				return changed, fmt.Errorf("head: %s: %w", tb.Table, err)
@@ -361,7 +384,16 @@ func (m *Model) applyBatch(ctx context.Context, b *mirror.Batch) (changed bool, 
 			m.mu.Lock()
 			m.tables[tb.Table] = nt
 			m.mu.Unlock()
-		} else if err := t.apply(ctx, tb, uint64(b.LSN)); err != nil {
+		} else if err := t.apply(ctx, tb, uint64(b.LSN)); isKeyTooLong(err) {
+			// Checked before the heap changed: the table is as before,
+			// and leaves the model (decline.go). It held no long key, so
+			// the batch's edits are all of them.
+			if derr := m.decline(ctx, tb.Table, t, err, b.LSN, tb.Edits); derr != nil {
+				return changed, fmt.Errorf("head: %s: %w", tb.Table, derr)
+			}
+			changed = true
+			continue
+		} else if err != nil {
 			// The heap rolls a failed batch back and the index changes
 			// after it cannot fail, so t is as before unless the failure
 			// came from the heap after all; only a cancelled read of the

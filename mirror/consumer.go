@@ -355,6 +355,7 @@ func (s *Subscription) loop() error {
 			if pos, err = s.catchUp(pos); err != nil {
 				return err
 			}
+			s.resends(&pos)
 		case q != nil:
 			err := s.c.Apply(s.ctx, q.b)
 			if q.done != nil {
@@ -372,6 +373,7 @@ func (s *Subscription) loop() error {
 			pos.LSN = q.b.LSN
 			pos.CopiedAt = copiedAfter(pos.CopiedAt, q.b)
 			s.delivered.Store(uint64(q.b.LSN))
+			s.resends(&pos)
 		default:
 			s.caughtUp()
 			select {
@@ -381,6 +383,36 @@ func (s *Subscription) loop() error {
 			}
 		}
 	}
+}
+
+// Resender is implemented by a consumer that may stop holding a table
+// and later want it whole again: the in-memory HEAD declines a table
+// with a key too long for its index, and asks for it once no such key is
+// left (head/decline.go). After each batch the subscription takes the
+// names and brings the consumer to the head by a catch-up that sends
+// those tables whole (the others by a diff, nothing of them rebuilt).
+type Resender interface {
+	TakeResends() []string
+}
+
+// resends makes the next step a catch-up that sends the tables the
+// consumer asks for whole (Resender), when it asks for any.
+func (s *Subscription) resends(pos *Position) {
+	r, ok := s.c.(Resender)
+	if !ok {
+		return
+	}
+	names := r.TakeResends()
+	if len(names) == 0 {
+		return
+	}
+	for _, n := range names {
+		delete(pos.CopiedAt, n)
+	}
+	s.mu.Lock()
+	s.dropLocked()
+	s.lagging = true
+	s.mu.Unlock()
 }
 
 // CaughtUp is implemented by a consumer that wants to know how far it is

@@ -1080,6 +1080,9 @@ func (s *session) encoder(p *plan, formats []int16) func([]Value) ([][]byte, err
 
 // binary encodes one value in binary format.
 func (s *session) binary(v Value, t uint32, txt string) ([]byte, error) {
+	if a, ok := v.(*types.Array); ok && a.NullBitmap {
+		return arrayBitmapSend(t, a, txt) // vexec_arraybin.go
+	}
 	switch t {
 	case oidInt2:
 		return binary.BigEndian.AppendUint16(nil, uint16(v.(int64))), nil

@@ -453,6 +453,10 @@ func (p *plan) runVectorized(ex *execCtx, emit func([]Value) error) error {
 					row[c] = engineCell{v: f, txt: txt} // binary: the NaN's own bits (inf - inf is -NaN), not the text's
 					continue
 				}
+				if a, ok := vec[i].(*types.Array); ok && a.NullBitmap {
+					row[c] = engineCell{v: a, txt: txt} // binary: array_send's has-nulls flag, which the text lost (vexec_arraybin.go)
+					continue
+				}
 				row[c] = storedText{s: &txt}
 			}
 			if err := emit(row); err != nil {

@@ -1,6 +1,7 @@
 package sqlfront
 
 import (
+	"encoding/binary"
 	"strconv"
 
 	"github.com/sidecar-dev/sidecar/types"
@@ -26,6 +27,26 @@ func arrayBinary(t uint32, txt string) ([]byte, bool) {
 		return nil, false
 	}
 	return b, true
+}
+
+// arrayBitmapSend is array_send of a, an array sql/exec computed whose
+// PostgreSQL datum keeps a null bitmap with no NULL element left in it
+// (types.Array.NullBitmap: a slice of an array that had NULLs, as in
+// tuplesort.sql's (array_agg(…))[0:5]): its output text txt reads back
+// without the bitmap, so the send form built from it has the has-nulls
+// flag set again, as PostgreSQL's array_send writes it.
+func arrayBitmapSend(t uint32, a *types.Array, txt string) ([]byte, error) {
+	b, ok, err := catalogBinary(t, txt)
+	if err != nil {
+		return nil, err
+	}
+	if !ok || len(b) < 8 {
+		return nil, unsupported(-1, "binary format for type "+typeName(t)).hint("request text format for this column")
+	}
+	if binary.BigEndian.Uint32(b) > 0 && a.HasNullBitmap() { // ndim 0: an empty array has no bitmap
+		binary.BigEndian.PutUint32(b[4:8], 1)
+	}
+	return b, nil
 }
 
 // vecParam is bound parameter n (decoded by the session as type t) as

@@ -14,6 +14,30 @@ import (
 type Array struct {
 	Elem  OID
 	Elems []Value
+	// NullBitmap: the array has PostgreSQL's null bitmap although no
+	// element is NULL — a slice of an array that had one keeps it
+	// (array_get_slice), as do array_cat and array_append/prepend
+	// (array_set_element). Only array_send shows it: its has-nulls flag
+	// is 1 (the text is the same).
+	NullBitmap bool
+}
+
+// HasNullBitmap reports whether PostgreSQL's datum of a would carry a
+// null bitmap: a NULL element, or one kept from the array it was made
+// from (NullBitmap). An empty array has none.
+func (a *Array) HasNullBitmap() bool {
+	if len(a.Elems) == 0 {
+		return false
+	}
+	if a.NullBitmap {
+		return true
+	}
+	for _, v := range a.Elems {
+		if v == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // codeDatatypeMismatch is datatype_mismatch (42804).
@@ -219,10 +243,8 @@ func appendArraySend(dst []byte, a *Array) ([]byte, error) {
 	if len(a.Elems) > 0 {
 		ndim = 1
 	}
-	for _, v := range a.Elems {
-		if v == nil {
-			nulls = 1
-		}
+	if a.HasNullBitmap() {
+		nulls = 1
 	}
 	dst = be.AppendUint32(dst, ndim)
 	dst = be.AppendUint32(dst, nulls)

@@ -254,8 +254,29 @@ func (c *compiler) arrayConcat(x *plan.Func) (vexpr, error) {
 		if out.Elems == nil {
 			out.Elems = []types.Value{}
 		}
+		out.NullBitmap = concatBitmap(a, b, name)
 		return out, nil
 	}), nil
+}
+
+// concatBitmap is whether PostgreSQL's result of name(a, b) keeps a null
+// bitmap from its array operands (types.Array.NullBitmap): array_cat's
+// result has one when either array has one (an empty operand returns
+// the other array as it is), array_append's and array_prepend's
+// (array_set_element) when the array has one and is not empty. NULL
+// elements in the result are counted by the array itself.
+func concatBitmap(a, b types.Value, name string) bool {
+	bm := func(v types.Value) bool {
+		x, ok := v.(*types.Array)
+		return ok && x.HasNullBitmap()
+	}
+	switch name {
+	case "array_append":
+		return bm(a)
+	case "array_prepend":
+		return bm(b)
+	}
+	return bm(a) || bm(b)
 }
 
 // rowWise evaluates fn over the rows of args' values (a library call,

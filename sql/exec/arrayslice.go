@@ -10,7 +10,8 @@ import (
 // arraySlice compiles a[lo:hi] (plan/arrayslice.go) as PostgreSQL's
 // array_get_slice over a one-dimensional array of lower bound 1: a NULL
 // array or bound gives NULL; the bounds are clamped to the array's;
-// nothing left (or an empty array) is '{}'; the result starts at 1.
+// nothing left (or an empty array) is '{}'; the result starts at 1 and
+// keeps the array's null bitmap (types.Array.NullBitmap).
 func (c *compiler) arraySlice(x *plan.Func) (vexpr, error) {
 	args, err := c.compileArgs(x.Args)
 	if err != nil {
@@ -25,6 +26,8 @@ func (c *compiler) arraySlice(x *plan.Func) (vexpr, error) {
 		if lo > hi {
 			return &types.Array{Elem: a.Elem, Elems: []types.Value{}}, nil
 		}
-		return &types.Array{Elem: a.Elem, Elems: slices.Clone(a.Elems[lo-1 : hi])}, nil
+		// array_get_slice gives the slice a null bitmap when the array
+		// had one, NULL elements in the slice or not (array_send's flag).
+		return &types.Array{Elem: a.Elem, Elems: slices.Clone(a.Elems[lo-1 : hi]), NullBitmap: a.HasNullBitmap()}, nil
 	}), nil
 }

@@ -221,6 +221,11 @@ func (rr *runReader) next() ([]types.Value, error) {
 		if row[c], err = types.Recv(rr.oids[c], -1, b); err != nil {
 			return nil, fmt.Errorf("sort: reading a run: %w", err)
 		}
+		if a, ok := row[c].(*types.Array); ok && len(b) >= 8 && binary.BigEndian.Uint32(b[4:]) == 1 {
+			// array_recv counts the NULL elements; a spilled value
+			// keeps the null bitmap it was sent with.
+			a.NullBitmap = true
+		}
 	}
 	return row, nil
 }
