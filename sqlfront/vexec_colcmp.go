@@ -66,41 +66,15 @@ func (r *segReader) at(pv heap.PageView, slot int) (v int64, sc uint8, null, ok 
 
 // colCmp applies conjunct k, the comparison cc, to rows sel of the
 // batch being filled and returns the rows it is true for (in sel's
-// storage): on the segments where they hold the values, through the
-// compiled conjunct (lf.Apply) on decoded values for the other rows.
+// storage): on the segments where they hold the values, a page's run of
+// rows at a time (pagechunk_cmp.go), through the compiled conjunct
+// (lf.Apply) on decoded values for the other rows.
 func (ch *pageChunker) colCmp(k int, cc *exec.ColCmp, sel []int) ([]int, error) {
 	if cc.Key() {
 		return ch.keyFilter(k, cc, sel)
 	}
-	a := segReader{ord: ch.req.Ords[cc.Col]}
-	var b segReader
-	if cc.Col2 >= 0 {
-		b.ord = ch.req.Ords[cc.Col2]
-	}
-	und := ch.und[:0]
-	n := 0
-	for _, i := range sel {
-		pv, slot := ch.pvs[i], int(ch.slots[i])
-		x, xs, null, ok := a.at(pv, slot)
-		y, ys := cc.Const, cc.Scale
-		if ok && !null && cc.Col2 >= 0 {
-			var null2, ok2 bool
-			y, ys, null2, ok2 = b.at(pv, slot)
-			null, ok = null2, ok2
-		}
-		var holds bool
-		if ok && !null {
-			holds, ok = cc.Holds(x, xs, y, ys)
-		}
-		switch {
-		case !ok:
-			und = append(und, i)
-		case holds: // a NULL drops the row as false does (exec.LateFilter.Apply)
-			sel[n] = i
-			n++
-		}
-	}
-	return ch.rest(k, cc, sel[:n], und)
+	kept, und := ch.cmpRuns(cc, sel)
+	return ch.rest(k, cc, kept, und)
 }
 
 // keyFilter applies conjunct k, a join's key filter, to rows sel as
@@ -109,23 +83,9 @@ func (ch *pageChunker) keyFilter(k int, cc *exec.ColCmp, sel []int) ([]int, erro
 	if cc.KeyOff() {
 		return sel, nil // as the compiled filter: every row kept
 	}
-	a := segReader{ord: ch.req.Ords[cc.Col]}
-	und := ch.und[:0]
-	n, dropped := 0, 0
-	for _, i := range sel {
-		x, _, null, ok := a.at(ch.pvs[i], int(ch.slots[i]))
-		switch {
-		case !ok || a.scales != nil: // a numeric key hashes by its value
-			und = append(und, i)
-		case !null && cc.KeyMayMatch(x):
-			sel[n] = i
-			n++
-		default:
-			dropped++
-		}
-	}
+	kept, und, dropped := ch.keyRuns(cc, sel)
 	cc.KeyCount(len(sel)-len(und), dropped)
-	return ch.rest(k, cc, sel[:n], und)
+	return ch.rest(k, cc, kept, und)
 }
 
 // rest applies conjunct k (the comparison cc) with lf.Apply to rows und,

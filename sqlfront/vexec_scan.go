@@ -329,6 +329,9 @@ func (ch *pageChunker) pages(h *heap.Snapshot, rd *heap.ColReader, from, to int)
 		if ch.skipPage(h, i) { // vexec_topn.go: no row of it can enter the top-N
 			continue
 		}
+		if ch.skipKeyPage(h, i) { // pagechunk_cmp.go: no row of it can match the join
+			continue
+		}
 		pv, err := rd.Page(i)
 		if err != nil {
 			return err
@@ -394,6 +397,10 @@ type pageChunker struct {
 	rawText     []bool
 	topnPages   *exec.ColCmp
 	topnChecked bool
+	// keyPages are the join key filters a page may be skipped on
+	// (pagechunk_cmp.go), once keyChecked.
+	keyPages   []*exec.ColCmp
+	keyChecked bool
 	// small says which vectors go to the batch typed (vexec_typed.go;
 	// nil: none), only for a partial aggregation's worker.
 	small []bool

@@ -337,6 +337,10 @@ func (a *aggOp) run(emit func(*Batch) error) error {
 		for set, mask := range sets {
 			out, outHash = out[:0], outHash[:0]
 			for i := 0; i < b.N; i++ {
+				if i > 0 && ig == nil && gi[i-1] >= 0 && a.sameGroupKey(b, i, i-1, mask) {
+					gi[i] = gi[i-1] // the row before's group (aggsamekey.go)
+					continue
+				}
 				// the group found from the row's values: a key is built
 				// only for a new group
 				var g int

@@ -67,6 +67,7 @@ type AggWorker struct {
 	full   bool
 	bytes  int64 // the groups' keys and states, as the aggregation charges them
 	gi     []int
+	all    []int // 0 … b.N-1, reused per batch
 	rows   []int
 	res    []types.Value
 	pipe   []workerStep // aggpipe.go
@@ -183,6 +184,10 @@ func (w *AggWorker) Add(raw *Batch) error {
 	a.smallCols.reset() // another batch
 	gi := w.gi[:0]
 	for i := 0; i < b.N; i++ {
+		if i > 0 && w.ig == nil && a.sameGroupKey(b, i, i-1, w.mask) {
+			gi = append(gi, gi[i-1]) // the row before's group (aggsamekey.go)
+			continue
+		}
 		var g int
 		var hv uint64
 		if w.ig != nil {
@@ -208,7 +213,11 @@ func (w *AggWorker) Add(raw *Batch) error {
 	}
 	w.gi = gi
 	w.full = len(w.groups.rows) >= w.limit || w.bytes >= partialBytes
-	all := allRows(b.N)
+	all := w.all[:0]
+	for i := range b.N {
+		all = append(all, i)
+	}
+	w.all = all
 	for k, f := range a.aggs {
 		rows := all
 		if f.filter != nil {

@@ -38,6 +38,9 @@ type keyFilter struct {
 	// few to pay for its hashing (step).
 	seen, dropped atomic.Int64
 	off           atomic.Bool
+	// sorted is the distinct build keys in order, for skipping a page
+	// by its zone map (scan_keyset.go; nil: not kept).
+	sorted []int64
 }
 
 // keyFilterFor is the filter of one of the probe side's keys (keyCols)
@@ -84,6 +87,9 @@ func (j *joinOp) keyFilterFor(ht *hashTable, probe operator, keyCols []plan.Colu
 			b := f.h.hash(f.oid, keys.at(r)) & f.mask
 			f.bits[b/64] |= 1 << (b % 64)
 		}
+	}
+	if ht.n <= keySortedMax && mem.grow("hash join", int64(8*ht.n)) == nil {
+		f.sorted = sortedKeys(ht.n, keys.at, func(r int) bool { return ht.hasKey[r] })
 	}
 	return s, col, f
 }
