@@ -153,12 +153,14 @@ func (s *vecSource) scanCatalog(ctx context.Context, v *pgScan, fn func(row []*s
 			return err
 		}
 	}
+	rows := v.rel.rows(cx)
 	if v.rel.schema == "information_schema" {
-		if err := infoSchemaPrivilegeRefusal(cx, v.rel.name); err != nil { // pgcatalog_privfilter.go
+		var err error
+		if rows, err = infoSchemaVisible(cx, v.rel.name, rows); err != nil { // pgcatalog_privfilter.go
 			return err
 		}
 	}
-	for _, row := range v.rel.rows(cx) {
+	for _, row := range rows {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
