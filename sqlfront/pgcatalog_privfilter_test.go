@@ -65,10 +65,26 @@ func TestInfoSchemaPrivileges(t *testing.T) {
 	as := func(user string) psqlCheck {
 		return psqlCheck{sqlURL: strings.Replace(r.sqlURL, "//app@", "//"+user+"@", 1), pgURL: strings.Replace(r.pgURL, "//postgres@", "//"+user+"@", 1)}
 	}
+	// The privilege functions, for the session's user and for a role
+	// named, and PostgreSQL's errors.
+	funcs := []string{
+		"SELECT c.relname, c.relkind, has_table_privilege(c.oid, 'SELECT'), has_table_privilege(c.oid, 'INSERT, UPDATE'), " +
+			"has_any_column_privilege(c.oid, 'SELECT'), has_any_column_privilege(c.oid, 'insert') FROM pg_class c " +
+			"JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname IN ('public', 'hidden') AND c.relkind IN ('r', 'v', 'S') ORDER BY 1",
+		"SELECT has_table_privilege('items', 'select'), has_table_privilege('public.secret', ' SELECT '), has_schema_privilege('hidden', 'USAGE'), " +
+			"has_schema_privilege('public', 'CREATE'), has_sequence_privilege('counter', 'USAGE'), pg_has_role('isp_grp', 'USAGE'), pg_has_role('isp_grp', 'MEMBER')",
+		"SELECT has_table_privilege('isp_reader', 'items', 'SELECT'), has_table_privilege('isp_nopriv', 'public.open', 'SELECT'), " +
+			"pg_has_role('isp_heir', 'isp_grp', 'USAGE'), pg_has_role('isp_noinh', 'isp_grp', 'USAGE'), pg_has_role('isp_noinh', 'isp_grp', 'MEMBER')",
+		"SELECT nspname, has_schema_privilege(oid, 'CREATE, USAGE') FROM pg_namespace WHERE nspname IN ('public', 'hidden', 'pg_catalog') ORDER BY 1",
+	}
+	errs := []string{"SELECT has_table_privilege('nosuch', 'SELECT')", "SELECT has_table_privilege('items', 'FLY')",
+		"SELECT has_schema_privilege('nosuch', 'USAGE')", "SELECT pg_has_role('nosuch', 'USAGE')"}
 	for _, user := range users {
 		t.Run(user, func(t *testing.T) {
 			as(user).same(t, queries...)
 			as(user).orRefused().same(t, constraints...)
+			as(user).same(t, funcs...)
+			as(user).orSameError().same(t, errs...)
 		})
 	}
 }

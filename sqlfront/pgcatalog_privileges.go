@@ -387,3 +387,41 @@ func (e *privEval) schemaPrivilege(oid, owner uint32, mask uint32) (bool, error)
 	}
 	return ok, nil
 }
+
+// privFuncs are the privilege functions vecCatalog.Func answers for the
+// session's user or a role named (privilegeFunc).
+var privFuncs = map[string]bool{"has_table_privilege": true, "has_sequence_privilege": true, "has_any_column_privilege": true,
+	"has_schema_privilege": true, "pg_has_role": true}
+
+// privWords are the privilege names each function accepts
+// (convert_*_priv_string), with the bits they ask.
+var privWords = map[string]map[string]uint32{
+	"has_table_privilege": {"SELECT": privSelect, "INSERT": privInsert, "UPDATE": privUpdate, "DELETE": privDelete, "TRUNCATE": privTruncate,
+		"REFERENCES": privReferences, "TRIGGER": privTrigger, "MAINTAIN": privMaintain},
+	"has_sequence_privilege":   {"USAGE": privUsage, "SELECT": privSelect, "UPDATE": privUpdate},
+	"has_any_column_privilege": {"SELECT": privSelect, "INSERT": privInsert, "UPDATE": privUpdate, "REFERENCES": privReferences},
+	"has_schema_privilege":     {"CREATE": privCreate, "USAGE": privUsage},
+	"pg_has_role":              {"USAGE": privUsage, "MEMBER": privSelect},
+}
+
+// privMask parses a privilege list as PostgreSQL's convert_any_priv_string
+// does: comma-separated names, blanks around them ignored, case
+// insensitive; an unknown one fails 22023 as PostgreSQL; a grant option
+// (WITH GRANT/ADMIN OPTION) or a word of a later major is refused.
+func privMask(fn, list string, major int) (uint32, error) {
+	var mask uint32
+	for _, chunk := range strings.Split(list, ",") {
+		chunk = strings.Trim(chunk, " \t\n\r\f\v")
+		w := strings.ToUpper(chunk)
+		if strings.HasSuffix(w, " WITH GRANT OPTION") || strings.HasSuffix(w, " WITH ADMIN OPTION") || fn == "pg_has_role" && w == "SET" && major >= 16 ||
+			fn == "has_table_privilege" && w == "RULE" {
+			return 0, unsupported(-1, fn+" of "+strconv.Quote(chunk)+" (sidecar evaluates privileges, not grant options, SET or RULE)")
+		}
+		bits, ok := privWords[fn][w]
+		if !ok || w == "MAINTAIN" && major < 17 {
+			return 0, errf(codeInvalidParam, -1, "unrecognized privilege type: \"%s\"", chunk)
+		}
+		mask |= bits
+	}
+	return mask, nil
+}
