@@ -96,6 +96,15 @@ func goldenRelations() []wal.Relation {
 		rel.Facts = &wal.Facts{Kind: 'r', Columns: []wal.ColumnFacts{{NotNull: true}, {}}, Schema: s}
 		out = append(out, rel)
 	}
+	// Section 'D' (catfacts_privileges.go): read with a column granted to
+	// PUBLIC and a role, and read over the bound (ColumnACLs nil).
+	for _, acls := range [][]wal.ColumnACL{{{Rel: 16500, Column: "a", ACL: []string{"=r/postgres", "reader=rw/postgres"}}}, nil} {
+		rel := base()
+		s := goldenSchema(4)
+		s.Privileges = &wal.PrivilegeFacts{ColumnACLs: acls}
+		rel.Facts = &wal.Facts{Kind: 'r', Columns: []wal.ColumnFacts{{NotNull: true}, {}}, Schema: s}
+		out = append(out, rel)
+	}
 	return out
 }
 
@@ -142,8 +151,8 @@ func goldenSchema(parts int) *wal.SchemaFacts {
 // another (each prefixed by its length), as the encoders wrote them
 // before the optional sections moved onto one codec (catfacts_section.go),
 // section 'y' since session 23, 'A' since session 24, 'B' since
-// session 25 and 'C' since session 26.
-const goldenDigest = "99d3c3cbe1b52038c8885fa4a13c6bdf4707c46d1df293cfb3c4d2245c17687e"
+// session 25, 'C' since session 26 and 'D' since session 27.
+const goldenDigest = "e09633a9fb874083403f7e794fd7a8c2c0621d615248300cd38388175e279853"
 
 // TestFactsEncodingGolden: the Relations of every shape of optional facts
 // encode to the bytes they had before the codec was shared (so records

@@ -19,8 +19,9 @@ import "github.com/sidecar-dev/sidecar/wal"
 //     functions' pg_proc rows ('y'), every pg_type row as pgjdbc
 //     reads them ('z'), the columns of the relation list's tables,
 //     views and foreign tables ('A'), the database's pg_cast rows as
-//     psql's \dC prints them ('B') and what psql's \d prints of the
-//     partitioned tables above the followed partitions ('C'). A section's fields
+//     psql's \dC prints them ('B'), what psql's \d prints of the
+//     partitioned tables above the followed partitions ('C') and the
+//     column ACLs of the database's relations ('D'). A section's fields
 //     follow its mark inline, or as one length-prefixed body (a later
 //     sidecar may append fields to a body; a reader skips what it does
 //     not know). An absent section writes nothing.
@@ -69,6 +70,8 @@ func factsSections() []factsSection {
 		{mark: castsMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Casts != nil }, encode: encodeCasts, decode: decodeCasts},
 		// catfacts_partdescribe.go
 		{mark: partDescribeMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.PartDescribe != nil }, encode: encodePartDescribe, decode: decodePartDescribe},
+		// catfacts_privileges.go
+		{mark: privilegesMark, body: true, present: func(f *wal.Facts) bool { return f.Schema != nil && f.Schema.Privileges != nil }, encode: encodePrivileges, decode: decodePrivileges},
 	}
 }
 

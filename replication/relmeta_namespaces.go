@@ -129,6 +129,10 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 	if err != nil {
 		return err
 	}
+	privileges, err := readPrivileges(ctx, conn) // relmeta_privileges.go
+	if err != nil {
+		return err
+	}
 	// The roles and databases are the cluster's: one table of the read carries them
 	// (the least OID read, the same one every poll), so a mirror of many
 	// tables does not hold a copy per table.
@@ -148,7 +152,7 @@ func readNamespaces(ctx context.Context, conn *pgx.Conn, oids []int64, out map[u
 		s.UserTypes, s.Publications, s.Extensions, s.Listings = userTypes, pubs, exts, listings
 		s.TypeDetail, s.Psql, s.Relations, s.Procs, s.TypeList = typeDetail, psqlFacts, relations, procs, typeList
 		s.ListedColumns, s.Casts = listedCols, casts
-		s.PartDescribe = partDescribe
+		s.PartDescribe, s.Privileges = partDescribe, privileges
 	}
 	return nil
 }

@@ -143,6 +143,53 @@ func constraintTables(cx *pgCatCtx, width int, rows func(t *Table, s *wal.Schema
 		}
 		out = append(out, rows(t, s, sv(cx.db), sv(t.Schema), sv(t.Rel))...)
 	}
+	return append(out, unfollowedTableRows(cx, width, func(row []*string, db, sch, rel *string) {
+		switch width {
+		case 11, 9: // table_constraints, key_column_usage
+			row[0], row[1], row[3], row[4], row[5] = db, sch, db, sch, rel
+		case 7: // constraint_column_usage
+			row[0], row[1], row[2] = db, sch, rel
+		}
+	})...)
+}
+
+// unfollowedTableRows stand in for the constraint views' rows of the
+// tables sidecar does not follow (the relation list's tables,
+// partitioned tables and foreign tables whose constraints it does not
+// read): one row per table, with the names fill sets and pgStandIn
+// elsewhere, so a statement whose filter does not drop it (by schema or
+// table name) is refused — PostgreSQL lists those tables' constraints,
+// and the views listed only the followed tables' (a wrong answer). One
+// row of stand-ins when the relation list was not read.
+func unfollowedTableRows(cx *pgCatCtx, width int, fill func(row []*string, db, sch, rel *string)) [][]*string {
+	standIn := func() []*string {
+		row := make([]*string, width)
+		for i := range row {
+			row[i] = pgStandIn
+		}
+		return row
+	}
+	l := relationList(cx.tables) // pgcatalog_relations.go
+	if l == nil || l.Relations == nil {
+		return [][]*string{standIn()}
+	}
+	followed := map[uint32]bool{}
+	for i := range cx.tables {
+		followed[cx.tables[i].OID] = true
+	}
+	nsp := map[uint32]string{}
+	for _, n := range l.Namespaces {
+		nsp[n.OID] = n.Name
+	}
+	var out [][]*string
+	for _, r := range l.Relations {
+		if followed[r.OID] || r.Kind != 'r' && r.Kind != 'p' && r.Kind != 'f' {
+			continue
+		}
+		row := standIn()
+		fill(row, sv(cx.db), sv(nsp[r.Namespace]), sv(r.Name))
+		out = append(out, row)
+	}
 	return out
 }
 

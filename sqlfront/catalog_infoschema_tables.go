@@ -527,7 +527,8 @@ var catalogListingRels = []*pgRel{
 						matchOption(k.MatchType), refAction(k.UpdateAction), refAction(k.DeleteAction)})
 				}
 			}
-			return out
+			// The foreign keys of the tables sidecar does not follow.
+			return append(out, unfollowedTableRows(cx, 9, func(row []*string, db, sch, _ *string) { row[0], row[1] = db, sch })...) // catalog_infoschema.go
 		}},
 }
 

@@ -153,12 +153,14 @@ func (s *vecSource) scanCatalog(ctx context.Context, v *pgScan, fn func(row []*s
 			return err
 		}
 	}
+	rows := v.rel.rows(cx)
 	if v.rel.schema == "information_schema" {
-		if err := infoSchemaPrivilegeRefusal(cx, v.rel.name); err != nil { // pgcatalog_privfilter.go
+		var err error
+		if rows, err = infoSchemaVisible(cx, v.rel.name, rows); err != nil { // pgcatalog_privfilter.go
 			return err
 		}
 	}
-	for _, row := range v.rel.rows(cx) {
+	for _, row := range rows {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -227,7 +229,7 @@ var catalogFuncs = map[string]bool{"pg_get_expr": true, "format_type": true, "pg
 	"pg_get_constraintdef": true, "pg_get_serial_sequence": true, "has_table_privilege": true, "has_schema_privilege": true,
 	"has_column_privilege": true, "has_database_privilege": true, "pg_table_size": true, "pg_total_relation_size": true,
 	"pg_relation_size": true, "pg_indexes_size": true, "pg_database_size": true, "pg_get_viewdef": true, "pg_encoding_to_char": true,
-	"pg_get_functiondef": true}
+	"pg_get_functiondef": true, "has_sequence_privilege": true, "has_any_column_privilege": true, "pg_has_role": true}
 
 // HasFunc implements lplan.FuncCatalog.
 func (c *vecCatalog) HasFunc(name string) bool {
@@ -321,8 +323,11 @@ func (c *vecCatalog) Func(name string, args []lplan.Type) (*lplan.ExtFunc, error
 		return c.shobjDescription(args) // pgcatalog_roles.go
 	case "pg_encoding_to_char":
 		return encodingToChar(args) // pgcatalog_database.go
-	case "has_table_privilege", "has_schema_privilege", "has_column_privilege", "has_database_privilege":
-		return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "%s is not supported by sidecar's catalog yet (owners, privileges and shared objects' comments are not kept)", name)
+	case "has_column_privilege", "has_database_privilege":
+		return nil, lplan.ExtError(lplan.CodeFeatureNotSupported, "%s is not supported by sidecar's catalog yet (has_table_privilege, has_schema_privilege, has_any_column_privilege and pg_has_role are)", name)
+	}
+	if privFuncs[name] {
+		return c.privilegeFunc(name, args) // pgcatalog_privfuncs.go
 	}
 	if regCatalogFuncs[name] {
 		return c.regFunc(name, args) // pgcatalog_reg.go

@@ -132,6 +132,10 @@ type SchemaFacts struct {
 	// above the followed partitions (catfacts_partdescribe.go), read with
 	// the roles by the table carrying them (nil: not read).
 	PartDescribe *PartDescribeFacts
+	// Privileges are the column ACLs of the database's relations
+	// (catfacts_privileges.go), read with the roles by the table carrying
+	// them (nil: not read).
+	Privileges *PrivilegeFacts
 	// Psql is what psql's describe commands read of the database beyond
 	// the above (catfacts_psql.go: the schemas' ACLs and comments), read
 	// with the roles by the table carrying them (nil: not read).
@@ -264,7 +268,7 @@ func (s *SchemaFacts) Equal(o *SchemaFacts) bool {
 		s.TypeDetail.Equal(o.TypeDetail) && s.Psql.Equal(o.Psql) && s.Relations.Equal(o.Relations) &&
 		s.Procs.Equal(o.Procs) &&
 		s.TypeList.Equal(o.TypeList) && s.ListedColumns.Equal(o.ListedColumns) && s.Casts.Equal(o.Casts) &&
-		s.PartDescribe.Equal(o.PartDescribe)
+		s.PartDescribe.Equal(o.PartDescribe) && s.Privileges.Equal(o.Privileges)
 }
 
 // storageEqual compares the \d+ column and TOAST facts.
