@@ -45,6 +45,11 @@ type levelWriter struct {
 	digest  uint64
 	// sink receives every finished node and the parent entry naming it.
 	sink func(n *Node, h Hash, entry item) error
+	// bytesSink, if set, receives finished nodes instead of sink, as
+	// their encoding alone: the node is not parsed (nor indexed) here.
+	// Builder sets it for leaves when the store takes them by their bytes
+	// (UncachedBytesPutter).
+	bytesSink func(data []byte, h Hash, entry item) error
 }
 
 func newLevelWriter(p *splitParams, level int, sink func(*Node, Hash, item) error) *levelWriter {
@@ -128,6 +133,28 @@ func (w *levelWriter) emit() error {
 			p += 8
 		}
 	}
+	if w.bytesSink != nil && n > 0 {
+		// The parent entry's key is the last key, read where it was just
+		// written; b is never written again.
+		ks := headerSize + n*offSize
+		var start uint32
+		if n > 1 {
+			start = w.keyEnds[n-2]
+		}
+		end := w.keyEnds[n-1]
+		last := b[ks+int(start) : ks+int(end) : ks+int(end)]
+		if invariants {
+			node, err := parseNode(b)
+			if err != nil {
+				return fmt.Errorf("encode level %d node: %w", w.level, err) // a bug, never data
+			}
+			checkEntrySums(node, w.count, w.digest)
+			inv.Check(bytes.Equal(node.LastKey(), last), "level %d node: entry key %x, last key %x", w.level, last, node.LastKey())
+		}
+		entry := item{key: last, ref: addr.Of(b), count: w.count, digest: w.digest}
+		w.reset()
+		return w.bytesSink(b, entry.ref, entry)
+	}
 	node, err := parseNode(b)
 	if err != nil {
 		return fmt.Errorf("encode level %d node: %w", w.level, err) // a bug, never data
@@ -138,11 +165,16 @@ func (w *levelWriter) emit() error {
 		checkEntrySums(node, w.count, w.digest)
 	}
 	entry := item{key: node.LastKey(), ref: addr.Of(b), count: w.count, digest: w.digest}
+	w.reset()
+	return w.sink(node, entry.ref, entry)
+}
+
+// reset empties the level's buffers after a node was emitted.
+func (w *levelWriter) reset() {
 	w.keys, w.vals = w.keys[:0], w.vals[:0]
 	w.keyEnds, w.valEnds = w.keyEnds[:0], w.valEnds[:0]
 	w.refs, w.counts, w.digests = w.refs[:0], w.counts[:0], w.digests[:0]
 	w.count, w.digest = 0, 0
-	return w.sink(node, entry.ref, entry)
 }
 
 // checkEntrySums asserts that the count and digest a parent entry will carry
@@ -200,17 +232,30 @@ func (b *Builder) level(l int) *levelWriter {
 		if up, ok := b.e.ns.(UncachedPutter); ok && lv == 0 {
 			put = up.PutUncached // leaves: see UncachedPutter
 		}
-		b.levels = append(b.levels, newLevelWriter(b.e.params, lv, func(n *Node, h Hash, entry item) error {
-			if err := put(b.ctx, h, n.Bytes(), n); err != nil {
-				return fmt.Errorf("write node %s: %w", h.Short(), err)
-			}
+		emitted := func(h Hash, entry item) error {
 			b.emitted[lv]++
 			b.last[lv] = h
 			if lv+1 > MaxLevel {
 				return fmt.Errorf("build: tree exceeds %d levels", MaxLevel)
 			}
 			return b.level(lv + 1).add(&entry)
-		}))
+		}
+		w := newLevelWriter(b.e.params, lv, func(n *Node, h Hash, entry item) error {
+			if err := put(b.ctx, h, n.Bytes(), n); err != nil {
+				return fmt.Errorf("write node %s: %w", h.Short(), err)
+			}
+			return emitted(h, entry)
+		})
+		if bp, ok := b.e.ns.(UncachedBytesPutter); ok && lv == 0 {
+			// Leaves by their bytes: nobody reads them during the build.
+			w.bytesSink = func(data []byte, h Hash, entry item) error {
+				if err := bp.PutUncachedBytes(b.ctx, h, data); err != nil {
+					return fmt.Errorf("write node %s: %w", h.Short(), err)
+				}
+				return emitted(h, entry)
+			}
+		}
+		b.levels = append(b.levels, w)
 		b.emitted = append(b.emitted, 0)
 		b.last = append(b.last, Hash{})
 	}
@@ -250,7 +295,8 @@ func (b *Builder) Finish() (Root, error) {
 				return b.e.putEmpty(b.ctx)
 			}
 			// The pending items are the level's only node: the root. Cut it
-			// without a parent entry.
+			// without a parent entry, decoded (Put caches it).
+			w.bytesSink = nil
 			w.sink = func(n *Node, h Hash, _ item) error {
 				if err := b.e.ns.Put(b.ctx, h, n.Bytes(), n); err != nil {
 					return fmt.Errorf("write node %s: %w", h.Short(), err)
