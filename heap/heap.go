@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/sidecar-dev/sidecar/internal/prefault"
 	"github.com/sidecar-dev/sidecar/rowenc"
 )
 
@@ -487,6 +488,9 @@ func (h *Heap) reserveVarlen(g *colSeg, n, slot, need, used int) {
 	}
 	want := max(len(g.data)+n*rows, grown)
 	data := make([]byte, len(g.data), want)
+	// Fresh memory the page's rows will fill: mapped in one call, not a
+	// fault a page (internal/prefault).
+	prefault.Write(data)
 	copy(data, g.data)
 	g.data = data
 }

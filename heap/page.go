@@ -1,6 +1,7 @@
 package heap
 
 import (
+	"github.com/sidecar-dev/sidecar/internal/prefault"
 	"math/big"
 	"math/bits"
 	"slices"
@@ -118,6 +119,10 @@ func newSeg(k Kind, capSlots int, epoch uint64) colSeg {
 	case k.IsFloat():
 		g.flts = make([]float64, capSlots)
 	}
+	// A full page's 8-byte values span pages of fresh memory: mapped in
+	// one call, not a fault a page (internal/prefault).
+	prefault.Slice(g.ints)
+	prefault.Slice(g.flts)
 	return g
 }
 

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sidecar-dev/sidecar/internal/prefault"
 	"github.com/sidecar-dev/sidecar/rowenc"
 	"github.com/sidecar-dev/sidecar/wal"
 )
@@ -388,6 +389,9 @@ func (w *rangeWriter) alloc(n int) ([]byte, error) {
 			default:
 				w.retireArena()
 				w.arena = make([]byte, 0, size)
+				// The range fills the whole chunk: mapped in one call,
+				// not a fault a page (internal/prefault).
+				prefault.Write(w.arena)
 				w.tc.chunks.Add(1)
 				l = 0
 			}

@@ -19,6 +19,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/sidecar-dev/sidecar/internal/prefault"
 	"github.com/sidecar-dev/sidecar/prolly"
 
 	"golang.org/x/sync/errgroup"
@@ -203,7 +204,11 @@ func (rr *runReader) newChunk(n int) []byte {
 			*rr.reuse.made++
 		}
 	}
-	return make([]byte, 0, max(rr.chunk, n))
+	b := make([]byte, 0, max(rr.chunk, n))
+	// Filled row by row: mapped in one call, not a fault a page
+	// (internal/prefault).
+	prefault.Write(b)
+	return b
 }
 
 // runReadBuf is the read buffer and arena chunk of a run file's reader

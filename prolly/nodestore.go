@@ -43,3 +43,13 @@ type NodeStore interface {
 type UncachedPutter interface {
 	PutUncached(ctx context.Context, h Hash, data []byte, n *Node) error
 }
+
+// UncachedBytesPutter is implemented by stores that can take a node by its
+// encoding alone, decoding it only if it is read before it is written
+// (store.NodeStore does). Builder writes leaves through it when it can:
+// parsing and indexing every leaf it just encoded, for a decoded form
+// nobody reads, was ~0.7 s of a 10M-row copy's CPU. data is freshly
+// allocated and never modified after the call.
+type UncachedBytesPutter interface {
+	PutUncachedBytes(ctx context.Context, h Hash, data []byte) error
+}

@@ -1,6 +1,7 @@
 package radixindex
 
 import (
+	"github.com/sidecar-dev/sidecar/internal/prefault"
 	"math/bits"
 	"slices"
 	"unsafe"
@@ -193,7 +194,11 @@ func (s *slab[T]) alloc() uint32 {
 	c, _ := s.locate(i)
 	if c == len(s.chunks) {
 		size := 1 << min(c, int(s.maxBits))
-		s.chunks = append(s.chunks, make([]T, size))
+		ch := make([]T, size)
+		// Filled slot by slot: mapped in one call, not a fault a page
+		// (internal/prefault).
+		prefault.Slice(ch)
+		s.chunks = append(s.chunks, ch)
 		s.own = append(s.own, s.epoch)
 	}
 	s.n++

@@ -75,6 +75,23 @@ type NodeStore[N any] struct {
 type pendingNode[N any] struct {
 	data []byte
 	n    N
+	// decoded: n is data's decoded form. A node put by its bytes alone
+	// (PutUncachedBytes) is decoded only if it is read while buffered.
+	decoded bool
+}
+
+// node returns p's decoded form, decoding its bytes if it was put without
+// one (PutUncachedBytes).
+func (s *NodeStore[N]) node(h addr.Hash, p pendingNode[N]) (N, error) {
+	if p.decoded {
+		return p.n, nil
+	}
+	n, err := s.codec.Decode(p.data)
+	if err != nil {
+		var zero N
+		return zero, fmt.Errorf("decode buffered node %s: %w", h, err)
+	}
+	return n, nil
 }
 
 type batch[N any] struct {
@@ -117,8 +134,8 @@ func (s *NodeStore[N]) Get(ctx context.Context, h addr.Hash) (N, error) {
 			return n, nil
 		}
 	}
-	if n, ok := s.pending(h); ok {
-		return n, nil
+	if p, ok := s.pending(h); ok {
+		return s.node(h, p)
 	}
 	var zero N
 	if err := ctx.Err(); err != nil {
@@ -170,7 +187,7 @@ func (s *NodeStore[N]) Has(ctx context.Context, h addr.Hash) (bool, error) {
 }
 
 // pending looks h up in the buffered Puts.
-func (s *NodeStore[N]) pending(h addr.Hash) (N, bool) {
+func (s *NodeStore[N]) pending(h addr.Hash) (pendingNode[N], bool) {
 	s.mu.RLock()
 	p, ok := s.cur.nodes[h]
 	if !ok && s.inflight != nil {
@@ -180,7 +197,7 @@ func (s *NodeStore[N]) pending(h addr.Hash) (N, bool) {
 	if ok {
 		s.pendingHits.Add(1)
 	}
-	return p.n, ok
+	return p, ok
 }
 
 // load reads, verifies, decodes and caches the node at h.
@@ -245,6 +262,8 @@ func (s *NodeStore[N]) GetMany(ctx context.Context, hs []addr.Hash) ([]N, error)
 		return out, nil
 	}
 	// Buffered Puts, under one lock.
+	var bytesOnly []int
+	var bytesOnlyNodes []pendingNode[N]
 	s.mu.RLock()
 	j := 0
 	for _, i := range miss {
@@ -253,7 +272,12 @@ func (s *NodeStore[N]) GetMany(ctx context.Context, hs []addr.Hash) ([]N, error)
 			p, ok = s.inflight.nodes[hs[i]]
 		}
 		if ok {
-			out[i] = p.n
+			if p.decoded {
+				out[i] = p.n
+			} else {
+				bytesOnly = append(bytesOnly, i)
+				bytesOnlyNodes = append(bytesOnlyNodes, p)
+			}
 			s.pendingHits.Add(1)
 			continue
 		}
@@ -261,6 +285,14 @@ func (s *NodeStore[N]) GetMany(ctx context.Context, hs []addr.Hash) ([]N, error)
 		j++
 	}
 	s.mu.RUnlock()
+	// Buffered nodes put by their bytes alone are decoded outside the lock.
+	for k, i := range bytesOnly {
+		n, err := s.node(hs[i], bytesOnlyNodes[k])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = n
+	}
 	miss = miss[:j]
 	if len(miss) == 0 {
 		return out, nil
@@ -363,7 +395,24 @@ func (s *NodeStore[N]) PutUncached(ctx context.Context, h addr.Hash, data []byte
 	return s.put(ctx, h, data, n, false)
 }
 
+// PutUncachedBytes is PutUncached without the decoded node: data is
+// decoded only if the node is read before it is written (Get, GetMany),
+// which a bulk build's leaves seldom are. It spares the builder decoding
+// every leaf it encodes (prolly.UncachedBytesPutter): at 10M rows the
+// copy's tree build spent ~0.7 s of CPU parsing and indexing leaves that
+// nobody read (copy-2026-12-08-s27.md). data must be freshly allocated
+// and never modified (Codec.Decode may keep it).
+func (s *NodeStore[N]) PutUncachedBytes(ctx context.Context, h addr.Hash, data []byte) error {
+	var zero N
+	return s.putNode(ctx, h, pendingNode[N]{data: data, n: zero}, false)
+}
+
 func (s *NodeStore[N]) put(ctx context.Context, h addr.Hash, data []byte, n N, cache bool) error {
+	return s.putNode(ctx, h, pendingNode[N]{data: data, n: n, decoded: true}, cache)
+}
+
+func (s *NodeStore[N]) putNode(ctx context.Context, h addr.Hash, p pendingNode[N], cache bool) error {
+	data, n := p.data, p.n
 	s.puts.Add(1)
 	if cache && s.cache != nil {
 		s.cache.add(h, n)
@@ -379,7 +428,7 @@ func (s *NodeStore[N]) put(ctx context.Context, h addr.Hash, data []byte, n N, c
 	if _, ok := s.cur.nodes[h]; ok {
 		return nil
 	}
-	s.cur.nodes[h] = pendingNode[N]{data: data, n: n}
+	s.cur.nodes[h] = p
 	s.cur.bytes += int64(len(data))
 	for s.cur.bytes >= s.db.opts.PendingBytes {
 		if s.inflight == nil {
