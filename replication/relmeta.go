@@ -119,50 +119,43 @@ func ReadFacts(ctx context.Context, conn *pgx.Conn, rels []*wal.Relation) ([]*wa
 // search_path public, as a client with the default path reads them (the
 // SQL port answers them under that path only).
 func readColumnFacts(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uint32]map[string]wal.ColumnFacts, map[uint32][]string, error) {
-	var old string
-	if err := conn.QueryRow(ctx, `SELECT pg_catalog.current_setting('search_path')`).Scan(&old); err != nil {
-		return nil, nil, fmt.Errorf("read column definitions: %w", err)
-	}
-	if _, err := conn.Exec(ctx, `SELECT pg_catalog.set_config('search_path', 'public', false)`); err != nil {
-		return nil, nil, fmt.Errorf("read column definitions: %w", err)
-	}
-	rows, err := conn.Query(ctx, `SELECT a.attrelid::int8, a.attname::text, a.attnotnull, a.atthasdef, a.attidentity::text, a.attgenerated::text,
-			pg_catalog.pg_get_expr(d.adbin, d.adrelid), pg_catalog.pg_get_expr(d.adbin, d.adrelid, true)
-		FROM pg_catalog.pg_attribute a LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-		WHERE a.attrelid = ANY($1::int8[]::oid[]) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attrelid, a.attnum`, oids)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read column definitions: %w", err)
-	}
 	out := map[uint32]map[string]wal.ColumnFacts{}
 	gens := map[uint32][]string{}
-	var oid int64
-	var col, ident, gen string
-	var def, pretty *string
-	var cf wal.ColumnFacts
-	_, err = pgx.ForEachRow(rows, []any{&oid, &col, &cf.NotNull, &cf.HasDefault, &ident, &gen, &def, &pretty}, func() error {
-		c := cf
-		if def != nil {
-			c.Default = *def
+	err := underPublicPath(ctx, conn, func() error { // relmeta_searchpath.go
+		rows, err := conn.Query(ctx, `SELECT a.attrelid::int8, a.attname::text, a.attnotnull, a.atthasdef, a.attidentity::text, a.attgenerated::text,
+				pg_catalog.pg_get_expr(d.adbin, d.adrelid), pg_catalog.pg_get_expr(d.adbin, d.adrelid, true)
+			FROM pg_catalog.pg_attribute a LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+			WHERE a.attrelid = ANY($1::int8[]::oid[]) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attrelid, a.attnum`, oids)
+		if err != nil {
+			return err
 		}
-		if pretty != nil {
-			c.DefaultPretty = *pretty
-		}
-		if ident != "" {
-			c.Identity = ident[0]
-		}
-		if gen != "" {
-			c.Generated = gen[0]
-			gens[uint32(oid)] = append(gens[uint32(oid)], col)
-		}
-		if out[uint32(oid)] == nil {
-			out[uint32(oid)] = map[string]wal.ColumnFacts{}
-		}
-		out[uint32(oid)][col] = c
-		return nil
+		var oid int64
+		var col, ident, gen string
+		var def, pretty *string
+		var cf wal.ColumnFacts
+		_, err = pgx.ForEachRow(rows, []any{&oid, &col, &cf.NotNull, &cf.HasDefault, &ident, &gen, &def, &pretty}, func() error {
+			c := cf
+			if def != nil {
+				c.Default = *def
+			}
+			if pretty != nil {
+				c.DefaultPretty = *pretty
+			}
+			if ident != "" {
+				c.Identity = ident[0]
+			}
+			if gen != "" {
+				c.Generated = gen[0]
+				gens[uint32(oid)] = append(gens[uint32(oid)], col)
+			}
+			if out[uint32(oid)] == nil {
+				out[uint32(oid)] = map[string]wal.ColumnFacts{}
+			}
+			out[uint32(oid)][col] = c
+			return nil
+		})
+		return err
 	})
-	if _, rerr := conn.Exec(ctx, `SELECT pg_catalog.set_config('search_path', $1, false)`, old); err == nil && rerr != nil {
-		err = rerr
-	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read column definitions: %w", err)
 	}

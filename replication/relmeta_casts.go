@@ -20,14 +20,9 @@ import (
 // At most wal.MaxCasts rows, else Rows is nil. pg_cast, pg_type,
 // pg_proc and pg_description are readable by PUBLIC.
 func readCasts(ctx context.Context, conn *pgx.Conn) (*wal.CastFacts, error) {
-	var old string
-	if err := conn.QueryRow(ctx, `SELECT pg_catalog.current_setting('search_path')`).Scan(&old); err != nil {
-		return nil, fmt.Errorf("read casts: %w", err)
-	}
-	if _, err := conn.Exec(ctx, `SELECT pg_catalog.set_config('search_path', 'pg_catalog', false)`); err != nil {
-		return nil, fmt.Errorf("read casts: %w", err)
-	}
-	rows, err := conn.Query(ctx, `SELECT pg_catalog.format_type(castsource, NULL), pg_catalog.format_type(casttarget, NULL),
+	out := &wal.CastFacts{Rows: []wal.CastRow{}}
+	err := underSearchPath(ctx, conn, "pg_catalog", func() error {
+		rows, err := conn.Query(ctx, `SELECT pg_catalog.format_type(castsource, NULL), pg_catalog.format_type(casttarget, NULL),
 			coalesce(ts.typname::text, ''), coalesce(tt.typname::text, ''),
 			CASE WHEN c.castmethod = 'b' THEN '(binary coercible)'
 				WHEN c.castmethod = 'i' THEN '(with inout)'
@@ -42,8 +37,9 @@ func readCasts(ctx context.Context, conn *pgx.Conn) (*wal.CastFacts, error) {
 			LEFT JOIN pg_catalog.pg_type tt ON c.casttarget = tt.oid
 			LEFT JOIN pg_catalog.pg_description d ON d.classoid = c.tableoid AND d.objoid = c.oid AND d.objsubid = 0
 		ORDER BY 1, 2 LIMIT $1`, wal.MaxCasts+1)
-	out := &wal.CastFacts{Rows: []wal.CastRow{}}
-	if err == nil {
+		if err != nil {
+			return err
+		}
 		var r wal.CastRow
 		var fn, comment *string
 		_, err = pgx.ForEachRow(rows, []any{&r.Source, &r.Target, &r.SourceName, &r.TargetName, &fn, &r.Implicit, &comment, &r.UserTypes}, func() error {
@@ -57,10 +53,8 @@ func readCasts(ctx context.Context, conn *pgx.Conn) (*wal.CastFacts, error) {
 			out.Rows = append(out.Rows, x)
 			return nil
 		})
-	}
-	if _, rerr := conn.Exec(ctx, `SELECT pg_catalog.set_config('search_path', $1, false)`, old); err == nil && rerr != nil {
-		err = rerr
-	}
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read casts: %w", err)
 	}

@@ -266,20 +266,3 @@ func partCell(v any) wal.PartCell {
 		return wal.PartCell{Text: fmt.Sprint(x)}
 	}
 }
-
-// underSearchPath runs fn with the session's search_path set to path,
-// and sets it back after (fn's error first).
-func underSearchPath(ctx context.Context, conn *pgx.Conn, path string, fn func() error) error {
-	var old string
-	if err := conn.QueryRow(ctx, `SELECT pg_catalog.current_setting('search_path')`).Scan(&old); err != nil {
-		return err
-	}
-	if _, err := conn.Exec(ctx, `SELECT pg_catalog.set_config('search_path', $1, false)`, path); err != nil {
-		return err
-	}
-	err := fn()
-	if _, rerr := conn.Exec(ctx, `SELECT pg_catalog.set_config('search_path', $1, false)`, old); err == nil {
-		err = rerr
-	}
-	return err
-}

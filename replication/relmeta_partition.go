@@ -22,17 +22,13 @@ func readPartitions(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uint
 	for _, o := range oids {
 		out[uint32(o)] = &wal.PartitionFacts{}
 	}
-	var old string
-	if err := conn.QueryRow(ctx, `SELECT pg_catalog.current_setting('search_path')`).Scan(&old); err != nil {
-		return nil, fmt.Errorf("read partition bounds: %w", err)
-	}
-	if _, err := conn.Exec(ctx, `SELECT pg_catalog.set_config('search_path', 'public', false)`); err != nil {
-		return nil, fmt.Errorf("read partition bounds: %w", err)
-	}
-	rows, err := conn.Query(ctx, `SELECT c.oid::int8, coalesce(pg_catalog.pg_get_expr(c.relpartbound, c.oid), ''),
-			coalesce(pg_catalog.pg_get_partition_constraintdef(c.oid), '')
-		FROM pg_catalog.pg_class c WHERE c.oid = ANY($1::int8[]::oid[]) AND c.relispartition`, oids)
-	if err == nil {
+	err := underPublicPath(ctx, conn, func() error { // relmeta_searchpath.go
+		rows, err := conn.Query(ctx, `SELECT c.oid::int8, coalesce(pg_catalog.pg_get_expr(c.relpartbound, c.oid), ''),
+				coalesce(pg_catalog.pg_get_partition_constraintdef(c.oid), '')
+			FROM pg_catalog.pg_class c WHERE c.oid = ANY($1::int8[]::oid[]) AND c.relispartition`, oids)
+		if err != nil {
+			return err
+		}
 		var oid int64
 		var bound, constraint string
 		_, err = pgx.ForEachRow(rows, []any{&oid, &bound, &constraint}, func() error {
@@ -41,10 +37,8 @@ func readPartitions(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uint
 			}
 			return nil
 		})
-	}
-	if _, rerr := conn.Exec(ctx, `SELECT pg_catalog.set_config('search_path', $1, false)`, old); err == nil && rerr != nil {
-		err = rerr
-	}
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read partition bounds: %w", err)
 	}

@@ -53,23 +53,6 @@ func readSchemaFacts(ctx context.Context, conn *pgx.Conn, oids []int64) (map[uin
 	return out, nil
 }
 
-// underPublicPath runs fn with the session's search_path set to public,
-// then restores it.
-func underPublicPath(ctx context.Context, conn *pgx.Conn, fn func() error) error {
-	var old string
-	if err := conn.QueryRow(ctx, `SELECT pg_catalog.current_setting('search_path')`).Scan(&old); err != nil {
-		return err
-	}
-	if _, err := conn.Exec(ctx, `SELECT pg_catalog.set_config('search_path', 'public', false)`); err != nil {
-		return err
-	}
-	err := fn()
-	if _, rerr := conn.Exec(ctx, `SELECT pg_catalog.set_config('search_path', $1, false)`, old); err == nil && rerr != nil {
-		err = rerr
-	}
-	return err
-}
-
 // attnames is the subquery naming an int2[] of attnums of relation rel.
 const attnames = `coalesce((SELECT pg_catalog.array_agg(coalesce(a.attname::text, '') ORDER BY k.n)
 	FROM pg_catalog.unnest(%s) WITH ORDINALITY k(attnum, n) LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = %s AND a.attnum = k.attnum), '{}')`

@@ -126,36 +126,27 @@ func readTypeComments(ctx context.Context, conn *pgx.Conn, d *wal.TypeDetailFact
 
 // readDomainConstraints reads the domains' pg_constraint rows, their
 // definitions printed under search_path public.
-func readDomainConstraints(ctx context.Context, conn *pgx.Conn, d *wal.TypeDetailFacts) (err error) {
-	var old string
-	if err := conn.QueryRow(ctx, `SELECT pg_catalog.current_setting('search_path')`).Scan(&old); err != nil {
-		return fmt.Errorf("domain constraints: %w", err)
-	}
-	if _, err := conn.Exec(ctx, `SELECT pg_catalog.set_config('search_path', 'public', false)`); err != nil {
-		return fmt.Errorf("domain constraints: %w", err)
-	}
-	defer func() {
-		if _, rerr := conn.Exec(ctx, `SELECT pg_catalog.set_config('search_path', $1, false)`, old); err == nil && rerr != nil {
-			err = fmt.Errorf("domain constraints: %w", rerr)
+func readDomainConstraints(ctx context.Context, conn *pgx.Conn, d *wal.TypeDetailFacts) error {
+	err := underPublicPath(ctx, conn, func() error { // relmeta_searchpath.go
+		rows, err := conn.Query(ctx, `SELECT r.oid::int8, r.contypid::int8, r.connamespace::int8, r.conname::text, r.contype::text, r.condeferrable,
+				r.condeferred, r.convalidated, r.conislocal, r.connoinherit, r.coninhcount::int4,
+				pg_catalog.pg_get_constraintdef(r.oid), pg_catalog.pg_get_constraintdef(r.oid, true)
+			FROM pg_catalog.pg_constraint r WHERE r.contypid <> 0 ORDER BY r.ctid`)
+		if err != nil {
+			return err
 		}
-	}()
-	rows, err := conn.Query(ctx, `SELECT r.oid::int8, r.contypid::int8, r.connamespace::int8, r.conname::text, r.contype::text, r.condeferrable,
-			r.condeferred, r.convalidated, r.conislocal, r.connoinherit, r.coninhcount::int4,
-			pg_catalog.pg_get_constraintdef(r.oid), pg_catalog.pg_get_constraintdef(r.oid, true)
-		FROM pg_catalog.pg_constraint r WHERE r.contypid <> 0 ORDER BY r.ctid`)
-	if err != nil {
-		return fmt.Errorf("domain constraints: %w", err)
-	}
-	var oid, typ, nsp int64
-	var kind string
-	var inh int32
-	var c wal.DomainConstraint
-	_, err = pgx.ForEachRow(rows, []any{&oid, &typ, &nsp, &c.Name, &kind, &c.Deferrable, &c.Deferred, &c.Validated, &c.Local, &c.NoInherit, &inh,
-		&c.Def, &c.DefPretty}, func() error {
-		x := c
-		x.OID, x.TypeOID, x.Namespace, x.Type, x.InhCount = uint32(oid), uint32(typ), uint32(nsp), charByte(kind), int(inh)
-		d.Constraints = append(d.Constraints, x)
-		return nil
+		var oid, typ, nsp int64
+		var kind string
+		var inh int32
+		var c wal.DomainConstraint
+		_, err = pgx.ForEachRow(rows, []any{&oid, &typ, &nsp, &c.Name, &kind, &c.Deferrable, &c.Deferred, &c.Validated, &c.Local, &c.NoInherit, &inh,
+			&c.Def, &c.DefPretty}, func() error {
+			x := c
+			x.OID, x.TypeOID, x.Namespace, x.Type, x.InhCount = uint32(oid), uint32(typ), uint32(nsp), charByte(kind), int(inh)
+			d.Constraints = append(d.Constraints, x)
+			return nil
+		})
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("domain constraints: %w", err)

@@ -84,7 +84,7 @@ func (pl *planner) resolvedCall(name string, args []expr, pos int, resolve func(
 	}
 	// A funcExpr, so that the planner's walks see the arguments.
 	return &funcExpr{args: args, t: call.Result, strict: call.Func.Strict, immutable: call.Func.Volatility == builtin.Immutable, fn: func(e *env, vals []Value) (Value, error) {
-		return evalBuiltin(e, call, argTypes, vals, pos)
+		return evalBuiltin(e, call, argTypes, vals)
 	}}, nil
 }
 
@@ -127,8 +127,10 @@ func (pl *planner) builtinOperator(op string, l, r expr, pos int) (expr, bool, e
 }
 
 // evalBuiltin runs a library call over evaluator values of the types
-// in from.
-func evalBuiltin(e *env, call *builtin.Call, from []uint32, vals []Value, pos int) (Value, error) {
+// in from. Its errors carry no position: PostgreSQL reports one only for
+// errors of parse analysis (a literal's coercion included), never for an
+// error a function raises when it runs (sqrt(-1), ln(0)).
+func evalBuiltin(e *env, call *builtin.Call, from []uint32, vals []Value) (Value, error) {
 	args := make([]types.Value, len(vals))
 	for i, v := range vals {
 		if v == nil {
@@ -136,12 +138,12 @@ func evalBuiltin(e *env, call *builtin.Call, from []uint32, vals []Value, pos in
 		}
 		var err error
 		if args[i], err = toCatalogValue(v, from[i]); err != nil {
-			return nil, builtinErr(err, pos)
+			return nil, builtinErr(err, -1)
 		}
 	}
 	r, err := call.Eval(builtinContext(e), args)
 	if err != nil {
-		return nil, builtinErr(err, pos)
+		return nil, builtinErr(err, -1)
 	}
 	return fromCatalogValue(r, call.Result), nil
 }
@@ -197,7 +199,7 @@ func (pl *planner) sqlValueFunction(f *pg.SQLValueFunction) (expr, error) {
 			}
 			v, err := types.Convert(builtin.TimestampOf(c.TxnStart), types.Timestamptz, t, -1)
 			if err != nil {
-				return nil, builtinErr(err, pos)
+				return nil, builtinErr(err, -1) // raised as it runs: no position
 			}
 			return fromCatalogValue(v, t), nil
 		}}

@@ -110,6 +110,13 @@ func TestCollationLibcDatabaseDefault(t *testing.T) {
 		"SELECT id FROM words WHERE c < 'b' ORDER BY id",
 		"SELECT c || s FROM words ORDER BY 1, id",
 		"SELECT min(c), max(c) FROM words",
+		// "char" reaches min/max(text) by its implicit cast: compared as
+		// text under the database's collation ('a' < 'B' under en_US,
+		// not in bytes), in aggregates and windows
+		// (ASCII first letters: "char" is one byte)
+		`SELECT min(x), max(x), max(DISTINCT x) FROM (SELECT left(s, 1)::"char" AS x FROM words WHERE ascii(s) BETWEEN 33 AND 126) q`,
+		`SELECT id, max(left(s, 1)::"char") OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM words WHERE ascii(s) BETWEEN 33 AND 126 ORDER BY id`,
+		`SELECT id % 3, min(left(s, 1)::"char") FROM words WHERE ascii(s) BETWEEN 33 AND 126 GROUP BY 1 ORDER BY 1`,
 		`SELECT s FROM words ORDER BY s COLLATE "C", id`,
 		// equality is bytewise under a deterministic collation
 		"SELECT id FROM words WHERE s = 'apple'",

@@ -381,7 +381,7 @@ func (pl *planner) scalarFunc(name string, args []expr, f *pg.FuncCall) (expr, e
 				return nil, refuse
 			}
 			if err != nil {
-				return nil, builtinErr(err, pos)
+				return nil, builtinErr(err, -1) // raised as it runs: no position
 			}
 			return s, nil
 		}}, nil

@@ -1115,11 +1115,12 @@ func (pl *planner) aggregate(name string, f *pg.FuncCall) (expr, error) {
 		case "count":
 			a.t = oidInt8
 		case "min", "max":
-			if at == oidInterval {
-				return nil, unsupported(pos, name+"(interval)")
-			}
-			if at == oidBool || at == oidUUID || !comparableType(at, "<") { // PostgreSQL has no min(boolean), min(uuid)
-				return nil, errf(codeUndefinedFunc, pos, "function %s(%s) does not exist", name, typeName(at))
+			// The type catalog's rule says which min/max PostgreSQL has
+			// (none of boolean or uuid); the flat evaluator answers those
+			// it orders itself and leaves the rest to sql/exec, which
+			// answers or gives PostgreSQL's own error (typefacts.go).
+			if _, err := types.AggResult(name, types.OID(at)); err != nil || !comparableType(at, "<") {
+				return nil, unsupported(pos, name+"("+typeName(at)+") on the flat evaluator")
 			}
 			if err := pl.textOrderCheck(pos, at, false, arg); err != nil {
 				return nil, err

@@ -49,6 +49,15 @@ func TestStringLiteralSettingsMatchPostgres(t *testing.T) {
 		`SET standard_conforming_strings = false`,
 		`RESET ALL`,
 		`SELECT 'a\tb'`,
+		// One query string is lexed as a whole when it arrives: a SET in
+		// it changes the strings of the next queries, not of the
+		// statements after it in the same string.
+		`SET standard_conforming_strings = off; SELECT 'a\tb', 'c\\d'`,
+		`SELECT 'a\tb'; RESET standard_conforming_strings; SELECT 'c\tb'`,
+		`SELECT 'e\tb'`,
+		`SET backslash_quote = off; SELECT 'a\'b'`,
+		`RESET ALL; SELECT E'a\'b'`,
+		`SELECT E'a\'b'`,
 	}
 	for _, q := range session {
 		want := simpleExec(ctx, conns["postgresql"], q)

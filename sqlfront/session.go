@@ -616,6 +616,7 @@ func (s *session) simpleQuery(ctx context.Context, query string) {
 		}()
 	}
 	key := s.planKeyPrefix()
+	lex := s.literalSettings() // the whole string is lexed as it arrived (planQueryFrom)
 	for i := 0; i < len(plans); i++ {
 		p := plans[i]
 		if now := s.planKeyPrefix(); now != key && i > 0 {
@@ -624,7 +625,7 @@ func (s *session) simpleQuery(ctx context.Context, query string) {
 			// each statement of a simple query when it reaches it, so
 			// the rest are planned again under the new values.
 			key = now
-			ps, err := s.planQueryFrom(sctx, query, nil, nil, i)
+			ps, err := s.planQueryFrom(sctx, query, nil, nil, i, lex)
 			if err == nil && len(ps) != len(plans) {
 				err = fmt.Errorf("sql: statement %d planned again as %d statements of %d", i+1, len(ps), len(plans))
 			}

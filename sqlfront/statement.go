@@ -101,13 +101,17 @@ func (s *session) planQuery(ctx context.Context, query string, paramTypes []uint
 // that `AS OF $n` refs are read from (without them such a table is
 // planned at the statement's version, to describe the statement).
 func (s *session) planQueryArgs(ctx context.Context, query string, paramTypes []uint32, args []Value) ([]*plan, error) {
-	return s.planQueryFrom(ctx, query, paramTypes, args, 0)
+	return s.planQueryFrom(ctx, query, paramTypes, args, 0, s.literalSettings())
 }
 
 // planQueryFrom plans query's statements from the from-th on (the ones
 // before are nil): a simple query's statements after one that changed a
-// setting are planned again under it (simpleQuery).
-func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []uint32, args []Value, from int) ([]*plan, error) {
+// setting are planned again under it (simpleQuery). The text is read
+// under the string-literal settings lex (scs.go): PostgreSQL lexes a
+// whole query string when it arrives, so a SET
+// standard_conforming_strings in it changes only the strings of the
+// queries after it.
+func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []uint32, args []Value, from int, lex literalSettings) ([]*plan, error) {
 	if p, err := partDescribePlan(query, s.srv.src.Tables(), serverVersion(s.srv.src.Tables())); p != nil || err != nil { // psql_partdescribe.go
 		if err != nil {
 			return nil, err
@@ -126,7 +130,7 @@ func (s *session) planQueryFrom(ctx context.Context, query string, paramTypes []
 	} else if p != nil {
 		return []*plan{p}, s.cannedStyleRefusal(p)
 	}
-	query, err := conformStrings(query, s.literalSettings()) // scs.go
+	query, err := conformStrings(query, lex) // scs.go
 	if err != nil {
 		return nil, err
 	}

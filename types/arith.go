@@ -86,8 +86,8 @@ func AggResult(fn string, arg OID) (OID, error) {
 		case Int2, Int4, Int8, Float4, Float8, Numeric, Oid, Text, Bpchar, Date, Time, Timetz,
 			Timestamp, Timestamptz, Interval:
 			return arg, nil
-		case Varchar, Name:
-			return Text, nil // varchar and name reach max(text) by their implicit cast
+		case Varchar, Name, Char:
+			return Text, nil // varchar, name and "char" reach max(text) by their implicit cast
 		case Inet, Cidr:
 			return Inet, nil // network_smaller / network_larger; cidr by its binary coercion
 		case Money:

@@ -167,7 +167,6 @@ func (s *Sidecar) waitMarker(ctx context.Context, pgURL string, warmHead bool) e
 		return err
 	}
 	var last daemon.Status
-	var lastServed time.Time
 	for {
 		st, err := s.status(ctx)
 		if err == nil {
@@ -175,18 +174,8 @@ func (s *Sidecar) waitMarker(ctx context.Context, pgURL string, warmHead bool) e
 			if warmHead && st.Head != nil && st.Head.Phase == "failed" {
 				return fmt.Errorf("the in-memory HEAD failed to load: %s", st.Head.Error)
 			}
-			reached := false
-			if d, err := wal.ParseLSN(st.DurableLSN); err == nil && d >= marker {
-				reached = true
-			} else if !warmHead && st.Phase == "streaming" && err == nil && d < marker && time.Since(lastServed) > 500*time.Millisecond {
-				// The insert LSN read after the marker's commit may lie
-				// past it (WAL of other databases, a running-xacts or
-				// checkpoint record): the durable LSN stops at the last
-				// commit of this database and never reaches it. The SQL
-				// port serving the marker's new value says the same.
-				lastServed = time.Now()
-				reached = s.servesMarker(ctx, n)
-			}
+			d, err := wal.ParseLSN(st.DurableLSN)
+			reached := err == nil && d >= marker
 			if reached && st.Phase == "streaming" && (!warmHead || headHolds(st, marker)) {
 				for _, nf := range st.NotFollowed {
 					b, _ := json.Marshal(nf)
@@ -217,21 +206,6 @@ func (s *Sidecar) waitMarker(ctx context.Context, pgURL string, warmHead bool) e
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-}
-
-// servesMarker says whether the SQL port answers the marker row with
-// the value n (false on any error: the port may not answer yet).
-func (s *Sidecar) servesMarker(ctx context.Context, n int64) bool {
-	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	c, err := pgx.Connect(qctx, s.SQLURL)
-	if err != nil {
-		return false
-	}
-	defer c.Close(context.Background())
-	var got int64
-	err = c.QueryRow(qctx, "SELECT n FROM "+markerTable+" WHERE id = 1").Scan(&got)
-	return err == nil && got == n
 }
 
 // headHolds says whether the daemon's in-memory HEAD is loaded and at

@@ -507,6 +507,9 @@ func (b *binder) bindAgg(name string, f *pg.FuncCall, sc *scope, ctx *exprCtx) (
 			return AggExpr{}, "", err.(*Error).at(f.Location)
 		}
 		ae.T = T(t) // an aggregate's result has no typmod
+		if len(ae.Args) == 1 {
+			ae.Args[0] = minMaxArg(name, ae.Args[0])
+		}
 	}
 	var sb strings.Builder
 	sb.WriteString(name + "(")

@@ -218,6 +218,17 @@ func aggResult(fn string, arg OID, version int) (OID, error) {
 	return t, nil
 }
 
+// minMaxArg is the argument min/max compare: a "char" reaches
+// max(text) through its implicit cast, so its values compare as text
+// under the default collation, not as "char"'s bytes (varchar and name
+// already compare as text does).
+func minMaxArg(fn string, arg Scalar) Scalar {
+	if (fn == "min" || fn == "max") && arg.Type().OID == Char {
+		return &Cast{Arg: arg, T: T(Text)}
+	}
+	return arg
+}
+
 // minMaxElsewhere says whether the followed major (version; 0 when not
 // known: any major) has min and max over arg though types.AggResult does
 // not compute them: arrays, pg_lsn and tid on every major sidecar

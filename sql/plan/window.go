@@ -407,6 +407,7 @@ func (b *binder) windowType(c *winCall, f *pg.FuncCall) (Type, error) {
 		if err != nil {
 			return Type{}, err
 		}
+		c.args[0] = minMaxArg(name, c.args[0])
 		return T(oid), nil
 	}
 	if name == "array_agg" {
