@@ -270,10 +270,14 @@ func (pl *planner) coerce(e expr, t uint32, pos int) (expr, error) {
 		var v Value
 		var err error
 		if pl.dialectChecks(t) {
-			_, err = pl.dialect().In(t, -1, c.v.(string)) // before 16: no 0x…, no 1_000
+			var dv types.Value
+			dv, err = pl.dialect().In(t, -1, c.v.(string)) // before 16: no 0x…, no 1_000
 			err = typesErr(err)
+			if err == nil && t == oidCharType {
+				v = types.Out(t, dv) // the major's byte: 14 keeps the '\' of '\101'
+			}
 		}
-		if err == nil {
+		if err == nil && v == nil {
 			v, err = parseAs(t, c.v.(string))
 		}
 		if err != nil {
@@ -732,13 +736,16 @@ func (pl *planner) cast(tc *pg.TypeCast) (expr, error) {
 
 // dialectChecks says whether text read as type t must be checked by the
 // followed server's major (pgcatalog_settings.go dialect): integer and
-// numeric input before PostgreSQL 16, interval input before 15
+// numeric input before PostgreSQL 16, "char" input before 15, interval input before 15
 // (types/interval14.go) and from 17 (its infinities: interval17.go).
 func (pl *planner) dialectChecks(t uint32) bool {
 	d := pl.dialect()
 	switch t {
 	case oidInt2, oidInt4, oidInt8, oidNumeric:
 		return d.Version != 0 && d.Version < 160000
+	case oidCharType:
+		// before 15 "char" keeps the first byte of '\101' (15+: A)
+		return d.Version != 0 && d.Version < 150000
 	case oidInterval:
 		// 17+: input reading as an infinity (types/interval17.go)
 		return d.Version != 0 && d.Version < 150000 || d.IntervalSQLStandard || d.Version >= 170000
