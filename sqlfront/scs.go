@@ -26,6 +26,9 @@ import (
 type literalSettings struct {
 	nonStandard  bool // standard_conforming_strings = off
 	noBackslashQ bool // backslash_quote = off
+	// quotedNames: the followed major quotes a setting's name in its
+	// messages (17+, or unknown: the newest).
+	quotedNames bool
 }
 
 // cachePrefix sets apart the plan-cache keys of statements read under
@@ -37,9 +40,11 @@ func (ls literalSettings) cachePrefix() string {
 
 // literalSettings reads them from the session's settings.
 func (s *session) literalSettings() literalSettings {
+	v := s.followedVersionNum()
 	return literalSettings{
 		nonStandard:  s.settings["standard_conforming_strings"] == "off",
 		noBackslashQ: s.settings["backslash_quote"] == "off",
+		quotedNames:  v == 0 || v >= 170000,
 	}
 }
 
@@ -111,6 +116,9 @@ func conformStrings(query string, ls literalSettings) (string, error) {
 				if ls.nonStandard {
 					e := errf(codeUnsupported, i, "unsafe use of string constant with Unicode escapes")
 					e.Detail = "String constants with Unicode escapes cannot be used when standard_conforming_strings is off."
+					if ls.quotedNames {
+						e.Detail = `String constants with Unicode escapes cannot be used when "standard_conforming_strings" is off.`
+					}
 					return "", e
 				}
 				j = skipQuoted(query, j+1, '\'')

@@ -528,7 +528,7 @@ func (c *planCache) put(key string, ps []*plan) {
 // compares to know it was planned under other settings (bindPlan).
 func (s *session) planKeyPrefix() string {
 	var key string
-	if ls := s.literalSettings(); ls != (literalSettings{}) {
+	if ls := s.literalSettings(); ls.nonStandard || ls.noBackslashQ {
 		key = ls.cachePrefix() // the same text means another statement (scs.go)
 	}
 	if s.zoneUnknown != "" {
