@@ -17,16 +17,8 @@ import (
 func TestRuntimeErrorPosition(t *testing.T) {
 	r := newRig(t, []string{"public.accounts"}, corpusSetup) // corpus_test.go
 	ctx := context.Background()
-	pgc, err := pgconn.Connect(ctx, r.pgURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pgc.Close(ctx)
-	sc, err := pgconn.Connect(ctx, r.sqlURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sc.Close(ctx)
+	conns := connectBoth(t, r) // pgbench_test.go: closed at the test's end
+	pgc, sc := conns["postgresql"], conns["sidecar"]
 	for _, q := range []string{
 		"SELECT sqrt(-1)",
 		"SELECT ln(0)",
