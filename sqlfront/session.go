@@ -764,7 +764,18 @@ func (s *session) run1(ctx context.Context, p *plan, params []Value, formats []i
 		if err != nil {
 			return err
 		}
-		return s.run1(ctx, ps.plan, params, formats, maxRows, pt, describe)
+		err = s.run1(ctx, ps.plan, params, formats, maxRows, pt, describe)
+		if err == errReplan {
+			// A table it reads changed its columns since PREPARE: as
+			// PostgreSQL's plan cache, plan it again and run it when its
+			// result keeps its columns' types, else fail as PostgreSQL
+			// does (a client re-prepares on that message).
+			if err = s.replanPrepared(ctx, ps, params); err != nil {
+				return err
+			}
+			err = s.run1(ctx, ps.plan, params, formats, maxRows, pt, describe)
+		}
+		return err
 	case "show":
 		if p.setName == "all" {
 			if describe {
@@ -1396,6 +1407,22 @@ func (s *session) execute1(sctx context.Context, pt *portal, m *pgproto3.Execute
 		err = s.run(sctx, pt.plan, pt.params, pt.formats, int(m.MaxRows), pt, false)
 	}
 	return s.ctxError(sctx, err)
+}
+
+// replanPrepared plans a prepared statement again after a table it reads
+// changed its columns (errReplan); a new plan whose result has other
+// column types is PostgreSQL's "cached plan must not change result
+// type".
+func (s *session) replanPrepared(ctx context.Context, ps *prepared, params []Value) error {
+	plans, err := s.planQueryArgs(ctx, ps.query, ps.types, params)
+	if err != nil {
+		return err
+	}
+	if len(plans) != 1 || !sameResult(plans[0], ps.plan) || !slices.Equal(plans[0].params, ps.plan.params) {
+		return errf(codeFeatureChanged, -1, "cached plan must not change result type")
+	}
+	ps.plan, ps.settings = plans[0], s.planKeyPrefix()
+	return nil
 }
 
 // sameResult says whether two plans of a statement return the same
