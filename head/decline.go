@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/sidecar-dev/sidecar/mirror"
 	"github.com/sidecar-dev/sidecar/prolly"
@@ -51,9 +52,12 @@ func isKeyTooLong(err error) bool {
 // keys too long for the index that the table holds as of the model's
 // version. Once none is left the model asks for the table again.
 type declinedTable struct {
-	long   map[[sha256.Size]byte]struct{}
+	long   map[[sha256.Size]byte]struct{} // under the model's wmu only
 	reason string
 	since  wal.LSN
+	// longRows is len(long) for readers holding only the model's mu
+	// (Declined, the status), set after each follow.
+	longRows atomic.Int64
 }
 
 // Declined returns the tables the model declines (their reads go to the
@@ -63,7 +67,7 @@ func (m *Model) Declined() []DeclinedTable {
 	defer m.mu.RUnlock()
 	out := make([]DeclinedTable, 0, len(m.declined))
 	for name, d := range m.declined {
-		out = append(out, DeclinedTable{Table: name, Reason: d.reason, Since: d.since.String(), LongRows: len(d.long)})
+		out = append(out, DeclinedTable{Table: name, Reason: d.reason, Since: d.since.String(), LongRows: int(d.longRows.Load())})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Table < out[j].Table })
 	return out
@@ -149,8 +153,9 @@ func (m *Model) rejoin(name string) {
 }
 
 // follow applies edits to the set of long keys: a long key written is
-// in it, a long key deleted is not.
+// in it, a long key deleted is not. Under the model's wmu.
 func (d *declinedTable) follow(ctx context.Context, edits func(context.Context, func(prolly.Edit) error) error) error {
+	defer func() { d.longRows.Store(int64(len(d.long))) }()
 	return edits(ctx, func(e prolly.Edit) error {
 		if len(e.Key) <= radixindex.MaxKeyLen {
 			return nil
